@@ -79,6 +79,16 @@ OPEN_METRIC: Mapping[Family, str | None] = {
 }
 
 
+#: Families whose long-term key pair belongs to the sender (the signer): their
+#: "keygen" is timed in `Sender.handshake`, which generates the key pair and returns
+#: the verification key as the handshake message. Everywhere else the receiver owns
+#: the long-term keys and "keygen" is `Receiver.setup`.
+KEYGEN_ON_SENDER: frozenset[Family] = frozenset({Family.SIGNATURE})
+#: Families with no key generation worth timing (a hash has none; a KDF's salt is
+#: a random string, not a key pair).
+NO_KEYGEN: frozenset[Family] = frozenset({Family.HASH, Family.KDF})
+
+
 class SchemeError(Exception):
     """Base of every error a scheme raises on purpose."""
 
@@ -159,6 +169,9 @@ class SchemeInfo:
     insecure: bool
     authenticated: bool
     max_plaintext: int | None = None  # per seal; None = unlimited
+    #: Set when the scheme's input has one size fixed by its parameters (a KDF's
+    #: secret_size): jobs then use it instead of message sizes.
+    fixed_message_size: int | None = None
     notes: tuple[str, ...] = ()
 
 
