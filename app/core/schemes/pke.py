@@ -1,0 +1,348 @@
+"""Public-key encryption: ElGamal and RSA-OAEP, one block per message or chunked.
+
+A message longer than one block is refused unless the job asks for chunked mode;
+chunked payloads are a sequence of fixed-size ciphertext blocks, and the scheme's
+label says "(chunked)" so no table can mistake them for one encryption.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from Crypto.Cipher import PKCS1_OAEP
+from Crypto.Hash import SHA256 as PycryptodomeSHA256
+from Crypto.PublicKey import RSA as PycryptodomeRSA
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from app.core.schemes.base import (
+    AuthenticationError,
+    Buffer,
+    Family,
+    MessageTooLongError,
+    ParamSpec,
+    ParamValue,
+    Payload,
+    PayloadFormatError,
+    Receiver,
+    Scheme,
+    SchemeInfo,
+    SchemeSpec,
+    Security,
+    Sender,
+    TamperSpot,
+)
+from app.core.schemes.elgamal_groups import GROUPS, FfGroup
+
+#: NIST SP 800-57 Part 1 Table 2 strengths for the sizes it lists.
+_TABLE_STRENGTH = {1024: 80, 2048: 112, 3072: 128, 7680: 192, 15360: 256}
+
+
+def factoring_strength(bits: int) -> int:
+    """Classical strength of RSA / finite-field DH with a `bits`-bit modulus.
+
+    SP 800-57's table where it has the size, otherwise the GNFS work estimate of
+    NIST SP 800-56B Rev. 2 Appendix D rounded to a multiple of 8 (4096 -> 152).
+    For toy sizes the estimate is only indicative: such keys are broken in seconds.
+    """
+    if bits in _TABLE_STRENGTH:
+        return _TABLE_STRENGTH[bits]
+    ln_n = bits * math.log(2)
+    estimate = (1.923 * (ln_n ** (1 / 3)) * (math.log(ln_n) ** (2 / 3)) - 4.69) / math.log(2)
+    return max(8, int(round(estimate / 8) * 8))
+
+
+class BlockCipher(abc.ABC):
+    """A public-key cipher that encrypts one block of at most `max_plaintext` bytes."""
+
+    max_plaintext: int
+    ciphertext_len: int
+
+    @abc.abstractmethod
+    def generate(self) -> tuple[Any, bytes]:
+        """Return (private key, encoded public key)."""
+
+    @abc.abstractmethod
+    def load_public(self, public: bytes) -> Any:
+        """Decode and validate a public key (PayloadFormatError when invalid)."""
+
+    @abc.abstractmethod
+    def encrypt(self, public: Any, block: bytes) -> bytes: ...
+
+    @abc.abstractmethod
+    def decrypt(self, private: Any, block: Buffer) -> bytes: ...
+
+
+class CryptographyRsaOaep(BlockCipher):
+    """RSA-OAEP (SHA-256, MGF1-SHA-256) through OpenSSL."""
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+        self.ciphertext_len = bits // 8
+        self.max_plaintext = self.ciphertext_len - 2 * 32 - 2
+        self._padding = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+
+    def generate(self) -> tuple[Any, bytes]:
+        private = rsa.generate_private_key(public_exponent=65537, key_size=self.bits)
+        public = private.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        return private, public
+
+    def load_public(self, public: bytes) -> Any:
+        try:
+            key = serialization.load_der_public_key(public)
+        except ValueError as exc:
+            raise PayloadFormatError(f"invalid RSA public key: {exc}") from None
+        if not isinstance(key, rsa.RSAPublicKey) or key.key_size != self.bits:
+            raise PayloadFormatError(f"expected an RSA-{self.bits} public key")
+        return key
+
+    def encrypt(self, public: Any, block: bytes) -> bytes:
+        result: bytes = public.encrypt(block, self._padding)
+        return result
+
+    def decrypt(self, private: Any, block: Buffer) -> bytes:
+        try:
+            result: bytes = private.decrypt(bytes(block), self._padding)
+        except ValueError:
+            raise AuthenticationError("OAEP decoding failed") from None
+        return result
+
+
+class PycryptodomeRsaOaep(BlockCipher):
+    """RSA-OAEP (SHA-256, MGF1-SHA-256) through pycryptodome."""
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+        self.ciphertext_len = bits // 8
+        self.max_plaintext = self.ciphertext_len - 2 * 32 - 2
+
+    def generate(self) -> tuple[Any, bytes]:
+        key = PycryptodomeRSA.generate(self.bits)
+        return PKCS1_OAEP.new(key, hashAlgo=PycryptodomeSHA256), key.public_key().export_key(format="DER")
+
+    def load_public(self, public: bytes) -> Any:
+        try:
+            key = PycryptodomeRSA.import_key(public)
+        except (ValueError, IndexError, TypeError) as exc:
+            raise PayloadFormatError(f"invalid RSA public key: {exc}") from None
+        if key.has_private() or key.size_in_bits() != self.bits:
+            raise PayloadFormatError(f"expected an RSA-{self.bits} public key")
+        return PKCS1_OAEP.new(key, hashAlgo=PycryptodomeSHA256)
+
+    def encrypt(self, public: Any, block: bytes) -> bytes:
+        result: bytes = public.encrypt(block)
+        return result
+
+    def decrypt(self, private: Any, block: Buffer) -> bytes:
+        if len(block) != self.ciphertext_len:
+            raise PayloadFormatError("RSA ciphertext has the wrong length")
+        try:
+            result: bytes = private.decrypt(block)
+        except ValueError:
+            raise AuthenticationError("OAEP decoding failed") from None
+        return result
+
+
+def jacobi(a: int, n: int) -> int:
+    """Jacobi symbol (a/n) for odd n > 0: the Legendre symbol when n is prime.
+
+    Far cheaper than Euler's criterion a^((n-1)/2) mod n, which costs a full
+    modular exponentiation per message.
+    """
+    a %= n
+    result = 1
+    while a:
+        while not a & 1:
+            a >>= 1
+            if n & 7 in (3, 5):
+                result = -result
+        a, n = n, a
+        if a & 3 == 3 and n & 3 == 3:
+            result = -result
+        a %= n
+    return result if n == 1 else 0
+
+
+class ElGamal(BlockCipher):
+    """ElGamal over the order-q subgroup of a safe-prime group, with CPython integers.
+
+    A message block m (with a 0x01 prefix byte so leading zeros survive) is an
+    integer in [1, q]; it is mapped into the subgroup of quadratic residues (m, or
+    p - m when m is a non-residue; -1 is a non-residue because p = 3 mod 4), so the
+    ciphertext leaks nothing through the Legendre symbol. Textbook ElGamal is
+    malleable: a flipped bit decrypts to another message without any error, so the
+    scheme is declared unauthenticated and its tamper check is not applicable.
+    """
+
+    def __init__(self, group: FfGroup) -> None:
+        self.group = group
+        self._size = (group.p.bit_length() + 7) // 8
+        self.ciphertext_len = 2 * self._size
+        self.max_plaintext = (group.p.bit_length() - 3) // 8
+
+    def generate(self) -> tuple[Any, bytes]:
+        p, q, g = self.group.p, self.group.q, self.group.g
+        x = secrets.randbelow(q - 1) + 1
+        return x, pow(g, x, p).to_bytes(self._size, "big")
+
+    def load_public(self, public: bytes) -> Any:
+        p, q = self.group.p, self.group.q
+        if len(public) != self._size:
+            raise PayloadFormatError(f"ElGamal public key must be {self._size} bytes, got {len(public)}")
+        h = int.from_bytes(public, "big")
+        if not 1 < h < p - 1 or pow(h, q, p) != 1:
+            raise PayloadFormatError("ElGamal public key is not in the order-q subgroup")
+        return h
+
+    def encrypt(self, public: Any, block: bytes) -> bytes:
+        p, q, g = self.group.p, self.group.q, self.group.g
+        m = int.from_bytes(b"\x01" + block, "big")
+        if m > q:
+            raise MessageTooLongError(f"ElGamal block of {len(block)} bytes is not below the group order")
+        if jacobi(m, p) != 1:
+            m = p - m
+        k = secrets.randbelow(q - 1) + 1
+        c1 = pow(g, k, p)
+        c2 = m * pow(public, k, p) % p
+        return c1.to_bytes(self._size, "big") + c2.to_bytes(self._size, "big")
+
+    def decrypt(self, private: Any, block: Buffer) -> bytes:
+        p, q = self.group.p, self.group.q
+        if len(block) != self.ciphertext_len:
+            raise PayloadFormatError("ElGamal ciphertext has the wrong length")
+        c1 = int.from_bytes(block[: self._size], "big")
+        c2 = int.from_bytes(block[self._size :], "big")
+        if not (0 < c1 < p and 0 < c2 < p):
+            raise PayloadFormatError("ElGamal ciphertext component out of range")
+        # c1 has order q, so c1^(q - x) = (c1^x)^-1: one exponentiation, no inverse.
+        m = c2 * pow(c1, q - private, p) % p
+        if m > q:
+            m = p - m
+        encoded = m.to_bytes((m.bit_length() + 7) // 8, "big")
+        if not encoded or encoded[0] != 0x01:
+            raise PayloadFormatError("ElGamal plaintext does not carry the block marker")
+        return encoded[1:]
+
+
+class _PkeSender(Sender):
+    def __init__(self, scheme: PkeScheme) -> None:
+        self._scheme = scheme
+        self._public: Any = None
+
+    def handshake(self, public: bytes) -> bytes:
+        self._public = self._scheme.cipher.load_public(public)
+        return b""
+
+    def seal(self, plaintext: bytes) -> Payload:
+        cipher, limit = self._scheme.cipher, self._scheme.cipher.max_plaintext
+        if len(plaintext) <= limit:
+            return (cipher.encrypt(self._public, plaintext),)
+        if not self._scheme.chunked:
+            raise MessageTooLongError(
+                f"{len(plaintext)}-byte message does not fit one {self._scheme.info.label} block "
+                f"(at most {limit} bytes); enable chunked mode to split it"
+            )
+        return tuple(cipher.encrypt(self._public, plaintext[i : i + limit]) for i in range(0, len(plaintext), limit))
+
+
+class _PkeReceiver(Receiver):
+    def __init__(self, scheme: PkeScheme) -> None:
+        self._scheme = scheme
+        self._private: Any = None
+
+    def setup(self) -> bytes:
+        self._private, public = self._scheme.cipher.generate()
+        return public
+
+    def open(self, payload: Buffer) -> Buffer:
+        cipher = self._scheme.cipher
+        size = cipher.ciphertext_len
+        if not payload or len(payload) % size:
+            raise PayloadFormatError(f"payload of {len(payload)} bytes is not a whole number of {size}-byte blocks")
+        if len(payload) == size:
+            return cipher.decrypt(self._private, payload)
+        if not self._scheme.chunked:
+            raise PayloadFormatError("several ciphertext blocks received but chunked mode is off")
+        view = memoryview(payload)
+        return b"".join(cipher.decrypt(self._private, view[i : i + size]) for i in range(0, len(view), size))
+
+
+class PkeScheme(Scheme):
+    def __init__(self, scheme_id: str, backend: str, cipher: BlockCipher, name: str, bits: int,
+                 params: Mapping[str, ParamValue], authenticated: bool, notes: tuple[str, ...]) -> None:
+        self.cipher = cipher
+        self.chunked = bool(params.get("chunked", False))
+        strength = factoring_strength(bits)
+        label = f"{name}-{bits}" + (" (chunked)" if self.chunked else "")
+        self.info = SchemeInfo(
+            scheme_id=scheme_id,
+            family=Family.PUBLIC_KEY_ENCRYPTION,
+            backend=backend,
+            params=dict(params),
+            label=label,
+            security=Security(classical_bits=strength, pq_category=0),
+            insecure=strength < 112,
+            authenticated=authenticated,
+            max_plaintext=None if self.chunked else cipher.max_plaintext,
+            notes=notes + ((f"chunked: messages split into {cipher.max_plaintext}-byte blocks, "
+                            "each encrypted separately",) if self.chunked else ()),
+        )
+
+    def new_sender(self) -> Sender:
+        return _PkeSender(self)
+
+    def new_receiver(self) -> Receiver:
+        return _PkeReceiver(self)
+
+    def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
+        return [TamperSpot("ciphertext (first byte)", 0), TamperSpot("ciphertext (middle)", payload_len // 2),
+                TamperSpot("ciphertext (last byte)", -1)]
+
+    def payload_overhead(self, plaintext_len: int) -> int:
+        blocks = max(1, math.ceil(plaintext_len / self.cipher.max_plaintext))
+        return blocks * self.cipher.ciphertext_len
+
+
+CHUNKED = ParamSpec("chunked", False, help="split messages longer than one block into several encryptions")
+
+
+def _rsa_oaep(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
+    bits = int(params["bits"])
+    cipher = CryptographyRsaOaep(bits) if backend == "cryptography" else PycryptodomeRsaOaep(bits)
+    return PkeScheme("rsa-oaep", backend, cipher, "RSA-OAEP", bits, params, True,
+                     ("OAEP with SHA-256 and MGF1-SHA-256, e = 65537",))
+
+
+def _elgamal(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
+    group = GROUPS[int(params["bits"])]
+    return PkeScheme("elgamal", backend, ElGamal(group), "ElGamal", group.bits, params, False,
+                     (f"group: {group.source}", "textbook ElGamal is malleable: no integrity, tamper check n/a"))
+
+
+SPECS: list[SchemeSpec] = [
+    SchemeSpec(
+        scheme_id="elgamal",
+        name="ElGamal",
+        family=Family.PUBLIC_KEY_ENCRYPTION,
+        backends=("python",),
+        params=(ParamSpec("bits", 2048, tuple(GROUPS), help="group size; below 2048 for demonstration only"),
+                CHUNKED),
+        factory=_elgamal,
+        description="ElGamal encryption in a safe-prime group with CPython integers (no library).",
+    ),
+    SchemeSpec(
+        scheme_id="rsa-oaep",
+        name="RSA-OAEP",
+        family=Family.PUBLIC_KEY_ENCRYPTION,
+        backends=("cryptography", "pycryptodome"),
+        params=(ParamSpec("bits", 3072, (1024, 2048, 3072, 4096), help="modulus size; 1024 is insecure"), CHUNKED),
+        factory=_rsa_oaep,
+        description="RSA with OAEP padding (PKCS #1 v2.2), SHA-256.",
+    ),
+]

@@ -1,0 +1,108 @@
+"""The scheme registry: every algorithm the app knows, by id.
+
+Profiles, the remote server and the GUI name schemes only through this registry,
+so a job description is data (an id, a backend, parameters), never code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from app.core.schemes.base import Family, Scheme, SchemeSpec
+
+#: One module per family group, each exposing SPECS. Order = listing order.
+_MODULES = (
+    "app.core.schemes.symmetric",
+    "app.core.schemes.key_agreement",
+    "app.core.schemes.pke",
+    "app.core.schemes.hybrid",
+    "app.core.schemes.signatures",
+    "app.core.schemes.digests",
+)
+
+
+@cache
+def _registry() -> dict[str, SchemeSpec]:
+    specs: dict[str, SchemeSpec] = {}
+    for module_name in _MODULES:
+        for spec in importlib.import_module(module_name).SPECS:
+            if spec.scheme_id in specs:
+                raise RuntimeError(f"scheme id {spec.scheme_id!r} registered twice")
+            specs[spec.scheme_id] = spec
+    return specs
+
+
+def all_specs() -> Iterator[SchemeSpec]:
+    return iter(_registry().values())
+
+
+def scheme_ids() -> list[str]:
+    return list(_registry())
+
+
+def get_spec(scheme_id: str) -> SchemeSpec:
+    """The spec for `scheme_id`; KeyError with the known ids when unknown."""
+    try:
+        return _registry()[scheme_id]
+    except KeyError:
+        raise KeyError(f"unknown scheme {scheme_id!r} (known: {', '.join(_registry())})") from None
+
+
+def create(scheme_id: str, backend: str, params: Mapping[str, Any] | None = None) -> Scheme:
+    """Build a concrete scheme; ValueError/KeyError explain a bad id, backend or parameter."""
+    return get_spec(scheme_id).create(backend, params)
+
+
+def by_family() -> dict[Family, list[SchemeSpec]]:
+    grouped: dict[Family, list[SchemeSpec]] = {family: [] for family in Family}
+    for spec in all_specs():
+        grouped[spec.family].append(spec)
+    return grouped
+
+
+def describe(spec: SchemeSpec) -> dict[str, Any]:
+    """JSON-ready description for `cryptobench list --json` and the GUI's scheme tree.
+
+    Security bits are listed per parameter choice of the first parameter with
+    choices (e.g. per key size), measured from the scheme's own metadata.
+    """
+    variants = []
+    backend = spec.backends[0]
+    choice_param = next((p for p in spec.params if p.choices and not isinstance(p.default, bool)), None)
+    values = choice_param.choices if choice_param else (None,)
+    for value in values:
+        params = {choice_param.name: value} if choice_param else {}
+        for candidate in spec.backends:
+            try:
+                scheme = spec.create(candidate, params)
+                backend = candidate
+                break
+            except ValueError:
+                continue
+        else:
+            continue
+        info = scheme.info
+        variants.append({
+            "params": {k: v for k, v in info.params.items()},
+            "label": info.label,
+            "backend_used_for_metadata": backend,
+            "classical_bits": info.security.classical_bits,
+            "pq_category": info.security.pq_category,
+            "insecure": info.insecure,
+        })
+    return {
+        "id": spec.scheme_id,
+        "name": spec.name,
+        "family": spec.family.value,
+        "backends": list(spec.backends),
+        "description": spec.description,
+        "params": [
+            {"name": p.name, "default": p.default, "choices": list(p.choices), "minimum": p.minimum,
+             "maximum": p.maximum, "help": p.help}
+            for p in spec.params
+        ],
+        "variants": variants,
+    }
