@@ -1,0 +1,108 @@
+"""Events a run produces: plain, picklable dataclasses shared by the CLI and the GUI.
+
+Samples travel in batches (lists), never one event per sample, so a 100,000-sample
+job costs a few hundred events rather than 100,000 signals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    run_id: str
+    total_jobs: int
+    profile_name: str
+
+
+@dataclass(frozen=True)
+class JobStarted:
+    job_index: int
+    label: str
+    message_size: int
+
+
+@dataclass(frozen=True)
+class SampleBatch:
+    job_index: int
+    metric: str
+    values: list[float]  # seconds per operation
+
+
+@dataclass(frozen=True)
+class ResourceSample:
+    job_index: int
+    role: str  # "worker" in operations mode; "sender" / "receiver" in loopback
+    t: float
+    cpu_percent: float
+    rss_bytes: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    job_index: int
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class JobFinished:
+    job_index: int
+    result: Any  # app.core.results.JobResult (Any keeps this module dependency-free)
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    run: Any  # app.core.results.RunResult
+
+
+@dataclass(frozen=True)
+class LogMessage:
+    level: str  # "info" | "warning" | "error"
+    text: str
+    job_index: int | None = None
+
+
+# --- messages from an operations child process to its supervisor --------------------
+
+
+@dataclass
+class RawMetric:
+    """One metric's raw samples as measured in the child process."""
+
+    samples: list[float] = field(default_factory=list)  # seconds per operation
+    warmup: list[float] = field(default_factory=list)
+    batch: int = 1  # operations per timed sample
+    traced_peak_bytes: int | None = None
+
+
+@dataclass
+class SizeMeasured:
+    """Everything measured for one message size of one profile job."""
+
+    size_index: int
+    message_size: int
+    metrics: dict[str, RawMetric]
+    checked: int = 0
+    failed: int = 0
+    tamper_tried: int = 0
+    tamper_rejected: int = 0
+    tamper_failures: list[str] = field(default_factory=list)
+    wire_bytes: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SizeStarted:
+    size_index: int
+    message_size: int
+
+
+@dataclass(frozen=True)
+class ChildFailed:
+    """The child hit an error outside any one size (e.g. the scheme would not build)."""
+
+    error: str

@@ -1,0 +1,300 @@
+"""Benchmark profiles: versioned JSON, validated with messages that name the bad field.
+
+A profile is what a user saves and loads: a name and a list of jobs (scheme,
+backend, parameters, mode, message sizes, samples, warm-up, pause). `load_profile`
+checks the structure with pydantic, then the meaning against the scheme registry
+(unknown schemes, impossible parameters, messages too long for one block, duplicate
+jobs, sizes beyond this machine's memory) and raises `ProfileError` whose text is
+one line: file, field path, what is wrong, and the value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import psutil
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from app.core.fileio import atomic_write_text
+from app.core.resources import resource_path
+from app.core.schemes import registry
+from app.core.schemes.base import Family, ParamValue
+
+FORMAT_VERSION = 1
+#: Migrations from an older format: version -> function upgrading a dict by one step.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+DEFAULT_MESSAGE_SIZES = (1024,)
+MAX_MESSAGE_SIZE = 1 << 30  # 1 GiB: beyond this a single message is not a benchmark
+#: Copies of a message an operations job holds at once (plaintext, sealed parts,
+#: joined payload, opened plaintext, the batch's outputs, slack for the library).
+MEMORY_COPIES = 6
+MODES = ("operations", "loopback", "remote")
+IMPLEMENTED_MODES = ("operations",)
+
+
+class ProfileError(ValueError):
+    """A profile that cannot run. str() is a one-line message naming file and field."""
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
+        self.source, self.field, self.detail = source, field, message
+        prefix = ": ".join(part for part in (source, field) if part)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class JobSpec(BaseModel):
+    """One job as written in a profile (before the registry checks it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scheme: str = Field(min_length=1)
+    backend: str | None = None
+    params: dict[str, int | str | bool] = Field(default_factory=dict)
+    mode: Literal["operations", "loopback", "remote"] = "operations"
+    message_sizes: list[int] | None = Field(default=None, min_length=1, max_length=256)
+    samples: int = Field(default=30, ge=1, le=1_000_000)
+    warmup: int = Field(default=5, ge=0, le=100_000)
+    keygen_samples: int = Field(default=5, ge=1, le=10_000)
+    pause_ms: float = Field(default=0.0, ge=0, le=60_000)
+    tamper: int = Field(default=5, ge=0, le=10_000)
+    label: str | None = None
+
+    @field_validator("message_sizes")
+    @classmethod
+    def _sizes_in_range(cls, sizes: list[int] | None) -> list[int] | None:
+        if sizes is not None:
+            for size in sizes:
+                if size < 0:
+                    raise ValueError(f"message size must not be negative, got {size}")
+                if size > MAX_MESSAGE_SIZE:
+                    raise ValueError(f"message size {size} exceeds the 1 GiB limit")
+        return sizes
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format_version: int = Field(default=FORMAT_VERSION, ge=1)
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    jobs: list[JobSpec] = Field(min_length=1, max_length=10_000)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+@dataclass(frozen=True)
+class ResolvedJob:
+    """A job checked against the registry: what the runner executes."""
+
+    index: int
+    scheme: str
+    backend: str
+    params: dict[str, ParamValue]
+    mode: str
+    message_sizes: list[int]
+    samples: int
+    warmup: int
+    keygen_samples: int
+    pause_ms: float
+    tamper: int
+    label: str
+    family: Family
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
+    error = exc.errors()[0]
+    loc = tuple(error["loc"])
+    # pydantic appends the union branch name ("int", "str") to the location; drop it.
+    while loc and isinstance(loc[-1], str) and loc[-1] in {"int", "str", "bool", "float"} and len(loc) > 1:
+        loc = loc[:-1]
+    field = _field_path(loc) or None
+    message = error["msg"]
+    if error["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif error["type"] == "missing":
+        message = "required field is missing"
+    message = message.removeprefix("Value error, ")
+    if error["type"] != "missing" and "input" in error:
+        shown = json.dumps(error["input"]) if not isinstance(error["input"], dict) else "{...}"
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        message += f" (got {shown})"
+    return ProfileError(message, source=source, field=field)
+
+
+def migrate(data: dict[str, Any], source: str | None = None) -> dict[str, Any]:
+    """Upgrade an older profile dict to FORMAT_VERSION; refuse a newer one."""
+    version = data.get("format_version", FORMAT_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ProfileError(f"must be a positive integer (got {json.dumps(version)})", source=source,
+                           field="format_version")
+    if version > FORMAT_VERSION:
+        raise ProfileError(
+            f"written by a newer CryptoBench (format {version}; this version reads up to {FORMAT_VERSION}); "
+            "update CryptoBench to open it", source=source, field="format_version")
+    while version < FORMAT_VERSION:
+        data = MIGRATIONS[version](dict(data))
+        version += 1
+        data["format_version"] = version
+    return data
+
+
+def parse_profile(data: Any, source: str | None = None) -> Profile:
+    """Structure check of a decoded JSON value."""
+    if not isinstance(data, dict):
+        raise ProfileError("a profile must be a JSON object", source=source)
+    data = migrate(data, source)
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        raise _first_error(exc, source, data) from None
+
+
+def read_profile_file(path: str | Path) -> Profile:
+    """Read and structure-check a profile file (UTF-8 JSON)."""
+    path = Path(path)
+    source = str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ProfileError("file not found", source=source) from None
+    except OSError as exc:
+        raise ProfileError(f"cannot read file: {exc.strerror or exc}", source=source) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"not UTF-8 text (bad byte at offset {exc.start})", source=source) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                           source=source) from None
+    return parse_profile(data, source)
+
+
+def save_profile(profile: Profile, path: str | Path) -> None:
+    """Write a profile atomically (a crash never leaves half a file)."""
+    atomic_write_text(Path(path), json.dumps(profile.to_dict(), indent=2) + "\n")
+
+
+# --- presets -----------------------------------------------------------------------
+
+
+def preset_dir() -> Path:
+    return resource_path("presets")
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in preset_dir().glob("*.json"))
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """A preset by name, or a profile file by path."""
+    candidate = Path(name_or_path)
+    if candidate.suffix.lower() == ".json" or candidate.exists() or "/" in str(name_or_path):
+        return read_profile_file(candidate)
+    preset = preset_dir() / f"{name_or_path}.json"
+    if preset.exists():
+        return read_profile_file(preset)
+    raise ProfileError(
+        f"no such profile file or preset (presets: {', '.join(preset_names()) or 'none'})",
+        source=str(name_or_path),
+    )
+
+
+# --- meaning checks ------------------------------------------------------------------
+
+
+def resolve_jobs(profile: Profile, source: str | None = None,
+                 available_memory: int | None = None) -> list[ResolvedJob]:
+    """Check every job against the registry and this machine; ProfileError on the first problem."""
+    resolved: list[ResolvedJob] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    memory = available_memory if available_memory is not None else psutil.virtual_memory().available
+    for index, job in enumerate(profile.jobs):
+        where = f"jobs[{index}]"
+
+        def fail(field: str, message: str) -> ProfileError:
+            return ProfileError(message, source=source, field=f"{where}.{field}")
+
+        try:
+            spec = registry.get_spec(job.scheme)
+        except KeyError:
+            raise fail("scheme", f"unknown scheme (got {json.dumps(job.scheme)}); see `cryptobench list`") from None
+        backend = job.backend or spec.backends[0]
+        if backend not in spec.backends:
+            raise fail("backend", f"{job.scheme} is not available in this backend (got {json.dumps(backend)}; "
+                                  f"available: {', '.join(spec.backends)})")
+        try:
+            scheme = spec.create(backend, job.params)
+        except ValueError as exc:
+            raise fail("params", str(exc)) from None
+        if job.mode not in IMPLEMENTED_MODES:
+            raise fail("mode", f"mode {json.dumps(job.mode)} is not available in this version "
+                               f"(available: {', '.join(IMPLEMENTED_MODES)})")
+        info = scheme.info
+        if info.fixed_message_size is not None:
+            if job.message_sizes is not None:
+                raise fail("message_sizes", f"{job.scheme} takes its input size from params.secret_size; "
+                                            "remove message_sizes")
+            sizes = [info.fixed_message_size]
+        else:
+            sizes = list(job.message_sizes or DEFAULT_MESSAGE_SIZES)
+        if len(set(sizes)) != len(sizes):
+            raise fail("message_sizes", f"lists a size twice (got {sizes})")
+        for k, size in enumerate(sizes):
+            if info.max_plaintext is not None and size > info.max_plaintext:
+                raise fail(f"message_sizes[{k}]",
+                           f"a {size}-byte message does not fit one {info.label} block (at most "
+                           f"{info.max_plaintext} bytes); set params.chunked to true to split it")
+            needed = size * MEMORY_COPIES
+            if needed > memory * 0.8:
+                raise fail(f"message_sizes[{k}]",
+                           f"a {_human(size)} message needs about {_human(needed)} of memory "
+                           f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available")
+        params = dict(info.params)
+        key = (job.scheme, backend, json.dumps(params, sort_keys=True), job.mode)
+        for size in sizes:
+            if (key, size) in seen:
+                raise ProfileError(
+                    f"repeats jobs[{seen[(key, size)]}]: same scheme, backend, parameters, mode and "
+                    f"message size {size}", source=source, field=where)
+            seen[(key, size)] = index
+        resolved.append(ResolvedJob(
+            index=index, scheme=job.scheme, backend=backend, params=params, mode=job.mode,
+            message_sizes=sizes, samples=job.samples, warmup=job.warmup,
+            keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
+            label=job.label or f"{info.label} [{backend}]", family=info.family,
+        ))
+    return resolved
+
+
+def with_samples(profile: Profile, samples: int) -> Profile:
+    """The same profile with every job's sample count replaced (CLI --samples)."""
+    if samples < 1:
+        raise ProfileError(f"must be at least 1 (got {samples})", field="--samples")
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"samples": samples}) for job in profile.jobs]})
+
+
+def _human(size: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size} B"
+
+
+def params_text(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())

@@ -1,0 +1,240 @@
+"""Run and job results: the model, its JSON contract, and the CSV export.
+
+The JSON is a contract other tools read (issue #2): top level `format_version`,
+`run` {id, started, finished, status, environment, profile}, `jobs` [{id, scheme,
+backend, params, mode, message_size, status, error, metrics {NAME: {unit, n, mean,
+median, std, min, max, p95, p99, ci95, outliers, ...}}, throughput_bytes_per_s,
+wire_bytes, cpu, memory, validation {checked, failed, tamper_tried,
+tamper_rejected}, warnings}]. Time metrics are in seconds. Extra keys may be added;
+these are never renamed or removed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.stats import MetricStats, StabilityWarning
+
+RESULTS_FORMAT_VERSION = 1
+JOB_STATUSES = ("ok", "failed", "cancelled")
+RUN_STATUSES = ("running", "finished", "failed", "cancelled", "interrupted")
+
+#: What each metric times, in words: used by the CLI, the GUI and reports.
+METRIC_DESCRIPTIONS = {
+    "keygen": "key pair generation (the receiver's long-term keys; the signer's for signatures)",
+    "exchange": "sender side of a key agreement: ephemeral key pair, DH, KDF",
+    "encrypt": "seal one message (AEAD, public-key or hybrid encryption, incl. encapsulation)",
+    "decrypt": "open one message, including its integrity check",
+    "sign": "sign one message",
+    "verify": "verify one signature",
+    "hash": "digest one message",
+    "derive": "derive one output key (HKDF extract + expand)",
+    "encapsulate": "KEM encapsulation alone (key + encapsulated key)",
+    "decapsulate": "KEM decapsulation alone",
+}
+
+
+@dataclass
+class MetricResult:
+    stats: MetricStats
+    samples: list[float]
+    batch: int = 1
+    traced_peak_bytes: int | None = None
+    throughput_bytes_per_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.stats.to_dict()
+        data.update({
+            "batch": self.batch,
+            "traced_peak_bytes": self.traced_peak_bytes,
+            "throughput_bytes_per_s": self.throughput_bytes_per_s,
+            "samples": list(self.samples),
+        })
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetricResult:
+        return cls(
+            stats=MetricStats.from_dict(data),
+            samples=list(data.get("samples", [])),
+            batch=int(data.get("batch", 1)),
+            traced_peak_bytes=data.get("traced_peak_bytes"),
+            throughput_bytes_per_s=data.get("throughput_bytes_per_s"),
+        )
+
+
+@dataclass
+class JobResult:
+    id: str
+    index: int
+    scheme: str
+    backend: str
+    params: dict[str, Any]
+    label: str
+    family: str
+    mode: str
+    message_size: int
+    status: str
+    error: str | None = None
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+    throughput_bytes_per_s: float | None = None
+    wire_bytes: dict[str, int] = field(default_factory=dict)
+    cpu: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, Any] = field(default_factory=dict)
+    validation: dict[str, int] = field(default_factory=lambda: {
+        "checked": 0, "failed": 0, "tamper_tried": 0, "tamper_rejected": 0})
+    warnings: list[StabilityWarning] = field(default_factory=list)
+    security: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    started: str | None = None
+    finished: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "index": self.index,
+            "scheme": self.scheme,
+            "backend": self.backend,
+            "params": dict(self.params),
+            "label": self.label,
+            "family": self.family,
+            "mode": self.mode,
+            "message_size": self.message_size,
+            "status": self.status,
+            "error": self.error,
+            "metrics": {name: metric.to_dict() for name, metric in self.metrics.items()},
+            "throughput_bytes_per_s": self.throughput_bytes_per_s,
+            "wire_bytes": dict(self.wire_bytes),
+            "cpu": self.cpu,
+            "memory": self.memory,
+            "validation": dict(self.validation),
+            "warnings": [w.to_dict() for w in self.warnings],
+            "security": dict(self.security),
+            "notes": list(self.notes),
+            "started": self.started,
+            "finished": self.finished,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JobResult:
+        return cls(
+            id=data["id"], index=int(data.get("index", 0)), scheme=data["scheme"], backend=data["backend"],
+            params=dict(data.get("params", {})), label=data.get("label", data["scheme"]),
+            family=data.get("family", ""), mode=data.get("mode", "operations"),
+            message_size=int(data.get("message_size", 0)), status=data["status"], error=data.get("error"),
+            metrics={k: MetricResult.from_dict(v) for k, v in data.get("metrics", {}).items()},
+            throughput_bytes_per_s=data.get("throughput_bytes_per_s"),
+            wire_bytes=dict(data.get("wire_bytes", {})), cpu=dict(data.get("cpu", {})),
+            memory=dict(data.get("memory", {})), validation=dict(data.get("validation", {})),
+            warnings=[StabilityWarning.from_dict(w) for w in data.get("warnings", [])],
+            security=dict(data.get("security", {})), notes=list(data.get("notes", [])),
+            started=data.get("started"), finished=data.get("finished"),
+        )
+
+
+@dataclass
+class RunResult:
+    id: str
+    started: str
+    status: str
+    environment: dict[str, Any]
+    profile: dict[str, Any]
+    finished: str | None = None
+    jobs: list[JobResult] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.profile.get("name", ""))
+
+    @property
+    def all_ok(self) -> bool:
+        return bool(self.jobs) and all(job.status == "ok" for job in self.jobs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format_version": RESULTS_FORMAT_VERSION,
+            "run": {
+                "id": self.id,
+                "started": self.started,
+                "finished": self.finished,
+                "status": self.status,
+                "environment": self.environment,
+                "profile": self.profile,
+            },
+            "jobs": [job.to_dict() for job in self.jobs],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        version = data.get("format_version")
+        if version != RESULTS_FORMAT_VERSION:
+            raise ValueError(f"results format_version {version!r} is not supported (expected "
+                             f"{RESULTS_FORMAT_VERSION})")
+        run = data["run"]
+        return cls(
+            id=run["id"], started=run["started"], finished=run.get("finished"), status=run["status"],
+            environment=run.get("environment", {}), profile=run.get("profile", {}),
+            jobs=[JobResult.from_dict(job) for job in data.get("jobs", [])],
+        )
+
+
+# --- exports ------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "run_id", "job_id", "scheme", "backend", "params", "label", "family", "mode", "message_size", "status",
+    "error", "metric", "unit", "n", "batch", "mean", "median", "std", "min", "max", "p5", "p95", "p99",
+    "ci95_low", "ci95_high", "cv", "outliers", "throughput_bytes_per_s", "traced_peak_bytes",
+    "wire_payload_bytes", "cpu_mean_percent", "rss_peak_bytes", "validation_checked", "validation_failed",
+    "tamper_tried", "tamper_rejected", "classical_bits", "pq_category", "insecure", "warnings",
+)
+
+
+def to_json(run: RunResult) -> str:
+    return json.dumps(run.to_dict(), indent=2) + "\n"
+
+
+def to_csv(run: RunResult) -> str:
+    """One row per job and metric (a failed job without metrics gets one row)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for job in run.jobs:
+        cpu = job.cpu.get("worker") or next(iter(job.cpu.values()), {}) if job.cpu else {}
+        base = {
+            "run_id": run.id, "job_id": job.id, "scheme": job.scheme, "backend": job.backend,
+            "params": json.dumps(job.params, sort_keys=True), "label": job.label, "family": job.family,
+            "mode": job.mode, "message_size": job.message_size, "status": job.status, "error": job.error or "",
+            "wire_payload_bytes": job.wire_bytes.get("payload", ""),
+            "cpu_mean_percent": _fmt(cpu.get("mean_percent")) if isinstance(cpu, dict) else "",
+            "rss_peak_bytes": cpu.get("rss_peak_bytes", "") if isinstance(cpu, dict) else "",
+            "validation_checked": job.validation.get("checked", 0),
+            "validation_failed": job.validation.get("failed", 0),
+            "tamper_tried": job.validation.get("tamper_tried", 0),
+            "tamper_rejected": job.validation.get("tamper_rejected", 0),
+            "classical_bits": job.security.get("classical_bits", ""),
+            "pq_category": job.security.get("pq_category", ""),
+            "insecure": job.security.get("insecure", ""),
+            "warnings": "; ".join(f"{w.metric or 'job'}: {w.code.value}" for w in job.warnings),
+        }
+        if not job.metrics:
+            writer.writerow(base)
+        for name, metric in job.metrics.items():
+            s = metric.stats
+            writer.writerow({
+                **base, "metric": name, "unit": s.unit, "n": s.n, "batch": metric.batch,
+                "mean": _fmt(s.mean), "median": _fmt(s.median), "std": _fmt(s.std), "min": _fmt(s.min),
+                "max": _fmt(s.max), "p5": _fmt(s.p5), "p95": _fmt(s.p95), "p99": _fmt(s.p99),
+                "ci95_low": _fmt(s.ci95[0]) if s.ci95 else "", "ci95_high": _fmt(s.ci95[1]) if s.ci95 else "",
+                "cv": _fmt(s.cv), "outliers": s.outliers,
+                "throughput_bytes_per_s": _fmt(metric.throughput_bytes_per_s),
+                "traced_peak_bytes": metric.traced_peak_bytes if metric.traced_peak_bytes is not None else "",
+            })
+    return out.getvalue()
+
+
+def _fmt(value: float | None) -> str:
+    return "" if value is None else repr(float(value))

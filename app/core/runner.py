@@ -1,0 +1,318 @@
+"""Executes a profile: one child process per job, events out, results stored at once.
+
+The runner is the supervisor both faces share: the CLI calls `Runner.run()` on its
+main thread, the GUI's worker does the same on a pool thread. It never runs crypto
+itself. Each profile job gets a fresh `spawn` child (no state inherited from the
+GUI or from earlier jobs), watched by a psutil sampler thread here in the parent;
+raw samples come back over a pipe and become statistics and warnings here. Each
+finished job is written to the store before the next one starts.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import secrets
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+import psutil
+
+from app.core import stats
+from app.core.environment import collect_environment
+from app.core.events import (
+    ChildFailed,
+    JobFinished,
+    JobStarted,
+    LogMessage,
+    Progress,
+    RawMetric,
+    ResourceSample,
+    RunFinished,
+    RunStarted,
+    SampleBatch,
+    SizeMeasured,
+    SizeStarted,
+)
+from app.core.measure import ResourceSampler, ResourceSeries
+from app.core.ops import OpsPlan, child_main
+from app.core.profile import Profile, ResolvedJob, resolve_jobs
+from app.core.results import JobResult, MetricResult, RunResult
+from app.core.schemes import registry
+from app.core.schemes.base import SEAL_METRIC, OPEN_METRIC, Family
+from app.core.store import Store
+
+EventHandler = Callable[[Any], None]
+#: How long the supervisor waits for a child's next message before checking for
+#: cancel and child death; cancel is therefore honoured within this time.
+POLL_SECONDS = 0.05
+#: A child asked to stop gets this long to exit before it is killed.
+TERMINATE_GRACE_SECONDS = 1.0
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+class Runner:
+    """Runs every job of a profile in order.
+
+    Args:
+        profile: a validated profile.
+        store: where each finished job is written at once (None: keep in memory only).
+        on_event: called with every event (on the runner's thread).
+        cancel: set it to stop; the running job's processes are killed and the job
+            and every job after it are marked cancelled.
+        source: the profile's file name, for error messages.
+    """
+
+    def __init__(self, profile: Profile, *, store: Store | None = None, on_event: EventHandler | None = None,
+                 cancel: threading.Event | None = None, source: str | None = None) -> None:
+        self.profile = profile
+        self.jobs: list[ResolvedJob] = resolve_jobs(profile, source)
+        self.store = store
+        self.on_event = on_event or (lambda event: None)
+        self.cancel = cancel or threading.Event()
+        self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
+
+    def run(self) -> RunResult:
+        environment = collect_environment()
+        run = RunResult(id=new_run_id(), started=now_iso(), status="running", environment=environment,
+                        profile=self.profile.to_dict())
+        if self.store is not None:
+            self.store.begin_run(run)
+        self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
+        governors = environment.get("cpu", {}).get("governors") or []
+        scaling = stats.frequency_scaling_warning(governors)
+        next_index = 0
+        try:
+            for job in self.jobs:
+                results = self._run_job(job, run.id, next_index)
+                for result in results:
+                    if scaling is not None and result.status == "ok":
+                        result.warnings.append(scaling)
+                    run.jobs.append(result)
+                    if self.store is not None:
+                        self.store.add_job(run.id, result)
+                    self.on_event(JobFinished(result.index, result))
+                next_index += len(job.message_sizes)
+        finally:
+            run.finished = now_iso()
+            if self.cancel.is_set():
+                run.status = "cancelled"
+            elif len(run.jobs) < self.total_jobs:
+                run.status = "failed"
+            else:
+                run.status = "finished"
+            if self.store is not None:
+                self.store.finish_run(run.id, run.status, run.finished)
+        self.on_event(RunFinished(run))
+        return run
+
+    # --- one profile job = one child process --------------------------------------
+
+    def _run_job(self, job: ResolvedJob, run_id: str, base_index: int) -> list[JobResult]:
+        sizes = job.message_sizes
+        if self.cancel.is_set():
+            return [self._empty_result(job, run_id, base_index + i, size, "cancelled", "cancelled before start")
+                    for i, size in enumerate(sizes)]
+        plan = OpsPlan(job_index=base_index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+                       message_sizes=list(sizes), samples=job.samples, warmup=job.warmup,
+                       keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper)
+        supervisor = _ChildSupervisor(self, job, run_id, base_index)
+        return supervisor.execute(plan)
+
+    def _empty_result(self, job: ResolvedJob, run_id: str, index: int, size: int, status: str,
+                      error: str | None) -> JobResult:
+        scheme = registry.create(job.scheme, job.backend, job.params)
+        info = scheme.info
+        return JobResult(
+            id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+            label=job.label, family=info.family.value, mode=job.mode, message_size=size, status=status,
+            error=error, security={"classical_bits": info.security.classical_bits,
+                                   "pq_category": info.security.pq_category, "insecure": info.insecure},
+            notes=list(info.notes),
+        )
+
+
+class _ChildSupervisor:
+    """Spawns, watches and (on cancel) kills one job's child process."""
+
+    def __init__(self, runner: Runner, job: ResolvedJob, run_id: str, base_index: int) -> None:
+        self.runner, self.job, self.run_id, self.base = runner, job, run_id, base_index
+        self.current = base_index
+        self.results: dict[int, JobResult] = {}
+        self.window_start: dict[int, float] = {}
+        self.child_error: str | None = None
+
+    def emit(self, event: Any) -> None:
+        self.runner.on_event(event)
+
+    def execute(self, plan: OpsPlan) -> list[JobResult]:
+        context = multiprocessing.get_context("spawn")
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=child_main, args=(send, plan), name=f"cryptobench-job-{self.base}",
+                                  daemon=True)
+        cancelled = False
+        exitcode: int | None = None
+        sampler: ResourceSampler | None = None
+        try:
+            process.start()
+            send.close()  # the child holds the only writer: EOF here means it is gone
+            sampler = ResourceSampler(process.pid, "worker", on_sample=self._on_resource)
+            sampler.start()
+            self.emit(JobStarted(self.base, self.job.label, self.job.message_sizes[0]))
+            while True:
+                if self.runner.cancel.is_set():
+                    cancelled = True
+                    break
+                if receive.poll(POLL_SECONDS):
+                    try:
+                        message = receive.recv()
+                    except (EOFError, OSError):
+                        break
+                    self._handle(message, sampler.series)
+                elif not process.is_alive():
+                    # Drain anything sent just before exit, then stop.
+                    while receive.poll(0):
+                        try:
+                            self._handle(receive.recv(), sampler.series)
+                        except (EOFError, OSError):
+                            break
+                    break
+        finally:
+            if sampler is not None:
+                sampler.stop()
+            exitcode = _stop_process(process)
+            receive.close()
+        return self._finish(exitcode, cancelled)
+
+    def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
+        self.emit(ResourceSample(self.current, role, t, cpu, rss))
+
+    def _handle(self, message: Any, series: ResourceSeries) -> None:
+        if isinstance(message, SampleBatch):
+            self.emit(SampleBatch(self.current, message.metric, message.values))
+        elif isinstance(message, Progress):
+            self.emit(Progress(self.current, message.done, message.total))
+        elif isinstance(message, SizeStarted):
+            self.current = self.base + message.size_index
+            self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
+            if message.size_index:
+                self.emit(JobStarted(self.current, self.job.label, message.message_size))
+        elif isinstance(message, SizeMeasured):
+            start = self.window_start.get(message.size_index, 0.0)
+            self.results[message.size_index] = self._build(message, series, start)
+        elif isinstance(message, ChildFailed):
+            self.child_error = message.error
+            self.emit(LogMessage("error", f"{self.job.label}: {message.error}", self.current))
+
+    def _finish(self, exitcode: int | None, cancelled: bool) -> list[JobResult]:
+        results = []
+        for i, size in enumerate(self.job.message_sizes):
+            if i in self.results:
+                results.append(self.results[i])
+                continue
+            index = self.base + i
+            if cancelled:
+                status, error = "cancelled", "cancelled by the user"
+            elif self.child_error:
+                status, error = "failed", self.child_error
+            else:
+                status, error = "failed", _death_cause(exitcode)
+            results.append(self.runner._empty_result(self.job, self.run_id, index, size, status, error))
+        return results
+
+    def _build(self, measured: SizeMeasured, series: ResourceSeries, window_start: float) -> JobResult:
+        job = self.job
+        index = self.base + measured.size_index
+        result = self.runner._empty_result(job, self.run_id, index, measured.message_size, "ok", None)
+        result.finished = now_iso()
+        result.notes.extend(measured.notes)
+        result.wire_bytes = dict(measured.wire_bytes)
+        failures = list(measured.tamper_failures)
+        result.validation = {"checked": measured.checked, "failed": measured.failed,
+                             "tamper_tried": measured.tamper_tried, "tamper_rejected": measured.tamper_rejected}
+        if measured.error:
+            result.status, result.error = "failed", measured.error
+        elif failures:
+            result.status = "failed"
+            result.error = "tampered payload not rejected: " + "; ".join(failures)
+        for name, raw in measured.metrics.items():
+            if not raw.samples:
+                continue
+            result.metrics[name] = self._metric(name, raw, measured.message_size, result)
+        seal = SEAL_METRIC[Family(result.family)]
+        if seal in result.metrics:
+            result.throughput_bytes_per_s = result.metrics[seal].throughput_bytes_per_s
+        window = _slice(series, window_start)
+        summary = window.summary()
+        result.cpu = {"worker": summary, "interval_s": 0.1}
+        if summary["samples"] == 0:
+            result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
+        result.memory = {
+            "rss_peak_bytes": {"worker": summary["rss_peak_bytes"]},
+            "traced_peak_bytes": {name: m.traced_peak_bytes for name, m in result.metrics.items()
+                                  if m.traced_peak_bytes is not None},
+        }
+        busy = summary.get("other_processes_mean_percent")
+        if busy is not None:
+            warning = stats.machine_busy_warning(busy, psutil.cpu_count() or 1)
+            if warning is not None:
+                result.warnings.append(warning)
+        return result
+
+    def _metric(self, name: str, raw: RawMetric, size: int, result: JobResult) -> MetricResult:
+        summary = stats.summarize(raw.samples, "s")
+        result.warnings.extend(stats.check_stability(name, summary, raw.samples, raw.warmup))
+        per_message = name in (SEAL_METRIC.get(Family(result.family)), OPEN_METRIC.get(Family(result.family)))
+        throughput = size / summary.median if per_message and size and summary.median > 0 else None
+        return MetricResult(stats=summary, samples=raw.samples, batch=raw.batch,
+                            traced_peak_bytes=raw.traced_peak_bytes, throughput_bytes_per_s=throughput)
+
+
+def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
+    """The part of a resource series sampled since `start` (one message size's window)."""
+    window = ResourceSeries(series.role)
+    for i, t in enumerate(series.times):
+        if t >= start:
+            window.times.append(t)
+            window.cpu_percent.append(series.cpu_percent[i])
+            window.rss_bytes.append(series.rss_bytes[i])
+            window.other_cpu_percent.append(series.other_cpu_percent[i])
+    return window
+
+
+def _death_cause(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "worker process did not report a result"
+    if exitcode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"worker process was killed by {name}"
+    return f"worker process exited with code {exitcode} before reporting a result"
+
+
+def _stop_process(process: Any) -> int | None:
+    """Make sure a child is gone: terminate, wait briefly, then kill. Returns its exit code."""
+    if process.pid is None:
+        return None
+    if process.is_alive():
+        process.terminate()
+        process.join(TERMINATE_GRACE_SECONDS)
+    if process.is_alive():
+        process.kill()
+    process.join(5)
+    exitcode: int | None = process.exitcode
+    if exitcode is not None:
+        process.close()
+    return exitcode

@@ -1,0 +1,194 @@
+"""The results store: SQLite in the user data directory, one row per finished job.
+
+Each job is committed the moment it finishes, in WAL mode, so a crash or a kill
+loses only the job that was running. A run left "running" by a process that no
+longer exists is marked "interrupted" the next time the store is opened.
+
+Location: `--store PATH`, else `$CRYPTOBENCH_HOME/results.sqlite3`, else the
+platform's user data directory (platformdirs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import psutil
+
+from app.core.results import JobResult, RunResult
+
+SCHEMA_VERSION = 1
+STORE_FILENAME = "results.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    status TEXT NOT NULL,
+    pid INTEGER,
+    host TEXT,
+    environment TEXT NOT NULL,
+    profile TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx);
+"""
+
+
+class StoreError(Exception):
+    """The store cannot be opened or written; the message names the file."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: str
+    name: str
+    started: str
+    finished: str | None
+    status: str
+    host: str | None
+    jobs: int
+    ok_jobs: int
+
+
+def default_store_path() -> Path:
+    home = os.environ.get("CRYPTOBENCH_HOME")
+    if home:
+        return Path(home) / STORE_FILENAME
+    return Path(platformdirs.user_data_dir("cryptobench", appauthor=False)) / STORE_FILENAME
+
+
+class Store:
+    """A results store. Use as a context manager or call close()."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._check_foreign()
+            self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                             (str(SCHEMA_VERSION),))
+            self._mark_interrupted()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+
+    def _check_foreign(self) -> None:
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "runs" not in tables:
+            raise StoreError(f"{self.path}: this SQLite file is not a CryptoBench results store "
+                             f"(tables: {', '.join(sorted(tables))})")
+        if "meta" in tables:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row and int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: written by a newer CryptoBench (store schema {row[0]})")
+
+    def _mark_interrupted(self) -> None:
+        rows = self._db.execute("SELECT id, pid FROM runs WHERE status = 'running'").fetchall()
+        for run_id, pid in rows:
+            if pid is None or not psutil.pid_exists(pid):
+                self._db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write the results store: {exc}") from None
+
+    # --- writing -----------------------------------------------------------------
+
+    def begin_run(self, run: RunResult) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run.id, run.name, run.started, run.finished, run.status, os.getpid(),
+                 run.environment.get("hostname"), json.dumps(run.environment), json.dumps(run.profile)),
+            )
+
+    def add_job(self, run_id: str, job: JobResult) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
+                       (job.id, run_id, job.index, job.status, json.dumps(job.to_dict())))
+
+    def finish_run(self, run_id: str, status: str, finished: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id))
+
+    def delete_run(self, run_id: str) -> bool:
+        with self._write() as db:
+            return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+
+    # --- reading -----------------------------------------------------------------
+
+    def list_runs(self, limit: int | None = None) -> list[RunSummary]:
+        query = (
+            "SELECT r.id, r.name, r.started, r.finished, r.status, r.host, "
+            "COUNT(j.id), SUM(CASE WHEN j.status = 'ok' THEN 1 ELSE 0 END) "
+            "FROM runs r LEFT JOIN jobs j ON j.run_id = r.id GROUP BY r.id ORDER BY r.started DESC, r.id DESC"
+        )
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        return [RunSummary(*row[:6], jobs=row[6], ok_jobs=row[7] or 0) for row in self._db.execute(query)]
+
+    def resolve_run_id(self, prefix: str) -> str:
+        """A full run id from a unique prefix; KeyError explains none / several."""
+        rows = [r[0] for r in self._db.execute("SELECT id FROM runs WHERE id LIKE ? || '%'", (prefix,))]
+        if prefix in rows:
+            return prefix
+        if not rows:
+            raise KeyError(f"no run with id {prefix!r} in {self.path}")
+        if len(rows) > 1:
+            raise KeyError(f"run id prefix {prefix!r} is ambiguous ({len(rows)} runs match)")
+        return rows[0]
+
+    def load_run(self, run_id: str) -> RunResult:
+        run_id = self.resolve_run_id(run_id)
+        row = self._db.execute(
+            "SELECT id, started, finished, status, environment, profile FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        jobs = [JobResult.from_dict(json.loads(r[0])) for r in self._db.execute(
+            "SELECT result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,))]
+        return RunResult(id=row[0], started=row[1], finished=row[2], status=row[3],
+                         environment=json.loads(row[4]), profile=json.loads(row[5]), jobs=jobs)
+
+    def runs_table(self) -> list[dict[str, Any]]:
+        return [s.__dict__ for s in self.list_runs()]
