@@ -58,7 +58,7 @@ class JobSpec(BaseModel):
     message_sizes: list[int] | None = Field(default=None, min_length=1, max_length=256)
     samples: int = Field(default=30, ge=1, le=1_000_000)
     warmup: int = Field(default=5, ge=0, le=100_000)
-    keygen_samples: int = Field(default=5, ge=1, le=10_000)
+    keygen_samples: int = Field(default=10, ge=1, le=10_000)
     pause_ms: float = Field(default=0.0, ge=0, le=60_000)
     tamper: int = Field(default=5, ge=0, le=10_000)
     label: str | None = None

@@ -63,6 +63,9 @@ def by_family() -> dict[Family, list[SchemeSpec]]:
     return grouped
 
 
+_VARIANT_AXES = ("key_bits", "bits", "curve", "level", "digest")
+
+
 def describe(spec: SchemeSpec) -> dict[str, Any]:
     """JSON-ready description for `cryptobench list --json` and the GUI's scheme tree.
 
@@ -71,7 +74,8 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
     """
     variants = []
     backend = spec.backends[0]
-    choice_param = next((p for p in spec.params if p.choices and not isinstance(p.default, bool)), None)
+    # The axis that changes the security level (size, curve, level), not e.g. the KDF.
+    choice_param = next((p for p in spec.params if p.name in _VARIANT_AXES and p.choices), None)
     values = choice_param.choices if choice_param else (None,)
     for value in values:
         params = {choice_param.name: value} if choice_param else {}
@@ -85,6 +89,8 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
         else:
             continue
         info = scheme.info
+        if any(v["label"] == info.label for v in variants):
+            continue  # an alias of a value already listed (secp256r1 = P-256)
         variants.append({
             "params": {k: v for k, v in info.params.items()},
             "label": info.label,

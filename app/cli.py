@@ -1,0 +1,322 @@
+"""Command line: the headless face of CryptoBench over the same runner as the GUI.
+
+Exit codes: 0 all good; 1 a job or a self-test failed; 2 bad usage or bad input
+(the message names the file, the field and the value). Never a traceback for a
+user's mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 too; keep its one-line style
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cryptobench", description="Benchmark cryptographic schemes as they are deployed.")
+    parser.add_argument("--version", action="version", version=f"cryptobench {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = commands.add_parser("list", help="list every scheme with family, backends, parameters, security")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    commands.add_parser("presets", help="list the built-in profiles")
+
+    p = commands.add_parser("run", help="run a profile file or a preset")
+    p.add_argument("profile", metavar="PROFILE_FILE_OR_PRESET")
+    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = commands.add_parser("history", help="list stored runs")
+    p.add_argument("--store", metavar="PATH", type=Path)
+    p.add_argument("--json", action="store_true")
+
+    p = commands.add_parser("show", help="show a stored run")
+    p.add_argument("run_id", metavar="RUN_ID")
+    p.add_argument("--store", metavar="PATH", type=Path)
+    p.add_argument("--json", action="store_true", help="print the run as results JSON")
+
+    commands.add_parser("selftest", help="known-answer tests for every backend")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
+               "show": cmd_show, "selftest": cmd_selftest}[args.command]
+    try:
+        return handler(args)
+    except UsageError as exc:
+        print(f"cryptobench: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("cryptobench: interrupted", file=sys.stderr)
+        return 130
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _open_store(path: Path | None) -> Any:
+    from app.core.store import Store, StoreError
+
+    try:
+        return Store(path)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def _bytes_per_s(value: float | None) -> str:
+    if not value:
+        return "-"
+    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.3g} B/s"
+
+
+def _write_export(path: Path, text: str) -> None:
+    from app.core.fileio import FileWriteError, atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except FileWriteError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# --- commands -------------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from app.core.schemes import registry
+
+    described = [registry.describe(spec) for spec in registry.all_specs()]
+    if args.json:
+        print(json.dumps(described, indent=2))
+        return EXIT_OK
+    from rich.table import Table
+
+    console = _console()
+    for family in dict.fromkeys(item["family"] for item in described):
+        table = Table(title=family, title_justify="left", expand=False)
+        for column in ("id", "variant", "backends", "classical bits", "PQ cat.", "parameters"):
+            table.add_column(column, overflow="fold")
+        for item in (i for i in described if i["family"] == family):
+            params = "; ".join(
+                f"{p['name']}={'|'.join(map(str, p['choices'])) if p['choices'] else _range(p)}"
+                for p in item["params"]) or "-"
+            for k, v in enumerate(item["variants"]):
+                table.add_row(
+                    item["id"] if k == 0 else "", v["label"] + (" [red](insecure)[/]" if v["insecure"] else ""),
+                    ", ".join(item["backends"]) if k == 0 else "", str(v["classical_bits"]),
+                    str(v["pq_category"]) if v["pq_category"] else "broken", params if k == 0 else "")
+        console.print(table)
+    return EXIT_OK
+
+
+def _range(param: dict[str, Any]) -> str:
+    if isinstance(param["default"], bool):
+        return "true/false"
+    return f"{param['minimum']}..{param['maximum']}"
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    from app.core.profile import ProfileError, load_profile, preset_names
+
+    for name in preset_names():
+        try:
+            profile = load_profile(name)
+            print(f"{name:20s} {len(profile.jobs):3d} jobs  {profile.description}")
+        except ProfileError as exc:
+            print(f"{name:20s} invalid: {exc}")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from app.core import results
+    from app.core.events import JobFinished, Progress, RunStarted
+    from app.core.profile import ProfileError, load_profile, resolve_jobs, with_samples
+    from app.core.runner import Runner
+
+    try:
+        profile = load_profile(args.profile)
+        if args.samples is not None:
+            profile = with_samples(profile, args.samples)
+        resolve_jobs(profile, args.profile)  # validate before opening the store or spawning anything
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    for target in (args.json, args.csv):
+        if target is not None and not (target.parent if str(target.parent) else Path(".")).is_dir():
+            raise UsageError(f"{target}: folder {target.parent} does not exist")
+    store = None if args.no_store else _open_store(args.store)
+    console = _console()
+    cancel = threading.Event()
+    progress_state: dict[int, tuple[int, int]] = {}
+    from rich.progress import BarColumn, Progress as Bar, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
+              TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=args.quiet, transient=True)
+    task = bar.add_task("starting", total=1)
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, RunStarted):
+            bar.update(task, total=event.total_jobs, description=f"run {event.run_id}")
+        elif isinstance(event, Progress):
+            progress_state[event.job_index] = (event.done, event.total)
+            done, total = event.done, max(1, event.total)
+            finished = sum(1 for i in progress_state if i < event.job_index)
+            bar.update(task, completed=min(finished + done / total, bar.tasks[0].total or 1))
+        elif isinstance(event, JobFinished):
+            r = event.result
+            mark = "[green]ok[/]" if r.status == "ok" else f"[red]{r.status}[/]"
+            bar.console.print(f"{mark:>5} {r.label} · {r.message_size} B" + (f" — {r.error}" if r.error else ""))
+            bar.update(task, completed=r.index + 1)
+
+    try:
+        with bar:
+            run = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile).run()
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    finally:
+        if store is not None:
+            store.close()
+    _print_summary(console, run)
+    if args.json:
+        _write_export(args.json, results.to_json(run))
+    if args.csv:
+        _write_export(args.csv, results.to_csv(run))
+    failed = [job for job in run.jobs if job.status != "ok"]
+    where = " (not stored)" if store is None else f" (stored as {run.id})"
+    console.print(f"{len(run.jobs) - len(failed)}/{len(run.jobs)} jobs ok{where}")
+    return EXIT_OK if not failed else EXIT_FAILED
+
+
+def _print_summary(console: Any, run: Any) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{run.name} — run {run.id}")
+    for column in ("job", "size", "metric", "median", "95 % CI", "p95", "CV", "n×batch", "throughput",
+                   "wire", "valid", "tamper", "warnings"):
+        table.add_column(column, overflow="fold")
+    for job in run.jobs:
+        if not job.metrics:
+            table.add_row(job.label, str(job.message_size), "-", job.status, job.error or "", *[""] * 8)
+            continue
+        for i, (name, metric) in enumerate(job.metrics.items()):
+            s = metric.stats
+            ci = f"{_seconds(s.ci95[0])}–{_seconds(s.ci95[1])}" if s.ci95 else "n<6"
+            v = job.validation
+            warn = ", ".join(sorted({w.code.value for w in job.warnings if w.metric in (name, None)}))
+            table.add_row(
+                job.label if i == 0 else "", str(job.message_size) if i == 0 else "", name, _seconds(s.median), ci,
+                _seconds(s.p95), f"{100 * s.cv:.1f} %" if s.cv is not None else "-", f"{s.n}×{metric.batch}",
+                _bytes_per_s(metric.throughput_bytes_per_s),
+                str(job.wire_bytes.get("payload", "-")) if i == 0 else "",
+                f"{v.get('checked', 0) - v.get('failed', 0)}/{v.get('checked', 0)}" if i == 0 else "",
+                (f"{v.get('tamper_rejected', 0)}/{v.get('tamper_tried', 0)}" if v.get("tamper_tried") else "n/a")
+                if i == 0 else "",
+                warn,
+            )
+    console.print(table)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    store = _open_store(args.store)
+    with store:
+        runs = store.list_runs()
+    if args.json:
+        print(json.dumps([r.__dict__ for r in runs], indent=2))
+        return EXIT_OK
+    if not runs:
+        print(f"no runs in {store.path}")
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(title=f"Runs in {store.path}")
+    for column in ("id", "profile", "started", "status", "jobs ok", "machine"):
+        table.add_column(column)
+    for r in runs:
+        table.add_row(r.id, r.name, r.started, r.status, f"{r.ok_jobs}/{r.jobs}", r.host or "")
+    _console().print(table)
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from app.core import results
+
+    store = _open_store(args.store)
+    with store:
+        try:
+            run = store.load_run(args.run_id)
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+    if args.json:
+        sys.stdout.write(results.to_json(run))
+        return EXIT_OK
+    console = _console()
+    env = run.environment
+    cpu = env.get("cpu", {})
+    console.print(f"run {run.id} · {run.name} · {run.status} · {run.started} → {run.finished or '-'}")
+    console.print(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
+                  f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}")
+    _print_summary(console, run)
+    return EXIT_OK
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from app.core.selftest import run_selftests
+
+    results = run_selftests()
+    for r in results:
+        status = "PASS" if r.passed else "FAIL"
+        print(f"{status}  {r.backend:13s} {r.kind:12s} {r.name} — {r.source}" + (f": {r.detail}" if r.detail else ""))
+    failed = sum(1 for r in results if not r.passed)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return EXIT_OK if failed == 0 and results else EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
