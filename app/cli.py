@@ -84,6 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 # --- helpers ---------------------------------------------------------------------------
 
 
+def escape(text: str) -> str:
+    """Labels like "AES-256-GCM [cryptography]" must not be read as rich markup."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def _console() -> Any:
     from rich.console import Console
 
@@ -211,7 +218,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         elif isinstance(event, JobFinished):
             r = event.result
             mark = "[green]ok[/]" if r.status == "ok" else f"[red]{r.status}[/]"
-            bar.console.print(f"{mark:>5} {r.label} · {r.message_size} B" + (f" — {r.error}" if r.error else ""))
+            bar.console.print(f"{mark} {escape(r.label)} · {r.message_size} B"
+                              + (f" — {escape(r.error)}" if r.error else ""))
             bar.update(task, completed=r.index + 1)
 
     try:
@@ -235,32 +243,40 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(console: Any, run: Any) -> None:
-    from rich.table import Table
+    """One block per job: a header line, one line per metric, then its warnings.
 
-    table = Table(title=f"{run.name} — run {run.id}")
-    for column in ("job", "size", "metric", "median", "95 % CI", "p95", "CV", "n×batch", "throughput",
-                   "wire", "valid", "tamper", "warnings"):
-        table.add_column(column, overflow="fold")
+    A block layout rather than a wide table, so it reads in an 80-column terminal
+    and in a CI log alike.
+    """
+    console.print(f"[bold]{escape(run.name)}[/] — run {run.id} — {run.status}"
+                  "   (per metric: median [95 % CI of the median], CV, samples×batch, throughput)")
     for job in run.jobs:
-        if not job.metrics:
-            table.add_row(job.label, str(job.message_size), "-", job.status, job.error or "", *[""] * 8)
-            continue
-        for i, (name, metric) in enumerate(job.metrics.items()):
+        v = job.validation
+        status = "[green]ok[/]" if job.status == "ok" else f"[red]{job.status}[/]"
+        parts = [f"{job.message_size} B", status]
+        if job.wire_bytes:
+            parts.append(f"wire {job.wire_bytes.get('payload')} B")
+        if v.get("checked"):
+            parts.append(f"validated {v['checked'] - v.get('failed', 0)}/{v['checked']}")
+        if v.get("tamper_tried"):
+            parts.append(f"tamper rejected {v['tamper_rejected']}/{v['tamper_tried']}")
+        if job.security.get("insecure"):
+            parts.append("[red]insecure size[/]")
+        console.print(f"\n[bold]{escape(job.label)}[/] · " + " · ".join(parts))
+        if job.error:
+            console.print(f"    [red]{escape(job.error)}[/]")
+        for name, metric in job.metrics.items():
             s = metric.stats
-            ci = f"{_seconds(s.ci95[0])}–{_seconds(s.ci95[1])}" if s.ci95 else "n<6"
-            v = job.validation
-            warn = ", ".join(sorted({w.code.value for w in job.warnings if w.metric in (name, None)}))
-            table.add_row(
-                job.label if i == 0 else "", str(job.message_size) if i == 0 else "", name, _seconds(s.median), ci,
-                _seconds(s.p95), f"{100 * s.cv:.1f} %" if s.cv is not None else "-", f"{s.n}×{metric.batch}",
-                _bytes_per_s(metric.throughput_bytes_per_s),
-                str(job.wire_bytes.get("payload", "-")) if i == 0 else "",
-                f"{v.get('checked', 0) - v.get('failed', 0)}/{v.get('checked', 0)}" if i == 0 else "",
-                (f"{v.get('tamper_rejected', 0)}/{v.get('tamper_tried', 0)}" if v.get("tamper_tried") else "n/a")
-                if i == 0 else "",
-                warn,
-            )
-    console.print(table)
+            ci = f"[{_seconds(s.ci95[0])}, {_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
+            cv = f"{100 * s.cv:.1f}%" if s.cv is not None else "-"
+            line = (f"    {name:<11} {_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
+                    + (f"×{metric.batch}" if metric.batch > 1 else ""))
+            if metric.throughput_bytes_per_s:
+                line += f"  {_bytes_per_s(metric.throughput_bytes_per_s)}"
+            console.print(line)
+        for warning in job.warnings:
+            console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(warning.message)} "
+                          f"— {escape(warning.fix)}")
 
 
 def cmd_history(args: argparse.Namespace) -> int:

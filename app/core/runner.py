@@ -129,15 +129,18 @@ class Runner:
 
     def _empty_result(self, job: ResolvedJob, run_id: str, index: int, size: int, status: str,
                       error: str | None) -> JobResult:
-        scheme = registry.create(job.scheme, job.backend, job.params)
-        info = scheme.info
-        return JobResult(
+        result = JobResult(
             id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-            label=job.label, family=info.family.value, mode=job.mode, message_size=size, status=status,
-            error=error, security={"classical_bits": info.security.classical_bits,
-                                   "pq_category": info.security.pq_category, "insecure": info.insecure},
-            notes=list(info.notes),
+            label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
         )
+        try:
+            info = registry.create(job.scheme, job.backend, job.params).info
+        except (KeyError, ValueError):
+            return result  # the child reports why; the metadata is simply unknown
+        result.security = {"classical_bits": info.security.classical_bits,
+                           "pq_category": info.security.pq_category, "insecure": info.insecure}
+        result.notes = list(info.notes)
+        return result
 
 
 class _ChildSupervisor:

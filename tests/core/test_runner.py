@@ -1,0 +1,131 @@
+"""The runner with real child processes: results, store, cancel, a killed worker."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from app.core.events import JobFinished, JobStarted, Progress, RunFinished, RunStarted, SampleBatch
+from app.core.profile import parse_profile
+from app.core.results import RunResult, to_csv, to_json
+from app.core.runner import Runner
+from app.core.store import Store
+
+TINY = {
+    "name": "tiny",
+    "jobs": [
+        {"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [18, 1024], "samples": 5, "warmup": 1,
+         "keygen_samples": 2, "tamper": 2},
+        {"scheme": "sha256", "backend": "cryptography", "message_sizes": [64], "samples": 5, "warmup": 1},
+    ],
+}
+JSON_JOB_KEYS = {"id", "scheme", "backend", "params", "mode", "message_size", "status", "error", "metrics",
+                 "throughput_bytes_per_s", "wire_bytes", "cpu", "memory", "validation", "warnings"}
+JSON_METRIC_KEYS = {"unit", "n", "mean", "median", "std", "min", "max", "p95", "p99", "ci95", "outliers"}
+
+
+def _workers() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True)
+            if not any("resource_tracker" in part for part in p.cmdline())]
+
+
+def test_run_produces_validated_results_in_store_and_contract(tmp_path: Path) -> None:
+    events: list[Any] = []
+    with Store(tmp_path / "r.sqlite3") as store:
+        run = Runner(parse_profile(TINY), store=store, on_event=events.append).run()
+        stored = store.load_run(run.id)
+    assert run.status == "finished"
+    assert [job.status for job in run.jobs] == ["ok", "ok", "ok"]
+    assert [job.message_size for job in run.jobs] == [18, 1024, 64]
+    for job in run.jobs:
+        assert job.validation["checked"] > 0 and job.validation["failed"] == 0
+        assert job.validation["tamper_rejected"] == job.validation["tamper_tried"] > 0
+    assert stored.to_dict() == run.to_dict()
+    kinds = [type(e) for e in events]
+    assert kinds[0] is RunStarted and kinds[-1] is RunFinished
+    assert kinds.count(JobFinished) == 3
+    assert {e.job_index for e in events if isinstance(e, JobStarted)} == {0, 1, 2}
+    assert any(isinstance(e, SampleBatch) and e.job_index == 1 for e in events)
+    assert any(isinstance(e, Progress) for e in events)
+
+    data = json.loads(to_json(run))
+    assert data["format_version"] == 1
+    assert set(data["run"]) >= {"id", "started", "finished", "status", "environment", "profile"}
+    for job in data["jobs"]:
+        assert set(job) >= JSON_JOB_KEYS
+        assert set(job["validation"]) == {"checked", "failed", "tamper_tried", "tamper_rejected"}
+        for metric in job["metrics"].values():
+            assert set(metric) >= JSON_METRIC_KEYS
+            assert metric["unit"] == "s"
+    aes = data["jobs"][1]
+    assert set(aes["metrics"]) == {"keygen", "encrypt", "decrypt"}
+    assert aes["throughput_bytes_per_s"] == pytest.approx(1024 / aes["metrics"]["encrypt"]["median"])
+    assert RunResult.from_dict(data).to_dict() == data
+    rows = to_csv(run).splitlines()
+    assert rows[0].startswith("run_id,job_id,scheme")
+    assert len(rows) == 1 + 3 + 3 + 1  # header + aes 2x(keygen, encrypt, decrypt) + sha256 hash
+
+
+def test_cancel_kills_the_worker_and_marks_jobs_cancelled(tmp_path: Path) -> None:
+    cancel = threading.Event()
+    seen_worker: list[int] = []
+    slow = {"name": "slow", "jobs": [
+        {"scheme": "rsa-oaep", "params": {"bits": 4096}, "message_sizes": [32], "keygen_samples": 50,
+         "samples": 50},
+        {"scheme": "sha256", "message_sizes": [64], "samples": 3},
+    ]}
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, (SampleBatch, Progress)) and not cancel.is_set():
+            seen_worker.extend(p.pid for p in _workers())
+            cancel.set()
+
+    with Store(tmp_path / "r.sqlite3") as store:
+        run = Runner(parse_profile(slow), store=store, on_event=on_event, cancel=cancel).run()
+        summary = store.list_runs()[0]
+    assert seen_worker, "the worker process was never observed"
+    assert run.status == "cancelled" and summary.status == "cancelled"
+    assert [job.status for job in run.jobs] == ["cancelled", "cancelled"]
+    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+                   for pid in seen_worker)
+
+
+def test_killed_worker_fails_its_job_and_the_run_goes_on(tmp_path: Path) -> None:
+    killed: list[int] = []
+    profile = {"name": "kill", "jobs": [
+        {"scheme": "rsa-oaep", "params": {"bits": 4096}, "message_sizes": [32], "keygen_samples": 50},
+        {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
+    ]}
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, (SampleBatch, Progress)) and event.job_index == 0 and not killed:
+            for worker in _workers():
+                worker.send_signal(signal.SIGKILL)
+                killed.append(worker.pid)
+
+    with Store(tmp_path / "r.sqlite3") as store:
+        run = Runner(parse_profile(profile), store=store, on_event=on_event).run()
+        stored = store.load_run(run.id)
+    assert killed
+    assert run.jobs[0].status == "failed"
+    assert "SIGKILL" in (run.jobs[0].error or "")
+    assert run.jobs[1].status == "ok"
+    assert [job.status for job in stored.jobs] == ["failed", "ok"]
+    assert run.status == "finished"
+
+
+def test_scheme_failure_inside_child_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error the child cannot recover from arrives as a failed job with its message."""
+    profile = parse_profile({"name": "x", "jobs": [{"scheme": "sha256", "message_sizes": [8], "samples": 2}]})
+    runner = Runner(profile)
+    # Corrupt the plan after validation: the child must report, not hang or crash the run.
+    object.__setattr__(runner.jobs[0], "params", {"bogus": 1})
+    run = runner.run()
+    assert run.jobs[0].status == "failed"
+    assert "bogus" in (run.jobs[0].error or "")
