@@ -15,6 +15,12 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from Crypto.Hash import SHA256 as PycryptodomeSHA256
+from Crypto.Hash import SHA384 as PycryptodomeSHA384
+from Crypto.Protocol.KDF import HKDF as PycryptodomeHKDF
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF as CryptographyHKDF
+
 from app.core.schemes.base import PayloadFormatError
 
 
@@ -130,6 +136,11 @@ class PycryptodomeEc(DhGroup):
             peer = self._ECC.import_key(peer_public, curve_name=self._curve)
         except ValueError as exc:
             raise PayloadFormatError(f"invalid {self.name} public key: {exc}") from None
+        # pycryptodome decodes 04 || 00..00 as the point at infinity (its (0, 0)
+        # convention) and import_key accepts it; key_agreement would then raise a
+        # bare ValueError. Reject the identity here, as a format error.
+        if peer.pointQ.is_point_at_infinity():
+            raise PayloadFormatError(f"{self.name} public key is the point at infinity")
         shared: bytes = self._agree(static_priv=private, static_pub=peer, kdf=lambda z: z)
         return shared
 
@@ -293,15 +304,10 @@ def derive_key(kdf: str, shared: bytes, backend: str, length: int = 32, info: by
         if length != 32:
             raise ValueError("the sha256 KDF gives exactly 32 bytes")
         return hashlib.sha256(shared).digest()
-    digest = kdf.removeprefix("hkdf-")
+    sha256 = kdf == "hkdf-sha256"
     if backend == "pycryptodome" or backend == "tinyec":
-        from Crypto.Hash import SHA256, SHA384
-        from Crypto.Protocol.KDF import HKDF
-
-        key: bytes = HKDF(shared, length, b"", SHA256 if digest == "sha256" else SHA384, context=info)
+        key: bytes = PycryptodomeHKDF(shared, length, b"", PycryptodomeSHA256 if sha256 else PycryptodomeSHA384,
+                                      context=info)
         return key
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.kdf.hkdf import HKDF as CryptoHKDF
-
-    algorithm = hashes.SHA256() if digest == "sha256" else hashes.SHA384()
-    return CryptoHKDF(algorithm=algorithm, length=length, salt=None, info=info).derive(shared)
+    algorithm = hashes.SHA256() if sha256 else hashes.SHA384()
+    return CryptographyHKDF(algorithm=algorithm, length=length, salt=None, info=info).derive(shared)

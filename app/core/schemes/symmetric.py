@@ -7,9 +7,10 @@ family's "encrypt" means the same bytes on the wire: nonce || ciphertext || tag.
 
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from Crypto.Cipher import AES, ChaCha20_Poly1305
 from cryptography.exceptions import InvalidTag
@@ -50,21 +51,19 @@ class NonceSequence:
     repeat unlikely), and it is cheaper than asking the OS for randomness on every
     message, so the timed seal measures the cipher rather than `os.urandom`. The
     random prefix keeps two senders that happen to share a key apart. This is the
-    construction of RFC 5116 section 3.2 / TLS 1.3's per-record nonce.
+    construction of RFC 5116 section 3.2 / TLS 1.3's per-record nonce. 2^64
+    messages under one key would take centuries at a nanosecond each, so the
+    counter is not checked for wrap-around on the hot path.
     """
 
-    __slots__ = ("_prefix", "_counter")
+    __slots__ = ("prefix", "counter")
 
     def __init__(self) -> None:
-        self._prefix = secrets.randbits(32) << 64
-        self._counter = 0
+        self.prefix = secrets.randbits(32) << 64
+        self.counter = itertools.count()
 
     def next(self) -> bytes:
-        if self._counter >= 1 << 64:
-            raise OverflowError("nonce space exhausted for this key; rekey")
-        value = self._prefix | self._counter
-        self._counter += 1
-        return value.to_bytes(NONCE_LEN, "big")
+        return (self.prefix | next(self.counter)).to_bytes(NONCE_LEN, "big")
 
 
 class AeadKey:
@@ -78,7 +77,7 @@ class AeadKey:
             cipher = AESGCM(key) if algorithm == "aes-gcm" else ChaCha20Poly1305(key)
             self._encrypt = cipher.encrypt
             self._decrypt = cipher.decrypt
-            self.seal = self._seal_cryptography  # type: ignore[method-assign]
+            self.seal = _cryptography_sealer(cipher.encrypt, self._nonces)  # type: ignore[method-assign]
             self.open = self._open_cryptography  # type: ignore[method-assign]
         elif backend == "pycryptodome":
             if algorithm == "aes-gcm":
@@ -97,10 +96,6 @@ class AeadKey:
 
     def open(self, payload: Buffer) -> bytes:  # pragma: no cover - replaced
         raise NotImplementedError
-
-    def _seal_cryptography(self, plaintext: Buffer) -> Payload:
-        nonce = self._nonces.next()
-        return (nonce, self._encrypt(nonce, plaintext, None))
 
     def _open_cryptography(self, payload: Buffer) -> bytes:
         if len(payload) < AEAD_OVERHEAD:
@@ -124,6 +119,19 @@ class AeadKey:
             return self._new(bytes(view[:NONCE_LEN])).decrypt_and_verify(view[NONCE_LEN:-TAG_LEN], view[-TAG_LEN:])
         except ValueError:
             raise AuthenticationError("MAC check failed") from None
+
+
+def _cryptography_sealer(encrypt: Callable[[bytes, Buffer, None], bytes],
+                         nonces: NonceSequence) -> Callable[[Buffer], Payload]:
+    """The hot path of every OpenSSL AEAD seal, as a closure: no attribute lookups
+    or method dispatch beyond what the cipher call itself needs."""
+    prefix, counter = nonces.prefix, nonces.counter
+
+    def seal(plaintext: Buffer) -> Payload:
+        nonce = (prefix | next(counter)).to_bytes(NONCE_LEN, "big")
+        return (nonce, encrypt(nonce, plaintext, None))
+
+    return seal
 
 
 def aead_tamper_spots(payload_len: int, prefix: int = 0) -> list[TamperSpot]:
