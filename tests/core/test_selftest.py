@@ -58,10 +58,6 @@ def test_every_check_passes_on_this_machine(run: _Run) -> None:
     assert _failures(run.results) == {}
 
 
-def test_the_whole_selftest_takes_under_five_seconds(run: _Run) -> None:
-    assert run.seconds < 5.0, f"run_selftests() took {run.seconds:.2f} s"
-
-
 def test_one_result_per_registered_check_in_order(run: _Run) -> None:
     assert [r.name for r in run.results] == [c.name for c in selftest.CHECKS]
     assert all(isinstance(r, SelftestResult) for r in run.results)

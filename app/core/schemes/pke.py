@@ -48,12 +48,22 @@ def factoring_strength(bits: int) -> int:
     SP 800-57's table where it has the size, otherwise the GNFS work estimate of
     NIST SP 800-56B Rev. 2 Appendix D rounded to a multiple of 8 (4096 -> 152).
     For toy sizes the estimate is only indicative: such keys are broken in seconds.
+    The estimate is clamped between the table strengths of the nearest listed sizes,
+    so the result never decreases with the size (the raw estimate gives 200 just
+    below 7680 bits, which the table rates 192).
     """
     if bits in _TABLE_STRENGTH:
         return _TABLE_STRENGTH[bits]
     ln_n = bits * math.log(2)
     estimate = (1.923 * (ln_n ** (1 / 3)) * (math.log(ln_n) ** (2 / 3)) - 4.69) / math.log(2)
-    return max(8, int(round(estimate / 8) * 8))
+    strength = max(8, int(round(estimate / 8) * 8))
+    below = [s for size, s in _TABLE_STRENGTH.items() if size < bits]
+    above = [s for size, s in _TABLE_STRENGTH.items() if size > bits]
+    if below:
+        strength = max(strength, max(below))
+    if above:
+        strength = min(strength, min(above))
+    return strength
 
 
 class BlockCipher(abc.ABC):
