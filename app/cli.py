@@ -277,6 +277,31 @@ def _print_summary(console: Any, run: Any) -> None:
         for warning in job.warnings:
             console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(warning.message)} "
                           f"— {escape(warning.fix)}")
+    _print_table(console, run)
+
+
+def _print_table(console: Any, run: Any) -> None:
+    """The one-glance summary: a row per job with its main operation's median."""
+    from rich.table import Table
+
+    from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
+
+    table = Table(title="Summary (median per operation)", title_justify="left")
+    for column, justify in (("job", "left"), ("size", "right"), ("operation", "left"), ("median", "right"),
+                            ("reverse", "right"), ("status", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for job in run.jobs:
+        family = Family(job.family) if job.family else None
+        seal = SEAL_METRIC.get(family) if family else None
+        reverse = OPEN_METRIC.get(family) if family else None
+        forward = job.metrics.get(seal) if seal else None
+        back = job.metrics.get(reverse) if reverse else None
+        table.add_row(
+            escape(job.label), str(job.message_size), f"{seal}/{reverse}" if reverse else (seal or "-"),
+            _seconds(forward.stats.median) if forward else "-", _seconds(back.stats.median) if back else "-",
+            "ok" if job.status == "ok" else f"[red]{job.status}[/]")
+    console.print()
+    console.print(table)
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -101,6 +101,9 @@ class Runner:
                         self.store.add_job(run.id, result)
                     self.on_event(JobFinished(result.index, result))
                 next_index += len(job.message_sizes)
+        except KeyboardInterrupt:
+            self.cancel.set()  # Ctrl-C: the run is cancelled, not failed
+            raise
         finally:
             run.finished = now_iso()
             if self.cancel.is_set():
