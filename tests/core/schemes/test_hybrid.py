@@ -140,7 +140,7 @@ def test_every_message_gets_a_fresh_key(scheme_id: str, backend: str, params: di
                                                    ("ecies", {"curve": "X25519"})])
 def test_backends_interoperate(scheme_id: str, params: dict[str, Any], receiver_backend: str,
                                sender_backend: str) -> None:
-    receiving, _, receiver, public = combo_session(scheme_id, receiver_backend, params)
+    _, _, receiver, public = combo_session(scheme_id, receiver_backend, params)
     sender = registry.create(scheme_id, sender_backend, params).new_sender()
     sender.handshake(public)
     message = os.urandom(500)
