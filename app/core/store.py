@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import platformdirs
 import psutil
@@ -189,6 +188,3 @@ class Store:
             "SELECT result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,))]
         return RunResult(id=row[0], started=row[1], finished=row[2], status=row[3],
                          environment=json.loads(row[4]), profile=json.loads(row[5]), jobs=jobs)
-
-    def runs_table(self) -> list[dict[str, Any]]:
-        return [s.__dict__ for s in self.list_runs()]

@@ -75,7 +75,6 @@ class AeadKey:
         self._nonces = NonceSequence()
         if backend == "cryptography":
             cipher = AESGCM(key) if algorithm == "aes-gcm" else ChaCha20Poly1305(key)
-            self._encrypt = cipher.encrypt
             self._decrypt = cipher.decrypt
             self.seal = _cryptography_sealer(cipher.encrypt, self._nonces)  # type: ignore[method-assign]
             self.open = self._open_cryptography  # type: ignore[method-assign]
