@@ -22,7 +22,6 @@ from app.core.schemes.base import (
     SchemeSpec,
     Security,
     Sender,
-    TamperSpot,
 )
 from app.core.schemes.dh import (
     CURVE_ALIASES,
@@ -35,7 +34,7 @@ from app.core.schemes.dh import (
     group_backends,
     group_security_bits,
 )
-from app.core.schemes.symmetric import AEAD_OVERHEAD, AeadKey, aead_tamper_spots
+from app.core.schemes.symmetric import AeadKey, AeadPayloadScheme
 
 #: tinyec does only the curve arithmetic; the KDF and AES-GCM around it come from
 #: pycryptodome, as in the pure-Python scripts tinyec users write.
@@ -74,7 +73,7 @@ class _KaReceiver(Receiver):
         raise RuntimeError("handshake() must run before open()")
 
 
-class KeyAgreementScheme(Scheme):
+class KeyAgreementScheme(AeadPayloadScheme):
     def __init__(self, scheme_id: str, group_name: str, backend: str, kdf: str,
                  params: Mapping[str, ParamValue]) -> None:
         self.group: DhGroup = dh_group(group_name, backend)
@@ -106,12 +105,6 @@ class KeyAgreementScheme(Scheme):
 
     def new_receiver(self) -> Receiver:
         return _KaReceiver(self)
-
-    def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
-        return aead_tamper_spots(payload_len)
-
-    def payload_overhead(self, plaintext_len: int) -> int:
-        return AEAD_OVERHEAD
 
 
 KDF_PARAM = ParamSpec("kdf", "hkdf-sha256", KDFS, help="how the shared secret becomes the AES-256 key")

@@ -141,6 +141,20 @@ def aead_tamper_spots(payload_len: int, prefix: int = 0) -> list[TamperSpot]:
     return spots
 
 
+class AeadPayloadScheme(Scheme):
+    """A scheme whose payload is exactly one AEAD message: nonce || ciphertext || tag.
+
+    Shared by the pre-shared-key AEADs and the key agreements, which differ only in
+    how both ends come to hold the key.
+    """
+
+    def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
+        return aead_tamper_spots(payload_len)
+
+    def payload_overhead(self, plaintext_len: int) -> int:
+        return AEAD_OVERHEAD
+
+
 class _PresharedSender(Sender):
     def __init__(self, scheme: AeadScheme) -> None:
         self._scheme = scheme
@@ -173,7 +187,7 @@ class _PresharedReceiver(Receiver):
         raise RuntimeError("setup() must run before open()")
 
 
-class AeadScheme(Scheme):
+class AeadScheme(AeadPayloadScheme):
     """AES-GCM or ChaCha20-Poly1305 with a pre-shared key."""
 
     def __init__(self, algorithm: str, backend: str, key_bits: int) -> None:
@@ -198,12 +212,6 @@ class AeadScheme(Scheme):
 
     def new_receiver(self) -> Receiver:
         return _PresharedReceiver(self)
-
-    def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
-        return aead_tamper_spots(payload_len)
-
-    def payload_overhead(self, plaintext_len: int) -> int:
-        return AEAD_OVERHEAD
 
 
 def _aes_gcm(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
