@@ -93,6 +93,8 @@ class SizeMeasured:
     wire_bytes: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: A remote receiver's own CPU/RSS report (loopback processes are sampled locally).
+    receiver_resources: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)

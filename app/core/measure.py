@@ -100,31 +100,35 @@ class ResourceSeries:
 
 
 class ResourceSampler:
-    """Samples a child process's CPU % and RSS from the supervising process.
+    """Samples CPU % and RSS of a job's processes from the supervising process.
 
-    Runs as a thread of the supervisor, never inside the measured process. It also
+    Runs as one thread of the supervisor, never inside a measured process. It also
     records the CPU used by everything else on the machine (system total minus the
-    child), the evidence behind the "machine busy" warning. A job shorter than one
-    interval gets no CPU sample: the summary then says 0 samples instead of
-    inventing a 0 % reading.
+    job's own processes, so a loopback sender does not count its receiver as
+    "other load"): the evidence behind the "machine busy" warning. A job shorter
+    than one interval gets no CPU sample: the summary then says 0 samples instead
+    of inventing a 0 % reading.
+
+    Args:
+        processes: role -> pid ("worker", or "sender" and "receiver").
     """
 
-    def __init__(self, pid: int, role: str, interval: float = 0.1,
+    def __init__(self, processes: dict[str, int], interval: float = 0.1,
                  on_sample: Callable[[str, float, float, int], None] | None = None) -> None:
         if interval < 0.1:
             raise ValueError("sampling interval must be at least 100 ms")
-        self.series = ResourceSeries(role)
-        self._process = psutil.Process(pid)
+        self.series = {role: ResourceSeries(role) for role in processes}
+        self._processes = {role: psutil.Process(pid) for role, pid in processes.items()}
         self._interval = interval
         self._on_sample = on_sample
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"sampler-{role}", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name="sampler-" + "-".join(processes), daemon=True)
         self._cores = psutil.cpu_count() or 1
 
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self) -> ResourceSeries:
+    def stop(self) -> dict[str, ResourceSeries]:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=2)
@@ -132,21 +136,30 @@ class ResourceSampler:
 
     def _loop(self) -> None:
         start = time.monotonic()
-        try:
-            self._process.cpu_percent(None)
-            psutil.cpu_percent(None)
-            while not self._stop.wait(self._interval):
-                with self._process.oneshot():
-                    cpu = self._process.cpu_percent(None)
-                    rss = self._process.memory_info().rss
-                # System-wide percent is of all cores; convert to "one core" units.
-                system = psutil.cpu_percent(None) * self._cores
-                t = time.monotonic() - start
-                self.series.times.append(t)
-                self.series.cpu_percent.append(cpu)
-                self.series.rss_bytes.append(rss)
-                self.series.other_cpu_percent.append(max(0.0, system - cpu))
+        alive = dict(self._processes)
+        for process in list(alive.values()):
+            try:
+                process.cpu_percent(None)
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                pass
+        psutil.cpu_percent(None)
+        while alive and not self._stop.wait(self._interval):
+            readings: dict[str, tuple[float, int]] = {}
+            for role, process in list(alive.items()):
+                try:
+                    with process.oneshot():
+                        readings[role] = (process.cpu_percent(None), process.memory_info().rss)
+                except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                    del alive[role]  # the process ended; what was sampled stands
+            # System-wide percent is of all cores; convert to "one core" units.
+            system = psutil.cpu_percent(None) * self._cores
+            ours = sum(cpu for cpu, _ in readings.values())
+            t = time.monotonic() - start
+            for role, (cpu, rss) in readings.items():
+                series = self.series[role]
+                series.times.append(t)
+                series.cpu_percent.append(cpu)
+                series.rss_bytes.append(rss)
+                series.other_cpu_percent.append(max(0.0, system - ours))
                 if self._on_sample is not None:
-                    self._on_sample(self.series.role, t, cpu, rss)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            return  # the process ended; what was sampled stands
+                    self._on_sample(role, t, cpu, rss)

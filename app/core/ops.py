@@ -65,7 +65,7 @@ class ValidationFailed(Exception):
     """An operation produced a wrong result: the job fails, the number is not kept."""
 
 
-class _Recorder:
+class SampleRecorder:
     """Collects one metric's samples and forwards them in batches."""
 
     def __init__(self, emit: Emit, job_index: int, metric: str, raw: RawMetric) -> None:
@@ -129,7 +129,7 @@ class OperationsBenchmark:
         if output_bytes:
             count = max(1, min(count, BATCH_BYTES // output_bytes))
         raw = RawMetric(batch=count)
-        recorder = _Recorder(self.emit, self.plan.job_index, metric, raw)
+        recorder = SampleRecorder(self.emit, self.plan.job_index, metric, raw)
         checked = 0
         for i in range(warmup + samples):
             inputs = [make_input() for _ in range(count)]

@@ -23,6 +23,8 @@ from app.core.fileio import atomic_write_text
 from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamValue
+from app.core.session.protocol import job_capacity
+from app.core.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 
 FORMAT_VERSION = 1
 #: Migrations from an older format: version -> function upgrading a dict by one step.
@@ -34,7 +36,7 @@ MAX_MESSAGE_SIZE = 1 << 30  # 1 GiB: beyond this a single message is not a bench
 #: joined payload, opened plaintext, the batch's outputs, slack for the library).
 MEMORY_COPIES = 6
 MODES = ("operations", "loopback", "remote")
-IMPLEMENTED_MODES = ("operations",)
+SESSION_MODES = ("loopback", "remote")
 
 
 class ProfileError(ValueError):
@@ -217,9 +219,13 @@ def load_profile(name_or_path: str | Path) -> Profile:
 # --- meaning checks ------------------------------------------------------------------
 
 
-def resolve_jobs(profile: Profile, source: str | None = None,
-                 available_memory: int | None = None) -> list[ResolvedJob]:
-    """Check every job against the registry and this machine; ProfileError on the first problem."""
+def resolve_jobs(profile: Profile, source: str | None = None, available_memory: int | None = None,
+                 has_remote: bool = False) -> list[ResolvedJob]:
+    """Check every job against the registry and this machine; ProfileError on the first problem.
+
+    `has_remote` says whether a `cryptobench serve` receiver was given for jobs in
+    mode "remote".
+    """
     resolved: list[ResolvedJob] = []
     seen: dict[tuple[Any, ...], int] = {}
     memory = available_memory if available_memory is not None else psutil.virtual_memory().available
@@ -241,9 +247,9 @@ def resolve_jobs(profile: Profile, source: str | None = None,
             scheme = spec.create(backend, job.params)
         except ValueError as exc:
             raise fail("params", str(exc)) from None
-        if job.mode not in IMPLEMENTED_MODES:
-            raise fail("mode", f"mode {json.dumps(job.mode)} is not available in this version "
-                               f"(available: {', '.join(IMPLEMENTED_MODES)})")
+        if job.mode == "remote" and not has_remote:
+            raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
+                               "and run with --remote HOST:PORT --token-file FILE")
         info = scheme.info
         if info.fixed_message_size is not None:
             if job.message_sizes is not None:
@@ -259,6 +265,14 @@ def resolve_jobs(profile: Profile, source: str | None = None,
                 raise fail(f"message_sizes[{k}]",
                            f"a {size}-byte message does not fit one {info.label} block (at most "
                            f"{info.max_plaintext} bytes); set params.chunked to true to split it")
+            if job.mode in SESSION_MODES:
+                if size > MAX_SESSION_MESSAGE:
+                    raise fail(f"message_sizes[{k}]", f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
+                                                      f"(got {size} bytes); use mode operations for larger ones")
+                frame = job_capacity(scheme, [size])
+                if frame > HARD_MAX_FRAME:
+                    raise fail(f"message_sizes[{k}]", f"a {size}-byte message becomes a {_human(frame)} payload "
+                                                      f"with {info.label}, over the {_human(HARD_MAX_FRAME)} frame cap")
             needed = size * MEMORY_COPIES
             if needed > memory * 0.8:
                 raise fail(f"message_sizes[{k}]",
@@ -279,6 +293,13 @@ def resolve_jobs(profile: Profile, source: str | None = None,
             label=job.label or f"{info.label} [{backend}]", family=info.family,
         ))
     return resolved
+
+
+def with_mode(profile: Profile, mode: str) -> Profile:
+    """The same profile with every job in `mode` (CLI --remote runs every job against the server)."""
+    if mode not in MODES:
+        raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})", field="mode")
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"mode": mode}) for job in profile.jobs]})
 
 
 def with_samples(profile: Profile, samples: int) -> Profile:

@@ -11,8 +11,10 @@ finished job is written to the store before the next one starts.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection as mp_connection
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
@@ -40,7 +42,10 @@ from app.core.ops import OpsPlan, child_main
 from app.core.profile import Profile, ResolvedJob, resolve_jobs
 from app.core.results import JobResult, MetricResult, RunResult
 from app.core.schemes import registry
-from app.core.schemes.base import SEAL_METRIC, OPEN_METRIC, Family
+from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
+from app.core.session.protocol import TOKEN_BYTES
+from app.core.session.receiver import ReceiverPlan, receiver_main
+from app.core.session.sender import RemoteTarget, SessionPlan, sender_main
 from app.core.store import Store
 
 EventHandler = Callable[[Any], None]
@@ -49,6 +54,11 @@ EventHandler = Callable[[Any], None]
 POLL_SECONDS = 0.05
 #: A child asked to stop gets this long to exit before it is killed.
 TERMINATE_GRACE_SECONDS = 1.0
+#: How long a loopback receiver may take to start listening (a cold spawn on a
+#: loaded 2-core machine takes about a second).
+PORT_TIMEOUT_SECONDS = 30.0
+#: After the sender is gone, how long the receiver may take to report its outcome.
+RECEIVER_GRACE_SECONDS = 2.0
 
 
 def now_iso() -> str:
@@ -69,12 +79,15 @@ class Runner:
         cancel: set it to stop; the running job's processes are killed and the job
             and every job after it are marked cancelled.
         source: the profile's file name, for error messages.
+        remote: the `cryptobench serve` receiver that jobs in mode "remote" talk to.
     """
 
     def __init__(self, profile: Profile, *, store: Store | None = None, on_event: EventHandler | None = None,
-                 cancel: threading.Event | None = None, source: str | None = None) -> None:
+                 cancel: threading.Event | None = None, source: str | None = None,
+                 remote: RemoteTarget | None = None) -> None:
         self.profile = profile
-        self.jobs: list[ResolvedJob] = resolve_jobs(profile, source)
+        self.remote = remote
+        self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
         self.store = store
         self.on_event = on_event or (lambda event: None)
         self.cancel = cancel or threading.Event()
@@ -124,11 +137,7 @@ class Runner:
         if self.cancel.is_set():
             return [self._empty_result(job, run_id, base_index + i, size, "cancelled", "cancelled before start")
                     for i, size in enumerate(sizes)]
-        plan = OpsPlan(job_index=base_index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-                       message_sizes=list(sizes), samples=job.samples, warmup=job.warmup,
-                       keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper)
-        supervisor = _ChildSupervisor(self, job, run_id, base_index)
-        return supervisor.execute(plan)
+        return _ChildSupervisor(self, job, run_id, base_index).execute()
 
     def _empty_result(self, job: ResolvedJob, run_id: str, index: int, size: int, status: str,
                       error: str | None) -> JobResult:
@@ -147,7 +156,13 @@ class Runner:
 
 
 class _ChildSupervisor:
-    """Spawns, watches and (on cancel) kills one job's child process."""
+    """Spawns, watches and (on cancel) kills one job's child processes.
+
+    Operations mode: one "worker". Loopback: a "receiver" that reports the port it
+    bound, then a "sender" that connects to it. Remote: a "sender" only. The
+    process that measures (worker or sender) sends events; a loopback receiver
+    sends only its port, log lines and its outcome.
+    """
 
     def __init__(self, runner: Runner, job: ResolvedJob, run_id: str, base_index: int) -> None:
         self.runner, self.job, self.run_id, self.base = runner, job, run_id, base_index
@@ -155,53 +170,132 @@ class _ChildSupervisor:
         self.results: dict[int, JobResult] = {}
         self.window_start: dict[int, float] = {}
         self.child_error: str | None = None
+        self.receiver_error: str | None = None
+        self.processes: dict[str, Any] = {}
+        self.pipes: dict[str, Any] = {}
+        self.sampler: ResourceSampler | None = None
+        self._context = multiprocessing.get_context("spawn")
 
     def emit(self, event: Any) -> None:
         self.runner.on_event(event)
 
-    def execute(self, plan: OpsPlan) -> list[JobResult]:
-        context = multiprocessing.get_context("spawn")
-        receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=child_main, args=(send, plan), name=f"cryptobench-job-{self.base}",
-                                  daemon=True)
+    def _start(self, role: str, target: Callable[..., None], plan: Any) -> None:
+        receive, send = self._context.Pipe(duplex=False)
+        process = self._context.Process(target=target, args=(send, plan), daemon=True,
+                                        name=f"cryptobench-job-{self.base}-{role}")
+        self.processes[role] = process
+        self.pipes[role] = receive
+        process.start()
+        send.close()  # the child holds the only writer: EOF here means it is gone
+
+    def _session_plan(self, host: str, port: int, token: bytes) -> SessionPlan:
+        job = self.job
+        return SessionPlan(job_index=self.base, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+                           message_sizes=list(job.message_sizes), samples=job.samples, warmup=job.warmup,
+                           keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
+                           host=host, port=port, token=token)
+
+    def execute(self) -> list[JobResult]:
+        job = self.job
         cancelled = False
-        exitcode: int | None = None
-        sampler: ResourceSampler | None = None
+        exitcodes: dict[str, int | None] = {}
         try:
-            process.start()
-            send.close()  # the child holds the only writer: EOF here means it is gone
-            sampler = ResourceSampler(process.pid, "worker", on_sample=self._on_resource)
-            sampler.start()
-            self.emit(JobStarted(self.base, self.job.label, self.job.message_sizes[0]))
-            while True:
-                if self.runner.cancel.is_set():
-                    cancelled = True
-                    break
-                if receive.poll(POLL_SECONDS):
-                    try:
-                        message = receive.recv()
-                    except (EOFError, OSError):
-                        break
-                    self._handle(message, sampler.series)
-                elif not process.is_alive():
-                    # Drain anything sent just before exit, then stop.
-                    while receive.poll(0):
-                        try:
-                            self._handle(receive.recv(), sampler.series)
-                        except (EOFError, OSError):
-                            break
-                    break
+            if job.mode == "operations":
+                self._start("worker", child_main, OpsPlan(
+                    job_index=self.base, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+                    message_sizes=list(job.message_sizes), samples=job.samples, warmup=job.warmup,
+                    keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper))
+                main = "worker"
+            elif job.mode == "loopback":
+                token = secrets.token_bytes(TOKEN_BYTES)
+                self._start("receiver", receiver_main, ReceiverPlan(token))
+                port = self._wait_for_port()
+                if port is None:
+                    cancelled = self.runner.cancel.is_set()
+                    return self._finish(self._stop_all(), cancelled)
+                self._start("sender", sender_main, self._session_plan("127.0.0.1", port, token))
+                main = "sender"
+            else:
+                remote = self.runner.remote
+                if remote is None:  # resolve_jobs refuses this; kept as a clear error
+                    self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
+                    return self._finish({}, False)
+                self._start("sender", sender_main, self._session_plan(remote.host, remote.port, remote.token))
+                main = "sender"
+            self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()},
+                                           on_sample=self._on_resource)
+            self.sampler.start()
+            self.emit(JobStarted(self.base, job.label, job.message_sizes[0]))
+            cancelled = self._pump(main)
         finally:
-            if sampler is not None:
-                sampler.stop()
-            exitcode = _stop_process(process)
-            receive.close()
-        return self._finish(exitcode, cancelled)
+            if self.sampler is not None:
+                self.sampler.stop()
+            exitcodes = self._stop_all()
+        return self._finish(exitcodes, cancelled)
+
+    def _wait_for_port(self) -> int | None:
+        """The loopback receiver's bound port, or None (cancelled, or it failed)."""
+        pipe = self.pipes["receiver"]
+        deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.runner.cancel.is_set():
+                return None
+            if pipe.poll(POLL_SECONDS):
+                try:
+                    kind, value = pipe.recv()
+                except (EOFError, OSError):
+                    break
+                if kind == "port":
+                    return int(value)
+                if kind == "error":
+                    self.receiver_error = str(value)
+                    return None
+        self.receiver_error = self.receiver_error or f"receiver did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
+        return None
+
+    def _pump(self, main: str) -> bool:
+        """Relay messages until the measuring process is done; True if cancelled."""
+        open_pipes = dict(self.pipes)
+        main_done_at: float | None = None
+        while open_pipes:
+            if self.runner.cancel.is_set():
+                return True
+            if main_done_at is not None and time.monotonic() - main_done_at > RECEIVER_GRACE_SECONDS:
+                break  # the sender is gone; the receiver had its chance to report
+            ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
+            for role in [r for r, pipe in open_pipes.items() if pipe in ready]:
+                try:
+                    message = open_pipes[role].recv()
+                except (EOFError, OSError):
+                    del open_pipes[role]
+                    if role == main:
+                        main_done_at = time.monotonic()
+                    continue
+                if role == "receiver":
+                    self._handle_receiver(message)
+                else:
+                    self._handle(message)
+        return False
+
+    def _handle_receiver(self, message: Any) -> None:
+        kind, value = message
+        if kind == "log":
+            self.emit(LogMessage("warning", f"{self.job.label}: {value}", self.current))
+        elif kind == "error":
+            self.receiver_error = str(value)
+
+    def _stop_all(self) -> dict[str, int | None]:
+        exitcodes = {role: _stop_process(process) for role, process in self.processes.items()}
+        for pipe in self.pipes.values():
+            pipe.close()
+        return exitcodes
 
     def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
         self.emit(ResourceSample(self.current, role, t, cpu, rss))
 
-    def _handle(self, message: Any, series: ResourceSeries) -> None:
+    def _handle(self, message: Any) -> None:
+        assert self.sampler is not None
+        series = next(iter(self.sampler.series.values()))
         if isinstance(message, SampleBatch):
             self.emit(SampleBatch(self.current, message.metric, message.values))
         elif isinstance(message, Progress):
@@ -213,12 +307,27 @@ class _ChildSupervisor:
                 self.emit(JobStarted(self.current, self.job.label, message.message_size))
         elif isinstance(message, SizeMeasured):
             start = self.window_start.get(message.size_index, 0.0)
-            self.results[message.size_index] = self._build(message, series, start)
+            self.results[message.size_index] = self._build(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):
             self.child_error = message.error
             self.emit(LogMessage("error", f"{self.job.label}: {message.error}", self.current))
 
-    def _finish(self, exitcode: int | None, cancelled: bool) -> list[JobResult]:
+    def _failure_cause(self, exitcodes: dict[str, int | None]) -> str:
+        """One sentence naming why a job ended early, the most basic cause first."""
+        receiver_code = exitcodes.get("receiver")
+        if receiver_code is not None and receiver_code < 0:
+            cause = _death_cause("receiver", receiver_code)
+            return f"{cause} (sender: {self.child_error})" if self.child_error else cause
+        if self.child_error:
+            if self.receiver_error and self.receiver_error not in self.child_error:
+                return f"{self.child_error} ({self.receiver_error})"
+            return self.child_error
+        if self.receiver_error:
+            return self.receiver_error
+        main = "worker" if "worker" in exitcodes else "sender"
+        return _death_cause(main, exitcodes.get(main))
+
+    def _finish(self, exitcodes: dict[str, int | None], cancelled: bool) -> list[JobResult]:
         results = []
         for i, size in enumerate(self.job.message_sizes):
             if i in self.results:
@@ -227,14 +336,12 @@ class _ChildSupervisor:
             index = self.base + i
             if cancelled:
                 status, error = "cancelled", "cancelled by the user"
-            elif self.child_error:
-                status, error = "failed", self.child_error
             else:
-                status, error = "failed", _death_cause(exitcode)
+                status, error = "failed", self._failure_cause(exitcodes)
             results.append(self.runner._empty_result(self.job, self.run_id, index, size, status, error))
         return results
 
-    def _build(self, measured: SizeMeasured, series: ResourceSeries, window_start: float) -> JobResult:
+    def _build(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> JobResult:
         job = self.job
         index = self.base + measured.size_index
         result = self.runner._empty_result(job, self.run_id, index, measured.message_size, "ok", None)
@@ -249,24 +356,32 @@ class _ChildSupervisor:
         elif failures:
             result.status = "failed"
             result.error = "tampered payload not rejected: " + "; ".join(failures)
+        seal, _ = _per_message_metrics(job)
         for name, raw in measured.metrics.items():
             if not raw.samples:
                 continue
             result.metrics[name] = self._metric(name, raw, measured.message_size, result)
-        seal = SEAL_METRIC[Family(result.family)]
         if seal in result.metrics:
             result.throughput_bytes_per_s = result.metrics[seal].throughput_bytes_per_s
-        window = _slice(series, window_start)
-        summary = window.summary()
-        result.cpu = {"worker": summary, "interval_s": 0.1}
-        if summary["samples"] == 0:
+        summaries = {role: _slice(s, window_start).summary() for role, s in series.items()}
+        if measured.receiver_resources is not None and "receiver" not in summaries:
+            reported = measured.receiver_resources
+            summaries["receiver"] = {
+                "samples": 0, "mean_percent": reported.get("cpu_percent_mean"), "max_percent": None,
+                "rss_peak_bytes": int(reported["rss_bytes"]) if "rss_bytes" in reported else None,
+                "other_processes_mean_percent": None,
+                "source": "reported by the remote receiver: CPU time over the size, RSS at its end",
+            }
+        result.cpu = {**summaries, "interval_s": 0.1}
+        if any(summary["samples"] == 0 and "source" not in summary for summary in summaries.values()):
             result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
         result.memory = {
-            "rss_peak_bytes": {"worker": summary["rss_peak_bytes"]},
+            "rss_peak_bytes": {role: summary["rss_peak_bytes"] for role, summary in summaries.items()},
             "traced_peak_bytes": {name: m.traced_peak_bytes for name, m in result.metrics.items()
                                   if m.traced_peak_bytes is not None},
         }
-        busy = summary.get("other_processes_mean_percent")
+        measuring = summaries.get("worker") or summaries.get("sender") or {}
+        busy = measuring.get("other_processes_mean_percent")
         if busy is not None:
             warning = stats.machine_busy_warning(busy, psutil.cpu_count() or 1)
             if warning is not None:
@@ -276,10 +391,17 @@ class _ChildSupervisor:
     def _metric(self, name: str, raw: RawMetric, size: int, result: JobResult) -> MetricResult:
         summary = stats.summarize(raw.samples, "s")
         result.warnings.extend(stats.check_stability(name, summary, raw.samples, raw.warmup))
-        per_message = name in (SEAL_METRIC.get(Family(result.family)), OPEN_METRIC.get(Family(result.family)))
+        per_message = name in _per_message_metrics(self.job)
         throughput = size / summary.median if per_message and size and summary.median > 0 else None
         return MetricResult(stats=summary, samples=raw.samples, batch=raw.batch,
                             traced_peak_bytes=raw.traced_peak_bytes, throughput_bytes_per_s=throughput)
+
+
+def _per_message_metrics(job: ResolvedJob) -> tuple[str, str | None]:
+    """The metrics that time one message on each side: (seal, open)."""
+    if job.mode == "operations":
+        return SEAL_METRIC[job.family], OPEN_METRIC.get(job.family)
+    return "compute", "receiver"
 
 
 def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
@@ -294,9 +416,9 @@ def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
     return window
 
 
-def _death_cause(exitcode: int | None) -> str:
+def _death_cause(role: str, exitcode: int | None) -> str:
     if exitcode is None:
-        return "worker process did not report a result"
+        return f"{role} process did not report a result"
     if exitcode < 0:
         import signal
 
@@ -304,8 +426,8 @@ def _death_cause(exitcode: int | None) -> str:
             name = signal.Signals(-exitcode).name
         except ValueError:
             name = f"signal {-exitcode}"
-        return f"worker process was killed by {name}"
-    return f"worker process exited with code {exitcode} before reporting a result"
+        return f"{role} process was killed by {name}"
+    return f"{role} process exited with code {exitcode} before reporting a result"
 
 
 def _stop_process(process: Any) -> int | None:

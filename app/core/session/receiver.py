@@ -1,0 +1,314 @@
+"""The receiver (server) side of a session: authenticate, serve one job, report.
+
+`ReceiverSession` handles one connection: a HELLO frame with the job's token
+(anything else, or a wrong token, closes the connection before a single further
+byte is read), a JOB frame naming a registry scheme, then the sender's frames in
+the order the protocol allows. It times key generation, its handshake and every
+open, validates each plaintext against the one derived from the size's seed, and
+returns time and verdict in the acknowledgement.
+
+The same class serves the loopback receiver process (`receiver_main`) and
+`cryptobench serve` (app.core.session.server); neither runs a thread beside the
+timed code.
+"""
+
+from __future__ import annotations
+
+import gc
+import hmac
+import json
+import socket
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import psutil
+
+from app.core.ops import steady_state_allocator
+from app.core.schemes.base import Receiver, Scheme, SchemeError
+from app.core.session.protocol import (
+    ACK,
+    SIZE_FRAME,
+    TOKEN_BYTES,
+    U64,
+    JobDescription,
+    JobRejected,
+    Verdict,
+    encode_ack,
+    parse_job,
+    plaintext_for,
+)
+from app.core.wire import (
+    MAX_CONTROL_FRAME,
+    MAX_SESSION_MESSAGE,
+    FrameReader,
+    FrameType,
+    MalformedBody,
+    UnexpectedFrame,
+    WireError,
+    send_error,
+    send_frame,
+    tune,
+)
+
+Log = Callable[[str], None]
+PONG_BODY = bytes(ACK.size)  # a pong is as long as an acknowledgement
+
+
+class AuthenticationFailed(WireError):
+    """The first frame was not a HELLO with the right token."""
+
+
+@dataclass(frozen=True)
+class ReceiverLimits:
+    """What a receiver accepts from a peer, and how long it waits for one."""
+
+    max_message: int = MAX_SESSION_MESSAGE
+    hello_timeout: float = 10.0  # a connection that says nothing is dropped after this
+    idle_timeout: float = 300.0  # between frames once the job runs (a sender may seal slowly)
+    min_rate: float = 1_000_000.0  # bytes/s below which a peer sending a body is stalled
+
+
+class ReceiverSession:
+    """Serves one connection. `serve()` returns the job on a clean BYE, else raises."""
+
+    def __init__(self, sock: socket.socket, token: bytes, limits: ReceiverLimits = ReceiverLimits(),
+                 log: Log | None = None) -> None:
+        self.sock = sock
+        self.token = token
+        self.limits = limits
+        self.log = log or (lambda text: None)
+        self.job: JobDescription | None = None
+        self.scheme: Scheme | None = None
+        self.receiver: Receiver | None = None
+        self.handshaken = False
+        self.expected: bytes | None = None
+        self._process = psutil.Process()
+        self._cpu_start = 0.0
+        self._wall_start = 0.0
+
+    # --- connection phases ----------------------------------------------------------
+
+    def authenticate(self) -> None:
+        """HELLO with the token, or the connection is closed without another read."""
+        reader = FrameReader(self.sock, TOKEN_BYTES, idle_timeout=self.limits.hello_timeout)
+        kind, body = reader.read(TOKEN_BYTES)
+        if kind is not FrameType.HELLO:
+            raise AuthenticationFailed(f"first frame was {kind.name}, not HELLO")
+        if len(body) != TOKEN_BYTES or not hmac.compare_digest(bytes(body), self.token):
+            raise AuthenticationFailed("wrong token")
+        send_frame(self.sock, FrameType.WELCOME)
+
+    def accept_job(self) -> FrameReader:
+        reader = FrameReader(self.sock, MAX_CONTROL_FRAME, idle_timeout=self.limits.hello_timeout)
+        body = reader.expect(FrameType.JOB)
+        job, scheme, capacity = parse_job(body, self.limits.max_message)
+        self.job, self.scheme = job, scheme
+        send_frame(self.sock, FrameType.JOB_OK, [json.dumps({"capacity": capacity}).encode()])
+        self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
+        return FrameReader(self.sock, capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate)
+
+    def serve(self) -> JobDescription:
+        tune(self.sock)
+        self.authenticate()
+        try:
+            reader = self.accept_job()
+        except (JobRejected, MalformedBody) as exc:
+            send_error(self.sock, str(exc))
+            raise
+        was_enabled = gc.isenabled()
+        gc.disable()  # no collector pause inside a timed open; sessions make no cycles
+        try:
+            while True:
+                kind, body = reader.read()
+                if kind is FrameType.BYE:
+                    assert self.job is not None
+                    return self.job
+                self._dispatch(kind, body)
+        except SchemeError as exc:  # setup or handshake failed in the scheme itself
+            send_error(self.sock, f"{type(exc).__name__}: {exc}")
+            raise
+        except UnexpectedFrame as exc:
+            send_error(self.sock, str(exc))
+            raise
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    # --- frames -----------------------------------------------------------------------
+
+    def _dispatch(self, kind: FrameType, body: memoryview) -> None:
+        handler = self._handlers.get(kind)
+        if handler is None:
+            raise UnexpectedFrame(f"{kind.name} is not allowed from a sender")
+        handler(self, body)
+
+    def _setup(self, body: memoryview) -> None:
+        assert self.scheme is not None
+        self.receiver = self.scheme.new_receiver()
+        self.handshaken = False
+        clock = time.perf_counter_ns
+        start = clock()
+        public = self.receiver.setup()
+        elapsed = clock() - start
+        send_frame(self.sock, FrameType.PUBLIC, [U64.pack(elapsed), public])
+
+    def _handshake(self, body: memoryview) -> None:
+        if self.receiver is None:
+            raise UnexpectedFrame("HANDSHAKE before SETUP")
+        message = bytes(body)
+        clock = time.perf_counter_ns
+        start = clock()
+        try:
+            self.receiver.handshake(message)
+        except SchemeError as exc:
+            elapsed = clock() - start
+            send_frame(self.sock, FrameType.HANDSHAKE_OK,
+                       encode_ack(elapsed, Verdict.REJECTED, f"{type(exc).__name__}: {exc}"))
+            return
+        elapsed = clock() - start
+        self.handshaken = True
+        send_frame(self.sock, FrameType.HANDSHAKE_OK, encode_ack(elapsed, Verdict.OK))
+
+    def _size(self, body: memoryview) -> None:
+        assert self.job is not None
+        if len(body) != SIZE_FRAME.size:
+            raise MalformedBody(f"SIZE frame of {len(body)} bytes, expected {SIZE_FRAME.size}")
+        size, seed = SIZE_FRAME.unpack(body)
+        if size not in self.job.message_sizes:
+            raise UnexpectedFrame(f"message size {size} is not one of the job's sizes")
+        self.expected = None
+        gc.collect()  # between sizes, outside any timed region
+        self.expected = plaintext_for(seed, size)
+        self._cpu_start = sum(self._process.cpu_times()[:2])
+        self._wall_start = time.monotonic()
+        send_frame(self.sock, FrameType.SIZE_OK)
+
+    def _ping(self, body: memoryview) -> None:
+        send_frame(self.sock, FrameType.PONG, [PONG_BODY])
+
+    def _open(self, body: memoryview) -> tuple[int, Verdict, str]:
+        """Open one payload, timed; validate outside the timed region."""
+        if not self.handshaken or self.receiver is None:
+            raise UnexpectedFrame("payload before a completed handshake")
+        if self.expected is None:
+            raise UnexpectedFrame("payload before SIZE")
+        clock = time.perf_counter_ns
+        start = clock()
+        try:
+            opened = self.receiver.open(body)
+        except SchemeError as exc:
+            return clock() - start, Verdict.REJECTED, f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - reported to the sender, which fails the job
+            return clock() - start, Verdict.ERROR, f"{type(exc).__name__}: {exc}"
+        elapsed = clock() - start
+        if opened != self.expected:
+            return elapsed, Verdict.WRONG_PLAINTEXT, "opened plaintext differs from the original"
+        return elapsed, Verdict.OK, ""
+
+    def _message(self, body: memoryview) -> None:
+        elapsed, verdict, reason = self._open(body)
+        send_frame(self.sock, FrameType.ACK, encode_ack(elapsed, verdict, reason))
+
+    def _trace(self, body: memoryview) -> None:
+        """A separate, untimed pass: peak Python-heap allocation of one open."""
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            baseline = tracemalloc.get_traced_memory()[0]
+            _, verdict, reason = self._open(body)
+            peak = max(0, tracemalloc.get_traced_memory()[1] - baseline)
+        finally:
+            tracemalloc.stop()
+        send_frame(self.sock, FrameType.TRACE_OK, encode_ack(peak, verdict, reason))
+
+    def _size_end(self, body: memoryview) -> None:
+        """Report this process's CPU and memory over the size (used by remote runs,
+        where the sender's machine cannot watch this process)."""
+        wall = max(1e-9, time.monotonic() - self._wall_start)
+        cpu = sum(self._process.cpu_times()[:2]) - self._cpu_start
+        summary = {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": 100.0 * cpu / wall,
+                   "rss_bytes": self._process.memory_info().rss}
+        send_frame(self.sock, FrameType.SIZE_END_OK, [json.dumps(summary).encode()])
+
+    _handlers: dict[FrameType, Callable[[ReceiverSession, memoryview], None]] = {
+        FrameType.SETUP: _setup,
+        FrameType.HANDSHAKE: _handshake,
+        FrameType.SIZE: _size,
+        FrameType.PING: _ping,
+        FrameType.MESSAGE: _message,
+        FrameType.TAMPER: _message,
+        FrameType.TRACE: _trace,
+        FrameType.SIZE_END: _size_end,
+    }
+
+
+# --- the loopback receiver process ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReceiverPlan:
+    """What the runner hands the loopback receiver process."""
+
+    token: bytes
+    limits: ReceiverLimits = ReceiverLimits()
+    #: How long to wait for the sender's connection before giving up.
+    accept_timeout: float = 60.0
+    bind: str = "127.0.0.1"
+
+
+def listen(bind: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    server = socket.socket(family, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind((bind, port))
+    server.listen(16)
+    return server
+
+
+def receiver_main(conn: Any, plan: ReceiverPlan) -> None:
+    """Entry point of a loopback receiver process (multiprocessing spawn target).
+
+    Reports ("port", N) once listening, then ("done", None) after a clean job or
+    ("error", text). Connections with a wrong token are closed and the receiver
+    keeps waiting for the right one, until `accept_timeout`.
+    """
+    steady_state_allocator()
+    try:
+        server = listen(plan.bind, 0)
+    except OSError as exc:
+        conn.send(("error", f"receiver could not listen on {plan.bind}: {exc.strerror or exc}"))
+        conn.close()
+        return
+    conn.send(("port", server.getsockname()[1]))
+    deadline = time.monotonic() + plan.accept_timeout
+    outcome: tuple[str, Any] = ("error", f"no sender connected within {plan.accept_timeout:g} s")
+    try:
+        while time.monotonic() < deadline:
+            server.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                sock, address = server.accept()
+            except (socket.timeout, TimeoutError):
+                break
+            with sock:
+                try:
+                    ReceiverSession(sock, plan.token, plan.limits).serve()
+                except AuthenticationFailed as exc:
+                    conn.send(("log", f"receiver closed a connection from {address[0]}: {exc}"))
+                    continue
+                except (WireError, JobRejected, SchemeError, OSError) as exc:
+                    outcome = ("error", f"receiver: {type(exc).__name__}: {exc}")
+                    break
+                outcome = ("done", None)
+                break
+    except BaseException as exc:  # report, never die silently
+        outcome = ("error", f"receiver: {type(exc).__name__}: {exc}")
+    finally:
+        server.close()
+        try:
+            conn.send(outcome)
+        except (OSError, ValueError):
+            pass
+        conn.close()

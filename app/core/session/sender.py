@@ -1,0 +1,361 @@
+"""The sender (client) side of a session: the process that times what a user's client pays.
+
+Per profile job: connect, present the token, describe the job, then
+`keygen_samples` handshake rounds (the receiver times its key generation and its
+handshake; the sender times its own handshake and the round trip), and for each
+message size: a raw ping-pong of payload-sized frames (the network floor), the
+measured messages (seal timed as "compute", send-to-acknowledgement as "rtt", the
+receiver's open time from the acknowledgement, "network" = rtt - receiver),
+tampered payloads that must be rejected, and an untimed tracemalloc pass.
+
+Everything measured is sent to the supervisor as the same events an operations
+child sends, so the runner, CLI and GUI treat both modes alike.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import time
+import traceback
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.events import ChildFailed, Progress, RawMetric, SizeMeasured, SizeStarted
+from app.core.ops import SampleRecorder, ValidationFailed, steady_state_allocator
+from app.core.schemes import registry
+from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, Scheme, SchemeError, Sender
+from app.core.session.protocol import (
+    ACK,
+    SEED_BYTES,
+    SIZE_FRAME,
+    U64,
+    JobDescription,
+    Verdict,
+    decode_ack,
+    decode_json,
+    plaintext_for,
+)
+from app.core.wire import HEADER_SIZE, MAX_CONTROL_FRAME, FrameReader, FrameType, MalformedBody, WireError, send_frame, tune
+
+Emit = Callable[[Any], None]
+Parts = Sequence[bytes | bytearray | memoryview]
+#: The floor ping-pong needs far fewer samples than the messages to be stable.
+FLOOR_MAX_SAMPLES = 1000
+#: At most this many warm-up handshake rounds (a round may be an RSA-4096 keygen).
+HANDSHAKE_WARMUP_MAX = 2
+
+
+@dataclass(frozen=True)
+class RemoteTarget:
+    """A `cryptobench serve` receiver: where it listens and the token it expects."""
+
+    host: str
+    port: int
+    token: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """One profile job as a session, and where its receiver listens."""
+
+    job_index: int
+    scheme: str
+    backend: str
+    params: dict[str, Any]
+    message_sizes: list[int]
+    samples: int
+    warmup: int
+    keygen_samples: int
+    pause_ms: float
+    tamper: int
+    host: str
+    port: int
+    token: bytes = field(repr=False)
+    connect_timeout: float = 10.0
+    #: Longest wait for one acknowledgement: a chunked ElGamal-4096 open of a large
+    #: message takes minutes; cancel, not this timeout, is the user's way out.
+    reply_timeout: float = 600.0
+
+
+def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
+    """The payload parts with one bit flipped at `offset` of their concatenation,
+    copying only the part that holds it."""
+    total = sum(len(p) for p in parts)
+    if offset < 0:
+        offset += total
+    out: list[bytes | bytearray | memoryview] = []
+    position = 0
+    for part in parts:
+        if position <= offset < position + len(part):
+            changed = bytearray(part)
+            changed[offset - position] ^= 0x01
+            out.append(changed)
+        else:
+            out.append(part)
+        position += len(part)
+    return out
+
+
+class SessionFailed(Exception):
+    """The session cannot go on (the receiver refused the job or the handshake)."""
+
+
+class SenderSession:
+    def __init__(self, sock: socket.socket, plan: SessionPlan, emit: Emit) -> None:
+        self.sock = sock
+        self.plan = plan
+        self.emit = emit
+        self.scheme: Scheme = registry.create(plan.scheme, plan.backend, plan.params)
+        self.family = self.scheme.info.family
+        self.reader = FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=plan.reply_timeout)
+        self.floor_samples = min(plan.samples, FLOOR_MAX_SAMPLES)
+        self.rounds_warmup = min(plan.warmup, HANDSHAKE_WARMUP_MAX)
+        self._done = 0
+        per_size = self.floor_samples + plan.samples + plan.tamper
+        self._total = plan.keygen_samples + per_size * len(plan.message_sizes)
+
+    # --- helpers --------------------------------------------------------------------
+
+    def _advance(self, steps: int = 1) -> None:
+        self._done += steps
+        self.emit(Progress(self.plan.job_index, min(self._done, self._total), self._total))
+
+    def _recorder(self, metric: str, raw: RawMetric) -> SampleRecorder:
+        return SampleRecorder(self.emit, self.plan.job_index, metric, raw)
+
+    def _pause(self) -> None:
+        if self.plan.pause_ms > 0:
+            time.sleep(self.plan.pause_ms / 1000)
+
+    def _request(self, kind: FrameType, parts: Parts, reply: FrameType) -> memoryview:
+        send_frame(self.sock, kind, parts)
+        return self.reader.expect(reply)
+
+    # --- phases -----------------------------------------------------------------------
+
+    def open_session(self) -> None:
+        # A CryptoBench receiver answers these at once; anything slower is not one.
+        self.reader.idle_timeout = self.plan.connect_timeout
+        self._request(FrameType.HELLO, [self.plan.token], FrameType.WELCOME)
+        job = JobDescription(scheme=self.plan.scheme, backend=self.plan.backend, params=self.plan.params,
+                             message_sizes=self.plan.message_sizes)
+        decode_json(self._request(FrameType.JOB, [job.encode()], FrameType.JOB_OK), "JOB_OK")
+        self.reader.idle_timeout = self.plan.reply_timeout
+
+    def handshakes(self) -> tuple[Sender, dict[str, RawMetric], dict[str, int]]:
+        """`keygen_samples` rounds of setup + handshake; the last round's keys carry the messages."""
+        metrics = {name: RawMetric() for name in ("keygen", "handshake", "handshake_receiver", "handshake_rtt")}
+        recorders = {name: self._recorder(name, raw) for name, raw in metrics.items()}
+        clock = time.perf_counter_ns
+        sender: Sender | None = None
+        wire: dict[str, int] = {}
+        rounds = self.rounds_warmup + self.plan.keygen_samples
+        for i in range(rounds):
+            body = self._request(FrameType.SETUP, [], FrameType.PUBLIC)
+            if len(body) < U64.size:
+                raise MalformedBody("PUBLIC frame shorter than its keygen time")
+            (keygen_ns,) = U64.unpack_from(body)
+            public = bytes(body[U64.size:])
+            sender = self.scheme.new_sender()
+            start = clock()
+            message = sender.handshake(public)
+            handshake_ns = clock() - start
+            sent = clock()
+            send_frame(self.sock, FrameType.HANDSHAKE, [message])
+            receiver_ns, verdict, reason = decode_ack(self.reader.expect(FrameType.HANDSHAKE_OK))
+            rtt_ns = clock() - sent
+            if verdict is not Verdict.OK:
+                raise SessionFailed(f"receiver rejected the handshake: {reason}")
+            wire = {"public_material": len(public), "handshake": len(message),
+                    "handshake_frames": 4 * HEADER_SIZE + U64.size + len(public) + len(message) + ACK.size}
+            values = {"handshake_receiver": receiver_ns, "handshake_rtt": rtt_ns}
+            if self.family in KEYGEN_ON_SENDER:
+                values["keygen"] = handshake_ns  # the signer's key pair is made in its handshake
+            elif self.family not in NO_KEYGEN:
+                values["keygen"] = keygen_ns
+                values["handshake"] = handshake_ns
+            for name, value in values.items():
+                if i < self.rounds_warmup:
+                    metrics[name].warmup.append(value / 1e9)
+                else:
+                    recorders[name].add(value / 1e9)
+            if i >= self.rounds_warmup:
+                self._advance()
+        for recorder in recorders.values():
+            recorder.flush()
+        assert sender is not None
+        return sender, {name: raw for name, raw in metrics.items() if raw.samples}, wire
+
+    def measure_size(self, index: int, size: int, sender: Sender, shared: dict[str, RawMetric],
+                     shared_wire: dict[str, int]) -> SizeMeasured:
+        plan = self.plan
+        seed = os.urandom(SEED_BYTES)
+        plaintext = plaintext_for(seed, size)
+        self._request(FrameType.SIZE, [SIZE_FRAME.pack(size, seed)], FrameType.SIZE_OK)
+        result = SizeMeasured(index, size, metrics=dict(shared))
+        gc.collect()
+
+        sample = sender.seal(plaintext)
+        payload_len = sum(len(p) for p in sample)
+        result.wire_bytes = dict(shared_wire)
+        result.wire_bytes.update({
+            "payload": payload_len, "overhead": payload_len - size, "frame": HEADER_SIZE + payload_len,
+            "ack_frame": HEADER_SIZE + ACK.size,
+        })
+
+        # The floor: the same bytes, the same frames, nothing sealed or opened.
+        floor = RawMetric()
+        recorder = self._recorder("floor_rtt", floor)
+        clock = time.perf_counter_ns
+        for i in range(plan.warmup + self.floor_samples):
+            start = clock()
+            send_frame(self.sock, FrameType.PING, sample)
+            self.reader.expect(FrameType.PONG)
+            elapsed = (clock() - start) / 1e9
+            if i < plan.warmup:
+                floor.warmup.append(elapsed)
+            else:
+                recorder.add(elapsed)
+                self._advance()
+        recorder.flush()
+        result.metrics["floor_rtt"] = floor
+        del sample
+
+        names = ("compute", "rtt", "receiver", "network")
+        raws = {name: RawMetric() for name in names}
+        recorders = {name: self._recorder(name, raws[name]) for name in names}
+        seal = sender.seal
+        for i in range(plan.warmup + plan.samples):
+            start = clock()
+            parts = seal(plaintext)
+            sealed = clock()
+            send_frame(self.sock, FrameType.MESSAGE, parts)
+            body = self.reader.expect(FrameType.ACK)
+            done = clock()
+            del parts
+            receiver_ns, verdict, reason = decode_ack(body)
+            if verdict is not Verdict.OK:
+                result.failed += 1
+                raise ValidationFailed(f"the receiver could not open a genuine message ({verdict.name}): {reason}")
+            result.checked += 1
+            values = {"compute": sealed - start, "rtt": done - sealed, "receiver": receiver_ns,
+                      "network": done - sealed - receiver_ns}
+            for name, value in values.items():
+                if i < plan.warmup:
+                    raws[name].warmup.append(value / 1e9)
+                else:
+                    recorders[name].add(value / 1e9)
+            if i >= plan.warmup:
+                self._advance()
+            self._pause()
+        for recorder in recorders.values():
+            recorder.flush()
+        result.metrics.update(raws)
+
+        self._tamper(result, sender, plaintext)
+        self._trace(result, sender, plaintext)
+        report = decode_json(self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK), "SIZE_END_OK")
+        result.receiver_resources = {k: float(v) for k, v in report.items() if isinstance(v, (int, float))}
+        return result
+
+    def _tamper(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
+        """Send payloads with one bit flipped where the scheme must notice; count rejections."""
+        if not self.scheme.info.authenticated:
+            result.notes.append("tamper check not applicable: the scheme has no integrity protection")
+            self._advance(self.plan.tamper)
+            return
+        for k in range(self.plan.tamper):
+            parts = sender.seal(plaintext)
+            spots = self.scheme.tamper_spots(sum(len(p) for p in parts), len(plaintext))
+            spot = spots[k % len(spots)]
+            send_frame(self.sock, FrameType.TAMPER, tampered(parts, spot.offset))
+            del parts
+            _, verdict, reason = decode_ack(self.reader.expect(FrameType.ACK))
+            result.tamper_tried += 1
+            if verdict is Verdict.REJECTED:
+                result.tamper_rejected += 1
+            elif verdict is Verdict.ERROR:
+                result.tamper_failures.append(f"{spot.label}: receiver raised {reason} instead of a typed rejection")
+            elif verdict is Verdict.WRONG_PLAINTEXT:
+                result.tamper_failures.append(f"{spot.label}: tampered payload was ACCEPTED (opened to other bytes)")
+            else:
+                result.tamper_failures.append(f"{spot.label}: tampered payload was ACCEPTED")
+            self._advance()
+
+    def _trace(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
+        """Peak Python-heap allocation of one seal here and one open there, untimed."""
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            baseline = tracemalloc.get_traced_memory()[0]
+            parts = sender.seal(plaintext)
+            peak = max(0, tracemalloc.get_traced_memory()[1] - baseline)
+        finally:
+            tracemalloc.stop()
+        send_frame(self.sock, FrameType.TRACE, parts)
+        del parts
+        receiver_peak, verdict, reason = decode_ack(self.reader.expect(FrameType.TRACE_OK))
+        if verdict is not Verdict.OK:
+            raise ValidationFailed(f"the receiver could not open the traced message: {reason}")
+        result.metrics["compute"].traced_peak_bytes = peak
+        result.metrics["receiver"].traced_peak_bytes = receiver_peak
+
+    def run(self) -> None:
+        self.open_session()
+        was_enabled = gc.isenabled()
+        gc.disable()  # no collector pause inside a timed seal or round trip
+        try:
+            sender, shared, wire = self.handshakes()
+            for index, size in enumerate(self.plan.message_sizes):
+                self.emit(SizeStarted(index, size))
+                try:
+                    measured = self.measure_size(index, size, sender, shared, wire)
+                except (ValidationFailed, SchemeError) as exc:
+                    measured = SizeMeasured(index, size, metrics={}, failed=1, error=f"{type(exc).__name__}: {exc}")
+                    self.emit(measured)
+                    # The receiver may be mid-size; the connection's state is unknown.
+                    raise SessionFailed(f"stopped after message size {size}: {exc}") from None
+                self.emit(measured)
+            send_frame(self.sock, FrameType.BYE)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+
+def connect(host: str, port: int, timeout: float) -> socket.socket:
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except (socket.timeout, TimeoutError):
+        raise WireError(f"no answer from {host}:{port} within {timeout:g} s") from None
+    except OSError as exc:
+        raise WireError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+    tune(sock)
+    return sock
+
+
+def sender_main(conn: Any, plan: SessionPlan) -> None:
+    """Entry point of a sender process (multiprocessing spawn target)."""
+    def emit(event: Any) -> None:
+        conn.send(event)
+
+    steady_state_allocator()
+    try:
+        with connect(plan.host, plan.port, plan.connect_timeout) as sock:
+            SenderSession(sock, plan, emit).run()
+    except (WireError, SessionFailed, SchemeError) as exc:
+        _report(conn, str(exc) if isinstance(exc, WireError) else f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:  # report, never die silently
+        _report(conn, "".join(traceback.format_exception_only(type(exc), exc)).strip())
+    finally:
+        conn.close()
+
+
+def _report(conn: Any, text: str) -> None:
+    try:
+        conn.send(ChildFailed(text))
+    except (OSError, ValueError):
+        pass

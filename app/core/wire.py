@@ -1,0 +1,282 @@
+"""Length-prefixed frames between a session's sender and receiver.
+
+Every frame is a fixed 12-byte header followed by a body:
+
+    magic "CB" | version (1 byte) | frame type (1 byte) | body length (8 bytes, big endian)
+
+The length field is 64 bits wide so that no claim a peer can make overflows; what
+protects the reader is the limit it is given, not the width of the field. The
+reader checks the header against that limit before it reads or allocates anything
+for the body, so a header claiming 2^63 bytes costs nothing but the 12 bytes read.
+Bodies land in a buffer the reader allocated once for the job (a 128 MiB message is
+received in place, never accumulated chunk by chunk), and senders pass the scheme's
+payload parts straight to `sendmsg`, so neither side joins large payloads.
+
+Every blocking call has a deadline: an idle or slow peer raises `PeerTimeout`.
+"""
+
+from __future__ import annotations
+
+import enum
+import socket
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+MAGIC = b"CB"
+VERSION = 1
+HEADER = struct.Struct(">2sBBQ")
+HEADER_SIZE = HEADER.size  # 12
+#: No frame is ever larger than this, whatever a job asks for: a 128 MiB message
+#: plus the expansion of the most verbose scheme (a chunked public-key scheme can
+#: double a message), plus room for the scheme's fixed overhead.
+HARD_MAX_FRAME = 256 * 1024 * 1024 + 64 * 1024
+#: Largest message a session job may send (the issue's 128 MiB).
+MAX_SESSION_MESSAGE = 128 * 1024 * 1024
+#: Control frames (job descriptions, acknowledgements, errors) stay under this.
+MAX_CONTROL_FRAME = 64 * 1024
+
+
+class FrameType(enum.IntEnum):
+    HELLO = 1  # sender -> receiver: the 32-byte job token, nothing else
+    WELCOME = 2  # receiver -> sender: token accepted
+    JOB = 3  # sender -> receiver: JSON job description
+    JOB_OK = 4  # receiver -> sender: JSON limits the receiver accepted
+    SETUP = 5  # sender -> receiver: generate keys (one handshake round)
+    PUBLIC = 6  # receiver -> sender: keygen time + public material
+    HANDSHAKE = 7  # sender -> receiver: the sender's handshake message
+    HANDSHAKE_OK = 8  # receiver -> sender: receiver handshake time + verdict
+    SIZE = 9  # sender -> receiver: next message size and the plaintext seed
+    SIZE_OK = 10
+    PING = 11  # sender -> receiver: raw frame of the payload's size (network floor)
+    PONG = 12  # receiver -> sender: a frame the size of an acknowledgement
+    MESSAGE = 13  # sender -> receiver: a sealed payload to open and validate
+    ACK = 14  # receiver -> sender: open time + verdict
+    TAMPER = 15  # sender -> receiver: a tampered payload that must be rejected
+    TRACE = 16  # sender -> receiver: a payload to open under tracemalloc
+    TRACE_OK = 17  # receiver -> sender: traced peak + verdict
+    SIZE_END = 18  # sender -> receiver: the size is done; report resources
+    SIZE_END_OK = 19  # receiver -> sender: JSON resource summary
+    BYE = 20  # sender -> receiver: the job is complete
+    ERROR = 21  # either way: UTF-8 reason; the connection closes after it
+
+
+class WireError(Exception):
+    """Any problem reading or writing frames; str() says what, for the job's error."""
+
+
+class ConnectionClosed(WireError):
+    """The peer closed the connection cleanly between frames."""
+
+
+class TruncatedFrame(WireError):
+    """The peer closed the connection in the middle of a frame."""
+
+
+class BadMagic(WireError):
+    """The bytes are not a CryptoBench frame (a different protocol, or garbage)."""
+
+
+class UnsupportedVersion(WireError):
+    """A frame from a different protocol version."""
+
+
+class UnknownFrameType(WireError):
+    """A frame type this version does not know."""
+
+
+class FrameTooLarge(WireError):
+    """The header claims a body larger than the reader's limit."""
+
+
+class UnexpectedFrame(WireError):
+    """A valid frame that the protocol does not allow at this point."""
+
+
+class MalformedBody(WireError):
+    """A frame whose body does not parse for its type."""
+
+
+class PeerTimeout(WireError):
+    """The peer sent nothing (or too little) within the deadline."""
+
+
+class PeerError(WireError):
+    """The peer reported an error in an ERROR frame and closed the connection."""
+
+
+@dataclass(frozen=True)
+class Header:
+    frame_type: FrameType
+    length: int
+
+
+def encode_header(frame_type: FrameType, length: int) -> bytes:
+    return HEADER.pack(MAGIC, VERSION, int(frame_type), length)
+
+
+def decode_header(data: bytes | bytearray | memoryview, limit: int) -> Header:
+    """Parse and check a 12-byte header against `limit` (the largest body allowed).
+
+    Raises the typed `WireError` subclasses; never allocates anything sized by the
+    claimed length.
+    """
+    if len(data) != HEADER_SIZE:
+        raise TruncatedFrame(f"frame header is {HEADER_SIZE} bytes, got {len(data)}")
+    magic, version, kind, length = HEADER.unpack(data)
+    if magic != MAGIC:
+        raise BadMagic(f"not a CryptoBench frame (magic {bytes(magic)!r}, expected {MAGIC!r})")
+    if version != VERSION:
+        raise UnsupportedVersion(f"frame version {version}; this CryptoBench speaks version {VERSION}")
+    try:
+        frame_type = FrameType(kind)
+    except ValueError:
+        raise UnknownFrameType(f"unknown frame type {kind}") from None
+    if length > limit:
+        raise FrameTooLarge(f"{frame_type.name} frame claims {length} bytes; the limit is {limit}")
+    return Header(frame_type, length)
+
+
+class Stream(Protocol):
+    """What the reader needs from a socket (tests substitute in-memory streams)."""
+
+    def recv_into(self, buffer: memoryview, nbytes: int = 0, /) -> int: ...
+
+    def settimeout(self, value: float | None, /) -> None: ...
+
+
+def frame_deadline(length: int, idle_timeout: float, min_rate: float) -> float:
+    """Seconds allowed for a body: the idle timeout plus time at the slowest accepted rate."""
+    return idle_timeout + length / min_rate
+
+
+class FrameReader:
+    """Reads frames from one connection into a buffer allocated once.
+
+    Args:
+        stream: a connected socket (or anything with recv_into/settimeout).
+        capacity: the largest body this reader will ever accept; the buffer is
+            allocated lazily at this size when the first large body arrives
+            (`bytearray` is calloc'd, so untouched pages cost no memory).
+        idle_timeout: seconds to wait for the first byte of a frame, and for each
+            further chunk.
+        min_rate: bytes per second below which a peer counts as stalled while
+            sending a body.
+    """
+
+    def __init__(self, stream: Stream, capacity: int, *, idle_timeout: float = 30.0,
+                 min_rate: float = 1_000_000.0) -> None:
+        if capacity > HARD_MAX_FRAME:
+            raise ValueError(f"frame capacity {capacity} exceeds the hard cap {HARD_MAX_FRAME}")
+        self.stream = stream
+        self.capacity = capacity
+        self.idle_timeout = idle_timeout
+        self.min_rate = min_rate
+        self._header = bytearray(HEADER_SIZE)
+        self._header_view = memoryview(self._header)
+        self._small = bytearray(MAX_CONTROL_FRAME)
+        self._small_view = memoryview(self._small)
+        self._large: memoryview | None = None
+        self.bytes_received = 0
+
+    def _fill(self, view: memoryview, deadline: float, *, at_boundary: bool) -> None:
+        got = 0
+        total = len(view)
+        while got < total:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise PeerTimeout(f"peer sent {got} of {total} bytes within the deadline")
+            self.stream.settimeout(min(remaining, self.idle_timeout))
+            try:
+                n = self.stream.recv_into(view[got:], total - got)
+            except (socket.timeout, TimeoutError):
+                what = "nothing" if got == 0 and at_boundary else f"{got} of {total} bytes"
+                raise PeerTimeout(f"peer sent {what} within {self.idle_timeout:g} s") from None
+            except ConnectionResetError:
+                raise TruncatedFrame("connection reset by the peer") from None
+            if n == 0:
+                if got == 0 and at_boundary:
+                    raise ConnectionClosed("peer closed the connection")
+                raise TruncatedFrame(f"peer closed the connection after {got} of {total} bytes")
+            got += n
+        self.bytes_received += total
+
+    def read(self, limit: int | None = None) -> tuple[FrameType, memoryview]:
+        """The next frame's type and body (a view valid until the next read).
+
+        `limit` narrows the capacity for this frame (e.g. 32 bytes before the peer
+        is authenticated).
+        """
+        limit = self.capacity if limit is None else min(limit, self.capacity)
+        self._fill(self._header_view, time.monotonic() + self.idle_timeout, at_boundary=True)
+        header = decode_header(self._header, limit)
+        if header.length <= MAX_CONTROL_FRAME:
+            view = self._small_view[: header.length]
+        else:
+            if self._large is None:
+                self._large = memoryview(bytearray(self.capacity))
+            view = self._large[: header.length]
+        if header.length:
+            deadline = time.monotonic() + frame_deadline(header.length, self.idle_timeout, self.min_rate)
+            self._fill(view, deadline, at_boundary=False)
+        if header.frame_type is FrameType.ERROR:
+            raise PeerError("peer reported: " + bytes(view).decode("utf-8", "replace"))
+        return header.frame_type, view
+
+    def expect(self, *types: FrameType, limit: int | None = None) -> memoryview:
+        """Read a frame that must be one of `types`."""
+        kind, body = self.read(limit)
+        if kind not in types:
+            wanted = " or ".join(t.name for t in types)
+            raise UnexpectedFrame(f"expected {wanted}, got {kind.name}")
+        return body
+
+
+def send_frame(sock: socket.socket, frame_type: FrameType, parts: Sequence[bytes | bytearray | memoryview] = (),
+               ) -> int:
+    """Send one frame made of `parts` without joining them; returns bytes on the wire.
+
+    `sendmsg` may send part of what it is given; the loop resumes where it stopped,
+    slicing views so that nothing is copied.
+    """
+    views = [memoryview(p).cast("B") for p in parts if len(p)]
+    length = sum(len(v) for v in views)
+    pending = [memoryview(encode_header(frame_type, length)), *views]
+    total = HEADER_SIZE + length
+    while pending:
+        try:
+            sent = sock.sendmsg(pending[:64])  # IOV_MAX is 1024; a few parts in practice
+        except (socket.timeout, TimeoutError):
+            raise PeerTimeout("peer stopped reading (send timed out)") from None
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise ConnectionClosed(f"peer closed the connection ({exc.strerror or exc})") from None
+        while sent and pending:
+            head = pending[0]
+            if sent >= len(head):
+                sent -= len(head)
+                pending.pop(0)
+            else:
+                pending[0] = head[sent:]
+                sent = 0
+    return total
+
+
+def send_error(sock: socket.socket, reason: str) -> None:
+    """Best effort: tell the peer why the connection is closing."""
+    try:
+        send_frame(sock, FrameType.ERROR, [reason.encode("utf-8")[:MAX_CONTROL_FRAME]])
+    except (WireError, OSError):
+        pass
+
+
+def tune(sock: socket.socket) -> None:
+    """TCP_NODELAY: a small frame leaves at once instead of waiting for Nagle's timer
+    (the difference between ~0.05 ms and ~40 ms per round trip on loopback)."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def frame_limit(message_size: int, overhead: int) -> int:
+    """Largest body a job can send: its largest message plus the scheme's overhead."""
+    return max(MAX_CONTROL_FRAME, message_size + overhead + 64)
