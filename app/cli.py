@@ -49,6 +49,18 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--remote", metavar="HOST:PORT",
+                   help="run every job as a session against `cryptobench serve` on HOST:PORT")
+    p.add_argument("--token-file", metavar="FILE", type=Path,
+                   help="the server's token file (default: the one `serve` made in the user data dir)")
+
+    p = commands.add_parser("serve", help="receive session jobs from `run --remote`, one at a time")
+    p.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; any other needs --token-file)")
+    p.add_argument("--port", metavar="N", type=int, default=None,
+                   help="port to listen on (default 7979; 0 picks a free one)")
+    p.add_argument("--token-file", metavar="FILE", type=Path,
+                   help="token file (64 hex characters, mode 0600); created if missing")
 
     p = commands.add_parser("history", help="list stored runs")
     p.add_argument("--store", metavar="PATH", type=Path)
@@ -70,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
-               "show": cmd_show, "selftest": cmd_selftest}[args.command]
+               "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve}[args.command]
     try:
         return handler(args)
     except UsageError as exc:
@@ -184,14 +196,20 @@ def cmd_presets(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from app.core import results
     from app.core.events import JobFinished, Progress, RunStarted
-    from app.core.profile import ProfileError, load_profile, resolve_jobs, with_samples
+    from app.core.profile import ProfileError, load_profile, resolve_jobs, with_mode, with_samples
     from app.core.runner import Runner
 
+    remote = _remote_target(args.remote, args.token_file) if args.remote else None
+    if args.token_file is not None and remote is None:
+        raise UsageError("--token-file is for --remote runs")
     try:
         profile = load_profile(args.profile)
         if args.samples is not None:
             profile = with_samples(profile, args.samples)
-        resolve_jobs(profile, args.profile)  # validate before opening the store or spawning anything
+        if remote is not None:
+            profile = with_mode(profile, "remote")
+        # Validate before opening the store or spawning anything.
+        resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     for target in (args.json, args.csv):
@@ -224,7 +242,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         with bar:
-            run = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile).run()
+            run = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile,
+                         remote=remote).run()
     except KeyboardInterrupt:
         cancel.set()
         raise
@@ -242,6 +261,77 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if not failed else EXIT_FAILED
 
 
+def _host_port(text: str) -> tuple[str, int]:
+    """HOST:PORT, or [IPv6]:PORT."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--remote: expected HOST:PORT with a port in 1..65535 (got {text!r})")
+    return host, int(port)
+
+
+def _remote_target(text: str, token_file: Path | None) -> Any:
+    from app.core.session.sender import RemoteTarget
+    from app.core.session.server import TokenFileError, default_token_path, load_token
+
+    host, port = _host_port(text)
+    path = token_file or default_token_path()
+    try:
+        token = load_token(path)
+    except TokenFileError as exc:
+        hint = "" if token_file else " (pass --token-file FILE: a copy of the server's token file)"
+        raise UsageError(f"{exc}{hint}") from None
+    return RemoteTarget(host, port, token)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from app.core.session.server import (
+        DEFAULT_PORT,
+        Server,
+        TokenFileError,
+        create_token_file,
+        default_token_path,
+        is_loopback,
+        load_token,
+    )
+
+    port = DEFAULT_PORT if args.port is None else args.port
+    if not 0 <= port < 65536:
+        raise UsageError(f"--port: must be 0..65535 (got {port})")
+    if args.token_file is None and not is_loopback(args.bind):
+        raise UsageError(f"--bind {args.bind} is not a loopback address: pass --token-file FILE (mode 0600) and "
+                         "give the client a copy of it")
+    path = args.token_file or default_token_path()
+    console = _console()
+    try:
+        if path.exists():
+            token = load_token(path)
+        else:
+            token = create_token_file(path)
+            console.print(f"created token file {escape(str(path))} (copy it to the client machine, keep it private)")
+    except TokenFileError as exc:
+        raise UsageError(str(exc)) from None
+
+    def log(text: str) -> None:
+        from datetime import datetime
+
+        console.print(f"{datetime.now():%H:%M:%S} {escape(text)}")
+
+    try:
+        server = Server(token, args.bind, port, log=log)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.bind}:{port}: {exc.strerror or exc}") from None
+    host, bound = server.address
+    console.print(f"serving on {host}:{bound} with token file {escape(str(path))}; Ctrl-C stops")
+    console.print(f"client: cryptobench run PROFILE --remote {args.bind if ':' not in args.bind else f'[{args.bind}]'}"
+                  f":{bound} --token-file {escape(str(path))}", soft_wrap=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        console.print(f"stopped after {server.served} job(s), {server.refused} connection(s) refused")
+    return EXIT_OK
+
+
 def _print_summary(console: Any, run: Any) -> None:
     """One block per job: a header line, one line per metric, then its warnings.
 
@@ -254,8 +344,14 @@ def _print_summary(console: Any, run: Any) -> None:
         v = job.validation
         status = "[green]ok[/]" if job.status == "ok" else f"[red]{job.status}[/]"
         parts = [f"{job.message_size} B", status]
+        if job.mode != "operations":
+            parts.append(job.mode)
         if job.wire_bytes:
-            parts.append(f"wire {job.wire_bytes.get('payload')} B")
+            wire = job.wire_bytes
+            text = f"wire {wire.get('frame', wire.get('payload'))} B"
+            if job.message_size and "frame" in wire:
+                text += f" (×{wire['frame'] / job.message_size:.2f} of the plaintext)"
+            parts.append(text)
         if v.get("checked"):
             parts.append(f"validated {v['checked'] - v.get('failed', 0)}/{v['checked']}")
         if v.get("tamper_tried"):
@@ -288,17 +384,22 @@ def _print_table(console: Any, run: Any) -> None:
 
     table = Table(title="Summary (median per operation)", title_justify="left")
     for column, justify in (("job", "left"), ("size", "right"), ("operation", "left"), ("median", "right"),
-                            ("reverse", "right"), ("status", "left")):
+                            ("reverse", "right"), ("rtt", "right"), ("status", "left")):
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for job in run.jobs:
         family = Family(job.family) if job.family else None
-        seal = SEAL_METRIC.get(family) if family else None
-        reverse = OPEN_METRIC.get(family) if family else None
+        if job.mode in ("loopback", "remote"):
+            seal, reverse = "compute", "receiver"
+        else:
+            seal = SEAL_METRIC.get(family) if family else None
+            reverse = OPEN_METRIC.get(family) if family else None
         forward = job.metrics.get(seal) if seal else None
         back = job.metrics.get(reverse) if reverse else None
+        rtt = job.metrics.get("rtt")
         table.add_row(
             escape(job.label), str(job.message_size), f"{seal}/{reverse}" if reverse else (seal or "-"),
             _seconds(forward.stats.median) if forward else "-", _seconds(back.stats.median) if back else "-",
+            _seconds(rtt.stats.median) if rtt else "-",
             "ok" if job.status == "ok" else f"[red]{job.status}[/]")
     console.print()
     console.print(table)

@@ -35,6 +35,15 @@ METRIC_DESCRIPTIONS = {
     "derive": "derive one output key (HKDF extract + expand)",
     "encapsulate": "KEM encapsulation alone (key + encapsulated key)",
     "decapsulate": "KEM decapsulation alone",
+    # Sessions (loopback and remote): a real sender and receiver process on TCP.
+    "handshake": "sender side of the session handshake (e.g. ephemeral ECDH + KDF), once per session",
+    "handshake_receiver": "receiver side of the session handshake",
+    "handshake_rtt": "handshake message sent to the receiver's acknowledgement, at the sender",
+    "compute": "sender seals one message (the computation delay)",
+    "receiver": "receiver opens and validates one message, timed in the receiver process",
+    "rtt": "message sent to acknowledgement received, at the sender (the communication delay)",
+    "network": "rtt minus the receiver's open time: the transport's share, per sample",
+    "floor_rtt": "raw ping-pong of frames of the payload's size on the same connection: the network floor",
 }
 
 

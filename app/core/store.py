@@ -66,11 +66,16 @@ class RunSummary:
     ok_jobs: int
 
 
-def default_store_path() -> Path:
+def data_dir() -> Path:
+    """`$CRYPTOBENCH_HOME`, else the platform's user data directory."""
     home = os.environ.get("CRYPTOBENCH_HOME")
     if home:
-        return Path(home) / STORE_FILENAME
-    return Path(platformdirs.user_data_dir("cryptobench", appauthor=False)) / STORE_FILENAME
+        return Path(home)
+    return Path(platformdirs.user_data_dir("cryptobench", appauthor=False))
+
+
+def default_store_path() -> Path:
+    return data_dir() / STORE_FILENAME
 
 
 class Store:

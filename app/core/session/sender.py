@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.events import ChildFailed, Progress, RawMetric, SizeMeasured, SizeStarted
-from app.core.ops import SampleRecorder, ValidationFailed, steady_state_allocator
+from app.core.ops import FLUSH_INTERVAL, SampleRecorder, ValidationFailed, steady_state_allocator
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, Scheme, SchemeError, Sender
 from app.core.session.protocol import (
@@ -115,14 +115,20 @@ class SenderSession:
         self.floor_samples = min(plan.samples, FLOOR_MAX_SAMPLES)
         self.rounds_warmup = min(plan.warmup, HANDSHAKE_WARMUP_MAX)
         self._done = 0
+        self._last_progress = 0.0
         per_size = self.floor_samples + plan.samples + plan.tamper
         self._total = plan.keygen_samples + per_size * len(plan.message_sizes)
 
     # --- helpers --------------------------------------------------------------------
 
     def _advance(self, steps: int = 1) -> None:
+        # At most one progress event per flush interval: each costs a pickle and a
+        # pipe write, time the sender would otherwise spend between samples.
         self._done += steps
-        self.emit(Progress(self.plan.job_index, min(self._done, self._total), self._total))
+        now = time.monotonic()
+        if now - self._last_progress >= FLUSH_INTERVAL or self._done >= self._total:
+            self._last_progress = now
+            self.emit(Progress(self.plan.job_index, min(self._done, self._total), self._total))
 
     def _recorder(self, metric: str, raw: RawMetric) -> SampleRecorder:
         return SampleRecorder(self.emit, self.plan.job_index, metric, raw)
