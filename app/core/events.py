@@ -25,6 +25,14 @@ class JobStarted:
 
 
 @dataclass(frozen=True)
+class JobProcesses:
+    """The processes a job runs in, by role ("worker"; or "receiver" and "sender")."""
+
+    job_index: int
+    pids: dict[str, int]
+
+
+@dataclass(frozen=True)
 class SampleBatch:
     job_index: int
     metric: str

@@ -26,6 +26,7 @@ from app.core.environment import collect_environment
 from app.core.events import (
     ChildFailed,
     JobFinished,
+    JobProcesses,
     JobStarted,
     LogMessage,
     Progress,
@@ -57,6 +58,8 @@ TERMINATE_GRACE_SECONDS = 1.0
 #: How long a loopback receiver may take to start listening (a cold spawn on a
 #: loaded 2-core machine takes about a second).
 PORT_TIMEOUT_SECONDS = 30.0
+#: How long a process that is on its way out gets before we count it as stopped by us.
+EXIT_SETTLE_SECONDS = 0.1
 #: After the sender is gone, how long the receiver may take to report its outcome.
 RECEIVER_GRACE_SECONDS = 2.0
 
@@ -173,6 +176,8 @@ class _ChildSupervisor:
         self.receiver_error: str | None = None
         self.processes: dict[str, Any] = {}
         self.pipes: dict[str, Any] = {}
+        self.exitcodes: dict[str, int | None] = {}
+        self.stopped_by_us: set[str] = set()
         self.sampler: ResourceSampler | None = None
         self._context = multiprocessing.get_context("spawn")
 
@@ -187,6 +192,7 @@ class _ChildSupervisor:
         self.pipes[role] = receive
         process.start()
         send.close()  # the child holds the only writer: EOF here means it is gone
+        self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items()}))
 
     def _session_plan(self, host: str, port: int, token: bytes) -> SessionPlan:
         job = self.job
@@ -285,10 +291,21 @@ class _ChildSupervisor:
             self.receiver_error = str(value)
 
     def _stop_all(self) -> dict[str, int | None]:
-        exitcodes = {role: _stop_process(process) for role, process in self.processes.items()}
+        """Stop every process of the job (idempotent); remember which ones we had to stop,
+        so that our own SIGTERM is never reported as the cause of a failure."""
+        for role, process in list(self.processes.items()):
+            if process.pid is not None and process.is_alive():
+                # A process whose pipe just closed may still be exiting (the kernel
+                # closes its files before it can be reaped): a moment's wait keeps a
+                # death from outside from being mistaken for our own stop.
+                process.join(EXIT_SETTLE_SECONDS)
+            if process.pid is not None and process.is_alive():
+                self.stopped_by_us.add(role)
+            self.exitcodes[role] = _stop_process(process)
+            del self.processes[role]
         for pipe in self.pipes.values():
             pipe.close()
-        return exitcodes
+        return dict(self.exitcodes)
 
     def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
         self.emit(ResourceSample(self.current, role, t, cpu, rss))
@@ -314,10 +331,13 @@ class _ChildSupervisor:
 
     def _failure_cause(self, exitcodes: dict[str, int | None]) -> str:
         """One sentence naming why a job ended early, the most basic cause first."""
-        receiver_code = exitcodes.get("receiver")
-        if receiver_code is not None and receiver_code < 0:
-            cause = _death_cause("receiver", receiver_code)
-            return f"{cause} (sender: {self.child_error})" if self.child_error else cause
+        for role in ("receiver", "sender", "worker"):
+            code = exitcodes.get(role)
+            if code is not None and code < 0 and role not in self.stopped_by_us:
+                cause = _death_cause(role, code)
+                if self.child_error and role == "receiver":
+                    cause += f" (sender: {self.child_error})"
+                return cause
         if self.child_error:
             if self.receiver_error and self.receiver_error not in self.child_error:
                 return f"{self.child_error} ({self.receiver_error})"

@@ -20,6 +20,7 @@ from app.core.profile import (
     read_profile_file,
     resolve_jobs,
     save_profile,
+    with_mode,
     with_samples,
 )
 
@@ -77,7 +78,11 @@ def test_structure_errors_name_field_and_value(job: dict[str, Any], field: str, 
         ({"backend": "openssl-1.0"}, "jobs[0].backend", '"openssl-1.0"'),
         ({"params": {"key_bits": 100}}, "jobs[0].params", "100"),
         ({"params": {"rounds": 3}}, "jobs[0].params", "'rounds'"),
-        ({"mode": "loopback"}, "jobs[0].mode", "not available"),
+        ({"mode": "remote"}, "jobs[0].mode", "--remote HOST:PORT"),
+        ({"mode": "loopback", "message_sizes": [128 * 2**20 + 1]}, "jobs[0].message_sizes[0]",
+         "a session message is at most 128.0 MiB"),
+        ({"scheme": "rsa-oaep", "params": {"bits": 1024, "chunked": True}, "mode": "loopback",
+          "message_sizes": [100 * 2**20]}, "jobs[0].message_sizes[0]", "frame cap"),
         ({"scheme": "ecdh", "backend": "pycryptodome", "params": {"curve": "brainpoolP256r1"}}, "jobs[0].params",
          "brainpoolP256r1"),
         ({"scheme": "rsa-oaep", "params": {"bits": 2048}, "message_sizes": [191]}, "jobs[0].message_sizes[0]",
@@ -92,6 +97,20 @@ def test_meaning_errors_name_field_and_value(job: dict[str, Any], field: str, fr
     error = _error(_profile(**job))
     assert error.field == field
     assert fragment in str(error)
+
+
+def test_session_modes_resolve() -> None:
+    loopback = resolve_jobs(parse_profile(_profile(mode="loopback", message_sizes=[128 * 2**20])))
+    assert loopback[0].mode == "loopback"
+    remote = resolve_jobs(parse_profile(_profile(mode="remote")), has_remote=True)
+    assert remote[0].mode == "remote"
+
+
+def test_with_mode_sets_every_job() -> None:
+    profile = parse_profile({"name": "t", "jobs": [{"scheme": "aes-gcm"}, {"scheme": "sha256", "mode": "loopback"}]})
+    assert [job.mode for job in with_mode(profile, "remote").jobs] == ["remote", "remote"]
+    with pytest.raises(ProfileError, match="unknown mode"):
+        with_mode(profile, "pigeon")
 
 
 def test_chunked_mode_allows_long_messages() -> None:

@@ -1,0 +1,588 @@
+"""A rogue client never crashes the receiver nor makes it allocate a length it claims.
+
+In-process tests run `ReceiverSession.serve()` in a thread on one end of a loopback
+TCP connection and play the rogue on the other; the last test attacks a real
+loopback receiver process (`receiver_main`) and then runs a genuine sender against it.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psutil
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.core.events import SizeMeasured
+from app.core.schemes import registry
+from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
+from app.core.session.receiver import (
+    AuthenticationFailed,
+    ReceiverLimits,
+    ReceiverPlan,
+    ReceiverSession,
+    receiver_main,
+)
+from app.core.session.sender import SenderSession, SessionPlan, connect
+from app.core.wire import (
+    HEADER_SIZE,
+    MAX_CONTROL_FRAME,
+    BadMagic,
+    ConnectionClosed,
+    FrameReader,
+    FrameTooLarge,
+    FrameType,
+    MalformedBody,
+    PeerError,
+    PeerTimeout,
+    TruncatedFrame,
+    UnexpectedFrame,
+    WireError,
+    decode_header,
+    encode_header,
+)
+
+TOKEN = bytes(range(1, TOKEN_BYTES + 1))
+LIMITS = ReceiverLimits(hello_timeout=0.5, idle_timeout=2)
+JOB = JobDescription(scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64])
+#: aes-gcm with 64-byte messages needs no more than a control frame.
+JOB_CAPACITY = MAX_CONTROL_FRAME
+RECEIVER_TO_SENDER = {FrameType.WELCOME, FrameType.JOB_OK, FrameType.PUBLIC, FrameType.HANDSHAKE_OK,
+                      FrameType.SIZE_OK, FrameType.PONG, FrameType.ACK, FrameType.TRACE_OK,
+                      FrameType.SIZE_END_OK, FrameType.ERROR}
+
+
+def frame(kind: FrameType, body: bytes = b"") -> bytes:
+    return encode_header(kind, len(body)) + body
+
+
+def job_body(**changes: Any) -> bytes:
+    data = JOB.model_dump(mode="json")
+    data.update(changes)
+    return json.dumps(data).encode()
+
+
+# --- in-process harness --------------------------------------------------------------
+
+
+class Connection:
+    """A loopback TCP connection whose server end runs ReceiverSession.serve() in a thread."""
+
+    def __init__(self, limits: ReceiverLimits = LIMITS, token: bytes = TOKEN) -> None:
+        with socket.create_server(("127.0.0.1", 0)) as listener:
+            self.client = socket.create_connection(listener.getsockname(), timeout=5)
+            self.server, _ = listener.accept()
+        self.result: JobDescription | None = None
+        self.error: BaseException | None = None
+        self.started = time.monotonic()
+        self.finished_at = 0.0
+        self.reader = FrameReader(self.client, MAX_CONTROL_FRAME, idle_timeout=5)
+        self.thread = threading.Thread(target=self._serve, args=(limits, token), daemon=True)
+        self.thread.start()
+
+    def _serve(self, limits: ReceiverLimits, token: bytes) -> None:
+        try:
+            self.result = ReceiverSession(self.server, token, limits).serve()
+        except BaseException as exc:  # noqa: BLE001 - inspected by the test
+            self.error = exc
+        finally:
+            self.finished_at = time.monotonic()
+
+    def send(self, kind: FrameType, body: bytes = b"") -> None:
+        self.client.sendall(frame(kind, body))
+
+    def outcome(self, timeout: float = 10) -> BaseException | None:
+        """Wait for serve() to end; its exception (None after a clean BYE)."""
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the receiver is still serving"
+        try:  # hang up as receiver_main does, but keep the read side to inspect what was left unread
+            self.server.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        return self.error
+
+    def authenticate(self) -> None:
+        self.send(FrameType.HELLO, TOKEN)
+        assert bytes(self.reader.expect(FrameType.WELCOME)) == b""
+
+    def start_job(self) -> int:
+        self.authenticate()
+        self.send(FrameType.JOB, JOB.encode())
+        return int(json.loads(bytes(self.reader.expect(FrameType.JOB_OK)))["capacity"])
+
+    def unread_on_server(self, expected: int) -> bytes:
+        """After serve() ended: what it left unread (read up to `expected` bytes, then check for more)."""
+        self.server.settimeout(5)
+        data = bytearray()
+        while len(data) < expected:
+            chunk = self.server.recv(expected - len(data))
+            if not chunk:
+                break
+            data += chunk
+        self.server.setblocking(False)
+        try:
+            more = self.server.recv(65536)
+        except BlockingIOError:
+            more = b""
+        return bytes(data + more)
+
+    def close(self) -> None:
+        for sock in (self.client, self.server):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.thread.join(10)
+        self.client.close()
+        self.server.close()
+
+
+@pytest.fixture
+def open_connection() -> Iterator[Callable[..., Connection]]:
+    connections: list[Connection] = []
+
+    def make(limits: ReceiverLimits = LIMITS, token: bytes = TOKEN) -> Connection:
+        connection = Connection(limits, token)
+        connections.append(connection)
+        return connection
+
+    yield make
+    for connection in connections:
+        connection.close()
+        assert not connection.thread.is_alive()
+
+
+def assert_server_closed_silently(conn: Connection) -> None:
+    """The receiver answered nothing: once its end closes, the rogue reads only EOF."""
+    conn.server.close()
+    conn.client.settimeout(5)
+    assert conn.client.recv(4096) == b""
+
+
+# --- before authentication -----------------------------------------------------------
+
+
+def test_the_harness_serves_a_genuine_sender(open_connection: Callable[..., Connection]) -> None:
+    """Positive control: the same harness completes a real session."""
+    conn = open_connection()
+    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64],
+                       samples=3, warmup=1, keygen_samples=1, pause_ms=0, tamper=2, host="127.0.0.1", port=0,
+                       token=TOKEN, reply_timeout=10)
+    events: list[Any] = []
+    SenderSession(conn.client, plan, events.append).run()
+    assert conn.outcome() is None
+    assert conn.result == JOB
+    measured = [e for e in events if isinstance(e, SizeMeasured)]
+    assert len(measured) == 1 and measured[0].checked == 4 and measured[0].tamper_rejected == 2
+
+
+@pytest.mark.parametrize("token", [
+    bytes(TOKEN_BYTES),  # right length, wrong bytes
+    TOKEN[:-1] + bytes([TOKEN[-1] ^ 1]),  # one bit off
+    TOKEN[:-1],  # a prefix of the right token
+    b"",
+], ids=["zeros", "one-bit", "prefix", "empty"])
+def test_wrong_token_is_refused_without_reading_further(open_connection: Callable[..., Connection],
+                                                        token: bytes) -> None:
+    conn = open_connection()
+    after = frame(FrameType.JOB, JOB.encode()) + frame(FrameType.SETUP) + frame(FrameType.BYE)
+    conn.client.sendall(frame(FrameType.HELLO, token) + after)
+    error = conn.outcome()
+    assert isinstance(error, AuthenticationFailed)
+    assert "wrong token" in str(error)
+    assert conn.unread_on_server(len(after)) == after  # not one byte past the HELLO was read
+    assert_server_closed_silently(conn)  # no WELCOME, no ERROR
+
+
+@pytest.mark.parametrize("kind", [FrameType.JOB, FrameType.SETUP, FrameType.WELCOME, FrameType.BYE,
+                                  FrameType.MESSAGE])
+def test_first_frame_must_be_hello(open_connection: Callable[..., Connection], kind: FrameType) -> None:
+    conn = open_connection()
+    after = frame(FrameType.HELLO, TOKEN)  # the right token, too late
+    conn.client.sendall(frame(kind, TOKEN[:10]) + after)
+    error = conn.outcome()
+    assert isinstance(error, AuthenticationFailed)
+    assert f"first frame was {kind.name}, not HELLO" in str(error)
+    assert conn.unread_on_server(len(after)) == after
+    assert_server_closed_silently(conn)
+
+
+def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(
+        open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    after = frame(FrameType.HELLO, TOKEN)
+    conn.client.sendall(frame(FrameType.ERROR, b"hi") + after)
+    error = conn.outcome()
+    assert isinstance(error, WireError)
+    assert conn.unread_on_server(len(after)) == after
+    assert_server_closed_silently(conn)
+
+
+@pytest.mark.parametrize("garbage", [
+    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64),  # a TLS ClientHello
+    b"SSH-2.0-OpenSSH_9.6\r\n",
+])
+def test_garbage_is_bad_magic(open_connection: Callable[..., Connection], garbage: bytes) -> None:
+    conn = open_connection()
+    conn.client.sendall(garbage)
+    error = conn.outcome()
+    assert isinstance(error, BadMagic)
+    assert conn.unread_on_server(len(garbage) - HEADER_SIZE) == garbage[HEADER_SIZE:]
+    assert_server_closed_silently(conn)
+
+
+@pytest.mark.parametrize("kind", [FrameType.HELLO, FrameType.MESSAGE, FrameType.JOB])
+@pytest.mark.parametrize("length", [2**63, 2**64 - 1, TOKEN_BYTES + 1])
+def test_huge_claim_before_auth_is_too_large(open_connection: Callable[..., Connection], kind: FrameType,
+                                              length: int) -> None:
+    conn = open_connection()
+    body = b"\xaa" * 4096
+    conn.client.sendall(encode_header(kind, length) + body)
+    error = conn.outcome()
+    assert isinstance(error, FrameTooLarge)
+    assert f"claims {length} bytes; the limit is {TOKEN_BYTES}" in str(error)
+    assert conn.unread_on_server(len(body)) == body  # the claimed body was never read
+    assert_server_closed_silently(conn)
+
+
+@pytest.mark.parametrize(("sent", "message"), [
+    (b"", "closed the connection"),
+    (frame(FrameType.HELLO, TOKEN)[:7], f"after 7 of {HEADER_SIZE} bytes"),
+    (frame(FrameType.HELLO, TOKEN)[: HEADER_SIZE + 10], f"after 10 of {TOKEN_BYTES} bytes"),
+], ids=["nothing", "half-header", "half-token"])
+def test_truncated_then_closed(open_connection: Callable[..., Connection], sent: bytes, message: str) -> None:
+    conn = open_connection()
+    conn.client.sendall(sent)
+    conn.client.shutdown(socket.SHUT_WR)
+    error = conn.outcome()
+    assert isinstance(error, ConnectionClosed if not sent else TruncatedFrame)
+    assert message in str(error)
+    assert_server_closed_silently(conn)
+
+
+def test_silent_peer_times_out_after_hello_timeout(open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    error = conn.outcome(timeout=10)
+    assert isinstance(error, PeerTimeout)
+    waited = conn.finished_at - conn.started
+    assert LIMITS.hello_timeout * 0.9 <= waited < LIMITS.hello_timeout + 3
+    assert_server_closed_silently(conn)
+
+
+def test_silent_peer_after_welcome_times_out(open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    conn.authenticate()
+    assert isinstance(conn.outcome(timeout=10), PeerTimeout)
+
+
+# --- the job description -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    (b"not json {", "not UTF-8 JSON"),
+    (b"\xff\xfe{}", "not UTF-8 JSON"),
+    (b"[1, 2, 3]", "job description job"),
+    (job_body(scheme="rot13"), "unknown scheme 'rot13'"),
+    (job_body(evil=True), "job description evil: Extra inputs are not permitted"),
+    (job_body(message_sizes=[64, 1025]), "message size 1025 is outside 0..1024 bytes"),
+    (job_body(message_sizes=[-1]), "message size -1 is outside"),
+    (job_body(message_sizes=[]), "message_sizes"),
+    (job_body(message_sizes=["64"]), "message_sizes.0"),
+    (job_body(params={"key_bits": 1.5}), "params.key_bits"),
+    (job_body(params={"key_bits": "big"}), "parameter 'key_bits' of aes-gcm must be one of 128, 192, 256"),
+    (job_body(params={"key_bits": [256]}), "params.key_bits"),
+    (job_body(params=[256]), "params"),
+    (job_body(params={"rounds": 3}), "rounds"),
+    (job_body(backend="openssl-9"), "openssl-9"),
+], ids=lambda v: v[:24].decode("utf-8", "replace") if isinstance(v, bytes) else None)
+def test_malformed_job_is_reported_and_rejected(open_connection: Callable[..., Connection], body: bytes,
+                                                named: str) -> None:
+    conn = open_connection(ReceiverLimits(max_message=1024, hello_timeout=0.5, idle_timeout=2))
+    conn.authenticate()
+    conn.send(FrameType.JOB, body)
+    with pytest.raises(PeerError) as reported:
+        conn.reader.read()
+    error = conn.outcome()
+    assert isinstance(error, JobRejected)
+    assert named in str(error)
+    assert str(reported.value) == f"peer reported: {error}"
+
+
+def test_job_larger_than_a_control_frame_is_too_large(open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    conn.authenticate()
+    conn.client.sendall(encode_header(FrameType.JOB, 2**63) + b"{" * 1000)
+    error = conn.outcome()
+    assert isinstance(error, FrameTooLarge)
+    assert f"the limit is {MAX_CONTROL_FRAME}" in str(error)
+    assert conn.unread_on_server(1000) == b"{" * 1000
+
+
+def test_frame_other_than_job_after_welcome_is_reported(open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    conn.authenticate()
+    conn.send(FrameType.SETUP)
+    error = conn.outcome()
+    assert isinstance(error, UnexpectedFrame)
+    assert "expected JOB, got SETUP" in str(error)
+    with pytest.raises(PeerError, match="expected JOB, got SETUP"):
+        conn.reader.read()
+
+
+# --- after the job: frames out of order ------------------------------------------------
+
+
+def handshake(conn: Connection) -> None:
+    conn.send(FrameType.SETUP)
+    public = bytes(conn.reader.expect(FrameType.PUBLIC))[8:]
+    message = registry.create("aes-gcm", "cryptography", {}).new_sender().handshake(public)
+    conn.send(FrameType.HANDSHAKE, message)
+    _, verdict, _ = decode_ack(conn.reader.expect(FrameType.HANDSHAKE_OK))
+    assert verdict == 0
+
+
+@pytest.mark.parametrize(("prelude", "kind", "body", "named"), [
+    (None, FrameType.MESSAGE, b"\x00" * 60, "payload before a completed handshake"),
+    (None, FrameType.TAMPER, b"\x00" * 60, "payload before a completed handshake"),
+    (None, FrameType.TRACE, b"\x00" * 60, "payload before a completed handshake"),
+    (None, FrameType.HANDSHAKE, b"", "HANDSHAKE before SETUP"),
+    (handshake, FrameType.MESSAGE, b"\x00" * 60, "payload before SIZE"),
+    (None, FrameType.SIZE, SIZE_FRAME.pack(65, bytes(SEED_BYTES)), "message size 65 is not one of the job's sizes"),
+    (None, FrameType.JOB, JOB.encode(), "JOB is not allowed from a sender"),
+    (None, FrameType.HELLO, TOKEN, "HELLO is not allowed from a sender"),
+    (None, FrameType.ACK, b"\x00" * 9, "ACK is not allowed from a sender"),
+], ids=["message", "tamper", "trace", "handshake", "message-before-size", "unknown-size", "job-again",
+        "hello-again", "ack"])
+def test_out_of_order_frame_is_reported_and_ends_the_session(
+        open_connection: Callable[..., Connection], prelude: Callable[[Connection], None] | None,
+        kind: FrameType, body: bytes, named: str) -> None:
+    conn = open_connection()
+    conn.start_job()
+    if prelude is not None:
+        prelude(conn)
+    after = frame(FrameType.BYE)
+    conn.client.sendall(frame(kind, body) + after)
+    with pytest.raises(PeerError, match=named):
+        conn.reader.read()
+    error = conn.outcome()
+    assert isinstance(error, UnexpectedFrame)
+    assert named in str(error)
+    assert conn.unread_on_server(len(after)) == after  # the session ended at the bad frame
+
+
+def test_malformed_size_frame_is_reported(open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    conn.start_job()
+    conn.send(FrameType.SIZE, b"\x00" * 5)
+    error = conn.outcome()
+    assert isinstance(error, MalformedBody)
+    with pytest.raises(PeerError, match="SIZE frame of 5 bytes"):
+        conn.reader.read()
+
+
+@pytest.mark.parametrize("length", [JOB_CAPACITY + 1, 2**63])
+def test_ping_larger_than_the_job_capacity_is_too_large(open_connection: Callable[..., Connection],
+                                                        length: int) -> None:
+    conn = open_connection()
+    capacity = conn.start_job()
+    assert capacity == JOB_CAPACITY
+    conn.send(FrameType.PING, b"\x01" * 64)  # a ping within the job's capacity is answered
+    assert bytes(conn.reader.expect(FrameType.PONG)) == bytes(9)
+    body = b"\x02" * 8192
+    conn.client.sendall(encode_header(FrameType.PING, length) + body)
+    error = conn.outcome()
+    assert isinstance(error, FrameTooLarge)
+    assert f"PING frame claims {length} bytes; the limit is {capacity}" in str(error)
+    assert conn.unread_on_server(len(body)) == body
+
+
+# --- property: whatever follows a valid job, serve() ends in a WireError or a BYE -------
+
+
+class ScriptedSocket:
+    """Plays a scripted byte stream to serve(); records what the receiver sends back."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+        self.sent = bytearray()
+
+    def settimeout(self, value: float | None) -> None:
+        pass
+
+    def setsockopt(self, *args: Any) -> None:
+        pass
+
+    def recv_into(self, view: memoryview, nbytes: int = 0) -> int:
+        n = min(nbytes or len(view), len(self.data) - self.pos, 7)
+        view[:n] = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return n
+
+    def sendmsg(self, buffers: list[memoryview]) -> int:
+        for buf in buffers:
+            self.sent += buf
+        return sum(len(b) for b in buffers)
+
+
+ROGUE_FRAMES = st.one_of(
+    st.tuples(st.sampled_from(list(FrameType)), st.binary(max_size=48)),
+    st.tuples(st.just(FrameType.SIZE), st.binary(min_size=SEED_BYTES, max_size=SEED_BYTES).map(
+        lambda seed: SIZE_FRAME.pack(64, seed))),
+    st.tuples(st.sampled_from([FrameType.SETUP, FrameType.HANDSHAKE, FrameType.PING, FrameType.SIZE_END,
+                               FrameType.BYE]), st.just(b"")),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(frames=st.lists(ROGUE_FRAMES, max_size=12), tail=st.binary(max_size=20))
+def test_any_frames_after_a_valid_job_end_in_a_wire_error_or_bye(frames: list[tuple[FrameType, bytes]],
+                                                                 tail: bytes) -> None:
+    script = frame(FrameType.HELLO, TOKEN) + frame(FrameType.JOB, JOB.encode())
+    script += b"".join(frame(kind, body) for kind, body in frames) + tail
+    sock = ScriptedSocket(script)
+    try:
+        result = ReceiverSession(sock, TOKEN, LIMITS).serve()  # type: ignore[arg-type]
+    except WireError:
+        pass
+    else:
+        assert result == JOB
+        assert FrameType.BYE in [kind for kind, _ in frames]
+    # Everything the receiver sent is well-formed frames of the types a receiver may send.
+    sent, pos = bytes(sock.sent), 0
+    while pos < len(sent):
+        header = decode_header(sent[pos : pos + HEADER_SIZE], MAX_CONTROL_FRAME)
+        assert header.frame_type in RECEIVER_TO_SENDER
+        pos += HEADER_SIZE + header.length
+    assert pos == len(sent)
+
+
+# --- a real loopback receiver process ----------------------------------------------------
+
+
+def _expect_closed_by_receiver(sock: socket.socket) -> None:
+    """The receiver ends the connection: EOF (or a reset if it left bytes unread), never a reply."""
+    sock.settimeout(10)
+    try:
+        data = sock.recv(4096)
+    except ConnectionResetError:
+        return
+    assert data == b"", f"the receiver answered a rogue with {data!r}"
+
+
+def _rogue_wrong_token(sock: socket.socket) -> None:
+    sock.sendall(frame(FrameType.HELLO, bytes(TOKEN_BYTES)))
+    _expect_closed_by_receiver(sock)
+
+
+def _rogue_garbage(sock: socket.socket) -> None:
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    _expect_closed_by_receiver(sock)
+
+
+def _rogue_huge_claim(sock: socket.socket) -> None:
+    sock.sendall(encode_header(FrameType.HELLO, 2**63) + b"\x00" * 1024)
+    _expect_closed_by_receiver(sock)
+
+
+def _rogue_connect_and_close(sock: socket.socket) -> None:
+    pass  # the with-block closes it at once
+
+
+def _rogue_silent(sock: socket.socket) -> None:
+    _expect_closed_by_receiver(sock)  # after hello_timeout
+
+
+ROGUES: list[tuple[str, Callable[[socket.socket], None]]] = [
+    ("wrong token", _rogue_wrong_token),
+    ("garbage", _rogue_garbage),
+    ("2**63-byte header", _rogue_huge_claim),
+    ("connect and close", _rogue_connect_and_close),
+    ("connect and say nothing", _rogue_silent),
+]
+RSS_CEILING = 200 * 1024 * 1024
+
+
+def test_receiver_process_survives_rogues_then_serves_a_sender() -> None:
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe()
+    plan = ReceiverPlan(TOKEN, limits=ReceiverLimits(hello_timeout=0.5), accept_timeout=20)
+    process = ctx.Process(target=receiver_main, args=(child, plan), daemon=True)
+    process.start()
+    child.close()
+
+    def receiver_report() -> str:
+        reports = []
+        while parent.poll(0.5):
+            try:
+                reports.append(parent.recv())
+            except EOFError:
+                break
+        return f"receiver reported {reports}"
+
+    try:
+        assert parent.poll(30), "the receiver never reported its port"
+        kind, port = parent.recv()
+        assert kind == "port" and isinstance(port, int) and port > 0
+        receiver = psutil.Process(process.pid)
+        rss_before = receiver.memory_info().rss
+
+        for name, rogue in ROGUES:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            except OSError as exc:
+                pytest.fail(f"cannot connect for rogue {name!r} ({exc}); {receiver_report()}")
+            with sock:
+                rogue(sock)
+            assert process.is_alive(), f"the receiver died after rogue {name!r}; {receiver_report()}"
+            rss = receiver.memory_info().rss
+            assert rss < RSS_CEILING, f"receiver RSS {rss} after rogue {name!r}"
+            assert rss - rss_before < 64 * 1024 * 1024, f"receiver grew by {rss - rss_before} bytes after {name!r}"
+
+        session = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={},
+                              message_sizes=[64], samples=5, warmup=1, keygen_samples=2, pause_ms=0, tamper=3,
+                              host="127.0.0.1", port=port, token=TOKEN, reply_timeout=20)
+        events: list[Any] = []
+        try:
+            with connect(session.host, session.port, 10) as sock:
+                SenderSession(sock, session, events.append).run()
+        except WireError as exc:
+            pytest.fail(f"the genuine sender failed: {type(exc).__name__}: {exc}; {receiver_report()}")
+
+        measured = [e for e in events if isinstance(e, SizeMeasured)]
+        assert len(measured) == 1
+        result = measured[0]
+        assert result.error is None
+        assert result.checked > 0 and result.failed == 0
+        assert result.tamper_tried == result.tamper_rejected == 3
+        assert result.tamper_failures == []
+        for metric in ("compute", "rtt", "receiver", "network", "floor_rtt"):
+            assert metric in result.metrics, metric
+            assert len(result.metrics[metric].samples) == 5, metric
+
+        messages = []
+        while True:
+            assert parent.poll(30), f"the receiver went quiet after {messages}"
+            message = parent.recv()
+            messages.append(message)
+            if message[0] != "log":
+                break
+        assert messages[-1] == ("done", None), messages
+        logs = [text for kind, text in messages[:-1]]
+        assert len(logs) == len(ROGUES), logs
+        assert all("receiver closed a connection from 127.0.0.1" in text for text in logs), logs
+        process.join(20)
+        assert process.exitcode == 0
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(10)
+        parent.close()
