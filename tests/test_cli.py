@@ -136,3 +136,96 @@ def test_installed_entry_point_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "app", "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert result.stdout.strip() == f"cryptobench {__version__}"
+
+
+# --- sessions: loopback preset, serve and run --remote ------------------------------------
+
+
+def test_ecdh_vs_elgamal_preset_reduced(tmp_path: Path) -> None:
+    """E1 through the same code path as the full preset, with 3 samples per job."""
+    out = tmp_path / "e1.json"
+    assert main(["run", "ecdh-vs-elgamal", "--samples", "3", "--no-store", "--quiet", "--json", str(out)]) == 0
+    jobs = json.loads(out.read_text())["jobs"]
+    assert {job["mode"] for job in jobs} == {"loopback"}
+    for job in jobs:
+        assert job["status"] == "ok", job["error"]
+        assert {"compute", "receiver", "rtt", "network", "floor_rtt"} <= set(job["metrics"])
+        assert job["message_size"] == 18 and job["wire_bytes"]["frame"] > 18
+    ecdh = next(job for job in jobs if job["backend"] == "tinyec")
+    assert ecdh["validation"]["tamper_rejected"] == ecdh["validation"]["tamper_tried"] == 5
+
+
+def _start_server(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
+    server = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", "0", *extra],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=Path.cwd())
+    return server
+
+
+def _port_of(server: subprocess.Popen[str]) -> tuple[int, list[str]]:
+    seen: list[str] = []
+    assert server.stdout is not None
+    for line in server.stdout:  # blocks until the server prints; pytest-timeout bounds it
+        seen.append(line)
+        if line.startswith("serving on "):
+            return int(line.split()[2].rsplit(":", 1)[1]), seen
+    raise AssertionError("server exited before listening: " + "".join(seen))
+
+
+def test_serve_and_run_remote(tmp_path: Path) -> None:
+    import signal
+
+    server = _start_server(tmp_path)
+    try:
+        port, lines = _port_of(server)
+        assert any("created token file" in line for line in lines)
+        profile = _write(tmp_path, TINY)
+        out = tmp_path / "remote.json"
+        code = main(["run", str(profile), "--remote", f"127.0.0.1:{port}", "--no-store", "--quiet",
+                     "--json", str(out)])
+        assert code == 0
+        (job,) = json.loads(out.read_text())["jobs"]
+        assert job["mode"] == "remote" and job["status"] == "ok"
+        assert {"compute", "rtt", "receiver", "network"} <= set(job["metrics"])
+        server.send_signal(signal.SIGINT)
+        output, _ = server.communicate(timeout=20)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert "finished sha256" in output
+    assert "stopped after 1 job(s)" in output
+
+
+def test_serve_refuses_public_bind_without_token_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--bind", "0.0.0.0", "--port", "0"]) == 2
+    assert "not a loopback address: pass --token-file" in capsys.readouterr().err
+
+
+def test_token_file_readable_by_others_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    token = tmp_path / "token"
+    token.write_text("ab" * 32)
+    token.chmod(0o644)
+    assert main(["serve", "--port", "0", "--token-file", str(token)]) == 2
+    assert "chmod 600" in capsys.readouterr().err
+    profile = _write(tmp_path, TINY)
+    assert main(["run", str(profile), "--remote", "127.0.0.1:9", "--token-file", str(token)]) == 2
+    assert "mode 0644" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--remote", "localhost"], "expected HOST:PORT"),
+    (["--remote", "localhost:99999"], "expected HOST:PORT"),
+    (["--token-file", "t"], "--token-file is for --remote runs"),
+    (["--remote", "127.0.0.1:9", "--token-file", "missing-token"], "token file not found"),
+])
+def test_remote_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+                             fragment: str) -> None:
+    profile = _write(tmp_path, TINY)
+    assert main(["run", str(profile), *args]) == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_mode_remote_in_a_profile_needs_a_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = {**TINY, "jobs": [{**TINY["jobs"][0], "mode": "remote"}]}  # type: ignore[index]
+    assert main(["run", str(_write(tmp_path, data))]) == 2
+    assert "--remote HOST:PORT" in capsys.readouterr().err
