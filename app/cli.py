@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--per-sample", action="store_true",
+                   help="also print each sample's computation and communication delay (session jobs)")
     p.add_argument("--remote", metavar="HOST:PORT",
                    help="run every job as a session against `cryptobench serve` on HOST:PORT")
     p.add_argument("--token-file", metavar="FILE", type=Path,
@@ -70,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--store", metavar="PATH", type=Path)
     p.add_argument("--json", action="store_true", help="print the run as results JSON")
+    p.add_argument("--per-sample", action="store_true",
+                   help="also print each sample's computation and communication delay (session jobs)")
 
     commands.add_parser("selftest", help="known-answer tests for every backend")
     return parser
@@ -251,6 +255,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     _print_summary(console, run)
+    if args.per_sample:
+        _print_per_sample(console, run)
     if args.json:
         _write_export(args.json, results.to_json(run))
     if args.csv:
@@ -445,7 +451,25 @@ def cmd_show(args: argparse.Namespace) -> int:
     console.print(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
                   f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}")
     _print_summary(console, run)
+    if args.per_sample:
+        _print_per_sample(console, run)
     return EXIT_OK
+
+
+def _print_per_sample(console: Any, run: Any) -> None:
+    """E1's per-sample lines: computation delay (seal) and communication delay (round
+    trip), with the receiver's open time and their averages."""
+    for job in run.jobs:
+        if not {"compute", "rtt", "receiver"} <= set(job.metrics):
+            continue
+        compute, rtt, receiver = (job.metrics[name].samples for name in ("compute", "rtt", "receiver"))
+        n = len(compute)
+        console.print(f"\n[bold]{escape(job.label)}[/] · {job.message_size} B · per sample")
+        for i, (c, r, o) in enumerate(zip(compute, rtt, receiver), 1):
+            console.print(f"Sample {i}/{n} | Comp Delay {c * 1e3:.4f} ms | Comm Delay {r * 1e3:.4f} ms "
+                          f"| Receiver {o * 1e3:.4f} ms")
+        console.print(f"Average: Comp Delay {sum(compute) / n * 1e3:.4f} ms | Comm Delay {sum(rtt) / n * 1e3:.4f} ms "
+                      f"| Receiver {sum(receiver) / n * 1e3:.4f} ms")
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:

@@ -141,10 +141,13 @@ def test_installed_entry_point_runs() -> None:
 # --- sessions: loopback preset, serve and run --remote ------------------------------------
 
 
-def test_ecdh_vs_elgamal_preset_reduced(tmp_path: Path) -> None:
+def test_ecdh_vs_elgamal_preset_reduced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """E1 through the same code path as the full preset, with 3 samples per job."""
     out = tmp_path / "e1.json"
-    assert main(["run", "ecdh-vs-elgamal", "--samples", "3", "--no-store", "--quiet", "--json", str(out)]) == 0
+    assert main(["run", "ecdh-vs-elgamal", "--samples", "3", "--no-store", "--quiet", "--per-sample",
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("Sample 3/3 | Comp Delay ") == 4 and printed.count("Average: Comp Delay") == 4
     jobs = json.loads(out.read_text())["jobs"]
     assert {job["mode"] for job in jobs} == {"loopback"}
     for job in jobs:
