@@ -44,6 +44,7 @@ from app.core.wire import (
     MAX_CONTROL_FRAME,
     MAX_SESSION_MESSAGE,
     FrameReader,
+    FrameTooLarge,
     FrameType,
     MalformedBody,
     UnexpectedFrame,
@@ -82,6 +83,7 @@ class ReceiverSession:
         self.log = log or (lambda text: None)
         self.job: JobDescription | None = None
         self.scheme: Scheme | None = None
+        self.authenticated = False  # True once the peer presented the token (WELCOME sent)
         self.receiver: Receiver | None = None
         self.handshaken = False
         self.expected: bytes | None = None
@@ -100,6 +102,7 @@ class ReceiverSession:
         if len(body) != TOKEN_BYTES or not hmac.compare_digest(bytes(body), self.token):
             raise AuthenticationFailed("wrong token")
         send_frame(self.sock, FrameType.WELCOME)
+        self.authenticated = True
 
     def accept_job(self) -> FrameReader:
         reader = FrameReader(self.sock, MAX_CONTROL_FRAME, idle_timeout=self.limits.hello_timeout)
@@ -115,7 +118,7 @@ class ReceiverSession:
         self.authenticate()
         try:
             reader = self.accept_job()
-        except (JobRejected, MalformedBody) as exc:
+        except (JobRejected, MalformedBody, UnexpectedFrame) as exc:
             send_error(self.sock, str(exc))
             raise
         was_enabled = gc.isenabled()
@@ -130,7 +133,7 @@ class ReceiverSession:
         except SchemeError as exc:  # setup or handshake failed in the scheme itself
             send_error(self.sock, f"{type(exc).__name__}: {exc}")
             raise
-        except UnexpectedFrame as exc:
+        except (UnexpectedFrame, MalformedBody, FrameTooLarge) as exc:
             send_error(self.sock, str(exc))
             raise
         finally:
@@ -293,12 +296,14 @@ def receiver_main(conn: Any, plan: ReceiverPlan) -> None:
             except (socket.timeout, TimeoutError):
                 break
             with sock:
+                session = ReceiverSession(sock, plan.token, plan.limits)
                 try:
-                    ReceiverSession(sock, plan.token, plan.limits).serve()
-                except AuthenticationFailed as exc:
-                    conn.send(("log", f"receiver closed a connection from {address[0]}: {exc}"))
-                    continue
+                    session.serve()
                 except (WireError, JobRejected, SchemeError, OSError) as exc:
+                    if not session.authenticated:
+                        # Not our sender (wrong token, garbage, silence, a port scan): drop it, keep waiting.
+                        conn.send(("log", f"receiver closed a connection from {address[0]}: {exc}"))
+                        continue
                     outcome = ("error", f"receiver: {type(exc).__name__}: {exc}")
                     break
                 outcome = ("done", None)

@@ -221,7 +221,7 @@ def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(
     after = frame(FrameType.HELLO, TOKEN)
     conn.client.sendall(frame(FrameType.ERROR, b"hi") + after)
     error = conn.outcome()
-    assert isinstance(error, WireError)
+    assert isinstance(error, (AuthenticationFailed, PeerError))
     assert conn.unread_on_server(len(after)) == after
     assert_server_closed_silently(conn)
 
@@ -411,6 +411,8 @@ def test_ping_larger_than_the_job_capacity_is_too_large(open_connection: Callabl
 class ScriptedSocket:
     """Plays a scripted byte stream to serve(); records what the receiver sends back."""
 
+    family = socket.AF_UNIX  # not TCP: tune() leaves it alone
+
     def __init__(self, data: bytes) -> None:
         self.data, self.pos = data, 0
         self.sent = bytearray()
@@ -493,6 +495,11 @@ def _rogue_huge_claim(sock: socket.socket) -> None:
     _expect_closed_by_receiver(sock)
 
 
+def _rogue_error_first(sock: socket.socket) -> None:
+    sock.sendall(frame(FrameType.ERROR, b"let me in"))
+    _expect_closed_by_receiver(sock)
+
+
 def _rogue_connect_and_close(sock: socket.socket) -> None:
     pass  # the with-block closes it at once
 
@@ -505,6 +512,7 @@ ROGUES: list[tuple[str, Callable[[socket.socket], None]]] = [
     ("wrong token", _rogue_wrong_token),
     ("garbage", _rogue_garbage),
     ("2**63-byte header", _rogue_huge_claim),
+    ("ERROR frame first", _rogue_error_first),
     ("connect and close", _rogue_connect_and_close),
     ("connect and say nothing", _rogue_silent),
 ]
