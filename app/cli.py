@@ -371,7 +371,7 @@ def _print_summary(console: Any, run: Any) -> None:
             s = metric.stats
             ci = f"[{_seconds(s.ci95[0])}, {_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
             cv = f"{100 * s.cv:.1f}%" if s.cv is not None else "-"
-            line = (f"    {name:<11} {_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
+            line = (f"    {name:<18} {_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
                     + (f"×{metric.batch}" if metric.batch > 1 else ""))
             if metric.throughput_bytes_per_s:
                 line += f"  {_bytes_per_s(metric.throughput_bytes_per_s)}"
