@@ -12,18 +12,31 @@ sockets, TCP_NODELAY, `perf_counter_ns` around each round trip, the same sample 
 warm-up counts. App and baseline alternate for several rounds (the order flips every
 round) so that machine drift affects both alike.
 
-If `sockperf` (Debian package "sockperf") is on PATH, its TCP ping-pong of 64-byte
-messages on 127.0.0.1 is printed as the floor: what a C client and server pay for a
-round trip on this machine. It is run with `--full-rtt`, so its figures are full
-round trips (without that flag sockperf reports latency = RTT / 2).
+Where the two processes run decides the figure more than anything either does: on a
+virtual machine a wake-up on the other CPU costs tens of microseconds, on the same
+CPU a few. Left alone, the scheduler may put the app's pair on two CPUs and the
+baseline's pair on one (it did, every time, on the 2-core development VM: 15x), or the
+other way round. Each round is therefore measured per placement, both sides pinned alike:
 
-Run: .venv/bin/python benchmarks/bench_loopback_rtt.py [--samples N] [--rounds R]
-Target: median over rounds of (app rtt / baseline rtt) <= 1.5. Exit 0 on PASS, 1 on FAIL.
+    same   receiver (server), sender (client) and this supervisor on one CPU
+    split  receiver (server) and this supervisor on one CPU, sender (client) on another
+    free   nothing pinned: what the scheduler happens to do (noisy; not the default)
+
+If `sockperf` (Debian package "sockperf") is on PATH, its TCP ping-pong of 64-byte
+messages on 127.0.0.1, pinned the same way, is printed as the floor: what a C client
+and server pay for a round trip here. It runs with `--full-rtt`, so its figures are
+full round trips (without that flag sockperf reports latency = RTT / 2; an older
+sockperf without the flag is parsed and doubled).
+
+Run: .venv/bin/python benchmarks/bench_loopback_rtt.py [--samples N] [--rounds R] [--placements same,split]
+Target: for every placement, median over rounds of (app rtt / baseline rtt) <= 1.5.
+Exit 0 on PASS, 1 on FAIL.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import re
@@ -35,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,9 +58,62 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
 
+try:  # the runner announces each job's process ids (newer versions)
+    from app.core.events import JobProcesses  # noqa: E402
+except ImportError:  # pragma: no cover - older app: find the sender with psutil
+    JobProcesses = None  # type: ignore[assignment,misc]
+
 MESSAGE_SIZE = 64
 TARGET = 1.5
 APP_METRICS = ("rtt", "floor_rtt", "network", "receiver", "compute")
+PLACEMENTS = ("same", "split", "free")
+
+
+# --- CPU placement ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    name: str
+    receiver_cpu: int | None  # also where this supervisor runs while measuring
+    sender_cpu: int | None
+
+
+def placements(names: list[str]) -> tuple[list[Placement], list[str]]:
+    """The requested placements this machine can provide, and notes on the others."""
+    if not hasattr(os, "sched_setaffinity"):
+        return [Placement("free", None, None)], ["no sched_setaffinity here: only 'free' is measured"]
+    cpus = sorted(os.sched_getaffinity(0))
+    chosen, notes = [], []
+    for name in names:
+        if name == "same":
+            chosen.append(Placement(name, cpus[0], cpus[0]))
+        elif name == "split" and len(cpus) >= 2:
+            chosen.append(Placement(name, cpus[0], cpus[1]))
+        elif name == "split":
+            notes.append("only one CPU available: 'split' skipped")
+        else:
+            chosen.append(Placement(name, None, None))
+    return chosen, notes
+
+
+@contextlib.contextmanager
+def supervisor_on(cpu: int | None) -> Iterator[None]:
+    """Pin this process (and so every child it spawns) to `cpu` for the duration."""
+    if cpu is None:
+        yield
+        return
+    original = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, original)
+
+
+def _pin(pid: int, cpu: int | None) -> None:
+    if cpu is not None:
+        os.sched_setaffinity(pid, {cpu})
 
 
 # --- the app ----------------------------------------------------------------------------
@@ -59,14 +126,37 @@ class AppRound:
     ack_frame: int  # bytes of the ACK frame
 
 
-def app_round(samples: int, warmup: int) -> AppRound:
+def app_round(samples: int, warmup: int, placement: Placement) -> AppRound:
     job = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 256}, "mode": "loopback",
            "message_sizes": [MESSAGE_SIZE], "samples": samples, "warmup": warmup, "keygen_samples": 1,
            "tamper": 1}
-    run = Runner(parse_profile({"name": "loopback-rtt", "jobs": [job]}), store=None).run()
+    moved: list[int] = []
+
+    def on_event(event: Any) -> None:
+        # The receiver inherits this process's CPU; the sender is moved as soon as it
+        # exists, long before its interpreter has even imported the app.
+        if placement.sender_cpu == placement.receiver_cpu:
+            return
+        if JobProcesses is not None and isinstance(event, JobProcesses) and "sender" in event.pids:
+            pid = event.pids["sender"]
+        elif JobProcesses is None and type(event).__name__ == "JobStarted":
+            import psutil
+
+            spawned = [p for p in psutil.Process().children() if "spawn_main" in " ".join(p.cmdline())]
+            pid = max(spawned, key=lambda p: p.create_time()).pid
+        else:
+            return
+        if pid not in moved:
+            _pin(pid, placement.sender_cpu)
+            moved.append(pid)
+
+    with supervisor_on(placement.receiver_cpu):
+        run = Runner(parse_profile({"name": "loopback-rtt", "jobs": [job]}), store=None, on_event=on_event).run()
     bad = [j for j in run.jobs if j.status != "ok"]
     if bad or not run.jobs:
         raise SystemExit(f"app run failed: {[(j.label, j.error) for j in bad] or 'no result'}")
+    if placement.sender_cpu != placement.receiver_cpu and not moved:
+        raise SystemExit("could not find the sender process to pin it")
     result = run.jobs[0]
     return AppRound(medians={name: result.metrics[name].stats.median for name in APP_METRICS},
                     frame=int(result.wire_bytes["frame"]), ack_frame=int(result.wire_bytes["ack_frame"]))
@@ -128,33 +218,37 @@ def ping_client(conn: Any, port: int, frame: int, reply: int, samples: int, warm
     conn.close()
 
 
-def baseline_round(frame: int, reply: int, samples: int, warmup: int) -> float:
+def baseline_round(frame: int, reply: int, samples: int, warmup: int, placement: Placement) -> float:
     """Median round trip (seconds) of the minimal ping-pong."""
     ctx = multiprocessing.get_context("spawn")
     server_recv, server_send = ctx.Pipe(duplex=False)
     client_recv, client_send = ctx.Pipe(duplex=False)
-    server = ctx.Process(target=echo_server, args=(server_send, frame, reply), daemon=True)
-    server.start()
-    server_send.close()
-    client = None
-    try:
-        if not server_recv.poll(30):
-            raise SystemExit("baseline server did not start listening within 30 s")
-        port = server_recv.recv()
-        client = ctx.Process(target=ping_client, args=(client_send, port, frame, reply, samples, warmup),
-                             daemon=True)
-        client.start()
-        client_send.close()
-        if not client_recv.poll(600):
-            raise SystemExit("baseline client did not finish within 600 s")
-        times = client_recv.recv()
-    finally:
-        for process in (client, server):
-            if process is not None:
-                process.join(5)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
+    server = client = None
+    with supervisor_on(placement.receiver_cpu):
+        try:
+            server = ctx.Process(target=echo_server, args=(server_send, frame, reply), daemon=True)
+            server.start()
+            server_send.close()
+            if not server_recv.poll(30):
+                raise SystemExit("baseline server did not start listening within 30 s")
+            port = server_recv.recv()
+            client = ctx.Process(target=ping_client, args=(client_send, port, frame, reply, samples, warmup),
+                                 daemon=True)
+            client.start()
+            assert client.pid is not None
+            if placement.sender_cpu != placement.receiver_cpu:
+                _pin(client.pid, placement.sender_cpu)
+            client_send.close()
+            if not client_recv.poll(600):
+                raise SystemExit("baseline client did not finish within 600 s")
+            times = client_recv.recv()
+        finally:
+            for process in (client, server):
+                if process is not None and process.pid is not None:
+                    process.join(5)
+                    if process.is_alive():
+                        process.kill()
+                        process.join()
     return statistics.median(times) / 1e9
 
 
@@ -193,7 +287,12 @@ def parse_sockperf(text: str) -> SockperfFigure:
                           observations=int(total.group(1)) if total else 0, converted=factor != 1.0)
 
 
-def sockperf_round(seconds: int) -> SockperfFigure | str:
+def _sockperf_supports_full_rtt(binary: str) -> bool:
+    help_text = subprocess.run([binary, "ping-pong", "--help"], capture_output=True, text=True, check=False).stdout
+    return "--full-rtt" in help_text
+
+
+def sockperf_round(seconds: int, placement: Placement) -> SockperfFigure | str:
     """One sockperf TCP ping-pong of 64-byte messages, or why there is none."""
     binary = shutil.which("sockperf")
     if binary is None:
@@ -202,6 +301,7 @@ def sockperf_round(seconds: int) -> SockperfFigure | str:
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen([binary, "server", "-i", "127.0.0.1", "-p", str(port), "--tcp"],
                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        _pin(server.pid, placement.receiver_cpu)  # it only listens until the client connects
         try:
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and server.poll() is None:
@@ -213,9 +313,17 @@ def sockperf_round(seconds: int) -> SockperfFigure | str:
                 log.seek(0)
                 return "server failed: " + log.read().decode(errors="replace").strip()[-200:]
             args = [binary, "ping-pong", "-i", "127.0.0.1", "-p", str(port), "--tcp", "-m", str(MESSAGE_SIZE),
-                    "-t", str(seconds), "--full-rtt"]
-            client = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
-            output = client.stdout + client.stderr
+                    "-t", str(seconds)]
+            if _sockperf_supports_full_rtt(binary):
+                args.append("--full-rtt")
+            client = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            _pin(client.pid, placement.sender_cpu)  # pinned long before its 400 ms warm-up ends
+            try:
+                output, _ = client.communicate(timeout=seconds + 60)
+            except subprocess.TimeoutExpired:
+                client.kill()
+                client.wait()
+                return "ping-pong did not finish"
             if client.returncode != 0 and "avg-" not in output:
                 return f"ping-pong failed (exit {client.returncode}): {output.strip()[-200:]}"
             try:
@@ -236,7 +344,7 @@ def sockperf_round(seconds: int) -> SockperfFigure | str:
 
 
 def us(seconds: float) -> str:
-    return f"{seconds * 1e6:8.2f}us"
+    return f"{seconds * 1e6:.2f}us"
 
 
 def main() -> int:
@@ -244,66 +352,89 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--placements", default="same,split",
+                        help=f"comma-separated, of {', '.join(PLACEMENTS)} (default: same,split)")
     parser.add_argument("--sockperf-seconds", type=int, default=3)
     parser.add_argument("--no-sockperf", action="store_true")
     args = parser.parse_args()
+    names = [n.strip() for n in args.placements.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PLACEMENTS]
+    if unknown or not names:
+        parser.error(f"unknown placement(s) {unknown}; choose from {', '.join(PLACEMENTS)}")
+    chosen, notes = placements(names)
+    for note in notes:
+        print(f"note: {note}")
+    for p in chosen:
+        where = ("not pinned" if p.receiver_cpu is None else
+                 f"receiver/server + supervisor on CPU {p.receiver_cpu}, sender/client on CPU {p.sender_cpu}")
+        print(f"placement {p.name}: {where}")
 
     frame, ack_frame = 0, 0
-    rows = []
+    rows: dict[str, list[tuple[int, str, AppRound, float]]] = {p.name: [] for p in chosen}
+    floors: dict[str, list[SockperfFigure]] = {p.name: [] for p in chosen}
+    sockperf_note = "skipped (--no-sockperf)" if args.no_sockperf else ""
     for r in range(args.rounds):
         app_first = r % 2 == 0
-        app: AppRound | None = None
-        base = 0.0
-        for step in ("app", "base") if app_first else ("base", "app"):
-            if step == "app":
-                app = app_round(args.samples, args.warmup)
-                frame, ack_frame = app.frame, app.ack_frame
-            else:  # round 1 runs the app first, so the frame sizes are known here
-                base = baseline_round(frame, ack_frame, args.samples, args.warmup)
-        assert app is not None
-        rows.append((r + 1, "app, base" if app_first else "base, app", app, base))
-        print(f"round {r + 1}: app rtt {us(app.medians['rtt']).strip()}, baseline {us(base).strip()}, "
-              f"ratio {app.medians['rtt'] / base:.3f}", flush=True)
-
-    floors: list[SockperfFigure] = []
-    sockperf_note = "skipped (--no-sockperf)"
-    if not args.no_sockperf:
-        for _ in range(args.rounds):
-            figure = sockperf_round(args.sockperf_seconds)
-            if isinstance(figure, str):
-                sockperf_note = figure
-                break
-            floors.append(figure)
+        for placement in chosen:
+            app: AppRound | None = None
+            base = 0.0
+            for step in ("app", "base") if app_first or not frame else ("base", "app"):
+                if step == "app":
+                    app = app_round(args.samples, args.warmup, placement)
+                    frame, ack_frame = app.frame, app.ack_frame
+                else:
+                    base = baseline_round(frame, ack_frame, args.samples, args.warmup, placement)
+            assert app is not None
+            order = "app, base" if app_first or r == 0 else "base, app"
+            rows[placement.name].append((r + 1, order, app, base))
+            line = (f"round {r + 1} {placement.name:5s}: app rtt {us(app.medians['rtt'])}, baseline {us(base)}, "
+                    f"ratio {app.medians['rtt'] / base:.3f}")
+            if not sockperf_note:
+                figure = sockperf_round(args.sockperf_seconds, placement)
+                if isinstance(figure, str):
+                    sockperf_note = figure
+                else:
+                    floors[placement.name].append(figure)
+                    line += f"; sockperf {us(figure.median_rtt)}"
+            print(line, flush=True)
 
     print()
-    print(f"AES-256-GCM, {MESSAGE_SIZE}-byte messages, loopback; MESSAGE frame {frame} B, ACK frame {ack_frame} B; "
-          f"{args.samples} samples + {args.warmup} warm-up per side; medians")
-    print(f"{'round':>5s}  {'order':9s} {'app rtt':>10s} {'floor_rtt':>10s} {'network':>10s} {'receiver':>10s} "
-          f"{'compute':>10s} {'baseline':>10s} {'ratio':>7s}")
-    ratios = []
-    for index, order, app, base in rows:
-        ratio = app.medians["rtt"] / base
-        ratios.append(ratio)
-        m = app.medians
-        print(f"{index:5d}  {order:9s} {us(m['rtt']):>10s} {us(m['floor_rtt']):>10s} {us(m['network']):>10s} "
-              f"{us(m['receiver']):>10s} {us(m['compute']):>10s} {us(base):>10s} {ratio:7.3f}")
-    median_ratio = statistics.median(ratios)
-    floor_ratios = [app.medians["floor_rtt"] / base for _, _, app, base in rows]
-    print(f"app floor_rtt / baseline (framing only, no crypto) per round: "
-          + ", ".join(f"{x:.3f}" for x in floor_ratios))
-    if floors:
-        for i, figure in enumerate(floors, 1):
-            print(f"sockperf {i}: TCP ping-pong {MESSAGE_SIZE} B, full round trip: median {us(figure.median_rtt).strip()}, "
-                  f"mean {us(figure.avg_rtt).strip()} ({figure.observations} observations"
-                  f"{'; one-way latency x 2' if figure.converted else '; --full-rtt'})")
-        floor = statistics.median(f.median_rtt for f in floors)
-        print(f"sockperf floor (median of the runs' medians): {us(floor).strip()}; "
-              f"app rtt / sockperf = {statistics.median(app.medians['rtt'] for _, _, app, _ in rows) / floor:.2f}, "
-              f"baseline / sockperf = {statistics.median(base for *_, base in rows) / floor:.2f}")
-    else:
-        print(f"sockperf: {sockperf_note}")
-    verdict = "PASS" if median_ratio <= TARGET else "FAIL"
-    print(f"median ratio app/baseline {median_ratio:.3f} (target <= {TARGET}): {verdict}")
+    print(f"AES-256-GCM, {MESSAGE_SIZE}-byte messages, loopback TCP; MESSAGE frame {frame} B, ACK frame {ack_frame} B; "
+          f"{args.samples} samples + {args.warmup} warm-up per side; all figures are medians")
+    verdicts = []
+    for placement in chosen:
+        print()
+        print(f"[{placement.name}]")
+        print(f"{'round':>5s}  {'order':9s} {'app rtt':>10s} {'floor_rtt':>10s} {'network':>10s} {'receiver':>10s} "
+              f"{'compute':>10s} {'baseline':>10s} {'ratio':>7s} {'floor/base':>10s}")
+        ratios = []
+        for index, order, app, base in rows[placement.name]:
+            m = app.medians
+            ratio = m["rtt"] / base
+            ratios.append(ratio)
+            print(f"{index:5d}  {order:9s} {us(m['rtt']):>10s} {us(m['floor_rtt']):>10s} {us(m['network']):>10s} "
+                  f"{us(m['receiver']):>10s} {us(m['compute']):>10s} {us(base):>10s} {ratio:7.3f} "
+                  f"{m['floor_rtt'] / base:10.3f}")
+        median_ratio = statistics.median(ratios)
+        figures = floors[placement.name]
+        if figures:
+            runs = ", ".join(f"{us(f.median_rtt)} (mean {us(f.avg_rtt)}, n={f.observations})" for f in figures)
+            how = "one-way latency x 2" if any(f.converted for f in figures) else "--full-rtt"
+            floor = statistics.median(f.median_rtt for f in figures)
+            app_rtt = statistics.median(row[2].medians["rtt"] for row in rows[placement.name])
+            base_rtt = statistics.median(row[3] for row in rows[placement.name])
+            print(f"sockperf TCP ping-pong {MESSAGE_SIZE} B, full round trip ({how}), median per run: {runs}")
+            print(f"floor {us(floor)}: app rtt = {app_rtt / floor:.1f}x sockperf, "
+                  f"baseline = {base_rtt / floor:.1f}x sockperf")
+        else:
+            print(f"sockperf: {sockperf_note}")
+        ok = median_ratio <= TARGET
+        verdicts.append(ok)
+        print(f"median ratio app/baseline [{placement.name}] {median_ratio:.3f} (target <= {TARGET}): "
+              f"{'PASS' if ok else 'FAIL'}")
+    verdict = "PASS" if all(verdicts) else "FAIL"
+    print()
+    print(f"verdict: {verdict}")
     return 0 if verdict == "PASS" else 1
 
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 import enum
 import socket
 import struct
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 MAGIC = b"CB"
 VERSION = 1
@@ -61,6 +62,15 @@ class FrameType(enum.IntEnum):
     SIZE_END_OK = 19  # receiver -> sender: JSON resource summary
     BYE = 20  # sender -> receiver: the job is complete
     ERROR = 21  # either way: UTF-8 reason; the connection closes after it
+
+
+#: Frame type by its byte: a dict lookup instead of an IntEnum call on every frame.
+_FRAME_TYPES = {int(t): t for t in FrameType}
+_ERROR = FrameType.ERROR
+#: Linux honours SO_RCVTIMEO / SO_SNDTIMEO on TCP sockets: a blocking socket with a
+#: kernel timeout needs no poll() before each call (CPython polls first whenever a
+#: socket has a Python-level timeout).
+_KERNEL_TIMEOUTS = sys.platform.startswith("linux") and hasattr(socket, "SO_RCVTIMEO")
 
 
 class WireError(Exception):
@@ -180,18 +190,53 @@ class FrameReader:
         self._small_view = memoryview(self._small)
         self._large: memoryview | None = None
         self.bytes_received = 0
+        # Real sockets keep a standing timeout (set again only when it changes) and,
+        # on Linux, stay blocking with the timeout in the kernel.
+        self._kernel = _KERNEL_TIMEOUTS and isinstance(stream, socket.socket)
+        self._armed: float | None = None
+
+    @property
+    def idle_timeout(self) -> float:
+        return self._idle_timeout
+
+    @idle_timeout.setter
+    def idle_timeout(self, value: float) -> None:
+        self._idle_timeout = value
+        self._armed = None
+
+    def _arm(self, seconds: float) -> None:
+        """Make `seconds` the timeout of the next calls on the stream (no-op if it already is)."""
+        if seconds == self._armed:
+            return
+        if self._kernel:
+            sock: socket.socket = self.stream  # type: ignore[assignment]
+            if sock.gettimeout() is not None:
+                sock.settimeout(None)
+            whole = int(seconds)
+            micro = max(int((seconds - whole) * 1_000_000), 0 if whole else 1)  # 0 s 0 us means "forever"
+            timeval = struct.pack("@ll", whole, micro)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)  # send_frame's deadline too
+        else:
+            self.stream.settimeout(seconds)
+        self._armed = seconds
 
     def _fill(self, view: memoryview, deadline: float, *, at_boundary: bool) -> None:
         got = 0
         total = len(view)
         while got < total:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise PeerTimeout(f"peer sent {got} of {total} bytes within the deadline")
-            self.stream.settimeout(min(remaining, self.idle_timeout))
+            if got == 0:
+                # The first call of a header or body: its deadline is at least the idle
+                # timeout away, so the standing timeout applies (no syscall to re-set it).
+                self._arm(self.idle_timeout)
+            else:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise PeerTimeout(f"peer sent {got} of {total} bytes within the deadline")
+                self._arm(min(remaining, self.idle_timeout))
             try:
-                n = self.stream.recv_into(view[got:], total - got)
-            except (socket.timeout, TimeoutError):
+                n = self.stream.recv_into(view[got:] if got else view, total - got)
+            except (socket.timeout, TimeoutError, BlockingIOError):
                 what = "nothing" if got == 0 and at_boundary else f"{got} of {total} bytes"
                 raise PeerTimeout(f"peer sent {what} within {self.idle_timeout:g} s") from None
             except ConnectionResetError:
@@ -211,19 +256,23 @@ class FrameReader:
         """
         limit = self.capacity if limit is None else min(limit, self.capacity)
         self._fill(self._header_view, time.monotonic() + self.idle_timeout, at_boundary=True)
-        header = decode_header(self._header, limit)
-        if header.length <= MAX_CONTROL_FRAME:
-            view = self._small_view[: header.length]
+        magic, version, kind, length = HEADER.unpack(self._header)
+        frame_type = _FRAME_TYPES.get(kind)
+        if magic != MAGIC or version != VERSION or frame_type is None or length > limit:
+            decode_header(self._header, limit)  # raises the precise error
+            raise AssertionError("unreachable")
+        if length <= MAX_CONTROL_FRAME:
+            view = self._small_view[:length]
         else:
             if self._large is None:
                 self._large = memoryview(bytearray(self.capacity))
-            view = self._large[: header.length]
-        if header.length:
-            deadline = time.monotonic() + frame_deadline(header.length, self.idle_timeout, self.min_rate)
+            view = self._large[:length]
+        if length:
+            deadline = time.monotonic() + frame_deadline(length, self.idle_timeout, self.min_rate)
             self._fill(view, deadline, at_boundary=False)
-        if header.frame_type is FrameType.ERROR:
+        if frame_type is _ERROR:
             raise PeerError("peer reported: " + bytes(view).decode("utf-8", "replace"))
-        return header.frame_type, view
+        return frame_type, view
 
     def expect(self, *types: FrameType, limit: int | None = None) -> memoryview:
         """Read a frame that must be one of `types`."""
@@ -239,19 +288,24 @@ def send_frame(sock: socket.socket, frame_type: FrameType, parts: Sequence[bytes
     """Send one frame made of `parts` without joining them; returns bytes on the wire.
 
     `sendmsg` may send part of what it is given; the loop resumes where it stopped,
-    slicing views so that nothing is copied.
+    slicing views so that nothing is copied. The common case (a few byte strings that
+    fit the socket buffer) is one `sendmsg` with no views made at all.
     """
-    views = [memoryview(p).cast("B") for p in parts if len(p)]
-    length = sum(len(v) for v in views)
-    pending = [memoryview(encode_header(frame_type, length)), *views]
-    total = HEADER_SIZE + length
-    while pending:
-        try:
-            sent = sock.sendmsg(pending[:64])  # IOV_MAX is 1024; a few parts in practice
-        except (socket.timeout, TimeoutError):
-            raise PeerTimeout("peer stopped reading (send timed out)") from None
-        except (BrokenPipeError, ConnectionResetError) as exc:
-            raise ConnectionClosed(f"peer closed the connection ({exc.strerror or exc})") from None
+    if len(parts) < 64 and all(type(p) is bytes or type(p) is bytearray for p in parts):
+        length = sum(map(len, parts))
+        header = encode_header(frame_type, length)
+        sent = _sendmsg(sock, [header, *parts])
+        total = HEADER_SIZE + length
+        if sent == total:
+            return total
+        pending = [memoryview(header), *(memoryview(p) for p in parts if len(p))]
+    else:
+        views = [memoryview(p).cast("B") for p in parts if len(p)]
+        length = sum(len(v) for v in views)
+        pending = [memoryview(encode_header(frame_type, length)), *views]
+        total = HEADER_SIZE + length
+        sent = 0
+    while True:
         while sent and pending:
             head = pending[0]
             if sent >= len(head):
@@ -260,7 +314,18 @@ def send_frame(sock: socket.socket, frame_type: FrameType, parts: Sequence[bytes
             else:
                 pending[0] = head[sent:]
                 sent = 0
-    return total
+        if not pending:
+            return total
+        sent = _sendmsg(sock, pending[:64])  # IOV_MAX is 1024; a few parts in practice
+
+
+def _sendmsg(sock: socket.socket, buffers: list[Any]) -> int:
+    try:
+        return sock.sendmsg(buffers)
+    except (socket.timeout, TimeoutError, BlockingIOError):  # BlockingIOError: SO_SNDTIMEO expired
+        raise PeerTimeout("peer stopped reading (send timed out)") from None
+    except (BrokenPipeError, ConnectionResetError) as exc:
+        raise ConnectionClosed(f"peer closed the connection ({exc.strerror or exc})") from None
 
 
 def send_error(sock: socket.socket, reason: str) -> None:
