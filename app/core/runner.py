@@ -95,41 +95,65 @@ class Runner:
         self.on_event = on_event or (lambda event: None)
         self.cancel = cancel or threading.Event()
         self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
+        #: The result index of each job's first message size.
+        self.base_indexes = [sum(len(j.message_sizes) for j in self.jobs[:k]) for k in range(len(self.jobs))]
+        self._scaling: stats.StabilityWarning | None = None
 
     def run(self) -> RunResult:
-        environment = collect_environment()
-        run = RunResult(id=new_run_id(), started=now_iso(), status="running", environment=environment,
-                        profile=self.profile.to_dict())
-        if self.store is not None:
-            self.store.begin_run(run)
-        self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
-        governors = environment.get("cpu", {}).get("governors") or []
-        scaling = stats.frequency_scaling_warning(governors)
-        next_index = 0
+        """Run every job in order on this thread (the CLI's way)."""
+        run = self.start()
         try:
-            for job in self.jobs:
-                results = self._run_job(job, run.id, next_index)
-                for result in results:
-                    if scaling is not None and result.status == "ok":
-                        result.warnings.append(scaling)
-                    run.jobs.append(result)
-                    if self.store is not None:
-                        self.store.add_job(run.id, result)
-                    self.on_event(JobFinished(result.index, result))
-                next_index += len(job.message_sizes)
+            for job, base in zip(self.jobs, self.base_indexes):
+                self.record(run, self.execute(run, job, base))
         except KeyboardInterrupt:
             self.cancel.set()  # Ctrl-C: the run is cancelled, not failed
             raise
         finally:
-            run.finished = now_iso()
-            if self.cancel.is_set():
-                run.status = "cancelled"
-            elif len(run.jobs) < self.total_jobs:
-                run.status = "failed"
-            else:
-                run.status = "finished"
+            self.finish(run)
+        return run
+
+    # --- the three steps, for callers that dispatch jobs themselves (the GUI's pool) --
+
+    def start(self) -> RunResult:
+        """Record the environment, open the run in the store, announce it."""
+        environment = collect_environment()
+        run = RunResult(id=new_run_id(), started=now_iso(), status="running", environment=environment,
+                        profile=self.profile.to_dict())
+        governors = environment.get("cpu", {}).get("governors") or []
+        self._scaling = stats.frequency_scaling_warning(governors)
+        if self.store is not None:
+            self.store.begin_run(run)
+        self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
+        return run
+
+    def execute(self, run: RunResult, job: ResolvedJob, base_index: int) -> list[JobResult]:
+        """Run one profile job in its child processes; safe to call from a worker thread
+        (it touches neither the store nor the run)."""
+        results = self._run_job(job, run.id, base_index)
+        for result in results:
+            if self._scaling is not None and result.status == "ok":
+                result.warnings.append(self._scaling)
+        return results
+
+    def record(self, run: RunResult, results: list[JobResult]) -> None:
+        """Add finished results to the run and the store (on the thread that owns the store)."""
+        for result in results:
+            run.jobs.append(result)
             if self.store is not None:
-                self.store.finish_run(run.id, run.status, run.finished)
+                self.store.add_job(run.id, result)
+            self.on_event(JobFinished(result.index, result))
+
+    def finish(self, run: RunResult) -> RunResult:
+        run.jobs.sort(key=lambda job: job.index)
+        run.finished = now_iso()
+        if self.cancel.is_set():
+            run.status = "cancelled"
+        elif len(run.jobs) < self.total_jobs:
+            run.status = "failed"
+        else:
+            run.status = "finished"
+        if self.store is not None:
+            self.store.finish_run(run.id, run.status, run.finished)
         self.on_event(RunFinished(run))
         return run
 

@@ -1,0 +1,557 @@
+"""The results table: one row per job result (one scheme at one message size).
+
+`ResultsModel` turns `JobResult`s into rows of display text plus a numeric sort key
+per cell (`SORT_ROLE`), so that "2 µs" sorts before "10 µs" and "64 B" before
+"1 KiB" although their texts do not. `ResultsTable` shows the model through a
+`QSortFilterProxyModel` that sorts on those keys; rows stay in job order until a
+header is clicked (a third click on the same header restores job order).
+
+Each row shows one per-message metric, the one the CLI summary leads with: "compute"
+(the sender sealing one message) for loopback and remote sessions, and the family's
+seal metric (encrypt, sign, hash, derive) for operations. The other metrics are in
+the result itself (`RESULT_ROLE`, `result_selected`) for detail views.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
+
+from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
+from app.core.schemes.base import SEAL_METRIC, Family
+
+__all__ = [
+    "HEADERS",
+    "RESULT_ROLE",
+    "SORT_ROLE",
+    "Column",
+    "ResultsModel",
+    "ResultsTable",
+    "format_bytes",
+    "format_rate",
+    "format_seconds",
+    "primary_metric",
+]
+
+#: Role holding each cell's sort key (a float or a string; None sorts last ascending).
+SORT_ROLE = int(Qt.ItemDataRole.UserRole)
+#: Role holding the row's JobResult (any column).
+RESULT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+
+_SESSION_MODES = ("loopback", "remote")
+_MISSING = "-"
+
+
+class Column(enum.IntEnum):
+    SCHEME = 0
+    BACKEND = 1
+    PARAMETERS = 2
+    MODE = 3
+    SIZE = 4
+    METRIC = 5
+    MEDIAN = 6
+    P95 = 7
+    CI95 = 8
+    THROUGHPUT = 9
+    WIRE = 10
+    CPU = 11
+    MEMORY = 12
+    VALIDATION = 13
+    WARNINGS = 14
+    STATUS = 15
+
+
+HEADERS: dict[Column, str] = {
+    Column.SCHEME: "Scheme",
+    Column.BACKEND: "Backend",
+    Column.PARAMETERS: "Parameters",
+    Column.MODE: "Mode",
+    Column.SIZE: "Size",
+    Column.METRIC: "Metric",
+    Column.MEDIAN: "Median",
+    Column.P95: "p95",
+    Column.CI95: "95 % CI",
+    Column.THROUGHPUT: "Throughput",
+    Column.WIRE: "Wire bytes",
+    Column.CPU: "CPU %",
+    Column.MEMORY: "Memory",
+    Column.VALIDATION: "Validation",
+    Column.WARNINGS: "Warnings",
+    Column.STATUS: "Status",
+}
+
+_HEADER_TIPS: dict[Column, str] = {
+    Column.SIZE: "Plaintext size of one message",
+    Column.METRIC: "The per-message metric this row shows: the sender sealing one message "
+                   "(compute) for sessions, the family's main operation for operations jobs",
+    Column.MEDIAN: "Median time of one operation of the shown metric",
+    Column.P95: "95th percentile time of one operation of the shown metric",
+    Column.CI95: "95 % confidence interval of the median (order statistics; needs at least 6 samples)",
+    Column.THROUGHPUT: "Message size / median time of the shown metric",
+    Column.WIRE: "Bytes on the wire for one message: the frame (header + payload) for sessions, "
+                 "the payload for operations",
+    Column.CPU: "Mean CPU in % of one core: the worker or sender, then the receiver when there is one",
+    Column.MEMORY: "Peak resident memory (RSS) of the worker or sender; peak Python allocation "
+                   "(tracemalloc) of the shown metric",
+    Column.VALIDATION: "Messages whose opened plaintext matched the original; tampered payloads rejected",
+    Column.WARNINGS: "Stability warnings: reasons to distrust the numbers, each with a fix (see the tooltip)",
+    Column.STATUS: "ok, failed or cancelled; a failed row's tooltip shows the error",
+}
+
+_NUMERIC = frozenset({Column.SIZE, Column.MEDIAN, Column.P95, Column.CI95, Column.THROUGHPUT, Column.WIRE,
+                      Column.CPU, Column.MEMORY, Column.WARNINGS})
+
+_FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on light and dark themes
+_FAILED_TEXT = QColor(200, 30, 30)
+_CANCELLED_TEXT = QColor(128, 128, 128)
+_WARNING_TEXT = QColor(196, 110, 0)
+
+
+# --- formatting (the same units and precision as the CLI) ------------------------------------
+
+
+def format_seconds(value: float | None) -> str:
+    """A duration with a unit: 1.23 s, 45.6 ms, 7.89 µs, 512 ns (3 significant digits)."""
+    if value is None:
+        return _MISSING
+    value = float(f"{value:.3g}")  # round first, so 999.96 µs becomes 1 ms, not 1e+03 µs
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def format_bytes(value: int | float | None) -> str:
+    """A size in binary units: 64 B, 1 KiB, 1.5 KiB, 10 MiB."""
+    if value is None:
+        return _MISSING
+    value = float(value)
+    if abs(value) < 1024:
+        return f"{value:.0f} B"
+    for unit, scale in (("GiB", 1024.0**3), ("MiB", 1024.0**2), ("KiB", 1024.0)):
+        if abs(value) >= scale:
+            return f"{value / scale:.4g} {unit}"
+    return f"{value:.0f} B"  # pragma: no cover - unreachable
+
+
+def format_rate(value: float | None) -> str:
+    """A throughput in decimal units, as the CLI prints it: 1.23 GB/s, 456 MB/s."""
+    if not value:
+        return _MISSING
+    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.3g} B/s"
+
+
+def _exact_bytes(value: int | float) -> str:
+    return f"{int(value):,} bytes".replace(",", "\u202f")  # narrow no-break space as thousands separator
+
+
+def primary_metric(job: JobResult) -> str | None:
+    """The per-message metric a row shows: "compute" for sessions, the seal metric for operations.
+
+    Named even when the job has no such metric (a failed job), so the column says what is
+    missing; a job of an unknown family falls back to its first metric.
+    """
+    if job.mode in _SESSION_MODES:
+        return "compute"
+    try:
+        return SEAL_METRIC[Family(job.family)]
+    except (ValueError, KeyError):
+        return next(iter(job.metrics), None)
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+    key: Any = None
+    tip: str | None = None
+    foreground: QColor | None = None
+
+
+def _role_dicts(cpu: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {role: summary for role, summary in cpu.items() if isinstance(summary, dict)}
+
+
+def _main_role(roles: dict[str, Any]) -> str | None:
+    for role in ("worker", "sender"):
+        if role in roles:
+            return role
+    return next((role for role in roles if role != "receiver"), None)
+
+
+def _percent(value: Any) -> str:
+    return f"{float(value):.0f}" if isinstance(value, (int, float)) else _MISSING
+
+
+def _cpu_cell(job: JobResult) -> _Cell:
+    roles = _role_dicts(job.cpu)
+    if not roles:
+        return _Cell(_MISSING)
+    main = _main_role(roles)
+    main_mean = roles[main].get("mean_percent") if main else None
+    receiver = roles.get("receiver")
+    text = _percent(main_mean)
+    if receiver is not None:
+        text = f"{text} / {_percent(receiver.get('mean_percent'))}"
+    lines = ["CPU in % of one core"]
+    for role, summary in roles.items():
+        line = f"{role}: mean {_percent(summary.get('mean_percent'))} %"
+        if isinstance(summary.get("max_percent"), (int, float)):
+            line += f", max {_percent(summary['max_percent'])} %"
+        samples = summary.get("samples")
+        if "source" in summary:
+            line += f" ({summary['source']})"
+        elif samples == 0:
+            line += " (not sampled: the job ended within one sampling interval)"
+        elif samples is not None:
+            line += f" ({samples} samples)"
+        lines.append(line)
+        other = summary.get("other_processes_mean_percent")
+        if isinstance(other, (int, float)):
+            lines.append(f"    other processes meanwhile: {other:.0f} %")
+    key = float(main_mean) if isinstance(main_mean, (int, float)) else None
+    return _Cell(text, key, "\n".join(lines))
+
+
+def _memory_cell(job: JobResult, metric_name: str | None, metric: MetricResult | None) -> _Cell:
+    rss_by_role = job.memory.get("rss_peak_bytes")
+    rss_by_role = rss_by_role if isinstance(rss_by_role, dict) else {}
+    main = _main_role(rss_by_role)
+    rss = rss_by_role.get(main) if main else None
+    traced_by_metric = job.memory.get("traced_peak_bytes")
+    traced_by_metric = traced_by_metric if isinstance(traced_by_metric, dict) else {}
+    traced = metric.traced_peak_bytes if metric is not None else None
+    if traced is None and metric_name is not None:
+        traced = traced_by_metric.get(metric_name)
+    parts = []
+    if isinstance(rss, (int, float)):
+        parts.append(f"{rss / 1024**2:.1f} MiB")
+    if isinstance(traced, (int, float)):
+        parts.append(f"{format_bytes(traced)} traced")
+    if not parts:
+        return _Cell(_MISSING)
+    lines = ["Peak resident memory (RSS):"]
+    lines += [f"    {role}: {format_bytes(value) if isinstance(value, (int, float)) else 'not sampled'}"
+              for role, value in rss_by_role.items()]
+    if traced_by_metric:
+        lines.append("Peak Python allocation during the timed loop (tracemalloc):")
+        lines += [f"    {name}: {format_bytes(value)}" for name, value in traced_by_metric.items()]
+    key = float(rss) if isinstance(rss, (int, float)) else None
+    return _Cell("; ".join(parts), key, "\n".join(lines))
+
+
+def _wire_cell(job: JobResult) -> _Cell:
+    wire = job.wire_bytes
+    value = wire.get("frame", wire.get("payload"))
+    if value is None:
+        return _Cell(_MISSING)
+    lines = [f"{name}: {_exact_bytes(count)}" for name, count in wire.items()]
+    if job.message_size:
+        lines.append(f"×{value / job.message_size:.2f} of the plaintext")
+    return _Cell(format_bytes(value), float(value), "\n".join(lines))
+
+
+def _validation_cell(job: JobResult) -> _Cell:
+    v = job.validation
+    checked, failed = int(v.get("checked", 0)), int(v.get("failed", 0))
+    tried, rejected = int(v.get("tamper_tried", 0)), int(v.get("tamper_rejected", 0))
+    if not checked and not tried:
+        return _Cell(_MISSING, None, "No messages were validated")
+    parts, lines = [], []
+    if checked:
+        parts.append(f"{checked - failed}/{checked} ok")
+        lines.append(f"Opened plaintext equal to the original in {checked - failed} of {checked} messages")
+    if tried:
+        parts.append(f"tamper {rejected}/{tried}")
+        lines.append(f"Tampered payloads rejected: {rejected} of {tried}")
+    problems = failed + (tried - rejected)  # the sort key: validation problems
+    return _Cell(", ".join(parts), float(problems), "\n".join(lines), _FAILED_TEXT if problems else None)
+
+
+def _warnings_cell(job: JobResult) -> _Cell:
+    if not job.warnings:
+        return _Cell("0", 0.0)
+    lines = []
+    for warning in job.warnings:
+        lines.append(f"• {warning.metric or 'job'}: {warning.message}")
+        lines.append(f"   Fix: {warning.fix}")
+    return _Cell(str(len(job.warnings)), float(len(job.warnings)), "\n".join(lines), _WARNING_TEXT)
+
+
+def _scheme_tip(job: JobResult) -> str:
+    lines = [job.label]
+    if job.family:
+        try:
+            lines.append(Family(job.family).title)
+        except ValueError:
+            lines.append(job.family)
+    sec = job.security
+    if sec:
+        level = []
+        if sec.get("classical_bits") is not None:
+            level.append(f"{sec['classical_bits']}-bit classical security")
+        if sec.get("pq_category") is not None:
+            level.append(f"post-quantum category {sec['pq_category']}" if sec["pq_category"]
+                         else "broken by a quantum computer")
+        if level:
+            lines.append(", ".join(level))
+        if sec.get("insecure"):
+            lines.append("Insecure parameter size: for comparison only")
+    lines += job.notes
+    if job.error:
+        lines.append(f"Error: {job.error}")
+    return "\n".join(lines)
+
+
+def _build_row(job: JobResult) -> list[_Cell]:
+    name = primary_metric(job)
+    metric = job.metrics.get(name) if name else None
+    s = metric.stats if metric is not None else None
+    params = ", ".join(f"{k}={v}" for k, v in job.params.items())
+    metric_tip = METRIC_DESCRIPTIONS.get(name or "")
+    if s is not None and metric is not None:
+        spread = f"n = {s.n}"
+        if metric.batch > 1:
+            spread += f" × batch {metric.batch}"
+        if s.cv is not None:
+            spread += f", CV {100 * s.cv:.1f} %"
+        spread += f", min {format_seconds(s.min)}, max {format_seconds(s.max)}"
+        if s.outliers:
+            spread += f", {s.outliers} outliers (kept)"
+        median_tip = f"{metric_tip}\n{spread}" if metric_tip else spread
+    else:
+        median_tip = f"No {name} samples" if name else "No metrics"
+    if s is not None and s.ci95 is not None:
+        ci = _Cell(f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]", s.ci95[0],
+                   f"95 % confidence interval of the median: {format_seconds(s.ci95[0])} to "
+                   f"{format_seconds(s.ci95[1])} ({s.n} samples)")
+    elif s is not None:
+        ci = _Cell("n < 6", None, f"Only {s.n} samples: a 95 % interval of the median needs at least 6")
+    else:
+        ci = _Cell(_MISSING)
+    throughput = job.throughput_bytes_per_s
+    if throughput is None and metric is not None:
+        throughput = metric.throughput_bytes_per_s
+    status_colour = {"failed": _FAILED_TEXT, "cancelled": _CANCELLED_TEXT}.get(job.status)
+    cells = {
+        Column.SCHEME: _Cell(job.label, job.label, _scheme_tip(job)),
+        Column.BACKEND: _Cell(job.backend, job.backend),
+        Column.PARAMETERS: _Cell(params, params, params or None),
+        Column.MODE: _Cell(job.mode, job.mode),
+        Column.SIZE: _Cell(format_bytes(job.message_size), float(job.message_size),
+                           _exact_bytes(job.message_size)),
+        Column.METRIC: _Cell(name or _MISSING, name, metric_tip),
+        Column.MEDIAN: _Cell(format_seconds(s.median), s.median, median_tip) if s else _Cell(_MISSING),
+        Column.P95: _Cell(format_seconds(s.p95), s.p95, f"p99 {format_seconds(s.p99)}") if s else _Cell(_MISSING),
+        Column.CI95: ci,
+        Column.THROUGHPUT: _Cell(format_rate(throughput), float(throughput) if throughput else None),
+        Column.WIRE: _wire_cell(job),
+        Column.CPU: _cpu_cell(job),
+        Column.MEMORY: _memory_cell(job, name, metric),
+        Column.VALIDATION: _validation_cell(job),
+        Column.WARNINGS: _warnings_cell(job),
+        Column.STATUS: _Cell(job.status, job.status, job.error or None, status_colour),
+    }
+    return [cells[column] for column in Column]
+
+
+# --- model ------------------------------------------------------------------------------------
+
+
+class ResultsModel(QAbstractTableModel):
+    """Job results as table rows; cell texts are computed once per result."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._results: list[JobResult] = []
+        self._rows: list[list[_Cell]] = []
+
+    # --- API ---
+
+    def set_results(self, results: Sequence[JobResult]) -> None:
+        self.beginResetModel()
+        self._results = list(results)
+        self._rows = [_build_row(result) for result in self._results]
+        self.endResetModel()
+
+    def add_result(self, result: JobResult) -> None:
+        """Append a result, or replace the one with the same `index` (a job re-run or updated)."""
+        row = self.row_of(result.index)
+        if row is not None:
+            self._results[row] = result
+            self._rows[row] = _build_row(result)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
+            return
+        row = len(self._results)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._results.append(result)
+        self._rows.append(_build_row(result))
+        self.endInsertRows()
+
+    def result_at(self, row: int) -> JobResult:
+        """The result of a source-model row (map proxy rows with `mapToSource` first)."""
+        return self._results[row]
+
+    def row_of(self, job_index: int) -> int | None:
+        """The source row of the result whose `index` is `job_index`, or None."""
+        for row, result in enumerate(self._results):
+            if result.index == job_index:
+                return row
+        return None
+
+    def results(self) -> list[JobResult]:
+        return list(self._results)
+
+    def clear(self) -> None:
+        self.set_results([])
+
+    # --- QAbstractTableModel ---
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._results)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
+            return None
+        column = Column(section)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _HEADER_TIPS.get(column)
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        column = Column(index.column())
+        cell = self._rows[index.row()][column]
+        result = self._results[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell.text
+        if role == SORT_ROLE:
+            return cell.key
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if cell.tip:
+                return cell.tip
+            return f"{result.status}: {result.error}" if result.error and result.status != "ok" else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            horizontal = Qt.AlignmentFlag.AlignRight if column in _NUMERIC else Qt.AlignmentFlag.AlignLeft
+            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return _FAILED_BACKGROUND if result.status == "failed" else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if cell.foreground is not None:
+                return cell.foreground
+            return _CANCELLED_TEXT if result.status == "cancelled" else None
+        if role == RESULT_ROLE:
+            return result
+        return None
+
+
+# --- view -------------------------------------------------------------------------------------
+
+
+class ResultsTable(QWidget):
+    """A sortable table of job results; emits `result_selected(JobResult | None)`."""
+
+    result_selected = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = ResultsModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+        self.view = QTableView(self)
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().setVisible(False)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        header.setSortIndicatorClearable(True)
+        self.view.setSortingEnabled(True)
+        # Job order until the user clicks a header (setSortingEnabled sorts by column 0).
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.proxy.sort(-1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+
+        self._last: JobResult | None = None
+        self.view.selectionModel().selectionChanged.connect(self._sync_selection)
+        for signal in (self.proxy.modelReset, self.proxy.dataChanged, self.proxy.rowsRemoved,
+                       self.proxy.layoutChanged):
+            signal.connect(self._sync_selection)
+
+    # --- API ---
+
+    def set_results(self, results: Sequence[JobResult]) -> None:
+        self.model.set_results(results)
+
+    def add_result(self, result: JobResult) -> None:
+        self.model.add_result(result)
+
+    def clear(self) -> None:
+        self.model.clear()
+
+    def results(self) -> list[JobResult]:
+        """All results in job (source) order, whatever the sorting."""
+        return self.model.results()
+
+    def selected_result(self) -> JobResult | None:
+        rows = self.view.selectionModel().selectedRows()
+        if not rows:
+            return None
+        return self.model.result_at(self.proxy.mapToSource(rows[0]).row())
+
+    def select_index(self, job_index: int) -> bool:
+        """Select the row of the result whose `index` is `job_index`; False (and no selection) if absent."""
+        row = self.model.row_of(job_index)
+        if row is None:
+            self.view.clearSelection()
+            return False
+        proxy_index = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.view.selectRow(proxy_index.row())
+        self.view.scrollTo(proxy_index)
+        return True
+
+    # --- internals ---
+
+    def _sync_selection(self, *_: object) -> None:
+        """Emit result_selected when the selected result changes (by identity: a replaced
+        result at the selected row is emitted again, so detail views follow updates)."""
+        result = self.selected_result()
+        if result is not self._last:
+            self._last = result
+            self.result_selected.emit(result)

@@ -1,0 +1,170 @@
+"""Runs a profile from the GUI: a worker pool of its own, events drained by one timer.
+
+Each profile job becomes a `JobRunnable` in a `QThreadPool` owned by the controller
+(not the global pool, which other Qt code may use). The runnable supervises the
+job's child processes through the core runner, exactly as the CLI does; the GUI
+thread never runs crypto and never blocks on a child. Events from worker threads go
+into an `EventBuffer`; one GUI timer drains it 30 times a second and hands the
+batch to the window, so 100,000 samples cost a few hundred slot calls, not 100,000.
+The store is touched only on the GUI thread (SQLite connections are per thread).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from app.core.events import LogMessage
+from app.core.profile import Profile
+from app.core.results import JobResult, RunResult
+from app.core.runner import Runner
+from app.core.session.sender import RemoteTarget
+from app.core.store import Store
+
+DRAIN_INTERVAL_MS = 33  # ~30 Hz: smooth enough for live plots, cheap for the event loop
+
+
+class EventBuffer:
+    """A thread-safe list of events: workers append, the GUI timer takes them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: list[Any] = []
+
+    def push(self, event: Any) -> None:
+        with self._lock:
+            self._events.append(event)
+
+    def take(self) -> list[Any]:
+        with self._lock:
+            events, self._events = self._events, []
+        return events
+
+
+class _JobSignals(QObject):
+    """A QRunnable is not a QObject: its signals live here (queued to the GUI thread)."""
+
+    finished = Signal(int, object)  # job number, list[JobResult]
+
+
+class JobRunnable(QRunnable):
+    def __init__(self, runner: Runner, run: RunResult, number: int) -> None:
+        super().__init__()
+        self.runner, self.run_result, self.number = runner, run, number
+        self.signals = _JobSignals()
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        job = self.runner.jobs[self.number]
+        base = self.runner.base_indexes[self.number]
+        try:
+            results = self.runner.execute(self.run_result, job, base)
+        except Exception as exc:  # noqa: BLE001 - a bug in the supervisor must not hang the run
+            results = []
+            for k, size in enumerate(job.message_sizes):
+                failed = self.runner._empty_result(job, self.run_result.id, base + k, size, "failed",
+                                                   f"internal error: {type(exc).__name__}: {exc}")
+                results.append(failed)
+        self.signals.finished.emit(self.number, results)
+
+
+class RunController(QObject):
+    """Starts, watches and stops one run at a time.
+
+    Signals carry batches: `events(list)` every drain tick with everything that
+    arrived, `run_finished(RunResult)` once all jobs are recorded.
+    """
+
+    events = Signal(list)
+    run_finished = Signal(object)
+
+    def __init__(self, parent: QObject | None = None, workers: int = 1,
+                 store_factory: Callable[[], Store | None] | None = None) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max(1, workers))
+        self.store_factory = store_factory or (lambda: Store())
+        self.buffer = EventBuffer()
+        self.timer = QTimer(self)
+        self.timer.setInterval(DRAIN_INTERVAL_MS)
+        self.timer.timeout.connect(self.drain)
+        self.cancel = threading.Event()
+        self.runner: Runner | None = None
+        self.run: RunResult | None = None
+        self.store: Store | None = None
+        self._pending: set[int] = set()
+        self._runnables: list[JobRunnable] = []
+
+    @property
+    def running(self) -> bool:
+        return self.run is not None
+
+    def set_workers(self, workers: int) -> None:
+        self.pool.setMaxThreadCount(max(1, workers))
+
+    def start(self, profile: Profile, remote: RemoteTarget | None = None, source: str | None = None) -> RunResult:
+        """Begin a run (raises ProfileError or StoreError before anything starts)."""
+        if self.running:
+            raise RuntimeError("a run is already in progress")
+        self.cancel = threading.Event()
+        runner = Runner(profile, on_event=self.buffer.push, cancel=self.cancel, source=source, remote=remote)
+        self.store = self.store_factory()
+        runner.store = self.store
+        self.runner = runner
+        self.run = runner.start()
+        workers = self.pool.maxThreadCount()
+        if workers > 1:
+            self.buffer.push(LogMessage(
+                "warning", f"{workers} jobs run in parallel: they compete for the CPU and perturb each other's "
+                           "timings; use one worker for figures you compare"))
+            self.run.environment["parallel_workers"] = workers
+        self._pending = set(range(len(runner.jobs)))
+        self._runnables = []
+        for number in range(len(runner.jobs)):
+            runnable = JobRunnable(runner, self.run, number)
+            runnable.signals.finished.connect(self._job_done)
+            self._runnables.append(runnable)  # keep the signal objects alive until they fire
+            self.pool.start(runnable)
+        self.timer.start()
+        return self.run
+
+    def stop(self) -> None:
+        """Stop: running jobs' processes are killed, queued jobs become cancelled."""
+        self.cancel.set()
+
+    def _job_done(self, number: int, results: list[JobResult]) -> None:
+        if self.runner is None or self.run is None:
+            return
+        self.runner.record(self.run, results)
+        self._pending.discard(number)
+        if not self._pending:
+            self._finish()
+
+    def _finish(self) -> None:
+        assert self.runner is not None and self.run is not None
+        run = self.runner.finish(self.run)
+        if self.store is not None:
+            self.store.close()
+        self.drain()
+        self.timer.stop()
+        self.runner, self.run, self.store = None, None, None
+        self._runnables = []
+        self.run_finished.emit(run)
+
+    def drain(self) -> None:
+        batch = self.buffer.take()
+        if batch:
+            self.events.emit(batch)
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        """Cancel and wait for the workers (on quit): no process is left behind."""
+        self.cancel.set()
+        done = self.pool.waitForDone(timeout_ms)
+        # The workers' finished signals are queued; deliver them so the store is closed.
+        from PySide6.QtCore import QCoreApplication
+
+        QCoreApplication.processEvents()
+        return bool(done)
