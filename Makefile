@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/cryptobench
+	$(PY) -m app
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -1,5 +1,6 @@
 """Entry point: `python -m app` and the frozen executable.
 
+No arguments open the desktop window; any argument is a command-line command.
 `freeze_support()` must run first so that multiprocessing children of a frozen
 build start as workers instead of as another copy of the app.
 """
@@ -10,6 +11,10 @@ import sys
 
 def main() -> int:
     multiprocessing.freeze_support()
+    if len(sys.argv) == 1:  # no command: the desktop window
+        from app.gui.app import main as gui_main
+
+        return gui_main()
     from app.cli import main as cli_main
 
     return cli_main()

@@ -94,10 +94,18 @@ class Store:
             self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                              (str(SCHEMA_VERSION),))
             self._mark_interrupted()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+        except BaseException as exc:
+            # Close at once: the traceback keeps this half-built object (and its file handle)
+            # alive until the next GC cycle, and an open handle stops the user from moving a
+            # bad file away on Windows.
+            db = self.__dict__.get("_db")
+            if db is not None:
+                db.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+            if isinstance(exc, OSError):
+                raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+            raise
 
     def _check_foreign(self) -> None:
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -85,7 +85,9 @@ def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tu
         return "invalid", str(exc)
     if info.insecure:
         return f"insecure ({info.security.classical_bits}-bit)", "#d32f2f"
-    if info.security.pq_category:
+    if info.security.pq_category and spec.family not in (Family.AEAD, Family.HASH, Family.KDF):
+        # Symmetric primitives keep a PQ category (Grover only halves them); the badge
+        # marks the public-key schemes built to resist a quantum computer.
         return f"post-quantum cat. {info.security.pq_category}", "#2e7d32"
     return f"{info.security.classical_bits}-bit", None
 
@@ -137,6 +139,7 @@ class ConfigPanel(QWidget):
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
         self.tree.resizeColumnToContents(1)
+        self.tree.setMinimumHeight(280)
         layout.addWidget(self.tree, stretch=3)
 
         # Per-scheme editor: backend and parameters of the selected row.

@@ -16,6 +16,7 @@ at a time on the event loop so that a large run does not freeze the window;
 
 from __future__ import annotations
 
+import enum
 import json
 import sqlite3
 from collections.abc import Callable
@@ -56,6 +57,7 @@ __all__ = [
     "ONLY_IN_CANDIDATE",
     "SLOWER",
     "WITHIN_NOISE",
+    "CompareColumn",
     "CompareDialog",
     "CompareRow",
     "HistoryPanel",
@@ -128,13 +130,14 @@ class CompareRow:
 
 
 def _row(job: JobResult, **fields: Any) -> CompareRow:
-    base: dict[str, Any] = dict(
-        label=job.label, scheme=job.scheme, backend=job.backend, params=dict(job.params), mode=job.mode,
-        message_size=job.message_size, metric=None, median_a=None, median_b=None, ratio=None, ci95_low=None,
-        ci95_high=None, significant=None, verdict=NOT_COMPARABLE, note="",
-    )
-    base.update(fields)
-    return CompareRow(**base)
+    """A row for `job` with nothing compared yet; `fields` override the defaults."""
+    defaults: dict[str, Any] = {
+        "metric": None, "median_a": None, "median_b": None, "ratio": None, "ci95_low": None, "ci95_high": None,
+        "significant": None, "verdict": NOT_COMPARABLE, "note": "",
+    }
+    defaults.update(fields)
+    return CompareRow(label=job.label, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+                      mode=job.mode, message_size=job.message_size, **defaults)
 
 
 def _status_note(a: JobResult, b: JobResult) -> str:
@@ -205,9 +208,27 @@ def compare_runs(a: RunResult, b: RunResult) -> list[CompareRow]:
 
 # --- compare dialog ----------------------------------------------------------------------------
 
-_COMPARE_HEADERS = ("Job", "Mode", "Size", "Metric", "Baseline (a)", "Candidate (b)", "Ratio b/a",
-                    "95 % CI of ratio", "Verdict", "Note")
-_NUMERIC_COMPARE_COLUMNS = {2, 4, 5, 6, 7}
+class CompareColumn(enum.IntEnum):
+    JOB = 0
+    SIZE = 1
+    METRIC = 2
+    VERDICT = 3
+    RATIO = 4
+    CI95 = 5
+    MEDIAN_A = 6
+    MEDIAN_B = 7
+    MODE = 8
+    NOTE = 9
+
+
+_COMPARE_HEADERS = {
+    CompareColumn.JOB: "Job", CompareColumn.SIZE: "Size", CompareColumn.METRIC: "Metric",
+    CompareColumn.VERDICT: "Verdict", CompareColumn.RATIO: "Ratio b/a", CompareColumn.CI95: "95 % CI of ratio",
+    CompareColumn.MEDIAN_A: "Baseline (a)", CompareColumn.MEDIAN_B: "Candidate (b)", CompareColumn.MODE: "Mode",
+    CompareColumn.NOTE: "Note",
+}
+_NUMERIC_COMPARE_COLUMNS = frozenset({CompareColumn.SIZE, CompareColumn.RATIO, CompareColumn.CI95,
+                                      CompareColumn.MEDIAN_A, CompareColumn.MEDIAN_B})
 _VERDICT_COLOURS = {FASTER: _GOOD, SLOWER: _BAD, WITHIN_NOISE: _MUTED, ONLY_IN_BASELINE: _MUTED,
                     ONLY_IN_CANDIDATE: _MUTED, NOT_COMPARABLE: _ORANGE}
 
@@ -244,7 +265,7 @@ class CompareDialog(QDialog):
         self.summary_label.setWordWrap(True)
 
         self.model = QStandardItemModel(0, len(_COMPARE_HEADERS), self)
-        self.model.setHorizontalHeaderLabels(list(_COMPARE_HEADERS))
+        self.model.setHorizontalHeaderLabels([_COMPARE_HEADERS[c] for c in CompareColumn])
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(_SORT_ROLE)
@@ -255,7 +276,10 @@ class CompareDialog(QDialog):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
-        self.view.verticalHeader().setVisible(False)
+        rows = self.view.verticalHeader()
+        rows.setVisible(False)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
@@ -315,7 +339,7 @@ class CompareDialog(QDialog):
         self.model.removeRows(0, self.model.rowCount())
         self._items = []
         for row in self._rows:
-            items = [QStandardItem() for _ in _COMPARE_HEADERS]
+            items = [QStandardItem() for _ in CompareColumn]
             self._fill(items, row)
             self.model.appendRow(items)
             self._items.append(items)
@@ -342,41 +366,43 @@ class CompareDialog(QDialog):
         ratio = row.ratio
         ci = (f"[{row.ci95_low:.3f}, {row.ci95_high:.3f}]"
               if row.ci95_low is not None and row.ci95_high is not None else "")
-        values: list[tuple[str, Any]] = [
-            (row.label, row.label),
-            (row.mode, row.mode),
-            (format_bytes(row.message_size), float(row.message_size)),
-            (row.metric or "", row.metric or ""),
-            (format_seconds(row.median_a) if row.median_a is not None else "", row.median_a),
-            (format_seconds(row.median_b) if row.median_b is not None else "", row.median_b),
-            (f"{ratio:.3f}×" if ratio is not None else "", ratio),
-            (ci, row.ci95_low),
-            (row.verdict, row.verdict),
-            (row.note, row.note),
-        ]
-        for column, (item, (text, key)) in enumerate(zip(items, values, strict=True)):
+        values: dict[CompareColumn, tuple[str, Any]] = {
+            CompareColumn.JOB: (row.label, row.label),
+            CompareColumn.SIZE: (format_bytes(row.message_size), float(row.message_size)),
+            CompareColumn.METRIC: (row.metric or "", row.metric or ""),
+            CompareColumn.VERDICT: (row.verdict, row.verdict),
+            CompareColumn.RATIO: (f"{ratio:.3f}×" if ratio is not None else "", ratio),
+            CompareColumn.CI95: (ci, row.ci95_low),
+            CompareColumn.MEDIAN_A: (format_seconds(row.median_a) if row.median_a is not None else "", row.median_a),
+            CompareColumn.MEDIAN_B: (format_seconds(row.median_b) if row.median_b is not None else "", row.median_b),
+            CompareColumn.MODE: (row.mode, row.mode),
+            CompareColumn.NOTE: (row.note, row.note),
+        }
+        for column, (text, key) in values.items():
+            item = items[column]
             item.setText(text)
             item.setData(key, _SORT_ROLE)
             if column in _NUMERIC_COMPARE_COLUMNS:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if ratio is not None:
             change = (ratio - 1.0) * 100.0
-            items[6].setToolTip(f"{change:+.1f} % ({'b takes longer' if change > 0 else 'b takes less time'})")
+            items[CompareColumn.RATIO].setToolTip(
+                f"{change:+.1f} % ({'b takes longer' if change > 0 else 'b takes less time'})")
         if row.note:
-            items[9].setToolTip(row.note)
+            items[CompareColumn.NOTE].setToolTip(row.note)
         colour = _VERDICT_COLOURS.get(row.verdict)
         if colour is not None:
-            items[8].setForeground(colour)
-        if row.params:
-            items[0].setToolTip(", ".join(f"{k}={v}" for k, v in row.params.items()) + f" · {row.backend}")
+            items[CompareColumn.VERDICT].setForeground(colour)
+        params = ", ".join(f"{k}={v}" for k, v in row.params.items())
+        items[CompareColumn.JOB].setToolTip(f"{row.label}\n{params} · {row.backend}" if params else row.label)
 
     def _update_summary(self) -> None:
         counts: dict[str, int] = {}
         for row in self._rows:
             counts[row.verdict] = counts.get(row.verdict, 0) + 1
         compared = sum(counts.get(v, 0) for v in (FASTER, SLOWER, WITHIN_NOISE, "higher", "lower"))
-        parts = [f"{compared} metric(s) compared: {counts.get(FASTER, 0)} faster, {counts.get(SLOWER, 0)} slower, "
-                 f"{counts.get(WITHIN_NOISE, 0)} within noise"]
+        parts = [(f"{compared} metric(s) compared: {counts.get(FASTER, 0)} faster, "
+                  f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise")]
         for verdict in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
             if counts.get(verdict):
                 parts.append(f"{counts[verdict]} {verdict}")
@@ -498,8 +524,7 @@ class HistoryPanel(QWidget):
         for run in runs:
             self.tree.addTopLevelItem(self._item(run))
         self.tree.setSortingEnabled(True)
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in self._items():
             item.setSelected(item.data(0, _ID_ROLE) in keep)
         if runs:
             self._show_message(None)
@@ -510,7 +535,7 @@ class HistoryPanel(QWidget):
 
     def run_ids(self) -> list[str]:
         """Listed run ids in display order."""
-        return [self.tree.topLevelItem(i).data(0, _ID_ROLE) for i in range(self.tree.topLevelItemCount())]
+        return [item.data(0, _ID_ROLE) for item in self._items()]
 
     def selected_run_ids(self) -> list[str]:
         """Selected run ids in display order."""
@@ -519,8 +544,7 @@ class HistoryPanel(QWidget):
     def select_runs(self, run_ids: list[str]) -> None:
         wanted = set(run_ids)
         self.tree.clearSelection()
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in self._items():
             if item.data(0, _ID_ROLE) in wanted:
                 item.setSelected(True)
 
@@ -573,8 +597,8 @@ class HistoryPanel(QWidget):
         ids = self.selected_run_ids()
         if len(ids) != 2:
             return None
-        runs = [self.load_run(run_id) for run_id in ids]
-        if runs[0] is None or runs[1] is None:
+        runs = [run for run_id in ids if (run := self.load_run(run_id)) is not None]
+        if len(runs) != 2:
             return None
         a, b = sorted(runs, key=lambda run: (run.started, run.id))
         if self.compare_dialog is not None:
@@ -621,10 +645,13 @@ class HistoryPanel(QWidget):
             item.setToolTip(3, f"{run.jobs - run.ok_jobs} of {run.jobs} jobs did not finish ok")
         return item
 
+    def _items(self) -> list[QTreeWidgetItem]:
+        """Top-level items in display order."""
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [item for item in items if item is not None]
+
     def _selected_items(self) -> list[QTreeWidgetItem]:
-        selected = {id(item) for item in self.tree.selectedItems()}
-        return [item for i in range(self.tree.topLevelItemCount())
-                if id(item := self.tree.topLevelItem(i)) in selected]
+        return [item for item in self._items() if item.isSelected()]
 
     def _open(self, run_id: str) -> RunResult | None:
         run = self.load_run(run_id)

@@ -146,11 +146,11 @@ class _SIAxis(pg.AxisItem):
     Log: every tick carries its own prefix and unit ("10 µs", "1 ms", "1 kB"), since
     one prefix cannot fit a range from nanoseconds to seconds."""
 
-    def setLogMode(self, *args: Any, **kwargs: Any) -> None:  # noqa: N802 (Qt naming)
+    def setLogMode(self, *args: Any, **kwargs: Any) -> None:
         super().setLogMode(*args, **kwargs)
         self.updateAutoSIPrefix()
 
-    def updateAutoSIPrefix(self) -> None:  # noqa: N802
+    def updateAutoSIPrefix(self) -> None:
         if getattr(self, "logMode", False):
             self.autoSIPrefixScale = 1.0
             self.labelUnitPrefix = ""
@@ -158,13 +158,13 @@ class _SIAxis(pg.AxisItem):
             return
         super().updateAutoSIPrefix()
 
-    def labelString(self) -> str:  # noqa: N802
+    def labelString(self) -> str:
         if getattr(self, "logMode", False) and self.labelUnits:
             style = ";".join(f"{k}: {v}" for k, v in self.labelStyle.items())
             return f"<span style='{style}'>{self.labelText} (log scale)</span>"
         return super().labelString()
 
-    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         out = []
         for v in values:
             value = 10.0 ** float(v) * scale
@@ -187,7 +187,7 @@ class _CategoryAxis(pg.AxisItem):
     def labels(self) -> list[str]:
         return list(self._labels)
 
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
         n = len(self._labels)
         if not n:
             return []
@@ -202,10 +202,10 @@ class _CategoryAxis(pg.AxisItem):
         stride = max(1, math.ceil((hi - lo + 1) * pitch / max(size, 1.0)))
         return [(float(stride), [float(i) for i in range(lo, hi + 1, stride)])]
 
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         out = []
         for v in values:
-            i = int(round(v))
+            i = round(v)
             out.append(self._labels[i] if 0 <= i < len(self._labels) else "")
         return out
 
@@ -306,24 +306,30 @@ class PlotsPanel(QtWidgets.QWidget):
         return label
 
     def _build_samples_tab(self) -> None:
-        self._samples_plot = _new_plot()
+        self._samples_plot = _new_plot(left=_SIAxis("left"))
         item = self._samples_plot.getPlotItem()
         item.setLabel("bottom", "sample index")
         item.setLabel("left", "time", units="s")
+        item.setDownsampling(auto=True, mode="peak")  # the context menu shows what the curves do
+        item.setClipToView(True)
         self._samples_legend = item.addLegend(offset=(-10, 10))
         self._samples_curves: dict[str, pg.PlotDataItem] = {}
-        self._samples_in_legend: set[str] = set()
+        self._samples_in_legend: list[str] = []  # legend order, which also picks the colours
         self._samples_cursor = pg.InfiniteLine(angle=90, movable=False)
         self._samples_cursor.setVisible(False)
         item.addItem(self._samples_cursor, ignoreBounds=True)
 
         self._samples_header = QtWidgets.QLabel()
+        self._samples_log = QtWidgets.QCheckBox("Log scale")
+        self._samples_log.setToolTip("A log time axis keeps fast metrics readable beside round trips and stalls")
+        self._samples_log.toggled.connect(lambda on: self._samples_plot.getPlotItem().setLogMode(x=False, y=on))
         self._live_button = QtWidgets.QPushButton("Back to live")
         self._live_button.setToolTip("Show the running job's samples instead of the selected result")
         self._live_button.clicked.connect(lambda: self.select_result(None))
         self._live_button.setVisible(False)
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self._samples_header, 1)
+        top.addWidget(self._samples_log)
         top.addWidget(self._live_button)
         self._samples_readout = self._readout()
         self._samples_page = self._page(top, self._samples_plot, self._samples_readout)
@@ -369,6 +375,7 @@ class PlotsPanel(QtWidgets.QWidget):
         self._cmp_whiskers = pg.ErrorBarItem(beam=0.3)
         item.addItem(self._cmp_bars)
         item.addItem(self._cmp_whiskers)
+        self._cmp_texts: list[pg.TextItem] = []  # value labels at the bar ends, reused across redraws
 
         self._cmp_combo = QtWidgets.QComboBox()
         self._cmp_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -392,7 +399,7 @@ class PlotsPanel(QtWidgets.QWidget):
         item.setLabel("bottom", "message size", units="B")
         item.setLabel("left", "median time", units="s")
         item.setLogMode(x=True, y=True)
-        self._scl_legend = item.addLegend(offset=(10, 10))
+        self._scl_legend = item.addLegend(offset=(-10, -10))  # bottom right: usually empty on log-log
         self._scl_curves: list[pg.PlotDataItem] = []
 
         self._scl_combo = QtWidgets.QComboBox()
@@ -466,12 +473,14 @@ class PlotsPanel(QtWidgets.QWidget):
         self._hist_curve.setBrush(pg.mkBrush(fill))
         self._cmp_bars.setOpts(pen=pg.mkPen(accent), brush=pg.mkBrush(fill))
         self._cmp_whiskers.setData(pen=pg.mkPen(fg, width=1.5))
+        for label in self._cmp_texts:
+            label.setColor(fg)
 
     def _plot_items(self) -> list[pg.PlotItem]:
         return [self._samples_plot.getPlotItem(), self._hist_plot.getPlotItem(), self._cmp_plot.getPlotItem(),
                 self._scl_plot.getPlotItem(), self._cpu_plot, self._rss_plot]
 
-    def changeEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802 (Qt override)
+    def changeEvent(self, event: QtCore.QEvent) -> None:
         super().changeEvent(event)
         if self._ready and event.type() == QtCore.QEvent.Type.PaletteChange:
             self.apply_palette()
@@ -596,8 +605,9 @@ class PlotsPanel(QtWidgets.QWidget):
             self._clear_histogram()
             self.refresh()
             return
-        self._selected_arrays = {name: np.asarray(m.samples, dtype=np.float64) for name, m in result.metrics.items()
-                                 if len(m.samples)}
+        arrays = {name: np.asarray(m.samples, dtype=np.float64).ravel() for name, m in result.metrics.items()}
+        self._selected_arrays = {name: arr[np.isfinite(arr)] for name, arr in arrays.items()
+                                 if arr.size and np.isfinite(arr).any()}
         self._live_button.setVisible(True)
         for metric in list(self._samples_curves):
             if metric not in self._selected_arrays:
@@ -626,11 +636,12 @@ class PlotsPanel(QtWidgets.QWidget):
     def _curve(self, metric: str) -> pg.PlotDataItem:
         curve = self._samples_curves.get(metric)
         if curve is None:
-            colour = _colour(len(self._samples_curves))
-            curve = pg.PlotDataItem(pen=pg.mkPen(colour, width=1), skipFiniteCheck=True)
+            curve = pg.PlotDataItem(pen=pg.mkPen(_colour(len(self._samples_in_legend)), width=1),
+                                    skipFiniteCheck=True)
+            # After addItem: PlotItem.addItem imposes the plot's own (context menu) settings.
+            self._samples_plot.getPlotItem().addItem(curve)
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
-            self._samples_plot.getPlotItem().addItem(curve)
             self._samples_curves[metric] = curve
         return curve
 
@@ -643,13 +654,24 @@ class PlotsPanel(QtWidgets.QWidget):
             curve.setData(np.empty(0), np.empty(0))
             if metric in self._samples_in_legend:
                 self._samples_legend.removeItem(curve)
-                self._samples_in_legend.discard(metric)
+                self._samples_in_legend.remove(metric)
+                self._recolour_samples()
             return
         curve = self._curve(metric)
         curve.setData(x, y)
         if metric not in self._samples_in_legend:
             self._samples_legend.addItem(curve, metric)
-            self._samples_in_legend.add(metric)
+            self._samples_in_legend.append(metric)
+            self._recolour_samples()
+
+    def _recolour_samples(self) -> None:
+        """Colours follow the legend order, so each view starts with blue, orange, green."""
+        for k, metric in enumerate(self._samples_in_legend):
+            curve = self._samples_curves[metric]
+            colour = _colour(k)
+            if curve.opts["pen"].color() != colour:
+                curve.setPen(pg.mkPen(colour, width=1))
+        self._samples_legend.update()
 
     def _update_samples_header(self) -> None:
         result = self._selected
@@ -676,7 +698,7 @@ class PlotsPanel(QtWidgets.QWidget):
         if point is None or not source:
             self._samples_cursor.setVisible(False)
             return
-        i = int(round(point.x()))
+        i = round(point.x())
         parts = []
         for metric, arr in source.items():
             curve = self._samples_curves.get(metric)
@@ -720,9 +742,9 @@ class PlotsPanel(QtWidgets.QWidget):
         self._hist_curve.setData(edges, counts)
         stats = result.metrics[metric].stats
         median = float(stats.median) if stats.n else float(np.median(arr))
+        self._hist_median.setVisible(True)
         self._hist_median.setPos(median)
         self._hist_median.label.setFormat(f"median {_fmt_time(median)}")
-        self._hist_median.setVisible(True)
         text = (f"<b>#{result.index + 1} {result.label}</b> · {_fmt_bytes(result.message_size)} · "
                 f"n = {arr.size:,} · {len(counts)} bins")
         if folded:
@@ -765,7 +787,8 @@ class PlotsPanel(QtWidgets.QWidget):
             median = float(m.stats.median)
             if log and median <= 0:
                 continue
-            rows.append((result, median, tuple(m.stats.ci95) if m.stats.ci95 is not None else None))
+            ci = m.stats.ci95
+            rows.append((result, median, (float(ci[0]), float(ci[1])) if ci is not None else None))
         self._comparison_rows = rows
         plot = self._cmp_plot.getPlotItem()
         plot.setLogMode(x=log, y=False)
@@ -775,15 +798,17 @@ class PlotsPanel(QtWidgets.QWidget):
         if not rows:
             self._cmp_bars.setVisible(False)
             self._cmp_whiskers.setData(x=None, y=None)
+            self._set_value_labels([], np.empty(0), np.empty(0))
             self._cmp_header.setText(_style("Finished jobs appear here." if not self._results else
                                             f"No job has {metric!r}.", muted=True))
             return
         y = np.arange(len(rows), dtype=np.float64)
         medians = np.array([med for _, med, _ in rows])
         with_ci = [(i, med, ci) for i, (_, med, ci) in enumerate(rows) if ci is not None]
+        base = 0.0
         if log:
             lows = [ci[0] for _, _, ci in with_ci if ci[0] > 0] + list(medians)
-            base = math.floor(math.log10(min(lows))) if lows else 0.0
+            base = float(math.floor(math.log10(min(lows))))
             self._cmp_bars.setOpts(x0=np.full(len(rows), float(base)), width=np.log10(medians) - base, y=y,
                                    height=0.6)
         else:
@@ -804,18 +829,36 @@ class PlotsPanel(QtWidgets.QWidget):
                                        top=None, bottom=None, height=None, width=None, beam=0.3)
         else:
             self._cmp_whiskers.setData(x=None, y=None)
+        ends = np.log10(medians) if log else medians.copy()
+        for i, _, ci in with_ci:
+            ends[i] = max(ends[i], math.log10(ci[1]) if log else ci[1])
+        self._set_value_labels([_fmt_time(m) for m in medians], ends, y)
+        right = float(ends.max())
+        plot.setXRange(base, right + 0.22 * max(right - base, 1e-300), padding=0)  # room for the labels
+        plot.setYRange(-0.6, len(rows) - 0.4, padding=0)
         missing = len(self._results) - len(rows)
         text = f"{len(rows)} jobs · bars: median {metric} · whiskers: 95 % CI of the median"
         if missing:
             text += f" · {missing} without {metric!r} not shown"
         self._cmp_header.setText(text)
-        plot.enableAutoRange()
+
+    def _set_value_labels(self, texts: list[str], xs: np.ndarray, ys: np.ndarray) -> None:
+        plot = self._cmp_plot.getPlotItem()
+        while len(self._cmp_texts) < len(texts):
+            label = pg.TextItem(anchor=(0, 0.5), color=self._fg)
+            plot.addItem(label, ignoreBounds=True)
+            self._cmp_texts.append(label)
+        for k, label in enumerate(self._cmp_texts):
+            if k < len(texts):
+                label.setText(" " + texts[k])
+                label.setPos(float(xs[k]), float(ys[k]))
+            label.setVisible(k < len(texts))
 
     def _on_cmp_hover(self, event: tuple) -> None:
         point = _view_point(self._cmp_plot, event)
         if point is None or not self._comparison_rows:
             return
-        i = int(round(point.y()))
+        i = round(point.y())
         if not 0 <= i < len(self._comparison_rows):
             self._cmp_readout.clear()
             return
@@ -946,12 +989,13 @@ def _histogram(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, float]:
     if n == 1 or hi <= lo:
         half = abs(lo) * 0.01 or 1e-9
         return np.array([float(n)]), np.array([lo - half, lo + half]), 0, hi
-    p25, p75, p995 = np.percentile(arr, [25, 75, 99.5])
-    iqr = float(p75 - p25)
+    p25, p75, p95 = (float(v) for v in np.percentile(arr, [25, 75, 95]))
+    iqr = p75 - p25
     upper = hi
-    spread = iqr if iqr > 0 else (hi - lo) / 10
-    if n >= 50 and hi > p995 + 3 * spread and p995 > lo:
-        upper = float(p995)
+    if n >= 50 and iqr > 0:
+        fence = max(p95, p75 + 6 * iqr)  # stalls far beyond the bulk would squeeze it into a few bins
+        if fence < hi:
+            upper = fence
     folded = int(np.count_nonzero(arr > upper))
     width = 2 * iqr / n ** (1 / 3) if iqr > 0 else 0.0  # Freedman–Diaconis
     bins = math.ceil((upper - lo) / width) if width > 0 else math.ceil(math.log2(n)) + 1  # else Sturges

@@ -32,7 +32,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
-from app.core.schemes.base import SEAL_METRIC, Family
+from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
 
 __all__ = [
     "HEADERS",
@@ -45,6 +45,7 @@ __all__ = [
     "format_rate",
     "format_seconds",
     "primary_metric",
+    "scheme_text",
 ]
 
 #: Role holding each cell's sort key (a float or a string; None sorts last ascending).
@@ -53,6 +54,7 @@ SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 RESULT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 
 _SESSION_MODES = ("loopback", "remote")
+_ROOT = QModelIndex()
 _MISSING = "-"
 
 
@@ -135,7 +137,7 @@ def format_seconds(value: float | None) -> str:
     return f"{value / 1e-9:.3g} ns"
 
 
-def format_bytes(value: int | float | None) -> str:
+def format_bytes(value: float | None) -> str:
     """A size in binary units: 64 B, 1 KiB, 1.5 KiB, 10 MiB."""
     if value is None:
         return _MISSING
@@ -158,7 +160,7 @@ def format_rate(value: float | None) -> str:
     return f"{value:.3g} B/s"
 
 
-def _exact_bytes(value: int | float) -> str:
+def _exact_bytes(value: float) -> str:
     return f"{int(value):,} bytes".replace(",", "\u202f")  # narrow no-break space as thousands separator
 
 
@@ -176,6 +178,17 @@ def primary_metric(job: JobResult) -> str | None:
         return next(iter(job.metrics), None)
 
 
+def _companion_metrics(job: JobResult) -> tuple[str, ...]:
+    """The per-message metrics worth quoting next to the primary one."""
+    if job.mode in _SESSION_MODES:
+        return ("receiver", "rtt", "network")
+    try:
+        opened = OPEN_METRIC[Family(job.family)]
+    except (ValueError, KeyError):
+        return ()
+    return (opened,) if opened else ()
+
+
 # --- rows -------------------------------------------------------------------------------------
 
 
@@ -189,6 +202,9 @@ class _Cell:
 
 def _role_dicts(cpu: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {role: summary for role, summary in cpu.items() if isinstance(summary, dict)}
+
+
+_ROLE_ORDER = {"worker": 0, "sender": 1, "receiver": 2}
 
 
 def _main_role(roles: dict[str, Any]) -> str | None:
@@ -213,7 +229,8 @@ def _cpu_cell(job: JobResult) -> _Cell:
     if receiver is not None:
         text = f"{text} / {_percent(receiver.get('mean_percent'))}"
     lines = ["CPU in % of one core"]
-    for role, summary in roles.items():
+    ordered = sorted(roles.items(), key=lambda item: _ROLE_ORDER.get(item[0], len(_ROLE_ORDER)))
+    for role, summary in ordered:
         line = f"{role}: mean {_percent(summary.get('mean_percent'))} %"
         if isinstance(summary.get("max_percent"), (int, float)):
             line += f", max {_percent(summary['max_percent'])} %"
@@ -267,7 +284,8 @@ def _wire_cell(job: JobResult) -> _Cell:
     lines = [f"{name}: {_exact_bytes(count)}" for name, count in wire.items()]
     if job.message_size:
         lines.append(f"×{value / job.message_size:.2f} of the plaintext")
-    return _Cell(format_bytes(value), float(value), "\n".join(lines))
+    # Exact, not rounded: the few bytes of overhead are what this column is about.
+    return _Cell(_exact_bytes(value).replace(" bytes", " B"), float(value), "\n".join(lines))
 
 
 def _validation_cell(job: JobResult) -> _Cell:
@@ -322,6 +340,12 @@ def _scheme_tip(job: JobResult) -> str:
     return "\n".join(lines)
 
 
+def scheme_text(job: JobResult) -> str:
+    """The label without its " [backend]" suffix: the Backend column already says it."""
+    suffix = f" [{job.backend}]"
+    return job.label[: -len(suffix)] if job.label.endswith(suffix) and len(job.label) > len(suffix) else job.label
+
+
 def _build_row(job: JobResult) -> list[_Cell]:
     name = primary_metric(job)
     metric = job.metrics.get(name) if name else None
@@ -338,6 +362,10 @@ def _build_row(job: JobResult) -> list[_Cell]:
         if s.outliers:
             spread += f", {s.outliers} outliers (kept)"
         median_tip = f"{metric_tip}\n{spread}" if metric_tip else spread
+        others = [f"{other} {format_seconds(job.metrics[other].stats.median)}"
+                  for other in _companion_metrics(job) if other in job.metrics and other != name]
+        if others:
+            median_tip += "\nMedians of the other per-message metrics: " + ", ".join(others)
     else:
         median_tip = f"No {name} samples" if name else "No metrics"
     if s is not None and s.ci95 is not None:
@@ -353,7 +381,7 @@ def _build_row(job: JobResult) -> list[_Cell]:
         throughput = metric.throughput_bytes_per_s
     status_colour = {"failed": _FAILED_TEXT, "cancelled": _CANCELLED_TEXT}.get(job.status)
     cells = {
-        Column.SCHEME: _Cell(job.label, job.label, _scheme_tip(job)),
+        Column.SCHEME: _Cell(scheme_text(job), scheme_text(job), _scheme_tip(job)),
         Column.BACKEND: _Cell(job.backend, job.backend),
         Column.PARAMETERS: _Cell(params, params, params or None),
         Column.MODE: _Cell(job.mode, job.mode),
@@ -426,13 +454,13 @@ class ResultsModel(QAbstractTableModel):
 
     # --- QAbstractTableModel ---
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self._results)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(Column)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
             return None
@@ -494,7 +522,10 @@ class ResultsTable(QWidget):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
-        self.view.verticalHeader().setVisible(False)
+        rows = self.view.verticalHeader()
+        rows.setVisible(False)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)

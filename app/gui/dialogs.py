@@ -1,0 +1,95 @@
+"""About and Preferences dialogs."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import __version__
+
+THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
+
+
+def about_text() -> str:
+    """Versions a bug report needs: the app, Python, Qt, and every crypto library with
+    the OpenSSL it uses (pycryptodome and tinyec do not use OpenSSL)."""
+    from app.core.environment import _libraries  # one source for versions, CLI and GUI
+
+    libraries = _libraries()
+    import PySide6
+    from PySide6.QtCore import qVersion
+
+    crypto = libraries["cryptography"]
+    dome = libraries["pycryptodome"]
+    rows = [
+        ("CryptoBench", __version__),
+        ("Python", sys.version.split()[0]),
+        ("PySide6 / Qt", f"{PySide6.__version__} / {qVersion()}"),
+        ("pyqtgraph", libraries["pyqtgraph"]["version"]),
+        ("cryptography", f"{crypto['version']} ({crypto['openssl']})"),
+        ("pycryptodome", f"{dome['version']} (own C code; big integers: {dome.get('integer_class')})"),
+        ("tinyec", f"{libraries['tinyec']['version']} (pure Python)"),
+        ("numpy", libraries["numpy"]["version"]),
+    ]
+    body = "".join(f"<tr><td><b>{name}</b></td><td>{value}</td></tr>" for name, value in rows)
+    return ("<h3>CryptoBench</h3><p>What a cryptographic scheme costs, here, on a real connection.</p>"
+            f"<table cellspacing='4'>{body}</table>")
+
+
+class AboutDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("About CryptoBench")
+        layout = QVBoxLayout(self)
+        self.label = QLabel(about_text())
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
+class PreferencesDialog(QDialog):
+    """Worker count (with the interference warning) and theme."""
+
+    def __init__(self, workers: int, theme: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.workers = QSpinBox(minimum=1, maximum=max(1, os.cpu_count() or 1) * 2, value=workers)
+        form.addRow("Parallel jobs", self.workers)
+        self.warning = QLabel("Jobs running in parallel compete for the CPU and perturb each other's timings. "
+                              "Keep 1 for figures you compare; use more only for load tests. "
+                              "Runs with more than one record it.")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("color: #b26a00;")
+        form.addRow("", self.warning)
+        self.theme = QComboBox()
+        for key, label in THEMES:
+            self.theme.addItem(label, key)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(theme)))
+        form.addRow("Theme", self.theme)
+        layout.addLayout(form)
+        self.workers.valueChanged.connect(self._update_warning)
+        self._update_warning()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _update_warning(self) -> None:
+        self.warning.setVisible(self.workers.value() > 1)

@@ -1,0 +1,556 @@
+"""The main window: configuration on the left, live plots in the centre, results, log
+and history below, menus and a status bar as desktop users expect.
+
+The window owns no measurement: it builds a profile from the panel, hands it to the
+`RunController` (its own worker pool), and turns the controller's batched events into
+plot updates, table rows and status text on one 30 Hz timer. Window geometry, dock
+layout, recent files, last folders, theme and worker count persist in QSettings;
+every piece of domain data stays in the core formats (profile JSON, the store).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QScrollArea,
+    QWidget,
+)
+
+from app.core import results as results_io
+from app.core.events import (
+    JobFinished,
+    JobStarted,
+    LogMessage,
+    Progress,
+    ResourceSample,
+    RunFinished,
+    RunStarted,
+    SampleBatch,
+)
+from app.core.fileio import FileWriteError, atomic_write_text
+from app.core.profile import Profile, ProfileError, load_profile, preset_names, read_profile_file, save_profile
+from app.core.results import JobResult, RunResult
+from app.core.store import Store, StoreError, default_store_path
+from app.gui.config_panel import ConfigPanel, profile_json
+from app.gui.dialogs import AboutDialog, PreferencesDialog
+from app.gui.history import HistoryPanel
+from app.gui.plots import PlotsPanel
+from app.gui.results_table import ResultsTable
+from app.gui.run_controller import RunController
+from app.gui.theme import apply_theme
+
+MAX_RECENT = 8
+ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: QSettings | None = None, store_path: Path | None = None) -> None:
+        super().__init__()
+        self.settings = settings or QSettings(ORGANIZATION, APPLICATION)
+        self.store_path = store_path or default_store_path()
+        self.profile_path: Path | None = None
+        self.profile_name = "untitled"
+        self._saved_text = ""
+        self.last_run: RunResult | None = None
+        self._progress: dict[int, tuple[int, int]] = {}
+        self._total_jobs = 0
+        self._finished_jobs = 0
+        self._run_started_at = 0.0
+        self._current_label = ""
+        self.last_error: tuple[str, str, str] | None = None
+
+        self.controller = RunController(self, workers=int(self.settings.value("workers", 1)),
+                                        store_factory=lambda: Store(self.store_path))
+        self.controller.events.connect(self._on_events)
+        self.controller.run_finished.connect(self._on_run_finished)
+
+        self.panel = ConfigPanel()
+        self.plots = PlotsPanel()
+        self.table = ResultsTable()
+        self.log = QPlainTextEdit(readOnly=True)
+        self.log.setMaximumBlockCount(5000)
+        self.history = HistoryPanel(self.store_path)
+        self.setCentralWidget(self.plots)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.panel)
+        scroll.setMinimumWidth(self.panel.sizeHint().width() + 20)
+        self.config_dock = self._dock("Configuration", scroll, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.results_dock = self._dock("Results", self.table, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.log_dock = self._dock("Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.history_dock = self._dock("History", self.history, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.results_dock, self.log_dock)
+        self.tabifyDockWidget(self.log_dock, self.history_dock)
+        self.results_dock.raise_()
+
+        self._build_actions()
+        self._build_menus()
+        self._build_status()
+        self.panel.changed.connect(self._update_title)
+        self.panel.valid_changed.connect(lambda valid, reason: self._update_run_actions())
+        self.table.result_selected.connect(self._on_result_selected)
+        self.history.run_opened.connect(self.show_run)
+        self.setAcceptDrops(True)
+        self.resize(1400, 900)
+        self._restore_state()
+        self._mark_saved()
+        self._update_run_actions()
+
+    # --- construction -------------------------------------------------------------------
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.lower() + "-dock")  # saveState needs names
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip or text.replace("&", "").rstrip("."))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        keys = QKeySequence.StandardKey
+        self.new_action = self._action("&New", self.new_profile, keys.New, "Start an empty profile")
+        self.open_action = self._action("&Open profile...", self.open_profile_dialog, keys.Open)
+        self.save_action = self._action("&Save", self.save_profile, keys.Save)
+        self.save_as_action = self._action("Save &As...", self.save_profile_as, keys.SaveAs)
+        self.export_json_action = self._action("Results as &JSON...", lambda: self.export_results("json"))
+        self.export_csv_action = self._action("Results as &CSV...", lambda: self.export_results("csv"))
+        self.export_report_action = self._action("&Report (PDF)...", lambda: None)
+        self.export_report_action.setEnabled(False)
+        self.export_report_action.setStatusTip("PDF reports are not available in this version yet")
+        self.quit_action = self._action("&Quit", self.close, keys.Quit)
+        self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
+        self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
+        self.preferences_action = self._action("&Preferences...", self.show_preferences, keys.Preferences)
+        self.about_action = self._action("&About CryptoBench", lambda: AboutDialog(self).exec())
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addActions([self.new_action, self.open_action])
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.presets_menu = file_menu.addMenu("&Presets")
+        for name in preset_names():
+            self.presets_menu.addAction(name, lambda checked=False, n=name: self.open_preset(n))
+        file_menu.addSeparator()
+        file_menu.addActions([self.save_action, self.save_as_action])
+        file_menu.addSeparator()
+        export_menu = file_menu.addMenu("&Export")
+        export_menu.addActions([self.export_json_action, self.export_csv_action, self.export_report_action])
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addAction(self.preferences_action)
+        run_menu = bar.addMenu("&Run")
+        run_menu.addActions([self.run_action, self.stop_action])
+        view_menu = bar.addMenu("&View")
+        for dock in (self.config_dock, self.results_dock, self.log_dock, self.history_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        toolbar.addActions([self.new_action, self.open_action, self.save_action])
+        toolbar.addSeparator()
+        toolbar.addActions([self.run_action, self.stop_action])
+        self._refresh_recent_menu()
+
+    def _build_status(self) -> None:
+        self.status_job = QLabel("Ready")
+        self.status_eta = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(240)
+        self.progress.setTextVisible(True)
+        self.progress.setVisible(False)
+        status = self.statusBar()
+        status.addWidget(self.status_job, 1)
+        status.addPermanentWidget(self.status_eta)
+        status.addPermanentWidget(self.progress)
+
+    # --- settings -----------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window_state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        host = self.settings.value("remote/host", "")
+        self.panel.remote_host.setText(str(host or ""))
+        self.panel.remote_port.setValue(int(self.settings.value("remote/port", 7979)))
+        self.panel.token_file.setText(str(self.settings.value("remote/token_file", "") or ""))
+
+    def _save_state(self) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("window_state", self.saveState())
+        host, port, token = self.panel.remote_settings()
+        self.settings.setValue("remote/host", host)
+        self.settings.setValue("remote/port", port)
+        self.settings.setValue("remote/token_file", token)
+        self.settings.sync()
+
+    def _folder(self, kind: str) -> str:
+        return str(self.settings.value(f"folders/{kind}", str(Path.home())))
+
+    def _remember_folder(self, kind: str, path: Path) -> None:
+        self.settings.setValue(f"folders/{kind}", str(path.parent))
+
+    # --- profile files ----------------------------------------------------------------
+
+    def _current_text(self) -> str:
+        try:
+            return profile_json(self.panel.profile(self.profile_name))
+        except ProfileError as exc:
+            return f"invalid: {exc}"
+
+    def _mark_saved(self) -> None:
+        self._saved_text = self._current_text()
+        self._update_title()
+
+    def is_modified(self) -> bool:
+        return self._current_text() != self._saved_text
+
+    def _update_title(self) -> None:
+        name = self.profile_path.name if self.profile_path else self.profile_name
+        self.setWindowTitle(f"{name}[*] — CryptoBench")
+        self.setWindowModified(self.is_modified())
+
+    def confirm_discard(self) -> bool:
+        """Ask before losing unsaved changes; True when it is fine to go on."""
+        if not self.is_modified():
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", "The profile has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_profile()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_profile(self) -> None:
+        if not self.confirm_discard():
+            return
+        self.panel.reset()
+        self.profile_path, self.profile_name = None, "untitled"
+        self._mark_saved()
+
+    def open_profile_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open profile", self._folder("profiles"),
+                                              "CryptoBench profiles (*.json);;All files (*)")
+        if path:
+            self.open_profile(Path(path), ask=False)
+
+    def open_profile(self, path: Path, ask: bool = True) -> bool:
+        if ask and not self.confirm_discard():
+            return False
+        try:
+            profile = read_profile_file(path)
+            self._show_profile(profile)
+        except ProfileError as exc:
+            self.error("Cannot open the profile", str(exc), "Fix the field named above, or open another file.")
+            return False
+        self.profile_path, self.profile_name = path, profile.name
+        self._remember_folder("profiles", path)
+        self._add_recent(path)
+        self._mark_saved()
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def open_preset(self, name: str) -> None:
+        if not self.confirm_discard():
+            return
+        try:
+            profile = load_profile(name)
+            self._show_profile(profile)
+        except ProfileError as exc:
+            self.error("Cannot open the preset", str(exc), "Report this: presets ship with the app.")
+            return
+        self.profile_path, self.profile_name = None, profile.name
+        self._mark_saved()
+
+    def _show_profile(self, profile: Profile) -> None:
+        from app.core.profile import resolve_jobs
+
+        resolve_jobs(profile, has_remote=True)  # meaning errors first, with the file's field names
+        self.panel.set_profile(profile)
+
+    def save_profile(self) -> bool:
+        if self.profile_path is None:
+            return self.save_profile_as()
+        return self._write_profile(self.profile_path)
+
+    def save_profile_as(self) -> bool:
+        suggested = str(Path(self._folder("profiles")) / f"{self.profile_name}.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save profile", suggested, "CryptoBench profiles (*.json)")
+        if not path:
+            return False
+        target = Path(path) if path.endswith(".json") else Path(path + ".json")
+        if self.profile_name == "untitled":
+            self.profile_name = target.stem
+        return self._write_profile(target)
+
+    def _write_profile(self, path: Path) -> bool:
+        try:
+            profile = self.panel.profile(self.profile_name)
+        except ProfileError as exc:
+            self.error("Cannot save the profile", str(exc), "Fix the marked field first.")
+            return False
+        try:
+            save_profile(profile, path)
+        except FileWriteError as exc:
+            self.error("Cannot save the profile", str(exc), "Choose another folder or free some space; "
+                                                            "the previous file is untouched.")
+            return False
+        self.profile_path = path
+        self._remember_folder("profiles", path)
+        self._add_recent(path)
+        self._mark_saved()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def _recent(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: Path) -> None:
+        recent = [str(path)] + [p for p in self._recent() if p != str(path)]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._refresh_recent_menu()
+
+    def _refresh_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self._recent()
+        for path in recent:
+            self.recent_menu.addAction(path, lambda checked=False, p=path: self.open_profile(Path(p)))
+        self.recent_menu.setEnabled(bool(recent))
+
+    # drag and drop a profile file onto the window
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(".json"):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
+        url: QUrl = event.mimeData().urls()[0]
+        self.open_profile(Path(url.toLocalFile()))
+
+    # --- running ------------------------------------------------------------------------
+
+    def _update_run_actions(self) -> None:
+        running = self.controller.running
+        self.run_action.setEnabled(not running and self.panel.is_valid)
+        self.run_action.setToolTip("Run the profile" if self.panel.is_valid else f"Cannot run: {self.panel.reason}")
+        self.stop_action.setEnabled(running)
+        self.panel.setEnabled(not running)
+
+    def start_run(self) -> bool:
+        if self.controller.running or not self.panel.is_valid:
+            return False
+        try:
+            profile = self.panel.profile(self.profile_name)
+            remote = self._remote_target(profile)
+            self.controller.start(profile, remote=remote, source=self.profile_name)
+        except (ProfileError, StoreError, ValueError) as exc:
+            self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
+            return False
+        self.plots.reset()
+        self.table.model.clear()
+        self._progress, self._finished_jobs = {}, 0
+        self._run_started_at = time.monotonic()
+        self.progress.setVisible(True)
+        self.progress.setValue(0)
+        self.results_dock.raise_()
+        self._update_run_actions()
+        return True
+
+    def _remote_target(self, profile: Profile) -> Any:
+        if not any(job.mode == "remote" for job in profile.jobs):
+            return None
+        from app.core.session.sender import RemoteTarget
+        from app.core.session.server import TokenFileError, load_token
+
+        host, port, token_file = self.panel.remote_settings()
+        try:
+            return RemoteTarget(host, port, load_token(Path(token_file).expanduser()))
+        except TokenFileError as exc:
+            raise ValueError(str(exc)) from None
+
+    def stop_run(self) -> None:
+        if self.controller.running:
+            self.controller.stop()
+            self.status_job.setText("Stopping: killing the running job's processes…")
+
+    def _on_events(self, events: list[Any]) -> None:
+        """One drain tick: feed plots (data only), then redraw once."""
+        for event in events:
+            if isinstance(event, SampleBatch):
+                self.plots.add_samples(event.job_index, event.metric, event.values)
+            elif isinstance(event, ResourceSample):
+                self.plots.add_resource(event.job_index, event.role, event.t, event.cpu_percent, event.rss_bytes)
+            elif isinstance(event, Progress):
+                self._progress[event.job_index] = (event.done, event.total)
+            elif isinstance(event, JobStarted):
+                self._current_label = f"{event.label} · {event.message_size} B"
+                self.plots.begin_job(event.job_index, self._current_label)
+            elif isinstance(event, JobFinished):
+                self._finished_jobs += 1
+                self._progress.pop(event.job_index, None)
+                self.table.model.add_result(event.result)
+                self._log_result(event.result)
+            elif isinstance(event, RunStarted):
+                self._total_jobs = event.total_jobs
+                self.append_log("info", f"Run {event.run_id} started: {event.total_jobs} jobs of "
+                                        f"{event.profile_name}")
+            elif isinstance(event, LogMessage):
+                self.append_log(event.level, event.text)
+            elif isinstance(event, RunFinished):
+                pass  # handled by run_finished, after the store is closed
+        self.plots.refresh()
+        self._update_status()
+
+    def _update_status(self) -> None:
+        if not self.controller.running:
+            return
+        partial = sum(done / max(1, total) for done, total in self._progress.values())
+        fraction = (self._finished_jobs + partial) / max(1, self._total_jobs)
+        self.progress.setValue(int(fraction * 100))
+        self.progress.setFormat(f"{self._finished_jobs}/{self._total_jobs} jobs")
+        self.status_job.setText(f"Running {self._current_label}" if self._current_label else "Starting…")
+        elapsed = time.monotonic() - self._run_started_at
+        if fraction > 0.02:
+            remaining = elapsed * (1 - fraction) / fraction
+            self.status_eta.setText(f"about {_duration(remaining)} left")
+
+    def _log_result(self, result: JobResult) -> None:
+        level = "info" if result.status == "ok" else "error"
+        text = f"{result.label} · {result.message_size} B: {result.status}"
+        if result.error:
+            text += f" — {result.error}"
+        self.append_log(level, text)
+        for warning in result.warnings:
+            self.append_log("warning", f"{result.label} · {warning.metric or 'job'}: {warning.message} "
+                                       f"— {warning.fix}")
+
+    def _on_run_finished(self, run: RunResult) -> None:
+        self.last_run = run
+        self.progress.setVisible(False)
+        self.status_eta.setText("")
+        ok = sum(1 for job in run.jobs if job.status == "ok")
+        self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{len(run.jobs)} jobs ok")
+        self.append_log("info", f"Run {run.id} {run.status}: {ok}/{len(run.jobs)} jobs ok (stored)")
+        self.plots.show_results(run.jobs)
+        self.history.refresh()
+        self._update_run_actions()
+
+    def show_run(self, run: RunResult) -> None:
+        """Open a stored run: its table and plots."""
+        self.last_run = run
+        self.table.model.set_results(run.jobs)
+        self.plots.reset()
+        self.plots.show_results(run.jobs)
+        self.results_dock.raise_()
+        self.status_job.setText(f"Showing run {run.id} ({run.name}, {run.started})")
+
+    def _on_result_selected(self, result: JobResult | None) -> None:
+        self.plots.select_result(result)
+
+    def append_log(self, level: str, text: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        self.log.appendPlainText(f"{stamp} {level.upper():7s} {text}")
+        if level == "error":
+            self.log_dock.raise_()
+
+    # --- export -------------------------------------------------------------------------
+
+    def export_results(self, kind: str) -> None:
+        run = self.last_run
+        if run is None:
+            self.error("Nothing to export", "No run has finished or been opened yet.",
+                       "Run a profile, or open a run from History.")
+            return
+        suggested = str(Path(self._folder("exports")) / f"{run.id}.{kind}")
+        path, _ = QFileDialog.getSaveFileName(self, f"Export results as {kind.upper()}", suggested,
+                                              f"{kind.upper()} (*.{kind})")
+        if not path:
+            return
+        self.write_export(run, Path(path), kind)
+
+    def write_export(self, run: RunResult, path: Path, kind: str) -> bool:
+        text = results_io.to_json(run) if kind == "json" else results_io.to_csv(run)
+        try:
+            atomic_write_text(path, text)
+        except FileWriteError as exc:
+            self.error("Cannot export", str(exc), "Choose another folder or free some space.")
+            return False
+        self._remember_folder("exports", path)
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return True
+
+    # --- dialogs ------------------------------------------------------------------------
+
+    def error(self, title: str, message: str, next_step: str) -> None:
+        """An error a person can act on: what happened and what to do next."""
+        self.append_log("error", f"{title}: {message}")
+        self.last_error = (title, message, next_step)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
+        box.setInformativeText(next_step)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # window-modal without a nested event loop
+
+    def show_preferences(self) -> None:
+        dialog = PreferencesDialog(int(self.settings.value("workers", 1)),
+                                   str(self.settings.value("theme", "system")), self)
+        if dialog.exec():
+            workers, theme = dialog.workers.value(), dialog.theme.currentData()
+            self.settings.setValue("workers", workers)
+            self.settings.setValue("theme", theme)
+            self.controller.set_workers(workers)
+            apply_theme(QApplication.instance(), theme)
+            self.plots.apply_palette()
+
+    # --- closing ------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if self.controller.running:
+            answer = QMessageBox.question(self, "Run in progress", "A run is in progress. Stop it and quit?")
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        if not self.confirm_discard():
+            event.ignore()
+            return
+        self.controller.shutdown()
+        self._save_state()
+        event.accept()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"

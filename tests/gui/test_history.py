@@ -1,0 +1,246 @@
+"""The history panel over a real store file, and the comparison of two runs."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from app.core.results import JobResult, MetricResult, RunResult
+from app.core.stats import summarize
+from app.core.store import Store
+from app.gui.history import (
+    FASTER,
+    NOT_COMPARABLE,
+    ONLY_IN_BASELINE,
+    ONLY_IN_CANDIDATE,
+    SLOWER,
+    WITHIN_NOISE,
+    CompareColumn,
+    CompareDialog,
+    HistoryPanel,
+    compare_runs,
+)
+
+RUN_A = "20260101-100000-aaaaaa"
+RUN_B = "20260102-100000-bbbbbb"
+
+
+def _samples(median: float, n: int = 30, spread: float = 0.02, phase: int = 0) -> list[float]:
+    return [median * (1 + spread * (((i + phase) % 7) - 3) / 3) for i in range(n)]
+
+
+def _metric(samples: list[float]) -> MetricResult:
+    return MetricResult(summarize(samples), samples)
+
+
+def _job(run_id: str, index: int, size: int, metrics: dict[str, list[float]], **fields: Any) -> JobResult:
+    base: dict[str, Any] = {
+        "scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 128}, "label": "AES-128-GCM",
+        "family": "aead", "mode": "operations", "status": "ok",
+    }
+    base.update(fields)
+    return JobResult(id=f"{run_id}/{index}", index=index, message_size=size,
+                     metrics={name: _metric(s) for name, s in metrics.items()}, **base)
+
+
+def _run(run_id: str, name: str, started: str, host: str, jobs: list[JobResult]) -> RunResult:
+    return RunResult(id=run_id, started=started, status="running", environment={"hostname": host},
+                     profile={"name": name, "jobs": []}, jobs=jobs)
+
+
+def _baseline() -> RunResult:
+    return _run(RUN_A, "baseline", "2026-01-01T10:00:00+00:00", "alpha", [
+        _job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6), "decrypt": _samples(11e-6)}),
+        _job(RUN_A, 1, 65536, {"encrypt": _samples(40e-6)}),
+        _job(RUN_A, 2, 64, {"sign": _samples(50e-6)}, scheme="ed25519", params={}, label="Ed25519",
+             family="signature"),
+    ])
+
+
+def _candidate() -> RunResult:
+    return _run(RUN_B, "candidate", "2026-01-02T10:00:00+00:00", "beta", [
+        # identical-ish encrypt (other phase of the same spread), 2x slower decrypt
+        _job(RUN_B, 0, 1024, {"encrypt": _samples(10e-6, phase=3), "decrypt": _samples(22e-6)}),
+        _job(RUN_B, 1, 65536, {"encrypt": _samples(20e-6)}),
+        _job(RUN_B, 2, 4096, {}, status="failed", error="boom"),
+    ])
+
+
+def _write(path: Path, run: RunResult, status: str = "finished") -> None:
+    with Store(path) as store:
+        store.begin_run(run)
+        for job in run.jobs:
+            store.add_job(run.id, job)
+        store.finish_run(run.id, status, run.started.replace("10:00:00", "10:05:00"))
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    path = tmp_path / "results.sqlite3"
+    _write(path, _baseline())
+    _write(path, _candidate(), status="failed")
+    return path
+
+
+@pytest.fixture
+def panel(qtbot: Any, store_path: Path) -> HistoryPanel:
+    widget = HistoryPanel(store_path)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _row_texts(panel: HistoryPanel, run_id: str) -> list[str]:
+    row = panel.run_ids().index(run_id)
+    item = panel.tree.topLevelItem(row)
+    return [item.text(c) for c in range(panel.tree.columnCount())]
+
+
+def test_panel_lists_both_runs_newest_first(panel: HistoryPanel, store_path: Path) -> None:
+    assert panel.run_ids() == [RUN_B, RUN_A]
+    assert panel.error is None and panel.message_label.isHidden()
+    date, name, status, jobs, host = _row_texts(panel, RUN_A)
+    assert (name, status, jobs, host) == ("baseline", "finished", "3/3", "alpha")
+    assert date.startswith("2026-01-0")  # local time of the start
+    assert _row_texts(panel, RUN_B)[1:] == ["candidate", "failed", "2/3", "beta"]
+    # the store is closed again after reading
+    open_paths = {Path(f.path) for f in psutil.Process().open_files()}
+    assert store_path not in open_paths
+
+
+def test_actions_follow_the_selection(panel: HistoryPanel) -> None:
+    assert not panel.open_action.isEnabled() and not panel.compare_action.isEnabled()
+    panel.select_runs([RUN_A])
+    assert panel.open_action.isEnabled() and panel.delete_action.isEnabled()
+    assert not panel.compare_action.isEnabled()
+    panel.select_runs([RUN_A, RUN_B])
+    assert panel.compare_action.isEnabled() and not panel.open_action.isEnabled()
+
+
+def test_open_emits_the_loaded_run(panel: HistoryPanel, qtbot: Any) -> None:
+    panel.select_runs([RUN_A])
+    with qtbot.waitSignal(panel.run_opened, timeout=1000) as blocker:
+        panel.open_action.trigger()
+    run = blocker.args[0]
+    assert isinstance(run, RunResult) and run.id == RUN_A and run.name == "baseline"
+    assert [job.index for job in run.jobs] == [0, 1, 2]
+    assert run.jobs[0].to_dict() == _baseline().jobs[0].to_dict()
+
+
+def test_double_click_opens_the_run(panel: HistoryPanel, qtbot: Any) -> None:
+    item = panel.tree.topLevelItem(panel.run_ids().index(RUN_B))
+    with qtbot.waitSignal(panel.run_opened, timeout=1000) as blocker:
+        panel.tree.itemDoubleClicked.emit(item, 0)
+    assert blocker.args[0].id == RUN_B
+
+
+def test_delete_asks_and_refreshes(panel: HistoryPanel, store_path: Path, qtbot: Any) -> None:
+    asked: list[str] = []
+    panel.confirm = lambda title, text: asked.append(text) is not None and False
+    panel.select_runs([RUN_A])
+    assert panel.delete_selected() == 0
+    assert "baseline" in asked[0] and panel.run_ids() == [RUN_B, RUN_A]
+
+    panel.confirm = lambda title, text: True
+    panel.select_runs([RUN_A])
+    with qtbot.waitSignal(panel.run_deleted, timeout=1000) as blocker:
+        panel.delete_action.trigger()
+    assert blocker.args == [RUN_A]
+    assert panel.run_ids() == [RUN_B]
+    with Store(store_path) as store:
+        assert [r.id for r in store.list_runs()] == [RUN_B]
+
+
+def test_garbage_store_file_shows_an_error(qtbot: Any, tmp_path: Path) -> None:
+    path = tmp_path / "garbage.sqlite3"
+    path.write_bytes(b"this is not a database\n" * 200)
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    assert panel.run_ids() == []
+    assert panel.error is not None and "not a usable CryptoBench results store" in panel.error
+    assert not panel.message_label.isHidden()
+    assert str(path) in panel.message_label.text()
+    assert not panel.refresh()
+    assert not panel.delete_action.isEnabled() and not panel.compare_action.isEnabled()
+
+
+def test_foreign_sqlite_file_shows_an_error(qtbot: Any, tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE photos (id INTEGER)")
+    db.commit()
+    db.close()
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    assert "not a CryptoBench results store" in panel.message_label.text()
+
+
+def test_empty_store_says_so(qtbot: Any, isolated_home: Path) -> None:
+    panel = HistoryPanel()  # the default store, under the test's private CRYPTOBENCH_HOME
+    qtbot.addWidget(panel)
+    assert panel.path() == isolated_home / "results.sqlite3"
+    assert panel.run_ids() == [] and panel.error is None
+    assert "No runs yet" in panel.message_label.text()
+
+
+def test_compare_selected_uses_the_older_run_as_baseline(panel: HistoryPanel) -> None:
+    panel.select_runs([RUN_A, RUN_B])
+    dialog = panel.compare_selected()
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.baseline.id == RUN_A and dialog.candidate.id == RUN_B
+    assert len(dialog.rows()) == 5
+    assert dialog.is_complete()
+
+
+def test_compare_rows() -> None:
+    a, b = _baseline(), _candidate()
+    rows = compare_runs(a, b)
+    by_metric = {(r.message_size, r.metric): r for r in rows if r.metric}
+    same = by_metric[(1024, "encrypt")]
+    assert same.ratio == pytest.approx(same.median_b / same.median_a)
+    assert same.ratio == pytest.approx(1.0, abs=0.02)
+    assert same.verdict == WITHIN_NOISE and same.significant is False
+    assert same.ci95_low is not None and same.ci95_high is not None and same.ci95_low <= 1.0 <= same.ci95_high
+
+    slower = by_metric[(1024, "decrypt")]
+    assert slower.ratio == pytest.approx(2.0, rel=0.01)
+    assert slower.verdict == SLOWER and slower.significant is True and slower.ci95_low > 1.5
+
+    faster = by_metric[(65536, "encrypt")]
+    assert faster.verdict == FASTER and faster.ratio == pytest.approx(0.5, rel=0.01)
+
+    unmatched = [(r.label, r.message_size, r.verdict) for r in rows if r.metric is None]
+    assert unmatched == [("Ed25519", 64, ONLY_IN_BASELINE), ("AES-128-GCM", 4096, ONLY_IN_CANDIDATE)]
+
+
+def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
+    dialog = CompareDialog(_baseline(), _candidate())
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(dialog.is_complete, timeout=5000)  # bootstraps run on the event loop
+    rows = dialog.rows()
+    assert [r.verdict for r in rows] == [WITHIN_NOISE, SLOWER, FASTER, ONLY_IN_BASELINE, ONLY_IN_CANDIDATE]
+    model = dialog.model
+    assert model.rowCount() == 5
+    assert model.item(1, CompareColumn.VERDICT).text() == SLOWER
+    assert model.item(1, CompareColumn.RATIO).text() == f"{rows[1].ratio:.3f}×"
+    assert model.item(1, CompareColumn.MEDIAN_A).text() == "11 µs"
+    assert "1 faster, 1 slower, 1 within noise" in dialog.summary_label.text()
+    assert "different machines" in dialog.summary_label.text()
+
+    dialog.swap()
+    swapped = dialog.rows()
+    assert dialog.baseline.id == RUN_B
+    assert swapped[1].verdict == FASTER and swapped[1].ratio == pytest.approx(1 / rows[1].ratio)
+
+
+def test_failed_job_with_nothing_to_compare_is_listed(qtbot: Any) -> None:
+    a = _baseline()
+    b = _candidate()
+    b.jobs[2] = _job(RUN_B, 2, 64, {}, scheme="ed25519", params={}, label="Ed25519", family="signature",
+                     status="failed", error="boom")
+    rows = compare_runs(a, b)
+    row = next(r for r in rows if r.label == "Ed25519")
+    assert row.verdict == NOT_COMPARABLE and "candidate failed: boom" in row.note

@@ -1,0 +1,383 @@
+"""The plots panel: live streaming structure, result plots' numbers, reset, rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6 import QtCore, QtGui
+
+from app.core.results import JobResult, MetricResult
+from app.core.stats import summarize
+from app.gui.plots import PlotsPanel, default_metric
+
+RNG_SEED = 1234
+
+
+def _samples(median: float, n: int, seed: int = RNG_SEED) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return list(median * (1.0 + 0.05 * rng.standard_normal(n)).clip(0.5, None))
+
+
+def _metric(samples: list[float]) -> MetricResult:
+    return MetricResult(summarize(samples), samples)
+
+
+def _job(index: int, metrics: dict[str, list[float]], *, scheme: str = "aes-gcm", backend: str = "cryptography",
+         params: dict[str, Any] | None = None, label: str = "AES-128-GCM [cryptography]", mode: str = "operations",
+         size: int = 1024, status: str = "ok") -> JobResult:
+    return JobResult(id=f"run/{index}", index=index, scheme=scheme, backend=backend,
+                     params=params if params is not None else {"key_bits": 128}, label=label, family="aead",
+                     mode=mode, message_size=size, status=status,
+                     metrics={name: _metric(values) for name, values in metrics.items()})
+
+
+@pytest.fixture
+def panel(qtbot: Any) -> PlotsPanel:
+    widget = PlotsPanel()
+    qtbot.addWidget(widget)
+    widget.resize(900, 600)
+    return widget
+
+
+def _stream_items(panel: PlotsPanel) -> tuple[int, int, int]:
+    item = panel._samples_plot.getPlotItem()
+    return len(item.items), len(item.vb.addedItems), len(item.scene().items())
+
+
+def _xy(curve: pg.PlotDataItem) -> tuple[np.ndarray, np.ndarray]:
+    x = curve.xData if curve.xData is not None else np.empty(0)
+    y = curve.yData if curve.yData is not None else np.empty(0)
+    return np.asarray(x), np.asarray(y)
+
+
+# ------------------------------------------------------------------------ live stream
+
+
+def test_tabs_in_order(panel: PlotsPanel) -> None:
+    names = [panel.tabs.tabText(i) for i in range(panel.tabs.count())]
+    assert names == ["Samples", "Histogram", "Comparison", "Scaling", "Resources"]
+
+
+def test_streaming_100k_samples_reuses_items_and_keeps_every_sample(panel: PlotsPanel) -> None:
+    rng = np.random.default_rng(RNG_SEED)
+    panel.begin_job(0, "AES-128-GCM [cryptography]")
+    sent: dict[str, list[np.ndarray]] = {"compute": [], "receiver": [], "rtt": []}
+    counts = []
+    for batch in range(100):
+        for metric, batches in sent.items():
+            values = rng.uniform(1e-6, 5e-5, 1000 if metric == "compute" else 300)
+            batches.append(values)
+            panel.add_samples(0, metric, values.tolist())
+        panel.refresh()
+        counts.append(_stream_items(panel))
+    # The first refresh creates one curve per metric; no batch after it adds anything.
+    assert len(set(counts)) == 1
+    assert set(panel._samples_curves) == {"compute", "receiver", "rtt"}
+    assert len(panel._samples_legend.items) == 3
+    for metric, curve in panel._samples_curves.items():
+        assert curve.opts["autoDownsample"] is True
+        assert curve.opts["downsampleMethod"] == "peak"
+        assert curve.opts["clipToView"] is True
+        x, y = _xy(curve)
+        expected = np.concatenate(sent[metric])
+        assert y.size == x.size == expected.size
+        np.testing.assert_array_equal(y, expected)
+        np.testing.assert_array_equal(x, np.arange(expected.size))
+    assert panel.sample_count() == 100_000 + 2 * 30_000
+
+
+def test_add_samples_does_not_touch_the_curves_until_refresh(panel: PlotsPanel) -> None:
+    panel.begin_job(0, "job")
+    panel.add_samples(0, "encrypt", [1e-6, 2e-6])
+    panel.refresh()
+    panel.add_samples(0, "encrypt", [3e-6])
+    assert _xy(panel._samples_curves["encrypt"])[1].size == 2
+    assert panel.sample_count() == 3
+    panel.refresh()
+    assert _xy(panel._samples_curves["encrypt"])[1].tolist() == [1e-6, 2e-6, 3e-6]
+
+
+def test_refresh_without_new_samples_calls_no_set_data(panel: PlotsPanel, monkeypatch: pytest.MonkeyPatch) -> None:
+    panel.begin_job(0, "job")
+    panel.add_samples(0, "sign", [1e-4] * 10)
+    panel.refresh()
+    calls = []
+    curve = panel._samples_curves["sign"]
+    monkeypatch.setattr(curve, "setData", lambda *a, **k: calls.append(a))
+    panel.refresh()
+    panel.refresh()
+    assert calls == []
+
+
+def test_hidden_samples_tab_catches_up_when_shown(panel: PlotsPanel) -> None:
+    panel.begin_job(0, "job")
+    panel.tabs.setCurrentIndex(1)
+    panel.add_samples(0, "hash", [1e-6] * 5)
+    panel.refresh()
+    assert "hash" not in panel._samples_curves or _xy(panel._samples_curves["hash"])[1].size == 0
+    panel.tabs.setCurrentIndex(0)  # switching tabs pushes what is pending
+    assert _xy(panel._samples_curves["hash"])[1].size == 5
+
+
+def test_begin_job_clears_data_keeps_items_and_ignores_other_jobs(panel: PlotsPanel) -> None:
+    panel.begin_job(0, "first")
+    panel.add_samples(0, "compute", [1e-6] * 100)
+    panel.add_samples(0, "rtt", [2e-6] * 100)
+    panel.refresh()
+    items = _stream_items(panel)
+    panel.begin_job(1, "second")
+    assert panel.sample_count() == 0
+    assert all(_xy(c)[1].size == 0 for c in panel._samples_curves.values())
+    assert len(panel._samples_legend.items) == 0
+    panel.add_samples(0, "compute", [1.0] * 7)  # a late batch of the previous job
+    panel.add_samples(1, "compute", [3e-6] * 4)
+    panel.refresh()
+    assert _stream_items(panel)[:2] == items[:2]  # same curves (the scene differs by one legend row)
+    assert _xy(panel._samples_curves["compute"])[1].tolist() == [3e-6] * 4
+    assert _xy(panel._samples_curves["rtt"])[1].size == 0
+    assert len(panel._samples_legend.items) == 1
+
+
+def test_samples_hover_reads_out_the_values_under_the_mouse(panel: PlotsPanel, qtbot: Any) -> None:
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.begin_job(0, "job")
+    panel.add_samples(0, "compute", [1e-6, 2e-6, 3e-6, 4e-6])
+    panel.refresh()
+    vb = panel._samples_plot.getPlotItem().vb
+    vb.setRange(xRange=(0, 3), yRange=(0, 5e-6), padding=0)
+    scene_pos = vb.mapViewToScene(QtCore.QPointF(2.1, 2e-6))
+    panel._on_samples_hover((scene_pos,))
+    assert "sample #2" in panel._samples_readout.text()
+    assert "compute 3 µs" in panel._samples_readout.text()
+    assert panel._samples_cursor.isVisible() and panel._samples_cursor.value() == 2
+
+
+def test_sample_colours_follow_the_legend_and_log_scale_reaches_the_curves(panel: PlotsPanel) -> None:
+    panel.begin_job(0, "session")
+    for metric in ("compute", "receiver", "rtt"):
+        panel.add_samples(0, metric, [1e-6, 2e-6])
+    panel.refresh()
+    panel.select_result(_job(1, {"sign": [1e-4] * 6, "verify": [2e-5] * 6}))
+    pens = {m: panel._samples_curves[m].opts["pen"].color().getRgb()[:3] for m in ("sign", "verify")}
+    assert pens == {"sign": (31, 119, 180), "verify": (255, 127, 14)}  # first and second colour again
+    panel._samples_log.setChecked(True)
+    assert all(c.opts["logMode"] == [False, True] for c in panel._samples_curves.values())
+    assert panel._samples_plot.getPlotItem().getAxis("left").logMode
+
+
+# ------------------------------------------------------------------------ results
+
+
+def _results() -> list[JobResult]:
+    return [
+        _job(0, {"keygen": _samples(1e-3, 20, 1), "encrypt": _samples(2e-6, 200, 2),
+                 "decrypt": _samples(1.8e-6, 200, 3)}, size=64),
+        _job(1, {"keygen": _samples(1e-3, 20, 4), "encrypt": _samples(9e-6, 200, 5),
+                 "decrypt": _samples(8e-6, 200, 6)}, size=4096),
+        _job(2, {"keygen": _samples(1e-3, 20, 7), "encrypt": _samples(3e-6, 4, 8),  # n < 6: no CI
+                 "decrypt": _samples(3e-6, 4, 9)}, size=1024),
+        _job(3, {"encrypt": _samples(5e-4, 50, 10)}, scheme="rsa-oaep", params={"bits": 2048},
+             label="RSA-2048-OAEP [cryptography]", size=190),
+        _job(4, {}, status="failed"),
+        _job(5, {"encrypt": _samples(1.0, 50, 11)}, status="cancelled"),
+    ]
+
+
+def test_default_metric_prefers_the_per_message_metric() -> None:
+    ops = _results()
+    assert default_metric(ops) == "encrypt"
+    session = [_job(0, {"handshake": [1e-3] * 6, "compute": [1e-6] * 6, "receiver": [1e-6] * 6,
+                        "rtt": [5e-5] * 6}, mode="loopback")]
+    assert default_metric(session) == "compute"
+    assert default_metric([_job(0, {"keygen": [1.0] * 6, "sign": [1.0] * 6, "verify": [1.0] * 6})]) == "sign"
+    assert default_metric([_job(0, {"keygen": [1.0] * 6, "exchange": [1.0] * 6})]) == "exchange"
+    assert default_metric([]) is None
+
+
+def test_comparison_bars_are_the_medians_with_ci95_whiskers(panel: PlotsPanel) -> None:
+    results = _results()
+    panel.show_results(results)
+    assert panel._cmp_combo.currentText() == "encrypt"
+    ok = results[:4]  # failed and cancelled jobs are left out
+    medians = np.array([r.metrics["encrypt"].stats.median for r in ok])
+    bars = panel._cmp_bars.opts
+    assert panel._cmp_bars.isVisible()
+    np.testing.assert_allclose(bars["width"], medians)
+    np.testing.assert_allclose(bars["x0"], 0.0)
+    np.testing.assert_allclose(bars["y"], np.arange(4))
+    assert len(panel._cmp_axis.labels()) == 4
+    assert panel._cmp_axis.labels()[3].startswith("#4 RSA-2048-OAEP")
+
+    whiskers = panel._cmp_whiskers.opts
+    with_ci = [i for i, r in enumerate(ok) if r.metrics["encrypt"].stats.ci95 is not None]
+    assert with_ci == [0, 1, 3]  # job 2 has 4 samples: no whisker
+    lows = np.array([ok[i].metrics["encrypt"].stats.ci95[0] for i in with_ci])
+    highs = np.array([ok[i].metrics["encrypt"].stats.ci95[1] for i in with_ci])
+    np.testing.assert_allclose(whiskers["y"], with_ci)
+    np.testing.assert_allclose(whiskers["x"], medians[with_ci])
+    np.testing.assert_allclose(whiskers["x"] - whiskers["left"], lows)
+    np.testing.assert_allclose(whiskers["x"] + whiskers["right"], highs)
+
+    texts = [label.textItem.toPlainText().strip() for label in panel._cmp_texts if label.isVisible()]
+    assert texts == [pg.siFormat(m, precision=4, suffix="s") for m in medians]
+
+    panel._cmp_log.setChecked(True)
+    bars = panel._cmp_bars.opts
+    np.testing.assert_allclose(np.asarray(bars["x0"]) + np.asarray(bars["width"]), np.log10(medians))
+    assert np.all(np.asarray(bars["width"]) > 0)
+    whiskers = panel._cmp_whiskers.opts
+    np.testing.assert_allclose(whiskers["x"] - whiskers["left"], np.log10(lows))
+    np.testing.assert_allclose(whiskers["x"] + whiskers["right"], np.log10(highs))
+    assert panel._cmp_plot.getPlotItem().getAxis("bottom").logMode
+
+
+def test_comparison_metric_choice_survives_new_results(panel: PlotsPanel) -> None:
+    results = _results()
+    panel.show_results(results[:1])
+    panel._cmp_combo.setCurrentText("decrypt")
+    np.testing.assert_allclose(panel._cmp_bars.opts["width"], [results[0].metrics["decrypt"].stats.median])
+    panel.show_results(results)
+    assert panel._cmp_combo.currentText() == "decrypt"
+    assert len(panel._cmp_axis.labels()) == 3  # RSA has no decrypt
+
+
+def test_scaling_has_one_sorted_point_per_size_and_one_curve_per_group(panel: PlotsPanel) -> None:
+    results = _results()
+    panel.show_results([results[1], results[3], results[0], results[2]])  # sizes out of order
+    curves = panel._scl_curves
+    assert len(curves) == 2
+    assert len(panel._scl_legend.items) == 2
+    aes, rsa = curves
+    x, y = _xy(aes)
+    assert x.tolist() == [64, 1024, 4096]
+    by_size = {r.message_size: r.metrics["encrypt"].stats.median for r in results[:3]}
+    np.testing.assert_allclose(y, [by_size[64], by_size[1024], by_size[4096]])
+    x, y = _xy(rsa)
+    assert x.tolist() == [190]
+    np.testing.assert_allclose(y, [results[3].metrics["encrypt"].stats.median])
+    assert rsa.opts["symbol"] == "o"
+    plot = panel._scl_plot.getPlotItem()
+    assert plot.getAxis("bottom").logMode and plot.getAxis("left").logMode
+    panel.show_results(results)  # redrawing replaces the curves, it does not add to them
+    assert len(panel._scl_curves) == 2
+    assert len([i for i in plot.items if isinstance(i, pg.PlotDataItem)]) == 2
+
+
+def test_select_result_shows_its_samples_and_histogram(panel: PlotsPanel) -> None:
+    panel.begin_job(7, "live job")
+    panel.add_samples(7, "compute", [5e-6] * 30)
+    panel.refresh()
+    result = _results()[0]
+    panel.select_result(result)
+    for name, metric in result.metrics.items():
+        np.testing.assert_array_equal(_xy(panel._samples_curves[name])[1], metric.samples)
+    assert _xy(panel._samples_curves["compute"])[1].size == 0  # nothing live while a result is shown
+    panel.add_samples(7, "compute", [5e-6] * 10)
+    panel.refresh()
+    assert _xy(panel._samples_curves["compute"])[1].size == 0
+    assert panel.sample_count() == 40
+
+    assert panel._hist_combo.currentText() == "encrypt"
+    assert [panel._hist_combo.itemText(i) for i in range(panel._hist_combo.count())] == ["keygen", "encrypt",
+                                                                                       "decrypt"]
+    x, y = _xy(panel._hist_curve)
+    assert x.size == y.size + 1
+    assert y.sum() == len(result.metrics["encrypt"].samples)
+    panel._hist_combo.setCurrentText("keygen")
+    assert _xy(panel._hist_curve)[1].sum() == 20
+    assert panel._hist_median.isVisible()
+    assert panel._hist_median.value() == pytest.approx(result.metrics["keygen"].stats.median)
+
+    panel.select_result(None)  # back to live
+    assert _xy(panel._samples_curves["compute"])[1].size == 40
+    assert _xy(panel._samples_curves["encrypt"])[1].size == 0
+    assert _xy(panel._hist_curve)[1].size == 0
+    assert panel._hist_combo.count() == 0
+
+
+def test_histogram_of_a_heavy_tail_still_counts_every_sample(panel: PlotsPanel) -> None:
+    rng = np.random.default_rng(RNG_SEED)
+    samples = list(rng.normal(1e-6, 2e-8, 5000).clip(5e-7)) + [1e-2, 5e-2, 1.0]  # three huge stalls
+    panel.select_result(_job(0, {"hash": samples}))
+    x, y = _xy(panel._hist_curve)
+    assert y.sum() == len(samples)
+    assert 10 <= y.size <= 150
+    assert x[-1] < 1e-5  # the stalls are folded into the last bin, not stretching the axis
+    assert "counted in the last bin" in panel._hist_header.text()
+
+
+def test_resources_one_curve_per_role(panel: PlotsPanel) -> None:
+    panel.begin_job(0, "session")
+    panel.tabs.setCurrentIndex(4)
+    for k in range(20):
+        panel.add_resource(0, "sender", k * 0.1, 50.0 + k, 100 << 20)
+        panel.add_resource(0, "receiver", k * 0.1, 20.0, 64 << 20)
+    panel.refresh()
+    cpu, rss = panel._res_curves["sender"]
+    assert _xy(cpu)[1].tolist() == [50.0 + k for k in range(20)]
+    np.testing.assert_allclose(_xy(rss)[1], 100.0)  # MiB
+    np.testing.assert_allclose(_xy(rss)[0], np.arange(20) * 0.1)
+    assert len(panel._cpu_legend.items) == len(panel._rss_legend.items) == 2
+    items = len(panel._cpu_plot.items), len(panel._rss_plot.items)
+    panel.begin_job(1, "next")
+    assert all(_xy(c)[1].size == 0 for pair in panel._res_curves.values() for c in pair)
+    panel.add_resource(1, "sender", 0.0, 10.0, 1 << 20)
+    panel.refresh()
+    assert (len(panel._cpu_plot.items), len(panel._rss_plot.items)) == items
+    assert len(panel._cpu_legend.items) == 1
+
+
+def test_reset_clears_everything(panel: PlotsPanel) -> None:
+    results = _results()
+    panel.begin_job(0, "job")
+    panel.add_samples(0, "compute", [1e-6] * 50)
+    panel.add_resource(0, "worker", 0.5, 99.0, 1 << 20)
+    panel.refresh()
+    panel.show_results(results)
+    panel.select_result(results[0])
+    panel.reset()
+    assert panel.sample_count() == 0
+    assert all(_xy(c)[1].size == 0 for c in panel._samples_curves.values())
+    assert len(panel._samples_legend.items) == 0
+    assert _xy(panel._hist_curve)[1].size == 0
+    assert not panel._cmp_bars.isVisible()
+    assert not panel._cmp_whiskers.isVisible()
+    assert panel._cmp_axis.labels() == []
+    assert panel._scl_curves == [] and len(panel._scl_legend.items) == 0
+    assert panel._cmp_combo.count() == panel._scl_combo.count() == panel._hist_combo.count() == 0
+    panel.tabs.setCurrentIndex(4)
+    panel.refresh()
+    assert all(_xy(c)[1].size == 0 for pair in panel._res_curves.values() for c in pair)
+
+
+def test_every_tab_renders(panel: PlotsPanel, qtbot: Any) -> None:
+    results = _results()
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.begin_job(0, "job")
+    panel.add_samples(0, "encrypt", _samples(2e-6, 500))
+    panel.add_resource(0, "worker", 0.1, 95.0, 50 << 20)
+    panel.refresh()
+    panel.show_results(results)
+    for i in range(panel.tabs.count()):
+        panel.tabs.setCurrentIndex(i)
+        pixmap = panel.grab()
+        assert not pixmap.isNull() and pixmap.width() > 0 and pixmap.height() > 0
+    panel.select_result(results[0])
+    panel.tabs.setCurrentIndex(1)
+    assert not panel.grab().isNull()
+
+
+def test_apply_palette_follows_a_theme_switch(panel: PlotsPanel) -> None:
+    dark = QtGui.QPalette()
+    dark.setColor(QtGui.QPalette.ColorRole.Window, QtGui.QColor(30, 30, 30))
+    dark.setColor(QtGui.QPalette.ColorRole.WindowText, QtGui.QColor(230, 230, 230))
+    panel.setPalette(dark)  # a palette change re-applies by itself
+    assert panel._samples_plot.backgroundBrush().color() == QtGui.QColor(30, 30, 30)
+    axis = panel._cmp_plot.getPlotItem().getAxis("bottom")
+    assert axis.textPen().color() == QtGui.QColor(230, 230, 230)
+    assert panel._scl_legend.opts["labelTextColor"] == QtGui.QColor(230, 230, 230)
