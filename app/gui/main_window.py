@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.results_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.history_dock)
         self.results_dock.raise_()
+        self.resizeDocks([self.results_dock], [280], Qt.Orientation.Vertical)
 
         self._build_actions()
         self._build_menus()

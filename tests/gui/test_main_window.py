@@ -1,0 +1,124 @@
+"""The main window against real runs (pytest-qt, offscreen, no sleeps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
+
+from app.core.events import SampleBatch
+from app.core.profile import load_profile, read_profile_file
+from app.core.store import Store
+from app.gui.main_window import MainWindow
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
+    # Never a modal question in a test: unsaved changes are discarded, quitting is fine.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.controller.shutdown()
+
+
+def test_profile_built_in_the_panel_survives_save_and_reopen(window: MainWindow, tmp_path: Path) -> None:
+    panel = window.panel
+    panel.set_checked("aes-gcm")
+    row = panel.set_checked("ecdh")
+    panel.tree.setCurrentItem(row)
+    panel._editors["curve"].setCurrentText("P-384")  # the per-scheme editor
+    panel.size_boxes[18].setChecked(True)
+    panel.custom_sizes.setText("4K")
+    panel.samples.setValue(12)
+    panel.mode.setCurrentIndex(panel.mode.findData("loopback"))
+    assert panel.is_valid, panel.reason
+    window.profile_name = "mine"
+    built = panel.profile("mine")
+    assert window.is_modified()
+    path = tmp_path / "mine.json"
+    assert window._write_profile(path)
+    assert not window.is_modified()
+    assert read_profile_file(path) == built
+
+    window.new_profile()
+    assert not panel.checked_rows()
+    assert window.open_profile(path, ask=False)
+    assert panel.profile("mine") == built
+    ecdh = next(job for job in panel.profile("mine").jobs if job.scheme == "ecdh")
+    assert ecdh.params["curve"] == "P-384" and ecdh.message_sizes == [18, 1024, 4096] and ecdh.mode == "loopback"
+
+
+def test_invalid_values_block_run_with_a_visible_reason(window: MainWindow) -> None:
+    panel = window.panel
+    assert not window.run_action.isEnabled()  # nothing selected
+    assert "Select at least one scheme" in panel.problem.text()
+    panel.set_checked("sha256")
+    assert window.run_action.isEnabled()
+    panel.custom_sizes.setText("64, lots")
+    assert not window.run_action.isEnabled()
+    assert "'lots' is not a size" in panel.problem.text() and panel.problem.isVisibleTo(window)
+    assert "lots" in window.run_action.toolTip()
+    panel.custom_sizes.setText("")
+    row = panel.set_checked("rsa-oaep")
+    panel.tree.setCurrentItem(row)
+    panel.size_boxes[1 << 20].setChecked(True)  # 1 MiB does not fit one RSA block
+    assert not window.run_action.isEnabled()
+    assert "does not fit one RSA-OAEP" in panel.problem.text()
+    assert window.start_run() is False
+
+
+def test_quick_preset_runs_to_completion_and_fills_table_plots_history(window: MainWindow, qtbot: Any) -> None:
+    window.open_preset("quick")
+    expected = sum(len(job.message_sizes or [1]) for job in load_profile("quick").jobs)
+    with qtbot.waitSignal(window.controller.run_finished, timeout=240_000) as finished:
+        assert window.start_run()
+    run = finished.args[0]
+    assert run.status == "finished"
+    assert len(run.jobs) == expected
+    assert all(job.status == "ok" for job in run.jobs), [job.error for job in run.jobs if job.status != "ok"]
+    assert len(window.table.results()) == expected
+    window.table.select_index(0)
+    assert window.table.selected_result() is not None
+    with Store(window.store_path) as store:
+        assert [summary.id for summary in store.list_runs()] == [run.id]
+    assert window.history.run_ids() == [run.id]
+    assert "21/21 jobs ok" in window.status_job.text() or f"{expected}/{expected} jobs ok" in window.status_job.text()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pixmap = window.grab()
+    assert not pixmap.isNull()
+    image = pixmap.toImage()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    assert len(colours) > 20, "the window grab looks blank"
+    assert pixmap.save(str(ARTIFACTS / "main_window_after_run.png"))
+
+
+def test_stop_mid_run_cancels_and_leaves_no_process(window: MainWindow, qtbot: Any) -> None:
+    panel = window.panel
+    panel.set_checked("aes-gcm")
+    panel.set_checked("sha256")
+    panel.mode.setCurrentIndex(panel.mode.findData("loopback"))
+    panel.samples.setValue(1_000_000)
+    seen: list[Any] = []
+    window.controller.events.connect(lambda events: seen.extend(e for e in events if isinstance(e, SampleBatch)))
+    assert window.start_run()
+    qtbot.waitUntil(lambda: bool(seen), timeout=60_000)  # streaming: stop "mid-stream"
+    children = [child for child in psutil.Process().children(recursive=True)
+                if not any("resource_tracker" in part for part in child.cmdline())]
+    assert len(children) == 2, "the job's receiver and sender should be running"
+    with qtbot.waitSignal(window.controller.run_finished, timeout=30_000) as finished:
+        window.stop_run()
+    run = finished.args[0]
+    assert run.status == "cancelled"
+    assert {job.status for job in run.jobs} == {"cancelled"}
+    for child in children:
+        assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+    assert window.run_action.isEnabled() and not window.stop_action.isEnabled()
