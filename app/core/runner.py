@@ -135,11 +135,12 @@ class Runner:
                 result.warnings.append(self._scaling)
         return results
 
-    def record(self, run: RunResult, results: list[JobResult]) -> None:
-        """Add finished results to the run and the store (on the thread that owns the store)."""
+    def record(self, run: RunResult, results: list[JobResult], *, stored: bool = False) -> None:
+        """Add finished results to the run and (unless the caller already `stored` them
+        through its own connection) to the store, on the thread that owns the store."""
         for result in results:
             run.jobs.append(result)
-            if self.store is not None:
+            if self.store is not None and not stored:
                 self.store.add_job(run.id, result)
             self.on_event(JobFinished(result.index, result))
 

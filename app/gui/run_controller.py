@@ -47,13 +47,19 @@ class EventBuffer:
 class _JobSignals(QObject):
     """A QRunnable is not a QObject: its signals live here (queued to the GUI thread)."""
 
-    finished = Signal(int, object)  # job number, list[JobResult]
+    finished = Signal(int, object, object)  # job number, list[JobResult], store error text or None
 
 
 class JobRunnable(QRunnable):
-    def __init__(self, runner: Runner, run: RunResult, number: int) -> None:
+    """One profile job on a pool thread: supervise its processes, then write its results
+    to the store through this thread's own connection (serializing a 100,000-sample
+    job takes longer than a GUI frame, so it must not happen on the GUI thread)."""
+
+    def __init__(self, runner: Runner, run: RunResult, number: int, store_factory: Callable[[], Store | None],
+                 ) -> None:
         super().__init__()
         self.runner, self.run_result, self.number = runner, run, number
+        self.store_factory = store_factory
         self.signals = _JobSignals()
         self.setAutoDelete(True)
 
@@ -68,7 +74,16 @@ class JobRunnable(QRunnable):
                 failed = self.runner._empty_result(job, self.run_result.id, base + k, size, "failed",
                                                    f"internal error: {type(exc).__name__}: {exc}")
                 results.append(failed)
-        self.signals.finished.emit(self.number, results)
+        problem = None
+        try:
+            store = self.store_factory()
+            if store is not None:
+                with store:
+                    for result in results:
+                        store.add_job(self.run_result.id, result)
+        except Exception as exc:  # noqa: BLE001 - reported in the log; the results stay on screen
+            problem = f"could not store job results: {type(exc).__name__}: {exc}"
+        self.signals.finished.emit(self.number, results, problem)
 
 
 class RunController(QObject):
@@ -124,7 +139,7 @@ class RunController(QObject):
         self._pending = set(range(len(runner.jobs)))
         self._runnables = []
         for number in range(len(runner.jobs)):
-            runnable = JobRunnable(runner, self.run, number)
+            runnable = JobRunnable(runner, self.run, number, self.store_factory)
             runnable.signals.finished.connect(self._job_done)
             self._runnables.append(runnable)  # keep the signal objects alive until they fire
             self.pool.start(runnable)
@@ -135,10 +150,12 @@ class RunController(QObject):
         """Stop: running jobs' processes are killed, queued jobs become cancelled."""
         self.cancel.set()
 
-    def _job_done(self, number: int, results: list[JobResult]) -> None:
+    def _job_done(self, number: int, results: list[JobResult], problem: str | None) -> None:
         if self.runner is None or self.run is None:
             return
-        self.runner.record(self.run, results)
+        if problem:
+            self.buffer.push(LogMessage("error", problem))
+        self.runner.record(self.run, results, stored=True)
         self._pending.discard(number)
         if not self._pending:
             self._finish()
