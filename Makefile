@@ -25,6 +25,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_ops_overhead.py
 	-$(PY) benchmarks/bench_loopback_rtt.py
+	-$(PY) benchmarks/bench_gui.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
