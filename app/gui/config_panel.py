@@ -448,7 +448,6 @@ class ConfigPanel(QWidget):
         self._loading = True
         try:
             for item in self.rows():
-                spec = registry.get_spec(item.data(0, _JOB_ROLE).scheme)
                 item.setCheckState(0, Qt.CheckState.Unchecked)
             used: set[int] = set()
             for job in profile.jobs:

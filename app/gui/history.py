@@ -26,7 +26,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
-    QTableView,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -48,7 +47,7 @@ from PySide6.QtWidgets import (
 from app.core import stats
 from app.core.results import JobResult, RunResult
 from app.core.store import RunSummary, Store, StoreError, default_store_path
-from app.gui.results_table import format_bytes, format_seconds
+from app.gui.results_table import format_bytes, format_seconds, sortable_view
 
 __all__ = [
     "FASTER",
@@ -266,27 +265,7 @@ class CompareDialog(QDialog):
 
         self.model = QStandardItemModel(0, len(_COMPARE_HEADERS), self)
         self.model.setHorizontalHeaderLabels([_COMPARE_HEADERS[c] for c in CompareColumn])
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(_SORT_ROLE)
-        self.proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.view = QTableView(self)
-        self.view.setModel(self.proxy)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setAlternatingRowColors(True)
-        self.view.setWordWrap(False)
-        rows = self.view.verticalHeader()
-        rows.setVisible(False)
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        header.setSortIndicatorClearable(True)
-        self.view.setSortingEnabled(True)
-        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.proxy.sort(-1)
+        self.proxy, self.view = sortable_view(self.model, _SORT_ROLE, self)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.swap_button = QPushButton("Swap baseline and candidate", self)

@@ -502,6 +502,34 @@ class ResultsModel(QAbstractTableModel):
 # --- view -------------------------------------------------------------------------------------
 
 
+def sortable_view(model: Any, sort_role: int, parent: QWidget) -> tuple[QSortFilterProxyModel, QTableView]:
+    """A read-only, row-selecting table over `model`, sorted by `sort_role` keys (numbers
+    sort as numbers), kept in the model's order until the user clicks a header."""
+    proxy = QSortFilterProxyModel(parent)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(sort_role)
+    proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+    view = QTableView(parent)
+    view.setModel(proxy)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    rows = view.verticalHeader()
+    rows.setVisible(False)
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(True)
+    header.setSortIndicatorClearable(True)
+    view.setSortingEnabled(True)
+    # setSortingEnabled sorts by column 0 at once; go back to the model's order.
+    header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+    proxy.sort(-1)
+    return proxy, view
+
+
 class ResultsTable(QWidget):
     """A sortable table of job results; emits `result_selected(JobResult | None)`."""
 
@@ -510,30 +538,8 @@ class ResultsTable(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ResultsModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(SORT_ROLE)
-        self.proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-
-        self.view = QTableView(self)
-        self.view.setModel(self.proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.proxy, self.view = sortable_view(self.model, SORT_ROLE, self)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setAlternatingRowColors(True)
-        self.view.setWordWrap(False)
-        rows = self.view.verticalHeader()
-        rows.setVisible(False)
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        header.setSortIndicatorClearable(True)
-        self.view.setSortingEnabled(True)
-        # Job order until the user clicks a header (setSortingEnabled sorts by column 0).
-        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.proxy.sort(-1)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
