@@ -614,6 +614,11 @@ class PlotsPanel(QtWidgets.QWidget):
                 self._set_curve(metric, None)
         for metric, arr in self._selected_arrays.items():
             self._set_curve(metric, self._index_view(arr.size), arr)
+        # A session's handshake (ms) beside its messages (µs) flattens the messages to a
+        # line at zero on a linear axis: switch to log when the medians span 100x.
+        medians = [float(np.median(arr)) for arr in self._selected_arrays.values() if np.median(arr) > 0]
+        if medians and max(medians) > 100 * min(medians):
+            self._samples_log.setChecked(True)
         self._samples_plot.getPlotItem().enableAutoRange()
         self._update_samples_header()
         self._fill_combo(self._hist_combo, list(result.metrics), default_metric([result]))
