@@ -6,8 +6,12 @@ job costs a few hundred events rather than 100,000 signals.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from app.core.stats import MetricStats, StabilityWarning, check_stability, summarize
 
 
 @dataclass(frozen=True)
@@ -80,10 +84,26 @@ class LogMessage:
 class RawMetric:
     """One metric's raw samples as measured in the child process."""
 
-    samples: list[float] = field(default_factory=list)  # seconds per operation
-    warmup: list[float] = field(default_factory=list)
+    samples: MutableSequence[float] = field(default_factory=list)  # seconds per operation
+    warmup: MutableSequence[float] = field(default_factory=list)
     batch: int = 1  # operations per timed sample
     traced_peak_bytes: int | None = None
+    #: Statistics and warnings, computed in the child once measuring is over (see
+    #: SizeMeasured.summarize); None when they were not, and the supervisor computes them.
+    summary: MetricStats | None = None
+    warnings: list[StabilityWarning] = field(default_factory=list)
+
+    # Crossing the pipe, samples travel as packed float64 (array('d')): unpickling
+    # 100,000 Python floats holds the GIL ~15 ms in the supervising thread, which in
+    # the GUI process stalls the event loop; a packed array unpickles as one memcpy.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["samples"] = array("d", self.samples)
+        state["warmup"] = array("d", self.warmup)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
 
 @dataclass
@@ -103,6 +123,20 @@ class SizeMeasured:
     notes: list[str] = field(default_factory=list)
     #: A remote receiver's own CPU/RSS report (loopback processes are sampled locally).
     receiver_resources: dict[str, float] | None = None
+
+    def summarize(self) -> SizeMeasured:
+        """Compute each metric's statistics here, in the measuring child, after the
+        timed work is done: its core is free then, whereas in the supervising process
+        ~40 ms of numpy per 100,000-sample job competes with the GUI thread for the
+        interpreter lock and shows as a frozen window. Returns self."""
+        for name, raw in self.metrics.items():
+            if raw.samples and raw.summary is None:
+                try:
+                    raw.summary = summarize(raw.samples, "s")
+                except ValueError:
+                    continue  # the supervisor recomputes, and reports the bad samples
+                raw.warnings = check_stability(name, raw.summary, raw.samples, raw.warmup)
+        return self
 
 
 @dataclass(frozen=True)

@@ -324,7 +324,7 @@ class OperationsBenchmark:
             except (ValidationFailed, SchemeError) as exc:
                 measured = SizeMeasured(index, size, metrics={}, failed=1,
                                         error=f"{type(exc).__name__}: {exc}")
-            self.emit(measured)
+            self.emit(measured.summarize())
 
 
 def steady_state_allocator() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,19 +51,23 @@ METRIC_DESCRIPTIONS = {
 @dataclass
 class MetricResult:
     stats: MetricStats
-    samples: list[float]
+    #: A list, or the packed array('d') that came over the pipe (converting 100,000
+    #: floats to a list would hold the interpreter lock for milliseconds per metric).
+    samples: Sequence[float]
     batch: int = 1
     traced_peak_bytes: int | None = None
     throughput_bytes_per_s: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, samples: bool = True) -> dict[str, Any]:
+        """JSON-ready; `samples=False` leaves the raw samples out (the store packs them)."""
         data = self.stats.to_dict()
         data.update({
             "batch": self.batch,
             "traced_peak_bytes": self.traced_peak_bytes,
             "throughput_bytes_per_s": self.throughput_bytes_per_s,
-            "samples": list(self.samples),
         })
+        if samples:
+            data["samples"] = list(self.samples)
         return data
 
     @classmethod
@@ -102,7 +107,7 @@ class JobResult:
     started: str | None = None
     finished: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, samples: bool = True) -> dict[str, Any]:
         return {
             "id": self.id,
             "index": self.index,
@@ -115,7 +120,7 @@ class JobResult:
             "message_size": self.message_size,
             "status": self.status,
             "error": self.error,
-            "metrics": {name: metric.to_dict() for name, metric in self.metrics.items()},
+            "metrics": {name: metric.to_dict(samples) for name, metric in self.metrics.items()},
             "throughput_bytes_per_s": self.throughput_bytes_per_s,
             "wire_bytes": dict(self.wire_bytes),
             "cpu": self.cpu,

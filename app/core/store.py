@@ -69,18 +69,33 @@ class RunSummary:
     ok_jobs: int
 
 
+def _packed_job(job: JobResult) -> dict[str, Any]:
+    """The stored form of a job: its dict, raw samples packed straight from the result
+    (no list of Python floats is built on the way)."""
+    data = job.to_dict(samples=False)
+    for name, metric in job.metrics.items():
+        data["metrics"][name]["samples"] = metric.samples
+    return _pack_samples(data)
+
+
 def _pack_samples(job: dict[str, Any]) -> dict[str, Any]:
     """Raw samples as base64 float64 inside the stored JSON.
 
     A 100,000-sample loopback job has 400,000 floats; `json.dumps` spends about a
     microsecond on each, in one C call that holds the interpreter lock, which froze
     the GUI for over 100 ms when a job was stored. As bytes they encode in about a
-    millisecond, exactly (float64 round-trips bit for bit). Exports still write lists.
+    millisecond, exactly (float64 round-trips bit for bit). Outlier indices (up to a
+    few percent of the samples, tens of thousands on a noisy loopback job) are packed
+    as uint32 for the same reason. Exports still write lists.
     """
     for metric in job.get("metrics", {}).values():
         samples = metric.pop("samples", None)
         if samples is not None:
             metric["samples_f64"] = base64.b64encode(np.asarray(samples, dtype="<f8").tobytes()).decode("ascii")
+        indices = metric.pop("outlier_indices", None)
+        if indices is not None:
+            metric["outlier_indices_u32"] = base64.b64encode(
+                np.asarray(indices, dtype="<u4").tobytes()).decode("ascii")
     return job
 
 
@@ -89,6 +104,9 @@ def _unpack_samples(job: dict[str, Any]) -> dict[str, Any]:
         packed = metric.pop("samples_f64", None)
         if packed is not None:
             metric["samples"] = np.frombuffer(base64.b64decode(packed), dtype="<f8").tolist()
+        indices = metric.pop("outlier_indices_u32", None)
+        if indices is not None:
+            metric["outlier_indices"] = np.frombuffer(base64.b64decode(indices), dtype="<u4").tolist()
     return job
 
 
@@ -185,7 +203,7 @@ class Store:
     def add_job(self, run_id: str, job: JobResult) -> None:
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
-                       (job.id, run_id, job.index, job.status, json.dumps(_pack_samples(job.to_dict()))))
+                       (job.id, run_id, job.index, job.status, json.dumps(_packed_job(job))))
 
     def finish_run(self, run_id: str, status: str, finished: str) -> None:
         with self._write() as db:

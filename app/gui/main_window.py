@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -43,6 +43,7 @@ from app.core.events import (
 from app.core.fileio import FileWriteError, atomic_write_text
 from app.core.profile import Profile, ProfileError, load_profile, preset_names, read_profile_file, save_profile
 from app.core.results import JobResult, RunResult
+from app.core.runner import preload
 from app.core.store import Store, StoreError, default_store_path
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
@@ -53,6 +54,8 @@ from app.gui.run_controller import RunController
 from app.gui.theme import apply_theme
 
 MAX_RECENT = 8
+#: Long enough for the window to be shown and painted first.
+PRELOAD_DELAY_MS = 300
 ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
 
 
@@ -76,6 +79,9 @@ class MainWindow(QMainWindow):
                                         store_factory=lambda: Store(self.store_path))
         self.controller.events.connect(self._on_events)
         self.controller.run_finished.connect(self._on_run_finished)
+        # Idle, once the window has painted: the first run's one-time imports, so they
+        # do not stall the event loop in the middle of a job (see runner.preload).
+        QTimer.singleShot(PRELOAD_DELAY_MS, preload)
 
         self.panel = ConfigPanel()
         self.plots = PlotsPanel()
@@ -521,16 +527,22 @@ class MainWindow(QMainWindow):
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()  # window-modal without a nested event loop
 
-    def show_preferences(self) -> None:
+    def show_preferences(self) -> PreferencesDialog:
+        """Open the (window-modal) Preferences; OK applies and persists them."""
         dialog = PreferencesDialog(int(self.settings.value("workers", 1)),
                                    str(self.settings.value("theme", "system")), self)
-        if dialog.exec():
-            workers, theme = dialog.workers.value(), dialog.theme.currentData()
-            self.settings.setValue("workers", workers)
-            self.settings.setValue("theme", theme)
-            self.controller.set_workers(workers)
-            apply_theme(QApplication.instance(), theme)
-            self.plots.apply_palette()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.apply_preferences(dialog.workers.value(), dialog.theme.currentData()))
+        dialog.open()
+        return dialog
+
+    def apply_preferences(self, workers: int, theme: str) -> None:
+        self.settings.setValue("workers", workers)
+        self.settings.setValue("theme", theme)
+        self.controller.set_workers(workers)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, theme)  # the plots follow through their own palette-change event
 
     # --- closing ------------------------------------------------------------------------
 

@@ -141,7 +141,59 @@ class _Buffer:
 # ------------------------------------------------------------------------------ axes
 
 
-class _SIAxis(pg.AxisItem):
+class _GridAxis(pg.AxisItem):
+    """An axis whose grid lines are drawn in opaque colours blended onto the plot
+    background. pyqtgraph draws them translucent (alpha 0.25, fainter for minor
+    ticks), and Qt's raster engine draws a translucent line ~40x slower than an
+    opaque one: with the grid on, repainting a live plot took 65 ms instead of 38."""
+
+    def __init__(self, orientation: str, **kwargs: Any) -> None:
+        super().__init__(orientation, **kwargs)
+        self.background = QtGui.QColor(255, 255, 255)
+
+    def set_background(self, colour: QtGui.QColor) -> None:
+        self.background = QtGui.QColor(colour)
+        self.picture = None
+        self.update()
+
+    def generateDrawSpecs(self, p: QtGui.QPainter) -> Any:
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return specs
+        axis_spec, tick_specs, text_specs = specs
+        bg = self.background
+        opaque = []
+        for pen, p1, p2 in tick_specs:
+            colour = pen.color()
+            a = colour.alphaF()
+            if a < 1.0:
+                pen = QtGui.QPen(pen)
+                pen.setColor(QtGui.QColor.fromRgbF(colour.redF() * a + bg.redF() * (1 - a),
+                                                   colour.greenF() * a + bg.greenF() * (1 - a),
+                                                   colour.blueF() * a + bg.blueF() * (1 - a)))
+            opaque.append((pen, p1, p2))
+        return axis_spec, opaque, text_specs
+
+
+class _IndexAxis(_GridAxis):
+    """Sample indices: whole numbers only (pyqtgraph would tick 0.5 steps over a few samples)."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            if spacing >= 1:
+                levels.append((spacing, values))
+        return levels or [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
+
+
+def _grid_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
+    """The left and bottom axis items of a plot (the ones that draw the grid): the
+    given ones, `_GridAxis` for the rest. Right and top stay pyqtgraph's, hidden: an
+    axis passed in here is shown."""
+    return {name: given.get(name) or _GridAxis(name) for name in ("left", "bottom")}
+
+
+class _SIAxis(_GridAxis):
     """Linear: pyqtgraph's automatic SI prefix in the label ("time (µs)").
     Log: every tick carries its own prefix and unit ("10 µs", "1 ms", "1 kB"), since
     one prefix cannot fit a range from nanoseconds to seconds."""
@@ -172,7 +224,7 @@ class _SIAxis(pg.AxisItem):
         return out
 
 
-class _CategoryAxis(pg.AxisItem):
+class _CategoryAxis(_GridAxis):
     """Text labels at integer positions; thins them out when they would overlap."""
 
     def __init__(self, orientation: str) -> None:
@@ -211,12 +263,8 @@ class _CategoryAxis(pg.AxisItem):
 
 
 def _new_plot(left: pg.AxisItem | None = None, bottom: pg.AxisItem | None = None) -> pg.PlotWidget:
-    axes = {}
-    if left is not None:
-        axes["left"] = left
-    if bottom is not None:
-        axes["bottom"] = bottom
-    widget = pg.PlotWidget(axisItems=axes or None)
+    given = {name: axis for name, axis in (("left", left), ("bottom", bottom)) if axis is not None}
+    widget = pg.PlotWidget(axisItems=_grid_axes(**given))
     widget.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
     widget.setMenuEnabled(True)
     return widget
@@ -306,7 +354,7 @@ class PlotsPanel(QtWidgets.QWidget):
         return label
 
     def _build_samples_tab(self) -> None:
-        self._samples_plot = _new_plot(left=_SIAxis("left"))
+        self._samples_plot = _new_plot(left=_SIAxis("left"), bottom=_IndexAxis("bottom"))
         item = self._samples_plot.getPlotItem()
         item.setLabel("bottom", "sample index")
         item.setLabel("left", "time", units="s")
@@ -416,8 +464,8 @@ class PlotsPanel(QtWidgets.QWidget):
 
     def _build_resources_tab(self) -> None:
         self._res_view = pg.GraphicsLayoutWidget()
-        self._cpu_plot = self._res_view.addPlot(row=0, col=0)
-        self._rss_plot = self._res_view.addPlot(row=1, col=0)
+        self._cpu_plot = self._res_view.addPlot(row=0, col=0, axisItems=_grid_axes())
+        self._rss_plot = self._res_view.addPlot(row=1, col=0, axisItems=_grid_axes())
         for plot in (self._cpu_plot, self._rss_plot):
             plot.showGrid(x=True, y=True, alpha=0.25)
             plot.setLabel("bottom", "time since job start", units="s")
@@ -444,8 +492,7 @@ class PlotsPanel(QtWidgets.QWidget):
         fg = palette.color(QtGui.QPalette.ColorRole.WindowText)
         self._fg = QtGui.QColor(fg)
         self._bg = QtGui.QColor(bg)
-        legend_bg = QtGui.QColor(bg)
-        legend_bg.setAlpha(210)
+        legend_bg = QtGui.QColor(bg)  # opaque: no curve shows through the labels
         legend_pen = QtGui.QColor(fg)
         legend_pen.setAlpha(90)
         muted = QtGui.QColor(fg)
@@ -456,6 +503,8 @@ class PlotsPanel(QtWidgets.QWidget):
         for plot in self._plot_items():
             for name in ("left", "bottom", "right", "top"):
                 axis = plot.getAxis(name)
+                if isinstance(axis, _GridAxis):
+                    axis.set_background(bg)
                 axis.setPen(fg)
                 axis.setTextPen(fg)
         for legend in (self._samples_legend, self._scl_legend, self._cpu_legend, self._rss_legend):
@@ -641,8 +690,10 @@ class PlotsPanel(QtWidgets.QWidget):
     def _curve(self, metric: str) -> pg.PlotDataItem:
         curve = self._samples_curves.get(metric)
         if curve is None:
+            # Peak downsampling to ~2 points per pixel column (min and max: the exact
+            # envelope); pyqtgraph's default of 5 per pixel drew 5x the points for nothing.
             curve = pg.PlotDataItem(pen=pg.mkPen(_colour(len(self._samples_in_legend)), width=1),
-                                    skipFiniteCheck=True)
+                                    skipFiniteCheck=True, autoDownsampleFactor=1.0)
             # After addItem: PlotItem.addItem imposes the plot's own (context menu) settings.
             self._samples_plot.getPlotItem().addItem(curve)
             curve.setDownsampling(auto=True, method="peak")

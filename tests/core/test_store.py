@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -113,3 +114,25 @@ def test_wal_mode(tmp_path: Path) -> None:
         mode = store._db.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     assert os.path.exists(tmp_path / "s.sqlite3")
+
+
+def test_samples_and_outlier_indices_are_stored_packed_and_read_back_exactly(tmp_path: Path) -> None:
+    from array import array
+
+    samples = array("d", [1e-6 + k * 1e-12 for k in range(2000)])
+    for k in (5, 700, 1999):
+        samples[k] = 1e-3  # outliers, whose indices must survive the round trip
+    job = _job(0)
+    job.metrics["encrypt"] = MetricResult(summarize(samples), samples)
+    assert job.metrics["encrypt"].stats.outlier_indices == (5, 700, 1999)
+    path = tmp_path / "s.sqlite3"
+    with Store(path) as store:
+        store.begin_run(_run())
+        store.add_job("20260101-000000-aaaaaa", job)
+        loaded = store.load_run("20260101").jobs[0]
+    assert loaded.to_dict() == job.to_dict()
+    assert loaded.metrics["encrypt"].samples == list(samples)
+    raw = sqlite3.connect(path).execute("SELECT result FROM jobs").fetchone()[0]
+    stored = json.loads(raw)["metrics"]["encrypt"]
+    assert "samples" not in stored and "outlier_indices" not in stored
+    assert {"samples_f64", "outlier_indices_u32"} <= set(stored)

@@ -122,3 +122,40 @@ def test_stop_mid_run_cancels_and_leaves_no_process(window: MainWindow, qtbot: A
     for child in children:
         assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
     assert window.run_action.isEnabled() and not window.stop_action.isEnabled()
+
+
+def test_preferences_apply_workers_and_theme_and_persist_them(window: MainWindow, tmp_path: Path,
+                                                              qtbot: Any) -> None:
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        dialog = window.show_preferences()
+        assert dialog.isVisible() and not dialog.warning.isVisible()
+        dialog.workers.setValue(3)
+        assert dialog.warning.isVisible()  # the interference warning shows beside more than one worker
+        dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+        dialog.accept()
+        assert window.controller.pool.maxThreadCount() == 3
+        window_colour = app.palette().color(QPalette.ColorRole.Window)
+        assert window_colour.lightness() < 80
+        # The plots follow through their palette-change event, delivered by the event loop.
+        qtbot.waitUntil(lambda: window.plots._samples_plot.backgroundBrush().color() == window_colour)
+        window.settings.sync()
+        reread = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+        assert (int(reread.value("workers")), reread.value("theme")) == (3, "dark")
+
+        cancelled = window.show_preferences()  # reopened with the stored values; Cancel changes nothing
+        assert cancelled.workers.value() == 3 and cancelled.theme.currentData() == "dark"
+        cancelled.workers.setValue(1)
+        cancelled.reject()
+        assert window.controller.pool.maxThreadCount() == 3
+
+        window.apply_preferences(1, "light")
+        assert app.palette().color(QPalette.ColorRole.Window).lightness() > 180
+    finally:
+        apply_theme(app, "system")  # the palette is the application's: leave it as other tests expect

@@ -325,7 +325,7 @@ class SenderSession:
                     self.emit(measured)
                     # The receiver may be mid-size; the connection's state is unknown.
                     raise SessionFailed(f"stopped after message size {size}: {exc}") from None
-                self.emit(measured)
+                self.emit(measured.summarize())
             send_frame(self.sock, FrameType.BYE)
         finally:
             if was_enabled:
