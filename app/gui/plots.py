@@ -23,6 +23,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.results import JobResult
+from app.report.style import PALETTE
 
 pg.setConfigOptions(antialias=False)
 
@@ -34,10 +35,7 @@ SESSION_MODES = ("loopback", "remote")
 ROLES = ("sender", "receiver", "worker")
 
 #: Qualitative colours (Tableau 10) readable on light and dark backgrounds.
-_COLOURS = (
-    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
-    (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
-)
+_COLOURS = PALETTE
 _ROLE_COLOURS = {"sender": _COLOURS[0], "receiver": _COLOURS[1], "worker": _COLOURS[2]}
 _MIB = float(1 << 20)
 _HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second

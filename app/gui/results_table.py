@@ -29,10 +29,17 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
+from app.report.units import format_bytes, format_rate, format_seconds
 
 __all__ = [
     "HEADERS",
@@ -121,43 +128,6 @@ _FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on li
 _FAILED_TEXT = QColor(200, 30, 30)
 _CANCELLED_TEXT = QColor(128, 128, 128)
 _WARNING_TEXT = QColor(196, 110, 0)
-
-
-# --- formatting (the same units and precision as the CLI) ------------------------------------
-
-
-def format_seconds(value: float | None) -> str:
-    """A duration with a unit: 1.23 s, 45.6 ms, 7.89 µs, 512 ns (3 significant digits)."""
-    if value is None:
-        return _MISSING
-    value = float(f"{value:.3g}")  # round first, so 999.96 µs becomes 1 ms, not 1e+03 µs
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
-
-
-def format_bytes(value: float | None) -> str:
-    """A size in binary units: 64 B, 1 KiB, 1.5 KiB, 10 MiB."""
-    if value is None:
-        return _MISSING
-    value = float(value)
-    if abs(value) < 1024:
-        return f"{value:.0f} B"
-    for unit, scale in (("GiB", 1024.0**3), ("MiB", 1024.0**2), ("KiB", 1024.0)):
-        if abs(value) >= scale:
-            return f"{value / scale:.4g} {unit}"
-    return f"{value:.0f} B"  # pragma: no cover - unreachable
-
-
-def format_rate(value: float | None) -> str:
-    """A throughput in decimal units, as the CLI prints it: 1.23 GB/s, 456 MB/s."""
-    if not value:
-        return _MISSING
-    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.3g} B/s"
 
 
 def _exact_bytes(value: float) -> str:
