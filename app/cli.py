@@ -75,6 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-sample", action="store_true",
                    help="also print each sample's computation and communication delay (session jobs)")
 
+    p = commands.add_parser("report", help="write a report (PDF, Markdown) or export a stored run or results file")
+    p.add_argument("source", metavar="RUN_ID_OR_RESULTS_JSON",
+                   help="a stored run's id (or a unique prefix), or a results JSON file")
+    p.add_argument("--pdf", metavar="FILE", type=Path, help="write a PDF report")
+    p.add_argument("--markdown", metavar="FILE", type=Path, help="write a Markdown report")
+    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    p.add_argument("--baseline", metavar="RUN_ID_OR_RESULTS_JSON",
+                   help="compare against this run (reports: ratio and 95 %% interval per matching job)")
+    p.add_argument("--page-size", choices=("A4", "Letter"), default="A4", help="PDF page size (default A4)")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+
     commands.add_parser("selftest", help="known-answer tests for every backend")
     return parser
 
@@ -86,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
-               "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve}[args.command]
+               "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report}[args.command]
     try:
         return handler(args)
     except UsageError as exc:
@@ -470,6 +482,44 @@ def _print_per_sample(console: Any, run: Any) -> None:
                           f"| Receiver {o * 1e3:.4f} ms")
         console.print(f"Average: Comp Delay {sum(compute) / n * 1e3:.4f} ms | Comm Delay {sum(rtt) / n * 1e3:.4f} ms "
                       f"| Receiver {sum(receiver) / n * 1e3:.4f} ms")
+
+
+def _load_run_source(text: str, store_path: Path | None) -> Any:
+    """A run from a results JSON file (when `text` names one) or from the store."""
+    from app.core.results import ResultsFileError, load_results_file
+
+    path = Path(text)
+    if path.suffix.lower() == ".json" or path.is_file():
+        try:
+            return load_results_file(path)
+        except ResultsFileError as exc:
+            raise UsageError(str(exc)) from None
+    store = _open_store(store_path)
+    with store:
+        try:
+            return store.load_run(text)
+        except KeyError as exc:
+            raise UsageError(f"{exc.args[0]} (and no results file named {text!r})") from None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from app.report.exporters import export
+
+    outputs = [(name, getattr(args, name)) for name in ("pdf", "markdown", "json", "csv") if getattr(args, name)]
+    if not outputs:
+        raise UsageError("nothing to write: give at least one of --pdf FILE, --markdown FILE, --json FILE, --csv FILE")
+    run = _load_run_source(args.source, args.store)
+    baseline = _load_run_source(args.baseline, args.store) if args.baseline else None
+    console = _console()
+    for name, path in outputs:
+        with console.status(f"writing {name} {path}…"):
+            try:
+                export(name, run, path, baseline=baseline if name in ("pdf", "markdown") else None,
+                       page_size=args.page_size)
+            except OSError as exc:
+                raise UsageError(str(exc)) from None
+        console.print(f"wrote {escape(str(path))}")
+    return EXIT_OK
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:

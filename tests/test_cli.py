@@ -232,3 +232,30 @@ def test_mode_remote_in_a_profile_needs_a_server(tmp_path: Path, capsys: pytest.
     data = {**TINY, "jobs": [{**TINY["jobs"][0], "mode": "remote"}]}  # type: ignore[index]
     assert main(["run", str(_write(tmp_path, data))]) == 2
     assert "--remote HOST:PORT" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (None, "cannot read"),
+    ("{not json", "not a results JSON file (line 1"),
+    ('{"a": 1}', 'no "run" object'),
+    ('{"format_version": 1, "run": {"id": "x"}}', "missing field 'started'"),
+    ('{"format_version": 99, "run": {}}', "format_version 99"),
+])
+def test_report_names_the_bad_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           content: str | None, expected: str) -> None:
+    source = tmp_path / "results.json"
+    if content is not None:
+        source.write_text(content)
+    out = tmp_path / "r.md"
+    assert main(["report", str(source), "--markdown", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert str(source) in err and expected in err
+    assert not out.exists()
+
+
+def test_report_needs_an_output_and_a_known_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "nope", "--store", str(tmp_path / "s.sqlite3")]) == 2
+    assert "give at least one of --pdf" in capsys.readouterr().err
+    assert main(["report", "nope", "--pdf", str(tmp_path / "r.pdf"), "--store", str(tmp_path / "s.sqlite3")]) == 2
+    assert "no run with id 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "r.pdf").exists()

@@ -16,6 +16,7 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from app.core.stats import MetricStats, StabilityWarning
@@ -194,6 +195,33 @@ class RunResult:
             environment=run.get("environment", {}), profile=run.get("profile", {}),
             jobs=[JobResult.from_dict(job) for job in data.get("jobs", [])],
         )
+
+
+class ResultsFileError(ValueError):
+    """A results JSON file that cannot be read; the message names the file and the problem."""
+
+
+def load_results_file(path: Path) -> RunResult:
+    """Read a results JSON file written by `cryptobench run --json` or Export results."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ResultsFileError(f"{path}: not a results JSON file (not UTF-8 text)") from None
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{path}: not a results JSON file (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict) or "run" not in data:
+        raise ResultsFileError(f"{path}: not CryptoBench results (no \"run\" object at the top level)")
+    try:
+        return RunResult.from_dict(data)
+    except KeyError as exc:
+        raise ResultsFileError(f"{path}: incomplete results: missing field {exc.args[0]!r}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ResultsFileError(f"{path}: invalid results: {exc}") from None
 
 
 # --- exports ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QSettings, Qt, QThreadPool, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -49,6 +49,7 @@ from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
 from app.gui.plots import PlotsPanel
+from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
 from app.gui.results_table import ResultsTable
 from app.gui.run_controller import RunController
 from app.gui.theme import apply_theme
@@ -60,8 +61,15 @@ ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
 
 
 class MainWindow(QMainWindow):
+    #: A report finished: its path, or "" when writing it failed (the error is shown).
+    report_written = Signal(str)
+
     def __init__(self, settings: QSettings | None = None, store_path: Path | None = None) -> None:
         super().__init__()
+        # Reports are written off the GUI thread, one at a time, apart from the run's workers.
+        self.report_pool = QThreadPool(self)
+        self.report_pool.setMaxThreadCount(1)
+        self._report_writer: ReportWriter | None = None
         self.settings = settings or QSettings(ORGANIZATION, APPLICATION)
         self.store_path = store_path or default_store_path()
         self.profile_path: Path | None = None
@@ -141,9 +149,9 @@ class MainWindow(QMainWindow):
         self.save_as_action = self._action("Save &As...", self.save_profile_as, keys.SaveAs)
         self.export_json_action = self._action("Results as &JSON...", lambda: self.export_results("json"))
         self.export_csv_action = self._action("Results as &CSV...", lambda: self.export_results("csv"))
-        self.export_report_action = self._action("&Report (PDF)...", lambda: None)
-        self.export_report_action.setEnabled(False)
-        self.export_report_action.setStatusTip("PDF reports are not available in this version yet")
+        self.export_report_action = self._action("&Report (PDF, Markdown)...", self.export_report, "Ctrl+P",
+                                                 "Write a report of this run or any stored run, "
+                                                 "optionally against a baseline")
         self.quit_action = self._action("&Quit", self.close, keys.Quit)
         self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
         self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
@@ -516,6 +524,65 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Exported {path}", 5000)
         return True
 
+    def export_report(self) -> ReportDialog:
+        """Open Export report (window-modal); OK writes the report in the background."""
+        runs = []
+        try:
+            with Store(self.store_path) as store:
+                runs = store.list_runs()
+        except StoreError as exc:
+            self.append_log("warning", f"History unavailable for reports: {exc}")
+        dialog = ReportDialog(runs, self.last_run, self._folder("reports"), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.write_report(dialog.request()))
+        dialog.open()
+        return dialog
+
+    def write_report(self, request: ReportRequest) -> ReportWriter | None:
+        """Load the chosen runs and start writing; progress and the outcome go to the
+        status bar and the log (errors also to a dialog)."""
+        if self._report_writer is not None:
+            self.error("A report is being written", "Only one report is written at a time.",
+                       "Wait for the current report to finish.")
+            return None
+        try:
+            run = self.last_run if request.run_id == CURRENT else None
+            baseline = None
+            if run is None or request.baseline_id != NO_BASELINE:
+                with Store(self.store_path) as store:
+                    if run is None:
+                        run = store.load_run(request.run_id)
+                    if request.baseline_id != NO_BASELINE:
+                        baseline = store.load_run(request.baseline_id)
+        except (StoreError, KeyError) as exc:
+            self.error("Cannot write the report", str(exc), "Choose another run in Export report.")
+            return None
+        if run is None:
+            self.error("Nothing to report", "No run has finished or been opened yet.", "Run a profile first.")
+            return None
+        self._remember_folder("reports", request.path)
+        writer = ReportWriter(run, baseline, request)
+        writer.signals.progress.connect(
+            lambda done, total: self.statusBar().showMessage(f"Writing report {request.path.name}: {done}/{total}"))
+        writer.signals.finished.connect(self._report_written)
+        writer.signals.failed.connect(self._report_failed)
+        self._report_writer = writer
+        self.statusBar().showMessage(f"Writing report {request.path.name}…")
+        self.report_pool.start(writer)
+        return writer
+
+    def _report_written(self, path: str) -> None:
+        self._report_writer = None
+        self.append_log("info", f"Report written: {path}")
+        self.statusBar().showMessage(f"Report written: {path}", 8000)
+        self.report_written.emit(path)
+
+    def _report_failed(self, message: str) -> None:
+        self._report_writer = None
+        self.statusBar().clearMessage()
+        self.error("Cannot write the report", message, "Choose another folder or file name and try again.")
+        self.report_written.emit("")
+
     # --- dialogs ------------------------------------------------------------------------
 
     def error(self, title: str, message: str, next_step: str) -> None:
@@ -556,6 +623,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.controller.shutdown()
+        self.report_pool.waitForDone()  # a report being written is finished, never left half-written
         self._save_state()
         event.accept()
 

@@ -159,3 +159,63 @@ def test_preferences_apply_workers_and_theme_and_persist_them(window: MainWindow
         assert app.palette().color(QPalette.ColorRole.Window).lightness() > 180
     finally:
         apply_theme(app, "system")  # the palette is the application's: leave it as other tests expect
+
+
+def _store_runs(path: Path) -> tuple[str, str]:
+    from tests.report.conftest import BASELINE_ID, RUN_ID, build_run
+
+    with Store(path) as store:
+        for run in (build_run(RUN_ID, "2026-11-21T10:04:00+00:00"),
+                    build_run(BASELINE_ID, "2026-11-20T09:04:00+00:00", slower=0.5)):
+            store.begin_run(run)
+            for job in run.jobs:
+                store.add_job(run.id, job)
+            store.finish_run(run.id, "finished", run.started)
+    return RUN_ID, BASELINE_ID
+
+
+def test_export_report_of_a_stored_run_against_a_baseline(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
+    import shutil
+    import subprocess
+
+    from app.gui.report_dialog import NO_BASELINE
+
+    run_id, baseline_id = _store_runs(window.store_path)
+    dialog = window.export_report()
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    assert {dialog.run.itemData(i) for i in range(dialog.run.count())} == {run_id, baseline_id}
+    dialog.run.setCurrentIndex(dialog.run.findData(run_id))
+    dialog.baseline.setCurrentIndex(dialog.baseline.findData(run_id))
+    assert not ok.isEnabled() and "baseline is the run itself" in dialog.problem.text()
+    dialog.path.setText(str(tmp_path / "missing-folder" / "r.pdf"))
+    dialog.baseline.setCurrentIndex(dialog.baseline.findData(NO_BASELINE))
+    assert not ok.isEnabled() and "does not exist" in dialog.problem.text()
+    dialog.baseline.setCurrentIndex(dialog.baseline.findData(baseline_id))
+    dialog.format.setCurrentIndex(dialog.format.findData("markdown"))
+    assert dialog.path.text().endswith(".md") and not dialog.page_size.isEnabled()
+    dialog.format.setCurrentIndex(dialog.format.findData("pdf"))
+    target = tmp_path / "report.pdf"
+    dialog.path.setText(str(target))
+    assert ok.isEnabled(), dialog.problem.text()
+    with qtbot.waitSignal(window.report_written, timeout=60_000) as written:
+        ok.click()
+    assert written.args == [str(target)]
+    assert target.read_bytes().startswith(b"%PDF")
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(target), "-"], capture_output=True, text=True, check=True).stdout
+        assert "Comparison with baseline" in text and run_id in text
+
+
+def test_export_report_failure_is_a_dialog_not_a_traceback(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
+    from app.gui.report_dialog import ReportRequest
+
+    run_id, _ = _store_runs(window.store_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    request = ReportRequest(run_id=run_id, baseline_id="", format="pdf", page_size="A4", path=blocker / "r.pdf")
+    with qtbot.waitSignal(window.report_written, timeout=60_000) as written:
+        assert window.write_report(request) is not None
+    assert written.args == [""]
+    assert window.last_error is not None
+    title, message, _ = window.last_error
+    assert title == "Cannot write the report" and str(blocker / "r.pdf") in message

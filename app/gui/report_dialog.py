@@ -1,0 +1,173 @@
+"""Export report...: choose a run (the current one or any stored run), an optional
+baseline, the format and page size, and where to write; the report is then written on
+a worker thread with its progress in the status bar, so the window stays responsive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QRunnable, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.results import RunResult
+from app.core.store import RunSummary
+from app.report.exporters import EXPORTERS, PAGE_SIZE_NAMES, export
+
+#: The run being shown in the window, when it is not (yet) among the stored ones.
+CURRENT = "__current__"
+NO_BASELINE = ""
+REPORT_FORMATS = [e for e in EXPORTERS.values() if e.is_report]
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    run_id: str  # CURRENT for the window's run
+    baseline_id: str  # NO_BASELINE for none
+    format: str  # exporter name: "pdf" or "markdown"
+    page_size: str
+    path: Path
+
+
+def _run_text(summary: RunSummary) -> str:
+    return f"{summary.id} · {summary.name} · {summary.ok_jobs}/{summary.jobs} jobs ok · {summary.host or '?'}"
+
+
+class ReportDialog(QDialog):
+    """Choices only; the caller loads the runs and writes the file."""
+
+    def __init__(self, runs: list[RunSummary], current: RunResult | None, folder: str,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export report")
+        self.setMinimumWidth(620)
+        self._folder = folder
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.run = QComboBox()
+        stored = {summary.id for summary in runs}
+        if current is not None and current.id not in stored:
+            self.run.addItem(f"{current.id} · {current.name} (this window's run, not stored)", CURRENT)
+        for summary in runs:
+            self.run.addItem(_run_text(summary), summary.id)
+        if current is not None:
+            self.run.setCurrentIndex(max(0, self.run.findData(current.id if current.id in stored else CURRENT)))
+        form.addRow("Run", self.run)
+        self.baseline = QComboBox()
+        self.baseline.addItem("(none)", NO_BASELINE)
+        for summary in runs:
+            self.baseline.addItem(_run_text(summary), summary.id)
+        form.addRow("Compare with", self.baseline)
+        self.format = QComboBox()
+        for exporter in REPORT_FORMATS:
+            self.format.addItem(exporter.title, exporter.name)
+        self.format.setCurrentIndex(max(0, self.format.findData("pdf")))
+        form.addRow("Format", self.format)
+        self.page_size = QComboBox()
+        self.page_size.addItems(list(PAGE_SIZE_NAMES))
+        form.addRow("Page size", self.page_size)
+        self.path = QLineEdit()
+        browse = QPushButton("Browse...")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form.addRow("File", row)
+        layout.addLayout(form)
+        self.problem = QLabel()
+        self.problem.setStyleSheet("color: #c62828;")
+        self.problem.setWordWrap(True)
+        layout.addWidget(self.problem)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        for combo in (self.run, self.baseline, self.format, self.page_size):
+            combo.currentIndexChanged.connect(self._validate)
+        self.format.currentIndexChanged.connect(self._follow_format)
+        self.path.textChanged.connect(self._validate)
+        self._suggest_path()
+        self._validate()
+
+    # --- choices ------------------------------------------------------------------------
+
+    def request(self) -> ReportRequest:
+        return ReportRequest(run_id=str(self.run.currentData()), baseline_id=str(self.baseline.currentData()),
+                             format=str(self.format.currentData()), page_size=self.page_size.currentText(),
+                             path=Path(self.path.text().strip()).expanduser())
+
+    def reason(self) -> str:
+        """Why OK is disabled ("" when it is not)."""
+        if self.run.count() == 0:
+            return "There is no run to report on: run a profile first."
+        if not self.path.text().strip():
+            return "Choose the file to write."
+        request = self.request()
+        if request.baseline_id != NO_BASELINE and request.baseline_id == request.run_id:
+            return "The baseline is the run itself: choose another run to compare with, or (none)."
+        if not request.path.parent.is_dir():
+            return f"The folder {request.path.parent} does not exist."
+        return ""
+
+    def _validate(self) -> None:
+        reason = self.reason()
+        self.problem.setText(reason)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not reason)
+
+    def _suffix(self) -> str:
+        return EXPORTERS[str(self.format.currentData())].suffix
+
+    def _suggest_path(self) -> None:
+        run_id = str(self.run.currentData() or "report")
+        name = "report" if run_id == CURRENT else f"report-{run_id}"
+        self.path.setText(str(Path(self._folder) / f"{name}{self._suffix()}"))
+
+    def _follow_format(self) -> None:
+        text = self.path.text().strip()
+        if text:
+            self.path.setText(str(Path(text).with_suffix(self._suffix())))
+        self.page_size.setEnabled(self.format.currentData() == "pdf")
+
+    def _browse(self) -> None:
+        exporter = EXPORTERS[str(self.format.currentData())]
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", self.path.text(), exporter.file_filter)
+        if path:
+            self.path.setText(path)
+
+
+class _WriterSignals(QObject):
+    progress = Signal(int, int)
+    finished = Signal(str)  # the path written
+    failed = Signal(str)  # what went wrong, for an error dialog
+
+
+class ReportWriter(QRunnable):
+    """Builds and writes one report on a pool thread (Qt paints PDFs off the GUI thread)."""
+
+    def __init__(self, run: RunResult, baseline: RunResult | None, request: ReportRequest) -> None:
+        super().__init__()
+        self.run_result, self.baseline, self.request = run, baseline, request
+        self.signals = _WriterSignals()
+
+    def run(self) -> None:
+        try:
+            export(self.request.format, self.run_result, self.request.path, baseline=self.baseline,
+                   page_size=self.request.page_size, progress=self.signals.progress.emit)
+        except (OSError, ValueError) as exc:
+            self.signals.failed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a silent failure
+            self.signals.failed.emit(f"internal error: {type(exc).__name__}: {exc}")
+        else:
+            self.signals.finished.emit(str(self.request.path))

@@ -1,0 +1,669 @@
+"""Turn a run (and an optional baseline) into the report model: the words, tables and chart data.
+
+Everything a reader needs to trust a number is built here once, so the PDF and the
+Markdown say the same thing: what was measured and on what (environment, method),
+the numbers by family with their spread and validation, where the time goes in a
+session, cost against security level, every warning with its fix, the comparison with a
+baseline, and the full statistics. Failed jobs appear with their error, never with an
+invented number. Charts carry raw seconds and bytes; renderers choose the units.
+
+Qt-free on purpose: the Markdown exporter and the CLI run without a display.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
+from app.core.schemes.base import OPEN_METRIC, Family
+from app.report.findings import (
+    PUBLIC_KEY_FAMILIES,
+    SESSION_MODES,
+    BaselineMatch,
+    family_order,
+    family_title,
+    is_post_quantum,
+    match_baseline,
+    median,
+    percent,
+    primary_metric,
+    size_text,
+    summary_findings,
+    value,
+)
+from app.report.model import (
+    Align,
+    BarChart,
+    Block,
+    Bullets,
+    Chart,
+    Histogram,
+    LineChart,
+    Paragraph,
+    Report,
+    Section,
+    Series,
+    StackedBars,
+    Table,
+)
+from app.report.units import format_bytes, format_rate, format_seconds
+
+__all__ = ["SECTION_TITLES", "build_report", "primary_metric"]
+
+#: Level-1 section titles in report order (optional ones are left out when empty).
+SECTION_TITLES = (
+    "Summary of findings", "Environment", "Method", "Results by family", "Loopback breakdown",
+    "Cost against security level", "Warnings", "Comparison with baseline", "Appendix: full statistics",
+)
+_MISSING = "-"
+
+
+def build_report(run: RunResult, baseline: RunResult | None = None) -> Report:
+    """The whole report for `run`; with `baseline`, a comparison section is added."""
+    match = match_baseline(run, baseline) if baseline is not None else None
+    sections = [_summary(run, match, baseline), _environment(run), _method(run)]
+    sections += _results_by_family(run)
+    sections += _loopback(run)
+    sections += _cost_vs_security(run)
+    sections.append(_warnings(run))
+    if baseline is not None and match is not None:
+        sections.append(_comparison(run, match, baseline))
+    sections.append(_appendix(run))
+    version = run.environment.get("app_version") or "unknown version"
+    return Report(
+        title=f"CryptoBench report: {run.name or 'unnamed profile'}",
+        subtitle=f"Run {run.id} · {len(run.jobs)} job{'s' if len(run.jobs) != 1 else ''} · {run.status}",
+        facts=_facts(run),
+        sections=sections,
+        footer=f"CryptoBench {version} · run {run.id}",
+    )
+
+
+# --- small formatting helpers ----------------------------------------------------------
+
+
+def _value(value: float | None, unit: str) -> str:
+    """A statistic in its unit: seconds and bytes get prefixes, anything else 4 digits."""
+    if value is None:
+        return _MISSING
+    if unit == "s":
+        return format_seconds(value)
+    if unit == "B":
+        return format_bytes(value)
+    return f"{value:.4g} {unit}".strip()
+
+
+def _utc(stamp: str | None) -> str:
+    if not stamp:
+        return "unknown"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _duration(run: RunResult) -> str | None:
+    if not run.finished:
+        return None
+    try:
+        seconds = (datetime.fromisoformat(run.finished) - datetime.fromisoformat(run.started)).total_seconds()
+    except (TypeError, ValueError):
+        return None
+    return format_seconds(seconds) if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:.0f} s"
+
+
+def _job_name(job: JobResult) -> str:
+    return f"{job.label} · {size_text(job)}"
+
+
+def _short_name(job: JobResult) -> str:
+    """A scheme name short enough to print beside a chart point: no backend, no AEAD tail."""
+    name = job.label
+    if name.endswith("]") and " [" in name:
+        name = name[: name.rindex(" [")]
+    for tail in (" + AES-256-GCM", " + AES-128-GCM", " + ChaCha20-Poly1305"):
+        name = name.removesuffix(tail)
+    return name
+
+
+def _align(spec: str) -> list[Align]:
+    """Column alignments from a compact spec: "lrl" -> left, right, left."""
+    names: dict[str, Align] = {"l": "left", "r": "right", "c": "center"}
+    return [names[c] for c in spec]
+
+
+def _validation(job: JobResult) -> str:
+    if job.status != "ok":
+        return _MISSING
+    v = job.validation
+    checked, failed = v.get("checked", 0), v.get("failed", 0)
+    text = f"{checked - failed:,}/{checked:,} ok"
+    tried = v.get("tamper_tried", 0)
+    if tried:
+        return f"{text}, tamper {v.get('tamper_rejected', 0)}/{tried} rejected"
+    return f"{text}, no tamper check"
+
+
+def _status(job: JobResult) -> str:
+    return "ok" if job.status == "ok" else f"{job.status}: {job.error or 'no error recorded'}"
+
+
+def _cpu(job: JobResult) -> str:
+    """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
+    parts = [(name, data["mean_percent"]) for name, data in job.cpu.items()
+             if isinstance(data, dict) and data.get("mean_percent") is not None]
+    if not parts:
+        return _MISSING
+    if len(parts) == 1:
+        return percent(parts[0][1])
+    return ", ".join(f"{name} {percent(value)}" for name, value in parts)
+
+
+def _memory(job: JobResult) -> str:
+    metric = primary_metric(job)
+    traced = (job.memory.get("traced_peak_bytes") or {}).get(metric)
+    if traced is None and metric in job.metrics:
+        traced = job.metrics[metric].traced_peak_bytes
+    rss = [v for v in (job.memory.get("rss_peak_bytes") or {}).values() if v is not None]
+    parts = []
+    if traced is not None:
+        parts.append(f"traced {format_bytes(traced)}")
+    if rss:
+        parts.append(f"RSS {format_bytes(max(rss))}")
+    return " · ".join(parts) or _MISSING
+
+
+def _wire(job: JobResult) -> str:
+    payload = job.wire_bytes.get("payload")
+    if payload is None:
+        return _MISSING
+    overhead = job.wire_bytes.get("overhead")
+    return format_bytes(payload) + (f" (+{format_bytes(overhead)})" if overhead else "")
+
+
+# --- title, summary, environment, method ------------------------------------------------
+
+
+def _facts(run: RunResult) -> list[tuple[str, str]]:
+    env = run.environment
+    cpu = env.get("cpu") or {}
+    machine = [cpu.get("model") or "unknown CPU"]
+    if cpu.get("physical_cores") or cpu.get("logical_cores"):
+        machine.append(f"{cpu.get('physical_cores') or '?'} cores ({cpu.get('logical_cores') or '?'} logical)")
+    os_info = env.get("os") or {}
+    machine.append(os_info.get("pretty_name") or os_info.get("platform") or "unknown OS")
+    counts: dict[str, int] = defaultdict(int)
+    for job in run.jobs:
+        counts[job.status] += 1
+    status = run.status + (f" ({', '.join(f'{n} {s}' for s, n in counts.items())})" if counts else "")
+    facts = [("Date", _utc(run.started)), ("Machine", ", ".join(machine)),
+             ("App version", str(env.get("app_version") or "unknown")), ("Run id", run.id),
+             ("Profile", run.name or "unnamed"), ("Status", status)]
+    duration = _duration(run)
+    if duration:
+        facts.append(("Duration", duration))
+    return facts
+
+
+def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | None) -> Section:
+    blocks: list[Block] = []
+    description = str(run.profile.get("description") or "").strip()
+    intro = f"Profile **{run.name or 'unnamed'}**" + (f": {description}" if description else ".")
+    blocks.append(Paragraph(intro + " Times are medians per operation unless said otherwise; ratios are only "
+                            "quoted between jobs of the same family at the same message size, or say so."))
+    blocks += [Paragraph(s, style="finding") for s in summary_findings(run, match, baseline)]
+    return Section("Summary of findings", blocks)
+
+
+def _environment(run: RunResult) -> Section:
+    env = run.environment
+    cpu = env.get("cpu") or {}
+    rows = [["CPU model", cpu.get("model") or "unknown"], ["Architecture", cpu.get("architecture") or "unknown"],
+            ["Cores", f"{cpu.get('physical_cores') or '?'} physical, {cpu.get('logical_cores') or '?'} logical"]]
+    flags = cpu.get("flags") or {}
+    labels = {"aes": "AES-NI", "pclmulqdq": "PCLMULQDQ", "sha_ni": "SHA-NI", "avx2": "AVX2", "vaes": "VAES",
+              "avx512f": "AVX-512"}
+    shown = [f"{label} {'yes' if flags.get(name) else 'no' if flags.get(name) is False else 'unknown'}"
+             for name, label in labels.items()]
+    rows.append(["Crypto CPU flags", ", ".join(shown) + (f" ({cpu['flags_note']})" if cpu.get("flags_note") else "")])
+    governors = cpu.get("governors") or []
+    rows.append(["Frequency governors", ", ".join(governors) if governors else
+                 "not exposed (typical of VMs, containers, macOS and Windows)"])
+    freqs = [f"{cpu[k]:.0f} MHz {what}" for k, what in (("freq_current_mhz", "current"), ("freq_max_mhz", "max"))
+             if isinstance(cpu.get(k), (int, float))]
+    if freqs:
+        rows.append(["Frequency", ", ".join(freqs)])
+    rows.append(["Memory", format_bytes(env["memory_total_bytes"]) if env.get("memory_total_bytes") else "unknown"])
+    os_info = env.get("os") or {}
+    rows.append(["OS", " · ".join(str(v) for v in (os_info.get("pretty_name"), os_info.get("platform")) if v)
+                 or "unknown"])
+    py = env.get("python") or {}
+    rows.append(["Python", " ".join(str(v) for v in (py.get("implementation"), py.get("version")) if v) or "unknown"])
+    for name, lib in (env.get("libraries") or {}).items():
+        lib = lib or {}
+        extra = [str(lib[k]) for k in ("openssl", "note") if lib.get(k)]
+        if lib.get("integer_class"):
+            extra.append(f"integers: {lib['integer_class']}" + (", with GMP" if lib.get("gmp") else ", without GMP"))
+        rows.append([name, (lib.get("version") or "not installed") + (f" · {'; '.join(extra)}" if extra else "")])
+    workers = _parallel_workers(run)
+    if workers is not None:
+        rows.append(["Parallel workers", str(workers)])
+    blocks: list[Block] = [Table(["Item", "Value"], rows, widths=[1.0, 3.0], align=_align("ll"))]
+    if workers is not None and workers > 1:
+        blocks.append(Paragraph(f"{workers} jobs ran in parallel: they compete for cores, caches and memory "
+                                "bandwidth, so timings are perturbed and slower than on an idle machine.",
+                                style="note"))
+    return Section("Environment", blocks)
+
+
+def _parallel_workers(run: RunResult) -> int | None:
+    for source in (run.profile, run.environment):
+        value = source.get("parallel_workers")
+        if isinstance(value, int):
+            return value
+    value = getattr(run, "parallel_workers", None)
+    return value if isinstance(value, int) else None
+
+
+def _method(run: RunResult) -> Section:
+    present = {name for job in run.jobs for name in job.metrics}
+    ordered = [n for n in METRIC_DESCRIPTIONS if n in present] + sorted(present - set(METRIC_DESCRIPTIONS))
+    blocks: list[Block] = [Paragraph("What each metric times (every time is per operation, in seconds):")]
+    blocks.append(Bullets([f"**{n}**: {METRIC_DESCRIPTIONS.get(n, 'no description recorded')}" for n in ordered]
+                          or ["No metric was measured."]))
+    blocks += _sample_counts(run)
+    metrics = [m for job in run.jobs for m in job.metrics.values()]
+    batched = [m.batch for m in metrics if m.batch > 1]
+    batching = ("Fast operations are batched: when one call is too short for the clock to time reliably, each "
+                "sample times a batch of consecutive calls and reports the time per call.")
+    if batched:
+        batching += (f" In this run {len(batched)} of {len(metrics)} metrics were batched ({min(batched):,} to "
+                     f"{max(batched):,} calls per sample); their samples are per-call averages, so their spread "
+                     "understates the spread of single calls.")
+    else:
+        batching += " No metric of this run needed batching: every sample is one call."
+    blocks.append(Paragraph(batching))
+    if any(job.mode in SESSION_MODES for job in run.jobs):
+        blocks.append(Paragraph(
+            "Loopback and remote jobs run the sender and the receiver as separate processes connected by TCP. "
+            "**compute** is the sender sealing a message, **receiver** the receiver opening and validating it "
+            "(timed in its own process), **rtt** the time from sending a message to receiving its "
+            "acknowledgement at the sender, and **network** = rtt − receiver, per sample: the transport's share. "
+            "**floor_rtt** is a raw ping-pong of frames of the payload's size on the same connection, without "
+            "cryptography: the fastest round trip that connection allows."))
+    interval = float(next((job.cpu["interval_s"] for job in run.jobs if job.cpu.get("interval_s")), 0.1))
+    blocks.append(Paragraph(
+        "Time and memory come from separate passes. Python's tracemalloc slows the code it traces several-fold, "
+        "so the peak traced memory (allocations through Python's allocator) is measured in an extra, untimed "
+        "pass. Resident memory (RSS) and CPU use per process come from a psutil sampler every "
+        f"{interval * 1000:.0f} ms; CPU above 100 % means more than one core was busy."))
+    blocks.append(Paragraph(
+        "Statistics: the headline is the **median**, because timings are skewed (an interruption costs far more "
+        "than it saves). Its 95 % confidence interval comes from order statistics, which needs no assumption "
+        "about the distribution. p95 is the 95th percentile, CV the coefficient of variation (standard "
+        "deviation / mean). Outliers are samples whose modified z-score (from the median and the median "
+        "absolute deviation, MAD) exceeds 3.5: they are counted and flagged, never dropped. Throughput is the "
+        "message size divided by the median time."))
+    return Section("Method", blocks)
+
+
+def _sample_counts(run: RunResult) -> list[Block]:
+    specs = [s for s in run.profile.get("jobs") or [] if isinstance(s, dict)]
+    if not specs:
+        return [Paragraph("The profile's sample counts were not recorded; the appendix gives n per metric.")]
+    combos = {(s.get("samples"), s.get("warmup"), s.get("keygen_samples")) for s in specs}
+
+    def counts(samples: Any, warmup: Any, keygen: Any) -> str:
+        return f"{samples} samples per metric after {warmup} discarded warm-up samples, {keygen} key generation samples"
+
+    if len(combos) == 1:
+        return [Paragraph(f"Every job took {counts(*combos.pop())}.")]
+    items = []
+    for s in specs:
+        params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
+        name = f"{s.get('scheme')} [{s.get('backend') or 'default'}]" + (f" {params}" if params else "")
+        items.append(f"{name}, {s.get('mode', 'operations')}: "
+                     f"{counts(s.get('samples'), s.get('warmup'), s.get('keygen_samples'))}")
+    return [Paragraph("Sample counts per profile job:"), Bullets(items)]
+
+
+# --- results by family --------------------------------------------------------------------
+
+
+def _table_metrics(job: JobResult) -> list[str]:
+    """The metrics worth a row in the family table; the appendix has all of them."""
+    if job.mode in SESSION_MODES:
+        wanted = ["keygen", "compute", "receiver", "rtt", "network"]
+    else:
+        try:
+            opened = OPEN_METRIC[Family(job.family)]
+        except (ValueError, KeyError):
+            opened = None
+        wanted = ["keygen", "exchange", primary_metric(job) or "", opened or ""]
+    return [m for m in wanted if m and m in job.metrics]
+
+
+def _timing_table(jobs: list[JobResult]) -> Table:
+    rows: list[list[str]] = []
+    fastest: dict[tuple[int, str], tuple[float, int]] = {}
+    contenders: dict[tuple[int, str], int] = defaultdict(int)
+    for job in jobs:
+        metrics = _table_metrics(job)
+        if not metrics:
+            what = "no metrics" if job.status == "ok" else job.status
+            rows.append([job.label, size_text(job), what] + [_MISSING] * 6)
+            continue
+        for name in metrics:
+            metric = job.metrics[name]
+            s = metric.stats
+            if name == primary_metric(job):
+                key = (job.message_size, name)
+                contenders[key] += 1
+                if key not in fastest or s.median < fastest[key][0]:
+                    fastest[key] = (s.median, len(rows))
+            rows.append([job.label, size_text(job), name + (f" (×{metric.batch})" if metric.batch > 1 else ""),
+                         _value(s.mean, s.unit), _value(s.median, s.unit), _value(s.p95, s.unit),
+                         _value(s.std, s.unit), percent(s.cv * 100) if s.cv is not None else _MISSING,
+                         format_rate(metric.throughput_bytes_per_s)])
+    emphasis = {row for key, (_, row) in fastest.items() if contenders[key] > 1}
+    return Table(["Scheme", "Size", "Metric", "Mean", "Median", "p95", "Std", "CV", "Throughput"], rows,
+                 caption="Times per operation (×N: each sample timed N calls). Bold: the fastest median of the "
+                         "per-message metric at each size.",
+                 widths=[3.2, 0.9, 1.3, 0.9, 0.9, 0.9, 0.9, 0.8, 1.1], emphasis=emphasis,
+                 align=_align("lrl" + "r" * 6))
+
+
+def _resources_table(jobs: list[JobResult]) -> Table:
+    rows = [[job.label, size_text(job), _status(job), _wire(job), _cpu(job), _memory(job), _validation(job)]
+            for job in jobs]
+    return Table(["Scheme", "Size", "Status", "Wire bytes", "CPU %", "Memory", "Validation"], rows,
+                 caption="Wire bytes: payload per message (+ overhead beyond the plaintext). CPU: mean per process, "
+                         "100 % = one core. Memory: peak traced by tracemalloc for the per-message operation · peak "
+                         "RSS. Validation: opened messages that matched, tampered payloads rejected.",
+                 widths=[3.0, 0.9, 1.2, 1.4, 1.3, 2.0, 2.2],
+                 align=_align("lrlrrrl"))
+
+
+def _bar_chart(title: str, jobs: list[JobResult]) -> Chart | None:
+    measured = [j for j in jobs if j.status == "ok" and primary_metric(j) in j.metrics]
+    if not measured:
+        return None
+    metrics = {primary_metric(j) or "" for j in measured}
+    labels, values, low, high, marked = [], [], [], [], []
+    for job in measured:
+        stats = job.metrics[primary_metric(job) or ""].stats
+        labels.append(_job_name(job) + (f" · {primary_metric(job)}" if len(metrics) > 1 else ""))
+        values.append(stats.median)
+        low.append(stats.ci95[0] if stats.ci95 else None)
+        high.append(stats.ci95[1] if stats.ci95 else None)
+        marked.append(is_post_quantum(job))
+    positive = [v for v in values if v > 0]
+    spread = max(positive) / min(positive) if positive else 1.0
+    metric_words = "/".join(sorted(metrics))
+    chart = BarChart(f"{title}: median {metric_words} time per message", labels, values, low, high,
+                     value_label=f"median {metric_words} time", log=spread > 100 and len(positive) == len(values),
+                     marked=marked if any(marked) else None, marked_label="post-quantum" if any(marked) else None)
+    return Chart(chart, caption="Bars: medians; whiskers: 95 % confidence interval of the median.",
+                 aspect=min(1.4, 0.2 + 0.07 * len(labels)))
+
+
+def _scaling_chart(title: str, jobs: list[JobResult]) -> Chart | None:
+    curves: dict[tuple[str, str, str, str], list[JobResult]] = defaultdict(list)
+    for job in jobs:
+        if job.status == "ok" and primary_metric(job) in job.metrics and job.message_size > 0:
+            curves[(job.label, job.mode, primary_metric(job) or "", str(sorted(job.params.items())))].append(job)
+    series = []
+    for (label, mode, metric, _), group in curves.items():
+        if len({j.message_size for j in group}) < 2:
+            continue
+        group = sorted(group, key=lambda j: j.message_size)
+        name = label + (f" ({mode})" if mode != "operations" else "")
+        series.append(Series(name, [float(j.message_size) for j in group], [value(j, metric) for j in group]))
+    if not series:
+        return None
+    chart = LineChart(f"{title}: median time against message size", "message size", "B", "median time", "s",
+                      series, log_x=True, log_y=True)
+    return Chart(chart, caption="One line per scheme and backend measured at two or more sizes (log-log: a slope "
+                                "of 1 means time proportional to size).")
+
+
+def histogram_of(metric: MetricResult) -> Histogram | None:
+    """Histogram data of one metric's samples up to p99; the tail beyond is counted, not drawn.
+
+    One interruption can be 100× the median: drawn to scale it would squeeze every other
+    sample into one bin. The bin count follows numpy's "auto" rule (the larger of
+    Freedman-Diaconis and Sturges), kept between 5 and 50 so it reads on a page.
+    """
+    x = np.asarray(metric.samples, dtype=float)
+    if x.size < 2:
+        return None
+    s = metric.stats
+    upper = float(np.percentile(x, 99))
+    inside = x[x <= upper]
+    low = float(inside.min())
+    if upper <= low:
+        pad = abs(low) * 0.01 or 1e-9
+        low, upper = low - pad, upper + pad
+    bins = int(min(50, max(5, len(np.histogram_bin_edges(inside, bins="auto")) - 1)))
+    counts, edges = np.histogram(inside, bins=bins, range=(low, upper))
+    return Histogram("", [float(e) for e in edges], [int(c) for c in counts], s.median, unit=s.unit,
+                     clipped_above=int(np.count_nonzero(x > edges[-1])))
+
+
+def _histogram_chart(jobs: list[JobResult]) -> Chart | None:
+    """The slowest job's per-message samples: where the spread matters most in absolute terms."""
+    measured = [j for j in jobs if j.status == "ok" and primary_metric(j) in j.metrics]
+    if not measured:
+        return None
+    job = max(measured, key=lambda j: value(j, primary_metric(j)))
+    metric = primary_metric(job) or ""
+    hist = histogram_of(job.metrics[metric])
+    if hist is None:
+        return None
+    hist.title = f"Distribution of {metric} samples: {_job_name(job)}"
+    caption = "The slowest job of the family; the line marks the median."
+    if hist.clipped_above:
+        caption += f" {hist.clipped_above} sample(s) beyond p99 are not drawn."
+    return Chart(hist, caption=caption, aspect=0.4)
+
+
+def _results_by_family(run: RunResult) -> list[Section]:
+    intro = Section("Results by family", [Paragraph(
+        "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
+        "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
+        "several sizes, and the sample distribution of its slowest job.")])
+    if not run.jobs:
+        intro.blocks.append(Paragraph("The run has no jobs."))
+    sections = [intro]
+    by_family: dict[str, list[JobResult]] = defaultdict(list)
+    for job in run.jobs:
+        by_family[job.family].append(job)
+    for family in family_order(by_family):
+        jobs = by_family[family]
+        title = family_title(family)
+        blocks: list[Block] = [_timing_table(jobs), _resources_table(jobs)]
+        for chart in (_bar_chart(title, jobs), _scaling_chart(title, jobs), _histogram_chart(jobs)):
+            if chart is not None:
+                blocks.append(chart)
+        failed = [j for j in jobs if j.status != "ok"]
+        if failed:
+            blocks.append(Bullets([f"{_job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))
+        sections.append(Section(title, blocks, level=2))
+    return sections
+
+
+# --- loopback, cost vs security, warnings, comparison, appendix ----------------------------
+
+
+def _loopback(run: RunResult) -> list[Section]:
+    sessions = [j for j in run.jobs if j.mode in SESSION_MODES]
+    if not sessions:
+        return []
+    measured = [j for j in sessions if j.status == "ok" and {"compute", "receiver", "network"} <= set(j.metrics)]
+    blocks: list[Block] = [Paragraph(
+        "Where a session's time goes, per message: the sender's computation (compute), the receiver's open "
+        "(receiver) and the transport (network = rtt − receiver). Medians are stacked; they do not add up to the "
+        "median round trip exactly, because the median of a sum is not the sum of medians.")]
+    if measured:
+        parts = {p: [value(j, p) for j in measured] for p in ("compute", "receiver", "network")}
+        blocks.append(Chart(StackedBars("Median time per message, split into its parts",
+                                        [_job_name(j) for j in measured], parts),
+                            aspect=min(1.2, 0.2 + 0.08 * len(measured))))
+    rows = []
+    for job in sessions:
+        if job.status != "ok":
+            rows.append([job.label, size_text(job), _status(job)] + [_MISSING] * 6)
+            continue
+
+        rtt, network = median(job, "rtt"), median(job, "network")
+        share = percent(100 * network / rtt) if rtt and network is not None else _MISSING
+        n = job.metrics["compute"].stats.n if "compute" in job.metrics else None
+        rows.append([job.label, size_text(job), str(n) if n is not None else _MISSING, _mean(job, "compute"),
+                     _mean(job, "receiver"), _mean(job, "network"), _mean(job, "rtt"),
+                     format_seconds(median(job, "floor_rtt")), share])
+    blocks.append(Table(["Job", "Size", "Samples", "Computation delay", "Receiver open", "Communication delay",
+                         "Round trip", "Loopback floor", "Network share"], rows,
+                        caption="Means per message as in experiment E1: computation delay = compute, communication "
+                                "delay = network (rtt − receiver); loopback floor = median floor_rtt; network share "
+                                "= median network / median rtt.",
+                        widths=[3.0, 0.8, 0.8, 1.1, 1.1, 1.2, 1.0, 1.0, 1.0]))
+    return [Section("Loopback breakdown", blocks)]
+
+
+def _mean(job: JobResult, metric: str) -> str:
+    return format_seconds(job.metrics[metric].stats.mean) if metric in job.metrics else _MISSING
+
+
+def _cost_vs_security(run: RunResult) -> list[Section]:
+    points: dict[str, list[JobResult]] = defaultdict(list)
+    for job in run.jobs:
+        if (job.family in PUBLIC_KEY_FAMILIES and job.status == "ok" and job.security.get("classical_bits")
+                and (median(job, primary_metric(job)) or 0) > 0):
+            points["Post-quantum" if is_post_quantum(job) else family_title(job.family)].append(job)
+    if sum(len(v) for v in points.values()) < 2:
+        return []
+    names = [family_title(f) for f in family_order(j.family for v in points.values() for j in v)]
+    taken = defaultdict(set)
+    for job in (j for group in points.values() for j in group):
+        taken[_short_name(job)].add(job.backend)
+    short = {job.id: _short_name(job) + (f" [{job.backend}]" if len(taken[_short_name(job)]) > 1 else "")
+             for group in points.values() for job in group}
+    series = [Series(name, [float(j.security["classical_bits"]) for j in points[name]],
+                     [value(j, primary_metric(j)) for j in points[name]],
+                     point_labels=[short[j.id] for j in points[name]], marked=name == "Post-quantum")
+              for name in names + ["Post-quantum"] if points.get(name)]
+    chart = LineChart("Median per-message time against classical security level", "classical security", "bits",
+                      "median time", "s", series, log_y=True, lines=False)
+    return [Section("Cost against security level", [
+        Paragraph("Each point is one public-key job: its classical security level in bits (NIST SP 800-57 "
+                  "comparable strength) against the median of its per-message metric (encrypt, sign or compute) "
+                  "at its own message size. Post-quantum schemes (NIST category > 0) are marked; a classical "
+                  "scheme at the same bit level falls to a quantum computer, a post-quantum one is not known to."),
+        Chart(chart, caption="Log scale in time; metrics differ by family, so compare points within a family.")])]
+
+
+def _warnings(run: RunResult) -> Section:
+    items = []
+    for job in run.jobs:
+        for w in job.warnings:
+            items.append(f"**{_job_name(job)}** ({w.metric or 'whole job'}): {w.message.rstrip('.')}. "
+                         f"Fix: {w.fix.rstrip('.')}.")
+    blocks: list[Block] = []
+    if items:
+        blocks += [Paragraph(f"{len(items)} stability warning{'s' if len(items) != 1 else ''}: each says why a "
+                             "number may be imprecise and how to measure it better."), Bullets(items)]
+    else:
+        blocks.append(Paragraph("No stability warnings were raised: no metric had a high CV, too few samples, slow "
+                                "first samples or many outliers, and no job saw a busy machine."))
+    notes: dict[str, list[str]] = {}
+    for job in run.jobs:
+        for note in job.notes:
+            if note not in notes.setdefault(job.label, []):
+                notes[job.label].append(note)
+    if any(notes.values()):
+        blocks += [Paragraph("Notes on the schemes:"),
+                   Bullets([f"**{label}**: {'; '.join(n)}" for label, n in notes.items() if n])]
+    return Section("Warnings", blocks)
+
+
+def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult) -> Section:
+    blocks: list[Block] = [Paragraph(
+        f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
+        f"{baseline.name or 'unnamed'}). Jobs match on scheme, backend, parameters, mode and message size; each "
+        "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
+        "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
+        "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
+        "contains 1 the difference is within noise.")]
+    base_cpu = (baseline.environment.get("cpu") or {}).get("model")
+    this_cpu = (run.environment.get("cpu") or {}).get("model")
+    if base_cpu and this_cpu and base_cpu != this_cpu:
+        blocks.append(Paragraph(f"The baseline ran on a different CPU ({base_cpu}; this run: {this_cpu}): "
+                                "differences measure the machines as much as the software.", style="note"))
+    rows, emphasis = [], set()
+    for pair in match.pairs:
+        c = pair.comparison
+        base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
+        if c is None:
+            rows.append([pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m),
+                         _MISSING, pair.reason or _MISSING, "not comparable"])
+            continue
+        if c.significant:
+            emphasis.add(len(rows))
+        rows.append([pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m),
+                     f"{c.ratio:.2f}×", f"{c.ci95_low:.2f}–{c.ci95_high:.2f}×", pair.verdict])
+    if not rows:
+        blocks.append(Paragraph("No job of this run matches a job of the baseline: there is nothing to compare."))
+    else:
+        blocks.append(Table(["Job", "Size", "Baseline median", "This run median", "Ratio (this/baseline)",
+                             "95 % interval", "Verdict"], rows, caption="Bold: a significant change.",
+                            widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1], emphasis=emphasis,
+                            align=_align("lrrrrrl")))
+    unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
+    unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
+    blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
+    return Section("Comparison with baseline", blocks)
+
+
+_APPENDIX_ROWS = ("n", "batch", "mean", "std", "min", "p5", "p25", "median", "p75", "p95", "p99", "max", "CV",
+                  "CI95 low", "CI95 high", "outliers", "traced peak")
+
+
+def _stat_cell(metric: MetricResult, row: str) -> str:
+    s = metric.stats
+    if row == "n":
+        return str(s.n)
+    if row == "batch":
+        return str(metric.batch)
+    if row == "CV":
+        return percent(s.cv * 100) if s.cv is not None else _MISSING
+    if row in ("CI95 low", "CI95 high"):
+        return _value(s.ci95[0 if row == "CI95 low" else 1], s.unit) if s.ci95 else _MISSING
+    if row == "outliers":
+        return str(s.outliers)
+    if row == "traced peak":
+        return format_bytes(metric.traced_peak_bytes)
+    return _value(getattr(s, row), s.unit)
+
+
+def _appendix(run: RunResult) -> Section:
+    blocks: list[Block] = [Paragraph(
+        "Every metric of every job with all its statistics, one table per job (columns: metrics). Times are per "
+        "operation; CI95 is the 95 % confidence interval of the median; outliers are flagged, not removed.")]
+    for job in run.jobs:
+        caption = f"{_job_name(job)} · {job.mode} · {family_title(job.family)}"
+        if not job.metrics:
+            blocks.append(Paragraph(f"**{caption}**: {_status(job)}; no metrics were recorded."))
+            continue
+        names = list(job.metrics)
+        rows = [[row] + [_stat_cell(job.metrics[n], row) for n in names] for row in _APPENDIX_ROWS]
+        blocks.append(Table(["Statistic"] + names, rows, caption=caption + ("" if job.status == "ok" else
+                                                                             f" · {_status(job)}"),
+                            widths=[1.3] + [1.0] * len(names)))
+    return Section("Appendix: full statistics", blocks, page_break_before=True)

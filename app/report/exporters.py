@@ -1,0 +1,101 @@
+"""One exporter interface for the GUI and the CLI: a name, a file suffix, a writer.
+
+    export("pdf", run, Path("r.pdf"), baseline=other, page_size="Letter")
+
+JSON and CSV are the results contract (`app.core.results`); Markdown and PDF are
+reports built from the same content model (`app.report.content`), so a finding in the
+PDF is the same sentence in the Markdown. Every exporter writes atomically: a failure
+leaves the previous file untouched. Only the PDF exporter touches Qt, and only when
+used, so the text exporters work in a Qt-free process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core import results as results_io
+from app.core.fileio import atomic_write_text
+from app.core.results import RunResult
+
+#: Called with (done, total) while a long export (the PDF) is written.
+ProgressCallback = Callable[[int, int], None]
+PAGE_SIZE_NAMES = ("A4", "Letter")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    baseline: RunResult | None = None
+    page_size: str = "A4"
+    progress: ProgressCallback | None = None
+
+
+@dataclass(frozen=True)
+class Exporter:
+    name: str
+    title: str  # for file dialogs and help: "PDF report"
+    suffix: str  # ".pdf"
+    is_report: bool  # a report (takes a baseline) rather than raw results
+    write: Callable[[RunResult, Path, ExportOptions], None]
+
+    @property
+    def file_filter(self) -> str:
+        """A Qt file-dialog filter: "PDF report (*.pdf)"."""
+        return f"{self.title} (*{self.suffix})"
+
+
+def _write_json(run: RunResult, path: Path, options: ExportOptions) -> None:
+    atomic_write_text(path, results_io.to_json(run))
+
+
+def _write_csv(run: RunResult, path: Path, options: ExportOptions) -> None:
+    atomic_write_text(path, results_io.to_csv(run))
+
+
+def _write_markdown(run: RunResult, path: Path, options: ExportOptions) -> None:
+    from app.report.content import build_report
+    from app.report.markdown import render_markdown
+
+    atomic_write_text(path, render_markdown(build_report(run, options.baseline)))
+
+
+def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
+    from app.report.content import build_report
+    from app.report.pdf import ensure_gui_application, write_pdf
+
+    ensure_gui_application()
+    write_pdf(build_report(run, options.baseline), path, options.page_size, progress=options.progress)
+
+
+EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
+    Exporter("json", "JSON results", ".json", False, _write_json),
+    Exporter("csv", "CSV results", ".csv", False, _write_csv),
+    Exporter("markdown", "Markdown report", ".md", True, _write_markdown),
+    Exporter("pdf", "PDF report", ".pdf", True, _write_pdf),
+)}
+
+
+def exporter(name: str) -> Exporter:
+    """The exporter called `name`; ValueError lists the valid names."""
+    try:
+        return EXPORTERS[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown export format {name!r}: choose one of {', '.join(EXPORTERS)}") from None
+
+
+def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None = None, page_size: str = "A4",
+           progress: ProgressCallback | None = None) -> Path:
+    """Write `run` as format `name` to `path` (atomically) and return the path.
+
+    Raises:
+        ValueError: unknown format or page size, or a baseline given to a results format.
+        OSError: the file cannot be written (the message names it).
+    """
+    chosen = exporter(name)
+    if page_size not in PAGE_SIZE_NAMES:
+        raise ValueError(f"unknown page size {page_size!r}: choose A4 or Letter")
+    if baseline is not None and not chosen.is_report:
+        raise ValueError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
+    chosen.write(run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress))
+    return Path(path)

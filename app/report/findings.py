@@ -1,0 +1,424 @@
+"""What the numbers say: the "Summary of findings" sentences and the helpers they share.
+
+The summary is what most readers read, so every sentence carries its numbers and
+compares like with like: jobs are grouped by family, metric and message size before a
+ratio is quoted, and the size is always named. A sentence that mixes metrics (key
+generation plus encryption) says what was added. The same helpers (primary metric,
+family titles, the baseline matching) are used by `app.report.content` for tables and
+charts, so a number in a sentence is the number in the table.
+
+No Qt here: this module is imported by the Markdown exporter in a Qt-free process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from app.core.results import JobResult, RunResult
+from app.core.schemes.base import SEAL_METRIC, Family
+from app.core.stats import Comparison, compare
+from app.report.units import format_bytes, format_seconds
+
+SESSION_MODES = ("loopback", "remote")
+#: Section titles per family, in the order the report presents the families.
+FAMILY_TITLES: dict[str, str] = {
+    Family.AEAD.value: "Authenticated encryption (AEAD)",
+    Family.KEY_AGREEMENT.value: "Key agreement",
+    Family.PUBLIC_KEY_ENCRYPTION.value: "Public-key encryption",
+    Family.HYBRID.value: "Hybrid / KEM",
+    Family.SIGNATURE.value: "Signatures",
+    Family.HASH.value: "Hashes",
+    Family.KDF.value: "Key derivation",
+}
+#: Families with a key pair; only these can be "post-quantum" in the report's sense
+#: (AES and SHA-2/3 also have a pq_category, but nobody replaces them for it).
+PUBLIC_KEY_FAMILIES = frozenset({
+    Family.KEY_AGREEMENT.value, Family.HYBRID.value, Family.SIGNATURE.value, Family.PUBLIC_KEY_ENCRYPTION.value,
+})
+#: Families where "one fresh key pair per message" is a real use, so key generation
+#: plus the per-message operation is a fair total to compare.
+KEYGEN_TOTAL_FAMILIES = frozenset({
+    Family.HYBRID.value, Family.PUBLIC_KEY_ENCRYPTION.value, Family.SIGNATURE.value,
+})
+
+
+# --- shared helpers ------------------------------------------------------------------
+
+
+def primary_metric(job: JobResult) -> str | None:
+    """The per-message metric of a job: "compute" for sessions, the seal metric otherwise.
+
+    Same rule as the results table in the GUI (re-implemented here so reports stay
+    Qt-free); named even when the job has no metrics, so a table can say what is missing.
+    """
+    if job.mode in SESSION_MODES:
+        return "compute"
+    try:
+        return SEAL_METRIC[Family(job.family)]
+    except (ValueError, KeyError):
+        return next(iter(job.metrics), None)
+
+
+def family_title(family: str) -> str:
+    return FAMILY_TITLES.get(family, family or "Other")
+
+
+def family_order(families: Iterable[str]) -> list[str]:
+    """Known families in report order, then unknown ones alphabetically."""
+    present = set(families)
+    known = [f for f in FAMILY_TITLES if f in present]
+    return known + sorted(present - set(FAMILY_TITLES))
+
+
+def is_post_quantum(job: JobResult) -> bool:
+    return job.family in PUBLIC_KEY_FAMILIES and int(job.security.get("pq_category") or 0) > 0
+
+
+def median(job: JobResult, metric: str | None) -> float | None:
+    """Median of one metric, or None when the job did not produce it."""
+    if metric is None or metric not in job.metrics:
+        return None
+    return job.metrics[metric].stats.median
+
+
+def value(job: JobResult, metric: str | None) -> float:
+    """Median of a metric the caller knows is there (KeyError otherwise, never a silent 0)."""
+    return job.metrics[metric or ""].stats.median
+
+
+def size_text(job: JobResult) -> str:
+    return format_bytes(job.message_size)
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} %"
+
+
+def ratio_text(ratio: float) -> str:
+    """2.5×, 34.6×, 1,234× — one decimal while a decimal still means something."""
+    return f"{ratio:.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
+
+
+def relation(a: float, b: float, name_b: str) -> str:
+    """How `a` relates to `b` in words: "3.2× slower than B", "2.0× faster than B"."""
+    if b <= 0 or a <= 0:
+        return f"not comparable with {name_b}"
+    if abs(a / b - 1) < 0.005:
+        return f"as fast as {name_b}"
+    return f"{ratio_text(a / b)} slower than {name_b}" if a > b else f"{ratio_text(b / a)} faster than {name_b}"
+
+
+def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:
+    """Jobs that finished and have their primary metric (the only ones with numbers)."""
+    return [j for j in jobs if j.status == "ok" and median(j, primary_metric(j)) is not None]
+
+
+def like_groups(jobs: Iterable[JobResult], metric_of: Callable[[JobResult], str | None] = primary_metric,
+                ) -> dict[tuple[str, str, int], list[JobResult]]:
+    """Jobs grouped by (family, metric, message size): the only fair comparisons."""
+    groups: dict[tuple[str, str, int], list[JobResult]] = defaultdict(list)
+    for job in jobs:
+        metric = metric_of(job)
+        if metric is not None and median(job, metric) is not None:
+            groups[(job.family, metric, job.message_size)].append(job)
+    order = {f: i for i, f in enumerate(family_order(k[0] for k in groups))}
+    return dict(sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))
+
+
+def _mode_words(metric: str) -> str:
+    return f"{metric} over a session" if metric == "compute" else metric
+
+
+# --- baseline matching -----------------------------------------------------------------
+
+
+@dataclass
+class JobComparison:
+    """One job of this run against its match in the baseline, on the primary metric."""
+
+    job: JobResult
+    base: JobResult
+    metric: str | None
+    comparison: Comparison | None
+    reason: str | None = None  # why there is no comparison
+
+    @property
+    def verdict(self) -> str:
+        if self.comparison is None:
+            return "not comparable"
+        if not self.comparison.significant:
+            return "within noise"
+        return "slower" if self.comparison.ratio > 1 else "faster"
+
+
+@dataclass
+class BaselineMatch:
+    pairs: list[JobComparison] = field(default_factory=list)
+    only_run: list[JobResult] = field(default_factory=list)
+    only_baseline: list[JobResult] = field(default_factory=list)
+
+
+def job_key(job: JobResult) -> tuple[str, str, str, str, int]:
+    """What makes two jobs the same measurement: scheme, backend, params, mode, size."""
+    return (job.scheme, job.backend, json.dumps(job.params, sort_keys=True, default=str), job.mode,
+            job.message_size)
+
+
+def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
+    """Pair jobs by `job_key` and compare their primary metric (ratio this / baseline).
+
+    `compare` raises ValueError on empty samples (a failed job, or results saved
+    without samples); that becomes "not comparable" with the reason, not a crash.
+    """
+    waiting: dict[tuple, list[JobResult]] = defaultdict(list)
+    for base in baseline.jobs:
+        waiting[job_key(base)].append(base)
+    match = BaselineMatch()
+    for job in run.jobs:
+        candidates = waiting.get(job_key(job))
+        if not candidates:
+            match.only_run.append(job)
+            continue
+        base = candidates.pop(0)
+        metric = primary_metric(job)
+        comparison, reason = None, None
+        if job.status != "ok" or base.status != "ok":
+            reason = f"this run: {job.status}, baseline: {base.status}"
+        elif metric is None or metric not in job.metrics or metric not in base.metrics:
+            reason = f"no {metric or 'per-message'} metric in both runs"
+        elif not len(base.metrics[metric].samples) or not len(job.metrics[metric].samples):
+            reason = "raw samples missing (" + ("baseline" if not len(base.metrics[metric].samples) else
+                                                "this run") + " saved without them)"
+        else:
+            try:
+                comparison = compare(base.metrics[metric].samples, job.metrics[metric].samples)
+            except ValueError as exc:  # e.g. a baseline median of 0: the ratio is undefined
+                reason = str(exc)
+        match.pairs.append(JobComparison(job, base, metric, comparison, reason))
+    match.only_baseline = [b for left in waiting.values() for b in left]
+    return match
+
+
+# --- the findings ---------------------------------------------------------------------
+
+
+def failure_findings(jobs: Iterable[JobResult]) -> list[str]:
+    """Failed and cancelled jobs, with their error: a missing number must be explained."""
+    out = []
+    for job in jobs:
+        if job.status == "ok":
+            continue
+        why = job.error or ("cancelled before it finished" if job.status == "cancelled" else "no error recorded")
+        out.append(f"**{job.status.capitalize()}**: {job.label} at {size_text(job)} ({job.mode}) produced no "
+                   f"results: {why}.")
+    return out
+
+
+def validation_findings(jobs: Iterable[JobResult]) -> list[str]:
+    """Validation and tamper-check failures first; otherwise one sentence that all passed."""
+    done = [j for j in jobs if j.status == "ok"]
+    out = []
+    for job in done:
+        v = job.validation
+        if v.get("failed", 0):
+            out.append(f"**Validation failed**: {job.label} at {size_text(job)}: {v['failed']:,} of "
+                       f"{v.get('checked', 0):,} opened messages did not match their plaintext.")
+        tried, rejected = v.get("tamper_tried", 0), v.get("tamper_rejected", 0)
+        if tried and rejected < tried:
+            out.append(f"**Tamper check failed**: {job.label} at {size_text(job)} accepted {tried - rejected} "
+                       f"of {tried} deliberately corrupted payloads.")
+    if done and not out:
+        checked = sum(j.validation.get("checked", 0) for j in done)
+        tampered = sum(j.validation.get("tamper_tried", 0) for j in done)
+        sentence = (f"Validation: all {checked:,} opened messages of the {len(done)} completed jobs matched "
+                    f"their plaintext, and all {tampered:,} tampered payloads were rejected.")
+        untried = sorted({j.label for j in done if not j.validation.get("tamper_tried", 0)})
+        if untried:
+            sentence += (f" No tamper check was made for {', '.join(untried)} (no integrity protection, or "
+                         "tamper checks switched off).")
+        out.append(sentence)
+    return out
+
+
+def insecure_findings(jobs: Iterable[JobResult]) -> list[str]:
+    """Parameter sets flagged insecure (demo sizes): their speed must not read as a recommendation."""
+    out = []
+    for label in dict.fromkeys(j.label for j in jobs if j.security.get("insecure")):
+        job = next(j for j in jobs if j.label == label)
+        bits = job.security.get("classical_bits")
+        out.append(f"**Insecure parameters**: {label}" + (f" ({bits}-bit classical security)" if bits else "")
+                   + " is a demonstration size that offers no real protection; its timings show the cost of the "
+                     "algorithm, not of a usable configuration.")
+    return out
+
+
+def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
+    """Per family, metric and message size: the fastest and slowest median, and their ratio."""
+    out = []
+
+    def exchange_metric(job: JobResult) -> str | None:
+        return "exchange" if job.family == Family.KEY_AGREEMENT.value and "exchange" in job.metrics else None
+
+    groups = list(like_groups(jobs).items()) + list(like_groups(jobs, exchange_metric).items())
+    order = {f: i for i, f in enumerate(family_order(k[0] for k, _ in groups))}
+    for (family, metric, size), group in sorted(groups, key=lambda kv: (order[kv[0][0]], kv[0][2])):
+        if len(group) < 2:
+            continue
+        ranked = sorted(group, key=lambda j: value(j, metric))
+        fast, slow = ranked[0], ranked[-1]
+        m_fast, m_slow = value(fast, metric), value(slow, metric)
+        out.append(
+            f"**{family_title(family)}**, {format_bytes(size)} messages ({_mode_words(metric)}, median of "
+            f"{len(group)} schemes): fastest {fast.label} at {format_seconds(m_fast)}, slowest {slow.label} "
+            f"at {format_seconds(m_slow)}, {relation(m_slow, m_fast, 'the fastest')}."
+        )
+    return out
+
+
+def cross_family_findings(jobs: list[JobResult]) -> list[str]:
+    """At each message size with several families measured, how far per-message costs spread."""
+    by_size: dict[tuple[bool, int], list[JobResult]] = defaultdict(list)
+    for job in jobs:  # sessions and operations are timed differently: never mixed
+        by_size[(job.mode in SESSION_MODES, job.message_size)].append(job)
+    out = []
+    for (session, size), group in sorted(by_size.items()):
+        if len({j.family for j in group}) < 2:
+            continue
+        ranked = sorted(group, key=lambda j: value(j, primary_metric(j)))
+        fast, slow = ranked[0], ranked[-1]
+        m_fast, m_slow = value(fast, primary_metric(fast)), value(slow, primary_metric(slow))
+        if not m_fast or m_slow / m_fast < 10:
+            continue
+        out.append(
+            f"Across families at {format_bytes(size)}{' in sessions' if session else ''}, per-message medians "
+            f"span {ratio_text(m_slow / m_fast)}: "
+            f"from {fast.label} ({primary_metric(fast)}, {format_seconds(m_fast)}, "
+            f"{family_title(fast.family)}) to {slow.label} ({primary_metric(slow)}, "
+            f"{format_seconds(m_slow)}, {family_title(slow.family)})."
+        )
+    return out
+
+
+def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
+    """With one fresh key pair per message, key generation joins the per-message cost.
+
+    The total is keygen median + per-message median (medians do not add exactly; the
+    sentence says so by naming both parts). Only operations jobs, grouped by family and
+    size: the slowest total against every other scheme in the group.
+    """
+    out = []
+    for (family, metric, size), group in like_groups(j for j in jobs if j.mode not in SESSION_MODES).items():
+        with_keygen = [j for j in group if "keygen" in j.metrics]
+        if family not in KEYGEN_TOTAL_FAMILIES or len(with_keygen) < 2:
+            continue
+        total = {j.id: value(j, "keygen") + value(j, metric) for j in with_keygen}
+        ranked = sorted(with_keygen, key=lambda j: total[j.id])
+        slow, others = ranked[-1], ranked[:-1]
+        versus = [f"{relation(total[slow.id], total[o.id], o.label)} ({format_seconds(total[o.id])})"
+                  for o in others]
+        alone = [relation(value(slow, metric), value(o, metric), o.label) for o in others]
+        out.append(
+            f"**{family_title(family)}**, {format_bytes(size)} messages, counting key generation (keygen median "
+            f"+ {metric} median, i.e. a fresh key pair for every message): {slow.label} takes "
+            f"{format_seconds(total[slow.id])} (keygen {format_seconds(value(slow, 'keygen'))} + {metric} "
+            f"{format_seconds(value(slow, metric))}), {'; '.join(versus)}. Without key generation "
+            f"({metric} alone) it is {'; '.join(alone)}."
+        )
+    return out
+
+
+def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
+    """Each post-quantum scheme against the fastest classical one of its family and size."""
+    out = []
+    for (family, metric, size), group in like_groups(jobs).items():
+        pq = [j for j in group if is_post_quantum(j)]
+        classical = [j for j in group if not is_post_quantum(j)]
+        if not pq or not classical:
+            continue
+        best = min(classical, key=lambda j: value(j, metric))
+        for job in pq:
+            sentence = (
+                f"**Post-quantum vs classical** ({family_title(family)}, {format_bytes(size)}, {metric} median): "
+                f"{job.label} ({_level(job)}, {format_seconds(value(job, metric))}) is "
+                f"{relation(value(job, metric), value(best, metric), 'the fastest classical scheme')}, "
+                f"{best.label} ({_level(best)}, {format_seconds(value(best, metric))})"
+            )
+            if "keygen" in job.metrics and "keygen" in best.metrics:
+                sentence += (f"; its key generation takes {format_seconds(value(job, 'keygen'))} against "
+                             f"{format_seconds(value(best, 'keygen'))}")
+            out.append(sentence + ".")
+    return out
+
+
+def _level(job: JobResult) -> str:
+    bits = job.security.get("classical_bits")
+    cat = int(job.security.get("pq_category") or 0)
+    text = f"{bits}-bit classical" if bits else "security level unknown"
+    return f"{text}, NIST PQ category {cat}" if is_post_quantum(job) else text
+
+
+def network_findings(jobs: list[JobResult]) -> list[str]:
+    """For session jobs: does communication or computation dominate the round trip?"""
+    out = []
+    for job in jobs:
+        rtt, network = median(job, "rtt"), median(job, "network")
+        if job.mode not in SESSION_MODES or not rtt or network is None:
+            continue
+        share = 100 * network / rtt
+        where = "over loopback" if job.mode == "loopback" else "to a remote receiver"
+        verdict = "communication dominates" if share >= 50 else "computation dominates"
+        parts = [f"sender compute {format_seconds(median(job, 'compute'))}",
+                 f"receiver open {format_seconds(median(job, 'receiver'))}"]
+        floor = median(job, "floor_rtt")
+        if floor is not None:
+            parts.append(f"raw connection floor {format_seconds(floor)}")
+        out.append(
+            f"{job.label} {where}, {size_text(job)}: {verdict}: the network is {percent(share)} of the round "
+            f"trip (median network {format_seconds(network)} of median rtt {format_seconds(rtt)}; "
+            f"{', '.join(parts)})."
+        )
+    return out
+
+
+def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
+    """One sentence: how many matched jobs got slower, faster or stayed within noise."""
+    if not match.pairs:
+        return [f"No job of this run matches a job of baseline run {baseline.id}."]
+    counts: dict[str, list[JobComparison]] = defaultdict(list)
+    for pair in match.pairs:
+        counts[pair.verdict].append(pair)
+
+    def listed(pairs: list[JobComparison]) -> str:
+        shown = "; ".join(f"{p.job.label} at {size_text(p.job)} {p.comparison.ratio:.2f}×" for p in pairs[:5]
+                          if p.comparison is not None)
+        return shown + (f"; and {len(pairs) - 5} more" if len(pairs) > 5 else "")
+
+    text = f"Against baseline run {baseline.id}, of {len(match.pairs)} matched jobs "
+    bits = [f"{len(counts['slower'])} slower" + (f" ({listed(counts['slower'])})" if counts["slower"] else ""),
+            f"{len(counts['faster'])} faster" + (f" ({listed(counts['faster'])})" if counts["faster"] else ""),
+            f"{len(counts['within noise'])} within noise"]
+    if counts["not comparable"]:
+        bits.append(f"{len(counts['not comparable'])} not comparable")
+    return [text + ", ".join(bits) + " (ratio of medians, this run / baseline)."]
+
+
+def summary_findings(run: RunResult, match: BaselineMatch | None = None,
+                     baseline: RunResult | None = None) -> list[str]:
+    """All finding sentences, most urgent first: failures, broken validation, then speed."""
+    measured = ok_jobs(run.jobs)
+    sentences = failure_findings(run.jobs)
+    sentences += validation_findings(run.jobs)
+    sentences += insecure_findings(run.jobs)
+    sentences += fastest_slowest_findings(measured)
+    sentences += cross_family_findings(measured)
+    sentences += keygen_total_findings(measured)
+    sentences += post_quantum_findings(measured)
+    sentences += network_findings(measured)
+    if match is not None and baseline is not None:
+        sentences += baseline_findings(match, baseline)
+    if not run.jobs:
+        sentences.append("The run has no jobs, so there is nothing to report.")
+    return sentences
