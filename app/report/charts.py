@@ -790,7 +790,7 @@ def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
     texts = [format_value(t, chart.unit) if t > 0 else "" for t in totals]
 
     def make(length: float, slack: tuple[float, float], font: QFont) -> _Axis:
-        label = "median time" if chart.unit == "s" else "median"
+        label = {"s": "median time", "%": "share of the median total"}.get(chart.unit, "median")
         return _make_linear_axis(ctx, 0.0, max(totals), chart.unit, label, length, font, horizontal=True,
                                  include_zero=True, extend=True, slack=slack)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
+from app.core.stats import StabilityWarning, WarningCode
 from app.report.findings import (
     PUBLIC_KEY_FAMILIES,
     SESSION_MODES,
@@ -513,9 +514,17 @@ def _loopback(run: RunResult) -> list[Section]:
         "median round trip exactly, because the median of a sum is not the sum of medians.")]
     if measured:
         parts = {p: [value(j, p) for j in measured] for p in ("compute", "receiver", "network")}
-        blocks.append(Chart(StackedBars("Median time per message, split into its parts",
-                                        [_job_name(j) for j in measured], parts),
-                            aspect=min(1.2, 0.2 + 0.08 * len(measured))))
+        labels = [_job_name(j) for j in measured]
+        aspect = min(1.2, 0.2 + 0.08 * len(measured))
+        blocks.append(Chart(StackedBars("Median time per message, split into its parts", labels, parts),
+                            aspect=aspect))
+        # In time, one slow job flattens the others to slivers; in shares every job's
+        # split is readable, which is what this section is about.
+        totals = [sum(parts[p][k] for p in parts) for k in range(len(measured))]
+        shares = {p: [100 * v / t if t > 0 else 0.0 for v, t in zip(values, totals)] for p, values in parts.items()}
+        blocks.append(Chart(StackedBars("Share of each part in the time per message", labels, shares, unit="%"),
+                            caption="Each bar is 100 % of that job's compute + receiver + network medians.",
+                            aspect=aspect))
     rows = []
     for job in sessions:
         if job.status != "ok":
@@ -569,16 +578,38 @@ def _cost_vs_security(run: RunResult) -> list[Section]:
         Chart(chart, caption="Log scale in time; metrics differ by family, so compare points within a family.")])]
 
 
+_WARNING_TITLES = {
+    WarningCode.HIGH_CV: "High variation (CV ≥ 10 %)",
+    WarningCode.TOO_FEW_SAMPLES: "Too few samples",
+    WarningCode.SLOW_FIRST_SAMPLES: "Slow first samples (warm-up too short)",
+    WarningCode.MACHINE_BUSY: "Machine busy",
+    WarningCode.FREQUENCY_SCALING: "CPU frequency scaling",
+    WarningCode.OUTLIERS: "Many outliers",
+}
+
+
 def _warnings(run: RunResult) -> Section:
-    items = []
+    """Grouped by kind: what it means and its fix once, then which job and metrics it hit
+    (one bullet per warning made a long run's section pages of the same fix)."""
+    by_code: dict[WarningCode, dict[str, list[StabilityWarning]]] = defaultdict(lambda: defaultdict(list))
     for job in run.jobs:
         for w in job.warnings:
-            items.append(f"**{_job_name(job)}** ({w.metric or 'whole job'}): {w.message.rstrip('.')}. "
-                         f"Fix: {w.fix.rstrip('.')}.")
+            by_code[w.code][_job_name(job)].append(w)
+    total = sum(len(ws) for jobs in by_code.values() for ws in jobs.values())
     blocks: list[Block] = []
-    if items:
-        blocks += [Paragraph(f"{len(items)} stability warning{'s' if len(items) != 1 else ''}: each says why a "
-                             "number may be imprecise and how to measure it better."), Bullets(items)]
+    if total:
+        blocks.append(Paragraph(f"{total} stability warning{'s' if total != 1 else ''} of {len(by_code)} "
+                                f"kind{'s' if len(by_code) != 1 else ''}: each says why a number may be imprecise "
+                                "and how to measure it better."))
+        for code in WarningCode:
+            jobs = by_code.get(code)
+            if not jobs:
+                continue
+            example = next(iter(jobs.values()))[0]
+            blocks.append(Paragraph(f"**{_WARNING_TITLES.get(code, code.value)}**: {example.fix.rstrip('.')}. "
+                                    f"For example: {example.message.rstrip('.')}."))
+            blocks.append(Bullets([f"**{name}**: " + ", ".join(w.metric or "whole job" for w in ws)
+                                   for name, ws in jobs.items()]))
     else:
         blocks.append(Paragraph("No stability warnings were raised: no metric had a high CV, too few samples, slow "
                                 "first samples or many outliers, and no job saw a busy machine."))
