@@ -212,7 +212,13 @@ def cmd_presets(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from app.core import results
     from app.core.events import JobFinished, Progress, RunStarted
-    from app.core.profile import ProfileError, load_profile, resolve_jobs, with_mode, with_samples
+    from app.core.profile import (
+        ProfileError,
+        load_profile,
+        resolve_jobs,
+        with_mode,
+        with_samples,
+    )
     from app.core.runner import Runner
 
     remote = _remote_target(args.remote, args.token_file) if args.remote else None
@@ -235,7 +241,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = _console()
     cancel = threading.Event()
     progress_state: dict[int, tuple[int, int]] = {}
-    from rich.progress import BarColumn, Progress as Bar, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
 
     bar = Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
               TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=args.quiet, transient=True)

@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QThreadPool, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -41,7 +47,14 @@ from app.core.events import (
     SampleBatch,
 )
 from app.core.fileio import FileWriteError, atomic_write_text
-from app.core.profile import Profile, ProfileError, load_profile, preset_names, read_profile_file, save_profile
+from app.core.profile import (
+    Profile,
+    ProfileError,
+    load_profile,
+    preset_names,
+    read_profile_file,
+    save_profile,
+)
 from app.core.results import JobResult, RunResult
 from app.core.runner import preload
 from app.core.store import Store, StoreError, default_store_path
@@ -49,7 +62,13 @@ from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
 from app.gui.plots import PlotsPanel
-from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
+from app.gui.report_dialog import (
+    CURRENT,
+    NO_BASELINE,
+    ReportDialog,
+    ReportRequest,
+    ReportWriter,
+)
 from app.gui.results_table import ResultsTable
 from app.gui.run_controller import RunController
 from app.gui.theme import apply_theme

@@ -14,7 +14,14 @@ from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPageSize, QPainter, QP
 
 from app.report import charts
 from app.report.charts import paint_chart, preferred_aspect
-from app.report.model import BarChart, ChartData, Histogram, LineChart, Series, StackedBars
+from app.report.model import (
+    BarChart,
+    ChartData,
+    Histogram,
+    LineChart,
+    Series,
+    StackedBars,
+)
 from app.report.style import MARKED, PALETTE
 
 NAMES = ["AES-256-GCM (cryptography)", "ChaCha20-Poly1305", "ML-KEM-768 + AES-256-GCM hybrid", "RSA-2048 OAEP"]

@@ -204,10 +204,14 @@ def test_scaling_and_histogram_charts(report: Report, hand_run: RunResult) -> No
 
 def test_loopback_breakdown(report: Report, hand_run: RunResult) -> None:
     loop = section(report, "Loopback breakdown")
-    (bars,) = charts(loop, StackedBars)
-    assert list(bars.parts) == ["compute", "receiver", "network"]
+    bars, shares = charts(loop, StackedBars)
+    assert list(bars.parts) == list(shares.parts) == ["compute", "receiver", "network"]
     for part in bars.parts:
         assert bars.parts[part] == [med(hand_run, SESSION, 18, part)]
+    total = sum(med(hand_run, SESSION, 18, part) for part in bars.parts)
+    assert shares.unit == "%"
+    for part in shares.parts:
+        assert shares.parts[part] == pytest.approx([100 * med(hand_run, SESSION, 18, part) / total])
     table = next(b for b in loop.blocks if isinstance(b, Table))
     row = table.rows[0]
     session = find_job(hand_run, SESSION, 18)

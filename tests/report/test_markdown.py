@@ -7,7 +7,16 @@ import numpy as np
 from app.core.results import RunResult
 from app.report.content import build_report
 from app.report.markdown import render_markdown
-from app.report.model import BarChart, Chart, Histogram, Paragraph, Report, Section, StackedBars, Table
+from app.report.model import (
+    BarChart,
+    Chart,
+    Histogram,
+    Paragraph,
+    Report,
+    Section,
+    StackedBars,
+    Table,
+)
 from app.report.units import format_seconds
 from tests.report.conftest import FAILED_ERROR, find_job
 
