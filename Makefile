@@ -26,6 +26,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_ops_overhead.py
 	-$(PY) benchmarks/bench_loopback_rtt.py
 	-$(PY) benchmarks/bench_gui.py
+	-$(PY) benchmarks/bench_report.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
