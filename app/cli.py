@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from app import __version__
+from app.report.units import format_rate, format_seconds
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -132,24 +133,6 @@ def _open_store(path: Path | None) -> Any:
         return Store(path)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
-
-
-def _bytes_per_s(value: float | None) -> str:
-    if not value:
-        return "-"
-    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.3g} B/s"
 
 
 def _write_export(path: Path, text: str) -> None:
@@ -393,12 +376,12 @@ def _print_summary(console: Any, run: Any) -> None:
             console.print(f"    [red]{escape(job.error)}[/]")
         for name, metric in job.metrics.items():
             s = metric.stats
-            ci = f"[{_seconds(s.ci95[0])}, {_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
+            ci = f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
             cv = f"{100 * s.cv:.1f}%" if s.cv is not None else "-"
-            line = (f"    {name:<18} {_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
+            line = (f"    {name:<18} {format_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
                     + (f"×{metric.batch}" if metric.batch > 1 else ""))
             if metric.throughput_bytes_per_s:
-                line += f"  {_bytes_per_s(metric.throughput_bytes_per_s)}"
+                line += f"  {format_rate(metric.throughput_bytes_per_s)}"
             console.print(line)
         for warning in job.warnings:
             console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(warning.message)} "
@@ -428,8 +411,9 @@ def _print_table(console: Any, run: Any) -> None:
         rtt = job.metrics.get("rtt")
         table.add_row(
             escape(job.label), str(job.message_size), f"{seal}/{reverse}" if reverse else (seal or "-"),
-            _seconds(forward.stats.median) if forward else "-", _seconds(back.stats.median) if back else "-",
-            _seconds(rtt.stats.median) if rtt else "-",
+            format_seconds(forward.stats.median) if forward else "-",
+            format_seconds(back.stats.median) if back else "-",
+            format_seconds(rtt.stats.median) if rtt else "-",
             "ok" if job.status == "ok" else f"[red]{job.status}[/]")
     console.print()
     console.print(table)

@@ -397,7 +397,8 @@ def _make_log_axis(ctx: _Ctx, vmin: float, vmax: float, unit: str, label: str, l
     majors = set(axis.ticks)
     decades = math.log(hi / lo, base)
     if base == 10 and length / decades >= ctx.pt(28):
-        axis.minor = [m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10) if lo <= (m := k * _power(10, e)) <= hi]
+        axis.minor = [m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10)
+                      if lo <= (m := k * _power(10, e)) <= hi]
     elif base == 2:
         axis.minor = [t for t in log_ticks(lo, hi, base=2) if t not in majors]
     return axis
