@@ -38,7 +38,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
-from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
+from app.core.schemes.base import OPEN_METRIC, Family
+from app.report.findings import primary_metric  # one rule for the table and the reports
 from app.report.units import format_bytes, format_rate, format_seconds
 
 __all__ = [
@@ -132,20 +133,6 @@ _WARNING_TEXT = QColor(196, 110, 0)
 
 def _exact_bytes(value: float) -> str:
     return f"{int(value):,} bytes".replace(",", "\u202f")  # narrow no-break space as thousands separator
-
-
-def primary_metric(job: JobResult) -> str | None:
-    """The per-message metric a row shows: "compute" for sessions, the seal metric for operations.
-
-    Named even when the job has no such metric (a failed job), so the column says what is
-    missing; a job of an unknown family falls back to its first metric.
-    """
-    if job.mode in _SESSION_MODES:
-        return "compute"
-    try:
-        return SEAL_METRIC[Family(job.family)]
-    except (ValueError, KeyError):
-        return next(iter(job.metrics), None)
 
 
 def _companion_metrics(job: JobResult) -> tuple[str, ...]:

@@ -51,8 +51,8 @@ KEYGEN_TOTAL_FAMILIES = frozenset({
 def primary_metric(job: JobResult) -> str | None:
     """The per-message metric of a job: "compute" for sessions, the seal metric otherwise.
 
-    Same rule as the results table in the GUI (re-implemented here so reports stay
-    Qt-free); named even when the job has no metrics, so a table can say what is missing.
+    The one rule, shared with the GUI's results table; named even when the job has no
+    metrics, so a table can say what is missing.
     """
     if job.mode in SESSION_MODES:
         return "compute"
