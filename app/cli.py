@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
+    p.add_argument("--reduced", action="store_true",
+                   help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
+                        "(the numbers are not for comparison)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--per-sample", action="store_true",
                    help="also print each sample's computation and communication delay (session jobs)")
@@ -198,6 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from app.core.profile import (
         ProfileError,
         load_profile,
+        reduced,
         resolve_jobs,
         with_mode,
         with_samples,
@@ -209,6 +213,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--token-file is for --remote runs")
     try:
         profile = load_profile(args.profile)
+        if args.reduced:
+            profile = reduced(profile)
         if args.samples is not None:
             profile = with_samples(profile, args.samples)
         if remote is not None:

@@ -147,7 +147,7 @@ def test_ecdh_vs_elgamal_preset_reduced(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["run", "ecdh-vs-elgamal", "--samples", "3", "--no-store", "--quiet", "--per-sample",
                  "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert printed.count("Sample 3/3 | Comp Delay ") == 4 and printed.count("Average: Comp Delay") == 4
+    assert printed.count("Sample 3/3 | Comp Delay ") == 5 and printed.count("Average: Comp Delay") == 5
     jobs = json.loads(out.read_text())["jobs"]
     assert {job["mode"] for job in jobs} == {"loopback"}
     for job in jobs:

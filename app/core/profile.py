@@ -63,6 +63,8 @@ class JobSpec(BaseModel):
     keygen_samples: int = Field(default=10, ge=1, le=10_000)
     pause_ms: float = Field(default=0.0, ge=0, le=60_000)
     tamper: int = Field(default=5, ge=0, le=10_000)
+    #: Sessions only: False leaves Nagle's algorithm on at both ends (E1 compares both).
+    tcp_nodelay: bool = True
     label: str | None = None
 
     @field_validator("message_sizes")
@@ -83,6 +85,9 @@ class Profile(BaseModel):
     format_version: int = Field(default=FORMAT_VERSION, ge=1)
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
+    #: A published experiment this profile reproduces ("E1".."E4"): its report then
+    #: sets the published figures beside the measured ones (resources/experiments/).
+    experiment: str | None = Field(default=None, pattern=r"^E[0-9]+$")
     jobs: list[JobSpec] = Field(min_length=1, max_length=10_000)
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,6 +111,7 @@ class ResolvedJob:
     tamper: int
     label: str
     family: Family
+    tcp_nodelay: bool = True
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -247,6 +253,8 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
             scheme = spec.create(backend, job.params)
         except ValueError as exc:
             raise fail("params", str(exc)) from None
+        if not job.tcp_nodelay and job.mode not in SESSION_MODES:
+            raise fail("tcp_nodelay", "applies to loopback and remote jobs only (operations jobs use no socket)")
         if job.mode == "remote" and not has_remote:
             raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
                                "and run with --remote HOST:PORT --token-file FILE")
@@ -279,18 +287,19 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                            f"a {_human(size)} message needs about {_human(needed)} of memory "
                            f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available")
         params = dict(info.params)
-        key = (job.scheme, backend, json.dumps(params, sort_keys=True), job.mode)
+        key = (job.scheme, backend, json.dumps(params, sort_keys=True), job.mode, job.tcp_nodelay)
         for size in sizes:
             if (key, size) in seen:
                 raise ProfileError(
-                    f"repeats jobs[{seen[(key, size)]}]: same scheme, backend, parameters, mode and "
-                    f"message size {size}", source=source, field=where)
+                    f"repeats jobs[{seen[(key, size)]}]: same scheme, backend, parameters, mode, "
+                    f"transport and message size {size}", source=source, field=where)
             seen[(key, size)] = index
         resolved.append(ResolvedJob(
             index=index, scheme=job.scheme, backend=backend, params=params, mode=job.mode,
             message_sizes=sizes, samples=job.samples, warmup=job.warmup,
             keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
-            label=job.label or f"{info.label} [{backend}]", family=info.family,
+            label=job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)"),
+            family=info.family, tcp_nodelay=job.tcp_nodelay,
         ))
     return resolved
 
@@ -307,6 +316,31 @@ def with_samples(profile: Profile, samples: int) -> Profile:
     if samples < 1:
         raise ProfileError(f"must be at least 1 (got {samples})", field="--samples")
     return profile.model_copy(update={"jobs": [job.model_copy(update={"samples": samples}) for job in profile.jobs]})
+
+
+#: A reduced run keeps messages up to this size (and at most REDUCED_SIZES of them per job).
+REDUCED_MAX_SIZE = 64 * 1024
+REDUCED_SIZES = 3
+
+
+def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3) -> Profile:
+    """The same jobs on a tiny budget: a few samples, little warm-up, no pause, messages up to
+    `max_size` (the smallest, middle and largest of those; the smallest size when all are
+    larger). Runs every preset end to end through the same code in seconds, for CI and for
+    `cryptobench run NAME --reduced`; its numbers are not for comparison, and the profile's
+    name says so."""
+    jobs = []
+    for job in profile.jobs:
+        sizes = job.message_sizes
+        if sizes is not None:
+            kept = sorted(size for size in sizes if size <= max_size) or [min(sizes)]
+            if len(kept) > REDUCED_SIZES:
+                kept = [kept[0], kept[len(kept) // 2], kept[-1]]
+            sizes = kept
+        jobs.append(job.model_copy(update={
+            "message_sizes": sizes, "samples": min(job.samples, samples), "warmup": min(job.warmup, 1),
+            "keygen_samples": min(job.keygen_samples, 2), "pause_ms": 0.0, "tamper": min(job.tamper, 1)}))
+    return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
 
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1 << 20, "mb": 1_000_000,

@@ -107,6 +107,8 @@ class JobResult:
     notes: list[str] = field(default_factory=list)
     started: str | None = None
     finished: str | None = None
+    #: Sessions: whether TCP_NODELAY was set (False: Nagle's algorithm on). None: no socket.
+    tcp_nodelay: bool | None = None
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:
         return {
@@ -132,6 +134,7 @@ class JobResult:
             "notes": list(self.notes),
             "started": self.started,
             "finished": self.finished,
+            "tcp_nodelay": self.tcp_nodelay,
         }
 
     @classmethod
@@ -147,7 +150,7 @@ class JobResult:
             memory=dict(data.get("memory", {})), validation=dict(data.get("validation", {})),
             warnings=[StabilityWarning.from_dict(w) for w in data.get("warnings", [])],
             security=dict(data.get("security", {})), notes=list(data.get("notes", [])),
-            started=data.get("started"), finished=data.get("finished"),
+            started=data.get("started"), finished=data.get("finished"), tcp_nodelay=data.get("tcp_nodelay"),
         )
 
 

@@ -195,6 +195,7 @@ class Runner:
         result = JobResult(
             id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
             label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
+            tcp_nodelay=job.tcp_nodelay if job.mode != "operations" else None,
         )
         try:
             info = registry.create(job.scheme, job.backend, job.params).info
@@ -203,6 +204,8 @@ class Runner:
         result.security = {"classical_bits": info.security.classical_bits,
                            "pq_category": info.security.pq_category, "insecure": info.insecure}
         result.notes = list(info.notes)
+        if result.tcp_nodelay is False:
+            result.notes.append("TCP_NODELAY off at both ends: Nagle's algorithm may hold back small writes")
         return result
 
 
@@ -247,7 +250,7 @@ class _ChildSupervisor:
         return SessionPlan(job_index=self.base, scheme=job.scheme, backend=job.backend, params=dict(job.params),
                            message_sizes=list(job.message_sizes), samples=job.samples, warmup=job.warmup,
                            keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
-                           host=host, port=port, token=token)
+                           host=host, port=port, token=token, tcp_nodelay=job.tcp_nodelay)
 
     def execute(self) -> list[JobResult]:
         job = self.job

@@ -336,12 +336,14 @@ def send_error(sock: socket.socket, reason: str) -> None:
         pass
 
 
-def tune(sock: socket.socket) -> None:
+def tune(sock: socket.socket, nodelay: bool = True) -> None:
     """TCP_NODELAY: a small frame leaves at once instead of waiting for Nagle's timer
-    (the difference between ~0.05 ms and ~40 ms per round trip on loopback).
+    (the difference between ~0.05 ms and ~40 ms per round trip on loopback when a
+    message leaves in more than one write). `nodelay=False` turns Nagle back on, for
+    jobs that measure what a default socket does (experiment E1's client).
     Other socket families (a Unix socketpair in tests) have no Nagle to turn off."""
     if sock.family in (socket.AF_INET, socket.AF_INET6):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1 if nodelay else 0)
 
 
 def frame_limit(message_size: int, overhead: int) -> int:

@@ -21,6 +21,7 @@ import numpy as np
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.stats import StabilityWarning, WarningCode
+from app.report.experiments import experiment_sections
 from app.report.findings import (
     PUBLIC_KEY_FAMILIES,
     SESSION_MODES,
@@ -55,7 +56,8 @@ from app.report.units import format_bytes, format_rate, format_seconds
 
 __all__ = ["SECTION_TITLES", "build_report", "primary_metric"]
 
-#: Level-1 section titles in report order (optional ones are left out when empty).
+#: Level-1 section titles in report order (optional ones are left out when empty). A
+#: run of an experiment preset gets "Experiment E<n>: <title>" after the summary.
 SECTION_TITLES = (
     "Summary of findings", "Environment", "Method", "Results by family", "Loopback breakdown",
     "Cost against security level", "Warnings", "Comparison with baseline", "Appendix: full statistics",
@@ -66,7 +68,9 @@ _MISSING = "-"
 def build_report(run: RunResult, baseline: RunResult | None = None) -> Report:
     """The whole report for `run`; with `baseline`, a comparison section is added."""
     match = match_baseline(run, baseline) if baseline is not None else None
-    sections = [_summary(run, match, baseline), _environment(run), _method(run)]
+    sections = [_summary(run, match, baseline)]
+    sections += experiment_sections(run)
+    sections += [_environment(run), _method(run)]
     sections += _results_by_family(run)
     sections += _loopback(run)
     sections += _cost_vs_security(run)

@@ -44,6 +44,8 @@ class JobDescription(BaseModel):
     backend: StrictStr = Field(min_length=1, max_length=100)
     params: dict[StrictStr, StrictInt | StrictStr | StrictBool] = Field(default_factory=dict, max_length=32)
     message_sizes: list[StrictInt] = Field(min_length=1, max_length=256)
+    #: False: the receiver turns Nagle's algorithm back on for this connection.
+    tcp_nodelay: StrictBool = True
 
     def encode(self) -> bytes:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True).encode("utf-8")

@@ -109,6 +109,8 @@ class ReceiverSession:
         body = reader.expect(FrameType.JOB)
         job, scheme, capacity = parse_job(body, self.limits.max_message)
         self.job, self.scheme = job, scheme
+        if not job.tcp_nodelay:
+            tune(self.sock, nodelay=False)
         send_frame(self.sock, FrameType.JOB_OK, [json.dumps({"capacity": capacity}).encode()])
         self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
         return FrameReader(self.sock, capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate)

@@ -76,6 +76,8 @@ class SessionPlan:
     port: int
     token: bytes = field(repr=False)
     connect_timeout: float = 10.0
+    #: False: Nagle's algorithm stays on at both ends (the receiver learns it from the job).
+    tcp_nodelay: bool = True
     #: Longest wait for one acknowledgement: a chunked ElGamal-4096 open of a large
     #: message takes minutes; cancel, not this timeout, is the user's way out.
     reply_timeout: float = 600.0
@@ -148,7 +150,7 @@ class SenderSession:
         self.reader.idle_timeout = self.plan.connect_timeout
         self._request(FrameType.HELLO, [self.plan.token], FrameType.WELCOME)
         job = JobDescription(scheme=self.plan.scheme, backend=self.plan.backend, params=self.plan.params,
-                             message_sizes=self.plan.message_sizes)
+                             message_sizes=self.plan.message_sizes, tcp_nodelay=self.plan.tcp_nodelay)
         decode_json(self._request(FrameType.JOB, [job.encode()], FrameType.JOB_OK), "JOB_OK")
         self.reader.idle_timeout = self.plan.reply_timeout
 
@@ -332,14 +334,14 @@ class SenderSession:
                 gc.enable()
 
 
-def connect(host: str, port: int, timeout: float) -> socket.socket:
+def connect(host: str, port: int, timeout: float, nodelay: bool = True) -> socket.socket:
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
     except (socket.timeout, TimeoutError):
         raise WireError(f"no answer from {host}:{port} within {timeout:g} s") from None
     except OSError as exc:
         raise WireError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
-    tune(sock)
+    tune(sock, nodelay)
     return sock
 
 
@@ -350,7 +352,7 @@ def sender_main(conn: Any, plan: SessionPlan) -> None:
 
     steady_state_allocator()
     try:
-        with connect(plan.host, plan.port, plan.connect_timeout) as sock:
+        with connect(plan.host, plan.port, plan.connect_timeout, plan.tcp_nodelay) as sock:
             SenderSession(sock, plan, emit).run()
     except (WireError, SessionFailed, SchemeError) as exc:
         _report(conn, str(exc) if isinstance(exc, WireError) else f"{type(exc).__name__}: {exc}")
