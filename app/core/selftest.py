@@ -1012,6 +1012,17 @@ TOY_DH_PUBLIC = (8, 19)  # (g^a, g^b)
 TOY_DH_SHARED = 2
 TOY_ELGAMAL = (10, 3, (10, 14))  # (message, ephemeral k, ciphertext (c1, c2))
 
+# --------------------------------------------------------------------------------------
+# Vectors: textbook RSA with Python integers (the rsa-textbook scheme, E3). The worked
+# example of the RSA paper itself: R. L. Rivest, A. Shamir, L. Adleman, "A Method for
+# Obtaining Digital Signatures and Public-Key Cryptosystems", CACM 21(2), 1978, section
+# VIII: p = 47, q = 59, n = 2773, e = 17, d = 157, and the first block of "ITS ALL GREEK
+# TO ME", M = 920, enciphers to C = 920^17 = 948 (mod 2773).
+# --------------------------------------------------------------------------------------
+
+RSA_PAPER_KEY = (47, 59, 17, 157)  # (p, q, e, d)
+RSA_PAPER_BLOCK = (920, 948)  # (M, C)
+
 
 # ======================================================================================
 # Checks: AES-GCM (GCM specification test cases; SP 800-38D)
@@ -2200,3 +2211,38 @@ def _check_elgamal_python() -> None:
         c2 * pow(pow(c1, b, p), -1, p) % p != message,
         "ElGamal decryption with the wrong private key recovered the message",
     )
+
+
+# ======================================================================================
+# Checks: textbook RSA with Python integers
+# ======================================================================================
+
+
+@_register(
+    "Textbook RSA with pow(), with and without CRT, RSA paper example",
+    PYTHON,
+    KAT,
+    "Rivest, Shamir, Adleman, CACM 21(2) 1978, section VIII (n = 47 * 59, e = 17, M = 920)",
+)
+def _check_rsa_textbook_python() -> None:
+    p, q, e, d = RSA_PAPER_KEY
+    message, expected = RSA_PAPER_BLOCK
+    n = p * q
+    _expect_equal("e * d mod (p - 1)(q - 1)", e * d % ((p - 1) * (q - 1)), 1)
+    ciphertext = pow(message, e, n)
+    _expect_equal("M^e mod n", ciphertext, expected)
+    _expect_equal("C^d mod n (decryption without CRT, as in E3)", pow(ciphertext, d, n), message)
+    # The CRT decryption the scheme uses by default (Garner's recombination) must give
+    # the same answer as the plain one for every ciphertext of the toy key, and also
+    # with e = 65537, the exponent the scheme fixes.
+    for exponent in (e, 65537):
+        private = pow(exponent, -1, (p - 1) * (q - 1))
+        dp, dq, qinv = private % (p - 1), private % (q - 1), pow(q, -1, p)
+        for c in range(n):
+            m1, m2 = pow(c, dp, p), pow(c, dq, q)
+            with_crt = m2 + (qinv * (m1 - m2) % p) * q
+            plain = pow(c, private, n)
+            if with_crt != plain or pow(plain, exponent, n) != c:
+                raise SelftestMismatch(
+                    f"e = {exponent}, C = {c}: CRT decryption {with_crt}, plain decryption {plain}"
+                )

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from app.core.profile import (
     DEFAULT_MESSAGE_SIZES,
+    SESSION_MODES,
     JobSpec,
     Profile,
     ProfileError,
@@ -102,6 +103,9 @@ class ConfigPanel(QWidget):
         self._valid = False
         self._reason = ""
         self._common_touched: set[str] = set()
+        #: Profile fields without a widget, kept from the profile last shown.
+        self._description: str = ""
+        self._experiment: str | None = None
         self._loading = True  # no validation while the widgets are being made
         self._build()
         self._loading = False
@@ -415,8 +419,12 @@ class ConfigPanel(QWidget):
 
     # --- profile <-> panel ----------------------------------------------------------
 
-    def profile(self, name: str = "untitled", description: str = "") -> Profile:
-        """The profile the panel shows (ProfileError naming the field when it cannot be built)."""
+    def profile(self, name: str = "untitled", description: str | None = None) -> Profile:
+        """The profile the panel shows (ProfileError naming the field when it cannot be built).
+
+        The description and the experiment a loaded preset reproduces have no widget;
+        they are kept from `set_profile`, so running or saving E3 still reports as E3.
+        """
         try:
             sizes = self.message_sizes()
         except ValueError as exc:
@@ -436,16 +444,23 @@ class ConfigPanel(QWidget):
                     else value
             if entry.overrides.get("label"):
                 job["label"] = entry.overrides["label"]
+            if entry.overrides.get("tcp_nodelay") is False and job["mode"] in SESSION_MODES:
+                job["tcp_nodelay"] = False
             if spec.scheme_id and spec.create(entry.backend, entry.params).info.fixed_message_size is not None:
                 job.pop("message_sizes")  # a KDF's input size is its secret_size parameter
             jobs.append(job)
         if not jobs:
             raise ProfileError("select at least one scheme", field="schemes")
-        return parse_profile({"name": name, "description": description, "jobs": jobs})
+        data: dict[str, Any] = {"name": name, "description": self._description if description is None
+                                else description, "jobs": jobs}
+        if self._experiment:
+            data["experiment"] = self._experiment
+        return parse_profile(data)
 
     def set_profile(self, profile: Profile) -> None:
         """Show a profile: one checked row per job (variants created as needed)."""
         self._loading = True
+        self._description, self._experiment = profile.description, profile.experiment
         try:
             for item in self.rows():
                 item.setCheckState(0, Qt.CheckState.Unchecked)
@@ -475,7 +490,8 @@ class ConfigPanel(QWidget):
         backend = job.backend or spec.backends[0]
         params = spec.resolve_params(backend, job.params)
         overrides = {key: getattr(job, key) for key in
-                     ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label")}
+                     ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
+                      "tcp_nodelay")}
         entry = JobEntry(job.scheme, backend, params, overrides)
         rows = [item for item in self.rows() if item.data(0, _JOB_ROLE).scheme == job.scheme]
         free = next((item for item in rows if id(item) not in used), None)
@@ -489,6 +505,7 @@ class ConfigPanel(QWidget):
     def reset(self) -> None:
         """Nothing selected, default settings (File > New)."""
         self._loading = True
+        self._description, self._experiment = "", None
         try:
             for item in self.rows():
                 entry: JobEntry = item.data(0, _JOB_ROLE)

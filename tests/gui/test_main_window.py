@@ -219,3 +219,24 @@ def test_export_report_failure_is_a_dialog_not_a_traceback(window: MainWindow, t
     assert window.last_error is not None
     title, message, _ = window.last_error
     assert title == "Cannot write the report" and str(blocker / "r.pdf") in message
+
+
+@pytest.mark.parametrize("name", ["ecdh-vs-elgamal", "cnsa-suite", "rsa-vs-elgamal", "rsa-kem-vs-ecies",
+                                  "post-quantum", "aead-shootout", "backends"])
+def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str) -> None:
+    """What the window runs for a preset is the preset: same jobs, the experiment it
+    reproduces (so the report has its section) and the Nagle-on job of E1."""
+    from app.core.profile import resolve_jobs
+
+    assert name in [action.text() for action in window.presets_menu.actions()]
+    window.open_preset(name)
+    shown, preset = window.panel.profile(window.profile_name), load_profile(name)
+    assert shown.experiment == preset.experiment and shown.description == preset.description
+
+    def jobs(profile: Any) -> list[dict[str, Any]]:
+        return sorted((vars(job) | {"index": 0} for job in resolve_jobs(profile)), key=repr)
+
+    assert jobs(shown) == jobs(preset)
+    window.new_profile()
+    window.panel.set_checked("sha256")
+    assert window.panel.profile("fresh").experiment is None  # a new profile reproduces nothing

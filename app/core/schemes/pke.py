@@ -1,4 +1,4 @@
-"""Public-key encryption: ElGamal and RSA-OAEP, one block per message or chunked.
+"""Public-key encryption: ElGamal, RSA-OAEP and textbook RSA, one block per message or chunked.
 
 A message longer than one block is refused unless the job asks for chunked mode;
 chunked payloads are a sequence of fixed-size ciphertext blocks, and the scheme's
@@ -11,11 +11,13 @@ import abc
 import math
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from Crypto.Cipher import PKCS1_OAEP
 from Crypto.Hash import SHA256 as PycryptodomeSHA256
 from Crypto.PublicKey import RSA as PycryptodomeRSA
+from Crypto.Math.Numbers import Integer
+from Crypto.Math.Primality import generate_probable_prime
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
@@ -240,6 +242,111 @@ class ElGamal(BlockCipher):
         return encoded[1:]
 
 
+class TextbookRsaKey(NamedTuple):
+    """A textbook RSA private key, with the CRT values precomputed at key generation."""
+
+    n: int
+    d: int
+    p: int
+    q: int
+    dp: int  # d mod (p - 1)
+    dq: int  # d mod (q - 1)
+    qinv: int  # q^-1 mod p
+
+
+class TextbookRsa(BlockCipher):
+    """Textbook RSA (no padding) with CPython integers: for reproducing E3 only.
+
+    E3 compared RSA and ElGamal across key sizes with a C++/NTL implementation of
+    textbook RSA that decrypted without the CRT speed-up; `crt=False` reproduces that
+    decryption (m = c^d mod n), `crt=True` decrypts as every real library does
+    (about 3 times faster here). Without padding the scheme is deterministic (equal
+    plaintexts give equal ciphertexts) and malleable (c * r^e decrypts to m * r), so
+    it is declared unauthenticated and insecure at every size.
+
+    A block m is encoded like ElGamal's: the integer of b"\x01" + block, so leading
+    zero bytes survive. The public exponent is fixed at 65537, so the public key is
+    just n, as exactly bits/8 big-endian bytes.
+    """
+
+    E = 65537
+
+    def __init__(self, bits: int, crt: bool) -> None:
+        if bits % 16:
+            raise ValueError(f"textbook RSA needs a modulus size divisible by 16, got {bits}")
+        self.bits = bits
+        self.crt = crt
+        self.ciphertext_len = bits // 8
+        # With the 0x01 marker a block of k - 2 bytes (k = bits / 8) encodes to an
+        # integer below 2^(8(k - 2) + 1) = 2^(bits - 15), far below n >= 2^(bits - 1)
+        # (load_public and generate insist on the top bit). k - 1 bytes would still fit
+        # (below 2^(bits - 7)); the spare byte keeps the limit the one E3 is specified with.
+        self.max_plaintext = self.ciphertext_len - 2
+
+    def generate(self) -> tuple[Any, bytes]:
+        half = self.bits // 2
+        # Primes above sqrt(2) * 2^(half - 1) make n exactly `bits` bits long, and the
+        # filter rejects a candidate before its primality test, as pycryptodome's own
+        # RSA.generate does: 4x faster at 3072 bits than retrying whole key pairs.
+        lower = math.isqrt(2 << (2 * half - 2)) + 1
+
+        def suitable(candidate: Integer) -> bool:
+            return int(candidate) >= lower and math.gcd(int(candidate) - 1, self.E) == 1
+
+        while True:
+            p = int(generate_probable_prime(exact_bits=half, prime_filter=suitable))
+            q = int(generate_probable_prime(exact_bits=half, prime_filter=suitable))
+            n = p * q
+            phi = (p - 1) * (q - 1)
+            if p != q and n.bit_length() == self.bits:
+                break
+        # d from phi (not lcm(p - 1, q - 1)), as in the textbook and E3: it is the
+        # full-size exponent the non-CRT decryption then pays for.
+        d = pow(self.E, -1, phi)
+        key = TextbookRsaKey(n=n, d=d, p=p, q=q, dp=d % (p - 1), dq=d % (q - 1), qinv=pow(q, -1, p))
+        return key, n.to_bytes(self.ciphertext_len, "big")
+
+    def load_public(self, public: bytes) -> Any:
+        if len(public) != self.ciphertext_len:
+            raise PayloadFormatError(
+                f"textbook RSA public key must be {self.ciphertext_len} bytes, got {len(public)}")
+        n = int.from_bytes(public, "big")
+        # The top bit guarantees that every encoded block is below n; an even n is no
+        # product of two odd primes (and would make pow() with it meaningless here).
+        if n.bit_length() != self.bits or not n & 1:
+            raise PayloadFormatError(f"textbook RSA modulus must be an odd {self.bits}-bit integer")
+        return n
+
+    def encrypt(self, public: Any, block: bytes) -> bytes:
+        if len(block) > self.max_plaintext:
+            raise MessageTooLongError(
+                f"textbook RSA block of {len(block)} bytes exceeds {self.max_plaintext} bytes")
+        m = int.from_bytes(b"\x01" + block, "big")
+        c = pow(m, self.E, public)
+        return c.to_bytes(self.ciphertext_len, "big")
+
+    def decrypt(self, private: Any, block: Buffer) -> bytes:
+        key: TextbookRsaKey = private
+        if len(block) != self.ciphertext_len:
+            raise PayloadFormatError("textbook RSA ciphertext has the wrong length")
+        c = int.from_bytes(block, "big")
+        if c >= key.n:
+            raise PayloadFormatError("textbook RSA ciphertext is not below the modulus")
+        if self.crt:
+            # Garner's recombination: two half-size exponentiations instead of one full one.
+            m1 = pow(c, key.dp, key.p)
+            m2 = pow(c, key.dq, key.q)
+            m = m2 + (key.qinv * (m1 - m2) % key.p) * key.q
+        else:
+            m = pow(c, key.d, key.n)
+        encoded = m.to_bytes((m.bit_length() + 7) // 8, "big")
+        # Only a tampered or foreign ciphertext decodes to something encrypt() never
+        # produces: no marker, or more bytes than one block holds.
+        if not encoded or encoded[0] != 0x01 or len(encoded) > self.max_plaintext + 1:
+            raise PayloadFormatError("textbook RSA plaintext does not carry the block marker")
+        return encoded[1:]
+
+
 class _PkeSender(Sender):
     def __init__(self, scheme: PkeScheme) -> None:
         self._scheme = scheme
@@ -284,12 +391,20 @@ class _PkeReceiver(Receiver):
 
 
 class PkeScheme(Scheme):
+    """A BlockCipher as a scheme, labelled f"{name}-{bits}{variant}" (+ " (chunked)").
+
+    `variant` distinguishes parameter sets of one size that a table must not merge
+    (textbook RSA with and without CRT); `always_insecure` marks a construction that
+    no key size makes secure (no padding), whatever its factoring strength.
+    """
+
     def __init__(self, scheme_id: str, backend: str, cipher: BlockCipher, name: str, bits: int,
-                 params: Mapping[str, ParamValue], authenticated: bool, notes: tuple[str, ...]) -> None:
+                 params: Mapping[str, ParamValue], authenticated: bool, notes: tuple[str, ...], *,
+                 variant: str = "", always_insecure: bool = False) -> None:
         self.cipher = cipher
         self.chunked = bool(params.get("chunked", False))
         strength = factoring_strength(bits)
-        label = f"{name}-{bits}" + (" (chunked)" if self.chunked else "")
+        label = f"{name}-{bits}{variant}" + (" (chunked)" if self.chunked else "")
         self.info = SchemeInfo(
             scheme_id=scheme_id,
             family=Family.PUBLIC_KEY_ENCRYPTION,
@@ -297,7 +412,7 @@ class PkeScheme(Scheme):
             params=dict(params),
             label=label,
             security=Security(classical_bits=strength, pq_category=0),
-            insecure=strength < 112,
+            insecure=always_insecure or strength < 112,
             authenticated=authenticated,
             max_plaintext=None if self.chunked else cipher.max_plaintext,
             notes=notes + ((f"chunked: messages split into {cipher.max_plaintext}-byte blocks, "
@@ -335,6 +450,20 @@ def _elgamal(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
                      (f"group: {group.source}", "textbook ElGamal is malleable: no integrity, tamper check n/a"))
 
 
+
+def _rsa_textbook(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
+    bits, crt = int(params["bits"]), bool(params["crt"])
+    return PkeScheme(
+        "rsa-textbook", backend, TextbookRsa(bits, crt), "RSA", bits, params, False,
+        ("textbook RSA: no padding, deterministic and malleable; for reproducing E3 only",
+         "e = 65537; the public key is n alone, as bits/8 big-endian bytes",
+         "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), as in E3",
+         "malleable: no integrity, tamper check n/a"),
+        variant=" textbook" + ("" if crt else " (no CRT)"),
+        always_insecure=True,
+    )
+
+
 SPECS: list[SchemeSpec] = [
     SchemeSpec(
         scheme_id="elgamal",
@@ -354,5 +483,19 @@ SPECS: list[SchemeSpec] = [
         params=(ParamSpec("bits", 3072, (1024, 2048, 3072, 4096), help="modulus size; 1024 is insecure"), CHUNKED),
         factory=_rsa_oaep,
         description="RSA with OAEP padding (PKCS #1 v2.2), SHA-256.",
+    ),
+    SchemeSpec(
+        scheme_id="rsa-textbook",
+        name="RSA (textbook)",
+        family=Family.PUBLIC_KEY_ENCRYPTION,
+        backends=("python",),
+        params=(ParamSpec("bits", 2048, (512, 1024, 2048, 3072, 4096),
+                          help="modulus size; below 2048 for demonstration only"),
+                ParamSpec("crt", True, help="decrypt with the Chinese remainder theorem (as every real library "
+                                            "does); false reproduces E3's decryption"),
+                CHUNKED),
+        factory=_rsa_textbook,
+        description="Textbook RSA (no padding) with CPython integers, decryption with or without CRT: "
+                    "reproduces E3; never use it to protect data.",
     ),
 ]
