@@ -1,0 +1,208 @@
+"""E1 and E2 report sections on hand-built runs: every number traced to the samples,
+every explanation written only when the numbers support it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.core.results import JobResult, MetricResult, RunResult
+from app.report.content import build_report
+from app.report.experiments import experiment_sections
+from app.report.model import Chart, LineChart, Paragraph, Section, Table
+from app.report.units import format_seconds
+from tests.report.conftest import metric, spread_samples
+
+KIB, MIB = 1024, 1024 * 1024
+
+
+def _job(index: int, scheme: str, backend: str, params: dict[str, Any], label: str, size: int,
+         metrics: dict[str, MetricResult], *, mode: str = "operations", tcp_nodelay: bool | None = None,
+         family: str = "key-agreement", **extra: Any) -> JobResult:
+    job = JobResult(id=f"r/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
+                    family=family, mode=mode, message_size=size, status="ok", metrics=metrics,
+                    tcp_nodelay=tcp_nodelay if mode != "operations" else None,
+                    validation={"checked": 10, "failed": 0, "tamper_tried": 1, "tamper_rejected": 1},
+                    security={"classical_bits": 128, "pq_category": 0, "insecure": False})
+    for key, value in extra.items():
+        setattr(job, key, value)
+    return job
+
+
+def _session(compute: float, rtt: float, receiver: float, floor: float, handshake: float) -> dict[str, MetricResult]:
+    return {"compute": metric(spread_samples(compute)), "rtt": metric(spread_samples(rtt)),
+            "receiver": metric(spread_samples(receiver)), "network": metric(spread_samples(rtt - receiver)),
+            "floor_rtt": metric(spread_samples(floor)), "handshake": metric(spread_samples(handshake))}
+
+
+def _run(experiment: str, jobs: list[JobResult]) -> RunResult:
+    return RunResult(id="r", started="2026-11-21T10:00:00+00:00", status="finished", environment={},
+                     profile={"name": "t", "experiment": experiment}, jobs=jobs)
+
+
+def _e1(nagle_rtt: float | None = 250e-6) -> RunResult:
+    curve = {"curve": "brainpoolP256r1", "kdf": "sha256"}
+    jobs = [
+        _job(0, "ecdh", "tinyec", curve, "ECDH [tinyec]", 18, _session(60e-6, 100e-6, 60e-6, 15e-6, 30e-3),
+             mode="loopback", tcp_nodelay=True),
+        _job(1, "elgamal", "python", {"bits": 128, "chunked": True}, "ElGamal-128 (chunked) [python]", 18,
+             _session(100e-6, 80e-6, 50e-6, 15e-6, 20e-6), mode="loopback", tcp_nodelay=True,
+             family="public-key-encryption", security={"classical_bits": 24, "pq_category": 0, "insecure": True}),
+        _job(2, "elgamal", "python", {"bits": 2048}, "ElGamal-2048 [python]", 18,
+             _session(36e-3, 20e-3, 19e-3, 15e-6, 20e-3), mode="loopback", tcp_nodelay=True,
+             family="public-key-encryption"),
+        _job(3, "ecdh", "cryptography", curve, "ECDH [cryptography]", 18, _session(1.2e-6, 18e-6, 1.4e-6, 14e-6, 5e-4),
+             mode="loopback", tcp_nodelay=True),
+    ]
+    if nagle_rtt is not None:
+        jobs.append(_job(4, "ecdh", "tinyec", curve, "ECDH [tinyec] (Nagle on)", 18,
+                         _session(60e-6, nagle_rtt, 60e-6, 15e-6, 30e-3), mode="loopback", tcp_nodelay=False))
+    return _run("E1", jobs)
+
+
+def _texts(sections: list[Section]) -> str:
+    return "\n".join(b.text for s in sections for b in s.blocks if isinstance(b, Paragraph))
+
+
+def _table(sections: list[Section], title: str) -> Table:
+    return next(b for s in sections if s.title == title for b in s.blocks if isinstance(b, Table))
+
+
+def test_e1_follows_the_summary_with_its_own_sections() -> None:
+    titles = [s.title for s in build_report(_e1()).sections]
+    assert titles[:2] == ["Summary of findings",
+                          "Experiment E1: ECDH + AES-GCM versus ElGamal over a loopback client/server"]
+    assert titles[2:6] == ["Published and measured", "Per-sample delays", "Averages", "Why the figures differ"]
+    assert titles[6] == "Environment"
+
+
+def test_e1_published_table_ratios_come_from_the_samples() -> None:
+    sections = experiment_sections(_e1())
+    rows = _table(sections, "Published and measured").rows
+    compute = next(r for r in rows if "computation" in r[0])
+    comm = next(r for r in rows if "communication" in r[0])
+    assert compute[1] == "0.0171 ms" and comm[1] == "0.7513 ms"
+    assert compute[2] == format_seconds(60e-6) and compute[3] == f"{60e-6 / 0.0171e-3:.1f}×"
+    assert comm[2] == format_seconds(100e-6) and comm[3] == f"{100e-6 / 0.7513e-3:.2g}×"
+    assert "ECDH [tinyec]" in compute[4] and "(Nagle on)" not in compute[4]
+
+
+def test_e1_per_sample_charts_plot_every_sample_in_order() -> None:
+    run = _e1()
+    charts = [b.chart for s in experiment_sections(run) if s.title == "Per-sample delays" for b in s.blocks
+              if isinstance(b, Chart)]
+    assert [c.title for c in charts] == ["Computation delay per sample", "Communication delay per sample"]
+    assert all(isinstance(c, LineChart) for c in charts)
+    names = [series.name for series in charts[0].series]
+    assert names == ["ECDH [tinyec]", "ElGamal-128 (chunked) [python]"]  # the original's two schemes
+    series = charts[1].series[0]
+    assert series.ys == list(run.jobs[0].metrics["rtt"].samples)
+    assert series.xs == [float(i) for i in range(1, len(series.ys) + 1)]
+
+
+def test_e1_averages_table_has_every_session_job_and_the_published_row() -> None:
+    table = _table(experiment_sections(_e1()), "Averages")
+    assert [r[0] for r in table.rows[:-1]] == [j.label for j in _e1().jobs]
+    assert table.rows[-1][1:3] == ["0.0171 ms", "0.7513 ms"] and table.emphasis == {len(table.rows) - 1}
+    assert table.rows[2][1] == format_seconds(36e-3)
+
+
+def test_e1_nagle_sentence_follows_the_measurement() -> None:
+    slower = _texts(experiment_sections(_e1(nagle_rtt=250e-6)))
+    # network share: 250-60 = 190 µs against 100-60 = 40 µs
+    assert "4.8× slower" in slower and "measures its socket options" in slower
+    same = _texts(experiment_sections(_e1(nagle_rtt=105e-6)))
+    assert "no measurable difference" in same and "slower" not in same.split("Nagle")[1].split(".")[0]
+    missing = _texts(experiment_sections(_e1(nagle_rtt=None)))
+    assert "no client with TCP_NODELAY off" in missing
+
+
+def test_e1_fair_security_sentence_uses_the_measured_ratio() -> None:
+    text = _texts(experiment_sections(_e1()))
+    assert "24-bit classical strength" in text
+    assert f"{36e-3 / 60e-6:,.0f}× the time of ECDH + AES-GCM" in text
+
+
+def test_e1_without_session_jobs_says_so() -> None:
+    run = _run("E1", [])
+    sections = experiment_sections(run)
+    assert "not measured" in _texts(sections)
+    assert all(row[2] == "-" for row in _table(sections, "Published and measured").rows)
+
+
+# --- E2 ------------------------------------------------------------------------------------------
+
+
+def _e2(aes_small: float = 1.0e-6, aes_large: float = 120e-6, samples: int = 10) -> RunResult:
+    jobs = []
+
+    def add(scheme: str, params: dict[str, Any], size: int, family: str, **metrics: float) -> None:
+        jobs.append(_job(len(jobs), scheme, "cryptography", params, f"{scheme} {params}", size,
+                         {name: metric(spread_samples(v, n=samples)) for name, v in metrics.items()}, family=family,
+                         wire_bytes={"payload": size + 106, "overhead": 106}))
+
+    for size, (enc) in ((KIB, aes_small), (MIB, aes_large), (10 * MIB, 1.6e-3)):
+        add("aes-gcm", {"key_bits": 256}, size, "aead", encrypt=enc, decrypt=enc)
+    add("ecdsa", {"curve": "P-384"}, KIB, "signature", sign=170e-6, verify=290e-6)
+    for size, value in ((KIB, 2.4e-6), (MIB, 2e-3), (10 * MIB, 30e-3)):
+        add("sha384", {}, size, "hash", hash=value)
+    for secret, out, value in ((32, 32, 3.9e-6), (48, 64, 4.5e-6)):
+        add("hkdf", {"digest": "sha384", "secret_size": secret, "output_length": out}, secret, "kdf", derive=value)
+    return _run("E2", jobs)
+
+
+def test_e2_table_has_one_row_per_timed_operation_with_its_statistics() -> None:
+    run = _e2()
+    table = _table(experiment_sections(run), "The E2 table at 1 KiB, 1 MiB and 10 MiB")
+    assert table.columns == ["Case", "Metric", "n", "Mean", "P50", "P95", "Std. dev.", "CV"]
+    aes = [r for r in table.rows if r[0] == "AES-256-GCM, 1 KB"]
+    assert [r[1] for r in aes] == ["encrypt", "decrypt"]
+    stats = run.jobs[0].metrics["encrypt"].stats
+    assert aes[0][2:7] == ["10", format_seconds(stats.mean), format_seconds(stats.median), format_seconds(stats.p95),
+                           format_seconds(stats.std)]
+    hkdf = [r[0] for r in table.rows if r[1] == "derive"]
+    assert hkdf == [run.jobs[-2].label, run.jobs[-1].label]  # two jobs answer one figure: named by job
+
+
+def test_e2_range_figure_compares_the_spread_of_our_means() -> None:
+    rows = _table(experiment_sections(_e2()), "Published and measured").rows
+    hkdf = next(r for r in rows if r[0].startswith("HKDF"))
+    assert hkdf[1].startswith("0.000156 - 0.007289 s") and hkdf[3] == "-"
+    assert hkdf[2] == f"{format_seconds(3.9e-6)} - {format_seconds(4.5e-6)}"
+    missing = next(r for r in rows if r[0] == "RSA-3072 PSS sign, 65 B")
+    assert missing[2:] == ["-", "-", "not measured in this run"]
+
+
+def test_e2_first_call_explanation_only_when_the_trend_differs() -> None:
+    differs = _texts(experiment_sections(_e2(aes_small=1e-6, aes_large=120e-6)))
+    assert "First-call overhead at 1 KB" in differs and "2.3×" in differs
+    agrees = _texts(experiment_sections(_e2(aes_small=200e-6, aes_large=120e-6)))
+    assert "First-call overhead" not in agrees
+
+
+def test_e2_ratio_growth_sentence_needs_a_rising_ratio() -> None:
+    text = _texts(experiment_sections(_e2()))
+    assert "Ratios grow with the input" in text and "AES-256-GCM from" in text
+    assert "SHA-384 from" in text  # 2.4 µs/122 µs < 2 ms/9.6 ms < 30 ms/92 ms
+    flat = _e2(aes_small=300e-6, aes_large=100e-6)  # ratio at 1 KB above the one at 1 MB
+    assert "AES-256-GCM from" not in _texts(experiment_sections(flat))
+
+
+@pytest.mark.parametrize(("samples", "words"), [(10, "Ten trials, as published"), (200, "95 % confidence")])
+def test_e2_sample_count_paragraph(samples: int, words: str) -> None:
+    text = _texts(experiment_sections(_e2(samples=samples)))
+    assert f"took {samples} samples per operation" in text and words in text
+
+
+def test_e2_signature_size_subtracts_the_length_prefix_and_score_is_explained() -> None:
+    text = _texts(experiment_sections(_e2()))
+    assert "ECDSA-P384 signature was 104 bytes" in text and "~103 bytes" in text
+    assert "Why no \"performance score\"" in text
+
+
+def test_unknown_experiment_is_a_note_not_a_crash() -> None:
+    sections = experiment_sections(_run("E9", []))
+    assert sections[0].title == "Experiment E9" and "could not be loaded" in _texts(sections)
+    assert experiment_sections(RunResult(id="r", started="x", status="finished", environment={},
+                                         profile={"name": "t"})) == []

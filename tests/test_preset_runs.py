@@ -1,0 +1,69 @@
+"""Every preset, reduced (3 samples, messages up to 64 KiB), through the real runner and
+the real report: the same code path as a full run, small enough for CI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.core.profile import load_profile, preset_names, reduced
+from app.core.results import RunResult
+from app.core.runner import Runner
+from app.report.content import build_report
+from app.report.markdown import render_markdown
+from app.report.model import Section, Table
+from app.report.pdf import write_pdf
+
+pytestmark = pytest.mark.slow
+
+_RUNS: dict[str, RunResult] = {}
+
+
+def _run(name: str) -> RunResult:
+    """One reduced run per preset, shared by the tests below (each run takes seconds)."""
+    if name not in _RUNS:
+        _RUNS[name] = Runner(reduced(load_profile(name)), source=name).run()
+    return _RUNS[name]
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_reduced_preset_runs_every_job(name: str) -> None:
+    run = _run(name)
+    assert run.status == "finished"
+    failed = [(job.label, job.message_size, job.error) for job in run.jobs if job.status != "ok"]
+    assert not failed
+    assert all(job.validation["checked"] > 0 and job.validation["failed"] == 0 for job in run.jobs)
+
+
+def _experiment_sections(sections: list[Section]) -> list[Section]:
+    start = next(i for i, s in enumerate(sections) if s.title.startswith("Experiment "))
+    end = next(i for i, s in enumerate(sections) if i > start and s.level == 1)
+    return sections[start:end]
+
+
+@pytest.mark.parametrize(("name", "experiment"), [("ecdh-vs-elgamal", "E1"), ("cnsa-suite", "E2"),
+                                                  ("rsa-vs-elgamal", "E3"), ("rsa-kem-vs-ecies", "E4")])
+def test_experiment_report_sets_published_beside_measured(name: str, experiment: str, tmp_path: Path) -> None:
+    run = _run(name)
+    report = build_report(run)
+    titles = [s.title for s in report.sections]
+    assert titles[0] == "Summary of findings" and titles[1].startswith(f"Experiment {experiment}: ")
+    own = _experiment_sections(report.sections)
+    table = next(b for s in own if s.title == "Published and measured" for b in s.blocks if isinstance(b, Table))
+    measured = [row for row in table.rows if row[2] != "-"]
+    assert measured, "no published figure was measured by the reduced run"
+    for row in measured:
+        if row[3] != "-":
+            assert row[3].endswith("×")
+    assert len(own) >= 3  # intro, the comparison and the experiment's own sections
+    text = render_markdown(report)
+    assert f"## Experiment {experiment}" in text and "### Published and measured" in text
+    pages = write_pdf(report, tmp_path / f"{name}.pdf")
+    assert pages >= 3
+
+
+def test_presets_beyond_the_published_work_have_no_experiment_section() -> None:
+    for name in ("post-quantum", "aead-shootout", "backends"):
+        titles = [s.title for s in build_report(_run(name)).sections]
+        assert not any(t.startswith("Experiment ") for t in titles)
