@@ -129,3 +129,49 @@ def test_scheme_failure_inside_child_is_reported(monkeypatch: pytest.MonkeyPatch
     run = runner.run()
     assert run.jobs[0].status == "failed"
     assert "bogus" in (run.jobs[0].error or "")
+
+
+# --- E4 scale: large messages within memory, with progress, cancellable ----------------------
+
+BIG = 48 * 1024 * 1024
+#: Copies of a message a measuring process may hold at its peak: plaintext, sealed
+#: payload, joined payload, opened plaintext and one library temporary (measured 5.0
+#: for ECIES at 48 and 128 MiB), with half a copy of allocator slack.
+BIG_COPIES = 5.5
+
+
+def test_large_message_job_stays_within_a_few_copies_and_reports_progress() -> None:
+    progress: list[tuple[int, int, int]] = []
+    job = {"scheme": "ecies", "params": {"curve": "secp256k1"}, "samples": 3, "warmup": 0, "keygen_samples": 2,
+           "tamper": 1}
+    # The same scheme at 64 bytes in the same run is the baseline: interpreter, app and libraries.
+    profile = {"name": "big", "jobs": [job | {"message_sizes": [64]}, job | {"message_sizes": [BIG], "label": "big"}]}
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, Progress):
+            progress.append((event.job_index, event.done, event.total))
+
+    run = Runner(parse_profile(profile), on_event=on_event).run()
+    small, big = run.jobs
+    assert small.status == big.status == "ok", (small.error, big.error)
+    assert big.validation["tamper_rejected"] == big.validation["tamper_tried"] == 1
+    # Progress moves within the one large size, not only at its end.
+    assert len({done for index, done, total in progress if index == 1 and done < total}) >= 3
+    extra = big.cpu["worker"]["rss_peak_bytes"] - small.cpu["worker"]["rss_peak_bytes"]
+    assert extra < BIG_COPIES * BIG, f"the worker held {extra / BIG:.1f} copies of the message"
+
+
+def test_large_message_job_cancels_mid_size_and_leaves_no_process() -> None:
+    cancel = threading.Event()
+    workers: list[int] = []
+    profile = {"name": "big", "jobs": [{"scheme": "aes-gcm", "backend": "pycryptodome", "message_sizes": [BIG],
+                                        "samples": 200, "warmup": 0}]}
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, SampleBatch) and not cancel.is_set():
+            workers.extend(p.pid for p in _workers())
+            cancel.set()
+
+    run = Runner(parse_profile(profile), on_event=on_event, cancel=cancel).run()
+    assert workers and run.status == "cancelled" and run.jobs[0].status == "cancelled"
+    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in workers)
