@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profile import REDUCED_MAX_SIZE, load_profile, preset_names, reduced, resolve_jobs
+from app.core.profile import (
+    REDUCED_MAX_SIZE,
+    load_profile,
+    preset_names,
+    reduced,
+    resolve_jobs,
+)
 from app.report.published import UNIT_SECONDS, experiment_ids, load_experiment
 
 EXPERIMENTS_MD = Path(__file__).resolve().parents[3] / "shared" / "EXPERIMENTS.md"
@@ -123,7 +129,7 @@ def _experiments_text() -> str:
 
 
 def _section(text: str, experiment: str) -> str:
-    match = re.search(rf"^## {experiment} .*?(?=^## |\Z)", text, re.S | re.M)
+    match = re.search(rf"^## {experiment} .*?(?=^## |\Z)", text, re.DOTALL | re.MULTILINE)
     assert match, f"no section {experiment} in EXPERIMENTS.md"
     return match.group(0)
 
@@ -141,7 +147,7 @@ def test_published_figures_appear_in_experiments_md(experiment: str) -> None:
 
 def test_e3_table_matches_experiments_md_cell_by_cell() -> None:
     section = _section(_experiments_text(), "E3")
-    rows = re.findall(r"^\| (512|1024|2048) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", section, re.M)
+    rows = re.findall(r"^\| (512|1024|2048) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", section, re.MULTILINE)
     assert len(rows) == 3
     figures = {(f.match.scheme, f.match.params["bits"], f.metrics[0]): f.value
                for f in load_experiment("E3").figures}

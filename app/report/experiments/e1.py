@@ -65,9 +65,9 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
 
     compute = mean(ecdh, "compute")
     if compute is not None and comp_figure is not None:
-        words = [f"**Computation delay.** Per message, ECDH + AES-GCM costs one AES-256-GCM encryption of 18 "
-                 f"bytes: {seconds(compute)} here against the published {comp_figure.published_text()} "
-                 f"({ratio(compute, comp_figure.seconds)})."]
+        words = [(f"**Computation delay.** Per message, ECDH + AES-GCM costs one AES-256-GCM encryption of 18 "
+                  f"bytes: {seconds(compute)} here against the published {comp_figure.published_text()} "
+                  f"({ratio(compute, comp_figure.seconds)}).")]
         openssl = mean(first(find_jobs(run, "ecdh", backend="cryptography", tcp_nodelay=True)), "compute")
         if openssl is not None:
             words.append(f"tinyec does only the curve arithmetic; the AES-GCM around it is pycryptodome's, which "
@@ -84,8 +84,8 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
     rtt = mean(ecdh, "rtt")
     if rtt is not None and comm_figure is not None:
         floor, receiver = mean(ecdh, "floor_rtt"), mean(ecdh, "receiver")
-        parts = [f"**Communication delay.** Our mean round trip is {seconds(rtt)} against the published "
-                 f"{comm_figure.published_text()} ({ratio(rtt, comm_figure.seconds)})."]
+        parts = [(f"**Communication delay.** Our mean round trip is {seconds(rtt)} against the published "
+                  f"{comm_figure.published_text()} ({ratio(rtt, comm_figure.seconds)}).")]
         if floor is not None and receiver is not None:
             parts.append(f"Of it, the server's decryption takes {seconds(receiver)} and the bare loopback round "
                          f"trip of same-size frames {seconds(floor)}; what remains is each side's Python code "
@@ -114,9 +114,9 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
     weak = first(find_jobs(run, "elgamal", params={"bits": 128}))
     fair = first(find_jobs(run, "elgamal", params={"bits": 2048}))
     if compute is not None and (weak or fair):
-        words = ["**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
-                 f"({weak.security.get('classical_bits', '?') if weak else 'about 24'}-bit classical strength, "
-                 "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits."]
+        words = [("**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
+                  f"({weak.security.get('classical_bits', '?') if weak else 'about 24'}-bit classical strength, "
+                  "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits.")]
         weak_compute, fair_compute = mean(weak, "compute"), mean(fair, "compute")
         if weak_compute is not None:
             words.append(f"ElGamal-128 encrypts in {seconds(weak_compute)} per message, "

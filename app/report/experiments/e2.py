@@ -10,6 +10,7 @@ overhead in its 1 KB figures, and its composite "performance score".
 from __future__ import annotations
 
 import statistics
+from itertools import pairwise
 
 from app.core.results import JobResult, RunResult
 from app.core.schemes.signatures import LENGTH_PREFIX
@@ -113,7 +114,7 @@ def _ratio_by_size(run: RunResult, experiment: Experiment) -> Paragraph | None:
             if r is not None and figure.match.message_size is not None:
                 points.append((figure.match.message_size, r))
         points.sort()
-        if len(points) >= 2 and all(a[1] < b[1] for a, b in zip(points, points[1:])):
+        if len(points) >= 2 and all(a[1] < b[1] for a, b in pairwise(points)):
             trends.append(f"{name} from {_ratio(points[0][1])} at {format_bytes(points[0][0])} to "
                           f"{_ratio(points[-1][1])} at {format_bytes(points[-1][0])}")
     if not trends:

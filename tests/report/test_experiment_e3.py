@@ -1,0 +1,305 @@
+"""E3's sections (RSA against ElGamal) from hand-made runs: tables, charts and the
+explanations that must follow the numbers, not a script."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.core.results import JobResult, RunResult
+from app.report.experiments.e3 import sections
+from app.report.findings import ratio_text
+from app.report.markdown import render_markdown
+from app.report.model import (
+    Bullets,
+    Chart,
+    LineChart,
+    Paragraph,
+    Report,
+    Section,
+    Table,
+)
+from app.report.published import Experiment, load_experiment
+from tests.report.conftest import metric, spread_samples
+
+#: (enc, dec) in seconds per kind and key size; the 30-byte message costs 10 % more.
+#: Shaped like the published trend: without CRT RSA is slower than ElGamal, with CRT faster.
+TIMES: dict[tuple[str, int], tuple[float, float]] = {
+    ("rsa", 1024): (4e-5, 2.2e-3), ("rsa-crt", 1024): (4.1e-5, 6e-4), ("elgamal", 1024): (5.5e-4, 6.6e-4),
+    ("oaep", 1024): (3e-5, 1e-4),
+    ("rsa", 2048): (7e-5, 1.5e-2), ("rsa-crt", 2048): (7.2e-5, 4e-3), ("elgamal", 2048): (4.2e-3, 2.2e-3),
+    ("oaep", 2048): (5e-5, 5e-4),
+}
+SIZES = (12, 30)
+
+
+@pytest.fixture
+def experiment() -> Experiment:
+    return load_experiment("E3")
+
+
+def _job(index: int, kind: str, bits: int, size: int, enc: float, dec: float, status: str = "ok") -> JobResult:
+    scheme, backend, params, label = {
+        "rsa": ("rsa-textbook", "python", {"bits": bits, "crt": False}, f"RSA-{bits} textbook (no CRT) [python]"),
+        "rsa-crt": ("rsa-textbook", "python", {"bits": bits, "crt": True}, f"RSA-{bits} textbook [python]"),
+        "elgamal": ("elgamal", "python", {"bits": bits}, f"ElGamal-{bits} [python]"),
+        "oaep": ("rsa-oaep", "cryptography", {"bits": bits}, f"RSA-OAEP-{bits} [cryptography]"),
+    }[kind]
+    metrics = {"keygen": metric(spread_samples(1e-2, n=5)), "encrypt": metric(spread_samples(enc)),
+               "decrypt": metric(spread_samples(dec))} if status == "ok" else {}
+    return JobResult(id=f"e3/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
+                     family="public-key-encryption", mode="operations", message_size=size, status=status,
+                     error=None if status == "ok" else "RuntimeError: boom", metrics=metrics,
+                     wire_bytes={"payload": bits // 8, "overhead": bits // 8 - size} if status == "ok" else {})
+
+
+def _run(times: dict[tuple[str, int], tuple[float, float]] = TIMES, sizes: tuple[int, ...] = SIZES,
+         failed: set[tuple[str, int, int]] | None = None) -> RunResult:
+    jobs: list[JobResult] = []
+    for (kind, bits), (enc, dec) in times.items():
+        for size in sizes:
+            grow = 1.0 if size == sizes[0] else 1.1
+            status = "failed" if failed and (kind, bits, size) in failed else "ok"
+            jobs.append(_job(len(jobs), kind, bits, size, enc * grow, dec * grow, status))
+    return _make_run(jobs)
+
+
+def _make_run(jobs: list[JobResult]) -> RunResult:
+    profile: dict[str, Any] = {"name": "rsa-vs-elgamal", "experiment": "E3"}
+    return RunResult(id="e3-run", started="2026-11-21T10:00:00+00:00", status="finished", environment={},
+                     profile=profile, jobs=jobs)
+
+
+def _find(run: RunResult, kind: str, bits: int, size: int) -> JobResult:
+    crt = {"rsa": False, "rsa-crt": True}.get(kind)
+    scheme = {"rsa": "rsa-textbook", "rsa-crt": "rsa-textbook", "elgamal": "elgamal", "oaep": "rsa-oaep"}[kind]
+    return next(j for j in run.jobs if j.scheme == scheme and j.params["bits"] == bits and j.message_size == size
+                and j.params.get("crt") == crt)
+
+
+def _mean(job: JobResult, name: str) -> float:
+    return job.metrics[name].stats.mean
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g}"
+
+
+def _section(found: list[Section], title: str) -> Section:
+    return next(s for s in found if s.title == title)
+
+
+def _blocks(section: Section, kind: type) -> list[Any]:
+    return [b for b in section.blocks if isinstance(b, kind)]
+
+
+def _text(section: Section) -> str:
+    """Every sentence of a section: paragraphs and bullet items."""
+    parts = [b.text if isinstance(b, Paragraph) else " ".join(b.items) for b in section.blocks
+             if isinstance(b, (Paragraph, Bullets))]
+    return " ".join(parts)
+
+
+def _cell(table: Table, row: str, column: str) -> str:
+    index = table.columns.index(column)
+    return next(r[index] for r in table.rows if r[0] == row)
+
+
+def test_section_titles(experiment: Experiment) -> None:
+    found = sections(_run(), experiment)
+    assert [s.title for s in found] == [
+        "RSA-1024 and ElGamal-1024: time per message (ms)", "RSA-2048 and ElGamal-2048: time per message (ms)",
+        "Across key sizes", "Why the published trend differs"]
+    assert all(s.level == 2 for s in found)
+
+
+def test_key_table_values_are_sums_of_means(experiment: Experiment) -> None:
+    run = _run()
+    table = _blocks(_section(sections(run, experiment), "RSA-2048 and ElGamal-2048: time per message (ms)"),
+                    Table)[0]
+    assert table.columns == ["Message length", "RSA enc", "RSA dec (no CRT)", "RSA total (no CRT)", "RSA dec (CRT)",
+                             "RSA total (CRT)", "ElGamal enc", "ElGamal dec", "ElGamal total",
+                             "RSA-OAEP total (OpenSSL)"]
+    assert [r[0] for r in table.rows] == ["96 bits (12 B)", "238 bits (30 B)"]
+    plain, crt = _find(run, "rsa", 2048, 30), _find(run, "rsa-crt", 2048, 30)
+    elgamal, oaep = _find(run, "elgamal", 2048, 30), _find(run, "oaep", 2048, 30)
+    row = "238 bits (30 B)"
+    # RSA enc comes from the no-CRT job, and both RSA totals add the shown encryption.
+    assert _cell(table, row, "RSA enc") == _ms(_mean(plain, "encrypt"))
+    assert _cell(table, row, "RSA total (no CRT)") == _ms(_mean(plain, "encrypt") + _mean(plain, "decrypt"))
+    assert _cell(table, row, "RSA dec (CRT)") == _ms(_mean(crt, "decrypt"))
+    assert _cell(table, row, "RSA total (CRT)") == _ms(_mean(plain, "encrypt") + _mean(crt, "decrypt"))
+    assert _cell(table, row, "ElGamal total") == _ms(_mean(elgamal, "encrypt") + _mean(elgamal, "decrypt"))
+    assert _cell(table, row, "RSA-OAEP total (OpenSSL)") == _ms(_mean(oaep, "encrypt") + _mean(oaep, "decrypt"))
+    assert "not measured in this run" not in (table.caption or "")
+
+
+def test_missing_cells_and_absent_columns_are_named(experiment: Experiment) -> None:
+    times = {k: v for k, v in TIMES.items() if k != ("oaep", 1024)}
+    run = _run(times, failed={("elgamal", 1024, 30)})
+    table = _blocks(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"),
+                    Table)[0]
+    assert "RSA-OAEP total (OpenSSL)" not in table.columns
+    assert "Not in this run at 1024 bits: RSA-OAEP (OpenSSL)." in (table.caption or "")
+    assert _cell(table, "238 bits (30 B)", "ElGamal total") == "-"
+    assert _cell(table, "96 bits (12 B)", "ElGamal total") != "-"
+    assert "not measured in this run" in (table.caption or "")
+
+
+def test_rsa_encryption_falls_back_to_the_crt_job(experiment: Experiment) -> None:
+    times = {k: v for k, v in TIMES.items() if k[1] == 2048 and k[0] != "rsa"}
+    run = _run(times)
+    table = _blocks(sections(run, experiment)[0], Table)[0]
+    crt = _find(run, "rsa-crt", 2048, 12)
+    assert "RSA dec (no CRT)" not in table.columns
+    assert _cell(table, "96 bits (12 B)", "RSA enc") == _ms(_mean(crt, "encrypt"))
+    assert _cell(table, "96 bits (12 B)", "RSA total (CRT)") == _ms(_mean(crt, "encrypt") + _mean(crt, "decrypt"))
+
+
+def test_block_count_in_caption(experiment: Experiment) -> None:
+    run = _run()
+    _find(run, "rsa", 1024, 30).wire_bytes["payload"] = 2 * 128
+    table = _blocks(sections(run, experiment)[0], Table)[0]
+    assert "RSA blocks: 30 B in 2" in (table.caption or "")
+
+
+def test_key_chart_series_and_points(experiment: Experiment) -> None:
+    run = _run()
+    chart = _blocks(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"),
+                    Chart)[0].chart
+    assert isinstance(chart, LineChart)
+    assert chart.x_unit == "bits" and not chart.log_x and not chart.log_y
+    assert [s.name for s in chart.series] == ["RSA encryption", "RSA decryption without CRT",
+                                              "RSA decryption with CRT", "ElGamal encryption", "ElGamal decryption"]
+    decrypt = chart.series[1]
+    assert decrypt.xs == [96.0, 238.0]
+    assert decrypt.ys == [_mean(_find(run, "rsa", 1024, size), "decrypt") for size in SIZES]
+
+
+def test_across_key_sizes_chart(experiment: Experiment) -> None:
+    run = _run()
+    chart = _blocks(_section(sections(run, experiment), "Across key sizes"), Chart)[0].chart
+    assert isinstance(chart, LineChart) and chart.log_y
+    assert "96 bits (12 B)" in chart.title
+    assert [s.name for s in chart.series] == ["RSA without CRT", "RSA with CRT", "ElGamal", "RSA-OAEP (OpenSSL)"]
+    elgamal = chart.series[2]
+    assert elgamal.xs == [1024.0, 2048.0]
+    job = _find(run, "elgamal", 2048, 12)
+    assert elgamal.ys[1] == pytest.approx(_mean(job, "encrypt") + _mean(job, "decrypt"))
+
+
+def test_single_point_series_are_left_out(experiment: Experiment) -> None:
+    found = sections(_run(sizes=(12,)), experiment)
+    key_section = _section(found, "RSA-1024 and ElGamal-1024: time per message (ms)")
+    assert not _blocks(key_section, Chart)  # one message length: no line to draw
+    assert _blocks(key_section, Table)
+    assert _section(found, "Across key sizes")  # two key sizes still make a line
+
+
+def test_crt_ratio_sentence(experiment: Experiment) -> None:
+    run = _run()
+    text = _text(_section(sections(run, experiment), "Why the published trend differs"))
+    plain, crt = _find(run, "rsa", 2048, 12), _find(run, "rsa-crt", 2048, 12)
+    expected = ratio_text(_mean(plain, "decrypt") / _mean(crt, "decrypt"))
+    assert f"{expected} at 2048 bits" in text
+    assert "half-size moduli and half-size exponents" in text
+
+
+def test_crt_sentence_needs_both_decryptions(experiment: Experiment) -> None:
+    times = {k: v for k, v in TIMES.items() if k[0] != "rsa-crt"}
+    text = _text(_section(sections(_run(times), experiment), "Why the published trend differs"))
+    assert "the CRT speed-up was not measured" in text
+    assert "half-size moduli" not in text
+    assert "with CRT, RSA totals" not in text
+
+
+def test_published_conclusion_follows_the_numbers(experiment: Experiment) -> None:
+    run = _run()
+    text = _text(_section(sections(run, experiment), "Why the published trend differs"))
+    plain, elgamal = _find(run, "rsa", 2048, 12), _find(run, "elgamal", 2048, 12)
+    rsa_total = _mean(plain, "encrypt") + _mean(plain, "decrypt")
+    elgamal_total = _mean(elgamal, "encrypt") + _mean(elgamal, "decrypt")
+    assert f"without CRT, RSA totals {_ms(rsa_total)} ms against ElGamal's {_ms(elgamal_total)} ms" in text
+    assert f"ElGamal's is {ratio_text(rsa_total / elgamal_total)} lower, as published" in text
+    assert "Without CRT, as the original decrypted, ElGamal is lower at 1024 and 2048 bits." in text
+    assert "With CRT the ranking flips at 1024 and 2048 bits" in text
+    assert "unlike the published ranking" not in text
+
+
+def test_published_conclusion_flips_when_the_numbers_do(experiment: Experiment) -> None:
+    # ElGamal 100× slower: now RSA wins even without CRT, and the text must say so.
+    times = {k: (v[0] * 100, v[1] * 100) if k[0] == "elgamal" else v for k, v in TIMES.items()}
+    text = _text(_section(sections(_run(times), experiment), "Why the published trend differs"))
+    assert "unlike the published ranking" in text
+    assert "as published" not in text
+    assert "Without CRT, ElGamal is not lower at 1024 and 2048 bits." in text
+    assert "ranking flips" not in text
+
+
+def test_exponent_paragraph_compares_with_the_published_ratio(experiment: Experiment) -> None:
+    run = _run()
+    text = _text(_section(sections(run, experiment), "Why the published trend differs"))
+    ours = _mean(_find(run, "elgamal", 2048, 12), "decrypt") / _mean(_find(run, "rsa", 2048, 12), "decrypt")
+    published = 2.1511 / 15.2067
+    assert f"{ours:.2f}× here against {published:.2f}× published at 2048 bits" in text
+    # Our hand numbers keep the published proportions: no "much cheaper" claim.
+    assert "much cheaper" not in text
+
+
+def test_exponent_paragraph_when_elgamal_costs_like_rsa(experiment: Experiment) -> None:
+    # ElGamal decryption as costly as RSA's without CRT (full-length exponents): the published one was not.
+    times = {k: (v[0], TIMES[("rsa", k[1])][1]) if k[0] == "elgamal" else v for k, v in TIMES.items()}
+    text = _text(_section(sections(_run(times), experiment), "Why the published trend differs"))
+    assert "1.00× here against" in text
+    assert "much cheaper relative to its RSA decryption than ours (here the two decryptions cost about the same" \
+        in text
+    assert "shorter ElGamal exponents" in text
+
+
+def test_oaep_sentence(experiment: Experiment) -> None:
+    text = _text(_section(sections(_run(), experiment), "Why the published trend differs"))
+    assert "Textbook RSA has no padding" in text
+    assert "RSA-OAEP through OpenSSL" in text and "at 2048 bits" in text
+    no_oaep = {k: v for k, v in TIMES.items() if k[0] != "oaep"}
+    text = _text(_section(sections(_run(no_oaep), experiment), "Why the published trend differs"))
+    assert "Textbook RSA has no padding" in text
+    assert "RSA-OAEP through OpenSSL" not in text
+
+
+@pytest.mark.parametrize("jobs", [
+    [],
+    [_job(0, "elgamal", 1024, 12, 1e-3, 1e-3)],
+    [_job(0, "rsa", 512, 12, 1e-5, 1e-4)],
+    [_job(0, "oaep", 2048, 12, 1e-5, 1e-4)],
+    [_job(0, "rsa", 1024, 12, 1e-5, 1e-4, status="failed"), _job(1, "elgamal", 1024, 12, 0, 0, status="failed")],
+    [_job(0, "rsa", 1024, 999, 1e-5, 1e-4), _job(1, "rsa-crt", 1024, 999, 1e-5, 3e-5)],
+], ids=["empty", "elgamal-only", "rsa-only", "oaep-only", "all-failed", "odd-size"])
+def test_reduced_runs_do_not_raise(experiment: Experiment, jobs: list[JobResult]) -> None:
+    found = sections(_make_run(jobs), experiment)
+    assert found and all(isinstance(s, Section) for s in found)
+    render_markdown(Report("E3", "", [], found))
+
+
+def test_odd_message_size_is_labelled_in_bytes(experiment: Experiment) -> None:
+    run = _make_run([_job(0, "rsa", 1024, 999, 1e-5, 1e-4), _job(1, "rsa-crt", 1024, 999, 1e-5, 3e-5)])
+    table = _blocks(sections(run, experiment)[0], Table)[0]
+    assert [r[0] for r in table.rows] == ["999 B"]
+    assert "ElGamal" in (table.caption or "")  # named as not in this run
+
+
+def test_through_experiment_sections() -> None:
+    from app.report.experiments import experiment_sections
+
+    found = experiment_sections(_run())
+    titles = [s.title for s in found]
+    assert titles[0].startswith("Experiment E3")
+    assert "Published and measured" in titles
+    assert "Why the published trend differs" in titles
+
+
+def test_markdown_rendering(experiment: Experiment) -> None:
+    text = render_markdown(Report("E3", "", [], sections(_run(), experiment)))
+    assert "### RSA-2048 and ElGamal-2048: time per message (ms)" in text
+    assert "| Message length | RSA enc |" in text
+    assert "**Chart: Total time (encryption + decryption) against key size" in text
