@@ -244,15 +244,21 @@ def validation_findings(jobs: Iterable[JobResult]) -> list[str]:
 
 
 def insecure_findings(jobs: Iterable[JobResult]) -> list[str]:
-    """Parameter sets flagged insecure (demo sizes): their speed must not read as a recommendation."""
-    out = []
+    """Parameter sets flagged insecure (demo sizes): their speed must not read as a recommendation.
+    One finding for all of them, so a run of many toy sizes (E3) does not repeat the warning."""
+    jobs = list(jobs)
+    named = []
     for label in dict.fromkeys(j.label for j in jobs if j.security.get("insecure")):
-        job = next(j for j in jobs if j.label == label)
-        bits = job.security.get("classical_bits")
-        out.append(f"**Insecure parameters**: {label}" + (f" ({bits}-bit classical security)" if bits else "")
-                   + " is a demonstration size that offers no real protection; its timings show the cost of the "
-                     "algorithm, not of a usable configuration.")
-    return out
+        bits = next(j for j in jobs if j.label == label).security.get("classical_bits")
+        named.append(label + (f" ({bits}-bit classical security)" if bits else ""))
+    if not named:
+        return []
+    if len(named) == 1:
+        return [f"**Insecure parameters**: {named[0]} is a demonstration size that offers no real protection; its "
+                "timings show the cost of the algorithm, not of a usable configuration."]
+    return [f"**Insecure parameters**: {', '.join(named[:-1])} and {named[-1]} offer no real protection "
+            "(demonstration sizes, or no padding); their timings show the cost of the algorithm, not of a "
+            "usable configuration."]
 
 
 def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
@@ -262,7 +268,7 @@ def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
     def exchange_metric(job: JobResult) -> str | None:
         return "exchange" if job.family == Family.KEY_AGREEMENT.value and "exchange" in job.metrics else None
 
-    groups = list(like_groups(jobs).items()) + list(like_groups(jobs, exchange_metric).items())
+    groups = _edge_sizes(list(like_groups(jobs).items()) + list(like_groups(jobs, exchange_metric).items()))
     order = {f: i for i, f in enumerate(family_order(k[0] for k, _ in groups))}
     for (family, metric, size), group in sorted(groups, key=lambda kv: (order[kv[0][0]], kv[0][2])):
         if len(group) < 2:
@@ -310,13 +316,16 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
     size: the slowest total against every other scheme in the group.
     """
     out = []
-    for (family, metric, size), group in like_groups(j for j in jobs if j.mode not in SESSION_MODES).items():
+    for (family, metric, size), group in _edge_sizes(list(
+            like_groups(j for j in jobs if j.mode not in SESSION_MODES).items())):
         with_keygen = [j for j in group if "keygen" in j.metrics]
         if family not in KEYGEN_TOTAL_FAMILIES or len(with_keygen) < 2:
             continue
         total = {j.id: value(j, "keygen") + value(j, metric) for j in with_keygen}
         ranked = sorted(with_keygen, key=lambda j: total[j.id])
         slow, others = ranked[-1], ranked[:-1]
+        if len(others) > MAX_NAMED:  # name the extremes; the tables have the rest
+            others = [others[0]]
         versus = [f"{relation(total[slow.id], total[o.id], o.label)} ({format_seconds(total[o.id])})"
                   for o in others]
         alone = [relation(value(slow, metric), value(o, metric), o.label) for o in others]
@@ -328,6 +337,24 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
             f"({metric} alone) it is {'; '.join(alone)}."
         )
     return out
+
+
+#: Past this many schemes in a group, a sentence names only the extremes.
+MAX_NAMED = 3
+#: Past this many message sizes of one family and metric, the summary quotes the
+#: smallest and the largest (E3 and E4 measure dozens; the tables have them all).
+MAX_SIZES = 3
+
+
+GroupItem = tuple[tuple[str, str, int], list[JobResult]]
+
+
+def _edge_sizes(groups: list[GroupItem]) -> list[GroupItem]:
+    sizes: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for (family, metric, size), _ in groups:
+        sizes[(family, metric)].append(size)
+    keep = {key: {min(v), max(v)} if len(set(v)) > MAX_SIZES else set(v) for key, v in sizes.items()}
+    return [item for item in groups if item[0][2] in keep[(item[0][0], item[0][1])]]
 
 
 def post_quantum_findings(jobs: list[JobResult]) -> list[str]:

@@ -24,12 +24,17 @@ def _session_jobs(run: RunResult) -> list[JobResult]:
             and "compute" in job.metrics]
 
 
+def _short(job: JobResult) -> str:
+    """A legend-sized name: the KDF and AEAD are the same in every E1 ECDH job."""
+    return job.label.replace(" + SHA-256 + AES-256-GCM", " + AES-GCM").replace("brainpoolP256r1", "brainpool")
+
+
 def _per_sample_chart(jobs: list[JobResult], metric: str, title: str, y_label: str) -> Chart | None:
     series = []
     for job in jobs:
         samples = list(job.metrics[metric].samples) if metric in job.metrics else []
         if len(samples) >= 2:
-            series.append(Series(job.label, [float(i + 1) for i in range(len(samples))], samples))
+            series.append(Series(_short(job), [float(i + 1) for i in range(len(samples))], samples))
     if not series:
         return None
     spread = max(max(s.ys) for s in series) / max(min(min(s.ys) for s in series), 1e-12)
