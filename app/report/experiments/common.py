@@ -9,7 +9,7 @@ from typing import Any
 from app.core.results import JobResult, RunResult
 from app.report.findings import ratio_text
 from app.report.model import Table
-from app.report.published import Experiment, measure
+from app.report.published import Experiment, measure, metric_sum
 from app.report.units import MISSING, format_seconds
 
 
@@ -42,15 +42,7 @@ def find_jobs(run: RunResult, scheme: str, *, backend: str | None = None, params
 
 def mean(job: JobResult | None, *metrics: str) -> float | None:
     """Sum of the means of `metrics` (None when the job or a metric is missing)."""
-    if job is None:
-        return None
-    total = 0.0
-    for name in metrics:
-        metric = job.metrics.get(name)
-        if metric is None:
-            return None
-        total += float(metric.stats.mean)
-    return total
+    return None if job is None else metric_sum(job, metrics)
 
 
 def seconds(value: float | None) -> str:
