@@ -3,8 +3,9 @@ PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test venv bench clean
+.PHONY: run test venv bench package package-test install-desktop clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")' || \
@@ -27,6 +28,22 @@ bench: $(STAMP)
 	-$(PY) benchmarks/bench_loopback_rtt.py
 	-$(PY) benchmarks/bench_gui.py
 	-$(PY) benchmarks/bench_report.py
+
+# The frozen app (packaging/README.md): dist/cryptobench/, one folder, about 215 MB.
+$(PACKAGE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,package]'
+	touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	$(VENV)/bin/pyinstaller packaging/cryptobench.spec --distpath dist --workpath build/pyinstaller \
+		--noconfirm --log-level WARN
+
+# Runs the bundle built by `make package`: CLI, self-test, a loopback run, a report, the GUI.
+package-test: $(STAMP)
+	$(PY) packaging/smoke_test.py dist/cryptobench --budgets build/package-budgets.json
+
+install-desktop:
+	sh packaging/linux/install.sh dist/cryptobench
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
     commands.add_parser("selftest", help="known-answer tests for every backend")
+
+    p = commands.add_parser("gui", help="open the window (the same as no command)")
+    p.add_argument("--quit-after", metavar="SECONDS", type=float,
+                   help="close the window after this many seconds (smoke tests, startup budgets)")
+    p.add_argument("--startup-report", metavar="FILE", type=Path,
+                   help="with --quit-after: write launch time, first paint and peak memory as JSON")
     return parser
 
 
@@ -102,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
-               "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report}[args.command]
+               "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report,
+               "gui": cmd_gui}[args.command]
     try:
         return handler(args)
     except UsageError as exc:
@@ -111,6 +118,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)
         return 130
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    if args.quit_after is not None and not args.quit_after > 0:
+        raise UsageError(f"--quit-after: must be a positive number of seconds, not {args.quit_after}")
+    if args.startup_report is not None and args.quit_after is None:
+        raise UsageError("--startup-report: needs --quit-after (the report is written when the window closes)")
+    from app.gui.app import main as gui_main
+
+    return gui_main(sys.argv[:1], quit_after=args.quit_after, startup_report=args.startup_report)
 
 
 # --- helpers ---------------------------------------------------------------------------

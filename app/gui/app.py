@@ -1,16 +1,69 @@
-"""Start the desktop window (`python -m app` with no arguments, or `make run`)."""
+"""Start the desktop window (`python -m app` with no arguments, `cryptobench gui`, `make run`)."""
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from PySide6.QtCore import QSettings
+class _FirstPaint(QObject):
+    """Records when the main window first paints: "launch to window shown" ends there."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted_at: float | None = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if self.painted_at is None and event.type() == QEvent.Type.Paint:
+            self.painted_at = time.time()
+        return False
+
+
+def peak_rss_bytes() -> int | None:
+    """This process's peak resident memory so far, or None where the OS does not say."""
+    try:
+        import resource
+    except ImportError:  # Windows: the working-set peak is psutil's
+        import psutil
+
+        return int(getattr(psutil.Process().memory_info(), "peak_wset", 0)) or None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)  # macOS bytes, Linux KiB
+
+
+def _write_startup_report(path: Path, painter: _FirstPaint, quit_after: float | None) -> None:
+    import psutil
+
+    process = psutil.Process()
+    report = {
+        "process_created_at": process.create_time(),
+        "window_painted_at": painter.painted_at,
+        "idle_seconds": quit_after,
+        "peak_rss_bytes": peak_rss_bytes(),
+        "rss_bytes": process.memory_info().rss,
+        "frozen": bool(getattr(sys, "frozen", False)),
+    }
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
+         startup_report: Path | None = None) -> int:
+    """Open the window; with `quit_after`, close it after that many idle seconds.
+
+    `startup_report` names a JSON file written just before quitting: the process's
+    creation time, when the window first painted, and peak memory. The package smoke
+    test and packaging/README.md's budgets are measured with it.
+    """
+    from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app import __version__
+    from app.gui.icon import app_icon
     from app.gui.main_window import APPLICATION, ORGANIZATION, MainWindow
     from app.gui.theme import apply_theme
 
@@ -18,17 +71,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationVersion(__version__)
+    app.setWindowIcon(app_icon())
+    # Lets Wayland compositors and docks match the window to cryptobench.desktop.
+    app.setDesktopFileName("cryptobench")
     settings = QSettings(ORGANIZATION, APPLICATION)
     apply_theme(app, str(settings.value("theme", "system")))
     window = MainWindow(settings)
+    painter = _FirstPaint()
+    window.installEventFilter(painter)
     window.show()
+    if quit_after is not None:
+        def finish() -> None:
+            if startup_report is not None:
+                _write_startup_report(startup_report, painter, quit_after)
+            window.close()
+            app.quit()
+
+        QTimer.singleShot(int(quit_after * 1000), finish)
     code = int(app.exec())
+    window.removeEventFilter(painter)
     # Destroy the window while the QApplication still exists: left to interpreter
     # shutdown, PySide 6.12 tears the wrappers down after the application and aborts
     # in the garbage collector ("bool_dealloc"), measured after any widget grab.
     import gc
-
-    from PySide6.QtCore import QEvent
 
     window.deleteLater()
     app.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -61,6 +61,7 @@ from app.core.store import Store, StoreError, default_store_path
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
+from app.gui.icon import app_icon
 from app.gui.plots import PlotsPanel
 from app.gui.report_dialog import (
     CURRENT,
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, store_path: Path | None = None) -> None:
         super().__init__()
+        self.setWindowIcon(app_icon())
         # Reports are written off the GUI thread, one at a time, apart from the run's workers.
         self.report_pool = QThreadPool(self)
         self.report_pool.setMaxThreadCount(1)
