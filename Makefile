@@ -35,6 +35,8 @@ $(PACKAGE_STAMP): $(STAMP)
 	touch $(PACKAGE_STAMP)
 
 package: $(PACKAGE_STAMP)
+	@command -v objdump >/dev/null && command -v objcopy >/dev/null || \
+		{ echo "error: make package needs binutils (objdump, objcopy): sudo apt-get install binutils"; exit 1; }
 	$(VENV)/bin/pyinstaller packaging/cryptobench.spec --distpath dist --workpath build/pyinstaller \
 		--noconfirm --log-level WARN
 

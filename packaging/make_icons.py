@@ -7,7 +7,7 @@ Writes, beside the SVG:
 
 The rendered files are committed, so building the app needs neither this script
 nor QtSvg at runtime. Run it after editing the SVG:
-  .venv/bin/python packaging/make_icons.py
+  .venv/bin/python packaging/make_icons.py [OUT_DIR]
 """
 
 from __future__ import annotations
@@ -67,7 +67,11 @@ def icns_bytes(pngs: dict[int, bytes]) -> bytes:
     return b"icns" + struct.pack(">I", 8 + len(body)) + body
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Render into resources/icons/, or into the folder given as the only argument."""
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0]) if args else ICON_DIR
+    out.mkdir(parents=True, exist_ok=True)
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # noqa: F841  (painting needs it)
     renderer = QSvgRenderer(str(SVG))
     if not renderer.isValid():
@@ -76,10 +80,10 @@ def main() -> int:
     all_sizes = sorted(set(ICON_SIZES) | set(ICO_SIZES) | set(ICNS_TYPES))
     pngs = {size: render_png(renderer, size) for size in all_sizes}
     for size in ICON_SIZES:
-        (ICON_DIR / f"cryptobench-{size}.png").write_bytes(pngs[size])
-    (ICON_DIR / "cryptobench.ico").write_bytes(ico_bytes({s: pngs[s] for s in ICO_SIZES}))
-    (ICON_DIR / "cryptobench.icns").write_bytes(icns_bytes({s: pngs[s] for s in ICNS_TYPES}))
-    print(f"wrote {len(ICON_SIZES)} PNGs, cryptobench.ico and cryptobench.icns to {ICON_DIR}")
+        (out / f"cryptobench-{size}.png").write_bytes(pngs[size])
+    (out / "cryptobench.ico").write_bytes(ico_bytes({s: pngs[s] for s in ICO_SIZES}))
+    (out / "cryptobench.icns").write_bytes(icns_bytes({s: pngs[s] for s in ICNS_TYPES}))
+    print(f"wrote {len(ICON_SIZES)} PNGs, cryptobench.ico and cryptobench.icns to {out}")
     return 0
 
 

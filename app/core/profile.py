@@ -35,6 +35,10 @@ MAX_MESSAGE_SIZE = 1 << 30  # 1 GiB: beyond this a single message is not a bench
 #: Copies of a message an operations job holds at once (plaintext, sealed parts,
 #: joined payload, opened plaintext, the batch's outputs, slack for the library).
 MEMORY_COPIES = 6
+MAX_SAMPLES = 1_000_000
+#: A profile file is a few KiB; reading stops past this so `run /dev/zero` or a wrong
+#: multi-gigabyte file is refused instead of filling memory.
+MAX_PROFILE_BYTES = 16 << 20
 MODES = ("operations", "loopback", "remote")
 SESSION_MODES = ("loopback", "remote")
 
@@ -51,17 +55,20 @@ class ProfileError(ValueError):
 class JobSpec(BaseModel):
     """One job as written in a profile (before the registry checks it)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: JSON types as written. Lax mode silently read "30" and 30.0 as 30, true as 1
+    # and "no"/0 as false (tcp_nodelay), so a mistyped value ran instead of being refused.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     scheme: str = Field(min_length=1)
-    backend: str | None = None
+    # min_length: "" used to fall back to the default backend silently.
+    backend: str | None = Field(default=None, min_length=1)
     params: dict[str, int | str | bool] = Field(default_factory=dict)
     mode: Literal["operations", "loopback", "remote"] = "operations"
     message_sizes: list[int] | None = Field(default=None, min_length=1, max_length=256)
-    samples: int = Field(default=30, ge=1, le=1_000_000)
+    samples: int = Field(default=30, ge=1, le=MAX_SAMPLES)
     warmup: int = Field(default=5, ge=0, le=100_000)
     keygen_samples: int = Field(default=10, ge=1, le=10_000)
-    pause_ms: float = Field(default=0.0, ge=0, le=60_000)
+    pause_ms: float = Field(default=0.0, ge=0, le=60_000, allow_inf_nan=False)
     tamper: int = Field(default=5, ge=0, le=10_000)
     #: Sessions only: False leaves Nagle's algorithm on at both ends (E1 compares both).
     tcp_nodelay: bool = True
@@ -80,7 +87,7 @@ class JobSpec(BaseModel):
 
 
 class Profile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     format_version: int = Field(default=FORMAT_VERSION, ge=1)
     name: str = Field(min_length=1, max_length=200)
@@ -129,17 +136,35 @@ def _first_error(exc: ValidationError, source: str | None, data: Any) -> Profile
         loc = loc[:-1]
     field = _field_path(loc) or None
     message = error["msg"]
+    if len(loc) < len(error["loc"]) and error["type"].endswith("_type"):
+        # A union (params values): name every accepted type, not just the first branch's.
+        message = "Input should be a valid integer, string or boolean"
     if error["type"] == "extra_forbidden":
         message = "unknown field"
     elif error["type"] == "missing":
         message = "required field is missing"
     message = message.removeprefix("Value error, ")
     if error["type"] != "missing" and "input" in error:
-        shown = json.dumps(error["input"]) if not isinstance(error["input"], dict) else "{...}"
+        shown = _shown(error["input"])
         if len(shown) > 60:
             shown = shown[:57] + "..."
         message += f" (got {shown})"
     return ProfileError(message, source=source, field=field)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON for a message; never raises (a value nested near the recursion
+    limit cannot be dumped again from deeper in the stack)."""
+    if isinstance(value, dict):
+        return "{...}"
+    try:
+        return json.dumps(value)
+    except (ValueError, RecursionError):
+        return "[...]" if isinstance(value, list) else type(value).__name__
+
+
+_JSON_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+                    float: "a number", type(None): "null"}
 
 
 def migrate(data: dict[str, Any], source: str | None = None) -> dict[str, Any]:
@@ -162,7 +187,8 @@ def migrate(data: dict[str, Any], source: str | None = None) -> dict[str, Any]:
 def parse_profile(data: Any, source: str | None = None) -> Profile:
     """Structure check of a decoded JSON value."""
     if not isinstance(data, dict):
-        raise ProfileError("a profile must be a JSON object", source=source)
+        kind = _JSON_TYPE_NAMES.get(type(data), type(data).__name__)
+        raise ProfileError(f"a profile must be a JSON object (got {kind})", source=source)
     data = migrate(data, source)
     try:
         return Profile.model_validate(data)
@@ -175,21 +201,60 @@ def read_profile_file(path: str | Path) -> Profile:
     path = Path(path)
     source = str(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_PROFILE_BYTES + 1)
     except FileNotFoundError:
         raise ProfileError("file not found", source=source) from None
     except OSError as exc:
         raise ProfileError(f"cannot read file: {exc.strerror or exc}", source=source) from None
+    if len(raw) > MAX_PROFILE_BYTES:
+        raise ProfileError(f"larger than {_human(MAX_PROFILE_BYTES)}: not a profile", source=source)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProfileError(f"not UTF-8 text (bad byte at offset {exc.start})", source=source) from None
+    duplicates: dict[int, tuple[str, Any, Any]] = {}
+
+    def make_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in obj and id(obj) not in duplicates:
+                duplicates[id(obj)] = (key, obj[key], value)
+            obj[key] = value
+        return obj
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=make_object)
     except json.JSONDecodeError as exc:
         raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                            source=source) from None
+    except RecursionError:  # the C scanner recurses per nesting level
+        raise ProfileError("not valid JSON: nested too deeply", source=source) from None
+    except ValueError:  # an integer longer than Python's int/str conversion limit (4300 digits)
+        raise ProfileError("not valid JSON: a number has too many digits", source=source) from None
+    if duplicates:
+        # json.loads keeps the last of two equal keys; a hand-edited profile whose first
+        # "samples" silently loses is refused instead, naming where.
+        loc, (key, first, last) = _first_duplicate(data, duplicates)
+        raise ProfileError(f"appears twice in one object (got {_shown(first)}, then {_shown(last)}); keep one",
+                           source=source, field=_field_path((*loc, key)))
     return parse_profile(data, source)
+
+
+def _first_duplicate(data: Any, duplicates: Mapping[int, tuple[str, Any, Any]]
+                     ) -> tuple[tuple[Any, ...], tuple[str, Any, Any]]:
+    """The location (as a pydantic-style loc) of the first object, in document order,
+    holding a repeated key. Iterative: the data may nest close to the recursion limit."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, dict):
+            if id(value) in duplicates:
+                return loc, duplicates[id(value)]
+            stack.extend(((*loc, k), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
+    raise AssertionError("duplicate key recorded for an object not in the data")
 
 
 def save_profile(profile: Profile, path: str | Path) -> None:
@@ -313,8 +378,8 @@ def with_mode(profile: Profile, mode: str) -> Profile:
 
 def with_samples(profile: Profile, samples: int) -> Profile:
     """The same profile with every job's sample count replaced (CLI --samples)."""
-    if samples < 1:
-        raise ProfileError(f"must be at least 1 (got {samples})", field="--samples")
+    if not 1 <= samples <= MAX_SAMPLES:  # the upper bound too: model_copy skips JobSpec's checks
+        raise ProfileError(f"must be 1..{MAX_SAMPLES} (got {samples})", field="--samples")
     return profile.model_copy(update={"jobs": [job.model_copy(update={"samples": samples}) for job in profile.jobs]})
 
 

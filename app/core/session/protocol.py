@@ -59,7 +59,10 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
     """Check a JOB frame; return the job, the scheme it names and the frame capacity it needs."""
     try:
         data = json.loads(bytes(body).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:
+        # ValueError, not only JSONDecodeError: an integer literal over Python's 4300-digit
+        # limit raises a plain ValueError; and "[[[[..." nested past the recursion limit
+        # raises RecursionError. Both are a peer's bad input, not a receiver bug.
         raise JobRejected(f"job description is not UTF-8 JSON ({exc})") from None
     try:
         job = JobDescription.model_validate(data)
@@ -118,7 +121,7 @@ def decode_ack(body: memoryview | bytes) -> tuple[int, Verdict, str]:
 def decode_json(body: memoryview | bytes, what: str) -> dict[str, Any]:
     try:
         data = json.loads(bytes(body).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # see parse_job: over-long integers, too-deep nesting
         raise MalformedBody(f"{what} is not UTF-8 JSON") from None
     if not isinstance(data, dict):
         raise MalformedBody(f"{what} is not a JSON object")
