@@ -274,13 +274,21 @@ def cmd_run(args: argparse.Namespace) -> int:
                               + (f" — {escape(r.error)}" if r.error else ""))
             bar.update(task, completed=r.index + 1)
 
+    from app.core.store import StoreError
+
+    runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
+    interrupted = False
     try:
         with bar:
-            run = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile,
-                         remote=remote).run()
+            run = runner.run()
     except KeyboardInterrupt:
+        # Ctrl-C: the jobs that finished are kept, in the store and in the exports below.
         cancel.set()
-        raise
+        if runner.current_run is None:
+            raise
+        run, interrupted = runner.current_run, True
+    except StoreError as exc:  # the store refused to begin the run: nothing has run yet
+        raise UsageError(str(exc)) from None
     finally:
         if store is not None:
             store.close()
@@ -292,9 +300,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.csv:
         _write_export(args.csv, results.to_csv(run))
     failed = [job for job in run.jobs if job.status != "ok"]
-    where = " (not stored)" if store is None else f" (stored as {run.id})"
+    if store is None:
+        where = " (not stored)"
+    elif runner.store_error:
+        where = f" (NOT all stored: {escape(runner.store_error)})"
+    else:
+        where = f" (stored as {run.id})"
     console.print(f"{len(run.jobs) - len(failed)}/{len(run.jobs)} jobs ok{where}")
-    return EXIT_OK if not failed else EXIT_FAILED
+    if interrupted:
+        print(f"cryptobench: interrupted after {len(run.jobs)} of {runner.total_jobs} jobs; "
+              "the finished ones are kept", file=sys.stderr)
+        return 130
+    return EXIT_OK if not failed and not runner.store_error else EXIT_FAILED
 
 
 def _host_port(text: str) -> tuple[str, int]:

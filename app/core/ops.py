@@ -18,7 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.events import ChildFailed, Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
+from app.core.events import (
+    ChildFailed,
+    Progress,
+    RawMetric,
+    SampleBatch,
+    SizeMeasured,
+    SizeStarted,
+)
+from app.core.lifeline import exit_with_parent
 from app.core.measure import calibrate_batch, time_calls
 from app.core.schemes import registry
 from app.core.schemes.base import (
@@ -357,6 +365,7 @@ def child_main(conn: Any, plan: OpsPlan) -> None:
         conn.send(event)
 
     steady_state_allocator()
+    exit_with_parent()
 
     try:
         OperationsBenchmark(plan, emit).run()

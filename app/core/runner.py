@@ -49,7 +49,7 @@ from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, SessionPlan, sender_main
-from app.core.store import Store
+from app.core.store import Store, StoreError
 
 EventHandler = Callable[[Any], None]
 #: How long the supervisor waits for a child's next message before checking for
@@ -106,12 +106,21 @@ class Runner:
             and every job after it are marked cancelled.
         source: the profile's file name, for error messages.
         remote: the `cryptobench serve` receiver that jobs in mode "remote" talk to.
+        parallel_workers: how many jobs the caller runs at once (the GUI's pool); above
+            one, the run and every job record why their timings may be inflated.
+
+    A store that fails mid-run (disk full, folder gone read-only) does not stop the
+    run: the error is logged once, `store_error` keeps it, and the results stay in
+    memory (`current_run`) for the caller to show and export.
     """
 
     def __init__(self, profile: Profile, *, store: Store | None = None, on_event: EventHandler | None = None,
                  cancel: threading.Event | None = None, source: str | None = None,
-                 remote: RemoteTarget | None = None) -> None:
+                 remote: RemoteTarget | None = None, parallel_workers: int = 1) -> None:
         self.profile = profile
+        self.parallel_workers = max(1, parallel_workers)
+        self.current_run: RunResult | None = None
+        self.store_error: str | None = None
         self.remote = remote
         self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
         self.store = store
@@ -121,6 +130,7 @@ class Runner:
         #: The result index of each job's first message size.
         self.base_indexes = [sum(len(j.message_sizes) for j in self.jobs[:k]) for k in range(len(self.jobs))]
         self._scaling: stats.StabilityWarning | None = None
+        self._parallel: stats.StabilityWarning | None = None
 
     def run(self) -> RunResult:
         """Run every job in order on this thread (the CLI's way)."""
@@ -144,9 +154,15 @@ class Runner:
                         profile=self.profile.to_dict())
         governors = environment.get("cpu", {}).get("governors") or []
         self._scaling = stats.frequency_scaling_warning(governors)
+        self._parallel = stats.parallel_jobs_warning(self.parallel_workers, psutil.cpu_count() or 1)
+        if self._parallel is not None:
+            environment["parallel_workers"] = self.parallel_workers  # before the store records it
         if self.store is not None:
-            self.store.begin_run(run)
+            self.store.begin_run(run)  # a store that cannot start a run refuses it, before any job
+        self.current_run = run
         self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
+        if self._parallel is not None:
+            self.on_event(LogMessage("warning", f"{self._parallel.message}. {self._parallel.fix}."))
         return run
 
     def execute(self, run: RunResult, job: ResolvedJob, base_index: int) -> list[JobResult]:
@@ -154,8 +170,8 @@ class Runner:
         (it touches neither the store nor the run)."""
         results = self._run_job(job, run.id, base_index)
         for result in results:
-            if self._scaling is not None and result.status == "ok":
-                result.warnings.append(self._scaling)
+            if result.status == "ok":
+                result.warnings.extend(w for w in (self._scaling, self._parallel) if w is not None)
         return results
 
     def record(self, run: RunResult, results: list[JobResult], *, stored: bool = False) -> None:
@@ -164,8 +180,18 @@ class Runner:
         for result in results:
             run.jobs.append(result)
             if self.store is not None and not stored:
-                self.store.add_job(run.id, result)
+                try:
+                    self.store.add_job(run.id, result)
+                except StoreError as exc:
+                    self._store_failed(exc)
             self.on_event(JobFinished(result.index, result))
+
+    def _store_failed(self, exc: StoreError) -> None:
+        """Stop writing to a store that failed; the run and its results go on in memory."""
+        self.store_error = str(exc)
+        self.store = None
+        self.on_event(LogMessage("error", f"{exc}. The run goes on; its results are kept in memory "
+                                          "and can still be exported."))
 
     def finish(self, run: RunResult) -> RunResult:
         run.jobs.sort(key=lambda job: job.index)
@@ -177,7 +203,10 @@ class Runner:
         else:
             run.status = "finished"
         if self.store is not None:
-            self.store.finish_run(run.id, run.status, run.finished)
+            try:
+                self.store.finish_run(run.id, run.status, run.finished)
+            except StoreError as exc:
+                self._store_failed(exc)
         self.on_event(RunFinished(run))
         return run
 

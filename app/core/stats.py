@@ -273,6 +273,7 @@ class WarningCode(str, Enum):
     MACHINE_BUSY = "machine-busy"
     FREQUENCY_SCALING = "frequency-scaling"
     OUTLIERS = "outliers"
+    PARALLEL_JOBS = "parallel-jobs"
 
 
 #: One fixed, actionable fix per code, so the same problem always gets the same advice.
@@ -296,7 +297,11 @@ FIXES: dict[WarningCode, str] = {
         "Look at the raw samples; close other programs or increase samples so "
         "occasional interruptions weigh less"
     ),
+    WarningCode.PARALLEL_JOBS: (
+        "Run with one parallel job (Edit > Preferences > Parallel jobs) for figures you compare"
+    ),
 }
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +456,20 @@ def machine_busy_warning(other_cpu_percent: float, cores: int) -> StabilityWarni
         f"{cores} cores) while the job ran",
     )
 
+
+def parallel_jobs_warning(workers: int, cores: int) -> StabilityWarning | None:
+    """Warn that jobs ran side by side: each one's timings include the others' load.
+
+    Recorded on every job of such a run (not only in the log), so an export or a
+    report made months later still says why its numbers may be inflated.
+    """
+    if workers <= 1:
+        return None
+    share = "more jobs than cores: they also take turns on the CPU" if workers > cores else \
+        "they share caches, memory bandwidth and turbo headroom"
+    return StabilityWarning.make(
+        WarningCode.PARALLEL_JOBS, None,
+        f"{workers} jobs ran in parallel on {cores} logical cores; {share}")
 
 def frequency_scaling_warning(governors: Iterable[str]) -> StabilityWarning | None:
     """Warn when any CPU frequency governor is not "performance".

@@ -125,17 +125,18 @@ class RunController(QObject):
         if self.running:
             raise RuntimeError("a run is already in progress")
         self.cancel = threading.Event()
-        runner = Runner(profile, on_event=self.buffer.push, cancel=self.cancel, source=source, remote=remote)
-        self.store = self.store_factory()
-        runner.store = self.store
-        self.runner = runner
-        self.run = runner.start()
-        workers = self.pool.maxThreadCount()
-        if workers > 1:
-            self.buffer.push(LogMessage(
-                "warning", f"{workers} jobs run in parallel: they compete for the CPU and perturb each other's "
-                           "timings; use one worker for figures you compare"))
-            self.run.environment["parallel_workers"] = workers
+        # Parallel jobs perturb each other: the runner records it in the run and on every job.
+        runner = Runner(profile, on_event=self.buffer.push, cancel=self.cancel, source=source, remote=remote,
+                        parallel_workers=self.pool.maxThreadCount())
+        store = self.store_factory()
+        runner.store = store
+        try:
+            run = runner.start()
+        except BaseException:
+            if store is not None:
+                store.close()  # a store that cannot begin the run is not kept open
+            raise
+        self.store, self.runner, self.run = store, runner, run
         self._pending = set(range(len(runner.jobs)))
         self._runnables = []
         for number in range(len(runner.jobs)):

@@ -589,6 +589,7 @@ _WARNING_TITLES = {
     WarningCode.MACHINE_BUSY: "Machine busy",
     WarningCode.FREQUENCY_SCALING: "CPU frequency scaling",
     WarningCode.OUTLIERS: "Many outliers",
+    WarningCode.PARALLEL_JOBS: "Jobs ran in parallel",
 }
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import psutil
 
+from app.core.lifeline import exit_with_parent
 from app.core.ops import steady_state_allocator
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session.protocol import (
@@ -281,6 +282,7 @@ def receiver_main(conn: Any, plan: ReceiverPlan) -> None:
     keeps waiting for the right one, until `accept_timeout`.
     """
     steady_state_allocator()
+    exit_with_parent()
     try:
         server = listen(plan.bind, 0)
     except OSError as exc:

@@ -25,9 +25,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.events import ChildFailed, Progress, RawMetric, SizeMeasured, SizeStarted
-from app.core.ops import FLUSH_INTERVAL, SampleRecorder, ValidationFailed, steady_state_allocator
+from app.core.lifeline import exit_with_parent
+from app.core.ops import (
+    FLUSH_INTERVAL,
+    SampleRecorder,
+    ValidationFailed,
+    steady_state_allocator,
+)
 from app.core.schemes import registry
-from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, Scheme, SchemeError, Sender
+from app.core.schemes.base import (
+    KEYGEN_ON_SENDER,
+    NO_KEYGEN,
+    Scheme,
+    SchemeError,
+    Sender,
+)
 from app.core.session.protocol import (
     ACK,
     SEED_BYTES,
@@ -39,7 +51,16 @@ from app.core.session.protocol import (
     decode_json,
     plaintext_for,
 )
-from app.core.wire import HEADER_SIZE, MAX_CONTROL_FRAME, FrameReader, FrameType, MalformedBody, WireError, send_frame, tune
+from app.core.wire import (
+    HEADER_SIZE,
+    MAX_CONTROL_FRAME,
+    FrameReader,
+    FrameType,
+    MalformedBody,
+    WireError,
+    send_frame,
+    tune,
+)
 
 Emit = Callable[[Any], None]
 Parts = Sequence[bytes | bytearray | memoryview]
@@ -351,6 +372,7 @@ def sender_main(conn: Any, plan: SessionPlan) -> None:
         conn.send(event)
 
     steady_state_allocator()
+    exit_with_parent()
     try:
         with connect(plan.host, plan.port, plan.connect_timeout, plan.tcp_nodelay) as sock:
             SenderSession(sock, plan, emit).run()
