@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("selftest", help="known-answer tests for every backend")
 
+    p = commands.add_parser("store", help="check the results store, or move a broken one aside")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    p.add_argument("--move-aside", action="store_true",
+                   help="rename a corrupted or foreign store file to NAME.broken-DATE (kept, not deleted)")
+
     p = commands.add_parser("gui", help="open the window (the same as no command)")
     p.add_argument("--quit-after", metavar="SECONDS", type=float,
                    help="close the window after this many seconds (smoke tests, startup budgets)")
@@ -109,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
                "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report,
-               "gui": cmd_gui}[args.command]
+               "gui": cmd_gui, "store": cmd_store}[args.command]
     try:
         return handler(args)
     except UsageError as exc:
@@ -118,6 +123,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)
         return 130
+
+
+def cmd_store(args: argparse.Namespace) -> int:
+    from app.core.store import BrokenStoreError, Store, StoreError, default_store_path, move_aside
+
+    path = args.store or default_store_path()
+    try:
+        with Store(path) as store:
+            problems = store.integrity_problems()
+            runs = store.list_runs()
+    except BrokenStoreError as exc:
+        if not args.move_aside:
+            print(f"cryptobench: error: {exc}{MOVE_ASIDE_HINT}", file=sys.stderr)
+            return EXIT_FAILED
+        try:
+            moved = move_aside(path)
+        except StoreError as move_exc:
+            raise UsageError(str(move_exc)) from None
+        print(f"moved {path} to {moved}; the next run starts a new store at {path}")
+        return EXIT_OK
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    if problems:
+        print(f"cryptobench: error: {path}: SQLite integrity check failed: {'; '.join(problems[:5])}"
+              f"{MOVE_ASIDE_HINT}", file=sys.stderr)
+        if args.move_aside:
+            moved = move_aside(path)
+            print(f"moved {path} to {moved}; the next run starts a new store at {path}")
+            return EXIT_OK
+        return EXIT_FAILED
+    if args.move_aside:
+        raise UsageError(f"{path}: the store is sound ({len(runs)} runs); nothing was moved")
+    print(f"{path}: sound, {len(runs)} runs")
+    return EXIT_OK
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -146,11 +185,16 @@ def _console() -> Any:
     return Console(highlight=False, soft_wrap=False)
 
 
+MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is deleted) so a new store can start"
+
+
 def _open_store(path: Path | None) -> Any:
-    from app.core.store import Store, StoreError
+    from app.core.store import BrokenStoreError, Store, StoreError
 
     try:
         return Store(path)
+    except BrokenStoreError as exc:
+        raise UsageError(f"{exc}{MOVE_ASIDE_HINT}" + (f" (with --store {path})" if path else "")) from None
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 

@@ -57,6 +57,39 @@ class StoreError(Exception):
     """The store cannot be opened or written; the message names the file."""
 
 
+class BrokenStoreError(StoreError):
+    """The file is there but is not a store this version can use (corrupted, another
+    program's SQLite file, or a newer schema). `move_aside` keeps it and frees the
+    name, so the app can start a new store instead of failing on every start."""
+
+
+def move_aside(path: str | Path) -> Path:
+    """Rename a broken store (and SQLite's -wal/-shm/-journal files beside it) to
+    `NAME.broken-YYYYmmdd-HHMMSS`; return the new name of the main file.
+
+    Nothing is deleted: the file may hold runs worth recovering with sqlite3's
+    `.recover`, or be a newer CryptoBench's store.
+    """
+    import time
+
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.broken-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.broken-{stamp}-{counter}")
+    try:
+        for suffix in ("-wal", "-shm", "-journal"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.replace(side, target.with_name(target.name + suffix))
+        os.replace(path, target)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot move it aside: {exc.strerror or exc}") from None
+    return target
+
+
 @dataclass(frozen=True)
 class RunSummary:
     id: str
@@ -131,9 +164,11 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA foreign_keys = ON")
+            # Check before anything writes: switching to WAL rewrites the file header,
+            # which must never happen to another program's database.
+            self._check_foreign()
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
-            self._check_foreign()
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                              (str(SCHEMA_VERSION),))
@@ -145,8 +180,10 @@ class Store:
             db = self.__dict__.get("_db")
             if db is not None:
                 db.close()
+            if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable, read-only: not broken
+                raise StoreError(f"{self.path}: cannot open the results store: {exc}") from None
             if isinstance(exc, sqlite3.DatabaseError):
-                raise StoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+                raise BrokenStoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
             if isinstance(exc, OSError):
                 raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
             raise
@@ -154,18 +191,23 @@ class Store:
     def _check_foreign(self) -> None:
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and "runs" not in tables:
-            raise StoreError(f"{self.path}: this SQLite file is not a CryptoBench results store "
+            raise BrokenStoreError(f"{self.path}: this SQLite file is not a CryptoBench results store "
                              f"(tables: {', '.join(sorted(tables))})")
         if "meta" in tables:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             if row and int(row[0]) > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: written by a newer CryptoBench (store schema {row[0]})")
+                raise BrokenStoreError(f"{self.path}: written by a newer CryptoBench (store schema {row[0]})")
 
     def _mark_interrupted(self) -> None:
         rows = self._db.execute("SELECT id, pid FROM runs WHERE status = 'running'").fetchall()
         for run_id, pid in rows:
             if pid is None or not psutil.pid_exists(pid):
                 self._db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of every page and index; empty when the file is sound."""
+        rows = [row[0] for row in self._db.execute("PRAGMA integrity_check")]
+        return [] if rows == ["ok"] else rows
 
     def close(self) -> None:
         self._db.close()

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 
 from app.core import stats
 from app.core.results import JobResult, RunResult
-from app.core.store import RunSummary, Store, StoreError, default_store_path
+from app.core.store import BrokenStoreError, RunSummary, Store, StoreError, default_store_path, move_aside
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
 
 __all__ = [
@@ -450,6 +450,12 @@ class HistoryPanel(QWidget):
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.hide()
+        # Offered only for a corrupted or foreign file: without it, every start and every
+        # run would fail on the same file until the user found and renamed it by hand.
+        self.move_aside_button = QPushButton("Move it aside and start a new store…", self)
+        self.move_aside_button.setToolTip("Rename the file to NAME.broken-DATE (nothing is deleted)")
+        self.move_aside_button.clicked.connect(self.move_store_aside)
+        self.move_aside_button.hide()
 
         self.tree = QTreeWidget(self)
         self.tree.setColumnCount(len(_HISTORY_HEADERS))
@@ -472,6 +478,7 @@ class HistoryPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
         layout.addWidget(self.message_label)
+        layout.addWidget(self.move_aside_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.tree, 1)
         self.refresh()
 
@@ -497,6 +504,7 @@ class HistoryPanel(QWidget):
             self._fail(exc)
             return False
         self.error = None
+        self.move_aside_button.hide()
         self._summaries = {run.id: run for run in runs}
         self.tree.setSortingEnabled(False)
         self.tree.clear()
@@ -648,9 +656,28 @@ class HistoryPanel(QWidget):
         self.error = text
         self._summaries = {}
         self.tree.clear()
-        self._show_message(f"Cannot show the run history.\n{text}\n"
-                           "Move or rename that file, or point CryptoBench at another results store.", error=True)
+        broken = isinstance(exc, BrokenStoreError)
+        hint = ("Move it aside (it is renamed, not deleted) to start a new store." if broken else
+                "Check the folder's permissions and free space.")
+        self._show_message(f"Cannot show the run history.\n{text}\n{hint}", error=True)
+        self.move_aside_button.setVisible(broken)
         self._update_actions()
+
+    def move_store_aside(self) -> Path | None:
+        """Rename the broken store after asking; the next run starts a new one."""
+        path = self.path()
+        if not self.confirm("Move the results store aside",
+                            f"{path} cannot be used as a results store.\n\nRename it to "
+                            f"{path.name}.broken-DATE in the same folder and start a new, empty store?"):
+            return None
+        try:
+            moved = move_aside(path)
+        except StoreError as exc:
+            self._show_message(f"Cannot move the results store aside.\n{exc}", error=True)
+            return None
+        self.refresh()
+        self._show_message(f"The old store was moved to {moved}. New runs are saved to {path}.")
+        return moved
 
     def _show_message(self, text: str | None, error: bool = False) -> None:
         if text is None:

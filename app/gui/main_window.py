@@ -57,7 +57,7 @@ from app.core.profile import (
 )
 from app.core.results import JobResult, RunResult
 from app.core.runner import preload
-from app.core.store import Store, StoreError, default_store_path
+from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
@@ -409,6 +409,13 @@ class MainWindow(QMainWindow):
             profile = self.panel.profile(self.profile_name)
             remote = self._remote_target(profile)
             self.controller.start(profile, remote=remote, source=self.profile_name)
+        except BrokenStoreError as exc:
+            self.history.refresh()  # shows the reason and the Move-aside button
+            self.history_dock.raise_()
+            self.error("Cannot start the run", str(exc),
+                       "Move the file aside from the History panel (it is renamed, not deleted), "
+                       "then press Run again.")
+            return False
         except (ProfileError, StoreError, ValueError) as exc:
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
