@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -322,6 +323,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
     interrupted = False
+
+    def stop_gracefully(signum: int, frame: Any) -> None:
+        # The first Ctrl-C stops like the window's Stop: the running job's processes are
+        # killed, jobs are marked cancelled and the exports below are still written. It
+        # must not raise in the middle of spawning a child (the child then died with a
+        # traceback reading half of its start-up data). A second Ctrl-C aborts at once.
+        nonlocal interrupted
+        interrupted = True
+        cancel.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        print("cryptobench: stopping after Ctrl-C (press it again to abort at once)", file=sys.stderr)
+
+    previous_handler = signal.signal(signal.SIGINT, stop_gracefully)
     try:
         with bar:
             run = runner.run()
@@ -334,6 +348,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StoreError as exc:  # the store refused to begin the run: nothing has run yet
         raise UsageError(str(exc)) from None
     finally:
+        signal.signal(signal.SIGINT, previous_handler)
         if store is not None:
             store.close()
     _print_summary(console, run)
@@ -352,8 +367,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         where = f" (stored as {run.id})"
     console.print(f"{len(run.jobs) - len(failed)}/{len(run.jobs)} jobs ok{where}")
     if interrupted:
-        print(f"cryptobench: interrupted after {len(run.jobs)} of {runner.total_jobs} jobs; "
-              "the finished ones are kept", file=sys.stderr)
+        done = sum(1 for job in run.jobs if job.status != "cancelled")
+        print(f"cryptobench: stopped by Ctrl-C after {done} of {runner.total_jobs} jobs; "
+              "their results are kept" + ("" if store is None else " in the store")
+              + (" and the exports" if args.json or args.csv else ""), file=sys.stderr)
         return 130
     return EXIT_OK if not failed and not runner.store_error else EXIT_FAILED
 

@@ -10,13 +10,15 @@ finished job is written to the store before the next one starts.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection as mp_connection
 import os
 import secrets
+import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -270,7 +272,8 @@ class _ChildSupervisor:
                                         name=f"cryptobench-job-{self.base}-{role}")
         self.processes[role] = process
         self.pipes[role] = receive
-        process.start()
+        with _sigint_blocked():
+            process.start()
         send.close()  # the child holds the only writer: EOF here means it is gone
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items()}))
 
@@ -523,6 +526,25 @@ def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
             window.rss_bytes.append(series.rss_bytes[i])
             window.other_cpu_percent.append(series.other_cpu_percent[i])
     return window
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Spawn children with SIGINT blocked: the mask survives fork and exec, so a Ctrl-C
+    in the terminal (sent to the whole process group) never reaches them. The parent
+    owns stopping: it cancels the run and terminates its children itself. Without
+    this, every child printed a KeyboardInterrupt traceback, some from the middle of
+    multiprocessing's bootstrap. Works from any thread (the GUI spawns from its pool),
+    unlike signal.signal. No-op where pthread_sigmask is missing (Windows, where
+    Ctrl-C events are not delivered to these windowless children anyway)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _death_cause(role: str, exitcode: int | None) -> str:
