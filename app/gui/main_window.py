@@ -410,11 +410,11 @@ class MainWindow(QMainWindow):
             remote = self._remote_target(profile)
             self.controller.start(profile, remote=remote, source=self.profile_name)
         except BrokenStoreError as exc:
-            self.history.refresh()  # shows the reason and the Move-aside button
-            self.history_dock.raise_()
             self.error("Cannot start the run", str(exc),
                        "Move the file aside from the History panel (it is renamed, not deleted), "
                        "then press Run again.")
+            self.history.refresh()  # shows the reason and the Move-aside button
+            self.history_dock.raise_()  # after the log line, which raises the log
             return False
         except (ProfileError, StoreError, ValueError) as exc:
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
