@@ -35,6 +35,7 @@ MAX_MESSAGE_SIZE = 1 << 30  # 1 GiB: beyond this a single message is not a bench
 #: Copies of a message an operations job holds at once (plaintext, sealed parts,
 #: joined payload, opened plaintext, the batch's outputs, slack for the library).
 MEMORY_COPIES = 6
+#: Most samples per job, in a file and from `run --samples` alike.
 MAX_SAMPLES = 1_000_000
 #: A profile file is a few KiB; reading stops past this so `run /dev/zero` or a wrong
 #: multi-gigabyte file is refused instead of filling memory.
@@ -124,15 +125,21 @@ class ResolvedJob:
 def _field_path(loc: tuple[Any, ...]) -> str:
     path = ""
     for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif not str(part).isidentifier():  # an unknown key like "my field" or "a\nb": quoted, one line
+            path += f"[{json.dumps(str(part))}]"
+        else:
+            path += f".{part}" if path else str(part)
     return path
 
 
 def _first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
     error = exc.errors()[0]
     loc = tuple(error["loc"])
-    # pydantic appends the union branch name ("int", "str") to the location; drop it.
-    while loc and isinstance(loc[-1], str) and loc[-1] in {"int", "str", "bool", "float"} and len(loc) > 1:
+    # pydantic appends the union branch name ("int", "str") to a parameter value's location
+    # (jobs, 0, params, name, branch); drop it. Only there: an unknown field may be called "int".
+    if len(loc) >= 3 and loc[-3] == "params" and loc[-1] in {"int", "str", "bool", "float"}:
         loc = loc[:-1]
     field = _field_path(loc) or None
     message = error["msg"]
@@ -145,10 +152,7 @@ def _first_error(exc: ValidationError, source: str | None, data: Any) -> Profile
         message = "required field is missing"
     message = message.removeprefix("Value error, ")
     if error["type"] != "missing" and "input" in error:
-        shown = _shown(error["input"])
-        if len(shown) > 60:
-            shown = shown[:57] + "..."
-        message += f" (got {shown})"
+        message += f" (got {_shown(error['input'])})"
     return ProfileError(message, source=source, field=field)
 
 
@@ -158,9 +162,10 @@ def _shown(value: Any) -> str:
     if isinstance(value, dict):
         return "{...}"
     try:
-        return json.dumps(value)
+        shown = json.dumps(value)
     except (ValueError, RecursionError):
-        return "[...]" if isinstance(value, list) else type(value).__name__
+        shown = "[...]" if isinstance(value, list) else type(value).__name__
+    return shown[:57] + "..." if len(shown) > 60 else shown
 
 
 _JSON_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
@@ -171,7 +176,7 @@ def migrate(data: dict[str, Any], source: str | None = None) -> dict[str, Any]:
     """Upgrade an older profile dict to FORMAT_VERSION; refuse a newer one."""
     version = data.get("format_version", FORMAT_VERSION)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ProfileError(f"must be a positive integer (got {json.dumps(version)})", source=source,
+        raise ProfileError(f"must be a positive integer (got {_shown(version)})", source=source,
                            field="format_version")
     if version > FORMAT_VERSION:
         raise ProfileError(
@@ -213,13 +218,15 @@ def read_profile_file(path: str | Path) -> Profile:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProfileError(f"not UTF-8 text (bad byte at offset {exc.start})", source=source) from None
-    duplicates: dict[int, tuple[str, Any, Any]] = {}
+    # id(object) -> (object, key, first value, last value); holding the object keeps its id
+    # from being reused by a later one when a repeated key drops it from the data.
+    duplicates: dict[int, tuple[dict[str, Any], str, Any, Any]] = {}
 
     def make_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj: dict[str, Any] = {}
         for key, value in pairs:
             if key in obj and id(obj) not in duplicates:
-                duplicates[id(obj)] = (key, obj[key], value)
+                duplicates[id(obj)] = (obj, key, obj[key], value)
             obj[key] = value
         return obj
 
@@ -235,14 +242,14 @@ def read_profile_file(path: str | Path) -> Profile:
     if duplicates:
         # json.loads keeps the last of two equal keys; a hand-edited profile whose first
         # "samples" silently loses is refused instead, naming where.
-        loc, (key, first, last) = _first_duplicate(data, duplicates)
+        loc, (_, key, first, last) = _first_duplicate(data, duplicates)
         raise ProfileError(f"appears twice in one object (got {_shown(first)}, then {_shown(last)}); keep one",
                            source=source, field=_field_path((*loc, key)))
     return parse_profile(data, source)
 
 
-def _first_duplicate(data: Any, duplicates: Mapping[int, tuple[str, Any, Any]]
-                     ) -> tuple[tuple[Any, ...], tuple[str, Any, Any]]:
+def _first_duplicate(data: Any, duplicates: Mapping[int, tuple[dict[str, Any], str, Any, Any]]
+                     ) -> tuple[tuple[Any, ...], tuple[dict[str, Any], str, Any, Any]]:
     """The location (as a pydantic-style loc) of the first object, in document order,
     holding a repeated key. Iterative: the data may nest close to the recursion limit."""
     stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
@@ -297,6 +304,9 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
     `has_remote` says whether a `cryptobench serve` receiver was given for jobs in
     mode "remote".
     """
+    # Imported here: it loads the crypto libraries, which importing a profile need not.
+    from app.core.schemes.dh import canonical_curve
+
     resolved: list[ResolvedJob] = []
     seen: dict[tuple[Any, ...], int] = {}
     memory = available_memory if available_memory is not None else psutil.virtual_memory().available
@@ -352,7 +362,10 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                            f"a {_human(size)} message needs about {_human(needed)} of memory "
                            f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available")
         params = dict(info.params)
-        key = (job.scheme, backend, json.dumps(params, sort_keys=True), job.mode, job.tcp_nodelay)
+        # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
+        # same numbers, so it must count as a repeat too.
+        same = {k: canonical_curve(v) if k == "curve" and isinstance(v, str) else v for k, v in params.items()}
+        key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay)
         for size in sizes:
             if (key, size) in seen:
                 raise ProfileError(
