@@ -12,6 +12,7 @@ benchmark jobs.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import secrets
@@ -118,6 +119,16 @@ class Server:
                 try:
                     sock, peer = self.socket.accept()
                 except (socket.timeout, TimeoutError):
+                    continue
+                except OSError as exc:
+                    # A failed accept (EMFILE/ENFILE when file descriptors run out, ENOBUFS,
+                    # ECONNABORTED) is about one connection or a passing shortage; it used to
+                    # end serve_forever. Log it, back off one poll interval, keep serving.
+                    # The pending connection stays queued and is accepted once it can be.
+                    if exc.errno in (errno.EBADF, errno.EINVAL, errno.ENOTSOCK):
+                        raise  # the listening socket itself is gone: nothing to retry
+                    self.log(f"accept failed, retrying: {exc.strerror or exc}")
+                    stop.wait(ACCEPT_POLL_SECONDS)
                     continue
                 handled += 1
                 with sock:
