@@ -199,8 +199,8 @@ def check_desktop_install(smoke: Smoke) -> None:
     version = subprocess.run([str(launcher), "--version"], env=smoke.env, capture_output=True, text=True, timeout=60)
     if version.returncode != 0 or app_version() not in version.stdout:
         problems.append(f"{launcher} --version: {version.stdout.strip()} {version.stderr.strip()}")
-    smoke.results.append((name, not problems, "; ".join(problems) or
-                          ("validated by desktop-file-validate" if validator else "desktop-file-validate not installed")))
+    passed = "validated by desktop-file-validate" if validator else "desktop-file-validate not installed"
+    smoke.results.append((name, not problems, "; ".join(problems) or passed))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -238,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   timeout=600, check=check_run(results))
         pdf, markdown = work / "quick.pdf", work / "quick.md"
         if results.is_file():
-            smoke.run("report --pdf --markdown", ["report", str(results), "--pdf", str(pdf), "--markdown", str(markdown)],
+            smoke.run("report --pdf --markdown",
+                      ["report", str(results), "--pdf", str(pdf), "--markdown", str(markdown)],
                       timeout=300, check=check_report(pdf, markdown))
         launches = [m for m in (gui_launch(smoke, i) for i in range(max(1, args.launches))) if m]
         check_desktop_install(smoke)

@@ -71,7 +71,8 @@ def test_committed_icons_match_the_svg(qapp, tmp_path: Path) -> None:
     make_icons = _load_packaging_module("make_icons")
     assert make_icons.main([str(tmp_path)]) == 0
     for size in SIZES:
-        fresh, committed = QImage(str(tmp_path / f"cryptobench-{size}.png")), QImage(str(ICONS / f"cryptobench-{size}.png"))
+        fresh = QImage(str(tmp_path / f"cryptobench-{size}.png"))
+        committed = QImage(str(ICONS / f"cryptobench-{size}.png"))
         assert fresh == committed, f"cryptobench-{size}.png is stale: run packaging/make_icons.py"
 
 

@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
         def finish() -> None:
             if startup_report is not None:
                 _write_startup_report(startup_report, painter, quit_after)
-            window.close()
+            app.closeAllWindows()
             app.quit()
 
         QTimer.singleShot(int(quit_after * 1000), finish)
