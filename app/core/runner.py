@@ -551,8 +551,6 @@ def _death_cause(role: str, exitcode: int | None) -> str:
     if exitcode is None:
         return f"{role} process did not report a result"
     if exitcode < 0:
-        import signal
-
         try:
             name = signal.Signals(-exitcode).name
         except ValueError:
