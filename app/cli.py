@@ -130,33 +130,29 @@ def cmd_store(args: argparse.Namespace) -> int:
     from app.core.store import BrokenStoreError, Store, StoreError, default_store_path, move_aside
 
     path = args.store or default_store_path()
+    runs: list[Any] = []
     try:
         with Store(path) as store:
             problems = store.integrity_problems()
             runs = store.list_runs()
+        problem = f"{path}: SQLite integrity check failed: {'; '.join(problems[:5])}" if problems else None
     except BrokenStoreError as exc:
-        if not args.move_aside:
-            print(f"cryptobench: error: {exc}{MOVE_ASIDE_HINT}", file=sys.stderr)
-            return EXIT_FAILED
-        try:
-            moved = move_aside(path)
-        except StoreError as move_exc:
-            raise UsageError(str(move_exc)) from None
-        print(f"moved {path} to {moved}; the next run starts a new store at {path}")
-        return EXIT_OK
+        problem = str(exc)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    if problems:
-        print(f"cryptobench: error: {path}: SQLite integrity check failed: {'; '.join(problems[:5])}"
-              f"{MOVE_ASIDE_HINT}", file=sys.stderr)
+    if problem is None:
         if args.move_aside:
-            moved = move_aside(path)
-            print(f"moved {path} to {moved}; the next run starts a new store at {path}")
-            return EXIT_OK
+            raise UsageError(f"{path}: the store is sound ({len(runs)} runs); nothing was moved")
+        print(f"{path}: sound, {len(runs)} runs")
+        return EXIT_OK
+    print(f"cryptobench: error: {problem}{MOVE_ASIDE_HINT}", file=sys.stderr)
+    if not args.move_aside:
         return EXIT_FAILED
-    if args.move_aside:
-        raise UsageError(f"{path}: the store is sound ({len(runs)} runs); nothing was moved")
-    print(f"{path}: sound, {len(runs)} runs")
+    try:
+        moved = move_aside(path)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"moved {path} to {moved}; the next run starts a new store at {path}")
     return EXIT_OK
 
 
