@@ -12,6 +12,12 @@ import sys
 def main() -> int:
     multiprocessing.freeze_support()
     if len(sys.argv) == 1:  # no command: the desktop window
+        from app.gui.preflight import check
+
+        problem = check()  # before Qt is imported: no display or a missing library aborts Qt
+        if problem is not None:
+            print(f"cryptobench: error: {problem.message}", file=sys.stderr)
+            return 2
         from app.gui.app import main as gui_main
 
         return gui_main()

@@ -68,14 +68,19 @@ def icns_bytes(pngs: dict[int, bytes]) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Render into resources/icons/, or into the folder given as the only argument."""
+    """Render into resources/icons/, or into the folder given as the first argument.
+
+    A second argument names another SVG to render (the tests render a perturbed copy
+    to prove the staleness check notices a real change).
+    """
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0]) if args else ICON_DIR
+    svg = Path(args[1]) if len(args) > 1 else SVG
     out.mkdir(parents=True, exist_ok=True)
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # noqa: F841  (painting needs it)
-    renderer = QSvgRenderer(str(SVG))
+    renderer = QSvgRenderer(str(svg))
     if not renderer.isValid():
-        print(f"error: {SVG}: not a valid SVG", file=sys.stderr)
+        print(f"error: {svg}: not a valid SVG", file=sys.stderr)
         return 1
     all_sizes = sorted(set(ICON_SIZES) | set(ICO_SIZES) | set(ICNS_TYPES))
     pngs = {size: render_png(renderer, size) for size in all_sizes}

@@ -20,10 +20,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtGui import QColor, QImage, QImageReader
 
 from app import __version__
 from app.cli import main as cli_main
+from tests.pixels import ROUNDING_LEVELS, PixelDifference, compare
 
 ROOT = Path(__file__).resolve().parents[1]
 ICONS = ROOT / "resources" / "icons"
@@ -67,13 +68,58 @@ def test_platform_icon_files_decode_at_every_size(qapp, name: str, expected: set
     assert sizes == expected
 
 
-def test_committed_icons_match_the_svg(qapp, tmp_path: Path) -> None:
+def _render_icons(tmp_path: Path, svg: Path | None = None) -> Path:
     make_icons = _load_packaging_module("make_icons")
-    assert make_icons.main([str(tmp_path)]) == 0
+    out = tmp_path / "icons"
+    assert make_icons.main([str(out)] + ([str(svg)] if svg else [])) == 0
+    return out
+
+
+def _stale_sizes(rendered: Path) -> dict[int, PixelDifference]:
+    """Sizes whose committed PNG differs from a fresh rendering by more than rounding."""
+    stale = {}
     for size in SIZES:
-        fresh = QImage(str(tmp_path / f"cryptobench-{size}.png"))
+        fresh = QImage(str(rendered / f"cryptobench-{size}.png"))
         committed = QImage(str(ICONS / f"cryptobench-{size}.png"))
-        assert fresh == committed, f"cryptobench-{size}.png is stale: run packaging/make_icons.py"
+        difference = compare(fresh, committed)
+        if not difference.same_picture:
+            stale[size] = difference
+    return stale
+
+
+def test_committed_icons_match_the_svg(qapp, tmp_path: Path) -> None:
+    # Not pixel-exact: Qt's raster engine rounds blends differently per CPU (tests/pixels.py),
+    # so a fresh rendering may differ from the committed one by a level or two on edges.
+    stale = _stale_sizes(_render_icons(tmp_path))
+    assert not stale, f"stale icons {sorted(stale)} ({stale}): run packaging/make_icons.py"
+
+
+@pytest.mark.parametrize(("what", "old", "new"), [
+    # A colour moved by 16 levels in one bar of the chart.
+    ("colour", 'fill="#2f9e6b"', 'fill="#2f9e7b"'),
+    # The tallest bar moved by 4 SVG units: a quarter pixel at 32 px, an eighth at 16 px.
+    ("shape", 'x="304" y="260"', 'x="308" y="260"'),
+])
+def test_the_icon_check_notices_a_changed_svg(qapp, tmp_path: Path, what: str, old: str, new: str) -> None:
+    source = (ICONS / "cryptobench.svg").read_text(encoding="utf-8")
+    assert old in source, f"the {what} perturbation no longer matches the SVG"
+    perturbed = tmp_path / "perturbed.svg"
+    perturbed.write_text(source.replace(old, new), encoding="utf-8")
+    stale = _stale_sizes(_render_icons(tmp_path, perturbed))
+    # The change must show at the sizes a person sees most: the window and menu icons.
+    assert {32, 48, 256} <= set(stale), f"a changed {what} went unnoticed: {stale}"
+
+
+def test_the_tolerance_passes_rounding_and_fails_a_level_beyond_it() -> None:
+    image = QImage(8, 8, QImage.Format.Format_RGBA8888)
+    image.fill(QColor(40, 120, 200, 255))
+    rounded, beyond = QImage(image), QImage(image)
+    rounded.setPixelColor(3, 3, QColor(40 + ROUNDING_LEVELS, 120 - ROUNDING_LEVELS, 200, 255))
+    beyond.setPixelColor(3, 3, QColor(40, 120, 200, 255 - ROUNDING_LEVELS - 1))
+    assert compare(image, rounded).same_picture
+    difference = compare(image, beyond)
+    assert not difference.same_picture
+    assert (difference.pixels_over, difference.max_levels) == (1, ROUNDING_LEVELS + 1)
 
 
 def test_main_window_uses_the_icon(qtbot) -> None:
