@@ -2,7 +2,8 @@
 
 Each job is committed the moment it finishes, in WAL mode, so a crash or a kill
 loses only the job that was running. A run left "running" by a process that no
-longer exists is marked "interrupted" the next time the store is opened.
+longer exists (it no longer holds the run's lock, `app.core.runlock`) is marked
+"interrupted" the next time the store is opened.
 
 Location: `--store PATH`, else `$CRYPTOBENCH_HOME/results.sqlite3`, else the
 platform's user data directory (platformdirs).
@@ -22,8 +23,8 @@ from typing import Any
 
 import numpy as np
 import platformdirs
-import psutil
 
+from app.core import runlock
 from app.core.results import JobResult, RunResult
 
 SCHEMA_VERSION = 1
@@ -199,10 +200,15 @@ class Store:
                 raise BrokenStoreError(f"{self.path}: written by a newer CryptoBench (store schema {row[0]})")
 
     def _mark_interrupted(self) -> None:
-        rows = self._db.execute("SELECT id, pid FROM runs WHERE status = 'running'").fetchall()
-        for run_id, pid in rows:
-            if pid is None or not psutil.pid_exists(pid):
-                self._db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+        # Alive means "its process still holds the run's lock" (app.core.runlock), never
+        # "a process with its PID exists": PIDs are reused, and a run killed as PID 1 in
+        # a container found a PID 1 alive on every later start. The status condition
+        # keeps a run that finished meanwhile from being overwritten.
+        rows = self._db.execute("SELECT id FROM runs WHERE status = 'running'").fetchall()
+        for (run_id,) in rows:
+            if not runlock.is_held(self.path, run_id):
+                self._db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+                                 (run_id,))
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own check of every page and index; empty when the file is sound."""
@@ -234,13 +240,18 @@ class Store:
     # --- writing -----------------------------------------------------------------
 
     def begin_run(self, run: RunResult) -> None:
-        with self._write() as db:
-            db.execute(
-                "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run.id, run.name, run.started, run.finished, run.status, os.getpid(),
-                 run.environment.get("hostname"), json.dumps(run.environment), json.dumps(run.profile)),
-            )
+        runlock.acquire(self.path, run.id)  # before the row exists: a "running" row always has its lock
+        try:
+            with self._write() as db:
+                db.execute(
+                    "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run.id, run.name, run.started, run.finished, run.status, os.getpid(),
+                     run.environment.get("hostname"), json.dumps(run.environment), json.dumps(run.profile)),
+                )
+        except BaseException:
+            runlock.release(self.path, run.id)
+            raise
 
     def add_job(self, run_id: str, job: JobResult) -> None:
         with self._write() as db:
@@ -250,6 +261,7 @@ class Store:
     def finish_run(self, run_id: str, status: str, finished: str) -> None:
         with self._write() as db:
             db.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id))
+        runlock.release(self.path, run_id)  # only once the final status is committed
 
     def delete_run(self, run_id: str) -> bool:
         with self._write() as db:

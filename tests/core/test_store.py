@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,13 +50,15 @@ def test_jobs_are_readable_as_soon_as_added(tmp_path: Path) -> None:
 
 
 def test_running_run_of_dead_process_becomes_interrupted(tmp_path: Path) -> None:
+    """The run's process ends without finishing it; its PID is then "reused" by a live
+    process (ours), as with a run killed as PID 1 in a container: still interrupted."""
     path = tmp_path / "s.sqlite3"
-    with Store(path) as store:
-        store.begin_run(_run())
-        store.add_job("20260101-000000-aaaaaa", _job(0))
+    code = ("import sys; from tests.core.test_store import _job, _run; from app.core.store import Store\n"
+            "store = Store(sys.argv[1]); store.begin_run(_run()); store.add_job('20260101-000000-aaaaaa', _job(0))")
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, timeout=60,
+                   cwd=Path(__file__).resolve().parents[2])
     db = sqlite3.connect(path)
-    dead_pid = 2**22 + 12345  # above the default pid_max: no such process
-    db.execute("UPDATE runs SET pid = ?", (dead_pid,))
+    db.execute("UPDATE runs SET pid = ?", (os.getpid(),))
     db.commit()
     db.close()
     with Store(path) as store:
