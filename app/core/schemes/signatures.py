@@ -2,7 +2,8 @@
 
 The signer owns the key pair (see `KEYGEN_ON_SENDER`): `Sender.handshake` generates
 it, which is the timed "keygen", and returns the encoded verification key as the
-handshake message; `Receiver.handshake` imports and validates that key. Each message
+handshake message; `Receiver.handshake` validates that key (`sigkeys`: one rule per
+algorithm for both backends) and imports it. Each message
 travels as
 
     signature length (2 bytes, big-endian) || signature || message
@@ -44,6 +45,7 @@ from app.core.schemes.base import (
     Sender,
     TamperSpot,
 )
+from app.core.schemes.sigkeys import check_eddsa_key, check_rsa_numbers, check_sec1_point, reject_key
 
 #: Bytes of the big-endian signature length that precedes the signature.
 LENGTH_PREFIX = 2
@@ -130,12 +132,6 @@ _EDDSA: Mapping[str, tuple[int, int, int]] = {
 # --------------------------------------------------------------------------- adapters
 
 
-def _reject_key(what: str, error: BaseException | None = None) -> NoReturn:
-    """Raise the one error type a malformed verification key may surface as."""
-    detail = f": {error}" if error is not None else ""
-    raise PayloadFormatError(f"invalid {what} verification key{detail}") from None
-
-
 class _SignatureAdapter(abc.ABC):
     """One signature algorithm in one backend: keygen, encoding, sign, verify.
 
@@ -158,19 +154,6 @@ class _SignatureAdapter(abc.ABC):
         Raises:
             PayloadFormatError: the encoding is malformed or not a valid key.
         """
-
-
-def _check_uncompressed_point(curve: _Curve, encoded: bytes) -> None:
-    """Only accept the encoding the sender produces, uncompressed SEC1.
-
-    Both libraries would also take a compressed point; pinning one form keeps the two
-    backends' receivers identical and the handshake size fixed.
-    """
-    if len(encoded) != curve.point_bytes or encoded[0] != 0x04:
-        _reject_key(
-            f"ECDSA {curve.name}",
-            ValueError(f"expected a {curve.point_bytes}-byte uncompressed point, got {len(encoded)} bytes"),
-        )
 
 
 class _CryptographyEcdsa(_SignatureAdapter):
@@ -202,12 +185,12 @@ class _CryptographyEcdsa(_SignatureAdapter):
         return (lambda message: sign(message, algorithm)), encoded
 
     def load(self, encoded: bytes) -> VerifyFn:
-        _check_uncompressed_point(self._curve, encoded)
+        check_sec1_point(f"ECDSA {self._curve.name}", self._curve.coordinate_bytes, encoded)
         try:
             # Checks the point lies on the curve (OpenSSL EC_POINT_oct2point).
             public = ec.EllipticCurvePublicKey.from_encoded_point(self._ec_curve, encoded)
         except ValueError as error:
-            _reject_key(f"ECDSA {self._curve.name}", error)
+            reject_key(f"ECDSA {self._curve.name}", error)
         algorithm = self._algorithm
         verify = public.verify
         return lambda signature, message: verify(signature, message, algorithm)
@@ -230,12 +213,14 @@ class _PycryptodomeEcdsa(_SignatureAdapter):
         return (lambda message: sign(hash_new(message))), encoded
 
     def load(self, encoded: bytes) -> VerifyFn:
-        _check_uncompressed_point(self._curve, encoded)
+        check_sec1_point(f"ECDSA {self._curve.name}", self._curve.coordinate_bytes, encoded)
         try:
             # import_key rejects points that are not on the named curve.
             public = ECC.import_key(encoded, curve_name=self._curve.name)
         except (ValueError, TypeError, IndexError) as error:
-            _reject_key(f"ECDSA {self._curve.name}", error)
+            reject_key(f"ECDSA {self._curve.name}", error)
+        if public.pointQ.is_point_at_infinity():  # its (0, 0) convention; see check_sec1_point
+            reject_key(f"ECDSA {self._curve.name}", "the point at infinity (identity)")
         verify = DSS.new(public, "fips-186-3", encoding="der").verify
         hash_new = self._hash_new
         # pycryptodome's DER decoder accepts only bytes, not a memoryview.
@@ -259,10 +244,14 @@ class _CryptographyEddsa(_SignatureAdapter):
         return key.sign, key.public_key().public_bytes_raw()
 
     def load(self, encoded: bytes) -> VerifyFn:
+        # OpenSSL imports any 32/57 bytes (it decodes the point only when verifying),
+        # so the on-curve test is ours; without it such a key imports here and not
+        # in pycryptodome.
+        check_eddsa_key(self._curve, encoded, on_curve=True)
         try:
             public = self._public_class.from_public_bytes(encoded)
         except ValueError as error:
-            _reject_key(self._curve, error)
+            reject_key(self._curve, error)
         verify: VerifyFn = public.verify
         return verify
 
@@ -270,7 +259,6 @@ class _CryptographyEddsa(_SignatureAdapter):
 class _PycryptodomeEddsa(_SignatureAdapter):
     def __init__(self, curve: str) -> None:
         self._curve = curve
-        self._public_bytes = _EDDSA[curve][0]
 
     def generate(self) -> tuple[SignFn, bytes]:
         key = ECC.generate(curve=self._curve)
@@ -278,13 +266,13 @@ class _PycryptodomeEddsa(_SignatureAdapter):
         return sign, key.public_key().export_key(format="raw")
 
     def load(self, encoded: bytes) -> VerifyFn:
-        # import_public_key picks the curve from the length, so pin it first.
-        if len(encoded) != self._public_bytes:
-            _reject_key(self._curve, ValueError(f"expected {self._public_bytes} bytes, got {len(encoded)}"))
+        # Pins the length first (import_public_key picks the curve from it); the
+        # import itself refuses a point off the curve.
+        check_eddsa_key(self._curve, encoded, on_curve=False)
         try:
             public = eddsa.import_public_key(encoded)
         except (ValueError, TypeError) as error:
-            _reject_key(self._curve, error)
+            reject_key(self._curve, error)
         verify = eddsa.new(public, "rfc8032").verify
         return lambda signature, message: verify(message, signature)
 
@@ -309,11 +297,11 @@ class _CryptographyRsaPss(_SignatureAdapter):
         try:
             public = serialization.load_der_public_key(encoded)
         except (ValueError, UnsupportedAlgorithm) as error:
-            _reject_key(f"RSA-{self._bits}", error)
+            reject_key(f"RSA-{self._bits}", error)
         if not isinstance(public, rsa.RSAPublicKey):
-            _reject_key(f"RSA-{self._bits}", ValueError(f"not an RSA key ({type(public).__name__})"))
-        if public.key_size != self._bits:
-            _reject_key(f"RSA-{self._bits}", ValueError(f"modulus has {public.key_size} bits"))
+            reject_key(f"RSA-{self._bits}", ValueError(f"not an RSA key ({type(public).__name__})"))
+        numbers = public.public_numbers()
+        check_rsa_numbers(f"RSA-{self._bits}", self._bits, numbers.n, numbers.e)
         verify, pad, digest = public.verify, self._padding, self._hash
         return lambda signature, message: verify(signature, message, pad, digest)
 
@@ -332,11 +320,10 @@ class _PycryptodomeRsaPss(_SignatureAdapter):
         try:
             public = RSA.import_key(encoded)
         except (ValueError, TypeError, IndexError) as error:
-            _reject_key(f"RSA-{self._bits}", error)
+            reject_key(f"RSA-{self._bits}", error)
         if public.has_private():
-            _reject_key(f"RSA-{self._bits}", ValueError("a private key is not a verification key"))
-        if public.size_in_bits() != self._bits:
-            _reject_key(f"RSA-{self._bits}", ValueError(f"modulus has {public.size_in_bits()} bits"))
+            reject_key(f"RSA-{self._bits}", ValueError("a private key is not a verification key"))
+        check_rsa_numbers(f"RSA-{self._bits}", self._bits, int(public.n), int(public.e))
         verify = pss.new(public, salt_bytes=_RSA_SALT_BYTES).verify
         return lambda signature, message: verify(SHA256.new(message), signature)
 
@@ -361,7 +348,7 @@ class _CryptographyMlDsa(_SignatureAdapter):
         try:
             public = self._public_class.from_public_bytes(encoded)
         except ValueError as error:
-            _reject_key(f"ML-DSA-{self._level}", error)
+            reject_key(f"ML-DSA-{self._level}", error)
         verify: VerifyFn = public.verify
         return verify
 
@@ -511,7 +498,10 @@ def _eddsa_factory(scheme_id: str, curve: str) -> Callable[[str, Mapping[str, Pa
             security=Security(classical_bits=classical, pq_category=0),
             max_signature=signature_bytes,
             probe_offset=None,
-            notes=("pure EdDSA (RFC 8032), deterministic signatures",),
+            notes=(
+                "pure EdDSA (RFC 8032), deterministic signatures",
+                "verification key checked: canonical encoding, on the curve, not of small order",
+            ),
         )
         return SignatureScheme(scheme_id, backend, params, algorithm, adapter)
 
@@ -526,7 +516,10 @@ def _rsa_pss(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
         security=Security(classical_bits=_RSA_CLASSICAL_BITS[bits], pq_category=0),
         max_signature=bits // 8,
         probe_offset=None,
-        notes=(f"MGF1-SHA-256, {_RSA_SALT_BYTES}-byte salt, e = 65537; public key as DER SubjectPublicKeyInfo",),
+        notes=(
+            f"MGF1-SHA-256, {_RSA_SALT_BYTES}-byte salt, e = 65537; public key as DER SubjectPublicKeyInfo",
+            "verification key checked: modulus size, odd, no factor below 752; odd e in (2^16, 2^256)",
+        ),
     )
     return SignatureScheme("rsa-pss", backend, params, algorithm, adapter)
 
