@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
 
 RESULTS_FORMAT_VERSION = 1
@@ -217,14 +218,33 @@ def load_results_file(path: Path) -> RunResult:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path}: not a results JSON file (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:  # the C scanner recurses once per nesting level
+        raise ResultsFileError(f"{path}: not a results JSON file (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python's int/str conversion limit (4300 digits)
+        raise ResultsFileError(f"{path}: not a results JSON file (a number has too many digits)") from None
     if not isinstance(data, dict) or "run" not in data:
         raise ResultsFileError(f"{path}: not CryptoBench results (no \"run\" object at the top level)")
+    version = data.get("format_version")
+    if version != RESULTS_FORMAT_VERSION:
+        raise ResultsFileError(f"{path}: format_version: {_shown_version(version)} is not supported (this "
+                               f"version reads {RESULTS_FORMAT_VERSION})")
+    # Every field is checked before any is used: a results file is input, and a wrong
+    # type used to surface as a traceback deep in the report code.
+    try:
+        check_results(data)
+    except ResultsDataError as exc:
+        raise ResultsFileError(f"{path}: {exc}") from None
     try:
         return RunResult.from_dict(data)
-    except KeyError as exc:
+    except KeyError as exc:  # not expected after check_results; kept as a last line of defence
         raise ResultsFileError(f"{path}: incomplete results: missing field {exc.args[0]!r}") from None
     except (TypeError, ValueError, AttributeError) as exc:
         raise ResultsFileError(f"{path}: invalid results: {exc}") from None
+
+
+def _shown_version(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
+    return text[:40] + "..." if len(text) > 43 else text
 
 
 # --- exports ------------------------------------------------------------------------
