@@ -26,8 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.core.text import escape_control
+
 MAGIC = b"CB"
-VERSION = 1
+#: 2: mutual HMAC challenge-response (the token never crosses the wire) and the
+#: serve queue (QUEUED / READY / BUSY). A version-1 peer is refused at its first header.
+VERSION = 2
 HEADER = struct.Struct(">2sBBQ")
 HEADER_SIZE = HEADER.size  # 12
 #: No frame is ever larger than this, whatever a job asks for: a 128 MiB message
@@ -38,11 +42,13 @@ HARD_MAX_FRAME = 256 * 1024 * 1024 + 64 * 1024
 MAX_SESSION_MESSAGE = 128 * 1024 * 1024
 #: Control frames (job descriptions, acknowledgements, errors) stay under this.
 MAX_CONTROL_FRAME = 64 * 1024
+#: At most this many characters of a peer's error text reach a message.
+PEER_TEXT_LIMIT = 500
 
 
 class FrameType(enum.IntEnum):
-    HELLO = 1  # sender -> receiver: the 32-byte job token, nothing else
-    WELCOME = 2  # receiver -> sender: token accepted
+    HELLO = 1  # sender -> receiver: the sender's 32-byte nonce, nothing else
+    WELCOME = 2  # receiver -> sender: the receiver's proof (HMAC) that it holds the token
     JOB = 3  # sender -> receiver: JSON job description
     JOB_OK = 4  # receiver -> sender: JSON limits the receiver accepted
     SETUP = 5  # sender -> receiver: generate keys (one handshake round)
@@ -62,6 +68,11 @@ class FrameType(enum.IntEnum):
     SIZE_END_OK = 19  # receiver -> sender: JSON resource summary
     BYE = 20  # sender -> receiver: the job is complete
     ERROR = 21  # either way: UTF-8 reason; the connection closes after it
+    CHALLENGE = 22  # receiver -> sender: the receiver's 32-byte nonce
+    PROOF = 23  # sender -> receiver: the sender's proof (HMAC) that it holds the token
+    QUEUED = 24  # receiver -> sender: u32 clients ahead of this one; repeated as a keepalive
+    READY = 25  # receiver -> sender: the receiver is free; send the JOB
+    BUSY = 26  # receiver -> sender: u32 milliseconds to wait before retrying; the connection closes
 
 
 #: Frame type by its byte: a dict lookup instead of an IntEnum call on every frame.
@@ -271,7 +282,9 @@ class FrameReader:
             deadline = time.monotonic() + frame_deadline(length, self.idle_timeout, self.min_rate)
             self._fill(view, deadline, at_boundary=False)
         if frame_type is _ERROR:
-            raise PeerError("peer reported: " + bytes(view).decode("utf-8", "replace"))
+            # The peer chose this text: shown escaped (no terminal control) and shortened.
+            raise PeerError("peer reported: " + escape_control(bytes(view).decode("utf-8", "replace"),
+                                                               PEER_TEXT_LIMIT))
         return frame_type, view
 
     def expect(self, *types: FrameType, limit: int | None = None) -> memoryview:

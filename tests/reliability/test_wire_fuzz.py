@@ -42,6 +42,7 @@ from app.core.session.protocol import (
     encode_ack,
     parse_job,
 )
+from app.core.text import escape_control
 from app.core.wire import (
     HARD_MAX_FRAME,
     HEADER,
@@ -49,6 +50,7 @@ from app.core.wire import (
     MAGIC,
     MAX_CONTROL_FRAME,
     MAX_SESSION_MESSAGE,
+    PEER_TEXT_LIMIT,
     VERSION,
     BadMagic,
     ConnectionClosed,
@@ -471,7 +473,9 @@ def test_decode_ack_over_arbitrary_bytes(body: bytes) -> None:
 @FUZZ
 @given(value=st.integers(0, 2**64 - 1), verdict=st.sampled_from(list(Verdict)), reason=st.text(max_size=100))
 def test_ack_round_trips(value: int, verdict: Verdict, reason: str) -> None:
-    assert decode_ack(b"".join(encode_ack(value, verdict, reason))) == (value, verdict, reason)
+    # The reason is the peer's text: it comes back with control characters escaped.
+    assert decode_ack(b"".join(encode_ack(value, verdict, reason))) == (value, verdict,
+                                                                        escape_control(reason, PEER_TEXT_LIMIT))
 
 
 # --- regressions found by the properties above --------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import math
 import struct
 from typing import Any
 
@@ -18,7 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme
-from app.core.wire import HARD_MAX_FRAME, MAX_CONTROL_FRAME, MAX_SESSION_MESSAGE, MalformedBody, frame_limit
+from app.core.text import escape_control
+from app.core.wire import (
+    HARD_MAX_FRAME,
+    MAX_CONTROL_FRAME,
+    MAX_SESSION_MESSAGE,
+    PEER_TEXT_LIMIT,
+    MalformedBody,
+    frame_limit,
+)
 
 TOKEN_BYTES = 32
 SEED_BYTES = 16
@@ -26,6 +35,20 @@ SEED_BYTES = 16
 ACK = struct.Struct(">QB")
 U64 = struct.Struct(">Q")
 SIZE_FRAME = struct.Struct(f">Q{SEED_BYTES}s")
+U32 = struct.Struct(">I")
+
+# What a receiver may report and still be believed (see `PeerLied`).
+#: No receiver has this much memory (16 TiB): a larger RSS or traced peak is a lie.
+MAX_REPORTED_BYTES = 1 << 44
+#: CPU seconds may exceed wall seconds only by this many cores' worth.
+MAX_RECEIVER_CPUS = 4096
+#: A queue position or retry interval beyond these is not a server's honest answer.
+MAX_QUEUE_POSITION = 10_000
+MAX_RETRY_MS = 60_000
+#: Clocks of two machines drift apart by a few ppm; this slack covers that and
+#: the granularity of the receiver's monotonic clock.
+CLOCK_SLACK = 1.01
+CLOCK_SLACK_SECONDS = 0.005
 
 
 class Verdict(enum.IntEnum):
@@ -51,6 +74,22 @@ class JobDescription(BaseModel):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True).encode("utf-8")
 
 
+class PeerLied(MalformedBody):
+    """A number from the peer that cannot be true: not finite, negative, beyond any real
+    machine, or a duration longer than the round trip that contains it. str() names the
+    field and the value; the job fails with it."""
+
+
+def _no_constants(name: str) -> Any:
+    # json.loads accepts NaN, Infinity and -Infinity by default; no peer has a reason to send them.
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads_strict(text: str) -> Any:
+    """json.loads that refuses NaN and ±Infinity (invalid JSON that Python accepts)."""
+    return json.loads(text, parse_constant=_no_constants)
+
+
 class JobRejected(Exception):
     """A job description the receiver will not serve; str() is sent back to the peer."""
 
@@ -58,7 +97,7 @@ class JobRejected(Exception):
 def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) -> tuple[JobDescription, Scheme, int]:
     """Check a JOB frame; return the job, the scheme it names and the frame capacity it needs."""
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
+        data = loads_strict(bytes(body).decode("utf-8"))
     except (ValueError, RecursionError) as exc:
         # ValueError, not only JSONDecodeError: an integer literal over Python's 4300-digit
         # limit raises a plain ValueError; and "[[[[..." nested past the recursion limit
@@ -115,14 +154,75 @@ def decode_ack(body: memoryview | bytes) -> tuple[int, Verdict, str]:
         kind = Verdict(verdict)
     except ValueError:
         raise MalformedBody(f"unknown verdict {verdict}") from None
-    return value, kind, bytes(body[ACK.size:]).decode("utf-8", "replace")
+    # The reason is the peer's text: escaped (no terminal control) and shortened here, once.
+    reason = escape_control(bytes(body[ACK.size:]).decode("utf-8", "replace"), PEER_TEXT_LIMIT)
+    return value, kind, reason
 
 
 def decode_json(body: memoryview | bytes, what: str) -> dict[str, Any]:
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
-    except (ValueError, RecursionError):  # see parse_job: over-long integers, too-deep nesting
-        raise MalformedBody(f"{what} is not UTF-8 JSON") from None
+        data = loads_strict(bytes(body).decode("utf-8"))
+    except (ValueError, RecursionError):  # see parse_job: over-long integers, too-deep nesting; NaN
+        raise MalformedBody(f"{what} is not UTF-8 JSON (or holds NaN/Infinity)") from None
     if not isinstance(data, dict):
         raise MalformedBody(f"{what} is not a JSON object")
     return data
+
+
+# --- believing a receiver's numbers ----------------------------------------------------------
+
+
+def check_within(what: str, value_ns: int, round_trip_ns: int) -> int:
+    """A receiver's time for work inside a round trip the sender measured: at most that round trip."""
+    if value_ns > round_trip_ns * CLOCK_SLACK + CLOCK_SLACK_SECONDS * 1e9:
+        raise PeerLied(f"receiver reported {what} = {value_ns} ns, longer than the {round_trip_ns} ns "
+                       "round trip that contains it")
+    return value_ns
+
+
+def check_bytes(what: str, value: int) -> int:
+    if value > MAX_REPORTED_BYTES:
+        raise PeerLied(f"receiver reported {what} = {value} bytes, more than any machine has "
+                       f"(limit {MAX_REPORTED_BYTES})")
+    return value
+
+
+def _number(report: dict[str, Any], key: str, what: str) -> float:
+    value = report.get(key)
+    if type(value) not in (int, float):  # not bool, not a string, not missing
+        raise PeerLied(f"{what} {key} = {escape_control(repr(value), 80)} is not a number")
+    number = float(value) if abs(value) < 1e300 else math.inf
+    if not math.isfinite(number) or number < 0:
+        raise PeerLied(f"{what} {key} = {escape_control(repr(value), 80)} is not a finite non-negative number")
+    return number
+
+
+def parse_resources(body: memoryview | bytes, elapsed: float) -> dict[str, float]:
+    """The receiver's SIZE_END_OK report, checked against `elapsed`, the seconds the sender
+    measured from its SIZE request to this reply (the receiver's interval lies inside it)."""
+    what = "SIZE_END_OK"
+    report = decode_json(body, what)
+    cpu = _number(report, "cpu_seconds", what)
+    wall = _number(report, "wall_seconds", what)
+    percent = _number(report, "cpu_percent_mean", what)
+    rss = _number(report, "rss_bytes", what)
+    if wall > elapsed * CLOCK_SLACK + CLOCK_SLACK_SECONDS:
+        raise PeerLied(f"{what} wall_seconds = {wall!r} is longer than the {elapsed:.6f} s the sender "
+                       "measured around it")
+    if cpu > wall * MAX_RECEIVER_CPUS + CLOCK_SLACK_SECONDS:
+        raise PeerLied(f"{what} cpu_seconds = {cpu!r} is more than {MAX_RECEIVER_CPUS} CPUs can use "
+                       f"in {wall!r} s")
+    if percent > 100.0 * MAX_RECEIVER_CPUS:
+        raise PeerLied(f"{what} cpu_percent_mean = {percent!r} is more than {MAX_RECEIVER_CPUS} CPUs")
+    if rss > MAX_REPORTED_BYTES or rss != int(rss):
+        raise PeerLied(f"{what} rss_bytes = {report['rss_bytes']!r} is not a possible resident size")
+    return {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": percent, "rss_bytes": rss}
+
+
+def decode_u32(body: memoryview | bytes, what: str, low: int, high: int) -> int:
+    if len(body) != U32.size:
+        raise MalformedBody(f"{what} frame of {len(body)} bytes, expected {U32.size}")
+    (value,) = U32.unpack(body)
+    if not low <= value <= high:
+        raise PeerLied(f"{what} value {value} is outside {low}..{high}")
+    return value

@@ -1,9 +1,10 @@
 """The receiver (server) side of a session: authenticate, serve one job, report.
 
-`ReceiverSession` handles one connection: a HELLO frame with the job's token
-(anything else, or a wrong token, closes the connection before a single further
-byte is read), a JOB frame naming a registry scheme, then the sender's frames in
-the order the protocol allows. It times key generation, its handshake and every
+`ReceiverSession` handles one connection: the mutual token handshake of
+app.core.session.auth (a peer that does not prove it holds the token is closed
+without a single further byte read or any answer but the challenge), READY, a JOB
+frame naming a registry scheme, then the sender's frames in the order the protocol
+allows. It times key generation, its handshake and every
 open, validates each plaintext against the one derived from the size's seed, and
 returns time and verdict in the acknowledgement.
 
@@ -15,7 +16,6 @@ timed code.
 from __future__ import annotations
 
 import gc
-import hmac
 import json
 import socket
 import time
@@ -29,10 +29,10 @@ import psutil
 from app.core.lifeline import exit_with_parent
 from app.core.ops import steady_state_allocator
 from app.core.schemes.base import Receiver, Scheme, SchemeError
+from app.core.session.auth import AuthenticationFailed, authenticate_peer
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
-    TOKEN_BYTES,
     U64,
     JobDescription,
     JobRejected,
@@ -59,8 +59,7 @@ Log = Callable[[str], None]
 PONG_BODY = bytes(ACK.size)  # a pong is as long as an acknowledgement
 
 
-class AuthenticationFailed(WireError):
-    """The first frame was not a HELLO with the right token."""
+__all__ = ["AuthenticationFailed", "ReceiverLimits", "ReceiverPlan", "ReceiverSession", "listen", "receiver_main"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,8 @@ class ReceiverLimits:
     """What a receiver accepts from a peer, and how long it waits for one."""
 
     max_message: int = MAX_SESSION_MESSAGE
-    hello_timeout: float = 10.0  # a connection that says nothing is dropped after this
+    #: The whole handshake (and then the JOB) must arrive within this: a silent or dribbling peer is dropped.
+    hello_timeout: float = 10.0
     idle_timeout: float = 300.0  # between frames once the job runs (a sender may seal slowly)
     min_rate: float = 1_000_000.0  # bytes/s below which a peer sending a body is stalled
 
@@ -84,7 +84,7 @@ class ReceiverSession:
         self.log = log or (lambda text: None)
         self.job: JobDescription | None = None
         self.scheme: Scheme | None = None
-        self.authenticated = False  # True once the peer presented the token (WELCOME sent)
+        self.authenticated = False  # True once the peer proved it holds the token (WELCOME sent)
         self.receiver: Receiver | None = None
         self.handshaken = False
         self.expected: bytes | None = None
@@ -95,14 +95,8 @@ class ReceiverSession:
     # --- connection phases ----------------------------------------------------------
 
     def authenticate(self) -> None:
-        """HELLO with the token, or the connection is closed without another read."""
-        reader = FrameReader(self.sock, TOKEN_BYTES, idle_timeout=self.limits.hello_timeout)
-        kind, body = reader.read(TOKEN_BYTES)
-        if kind is not FrameType.HELLO:
-            raise AuthenticationFailed(f"first frame was {kind.name}, not HELLO")
-        if len(body) != TOKEN_BYTES or not hmac.compare_digest(bytes(body), self.token):
-            raise AuthenticationFailed("wrong token")
-        send_frame(self.sock, FrameType.WELCOME)
+        """The mutual handshake within the hello timeout, or the connection is closed."""
+        authenticate_peer(self.sock, self.token, self.limits.hello_timeout)
         self.authenticated = True
 
     def accept_job(self) -> FrameReader:
@@ -119,6 +113,12 @@ class ReceiverSession:
     def serve(self) -> JobDescription:
         tune(self.sock)
         self.authenticate()
+        return self.serve_authenticated()
+
+    def serve_authenticated(self) -> JobDescription:
+        """READY, then the job, on a connection whose peer has proven itself."""
+        self.authenticated = True
+        send_frame(self.sock, FrameType.READY)
         try:
             reader = self.accept_job()
         except (JobRejected, MalformedBody, UnexpectedFrame) as exc:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
+import random
 import socket
 import time
 import traceback
@@ -40,23 +41,33 @@ from app.core.schemes.base import (
     SchemeError,
     Sender,
 )
+from app.core.session.auth import authenticate_server
 from app.core.session.protocol import (
     ACK,
+    MAX_QUEUE_POSITION,
+    MAX_RETRY_MS,
     SEED_BYTES,
     SIZE_FRAME,
     U64,
     JobDescription,
+    PeerLied,
     Verdict,
+    check_bytes,
+    check_within,
     decode_ack,
     decode_json,
+    decode_u32,
+    parse_resources,
     plaintext_for,
 )
 from app.core.wire import (
+    HARD_MAX_FRAME,
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
     FrameReader,
     FrameType,
     MalformedBody,
+    UnexpectedFrame,
     WireError,
     send_frame,
     tune,
@@ -102,6 +113,9 @@ class SessionPlan:
     #: Longest wait for one acknowledgement: a chunked ElGamal-4096 open of a large
     #: message takes minutes; cancel, not this timeout, is the user's way out.
     reply_timeout: float = 600.0
+    #: Longest wait for a busy `serve` (queued behind other clients' jobs, or told to
+    #: retry) before the job fails; cancel ends it sooner.
+    queue_timeout: float = 1800.0
 
 
 def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
@@ -125,6 +139,14 @@ def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
 
 class SessionFailed(Exception):
     """The session cannot go on (the receiver refused the job or the handshake)."""
+
+
+class ServerBusy(Exception):
+    """The (authenticated) receiver's queue is full: reconnect after `retry_after` seconds."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"the server is busy; retry in {retry_after:g} s")
+        self.retry_after = retry_after
 
 
 class SenderSession:
@@ -169,11 +191,35 @@ class SenderSession:
     def open_session(self) -> None:
         # A CryptoBench receiver answers these at once; anything slower is not one.
         self.reader.idle_timeout = self.plan.connect_timeout
-        self._request(FrameType.HELLO, [self.plan.token], FrameType.WELCOME)
+        authenticate_server(self.sock, self.reader, self.plan.token, f"{self.plan.host}:{self.plan.port}")
+        self.wait_until_ready()
         job = JobDescription(scheme=self.plan.scheme, backend=self.plan.backend, params=self.plan.params,
                              message_sizes=self.plan.message_sizes, tcp_nodelay=self.plan.tcp_nodelay)
-        decode_json(self._request(FrameType.JOB, [job.encode()], FrameType.JOB_OK), "JOB_OK")
+        accepted = decode_json(self._request(FrameType.JOB, [job.encode()], FrameType.JOB_OK), "JOB_OK")
+        capacity = accepted.get("capacity")
+        if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:
+            raise PeerLied(f"JOB_OK capacity = {capacity!r:.80} is not a frame size (1..{HARD_MAX_FRAME})")
         self.reader.idle_timeout = self.plan.reply_timeout
+
+    def wait_until_ready(self) -> None:
+        """Wait for READY while the receiver serves other clients' jobs.
+
+        A queued connection gets QUEUED (clients ahead) every few seconds, each within
+        the connect timeout; BUSY means the queue is full: `sender_main` reconnects.
+        """
+        deadline = time.monotonic() + self.plan.queue_timeout
+        while True:
+            kind, body = self.reader.read(MAX_CONTROL_FRAME)
+            if kind is FrameType.READY:
+                return
+            if kind is FrameType.BUSY:
+                raise ServerBusy(decode_u32(body, "BUSY", 0, MAX_RETRY_MS) / 1000)
+            if kind is not FrameType.QUEUED:
+                raise UnexpectedFrame(f"expected READY, QUEUED or BUSY, got {kind.name}")
+            ahead = decode_u32(body, "QUEUED", 1, MAX_QUEUE_POSITION)
+            if time.monotonic() > deadline:
+                raise SessionFailed(f"still queued behind {ahead} job(s) after {self.plan.queue_timeout:g} s; "
+                                    "the server is busy")
 
     def handshakes(self) -> tuple[Sender, dict[str, RawMetric], dict[str, int]]:
         """`keygen_samples` rounds of setup + handshake; the last round's keys carry the messages."""
@@ -184,10 +230,13 @@ class SenderSession:
         wire: dict[str, int] = {}
         rounds = self.rounds_warmup + self.plan.keygen_samples
         for i in range(rounds):
+            start = clock()
             body = self._request(FrameType.SETUP, [], FrameType.PUBLIC)
+            setup_rtt_ns = clock() - start
             if len(body) < U64.size:
                 raise MalformedBody("PUBLIC frame shorter than its keygen time")
             (keygen_ns,) = U64.unpack_from(body)
+            check_within("keygen time", keygen_ns, setup_rtt_ns)
             public = bytes(body[U64.size:])
             sender = self.scheme.new_sender()
             start = clock()
@@ -199,6 +248,7 @@ class SenderSession:
             rtt_ns = clock() - sent
             if verdict is not Verdict.OK:
                 raise SessionFailed(f"receiver rejected the handshake: {reason}")
+            check_within("handshake time", receiver_ns, rtt_ns)
             wire = {"public_material": len(public), "handshake": len(message),
                     "handshake_frames": 4 * HEADER_SIZE + U64.size + len(public) + len(message) + ACK.size}
             values = {"handshake_receiver": receiver_ns, "handshake_rtt": rtt_ns}
@@ -224,6 +274,7 @@ class SenderSession:
         plan = self.plan
         seed = os.urandom(SEED_BYTES)
         plaintext = plaintext_for(seed, size)
+        size_start = time.monotonic()  # the receiver's resource report covers less than this
         self._request(FrameType.SIZE, [SIZE_FRAME.pack(size, seed)], FrameType.SIZE_OK)
         result = SizeMeasured(index, size, metrics=dict(shared))
         gc.collect()
@@ -270,6 +321,7 @@ class SenderSession:
             if verdict is not Verdict.OK:
                 result.failed += 1
                 raise ValidationFailed(f"the receiver could not open a genuine message ({verdict.name}): {reason}")
+            check_within("open time", receiver_ns, done - sealed)
             result.checked += 1
             values = {"compute": sealed - start, "rtt": done - sealed, "receiver": receiver_ns,
                       "network": done - sealed - receiver_ns}
@@ -287,8 +339,8 @@ class SenderSession:
 
         self._tamper(result, sender, plaintext)
         self._trace(result, sender, plaintext)
-        report = decode_json(self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK), "SIZE_END_OK")
-        result.receiver_resources = {k: float(v) for k, v in report.items() if isinstance(v, (int, float))}
+        report = self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK)
+        result.receiver_resources = parse_resources(report, time.monotonic() - size_start)
         return result
 
     def _tamper(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
@@ -331,7 +383,7 @@ class SenderSession:
         if verdict is not Verdict.OK:
             raise ValidationFailed(f"the receiver could not open the traced message: {reason}")
         result.metrics["compute"].traced_peak_bytes = peak
-        result.metrics["receiver"].traced_peak_bytes = receiver_peak
+        result.metrics["receiver"].traced_peak_bytes = check_bytes("traced peak", receiver_peak)
 
     def run(self) -> None:
         self.open_session()
@@ -374,14 +426,34 @@ def sender_main(conn: Any, plan: SessionPlan) -> None:
     steady_state_allocator()
     exit_with_parent()
     try:
-        with connect(plan.host, plan.port, plan.connect_timeout, plan.tcp_nodelay) as sock:
-            SenderSession(sock, plan, emit).run()
+        run_with_retries(plan, emit)
     except (WireError, SessionFailed, SchemeError) as exc:
         _report(conn, str(exc) if isinstance(exc, WireError) else f"{type(exc).__name__}: {exc}")
     except BaseException as exc:  # report, never die silently
         _report(conn, "".join(traceback.format_exception_only(type(exc), exc)).strip())
     finally:
         conn.close()
+
+
+def run_with_retries(plan: SessionPlan, emit: Emit, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Run the session; while an authenticated server answers BUSY, reconnect after the
+    interval it asks for (doubling, with jitter, so that waiting clients spread out),
+    for at most `plan.queue_timeout` seconds in all."""
+    deadline = time.monotonic() + plan.queue_timeout
+    attempt = 0
+    while True:
+        with connect(plan.host, plan.port, plan.connect_timeout, plan.tcp_nodelay) as sock:
+            try:
+                SenderSession(sock, plan, emit).run()
+                return
+            except ServerBusy as busy:
+                wait = min(max(busy.retry_after, 0.05) * 2 ** min(attempt, 5), 30.0)
+                wait *= 1 + random.random() / 4
+        if time.monotonic() + wait > deadline:
+            raise SessionFailed(f"the server at {plan.host}:{plan.port} stayed busy for "
+                                f"{plan.queue_timeout:g} s (its queue was full)")
+        attempt += 1
+        sleep(wait)
 
 
 def _report(conn: Any, text: str) -> None:

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from app.core.events import SizeMeasured
 from app.core.schemes import registry
+from app.core.session.auth import NONCE_BYTES, authenticate_server, client_proof
 from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
 from app.core.session.receiver import (
     AuthenticationFailed,
@@ -55,7 +56,7 @@ LIMITS = ReceiverLimits(hello_timeout=0.5, idle_timeout=2)
 JOB = JobDescription(scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64])
 #: aes-gcm with 64-byte messages needs no more than a control frame.
 JOB_CAPACITY = MAX_CONTROL_FRAME
-RECEIVER_TO_SENDER = {FrameType.WELCOME, FrameType.JOB_OK, FrameType.PUBLIC, FrameType.HANDSHAKE_OK,
+RECEIVER_TO_SENDER = {FrameType.WELCOME, FrameType.READY, FrameType.CHALLENGE, FrameType.JOB_OK, FrameType.PUBLIC, FrameType.HANDSHAKE_OK,
                       FrameType.SIZE_OK, FrameType.PONG, FrameType.ACK, FrameType.TRACE_OK,
                       FrameType.SIZE_END_OK, FrameType.ERROR}
 
@@ -110,8 +111,13 @@ class Connection:
         return self.error
 
     def authenticate(self) -> None:
-        self.send(FrameType.HELLO, TOKEN)
-        assert bytes(self.reader.expect(FrameType.WELCOME)) == b""
+        authenticate_server(self.client, self.reader, TOKEN, "test receiver")
+        assert bytes(self.reader.expect(FrameType.READY)) == b""
+
+    def challenge(self, nonce: bytes = bytes(NONCE_BYTES)) -> bytes:
+        """Send a HELLO; the receiver's nonce from its CHALLENGE."""
+        self.send(FrameType.HELLO, nonce)
+        return bytes(self.reader.expect(FrameType.CHALLENGE))
 
     def start_job(self) -> int:
         self.authenticate()
@@ -193,25 +199,123 @@ def test_the_harness_serves_a_genuine_sender(open_connection: Callable[..., Conn
 def test_wrong_token_is_refused_without_reading_further(open_connection: Callable[..., Connection],
                                                         token: bytes) -> None:
     conn = open_connection()
+    nonce = os.urandom(NONCE_BYTES)
+    server_nonce = conn.challenge(nonce)
     after = frame(FrameType.JOB, JOB.encode()) + frame(FrameType.SETUP) + frame(FrameType.BYE)
-    conn.client.sendall(frame(FrameType.HELLO, token) + after)
+    conn.client.sendall(frame(FrameType.PROOF, client_proof(token, nonce, server_nonce)) + after)
     error = conn.outcome()
     assert isinstance(error, AuthenticationFailed)
     assert "wrong token" in str(error)
-    assert conn.unread_on_server(len(after)) == after  # not one byte past the HELLO was read
+    assert conn.unread_on_server(len(after)) == after  # not one byte past the PROOF was read
     assert_server_closed_silently(conn)  # no WELCOME, no ERROR
+
+
+def test_a_proof_replayed_from_another_connection_is_refused(open_connection: Callable[..., Connection]) -> None:
+    """A proof covers the receiver's fresh nonce: one seen on the wire opens no other connection."""
+    nonce = bytes(NONCE_BYTES)
+    first = open_connection()
+    proof = client_proof(TOKEN, nonce, first.challenge(nonce))
+    first.send(FrameType.PROOF, proof)
+    assert len(bytes(first.reader.expect(FrameType.WELCOME))) == 32
+    second = open_connection()
+    assert second.challenge(nonce) != bytes(NONCE_BYTES)  # a fresh nonce, so the old proof is stale
+    second.send(FrameType.PROOF, proof)
+    error = second.outcome()
+    assert isinstance(error, AuthenticationFailed) and "wrong token" in str(error)
+    assert_server_closed_silently(second)
+
+
+def test_the_token_never_crosses_the_wire(open_connection: Callable[..., Connection]) -> None:
+    """Everything either end sends in a genuine session holds neither the token nor its hex."""
+    conn = open_connection()
+    sent = bytearray()
+    received = bytearray()
+    real_sendmsg, real_recv_into = conn.client.sendmsg, conn.client.recv_into
+
+    class Tap:
+        family = conn.client.family
+
+        def sendmsg(self, buffers: list[Any]) -> int:
+            n = real_sendmsg(buffers)
+            sent.extend(b"".join(bytes(b) for b in buffers)[:n])
+            return n
+
+        def recv_into(self, view: memoryview, nbytes: int = 0) -> int:
+            n = real_recv_into(view, nbytes)
+            received.extend(view[:n])
+            return n
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(conn.client, name)
+
+    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64],
+                       samples=2, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1", port=0,
+                       token=TOKEN, reply_timeout=10)
+    SenderSession(Tap(), plan, lambda event: None).run()  # type: ignore[arg-type]
+    assert conn.outcome() is None
+    assert len(sent) > 100 and len(received) > 100  # the tap saw the session
+    for secret in (TOKEN, TOKEN.hex().encode(), TOKEN[:16], TOKEN[16:]):
+        assert secret not in sent and secret not in received
+
+
+@pytest.mark.parametrize("nonce", [b"", bytes(NONCE_BYTES - 1)], ids=["empty", "short"])
+def test_hello_of_the_wrong_length_is_refused(open_connection: Callable[..., Connection], nonce: bytes) -> None:
+    conn = open_connection()
+    conn.send(FrameType.HELLO, nonce)
+    error = conn.outcome()
+    assert isinstance(error, AuthenticationFailed)
+    assert f"HELLO of {len(nonce)} bytes, expected {NONCE_BYTES}" in str(error)
+    assert_server_closed_silently(conn)
+
+
+def test_a_frame_other_than_proof_after_the_challenge_is_refused(open_connection: Callable[..., Connection]) -> None:
+    conn = open_connection()
+    conn.challenge()
+    conn.send(FrameType.JOB, JOB.encode()[:NONCE_BYTES])
+    error = conn.outcome()
+    assert isinstance(error, AuthenticationFailed)
+    assert "frame after CHALLENGE was JOB, not PROOF" in str(error)
+    assert_server_closed_silently(conn)
+
+
+def test_a_dribbled_handshake_is_dropped_at_the_hello_timeout_in_total(
+        open_connection: Callable[..., Connection]) -> None:
+    """Regression: each frame had its own deadline, so a peer pacing its HELLO just under the
+    timeout per frame held the receiver for about twice the hello timeout (19 s of a 10 s one).
+    The handshake now has one deadline. Paced so that each frame alone would beat the timeout."""
+    limits = ReceiverLimits(hello_timeout=1.0, idle_timeout=2)
+    conn = open_connection(limits)
+    data = frame(FrameType.HELLO, bytes(NONCE_BYTES))
+    pace = threading.Event()  # never set: wait() paces the dribble
+    sent = 0
+    for part in (data[:HEADER_SIZE], data[HEADER_SIZE:]):
+        step = 0.8 * limits.hello_timeout / len(part)  # each frame part within 0.8 of the timeout
+        for byte in part:
+            if not conn.thread.is_alive():
+                break
+            try:
+                conn.client.sendall(bytes([byte]))
+            except OSError:
+                break
+            sent += 1
+            pace.wait(step)
+    error = conn.outcome(timeout=10)
+    assert isinstance(error, PeerTimeout), repr(error)
+    assert sent < len(data), "the whole HELLO dribbled in: the deadline was per frame"
+    assert conn.finished_at - conn.started < limits.hello_timeout + 0.5
 
 
 @pytest.mark.parametrize("kind", [FrameType.JOB, FrameType.SETUP, FrameType.WELCOME, FrameType.BYE,
                                   FrameType.MESSAGE])
 def test_first_frame_must_be_hello(open_connection: Callable[..., Connection], kind: FrameType) -> None:
     conn = open_connection()
-    after = frame(FrameType.HELLO, TOKEN)  # the right token, too late
+    after = frame(FrameType.HELLO, TOKEN)  # a genuine HELLO, too late
     conn.client.sendall(frame(kind, TOKEN[:10]) + after)
     error = conn.outcome()
     assert isinstance(error, AuthenticationFailed)
     assert f"first frame was {kind.name}, not HELLO" in str(error)
-    assert conn.unread_on_server(len(after)) == after
+    # Refused at its header: not even that frame's body was read.
+    assert conn.unread_on_server(10 + len(after)) == TOKEN[:10] + after
     assert_server_closed_silently(conn)
 
 
@@ -221,8 +325,8 @@ def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(
     after = frame(FrameType.HELLO, TOKEN)
     conn.client.sendall(frame(FrameType.ERROR, b"hi") + after)
     error = conn.outcome()
-    assert isinstance(error, (AuthenticationFailed, PeerError))
-    assert conn.unread_on_server(len(after)) == after
+    assert isinstance(error, AuthenticationFailed)
+    assert conn.unread_on_server(2 + len(after)) == b"hi" + after  # refused at its header
     assert_server_closed_silently(conn)
 
 
@@ -448,11 +552,12 @@ ROGUE_FRAMES = st.one_of(
 @given(frames=st.lists(ROGUE_FRAMES, max_size=12), tail=st.binary(max_size=20))
 def test_any_frames_after_a_valid_job_end_in_a_wire_error_or_bye(frames: list[tuple[FrameType, bytes]],
                                                                  tail: bytes) -> None:
-    script = frame(FrameType.HELLO, TOKEN) + frame(FrameType.JOB, JOB.encode())
+    # The handshake is a fresh-nonce exchange (tested above); the script starts after it.
+    script = frame(FrameType.JOB, JOB.encode())
     script += b"".join(frame(kind, body) for kind, body in frames) + tail
     sock = ScriptedSocket(script)
     try:
-        result = ReceiverSession(sock, TOKEN, LIMITS).serve()  # type: ignore[arg-type]
+        result = ReceiverSession(sock, TOKEN, LIMITS).serve_authenticated()  # type: ignore[arg-type]
     except WireError:
         pass
     else:
@@ -481,7 +586,10 @@ def _expect_closed_by_receiver(sock: socket.socket) -> None:
 
 
 def _rogue_wrong_token(sock: socket.socket) -> None:
-    sock.sendall(frame(FrameType.HELLO, bytes(TOKEN_BYTES)))
+    nonce = os.urandom(NONCE_BYTES)
+    sock.sendall(frame(FrameType.HELLO, nonce))
+    server_nonce = bytes(FrameReader(sock, NONCE_BYTES, idle_timeout=10).expect(FrameType.CHALLENGE))
+    sock.sendall(frame(FrameType.PROOF, client_proof(bytes(TOKEN_BYTES), nonce, server_nonce)))
     _expect_closed_by_receiver(sock)
 
 
