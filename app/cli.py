@@ -12,6 +12,7 @@ import json
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from app.cli_output import tolerant_console
+
+    # Every command prints through streams that survive a closed pipe, a closed terminal
+    # and a legacy encoding: output is a courtesy, it must never stop the work.
+    with tolerant_console():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -196,15 +206,6 @@ def _open_store(path: Path | None) -> Any:
         raise UsageError(str(exc)) from None
 
 
-def _write_export(path: Path, text: str) -> None:
-    from app.core.fileio import FileWriteError, atomic_write_text
-
-    try:
-        atomic_write_text(path, text)
-    except FileWriteError as exc:
-        raise UsageError(str(exc)) from None
-
-
 # --- commands -------------------------------------------------------------------------
 
 
@@ -254,8 +255,6 @@ def cmd_presets(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from app.core import results
-    from app.core.events import JobFinished, Progress, RunStarted
     from app.core.profile import (
         ProfileError,
         load_profile,
@@ -264,7 +263,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         with_mode,
         with_samples,
     )
-    from app.core.runner import Runner
 
     remote = _remote_target(args.remote, args.token_file) if args.remote else None
     if args.token_file is not None and remote is None:
@@ -281,9 +279,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
-    for target in (args.json, args.csv):
-        if target is not None and not (target.parent if str(target.parent) else Path(".")).is_dir():
-            raise UsageError(f"{target}: folder {target.parent} does not exist")
+    from app.cli_exports import DestinationError, check_destinations, descriptor_reserve
+
+    try:  # every destination, before the store is opened or anything is spawned
+        check_destinations([(option, path) for option, path in (("--json", args.json), ("--csv", args.csv))
+                            if path is not None])
+    except DestinationError as exc:
+        raise UsageError(str(exc)) from None
+    # A few descriptors held from the start and freed for the exports: a run that ran
+    # out of them midway (a job's spawn failed with EMFILE) can still write its results.
+    with descriptor_reserve() as free_reserve:
+        return _execute_run(args, profile, remote, free_reserve)
+
+
+def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any) -> int:
+    from app.cli_exports import write_all
+    from app.cli_stop import StopSignals, describe
+    from app.core import results
+    from app.core.events import JobFinished, Progress, RunStarted
+    from app.core.fileio import atomic_write_text
+    from app.core.runner import Runner
+    from app.core.store import StoreError
+
     store = None if args.no_store else _open_store(args.store)
     console = _console()
     cancel = threading.Event()
@@ -315,45 +332,44 @@ def cmd_run(args: argparse.Namespace) -> int:
                               + (f" — {escape(r.error)}" if r.error else ""))
             bar.update(task, completed=r.index + 1)
 
-    from app.core.store import StoreError
-
     runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
-    interrupted = False
-
-    def stop_gracefully(signum: int, frame: Any) -> None:
-        # The first Ctrl-C stops like the window's Stop: the running job's processes are
-        # killed, jobs are marked cancelled and the exports below are still written. It
-        # must not raise in the middle of spawning a child (the child then died with a
-        # traceback reading half of its start-up data). A second Ctrl-C aborts at once.
-        nonlocal interrupted
-        interrupted = True
-        cancel.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        print("cryptobench: stopping after Ctrl-C (press it again to abort at once)", file=sys.stderr)
-
-    previous_handler = signal.signal(signal.SIGINT, stop_gracefully)
-    try:
-        with bar:
-            run = runner.run()
-    except KeyboardInterrupt:
-        # Ctrl-C: the jobs that finished are kept, in the store and in the exports below.
-        cancel.set()
-        if runner.current_run is None:
-            raise
-        run, interrupted = runner.current_run, True
-    except StoreError as exc:  # the store refused to begin the run: nothing has run yet
-        raise UsageError(str(exc)) from None
-    finally:
-        signal.signal(signal.SIGINT, previous_handler)
-        if store is not None:
-            store.close()
-    _print_summary(console, run)
-    if args.per_sample:
-        _print_per_sample(console, run)
-    if args.json:
-        _write_export(args.json, results.to_json(run))
-    if args.csv:
-        _write_export(args.csv, results.to_csv(run))
+    internal_error: str | None = None
+    # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli_stop); the handlers
+    # stay in place until the exports are written, so no signal cuts one in half.
+    with StopSignals(cancel, announce=lambda line: print(line, file=sys.stderr)) as stop:
+        try:
+            with bar:
+                run = runner.run()
+        except KeyboardInterrupt:
+            # A second stop signal (or Ctrl-C before the handlers): the jobs that finished
+            # are kept, in the store and in the exports below.
+            cancel.set()
+            if runner.current_run is None:
+                raise
+            run = runner.current_run
+            stop.signum = stop.signum or signal.SIGINT
+        except StoreError as exc:  # the store refused to begin the run: nothing has run yet
+            raise UsageError(str(exc)) from None
+        except Exception as exc:  # a defect: say so, and still keep every finished job
+            if runner.current_run is None:
+                raise
+            run = runner.current_run
+            internal_error = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+        finally:
+            if store is not None:
+                store.close()
+        stop.running = False
+        free_reserve()
+        _print_summary(console, run)
+        if args.per_sample:
+            _print_per_sample(console, run)
+        writers = []  # each one written even if another fails
+        if args.json is not None:
+            writers.append((args.json, lambda: atomic_write_text(args.json, results.to_json(run))))
+        if args.csv is not None:
+            writers.append((args.csv, lambda: atomic_write_text(args.csv, results.to_csv(run))))
+        unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
     failed = [job for job in run.jobs if job.status != "ok"]
     if store is None:
         where = " (not stored)"
@@ -362,13 +378,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         where = f" (stored as {run.id})"
     console.print(f"{len(run.jobs) - len(failed)}/{len(run.jobs)} jobs ok{where}")
-    if interrupted:
+    written = [path for path, _ in writers if path not in unwritten]
+    kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
+    if internal_error is not None:
+        print(f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
+              f"{len(run.jobs)} jobs recorded are kept{kept}", file=sys.stderr)
+    if stop.signum is not None:
         done = sum(1 for job in run.jobs if job.status != "cancelled")
-        print(f"cryptobench: stopped by Ctrl-C after {done} of {runner.total_jobs} jobs; "
-              "their results are kept" + ("" if store is None else " in the store")
-              + (" and the exports" if args.json or args.csv else ""), file=sys.stderr)
-        return 130
-    return EXIT_OK if not failed and not runner.store_error else EXIT_FAILED
+        print(f"cryptobench: stopped by {describe(stop.signum)} after {done} of {runner.total_jobs} jobs; "
+              f"their results are kept{kept}", file=sys.stderr)
+        return 128 + stop.signum
+    if unwritten:
+        return EXIT_USAGE
+    return EXIT_OK if not failed and not runner.store_error and internal_error is None else EXIT_FAILED
 
 
 def _host_port(text: str) -> tuple[str, int]:
@@ -601,18 +623,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     outputs = [(name, getattr(args, name)) for name in ("pdf", "markdown", "json", "csv") if getattr(args, name)]
     if not outputs:
         raise UsageError("nothing to write: give at least one of --pdf FILE, --markdown FILE, --json FILE, --csv FILE")
+    from app.cli_exports import DestinationError, check_destinations, write_all
+
+    try:  # every destination before the first is rendered (a PDF takes seconds)
+        check_destinations([(f"--{name}", path) for name, path in outputs])
+    except DestinationError as exc:
+        raise UsageError(str(exc)) from None
     run = _load_run_source(args.source, args.store)
     baseline = _load_run_source(args.baseline, args.store) if args.baseline else None
     console = _console()
-    for name, path in outputs:
-        with console.status(f"writing {name} {path}…"):
-            try:
+
+    def writer(name: str, path: Path) -> Any:
+        def write() -> None:
+            with console.status(f"writing {name} {path}…"):
                 export(name, run, path, baseline=baseline if name in ("pdf", "markdown") else None,
                        page_size=args.page_size)
-            except OSError as exc:
-                raise UsageError(str(exc)) from None
-        console.print(f"wrote {escape(str(path))}")
-    return EXIT_OK
+            console.print(f"wrote {escape(str(path))}")
+        return write
+
+    # One output failing (a full disk) does not cost the others.
+    unwritten = write_all([(path, writer(name, path)) for name, path in outputs],
+                          lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
+    return EXIT_USAGE if unwritten else EXIT_OK
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ finished job is written to the store before the next one starts.
 from __future__ import annotations
 
 import contextlib
+import errno
 import multiprocessing
 import multiprocessing.connection as mp_connection
 import os
@@ -256,6 +257,7 @@ class _ChildSupervisor:
         self.window_start: dict[int, float] = {}
         self.child_error: str | None = None
         self.receiver_error: str | None = None
+        self.start_error: str | None = None
         self.processes: dict[str, Any] = {}
         self.pipes: dict[str, Any] = {}
         self.exitcodes: dict[str, int | None] = {}
@@ -267,13 +269,23 @@ class _ChildSupervisor:
         self.runner.on_event(event)
 
     def _start(self, role: str, target: Callable[..., None], plan: Any) -> None:
-        receive, send = self._context.Pipe(duplex=False)
+        """Spawn one child; _StartFailed when the system refuses (no file descriptor,
+        memory or process slot left), which fails this job and lets the run go on."""
+        try:
+            receive, send = self._context.Pipe(duplex=False)
+        except (OSError, MemoryError) as exc:
+            raise _StartFailed(f"{role} process", exc) from None
         process = self._context.Process(target=target, args=(send, plan), daemon=True,
                                         name=f"cryptobench-job-{self.base}-{role}")
+        try:
+            with _stop_signals_blocked():
+                process.start()
+        except (OSError, MemoryError) as exc:
+            receive.close()
+            send.close()
+            raise _StartFailed(f"{role} process", exc) from None
         self.processes[role] = process
         self.pipes[role] = receive
-        with _sigint_blocked():
-            process.start()
         send.close()  # the child holds the only writer: EOF here means it is gone
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items()}))
 
@@ -311,11 +323,18 @@ class _ChildSupervisor:
                     return self._finish({}, False)
                 self._start("sender", sender_main, self._session_plan(remote.host, remote.port, remote.token))
                 main = "sender"
-            self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()},
-                                           on_sample=self._on_resource)
-            self.sampler.start()
+            try:
+                self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()},
+                                               on_sample=self._on_resource)
+                self.sampler.start()
+            except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
+                self.sampler = None
+                raise _StartFailed("resource sampler", exc) from None
             self.emit(JobStarted(self.base, job.label, job.message_sizes[0]))
             cancelled = self._pump(main)
+        except _StartFailed as exc:
+            self.start_error = str(exc)
+            self.emit(LogMessage("error", f"{job.label}: {exc}", self.current))
         finally:
             if self.sampler is not None:
                 self.sampler.stop()
@@ -414,6 +433,8 @@ class _ChildSupervisor:
 
     def _failure_cause(self, exitcodes: dict[str, int | None]) -> str:
         """One sentence naming why a job ended early, the most basic cause first."""
+        if self.start_error:  # any process we stopped afterwards was stopped because of it
+            return self.start_error
         for role in ("receiver", "sender", "worker"):
             code = exitcodes.get(role)
             if code is not None and code < 0 and role not in self.stopped_by_us:
@@ -528,19 +549,44 @@ def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
     return window
 
 
+class _StartFailed(Exception):
+    """The system refused to start a part of a job; str() is the job's one-line cause."""
+
+    def __init__(self, what: str, exc: BaseException) -> None:
+        super().__init__(f"cannot start the {what}: {_exhaustion_reason(exc)}")
+
+
+def _exhaustion_reason(exc: BaseException) -> str:
+    """What ran out, in words, with the errno name and the limit to raise."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if isinstance(exc, RuntimeError):  # threading: "can't start new thread"
+        return f"{exc} (thread or process limit reached: `ulimit -u`)"
+    code = getattr(exc, "errno", None)
+    text = getattr(exc, "strerror", None) or str(exc)
+    hint = {errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
+            errno.ENFILE: "the system's open-file table is full",
+            errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
+            errno.ENOMEM: "out of memory"}.get(code) if code is not None else None
+    name = errno.errorcode.get(code, "") if code is not None else ""
+    return f"{text} ({name}{': ' + hint if hint else ''})" if name else text
+
+
 @contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """Spawn children with SIGINT blocked: the mask survives fork and exec, so a Ctrl-C
-    in the terminal (sent to the whole process group) never reaches them. The parent
-    owns stopping: it cancels the run and terminates its children itself. Without
-    this, every child printed a KeyboardInterrupt traceback, some from the middle of
-    multiprocessing's bootstrap. Works from any thread (the GUI spawns from its pool),
+def _stop_signals_blocked() -> Iterator[None]:
+    """Spawn children with SIGINT and SIGHUP blocked: the mask survives fork and exec,
+    so a Ctrl-C in the terminal or the hang-up of a closed one (both sent to the whole
+    process group) never reaches them. The parent owns stopping: it cancels the run
+    and terminates its children itself (with SIGTERM, which therefore stays open).
+    Without this, every child printed a KeyboardInterrupt traceback, some from the
+    middle of multiprocessing's bootstrap, and a hang-up could kill the job before the
+    parent marked it cancelled. Works from any thread (the GUI spawns from its pool),
     unlike signal.signal. No-op where pthread_sigmask is missing (Windows, where
-    Ctrl-C events are not delivered to these windowless children anyway)."""
+    these signals are not delivered to the windowless children anyway)."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGHUP})
     try:
         yield
     finally:
