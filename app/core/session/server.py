@@ -87,21 +87,38 @@ def create_token_file(path: Path) -> bytes:
     return token
 
 
+#: A token file is 65 bytes; anything much larger is not one (and /dev/zero never ends).
+MAX_TOKEN_FILE_BYTES = 4096
+
+
 def load_token(path: Path) -> bytes:
-    """Read a token file, refusing one that other users can read or write."""
+    """Read a token file, refusing one that other users can read or write.
+
+    Checked before reading: a regular file (a FIFO blocks, /dev/zero has no end),
+    private to its owner; then at most MAX_TOKEN_FILE_BYTES are read."""
     try:
         info = path.stat()
-        text = path.read_text(encoding="ascii")
     except FileNotFoundError:
         raise TokenFileError(f"{path}: token file not found") from None
-    except UnicodeDecodeError:
-        raise TokenFileError(f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters)") from None
     except OSError as exc:
         raise TokenFileError(f"{path}: cannot read token file: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TokenFileError(f"{path}: not a regular file, so not a token file")
     if os.name == "posix" and info.st_mode & 0o077:
         mode = stat.S_IMODE(info.st_mode)
         raise TokenFileError(f"{path}: other users can access this token file (mode {mode:04o}); "
                              f"run `chmod 600 {path}`")
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_TOKEN_FILE_BYTES + 1)
+        if len(raw) > MAX_TOKEN_FILE_BYTES:
+            raise TokenFileError(f"{path}: larger than {MAX_TOKEN_FILE_BYTES} bytes: not a token file "
+                                 f"(expected {2 * TOKEN_BYTES} hex characters)")
+        text = raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise TokenFileError(f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters)") from None
+    except OSError as exc:
+        raise TokenFileError(f"{path}: cannot read token file: {exc.strerror or exc}") from None
     value = text.strip()
     try:
         token = bytes.fromhex(value)
@@ -111,6 +128,20 @@ def load_token(path: Path) -> bytes:
         raise TokenFileError(f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters, "
                              f"got {len(value)} characters)")
     return token
+
+
+def _never_raising(log: Log | None) -> Log:
+    """The server's log, made harmless: a log line that cannot be written (stdout piped
+    into `head` and closed) must not end the server, whichever thread writes it."""
+    if log is None:
+        return lambda text: None
+
+    def safe(text: str) -> None:
+        try:
+            log(text)
+        except Exception:  # noqa: BLE001, S110 - losing a log line is the lesser harm
+            pass
+    return safe
 
 
 @dataclass
@@ -150,7 +181,7 @@ class Server:
             raise ValueError(f"a token is {TOKEN_BYTES} bytes")
         self.token = token
         self.limits = limits
-        self.log = log or (lambda text: None)
+        self.log = _never_raising(log)
         self.max_queue = max_queue
         self.max_pending = max_pending
         self.keepalive = keepalive
