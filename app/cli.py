@@ -141,21 +141,33 @@ def cmd_store(args: argparse.Namespace) -> int:
 
     path = args.store or default_store_path()
     runs: list[Any] = []
+    damaged: list[str] = []
     try:
         with Store(path) as store:
             problems = store.integrity_problems()
             runs = store.list_runs()
+            if not problems:  # rows SQLite finds sound but that do not read back as results
+                damaged = store.damaged_rows()
         problem = f"{path}: SQLite integrity check failed: {'; '.join(problems[:5])}" if problems else None
     except BrokenStoreError as exc:
         problem = str(exc)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    if problem is None:
+    if problem is None and damaged:
+        more = f"; and {len(damaged) - 3} more" if len(damaged) > 3 else ""
+        print(f"cryptobench: error: {path}: {len(damaged)} damaged row(s): {'; '.join(damaged[:3])}{more}; the "
+              "other jobs of their runs stay readable (`cryptobench show RUN` marks the damaged ones)",
+              file=sys.stderr)
+        if not args.move_aside:
+            return EXIT_FAILED
+        problem = f"{path}: {len(damaged)} damaged row(s)"
+    elif problem is None:
         if args.move_aside:
             raise UsageError(f"{path}: the store is sound ({len(runs)} runs); nothing was moved")
         print(f"{path}: sound, {len(runs)} runs")
         return EXIT_OK
-    print(f"cryptobench: error: {problem}{MOVE_ASIDE_HINT}", file=sys.stderr)
+    if not damaged:
+        print(f"cryptobench: error: {problem}{MOVE_ASIDE_HINT}", file=sys.stderr)
     if not args.move_aside:
         return EXIT_FAILED
     try:
@@ -561,6 +573,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from app.core import results
+    from app.core.store import StoreError
 
     store = _open_store(args.store)
     with store:
@@ -568,6 +581,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             run = store.load_run(args.run_id)
         except KeyError as exc:
             raise UsageError(str(exc.args[0])) from None
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+    _warn_damaged(run)
     if args.json:
         sys.stdout.write(results.to_json(run))
         return EXIT_OK
@@ -602,6 +618,7 @@ def _print_per_sample(console: Any, run: Any) -> None:
 def _load_run_source(text: str, store_path: Path | None) -> Any:
     """A run from a results JSON file (when `text` names one) or from the store."""
     from app.core.results import ResultsFileError, load_results_file
+    from app.core.store import StoreError
 
     path = Path(text)
     if path.suffix.lower() == ".json" or path.is_file():
@@ -612,9 +629,19 @@ def _load_run_source(text: str, store_path: Path | None) -> Any:
     store = _open_store(store_path)
     with store:
         try:
-            return store.load_run(text)
+            run = store.load_run(text)
         except KeyError as exc:
             raise UsageError(f"{exc.args[0]} (and no results file named {text!r})") from None
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+    _warn_damaged(run)
+    return run
+
+
+def _warn_damaged(run: Any) -> None:
+    """Name the rows of a stored run that did not read back (a damaged job shows as a failed one)."""
+    for line in run.damaged:
+        print(f"cryptobench: warning: run {run.id}: damaged in the store: {line}", file=sys.stderr)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

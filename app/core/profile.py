@@ -194,11 +194,48 @@ def parse_profile(data: Any, source: str | None = None) -> Profile:
     if not isinstance(data, dict):
         kind = _JSON_TYPE_NAMES.get(type(data), type(data).__name__)
         raise ProfileError(f"a profile must be a JSON object (got {kind})", source=source)
+    _refuse_unencodable(data, source)
     data = migrate(data, source)
     try:
         return Profile.model_validate(data)
     except ValidationError as exc:
         raise _first_error(exc, source, data) from None
+
+
+def _refuse_unencodable(data: Any, source: str | None) -> None:
+    """Refuse text that cannot be written as UTF-8, in any string or key of the profile.
+
+    JSON's "\\ud800" escape (and a GUI field fed one) decodes to a lone surrogate: a valid
+    Python string that no file, pipe or database can take. Such a label passed every
+    check and then broke the run in the middle, and a description broke the Markdown
+    report. Iterative and in document order: the first bad field is the one named.
+    """
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, str):
+            bad = _surrogate_at(value)
+            if bad is not None:
+                raise ProfileError(f"text cannot be written as UTF-8 (a lone surrogate at character {bad}; got "
+                                   f"{_shown(value)})", source=source, field=_field_path(loc) or None)
+        elif isinstance(value, dict):
+            for key in value:
+                bad = _surrogate_at(key)
+                if bad is not None:
+                    raise ProfileError(f"a field name cannot be written as UTF-8 (a lone surrogate at character "
+                                       f"{bad}; got {_shown(key)})", source=source, field=_field_path(loc) or None)
+            stack.extend(((*loc, k), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
+
+
+def _surrogate_at(text: str) -> int | None:
+    """The index of the first character UTF-8 cannot encode, or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
 
 
 def read_profile_file(path: str | Path) -> Profile:

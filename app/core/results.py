@@ -164,6 +164,10 @@ class RunResult:
     profile: dict[str, Any]
     finished: str | None = None
     jobs: list[JobResult] = field(default_factory=list)
+    #: What could not be read back from the store, one line each ("job 3 (id): JSON cut short
+    #: ..."). Not part of the results contract: a damaged job is exported as a failed
+    #: placeholder whose error says the same.
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:

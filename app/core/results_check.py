@@ -26,8 +26,8 @@ from app.core.stats import WarningCode
 #: Statuses and modes, repeated here rather than imported: app.core.results imports this module.
 _JOB_STATUSES = ("ok", "failed", "cancelled")
 _RUN_STATUSES = ("running", "finished", "failed", "cancelled", "interrupted")
-_MODES = ("operations", "loopback", "remote")
-_FAMILIES = ("", "aead", "key-agreement", "public-key-encryption", "hybrid", "signature", "hash", "kdf")
+MODES = ("operations", "loopback", "remote")
+FAMILIES = ("", "aead", "key-agreement", "public-key-encryption", "hybrid", "signature", "hash", "kdf")
 #: Integers beyond SQLite's and most JSON readers' range are not results.
 _MAX_INT = (1 << 63) - 1
 #: A profile refuses messages over 1 GiB (profile.MAX_MESSAGE_SIZE).
@@ -36,7 +36,7 @@ _MAX_MESSAGE_SIZE = 1 << 30
 _MAX_SAMPLES = 1_000_000
 #: A time, size or rate beyond this is not a measurement (an operation lasting 30 years,
 #: a 1 EB message); it also keeps arithmetic in the charts far from overflow.
-_MAX_MAGNITUDE = 1e18
+MAX_MAGNITUDE = 1e18
 _MAX_DEPTH = 64
 
 
@@ -84,7 +84,7 @@ def _is_int(value: Any) -> bool:
 
 def _is_num(value: Any) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value) and abs(value) <= _MAX_MAGNITUDE)
+            and math.isfinite(value) and abs(value) <= MAX_MAGNITUDE)
 
 
 def _int(obj: dict[str, Any], key: str, path: str, *, low: int = 0, high: int = _MAX_INT,
@@ -323,8 +323,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     _str(job, "scheme", path)
     _str(job, "backend", path)
     _str(job, "label", path, required=False)
-    _str(job, "family", path, required=False, choices=_FAMILIES)
-    _str(job, "mode", path, required=False, choices=_MODES)
+    _str(job, "family", path, required=False, choices=FAMILIES)
+    _str(job, "mode", path, required=False, choices=MODES)
     _int(job, "message_size", path, high=_MAX_MESSAGE_SIZE, required=False)
     _str(job, "status", path, choices=_JOB_STATUSES)
     for key in ("error", "started", "finished"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +27,15 @@ import platformdirs
 
 from app.core import runlock
 from app.core.results import JobResult, RunResult
+from app.core.results_check import (
+    FAMILIES,
+    MAX_MAGNITUDE,
+    MODES,
+    ResultsDataError,
+    check_environment,
+    check_job,
+    check_profile,
+)
 
 SCHEMA_VERSION = 1
 STORE_FILENAME = "results.sqlite3"
@@ -130,17 +140,6 @@ def _pack_samples(job: dict[str, Any]) -> dict[str, Any]:
         if indices is not None:
             metric["outlier_indices_u32"] = base64.b64encode(
                 np.asarray(indices, dtype="<u4").tobytes()).decode("ascii")
-    return job
-
-
-def _unpack_samples(job: dict[str, Any]) -> dict[str, Any]:
-    for metric in job.get("metrics", {}).values():
-        packed = metric.pop("samples_f64", None)
-        if packed is not None:
-            metric["samples"] = np.frombuffer(base64.b64decode(packed), dtype="<f8").tolist()
-        indices = metric.pop("outlier_indices_u32", None)
-        if indices is not None:
-            metric["outlier_indices"] = np.frombuffer(base64.b64decode(indices), dtype="<u4").tolist()
     return job
 
 
@@ -291,11 +290,161 @@ class Store:
         return rows[0]
 
     def load_run(self, run_id: str) -> RunResult:
+        """The run with every job that reads back intact. A damaged row (cut short, edited,
+        wrong types) becomes a failed placeholder job whose error names the damage, and a
+        line in `RunResult.damaged`: one bad row must not hide the rest of the run."""
         run_id = self.resolve_run_id(run_id)
+        try:
+            return self._load_run(run_id)
+        except sqlite3.DatabaseError as exc:  # a page SQLite cannot read: `cryptobench store` checks the file
+            raise StoreError(f"{self.path}: cannot read run {run_id}: {exc}") from None
+
+    def _load_run(self, run_id: str) -> RunResult:
         row = self._db.execute(
-            "SELECT id, started, finished, status, environment, profile FROM runs WHERE id = ?", (run_id,)
+            "SELECT id, started, finished, status, environment, profile, name FROM runs WHERE id = ?", (run_id,)
         ).fetchone()
-        jobs = [JobResult.from_dict(_unpack_samples(json.loads(r[0]))) for r in self._db.execute(
-            "SELECT result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,))]
+        damaged: list[str] = []
+        blocks: dict[str, dict[str, Any]] = {}
+        for column, text, check in (("environment", row[4], check_environment), ("profile", row[5], check_profile)):
+            try:
+                blocks[column] = _decode_block(text, column, check)
+            except _DamagedRow as exc:
+                blocks[column] = {"name": str(row[6])} if column == "profile" else {}
+                damaged.append(f"run record: {exc}")
+        jobs = []
+        for job_id, idx, status, text in self._db.execute(
+                "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)):
+            try:
+                jobs.append(JobResult.from_dict(_decode_job(text)))
+            except _DamagedRow as exc:
+                jobs.append(_placeholder_job(job_id, idx, text, str(exc)))
+                damaged.append(f"{_row_name(job_id, idx)}: {exc}")
         return RunResult(id=row[0], started=row[1], finished=row[2], status=row[3],
-                         environment=json.loads(row[4]), profile=json.loads(row[5]), jobs=jobs)
+                         environment=blocks["environment"], profile=blocks["profile"], jobs=jobs, damaged=damaged)
+
+    def damaged_rows(self) -> list[str]:
+        """Rows that SQLite finds sound but that do not read back as results (a job row cut
+        short, edited by hand, with a wrong type or a NaN): one line each, naming the row.
+        `integrity_check` cannot see these; `load_run` shows the rest of their run."""
+        found: list[str] = []
+        for run_id, environment, profile in self._db.execute("SELECT id, environment, profile FROM runs"):
+            for column, text, check in (("environment", environment, check_environment),
+                                        ("profile", profile, check_profile)):
+                try:
+                    _decode_block(text, column, check)
+                except _DamagedRow as exc:
+                    found.append(f"run {run_id}: {exc}")
+        for job_id, idx, text in self._db.execute("SELECT id, idx, result FROM jobs ORDER BY run_id, idx"):
+            try:
+                JobResult.from_dict(_decode_job(text))
+            except _DamagedRow as exc:
+                found.append(f"{_row_name(job_id, idx)}: {exc}")
+        return found
+
+
+# --- reading rows back -------------------------------------------------------------------
+
+
+class _DamagedRow(Exception):
+    """A stored row that does not read back; str() says how, in one line."""
+
+
+def _row_name(job_id: Any, idx: Any) -> str:
+    return f"job #{idx} ({job_id})" if isinstance(idx, int) else f"job {job_id}"
+
+
+def _json_row(text: Any, what: str) -> Any:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _DamagedRow(f"{what}: not UTF-8 text (bad byte at offset {exc.start})") from None
+    if not isinstance(text, str):
+        raise _DamagedRow(f"{what}: expected JSON text, got SQLite {type(text).__name__}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            raise _DamagedRow(f"{what}: JSON cut short ({len(text)} characters)") from None
+        raise _DamagedRow(f"{what}: JSON damaged at character {exc.pos} of {len(text)} ({exc.msg})") from None
+    except RecursionError:
+        raise _DamagedRow(f"{what}: JSON nested too deeply") from None
+    except ValueError as exc:  # a number beyond the int/str conversion limit
+        raise _DamagedRow(f"{what}: not valid JSON ({exc})") from None
+
+
+def _decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
+    data = _json_row(text, column)
+    try:
+        if not isinstance(data, dict):
+            raise ResultsDataError(column, f"expected an object, got {type(data).__name__}")
+        check(data, column)
+    except ResultsDataError as exc:
+        raise _DamagedRow(str(exc)) from None
+    return data
+
+
+def _decode_job(text: Any) -> dict[str, Any]:
+    """A job row as a results dict (samples unpacked), every field checked."""
+    data = _json_row(text, "result")
+    try:
+        check_job(data, "result")  # the packed form: samples are base64 strings here
+        for name, metric in data["metrics"].items():
+            where = f"result.metrics.{name}" if name.isidentifier() else f"result.metrics[{json.dumps(name)}]"
+            _unpack_metric(metric, where)
+    except ResultsDataError as exc:
+        raise _DamagedRow(str(exc)) from None
+    return data
+
+
+def _unpack_metric(metric: dict[str, Any], where: str) -> None:
+    """Unpack one metric's samples and outlier indices (`_pack_samples` in reverse), refusing
+    packed arrays of the wrong size or with non-finite samples (the checks check_metric
+    makes on a results file's lists)."""
+    n = metric["n"]
+    for key, dtype, target in (("samples_f64", "<f8", "samples"), ("outlier_indices_u32", "<u4", "outlier_indices")):
+        packed = metric.pop(key, None)
+        if packed is None:
+            continue
+        try:
+            raw = base64.b64decode(packed, validate=True) if isinstance(packed, str) else None
+        except ValueError:
+            raw = None
+        width = np.dtype(dtype).itemsize
+        if raw is None or len(raw) % width:
+            raise ResultsDataError(f"{where}.{key}", "not a packed array (bad base64 or cut short)")
+        values = np.frombuffer(raw, dtype=dtype)
+        if target == "samples":
+            if values.size != n:
+                raise ResultsDataError(f"{where}.{key}", f"expected n = {n} samples, got {values.size}")
+            if not np.isfinite(values).all() or (values.size and float(np.abs(values).max()) > MAX_MAGNITUDE):
+                raise ResultsDataError(f"{where}.{key}", "holds a sample that is not a finite time")
+        elif values.size and int(values.max()) >= n:
+            raise ResultsDataError(f"{where}.{key}", f"holds a sample index beyond n = {n}")
+        metric[target] = values.tolist()
+
+
+def _placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult:
+    """A failed job standing for a damaged row, with what can be read off its start
+    (a row is written id, index, scheme, backend, params, label, family, mode,
+    message_size first, so a row cut short usually still names its job)."""
+    head = text.decode("utf-8", "replace") if isinstance(text, bytes) else text if isinstance(text, str) else ""
+    found: dict[str, Any] = {}
+    for key in ("scheme", "backend", "label", "family", "mode"):
+        match = re.search(rf'"{key}": ("(?:[^"\\]|\\.)*")', head)
+        if match:
+            try:
+                value = json.loads(match.group(1))
+            except ValueError:
+                continue
+            if isinstance(value, str) and value.isprintable() and len(value) <= 200:
+                found[key] = value
+    match = re.search(r'"message_size": (\d{1,10})[,}]', head)
+    size = int(match.group(1)) if match else 0
+    index = idx if isinstance(idx, int) and not isinstance(idx, bool) else 0
+    family = found.get("family", "")
+    return JobResult(
+        id=str(job_id), index=index, scheme=found.get("scheme", "unknown"), backend=found.get("backend", ""),
+        params={}, label=found.get("label", f"job #{index}"), family=family if family in FAMILIES else "",
+        mode=found.get("mode") if found.get("mode") in MODES else "operations", message_size=size,
+        status="failed", error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact")

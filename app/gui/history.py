@@ -539,7 +539,12 @@ class HistoryPanel(QWidget):
         """Load one run (store opened and closed again); None, with a message, on failure."""
         try:
             with Store(self.path()) as store:
-                return store.load_run(run_id)
+                run = store.load_run(run_id)
+            if run.damaged:  # the intact jobs open; the damaged ones show as failed jobs saying so
+                more = f" (and {len(run.damaged) - 1} more)" if len(run.damaged) > 1 else ""
+                self._show_message(f"Run {run_id} is damaged in the store: {run.damaged[0]}{more}. "
+                                   "The other jobs are intact.", error=True)
+            return run
         except KeyError as exc:
             self._show_message(f"{exc.args[0]} (it may have been deleted meanwhile).", error=True)
         except (StoreError, sqlite3.Error, OSError, ValueError, TypeError) as exc:

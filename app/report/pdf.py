@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF
 from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPdfWriter
 
-from app.core.fileio import FileWriteError
+from app.core.fileio import FileWriteError, create_temp_beside, write_target
 from app.report.model import Report
 from app.report.pdf_layout import DPI, layout_report
 
@@ -105,16 +104,17 @@ def write_pdf(report: Report, path: Path, page_size: str = "A4", *,
     if page_size not in PAGE_SIZES:
         raise ValueError(f"unknown page size {page_size!r}: choose one of {', '.join(PAGE_SIZES)}")
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    target = write_target(path)  # through a symlink: the link stays, its target is updated
+    folder = target.parent if str(target.parent) else Path(".")
     total = len(report.sections) + 1
-    # Claim the temporary file first: an unwritable folder fails before any work.
+    # Claim the temporary file first: an unwritable folder fails before any work. Its
+    # mode is the replaced file's, or the umask's for a new one (as for every export).
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        fd, tmp_name = create_temp_beside(target)
     except OSError as exc:
         raise _write_error(exc, f"{path}: cannot write in {folder}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.chmod(tmp_name, _file_mode(path))
             ensure_gui_application()
             if progress:
                 progress(0, total)
@@ -123,7 +123,7 @@ def write_pdf(report: Report, path: Path, page_size: str = "A4", *,
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, target)
     except OSError as exc:
         _remove(tmp_name)
         raise _write_error(exc, f"{path}: cannot write") from None
@@ -139,15 +139,6 @@ def _write_error(exc: OSError, context: str) -> FileWriteError:
     """An OSError that names the file (and keeps errno for callers that test it)."""
     message = f"{context}: {exc.strerror or exc}"
     return FileWriteError(exc.errno, message) if exc.errno is not None else FileWriteError(message)
-
-
-def _file_mode(path: Path) -> int:
-    """Keep a replaced file's permissions; a new report gets the usual rw-r--r--
-    (mkstemp's private 0600 would surprise whoever the report is handed to)."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return 0o644
 
 
 def _remove(name: str) -> None:

@@ -52,7 +52,7 @@ def _inject(monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
     if where == "create":
         def refuse(*args: Any, **kwargs: Any) -> Any:
             raise error
-        monkeypatch.setattr(fileio.tempfile, "mkstemp", refuse)
+        monkeypatch.setattr(fileio, "_open_new", refuse)
     else:
         def full(fd: int) -> None:
             raise error
