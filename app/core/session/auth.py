@@ -67,12 +67,19 @@ class TokenRefused(ServerNotAuthenticated):
     """Sender side: the receiver hung up after our proof (it holds a different token)."""
 
 
+def _proof(label: bytes, token: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
+    # The token's length is part of the message: HMAC pads a short key with zeros, so
+    # without it a token and the same token plus a zero byte would make the same proof.
+    message = label + len(token).to_bytes(4, "big") + client_nonce + server_nonce
+    return hmac.new(token, message, hashlib.sha256).digest()
+
+
 def client_proof(token: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
-    return hmac.new(token, _CLIENT_LABEL + client_nonce + server_nonce, hashlib.sha256).digest()
+    return _proof(_CLIENT_LABEL, token, client_nonce, server_nonce)
 
 
 def server_proof(token: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
-    return hmac.new(token, _SERVER_LABEL + client_nonce + server_nonce, hashlib.sha256).digest()
+    return _proof(_SERVER_LABEL, token, client_nonce, server_nonce)
 
 
 def frame_bytes(kind: FrameType, body: bytes) -> bytes:

@@ -80,9 +80,13 @@ class PeerLied(MalformedBody):
     field and the value; the job fails with it."""
 
 
+class NotJSONNumber(ValueError):
+    """NaN, Infinity or -Infinity in JSON: Python's json reads them, no other tool does."""
+
+
 def _no_constants(name: str) -> Any:
     # json.loads accepts NaN, Infinity and -Infinity by default; no peer has a reason to send them.
-    raise ValueError(f"{name} is not a JSON number")
+    raise NotJSONNumber(name)
 
 
 def loads_strict(text: str) -> Any:
@@ -98,6 +102,8 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
     """Check a JOB frame; return the job, the scheme it names and the frame capacity it needs."""
     try:
         data = loads_strict(bytes(body).decode("utf-8"))
+    except NotJSONNumber as exc:
+        raise JobRejected(f"job description holds {exc}, not a JSON number") from None
     except (ValueError, RecursionError) as exc:
         # ValueError, not only JSONDecodeError: an integer literal over Python's 4300-digit
         # limit raises a plain ValueError; and "[[[[..." nested past the recursion limit
@@ -162,8 +168,10 @@ def decode_ack(body: memoryview | bytes) -> tuple[int, Verdict, str]:
 def decode_json(body: memoryview | bytes, what: str) -> dict[str, Any]:
     try:
         data = loads_strict(bytes(body).decode("utf-8"))
-    except (ValueError, RecursionError):  # see parse_job: over-long integers, too-deep nesting; NaN
-        raise MalformedBody(f"{what} is not UTF-8 JSON (or holds NaN/Infinity)") from None
+    except NotJSONNumber as exc:
+        raise MalformedBody(f"{what} holds {exc}, not a JSON number") from None
+    except (ValueError, RecursionError):  # see parse_job: over-long integers, too-deep nesting
+        raise MalformedBody(f"{what} is not UTF-8 JSON") from None
     if not isinstance(data, dict):
         raise MalformedBody(f"{what} is not a JSON object")
     return data
