@@ -18,11 +18,13 @@ Three kinds of checks are reported, and they are never mixed up:
   (randomised encryption round trips, sizes from the FIPS tables, tampered
   input rejected).
 
-The module is Qt-free and depends on no other ``app`` module: it uses the
-libraries directly so that it checks the libraries, not our wrappers, and so
-that it can run before anything else is trusted. Backends are imported inside
-the checks, so a missing or broken backend fails its own checks instead of the
-whole self-test. :func:`run_selftests` never raises.
+The checks here are Qt-free and use no other ``app`` module: they call the
+libraries directly, so they check the libraries and run before anything else is
+trusted. :func:`run_selftests` then runs the same vectors through the app's own
+scheme adapters (:mod:`app.core.selftest_adapters`, imported only then), so a
+broken wrapper fails too. Backends are imported inside the checks, so a missing
+or broken backend fails its own checks instead of the whole self-test.
+:func:`run_selftests` never raises.
 
 Every check is one small function registered in :data:`CHECKS`; every vector is
 a module-level constant, read when the check runs (the tests corrupt one to
@@ -129,14 +131,30 @@ def run_selftests() -> list[SelftestResult]:
     SystemExit still propagate, so a user can stop a run.)
 
     Returns:
-        One :class:`SelftestResult` per entry of :data:`CHECKS`, in order.
+        One :class:`SelftestResult` per entry of :data:`CHECKS`, in order, then one
+        per adapter check (:func:`adapter_checks`).
     """
     _rsa_interop_keys.cache_clear()
     try:
-        return [_run_one(check) for check in CHECKS]
+        return [_run_one(check) for check in CHECKS + adapter_checks()]
     finally:
         # The RSA key pair is generated once per run; do not keep it afterwards.
         _rsa_interop_keys.cache_clear()
+
+
+def adapter_checks() -> list[SelftestCheck]:
+    """The checks through ``app/core/schemes``; one failing check if they cannot load."""
+    try:
+        from app.core.selftest_adapters import ADAPTER_CHECKS  # the one app import, kept out of the library checks
+    except Exception as exc:  # noqa: BLE001 - a broken app module fails a check, not the run
+        error = exc
+
+        def failed_import() -> None:
+            raise error
+
+        return [SelftestCheck("App adapters load [python]", PYTHON, KAT, "app/core/selftest_adapters.py",
+                              failed_import)]
+    return list(ADAPTER_CHECKS)
 
 
 def _run_one(check: SelftestCheck) -> SelftestResult:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from app.core import selftest
+from app.core import selftest, selftest_adapters
 from app.core.selftest import SelftestResult
 
 SELFTEST_SOURCE = Path(selftest.__file__)
@@ -44,9 +44,15 @@ def _failures(results: list[SelftestResult]) -> dict[str, str]:
 
 
 def _names_starting(prefix: str) -> set[str]:
+    """The library checks named prefix..., and the adapter KATs that run the same vectors.
+
+    (An adapter cross-check compares with the library on the vector's inputs only, so a
+    corrupted published answer cannot fail it.)
+    """
     names = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)}
     assert names, f"no check is named {prefix!r}..."
-    return names
+    return names | {c.name for c in selftest_adapters.ADAPTER_CHECKS
+                    if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"}
 
 
 # --------------------------------------------------------------------------------------
@@ -59,7 +65,7 @@ def test_every_check_passes_on_this_machine(run: _Run) -> None:
 
 
 def test_one_result_per_registered_check_in_order(run: _Run) -> None:
-    assert [r.name for r in run.results] == [c.name for c in selftest.CHECKS]
+    assert [r.name for r in run.results] == [c.name for c in selftest.CHECKS + selftest_adapters.ADAPTER_CHECKS]
     assert all(isinstance(r, SelftestResult) for r in run.results)
 
 
@@ -223,8 +229,7 @@ def test_a_mismatch_detail_shows_expected_and_got(monkeypatch: pytest.MonkeyPatc
 # --------------------------------------------------------------------------------------
 
 
-def test_selftest_imports_no_app_module_and_no_qt() -> None:
-    tree = ast.parse(SELFTEST_SOURCE.read_text(encoding="utf-8"))
+def _imports(tree: ast.AST) -> set[str]:
     imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -232,8 +237,20 @@ def test_selftest_imports_no_app_module_and_no_qt() -> None:
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0, "relative import"
             imported.add(node.module or "")
-    roots = {name.split(".")[0] for name in imported}
+    return imported
+
+
+def test_selftest_imports_no_app_module_and_no_qt() -> None:
+    """The library checks use no app code; the adapter checks are loaded in one function."""
+    tree = ast.parse(SELFTEST_SOURCE.read_text(encoding="utf-8"))
+    top_level = set().union(*(_imports(node) for node in tree.body if not isinstance(node, ast.FunctionDef)))
+    library_checks = set().union(*(_imports(node) for node in tree.body
+                                   if isinstance(node, ast.FunctionDef) and node.name != "adapter_checks"))
+    roots = {name.split(".")[0] for name in top_level | library_checks}
     assert not roots & {"app", "PySide6", "pyqtgraph", "shiboken6"}
+    assert {n for n in _imports(tree) if n.startswith("app")} == {"app.core.selftest_adapters"}
+    adapters = _imports(ast.parse(Path(selftest_adapters.__file__).read_text(encoding="utf-8")))
+    assert not {name.split(".")[0] for name in adapters} & {"PySide6", "pyqtgraph", "shiboken6"}
 
 
 def test_running_the_selftest_loads_no_qt() -> None:
@@ -246,3 +263,134 @@ def test_running_the_selftest_loads_no_qt() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+# --------------------------------------------------------------------------------------
+# The checks through the app's scheme adapters (app/core/selftest_adapters.py)
+# --------------------------------------------------------------------------------------
+
+#: Every schemes module with SPECS, and so every family, has adapter checks.
+ADAPTER_MODULES = ["symmetric", "digests", "dh", "key_agreement", "signatures", "pke", "hybrid"]
+
+
+def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
+    adapters = run.results[len(selftest.CHECKS):]
+    assert len(adapters) == len(selftest_adapters.ADAPTER_CHECKS) >= 50
+    assert all(r.name.startswith("App adapter ") for r in adapters)
+    assert {r.kind for r in adapters} == {"KAT", "cross-check"}
+    assert {r.backend for r in adapters} == {"cryptography", "pycryptodome", "tinyec"}
+
+
+@pytest.mark.parametrize("module", ADAPTER_MODULES)
+def test_every_scheme_module_is_checked_through_its_adapters(module: str) -> None:
+    sources = [c.source for c in selftest_adapters.ADAPTER_CHECKS if c.kind == "KAT"]
+    if module == "pke":  # RSA-OAEP is randomised: only a cross-check fits the app's parameters
+        sources = [c.source for c in selftest_adapters.ADAPTER_CHECKS]
+    assert any(source.endswith(f"app/core/schemes/{module}.py") for source in sources)
+
+
+def _broken_aead_sealer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OpenSSL AEAD seal authenticates an AAD the receiver never sees."""
+    from app.core.schemes import symmetric
+
+    real = symmetric._cryptography_sealer
+    monkeypatch.setattr(symmetric, "_cryptography_sealer",
+                        lambda encrypt, nonces: real(lambda n, p, _aad: encrypt(n, p, b"aad"), nonces))
+
+
+def _broken_hash_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycryptodome's SHA-384 adapter computes SHA-512 (a swapped digest)."""
+    from Crypto.Hash import SHA512
+
+    from app.core.schemes import digests
+
+    monkeypatch.setitem(digests._PycryptodomeBackend._MODULES, "sha384", SHA512)
+
+
+def _broken_ecdsa_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OpenSSL ECDSA adapter pairs P-256 with SHA-384 instead of SHA-256."""
+    from cryptography.hazmat.primitives import hashes
+
+    from app.core.schemes import signatures
+
+    monkeypatch.setitem(signatures._CryptographyEcdsa._HASHES, "SHA-256", hashes.SHA384)
+
+
+def _broken_kdf_info(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key agreements derive their session key without the info string."""
+    from app.core.schemes import key_agreement
+
+    real = key_agreement.derive_key
+    monkeypatch.setattr(key_agreement, "derive_key",
+                        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""))
+
+
+def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pycryptodome EdDSA adapter signs the message with a byte appended."""
+    from app.core.schemes import signatures
+
+    real = signatures._PycryptodomeEddsa.signer
+
+    def signer(self: Any, key: Any) -> Any:
+        sign, encoded = real(self, key)
+        return (lambda message: sign(bytes(message) + b"\0")), encoded
+
+    monkeypatch.setattr(signatures._PycryptodomeEddsa, "signer", signer)
+
+
+# (how the adapter is broken, adapter checks that must fail: others may fail with it)
+BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
+    (_broken_aead_sealer, {"App adapter AES-128-GCM, GCM test case 3 [cryptography]",
+                           "App adapter AES-256-GCM, GCM test case 15 [cryptography]",
+                           "App adapter ChaCha20-Poly1305 seal/open agrees with the library [cryptography]",
+                           "App adapter X25519 key agreement + HKDF-SHA256 session key [cryptography]"}),
+    (_broken_hash_module, {'App adapter SHA-384("abc") [pycryptodome]',
+                           "App adapter HKDF-SHA384 scheme agrees with the library [pycryptodome]"}),
+    (_broken_ecdsa_digest, {"App adapter ECDSA P-256 verifies the RFC 6979 signature [cryptography]"}),
+    (_broken_kdf_info, {"App adapter X25519 key agreement + HKDF-SHA256 session key [pycryptodome]",
+                        "App adapter ECDH P-256 key agreement + HKDF-SHA256 session key [tinyec]"}),
+    (_broken_eddsa_signer, {"App adapter Ed25519 sign/verify, RFC 8032 TEST 1-3 [pycryptodome]",
+                            "App adapter Ed448 sign/verify, RFC 8032 blank message [pycryptodome]"}),
+]
+
+
+@pytest.mark.parametrize(("breakage", "must_fail"), BROKEN_ADAPTERS, ids=[b[0].__name__ for b in BROKEN_ADAPTERS])
+def test_a_broken_adapter_fails_the_selftest_while_the_libraries_pass(
+    monkeypatch: pytest.MonkeyPatch, breakage: Callable[[pytest.MonkeyPatch], None], must_fail: set[str]
+) -> None:
+    # Only the adapter checks: the library checks cannot see an adapter (shown by the last assert).
+    monkeypatch.setattr(selftest, "CHECKS", [])
+    breakage(monkeypatch)
+
+    failures = _failures(selftest.run_selftests())
+
+    assert must_fail <= failures.keys(), sorted(failures)
+    assert all(detail for detail in failures.values())
+    assert not {name for name in failures if not name.startswith("App adapter ")}
+
+
+def test_the_library_checks_alone_miss_a_broken_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_ecdsa_digest(monkeypatch)
+    assert all(selftest._run_one(check).passed for check in selftest.CHECKS)
+
+
+def test_an_adapter_module_that_fails_to_import_is_one_failed_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "app.core.selftest_adapters", None)  # import raises ImportError
+    monkeypatch.setattr(selftest, "CHECKS", [])
+
+    results = selftest.run_selftests()
+
+    assert [(r.name, r.passed) for r in results] == [("App adapters load [python]", False)]
+    assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest_adapters")
+
+
+def test_cli_selftest_exits_1_when_an_adapter_is_broken(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import main
+
+    _broken_ecdsa_digest(monkeypatch)
+
+    assert main(["selftest"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  cryptography  KAT          App adapter ECDSA P-256 verifies the RFC 6979 signature" in out
+    assert out.rstrip().endswith("1 failed")

@@ -143,9 +143,21 @@ class _SignatureAdapter(abc.ABC):
     #: turns each into `AuthenticationError`.
     verify_errors: tuple[type[BaseException], ...] = (ValueError,)
 
-    @abc.abstractmethod
     def generate(self) -> tuple[SignFn, bytes]:
         """Generate a key pair; return the signing function and the encoded public key."""
+        return self.signer(self.new_key())
+
+    @abc.abstractmethod
+    def new_key(self) -> Any:
+        """A fresh private key, as the library's own key object."""
+
+    @abc.abstractmethod
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
+        """The signing function and encoded public key of a library private key.
+
+        Split from `generate` so the self-test signs through this same code with the
+        published keys of RFC 8032 and RFC 6979 (`SignatureScheme.known_answer_sender`).
+        """
 
     @abc.abstractmethod
     def load(self, encoded: bytes) -> VerifyFn:
@@ -175,8 +187,10 @@ class _CryptographyEcdsa(_SignatureAdapter):
         self._ec_curve = self._CURVE_CLASSES[curve.name]()
         self._algorithm = ec.ECDSA(self._HASHES[curve.digest]())
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = ec.generate_private_key(self._ec_curve)
+    def new_key(self) -> Any:
+        return ec.generate_private_key(self._ec_curve)
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         algorithm = self._algorithm
         encoded = key.public_key().public_bytes(
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
@@ -203,8 +217,10 @@ class _PycryptodomeEcdsa(_SignatureAdapter):
         self._curve = curve
         self._hash_new = self._HASHES[curve.digest].new
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = ECC.generate(curve=self._curve.name)
+    def new_key(self) -> Any:
+        return ECC.generate(curve=self._curve.name)
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         # FIPS 186-3 mode: a fresh random nonce per signature, like OpenSSL's default.
         signer = DSS.new(key, "fips-186-3", encoding="der")
         hash_new = self._hash_new
@@ -239,8 +255,10 @@ class _CryptographyEddsa(_SignatureAdapter):
         self._curve = curve
         self._private_class, self._public_class = self._CLASSES[curve]
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = self._private_class.generate()
+    def new_key(self) -> Any:
+        return self._private_class.generate()
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         return key.sign, key.public_key().public_bytes_raw()
 
     def load(self, encoded: bytes) -> VerifyFn:
@@ -260,8 +278,10 @@ class _PycryptodomeEddsa(_SignatureAdapter):
     def __init__(self, curve: str) -> None:
         self._curve = curve
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = ECC.generate(curve=self._curve)
+    def new_key(self) -> Any:
+        return ECC.generate(curve=self._curve)
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         sign: SignFn = eddsa.new(key, "rfc8032").sign
         return sign, key.public_key().export_key(format="raw")
 
@@ -285,8 +305,10 @@ class _CryptographyRsaPss(_SignatureAdapter):
         self._padding = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=_RSA_SALT_BYTES)
         self._hash = hashes.SHA256()
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = rsa.generate_private_key(public_exponent=65537, key_size=self._bits)
+    def new_key(self) -> Any:
+        return rsa.generate_private_key(public_exponent=65537, key_size=self._bits)
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         encoded = key.public_key().public_bytes(
             serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
         )
@@ -310,8 +332,10 @@ class _PycryptodomeRsaPss(_SignatureAdapter):
     def __init__(self, bits: int) -> None:
         self._bits = bits
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = RSA.generate(self._bits, e=65537)
+    def new_key(self) -> Any:
+        return RSA.generate(self._bits, e=65537)
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         # The default mask is MGF1 with the message's hash (SHA-256), as in cryptography.
         sign = pss.new(key, salt_bytes=_RSA_SALT_BYTES).sign
         return (lambda message: sign(SHA256.new(message))), key.public_key().export_key(format="DER")
@@ -340,8 +364,10 @@ class _CryptographyMlDsa(_SignatureAdapter):
         self._private_class = getattr(mldsa, f"MLDSA{level}PrivateKey")
         self._public_class = getattr(mldsa, f"MLDSA{level}PublicKey")
 
-    def generate(self) -> tuple[SignFn, bytes]:
-        key = self._private_class.generate()
+    def new_key(self) -> Any:
+        return self._private_class.generate()
+
+    def signer(self, key: Any) -> tuple[SignFn, bytes]:
         return key.sign, key.public_key().public_bytes_raw()
 
     def load(self, encoded: bytes) -> VerifyFn:
@@ -363,14 +389,16 @@ def _not_ready(*_: object) -> NoReturn:
 class _SignatureSender(Sender):
     """The signer: generates the key pair in the handshake, then signs messages."""
 
-    def __init__(self, adapter: _SignatureAdapter) -> None:
+    def __init__(self, adapter: _SignatureAdapter, key: Any = None) -> None:
         self._adapter = adapter
+        self._key = key  # None: a fresh key pair per handshake (always, outside the self-test)
         self._sign: SignFn = _not_ready
 
     def handshake(self, public: bytes) -> bytes:
         if public:
             raise PayloadFormatError("a signature receiver publishes nothing; got a non-empty setup message")
-        self._sign, encoded = self._adapter.generate()
+        key = self._adapter.new_key() if self._key is None else self._key
+        self._sign, encoded = self._adapter.signer(key)
         return encoded
 
     def seal(self, plaintext: bytes) -> Payload:
@@ -439,6 +467,14 @@ class SignatureScheme(Scheme):
 
     def new_sender(self) -> Sender:
         return _SignatureSender(self._adapter)
+
+    def known_answer_sender(self, key: Any) -> Sender:
+        """A sender that signs with `key` (a library private key object) instead of a new one.
+
+        For the self-test's known answers only (app/core/selftest_adapters.py): jobs and
+        profiles reach schemes through `new_sender`, which always generates a key.
+        """
+        return _SignatureSender(self._adapter, key)
 
     def new_receiver(self) -> Receiver:
         return _SignatureReceiver(self._adapter, self._algorithm.max_signature)
