@@ -423,3 +423,26 @@ def test_verification_key_encoding_sizes(
     assert len(public) == public_len
     if case[0] == "ecdsa":
         assert public[0] == 0x04  # uncompressed SEC1
+
+
+# --- the self-test's known-answer door ------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["cryptography", "pycryptodome"])
+def test_known_answer_sender_signs_with_the_given_key_and_new_sender_never_does(backend: str) -> None:
+    from Crypto.Signature import eddsa
+
+    from app.core.schemes import registry
+    from app.core.schemes.signatures import SignatureScheme
+
+    secret = bytes(range(32))
+    key = ed25519.Ed25519PrivateKey.from_private_bytes(secret) if backend == "cryptography" \
+        else eddsa.import_private_key(secret)
+    public = ed25519.Ed25519PrivateKey.from_private_bytes(secret).public_key().public_bytes_raw()
+    scheme = registry.create("ed25519", backend)
+    assert isinstance(scheme, SignatureScheme)
+    first, second = scheme.known_answer_sender(key), scheme.known_answer_sender(key)
+    assert first.handshake(b"") == second.handshake(b"") == public
+    assert first.seal(b"m") == second.seal(b"m")  # Ed25519 is deterministic: same key, same signature
+    assert scheme.new_sender().handshake(b"") != public  # a job's sender always makes a fresh key
+
