@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Forced, not defaulted: a developer's QT_QPA_PLATFORM=xcb (or wayland) would open real
+# windows, depend on their display and its scale, and hang where no display answers.
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+# Qt reads these for HiDPI scaling; set by a desktop session they change every pixel size.
+for _name in ("QT_SCALE_FACTOR", "QT_SCREEN_SCALE_FACTORS", "QT_FONT_DPI", "QT_ENABLE_HIGHDPI_SCALING"):
+    os.environ.pop(_name, None)
 
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import psutil  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+# Hypothesis's default 200 ms deadline per example measures the machine, not the code:
+# a loaded 2-core CI runner fails examples a fast laptop passes. Property tests bound
+# their own work (max_examples, sizes); a hang is caught by pytest-timeout.
+settings.register_profile("cryptobench", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("cryptobench")
 
 
 def _live_children() -> list[psutil.Process]:
@@ -27,6 +39,32 @@ def _live_children() -> list[psutil.Process]:
             continue
         alive.append(child)
     return alive
+
+
+@pytest.fixture(autouse=True, scope="session")
+def children_skip_pytests_main() -> Iterator[None]:
+    """Spawned job processes do not re-import pytest.
+
+    multiprocessing's spawn makes each child import the parent's `__main__` first: the
+    app's children import `app.__main__` (nothing), but under `python -m pytest` they
+    import pytest and its plugins, 0.2 s a process that no user's run pays. The children
+    import what they run by its own module name, so nothing else changes.
+    """
+    import multiprocessing.spawn as spawn
+
+    original = spawn.get_preparation_data
+
+    def preparation_data(name: str) -> dict[str, object]:
+        data = original(name)
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+        return data
+
+    spawn.get_preparation_data = preparation_data
+    try:
+        yield
+    finally:
+        spawn.get_preparation_data = original
 
 
 @pytest.fixture(autouse=True)
