@@ -365,7 +365,24 @@ def test_folder_that_is_a_file_raises_oserror_naming_the_path(tmp_path: Path) ->
         write_pdf(sample_report(rows=1), target)
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root ignores folder permissions")
+def test_refused_folder_raises_oserror_naming_the_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EACCES from the kernel, as a folder without write permission gives; simulated, so it
+    also runs as root (which ignores permission bits) and on any file system."""
+    import errno
+
+    from app.core import fileio
+
+    def refuse(name: str, flags: int, mode: int) -> int:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+
+    monkeypatch.setattr(fileio, "_open_new", refuse)
+    with pytest.raises(OSError, match=re.escape(str(tmp_path / "r.pdf"))):
+        write_pdf(sample_report(rows=1), tmp_path / "r.pdf")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root ignores folder permissions; test_refused_folder_... simulates EACCES for every user")
 def test_read_only_folder_raises_oserror_naming_the_path(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
