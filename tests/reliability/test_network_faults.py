@@ -23,9 +23,10 @@ from app.core import runner as runner_module
 from app.core.events import JobProcesses, SampleBatch
 from app.core.profile import parse_profile
 from app.core.runner import Runner
+from app.core.session.auth import ServerNotAuthenticated
 from app.core.session.sender import RemoteTarget, SenderSession, SessionPlan, connect
 from app.core.store import Store
-from app.core.wire import PeerTimeout, WireError
+from app.core.wire import WireError
 
 
 def test_serve_on_a_port_in_use_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -91,11 +92,11 @@ def test_peer_that_accepts_and_stalls_times_out_with_the_wait_named() -> None:
     started = time.monotonic()
     try:
         with connect("127.0.0.1", peer.port, plan.connect_timeout) as sock:
-            with pytest.raises(PeerTimeout) as info:
+            with pytest.raises(ServerNotAuthenticated) as info:
                 SenderSession(sock, plan, lambda event: None).run()
     finally:
         peer.close()
-    assert "within 0.5 s" in str(info.value)
+    assert "sent no challenge within 0.5 s" in str(info.value)
     assert time.monotonic() - started < 5
 
 
