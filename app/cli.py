@@ -192,10 +192,13 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 def escape(text: str) -> str:
-    """Labels like "AES-256-GCM [cryptography]" must not be read as rich markup."""
+    """Text for rich: control characters shown as escapes (a peer's, a profile's or a stored
+    text must not drive the terminal) and markup escaped ("AES-256-GCM [cryptography]")."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    from app.core.text import escape_control
+
+    return rich_escape(escape_control(text))
 
 
 def _console() -> Any:
