@@ -218,6 +218,11 @@ def load_results_file(path: Path) -> RunResult:
         raise ResultsFileError(f"{path}: not a results JSON file (not UTF-8 text)") from None
     except OSError as exc:
         raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return parse_results_text(text, str(path))
+
+
+def parse_results_text(text: str, path: str) -> RunResult:
+    """A results document from its JSON text; ResultsFileError's message starts with `path`."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
