@@ -129,7 +129,9 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return handler(args)
     except UsageError as exc:
-        print(f"cryptobench: error: {exc}", file=sys.stderr)
+        from app.core.text import escape_control
+
+        print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)
@@ -569,7 +571,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     for column in ("id", "profile", "started", "status", "jobs ok", "machine"):
         table.add_column(column)
     for r in runs:
-        table.add_row(r.id, r.name, r.started, r.status, f"{r.ok_jobs}/{r.jobs}", r.host or "")
+        table.add_row(r.id, escape(r.name), r.started, r.status, f"{r.ok_jobs}/{r.jobs}", escape(r.host or ""))
     _console().print(table)
     return EXIT_OK
 
@@ -593,9 +595,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     console = _console()
     env = run.environment
     cpu = env.get("cpu", {})
-    console.print(f"run {run.id} · {run.name} · {run.status} · {run.started} → {run.finished or '-'}")
-    console.print(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
-                  f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}")
+    console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
+    console.print(escape(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
+                         f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"))
     _print_summary(console, run)
     if args.per_sample:
         _print_per_sample(console, run)

@@ -78,14 +78,19 @@ def test_e1_follows_the_summary_with_its_own_sections() -> None:
 
 
 def test_e1_published_table_ratios_come_from_the_samples() -> None:
-    sections = experiment_sections(_e1())
+    run = _e1()
+    sections = experiment_sections(run)
     rows = _table(sections, "Published and measured").rows
-    compute = next(r for r in rows if "computation" in r[0])
-    comm = next(r for r in rows if "communication" in r[0])
-    assert compute[1] == "0.0171 ms" and comm[1] == "0.7513 ms"
+    compute = next(r for r in rows if "average computation" in r[0])
+    comm = next(r for r in rows if "average communication" in r[0])
+    assert compute[1] == "0.0171 ms, mean" and comm[1] == "0.7513 ms, mean"
+    # matched to the job set up as the source's plain socket: Nagle on
     assert compute[2] == format_seconds(60e-6) and compute[3] == f"{60e-6 / 0.0171e-3:.1f}×"
-    assert comm[2] == format_seconds(100e-6) and comm[3] == f"{100e-6 / 0.7513e-3:.2g}×"
-    assert "ECDH [tinyec]" in compute[4] and "(Nagle on)" not in compute[4]
+    assert comm[2] == format_seconds(250e-6) and comm[3] == f"{250e-6 / 0.7513e-3:.2g}×"
+    assert "(Nagle on)" in compute[4] and "our mean" in compute[4]
+    first = next(r for r in rows if "sample 1 computation" in r[0])
+    assert first[1].startswith("0.0494 ms, sample 1")
+    assert first[2] == format_seconds(run.jobs[4].metrics["compute"].samples[0]) and "our sample 1" in first[4]
 
 
 def test_e1_per_sample_charts_plot_every_sample_in_order() -> None:
@@ -156,22 +161,24 @@ def test_e2_table_has_one_row_per_timed_operation_with_its_statistics() -> None:
     run = _e2()
     table = _table(experiment_sections(run), "The E2 table at 1 KiB, 1 MiB and 10 MiB")
     assert table.columns == ["Case", "Metric", "n", "Mean", "P50", "P95", "Std. dev.", "CV"]
-    aes = [r for r in table.rows if r[0] == "AES-256-GCM, 1 KB"]
+    aes = [r for r in table.rows if r[0] == "AES-256-GCM, 1 KB (encrypt + decrypt)"]
     assert [r[1] for r in aes] == ["encrypt", "decrypt"]
     stats = run.jobs[0].metrics["encrypt"].stats
     assert aes[0][2:7] == ["10", format_seconds(stats.mean), format_seconds(stats.median), format_seconds(stats.p95),
                            format_seconds(stats.std)]
     hkdf = [r[0] for r in table.rows if r[1] == "derive"]
-    assert hkdf == [run.jobs[-2].label, run.jobs[-1].label]  # two jobs answer one figure: named by job
+    assert hkdf == ["HKDF-SHA384, secret 32 B -> 32 B", "HKDF-SHA384, secret 48 B -> 64 B"]
 
 
-def test_e2_range_figure_compares_the_spread_of_our_means() -> None:
+def test_e2_hkdf_figures_are_per_configuration() -> None:
     rows = _table(experiment_sections(_e2()), "Published and measured").rows
-    hkdf = next(r for r in rows if r[0].startswith("HKDF"))
-    assert hkdf[1].startswith("0.000156 - 0.007289 s") and hkdf[3] == "-"
-    assert hkdf[2] == f"{format_seconds(3.9e-6)} - {format_seconds(4.5e-6)}"
-    missing = next(r for r in rows if r[0] == "RSA-3072 PSS sign, 65 B")
-    assert missing[2:] == ["-", "-", "not measured in this run"]
+    hkdf = {r[0]: r for r in rows if r[0].startswith("HKDF")}
+    assert len(hkdf) == 4
+    first = hkdf["HKDF-SHA384, secret 32 B -> 32 B"]
+    assert first[1].startswith("0.007289 s, mean") and first[2] == format_seconds(3.9e-6)
+    assert hkdf["HKDF-SHA384, secret 32 B -> 64 B"][2:] == ["-", "-", "not measured in this run"]
+    single = next(r for r in rows if r[0].startswith("AES-256-GCM, 1 KB"))
+    assert single[1].startswith("0.003549 s, one trial") and "our first timed sample" in single[4]
 
 
 def test_e2_first_call_explanation_only_when_the_trend_differs() -> None:
@@ -197,7 +204,7 @@ def test_e2_sample_count_paragraph(samples: int, words: str) -> None:
 
 def test_e2_signature_size_subtracts_the_length_prefix_and_score_is_explained() -> None:
     text = _texts(experiment_sections(_e2()))
-    assert "ECDSA-P384 signature was 104 bytes" in text and "~103 bytes" in text
+    assert "ECDSA-P384 signature was 104 bytes" in text and "signature 103 bytes" in text
     assert "Why no \"performance score\"" in text
 
 

@@ -27,7 +27,9 @@ from tests.report.conftest import metric, spread_samples
 
 KIB, MIB = 1024, 1024**2
 AES_SIZES = (1024, 16 * KIB, 32 * KIB)
-HYBRID_SIZES = (140, 1024, 8 * KIB, MIB, 16 * MIB)
+HYBRID_SIZES = (1024, 9 * KIB, 17 * KIB, MIB, 17 * MIB)
+#: The "140-byte" message: as meant, and as the notebook built it (113 * 140).
+SMS_SIZES = (140, 15820)
 RSA3072 = "RSA-KEM-3072 (OAEP) + AES-256-GCM [pycryptodome]"
 RSA2048 = "RSA-KEM-2048 (OAEP) + AES-256-GCM [pycryptodome]"
 OPENSSL3072 = "RSA-KEM-3072 (OAEP) + AES-256-GCM [cryptography]"
@@ -85,7 +87,8 @@ def _run(*, accepted: bool = False) -> RunResult:
         for size in HYBRID_SIZES:
             tamper = (3, 2) if accepted and label == ECIES and size == 1024 else (3, 3)
             jobs.append(_hybrid(len(jobs), label, size, tamper=tamper))
-    jobs.append(_hybrid(len(jobs), OPENSSL3072, 140))
+    for label in (RSA3072, ECIES, OPENSSL3072):
+        jobs += [_hybrid(len(jobs) + i, label, size) for i, size in enumerate(SMS_SIZES)]
     return _make_run(jobs)
 
 
@@ -130,7 +133,7 @@ def test_section_titles(experiment: Experiment) -> None:
     assert [s.title for s in sections(_run(), experiment)] == [
         "AES-GCM: time against message size",
         "RSA-KEM against ECIES: key generation + encryption against message size",
-        "The 140-byte message (an SMS): 10 runs", "Tamper test", "Ciphertext overhead"]
+        "The \"140-byte\" message (an SMS): 10 runs", "Tamper test", "Ciphertext overhead"]
 
 
 def test_aes_chart_and_finding(experiment: Experiment) -> None:
@@ -156,72 +159,82 @@ def test_hybrid_charts_split_the_ranges(experiment: Experiment) -> None:
     assert [s.name for s in kib.series] == ["RSA-KEM-2048 [pycryptodome]", "RSA-KEM-3072 [pycryptodome]",
                                             "ECIES secp256k1 [cryptography]"]
     assert all(x <= 128 * KIB for s in kib.series for x in s.xs)
-    assert kib.series[0].xs == [140.0, 1024.0, 8192.0]
+    assert kib.series[0].xs == [1024.0, 9 * KIB, 17 * KIB]  # the loop's sizes, not the "140-byte" runs
     assert all(x >= MIB for s in mib.series for x in s.xs)
     assert kib.log_y and mib.log_y
     job = _find(run, ECIES, MIB)
     assert mib.series[2].ys[0] == pytest.approx(_mean(job, "keygen", "encrypt"))
-    assert encrypt.log_x and encrypt.series[2].ys[0] == pytest.approx(_mean(_find(run, ECIES, 140), "encrypt"))
+    assert encrypt.log_x and encrypt.series[2].ys[0] == pytest.approx(_mean(_find(run, ECIES, 1024), "encrypt"))
 
 
 def test_factor_trend_sentence(experiment: Experiment) -> None:
     run = _run()
     text = _text(_section(sections(run, experiment), "RSA-KEM against ECIES"))
-    small = _mean(_find(run, RSA3072, 140), "keygen", "encrypt") / _mean(_find(run, ECIES, 140), "keygen", "encrypt")
-    assert f"{ratio_text(small)} at 140 B" in text
+    small = _mean(_find(run, RSA3072, 1024), "keygen", "encrypt") / _mean(_find(run, ECIES, 1024), "keygen", "encrypt")
+    assert f"{ratio_text(small)} at 1 KiB" in text
     assert "key generation still dominates" in text  # 16 MiB at 2 ns/B is still far below 1.5 s
 
 
 def test_sms_table(experiment: Experiment) -> None:
     run = _run()
-    (table, _) = _tables(_section(sections(run, experiment), "The 140-byte message"))
-    assert [r[0] for r in table.rows] == [RSA2048, RSA3072, ECIES, OPENSSL3072]
-    job = _find(run, RSA3072, 140)
+    (table, _) = _tables(_section(sections(run, experiment), "The \"140-byte\" message"))
+    assert [(r[0], r[1]) for r in table.rows] == [
+        (RSA3072, "15,820 B (as built)"), (ECIES, "15,820 B (as built)"), (OPENSSL3072, "15,820 B (as built)"),
+        (RSA3072, "140 B (as intended)"), (ECIES, "140 B (as intended)"), (OPENSSL3072, "140 B (as intended)")]
+    job = _find(run, RSA3072, 15820)
     total = _mean(job, "keygen", "encrypt")
-    assert _row(table, RSA3072)[1:] == [format_seconds(_mean(job, "keygen")), format_seconds(_mean(job, "encrypt")),
-                                         format_seconds(total), "1.848 s", ratio(total, 1.848)]
-    assert _row(table, ECIES)[4] == "0.001024 s"
-    assert _row(table, RSA2048)[4:] == ["-", "-"]  # nothing published for RSA-2048 at 140 B
+    assert table.rows[0][2:] == [format_seconds(_mean(job, "keygen")), format_seconds(_mean(job, "encrypt")),
+                                 format_seconds(total), "1.8484887 s", ratio(total, 1.8484887)]
+    assert table.rows[1][5] == "0.00102388 s"
+    assert table.rows[2][5:] == ["-", "-"]  # nothing published for OpenSSL's RSA
+    assert all(row[5:] == ["-", "-"] for row in table.rows[3:])  # nor at the 140 bytes the notebook meant
+    assert "113" in (table.caption or "") and "15,820 bytes" in (table.caption or "")
 
 
-def test_factor_equals_total_over_total(experiment: Experiment) -> None:
+def test_factor_is_derived_never_published(experiment: Experiment) -> None:
     run = _run()
-    (_, table) = _tables(_section(sections(run, experiment), "The 140-byte message"))
-    ecies = _mean(_find(run, ECIES, 140), "keygen", "encrypt")
-    rsa = _mean(_find(run, RSA3072, 140), "keygen", "encrypt")
-    openssl = _mean(_find(run, OPENSSL3072, 140), "keygen", "encrypt")
-    assert _row(table, "Published (as stated)")[3] == "~1,800×"
-    assert _row(table, "Published figures")[3] == ratio_text(1.848 / 0.001024)
-    assert _row(table, "Measured: RSA key generation in pycryptodome (as published)")[3] == ratio_text(rsa / ecies)
-    assert _row(table, "Measured: RSA key generation and encryption in OpenSSL")[3] == ratio_text(openssl / ecies)
+    (_, table) = _tables(_section(sections(run, experiment), "The \"140-byte\" message"))
+    derived = table.rows[0]
+    assert "Derived" in derived[0] and "prints no factor" in derived[0]
+    assert derived[3] == ratio_text(1.8484887 / 0.00102388) + " (derived)"
+    assert not any("Published" in row[0] or "stated" in row[0] for row in table.rows)
+    for size, words in ((15820, "15,820 B (as built)"), (140, "140 B (as intended)")):
+        ecies = _mean(_find(run, ECIES, size), "keygen", "encrypt")
+        rsa = _mean(_find(run, RSA3072, size), "keygen", "encrypt")
+        openssl = _mean(_find(run, OPENSSL3072, size), "keygen", "encrypt")
+        assert _row(table, f"Measured at {words}: RSA in pycryptodome, as the notebook")[3] == ratio_text(rsa / ecies)
+        assert _row(table, f"Measured at {words}: RSA key generation and encryption in OpenSSL")[3] == \
+            ratio_text(openssl / ecies)
 
 
 def test_keygen_share_supports_or_refutes(experiment: Experiment) -> None:
     run = _run()
-    text = _text(_section(sections(run, experiment), "The 140-byte message"))
-    assert "dominated by RSA key generation, as published" in text
+    text = _text(_section(sections(run, experiment), "The \"140-byte\" message"))
+    assert "RSA key generation dominates the factor" in text and "at 15,820 B (as built)" in text
     assert "OpenSSL generated RSA-3072 key pairs" in text
     assert "over 99.9 % of RSA-KEM-3072's total" in text  # 1.5 s of 1.5001 s: never "100.0 %"
-    # Hand numbers: RSA-KEM encrypts in 0.1 ms, ECIES in 0.2 ms: the order reverses without key generation.
-    assert "without key generation the order reverses" in text
+    # Hand numbers: RSA-KEM encrypts in 0.1 ms, ECIES in 0.2 ms: the order reverses without key generation,
+    # said of OpenSSL's secp256k1 only (the notebook's eciespy runs on libsecp256k1).
+    assert "the order reverses for this run's ECIES, OpenSSL's generic secp256k1 code" in text
+    assert "libsecp256k1, which this run does not measure" in text
     KEYGEN[RSA3072] = 1e-6
     try:
-        text = _text(_section(sections(_run(), experiment), "The 140-byte message"))
+        text = _text(_section(sections(_run(), experiment), "The \"140-byte\" message"))
     finally:
         KEYGEN[RSA3072] = 1.5
-    assert "does not dominate the factor here, unlike the published explanation" in text
+    assert "key generation does not dominate the factor here" in text
 
 
 def test_tamper_table_flags_an_accepted_tamper(experiment: Experiment) -> None:
     section = _section(sections(_run(accepted=True), experiment), "Tamper test")
     (table,) = _tables(section)
     row = _row(table, ECIES)
-    assert row[1:] == ["5 of 5", "15", "14", "1 ACCEPTED"]
+    assert row[1:] == ["7 of 7", "21", "20", "1 ACCEPTED"]  # 5 loop sizes and the 2 "140-byte" runs
     assert table.rows.index(row) in table.emphasis
     assert _row(table, RSA3072)[4] == "all rejected"
     assert "**Tamper test failed**: 1 of" in _text(section)
     clean = _text(_section(sections(_run(), experiment), "Tamper test"))
-    assert "All 66 tampered ciphertexts were rejected" in clean and "Tamper test failed" not in clean
+    assert "All 81 tampered ciphertexts were rejected" in clean and "Tamper test failed" not in clean
 
 
 def test_overhead_is_constant_and_explained(experiment: Experiment) -> None:
@@ -230,8 +243,8 @@ def test_overhead_is_constant_and_explained(experiment: Experiment) -> None:
     assert ["ECIES secp256k1 (HKDF-SHA256) + AES-256-GCM [cryptography]", "1 MiB", f"{MIB + 93:,} B", "93 B"] \
         in table.rows
     text = _text(section)
-    assert f"{ECIES}: a constant 93 B at all 5 sizes measured: 65 B for the ephemeral public key" in text
-    assert f"{RSA3072}: a constant 412 B at all 5 sizes measured: 384 B for the RSA-OAEP-wrapped AES key" in text
+    assert f"{ECIES}: a constant 93 B at all 7 sizes measured: 65 B for the ephemeral public key" in text
+    assert f"{RSA3072}: a constant 412 B at all 7 sizes measured: 384 B for the RSA-OAEP-wrapped AES key" in text
 
 
 def test_varying_overhead_is_not_explained_away(experiment: Experiment) -> None:
@@ -255,12 +268,12 @@ def test_reduced_runs_do_not_raise(experiment: Experiment, jobs: list[JobResult]
 
 
 def test_failed_sms_job_shows_dashes(experiment: Experiment) -> None:
-    run = _make_run([_hybrid(0, RSA3072, 140, status="failed"), _hybrid(1, ECIES, 140)])
+    run = _make_run([_hybrid(0, RSA3072, 15820, status="failed"), _hybrid(1, ECIES, 15820)])
     found = sections(run, experiment)
-    sms, factor = _tables(_section(found, "The 140-byte message"))
-    assert _row(sms, RSA3072)[1:4] == ["-", "-", "-"]
+    sms, factor = _tables(_section(found, "The \"140-byte\" message"))
+    assert _row(sms, RSA3072)[2:5] == ["-", "-", "-"]
     assert "not measured in this run" in (sms.caption or "")
-    assert _row(factor, "Measured: RSA key generation in pycryptodome (as published)")[3] == "-"
+    assert _row(factor, "Measured at 15,820 B (as built): RSA in pycryptodome, as the notebook")[3] == "-"
 
 
 def test_through_experiment_sections() -> None:
@@ -273,5 +286,5 @@ def test_through_experiment_sections() -> None:
 
 def test_markdown_rendering(experiment: Experiment) -> None:
     text = render_markdown(Report("E4", "", [], sections(_run(), experiment)))
-    assert "### The 140-byte message (an SMS): 10 runs" in text
-    assert "| Factor at 140 B |" in text
+    assert "### The \"140-byte\" message (an SMS): 10 runs" in text
+    assert "| RSA-KEM-3072 over ECIES |" in text

@@ -44,9 +44,11 @@ def experiment_sections(run: RunResult) -> list[Section]:
         Paragraph(f"**Question.** {experiment.question}"),
         Paragraph(f"**The original.** {experiment.original}"),
         Paragraph("**Reading the comparison.** The published figures come from another machine, so absolute "
-                  "times differ; what should agree is the ratios and trends. Published times are means, so "
-                  "ours are means too (after warm-up, each call validated), summed where the original timed "
-                  "several operations together. A ratio above 1 means our measurement took longer.", "note"),
+                  "times differ; what should agree is the ratios and trends. Each published figure is set beside "
+                  "the same statistic of ours (a mean beside our mean, a single trial beside our first timed "
+                  "sample), summed over our metrics where the original timed several operations as one; every "
+                  "call we time is validated. A ratio above 1 means our measurement took longer. A figure "
+                  "computed from published ones is marked as derived: the source does not print it.", "note"),
     ], page_break_before=True)
     published = Section("Published and measured", [comparison_table(run, experiment)], level=2)
     builder = BUILDERS.get(name)

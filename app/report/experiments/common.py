@@ -9,7 +9,7 @@ from typing import Any
 from app.core.results import JobResult, RunResult
 from app.report.findings import ratio_text
 from app.report.model import Table
-from app.report.published import Experiment, measure, metric_sum
+from app.report.published import Experiment, Figure, measure, metric_sum, our_statistic_text
 from app.report.units import MISSING, format_seconds
 
 
@@ -61,31 +61,35 @@ def first(jobs: Iterable[JobResult]) -> JobResult | None:
     return next(iter(jobs), None)
 
 
-def comparison_table(run: RunResult, experiment: Experiment) -> Table:
-    """Every published figure, our mean for the same case, and the ratio.
+def published_cell(figure: Figure) -> str:
+    """The published value with what it is ("0.003549 s, one trial") and the source's note."""
+    text = f"{figure.published_text()}, {figure.statistic_text()}"
+    return text + (f"; {figure.note}" if figure.note else "")
 
-    A figure no job of the run measures says so (a reduced or edited profile); a
-    figure several jobs measure gets one row per job.
+
+def comparison_table(run: RunResult, experiment: Experiment) -> Table:
+    """Every published figure, our same statistic for the same case, and the ratio.
+
+    A published mean is set beside our mean, a published single trial beside our first
+    timed sample, a published sample k beside our sample k. A figure no job of the run
+    measures says so (a reduced or edited profile); a figure several jobs measure gets
+    one row per job.
     """
     rows: list[list[str]] = []
     for figure in experiment.figures:
         measured = measure(figure, run.jobs)
-        published = figure.published_text() + (f"; {figure.note}" if figure.note else "")
+        published = published_cell(figure)
         what = figure.ours or " + ".join(figure.metrics)
-        if figure.value_high is not None:
-            low, high = measured.low, measured.high
-            text = MISSING if low is None or high is None else (
-                seconds(low) if low == high else f"{seconds(low)} - {seconds(high)}")
-            jobs = f"{len(measured.found)} jobs" if measured.found else "not measured in this run"
-            rows.append([figure.case, published, text, MISSING, f"{jobs}; {what}"])
-            continue
         if not measured.found:
             rows.append([figure.case, published, MISSING, MISSING, "not measured in this run"])
             continue
         for job, total in measured.found:
             rows.append([figure.case, published, seconds(total), ratio(total, figure.seconds),
-                         f"{job.label}; {what}"])
-    return Table(["Case (as published)", "Published", "Measured (mean)", "Measured / published", "Our job and metrics"],
-                 rows, caption=f"{experiment.id}: published figures beside this run's. Ranges compare the "
-                               "spread of our means across the matching jobs.",
+                         f"{job.label}; {our_statistic_text(figure)} of {what}"])
+    return Table(["Case (as published)", "Published", "Measured (same statistic)", "Measured / published",
+                  "Our job, statistic and metrics"],
+                 rows, caption=f"{experiment.id}: published figures beside this run's. Each published value is "
+                               "compared with the same statistic of ours: a mean with our mean, a single trial with "
+                               "our first timed sample, a numbered sample with our sample of that number. Where the "
+                               "source timed several operations as one, ours is the sum of the matching metrics.",
                  widths=[3.0, 2.2, 1.4, 1.2, 3.2], align=["left", "left", "right", "right", "left"])

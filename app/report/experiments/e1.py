@@ -49,7 +49,7 @@ def _averages(jobs: list[JobResult], experiment: Experiment) -> Table:
         rows.append([job.label, seconds(mean(job, "compute")), seconds(mean(job, "rtt")),
                      seconds(mean(job, "receiver")), seconds(mean(job, "floor_rtt")),
                      seconds(mean(job, "handshake"))])
-    published = {tuple(f.metrics): f for f in experiment.figures}
+    published = {tuple(f.metrics): f for f in experiment.figures if f.statistic == "mean"}
     comp, comm = published.get(("compute",)), published.get(("rtt",))
     rows.append(["Published (ECDH + AES-256-GCM, tinyec)", comp.published_text() if comp else "-",
                  comm.published_text() if comm else "-", "-", "-", "-"])
@@ -65,8 +65,8 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
     paragraphs: list[Paragraph] = []
     ecdh = first(find_jobs(run, "ecdh", backend="tinyec", tcp_nodelay=True))
     nagle = first(find_jobs(run, "ecdh", backend="tinyec", tcp_nodelay=False))
-    comp_figure = next((f for f in experiment.figures if f.metrics == ["compute"]), None)
-    comm_figure = next((f for f in experiment.figures if f.metrics == ["rtt"]), None)
+    comp_figure = next((f for f in experiment.figures if f.metrics == ["compute"] and f.statistic == "mean"), None)
+    comm_figure = next((f for f in experiment.figures if f.metrics == ["rtt"] and f.statistic == "mean"), None)
 
     compute = mean(ecdh, "compute")
     if compute is not None and comp_figure is not None:
