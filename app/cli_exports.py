@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.core.fileio import system_folder, write_target
+
 
 class DestinationError(ValueError):
     """A destination that cannot be written; the message names the option and the file."""
@@ -23,7 +25,7 @@ def check_destinations(targets: list[tuple[str, Path]]) -> None:
     """Refuse, before anything runs, a destination that cannot take its file.
 
     `targets` are (option, path) pairs such as ("--json", Path("out.json")). Checked:
-    the same file named twice, a symbolic link or a system folder (/dev, /proc, /sys:
+    the same file named twice, a system folder (/dev, /proc, /sys, also behind a symlink:
     outputs are written beside the target and renamed over it, which would replace
     /dev/stdout rather than write to it), something that is not a regular file (a
     device, a pipe), a missing folder, and a folder where no file can be created
@@ -32,36 +34,35 @@ def check_destinations(targets: list[tuple[str, Path]]) -> None:
     """
     seen: dict[str, str] = {}
     for option, path in targets:
+        # A symbolic link is written through to its target (app.core.fileio), so the
+        # target is what is checked: `--json /dev/stdout` resolves to a terminal or a pipe
+        # in /dev or /proc and is refused below, as is a link to a folder or a device.
+        shown, path = path, write_target(path)
         key = os.path.normcase(os.path.abspath(path))
         if key in seen:
-            raise DestinationError(f"{option} {path}: the same file as {seen[key]}; give each output its own file")
-        seen[key] = f"{option} {path}"
-        if os.path.islink(path):
-            # Replacing the target replaces the link itself: `--json /dev/stdout` run as
-            # root swapped the system's /dev/stdout link for a regular file.
-            raise DestinationError(f"{option} {path}: is a symbolic link (to {os.path.realpath(path)}); outputs "
-                                   "replace their file, which would replace the link: give the real path")
-        system = os.path.realpath(path.parent if str(path.parent) else ".")
-        if system in ("/dev", "/proc", "/sys") or system.startswith(("/dev/", "/proc/", "/sys/")):
-            raise DestinationError(f"{option} {path}: {system} is a system folder, not a place for output files")
+            raise DestinationError(f"{option} {shown}: the same file as {seen[key]}; give each output its own file")
+        seen[key] = f"{option} {shown}"
+        system = system_folder(shown, path)
+        if system is not None:
+            raise DestinationError(f"{option} {shown}: {system} is a system folder, not a place for output files")
         try:
             info = os.stat(path)
         except FileNotFoundError:
             info = None
         except OSError as exc:
-            raise DestinationError(f"{option} {path}: cannot use it: {exc.strerror or exc}") from None
+            raise DestinationError(f"{option} {shown}: cannot use it: {exc.strerror or exc}") from None
         if info is not None and stat.S_ISDIR(info.st_mode):
-            raise DestinationError(f"{option} {path}: is a folder; give a file name")
+            raise DestinationError(f"{option} {shown}: is a folder; give a file name")
         if info is not None and not stat.S_ISREG(info.st_mode):
-            raise DestinationError(f"{option} {path}: not a regular file (outputs are written to a new file "
+            raise DestinationError(f"{option} {shown}: not a regular file (outputs are written to a new file "
                                    "and renamed over the target)")
         folder = path.parent if str(path.parent) else Path(".")
         if not folder.is_dir():
-            raise DestinationError(f"{option} {path}: folder {folder} does not exist")
+            raise DestinationError(f"{option} {shown}: folder {folder} does not exist")
         try:
             fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         except OSError as exc:
-            raise DestinationError(f"{option} {path}: cannot write in {folder}: {exc.strerror or exc}") from None
+            raise DestinationError(f"{option} {shown}: cannot write in {folder}: {exc.strerror or exc}") from None
         os.close(fd)
         try:
             os.unlink(probe)

@@ -35,6 +35,36 @@ def write_target(path: Path) -> Path:
     return path
 
 
+def system_folder(*paths: Path) -> str | None:
+    """The first of the paths' folders that is a system folder (/dev, /proc, /sys), or None.
+
+    Checked for the name given and for the symlink's target alike: `/dev/stdout` leads
+    through /proc/self/fd to a terminal, a pipe or whatever file the shell redirected
+    to, none of which a renamed file should replace.
+    """
+    for path in paths:
+        folder = os.path.realpath(path.parent if str(path.parent) else ".")
+        if folder in ("/dev", "/proc", "/sys") or folder.startswith(("/dev/", "/proc/", "/sys/")):
+            return folder
+    return None
+
+
+def _not_a_file_target(path: Path, target: Path) -> str | None:
+    """Why `target` (what `path` resolves to) cannot be replaced by a renamed file, or None."""
+    folder = system_folder(path, target)
+    if folder is not None:
+        return f"{folder} is a system folder, not a place for files"
+    try:
+        info = os.stat(target)
+    except OSError:
+        return None  # a new file; a folder that cannot be written fails when the file is created
+    if stat.S_ISDIR(info.st_mode):
+        return "is a folder; give a file name"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file (files are written to a new file and renamed over the target)"
+    return None
+
+
 def create_temp_beside(target: Path, mode: int | None = None) -> tuple[int, str]:
     """Create a temporary file next to `target` for an atomic replace; return (fd, name).
 
@@ -81,6 +111,9 @@ def atomic_output(path: Path, mode: int | None = None) -> Iterator[BinaryIO]:
     path = Path(path)
     target = write_target(path)
     folder = target.parent if str(target.parent) else Path(".")
+    problem = _not_a_file_target(path, target)
+    if problem:
+        raise FileWriteError(f"{path}: {problem}")
     try:
         fd, tmp_name = create_temp_beside(target, mode)
     except OSError as exc:
