@@ -190,18 +190,31 @@ class ElGamal(BlockCipher):
     ciphertext leaks nothing through the Legendre symbol. Textbook ElGamal is
     malleable: a flipped bit decrypts to another message without any error, so the
     scheme is declared unauthenticated and its tamper check is not applicable.
+
+    `exponent_bits` > 0 draws the private key x and each message's randomness k as
+    exactly that many bits instead of uniformly below q ("short exponents", as many
+    textbook implementations do): every exponentiation is then that much shorter, and
+    Pollard's lambda recovers such an exponent in about 2^(exponent_bits / 2) steps,
+    which caps the security at exponent_bits / 2 bits. E3 tests this hypothesis.
     """
 
-    def __init__(self, group: FfGroup) -> None:
+    def __init__(self, group: FfGroup, exponent_bits: int = 0) -> None:
         self.group = group
+        self.exponent_bits = exponent_bits
         self._size = (group.p.bit_length() + 7) // 8
         self.ciphertext_len = 2 * self._size
         self.max_plaintext = (group.p.bit_length() - 3) // 8
 
     def generate(self) -> tuple[Any, bytes]:
-        p, q, g = self.group.p, self.group.q, self.group.g
-        x = secrets.randbelow(q - 1) + 1
+        p, g = self.group.p, self.group.g
+        x = self._exponent()
         return x, pow(g, x, p).to_bytes(self._size, "big")
+
+    def _exponent(self) -> int:
+        """A private key or per-message randomness: uniform in [1, q-1], or exactly exponent_bits long."""
+        if self.exponent_bits:
+            return secrets.randbits(self.exponent_bits - 1) | (1 << (self.exponent_bits - 1))
+        return secrets.randbelow(self.group.q - 1) + 1
 
     def load_public(self, public: bytes) -> Any:
         p, q = self.group.p, self.group.q
@@ -219,7 +232,7 @@ class ElGamal(BlockCipher):
             raise MessageTooLongError(f"ElGamal block of {len(block)} bytes is not below the group order")
         if jacobi(m, p) != 1:
             m = p - m
-        k = secrets.randbelow(q - 1) + 1
+        k = self._exponent()
         c1 = pow(g, k, p)
         c2 = m * pow(public, k, p) % p
         return c1.to_bytes(self._size, "big") + c2.to_bytes(self._size, "big")
@@ -232,8 +245,12 @@ class ElGamal(BlockCipher):
         c2 = int.from_bytes(block[self._size :], "big")
         if not (0 < c1 < p and 0 < c2 < p):
             raise PayloadFormatError("ElGamal ciphertext component out of range")
-        # c1 has order q, so c1^(q - x) = (c1^x)^-1: one exponentiation, no inverse.
-        m = c2 * pow(c1, q - private, p) % p
+        if self.exponent_bits:
+            # A short x keeps the exponentiation short; q - x would be full length again.
+            m = c2 * pow(pow(c1, private, p), -1, p) % p
+        else:
+            # c1 has order q, so c1^(q - x) = (c1^x)^-1: one exponentiation, no inverse.
+            m = c2 * pow(c1, q - private, p) % p
         if m > q:
             m = p - m
         encoded = m.to_bytes((m.bit_length() + 7) // 8, "big")
@@ -400,10 +417,12 @@ class PkeScheme(Scheme):
 
     def __init__(self, scheme_id: str, backend: str, cipher: BlockCipher, name: str, bits: int,
                  params: Mapping[str, ParamValue], authenticated: bool, notes: tuple[str, ...], *,
-                 variant: str = "", always_insecure: bool = False) -> None:
+                 variant: str = "", always_insecure: bool = False, strength_cap: int | None = None) -> None:
         self.cipher = cipher
         self.chunked = bool(params.get("chunked", False))
         strength = factoring_strength(bits)
+        if strength_cap is not None:  # e.g. ElGamal's short exponents: the exponent, not the group, limits it
+            strength = min(strength, strength_cap)
         label = f"{name}-{bits}{variant}" + (" (chunked)" if self.chunked else "")
         self.info = SchemeInfo(
             scheme_id=scheme_id,
@@ -446,8 +465,22 @@ def _rsa_oaep(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
 
 def _elgamal(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     group = GROUPS[int(params["bits"])]
-    return PkeScheme("elgamal", backend, ElGamal(group), "ElGamal", group.bits, params, False,
-                     (f"group: {group.source}", "textbook ElGamal is malleable: no integrity, tamper check n/a"))
+    short = int(params.get("exponent_bits", 0))
+    notes = (f"group: {group.source}", "textbook ElGamal is malleable: no integrity, tamper check n/a")
+    if not short:
+        return PkeScheme("elgamal", backend, ElGamal(group), "ElGamal", group.bits, params, False, notes)
+    return PkeScheme("elgamal", backend, ElGamal(group, short), "ElGamal", group.bits, params, False,
+                     notes + (f"short exponents: x and k are {short}-bit; Pollard's lambda finds such an exponent "
+                              f"in about 2^{short // 2} steps, so security is at most {short // 2} bits",),
+                     variant=f" (x, k: {short} bits)", strength_cap=short // 2)
+
+
+def _elgamal_constraint(backend: str, params: Mapping[str, ParamValue]) -> str | None:
+    short, group = int(params.get("exponent_bits", 0)), GROUPS[int(params["bits"])]
+    if short and not 2 <= short < group.q.bit_length():
+        return (f"exponent_bits {short} must be 0 (full length) or from 2 to {group.q.bit_length() - 1} "
+                f"(below the {group.q.bit_length()}-bit group order of ElGamal-{group.bits})")
+    return None
 
 
 
@@ -471,8 +504,12 @@ SPECS: list[SchemeSpec] = [
         family=Family.PUBLIC_KEY_ENCRYPTION,
         backends=("python",),
         params=(ParamSpec("bits", 2048, tuple(GROUPS), help="group size; below 2048 for demonstration only"),
-                CHUNKED),
+                CHUNKED,
+                ParamSpec("exponent_bits", 0, minimum=0, maximum=8192,
+                          help="0: private key and per-message randomness uniform below the group order; n: "
+                               "exactly n bits (short exponents, faster; security at most n/2 bits)")),
         factory=_elgamal,
+        constraint=_elgamal_constraint,
         description="ElGamal encryption in a safe-prime group with CPython integers (no library).",
     ),
     SchemeSpec(
