@@ -17,6 +17,7 @@ at a time on the event loop so that a large run does not freeze the window;
 from __future__ import annotations
 
 import enum
+import html
 import json
 import sqlite3
 from collections.abc import Callable
@@ -47,6 +48,7 @@ from PySide6.QtWidgets import (
 from app.core import stats
 from app.core.results import JobResult, RunResult
 from app.core.store import BrokenStoreError, RunSummary, Store, StoreError, default_store_path, move_aside
+from app.core.text import escape_control
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
 
 __all__ = [
@@ -142,9 +144,9 @@ def _row(job: JobResult, **fields: Any) -> CompareRow:
 def _status_note(a: JobResult, b: JobResult) -> str:
     notes = []
     if a.status != "ok":
-        notes.append(f"baseline {a.status}" + (f": {a.error}" if a.error else ""))
+        notes.append(f"baseline {a.status}" + (f": {escape_control(a.error)}" if a.error else ""))
     if b.status != "ok":
-        notes.append(f"candidate {b.status}" + (f": {b.error}" if b.error else ""))
+        notes.append(f"candidate {b.status}" + (f": {escape_control(b.error)}" if b.error else ""))
     return "; ".join(notes)
 
 
@@ -233,8 +235,13 @@ _VERDICT_COLOURS = {FASTER: _GOOD, SLOWER: _BAD, WITHIN_NOISE: _MUTED, ONLY_IN_B
 
 
 def _run_line(role: str, run: RunResult) -> str:
-    host = run.environment.get("hostname") or "unknown machine"
-    return f"<b>{role}:</b> {run.name or '(unnamed)'} · {_local_time(run.started)} · {host} · run {run.id}"
+    host = _plain(str(run.environment.get("hostname") or "unknown machine"))
+    return f"<b>{role}:</b> {_plain(run.name or '(unnamed)')} · {_local_time(run.started)} · {host} · run {run.id}"
+
+
+def _plain(text: str) -> str:
+    """Stored text inside rich text: control characters shown as escapes, markup inert."""
+    return html.escape(escape_control(text))
 
 
 class CompareDialog(QDialog):
@@ -447,6 +454,7 @@ class HistoryPanel(QWidget):
         buttons.addWidget(self.path_label)
 
         self.message_label = QLabel(self)
+        self.message_label.setTextFormat(Qt.TextFormat.PlainText)  # a store's error text is never markup
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.hide()
@@ -620,8 +628,8 @@ class HistoryPanel(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def _item(self, run: RunSummary) -> _RunItem:
-        item = _RunItem([_local_time(run.started), run.name or "(unnamed)", run.status,
-                         f"{run.ok_jobs}/{run.jobs}", run.host or ""])
+        item = _RunItem([_local_time(run.started), escape_control(run.name or "(unnamed)"), run.status,
+                         f"{run.ok_jobs}/{run.jobs}", escape_control(run.host or "")])
         item.setData(0, _ID_ROLE, run.id)
         item.setData(0, _SORT_ROLE, run.started)
         item.setData(3, _SORT_ROLE, float(run.ok_jobs))

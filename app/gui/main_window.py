@@ -58,6 +58,7 @@ from app.core.profile import (
 from app.core.results import JobResult, RunResult
 from app.core.runner import preload
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
+from app.core.text import escape_control
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
@@ -522,7 +523,8 @@ class MainWindow(QMainWindow):
 
     def append_log(self, level: str, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
-        self.log.appendPlainText(f"{stamp} {level.upper():7s} {text}")
+        # A job's error may quote a remote peer: its control characters are shown, not obeyed.
+        self.log.appendPlainText(f"{stamp} {level.upper():7s} {escape_control(text)}")
         if level == "error":
             self.log_dock.raise_()
 

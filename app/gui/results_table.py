@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
+from app.core.text import escape_control
 from app.report.findings import primary_metric  # one rule for the table and the reports
 from app.report.units import format_bytes, format_rate, format_seconds
 
@@ -129,6 +130,11 @@ _FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on li
 _FAILED_TEXT = QColor(200, 30, 30)
 _CANCELLED_TEXT = QColor(128, 128, 128)
 _WARNING_TEXT = QColor(196, 110, 0)
+
+
+def _tip(text: str) -> str:
+    """A tooltip's lines with control characters shown as escapes (its own newlines kept)."""
+    return "\n".join(escape_control(line) for line in text.split("\n"))
 
 
 def _exact_bytes(value: float) -> str:
@@ -293,7 +299,7 @@ def _scheme_tip(job: JobResult) -> str:
             lines.append("Insecure parameter size: for comparison only")
     lines += job.notes
     if job.error:
-        lines.append(f"Error: {job.error}")
+        lines.append(f"Error: {escape_control(job.error)}")
     return "\n".join(lines)
 
 
@@ -354,7 +360,7 @@ def _build_row(job: JobResult) -> list[_Cell]:
         Column.MEMORY: _memory_cell(job, name, metric),
         Column.VALIDATION: _validation_cell(job),
         Column.WARNINGS: _warnings_cell(job),
-        Column.STATUS: _Cell(job.status, job.status, job.error or None, status_colour),
+        Column.STATUS: _Cell(job.status, job.status, escape_control(job.error) if job.error else None, status_colour),
     }
     return [cells[column] for column in Column]
 
@@ -435,13 +441,16 @@ class ResultsModel(QAbstractTableModel):
         cell = self._rows[index.row()][column]
         result = self._results[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell.text
+            # Labels and errors may come from a store or a remote peer: shown, never obeyed.
+            return escape_control(cell.text) if isinstance(cell.text, str) else cell.text
         if role == SORT_ROLE:
             return cell.key
         if role == Qt.ItemDataRole.ToolTipRole:
             if cell.tip:
-                return cell.tip
-            return f"{result.status}: {result.error}" if result.error and result.status != "ok" else None
+                return _tip(cell.tip)
+            if result.error and result.status != "ok":
+                return f"{result.status}: {escape_control(result.error)}"  # one line, whatever it holds
+            return None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = Qt.AlignmentFlag.AlignRight if column in _NUMERIC else Qt.AlignmentFlag.AlignLeft
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)

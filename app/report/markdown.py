@@ -8,6 +8,7 @@ and subsections `###` (one top-level heading per document, as GitHub renders bes
 
 from __future__ import annotations
 
+from app.core.text import escape_control
 from app.report.model import (
     BarChart,
     Block,
@@ -62,8 +63,9 @@ def _block(block: Block) -> str:
 
 
 def _inline(text: str) -> str:
-    """One line of text: newlines would end a list item or a paragraph early."""
-    return " ".join(str(text).split("\n"))
+    """One line of text: newlines would end a list item or a paragraph early; other
+    control characters (from a job's error, a profile's name) are shown as escapes."""
+    return escape_control(" ".join(str(text).split("\n")))
 
 
 def _cell(text: str) -> str:

@@ -34,6 +34,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from app.core.text import escape_control
 from app.report.model import Align, Bullets, Chart, Paragraph, Report, Section, Table
 from app.report.style import PALETTE
 
@@ -121,7 +122,9 @@ _ALIGN = {"left": Qt.AlignmentFlag.AlignLeft, "right": Qt.AlignmentFlag.AlignRig
 
 def parse_markup(text: str) -> tuple[str, list[tuple[int, int]]]:
     """Strip `**bold**` markers: the plain text and the (start, length) of bold spans.
-    An unpaired `**` stays as typed. Newlines become Qt line separators."""
+    An unpaired `**` stays as typed. Newlines become Qt line separators; other control
+    characters (a job's error, a profile's name) are shown as escapes."""
+    text = "\n".join(escape_control(line) for line in text.split("\n"))
     plain: list[str] = []
     spans: list[tuple[int, int]] = []
     position, length = 0, 0
