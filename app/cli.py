@@ -334,7 +334,18 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
               TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=args.quiet, transient=True)
     task = bar.add_task("starting", total=1)
 
+    display_errors: list[str] = []
+
     def on_event(event: Any) -> None:
+        # Display only: a line that cannot be drawn (a lazy import of rich's tables when
+        # no file descriptor is left) must never stop the measurement.
+        try:
+            show(event)
+        except Exception as exc:  # noqa: BLE001
+            if not display_errors:
+                display_errors.append(f"{type(exc).__name__}: {exc}")
+
+    def show(event: Any) -> None:
         if isinstance(event, RunStarted):
             bar.update(task, total=event.total_jobs, description=f"run {event.run_id}")
         elif isinstance(event, Progress):
@@ -349,6 +360,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
                               + (f" — {escape(r.error)}" if r.error else ""))
             bar.update(task, completed=r.index + 1)
 
+    from rich.cells import cell_len
+
+    cell_len("—≥")  # loads rich's character-width tables now, not when files may have run out
     runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
     internal_error: str | None = None
     # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli_stop); the handlers
@@ -397,6 +411,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     console.print(f"{len(run.jobs) - len(failed)}/{len(run.jobs)} jobs ok{where}")
     written = [path for path, _ in writers if path not in unwritten]
     kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
+    if display_errors:
+        print(f"cryptobench: warning: some progress lines could not be shown ({display_errors[0]}); the run "
+              "was not affected", file=sys.stderr)
     if internal_error is not None:
         print(f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
               f"{len(run.jobs)} jobs recorded are kept{kept}", file=sys.stderr)

@@ -1,0 +1,356 @@
+"""Nothing lost, nothing faked: the run outlives its own output, stops cleanly on
+SIGTERM and SIGHUP, checks every destination before the first job, and turns an
+exhausted system (no file descriptor, memory or process slot left) into a failed
+job instead of a traceback.
+
+Most tests run the real CLI as a user does (`python -m app ...`), with pipes closed
+early, a legacy encoding, a signal mid-run or a real open-file limit. The run is
+"mid-job" when the CLI has printed its first job's "ok" line and is on a second job
+that pauses for a minute between samples: no test sleeps to wait for anything.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from app.cli import main
+from app.core.profile import parse_profile
+from app.core.runner import Runner
+from app.core.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, pipes and limits")
+
+QUICK = {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}
+PAUSING = {"scheme": "sha256", "message_sizes": [96], "samples": 5, "warmup": 0, "pause_ms": 60_000}
+
+
+def _profile(tmp_path: Path, *jobs: dict[str, Any], name: str = "p.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({"name": "reliability", "jobs": list(jobs)}))
+    return path
+
+
+def _cli(*args: str, **popen: Any) -> subprocess.Popen[str]:
+    popen.setdefault("stdout", subprocess.PIPE)
+    popen.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, text=True, **popen)
+
+
+def _first_job_done(proc: subprocess.Popen[str]) -> list[int]:
+    """Block until the CLI printed its first job's line; return its processes then."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("ok "):
+            return [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    raise AssertionError(f"the CLI ended before its first job: {proc.wait()}")
+
+
+def _finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str]:
+    try:
+        err = proc.stderr.read() if proc.stderr is not None and not proc.stderr.closed else ""
+        return proc.wait(timeout=timeout), err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _statuses(export: Path) -> list[str]:
+    return [job["status"] for job in json.loads(export.read_text())["jobs"]]
+
+
+def _stored(store_path: Path) -> tuple[str, list[str]]:
+    with Store(store_path) as store:
+        (summary,) = store.list_runs()
+        return summary.status, [job.status for job in store.load_run(summary.id).jobs]
+
+
+# --- 1. the run outlives its own output -----------------------------------------------------
+
+
+@POSIX
+def test_stdout_closed_after_the_first_line_the_run_goes_on(tmp_path: Path) -> None:
+    """`cryptobench run P --json o.json | head -1`: before, exit 1 with nothing on stderr,
+    the later jobs never ran and no export was written."""
+    profile = _profile(tmp_path, QUICK, {**QUICK, "message_sizes": [128]}, {**QUICK, "message_sizes": [256]})
+    export, store_path = tmp_path / "o.json", tmp_path / "r.sqlite3"
+    proc = _cli("run", str(profile), "--json", str(export), "--store", str(store_path))
+    assert proc.stdout is not None
+    proc.stdout.readline()  # what `head -1` reads
+    proc.stdout.close()
+    code, err = _finish(proc)
+    assert code == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err
+    assert _statuses(export) == ["ok", "ok", "ok"]
+    assert _stored(store_path) == ("finished", ["ok", "ok", "ok"])
+
+
+@POSIX
+def test_legacy_encoding_does_not_stop_a_run(tmp_path: Path) -> None:
+    """A cp1252 stdout (Windows, redirected) cannot encode "≥"; before, the run stopped
+    with a UnicodeEncodeError at the first line naming it."""
+    profile = _profile(tmp_path, {**QUICK, "label": "SHA-256 ≥ 128 bits ✓"}, {**QUICK, "message_sizes": [128]})
+    export = tmp_path / "o.json"
+    proc = _cli("run", str(profile), "--json", str(export), "--no-store",
+                env={**os.environ, "PYTHONIOENCODING": "cp1252"}, encoding="cp1252")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "SHA-256 \\u2265 128 bits \\u2713" in out  # escaped, not dropped and not fatal
+    assert _statuses(export) == ["ok", "ok"]
+
+
+@POSIX
+def test_serve_goes_on_after_its_output_is_closed(tmp_path: Path) -> None:
+    """`cryptobench serve | head -2`: before, the next connection's log line ended the server."""
+    server = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", "0"], cwd=ROOT, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
+    try:
+        assert server.stdout is not None
+        port = None
+        for line in server.stdout:
+            if line.startswith("serving on "):
+                port = int(line.split()[2].rsplit(":", 1)[1])
+                break
+        assert port is not None, "the server never listened"
+        server.stdout.close()  # `head` has read its lines and gone
+        profile = _profile(tmp_path, QUICK)
+        for k in range(2):  # the second job is served only if the first one's log lines did not kill it
+            assert main(["run", str(profile), "--remote", f"127.0.0.1:{port}", "--no-store", "--quiet",
+                         "--json", str(tmp_path / f"r{k}.json")]) == 0
+        assert server.poll() is None
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=20) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+# --- 2. SIGTERM and SIGHUP are stops, not crashes --------------------------------------------
+
+
+@POSIX
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_stop_signal_mid_run_keeps_everything(tmp_path: Path, signum: int) -> None:
+    """`timeout`, `docker stop`, CI cancellation (SIGTERM) and a closed terminal (SIGHUP,
+    with its output gone): before, exit 143/129 with no export, the row "running" forever."""
+    profile = _profile(tmp_path, QUICK, PAUSING)
+    export, csv, store_path = tmp_path / "o.json", tmp_path / "o.csv", tmp_path / "r.sqlite3"
+    proc = _cli("run", str(profile), "--json", str(export), "--csv", str(csv), "--store", str(store_path),
+                "--quiet")
+    children = _first_job_done(proc)
+    if signum == signal.SIGHUP:  # the terminal is gone: nothing can be printed any more
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
+    proc.send_signal(signum)
+    code, err = _finish(proc)
+    assert code == 128 + signum, err
+    if signum == signal.SIGTERM:
+        assert "stopped by SIGTERM after 1 of 2 jobs" in err and "Traceback" not in err
+    assert _statuses(export) == ["ok", "cancelled"]
+    assert csv.read_text().count("\n") == 3
+    assert _stored(store_path) == ("cancelled", ["ok", "cancelled"])
+    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
+    assert alive == [], "the job's processes outlived the stopped CLI"
+
+
+@POSIX
+def test_killed_run_is_interrupted_even_when_its_pid_is_reused(tmp_path: Path) -> None:
+    """A run killed as PID 1 in a container found a live PID 1 on every later start and
+    stayed "running" forever. Alive now means "holds the run's lock"."""
+    profile = _profile(tmp_path, QUICK, PAUSING)
+    store_path = tmp_path / "r.sqlite3"
+    proc = _cli("run", str(profile), "--store", str(store_path), "--quiet")
+    try:
+        _first_job_done(proc)
+        with Store(store_path) as store:  # another process's live run is left alone
+            assert store.list_runs()[0].status == "running"
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    db = sqlite3.connect(store_path)
+    db.execute("UPDATE runs SET pid = ?", (os.getpid(),))  # the PID now belongs to a live process
+    db.commit()
+    db.close()
+    assert _stored(store_path)[0] == "interrupted"
+    assert not list(tmp_path.glob(".r.sqlite3.*.lock"))  # the dead run's lock file is cleaned up
+
+
+# --- 3. every destination checked before the first job ---------------------------------------
+
+
+def _refused_before_running(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
+    profile = _profile(tmp_path, QUICK)
+    assert main(["run", str(profile), "--quiet", *args]) == 2
+    out, err = capsys.readouterr()
+    assert "ok " not in out and err.startswith("cryptobench: error: ") and err.count("\n") == 1
+    return err
+
+
+def test_export_to_a_folder_is_refused_before_the_first_job(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: every job ran, then exit 2 and nothing exported (the CSV was fine)."""
+    folder = tmp_path / "existing"
+    folder.mkdir()
+    err = _refused_before_running(capsys, tmp_path, "--json", str(folder), "--csv", str(tmp_path / "ok.csv"),
+                                  "--no-store")
+    assert f"--json {folder}: is a folder" in err
+    assert not (tmp_path / "ok.csv").exists()
+
+
+@POSIX
+def test_destinations_that_are_not_files_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # writing to it would block forever; replacing it would lose it
+    assert "not a regular file" in _refused_before_running(capsys, tmp_path, "--json", str(fifo), "--no-store")
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "real.json")  # `--json /dev/stdout` as root replaced the system's link
+    assert "symbolic link" in _refused_before_running(capsys, tmp_path, "--json", str(link), "--no-store")
+    assert link.is_symlink()
+    same = tmp_path / "same"
+    err = _refused_before_running(capsys, tmp_path, "--json", str(same), "--csv", str(same), "--no-store")
+    assert "the same file as --json" in err
+    err = _refused_before_running(capsys, tmp_path, "--json", "/dev/cryptobench-test.json", "--no-store")
+    assert "system folder" in err and not Path("/dev/cryptobench-test.json").exists()
+
+
+def test_an_export_failing_at_the_end_does_not_cost_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from app.core import fileio
+
+    original = fileio.atomic_write_text
+    bad = tmp_path / "o.json"
+
+    def disk_full_for_json(path: Path, text: str) -> None:
+        if Path(path) == bad:
+            raise fileio.FileWriteError(f"{path}: cannot write: No space left on device")
+        original(path, text)
+
+    monkeypatch.setattr(fileio, "atomic_write_text", disk_full_for_json)
+    code = main(["run", str(_profile(tmp_path, QUICK)), "--json", str(bad), "--csv", str(tmp_path / "o.csv"),
+                 "--no-store", "--quiet"])
+    assert code == 2
+    assert f"cryptobench: error: {bad}: cannot write: No space left on device" in capsys.readouterr().err
+    assert ",ok," in (tmp_path / "o.csv").read_text()
+
+
+def test_report_destinations_checked_and_written_independently(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "o.json"
+    assert main(["run", str(_profile(tmp_path, QUICK)), "--json", str(source), "--no-store", "--quiet"]) == 0
+    capsys.readouterr()
+    folder = tmp_path / "folder.md"
+    folder.mkdir()
+    assert main(["report", str(source), "--csv", str(tmp_path / "r.csv"), "--markdown", str(folder)]) == 2
+    assert "--markdown" in capsys.readouterr().err and not (tmp_path / "r.csv").exists()
+
+
+@POSIX
+@pytest.mark.parametrize("kind", ["/dev/zero", "huge"])
+def test_token_file_is_read_with_a_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    """`--token-file /dev/zero` read without end (memory grew until killed)."""
+    token = Path(kind) if kind.startswith("/") else tmp_path / "token"
+    if kind == "huge":
+        token.write_text("a" * (1 << 20))
+        token.chmod(0o600)
+    profile = _profile(tmp_path, QUICK)
+    assert main(["run", str(profile), "--remote", "127.0.0.1:9", "--token-file", str(token), "--no-store"]) == 2
+    err = capsys.readouterr().err
+    assert str(token) in err and ("not a regular file" in err or "larger than 4096 bytes" in err)
+
+
+# --- 4. resource exhaustion mid-run ---------------------------------------------------------
+
+FD_EXHAUSTED_CLI = """
+import os, resource, runpy, sys
+if __name__ == "__main__":  # spawned children import this file again: only the CLI runs it
+    from app.core import runner
+    original = runner.Runner.record
+
+    def record(self, run, results, **kwargs):
+        original(self, run, results, **kwargs)
+        if not getattr(self, "exhausted", False):  # after the first job: no descriptor left
+            self.exhausted = True
+            lowest = os.dup(0)
+            os.close(lowest)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (lowest, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    runner.Runner.record = record
+    sys.argv[0] = "cryptobench"
+    runpy.run_module("app", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux descriptor allocation and RLIMIT_NOFILE")
+def test_no_file_descriptor_left_mid_run(tmp_path: Path) -> None:
+    """The open-file limit is exhausted after job 1 (as `prlimit --nofile` on the live CLI
+    does). Before: a traceback spawning job 2, job 2 unrecorded, no export."""
+    script = tmp_path / "exhausted.py"
+    script.write_text(FD_EXHAUSTED_CLI)
+    profile = _profile(tmp_path, QUICK, {**QUICK, "message_sizes": [128]}, {**QUICK, "message_sizes": [256]})
+    export, store_path = tmp_path / "o.json", tmp_path / "r.sqlite3"
+    proc = subprocess.run([sys.executable, str(script), "run", str(profile), "--json", str(export), "--store",
+                           str(store_path), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    jobs = json.loads(export.read_text())["jobs"]
+    assert [job["status"] for job in jobs] == ["ok", "failed", "failed"]
+    assert "cannot start the worker process: Too many open files (EMFILE" in jobs[1]["error"]
+    assert _stored(store_path) == ("finished", ["ok", "failed", "failed"])
+
+
+@pytest.mark.parametrize(("raised", "cause"), [
+    (BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable"), "EAGAIN: process or thread limit"),
+    (OSError(errno.ENOMEM, "Cannot allocate memory"), "ENOMEM: out of memory"),
+    (OSError(errno.ENFILE, "Too many open files in system"), "ENFILE"),
+    (MemoryError(), "out of memory"),
+], ids=["EAGAIN", "ENOMEM", "ENFILE", "MemoryError"])
+def test_a_job_that_cannot_be_spawned_fails_with_its_cause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           raised: BaseException, cause: str) -> None:
+    """The process limit (which root does not feel, hence simulated), memory, the system's
+    file table: each a failed job naming what ran out; the run goes on to the next job."""
+    from multiprocessing.context import SpawnProcess
+
+    def refuse(self: Any) -> None:
+        raise raised
+
+    monkeypatch.setattr(SpawnProcess, "start", refuse)
+    profile = parse_profile({"name": "exhausted", "jobs": [QUICK, {**QUICK, "mode": "loopback", "scheme": "x25519"}]})
+    with Store(tmp_path / "r.sqlite3") as store:
+        run = Runner(profile, store=store).run()
+        stored = store.load_run(run.id)
+    assert [job.status for job in stored.jobs] == ["failed", "failed"]
+    assert all(job.error and job.error.startswith("cannot start the") and cause in job.error for job in stored.jobs)
+    assert "receiver process" in stored.jobs[1].error  # the loopback job's first process
+
+
+def test_no_thread_for_the_sampler_fails_the_job_and_stops_its_process(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core import measure
+
+    def no_thread(self: Any) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(measure.ResourceSampler, "start", no_thread)
+    run = Runner(parse_profile({"name": "no-thread", "jobs": [QUICK]}), cancel=threading.Event()).run()
+    (job,) = run.jobs
+    assert job.status == "failed"
+    assert job.error == "cannot start the resource sampler: can't start new thread (thread or process limit " \
+                        "reached: `ulimit -u`)"
+    # the worker it had spawned is stopped (the autouse fixture fails the test otherwise)
