@@ -248,8 +248,8 @@ def test_mode_remote_in_a_profile_needs_a_server(tmp_path: Path, capsys: pytest.
     (None, "cannot read"),
     ("{not json", "not a results JSON file (line 1"),
     ('{"a": 1}', 'no "run" object'),
-    ('{"format_version": 1, "run": {"id": "x"}}', "missing field 'started'"),
-    ('{"format_version": 99, "run": {}}', "format_version 99"),
+    ('{"format_version": 1, "run": {"id": "x"}}', "run.started: required field is missing"),
+    ('{"format_version": 99, "run": {}}', "format_version: 99 is not supported"),
 ])
 def test_report_names_the_bad_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                            content: str | None, expected: str) -> None:
