@@ -100,7 +100,8 @@ def test_e1_per_sample_charts_plot_every_sample_in_order() -> None:
     assert [c.title for c in charts] == ["Computation delay per sample", "Communication delay per sample"]
     assert all(isinstance(c, LineChart) for c in charts)
     names = [series.name for series in charts[0].series]
-    assert names == ["ECDH [tinyec]", "ElGamal-128 (chunked) [python]"]  # the original's two schemes
+    # the original's two schemes, and the ECDH client set up as its script (Nagle on, no warm-up)
+    assert names == ["ECDH [tinyec]", "ElGamal-128 (chunked) [python]", "ECDH [tinyec] (Nagle on)"]
     series = charts[1].series[0]
     assert series.ys == list(run.jobs[0].metrics["rtt"].samples)
     assert series.xs == [float(i) for i in range(1, len(series.ys) + 1)]
@@ -115,12 +116,40 @@ def test_e1_averages_table_has_every_session_job_and_the_published_row() -> None
 
 def test_e1_nagle_sentence_follows_the_measurement() -> None:
     slower = _texts(experiment_sections(_e1(nagle_rtt=250e-6)))
-    # network share: 250-60 = 190 µs against 100-60 = 40 µs
+    # median network share: 250-60 = 190 µs against 100-60 = 40 µs
     assert "4.8× slower" in slower and "measures its socket options" in slower
     same = _texts(experiment_sections(_e1(nagle_rtt=105e-6)))
-    assert "no measurable difference" in same and "slower" not in same.split("Nagle")[1].split(".")[0]
+    assert "the same within 20%" in same and "one write" in same and "slower" not in same
+    lower = _texts(experiment_sections(_e1(nagle_rtt=70e-6)))  # 10 µs against 40 µs
+    assert "lower with Nagle on" in lower and "without repeats" in lower
+    assert "noise" not in lower and "one write" not in lower and "slower" not in lower
     missing = _texts(experiment_sections(_e1(nagle_rtt=None)))
-    assert "no client with TCP_NODELAY off" in missing
+    assert "no pair of clients with TCP_NODELAY off and on" in missing
+
+
+def test_e1_slow_samples_are_counted_not_explained() -> None:
+    run = _e1(nagle_rtt=105e-6)
+    nagle = run.jobs[4]
+    network = list(nagle.metrics["network"].samples)
+    network[3] = 5e-3  # one slow sample: the median does not move
+    nagle.metrics["network"] = metric(network)
+    text = _texts(experiment_sections(run))
+    assert "the same within 20%" in text
+    assert "1 of 30 with Nagle on, 0 of 30 with TCP_NODELAY set" in text and "cannot tell" in text
+
+
+def test_e1_source_lines_beside_our_samples_and_the_stated_ratio() -> None:
+    run = _e1()
+    table = next(b for s in experiment_sections(run) if s.title == "Averages" for b in s.blocks
+                 if isinstance(b, Table) and b.columns[0] == "Line")
+    nagle = run.jobs[4]
+    rows = {r[0]: r for r in table.rows}
+    assert rows["Sample 1"] == ["Sample 1", "0.0494 ms", "0.8879 ms",
+                                format_seconds(nagle.metrics["compute"].samples[0]),
+                                format_seconds(nagle.metrics["rtt"].samples[0])]
+    assert rows["Sample 100"][3:] == ["-", "-"]  # our job has 30 samples: no sample 100
+    ratio_row = rows["Communication / computation (means)"]
+    assert ratio_row[1] == "44× (as the source states)" and ratio_row[3] == f"{250e-6 / 60e-6:.1f}×"
 
 
 def test_e1_fair_security_sentence_uses_the_measured_ratio() -> None:
