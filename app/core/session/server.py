@@ -349,6 +349,9 @@ class Server:
         except (WireError, OSError) as exc:
             self._drop(selector, pending, item, exc)
             return
+        except Exception as exc:  # noqa: BLE001 - a bug must not take the server down
+            self._drop(selector, pending, item, RuntimeError(f"internal error, {type(exc).__name__}: {exc}"))
+            return
         if item.handshake.done:
             selector.unregister(item.sock)
             del pending[item.sock]
