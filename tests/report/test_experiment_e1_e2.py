@@ -65,8 +65,9 @@ def _texts(sections: list[Section]) -> str:
     return "\n".join(b.text for s in sections for b in s.blocks if isinstance(b, Paragraph))
 
 
-def _table(sections: list[Section], title: str) -> Table:
-    return next(b for s in sections if s.title == title for b in s.blocks if isinstance(b, Table))
+def _table(sections: list[Section], title: str, first_column: str | None = None) -> Table:
+    return next(b for s in sections if s.title == title for b in s.blocks if isinstance(b, Table)
+                and (first_column is None or b.columns[:2] == ["Case", first_column]))
 
 
 def test_e1_follows_the_summary_with_its_own_sections() -> None:
@@ -188,7 +189,7 @@ def _e2(aes_small: float = 1.0e-6, aes_large: float = 120e-6, samples: int = 10)
 
 def test_e2_table_has_one_row_per_timed_operation_with_its_statistics() -> None:
     run = _e2()
-    table = _table(experiment_sections(run), "The E2 table at 1 KiB, 1 MiB and 10 MiB")
+    table = _table(experiment_sections(run), "The E2 table at 1 KiB, 1 MiB and 10 MiB", "Metric")
     assert table.columns == ["Case", "Metric", "n", "Mean", "P50", "P95", "Std. dev.", "CV"]
     aes = [r for r in table.rows if r[0] == "AES-256-GCM, 1 KB (encrypt + decrypt)"]
     assert [r[1] for r in aes] == ["encrypt", "decrypt"]
@@ -212,9 +213,54 @@ def test_e2_hkdf_figures_are_per_configuration() -> None:
 
 def test_e2_first_call_explanation_only_when_the_trend_differs() -> None:
     differs = _texts(experiment_sections(_e2(aes_small=1e-6, aes_large=120e-6)))
-    assert "First-call overhead at 1 KB" in differs and "2.3×" in differs
+    assert "First-call cost at 1 KB" in differs and "2.3×" in differs and "Trial 1" in differs
+    assert "does not reproduce cold trials" in differs and "mean of 10" not in differs
+    assert "4.9× its table's trial" in differs  # 0.017418 s in the second run against 0.003549 s
+    assert "37.6×" in differs  # HKDF 32 -> 32: mean 0.007289 s against P50 0.000194 s
     agrees = _texts(experiment_sections(_e2(aes_small=200e-6, aes_large=120e-6)))
-    assert "First-call overhead" not in agrees
+    assert "First-call cost" not in agrees
+
+
+def test_e2_case_table_sets_every_printed_statistic_beside_ours() -> None:
+    run = _e2()
+    table = _table(experiment_sections(run), "The E2 table at 1 KiB, 1 MiB and 10 MiB", "Row")
+    rows = {(r[0], r[1]): r for r in table.rows}
+    sha = rows[("SHA-384, 1 MB", "published")]
+    assert sha[2:] == ["10", format_seconds(0.009586), format_seconds(0.009034), format_seconds(0.019948),
+                       format_seconds(0.003939), "120.54"]
+    aes = rows[("AES-256-GCM, 1 MB (encrypt + decrypt)", "published (one trial)")]
+    assert aes[2:4] == ["1", format_seconds(0.001544)] and aes[4:7] == ["-", "-", "-"]
+    assert rows[("AES-256-GCM, 1 MB (encrypt + decrypt)", "published, second run")][7] == "1066.21"
+    ours = rows[("AES-256-GCM, 1 MB (encrypt + decrypt)", "ours")]
+    job = run.jobs[1]
+    sums = [a + b for a, b in zip(job.metrics["encrypt"].samples, job.metrics["decrypt"].samples)]
+    assert ours[3] == format_seconds(sum(sums) / len(sums))
+    # the source's formula: 2 x size / time in MiB/s (not size / time in decimal MB/s)
+    assert ours[7] == f"{2 * MIB / (sum(sums) / len(sums)) / MIB:,.2f}"
+
+
+def test_e2_units_paragraph_names_the_formula_and_the_figures_it_misses() -> None:
+    text = _texts(experiment_sections(_e2()))
+    assert "2 MiB / 0.001876 s = 1,066.10 (second run: 1066.21 printed)" in text
+    assert "2 MiB / 0.001544 s = 1,295.34 (table 10: 1328.5 printed)" in text  # printed, but not by this formula
+    assert "2 KiB / 0.017418 s" not in text.split("do not all follow it")[1]  # 0.112 prints as 0.11: it fits
+
+
+def test_e2_throughput_chart_uses_the_source_formula_for_every_series() -> None:
+    run = _e2()
+    chart = next(b.chart for s in experiment_sections(run) for b in s.blocks if isinstance(b, Chart))
+    assert isinstance(chart, LineChart) and chart.title == "AES-256-GCM throughput against message size"
+    series = {s.name: s for s in chart.series}
+    assert series["published, table 10 (one trial)"].ys == [0.56, 1328.5, 2514.67]
+    assert series["published, second run"].ys == [0.11, 1066.21, 664.79]
+    total = run.jobs[0].metrics["encrypt"].stats.mean + run.jobs[0].metrics["decrypt"].stats.mean
+    assert series["ours (mean)"].ys[0] == pytest.approx(2 * KIB / total / MIB)
+
+
+def test_e2_source_spread_is_context() -> None:
+    text = _texts(experiment_sections(_e2()))
+    assert "**The source's own spread.**" in text and "11 of its cases again" in text
+    assert "1.1× (ECDSA-P384 (sign + verify)) to 4.9× (AES-256-GCM, 1 KB (encrypt + decrypt))" in text
 
 
 def test_e2_ratio_growth_sentence_needs_a_rising_ratio() -> None:
