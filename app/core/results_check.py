@@ -21,6 +21,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from app.core.stats import WarningCode
 
 #: Statuses and modes, repeated here rather than imported: app.core.results imports this module.
@@ -209,12 +211,30 @@ def _walk(value: Any, path: str) -> None:
                     break
                 stack.append((child, (*loc, key)))
         elif isinstance(item, list):
-            stack.extend((child, (*loc, i)) for i, child in enumerate(item))
+            if not _all_finite_floats(item):  # samples (most of a file) skip the per-item walk
+                stack.extend((child, (*loc, i)) for i, child in enumerate(item))
         if problem is not None:
             where = path
             for part in loc:
                 where = _join(where, part)
             raise ResultsDataError(where, problem)
+
+
+def _all_finite_floats(values: list[Any], limit: float = math.inf) -> bool:
+    """Whether every item is a float (an int too, when `limit` is finite) that is finite and
+    within ±limit: one vectorised check for a list of 100,000 samples, where a loop in
+    Python took seconds per file. False sends the caller to its per-item check, which
+    names the first bad item."""
+    if not values:
+        return True
+    kinds = (float, int) if math.isfinite(limit) else (float,)
+    if not all(type(x) in kinds for x in values):  # type(): bool is an int subclass, and not a sample
+        return False
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except OverflowError:  # an int beyond float64
+        return False
+    return bool(np.isfinite(array).all()) and float(np.abs(array).max()) <= limit
 
 
 def _encodable(text: str) -> bool:
@@ -394,7 +414,7 @@ def check_metric(metric: dict[str, Any], path: str) -> None:
         samples = _list(metric, "samples", path)
         if len(samples) != n:
             raise ResultsDataError(_join(path, "samples"), f"expected n = {n} samples, got {len(samples)}")
-        for i, sample in enumerate(samples):
+        for i, sample in enumerate([] if _all_finite_floats(samples, MAX_MAGNITUDE) else samples):
             if not _is_num(sample):
                 raise _fail(f"{_join(path, 'samples')}[{i}]", "a finite number", sample)
 

@@ -142,6 +142,10 @@ def test_every_single_field_mutation_is_reported_or_refused() -> None:
     (("jobs", 0, "metrics", "encrypt", "median"), math.nan, "jobs[0].metrics.encrypt.median: expected a finite "
                                                             "number, got NaN"),
     (("jobs", 3, "status"), MISSING, "jobs[3].status: required field is missing"),
+    (("jobs", 0, "metrics", "keygen", "samples", 5), math.nan, "jobs[0].metrics.keygen.samples[5]: expected a "
+                                                               "finite number, got NaN"),
+    (("jobs", 0, "metrics", "keygen", "samples", 6), True, "jobs[0].metrics.keygen.samples[6]: expected a "
+                                                           "finite number, got true"),
     (("run", "environment", "cpu", "governors"), 5, "run.environment.cpu.governors: expected an array or null, "
                                                     "got 5"),
     (("jobs", 0, "memory", "rss_peak_bytes"), "x", "jobs[0].memory.rss_peak_bytes: expected an object or null, "
