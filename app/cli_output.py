@@ -138,7 +138,12 @@ def _null_text() -> TextIO:
 
 @contextmanager
 def tolerant_console() -> Iterator[tuple[TolerantStream, TolerantStream]]:
-    """Wrap stdout and stderr for one command (restored after it)."""
+    """Wrap stdout and stderr for one command (restored after it). Nested or concurrent
+    commands (tests run `serve` in a thread beside `run`) share the first one's wrappers,
+    so restoring can never put back a wrapper of a command that has ended."""
+    if isinstance(sys.stdout, TolerantStream) and isinstance(sys.stderr, TolerantStream):
+        yield sys.stdout, sys.stderr
+        return
     _ensure_std_fds()
     saved = sys.stdout, sys.stderr
     out = TolerantStream(sys.stdout or _null_text(), "standard output")
@@ -154,4 +159,5 @@ def tolerant_console() -> Iterator[tuple[TolerantStream, TolerantStream]]:
         # interpreter's final flush.
         out.flush()
         err.flush()
-        sys.stdout, sys.stderr = saved
+        if sys.stdout is out and sys.stderr is err:
+            sys.stdout, sys.stderr = saved

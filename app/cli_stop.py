@@ -49,6 +49,8 @@ class StopSignals:
         return None if self.signum is None else 128 + self.signum
 
     def __enter__(self) -> StopSignals:
+        if threading.current_thread() is not threading.main_thread():
+            return self  # only the main thread may set handlers (a test calling main() in a thread)
         for name in STOP_SIGNAL_NAMES:
             signum = getattr(signal, name, None)
             if signum is None:
