@@ -304,3 +304,17 @@ def test_a_sound_store_stays_sound(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "sound, 1 runs" in capsys.readouterr().out
     with Store(path) as store:
         assert store.damaged_rows() == [] and store.load_run(RUN_ID).damaged == []
+
+
+def test_the_window_opens_a_run_with_a_damaged_row(qtbot: Any, tmp_path: Path) -> None:
+    from app.gui.history import HistoryPanel
+
+    path = tmp_path / "results.sqlite3"
+    _store_with_run(path)
+    DAMAGE["row cut short"](path)
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    run = panel.load_run(RUN_ID)
+    assert run is not None and len(run.jobs) == 10 and run.jobs[2].status == "failed"
+    assert not panel.message_label.isHidden()
+    assert f"{RUN_ID}/2" in panel.message_label.text() and "other jobs are intact" in panel.message_label.text()
