@@ -184,7 +184,7 @@ def _each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], s
 # --- the whole document ------------------------------------------------------------------
 
 
-def _walk(value: Any, path: str) -> None:
+def check_values(value: Any, path: str) -> None:
     """Every string encodable, every number finite and in range, nesting bounded.
 
     Iterative: a hostile file may nest deeply; the path is built only on failure.
@@ -249,7 +249,7 @@ def check_results(data: Any) -> None:
     """Check a decoded results JSON document; ResultsDataError on the first problem."""
     if not isinstance(data, dict):
         raise _fail("", "a JSON object at the top level", data)
-    _walk(data, "")
+    check_values(data, "")
     run = _obj(data, "run", "", required=True)
     check_run(run, "run")
     for index, job in enumerate(_list(data, "jobs", "")):
@@ -337,7 +337,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     if not isinstance(job, dict):
         raise _fail(path, "an object", job)
     if walk:
-        _walk(job, path)
+        check_values(job, path)
     _str(job, "id", path, non_empty=True)
     _int(job, "index", path, required=False)
     _str(job, "scheme", path)

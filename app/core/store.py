@@ -35,6 +35,7 @@ from app.core.results_check import (
     check_environment,
     check_job,
     check_profile,
+    check_values,
 )
 
 SCHEMA_VERSION = 1
@@ -378,6 +379,7 @@ def _decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
     try:
         if not isinstance(data, dict):
             raise ResultsDataError(column, f"expected an object, got {type(data).__name__}")
+        check_values(data, column)  # text that cannot be encoded, NaN, ints beyond 64 bits
         check(data, column)
     except ResultsDataError as exc:
         raise _DamagedRow(str(exc)) from None

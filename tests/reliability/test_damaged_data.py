@@ -318,3 +318,16 @@ def test_the_window_opens_a_run_with_a_damaged_row(qtbot: Any, tmp_path: Path) -
     assert run is not None and len(run.jobs) == 10 and run.jobs[2].status == "failed"
     assert not panel.message_label.isHidden()
     assert f"{RUN_ID}/2" in panel.message_label.text() and "other jobs are intact" in panel.message_label.text()
+
+
+def test_a_stored_profile_with_text_that_cannot_be_encoded_is_damaged_not_fatal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run stored by an older version, before profiles refused lone surrogates: its
+    description used to break `report --markdown`; now the run reports without it."""
+    path = tmp_path / "results.sqlite3"
+    _store_with_run(path)
+    _damage(path, "UPDATE runs SET profile = ?", json.dumps({"name": "old", "description": "x\ud800"}))
+    report = tmp_path / "report.md"
+    assert cli_main(["report", RUN_ID, "--store", str(path), "--markdown", str(report)]) == 0
+    assert "profile.description: text that cannot be written as UTF-8" in capsys.readouterr().err
+    assert "RSA-KEM-2048" in report.read_text(encoding="utf-8")
