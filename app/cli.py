@@ -185,6 +185,11 @@ def cmd_gui(args: argparse.Namespace) -> int:
         raise UsageError(f"--quit-after: must be a positive number of seconds, not {args.quit_after}")
     if args.startup_report is not None and args.quit_after is None:
         raise UsageError("--startup-report: needs --quit-after (the report is written when the window closes)")
+    from app.gui.preflight import check
+
+    problem = check()  # before Qt is imported: no display or a missing library aborts Qt
+    if problem is not None:
+        raise UsageError(problem.message)
     from app.gui.app import main as gui_main
 
     return gui_main(sys.argv[:1], quit_after=args.quit_after, startup_report=args.startup_report)
