@@ -101,6 +101,11 @@ def _text(section: Section) -> str:
     return " ".join(parts)
 
 
+def _ours(section: Section) -> Table:
+    """Our table of a key-size section (the source's own table, when published, comes first)."""
+    return next(t for t in _blocks(section, Table) if not (t.caption or "").startswith("The source's table"))
+
+
 def _cell(table: Table, row: str, column: str) -> str:
     index = table.columns.index(column)
     return next(r[index] for r in table.rows if r[0] == row)
@@ -116,8 +121,11 @@ def test_section_titles(experiment: Experiment) -> None:
 
 def test_key_table_values_are_sums_of_means(experiment: Experiment) -> None:
     run = _run()
-    table = _blocks(_section(sections(run, experiment), "RSA-2048 and ElGamal-2048: time per message (ms)"),
-                    Table)[0]
+    found = _section(sections(run, experiment), "RSA-2048 and ElGamal-2048: time per message (ms)")
+    table = _ours(found)
+    published = _blocks(found, Table)[0]  # the source's cells, every one as printed, beside ours
+    assert published.rows[0] == ["96 bits", "0.0661", "15.2067", "15.2727", "4.2314", "2.1511", "6.3825"]
+    assert len(published.rows) == 6
     assert table.columns == ["Message length", "RSA enc", "RSA dec (no CRT)", "RSA total (no CRT)", "RSA dec (CRT)",
                              "RSA total (CRT)", "ElGamal enc", "ElGamal dec", "ElGamal total",
                              "RSA-OAEP total (OpenSSL)"]
@@ -138,8 +146,7 @@ def test_key_table_values_are_sums_of_means(experiment: Experiment) -> None:
 def test_missing_cells_and_absent_columns_are_named(experiment: Experiment) -> None:
     times = {k: v for k, v in TIMES.items() if k != ("oaep", 1024)}
     run = _run(times, failed={("elgamal", 1024, 30)})
-    table = _blocks(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"),
-                    Table)[0]
+    table = _ours(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"))
     assert "RSA-OAEP total (OpenSSL)" not in table.columns
     assert "Not in this run at 1024 bits: RSA-OAEP (OpenSSL)." in (table.caption or "")
     assert _cell(table, "238 bits (30 B)", "ElGamal total") == "-"
@@ -150,7 +157,7 @@ def test_missing_cells_and_absent_columns_are_named(experiment: Experiment) -> N
 def test_rsa_encryption_falls_back_to_the_crt_job(experiment: Experiment) -> None:
     times = {k: v for k, v in TIMES.items() if k[1] == 2048 and k[0] != "rsa"}
     run = _run(times)
-    table = _blocks(sections(run, experiment)[0], Table)[0]
+    table = _ours(sections(run, experiment)[0])
     crt = _find(run, "rsa-crt", 2048, 12)
     assert "RSA dec (no CRT)" not in table.columns
     assert _cell(table, "96 bits (12 B)", "RSA enc") == _ms(_mean(crt, "encrypt"))
@@ -160,7 +167,7 @@ def test_rsa_encryption_falls_back_to_the_crt_job(experiment: Experiment) -> Non
 def test_block_count_in_caption(experiment: Experiment) -> None:
     run = _run()
     _find(run, "rsa", 1024, 30).wire_bytes["payload"] = 2 * 128
-    table = _blocks(sections(run, experiment)[0], Table)[0]
+    table = _ours(sections(run, experiment)[0])
     assert "RSA blocks: 30 B in 2" in (table.caption or "")
 
 
@@ -169,9 +176,14 @@ def test_key_chart_series_and_points(experiment: Experiment) -> None:
     chart = _blocks(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"),
                     Chart)[0].chart
     assert isinstance(chart, LineChart)
-    assert chart.x_unit == "bits" and not chart.log_x and not chart.log_y
+    assert chart.x_unit == "bits" and not chart.log_x and chart.log_y
     assert [s.name for s in chart.series] == ["RSA encryption", "RSA decryption without CRT",
-                                              "RSA decryption with CRT", "ElGamal encryption", "ElGamal decryption"]
+                                              "RSA decryption with CRT", "ElGamal encryption", "ElGamal decryption",
+                                              "published: RSA encryption", "published: RSA decryption",
+                                              "published: ElGamal encryption", "published: ElGamal decryption"]
+    published = chart.series[6]
+    assert published.xs == [96.0, 238.0, 627.0, 780.0, 863.0, 1022.0]  # the source's six cells, in seconds
+    assert published.ys[0] == pytest.approx(2.1896e-3) and published.ys[-1] == pytest.approx(2.2131e-3)
     decrypt = chart.series[1]
     assert decrypt.xs == [96.0, 238.0]
     assert decrypt.ys == [_mean(_find(run, "rsa", 1024, size), "decrypt") for size in SIZES]
@@ -182,7 +194,9 @@ def test_across_key_sizes_chart(experiment: Experiment) -> None:
     chart = _blocks(_section(sections(run, experiment), "Across key sizes"), Chart)[0].chart
     assert isinstance(chart, LineChart) and chart.log_y
     assert "96 bits (12 B)" in chart.title
-    assert [s.name for s in chart.series] == ["RSA without CRT", "RSA with CRT", "ElGamal", "RSA-OAEP (OpenSSL)"]
+    assert [s.name for s in chart.series] == ["RSA without CRT", "RSA with CRT", "ElGamal", "RSA-OAEP (OpenSSL)",
+                                              "published: RSA", "published: ElGamal"]
+    assert chart.series[4].ys == pytest.approx([2.2329e-3, 15.2727e-3])  # the 96-bit totals at 1024 and 2048
     elgamal = chart.series[2]
     assert elgamal.xs == [1024.0, 2048.0]
     job = _find(run, "elgamal", 2048, 12)
@@ -222,7 +236,10 @@ def test_published_conclusion_follows_the_numbers(experiment: Experiment) -> Non
     elgamal_total = _mean(elgamal, "encrypt") + _mean(elgamal, "decrypt")
     assert f"without CRT, RSA totals {_ms(rsa_total)} ms against ElGamal's {_ms(elgamal_total)} ms" in text
     assert f"ElGamal's is {ratio_text(rsa_total / elgamal_total)} lower, as published" in text
-    assert "Without CRT, as the original decrypted, ElGamal is lower at 1024 and 2048 bits." in text
+    assert "Without CRT and with full-length ElGamal exponents, ElGamal is lower at 1024 and 2048 bits." in text
+    # the source's tables: ElGamal lower in every row at 512 bits too
+    assert "lower than RSA's at 512, 1024 and 2048 bits, in every row." in text
+    assert "original decrypted" not in text and "c^d mod n, without" not in text
     assert "With CRT the ranking flips at 1024 and 2048 bits" in text
     assert "unlike the published ranking" not in text
 
@@ -233,7 +250,7 @@ def test_published_conclusion_flips_when_the_numbers_do(experiment: Experiment) 
     text = _text(_section(sections(_run(times), experiment), "Why the published trend differs"))
     assert "unlike the published ranking" in text
     assert "as published" not in text
-    assert "Without CRT, ElGamal is not lower at 1024 and 2048 bits." in text
+    assert "Without CRT and with full-length ElGamal exponents, ElGamal is not lower at 1024 and 2048 bits." in text
     assert "ranking flips" not in text
 
 
@@ -283,7 +300,7 @@ def test_reduced_runs_do_not_raise(experiment: Experiment, jobs: list[JobResult]
 
 def test_odd_message_size_is_labelled_in_bytes(experiment: Experiment) -> None:
     run = _make_run([_job(0, "rsa", 1024, 999, 1e-5, 1e-4), _job(1, "rsa-crt", 1024, 999, 1e-5, 3e-5)])
-    table = _blocks(sections(run, experiment)[0], Table)[0]
+    table = _ours(sections(run, experiment)[0])
     assert [r[0] for r in table.rows] == ["999 B"]
     assert "ElGamal" in (table.caption or "")  # named as not in this run
 
@@ -303,3 +320,61 @@ def test_markdown_rendering(experiment: Experiment) -> None:
     assert "### RSA-2048 and ElGamal-2048: time per message (ms)" in text
     assert "| Message length | RSA enc |" in text
     assert "**Chart: Total time (encryption + decryption) against key size" in text
+
+
+def _short(index: int, bits: int, size: int, enc: float, dec: float) -> JobResult:
+    job = _job(index, "elgamal", bits, size, enc, dec)
+    job.params = {"bits": bits, "exponent_bits": 160}
+    job.label = f"ElGamal-{bits} (x, k: 160 bits) [python]"
+    return job
+
+
+def _with_short(full: float, short: float) -> RunResult:
+    """TIMES with full-length ElGamal scaled by `full`, plus ElGamal with 160-bit exponents at `short` × TIMES."""
+    times = {k: (v[0] * full, v[1] * full) if k[0] == "elgamal" else v for k, v in TIMES.items()}
+    run = _run(times)
+    extra = [_short(100 + i, bits, size, TIMES[("elgamal", bits)][0] * short, TIMES[("elgamal", bits)][1] * short)
+             for i, (bits, size) in enumerate((b, s) for b in (1024, 2048) for s in SIZES)]
+    return _make_run(run.jobs + extra)
+
+
+def _hypotheses(run: RunResult, experiment: Experiment) -> tuple[Table, str]:
+    found = _section(sections(run, experiment), "Why the published trend differs")
+    table = next(t for t in _blocks(found, Table) if t.columns[:2] == ["Key bits", "Published"])
+    return table, _text(found)
+
+
+def test_hypothesis_table_sets_each_combination_beside_the_published_ratio(experiment: Experiment) -> None:
+    run = _with_short(5.0, 1.0)  # full-length ElGamal 5x the published shape, short exponents at it
+    table, text = _hypotheses(run, experiment)
+    assert table.columns[2:] == ["RSA with CRT, full-length ElGamal exponents",
+                                 "RSA without CRT, full-length ElGamal exponents",
+                                 "RSA with CRT, 160-bit ElGamal x and k", "RSA without CRT, 160-bit ElGamal x and k"]
+    row = table.rows[1]
+    assert row[:2] == ["2048", f"{6.3825 / 15.2727:.2f}"]  # the source's 96-bit totals
+    rsa = _mean(_find(run, "rsa", 2048, 12), "encrypt") + _mean(_find(run, "rsa", 2048, 12), "decrypt")
+    elgamal = TIMES[("elgamal", 2048)][0] + TIMES[("elgamal", 2048)][1]
+    assert row[5] == f"{elgamal / rsa:.2f}"
+    assert "Closest to the source's ratio: at 1024 bits, RSA without CRT, 160-bit ElGamal x and k" in text
+    assert "consistent with it, not proof of it" in text
+
+
+def test_hypothesis_verdict_follows_the_numbers(experiment: Experiment) -> None:
+    # Full-length ElGamal shaped like the published ratio, short exponents far cheaper: full-length fits.
+    _, text = _hypotheses(_with_short(1.0, 0.05), experiment)
+    verdict = text.split("Closest to the source's ratio")[1].split(".")[0]
+    assert "full-length ElGamal exponents" in verdict and "160-bit" not in verdict
+
+
+def test_departure_paragraph_names_the_flat_published_trend(experiment: Experiment) -> None:
+    # 512-bit keys: one block at 12 B, four at 128 B; the source is flat there, ours steps.
+    jobs = [_job(0, "rsa", 512, 12, 1e-5, 7e-4), _job(1, "rsa", 512, 128, 4e-5, 2.2e-3)]
+    jobs[1].wire_bytes = {"payload": 4 * 64, "overhead": 4 * 64 - 128}
+    text = _text(_section(sections(_make_run(jobs), experiment), "Why the published trend differs"))
+    assert "Where this preset departs from the source" in text
+    assert "at 512 bits the source's RSA decryption is flat from 96 to 1022 bits (0.303 to 0.3575 ms)" in text
+    assert "steps from 0.7 ms (96 bits (12 B), 1 block) to 2.2 ms (1022 bits (128 B), 4 blocks)" in text
+    flat = [_job(0, "rsa", 512, 12, 1e-5, 7e-4), _job(1, "rsa", 512, 128, 4e-5, 7.1e-4)]
+    flat[1].wire_bytes = {"payload": 4 * 64, "overhead": 4 * 64 - 128}
+    text = _text(_section(sections(_make_run(flat), experiment), "Why the published trend differs"))
+    assert "departs from the source" not in text  # our trend is flat too: nothing to explain
