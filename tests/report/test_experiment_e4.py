@@ -288,3 +288,28 @@ def test_markdown_rendering(experiment: Experiment) -> None:
     text = render_markdown(Report("E4", "", [], sections(_run(), experiment)))
     assert "### The \"140-byte\" message (an SMS): 10 runs" in text
     assert "| RSA-KEM-3072 over ECIES |" in text
+
+
+def test_ecies_overhead_names_the_notebooks_implementation(experiment: Experiment) -> None:
+    text = _text(_section(sections(_run(), experiment), "Ciphertext overhead"))
+    assert "eciespy sends 97 B of overhead" in text and "sends 4 B less per message" in text
+    jobs = [_hybrid(0, ECIES, 1024), _hybrid(1, ECIES, MIB)]
+    for job in jobs:
+        job.wire_bytes["payload"] += 4  # a 16-byte nonce, as eciespy: no difference to explain
+    text = _text(_section(sections(_make_run(jobs), experiment), "Ciphertext overhead"))
+    assert "eciespy" not in text
+
+
+def test_loop_charts_say_one_timed_call_per_size(experiment: Experiment) -> None:
+    jobs = []
+    for i, size in enumerate((1024, 9 * KIB)):
+        job = _hybrid(i, ECIES, size)
+        job.metrics["encrypt"] = metric([2e-4])
+        jobs.append(job)
+    (kib, *_) = _charts(_section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES"))
+    caption = next(b.caption for b in _section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES").blocks
+                   if isinstance(b, Chart))
+    assert "one timed encryption per size" in (caption or "") and "SHA-1" in (caption or "")
+    assert "one timed encryption" not in (next(b.caption for b in _section(sections(_run(), experiment),
+                                                                           "RSA-KEM against ECIES").blocks
+                                               if isinstance(b, Chart)) or "")
