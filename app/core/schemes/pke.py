@@ -274,9 +274,9 @@ class TextbookRsaKey(NamedTuple):
 class TextbookRsa(BlockCipher):
     """Textbook RSA (no padding) with CPython integers: for reproducing E3 only.
 
-    E3 compared RSA and ElGamal across key sizes with a C++/NTL implementation of
-    textbook RSA that decrypted without the CRT speed-up; `crt=False` reproduces that
-    decryption (m = c^d mod n), `crt=True` decrypts as every real library does
+    E3 compared RSA and ElGamal across key sizes with a C++/NTL implementation whose
+    source does not say whether RSA decrypted with the CRT; `crt=False` decrypts as
+    m = c^d mod n (one hypothesis for its figures), `crt=True` decrypts as every real library does
     (about 3 times faster here). Without padding the scheme is deterministic (equal
     plaintexts give equal ciphertexts) and malleable (c * r^e decrypts to m * r), so
     it is declared unauthenticated and insecure at every size.
@@ -490,7 +490,7 @@ def _rsa_textbook(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
         "rsa-textbook", backend, TextbookRsa(bits, crt), "RSA", bits, params, False,
         ("textbook RSA: no padding, deterministic and malleable; for reproducing E3 only",
          "e = 65537; the public key is n alone, as bits/8 big-endian bytes",
-         "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), as in E3",
+         "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), one of E3's hypotheses",
          "malleable: no integrity, tamper check n/a"),
         variant=" textbook" + ("" if crt else " (no CRT)"),
         always_insecure=True,
@@ -529,7 +529,7 @@ SPECS: list[SchemeSpec] = [
         params=(ParamSpec("bits", 2048, (512, 1024, 2048, 3072, 4096),
                           help="modulus size; below 2048 for demonstration only"),
                 ParamSpec("crt", True, help="decrypt with the Chinese remainder theorem (as every real library "
-                                            "does); false reproduces E3's decryption"),
+                                            "does); false decrypts as m = c^d mod n, one hypothesis for E3"),
                 CHUNKED),
         factory=_rsa_textbook,
         description="Textbook RSA (no padding) with CPython integers, decryption with or without CRT: "

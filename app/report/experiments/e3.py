@@ -96,7 +96,7 @@ class _Grid:
 
     def rsa_encrypt(self, bits: int, size: int) -> float | None:
         """RSA encryption is the same with and without CRT (CRT only changes decryption):
-        taken from the no-CRT job, as the original timed it, else from the CRT job."""
+        taken from the no-CRT job, else from the CRT job."""
         value = self.mean(RSA, bits, size, "encrypt")
         return value if value is not None else self.mean(RSA_CRT, bits, size, "encrypt")
 

@@ -802,7 +802,7 @@ def test_textbook_rsa_scheme_info(bits: int, crt: bool, chunked: bool, label: st
     assert info.authenticated is False
     assert info.max_plaintext == (None if chunked else bits // 8 - 2)
     assert "textbook RSA: no padding, deterministic and malleable; for reproducing E3 only" in info.notes
-    decryption = "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), as in E3"
+    decryption = "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), one of E3's hypotheses"
     assert decryption in info.notes
     assert any("chunked" in note for note in info.notes) is chunked
 
