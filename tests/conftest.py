@@ -26,19 +26,11 @@ settings.load_profile("cryptobench")
 
 
 def _live_children() -> list[psutil.Process]:
-    """Child processes still running, except multiprocessing's resource tracker,
-    which Python starts once per interpreter and keeps on purpose."""
-    alive = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if child.status() == psutil.STATUS_ZOMBIE:
-                continue
-            if any("resource_tracker" in part for part in child.cmdline()):
-                continue
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-        alive.append(child)
-    return alive
+    """Child processes still running, except multiprocessing's resource tracker and fork
+    server, which live as long as this process on purpose and run no job."""
+    from app.core.jobstart import job_processes
+
+    return job_processes()
 
 
 @pytest.fixture(autouse=True, scope="session")

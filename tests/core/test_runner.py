@@ -16,6 +16,7 @@ from app.core.profile import parse_profile
 from app.core.results import RunResult, to_csv, to_json
 from app.core.runner import Runner
 from app.core.store import Store
+from app.core.jobstart import job_processes
 
 TINY = {
     "name": "tiny",
@@ -31,8 +32,7 @@ JSON_METRIC_KEYS = {"unit", "n", "mean", "median", "std", "min", "max", "p95", "
 
 
 def _workers() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True)
-            if not any("resource_tracker" in part for part in p.cmdline())]
+    return job_processes()
 
 
 def test_run_produces_validated_results_in_store_and_contract(tmp_path: Path) -> None:
@@ -145,7 +145,10 @@ def test_large_message_job_stays_within_a_few_copies_and_reports_progress() -> N
     job = {"scheme": "ecies", "params": {"curve": "secp256k1"}, "samples": 3, "warmup": 0, "keygen_samples": 2,
            "tamper": 1}
     # The same scheme at 64 bytes in the same run is the baseline: interpreter, app and libraries.
-    profile = {"name": "big", "jobs": [job | {"message_sizes": [64]}, job | {"message_sizes": [BIG], "label": "big"}]}
+    # Its pauses keep it alive past the sampler's 100 ms interval, so its RSS is sampled
+    # (a job forked from the preloaded fork server is otherwise done before the first sample).
+    profile = {"name": "big", "jobs": [job | {"message_sizes": [64], "pause_ms": 100},
+                                       job | {"message_sizes": [BIG], "label": "big"}]}
 
     def on_event(event: Any) -> None:
         if isinstance(event, Progress):

@@ -14,6 +14,7 @@ from app.core.events import SampleBatch
 from app.core.profile import load_profile, read_profile_file
 from app.core.store import Store
 from app.gui.main_window import MainWindow
+from app.core.jobstart import job_processes
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
 
@@ -111,8 +112,7 @@ def test_stop_mid_run_cancels_and_leaves_no_process(window: MainWindow, qtbot: A
     window.controller.events.connect(lambda events: seen.extend(e for e in events if isinstance(e, SampleBatch)))
     assert window.start_run()
     qtbot.waitUntil(lambda: bool(seen), timeout=60_000)  # streaming: stop "mid-stream"
-    children = [child for child in psutil.Process().children(recursive=True)
-                if not any("resource_tracker" in part for part in child.cmdline())]
+    children = job_processes()
     assert len(children) == 2, "the job's receiver and sender should be running"
     with qtbot.waitSignal(window.controller.run_finished, timeout=30_000) as finished:
         window.stop_run()

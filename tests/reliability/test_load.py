@@ -20,13 +20,13 @@ from app.core.profile import parse_profile
 from app.core.runner import Runner
 from app.core.stats import WarningCode
 from app.core.store import Store
+from app.core.jobstart import job_processes
 
 MIB = 2**20
 
 
 def _own_children() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True)
-            if not any("resource_tracker" in part for part in p.cmdline())]
+    return job_processes()
 
 
 #: Profile jobs (processes) and message sizes of each: 200 results from 20 processes.

@@ -325,12 +325,13 @@ def test_a_job_that_cannot_be_spawned_fails_with_its_cause(tmp_path: Path, monke
                                                            raised: BaseException, cause: str) -> None:
     """The process limit (which root does not feel, hence simulated), memory, the system's
     file table: each a failed job naming what ran out; the run goes on to the next job."""
-    from multiprocessing.context import SpawnProcess
+    from multiprocessing.process import BaseProcess
 
     def refuse(self: Any) -> None:
         raise raised
 
-    monkeypatch.setattr(SpawnProcess, "start", refuse)
+    # Every start method's Process (spawn, fork server) starts through BaseProcess.start.
+    monkeypatch.setattr(BaseProcess, "start", refuse)
     profile = parse_profile({"name": "exhausted", "jobs": [QUICK, {**QUICK, "mode": "loopback", "scheme": "x25519"}]})
     with Store(tmp_path / "r.sqlite3") as store:
         run = Runner(profile, store=store).run()

@@ -14,7 +14,7 @@ from typing import Any
 from app.core.schemes.base import Family, Scheme, SchemeSpec
 
 #: One module per family group, each exposing SPECS. Order = listing order.
-_MODULES = (
+MODULES = (
     "app.core.schemes.symmetric",
     "app.core.schemes.key_agreement",
     "app.core.schemes.pke",
@@ -27,7 +27,7 @@ _MODULES = (
 @cache
 def _registry() -> dict[str, SchemeSpec]:
     specs: dict[str, SchemeSpec] = {}
-    for module_name in _MODULES:
+    for module_name in MODULES:
         for spec in importlib.import_module(module_name).SPECS:
             if spec.scheme_id in specs:
                 raise RuntimeError(f"scheme id {spec.scheme_id!r} registered twice")
