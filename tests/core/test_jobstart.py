@@ -73,11 +73,11 @@ def test_each_job_process_starts_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @needs_forkserver
 def test_job_processes_are_not_children_of_a_previous_job(tmp_path: Any) -> None:
-    pids: list[dict[str, int]] = []
+    per_job: dict[int, dict[str, int]] = {}
 
     def on_event(event: Any) -> None:
-        if isinstance(event, JobProcesses):
-            pids.append(dict(event.pids))
+        if isinstance(event, JobProcesses):  # sent as each process starts; the last has them all
+            per_job[event.job_index] = dict(event.pids)
 
     profile = parse_profile({"name": "fresh", "jobs": [
         {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
@@ -86,9 +86,10 @@ def test_job_processes_are_not_children_of_a_previous_job(tmp_path: Any) -> None
     run = Runner(profile, on_event=on_event).run()
     assert {job.status for job in run.jobs} == {"ok"}
     assert run.environment["job_start_method"] == "forkserver"
-    every = [pid for event in pids for pid in event.values()]
+    pids = list(per_job.values())
+    every = [pid for job in pids for pid in job.values()]
     assert len(set(every)) == len(every) and os.getpid() not in every  # no process serves two jobs
-    workers = [event["worker"] for event in pids if "worker" in event]
+    workers = [job["worker"] for job in pids if "worker" in job]
     assert len(set(workers)) == 2  # one process per job, never reused
 
 
