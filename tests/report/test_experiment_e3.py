@@ -357,6 +357,7 @@ def test_hypothesis_table_sets_each_combination_beside_the_published_ratio(exper
     assert row[5] == f"{elgamal / rsa:.2f}"
     assert "Closest to the source's ratio: at 1024 bits, RSA without CRT, 160-bit ElGamal x and k" in text
     assert "consistent with it, not proof of it" in text
+    assert "RSA decrypting without CRT does not by itself explain the published ranking" in text
 
 
 def test_hypothesis_verdict_follows_the_numbers(experiment: Experiment) -> None:
@@ -364,6 +365,7 @@ def test_hypothesis_verdict_follows_the_numbers(experiment: Experiment) -> None:
     _, text = _hypotheses(_with_short(1.0, 0.05), experiment)
     verdict = text.split("Closest to the source's ratio")[1].split(".")[0]
     assert "full-length ElGamal exponents" in verdict and "160-bit" not in verdict
+    assert "does not by itself explain" not in text  # without CRT, full-length ElGamal is lower here
 
 
 def test_departure_paragraph_names_the_flat_published_trend(experiment: Experiment) -> None:
