@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.events import SampleBatch
-from app.core.profile import load_profile, read_profile_file
+from app.core.profile import load_profile, read_profile_file, reduced, save_profile
 from app.core.store import Store
 from app.gui.main_window import MainWindow
 from app.core.jobstart import job_processes
@@ -77,9 +77,14 @@ def test_invalid_values_block_run_with_a_visible_reason(window: MainWindow) -> N
     assert window.start_run() is False
 
 
-def test_quick_preset_runs_to_completion_and_fills_table_plots_history(window: MainWindow, qtbot: Any) -> None:
-    window.open_preset("quick")
-    expected = sum(len(job.message_sizes or [1]) for job in load_profile("quick").jobs)
+def test_quick_preset_runs_to_completion_and_fills_table_plots_history(window: MainWindow, qtbot: Any,
+                                                                      tmp_path: Path) -> None:
+    # The quick preset's every job, reduced (3 samples): the window's path is the same at
+    # any sample count, and the preset's full numbers are tests/test_preset_runs.py's.
+    profile = reduced(load_profile("quick"))
+    save_profile(profile, tmp_path / "quick-reduced.json")
+    assert window.open_profile(tmp_path / "quick-reduced.json", ask=False)
+    expected = sum(len(job.message_sizes or [1]) for job in profile.jobs)
     with qtbot.waitSignal(window.controller.run_finished, timeout=240_000) as finished:
         assert window.start_run()
     run = finished.args[0]
