@@ -281,7 +281,9 @@ class Store:
 
     def resolve_run_id(self, prefix: str) -> str:
         """A full run id from a unique prefix; KeyError explains none / several."""
-        rows = [r[0] for r in self._db.execute("SELECT id FROM runs WHERE id LIKE ? || '%'", (prefix,))]
+        # A literal prefix: LIKE would take "%" and "_" as wildcards (and ignore case).
+        rows = [r[0] for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?",
+                                               (len(prefix), prefix))]
         if prefix in rows:
             return prefix
         if not rows:

@@ -88,6 +88,17 @@ def test_prefix_lookup_and_delete(tmp_path: Path) -> None:
         assert [r.id for r in store.list_runs()] == ["20260101-000000-aaaaaa"]
 
 
+def test_prefix_is_matched_literally_not_as_a_like_pattern(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite3") as store:
+        store.begin_run(_run("20260101-000000-aaaaaa"))
+        for pattern in ("%", "2026010_", "20260101-%", "_0260101"):
+            with pytest.raises(KeyError, match="no run"):
+                store.resolve_run_id(pattern)
+        with pytest.raises(KeyError, match="no run"):
+            store.resolve_run_id("20260101-000000-AAAAAA")  # ids are matched with their case
+        assert store.resolve_run_id("2026") == "20260101-000000-aaaaaa"
+
+
 def test_garbage_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite3"
     path.write_bytes(b"this is not a database" * 100)
