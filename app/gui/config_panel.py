@@ -1,11 +1,13 @@
 """The configuration panel: which schemes, with which parameters, measured how.
 
-The panel is a view of a profile. Each checked scheme row is one profile job (its
-backend and parameters live on the row; "Add variant" makes a second row for the
-same scheme, e.g. AES-GCM 128 beside 256). The common fields below the tree —
-message sizes, samples, warm-up, pause, mode — apply to every job. A profile whose
-jobs disagree on those fields keeps each job's own values until the user edits a
-common field, which then applies to all.
+The panel is a view of a profile. Each checked scheme row is one profile job: its
+backend, parameters and settings (message sizes, samples, warm-up, pause, mode) live
+on the row, and the tree shows what tells two jobs apart (mode, sizes, samples).
+"Add variant" makes a second row for the same scheme, e.g. AES-GCM 128 beside 256.
+
+The settings group below the tree edits the selected rows, or every checked row when
+none is selected; it shows their real values, "mixed" where they differ, and an edit
+changes that one field of those jobs only (see job_settings).
 
 Every change is validated through the core (`resolve_jobs`), and the first problem
 is shown under the panel and marked at its field; `valid_changed` tells the window
@@ -15,16 +17,14 @@ whether Run may be pressed.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -40,20 +40,29 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.profile import (
-    DEFAULT_MESSAGE_SIZES,
     SESSION_MODES,
     JobSpec,
     Profile,
     ProfileError,
     human_size,
     parse_profile,
-    parse_size_list,
     resolve_jobs,
 )
 from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
+from app.gui.job_settings import (
+    QUICK_SIZES,
+    SETTING_KEYS,
+    JobEntry,
+    JobSettingsEditor,
+    apply_edit,
+    default_settings,
+    shared,
+)
+from app.gui.theme import status_colour
 
-QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
+__all__ = ["QUICK_SIZES", "ConfigPanel", "JobEntry", "profile_json", "security_badge"]
+
 FAMILY_TITLES = {
     Family.AEAD: "Symmetric AEAD",
     Family.KEY_AGREEMENT: "Key agreement + AEAD",
@@ -65,32 +74,44 @@ FAMILY_TITLES = {
 }
 _JOB_ROLE = Qt.ItemDataRole.UserRole
 _INVALID_STYLE = "border: 1px solid #d32f2f;"
-
-
-@dataclass
-class JobEntry:
-    """One tree row: a scheme with its backend and parameters (and per-job overrides
-    kept from an opened profile)."""
-
-    scheme: str
-    backend: str
-    params: dict[str, Any]
-    overrides: dict[str, Any] = field(default_factory=dict)
+#: Tree columns: what a job is, and what tells two jobs of one scheme apart.
+COLUMNS = ("Scheme", "Backend", "Mode", "Sizes", "Samples", "Security")
+COL_SCHEME, COL_BACKEND, COL_MODE, COL_SIZES, COL_SAMPLES, COL_SECURITY = range(len(COLUMNS))
+MODE_SHORT = {"operations": "ops", "loopback": "loopback", "remote": "remote"}
 
 
 def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tuple[str, str | None]:
-    """Badge text and colour for a scheme row: PQ category, insecure size, or bits."""
+    """Badge text and its kind ("bad", "good" or None) for a scheme row."""
     try:
         info = spec.create(backend, params).info
     except ValueError as exc:
         return "invalid", str(exc)
     if info.insecure:
-        return f"insecure ({info.security.classical_bits}-bit)", "#d32f2f"
+        return f"insecure ({info.security.classical_bits}-bit)", "bad"
     if info.security.pq_category and spec.family not in (Family.AEAD, Family.HASH, Family.KDF):
         # Symmetric primitives keep a PQ category (Grover only halves them); the badge
         # marks the public-key schemes built to resist a quantum computer.
-        return f"post-quantum cat. {info.security.pq_category}", "#2e7d32"
+        return f"post-quantum cat. {info.security.pq_category}", "good"
     return f"{info.security.classical_bits}-bit", None
+
+
+def sizes_text(entry: JobEntry) -> str:
+    spec = registry.get_spec(entry.scheme)
+    try:
+        fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
+    except ValueError:
+        fixed = None
+    if fixed is not None:
+        return f"{human_size(fixed)} (fixed)"
+    return ", ".join(human_size(size) for size in entry.sizes())
+
+
+def mode_text(entry: JobEntry) -> str:
+    mode = entry.settings["mode"]
+    text = MODE_SHORT.get(mode, mode)
+    if mode in SESSION_MODES and entry.settings.get("tcp_nodelay") is False:
+        text += " (Nagle on)"
+    return text
 
 
 class ConfigPanel(QWidget):
@@ -102,7 +123,6 @@ class ConfigPanel(QWidget):
         self._loading = False
         self._valid = False
         self._reason = ""
-        self._common_touched: set[str] = set()
         #: Profile fields without a widget, kept from the profile last shown.
         self._description: str = ""
         self._experiment: str | None = None
@@ -116,16 +136,23 @@ class ConfigPanel(QWidget):
     def _build(self) -> None:
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        # Where the eye lands on first launch: what to do, not only what is wrong.
+        self.empty_state = QLabel("<b>Start here:</b> pick a ready-made profile in <i>File › Presets</i>, "
+                                  "or tick the schemes to measure below, then press <b>Run</b>.")
+        self.empty_state.setWordWrap(True)
+        self.empty_state.setObjectName("empty-state")
+        layout.addWidget(self.empty_state)
         self.search = QLineEdit(placeholderText="Search schemes (name, curve, family)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter)
         layout.addWidget(self.search)
 
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["Scheme", "Backend", "Security"])
+        self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setUniformRowHeights(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.itemChanged.connect(self._item_changed)
-        self.tree.currentItemChanged.connect(self._current_changed)
+        self.tree.itemSelectionChanged.connect(self._selection_changed)
         self._families: dict[Family, QTreeWidgetItem] = {}
         bold = QFont()
         bold.setBold(True)
@@ -138,12 +165,11 @@ class ConfigPanel(QWidget):
             self.tree.addTopLevelItem(top)
             self._families[family] = top
             for spec in specs:
-                self._add_row(spec, JobEntry(spec.scheme_id, spec.backends[0],
-                                             spec.resolve_params(spec.backends[0], {})), checked=False)
+                self._add_row(spec, self._fresh_entry(spec), checked=False)
         self.tree.expandAll()
-        self.tree.resizeColumnToContents(0)
-        self.tree.resizeColumnToContents(1)
-        self.tree.setMinimumHeight(280)
+        for column in range(len(COLUMNS) - 1):
+            self.tree.resizeColumnToContents(column)
+        self.tree.setMinimumHeight(200)
         layout.addWidget(self.tree, stretch=3)
 
         # Per-scheme editor: backend and parameters of the selected row.
@@ -162,66 +188,37 @@ class ConfigPanel(QWidget):
         scheme_layout.addLayout(buttons)
         layout.addWidget(self.scheme_box)
         self._editors: dict[str, QWidget] = {}
+        self._editing: QTreeWidgetItem | None = None
 
-        # Common settings.
-        common = QGroupBox("Every selected job")
-        form = QFormLayout(common)
-        sizes_row = QHBoxLayout()
-        self.size_boxes: dict[int, QCheckBox] = {}
-        for size in QUICK_SIZES:
-            box = QCheckBox(human_size(size))
-            box.toggled.connect(lambda _=False: self._common_changed("message_sizes"))
-            self.size_boxes[size] = box
-            sizes_row.addWidget(box)
-        self.size_boxes[1024].setChecked(True)
-        form.addRow("Message sizes", sizes_row)
-        self.custom_sizes = QLineEdit(placeholderText="more sizes, e.g. 64, 4K, 2M")
-        self.custom_sizes.textChanged.connect(lambda _: self._common_changed("message_sizes"))
-        form.addRow("", self.custom_sizes)
-        self.samples = QSpinBox(minimum=1, maximum=1_000_000, value=30)
-        self.warmup = QSpinBox(minimum=0, maximum=100_000, value=5)
-        self.keygen_samples = QSpinBox(minimum=1, maximum=10_000, value=10)
-        self.pause = QDoubleSpinBox(minimum=0, maximum=60_000, decimals=1, suffix=" ms")
-        self.tamper = QSpinBox(minimum=0, maximum=10_000, value=5)
-        for name, widget, label in (("samples", self.samples, "Samples"), ("warmup", self.warmup, "Warm-up"),
-                                    ("keygen_samples", self.keygen_samples, "Key generations"),
-                                    ("pause_ms", self.pause, "Pause between samples"),
-                                    ("tamper", self.tamper, "Tampered payloads")):
-            widget.valueChanged.connect(lambda _=0, n=name: self._common_changed(n))
-            form.addRow(label, widget)
-        self.mode = QComboBox()
-        self.mode.addItem("Operations (no network)", "operations")
-        self.mode.addItem("Loopback client/server", "loopback")
-        self.mode.addItem("Remote server", "remote")
-        self.mode.currentIndexChanged.connect(lambda _: self._common_changed("mode"))
-        form.addRow("Mode", self.mode)
-        self.remote_host = QLineEdit(placeholderText="host")
-        self.remote_port = QSpinBox(minimum=1, maximum=65535, value=7979)
-        self.token_file = QLineEdit(placeholderText="token file")
-        browse = QPushButton("…")
-        browse.setFixedWidth(28)
-        browse.clicked.connect(self._browse_token)
-        remote_row = QHBoxLayout()
-        remote_row.addWidget(self.remote_host, 2)
-        remote_row.addWidget(self.remote_port, 1)
-        token_row = QHBoxLayout()
-        token_row.addWidget(self.token_file)
-        token_row.addWidget(browse)
-        self.remote_widgets = (self.remote_host, self.remote_port, self.token_file, browse)
-        for widget in (self.remote_host, self.token_file):
+        self.settings_editor = JobSettingsEditor()
+        self.settings_editor.edited.connect(self._settings_edited)
+        for widget in (self.settings_editor.remote_host, self.settings_editor.token_file):
             widget.textChanged.connect(lambda _: self.revalidate())
-        self.remote_port.valueChanged.connect(lambda _: self.revalidate())
-        form.addRow("Server", remote_row)
-        form.addRow("Token", token_row)
-        layout.addWidget(common)
+        self.settings_editor.remote_port.valueChanged.connect(lambda _: self.revalidate())
+        self.edit_all = QPushButton("Edit every checked job")
+        self.edit_all.setToolTip("Clear the selection: the settings below then apply to every checked job")
+        self.edit_all.clicked.connect(self.tree.clearSelection)
+        layout.addWidget(self.edit_all)
+        layout.addWidget(self.settings_editor)
+        # The editor's widgets, under the names the window and tests have used.
+        editor = self.settings_editor
+        self.size_boxes, self.custom_sizes, self.mode = editor.size_boxes, editor.custom_sizes, editor.mode
+        self.samples, self.warmup, self.keygen_samples = editor.samples, editor.warmup, editor.keygen_samples
+        self.pause, self.tamper = editor.pause, editor.tamper
+        self.remote_host, self.remote_port, self.token_file = editor.remote_host, editor.remote_port, \
+            editor.token_file
 
         self.problem = QLabel()
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #d32f2f;")
+        self.problem.setObjectName("problem")
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.problem)
-        self._update_remote_enabled()
         self._show_editor(None)
+        self._show_settings()
+
+    @staticmethod
+    def _fresh_entry(spec: SchemeSpec) -> JobEntry:
+        return JobEntry(spec.scheme_id, spec.backends[0], spec.resolve_params(spec.backends[0], {}))
 
     def _add_row(self, spec: SchemeSpec, entry: JobEntry, checked: bool, after: QTreeWidgetItem | None = None,
                  ) -> QTreeWidgetItem:
@@ -251,16 +248,37 @@ class ConfigPanel(QWidget):
         # Short: values only ("ECDH P-256 · hkdf-sha256"); booleans by name when on.
         values = [k if v is True else str(v) for k, v in entry.params.items() if v is not False]
         text = " ".join([spec.name, " · ".join(values)]).strip()
+        if entry.settings.get("label"):
+            text += f" “{entry.settings['label']}”"
         tooltip = (spec.description or spec.name) + "".join(f"\n{k} = {v}" for k, v in entry.params.items())
+        checked = item.checkState(0) == Qt.CheckState.Checked
 
         def apply() -> None:
-            item.setText(0, text)
-            item.setToolTip(0, tooltip)
-            item.setText(1, entry.backend)
-            badge, colour = security_badge(spec, entry.backend, entry.params)
-            item.setText(2, badge)
-            item.setForeground(2, QBrush(QColor(colour)) if colour else QBrush())
+            item.setText(COL_SCHEME, text)
+            item.setToolTip(COL_SCHEME, tooltip)
+            item.setText(COL_BACKEND, entry.backend)
+            # A job's settings are shown where it is a job: an unticked row runs nothing.
+            item.setText(COL_MODE, mode_text(entry) if checked else "")
+            item.setText(COL_SIZES, sizes_text(entry) if checked else "")
+            item.setText(COL_SAMPLES, str(entry.settings["samples"]) if checked else "")
+            badge, kind = security_badge(spec, entry.backend, entry.params)
+            item.setText(COL_SECURITY, badge)
+            colour = status_colour(kind, self.palette().color(QPalette.ColorRole.Base)) \
+                if kind in ("good", "bad") else None
+            item.setForeground(COL_SECURITY, QBrush(QColor(colour)) if colour else QBrush())
         self._loading_guard(apply)
+
+    def refresh_colours(self) -> None:
+        """Badges follow the theme (called when the palette changes)."""
+        for item in self.rows():
+            self._refresh_row(item)
+
+    def changeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "tree"):
+            self.refresh_colours()
+        super().changeEvent(event)
 
     # --- rows ------------------------------------------------------------------------
 
@@ -277,6 +295,16 @@ class ConfigPanel(QWidget):
     def checked_rows(self) -> list[QTreeWidgetItem]:
         return [item for item in self.rows() if item.checkState(0) == Qt.CheckState.Checked]
 
+    def selected_rows(self) -> list[QTreeWidgetItem]:
+        return [item for item in self.rows() if item.isSelected()]
+
+    def target_rows(self) -> list[QTreeWidgetItem]:
+        """The rows the settings group edits: the selected ones, else every checked one."""
+        return self.selected_rows() or self.checked_rows()
+
+    def entry(self, item: QTreeWidgetItem) -> JobEntry:
+        return item.data(0, _JOB_ROLE)
+
     def find_row(self, scheme: str) -> QTreeWidgetItem | None:
         return next((item for item in self.rows() if item.data(0, _JOB_ROLE).scheme == scheme), None)
 
@@ -288,11 +316,30 @@ class ConfigPanel(QWidget):
         return item
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
-        if not self._loading and column == 0:
-            self._emit_changed()
+        if self._loading or column != 0:
+            return
+        if item.checkState(0) == Qt.CheckState.Checked:
+            self._adopt_shared_settings(item)
+        self._refresh_row(item)
+        self._show_settings()
+        self._emit_changed()
 
-    def _current_changed(self, current: QTreeWidgetItem | None, _previous: Any) -> None:
-        self._show_editor(current if current is not None and current.data(0, _JOB_ROLE) is not None else None)
+    def _adopt_shared_settings(self, item: QTreeWidgetItem) -> None:
+        """A newly ticked row takes the settings every other checked job shares, so
+        ticking a scheme after setting "Samples 100" for all gives it 100 too."""
+        others = [self.entry(row) for row in self.checked_rows() if row is not item]
+        if not others:
+            return
+        entry = self.entry(item)
+        for key in ("message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper"):
+            same, value = shared([other.settings[key] for other in others])
+            if same:
+                entry.settings[key] = list(value) if isinstance(value, list) else value
+
+    def _selection_changed(self) -> None:
+        selected = self.selected_rows()
+        self._show_editor(selected[0] if len(selected) == 1 else None, several=len(selected) > 1)
+        self._show_settings()
 
     def _filter(self, text: str) -> None:
         needle = text.strip().lower()
@@ -302,15 +349,40 @@ class ConfigPanel(QWidget):
             for k in range(top.childCount()):
                 child = top.child(k)
                 entry: JobEntry = child.data(0, _JOB_ROLE)
-                haystack = " ".join([child.text(0), entry.scheme, top.text(0), child.text(2)]).lower()
+                haystack = " ".join([child.text(0), entry.scheme, top.text(0), child.text(COL_SECURITY)]).lower()
                 hidden = bool(needle) and needle not in haystack
                 child.setHidden(hidden)
                 visible_children += not hidden
             top.setHidden(visible_children == 0)
 
+    # --- settings of the selected (or every checked) job --------------------------------
+
+    def _show_settings(self) -> None:
+        selected, checked = self.selected_rows(), self.checked_rows()
+        rows = selected or checked
+        if selected:
+            title = (f"Selected job: {selected[0].text(0)}" if len(selected) == 1
+                     else f"{len(selected)} selected jobs")
+        elif checked:
+            title = "The checked job" if len(checked) == 1 else f"Every checked job ({len(checked)})"
+        else:
+            title = "Job settings (tick or select a scheme first)"
+        self.settings_editor.show_entries([self.entry(row) for row in rows], title)
+        self.edit_all.setVisible(bool(selected))
+        self.empty_state.setVisible(not checked)
+
+    def _settings_edited(self, name: str, value: Any) -> None:
+        rows = self.target_rows()
+        for item in rows:
+            apply_edit(self.entry(item), name, value)
+            if item.checkState(0) != Qt.CheckState.Checked:
+                self._loading_guard(lambda i=item: i.setCheckState(0, Qt.CheckState.Checked))
+            self._refresh_row(item)
+        self._emit_changed()
+
     # --- per-scheme editor -------------------------------------------------------------
 
-    def _show_editor(self, item: QTreeWidgetItem | None) -> None:
+    def _show_editor(self, item: QTreeWidgetItem | None, several: bool = False) -> None:
         while self.scheme_form.rowCount():
             self.scheme_form.removeRow(0)
         self._editors = {}
@@ -319,7 +391,8 @@ class ConfigPanel(QWidget):
         self.add_variant.setEnabled(item is not None)
         self.remove_variant.setEnabled(item is not None and self._variant_count(item) > 1)
         if item is None:
-            self.scheme_box.setTitle("Selected scheme (select a row)")
+            self.scheme_box.setTitle("Scheme: select one row to edit its backend and parameters" if several
+                                     else "Scheme (select a row)")
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
         spec = registry.get_spec(entry.scheme)
@@ -366,6 +439,7 @@ class ConfigPanel(QWidget):
         self._refresh_row(item)
         if item.checkState(0) != Qt.CheckState.Checked:
             self._loading_guard(lambda: item.setCheckState(0, Qt.CheckState.Checked))
+            self._refresh_row(item)
         self._emit_changed()
 
     def _variant_count(self, item: QTreeWidgetItem) -> int:
@@ -373,51 +447,29 @@ class ConfigPanel(QWidget):
         return sum(1 for row in self.rows() if row.data(0, _JOB_ROLE).scheme == scheme)
 
     def _add_variant(self) -> None:
-        item = self.tree.currentItem()
-        if item is None or item.data(0, _JOB_ROLE) is None:
+        item = self._editing
+        if item is None:
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
-        clone = JobEntry(entry.scheme, entry.backend, dict(entry.params), dict(entry.overrides))
+        clone = JobEntry(entry.scheme, entry.backend, dict(entry.params),
+                         {k: (list(v) if isinstance(v, list) else v) for k, v in entry.settings.items()})
         row = self._add_row(registry.get_spec(entry.scheme), clone, checked=True, after=item)
-        self.tree.setCurrentItem(row)
+        self.tree.setCurrentItem(row)  # selects only the new row: its settings are shown
         self._emit_changed()
 
     def _remove_variant(self) -> None:
-        item = self.tree.currentItem()
-        if item is None or item.data(0, _JOB_ROLE) is None or self._variant_count(item) < 2:
+        item = self._editing
+        if item is None or self._variant_count(item) < 2:
             return
         item.parent().removeChild(item)
+        self._selection_changed()
         self._emit_changed()
-
-    def _browse_token(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Token file of the server")
-        if path:
-            self.token_file.setText(path)
-
-    # --- common fields --------------------------------------------------------------
-
-    def _common_changed(self, name: str) -> None:
-        if self._loading:
-            return
-        self._common_touched.add(name)
-        if name == "mode":
-            self._update_remote_enabled()
-        self._emit_changed()
-
-    def _update_remote_enabled(self) -> None:
-        remote = self.mode.currentData() == "remote"
-        for widget in self.remote_widgets:
-            widget.setEnabled(remote)
-
-    def message_sizes(self) -> list[int]:
-        """Quick picks plus the custom list (ValueError naming a bad custom item)."""
-        sizes = [size for size, box in self.size_boxes.items() if box.isChecked()]
-        for size in parse_size_list(self.custom_sizes.text()):
-            if size not in sizes:
-                sizes.append(size)
-        return sorted(sizes)
 
     # --- profile <-> panel ----------------------------------------------------------
+
+    def message_sizes(self) -> list[int]:
+        """The sizes of the jobs the settings group edits (all of them, sorted)."""
+        return sorted({size for item in self.target_rows() for size in self.entry(item).sizes()})
 
     def profile(self, name: str = "untitled", description: str | None = None) -> Profile:
         """The profile the panel shows (ProfileError naming the field when it cannot be built).
@@ -425,29 +477,28 @@ class ConfigPanel(QWidget):
         The description and the experiment a loaded preset reproduces have no widget;
         they are kept from `set_profile`, so running or saving E3 still reports as E3.
         """
-        try:
-            sizes = self.message_sizes()
-        except ValueError as exc:
-            raise ProfileError(str(exc), field="message sizes") from None
-        common: dict[str, Any] = {
-            "mode": self.mode.currentData(), "message_sizes": sizes, "samples": self.samples.value(),
-            "warmup": self.warmup.value(), "keygen_samples": self.keygen_samples.value(),
-            "pause_ms": self.pause.value(), "tamper": self.tamper.value(),
-        }
+        if self.settings_editor.custom_error:
+            raise ProfileError(self.settings_editor.custom_error, field="message sizes")
         jobs = []
         for item in self.checked_rows():
             entry: JobEntry = item.data(0, _JOB_ROLE)
             spec = registry.get_spec(entry.scheme)
+            settings = entry.settings
             job: dict[str, Any] = {"scheme": entry.scheme, "backend": entry.backend, "params": dict(entry.params)}
-            for key, value in common.items():
-                job[key] = entry.overrides[key] if key in entry.overrides and key not in self._common_touched \
-                    else value
-            if entry.overrides.get("label"):
-                job["label"] = entry.overrides["label"]
-            if entry.overrides.get("tcp_nodelay") is False and job["mode"] in SESSION_MODES:
+            for key in ("mode", "samples", "warmup", "keygen_samples", "pause_ms", "tamper"):
+                job[key] = settings[key]
+            if settings.get("message_sizes") is not None:
+                job["message_sizes"] = list(settings["message_sizes"])
+            if settings.get("label"):
+                job["label"] = settings["label"]
+            if settings.get("tcp_nodelay") is False and job["mode"] in SESSION_MODES:
                 job["tcp_nodelay"] = False
-            if spec.scheme_id and spec.create(entry.backend, entry.params).info.fixed_message_size is not None:
-                job.pop("message_sizes")  # a KDF's input size is its secret_size parameter
+            try:
+                fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
+            except ValueError:
+                fixed = None
+            if fixed is not None:
+                job.pop("message_sizes", None)  # a KDF's input size is its secret_size parameter
             jobs.append(job)
         if not jobs:
             raise ProfileError("select at least one scheme", field="schemes")
@@ -458,41 +509,39 @@ class ConfigPanel(QWidget):
         return parse_profile(data)
 
     def set_profile(self, profile: Profile) -> None:
-        """Show a profile: one checked row per job (variants created as needed)."""
+        """Show a profile: one checked row per job, and nothing of the profile shown before."""
         self._loading = True
         self._description, self._experiment = profile.description, profile.experiment
         try:
-            for item in self.rows():
-                item.setCheckState(0, Qt.CheckState.Unchecked)
+            self._clear_rows()
             used: set[int] = set()
             for job in profile.jobs:
                 self._place_job(job, used)
-            self._common_touched = set()
-            first = profile.jobs[0]
-            sizes = set(first.message_sizes or DEFAULT_MESSAGE_SIZES)
-            for size, box in self.size_boxes.items():
-                box.setChecked(size in sizes)
-            self.custom_sizes.setText(", ".join(str(s) for s in sorted(sizes - set(QUICK_SIZES))))
-            self.samples.setValue(first.samples)
-            self.warmup.setValue(first.warmup)
-            self.keygen_samples.setValue(first.keygen_samples)
-            self.pause.setValue(first.pause_ms)
-            self.tamper.setValue(first.tamper)
-            self.mode.setCurrentIndex(max(0, self.mode.findData(first.mode)))
-            self._update_remote_enabled()
         finally:
             self._loading = False
+        self.tree.clearSelection()
         self._show_editor(None)
+        self._show_settings()
         self.revalidate()
+
+    def _clear_rows(self) -> None:
+        """One unticked row per scheme, with its defaults: every variant row goes."""
+        self.tree.clearSelection()
+        for item in self.rows():
+            entry: JobEntry = item.data(0, _JOB_ROLE)
+            if item is not self.find_row(entry.scheme):
+                item.parent().removeChild(item)
+                continue
+            item.setData(0, _JOB_ROLE, self._fresh_entry(registry.get_spec(entry.scheme)))
+            item.setCheckState(0, Qt.CheckState.Unchecked)
+            self._refresh_row(item)
 
     def _place_job(self, job: JobSpec, used: set[int]) -> None:
         spec = registry.get_spec(job.scheme)  # the profile was resolved by the caller
         backend = job.backend or spec.backends[0]
         params = spec.resolve_params(backend, job.params)
-        overrides = {key: getattr(job, key) for key in
-                     ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
-                      "tcp_nodelay")}
-        entry = JobEntry(job.scheme, backend, params, overrides)
+        settings = default_settings() | {key: getattr(job, key) for key in SETTING_KEYS}
+        entry = JobEntry(job.scheme, backend, params, settings)
         rows = [item for item in self.rows() if item.data(0, _JOB_ROLE).scheme == job.scheme]
         free = next((item for item in rows if id(item) not in used), None)
         if free is None:
@@ -507,34 +556,20 @@ class ConfigPanel(QWidget):
         self._loading = True
         self._description, self._experiment = "", None
         try:
-            for item in self.rows():
-                entry: JobEntry = item.data(0, _JOB_ROLE)
-                if self._variant_count(item) > 1 and item is not self.find_row(entry.scheme):
-                    item.parent().removeChild(item)
-                    continue
-                spec = registry.get_spec(entry.scheme)
-                item.setData(0, _JOB_ROLE, JobEntry(spec.scheme_id, spec.backends[0],
-                                                    spec.resolve_params(spec.backends[0], {})))
-                item.setCheckState(0, Qt.CheckState.Unchecked)
-                self._refresh_row(item)
-            for size, box in self.size_boxes.items():
-                box.setChecked(size == 1024)
-            self.custom_sizes.clear()
-            self.samples.setValue(30)
-            self.warmup.setValue(5)
-            self.keygen_samples.setValue(10)
-            self.pause.setValue(0)
-            self.tamper.setValue(5)
-            self.mode.setCurrentIndex(0)
-            self._common_touched = set()
+            self._clear_rows()
+            self.settings_editor.custom_error = None
         finally:
             self._loading = False
-        self._update_remote_enabled()
+        self._show_editor(None)
+        self._show_settings()
         self.revalidate()
 
     # --- validation --------------------------------------------------------------------
 
     def _emit_changed(self) -> None:
+        # The settings group is not redrawn here: after its own edit it already shows
+        # the value, and redrawing would rewrite the text being typed.
+        self.empty_state.setVisible(not self.checked_rows())
         self.revalidate()
         self.changed.emit()
 
@@ -543,6 +578,8 @@ class ConfigPanel(QWidget):
 
     def revalidate(self) -> None:
         """Check the panel through the core; mark the field at fault; tell the window."""
+        if self._loading:
+            return
         for widget in (self.custom_sizes, self.remote_host, self.token_file, self.tree):
             widget.setStyleSheet("")
         reason = ""
@@ -563,7 +600,10 @@ class ConfigPanel(QWidget):
         self._valid = not reason
         self._reason = reason
         self.problem.setText(reason)
-        self.problem.setVisible(bool(reason))
+        bad = status_colour("bad", self.palette().color(QPalette.ColorRole.Window))
+        self.problem.setStyleSheet(f"color: {bad};")
+        # No red message before anything is ticked: the empty state says what to do.
+        self.problem.setVisible(bool(reason) and not self.empty_state.isVisibleTo(self))
         self.valid_changed.emit(self._valid, reason)
 
     def _describe(self, exc: ProfileError) -> str:
@@ -572,12 +612,13 @@ class ConfigPanel(QWidget):
         if where == "message sizes" or ".message_sizes" in where:
             self.custom_sizes.setStyleSheet(_INVALID_STYLE)
         if where == "schemes":
-            self.tree.setStyleSheet("QTreeWidget { border: 1px solid #d32f2f; }")
             return "Select at least one scheme to run."
         if where.startswith("jobs["):
             index = int(where[5:where.index("]")])
             checked = self.checked_rows()
             if index < len(checked):
+                if self.tree.currentItem() is None or not checked[index].isSelected():
+                    self.tree.scrollToItem(checked[index])
                 return f"{checked[index].text(0)}: {exc.detail}"
         return f"{where}: {exc.detail}" if where else exc.detail
 

@@ -1,9 +1,12 @@
-"""Light, dark or the system's look: one Fusion palette switch for the whole app."""
+"""Light, dark or the system's look: one Fusion palette switch for the whole app, and
+the few colours the app adds (status text, badges) chosen for the background they sit
+on, so every text keeps WCAG AA contrast (4.5:1) in both themes."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRect, QSize
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
 _DARK = {
     QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
@@ -11,24 +14,86 @@ _DARK = {
     QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#333333",
     QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.Highlight: "#3d6fb4",
     QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#333333",
-    QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#8a8a8a",
-    QPalette.ColorRole.Link: "#7fb2ff",
+    QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
+    QPalette.ColorRole.Link: "#7fb2ff", QPalette.ColorRole.BrightText: "#ffffff",
 }
+#: Disabled text: dimmer, still 4.5:1 on the dark window (WCAG exempts disabled
+#: controls, but a greyed value the user must read, e.g. "mixed", stays legible).
+_DARK_DISABLED = "#8c8c8c"
+
+#: Status colours: (on a light background, on a dark background).
+STATUS_COLOURS = {"good": ("#1b5e20", "#81c784"), "bad": ("#b71c1c", "#ff8a80"),
+                  "warn": ("#8a4b00", "#ffcc80")}
+#: Outline of check boxes and radio buttons on a dark background: Fusion draws them
+#: with the window colour darkened, black on black there.
+_DARK_INDICATOR_OUTLINE = "#a0a0a0"
+
+
+def luminance(colour: QColor) -> float:
+    """WCAG relative luminance."""
+    def channel(value: float) -> float:
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
+
+
+def contrast_ratio(a: QColor | str, b: QColor | str) -> float:
+    """WCAG contrast ratio, 1..21."""
+    la, lb = sorted((luminance(QColor(a)), luminance(QColor(b))), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def is_dark(background: QColor | str) -> bool:
+    return luminance(QColor(background)) < 0.2
+
+
+def status_colour(kind: str | None, background: QColor | str) -> str | None:
+    """The colour of a status text ("good", "bad", "warn") on `background`."""
+    if kind not in STATUS_COLOURS:
+        return None
+    light, dark = STATUS_COLOURS[kind]
+    return dark if is_dark(background) else light
+
+
+class _DarkStyle(QProxyStyle):
+    """Fusion with visible check-box and radio-button outlines on a dark palette."""
+
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,  # noqa: N802
+                      widget: QWidget | None = None) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        if element in (QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+                       QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck):
+            if not is_dark(option.palette.color(QPalette.ColorRole.Base)):
+                return
+            painter.save()
+            painter.setPen(QPen(QColor(_DARK_INDICATOR_OUTLINE), 1))
+            painter.setBrush(QColor(0, 0, 0, 0))
+            rect: QRect = option.rect.adjusted(0, 0, -1, -1)
+            side = min(rect.width(), rect.height())
+            rect.setSize(QSize(side, side))
+            rect.moveCenter(option.rect.center())
+            painter.drawRect(rect)
+            painter.restore()
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, colour in _DARK.items():
+        palette.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DARK_DISABLED))
+    return palette
 
 
 def apply_theme(app: QApplication | None, theme: str) -> None:
     """theme: "system" (the platform's palette), "light" or "dark"."""
     if app is None:
         return
-    app.setStyle("Fusion")
     if theme == "dark":
-        palette = QPalette()
-        for role, colour in _DARK.items():
-            palette.setColor(role, QColor(colour))
-        palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#777777"))
-        palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#777777"))
-        app.setPalette(palette)
-    elif theme == "light":
+        app.setStyle(_DarkStyle("Fusion"))
+        app.setPalette(dark_palette())
+        return
+    app.setStyle("Fusion")
+    if theme == "light":
         app.setPalette(app.style().standardPalette())
     else:
         app.setPalette(QPalette())

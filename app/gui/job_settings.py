@@ -1,0 +1,242 @@
+"""The editor of the measurement settings of the jobs the user picked.
+
+Each profile job has its own message sizes, samples, warm-up, pause, tamper count and
+mode. This group shows the values of the jobs it edits (the selected rows, or every
+checked row when none is selected): a value the jobs share is shown as it is, a value
+they do not share reads "mixed", and an edit reports only the field the user changed,
+so the panel changes that field of those jobs and nothing else. It never guesses one
+job's values from another's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from app.core.profile import DEFAULT_MESSAGE_SIZES, JobSpec, human_size, parse_size_list
+
+QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
+MIXED = "mixed"
+#: The settings a job carries besides scheme, backend and parameters.
+SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
+                "tcp_nodelay")
+#: Spin-box fields: (name, label, minimum, maximum).
+_NUMBERS = (("samples", "Samples", 1, 1_000_000), ("warmup", "Warm-up", 0, 100_000),
+            ("keygen_samples", "Key generations", 1, 10_000), ("pause_ms", "Pause between samples", 0, 60_000),
+            ("tamper", "Tampered payloads", 0, 10_000))
+MODE_TITLES = {"operations": "Operations (no network)", "loopback": "Loopback client/server",
+               "remote": "Remote server"}
+
+
+def default_settings() -> dict[str, Any]:
+    """A new job's settings: the profile format's own defaults."""
+    return {key: JobSpec.model_fields[key].default for key in SETTING_KEYS}
+
+
+@dataclass
+class JobEntry:
+    """One tree row: a scheme with its backend, parameters and its own settings."""
+
+    scheme: str
+    backend: str
+    params: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=default_settings)
+
+    def sizes(self) -> list[int]:
+        """The sizes the job measures (the format's default when the profile names none)."""
+        return list(self.settings.get("message_sizes") or DEFAULT_MESSAGE_SIZES)
+
+
+def shared(values: Sequence[Any]) -> tuple[bool, Any]:
+    """(True, value) when every value is the same, (False, None) when they differ."""
+    if values and all(value == values[0] for value in values):
+        return True, values[0]
+    return False, None
+
+
+class JobSettingsEditor(QGroupBox):
+    #: (field, value) the user changed. Fields: the spin boxes' names, "mode",
+    #: "size" with (size, present), and "custom_sizes" with the list typed.
+    edited = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Every checked job", parent)
+        self._loading = False
+        #: The custom-sizes text cannot be parsed: the message, for the panel's check.
+        self.custom_error: str | None = None
+        form = QFormLayout(self)
+        sizes_row = QHBoxLayout()
+        self.size_boxes: dict[int, QCheckBox] = {}
+        for size in QUICK_SIZES:
+            box = QCheckBox(human_size(size))
+            box.checkStateChanged.connect(lambda state, s=size: self._size_changed(s, state))
+            self.size_boxes[size] = box
+            sizes_row.addWidget(box)
+        form.addRow("Message sizes", sizes_row)
+        self.custom_sizes = QLineEdit(placeholderText="more sizes, e.g. 64, 4K, 2M")
+        self.custom_sizes.textChanged.connect(self._custom_changed)
+        form.addRow("", self.custom_sizes)
+        self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}
+        for name, label, low, high in _NUMBERS:
+            spin: QSpinBox | QDoubleSpinBox
+            if name == "pause_ms":
+                spin = QDoubleSpinBox(minimum=low, maximum=high, decimals=1, suffix=" ms")
+            else:
+                spin = QSpinBox(minimum=low, maximum=high)
+            # "mixed" is shown as the value one below the minimum, never a value a job can take.
+            spin.setSpecialValueText("")
+            spin.valueChanged.connect(lambda value, n=name: self._number_changed(n, value))
+            self.numbers[name] = spin
+            form.addRow(label, spin)
+        self.samples, self.warmup = self.numbers["samples"], self.numbers["warmup"]
+        self.keygen_samples, self.pause, self.tamper = (self.numbers["keygen_samples"], self.numbers["pause_ms"],
+                                                        self.numbers["tamper"])
+        self.mode = QComboBox()
+        for mode, title in MODE_TITLES.items():
+            self.mode.addItem(title, mode)
+        self.mode.currentIndexChanged.connect(self._mode_changed)
+        form.addRow("Mode", self.mode)
+        self.remote_host = QLineEdit(placeholderText="host")
+        self.remote_port = QSpinBox(minimum=1, maximum=65535, value=7979)
+        self.token_file = QLineEdit(placeholderText="token file")
+        browse = QPushButton("…")
+        browse.setFixedWidth(28)
+        browse.setToolTip("Choose the server's token file")
+        browse.clicked.connect(self._browse_token)
+        remote_row = QHBoxLayout()
+        remote_row.addWidget(self.remote_host, 2)
+        remote_row.addWidget(self.remote_port, 1)
+        token_row = QHBoxLayout()
+        token_row.addWidget(self.token_file)
+        token_row.addWidget(browse)
+        self.remote_widgets = (self.remote_host, self.remote_port, self.token_file, browse)
+        form.addRow("Server", remote_row)
+        form.addRow("Token", token_row)
+        self.show_entries([], "Every checked job")
+
+    # --- showing ------------------------------------------------------------------------
+
+    def show_entries(self, entries: Sequence[JobEntry], title: str) -> None:
+        """Show what `entries` hold: shared values as they are, the others as mixed."""
+        self._loading = True
+        try:
+            self.setTitle(title)
+            self.setEnabled(bool(entries))
+            shown = list(entries) or [JobEntry("", "", {})]  # defaults, greyed, when nothing is picked
+            for name, spin in self.numbers.items():
+                same, value = shared([entry.settings[name] for entry in shown])
+                low = next(low for n, _, low, _ in _NUMBERS if n == name)
+                spin.setMinimum(low if same else low - 1)
+                spin.setSpecialValueText("" if same else MIXED)
+                spin.setValue(value if same else low - 1)
+            same, mode = shared([entry.settings["mode"] for entry in shown])
+            mixed_index = self.mode.findData(None)
+            if same and mixed_index >= 0:
+                self.mode.removeItem(mixed_index)
+            if not same and mixed_index < 0:
+                self.mode.insertItem(0, MIXED, None)
+            self.mode.setCurrentIndex(self.mode.findData(mode))
+            size_sets = [set(entry.sizes()) for entry in shown]
+            for size, box in self.size_boxes.items():
+                having = sum(size in sizes for sizes in size_sets)
+                box.setTristate(0 < having < len(size_sets))
+                box.setCheckState(Qt.CheckState.Checked if having == len(size_sets) else
+                                  Qt.CheckState.Unchecked if having == 0 else Qt.CheckState.PartiallyChecked)
+            same, custom = shared([sorted(sizes - set(QUICK_SIZES)) for sizes in size_sets])
+            self.custom_sizes.setText(", ".join(human_size(s).replace(" ", "") for s in custom) if same else "")
+            self.custom_sizes.setPlaceholderText("more sizes, e.g. 64, 4K, 2M" if same else
+                                                 "mixed: sizes typed here replace each job's other sizes")
+            self.custom_error = None
+            self.update_remote_enabled()
+        finally:
+            self._loading = False
+
+    def update_remote_enabled(self) -> None:
+        remote = self.mode.currentData() == "remote"
+        for widget in self.remote_widgets:
+            widget.setEnabled(remote)
+
+    # --- user edits ---------------------------------------------------------------------
+
+    def _number_changed(self, name: str, value: float) -> None:
+        spin = self.numbers[name]
+        if self._loading or (spin.specialValueText() and value == spin.minimum()):
+            return  # still "mixed": nothing chosen yet
+        if spin.specialValueText():  # a value was chosen: "mixed" is no longer offered
+            self._loading = True
+            spin.setSpecialValueText("")
+            spin.setMinimum(spin.minimum() + 1)
+            self._loading = False
+        self.edited.emit(name, float(value) if name == "pause_ms" else int(value))
+
+    def _mode_changed(self, _index: int) -> None:
+        mode = self.mode.currentData()
+        if self._loading or mode is None:
+            return
+        self._loading = True
+        mixed_index = self.mode.findData(None)
+        if mixed_index >= 0:
+            self.mode.removeItem(mixed_index)
+        self._loading = False
+        self.update_remote_enabled()
+        self.edited.emit("mode", mode)
+
+    def _size_changed(self, size: int, state: Qt.CheckState) -> None:
+        if self._loading:
+            return
+        box = self.size_boxes[size]
+        if state == Qt.CheckState.PartiallyChecked:  # a click never means "mixed": it means "all"
+            box.setCheckState(Qt.CheckState.Checked)
+            return
+        self._loading = True
+        box.setTristate(False)
+        self._loading = False
+        self.edited.emit("size", (size, state == Qt.CheckState.Checked))
+
+    def _custom_changed(self, text: str) -> None:
+        if self._loading:
+            return
+        try:
+            sizes = parse_size_list(text)
+        except ValueError as exc:
+            self.custom_error = str(exc)
+            self.edited.emit("custom_sizes", None)  # revalidate: the error is shown, nothing changes
+            return
+        self.custom_error = None
+        self.edited.emit("custom_sizes", sizes)
+
+    def _browse_token(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Token file of the server")
+        if path:
+            self.token_file.setText(path)
+
+
+def apply_edit(entry: JobEntry, name: str, value: Any) -> None:
+    """Change one setting of one job, as `JobSettingsEditor.edited` reported it."""
+    if name == "size":
+        size, present = value
+        sizes = [s for s in entry.sizes() if s != size] + ([size] if present else [])
+        entry.settings["message_sizes"] = sorted(sizes)
+    elif name == "custom_sizes":
+        if value is None:
+            return
+        kept = [s for s in entry.sizes() if s in QUICK_SIZES]
+        entry.settings["message_sizes"] = sorted(set(kept) | set(value))
+    else:
+        entry.settings[name] = value
