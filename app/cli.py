@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from app import __version__
-from app.report.units import format_rate, format_seconds
+from app.cli_print import (  # noqa: F401  (escape: imported from here by tests and other modules)
+    count_phrase,
+    escape,
+    make_console,
+    print_history,
+    print_per_sample,
+    print_summary,
+    profile_job_count,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -198,20 +206,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
 # --- helpers ---------------------------------------------------------------------------
 
 
-def escape(text: str) -> str:
-    """Text for rich: control characters shown as escapes (a peer's, a profile's or a stored
-    text must not drive the terminal) and markup escaped ("AES-256-GCM [cryptography]")."""
-    from rich.markup import escape as rich_escape
-
-    from app.core.text import escape_control
-
-    return rich_escape(escape_control(text))
-
-
 def _console() -> Any:
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=False)
+    return make_console()
 
 
 MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is deleted) so a new store can start"
@@ -265,12 +261,15 @@ def _range(param: dict[str, Any]) -> str:
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
-    from app.core.profile import ProfileError, load_profile, preset_names
+    from app.core.profile import ProfileError, load_profile, preset_names, resolve_jobs
 
+    # The unit `run` reports: measured jobs (a profile job runs once per message size). Any
+    # memory: the list describes the presets, not whether this machine can run them now.
     for name in preset_names():
         try:
             profile = load_profile(name)
-            print(f"{name:20s} {len(profile.jobs):3d} jobs  {profile.description}")
+            measured = sum(len(job.message_sizes) for job in resolve_jobs(profile, name, 1 << 62, has_remote=True))
+            print(f"{name:20s} {count_phrase(measured, len(profile.jobs))}: {profile.description}")
         except ProfileError as exc:
             print(f"{name:20s} invalid: {exc}")
     return EXIT_OK
@@ -397,9 +396,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
                 store.close()
         stop.running = False
         free_reserve()
-        _print_summary(console, run)
+        print_summary(console, run)
         if args.per_sample:
-            _print_per_sample(console, run)
+            print_per_sample(console, run)
         writers = []  # each one written even if another fails
         if args.json is not None:
             writers.append((args.json, lambda: atomic_write_text(args.json, results.to_json(run))))
@@ -413,7 +412,8 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         where = f" (NOT all stored: {escape(runner.store_error)})"
     else:
         where = f" (stored as {run.id})"
-    console.print(f"{len(run.jobs) - len(failed)}/{len(run.jobs)} jobs ok{where}")
+    ok = len(run.jobs) - len(failed)
+    console.print(f"{count_phrase(len(run.jobs), profile_job_count(run), ok)}{where}")
     written = [path for path, _ in writers if path not in unwritten]
     kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
     if display_errors:
@@ -503,80 +503,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_summary(console: Any, run: Any) -> None:
-    """One block per job: a header line, one line per metric, then its warnings.
-
-    A block layout rather than a wide table, so it reads in an 80-column terminal
-    and in a CI log alike.
-    """
-    console.print(f"[bold]{escape(run.name)}[/] — run {run.id} — {run.status}"
-                  "   (per metric: median [95 % CI of the median], CV, samples×batch, throughput)")
-    for job in run.jobs:
-        v = job.validation
-        status = "[green]ok[/]" if job.status == "ok" else f"[red]{job.status}[/]"
-        parts = [f"{job.message_size} B", status]
-        if job.mode != "operations":
-            parts.append(job.mode)
-        if job.wire_bytes:
-            wire = job.wire_bytes
-            text = f"wire {wire.get('frame', wire.get('payload'))} B"
-            if job.message_size and "frame" in wire:
-                text += f" (×{wire['frame'] / job.message_size:.2f} of the plaintext)"
-            parts.append(text)
-        if v.get("checked"):
-            parts.append(f"validated {v['checked'] - v.get('failed', 0)}/{v['checked']}")
-        if v.get("tamper_tried"):
-            parts.append(f"tamper rejected {v['tamper_rejected']}/{v['tamper_tried']}")
-        if job.security.get("insecure"):
-            parts.append("[red]insecure size[/]")
-        console.print(f"\n[bold]{escape(job.label)}[/] · " + " · ".join(parts))
-        if job.error:
-            console.print(f"    [red]{escape(job.error)}[/]")
-        for name, metric in job.metrics.items():
-            s = metric.stats
-            ci = f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
-            cv = f"{100 * s.cv:.1f}%" if s.cv is not None else "-"
-            line = (f"    {name:<18} {format_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
-                    + (f"×{metric.batch}" if metric.batch > 1 else ""))
-            if metric.throughput_bytes_per_s:
-                line += f"  {format_rate(metric.throughput_bytes_per_s)}"
-            console.print(line)
-        for warning in job.warnings:
-            console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(warning.message)} "
-                          f"— {escape(warning.fix)}")
-    _print_table(console, run)
-
-
-def _print_table(console: Any, run: Any) -> None:
-    """The one-glance summary: a row per job with its main operation's median."""
-    from rich.table import Table
-
-    from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
-
-    table = Table(title="Summary (median per operation)", title_justify="left")
-    for column, justify in (("job", "left"), ("size", "right"), ("operation", "left"), ("median", "right"),
-                            ("reverse", "right"), ("rtt", "right"), ("status", "left")):
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for job in run.jobs:
-        family = Family(job.family) if job.family else None
-        if job.mode in ("loopback", "remote"):
-            seal, reverse = "compute", "receiver"
-        else:
-            seal = SEAL_METRIC.get(family) if family else None
-            reverse = OPEN_METRIC.get(family) if family else None
-        forward = job.metrics.get(seal) if seal else None
-        back = job.metrics.get(reverse) if reverse else None
-        rtt = job.metrics.get("rtt")
-        table.add_row(
-            escape(job.label), str(job.message_size), f"{seal}/{reverse}" if reverse else (seal or "-"),
-            format_seconds(forward.stats.median) if forward else "-",
-            format_seconds(back.stats.median) if back else "-",
-            format_seconds(rtt.stats.median) if rtt else "-",
-            "ok" if job.status == "ok" else f"[red]{job.status}[/]")
-    console.print()
-    console.print(table)
-
-
 def cmd_history(args: argparse.Namespace) -> int:
     store = _open_store(args.store)
     with store:
@@ -587,14 +513,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs in {store.path}")
         return EXIT_OK
-    from rich.table import Table
-
-    table = Table(title=f"Runs in {store.path}")
-    for column in ("id", "profile", "started", "status", "jobs ok", "machine"):
-        table.add_column(column)
-    for r in runs:
-        table.add_row(r.id, escape(r.name), r.started, r.status, f"{r.ok_jobs}/{r.jobs}", escape(r.host or ""))
-    _console().print(table)
+    print_history(_console(), runs, store.path)
     return EXIT_OK
 
 
@@ -620,26 +539,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
     console.print(escape(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
                          f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"))
-    _print_summary(console, run)
+    print_summary(console, run)
     if args.per_sample:
-        _print_per_sample(console, run)
+        print_per_sample(console, run)
     return EXIT_OK
-
-
-def _print_per_sample(console: Any, run: Any) -> None:
-    """E1's per-sample lines: computation delay (seal) and communication delay (round
-    trip), with the receiver's open time and their averages."""
-    for job in run.jobs:
-        if not {"compute", "rtt", "receiver"} <= set(job.metrics):
-            continue
-        compute, rtt, receiver = (job.metrics[name].samples for name in ("compute", "rtt", "receiver"))
-        n = len(compute)
-        console.print(f"\n[bold]{escape(job.label)}[/] · {job.message_size} B · per sample")
-        for i, (c, r, o) in enumerate(zip(compute, rtt, receiver), 1):
-            console.print(f"Sample {i}/{n} | Comp Delay {c * 1e3:.4f} ms | Comm Delay {r * 1e3:.4f} ms "
-                          f"| Receiver {o * 1e3:.4f} ms")
-        console.print(f"Average: Comp Delay {sum(compute) / n * 1e3:.4f} ms | Comm Delay {sum(rtt) / n * 1e3:.4f} ms "
-                      f"| Receiver {sum(receiver) / n * 1e3:.4f} ms")
 
 
 def _load_run_source(text: str, store_path: Path | None) -> Any:

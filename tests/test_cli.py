@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def test_run_exports_and_history(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert [job["status"] for job in data["jobs"]] == ["ok"]
     assert out_csv.read_text().startswith("run_id,")
     printed = capsys.readouterr().out
-    assert "1/1 jobs ok" in printed and "hash" in printed
+    assert "1/1 measured jobs ok" in printed and "hash" in printed
     run_id = data["run"]["id"]
     assert main(["history", "--store", str(store), "--json"]) == 0
     history = json.loads(capsys.readouterr().out)
@@ -269,3 +270,111 @@ def test_report_needs_an_output_and_a_known_run(tmp_path: Path, capsys: pytest.C
     assert main(["report", "nope", "--pdf", str(tmp_path / "r.pdf"), "--store", str(tmp_path / "s.sqlite3")]) == 2
     assert "no run with id 'nope'" in capsys.readouterr().err
     assert not (tmp_path / "r.pdf").exists()
+
+
+# --- output a script or a CI log reads (issue 18) -----------------------------------------
+
+# Jobs of the quick preset whose labels are long and carry a "[backend]" that a wrap at
+# 80 (or COLUMNS) columns used to cut in two ("[cryptograph" / "y]").
+LONG_LABELS = {"format_version": 1, "name": "long labels", "jobs": [
+    {"scheme": "ecies", "backend": "cryptography", "params": {"curve": "secp256k1"}, "message_sizes": [64, 1024]},
+    {"scheme": "x25519", "backend": "cryptography", "mode": "loopback", "message_sizes": [18]},
+    {"scheme": "hkdf", "backend": "cryptography"}]}
+
+
+def _split_words(lines: list[str], labels: set[str]) -> list[str]:
+    """Lines that end in the first part of a label's word or start with the rest of one."""
+    words = {word for label in labels for word in label.split()}
+    bad = []
+    for line in lines:
+        tokens = line.split()
+        if not tokens:
+            continue
+        last, first = tokens[-1], tokens[0]
+        if any(word != last and word.startswith(last) for word in words if len(last) > 1) or \
+                any(word != first and word.endswith(first) and first not in words for word in words if len(first) > 1):
+            bad.append(line)
+    return bad
+
+
+@pytest.mark.parametrize("columns", ["40", None])
+def test_piped_run_output_splits_no_word(tmp_path: Path, columns: str | None) -> None:
+    """`cryptobench run ... | cat`: one unwrapped line per job in the summary, every label
+    whole on every line that shows it, whatever COLUMNS says."""
+    import os
+
+    out = tmp_path / "r.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE")}
+    if columns:
+        env["COLUMNS"] = columns
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "run", str(_write(tmp_path, LONG_LABELS)), "--reduced", "--no-store",
+         "--json", str(out)], capture_output=True, text=True, timeout=120, env=env,
+        cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    jobs = json.loads(out.read_text())["jobs"]
+    labels = {job["label"] for job in jobs}
+    assert any("[cryptography]" in label and len(label) > 40 for label in labels)
+    assert _split_words(lines, labels) == []
+    for job in jobs:  # progress line, block header and summary line each hold it whole
+        assert sum(job["label"] in line for line in lines) >= 3, job["label"]
+    summary = lines[lines.index(next(line for line in lines if line.startswith("Summary"))) + 1:]
+    assert len([line for line in summary if " | " in line]) == len(jobs)
+    assert "4/4 measured jobs ok (from 3 profile jobs × their message sizes)" in result.stdout
+
+
+def test_split_word_detector_sees_a_wrapped_backend() -> None:
+    labels = {"ECIES secp256k1 (HKDF-SHA256) + AES-256-GCM [cryptography]"}
+    assert _split_words(["ok ECIES secp256k1 (HKDF-SHA256) + AES-256-GCM [cryptograph", "y] · 64 B"], labels)
+
+
+def test_presets_count_the_unit_run_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    from app.core.profile import load_profile, resolve_jobs
+
+    assert main(["presets"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("quick "))
+    profile = load_profile("quick")
+    measured = sum(len(job.message_sizes) for job in resolve_jobs(profile, "quick", 1 << 62))
+    assert f" {measured} measured jobs (from {len(profile.jobs)} profile jobs" in line
+
+
+def _store_with_runs(tmp_path: Path, *ids: str) -> Path:
+    from app.core.results import RunResult
+    from app.core.store import Store
+
+    path = tmp_path / "s.sqlite3"
+    with Store(path) as store:
+        for run_id in ids:
+            store.begin_run(RunResult(id=run_id, started="2026-11-23T19:20:00+00:00", status="finished",
+                                      environment={"hostname": "a-rather-long-host-name.example"},
+                                      profile={"name": "a profile with a long name", "jobs": []}))
+    return path
+
+
+def test_history_prints_run_ids_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rich.console import Console
+
+    from app.cli_print import print_history
+    from app.core.store import Store
+
+    ids = ("20261123-192233-abcdef", "20261123-192234-fedcba")
+    path = _store_with_runs(tmp_path, *ids)
+    assert main(["history", "--store", str(path)]) == 0  # piped: one line per run
+    out = capsys.readouterr().out
+    assert all(sum(run_id in line for line in out.splitlines()) == 1 for run_id in ids)
+    with Store(path) as store:
+        runs = store.list_runs()
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=60, color_system=None)
+    print_history(terminal, runs, path)  # a narrow terminal: other columns fold, the id does not
+    assert all(run_id in screen.getvalue() for run_id in ids)
+
+
+@pytest.mark.parametrize("pattern", ["%", "2026112_", "20261123-%"])
+def test_show_matches_id_prefixes_literally(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            pattern: str) -> None:
+    path = _store_with_runs(tmp_path, "20261123-192233-abcdef")
+    assert main(["show", pattern, "--store", str(path), "--json"]) == 2
+    assert f"no run with id {pattern!r}" in capsys.readouterr().err
+    assert main(["show", "20261123-1922", "--store", str(path), "--json"]) == 0

@@ -1,0 +1,180 @@
+"""What the command line prints about runs: summaries, the summary table, history.
+
+Two layouts for one content. A terminal gets rich tables sized to its width. Anything
+else (a pipe, a file, a CI log) gets one line per record that is never wrapped, so no
+word is ever split across lines and `grep`/`cut` see whole names and whole run ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.report.units import format_rate, format_seconds
+
+
+def escape(text: str) -> str:
+    """Text for rich: control characters shown as escapes (a peer's, a profile's or a stored
+    text must not drive the terminal) and markup escaped ("AES-256-GCM [cryptography]")."""
+    from rich.markup import escape as rich_escape
+
+    from app.core.text import escape_control
+
+    return rich_escape(escape_control(text))
+
+
+def make_console() -> Any:
+    """A rich console. On a terminal, lines fit its width; elsewhere nothing is wrapped
+    (rich would otherwise cut every line at 80 columns, or at COLUMNS, mid-word)."""
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal:
+        # soft_wrap: printed lines are never cut, whatever COLUMNS says; the width only
+        # matters for a table, and none is printed off a terminal (see print_table).
+        console = Console(highlight=False, soft_wrap=True, width=1000)
+    return console
+
+
+def count_phrase(measured: int, profile_jobs: int | None, ok: int | None = None) -> str:
+    """"22 measured jobs (from 19 profile jobs × their message sizes)", or with `ok`
+    "20/22 measured jobs ok (...)": the one unit `presets` and `run` both say, so their
+    numbers can be compared."""
+    text = f"{measured} measured job{'s' if measured != 1 else ''}"
+    if ok is not None:
+        text = f"{ok}/{measured} measured jobs ok"
+    if profile_jobs is not None and profile_jobs != measured:
+        text += f" (from {profile_jobs} profile job{'s' if profile_jobs != 1 else ''} × their message sizes)"
+    return text
+
+
+def profile_job_count(run: Any) -> int | None:
+    jobs = (run.profile or {}).get("jobs") if isinstance(run.profile, dict) else None
+    return len(jobs) if isinstance(jobs, list) else None
+
+
+def print_summary(console: Any, run: Any) -> None:
+    """One block per job: a header line, one line per metric, then its warnings; then the
+    one-glance summary (a table on a terminal, one line per job elsewhere).
+
+    A block layout rather than a wide table, so it reads in an 80-column terminal
+    and in a CI log alike.
+    """
+    console.print(f"[bold]{escape(run.name)}[/] — run {run.id} — {run.status}"
+                  "   (per metric: median [95 % CI of the median], CV, samples×batch, throughput)")
+    for job in run.jobs:
+        v = job.validation
+        status = "[green]ok[/]" if job.status == "ok" else f"[red]{job.status}[/]"
+        parts = [f"{job.message_size} B", status]
+        if job.mode != "operations":
+            parts.append(job.mode)
+        if job.wire_bytes:
+            wire = job.wire_bytes
+            text = f"wire {wire.get('frame', wire.get('payload'))} B"
+            if job.message_size and "frame" in wire:
+                text += f" (×{wire['frame'] / job.message_size:.2f} of the plaintext)"
+            parts.append(text)
+        if v.get("checked"):
+            parts.append(f"validated {v['checked'] - v.get('failed', 0)}/{v['checked']}")
+        if v.get("tamper_tried"):
+            parts.append(f"tamper rejected {v['tamper_rejected']}/{v['tamper_tried']}")
+        if job.security.get("insecure"):
+            parts.append("[red]insecure size[/]")
+        console.print(f"\n[bold]{escape(job.label)}[/] · " + " · ".join(parts))
+        if job.error:
+            console.print(f"    [red]{escape(job.error)}[/]")
+        for name, metric in job.metrics.items():
+            s = metric.stats
+            ci = f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
+            cv = f"{100 * s.cv:.1f}%" if s.cv is not None else "-"
+            line = (f"    {name:<18} {format_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
+                    + (f"×{metric.batch}" if metric.batch > 1 else ""))
+            if metric.throughput_bytes_per_s:
+                line += f"  {format_rate(metric.throughput_bytes_per_s)}"
+            console.print(line)
+        for warning in job.warnings:
+            console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(warning.message)} "
+                          f"— {escape(warning.fix)}")
+    print_table(console, run)
+
+
+def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str]]:
+    """Per job: label, size, operation pair, forward median, reverse median, rtt, status."""
+    from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
+
+    rows = []
+    for job in run.jobs:
+        family = Family(job.family) if job.family else None
+        if job.mode in ("loopback", "remote"):
+            seal, reverse = "compute", "receiver"
+        else:
+            seal = SEAL_METRIC.get(family) if family else None
+            reverse = OPEN_METRIC.get(family) if family else None
+        forward = job.metrics.get(seal) if seal else None
+        back = job.metrics.get(reverse) if reverse else None
+        rtt = job.metrics.get("rtt")
+        rows.append((
+            job.label, str(job.message_size), f"{seal}/{reverse}" if reverse else (seal or "-"),
+            format_seconds(forward.stats.median) if forward else "-",
+            format_seconds(back.stats.median) if back else "-",
+            format_seconds(rtt.stats.median) if rtt else "-", job.status))
+    return rows
+
+
+def print_table(console: Any, run: Any) -> None:
+    """The one-glance summary: a row per job with its main operation's median."""
+    rows = _table_rows(run)
+    console.print()
+    if not console.is_terminal:
+        # One unwrapped line per job; fields separated by " | " so a script can split them.
+        console.print("Summary (median per operation): job | size | operation | median | reverse | rtt | status")
+        for label, size, operation, forward, back, rtt, status in rows:
+            console.print(f"{escape(label)} | {size} B | {operation} | {forward} | {back} | {rtt} | "
+                          + ("ok" if status == "ok" else f"[red]{status}[/]"))
+        return
+    from rich.table import Table
+
+    table = Table(title="Summary (median per operation)", title_justify="left")
+    for column, justify in (("job", "left"), ("size", "right"), ("operation", "left"), ("median", "right"),
+                            ("reverse", "right"), ("rtt", "right"), ("status", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for label, size, operation, forward, back, rtt, status in rows:
+        table.add_row(escape(label), size, operation, forward, back, rtt,
+                      "ok" if status == "ok" else f"[red]{status}[/]")
+    console.print(table)
+
+
+def print_per_sample(console: Any, run: Any) -> None:
+    """E1's per-sample lines: computation delay (seal) and communication delay (round
+    trip), with the receiver's open time and their averages."""
+    for job in run.jobs:
+        if not {"compute", "rtt", "receiver"} <= set(job.metrics):
+            continue
+        compute, rtt, receiver = (job.metrics[name].samples for name in ("compute", "rtt", "receiver"))
+        n = len(compute)
+        console.print(f"\n[bold]{escape(job.label)}[/] · {job.message_size} B · per sample")
+        for i, (c, r, o) in enumerate(zip(compute, rtt, receiver), 1):
+            console.print(f"Sample {i}/{n} | Comp Delay {c * 1e3:.4f} ms | Comm Delay {r * 1e3:.4f} ms "
+                          f"| Receiver {o * 1e3:.4f} ms")
+        console.print(f"Average: Comp Delay {sum(compute) / n * 1e3:.4f} ms | Comm Delay {sum(rtt) / n * 1e3:.4f} ms "
+                      f"| Receiver {sum(receiver) / n * 1e3:.4f} ms")
+
+
+def print_history(console: Any, runs: list[Any], store_path: Any) -> None:
+    """Stored runs, newest first, each id whole: it is what `show` and `report` take."""
+    if not console.is_terminal:
+        console.print(f"Runs in {escape(str(store_path))}: id | profile | started | status | jobs ok | machine")
+        for r in runs:
+            console.print(f"{r.id} | {escape(r.name)} | {r.started} | {r.status} | {r.ok_jobs}/{r.jobs} | "
+                          f"{escape(r.host or '')}")
+        return
+    from rich.table import Table
+
+    table = Table(title=f"Runs in {escape(str(store_path))}")
+    widest = max((len(r.id) for r in runs), default=2)
+    # The id never shrinks, wraps or takes an ellipsis: the other columns fold instead.
+    table.add_column("id", no_wrap=True, min_width=widest, overflow="ignore")
+    for column in ("profile", "started", "status", "jobs ok", "machine"):
+        table.add_column(column, overflow="fold")
+    for r in runs:
+        table.add_row(r.id, escape(r.name), r.started, r.status, f"{r.ok_jobs}/{r.jobs}", escape(r.host or ""))
+    console.print(table)
