@@ -1,0 +1,162 @@
+"""Axis items of the plots: opaque grids, whole-number indices, SI and log ticks, categories."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from app.gui.plots.common import _HOVER_RATE
+
+
+class _GridAxis(pg.AxisItem):
+    """An axis whose grid lines are drawn in opaque colours blended onto the plot
+    background. pyqtgraph draws them translucent (alpha 0.25, fainter for minor
+    ticks), and Qt's raster engine draws a translucent line ~40x slower than an
+    opaque one: with the grid on, repainting a live plot took 65 ms instead of 38."""
+
+    def __init__(self, orientation: str, **kwargs: Any) -> None:
+        super().__init__(orientation, **kwargs)
+        self.background = QtGui.QColor(255, 255, 255)
+
+    def set_background(self, colour: QtGui.QColor) -> None:
+        self.background = QtGui.QColor(colour)
+        self.picture = None
+        self.update()
+
+    def generateDrawSpecs(self, p: QtGui.QPainter) -> Any:
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return specs
+        axis_spec, tick_specs, text_specs = specs
+        bg = self.background
+        opaque = []
+        for pen, p1, p2 in tick_specs:
+            colour = pen.color()
+            a = colour.alphaF()
+            if a < 1.0:
+                pen = QtGui.QPen(pen)
+                pen.setColor(QtGui.QColor.fromRgbF(colour.redF() * a + bg.redF() * (1 - a),
+                                                   colour.greenF() * a + bg.greenF() * (1 - a),
+                                                   colour.blueF() * a + bg.blueF() * (1 - a)))
+            opaque.append((pen, p1, p2))
+        return axis_spec, opaque, text_specs
+
+
+
+class _IndexAxis(_GridAxis):
+    """Sample indices: whole numbers only (pyqtgraph would tick 0.5 steps over a few samples)."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            if spacing >= 1:
+                levels.append((spacing, values))
+        return levels or [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
+
+
+
+def _grid_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
+    """The left and bottom axis items of a plot (the ones that draw the grid): the
+    given ones, `_GridAxis` for the rest. Right and top stay pyqtgraph's, hidden: an
+    axis passed in here is shown."""
+    return {name: given.get(name) or _GridAxis(name) for name in ("left", "bottom")}
+
+
+
+class _SIAxis(_GridAxis):
+    """Linear: pyqtgraph's automatic SI prefix in the label ("time (µs)").
+    Log: every tick carries its own prefix and unit ("10 µs", "1 ms", "1 kB"), since
+    one prefix cannot fit a range from nanoseconds to seconds."""
+
+    def setLogMode(self, *args: Any, **kwargs: Any) -> None:
+        super().setLogMode(*args, **kwargs)
+        self.updateAutoSIPrefix()
+
+    def updateAutoSIPrefix(self) -> None:
+        if getattr(self, "logMode", False):
+            self.autoSIPrefixScale = 1.0
+            self.labelUnitPrefix = ""
+            self._updateLabel()
+            return
+        super().updateAutoSIPrefix()
+
+    def labelString(self) -> str:
+        if getattr(self, "logMode", False) and self.labelUnits:
+            style = ";".join(f"{k}: {v}" for k, v in self.labelStyle.items())
+            return f"<span style='{style}'>{self.labelText} (log scale)</span>"
+        return super().labelString()
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for v in values:
+            value = 10.0 ** float(v) * scale
+            out.append(pg.siFormat(value, precision=3, suffix=self.labelUnits) if math.isfinite(value) else "")
+        return out
+
+
+
+class _CategoryAxis(_GridAxis):
+    """Text labels at integer positions; thins them out when they would overlap."""
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self._labels: list[str] = []
+
+    def set_labels(self, labels: Sequence[str]) -> None:
+        self._labels = list(labels)
+        self.picture = None
+        self.update()
+
+    def labels(self) -> list[str]:
+        return list(self._labels)
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        n = len(self._labels)
+        if not n:
+            return []
+        lo_v, hi_v = sorted((minVal, maxVal))
+        lo, hi = max(0, math.ceil(lo_v)), min(n - 1, math.floor(hi_v))
+        if hi < lo:
+            return []
+        font = self.style.get("tickFont") or QtGui.QFont()
+        metrics = QtGui.QFontMetricsF(font)
+        pitch = (metrics.height() if self.orientation in ("left", "right") else
+                 max(metrics.horizontalAdvance(s) for s in self._labels[lo:hi + 1]) + 8) * 1.3
+        stride = max(1, math.ceil((hi - lo + 1) * pitch / max(size, 1.0)))
+        return [(float(stride), [float(i) for i in range(lo, hi + 1, stride)])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for v in values:
+            i = round(v)
+            out.append(self._labels[i] if 0 <= i < len(self._labels) else "")
+        return out
+
+
+
+def _new_plot(left: pg.AxisItem | None = None, bottom: pg.AxisItem | None = None) -> pg.PlotWidget:
+    given = {name: axis for name, axis in (("left", left), ("bottom", bottom)) if axis is not None}
+    widget = pg.PlotWidget(axisItems=_grid_axes(**given))
+    widget.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
+    widget.setMenuEnabled(True)
+    return widget
+
+
+
+def _hover_proxy(widget: pg.PlotWidget, slot: Any) -> pg.SignalProxy:
+    return pg.SignalProxy(widget.scene().sigMouseMoved, rateLimit=_HOVER_RATE, slot=slot)
+
+
+
+def _view_point(widget: pg.PlotWidget, event: tuple) -> QtCore.QPointF | None:
+    """The mouse position in data coordinates, or None outside the view box."""
+    pos = event[0]
+    vb = widget.getPlotItem().vb
+    if not vb.sceneBoundingRect().contains(pos):
+        return None
+    return vb.mapSceneToView(pos)
+

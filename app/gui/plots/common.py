@@ -1,0 +1,119 @@
+"""Shared pieces of the plots: colours, formatters, growable buffers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtGui
+
+from app.core.results import JobResult
+from app.report.style import PALETTE
+
+pg.setConfigOptions(antialias=False)
+
+#: Metrics timing one message, in order of preference, for the comparison default.
+PER_MESSAGE_METRICS = ("encrypt", "sign", "hash", "derive", "exchange")
+SESSION_MODES = ("loopback", "remote")
+ROLES = ("sender", "receiver", "worker")
+
+#: Qualitative colours (Tableau 10) readable on light and dark backgrounds.
+_COLOURS = PALETTE
+_ROLE_COLOURS = {"sender": _COLOURS[0], "receiver": _COLOURS[1], "worker": _COLOURS[2]}
+_MIB = float(1 << 20)
+_HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
+_MAX_LABEL = 48  # characters of a job label on the comparison axis
+
+
+def _colour(index: int) -> QtGui.QColor:
+    if index < len(_COLOURS):
+        return QtGui.QColor(*_COLOURS[index])
+    return pg.intColor(index, hues=13, values=1, minValue=200)
+
+
+def _fmt_time(seconds: float) -> str:
+    return pg.siFormat(float(seconds), precision=4, suffix="s")
+
+
+def _fmt_bytes(size: int) -> str:
+    for unit, factor in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    if size >= 1 << 20:
+        return f"{size / (1 << 20):.1f} MiB"
+    if size >= 1 << 10:
+        return f"{size / (1 << 10):.1f} KiB"
+    return f"{size} B"
+
+
+def _elide(text: str, limit: int = _MAX_LABEL) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _usable(results: Iterable[JobResult]) -> list[JobResult]:
+    return [r for r in results if r.status == "ok" and r.metrics]
+
+
+def _metric_names(results: Iterable[JobResult]) -> list[str]:
+    names: dict[str, None] = {}
+    for result in results:
+        for name in result.metrics:
+            names.setdefault(name, None)
+    return list(names)
+
+
+def default_metric(results: Sequence[JobResult]) -> str | None:
+    """The per-message metric to show first: "compute" for session jobs, else the
+    first of encrypt/sign/hash/derive/exchange present, else the first metric."""
+    names = _metric_names(results)
+    if "compute" in names and any(r.mode in SESSION_MODES and "compute" in r.metrics for r in results):
+        return "compute"
+    for name in PER_MESSAGE_METRICS:
+        if name in names:
+            return name
+    return names[0] if names else None
+
+
+def _style(text: str, muted: bool = False) -> str:
+    return f"<i>{text}</i>" if muted else text
+
+
+
+class _Buffer:
+    """Append-only float64 columns, grown by doubling (amortised O(1) per value)."""
+
+    __slots__ = ("data", "n")
+
+    def __init__(self, columns: int = 1, capacity: int = 1024) -> None:
+        self.data = np.empty((columns, capacity), dtype=np.float64)
+        self.n = 0
+
+    def _reserve(self, extra: int) -> None:
+        needed = self.n + extra
+        capacity = self.data.shape[1]
+        if needed <= capacity:
+            return
+        while capacity < needed:
+            capacity *= 2
+        grown = np.empty((self.data.shape[0], capacity), dtype=np.float64)
+        grown[:, : self.n] = self.data[:, : self.n]
+        self.data = grown
+
+    def extend(self, values: np.ndarray) -> None:
+        """Append a 1-D array (one-column buffers)."""
+        self._reserve(values.size)
+        self.data[0, self.n : self.n + values.size] = values
+        self.n += values.size
+
+    def append_row(self, *row: float) -> None:
+        self._reserve(1)
+        self.data[:, self.n] = row
+        self.n += 1
+
+    def column(self, k: int = 0) -> np.ndarray:
+        return self.data[k, : self.n]
+
+    def clear(self) -> None:
+        self.n = 0
+

@@ -1,0 +1,289 @@
+"""The plots panel: live sample stream, histogram, comparison, scaling and resources.
+
+Everything here runs in the GUI thread. Live data arrives in batches through
+`add_samples` / `add_resource`, which only copy numbers into growable numpy buffers;
+the main window's timer calls `refresh`, which pushes the buffers that changed into
+long-lived pyqtgraph items with `setData`. Curves are created once per metric (or
+role) and reused for every later job, so the number of graphics items never grows
+with the number of batches.
+
+Times are passed to pyqtgraph in seconds with the unit "s", so axes pick the SI
+prefix (ns, µs, ms) themselves; log axes label every tick with its own prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.core.results import JobResult
+
+from app.gui.plots.axes import _GridAxis
+from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
+from app.gui.plots.comparison import ComparisonTab
+from app.gui.plots.histogram import HistogramTab
+from app.gui.plots.resources import ResourcesTab
+from app.gui.plots.samples import SamplesTab
+from app.gui.plots.scaling import ScalingTab
+
+
+class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesTab, QtWidgets.QWidget):
+    """Tabs of pyqtgraph plots for live samples and finished results."""
+
+    TAB_NAMES = ("Samples", "Histogram", "Comparison", "Scaling", "Resources")
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._ready = False
+        # live state
+        self._live_job: int | None = None
+        self._live_label = ""
+        self._live: dict[str, _Buffer] = {}
+        self._live_dirty: set[str] = set()
+        self._index = np.arange(1024, dtype=np.float64)
+        self._res: dict[str, _Buffer] = {}
+        self._res_dirty: set[str] = set()
+        # selection and results
+        self._selected: JobResult | None = None
+        self._selected_arrays: dict[str, np.ndarray] = {}
+        self._results: list[JobResult] = []
+        self._comparison_rows: list[tuple[JobResult, float, tuple[float, float] | None]] = []
+        self._scaling_groups: list[tuple[str, np.ndarray, np.ndarray, list[JobResult]]] = []
+        self._hist_edges = np.empty(0)
+        self._hist_counts = np.empty(0)
+
+        self.tabs = QtWidgets.QTabWidget(self)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+        self._build_samples_tab()
+        self._build_histogram_tab()
+        self._build_comparison_tab()
+        self._build_scaling_tab()
+        self._build_resources_tab()
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+
+        self._ready = True
+        self.apply_palette()
+        self._update_samples_header()
+        self._update_resources_header()
+        self._clear_histogram()
+        self._draw_comparison()
+        self._draw_scaling()
+
+    @staticmethod
+    def _page(*rows: QtWidgets.QWidget | QtWidgets.QLayout) -> QtWidgets.QWidget:
+        page = QtWidgets.QWidget()
+        box = QtWidgets.QVBoxLayout(page)
+        box.setContentsMargins(6, 6, 6, 6)
+        box.setSpacing(4)
+        for row in rows:
+            if isinstance(row, QtWidgets.QLayout):
+                box.addLayout(row)
+            else:
+                box.addWidget(row, 1 if isinstance(row, pg.GraphicsView) else 0)
+        return page
+
+    @staticmethod
+    def _readout() -> QtWidgets.QLabel:
+        label = QtWidgets.QLabel()
+        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setMinimumHeight(label.fontMetrics().height() + 4)
+        return label
+
+    def apply_palette(self) -> None:
+        """Re-read this widget's palette (window / text colours) into every plot."""
+        palette = self.palette()
+        bg = palette.color(QtGui.QPalette.ColorRole.Window)
+        fg = palette.color(QtGui.QPalette.ColorRole.WindowText)
+        self._fg = QtGui.QColor(fg)
+        self._bg = QtGui.QColor(bg)
+        legend_bg = QtGui.QColor(bg)  # opaque: no curve shows through the labels
+        legend_pen = QtGui.QColor(fg)
+        legend_pen.setAlpha(90)
+        muted = QtGui.QColor(fg)
+        muted.setAlpha(150)
+
+        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._res_view):
+            view.setBackground(bg)
+        for plot in self._plot_items():
+            for name in ("left", "bottom", "right", "top"):
+                axis = plot.getAxis(name)
+                if isinstance(axis, _GridAxis):
+                    axis.set_background(bg)
+                axis.setPen(fg)
+                axis.setTextPen(fg)
+        for legend in (self._samples_legend, self._scl_legend, self._cpu_legend, self._rss_legend):
+            legend.setLabelTextColor(fg)
+            legend.setBrush(legend_bg)
+            legend.setPen(legend_pen)
+
+        self._samples_cursor.setPen(pg.mkPen(muted, style=QtCore.Qt.PenStyle.DashLine))
+        self._hist_median.setPen(pg.mkPen(fg, width=2, style=QtCore.Qt.PenStyle.DashLine))
+        self._hist_median.label.setColor(fg)
+        accent = QtGui.QColor(*_COLOURS[0])
+        fill = QtGui.QColor(accent)
+        fill.setAlpha(120)
+        self._hist_curve.setPen(pg.mkPen(accent, width=1))
+        self._hist_curve.setBrush(pg.mkBrush(fill))
+        self._cmp_bars.setOpts(pen=pg.mkPen(accent), brush=pg.mkBrush(fill))
+        self._cmp_whiskers.setData(pen=pg.mkPen(fg, width=1.5))
+        for label in self._cmp_texts:
+            label.setColor(fg)
+
+    def _plot_items(self) -> list[pg.PlotItem]:
+        return [self._samples_plot.getPlotItem(), self._hist_plot.getPlotItem(), self._cmp_plot.getPlotItem(),
+                self._scl_plot.getPlotItem(), self._cpu_plot, self._rss_plot]
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        if self._ready and event.type() == QtCore.QEvent.Type.PaletteChange:
+            self.apply_palette()
+
+    def reset(self) -> None:
+        """Clear everything for a new run (items are kept, their data is dropped)."""
+        self._live_job = None
+        self._live_label = ""
+        for buf in self._live.values():
+            buf.clear()
+        self._live_dirty.clear()
+        for buf in self._res.values():
+            buf.clear()
+        self._res_dirty.clear()
+        self._selected = None
+        self._selected_arrays = {}
+        for metric in list(self._samples_curves):
+            self._set_curve(metric, None)
+        self._clear_resource_curves()
+        self._live_button.setVisible(False)
+        self._samples_cursor.setVisible(False)
+        self._samples_readout.clear()
+        self._update_samples_header()
+        self._update_resources_header()
+        self._clear_histogram()
+        self.show_results([])
+
+    def begin_job(self, job_index: int, label: str) -> None:
+        """Point the live stream and the resource plots at a new job (data cleared)."""
+        self._live_job = job_index
+        self._live_label = label
+        for buf in self._live.values():
+            buf.clear()
+        self._live_dirty.clear()
+        for buf in self._res.values():
+            buf.clear()
+        self._res_dirty.clear()
+        if self._selected is None:
+            for metric in list(self._samples_curves):
+                self._set_curve(metric, None)
+            self._samples_readout.clear()
+        self._clear_resource_curves()
+        self._update_samples_header()
+        self._update_resources_header()
+
+    def add_samples(self, job_index: int, metric: str, values: Sequence[float]) -> None:
+        """Buffer a batch of samples (seconds). Batches of other jobs are ignored."""
+        if self._live_job is None:
+            self._live_job = job_index
+        if job_index != self._live_job:
+            return
+        arr = np.array(values, dtype=np.float64).ravel()
+        if arr.size == 0:
+            return
+        if not np.isfinite(arr).all():
+            arr = arr[np.isfinite(arr)]
+        buf = self._live.get(metric)
+        if buf is None:
+            buf = self._live[metric] = _Buffer(1)
+        buf.extend(arr)
+        self._live_dirty.add(metric)
+
+    def add_resource(self, job_index: int, role: str, t: float, cpu_percent: float, rss_bytes: int) -> None:
+        """Buffer one CPU / RSS reading of a job's process. Other jobs are ignored."""
+        if self._live_job is None:
+            self._live_job = job_index
+        if job_index != self._live_job:
+            return
+        buf = self._res.get(role)
+        if buf is None:
+            buf = self._res[role] = _Buffer(3, capacity=256)
+        buf.append_row(float(t), float(cpu_percent), float(rss_bytes) / _MIB)
+        self._res_dirty.add(role)
+
+    def refresh(self) -> None:
+        """Push buffered live data into the curves of the visible tab (cheap if none)."""
+        current = self.tabs.currentWidget()
+        if self._live_dirty and current is self._samples_page and self._selected is None:
+            for metric in sorted(self._live_dirty, key=list(self._live).index):
+                buf = self._live[metric]
+                self._set_curve(metric, self._index_view(buf.n), buf.column())
+            self._live_dirty.clear()
+            self._update_samples_header()
+        if self._res_dirty and current is self._res_page:
+            for role in sorted(self._res_dirty, key=list(self._res).index):
+                buf = self._res[role]
+                cpu, rss = self._resource_curves(role)
+                t = buf.column(0)
+                cpu.setData(t, buf.column(1))
+                rss.setData(t, buf.column(2))
+                if role not in self._res_in_legend:
+                    self._cpu_legend.addItem(cpu, role)
+                    self._rss_legend.addItem(rss, role)
+                    self._res_in_legend.add(role)
+            self._res_dirty.clear()
+
+    def show_results(self, results: Sequence[JobResult]) -> None:
+        """(Re)draw the Comparison and Scaling tabs from finished results."""
+        self._results = _usable(results)
+        names = _metric_names(self._results)
+        default = default_metric(self._results)
+        for combo in (self._cmp_combo, self._scl_combo):
+            self._fill_combo(combo, names, default)
+        self._draw_comparison()
+        self._draw_scaling()
+
+    def select_result(self, result: JobResult | None) -> None:
+        """Show a finished job's raw samples and histogram; None goes back to live."""
+        self._selected = result
+        self._samples_cursor.setVisible(False)
+        self._samples_readout.clear()
+        if result is None:
+            self._selected_arrays = {}
+            self._live_button.setVisible(False)
+            for metric in list(self._samples_curves):
+                if metric not in self._live or self._live[metric].n == 0:
+                    self._set_curve(metric, None)
+            self._live_dirty.update(m for m, buf in self._live.items() if buf.n)
+            self._update_samples_header()
+            self._clear_histogram()
+            self.refresh()
+            return
+        arrays = {name: np.asarray(m.samples, dtype=np.float64).ravel() for name, m in result.metrics.items()}
+        self._selected_arrays = {name: arr[np.isfinite(arr)] for name, arr in arrays.items()
+                                 if arr.size and np.isfinite(arr).any()}
+        self._live_button.setVisible(True)
+        for metric in list(self._samples_curves):
+            if metric not in self._selected_arrays:
+                self._set_curve(metric, None)
+        for metric, arr in self._selected_arrays.items():
+            self._set_curve(metric, self._index_view(arr.size), arr)
+        # A session's handshake (ms) beside its messages (µs) flattens the messages to a
+        # line at zero on a linear axis: switch to log when the medians span 100x.
+        medians = [float(np.median(arr)) for arr in self._selected_arrays.values() if np.median(arr) > 0]
+        if medians and max(medians) > 100 * min(medians):
+            self._samples_log.setChecked(True)
+        self._samples_plot.getPlotItem().enableAutoRange()
+        self._update_samples_header()
+        self._fill_combo(self._hist_combo, list(result.metrics), default_metric([result]))
+        self._draw_histogram()
+
+    def sample_count(self) -> int:
+        """Live samples buffered for the current job, all metrics together."""
+        return sum(buf.n for buf in self._live.values())
+
+    def _on_tab_changed(self, _index: int) -> None:
+        self.refresh()

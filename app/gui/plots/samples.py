@@ -1,0 +1,135 @@
+"""The Samples tab: the live (or selected) job's samples, one curve per metric.
+
+A mixin of `PlotsPanel`: its state lives on the panel."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from app.gui.plots.axes import _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point
+from app.gui.plots.common import _colour, _fmt_bytes, _fmt_time, _style
+
+
+class SamplesTab:
+    def _build_samples_tab(self) -> None:
+        self._samples_plot = _new_plot(left=_SIAxis("left"), bottom=_IndexAxis("bottom"))
+        item = self._samples_plot.getPlotItem()
+        item.setLabel("bottom", "sample index")
+        item.setLabel("left", "time", units="s")
+        item.setDownsampling(auto=True, mode="peak")  # the context menu shows what the curves do
+        item.setClipToView(True)
+        self._samples_legend = item.addLegend(offset=(-10, 10))
+        self._samples_curves: dict[str, pg.PlotDataItem] = {}
+        self._samples_in_legend: list[str] = []  # legend order, which also picks the colours
+        self._samples_cursor = pg.InfiniteLine(angle=90, movable=False)
+        self._samples_cursor.setVisible(False)
+        item.addItem(self._samples_cursor, ignoreBounds=True)
+
+        self._samples_header = QtWidgets.QLabel()
+        self._samples_log = QtWidgets.QCheckBox("Log scale")
+        self._samples_log.setToolTip("A log time axis keeps fast metrics readable beside round trips and stalls")
+        self._samples_log.toggled.connect(lambda on: self._samples_plot.getPlotItem().setLogMode(x=False, y=on))
+        self._live_button = QtWidgets.QPushButton("Back to live")
+        self._live_button.setToolTip("Show the running job's samples instead of the selected result")
+        self._live_button.clicked.connect(lambda: self.select_result(None))
+        self._live_button.setVisible(False)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self._samples_header, 1)
+        top.addWidget(self._samples_log)
+        top.addWidget(self._live_button)
+        self._samples_readout = self._readout()
+        self._samples_page = self._page(top, self._samples_plot, self._samples_readout)
+        self.tabs.addTab(self._samples_page, "Samples")
+        self._samples_proxy = _hover_proxy(self._samples_plot, self._on_samples_hover)
+
+    def _index_view(self, n: int) -> np.ndarray:
+        if n > self._index.size:
+            size = self._index.size
+            while size < n:
+                size *= 2
+            self._index = np.arange(size, dtype=np.float64)
+        return self._index[:n]
+
+    def _curve(self, metric: str) -> pg.PlotDataItem:
+        curve = self._samples_curves.get(metric)
+        if curve is None:
+            # Peak downsampling to ~2 points per pixel column (min and max: the exact
+            # envelope); pyqtgraph's default of 5 per pixel drew 5x the points for nothing.
+            curve = pg.PlotDataItem(pen=pg.mkPen(_colour(len(self._samples_in_legend)), width=1),
+                                    skipFiniteCheck=True, autoDownsampleFactor=1.0)
+            # After addItem: PlotItem.addItem imposes the plot's own (context menu) settings.
+            self._samples_plot.getPlotItem().addItem(curve)
+            curve.setDownsampling(auto=True, method="peak")
+            curve.setClipToView(True)
+            self._samples_curves[metric] = curve
+        return curve
+
+    def _set_curve(self, metric: str, x: np.ndarray | None, y: np.ndarray | None = None) -> None:
+        """Show data on a metric's curve (None: empty it and take it off the legend)."""
+        if x is None or y is None or y.size == 0:
+            curve = self._samples_curves.get(metric)
+            if curve is None:
+                return
+            curve.setData(np.empty(0), np.empty(0))
+            if metric in self._samples_in_legend:
+                self._samples_legend.removeItem(curve)
+                self._samples_in_legend.remove(metric)
+                self._recolour_samples()
+            return
+        curve = self._curve(metric)
+        curve.setData(x, y)
+        if metric not in self._samples_in_legend:
+            self._samples_legend.addItem(curve, metric)
+            self._samples_in_legend.append(metric)
+            self._recolour_samples()
+
+    def _recolour_samples(self) -> None:
+        """Colours follow the legend order, so each view starts with blue, orange, green."""
+        for k, metric in enumerate(self._samples_in_legend):
+            curve = self._samples_curves[metric]
+            colour = _colour(k)
+            if curve.opts["pen"].color() != colour:
+                curve.setPen(pg.mkPen(colour, width=1))
+        self._samples_legend.update()
+
+    def _update_samples_header(self) -> None:
+        result = self._selected
+        if result is not None:
+            n = sum(arr.size for arr in self._selected_arrays.values())
+            state = f"{n:,} samples" if n else f"{result.status}, no samples"
+            text = (f"<b>Job #{result.index + 1}: {result.label}</b> · {_fmt_bytes(result.message_size)} · "
+                    f"{state} (finished)")
+        elif self._live_job is not None:
+            text = (f"<b>Live: job #{self._live_job + 1}</b> {self._live_label} · "
+                    f"{self.sample_count():,} samples")
+        else:
+            text = _style("No job running. Select a finished job to see its samples.", muted=True)
+        self._samples_header.setText(text)
+
+    def _samples_source(self) -> dict[str, np.ndarray]:
+        if self._selected is not None:
+            return self._selected_arrays
+        return {m: buf.column() for m, buf in self._live.items() if buf.n}
+
+    def _on_samples_hover(self, event: tuple) -> None:
+        point = _view_point(self._samples_plot, event)
+        source = self._samples_source()
+        if point is None or not source:
+            self._samples_cursor.setVisible(False)
+            return
+        i = round(point.x())
+        parts = []
+        for metric, arr in source.items():
+            curve = self._samples_curves.get(metric)
+            if curve is not None and curve.isVisible() and 0 <= i < arr.size:
+                parts.append(f"{metric} {_fmt_time(arr[i])}")
+        if not parts:
+            self._samples_cursor.setVisible(False)
+            self._samples_readout.clear()
+            return
+        self._samples_cursor.setPos(i)
+        self._samples_cursor.setVisible(True)
+        self._samples_readout.setText(f"sample #{i}: " + " · ".join(parts))

@@ -1,0 +1,112 @@
+"""The Scaling tab: median time against message size, one curve per job group.
+
+A mixin of `PlotsPanel`: its state lives on the panel."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from app.core.results import JobResult
+
+from app.gui.plots.axes import _hover_proxy, _new_plot, _SIAxis, _view_point
+from app.gui.plots.common import _colour, _elide, _fmt_time, _style
+
+
+class ScalingTab:
+    def _build_scaling_tab(self) -> None:
+        self._scl_plot = _new_plot(left=_SIAxis("left"), bottom=_SIAxis("bottom"))
+        item = self._scl_plot.getPlotItem()
+        item.setLabel("bottom", "message size", units="B")
+        item.setLabel("left", "median time", units="s")
+        item.setLogMode(x=True, y=True)
+        self._scl_legend = item.addLegend(offset=(-10, -10))  # bottom right: usually empty on log-log
+        self._scl_curves: list[pg.PlotDataItem] = []
+
+        self._scl_combo = QtWidgets.QComboBox()
+        self._scl_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self._scl_combo.currentTextChanged.connect(lambda _text: self._draw_scaling())
+        self._scl_header = QtWidgets.QLabel()
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(QtWidgets.QLabel("Metric:"))
+        top.addWidget(self._scl_combo)
+        top.addWidget(self._scl_header, 1)
+        self._scl_readout = self._readout()
+        self.tabs.addTab(self._page(top, self._scl_plot, self._scl_readout), "Scaling")
+        self._scl_proxy = _hover_proxy(self._scl_plot, self._on_scl_hover)
+
+    def _draw_scaling(self) -> None:
+        metric = self._scl_combo.currentText()
+        plot = self._scl_plot.getPlotItem()
+        for curve in self._scl_curves:
+            plot.removeItem(curve)
+        self._scl_curves = []
+        self._scl_legend.clear()
+        self._scl_readout.clear()
+        groups: dict[tuple[str, str, str, str], list[JobResult]] = {}
+        skipped = 0
+        for result in self._results:
+            m = result.metrics.get(metric)
+            if m is None or m.stats.n == 0:
+                continue
+            if result.message_size <= 0 or m.stats.median <= 0:
+                skipped += 1  # nowhere to put it on log axes
+                continue
+            key = (result.scheme, result.backend, json.dumps(result.params, sort_keys=True, default=str),
+                   result.mode)
+            groups.setdefault(key, []).append(result)
+        labels = [members[0].label for members in groups.values()]
+        several_modes = len({key[3] for key in groups}) > 1
+        self._scaling_groups = []
+        for k, (key, members) in enumerate(groups.items()):
+            by_size: dict[int, JobResult] = {}
+            for result in members:
+                by_size[result.message_size] = result  # a later result of the same size wins
+            ordered = [by_size[s] for s in sorted(by_size)]
+            xs = np.array([r.message_size for r in ordered], dtype=np.float64)
+            ys = np.array([r.metrics[metric].stats.median for r in ordered], dtype=np.float64)
+            name = labels[k]
+            if labels.count(name) > 1 and key[2] != "{}":
+                name = f"{name} {key[2]}"
+            if several_modes:
+                name = f"{name} · {key[3]}"
+            colour = _colour(k)
+            curve = pg.PlotDataItem(xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=8,
+                                    symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour))
+            curve.setLogMode(True, True)
+            plot.addItem(curve)
+            self._scl_legend.addItem(curve, _elide(name, 60))
+            self._scl_curves.append(curve)
+            self._scaling_groups.append((name, xs, ys, ordered))
+        if not self._scaling_groups:
+            self._scl_header.setText(_style("Finished jobs appear here." if not self._results else
+                                            f"No job has {metric!r}.", muted=True))
+        else:
+            text = f"{len(self._scaling_groups)} curves · median {metric} against message size"
+            if skipped:
+                text += f" · {skipped} jobs with size or median 0 not shown"
+            self._scl_header.setText(text)
+        plot.enableAutoRange()
+
+    def _on_scl_hover(self, event: tuple) -> None:
+        point = _view_point(self._scl_plot, event)
+        if point is None or not self._scaling_groups:
+            return
+        vb = self._scl_plot.getPlotItem().vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        sx, sy = max(x1 - x0, 1e-12), max(y1 - y0, 1e-12)
+        best: tuple[float, str, JobResult] | None = None
+        for name, xs, ys, members in self._scaling_groups:
+            d = np.hypot((np.log10(xs) - point.x()) / sx, (np.log10(ys) - point.y()) / sy)
+            j = int(np.argmin(d))
+            if best is None or d[j] < best[0]:
+                best = (float(d[j]), name, members[j])
+        if best is None or best[0] > 0.04:
+            self._scl_readout.clear()
+            return
+        _, name, result = best
+        median = result.metrics[self._scl_combo.currentText()].stats.median
+        self._scl_readout.setText(f"{name} · {result.message_size:,} bytes: median {_fmt_time(median)}")
