@@ -334,7 +334,7 @@ def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(
     b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64),  # a TLS ClientHello
     b"SSH-2.0-OpenSSH_9.6\r\n",
-])
+], ids=["http", "tls", "ssh"])  # stable ids: the TLS random would differ per collection
 def test_garbage_is_bad_magic(open_connection: Callable[..., Connection], garbage: bytes) -> None:
     conn = open_connection()
     conn.client.sendall(garbage)
