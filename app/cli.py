@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", metavar="RUN_ID_OR_RESULTS_JSON",
                    help="compare against this run (reports: ratio and 95 %% interval per matching job)")
     p.add_argument("--page-size", choices=("A4", "Letter"), default="A4", help="PDF page size (default A4)")
+    p.add_argument("--appendix", action=argparse.BooleanOptionalAction, default=True,
+                   help="end reports with every statistic of every job (default: on)")
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
     commands.add_parser("selftest", help="known-answer tests for every backend")
@@ -113,6 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="close the window after this many seconds (smoke tests, startup budgets)")
     p.add_argument("--startup-report", metavar="FILE", type=Path,
                    help="with --quit-after: write launch time, first paint and peak memory as JSON")
+    p.add_argument("--profile", metavar="NAME|FILE", help="open this preset or profile file")
+    p.add_argument("--run", action="store_true", help="with --profile: run it at once")
+    p.add_argument("--screenshot", metavar="FILE", type=Path,
+                   help="save a PNG of the window (after the run with --run), then quit; settings and "
+                        "results go to a temporary folder")
+    p.add_argument("--tab", choices=("samples", "histogram", "comparison", "scaling", "resources"),
+                   help="the plot tab to show")
+    p.add_argument("--theme", choices=("system", "light", "dark"), help="the theme to show")
+    p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 1024x700")
     return parser
 
 
@@ -193,14 +204,26 @@ def cmd_gui(args: argparse.Namespace) -> int:
         raise UsageError(f"--quit-after: must be a positive number of seconds, not {args.quit_after}")
     if args.startup_report is not None and args.quit_after is None:
         raise UsageError("--startup-report: needs --quit-after (the report is written when the window closes)")
+    if args.run and args.profile is None:
+        raise UsageError("--run: needs --profile (the preset or file to run)")
+    size = None
+    if args.size is not None:
+        width, _, height = args.size.lower().partition("x")
+        if not (width.isdigit() and height.isdigit() and 320 <= int(width) <= 10000 and 240 <= int(height) <= 10000):
+            raise UsageError(f"--size: expected WIDTHxHEIGHT in pixels (320x240 or more), e.g. 1024x700, "
+                             f"not {args.size!r}")
+        size = (int(width), int(height))
     from app.gui.preflight import check
 
     problem = check()  # before Qt is imported: no display or a missing library aborts Qt
     if problem is not None:
         raise UsageError(problem.message)
     from app.gui.app import main as gui_main
+    from app.gui.screenshot import Plan
 
-    return gui_main(sys.argv[:1], quit_after=args.quit_after, startup_report=args.startup_report)
+    plan = Plan(args.profile, args.run, args.screenshot, args.tab, args.theme, size)
+    return gui_main(sys.argv[:1], quit_after=args.quit_after, startup_report=args.startup_report,
+                    plan=plan if plan != Plan() else None)
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -594,7 +617,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         def write() -> None:
             with console.status(f"writing {name} {path}…"):
                 export(name, run, path, baseline=baseline if name in ("pdf", "markdown") else None,
-                       page_size=args.page_size)
+                       page_size=args.page_size, appendix=args.appendix)
             console.print(f"wrote {escape(str(path))}")
         return write
 

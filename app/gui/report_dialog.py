@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -39,6 +40,7 @@ class ReportRequest:
     format: str  # exporter name: "pdf" or "markdown"
     page_size: str
     path: Path
+    appendix: bool = True  # the full-statistics appendix
 
 
 def _run_text(summary: RunSummary) -> str:
@@ -78,6 +80,9 @@ class ReportDialog(QDialog):
         self.page_size = QComboBox()
         self.page_size.addItems(list(PAGE_SIZE_NAMES))
         form.addRow("Page size", self.page_size)
+        self.appendix = QCheckBox("Appendix with every statistic of every job")
+        self.appendix.setChecked(True)
+        form.addRow("", self.appendix)
         self.path = QLineEdit()
         browse = QPushButton("Browse...")
         browse.clicked.connect(self._browse)
@@ -106,7 +111,8 @@ class ReportDialog(QDialog):
     def request(self) -> ReportRequest:
         return ReportRequest(run_id=str(self.run.currentData()), baseline_id=str(self.baseline.currentData()),
                              format=str(self.format.currentData()), page_size=self.page_size.currentText(),
-                             path=Path(self.path.text().strip()).expanduser())
+                             path=Path(self.path.text().strip()).expanduser(),
+                             appendix=self.appendix.isChecked())
 
     def reason(self) -> str:
         """Why OK is disabled ("" when it is not)."""
@@ -164,7 +170,8 @@ class ReportWriter(QRunnable):
     def run(self) -> None:
         try:
             export(self.request.format, self.run_result, self.request.path, baseline=self.baseline,
-                   page_size=self.request.page_size, progress=self.signals.progress.emit)
+                   page_size=self.request.page_size, progress=self.signals.progress.emit,
+                   appendix=self.request.appendix)
         except (OSError, ValueError) as exc:
             self.signals.failed.emit(str(exc))
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a silent failure

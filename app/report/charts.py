@@ -11,7 +11,7 @@ The look follows the app's plots (`app.gui.plots`): the shared `PALETTE`, `MARKE
 for post-quantum entries, a faint opaque grid, SI-prefixed axis units ("median time
 (µs)") and, on log axes, ticks that carry their own prefix ("10 µs", "1 ms").
 
-Nothing is clipped and nothing overlaps: long labels are elided, tick labels are
+Nothing is clipped and nothing overlaps: row labels are wrapped, tick labels are
 thinned until they fit, point labels that would collide are left out, and an empty
 chart shows its title and "no data".
 """
@@ -552,7 +552,7 @@ def _flow_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: floa
     x, y = left, top
     for entry in entries:
         sw = _swatch_width(ctx, entry)
-        text = fm.elidedText(entry.name, Qt.TextElideMode.ElideRight, max(width - sw - gap, ctx.pt(20)))
+        text = _elide(fm, entry.name, max(width - sw - gap, ctx.pt(20)))
         w = sw + gap + fm.horizontalAdvance(text)
         if x > left and x + w > left + width:
             x, y = left, y + row_h
@@ -571,35 +571,56 @@ def _column_legend_width(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, li
 
 def _column_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float, width: float,
                    height: float) -> None:
-    """Entries one per row in a column; the ones beyond `height` are summarised."""
+    """Entries in a column, each name wrapped to the column; the ones beyond `height` are
+    summarised as "+N more"."""
     fm = ctx.fm(font)
     row_h = fm.height() * 1.2
-    rows = max(1, int(height // row_h))
-    shown = entries if len(entries) <= rows else entries[: rows - 1]
+    texts = [wrap_label(fm, e.name, width - _swatch_width(ctx, e) - ctx.pt(3)) for e in entries]
+    heights = [row_h + fm.height() * t.count("\n") for t in texts]
+    shown = len(entries)
+    while shown and sum(heights[:shown]) + (row_h if shown < len(entries) else 0) > height:
+        shown -= 1
     y = top
-    for entry in shown:
+    for entry, text, h in zip(entries[:shown], texts, heights):
         sw = _swatch_width(ctx, entry)
-        text = fm.elidedText(entry.name, Qt.TextElideMode.ElideRight, width - sw - ctx.pt(3))
         _draw_swatch(ctx, entry, left, y + row_h / 2)
-        ctx.text(QRectF(left + sw + ctx.pt(3), y, width - sw - ctx.pt(3) + 1, row_h), _LEFT, text, font)
-        y += row_h
-    if len(shown) < len(entries):
-        more = fm.elidedText(f"+{len(entries) - len(shown)} more", Qt.TextElideMode.ElideRight, width)
-        ctx.text(QRectF(left, y, width, row_h), _LEFT, more, font, MUTED)
+        ctx.text(QRectF(left + sw + ctx.pt(3), y + (row_h - fm.height()) / 2, width - sw - ctx.pt(3) + 1,
+                        h - (row_h - fm.height())), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, text, font)
+        y += h
+    if shown < len(entries):
+        ctx.text(QRectF(left, y, width, row_h), _LEFT, _elide(fm, f"+{len(entries) - shown} more", width), font,
+                 MUTED)
 
 
 # ------------------------------------------------------------------------ title, empty
 
 
+def _elide(fm: QFontMetricsF, text: str, width: float) -> str:
+    """The one place chart text is cut (tests count the calls that cut)."""
+    return fm.elidedText(text, Qt.TextElideMode.ElideRight, width)
+
+
+def _title_lines(ctx: _Ctx, rect: QRectF, title: str) -> str:
+    """The title wrapped to the chart's width (a title names the data: it is not cut)."""
+    return wrap_label(ctx.fm(ctx.font(1.15, bold=True)), title, rect.width()) if title else ""
+
+
+def _title_height(ctx: _Ctx, rect: QRectF, title: str) -> float:
+    if not title:
+        return 0.0
+    fm = ctx.fm(ctx.font(1.15, bold=True))
+    return fm.height() * (_title_lines(ctx, rect, title).count("\n") + 1) + ctx.pt(4)
+
+
 def _title(ctx: _Ctx, rect: QRectF, title: str) -> float:
     """Draw the title at the top of `rect`; returns the y below it."""
     font = ctx.font(1.15, bold=True)
-    fm = ctx.fm(font)
-    if not title or fm.height() > rect.height():
+    height = _title_height(ctx, rect, title)
+    if not title or height > rect.height():
         return rect.top()
-    text = fm.elidedText(title, Qt.TextElideMode.ElideRight, rect.width())
-    ctx.text(QRectF(rect.left(), rect.top(), rect.width(), fm.height()), _LEFT, text, font)
-    return rect.top() + fm.height() + ctx.pt(4)
+    ctx.text(QRectF(rect.left(), rect.top(), rect.width(), height - ctx.pt(4)), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+             _title_lines(ctx, rect, title), font)
+    return rect.top() + height
 
 
 def _too_small(ctx: _Ctx, rect: QRectF, title: str) -> None:
@@ -625,7 +646,7 @@ class BarLayout:
 
     plot: QRectF
     label_width: float  # the column left of the plot that label texts must fit in
-    labels: list[str | None]  # elided, None where thinned out
+    labels: list[str | None]  # wrapped ("\n" between lines), None where thinned out
     label_font: QFont
     band: float  # height of one row
     bar_height: float
@@ -639,6 +660,24 @@ class BarLayout:
     fits: bool = True
 
 
+def wrap_label(fm: QFontMetricsF, text: str, width: float) -> str:
+    """`text` broken at spaces into lines no wider than `width` ("\\n" between them). A
+    single word wider than `width` is elided: the only case where a label loses text."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and fm.horizontalAdvance(f"{lines[-1]} {word}") <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return "\n".join(line if fm.horizontalAdvance(line) <= width + 0.5
+                     else _elide(fm, line, width) for line in lines)
+
+
+def _draw_row_label(ctx: _Ctx, lay: BarLayout, left: float, cy: float, label: str) -> None:
+    height = ctx.fm(lay.label_font).height() * (label.count("\n") + 1)
+    ctx.text(QRectF(left, cy - height / 2, lay.label_width + 1, height), _RIGHT, label, lay.label_font)
+
+
 def _bar_rows(ctx: _Ctx, rect: QRectF, top: float, labels: Sequence[str], value_texts: Sequence[str],
               axis_fn: Callable[[float, tuple[float, float], QFont], _Axis], legend_h: float) -> BarLayout:
     tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
@@ -648,28 +687,28 @@ def _bar_rows(ctx: _Ctx, rect: QRectF, top: float, labels: Sequence[str], value_
     plot_h = max(bottom - top, ctx.pt(4))
     n = max(1, len(labels))
     band = plot_h / n
-    # a label font that fits the row, down to 70 % of the base size; then thin out rows
-    base_h = ctx.fm(ctx.font(1.0)).height()
-    rel = 1.0 if base_h <= band else max(0.7, band / base_h)
-    label_font = ctx.font(rel)
-    lfm = ctx.fm(label_font)
-    stride = max(1, math.ceil(lfm.height() * 1.02 / band - 1e-9))
     gap = ctx.pt(4)
+    # Labels identify the data: they are wrapped onto as many lines as the row holds, in a
+    # font down to 70 % of the base size, and only cut ("…") when even that cannot fit.
+    label_font, lfm, label_width, wrapped = ctx.font(1.0), ctx.fm(ctx.font(1.0)), 0.0, []
+    for rel in (1.0, 0.9, 0.8, 0.7):
+        label_font = ctx.font(rel)
+        lfm = ctx.fm(label_font)
+        widest_value = max((lfm.horizontalAdvance(t) for t in value_texts), default=0.0)
+        right_margin = min(widest_value + ctx.pt(4) if widest_value else ctx.pt(6), rect.width() * 0.3)
+        label_limit = max(0.0, min(rect.width() * 0.45, rect.width() - right_margin - gap - ctx.pt(40)))
+        widest_label = max((lfm.horizontalAdvance(s) for s in labels), default=0.0)
+        label_width = min(widest_label, label_limit)
+        wrapped = [wrap_label(lfm, text, label_width) for text in labels]
+        lines = max((text.count("\n") + 1 for text in wrapped), default=1)
+        if lines * lfm.height() * 1.02 <= band:
+            break
+    stride = max(1, math.ceil(max((t.count("\n") + 1 for t in wrapped), default=1) * lfm.height() * 1.02 / band
+                                - 1e-9))
     widest_value = max((lfm.horizontalAdvance(t) for t in value_texts), default=0.0) if stride == 1 else 0.0
     right_margin = widest_value + ctx.pt(4) if widest_value else ctx.pt(6)
     right_margin = min(right_margin, rect.width() * 0.3)
-    label_limit = max(0.0, min(rect.width() * 0.45, rect.width() - right_margin - gap - ctx.pt(40)))
-    widest_label = max((lfm.horizontalAdvance(s) for s in labels), default=0.0)
-    label_width = min(widest_label, label_limit)
-    shown: list[str | None] = []
-    for i, text in enumerate(labels):
-        if i % stride:
-            shown.append(None)
-            continue
-        elided = lfm.elidedText(text, Qt.TextElideMode.ElideRight, label_width)
-        while elided and lfm.horizontalAdvance(elided) > label_width:  # belt and braces
-            elided = elided[:-2] + "…" if len(elided) > 2 else ""
-        shown.append(elided)
+    shown: list[str | None] = [None if i % stride else text for i, text in enumerate(wrapped)]
     plot_left = rect.left() + label_width + gap
     plot = QRectF(plot_left, top, max(rect.right() - right_margin - plot_left, ctx.pt(4)), plot_h)
     slack = (plot.left() - rect.left(), rect.right() - plot.right())
@@ -716,8 +755,7 @@ def _bar_layout(painter: QPainter, rect: QRectF, chart: BarChart, *, font_family
 
 
 def _bar_chart_layout(ctx: _Ctx, rect: QRectF, chart: BarChart) -> BarLayout:
-    title_fm = ctx.fm(ctx.font(1.15, bold=True))
-    top = rect.top() + (title_fm.height() + ctx.pt(4) if chart.title else 0)
+    top = rect.top() + _title_height(ctx, rect, chart.title)
     legend = _bar_legend(chart)
     legend_h = _flow_legend(ctx, legend, ctx.font(0.9), rect.left(), top, rect.width(), draw=False)
     return _bar_rows(ctx, rect, top, chart.labels, _bar_value_texts(chart), _bar_axis(ctx, chart), legend_h)
@@ -744,8 +782,7 @@ def _paint_bars(ctx: _Ctx, rect: QRectF, chart: BarChart) -> None:
     for i, label in enumerate(lay.labels):
         cy = plot.top() + (i + 0.5) * lay.band
         if label:
-            ctx.text(QRectF(rect.left(), cy - lfm.height() / 2, lay.label_width + 1, lfm.height()), _RIGHT, label,
-                     lay.label_font)
+            _draw_row_label(ctx, lay, rect.left(), cy, label)
         value = chart.values[i] if i < len(chart.values) else None
         if value is None or not axis.accepts(value):
             continue
@@ -816,8 +853,7 @@ def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
     for i, label in enumerate(lay.labels):
         cy = plot.top() + (i + 0.5) * lay.band
         if label:
-            ctx.text(QRectF(rect.left(), cy - lfm.height() / 2, lay.label_width + 1, lfm.height()), _RIGHT, label,
-                     lay.label_font)
+            _draw_row_label(ctx, lay, rect.left(), cy, label)
         acc = 0.0
         x_prev = plot.left()
         for k, (_, values) in enumerate(parts):
@@ -908,8 +944,11 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
             return _make_log_axis(ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal,
                                   slack=slack, pad=0.03)
         zero = unit in ("s", "B") and vmin >= 0
+        # Counts (sample numbers, bits) are ticked 1, 2, 3, never 1.5.
+        whole = horizontal and unit in ("", "bits", "bit") and all(float(x).is_integer() for x in xs)
         return _make_linear_axis(ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal,
-                                 include_zero=zero, extend=zero or not horizontal, pad=0.06, slack=slack)
+                                 include_zero=zero, extend=zero or not horizontal, pad=0.06, slack=slack,
+                                 integer=whole)
 
     tick_h = ctx.fm(tick_font).height()
     y_axis = axis(min(ys), max(ys), chart.y_unit, chart.y_label, chart.log_y, plot_h, False,
@@ -975,7 +1014,7 @@ def _point_labels(ctx: _Ctx, chart: LineChart, points: list[list[tuple[float, fl
             if pt is None or not text:
                 continue
             c = at(pt)
-            text = fm.elidedText(text, Qt.TextElideMode.ElideRight, plot.width() * 0.4)
+            text = _elide(fm, text, plot.width() * 0.4)
             w, h = fm.horizontalAdvance(text) + 1, fm.height()
             for x, y in ((c.x() + off, c.y() - h + ctx.pt(1)), (c.x() + off, c.y() - ctx.pt(1)),
                          (c.x() - off - w, c.y() - h + ctx.pt(1)), (c.x() - off - w, c.y() - ctx.pt(1)),
@@ -1006,8 +1045,8 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
     sfm = ctx.fm(small)
     median_ok = _finite(chart.median) and edges[0] <= chart.median <= edges[-1]
     median_top = top
-    if median_ok:
-        top += sfm.height() + ctx.pt(1)
+    if median_ok:  # the median's label gets a row of its own, clear of the top tick label
+        top += sfm.height() + ctx.pt(1) + ctx.fm(tick_font).height() / 2
     note = ""
     if chart.clipped_above > 0:
         k = chart.clipped_above
@@ -1065,7 +1104,7 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
     _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom() - note_h, rect)
     if note:
         note_font = ctx.font(0.9, italic=True)
-        text = ctx.fm(note_font).elidedText(note, Qt.TextElideMode.ElideRight, rect.width())
+        text = _elide(ctx.fm(note_font), note, rect.width())
         ctx.text(QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()), _RIGHT, text,
                  note_font, MUTED)
 

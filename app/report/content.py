@@ -21,7 +21,9 @@ import numpy as np
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.stats import StabilityWarning, WarningCode
+from app.report.caveats import apply_caveat, missing_notice, sample_caveat
 from app.report.experiments import experiment_sections
+from app.report.labels import Labels
 from app.report.findings import (
     PUBLIC_KEY_FAMILIES,
     SESSION_MODES,
@@ -52,7 +54,8 @@ from app.report.model import (
     StackedBars,
     Table,
 )
-from app.report.units import format_bytes, format_rate, format_seconds
+from app.report.tidy import tidy_sections
+from app.report.units import format_bytes, format_number, format_rate, format_seconds, time_unit_for
 
 __all__ = ["SECTION_TITLES", "build_report", "primary_metric"]
 
@@ -65,26 +68,33 @@ SECTION_TITLES = (
 _MISSING = "-"
 
 
-def build_report(run: RunResult, baseline: RunResult | None = None) -> Report:
-    """The whole report for `run`; with `baseline`, a comparison section is added."""
+def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix: bool = True) -> Report:
+    """The whole report for `run`; with `baseline`, a comparison section follows the
+    summary (the reason to export with one); `appendix=False` leaves out the full statistics."""
     match = match_baseline(run, baseline) if baseline is not None else None
-    sections = [_summary(run, match, baseline)]
+    labels = Labels(run.jobs + (baseline.jobs if baseline is not None else []))
+    sections = [_summary(run, match, baseline, labels)]
+    if baseline is not None and match is not None:
+        sections.append(_comparison(run, match, baseline, labels))
     sections += experiment_sections(run)
     sections += [_environment(run), _method(run)]
-    sections += _results_by_family(run)
-    sections += _loopback(run)
-    sections += _cost_vs_security(run)
-    sections.append(_warnings(run))
-    if baseline is not None and match is not None:
-        sections.append(_comparison(run, match, baseline))
-    sections.append(_appendix(run))
+    sections += _results_by_family(run, labels)
+    sections += _loopback(run, labels)
+    sections += _cost_vs_security(run, labels)
+    sections.append(_warnings(run, labels))
+    if appendix:
+        sections.append(_appendix(run, labels))
+    apply_caveat(run, sections)
+    tidy_sections(sections)
     version = run.environment.get("app_version") or "unknown version"
+    notice = " ".join(t for t in (missing_notice(run), sample_caveat(run)) if t) or None
     return Report(
         title=f"CryptoBench report: {run.name or 'unnamed profile'}",
-        subtitle=f"Run {run.id} · {len(run.jobs)} job{'s' if len(run.jobs) != 1 else ''} · {run.status}",
+        subtitle=f"Run {run.id} · {len(run.jobs)} measured job{'s' if len(run.jobs) != 1 else ''} · {run.status}",
         facts=_facts(run),
         sections=sections,
         footer=f"CryptoBench {version} · run {run.id}",
+        notice=notice,
     )
 
 
@@ -126,16 +136,6 @@ def _duration(run: RunResult) -> str | None:
 
 def _job_name(job: JobResult) -> str:
     return f"{job.label} · {size_text(job)}"
-
-
-def _short_name(job: JobResult) -> str:
-    """A scheme name short enough to print beside a chart point: no backend, no AEAD tail."""
-    name = job.label
-    if name.endswith("]") and " [" in name:
-        name = name[: name.rindex(" [")]
-    for tail in (" + AES-256-GCM", " + AES-128-GCM", " + ChaCha20-Poly1305"):
-        name = name.removesuffix(tail)
-    return name
 
 
 def _align(spec: str) -> list[Align]:
@@ -217,13 +217,17 @@ def _facts(run: RunResult) -> list[tuple[str, str]]:
     return facts
 
 
-def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | None) -> Section:
+def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | None, labels: Labels) -> Section:
     blocks: list[Block] = []
     description = str(run.profile.get("description") or "").strip()
     intro = f"Profile **{run.name or 'unnamed'}**" + (f": {description}" if description else ".")
     blocks.append(Paragraph(intro + " Times are medians per operation unless said otherwise; ratios are only "
                             "quoted between jobs of the same family at the same message size, or say so."))
-    blocks += [Paragraph(s, style="finding") for s in summary_findings(run, match, baseline)]
+    blocks += [Paragraph(labels.in_text(s), style="finding") for s in summary_findings(run, match, baseline)]
+    key = labels.key_table()
+    if key is not None:
+        blocks += [Paragraph("Charts and the sentences above name jobs by short labels; the key gives each one's "
+                             "full name."), key]
     return Section("Summary of findings", blocks)
 
 
@@ -396,7 +400,7 @@ def _resources_table(jobs: list[JobResult]) -> Table:
                  align=_align("lrlrrrl"))
 
 
-def _bar_chart(title: str, jobs: list[JobResult]) -> Chart | None:
+def _bar_chart(title: str, jobs: list[JobResult], names: Labels) -> Chart | None:
     measured = [j for j in jobs if j.status == "ok" and primary_metric(j) in j.metrics]
     if not measured:
         return None
@@ -404,7 +408,7 @@ def _bar_chart(title: str, jobs: list[JobResult]) -> Chart | None:
     labels, values, low, high, marked = [], [], [], [], []
     for job in measured:
         stats = job.metrics[primary_metric(job) or ""].stats
-        labels.append(_job_name(job) + (f" · {primary_metric(job)}" if len(metrics) > 1 else ""))
+        labels.append(names.row(job) + (f" · {primary_metric(job)}" if len(metrics) > 1 else ""))
         values.append(stats.median)
         low.append(stats.ci95[0] if stats.ci95 else None)
         high.append(stats.ci95[1] if stats.ci95 else None)
@@ -419,7 +423,7 @@ def _bar_chart(title: str, jobs: list[JobResult]) -> Chart | None:
                  aspect=min(1.4, 0.2 + 0.07 * len(labels)))
 
 
-def _scaling_chart(title: str, jobs: list[JobResult]) -> Chart | None:
+def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart | None:
     curves: dict[tuple[str, str, str, str], list[JobResult]] = defaultdict(list)
     for job in jobs:
         if job.status == "ok" and primary_metric(job) in job.metrics and job.message_size > 0:
@@ -429,7 +433,7 @@ def _scaling_chart(title: str, jobs: list[JobResult]) -> Chart | None:
         if len({j.message_size for j in group}) < 2:
             continue
         group = sorted(group, key=lambda j: j.message_size)
-        name = label + (f" ({mode})" if mode != "operations" else "")
+        name = labels.row(group[0], size=False)
         series.append(Series(name, [float(j.message_size) for j in group], [value(j, metric) for j in group]))
     if not series:
         return None
@@ -450,19 +454,27 @@ def histogram_of(metric: MetricResult) -> Histogram | None:
     if x.size < 2:
         return None
     s = metric.stats
-    upper = float(np.percentile(x, 99))
-    inside = x[x <= upper]
+    # The axis ends at the largest sample drawn, not at an interpolated p99 (with 20
+    # samples that lies between the two largest, far past the rest); a far tail (beyond
+    # the upper quartile + 3 IQR) is counted in the caption, not drawn.
+    q1, q3 = (float(v) for v in np.percentile(x, [25, 75]))
+    fence = min(float(np.percentile(x, 99)), q3 + 3 * (q3 - q1)) if q3 > q1 else float(np.percentile(x, 99))
+    inside = x[x <= fence]
+    if inside.size == 0:
+        inside = x
+    upper = float(inside.max())
     low = float(inside.min())
     if upper <= low:
         pad = abs(low) * 0.01 or 1e-9
         low, upper = low - pad, upper + pad
-    bins = int(min(50, max(5, len(np.histogram_bin_edges(inside, bins="auto")) - 1)))
+    # numpy's "auto" rule, at least 5 bins, and no more than the samples can fill
+    bins = int(min(50, max(5, min(inside.size, len(np.histogram_bin_edges(inside, bins="auto")) - 1))))
     counts, edges = np.histogram(inside, bins=bins, range=(low, upper))
     return Histogram("", [float(e) for e in edges], [int(c) for c in counts], s.median, unit=s.unit,
                      clipped_above=int(np.count_nonzero(x > edges[-1])))
 
 
-def _histogram_chart(jobs: list[JobResult]) -> Chart | None:
+def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
     """The slowest job's per-message samples: where the spread matters most in absolute terms."""
     measured = [j for j in jobs if j.status == "ok" and primary_metric(j) in j.metrics]
     if not measured:
@@ -472,14 +484,15 @@ def _histogram_chart(jobs: list[JobResult]) -> Chart | None:
     hist = histogram_of(job.metrics[metric])
     if hist is None:
         return None
-    hist.title = f"Distribution of {metric} samples: {_job_name(job)}"
+    hist.title = f"Distribution of {metric} samples: {labels.row(job)}"
     caption = "The slowest job of the family; the line marks the median."
     if hist.clipped_above:
-        caption += f" {hist.clipped_above} sample(s) beyond p99 are not drawn."
+        caption += (f" {hist.clipped_above} sample(s) far in the tail (beyond the upper quartile + 3 IQR or p99) "
+                    "are counted, not drawn.")
     return Chart(hist, caption=caption, aspect=0.4)
 
 
-def _results_by_family(run: RunResult) -> list[Section]:
+def _results_by_family(run: RunResult, labels: Labels) -> list[Section]:
     intro = Section("Results by family", [Paragraph(
         "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
         "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
@@ -494,7 +507,8 @@ def _results_by_family(run: RunResult) -> list[Section]:
         jobs = by_family[family]
         title = family_title(family)
         blocks: list[Block] = [_timing_table(jobs), _resources_table(jobs)]
-        for chart in (_bar_chart(title, jobs), _scaling_chart(title, jobs), _histogram_chart(jobs)):
+        for chart in (_bar_chart(title, jobs, labels), _scaling_chart(title, jobs, labels),
+                      _histogram_chart(jobs, labels)):
             if chart is not None:
                 blocks.append(chart)
         failed = [j for j in jobs if j.status != "ok"]
@@ -507,7 +521,7 @@ def _results_by_family(run: RunResult) -> list[Section]:
 # --- loopback, cost vs security, warnings, comparison, appendix ----------------------------
 
 
-def _loopback(run: RunResult) -> list[Section]:
+def _loopback(run: RunResult, names: Labels) -> list[Section]:
     sessions = [j for j in run.jobs if j.mode in SESSION_MODES]
     if not sessions:
         return []
@@ -518,10 +532,22 @@ def _loopback(run: RunResult) -> list[Section]:
         "median round trip exactly, because the median of a sum is not the sum of medians.")]
     if measured:
         parts = {p: [value(j, p) for j in measured] for p in ("compute", "receiver", "network")}
-        labels = [_job_name(j) for j in measured]
+        labels = [names.row(j) for j in measured]
         aspect = min(1.2, 0.2 + 0.08 * len(measured))
-        blocks.append(Chart(StackedBars("Median time per message, split into its parts", labels, parts),
-                            aspect=aspect))
+        # On one linear axis a 40 ms job flattens a 40 µs one to nothing; a log axis cannot
+        # stack. So one chart per order of magnitude: within a chart no total is more than
+        # 10× another, and every bar is readable.
+        groups = _magnitude_groups([sum(parts[p][k] for p in parts) for k in range(len(measured))])
+        for group in groups:
+            title = "Median time per message, split into its parts"
+            if len(groups) > 1:
+                totals = [sum(parts[p][k] for p in parts) for k in group]
+                title += f" (jobs of {format_seconds(min(totals))} to {format_seconds(max(totals))})"
+            blocks.append(Chart(StackedBars(title, [labels[k] for k in group],
+                                            {p: [parts[p][k] for k in group] for p in parts}),
+                                caption=None if len(groups) == 1 else
+                                "One chart per order of magnitude, so that no bar is too short to read.",
+                                aspect=min(1.2, 0.2 + 0.08 * len(group))))
         # In time, one slow job flattens the others to slivers; in shares every job's
         # split is readable, which is what this section is about.
         totals = [sum(parts[p][k] for p in parts) for k in range(len(measured))]
@@ -550,11 +576,24 @@ def _loopback(run: RunResult) -> list[Section]:
     return [Section("Loopback breakdown", blocks)]
 
 
+def _magnitude_groups(totals: list[float]) -> list[list[int]]:
+    """Indexes grouped so that within a group the largest total is at most 10× the
+    smallest; groups in ascending order of time, each in the original order."""
+    order = sorted(range(len(totals)), key=lambda k: totals[k])
+    groups: list[list[int]] = []
+    for k in order:
+        if groups and totals[k] <= 10 * max(totals[groups[-1][0]], 1e-30):
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    return [sorted(group) for group in groups]
+
+
 def _mean(job: JobResult, metric: str) -> str:
     return format_seconds(job.metrics[metric].stats.mean) if metric in job.metrics else _MISSING
 
 
-def _cost_vs_security(run: RunResult) -> list[Section]:
+def _cost_vs_security(run: RunResult, labels: Labels) -> list[Section]:
     points: dict[str, list[JobResult]] = defaultdict(list)
     for job in run.jobs:
         if (job.family in PUBLIC_KEY_FAMILIES and job.status == "ok" and job.security.get("classical_bits")
@@ -563,11 +602,7 @@ def _cost_vs_security(run: RunResult) -> list[Section]:
     if sum(len(v) for v in points.values()) < 2:
         return []
     names = [family_title(f) for f in family_order(j.family for v in points.values() for j in v)]
-    taken = defaultdict(set)
-    for job in (j for group in points.values() for j in group):
-        taken[_short_name(job)].add(job.backend)
-    short = {job.id: _short_name(job) + (f" [{job.backend}]" if len(taken[_short_name(job)]) > 1 else "")
-             for group in points.values() for job in group}
+    short = {job.id: labels.name(job) for group in points.values() for job in group}
     series = [Series(name, [float(j.security["classical_bits"]) for j in points[name]],
                      [value(j, primary_metric(j)) for j in points[name]],
                      point_labels=[short[j.id] for j in points[name]], marked=name == "Post-quantum")
@@ -593,13 +628,13 @@ _WARNING_TITLES = {
 }
 
 
-def _warnings(run: RunResult) -> Section:
+def _warnings(run: RunResult, labels: Labels) -> Section:
     """Grouped by kind: what it means and its fix once, then which job and metrics it hit
     (one bullet per warning made a long run's section pages of the same fix)."""
     by_code: dict[WarningCode, dict[str, list[StabilityWarning]]] = defaultdict(lambda: defaultdict(list))
     for job in run.jobs:
         for w in job.warnings:
-            by_code[w.code][_job_name(job)].append(w)
+            by_code[w.code][labels.row(job)].append(w)
     total = sum(len(ws) for jobs in by_code.values() for ws in jobs.values())
     blocks: list[Block] = []
     if total:
@@ -629,7 +664,7 @@ def _warnings(run: RunResult) -> Section:
     return Section("Warnings", blocks)
 
 
-def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult) -> Section:
+def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, labels: Labels) -> Section:
     blocks: list[Block] = [Paragraph(
         f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
         f"{baseline.name or 'unnamed'}). Jobs match on scheme, backend, parameters, mode and message size; each "
@@ -657,6 +692,9 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult) -> Se
     if not rows:
         blocks.append(Paragraph("No job of this run matches a job of the baseline: there is nothing to compare."))
     else:
+        chart = _ratio_chart(match, labels)
+        if chart is not None:
+            blocks.append(chart)
         blocks.append(Table(["Job", "Size", "Baseline median", "This run median", "Ratio (this/baseline)",
                              "95 % interval", "Verdict"], rows, caption="Bold: a significant change.",
                             widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1], emphasis=emphasis,
@@ -667,39 +705,71 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult) -> Se
     return Section("Comparison with baseline", blocks)
 
 
-_APPENDIX_ROWS = ("n", "batch", "mean", "std", "min", "p5", "p25", "median", "p75", "p95", "p99", "max", "CV",
-                  "CI95 low", "CI95 high", "outliers", "traced peak")
+def _ratio_chart(match: BaselineMatch, labels: Labels) -> Chart | None:
+    """This run over the baseline per matched job, with the bootstrap 95 % interval; the
+    axis is logarithmic so 0.5× and 2× lie equally far from 1×."""
+    pairs = [p for p in match.pairs if p.comparison is not None and p.comparison.ratio > 0]
+    if not pairs:
+        return None
+    ratios = [p.comparison.ratio for p in pairs]  # type: ignore[union-attr]
+    chart = BarChart("Ratio of medians, this run / baseline (1 = no change)",
+                     [labels.row(p.job) for p in pairs], ratios,
+                     [p.comparison.ci95_low for p in pairs],  # type: ignore[union-attr]
+                     [p.comparison.ci95_high for p in pairs],  # type: ignore[union-attr]
+                     unit="×", value_label="ratio of medians (this run / baseline)",
+                     log=max(ratios) / min(ratios) > 4,
+                     marked=[p.comparison.significant for p in pairs],  # type: ignore[union-attr]
+                     marked_label="significant change (interval excludes 1)")
+    return Chart(chart, caption="Bars: ratio of the medians; whiskers: bootstrap 95 % interval. Above 1: slower "
+                                "now. Marked bars changed beyond noise.",
+                 aspect=min(1.4, 0.2 + 0.07 * len(pairs)))
 
 
-def _stat_cell(metric: MetricResult, row: str) -> str:
-    s = metric.stats
-    if row == "n":
-        return str(s.n)
-    if row == "batch":
-        return str(metric.batch)
-    if row == "CV":
-        return percent(s.cv * 100) if s.cv is not None else _MISSING
-    if row in ("CI95 low", "CI95 high"):
-        return _value(s.ci95[0 if row == "CI95 low" else 1], s.unit) if s.ci95 else _MISSING
-    if row == "outliers":
-        return str(s.outliers)
-    if row == "traced peak":
-        return format_bytes(metric.traced_peak_bytes)
-    return _value(getattr(s, row), s.unit)
+def _row_unit(metric: MetricResult) -> tuple[str, float]:
+    """The unit for one metric's row: chosen from its median, so min to max read in it."""
+    return time_unit_for([metric.stats.median]) if metric.stats.unit == "s" else (metric.stats.unit, 1.0)
 
 
-def _appendix(run: RunResult) -> Section:
-    blocks: list[Block] = [Paragraph(
-        "Every metric of every job with all its statistics, one table per job (columns: metrics). Times are per "
-        "operation; CI95 is the 95 % confidence interval of the median; outliers are flagged, not removed.")]
+def _in(value: float | None, scale: float) -> str:
+    return _MISSING if value is None else format_number(value / scale)
+
+
+def _appendix(run: RunResult, labels: Labels) -> Section:
+    """Every statistic of every metric, dense: two tables of one row per job and metric
+    (centre and spread), each row in one unit named in its Unit column."""
+    central: list[list[str]] = []
+    spread: list[list[str]] = []
+    missing: list[str] = []
     for job in run.jobs:
-        caption = f"{_job_name(job)} · {job.mode} · {family_title(job.family)}"
         if not job.metrics:
-            blocks.append(Paragraph(f"**{caption}**: {_status(job)}; no metrics were recorded."))
+            missing.append(f"**{labels.row(job)}** ({job.mode}): {_status(job)}; no metrics were recorded.")
             continue
-        names = list(job.metrics)
-        rows = [[row] + [_stat_cell(job.metrics[n], row) for n in names] for row in _APPENDIX_ROWS]
-        blocks.append(Table(["Statistic"] + names, rows, caption=caption + ("" if job.status == "ok" else
-                                                                             f" · {_status(job)}"),
-                            widths=[1.3] + [1.0] * len(names)))
+        for k, (name, metric) in enumerate(job.metrics.items()):
+            s = metric.stats
+            unit, scale = _row_unit(metric)
+            who = labels.row(job) if k == 0 else ""  # once per job: the rows below are its metrics
+            n = f"{s.n}" + (f"×{metric.batch}" if metric.batch > 1 else "")
+            central.append([who, name, unit, n, _in(s.median, scale),
+                            _in(s.ci95[0], scale) if s.ci95 else _MISSING,
+                            _in(s.ci95[1], scale) if s.ci95 else _MISSING, _in(s.mean, scale), _in(s.std, scale),
+                            percent(s.cv * 100) if s.cv is not None else _MISSING, str(s.outliers)])
+            spread.append([who, name, unit] + [_in(getattr(s, k), scale) for k in
+                                               ("min", "p5", "p25", "p75", "p95", "p99", "max")]
+                          + [format_bytes(metric.traced_peak_bytes)])
+    blocks: list[Block] = [Paragraph(
+        "Every metric of every job with all its statistics, one row per job and metric. Each row is in the unit "
+        "of its Unit column (chosen for that metric's median). n×N: n samples, each timing a batch of N calls. "
+        "CI95 is the 95 % confidence interval of the median; outliers are flagged, not removed.")]
+    if central:
+        blocks.append(Table(["Job", "Metric", "Unit", "n", "Median", "CI95 low", "CI95 high", "Mean", "Std", "CV",
+                             "Outliers"], central, caption="Centre: median with its interval, mean and spread.",
+                            widths=[3.0, 1.7, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
+                            align=_align("llr" + "r" * 8)))
+        blocks.append(Table(["Job", "Metric", "Unit", "Min", "p5", "p25", "p75", "p95", "p99", "Max",
+                             "Traced peak"], spread, caption="Percentiles from the fastest to the slowest sample; "
+                                                            "traced peak: memory allocated through Python.",
+                            widths=[3.0, 1.7, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
+                            align=_align("llr" + "r" * 8)))
+    if missing:
+        blocks.append(Bullets(missing))
     return Section("Appendix: full statistics", blocks, page_break_before=True)

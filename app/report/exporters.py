@@ -29,6 +29,8 @@ class ExportOptions:
     baseline: RunResult | None = None
     page_size: str = "A4"
     progress: ProgressCallback | None = None
+    #: The full-statistics appendix (reports only); on unless the user turns it off.
+    appendix: bool = True
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ def _write_markdown(run: RunResult, path: Path, options: ExportOptions) -> None:
     from app.report.content import build_report
     from app.report.markdown import render_markdown
 
-    atomic_write_text(path, render_markdown(build_report(run, options.baseline)))
+    atomic_write_text(path, render_markdown(build_report(run, options.baseline, appendix=options.appendix)))
 
 
 def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
@@ -65,7 +67,7 @@ def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
     from app.report.pdf import ensure_gui_application, write_pdf
 
     ensure_gui_application()
-    write_pdf(build_report(run, options.baseline), path, options.page_size, progress=options.progress)
+    write_pdf(build_report(run, options.baseline, appendix=options.appendix), path, options.page_size, progress=options.progress)
 
 
 EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
@@ -85,7 +87,7 @@ def exporter(name: str) -> Exporter:
 
 
 def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None = None, page_size: str = "A4",
-           progress: ProgressCallback | None = None) -> Path:
+           progress: ProgressCallback | None = None, appendix: bool = True) -> Path:
     """Write `run` as format `name` to `path` (atomically) and return the path.
 
     Raises:
@@ -97,5 +99,6 @@ def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None 
         raise ValueError(f"unknown page size {page_size!r}: choose A4 or Letter")
     if baseline is not None and not chosen.is_report:
         raise ValueError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
-    chosen.write(run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress))
+    chosen.write(run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress,
+                                                     appendix=appendix))
     return Path(path)

@@ -33,6 +33,8 @@ _ALIGN = {"left": ":---", "right": "---:", "center": ":---:"}
 def render_markdown(report: Report) -> str:
     """The whole report as one Markdown document (ends with a newline)."""
     parts = [f"# {_inline(report.title)}", f"*{_inline(report.subtitle)}*" if report.subtitle else ""]
+    if report.notice:
+        parts.append(f"> **{_inline(report.notice)}**")
     if report.facts:
         parts.append("\n".join(f"- **{_inline(k)}**: {_inline(v)}" for k, v in report.facts))
     for section in report.sections:

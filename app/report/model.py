@@ -152,3 +152,6 @@ class Report:
     sections: list[Section]
     #: Shown in every page footer beside the page number.
     footer: str = ""
+    #: A warning for the first page, above the facts (a reduced run, too few samples, a
+    #: failed or cancelled run): what the reader must know before any number.
+    notice: str | None = None

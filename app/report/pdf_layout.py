@@ -71,6 +71,10 @@ CELL_PAD_X, CELL_PAD_Y = mm(1.3), mm(0.9)
 LEADING = 0.25  # extra space between body lines, as a fraction of the font size
 KEEP_LINES = 2  # a paragraph starts a page with at least this many lines
 SHORT_TABLE = 6  # tables of up to this many rows are kept on one page
+#: A section's page break is honoured only when less than this fraction of the page is
+#: left; on a page used less than that, the section follows on it rather than leaving a
+#: nearly empty page behind.
+NEARLY_EMPTY = 0.6
 
 
 @dataclass
@@ -478,7 +482,9 @@ class Heading:
         self.page_break = section.page_break_before
 
     def place(self, page: Composer, following: Flow | None) -> None:
-        if self.page_break:
+        # A section that starts a page does so only where the page before is well used:
+        # a break after a few lines would leave a nearly empty page.
+        if self.page_break and page.remaining < NEARLY_EMPTY * page.content.height():
             page.new_page()
         lead = self.text.height + (BLOCK_GAP + following.lead() if following else 0.0)
         page.start_block(HEADING_GAP[self.level], lead)
@@ -681,6 +687,9 @@ def _title_page(page: Composer, report: Report) -> None:
     page.y += mm(6)
     page.add(rule_op(page.left, page.left + mm(40), page.y, 2.0, ACCENT))
     page.y += mm(10)
+    if report.notice:  # before the facts: the first thing read after the title
+        ParagraphFlow(page, Paragraph(report.notice, style="finding")).place(page)
+        page.y += mm(6)
     if not report.facts:
         return
     key_font = page.fonts.font(BODY_PT - 0.5, bold=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 MISSING = "-"
 
 
@@ -37,3 +40,57 @@ def format_rate(value: float | None) -> str:
         if value >= scale:
             return f"{value / scale:.3g} {unit}"
     return f"{value:.3g} B/s"
+
+
+# --- one unit per column, no raw seconds in prose (issue 18) -----------------------------
+
+#: Time units from the largest down, with their length in seconds.
+TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+_TIME_CELL = re.compile(r"^\s*(-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?)\s*(ns|µs|us|ms|s)\s*$")
+_SCALE = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+# A number in seconds as code prints it, not as a reader writes it: an exponent
+# ("1.859e-05 s") or four or more decimals ("0.000484 s").
+_RAW_SECONDS = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?e[-+]?\d+|-?\d+\.\d{4,})\s?s\b")
+
+
+def parse_seconds(text: str) -> float | None:
+    """"42.1 µs" -> 4.21e-05; None for anything that is not one time with its unit."""
+    match = _TIME_CELL.match(text)
+    if match is None:
+        return None
+    return float(match.group(1).replace(",", "")) * _SCALE[match.group(2)]
+
+
+def time_unit_for(values: list[float]) -> tuple[str, float]:
+    """The unit for a column of times: the largest in which the smallest non-zero value
+    is still at least 0.1 ("955 ns" and "42 ms" share µs: 0.955 and 42,000)."""
+    positive = [abs(v) for v in values if v and math.isfinite(v)]
+    if not positive:
+        return "µs", 1e-6
+    smallest = min(positive)
+    for unit, scale in TIME_UNITS:
+        if smallest / scale >= 0.1:
+            return unit, scale
+    return "ns", 1e-9
+
+
+def format_number(value: float) -> str:
+    """A number with three significant digits and no exponent: 0.955, 12.3, 42,000."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= 2:
+        return f"{value:,.0f}"
+    return f"{value:.{2 - magnitude}f}"
+
+
+def format_seconds_in(value: float | None, unit: str) -> str:
+    """A time as a number in the given unit, without the unit (the column header has it)."""
+    if value is None:
+        return MISSING
+    return format_number(value / _SCALE[unit])
+
+
+def humanize_seconds(text: str) -> str:
+    """Raw seconds in prose ("1.859e-05 s", "0.000484 s") written with a prefix ("18.6 µs")."""
+    return _RAW_SECONDS.sub(lambda m: format_seconds(float(m.group(1))), text)

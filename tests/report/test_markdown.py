@@ -17,7 +17,7 @@ from app.report.model import (
     StackedBars,
     Table,
 )
-from app.report.units import format_seconds
+from app.report.units import format_seconds, format_seconds_in
 from tests.report.conftest import FAILED_ERROR, find_job
 
 
@@ -37,8 +37,8 @@ def test_headings_facts_and_footer(hand_run: RunResult, hand_baseline: RunResult
 
 def test_job_rows_are_pipe_table_rows(hand_run: RunResult) -> None:
     text = render_markdown(build_report(hand_run))
-    median = format_seconds(float(np.median(find_job(hand_run, "ChaCha20-Poly1305 [cryptography]", 1024)
-                                            .metrics["encrypt"].samples)))
+    median = format_seconds_in(float(np.median(find_job(hand_run, "ChaCha20-Poly1305 [cryptography]", 1024)
+                                               .metrics["encrypt"].samples)), "µs")  # the column's unit
     row = next(line for line in text.splitlines()
                if line.startswith("| ChaCha20-Poly1305 [cryptography] | 1 KiB | encrypt |"))
     assert f"| {median} |" in row
