@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psutil  # noqa: E402
 
 from app.core.events import JobFinished  # noqa: E402
+from app.core.jobstart import job_processes  # noqa: E402
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
 from app.core.store import Store  # noqa: E402
@@ -38,7 +39,7 @@ SIZES_PER_PROCESS = 10
 
 
 def _own_children(me: psutil.Process) -> list[psutil.Process]:
-    return [p for p in me.children(recursive=True) if not any("resource_tracker" in part for part in p.cmdline())]
+    return job_processes(me)  # not the resource tracker or the fork server
 
 
 def leak(processes: int) -> list[str]:

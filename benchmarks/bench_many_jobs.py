@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psutil  # noqa: E402
 
 from app.core.events import JobFinished  # noqa: E402
+from app.core.jobstart import job_processes  # noqa: E402
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
 from app.core.store import Store  # noqa: E402
@@ -42,8 +43,7 @@ def main() -> int:
 
     def on_event(event: Any) -> None:
         if isinstance(event, JobFinished):
-            children = [p for p in me.children(recursive=True)
-                        if not any("resource_tracker" in part for part in p.cmdline())]
+            children = job_processes(me)  # not the resource tracker or the fork server
             readings[event.job_index] = (me.num_fds(), threading.active_count(), len(children),
                                          me.memory_info().rss / 2**20)
             if (event.job_index + 1) % 100 == 0:
