@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject
 
@@ -52,12 +53,15 @@ def _write_startup_report(path: Path, painter: _FirstPaint, quit_after: float | 
 
 
 def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
-         startup_report: Path | None = None) -> int:
+         startup_report: Path | None = None, plan: Any = None) -> int:
     """Open the window; with `quit_after`, close it after that many idle seconds.
 
     `startup_report` names a JSON file written just before quitting: the process's
     creation time, when the window first painted, and peak memory. The package smoke
     test and packaging/README.md's budgets are measured with it.
+
+    `plan` (app.gui.screenshot.Plan) opens a profile, runs it, shows a tab and saves a
+    screenshot; a screenshot session keeps its settings and store in a temporary folder.
     """
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
@@ -74,9 +78,20 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     app.setWindowIcon(app_icon())
     # Lets Wayland compositors and docks match the window to cryptobench.desktop.
     app.setDesktopFileName("cryptobench")
-    settings = QSettings(ORGANIZATION, APPLICATION)
+    scratch = None
+    if plan is not None and plan.isolated:
+        import tempfile
+
+        scratch = tempfile.TemporaryDirectory(prefix="cryptobench-gui-")
+        settings = QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
+        window_args: dict[str, Any] = {"store_path": Path(scratch.name) / "store.sqlite3"}
+    else:
+        settings = QSettings(ORGANIZATION, APPLICATION)
+        window_args = {}
+    if plan is not None and plan.theme is not None:
+        settings.setValue("theme", plan.theme)
     apply_theme(app, str(settings.value("theme", "system")))
-    window = MainWindow(settings)
+    window = MainWindow(settings, **window_args)
     painter = _FirstPaint()
     window.installEventFilter(painter)
     window.show()
@@ -88,6 +103,10 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
             app.quit()
 
         QTimer.singleShot(int(quit_after * 1000), finish)
+    if plan is not None:
+        from app.gui.screenshot import drive
+
+        drive(app, window, plan)
     code = int(app.exec())
     window.removeEventFilter(painter)
     # Destroy the window while the QApplication still exists: left to interpreter
@@ -99,6 +118,8 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     del window
     gc.collect()
+    if scratch is not None:
+        scratch.cleanup()
     return code
 
 

@@ -76,6 +76,10 @@ from app.gui.run_controller import RunController
 from app.gui.theme import apply_theme
 
 MAX_RECENT = 8
+#: The smallest plot area: below it the docks shrink instead.
+PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT = 380, 260
+#: The smallest window in which every control is reachable (the panel and the docks scroll).
+MIN_WINDOW_SIZE = (800, 550)
 #: Long enough for the window to be shown and painted first.
 PRELOAD_DELAY_MS = 300
 ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
@@ -123,7 +127,12 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.panel)
-        scroll.setMinimumWidth(self.panel.sizeHint().width() + 20)
+        # Narrow enough for a 1024-pixel screen; the tree scrolls sideways when it must.
+        scroll.setMinimumWidth(300)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The plot has priority over the docks below it: when the window shrinks, the
+        # results, log and history give up height first (they scroll), never the plot.
+        self.plots.setMinimumSize(PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT)
         self.config_dock = self._dock("Configuration", scroll, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.results_dock = self._dock("Results", self.table, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.log_dock = self._dock("Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -131,7 +140,9 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.results_dock, self.log_dock)
         self.tabifyDockWidget(self.log_dock, self.history_dock)
         self.results_dock.raise_()
-        self.resizeDocks([self.results_dock], [280], Qt.Orientation.Vertical)
+        for dock in (self.results_dock, self.log_dock, self.history_dock):
+            dock.widget().setMinimumHeight(80)
+        self.resizeDocks([self.results_dock], [240], Qt.Orientation.Vertical)
 
         self._build_actions()
         self._build_menus()
@@ -141,6 +152,7 @@ class MainWindow(QMainWindow):
         self.table.result_selected.connect(self._on_result_selected)
         self.history.run_opened.connect(self.show_run)
         self.setAcceptDrops(True)
+        self.setMinimumSize(*MIN_WINDOW_SIZE)
         self.resize(1400, 900)
         self._restore_state()
         self._mark_saved()
@@ -174,6 +186,10 @@ class MainWindow(QMainWindow):
         self.export_report_action = self._action("&Report (PDF, Markdown)...", self.export_report, "Ctrl+P",
                                                  "Write a report of this run or any stored run, "
                                                  "optionally against a baseline")
+        self.export_png_action = self._action("Plot as &PNG...", lambda: self.export_plot("png"),
+                                              tip="Save the plot of the visible tab as a PNG image")
+        self.export_svg_action = self._action("Plot as &SVG...", lambda: self.export_plot("svg"),
+                                              tip="Save the plot of the visible tab as an SVG drawing")
         self.quit_action = self._action("&Quit", self.close, keys.Quit)
         self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
         self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
@@ -193,6 +209,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         export_menu = file_menu.addMenu("&Export")
         export_menu.addActions([self.export_json_action, self.export_csv_action, self.export_report_action])
+        export_menu.addSeparator()
+        export_menu.addActions([self.export_png_action, self.export_svg_action])
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")
@@ -542,6 +560,24 @@ class MainWindow(QMainWindow):
         if not path:
             return
         self.write_export(run, Path(path), kind)
+
+    def export_plot(self, kind: str) -> None:
+        tab = self.plots.tabs.tabText(self.plots.tabs.currentIndex()).lower()
+        suggested = str(Path(self._folder("exports")) / f"{tab}.{kind}")
+        path, _ = QFileDialog.getSaveFileName(self, f"Save the {tab} plot as {kind.upper()}", suggested,
+                                              f"{kind.upper()} (*.{kind})")
+        if path:
+            self.write_plot(Path(path if path.lower().endswith(f".{kind}") else f"{path}.{kind}"))
+
+    def write_plot(self, path: Path) -> bool:
+        try:
+            self.plots.export_plot(path)
+        except (OSError, ValueError) as exc:
+            self.error("Cannot save the plot", str(exc), "Choose another folder or file name.")
+            return False
+        self._remember_folder("exports", path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
 
     def write_export(self, run: RunResult, path: Path, kind: str) -> bool:
         text = results_io.to_json(run) if kind == "json" else results_io.to_csv(run)

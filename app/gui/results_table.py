@@ -6,10 +6,12 @@ per cell (`SORT_ROLE`), so that "2 µs" sorts before "10 µs" and "64 B" before
 `QSortFilterProxyModel` that sorts on those keys; rows stay in job order until a
 header is clicked (a third click on the same header restores job order).
 
-Each row shows one per-message metric, the one the CLI summary leads with: "compute"
-(the sender sealing one message) for loopback and remote sessions, and the family's
-seal metric (encrypt, sign, hash, derive) for operations. The other metrics are in
-the result itself (`RESULT_ROLE`, `result_selected`) for detail views.
+A picker above the table chooses what the rows show: each job's headline metric (the
+one the CLI summary leads with: "compute", the sender sealing one message, for
+sessions, the family's seal metric for operations), every metric of every job (a row
+each: exchange and keygen of a key agreement, handshake, rtt and network of a
+session), or one named metric for every job. Rows copy as tab-separated text
+(Ctrl+C, or the context menu) for a spreadsheet.
 """
 
 from __future__ import annotations
@@ -28,10 +30,14 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
     QHeaderView,
+    QLabel,
+    QPushButton,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -63,6 +69,8 @@ SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 RESULT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 
 _SESSION_MODES = ("loopback", "remote")
+#: What the rows show (besides one metric's name): each job's headline metric, or every metric.
+HEADLINE, EVERY_METRIC = "", "*"
 _ROOT = QModelIndex()
 _MISSING = "-"
 
@@ -107,8 +115,8 @@ HEADERS: dict[Column, str] = {
 
 _HEADER_TIPS: dict[Column, str] = {
     Column.SIZE: "Plaintext size of one message",
-    Column.METRIC: "The per-message metric this row shows: the sender sealing one message "
-                   "(compute) for sessions, the family's main operation for operations jobs",
+    Column.METRIC: "The metric this row shows (choose above the table): by default the sender sealing one "
+                   "message (compute) for sessions, the family's main operation for operations jobs",
     Column.MEDIAN: "Median time of one operation of the shown metric",
     Column.P95: "95th percentile time of one operation of the shown metric",
     Column.CI95: "95 % confidence interval of the median (order statistics; needs at least 6 samples)",
@@ -130,6 +138,11 @@ _FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on li
 _FAILED_TEXT = QColor(200, 30, 30)
 _CANCELLED_TEXT = QColor(128, 128, 128)
 _WARNING_TEXT = QColor(196, 110, 0)
+
+
+def plural(count: int, noun: str) -> str:
+    """ "1 job", "13 metrics"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _tip(text: str) -> str:
@@ -309,8 +322,7 @@ def scheme_text(job: JobResult) -> str:
     return job.label[: -len(suffix)] if job.label.endswith(suffix) and len(job.label) > len(suffix) else job.label
 
 
-def _build_row(job: JobResult) -> list[_Cell]:
-    name = primary_metric(job)
+def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
     metric = job.metrics.get(name) if name else None
     s = metric.stats if metric is not None else None
     params = ", ".join(f"{k}={v}" for k, v in job.params.items())
@@ -369,42 +381,87 @@ def _build_row(job: JobResult) -> list[_Cell]:
 
 
 class ResultsModel(QAbstractTableModel):
-    """Job results as table rows; cell texts are computed once per result."""
+    """Job results as table rows (one per job, or one per metric of each job); cell
+    texts are computed once per row."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._results: list[JobResult] = []
+        self._metric = HEADLINE
+        self._row_results: list[JobResult] = []
         self._rows: list[list[_Cell]] = []
 
     # --- API ---
 
+    def _metrics_of(self, job: JobResult) -> list[str | None]:
+        """The metric of each row a job gets under the current choice."""
+        if self._metric == HEADLINE:
+            return [primary_metric(job)]
+        if self._metric == EVERY_METRIC:
+            return list(job.metrics) or [primary_metric(job)]
+        return [self._metric]
+
+    def _rebuild(self) -> None:
+        self._row_results, self._rows = [], []
+        for job in self._results:
+            for name in self._metrics_of(job):
+                self._row_results.append(job)
+                self._rows.append(_build_row(job, name))
+
     def set_results(self, results: Sequence[JobResult]) -> None:
         self.beginResetModel()
         self._results = list(results)
-        self._rows = [_build_row(result) for result in self._results]
+        self._rebuild()
         self.endResetModel()
+
+    def set_metric(self, metric: str) -> None:
+        """HEADLINE, EVERY_METRIC or a metric name: what the rows show."""
+        if metric == self._metric:
+            return
+        self.beginResetModel()
+        self._metric = metric
+        self._rebuild()
+        self.endResetModel()
+
+    def metric(self) -> str:
+        return self._metric
+
+    def metric_names(self) -> list[str]:
+        """Every metric of the results, in order of first appearance."""
+        names: dict[str, None] = {}
+        for job in self._results:
+            names.update(dict.fromkeys(job.metrics))
+        return list(names)
 
     def add_result(self, result: JobResult) -> None:
         """Append a result, or replace the one with the same `index` (a job re-run or updated)."""
-        row = self.row_of(result.index)
-        if row is not None:
-            self._results[row] = result
-            self._rows[row] = _build_row(result)
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
-            return
-        row = len(self._results)
-        self.beginInsertRows(QModelIndex(), row, row)
+        for k, old in enumerate(self._results):
+            if old.index == result.index:
+                self._results[k] = result
+                rows = [row for row, job in enumerate(self._row_results) if job is old]
+                new_rows = [_build_row(result, name) for name in self._metrics_of(result)]
+                if len(rows) == len(new_rows) and rows == list(range(rows[0], rows[0] + len(rows))):
+                    for row, cells in zip(rows, new_rows):
+                        self._row_results[row], self._rows[row] = result, cells
+                    self.dataChanged.emit(self.index(rows[0], 0), self.index(rows[-1], len(Column) - 1))
+                else:
+                    self.set_results(self._results)
+                return
+        new_rows = [_build_row(result, name) for name in self._metrics_of(result)]
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(new_rows) - 1)
         self._results.append(result)
-        self._rows.append(_build_row(result))
+        self._row_results += [result] * len(new_rows)
+        self._rows += new_rows
         self.endInsertRows()
 
     def result_at(self, row: int) -> JobResult:
         """The result of a source-model row (map proxy rows with `mapToSource` first)."""
-        return self._results[row]
+        return self._row_results[row]
 
     def row_of(self, job_index: int) -> int | None:
-        """The source row of the result whose `index` is `job_index`, or None."""
-        for row, result in enumerate(self._results):
+        """The first source row of the result whose `index` is `job_index`, or None."""
+        for row, result in enumerate(self._row_results):
             if result.index == job_index:
                 return row
         return None
@@ -418,7 +475,7 @@ class ResultsModel(QAbstractTableModel):
     # --- QAbstractTableModel ---
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._results)
+        return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(Column)
@@ -439,7 +496,7 @@ class ResultsModel(QAbstractTableModel):
             return None
         column = Column(index.column())
         cell = self._rows[index.row()][column]
-        result = self._results[index.row()]
+        result = self._row_results[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             # Labels and errors may come from a store or a remote peer: shown, never obeyed.
             return escape_control(cell.text) if isinstance(cell.text, str) else cell.text
@@ -497,7 +554,8 @@ def sortable_view(model: Any, sort_role: int, parent: QWidget) -> tuple[QSortFil
 
 
 class ResultsTable(QWidget):
-    """A sortable table of job results; emits `result_selected(JobResult | None)`."""
+    """A sortable, copyable table of job results with a metric picker; emits
+    `result_selected(JobResult | None)`."""
 
     result_selected = Signal(object)
 
@@ -505,17 +563,87 @@ class ResultsTable(QWidget):
         super().__init__(parent)
         self.model = ResultsModel(self)
         self.proxy, self.view = sortable_view(self.model, SORT_ROLE, self)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+
+        self.metric_picker = QComboBox()
+        self.metric_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.metric_picker.setToolTip("What each row shows: every metric of every job is one choice away")
+        self.metric_picker.currentIndexChanged.connect(
+            lambda _: self.model.set_metric(self.metric_picker.currentData() or HEADLINE))
+        self.copy_action = QAction("Copy rows", self)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.copy_action.setToolTip("Copy the selected rows (all rows when none is selected) as "
+                                    "tab-separated text, with the header")
+        self.copy_action.triggered.connect(self.copy)
+        self.view.addAction(self.copy_action)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        copy_button = QPushButton("Copy")
+        copy_button.setToolTip(self.copy_action.toolTip())
+        copy_button.clicked.connect(self.copy)
+        self.count_label = QLabel()
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 0)
+        bar.addWidget(QLabel("Show:"))
+        bar.addWidget(self.metric_picker)
+        bar.addWidget(self.count_label, 1)
+        bar.addWidget(copy_button)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
         layout.addWidget(self.view)
+        self._fill_picker()
 
         self._last: JobResult | None = None
         self.view.selectionModel().selectionChanged.connect(self._sync_selection)
         for signal in (self.proxy.modelReset, self.proxy.dataChanged, self.proxy.rowsRemoved,
                        self.proxy.layoutChanged):
             signal.connect(self._sync_selection)
+        for signal in (self.model.modelReset, self.model.rowsInserted):
+            signal.connect(self._fill_picker)
+
+    def _fill_picker(self, *_: object) -> None:
+        """Headline, every metric, then each metric the results have; the choice is kept."""
+        names = self.model.metric_names()
+        wanted = [HEADLINE, EVERY_METRIC] + names
+        current = [self.metric_picker.itemData(k) for k in range(self.metric_picker.count())]
+        if current != wanted:
+            choice = self.model.metric()
+            self.metric_picker.blockSignals(True)
+            self.metric_picker.clear()
+            self.metric_picker.addItem("Headline metric of each job", HEADLINE)
+            self.metric_picker.addItem("Every metric (a row each)", EVERY_METRIC)
+            for name in names:
+                self.metric_picker.addItem(name, name)
+            self.metric_picker.setCurrentIndex(max(0, self.metric_picker.findData(choice)))
+            self.metric_picker.blockSignals(False)
+        jobs, rows = len(self.model.results()), self.model.rowCount()
+        text = plural(jobs, "job")
+        if rows != jobs:
+            text += f", {plural(rows, 'row')}"
+        self.count_label.setText(f"{text} · {plural(len(names), 'metric')}" if jobs else "")
+
+    def set_metric(self, metric: str) -> None:
+        """Show HEADLINE, EVERY_METRIC or one metric's name (as the picker does)."""
+        self.metric_picker.setCurrentIndex(max(0, self.metric_picker.findData(metric)))
+        self.model.set_metric(metric)
+
+    def table_text(self, selected_only: bool = True) -> str:
+        """The rows as shown (sorted as shown), tab-separated, with the header line."""
+        rows = sorted({index.row() for index in self.view.selectionModel().selectedRows()}) if selected_only else []
+        if not rows:
+            rows = list(range(self.proxy.rowCount()))
+        lines = ["\t".join(HEADERS[column] for column in Column)]
+        for row in rows:
+            cells = [str(self.proxy.data(self.proxy.index(row, column)) or "") for column in Column]
+            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in cells))
+        return "\n".join(lines) + "\n"
+
+    def copy(self) -> str:
+        text = self.table_text()
+        QGuiApplication.clipboard().setText(text)
+        return text
 
     # --- API ---
 

@@ -202,6 +202,8 @@ def test_comparison_bars_are_the_medians_with_ci95_whiskers(panel: PlotsPanel) -
     results = _results()
     panel.show_results(results)
     assert panel._cmp_combo.currentText() == "encrypt"
+    assert panel._cmp_log.isChecked()  # medians 250x apart: log from the start
+    panel._cmp_log.setChecked(False)
     ok = results[:4]  # failed and cancelled jobs are left out
     medians = np.array([r.metrics["encrypt"].stats.median for r in ok])
     bars = panel._cmp_bars.opts
@@ -419,3 +421,141 @@ def test_sample_index_axis_ticks_whole_numbers_only(panel: PlotsPanel) -> None:
         values = [v for _, vs in levels for v in vs]
         assert values, (lo, hi)
         assert all(float(v).is_integer() for v in values), (lo, hi, values)
+
+
+# ------------------------------------------------------------------------ legibility
+
+
+def _text_rects(axis: pg.AxisItem) -> list[QtCore.QRectF]:
+    """The label rectangles the axis would draw, measured by an active painter."""
+    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [rect for rect, _, _ in specs[2]] if specs else []
+
+
+def test_comparison_opens_on_a_metric_most_jobs_have() -> None:
+    jobs = [_job(k, {"keygen": [1e-3] * 6, "encrypt": [1e-6] * 6}) for k in range(21)]
+    jobs.append(_job(21, {"compute": [1e-6] * 6, "handshake": [1e-3] * 6}, mode="loopback"))
+    assert default_metric(jobs) == "encrypt"  # not "compute", which 1 of 22 jobs has
+
+
+def test_log_axis_labels_never_overlap(panel: PlotsPanel, qtbot: Any) -> None:
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_results(_results())
+    scaling = panel._scl_plot.getPlotItem()
+    samples = panel._samples_plot.getPlotItem()
+    samples.setLogMode(x=False, y=True)
+    cases = [(3, scaling.getAxis("bottom"), scaling, (np.log10(18), np.log10(80)), "x"),  # 18 B .. 80 B
+             (3, scaling.getAxis("bottom"), scaling, (0.0, 9.0), "x"),  # 1 B .. 1 GB
+             (0, samples.getAxis("left"), samples, (-5.5, -4.1), "y"),  # 3 µs .. 80 µs: "10 µs/9/8"
+             (3, scaling.getAxis("left"), scaling, (-9.0, 1.0), "y")]
+    for tab, axis, plot, span, which in cases:
+        panel.tabs.setCurrentIndex(tab)  # an axis has its size once its tab is shown
+        QtCore.QCoreApplication.processEvents()
+        plot.vb.setRange(**{f"{which}Range": span}, padding=0)
+        rects = _text_rects(axis)
+        assert rects, (axis.orientation, span)
+        for i, a in enumerate(rects):
+            for b in rects[i + 1:]:
+                assert not a.intersects(b), (axis.orientation, span, a, b)
+
+
+def test_size_axis_uses_binary_units(panel: PlotsPanel) -> None:
+    axis = panel._scl_plot.getPlotItem().getAxis("bottom")
+    levels = axis.tickValues(np.log10(16), np.log10(2 << 20), 2000)
+    texts = axis.tickStrings([v for _, vs in levels for v in vs], 1.0, 1.0)
+    assert "1 KiB" in texts and "1 MiB" in texts and "16 B" in texts
+    assert not any("kB" in text or "MB" in text for text in texts)
+
+
+def test_legends_sit_outside_the_plotted_area(panel: PlotsPanel, qtbot: Any) -> None:
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.begin_job(0, "job")
+    panel.add_samples(0, "encrypt", _samples(2e-6, 50))
+    panel.add_samples(0, "decrypt", _samples(3e-6, 50))
+    panel.add_resource(0, "worker", 0.1, 95.0, 50 << 20)
+    panel.show_results(_results())
+    for tab, plot, legend in ((0, panel._samples_plot.getPlotItem(), panel._samples_legend),
+                              (3, panel._scl_plot.getPlotItem(), panel._scl_legend),
+                              (4, panel._cpu_plot, panel._cpu_legend)):
+        panel.tabs.setCurrentIndex(tab)
+        panel.refresh()
+        QtCore.QCoreApplication.processEvents()
+        assert legend.items and legend.isVisible()
+        box, view = legend.sceneBoundingRect(), plot.vb.sceneBoundingRect()
+        assert box.width() > 20 and not box.adjusted(1, 1, -1, -1).intersects(view), (tab, box, view)
+
+
+def test_bar_labels_fit_stay_distinct_and_keep_what_tells_them_apart() -> None:
+    from app.gui.plots.comparison import bar_labels
+
+    metrics = QtGui.QFontMetricsF(QtGui.QFont())
+    texts = [f"#{k} ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [{backend}] · 18 B"
+             for k, backend in ((1, "tinyec"), (2, "cryptography"), (3, "tinyec (Nagle on)"))]
+    budget = metrics.horizontalAdvance(texts[0]) * 0.6
+    shown = bar_labels(texts, budget, metrics)
+    assert len(set(shown)) == 3
+    for full, short in zip(texts, shown):
+        assert short.endswith(full[full.rfind(" ["):])  # backend, Nagle and size kept whole
+        assert short != full and metrics.horizontalAdvance(short) <= budget + 1
+
+
+def test_value_labels_sit_right_of_the_whiskers(panel: PlotsPanel, qtbot: Any) -> None:
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_results(_results())
+    for log in (False, True):
+        panel._cmp_log.setChecked(log)
+        QtCore.QCoreApplication.processEvents()
+        vb = panel._cmp_plot.getPlotItem().vb
+        whiskers = panel._cmp_whiskers.opts
+        ends = dict(zip(np.asarray(whiskers["y"]).tolist(), np.asarray(whiskers["x"]) + whiskers["right"]))
+        labels = [label for label in panel._cmp_texts if label.isVisible()]
+        assert len(labels) == 4
+        for row, label in enumerate(labels):
+            end = ends.get(float(row), float(panel._cmp_bars.opts["x0"][row] + panel._cmp_bars.opts["width"][row]))
+            end_x = vb.mapViewToScene(QtCore.QPointF(end, row)).x()
+            assert label.sceneBoundingRect().left() > end_x, (log, row)
+        row_px = abs(vb.mapViewToScene(QtCore.QPointF(0, 1)).y() - vb.mapViewToScene(QtCore.QPointF(0, 0)).y())
+        assert all(label.sceneBoundingRect().height() <= row_px * 1.5 for label in labels)
+
+
+def test_any_plot_exports_as_png_and_svg(panel: PlotsPanel, qtbot: Any, tmp_path: Any) -> None:
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_results(_results())
+    for tab in range(panel.tabs.count()):
+        panel.tabs.setCurrentIndex(tab)
+        png, svg = tmp_path / f"{tab}.png", tmp_path / f"{tab}.svg"
+        panel.export_plot(png)
+        panel.export_plot(svg)
+        assert not QtGui.QImage(str(png)).isNull()
+        assert "<svg" in svg.read_text(encoding="utf-8")[:2000]
+    with pytest.raises(ValueError, match="png or .svg"):
+        panel.export_plot(tmp_path / "plot.jpg")
+
+
+def test_resources_follow_the_selected_job_and_say_why_they_are_empty(panel: PlotsPanel) -> None:
+    jobs = _results()
+    panel.tabs.setCurrentIndex(4)
+    panel.begin_job(0, "long job")
+    for k in range(5):
+        panel.add_resource(0, "worker", 0.1 * (k + 1), 90.0 + k, 40 << 20)
+    panel.refresh()
+    panel.begin_job(1, "short job")  # finishes before the first 100 ms sample
+    panel.select_result(jobs[0])
+    assert _xy(panel._res_curves["worker"][0])[1].tolist() == [90.0, 91.0, 92.0, 93.0, 94.0]
+    assert "Job #1" in panel._res_header.text() and panel._res_view.isVisibleTo(panel)
+    panel.select_result(jobs[1])
+    assert "no CPU sample: job shorter than 100 ms" in panel._res_header.text()
+    assert not panel._res_view.isVisibleTo(panel)  # no empty axes
+    panel.select_result(jobs[3])  # not run in this window: its stored summary instead
+    assert "kept only for runs made in this window" in panel._res_header.text()
+    panel.select_result(None)
+    assert "Live: job #2" in panel._res_header.text()

@@ -214,3 +214,49 @@ def test_add_result_appends_or_replaces_by_index(table: ResultsTable, qtbot: Any
     assert table.model.rowCount() == 5
     assert [r.index for r in table.results()] == [0, 1, 2, 3, 7]
     assert table.model.result_at(4).index == 7
+
+
+# --- every metric reachable, copyable -------------------------------------------------------
+
+
+def test_every_metric_of_every_job_is_one_choice_away(table: ResultsTable) -> None:
+    assert table.model.rowCount() == 4  # the headline metric of each job
+    table.set_metric("*")
+    shown = {(table.model.result_at(r).index, _text(table, r, Column.METRIC)) for r in range(table.model.rowCount())}
+    expected = {(job.index, name) for job in _all() for name in job.metrics}
+    assert expected <= shown  # keygen and decrypt, receiver and rtt too
+    assert (2, "encrypt") in shown  # a failed job keeps its row
+    rtt_row = next(r for r in range(table.model.rowCount()) if _text(table, r, Column.METRIC) == "rtt")
+    assert _text(table, rtt_row, Column.MEDIAN) == format_seconds(80e-6)
+    table.set_metric("keygen")
+    assert [_text(table, r, Column.METRIC) for r in range(table.model.rowCount())] == ["keygen"] * 4
+    assert table.metric_picker.currentData() == "keygen"
+    assert "4 jobs" in table.count_label.text() and "7 metrics" in table.count_label.text()
+
+
+def test_rows_sort_by_median_across_metrics(table: ResultsTable) -> None:
+    table.set_metric("*")
+    table.view.sortByColumn(Column.MEDIAN, Qt.SortOrder.AscendingOrder)
+    keys = [table.proxy.data(table.proxy.index(r, Column.MEDIAN), SORT_ROLE) for r in range(table.proxy.rowCount())]
+    numbers = [k for k in keys if k is not None]
+    assert numbers == sorted(numbers) and len(numbers) == 7  # every metric with samples
+
+
+def test_rows_copy_as_tab_separated_text_with_the_header(table: ResultsTable, qtbot: Any) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    table.view.selectRow(1)
+    text = table.copy()
+    lines = text.splitlines()
+    assert lines[0].split("\t")[:3] == ["Scheme", "Backend", "Parameters"]
+    assert len(lines) == 2 and lines[1].split("\t")[0] == "X25519 + AES-GCM"
+    assert QGuiApplication.clipboard().text() == text
+    table.view.clearSelection()
+    assert len(table.copy().splitlines()) == 1 + table.proxy.rowCount()  # nothing selected: every row
+
+
+def test_counts_are_singular_for_one(qtbot: Any) -> None:
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results([_warned_job()])
+    assert widget.count_label.text() == "1 job · 1 metric"

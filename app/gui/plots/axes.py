@@ -43,7 +43,25 @@ class _GridAxis(pg.AxisItem):
                                                    colour.greenF() * a + bg.greenF() * (1 - a),
                                                    colour.blueF() * a + bg.blueF() * (1 - a)))
             opaque.append((pen, p1, p2))
-        return axis_spec, opaque, text_specs
+        return axis_spec, opaque, _without_collisions(text_specs)
+
+
+#: Pixels kept free between two tick labels side by side (stacked ones may touch:
+#: a text rectangle already holds the line's leading).
+LABEL_GAP = 6
+
+
+def _without_collisions(text_specs: list) -> list:
+    """The tick labels that fit: pyqtgraph draws every level's labels (a log axis's
+    "30 B40 B 50 60 70"); kept in the order given (major ticks first), a label is
+    dropped when its rectangle, widened by LABEL_GAP, overlaps one already kept."""
+    kept: list = []
+    half = LABEL_GAP / 2
+    for spec in text_specs:
+        rect = spec[0].adjusted(-half, 0, half, 0)
+        if not any(rect.intersects(other[0].adjusted(-half, 0, half, 0)) for other in kept):
+            kept.append(spec)
+    return kept
 
 
 
@@ -99,6 +117,41 @@ class _SIAxis(_GridAxis):
 
 
 
+def binary_size(size: float) -> str:
+    """2**k bytes in binary units: "512 B", "4 KiB", "1 MiB" (as the rest of the app)."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.0f} {unit}" if value == round(value) else f"{value:.3g} {unit}"
+    return f"{size:.0f} B"
+
+
+class _BytesAxis(_GridAxis):
+    """A message-size axis in log mode: ticks at powers of two, labelled in binary
+    units (KiB, MiB), never SI's decimal kB."""
+
+    _LOG2 = math.log10(2.0)
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        if not getattr(self, "logMode", False):
+            return super().tickValues(minVal, maxVal, size)
+        lo, hi = sorted((minVal, maxVal))
+        first, last = math.ceil(lo / self._LOG2), math.floor(hi / self._LOG2)
+        if last < first:
+            return super().tickValues(minVal, maxVal, size)
+        # At most one label per ~70 px: "512 KiB" is about that wide.
+        step = 1
+        while (last - first) / step > max(1.0, size / 70):
+            step *= 2
+        start = math.ceil(first / step) * step
+        return [(step * self._LOG2, [k * self._LOG2 for k in range(start, last + 1, step)])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        if not getattr(self, "logMode", False):
+            return super().tickStrings(values, scale, spacing)
+        return [binary_size(2.0 ** round(v / self._LOG2)) for v in values]
+
+
 class _CategoryAxis(_GridAxis):
     """Text labels at integer positions; thins them out when they would overlap."""
 
@@ -124,8 +177,8 @@ class _CategoryAxis(_GridAxis):
             return []
         font = self.style.get("tickFont") or QtGui.QFont()
         metrics = QtGui.QFontMetricsF(font)
-        pitch = (metrics.height() if self.orientation in ("left", "right") else
-                 max(metrics.horizontalAdvance(s) for s in self._labels[lo:hi + 1]) + 8) * 1.3
+        pitch = (metrics.height() * 1.05 if self.orientation in ("left", "right") else
+                 (max(metrics.horizontalAdvance(s) for s in self._labels[lo:hi + 1]) + 8) * 1.3)
         stride = max(1, math.ceil((hi - lo + 1) * pitch / max(size, 1.0)))
         return [(float(stride), [float(i) for i in range(lo, hi + 1, stride)])]
 
@@ -160,3 +213,40 @@ def _view_point(widget: pg.PlotWidget, event: tuple) -> QtCore.QPointF | None:
         return None
     return vb.mapSceneToView(pos)
 
+
+
+class _OutsideLegend(pg.LegendItem):
+    """A legend in the plot item's layout, beside (or under) the view box: it never
+    covers a curve and no grid line crosses its text. pyqtgraph's own legend floats
+    over the data."""
+
+    def updateSize(self) -> None:
+        # The base class sets its geometry from its labels' current sizes (0 before they
+        # are laid out), and a layout overrides a geometry anyway: the size its own
+        # layout asks for is what the plot's layout must reserve.
+        self.layout.invalidate()
+        size = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize) if self.items \
+            else QtCore.QSizeF(0, 0)
+        # Its width is reserved; its height never squeezes the axes out of the plot (a
+        # legend taller than the plot loses its last lines, read on hover instead).
+        self.setMinimumSize(QtCore.QSizeF(size.width(), 0))
+        self.setPreferredSize(size)
+        self.setMaximumSize(size)
+        self.setVisible(bool(self.items))  # no empty frame
+        self.updateGeometry()
+
+    def mouseDragEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph's name)
+        ev.ignore()  # its place is in the layout
+
+
+def outside_legend(plot: pg.PlotItem, where: str = "right", columns: int = 1) -> _OutsideLegend:
+    """A legend right of the view box (`where="right"`) or under the bottom axis."""
+    legend = _OutsideLegend(colCount=columns, labelTextSize="8pt")
+    if where == "right":
+        plot.layout.addItem(legend, 1, 3, 3, 1)  # beside the view box and its axes
+        plot.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
+    else:
+        plot.layout.addItem(legend, 4, 1)
+    legend.setParentItem(plot)
+    plot.legend = legend  # PlotItem.addItem(name=...) and clear() find it here
+    return legend

@@ -8,10 +8,37 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.plots.axes import _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
-from app.gui.plots.common import _elide, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.common import _fmt_bytes, _fmt_time, _style, plural
+
+#: The widest a bar label may be, as a share of the plot's width.
+LABEL_SHARE = 0.45
+#: Pixels between the end of a bar's whisker and its value label.
+VALUE_GAP = 6
+
+
+def bar_labels(texts: list[str], width_px: float, metrics: QtGui.QFontMetricsF) -> list[str]:
+    """Labels that fit `width_px` and stay distinct. What tells two jobs apart is at the
+    end ("[tinyec] (Nagle on) · 18 B · loopback"), so that tail is kept whole and the
+    scheme name before it is shortened ("ECDH brainpoolP256r1 + SHA…"); when shortening
+    makes two labels equal, they get more room."""
+    width = max(width_px, 40.0)
+    for _ in range(12):
+        shown = []
+        for text in texts:
+            cut = text.rfind(" [")
+            head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+            room = width - metrics.horizontalAdvance(tail)
+            if room < metrics.horizontalAdvance("#00 ABC…"):
+                shown.append(metrics.elidedText(text, QtCore.Qt.TextElideMode.ElideMiddle, width))
+            else:
+                shown.append(metrics.elidedText(head, QtCore.Qt.TextElideMode.ElideRight, room) + tail)
+        if len(set(shown)) == len(set(texts)):
+            return shown
+        width *= 1.25
+    return list(texts)
 
 
 class ComparisonTab:
@@ -30,6 +57,12 @@ class ComparisonTab:
         item.addItem(self._cmp_bars)
         item.addItem(self._cmp_whiskers)
         self._cmp_texts: list[pg.TextItem] = []  # value labels at the bar ends, reused across redraws
+        self._cmp_full_labels: list[str] = []
+        self._cmp_range: tuple[float, float] | None = None
+        self._cmp_values_hidden = False
+        self._cmp_value_labels: tuple[list[str], np.ndarray, np.ndarray] = ([], np.empty(0), np.empty(0))
+        # Label widths and value-label positions depend on the plot's size in pixels.
+        item.vb.sigResized.connect(lambda _vb: self._layout_comparison_labels())
 
         self._cmp_combo = QtWidgets.QComboBox()
         self._cmp_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -38,6 +71,7 @@ class ComparisonTab:
         self._cmp_log.setToolTip("Medians span nanoseconds to seconds: a log axis shows them all")
         self._cmp_log.toggled.connect(lambda _on: self._draw_comparison())
         self._cmp_header = QtWidgets.QLabel()
+        self._cmp_header.setWordWrap(True)  # a long header must not widen the window
         top = QtWidgets.QHBoxLayout()
         top.addWidget(QtWidgets.QLabel("Metric:"))
         top.addWidget(self._cmp_combo)
@@ -74,13 +108,17 @@ class ComparisonTab:
         self._comparison_rows = rows
         plot = self._cmp_plot.getPlotItem()
         plot.setLogMode(x=log, y=False)
-        self._cmp_axis.set_labels([_elide(f"#{r.index + 1} {r.label} · {_fmt_bytes(r.message_size)}")
-                                   for r, _, _ in rows])
+        several_modes = len({r.mode for r, _, _ in rows}) > 1  # then sessions say so
+        self._cmp_full_labels = [f"#{r.index + 1} {r.label} · {_fmt_bytes(r.message_size)}"
+                                 + (f" · {r.mode}" if several_modes and r.mode != "operations" else "")
+                                 for r, _, _ in rows]
         self._cmp_readout.clear()
         if not rows:
+            self._cmp_range = None
             self._cmp_bars.setVisible(False)
             self._cmp_whiskers.setData(x=None, y=None)
             self._set_value_labels([], np.empty(0), np.empty(0))
+            self._layout_comparison_labels()
             self._cmp_header.setText(_style("Finished jobs appear here." if not self._results else
                                             f"No job has {metric!r}.", muted=True))
             return
@@ -116,25 +154,59 @@ class ComparisonTab:
             ends[i] = max(ends[i], math.log10(ci[1]) if log else ci[1])
         self._set_value_labels([_fmt_time(m) for m in medians], ends, y)
         right = float(ends.max())
-        plot.setXRange(base, right + 0.22 * max(right - base, 1e-300), padding=0)  # room for the labels
+        self._cmp_range = (base, right)
+        plot.setXRange(base, right + 0.22 * max(right - base, 1e-300), padding=0)  # refined by the layout
         plot.setYRange(-0.6, len(rows) - 0.4, padding=0)
         missing = len(self._results) - len(rows)
-        text = f"{len(rows)} jobs · bars: median {metric} · whiskers: 95 % CI of the median"
+        text = f"{plural(len(rows), 'job')} · bars: median {metric} · whiskers: 95 % CI of the median"
         if missing:
-            text += f" · {missing} without {metric!r} not shown"
+            text += f" · {missing} without {metric!r} not shown (choose another metric above)"
         self._cmp_header.setText(text)
 
     def _set_value_labels(self, texts: list[str], xs: np.ndarray, ys: np.ndarray) -> None:
+        """Value labels at the given data points (the whisker or bar ends)."""
         plot = self._cmp_plot.getPlotItem()
         while len(self._cmp_texts) < len(texts):
             label = pg.TextItem(anchor=(0, 0.5), color=self._fg)
             plot.addItem(label, ignoreBounds=True)
             self._cmp_texts.append(label)
+        self._cmp_value_labels = (list(texts), np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64))
         for k, label in enumerate(self._cmp_texts):
             if k < len(texts):
-                label.setText(" " + texts[k])
-                label.setPos(float(xs[k]), float(ys[k]))
-            label.setVisible(k < len(texts))
+                label.setText(texts[k])
+        self._layout_comparison_labels()
+
+    def _layout_comparison_labels(self) -> None:
+        """Fit the bar labels to the plot's width and place the value labels VALUE_GAP
+        pixels right of each whisker; value labels taller than a row are hidden (the
+        read-out under the plot gives the value on hover) rather than drawn over the
+        next row's whisker."""
+        font = self._cmp_axis.style.get("tickFont") or QtGui.QFont()
+        metrics = QtGui.QFontMetricsF(font)
+        plot = self._cmp_plot.getPlotItem()
+        shown = bar_labels(self._cmp_full_labels, LABEL_SHARE * max(self._cmp_plot.width(), 200), metrics)
+        if shown != self._cmp_axis.labels():
+            self._cmp_axis.set_labels(shown)
+        widest = max((metrics.horizontalAdvance(text) for text in shown), default=0.0)
+        self._cmp_axis.setWidth(int(math.ceil(widest)) + 12)
+        texts, xs, ys = self._cmp_value_labels
+        px_x, px_y = plot.vb.viewPixelSize()
+        row_px = 1.0 / px_y if px_y > 0 else 0.0
+        fits = row_px >= metrics.height()
+        for k, label in enumerate(self._cmp_texts):
+            visible = k < len(texts) and fits
+            if visible:
+                label.setPos(float(xs[k]) + VALUE_GAP * px_x, float(ys[k]))
+            label.setVisible(visible)
+        self._cmp_values_hidden = bool(texts) and not fits
+        if self._cmp_range is not None:
+            # Room right of the longest whisker for its value label, in pixels turned data units.
+            base, right = self._cmp_range
+            view_px = plot.vb.width()
+            room = max((metrics.horizontalAdvance(text) for text in texts), default=0.0) + VALUE_GAP + 8
+            share = min(room / view_px, 0.6) if view_px > 50 else 0.22
+            span = max(right - base, 1e-300)
+            plot.setXRange(base, right + span * share / (1 - share), padding=0)
 
     def _on_cmp_hover(self, event: tuple) -> None:
         point = _view_point(self._cmp_plot, event)

@@ -14,13 +14,14 @@ prefix (ns, µs, ms) themselves; log axes label every tick with its own prefix.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.results import JobResult
-
 from app.gui.plots.axes import _GridAxis
 from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
 from app.gui.plots.comparison import ComparisonTab
@@ -44,7 +45,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._live: dict[str, _Buffer] = {}
         self._live_dirty: set[str] = set()
         self._index = np.arange(1024, dtype=np.float64)
-        self._res: dict[str, _Buffer] = {}
+        self._res: dict[str, _Buffer] = {}  # the live job's series (one of _res_by_job)
+        self._res_by_job: dict[int, dict[str, _Buffer]] = {}  # every job of this run, for selection
         self._res_dirty: set[str] = set()
         # selection and results
         self._selected: JobResult | None = None
@@ -66,6 +68,11 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._build_scaling_tab()
         self._build_resources_tab()
         self.tabs.currentChanged.connect(self._on_tab_changed)
+        # Right-click on any plot: save it (beside pyqtgraph's own "Export...").
+        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._res_view):
+            action = QtGui.QAction("Save plot as PNG or SVG…", view.scene())
+            action.triggered.connect(self.save_plot_dialog)
+            view.scene().contextMenu.insert(0, action)
 
         self._ready = True
         self.apply_palette()
@@ -151,8 +158,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         for buf in self._live.values():
             buf.clear()
         self._live_dirty.clear()
-        for buf in self._res.values():
-            buf.clear()
+        self._res = {}
+        self._res_by_job = {}
         self._res_dirty.clear()
         self._selected = None
         self._selected_arrays = {}
@@ -174,16 +181,15 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         for buf in self._live.values():
             buf.clear()
         self._live_dirty.clear()
-        for buf in self._res.values():
-            buf.clear()
+        # Each job keeps its own series: selecting a finished job shows its resources.
+        self._res = self._res_by_job[job_index] = {}
         self._res_dirty.clear()
         if self._selected is None:
             for metric in list(self._samples_curves):
                 self._set_curve(metric, None)
             self._samples_readout.clear()
-        self._clear_resource_curves()
+            self._show_resources()
         self._update_samples_header()
-        self._update_resources_header()
 
     def add_samples(self, job_index: int, metric: str, values: Sequence[float]) -> None:
         """Buffer a batch of samples (seconds). Batches of other jobs are ignored."""
@@ -206,6 +212,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         """Buffer one CPU / RSS reading of a job's process. Other jobs are ignored."""
         if self._live_job is None:
             self._live_job = job_index
+            self._res = self._res_by_job.setdefault(job_index, self._res)
         if job_index != self._live_job:
             return
         buf = self._res.get(role)
@@ -223,7 +230,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
                 self._set_curve(metric, self._index_view(buf.n), buf.column())
             self._live_dirty.clear()
             self._update_samples_header()
-        if self._res_dirty and current is self._res_page:
+        if self._res_dirty and current is self._res_page and self._selected is None:
             for role in sorted(self._res_dirty, key=list(self._res).index):
                 buf = self._res[role]
                 cpu, rss = self._resource_curves(role)
@@ -235,6 +242,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
                     self._rss_legend.addItem(rss, role)
                     self._res_in_legend.add(role)
             self._res_dirty.clear()
+            self._update_resources_header()
 
     def show_results(self, results: Sequence[JobResult]) -> None:
         """(Re)draw the Comparison and Scaling tabs from finished results."""
@@ -243,6 +251,12 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         default = default_metric(self._results)
         for combo in (self._cmp_combo, self._scl_combo):
             self._fill_combo(combo, names, default)
+        # Medians 100x apart leave the short bars at zero on a linear axis: start on log.
+        medians = [m.stats.median for r in self._results for m in r.metrics.values()
+                   if m.stats.n and m.stats.median > 0 and m is r.metrics.get(self._cmp_combo.currentText())]
+        self._cmp_log.blockSignals(True)
+        self._cmp_log.setChecked(bool(medians) and max(medians) > 100 * min(medians))
+        self._cmp_log.blockSignals(False)
         self._draw_comparison()
         self._draw_scaling()
 
@@ -251,6 +265,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._selected = result
         self._samples_cursor.setVisible(False)
         self._samples_readout.clear()
+        self._show_resources()
         if result is None:
             self._selected_arrays = {}
             self._live_button.setVisible(False)
@@ -285,5 +300,64 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         """Live samples buffered for the current job, all metrics together."""
         return sum(buf.n for buf in self._live.values())
 
+    def current_plot_item(self) -> Any:
+        """The graphics item of the visible tab (for the Resources tab, both plots)."""
+        current = self.tabs.currentWidget()
+        if current is self._res_page:
+            return self._res_view.ci
+        for widget in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot):
+            if current.isAncestorOf(widget):
+                return widget.getPlotItem()
+        return None
+
+    def save_plot_dialog(self) -> None:
+        tab = self.tabs.tabText(self.tabs.currentIndex()).lower()
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save the plot", f"{tab}.png",
+                                                        "PNG image (*.png);;SVG drawing (*.svg)")
+        if not path:
+            return
+        try:
+            self.export_plot(path)
+        except (OSError, ValueError) as exc:
+            QtWidgets.QMessageBox.warning(self, "Cannot save the plot", str(exc))
+
+    def export_plot(self, path: str | Path) -> None:
+        """Save the visible tab's plot as PNG (at twice the screen size, for print) or SVG,
+        by the file's suffix; OSError or ValueError naming the file when it cannot."""
+        from pyqtgraph import exporters
+
+        path = Path(path)
+        item = self.current_plot_item()
+        suffix = path.suffix.lower()
+        if item is None or suffix not in (".png", ".svg"):
+            raise ValueError(f"{path}: a plot is saved as .png or .svg")
+        self.refresh()
+        if suffix == ".svg":
+            _export_svg(item, path)
+        else:
+            exporter = exporters.ImageExporter(item)
+            exporter.parameters()["width"] = int(item.sceneBoundingRect().width() * 2)
+            exporter.export(str(path))
+        if not path.is_file() or path.stat().st_size == 0:
+            raise OSError(f"{path}: the plot could not be written")
+
     def _on_tab_changed(self, _index: int) -> None:
         self.refresh()
+
+
+def _export_svg(item: Any, path: Path) -> None:
+    """Draw the item's part of its scene into an SVG file. (pyqtgraph's SVGExporter
+    fails on the path data Qt 6.11 writes: "not enough values to unpack".)"""
+    from PySide6.QtSvg import QSvgGenerator
+
+    source = item.sceneBoundingRect()
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(source.size().toSize())
+    generator.setViewBox(QtCore.QRectF(0, 0, source.width(), source.height()))
+    generator.setTitle("CryptoBench plot")
+    painter = QtGui.QPainter(generator)
+    try:
+        item.scene().render(painter, QtCore.QRectF(0, 0, source.width(), source.height()), source)
+    finally:
+        painter.end()

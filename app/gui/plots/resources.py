@@ -4,13 +4,19 @@ A mixin of `PlotsPanel`: its state lives on the panel."""
 
 from __future__ import annotations
 
+from html import escape
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
-from app.gui.plots.axes import _grid_axes
-from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _style
+from app.gui.plots.axes import _grid_axes, outside_legend
+from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
+
+#: The resource sampler's interval (app.core.measure.ResourceSampler): a job shorter
+#: than this has no CPU sample at all.
+SAMPLE_INTERVAL_MS = 100
 
 
 class ResourcesTab:
@@ -27,11 +33,12 @@ class ResourcesTab:
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.getAxis("left").setWidth(60)
         self._rss_plot.setXLink(self._cpu_plot)
-        self._cpu_legend = self._cpu_plot.addLegend(offset=(-10, 10))
-        self._rss_legend = self._rss_plot.addLegend(offset=(-10, 10))
+        self._cpu_legend = outside_legend(self._cpu_plot)
+        self._rss_legend = outside_legend(self._rss_plot)
         self._res_curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
         self._res_in_legend: set[str] = set()
         self._res_header = QtWidgets.QLabel()
+        self._res_header.setWordWrap(True)  # a long header must not widen the window
         self._res_page = self._page(self._res_header, self._res_view)
         self.tabs.addTab(self._res_page, "Resources")
 
@@ -55,10 +62,67 @@ class ResourcesTab:
                 self._rss_legend.removeItem(rss)
         self._res_in_legend.clear()
 
+    def _shown_resources(self) -> tuple[int | None, dict[str, _Buffer] | None]:
+        """The job whose resources the tab shows (the selected one, else the live one)
+        and its series (None when this window did not record that job)."""
+        if self._selected is not None:
+            return self._selected.index, self._res_by_job.get(self._selected.index)
+        return self._live_job, self._res if self._live_job is not None else None
+
+    def _show_resources(self) -> None:
+        """Redraw the tab for the job it follows."""
+        self._clear_resource_curves()
+        _, series = self._shown_resources()
+        for role, buf in (series or {}).items():
+            if buf.n == 0:
+                continue
+            cpu, rss = self._resource_curves(role)
+            cpu.setData(buf.column(0), buf.column(1))
+            rss.setData(buf.column(0), buf.column(2))
+            self._cpu_legend.addItem(cpu, role)
+            self._rss_legend.addItem(rss, role)
+            self._res_in_legend.add(role)
+        self._res_dirty.clear()
+        self._update_resources_header()
+
     def _update_resources_header(self) -> None:
-        if self._live_job is None:
-            self._res_header.setText(_style("CPU and memory of the running job's processes appear here.",
-                                            muted=True))
+        index, series = self._shown_resources()
+        sampled = any(buf.n for buf in (series or {}).values())
+        # Empty axes say nothing: without a sample the plots make way for the reason.
+        self._res_view.setVisible(sampled or (self._selected is None and index is not None))
+        if index is None:
+            self._res_header.setText(_style("CPU and memory of the running job's processes appear here; "
+                                            "select a finished job to see its own.", muted=True))
+            return
+        result = self._selected
+        if result is None:
+            name = f"<b>Live: job #{index + 1}</b> {escape(self._live_label)}"
+            if not sampled:
+                self._res_header.setText(f"{name} · waiting for the first CPU sample (one every "
+                                         f"{SAMPLE_INTERVAL_MS} ms)")
+                return
         else:
-            self._res_header.setText(f"<b>Live: job #{self._live_job + 1}</b> {self._live_label} · "
-                                     "CPU in % of one core, resident memory in MiB")
+            name = f"<b>Job #{index + 1}</b> {escape(result.label)} · {_fmt_bytes(result.message_size)}"
+            if series is None:
+                self._res_header.setText(f"{name}: CPU and memory over time are kept only for runs made in "
+                                         f"this window.<br>{escape(_cpu_summary(result))}")
+                return
+            if not sampled:
+                self._res_header.setText(f"{name}: no CPU sample: job shorter than {SAMPLE_INTERVAL_MS} ms "
+                                         f"(one sample every {SAMPLE_INTERVAL_MS} ms).<br>"
+                                         f"{escape(_cpu_summary(result))}")
+                return
+        self._res_header.setText(f"{name} · CPU in % of one core, resident memory in MiB")
+
+
+def _cpu_summary(result: Any) -> str:
+    """The job's stored CPU and memory summary in one line."""
+    parts = []
+    for role, summary in (result.cpu or {}).items():
+        if isinstance(summary, dict) and isinstance(summary.get("mean_percent"), (int, float)):
+            parts.append(f"{role} CPU mean {summary['mean_percent']:.0f} %")
+    rss = (result.memory or {}).get("rss_peak_bytes")
+    if isinstance(rss, dict):
+        parts += [f"{role} peak RSS {value / (1 << 20):.1f} MiB" for role, value in rss.items()
+                  if isinstance(value, (int, float))]
+    return "Summary: " + ", ".join(parts) if parts else "No CPU or memory summary was recorded."

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from app.gui.plots.axes import _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point
+from app.gui.plots.axes import _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point, outside_legend
 from app.gui.plots.common import _colour, _fmt_bytes, _fmt_time, _style
 
 
@@ -21,7 +21,7 @@ class SamplesTab:
         item.setLabel("left", "time", units="s")
         item.setDownsampling(auto=True, mode="peak")  # the context menu shows what the curves do
         item.setClipToView(True)
-        self._samples_legend = item.addLegend(offset=(-10, 10))
+        self._samples_legend = outside_legend(item)
         self._samples_curves: dict[str, pg.PlotDataItem] = {}
         self._samples_in_legend: list[str] = []  # legend order, which also picks the colours
         self._samples_cursor = pg.InfiniteLine(angle=90, movable=False)
@@ -29,6 +29,7 @@ class SamplesTab:
         item.addItem(self._samples_cursor, ignoreBounds=True)
 
         self._samples_header = QtWidgets.QLabel()
+        self._samples_header.setWordWrap(True)  # a long header must not widen the window
         self._samples_log = QtWidgets.QCheckBox("Log scale")
         self._samples_log.setToolTip("A log time axis keeps fast metrics readable beside round trips and stalls")
         self._samples_log.toggled.connect(lambda on: self._samples_plot.getPlotItem().setLogMode(x=False, y=on))

@@ -11,25 +11,30 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from app.core.results import JobResult
-
-from app.gui.plots.axes import _hover_proxy, _new_plot, _SIAxis, _view_point
+from app.gui.plots.axes import _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size, outside_legend
 from app.gui.plots.common import _colour, _elide, _fmt_time, _style
+
+
+#: Legend entries are shortened to this many characters (the hover read-out names the
+#: whole job): a legend wider than that would squeeze the plot beside it.
+LEGEND_CHARS = 26
 
 
 class ScalingTab:
     def _build_scaling_tab(self) -> None:
-        self._scl_plot = _new_plot(left=_SIAxis("left"), bottom=_SIAxis("bottom"))
+        self._scl_plot = _new_plot(left=_SIAxis("left"), bottom=_BytesAxis("bottom"))
         item = self._scl_plot.getPlotItem()
-        item.setLabel("bottom", "message size", units="B")
+        item.setLabel("bottom", "message size (log scale, binary units)")
         item.setLabel("left", "median time", units="s")
         item.setLogMode(x=True, y=True)
-        self._scl_legend = item.addLegend(offset=(-10, -10))  # bottom right: usually empty on log-log
+        self._scl_legend = outside_legend(item)
         self._scl_curves: list[pg.PlotDataItem] = []
 
         self._scl_combo = QtWidgets.QComboBox()
         self._scl_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._scl_combo.currentTextChanged.connect(lambda _text: self._draw_scaling())
         self._scl_header = QtWidgets.QLabel()
+        self._scl_header.setWordWrap(True)  # a long header must not widen the window
         top = QtWidgets.QHBoxLayout()
         top.addWidget(QtWidgets.QLabel("Metric:"))
         top.addWidget(self._scl_combo)
@@ -78,7 +83,7 @@ class ScalingTab:
                                     symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour))
             curve.setLogMode(True, True)
             plot.addItem(curve)
-            self._scl_legend.addItem(curve, _elide(name, 60))
+            self._scl_legend.addItem(curve, _elide(name, LEGEND_CHARS))
             self._scl_curves.append(curve)
             self._scaling_groups.append((name, xs, ys, ordered))
         if not self._scaling_groups:
@@ -109,4 +114,5 @@ class ScalingTab:
             return
         _, name, result = best
         median = result.metrics[self._scl_combo.currentText()].stats.median
-        self._scl_readout.setText(f"{name} · {result.message_size:,} bytes: median {_fmt_time(median)}")
+        self._scl_readout.setText(f"{name} · {binary_size(result.message_size)} ({result.message_size:,} bytes): "
+                                  f"median {_fmt_time(median)}")
