@@ -378,3 +378,13 @@ def test_show_matches_id_prefixes_literally(tmp_path: Path, capsys: pytest.Captu
     assert main(["show", pattern, "--store", str(path), "--json"]) == 2
     assert f"no run with id {pattern!r}" in capsys.readouterr().err
     assert main(["show", "20261123-1922", "--store", str(path), "--json"]) == 0
+
+
+def test_report_appendix_is_optional(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "r.json"
+    assert main(["run", str(_write(tmp_path, TINY)), "--no-store", "--quiet", "--json", str(results)]) == 0
+    with_appendix, without = tmp_path / "with.md", tmp_path / "without.md"
+    assert main(["report", str(results), "--markdown", str(with_appendix)]) == 0
+    assert main(["report", str(results), "--markdown", str(without), "--no-appendix"]) == 0
+    assert "Appendix: full statistics" in with_appendix.read_text()
+    assert "Appendix" not in without.read_text()

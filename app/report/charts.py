@@ -1014,7 +1014,7 @@ def _point_labels(ctx: _Ctx, chart: LineChart, points: list[list[tuple[float, fl
             if pt is None or not text:
                 continue
             c = at(pt)
-            text = _elide(fm, text, plot.width() * 0.4)
+            text = _elide(fm, text, plot.width() * 0.65)
             w, h = fm.horizontalAdvance(text) + 1, fm.height()
             for x, y in ((c.x() + off, c.y() - h + ctx.pt(1)), (c.x() + off, c.y() - ctx.pt(1)),
                          (c.x() - off - w, c.y() - h + ctx.pt(1)), (c.x() - off - w, c.y() - ctx.pt(1)),

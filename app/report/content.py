@@ -87,7 +87,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     apply_caveat(run, sections)
     tidy_sections(sections)
     version = run.environment.get("app_version") or "unknown version"
-    notice = " ".join(t for t in (missing_notice(run), sample_caveat(run)) if t) or None
+    notice = " ".join(t for t in (sample_caveat(run), missing_notice(run)) if t) or None
     return Report(
         title=f"CryptoBench report: {run.name or 'unnamed profile'}",
         subtitle=f"Run {run.id} · {len(run.jobs)} measured job{'s' if len(run.jobs) != 1 else ''} · {run.status}",

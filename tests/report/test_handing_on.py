@@ -1,0 +1,247 @@
+"""Reports a person can hand on (issue 18): what a reader must know comes first, units
+read alike, scales show every bar, and runs that failed or stopped still render.
+
+The charts-of-every-preset check runs the reduced presets once (shared with
+tests/test_preset_runs.py) and is marked slow like them.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.results import RunResult
+from app.report import charts
+from app.report.content import _magnitude_groups, build_report, histogram_of
+from app.report.model import BarChart, Bullets, Chart, LineChart, Paragraph, Report, Series, StackedBars, Table
+from app.report.pdf import write_pdf
+from app.report.units import humanize_seconds, parse_seconds
+from tests.report.conftest import find_job, metric
+
+SESSION = "ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [cryptography]"
+
+
+def _page_text(path: Path, page: int) -> str:
+    tool = shutil.which("pdftotext")
+    if not tool:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    return subprocess.run([tool, "-f", str(page), "-l", str(page), str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def _section(report: Report, title: str) -> Any:
+    return next(s for s in report.sections if s.title == title)
+
+
+def _reduced(run: RunResult, n: int = 3) -> RunResult:
+    """`run` as `run --reduced` leaves it: the name says so and every metric has n samples."""
+    small = copy.deepcopy(run)
+    small.profile["name"] = f"{run.name} (reduced)"
+    for job in small.jobs:
+        for name, m in list(job.metrics.items()):
+            job.metrics[name] = metric(m.samples[:n], batch=m.batch)
+    return small
+
+
+# --- what the first page says -------------------------------------------------------------
+
+
+def test_reduced_run_first_page_says_reduced(qapp: object, hand_run: RunResult, tmp_path: Path) -> None:
+    report = build_report(_reduced(hand_run))
+    assert report.notice is not None and report.notice.startswith("Reduced run (n = 3 timed samples")
+    summary = _section(report, "Summary of findings").blocks[0]
+    assert isinstance(summary, Paragraph) and summary.text.startswith("**Reduced run")
+    path = tmp_path / "reduced.pdf"
+    write_pdf(report, path)
+    first = " ".join(_page_text(path, 1).split())
+    assert "Reduced run (n = 3 timed samples per metric" in first and "not measurements" in first
+
+
+def test_a_full_run_has_no_caveat(hand_run: RunResult) -> None:
+    assert build_report(hand_run).notice is not None  # the hand run has a failed job: said, not a sample caveat
+    sound = copy.deepcopy(hand_run)
+    sound.jobs = [j for j in sound.jobs if j.status == "ok"]
+    sound.profile["jobs"] = []
+    assert build_report(sound).notice is None
+
+
+def test_few_samples_are_said_with_the_real_n(hand_run: RunResult) -> None:
+    few = _reduced(hand_run, n=5)
+    few.profile["name"] = hand_run.name  # not reduced: just too few samples for the claims
+    notice = build_report(few).notice or ""
+    assert "Few samples (n = 5 timed samples" in notice
+
+
+def test_published_tables_carry_the_real_n(hand_run: RunResult) -> None:
+    from app.report.caveats import apply_caveat
+    from app.report.model import Section
+
+    table = Table(["Case", "Published", "Measured"], [["a", "1 ms", "2 ms"]], caption="E9: published beside ours.")
+    other = Table(["Case", "Measured"], [["a", "2 ms"]], caption="Ours only.")
+    sections = [Section("Summary of findings", []), Section("Experiment E9: x", [table, other])]
+    apply_caveat(_reduced(hand_run), sections)
+    assert table.caption == ("Reduced run, n = 3 per metric: these figures are not for comparison. "
+                             "E9: published beside ours.")
+    assert other.caption == "Ours only."
+    assert "may not hold for a full run" in sections[1].blocks[0].text
+
+
+@pytest.mark.parametrize("status", ["cancelled", "failed", "interrupted"])
+def test_failed_or_cancelled_runs_render_and_say_what_is_missing(qapp: object, hand_run: RunResult, tmp_path: Path,
+                                                                 status: str) -> None:
+    stopped = copy.deepcopy(hand_run)
+    stopped.status = status
+    stopped.profile["jobs"] = [{"scheme": "x", "message_sizes": [1, 2]}] * 7  # asked for 14 jobs; 10 recorded
+    report = build_report(stopped)
+    assert report.notice is not None and report.notice.startswith(f"This run is {status}.")
+    assert "4 of the 14 jobs the profile asks for never ran" in report.notice
+    assert "ML-DSA-65 [cryptography] (failed)" in report.notice
+    path = tmp_path / f"{status}.pdf"
+    write_pdf(report, path)
+    assert "never ran" in " ".join(_page_text(path, 1).split())
+    empty = copy.deepcopy(stopped)
+    empty.jobs = []
+    report = build_report(empty)
+    assert "recorded no job" in (report.notice or "")
+    write_pdf(report, tmp_path / "empty.pdf")
+
+
+# --- units ----------------------------------------------------------------------------------
+
+
+def test_every_time_column_has_one_unit(hand_run: RunResult, hand_baseline: RunResult) -> None:
+    report = build_report(hand_run, hand_baseline)
+    checked = 0
+    for section in report.sections:
+        for table in (b for b in section.blocks if isinstance(b, Table)):
+            for c, header in enumerate(table.columns):
+                units = {cell.split()[-1] for row in table.rows if c < len(row)
+                         for cell in [row[c]] if parse_seconds(cell) is not None}
+                assert len(units) <= 1, (section.title, header, units)
+                checked += header.endswith(("(ns)", "(µs)", "(ms)", "(s)"))
+    assert checked >= 8  # timing, loopback and comparison columns carry their unit in the header
+
+
+def test_no_raw_seconds_in_prose(hand_run: RunResult) -> None:
+    assert humanize_seconds("first sample 1.859e-05 s and 0.000484 s; 2.5 s stays") == \
+        "first sample 18.6 µs and 484 µs; 2.5 s stays"
+    run = copy.deepcopy(hand_run)
+    import dataclasses
+
+    job = next(j for j in run.jobs if j.warnings)
+    job.warnings[0] = dataclasses.replace(job.warnings[0],
+                                          message="First measured sample 1.859e-05 s is 5.4× the median")
+    prose = [t for s in build_report(run).sections for b in s.blocks
+             for t in ([b.text] if isinstance(b, Paragraph) else b.items if isinstance(b, Bullets) else [])]
+    assert any("18.6 µs is 5.4× the median" in t for t in prose)
+    assert not any("e-05 s" in t for t in prose)
+
+
+# --- scales -----------------------------------------------------------------------------------
+
+
+def test_loopback_breakdown_gives_each_order_of_magnitude_its_chart(hand_run: RunResult) -> None:
+    assert _magnitude_groups([1e-3, 2e-5, 5e-3, 3e-5, 8e-2]) == [[1, 3], [0, 2], [4]]
+    run = copy.deepcopy(hand_run)
+    slow = copy.deepcopy(find_job(run, SESSION, 18))
+    slow.id, slow.index, slow.label = f"{run.id}/99", 99, "ElGamal-2048 [python]"
+    for name, m in list(slow.metrics.items()):
+        slow.metrics[name] = metric([x * 1000 for x in m.samples])
+    run.jobs.append(slow)
+    loop = _section(build_report(run), "Loopback breakdown")
+    times = [b.chart for b in loop.blocks if isinstance(b, Chart) and isinstance(b.chart, StackedBars)
+             and b.chart.unit == "s"]
+    assert len(times) == 2 and [len(c.labels) for c in times] == [1, 1]
+    for chart in times:  # within a chart no bar is more than 10× shorter than another
+        totals = [sum(v[k] for v in chart.parts.values()) for k in range(len(chart.labels))]
+        assert max(totals) <= 10 * min(totals)
+
+
+def test_histogram_axis_ends_at_the_data() -> None:
+    samples = [1e-6 * (1 + 0.01 * i) for i in range(19)] + [5e-3]  # one interruption, 5000× the rest
+    hist = histogram_of(metric(samples))
+    assert hist is not None
+    assert hist.edges[-1] == pytest.approx(max(samples[:19]))  # not an interpolated p99 far past the data
+    assert hist.clipped_above == 1 and sum(hist.counts) == 19
+    assert max(hist.counts) < 19  # the bulk is spread over bins, not one bin on a wide axis
+    assert histogram_of(metric([2e-6] * 10)) is not None  # identical samples still draw
+
+
+def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    axes: list[Any] = []
+    make = charts._make_linear_axis
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        axis = make(*args, **kwargs)
+        axes.append(axis)
+        return axis
+
+    monkeypatch.setattr(charts, "_make_linear_axis", spy)
+    chart = LineChart("Per sample", "sample", "", "delay", "s", [Series("a", [1.0, 2.0, 3.0], [1e-3, 2e-3, 1.5e-3])])
+    image = QImage(600, 400, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    try:
+        charts.paint_chart(painter, QRectF(0, 0, 600, 400), chart)
+    finally:
+        painter.end()
+    x_axis = axes[-1]
+    assert x_axis.ticks and all(float(t).is_integer() for t in x_axis.ticks)
+
+
+# --- labels in every preset's report ------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chart of every preset's reduced report, painted where the PDF paints it: no
+    row label thinned out, no text cut with "…" (titles, legends, row and point labels)."""
+    from app.core.profile import preset_names
+    from tests.test_preset_runs import _run
+
+    cut: list[tuple[str, str]] = []
+    thinned: list[list[str | None]] = []
+    elide, rows = charts._elide, charts._bar_rows
+    current = {"preset": ""}
+
+    def spy_elide(fm: Any, text: str, width: float) -> str:
+        shown = elide(fm, text, width)
+        if shown != text:
+            cut.append((current["preset"], text))
+        return shown
+
+    def spy_rows(*args: Any, **kwargs: Any) -> Any:
+        layout = rows(*args, **kwargs)
+        if None in layout.labels:
+            thinned.append(layout.labels)
+        return layout
+
+    monkeypatch.setattr(charts, "_elide", spy_elide)
+    monkeypatch.setattr(charts, "_bar_rows", spy_rows)
+    for name in preset_names():
+        current["preset"] = name
+        report = build_report(_run(name))
+        assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name
+        write_pdf(report, tmp_path / f"{name}.pdf")
+        if name == "ecdh-vs-elgamal":
+            assert report.notice and report.notice.startswith("Reduced run (n = 3")
+            published = [b for s in report.sections for b in s.blocks
+                         if isinstance(b, Table) and any("published" in c.lower() for c in b.columns)]
+            assert published and all((t.caption or "").startswith("Reduced run, n = 3 per metric") for t in published)
+    assert cut == []
+    assert thinned == []
+
+
+def test_ratio_chart_uses_ratio_units(hand_run: RunResult, hand_baseline: RunResult) -> None:
+    comparison = _section(build_report(hand_run, hand_baseline), "Comparison with baseline")
+    (chart,) = [b.chart for b in comparison.blocks if isinstance(b, Chart) and isinstance(b.chart, BarChart)]
+    assert chart.marked and any(chart.marked)  # the 2× slower job is marked significant
+    assert all(lo is None or lo <= v <= hi for v, lo, hi in zip(chart.values, chart.low, chart.high))
