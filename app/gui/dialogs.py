@@ -6,6 +6,7 @@ import os
 import sys
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.gui.theme import status_colour
 
 THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
@@ -76,7 +78,8 @@ class PreferencesDialog(QDialog):
                               "Keep 1 for figures you compare; use more only for load tests. "
                               "Runs with more than one record it.")
         self.warning.setWordWrap(True)
-        self.warning.setStyleSheet("color: #b26a00;")
+        warn = status_colour("warn", self.palette().color(QPalette.ColorRole.Window))
+        self.warning.setStyleSheet(f"color: {warn};")
         form.addRow("", self.warning)
         self.theme = QComboBox()
         for key, label in THEMES:

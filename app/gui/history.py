@@ -28,7 +28,7 @@ from time import perf_counter
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QAction, QKeySequence, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -50,6 +50,7 @@ from app.core.results import JobResult, RunResult
 from app.core.store import BrokenStoreError, RunSummary, Store, StoreError, default_store_path, move_aside
 from app.core.text import escape_control
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
+from app.gui.theme import status_qcolor
 
 __all__ = [
     "FASTER",
@@ -76,11 +77,9 @@ _PENDING = "…"
 
 _SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
-_GOOD = QColor(0, 140, 60)
-_BAD = QColor(200, 30, 30)
-_MUTED = QColor(128, 128, 128)
-_ORANGE = QColor(196, 110, 0)
-_STATUS_COLOURS = {"failed": _BAD, "interrupted": _ORANGE, "cancelled": _MUTED, "running": QColor(30, 100, 200)}
+# Kinds of text colour (app.gui.theme.STATUS_COLOURS), resolved against the theme when shown.
+_GOOD, _BAD, _MUTED, _ORANGE = "good", "bad", "muted", "warn"
+_STATUS_COLOURS = {"failed": _BAD, "interrupted": _ORANGE, "cancelled": _MUTED, "running": "info"}
 
 
 def _local_time(iso: str | None) -> str:
@@ -376,7 +375,7 @@ class CompareDialog(QDialog):
                 f"{change:+.1f} % ({'b takes longer' if change > 0 else 'b takes less time'})")
         if row.note:
             items[CompareColumn.NOTE].setToolTip(row.note)
-        colour = _VERDICT_COLOURS.get(row.verdict)
+        colour = status_qcolor(_VERDICT_COLOURS.get(row.verdict))
         if colour is not None:
             items[CompareColumn.VERDICT].setForeground(colour)
         params = ", ".join(f"{k}={v}" for k, v in row.params.items())
@@ -637,11 +636,11 @@ class HistoryPanel(QWidget):
         tip = f"Run {run.id}\nstarted {run.started}\nfinished {run.finished or '-'}"
         for column in range(len(_HISTORY_HEADERS)):
             item.setToolTip(column, tip)
-        colour = _STATUS_COLOURS.get(run.status)
+        colour = status_qcolor(_STATUS_COLOURS.get(run.status))
         if colour is not None:
             item.setForeground(2, colour)
         if run.jobs and run.ok_jobs < run.jobs:
-            item.setForeground(3, _BAD)
+            item.setForeground(3, status_qcolor(_BAD))
             item.setToolTip(3, f"{run.jobs - run.ok_jobs} of {run.jobs} jobs did not finish ok")
         return item
 
@@ -698,7 +697,8 @@ class HistoryPanel(QWidget):
             self.message_label.clear()
             return
         self.message_label.setText(text)
-        self.message_label.setStyleSheet(f"color: {_BAD.name()};" if error else "")
+        bad = status_qcolor(_BAD, self.palette().color(QPalette.ColorRole.Window))
+        self.message_label.setStyleSheet(f"color: {bad.name()};" if error and bad else "")
         self.message_label.show()
 
     def _update_actions(self) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.core.results import RunResult
 from app.core.store import RunSummary
+from app.gui.theme import status_colour
 from app.report.exporters import EXPORTERS, PAGE_SIZE_NAMES, export
 
 #: The run being shown in the window, when it is not (yet) among the stored ones.
@@ -92,7 +94,8 @@ class ReportDialog(QDialog):
         form.addRow("File", row)
         layout.addLayout(form)
         self.problem = QLabel()
-        self.problem.setStyleSheet("color: #c62828;")
+        bad = status_colour("bad", self.palette().color(QPalette.ColorRole.Window))
+        self.problem.setStyleSheet(f"color: {bad};")
         self.problem.setWordWrap(True)
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
+from app.gui.theme import status_qcolor
 from app.report.findings import primary_metric  # one rule for the table and the reports
 from app.report.units import format_bytes, format_rate, format_seconds
 
@@ -135,9 +136,9 @@ _NUMERIC = frozenset({Column.SIZE, Column.MEDIAN, Column.P95, Column.CI95, Colum
                       Column.CPU, Column.MEMORY, Column.WARNINGS})
 
 _FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on light and dark themes
-_FAILED_TEXT = QColor(200, 30, 30)
-_CANCELLED_TEXT = QColor(128, 128, 128)
-_WARNING_TEXT = QColor(196, 110, 0)
+# Kinds of text colour (app.gui.theme.STATUS_COLOURS): resolved against the palette when
+# shown, so they keep their contrast in the light and the dark theme.
+_FAILED_TEXT, _CANCELLED_TEXT, _WARNING_TEXT = "bad", "muted", "warn"
 
 
 def plural(count: int, noun: str) -> str:
@@ -173,7 +174,7 @@ class _Cell:
     text: str
     key: Any = None
     tip: str | None = None
-    foreground: QColor | None = None
+    foreground: str | None = None  # a status kind
 
 
 def _role_dicts(cpu: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -515,8 +516,8 @@ class ResultsModel(QAbstractTableModel):
             return _FAILED_BACKGROUND if result.status == "failed" else None
         if role == Qt.ItemDataRole.ForegroundRole:
             if cell.foreground is not None:
-                return cell.foreground
-            return _CANCELLED_TEXT if result.status == "cancelled" else None
+                return status_qcolor(cell.foreground)
+            return status_qcolor(_CANCELLED_TEXT) if result.status == "cancelled" else None
         if role == RESULT_ROLE:
             return result
         return None

@@ -17,13 +17,15 @@ _DARK = {
     QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
     QPalette.ColorRole.Link: "#7fb2ff", QPalette.ColorRole.BrightText: "#ffffff",
 }
+_LIGHT_HIGHLIGHT = "#2a6cb0"
 #: Disabled text: dimmer, still 4.5:1 on the dark window (WCAG exempts disabled
 #: controls, but a greyed value the user must read, e.g. "mixed", stays legible).
-_DARK_DISABLED = "#8c8c8c"
+_DARK_DISABLED = "#9a9a9a"
 
 #: Status colours: (on a light background, on a dark background).
 STATUS_COLOURS = {"good": ("#1b5e20", "#81c784"), "bad": ("#b71c1c", "#ff8a80"),
-                  "warn": ("#8a4b00", "#ffcc80")}
+                  "warn": ("#8a4b00", "#ffcc80"), "muted": ("#595959", "#a6a6a6"),
+                  "info": ("#0d47a1", "#90caf9")}
 #: Outline of check boxes and radio buttons on a dark background: Fusion draws them
 #: with the window colour darkened, black on black there.
 _DARK_INDICATOR_OUTLINE = "#a0a0a0"
@@ -52,6 +54,14 @@ def status_colour(kind: str | None, background: QColor | str) -> str | None:
         return None
     light, dark = STATUS_COLOURS[kind]
     return dark if is_dark(background) else light
+
+
+def status_qcolor(kind: str | None, background: QColor | str | None = None) -> QColor | None:
+    """`status_colour` as a QColor, on the application's Base colour by default."""
+    if background is None:
+        background = QApplication.palette().color(QPalette.ColorRole.Base)
+    colour = status_colour(kind, background)
+    return QColor(colour) if colour else None
 
 
 class _DarkStyle(QProxyStyle):
@@ -94,6 +104,9 @@ def apply_theme(app: QApplication | None, theme: str) -> None:
         return
     app.setStyle("Fusion")
     if theme == "light":
-        app.setPalette(app.style().standardPalette())
+        palette = app.style().standardPalette()
+        # Fusion's light selection (#308cc6) under white text is 3.7:1: darker, for AA.
+        palette.setColor(QPalette.ColorRole.Highlight, QColor(_LIGHT_HIGHLIGHT))
+        app.setPalette(palette)
     else:
         app.setPalette(QPalette())

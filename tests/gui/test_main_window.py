@@ -245,3 +245,21 @@ def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str
     window.new_profile()
     window.panel.set_checked("sha256")
     assert window.panel.profile("fresh").experiment is None  # a new profile reproduces nothing
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (800, 550)])
+def test_small_windows_keep_the_plot_and_every_control(window: MainWindow, qtbot: Any,
+                                                       size: tuple[int, int]) -> None:
+    from PySide6.QtCore import QCoreApplication
+
+    from app.gui.main_window import MIN_WINDOW_SIZE, PLOT_MIN_HEIGHT
+
+    hint = window.minimumSizeHint()
+    assert hint.width() <= MIN_WINDOW_SIZE[0] and hint.height() <= MIN_WINDOW_SIZE[1], hint
+    window.resize(*size)
+    QCoreApplication.processEvents()
+    assert (window.width(), window.height()) == size
+    plots = window.plots.height()
+    assert plots >= PLOT_MIN_HEIGHT  # the plot has priority: the docks below give way
+    assert plots >= window.results_dock.height()
+    assert window.results_dock.widget().height() >= 80 and window.config_dock.width() >= 300
