@@ -177,14 +177,16 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
     from PySide6.QtGui import QImage, QPainter
 
     axes: list[Any] = []
-    make = charts._make_linear_axis
+    from app.report.charts import line
+
+    make = line._make_linear_axis
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         axis = make(*args, **kwargs)
         axes.append(axis)
         return axis
 
-    monkeypatch.setattr(charts, "_make_linear_axis", spy)
+    monkeypatch.setattr(line, "_make_linear_axis", spy)
     chart = LineChart("Per sample", "sample", "", "delay", "s", [Series("a", [1.0, 2.0, 3.0], [1e-3, 2e-3, 1.5e-3])])
     image = QImage(600, 400, QImage.Format.Format_RGB32)
     painter = QPainter(image)
@@ -224,8 +226,11 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, 
             thinned.append(layout.labels)
         return layout
 
-    monkeypatch.setattr(charts, "_elide", spy_elide)
-    monkeypatch.setattr(charts, "_bar_rows", spy_rows)
+    from app.report.charts import bar, frame, histogram, line
+
+    for module in (frame, line, histogram):  # every module that cuts text does it through _elide
+        monkeypatch.setattr(module, "_elide", spy_elide)
+    monkeypatch.setattr(bar, "_bar_rows", spy_rows)
     for name in preset_names():
         current["preset"] = name
         report = build_report(_run(name))
