@@ -7,10 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import (
-    QFont,
-    QFontMetricsF,
-)
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from app.report.charts.context import _CENTER, _Ctx, _RIGHT, AXIS, GRID, MINOR_GRID
 from app.report.charts.ticks import (

@@ -8,11 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import (
-    QBrush,
-    QFont,
-    QPainter,
-)
+from PySide6.QtGui import QBrush, QFont, QPainter
 
 from app.report.charts.axes import (
     _Axis,

@@ -6,12 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-    QFont,
-    QFontMetricsF,
-)
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF
 
 from app.report.charts.context import _CENTER, _Ctx, _draw_marker, _LEFT, MUTED
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import (
-    QBrush,
-    QPainterPath,
-)
+from PySide6.QtGui import QBrush, QPainterPath
 
 from app.report.charts.axes import (
     _draw_grid,

@@ -6,10 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import (
-    QColor,
-    QPainterPath,
-)
+from PySide6.QtGui import QColor, QPainterPath
 
 from app.report.charts.axes import (
     _Axis,
