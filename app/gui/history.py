@@ -51,6 +51,8 @@ from app.core.store import BrokenStoreError, RunSummary, Store, StoreError, defa
 from app.core.text import escape_control
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
 from app.gui.theme import status_qcolor
+from app.gui.words import plural
+from app.report.findings import JobComparison
 
 __all__ = [
     "FASTER",
@@ -191,10 +193,12 @@ def _complete(row: CompareRow, task: _Task) -> CompareRow:
     except ValueError as exc:
         note = f"{row.note}; {exc}" if row.note else str(exc)
         return replace(row, verdict=NOT_COMPARABLE, note=note)
-    if not result.significant:
+    if ma.stats.unit == "s":
+        # The report's rule, word for word (app.report.findings.JobComparison.verdict):
+        # a Compare row and the report never disagree on the same two runs.
+        verdict = JobComparison(jb, ja, row.metric, result).verdict
+    elif not result.significant:
         verdict = WITHIN_NOISE
-    elif ma.stats.unit == "s":
-        verdict = SLOWER if result.ratio > 1 else FASTER
     else:
         verdict = "higher" if result.ratio > 1 else "lower"
     return replace(row, ratio=result.ratio, ci95_low=result.ci95_low, ci95_high=result.ci95_high,
@@ -381,12 +385,27 @@ class CompareDialog(QDialog):
         params = ", ".join(f"{k}={v}" for k, v in row.params.items())
         items[CompareColumn.JOB].setToolTip(f"{row.label}\n{params} · {row.backend}" if params else row.label)
 
+    def table_width(self) -> int:
+        """The width the table needs to show every column without scrolling."""
+        header = self.view.horizontalHeader()
+        return header.length() + 2 * self.view.frameWidth() + self.view.verticalScrollBar().sizeHint().width()
+
+    def fit_width(self) -> None:
+        """As wide as the table (every column visible), within the screen's width."""
+        margins = self.layout().contentsMargins()
+        wanted = self.table_width() + margins.left() + margins.right()
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        limit = screen.width() - 40 if screen is not None else wanted
+        if self.width() < min(wanted, limit):
+            self.resize(min(wanted, limit), self.height())
+
     def _update_summary(self) -> None:
+        self.fit_width()
         counts: dict[str, int] = {}
         for row in self._rows:
             counts[row.verdict] = counts.get(row.verdict, 0) + 1
         compared = sum(counts.get(v, 0) for v in (FASTER, SLOWER, WITHIN_NOISE, "higher", "lower"))
-        parts = [(f"{compared} metric(s) compared: {counts.get(FASTER, 0)} faster, "
+        parts = [(f"{plural(compared, 'metric')} compared: {counts.get(FASTER, 0)} faster, "
                   f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise")]
         for verdict in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
             if counts.get(verdict):
@@ -641,7 +660,7 @@ class HistoryPanel(QWidget):
             item.setForeground(2, colour)
         if run.jobs and run.ok_jobs < run.jobs:
             item.setForeground(3, status_qcolor(_BAD))
-            item.setToolTip(3, f"{run.jobs - run.ok_jobs} of {run.jobs} jobs did not finish ok")
+            item.setToolTip(3, f"{run.jobs - run.ok_jobs} of {plural(run.jobs, 'job')} did not finish ok")
         return item
 
     def _items(self) -> list[QTreeWidgetItem]:

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
     QProgressBar,
     QScrollArea,
     QWidget,
@@ -51,14 +50,12 @@ from app.core.profile import (
     Profile,
     ProfileError,
     load_profile,
-    preset_names,
     read_profile_file,
     save_profile,
 )
 from app.core.results import JobResult, RunResult
 from app.core.runner import preload
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
-from app.core.text import escape_control
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
@@ -73,7 +70,12 @@ from app.gui.report_dialog import (
 )
 from app.gui.results_table import ResultsTable
 from app.gui.run_controller import RunController
+from app.gui.eta import estimate
+from app.gui.log_view import LogView
+from app.gui.presets import long_run_warning, preset_entries
+from app.gui.profile_problems import open_advice, profile_problems
 from app.gui.theme import apply_theme
+from app.gui.words import plural
 
 MAX_RECENT = 8
 #: The smallest plot area: below it the docks shrink instead.
@@ -106,6 +108,8 @@ class MainWindow(QMainWindow):
         self._total_jobs = 0
         self._finished_jobs = 0
         self._run_started_at = 0.0
+        self._current_index: int | None = None
+        self._current_started: float | None = None
         self._current_label = ""
         self.last_error: tuple[str, str, str] | None = None
 
@@ -120,8 +124,7 @@ class MainWindow(QMainWindow):
         self.panel = ConfigPanel()
         self.plots = PlotsPanel()
         self.table = ResultsTable()
-        self.log = QPlainTextEdit(readOnly=True)
-        self.log.setMaximumBlockCount(5000)
+        self.log = LogView()
         self.history = HistoryPanel(self.store_path)
         self.setCentralWidget(self.plots)
         scroll = QScrollArea()
@@ -202,8 +205,10 @@ class MainWindow(QMainWindow):
         file_menu.addActions([self.new_action, self.open_action])
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.presets_menu = file_menu.addMenu("&Presets")
-        for name in preset_names():
-            self.presets_menu.addAction(name, lambda checked=False, n=name: self.open_preset(n))
+        self.presets_menu.setToolTipsVisible(True)
+        # Refilled when opened: the durations come from the runs stored meanwhile.
+        self.presets_menu.aboutToShow.connect(self._fill_presets_menu)
+        self._fill_presets_menu()
         file_menu.addSeparator()
         file_menu.addActions([self.save_action, self.save_as_action])
         file_menu.addSeparator()
@@ -228,6 +233,16 @@ class MainWindow(QMainWindow):
         toolbar.addSeparator()
         toolbar.addActions([self.run_action, self.stop_action])
         self._refresh_recent_menu()
+
+    def _fill_presets_menu(self) -> None:
+        self.presets_menu.clear()
+        for entry in preset_entries(self.store_path):
+            action = self.presets_menu.addAction(entry.menu_text(), lambda checked=False, n=entry.name:
+                                                 self.open_preset(n))
+            action.setData(entry.name)
+            action.setToolTip(f"{entry.description}\n\n{plural(entry.measured_jobs, 'job')}, "
+                              f"{entry.samples:,} samples; {entry.expected()}")
+            action.setStatusTip(entry.description)
 
     def _build_status(self) -> None:
         self.status_job = QLabel("Ready")
@@ -323,7 +338,10 @@ class MainWindow(QMainWindow):
             profile = read_profile_file(path)
             self._show_profile(profile)
         except ProfileError as exc:
-            self.error("Cannot open the profile", str(exc), "Fix the field named above, or open another file.")
+            problems = profile_problems(path)
+            message = str(exc) if len(problems) < 2 else \
+                f"{plural(len(problems), 'problem')}:\n" + "\n".join(f"• {p}" for p in problems)
+            self.error("Cannot open the profile", message, open_advice(exc))
             return False
         self.profile_path, self.profile_name = path, profile.name
         self._remember_folder("profiles", path)
@@ -361,9 +379,13 @@ class MainWindow(QMainWindow):
         if not path:
             return False
         target = Path(path) if path.endswith(".json") else Path(path + ".json")
-        if self.profile_name == "untitled":
-            self.profile_name = target.stem
-        return self._write_profile(target)
+        # The profile is named after its file: a copy saved as mine.json is "mine", not
+        # the preset it came from (its experiment, if any, is kept).
+        previous, self.profile_name = self.profile_name, target.stem
+        if not self._write_profile(target):
+            self.profile_name = previous
+            return False
+        return True
 
     def _write_profile(self, path: Path) -> bool:
         try:
@@ -424,6 +446,9 @@ class MainWindow(QMainWindow):
     def start_run(self) -> bool:
         if self.controller.running or not self.panel.is_valid:
             return False
+        warning = long_run_warning(self.profile_name, self.store_path)
+        if warning is not None and not self.ask("Long run", warning):
+            return False
         try:
             profile = self.panel.profile(self.profile_name)
             remote = self._remote_target(profile)
@@ -441,6 +466,7 @@ class MainWindow(QMainWindow):
         self.plots.reset()
         self.table.model.clear()
         self._progress, self._finished_jobs = {}, 0
+        self._current_index, self._current_started = None, None
         self._run_started_at = time.monotonic()
         self.progress.setVisible(True)
         self.progress.setValue(0)
@@ -476,15 +502,18 @@ class MainWindow(QMainWindow):
                 self._progress[event.job_index] = (event.done, event.total)
             elif isinstance(event, JobStarted):
                 self._current_label = f"{event.label} · {event.message_size} B"
+                self._current_index, self._current_started = event.job_index, time.monotonic()
                 self.plots.begin_job(event.job_index, self._current_label)
             elif isinstance(event, JobFinished):
                 self._finished_jobs += 1
+                if event.job_index == self._current_index:
+                    self._current_started = None
                 self._progress.pop(event.job_index, None)
                 self.table.model.add_result(event.result)
                 self._log_result(event.result)
             elif isinstance(event, RunStarted):
                 self._total_jobs = event.total_jobs
-                self.append_log("info", f"Run {event.run_id} started: {event.total_jobs} jobs of "
+                self.append_log("info", f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of "
                                         f"{event.profile_name}")
             elif isinstance(event, LogMessage):
                 self.append_log(event.level, event.text)
@@ -499,12 +528,14 @@ class MainWindow(QMainWindow):
         partial = sum(done / max(1, total) for done, total in self._progress.values())
         fraction = (self._finished_jobs + partial) / max(1, self._total_jobs)
         self.progress.setValue(int(fraction * 100))
-        self.progress.setFormat(f"{self._finished_jobs}/{self._total_jobs} jobs")
+        self.progress.setFormat(f"{self._finished_jobs}/{plural(self._total_jobs, 'job')}")
         self.status_job.setText(f"Running {self._current_label}" if self._current_label else "Starting…")
-        elapsed = time.monotonic() - self._run_started_at
-        if fraction > 0.02:
-            remaining = elapsed * (1 - fraction) / fraction
-            self.status_eta.setText(f"about {_duration(remaining)} left")
+        now = time.monotonic()
+        done, total = self._progress.get(self._current_index, (0, 0))
+        eta = estimate(now - self._run_started_at, self._finished_jobs, self._total_jobs,
+                       None if self._current_started is None else now - self._current_started,
+                       done / total if total else 0.0)
+        self.status_eta.setText(eta.text)
 
     def _log_result(self, result: JobResult) -> None:
         level = "info" if result.status == "ok" else "error"
@@ -521,8 +552,8 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(False)
         self.status_eta.setText("")
         ok = sum(1 for job in run.jobs if job.status == "ok")
-        self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{len(run.jobs)} jobs ok")
-        self.append_log("info", f"Run {run.id} {run.status}: {ok}/{len(run.jobs)} jobs ok (stored)")
+        self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
+        self.append_log("info", f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
         self.plots.show_results(run.jobs)
         self.history.refresh()
         self._update_run_actions()
@@ -540,9 +571,8 @@ class MainWindow(QMainWindow):
         self.plots.select_result(result)
 
     def append_log(self, level: str, text: str) -> None:
-        stamp = time.strftime("%H:%M:%S")
-        # A job's error may quote a remote peer: its control characters are shown, not obeyed.
-        self.log.appendPlainText(f"{stamp} {level.upper():7s} {escape_control(text)}")
+        # A job's error may quote a remote peer: the log shows its control characters, not obeys them.
+        self.log.append(level, text)
         if level == "error":
             self.log_dock.raise_()
 
@@ -660,6 +690,11 @@ class MainWindow(QMainWindow):
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()  # window-modal without a nested event loop
 
+    def ask(self, title: str, question: str) -> bool:
+        """A yes/no question (tests replace it)."""
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
     def show_preferences(self) -> PreferencesDialog:
         """Open the (window-modal) Preferences; OK applies and persists them."""
         dialog = PreferencesDialog(int(self.settings.value("workers", 1)),
@@ -692,12 +727,3 @@ class MainWindow(QMainWindow):
         self.report_pool.waitForDone()  # a report being written is finished, never left half-written
         self._save_state()
         event.accept()
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.core.results import RunResult
 from app.core.store import RunSummary
 from app.gui.theme import status_colour
+from app.gui.words import plural
 from app.report.exporters import EXPORTERS, PAGE_SIZE_NAMES, export
 
 #: The run being shown in the window, when it is not (yet) among the stored ones.
@@ -46,7 +47,7 @@ class ReportRequest:
 
 
 def _run_text(summary: RunSummary) -> str:
-    return f"{summary.id} · {summary.name} · {summary.ok_jobs}/{summary.jobs} jobs ok · {summary.host or '?'}"
+    return f"{summary.id} · {summary.name} · {summary.ok_jobs}/{plural(summary.jobs, 'job')} ok · {summary.host or '?'}"
 
 
 class ReportDialog(QDialog):
@@ -70,9 +71,10 @@ class ReportDialog(QDialog):
             self.run.setCurrentIndex(max(0, self.run.findData(current.id if current.id in stored else CURRENT)))
         form.addRow("Run", self.run)
         self.baseline = QComboBox()
-        self.baseline.addItem("(none)", NO_BASELINE)
-        for summary in runs:
-            self.baseline.addItem(_run_text(summary), summary.id)
+        self._runs = list(runs)
+        self._current_id = current.id if current is not None else None
+        self._fill_baselines()
+        self.run.currentIndexChanged.connect(self._fill_baselines)
         form.addRow("Compare with", self.baseline)
         self.format = QComboBox()
         for exporter in REPORT_FORMATS:
@@ -110,6 +112,20 @@ class ReportDialog(QDialog):
         self._validate()
 
     # --- choices ------------------------------------------------------------------------
+
+    def _fill_baselines(self, *_: object) -> None:
+        """Every stored run but the one reported on: a run is never its own baseline."""
+        chosen = self.run.currentData()
+        reported = self._current_id if chosen == CURRENT else chosen
+        previous = self.baseline.currentData()
+        self.baseline.blockSignals(True)
+        self.baseline.clear()
+        self.baseline.addItem("(none)", NO_BASELINE)
+        for summary in self._runs:
+            if summary.id != reported:
+                self.baseline.addItem(_run_text(summary), summary.id)
+        self.baseline.setCurrentIndex(max(0, self.baseline.findData(previous)))
+        self.baseline.blockSignals(False)
 
     def request(self) -> ReportRequest:
         return ReportRequest(run_id=str(self.run.currentData()), baseline_id=str(self.baseline.currentData()),

@@ -47,6 +47,7 @@ from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
 from app.gui.theme import status_qcolor
+from app.gui.words import plural
 from app.report.findings import primary_metric  # one rule for the table and the reports
 from app.report.units import format_bytes, format_rate, format_seconds
 
@@ -141,11 +142,6 @@ _FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on li
 _FAILED_TEXT, _CANCELLED_TEXT, _WARNING_TEXT = "bad", "muted", "warn"
 
 
-def plural(count: int, noun: str) -> str:
-    """ "1 job", "13 metrics"."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _tip(text: str) -> str:
     """A tooltip's lines with control characters shown as escapes (its own newlines kept)."""
     return "\n".join(escape_control(line) for line in text.split("\n"))
@@ -217,7 +213,7 @@ def _cpu_cell(job: JobResult) -> _Cell:
         elif samples == 0:
             line += " (not sampled: the job ended within one sampling interval)"
         elif samples is not None:
-            line += f" ({samples} samples)"
+            line += f" ({plural(samples, 'sample')})"
         lines.append(line)
         other = summary.get("other_processes_mean_percent")
         if isinstance(other, (int, float)):

@@ -244,3 +244,27 @@ def test_failed_job_with_nothing_to_compare_is_listed(qtbot: Any) -> None:
     rows = compare_runs(a, b)
     row = next(r for r in rows if r.label == "Ed25519")
     assert row.verdict == NOT_COMPARABLE and "candidate failed: boom" in row.note
+
+
+def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
+    """Compare and the report say the same of the same two runs, 3 % within noise included."""
+    from app.report.findings import match_baseline
+
+    a = _run(RUN_A, "a", "2026-01-01T10:00:00+00:00", "alpha",
+             [_job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=8, spread=0.2)}),
+              _job(RUN_A, 1, 2048, {"encrypt": _samples(10e-6)})])
+    b = _run(RUN_B, "b", "2026-01-02T10:00:00+00:00", "alpha",
+             [_job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=8, spread=0.2, phase=2)}),
+              _job(RUN_B, 1, 2048, {"encrypt": _samples(13e-6)})])
+    compare = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b)}
+    report = {(p.job.message_size, p.metric): p.verdict for p in match_baseline(b, a).pairs}
+    assert compare == report
+    assert compare[(1024, "encrypt")] == WITHIN_NOISE and compare[(2048, "encrypt")] == SLOWER
+
+
+def test_compare_dialog_is_as_wide_as_its_table(qtbot: Any) -> None:
+    dialog = CompareDialog(_baseline(), _candidate())
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(dialog.is_complete, timeout=5000)
+    limit = dialog.screen().availableGeometry().width() - 40
+    assert dialog.width() >= min(dialog.table_width(), limit)

@@ -190,8 +190,11 @@ def test_export_report_of_a_stored_run_against_a_baseline(window: MainWindow, tm
     ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
     assert {dialog.run.itemData(i) for i in range(dialog.run.count())} == {run_id, baseline_id}
     dialog.run.setCurrentIndex(dialog.run.findData(run_id))
-    dialog.baseline.setCurrentIndex(dialog.baseline.findData(run_id))
-    assert not ok.isEnabled() and "baseline is the run itself" in dialog.problem.text()
+    baselines = {dialog.baseline.itemData(i) for i in range(dialog.baseline.count())}
+    assert baselines == {NO_BASELINE, baseline_id}  # never the run itself
+    dialog.run.setCurrentIndex(dialog.run.findData(baseline_id))
+    assert dialog.baseline.findData(baseline_id) < 0 and dialog.baseline.findData(run_id) >= 0
+    dialog.run.setCurrentIndex(dialog.run.findData(run_id))
     dialog.path.setText(str(tmp_path / "missing-folder" / "r.pdf"))
     dialog.baseline.setCurrentIndex(dialog.baseline.findData(NO_BASELINE))
     assert not ok.isEnabled() and "does not exist" in dialog.problem.text()
@@ -233,7 +236,7 @@ def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str
     reproduces (so the report has its section) and the Nagle-on job of E1."""
     from app.core.profile import resolve_jobs
 
-    assert name in [action.text() for action in window.presets_menu.actions()]
+    assert name in [action.data() for action in window.presets_menu.actions()]
     window.open_preset(name)
     shown, preset = window.panel.profile(window.profile_name), load_profile(name)
     assert shown.experiment == preset.experiment and shown.description == preset.description

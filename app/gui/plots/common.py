@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtGui
 
 from app.core.results import JobResult
+from app.gui.words import plural  # noqa: F401 (re-exported for the tabs)
 from app.report.style import PALETTE
 
 pg.setConfigOptions(antialias=False)
@@ -82,11 +83,6 @@ def default_metric(results: Sequence[JobResult]) -> str | None:
     most = max(counts.values())
     candidates = [name for name in names if counts[name] == most]
     return best if best in candidates else candidates[0]
-
-
-def plural(count: int, noun: str) -> str:
-    """ "1 job", "13 metrics"."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _style(text: str, muted: bool = False) -> str:

@@ -12,7 +12,7 @@ from PySide6 import QtWidgets
 
 from app.core.results import JobResult
 from app.gui.plots.axes import _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size, outside_legend
-from app.gui.plots.common import _colour, _elide, _fmt_time, _style
+from app.gui.plots.common import _colour, _elide, _fmt_time, _style, plural
 
 
 #: Legend entries are shortened to this many characters (the hover read-out names the
@@ -90,9 +90,9 @@ class ScalingTab:
             self._scl_header.setText(_style("Finished jobs appear here." if not self._results else
                                             f"No job has {metric!r}.", muted=True))
         else:
-            text = f"{len(self._scaling_groups)} curves · median {metric} against message size"
+            text = f"{plural(len(self._scaling_groups), 'curve')} · median {metric} against message size"
             if skipped:
-                text += f" · {skipped} jobs with size or median 0 not shown"
+                text += f" · {plural(skipped, 'job')} with size or median 0 not shown"
             self._scl_header.setText(text)
         plot.enableAutoRange()
 
