@@ -84,6 +84,15 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _field(obj: dict[str, Any], key: str, path: str, *, required: bool) -> tuple[str, Any]:
+    """The field's path and value; a missing required field is the error, a missing
+    optional one reads as None (callers return None for it)."""
+    where = _join(path, key)
+    if key not in obj and required:
+        raise ResultsDataError(where, "required field is missing")
+    return where, obj.get(key)
+
+
 def _is_num(value: Any) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value) and abs(value) <= MAX_MAGNITUDE)
@@ -91,13 +100,8 @@ def _is_num(value: Any) -> bool:
 
 def _int(obj: dict[str, Any], key: str, path: str, *, low: int = 0, high: int = _MAX_INT,
          required: bool = True, nullable: bool = False) -> int | None:
-    where = _join(path, key)
-    if key not in obj:
-        if required:
-            raise ResultsDataError(where, "required field is missing")
-        return None
-    value = obj[key]
-    if value is None and nullable:
+    where, value = _field(obj, key, path, required=required)
+    if value is None and (nullable or key not in obj):
         return None
     if not _is_int(value) or not low <= value <= high:
         kind = ("a non-negative integer" if low == 0 and high == _MAX_INT
@@ -108,13 +112,8 @@ def _int(obj: dict[str, Any], key: str, path: str, *, low: int = 0, high: int = 
 
 def _num(obj: dict[str, Any], key: str, path: str, *, non_negative: bool = False, positive: bool = False,
          required: bool = True, nullable: bool = False) -> float | None:
-    where = _join(path, key)
-    if key not in obj:
-        if required:
-            raise ResultsDataError(where, "required field is missing")
-        return None
-    value = obj[key]
-    if value is None and nullable:
+    where, value = _field(obj, key, path, required=required)
+    if value is None and (nullable or key not in obj):
         return None
     ok = _is_num(value) and not (non_negative and value < 0) and not (positive and value <= 0)
     if not ok:
@@ -125,13 +124,8 @@ def _num(obj: dict[str, Any], key: str, path: str, *, non_negative: bool = False
 
 def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = True, nullable: bool = False,
          choices: tuple[str, ...] | None = None, non_empty: bool = False) -> str | None:
-    where = _join(path, key)
-    if key not in obj:
-        if required:
-            raise ResultsDataError(where, "required field is missing")
-        return None
-    value = obj[key]
-    if value is None and nullable:
+    where, value = _field(obj, key, path, required=required)
+    if value is None and (nullable or key not in obj):
         return None
     if choices is not None and value not in choices:
         raise _fail(where, "one of " + ", ".join(json.dumps(c) for c in choices if c), value)
