@@ -13,7 +13,6 @@ Qt-free on purpose: the Markdown exporter and the CLI run without a display.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -21,9 +20,23 @@ import numpy as np
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.stats import StabilityWarning, WarningCode
+from app.report.appendix import _appendix
 from app.report.caveats import apply_caveat, missing_notice, sample_caveat
+from app.report.comparison import _comparison
+from app.report.content_common import (
+    _align,
+    _cpu,
+    _duration,
+    _job_name,
+    _memory,
+    _MISSING,
+    _status,
+    _utc,
+    _validation,
+    _value,
+    _wire,
+)
 from app.report.experiments import experiment_sections
-from app.report.labels import Labels
 from app.report.findings import (
     PUBLIC_KEY_FAMILIES,
     SESSION_MODES,
@@ -39,8 +52,8 @@ from app.report.findings import (
     summary_findings,
     value,
 )
+from app.report.labels import Labels
 from app.report.model import (
-    Align,
     BarChart,
     Block,
     Bullets,
@@ -55,9 +68,10 @@ from app.report.model import (
     Table,
 )
 from app.report.tidy import tidy_sections
-from app.report.units import format_bytes, format_number, format_rate, format_seconds, time_unit_for
+from app.report.units import format_bytes, format_rate, format_seconds
 
 __all__ = ["SECTION_TITLES", "build_report", "primary_metric"]
+
 
 #: Level-1 section titles in report order (optional ones are left out when empty). A
 #: run of an experiment preset gets "Experiment E<n>: <title>" after the summary.
@@ -65,7 +79,6 @@ SECTION_TITLES = (
     "Summary of findings", "Environment", "Method", "Results by family", "Loopback breakdown",
     "Cost against security level", "Warnings", "Comparison with baseline", "Appendix: full statistics",
 )
-_MISSING = "-"
 
 
 def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix: bool = True) -> Report:
@@ -96,101 +109,6 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
         footer=f"CryptoBench {version} · run {run.id}",
         notice=notice,
     )
-
-
-# --- small formatting helpers ----------------------------------------------------------
-
-
-def _value(value: float | None, unit: str) -> str:
-    """A statistic in its unit: seconds and bytes get prefixes, anything else 4 digits."""
-    if value is None:
-        return _MISSING
-    if unit == "s":
-        return format_seconds(value)
-    if unit == "B":
-        return format_bytes(value)
-    return f"{value:.4g} {unit}".strip()
-
-
-def _utc(stamp: str | None) -> str:
-    if not stamp:
-        return "unknown"
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _duration(run: RunResult) -> str | None:
-    if not run.finished:
-        return None
-    try:
-        seconds = (datetime.fromisoformat(run.finished) - datetime.fromisoformat(run.started)).total_seconds()
-    except (TypeError, ValueError):
-        return None
-    return format_seconds(seconds) if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:.0f} s"
-
-
-def _job_name(job: JobResult) -> str:
-    return f"{job.label} · {size_text(job)}"
-
-
-def _align(spec: str) -> list[Align]:
-    """Column alignments from a compact spec: "lrl" -> left, right, left."""
-    names: dict[str, Align] = {"l": "left", "r": "right", "c": "center"}
-    return [names[c] for c in spec]
-
-
-def _validation(job: JobResult) -> str:
-    if job.status != "ok":
-        return _MISSING
-    v = job.validation
-    checked, failed = v.get("checked", 0), v.get("failed", 0)
-    text = f"{checked - failed:,}/{checked:,} ok"
-    tried = v.get("tamper_tried", 0)
-    if tried:
-        return f"{text}, tamper {v.get('tamper_rejected', 0)}/{tried} rejected"
-    return f"{text}, no tamper check"
-
-
-def _status(job: JobResult) -> str:
-    return "ok" if job.status == "ok" else f"{job.status}: {job.error or 'no error recorded'}"
-
-
-def _cpu(job: JobResult) -> str:
-    """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
-    parts = [(name, data["mean_percent"]) for name, data in job.cpu.items()
-             if isinstance(data, dict) and data.get("mean_percent") is not None]
-    if not parts:
-        return _MISSING
-    if len(parts) == 1:
-        return percent(parts[0][1])
-    return ", ".join(f"{name} {percent(value)}" for name, value in parts)
-
-
-def _memory(job: JobResult) -> str:
-    metric = primary_metric(job)
-    traced = (job.memory.get("traced_peak_bytes") or {}).get(metric)
-    if traced is None and metric in job.metrics:
-        traced = job.metrics[metric].traced_peak_bytes
-    rss = [v for v in (job.memory.get("rss_peak_bytes") or {}).values() if v is not None]
-    parts = []
-    if traced is not None:
-        parts.append(f"traced {format_bytes(traced)}")
-    if rss:
-        parts.append(f"RSS {format_bytes(max(rss))}")
-    return " · ".join(parts) or _MISSING
-
-
-def _wire(job: JobResult) -> str:
-    payload = job.wire_bytes.get("payload")
-    if payload is None:
-        return _MISSING
-    overhead = job.wire_bytes.get("overhead")
-    return format_bytes(payload) + (f" (+{format_bytes(overhead)})" if overhead else "")
 
 
 # --- title, summary, environment, method ------------------------------------------------
@@ -662,114 +580,3 @@ def _warnings(run: RunResult, labels: Labels) -> Section:
         blocks += [Paragraph("Notes on the schemes:"),
                    Bullets([f"**{label}**: {'; '.join(n)}" for label, n in notes.items() if n])]
     return Section("Warnings", blocks)
-
-
-def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, labels: Labels) -> Section:
-    blocks: list[Block] = [Paragraph(
-        f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
-        f"{baseline.name or 'unnamed'}). Jobs match on scheme, backend, parameters, mode and message size; each "
-        "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
-        "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
-        "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
-        "contains 1 the difference is within noise.")]
-    base_cpu = (baseline.environment.get("cpu") or {}).get("model")
-    this_cpu = (run.environment.get("cpu") or {}).get("model")
-    if base_cpu and this_cpu and base_cpu != this_cpu:
-        blocks.append(Paragraph(f"The baseline ran on a different CPU ({base_cpu}; this run: {this_cpu}): "
-                                "differences measure the machines as much as the software.", style="note"))
-    rows, emphasis = [], set()
-    for pair in match.pairs:
-        c = pair.comparison
-        base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
-        if c is None:
-            rows.append([pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m),
-                         _MISSING, pair.reason or _MISSING, "not comparable"])
-            continue
-        if c.significant:
-            emphasis.add(len(rows))
-        rows.append([pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m),
-                     f"{c.ratio:.2f}×", f"{c.ci95_low:.2f}–{c.ci95_high:.2f}×", pair.verdict])
-    if not rows:
-        blocks.append(Paragraph("No job of this run matches a job of the baseline: there is nothing to compare."))
-    else:
-        chart = _ratio_chart(match, labels)
-        if chart is not None:
-            blocks.append(chart)
-        blocks.append(Table(["Job", "Size", "Baseline median", "This run median", "Ratio (this/baseline)",
-                             "95 % interval", "Verdict"], rows, caption="Bold: a significant change.",
-                            widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1], emphasis=emphasis,
-                            align=_align("lrrrrrl")))
-    unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
-    unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
-    blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
-    return Section("Comparison with baseline", blocks)
-
-
-def _ratio_chart(match: BaselineMatch, labels: Labels) -> Chart | None:
-    """This run over the baseline per matched job, with the bootstrap 95 % interval; the
-    axis is logarithmic so 0.5× and 2× lie equally far from 1×."""
-    pairs = [p for p in match.pairs if p.comparison is not None and p.comparison.ratio > 0]
-    if not pairs:
-        return None
-    ratios = [p.comparison.ratio for p in pairs]  # type: ignore[union-attr]
-    chart = BarChart("Ratio of medians, this run / baseline (1 = no change)",
-                     [labels.row(p.job) for p in pairs], ratios,
-                     [p.comparison.ci95_low for p in pairs],  # type: ignore[union-attr]
-                     [p.comparison.ci95_high for p in pairs],  # type: ignore[union-attr]
-                     unit="×", value_label="ratio of medians (this run / baseline)",
-                     log=max(ratios) / min(ratios) > 4,
-                     marked=[p.comparison.significant for p in pairs],  # type: ignore[union-attr]
-                     marked_label="significant change (interval excludes 1)")
-    return Chart(chart, caption="Bars: ratio of the medians; whiskers: bootstrap 95 % interval. Above 1: slower "
-                                "now. Marked bars changed beyond noise.",
-                 aspect=min(1.4, 0.2 + 0.07 * len(pairs)))
-
-
-def _row_unit(metric: MetricResult) -> tuple[str, float]:
-    """The unit for one metric's row: chosen from its median, so min to max read in it."""
-    return time_unit_for([metric.stats.median]) if metric.stats.unit == "s" else (metric.stats.unit, 1.0)
-
-
-def _in(value: float | None, scale: float) -> str:
-    return _MISSING if value is None else format_number(value / scale)
-
-
-def _appendix(run: RunResult, labels: Labels) -> Section:
-    """Every statistic of every metric, dense: two tables of one row per job and metric
-    (centre and spread), each row in one unit named in its Unit column."""
-    central: list[list[str]] = []
-    spread: list[list[str]] = []
-    missing: list[str] = []
-    for job in run.jobs:
-        if not job.metrics:
-            missing.append(f"**{labels.row(job)}** ({job.mode}): {_status(job)}; no metrics were recorded.")
-            continue
-        for k, (name, metric) in enumerate(job.metrics.items()):
-            s = metric.stats
-            unit, scale = _row_unit(metric)
-            who = labels.row(job) if k == 0 else ""  # once per job: the rows below are its metrics
-            n = f"{s.n}" + (f"×{metric.batch}" if metric.batch > 1 else "")
-            central.append([who, name, unit, n, _in(s.median, scale),
-                            _in(s.ci95[0], scale) if s.ci95 else _MISSING,
-                            _in(s.ci95[1], scale) if s.ci95 else _MISSING, _in(s.mean, scale), _in(s.std, scale),
-                            percent(s.cv * 100) if s.cv is not None else _MISSING, str(s.outliers)])
-            spread.append([who, name, unit] + [_in(getattr(s, k), scale) for k in
-                                               ("min", "p5", "p25", "p75", "p95", "p99", "max")]
-                          + [format_bytes(metric.traced_peak_bytes)])
-    blocks: list[Block] = [Paragraph(
-        "Every metric of every job with all its statistics, one row per job and metric. Each row is in the unit "
-        "of its Unit column (chosen for that metric's median). n×N: n samples, each timing a batch of N calls. "
-        "CI95 is the 95 % confidence interval of the median; outliers are flagged, not removed.")]
-    if central:
-        blocks.append(Table(["Job", "Metric", "Unit", "n", "Median", "CI95 low", "CI95 high", "Mean", "Std", "CV",
-                             "Outliers"], central, caption="Centre: median with its interval, mean and spread.",
-                            widths=[3.0, 1.7, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
-                            align=_align("llr" + "r" * 8)))
-        blocks.append(Table(["Job", "Metric", "Unit", "Min", "p5", "p25", "p75", "p95", "p99", "Max",
-                             "Traced peak"], spread, caption="Percentiles from the fastest to the slowest sample; "
-                                                            "traced peak: memory allocated through Python.",
-                            widths=[3.0, 1.7, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
-                            align=_align("llr" + "r" * 8)))
-    if missing:
-        blocks.append(Bullets(missing))
-    return Section("Appendix: full statistics", blocks, page_break_before=True)

@@ -1,0 +1,109 @@
+"""Small formatting helpers shared by the report's content modules: cells for status,
+validation, CPU, memory and wire bytes, UTC stamps and column alignments."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from app.core.results import JobResult, RunResult
+from app.report.findings import percent, primary_metric, size_text
+from app.report.model import Align
+from app.report.units import format_bytes, format_seconds
+
+
+_MISSING = "-"
+
+
+# --- small formatting helpers ----------------------------------------------------------
+
+
+def _value(value: float | None, unit: str) -> str:
+    """A statistic in its unit: seconds and bytes get prefixes, anything else 4 digits."""
+    if value is None:
+        return _MISSING
+    if unit == "s":
+        return format_seconds(value)
+    if unit == "B":
+        return format_bytes(value)
+    return f"{value:.4g} {unit}".strip()
+
+
+def _utc(stamp: str | None) -> str:
+    if not stamp:
+        return "unknown"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _duration(run: RunResult) -> str | None:
+    if not run.finished:
+        return None
+    try:
+        seconds = (datetime.fromisoformat(run.finished) - datetime.fromisoformat(run.started)).total_seconds()
+    except (TypeError, ValueError):
+        return None
+    return format_seconds(seconds) if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:.0f} s"
+
+
+def _job_name(job: JobResult) -> str:
+    return f"{job.label} · {size_text(job)}"
+
+
+def _align(spec: str) -> list[Align]:
+    """Column alignments from a compact spec: "lrl" -> left, right, left."""
+    names: dict[str, Align] = {"l": "left", "r": "right", "c": "center"}
+    return [names[c] for c in spec]
+
+
+def _validation(job: JobResult) -> str:
+    if job.status != "ok":
+        return _MISSING
+    v = job.validation
+    checked, failed = v.get("checked", 0), v.get("failed", 0)
+    text = f"{checked - failed:,}/{checked:,} ok"
+    tried = v.get("tamper_tried", 0)
+    if tried:
+        return f"{text}, tamper {v.get('tamper_rejected', 0)}/{tried} rejected"
+    return f"{text}, no tamper check"
+
+
+def _status(job: JobResult) -> str:
+    return "ok" if job.status == "ok" else f"{job.status}: {job.error or 'no error recorded'}"
+
+
+def _cpu(job: JobResult) -> str:
+    """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
+    parts = [(name, data["mean_percent"]) for name, data in job.cpu.items()
+             if isinstance(data, dict) and data.get("mean_percent") is not None]
+    if not parts:
+        return _MISSING
+    if len(parts) == 1:
+        return percent(parts[0][1])
+    return ", ".join(f"{name} {percent(value)}" for name, value in parts)
+
+
+def _memory(job: JobResult) -> str:
+    metric = primary_metric(job)
+    traced = (job.memory.get("traced_peak_bytes") or {}).get(metric)
+    if traced is None and metric in job.metrics:
+        traced = job.metrics[metric].traced_peak_bytes
+    rss = [v for v in (job.memory.get("rss_peak_bytes") or {}).values() if v is not None]
+    parts = []
+    if traced is not None:
+        parts.append(f"traced {format_bytes(traced)}")
+    if rss:
+        parts.append(f"RSS {format_bytes(max(rss))}")
+    return " · ".join(parts) or _MISSING
+
+
+def _wire(job: JobResult) -> str:
+    payload = job.wire_bytes.get("payload")
+    if payload is None:
+        return _MISSING
+    overhead = job.wire_bytes.get("overhead")
+    return format_bytes(payload) + (f" (+{format_bytes(overhead)})" if overhead else "")
