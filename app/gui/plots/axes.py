@@ -191,10 +191,19 @@ class _CategoryAxis(_GridAxis):
 
 
 
+def grid_behind(plot: pg.PlotItem) -> None:
+    """Axes (which draw the grid) below the view box (z -100): the grid goes behind bars,
+    curves and value labels instead of through them; tick labels are outside the box.
+    PlotItem puts its axes at z 0.5, so this is set after it is built."""
+    for name in ("left", "bottom", "right", "top"):
+        plot.getAxis(name).setZValue(-200)
+
+
 def _new_plot(left: pg.AxisItem | None = None, bottom: pg.AxisItem | None = None) -> pg.PlotWidget:
     given = {name: axis for name, axis in (("left", left), ("bottom", bottom)) if axis is not None}
     widget = pg.PlotWidget(axisItems=_grid_axes(**given))
     widget.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
+    grid_behind(widget.getPlotItem())
     widget.setMenuEnabled(True)
     return widget
 
@@ -249,4 +258,5 @@ def outside_legend(plot: pg.PlotItem, where: str = "right", columns: int = 1) ->
         plot.layout.addItem(legend, 4, 1)
     legend.setParentItem(plot)
     plot.legend = legend  # PlotItem.addItem(name=...) and clear() find it here
+    legend.updateSize()  # empty: hidden, no width reserved
     return legend

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
-from app.gui.plots.axes import _grid_axes, outside_legend
+from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
 from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
 
 #: The resource sampler's interval (app.core.measure.ResourceSampler): a job shorter
@@ -26,6 +26,7 @@ class ResourcesTab:
         self._rss_plot = self._res_view.addPlot(row=1, col=0, axisItems=_grid_axes())
         for plot in (self._cpu_plot, self._rss_plot):
             plot.showGrid(x=True, y=True, alpha=0.25)
+            grid_behind(plot)
             plot.setLabel("bottom", "time since job start", units="s")
         self._cpu_plot.setLabel("left", "CPU", units="%")
         self._rss_plot.setLabel("left", "RSS", units="MiB")
