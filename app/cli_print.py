@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.report.units import format_rate, format_seconds
+from app.report.units import format_rate, format_seconds, humanize_seconds
 
 
 def escape(text: str) -> str:
@@ -92,7 +92,8 @@ def print_summary(console: Any, run: Any) -> None:
                 line += f"  {format_rate(metric.throughput_bytes_per_s)}"
             console.print(line)
         for warning in job.warnings:
-            console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(warning.message)} "
+            message = humanize_seconds(warning.message)  # the core writes seconds: "1.859e-05 s"
+            console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(message)} "
                           f"— {escape(warning.fix)}")
     print_table(console, run)
 

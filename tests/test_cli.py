@@ -388,3 +388,18 @@ def test_report_appendix_is_optional(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["report", str(results), "--markdown", str(without), "--no-appendix"]) == 0
     assert "Appendix: full statistics" in with_appendix.read_text()
     assert "Appendix" not in without.read_text()
+
+
+def test_printed_warnings_have_no_raw_seconds(capsys: pytest.CaptureFixture[str]) -> None:
+    import dataclasses
+
+    from app.cli_print import make_console, print_summary
+    from app.core.results import RunResult
+    from tests.report.conftest import build_run
+
+    run: RunResult = build_run("20261123-192233-abcdef", "2026-11-23T19:22:33+00:00")
+    job = next(j for j in run.jobs if j.warnings)
+    job.warnings[0] = dataclasses.replace(job.warnings[0], message="First measured sample 1.859e-05 s is 5.4×")
+    print_summary(make_console(), run)
+    out = capsys.readouterr().out
+    assert "First measured sample 18.6 µs is 5.4×" in out and "e-05" not in out

@@ -250,3 +250,34 @@ def test_ratio_chart_uses_ratio_units(hand_run: RunResult, hand_baseline: RunRes
     (chart,) = [b.chart for b in comparison.blocks if isinstance(b, Chart) and isinstance(b.chart, BarChart)]
     assert chart.marked and any(chart.marked)  # the 2× slower job is marked significant
     assert all(lo is None or lo <= v <= hi for v, lo, hi in zip(chart.values, chart.low, chart.high))
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+
+def _laid_out(report: Report) -> Any:
+    import os
+
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QPageSize, QPdfWriter
+
+    from app.report import pdf_layout
+
+    writer = QPdfWriter(os.devnull)
+    writer.setResolution(pdf_layout.DPI)
+    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    return pdf_layout.layout_report(report, writer, QRectF(writer.pageLayout().fullRectPixels(pdf_layout.DPI)))
+
+
+def test_a_page_break_does_not_leave_a_nearly_empty_page(qapp: object) -> None:
+    """A section that asks for a new page gets one only after a well-used page."""
+    from app.report.model import Section
+
+    def report(words: int) -> Report:
+        return Report("T", "", [], [Section("Short", [Paragraph("word " * words)]),
+                                    Section("Appendix", [Paragraph("Statistics.")], page_break_before=True)])
+
+    short = _laid_out(report(30))
+    assert len(short.pages) == 2  # title page, then both sections on one page
+    long = _laid_out(report(900))  # most of a page of text: the appendix starts the next one
+    assert len(long.pages) == 3
