@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core import results as results_io
 from app.core.events import (
     JobFinished,
     JobStarted,
@@ -45,7 +44,7 @@ from app.core.events import (
     RunStarted,
     SampleBatch,
 )
-from app.core.fileio import FileWriteError, atomic_write_text
+from app.core.fileio import FileWriteError
 from app.core.profile import (
     Profile,
     ProfileError,
@@ -61,13 +60,7 @@ from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
 from app.gui.icon import app_icon
 from app.gui.plots import PlotsPanel
-from app.gui.report_dialog import (
-    CURRENT,
-    NO_BASELINE,
-    ReportDialog,
-    ReportRequest,
-    ReportWriter,
-)
+from app.gui.report_dialog import ReportWriter
 from app.gui.results_table import ResultsTable
 from app.gui.run_controller import RunController
 from app.gui.eta import estimate
@@ -75,6 +68,7 @@ from app.gui.log_view import LogView
 from app.gui.presets import long_run_warning, preset_entries
 from app.gui.profile_problems import open_advice, profile_problems
 from app.gui.theme import apply_theme
+from app.gui.window_exports import ExportActions
 from app.gui.words import plural
 
 MAX_RECENT = 8
@@ -87,7 +81,7 @@ PRELOAD_DELAY_MS = 300
 ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ExportActions, QMainWindow):
     #: A report finished: its path, or "" when writing it failed (the error is shown).
     report_written = Signal(str)
 
@@ -575,109 +569,6 @@ class MainWindow(QMainWindow):
         self.log.append(level, text)
         if level == "error":
             self.log_dock.raise_()
-
-    # --- export -------------------------------------------------------------------------
-
-    def export_results(self, kind: str) -> None:
-        run = self.last_run
-        if run is None:
-            self.error("Nothing to export", "No run has finished or been opened yet.",
-                       "Run a profile, or open a run from History.")
-            return
-        suggested = str(Path(self._folder("exports")) / f"{run.id}.{kind}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Export results as {kind.upper()}", suggested,
-                                              f"{kind.upper()} (*.{kind})")
-        if not path:
-            return
-        self.write_export(run, Path(path), kind)
-
-    def export_plot(self, kind: str) -> None:
-        tab = self.plots.tabs.tabText(self.plots.tabs.currentIndex()).lower()
-        suggested = str(Path(self._folder("exports")) / f"{tab}.{kind}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Save the {tab} plot as {kind.upper()}", suggested,
-                                              f"{kind.upper()} (*.{kind})")
-        if path:
-            self.write_plot(Path(path if path.lower().endswith(f".{kind}") else f"{path}.{kind}"))
-
-    def write_plot(self, path: Path) -> bool:
-        try:
-            self.plots.export_plot(path)
-        except (OSError, ValueError) as exc:
-            self.error("Cannot save the plot", str(exc), "Choose another folder or file name.")
-            return False
-        self._remember_folder("exports", path)
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return True
-
-    def write_export(self, run: RunResult, path: Path, kind: str) -> bool:
-        text = results_io.to_json(run) if kind == "json" else results_io.to_csv(run)
-        try:
-            atomic_write_text(path, text)
-        except FileWriteError as exc:
-            self.error("Cannot export", str(exc), "Choose another folder or free some space.")
-            return False
-        self._remember_folder("exports", path)
-        self.statusBar().showMessage(f"Exported {path}", 5000)
-        return True
-
-    def export_report(self) -> ReportDialog:
-        """Open Export report (window-modal); OK writes the report in the background."""
-        runs = []
-        try:
-            with Store(self.store_path) as store:
-                runs = store.list_runs()
-        except StoreError as exc:
-            self.append_log("warning", f"History unavailable for reports: {exc}")
-        dialog = ReportDialog(runs, self.last_run, self._folder("reports"), self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.write_report(dialog.request()))
-        dialog.open()
-        return dialog
-
-    def write_report(self, request: ReportRequest) -> ReportWriter | None:
-        """Load the chosen runs and start writing; progress and the outcome go to the
-        status bar and the log (errors also to a dialog)."""
-        if self._report_writer is not None:
-            self.error("A report is being written", "Only one report is written at a time.",
-                       "Wait for the current report to finish.")
-            return None
-        try:
-            run = self.last_run if request.run_id == CURRENT else None
-            baseline = None
-            if run is None or request.baseline_id != NO_BASELINE:
-                with Store(self.store_path) as store:
-                    if run is None:
-                        run = store.load_run(request.run_id)
-                    if request.baseline_id != NO_BASELINE:
-                        baseline = store.load_run(request.baseline_id)
-        except (StoreError, KeyError) as exc:
-            self.error("Cannot write the report", str(exc), "Choose another run in Export report.")
-            return None
-        if run is None:
-            self.error("Nothing to report", "No run has finished or been opened yet.", "Run a profile first.")
-            return None
-        self._remember_folder("reports", request.path)
-        writer = ReportWriter(run, baseline, request)
-        writer.signals.progress.connect(
-            lambda done, total: self.statusBar().showMessage(f"Writing report {request.path.name}: {done}/{total}"))
-        writer.signals.finished.connect(self._report_written)
-        writer.signals.failed.connect(self._report_failed)
-        self._report_writer = writer
-        self.statusBar().showMessage(f"Writing report {request.path.name}…")
-        self.report_pool.start(writer)
-        return writer
-
-    def _report_written(self, path: str) -> None:
-        self._report_writer = None
-        self.append_log("info", f"Report written: {path}")
-        self.statusBar().showMessage(f"Report written: {path}", 8000)
-        self.report_written.emit(path)
-
-    def _report_failed(self, message: str) -> None:
-        self._report_writer = None
-        self.statusBar().clearMessage()
-        self.error("Cannot write the report", message, "Choose another folder or file name and try again.")
-        self.report_written.emit("")
 
     # --- dialogs ------------------------------------------------------------------------
 

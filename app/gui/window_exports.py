@@ -1,0 +1,124 @@
+"""The window's File > Export actions: results as JSON/CSV, the visible plot as PNG/SVG,
+and reports written on a worker thread. A mixin of `MainWindow` (its state lives there)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from app.core import results as results_io
+from app.core.fileio import FileWriteError, atomic_write_text
+from app.core.results import RunResult
+from app.core.store import Store, StoreError
+from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
+
+
+class ExportActions:
+    """File > Export of `MainWindow`."""
+
+    last_run: RunResult | None
+    store_path: Path
+    _report_writer: ReportWriter | None
+
+    def export_results(self, kind: str) -> None:
+        run = self.last_run
+        if run is None:
+            self.error("Nothing to export", "No run has finished or been opened yet.",
+                       "Run a profile, or open a run from History.")
+            return
+        suggested = str(Path(self._folder("exports")) / f"{run.id}.{kind}")
+        path, _ = QFileDialog.getSaveFileName(self, f"Export results as {kind.upper()}", suggested,
+                                              f"{kind.upper()} (*.{kind})")
+        if not path:
+            return
+        self.write_export(run, Path(path), kind)
+
+    def export_plot(self, kind: str) -> None:
+        tab = self.plots.tabs.tabText(self.plots.tabs.currentIndex()).lower()
+        suggested = str(Path(self._folder("exports")) / f"{tab}.{kind}")
+        path, _ = QFileDialog.getSaveFileName(self, f"Save the {tab} plot as {kind.upper()}", suggested,
+                                              f"{kind.upper()} (*.{kind})")
+        if path:
+            self.write_plot(Path(path if path.lower().endswith(f".{kind}") else f"{path}.{kind}"))
+
+    def write_plot(self, path: Path) -> bool:
+        try:
+            self.plots.export_plot(path)
+        except (OSError, ValueError) as exc:
+            self.error("Cannot save the plot", str(exc), "Choose another folder or file name.")
+            return False
+        self._remember_folder("exports", path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def write_export(self, run: RunResult, path: Path, kind: str) -> bool:
+        text = results_io.to_json(run) if kind == "json" else results_io.to_csv(run)
+        try:
+            atomic_write_text(path, text)
+        except FileWriteError as exc:
+            self.error("Cannot export", str(exc), "Choose another folder or free some space.")
+            return False
+        self._remember_folder("exports", path)
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return True
+
+    def export_report(self) -> ReportDialog:
+        """Open Export report (window-modal); OK writes the report in the background."""
+        runs = []
+        try:
+            with Store(self.store_path) as store:
+                runs = store.list_runs()
+        except StoreError as exc:
+            self.append_log("warning", f"History unavailable for reports: {exc}")
+        dialog = ReportDialog(runs, self.last_run, self._folder("reports"), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.write_report(dialog.request()))
+        dialog.open()
+        return dialog
+
+    def write_report(self, request: ReportRequest) -> ReportWriter | None:
+        """Load the chosen runs and start writing; progress and the outcome go to the
+        status bar and the log (errors also to a dialog)."""
+        if self._report_writer is not None:
+            self.error("A report is being written", "Only one report is written at a time.",
+                       "Wait for the current report to finish.")
+            return None
+        try:
+            run = self.last_run if request.run_id == CURRENT else None
+            baseline = None
+            if run is None or request.baseline_id != NO_BASELINE:
+                with Store(self.store_path) as store:
+                    if run is None:
+                        run = store.load_run(request.run_id)
+                    if request.baseline_id != NO_BASELINE:
+                        baseline = store.load_run(request.baseline_id)
+        except (StoreError, KeyError) as exc:
+            self.error("Cannot write the report", str(exc), "Choose another run in Export report.")
+            return None
+        if run is None:
+            self.error("Nothing to report", "No run has finished or been opened yet.", "Run a profile first.")
+            return None
+        self._remember_folder("reports", request.path)
+        writer = ReportWriter(run, baseline, request)
+        writer.signals.progress.connect(
+            lambda done, total: self.statusBar().showMessage(f"Writing report {request.path.name}: {done}/{total}"))
+        writer.signals.finished.connect(self._report_written)
+        writer.signals.failed.connect(self._report_failed)
+        self._report_writer = writer
+        self.statusBar().showMessage(f"Writing report {request.path.name}…")
+        self.report_pool.start(writer)
+        return writer
+
+    def _report_written(self, path: str) -> None:
+        self._report_writer = None
+        self.append_log("info", f"Report written: {path}")
+        self.statusBar().showMessage(f"Report written: {path}", 8000)
+        self.report_written.emit(path)
+
+    def _report_failed(self, message: str) -> None:
+        self._report_writer = None
+        self.statusBar().clearMessage()
+        self.error("Cannot write the report", message, "Choose another folder or file name and try again.")
+        self.report_written.emit("")
