@@ -322,6 +322,7 @@ class ConfigPanel(QWidget):
             self._adopt_shared_settings(item)
         self._refresh_row(item)
         self._show_settings()
+        self._fit_columns()
         self._emit_changed()
 
     def _adopt_shared_settings(self, item: QTreeWidgetItem) -> None:
@@ -378,6 +379,7 @@ class ConfigPanel(QWidget):
             if item.checkState(0) != Qt.CheckState.Checked:
                 self._loading_guard(lambda i=item: i.setCheckState(0, Qt.CheckState.Checked))
             self._refresh_row(item)
+        self._fit_columns()
         self._emit_changed()
 
     # --- per-scheme editor -------------------------------------------------------------
@@ -522,7 +524,13 @@ class ConfigPanel(QWidget):
         self.tree.clearSelection()
         self._show_editor(None)
         self._show_settings()
+        self._fit_columns()
         self.revalidate()
+
+    def _fit_columns(self) -> None:
+        """Mode, sizes and samples as wide as their text: what tells two jobs apart is never cut."""
+        for column in (COL_MODE, COL_SIZES, COL_SAMPLES):
+            self.tree.resizeColumnToContents(column)
 
     def _clear_rows(self) -> None:
         """One unticked row per scheme, with its defaults: every variant row goes."""

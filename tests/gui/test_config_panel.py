@@ -111,3 +111,11 @@ def test_first_launch_says_what_to_do(panel: ConfigPanel) -> None:
     assert not panel.is_valid
     panel.set_checked("sha256")
     assert not panel.empty_state.isVisibleTo(panel) and panel.is_valid
+
+
+def test_the_columns_that_tell_jobs_apart_are_never_cut(panel: ConfigPanel) -> None:
+    panel.set_profile(load_profile("quick"))
+    metrics = panel.tree.fontMetrics()
+    for column in (COL_MODE, COL_SIZES, COL_SAMPLES):
+        widest = max(metrics.horizontalAdvance(item.text(column)) for item in panel.checked_rows())
+        assert panel.tree.columnWidth(column) >= widest, column
