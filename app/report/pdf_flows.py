@@ -56,6 +56,10 @@ class Flow:
         raise NotImplementedError
 
 
+#: Lines of a section's first paragraph that count as an introduction to what follows.
+SHORT_INTRO = 6
+
+
 class Heading:
     """A section title; placed only where the start of what follows fits below it."""
 
@@ -64,12 +68,18 @@ class Heading:
         self.text = page.wrap(section.title, H1_PT if self.level == 1 else H2_PT, bold=True, leading=0.1)
         self.page_break = section.page_break_before
 
-    def place(self, page: Composer, following: Flow | None) -> None:
+    def place(self, page: Composer, following: Flow | None, after: Flow | None = None) -> None:
+        """`following`: the section's first block; `after`: the one after it. A short
+        introduction (a few lines) is kept with the start of `after` too, so a heading and
+        its one-paragraph intro never end a page while the chart they introduce starts the next."""
         # A section that starts a page does so only where the page before is well used:
         # a break after a few lines would leave a nearly empty page.
         if self.page_break and page.remaining < NEARLY_EMPTY * page.content.height():
             page.new_page()
         lead = self.text.height + (BLOCK_GAP + following.lead() if following else 0.0)
+        if isinstance(following, ParagraphFlow) and following.text.count <= SHORT_INTRO and after is not None:
+            lead += following.text.height - following.lead() + FIGURE_GAP + after.lead()
+            lead = min(lead, 0.5 * page.content.height())  # never push more than half a page along
         page.start_block(HEADING_GAP[self.level], lead)
         page.place_lines(self.text, page.left, TEXT if self.level == 1 else SUBHEADING, kind="heading")
 

@@ -157,7 +157,7 @@ def layout_report(report: Report, device: QPaintDevice, page_rect: QRectF, *,
     for done, section in enumerate(report.sections, start=1):
         heading = Heading(page, section)
         flows = _flows(page, section)
-        heading.place(page, flows[0] if flows else None)
+        heading.place(page, flows[0] if flows else None, flows[1] if len(flows) > 1 else None)
         for flow in flows:
             flow.place(page)
         if on_section:

@@ -281,3 +281,16 @@ def test_a_page_break_does_not_leave_a_nearly_empty_page(qapp: object) -> None:
     assert len(short.pages) == 2  # title page, then both sections on one page
     long = _laid_out(report(900))  # most of a page of text: the appendix starts the next one
     assert len(long.pages) == 3
+
+
+def test_a_heading_and_its_short_intro_stay_with_the_chart_they_introduce(qapp: object) -> None:
+    from app.report.model import Section
+
+    chart = Chart(BarChart("Bars", ["a", "b"], [1e-6, 2e-6], [None, None], [None, None]), aspect=0.6)
+    for words in range(300, 1000, 70):  # somewhere the chart no longer fits below the intro
+        report = Report("T", "", [], [Section("Filler", [Paragraph("word " * words)]),
+                                      Section("Costs", [Paragraph("One short introduction."), chart])])
+        laid = _laid_out(report)
+        heading_page = max(n for n, page in enumerate(laid.pages) if any(op.kind == "heading" for op in page))
+        chart_page = next(n for n, page in enumerate(laid.pages) if any(op.kind == "chart" for op in page))
+        assert heading_page == chart_page, words
