@@ -88,9 +88,9 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     else:
         settings = QSettings(ORGANIZATION, APPLICATION)
         window_args = {}
-    if plan is not None and plan.theme is not None:
-        settings.setValue("theme", plan.theme)
-    apply_theme(app, str(settings.value("theme", "system")))
+    # --theme shows a theme for this session only; Preferences is where it is chosen for good.
+    theme = plan.theme if plan is not None and plan.theme is not None else settings.value("theme", "system")
+    apply_theme(app, str(theme))
     window = MainWindow(settings, **window_args)
     painter = _FirstPaint()
     window.installEventFilter(painter)
