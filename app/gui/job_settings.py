@@ -4,8 +4,8 @@ Each profile job has its own message sizes, samples, warm-up, pause, tamper coun
 mode. This group shows the values of the jobs it edits (the selected rows, or every
 checked row when none is selected): a value the jobs share is shown as it is, a value
 they do not share reads "mixed", and an edit reports only the field the user changed,
-so the panel changes that field of those jobs and nothing else. It never guesses one
-job's values from another's.
+so the panel changes that field of those jobs and nothing else. It never shows one
+job's values as another's.
 """
 
 from __future__ import annotations
