@@ -440,11 +440,15 @@ class MainWindow(ExportActions, QMainWindow):
     def start_run(self) -> bool:
         if self.controller.running or not self.panel.is_valid:
             return False
-        warning = long_run_warning(self.profile_name, self.store_path)
+        try:
+            profile = self.panel.profile(self.profile_name)
+        except ProfileError as exc:
+            self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
+            return False
+        warning = long_run_warning(profile, self.store_path)
         if warning is not None and not self.ask("Long run", warning):
             return False
         try:
-            profile = self.panel.profile(self.profile_name)
             remote = self._remote_target(profile)
             self.controller.start(profile, remote=remote, source=self.profile_name)
         except BrokenStoreError as exc:

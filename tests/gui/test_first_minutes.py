@@ -114,3 +114,34 @@ def test_save_as_names_the_profile_after_its_file(window: MainWindow, tmp_path: 
     assert window.save_profile_as()
     assert read_profile_file(target).name == "my-smoke-test"
     assert window.windowTitle().startswith("my-smoke-test.json")
+
+
+def test_a_profile_never_run_here_is_estimated_from_the_same_jobs_in_earlier_runs(tmp_path: Path) -> None:
+    from app.core.profile import parse_profile, resolve_jobs
+    from app.core.results import JobResult, MetricResult, RunResult
+    from app.core.stats import summarize
+    from app.gui.presets import PresetEntry, estimate, long_run_warning, measured_jobs
+
+    profile = parse_profile({"name": "mine", "jobs": [
+        {"scheme": "sha256", "message_sizes": [1024, 4096], "samples": 40, "warmup": 0}]})
+    job = resolve_jobs(profile)[0]
+    samples = [1e-6] * 20
+
+    def result(index: int, size: int, finished: str) -> JobResult:
+        return JobResult(id=f"r/{index}", index=index, scheme=job.scheme, backend=job.backend, params=job.params,
+                         label="SHA-256", family="hash", mode="operations", message_size=size, status="ok",
+                         metrics={"hash": MetricResult(summarize(samples), samples)}, finished=finished)
+
+    run = RunResult(id="20261120-090000-aaaaaa", started="2026-11-20T09:00:00+00:00", status="running",
+                    environment={}, profile={"name": "other", "jobs": []},
+                    jobs=[result(0, 1024, "2026-11-20T09:00:03+00:00")])  # 3 s for 20 samples
+    path = tmp_path / "store.sqlite3"
+    with Store(path) as store:
+        store.begin_run(run)
+        store.add_job(run.id, run.jobs[0])
+        store.finish_run(run.id, "finished", "2026-11-20T09:00:04+00:00")
+    seconds, known = estimate(profile, measured_jobs(path))
+    assert known == 1 and seconds == pytest.approx(6.0)  # 40 samples at the 20-sample job's pace
+    entry = PresetEntry("mine", "", 2, 80, None, (seconds, known))
+    assert entry.expected() == "over 6 s here (1 of 2 jobs measured before)"
+    assert long_run_warning(profile, path) is None  # minutes, not seconds, ask first
