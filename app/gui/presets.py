@@ -29,7 +29,7 @@ _run_jobs_cache: dict[str, dict[_JobKey, tuple[float, int]]] = {}
 #: A run expected to take longer than this asks first.
 LONG_RUN_S = 5 * 60
 #: Characters of a description shown in the menu (the tooltip has all of it).
-MENU_CHARS = 70
+MENU_CHARS = 48
 
 
 @dataclass(frozen=True)
