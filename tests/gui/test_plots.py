@@ -559,3 +559,10 @@ def test_resources_follow_the_selected_job_and_say_why_they_are_empty(panel: Plo
     assert "kept only for runs made in this window" in panel._res_header.text()
     panel.select_result(None)
     assert "Live: job #2" in panel._res_header.text()
+
+
+def test_metric_choices_say_how_many_jobs_have_each(panel: PlotsPanel) -> None:
+    panel.show_results(_results())
+    combo = panel._cmp_combo
+    tips = {combo.itemText(k): combo.itemData(k, QtCore.Qt.ItemDataRole.ToolTipRole) for k in range(combo.count())}
+    assert tips["encrypt"] == "4 of 4 jobs have encrypt" and tips["keygen"] == "3 of 4 jobs have keygen"

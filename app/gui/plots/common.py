@@ -9,7 +9,6 @@ import pyqtgraph as pg
 from PySide6 import QtGui
 
 from app.core.results import JobResult
-from app.gui.words import plural  # noqa: F401 (re-exported for the tabs)
 from app.report.style import PALETTE
 
 pg.setConfigOptions(antialias=False)

@@ -11,7 +11,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.plots.axes import _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
-from app.gui.plots.common import _fmt_bytes, _fmt_time, _style, plural
+from app.gui.plots.common import _fmt_bytes, _fmt_time, _style
+from app.gui.words import plural
 
 #: The widest a bar label may be, as a share of the plot's width.
 LABEL_SHARE = 0.45
@@ -82,11 +83,17 @@ class ComparisonTab:
         self._cmp_proxy = _hover_proxy(self._cmp_plot, self._on_cmp_hover)
 
     @staticmethod
-    def _fill_combo(combo: QtWidgets.QComboBox, names: list[str], default: str | None) -> None:
+    def _fill_combo(combo: QtWidgets.QComboBox, names: list[str], default: str | None,
+                    counts: dict[str, int] | None = None, total: int = 0) -> None:
+        """The metric names; with `counts`, each item's tooltip says how many jobs have it."""
         previous = combo.currentText()
         combo.blockSignals(True)
         combo.clear()
         combo.addItems(names)
+        for k, name in enumerate(names):
+            if counts is not None:
+                combo.setItemData(k, f"{counts.get(name, 0)} of {plural(total, 'job')} have {name}",
+                                  QtCore.Qt.ItemDataRole.ToolTipRole)
         choice = previous if previous in names else default
         if choice is not None and choice in names:
             combo.setCurrentIndex(names.index(choice))

@@ -250,7 +250,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         names = _metric_names(self._results)
         default = default_metric(self._results)
         for combo in (self._cmp_combo, self._scl_combo):
-            self._fill_combo(combo, names, default)
+            counts = {name: sum(name in r.metrics for r in self._results) for name in names}
+            self._fill_combo(combo, names, default, counts, len(self._results))
         # Medians 100x apart leave the short bars at zero on a linear axis: start on log.
         medians = [m.stats.median for r in self._results for m in r.metrics.values()
                    if m.stats.n and m.stats.median > 0 and m is r.metrics.get(self._cmp_combo.currentText())]

@@ -12,7 +12,8 @@ from PySide6 import QtWidgets
 
 from app.core.results import JobResult
 from app.gui.plots.axes import _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size, outside_legend
-from app.gui.plots.common import _colour, _elide, _fmt_time, _style, plural
+from app.gui.plots.common import _colour, _elide, _fmt_time, _style
+from app.gui.words import plural
 
 
 #: Legend entries are shortened to this many characters (the hover read-out names the
