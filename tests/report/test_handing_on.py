@@ -205,7 +205,8 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
 def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Every chart of every preset's reduced report, painted where the PDF paints it: no
-    row label thinned out, no text cut with "…" (titles, legends, row and point labels)."""
+    row label thinned out, no text cut with "…" (titles, legends, row and point labels),
+    no legend that names only some of its series ("+6 more")."""
     from app.core.profile import preset_names
     from tests.test_preset_runs import _run
 
@@ -231,6 +232,15 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, 
     for module in (frame, line, histogram):  # every module that cuts text does it through _elide
         monkeypatch.setattr(module, "_elide", spy_elide)
     monkeypatch.setattr(bar, "_bar_rows", spy_rows)
+    legend = line._column_legend
+
+    def spy_legend(ctx: Any, entries: list[Any], *args: Any) -> int:
+        shown = legend(ctx, entries, *args)
+        if shown < len(entries):
+            cut.append((current["preset"], f"legend: {len(entries) - shown} of {len(entries)} series unnamed"))
+        return shown
+
+    monkeypatch.setattr(line, "_column_legend", spy_legend)
     for name in preset_names():
         current["preset"] = name
         report = build_report(_run(name))

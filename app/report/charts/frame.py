@@ -70,10 +70,18 @@ def _column_legend_width(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, li
     return min(widest, limit)
 
 
+def _column_legend_height(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, width: float) -> float:
+    """The height the column legend needs to show every entry."""
+    fm = ctx.fm(font)
+    texts = [wrap_label(fm, e.name, width - _swatch_width(ctx, e) - ctx.pt(3)) for e in entries]
+    return sum(fm.height() * 1.2 + fm.height() * t.count("\n") for t in texts)
+
+
 def _column_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float, width: float,
-                   height: float) -> None:
+                   height: float) -> int:
     """Entries in a column, each name wrapped to the column; the ones beyond `height` are
-    summarised as "+N more"."""
+    summarised as "+N more" (callers choose a layout where that does not happen). Returns
+    the number of entries shown."""
     fm = ctx.fm(font)
     row_h = fm.height() * 1.2
     texts = [wrap_label(fm, e.name, width - _swatch_width(ctx, e) - ctx.pt(3)) for e in entries]
@@ -91,6 +99,7 @@ def _column_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: fl
     if shown < len(entries):
         ctx.text(QRectF(left, y, width, row_h), _LEFT, _elide(fm, f"+{len(entries) - shown} more", width), font,
                  MUTED)
+    return shown
 
 
 # ------------------------------------------------------------------------ title, empty

@@ -21,6 +21,7 @@ from app.report.charts.axes import (
 from app.report.charts.context import _Ctx, _draw_marker, _finite, _LEFT, _rgb, MUTED
 from app.report.charts.frame import (
     _column_legend,
+    _column_legend_height,
     _column_legend_width,
     _elide,
     _flow_legend,
@@ -78,11 +79,18 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
     right = rect.right() - ctx.pt(4)
     legend_column = 0.0
     if entries:
-        width = _column_legend_width(ctx, entries, legend_font, rect.width() * 0.3)
-        if rect.width() * 0.3 >= ctx.pt(70):
-            legend_column = width
-            right = rect.right() - width - ctx.pt(8)
+        # A legend names the series: every entry is shown. Beside the plot while the column
+        # holds them all (in a smaller font if need be), else wrapped in rows above it.
+        room = rect.bottom() - top - ctx.pt(2) - _x_axis_height(ctx, tick_font, title_font)
+        for size in (0.9, 0.75):
+            font = ctx.font(size)
+            width = _column_legend_width(ctx, entries, font, rect.width() * 0.3)
+            if rect.width() * 0.3 >= ctx.pt(70) and _column_legend_height(ctx, entries, font, width) <= room:
+                legend_font, legend_column = font, width
+                right = rect.right() - width - ctx.pt(8)
+                break
         else:
+            legend_font = ctx.font(0.75)
             top += _flow_legend(ctx, entries, legend_font, rect.left(), top, rect.width(), draw=True) + ctx.pt(3)
     top += ctx.pt(2)
     bottom = rect.bottom() - _x_axis_height(ctx, tick_font, title_font)
