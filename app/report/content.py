@@ -361,6 +361,10 @@ def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart |
                                 "of 1 means time proportional to size).")
 
 
+#: Fewer samples than this are not drawn as a histogram (a reduced run's 3 make two bars).
+MIN_HISTOGRAM_SAMPLES = 10
+
+
 def histogram_of(metric: MetricResult) -> Histogram | None:
     """Histogram data of one metric's samples up to p99; the tail beyond is counted, not drawn.
 
@@ -369,7 +373,7 @@ def histogram_of(metric: MetricResult) -> Histogram | None:
     Freedman-Diaconis and Sturges), kept between 5 and 50 so it reads on a page.
     """
     x = np.asarray(metric.samples, dtype=float)
-    if x.size < 2:
+    if x.size < MIN_HISTOGRAM_SAMPLES:  # a handful of samples has no shape worth a chart
         return None
     s = metric.stats
     # The axis ends at the largest sample drawn, not at an interpolated p99 (with 20
@@ -414,7 +418,7 @@ def _results_by_family(run: RunResult, labels: Labels) -> list[Section]:
     intro = Section("Results by family", [Paragraph(
         "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
         "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
-        "several sizes, and the sample distribution of its slowest job.")])
+        "several sizes, and the sample distribution of its slowest job (from 10 samples up).")])
     if not run.jobs:
         intro.blocks.append(Paragraph("The run has no jobs."))
     sections = [intro]

@@ -170,6 +170,7 @@ def test_histogram_axis_ends_at_the_data() -> None:
     assert hist.clipped_above == 1 and sum(hist.counts) == 19
     assert max(hist.counts) < 19  # the bulk is spread over bins, not one bin on a wide axis
     assert histogram_of(metric([2e-6] * 10)) is not None  # identical samples still draw
+    assert histogram_of(metric([1e-6, 2e-6, 3e-6])) is None  # a reduced run's 3 samples have no shape to draw
 
 
 def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.MonkeyPatch) -> None:
