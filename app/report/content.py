@@ -21,7 +21,7 @@ from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunRe
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.stats import StabilityWarning, WarningCode
 from app.report.appendix import _appendix
-from app.report.caveats import apply_caveat, missing_notice, sample_caveat
+from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat, sample_text
 from app.report.comparison import _comparison
 from app.report.content_common import (
     _align,
@@ -139,6 +139,9 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
     blocks: list[Block] = []
     description = str(run.profile.get("description") or "").strip()
     intro = f"Profile **{run.name or 'unnamed'}**" + (f": {description}" if description else ".")
+    if description and is_reduced(run):  # the description counts the full preset's samples and sizes
+        intro += (" (That describes the full preset; this reduced run took "
+                  f"{sample_text(run)} timed samples per metric.)")
     blocks.append(Paragraph(intro + " Times are medians per operation unless said otherwise; ratios are only "
                             "quoted between jobs of the same family at the same message size, or say so."))
     blocks += [Paragraph(labels.in_text(s), style="finding") for s in summary_findings(run, match, baseline)]

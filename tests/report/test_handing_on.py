@@ -54,8 +54,9 @@ def _reduced(run: RunResult, n: int = 3) -> RunResult:
 def test_reduced_run_first_page_says_reduced(qapp: object, hand_run: RunResult, tmp_path: Path) -> None:
     report = build_report(_reduced(hand_run))
     assert report.notice is not None and report.notice.startswith("Reduced run (n = 3 timed samples")
-    summary = _section(report, "Summary of findings").blocks[0]
-    assert isinstance(summary, Paragraph) and summary.text.startswith("**Reduced run")
+    summary = _section(report, "Summary of findings").blocks
+    assert isinstance(summary[0], Paragraph) and summary[0].text.startswith("**Reduced run")
+    assert "this reduced run took n = 3 timed samples per metric" in summary[1].text  # not the profile's count
     path = tmp_path / "reduced.pdf"
     write_pdf(report, path)
     first = " ".join(_page_text(path, 1).split())
