@@ -92,6 +92,10 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     theme = plan.theme if plan is not None and plan.theme is not None else settings.value("theme", "system")
     apply_theme(app, str(theme))
     window = MainWindow(settings, **window_args)
+    from app.gui.stop_signals import SignalStop
+
+    # Ctrl-C, SIGTERM and SIGHUP stop a run and close the window as Quit does (no question).
+    stopper = SignalStop(lambda signum: app.exit(window.stop_for_signal(signum)))
     painter = _FirstPaint()
     window.installEventFilter(painter)
     window.show()
@@ -108,6 +112,7 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
 
         drive(app, window, plan)
     code = int(app.exec())
+    stopper.uninstall()
     window.removeEventFilter(painter)
     # Destroy the window while the QApplication still exists: left to interpreter
     # shutdown, PySide 6.12 tears the wrappers down after the application and aborts

@@ -609,7 +609,23 @@ class MainWindow(ExportActions, QMainWindow):
 
     # --- closing ------------------------------------------------------------------------
 
+    def stop_for_signal(self, signum: int) -> int:
+        """A stop signal (app/gui/stop_signals.py): stop the run as Stop does (its finished
+        jobs stay in the store, the run is recorded as cancelled), finish a report being
+        written, save the window state, close without asking. Returns the exit code,
+        128 + the signal's number, as a shell reports a process a signal stopped."""
+        self.append_log("warning", f"stopped by signal {signum}: the run is cancelled and the window closes")
+        self._closing_for_signal = True
+        self.controller.shutdown()
+        self.report_pool.waitForDone()
+        self._save_state()
+        self.close()
+        return 128 + signum
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if getattr(self, "_closing_for_signal", False):
+            event.accept()  # stop_for_signal already stopped, waited and saved
+            return
         if self.controller.running:
             answer = QMessageBox.question(self, "Run in progress", "A run is in progress. Stop it and quit?")
             if answer != QMessageBox.StandardButton.Yes:
