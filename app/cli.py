@@ -24,6 +24,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     make_console,
     print_history,
     print_per_sample,
+    print_scheme_list,
     print_summary,
     profile_job_count,
 )
@@ -257,30 +258,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(described, indent=2))
         return EXIT_OK
-    from rich.table import Table
-
-    console = _console()
-    for family in dict.fromkeys(item["family"] for item in described):
-        table = Table(title=family, title_justify="left", expand=False)
-        for column in ("id", "variant", "backends", "classical bits", "PQ cat.", "parameters"):
-            table.add_column(column, overflow="fold")
-        for item in (i for i in described if i["family"] == family):
-            params = "; ".join(
-                f"{p['name']}={'|'.join(map(str, p['choices'])) if p['choices'] else _range(p)}"
-                for p in item["params"]) or "-"
-            for k, v in enumerate(item["variants"]):
-                table.add_row(
-                    item["id"] if k == 0 else "", v["label"] + (" [red](insecure)[/]" if v["insecure"] else ""),
-                    ", ".join(item["backends"]) if k == 0 else "", str(v["classical_bits"]),
-                    str(v["pq_category"]) if v["pq_category"] else "broken", params if k == 0 else "")
-        console.print(table)
+    print_scheme_list(_console(), described)
     return EXIT_OK
-
-
-def _range(param: dict[str, Any]) -> str:
-    if isinstance(param["default"], bool):
-        return "true/false"
-    return f"{param['minimum']}..{param['maximum']}"
 
 
 def cmd_presets(args: argparse.Namespace) -> int:

@@ -179,3 +179,37 @@ def print_history(console: Any, runs: list[Any], store_path: Any) -> None:
     for r in runs:
         table.add_row(r.id, escape(r.name), r.started, r.status, f"{r.ok_jobs}/{r.jobs}", escape(r.host or ""))
     console.print(table)
+
+
+def _range(param: dict[str, Any]) -> str:
+    if isinstance(param["default"], bool):
+        return "true/false"
+    return f"{param['minimum']}..{param['maximum']}"
+
+
+def print_scheme_list(console: Any, described: list[dict[str, Any]]) -> None:
+    """`cryptobench list`: a table per family on a terminal, one line per variant elsewhere."""
+    for family in dict.fromkeys(item["family"] for item in described):
+        rows = []
+        for item in (i for i in described if i["family"] == family):
+            params = "; ".join(
+                f"{p['name']}={'|'.join(map(str, p['choices'])) if p['choices'] else _range(p)}"
+                for p in item["params"]) or "-"
+            for k, v in enumerate(item["variants"]):
+                rows.append((item["id"], escape(v["label"]) + (" [red](insecure)[/]" if v["insecure"] else ""),
+                             ", ".join(item["backends"]), str(v["classical_bits"]),
+                             str(v["pq_category"]) if v["pq_category"] else "broken", params, k == 0))
+        if not console.is_terminal:
+            for scheme, variant, backends, bits, pq, params, _ in rows:
+                console.print(f"{escape(family)} | {scheme} | {variant} | {backends} | {bits} bits | PQ {pq} | "
+                              f"{escape(params)}")
+            continue
+        from rich.table import Table
+
+        table = Table(title=family, title_justify="left", expand=False)
+        for column in ("id", "variant", "backends", "classical bits", "PQ cat.", "parameters"):
+            table.add_column(column, overflow="fold")
+        for scheme, variant, backends, bits, pq, params, first in rows:
+            table.add_row(scheme if first else "", variant, backends if first else "", bits, pq,
+                          escape(params) if first else "")
+        console.print(table)

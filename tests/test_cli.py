@@ -403,3 +403,13 @@ def test_printed_warnings_have_no_raw_seconds(capsys: pytest.CaptureFixture[str]
     print_summary(make_console(), run)
     out = capsys.readouterr().out
     assert "First measured sample 18.6 µs is 5.4×" in out and "e-05" not in out
+
+
+def test_piped_list_is_one_line_per_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    from app.core.schemes import registry
+
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    variants = sum(len(registry.describe(spec)["variants"]) for spec in registry.all_specs())
+    assert len(lines) == variants and all(line.count(" | ") == 6 for line in lines)
+    assert any(line.startswith("public-key-encryption | elgamal | ElGamal-128") and "(insecure)" in line for line in lines)
