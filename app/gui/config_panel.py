@@ -245,8 +245,11 @@ class ConfigPanel(QWidget):
     def _refresh_row(self, item: QTreeWidgetItem) -> None:
         entry: JobEntry = item.data(0, _JOB_ROLE)
         spec = registry.get_spec(entry.scheme)
-        # Short: values only ("ECDH P-256 · hkdf-sha256"); booleans by name when on.
-        values = [k if v is True else str(v) for k, v in entry.params.items() if v is not False]
+        # Short: values only ("ECDH P-256 · hkdf-sha256"); booleans by name when on; a
+        # parameter whose 0 means "off" (ElGamal's exponent_bits: full length) only when set.
+        off_by_zero = {param.name for param in spec.params if param.default == 0 and param.default is not False}
+        values = [k if v is True else f"{k} {v}" if k in off_by_zero else str(v) for k, v in entry.params.items()
+                  if v is not False and not (k in off_by_zero and v == 0)]
         text = " ".join([spec.name, " · ".join(values)]).strip()
         if entry.settings.get("label"):
             text += f" “{entry.settings['label']}”"
