@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainter, QPen
 
-from app.report.model import Bullets, Chart, Paragraph, Section, Table
+from app.report.model import BarChart, Bullets, Chart, Paragraph, Section, StackedBars, Table
 from app.report.pdf_composer import Composer
 from app.report.pdf_tables import plan_table
 from app.report.pdf_text import (
@@ -56,6 +56,8 @@ class Flow:
         raise NotImplementedError
 
 
+#: A chart may be drawn down to this fraction of its preferred height to fit the page.
+SHRINK = 0.8
 #: Lines of a section's first paragraph that count as an introduction to what follows.
 SHORT_INTRO = 6
 
@@ -225,10 +227,19 @@ class ChartFlow(Flow):
         return self.total
 
     def place(self, page: Composer) -> None:
-        page.start_block(FIGURE_GAP, self.total)
-        rect = QRectF(page.left, page.y, page.width, self.height)
+        # A line chart or histogram a little taller than what is left of the page is drawn a
+        # little shorter (down to SHRINK of its height) rather than leaving the page's foot
+        # empty. Not bars: their rows are sized for their labels, and fewer points per row
+        # would leave rows unlabelled.
+        height = self.height
+        room = page.remaining - max(FIGURE_GAP, page.space_after) - (self.total - self.height)
+        if (not page.at_top and self.total > page.remaining and room >= SHRINK * self.height
+                and not isinstance(self.block.chart, (BarChart, StackedBars))):
+            height = room
+        page.start_block(FIGURE_GAP, self.total - self.height + height)
+        rect = QRectF(page.left, page.y, page.width, height)
         page.add(Op("chart", rect, self._painter(rect)))
-        page.y += self.height
+        page.y += height
         if self.caption:
             page.y += pt(4)
             page.place_lines(self.caption, page.left, MUTED)

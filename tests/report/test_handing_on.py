@@ -306,3 +306,20 @@ def test_a_heading_and_its_short_intro_stay_with_the_chart_they_introduce(qapp: 
         heading_page = max(n for n, page in enumerate(laid.pages) if any(op.kind == "heading" for op in page))
         chart_page = next(n for n, page in enumerate(laid.pages) if any(op.kind == "chart" for op in page))
         assert heading_page == chart_page, words
+
+
+def test_a_line_chart_shrinks_a_little_to_fill_a_page_foot_and_bars_never_do(qapp: object) -> None:
+    from app.report.model import Section
+
+    line = Chart(LineChart("Lines", "size", "B", "time", "s", [Series("a", [1.0, 2.0], [1e-6, 2e-6])]))
+    bars = Chart(BarChart("Bars", [f"row {i}" for i in range(12)], [1e-6] * 12, [None] * 12, [None] * 12))
+    heights: dict[str, set[int]] = {"Lines": set(), "Bars": set()}
+    shrunk_on_first_page = False
+    for words in range(200, 1400, 40):
+        for chart in (line, bars):
+            laid = _laid_out(Report("T", "", [], [Section("Filler", [Paragraph("word " * words), chart])]))
+            (n, op), = [(n, op) for n, page in enumerate(laid.pages) for op in page if op.kind == "chart"]
+            heights[chart.chart.title].add(round(op.rect.height()))
+            shrunk_on_first_page |= chart is line and n == 1 and len(heights["Lines"]) > 1
+    assert len(heights["Bars"]) == 1  # bar rows are sized for their labels: never squeezed
+    assert shrunk_on_first_page and max(heights["Lines"]) * 0.8 <= min(heights["Lines"]) + 1
