@@ -573,8 +573,12 @@ def _warnings(run: RunResult, labels: Labels) -> Section:
             example = next(iter(jobs.values()))[0]
             blocks.append(Paragraph(f"**{_WARNING_TITLES.get(code, code.value)}**: {example.fix.rstrip('.')}. "
                                     f"For example: {example.message.rstrip('.')}."))
-            blocks.append(Bullets([f"**{name}**: " + ", ".join(w.metric or "whole job" for w in ws)
-                                   for name, ws in jobs.items()]))
+            # Jobs hit on the same metrics share one bullet: a reduced run's "too few
+            # samples" on every metric of every job reads as one line, not pages.
+            by_metrics: dict[str, list[str]] = defaultdict(list)
+            for name, ws in jobs.items():
+                by_metrics[", ".join(w.metric or "whole job" for w in ws)].append(name)
+            blocks.append(Bullets([f"**{metrics}**: " + "; ".join(names) for metrics, names in by_metrics.items()]))
     else:
         blocks.append(Paragraph("No stability warnings were raised: no metric had a high CV, too few samples, slow "
                                 "first samples or many outliers, and no job saw a busy machine."))

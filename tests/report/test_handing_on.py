@@ -323,3 +323,19 @@ def test_a_line_chart_shrinks_a_little_to_fill_a_page_foot_and_bars_never_do(qap
             shrunk_on_first_page |= chart is line and n == 1 and len(heights["Lines"]) > 1
     assert len(heights["Bars"]) == 1  # bar rows are sized for their labels: never squeezed
     assert shrunk_on_first_page and max(heights["Lines"]) * 0.8 <= min(heights["Lines"]) + 1
+
+
+def test_jobs_warned_on_the_same_metrics_share_one_bullet(hand_run: RunResult) -> None:
+    import dataclasses
+
+    run = copy.deepcopy(hand_run)
+    template = next(j for j in run.jobs if j.warnings).warnings[0]
+    for job in run.jobs:
+        job.warnings = []
+    aead = [j for j in run.jobs if j.family == "aead"]
+    for job in aead:
+        job.warnings = [dataclasses.replace(template, metric=m) for m in ("keygen", "encrypt")]
+    warnings = _section(build_report(run), "Warnings")
+    bullets = [b for b in warnings.blocks if isinstance(b, Bullets) and b.items[0].startswith("**keygen, encrypt**")]
+    assert len(bullets) == 1 and len(bullets[0].items) == 1
+    assert bullets[0].items[0].count(";") == len(aead) - 1
