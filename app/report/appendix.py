@@ -49,12 +49,12 @@ def _appendix(run: RunResult, labels: Labels) -> Section:
     if central:
         blocks.append(Table(["Job", "Metric", "Unit", "n", "Median", "CI95 low", "CI95 high", "Mean", "Std", "CV",
                              "Outliers"], central, caption="Centre: median with its interval, mean and spread.",
-                            widths=[3.0, 1.7, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
+                            widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
                             align=_align("llr" + "r" * 8)))
         blocks.append(Table(["Job", "Metric", "Unit", "Min", "p5", "p25", "p75", "p95", "p99", "Max",
                              "Traced peak"], spread, caption="Percentiles from the fastest to the slowest sample; "
                                                             "traced peak: memory allocated through Python.",
-                            widths=[3.0, 1.7, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
+                            widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
                             align=_align("llr" + "r" * 8)))
     if missing:
         blocks.append(Bullets(missing))
