@@ -2249,7 +2249,7 @@ def _check_rsa_textbook_python() -> None:
     _expect_equal("e * d mod (p - 1)(q - 1)", e * d % ((p - 1) * (q - 1)), 1)
     ciphertext = pow(message, e, n)
     _expect_equal("M^e mod n", ciphertext, expected)
-    _expect_equal("C^d mod n (decryption without CRT, as in E3)", pow(ciphertext, d, n), message)
+    _expect_equal("C^d mod n (decryption without CRT, one of the E3 hypotheses)", pow(ciphertext, d, n), message)
     # The CRT decryption the scheme uses by default (Garner's recombination) must give
     # the same answer as the plain one for every ciphertext of the toy key, and also
     # with e = 65537, the exponent the scheme fixes.
