@@ -566,3 +566,16 @@ def test_metric_choices_say_how_many_jobs_have_each(panel: PlotsPanel) -> None:
     combo = panel._cmp_combo
     tips = {combo.itemText(k): combo.itemData(k, QtCore.Qt.ItemDataRole.ToolTipRole) for k in range(combo.count())}
     assert tips["encrypt"] == "4 of 4 jobs have encrypt" and tips["keygen"] == "3 of 4 jobs have keygen"
+
+
+def test_legend_labels_keep_the_backend_whole_and_stay_distinct() -> None:
+    from app.gui.plots.common import short_distinct
+
+    names = ["X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]",
+             "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] · loopback",
+             "ChaCha20-Poly1305 [cryptography]", "AES-256-GCM [pycryptodome]"]
+    shown = short_distinct(names, 26)
+    assert len(set(shown)) == len(names)
+    assert all(label.endswith(name[name.rfind(" ["):]) for label, name in zip(shown, names))
+    assert shown[3] == "AES-256-GCM [pycryptodome]"  # short enough: untouched
+    assert len(shown[2]) < len(names[2]) + 1 and shown[0] != names[0]

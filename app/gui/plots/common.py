@@ -51,6 +51,24 @@ def _elide(text: str, limit: int = _MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def short_distinct(texts: list[str], limit: int) -> list[str]:
+    """Labels of about `limit` characters that stay distinct. What tells two jobs apart is
+    at the end ("[pycryptodome] · loopback"), so that tail is kept whole and the scheme
+    name before it is shortened; when shortening makes two labels equal, they get more
+    room, up to the whole text."""
+    longest = max((len(text) for text in texts), default=0)
+    while True:
+        shown = []
+        for text in texts:
+            cut = text.rfind(" [")
+            head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+            room = max(limit - len(tail), 8)
+            shown.append(_elide(head, room) + tail)
+        if len(set(shown)) == len(set(texts)) or limit >= longest:
+            return shown if len(set(shown)) == len(set(texts)) else list(texts)
+        limit += 4
+
+
 def _usable(results: Iterable[JobResult]) -> list[JobResult]:
     return [r for r in results if r.status == "ok" and r.metrics]
 

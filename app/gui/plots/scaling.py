@@ -12,7 +12,7 @@ from PySide6 import QtWidgets
 
 from app.core.results import JobResult
 from app.gui.plots.axes import _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size, outside_legend
-from app.gui.plots.common import _colour, _elide, _fmt_time, _style
+from app.gui.plots.common import _colour, _fmt_time, _style, short_distinct
 from app.gui.words import plural
 
 
@@ -67,6 +67,7 @@ class ScalingTab:
         labels = [members[0].label for members in groups.values()]
         several_modes = len({key[3] for key in groups}) > 1
         self._scaling_groups = []
+        entries: list[tuple[pg.PlotDataItem, str]] = []
         for k, (key, members) in enumerate(groups.items()):
             by_size: dict[int, JobResult] = {}
             for result in members:
@@ -84,9 +85,12 @@ class ScalingTab:
                                     symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour))
             curve.setLogMode(True, True)
             plot.addItem(curve)
-            self._scl_legend.addItem(curve, _elide(name, LEGEND_CHARS))
+            entries.append((curve, name))
             self._scl_curves.append(curve)
             self._scaling_groups.append((name, xs, ys, ordered))
+        # Shortened, the backend and mode at the end stay whole and no two entries read alike.
+        for (curve, _name), shown in zip(entries, short_distinct([name for _, name in entries], LEGEND_CHARS)):
+            self._scl_legend.addItem(curve, shown)
         if not self._scaling_groups:
             self._scl_header.setText(_style("Finished jobs appear here." if not self._results else
                                             f"No job has {metric!r}.", muted=True))
