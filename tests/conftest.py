@@ -83,3 +83,28 @@ def no_leftover_processes() -> Iterator[None]:
                 pass
         psutil.wait_procs(leftovers, timeout=5)
         pytest.fail(f"test left child processes running: {[p.pid for p in leftovers]}")
+
+
+@pytest.fixture(autouse=True)
+def qt_application_look_restored() -> Iterator[None]:
+    """A test that switches the shared QApplication's theme (style, palette, font, style
+    sheet) must not change how the next test's widgets measure: widths depend on them,
+    and a test of the window's minimum size failed after a dark-theme test ran first."""
+    import sys
+
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    app = widgets.QApplication.instance() if widgets is not None else None
+    if app is None:
+        yield
+        return
+    style, name = app.style(), app.style().name()
+    palette, font, sheet = app.palette(), app.font(), app.styleSheet()
+    yield
+    if app.styleSheet() != sheet:
+        app.setStyleSheet(sheet)
+    if app.style() is not style:  # the old style object is gone with setStyle: make its kind anew
+        app.setStyle(widgets.QStyleFactory.create(name))
+    if app.palette() != palette:
+        app.setPalette(palette)
+    if app.font() != font:
+        app.setFont(font)
