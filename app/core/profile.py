@@ -454,7 +454,7 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
             sizes = kept
         jobs.append(job.model_copy(update={
             "message_sizes": sizes, "samples": min(job.samples, samples), "warmup": min(job.warmup, 1),
-            "keygen_samples": min(job.keygen_samples, 2), "pause_ms": 0.0, "tamper": min(job.tamper, 1)}))
+            "keygen_samples": min(job.keygen_samples, 1), "pause_ms": 0.0, "tamper": min(job.tamper, 1)}))
     return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
 
 
