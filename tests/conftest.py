@@ -89,7 +89,7 @@ def no_leftover_processes() -> Iterator[None]:
 def qt_application_look_restored() -> Iterator[None]:
     """A test that switches the shared QApplication's theme (style, palette, font, style
     sheet) must not change how the next test's widgets measure: widths depend on them,
-    and a test of the window's minimum size failed after a dark-theme test ran first."""
+    so a test of the window's minimum size would depend on which tests ran before it."""
     import sys
 
     widgets = sys.modules.get("PySide6.QtWidgets")
