@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +57,8 @@ def test_a_signal_ignored_at_start_stays_ignored(qtbot: Any) -> None:
         signal.signal(signal.SIGHUP, previous)
 
 
-def _wait_for(predicate: Any, what: str, timeout: float = 60) -> None:
-    """Polls another process's state (there is no signal of ours to wait for)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"])
-def test_the_window_stops_its_run_and_exits(tmp_path: Path, isolated_home: Path, signum: int) -> None:
+def test_the_window_stops_its_run_and_exits(qtbot: Any, tmp_path: Path, isolated_home: Path, signum: int) -> None:
     profile = tmp_path / "long.json"
     profile.write_text(json.dumps(LONG_JOB))
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
@@ -77,7 +66,7 @@ def test_the_window_stops_its_run_and_exits(tmp_path: Path, isolated_home: Path,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     app = psutil.Process(proc.pid)
     try:
-        _wait_for(lambda: proc.poll() is not None or bool(job_processes(app)), "the job's process to start")
+        qtbot.waitUntil(lambda: proc.poll() is not None or bool(job_processes(app)), timeout=60_000)
         assert proc.poll() is None, proc.communicate()
         workers = job_processes(app)
         proc.send_signal(signum)
