@@ -1,0 +1,87 @@
+"""The closed vocabularies of profiles and results, defined once.
+
+Each is a `StrEnum`: a member *is* its JSON value (`JobStatus.OK == "ok"`,
+`json.dumps(Mode.LOOPBACK) == '"loopback"'`), so profiles and results files keep the
+strings they always had, while code names the member and a type checker catches a
+misspelt one. Scheme families are `app.core.schemes.base.Family` (same idea; it lives
+with the schemes because every scheme declares one).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Mode(enum.StrEnum):
+    """How a job is measured: in one process, or as a sender/receiver session over TCP."""
+
+    OPERATIONS = "operations"
+    LOOPBACK = "loopback"
+    REMOTE = "remote"
+
+    @property
+    def is_session(self) -> bool:
+        """A real sender and receiver on a TCP connection (loopback or remote)."""
+        return self is not Mode.OPERATIONS
+
+    @property
+    def title(self) -> str:
+        return _MODE_TITLES[self]
+
+    @property
+    def short(self) -> str:
+        """A column-width name ("ops")."""
+        return _MODE_SHORT[self]
+
+
+_MODE_TITLES = {
+    Mode.OPERATIONS: "Operations (no network)",
+    Mode.LOOPBACK: "Loopback client/server",
+    Mode.REMOTE: "Remote receiver",
+}
+_MODE_SHORT = {Mode.OPERATIONS: "ops", Mode.LOOPBACK: "loopback", Mode.REMOTE: "remote"}
+#: The modes with a sender and a receiver process on TCP.
+SESSION_MODES: frozenset[Mode] = frozenset(mode for mode in Mode if mode.is_session)
+
+
+def is_session_mode(mode: str) -> bool:
+    """True for "loopback" and "remote" (a plain string from a results file, or a Mode)."""
+    return mode in SESSION_MODES
+
+
+class JobStatus(enum.StrEnum):
+    """How one job (one scheme at one message size) ended."""
+
+    OK = "ok"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class RunStatus(enum.StrEnum):
+    """Where a run is: still running, or how it ended (interrupted: the app died mid-run)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+
+class Role(enum.StrEnum):
+    """The child processes of a job, as named in results (`cpu`, `memory`) and events."""
+
+    #: Operations mode: the one process that times the operations.
+    WORKER = "worker"
+    #: Sessions: the client that seals and sends, and times the round trips.
+    SENDER = "sender"
+    #: Sessions: the server that opens and acknowledges.
+    RECEIVER = "receiver"
+
+
+#: The process whose timings are the job's figures, by mode: the operations worker, or
+#: the session's sender (the receiver's own timings are its own metrics).
+MEASURING_ROLE = {Mode.OPERATIONS: Role.WORKER, Mode.LOOPBACK: Role.SENDER, Mode.REMOTE: Role.SENDER}
+
+
+def measuring_role(mode: str) -> Role:
+    return MEASURING_ROLE[Mode(mode)]
