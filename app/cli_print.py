@@ -73,11 +73,11 @@ def print_summary(console: Any, run: Any) -> None:
             if job.message_size and "frame" in wire:
                 text += f" (×{wire['frame'] / job.message_size:.2f} of the plaintext)"
             parts.append(text)
-        if v.get("checked"):
-            parts.append(f"validated {v['checked'] - v.get('failed', 0)}/{v['checked']}")
-        if v.get("tamper_tried"):
-            parts.append(f"tamper rejected {v['tamper_rejected']}/{v['tamper_tried']}")
-        if job.security.get("insecure"):
+        if v.checked:
+            parts.append(f"validated {v.checked - v.failed}/{v.checked}")
+        if v.tamper_tried:
+            parts.append(f"tamper rejected {v.tamper_rejected}/{v.tamper_tried}")
+        if job.security.insecure:
             parts.append("[red]insecure size[/]")
         console.print(f"\n[bold]{escape(job.label)}[/] · " + " · ".join(parts))
         if job.error:

@@ -93,13 +93,13 @@ def session(messages: int) -> list[str]:
     growth = me.memory_info().rss - before
     if job.status != "ok":
         return [f"session: {job.status}: {job.error}"]
-    peaks = job.memory["rss_peak_bytes"]
+    peaks = job.memory.rss_peak_bytes
     print(f"session: {messages} messages in {elapsed:.0f} s; supervisor grew {growth / MIB:.1f} MiB; "
           f"peak RSS sender {peaks['sender'] / MIB:.0f} MiB, receiver {peaks['receiver'] / MIB:.0f} MiB")
     failures = []
     if any(job.metrics[name].stats.n != messages for name in ("compute", "rtt", "receiver", "network")):
         failures.append("session: a metric lost samples")
-    if job.validation["failed"] or job.validation["checked"] < messages:
+    if job.validation.failed or job.validation.checked < messages:
         failures.append(f"session: validation {job.validation}")
     if growth >= 64 * MIB:
         failures.append(f"session: the supervisor grew {growth / MIB:.0f} MiB")

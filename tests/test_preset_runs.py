@@ -47,7 +47,7 @@ def test_reduced_preset_runs_every_job(name: str) -> None:
     assert run.status == "finished"
     failed = [(job.label, job.message_size, job.error) for job in run.jobs if job.status != "ok"]
     assert not failed
-    assert all(job.validation["checked"] > 0 and job.validation["failed"] == 0 for job in run.jobs)
+    assert all(job.validation.checked > 0 and job.validation.failed == 0 for job in run.jobs)
 
 
 def _experiment_sections(sections: list[Section]) -> list[Section]:

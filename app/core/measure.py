@@ -86,18 +86,6 @@ class ResourceSeries:
     rss_bytes: list[int] = field(default_factory=list)
     other_cpu_percent: list[float] = field(default_factory=list)
 
-    def summary(self) -> dict[str, Any]:
-        n = len(self.cpu_percent)
-        return {
-            "samples": n,
-            "mean_percent": sum(self.cpu_percent) / n if n else None,
-            "max_percent": max(self.cpu_percent) if n else None,
-            "rss_peak_bytes": max(self.rss_bytes) if self.rss_bytes else None,
-            "other_processes_mean_percent": (
-                sum(self.other_cpu_percent) / len(self.other_cpu_percent) if self.other_cpu_percent else None
-            ),
-        }
-
 
 class ResourceSampler:
     """Samples CPU % and RSS of a job's processes from the supervising process.

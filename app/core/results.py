@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.job_records import CpuUsage, Link, Load, MemoryUsage, Placement, Security, Validation
 from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
+from app.core.vocab import JobStatus, Mode
 
 RESULTS_FORMAT_VERSION = 1
-JOB_STATUSES = ("ok", "failed", "cancelled")
-RUN_STATUSES = ("running", "finished", "failed", "cancelled", "interrupted")
 
 #: What each metric times, in words: used by the CLI, the GUI and reports.
 METRIC_DESCRIPTIONS = {
@@ -91,6 +91,9 @@ class JobResult:
     backend: str
     params: dict[str, Any]
     label: str
+    # family, mode and status hold the values of Family, Mode and JobStatus. They stay
+    # `str`: a StrEnum member equals its value, so code compares with the members, and
+    # whatever a results file or store row holds passes through as read.
     family: str
     mode: str
     message_size: int
@@ -99,20 +102,23 @@ class JobResult:
     metrics: dict[str, MetricResult] = field(default_factory=dict)
     throughput_bytes_per_s: float | None = None
     wire_bytes: dict[str, int] = field(default_factory=dict)
-    cpu: dict[str, Any] = field(default_factory=dict)
-    memory: dict[str, Any] = field(default_factory=dict)
-    validation: dict[str, int] = field(default_factory=lambda: {
-        "checked": 0, "failed": 0, "tamper_tried": 0, "tamper_rejected": 0})
+    cpu: CpuUsage = field(default_factory=CpuUsage)
+    memory: MemoryUsage = field(default_factory=MemoryUsage)
+    validation: Validation = field(default_factory=Validation)
     warnings: list[StabilityWarning] = field(default_factory=list)
-    security: dict[str, Any] = field(default_factory=dict)
+    security: Security = field(default_factory=Security)
     notes: list[str] = field(default_factory=list)
     started: str | None = None
     finished: str | None = None
     #: Sessions: whether TCP_NODELAY was set (False: Nagle's algorithm on). None: no socket.
     tcp_nodelay: bool | None = None
+    #: The conditions of a session (issues 21-23); absent from the JSON until set.
+    link: Link | None = None
+    placement: Placement | None = None
+    load: Load | None = None
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:
-        return {
+        data = {
             "id": self.id,
             "index": self.index,
             "scheme": self.scheme,
@@ -127,31 +133,39 @@ class JobResult:
             "metrics": {name: metric.to_dict(samples) for name, metric in self.metrics.items()},
             "throughput_bytes_per_s": self.throughput_bytes_per_s,
             "wire_bytes": dict(self.wire_bytes),
-            "cpu": self.cpu,
-            "memory": self.memory,
-            "validation": dict(self.validation),
+            "cpu": self.cpu.to_dict(),
+            "memory": self.memory.to_dict(),
+            "validation": self.validation.to_dict(),
             "warnings": [w.to_dict() for w in self.warnings],
-            "security": dict(self.security),
+            "security": self.security.to_dict(),
             "notes": list(self.notes),
             "started": self.started,
             "finished": self.finished,
             "tcp_nodelay": self.tcp_nodelay,
         }
+        for name, record in (("link", self.link), ("placement", self.placement), ("load", self.load)):
+            if record is not None:
+                data[name] = record.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobResult:
         return cls(
             id=data["id"], index=int(data.get("index", 0)), scheme=data["scheme"], backend=data["backend"],
             params=dict(data.get("params", {})), label=data.get("label", data["scheme"]),
-            family=data.get("family", ""), mode=data.get("mode", "operations"),
+            family=data.get("family", ""), mode=data.get("mode", Mode.OPERATIONS),
             message_size=int(data.get("message_size", 0)), status=data["status"], error=data.get("error"),
             metrics={k: MetricResult.from_dict(v) for k, v in data.get("metrics", {}).items()},
             throughput_bytes_per_s=data.get("throughput_bytes_per_s"),
-            wire_bytes=dict(data.get("wire_bytes", {})), cpu=dict(data.get("cpu", {})),
-            memory=dict(data.get("memory", {})), validation=dict(data.get("validation", {})),
+            wire_bytes=dict(data.get("wire_bytes", {})), cpu=CpuUsage.from_dict(data.get("cpu") or {}),
+            memory=MemoryUsage.from_dict(data.get("memory") or {}),
+            validation=Validation.from_dict(data.get("validation") or {}),
             warnings=[StabilityWarning.from_dict(w) for w in data.get("warnings", [])],
-            security=dict(data.get("security", {})), notes=list(data.get("notes", [])),
+            security=Security.from_dict(data.get("security") or {}), notes=list(data.get("notes", [])),
             started=data.get("started"), finished=data.get("finished"), tcp_nodelay=data.get("tcp_nodelay"),
+            link=Link.from_dict(data["link"]) if data.get("link") else None,
+            placement=Placement.from_dict(data["placement"]) if data.get("placement") else None,
+            load=Load.from_dict(data["load"]) if data.get("load") else None,
         )
 
 
@@ -159,7 +173,7 @@ class JobResult:
 class RunResult:
     id: str
     started: str
-    status: str
+    status: str  # a RunStatus value
     environment: dict[str, Any]
     profile: dict[str, Any]
     finished: str | None = None
@@ -175,7 +189,7 @@ class RunResult:
 
     @property
     def all_ok(self) -> bool:
-        return bool(self.jobs) and all(job.status == "ok" for job in self.jobs)
+        return bool(self.jobs) and all(job.status == JobStatus.OK for job in self.jobs)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -277,21 +291,21 @@ def to_csv(run: RunResult) -> str:
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for job in run.jobs:
-        cpu = job.cpu.get("worker") or next(iter(job.cpu.values()), {}) if job.cpu else {}
+        cpu = job.cpu.measuring(job.mode)
         base = {
             "run_id": run.id, "job_id": job.id, "scheme": job.scheme, "backend": job.backend,
             "params": json.dumps(job.params, sort_keys=True), "label": job.label, "family": job.family,
             "mode": job.mode, "message_size": job.message_size, "status": job.status, "error": job.error or "",
             "wire_payload_bytes": job.wire_bytes.get("payload", ""),
-            "cpu_mean_percent": _fmt(cpu.get("mean_percent")) if isinstance(cpu, dict) else "",
-            "rss_peak_bytes": cpu.get("rss_peak_bytes", "") if isinstance(cpu, dict) else "",
-            "validation_checked": job.validation.get("checked", 0),
-            "validation_failed": job.validation.get("failed", 0),
-            "tamper_tried": job.validation.get("tamper_tried", 0),
-            "tamper_rejected": job.validation.get("tamper_rejected", 0),
-            "classical_bits": job.security.get("classical_bits", ""),
-            "pq_category": job.security.get("pq_category", ""),
-            "insecure": job.security.get("insecure", ""),
+            "cpu_mean_percent": _fmt(cpu.mean_percent) if cpu else "",
+            "rss_peak_bytes": _blank(cpu.rss_peak_bytes) if cpu else "",
+            "validation_checked": job.validation.checked,
+            "validation_failed": job.validation.failed,
+            "tamper_tried": job.validation.tamper_tried,
+            "tamper_rejected": job.validation.tamper_rejected,
+            "classical_bits": _blank(job.security.classical_bits) if job.security.known else "",
+            "pq_category": _blank(job.security.pq_category) if job.security.known else "",
+            "insecure": _blank(job.security.insecure) if job.security.known else "",
             "warnings": "; ".join(f"{w.metric or 'job'}: {w.code.value}" for w in job.warnings),
         }
         if not job.metrics:
@@ -312,3 +326,8 @@ def to_csv(run: RunResult) -> str:
 
 def _fmt(value: float | None) -> str:
     return "" if value is None else repr(float(value))
+
+
+def _blank(value: object) -> object:
+    """A CSV cell: None is an empty cell (as csv writes it), anything else as is."""
+    return "" if value is None else value

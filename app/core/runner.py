@@ -49,6 +49,14 @@ from app.core.events import (
     SizeMeasured,
     SizeStarted,
 )
+from app.core.job_records import (
+    SAMPLING_INTERVAL_S,
+    CpuUsage,
+    MemoryUsage,
+    ProcessUsage,
+    Security,
+    Validation,
+)
 from app.core.jobstart import child_context, start_method, stop_signals_blocked, warm_up_children
 from app.core.measure import ResourceSampler, ResourceSeries
 from app.core.ops import OpsPlan, child_main
@@ -60,6 +68,7 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, SessionPlan, sender_main
 from app.core.store import Store, StoreError
+from app.core.vocab import Role
 
 EventHandler = Callable[[Any], None]
 #: How long the supervisor waits for a child's next message before checking for
@@ -247,8 +256,8 @@ class Runner:
             info = registry.create(job.scheme, job.backend, job.params).info
         except (KeyError, ValueError):
             return result  # the child reports why; the metadata is simply unknown
-        result.security = {"classical_bits": info.security.classical_bits,
-                           "pq_category": info.security.pq_category, "insecure": info.insecure}
+        result.security = Security(classical_bits=info.security.classical_bits,
+                                   pq_category=info.security.pq_category, insecure=info.insecure)
         result.notes = list(info.notes)
         if result.tcp_nodelay is False:
             result.notes.append("TCP_NODELAY off at both ends: Nagle's algorithm may hold back small writes")
@@ -487,8 +496,8 @@ class _ChildSupervisor:
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
         failures = list(measured.tamper_failures)
-        result.validation = {"checked": measured.checked, "failed": measured.failed,
-                             "tamper_tried": measured.tamper_tried, "tamper_rejected": measured.tamper_rejected}
+        result.validation = Validation(checked=measured.checked, failed=measured.failed,
+                                       tamper_tried=measured.tamper_tried, tamper_rejected=measured.tamper_rejected)
         if measured.error:
             result.status, result.error = "failed", measured.error
         elif failures:
@@ -505,25 +514,24 @@ class _ChildSupervisor:
             time.sleep(0)
         if seal in result.metrics:
             result.throughput_bytes_per_s = result.metrics[seal].throughput_bytes_per_s
-        summaries = {role: _slice(s, window_start).summary() for role, s in series.items()}
-        if measured.receiver_resources is not None and "receiver" not in summaries:
+        usage = {role: ProcessUsage.from_series(_slice(s, window_start)) for role, s in series.items()}
+        if measured.receiver_resources is not None and Role.RECEIVER not in usage:
             reported = measured.receiver_resources
-            summaries["receiver"] = {
-                "samples": 0, "mean_percent": reported.get("cpu_percent_mean"), "max_percent": None,
-                "rss_peak_bytes": int(reported["rss_bytes"]) if "rss_bytes" in reported else None,
-                "other_processes_mean_percent": None,
-                "source": "reported by the remote receiver: CPU time over the size, RSS at its end",
-            }
-        result.cpu = {**summaries, "interval_s": 0.1}
-        if any(summary["samples"] == 0 and "source" not in summary for summary in summaries.values()):
+            usage[Role.RECEIVER] = ProcessUsage(
+                samples=0, mean_percent=reported.get("cpu_percent_mean"),
+                rss_peak_bytes=int(reported["rss_bytes"]) if "rss_bytes" in reported else None,
+                source="reported by the remote receiver: CPU time over the size, RSS at its end",
+            )
+        result.cpu = CpuUsage(processes=usage, interval_s=SAMPLING_INTERVAL_S)
+        if not all(u.sampled for u in usage.values()):
             result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
-        result.memory = {
-            "rss_peak_bytes": {role: summary["rss_peak_bytes"] for role, summary in summaries.items()},
-            "traced_peak_bytes": {name: m.traced_peak_bytes for name, m in result.metrics.items()
-                                  if m.traced_peak_bytes is not None},
-        }
-        measuring = summaries.get("worker") or summaries.get("sender") or {}
-        busy = measuring.get("other_processes_mean_percent")
+        result.memory = MemoryUsage(
+            rss_peak_bytes={role: u.rss_peak_bytes for role, u in usage.items()},
+            traced_peak_bytes={name: m.traced_peak_bytes for name, m in result.metrics.items()
+                               if m.traced_peak_bytes is not None},
+        )
+        measuring = result.cpu.measuring(job.mode)
+        busy = measuring.other_processes_mean_percent if measuring else None
         if busy is not None:
             warning = stats.machine_busy_warning(busy, psutil.cpu_count() or 1)
             if warning is not None:

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
+from app.core.vocab import Role
 from app.gui.theme import status_qcolor
 from app.gui.words import plural
 from app.report.findings import primary_metric  # one rule for the table and the reports
@@ -173,79 +174,63 @@ class _Cell:
     foreground: str | None = None  # a status kind
 
 
-def _role_dicts(cpu: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {role: summary for role, summary in cpu.items() if isinstance(summary, dict)}
+#: Roles in the order the tooltips list them (Role's own order: worker, sender, receiver).
+_ROLE_ORDER = {role: i for i, role in enumerate(Role)}
 
 
-_ROLE_ORDER = {"worker": 0, "sender": 1, "receiver": 2}
-
-
-def _main_role(roles: dict[str, Any]) -> str | None:
-    for role in ("worker", "sender"):
-        if role in roles:
-            return role
-    return next((role for role in roles if role != "receiver"), None)
-
-
-def _percent(value: Any) -> str:
-    return f"{float(value):.0f}" if isinstance(value, (int, float)) else _MISSING
+def _percent(value: float | None) -> str:
+    return _MISSING if value is None else f"{value:.0f}"
 
 
 def _cpu_cell(job: JobResult) -> _Cell:
-    roles = _role_dicts(job.cpu)
+    roles = {role: usage for role, usage in job.cpu.processes.items() if usage is not None}
     if not roles:
         return _Cell(_MISSING)
-    main = _main_role(roles)
-    main_mean = roles[main].get("mean_percent") if main else None
-    receiver = roles.get("receiver")
+    main = job.cpu.measuring(job.mode)
+    main_mean = main.mean_percent if main else None
+    receiver = roles.get(Role.RECEIVER)
     text = _percent(main_mean)
-    if receiver is not None:
-        text = f"{text} / {_percent(receiver.get('mean_percent'))}"
+    if receiver is not None and receiver is not main:
+        text = f"{text} / {_percent(receiver.mean_percent)}"
     lines = ["CPU in % of one core"]
     ordered = sorted(roles.items(), key=lambda item: _ROLE_ORDER.get(item[0], len(_ROLE_ORDER)))
-    for role, summary in ordered:
-        line = f"{role}: mean {_percent(summary.get('mean_percent'))} %"
-        if isinstance(summary.get("max_percent"), (int, float)):
-            line += f", max {_percent(summary['max_percent'])} %"
-        samples = summary.get("samples")
-        if "source" in summary:
-            line += f" ({summary['source']})"
-        elif samples == 0:
+    for role, usage in ordered:
+        line = f"{role}: mean {_percent(usage.mean_percent)} %"
+        if usage.max_percent is not None:
+            line += f", max {_percent(usage.max_percent)} %"
+        if usage.source is not None:
+            line += f" ({usage.source})"
+        elif usage.samples == 0:
             line += " (not sampled: the job ended within one sampling interval)"
-        elif samples is not None:
-            line += f" ({plural(samples, 'sample')})"
+        elif usage.samples is not None:
+            line += f" ({plural(usage.samples, 'sample')})"
         lines.append(line)
-        other = summary.get("other_processes_mean_percent")
-        if isinstance(other, (int, float)):
-            lines.append(f"    other processes meanwhile: {other:.0f} %")
-    key = float(main_mean) if isinstance(main_mean, (int, float)) else None
-    return _Cell(text, key, "\n".join(lines))
+        if usage.other_processes_mean_percent is not None:
+            lines.append(f"    other processes meanwhile: {usage.other_processes_mean_percent:.0f} %")
+    return _Cell(text, main_mean, "\n".join(lines))
 
 
 def _memory_cell(job: JobResult, metric_name: str | None, metric: MetricResult | None) -> _Cell:
-    rss_by_role = job.memory.get("rss_peak_bytes")
-    rss_by_role = rss_by_role if isinstance(rss_by_role, dict) else {}
-    main = _main_role(rss_by_role)
-    rss = rss_by_role.get(main) if main else None
-    traced_by_metric = job.memory.get("traced_peak_bytes")
-    traced_by_metric = traced_by_metric if isinstance(traced_by_metric, dict) else {}
+    rss_by_role = job.memory.rss_peak_bytes
+    traced_by_metric = job.memory.traced_peak_bytes
+    rss = job.memory.measuring_rss(job.mode)  # the same process the CPU column reads
     traced = metric.traced_peak_bytes if metric is not None else None
     if traced is None and metric_name is not None:
         traced = traced_by_metric.get(metric_name)
     parts = []
-    if isinstance(rss, (int, float)):
+    if rss is not None:
         parts.append(f"{rss / 1024**2:.1f} MiB")
-    if isinstance(traced, (int, float)):
+    if traced is not None:
         parts.append(f"{format_bytes(traced)} traced")
     if not parts:
         return _Cell(_MISSING)
     lines = ["Peak resident memory (RSS):"]
-    lines += [f"    {role}: {format_bytes(value) if isinstance(value, (int, float)) else 'not sampled'}"
+    lines += [f"    {role}: {format_bytes(value) if value is not None else 'not sampled'}"
               for role, value in rss_by_role.items()]
     if traced_by_metric:
         lines.append("Peak Python allocation during the timed loop (tracemalloc):")
         lines += [f"    {name}: {format_bytes(value)}" for name, value in traced_by_metric.items()]
-    key = float(rss) if isinstance(rss, (int, float)) else None
+    key = float(rss) if rss is not None else None
     return _Cell("; ".join(parts), key, "\n".join(lines))
 
 
@@ -263,8 +248,7 @@ def _wire_cell(job: JobResult) -> _Cell:
 
 def _validation_cell(job: JobResult) -> _Cell:
     v = job.validation
-    checked, failed = int(v.get("checked", 0)), int(v.get("failed", 0))
-    tried, rejected = int(v.get("tamper_tried", 0)), int(v.get("tamper_rejected", 0))
+    checked, failed, tried, rejected = v.checked, v.failed, v.tamper_tried, v.tamper_rejected
     if not checked and not tried:
         return _Cell(_MISSING, None, "No messages were validated")
     parts, lines = [], []
@@ -296,16 +280,16 @@ def _scheme_tip(job: JobResult) -> str:
         except ValueError:
             lines.append(job.family)
     sec = job.security
-    if sec:
+    if sec.known:
         level = []
-        if sec.get("classical_bits") is not None:
-            level.append(f"{sec['classical_bits']}-bit classical security")
-        if sec.get("pq_category") is not None:
-            level.append(f"post-quantum category {sec['pq_category']}" if sec["pq_category"]
+        if sec.classical_bits is not None:
+            level.append(f"{sec.classical_bits}-bit classical security")
+        if sec.pq_category is not None:
+            level.append(f"post-quantum category {sec.pq_category}" if sec.pq_category
                          else "broken by a quantum computer")
         if level:
             lines.append(", ".join(level))
-        if sec.get("insecure"):
+        if sec.insecure:
             lines.append("Insecure parameter size: for comparison only")
     lines += job.notes
     if job.error:

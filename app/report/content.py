@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from app.core.job_records import SAMPLING_INTERVAL_S
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.stats import StabilityWarning, WarningCode
+from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.appendix import _appendix
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat, sample_text
 from app.report.comparison import _comparison
@@ -39,7 +41,6 @@ from app.report.content_common import (
 from app.report.experiments import experiment_sections
 from app.report.findings import (
     PUBLIC_KEY_FAMILIES,
-    SESSION_MODES,
     BaselineMatch,
     family_order,
     family_title,
@@ -228,7 +229,7 @@ def _method(run: RunResult) -> Section:
             "acknowledgement at the sender, and **network** = rtt − receiver, per sample: the transport's share. "
             "**floor_rtt** is a raw ping-pong of frames of the payload's size on the same connection, without "
             "cryptography: the fastest round trip that connection allows."))
-    interval = float(next((job.cpu["interval_s"] for job in run.jobs if job.cpu.get("interval_s")), 0.1))
+    interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
     blocks.append(Paragraph(
         "Time and memory come from separate passes. Python's tracemalloc slows the code it traces several-fold, "
         "so the peak traced memory (allocations through Python's allocator) is measured in an extra, untimed "
@@ -259,7 +260,7 @@ def _sample_counts(run: RunResult) -> list[Block]:
     for s in specs:
         params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
         name = f"{s.get('scheme')} [{s.get('backend') or 'default'}]" + (f" {params}" if params else "")
-        items.append(f"{name}, {s.get('mode', 'operations')}: "
+        items.append(f"{name}, {s.get('mode', Mode.OPERATIONS)}: "
                      f"{counts(s.get('samples'), s.get('warmup'), s.get('keygen_samples'))}")
     return [Paragraph("Sample counts per profile job:"), Bullets(items)]
 
@@ -287,7 +288,7 @@ def _timing_table(jobs: list[JobResult]) -> Table:
     for job in jobs:
         metrics = _table_metrics(job)
         if not metrics:
-            what = "no metrics" if job.status == "ok" else job.status
+            what = "no metrics" if job.status == JobStatus.OK else job.status
             rows.append([job.label, size_text(job), what] + [_MISSING] * 6)
             continue
         for name in metrics:
@@ -322,7 +323,7 @@ def _resources_table(jobs: list[JobResult]) -> Table:
 
 
 def _bar_chart(title: str, jobs: list[JobResult], names: Labels) -> Chart | None:
-    measured = [j for j in jobs if j.status == "ok" and primary_metric(j) in j.metrics]
+    measured = [j for j in jobs if j.status == JobStatus.OK and primary_metric(j) in j.metrics]
     if not measured:
         return None
     metrics = {primary_metric(j) or "" for j in measured}
@@ -347,7 +348,7 @@ def _bar_chart(title: str, jobs: list[JobResult], names: Labels) -> Chart | None
 def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart | None:
     curves: dict[tuple[str, str, str, str], list[JobResult]] = defaultdict(list)
     for job in jobs:
-        if job.status == "ok" and primary_metric(job) in job.metrics and job.message_size > 0:
+        if job.status == JobStatus.OK and primary_metric(job) in job.metrics and job.message_size > 0:
             curves[(job.label, job.mode, primary_metric(job) or "", str(sorted(job.params.items())))].append(job)
     series = []
     for (label, mode, metric, _), group in curves.items():
@@ -401,7 +402,7 @@ def histogram_of(metric: MetricResult) -> Histogram | None:
 
 def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
     """The slowest job's per-message samples: where the spread matters most in absolute terms."""
-    measured = [j for j in jobs if j.status == "ok" and primary_metric(j) in j.metrics]
+    measured = [j for j in jobs if j.status == JobStatus.OK and primary_metric(j) in j.metrics]
     if not measured:
         return None
     job = max(measured, key=lambda j: value(j, primary_metric(j)))
@@ -436,7 +437,7 @@ def _results_by_family(run: RunResult, labels: Labels) -> list[Section]:
                       _histogram_chart(jobs, labels)):
             if chart is not None:
                 blocks.append(chart)
-        failed = [j for j in jobs if j.status != "ok"]
+        failed = [j for j in jobs if j.status != JobStatus.OK]
         if failed:
             blocks.append(Bullets([f"{_job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))
         sections.append(Section(title, blocks, level=2))
@@ -450,7 +451,8 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
     sessions = [j for j in run.jobs if j.mode in SESSION_MODES]
     if not sessions:
         return []
-    measured = [j for j in sessions if j.status == "ok" and {"compute", "receiver", "network"} <= set(j.metrics)]
+    measured = [j for j in sessions
+                if j.status == JobStatus.OK and {"compute", "receiver", "network"} <= set(j.metrics)]
     blocks: list[Block] = [Paragraph(
         "Where a session's time goes, per message: the sender's computation (compute), the receiver's open "
         "(receiver) and the transport (network = rtt − receiver). Medians are stacked; they do not add up to the "
@@ -482,7 +484,7 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
                             aspect=aspect))
     rows = []
     for job in sessions:
-        if job.status != "ok":
+        if job.status != JobStatus.OK:
             rows.append([job.label, size_text(job), _status(job)] + [_MISSING] * 6)
             continue
 
@@ -521,14 +523,14 @@ def _mean(job: JobResult, metric: str) -> str:
 def _cost_vs_security(run: RunResult, labels: Labels) -> list[Section]:
     points: dict[str, list[JobResult]] = defaultdict(list)
     for job in run.jobs:
-        if (job.family in PUBLIC_KEY_FAMILIES and job.status == "ok" and job.security.get("classical_bits")
+        if (job.family in PUBLIC_KEY_FAMILIES and job.status == JobStatus.OK and job.security.classical_bits
                 and (median(job, primary_metric(job)) or 0) > 0):
             points["Post-quantum" if is_post_quantum(job) else family_title(job.family)].append(job)
     if sum(len(v) for v in points.values()) < 2:
         return []
     names = [family_title(f) for f in family_order(j.family for v in points.values() for j in v)]
     short = {job.id: labels.name(job) for group in points.values() for job in group}
-    series = [Series(name, [float(j.security["classical_bits"]) for j in points[name]],
+    series = [Series(name, [float(j.security.classical_bits or 0) for j in points[name]],
                      [value(j, primary_metric(j)) for j in points[name]],
                      point_labels=[short[j.id] for j in points[name]], marked=name == "Post-quantum")
               for name in names + ["Post-quantum"] if points.get(name)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from app.core.results import JobResult, RunResult
+from app.core.vocab import JobStatus
 from app.report.findings import percent, primary_metric, size_text
 from app.report.model import Align
 from app.report.units import format_bytes, format_seconds
@@ -61,25 +62,23 @@ def _align(spec: str) -> list[Align]:
 
 
 def _validation(job: JobResult) -> str:
-    if job.status != "ok":
+    if job.status != JobStatus.OK:
         return _MISSING
     v = job.validation
-    checked, failed = v.get("checked", 0), v.get("failed", 0)
-    text = f"{checked - failed:,}/{checked:,} ok"
-    tried = v.get("tamper_tried", 0)
-    if tried:
-        return f"{text}, tamper {v.get('tamper_rejected', 0)}/{tried} rejected"
+    text = f"{v.checked - v.failed:,}/{v.checked:,} ok"
+    if v.tamper_tried:
+        return f"{text}, tamper {v.tamper_rejected}/{v.tamper_tried} rejected"
     return f"{text}, no tamper check"
 
 
 def _status(job: JobResult) -> str:
-    return "ok" if job.status == "ok" else f"{job.status}: {job.error or 'no error recorded'}"
+    return JobStatus.OK.value if job.status == JobStatus.OK else f"{job.status}: {job.error or 'no error recorded'}"
 
 
 def _cpu(job: JobResult) -> str:
     """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
-    parts = [(name, data["mean_percent"]) for name, data in job.cpu.items()
-             if isinstance(data, dict) and data.get("mean_percent") is not None]
+    parts = [(role, usage.mean_percent) for role, usage in job.cpu.processes.items()
+             if usage is not None and usage.mean_percent is not None]
     if not parts:
         return _MISSING
     if len(parts) == 1:
@@ -89,10 +88,10 @@ def _cpu(job: JobResult) -> str:
 
 def _memory(job: JobResult) -> str:
     metric = primary_metric(job)
-    traced = (job.memory.get("traced_peak_bytes") or {}).get(metric)
+    traced = job.memory.traced_peak_bytes.get(metric) if metric else None
     if traced is None and metric in job.metrics:
         traced = job.metrics[metric].traced_peak_bytes
-    rss = [v for v in (job.memory.get("rss_peak_bytes") or {}).values() if v is not None]
+    rss = [v for v in job.memory.rss_peak_bytes.values() if v is not None]
     parts = []
     if traced is not None:
         parts.append(f"traced {format_bytes(traced)}")

@@ -20,29 +20,15 @@ from dataclasses import dataclass, field
 from app.core.results import JobResult, RunResult
 from app.core.schemes.base import SEAL_METRIC, Family
 from app.core.stats import Comparison, compare
+from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.units import format_bytes, format_seconds
 
-SESSION_MODES = ("loopback", "remote")
-#: Section titles per family, in the order the report presents the families.
-FAMILY_TITLES: dict[str, str] = {
-    Family.AEAD.value: "Authenticated encryption (AEAD)",
-    Family.KEY_AGREEMENT.value: "Key agreement",
-    Family.PUBLIC_KEY_ENCRYPTION.value: "Public-key encryption",
-    Family.HYBRID.value: "Hybrid / KEM",
-    Family.SIGNATURE.value: "Signatures",
-    Family.HASH.value: "Hashes",
-    Family.KDF.value: "Key derivation",
-}
 #: Families with a key pair; only these can be "post-quantum" in the report's sense
 #: (AES and SHA-2/3 also have a pq_category, but nobody replaces them for it).
-PUBLIC_KEY_FAMILIES = frozenset({
-    Family.KEY_AGREEMENT.value, Family.HYBRID.value, Family.SIGNATURE.value, Family.PUBLIC_KEY_ENCRYPTION.value,
-})
+PUBLIC_KEY_FAMILIES = frozenset({Family.KEY_AGREEMENT, Family.HYBRID, Family.SIGNATURE, Family.PUBLIC_KEY_ENCRYPTION})
 #: Families where "one fresh key pair per message" is a real use, so key generation
 #: plus the per-message operation is a fair total to compare.
-KEYGEN_TOTAL_FAMILIES = frozenset({
-    Family.HYBRID.value, Family.PUBLIC_KEY_ENCRYPTION.value, Family.SIGNATURE.value,
-})
+KEYGEN_TOTAL_FAMILIES = frozenset({Family.HYBRID, Family.PUBLIC_KEY_ENCRYPTION, Family.SIGNATURE})
 
 
 # --- shared helpers ------------------------------------------------------------------
@@ -63,18 +49,22 @@ def primary_metric(job: JobResult) -> str | None:
 
 
 def family_title(family: str) -> str:
-    return FAMILY_TITLES.get(family, family or "Other")
+    """A job's family as a section title (a results file may name a family this version lacks)."""
+    try:
+        return Family(family).label
+    except ValueError:
+        return family or "Other"
 
 
 def family_order(families: Iterable[str]) -> list[str]:
-    """Known families in report order, then unknown ones alphabetically."""
+    """Known families in report order (Family's), then unknown ones alphabetically."""
     present = set(families)
-    known = [f for f in FAMILY_TITLES if f in present]
-    return known + sorted(present - set(FAMILY_TITLES))
+    known: list[str] = [f for f in Family if f in present]
+    return known + sorted(present - set(Family))
 
 
 def is_post_quantum(job: JobResult) -> bool:
-    return job.family in PUBLIC_KEY_FAMILIES and int(job.security.get("pq_category") or 0) > 0
+    return job.family in PUBLIC_KEY_FAMILIES and (job.security.pq_category or 0) > 0
 
 
 def median(job: JobResult, metric: str | None) -> float | None:
@@ -113,7 +103,7 @@ def relation(a: float, b: float, name_b: str) -> str:
 
 def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:
     """Jobs that finished and have their primary metric (the only ones with numbers)."""
-    return [j for j in jobs if j.status == "ok" and median(j, primary_metric(j)) is not None]
+    return [j for j in jobs if j.status == JobStatus.OK and median(j, primary_metric(j)) is not None]
 
 
 def like_groups(jobs: Iterable[JobResult], metric_of: Callable[[JobResult], str | None] = primary_metric,
@@ -185,7 +175,7 @@ def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
         base = candidates.pop(0)
         metric = primary_metric(job)
         comparison, reason = None, None
-        if job.status != "ok" or base.status != "ok":
+        if job.status != JobStatus.OK or base.status != JobStatus.OK:
             reason = f"this run: {job.status}, baseline: {base.status}"
         elif metric is None or metric not in job.metrics or metric not in base.metrics:
             reason = f"no {metric or 'per-message'} metric in both runs"
@@ -209,9 +199,10 @@ def failure_findings(jobs: Iterable[JobResult]) -> list[str]:
     """Failed and cancelled jobs, with their error: a missing number must be explained."""
     out = []
     for job in jobs:
-        if job.status == "ok":
+        if job.status == JobStatus.OK:
             continue
-        why = job.error or ("cancelled before it finished" if job.status == "cancelled" else "no error recorded")
+        why = job.error or ("cancelled before it finished" if job.status == JobStatus.CANCELLED
+                            else "no error recorded")
         out.append(f"**{job.status.capitalize()}**: {job.label} at {size_text(job)} ({job.mode}) produced no "
                    f"results: {why}.")
     return out
@@ -219,23 +210,23 @@ def failure_findings(jobs: Iterable[JobResult]) -> list[str]:
 
 def validation_findings(jobs: Iterable[JobResult]) -> list[str]:
     """Validation and tamper-check failures first; otherwise one sentence that all passed."""
-    done = [j for j in jobs if j.status == "ok"]
+    done = [j for j in jobs if j.status == JobStatus.OK]
     out = []
     for job in done:
         v = job.validation
-        if v.get("failed", 0):
-            out.append(f"**Validation failed**: {job.label} at {size_text(job)}: {v['failed']:,} of "
-                       f"{v.get('checked', 0):,} opened messages did not match their plaintext.")
-        tried, rejected = v.get("tamper_tried", 0), v.get("tamper_rejected", 0)
+        if v.failed:
+            out.append(f"**Validation failed**: {job.label} at {size_text(job)}: {v.failed:,} of "
+                       f"{v.checked:,} opened messages did not match their plaintext.")
+        tried, rejected = v.tamper_tried, v.tamper_rejected
         if tried and rejected < tried:
             out.append(f"**Tamper check failed**: {job.label} at {size_text(job)} accepted {tried - rejected} "
                        f"of {tried} deliberately corrupted payloads.")
     if done and not out:
-        checked = sum(j.validation.get("checked", 0) for j in done)
-        tampered = sum(j.validation.get("tamper_tried", 0) for j in done)
+        checked = sum(j.validation.checked for j in done)
+        tampered = sum(j.validation.tamper_tried for j in done)
         sentence = (f"Validation: all {checked:,} opened messages of the {len(done)} completed jobs matched "
                     f"their plaintext, and all {tampered:,} tampered payloads were rejected.")
-        untried = sorted({j.label for j in done if not j.validation.get("tamper_tried", 0)})
+        untried = sorted({j.label for j in done if not j.validation.tamper_tried})
         if untried:
             sentence += (f" No tamper check was made for {', '.join(untried)} (no integrity protection, or "
                          "tamper checks switched off).")
@@ -248,8 +239,8 @@ def insecure_findings(jobs: Iterable[JobResult]) -> list[str]:
     One finding for all of them, so a run of many toy sizes (E3) does not repeat the warning."""
     jobs = list(jobs)
     named = []
-    for label in dict.fromkeys(j.label for j in jobs if j.security.get("insecure")):
-        bits = next(j for j in jobs if j.label == label).security.get("classical_bits")
+    for label in dict.fromkeys(j.label for j in jobs if j.security.insecure):
+        bits = next(j for j in jobs if j.label == label).security.classical_bits
         named.append(label + (f" ({bits}-bit classical security)" if bits else ""))
     if not named:
         return []
@@ -381,8 +372,8 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
 
 
 def _level(job: JobResult) -> str:
-    bits = job.security.get("classical_bits")
-    cat = int(job.security.get("pq_category") or 0)
+    bits = job.security.classical_bits
+    cat = (job.security.pq_category or 0)
     text = f"{bits}-bit classical" if bits else "security level unknown"
     return f"{text}, NIST PQ category {cat}" if is_post_quantum(job) else text
 
@@ -395,7 +386,7 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
         if job.mode not in SESSION_MODES or not rtt or network is None:
             continue
         share = 100 * network / rtt
-        where = "over loopback" if job.mode == "loopback" else "to a remote receiver"
+        where = "over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver"
         verdict = "communication dominates" if share >= 50 else "computation dominates"
         parts = [f"sender compute {format_seconds(median(job, 'compute'))}",
                  f"receiver open {format_seconds(median(job, 'receiver'))}"]

@@ -44,8 +44,8 @@ def test_run_produces_validated_results_in_store_and_contract(tmp_path: Path) ->
     assert [job.status for job in run.jobs] == ["ok", "ok", "ok"]
     assert [job.message_size for job in run.jobs] == [18, 1024, 64]
     for job in run.jobs:
-        assert job.validation["checked"] > 0 and job.validation["failed"] == 0
-        assert job.validation["tamper_rejected"] == job.validation["tamper_tried"] > 0
+        assert job.validation.checked > 0 and job.validation.failed == 0
+        assert job.validation.tamper_rejected == job.validation.tamper_tried > 0
     assert stored.to_dict() == run.to_dict()
     kinds = [type(e) for e in events]
     assert kinds[0] is RunStarted and kinds[-1] is RunFinished
@@ -157,10 +157,12 @@ def test_large_message_job_stays_within_a_few_copies_and_reports_progress() -> N
     run = Runner(parse_profile(profile), on_event=on_event).run()
     small, big = run.jobs
     assert small.status == big.status == "ok", (small.error, big.error)
-    assert big.validation["tamper_rejected"] == big.validation["tamper_tried"] == 1
+    assert big.validation.tamper_rejected == big.validation.tamper_tried == 1
     # Progress moves within the one large size, not only at its end.
     assert len({done for index, done, total in progress if index == 1 and done < total}) >= 3
-    extra = big.cpu["worker"]["rss_peak_bytes"] - small.cpu["worker"]["rss_peak_bytes"]
+    big_rss, small_rss = big.memory.rss_peak_bytes["worker"], small.memory.rss_peak_bytes["worker"]
+    assert big_rss is not None and small_rss is not None
+    extra = big_rss - small_rss
     assert extra < BIG_COPIES * BIG, f"the worker held {extra / BIG:.1f} copies of the message"
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from app.core.job_records import CpuUsage, MemoryUsage, ProcessUsage, Validation
 from app.core.results import JobResult, MetricResult
 from app.core.stats import FIXES, StabilityWarning, WarningCode, summarize
 from app.gui.results_table import (
@@ -44,10 +45,10 @@ def _operations_job() -> JobResult:
     return _job(
         0, metrics={"keygen": _metric(50e-6), "encrypt": _metric(10e-6), "decrypt": _metric(11e-6)},
         throughput_bytes_per_s=KIB / 10e-6, wire_bytes={"payload": KIB + 28, "overhead": 28},
-        cpu={"worker": {"samples": 12, "mean_percent": 97.4, "max_percent": 100.0, "rss_peak_bytes": 50 * MIB,
-                        "other_processes_mean_percent": 3.0}, "interval_s": 0.1},
-        memory={"rss_peak_bytes": {"worker": 50 * MIB}, "traced_peak_bytes": {"encrypt": 2048}},
-        validation={"checked": 110, "failed": 0, "tamper_tried": 5, "tamper_rejected": 5},
+        cpu=CpuUsage({"worker": ProcessUsage(samples=12, mean_percent=97.4, max_percent=100.0,
+                                             rss_peak_bytes=50 * MIB, other_processes_mean_percent=3.0)}, 0.1),
+        memory=MemoryUsage(rss_peak_bytes={"worker": 50 * MIB}, traced_peak_bytes={"encrypt": 2048}),
+        validation=Validation(checked=110, failed=0, tamper_tried=5, tamper_rejected=5),
     )
 
 
@@ -57,11 +58,11 @@ def _loopback_job() -> JobResult:
         mode="loopback", message_size=MIB,
         metrics={"compute": _metric(2e-6), "receiver": _metric(3e-6), "rtt": _metric(80e-6)},
         wire_bytes={"payload": MIB + 28, "frame": MIB + 36},
-        cpu={"sender": {"samples": 5, "mean_percent": 41.2, "max_percent": 60.0, "rss_peak_bytes": 60 * MIB},
-             "receiver": {"samples": 5, "mean_percent": 38.0, "max_percent": 55.0, "rss_peak_bytes": 58 * MIB},
-             "interval_s": 0.1},
-        memory={"rss_peak_bytes": {"sender": 60 * MIB, "receiver": 58 * MIB}, "traced_peak_bytes": {}},
-        validation={"checked": 30, "failed": 0, "tamper_tried": 0, "tamper_rejected": 0},
+        cpu=CpuUsage({"sender": ProcessUsage(samples=5, mean_percent=41.2, max_percent=60.0, rss_peak_bytes=60 * MIB),
+                      "receiver": ProcessUsage(samples=5, mean_percent=38.0, max_percent=55.0,
+                                               rss_peak_bytes=58 * MIB)}, 0.1),
+        memory=MemoryUsage(rss_peak_bytes={"sender": 60 * MIB, "receiver": 58 * MIB}),
+        validation=Validation(checked=30),
     )
 
 

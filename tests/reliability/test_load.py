@@ -85,11 +85,11 @@ def test_a_long_loopback_job() -> None:
     (job,) = Runner(profile).run().jobs
     assert job.status == "ok", job.error
     assert all(job.metrics[name].stats.n == messages for name in ("compute", "rtt", "receiver", "network"))
-    assert job.validation["failed"] == 0 and job.validation["checked"] >= messages
+    assert job.validation.failed == 0 and job.validation.checked >= messages
     # 80,000 float samples are under 1 MiB as arrays; the supervisor keeps them and little else.
     assert me.memory_info().rss - before < 32 * MIB
-    assert job.memory["rss_peak_bytes"]["sender"] < 200 * MIB
-    assert job.memory["rss_peak_bytes"]["receiver"] < 200 * MIB
+    assert job.memory.rss_peak_bytes["sender"] < 200 * MIB
+    assert job.memory.rss_peak_bytes["receiver"] < 200 * MIB
 
 
 def test_128_mib_loopback_messages_stay_within_the_documented_copies() -> None:
@@ -105,10 +105,10 @@ def test_128_mib_loopback_messages_stay_within_the_documented_copies() -> None:
          "tamper": 1}]})
     small, large = Runner(profile).run().jobs
     assert small.status == large.status == "ok", large.error
-    assert large.validation["failed"] == 0 and large.validation["tamper_rejected"] == large.validation["tamper_tried"]
+    assert large.validation.failed == 0 and large.validation.tamper_rejected == large.validation.tamper_tried
     for role in ("receiver", "sender"):
-        base = small.memory["rss_peak_bytes"][role]
-        peak = large.memory["rss_peak_bytes"][role]
+        base = small.memory.rss_peak_bytes[role]
+        peak = large.memory.rss_peak_bytes[role]
         copies = (peak - base) / size
         assert copies <= 3.5, f"{role}: {copies:.2f} copies of a 128 MiB message"
 
@@ -132,7 +132,7 @@ def test_four_parallel_workers_on_a_small_machine_are_correct_and_recorded(qtbot
     assert run.status == "finished" and {job.status for job in run.jobs} == {"ok"}
     assert [job.index for job in run.jobs] == list(range(len(run.jobs)))
     for job in run.jobs:
-        assert job.validation["failed"] == 0
+        assert job.validation.failed == 0
         assert WarningCode.PARALLEL_JOBS in {w.code for w in job.warnings}
     assert any("4 jobs ran in parallel" in line for line in logs)
     with Store(store_path) as store:

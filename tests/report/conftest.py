@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from app.core.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results import JobResult, MetricResult, RunResult
 from app.core.stats import check_stability, summarize
 
@@ -46,19 +47,18 @@ def _job(index: int, run_id: str, scheme: str, backend: str, params: dict[str, A
          size: int, metrics: dict[str, MetricResult], *, mode: str = "operations", status: str = "ok",
          error: str | None = None, bits: int = 128, pq: int = 0, tamper: int = 5) -> JobResult:
     session = mode != "operations"
-    cpu_block = {"samples": 3, "mean_percent": 99.5, "max_percent": 100.0, "rss_peak_bytes": 50_000_000,
-                 "other_processes_mean_percent": 1.0}
+    cpu_block = ProcessUsage(samples=3, mean_percent=99.5, max_percent=100.0, rss_peak_bytes=50_000_000,
+                             other_processes_mean_percent=1.0)
     return JobResult(
         id=f"{run_id}/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
         family=family, mode=mode, message_size=size, status=status, error=error, metrics=metrics,
         throughput_bytes_per_s=None,
         wire_bytes={"payload": size + 28, "overhead": 28} if status == "ok" else {},
-        cpu=({"sender": cpu_block, "receiver": cpu_block} if session else {"worker": cpu_block})
-        | {"interval_s": 0.1},
-        memory={"rss_peak_bytes": {"worker": 50_000_000}, "traced_peak_bytes": {}},
-        validation={"checked": 100 if status == "ok" else 0, "failed": 0,
-                    "tamper_tried": tamper if status == "ok" else 0, "tamper_rejected": tamper if status == "ok" else 0},
-        security={"classical_bits": bits, "pq_category": pq, "insecure": False},
+        cpu=CpuUsage({"sender": cpu_block, "receiver": cpu_block} if session else {"worker": cpu_block}, 0.1),
+        memory=MemoryUsage(rss_peak_bytes={"worker": 50_000_000}),
+        validation=Validation(checked=100, tamper_tried=tamper, tamper_rejected=tamper) if status == "ok"
+        else Validation(),
+        security=Security(classical_bits=bits, pq_category=pq, insecure=False),
         notes=["a fresh AES-256 key per message"] if family == "hybrid" else [],
     )
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.core.job_records import Security, Validation
 from app.core.results import JobResult, MetricResult, RunResult
 from app.report.content import build_report
 from app.report.experiments import experiment_sections
@@ -23,8 +24,8 @@ def _job(index: int, scheme: str, backend: str, params: dict[str, Any], label: s
     job = JobResult(id=f"r/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
                     family=family, mode=mode, message_size=size, status="ok", metrics=metrics,
                     tcp_nodelay=tcp_nodelay if mode != "operations" else None,
-                    validation={"checked": 10, "failed": 0, "tamper_tried": 1, "tamper_rejected": 1},
-                    security={"classical_bits": 128, "pq_category": 0, "insecure": False})
+                    validation=Validation(checked=10, tamper_tried=1, tamper_rejected=1),
+                    security=Security(classical_bits=128, pq_category=0, insecure=False))
     for key, value in extra.items():
         setattr(job, key, value)
     return job
@@ -48,7 +49,7 @@ def _e1(nagle_rtt: float | None = 250e-6) -> RunResult:
              mode="loopback", tcp_nodelay=True),
         _job(1, "elgamal", "python", {"bits": 128, "chunked": True}, "ElGamal-128 (chunked) [python]", 18,
              _session(100e-6, 80e-6, 50e-6, 15e-6, 20e-6), mode="loopback", tcp_nodelay=True,
-             family="public-key-encryption", security={"classical_bits": 24, "pq_category": 0, "insecure": True}),
+             family="public-key-encryption", security=Security(classical_bits=24, pq_category=0, insecure=True)),
         _job(2, "elgamal", "python", {"bits": 2048}, "ElGamal-2048 [python]", 18,
              _session(36e-3, 20e-3, 19e-3, 15e-6, 20e-3), mode="loopback", tcp_nodelay=True,
              family="public-key-encryption"),

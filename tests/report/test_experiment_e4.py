@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.core.job_records import Validation
 from app.core.results import JobResult, RunResult
 from app.report.experiments.common import ratio
 from app.report.experiments.e4 import sections
@@ -51,8 +52,8 @@ def _job(index: int, scheme: str, backend: str, params: dict[str, Any], label: s
                      family="aead" if scheme == "aes-gcm" else "hybrid", mode="operations", message_size=size,
                      status=status, error=None if ok else "MemoryError", metrics=metrics if ok else {},
                      wire_bytes={"payload": size + overhead, "overhead": overhead} if ok else {},
-                     validation={"checked": 10 if ok else 0, "failed": 0, "tamper_tried": tamper[0] if ok else 0,
-                                 "tamper_rejected": tamper[1] if ok else 0})
+                     validation=Validation(checked=10, tamper_tried=tamper[0], tamper_rejected=tamper[1]) if ok
+                     else Validation())
 
 
 def _aes(index: int, bits: int, size: int) -> JobResult:

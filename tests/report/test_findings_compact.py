@@ -3,6 +3,7 @@ finding for all toy sizes, the extreme sizes only, the extreme schemes only."""
 
 from __future__ import annotations
 
+from app.core.job_records import Security
 from app.core.results import JobResult
 from app.report.findings import (
     MAX_NAMED,
@@ -17,7 +18,7 @@ def _pke(index: int, label: str, size: int, keygen: float, encrypt: float, insec
     return JobResult(id=f"r/{index}", index=index, scheme="elgamal", backend="python", params={"i": index},
                      label=label, family="public-key-encryption", mode="operations", message_size=size, status="ok",
                      metrics={"keygen": metric(spread_samples(keygen)), "encrypt": metric(spread_samples(encrypt))},
-                     security={"classical_bits": 56, "pq_category": 0, "insecure": insecure})
+                     security=Security(classical_bits=56, pq_category=0, insecure=insecure))
 
 
 def test_one_insecure_finding_names_every_toy_size() -> None:

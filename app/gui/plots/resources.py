@@ -11,6 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
+from app.core.results import JobResult
 from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
 from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
 
@@ -116,14 +117,10 @@ class ResourcesTab:
         self._res_header.setText(f"{name} · CPU in % of one core, resident memory in MiB")
 
 
-def _cpu_summary(result: Any) -> str:
+def _cpu_summary(result: JobResult) -> str:
     """The job's stored CPU and memory summary in one line."""
-    parts = []
-    for role, summary in (result.cpu or {}).items():
-        if isinstance(summary, dict) and isinstance(summary.get("mean_percent"), (int, float)):
-            parts.append(f"{role} CPU mean {summary['mean_percent']:.0f} %")
-    rss = (result.memory or {}).get("rss_peak_bytes")
-    if isinstance(rss, dict):
-        parts += [f"{role} peak RSS {value / (1 << 20):.1f} MiB" for role, value in rss.items()
-                  if isinstance(value, (int, float))]
+    parts = [f"{role} CPU mean {usage.mean_percent:.0f} %" for role, usage in result.cpu.processes.items()
+             if usage is not None and usage.mean_percent is not None]
+    parts += [f"{role} peak RSS {value / (1 << 20):.1f} MiB" for role, value in result.memory.rss_peak_bytes.items()
+              if value is not None]
     return "Summary: " + ", ".join(parts) if parts else "No CPU or memory summary was recorded."

@@ -11,6 +11,7 @@ transport floor on the same connection and the same client with TCP_NODELAY set.
 from __future__ import annotations
 
 from app.core.results import JobResult, RunResult
+from app.core.vocab import SESSION_MODES, JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
 from app.report.findings import ratio_text
 from app.report.model import Block, Chart, LineChart, Paragraph, Section, Series, Table
@@ -21,7 +22,7 @@ SAME_WITHIN = 0.2
 
 
 def _session_jobs(run: RunResult) -> list[JobResult]:
-    return [job for job in run.jobs if job.status == "ok" and job.mode in ("loopback", "remote")
+    return [job for job in run.jobs if job.status == JobStatus.OK and job.mode in SESSION_MODES
             and "compute" in job.metrics]
 
 
@@ -199,7 +200,7 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
     fair = first(find_jobs(run, "elgamal", params={"bits": 2048}))
     if compute is not None and (weak or fair):
         words = [("**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
-                  f"({weak.security.get('classical_bits', '?') if weak else 'about 24'}-bit classical strength, "
+                  f"({(weak.security.classical_bits or '?') if weak else 'about 24'}-bit classical strength, "
                   "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits.")]
         weak_compute, fair_compute = mean(weak, "compute"), mean(fair, "compute")
         if weak_compute is not None:

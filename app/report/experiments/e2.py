@@ -27,8 +27,8 @@ KIB, MIB = 1024, 1024 * 1024
 
 
 def _cpu_percent(job: JobResult) -> str:
-    block = job.cpu.get("worker") if isinstance(job.cpu.get("worker"), dict) else None
-    value = block.get("mean_percent") if block else None
+    usage = job.cpu.measuring(job.mode)
+    value = usage.mean_percent if usage else None
     return MISSING if value is None else f"{value:.0f} %"
 
 
@@ -39,7 +39,7 @@ def _peak_traced(job: JobResult, metrics: list[str]) -> str:
 
 
 def _validation(job: JobResult) -> str:
-    checked, failed = job.validation.get("checked", 0), job.validation.get("failed", 0)
+    checked, failed = job.validation.checked, job.validation.failed
     if not checked:
         return MISSING
     return f"pass ({checked:,})" if not failed else f"FAIL ({failed:,} of {checked:,})"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from app.core.results import JobResult, RunResult
+from app.core.vocab import JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
 from app.report.findings import percent, ratio_text, relation
 from app.report.model import (
@@ -106,7 +107,7 @@ def _key_bits(job: JobResult) -> int:
 
 
 def _aes_groups(run: RunResult) -> dict[str, list[JobResult]]:
-    jobs = sorted((j for j in run.jobs if j.status == "ok" and j.scheme == "aes-gcm"),
+    jobs = sorted((j for j in run.jobs if j.status == JobStatus.OK and j.scheme == "aes-gcm"),
                   key=lambda j: (j.backend, _key_bits(j)))
     return _groups(jobs)
 
@@ -189,7 +190,7 @@ def _encrypt(job: JobResult) -> float | None:
 
 def _hybrid_groups(run: RunResult) -> dict[str, list[JobResult]]:
     """The size loops: the "140-byte" messages are runs of their own (10 each), not points of a loop."""
-    return _groups(j for j in run.jobs if j.status == "ok" and j.scheme in HYBRID_SCHEMES
+    return _groups(j for j in run.jobs if j.status == JobStatus.OK and j.scheme in HYBRID_SCHEMES
                    and j.message_size not in SMS_SIZES)
 
 
@@ -296,7 +297,7 @@ def _sms_jobs(run: RunResult) -> list[JobResult]:
 
 
 def _sms_row(job: JobResult, experiment: Experiment) -> list[str]:
-    figure = _figure_for(job, experiment) if job.status == "ok" else None
+    figure = _figure_for(job, experiment) if job.status == JobStatus.OK else None
     measured = metric_sum(job, figure.metrics) if figure is not None else None
     return [job.label, _size_words(job.message_size), seconds(mean(job, "keygen")), seconds(mean(job, "encrypt")),
             seconds(_keygen_total(job)), figure.published_text() if figure is not None else MISSING,
@@ -387,7 +388,7 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
 
 def _sms_section(run: RunResult, experiment: Experiment) -> Section:
     jobs = _sms_jobs(run)
-    counts = {j.metrics["encrypt"].stats.n for j in jobs if j.status == "ok" and "encrypt" in j.metrics}
+    counts = {j.metrics["encrypt"].stats.n for j in jobs if j.status == JobStatus.OK and "encrypt" in j.metrics}
     title = "The \"140-byte\" message (an SMS)" + (f": {counts.pop()} runs" if len(counts) == 1 else "")
     if not jobs:
         return Section(title, [Paragraph("No RSA-KEM or ECIES job encrypted the 140-byte or the 15,820-byte message "
@@ -404,16 +405,16 @@ def _sms_section(run: RunResult, experiment: Experiment) -> Section:
 
 def _tamper_row(label: str, jobs: list[JobResult]) -> tuple[list[str], bool]:
     """One row per job label, summed over its sizes; True when a tampered ciphertext got through."""
-    tried = sum(j.validation.get("tamper_tried", 0) for j in jobs)
-    rejected = sum(j.validation.get("tamper_rejected", 0) for j in jobs)
-    sizes = sum(1 for j in jobs if j.validation.get("tamper_tried", 0))
+    tried = sum(j.validation.tamper_tried for j in jobs)
+    rejected = sum(j.validation.tamper_rejected for j in jobs)
+    sizes = sum(1 for j in jobs if j.validation.tamper_tried)
     accepted = tried - rejected
     verdict = "not tried" if not tried else f"{accepted} ACCEPTED" if accepted else "all rejected"
     return [label, f"{sizes} of {len(jobs)}", f"{tried:,}", f"{rejected:,}", verdict], accepted > 0
 
 
 def _tamper_section(run: RunResult) -> Section:
-    groups = _groups(j for j in run.jobs if j.status == "ok" and j.scheme in ("aes-gcm", *HYBRID_SCHEMES))
+    groups = _groups(j for j in run.jobs if j.status == JobStatus.OK and j.scheme in ("aes-gcm", *HYBRID_SCHEMES))
     if not groups:
         return Section("Tamper test", [Paragraph("No AES-GCM, RSA-KEM or ECIES job finished in this run.", "note")],
                        level=2)
@@ -428,8 +429,8 @@ def _tamper_section(run: RunResult) -> Section:
                   caption="Per job, summed over its message sizes: ciphertexts with a flipped bit (in the "
                           "encapsulated key, nonce, ciphertext or tag) handed to decryption, and how many it refused.",
                   widths=[3.4, 1.0, 1.3, 1.0, 1.3], emphasis=flagged)
-    tried = sum(j.validation.get("tamper_tried", 0) for jobs in groups.values() for j in jobs)
-    rejected = sum(j.validation.get("tamper_rejected", 0) for jobs in groups.values() for j in jobs)
+    tried = sum(j.validation.tamper_tried for jobs in groups.values() for j in jobs)
+    rejected = sum(j.validation.tamper_rejected for jobs in groups.values() for j in jobs)
     if flagged:
         names = [rows[i][0] for i in sorted(flagged)]
         text = (f"**Tamper test failed**: {tried - rejected:,} of {tried:,} tampered ciphertexts were accepted "
@@ -474,7 +475,7 @@ def _overhead_sentence(label: str, jobs: list[JobResult]) -> str | None:
 
 
 def _overhead_section(run: RunResult) -> Section | None:
-    groups = _groups(j for j in run.jobs if j.status == "ok" and j.scheme in HYBRID_SCHEMES and j.wire_bytes)
+    groups = _groups(j for j in run.jobs if j.status == JobStatus.OK and j.scheme in HYBRID_SCHEMES and j.wire_bytes)
     rows = []
     for label, jobs in groups.items():
         shown = [j for j in jobs if j.message_size in OVERHEAD_SIZES] or jobs[:1]

@@ -66,16 +66,16 @@ def _check_session_job(job: JobResult) -> None:
     family = Family(job.family)
     if family not in (Family.HASH, Family.KDF):
         assert "keygen" in job.metrics, where
-    assert job.validation["checked"] >= 5 and job.validation["failed"] == 0, where
+    assert job.validation.checked >= 5 and job.validation.failed == 0, where
     wire = job.wire_bytes
     assert wire["frame"] == wire["payload"] + 12 and wire["payload"] >= job.message_size, where
-    assert {"sender", "receiver"} <= set(job.memory["rss_peak_bytes"]), where
-    assert job.memory["traced_peak_bytes"]["compute"] >= 0, where
+    assert {"sender", "receiver"} <= set(job.memory.rss_peak_bytes), where
+    assert job.memory.traced_peak_bytes["compute"] >= 0, where
     if job.scheme == "elgamal":
-        assert job.validation["tamper_tried"] == 0, where
+        assert job.validation.tamper_tried == 0, where
         assert any("no integrity" in note for note in job.notes), where
     else:
-        assert job.validation["tamper_tried"] == 3 == job.validation["tamper_rejected"], where
+        assert job.validation.tamper_tried == 3 == job.validation.tamper_rejected, where
 
 
 def test_every_family_passes_a_short_loopback_job_with_tamper_check() -> None:
@@ -233,8 +233,9 @@ def test_remote_session_against_a_server(tmp_path: Any) -> None:
     for job in run.jobs:
         assert job.mode == "remote"
         _check_session_job(job)
-        receiver = job.cpu["receiver"]
-        assert "remote receiver" in receiver["source"] and receiver["rss_peak_bytes"] > 0
+        receiver = job.cpu.role("receiver")
+        assert receiver is not None and receiver.source and "remote receiver" in receiver.source
+        assert receiver.rss_peak_bytes and receiver.rss_peak_bytes > 0
     assert server.served == 1 and server.refused == 0
     assert any("finished aes-gcm" in line for line in logs)
 
