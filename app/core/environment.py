@@ -13,6 +13,7 @@ spawns no process on Linux, so collecting takes a few tens of milliseconds.
 
 from __future__ import annotations
 
+import functools
 import glob
 import importlib.metadata
 import platform
@@ -53,6 +54,10 @@ def _probe(fn: Callable[[], T]) -> T | None:
 
 def _read_text(path: str) -> str:
     return Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def _stripped_text(path: str) -> str:
+    return _read_text(path).strip()
 
 
 def _cpuinfo_field(cpuinfo: str, name: str) -> str | None:
@@ -104,7 +109,7 @@ def _governors() -> list[str]:
     """Distinct scaling governors of all CPUs; [] where cpufreq is not exposed."""
     found: set[str] = set()
     for path in glob.glob(_GOVERNOR_GLOB):
-        value = _probe(lambda p=path: _read_text(p).strip())
+        value = _probe(functools.partial(_stripped_text, path))
         if value:
             found.add(value)
     return sorted(found)
@@ -189,7 +194,7 @@ def _dist_version(*names: str) -> str | None:
     (PySide6 vs PySide6-Essentials).
     """
     for name in names:
-        version = _probe(lambda n=name: importlib.metadata.version(n))
+        version = _probe(functools.partial(importlib.metadata.version, name))
         if version:
             return version
     return None

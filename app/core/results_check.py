@@ -19,17 +19,16 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
+from app.core.schemes.base import Family
 from app.core.stats import WarningCode
+from app.core.vocab import JobStatus, Mode, RunStatus
 
-#: Statuses and modes, repeated here rather than imported: app.core.results imports this module.
-_JOB_STATUSES = ("ok", "failed", "cancelled")
-_RUN_STATUSES = ("running", "finished", "failed", "cancelled", "interrupted")
-MODES = ("operations", "loopback", "remote")
-FAMILIES = ("", "aead", "key-agreement", "public-key-encryption", "hybrid", "signature", "hash", "kdf")
+#: A job's family may be empty (a results file from before families were recorded).
+_FAMILIES = ("", *Family)
 #: Integers beyond SQLite's and most JSON readers' range are not results.
 _MAX_INT = (1 << 63) - 1
 #: A profile refuses messages over 1 GiB (profile.MAX_MESSAGE_SIZE).
@@ -80,7 +79,7 @@ def _fail(path: str, expected: str, value: Any) -> ResultsDataError:
 # --- scalar checks ---------------------------------------------------------------------
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -255,7 +254,7 @@ def check_run(run: dict[str, Any], path: str) -> None:
     _str(run, "id", path, non_empty=True)
     _str(run, "started", path)
     _str(run, "finished", path, required=False, nullable=True)
-    _str(run, "status", path, choices=_RUN_STATUSES)
+    _str(run, "status", path, choices=tuple(RunStatus))
     check_environment(_obj(run, "environment", path), _join(path, "environment"))
     check_profile(_obj(run, "profile", path), _join(path, "profile"))
 
@@ -337,10 +336,10 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     _str(job, "scheme", path)
     _str(job, "backend", path)
     _str(job, "label", path, required=False)
-    _str(job, "family", path, required=False, choices=FAMILIES)
-    _str(job, "mode", path, required=False, choices=MODES)
+    _str(job, "family", path, required=False, choices=_FAMILIES)
+    _str(job, "mode", path, required=False, choices=tuple(Mode))
     _int(job, "message_size", path, high=_MAX_MESSAGE_SIZE, required=False)
-    _str(job, "status", path, choices=_JOB_STATUSES)
+    _str(job, "status", path, choices=tuple(JobStatus))
     for key in ("error", "started", "finished"):
         _str(job, key, path, required=False, nullable=True)
     _bool(job, "tcp_nodelay", path, nullable=True)

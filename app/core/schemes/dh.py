@@ -107,7 +107,8 @@ class CryptographyEc(DhGroup):
             peer = self._ec.EllipticCurvePublicKey.from_encoded_point(self._curve, peer_public)
         except ValueError as exc:
             raise PayloadFormatError(f"invalid {self.name} public key: {exc}") from None
-        return private.exchange(self._ec.ECDH(), peer)
+        shared: bytes = private.exchange(self._ec.ECDH(), peer)
+        return shared
 
 
 class PycryptodomeEc(DhGroup):
@@ -160,7 +161,8 @@ class TinyecEc(DhGroup):
         self.public_len = 1 + 2 * curve.field_bytes
 
     def _encode(self, point: Any) -> bytes:
-        return b"\x04" + point.x.to_bytes(self._size, "big") + point.y.to_bytes(self._size, "big")
+        encoded: bytes = b"\x04" + point.x.to_bytes(self._size, "big") + point.y.to_bytes(self._size, "big")
+        return encoded
 
     def generate(self) -> tuple[Any, bytes]:
         private = secrets.randbelow(self._n - 1) + 1

@@ -113,7 +113,9 @@ class DhKem(Kem):
         return derive_key("hkdf-sha256", shared, self._kdf_backend, info=enc)
 
 
-_MLKEM = {
+#: level -> (private key class, public key class, public key bytes, encapsulation bytes).
+#: Typed Any: the two levels' classes share no base class in cryptography's stubs.
+_MLKEM: dict[int, tuple[Any, Any, int, int]] = {
     768: (mlkem.MLKEM768PrivateKey, mlkem.MLKEM768PublicKey, 1184, 1088),
     1024: (mlkem.MLKEM1024PrivateKey, mlkem.MLKEM1024PublicKey, 1568, 1568),
 }

@@ -234,7 +234,7 @@ class ElGamal(BlockCipher):
             m = p - m
         k = self._exponent()
         c1 = pow(g, k, p)
-        c2 = m * pow(public, k, p) % p
+        c2: int = m * pow(public, k, p) % p
         return c1.to_bytes(self._size, "big") + c2.to_bytes(self._size, "big")
 
     def decrypt(self, private: Any, block: Buffer) -> bytes:
@@ -339,7 +339,7 @@ class TextbookRsa(BlockCipher):
             raise MessageTooLongError(
                 f"textbook RSA block of {len(block)} bytes exceeds {self.max_plaintext} bytes")
         m = int.from_bytes(b"\x01" + block, "big")
-        c = pow(m, self.E, public)
+        c: int = pow(m, self.E, public)
         return c.to_bytes(self.ciphertext_len, "big")
 
     def decrypt(self, private: Any, block: Buffer) -> bytes:

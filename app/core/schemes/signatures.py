@@ -20,7 +20,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from Crypto.Hash import SHA256, SHA384, SHA512
 from Crypto.PublicKey import ECC, RSA
@@ -282,7 +282,8 @@ class _PycryptodomeEddsa(_SignatureAdapter):
         return ECC.generate(curve=self._curve)
 
     def signer(self, key: Any) -> tuple[SignFn, bytes]:
-        sign: SignFn = eddsa.new(key, "rfc8032").sign
+        # pycryptodome takes any bytes-like message; its stubs say bytes (also below).
+        sign = cast(SignFn, eddsa.new(key, "rfc8032").sign)
         return sign, key.public_key().export_key(format="raw")
 
     def load(self, encoded: bytes) -> VerifyFn:
@@ -293,7 +294,7 @@ class _PycryptodomeEddsa(_SignatureAdapter):
             public = eddsa.import_public_key(encoded)
         except (ValueError, TypeError) as error:
             reject_key(self._curve, error)
-        verify = eddsa.new(public, "rfc8032").verify
+        verify = cast(VerifyFn, eddsa.new(public, "rfc8032").verify)
         return lambda signature, message: verify(message, signature)
 
 
@@ -324,7 +325,8 @@ class _CryptographyRsaPss(_SignatureAdapter):
             reject_key(f"RSA-{self._bits}", ValueError(f"not an RSA key ({type(public).__name__})"))
         numbers = public.public_numbers()
         check_rsa_numbers(f"RSA-{self._bits}", self._bits, numbers.n, numbers.e)
-        verify, pad, digest = public.verify, self._padding, self._hash
+        verify = cast(Callable[[Buffer, Buffer, Any, Any], None], public.verify)  # bytes-like, as above
+        pad, digest = self._padding, self._hash
         return lambda signature, message: verify(signature, message, pad, digest)
 
 
@@ -348,8 +350,9 @@ class _PycryptodomeRsaPss(_SignatureAdapter):
         if public.has_private():
             reject_key(f"RSA-{self._bits}", ValueError("a private key is not a verification key"))
         check_rsa_numbers(f"RSA-{self._bits}", self._bits, int(public.n), int(public.e))
-        verify = pss.new(public, salt_bytes=_RSA_SALT_BYTES).verify
-        return lambda signature, message: verify(SHA256.new(message), signature)
+        verify = cast(Callable[[Any, Buffer], None], pss.new(public, salt_bytes=_RSA_SALT_BYTES).verify)
+        digest = cast(Callable[[Buffer], Any], SHA256.new)  # bytes-like, as above
+        return lambda signature, message: verify(digest(message), signature)
 
 
 class _CryptographyMlDsa(_SignatureAdapter):

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
+from app.core.errors import SessionError
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme
 from app.core.text import escape_control
@@ -94,7 +95,7 @@ def loads_strict(text: str) -> Any:
     return json.loads(text, parse_constant=_no_constants)
 
 
-class JobRejected(Exception):
+class JobRejected(SessionError):
     """A job description the receiver will not serve; str() is sent back to the peer."""
 
 
@@ -117,9 +118,9 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
         raise JobRejected(f"job description {where}: {error['msg']}") from None
     try:
         scheme = registry.create(job.scheme, job.backend, job.params)
-    except KeyError:
+    except registry.UnknownScheme:  # the peer's message need not list every scheme this side knows
         raise JobRejected(f"unknown scheme {job.scheme!r}") from None
-    except ValueError as exc:
+    except registry.RegistryError as exc:
         raise JobRejected(str(exc)) from None
     for size in job.message_sizes:
         if not 0 <= size <= max_message:
@@ -197,7 +198,7 @@ def check_bytes(what: str, value: int) -> int:
 
 def _number(report: dict[str, Any], key: str, what: str) -> float:
     value = report.get(key)
-    if type(value) not in (int, float):  # not bool, not a string, not missing
+    if not isinstance(value, (int, float)) or isinstance(value, bool):  # not a string, not missing
         raise PeerLied(f"{what} {key} = {escape_control(repr(value), 80)} is not a number")
     number = float(value) if abs(value) < 1e300 else math.inf
     if not math.isfinite(number) or number < 0:
@@ -230,6 +231,7 @@ def parse_resources(body: memoryview | bytes, elapsed: float) -> dict[str, float
 def decode_u32(body: memoryview | bytes, what: str, low: int, high: int) -> int:
     if len(body) != U32.size:
         raise MalformedBody(f"{what} frame of {len(body)} bytes, expected {U32.size}")
+    value: int
     (value,) = U32.unpack(body)
     if not low <= value <= high:
         raise PeerLied(f"{what} value {value} is outside {low}..{high}")
