@@ -24,9 +24,11 @@ class Mode(enum.StrEnum):
         """A real sender and receiver on a TCP connection (loopback or remote)."""
         return self is not Mode.OPERATIONS
 
+    # `label`, not `title`: a property named like a str method would shadow it (str.title()).
     @property
-    def title(self) -> str:
-        return _MODE_TITLES[self]
+    def label(self) -> str:
+        """The mode's name where one is chosen (the job settings' Mode box)."""
+        return _MODE_LABELS[self]
 
     @property
     def short(self) -> str:
@@ -34,10 +36,11 @@ class Mode(enum.StrEnum):
         return _MODE_SHORT[self]
 
 
-_MODE_TITLES = {
+_MODE_LABELS = {
     Mode.OPERATIONS: "Operations (no network)",
     Mode.LOOPBACK: "Loopback client/server",
-    Mode.REMOTE: "Remote receiver",
+    # "server": the GUI's remote fields (host, port, token file) are those of `cryptobench serve`.
+    Mode.REMOTE: "Remote server",
 }
 _MODE_SHORT = {Mode.OPERATIONS: "ops", Mode.LOOPBACK: "loopback", Mode.REMOTE: "remote"}
 #: The modes with a sender and a receiver process on TCP.

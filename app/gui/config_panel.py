@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.profile import (
-    SESSION_MODES,
     JobSpec,
     Profile,
     ProfileError,
@@ -50,6 +49,7 @@ from app.core.profile import (
 )
 from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
+from app.core.vocab import SESSION_MODES, Mode
 from app.gui.job_settings import (
     QUICK_SIZES,
     SETTING_KEYS,
@@ -63,21 +63,11 @@ from app.gui.theme import status_colour
 
 __all__ = ["QUICK_SIZES", "ConfigPanel", "JobEntry", "profile_json", "security_badge"]
 
-FAMILY_TITLES = {
-    Family.AEAD: "Symmetric AEAD",
-    Family.KEY_AGREEMENT: "Key agreement + AEAD",
-    Family.PUBLIC_KEY_ENCRYPTION: "Public-key encryption",
-    Family.HYBRID: "Hybrid / KEM + AEAD",
-    Family.SIGNATURE: "Signatures",
-    Family.HASH: "Hashes",
-    Family.KDF: "Key derivation",
-}
 _JOB_ROLE = Qt.ItemDataRole.UserRole
 _INVALID_STYLE = "border: 1px solid #d32f2f;"
 #: Tree columns: what a job is, and what tells two jobs of one scheme apart.
 COLUMNS = ("Scheme", "Backend", "Mode", "Sizes", "Samples", "Security")
 COL_SCHEME, COL_BACKEND, COL_MODE, COL_SIZES, COL_SAMPLES, COL_SECURITY = range(len(COLUMNS))
-MODE_SHORT = {"operations": "ops", "loopback": "loopback", "remote": "remote"}
 
 
 def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tuple[str, str | None]:
@@ -107,8 +97,8 @@ def sizes_text(entry: JobEntry) -> str:
 
 
 def mode_text(entry: JobEntry) -> str:
-    mode = entry.settings["mode"]
-    text = MODE_SHORT.get(mode, mode)
+    mode = Mode(entry.settings["mode"])
+    text = mode.short
     if mode in SESSION_MODES and entry.settings.get("tcp_nodelay") is False:
         text += " (Nagle on)"
     return text
@@ -159,7 +149,7 @@ class ConfigPanel(QWidget):
         for family, specs in registry.by_family().items():
             if not specs:
                 continue
-            top = QTreeWidgetItem([FAMILY_TITLES.get(family, family.value)])
+            top = QTreeWidgetItem([family.long_label])
             top.setFont(0, bold)
             top.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.tree.addTopLevelItem(top)
@@ -596,7 +586,7 @@ class ConfigPanel(QWidget):
         reason = ""
         try:
             profile = self.profile()
-            mode_remote = any(job.mode == "remote" for job in profile.jobs)
+            mode_remote = any(job.mode == Mode.REMOTE for job in profile.jobs)
             resolve_jobs(profile, has_remote=True)
             if mode_remote:
                 host, _, token = self.remote_settings()

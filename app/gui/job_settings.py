@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.profile import DEFAULT_MESSAGE_SIZES, JobSpec, human_size, parse_size_list
+from app.core.vocab import Mode
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
@@ -40,8 +41,6 @@ SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", 
 _NUMBERS = (("samples", "Samples", 1, 1_000_000), ("warmup", "Warm-up", 0, 100_000),
             ("keygen_samples", "Key generations", 1, 10_000), ("pause_ms", "Pause between samples", 0, 60_000),
             ("tamper", "Tampered payloads", 0, 10_000))
-MODE_TITLES = {"operations": "Operations (no network)", "loopback": "Loopback client/server",
-               "remote": "Remote server"}
 
 
 def default_settings() -> dict[str, Any]:
@@ -108,8 +107,8 @@ class JobSettingsEditor(QGroupBox):
         self.keygen_samples, self.pause, self.tamper = (self.numbers["keygen_samples"], self.numbers["pause_ms"],
                                                         self.numbers["tamper"])
         self.mode = QComboBox()
-        for mode, title in MODE_TITLES.items():
-            self.mode.addItem(title, mode)
+        for mode in Mode:
+            self.mode.addItem(mode.label, mode)  # Qt keeps the data as the plain string
         self.mode.currentIndexChanged.connect(self._mode_changed)
         form.addRow("Mode", self.mode)
         self.remote_host = QLineEdit(placeholderText="host")
@@ -168,7 +167,7 @@ class JobSettingsEditor(QGroupBox):
             self._loading = False
 
     def update_remote_enabled(self) -> None:
-        remote = self.mode.currentData() == "remote"
+        remote = self.mode.currentData() == Mode.REMOTE
         for widget in self.remote_widgets:
             widget.setEnabled(remote)
 

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
-from app.core.vocab import Role
+from app.core.vocab import SESSION_MODES, JobStatus, Role
 from app.gui.theme import status_qcolor
 from app.gui.words import plural
 from app.report.findings import primary_metric  # one rule for the table and the reports
@@ -71,7 +71,6 @@ SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 #: Role holding the row's JobResult (any column).
 RESULT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 
-_SESSION_MODES = ("loopback", "remote")
 #: What the rows show (besides one metric's name): each job's headline metric, or every metric.
 HEADLINE, EVERY_METRIC = "", "*"
 _ROOT = QModelIndex()
@@ -154,7 +153,7 @@ def _exact_bytes(value: float) -> str:
 
 def _companion_metrics(job: JobResult) -> tuple[str, ...]:
     """The per-message metrics worth quoting next to the primary one."""
-    if job.mode in _SESSION_MODES:
+    if job.mode in SESSION_MODES:
         return ("receiver", "rtt", "network")
     try:
         opened = OPEN_METRIC[Family(job.family)]
@@ -276,7 +275,7 @@ def _scheme_tip(job: JobResult) -> str:
     lines = [job.label]
     if job.family:
         try:
-            lines.append(Family(job.family).title)
+            lines.append(Family(job.family).long_label)
         except ValueError:
             lines.append(job.family)
     sec = job.security
@@ -335,7 +334,7 @@ def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
     throughput = job.throughput_bytes_per_s
     if throughput is None and metric is not None:
         throughput = metric.throughput_bytes_per_s
-    status_colour = {"failed": _FAILED_TEXT, "cancelled": _CANCELLED_TEXT}.get(job.status)
+    status_colour = {JobStatus.FAILED: _FAILED_TEXT, JobStatus.CANCELLED: _CANCELLED_TEXT}.get(job.status)
     cells = {
         Column.SCHEME: _Cell(scheme_text(job), scheme_text(job), _scheme_tip(job)),
         Column.BACKEND: _Cell(job.backend, job.backend),
@@ -486,18 +485,18 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if cell.tip:
                 return _tip(cell.tip)
-            if result.error and result.status != "ok":
+            if result.error and result.status != JobStatus.OK:
                 return f"{result.status}: {escape_control(result.error)}"  # one line, whatever it holds
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = Qt.AlignmentFlag.AlignRight if column in _NUMERIC else Qt.AlignmentFlag.AlignLeft
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole:
-            return _FAILED_BACKGROUND if result.status == "failed" else None
+            return _FAILED_BACKGROUND if result.status == JobStatus.FAILED else None
         if role == Qt.ItemDataRole.ForegroundRole:
             if cell.foreground is not None:
                 return status_qcolor(cell.foreground)
-            return status_qcolor(_CANCELLED_TEXT) if result.status == "cancelled" else None
+            return status_qcolor(_CANCELLED_TEXT) if result.status == JobStatus.CANCELLED else None
         if role == RESULT_ROLE:
             return result
         return None

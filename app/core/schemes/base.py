@@ -30,8 +30,11 @@ Payload: TypeAlias = tuple[bytes, ...]
 ParamValue: TypeAlias = int | str | bool
 
 
-class Family(str, enum.Enum):
-    """Scheme families; the value is the stable id used in profiles and results."""
+class Family(enum.StrEnum):
+    """Scheme families; the value is the stable id used in profiles and results.
+
+    The members are in the order reports present the families.
+    """
 
     AEAD = "aead"
     KEY_AGREEMENT = "key-agreement"
@@ -41,16 +44,24 @@ class Family(str, enum.Enum):
     HASH = "hash"
     KDF = "kdf"
 
+    # `label`, not `title`: a property named like a str method would shadow it (str.title()).
     @property
-    def title(self) -> str:
-        return _FAMILY_TITLES[self]
+    def label(self) -> str:
+        """The family's name: the report's section titles, chart legends and tables."""
+        return _FAMILY_LABELS[self]
+
+    @property
+    def long_label(self) -> str:
+        """The label plus what else each job of the family runs ("Key agreement + AEAD"):
+        for the scheme tree and a job's tooltip, where a reader picks or inspects one job."""
+        return f"{self.label} + AEAD" if self in (Family.KEY_AGREEMENT, Family.HYBRID) else self.label
 
 
-_FAMILY_TITLES = {
-    Family.AEAD: "AEAD (pre-shared key)",
-    Family.KEY_AGREEMENT: "Key agreement + KDF + AEAD",
+_FAMILY_LABELS = {
+    Family.AEAD: "Authenticated encryption (AEAD)",
+    Family.KEY_AGREEMENT: "Key agreement",
     Family.PUBLIC_KEY_ENCRYPTION: "Public-key encryption",
-    Family.HYBRID: "Per-message hybrid encryption",
+    Family.HYBRID: "Hybrid / KEM",
     Family.SIGNATURE: "Signatures",
     Family.HASH: "Hashes",
     Family.KDF: "Key derivation",
