@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -24,6 +24,7 @@ from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamValue
 from app.core.session.protocol import job_capacity
+from app.core.vocab import SESSION_MODES, Mode
 from app.core.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 
 FORMAT_VERSION = 1
@@ -40,8 +41,6 @@ MAX_SAMPLES = 1_000_000
 #: A profile file is a few KiB; reading stops past this so `run /dev/zero` or a wrong
 #: multi-gigabyte file is refused instead of filling memory.
 MAX_PROFILE_BYTES = 16 << 20
-MODES = ("operations", "loopback", "remote")
-SESSION_MODES = ("loopback", "remote")
 
 
 class ProfileError(ValueError):
@@ -64,7 +63,9 @@ class JobSpec(BaseModel):
     # min_length: "" used to fall back to the default backend silently.
     backend: str | None = Field(default=None, min_length=1)
     params: dict[str, int | str | bool] = Field(default_factory=dict)
-    mode: Literal["operations", "loopback", "remote"] = "operations"
+    # Not strict: a profile's JSON string becomes the member ("loopback" -> Mode.LOOPBACK);
+    # anything else is refused as before, with the same "Input should be ..." message.
+    mode: Mode = Field(default=Mode.OPERATIONS, strict=False)
     message_sizes: list[int] | None = Field(default=None, min_length=1, max_length=256)
     samples: int = Field(default=30, ge=1, le=MAX_SAMPLES)
     warmup: int = Field(default=5, ge=0, le=100_000)
@@ -110,7 +111,7 @@ class ResolvedJob:
     scheme: str
     backend: str
     params: dict[str, ParamValue]
-    mode: str
+    mode: Mode
     message_sizes: list[int]
     samples: int
     warmup: int
@@ -367,7 +368,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
             raise fail("params", str(exc)) from None
         if not job.tcp_nodelay and job.mode not in SESSION_MODES:
             raise fail("tcp_nodelay", "applies to loopback and remote jobs only (operations jobs use no socket)")
-        if job.mode == "remote" and not has_remote:
+        if job.mode == Mode.REMOTE and not has_remote:
             raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
                                "and run with --remote HOST:PORT --token-file FILE")
         info = scheme.info
@@ -421,9 +422,11 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
 
 def with_mode(profile: Profile, mode: str) -> Profile:
     """The same profile with every job in `mode` (CLI --remote runs every job against the server)."""
-    if mode not in MODES:
-        raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})", field="mode")
-    return profile.model_copy(update={"jobs": [job.model_copy(update={"mode": mode}) for job in profile.jobs]})
+    try:
+        member = Mode(mode)
+    except ValueError:
+        raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(Mode)})", field="mode") from None
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"mode": member}) for job in profile.jobs]})
 
 
 def with_samples(profile: Profile, samples: int) -> Profile:

@@ -28,15 +28,15 @@ import platformdirs
 from app.core import runlock
 from app.core.results import JobResult, RunResult
 from app.core.results_check import (
-    FAMILIES,
     MAX_MAGNITUDE,
-    MODES,
     ResultsDataError,
     check_environment,
     check_job,
     check_profile,
     check_values,
 )
+from app.core.schemes.base import Family
+from app.core.vocab import JobStatus, Mode, RunStatus
 
 SCHEMA_VERSION = 1
 STORE_FILENAME = "results.sqlite3"
@@ -204,11 +204,11 @@ class Store:
         # "a process with its PID exists": PIDs are reused, and a run killed as PID 1 in
         # a container found a PID 1 alive on every later start. The status condition
         # keeps a run that finished meanwhile from being overwritten.
-        rows = self._db.execute("SELECT id FROM runs WHERE status = 'running'").fetchall()
+        rows = self._db.execute("SELECT id FROM runs WHERE status = ?", (RunStatus.RUNNING,)).fetchall()
         for (run_id,) in rows:
             if not runlock.is_held(self.path, run_id):
-                self._db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
-                                 (run_id,))
+                self._db.execute("UPDATE runs SET status = ? WHERE id = ? AND status = ?",
+                                 (RunStatus.INTERRUPTED, run_id, RunStatus.RUNNING))
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own check of every page and index; empty when the file is sound."""
@@ -272,12 +272,13 @@ class Store:
     def list_runs(self, limit: int | None = None) -> list[RunSummary]:
         query = (
             "SELECT r.id, r.name, r.started, r.finished, r.status, r.host, "
-            "COUNT(j.id), SUM(CASE WHEN j.status = 'ok' THEN 1 ELSE 0 END) "
+            "COUNT(j.id), SUM(CASE WHEN j.status = ? THEN 1 ELSE 0 END) "
             "FROM runs r LEFT JOIN jobs j ON j.run_id = r.id GROUP BY r.id ORDER BY r.started DESC, r.id DESC"
         )
         if limit is not None:
             query += f" LIMIT {int(limit)}"
-        return [RunSummary(*row[:6], jobs=row[6], ok_jobs=row[7] or 0) for row in self._db.execute(query)]
+        rows = self._db.execute(query, (JobStatus.OK,))
+        return [RunSummary(*row[:6], jobs=row[6], ok_jobs=row[7] or 0) for row in rows]
 
     def resolve_run_id(self, prefix: str) -> str:
         """A full run id from a unique prefix; KeyError explains none / several."""
@@ -449,6 +450,7 @@ def _placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult
     family = found.get("family", "")
     return JobResult(
         id=str(job_id), index=index, scheme=found.get("scheme", "unknown"), backend=found.get("backend", ""),
-        params={}, label=found.get("label", f"job #{index}"), family=family if family in FAMILIES else "",
-        mode=found.get("mode") if found.get("mode") in MODES else "operations", message_size=size,
-        status="failed", error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact")
+        params={}, label=found.get("label", f"job #{index}"), family=family if family in set(Family) else "",
+        mode=found.get("mode") if found.get("mode") in set(Mode) else Mode.OPERATIONS, message_size=size,
+        status=JobStatus.FAILED,
+        error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact")
