@@ -28,6 +28,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     print_summary,
     profile_job_count,
 )
+from app.core.vocab import JobStatus, Mode
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -297,7 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.samples is not None:
             profile = with_samples(profile, args.samples)
         if remote is not None:
-            profile = with_mode(profile, "remote")
+            profile = with_mode(profile, Mode.REMOTE)
         # Validate before opening the store or spawning anything.
         resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:
@@ -361,7 +362,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             bar.update(task, completed=min(finished + done / total, bar.tasks[0].total or 1))
         elif isinstance(event, JobFinished):
             r = event.result
-            mark = "[green]ok[/]" if r.status == "ok" else f"[red]{r.status}[/]"
+            mark = "[green]ok[/]" if r.status == JobStatus.OK else f"[red]{r.status}[/]"
             bar.console.print(f"{mark} {escape(r.label)} · {r.message_size} B"
                               + (f" — {escape(r.error)}" if r.error else ""))
             bar.update(task, completed=r.index + 1)
@@ -407,7 +408,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         if args.csv is not None:
             writers.append((args.csv, lambda: atomic_write_text(args.csv, results.to_csv(run))))
         unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
-    failed = [job for job in run.jobs if job.status != "ok"]
+    failed = [job for job in run.jobs if job.status != JobStatus.OK]
     if store is None:
         where = " (not stored)"
     elif runner.store_error:
@@ -425,7 +426,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         print(f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
               f"{len(run.jobs)} jobs recorded are kept{kept}", file=sys.stderr)
     if stop.signum is not None:
-        done = sum(1 for job in run.jobs if job.status != "cancelled")
+        done = sum(1 for job in run.jobs if job.status != JobStatus.CANCELLED)
         print(f"cryptobench: stopped by {describe(stop.signum)} after {done} of {runner.total_jobs} jobs; "
               f"their results are kept{kept}", file=sys.stderr)
         return 128 + stop.signum

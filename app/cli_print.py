@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.units import format_rate, format_seconds, humanize_seconds
 
 
@@ -63,9 +64,9 @@ def print_summary(console: Any, run: Any) -> None:
                   "   (per metric: median [95 % CI of the median], CV, samples×batch, throughput)")
     for job in run.jobs:
         v = job.validation
-        status = "[green]ok[/]" if job.status == "ok" else f"[red]{job.status}[/]"
+        status = "[green]ok[/]" if job.status == JobStatus.OK else f"[red]{job.status}[/]"
         parts = [f"{job.message_size} B", status]
-        if job.mode != "operations":
+        if job.mode != Mode.OPERATIONS:
             parts.append(job.mode)
         if job.wire_bytes:
             wire = job.wire_bytes
@@ -105,7 +106,7 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str]]:
     rows = []
     for job in run.jobs:
         family = Family(job.family) if job.family else None
-        if job.mode in ("loopback", "remote"):
+        if job.mode in SESSION_MODES:
             seal, reverse = "compute", "receiver"
         else:
             seal = SEAL_METRIC.get(family) if family else None
@@ -130,7 +131,7 @@ def print_table(console: Any, run: Any) -> None:
         console.print("Summary (median per operation): job | size | operation | median | reverse | rtt | status")
         for label, size, operation, forward, back, rtt, status in rows:
             console.print(f"{escape(label)} | {size} B | {operation} | {forward} | {back} | {rtt} | "
-                          + ("ok" if status == "ok" else f"[red]{status}[/]"))
+                          + (status if status == JobStatus.OK else f"[red]{status}[/]"))
         return
     from rich.table import Table
 
@@ -140,7 +141,7 @@ def print_table(console: Any, run: Any) -> None:
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for label, size, operation, forward, back, rtt, status in rows:
         table.add_row(escape(label), size, operation, forward, back, rtt,
-                      "ok" if status == "ok" else f"[red]{status}[/]")
+                      status if status == JobStatus.OK else f"[red]{status}[/]")
     console.print(table)
 
 
