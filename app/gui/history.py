@@ -49,6 +49,7 @@ from app.core import stats
 from app.core.results import JobResult, RunResult
 from app.core.store import BrokenStoreError, RunSummary, Store, StoreError, default_store_path, move_aside
 from app.core.text import escape_control
+from app.core.vocab import JobStatus, RunStatus
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
 from app.gui.theme import status_qcolor
 from app.gui.words import plural
@@ -81,7 +82,8 @@ _SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 # Kinds of text colour (app.gui.theme.STATUS_COLOURS), resolved against the theme when shown.
 _GOOD, _BAD, _MUTED, _ORANGE = "good", "bad", "muted", "warn"
-_STATUS_COLOURS = {"failed": _BAD, "interrupted": _ORANGE, "cancelled": _MUTED, "running": "info"}
+_STATUS_COLOURS = {RunStatus.FAILED: _BAD, RunStatus.INTERRUPTED: _ORANGE, RunStatus.CANCELLED: _MUTED,
+                   RunStatus.RUNNING: "info"}
 
 
 def _local_time(iso: str | None) -> str:
@@ -144,9 +146,9 @@ def _row(job: JobResult, **fields: Any) -> CompareRow:
 
 def _status_note(a: JobResult, b: JobResult) -> str:
     notes = []
-    if a.status != "ok":
+    if a.status != JobStatus.OK:
         notes.append(f"baseline {a.status}" + (f": {escape_control(a.error)}" if a.error else ""))
-    if b.status != "ok":
+    if b.status != JobStatus.OK:
         notes.append(f"candidate {b.status}" + (f": {escape_control(b.error)}" if b.error else ""))
     return "; ".join(notes)
 

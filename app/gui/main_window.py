@@ -55,6 +55,7 @@ from app.core.profile import (
 from app.core.results import JobResult, RunResult
 from app.core.runner import preload
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
+from app.core.vocab import JobStatus, Mode
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
@@ -473,7 +474,7 @@ class MainWindow(ExportActions, QMainWindow):
         return True
 
     def _remote_target(self, profile: Profile) -> Any:
-        if not any(job.mode == "remote" for job in profile.jobs):
+        if not any(job.mode == Mode.REMOTE for job in profile.jobs):
             return None
         from app.core.session.sender import RemoteTarget
         from app.core.session.server import TokenFileError, load_token
@@ -536,7 +537,7 @@ class MainWindow(ExportActions, QMainWindow):
         self.status_eta.setText(eta.text)
 
     def _log_result(self, result: JobResult) -> None:
-        level = "info" if result.status == "ok" else "error"
+        level = "info" if result.status == JobStatus.OK else "error"
         text = f"{result.label} · {result.message_size} B: {result.status}"
         if result.error:
             text += f" — {result.error}"
@@ -549,7 +550,7 @@ class MainWindow(ExportActions, QMainWindow):
         self.last_run = run
         self.progress.setVisible(False)
         self.status_eta.setText("")
-        ok = sum(1 for job in run.jobs if job.status == "ok")
+        ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
         self.append_log("info", f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
         self.plots.show_results(run.jobs)

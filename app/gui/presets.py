@@ -18,6 +18,7 @@ from pathlib import Path
 from app.core.profile import Profile, ProfileError, load_profile, preset_names, resolve_jobs
 from app.core.results import RunResult
 from app.core.store import Store, StoreError
+from app.core.vocab import JobStatus, RunStatus
 from app.gui.words import duration, plural
 
 #: Recent finished runs whose jobs feed the estimates.
@@ -77,7 +78,7 @@ def last_durations(store_path: Path) -> dict[str, float]:
     except (StoreError, OSError):
         return out
     for run in runs:  # newest first
-        if run.status != "finished" or not run.finished or run.name in out:
+        if run.status != RunStatus.FINISHED or not run.finished or run.name in out:
             continue
         try:
             seconds = (datetime.fromisoformat(run.finished) - datetime.fromisoformat(run.started)).total_seconds()
@@ -106,7 +107,7 @@ def _run_jobs(run: RunResult) -> dict[_JobKey, tuple[float, int]]:
             continue
         seconds, previous = end - previous, end
         samples = max((m.stats.n for m in job.metrics.values()), default=0)
-        if job.status == "ok" and seconds >= 0 and samples:
+        if job.status == JobStatus.OK and seconds >= 0 and samples:
             out[_key(job.scheme, job.backend, job.params, job.mode, job.message_size)] = (seconds, samples)
     return out
 
@@ -122,7 +123,7 @@ def measured_jobs(store_path: Path) -> dict[_JobKey, tuple[float, int]]:
         return out
     try:
         with Store(store_path) as store:
-            runs = [r for r in store.list_runs() if r.status == "finished"][:ESTIMATE_RUNS]
+            runs = [r for r in store.list_runs() if r.status == RunStatus.FINISHED][:ESTIMATE_RUNS]
             for summary in reversed(runs):
                 jobs = _run_jobs_cache.get(summary.id)
                 if jobs is None:

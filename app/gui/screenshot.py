@@ -44,6 +44,7 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
     """Schedule the plan on the running event loop; the loop's exit code tells the outcome
     when a screenshot is asked for (0 saved, 1 the run failed, 2 bad input)."""
     from app.core.profile import ProfileError, load_profile
+    from app.core.vocab import JobStatus, RunStatus
 
     if plan.size is not None:
         window.resize(*plan.size)
@@ -85,7 +86,8 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
             _fail(app, f"{plan.screenshot}: cannot write the screenshot (folder missing or not writable?)", 2)
             return
         print(f"saved {plan.screenshot} ({pixmap.width()}x{pixmap.height()})")
-        failed = run is not None and (run.status != "finished" or any(job.status != "ok" for job in run.jobs))
+        failed = run is not None and (run.status != RunStatus.FINISHED
+                                      or any(job.status != JobStatus.OK for job in run.jobs))
         window.controller.shutdown()
         window.setWindowModified(False)
         window._saved_text = window._current_text()  # nothing to save: quit without asking

@@ -9,18 +9,17 @@ import pyqtgraph as pg
 from PySide6 import QtGui
 
 from app.core.results import JobResult
+from app.core.vocab import SESSION_MODES, JobStatus, Role
 from app.report.style import PALETTE
 
 pg.setConfigOptions(antialias=False)
 
 #: Metrics timing one message, in order of preference, for the comparison default.
 PER_MESSAGE_METRICS = ("encrypt", "sign", "hash", "derive", "exchange")
-SESSION_MODES = ("loopback", "remote")
-ROLES = ("sender", "receiver", "worker")
 
 #: Qualitative colours (Tableau 10) readable on light and dark backgrounds.
 _COLOURS = PALETTE
-_ROLE_COLOURS = {"sender": _COLOURS[0], "receiver": _COLOURS[1], "worker": _COLOURS[2]}
+_ROLE_COLOURS = {Role.SENDER: _COLOURS[0], Role.RECEIVER: _COLOURS[1], Role.WORKER: _COLOURS[2]}
 _MIB = float(1 << 20)
 _HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
 _MAX_LABEL = 48  # characters of a job label on the comparison axis
@@ -70,7 +69,7 @@ def short_distinct(texts: list[str], limit: int) -> list[str]:
 
 
 def _usable(results: Iterable[JobResult]) -> list[JobResult]:
-    return [r for r in results if r.status == "ok" and r.metrics]
+    return [r for r in results if r.status == JobStatus.OK and r.metrics]
 
 
 def _metric_names(results: Iterable[JobResult]) -> list[str]:

@@ -10,6 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.core.vocab import Mode
 from app.gui.plots.axes import _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
 from app.gui.plots.common import _fmt_bytes, _fmt_time, _style
 from app.gui.words import plural
@@ -117,7 +118,7 @@ class ComparisonTab:
         plot.setLogMode(x=log, y=False)
         several_modes = len({r.mode for r, _, _ in rows}) > 1  # then sessions say so
         self._cmp_full_labels = [f"#{r.index + 1} {r.label} · {_fmt_bytes(r.message_size)}"
-                                 + (f" · {r.mode}" if several_modes and r.mode != "operations" else "")
+                                 + (f" · {r.mode}" if several_modes and r.mode != Mode.OPERATIONS else "")
                                  for r, _, _ in rows]
         self._cmp_readout.clear()
         if not rows:
