@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.core.results import RunResult
 from app.core.store import RunSummary
+from app.gui.pool_task import PoolTask, Progress
 from app.gui.theme import status_colour
 from app.gui.words import plural
 from app.report.exporters import EXPORTERS, PAGE_SIZE_NAMES, export
@@ -172,28 +172,15 @@ class ReportDialog(QDialog):
             self.path.setText(path)
 
 
-class _WriterSignals(QObject):
-    progress = Signal(int, int)
-    finished = Signal(str)  # the path written
-    failed = Signal(str)  # what went wrong, for an error dialog
-
-
-class ReportWriter(QRunnable):
-    """Builds and writes one report on a pool thread (Qt paints PDFs off the GUI thread)."""
+class ReportWriter(PoolTask[str]):
+    """Builds and writes one report on a pool thread (Qt paints PDFs off the GUI thread).
+    `signals.finished` carries the path written; `signals.failed` the message for a dialog."""
 
     def __init__(self, run: RunResult, baseline: RunResult | None, request: ReportRequest) -> None:
-        super().__init__()
+        super().__init__(self._write, expected=(OSError, ValueError))
         self.run_result, self.baseline, self.request = run, baseline, request
-        self.signals = _WriterSignals()
 
-    def run(self) -> None:
-        try:
-            export(self.request.format, self.run_result, self.request.path, baseline=self.baseline,
-                   page_size=self.request.page_size, progress=self.signals.progress.emit,
-                   appendix=self.request.appendix)
-        except (OSError, ValueError) as exc:
-            self.signals.failed.emit(str(exc))
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a silent failure
-            self.signals.failed.emit(f"internal error: {type(exc).__name__}: {exc}")
-        else:
-            self.signals.finished.emit(str(self.request.path))
+    def _write(self, progress: Progress) -> str:
+        export(self.request.format, self.run_result, self.request.path, baseline=self.baseline,
+               page_size=self.request.page_size, progress=progress, appendix=self.request.appendix)
+        return str(self.request.path)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from app.core.events import LogMessage
 from app.core.profile import Profile
@@ -23,6 +24,7 @@ from app.core.results import JobResult, RunResult
 from app.core.runner import Runner
 from app.core.session.sender import RemoteTarget
 from app.core.store import Store
+from app.gui.pool_task import PoolTask, Progress
 
 DRAIN_INTERVAL_MS = 33  # ~30 Hz: smooth enough for live plots, cheap for the event loop
 
@@ -44,26 +46,28 @@ class EventBuffer:
         return events
 
 
-class _JobSignals(QObject):
-    """A QRunnable is not a QObject: its signals live here (queued to the GUI thread)."""
+@dataclass(frozen=True)
+class JobOutcome:
+    """What a `JobRunnable` hands back to the GUI thread."""
 
-    finished = Signal(int, object, object)  # job number, list[JobResult], store error text or None
+    number: int  # the profile job's position in the runner's jobs
+    results: list[JobResult]
+    store_problem: str | None  # why the results could not be stored, for the log
 
 
-class JobRunnable(QRunnable):
+class JobRunnable(PoolTask[JobOutcome]):
     """One profile job on a pool thread: supervise its processes, then write its results
     to the store through this thread's own connection (serializing a 100,000-sample
     job takes longer than a GUI frame, so it must not happen on the GUI thread)."""
 
     def __init__(self, runner: Runner, run: RunResult, number: int, store_factory: Callable[[], Store | None],
                  ) -> None:
-        super().__init__()
+        super().__init__(self._execute)
         self.runner, self.run_result, self.number = runner, run, number
         self.store_factory = store_factory
-        self.signals = _JobSignals()
         self.setAutoDelete(True)
 
-    def run(self) -> None:
+    def _execute(self, _progress: Progress) -> JobOutcome:
         job = self.runner.jobs[self.number]
         base = self.runner.base_indexes[self.number]
         try:
@@ -71,8 +75,8 @@ class JobRunnable(QRunnable):
         except Exception as exc:  # noqa: BLE001 - a bug in the supervisor must not hang the run
             results = []
             for k, size in enumerate(job.message_sizes):
-                failed = self.runner._empty_result(job, self.run_result.id, base + k, size, "failed",
-                                                   f"internal error: {type(exc).__name__}: {exc}")
+                failed = placeholder_result(job, self.run_result.id, base + k, size, "failed",
+                                            f"internal error: {type(exc).__name__}: {exc}")
                 results.append(failed)
         problem = None
         try:
@@ -83,7 +87,7 @@ class JobRunnable(QRunnable):
                         store.add_job(self.run_result.id, result)
         except Exception as exc:  # noqa: BLE001 - reported in the log; the results stay on screen
             problem = f"could not store job results: {type(exc).__name__}: {exc}"
-        self.signals.finished.emit(self.number, results, problem)
+        return JobOutcome(self.number, results, problem)
 
 
 class RunController(QObject):
@@ -142,6 +146,7 @@ class RunController(QObject):
         for number in range(len(runner.jobs)):
             runnable = JobRunnable(runner, self.run, number, self.store_factory)
             runnable.signals.finished.connect(self._job_done)
+            runnable.signals.failed.connect(lambda message, n=number: self._job_lost(n, message))
             self._runnables.append(runnable)  # keep the signal objects alive until they fire
             self.pool.start(runnable)
         self.timer.start()
@@ -151,12 +156,22 @@ class RunController(QObject):
         """Stop: running jobs' processes are killed, queued jobs become cancelled."""
         self.cancel.set()
 
-    def _job_done(self, number: int, results: list[JobResult], problem: str | None) -> None:
+    def _job_done(self, outcome: JobOutcome) -> None:
         if self.runner is None or self.run is None:
             return
-        if problem:
-            self.buffer.push(LogMessage("error", problem))
-        self.runner.record(self.run, results, stored=True)
+        if outcome.store_problem:
+            self.buffer.push(LogMessage("error", outcome.store_problem))
+        self.runner.record(self.run, outcome.results, stored=True)
+        self._pending.discard(outcome.number)
+        if not self._pending:
+            self._finish()
+
+    def _job_lost(self, number: int, message: str) -> None:
+        """A job whose runnable itself failed has no results; the run goes on without
+        them and ends "failed", rather than waiting for them forever."""
+        if self.runner is None or self.run is None:
+            return
+        self.buffer.push(LogMessage("error", f"job {number + 1}: {message}"))
         self._pending.discard(number)
         if not self._pending:
             self._finish()
