@@ -15,7 +15,7 @@ import threading
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from app import __version__
 from app.cli_print import (  # noqa: F401  (escape: imported from here by tests and other modules)
@@ -28,6 +28,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     print_summary,
     profile_job_count,
 )
+from app.core.session import DEFAULT_PORT
 from app.core.vocab import JobStatus, Mode
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -38,7 +39,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too; keep its one-line style
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep its one-line style
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; any other needs --token-file)")
     p.add_argument("--port", metavar="N", type=int, default=None,
-                   help="port to listen on (default 7979; 0 picks a free one)")
+                   help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--token-file", metavar="FILE", type=Path,
                    help="token file (64 hex characters, mode 0600); created if missing")
 
@@ -147,9 +148,13 @@ def _main(argv: Sequence[str] | None) -> int:
     handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
                "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report,
                "gui": cmd_gui, "store": cmd_store}[args.command]
+    from app.core.errors import CryptoBenchError
+
     try:
         return handler(args)
-    except UsageError as exc:
+    # A layer's error that no command turned into a UsageError is still the user's
+    # message, not a defect: one line and exit code 2 all the same, never a traceback.
+    except (UsageError, CryptoBenchError) as exc:
         from app.core.text import escape_control
 
         print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
@@ -167,11 +172,14 @@ def cmd_store(args: argparse.Namespace) -> int:
     damaged: list[str] = []
     try:
         with Store(path) as store:
-            problems = store.integrity_problems()
-            runs = store.list_runs()
-            if not problems:  # rows SQLite finds sound but that do not read back as results
-                damaged = store.damaged_rows()
-        problem = f"{path}: SQLite integrity check failed: {'; '.join(problems[:5])}" if problems else None
+            try:
+                problems = store.integrity_problems()
+                runs = store.list_runs()
+                if not problems:  # rows SQLite finds sound but that do not read back as results
+                    damaged = store.damaged_rows()
+                problem = f"{path}: SQLite integrity check failed: {'; '.join(problems[:5])}" if problems else None
+            except StoreError as exc:  # it opened, so not busy: pages SQLite cannot read, a damaged file
+                problem = str(exc)
     except BrokenStoreError as exc:
         problem = str(exc)
     except StoreError as exc:
@@ -319,11 +327,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any) -> int:
     from app.cli_exports import write_all
     from app.cli_stop import StopSignals, describe
-    from app.core import results
     from app.core.events import JobFinished, Progress, RunStarted
-    from app.core.fileio import atomic_write_text
     from app.core.runner import Runner
     from app.core.store import StoreError
+    from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
     store = None if args.no_store else _open_store(args.store)
     console = _console()
@@ -404,9 +411,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             print_per_sample(console, run)
         writers = []  # each one written even if another fails
         if args.json is not None:
-            writers.append((args.json, lambda: atomic_write_text(args.json, results.to_json(run))))
+            writers.append((args.json, lambda: export("json", run, args.json)))
         if args.csv is not None:
-            writers.append((args.csv, lambda: atomic_write_text(args.csv, results.to_csv(run))))
+            writers.append((args.csv, lambda: export("csv", run, args.csv)))
         unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
     failed = [job for job in run.jobs if job.status != JobStatus.OK]
     if store is None:
@@ -460,7 +467,6 @@ def _remote_target(text: str, token_file: Path | None) -> Any:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from app.core.session.server import (
-        DEFAULT_PORT,
         Server,
         TokenFileError,
         create_token_file,
@@ -507,9 +513,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    from app.core.store import StoreError
+
     store = _open_store(args.store)
     with store:
-        runs = store.list_runs()
+        try:
+            runs = store.list_runs()
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
     if args.json:
         print(json.dumps([r.__dict__ for r in runs], indent=2))
         return EXIT_OK
@@ -528,9 +539,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     with store:
         try:
             run = store.load_run(args.run_id)
-        except KeyError as exc:
-            raise UsageError(str(exc.args[0])) from None
-        except StoreError as exc:
+        except StoreError as exc:  # RunNotFound too: its message names the id
             raise UsageError(str(exc)) from None
     _warn_damaged(run)
     if args.json:
@@ -551,7 +560,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _load_run_source(text: str, store_path: Path | None) -> Any:
     """A run from a results JSON file (when `text` names one) or from the store."""
     from app.core.results import ResultsFileError, load_results_file
-    from app.core.store import StoreError
+    from app.core.store import RunNotFound, StoreError
 
     path = Path(text)
     if path.suffix.lower() == ".json" or path.is_file():
@@ -563,8 +572,8 @@ def _load_run_source(text: str, store_path: Path | None) -> Any:
     with store:
         try:
             run = store.load_run(text)
-        except KeyError as exc:
-            raise UsageError(f"{exc.args[0]} (and no results file named {text!r})") from None
+        except RunNotFound as exc:
+            raise UsageError(f"{exc} (and no results file named {text!r})") from None
         except StoreError as exc:
             raise UsageError(str(exc)) from None
     _warn_damaged(run)
@@ -578,7 +587,7 @@ def _warn_damaged(run: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from app.report.exporters import export
+    from app.report.exporters import EXPORTERS, export
 
     outputs = [(name, getattr(args, name)) for name in ("pdf", "markdown", "json", "csv") if getattr(args, name)]
     if not outputs:
@@ -596,7 +605,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     def writer(name: str, path: Path) -> Any:
         def write() -> None:
             with console.status(f"writing {name} {path}…"):
-                export(name, run, path, baseline=baseline if name in ("pdf", "markdown") else None,
+                export(name, run, path, baseline=baseline if EXPORTERS[name].is_report else None,
                        page_size=args.page_size, appendix=args.appendix)
             console.print(f"wrote {escape(str(path))}")
         return write

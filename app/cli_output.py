@@ -150,7 +150,7 @@ def tolerant_console() -> Iterator[tuple[TolerantStream, TolerantStream]]:
     err = TolerantStream(sys.stderr or _null_text(), "standard error")
     out.on_lost = lambda line: err.write(line + "\n")
     err.on_lost = lambda line: None  # nowhere left to say it
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     try:
         yield out, err
     finally:

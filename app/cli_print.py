@@ -106,6 +106,8 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str]]:
     rows = []
     for job in run.jobs:
         family = Family(job.family) if job.family else None
+        seal: str | None
+        reverse: str | None
         if job.mode in SESSION_MODES:
             seal, reverse = "compute", "receiver"
         else:

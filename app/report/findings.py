@@ -163,7 +163,7 @@ def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
     `compare` raises ValueError on empty samples (a failed job, or results saved
     without samples); that becomes "not comparable" with the reason, not a crash.
     """
-    waiting: dict[tuple, list[JobResult]] = defaultdict(list)
+    waiting: dict[tuple[str, str, str, str, int], list[JobResult]] = defaultdict(list)
     for base in baseline.jobs:
         waiting[job_key(base)].append(base)
     match = BaselineMatch()

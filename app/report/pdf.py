@@ -19,7 +19,8 @@ from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPd
 
 from app.core.fileio import FileWriteError, create_temp_beside, write_target
 from app.report.model import Report
-from app.report.pdf_layout import DPI, layout_report
+from app.report.pdf_layout import layout_report
+from app.report.pdf_text import DPI
 
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
 

@@ -235,7 +235,10 @@ def sections(run: RunResult, experiment: Experiment) -> list[Section]:
         if chart is not None:
             blocks.append(chart)
     lines = _lines_table(first(find_jobs(run, "ecdh", backend="tinyec", tcp_nodelay=False)), experiment)
-    averages = Section("Averages", [_averages(jobs, experiment)] + ([lines] if lines else []), level=2)
+    tables: list[Block] = [_averages(jobs, experiment)]
+    if lines:
+        tables.append(lines)
+    averages = Section("Averages", tables, level=2)
     why = _explanations(run, experiment)
     result = [Section("Per-sample delays", blocks, level=2), averages]
     if why:

@@ -15,11 +15,13 @@ when the run has both sides; a missing or failed job leaves a "-" in its cell.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.core.results import JobResult, RunResult
+from app.core.vocab import JobStatus
 from app.report.experiments.common import mean
 from app.report.findings import ratio_text, relation
 from app.report.model import (
@@ -83,7 +85,7 @@ class _Grid:
                 continue
             grid.planned.add((kind, bits))
             grid.sizes.setdefault(bits, set()).add(job.message_size)
-            if job.status == "ok":
+            if job.status == JobStatus.OK:
                 grid.done.setdefault((kind, bits, job.message_size), job)
         return grid
 
@@ -172,6 +174,11 @@ COLUMNS: list[_Column] = [
 ]
 
 
+def _total_of(kind: str, grid: _Grid, bits: int, size: int) -> float | None:
+    """A short-exponent ElGamal column's cell (partial over `kind`)."""
+    return grid.total(kind, bits, size)
+
+
 def _short_kinds(grid: _Grid, bits: int | None = None) -> list[tuple[str, int]]:
     """ElGamal with short exponents in the run: (kind, exponent bits), shortest first."""
     kinds = {kind for kind, b in grid.planned if kind.startswith(f"{ELGAMAL}-x") and (bits is None or b == bits)}
@@ -190,8 +197,8 @@ def _columns_for(grid: _Grid, bits: int) -> list[_Column]:
         return (kind, bits) in grid.planned
 
     columns = [column for column in COLUMNS if planned(column[1], column[0])]
-    short: list[_Column] = [(f"ElGamal total ({n}-bit x, k)", kind,
-                             lambda g, b, s, kind=kind: g.total(kind, b, s)) for kind, n in _short_kinds(grid, bits)]
+    short: list[_Column] = [(f"ElGamal total ({n}-bit x, k)", kind, functools.partial(_total_of, kind))
+                            for kind, n in _short_kinds(grid, bits)]
     return columns[:-1] + short + columns[-1:] if columns and columns[-1][1] == OAEP else columns + short
 
 
@@ -552,11 +559,11 @@ def _departures(grid: _Grid, experiment: Experiment, bits_of: dict[int, int]) ->
         decs = [r["rsa_dec"] for r in rows]
         sizes = sorted(grid.sizes[bits])
         ours = [(size, grid.mean(RSA, bits, size, "decrypt"), _rsa_blocks(grid, bits, size)) for size in sizes]
-        ours = [(size, value, blocks) for size, value, blocks in ours if value is not None]
-        if len(decs) < 2 or len(ours) < 2 or not any(blocks and blocks > 1 for _, _, blocks in ours):
+        measured = [(size, value, blocks) for size, value, blocks in ours if value is not None]
+        if len(decs) < 2 or len(measured) < 2 or not any(blocks and blocks > 1 for _, _, blocks in measured):
             continue
         flat = max(decs) / min(decs) <= FLAT
-        low, high = ours[0], ours[-1]
+        low, high = measured[0], measured[-1]
         if not flat or high[1] <= low[1] * FLAT:
             continue
         sentences.append(
