@@ -75,8 +75,8 @@ class JobRunnable(PoolTask[JobOutcome]):
         except Exception as exc:  # noqa: BLE001 - a bug in the supervisor must not hang the run
             results = []
             for k, size in enumerate(job.message_sizes):
-                failed = placeholder_result(job, self.run_result.id, base + k, size, "failed",
-                                            f"internal error: {type(exc).__name__}: {exc}")
+                failed = self.runner._empty_result(job, self.run_result.id, base + k, size, "failed",
+                                                   f"internal error: {type(exc).__name__}: {exc}")
                 results.append(failed)
         problem = None
         try:
