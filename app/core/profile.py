@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import annotated_types
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -101,6 +102,32 @@ class Profile(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
+
+
+@dataclass(frozen=True)
+class FieldLimits:
+    """A numeric field's default and inclusive bounds, as its model declares them."""
+
+    default: int | float
+    minimum: int | float
+    maximum: int | float
+
+
+def field_limits(model: type[BaseModel], name: str) -> FieldLimits:
+    """The default and `Field(ge=, le=)` bounds of `model`'s numeric field `name`: the
+    window's spin boxes read them here, so each default and limit is written once, in
+    the model. TypeError for a field without a numeric default or without both bounds."""
+    info = model.model_fields[name]
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    for constraint in info.metadata:
+        if isinstance(constraint, annotated_types.Ge) and isinstance(constraint.ge, int | float):
+            minimum = constraint.ge
+        elif isinstance(constraint, annotated_types.Le) and isinstance(constraint.le, int | float):
+            maximum = constraint.le
+    if not isinstance(info.default, int | float) or minimum is None or maximum is None:
+        raise TypeError(f"{model.__name__}.{name} is not a bounded number with a default")
+    return FieldLimits(info.default, minimum, maximum)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
 from app.core.vocab import SESSION_MODES, Mode
 from app.gui.job_settings import (
+    NUMBER_KEYS,
     QUICK_SIZES,
     SETTING_KEYS,
     JobEntry,
@@ -325,7 +326,7 @@ class ConfigPanel(QWidget):
         if not others:
             return
         entry = self.entry(item)
-        for key in ("message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper"):
+        for key in ("message_sizes", *NUMBER_KEYS):
             same, value = shared([other.settings[key] for other in others])
             if same:
                 entry.settings[key] = list(value) if isinstance(value, list) else value
@@ -480,7 +481,7 @@ class ConfigPanel(QWidget):
             spec = registry.get_spec(entry.scheme)
             settings = entry.settings
             job: dict[str, Any] = {"scheme": entry.scheme, "backend": entry.backend, "params": dict(entry.params)}
-            for key in ("mode", "samples", "warmup", "keygen_samples", "pause_ms", "tamper"):
+            for key in ("mode", *NUMBER_KEYS):
                 job[key] = settings[key]
             if settings.get("message_sizes") is not None:
                 job["message_sizes"] = list(settings["message_sizes"])

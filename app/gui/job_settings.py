@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.profile import DEFAULT_MESSAGE_SIZES, JobSpec, human_size, parse_size_list
+from app.core.profile import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, field_limits, human_size, parse_size_list
+from app.core.session import DEFAULT_PORT
 from app.core.vocab import Mode
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
@@ -37,10 +38,25 @@ MIXED = "mixed"
 #: The settings a job carries besides scheme, backend and parameters.
 SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
                 "tcp_nodelay")
-#: Spin-box fields: (name, label, minimum, maximum).
-_NUMBERS = (("samples", "Samples", 1, 1_000_000), ("warmup", "Warm-up", 0, 100_000),
-            ("keygen_samples", "Key generations", 1, 10_000), ("pause_ms", "Pause between samples", 0, 60_000),
-            ("tamper", "Tampered payloads", 0, 10_000))
+#: Spin-box fields: (name, label).
+_NUMBERS = (("samples", "Samples"), ("warmup", "Warm-up"), ("keygen_samples", "Key generations"),
+            ("pause_ms", "Pause between samples"), ("tamper", "Tampered payloads"))
+#: Their names, in the order a saved profile lists them.
+NUMBER_KEYS = tuple(name for name, _ in _NUMBERS)
+#: Their defaults and limits are the profile format's own, read from `JobSpec`.
+_LIMITS: dict[str, FieldLimits] = {name: field_limits(JobSpec, name) for name, _ in _NUMBERS}
+
+
+def _set_minimum(spin: QSpinBox | QDoubleSpinBox, minimum: float, value: float | None = None) -> None:
+    """Set a spin box's minimum (and value). A QSpinBox holds a count: whole numbers only."""
+    if isinstance(spin, QSpinBox):
+        spin.setMinimum(int(minimum))
+        if value is not None:
+            spin.setValue(int(value))
+    else:
+        spin.setMinimum(minimum)
+        if value is not None:
+            spin.setValue(value)
 
 
 def default_settings() -> dict[str, Any]:
@@ -92,12 +108,13 @@ class JobSettingsEditor(QGroupBox):
         self.custom_sizes.textChanged.connect(self._custom_changed)
         form.addRow("", self.custom_sizes)
         self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}
-        for name, label, low, high in _NUMBERS:
+        for name, label in _NUMBERS:
+            low, high = _LIMITS[name].minimum, _LIMITS[name].maximum
             spin: QSpinBox | QDoubleSpinBox
             if name == "pause_ms":
                 spin = QDoubleSpinBox(minimum=low, maximum=high, decimals=1, suffix=" ms")
             else:
-                spin = QSpinBox(minimum=low, maximum=high)
+                spin = QSpinBox(minimum=int(low), maximum=int(high))
             # "mixed" is shown as the value one below the minimum, never a value a job can take.
             spin.setSpecialValueText("")
             spin.valueChanged.connect(lambda value, n=name: self._number_changed(n, value))
@@ -112,7 +129,7 @@ class JobSettingsEditor(QGroupBox):
         self.mode.currentIndexChanged.connect(self._mode_changed)
         form.addRow("Mode", self.mode)
         self.remote_host = QLineEdit(placeholderText="host")
-        self.remote_port = QSpinBox(minimum=1, maximum=65535, value=7979)
+        self.remote_port = QSpinBox(minimum=1, maximum=65535, value=DEFAULT_PORT)
         self.token_file = QLineEdit(placeholderText="token file")
         browse = QPushButton("…")
         browse.setFixedWidth(28)
@@ -140,10 +157,9 @@ class JobSettingsEditor(QGroupBox):
             shown = list(entries) or [JobEntry("", "", {})]  # defaults, greyed, when nothing is picked
             for name, spin in self.numbers.items():
                 same, value = shared([entry.settings[name] for entry in shown])
-                low = next(low for n, _, low, _ in _NUMBERS if n == name)
-                spin.setMinimum(low if same else low - 1)
+                low = _LIMITS[name].minimum
                 spin.setSpecialValueText("" if same else MIXED)
-                spin.setValue(value if same else low - 1)
+                _set_minimum(spin, low if same else low - 1, value if same else low - 1)
             same, mode = shared([entry.settings["mode"] for entry in shown])
             mixed_index = self.mode.findData(None)
             if same and mixed_index >= 0:
@@ -180,7 +196,7 @@ class JobSettingsEditor(QGroupBox):
         if spin.specialValueText():  # a value was chosen: "mixed" is no longer offered
             self._loading = True
             spin.setSpecialValueText("")
-            spin.setMinimum(spin.minimum() + 1)
+            _set_minimum(spin, spin.minimum() + 1)
             self._loading = False
         self.edited.emit(name, float(value) if name == "pause_ms" else int(value))
 

@@ -54,6 +54,7 @@ from app.core.profile import (
 )
 from app.core.results import JobResult, RunResult
 from app.core.runner import preload
+from app.core.session import DEFAULT_PORT
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
 from app.core.vocab import JobStatus, Mode
 from app.gui.config_panel import ConfigPanel, profile_json
@@ -108,7 +109,7 @@ class MainWindow(ExportActions, QMainWindow):
         self._current_label = ""
         self.last_error: tuple[str, str, str] | None = None
 
-        self.controller = RunController(self, workers=int(self.settings.value("workers", 1)),
+        self.controller = RunController(self, workers=self._int_setting("workers", 1),
                                         store_factory=lambda: Store(self.store_path))
         self.controller.events.connect(self._on_events)
         self.controller.run_finished.connect(self._on_run_finished)
@@ -262,7 +263,7 @@ class MainWindow(ExportActions, QMainWindow):
             self.restoreState(state)
         host = self.settings.value("remote/host", "")
         self.panel.remote_host.setText(str(host or ""))
-        self.panel.remote_port.setValue(int(self.settings.value("remote/port", 7979)))
+        self.panel.remote_port.setValue(self._int_setting("remote/port", DEFAULT_PORT))
         self.panel.token_file.setText(str(self.settings.value("remote/token_file", "") or ""))
 
     def _save_state(self) -> None:
@@ -273,6 +274,11 @@ class MainWindow(ExportActions, QMainWindow):
         self.settings.setValue("remote/port", port)
         self.settings.setValue("remote/token_file", token)
         self.settings.sync()
+
+    def _int_setting(self, key: str, default: int) -> int:
+        """A whole-number setting (QSettings hands back an untyped value: a string from an INI file)."""
+        value = self.settings.value(key, default)
+        return int(value) if isinstance(value, int | float | str) else default
 
     def _folder(self, kind: str) -> str:
         return str(self.settings.value(f"folders/{kind}", str(Path.home())))
@@ -593,7 +599,7 @@ class MainWindow(ExportActions, QMainWindow):
 
     def show_preferences(self) -> PreferencesDialog:
         """Open the (window-modal) Preferences; OK applies and persists them."""
-        dialog = PreferencesDialog(int(self.settings.value("workers", 1)),
+        dialog = PreferencesDialog(self._int_setting("workers", 1),
                                    str(self.settings.value("theme", "system")), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.apply_preferences(dialog.workers.value(), dialog.theme.currentData()))

@@ -260,3 +260,10 @@ def test_arbitrary_job_fields_never_crash(job: dict[str, Any]) -> None:
         resolve_jobs(parse_profile({"name": "f", "jobs": [job]}, "f.json"), "f.json")
     except ProfileError as exc:
         assert exc.field is None or exc.field.startswith("jobs")
+
+
+def test_field_limits_are_the_models_own() -> None:
+    limits = profile_mod.field_limits(profile_mod.JobSpec, "samples")
+    assert (limits.default, limits.minimum, limits.maximum) == (30, 1, profile_mod.MAX_SAMPLES)
+    with pytest.raises(TypeError, match="JobSpec.scheme"):
+        profile_mod.field_limits(profile_mod.JobSpec, "scheme")

@@ -119,3 +119,13 @@ def test_the_columns_that_tell_jobs_apart_are_never_cut(panel: ConfigPanel) -> N
     for column in (COL_MODE, COL_SIZES, COL_SAMPLES):
         widest = max(metrics.horizontalAdvance(item.text(column)) for item in panel.checked_rows())
         assert panel.tree.columnWidth(column) >= widest, column
+
+
+def test_spin_boxes_offer_exactly_what_a_profile_accepts(panel: ConfigPanel) -> None:
+    """Defaults and limits come from the profile model, not a copy in the panel."""
+    from app.core.profile import JobSpec, field_limits
+
+    panel.set_checked("sha256")
+    for name, spin in panel.settings_editor.numbers.items():
+        limits = field_limits(JobSpec, name)
+        assert (spin.value(), spin.minimum(), spin.maximum()) == (limits.default, limits.minimum, limits.maximum)
