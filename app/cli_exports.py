@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -70,8 +70,9 @@ def check_destinations(targets: list[tuple[str, Path]]) -> None:
             pass
 
 
-def write_all(writers: list[tuple[Path, Callable[[], None]]], report: Callable[[str], None]) -> list[Path]:
+def write_all(writers: Sequence[tuple[Path, Callable[[], object]]], report: Callable[[str], None]) -> list[Path]:
     """Call every writer even when some fail; `report` gets each failure as one line.
+    A writer is called for its effect (an exporter returns the path it wrote, unused here).
     Returns the paths that could not be written."""
     failed = []
     for path, write in writers:

@@ -71,7 +71,11 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     from app.gui.main_window import APPLICATION, ORGANIZATION, MainWindow
     from app.gui.theme import apply_theme
 
-    app = QApplication.instance() or QApplication(list(argv if argv is not None else sys.argv))
+    # A QApplication that exists already (a test's) is reused. instance() is typed as the
+    # QCoreApplication it may be: one without widgets cannot show a window, and making a
+    # QApplication beside it fails with Qt's own message.
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(list(argv if argv is not None else sys.argv))
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationVersion(__version__)

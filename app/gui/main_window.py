@@ -11,10 +11,11 @@ every piece of domain data stays in the core formats (profile JSON, the store).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QThreadPool, QTimer, QUrl, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QThreadPool, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -84,9 +85,6 @@ ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
 
 
 class MainWindow(ExportActions, QMainWindow):
-    #: A report finished: its path, or "" when writing it failed (the error is shown).
-    report_written = Signal(str)
-
     def __init__(self, settings: QSettings | None = None, store_path: Path | None = None) -> None:
         super().__init__()
         self.setWindowIcon(app_icon())
@@ -233,8 +231,9 @@ class MainWindow(ExportActions, QMainWindow):
     def _fill_presets_menu(self) -> None:
         self.presets_menu.clear()
         for entry in preset_entries(self.store_path):
-            action = self.presets_menu.addAction(entry.menu_text(), lambda checked=False, n=entry.name:
-                                                 self.open_preset(n))
+            # `checked` takes triggered's argument, so `n` keeps this entry's name (typed for mypy).
+            open_it: Callable[..., object] = lambda checked=False, n=entry.name: self.open_preset(n)
+            action = self.presets_menu.addAction(entry.menu_text(), open_it)
             action.setData(entry.name)
             action.setToolTip(f"{entry.description}\n\n{plural(entry.measured_jobs, 'job')}, "
                               f"{entry.samples:,} samples; {entry.expected()}")
@@ -409,9 +408,8 @@ class MainWindow(ExportActions, QMainWindow):
 
     def _recent(self) -> list[str]:
         value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+        items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        return [str(v) for v in items]
 
     def _add_recent(self, path: Path) -> None:
         recent = [str(path)] + [p for p in self._recent() if p != str(path)]
@@ -422,7 +420,8 @@ class MainWindow(ExportActions, QMainWindow):
         self.recent_menu.clear()
         recent = self._recent()
         for path in recent:
-            self.recent_menu.addAction(path, lambda checked=False, p=path: self.open_profile(Path(p)))
+            open_it: Callable[..., object] = lambda checked=False, p=path: self.open_profile(Path(p))
+            self.recent_menu.addAction(path, open_it)
         self.recent_menu.setEnabled(bool(recent))
 
     # drag and drop a profile file onto the window
@@ -536,7 +535,7 @@ class MainWindow(ExportActions, QMainWindow):
         self.progress.setFormat(f"{self._finished_jobs}/{plural(self._total_jobs, 'job')}")
         self.status_job.setText(f"Running {self._current_label}" if self._current_label else "Starting…")
         now = time.monotonic()
-        done, total = self._progress.get(self._current_index, (0, 0))
+        done, total = (0, 0) if self._current_index is None else self._progress.get(self._current_index, (0, 0))
         eta = estimate(now - self._run_started_at, self._finished_jobs, self._total_jobs,
                        None if self._current_started is None else now - self._current_started,
                        done / total if total else 0.0)

@@ -1,26 +1,48 @@
 """The window's File > Export actions: results as JSON/CSV, the visible plot as PNG/SVG,
-and reports written on a worker thread. A mixin of `MainWindow` (its state lives there)."""
+and reports written on a worker thread. A base of `MainWindow`, whose state it uses:
+what the window provides is declared here, so the type checker holds it to that."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import Qt, QThreadPool, Signal
+from PySide6.QtWidgets import QFileDialog, QMainWindow
 
-from app.core import results as results_io
-from app.core.fileio import FileWriteError, atomic_write_text
+from app.core.fileio import FileWriteError
 from app.core.results import RunResult
 from app.core.store import Store, StoreError
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
+from app.report.exporters import export
+
+if TYPE_CHECKING:
+    from app.gui.plots import PlotsPanel
 
 
-class ExportActions:
-    """File > Export of `MainWindow`."""
+class ExportActions(QMainWindow):
+    """File > Export of `MainWindow`.
 
+    Signals:
+        report_written(str): a report finished: its path, or "" when writing it failed
+            (the error is shown).
+    """
+
+    report_written = Signal(str)
+
+    # Provided by MainWindow.
     last_run: RunResult | None
     store_path: Path
+    plots: PlotsPanel
+    #: Reports are written off the GUI thread, one at a time, apart from the run's workers.
+    report_pool: QThreadPool
     _report_writer: ReportWriter | None
+
+    if TYPE_CHECKING:  # MainWindow's methods; declared only, so they never shadow the real ones
+        def error(self, title: str, message: str, next_step: str) -> None: ...
+        def append_log(self, level: str, text: str) -> None: ...
+        def _folder(self, kind: str) -> str: ...
+        def _remember_folder(self, kind: str, path: Path) -> None: ...
 
     def export_results(self, kind: str) -> None:
         run = self.last_run
@@ -54,9 +76,8 @@ class ExportActions:
         return True
 
     def write_export(self, run: RunResult, path: Path, kind: str) -> bool:
-        text = results_io.to_json(run) if kind == "json" else results_io.to_csv(run)
         try:
-            atomic_write_text(path, text)
+            export(kind, run, path)
         except FileWriteError as exc:
             self.error("Cannot export", str(exc), "Choose another folder or free some space.")
             return False

@@ -232,6 +232,7 @@ def test_destinations_that_are_not_files_are_refused(tmp_path: Path, capsys: pyt
 def test_an_export_failing_at_the_end_does_not_cost_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     from app.core import fileio
+    from app.report import exporters
 
     original = fileio.atomic_write_text
     bad = tmp_path / "o.json"
@@ -241,7 +242,7 @@ def test_an_export_failing_at_the_end_does_not_cost_the_other(tmp_path: Path, mo
             raise fileio.FileWriteError(f"{path}: cannot write: No space left on device")
         original(path, text)
 
-    monkeypatch.setattr(fileio, "atomic_write_text", disk_full_for_json)
+    monkeypatch.setattr(exporters, "atomic_write_text", disk_full_for_json)  # `run --json` writes through it
     code = main(["run", str(_profile(tmp_path, QUICK)), "--json", str(bad), "--csv", str(tmp_path / "o.csv"),
                  "--no-store", "--quiet"])
     assert code == 2
