@@ -1,6 +1,6 @@
 """Clocks, batching and the CPU/RSS sampler.
 
-Timing rules (DESIGN.md, "Measuring honestly"): `perf_counter_ns`, the garbage
+Timing rules (docs/ARCHITECTURE.md, "Measuring rules"): `perf_counter_ns`, the garbage
 collector off inside a timed region, operations far below a millisecond timed in
 calibrated batches and reported per operation, and resources sampled from outside
 the measured process so the sampler never competes with the code it watches.

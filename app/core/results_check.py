@@ -1,6 +1,6 @@
 """Validation of results data read back from outside the running process.
 
-A results JSON file and a store row are input (DESIGN.md, "Trust boundaries"): a
+A results JSON file and a store row are input (docs/ARCHITECTURE.md, "Trust boundaries"): a
 hand-edited or damaged one used to reach the report code and end in a traceback
 there (a string where a number was, a negative count, a missing key). Every field
 the app reads is checked here once, on load, and the first problem becomes one

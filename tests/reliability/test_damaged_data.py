@@ -1,6 +1,6 @@
 """Damaged stored data: a results file with one field changed, a store row cut short.
 
-Results files and store rows are input (DESIGN.md, "Trust boundaries"). Before the
+Results files and store rows are input (docs/ARCHITECTURE.md, "Trust boundaries"). Before the
 fix, `report` on a results file with one field changed (a string where a number was,
 a missing key, a negative count) ended in a traceback in about 1 of 9 mutations, and
 one job row cut short in an otherwise sound store made its whole run unreadable
