@@ -39,3 +39,26 @@ def test_importing_the_whole_core_loads_no_qt() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+APP = CORE.parent
+#: Imports point down (faces -> gui -> report -> core): what each upper layer's modules
+#: must not import. The core's rule is the test above; `app.cli` covers every cli_* face.
+UPWARD = {"report": ("app.gui", "app.cli", "app.__main__"), "gui": ("app.cli", "app.__main__")}
+
+
+def _app_imports(path: Path) -> set[str]:
+    """Modules imported, with `from app import x` read as `app.x`."""
+    names = _imported_modules(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "app":
+            names.update(f"app.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("path", [p for layer in UPWARD for p in sorted((APP / layer).rglob("*.py"))],
+                         ids=lambda p: str(p.relative_to(APP)))
+def test_layers_import_only_downward(path: Path) -> None:
+    forbidden = UPWARD[path.relative_to(APP).parts[0]]
+    bad = {name for name in _app_imports(path) if name.startswith(forbidden)}
+    assert not bad, f"{path} imports {bad} from a layer above it"
