@@ -11,6 +11,7 @@ real sample counts.
 from __future__ import annotations
 
 from app.core.results import RunResult
+from app.core.vocab import JobStatus, RunStatus
 from app.report.model import Paragraph, Section, Table
 
 #: Fewer timed samples than this per metric: no confidence interval worth the name
@@ -29,11 +30,11 @@ def sample_range(run: RunResult) -> tuple[int, int] | None:
 
     counts = []
     for job in run.jobs:
-        metric = job.metrics.get(primary_metric(job) or "") if job.status == "ok" else None
+        metric = job.metrics.get(primary_metric(job) or "") if job.status == JobStatus.OK else None
         if metric is not None:
             counts.append(metric.stats.n)
     if not counts:  # no per-message metric: every metric counts
-        counts = [m.stats.n for job in run.jobs if job.status == "ok" for m in job.metrics.values()]
+        counts = [m.stats.n for job in run.jobs if job.status == JobStatus.OK for m in job.metrics.values()]
     return (min(counts), max(counts)) if counts else None
 
 
@@ -118,12 +119,12 @@ def _expected_jobs(run: RunResult) -> int | None:
 
 def missing_notice(run: RunResult) -> str | None:
     """For a run that failed, was stopped or lost jobs: what the report cannot show."""
-    failed = [job for job in run.jobs if job.status != "ok"]
+    failed = [job for job in run.jobs if job.status != JobStatus.OK]
     expected = _expected_jobs(run)
     not_run = max(0, expected - len(run.jobs)) if expected is not None else 0
-    if run.status == "finished" and not failed and not not_run:
+    if run.status == RunStatus.FINISHED and not failed and not not_run:
         return None
-    parts = [f"This run is {run.status}."] if run.status != "finished" else []
+    parts = [f"This run is {run.status}."] if run.status != RunStatus.FINISHED else []
     if not run.jobs:
         parts.append("It recorded no job: there are no numbers to report, only the environment and method.")
     if failed:

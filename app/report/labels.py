@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from app.core.results import JobResult
+from app.core.vocab import Mode
 from app.report.findings import size_text
 from app.report.model import Table
 
@@ -70,7 +71,7 @@ class Labels:
         parts = [self.name(job)]
         if size:
             parts.append(size_text(job))
-        if job.mode != "operations":
+        if job.mode != Mode.OPERATIONS:
             parts.append(job.mode)
         return " · ".join(parts)
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.core.resources import resource_path
 from app.core.results import JobResult
+from app.core.vocab import JobStatus, Mode
 
 #: Seconds per published unit.
 UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
@@ -45,12 +46,12 @@ class Match(BaseModel):
     scheme: str
     backend: str | None = None
     params: dict[str, int | str | bool] = Field(default_factory=dict)
-    mode: Literal["operations", "loopback", "remote"] | None = None
+    mode: Mode | None = None
     message_size: int | None = None
     tcp_nodelay: bool | None = None
 
     def accepts(self, job: JobResult) -> bool:
-        if job.status != "ok" or job.scheme != self.scheme:
+        if job.status != JobStatus.OK or job.scheme != self.scheme:
             return False
         if self.backend is not None and job.backend != self.backend:
             return False

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from app.core.results import JobResult, RunResult
+from app.core.vocab import JobStatus
 from app.report.findings import ratio_text
 from app.report.model import Table
 from app.report.published import Experiment, Figure, measure, metric_sum, our_statistic_text
@@ -24,7 +25,7 @@ def find_jobs(run: RunResult, scheme: str, *, backend: str | None = None, params
     """Finished jobs of `run` that match every given field (params: a subset match)."""
     found = []
     for job in run.jobs:
-        if job.status != "ok" or job.scheme != scheme:
+        if job.status != JobStatus.OK or job.scheme != scheme:
             continue
         if backend is not None and job.backend != backend:
             continue
