@@ -75,8 +75,10 @@ def measure_launch(home: Path, settings: Path) -> float:
 
 
 def stream_profile(samples: int) -> dict[str, object]:
+    from app.core.vocab import Mode
+
     return {"name": "stream", "jobs": [
-        {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [18], "samples": samples, "warmup": 100,
+        {"scheme": "aes-gcm", "mode": Mode.LOOPBACK, "message_sizes": [18], "samples": samples, "warmup": 100,
          "keygen_samples": 2, "tamper": 1}]}
 
 
@@ -128,6 +130,7 @@ def measure_stalls(samples: int, home: Path, settings_path: Path) -> dict[str, f
 
     app = QApplication.instance() or QApplication([])
     from app.core.profile import parse_profile
+    from app.core.vocab import JobStatus
     from app.gui.main_window import PRELOAD_DELAY_MS, MainWindow
 
     window = MainWindow(settings=QSettings(str(settings_path), QSettings.Format.IniFormat),
@@ -190,7 +193,7 @@ def measure_stalls(samples: int, home: Path, settings_path: Path) -> dict[str, f
     gaps.sort()
     return {"duration_s": duration, "values_streamed": float(streamed[0]), "ticks": float(len(gaps)),
             "max_gap_ms": gaps[-1], "p99_gap_ms": gaps[int(len(gaps) * 0.99)], "median_gap_ms": gaps[len(gaps) // 2],
-            "job_ok": float(status == "ok"), "worst_at_s": worst[1]}
+            "job_ok": float(status == JobStatus.OK), "worst_at_s": worst[1]}
 
 
 def main() -> int:

@@ -33,6 +33,7 @@ from app.core.jobstart import job_processes  # noqa: E402
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
 from app.core.store import Store  # noqa: E402
+from app.core.vocab import JobStatus, Mode, Role  # noqa: E402
 
 MIB = 2**20
 SIZES_PER_PROCESS = 10
@@ -67,8 +68,8 @@ def leak(processes: int) -> list[str]:
           f"fds {fds0} -> {readings[last][0]}, threads {threads0} -> {readings[last][1]}, "
           f"RSS {rss0 / MIB:.1f} -> {readings[last][3] / MIB:.1f} MiB ({per_job / 1024:.1f} KiB a job)")
     failures = []
-    if len(run.jobs) != total or {job.status for job in run.jobs} != {"ok"} or stored != total:
-        failures.append(f"leak: {sum(j.status == 'ok' for j in run.jobs)}/{total} ok, {stored} stored")
+    if len(run.jobs) != total or {job.status for job in run.jobs} != {JobStatus.OK} or stored != total:
+        failures.append(f"leak: {sum(j.status == JobStatus.OK for j in run.jobs)}/{total} ok, {stored} stored")
     if max(r[0] for r in readings.values()) > fds0 + 2 or readings[last][0] > fds0:
         failures.append("leak: file descriptors grow with jobs")
     if max(r[1] for i, r in readings.items() if i >= reference) > threads0:
@@ -85,17 +86,17 @@ def session(messages: int) -> list[str]:
     me = psutil.Process()
     before = me.memory_info().rss
     profile = parse_profile({"name": "long", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": messages, "warmup": 0,
+        {"scheme": "x25519", "mode": Mode.LOOPBACK, "message_sizes": [64], "samples": messages, "warmup": 0,
          "tamper": 1}]})
     started = time.perf_counter()
     (job,) = Runner(profile).run().jobs
     elapsed = time.perf_counter() - started
     growth = me.memory_info().rss - before
-    if job.status != "ok":
+    if job.status != JobStatus.OK:
         return [f"session: {job.status}: {job.error}"]
     peaks = job.memory.rss_peak_bytes
     print(f"session: {messages} messages in {elapsed:.0f} s; supervisor grew {growth / MIB:.1f} MiB; "
-          f"peak RSS sender {peaks['sender'] / MIB:.0f} MiB, receiver {peaks['receiver'] / MIB:.0f} MiB")
+          f"peak RSS sender {peaks[Role.SENDER] / MIB:.0f} MiB, receiver {peaks[Role.RECEIVER] / MIB:.0f} MiB")
     failures = []
     if any(job.metrics[name].stats.n != messages for name in ("compute", "rtt", "receiver", "network")):
         failures.append("session: a metric lost samples")
@@ -103,7 +104,7 @@ def session(messages: int) -> list[str]:
         failures.append(f"session: validation {job.validation}")
     if growth >= 64 * MIB:
         failures.append(f"session: the supervisor grew {growth / MIB:.0f} MiB")
-    if max(peaks["sender"], peaks["receiver"]) >= 200 * MIB:
+    if max(peaks[Role.SENDER], peaks[Role.RECEIVER]) >= 200 * MIB:
         failures.append("session: a process peaked above 200 MiB")
     return failures
 

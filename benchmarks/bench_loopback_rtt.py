@@ -57,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
+from app.core.vocab import JobStatus, Mode, Role  # noqa: E402
 
 try:  # the runner announces each job's process ids (newer versions)
     from app.core.events import JobProcesses  # noqa: E402
@@ -127,7 +128,7 @@ class AppRound:
 
 
 def app_round(samples: int, warmup: int, placement: Placement) -> AppRound:
-    job = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 256}, "mode": "loopback",
+    job = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 256}, "mode": Mode.LOOPBACK,
            "message_sizes": [MESSAGE_SIZE], "samples": samples, "warmup": warmup, "keygen_samples": 1,
            "tamper": 1}
     moved: list[int] = []
@@ -137,8 +138,8 @@ def app_round(samples: int, warmup: int, placement: Placement) -> AppRound:
         # exists, long before its interpreter has even imported the app.
         if placement.sender_cpu == placement.receiver_cpu:
             return
-        if JobProcesses is not None and isinstance(event, JobProcesses) and "sender" in event.pids:
-            pid = event.pids["sender"]
+        if JobProcesses is not None and isinstance(event, JobProcesses) and Role.SENDER in event.pids:
+            pid = event.pids[Role.SENDER]
         elif JobProcesses is None and type(event).__name__ == "JobStarted":
             import psutil
 
@@ -152,7 +153,7 @@ def app_round(samples: int, warmup: int, placement: Placement) -> AppRound:
 
     with supervisor_on(placement.receiver_cpu):
         run = Runner(parse_profile({"name": "loopback-rtt", "jobs": [job]}), store=None, on_event=on_event).run()
-    bad = [j for j in run.jobs if j.status != "ok"]
+    bad = [j for j in run.jobs if j.status != JobStatus.OK]
     if bad or not run.jobs:
         raise SystemExit(f"app run failed: {[(j.label, j.error) for j in bad] or 'no result'}")
     if placement.sender_cpu != placement.receiver_cpu and not moved:

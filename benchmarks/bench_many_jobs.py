@@ -31,6 +31,7 @@ from app.core.jobstart import job_processes  # noqa: E402
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
 from app.core.store import Store  # noqa: E402
+from app.core.vocab import JobStatus  # noqa: E402
 
 
 def main() -> int:
@@ -56,7 +57,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "r.sqlite3") as store:
         run = Runner(parse_profile({"name": "many", "jobs": jobs}), store=store, on_event=on_event).run()
     elapsed = time.perf_counter() - started
-    ok = sum(job.status == "ok" for job in run.jobs)
+    ok = sum(job.status == JobStatus.OK for job in run.jobs)
     ref, last = readings[min(99, args.jobs - 1)], readings[args.jobs - 1]
     growth = (last[3] - ref[3]) / ref[3]
     print(f"{ok}/{len(run.jobs)} ok in {elapsed:.0f} s ({elapsed / args.jobs * 1000:.0f} ms a job); "

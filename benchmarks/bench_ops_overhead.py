@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: E402
 
 from app.core.profile import parse_profile  # noqa: E402
 from app.core.runner import Runner  # noqa: E402
+from app.core.vocab import JobStatus  # noqa: E402
 
 KIB, MIB = 1024, 1024 * 1024
 
@@ -94,7 +95,7 @@ def app_medians(samples: int) -> dict[str, float]:
         job.update({"backend": job.get("backend", "cryptography"), "samples": samples, "warmup": 10,
                     "keygen_samples": 1, "tamper": 1})
     run = Runner(parse_profile({"name": "overhead", "jobs": jobs})).run()
-    bad = [job for job in run.jobs if job.status != "ok"]
+    bad = [job for job in run.jobs if job.status != JobStatus.OK]
     if bad:
         raise SystemExit(f"app run failed: {[(j.label, j.error) for j in bad]}")
     by = {(j.scheme, j.message_size): j for j in run.jobs}

@@ -28,6 +28,8 @@ SECOND_SIZE = {18: 64, 128: 190}  # a second size per first size that every sche
 
 
 def forty_job_profile() -> dict[str, object]:
+    from app.core.vocab import Mode
+
     preset = json.loads((ROOT / "resources" / "presets" / "quick.json").read_text())
     jobs = []
     for job in preset["jobs"]:
@@ -39,7 +41,7 @@ def forty_job_profile() -> dict[str, object]:
             sizes.append(SECOND_SIZE.get(sizes[0], sizes[0] * 4))
         jobs.append({**job, "message_sizes": sizes, "samples": 100})
         if job["scheme"] in ("aes-gcm", "chacha20-poly1305") and job.get("backend") == "cryptography":
-            jobs.append({**job, "mode": "loopback", "message_sizes": [18, 1024], "samples": 100, "tamper": 2})
+            jobs.append({**job, "mode": Mode.LOOPBACK, "message_sizes": [18, 1024], "samples": 100, "tamper": 2})
     return {"name": "report-benchmark (quick x 2 sizes + loopback)", "jobs": jobs}
 
 
@@ -47,12 +49,13 @@ def real_run(home: Path) -> object:
     os.environ["CRYPTOBENCH_HOME"] = str(home)
     from app.core.profile import parse_profile
     from app.core.runner import Runner
+    from app.core.vocab import JobStatus
 
     profile = parse_profile(forty_job_profile())
     started = time.monotonic()
     run = Runner(profile).run()
     print(f"ran {len(run.jobs)} jobs in {time.monotonic() - started:.0f} s "
-          f"({sum(job.status == 'ok' for job in run.jobs)} ok)")
+          f"({sum(job.status == JobStatus.OK for job in run.jobs)} ok)")
     return run
 
 
