@@ -2,26 +2,29 @@
 
 The self-test is only useful if (a) every check passes on a correct installation and
 (b) a check really fails when a library computes something else. (b) is proved by
-corrupting one published vector at a time and watching exactly its checks fail.
+corrupting one published vector at a time (in a copy of resources/selftest) and
+watching exactly its checks fail; a broken vector file fails the checks that read it.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import json
+import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.core import selftest, selftest_adapters
-from app.core.selftest import SelftestResult
+from app.core import selftest
+from app.core.selftest import SelftestResult, adapters, vectors
 
-SELFTEST_SOURCE = Path(selftest.__file__)
+SELFTEST_PACKAGE = Path(selftest.__file__).parent
 BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
 KINDS = {"KAT", "cross-check", "consistency"}
 
@@ -30,13 +33,44 @@ KINDS = {"KAT", "cross-check", "consistency"}
 class _Run:
     results: list[SelftestResult]
     seconds: float
+    vectors_used: frozenset[tuple[str, str, str]]  # (file, section, vector)
+    files_read: tuple[str, ...]
 
 
 @pytest.fixture(scope="module")
 def run() -> _Run:
-    start = time.perf_counter()
-    results = selftest.run_selftests()
-    return _Run(results=results, seconds=time.perf_counter() - start)
+    """One run of the whole self-test, noting which vectors it asked for and which files it read."""
+    used: set[tuple[str, str, str]] = set()
+    files_read: list[str] = []
+    get_vector, file_path = vectors.Section.__getitem__, vectors.file_path
+
+    def recording_get(section: vectors.Section[Any], key: str) -> Any:
+        used.add((section.file, section.name, key))
+        return get_vector(section, key)
+
+    def recording_path(file: str) -> Path:
+        files_read.append(file)
+        return file_path(file)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectors.Section, "__getitem__", recording_get)
+        patch.setattr(vectors, "file_path", recording_path)
+        vectors.clear_cache()
+        start = time.perf_counter()
+        results = selftest.run_selftests()
+        seconds = time.perf_counter() - start
+    return _Run(results, seconds, frozenset(used), tuple(sorted(files_read)))
+
+
+@pytest.fixture
+def vector_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of resources/selftest that the test may break; the real files are read again afterwards."""
+    copy = tmp_path / "selftest"
+    shutil.copytree(vectors.directory(), copy)
+    monkeypatch.setattr(vectors, "directory", lambda: copy)
+    vectors.clear_cache()
+    yield copy
+    vectors.clear_cache()
 
 
 def _failures(results: list[SelftestResult]) -> dict[str, str]:
@@ -51,7 +85,7 @@ def _names_starting(prefix: str) -> set[str]:
     """
     names = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)}
     assert names, f"no check is named {prefix!r}..."
-    return names | {c.name for c in selftest_adapters.ADAPTER_CHECKS
+    return names | {c.name for c in adapters.ADAPTER_CHECKS
                     if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"}
 
 
@@ -65,7 +99,7 @@ def test_every_check_passes_on_this_machine(run: _Run) -> None:
 
 
 def test_one_result_per_registered_check_in_order(run: _Run) -> None:
-    assert [r.name for r in run.results] == [c.name for c in selftest.CHECKS + selftest_adapters.ADAPTER_CHECKS]
+    assert [r.name for r in run.results] == [c.name for c in selftest.CHECKS + adapters.ADAPTER_CHECKS]
     assert all(isinstance(r, SelftestResult) for r in run.results)
 
 
@@ -147,63 +181,54 @@ def test_a_check_that_raises_is_reported_as_failed(monkeypatch: pytest.MonkeyPat
     assert _failures(results).keys() == {target.name}
 
 
-def _flip(data: bytes) -> bytes:
-    return data[:-1] + bytes([data[-1] ^ 0x01])
+def _flip(value: Any) -> Any:
+    """A vector file's value with its lowest bit flipped: an integer, hex (or "0x..." hex),
+    or a list of hex chunks (the last one)."""
+    if isinstance(value, int):
+        return value ^ 1
+    if isinstance(value, list):
+        return [*value[:-1], _flip(value[-1])]
+    return value[:-1] + format(int(value[-1], 16) ^ 1, "x")
 
 
-# (module constant, how to corrupt it, prefix of the names of the checks that must fail)
-CORRUPTIONS: list[tuple[str, Callable[[Any], Any], str]] = [
-    (
-        "GCM_TEST_CASE_16",
-        lambda v: dataclasses.replace(v, tag=_flip(v.tag)),
-        "AES-256-GCM with AAD, GCM test case 16",
-    ),
-    (
-        "RFC8439_AEAD",
-        lambda v: dataclasses.replace(v, ciphertext=_flip(v.ciphertext)),
-        "ChaCha20-Poly1305",
-    ),
-    ("SHA3_256_ABC", _flip, "SHA3-256"),
-    ("RFC5869_A2", lambda v: dataclasses.replace(v, okm=_flip(v.okm)), "HKDF-SHA256 long inputs"),
-    ("RFC7748_X448_SHARED", _flip, "X448 key agreement"),
-    (
-        "RFC8032_ED25519",
-        lambda v: (v[0], v[1], dataclasses.replace(v[2], signature=_flip(v[2].signature))),
-        "Ed25519",
-    ),
-    ("RFC6979_P256_SHA256", lambda v: dataclasses.replace(v, s=v.s ^ 1), "ECDSA P-256"),
-    (
-        "RFC7027_BRAINPOOLP256R1",
-        lambda v: dataclasses.replace(v, shared=(v.shared[0] ^ 1, v.shared[1])),
-        "ECDH brainpoolP256r1",
-    ),
-    (
-        "RFC5903_P384",
-        lambda v: dataclasses.replace(v, shared=(v.shared[0] ^ 1, v.shared[1])),
-        "ECDH P-384",
-    ),
-    (
-        "PKCS1_PSS_EXAMPLE_1_1",
-        lambda v: dataclasses.replace(v, signature=_flip(v.signature)),
-        "RSA-1024 PSS-SHA1",
-    ),
-    (
-        "CCTV_MLKEM768_UNLUCKY",
-        lambda v: dataclasses.replace(v, shared_secret=_flip(v.shared_secret)),
-        "ML-KEM-768 KeyGen",
-    ),
-    ("ACVP_MLDSA44_KEYGEN_PK_SHA3_256", _flip, "ML-DSA-44 KeyGen"),
-    ("TOY_DH_SHARED", lambda v: v + 1, "Diffie-Hellman and ElGamal"),
+def _edit(directory: Path, file: str, path: tuple[str | int, ...], change: Callable[[Any], Any]) -> Path:
+    """Replace one value of a vector file (``path`` leads to it) by ``change(value)``."""
+    target = directory / f"{file}.json"
+    document = json.loads(target.read_text(encoding="utf-8"))
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = change(parent[path[-1]])
+    target.write_text(json.dumps(document), encoding="utf-8")
+    return target
+
+
+# (vector file, the value to corrupt in it, prefix of the names of the checks that must fail)
+CORRUPTIONS: list[tuple[str, tuple[str | int, ...], str]] = [
+    ("aead", ("gcm", "test-case-16", "tag"), "AES-256-GCM with AAD, GCM test case 16"),
+    ("aead", ("chacha20-poly1305", "rfc8439-2.8.2", "ciphertext"), "ChaCha20-Poly1305"),
+    ("digests", ("abc", "SHA3-256", "digest"), "SHA3-256"),
+    ("hkdf", ("hkdf-sha256", "A.2", "okm"), "HKDF-SHA256 long inputs"),
+    ("rfc7748", ("diffie-hellman", "X448", "shared"), "X448 key agreement"),
+    ("eddsa", ("ed25519", "TEST 3", "signature"), "Ed25519"),
+    ("ecdsa", ("rfc6979", "P-256", "s"), "ECDSA P-256"),
+    # The x coordinate: the libraries' ECDH returns only x, tinyec the whole point.
+    ("ecdh", ("examples", "brainpoolP256r1", "shared", 0), "ECDH brainpoolP256r1"),
+    ("ecdh", ("examples", "P-384", "shared", 0), "ECDH P-384"),
+    ("pkcs1", ("rsassa-pss", "example-1.1", "signature"), "RSA-1024 PSS-SHA1"),
+    ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), "ML-KEM-768 KeyGen"),
+    ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), "ML-DSA-44 KeyGen"),
+    ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), "Diffie-Hellman and ElGamal"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("constant", "corrupt", "prefix"), CORRUPTIONS, ids=[c[0] for c in CORRUPTIONS]
+    ("file", "path", "prefix"), CORRUPTIONS, ids=["/".join(map(str, (c[0], *c[1]))) for c in CORRUPTIONS]
 )
 def test_a_corrupted_vector_fails_exactly_its_checks(
-    monkeypatch: pytest.MonkeyPatch, constant: str, corrupt: Callable[[Any], Any], prefix: str
+    vector_dir: Path, file: str, path: tuple[str | int, ...], prefix: str
 ) -> None:
-    monkeypatch.setattr(selftest, constant, corrupt(getattr(selftest, constant)))
+    _edit(vector_dir, file, path, _flip)
 
     failures = _failures(selftest.run_selftests())
 
@@ -211,9 +236,8 @@ def test_a_corrupted_vector_fails_exactly_its_checks(
     assert all(detail for detail in failures.values())
 
 
-def test_a_mismatch_detail_shows_expected_and_got(monkeypatch: pytest.MonkeyPatch) -> None:
-    vector = selftest.GCM_TEST_CASE_16
-    monkeypatch.setattr(selftest, "GCM_TEST_CASE_16", dataclasses.replace(vector, tag=_flip(vector.tag)))
+def test_a_mismatch_detail_shows_expected_and_got(vector_dir: Path) -> None:
+    _edit(vector_dir, "aead", ("gcm", "test-case-16", "tag"), _flip)
 
     failures = _failures(selftest.run_selftests())
 
@@ -222,6 +246,117 @@ def test_a_mismatch_detail_shows_expected_and_got(monkeypatch: pytest.MonkeyPatc
         "tag: expected 76fc6ece0f4e1768cddf8853bb2d551a (16 B), "
         "got 76fc6ece0f4e1768cddf8853bb2d551b (16 B)"
     )
+
+
+# --------------------------------------------------------------------------------------
+# The vectors are data: every one is used, each file is read once, a broken file fails
+# --------------------------------------------------------------------------------------
+
+
+def test_every_vector_in_the_files_is_asked_for_by_a_check(run: _Run) -> None:
+    """No vector sits unused in a file, and no check skips one it should run."""
+    in_files = set()
+    for file in vectors.files():
+        document = json.loads(vectors.file_path(file).read_text(encoding="utf-8"))
+        in_files |= {(file, section, key) for section, table in document.items() if section != "about"
+                     for key in table}
+    assert in_files == run.vectors_used
+
+
+def test_each_vector_file_is_read_once_per_process(run: _Run) -> None:
+    assert run.files_read == tuple(vectors.files())
+    assert {path.stem for path in vectors.directory().glob("*.json")} == set(vectors.files())
+
+
+def test_every_vector_cites_its_source() -> None:
+    for file in vectors.files():
+        document = json.loads(vectors.file_path(file).read_text(encoding="utf-8"))
+        assert document["about"].strip()
+        for section, table in document.items():
+            if section != "about":
+                assert all(vector["source"].strip() for vector in table.values()), (file, section)
+
+
+def test_a_missing_or_broken_vector_file_fails_its_checks_and_names_file_and_field(vector_dir: Path) -> None:
+    (vector_dir / "aead.json").unlink()
+    broken = _edit(vector_dir, "ecdh", ("examples", "P-256", "public_b", 1), lambda _: "0xnot-hex")
+
+    results = selftest.run_selftests()
+
+    # Nothing is skipped: every check still reports, and those that read a broken file fail.
+    assert [r.name for r in results] == [c.name for c in selftest.CHECKS + adapters.ADAPTER_CHECKS]
+    failures = _failures(results)
+    missing = f"VectorFileError: {vector_dir / 'aead.json'}: cannot be read ("
+    malformed = f"VectorFileError: {broken}: examples/P-256/public_b: not hex: '0xnot-hex'"
+    aead = {name for name in failures
+            if name.startswith(("AES-", "ChaCha20", "App adapter AES-", "App adapter ChaCha"))}
+    ecdh = {name for name in failures if "ECDH" in name}
+    assert aead and ecdh and aead | ecdh == failures.keys()
+    assert all(failures[name].startswith(missing) for name in aead), failures
+    assert {failures[name] for name in ecdh} == {malformed}
+
+
+def _without(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda table: {k: v for k, v in table.items() if k != key}
+
+
+#: Asking for one vector checks its whole file.
+_ASK: dict[str, Callable[[], object]] = {
+    "aead": lambda: vectors.GCM["test-case-3"],
+    "ecdsa": lambda: vectors.RFC6979["P-256"],
+    "ecdh": lambda: vectors.ECDH["P-256"],
+}
+
+# (file, the value to change in it, how; the field and problem the error names)
+BROKEN_FIELDS: list[tuple[str, tuple[str, ...], Callable[[Any], Any], str]] = [
+    ("aead", ("gcm", "test-case-3"), _without("tag"), "gcm/test-case-3/tag: missing"),
+    ("aead", ("gcm", "test-case-3"), lambda v: {**v, "tga": v["tag"]}, "gcm/test-case-3/tga: unknown field"),
+    ("aead", ("gcm", "test-case-3", "key"), lambda _: 128, "gcm/test-case-3/key: expected hex (a string or"),
+    ("aead", ("gcm", "test-case-3", "key"), lambda _: {"ascii": "é"}, 'gcm/test-case-3/key: expected hex or {"ascii"'),
+    ("aead", ("gcm", "test-case-3", "source"), lambda _: " ", "gcm/test-case-3/source: expected a non-empty string"),
+    ("aead", ("gcm", "test-case-3", "note"), lambda _: 3, "gcm/test-case-3/note: expected a string"),
+    ("aead", ("gcm",), _without("test-case-3"), "gcm/test-case-3: missing"),
+    ("aead", ("gcm",), lambda _: [], "gcm: expected a non-empty object of vectors"),
+    ("aead", ("chacha20-poly1305",), lambda _: None, "chacha20-poly1305: expected a non-empty object of vectors"),
+    ("ecdsa", ("rfc6979", "P-256", "r"), lambda _: "efd48b", 'rfc6979/P-256/r: expected an integer or "0x..." hex'),
+    ("ecdsa", ("rfc6979", "P-256", "r"), lambda _: True, "rfc6979/P-256/r: expected an integer or"),
+    ("ecdh", ("examples", "P-256", "shared"), lambda v: v[:1], "examples/P-256/shared: expected a list of 2 values"),
+]
+
+
+@pytest.mark.parametrize(("file", "path", "change", "message"), BROKEN_FIELDS,
+                         ids=[f"{b[0]}:{b[3]}" for b in BROKEN_FIELDS])
+def test_a_broken_field_is_named_with_its_file(
+    vector_dir: Path, file: str, path: tuple[str, ...], change: Callable[[Any], Any], message: str
+) -> None:
+    target = _edit(vector_dir, file, path, change)
+
+    with pytest.raises(vectors.VectorFileError) as error:
+        _ASK[file]()
+
+    assert str(error.value).startswith(f"{target}: {message}")
+    assert error.value.path == target
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "aead.json: not JSON: Expecting property name enclosed in double quotes at line 1"),
+        ("[]", "aead.json: expected a JSON object of sections"),
+        ('{"gcm": {}, "chacha": {}}', "aead.json: chacha: unknown section (expected chacha20-poly1305, gcm)"),
+        ('{"about": "AEAD"}', "aead.json: gcm: missing"),
+    ],
+    ids=["not JSON", "not an object", "unknown section", "missing section"],
+)
+def test_a_file_that_is_not_json_or_has_the_wrong_sections_is_named(
+    vector_dir: Path, content: str, message: str
+) -> None:
+    (vector_dir / "aead.json").write_text(content, encoding="utf-8")
+
+    with pytest.raises(vectors.VectorFileError) as error:
+        vectors.CHACHA20_POLY1305["rfc8439-2.8.2"]
+
+    assert str(error.value) == f"{vector_dir}/{message}"
 
 
 # --------------------------------------------------------------------------------------
@@ -240,17 +375,28 @@ def _imports(tree: ast.AST) -> set[str]:
     return imported
 
 
+QT = {"PySide6", "pyqtgraph", "shiboken6"}
+
+
 def test_selftest_imports_no_app_module_and_no_qt() -> None:
-    """The library checks use no app code; the adapter checks are loaded in one function."""
-    tree = ast.parse(SELFTEST_SOURCE.read_text(encoding="utf-8"))
-    top_level = set().union(*(_imports(node) for node in tree.body if not isinstance(node, ast.FunctionDef)))
-    library_checks = set().union(*(_imports(node) for node in tree.body
-                                   if isinstance(node, ast.FunctionDef) and node.name != "adapter_checks"))
-    roots = {name.split(".")[0] for name in top_level | library_checks}
-    assert not roots & {"app", "PySide6", "pyqtgraph", "shiboken6"}
-    assert {n for n in _imports(tree) if n.startswith("app")} == {"app.core.selftest_adapters"}
-    adapters = _imports(ast.parse(Path(selftest_adapters.__file__).read_text(encoding="utf-8")))
-    assert not {name.split(".")[0] for name in adapters} & {"PySide6", "pyqtgraph", "shiboken6"}
+    """The library checks use no app code beyond their package and the resources helper;
+    the adapter checks are loaded in one function."""
+    for path in sorted(SELFTEST_PACKAGE.glob("*.py")):
+        if path.name == "adapters.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = _imports(tree)
+        foreign = {name for name in imported if name.split(".")[0] in QT
+                   or name.startswith("app") and name != "app.core.resources"
+                   and not name.startswith("app.core.selftest")}
+        assert not foreign, path.name
+        library_checks = set().union(*(_imports(node) for node in tree.body
+                                       if not (isinstance(node, ast.FunctionDef) and node.name == "adapter_checks")))
+        assert "app.core.selftest.adapters" not in library_checks, path.name
+    package = _imports(ast.parse((SELFTEST_PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    assert "app.core.selftest.adapters" in package
+    adapter_imports = _imports(ast.parse(Path(adapters.__file__).read_text(encoding="utf-8")))
+    assert not {name.split(".")[0] for name in adapter_imports} & QT
 
 
 def test_running_the_selftest_loads_no_qt() -> None:
@@ -266,7 +412,7 @@ def test_running_the_selftest_loads_no_qt() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# The checks through the app's scheme adapters (app/core/selftest_adapters.py)
+# The checks through the app's scheme adapters (app/core/selftest/adapters.py)
 # --------------------------------------------------------------------------------------
 
 #: Every schemes module with SPECS, and so every family, has adapter checks.
@@ -274,18 +420,18 @@ ADAPTER_MODULES = ["symmetric", "digests", "dh", "key_agreement", "signatures", 
 
 
 def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
-    adapters = run.results[len(selftest.CHECKS):]
-    assert len(adapters) == len(selftest_adapters.ADAPTER_CHECKS) >= 50
-    assert all(r.name.startswith("App adapter ") for r in adapters)
-    assert {r.kind for r in adapters} == {"KAT", "cross-check"}
-    assert {r.backend for r in adapters} == {"cryptography", "pycryptodome", "tinyec"}
+    adapter_results = run.results[len(selftest.CHECKS):]
+    assert len(adapter_results) == len(adapters.ADAPTER_CHECKS) >= 50
+    assert all(r.name.startswith("App adapter ") for r in adapter_results)
+    assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
+    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec"}
 
 
 @pytest.mark.parametrize("module", ADAPTER_MODULES)
 def test_every_scheme_module_is_checked_through_its_adapters(module: str) -> None:
-    sources = [c.source for c in selftest_adapters.ADAPTER_CHECKS if c.kind == "KAT"]
+    sources = [c.source for c in adapters.ADAPTER_CHECKS if c.kind == "KAT"]
     if module == "pke":  # RSA-OAEP is randomised: only a cross-check fits the app's parameters
-        sources = [c.source for c in selftest_adapters.ADAPTER_CHECKS]
+        sources = [c.source for c in adapters.ADAPTER_CHECKS]
     assert any(source.endswith(f"app/core/schemes/{module}.py") for source in sources)
 
 
@@ -371,17 +517,17 @@ def test_a_broken_adapter_fails_the_selftest_while_the_libraries_pass(
 
 def test_the_library_checks_alone_miss_a_broken_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
     _broken_ecdsa_digest(monkeypatch)
-    assert all(selftest._run_one(check).passed for check in selftest.CHECKS)
+    assert all(selftest.run_one(check).passed for check in selftest.CHECKS)
 
 
 def test_an_adapter_module_that_fails_to_import_is_one_failed_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "app.core.selftest_adapters", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "app.core.selftest.adapters", None)  # import raises ImportError
     monkeypatch.setattr(selftest, "CHECKS", [])
 
     results = selftest.run_selftests()
 
     assert [(r.name, r.passed) for r in results] == [("App adapters load [python]", False)]
-    assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest_adapters")
+    assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest.adapters")
 
 
 def test_cli_selftest_exits_1_when_an_adapter_is_broken(monkeypatch: pytest.MonkeyPatch,

@@ -474,7 +474,7 @@ class SignatureScheme(Scheme):
     def known_answer_sender(self, key: Any) -> Sender:
         """A sender that signs with `key` (a library private key object) instead of a new one.
 
-        For the self-test's known answers only (app/core/selftest_adapters.py): jobs and
+        For the self-test's known answers only (app/core/selftest/adapters.py): jobs and
         profiles reach schemes through `new_sender`, which always generates a key.
         """
         return _SignatureSender(self._adapter, key)

@@ -1,13 +1,14 @@
 """Known-answer checks through the app's own scheme adapters (``app/core/schemes``).
 
-:mod:`app.core.selftest` proves the libraries compute the published answers; it calls
-them directly. The benchmarks time something else: the adapters that wrap those
-libraries (which key, nonce layout, digest, KDF info string, encoding). A wrong
-adapter would measure the wrong thing while every library check passes. The checks
-here therefore drive the same published vectors through the adapters: the sessions'
-``Sender``/``Receiver`` where the scheme's inputs can be fixed (a pre-shared key, a
-signer's private key, a message), and otherwise the adapter object the session uses
-(``AeadKey``, ``DhGroup.exchange``, ``derive_key``, a KEM's ``decapsulate``).
+The library checks of :mod:`app.core.selftest` prove the libraries compute the
+published answers; they call them directly. The benchmarks time something else: the
+adapters that wrap those libraries (which key, nonce layout, digest, KDF info string,
+encoding). A wrong adapter would measure the wrong thing while every library check
+passes. The checks here therefore drive the same published vectors through the
+adapters: the sessions' ``Sender``/``Receiver`` where the scheme's inputs can be fixed
+(a pre-shared key, a signer's private key, a message), and otherwise the adapter object
+the session uses (``AeadKey``, ``DhGroup.exchange``, ``derive_key``, a KEM's
+``decapsulate``).
 
 Fixed inputs enter only through explicit, self-test-only doors that no profile
 reaches: ``SignatureScheme.known_answer_sender(key)`` (sign with a published key),
@@ -19,19 +20,47 @@ against the library called directly with the scheme's declared parameters, and
 reported as a cross-check, never as a KAT.
 
 Names start with "App adapter"; :func:`app.core.selftest.run_selftests` runs these
-after the library checks. Vectors are read from :mod:`app.core.selftest` when a check
-runs, so there is one copy of each.
+after the library checks. Vectors are read from ``resources/selftest`` (through
+:mod:`app.core.selftest.vectors`) when a check runs, so there is one copy of each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.core import selftest as lib
-from app.core.selftest import CROSS_CHECK, KAT, SelftestCheck, SelftestMismatch, _expect, _expect_equal
+from app.core.selftest import vectors
+from app.core.selftest.curves import (
+    ED25519_VECTORS,
+    RFC5903_81,
+    RFC5903_82,
+    RFC7027_A1,
+    RFC7748_61,
+    RFC7748_62,
+    RFC8032_71,
+    RFC8032_74,
+)
+from app.core.selftest.framework import (
+    CROSS_CHECK,
+    KAT,
+    SelftestCheck,
+    SelftestMismatch,
+    expect,
+    expect_equal,
+    flip_first_bit,
+    flip_last_bit,
+)
+from app.core.selftest.post_quantum import CCTV_UNLUCKY, MLDSA44_KEYGEN_SOURCE, sha3_256
+from app.core.selftest.rsa import interop_keys
+from app.core.selftest.symmetric import FIPS180_SOURCE, FIPS202_SOURCE, RFC7693_SOURCE, gcm_source
+from app.core.selftest.vectors import EddsaVector
+
+if TYPE_CHECKING:  # the schemes are imported when a check runs, like the libraries
+    from app.core.schemes.base import Scheme
 
 __all__ = ["ADAPTER_CHECKS"]
+
+S = TypeVar("S", bound="Scheme")
 
 ADAPTER_CHECKS: list[SelftestCheck] = []
 """Every adapter check, in the order they run."""
@@ -41,8 +70,22 @@ def _add(title: str, backend: str, kind: str, source: str, run: Callable[[], Non
     ADAPTER_CHECKS.append(SelftestCheck(f"App adapter {title} [{backend}]", backend, kind, source, run))
 
 
+#: The message of the checks that compare with the library (any message would do).
+_MESSAGE = b"abc"
+
+
 def _via(module: str, source: str) -> str:
     return f"{source}, through app/core/schemes/{module}.py"
+
+
+def _create(kind: type[S], scheme_id: str, backend: str, params: Mapping[str, Any] | None = None) -> S:
+    """``registry.create``, as the scheme class whose parts the check drives."""
+    from app.core.schemes import registry
+
+    scheme = registry.create(scheme_id, backend, params)
+    if not isinstance(scheme, kind):
+        raise SelftestMismatch(f"{scheme_id} [{backend}] is a {type(scheme).__name__}, not a {kind.__name__}")
+    return scheme
 
 
 def _expect_refused(what: str, func: Callable[[], Any]) -> None:
@@ -67,14 +110,6 @@ def _session(scheme: Any, sender: Any = None) -> tuple[Any, Any]:
 # AEAD (symmetric.py): published ciphertexts open; sealed output is the library's
 # ======================================================================================
 
-# McGrew & Viega GCM Appendix B test case 15: AES-256, the 64-byte plaintext, no AAD
-# (test case 16 is the same with AAD; the app's AEADs use none).
-GCM_TEST_CASE_15_CT_TAG = bytes.fromhex(
-    "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
-    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
-    "b094dac5d93471bdec1a502270e3cc6c"
-)
-
 
 def _aead_library(algorithm: str, key: bytes) -> Any:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
@@ -90,45 +125,47 @@ def _aead_session_matches_library(scheme_id: str, backend: str, params: dict[str
 
     scheme = registry.create(scheme_id, backend, params)
     sender = scheme.new_sender()
-    _expect_equal("sender handshake message", sender.handshake(key), b"")
+    expect_equal("sender handshake message", sender.handshake(key), b"")
     payload = b"".join(sender.seal(plaintext))
     nonce, rest = payload[:12], payload[12:]
-    _expect_equal("sealed payload (nonce || library ciphertext || tag)", rest,
-                  _aead_library(scheme_id, key).encrypt(nonce, plaintext, None))
-    _expect(b"".join(sender.seal(plaintext))[:12] != nonce, "two seals used the same nonce")
+    expect_equal("sealed payload (nonce || library ciphertext || tag)", rest,
+                 _aead_library(scheme_id, key).encrypt(nonce, plaintext, None))
+    expect(b"".join(sender.seal(plaintext))[:12] != nonce, "two seals used the same nonce")
     receiver = scheme.new_receiver()
     own_key = receiver.setup()
     genuine = nonce + _aead_library(scheme_id, own_key).encrypt(nonce, plaintext, None)
-    _expect_equal("receiver open", bytes(receiver.open(genuine)), plaintext)
-    _expect_refused("a payload with a flipped tag bit", lambda: receiver.open(lib._flip_last_bit(genuine)))
+    expect_equal("receiver open", bytes(receiver.open(genuine)), plaintext)
+    _expect_refused("a payload with a flipped tag bit", lambda: receiver.open(flip_last_bit(genuine)))
 
 
-def _aead_kat(backend: str, key_bits: int, ct_tag: Callable[[], bytes]) -> Callable[[], None]:
+def _aead_kat(backend: str, case: int) -> Callable[[], None]:
+    """A GCM test case without AAD (the app's AEADs use none) opens through ``AeadKey``."""
+
     def run() -> None:
         from app.core.schemes.symmetric import AeadKey
 
-        key = (lib._GCM_KEY * 2)[: key_bits // 8]
-        payload = lib._GCM_IV + ct_tag()
-        _expect_equal("AeadKey.open of the published ciphertext",
-                      bytes(AeadKey("aes-gcm", backend, key).open(payload)), lib._GCM_PLAINTEXT)
-        _aead_session_matches_library("aes-gcm", backend, {"key_bits": key_bits}, key, lib._GCM_PLAINTEXT)
+        vector = vectors.GCM[f"test-case-{case}"]
+        expect_equal("test case AAD", vector.aad, b"")
+        payload = vector.nonce + vector.ciphertext + vector.tag
+        expect_equal("AeadKey.open of the published ciphertext",
+                     bytes(AeadKey("aes-gcm", backend, vector.key).open(payload)), vector.plaintext)
+        _aead_session_matches_library("aes-gcm", backend, {"key_bits": len(vector.key) * 8}, vector.key,
+                                      vector.plaintext)
 
     return run
 
 
 def _chacha_cross_check(backend: str) -> Callable[[], None]:
     def run() -> None:
-        vector = lib.RFC8439_AEAD
+        vector = vectors.CHACHA20_POLY1305["rfc8439-2.8.2"]
         _aead_session_matches_library("chacha20-poly1305", backend, {}, vector.key, vector.plaintext)
 
     return run
 
 
 for _backend in ("cryptography", "pycryptodome"):
-    _add("AES-128-GCM, GCM test case 3", _backend, KAT, _via("symmetric", lib._gcm_source(3)),
-         _aead_kat(_backend, 128, lambda: lib.GCM_TEST_CASE_3.ciphertext + lib.GCM_TEST_CASE_3.tag))
-    _add("AES-256-GCM, GCM test case 15", _backend, KAT, _via("symmetric", lib._gcm_source(15)),
-         _aead_kat(_backend, 256, lambda: GCM_TEST_CASE_15_CT_TAG))
+    _add("AES-128-GCM, GCM test case 3", _backend, KAT, _via("symmetric", gcm_source(3)), _aead_kat(_backend, 3))
+    _add("AES-256-GCM, GCM test case 15", _backend, KAT, _via("symmetric", gcm_source(15)), _aead_kat(_backend, 15))
     _add("ChaCha20-Poly1305 seal/open agrees with the library", _backend, CROSS_CHECK,
          _via("symmetric", "cross-check against cryptography with the RFC 8439 key and plaintext "
                            "(no published vector without AAD)"),
@@ -140,27 +177,28 @@ for _backend in ("cryptography", "pycryptodome"):
 # ======================================================================================
 
 
-def _hash_kat(scheme_id: str, backend: str, constant: str) -> Callable[[], None]:
+def _hash_kat(scheme_id: str, backend: str, name: str) -> Callable[[], None]:
     def run() -> None:
         from app.core.schemes import registry
 
-        expected = getattr(lib, constant)
+        vector = vectors.DIGESTS_OF_ABC[name]
         sender, receiver = _session(registry.create(scheme_id, backend))
-        parts = sender.seal(lib.HASH_MESSAGE)
-        _expect_equal("digest sent by the sender", parts[-1], expected)
-        payload = lib.HASH_MESSAGE + expected
-        _expect_equal("receiver open", bytes(receiver.open(payload)), lib.HASH_MESSAGE)
-        _expect_refused("a flipped digest", lambda: receiver.open(lib._flip_last_bit(payload)))
+        parts = sender.seal(vector.message)
+        expect_equal("digest sent by the sender", parts[-1], vector.digest)
+        payload = vector.message + vector.digest
+        expect_equal("receiver open", bytes(receiver.open(payload)), vector.message)
+        _expect_refused("a flipped digest", lambda: receiver.open(flip_last_bit(payload)))
 
     return run
 
 
-_HASHES = [("sha256", "SHA-256", "SHA256_ABC", lib._FIPS180_SOURCE),
-           ("sha384", "SHA-384", "SHA384_ABC", lib._FIPS180_SOURCE),
-           ("sha512", "SHA-512", "SHA512_ABC", lib._FIPS180_SOURCE),
-           ("sha3-256", "SHA3-256", "SHA3_256_ABC", lib._FIPS202_SOURCE),
-           ("sha3-512", "SHA3-512", "SHA3_512_ABC", lib._FIPS202_SOURCE),
-           ("blake2b", "BLAKE2b-512", "BLAKE2B_512_ABC", lib._RFC7693_SOURCE)]
+#: (scheme id, name of the check and of its vector, source)
+_HASHES = [("sha256", "SHA-256", FIPS180_SOURCE),
+           ("sha384", "SHA-384", FIPS180_SOURCE),
+           ("sha512", "SHA-512", FIPS180_SOURCE),
+           ("sha3-256", "SHA3-256", FIPS202_SOURCE),
+           ("sha3-512", "SHA3-512", FIPS202_SOURCE),
+           ("blake2b", "BLAKE2b-512", RFC7693_SOURCE)]
 
 
 def _hkdf_cross_check(backend: str, digest: str) -> Callable[[], None]:
@@ -172,18 +210,19 @@ def _hkdf_cross_check(backend: str, digest: str) -> Callable[[], None]:
 
         from app.core.schemes import digests, registry
 
-        ikm, salt, length = lib.RFC5869_A2.ikm[:32], lib.RFC5869_A2.salt[:32], 42
+        inputs = vectors.HKDF_SHA256["A.2"]  # its inputs only: the scheme's salt and info differ
+        ikm, salt, length = inputs.ikm[:32], inputs.salt[:32], 42
         scheme = registry.create("hkdf", backend, {"digest": digest, "secret_size": 32, "output_length": length})
         sender = scheme.new_sender()
         sender.handshake(salt)
         algorithm = hashes.SHA256() if digest == "sha256" else hashes.SHA384()
         expected = HKDF(algorithm=algorithm, length=length, salt=salt, info=digests.HKDF_INFO).derive(ikm)
-        _expect_equal("derived key", sender.seal(ikm)[-1], expected)
+        expect_equal("derived key", sender.seal(ikm)[-1], expected)
         receiver = scheme.new_receiver()
         own_salt = receiver.setup()
         own = HKDF(algorithm=algorithm, length=length, salt=own_salt, info=digests.HKDF_INFO).derive(ikm)
-        _expect_equal("receiver open", bytes(receiver.open(ikm + own)), ikm)
-        _expect_refused("a flipped derived key", lambda: receiver.open(ikm + lib._flip_last_bit(own)))
+        expect_equal("receiver open", bytes(receiver.open(ikm + own)), ikm)
+        _expect_refused("a flipped derived key", lambda: receiver.open(ikm + flip_last_bit(own)))
 
     return run
 
@@ -192,16 +231,16 @@ def _kdf_kat(backend: str) -> Callable[[], None]:
     def run() -> None:
         from app.core.schemes.dh import derive_key
 
-        vector = lib.RFC5869_A3  # no salt, empty info: the key agreements' KDF with info = b""
+        vector = vectors.HKDF_SHA256["A.3"]  # no salt, empty info: the key agreements' KDF with info = b""
         got = derive_key("hkdf-sha256", vector.ikm, backend, length=len(vector.okm), info=vector.info)
-        _expect_equal("derive_key('hkdf-sha256') OKM", got, vector.okm)
+        expect_equal("derive_key('hkdf-sha256') OKM", got, vector.okm)
 
     return run
 
 
 for _backend in ("cryptography", "pycryptodome"):
-    for _scheme_id, _label, _constant, _source in _HASHES:
-        _add(f'{_label}("abc")', _backend, KAT, _via("digests", _source), _hash_kat(_scheme_id, _backend, _constant))
+    for _scheme_id, _label, _source in _HASHES:
+        _add(f'{_label}("abc")', _backend, KAT, _via("digests", _source), _hash_kat(_scheme_id, _backend, _label))
     for _digest in ("sha256", "sha384"):
         _add(f"HKDF-{_digest.upper()} scheme agrees with the library", _backend, CROSS_CHECK,
              _via("digests", "cross-check against cryptography's HKDF on fixed input, salt and the app's info "
@@ -246,21 +285,21 @@ def _ka_check(scheme_id: str, group: str, backend: str, vector: Callable[[], tup
     is HKDF-SHA256(secret, info = KDF_INFO) and AES-256-GCM under it opens."""
 
     def run() -> None:
-        from app.core.schemes import registry
         from app.core.schemes.dh import KDF_INFO
+        from app.core.schemes.key_agreement import KeyAgreementScheme
 
         private, peer, shared = vector()
         params = {"curve": group, "kdf": "hkdf-sha256"} if scheme_id == "ecdh" else {"kdf": "hkdf-sha256"}
-        scheme = registry.create(scheme_id, backend, params)
+        scheme = _create(KeyAgreementScheme, scheme_id, backend, params)
         got = scheme.group.exchange(_ka_private(group, backend, private), peer)
-        _expect_equal("shared secret", got, shared)
+        expect_equal("shared secret", got, shared)
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
         key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=KDF_INFO).derive(shared)
         payload = b"".join(scheme.session_key(got).seal(b"session"))
-        _expect_equal("session message under HKDF-SHA256(secret)",
-                      _aead_library("aes-gcm", key).decrypt(payload[:12], payload[12:], None), b"session")
+        expect_equal("session message under HKDF-SHA256(secret)",
+                     _aead_library("aes-gcm", key).decrypt(payload[:12], payload[12:], None), b"session")
 
     return run
 
@@ -269,25 +308,28 @@ def _point(size: int, xy: tuple[int, int]) -> bytes:
     return b"\x04" + xy[0].to_bytes(size, "big") + xy[1].to_bytes(size, "big")
 
 
-def _ecdh_vector(constant: str, size: int) -> Callable[[], tuple[Any, bytes, bytes]]:
+def _ecdh_vector(curve: str, size: int) -> Callable[[], tuple[Any, bytes, bytes]]:
     def vector() -> tuple[Any, bytes, bytes]:
-        v = getattr(lib, constant)
+        v = vectors.ECDH[curve]
         return v.private_a, _point(size, v.public_b), v.shared[0].to_bytes(size, "big")
 
     return vector
 
 
+def _montgomery_vector(curve: str) -> Callable[[], tuple[Any, bytes, bytes]]:
+    def vector() -> tuple[Any, bytes, bytes]:
+        v = vectors.X25519_X448_DH[curve]
+        return v.alice_private, v.bob_public, v.shared
+
+    return vector
+
+
 _KA: list[tuple[str, str, tuple[str, ...], str, Callable[[], tuple[Any, bytes, bytes]]]] = [
-    ("x25519", "X25519", ("cryptography", "pycryptodome"), "RFC 7748 §6.1 (Curve25519 Diffie-Hellman example)",
-     lambda: (lib.RFC7748_X25519_ALICE_PRIVATE, lib.RFC7748_X25519_BOB_PUBLIC, lib.RFC7748_X25519_SHARED)),
-    ("x448", "X448", ("cryptography", "pycryptodome"), "RFC 7748 §6.2 (Curve448 Diffie-Hellman example)",
-     lambda: (lib.RFC7748_X448_ALICE_PRIVATE, lib.RFC7748_X448_BOB_PUBLIC, lib.RFC7748_X448_SHARED)),
-    ("ecdh", "P-256", ("cryptography", "pycryptodome", "tinyec"), "RFC 5903 §8.1 (ECDH-256, P-256)",
-     _ecdh_vector("RFC5903_P256", 32)),
-    ("ecdh", "P-384", ("cryptography", "pycryptodome", "tinyec"), "RFC 5903 §8.2 (ECDH-384, P-384)",
-     _ecdh_vector("RFC5903_P384", 48)),
-    ("ecdh", "brainpoolP256r1", ("cryptography", "tinyec"), "RFC 7027 Appendix A.1 (ECDH on brainpoolP256r1)",
-     _ecdh_vector("RFC7027_BRAINPOOLP256R1", 32)),
+    ("x25519", "X25519", ("cryptography", "pycryptodome"), RFC7748_61, _montgomery_vector("X25519")),
+    ("x448", "X448", ("cryptography", "pycryptodome"), RFC7748_62, _montgomery_vector("X448")),
+    ("ecdh", "P-256", ("cryptography", "pycryptodome", "tinyec"), RFC5903_81, _ecdh_vector("P-256", 32)),
+    ("ecdh", "P-384", ("cryptography", "pycryptodome", "tinyec"), RFC5903_82, _ecdh_vector("P-384", 48)),
+    ("ecdh", "brainpoolP256r1", ("cryptography", "tinyec"), RFC7027_A1, _ecdh_vector("brainpoolP256r1", 32)),
 ]
 
 for _scheme_id, _group, _backends, _source, _vector in _KA:
@@ -303,12 +345,13 @@ for _scheme_id, _group, _backends, _source, _vector in _KA:
 # ======================================================================================
 
 
-def _eddsa_check(curve: str, backend: str, vectors: Callable[[], list[Any]]) -> Callable[[], None]:
+def _eddsa_check(curve: str, backend: str, load: Callable[[], list[EddsaVector]]) -> Callable[[], None]:
     def run() -> None:
-        from app.core.schemes import registry
+        from app.core.schemes.signatures import SignatureScheme
 
-        scheme = registry.create(curve.lower(), backend)
-        for number, vector in enumerate(vectors(), 1):
+        scheme = _create(SignatureScheme, curve.lower(), backend)
+        for number, vector in enumerate(load(), 1):
+            key: Any
             if backend == "cryptography":
                 from cryptography.hazmat.primitives.asymmetric import ed448, ed25519
 
@@ -320,10 +363,10 @@ def _eddsa_check(curve: str, backend: str, vectors: Callable[[], list[Any]]) -> 
                 key = eddsa.import_private_key(vector.secret)
             sender, receiver = _session(scheme, scheme.known_answer_sender(key))
             parts = sender.seal(vector.message)
-            _expect_equal(f"vector {number}: signature", parts[1], vector.signature)
+            expect_equal(f"vector {number}: signature", parts[1], vector.signature)
             published = len(vector.signature).to_bytes(2, "big") + vector.signature + vector.message
-            _expect_equal(f"vector {number}: receiver open", bytes(receiver.open(published)), vector.message)
-            flipped = published[:2] + lib._flip_last_bit(vector.signature) + vector.message
+            expect_equal(f"vector {number}: receiver open", bytes(receiver.open(published)), vector.message)
+            flipped = published[:2] + flip_last_bit(vector.signature) + vector.message
             _expect_refused(f"vector {number}: a flipped signature bit", lambda: receiver.open(flipped))
             receiver = scheme.new_receiver()
             receiver.handshake(vector.public)  # the published public key imports as is
@@ -338,7 +381,7 @@ def _der(r: int, s: int) -> bytes:
     return encoded
 
 
-def _ecdsa_check(curve: str, backend: str, constant: str) -> Callable[[], None]:
+def _ecdsa_check(curve: str, backend: str) -> Callable[[], None]:
     """The published RFC 6979 signature verifies through the receiver; the adapter's own
     (randomised) signature verifies in the library with the curve's declared digest."""
 
@@ -347,21 +390,21 @@ def _ecdsa_check(curve: str, backend: str, constant: str) -> Callable[[], None]:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric import ec
 
-        from app.core.schemes import registry
+        from app.core.schemes.signatures import SignatureScheme
 
-        v = getattr(lib, constant)
+        v = vectors.RFC6979[curve]
         size = 32 if curve == "P-256" else 48
         public = _point(size, (v.public_x, v.public_y))
-        scheme = registry.create("ecdsa", backend, {"curve": curve})
+        scheme = _create(SignatureScheme, "ecdsa", backend, {"curve": curve})
         receiver = scheme.new_receiver()
         receiver.handshake(public)
         signature = _der(v.r, v.s)
         payload = len(signature).to_bytes(2, "big") + signature + v.message
-        _expect_equal("receiver open of the published signature", bytes(receiver.open(payload)), v.message)
+        expect_equal("receiver open of the published signature", bytes(receiver.open(payload)), v.message)
         _expect_refused("the published signature over another message", lambda: receiver.open(payload + b"!"))
         key = _ka_private(curve, backend, v.private)
         sender = scheme.known_answer_sender(key)
-        _expect_equal("verification key sent", sender.handshake(b""), public)
+        expect_equal("verification key sent", sender.handshake(b""), public)
         own = sender.seal(v.message)[1]
         curve_cls, digest = (ec.SECP256R1, hashes.SHA256) if curve == "P-256" else (ec.SECP384R1, hashes.SHA384)
         library_key = ec.EllipticCurvePublicKey.from_encoded_point(curve_cls(), public)
@@ -379,14 +422,14 @@ def _rsa_pss_cross_check(backend: str) -> Callable[[], None]:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric import padding
 
-        from app.core.schemes import registry
+        from app.core.schemes.signatures import SignatureScheme
 
-        library_key, pycryptodome_key = lib._rsa_interop_keys()
-        scheme = registry.create("rsa-pss", backend, {"bits": 2048})
+        library_key, pycryptodome_key = interop_keys()
+        scheme = _create(SignatureScheme, "rsa-pss", backend, {"bits": 2048})
         sender, receiver = _session(scheme, scheme.known_answer_sender(
             library_key if backend == "cryptography" else pycryptodome_key))
         pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
-        message = lib.HASH_MESSAGE
+        message = _MESSAGE
         signature = sender.seal(message)[1]
         try:
             library_key.public_key().verify(signature, message, pss, hashes.SHA256())
@@ -394,8 +437,8 @@ def _rsa_pss_cross_check(backend: str) -> Callable[[], None]:
             raise SelftestMismatch("the adapter's signature does not verify as PSS-SHA256, salt 32") from None
         theirs = library_key.sign(message, pss, hashes.SHA256())
         payload = len(theirs).to_bytes(2, "big") + theirs + message
-        _expect_equal("receiver open of the library's signature", bytes(receiver.open(payload)), message)
-        flipped = payload[:2] + lib._flip_first_bit(theirs) + message
+        expect_equal("receiver open of the library's signature", bytes(receiver.open(payload)), message)
+        flipped = payload[:2] + flip_first_bit(theirs) + message
         _expect_refused("a flipped signature bit", lambda: receiver.open(flipped))
 
     return run
@@ -404,37 +447,37 @@ def _rsa_pss_cross_check(backend: str) -> Callable[[], None]:
 def _mldsa_check() -> None:
     from cryptography.hazmat.primitives.asymmetric import mldsa
 
-    from app.core.schemes import registry
+    from app.core.schemes.signatures import SignatureScheme
 
-    scheme = registry.create("ml-dsa", "cryptography", {"level": 44})
-    key = mldsa.MLDSA44PrivateKey.from_seed_bytes(lib.ACVP_MLDSA44_KEYGEN_SEED)
+    scheme = _create(SignatureScheme, "ml-dsa", "cryptography", {"level": 44})
+    vector = vectors.MLDSA_KEYGEN["ML-DSA-44"]
+    key = mldsa.MLDSA44PrivateKey.from_seed_bytes(vector.seed)
     sender, receiver = _session(scheme, scheme.known_answer_sender(key))
     sender2 = scheme.known_answer_sender(key)
-    _expect_equal("H(pk) = SHA3-256 of the verification key sent",
-                  lib._sha3_256(sender2.handshake(b"")), lib.ACVP_MLDSA44_KEYGEN_PK_SHA3_256)
-    payload = b"".join(sender.seal(lib.HASH_MESSAGE))
-    _expect_equal("receiver open", bytes(receiver.open(payload)), lib.HASH_MESSAGE)
-    _expect_refused("a flipped signature bit", lambda: receiver.open(payload[:2] + lib._flip_first_bit(payload[2:])))
+    expect_equal("H(pk) = SHA3-256 of the verification key sent",
+                 sha3_256(sender2.handshake(b"")), vector.pk_sha3_256)
+    payload = b"".join(sender.seal(_MESSAGE))
+    expect_equal("receiver open", bytes(receiver.open(payload)), _MESSAGE)
+    _expect_refused("a flipped signature bit", lambda: receiver.open(payload[:2] + flip_first_bit(payload[2:])))
 
 
 for _backend in ("cryptography", "pycryptodome"):
     _add("Ed25519 sign/verify, RFC 8032 TEST 1-3", _backend, KAT,
-         _via("signatures", "RFC 8032 §7.1 (Ed25519 TEST 1, TEST 2, TEST 3)"),
-         _eddsa_check("Ed25519", _backend, lambda: list(lib.RFC8032_ED25519)))
+         _via("signatures", RFC8032_71),
+         _eddsa_check("Ed25519", _backend, lambda: [vectors.ED25519[name] for name in ED25519_VECTORS]))
     _add("Ed448 sign/verify, RFC 8032 blank message", _backend, KAT,
-         _via("signatures", "RFC 8032 §7.4 (Ed448, first test: blank message)"),
-         _eddsa_check("Ed448", _backend, lambda: [lib.RFC8032_ED448_BLANK]))
-    for _curve, _constant, _section in (("P-256", "RFC6979_P256_SHA256", "A.2.5"),
-                                        ("P-384", "RFC6979_P384_SHA384", "A.2.6")):
+         _via("signatures", RFC8032_74),
+         _eddsa_check("Ed448", _backend, lambda: [vectors.ED448["blank"]]))
+    for _curve, _section in (("P-256", "A.2.5"), ("P-384", "A.2.6")):
         _add(f"ECDSA {_curve} verifies the RFC 6979 signature", _backend, KAT,
              _via("signatures", f"RFC 6979 §{_section} ({_curve}, message \"sample\")"),
-             _ecdsa_check(_curve, _backend, _constant))
+             _ecdsa_check(_curve, _backend))
     _add("RSA-2048 PSS-SHA256 agrees with the library", _backend, CROSS_CHECK,
          _via("signatures", "cross-check against cryptography with PSS-SHA256, MGF1-SHA256, 32-byte salt "
                             "(no published vector; PSS is randomised)"),
          _rsa_pss_cross_check(_backend))
 _add("ML-DSA-44 KeyGen from seed, sign/verify", "cryptography", KAT,
-     _via("signatures", "NIST ACVP-Server ML-DSA-keyGen-FIPS204 (vsId 42), tcId 1: seed -> pk (via SHA3-256)"),
+     _via("signatures", MLDSA44_KEYGEN_SOURCE),
      _mldsa_check)
 
 
@@ -448,20 +491,20 @@ def _rsa_oaep_cross_check(backend: str) -> Callable[[], None]:
         from cryptography.hazmat.primitives import hashes, serialization
         from cryptography.hazmat.primitives.asymmetric import padding
 
-        from app.core.schemes import registry
+        from app.core.schemes.pke import PkeScheme
 
-        library_key, _ = lib._rsa_interop_keys()
+        library_key, _ = interop_keys()
         oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
-        cipher = registry.create("rsa-oaep", backend, {"bits": 2048}).cipher
+        cipher = _create(PkeScheme, "rsa-oaep", backend, {"bits": 2048}).cipher
         public = library_key.public_key().public_bytes(serialization.Encoding.DER,
                                                        serialization.PublicFormat.SubjectPublicKeyInfo)
-        block = cipher.encrypt(cipher.load_public(public), lib.HASH_MESSAGE)
-        _expect_equal("library OAEP-SHA256 decryption of the adapter's ciphertext",
-                      library_key.decrypt(block, oaep), lib.HASH_MESSAGE)
+        block = cipher.encrypt(cipher.load_public(public), _MESSAGE)
+        expect_equal("library OAEP-SHA256 decryption of the adapter's ciphertext",
+                     library_key.decrypt(block, oaep), _MESSAGE)
         if backend == "cryptography":  # pycryptodome's private handle is made inside generate()
-            theirs = library_key.public_key().encrypt(lib.HASH_MESSAGE, oaep)
-            _expect_equal("adapter decryption of the library's ciphertext",
-                          bytes(cipher.decrypt(library_key, theirs)), lib.HASH_MESSAGE)
+            theirs = library_key.public_key().encrypt(_MESSAGE, oaep)
+            expect_equal("adapter decryption of the library's ciphertext",
+                         bytes(cipher.decrypt(library_key, theirs)), _MESSAGE)
 
     return run
 
@@ -478,26 +521,26 @@ for _backend in ("cryptography", "pycryptodome"):
 # ======================================================================================
 
 
-def _mlkem_check(level: int, constant: str) -> Callable[[], None]:
+def _mlkem_check(level: int, name: str) -> Callable[[], None]:
     def run() -> None:
         from cryptography.hazmat.primitives.asymmetric import mlkem
 
-        from app.core.schemes import registry
+        from app.core.schemes.hybrid import HybridScheme
 
-        vector = getattr(lib, constant)
-        kem = registry.create("ml-kem", "cryptography", {"level": level}).kem
+        vector = vectors.MLKEM[name]
+        kem = _create(HybridScheme, "ml-kem", "cryptography", {"level": level}).kem
         private = getattr(mlkem, f"MLKEM{level}PrivateKey").from_seed_bytes(vector.seed)
-        _expect_equal("decapsulate (published ciphertext)", kem.decapsulate(private, vector.ciphertext),
-                      vector.shared_secret)
+        expect_equal("decapsulate (published ciphertext)", kem.decapsulate(private, vector.ciphertext),
+                     vector.shared_secret)
         ek = private.public_key().public_bytes_raw()
-        _expect_equal("H(ek) = SHA3-256(ek)", lib._sha3_256(ek), vector.ek_sha3_256)
+        expect_equal("H(ek) = SHA3-256(ek)", sha3_256(ek), vector.ek_sha3_256)
         shared, enc = kem.encapsulate(kem.load_public(ek))
-        _expect_equal("decapsulate(encapsulate)", kem.decapsulate(private, enc), shared)
+        expect_equal("decapsulate(encapsulate)", kem.decapsulate(private, enc), shared)
 
     return run
 
 
-_add("ML-KEM-768 KeyGen from seed + Decaps", "cryptography", KAT, _via("hybrid", lib._CCTV_UNLUCKY.format(file="ML-KEM-768.txt")),
-     _mlkem_check(768, "CCTV_MLKEM768_UNLUCKY"))
-_add("ML-KEM-1024 KeyGen from seed + Decaps", "cryptography", KAT, _via("hybrid", lib._CCTV_UNLUCKY.format(file="ML-KEM-1024.txt")),
-     _mlkem_check(1024, "CCTV_MLKEM1024_UNLUCKY"))
+_add("ML-KEM-768 KeyGen from seed + Decaps", "cryptography", KAT,
+     _via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-768.txt")), _mlkem_check(768, "ML-KEM-768 unlucky"))
+_add("ML-KEM-1024 KeyGen from seed + Decaps", "cryptography", KAT,
+     _via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-1024.txt")), _mlkem_check(1024, "ML-KEM-1024 unlucky"))
