@@ -20,6 +20,7 @@ import annotated_types
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
 from app.core.resources import resource_path
 from app.core.schemes import registry
@@ -44,7 +45,7 @@ MAX_SAMPLES = 1_000_000
 MAX_PROFILE_BYTES = 16 << 20
 
 
-class ProfileError(ValueError):
+class ProfileError(CryptoBenchError):
     """A profile that cannot run. str() is a one-line message naming file and field."""
 
     def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
@@ -383,7 +384,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
 
         try:
             spec = registry.get_spec(job.scheme)
-        except KeyError:
+        except registry.UnknownScheme:
             raise fail("scheme", f"unknown scheme (got {json.dumps(job.scheme)}); see `cryptobench list`") from None
         backend = job.backend or spec.backends[0]
         if backend not in spec.backends:
@@ -391,7 +392,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                                   f"available: {', '.join(spec.backends)})")
         try:
             scheme = spec.create(backend, job.params)
-        except ValueError as exc:
+        except registry.RegistryError as exc:
             raise fail("params", str(exc)) from None
         if not job.tcp_nodelay and job.mode not in SESSION_MODES:
             raise fail("tcp_nodelay", "applies to loopback and remote jobs only (operations jobs use no socket)")
@@ -493,7 +494,7 @@ _SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1 << 20, 
 
 
 def parse_size_list(text: str) -> list[int]:
-    """"18, 1K, 4 KiB, 1M" -> [18, 1024, 4096, 1048576]; ValueError names the bad item.
+    """"18, 1K, 4 KiB, 1M" -> [18, 1024, 4096, 1048576]; ProfileError names the bad item.
 
     K/M/G and KiB/MiB/GiB are binary; kB/MB/GB are decimal.
     """
@@ -506,10 +507,10 @@ def parse_size_list(text: str) -> list[int]:
         match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([a-zA-Z]*)", item)
         unit = match.group(2).lower() if match else ""
         if match is None or unit not in _SIZE_UNITS:
-            raise ValueError(f"{item!r} is not a size (examples: 18, 1K, 4 KiB, 1M)")
+            raise ProfileError(f"{item!r} is not a size (examples: 18, 1K, 4 KiB, 1M)")
         value = float(match.group(1)) * _SIZE_UNITS[unit]
         if value != int(value):
-            raise ValueError(f"{item!r} is not a whole number of bytes")
+            raise ProfileError(f"{item!r} is not a whole number of bytes")
         sizes.append(int(value))
     return sizes
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.errors import CryptoBenchError
 from app.core.job_records import CpuUsage, Link, Load, MemoryUsage, Placement, Security, Validation
 from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
@@ -219,7 +220,7 @@ class RunResult:
         )
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(CryptoBenchError):
     """A results JSON file that cannot be read; the message names the file and the problem."""
 
 

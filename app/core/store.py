@@ -26,6 +26,7 @@ import numpy as np
 import platformdirs
 
 from app.core import runlock
+from app.core.errors import CryptoBenchError
 from app.core.results import JobResult, RunResult
 from app.core.results_check import (
     MAX_MAGNITUDE,
@@ -65,14 +66,26 @@ CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx);
 """
 
 
-class StoreError(Exception):
-    """The store cannot be opened or written; the message names the file."""
+class StoreError(CryptoBenchError):
+    """The store cannot be opened, read or written; the message names the file.
+
+    Every `sqlite3.Error` a store method meets comes out as one of these (reading a
+    damaged page, a locked file, a full disk), so a face catches StoreError alone."""
 
 
 class BrokenStoreError(StoreError):
     """The file is there but is not a store this version can use (corrupted, another
     program's SQLite file, or a newer schema). `move_aside` keeps it and frees the
     name, so the app can start a new store instead of failing on every start."""
+
+
+class RunNotFound(StoreError):
+    """No stored run has this id (or id prefix); the message names the id and the store."""
+
+
+class AmbiguousRunId(RunNotFound):
+    """The id prefix names several runs: a face treats it as "not found", the message
+    says how many match."""
 
 
 def move_aside(path: str | Path) -> Path:
@@ -212,7 +225,8 @@ class Store:
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own check of every page and index; empty when the file is sound."""
-        rows = [row[0] for row in self._db.execute("PRAGMA integrity_check")]
+        with self._reading():
+            rows = [str(row[0]) for row in self._db.execute("PRAGMA integrity_check")]
         return [] if rows == ["ok"] else rows
 
     def close(self) -> None:
@@ -223,6 +237,15 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Any SQLite failure inside (a page that cannot be read, a lock held too long)
+        as a StoreError naming the file."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the results store: {exc}") from None
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -277,36 +300,42 @@ class Store:
         )
         if limit is not None:
             query += f" LIMIT {int(limit)}"
-        rows = self._db.execute(query, (JobStatus.OK,))
-        return [RunSummary(*row[:6], jobs=row[6], ok_jobs=row[7] or 0) for row in rows]
+        with self._reading():
+            rows = self._db.execute(query, (JobStatus.OK,)).fetchall()
+        return [RunSummary(row[0], row[1], row[2], row[3], row[4], row[5], jobs=row[6], ok_jobs=row[7] or 0)
+                for row in rows]
 
     def resolve_run_id(self, prefix: str) -> str:
-        """A full run id from a unique prefix; KeyError explains none / several."""
+        """A full run id from a unique prefix; RunNotFound (AmbiguousRunId for several)."""
         # A literal prefix: LIKE would take "%" and "_" as wildcards (and ignore case).
-        rows = [r[0] for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?",
-                                               (len(prefix), prefix))]
+        with self._reading():
+            rows = [str(r[0]) for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?",
+                                                        (len(prefix), prefix))]
         if prefix in rows:
             return prefix
         if not rows:
-            raise KeyError(f"no run with id {prefix!r} in {self.path}")
+            raise RunNotFound(f"no run with id {prefix!r} in {self.path}")
         if len(rows) > 1:
-            raise KeyError(f"run id prefix {prefix!r} is ambiguous ({len(rows)} runs match)")
+            raise AmbiguousRunId(f"run id prefix {prefix!r} is ambiguous ({len(rows)} runs match)")
         return rows[0]
 
     def load_run(self, run_id: str) -> RunResult:
         """The run with every job that reads back intact. A damaged row (cut short, edited,
         wrong types) becomes a failed placeholder job whose error names the damage, and a
-        line in `RunResult.damaged`: one bad row must not hide the rest of the run."""
+        line in `RunResult.damaged`: one bad row must not hide the rest of the run.
+        RunNotFound for an unknown id, StoreError when the file cannot be read."""
         run_id = self.resolve_run_id(run_id)
         try:
             return self._load_run(run_id)
-        except sqlite3.DatabaseError as exc:  # a page SQLite cannot read: `cryptobench store` checks the file
+        except sqlite3.Error as exc:  # a page SQLite cannot read: `cryptobench store` checks the file
             raise StoreError(f"{self.path}: cannot read run {run_id}: {exc}") from None
 
     def _load_run(self, run_id: str) -> RunResult:
         row = self._db.execute(
             "SELECT id, started, finished, status, environment, profile, name FROM runs WHERE id = ?", (run_id,)
         ).fetchone()
+        if row is None:  # deleted (by another window or process) since its id was resolved
+            raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
         damaged: list[str] = []
         blocks: dict[str, dict[str, Any]] = {}
         for column, text, check in (("environment", row[4], check_environment), ("profile", row[5], check_profile)):
@@ -319,7 +348,7 @@ class Store:
         for job_id, idx, status, text in self._db.execute(
                 "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)):
             try:
-                jobs.append(JobResult.from_dict(_decode_job(text)))
+                jobs.append(_read_job(text))
             except _DamagedRow as exc:
                 jobs.append(_placeholder_job(job_id, idx, text, str(exc)))
                 damaged.append(f"{_row_name(job_id, idx)}: {exc}")
@@ -331,18 +360,19 @@ class Store:
         short, edited by hand, with a wrong type or a NaN): one line each, naming the row.
         `integrity_check` cannot see these; `load_run` shows the rest of their run."""
         found: list[str] = []
-        for run_id, environment, profile in self._db.execute("SELECT id, environment, profile FROM runs"):
-            for column, text, check in (("environment", environment, check_environment),
-                                        ("profile", profile, check_profile)):
+        with self._reading():
+            for run_id, environment, profile in self._db.execute("SELECT id, environment, profile FROM runs"):
+                for column, text, check in (("environment", environment, check_environment),
+                                            ("profile", profile, check_profile)):
+                    try:
+                        _decode_block(text, column, check)
+                    except _DamagedRow as exc:
+                        found.append(f"run {run_id}: {exc}")
+            for job_id, idx, text in self._db.execute("SELECT id, idx, result FROM jobs ORDER BY run_id, idx"):
                 try:
-                    _decode_block(text, column, check)
+                    _read_job(text)
                 except _DamagedRow as exc:
-                    found.append(f"run {run_id}: {exc}")
-        for job_id, idx, text in self._db.execute("SELECT id, idx, result FROM jobs ORDER BY run_id, idx"):
-            try:
-                JobResult.from_dict(_decode_job(text))
-            except _DamagedRow as exc:
-                found.append(f"{_row_name(job_id, idx)}: {exc}")
+                    found.append(f"{_row_name(job_id, idx)}: {exc}")
         return found
 
 
@@ -391,7 +421,7 @@ def _decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
 
 def _decode_job(text: Any) -> dict[str, Any]:
     """A job row as a results dict (samples unpacked), every field checked."""
-    data = _json_row(text, "result")
+    data: dict[str, Any] = _json_row(text, "result")  # check_job refuses anything but an object
     try:
         check_job(data, "result")  # the packed form: samples are base64 strings here
         for name, metric in data["metrics"].items():
@@ -400,6 +430,15 @@ def _decode_job(text: Any) -> dict[str, Any]:
     except ResultsDataError as exc:
         raise _DamagedRow(str(exc)) from None
     return data
+
+
+def _read_job(text: Any) -> JobResult:
+    """A job row as a JobResult; _DamagedRow if it does not read back."""
+    data = _decode_job(text)
+    try:
+        return JobResult.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:  # not expected after check_job: a last line of defence
+        raise _DamagedRow(f"result: {type(exc).__name__}: {exc}") from None
 
 
 def _unpack_metric(metric: dict[str, Any], where: str) -> None:
@@ -451,6 +490,6 @@ def _placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult
     return JobResult(
         id=str(job_id), index=index, scheme=found.get("scheme", "unknown"), backend=found.get("backend", ""),
         params={}, label=found.get("label", f"job #{index}"), family=family if family in set(Family) else "",
-        mode=found.get("mode") if found.get("mode") in set(Mode) else Mode.OPERATIONS, message_size=size,
+        mode=str(found["mode"]) if found.get("mode") in set(Mode) else Mode.OPERATIONS, message_size=size,
         status=JobStatus.FAILED,
         error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact")

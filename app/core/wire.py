@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.core.errors import CryptoBenchError
 from app.core.text import escape_control
 
 MAGIC = b"CB"
@@ -84,7 +85,7 @@ _ERROR = FrameType.ERROR
 _KERNEL_TIMEOUTS = sys.platform.startswith("linux") and hasattr(socket, "SO_RCVTIMEO")
 
 
-class WireError(Exception):
+class WireError(CryptoBenchError):
     """Any problem reading or writing frames; str() says what, for the job's error."""
 
 

@@ -16,12 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core import results as results_io
+from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
 from app.core.results import RunResult
 
 #: Called with (done, total) while a long export (the PDF) is written.
 ProgressCallback = Callable[[int, int], None]
 PAGE_SIZE_NAMES = ("A4", "Letter")
+
+
+class ExportError(CryptoBenchError):
+    """An export asked for in a way no exporter serves (format, page size, baseline);
+    the message names the value and the choices. A file that cannot be written is an
+    OSError (app.core.fileio.FileWriteError) naming the file."""
 
 
 @dataclass(frozen=True)
@@ -79,11 +86,11 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
 
 
 def exporter(name: str) -> Exporter:
-    """The exporter called `name`; ValueError lists the valid names."""
+    """The exporter called `name`; ExportError lists the valid names."""
     try:
         return EXPORTERS[name.lower()]
     except KeyError:
-        raise ValueError(f"unknown export format {name!r}: choose one of {', '.join(EXPORTERS)}") from None
+        raise ExportError(f"unknown export format {name!r}: choose one of {', '.join(EXPORTERS)}") from None
 
 
 def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None = None, page_size: str = "A4",
@@ -91,14 +98,14 @@ def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None 
     """Write `run` as format `name` to `path` (atomically) and return the path.
 
     Raises:
-        ValueError: unknown format or page size, or a baseline given to a results format.
+        ExportError: unknown format or page size, or a baseline given to a results format.
         OSError: the file cannot be written (the message names it).
     """
     chosen = exporter(name)
     if page_size not in PAGE_SIZE_NAMES:
-        raise ValueError(f"unknown page size {page_size!r}: choose A4 or Letter")
+        raise ExportError(f"unknown page size {page_size!r}: choose A4 or Letter")
     if baseline is not None and not chosen.is_report:
-        raise ValueError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
+        raise ExportError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
     chosen.write(run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress,
                                                      appendix=appendix))
     return Path(path)

@@ -13,7 +13,7 @@ import pytest
 
 from app.core.results import JobResult, MetricResult, RunResult
 from app.core.stats import summarize
-from app.core.store import Store, StoreError, default_store_path
+from app.core.store import AmbiguousRunId, RunNotFound, Store, StoreError, default_store_path
 
 
 def _run(run_id: str = "20260101-000000-aaaaaa", status: str = "running") -> RunResult:
@@ -79,9 +79,9 @@ def test_prefix_lookup_and_delete(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite3") as store:
         store.begin_run(_run("20260101-000000-aaaaaa"))
         store.begin_run(_run("20260101-000000-aaaabb"))
-        with pytest.raises(KeyError, match="ambiguous"):
+        with pytest.raises(AmbiguousRunId, match="ambiguous"):
             store.resolve_run_id("20260101")
-        with pytest.raises(KeyError, match="no run"):
+        with pytest.raises(RunNotFound, match="no run"):
             store.resolve_run_id("1999")
         assert store.resolve_run_id("20260101-000000-aaaab") == "20260101-000000-aaaabb"
         assert store.delete_run("20260101-000000-aaaabb")
@@ -92,9 +92,9 @@ def test_prefix_is_matched_literally_not_as_a_like_pattern(tmp_path: Path) -> No
     with Store(tmp_path / "s.sqlite3") as store:
         store.begin_run(_run("20260101-000000-aaaaaa"))
         for pattern in ("%", "2026010_", "20260101-%", "_0260101"):
-            with pytest.raises(KeyError, match="no run"):
+            with pytest.raises(RunNotFound, match="no run"):
                 store.resolve_run_id(pattern)
-        with pytest.raises(KeyError, match="no run"):
+        with pytest.raises(RunNotFound, match="no run"):
             store.resolve_run_id("20260101-000000-AAAAAA")  # ids are matched with their case
         assert store.resolve_run_id("2026") == "20260101-000000-aaaaaa"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.core.results import RunResult, load_results_file
-from app.report.exporters import EXPORTERS, export, exporter
+from app.report.exporters import EXPORTERS, ExportError, export, exporter
 
 
 def test_every_format_is_registered_with_its_suffix() -> None:
@@ -21,7 +21,7 @@ def test_every_format_is_registered_with_its_suffix() -> None:
         "json": ".json", "csv": ".csv", "markdown": ".md", "pdf": ".pdf"}
     assert [e.name for e in EXPORTERS.values() if e.is_report] == ["markdown", "pdf"]
     assert exporter("PDF").file_filter == "PDF report (*.pdf)"
-    with pytest.raises(ValueError, match="unknown export format 'docx': choose one of json, csv, markdown, pdf"):
+    with pytest.raises(ExportError, match="unknown export format 'docx': choose one of json, csv, markdown, pdf"):
         exporter("docx")
 
 
@@ -67,9 +67,9 @@ def test_pdf_report_is_written_with_both_page_sizes(hand_run: RunResult, hand_ba
 
 def test_bad_requests_are_refused_before_writing(hand_run: RunResult, hand_baseline: RunResult,
                                                  tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="unknown page size 'A5'"):
+    with pytest.raises(ExportError, match="unknown page size 'A5'"):
         export("pdf", hand_run, tmp_path / "r.pdf", page_size="A5")
-    with pytest.raises(ValueError, match="only applies to reports"):
+    with pytest.raises(ExportError, match="only applies to reports"):
         export("json", hand_run, tmp_path / "r.json", baseline=hand_baseline)
     assert not list(tmp_path.iterdir())
 

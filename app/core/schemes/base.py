@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from app.core.errors import BadParameter, CryptoBenchError, UnknownBackend
+
 Buffer: TypeAlias = bytes | bytearray | memoryview
 Payload: TypeAlias = tuple[bytes, ...]
 ParamValue: TypeAlias = int | str | bool
@@ -100,7 +102,7 @@ KEYGEN_ON_SENDER: frozenset[Family] = frozenset({Family.SIGNATURE})
 NO_KEYGEN: frozenset[Family] = frozenset({Family.HASH, Family.KDF})
 
 
-class SchemeError(Exception):
+class SchemeError(CryptoBenchError):
     """Base of every error a scheme raises on purpose."""
 
 
@@ -295,9 +297,9 @@ class SchemeSpec:
         raise KeyError(name)
 
     def resolve_params(self, backend: str, given: Mapping[str, Any]) -> dict[str, ParamValue]:
-        """Fill defaults and validate; raise ValueError naming the bad parameter."""
+        """Fill defaults and validate; UnknownBackend, or BadParameter naming the parameter."""
         if backend not in self.backends:
-            raise ValueError(
+            raise UnknownBackend(
                 f"backend {backend!r} is not available for {self.scheme_id} "
                 f"(available: {', '.join(self.backends)})"
             )
@@ -305,18 +307,18 @@ class SchemeSpec:
         for name in given:
             if name not in known:
                 allowed = ", ".join(sorted(known)) or "none"
-                raise ValueError(f"unknown parameter {name!r} for {self.scheme_id} (allowed: {allowed})")
+                raise BadParameter(f"unknown parameter {name!r} for {self.scheme_id} (allowed: {allowed})")
         resolved: dict[str, ParamValue] = {}
         for spec in self.params:
             value = given.get(spec.name, spec.default)
             problem = spec.check(value)
             if problem:
-                raise ValueError(f"parameter {spec.name!r} of {self.scheme_id} {problem}, got {value!r}")
+                raise BadParameter(f"parameter {spec.name!r} of {self.scheme_id} {problem}, got {value!r}")
             resolved[spec.name] = value
         if self.constraint is not None:
             problem = self.constraint(backend, resolved)
             if problem:
-                raise ValueError(problem)
+                raise BadParameter(problem)
         return resolved
 
     def create(self, backend: str, params: Mapping[str, Any] | None = None) -> Scheme:

@@ -11,6 +11,12 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
+# The registry's errors, importable from here where they are raised (app.core.errors
+# holds them because SchemeSpec.resolve_params raises them too).
+from app.core.errors import BadParameter as BadParameter
+from app.core.errors import RegistryError as RegistryError
+from app.core.errors import UnknownBackend as UnknownBackend
+from app.core.errors import UnknownScheme as UnknownScheme
 from app.core.schemes.base import Family, Scheme, SchemeSpec
 
 #: One module per family group, each exposing SPECS. Order = listing order.
@@ -44,15 +50,16 @@ def scheme_ids() -> list[str]:
 
 
 def get_spec(scheme_id: str) -> SchemeSpec:
-    """The spec for `scheme_id`; KeyError with the known ids when unknown."""
+    """The spec for `scheme_id`; UnknownScheme, listing the known ids, when unknown."""
     try:
         return _registry()[scheme_id]
     except KeyError:
-        raise KeyError(f"unknown scheme {scheme_id!r} (known: {', '.join(_registry())})") from None
+        raise UnknownScheme(f"unknown scheme {scheme_id!r} (known: {', '.join(_registry())})") from None
 
 
 def create(scheme_id: str, backend: str, params: Mapping[str, Any] | None = None) -> Scheme:
-    """Build a concrete scheme; ValueError/KeyError explain a bad id, backend or parameter."""
+    """Build a concrete scheme; a RegistryError (UnknownScheme, UnknownBackend,
+    BadParameter) explains a bad id, backend or parameter."""
     return get_spec(scheme_id).create(backend, params)
 
 
@@ -72,7 +79,7 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
     Security bits are listed per parameter choice of the first parameter with
     choices (e.g. per key size), measured from the scheme's own metadata.
     """
-    variants = []
+    variants: list[dict[str, Any]] = []
     backend = spec.backends[0]
     # The axis that changes the security level (size, curve, level), not e.g. the KDF.
     choice_param = next((p for p in spec.params if p.name in _VARIANT_AXES and p.choices), None)
@@ -84,7 +91,7 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
                 scheme = spec.create(candidate, params)
                 backend = candidate
                 break
-            except ValueError:
+            except RegistryError:  # this value is not available in this backend
                 continue
         else:
             continue

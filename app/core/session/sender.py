@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.errors import SessionError
 from app.core.events import ChildFailed, Progress, RawMetric, SizeMeasured, SizeStarted
 from app.core.lifeline import exit_with_parent
 from app.core.ops import (
@@ -137,11 +138,11 @@ def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
     return out
 
 
-class SessionFailed(Exception):
+class SessionFailed(SessionError):
     """The session cannot go on (the receiver refused the job or the handshake)."""
 
 
-class ServerBusy(Exception):
+class ServerBusy(SessionError):
     """The (authenticated) receiver's queue is full: reconnect after `retry_after` seconds."""
 
     def __init__(self, retry_after: float) -> None:

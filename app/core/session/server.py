@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.errors import SessionError
 from app.core.schemes.base import SchemeError
 from app.core.session import DEFAULT_PORT
 from app.core.session.auth import AuthenticationFailed, ServerHandshake
@@ -55,7 +56,7 @@ BUSY_RETRY_SECONDS = 2.0
 Log = Callable[[str], None]
 
 
-class TokenFileError(ValueError):
+class TokenFileError(SessionError):
     """A token file that cannot be used; str() names the file and the fix."""
 
 

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from app.core.errors import BadParameter
 from app.core.schemes.base import (
     AuthenticationError,
     Family,
@@ -168,7 +169,7 @@ def test_hash_specs() -> None:
         assert spec.backends == BACKENDS
         assert spec.params == ()
         assert spec.resolve_params("pycryptodome", {}) == {}
-        with pytest.raises(ValueError, match="unknown parameter"):
+        with pytest.raises(BadParameter, match="unknown parameter"):
             spec.create("cryptography", {"digest_bits": 256})
 
 
@@ -286,9 +287,9 @@ def test_hkdf_rejects_malformed_salt_and_handshake(backend: str) -> None:
 def test_hkdf_output_length_limit(backend: str, digest: str, limit: int) -> None:
     spec = SPEC_BY_ID["hkdf"]
     assert spec.resolve_params(backend, {"digest": digest, "output_length": limit})["output_length"] == limit
-    with pytest.raises(ValueError, match=str(limit + 1)):
+    with pytest.raises(BadParameter, match=str(limit + 1)):
         spec.create(backend, {"digest": digest, "output_length": limit + 1})
-    with pytest.raises(ValueError, match="output_length"):
+    with pytest.raises(BadParameter, match="output_length"):
         spec.create(backend, {"digest": digest, "output_length": 0})
 
 
@@ -298,7 +299,7 @@ def test_hkdf_params() -> None:
     assert spec.backends == BACKENDS
     assert spec.resolve_params("cryptography", {}) == {"digest": "sha256", "secret_size": 32, "output_length": 32}
     for bad in ({"secret_size": 0}, {"secret_size": 1025}, {"digest": "sha512"}, {"secret_size": "32"}):
-        with pytest.raises(ValueError):
+        with pytest.raises(BadParameter):
             spec.create("cryptography", bad)
 
 

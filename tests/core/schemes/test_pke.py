@@ -556,7 +556,7 @@ def test_textbook_rsa_is_registered() -> None:
     described = registry.describe(spec)
     assert [v["label"] for v in described["variants"]] == [f"RSA-{bits} textbook" for bits in TEXTBOOK_SIZES]
     assert all(v["insecure"] is True for v in described["variants"])
-    with pytest.raises(ValueError, match="python"):
+    with pytest.raises(registry.UnknownBackend, match="python"):
         registry.create("rsa-textbook", "cryptography", {})
 
 
@@ -567,7 +567,7 @@ def test_textbook_rsa_is_registered() -> None:
     ({"e": 3}, ("'e'",)),
 ])
 def test_textbook_rsa_refuses_bad_params(params: dict[str, Any], names: tuple[str, ...]) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(registry.BadParameter) as caught:
         registry.create("rsa-textbook", "python", params)
     for name in names:
         assert name in str(caught.value)

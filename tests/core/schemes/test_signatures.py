@@ -12,6 +12,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, padding, rsa
 
+from app.core.errors import BadParameter, UnknownBackend
 from app.core.schemes.base import (
     AuthenticationError,
     Family,
@@ -362,11 +363,11 @@ def test_specs_declare_ids_params_and_backends() -> None:
     assert SPEC_BY_ID["rsa-pss"].resolve_params("pycryptodome", {}) == {"bits": 3072}
     assert SPEC_BY_ID["ml-dsa"].resolve_params("cryptography", {}) == {"level": 65}
     assert SPEC_BY_ID["ed448"].resolve_params("cryptography", {}) == {}
-    with pytest.raises(ValueError, match="curve"):
+    with pytest.raises(BadParameter, match="curve"):
         SPEC_BY_ID["ecdsa"].create("cryptography", {"curve": "P-192"})
-    with pytest.raises(ValueError, match="bits"):
+    with pytest.raises(BadParameter, match="bits"):
         SPEC_BY_ID["rsa-pss"].create("cryptography", {"bits": 1024})
-    with pytest.raises(ValueError, match="pycryptodome"):
+    with pytest.raises(UnknownBackend, match="pycryptodome"):
         SPEC_BY_ID["ml-dsa"].create("pycryptodome")
 
 
