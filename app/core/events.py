@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.stats import MetricStats, StabilityWarning, check_stability, summarize
+from app.core.vocab import LogLevel
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class RunFinished:
 
 @dataclass(frozen=True)
 class LogMessage:
-    level: str  # "info" | "warning" | "error"
+    level: LogLevel
     text: str
     job_index: int | None = None
 

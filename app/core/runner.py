@@ -68,7 +68,7 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, SessionPlan, sender_main
 from app.core.store import Store, StoreError
-from app.core.vocab import Role
+from app.core.vocab import JobStatus, LogLevel, Mode, Role, RunStatus
 
 EventHandler = Callable[[Any], None]
 #: How long the supervisor waits for a child's next message before checking for
@@ -176,7 +176,7 @@ class Runner:
         # How job processes started (a fresh interpreter, or a fork of the preloaded fork
         # server): a condition of every timing and of every process's RSS.
         environment["job_start_method"] = start_method()
-        run = RunResult(id=new_run_id(), started=now_iso(), status="running", environment=environment,
+        run = RunResult(id=new_run_id(), started=now_iso(), status=RunStatus.RUNNING, environment=environment,
                         profile=self.profile.to_dict())
         governors = environment.get("cpu", {}).get("governors") or []
         self._scaling = stats.frequency_scaling_warning(governors)
@@ -188,7 +188,7 @@ class Runner:
         self.current_run = run
         self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
         if self._parallel is not None:
-            self.on_event(LogMessage("warning", f"{self._parallel.message}. {self._parallel.fix}."))
+            self.on_event(LogMessage(LogLevel.WARNING, f"{self._parallel.message}. {self._parallel.fix}."))
         return run
 
     def execute(self, run: RunResult, job: ResolvedJob, base_index: int) -> list[JobResult]:
@@ -196,7 +196,7 @@ class Runner:
         (it touches neither the store nor the run)."""
         results = self._run_job(job, run.id, base_index)
         for result in results:
-            if result.status == "ok":
+            if result.status == JobStatus.OK:
                 result.warnings.extend(w for w in (self._scaling, self._parallel) if w is not None)
         return results
 
@@ -216,18 +216,18 @@ class Runner:
         """Stop writing to a store that failed; the run and its results go on in memory."""
         self.store_error = str(exc)
         self.store = None
-        self.on_event(LogMessage("error", f"{exc}. The run goes on; its results are kept in memory "
+        self.on_event(LogMessage(LogLevel.ERROR, f"{exc}. The run goes on; its results are kept in memory "
                                           "and can still be exported."))
 
     def finish(self, run: RunResult) -> RunResult:
         run.jobs.sort(key=lambda job: job.index)
         run.finished = now_iso()
         if self.cancel.is_set():
-            run.status = "cancelled"
+            run.status = RunStatus.CANCELLED
         elif len(run.jobs) < self.total_jobs:
-            run.status = "failed"
+            run.status = RunStatus.FAILED
         else:
-            run.status = "finished"
+            run.status = RunStatus.FINISHED
         if self.store is not None:
             try:
                 self.store.finish_run(run.id, run.status, run.finished)
@@ -241,7 +241,7 @@ class Runner:
     def _run_job(self, job: ResolvedJob, run_id: str, base_index: int) -> list[JobResult]:
         sizes = job.message_sizes
         if self.cancel.is_set():
-            return [self._empty_result(job, run_id, base_index + i, size, "cancelled", "cancelled before start")
+            return [self._empty_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
                     for i, size in enumerate(sizes)]
         return _ChildSupervisor(self, job, run_id, base_index).execute()
 
@@ -250,7 +250,7 @@ class Runner:
         result = JobResult(
             id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
             label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
-            tcp_nodelay=job.tcp_nodelay if job.mode != "operations" else None,
+            tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
         )
         try:
             info = registry.create(job.scheme, job.backend, job.params).info
@@ -324,28 +324,28 @@ class _ChildSupervisor:
         cancelled = False
         exitcodes: dict[str, int | None] = {}
         try:
-            if job.mode == "operations":
-                self._start("worker", child_main, OpsPlan(
+            if job.mode == Mode.OPERATIONS:
+                self._start(Role.WORKER, child_main, OpsPlan(
                     job_index=self.base, scheme=job.scheme, backend=job.backend, params=dict(job.params),
                     message_sizes=list(job.message_sizes), samples=job.samples, warmup=job.warmup,
                     keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper))
-                main = "worker"
-            elif job.mode == "loopback":
+                main = Role.WORKER
+            elif job.mode == Mode.LOOPBACK:
                 token = secrets.token_bytes(TOKEN_BYTES)
-                self._start("receiver", receiver_main, ReceiverPlan(token))
+                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token))
                 port = self._wait_for_port()
                 if port is None:
                     cancelled = self.runner.cancel.is_set()
                     return self._finish(self._stop_all(), cancelled)
-                self._start("sender", sender_main, self._session_plan("127.0.0.1", port, token))
-                main = "sender"
+                self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
+                main = Role.SENDER
             else:
                 remote = self.runner.remote
                 if remote is None:  # resolve_jobs refuses this; kept as a clear error
                     self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
                     return self._finish({}, False)
-                self._start("sender", sender_main, self._session_plan(remote.host, remote.port, remote.token))
-                main = "sender"
+                self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
+                main = Role.SENDER
             try:
                 self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()},
                                                on_sample=self._on_resource)
@@ -357,7 +357,7 @@ class _ChildSupervisor:
             cancelled = self._pump(main)
         except _StartFailed as exc:
             self.start_error = str(exc)
-            self.emit(LogMessage("error", f"{job.label}: {exc}", self.current))
+            self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
         finally:
             if self.sampler is not None:
                 self.sampler.stop()
@@ -366,7 +366,7 @@ class _ChildSupervisor:
 
     def _wait_for_port(self) -> int | None:
         """The loopback receiver's bound port, or None (cancelled, or it failed)."""
-        pipe = self.pipes["receiver"]
+        pipe = self.pipes[Role.RECEIVER]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             if self.runner.cancel.is_set():
@@ -402,7 +402,7 @@ class _ChildSupervisor:
                     if role == main:
                         main_done_at = time.monotonic()
                     continue
-                if role == "receiver":
+                if role == Role.RECEIVER:
                     self._handle_receiver(message)
                 else:
                     self._handle(message)
@@ -411,7 +411,7 @@ class _ChildSupervisor:
     def _handle_receiver(self, message: Any) -> None:
         kind, value = message
         if kind == "log":
-            self.emit(LogMessage("warning", f"{self.job.label}: {value}", self.current))
+            self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {value}", self.current))
         elif kind == "error":
             self.receiver_error = str(value)
 
@@ -452,17 +452,17 @@ class _ChildSupervisor:
             self.results[message.size_index] = self._build(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):
             self.child_error = message.error
-            self.emit(LogMessage("error", f"{self.job.label}: {message.error}", self.current))
+            self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
 
     def _failure_cause(self, exitcodes: dict[str, int | None]) -> str:
         """One sentence naming why a job ended early, the most basic cause first."""
         if self.start_error:  # any process we stopped afterwards was stopped because of it
             return self.start_error
-        for role in ("receiver", "sender", "worker"):
+        for role in (Role.RECEIVER, Role.SENDER, Role.WORKER):
             code = exitcodes.get(role)
             if code is not None and code < 0 and role not in self.stopped_by_us:
                 cause = _death_cause(role, code)
-                if self.child_error and role == "receiver":
+                if self.child_error and role == Role.RECEIVER:
                     cause += f" (sender: {self.child_error})"
                 return cause
         if self.child_error:
@@ -471,7 +471,7 @@ class _ChildSupervisor:
             return self.child_error
         if self.receiver_error:
             return self.receiver_error
-        main = "worker" if "worker" in exitcodes else "sender"
+        main = Role.WORKER if Role.WORKER in exitcodes else Role.SENDER
         return _death_cause(main, exitcodes.get(main))
 
     def _finish(self, exitcodes: dict[str, int | None], cancelled: bool) -> list[JobResult]:
@@ -482,16 +482,16 @@ class _ChildSupervisor:
                 continue
             index = self.base + i
             if cancelled:
-                status, error = "cancelled", "cancelled by the user"
+                status, error = JobStatus.CANCELLED, "cancelled by the user"
             else:
-                status, error = "failed", self._failure_cause(exitcodes)
+                status, error = JobStatus.FAILED, self._failure_cause(exitcodes)
             results.append(self.runner._empty_result(self.job, self.run_id, index, size, status, error))
         return results
 
     def _build(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> JobResult:
         job = self.job
         index = self.base + measured.size_index
-        result = self.runner._empty_result(job, self.run_id, index, measured.message_size, "ok", None)
+        result = self.runner._empty_result(job, self.run_id, index, measured.message_size, JobStatus.OK, None)
         result.finished = now_iso()
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
@@ -499,9 +499,9 @@ class _ChildSupervisor:
         result.validation = Validation(checked=measured.checked, failed=measured.failed,
                                        tamper_tried=measured.tamper_tried, tamper_rejected=measured.tamper_rejected)
         if measured.error:
-            result.status, result.error = "failed", measured.error
+            result.status, result.error = JobStatus.FAILED, measured.error
         elif failures:
-            result.status = "failed"
+            result.status = JobStatus.FAILED
             result.error = "tampered payload not rejected: " + "; ".join(failures)
         seal, _ = _per_message_metrics(job)
         for name, raw in measured.metrics.items():
@@ -554,7 +554,7 @@ class _ChildSupervisor:
 
 def _per_message_metrics(job: ResolvedJob) -> tuple[str, str | None]:
     """The metrics that time one message on each side: (seal, open)."""
-    if job.mode == "operations":
+    if job.mode == Mode.OPERATIONS:
         return SEAL_METRIC[job.family], OPEN_METRIC.get(job.family)
     return "compute", "receiver"
 

@@ -1,4 +1,4 @@
-"""The closed vocabularies of profiles and results, defined once.
+"""The closed vocabularies of profiles, results and run events, defined once.
 
 Each is a `StrEnum`: a member *is* its JSON value (`JobStatus.OK == "ok"`,
 `json.dumps(Mode.LOOPBACK) == '"loopback"'`), so profiles and results files keep the
@@ -79,6 +79,15 @@ class Role(enum.StrEnum):
     SENDER = "sender"
     #: Sessions: the server that opens and acknowledges.
     RECEIVER = "receiver"
+
+
+class LogLevel(enum.StrEnum):
+    """How much a log line matters, least first (the GUI's log view filters by this order)."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
 
 
 #: The process whose timings are the job's figures, by mode: the operations worker, or

@@ -12,16 +12,18 @@ import time
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from app.core.text import escape_control
+from app.core.vocab import LogLevel
 
 MAX_LINES = 5000
-LEVELS = ("debug", "info", "warning", "error")
 #: Filter choices: (title, lowest level shown).
-FILTERS = (("Everything", "debug"), ("Info and above", "info"), ("Warnings and errors", "warning"),
-           ("Errors only", "error"))
+FILTERS = (("Everything", LogLevel.DEBUG), ("Info and above", LogLevel.INFO),
+           ("Warnings and errors", LogLevel.WARNING), ("Errors only", LogLevel.ERROR))
+#: LogLevel lists the levels least first.
+_RANKS = {level: rank for rank, level in enumerate(LogLevel)}
 
 
 def _rank(level: str) -> int:
-    return LEVELS.index(level) if level in LEVELS else LEVELS.index("info")
+    return _RANKS.get(level, _RANKS[LogLevel.INFO])
 
 
 class LogView(QWidget):

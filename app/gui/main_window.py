@@ -57,7 +57,7 @@ from app.core.results import JobResult, RunResult
 from app.core.runner import preload
 from app.core.session import DEFAULT_PORT
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
-from app.core.vocab import JobStatus, Mode
+from app.core.vocab import JobStatus, LogLevel, Mode
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
@@ -517,7 +517,7 @@ class MainWindow(ExportActions, QMainWindow):
                 self._log_result(event.result)
             elif isinstance(event, RunStarted):
                 self._total_jobs = event.total_jobs
-                self.append_log("info", f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of "
+                self.append_log(LogLevel.INFO, f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of "
                                         f"{event.profile_name}")
             elif isinstance(event, LogMessage):
                 self.append_log(event.level, event.text)
@@ -542,13 +542,13 @@ class MainWindow(ExportActions, QMainWindow):
         self.status_eta.setText(eta.text)
 
     def _log_result(self, result: JobResult) -> None:
-        level = "info" if result.status == JobStatus.OK else "error"
+        level = LogLevel.INFO if result.status == JobStatus.OK else LogLevel.ERROR
         text = f"{result.label} · {result.message_size} B: {result.status}"
         if result.error:
             text += f" — {result.error}"
         self.append_log(level, text)
         for warning in result.warnings:
-            self.append_log("warning", f"{result.label} · {warning.metric or 'job'}: {warning.message} "
+            self.append_log(LogLevel.WARNING, f"{result.label} · {warning.metric or 'job'}: {warning.message} "
                                        f"— {warning.fix}")
 
     def _on_run_finished(self, run: RunResult) -> None:
@@ -557,7 +557,7 @@ class MainWindow(ExportActions, QMainWindow):
         self.status_eta.setText("")
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
-        self.append_log("info", f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
+        self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
         self.plots.show_results(run.jobs)
         self.history.refresh()
         self._update_run_actions()
@@ -574,17 +574,17 @@ class MainWindow(ExportActions, QMainWindow):
     def _on_result_selected(self, result: JobResult | None) -> None:
         self.plots.select_result(result)
 
-    def append_log(self, level: str, text: str) -> None:
+    def append_log(self, level: LogLevel, text: str) -> None:
         # A job's error may quote a remote peer: the log shows its control characters, not obeys them.
         self.log.append(level, text)
-        if level == "error":
+        if level == LogLevel.ERROR:
             self.log_dock.raise_()
 
     # --- dialogs ------------------------------------------------------------------------
 
     def error(self, title: str, message: str, next_step: str) -> None:
         """An error a person can act on: what happened and what to do next."""
-        self.append_log("error", f"{title}: {message}")
+        self.append_log(LogLevel.ERROR, f"{title}: {message}")
         self.last_error = (title, message, next_step)
         box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
         box.setInformativeText(next_step)
@@ -620,7 +620,7 @@ class MainWindow(ExportActions, QMainWindow):
         jobs stay in the store, the run is recorded as cancelled), finish a report being
         written, save the window state, close without asking. Returns the exit code,
         128 + the signal's number, as a shell reports a process a signal stopped."""
-        self.append_log("warning", f"stopped by signal {signum}: the run is cancelled and the window closes")
+        self.append_log(LogLevel.WARNING, f"stopped by signal {signum}: the run is cancelled and the window closes")
         self._closing_for_signal = True
         self.controller.shutdown()
         self.report_pool.waitForDone()

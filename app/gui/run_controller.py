@@ -24,6 +24,7 @@ from app.core.results import JobResult, RunResult
 from app.core.runner import Runner
 from app.core.session.sender import RemoteTarget
 from app.core.store import Store
+from app.core.vocab import JobStatus, LogLevel
 from app.gui.pool_task import PoolTask, Progress
 
 DRAIN_INTERVAL_MS = 33  # ~30 Hz: smooth enough for live plots, cheap for the event loop
@@ -75,7 +76,7 @@ class JobRunnable(PoolTask[JobOutcome]):
         except Exception as exc:  # noqa: BLE001 - a bug in the supervisor must not hang the run
             results = []
             for k, size in enumerate(job.message_sizes):
-                failed = self.runner._empty_result(job, self.run_result.id, base + k, size, "failed",
+                failed = self.runner._empty_result(job, self.run_result.id, base + k, size, JobStatus.FAILED,
                                                    f"internal error: {type(exc).__name__}: {exc}")
                 results.append(failed)
         problem = None
@@ -160,7 +161,7 @@ class RunController(QObject):
         if self.runner is None or self.run is None:
             return
         if outcome.store_problem:
-            self.buffer.push(LogMessage("error", outcome.store_problem))
+            self.buffer.push(LogMessage(LogLevel.ERROR, outcome.store_problem))
         self.runner.record(self.run, outcome.results, stored=True)
         self._pending.discard(outcome.number)
         if not self._pending:
@@ -171,7 +172,7 @@ class RunController(QObject):
         them and ends "failed", rather than waiting for them forever."""
         if self.runner is None or self.run is None:
             return
-        self.buffer.push(LogMessage("error", f"job {number + 1}: {message}"))
+        self.buffer.push(LogMessage(LogLevel.ERROR, f"job {number + 1}: {message}"))
         self._pending.discard(number)
         if not self._pending:
             self._finish()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow
 from app.core.fileio import FileWriteError
 from app.core.results import RunResult
 from app.core.store import Store, StoreError
+from app.core.vocab import LogLevel
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
 from app.report.exporters import export
 
@@ -40,7 +41,7 @@ class ExportActions(QMainWindow):
 
     if TYPE_CHECKING:  # MainWindow's methods; declared only, so they never shadow the real ones
         def error(self, title: str, message: str, next_step: str) -> None: ...
-        def append_log(self, level: str, text: str) -> None: ...
+        def append_log(self, level: LogLevel, text: str) -> None: ...
         def _folder(self, kind: str) -> str: ...
         def _remember_folder(self, kind: str, path: Path) -> None: ...
 
@@ -92,7 +93,7 @@ class ExportActions(QMainWindow):
             with Store(self.store_path) as store:
                 runs = store.list_runs()
         except StoreError as exc:
-            self.append_log("warning", f"History unavailable for reports: {exc}")
+            self.append_log(LogLevel.WARNING, f"History unavailable for reports: {exc}")
         dialog = ReportDialog(runs, self.last_run, self._folder("reports"), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.write_report(dialog.request()))
@@ -134,7 +135,7 @@ class ExportActions(QMainWindow):
 
     def _report_written(self, path: str) -> None:
         self._report_writer = None
-        self.append_log("info", f"Report written: {path}")
+        self.append_log(LogLevel.INFO, f"Report written: {path}")
         self.statusBar().showMessage(f"Report written: {path}", 8000)
         self.report_written.emit(path)
 
