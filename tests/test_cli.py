@@ -128,8 +128,28 @@ def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_unknown_run_id_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["show", "nope", "--store", str(tmp_path / "s.sqlite3")]) == 2
-    assert "no run with id 'nope'" in capsys.readouterr().err
+    path = tmp_path / "s.sqlite3"
+    assert main(["show", "nope", "--store", str(path)]) == 2
+    # The store's message as it is: no quotes around it (a KeyError's str() added them).
+    assert capsys.readouterr().err == f"cryptobench: error: no run with id 'nope' in {path}\n"
+    assert main(["report", "nope", "--csv", str(tmp_path / "r.csv"), "--store", str(path)]) == 2
+    assert capsys.readouterr().err == \
+        f"cryptobench: error: no run with id 'nope' in {path} (and no results file named 'nope')\n"
+
+
+def test_a_damaged_store_is_one_line_never_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.stores import RUN_ID, damage_jobs_table, stored_run
+
+    path = stored_run(tmp_path / "s.sqlite3")
+    damage_jobs_table(path)
+    for command in (["history"], ["show", RUN_ID]):
+        assert main([*command, "--store", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"cryptobench: error: {path}: cannot read ") and "malformed" in err
+        assert err.count("\n") == 1, err
+    assert main(["store", "--store", str(path)]) == 1  # the check names the damage and the way out
+    err = capsys.readouterr().err
+    assert f"{path}: cannot read the results store" in err and "--move-aside" in err
 
 
 def test_installed_entry_point_runs() -> None:

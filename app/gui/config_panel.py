@@ -75,7 +75,7 @@ def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tu
     """Badge text and its kind ("bad", "good" or None) for a scheme row."""
     try:
         info = spec.create(backend, params).info
-    except ValueError as exc:
+    except registry.RegistryError as exc:
         return "invalid", str(exc)
     if info.insecure:
         return f"insecure ({info.security.classical_bits}-bit)", "bad"
@@ -90,7 +90,7 @@ def sizes_text(entry: JobEntry) -> str:
     spec = registry.get_spec(entry.scheme)
     try:
         fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
-    except ValueError:
+    except registry.RegistryError:
         fixed = None
     if fixed is not None:
         return f"{human_size(fixed)} (fixed)"
@@ -491,7 +491,7 @@ class ConfigPanel(QWidget):
                 job["tcp_nodelay"] = False
             try:
                 fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
-            except ValueError:
+            except registry.RegistryError:
                 fixed = None
             if fixed is not None:
                 job.pop("message_sizes", None)  # a KDF's input size is its secret_size parameter

@@ -19,7 +19,6 @@ from __future__ import annotations
 import enum
 import html
 import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -47,7 +46,15 @@ from PySide6.QtWidgets import (
 
 from app.core import stats
 from app.core.results import JobResult, RunResult
-from app.core.store import BrokenStoreError, RunSummary, Store, StoreError, default_store_path, move_aside
+from app.core.store import (
+    BrokenStoreError,
+    RunNotFound,
+    RunSummary,
+    Store,
+    StoreError,
+    default_store_path,
+    move_aside,
+)
 from app.core.text import escape_control
 from app.core.vocab import JobStatus, RunStatus
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
@@ -528,7 +535,7 @@ class HistoryPanel(QWidget):
         try:
             with Store(self.path()) as store:
                 runs = store.list_runs()
-        except (StoreError, sqlite3.Error, OSError) as exc:
+        except StoreError as exc:
             self._fail(exc)
             return False
         self.error = None
@@ -573,9 +580,9 @@ class HistoryPanel(QWidget):
                 self._show_message(f"Run {run_id} is damaged in the store: {run.damaged[0]}{more}. "
                                    "The other jobs are intact.", error=True)
             return run
-        except KeyError as exc:
-            self._show_message(f"{exc.args[0]} (it may have been deleted meanwhile).", error=True)
-        except (StoreError, sqlite3.Error, OSError, ValueError, TypeError) as exc:
+        except RunNotFound as exc:
+            self._show_message(f"{exc} (it may have been deleted meanwhile).", error=True)
+        except StoreError as exc:
             self._show_message(f"Cannot load run {run_id} from {self.path()}: {exc}", error=True)
         return None
 
@@ -605,7 +612,7 @@ class HistoryPanel(QWidget):
                     if store.delete_run(run_id):
                         deleted += 1
                         self.run_deleted.emit(run_id)
-        except (StoreError, sqlite3.Error, OSError) as exc:
+        except StoreError as exc:
             self.refresh()
             self._show_message(f"Cannot delete from {self.path()}: {exc}", error=True)
             return deleted
@@ -682,11 +689,8 @@ class HistoryPanel(QWidget):
     def _on_double_click(self, item: QTreeWidgetItem, _column: int) -> None:
         self._open(item.data(0, _ID_ROLE))
 
-    def _fail(self, exc: BaseException) -> None:
-        text = str(exc)
-        if isinstance(exc, sqlite3.Error):
-            text = f"{self.path()}: cannot read the results store: {exc}"
-        self.error = text
+    def _fail(self, exc: StoreError) -> None:
+        text = self.error = str(exc)
         self._summaries = {}
         self.tree.clear()
         broken = isinstance(exc, BrokenStoreError)

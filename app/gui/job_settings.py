@@ -29,7 +29,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.profile import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, field_limits, human_size, parse_size_list
+from app.core.profile import (
+    DEFAULT_MESSAGE_SIZES,
+    FieldLimits,
+    JobSpec,
+    ProfileError,
+    field_limits,
+    human_size,
+    parse_size_list,
+)
 from app.core.session import DEFAULT_PORT
 from app.core.vocab import Mode
 
@@ -229,7 +237,7 @@ class JobSettingsEditor(QGroupBox):
             return
         try:
             sizes = parse_size_list(text)
-        except ValueError as exc:
+        except ProfileError as exc:
             self.custom_error = str(exc)
             self.edited.emit("custom_sizes", None)  # revalidate: the error is shown, nothing changes
             return

@@ -45,6 +45,7 @@ from app.core.events import (
     RunStarted,
     SampleBatch,
 )
+from app.core.errors import SessionError
 from app.core.fileio import FileWriteError
 from app.core.profile import (
     Profile,
@@ -464,7 +465,7 @@ class MainWindow(ExportActions, QMainWindow):
             self.history.refresh()  # shows the reason and the Move-aside button
             self.history_dock.raise_()  # after the log line, which raises the log
             return False
-        except (ProfileError, StoreError, ValueError) as exc:
+        except (ProfileError, StoreError, SessionError) as exc:  # SessionError: the token file
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
         self.plots.reset()
@@ -482,13 +483,10 @@ class MainWindow(ExportActions, QMainWindow):
         if not any(job.mode == Mode.REMOTE for job in profile.jobs):
             return None
         from app.core.session.sender import RemoteTarget
-        from app.core.session.server import TokenFileError, load_token
+        from app.core.session.server import load_token
 
         host, port, token_file = self.panel.remote_settings()
-        try:
-            return RemoteTarget(host, port, load_token(Path(token_file).expanduser()))
-        except TokenFileError as exc:
-            raise ValueError(str(exc)) from None
+        return RemoteTarget(host, port, load_token(Path(token_file).expanduser()))  # TokenFileError names the file
 
     def stop_run(self) -> None:
         if self.controller.running:

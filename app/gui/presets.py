@@ -75,7 +75,7 @@ def last_durations(store_path: Path) -> dict[str, float]:
     try:
         with Store(store_path) as store:
             runs = store.list_runs()
-    except (StoreError, OSError):
+    except StoreError:
         return out
     for run in runs:  # newest first
         if run.status != RunStatus.FINISHED or not run.finished or run.name in out:
@@ -129,7 +129,7 @@ def measured_jobs(store_path: Path) -> dict[_JobKey, tuple[float, int]]:
                 if jobs is None:
                     jobs = _run_jobs_cache[summary.id] = _run_jobs(store.load_run(summary.id))
                 out.update(jobs)
-    except (StoreError, KeyError, OSError):
+    except StoreError:  # RunNotFound too: a run deleted meanwhile
         return out
     return out
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.errors import CryptoBenchError
 from app.core.results import RunResult
 from app.core.store import RunSummary
 from app.gui.pool_task import PoolTask, Progress
@@ -177,7 +178,8 @@ class ReportWriter(PoolTask[str]):
     `signals.finished` carries the path written; `signals.failed` the message for a dialog."""
 
     def __init__(self, run: RunResult, baseline: RunResult | None, request: ReportRequest) -> None:
-        super().__init__(self._write, expected=(OSError, ValueError))
+        # OSError: the file (FileWriteError names it); CryptoBenchError: any layer's own failure.
+        super().__init__(self._write, expected=(OSError, CryptoBenchError))
         self.run_result, self.baseline, self.request = run, baseline, request
 
     def _write(self, progress: Progress) -> str:

@@ -116,7 +116,7 @@ class ExportActions(QMainWindow):
                         run = store.load_run(request.run_id)
                     if request.baseline_id != NO_BASELINE:
                         baseline = store.load_run(request.baseline_id)
-        except (StoreError, KeyError) as exc:
+        except StoreError as exc:  # RunNotFound: a run deleted since the dialog listed it
             self.error("Cannot write the report", str(exc), "Choose another run in Export report.")
             return None
         if run is None:

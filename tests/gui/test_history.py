@@ -178,6 +178,30 @@ def test_foreign_sqlite_file_shows_an_error(qtbot: Any, tmp_path: Path) -> None:
     assert "not a CryptoBench results store" in panel.message_label.text()
 
 
+def test_unreadable_store_is_a_message_not_a_crash(qtbot: Any, tmp_path: Path) -> None:
+    """A store that opens but whose pages SQLite cannot read: the store's StoreError, shown
+    in the panel as before (when sqlite3.DatabaseError escaped and the panel worded it)."""
+    from tests.stores import RUN_ID, damage_jobs_table, stored_run
+
+    path = stored_run(tmp_path / "results.sqlite3")
+    damage_jobs_table(path)
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    assert not panel.refresh() and panel.run_ids() == []
+    assert panel.error == f"{path}: cannot read the results store: database disk image is malformed"
+    assert panel.error in panel.message_label.text()
+    assert panel.move_aside_button.isHidden()  # not a foreign or newer file: nothing to move aside yet
+    assert panel.load_run(RUN_ID) is None
+    assert panel.message_label.text() == (f"Cannot load run {RUN_ID} from {path}: {path}: cannot read run {RUN_ID}: "
+                                          "database disk image is malformed")
+
+
+def test_a_run_gone_from_the_store_is_named_without_quotes(panel: HistoryPanel, store_path: Path) -> None:
+    assert panel.load_run("20990101") is None
+    assert panel.message_label.text() == \
+        f"no run with id '20990101' in {store_path} (it may have been deleted meanwhile)."
+
+
 def test_empty_store_says_so(qtbot: Any, isolated_home: Path) -> None:
     panel = HistoryPanel()  # the default store, under the test's private CRYPTOBENCH_HOME
     qtbot.addWidget(panel)

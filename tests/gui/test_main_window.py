@@ -229,6 +229,34 @@ def test_export_report_failure_is_a_dialog_not_a_traceback(window: MainWindow, t
     assert title == "Cannot write the report" and str(blocker / "r.pdf") in message
 
 
+def test_report_of_an_unknown_run_names_it_without_quotes(window: MainWindow, tmp_path: Path) -> None:
+    from app.gui.report_dialog import ReportRequest
+
+    request = ReportRequest(run_id="20990101", baseline_id="", format="pdf", page_size="A4",
+                            path=tmp_path / "r.pdf")
+    assert window.write_report(request) is None
+    assert window.last_error is not None
+    title, message, _ = window.last_error
+    assert (title, message) == ("Cannot write the report", f"no run with id '20990101' in {window.store_path}")
+
+
+def test_a_token_file_others_can_read_stops_the_run_with_its_message(window: MainWindow, tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("ab" * 32 + "\n")
+    token.chmod(0o644)
+    panel = window.panel
+    panel.set_checked("sha256")
+    panel.mode.setCurrentIndex(panel.mode.findData("remote"))
+    panel.remote_host.setText("127.0.0.1")
+    panel.token_file.setText(str(token))
+    assert panel.is_valid, panel.reason
+    assert window.start_run() is False
+    assert window.last_error is not None
+    title, message, _ = window.last_error
+    assert title == "Cannot start the run"
+    assert message == f"{token}: other users can access this token file (mode 0644); run `chmod 600 {token}`"
+
+
 @pytest.mark.parametrize("name", ["ecdh-vs-elgamal", "cnsa-suite", "rsa-vs-elgamal", "rsa-kem-vs-ecies",
                                   "post-quantum", "aead-shootout", "backends"])
 def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str) -> None:
