@@ -254,7 +254,7 @@ class Runner:
         )
         try:
             info = registry.create(job.scheme, job.backend, job.params).info
-        except (KeyError, ValueError):
+        except registry.RegistryError:
             return result  # the child reports why; the metadata is simply unknown
         result.security = Security(classical_bits=info.security.classical_bits,
                                    pq_category=info.security.pq_category, insecure=info.insecure)
