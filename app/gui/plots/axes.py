@@ -11,8 +11,17 @@ from PySide6 import QtCore, QtGui
 
 from app.gui.plots.common import _HOVER_RATE
 
+#: What a hover proxy passes its slot: the arguments of the scene's sigMouseMoved.
+HoverEvent = tuple[QtCore.QPointF]
+#: A tick label as AxisItem.generateDrawSpecs lays it out: (rectangle, text flags, text).
+TextSpec = tuple[QtCore.QRectF, Any, str]
+#: Tick positions as AxisItem.tickValues gives them: (spacing, values) per tick level.
+TickLevels = list[tuple[float, list[float]]]
 
-class _GridAxis(pg.AxisItem):
+
+# pyqtgraph ships no types, so its classes are Any to mypy: subclassing one is flagged
+# under strict's disallow_subclassing_any, and is nothing to flag where that is off.
+class _GridAxis(pg.AxisItem):  # type: ignore[misc, unused-ignore]
     """An axis whose grid lines are drawn in opaque colours blended onto the plot
     background. pyqtgraph draws them translucent (alpha 0.25, fainter for minor
     ticks), and Qt's raster engine draws a translucent line ~40x slower than an
@@ -51,11 +60,11 @@ class _GridAxis(pg.AxisItem):
 LABEL_GAP = 6
 
 
-def _without_collisions(text_specs: list) -> list:
+def _without_collisions(text_specs: list[TextSpec]) -> list[TextSpec]:
     """The tick labels that fit: pyqtgraph draws every level's labels (a log axis's
     "30 B40 B 50 60 70"); kept in the order given (major ticks first), a label is
     dropped when its rectangle, widened by LABEL_GAP, overlaps one already kept."""
-    kept: list = []
+    kept: list[TextSpec] = []
     half = LABEL_GAP / 2
     for spec in text_specs:
         rect = spec[0].adjusted(-half, 0, half, 0)
@@ -68,7 +77,7 @@ def _without_collisions(text_specs: list) -> list:
 class _IndexAxis(_GridAxis):
     """Sample indices: whole numbers only (pyqtgraph would tick 0.5 steps over a few samples)."""
 
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> TickLevels:
         levels = []
         for spacing, values in super().tickValues(minVal, maxVal, size):
             if spacing >= 1:
@@ -106,7 +115,8 @@ class _SIAxis(_GridAxis):
         if getattr(self, "logMode", False) and self.labelUnits:
             style = ";".join(f"{k}: {v}" for k, v in self.labelStyle.items())
             return f"<span style='{style}'>{self.labelText} (log scale)</span>"
-        return super().labelString()
+        text: str = super().labelString()
+        return text
 
     def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         out = []
@@ -132,13 +142,16 @@ class _BytesAxis(_GridAxis):
 
     _LOG2 = math.log10(2.0)
 
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> TickLevels:
+        linear: TickLevels
         if not getattr(self, "logMode", False):
-            return super().tickValues(minVal, maxVal, size)
+            linear = super().tickValues(minVal, maxVal, size)
+            return linear
         lo, hi = sorted((minVal, maxVal))
         first, last = math.ceil(lo / self._LOG2), math.floor(hi / self._LOG2)
         if last < first:
-            return super().tickValues(minVal, maxVal, size)
+            linear = super().tickValues(minVal, maxVal, size)
+            return linear
         # At most one label per ~70 px: "512 KiB" is about that wide.
         step = 1
         while (last - first) / step > max(1.0, size / 70):
@@ -148,7 +161,8 @@ class _BytesAxis(_GridAxis):
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         if not getattr(self, "logMode", False):
-            return super().tickStrings(values, scale, spacing)
+            strings: list[str] = super().tickStrings(values, scale, spacing)
+            return strings
         return [binary_size(2.0 ** round(v / self._LOG2)) for v in values]
 
 
@@ -167,7 +181,7 @@ class _CategoryAxis(_GridAxis):
     def labels(self) -> list[str]:
         return list(self._labels)
 
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> TickLevels:
         n = len(self._labels)
         if not n:
             return []
@@ -214,17 +228,18 @@ def _hover_proxy(widget: pg.PlotWidget, slot: Any) -> pg.SignalProxy:
 
 
 
-def _view_point(widget: pg.PlotWidget, event: tuple) -> QtCore.QPointF | None:
+def _view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | None:
     """The mouse position in data coordinates, or None outside the view box."""
     pos = event[0]
     vb = widget.getPlotItem().vb
     if not vb.sceneBoundingRect().contains(pos):
         return None
-    return vb.mapSceneToView(pos)
+    point: QtCore.QPointF = vb.mapSceneToView(pos)
+    return point
 
 
 
-class _OutsideLegend(pg.LegendItem):
+class _OutsideLegend(pg.LegendItem):  # type: ignore[misc, unused-ignore]  # as _GridAxis
     """A legend in the plot item's layout, beside (or under) the view box: it never
     covers a curve and no grid line crosses its text. pyqtgraph's own legend floats
     over the data."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6 import QtGui
 
@@ -19,20 +20,25 @@ PER_MESSAGE_METRICS = ("encrypt", "sign", "hash", "derive", "exchange")
 
 #: Qualitative colours (Tableau 10) readable on light and dark backgrounds.
 _COLOURS = PALETTE
-_ROLE_COLOURS = {Role.SENDER: _COLOURS[0], Role.RECEIVER: _COLOURS[1], Role.WORKER: _COLOURS[2]}
+_ROLE_COLOURS: dict[str, tuple[int, int, int]] = {Role.SENDER: _COLOURS[0], Role.RECEIVER: _COLOURS[1], Role.WORKER: _COLOURS[2]}
 _MIB = float(1 << 20)
 _HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
 _MAX_LABEL = 48  # characters of a job label on the comparison axis
+
+#: The plots' numbers: samples in seconds, sizes, CPU % and MiB, all as float64.
+FloatArray = npt.NDArray[np.float64]
 
 
 def _colour(index: int) -> QtGui.QColor:
     if index < len(_COLOURS):
         return QtGui.QColor(*_COLOURS[index])
-    return pg.intColor(index, hues=13, values=1, minValue=200)
+    colour: QtGui.QColor = pg.intColor(index, hues=13, values=1, minValue=200)
+    return colour
 
 
 def _fmt_time(seconds: float) -> str:
-    return pg.siFormat(float(seconds), precision=4, suffix="s")
+    text: str = pg.siFormat(float(seconds), precision=4, suffix="s")
+    return text
 
 
 def _fmt_bytes(size: int) -> str:
@@ -126,7 +132,7 @@ class _Buffer:
         grown[:, : self.n] = self.data[:, : self.n]
         self.data = grown
 
-    def extend(self, values: np.ndarray) -> None:
+    def extend(self, values: FloatArray) -> None:
         """Append a 1-D array (one-column buffers)."""
         self._reserve(values.size)
         self.data[0, self.n : self.n + values.size] = values
@@ -137,7 +143,7 @@ class _Buffer:
         self.data[:, self.n] = row
         self.n += 1
 
-    def column(self, k: int = 0) -> np.ndarray:
+    def column(self, k: int = 0) -> FloatArray:
         return self.data[k, : self.n]
 
     def clear(self) -> None:

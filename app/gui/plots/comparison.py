@@ -11,8 +11,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.vocab import Mode
-from app.gui.plots.axes import _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
-from app.gui.plots.common import _fmt_bytes, _fmt_time, _style
+from app.gui.plots.axes import HoverEvent, _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
+from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.state import ComparisonRow, PanelState
 from app.gui.words import plural
 
 #: The widest a bar label may be, as a share of the plot's width.
@@ -43,7 +44,7 @@ def bar_labels(texts: list[str], width_px: float, metrics: QtGui.QFontMetricsF) 
     return list(texts)
 
 
-class ComparisonTab:
+class ComparisonTab(PanelState):
     def _build_comparison_tab(self) -> None:
         self._cmp_axis = _CategoryAxis("left")
         self._cmp_value_axis = _SIAxis("bottom")
@@ -62,7 +63,7 @@ class ComparisonTab:
         self._cmp_full_labels: list[str] = []
         self._cmp_range: tuple[float, float] | None = None
         self._cmp_values_hidden = False
-        self._cmp_value_labels: tuple[list[str], np.ndarray, np.ndarray] = ([], np.empty(0), np.empty(0))
+        self._cmp_value_labels: tuple[list[str], FloatArray, FloatArray] = ([], np.empty(0), np.empty(0))
         # Label widths and value-label positions depend on the plot's size in pixels.
         item.vb.sigResized.connect(lambda _vb: self._layout_comparison_labels())
 
@@ -103,7 +104,7 @@ class ComparisonTab:
     def _draw_comparison(self) -> None:
         metric = self._cmp_combo.currentText()
         log = self._cmp_log.isChecked()
-        rows = []
+        rows: list[ComparisonRow] = []
         for result in self._results:
             m = result.metrics.get(metric)
             if m is None or m.stats.n == 0:
@@ -171,7 +172,7 @@ class ComparisonTab:
             text += f" · {missing} without {metric!r} not shown (choose another metric above)"
         self._cmp_header.setText(text)
 
-    def _set_value_labels(self, texts: list[str], xs: np.ndarray, ys: np.ndarray) -> None:
+    def _set_value_labels(self, texts: list[str], xs: FloatArray, ys: FloatArray) -> None:
         """Value labels at the given data points (the whisker or bar ends)."""
         plot = self._cmp_plot.getPlotItem()
         while len(self._cmp_texts) < len(texts):
@@ -216,7 +217,7 @@ class ComparisonTab:
             span = max(right - base, 1e-300)
             plot.setXRange(base, right + span * share / (1 - share), padding=0)
 
-    def _on_cmp_hover(self, event: tuple) -> None:
+    def _on_cmp_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._cmp_plot, event)
         if point is None or not self._comparison_rows:
             return

@@ -10,11 +10,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from app.gui.plots.axes import _hover_proxy, _new_plot, _view_point
-from app.gui.plots.common import _fmt_bytes, _fmt_time, _style
+from app.gui.plots.axes import HoverEvent, _hover_proxy, _new_plot, _view_point
+from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.state import PanelState
 
 
-class HistogramTab:
+class HistogramTab(PanelState):
     def _build_histogram_tab(self) -> None:
         self._hist_plot = _new_plot()
         item = self._hist_plot.getPlotItem()
@@ -78,7 +79,7 @@ class HistogramTab:
         self._hist_header.setText(text)
         self._hist_plot.getPlotItem().enableAutoRange()
 
-    def _on_hist_hover(self, event: tuple) -> None:
+    def _on_hist_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._hist_plot, event)
         if point is None or self._hist_counts.size == 0:
             return
@@ -90,7 +91,7 @@ class HistogramTab:
             self._hist_readout.clear()
 
 
-def _histogram(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, float]:
+def _histogram(arr: FloatArray) -> tuple[FloatArray, FloatArray, int, float]:
     """Counts and edges for timing samples; a heavy right tail is folded into the last
     bin (so the bulk stays readable) and the counts still sum to len(arr).
 

@@ -39,21 +39,20 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self._ready = False
-        # live state
-        self._live_job: int | None = None
+        # The state the tabs share: its types and meaning are in state.PanelState.
+        self._live_job = None
         self._live_label = ""
-        self._live: dict[str, _Buffer] = {}
-        self._live_dirty: set[str] = set()
+        self._live = {}
+        self._live_dirty = set()
         self._index = np.arange(1024, dtype=np.float64)
-        self._res: dict[str, _Buffer] = {}  # the live job's series (one of _res_by_job)
-        self._res_by_job: dict[int, dict[str, _Buffer]] = {}  # every job of this run, for selection
-        self._res_dirty: set[str] = set()
-        # selection and results
-        self._selected: JobResult | None = None
-        self._selected_arrays: dict[str, np.ndarray] = {}
-        self._results: list[JobResult] = []
-        self._comparison_rows: list[tuple[JobResult, float, tuple[float, float] | None]] = []
-        self._scaling_groups: list[tuple[str, np.ndarray, np.ndarray, list[JobResult]]] = []
+        self._res = {}
+        self._res_by_job = {}
+        self._res_dirty = set()
+        self._selected = None
+        self._selected_arrays = {}
+        self._results = []
+        self._comparison_rows = []
+        self._scaling_groups = []
         self._hist_edges = np.empty(0)
         self._hist_counts = np.empty(0)
 
@@ -81,26 +80,6 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._clear_histogram()
         self._draw_comparison()
         self._draw_scaling()
-
-    @staticmethod
-    def _page(*rows: QtWidgets.QWidget | QtWidgets.QLayout) -> QtWidgets.QWidget:
-        page = QtWidgets.QWidget()
-        box = QtWidgets.QVBoxLayout(page)
-        box.setContentsMargins(6, 6, 6, 6)
-        box.setSpacing(4)
-        for row in rows:
-            if isinstance(row, QtWidgets.QLayout):
-                box.addLayout(row)
-            else:
-                box.addWidget(row, 1 if isinstance(row, pg.GraphicsView) else 0)
-        return page
-
-    @staticmethod
-    def _readout() -> QtWidgets.QLabel:
-        label = QtWidgets.QLabel()
-        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setMinimumHeight(label.fontMetrics().height() + 4)
-        return label
 
     def apply_palette(self) -> None:
         """Re-read this widget's palette (window / text colours) into every plot."""

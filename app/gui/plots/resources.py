@@ -5,7 +5,6 @@ A mixin of `PlotsPanel`: its state lives on the panel."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -14,13 +13,14 @@ from PySide6 import QtGui, QtWidgets
 from app.core.results import JobResult
 from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
 from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
+from app.gui.plots.state import PanelState
 
 #: The resource sampler's interval (app.core.measure.ResourceSampler): a job shorter
 #: than this has no CPU sample at all.
 SAMPLE_INTERVAL_MS = 100
 
 
-class ResourcesTab:
+class ResourcesTab(PanelState):
     def _build_resources_tab(self) -> None:
         self._res_view = pg.GraphicsLayoutWidget()
         self._cpu_plot = self._res_view.addPlot(row=0, col=0, axisItems=_grid_axes())

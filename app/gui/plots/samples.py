@@ -9,11 +9,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from app.gui.plots.axes import _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point, outside_legend
-from app.gui.plots.common import _colour, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.axes import HoverEvent, _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point, outside_legend
+from app.gui.plots.common import FloatArray, _colour, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.state import PanelState
 
 
-class SamplesTab:
+class SamplesTab(PanelState):
     def _build_samples_tab(self) -> None:
         self._samples_plot = _new_plot(left=_SIAxis("left"), bottom=_IndexAxis("bottom"))
         item = self._samples_plot.getPlotItem()
@@ -46,7 +47,7 @@ class SamplesTab:
         self.tabs.addTab(self._samples_page, "Samples")
         self._samples_proxy = _hover_proxy(self._samples_plot, self._on_samples_hover)
 
-    def _index_view(self, n: int) -> np.ndarray:
+    def _index_view(self, n: int) -> FloatArray:
         if n > self._index.size:
             size = self._index.size
             while size < n:
@@ -68,7 +69,7 @@ class SamplesTab:
             self._samples_curves[metric] = curve
         return curve
 
-    def _set_curve(self, metric: str, x: np.ndarray | None, y: np.ndarray | None = None) -> None:
+    def _set_curve(self, metric: str, x: FloatArray | None, y: FloatArray | None = None) -> None:
         """Show data on a metric's curve (None: empty it and take it off the legend)."""
         if x is None or y is None or y.size == 0:
             curve = self._samples_curves.get(metric)
@@ -110,12 +111,12 @@ class SamplesTab:
             text = _style("No job running. Select a finished job to see its samples.", muted=True)
         self._samples_header.setText(text)
 
-    def _samples_source(self) -> dict[str, np.ndarray]:
+    def _samples_source(self) -> dict[str, FloatArray]:
         if self._selected is not None:
             return self._selected_arrays
         return {m: buf.column() for m, buf in self._live.items() if buf.n}
 
-    def _on_samples_hover(self, event: tuple) -> None:
+    def _on_samples_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._samples_plot, event)
         source = self._samples_source()
         if point is None or not source:

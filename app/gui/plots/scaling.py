@@ -11,8 +11,10 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from app.core.results import JobResult
-from app.gui.plots.axes import _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size, outside_legend
+from app.gui.plots.axes import (HoverEvent, _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size,
+                                 outside_legend)
 from app.gui.plots.common import _colour, _fmt_time, _style, short_distinct
+from app.gui.plots.state import PanelState
 from app.gui.words import plural
 
 
@@ -21,7 +23,7 @@ from app.gui.words import plural
 LEGEND_CHARS = 26
 
 
-class ScalingTab:
+class ScalingTab(PanelState):
     def _build_scaling_tab(self) -> None:
         self._scl_plot = _new_plot(left=_SIAxis("left"), bottom=_BytesAxis("bottom"))
         item = self._scl_plot.getPlotItem()
@@ -101,7 +103,7 @@ class ScalingTab:
             self._scl_header.setText(text)
         plot.enableAutoRange()
 
-    def _on_scl_hover(self, event: tuple) -> None:
+    def _on_scl_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._scl_plot, event)
         if point is None or not self._scaling_groups:
             return

@@ -1,0 +1,75 @@
+"""The panel's state that the tab mixins share, declared once so a type checker sees it.
+
+Each tab (samples.py, histogram.py, ...) is a mixin of `PlotsPanel`; what a tab reads
+from the panel, or from another tab, is declared here and set in `PlotsPanel.__init__`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.core.results import JobResult
+from app.gui.plots.common import FloatArray, _Buffer
+
+#: A comparison bar: the job, its median and the 95 % CI of the median (None: n < 6).
+ComparisonRow = tuple[JobResult, float, tuple[float, float] | None]
+#: A scaling curve: its legend name, sizes, medians and the job of each point.
+ScalingGroup = tuple[str, FloatArray, FloatArray, list[JobResult]]
+
+
+class PanelState:
+    """Declarations only (no values): `PlotsPanel.__init__` sets every one of these
+    before it builds the tabs, except `_fg` and `_bg`, which `apply_palette` sets."""
+
+    tabs: QtWidgets.QTabWidget
+    _fg: QtGui.QColor  #: text colour of the current palette
+    _bg: QtGui.QColor  #: background colour of the current palette
+    # The live stream: the running job and its buffered samples, per metric.
+    _live_job: int | None
+    _live_label: str
+    _live: dict[str, _Buffer]
+    _live_dirty: set[str]  # metrics with samples not yet drawn
+    _index: FloatArray  # 0, 1, 2, ...: the sample index axis, shared by the curves
+    # CPU and memory per process role: columns (t, CPU %, RSS MiB).
+    _res: dict[str, _Buffer]  # the live job's series (one of _res_by_job)
+    _res_by_job: dict[int, dict[str, _Buffer]]  # every job of this run, for selection
+    _res_dirty: set[str]
+    # The finished job selected in the results table, and its samples per metric.
+    _selected: JobResult | None
+    _selected_arrays: dict[str, FloatArray]
+    # The finished jobs (ok, with metrics) that the Comparison and Scaling tabs draw.
+    _results: list[JobResult]
+    _comparison_rows: list[ComparisonRow]
+    _scaling_groups: list[ScalingGroup]
+    _hist_edges: FloatArray
+    _hist_counts: FloatArray
+
+    if TYPE_CHECKING:  # defined by PlotsPanel
+
+        def select_result(self, result: JobResult | None) -> None: ...
+
+        def sample_count(self) -> int: ...
+
+    @staticmethod
+    def _page(*rows: QtWidgets.QWidget | QtWidgets.QLayout) -> QtWidgets.QWidget:
+        """A tab's page: the rows top to bottom, the plot taking the height left."""
+        page = QtWidgets.QWidget()
+        box = QtWidgets.QVBoxLayout(page)
+        box.setContentsMargins(6, 6, 6, 6)
+        box.setSpacing(4)
+        for row in rows:
+            if isinstance(row, QtWidgets.QLayout):
+                box.addLayout(row)
+            else:
+                box.addWidget(row, 1 if isinstance(row, pg.GraphicsView) else 0)
+        return page
+
+    @staticmethod
+    def _readout() -> QtWidgets.QLabel:
+        """The line under a plot that its hover read-out writes to (selectable text)."""
+        label = QtWidgets.QLabel()
+        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setMinimumHeight(label.fontMetrics().height() + 4)
+        return label
