@@ -26,8 +26,7 @@ def estimate(elapsed: float, finished: int, total: int, current_elapsed: float |
         remaining_jobs = max(total - finished, 0)
         if not finished or not remaining_jobs:
             return Eta(None, "")
-        per_job = elapsed / finished
-        left = per_job * remaining_jobs
+        left = elapsed / finished * remaining_jobs
         return Eta(left, f"about {duration(left)} left")
     per_job = (elapsed - current_elapsed) / finished if finished else None
     after = max(total - finished - 1, 0)  # jobs after the running one

@@ -88,9 +88,13 @@ def _missing_library_message(platform: str, missing: list[str]) -> str:
     what = f"Qt's {platform} platform needs {names}, which {'is' if len(missing) == 1 else 'are'} not installed"
     if not debian:
         return f"the window cannot start: {what}; install the package that provides it"
-    unique = lambda items: " ".join(dict.fromkeys(items))  # noqa: E731 (keeps order)
-    return (f"the window cannot start: {what}; install it: Debian/Ubuntu `sudo apt-get install {unique(debian)}`, "
-            f"Fedora `sudo dnf install {unique(fedora)}`")
+    return (f"the window cannot start: {what}; install it: Debian/Ubuntu `sudo apt-get install {_unique(debian)}`, "
+            f"Fedora `sudo dnf install {_unique(fedora)}`")
+
+
+def _unique(words: list[str]) -> str:
+    """The words without repeats, in their first order, space-separated."""
+    return " ".join(dict.fromkeys(words))
 
 
 _NOT_FOUND = re.compile(r"^\s*(\S+\.so[.\d]*)\s*=>\s*not found", re.MULTILINE)

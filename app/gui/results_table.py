@@ -174,7 +174,7 @@ class _Cell:
 
 
 #: Roles in the order the tooltips list them (Role's own order: worker, sender, receiver).
-_ROLE_ORDER = {role: i for i, role in enumerate(Role)}
+_ROLE_ORDER: dict[str, int] = {role: i for i, role in enumerate(Role)}
 
 
 def _percent(value: float | None) -> str:
@@ -334,7 +334,8 @@ def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
     throughput = job.throughput_bytes_per_s
     if throughput is None and metric is not None:
         throughput = metric.throughput_bytes_per_s
-    status_colour = {JobStatus.FAILED: _FAILED_TEXT, JobStatus.CANCELLED: _CANCELLED_TEXT}.get(job.status)
+    status_colours: dict[str, str] = {JobStatus.FAILED: _FAILED_TEXT, JobStatus.CANCELLED: _CANCELLED_TEXT}
+    status_colour = status_colours.get(job.status)
     cells = {
         Column.SCHEME: _Cell(scheme_text(job), scheme_text(job), _scheme_tip(job)),
         Column.BACKEND: _Cell(job.backend, job.backend),
