@@ -59,6 +59,7 @@ from app.core.text import escape_control
 from app.core.vocab import JobStatus, RunStatus
 from app.gui.results_table import format_bytes, format_seconds, sortable_view
 from app.gui.theme import status_qcolor
+from app.gui.vocab import Tone
 from app.gui.words import plural
 from app.report.findings import JobComparison
 
@@ -87,10 +88,9 @@ _PENDING = "…"
 
 _SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
-# Kinds of text colour (app.gui.theme.STATUS_COLOURS), resolved against the theme when shown.
-_GOOD, _BAD, _MUTED, _ORANGE = "good", "bad", "muted", "warn"
-_STATUS_COLOURS = {RunStatus.FAILED: _BAD, RunStatus.INTERRUPTED: _ORANGE, RunStatus.CANCELLED: _MUTED,
-                   RunStatus.RUNNING: "info"}
+# Tones of text colour, resolved against the theme when shown.
+_STATUS_COLOURS: dict[str, Tone] = {RunStatus.FAILED: Tone.BAD, RunStatus.INTERRUPTED: Tone.WARN,
+                                    RunStatus.CANCELLED: Tone.MUTED, RunStatus.RUNNING: Tone.INFO}
 
 
 def _local_time(iso: str | None) -> str:
@@ -242,8 +242,8 @@ _COMPARE_HEADERS = {
 }
 _NUMERIC_COMPARE_COLUMNS = frozenset({CompareColumn.SIZE, CompareColumn.RATIO, CompareColumn.CI95,
                                       CompareColumn.MEDIAN_A, CompareColumn.MEDIAN_B})
-_VERDICT_COLOURS = {FASTER: _GOOD, SLOWER: _BAD, WITHIN_NOISE: _MUTED, ONLY_IN_BASELINE: _MUTED,
-                    ONLY_IN_CANDIDATE: _MUTED, NOT_COMPARABLE: _ORANGE}
+_VERDICT_COLOURS = {FASTER: Tone.GOOD, SLOWER: Tone.BAD, WITHIN_NOISE: Tone.MUTED, ONLY_IN_BASELINE: Tone.MUTED,
+                    ONLY_IN_CANDIDATE: Tone.MUTED, NOT_COMPARABLE: Tone.WARN}
 
 
 def _run_line(role: str, run: RunResult) -> str:
@@ -292,7 +292,7 @@ class CompareDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.swap_button.clicked.connect(self.swap)
 
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)  # kept: fit_width reads its margins
         layout.addWidget(self.runs_label)
         layout.addWidget(explanation)
         layout.addWidget(self.view, 1)
@@ -401,7 +401,7 @@ class CompareDialog(QDialog):
 
     def fit_width(self) -> None:
         """As wide as the table (every column visible), within the screen's width."""
-        margins = self.layout().contentsMargins()
+        margins = self._layout.contentsMargins()
         wanted = self.table_width() + margins.left() + margins.right()
         screen = self.screen().availableGeometry() if self.screen() is not None else None
         limit = screen.width() - 40 if screen is not None else wanted
@@ -668,7 +668,9 @@ class HistoryPanel(QWidget):
         if colour is not None:
             item.setForeground(2, colour)
         if run.jobs and run.ok_jobs < run.jobs:
-            item.setForeground(3, status_qcolor(_BAD))
+            bad = status_qcolor(Tone.BAD)
+            if bad is not None:  # always: every Tone has a colour
+                item.setForeground(3, bad)
             item.setToolTip(3, f"{run.jobs - run.ok_jobs} of {plural(run.jobs, 'job')} did not finish ok")
         return item
 
@@ -722,7 +724,7 @@ class HistoryPanel(QWidget):
             self.message_label.clear()
             return
         self.message_label.setText(text)
-        bad = status_qcolor(_BAD, self.palette().color(QPalette.ColorRole.Window))
+        bad = status_qcolor(Tone.BAD, self.palette().color(QPalette.ColorRole.Window))
         self.message_label.setStyleSheet(f"color: {bad.name()};" if error and bad else "")
         self.message_label.show()
 

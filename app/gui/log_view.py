@@ -19,7 +19,7 @@ MAX_LINES = 5000
 FILTERS = (("Everything", LogLevel.DEBUG), ("Info and above", LogLevel.INFO),
            ("Warnings and errors", LogLevel.WARNING), ("Errors only", LogLevel.ERROR))
 #: LogLevel lists the levels least first.
-_RANKS = {level: rank for rank, level in enumerate(LogLevel)}
+_RANKS: dict[str, int] = {level: rank for rank, level in enumerate(LogLevel)}
 
 
 def _rank(level: str) -> int:
@@ -37,7 +37,7 @@ class LogView(QWidget):
         self.level.currentIndexChanged.connect(lambda _: self._refill())
         self.follow = QCheckBox("Follow new lines")
         self.follow.setChecked(True)
-        self.follow.toggled.connect(lambda on: on and self._scroll_to_end())
+        self.follow.toggled.connect(self._on_follow_toggled)
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setMaximumBlockCount(MAX_LINES)
         self.text.verticalScrollBar().valueChanged.connect(self._scrolled)
@@ -72,6 +72,10 @@ class LogView(QWidget):
         lowest = _rank(self.level.currentData())
         self.text.setPlainText("\n".join(line for level, line in self._lines if _rank(level) >= lowest))
         if self.follow.isChecked():
+            self._scroll_to_end()
+
+    def _on_follow_toggled(self, on: bool) -> None:
+        if on:
             self._scroll_to_end()
 
     def _scroll_to_end(self) -> None:
