@@ -30,6 +30,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
 )
 from app.core.session import DEFAULT_PORT
 from app.core.vocab import JobStatus, Mode
+from app.gui.vocab import PlotTab, Theme
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -123,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="FILE", type=Path,
                    help="save a PNG of the window (after the run with --run), then quit; settings and "
                         "results go to a temporary folder")
-    p.add_argument("--tab", choices=("samples", "histogram", "comparison", "scaling", "resources"),
+    p.add_argument("--tab", choices=[tab.value for tab in PlotTab],
                    help="the plot tab to show")
-    p.add_argument("--theme", choices=("system", "light", "dark"), help="the theme to show")
+    p.add_argument("--theme", choices=[theme.value for theme in Theme], help="the theme to show")
     p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 1024x700")
     return parser
 

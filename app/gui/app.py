@@ -70,6 +70,7 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     from app.gui.icon import app_icon
     from app.gui.main_window import APPLICATION, ORGANIZATION, MainWindow
     from app.gui.theme import apply_theme
+    from app.gui.vocab import Theme
 
     # A QApplication that exists already (a test's) is reused. instance() is typed as the
     # QCoreApplication it may be: one without widgets cannot show a window, and making a
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
         settings = QSettings(ORGANIZATION, APPLICATION)
         window_args = {}
     # --theme shows a theme for this session only; Preferences is where it is chosen for good.
-    theme = plan.theme if plan is not None and plan.theme is not None else settings.value("theme", "system")
+    theme = plan.theme if plan is not None and plan.theme is not None else settings.value("theme", Theme.SYSTEM)
     apply_theme(app, str(theme))
     window = MainWindow(settings, **window_args)
     from app.gui.stop_signals import SignalStop

@@ -61,6 +61,7 @@ from app.gui.job_settings import (
     shared,
 )
 from app.gui.theme import status_colour
+from app.gui.vocab import Tone
 
 __all__ = ["QUICK_SIZES", "ConfigPanel", "JobEntry", "profile_json", "security_badge"]
 
@@ -71,18 +72,18 @@ COLUMNS = ("Scheme", "Backend", "Mode", "Sizes", "Samples", "Security")
 COL_SCHEME, COL_BACKEND, COL_MODE, COL_SIZES, COL_SAMPLES, COL_SECURITY = range(len(COLUMNS))
 
 
-def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tuple[str, str | None]:
-    """Badge text and its kind ("bad", "good" or None) for a scheme row."""
+def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tuple[str, Tone | None]:
+    """Badge text and its tone (bad, good or none) for a scheme row."""
     try:
         info = spec.create(backend, params).info
-    except registry.RegistryError as exc:
-        return "invalid", str(exc)
+    except registry.RegistryError:
+        return "invalid", None  # the panel's validation names the problem
     if info.insecure:
-        return f"insecure ({info.security.classical_bits}-bit)", "bad"
+        return f"insecure ({info.security.classical_bits}-bit)", Tone.BAD
     if info.security.pq_category and spec.family not in (Family.AEAD, Family.HASH, Family.KDF):
         # Symmetric primitives keep a PQ category (Grover only halves them); the badge
         # marks the public-key schemes built to resist a quantum computer.
-        return f"post-quantum cat. {info.security.pq_category}", "good"
+        return f"post-quantum cat. {info.security.pq_category}", Tone.GOOD
     return f"{info.security.classical_bits}-bit", None
 
 
@@ -255,10 +256,9 @@ class ConfigPanel(QWidget):
             item.setText(COL_MODE, mode_text(entry) if checked else "")
             item.setText(COL_SIZES, sizes_text(entry) if checked else "")
             item.setText(COL_SAMPLES, str(entry.settings["samples"]) if checked else "")
-            badge, kind = security_badge(spec, entry.backend, entry.params)
+            badge, tone = security_badge(spec, entry.backend, entry.params)
             item.setText(COL_SECURITY, badge)
-            colour = status_colour(kind, self.palette().color(QPalette.ColorRole.Base)) \
-                if kind in ("good", "bad") else None
+            colour = status_colour(tone, self.palette().color(QPalette.ColorRole.Base))
             item.setForeground(COL_SECURITY, QBrush(QColor(colour)) if colour else QBrush())
         self._loading_guard(apply)
 
@@ -602,7 +602,7 @@ class ConfigPanel(QWidget):
         self._valid = not reason
         self._reason = reason
         self.problem.setText(reason)
-        bad = status_colour("bad", self.palette().color(QPalette.ColorRole.Window))
+        bad = status_colour(Tone.BAD, self.palette().color(QPalette.ColorRole.Window))
         self.problem.setStyleSheet(f"color: {bad};")
         # No red message before anything is ticked: the empty state says what to do.
         self.problem.setVisible(bool(reason) and not self.empty_state.isVisibleTo(self))

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.gui.theme import status_colour
+from app.gui.vocab import Theme, Tone
 
-THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
 
 def about_text() -> str:
@@ -78,12 +78,12 @@ class PreferencesDialog(QDialog):
                               "Keep 1 for figures you compare; use more only for load tests. "
                               "Runs with more than one record it.")
         self.warning.setWordWrap(True)
-        warn = status_colour("warn", self.palette().color(QPalette.ColorRole.Window))
+        warn = status_colour(Tone.WARN, self.palette().color(QPalette.ColorRole.Window))
         self.warning.setStyleSheet(f"color: {warn};")
         form.addRow("", self.warning)
         self.theme = QComboBox()
-        for key, label in THEMES:
-            self.theme.addItem(label, key)
+        for option in Theme:
+            self.theme.addItem(option.label, option)
         self.theme.setCurrentIndex(max(0, self.theme.findData(theme)))
         form.addRow("Theme", self.theme)
         layout.addLayout(form)

@@ -72,6 +72,7 @@ from app.gui.log_view import LogView
 from app.gui.presets import long_run_warning, preset_entries
 from app.gui.profile_problems import open_advice, profile_problems
 from app.gui.theme import apply_theme
+from app.gui.vocab import Theme
 from app.gui.window_exports import ExportActions
 from app.gui.words import plural
 
@@ -597,7 +598,7 @@ class MainWindow(ExportActions, QMainWindow):
     def show_preferences(self) -> PreferencesDialog:
         """Open the (window-modal) Preferences; OK applies and persists them."""
         dialog = PreferencesDialog(self._int_setting("workers", 1),
-                                   str(self.settings.value("theme", "system")), self)
+                                   str(self.settings.value("theme", Theme.SYSTEM)), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.apply_preferences(dialog.workers.value(), dialog.theme.currentData()))
         dialog.open()

@@ -28,6 +28,7 @@ from app.core.results import RunResult
 from app.core.store import RunSummary
 from app.gui.pool_task import PoolTask, Progress
 from app.gui.theme import status_colour
+from app.gui.vocab import Tone
 from app.gui.words import plural
 from app.report.exporters import EXPORTERS, PAGE_SIZE_NAMES, export
 
@@ -97,7 +98,7 @@ class ReportDialog(QDialog):
         form.addRow("File", row)
         layout.addLayout(form)
         self.problem = QLabel()
-        bad = status_colour("bad", self.palette().color(QPalette.ColorRole.Window))
+        bad = status_colour(Tone.BAD, self.palette().color(QPalette.ColorRole.Window))
         self.problem.setStyleSheet(f"color: {bad};")
         self.problem.setWordWrap(True)
         layout.addWidget(self.problem)

@@ -48,6 +48,7 @@ from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
 from app.core.vocab import SESSION_MODES, JobStatus, Role
 from app.gui.theme import status_qcolor
+from app.gui.vocab import Tone
 from app.gui.words import plural
 from app.report.findings import primary_metric  # one rule for the table and the reports
 from app.report.units import format_bytes, format_rate, format_seconds
@@ -137,9 +138,9 @@ _NUMERIC = frozenset({Column.SIZE, Column.MEDIAN, Column.P95, Column.CI95, Colum
                       Column.CPU, Column.MEMORY, Column.WARNINGS})
 
 _FAILED_BACKGROUND = QBrush(QColor(220, 50, 47, 56))  # translucent: reads on light and dark themes
-# Kinds of text colour (app.gui.theme.STATUS_COLOURS): resolved against the palette when
-# shown, so they keep their contrast in the light and the dark theme.
-_FAILED_TEXT, _CANCELLED_TEXT, _WARNING_TEXT = "bad", "muted", "warn"
+# Tones of text colour: resolved against the palette when shown, so they keep their
+# contrast in the light and the dark theme.
+_FAILED_TEXT, _CANCELLED_TEXT, _WARNING_TEXT = Tone.BAD, Tone.MUTED, Tone.WARN
 
 
 def _tip(text: str) -> str:
@@ -170,7 +171,7 @@ class _Cell:
     text: str
     key: Any = None
     tip: str | None = None
-    foreground: str | None = None  # a status kind
+    foreground: Tone | None = None
 
 
 #: Roles in the order the tooltips list them (Role's own order: worker, sender, receiver).
@@ -334,7 +335,7 @@ def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
     throughput = job.throughput_bytes_per_s
     if throughput is None and metric is not None:
         throughput = metric.throughput_bytes_per_s
-    status_colours: dict[str, str] = {JobStatus.FAILED: _FAILED_TEXT, JobStatus.CANCELLED: _CANCELLED_TEXT}
+    status_colours: dict[str, Tone] = {JobStatus.FAILED: _FAILED_TEXT, JobStatus.CANCELLED: _CANCELLED_TEXT}
     status_colour = status_colours.get(job.status)
     cells = {
         Column.SCHEME: _Cell(scheme_text(job), scheme_text(job), _scheme_tip(job)),

@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-TAB_CHOICES = ("samples", "histogram", "comparison", "scaling", "resources")
 
 
 @dataclass(frozen=True)
@@ -25,8 +24,8 @@ class Plan:
     profile: str | None = None  # a preset name or a profile file
     run: bool = False
     screenshot: Path | None = None
-    tab: str | None = None  # one of TAB_CHOICES
-    theme: str | None = None
+    tab: str | None = None  # a PlotTab value
+    theme: str | None = None  # a Theme value
     size: tuple[int, int] | None = None
 
     @property
@@ -45,6 +44,7 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
     when a screenshot is asked for (0 saved, 1 the run failed, 2 bad input)."""
     from app.core.profile import ProfileError, load_profile
     from app.core.vocab import JobStatus, RunStatus
+    from app.gui.vocab import PlotTab
 
     if plan.size is not None:
         window.resize(*plan.size)
@@ -70,7 +70,7 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
 
     def finish(run: Any) -> None:
         if plan.tab is not None:
-            window.plots.tabs.setCurrentIndex(TAB_CHOICES.index(plan.tab))
+            window.plots.tabs.setCurrentIndex(list(PlotTab).index(PlotTab(plan.tab)))
         if window.table.model.rowCount():
             window.table.view.selectRow(0)  # the Samples, Histogram and Resources tabs show a job
         if plan.screenshot is None:

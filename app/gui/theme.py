@@ -8,6 +8,8 @@ from PySide6.QtCore import QRect, QSize
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
+from app.gui.vocab import Theme, Tone
+
 _DARK = {
     QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
     QPalette.ColorRole.Base: "#1f1f1f", QPalette.ColorRole.AlternateBase: "#2a2a2a",
@@ -23,9 +25,9 @@ _LIGHT_HIGHLIGHT = "#2a6cb0"
 _DARK_DISABLED = "#9a9a9a"
 
 #: Status colours: (on a light background, on a dark background).
-STATUS_COLOURS = {"good": ("#1b5e20", "#81c784"), "bad": ("#b71c1c", "#ff8a80"),
-                  "warn": ("#8a4b00", "#ffcc80"), "muted": ("#595959", "#a6a6a6"),
-                  "info": ("#0d47a1", "#90caf9")}
+STATUS_COLOURS = {Tone.GOOD: ("#1b5e20", "#81c784"), Tone.BAD: ("#b71c1c", "#ff8a80"),
+                  Tone.WARN: ("#8a4b00", "#ffcc80"), Tone.MUTED: ("#595959", "#a6a6a6"),
+                  Tone.INFO: ("#0d47a1", "#90caf9")}
 #: Outline of check boxes and radio buttons on a dark background: Fusion draws them
 #: with the window colour darkened, black on black there.
 _DARK_INDICATOR_OUTLINE = "#a0a0a0"
@@ -48,15 +50,15 @@ def is_dark(background: QColor | str) -> bool:
     return luminance(QColor(background)) < 0.2
 
 
-def status_colour(kind: str | None, background: QColor | str) -> str | None:
-    """The colour of a status text ("good", "bad", "warn") on `background`."""
+def status_colour(kind: Tone | None, background: QColor | str) -> str | None:
+    """The colour of a text of this tone on `background` (None for no tone)."""
     if kind not in STATUS_COLOURS:
         return None
     light, dark = STATUS_COLOURS[kind]
     return dark if is_dark(background) else light
 
 
-def status_qcolor(kind: str | None, background: QColor | str | None = None) -> QColor | None:
+def status_qcolor(kind: Tone | None, background: QColor | str | None = None) -> QColor | None:
     """`status_colour` as a QColor, on the application's Base colour by default."""
     if background is None:
         background = QApplication.palette().color(QPalette.ColorRole.Base)
@@ -95,15 +97,15 @@ def dark_palette() -> QPalette:
 
 
 def apply_theme(app: QApplication | None, theme: str) -> None:
-    """theme: "system" (the platform's palette), "light" or "dark"."""
+    """A Theme value: the platform's palette, or the app's light or dark one."""
     if app is None:
         return
-    if theme == "dark":
+    if theme == Theme.DARK:
         app.setStyle(_DarkStyle("Fusion"))
         app.setPalette(dark_palette())
         return
     app.setStyle("Fusion")
-    if theme == "light":
+    if theme == Theme.LIGHT:
         palette = app.style().standardPalette()
         # Fusion's light selection (#308cc6) under white text is 3.7:1: darker, for AA.
         palette.setColor(QPalette.ColorRole.Highlight, QColor(_LIGHT_HIGHLIGHT))

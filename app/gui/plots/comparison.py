@@ -14,6 +14,7 @@ from app.core.vocab import Mode
 from app.gui.plots.axes import HoverEvent, _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
 from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
 from app.gui.plots.state import ComparisonRow, PanelState
+from app.gui.vocab import PlotTab
 from app.gui.words import plural
 
 #: The widest a bar label may be, as a share of the plot's width.
@@ -81,7 +82,7 @@ class ComparisonTab(PanelState):
         top.addWidget(self._cmp_log)
         top.addWidget(self._cmp_header, 1)
         self._cmp_readout = self._readout()
-        self.tabs.addTab(self._page(top, self._cmp_plot, self._cmp_readout), "Comparison")
+        self.tabs.addTab(self._page(top, self._cmp_plot, self._cmp_readout), PlotTab.COMPARISON.label)
         self._cmp_proxy = _hover_proxy(self._cmp_plot, self._on_cmp_hover)
 
     @staticmethod

@@ -13,6 +13,7 @@ from PySide6 import QtWidgets
 from app.gui.plots.axes import HoverEvent, _hover_proxy, _new_plot, _view_point
 from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
 from app.gui.plots.state import PanelState
+from app.gui.vocab import PlotTab
 
 
 class HistogramTab(PanelState):
@@ -38,7 +39,7 @@ class HistogramTab(PanelState):
         top.addWidget(self._hist_combo)
         top.addWidget(self._hist_header, 1)
         self._hist_readout = self._readout()
-        self.tabs.addTab(self._page(top, self._hist_plot, self._hist_readout), "Histogram")
+        self.tabs.addTab(self._page(top, self._hist_plot, self._hist_readout), PlotTab.HISTOGRAM.label)
         self._hist_proxy = _hover_proxy(self._hist_plot, self._on_hist_hover)
 
     def _clear_histogram(self) -> None:

@@ -34,8 +34,6 @@ from app.gui.plots.scaling import ScalingTab
 class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesTab, QtWidgets.QWidget):
     """Tabs of pyqtgraph plots for live samples and finished results."""
 
-    TAB_NAMES = ("Samples", "Histogram", "Comparison", "Scaling", "Resources")
-
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self._ready = False

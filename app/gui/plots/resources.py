@@ -14,6 +14,7 @@ from app.core.results import JobResult
 from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
 from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
 from app.gui.plots.state import PanelState
+from app.gui.vocab import PlotTab
 
 #: The resource sampler's interval (app.core.measure.ResourceSampler): a job shorter
 #: than this has no CPU sample at all.
@@ -42,7 +43,7 @@ class ResourcesTab(PanelState):
         self._res_header = QtWidgets.QLabel()
         self._res_header.setWordWrap(True)  # a long header must not widen the window
         self._res_page = self._page(self._res_header, self._res_view)
-        self.tabs.addTab(self._res_page, "Resources")
+        self.tabs.addTab(self._res_page, PlotTab.RESOURCES.label)
 
     def _resource_curves(self, role: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
         pair = self._res_curves.get(role)

@@ -12,6 +12,7 @@ from PySide6 import QtWidgets
 from app.gui.plots.axes import HoverEvent, _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point, outside_legend
 from app.gui.plots.common import FloatArray, _colour, _fmt_bytes, _fmt_time, _style
 from app.gui.plots.state import PanelState
+from app.gui.vocab import PlotTab
 
 
 class SamplesTab(PanelState):
@@ -44,7 +45,7 @@ class SamplesTab(PanelState):
         top.addWidget(self._live_button)
         self._samples_readout = self._readout()
         self._samples_page = self._page(top, self._samples_plot, self._samples_readout)
-        self.tabs.addTab(self._samples_page, "Samples")
+        self.tabs.addTab(self._samples_page, PlotTab.SAMPLES.label)
         self._samples_proxy = _hover_proxy(self._samples_plot, self._on_samples_hover)
 
     def _index_view(self, n: int) -> FloatArray:

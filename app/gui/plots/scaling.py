@@ -15,6 +15,7 @@ from app.gui.plots.axes import (HoverEvent, _BytesAxis, _hover_proxy, _new_plot,
                                  outside_legend)
 from app.gui.plots.common import _colour, _fmt_time, _style, short_distinct
 from app.gui.plots.state import PanelState
+from app.gui.vocab import PlotTab
 from app.gui.words import plural
 
 
@@ -43,7 +44,7 @@ class ScalingTab(PanelState):
         top.addWidget(self._scl_combo)
         top.addWidget(self._scl_header, 1)
         self._scl_readout = self._readout()
-        self.tabs.addTab(self._page(top, self._scl_plot, self._scl_readout), "Scaling")
+        self.tabs.addTab(self._page(top, self._scl_plot, self._scl_readout), PlotTab.SCALING.label)
         self._scl_proxy = _hover_proxy(self._scl_plot, self._on_scl_hover)
 
     def _draw_scaling(self) -> None:
