@@ -1,7 +1,11 @@
-"""Events a run produces: plain, picklable dataclasses shared by the CLI and the GUI.
+"""Events a run produces, and the messages its child processes send: plain, picklable dataclasses.
 
-Samples travel in batches (lists), never one event per sample, so a 100,000-sample
-job costs a few hundred events rather than 100,000 signals.
+Two channels, each typed by a union below so that every dispatch over them is checked:
+`RunEvent`, what the runner reports to its faces (the CLI and the GUI), and
+`ChildMessage`, what a job's child processes send their supervisor over their pipes
+(`MeasuringMessage` from the worker or sender, `ReceiverMessage` from a loopback
+receiver). Samples travel in batches (lists), never one event per sample, so a
+100,000-sample job costs a few hundred events rather than 100,000 signals.
 """
 
 from __future__ import annotations
@@ -9,10 +13,13 @@ from __future__ import annotations
 from array import array
 from collections.abc import MutableSequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from app.core.stats import MetricStats, StabilityWarning, check_stability, summarize
 from app.core.vocab import LogLevel
+
+if TYPE_CHECKING:  # only for the annotations: the measuring children never import the results layer
+    from app.core.results import JobResult, RunResult
 
 
 @dataclass(frozen=True)
@@ -63,12 +70,12 @@ class Progress:
 @dataclass(frozen=True)
 class JobFinished:
     job_index: int
-    result: Any  # app.core.results.JobResult (Any keeps this module dependency-free)
+    result: JobResult
 
 
 @dataclass(frozen=True)
 class RunFinished:
-    run: Any  # app.core.results.RunResult
+    run: RunResult
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ class LogMessage:
     job_index: int | None = None
 
 
-# --- messages from an operations child process to its supervisor --------------------
+# --- messages from a measuring child process (worker or sender) to its supervisor ----
 
 
 @dataclass
@@ -151,3 +158,37 @@ class ChildFailed:
     """The child hit an error outside any one size (e.g. the scheme would not build)."""
 
     error: str
+
+
+# --- messages from a loopback receiver process to its supervisor ----------------------
+
+
+@dataclass(frozen=True)
+class Listening:
+    """The receiver listens on this port (its first message; the sender starts after it)."""
+
+    port: int
+
+
+@dataclass(frozen=True)
+class PeerDropped:
+    """The receiver closed a connection that never proved it holds the token, and
+    keeps waiting for its sender; `text` says who it was and why."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReceiverDone:
+    """The receiver served its sender's whole job and said goodbye."""
+
+
+#: What a worker or a session sender sends its supervisor.
+MeasuringMessage: TypeAlias = SizeStarted | SizeMeasured | SampleBatch | Progress | ChildFailed
+#: What a loopback receiver sends its supervisor (ChildFailed: the job's session failed there).
+ReceiverMessage: TypeAlias = Listening | PeerDropped | ReceiverDone | ChildFailed
+#: Anything a job's child process sends over its pipe.
+ChildMessage: TypeAlias = MeasuringMessage | ReceiverMessage
+#: What a run reports to its faces, on the runner's thread.
+RunEvent: TypeAlias = (RunStarted | JobStarted | JobProcesses | SampleBatch | ResourceSample | Progress
+                       | JobFinished | RunFinished | LogMessage)

@@ -3,9 +3,10 @@
 The runner is the supervisor both faces share: the CLI calls `Runner.run()` on its
 main thread, the GUI's worker does the same on a pool thread. It never runs crypto
 itself. Each profile job gets a fresh child process (no state inherited from the
-GUI or from earlier jobs), watched by a psutil sampler thread here in the parent;
-raw samples come back over a pipe and become statistics and warnings here. Each
-finished job is written to the store before the next one starts.
+GUI or from earlier jobs), watched by a psutil sampler thread here in the parent
+(app.core.supervisor spawns, watches and stops them); raw samples come back over a
+pipe and become statistics and warnings here. Each finished job is written to the
+store before the next one starts.
 
 Where the platform has it (Linux, macOS), children are forked from multiprocessing's
 fork server, a clean interpreter started once per supervising process that imported
@@ -17,38 +18,19 @@ server never runs a job, so a fork of it carries no state from an earlier one.
 
 from __future__ import annotations
 
-import errno
-import multiprocessing
-import multiprocessing.connection as mp_connection
 import os
 import secrets
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
 
 import numpy as np
 import psutil
 
 from app.core import stats
 from app.core.environment import collect_environment
-from app.core.events import (
-    ChildFailed,
-    JobFinished,
-    JobProcesses,
-    JobStarted,
-    LogMessage,
-    Progress,
-    RawMetric,
-    ResourceSample,
-    RunFinished,
-    RunStarted,
-    SampleBatch,
-    SizeMeasured,
-    SizeStarted,
-)
+from app.core.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
 from app.core.job_records import (
     SAMPLING_INTERVAL_S,
     CpuUsage,
@@ -57,32 +39,19 @@ from app.core.job_records import (
     Security,
     Validation,
 )
-from app.core.jobstart import child_context, start_method, stop_signals_blocked, warm_up_children
-from app.core.measure import ResourceSampler, ResourceSeries
-from app.core.ops import OpsPlan, child_main
+from app.core.jobstart import start_method, warm_up_children
+from app.core.measure import ResourceSeries
 from app.core.profile import Profile, ResolvedJob, resolve_jobs
 from app.core.results import JobResult, MetricResult, RunResult
 from app.core.schemes import registry
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
-from app.core.session.protocol import TOKEN_BYTES
-from app.core.session.receiver import ReceiverPlan, receiver_main
-from app.core.session.sender import RemoteTarget, SessionPlan, sender_main
+from app.core.session.sender import RemoteTarget
 from app.core.store import Store, StoreError
+from app.core.supervisor import ChildSupervisor
 from app.core.vocab import JobStatus, LogLevel, Mode, Role, RunStatus
 
-EventHandler = Callable[[Any], None]
-#: How long the supervisor waits for a child's next message before checking for
-#: cancel and child death; cancel is therefore honoured within this time.
-POLL_SECONDS = 0.05
-#: A child asked to stop gets this long to exit before it is killed.
-TERMINATE_GRACE_SECONDS = 1.0
-#: How long a loopback receiver may take to start listening (a cold spawn on a
-#: loaded 2-core machine takes about a second).
-PORT_TIMEOUT_SECONDS = 30.0
-#: How long a process that is on its way out gets before we count it as stopped by us.
-EXIT_SETTLE_SECONDS = 0.1
-#: After the sender is gone, how long the receiver may take to report its outcome.
-RECEIVER_GRACE_SECONDS = 2.0
+#: Receives every event of a run, on the runner's thread.
+EventHandler = Callable[[RunEvent], None]
 
 
 def now_iso() -> str:
@@ -145,7 +114,7 @@ class Runner:
         self.store_error: str | None = None
         self.remote = remote
         self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
-        self.store = store
+        self._store = store
         self.on_event = on_event or (lambda event: None)
         self.cancel = cancel or threading.Event()
         self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
@@ -153,6 +122,11 @@ class Runner:
         self.base_indexes = [sum(len(j.message_sizes) for j in self.jobs[:k]) for k in range(len(self.jobs))]
         self._scaling: stats.StabilityWarning | None = None
         self._parallel: stats.StabilityWarning | None = None
+
+    @property
+    def store(self) -> Store | None:
+        """The store given to the constructor; None once it failed (`store_error` says why)."""
+        return self._store
 
     def run(self) -> RunResult:
         """Run every job in order on this thread (the CLI's way)."""
@@ -183,8 +157,8 @@ class Runner:
         self._parallel = stats.parallel_jobs_warning(self.parallel_workers, psutil.cpu_count() or 1)
         if self._parallel is not None:
             environment["parallel_workers"] = self.parallel_workers  # before the store records it
-        if self.store is not None:
-            self.store.begin_run(run)  # a store that cannot start a run refuses it, before any job
+        if self._store is not None:
+            self._store.begin_run(run)  # a store that cannot start a run refuses it, before any job
         self.current_run = run
         self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
         if self._parallel is not None:
@@ -205,9 +179,9 @@ class Runner:
         through its own connection) to the store, on the thread that owns the store."""
         for result in results:
             run.jobs.append(result)
-            if self.store is not None and not stored:
+            if self._store is not None and not stored:
                 try:
-                    self.store.add_job(run.id, result)
+                    self._store.add_job(run.id, result)
                 except StoreError as exc:
                     self._store_failed(exc)
             self.on_event(JobFinished(result.index, result))
@@ -215,7 +189,7 @@ class Runner:
     def _store_failed(self, exc: StoreError) -> None:
         """Stop writing to a store that failed; the run and its results go on in memory."""
         self.store_error = str(exc)
-        self.store = None
+        self._store = None
         self.on_event(LogMessage(LogLevel.ERROR, f"{exc}. The run goes on; its results are kept in memory "
                                           "and can still be exported."))
 
@@ -228,9 +202,9 @@ class Runner:
             run.status = RunStatus.FAILED
         else:
             run.status = RunStatus.FINISHED
-        if self.store is not None:
+        if self._store is not None:
             try:
-                self.store.finish_run(run.id, run.status, run.finished)
+                self._store.finish_run(run.id, run.status, run.finished)
             except StoreError as exc:
                 self._store_failed(exc)
         self.on_event(RunFinished(run))
@@ -241,257 +215,69 @@ class Runner:
     def _run_job(self, job: ResolvedJob, run_id: str, base_index: int) -> list[JobResult]:
         sizes = job.message_sizes
         if self.cancel.is_set():
-            return [self._empty_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
+            return [placeholder_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
                     for i, size in enumerate(sizes)]
-        return _ChildSupervisor(self, job, run_id, base_index).execute()
-
-    def _empty_result(self, job: ResolvedJob, run_id: str, index: int, size: int, status: str,
-                      error: str | None) -> JobResult:
-        result = JobResult(
-            id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-            label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
-            tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
-        )
-        try:
-            info = registry.create(job.scheme, job.backend, job.params).info
-        except registry.RegistryError:
-            return result  # the child reports why; the metadata is simply unknown
-        result.security = Security(classical_bits=info.security.classical_bits,
-                                   pq_category=info.security.pq_category, insecure=info.insecure)
-        result.notes = list(info.notes)
-        if result.tcp_nodelay is False:
-            result.notes.append("TCP_NODELAY off at both ends: Nagle's algorithm may hold back small writes")
-        return result
+        return _JobRun(self, job, run_id, base_index).execute()
 
 
-class _ChildSupervisor:
-    """Spawns, watches and (on cancel) kills one job's child processes.
+def placeholder_result(job: ResolvedJob, run_id: str, index: int, size: int, status: JobStatus,
+                       error: str | None) -> JobResult:
+    """A result for one message size of `job` with no measurement yet: the job's identity,
+    its scheme's security metadata and notes, and `status`/`error`.
 
-    Operations mode: one "worker". Loopback: a "receiver" that reports the port it
-    bound, then a "sender" that connects to it. Remote: a "sender" only. The
-    process that measures (worker or sender) sends events; a loopback receiver
-    sends only its port, log lines and its outcome.
+    The runner builds every result from one, and a size that never reported (cancelled,
+    failed, or lost to an internal error in a face's worker) is recorded as one, so that
+    tables and stores still show which job it was. `index` is the result's index in the
+    run; its id is "<run_id>/<index>".
     """
+    result = JobResult(
+        id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+        label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
+        tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
+    )
+    try:
+        info = registry.create(job.scheme, job.backend, job.params).info
+    except registry.RegistryError:
+        return result  # the child reports why; the metadata is simply unknown
+    result.security = Security(classical_bits=info.security.classical_bits,
+                               pq_category=info.security.pq_category, insecure=info.insecure)
+    result.notes = list(info.notes)
+    if result.tcp_nodelay is False:
+        result.notes.append("TCP_NODELAY off at both ends: Nagle's algorithm may hold back small writes")
+    return result
+
+
+class _JobRun:
+    """One profile job: its processes (a ChildSupervisor) and the results built from
+    what they measured, one per message size, as each size's measurement arrives."""
 
     def __init__(self, runner: Runner, job: ResolvedJob, run_id: str, base_index: int) -> None:
         self.runner, self.job, self.run_id, self.base = runner, job, run_id, base_index
-        self.current = base_index
         self.results: dict[int, JobResult] = {}
-        self.window_start: dict[int, float] = {}
-        self.child_error: str | None = None
-        self.receiver_error: str | None = None
-        self.start_error: str | None = None
-        self.processes: dict[str, Any] = {}
-        self.pipes: dict[str, Any] = {}
-        self.exitcodes: dict[str, int | None] = {}
-        self.stopped_by_us: set[str] = set()
-        self.sampler: ResourceSampler | None = None
-        self._context = child_context()
-
-    def emit(self, event: Any) -> None:
-        self.runner.on_event(event)
-
-    def _start(self, role: str, target: Callable[..., None], plan: Any) -> None:
-        """Spawn one child; _StartFailed when the system refuses (no file descriptor,
-        memory or process slot left), which fails this job and lets the run go on."""
-        try:
-            receive, send = self._context.Pipe(duplex=False)
-        except (OSError, MemoryError) as exc:
-            raise _StartFailed(f"{role} process", exc) from None
-        process = self._context.Process(target=target, args=(send, plan), daemon=True,
-                                        name=f"cryptobench-job-{self.base}-{role}")
-        try:
-            with stop_signals_blocked():
-                process.start()
-        except (OSError, MemoryError) as exc:
-            receive.close()
-            send.close()
-            raise _StartFailed(f"{role} process", exc) from None
-        self.processes[role] = process
-        self.pipes[role] = receive
-        send.close()  # the child holds the only writer: EOF here means it is gone
-        self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items()}))
-
-    def _session_plan(self, host: str, port: int, token: bytes) -> SessionPlan:
-        job = self.job
-        return SessionPlan(job_index=self.base, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-                           message_sizes=list(job.message_sizes), samples=job.samples, warmup=job.warmup,
-                           keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
-                           host=host, port=port, token=token, tcp_nodelay=job.tcp_nodelay)
+        self.supervisor = ChildSupervisor(job, base_index, emit=runner.on_event, cancel=runner.cancel,
+                                          remote=runner.remote, on_measured=self._measured)
 
     def execute(self) -> list[JobResult]:
-        job = self.job
-        cancelled = False
-        exitcodes: dict[str, int | None] = {}
-        try:
-            if job.mode == Mode.OPERATIONS:
-                self._start(Role.WORKER, child_main, OpsPlan(
-                    job_index=self.base, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-                    message_sizes=list(job.message_sizes), samples=job.samples, warmup=job.warmup,
-                    keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper))
-                main = Role.WORKER
-            elif job.mode == Mode.LOOPBACK:
-                token = secrets.token_bytes(TOKEN_BYTES)
-                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token))
-                port = self._wait_for_port()
-                if port is None:
-                    cancelled = self.runner.cancel.is_set()
-                    return self._finish(self._stop_all(), cancelled)
-                self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
-                main = Role.SENDER
-            else:
-                remote = self.runner.remote
-                if remote is None:  # resolve_jobs refuses this; kept as a clear error
-                    self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
-                    return self._finish({}, False)
-                self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
-                main = Role.SENDER
-            try:
-                self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()},
-                                               on_sample=self._on_resource)
-                self.sampler.start()
-            except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
-                self.sampler = None
-                raise _StartFailed("resource sampler", exc) from None
-            self.emit(JobStarted(self.base, job.label, job.message_sizes[0]))
-            cancelled = self._pump(main)
-        except _StartFailed as exc:
-            self.start_error = str(exc)
-            self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
-        finally:
-            if self.sampler is not None:
-                self.sampler.stop()
-            exitcodes = self._stop_all()
-        return self._finish(exitcodes, cancelled)
-
-    def _wait_for_port(self) -> int | None:
-        """The loopback receiver's bound port, or None (cancelled, or it failed)."""
-        pipe = self.pipes[Role.RECEIVER]
-        deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
-        while time.monotonic() < deadline:
-            if self.runner.cancel.is_set():
-                return None
-            if pipe.poll(POLL_SECONDS):
-                try:
-                    kind, value = pipe.recv()
-                except (EOFError, OSError):
-                    break
-                if kind == "port":
-                    return int(value)
-                if kind == "error":
-                    self.receiver_error = str(value)
-                    return None
-        self.receiver_error = self.receiver_error or f"receiver did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
-        return None
-
-    def _pump(self, main: str) -> bool:
-        """Relay messages until the measuring process is done; True if cancelled."""
-        open_pipes = dict(self.pipes)
-        main_done_at: float | None = None
-        while open_pipes:
-            if self.runner.cancel.is_set():
-                return True
-            if main_done_at is not None and time.monotonic() - main_done_at > RECEIVER_GRACE_SECONDS:
-                break  # the sender is gone; the receiver had its chance to report
-            ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
-            for role in [r for r, pipe in open_pipes.items() if pipe in ready]:
-                try:
-                    message = open_pipes[role].recv()
-                except (EOFError, OSError):
-                    del open_pipes[role]
-                    if role == main:
-                        main_done_at = time.monotonic()
-                    continue
-                if role == Role.RECEIVER:
-                    self._handle_receiver(message)
-                else:
-                    self._handle(message)
-        return False
-
-    def _handle_receiver(self, message: Any) -> None:
-        kind, value = message
-        if kind == "log":
-            self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {value}", self.current))
-        elif kind == "error":
-            self.receiver_error = str(value)
-
-    def _stop_all(self) -> dict[str, int | None]:
-        """Stop every process of the job (idempotent); remember which ones we had to stop,
-        so that our own SIGTERM is never reported as the cause of a failure."""
-        for role, process in list(self.processes.items()):
-            if process.pid is not None and process.is_alive():
-                # A process whose pipe just closed may still be exiting (the kernel
-                # closes its files before it can be reaped): a moment's wait keeps a
-                # death from outside from being mistaken for our own stop.
-                process.join(EXIT_SETTLE_SECONDS)
-            if process.pid is not None and process.is_alive():
-                self.stopped_by_us.add(role)
-            self.exitcodes[role] = _stop_process(process)
-            del self.processes[role]
-        for pipe in self.pipes.values():
-            pipe.close()
-        return dict(self.exitcodes)
-
-    def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
-        self.emit(ResourceSample(self.current, role, t, cpu, rss))
-
-    def _handle(self, message: Any) -> None:
-        assert self.sampler is not None
-        series = next(iter(self.sampler.series.values()))
-        if isinstance(message, SampleBatch):
-            self.emit(SampleBatch(self.current, message.metric, message.values))
-        elif isinstance(message, Progress):
-            self.emit(Progress(self.current, message.done, message.total))
-        elif isinstance(message, SizeStarted):
-            self.current = self.base + message.size_index
-            self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
-            if message.size_index:
-                self.emit(JobStarted(self.current, self.job.label, message.message_size))
-        elif isinstance(message, SizeMeasured):
-            start = self.window_start.get(message.size_index, 0.0)
-            self.results[message.size_index] = self._build(message, self.sampler.series, start)
-        elif isinstance(message, ChildFailed):
-            self.child_error = message.error
-            self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
-
-    def _failure_cause(self, exitcodes: dict[str, int | None]) -> str:
-        """One sentence naming why a job ended early, the most basic cause first."""
-        if self.start_error:  # any process we stopped afterwards was stopped because of it
-            return self.start_error
-        for role in (Role.RECEIVER, Role.SENDER, Role.WORKER):
-            code = exitcodes.get(role)
-            if code is not None and code < 0 and role not in self.stopped_by_us:
-                cause = _death_cause(role, code)
-                if self.child_error and role == Role.RECEIVER:
-                    cause += f" (sender: {self.child_error})"
-                return cause
-        if self.child_error:
-            if self.receiver_error and self.receiver_error not in self.child_error:
-                return f"{self.child_error} ({self.receiver_error})"
-            return self.child_error
-        if self.receiver_error:
-            return self.receiver_error
-        main = Role.WORKER if Role.WORKER in exitcodes else Role.SENDER
-        return _death_cause(main, exitcodes.get(main))
-
-    def _finish(self, exitcodes: dict[str, int | None], cancelled: bool) -> list[JobResult]:
+        cancelled = self.supervisor.run()
         results = []
         for i, size in enumerate(self.job.message_sizes):
             if i in self.results:
                 results.append(self.results[i])
                 continue
-            index = self.base + i
             if cancelled:
                 status, error = JobStatus.CANCELLED, "cancelled by the user"
             else:
-                status, error = JobStatus.FAILED, self._failure_cause(exitcodes)
-            results.append(self.runner._empty_result(self.job, self.run_id, index, size, status, error))
+                status, error = JobStatus.FAILED, self.supervisor.failure_cause()
+            results.append(placeholder_result(self.job, self.run_id, self.base + i, size, status, error))
         return results
+
+    def _measured(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> None:
+        self.results[measured.size_index] = self._build(measured, series, window_start)
 
     def _build(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> JobResult:
         job = self.job
         index = self.base + measured.size_index
-        result = self.runner._empty_result(job, self.run_id, index, measured.message_size, JobStatus.OK, None)
+        result = placeholder_result(job, self.run_id, index, measured.message_size, JobStatus.OK, None)
         result.finished = now_iso()
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
@@ -569,54 +355,3 @@ def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
             window.rss_bytes.append(series.rss_bytes[i])
             window.other_cpu_percent.append(series.other_cpu_percent[i])
     return window
-
-
-class _StartFailed(Exception):
-    """The system refused to start a part of a job; str() is the job's one-line cause."""
-
-    def __init__(self, what: str, exc: BaseException) -> None:
-        super().__init__(f"cannot start the {what}: {_exhaustion_reason(exc)}")
-
-
-def _exhaustion_reason(exc: BaseException) -> str:
-    """What ran out, in words, with the errno name and the limit to raise."""
-    if isinstance(exc, MemoryError):
-        return "out of memory"
-    if isinstance(exc, RuntimeError):  # threading: "can't start new thread"
-        return f"{exc} (thread or process limit reached: `ulimit -u`)"
-    code = getattr(exc, "errno", None)
-    text = getattr(exc, "strerror", None) or str(exc)
-    hint = {errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
-            errno.ENFILE: "the system's open-file table is full",
-            errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
-            errno.ENOMEM: "out of memory"}.get(code) if code is not None else None
-    name = errno.errorcode.get(code, "") if code is not None else ""
-    return f"{text} ({name}{': ' + hint if hint else ''})" if name else text
-
-
-def _death_cause(role: str, exitcode: int | None) -> str:
-    if exitcode is None:
-        return f"{role} process did not report a result"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"{role} process was killed by {name}"
-    return f"{role} process exited with code {exitcode} before reporting a result"
-
-
-def _stop_process(process: Any) -> int | None:
-    """Make sure a child is gone: terminate, wait briefly, then kill. Returns its exit code."""
-    if process.pid is None:
-        return None
-    if process.is_alive():
-        process.terminate()
-        process.join(TERMINATE_GRACE_SECONDS)
-    if process.is_alive():
-        process.kill()
-    process.join(5)
-    exitcode: int | None = process.exitcode
-    if exitcode is not None:
-        process.close()
-    return exitcode

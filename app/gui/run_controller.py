@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from app.core.events import LogMessage
 from app.core.profile import Profile
 from app.core.results import JobResult, RunResult
-from app.core.runner import Runner
+from app.core.runner import Runner, placeholder_result
 from app.core.session.sender import RemoteTarget
 from app.core.store import Store
 from app.core.vocab import JobStatus, LogLevel
@@ -76,8 +76,8 @@ class JobRunnable(PoolTask[JobOutcome]):
         except Exception as exc:  # noqa: BLE001 - a bug in the supervisor must not hang the run
             results = []
             for k, size in enumerate(job.message_sizes):
-                failed = self.runner._empty_result(job, self.run_result.id, base + k, size, JobStatus.FAILED,
-                                                   f"internal error: {type(exc).__name__}: {exc}")
+                failed = placeholder_result(job, self.run_result.id, base + k, size, JobStatus.FAILED,
+                                            f"internal error: {type(exc).__name__}: {exc}")
                 results.append(failed)
         problem = None
         try:
@@ -131,15 +131,14 @@ class RunController(QObject):
             raise RuntimeError("a run is already in progress")
         self.cancel = threading.Event()
         # Parallel jobs perturb each other: the runner records it in the run and on every job.
-        runner = Runner(profile, on_event=self.buffer.push, cancel=self.cancel, source=source, remote=remote,
-                        parallel_workers=self.pool.maxThreadCount())
         store = self.store_factory()
-        runner.store = store
         try:
+            runner = Runner(profile, store=store, on_event=self.buffer.push, cancel=self.cancel, source=source,
+                            remote=remote, parallel_workers=self.pool.maxThreadCount())
             run = runner.start()
         except BaseException:
             if store is not None:
-                store.close()  # a store that cannot begin the run is not kept open
+                store.close()  # a profile that cannot run, or a store that cannot begin it: not kept open
             raise
         self.store, self.runner, self.run = store, runner, run
         self._pending = set(range(len(runner.jobs)))

@@ -8,20 +8,19 @@ import pytest
 
 from app.core.events import Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
 from app.core.measure import calibrate_batch, time_calls
-from app.core.ops import OperationsBenchmark, OpsPlan
+from app.core.ops import OperationsBenchmark
+from app.core.plan import JobPlan
 from app.core.schemes import symmetric
 from app.core.schemes.base import AuthenticationError
+from tests.plans import job_plan
 
 
 def _plan(scheme: str, backend: str, params: dict[str, Any] | None = None, sizes: list[int] | None = None,
-          **overrides: Any) -> OpsPlan:
-    values = dict(job_index=0, scheme=scheme, backend=backend, params=params or {}, message_sizes=sizes or [18],
-                  samples=4, warmup=1, keygen_samples=2, pause_ms=0.0, tamper=3)
-    values.update(overrides)
-    return OpsPlan(**values)
+          **overrides: Any) -> JobPlan:
+    return job_plan(scheme, backend, params, sizes, **overrides)
 
 
-def _run(plan: OpsPlan) -> tuple[list[SizeMeasured], list[Any]]:
+def _run(plan: JobPlan) -> tuple[list[SizeMeasured], list[Any]]:
     events: list[Any] = []
     OperationsBenchmark(plan, events.append).run()
     return [e for e in events if isinstance(e, SizeMeasured)], events

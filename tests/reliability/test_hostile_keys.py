@@ -27,7 +27,8 @@ from cryptography.hazmat.primitives.asymmetric import ed448, ed25519
 from app.core.schemes import registry, signatures, sigkeys
 from app.core.schemes.base import Payload, PayloadFormatError, Receiver, Scheme, Sender
 from app.core.session.receiver import ReceiverSession
-from app.core.session.sender import SenderSession, SessionFailed, SessionPlan
+from app.core.session.sender import SenderSession, SessionFailed
+from tests.plans import job_plan
 
 BACKENDS = ("cryptography", "pycryptodome")
 
@@ -358,8 +359,8 @@ def _forged_session(monkeypatch: pytest.MonkeyPatch, scheme_id: str, backend: st
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     events: list[Any] = []
-    plan = SessionPlan(job_index=0, scheme=scheme_id, backend=backend, params=params, message_sizes=[32],
-                       samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=0, host="-", port=0, token=token)
+    plan = job_plan(scheme_id, backend, params, [32],
+                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=0, host="-", port=0, token=token)
     try:
         SenderSession(left, plan, events.append).run()
     finally:

@@ -22,14 +22,16 @@ from typing import Any
 import pytest
 
 from app.core.events import SizeMeasured
+from app.core.plan import JobPlan
 from app.core.profile import parse_profile
 from app.core.runner import Runner
 from app.core.schemes import registry
 from app.core.session.auth import NONCE_BYTES, ServerNotAuthenticated, authenticate_peer, server_proof
 from app.core.session.protocol import ACK, TOKEN_BYTES, U32, U64, PeerLied, Verdict, encode_ack
 from app.core.session.receiver import ReceiverLimits, ReceiverSession
-from app.core.session.sender import RemoteTarget, SessionPlan, run_with_retries
+from app.core.session.sender import RemoteTarget, run_with_retries
 from app.core.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, MalformedBody, WireError, encode_header, send_frame
+from tests.plans import job_plan
 
 TOKEN = bytes(range(50, 50 + TOKEN_BYTES))
 LIMITS = ReceiverLimits(hello_timeout=5, idle_timeout=10)
@@ -82,13 +84,13 @@ def fake() -> Iterator[Callable[[Script], FakeServer]]:
         server.close()
 
 
-def plan_for(port: int, **changes: Any) -> SessionPlan:
-    fields: dict[str, Any] = dict(job_index=0, scheme="aes-gcm", backend="cryptography", params={},
+def plan_for(port: int, **changes: Any) -> JobPlan:
+    fields: dict[str, Any] = dict(scheme="aes-gcm", backend="cryptography", params={},
                                   message_sizes=[64], samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1,
                                   host="127.0.0.1", port=port, token=TOKEN, connect_timeout=2, reply_timeout=10,
                                   queue_timeout=5)
     fields.update(changes)
-    return SessionPlan(**fields)
+    return job_plan(**fields)
 
 
 def run_against(server: FakeServer, **changes: Any) -> tuple[BaseException, list[Any]]:

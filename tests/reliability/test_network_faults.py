@@ -19,14 +19,16 @@ import psutil
 import pytest
 
 from app.cli import main as cli_main
-from app.core import runner as runner_module
 from app.core.events import JobProcesses, SampleBatch
+from app.core.plan import JobPlan
 from app.core.profile import parse_profile
 from app.core.runner import Runner
 from app.core.session.auth import ServerNotAuthenticated
-from app.core.session.sender import RemoteTarget, SenderSession, SessionPlan, connect
+from app.core.session.sender import RemoteTarget, SenderSession, connect
 from app.core.store import Store
+from app.core.supervisor import ChildSupervisor
 from app.core.wire import WireError
+from tests.plans import job_plan
 
 
 def test_serve_on_a_port_in_use_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -86,12 +88,12 @@ class _SilentPeer:
 
 def test_peer_that_accepts_and_stalls_times_out_with_the_wait_named() -> None:
     peer = _SilentPeer()
-    plan = SessionPlan(job_index=0, scheme="sha256", backend="cryptography", params={}, message_sizes=[64],
-                       samples=3, warmup=0, keygen_samples=0, pause_ms=0, tamper=0, host="127.0.0.1",
-                       port=peer.port, token=os.urandom(32), connect_timeout=0.5)
+    plan = job_plan("sha256", "cryptography", {}, [64],
+                    samples=3, warmup=0, keygen_samples=0, pause_ms=0, tamper=0, host="127.0.0.1",
+                    port=peer.port, token=os.urandom(32), connect_timeout=0.5)
     started = time.monotonic()
     try:
-        with connect("127.0.0.1", peer.port, plan.connect_timeout) as sock:
+        with connect("127.0.0.1", peer.port, plan.session_peer().connect_timeout) as sock:
             with pytest.raises(ServerNotAuthenticated) as info:
                 SenderSession(sock, plan, lambda event: None).run()
     finally:
@@ -107,12 +109,13 @@ def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(monkey
     sender's wait for an acknowledgement is bounded (2 s here, 600 s by default because an
     ElGamal-4096 open of a large message takes minutes), the job fails saying so, the
     frozen process is killed, and the next job runs."""
-    original = runner_module._ChildSupervisor._session_plan
+    original = ChildSupervisor._session_plan
 
-    def short_wait(self: Any, host: str, port: int, token: bytes) -> SessionPlan:
-        return dataclasses.replace(original(self, host, port, token), reply_timeout=2.0)
+    def short_wait(self: Any, host: str, port: int, token: bytes) -> JobPlan:
+        plan = original(self, host, port, token)
+        return dataclasses.replace(plan, peer=dataclasses.replace(plan.session_peer(), reply_timeout=2.0))
 
-    monkeypatch.setattr(runner_module._ChildSupervisor, "_session_plan", short_wait)
+    monkeypatch.setattr(ChildSupervisor, "_session_plan", short_wait)
     pids: dict[str, int] = {}
     frozen: list[int] = []
 

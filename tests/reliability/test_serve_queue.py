@@ -21,14 +21,16 @@ from typing import Any
 import pytest
 
 from app.core.events import SizeMeasured
+from app.core.plan import JobPlan
 from app.core.schemes import registry
 from app.core.session import server as server_module
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.sender import SessionFailed, SessionPlan, run_with_retries
+from app.core.session.sender import SessionFailed, run_with_retries
 from app.core.session.server import Server
 from app.core.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
+from tests.plans import job_plan
 
 TOKEN = bytes(range(7, 7 + TOKEN_BYTES))
 registry.create("aes-gcm", "cryptography", {}).new_sender()  # imported before any timed connect
@@ -107,18 +109,18 @@ class Holder:
         self.sock.close()
 
 
-def plan_for(port: int, **changes: Any) -> SessionPlan:
-    fields: dict[str, Any] = dict(job_index=0, scheme="aes-gcm", backend="cryptography", params={},
+def plan_for(port: int, **changes: Any) -> JobPlan:
+    fields: dict[str, Any] = dict(scheme="aes-gcm", backend="cryptography", params={},
                                   message_sizes=[64], samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1,
                                   host="127.0.0.1", port=port, token=TOKEN, connect_timeout=1.0, reply_timeout=10)
     fields.update(changes)
-    return SessionPlan(**fields)
+    return job_plan(**fields)
 
 
 class Client(threading.Thread):
     """A genuine sender (with its BUSY retries) in a thread; `error` is what it failed with."""
 
-    def __init__(self, plan: SessionPlan, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, plan: JobPlan, sleep: Callable[[float], None] = time.sleep) -> None:
         super().__init__(daemon=True)
         self.plan, self.sleep = plan, sleep
         self.events: list[Any] = []
@@ -146,7 +148,7 @@ def test_a_client_arriving_during_a_job_waits_its_turn_and_succeeds(harness: Cal
     client = Client(plan_for(live.port, connect_timeout=1.0))
     live.wait_for(lambda: live.logged("waiting behind 1 job(s)") == 1, "the client to be queued")
     # Held for well over the client's connect timeout: only the keepalives keep it waiting.
-    client.join(3 * client.plan.connect_timeout)
+    client.join(3 * client.plan.session_peer().connect_timeout)
     assert client.is_alive() and client.error is None, f"the queued client gave up: {client.error}"
     holder.release()
     client.outcome()

@@ -33,7 +33,7 @@ from app.core.session import server as server_module
 from app.core.session.auth import NONCE_BYTES, TokenRefused, authenticate_server, client_proof
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.sender import SenderSession, SessionPlan, connect
+from app.core.session.sender import SenderSession, connect
 from app.core.session.server import Server
 from app.core.wire import (
     HARD_MAX_FRAME,
@@ -46,6 +46,7 @@ from app.core.wire import (
     PeerError,
     encode_header,
 )
+from tests.plans import job_plan
 
 TOKEN = bytes(range(100, 100 + TOKEN_BYTES))
 #: A short hello timeout keeps the stalling rogues cheap; a genuine sender answers in microseconds
@@ -141,11 +142,11 @@ def shared_server() -> Iterator[LiveServer]:
 def run_genuine_job(live: LiveServer) -> None:
     """A real sender completes a small aes-gcm job, and the server counts it as served."""
     served = live.server.served
-    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64],
-                       samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1",
-                       port=live.port, token=TOKEN, connect_timeout=5, reply_timeout=10)
+    plan = job_plan("aes-gcm", "cryptography", {}, [64],
+                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1",
+                    port=live.port, token=TOKEN, connect_timeout=5, reply_timeout=10)
     events: list[Any] = []
-    with connect(plan.host, plan.port, 5) as sock:
+    with connect("127.0.0.1", live.port, 5) as sock:
         SenderSession(sock, plan, events.append).run()
     measured = [e for e in events if isinstance(e, SizeMeasured)]
     assert len(measured) == 1, events
@@ -210,11 +211,11 @@ class Client:
 ], ids=["zeros", "one-bit", "short", "one-byte-long", "empty"])
 def test_wrong_token_is_refused_with_a_clear_error_and_the_server_keeps_serving(live_server: LiveServer,
                                                                                   token: bytes) -> None:
-    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64],
-                       samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1",
-                       port=live_server.port, token=token, connect_timeout=5, reply_timeout=10)
+    plan = job_plan("aes-gcm", "cryptography", {}, [64],
+                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1",
+                    port=live_server.port, token=token, connect_timeout=5, reply_timeout=10)
     start = time.monotonic()
-    with connect(plan.host, plan.port, 5) as sock, pytest.raises(TokenRefused) as refused:
+    with connect("127.0.0.1", live_server.port, 5) as sock, pytest.raises(TokenRefused) as refused:
         SenderSession(sock, plan, lambda event: None).run()
     # The sender learns at once (not after a timeout) that the receiver hung up on its proof.
     assert "closed the connection after our proof" in str(refused.value)

@@ -19,15 +19,14 @@ import gc
 import json
 import socket
 import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from multiprocessing.connection import Connection
 
 import psutil
 
-from app.core.lifeline import exit_with_parent
-from app.core.ops import steady_state_allocator
+from app.core.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
+from app.core.harness import child_entry, traced_peak
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session.auth import AuthenticationFailed, authenticate_peer
 from app.core.session.protocol import (
@@ -220,14 +219,7 @@ class ReceiverSession:
 
     def _trace(self, body: memoryview) -> None:
         """A separate, untimed pass: peak Python-heap allocation of one open."""
-        tracemalloc.start()
-        try:
-            tracemalloc.reset_peak()
-            baseline = tracemalloc.get_traced_memory()[0]
-            _, verdict, reason = self._open(body)
-            peak = max(0, tracemalloc.get_traced_memory()[1] - baseline)
-        finally:
-            tracemalloc.stop()
+        peak, (_, verdict, reason) = traced_peak(lambda: self._open(body))
         send_frame(self.sock, FrameType.TRACE_OK, encode_ack(peak, verdict, reason))
 
     def _size_end(self, body: memoryview) -> None:
@@ -274,50 +266,49 @@ def listen(bind: str, port: int) -> socket.socket:
     return server
 
 
-def receiver_main(conn: Any, plan: ReceiverPlan) -> None:
+def receiver_main(conn: Connection, plan: ReceiverPlan) -> None:
     """Entry point of a loopback receiver process (multiprocessing spawn target).
 
-    Reports ("port", N) once listening, then ("done", None) after a clean job or
-    ("error", text). Connections with a wrong token are closed and the receiver
-    keeps waiting for the right one, until `accept_timeout`.
+    Sends `Listening(port)` once listening, then `ReceiverDone()` after a clean job or
+    `ChildFailed(text)`; each connection with a wrong token is closed with a
+    `PeerDropped` line, and the receiver keeps waiting for the right one, until
+    `accept_timeout`.
     """
-    steady_state_allocator()
-    exit_with_parent()
+    child_entry(conn, lambda emit: serve_one_sender(plan, emit),
+                describe=lambda exc: f"receiver: {type(exc).__name__}: {exc}")
+
+
+def serve_one_sender(plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]) -> None:
+    """Listen on a free port, serve the first connection that proves it holds the token,
+    and report the outcome (the body of `receiver_main`)."""
     try:
         server = listen(plan.bind, 0)
     except OSError as exc:
-        conn.send(("error", f"receiver could not listen on {plan.bind}: {exc.strerror or exc}"))
-        conn.close()
+        emit(ChildFailed(f"receiver could not listen on {plan.bind}: {exc.strerror or exc}"))
         return
-    conn.send(("port", server.getsockname()[1]))
+    with server:
+        emit(Listening(server.getsockname()[1]))
+        emit(_serve_until_done(server, plan, emit))
+
+
+def _serve_until_done(server: socket.socket, plan: ReceiverPlan,
+                      emit: Callable[[ReceiverMessage], None]) -> ReceiverDone | ChildFailed:
     deadline = time.monotonic() + plan.accept_timeout
-    outcome: tuple[str, Any] = ("error", f"no sender connected within {plan.accept_timeout:g} s")
-    try:
-        while time.monotonic() < deadline:
-            server.settimeout(max(0.01, deadline - time.monotonic()))
-            try:
-                sock, address = server.accept()
-            except (socket.timeout, TimeoutError):
-                break
-            with sock:
-                session = ReceiverSession(sock, plan.token, plan.limits)
-                try:
-                    session.serve()
-                except (WireError, JobRejected, SchemeError, OSError) as exc:
-                    if not session.authenticated:
-                        # Not our sender (wrong token, garbage, silence, a port scan): drop it, keep waiting.
-                        conn.send(("log", f"receiver closed a connection from {address[0]}: {exc}"))
-                        continue
-                    outcome = ("error", f"receiver: {type(exc).__name__}: {exc}")
-                    break
-                outcome = ("done", None)
-                break
-    except BaseException as exc:  # report, never die silently
-        outcome = ("error", f"receiver: {type(exc).__name__}: {exc}")
-    finally:
-        server.close()
+    while time.monotonic() < deadline:
+        server.settimeout(max(0.01, deadline - time.monotonic()))
         try:
-            conn.send(outcome)
-        except (OSError, ValueError):
-            pass
-        conn.close()
+            sock, address = server.accept()
+        except (socket.timeout, TimeoutError):
+            break
+        with sock:
+            session = ReceiverSession(sock, plan.token, plan.limits)
+            try:
+                session.serve()
+            except (WireError, JobRejected, SchemeError, OSError) as exc:
+                if not session.authenticated:
+                    # Not our sender (wrong token, garbage, silence, a port scan): drop it, keep waiting.
+                    emit(PeerDropped(f"receiver closed a connection from {address[0]}: {exc}"))
+                    continue
+                return ChildFailed(f"receiver: {type(exc).__name__}: {exc}")
+            return ReceiverDone()
+    return ChildFailed(f"no sender connected within {plan.accept_timeout:g} s")

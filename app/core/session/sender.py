@@ -9,7 +9,9 @@ receiver's open time from the acknowledgement, "network" = rtt - receiver),
 tampered payloads that must be rejected, and an untimed tracemalloc pass.
 
 Everything measured is sent to the supervisor as the same events an operations
-child sends, so the runner, CLI and GUI treat both modes alike.
+child sends, so the runner, CLI and GUI treat both modes alike; the loop's rules
+(warm-up apart, samples in batches, the tamper check, the memory pass, the entry
+point) are app.core.harness's, shared with the operations worker.
 """
 
 from __future__ import annotations
@@ -19,21 +21,25 @@ import os
 import random
 import socket
 import time
-import traceback
-import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from multiprocessing.connection import Connection
 
 from app.core.errors import SessionError
-from app.core.events import ChildFailed, Progress, RawMetric, SizeMeasured, SizeStarted
-from app.core.lifeline import exit_with_parent
-from app.core.ops import (
+from app.core.events import RawMetric, SizeMeasured, SizeStarted
+from app.core.harness import (
     FLUSH_INTERVAL,
-    SampleRecorder,
+    Emit,
+    Parts,
+    ProgressCounter,
+    SampleRounds,
     ValidationFailed,
-    steady_state_allocator,
+    check_tampering,
+    child_entry,
+    describe_error,
+    traced_peak,
 )
+from app.core.plan import JobPlan
 from app.core.schemes import registry
 from app.core.schemes.base import (
     KEYGEN_ON_SENDER,
@@ -74,8 +80,6 @@ from app.core.wire import (
     tune,
 )
 
-Emit = Callable[[Any], None]
-Parts = Sequence[bytes | bytearray | memoryview]
 #: The floor ping-pong needs far fewer samples than the messages to be stable.
 FLOOR_MAX_SAMPLES = 1000
 #: At most this many warm-up handshake rounds (a round may be an RSA-4096 keygen).
@@ -89,34 +93,6 @@ class RemoteTarget:
     host: str
     port: int
     token: bytes = field(repr=False)
-
-
-@dataclass(frozen=True)
-class SessionPlan:
-    """One profile job as a session, and where its receiver listens."""
-
-    job_index: int
-    scheme: str
-    backend: str
-    params: dict[str, Any]
-    message_sizes: list[int]
-    samples: int
-    warmup: int
-    keygen_samples: int
-    pause_ms: float
-    tamper: int
-    host: str
-    port: int
-    token: bytes = field(repr=False)
-    connect_timeout: float = 10.0
-    #: False: Nagle's algorithm stays on at both ends (the receiver learns it from the job).
-    tcp_nodelay: bool = True
-    #: Longest wait for one acknowledgement: a chunked ElGamal-4096 open of a large
-    #: message takes minutes; cancel, not this timeout, is the user's way out.
-    reply_timeout: float = 600.0
-    #: Longest wait for a busy `serve` (queued behind other clients' jobs, or told to
-    #: retry) before the job fails; cancel ends it sooner.
-    queue_timeout: float = 1800.0
 
 
 def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
@@ -151,37 +127,33 @@ class ServerBusy(SessionError):
 
 
 class SenderSession:
-    def __init__(self, sock: socket.socket, plan: SessionPlan, emit: Emit) -> None:
+    """One session over a connected socket: the plan's job against the plan's receiver."""
+
+    def __init__(self, sock: socket.socket, plan: JobPlan, emit: Emit) -> None:
         self.sock = sock
         self.plan = plan
+        self.job = job = plan.job
+        self.peer = plan.session_peer()
         self.emit = emit
-        self.scheme: Scheme = registry.create(plan.scheme, plan.backend, plan.params)
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
         self.family = self.scheme.info.family
-        self.reader = FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=plan.reply_timeout)
-        self.floor_samples = min(plan.samples, FLOOR_MAX_SAMPLES)
-        self.rounds_warmup = min(plan.warmup, HANDSHAKE_WARMUP_MAX)
-        self._done = 0
-        self._last_progress = 0.0
-        per_size = self.floor_samples + plan.samples + plan.tamper
-        self._total = plan.keygen_samples + per_size * len(plan.message_sizes)
+        self.reader = FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=self.peer.reply_timeout)
+        self.floor_samples = min(job.samples, FLOOR_MAX_SAMPLES)
+        self.rounds_warmup = min(job.warmup, HANDSHAKE_WARMUP_MAX)
+        per_size = self.floor_samples + job.samples + job.tamper
+        # At most one progress event per flush interval: each costs a pickle and a
+        # pipe write, time the sender would otherwise spend between samples.
+        self.progress = ProgressCounter(emit, plan.first_index, job.keygen_samples + per_size * len(job.message_sizes),
+                                        min_interval=FLUSH_INTERVAL)
 
     # --- helpers --------------------------------------------------------------------
 
-    def _advance(self, steps: int = 1) -> None:
-        # At most one progress event per flush interval: each costs a pickle and a
-        # pipe write, time the sender would otherwise spend between samples.
-        self._done += steps
-        now = time.monotonic()
-        if now - self._last_progress >= FLUSH_INTERVAL or self._done >= self._total:
-            self._last_progress = now
-            self.emit(Progress(self.plan.job_index, min(self._done, self._total), self._total))
-
-    def _recorder(self, metric: str, raw: RawMetric) -> SampleRecorder:
-        return SampleRecorder(self.emit, self.plan.job_index, metric, raw)
+    def _rounds(self, names: list[str], warmup: int) -> SampleRounds:
+        return SampleRounds(self.emit, self.plan.first_index, names, warmup, on_sample=self.progress.advance)
 
     def _pause(self) -> None:
-        if self.plan.pause_ms > 0:
-            time.sleep(self.plan.pause_ms / 1000)
+        if self.job.pause_ms > 0:
+            time.sleep(self.job.pause_ms / 1000)
 
     def _request(self, kind: FrameType, parts: Parts, reply: FrameType) -> memoryview:
         send_frame(self.sock, kind, parts)
@@ -191,16 +163,17 @@ class SenderSession:
 
     def open_session(self) -> None:
         # A CryptoBench receiver answers these at once; anything slower is not one.
-        self.reader.idle_timeout = self.plan.connect_timeout
-        authenticate_server(self.sock, self.reader, self.plan.token, f"{self.plan.host}:{self.plan.port}")
+        self.reader.idle_timeout = self.peer.connect_timeout
+        authenticate_server(self.sock, self.reader, self.peer.token, self.peer.address)
         self.wait_until_ready()
-        job = JobDescription(scheme=self.plan.scheme, backend=self.plan.backend, params=self.plan.params,
-                             message_sizes=self.plan.message_sizes, tcp_nodelay=self.plan.tcp_nodelay)
-        accepted = decode_json(self._request(FrameType.JOB, [job.encode()], FrameType.JOB_OK), "JOB_OK")
+        job = self.job
+        description = JobDescription(scheme=job.scheme, backend=job.backend, params=job.params,
+                                     message_sizes=job.message_sizes, tcp_nodelay=job.tcp_nodelay)
+        accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
         capacity = accepted.get("capacity")
         if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:
             raise PeerLied(f"JOB_OK capacity = {capacity!r:.80} is not a frame size (1..{HARD_MAX_FRAME})")
-        self.reader.idle_timeout = self.plan.reply_timeout
+        self.reader.idle_timeout = self.peer.reply_timeout
 
     def wait_until_ready(self) -> None:
         """Wait for READY while the receiver serves other clients' jobs.
@@ -208,7 +181,7 @@ class SenderSession:
         A queued connection gets QUEUED (clients ahead) every few seconds, each within
         the connect timeout; BUSY means the queue is full: `sender_main` reconnects.
         """
-        deadline = time.monotonic() + self.plan.queue_timeout
+        deadline = time.monotonic() + self.peer.queue_timeout
         while True:
             kind, body = self.reader.read(MAX_CONTROL_FRAME)
             if kind is FrameType.READY:
@@ -219,18 +192,16 @@ class SenderSession:
                 raise UnexpectedFrame(f"expected READY, QUEUED or BUSY, got {kind.name}")
             ahead = decode_u32(body, "QUEUED", 1, MAX_QUEUE_POSITION)
             if time.monotonic() > deadline:
-                raise SessionFailed(f"still queued behind {ahead} job(s) after {self.plan.queue_timeout:g} s; "
+                raise SessionFailed(f"still queued behind {ahead} job(s) after {self.peer.queue_timeout:g} s; "
                                     "the server is busy")
 
     def handshakes(self) -> tuple[Sender, dict[str, RawMetric], dict[str, int]]:
         """`keygen_samples` rounds of setup + handshake; the last round's keys carry the messages."""
-        metrics = {name: RawMetric() for name in ("keygen", "handshake", "handshake_receiver", "handshake_rtt")}
-        recorders = {name: self._recorder(name, raw) for name, raw in metrics.items()}
+        rounds = self._rounds(["keygen", "handshake", "handshake_receiver", "handshake_rtt"], self.rounds_warmup)
         clock = time.perf_counter_ns
         sender: Sender | None = None
         wire: dict[str, int] = {}
-        rounds = self.rounds_warmup + self.plan.keygen_samples
-        for i in range(rounds):
+        for _ in range(self.rounds_warmup + self.job.keygen_samples):
             start = clock()
             body = self._request(FrameType.SETUP, [], FrameType.PUBLIC)
             setup_rtt_ns = clock() - start
@@ -258,21 +229,13 @@ class SenderSession:
             elif self.family not in NO_KEYGEN:
                 values["keygen"] = keygen_ns
                 values["handshake"] = handshake_ns
-            for name, value in values.items():
-                if i < self.rounds_warmup:
-                    metrics[name].warmup.append(value / 1e9)
-                else:
-                    recorders[name].add(value / 1e9)
-            if i >= self.rounds_warmup:
-                self._advance()
-        for recorder in recorders.values():
-            recorder.flush()
+            rounds.record({name: value / 1e9 for name, value in values.items()})
         assert sender is not None
-        return sender, {name: raw for name, raw in metrics.items() if raw.samples}, wire
+        return sender, {name: raw for name, raw in rounds.flush().items() if raw.samples}, wire
 
     def measure_size(self, index: int, size: int, sender: Sender, shared: dict[str, RawMetric],
                      shared_wire: dict[str, int]) -> SizeMeasured:
-        plan = self.plan
+        job = self.job
         seed = os.urandom(SEED_BYTES)
         plaintext = plaintext_for(seed, size)
         size_start = time.monotonic()  # the receiver's resource report covers less than this
@@ -289,28 +252,19 @@ class SenderSession:
         })
 
         # The floor: the same bytes, the same frames, nothing sealed or opened.
-        floor = RawMetric()
-        recorder = self._recorder("floor_rtt", floor)
+        floor = self._rounds(["floor_rtt"], job.warmup)
         clock = time.perf_counter_ns
-        for i in range(plan.warmup + self.floor_samples):
+        for _ in range(job.warmup + self.floor_samples):
             start = clock()
             send_frame(self.sock, FrameType.PING, sample)
             self.reader.expect(FrameType.PONG)
-            elapsed = (clock() - start) / 1e9
-            if i < plan.warmup:
-                floor.warmup.append(elapsed)
-            else:
-                recorder.add(elapsed)
-                self._advance()
-        recorder.flush()
-        result.metrics["floor_rtt"] = floor
+            floor.record({"floor_rtt": (clock() - start) / 1e9})
+        result.metrics.update(floor.flush())
         del sample
 
-        names = ("compute", "rtt", "receiver", "network")
-        raws = {name: RawMetric() for name in names}
-        recorders = {name: self._recorder(name, raws[name]) for name in names}
+        messages = self._rounds(["compute", "rtt", "receiver", "network"], job.warmup)
         seal = sender.seal
-        for i in range(plan.warmup + plan.samples):
+        for _ in range(job.warmup + job.samples):
             start = clock()
             parts = seal(plaintext)
             sealed = clock()
@@ -324,19 +278,10 @@ class SenderSession:
                 raise ValidationFailed(f"the receiver could not open a genuine message ({verdict.name}): {reason}")
             check_within("open time", receiver_ns, done - sealed)
             result.checked += 1
-            values = {"compute": sealed - start, "rtt": done - sealed, "receiver": receiver_ns,
-                      "network": done - sealed - receiver_ns}
-            for name, value in values.items():
-                if i < plan.warmup:
-                    raws[name].warmup.append(value / 1e9)
-                else:
-                    recorders[name].add(value / 1e9)
-            if i >= plan.warmup:
-                self._advance()
+            messages.record({"compute": (sealed - start) / 1e9, "rtt": (done - sealed) / 1e9,
+                             "receiver": receiver_ns / 1e9, "network": (done - sealed - receiver_ns) / 1e9})
             self._pause()
-        for recorder in recorders.values():
-            recorder.flush()
-        result.metrics.update(raws)
+        result.metrics.update(messages.flush())
 
         self._tamper(result, sender, plaintext)
         self._trace(result, sender, plaintext)
@@ -346,38 +291,23 @@ class SenderSession:
 
     def _tamper(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
         """Send payloads with one bit flipped where the scheme must notice; count rejections."""
-        if not self.scheme.info.authenticated:
-            result.notes.append("tamper check not applicable: the scheme has no integrity protection")
-            self._advance(self.plan.tamper)
-            return
-        for k in range(self.plan.tamper):
-            parts = sender.seal(plaintext)
-            spots = self.scheme.tamper_spots(sum(len(p) for p in parts), len(plaintext))
-            spot = spots[k % len(spots)]
-            send_frame(self.sock, FrameType.TAMPER, tampered(parts, spot.offset))
-            del parts
+        def deliver(parts: Parts, offset: int) -> str | None:
+            send_frame(self.sock, FrameType.TAMPER, tampered(parts, offset))
             _, verdict, reason = decode_ack(self.reader.expect(FrameType.ACK))
-            result.tamper_tried += 1
             if verdict is Verdict.REJECTED:
-                result.tamper_rejected += 1
-            elif verdict is Verdict.ERROR:
-                result.tamper_failures.append(f"{spot.label}: receiver raised {reason} instead of a typed rejection")
-            elif verdict is Verdict.WRONG_PLAINTEXT:
-                result.tamper_failures.append(f"{spot.label}: tampered payload was ACCEPTED (opened to other bytes)")
-            else:
-                result.tamper_failures.append(f"{spot.label}: tampered payload was ACCEPTED")
-            self._advance()
+                return None
+            if verdict is Verdict.ERROR:
+                return f"receiver raised {reason} instead of a typed rejection"
+            if verdict is Verdict.WRONG_PLAINTEXT:
+                return "tampered payload was ACCEPTED (opened to other bytes)"
+            return "tampered payload was ACCEPTED"
+
+        check_tampering(self.scheme, self.job.tamper, len(plaintext), result, lambda: sender.seal(plaintext),
+                        deliver, self.progress.advance)
 
     def _trace(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
         """Peak Python-heap allocation of one seal here and one open there, untimed."""
-        tracemalloc.start()
-        try:
-            tracemalloc.reset_peak()
-            baseline = tracemalloc.get_traced_memory()[0]
-            parts = sender.seal(plaintext)
-            peak = max(0, tracemalloc.get_traced_memory()[1] - baseline)
-        finally:
-            tracemalloc.stop()
+        peak, parts = traced_peak(lambda: sender.seal(plaintext))
         send_frame(self.sock, FrameType.TRACE, parts)
         del parts
         receiver_peak, verdict, reason = decode_ack(self.reader.expect(FrameType.TRACE_OK))
@@ -392,7 +322,7 @@ class SenderSession:
         gc.disable()  # no collector pause inside a timed seal or round trip
         try:
             sender, shared, wire = self.handshakes()
-            for index, size in enumerate(self.plan.message_sizes):
+            for index, size in enumerate(self.job.message_sizes):
                 self.emit(SizeStarted(index, size))
                 try:
                     measured = self.measure_size(index, size, sender, shared, wire)
@@ -419,31 +349,30 @@ def connect(host: str, port: int, timeout: float, nodelay: bool = True) -> socke
     return sock
 
 
-def sender_main(conn: Any, plan: SessionPlan) -> None:
+def sender_main(conn: Connection, plan: JobPlan) -> None:
     """Entry point of a sender process (multiprocessing spawn target)."""
-    def emit(event: Any) -> None:
-        conn.send(event)
-
-    steady_state_allocator()
-    exit_with_parent()
-    try:
-        run_with_retries(plan, emit)
-    except (WireError, SessionFailed, SchemeError) as exc:
-        _report(conn, str(exc) if isinstance(exc, WireError) else f"{type(exc).__name__}: {exc}")
-    except BaseException as exc:  # report, never die silently
-        _report(conn, "".join(traceback.format_exception_only(type(exc), exc)).strip())
-    finally:
-        conn.close()
+    child_entry(conn, lambda emit: run_with_retries(plan, emit), describe=_describe)
 
 
-def run_with_retries(plan: SessionPlan, emit: Emit, sleep: Callable[[float], None] = time.sleep) -> None:
+def _describe(exc: BaseException) -> str:
+    """The job's one-line error: a wire error says it all; a session or scheme failure
+    is named; anything else is unexpected and shown as Python names it."""
+    if isinstance(exc, WireError):
+        return str(exc)
+    if isinstance(exc, (SessionFailed, SchemeError)):
+        return f"{type(exc).__name__}: {exc}"
+    return describe_error(exc)
+
+
+def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] = time.sleep) -> None:
     """Run the session; while an authenticated server answers BUSY, reconnect after the
     interval it asks for (doubling, with jitter, so that waiting clients spread out),
-    for at most `plan.queue_timeout` seconds in all."""
-    deadline = time.monotonic() + plan.queue_timeout
+    for at most the peer's `queue_timeout` seconds in all."""
+    peer = plan.session_peer()
+    deadline = time.monotonic() + peer.queue_timeout
     attempt = 0
     while True:
-        with connect(plan.host, plan.port, plan.connect_timeout, plan.tcp_nodelay) as sock:
+        with connect(peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay) as sock:
             try:
                 SenderSession(sock, plan, emit).run()
                 return
@@ -451,14 +380,7 @@ def run_with_retries(plan: SessionPlan, emit: Emit, sleep: Callable[[float], Non
                 wait = min(max(busy.retry_after, 0.05) * 2 ** min(attempt, 5), 30.0)
                 wait *= 1 + random.random() / 4
         if time.monotonic() + wait > deadline:
-            raise SessionFailed(f"the server at {plan.host}:{plan.port} stayed busy for "
-                                f"{plan.queue_timeout:g} s (its queue was full)")
+            raise SessionFailed(f"the server at {peer.address} stayed busy for "
+                                f"{peer.queue_timeout:g} s (its queue was full)")
         attempt += 1
         sleep(wait)
-
-
-def _report(conn: Any, text: str) -> None:
-    try:
-        conn.send(ChildFailed(text))
-    except (OSError, ValueError):
-        pass

@@ -17,6 +17,7 @@ from app.core.schemes.base import Family
 from app.core.session.sender import RemoteTarget
 from app.core.session.server import Server
 from app.core.store import Store
+from tests.plans import job_plan
 
 SESSION_METRICS = {"compute", "rtt", "receiver", "network", "floor_rtt"}
 
@@ -150,7 +151,7 @@ def test_accepted_tamper_fails_the_job_with_the_reason(monkeypatch: pytest.Monke
     from app.core.schemes import registry
     from app.core.schemes.base import Receiver, Scheme, SchemeError, Sender
     from app.core.session.receiver import ReceiverSession
-    from app.core.session.sender import SenderSession, SessionPlan
+    from app.core.session.sender import SenderSession
 
     real_create = registry.create
 
@@ -200,8 +201,8 @@ def test_accepted_tamper_fails_the_job_with_the_reason(monkeypatch: pytest.Monke
     thread = threading.Thread(target=serve)
     thread.start()
     events: list[Any] = []
-    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[32],
-                       samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=3, host="-", port=0, token=token)
+    plan = job_plan("aes-gcm", "cryptography", {}, [32],
+                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=3, host="-", port=0, token=token)
     try:
         SenderSession(left, plan, events.append).run()
     finally:

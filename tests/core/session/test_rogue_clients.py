@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.events import SizeMeasured
+from app.core.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
 from app.core.schemes import registry
 from app.core.session.auth import NONCE_BYTES, authenticate_server, client_proof
 from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
@@ -32,7 +32,7 @@ from app.core.session.receiver import (
     ReceiverSession,
     receiver_main,
 )
-from app.core.session.sender import SenderSession, SessionPlan, connect
+from app.core.session.sender import SenderSession, connect
 from app.core.wire import (
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
@@ -50,6 +50,7 @@ from app.core.wire import (
     decode_header,
     encode_header,
 )
+from tests.plans import job_plan
 
 TOKEN = bytes(range(1, TOKEN_BYTES + 1))
 LIMITS = ReceiverLimits(hello_timeout=0.5, idle_timeout=2)
@@ -179,9 +180,9 @@ def assert_server_closed_silently(conn: Connection) -> None:
 def test_the_harness_serves_a_genuine_sender(open_connection: Callable[..., Connection]) -> None:
     """Positive control: the same harness completes a real session."""
     conn = open_connection()
-    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64],
-                       samples=3, warmup=1, keygen_samples=1, pause_ms=0, tamper=2, host="127.0.0.1", port=0,
-                       token=TOKEN, reply_timeout=10)
+    plan = job_plan("aes-gcm", "cryptography", {}, [64],
+                    samples=3, warmup=1, keygen_samples=1, pause_ms=0, tamper=2, host="127.0.0.1", port=0,
+                    token=TOKEN, reply_timeout=10)
     events: list[Any] = []
     SenderSession(conn.client, plan, events.append).run()
     assert conn.outcome() is None
@@ -248,9 +249,9 @@ def test_the_token_never_crosses_the_wire(open_connection: Callable[..., Connect
         def __getattr__(self, name: str) -> Any:
             return getattr(conn.client, name)
 
-    plan = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64],
-                       samples=2, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1", port=0,
-                       token=TOKEN, reply_timeout=10)
+    plan = job_plan("aes-gcm", "cryptography", {}, [64],
+                    samples=2, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1", port=0,
+                    token=TOKEN, reply_timeout=10)
     SenderSession(Tap(), plan, lambda event: None).run()  # type: ignore[arg-type]
     assert conn.outcome() is None
     assert len(sent) > 100 and len(received) > 100  # the tap saw the session
@@ -646,8 +647,9 @@ def test_receiver_process_survives_rogues_then_serves_a_sender() -> None:
 
     try:
         assert parent.poll(30), "the receiver never reported its port"
-        kind, port = parent.recv()
-        assert kind == "port" and isinstance(port, int) and port > 0
+        listening = parent.recv()
+        assert isinstance(listening, Listening) and listening.port > 0, listening
+        port = listening.port
         receiver = psutil.Process(process.pid)
         rss_before = receiver.memory_info().rss
 
@@ -663,12 +665,11 @@ def test_receiver_process_survives_rogues_then_serves_a_sender() -> None:
             assert rss < RSS_CEILING, f"receiver RSS {rss} after rogue {name!r}"
             assert rss - rss_before < 64 * 1024 * 1024, f"receiver grew by {rss - rss_before} bytes after {name!r}"
 
-        session = SessionPlan(job_index=0, scheme="aes-gcm", backend="cryptography", params={},
-                              message_sizes=[64], samples=5, warmup=1, keygen_samples=2, pause_ms=0, tamper=3,
-                              host="127.0.0.1", port=port, token=TOKEN, reply_timeout=20)
+        session = job_plan("aes-gcm", "cryptography", {}, [64], samples=5, warmup=1, keygen_samples=2, pause_ms=0,
+                           tamper=3, host="127.0.0.1", port=port, token=TOKEN, reply_timeout=20)
         events: list[Any] = []
         try:
-            with connect(session.host, session.port, 10) as sock:
+            with connect("127.0.0.1", port, 10) as sock:
                 SenderSession(sock, session, events.append).run()
         except WireError as exc:
             pytest.fail(f"the genuine sender failed: {type(exc).__name__}: {exc}; {receiver_report()}")
@@ -689,10 +690,10 @@ def test_receiver_process_survives_rogues_then_serves_a_sender() -> None:
             assert parent.poll(30), f"the receiver went quiet after {messages}"
             message = parent.recv()
             messages.append(message)
-            if message[0] != "log":
+            if not isinstance(message, PeerDropped):
                 break
-        assert messages[-1] == ("done", None), messages
-        logs = [text for kind, text in messages[:-1]]
+        assert messages[-1] == ReceiverDone(), messages
+        logs = [message.text for message in messages[:-1]]
         assert len(logs) == len(ROGUES), logs
         assert all("receiver closed a connection from 127.0.0.1" in text for text in logs), logs
         process.join(20)
