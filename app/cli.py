@@ -29,7 +29,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     profile_job_count,
 )
 from app.core.session import DEFAULT_PORT
-from app.core.vocab import JobStatus, Mode
+from app.core.vocab import ExportFormat, JobStatus, Mode, PageSize
 from app.gui.vocab import PlotTab, Theme
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
     p.add_argument("--baseline", metavar="RUN_ID_OR_RESULTS_JSON",
                    help="compare against this run (reports: ratio and 95 %% interval per matching job)")
-    p.add_argument("--page-size", choices=("A4", "Letter"), default="A4", help="PDF page size (default A4)")
+    p.add_argument("--page-size", choices=[size.value for size in PageSize], default=PageSize.A4.value,
+                   help="PDF page size (default A4)")
     p.add_argument("--appendix", action=argparse.BooleanOptionalAction, default=True,
                    help="end reports with every statistic of every job (default: on)")
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
@@ -412,9 +413,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             print_per_sample(console, run)
         writers = []  # each one written even if another fails
         if args.json is not None:
-            writers.append((args.json, lambda: export("json", run, args.json)))
+            writers.append((args.json, lambda: export(ExportFormat.JSON, run, args.json)))
         if args.csv is not None:
-            writers.append((args.csv, lambda: export("csv", run, args.csv)))
+            writers.append((args.csv, lambda: export(ExportFormat.CSV, run, args.csv)))
         unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
     failed = [job for job in run.jobs if job.status != JobStatus.OK]
     if store is None:
@@ -590,7 +591,8 @@ def _warn_damaged(run: Any) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from app.report.exporters import EXPORTERS, export
 
-    outputs = [(name, getattr(args, name)) for name in ("pdf", "markdown", "json", "csv") if getattr(args, name)]
+    order = (ExportFormat.PDF, ExportFormat.MARKDOWN, ExportFormat.JSON, ExportFormat.CSV)
+    outputs = [(name, getattr(args, name)) for name in order if getattr(args, name)]
     if not outputs:
         raise UsageError("nothing to write: give at least one of --pdf FILE, --markdown FILE, --json FILE, --csv FILE")
     from app.cli_exports import DestinationError, check_destinations, write_all
@@ -603,7 +605,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     baseline = _load_run_source(args.baseline, args.store) if args.baseline else None
     console = _console()
 
-    def writer(name: str, path: Path) -> Any:
+    def writer(name: ExportFormat, path: Path) -> Any:
         def write() -> None:
             with console.status(f"writing {name} {path}…"):
                 export(name, run, path, baseline=baseline if EXPORTERS[name].is_report else None,

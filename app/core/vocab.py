@@ -97,3 +97,20 @@ MEASURING_ROLE = {Mode.OPERATIONS: Role.WORKER, Mode.LOOPBACK: Role.SENDER, Mode
 
 def measuring_role(mode: str) -> Role:
     return MEASURING_ROLE[Mode(mode)]
+
+
+class ExportFormat(enum.StrEnum):
+    """What a run can be written as (`app.report.exporters` has one exporter per format);
+    the value is also the CLI's option name (`--json FILE`)."""
+
+    JSON = "json"
+    CSV = "csv"
+    MARKDOWN = "markdown"
+    PDF = "pdf"
+
+
+class PageSize(enum.StrEnum):
+    """The PDF report's paper."""
+
+    A4 = "A4"
+    LETTER = "Letter"

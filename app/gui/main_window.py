@@ -58,7 +58,7 @@ from app.core.results import JobResult, RunResult
 from app.core.runner import preload
 from app.core.session import DEFAULT_PORT
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
-from app.core.vocab import JobStatus, LogLevel, Mode
+from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
 from app.gui.config_panel import ConfigPanel, profile_json
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
@@ -180,8 +180,8 @@ class MainWindow(ExportActions, QMainWindow):
         self.open_action = self._action("&Open profile...", self.open_profile_dialog, keys.Open)
         self.save_action = self._action("&Save", self.save_profile, keys.Save)
         self.save_as_action = self._action("Save &As...", self.save_profile_as, keys.SaveAs)
-        self.export_json_action = self._action("Results as &JSON...", lambda: self.export_results("json"))
-        self.export_csv_action = self._action("Results as &CSV...", lambda: self.export_results("csv"))
+        self.export_json_action = self._action("Results as &JSON...", lambda: self.export_results(ExportFormat.JSON))
+        self.export_csv_action = self._action("Results as &CSV...", lambda: self.export_results(ExportFormat.CSV))
         self.export_report_action = self._action("&Report (PDF, Markdown)...", self.export_report, "Ctrl+P",
                                                  "Write a report of this run or any stored run, "
                                                  "optionally against a baseline")

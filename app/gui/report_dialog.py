@@ -26,11 +26,12 @@ from PySide6.QtWidgets import (
 from app.core.errors import CryptoBenchError
 from app.core.results import RunResult
 from app.core.store import RunSummary
+from app.core.vocab import ExportFormat, PageSize
 from app.gui.pool_task import PoolTask, Progress
 from app.gui.theme import status_colour
 from app.gui.vocab import Tone
 from app.gui.words import plural
-from app.report.exporters import EXPORTERS, PAGE_SIZE_NAMES, export
+from app.report.exporters import EXPORTERS, export
 
 #: The run being shown in the window, when it is not (yet) among the stored ones.
 CURRENT = "__current__"
@@ -42,7 +43,7 @@ REPORT_FORMATS = [e for e in EXPORTERS.values() if e.is_report]
 class ReportRequest:
     run_id: str  # CURRENT for the window's run
     baseline_id: str  # NO_BASELINE for none
-    format: str  # exporter name: "pdf" or "markdown"
+    format: str  # a report's ExportFormat: PDF or MARKDOWN
     page_size: str
     path: Path
     appendix: bool = True  # the full-statistics appendix
@@ -81,10 +82,10 @@ class ReportDialog(QDialog):
         self.format = QComboBox()
         for exporter in REPORT_FORMATS:
             self.format.addItem(exporter.title, exporter.name)
-        self.format.setCurrentIndex(max(0, self.format.findData("pdf")))
+        self.format.setCurrentIndex(max(0, self.format.findData(ExportFormat.PDF)))
         form.addRow("Format", self.format)
         self.page_size = QComboBox()
-        self.page_size.addItems(list(PAGE_SIZE_NAMES))
+        self.page_size.addItems(list(PageSize))
         form.addRow("Page size", self.page_size)
         self.appendix = QCheckBox("Appendix with every statistic of every job")
         self.appendix.setChecked(True)
@@ -154,7 +155,7 @@ class ReportDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not reason)
 
     def _suffix(self) -> str:
-        return EXPORTERS[str(self.format.currentData())].suffix
+        return EXPORTERS[ExportFormat(self.format.currentData())].suffix
 
     def _suggest_path(self) -> None:
         run_id = str(self.run.currentData() or "report")
@@ -165,10 +166,10 @@ class ReportDialog(QDialog):
         text = self.path.text().strip()
         if text:
             self.path.setText(str(Path(text).with_suffix(self._suffix())))
-        self.page_size.setEnabled(self.format.currentData() == "pdf")
+        self.page_size.setEnabled(self.format.currentData() == ExportFormat.PDF)
 
     def _browse(self) -> None:
-        exporter = EXPORTERS[str(self.format.currentData())]
+        exporter = EXPORTERS[ExportFormat(self.format.currentData())]
         path, _ = QFileDialog.getSaveFileName(self, "Export report", self.path.text(), exporter.file_filter)
         if path:
             self.path.setText(path)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow
 from app.core.fileio import FileWriteError
 from app.core.results import RunResult
 from app.core.store import Store, StoreError
-from app.core.vocab import LogLevel
+from app.core.vocab import ExportFormat, LogLevel
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
 from app.report.exporters import export
 
@@ -45,7 +45,7 @@ class ExportActions(QMainWindow):
         def _folder(self, kind: str) -> str: ...
         def _remember_folder(self, kind: str, path: Path) -> None: ...
 
-    def export_results(self, kind: str) -> None:
+    def export_results(self, kind: ExportFormat) -> None:
         run = self.last_run
         if run is None:
             self.error("Nothing to export", "No run has finished or been opened yet.",
@@ -76,7 +76,7 @@ class ExportActions(QMainWindow):
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
-    def write_export(self, run: RunResult, path: Path, kind: str) -> bool:
+    def write_export(self, run: RunResult, path: Path, kind: ExportFormat) -> bool:
         try:
             export(kind, run, path)
         except FileWriteError as exc:

@@ -1,6 +1,6 @@
 """One exporter interface for the GUI and the CLI: a name, a file suffix, a writer.
 
-    export("pdf", run, Path("r.pdf"), baseline=other, page_size="Letter")
+    export(ExportFormat.PDF, run, Path("r.pdf"), baseline=other, page_size=PageSize.LETTER)
 
 JSON and CSV are the results contract (`app.core.results`); Markdown and PDF are
 reports built from the same content model (`app.report.content`), so a finding in the
@@ -19,10 +19,10 @@ from app.core import results as results_io
 from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
 from app.core.results import RunResult
+from app.core.vocab import ExportFormat, PageSize
 
 #: Called with (done, total) while a long export (the PDF) is written.
 ProgressCallback = Callable[[int, int], None]
-PAGE_SIZE_NAMES = ("A4", "Letter")
 
 
 class ExportError(CryptoBenchError):
@@ -34,7 +34,7 @@ class ExportError(CryptoBenchError):
 @dataclass(frozen=True)
 class ExportOptions:
     baseline: RunResult | None = None
-    page_size: str = "A4"
+    page_size: str = PageSize.A4
     progress: ProgressCallback | None = None
     #: The full-statistics appendix (reports only); on unless the user turns it off.
     appendix: bool = True
@@ -42,7 +42,7 @@ class ExportOptions:
 
 @dataclass(frozen=True)
 class Exporter:
-    name: str
+    name: ExportFormat
     title: str  # for file dialogs and help: "PDF report"
     suffix: str  # ".pdf"
     is_report: bool  # a report (takes a baseline) rather than raw results
@@ -77,23 +77,23 @@ def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
     write_pdf(build_report(run, options.baseline, appendix=options.appendix), path, options.page_size, progress=options.progress)
 
 
-EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
-    Exporter("json", "JSON results", ".json", False, _write_json),
-    Exporter("csv", "CSV results", ".csv", False, _write_csv),
-    Exporter("markdown", "Markdown report", ".md", True, _write_markdown),
-    Exporter("pdf", "PDF report", ".pdf", True, _write_pdf),
+EXPORTERS: dict[ExportFormat, Exporter] = {e.name: e for e in (
+    Exporter(ExportFormat.JSON, "JSON results", ".json", False, _write_json),
+    Exporter(ExportFormat.CSV, "CSV results", ".csv", False, _write_csv),
+    Exporter(ExportFormat.MARKDOWN, "Markdown report", ".md", True, _write_markdown),
+    Exporter(ExportFormat.PDF, "PDF report", ".pdf", True, _write_pdf),
 )}
 
 
 def exporter(name: str) -> Exporter:
     """The exporter called `name`; ExportError lists the valid names."""
     try:
-        return EXPORTERS[name.lower()]
-    except KeyError:
+        return EXPORTERS[ExportFormat(name.lower())]
+    except ValueError:
         raise ExportError(f"unknown export format {name!r}: choose one of {', '.join(EXPORTERS)}") from None
 
 
-def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None = None, page_size: str = "A4",
+def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None = None, page_size: str = PageSize.A4,
            progress: ProgressCallback | None = None, appendix: bool = True) -> Path:
     """Write `run` as format `name` to `path` (atomically) and return the path.
 
@@ -102,8 +102,8 @@ def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None 
         OSError: the file cannot be written (the message names it).
     """
     chosen = exporter(name)
-    if page_size not in PAGE_SIZE_NAMES:
-        raise ExportError(f"unknown page size {page_size!r}: choose A4 or Letter")
+    if page_size not in set(PageSize):
+        raise ExportError(f"unknown page size {page_size!r}: choose {' or '.join(PageSize)}")
     if baseline is not None and not chosen.is_report:
         raise ExportError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
     chosen.write(run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress,

@@ -18,11 +18,13 @@ from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF
 from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from app.core.fileio import FileWriteError, create_temp_beside, write_target
+from app.core.vocab import PageSize
 from app.report.model import Report
 from app.report.pdf_layout import layout_report
 from app.report.pdf_text import DPI
 
-PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
+PAGE_SIZES: dict[str, QPageSize.PageSizeId] = {PageSize.A4: QPageSize.PageSizeId.A4,
+                                               PageSize.LETTER: QPageSize.PageSizeId.Letter}
 
 #: Keeps the application created by `ensure_gui_application` alive (Qt needs one object).
 _APP: QGuiApplication | None = None
@@ -88,7 +90,7 @@ def _render(report: Report, page_size: QPageSize.PageSizeId,
     return bytes(buffer.data().data()), len(laid_out.pages)
 
 
-def write_pdf(report: Report, path: Path, page_size: str = "A4", *,
+def write_pdf(report: Report, path: Path, page_size: str = PageSize.A4, *,
               progress: Callable[[int, int], None] | None = None) -> int:
     """Write the report; return the number of pages.
 
