@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test venv bench package package-test install-desktop clean
+.PHONY: run test check venv bench package package-test install-desktop clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")' || \
@@ -22,6 +22,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The type checker over app/ (strict on the Qt-free core; [tool.mypy] in pyproject.toml).
+check: $(STAMP)
+	$(PY) -m mypy
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_ops_overhead.py

@@ -340,9 +340,13 @@ class ConfigPanel(QWidget):
         needle = text.strip().lower()
         for top_index in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(top_index)
+            if top is None:
+                continue
             visible_children = 0
             for k in range(top.childCount()):
                 child = top.child(k)
+                if child is None:
+                    continue
                 entry: JobEntry = child.data(0, _JOB_ROLE)
                 haystack = " ".join([child.text(0), entry.scheme, top.text(0), child.text(COL_SECURITY)]).lower()
                 hidden = bool(needle) and needle not in haystack
@@ -455,9 +459,10 @@ class ConfigPanel(QWidget):
 
     def _remove_variant(self) -> None:
         item = self._editing
-        if item is None or self._variant_count(item) < 2:
+        parent = item.parent() if item is not None else None
+        if item is None or parent is None or self._variant_count(item) < 2:
             return
-        item.parent().removeChild(item)
+        parent.removeChild(item)
         self._selection_changed()
         self._emit_changed()
 
@@ -531,8 +536,9 @@ class ConfigPanel(QWidget):
         self.tree.clearSelection()
         for item in self.rows():
             entry: JobEntry = item.data(0, _JOB_ROLE)
-            if item is not self.find_row(entry.scheme):
-                item.parent().removeChild(item)
+            parent = item.parent()
+            if item is not self.find_row(entry.scheme) and parent is not None:
+                parent.removeChild(item)
                 continue
             item.setData(0, _JOB_ROLE, self._fresh_entry(registry.get_spec(entry.scheme)))
             item.setCheckState(0, Qt.CheckState.Unchecked)
