@@ -156,6 +156,12 @@ def _limited_cli(tmp_path: Path, limit: int, *args: str) -> subprocess.Completed
 
 
 SAMPLED_JOBS = [{"scheme": "sha256", "message_sizes": [64 + k], "samples": 300, "warmup": 0} for k in range(8)]
+#: 24 stored results of ~3 KB each (statistics and metadata; a few samples): the store
+#: passes 64 KiB about halfway, in a few seconds (every sample takes ~2 ms of batching,
+#: so filling the store with samples instead took 10 s).
+STORE_FILL_JOBS = [{"scheme": "sha256", "message_sizes": [64 + k, 128 + k, 256 + k], "samples": 20, "warmup": 0}
+                   for k in range(8)]
+STORE_FILL_RESULTS = sum(len(job["message_sizes"]) for job in STORE_FILL_JOBS)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
@@ -181,7 +187,7 @@ def test_store_full_mid_run_the_run_goes_on_and_nothing_is_lost(tmp_path: Path) 
     store_path = tmp_path / "r.sqlite3"
     Store(store_path).close()
     profile = tmp_path / "p.json"
-    profile.write_text(json.dumps({"name": "store-full", "jobs": SAMPLED_JOBS}))
+    profile.write_text(json.dumps({"name": "store-full", "jobs": STORE_FILL_JOBS}))
     csv_file = tmp_path / "out.csv"  # no samples in CSV: it fits under the limit
     proc = _limited_cli(tmp_path, 64 * 1024, "run", str(profile), "--store", str(store_path), "--quiet",
                         "--csv", str(csv_file))
@@ -190,12 +196,12 @@ def test_store_full_mid_run_the_run_goes_on_and_nothing_is_lost(tmp_path: Path) 
     assert "cannot write the results store" in output and "NOT all stored" in output
     assert "Traceback" not in output
     exported = csv_file.read_text().splitlines()
-    assert sum(1 for line in exported[1:] if ",ok," in line) >= len(SAMPLED_JOBS)  # every job, measured
+    assert sum(1 for line in exported[1:] if ",ok," in line) >= STORE_FILL_RESULTS  # every job, measured
     with Store(store_path) as store:
         assert store.integrity_problems() == []
         (summary,) = store.list_runs()
         stored = store.load_run(summary.id)
-    assert 0 < len(stored.jobs) < len(SAMPLED_JOBS), "the limit should cut the store mid-run"
+    assert 0 < len(stored.jobs) < STORE_FILL_RESULTS, "the limit should cut the store mid-run"
     assert all(job.status == "ok" and job.metrics for job in stored.jobs)
 
 
@@ -209,7 +215,8 @@ def test_runner_keeps_results_when_the_store_fails(tmp_path: Path) -> None:
         def full(run_id: str, job: Any) -> None:
             raise StoreError(f"{store.path}: cannot write the results store: database or disk is full")
         store.add_job = full  # type: ignore[method-assign]
-        profile = parse_profile({"name": "p", "jobs": SAMPLED_JOBS[:3]})
+        profile = parse_profile({"name": "p", "jobs": [{**job, "message_sizes": job["message_sizes"][:1]}
+                                                       for job in STORE_FILL_JOBS[:3]]})
         runner = Runner(profile, store=store, on_event=lambda e: logs.append(e.text)
                         if isinstance(e, LogMessage) else None)
         run = runner.run()

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+from unittest import mock
 
 import psutil
 import pytest
@@ -25,6 +26,7 @@ from app.core.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
 from app.core.schemes import registry
 from app.core.session.auth import NONCE_BYTES, authenticate_server, client_proof
 from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
+from app.core.session import receiver as receiver_module
 from app.core.session.receiver import (
     AuthenticationFailed,
     ReceiverLimits,
@@ -558,7 +560,11 @@ def test_any_frames_after_a_valid_job_end_in_a_wire_error_or_bye(frames: list[tu
     script += b"".join(frame(kind, body) for kind, body in frames) + tail
     sock = ScriptedSocket(script)
     try:
-        result = ReceiverSession(sock, TOKEN, LIMITS).serve_authenticated()  # type: ignore[arg-type]
+        # The receiver collects garbage between sizes (its own process has a small heap);
+        # in the test process that is a full collection of pytest's heap per example,
+        # ~15 s over the run, and no part of what this test checks.
+        with mock.patch.object(receiver_module.gc, "collect", lambda: 0):
+            result = ReceiverSession(sock, TOKEN, LIMITS).serve_authenticated()  # type: ignore[arg-type]
     except WireError:
         pass
     else:
