@@ -31,9 +31,9 @@ SECTION_REFERENCE = re.compile(r'docs/ARCHITECTURE\.md,\s*(?:#\s*)?"([^"\n]+)"')
 #: The outside design document the project used to cite (spelt in two parts so that
 #: this file does not cite it).
 OUTSIDE_DOC = "DESIGN" + ".md"
-#: Names the page cites that are not defined in app/ (Qt classes, socket options,
-#: an environment variable).
-EXTERNAL_NAMES = {"QThreadPool", "QRunnable", "QObject", "QTimer", "TCP_NODELAY", "TCP_INFO",
+#: Names the page cites that are not defined in app/ (Qt and standard library classes,
+#: socket options, an environment variable).
+EXTERNAL_NAMES = {"QThreadPool", "QRunnable", "QObject", "QTimer", "StrEnum", "TCP_NODELAY", "TCP_INFO",
                   "CRYPTOBENCH_START_METHOD"}
 
 
@@ -196,6 +196,15 @@ def test_every_code_name_the_page_cites_exists() -> None:
     assert "CpuUsage.measuring" in names  # the extraction itself still works
     missing = sorted(name for name in names if not _resolves(name))
     assert not missing, f"docs/ARCHITECTURE.md cites names that are not in the code: {missing}"
+
+
+def test_every_type_named_in_the_page_s_diagrams_exists() -> None:
+    """The trees in code blocks (layers, the error hierarchy) name types without backticks."""
+    blocks = "\n".join(re.findall(r"^```[^\n]*\n(.*?)^```", _text(DOC), flags=re.M | re.S))
+    types = set(re.findall(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b", blocks))  # CamelCase: JobSpec, CryptoBenchError
+    assert "CryptoBenchError" in types  # the extraction itself still works
+    missing = sorted(name for name in types if not _resolves(name))
+    assert not missing, f"docs/ARCHITECTURE.md's diagrams name types that are not in the code: {missing}"
 
 
 @pytest.mark.parametrize("name", ["CpuUsage.no_such_member", "NoSuchType", "stats.no_such_function",
