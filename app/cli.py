@@ -329,7 +329,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any) -> int:
     from app.cli_exports import write_all
     from app.cli_stop import StopSignals, describe
-    from app.core.events import JobFinished, Progress, RunStarted
+    from app.core.events import JobFinished, Progress, RunEvent, RunStarted
     from app.core.runner import Runner
     from app.core.store import StoreError
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
@@ -352,7 +352,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
 
     display_errors: list[str] = []
 
-    def on_event(event: Any) -> None:
+    def on_event(event: RunEvent) -> None:
         # Display only: a line that cannot be drawn (a lazy import of rich's tables when
         # no file descriptor is left) must never stop the measurement.
         try:
@@ -361,7 +361,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             if not display_errors:
                 display_errors.append(f"{type(exc).__name__}: {exc}")
 
-    def show(event: Any) -> None:
+    def show(event: RunEvent) -> None:
         if isinstance(event, RunStarted):
             bar.update(task, total=event.total_jobs, description=f"run {event.run_id}")
         elif isinstance(event, Progress):

@@ -41,6 +41,7 @@ from app.core.events import (
     LogMessage,
     Progress,
     ResourceSample,
+    RunEvent,
     RunFinished,
     RunStarted,
     SampleBatch,
@@ -494,7 +495,7 @@ class MainWindow(ExportActions, QMainWindow):
             self.controller.stop()
             self.status_job.setText("Stopping: killing the running job's processes…")
 
-    def _on_events(self, events: list[Any]) -> None:
+    def _on_events(self, events: list[RunEvent]) -> None:
         """One drain tick: feed plots (data only), then redraw once."""
         for event in events:
             if isinstance(event, SampleBatch):

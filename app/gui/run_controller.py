@@ -14,11 +14,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from app.core.events import LogMessage
+from app.core.events import LogMessage, RunEvent
 from app.core.profile import Profile
 from app.core.results import JobResult, RunResult
 from app.core.runner import Runner, placeholder_result
@@ -35,13 +34,13 @@ class EventBuffer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._events: list[Any] = []
+        self._events: list[RunEvent] = []
 
-    def push(self, event: Any) -> None:
+    def push(self, event: RunEvent) -> None:
         with self._lock:
             self._events.append(event)
 
-    def take(self) -> list[Any]:
+    def take(self) -> list[RunEvent]:
         with self._lock:
             events, self._events = self._events, []
         return events
