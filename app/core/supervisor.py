@@ -47,7 +47,7 @@ from app.core.profile import ResolvedJob
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, sender_main
-from app.core.vocab import LogLevel, Mode, Role
+from app.core.vocab import LogLevel, Mode, Role, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -128,10 +128,10 @@ class ChildSupervisor:
         done, then stop them all. True if the run was cancelled meanwhile."""
         job = self.job
         cancelled = False
+        main = measuring_role(job.mode)
         try:
             if job.mode == Mode.OPERATIONS:
                 self._start(Role.WORKER, child_main, JobPlan(job, self.base))
-                main = Role.WORKER
             elif job.mode == Mode.LOOPBACK:
                 token = secrets.token_bytes(TOKEN_BYTES)
                 self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token))
@@ -139,14 +139,12 @@ class ChildSupervisor:
                 if port is None:
                     return self.cancel.is_set()
                 self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
-                main = Role.SENDER
             else:
                 remote = self.remote
                 if remote is None:  # resolve_jobs refuses this; kept as a clear error
                     self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
                     return False
                 self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
-                main = Role.SENDER
             try:
                 self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()
                                                 if p.pid is not None}, on_sample=self._on_resource)
@@ -278,7 +276,7 @@ class ChildSupervisor:
             return self.child_error
         if self.receiver_error:
             return self.receiver_error
-        main = Role.WORKER if Role.WORKER in exitcodes else Role.SENDER
+        main = measuring_role(self.job.mode)
         return _death_cause(main, exitcodes.get(main))
 
 
