@@ -219,7 +219,12 @@ class Security:
 
 @dataclass(frozen=True)
 class Link:
-    """The network a session ran over, as resolved (numbers, and how it was emulated)."""
+    """The network a session ran over, as resolved (numbers, and how it was emulated).
+
+    Delay, jitter and loss apply to each direction alike (one-way figures); the rate
+    may differ: `up` is sender -> receiver (the client's upload), `down` the reverse.
+    A rate of None is unlimited.
+    """
 
     #: Preset name ("lte", ...) or None for a custom link.
     name: str | None

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
+from app.core.job_records import Link
 from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamValue
@@ -149,6 +150,9 @@ class ResolvedJob:
     label: str
     family: Family
     tcp_nodelay: bool = True
+    #: Loopback only: the emulated link between sender and receiver, resolved to numbers
+    #: (None: plain loopback). Recorded on every result of the job.
+    link: Link | None = None
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
