@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.vocab import SESSION_MODES, JobStatus, Mode
+from app.report.kernel import kernel_lines
 from app.report.units import format_rate, format_seconds, humanize_seconds
 
 
@@ -92,6 +93,8 @@ def print_summary(console: Any, run: Any) -> None:
             if metric.throughput_bytes_per_s:
                 line += f"  {format_rate(metric.throughput_bytes_per_s)}"
             console.print(line)
+        for line in kernel_lines(job):  # sessions: what each end's kernel saw (TCP_INFO)
+            console.print(f"    {escape(line)}")
         for warning in job.warnings:
             message = humanize_seconds(warning.message)  # the core writes seconds: "1.859e-05 s"
             console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(message)} "

@@ -15,6 +15,7 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from app.core.job_records import TcpInfo
 from app.core.stats import MetricStats, StabilityWarning, check_stability, summarize
 from app.core.vocab import LogLevel
 
@@ -131,6 +132,9 @@ class SizeMeasured:
     notes: list[str] = field(default_factory=list)
     #: A remote receiver's own CPU/RSS report (loopback processes are sampled locally).
     receiver_resources: dict[str, float] | None = None
+    #: Sessions: what each end's kernel saw over the size (TCP_INFO), by role ("sender",
+    #: "receiver"); an end that could not say is absent. Empty in operations mode.
+    tcp_info: dict[str, TcpInfo] = field(default_factory=dict)
 
     def summarize(self) -> SizeMeasured:
         """Compute each metric's statistics here, in the measuring child, after the

@@ -14,13 +14,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.core.errors import CryptoBenchError
-from app.core.job_records import CpuUsage, Link, Load, MemoryUsage, Placement, Security, Validation
+from app.core.job_records import CpuUsage, Link, Load, MemoryUsage, Placement, Security, TcpInfo, Validation
 from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
 from app.core.vocab import JobStatus, Mode
@@ -117,6 +117,9 @@ class JobResult:
     link: Link | None = None
     placement: Placement | None = None
     load: Load | None = None
+    #: Sessions: what each end's kernel saw over this size (TCP_INFO), by role ("sender",
+    #: "receiver"); absent from the JSON when empty (operations jobs, results before it).
+    tcp_info: Mapping[str, TcpInfo] = field(default_factory=dict)
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:
         data = {
@@ -147,6 +150,8 @@ class JobResult:
         for name, record in (("link", self.link), ("placement", self.placement), ("load", self.load)):
             if record is not None:
                 data[name] = record.to_dict()
+        if self.tcp_info:
+            data["tcp_info"] = {role: info.to_dict() for role, info in self.tcp_info.items()}
         return data
 
     @classmethod
@@ -167,6 +172,7 @@ class JobResult:
             link=Link.from_dict(data["link"]) if data.get("link") else None,
             placement=Placement.from_dict(data["placement"]) if data.get("placement") else None,
             load=Load.from_dict(data["load"]) if data.get("load") else None,
+            tcp_info={role: TcpInfo.from_dict(info) for role, info in (data.get("tcp_info") or {}).items()},
         )
 
 

@@ -23,6 +23,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
+from app.core.job_records import TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.stats import WarningCode
 from app.core.vocab import JobStatus, Mode, RunStatus
@@ -374,6 +375,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     for i, note in enumerate(_list(job, "notes", path)):
         if not isinstance(note, str):
             raise _fail(f"{_join(path, 'notes')}[{i}]", "a string", note)
+    _check_tcp_info(_obj(job, "tcp_info", path), _join(path, "tcp_info"))
 
 
 def check_metric(metric: dict[str, Any], path: str) -> None:
@@ -435,3 +437,16 @@ def _check_validation(validation: dict[str, Any], path: str) -> None:
         raise _fail(_join(path, "failed"), f"at most checked ({checked})", failed)
     if rejected > tried:
         raise _fail(_join(path, "tamper_rejected"), f"at most tamper_tried ({tried})", rejected)
+
+
+def _check_tcp_info(tcp_info: dict[str, Any], path: str) -> None:
+    """{"sender" | "receiver": {smoothed_rtt_s, rtt_var_s, segments_out, ...} or {"unavailable": reason}}."""
+    for role in tcp_info:
+        info = _obj(tcp_info, role, path, required=True)
+        where = _join(path, role)
+        if _str(info, "unavailable", where, required=False, nullable=True) is not None:
+            continue
+        for key in ("smoothed_rtt_s", "rtt_var_s"):
+            _num(info, key, where, non_negative=True, required=False, nullable=True)
+        for key in TCP_INFO_COUNTS:
+            _int(info, key, where, required=False, nullable=True)

@@ -281,6 +281,10 @@ class _JobRun:
         result.finished = now_iso()
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
+        result.tcp_info = dict(measured.tcp_info)
+        if result.tcp_info and job.link is not None and job.link.emulation == "delay-line":  # a link process between
+            result.notes.append("TCP_INFO is of each end's connection to the link process: the kernel's RTT does "
+                                "not include the emulated delay")
         failures = list(measured.tamper_failures)
         result.validation = Validation(checked=measured.checked, failed=measured.failed,
                                        tamper_tried=measured.tamper_tried, tamper_rejected=measured.tamper_rejected)

@@ -51,6 +51,7 @@ from app.gui.theme import status_qcolor
 from app.gui.vocab import Tone
 from app.gui.words import plural
 from app.report.findings import primary_metric  # one rule for the table and the reports
+from app.report.kernel import kernel_lines
 from app.report.units import format_bytes, format_rate, format_seconds
 
 __all__ = [
@@ -133,6 +134,10 @@ _HEADER_TIPS: dict[Column, str] = {
     Column.WARNINGS: "Stability warnings: reasons to distrust the numbers, each with a fix (see the tooltip)",
     Column.STATUS: "ok, failed or cancelled; a failed row's tooltip shows the error",
 }
+
+#: Rows of these metrics (the headline "compute" and the transport's) add what each end's
+#: kernel saw over the size (TCP_INFO) to their median's tooltip.
+_KERNEL_METRICS = frozenset({"compute", "rtt", "network", "floor_rtt"})
 
 _NUMERIC = frozenset({Column.SIZE, Column.MEDIAN, Column.P95, Column.CI95, Column.THROUGHPUT, Column.WIRE,
                       Column.CPU, Column.MEMORY, Column.WARNINGS})
@@ -322,6 +327,8 @@ def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
                   for other in _companion_metrics(job) if other in job.metrics and other != name]
         if others:
             median_tip += "\nMedians of the other per-message metrics: " + ", ".join(others)
+        if name in _KERNEL_METRICS:
+            median_tip = "\n".join([median_tip, *kernel_lines(job)])
     else:
         median_tip = f"No {name} samples" if name else "No metrics"
     if s is not None and s.ci95 is not None:

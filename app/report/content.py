@@ -53,6 +53,7 @@ from app.report.findings import (
     summary_findings,
     value,
 )
+from app.report.kernel import KERNEL_TITLE, kernel_blocks
 from app.report.labels import Labels
 from app.report.model import (
     BarChart,
@@ -500,7 +501,8 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
                                 "delay = network (rtt − receiver); loopback floor = median floor_rtt; network share "
                                 "= median network / median rtt.",
                         widths=[3.0, 0.8, 0.8, 1.1, 1.1, 1.2, 1.0, 1.0, 1.0]))
-    return [Section("Loopback breakdown", blocks)]
+    kernel = kernel_blocks(sessions)
+    return [Section("Loopback breakdown", blocks)] + ([Section(KERNEL_TITLE, kernel, level=2)] if kernel else [])
 
 
 def _magnitude_groups(totals: list[float]) -> list[list[int]]:

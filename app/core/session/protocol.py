@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from app.core.errors import SessionError
+from app.core.job_records import TCP_INFO_COUNTS, TcpInfo
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme
 from app.core.text import escape_control
@@ -46,6 +47,12 @@ MAX_RECEIVER_CPUS = 4096
 #: A queue position or retry interval beyond these is not a server's honest answer.
 MAX_QUEUE_POSITION = 10_000
 MAX_RETRY_MS = 60_000
+#: The kernel keeps its RTT estimates as u32 microseconds: nothing longer is its value.
+MAX_KERNEL_RTT_S = (2**32 - 1) / 1e6
+#: TCP_INFO counts over one size: u32 counters give differences below 2**32; bytes are
+#: bounded as any reported byte count; TCP's MSS option is 16 bits.
+_TCP_COUNT_LIMITS = {name: 2**32 - 1 for name in TCP_INFO_COUNTS} | {
+    "bytes_acked": MAX_REPORTED_BYTES, "bytes_received": MAX_REPORTED_BYTES, "mss_bytes": 2**16 - 1}
 #: Clocks of two machines drift apart by a few ppm; this slack covers that and
 #: the granularity of the receiver's monotonic clock.
 CLOCK_SLACK = 1.01
@@ -226,6 +233,50 @@ def parse_resources(body: memoryview | bytes, elapsed: float) -> dict[str, float
     if rss > MAX_REPORTED_BYTES or rss != int(rss):
         raise PeerLied(f"{what} rss_bytes = {report['rss_bytes']!r} is not a possible resident size")
     return {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": percent, "rss_bytes": rss}
+
+
+def parse_tcp_info(report: dict[str, Any], exchanges: int, sender: TcpInfo | None = None) -> TcpInfo | None:
+    """The receiver's TCP_INFO over the size, from its decoded SIZE_END_OK `report` (None: it
+    sent none, as receivers before it did). `exchanges` is the sender's own count, which the
+    receiver's record takes; with the sender's record, the receiver cannot have received more
+    stream bytes in its (shorter) window than the sender saw acknowledged in its own."""
+    what = "SIZE_END_OK tcp_info"
+    if report.get("tcp_info") is None:
+        return None
+    block = report["tcp_info"]
+    if not isinstance(block, dict):
+        raise PeerLied(f"{what} = {escape_control(repr(block), 80)} is not an object")
+    if "unavailable" in block:
+        reason = block["unavailable"]
+        if not isinstance(reason, str):
+            raise PeerLied(f"{what} unavailable = {escape_control(repr(reason), 80)} is not a text")
+        return TcpInfo(unavailable=escape_control(reason, PEER_TEXT_LIMIT))
+    rtt: dict[str, float | None] = {}
+    for key in ("smoothed_rtt_s", "rtt_var_s"):
+        rtt[key] = None if block.get(key) is None else _number(block, key, what)
+        if (rtt[key] or 0) > MAX_KERNEL_RTT_S:
+            raise PeerLied(f"{what} {key} = {block[key]!r} is longer than the kernel can hold "
+                           f"({MAX_KERNEL_RTT_S:g} s)")
+    counts: dict[str, int | None] = {}
+    for key, limit in _TCP_COUNT_LIMITS.items():
+        value = block.get(key)
+        if key == "exchanges" or value is None:
+            counts[key] = None
+            continue
+        if type(value) is not int or not 0 <= value <= limit:
+            raise PeerLied(f"{what} {key} = {escape_control(repr(value), 80)} is not a count 0..{limit}")
+        counts[key] = value
+    for part, whole in (("retransmits_total", "segments_out"), ("data_segments_out", "segments_out"),
+                        ("data_segments_in", "segments_in")):
+        some, of = counts[part], counts[whole]
+        if some is not None and of is not None and some > of:
+            raise PeerLied(f"{what} {part} = {some} is more than its {whole} = {of}")
+    received, acked = counts["bytes_received"], sender.bytes_acked if sender is not None else None
+    if received is not None and acked is not None and received > acked:
+        raise PeerLied(f"{what} bytes_received = {received} is more than the {acked} bytes the sender's kernel "
+                       "saw acknowledged meanwhile")
+    counts["exchanges"] = exchanges
+    return TcpInfo.of(rtt["smoothed_rtt_s"], rtt["rtt_var_s"], counts)
 
 
 def decode_u32(body: memoryview | bytes, what: str, low: int, high: int) -> int:

@@ -29,6 +29,7 @@ from app.core.events import ChildFailed, Listening, PeerDropped, ReceiverDone, R
 from app.core.harness import child_entry, traced_peak
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session.auth import AuthenticationFailed, authenticate_peer
+from app.core.session import tcpinfo
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -90,6 +91,7 @@ class ReceiverSession:
         self._process = psutil.Process()
         self._cpu_start = 0.0
         self._wall_start = 0.0
+        self._tcp_start: tcpinfo.Reading | None = None
 
     # --- connection phases ----------------------------------------------------------
 
@@ -189,6 +191,7 @@ class ReceiverSession:
         self.expected = plaintext_for(seed, size)
         self._cpu_start = sum(self._process.cpu_times()[:2])
         self._wall_start = time.monotonic()
+        self._tcp_start = tcpinfo.read(self.sock)
         send_frame(self.sock, FrameType.SIZE_OK)
 
     def _ping(self, body: memoryview) -> None:
@@ -224,11 +227,14 @@ class ReceiverSession:
 
     def _size_end(self, body: memoryview) -> None:
         """Report this process's CPU and memory over the size (used by remote runs,
-        where the sender's machine cannot watch this process)."""
+        where the sender's machine cannot watch this process), and its kernel's TCP_INFO
+        over the size (used by every session: no other process can read it)."""
         wall = max(1e-9, time.monotonic() - self._wall_start)
         cpu = sum(self._process.cpu_times()[:2]) - self._cpu_start
-        summary = {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": 100.0 * cpu / wall,
-                   "rss_bytes": self._process.memory_info().rss}
+        summary: dict[str, object] = {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": 100.0 * cpu / wall,
+                                      "rss_bytes": self._process.memory_info().rss}
+        if self._tcp_start is not None:  # and what this end's kernel saw meanwhile (TCP_INFO)
+            summary["tcp_info"] = tcpinfo.window(self._tcp_start, tcpinfo.read(self.sock)).to_dict()
         send_frame(self.sock, FrameType.SIZE_END_OK, [json.dumps(summary).encode()])
 
     _handlers: dict[FrameType, Callable[[ReceiverSession, memoryview], None]] = {

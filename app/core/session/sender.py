@@ -48,6 +48,7 @@ from app.core.schemes.base import (
     SchemeError,
     Sender,
 )
+from app.core.session import tcpinfo
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import (
     ACK,
@@ -65,8 +66,10 @@ from app.core.session.protocol import (
     decode_json,
     decode_u32,
     parse_resources,
+    parse_tcp_info,
     plaintext_for,
 )
+from app.core.vocab import Role
 from app.core.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,
@@ -238,6 +241,7 @@ class SenderSession:
         job = self.job
         seed = os.urandom(SEED_BYTES)
         plaintext = plaintext_for(seed, size)
+        tcp_start = tcpinfo.read(self.sock)  # the kernel's counters before the size's first frame
         size_start = time.monotonic()  # the receiver's resource report covers less than this
         self._request(FrameType.SIZE, [SIZE_FRAME.pack(size, seed)], FrameType.SIZE_OK)
         result = SizeMeasured(index, size, metrics=dict(shared))
@@ -287,7 +291,21 @@ class SenderSession:
         self._trace(result, sender, plaintext)
         report = self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK)
         result.receiver_resources = parse_resources(report, time.monotonic() - size_start)
+        self._kernel(result, tcp_start, report)
         return result
+
+    def _kernel(self, result: SizeMeasured, start: tcpinfo.Reading, report: memoryview) -> None:
+        """Both ends' TCP_INFO over the size: this end's from `start` to now, the receiver's
+        from its SIZE_END_OK `report` (checked: it is the peer's)."""
+        job = self.job
+        # Every request of the size has one reply: SIZE, the floor pings, the messages, the
+        # tampered payloads, TRACE and SIZE_END.
+        exchanges = 3 + 2 * job.warmup + self.floor_samples + job.samples + result.tamper_tried
+        mine = tcpinfo.window(start, tcpinfo.read(self.sock), exchanges)
+        result.tcp_info[Role.SENDER] = mine
+        theirs = parse_tcp_info(decode_json(report, "SIZE_END_OK"), exchanges, mine)
+        if theirs is not None:
+            result.tcp_info[Role.RECEIVER] = theirs
 
     def _tamper(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
         """Send payloads with one bit flipped where the scheme must notice; count rejections."""
