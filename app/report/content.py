@@ -55,6 +55,7 @@ from app.report.findings import (
 )
 from app.report.kernel import KERNEL_TITLE, kernel_blocks
 from app.report.labels import Labels
+from app.report.links import link_sections
 from app.report.model import (
     BarChart,
     Block,
@@ -95,6 +96,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     sections += [_environment(run), _method(run)]
     sections += _results_by_family(run, labels)
     sections += _loopback(run, labels)
+    sections += link_sections(run.jobs)
     sections += _cost_vs_security(run, labels)
     sections.append(_warnings(run, labels))
     if appendix:

@@ -386,7 +386,12 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
         if job.mode not in SESSION_MODES or not rtt or network is None:
             continue
         share = 100 * network / rtt
-        where = "over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver"
+        if job.link is not None:
+            from app.report.links import link_text  # links builds on this module
+
+            where = f"over the emulated link {link_text(job.link)}"
+        else:
+            where = "over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver"
         verdict = "communication dominates" if share >= 50 else "computation dominates"
         parts = [f"sender compute {format_seconds(median(job, 'compute'))}",
                  f"receiver open {format_seconds(median(job, 'receiver'))}"]
@@ -434,7 +439,13 @@ def summary_findings(run: RunResult, match: BaselineMatch | None = None,
     sentences += cross_family_findings(measured)
     sentences += keygen_total_findings(measured)
     sentences += post_quantum_findings(measured)
-    sentences += network_findings(measured)
+    # A scheme swept over links gets one sentence for the sweep (where communication
+    # takes over), not one per link.
+    from app.report.links import link_findings, link_groups
+
+    swept = {id(job) for group in link_groups(measured) for job in group}
+    sentences += link_findings(measured)
+    sentences += network_findings([job for job in measured if id(job) not in swept])
     if match is not None and baseline is not None:
         sentences += baseline_findings(match, baseline)
     if not run.jobs:
