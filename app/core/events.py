@@ -4,8 +4,9 @@ Two channels, each typed by a union below so that every dispatch over them is ch
 `RunEvent`, what the runner reports to its faces (the CLI and the GUI), and
 `ChildMessage`, what a job's child processes send their supervisor over their pipes
 (`MeasuringMessage` from the worker or sender, `ReceiverMessage` from a loopback
-receiver). Samples travel in batches (lists), never one event per sample, so a
-100,000-sample job costs a few hundred events rather than 100,000 signals.
+receiver, `LinkMessage` from the link process of an emulated link). Samples travel in
+batches (lists), never one event per sample, so a 100,000-sample job costs a few
+hundred events rather than 100,000 signals.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class JobStarted:
 
 @dataclass(frozen=True)
 class JobProcesses:
-    """The processes a job runs in, by role ("worker"; or "receiver" and "sender")."""
+    """The processes a job runs in, by role ("worker"; or "receiver", "sender" and maybe "link")."""
 
     job_index: int
     pids: dict[str, int]
@@ -55,7 +56,7 @@ class SampleBatch:
 @dataclass(frozen=True)
 class ResourceSample:
     job_index: int
-    role: str  # "worker" in operations mode; "sender" / "receiver" in loopback
+    role: str  # "worker" in operations mode; "sender" / "receiver" (and "link") in loopback
     t: float
     cpu_percent: float
     rss_bytes: int
@@ -187,12 +188,33 @@ class ReceiverDone:
     """The receiver served its sender's whole job and said goodbye."""
 
 
+# --- messages from a link process (the delay line between sender and receiver) -------
+
+
+@dataclass(frozen=True)
+class LinkDone:
+    """The link relayed its connection to the end: bytes read from each side (up: from
+    the sender), why the connection broke if it did (None: both sides closed), and the
+    link's own timing error: how many segments it released, and how late on average
+    and at worst against the time the delay line gave them (seconds)."""
+
+    bytes_up: int
+    bytes_down: int
+    broken: str | None = None
+    segments: int = 0
+    late_mean_s: float = 0.0
+    late_max_s: float = 0.0
+
+
 #: What a worker or a session sender sends its supervisor.
 MeasuringMessage: TypeAlias = SizeStarted | SizeMeasured | SampleBatch | Progress | ChildFailed
 #: What a loopback receiver sends its supervisor (ChildFailed: the job's session failed there).
 ReceiverMessage: TypeAlias = Listening | PeerDropped | ReceiverDone | ChildFailed
+#: What a link process sends its supervisor (`Listening` first, with the port the sender
+#: connects to; ChildFailed: the link could not be set up).
+LinkMessage: TypeAlias = Listening | LinkDone | ChildFailed
 #: Anything a job's child process sends over its pipe.
-ChildMessage: TypeAlias = MeasuringMessage | ReceiverMessage
+ChildMessage: TypeAlias = MeasuringMessage | ReceiverMessage | LinkMessage
 #: What a run reports to its faces, on the runner's thread.
 RunEvent: TypeAlias = (RunStarted | JobStarted | JobProcesses | SampleBatch | ResourceSample | Progress
                        | JobFinished | RunFinished | LogMessage)

@@ -31,7 +31,7 @@ import psutil
 #: Modules each job's process needs, imported once by the fork server. The scheme modules
 #: pull in cryptography, pycryptodome, tinyec and numpy.
 CHILD_PRELOAD = (
-    "app.core.ops", "app.core.session.sender", "app.core.session.receiver",
+    "app.core.ops", "app.core.session.sender", "app.core.session.receiver", "app.core.link.relay",
     "app.core.schemes.symmetric", "app.core.schemes.key_agreement", "app.core.schemes.pke",
     "app.core.schemes.hybrid", "app.core.schemes.signatures", "app.core.schemes.digests",
 )

@@ -1,12 +1,15 @@
 """Spawns, watches and (on cancel) kills one job's child processes.
 
 Operations mode: one worker. Loopback: a receiver that reports the port it bound, then
-a sender that connects to it. Remote: a sender only. Every child gets its plan up front
+a sender that connects to it; over an emulated link (`ResolvedJob.link`), a link
+process (app.core.link) between them, which listens on a port of its own that the
+sender connects to instead. Remote: a sender only. Every child gets its plan up front
 (app.core.plan) and answers over one pipe with the typed messages of app.core.events:
 the process that measures (worker or sender) sends `MeasuringMessage`s, a loopback
-receiver `ReceiverMessage`s. The supervisor relays what the faces show as `RunEvent`s,
-hands each size's measurement to the runner as it arrives, and owns the killing: a
-child is stopped by its parent, never left behind (`stop_process`).
+receiver `ReceiverMessage`s, a link `LinkMessage`s. The supervisor relays what the
+faces show as `RunEvent`s, hands each size's measurement to the runner as it arrives,
+and owns the killing: a child is stopped by its parent, never left behind
+(`stop_process`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from app.core.events import (
     ChildFailed,
     JobProcesses,
     JobStarted,
+    LinkDone,
+    LinkMessage,
     Listening,
     LogMessage,
     MeasuringMessage,
@@ -40,6 +45,8 @@ from app.core.events import (
     SizeStarted,
 )
 from app.core.jobstart import child_context, stop_signals_blocked
+from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
+from app.core.link.timeouts import exchange_seconds, limits_over_link, peer_over_link
 from app.core.measure import ResourceSampler, ResourceSeries
 from app.core.ops import child_main
 from app.core.plan import JobPlan, SessionPeer
@@ -48,6 +55,7 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, sender_main
 from app.core.vocab import LogLevel, Mode, Role, measuring_role
+from app.core.wire import MAX_CONTROL_FRAME
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -65,7 +73,7 @@ RECEIVER_GRACE_SECONDS = 2.0
 #: Called with each size's measurement as it arrives: what the child measured, the
 #: sampler's series by role, and when (in those series' time) the size's window began.
 OnMeasured = Callable[[SizeMeasured, dict[str, ResourceSeries], float], None]
-PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan)
+PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan)
 
 
 class ChildSupervisor:
@@ -91,6 +99,7 @@ class ChildSupervisor:
         self.window_start: dict[int, float] = {}
         self.child_error: str | None = None
         self.receiver_error: str | None = None
+        self.link_error: str | None = None
         self.start_error: str | None = None
         self.processes: dict[Role, BaseProcess] = {}
         self.pipes: dict[Role, Connection] = {}
@@ -121,7 +130,10 @@ class ChildSupervisor:
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
 
     def _session_plan(self, host: str, port: int, token: bytes) -> JobPlan:
-        return JobPlan(self.job, self.base, SessionPeer(host, port, token))
+        peer = SessionPeer(host, port, token)
+        if self.job.link is not None:
+            peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
+        return JobPlan(self.job, self.base, peer)
 
     def run(self) -> bool:
         """Spawn the job's processes, relay their messages until the measuring one is
@@ -133,9 +145,23 @@ class ChildSupervisor:
             if job.mode == Mode.OPERATIONS:
                 self._start(Role.WORKER, child_main, JobPlan(job, self.base))
             elif job.mode == Mode.LOOPBACK:
+                if job.link is not None:
+                    try:
+                        check_link(job.link)  # refused before any process starts
+                    except LinkError as exc:
+                        self.start_error = str(exc)
+                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
+                        return False
                 token = secrets.token_bytes(TOKEN_BYTES)
-                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token))
-                port = self._wait_for_port()
+                limits = ReceiverPlan(token).limits
+                if job.link is not None:
+                    limits = limits_over_link(limits, job.link)
+                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits))
+                port = self._wait_for_port(Role.RECEIVER)
+                if port is not None and job.link is not None:
+                    # The sender talks to the link, the link to the receiver; neither end knows.
+                    self._start(Role.LINK, link_main, LinkPlan(job.link, port, seed=job.index))
+                    port = self._wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
                 self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
@@ -163,34 +189,46 @@ class ChildSupervisor:
             self._stop_all()
         return cancelled
 
-    def _wait_for_port(self) -> int | None:
-        """The loopback receiver's bound port, or None (cancelled, or it failed)."""
-        pipe = self.pipes[Role.RECEIVER]
+    def _wait_for_port(self, role: Role) -> int | None:
+        """The port the loopback receiver (or the link) listens on, or None (cancelled, or it failed)."""
+        pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             if self.cancel.is_set():
                 return None
             if pipe.poll(POLL_SECONDS):
                 try:
-                    message: ReceiverMessage = pipe.recv()
+                    received = pipe.recv()
                 except (EOFError, OSError):
                     break
-                if isinstance(message, Listening):
-                    return message.port
-                self._handle_receiver(message)
-                if self.receiver_error is not None:
+                if isinstance(received, Listening):
+                    return received.port
+                if role == Role.LINK:
+                    link_message: LinkMessage = received
+                    self._handle_link(link_message)
+                else:
+                    receiver_message: ReceiverMessage = received
+                    self._handle_receiver(receiver_message)
+                if self.receiver_error is not None or self.link_error is not None:
                     return None
-        self.receiver_error = self.receiver_error or f"receiver did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
+        missing = f"{role} did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
+        if role == Role.LINK:
+            self.link_error = self.link_error or missing
+        else:
+            self.receiver_error = self.receiver_error or missing
         return None
 
     def _pump(self, main: Role) -> bool:
         """Relay messages until the measuring process is done; True if cancelled."""
         open_pipes = dict(self.pipes)
         main_done_at: float | None = None
+        grace = RECEIVER_GRACE_SECONDS
+        if self.job.link is not None:  # the sender's BYE has yet to cross the link
+            grace += exchange_seconds(self.job.link, MAX_CONTROL_FRAME, MAX_CONTROL_FRAME)
         while open_pipes:
             if self.cancel.is_set():
                 return True
-            if main_done_at is not None and time.monotonic() - main_done_at > RECEIVER_GRACE_SECONDS:
+            if main_done_at is not None and time.monotonic() - main_done_at > grace:
                 break  # the sender is gone; the receiver had its chance to report
             ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
             for role in [r for r, pipe in open_pipes.items() if pipe in ready]:
@@ -203,6 +241,8 @@ class ChildSupervisor:
                     continue
                 if role == Role.RECEIVER:
                     self._handle_receiver(message)
+                elif role == Role.LINK:
+                    self._handle_link(message)
                 else:
                     self._handle(message)
         return False
@@ -214,6 +254,19 @@ class ChildSupervisor:
             self.receiver_error = message.error
         elif isinstance(message, (Listening, ReceiverDone)):
             pass  # the port was read before the sender started; a clean end needs no word
+        else:
+            assert_never(message)
+
+    def _handle_link(self, message: LinkMessage) -> None:
+        if isinstance(message, ChildFailed):
+            self.link_error = message.error
+            self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
+        elif isinstance(message, LinkDone):
+            if message.broken is not None:
+                self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: link: the connection broke "
+                                     f"({message.broken})", self.current))
+        elif isinstance(message, Listening):
+            pass  # the port was read before the sender started
         else:
             assert_never(message)
 
@@ -263,13 +316,16 @@ class ChildSupervisor:
         exitcodes = self.exitcodes
         if self.start_error:  # any process we stopped afterwards was stopped because of it
             return self.start_error
-        for role in (Role.RECEIVER, Role.SENDER, Role.WORKER):
+        # The link first: when it dies, both ends lose their connection and fail with it.
+        for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
             code = exitcodes.get(role)
             if code is not None and code < 0 and role not in self.stopped_by_us:
                 cause = _death_cause(role, code)
-                if self.child_error and role == Role.RECEIVER:
+                if self.child_error and role in (Role.LINK, Role.RECEIVER):
                     cause += f" (sender: {self.child_error})"
                 return cause
+        if self.link_error:
+            return f"{self.link_error} (sender: {self.child_error})" if self.child_error else self.link_error
         if self.child_error:
             if self.receiver_error and self.receiver_error not in self.child_error:
                 return f"{self.child_error} ({self.receiver_error})"

@@ -79,6 +79,8 @@ class Role(enum.StrEnum):
     SENDER = "sender"
     #: Sessions: the server that opens and acknowledges.
     RECEIVER = "receiver"
+    #: Loopback over an emulated link: the delay line between sender and receiver.
+    LINK = "link"
 
 
 class LogLevel(enum.StrEnum):
@@ -114,3 +116,14 @@ class PageSize(enum.StrEnum):
 
     A4 = "A4"
     LETTER = "Letter"
+
+
+class LinkEmulation(enum.StrEnum):
+    """How a session's link was emulated (`job_records.Link.emulation`)."""
+
+    #: Plain loopback: no link between sender and receiver.
+    NONE = "none"
+    #: The user-space delay line (app.core.link): serialization at the rate, then the delay.
+    DELAY_LINE = "delay-line"
+    #: The kernel's sch_netem in a private network namespace (packet level; loss too).
+    NETEM = "netem"
