@@ -23,6 +23,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     escape,
     make_console,
     print_history,
+    print_link_list,
     print_per_sample,
     print_scheme_list,
     print_summary,
@@ -55,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("presets", help="list the built-in profiles")
 
+    p = commands.add_parser("links", help="list the named link presets: their figures and where they come from")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
     p = commands.add_parser("run", help="run a profile file or a preset")
     p.add_argument("profile", metavar="PROFILE_FILE_OR_PRESET")
     p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
@@ -63,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
+    p.add_argument("--link", metavar="NAME|JSON",
+                   help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
+                        "JSON object such as '{\"delay_ms\": 20, \"rate_kbit\": 8000}'")
     p.add_argument("--reduced", action="store_true",
                    help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
                         "(the numbers are not for comparison)")
@@ -147,7 +154,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
-    handler = {"list": cmd_list, "presets": cmd_presets, "run": cmd_run, "history": cmd_history,
+    handler = {"list": cmd_list, "presets": cmd_presets, "links": cmd_links, "run": cmd_run, "history": cmd_history,
                "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report,
                "gui": cmd_gui, "store": cmd_store}[args.command]
     from app.core.errors import CryptoBenchError
@@ -288,12 +295,24 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_links(args: argparse.Namespace) -> int:
+    from app.core.link.presets import link_presets
+
+    presets = {name: preset.model_dump(mode="json", exclude_none=True) for name, preset in link_presets().items()}
+    if args.json:
+        print(json.dumps(presets, indent=2))
+        return EXIT_OK
+    print_link_list(_console(), link_presets())
+    return EXIT_OK
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from app.core.profile import (
         ProfileError,
         load_profile,
         reduced,
         resolve_jobs,
+        with_link,
         with_mode,
         with_samples,
     )
@@ -307,6 +326,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             profile = reduced(profile)
         if args.samples is not None:
             profile = with_samples(profile, args.samples)
+        if args.link is not None:
+            profile = with_link(profile, args.link)
         if remote is not None:
             profile = with_mode(profile, Mode.REMOTE)
         # Validate before opening the store or spawning anything.

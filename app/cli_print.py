@@ -219,3 +219,37 @@ def print_scheme_list(console: Any, described: list[dict[str, Any]]) -> None:
             table.add_row(scheme if first else "", variant, backends if first else "", bits, pq,
                           escape(params) if first else "")
         console.print(table)
+
+
+def print_link_list(console: Any, presets: Any) -> None:
+    """`cryptobench links`: the named links with their figures and sources; a table on a
+    terminal, one line per preset elsewhere (name | title | delay | up | down | description
+    | source)."""
+    from app.core.link.presets import number_text, rates
+
+    def rate(value: float | None) -> str:
+        return "unlimited" if value is None else f"{number_text(value)} kbit/s"
+
+    rows = []
+    for name, preset in presets.items():
+        up, down = rates(preset)
+        delay = f"{number_text(preset.delay_ms)} ms" + (f" ± {number_text(preset.jitter_ms)} ms"
+                                                        if preset.jitter_ms else "")
+        rows.append((escape(name), escape(preset.title), delay, rate(up), rate(down), escape(preset.description),
+                     escape(preset.source)))
+    if not console.is_terminal:
+        console.print("Link presets (delay one way, each direction; up = sender -> receiver): "
+                      "name | title | delay | up | down | description | source")
+        for row in rows:
+            console.print(" | ".join(row))
+        return
+    from rich.table import Table
+
+    table = Table(title="Link presets (delay one way, each direction; up = sender -> receiver)",
+                  title_justify="left", show_lines=True)
+    for column, justify in (("name", "left"), ("delay", "right"), ("up", "right"), ("down", "right"),
+                            ("what it stands for", "left"), ("source", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for name, title, delay, up_text, down_text, description, source in rows:
+        table.add_row(f"{name}\n[dim]{title}[/]", delay, up_text, down_text, description, source)
+    console.print(table)

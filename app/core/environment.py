@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 
 import psutil
 
+from app.core.link.probe import emulation
+
 __all__ = ["CPU_FLAGS", "collect_environment", "cpu_flags_summary"]
 
 T = TypeVar("T")
@@ -249,6 +251,10 @@ def _app_version() -> str:
     return str(__version__)
 
 
+def _link_emulation() -> dict[str, Any]:
+    return emulation().to_dict()
+
+
 def collect_environment() -> dict[str, Any]:
     """Describe this machine and its crypto software, as a JSON-ready dict.
 
@@ -258,7 +264,9 @@ def collect_environment() -> dict[str, Any]:
         flags_note, governors, freq_current_mhz, freq_max_mhz},
         "memory_total_bytes", "os": {platform, system, release, pretty_name},
         "python": {version, implementation, executable},
-        "libraries": {name: {"version", ...}}}. Unknown values are None; flags
+        "libraries": {name: {"version", ...}},
+        "link_emulation": {delay_line, netem, netem_reason}} (app.core.link.probe: which
+        link emulation this machine offers, and why not netem). Unknown values are None; flags
         are booleans where /proc/cpuinfo has a flags line (x86 Linux), else None
         with `flags_note` saying why. `governors` is [] where not measurable.
         Never raises.
@@ -271,6 +279,7 @@ def collect_environment() -> dict[str, Any]:
         "os": _os(),
         "python": _python(),
         "libraries": _libraries(),
+        "link_emulation": _probe(_link_emulation),
     }
 
 

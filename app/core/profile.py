@@ -23,6 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
 from app.core.job_records import Link
+from app.core.link import presets as link_presets
+from app.core.link.presets import UNION_TAGS, LinkPresetError, LinkSpec, LinkValue
+from app.core.link.probe import loss_refusal
 from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamValue
@@ -78,6 +81,10 @@ class JobSpec(BaseModel):
     #: Sessions only: False leaves Nagle's algorithm on at both ends (E1 compares both).
     tcp_nodelay: bool = True
     label: str | None = None
+    #: Loopback only: the emulated link between sender and receiver, a preset's name or an
+    #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
+    link: LinkValue | None = None
+    links: list[LinkValue] | None = Field(default=None, min_length=1, max_length=64)
 
     @field_validator("message_sizes")
     @classmethod
@@ -167,16 +174,30 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return path
 
 
+def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The location without the branch names of a link's tagged unions (jobs, 0, link, custom,
+    delay_ms -> jobs, 0, link, delay_ms): only right after the field that holds the union."""
+    kept: list[Any] = []
+    for i, part in enumerate(loc):
+        owner = loc[i - 2] if i >= 2 and isinstance(loc[i - 1], int) else loc[i - 1] if i >= 1 else None
+        if isinstance(owner, str) and part in UNION_TAGS.get(owner, ()) \
+                and (owner == "links") == (i >= 2 and isinstance(loc[i - 1], int)):
+            continue
+        kept.append(part)
+    return tuple(kept)
+
+
 def _first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
     error = exc.errors()[0]
-    loc = tuple(error["loc"])
+    loc = _without_union_tags(tuple(error["loc"]))
     # pydantic appends the union branch name ("int", "str") to a parameter value's location
     # (jobs, 0, params, name, branch); drop it. Only there: an unknown field may be called "int".
-    if len(loc) >= 3 and loc[-3] == "params" and loc[-1] in {"int", "str", "bool", "float"}:
+    params_branch = len(loc) >= 3 and loc[-3] == "params" and loc[-1] in {"int", "str", "bool", "float"}
+    if params_branch:
         loc = loc[:-1]
     field = _field_path(loc) or None
     message = error["msg"]
-    if len(loc) < len(error["loc"]) and error["type"].endswith("_type"):
+    if params_branch and error["type"].endswith("_type"):
         # A union (params values): name every accepted type, not just the first branch's.
         message = "Input should be a valid integer, string or boolean"
     if error["type"] == "extra_forbidden":
@@ -378,7 +399,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
     from app.core.schemes.dh import canonical_curve
 
     resolved: list[ResolvedJob] = []
-    seen: dict[tuple[Any, ...], int] = {}
+    seen: dict[tuple[Any, ...], str] = {}
     memory = available_memory if available_memory is not None else psutil.virtual_memory().available
     for index, job in enumerate(profile.jobs):
         where = f"jobs[{index}]"
@@ -435,21 +456,71 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
         # same numbers, so it must count as a repeat too.
         same = {k: canonical_curve(v) if k == "curve" and isinstance(v, str) else v for k, v in params.items()}
-        key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay)
-        for size in sizes:
-            if (key, size) in seen:
-                raise ProfileError(
-                    f"repeats jobs[{seen[(key, size)]}]: same scheme, backend, parameters, mode, "
-                    f"transport and message size {size}", source=source, field=where)
-            seen[(key, size)] = index
-        resolved.append(ResolvedJob(
-            index=index, scheme=job.scheme, backend=backend, params=params, mode=job.mode,
-            message_sizes=sizes, samples=job.samples, warmup=job.warmup,
-            keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
-            label=job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)"),
-            family=info.family, tcp_nodelay=job.tcp_nodelay,
-        ))
+        label = job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
+        # A sweep ("links") is one job per link, in its order; each link's numbers are part of
+        # what is measured, so two links with the same numbers are a repeat.
+        for place, link in _job_links(job, where, source):
+            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay,
+                   None if link is None else (link.delay_ms, link.jitter_ms, link.rate_kbit_up,
+                                              link.rate_kbit_down, link.loss_percent))
+            for size in sizes:
+                if (key, size) in seen:
+                    raise ProfileError(
+                        f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
+                        f"transport{'' if link is None else ', link'} and message size {size}",
+                        source=source, field=place)
+                seen[(key, size)] = place
+            resolved.append(ResolvedJob(
+                index=index, scheme=job.scheme, backend=backend, params=params, mode=job.mode,
+                message_sizes=sizes, samples=job.samples, warmup=job.warmup,
+                keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
+                label=label if link is None else f"{label} over {link_presets.link_title(link)}",
+                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link,
+            ))
     return resolved
+
+
+#: Why a job in another mode takes no link.
+_NO_LINK = {
+    Mode.OPERATIONS: 'applies to loopback jobs only: an operations job sends nothing over a network (set "mode": '
+                     '"loopback")',
+    Mode.REMOTE: "a remote job runs over the real network between the two machines, which no emulated link "
+                 'replaces; emulate links in "mode": "loopback"',
+}
+
+
+def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, Link | None]]:
+    """(field path, resolved link) for each link of the job; [(where, None)] without one.
+
+    Refused here, naming the field: link and links together, a link outside loopback mode,
+    an unknown preset, jitter beyond the delay, and loss (no netem code path: the reason
+    says what this machine lacks, or that CryptoBench does not drive netem yet).
+    """
+    if job.link is not None and job.links is not None:
+        raise ProfileError("give link (one link) or links (a sweep over several), not both", source=source,
+                           field=f"{where}.links")
+    specs = ([("link", job.link)] if job.link is not None
+             else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])])
+    if not specs:
+        return [(where, None)]
+    if job.mode != Mode.LOOPBACK:
+        raise ProfileError(_NO_LINK[job.mode], source=source, field=f"{where}.{specs[0][0].split('[')[0]}")
+    links: list[tuple[str, Link | None]] = []
+    for field, spec in specs:
+        place = f"{where}.{field}"
+        if isinstance(spec, LinkSpec):
+            problem = link_presets.jitter_problem(spec)
+            if problem is not None:
+                raise ProfileError(problem, source=source, field=f"{place}.jitter_ms")
+        try:
+            link = link_presets.resolve_link(spec)
+        except LinkPresetError as exc:
+            raise ProfileError(f"{exc}; see `cryptobench links`", source=source, field=place) from None
+        if link.loss_percent > 0:
+            raise ProfileError(f"{loss_refusal()} (got {link.loss_percent:g})", source=source,
+                               field=f"{place}.loss_percent" if isinstance(spec, LinkSpec) else place)
+        links.append((place, link))
+    return links
 
 
 def with_mode(profile: Profile, mode: str) -> Profile:
@@ -471,6 +542,11 @@ def with_samples(profile: Profile, samples: int) -> Profile:
 #: A reduced run keeps messages up to this size (and at most REDUCED_SIZES of them per job).
 REDUCED_MAX_SIZE = 64 * 1024
 REDUCED_SIZES = 3
+#: A reduced sweep keeps this many links (the cheapest), each with at most REDUCED_LINK_SAMPLES
+#: samples: every round trip over a link waits out its delay (0.6 s over a geostationary
+#: satellite), so the preset sweeping ten schemes over every link would take minutes.
+REDUCED_LINKS = 2
+REDUCED_LINK_SAMPLES = 2
 
 
 def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3) -> Profile:
@@ -478,7 +554,12 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
     `max_size` (the smallest, middle and largest of those; the smallest size when all are
     larger). Runs every preset end to end through the same code in seconds, for CI and for
     `cryptobench run NAME --reduced`; its numbers are not for comparison, and the profile's
-    name says so."""
+    name says so.
+
+    A job over an emulated link keeps its link's numbers (a reduced run checks the same
+    path) but at most REDUCED_LINK_SAMPLES samples, and a sweep keeps its REDUCED_LINKS
+    cheapest links in their order (`presets.round_trip_ms`: the first and last of a sweep
+    ordered from LAN to satellite would spend most of the run waiting on the satellite)."""
     jobs = []
     for job in profile.jobs:
         sizes = job.message_sizes
@@ -487,10 +568,59 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
             if len(kept) > REDUCED_SIZES:
                 kept = [kept[0], kept[len(kept) // 2], kept[-1]]
             sizes = kept
+        linked = job.link is not None or job.links is not None
         jobs.append(job.model_copy(update={
-            "message_sizes": sizes, "samples": min(job.samples, samples), "warmup": min(job.warmup, 1),
-            "keygen_samples": min(job.keygen_samples, 1), "pause_ms": 0.0, "tamper": min(job.tamper, 1)}))
+            "message_sizes": sizes, "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
+            "warmup": min(job.warmup, 1), "keygen_samples": min(job.keygen_samples, 1), "pause_ms": 0.0,
+            "tamper": min(job.tamper, 1), "links": _cheapest_links(job.links)}))
     return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
+
+
+def _cheapest_links(links: list[LinkValue] | None) -> list[LinkValue] | None:
+    """The REDUCED_LINKS links of a sweep that cost least per round trip, in their order.
+    A link that cannot be resolved (an unknown preset) counts as free, so it stays and
+    `resolve_jobs` refuses it as it would the full profile."""
+    if links is None or len(links) <= REDUCED_LINKS:
+        return links
+
+    def cost(spec: LinkValue) -> float:
+        try:
+            return link_presets.round_trip_ms(link_presets.resolve_link(spec))
+        except LinkPresetError:
+            return -1.0
+
+    ranked = sorted(range(len(links)), key=lambda k: cost(links[k]))[:REDUCED_LINKS]
+    return [links[k] for k in sorted(ranked)]
+
+
+class _LinkOption(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    link: LinkValue
+
+
+def with_link(profile: Profile, text: str) -> Profile:
+    """The same profile with every loopback job over one link (CLI --link NAME|JSON): a
+    preset's name, or a JSON object as in a profile. The link is checked with the jobs
+    (`resolve_jobs`); a profile without a loopback job is refused here."""
+    value: Any = text
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise ProfileError(f"not a link preset's name or a JSON object: {exc}", field="--link") from None
+    try:
+        link = _LinkOption.model_validate({"link": value}).link
+    except ValidationError as exc:
+        error = _first_error(exc, None, value)
+        raise ProfileError(error.detail, field="--" + (error.field or "link")) from None
+    if isinstance(link, str) and link not in link_presets.link_presets():
+        raise ProfileError(link_presets.unknown_preset_message(link), field="--link")
+    if not any(job.mode == Mode.LOOPBACK for job in profile.jobs):
+        raise ProfileError("the profile has no loopback job to run over a link", field="--link")
+    return profile.model_copy(update={"jobs": [
+        job.model_copy(update={"link": link, "links": None}) if job.mode == Mode.LOOPBACK else job
+        for job in profile.jobs]})
 
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1 << 20, "mb": 1_000_000,

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.core.errors import CryptoBenchError
 from app.core.job_records import CpuUsage, Link, Load, MemoryUsage, Placement, Security, TcpInfo, Validation
+from app.core.link.presets import link_text
 from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
 from app.core.vocab import JobStatus, Mode
@@ -285,6 +286,8 @@ CSV_COLUMNS = (
     "ci95_low", "ci95_high", "cv", "outliers", "throughput_bytes_per_s", "traced_peak_bytes",
     "wire_payload_bytes", "cpu_mean_percent", "rss_peak_bytes", "validation_checked", "validation_failed",
     "tamper_tried", "tamper_rejected", "classical_bits", "pq_category", "insecure", "warnings",
+    # Appended after the first release's columns, which keep their positions:
+    "link",
 )
 
 
@@ -314,6 +317,7 @@ def to_csv(run: RunResult) -> str:
             "pq_category": _blank(job.security.pq_category) if job.security.known else "",
             "insecure": _blank(job.security.insecure) if job.security.known else "",
             "warnings": "; ".join(f"{w.metric or 'job'}: {w.code.value}" for w in job.warnings),
+            "link": link_text(job.link) if job.link is not None else "",
         }
         if not job.metrics:
             writer.writerow(base)

@@ -26,7 +26,7 @@ import numpy as np
 from app.core.job_records import TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.stats import WarningCode
-from app.core.vocab import JobStatus, Mode, RunStatus
+from app.core.vocab import JobStatus, LinkEmulation, Mode, RunStatus
 
 #: A job's family may be empty (a results file from before families were recorded).
 _FAMILIES = ("", *Family)
@@ -36,6 +36,9 @@ _MAX_INT = (1 << 63) - 1
 _MAX_MESSAGE_SIZE = 1 << 30
 #: Samples per metric: profile.MAX_SAMPLES.
 _MAX_SAMPLES = 1_000_000
+#: A link's one-way delay and rate: app.core.link.presets' MAX_DELAY_MS and MAX_RATE_KBIT.
+_MAX_LINK_DELAY_MS = 10_000
+_MAX_LINK_RATE_KBIT = 100_000_000
 #: A time, size or rate beyond this is not a measurement (an operation lasting 30 years,
 #: a 1 EB message); it also keeps arithmetic in the charts far from overflow.
 MAX_MAGNITUDE = 1e18
@@ -294,6 +297,11 @@ def check_environment(env: dict[str, Any], path: str) -> None:
         for key in ("version", "openssl", "note", "integer_class"):
             _str(lib, key, lib_path, required=False, nullable=True)
         _bool(lib, "gmp", lib_path, nullable=True)
+    emulation_path = _join(path, "link_emulation")
+    emulation = _obj(env, "link_emulation", path, nullable=True)
+    for key in ("delay_line", "netem"):
+        _bool(emulation, key, emulation_path)
+    _str(emulation, "netem_reason", emulation_path, required=False, nullable=True)
 
 
 def check_profile(profile: dict[str, Any], path: str) -> None:
@@ -345,6 +353,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         _str(job, key, path, required=False, nullable=True)
     _bool(job, "tcp_nodelay", path, nullable=True)
     _num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
+    if job.get("link") is not None:
+        _check_link(_obj(job, "link", path), _join(path, "link"))
     _each(_obj(job, "params", path), _join(path, "params"), _param)
     metrics_path = _join(path, "metrics")
     metrics = _obj(job, "metrics", path)
@@ -426,6 +436,29 @@ def _check_cpu(cpu: dict[str, Any], path: str) -> None:
         _int(block, "rss_peak_bytes", where, required=False, nullable=True)
         for name in ("mean_percent", "max_percent", "other_processes_mean_percent"):
             _num(block, name, where, non_negative=True, required=False, nullable=True)
+
+
+def _check_link(link: dict[str, Any], path: str) -> None:
+    """{"name", "delay_ms", "jitter_ms", "rate_kbit": {"up", "down"}, "loss_percent", "emulation"}
+    (job_records.Link): numbers a link could have been emulated with."""
+    _str(link, "name", path, required=False, nullable=True)
+    delay = _num(link, "delay_ms", path, non_negative=True)
+    assert delay is not None
+    if delay > _MAX_LINK_DELAY_MS:
+        raise _fail(_join(path, "delay_ms"), f"at most {_MAX_LINK_DELAY_MS} ms", link["delay_ms"])
+    jitter = _num(link, "jitter_ms", path, non_negative=True, required=False) or 0.0
+    if jitter > delay:
+        raise _fail(_join(path, "jitter_ms"), f"at most delay_ms ({delay!r})", link["jitter_ms"])
+    rate_path = _join(path, "rate_kbit")
+    rate = _obj(link, "rate_kbit", path, nullable=True)
+    for direction in ("up", "down"):
+        value = _num(rate, direction, rate_path, positive=True, required=False, nullable=True)
+        if value is not None and value > _MAX_LINK_RATE_KBIT:
+            raise _fail(_join(rate_path, direction), f"at most {_MAX_LINK_RATE_KBIT} kbit/s or null", value)
+    loss = _num(link, "loss_percent", path, non_negative=True, required=False)
+    if loss is not None and loss > 100:
+        raise _fail(_join(path, "loss_percent"), "a percentage 0..100", link["loss_percent"])
+    _str(link, "emulation", path, choices=tuple(LinkEmulation))
 
 
 def _check_validation(validation: dict[str, Any], path: str) -> None:

@@ -234,6 +234,7 @@ def placeholder_result(job: ResolvedJob, run_id: str, index: int, size: int, sta
         id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
         label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
         tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
+        link=job.link,  # the job's link as resolved, on every result (None: plain loopback, operations)
     )
     try:
         info = registry.create(job.scheme, job.backend, job.params).info

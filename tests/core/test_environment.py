@@ -52,8 +52,9 @@ def _run_python(code: str) -> subprocess.CompletedProcess[str]:
 
 def test_has_the_keys(env: dict[str, Any]) -> None:
     assert set(env) == {
-        "app_version", "hostname", "cpu", "memory_total_bytes", "os", "python", "libraries",
+        "app_version", "hostname", "cpu", "memory_total_bytes", "os", "python", "libraries", "link_emulation",
     }
+    assert set(env["link_emulation"]) == {"delay_line", "netem", "netem_reason"}
     assert set(env["cpu"]) == {
         "model", "architecture", "physical_cores", "logical_cores", "flags", "flags_note",
         "governors", "freq_current_mhz", "freq_max_mhz",

@@ -1,0 +1,145 @@
+"""Which link emulation this machine offers, found without root and without changing anything.
+
+The user-space delay line (app.core.link) runs everywhere. Packet loss needs the
+kernel's netem (Linux `sch_netem`), applied inside a private user and network namespace
+so that nothing of the machine's own networking changes; that needs
+
+- a kernel with sch_netem: loaded (/proc/modules, /sys/module/sch_netem), built in
+  (CONFIG_NET_SCH_NETEM=y in /proc/config.gz or /boot/config-RELEASE), or a module file
+  under /lib/modules/RELEASE/ that root can load;
+- a user namespace this user may create: kernel.unprivileged_userns_clone (Debian) not
+  0, user.max_user_namespaces above 0, and no AppArmor restriction
+  (kernel.apparmor_restrict_unprivileged_userns, Ubuntu 24.04).
+
+The probe reads those files only: it never runs `tc`, `modprobe` or `unshare` (a probe that
+succeeded would change the system, or need root). It takes about a millisecond (the
+kernel config is gzip-compressed). The environment of every run records its answer
+(`environment.collect_environment`, "link_emulation"), and a job asking for loss is
+refused with its `netem_reason` before the run: CryptoBench has no netem code path yet,
+so until it does, loss is refused even where netem is available, and says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NETEM_OPTION = "CONFIG_NET_SCH_NETEM"
+
+
+@dataclass(frozen=True)
+class EmulationProbe:
+    """What `probe_emulation` found."""
+
+    #: The user-space delay line: always available.
+    delay_line: bool
+    #: Whether this machine could apply netem in a private namespace without root's help.
+    netem: bool
+    #: Why not (None when it could): the evidence, and what would make it possible.
+    netem_reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"delay_line": self.delay_line, "netem": self.netem, "netem_reason": self.netem_reason}
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8", errors="replace") as stream:
+                return stream.read()
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, EOFError, ValueError):  # absent, unreadable, or not gzip after all
+        return None
+
+
+def _kernel_config(root: Path, release: str) -> tuple[str, str] | None:
+    """(where, the NETEM option's line) from the first kernel config found."""
+    for path in (root / "proc/config.gz", root / f"boot/config-{release}"):
+        text = _read(path)
+        if text is None:
+            continue
+        for line in text.splitlines():
+            if line.startswith(f"{NETEM_OPTION}=") or line == f"# {NETEM_OPTION} is not set":
+                return str(path), line
+        return str(path), f"# {NETEM_OPTION} is not set"  # an option a config leaves out is not set
+    return None
+
+
+def _kernel_netem(root: Path, release: str, privileged: bool) -> str | None:
+    """None when the kernel offers sch_netem, else why not (and what would)."""
+    modules = _read(root / "proc/modules") or ""
+    if any(line.split(" ", 1)[0] == "sch_netem" for line in modules.splitlines()) \
+            or (root / "sys/module/sch_netem").is_dir():
+        return None  # loaded (or built in with parameters)
+    config = _kernel_config(root, release)
+    if config is not None and config[1] == f"{NETEM_OPTION}=y":
+        return None
+    module_dir = root / f"lib/modules/{release}/kernel/net/sched"
+    module_file = next(iter(sorted(module_dir.glob("sch_netem.ko*"))), None) if module_dir.is_dir() else None
+    if module_file is not None or (config is not None and config[1] == f"{NETEM_OPTION}=m"):
+        if privileged:
+            return None  # the kernel loads it on first use for root
+        evidence = str(module_file) if module_file is not None else f"{config[0]}: {config[1]}" if config else ""
+        return (f"sch_netem is a kernel module that is not loaded ({evidence}); root can load it once with "
+                "`modprobe sch_netem`")
+    if config is not None:
+        return (f"this kernel was built without sch_netem ({config[0]}: {config[1]}); a kernel built with "
+                f"{NETEM_OPTION}=y or =m would provide it")
+    return (f"no sign of sch_netem in this kernel: not loaded (/proc/modules, /sys/module), no module under "
+            f"/lib/modules/{release}/, and no kernel config (/proc/config.gz, /boot/config-{release}) to say it is "
+            "built in")
+
+
+def _namespace_refusal(root: Path) -> str | None:
+    """None when this user may create a user namespace, else which setting forbids it."""
+    for setting, forbids, fix in (
+            ("kernel/unprivileged_userns_clone", "0", "sysctl kernel.unprivileged_userns_clone=1"),
+            ("user/max_user_namespaces", "0", "sysctl user.max_user_namespaces=10000"),
+            ("kernel/apparmor_restrict_unprivileged_userns", "1",
+             "an AppArmor profile allowing userns for Python, or sysctl "
+             "kernel.apparmor_restrict_unprivileged_userns=0")):
+        value = (_read(root / "proc/sys" / setting) or "").strip()
+        if value == forbids:
+            name = setting.replace("/", ".")
+            return f"unprivileged user namespaces are off ({name} = {value}); an administrator can allow them ({fix})"
+    return None
+
+
+def probe_emulation(root: Path = Path("/"), *, system: str | None = None, release: str | None = None,
+                    privileged: bool | None = None) -> EmulationProbe:
+    """Look at this machine (or at a fake tree under `root`, for tests). Never raises."""
+    system = system or platform.system()
+    if system != "Linux":
+        return EmulationProbe(True, False, f"netem is part of Linux (sch_netem); this system is {system}")
+    release = release or platform.release()
+    if privileged is None:
+        privileged = hasattr(os, "geteuid") and os.geteuid() == 0
+    try:
+        reason = _kernel_netem(root, release, privileged)
+        if reason is None and not privileged:
+            reason = _namespace_refusal(root)
+    except OSError as exc:  # a /proc or /sys that cannot even be listed
+        reason = f"could not look for sch_netem: {exc}"
+    return EmulationProbe(delay_line=True, netem=reason is None, netem_reason=reason)
+
+
+@functools.cache
+def emulation() -> EmulationProbe:
+    """This machine's answer, probed once per process."""
+    return probe_emulation()
+
+
+def loss_refusal(probe: EmulationProbe | None = None) -> str:
+    """Why a job asking for packet loss is refused here: one line, with what would allow it."""
+    probe = probe or emulation()
+    if probe.netem:
+        return ("packet loss needs the kernel's netem (sch_netem), which this machine offers, but CryptoBench does "
+                "not apply netem yet: its delay line works above TCP, where a lost packet would only be a delay it "
+                "cannot model faithfully")
+    return (f"packet loss needs the kernel's netem (sch_netem), which is not usable here: {probe.netem_reason}; "
+            "the delay line emulates delay, jitter and rate only")
