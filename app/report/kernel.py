@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from app.core.job_records import TcpInfo
 from app.core.results import JobResult
 from app.core.vocab import JobStatus, Role
+from app.report.content_common import _align
 from app.report.findings import size_text
 from app.report.model import Block, Bullets, Paragraph, Table
 from app.report.units import MISSING, format_bytes, format_seconds
@@ -37,7 +38,7 @@ def kernel_line(info: TcpInfo) -> str:
     """One end in a line: "sRTT 41 µs, 112 segments out (1.0 per exchange), 112 in,
     0 retransmissions, cwnd 18 segments", or why there is no reading."""
     if info.unavailable is not None:
-        return f"no reading ({info.unavailable})"
+        return f"no reading: {info.unavailable}"
     parts = []
     if info.smoothed_rtt_s is not None:
         parts.append(f"sRTT {format_seconds(info.smoothed_rtt_s)}")
@@ -59,16 +60,17 @@ def kernel_lines(job: JobResult) -> list[str]:
     return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in ends]
 
 
-def _row(job: JobResult, role: str, info: TcpInfo, label: str) -> list[str]:
+def _row(job: JobResult, role: str, info: TcpInfo) -> list[str]:
     def number(value: int | None) -> str:
         return MISSING if value is None else _number(value)
 
     cwnd = number(info.congestion_window_segments)
     if info.congestion_window_segments is not None and info.mss_bytes:
         cwnd += f" × {format_bytes(info.mss_bytes)}"
-    return [label, size_text(job), role, format_seconds(info.smoothed_rtt_s), number(info.segments_out),
-            number(info.segments_in), _per_exchange(info, info.data_segments_out), number(info.retransmits_total),
-            format_bytes(info.bytes_acked) if info.bytes_acked is not None else MISSING, cwnd]
+    return [f"{job.label} · {size_text(job)}", role, format_seconds(info.smoothed_rtt_s),
+            f"{number(info.segments_out)} / {number(info.segments_in)}", _per_exchange(info, info.data_segments_out),
+            number(info.retransmits_total), format_bytes(info.bytes_acked) if info.bytes_acked is not None else MISSING,
+            cwnd]
 
 
 def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
@@ -79,23 +81,23 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
         return []
     rows, missing = [], []
     for job in recorded:
-        name = job.label  # tables give the full names (app.report.labels)
         for role in (r for r in _ENDS if r in job.tcp_info):
             info = job.tcp_info[role]
             if info.unavailable is not None:
-                missing.append(f"{name} · {size_text(job)}, {role}: {info.unavailable}")
+                missing.append(f"{job.label} · {size_text(job)}, {role}: {info.unavailable}")
             else:
-                rows.append(_row(job, role, info, name))
+                rows.append(_row(job, role, info))
     words = (
         "Each end of a session reads its kernel's TCP statistics (Linux TCP_INFO) before and after each "
-        "message size: the smoothed round-trip time (sRTT) and the congestion window (cwnd, in segments of "
-        "the connection's MSS) as they are at the size's end; segments, retransmissions and acknowledged bytes "
-        "counted over the size. A size's exchanges are its request/reply pairs: the floor pings, the messages, "
-        "the tampered payloads, the traced message, and the size's start and end. Data segments per exchange "
-        "is how many TCP segments one of them took: a message larger than one MSS travels as several. While "
-        "they fit in the congestion window they leave together and the message costs one round trip; a message "
-        "of more segments than the window needs a round trip per window's worth. Retransmissions should be 0 "
-        "on loopback; any is a lost segment paid for with a timeout or a fast retransmit.")
+        "message size: segments, retransmissions and acknowledged bytes are counted over the size; the smoothed "
+        "round-trip time (sRTT) and the congestion window (cwnd, in segments of the connection's MSS) are as at "
+        "its end. A size's exchanges are its request/reply pairs (floor pings, messages, tampered payloads, the "
+        "traced message, the size's start and end); per exchange is the data segments one of them took. A "
+        "message larger than one MSS travels as several segments; while they fit in the congestion window they "
+        "leave together and the message costs one round trip, beyond it each further window's worth costs "
+        "another. Retransmissions should be 0 on loopback: each is a lost segment, paid for with a timeout or a "
+        "fast retransmit. The kernel times a segment until its acknowledgement, which often rides on the "
+        "reply, so its sRTT can include the other end's work and exceed the loopback floor.")
     blocks: list[Block] = [Paragraph(words)]
     if any(job.link is not None and job.link.emulation == "delay-line" for job in recorded):
         blocks.append(Paragraph(
@@ -103,10 +105,12 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
             "kernel's sRTT is that loopback hop and does not include the emulated delay.", style="note"))
     if rows:
         blocks.append(Table(
-            ["Job", "Size", "End", "sRTT", "Segments out", "Segments in", "Data segments / exchange",
-             "Retransmissions", "Bytes acked", "cwnd"], rows,
-            caption="Per end and message size: sRTT and cwnd at the size's end, counts over the size.",
-            widths=[2.6, 0.8, 0.9, 0.8, 0.9, 0.9, 1.0, 1.1, 0.9, 1.3]))
+            ["Job · size", "End", "sRTT", "Segments out / in", "Per exchange", "Retransmits", "Bytes acked",
+             "cwnd"], rows,
+            caption="Per end and message size: counts over the size, sRTT and cwnd at its end; per exchange = "
+                    "data segments out / exchanges.",
+            widths=[3.4, 0.8, 0.8, 1.1, 0.9, 0.9, 0.9, 1.2],
+            align=_align("llrrrrrr")))
     if missing:
         blocks.append(Bullets([f"No TCP_INFO from {text}" for text in missing]))
     return blocks

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.job_records import CpuUsage, MemoryUsage, ProcessUsage, Validation
+from app.core.job_records import CpuUsage, MemoryUsage, ProcessUsage, TcpInfo, Validation
 from app.core.results import JobResult, MetricResult
 from app.core.stats import FIXES, StabilityWarning, WarningCode, summarize
 from app.gui.results_table import (
@@ -261,3 +261,25 @@ def test_counts_are_singular_for_one(qtbot: Any) -> None:
     qtbot.addWidget(widget)
     widget.set_results([_warned_job()])
     assert widget.count_label.text() == "1 job · 1 metric"
+
+
+def test_the_kernels_view_of_each_end_is_in_the_median_tooltip_of_session_rows(qtbot: Any) -> None:
+    sender = TcpInfo(smoothed_rtt_s=41e-6, rtt_var_s=5e-6, retransmits_total=0, segments_out=12, segments_in=12,
+                     congestion_window_segments=10, mss_bytes=65483, exchanges=12)
+    job = replace(_loopback_job(), tcp_info={"receiver": TcpInfo(unavailable="not available on this OS (Darwin)"),
+                                             "sender": sender})
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results([_operations_job(), job])
+    kernel = ("kernel (sender): sRTT 41 µs, 12 segments out (1.0 per exchange), 12 in, 0 retransmissions, "
+              "cwnd 10 segments")
+    for metric in ("compute", "rtt"):
+        widget.set_metric(metric)
+        tip = _text(widget, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+        assert kernel in tip
+        # Sender first, and an end without a reading says why, never zeros.
+        assert tip.index(kernel) < tip.index("kernel (receiver): no reading: not available on this OS (Darwin)")
+    widget.set_metric("receiver")
+    assert "kernel" not in _text(widget, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+    widget.set_metric("")
+    assert "kernel" not in _text(widget, 0, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)

@@ -259,6 +259,8 @@ LIES: list[tuple[str, Script, type[BaseException], str]] = [
     ("cpu beyond the cores", liar(size_end=report(cpu_seconds="1e9")), PeerLied, "is more than 4096 CPUs can use"),
     ("percent beyond the cores", liar(size_end=report(cpu_percent_mean="1e9")), PeerLied,
      "cpu_percent_mean = 1000000000.0 is more than 4096 CPUs"),
+    ("tcp_info count negative", liar(size_end=report(tcp_info='{"segments_out": -1}')), PeerLied,
+     "SIZE_END_OK tcp_info segments_out = -1 is not a count"),
     ("open time 2**64-1", liar(message=_huge_open_time), PeerLied,
      "receiver reported open time = 18446744073709551615 ns, longer than the"),
     ("handshake time 2**63", liar(handshake=_huge_handshake_time), PeerLied,
