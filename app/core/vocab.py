@@ -127,14 +127,3 @@ class LinkEmulation(enum.StrEnum):
     DELAY_LINE = "delay-line"
     #: The kernel's sch_netem in a private network namespace (packet level; loss too).
     NETEM = "netem"
-
-
-class LinkEmulation(enum.StrEnum):
-    """How a session's link was emulated (`job_records.Link.emulation`)."""
-
-    #: Plain loopback: no link between sender and receiver.
-    NONE = "none"
-    #: The user-space delay line (app.core.link): serialization at the rate, then the delay.
-    DELAY_LINE = "delay-line"
-    #: The kernel's sch_netem in a private network namespace (packet level; loss too).
-    NETEM = "netem"
