@@ -345,8 +345,10 @@ class TcpInfo:
     the reason, never zeros.
 
     Over an emulated link (app/core/link/) each end's connection is to the link process,
-    not to the other end: the kernel's RTT is that loopback hop and does not include the
-    emulated delay, and its congestion window never meets the emulated rate.
+    not to the other end: the kernel times that loopback hop, and its congestion window
+    never meets the emulated rate. The emulated delay shows in its RTT only where an
+    acknowledgement waited to ride on the reply (a delayed ACK: a small message's sRTT
+    then matches the emulated round trip, a 64 KiB one's, acknowledged at once, does not).
     """
 
     #: tcpi_rtt: the kernel's smoothed round-trip time, in seconds (it keeps microseconds).

@@ -48,7 +48,7 @@ from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
 from app.core.session.sender import RemoteTarget
 from app.core.store import Store, StoreError
 from app.core.supervisor import ChildSupervisor
-from app.core.vocab import JobStatus, LogLevel, Mode, Role, RunStatus
+from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
 
 #: Receives every event of a run, on the runner's thread.
 EventHandler = Callable[[RunEvent], None]
@@ -283,9 +283,10 @@ class _JobRun:
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
         result.tcp_info = dict(measured.tcp_info)
-        if result.tcp_info and job.link is not None and job.link.emulation == "delay-line":  # a link process between
-            result.notes.append("TCP_INFO is of each end's connection to the link process: the kernel's RTT does "
-                                "not include the emulated delay")
+        if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
+            result.notes.append("TCP_INFO is of each end's connection to the link process: the kernel's RTT is "
+                                "that hop's, and includes the emulated delay only where an acknowledgement waited "
+                                "for the reply (delayed ACK)")
         failures = list(measured.tamper_failures)
         result.validation = Validation(checked=measured.checked, failed=measured.failed,
                                        tamper_tried=measured.tamper_tried, tamper_rejected=measured.tamper_rejected)

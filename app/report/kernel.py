@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from app.core.job_records import TcpInfo
 from app.core.results import JobResult
-from app.core.vocab import JobStatus, Role
+from app.core.vocab import JobStatus, LinkEmulation, Role
 from app.report.content_common import _align
 from app.report.findings import size_text
 from app.report.model import Block, Bullets, Paragraph, Table
@@ -99,10 +99,13 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
         "fast retransmit. The kernel times a segment until its acknowledgement, which often rides on the "
         "reply, so its sRTT can include the other end's work and exceed the loopback floor.")
     blocks: list[Block] = [Paragraph(words)]
-    if any(job.link is not None and job.link.emulation == "delay-line" for job in recorded):
+    if any(job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE for job in recorded):
         blocks.append(Paragraph(
             "Over an emulated link each end's connection is to the link process, not to the other end: the "
-            "kernel's sRTT is that loopback hop and does not include the emulated delay.", style="note"))
+            "kernel times that loopback hop, and its congestion window never meets the emulated rate. The "
+            "emulated delay shows in its sRTT only where an acknowledgement waited to ride on the reply (a "
+            "delayed ACK, typical of small messages); a segment acknowledged at once shows the hop alone.",
+            style="note"))
     if rows:
         blocks.append(Table(
             ["Job · size", "End", "sRTT", "Segments out / in", "Per exchange", "Retransmits", "Bytes acked",

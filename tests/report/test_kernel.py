@@ -68,7 +68,7 @@ def test_over_a_link_process_the_report_says_whose_rtt_it_is() -> None:
     session.link = Link(name=None, delay_ms=20, jitter_ms=0, rate_kbit_up=8000, rate_kbit_down=8000,
                         loss_percent=0, emulation="delay-line")
     notes = [b.text for b in _kernel_section(run).blocks if isinstance(b, Paragraph) and b.style == "note"]
-    assert notes and "does not include the emulated delay" in notes[0]
+    assert notes and "to the link process" in notes[0] and "delayed ACK" in notes[0]
 
 
 def test_no_section_without_tcp_info_and_markdown_carries_the_table() -> None:

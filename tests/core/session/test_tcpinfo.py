@@ -238,3 +238,15 @@ def test_a_loopback_job_records_both_ends_per_size() -> None:
     data = json.loads(json.dumps(run.to_dict(), allow_nan=False))
     check_results(data)
     assert RunResult.from_dict(data).jobs[1].tcp_info == large.tcp_info
+
+
+@pytest.mark.skipif(not LINUX, reason="TCP_INFO is Linux's")
+def test_over_a_link_process_both_ends_are_recorded_and_the_note_says_whose_connection() -> None:
+    profile = parse_profile({"name": "kernel over a link", "jobs": [{
+        "scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64], "samples": 3, "warmup": 0,
+        "keygen_samples": 1, "tamper": 1, "link": {"delay_ms": 2}}]})
+    (job,) = Runner(profile).run().jobs
+    assert job.status == "ok", job.error
+    assert set(job.tcp_info) == {Role.SENDER, Role.RECEIVER}
+    assert all(info.segments_out for info in job.tcp_info.values())
+    assert any("TCP_INFO is of each end's connection to the link process" in note for note in job.notes)
