@@ -20,8 +20,12 @@ __all__ = ["KERNEL_TITLE", "kernel_blocks", "kernel_line", "kernel_lines"]
 
 KERNEL_TITLE = "What the kernel saw"
 
-#: The ends in the order every face lists them.
-_ENDS = (Role.SENDER, Role.RECEIVER)
+#: Ends in the order every face lists them (Role's own: sender, then receiver).
+_ORDER: dict[str, int] = {role: i for i, role in enumerate(Role)}
+
+
+def _ends(job: JobResult) -> list[str]:
+    return sorted(job.tcp_info, key=lambda role: _ORDER.get(role, len(_ORDER)))
 
 
 def _number(value: int | None) -> str:
@@ -56,8 +60,7 @@ def kernel_line(info: TcpInfo) -> str:
 def kernel_lines(job: JobResult) -> list[str]:
     """"kernel (sender): ..." per end that recorded TCP_INFO (none for operations jobs and
     results from before it)."""
-    ends = sorted(job.tcp_info, key=lambda role: _ENDS.index(Role(role)) if role in set(_ENDS) else len(_ENDS))
-    return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in ends]
+    return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in _ends(job)]
 
 
 def _row(job: JobResult, role: str, info: TcpInfo) -> list[str]:
@@ -81,7 +84,7 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
         return []
     rows, missing = [], []
     for job in recorded:
-        for role in (r for r in _ENDS if r in job.tcp_info):
+        for role in _ends(job):
             info = job.tcp_info[role]
             if info.unavailable is not None:
                 missing.append(f"{job.label} · {size_text(job)}, {role}: {info.unavailable}")
