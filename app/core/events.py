@@ -196,7 +196,8 @@ class LinkDone:
     """The link relayed its connection to the end: bytes read from each side (up: from
     the sender), why the connection broke if it did (None: both sides closed), and the
     link's own timing error: how many segments it released, and how late on average
-    and at worst against the time the delay line gave them (seconds)."""
+    and at worst against the time the delay line gave them (seconds); and the CPU time
+    the link process used in all (seconds, user + system)."""
 
     bytes_up: int
     bytes_down: int
@@ -204,6 +205,7 @@ class LinkDone:
     segments: int = 0
     late_mean_s: float = 0.0
     late_max_s: float = 0.0
+    cpu_s: float = 0.0
 
 
 #: What a worker or a session sender sends its supervisor.

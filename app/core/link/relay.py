@@ -294,7 +294,7 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
     released = up_dir.released + down_dir.released
     emit(LinkDone(up_dir.line.bytes_in, down_dir.line.bytes_in, broken, released,
                   (up_dir.late_total + down_dir.late_total) / released if released else 0.0,
-                  max(up_dir.late_max, down_dir.late_max)))
+                  max(up_dir.late_max, down_dir.late_max), time.process_time()))
 
 
 def link_main(conn: Connection, plan: LinkPlan) -> None:
