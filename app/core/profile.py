@@ -117,7 +117,8 @@ class Profile(BaseModel):
 class FieldLimits:
     """A numeric field's default and inclusive bounds, as its model declares them."""
 
-    default: int | float
+    #: None for a required field (a custom link's delay_ms has no default).
+    default: int | float | None
     minimum: int | float
     maximum: int | float
 
@@ -125,7 +126,8 @@ class FieldLimits:
 def field_limits(model: type[BaseModel], name: str) -> FieldLimits:
     """The default and `Field(ge=, le=)` bounds of `model`'s numeric field `name`: the
     window's spin boxes read them here, so each default and limit is written once, in
-    the model. TypeError for a field without a numeric default or without both bounds."""
+    the model. TypeError for a field with a default that is not a number, or without both
+    bounds."""
     info = model.model_fields[name]
     minimum: int | float | None = None
     maximum: int | float | None = None
@@ -134,9 +136,10 @@ def field_limits(model: type[BaseModel], name: str) -> FieldLimits:
             minimum = constraint.ge
         elif isinstance(constraint, annotated_types.Le) and isinstance(constraint.le, int | float):
             maximum = constraint.le
-    if not isinstance(info.default, int | float) or minimum is None or maximum is None:
-        raise TypeError(f"{model.__name__}.{name} is not a bounded number with a default")
-    return FieldLimits(info.default, minimum, maximum)
+    required = info.is_required()
+    if not (required or isinstance(info.default, int | float)) or minimum is None or maximum is None:
+        raise TypeError(f"{model.__name__}.{name} is not a bounded number")
+    return FieldLimits(None if required else info.default, minimum, maximum)
 
 
 @dataclass(frozen=True)

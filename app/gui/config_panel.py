@@ -2,7 +2,7 @@
 
 The panel is a view of a profile. Each checked scheme row is one profile job: its
 backend, parameters and settings (message sizes, samples, warm-up, pause, mode) live
-on the row, and the tree shows what tells two jobs apart (mode, sizes, samples).
+on the row, and the tree shows what tells two jobs apart (mode and link, sizes, samples).
 "Add variant" makes a second row for the same scheme, e.g. AES-GCM 128 beside 256.
 
 The settings group below the tree edits the selected rows, or every checked row when
@@ -60,6 +60,7 @@ from app.gui.job_settings import (
     default_settings,
     shared,
 )
+from app.gui.link_editor import link_fields, mode_suffix, mode_tip
 from app.gui.theme import status_colour
 from app.gui.vocab import Tone
 
@@ -103,7 +104,7 @@ def mode_text(entry: JobEntry) -> str:
     text = mode.short
     if mode in SESSION_MODES and entry.settings.get("tcp_nodelay") is False:
         text += " (Nagle on)"
-    return text
+    return text + mode_suffix(entry.settings)
 
 
 class ConfigPanel(QWidget):
@@ -254,6 +255,7 @@ class ConfigPanel(QWidget):
             item.setText(COL_BACKEND, entry.backend)
             # A job's settings are shown where it is a job: an unticked row runs nothing.
             item.setText(COL_MODE, mode_text(entry) if checked else "")
+            item.setToolTip(COL_MODE, (mode_tip(entry.settings) or "") if checked else "")
             item.setText(COL_SIZES, sizes_text(entry) if checked else "")
             item.setText(COL_SAMPLES, str(entry.settings["samples"]) if checked else "")
             badge, tone = security_badge(spec, entry.backend, entry.params)
@@ -494,6 +496,7 @@ class ConfigPanel(QWidget):
                 job["label"] = settings["label"]
             if settings.get("tcp_nodelay") is False and job["mode"] in SESSION_MODES:
                 job["tcp_nodelay"] = False
+            job.update(link_fields(settings))
             try:
                 fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
             except registry.RegistryError:
@@ -590,6 +593,7 @@ class ConfigPanel(QWidget):
             return
         for widget in (self.custom_sizes, self.remote_host, self.token_file, self.tree):
             widget.setStyleSheet("")
+        self.settings_editor.link.clear_marks()
         reason = ""
         try:
             profile = self.profile()
@@ -627,6 +631,10 @@ class ConfigPanel(QWidget):
             if index < len(checked):
                 if self.tree.currentItem() is None or not checked[index].isSelected():
                     self.tree.scrollToItem(checked[index])
+                field = where[where.index("]") + 2:]
+                if field.startswith("link"):  # link.jitter_ms: the field, as the profile's error names it
+                    self.settings_editor.link.mark_invalid(field, _INVALID_STYLE)
+                    return f"{checked[index].text(0)}: {field}: {exc.detail}"
                 return f"{checked[index].text(0)}: {exc.detail}"
         return f"{where}: {exc.detail}" if where else exc.detail
 

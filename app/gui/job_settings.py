@@ -1,7 +1,7 @@
 """The editor of the measurement settings of the jobs the user picked.
 
-Each profile job has its own message sizes, samples, warm-up, pause, tamper count and
-mode. This group shows the values of the jobs it edits (the selected rows, or every
+Each profile job has its own message sizes, samples, warm-up, pause, tamper count,
+mode and, in loopback mode, link (link_editor). This group shows the values of the jobs it edits (the selected rows, or every
 checked row when none is selected): a value the jobs share is shown as it is, a value
 they do not share reads "mixed", and an edit reports only the field the user changed,
 so the panel changes that field of those jobs and nothing else. It never shows one
@@ -40,12 +40,13 @@ from app.core.profile import (
 )
 from app.core.session import DEFAULT_PORT
 from app.core.vocab import Mode
+from app.gui.link_editor import LinkEditor, apply_link_edit
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
 #: The settings a job carries besides scheme, backend and parameters.
 SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
-                "tcp_nodelay")
+                "tcp_nodelay", "link", "links")
 #: Spin-box fields: (name, label).
 _NUMBERS = (("samples", "Samples"), ("warmup", "Warm-up"), ("keygen_samples", "Key generations"),
             ("pause_ms", "Pause between samples"), ("tamper", "Tampered payloads"))
@@ -95,7 +96,8 @@ def shared(values: Sequence[Any]) -> tuple[bool, Any]:
 
 class JobSettingsEditor(QGroupBox):
     #: (field, value) the user changed. Fields: the spin boxes' names, "mode",
-    #: "size" with (size, present), and "custom_sizes" with the list typed.
+    #: "size" with (size, present), "custom_sizes" with the list typed, and "link" or
+    #: "links" as `LinkEditor.edited` reports them.
     edited = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -136,6 +138,9 @@ class JobSettingsEditor(QGroupBox):
             self.mode.addItem(mode.label, mode)  # Qt keeps the data as the plain string
         self.mode.currentIndexChanged.connect(self._mode_changed)
         form.addRow("Mode", self.mode)
+        self.link = LinkEditor()
+        self.link.edited.connect(self._link_edited)
+        form.addRow("Link", self.link)
         self.remote_host = QLineEdit(placeholderText="host")
         self.remote_port = QSpinBox(minimum=1, maximum=65535, value=DEFAULT_PORT)
         self.token_file = QLineEdit(placeholderText="token file")
@@ -186,6 +191,7 @@ class JobSettingsEditor(QGroupBox):
             self.custom_sizes.setPlaceholderText("more sizes, e.g. 64, 4K, 2M" if same else
                                                  "mixed: sizes typed here replace each job's other sizes")
             self.custom_error = None
+            self.link.show_settings([entry.settings for entry in entries])
             self.update_remote_enabled()
         finally:
             self._loading = False
@@ -194,6 +200,7 @@ class JobSettingsEditor(QGroupBox):
         remote = self.mode.currentData() == Mode.REMOTE
         for widget in self.remote_widgets:
             widget.setEnabled(remote)
+        self.link.set_allowed(self.mode.currentData() == Mode.LOOPBACK)
 
     # --- user edits ---------------------------------------------------------------------
 
@@ -217,6 +224,8 @@ class JobSettingsEditor(QGroupBox):
         if mixed_index >= 0:
             self.mode.removeItem(mixed_index)
         self._loading = False
+        if mode != Mode.LOOPBACK:
+            self.link.show_none()  # the jobs leave their link behind (apply_edit)
         self.update_remote_enabled()
         self.edited.emit("mode", mode)
 
@@ -244,6 +253,10 @@ class JobSettingsEditor(QGroupBox):
         self.custom_error = None
         self.edited.emit("custom_sizes", sizes)
 
+    def _link_edited(self, name: str, value: object) -> None:
+        if not self._loading:
+            self.edited.emit(name, value)
+
     def _browse_token(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Token file of the server")
         if path:
@@ -252,6 +265,8 @@ class JobSettingsEditor(QGroupBox):
 
 def apply_edit(entry: JobEntry, name: str, value: Any) -> None:
     """Change one setting of one job, as `JobSettingsEditor.edited` reported it."""
+    if apply_link_edit(entry.settings, name, value):
+        return
     if name == "size":
         size, present = value
         sizes = [s for s in entry.sizes() if s != size] + ([size] if present else [])

@@ -43,10 +43,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.link.presets import link_title, numbers_text, round_trip_ms
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
-from app.core.vocab import SESSION_MODES, JobStatus, Role
+from app.core.vocab import SESSION_MODES, JobStatus, LinkEmulation, Role
 from app.gui.theme import status_qcolor
 from app.gui.vocab import Tone
 from app.gui.words import plural
@@ -84,18 +85,19 @@ class Column(enum.IntEnum):
     BACKEND = 1
     PARAMETERS = 2
     MODE = 3
-    SIZE = 4
-    METRIC = 5
-    MEDIAN = 6
-    P95 = 7
-    CI95 = 8
-    THROUGHPUT = 9
-    WIRE = 10
-    CPU = 11
-    MEMORY = 12
-    VALIDATION = 13
-    WARNINGS = 14
-    STATUS = 15
+    LINK = 4
+    SIZE = 5
+    METRIC = 6
+    MEDIAN = 7
+    P95 = 8
+    CI95 = 9
+    THROUGHPUT = 10
+    WIRE = 11
+    CPU = 12
+    MEMORY = 13
+    VALIDATION = 14
+    WARNINGS = 15
+    STATUS = 16
 
 
 HEADERS: dict[Column, str] = {
@@ -103,6 +105,7 @@ HEADERS: dict[Column, str] = {
     Column.BACKEND: "Backend",
     Column.PARAMETERS: "Parameters",
     Column.MODE: "Mode",
+    Column.LINK: "Link",
     Column.SIZE: "Size",
     Column.METRIC: "Metric",
     Column.MEDIAN: "Median",
@@ -118,6 +121,8 @@ HEADERS: dict[Column, str] = {
 }
 
 _HEADER_TIPS: dict[Column, str] = {
+    Column.LINK: "The emulated link a loopback session ran over (- for none); sorted by what one round trip "
+                 "costs on it",
     Column.SIZE: "Plaintext size of one message",
     Column.METRIC: "The metric this row shows (choose above the table): by default the sender sealing one "
                    "message (compute) for sessions, the family's main operation for operations jobs",
@@ -277,6 +282,25 @@ def _warnings_cell(job: JobResult) -> _Cell:
     return _Cell(str(len(job.warnings)), float(len(job.warnings)), "\n".join(lines), _WARNING_TEXT)
 
 
+#: How each kind of emulation works, for the Link column's tooltip.
+_EMULATIONS: dict[str, str] = {
+    LinkEmulation.DELAY_LINE: "a delay line per direction between sender and receiver (serialization at the "
+                              "rate, then the delay)",
+    LinkEmulation.NETEM: "the kernel's netem, at packet level",
+}
+
+
+def _link_cell(job: JobResult) -> _Cell:
+    link = job.link
+    if link is None:
+        return _Cell(_MISSING)
+    emulation = _EMULATIONS.get(link.emulation, "")  # a StrEnum key is found by its string
+    lines = [f"{link.name or 'custom link'}: {numbers_text(link)}",
+             "one-way delay per direction; up = sender → receiver",
+             f"emulated by {link.emulation}" + (f": {emulation}" if emulation else "")]
+    return _Cell(link_title(link), round_trip_ms(link), "\n".join(lines))
+
+
 def _scheme_tip(job: JobResult) -> str:
     lines = [job.label]
     if job.family:
@@ -303,9 +327,13 @@ def _scheme_tip(job: JobResult) -> str:
 
 
 def scheme_text(job: JobResult) -> str:
-    """The label without its " [backend]" suffix: the Backend column already says it."""
-    suffix = f" [{job.backend}]"
-    return job.label[: -len(suffix)] if job.label.endswith(suffix) and len(job.label) > len(suffix) else job.label
+    """The label without its " [backend]" and " over LINK" suffixes: the Backend and Link
+    columns already say them."""
+    label = job.label
+    for suffix in ([f" over {link_title(job.link)}"] if job.link is not None else []) + [f" [{job.backend}]"]:
+        if label.endswith(suffix) and len(label) > len(suffix):
+            label = label[: -len(suffix)]
+    return label
 
 
 def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
@@ -349,6 +377,7 @@ def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
         Column.BACKEND: _Cell(job.backend, job.backend),
         Column.PARAMETERS: _Cell(params, params, params or None),
         Column.MODE: _Cell(job.mode, job.mode),
+        Column.LINK: _link_cell(job),
         Column.SIZE: _Cell(format_bytes(job.message_size), float(job.message_size),
                            _exact_bytes(job.message_size)),
         Column.METRIC: _Cell(name or _MISSING, name, metric_tip),

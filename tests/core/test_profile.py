@@ -267,3 +267,7 @@ def test_field_limits_are_the_models_own() -> None:
     assert (limits.default, limits.minimum, limits.maximum) == (30, 1, profile_mod.MAX_SAMPLES)
     with pytest.raises(TypeError, match="JobSpec.scheme"):
         profile_mod.field_limits(profile_mod.JobSpec, "scheme")
+    # A required number has bounds but no default (a custom link's one-way delay).
+    from app.core.link.presets import MAX_DELAY_MS, LinkSpec
+    delay = profile_mod.field_limits(LinkSpec, "delay_ms")
+    assert (delay.default, delay.minimum, delay.maximum) == (None, 0, MAX_DELAY_MS)

@@ -24,6 +24,8 @@ _ROLE_COLOURS: dict[str, tuple[int, int, int]] = {Role.SENDER: _COLOURS[0], Role
 _MIB = float(1 << 20)
 _HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
 _MAX_LABEL = 48  # characters of a job label on the comparison axis
+#: Characters a label's " over LINK" keeps at least when it is shortened.
+LINK_ROOM = 22
 
 #: The plots' numbers: samples in seconds, sizes, CPU % and MiB, all as float64.
 FloatArray = npt.NDArray[np.float64]
@@ -56,22 +58,45 @@ def _elide(text: str, limit: int = _MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def tail_start(text: str) -> int:
+    """Where the part of a job's label that tells it apart begins: its " [backend]", else
+    the " over LINK" of a job on an emulated link (a label the user named); -1 for none."""
+    cut = text.rfind(" [")
+    return cut if cut > 0 else text.rfind(" over ")
+
+
+def _fit(text: str, limit: int, backend_too: bool) -> str:
+    """One label in about `limit` characters. The tail that tells jobs apart is kept whole
+    ("[pycryptodome] · loopback") and the scheme name before it shortened. Over an
+    emulated link the link comes first ("over LTE"; a custom link's numbers cut at their
+    end), then the scheme name; the backend only when `backend_too`."""
+    cut = tail_start(text)
+    if cut <= 0:
+        return _elide(text, limit)
+    head, tail = text[:cut], text[cut:]
+    over = tail.find(" over ")
+    if over < 0:
+        return _elide(head, max(limit - len(tail), 8)) + tail
+    # LINK_ROOM keeps every preset's title whole (" over intercontinental").
+    backend, link = (tail[:over] if backend_too else ""), _elide(tail[over:], max(limit - 8, LINK_ROOM))
+    return _elide(head, max(limit - len(link) - len(backend), 8)) + backend + link
+
+
 def short_distinct(texts: list[str], limit: int) -> list[str]:
-    """Labels of about `limit` characters that stay distinct. What tells two jobs apart is
-    at the end ("[pycryptodome] · loopback"), so that tail is kept whole and the scheme
-    name before it is shortened; when shortening makes two labels equal, they get more
-    room, up to the whole text."""
+    """Labels of about `limit` characters that stay distinct (`_fit`): over links, without
+    the backend when no two jobs need it told apart; when shortening makes two labels
+    equal, they get more room, up to the whole text."""
     longest = max((len(text) for text in texts), default=0)
-    while True:
-        shown = []
-        for text in texts:
-            cut = text.rfind(" [")
-            head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
-            room = max(limit - len(tail), 8)
-            shown.append(_elide(head, room) + tail)
-        if len(set(shown)) == len(set(texts)) or limit >= longest:
-            return shown if len(set(shown)) == len(set(texts)) else list(texts)
-        limit += 4
+    for backend_too in (False, True):
+        room = limit
+        while True:
+            shown = [_fit(text, room, backend_too) for text in texts]
+            if len(set(shown)) == len(set(texts)):
+                return shown
+            if room >= longest:
+                break
+            room += 4
+    return list(texts)
 
 
 def _usable(results: Iterable[JobResult]) -> list[JobResult]:

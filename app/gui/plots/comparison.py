@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.vocab import Mode
 from app.gui.plots.axes import HoverEvent, _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
-from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.common import LINK_ROOM, FloatArray, _fmt_bytes, _fmt_time, _style, tail_start
 from app.gui.plots.state import ComparisonRow, PanelState
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
@@ -23,25 +23,40 @@ LABEL_SHARE = 0.45
 VALUE_GAP = 6
 
 
+def _fit_bar_label(text: str, width: float, metrics: QtGui.QFontMetricsF, backend_too: bool) -> str:
+    """One bar label in `width` pixels (see `bar_labels`)."""
+    cut = tail_start(text)
+    head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+    head_least = metrics.horizontalAdvance("#00 ABC…")
+    over = tail.find(" over ")
+    if over >= 0:
+        # Over a link: the link, then the size and mode after it, are what tell bars apart;
+        # a custom link's numbers are cut at their end, the backend kept only if asked.
+        backend, rest = (tail[:over] if backend_too else ""), tail[over:]
+        dot = rest.find(" · ")
+        link, after = (rest[:dot], rest[dot:]) if dot >= 0 else (rest, "")
+        link_room = max(width - metrics.horizontalAdvance(backend + after) - head_least,
+                        metrics.averageCharWidth() * LINK_ROOM)
+        tail = backend + metrics.elidedText(link, QtCore.Qt.TextElideMode.ElideRight, link_room) + after
+    room = width - metrics.horizontalAdvance(tail)
+    if room < head_least:
+        return metrics.elidedText(text, QtCore.Qt.TextElideMode.ElideMiddle, width)
+    return metrics.elidedText(head, QtCore.Qt.TextElideMode.ElideRight, room) + tail
+
+
 def bar_labels(texts: list[str], width_px: float, metrics: QtGui.QFontMetricsF) -> list[str]:
     """Labels that fit `width_px` and stay distinct. What tells two jobs apart is at the
     end ("[tinyec] (Nagle on) · 18 B · loopback"), so that tail is kept whole and the
-    scheme name before it is shortened ("ECDH brainpoolP256r1 + SHA…"); when shortening
-    makes two labels equal, they get more room."""
-    width = max(width_px, 40.0)
-    for _ in range(12):
-        shown = []
-        for text in texts:
-            cut = text.rfind(" [")
-            head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
-            room = width - metrics.horizontalAdvance(tail)
-            if room < metrics.horizontalAdvance("#00 ABC…"):
-                shown.append(metrics.elidedText(text, QtCore.Qt.TextElideMode.ElideMiddle, width))
-            else:
-                shown.append(metrics.elidedText(head, QtCore.Qt.TextElideMode.ElideRight, room) + tail)
-        if len(set(shown)) == len(set(texts)):
-            return shown
-        width *= 1.25
+    scheme name before it is shortened ("ECDH brainpoolP256r1 + SHA…"). Over links the
+    link is kept ("… over LTE · 1 KiB"), and the backend only where two bars need it;
+    when shortening makes two labels equal, they get more room."""
+    for backend_too in (False, True):
+        width = max(width_px, 40.0)
+        for _ in range(12):
+            shown = [_fit_bar_label(text, width, metrics, backend_too) for text in texts]
+            if len(set(shown)) == len(set(texts)):
+                return shown
+            width *= 1.25
     return list(texts)
 
 

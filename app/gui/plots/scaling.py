@@ -10,6 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
+from app.core.link.presets import link_text
 from app.core.results import JobResult
 from app.gui.plots.axes import (HoverEvent, _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size,
                                  outside_legend)
@@ -55,7 +56,7 @@ class ScalingTab(PanelState):
         self._scl_curves = []
         self._scl_legend.clear()
         self._scl_readout.clear()
-        groups: dict[tuple[str, str, str, str], list[JobResult]] = {}
+        groups: dict[tuple[str, str, str, str, str], list[JobResult]] = {}
         skipped = 0
         for result in self._results:
             m = result.metrics.get(metric)
@@ -64,8 +65,9 @@ class ScalingTab(PanelState):
             if result.message_size <= 0 or m.stats.median <= 0:
                 skipped += 1  # nowhere to put it on log axes
                 continue
+            # A sweep's jobs differ only in their link: one curve per link.
             key = (result.scheme, result.backend, json.dumps(result.params, sort_keys=True, default=str),
-                   result.mode)
+                   result.mode, link_text(result.link) if result.link is not None else "")
             groups.setdefault(key, []).append(result)
         labels = [members[0].label for members in groups.values()]
         several_modes = len({key[3] for key in groups}) > 1
