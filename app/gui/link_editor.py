@@ -54,6 +54,9 @@ SWEEP_TEXT = "Sweep over several links…"
 #: Why the chooser is greyed out for jobs that are not loopback sessions.
 NOT_LOOPBACK = ("Only a loopback job runs over an emulated link (between its sender and receiver): set Mode to "
                 "loopback. An operations job sends nothing over a network; a remote job runs over the real one.")
+#: A custom field the core refused: the red of the panel's invalid border, translucent
+#: (reads on the light and the dark theme).
+_INVALID_NUMBER = "background-color: rgba(211, 47, 47, 70);"
 _SWEEP_TIP = "One job per ticked link, each labelled “over …” in the results"
 
 
@@ -378,8 +381,13 @@ class LinkEditor(QWidget):
 
     # --- problems -----------------------------------------------------------------------
 
+    def _markable(self) -> list[QWidget]:
+        # A spin box's text field, not the box: a style sheet on the box would draw its
+        # arrows without the platform's style.
+        return [self.choice, self.sweep, *(box.lineEdit() for box in self.numbers.values())]
+
     def clear_marks(self) -> None:
-        for widget in (self.choice, self.sweep, *self.numbers.values()):
+        for widget in self._markable():
             widget.setStyleSheet("")
 
     def mark_invalid(self, field: str, style: str) -> None:
@@ -394,5 +402,8 @@ class LinkEditor(QWidget):
         else:
             marked = [self.choice]
         for widget in marked:
-            widget.setStyleSheet(style)
+            if isinstance(widget, QDoubleSpinBox):  # its frameless text field shows a tint, not a border
+                widget.lineEdit().setStyleSheet(_INVALID_NUMBER)
+            else:
+                widget.setStyleSheet(style)
 

@@ -142,9 +142,10 @@ def test_an_invalid_custom_value_shows_the_profiles_error(panel: ConfigPanel, qt
     assert caught.value.field == "jobs[0].link.jitter_ms"
     assert panel.reason.endswith(f"link.jitter_ms: {caught.value.detail}")  # the profile's words, one line
     assert "\n" not in panel.reason and panel.problem.isVisibleTo(panel)
-    assert editor.jitter.styleSheet() and not editor.delay.styleSheet()  # the field at fault is marked
+    # The field at fault is marked.
+    assert editor.jitter.lineEdit().styleSheet() and not editor.delay.lineEdit().styleSheet()
     editor.jitter.setValue(5)
-    assert panel.is_valid and not editor.jitter.styleSheet()
+    assert panel.is_valid and not editor.jitter.lineEdit().styleSheet()
 
 
 def test_a_sweep_writes_links_in_the_presets_order(panel: ConfigPanel) -> None:
