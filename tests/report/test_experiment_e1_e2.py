@@ -289,3 +289,16 @@ def test_unknown_experiment_is_a_note_not_a_crash() -> None:
     assert sections[0].title == "Experiment E9" and "could not be loaded" in _texts(sections)
     assert experiment_sections(RunResult(id="r", started="x", status="finished", environment={},
                                          profile={"name": "t"})) == []
+
+
+def test_e1_says_which_link_the_published_loopback_delay_corresponds_to() -> None:
+    from app.report.experiments.e1 import _link_equivalent
+
+    job = _job(0, "ecdh", "tinyec", {"curve": "brainpoolP256r1"}, "ECDH", 18, {}, mode="loopback",
+               wire_bytes={"payload": 46, "frame": 58})
+    text = _link_equivalent(0.7513e-3, job)
+    assert text is not None and "751 µs is a loopback figure" in text and "58-byte frame" in text
+    # Between the LAN preset (26.6 µs a round trip in the model) and Wi-Fi (2.04 ms).
+    assert "more than our LAN preset adds" in text and "less than Wi-Fi adds" in text
+    assert "less than any" in (_link_equivalent(1e-6, job) or "")
+    assert "more than every link preset" in (_link_equivalent(10.0, job) or "")

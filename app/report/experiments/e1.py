@@ -10,8 +10,11 @@ transport floor on the same connection and the same client with TCP_NODELAY set.
 
 from __future__ import annotations
 
+from app.core.link.presets import LinkPresetError, link_presets, link_title, resolve_link, round_trip_ms
 from app.core.results import JobResult, RunResult
+from app.core.session.protocol import ACK
 from app.core.vocab import SESSION_MODES, JobStatus
+from app.core.wire import HEADER_SIZE
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
 from app.report.findings import ratio_text
 from app.report.model import Block, Chart, LineChart, Paragraph, Section, Series, Table
@@ -194,6 +197,9 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
                          + ". A first call pays one-time costs (first use of the cipher and of its code paths), and "
                            "with no warm-up that cost is in the mean.")
         parts += _nagle_sentences(as_published, nodelay)
+        on_a_link = _link_equivalent(comm_figure.seconds, ecdh)
+        if on_a_link:
+            parts.append(on_a_link)
         paragraphs.append(Paragraph(" ".join(parts)))
 
     weak = first(find_jobs(run, "elgamal", params={"bits": 128}))
@@ -212,6 +218,41 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
                          "bits understates ElGamal's cost at any size worth deploying.")
         paragraphs.append(Paragraph(" ".join(words)))
     return paragraphs
+
+
+def _link_equivalent(published_s: float, job: JobResult) -> str | None:
+    """Which emulated link's round trip the published loopback communication delay equals:
+    the named link presets (app/core/link/presets.py) ranked by what one exchange of
+    this job's frame and acknowledgement costs on them, in the link model."""
+    try:
+        presets = [resolve_link(name) for name in link_presets()]
+    except LinkPresetError:
+        return None
+    up = job.wire_bytes.get("frame", job.wire_bytes.get("payload", job.message_size))
+    costs = sorted(((round_trip_ms(link, up, _ACK_BYTES) / 1000, link) for link in presets), key=lambda c: c[0])
+    below = [c for c in costs if c[0] <= published_s]
+    above = [c for c in costs if c[0] > published_s]
+    if not costs:
+        return None
+    text = (f"**On a network.** The published {seconds(published_s)} is a loopback figure: one machine, no wire. "
+            f"In the link model (one-way delay each way, plus the {up}-byte frame and its acknowledgement at the "
+            f"link's rate) it equals a link with {seconds(published_s / 2)} of one-way delay")
+    if below and above:
+        low, high = below[-1], above[0]
+        text += (f": more than our {link_title(low[1])} preset adds ({seconds(low[0])} a round trip) and "
+                 f"{ratio_text(high[0] / published_s)} less than {link_title(high[1])} adds ({seconds(high[0])}).")
+    elif above:
+        text += f", less than any of our link presets (the cheapest, {link_title(above[0][1])}, adds " \
+                f"{seconds(above[0][0])})."
+    else:
+        text += f", more than every link preset (the costliest, {link_title(below[-1][1])}, adds " \
+                f"{seconds(below[-1][0])})."
+    return text + (" A loopback job with a \"link\" (or the pq-over-links preset) measures the same exchange over "
+                   "those links.")
+
+
+#: A session acknowledgement's frame: header, the receiver's open time and its verdict.
+_ACK_BYTES = HEADER_SIZE + ACK.size
 
 
 def _relation(a: float, b: float) -> str:
