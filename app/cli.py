@@ -289,7 +289,8 @@ def cmd_presets(args: argparse.Namespace) -> int:
         try:
             profile = load_profile(name)
             measured = sum(len(job.message_sizes) for job in resolve_jobs(profile, name, 1 << 62, has_remote=True))
-            print(f"{name:20s} {count_phrase(measured, len(profile.jobs))}: {profile.description}")
+            sweeps = any(job.links for job in profile.jobs)
+            print(f"{name:20s} {count_phrase(measured, len(profile.jobs), links=sweeps)}: {profile.description}")
         except ProfileError as exc:
             print(f"{name:20s} invalid: {exc}")
     return EXIT_OK
@@ -446,7 +447,8 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     else:
         where = f" (stored as {run.id})"
     ok = len(run.jobs) - len(failed)
-    console.print(f"{count_phrase(len(run.jobs), profile_job_count(run), ok)}{where}")
+    sweeps = any(job.links for job in profile.jobs)
+    console.print(f"{count_phrase(len(run.jobs), profile_job_count(run), ok, links=sweeps)}{where}")
     written = [path for path, _ in writers if path not in unwritten]
     kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
     if display_errors:

@@ -37,15 +37,17 @@ def make_console() -> Any:
     return console
 
 
-def count_phrase(measured: int, profile_jobs: int | None, ok: int | None = None) -> str:
+def count_phrase(measured: int, profile_jobs: int | None, ok: int | None = None, *, links: bool = False) -> str:
     """"22 measured jobs (from 19 profile jobs × their message sizes)", or with `ok`
     "20/22 measured jobs ok (...)": the one unit `presets` and `run` both say, so their
-    numbers can be compared."""
+    numbers can be compared. `links`: some job sweeps over links ("× their links and
+    message sizes")."""
     text = f"{measured} measured job{'s' if measured != 1 else ''}"
     if ok is not None:
         text = f"{ok}/{measured} measured jobs ok"
     if profile_jobs is not None and profile_jobs != measured:
-        text += f" (from {profile_jobs} profile job{'s' if profile_jobs != 1 else ''} × their message sizes)"
+        text += (f" (from {profile_jobs} profile job{'s' if profile_jobs != 1 else ''} × their "
+                 f"{'links and ' if links else ''}message sizes)")
     return text
 
 

@@ -353,7 +353,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         _str(job, key, path, required=False, nullable=True)
     _bool(job, "tcp_nodelay", path, nullable=True)
     _num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
-    if job.get("link") is not None:
+    if job.get("link") not in (None, {}):  # both read as no link (JobResult.from_dict)
         _check_link(_obj(job, "link", path), _join(path, "link"))
     _each(_obj(job, "params", path), _join(path, "params"), _param)
     metrics_path = _join(path, "metrics")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.core.profile import (
+    REDUCED_LINKS,
     REDUCED_MAX_SIZE,
     load_profile,
     preset_names,
@@ -48,9 +49,12 @@ def test_reduced_preset_is_small_and_still_valid(name: str) -> None:
     full, small = load_profile(name), reduced(load_profile(name))
     assert small.name == f"{full.name} (reduced)" and small.experiment == full.experiment
     jobs = resolve_jobs(small, name)
-    assert len(jobs) == len(full.jobs)
+    # One measured job per profile job, and per link of a sweep (at most REDUCED_LINKS of them).
+    assert len(jobs) == sum(len(job.links or [None]) for job in small.jobs)
+    assert all(len(job.links or []) <= REDUCED_LINKS for job in small.jobs)
     for job in jobs:
         assert job.samples <= 3 and job.warmup <= 1 and job.keygen_samples <= 2 and job.pause_ms == 0
+        assert job.link is None or job.samples <= 2
         assert len(job.message_sizes) <= 3
         assert max(job.message_sizes) <= REDUCED_MAX_SIZE or len(job.message_sizes) == 1
 

@@ -4,9 +4,10 @@
 at commit bf587d9, before a job's CPU, memory, validation and security became typed
 records (a cancelled placeholder job was appended with that commit's own code, so the
 file also holds a job that never ran). `golden/results-v1.csv` is that commit's CSV
-export of the same run. Reading either back and writing it again must give the same
-bytes: the typed records are a change of the code, never of the contract other tools
-read.
+export of the same run, with one column appended since: `link` (issue 21; empty for
+these jobs), regenerated with every earlier column checked unchanged. Reading either back
+and writing it again must give the same bytes: the typed records are a change of the
+code, never of the contract other tools read. Columns are only ever appended.
 """
 
 from __future__ import annotations

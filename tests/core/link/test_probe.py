@@ -1,0 +1,144 @@
+"""Which link emulation a machine offers: read from files only, never by trying (app.core.link.probe)."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.core.link import probe as probe_mod
+from app.core.link.probe import EmulationProbe, emulation, loss_refusal, probe_emulation
+
+RELEASE = "6.1.0-test"
+
+
+def _tree(tmp_path: Path, *, config: str | None = None, gz: bool = True, modules: str = "",
+          module_file: bool = False, userns_clone: str | None = None, max_userns: str | None = "1000",
+          apparmor: str | None = None) -> Path:
+    """A fake / with the files the probe reads."""
+    (tmp_path / "proc/sys/kernel").mkdir(parents=True)
+    (tmp_path / "proc/sys/user").mkdir(parents=True)
+    (tmp_path / "proc/modules").write_text(modules)
+    if config is not None:
+        text = f"CONFIG_NET_SCH_HTB=y\n{config}\n"
+        if gz:
+            (tmp_path / "proc/config.gz").write_bytes(gzip.compress(text.encode()))
+        else:
+            (tmp_path / "boot").mkdir()
+            (tmp_path / f"boot/config-{RELEASE}").write_text(text)
+    if module_file:
+        folder = tmp_path / f"lib/modules/{RELEASE}/kernel/net/sched"
+        folder.mkdir(parents=True)
+        (folder / "sch_netem.ko.zst").write_bytes(b"\0")
+    for setting, value in (("kernel/unprivileged_userns_clone", userns_clone), ("user/max_user_namespaces", max_userns),
+                           ("kernel/apparmor_restrict_unprivileged_userns", apparmor)):
+        if value is not None:
+            (tmp_path / "proc/sys" / setting).write_text(value + "\n")
+    return tmp_path
+
+
+def _probe(root: Path, privileged: bool = False) -> EmulationProbe:
+    return probe_emulation(root, system="Linux", release=RELEASE, privileged=privileged)
+
+
+def test_this_machine() -> None:
+    """The delay line is always there; netem's answer agrees with the kernel's own config."""
+    probe = emulation()
+    assert probe.delay_line is True
+    assert probe.netem == (probe.netem_reason is None)
+    config = Path("/proc/config.gz")
+    if sys.platform.startswith("linux") and config.exists():
+        with gzip.open(config, "rt") as stream:
+            lines = stream.read().splitlines()
+        if "# CONFIG_NET_SCH_NETEM is not set" in lines and not Path("/sys/module/sch_netem").exists():
+            # This development machine: the kernel has no sch_netem (tc says "Specified qdisc kind is unknown").
+            assert probe.netem is False
+            assert probe.netem_reason == ("this kernel was built without sch_netem (/proc/config.gz: "
+                                          "# CONFIG_NET_SCH_NETEM is not set); a kernel built with "
+                                          "CONFIG_NET_SCH_NETEM=y or =m would provide it")
+
+
+def test_built_in_netem_with_user_namespaces_allowed(tmp_path: Path) -> None:
+    assert _probe(_tree(tmp_path, config="CONFIG_NET_SCH_NETEM=y")) == EmulationProbe(True, True, None)
+
+
+def test_a_kernel_without_netem(tmp_path: Path) -> None:
+    probe = _probe(_tree(tmp_path, config="# CONFIG_NET_SCH_NETEM is not set"))
+    assert probe.netem is False
+    assert "built without sch_netem" in (probe.netem_reason or "") and "CONFIG_NET_SCH_NETEM=y or =m" in (
+        probe.netem_reason or "")
+
+
+def test_a_config_that_leaves_the_option_out_is_not_set(tmp_path: Path) -> None:
+    probe = _probe(_tree(tmp_path, config="CONFIG_NET_SCH_TBF=y", gz=False))
+    assert probe.netem is False and f"boot/config-{RELEASE}" in (probe.netem_reason or "")
+
+
+def test_a_loaded_module_is_enough(tmp_path: Path) -> None:
+    root = _tree(tmp_path, config="CONFIG_NET_SCH_NETEM=m", modules="sch_netem 49152 0 - Live 0x0\ntun 1 0\n")
+    assert _probe(root).netem is True
+
+
+def test_a_module_not_loaded_needs_root_once(tmp_path: Path) -> None:
+    root = _tree(tmp_path, config="CONFIG_NET_SCH_NETEM=m", module_file=True)
+    probe = _probe(root)
+    assert probe.netem is False and "modprobe sch_netem" in (probe.netem_reason or "")
+    assert "sch_netem.ko.zst" in (probe.netem_reason or "")
+    assert _probe(root, privileged=True).netem is True  # the kernel loads it on first use for root
+
+
+@pytest.mark.parametrize(("settings", "named"), [
+    ({"userns_clone": "0"}, "kernel.unprivileged_userns_clone = 0"),
+    ({"max_userns": "0"}, "user.max_user_namespaces = 0"),
+    ({"apparmor": "1"}, "kernel.apparmor_restrict_unprivileged_userns = 1"),
+])
+def test_user_namespaces_forbidden(tmp_path: Path, settings: dict[str, str], named: str) -> None:
+    root = _tree(tmp_path, config="CONFIG_NET_SCH_NETEM=y", **settings)  # type: ignore[arg-type]
+    probe = _probe(root)
+    assert probe.netem is False and named in (probe.netem_reason or "") and "administrator" in (
+        probe.netem_reason or "")
+    assert _probe(root, privileged=True).netem is True  # root needs no user namespace
+
+
+def test_nothing_to_go_by(tmp_path: Path) -> None:
+    probe = _probe(_tree(tmp_path))
+    assert probe.netem is False and "no sign of sch_netem" in (probe.netem_reason or "")
+
+
+def test_not_linux() -> None:
+    probe = probe_emulation(system="Darwin")
+    assert probe == EmulationProbe(True, False, "netem is part of Linux (sch_netem); this system is Darwin")
+
+
+def test_unreadable_and_broken_files_never_raise(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "proc/config.gz").write_bytes(b"not gzip at all")
+    (root / "proc/modules").unlink()
+    (root / "proc/modules").mkdir()  # reading a directory fails
+    probe = _probe(root)
+    assert probe.delay_line is True and probe.netem is False and probe.netem_reason
+
+
+def test_the_probe_runs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tc, modprobe or unshare: trying would change the system or need root."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the probe ran a process: {args}")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    probe_mod.probe_emulation()
+
+
+def test_to_dict_is_the_environment_record() -> None:
+    assert EmulationProbe(True, False, "why").to_dict() == {"delay_line": True, "netem": False,
+                                                             "netem_reason": "why"}
+
+
+def test_loss_refusal_says_what_is_missing_or_what_is_not_built() -> None:
+    missing = loss_refusal(EmulationProbe(True, False, "this kernel was built without sch_netem"))
+    assert missing.startswith("packet loss needs the kernel's netem (sch_netem), which is not usable here: "
+                              "this kernel was built without sch_netem")
+    offered = loss_refusal(EmulationProbe(True, True, None))
+    assert "which this machine offers, but CryptoBench does not apply netem yet" in offered
