@@ -17,6 +17,7 @@ from app.core.vocab import (
     SESSION_MODES,
     ExportFormat,
     JobStatus,
+    LinkEmulation,
     LogLevel,
     Mode,
     PageSize,
@@ -29,7 +30,7 @@ from app.gui.vocab import PlotTab, Theme, Tone
 
 ROOT = Path(__file__).resolve().parents[2]
 VOCABULARIES: tuple[type[enum.StrEnum], ...] = (
-    Mode, JobStatus, RunStatus, Role, LogLevel, ExportFormat, PageSize, Family, Theme, PlotTab, Tone)
+    Mode, JobStatus, RunStatus, Role, LogLevel, ExportFormat, PageSize, LinkEmulation, Family, Theme, PlotTab, Tone)
 #: Where the vocabularies are defined: the only files that may spell out their values.
 DEFINITIONS = {ROOT / "app" / "core" / "vocab.py", ROOT / "app" / "gui" / "vocab.py",
                ROOT / "app" / "core" / "schemes" / "base.py"}
