@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.core.job_records import Link
 from app.core.link.presets import link_presets, resolve_link, round_trip_ms
@@ -243,3 +245,34 @@ def test_with_link_needs_a_loopback_job() -> None:
 def test_every_preset_resolves_in_a_profile() -> None:
     jobs = resolve_jobs(parse_profile(_profile(_job(links=list(link_presets())))))
     assert [job.link.name for job in jobs if job.link] == list(link_presets())
+
+
+# --- generated ------------------------------------------------------------------------------------
+
+NUMBERS = st.integers(-10, 200_000_000) | st.floats(allow_nan=True, allow_infinity=True)
+VALUES = NUMBERS | st.none() | st.booleans() | st.text(max_size=8)
+RATES = VALUES | st.fixed_dictionaries({}, optional={"up": VALUES, "down": VALUES, "x": VALUES})
+LINK_OBJECTS = st.fixed_dictionaries({}, optional={"delay_ms": VALUES, "jitter_ms": VALUES, "rate_kbit": RATES,
+                                                   "loss_percent": VALUES, "extra": VALUES})
+LINK_VALUES = LINK_OBJECTS | st.sampled_from([*link_presets(), "5g", ""]) | VALUES | st.lists(VALUES, max_size=2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(link=LINK_VALUES, sweep=st.booleans())
+def test_any_link_value_resolves_or_is_refused_in_one_line_at_its_field(link: Any, sweep: bool) -> None:
+    data = _profile(_job(**({"links": [link]} if sweep else {"link": link})))
+    where = "jobs[0].links[0]" if sweep else "jobs[0].link"
+    try:
+        text = json.dumps(data)  # as a file: NaN and Infinity as JSON's non-standard literals
+        [job] = resolve_jobs(parse_profile(json.loads(text)))
+    except ProfileError as error:
+        assert "\n" not in str(error)
+        assert error.field is not None and error.field.startswith(where)
+        return
+    if link is None and not sweep:  # "link": null is no link
+        assert job.link is None
+        return
+    assert job.link is not None and job.link.loss_percent == 0
+    assert 0 <= job.link.jitter_ms <= job.link.delay_ms <= 10_000
+    profile = parse_profile(data)
+    assert parse_profile(json.loads(json.dumps(profile.to_dict()))) == profile
