@@ -126,6 +126,20 @@ def _scheme_name(job: JobResult) -> str:
     return label
 
 
+def _cooled(groups: list[list[JobResult]]) -> list[str]:
+    """Schemes whose sender computation over a slower link took at least twice that over the
+    fastest one (the same code, so the difference is the machine between messages)."""
+    out = []
+    for group in groups:
+        fastest = median(group[0], "compute")
+        slowest = max(group[1:], key=lambda j: median(j, "compute") or 0.0)
+        slow = median(slowest, "compute")
+        if fastest and slow and slow >= 2 * fastest and slowest.link is not None and group[0].link is not None:
+            out.append(f"{_scheme_name(group[0])} sealed in {format_seconds(fastest)} over "
+                       f"{link_text(group[0].link)} and {format_seconds(slow)} over {link_text(slowest.link)}")
+    return out
+
+
 def _total(job: JobResult) -> float:
     return sum(median(job, part) or 0.0 for part in PARTS)
 
@@ -150,6 +164,12 @@ def link_sections(jobs: Sequence[JobResult]) -> list[Section]:
         blocks.append(Chart(StackedBars(f"{_scheme_name(first)}, {size_text(first)}: share of each part per "
                                         "message", labels, parts, unit="%"),
                             aspect=min(1.0, 0.2 + 0.07 * len(group))))
+    cooled = _cooled(groups)
+    if cooled:
+        blocks.append(Paragraph(
+            "Computation is not the same on every link: " + "; ".join(cooled) + ". Between two messages the "
+            "processes wait out the link's delay, and a process that has slept finds its caches and the CPU's "
+            "clock cooled down; each bar shows what a message cost on that link, waits included.", "note"))
     rows = []
     for group in groups:
         turn = crossover(group)

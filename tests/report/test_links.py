@@ -9,9 +9,17 @@ from app.core.job_records import Link
 from app.core.results import JobResult, RunResult
 from app.report.content import build_report
 from app.report.findings import summary_findings
-from app.report.links import SECTION_TITLE, crossover, link_findings, link_groups, link_text, model_network_s
+from app.report.links import (
+    SECTION_TITLE,
+    crossover,
+    link_findings,
+    link_groups,
+    link_sections,
+    link_text,
+    model_network_s,
+)
 from app.report.markdown import render_markdown
-from app.report.model import Chart, StackedBars, Table
+from app.report.model import Chart, Paragraph, StackedBars, Table
 from app.report.pdf import write_pdf
 from tests.report.conftest import ENVIRONMENT, PROFILE, metric, spread_samples
 
@@ -94,3 +102,11 @@ def test_report_has_one_chart_per_scheme_and_one_sentence_per_sweep(tmp_path: Pa
     assert findings.count("communication dominates") == 2  # one per sweep, not one per link
     assert f"## {SECTION_TITLE}" in render_markdown(report)
     assert write_pdf(report, tmp_path / "links.pdf") >= 2
+
+
+def test_computation_that_grows_on_slow_links_is_pointed_out() -> None:
+    jobs = [_session(0, "X25519", LAN, 3e-6, 4e-6, 2e-4), _session(1, "X25519", LTE, 45e-6, 4e-6, 0.07)]
+    (section,) = link_sections(jobs)
+    notes = [b.text for b in section.blocks if isinstance(b, Paragraph) and b.style == "note"]
+    assert len(notes) == 1 and "X25519 sealed in 3 µs over lan and 45 µs over lte" in notes[0]
+    assert not [b for b in link_sections(_sweep())[0].blocks if isinstance(b, Paragraph) and b.style == "note"]
