@@ -576,6 +576,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
     console.print(escape(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
                          f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"))
+    emulation = env.get("link_emulation")
+    if any(job.link is not None for job in run.jobs) and isinstance(emulation, dict):
+        console.print(escape("links: user-space delay line" + ("" if emulation.get("netem") else
+                                                               f" (no netem: {emulation.get('netem_reason')})")))
     print_summary(console, run)
     if args.per_sample:
         print_per_sample(console, run)

@@ -186,6 +186,15 @@ def _environment(run: RunResult) -> Section:
         if lib.get("integer_class"):
             extra.append(f"integers: {lib['integer_class']}" + (", with GMP" if lib.get("gmp") else ", without GMP"))
         rows.append([name, (lib.get("version") or "not installed") + (f" · {'; '.join(extra)}" if extra else "")])
+    emulation = env.get("link_emulation")
+    if isinstance(emulation, dict):
+        offered = ["user-space delay line"] if emulation.get("delay_line") else []
+        if emulation.get("netem"):
+            offered.append("kernel netem")
+        text = ", ".join(offered) or "none"
+        if not emulation.get("netem") and emulation.get("netem_reason"):
+            text += f"; no netem: {emulation['netem_reason']}"
+        rows.append(["Link emulation", text])
     workers = _parallel_workers(run)
     if workers is not None:
         rows.append(["Parallel workers", str(workers)])

@@ -320,6 +320,11 @@ def test_environment_and_method(report: Report, hand_run: RunResult) -> None:
     rows2 = dict(tuple(r) for r in next(b for b in env2.blocks if isinstance(b, Table)).rows)
     assert rows2["Parallel workers"] == "2"
     assert any("perturbed" in t for t in texts(env2))
+    assert "Link emulation" not in rows  # a run recorded before the probe existed says nothing
+    parallel.environment["link_emulation"] = {"delay_line": True, "netem": False, "netem_reason": "no sch_netem"}
+    env3 = section(build_report(parallel), "Environment")
+    rows3 = dict(tuple(r) for r in next(b for b in env3.blocks if isinstance(b, Table)).rows)
+    assert rows3["Link emulation"] == "user-space delay line; no netem: no sch_netem"
     method = " ".join(texts(section(report, "Method")))
     for name in ("keygen", "encrypt", "floor_rtt", "network", "hash"):
         assert f"**{name}**" in method
