@@ -18,7 +18,10 @@ t0 + 8F / rate + delay: the model benchmarks/bench_link.py checks.
 
 Segments are MSS-sized where the rate is low (a large message arrives progressively,
 a packet at a time, as on a real link) and up to `MAX_SEGMENT_BYTES` where one MSS
-would take far less than a millisecond to serialize (fewer wake-ups, same timing).
+would take far less than a millisecond to serialize: the same arrival time for a
+message's last byte (the line never idles between its segments), and a tenth of the
+wake-ups (a 1 MiB message at 100 Mbit/s kept the link at 43 % of a core with MSS
+segments: benchmarks/README.md, "Emulated link fidelity").
 
 Nothing here touches a socket or a clock: the caller passes `now` (app.core.link.relay
 uses time.monotonic), so the tests run it on a fake clock.
@@ -36,8 +39,9 @@ MSS_BYTES = 1448
 #: The largest segment: where one MSS serializes in well under `SEGMENT_SECONDS`, a
 #: segment holds `SEGMENT_SECONDS` of line time, up to this (16 KiB at 1 Gbit/s is 131 us).
 MAX_SEGMENT_BYTES = 16 * 1024
-#: Line time one segment aims at on a fast link: short against the 0.2 ms accuracy target.
-SEGMENT_SECONDS = 0.0001
+#: Line time one segment aims at on a fast link (12.5 kB at 100 Mbit/s): a message still
+#: arrives in pieces, and the link wakes at most about once a millisecond for it.
+SEGMENT_SECONDS = 0.001
 
 
 def segment_bytes(rate_bps: float | None) -> int:

@@ -31,6 +31,7 @@ emulation other than the delay line) is refused before a socket is opened.
 
 from __future__ import annotations
 
+import gc
 import random
 import selectors
 import socket
@@ -268,6 +269,10 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
     (the body of `link_main`). Raises LinkError when the link cannot be set up."""
     up, down = delay_lines(plan.link, plan.seed)
     fine_timer_slack()
+    # No collector pause while bytes are in flight: a full collection walks the heap this
+    # process inherited from the preloaded fork server (tens of milliseconds), and the
+    # relay makes no reference cycles for it to find.
+    gc.disable()
     try:
         server = socket.create_server((plan.host, 0))
     except OSError as exc:

@@ -19,9 +19,12 @@ from app.core.events import LinkDone, Listening
 from app.core.job_records import Link
 from app.core.jobstart import child_context, stop_signals_blocked
 from app.core.link.delay_line import DelayLine
-from app.core.link.relay import LinkPlan, Relay, link_main
+from app.core.link.relay import LinkPlan, Relay, delay_lines, link_main
+from app.core.link.timeouts import limits_over_link
+from app.core.session.receiver import ReceiverLimits
 from app.core.supervisor import stop_process
 from app.core.vocab import LinkEmulation
+from app.core.wire import FrameReader, FrameType, PeerTimeout, send_frame
 
 #: A bound that only catches a hang: a loaded CI machine may be slow, never this slow.
 HANG_SECONDS = 5.0
@@ -30,6 +33,11 @@ HANG_SECONDS = 5.0
 def _line(delay_ms: float, rate_kbit: float | None, jitter_ms: float = 0.0) -> DelayLine:
     return DelayLine(delay_ms / 1000, jitter_ms / 1000, None if rate_kbit is None else rate_kbit * 1000,
                      random.Random(0))
+
+
+def _link(delay_ms: float, rate_kbit: float | None = None) -> Link:
+    return Link(name=None, delay_ms=delay_ms, jitter_ms=0.0, rate_kbit_up=rate_kbit, rate_kbit_down=rate_kbit,
+                loss_percent=0.0, emulation=LinkEmulation.DELAY_LINE)
 
 
 @contextmanager
@@ -103,12 +111,28 @@ def test_the_end_of_stream_crosses_the_link_and_the_relay_ends() -> None:
     assert relay.up.done and relay.down.done
 
 
+@pytest.mark.parametrize("stretched", [False, True])
+def test_a_slow_body_is_only_in_time_for_a_receiver_whose_limits_know_the_link(stretched: bool) -> None:
+    """50 kB at 800 kbit/s takes at least 0.5 s: loopback's 1 MB/s floor calls that a stall."""
+    link = _link(0.0, rate_kbit=800.0)
+    limits = ReceiverLimits(idle_timeout=0.3)
+    if stretched:
+        limits = limits_over_link(limits, link)
+    body = os.urandom(50_000)
+    up, down = delay_lines(link, seed=0)
+    with _relayed(up, down) as (sender, receiver, _):
+        reader = FrameReader(receiver, 64 * 1024, idle_timeout=limits.idle_timeout, min_rate=limits.min_rate)
+        send_frame(sender, FrameType.MESSAGE, [body])
+        if stretched:
+            assert bytes(reader.expect(FrameType.MESSAGE)) == body
+        else:
+            with pytest.raises(PeerTimeout):
+                reader.read()
+
+
 # --- the link process -------------------------------------------------------------------------
 
 
-def _link(delay_ms: float) -> Link:
-    return Link(name=None, delay_ms=delay_ms, jitter_ms=0.0, rate_kbit_up=None, rate_kbit_down=None,
-                loss_percent=0.0, emulation=LinkEmulation.DELAY_LINE)
 
 
 @contextmanager
