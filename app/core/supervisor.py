@@ -46,7 +46,7 @@ from app.core.events import (
 )
 from app.core.jobstart import child_context, stop_signals_blocked
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
-from app.core.link.timeouts import exchange_seconds, limits_over_link, peer_over_link
+from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
 from app.core.measure import ResourceSampler, ResourceSeries
 from app.core.ops import child_main
 from app.core.plan import JobPlan, SessionPeer
@@ -55,7 +55,7 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, sender_main
 from app.core.vocab import LogLevel, Mode, Role, measuring_role
-from app.core.wire import MAX_CONTROL_FRAME
+from app.core.wire import HEADER_SIZE
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -223,8 +223,8 @@ class ChildSupervisor:
         open_pipes = dict(self.pipes)
         main_done_at: float | None = None
         grace = RECEIVER_GRACE_SECONDS
-        if self.job.link is not None:  # the sender's BYE has yet to cross the link
-            grace += exchange_seconds(self.job.link, MAX_CONTROL_FRAME, MAX_CONTROL_FRAME)
+        if self.job.link is not None:  # the sender's last frame (BYE) has yet to cross the link
+            grace += one_way_seconds(self.job.link, HEADER_SIZE, self.job.link.rate_kbit_up)
         while open_pipes:
             if self.cancel.is_set():
                 return True
