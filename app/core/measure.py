@@ -55,7 +55,25 @@ def time_calls(run: Callable[[Any], Any], inputs: Sequence[Any]) -> tuple[int, l
     return elapsed, outputs
 
 
-def calibrate_batch(run: Callable[[Any], Any], make_input: Callable[[], Any]) -> int:
+#: An operation at least this long needs no untimed call before each sample: whatever
+#: caches the previous sample's validation disturbed are refilled within its first 0.1 %.
+SLOW_CALL_NS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How many calls make one sample, and what one call took when it was measured."""
+
+    count: int
+    single_ns: int
+
+    @property
+    def slow(self) -> bool:
+        """A call of SLOW_CALL_NS or more (a pure-Python RSA key generation, ElGamal-3072)."""
+        return self.single_ns >= SLOW_CALL_NS
+
+
+def calibrate(run: Callable[[Any], Any], make_input: Callable[[], Any]) -> Calibration:
     """How many calls make one sample: 1 for slow operations, else ~BATCH_TARGET_NS worth.
 
     One probe call first, so a slow operation (an RSA-4096 key generation) costs a
@@ -67,13 +85,14 @@ def calibrate_batch(run: Callable[[Any], Any], make_input: Callable[[], Any]) ->
         # Perhaps only a cold first call (lazy imports, caches): look once more.
         elapsed, _ = time_calls(run, [make_input()])
     if elapsed >= BATCH_THRESHOLD_NS:
-        return 1
+        return Calibration(1, elapsed)
     count = int(min(MAX_BATCH, max(10, BATCH_TARGET_NS // max(1, elapsed) // 4)))
     elapsed, _ = time_calls(run, [make_input() for _ in range(count)])
     single = max(1, elapsed // count)
     if single >= BATCH_THRESHOLD_NS:
-        return 1
-    return int(min(MAX_BATCH, max(1, BATCH_TARGET_NS // single)))
+        return Calibration(1, single)
+    return Calibration(int(min(MAX_BATCH, max(1, BATCH_TARGET_NS // single))), single)
+
 
 
 @dataclass

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from app.core.events import Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
-from app.core.measure import calibrate_batch, time_calls
+from app.core.measure import SLOW_CALL_NS, calibrate, time_calls
 from app.core.ops import OperationsBenchmark
 from app.core.plan import JobPlan
 from app.core.schemes import symmetric
@@ -131,19 +132,24 @@ def test_time_calls_keeps_every_output() -> None:
     assert elapsed > 0
 
 
-def test_calibration_batches_fast_and_not_slow_calls() -> None:
-    assert calibrate_batch(lambda _: None, lambda: None) > 100
-    spins = {"n": 0}
-
-    def slow(_: Any) -> None:
-        # ~1 ms of work without sleeping
+def _spin(seconds: float) -> Callable[[Any], None]:
+    """A call that works (never sleeps) for at least `seconds`."""
+    def run(_: Any) -> None:
         import time
 
-        end = time.perf_counter() + 0.001
+        end = time.perf_counter() + seconds
         while time.perf_counter() < end:
-            spins["n"] += 1
+            pass
+    return run
 
-    assert calibrate_batch(slow, lambda: None) == 1
+
+def test_calibration_batches_fast_and_not_slow_calls() -> None:
+    fast = calibrate(lambda _: None, lambda: None)
+    assert fast.count > 100 and not fast.slow
+    one_ms = calibrate(_spin(0.001), lambda: None)
+    assert one_ms.count == 1 and not one_ms.slow  # still gets the untimed call before each sample
+    slow = calibrate(_spin(SLOW_CALL_NS / 1e9 * 1.2), lambda: None)
+    assert slow.count == 1 and slow.slow and slow.single_ns >= SLOW_CALL_NS
 
 
 def test_raw_metric_defaults() -> None:
