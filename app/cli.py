@@ -30,7 +30,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     profile_job_count,
 )
 from app.core.session import DEFAULT_PORT
-from app.core.vocab import ExportFormat, JobStatus, Mode, PageSize
+from app.core.vocab import DEFAULT_PLACEMENT, ExportFormat, JobStatus, Mode, PageSize, PlacementPolicy
 from app.gui.vocab import PlotTab, Theme
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -70,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--link", metavar="NAME|JSON",
                    help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
                         "JSON object such as '{\"delay_ms\": 20, \"rate_kbit\": 8000}'")
+    p.add_argument("--placement", choices=[policy.value for policy in PlacementPolicy],
+                   help="override every job's CPU placement: same (all of a job's processes on one CPU), split "
+                        "(sender and receiver on different CPUs) or free (the scheduler decides); without it, "
+                        f"each job's profile setting, else {DEFAULT_PLACEMENT}")
     p.add_argument("--reduced", action="store_true",
                    help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
                         "(the numbers are not for comparison)")
@@ -315,6 +319,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         resolve_jobs,
         with_link,
         with_mode,
+        with_placement,
         with_samples,
     )
 
@@ -329,6 +334,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             profile = with_samples(profile, args.samples)
         if args.link is not None:
             profile = with_link(profile, args.link)
+        if args.placement is not None:
+            profile = with_placement(profile, args.placement)
         if remote is not None:
             profile = with_mode(profile, Mode.REMOTE)
         # Validate before opening the store or spawning anything.

@@ -97,13 +97,16 @@ def calibrate(run: Callable[[Any], Any], make_input: Callable[[], Any]) -> Calib
 
 @dataclass
 class ResourceSeries:
-    """CPU % (of one core) and RSS over time for one process."""
+    """CPU % (of one core), RSS and the CPU it was on, over time, for one process."""
 
     role: str
     times: list[float] = field(default_factory=list)
     cpu_percent: list[float] = field(default_factory=list)
     rss_bytes: list[int] = field(default_factory=list)
     other_cpu_percent: list[float] = field(default_factory=list)
+    #: The CPU the process was last seen running on at each reading (psutil cpu_num);
+    #: -1 where the platform cannot say (macOS, Windows).
+    cpu_nums: list[int] = field(default_factory=list)
 
 
 class ResourceSampler:
@@ -152,10 +155,12 @@ class ResourceSampler:
         psutil.cpu_percent(None)
         while alive and not self._stop.wait(self._interval):
             readings: dict[str, tuple[float, int]] = {}
+            cpu_nums: dict[str, int] = {}
             for role, process in list(alive.items()):
                 try:
                     with process.oneshot():
                         readings[role] = (process.cpu_percent(None), process.memory_info().rss)
+                        cpu_nums[role] = _cpu_num(process)
                 except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                     del alive[role]  # the process ended; what was sampled stands
             # System-wide percent is of all cores; convert to "one core" units.
@@ -168,5 +173,12 @@ class ResourceSampler:
                 series.cpu_percent.append(cpu)
                 series.rss_bytes.append(rss)
                 series.other_cpu_percent.append(max(0.0, system - ours))
+                series.cpu_nums.append(cpu_nums[role])
                 if self._on_sample is not None:
                     self._on_sample(role, t, cpu, rss)
+
+
+def _cpu_num(process: psutil.Process) -> int:
+    """The CPU `process` last ran on, or -1 where psutil has no cpu_num (macOS, Windows)."""
+    cpu_num = getattr(process, "cpu_num", None)
+    return int(cpu_num()) if cpu_num is not None else -1

@@ -30,7 +30,7 @@ from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamValue
 from app.core.session.protocol import job_capacity
-from app.core.vocab import SESSION_MODES, Mode
+from app.core.vocab import DEFAULT_PLACEMENT, SESSION_MODES, Mode, PlacementPolicy
 from app.core.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 
 FORMAT_VERSION = 1
@@ -85,6 +85,8 @@ class JobSpec(BaseModel):
     #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
     link: LinkValue | None = None
     links: list[LinkValue] | None = Field(default=None, min_length=1, max_length=64)
+    #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (README, "CPU placement").
+    placement: PlacementPolicy | None = Field(default=None, strict=False)
 
     @field_validator("message_sizes")
     @classmethod
@@ -163,6 +165,8 @@ class ResolvedJob:
     #: Loopback only: the emulated link between sender and receiver, resolved to numbers
     #: (None: plain loopback). Recorded on every result of the job.
     link: Link | None = None
+    #: Which CPUs the job's processes may run on (app.core.placement applies it).
+    placement: PlacementPolicy = DEFAULT_PLACEMENT
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -462,8 +466,9 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         label = job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
         # A sweep ("links") is one job per link, in its order; each link's numbers are part of
         # what is measured, so two links with the same numbers are a repeat.
+        placement = job.placement or DEFAULT_PLACEMENT
         for place, link in _job_links(job, where, source):
-            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay,
+            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay, placement,
                    None if link is None else (link.delay_ms, link.jitter_ms, link.rate_kbit_up,
                                               link.rate_kbit_down, link.loss_percent))
             for size in sizes:
@@ -478,7 +483,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                 message_sizes=sizes, samples=job.samples, warmup=job.warmup,
                 keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
                 label=label if link is None else f"{label} over {link_presets.link_title(link)}",
-                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link,
+                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link, placement=placement,
             ))
     return resolved
 
@@ -624,6 +629,17 @@ def with_link(profile: Profile, text: str) -> Profile:
     return profile.model_copy(update={"jobs": [
         job.model_copy(update={"link": link, "links": None}) if job.mode == Mode.LOOPBACK else job
         for job in profile.jobs]})
+
+
+def with_placement(profile: Profile, text: str) -> Profile:
+    """The same profile with every job's CPU placement set to one policy (CLI --placement)."""
+    try:
+        policy = PlacementPolicy(text)
+    except ValueError:
+        raise ProfileError(f"not a placement (got {json.dumps(text)}; one of "
+                           f"{', '.join(p.value for p in PlacementPolicy)})", field="--placement") from None
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"placement": policy})
+                                               for job in profile.jobs]})
 
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1 << 20, "mb": 1_000_000,

@@ -26,7 +26,7 @@ import numpy as np
 from app.core.job_records import TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.stats import WarningCode
-from app.core.vocab import JobStatus, LinkEmulation, Mode, RunStatus
+from app.core.vocab import JobStatus, LinkEmulation, Mode, PlacementPolicy, RunStatus
 
 #: A job's family may be empty (a results file from before families were recorded).
 _FAMILIES = ("", *Family)
@@ -355,6 +355,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     _num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
     if job.get("link") not in (None, {}):  # both read as no link (JobResult.from_dict)
         _check_link(_obj(job, "link", path), _join(path, "link"))
+    if job.get("placement") not in (None, {}):  # both read as no placement (JobResult.from_dict)
+        _check_placement(_obj(job, "placement", path), _join(path, "placement"))
     _each(_obj(job, "params", path), _join(path, "params"), _param)
     metrics_path = _join(path, "metrics")
     metrics = _obj(job, "metrics", path)
@@ -459,6 +461,23 @@ def _check_link(link: dict[str, Any], path: str) -> None:
     if loss is not None and loss > 100:
         raise _fail(_join(path, "loss_percent"), "a percentage 0..100", link["loss_percent"])
     _str(link, "emulation", path, choices=tuple(LinkEmulation))
+
+
+def _check_placement(placement: dict[str, Any], path: str) -> None:
+    """Where a job's processes ran (job_records.Placement): a policy, and per role lists of
+    CPU numbers (non-negative integers)."""
+    _str(placement, "policy", path, choices=tuple(PlacementPolicy))
+    _str(placement, "unavailable", path, required=False, nullable=True)
+    processes_path = _join(path, "processes")
+    processes = _obj(placement, "processes", path, nullable=True)
+    for role in processes:
+        role_path = _join(processes_path, role)
+        process = _obj(processes, role, processes_path, required=True)
+        for key in ("allowed_cpus", "observed_cpus"):
+            cpus = _list(process, key, role_path)
+            for i, cpu in enumerate(cpus):
+                if not _is_int(cpu) or cpu < 0:
+                    raise _fail(f"{_join(role_path, key)}[{i}]", "a CPU number (a non-negative integer)", cpu)
 
 
 def _check_validation(validation: dict[str, Any], path: str) -> None:

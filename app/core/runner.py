@@ -269,7 +269,13 @@ class _JobRun:
                 status, error = JobStatus.CANCELLED, "cancelled by the user"
             else:
                 status, error = JobStatus.FAILED, self.supervisor.failure_cause()
-            results.append(placeholder_result(self.job, self.run_id, self.base + i, size, status, error))
+            result = placeholder_result(self.job, self.run_id, self.base + i, size, status, error)
+            placer = self.supervisor.placer
+            if placer.allowed:  # a process started: where it was allowed and seen, over the whole job
+                sampler = self.supervisor.sampler
+                result.placement = placer.record(sampler.series if sampler is not None else {})
+                result.notes.extend(placer.notes())
+            results.append(result)
         return results
 
     def _measured(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> None:
@@ -315,6 +321,9 @@ class _JobRun:
                 source="reported by the remote receiver: CPU time over the size, RSS at its end",
             )
         result.cpu = CpuUsage(processes=usage, interval_s=SAMPLING_INTERVAL_S)
+        placer = self.supervisor.placer
+        result.placement = placer.record({role: _slice(s, window_start) for role, s in series.items()})
+        result.notes.extend(placer.notes())
         if not all(u.sampled for u in usage.values()):
             result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
         result.memory = MemoryUsage(
@@ -360,4 +369,6 @@ def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
             window.cpu_percent.append(series.cpu_percent[i])
             window.rss_bytes.append(series.rss_bytes[i])
             window.other_cpu_percent.append(series.other_cpu_percent[i])
+            if i < len(series.cpu_nums):
+                window.cpu_nums.append(series.cpu_nums[i])
     return window

@@ -49,6 +49,7 @@ from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
 from app.core.measure import ResourceSampler, ResourceSeries
 from app.core.ops import child_main
+from app.core.placement import Placer, roles_of
 from app.core.plan import JobPlan, SessionPeer
 from app.core.profile import ResolvedJob
 from app.core.session.protocol import TOKEN_BYTES
@@ -106,6 +107,9 @@ class ChildSupervisor:
         self.exitcodes: dict[Role, int | None] = {}
         self.stopped_by_us: set[Role] = set()
         self.sampler: ResourceSampler | None = None
+        #: The job's CPU placement: applied to each process as it starts (`_start`).
+        self.placer = Placer(job.placement, roles_of(job.mode, job.link is not None))
+        self._placement_warned = False
         self._context = child_context()
 
     def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
@@ -127,6 +131,12 @@ class ChildSupervisor:
         self.processes[role] = process
         self.pipes[role] = receive
         send.close()  # the child holds the only writer: EOF here means it is gone
+        if process.pid is not None:
+            self.placer.apply(role, process.pid)
+            if self.placer.unavailable is not None and not self._placement_warned:
+                self._placement_warned = True
+                self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: CPU placement {self.job.placement} not "
+                                     f"applied, the job runs as free: {self.placer.unavailable}", self.current))
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
 
     def _session_plan(self, host: str, port: int, token: bytes) -> JobPlan:

@@ -127,3 +127,29 @@ class LinkEmulation(enum.StrEnum):
     DELAY_LINE = "delay-line"
     #: The kernel's sch_netem in a private network namespace (packet level; loss too).
     NETEM = "netem"
+
+
+class PlacementPolicy(enum.StrEnum):
+    """Which CPUs a job's processes may run on (`JobSpec.placement`, `job_records.Placement`)."""
+
+    #: Every process of the job pinned to one CPU (they take turns: right for a ping-pong).
+    SAME = "same"
+    #: Sender and receiver pinned to different CPUs (different cores where there are any);
+    #: the link process, if any, with the receiver.
+    SPLIT = "split"
+    #: No pinning: the scheduler decides, and may move a process between CPUs at any time.
+    FREE = "free"
+
+    @property
+    def label(self) -> str:
+        """The policy's name where one is chosen (the job settings' box)."""
+        return _PLACEMENT_LABELS[self]
+
+
+_PLACEMENT_LABELS = {
+    PlacementPolicy.SAME: "Same CPU (pinned)",
+    PlacementPolicy.SPLIT: "Split across CPUs",
+    PlacementPolicy.FREE: "Free (scheduler decides)",
+}
+#: What a job runs with when its profile names no placement (README, "CPU placement").
+DEFAULT_PLACEMENT = PlacementPolicy.SAME

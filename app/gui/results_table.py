@@ -44,6 +44,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.link.presets import link_title, numbers_text, round_trip_ms
+from app.core.placement import anomalies as placement_anomalies
+from app.core.placement import describe as describe_placement
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
@@ -121,6 +123,8 @@ HEADERS: dict[Column, str] = {
 }
 
 _HEADER_TIPS: dict[Column, str] = {
+    Column.MODE: "operations, loopback or remote; a row's tooltip gives the CPUs its processes were allowed and "
+                 "seen on (CPU placement)",
     Column.LINK: "The emulated link a loopback session ran over (- for none); sorted by what one round trip "
                  "costs on it",
     Column.SIZE: "Plaintext size of one message",
@@ -282,6 +286,15 @@ def _warnings_cell(job: JobResult) -> _Cell:
     return _Cell(str(len(job.warnings)), float(len(job.warnings)), "\n".join(lines), _WARNING_TEXT)
 
 
+def _placement_tip(job: JobResult) -> str | None:
+    """The Mode column's tooltip: the CPUs the job's processes were allowed and seen on."""
+    if job.placement is None:
+        return None
+    lines = [f"CPU placement: {describe_placement(job.placement)}"]
+    lines += [f"• {found}" for found in placement_anomalies(job.placement)]
+    return _tip("\n".join(lines))
+
+
 #: How each kind of emulation works, for the Link column's tooltip.
 _EMULATIONS: dict[str, str] = {
     LinkEmulation.DELAY_LINE: "a delay line per direction between sender and receiver (serialization at the "
@@ -376,7 +389,7 @@ def _build_row(job: JobResult, name: str | None) -> list[_Cell]:
         Column.SCHEME: _Cell(scheme_text(job), scheme_text(job), _scheme_tip(job)),
         Column.BACKEND: _Cell(job.backend, job.backend),
         Column.PARAMETERS: _Cell(params, params, params or None),
-        Column.MODE: _Cell(job.mode, job.mode),
+        Column.MODE: _Cell(job.mode, job.mode, _placement_tip(job)),
         Column.LINK: _link_cell(job),
         Column.SIZE: _Cell(format_bytes(job.message_size), float(job.message_size),
                            _exact_bytes(job.message_size)),

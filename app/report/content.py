@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from app.core import placement
 from app.core.job_records import SAMPLING_INTERVAL_S
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
@@ -241,6 +242,7 @@ def _method(run: RunResult) -> Section:
             "acknowledgement at the sender, and **network** = rtt − receiver, per sample: the transport's share. "
             "**floor_rtt** is a raw ping-pong of frames of the payload's size on the same connection, without "
             "cryptography: the fastest round trip that connection allows."))
+    blocks += _placement(run)
     interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
     blocks.append(Paragraph(
         "Time and memory come from separate passes. Python's tracemalloc slows the code it traces several-fold, "
@@ -255,6 +257,43 @@ def _method(run: RunResult) -> Section:
         "absolute deviation, MAD) exceeds 3.5: they are counted and flagged, never dropped. Throughput is the "
         "message size divided by the median time."))
     return Section("Method", blocks)
+
+
+#: The placement lines and unusual placements the Method section lists before summarizing.
+PLACEMENT_ITEMS = 8
+
+
+def _placement(run: RunResult) -> list[Block]:
+    """The CPU placement policy and, per distinct placement, where the processes were
+    allowed (and seen); a sentence for each job whose placement looks wrong or mixed."""
+    placed = [job for job in run.jobs if job.placement is not None]
+    if not placed:
+        return [Paragraph("Which CPUs the processes ran on was not recorded for this run (CPU placement).")]
+    policies = sorted({job.placement.policy for job in placed if job.placement is not None})
+    text = (f"CPU placement: {' and '.join(policies)} (same: all of a job's processes pinned to one CPU; split: "
+            "sender and receiver pinned to different CPUs, the link process with the receiver; free: the "
+            "scheduler decides). Each process's allowed CPUs were read back after pinning; the CPUs it was seen "
+            "on come from the resource sampler's readings.")
+    if len(placed) < len(run.jobs):
+        text += f" {len(run.jobs) - len(placed)} of {len(run.jobs)} jobs have no placement record."
+    lines: dict[str, int] = {}
+    for job in placed:
+        if job.placement is not None:
+            line = placement.describe(job.placement)
+            lines[line] = lines.get(line, 0) + 1
+    items = [f"{line}: {count} job{'s' if count != 1 else ''}" for line, count in list(lines.items())[:PLACEMENT_ITEMS]]
+    if len(lines) > PLACEMENT_ITEMS:
+        items.append(f"and {len(lines) - PLACEMENT_ITEMS} other placements (each job's is in the results file)")
+    blocks: list[Block] = [Paragraph(text), Bullets(items)]
+    unusual = [f"{job.label} ({job.message_size} B): {found}" for job in placed if job.placement is not None
+               for found in placement.anomalies(job.placement)]
+    if unusual:
+        shown = unusual[:PLACEMENT_ITEMS]
+        if len(unusual) > len(shown):
+            shown.append(f"and {len(unusual) - len(shown)} more")
+        blocks.append(Paragraph("Worth knowing about the placement:"))
+        blocks.append(Bullets(shown))
+    return blocks
 
 
 def _sample_counts(run: RunResult) -> list[Block]:
