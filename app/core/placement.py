@@ -18,6 +18,7 @@ from pathlib import Path
 
 from app.core.job_records import Placement, ProcessPlacement
 from app.core.measure import ResourceSeries
+from app.core.stats import StabilityWarning, WarningCode
 from app.core.vocab import Mode, PlacementPolicy, Role
 
 #: Where Linux lists each CPU's SMT siblings ("0-1", "0,4"; just "3" without SMT).
@@ -157,12 +158,23 @@ class Placer:
         """The policy the job actually ran with."""
         return PlacementPolicy.FREE if self.unavailable is not None else self.policy
 
-    def notes(self) -> list[str]:
-        """What a result of the job says about its placement: why it ran as `free`, or how
-        `split` fell on this machine's cores."""
+    def notes(self, *, unavailable: bool = False) -> list[str]:
+        """What a result of the job says about its placement in its notes: how `split` fell
+        on this machine's cores, and (`unavailable`: for a result that carries no
+        warnings) why the job ran as `free`."""
         if self.unavailable is not None:
-            return [f"CPU placement {self.policy} not applied, the job ran as free: {self.unavailable}"]
+            return [f"CPU placement {self.policy} not applied, the job ran as free: {self.unavailable}"
+                    ] if unavailable else []
         return [self.note] if self.note else []
+
+    def warning(self) -> StabilityWarning | None:
+        """Why a measured result ran as `free` although the job asked for a placement."""
+        if self.unavailable is None:
+            return None
+        return StabilityWarning.make(
+            WarningCode.PLACEMENT_UNAVAILABLE, None,
+            f"CPU placement {self.policy} not applied, the job ran as free: {self.unavailable}; its figures depend "
+            "on where the scheduler put its processes")
 
     def record(self, series: Mapping[str, ResourceSeries]) -> Placement:
         """The job's placement: per started process, allowed CPUs and the CPUs the sampler

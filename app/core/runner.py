@@ -274,7 +274,7 @@ class _JobRun:
             if placer.allowed:  # a process started: where it was allowed and seen, over the whole job
                 sampler = self.supervisor.sampler
                 result.placement = placer.record(sampler.series if sampler is not None else {})
-                result.notes.extend(placer.notes())
+                result.notes.extend(placer.notes(unavailable=True))
             results.append(result)
         return results
 
@@ -324,6 +324,9 @@ class _JobRun:
         placer = self.supervisor.placer
         result.placement = placer.record({role: _slice(s, window_start) for role, s in series.items()})
         result.notes.extend(placer.notes())
+        placement_warning = placer.warning()
+        if placement_warning is not None:
+            result.warnings.append(placement_warning)
         if not all(u.sampled for u in usage.values()):
             result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
         result.memory = MemoryUsage(

@@ -274,6 +274,8 @@ class WarningCode(str, Enum):
     FREQUENCY_SCALING = "frequency-scaling"
     OUTLIERS = "outliers"
     PARALLEL_JOBS = "parallel-jobs"
+    #: The job's CPU placement could not be applied here: it ran as `free` (app.core.placement).
+    PLACEMENT_UNAVAILABLE = "placement-unavailable"
 
 
 #: One fixed, actionable fix per code, so the same problem always gets the same advice.
@@ -299,6 +301,10 @@ FIXES: dict[WarningCode, str] = {
     ),
     WarningCode.PARALLEL_JOBS: (
         "Run with one parallel job (Edit > Preferences > Parallel jobs) for figures you compare"
+    ),
+    WarningCode.PLACEMENT_UNAVAILABLE: (
+        "Compare only with runs that also ran as free, or run where CPU affinity can be set (Linux, outside a "
+        "container that refuses it; split needs two allowed CPUs)"
     ),
 }
 

@@ -496,6 +496,8 @@ class ConfigPanel(QWidget):
                 job["label"] = settings["label"]
             if settings.get("tcp_nodelay") is False and job["mode"] in SESSION_MODES:
                 job["tcp_nodelay"] = False
+            if settings.get("placement") is not None:
+                job["placement"] = str(settings["placement"])
             job.update(link_fields(settings))
             try:
                 fixed = spec.create(entry.backend, entry.params).info.fixed_message_size

@@ -39,14 +39,14 @@ from app.core.profile import (
     parse_size_list,
 )
 from app.core.session import DEFAULT_PORT
-from app.core.vocab import Mode
+from app.core.vocab import DEFAULT_PLACEMENT, Mode, PlacementPolicy
 from app.gui.link_editor import LinkEditor, apply_link_edit
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
 #: The settings a job carries besides scheme, backend and parameters.
 SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
-                "tcp_nodelay", "link", "links")
+                "tcp_nodelay", "link", "links", "placement")
 #: Spin-box fields: (name, label).
 _NUMBERS = (("samples", "Samples"), ("warmup", "Warm-up"), ("keygen_samples", "Key generations"),
             ("pause_ms", "Pause between samples"), ("tamper", "Tampered payloads"))
@@ -97,7 +97,7 @@ def shared(values: Sequence[Any]) -> tuple[bool, Any]:
 class JobSettingsEditor(QGroupBox):
     #: (field, value) the user changed. Fields: the spin boxes' names, "mode",
     #: "size" with (size, present), "custom_sizes" with the list typed, and "link" or
-    #: "links" as `LinkEditor.edited` reports them.
+    #: "links" as `LinkEditor.edited` reports them, and "placement" with a PlacementPolicy.
     edited = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -138,6 +138,14 @@ class JobSettingsEditor(QGroupBox):
             self.mode.addItem(mode.label, mode)  # Qt keeps the data as the plain string
         self.mode.currentIndexChanged.connect(self._mode_changed)
         form.addRow("Mode", self.mode)
+        self.placement = QComboBox()
+        for policy in PlacementPolicy:
+            # A job without a setting runs with the default, shown as chosen (README, "CPU placement").
+            self.placement.addItem(policy.label + (" (default)" if policy == DEFAULT_PLACEMENT else ""), policy)
+        self.placement.setToolTip("Which CPUs each job's processes may run on: all on one CPU, sender and "
+                                  "receiver on different CPUs, or wherever the scheduler puts them")
+        self.placement.currentIndexChanged.connect(self._placement_changed)
+        form.addRow("CPU placement", self.placement)
         self.link = LinkEditor()
         self.link.edited.connect(self._link_edited)
         form.addRow("Link", self.link)
@@ -180,6 +188,13 @@ class JobSettingsEditor(QGroupBox):
             if not same and mixed_index < 0:
                 self.mode.insertItem(0, MIXED, None)
             self.mode.setCurrentIndex(self.mode.findData(mode))
+            same, policy = shared([entry.settings.get("placement") or DEFAULT_PLACEMENT for entry in shown])
+            mixed_index = self.placement.findData(None)
+            if same and mixed_index >= 0:
+                self.placement.removeItem(mixed_index)
+            if not same and mixed_index < 0:
+                self.placement.insertItem(0, MIXED, None)
+            self.placement.setCurrentIndex(self.placement.findData(policy))
             size_sets = [set(entry.sizes()) for entry in shown]
             for size, box in self.size_boxes.items():
                 having = sum(size in sizes for sizes in size_sets)
@@ -228,6 +243,17 @@ class JobSettingsEditor(QGroupBox):
             self.link.show_none()  # the jobs leave their link behind (apply_edit)
         self.update_remote_enabled()
         self.edited.emit("mode", mode)
+
+    def _placement_changed(self, _index: int) -> None:
+        policy = self.placement.currentData()
+        if self._loading or policy is None:
+            return
+        self._loading = True
+        mixed_index = self.placement.findData(None)
+        if mixed_index >= 0:
+            self.placement.removeItem(mixed_index)
+        self._loading = False
+        self.edited.emit("placement", PlacementPolicy(policy))
 
     def _size_changed(self, size: int, state: Qt.CheckState) -> None:
         if self._loading:

@@ -604,6 +604,7 @@ _WARNING_TITLES = {
     WarningCode.FREQUENCY_SCALING: "CPU frequency scaling",
     WarningCode.OUTLIERS: "Many outliers",
     WarningCode.PARALLEL_JOBS: "Jobs ran in parallel",
+    WarningCode.PLACEMENT_UNAVAILABLE: "CPU placement not applied",
 }
 
 

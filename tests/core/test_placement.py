@@ -23,6 +23,7 @@ from app.core.placement import Placer, roles_of, usable_cpus
 from app.core.profile import ProfileError, parse_profile, resolve_jobs, with_placement
 from app.core.results import ResultsFileError, load_results_file, parse_results_text, to_json
 from app.core.runner import Runner
+from app.core.stats import WarningCode
 from app.core.vocab import DEFAULT_PLACEMENT, JobStatus, Mode, PlacementPolicy, Role
 
 GOLDEN = Path(__file__).parent / "golden" / "results-v1.json"
@@ -146,9 +147,10 @@ def test_loopback_same_and_split_pin_each_process() -> None:
         assert sender.allowed_cpus != receiver.allowed_cpus
     else:
         assert split.placement.unavailable == f"split needs two CPUs; this process may use only CPU {cpus[0]}"
-        assert any("ran as free" in note for note in split.notes)
+        assert [w.code for w in split.warnings if w.code == WarningCode.PLACEMENT_UNAVAILABLE]
 
 
+@pytest.mark.skipif(not HAS_AFFINITY, reason="no sched_setaffinity on this platform")
 def test_an_affinity_refusal_runs_the_job_as_free(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(pid: int, cpus: Any) -> None:
         raise PermissionError(1, "Operation not permitted")
@@ -158,7 +160,8 @@ def test_an_affinity_refusal_runs_the_job_as_free(monkeypatch: pytest.MonkeyPatc
     assert job.status == JobStatus.OK and job.placement is not None
     assert job.placement.policy == "same"
     assert job.placement.unavailable == "could not set CPU affinity: Operation not permitted (EPERM)"
-    assert any("CPU placement same not applied, the job ran as free" in note for note in job.notes)
+    (warning,) = [w for w in job.warnings if w.code == WarningCode.PLACEMENT_UNAVAILABLE]
+    assert warning.message.startswith("CPU placement same not applied, the job ran as free: could not set")
 
 
 # --- the record in results -------------------------------------------------------------------------
