@@ -26,6 +26,7 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     print_link_list,
     print_per_sample,
     print_scheme_list,
+    print_stability_facts,
     print_summary,
     profile_job_count,
 )
@@ -55,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     commands.add_parser("presets", help="list the built-in profiles")
+
+    p = commands.add_parser("system", help="report what on this machine makes timings unstable (governor, turbo, "
+                                           "SMT, VM steal, other load), each with its fix; changes nothing")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = commands.add_parser("links", help="list the named link presets: their figures and where they come from")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -158,9 +163,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
-    handler = {"list": cmd_list, "presets": cmd_presets, "links": cmd_links, "run": cmd_run, "history": cmd_history,
-               "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve, "report": cmd_report,
-               "gui": cmd_gui, "store": cmd_store}[args.command]
+    handler = {"list": cmd_list, "presets": cmd_presets, "system": cmd_system, "links": cmd_links, "run": cmd_run,
+               "history": cmd_history, "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve,
+               "report": cmd_report, "gui": cmd_gui, "store": cmd_store}[args.command]
     from app.core.errors import CryptoBenchError
 
     try:
@@ -284,6 +289,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_system(args: argparse.Namespace) -> int:
+    """The stability pre-flight every run records (`python -m pyperf system show` is the model);
+    exit 0 whatever it finds: it only reports."""
+    from app.core.preflight import facts_to_dict, read_facts
+
+    facts = facts_to_dict(read_facts())["facts"]
+    if args.json:
+        print(json.dumps(facts, indent=2))
+        return EXIT_OK
+    print_stability_facts(_console(), facts)
+    return EXIT_OK
+
+
 def cmd_presets(args: argparse.Namespace) -> int:
     from app.core.profile import ProfileError, load_profile, preset_names, resolve_jobs
 
@@ -358,9 +376,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any) -> int:
     from app.cli_exports import write_all
     from app.cli_stop import StopSignals, describe
-    from app.core.events import JobFinished, Progress, RunEvent, RunStarted
+    from app.core.events import JobFinished, LogMessage, Progress, RunEvent, RunStarted
     from app.core.runner import Runner
     from app.core.store import StoreError
+    from app.core.text import escape_control
+    from app.core.vocab import LogLevel
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
     store = None if args.no_store else _open_store(args.store)
@@ -404,6 +424,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             bar.console.print(f"{mark} {escape(r.label)} · {r.message_size} B"
                               + (f" — {escape(r.error)}" if r.error else ""))
             bar.update(task, completed=r.index + 1)
+        elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
+            # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
+            print(f"cryptobench: warning: {escape_control(event.text)}", file=sys.stderr)
 
     from rich.cells import cell_len
 

@@ -255,3 +255,37 @@ def print_link_list(console: Any, presets: Any) -> None:
     for name, title, delay, up_text, down_text, description, source in rows:
         table.add_row(f"{name}\n[dim]{title}[/]", delay, up_text, down_text, description, source)
     console.print(table)
+
+
+def print_stability_facts(console: Any, facts: list[dict[str, Any]]) -> None:
+    """`cryptobench system`: every pre-flight fact with OK, unknown or its finding and fix; a
+    table on a terminal, one line per fact elsewhere (code | status | found [| why | fix])."""
+    from app.core.preflight import LABELS
+    from app.core.vocab import StabilityCode, StabilityStatus
+
+    def label(code: str) -> str:
+        return LABELS.get(StabilityCode(code), code) if code in set(StabilityCode) else code
+
+    findings = sum(1 for fact in facts if fact["status"] == StabilityStatus.FINDING)
+    summary = f"{findings} finding{'s' if findings != 1 else ''}" if findings else "no problem found"
+    if not console.is_terminal:
+        for fact in facts:
+            line = f"{fact['code']} | {fact['status']} | {fact['found']}"
+            if fact["status"] == StabilityStatus.FINDING:
+                line += f" | why: {fact['why']} | fix: {fact['fix']}"
+            console.print(escape(line), soft_wrap=True, highlight=False)
+        console.print(summary, highlight=False)
+        return
+    from rich.table import Table
+
+    marks = {StabilityStatus.OK: "[green]OK[/]", StabilityStatus.FINDING: "[red]finding[/]",
+             StabilityStatus.UNKNOWN: "[yellow]unknown[/]"}
+    table = Table(title="Stability of timings on this machine", title_justify="left", expand=False)
+    for column in ("fact", "status", "found", "fix"):
+        table.add_column(column, overflow="fold")
+    for fact in facts:
+        found = escape(fact["found"]) + (f"\n[dim]{escape(fact['why'])}[/]" if fact.get("why") else "")
+        table.add_row(label(fact["code"]), marks.get(fact["status"], escape(fact["status"])), found,
+                      escape(fact.get("fix") or ""))
+    console.print(table)
+    console.print(summary, highlight=False)

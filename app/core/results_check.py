@@ -26,7 +26,7 @@ import numpy as np
 from app.core.job_records import TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.stats import WarningCode
-from app.core.vocab import JobStatus, LinkEmulation, Mode, PlacementPolicy, RunStatus
+from app.core.vocab import JobStatus, LinkEmulation, Mode, PlacementPolicy, RunStatus, StabilityStatus
 
 #: A job's family may be empty (a results file from before families were recorded).
 _FAMILIES = ("", *Family)
@@ -302,6 +302,23 @@ def check_environment(env: dict[str, Any], path: str) -> None:
     for key in ("delay_line", "netem"):
         _bool(emulation, key, emulation_path)
     _str(emulation, "netem_reason", emulation_path, required=False, nullable=True)
+    if env.get("stability") is not None:  # runs from before the pre-flight have none
+        _check_stability(_obj(env, "stability", path), _join(path, "stability"))
+
+
+def _check_stability(stability: dict[str, Any], path: str) -> None:
+    """The pre-flight's facts (preflight.facts_to_dict): a code, a status, what was found,
+    and for a finding why it matters and its fix. An unknown code is kept (a newer app's)."""
+    facts_path = _join(path, "facts")
+    for i, fact in enumerate(_list(stability, "facts", path, required=True)):
+        fact_path = f"{facts_path}[{i}]"
+        if not isinstance(fact, dict):
+            raise _fail(fact_path, "an object", fact)
+        _str(fact, "code", fact_path, non_empty=True)
+        _str(fact, "status", fact_path, choices=tuple(StabilityStatus))
+        _str(fact, "found", fact_path)
+        for key in ("why", "fix"):
+            _str(fact, key, fact_path, required=False, nullable=True)
 
 
 def check_profile(profile: dict[str, Any], path: str) -> None:

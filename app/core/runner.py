@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 import numpy as np
 import psutil
 
-from app.core import stats
+from app.core import preflight, stats
 from app.core.environment import collect_environment
 from app.core.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
 from app.core.job_records import (
@@ -145,8 +145,13 @@ class Runner:
 
     def start(self) -> RunResult:
         """Record the environment, open the run in the store, announce it."""
+        check = preflight.enabled()
+        sample = preflight.begin_sample() if check else None  # its interval overlaps the start-up work
         warm_up_children()  # the fork server imports while the environment is collected
         environment = collect_environment()
+        stability = preflight.read_facts(start=sample) if check else []
+        if check:
+            environment["stability"] = preflight.facts_to_dict(stability)
         # How job processes started (a fresh interpreter, or a fork of the preloaded fork
         # server): a condition of every timing and of every process's RSS.
         environment["job_start_method"] = start_method()
@@ -161,6 +166,10 @@ class Runner:
             self._store.begin_run(run)  # a store that cannot start a run refuses it, before any job
         self.current_run = run
         self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
+        for finding in (fact.finding for fact in stability):
+            if finding is not None:  # one line each; none on a machine found fine
+                self.on_event(LogMessage(LogLevel.WARNING, f"Stability: {finding.found}: {finding.why}. "
+                                                           f"Fix: {finding.fix}."))
         if self._parallel is not None:
             self.on_event(LogMessage(LogLevel.WARNING, f"{self._parallel.message}. {self._parallel.fix}."))
         return run

@@ -153,3 +153,24 @@ _PLACEMENT_LABELS = {
 }
 #: What a job runs with when its profile names no placement (README, "CPU placement").
 DEFAULT_PLACEMENT = PlacementPolicy.SAME
+
+
+class StabilityCode(enum.StrEnum):
+    """What the pre-flight check (`app.core.preflight`) looks at: each machine setting or
+    condition that makes timings unstable."""
+
+    GOVERNOR = "governor"
+    TURBO = "turbo"
+    SMT = "smt"
+    VIRTUALIZATION = "virtualization"
+    STEAL = "steal"
+    OTHER_LOAD = "other-load"
+    LOAD_AVERAGE = "load-average"
+
+
+class StabilityStatus(enum.StrEnum):
+    """One pre-flight fact's verdict: fine, a reason to distrust timings, or not readable here."""
+
+    OK = "ok"
+    FINDING = "finding"
+    UNKNOWN = "unknown"

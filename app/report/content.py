@@ -19,10 +19,11 @@ import numpy as np
 
 from app.core import placement
 from app.core.job_records import SAMPLING_INTERVAL_S
+from app.core.preflight import LABELS
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.stats import StabilityWarning, WarningCode
-from app.core.vocab import SESSION_MODES, JobStatus, Mode
+from app.core.vocab import SESSION_MODES, JobStatus, Mode, StabilityCode, StabilityStatus
 from app.report.appendix import _appendix
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat, sample_text
 from app.report.comparison import _comparison
@@ -199,12 +200,39 @@ def _environment(run: RunResult) -> Section:
     workers = _parallel_workers(run)
     if workers is not None:
         rows.append(["Parallel workers", str(workers)])
+    stability = _stability(env)
+    if stability is not None:
+        rows.append(["Stability", stability[0]])
     blocks: list[Block] = [Table(["Item", "Value"], rows, widths=[1.0, 3.0], align=_align("ll"))]
     if workers is not None and workers > 1:
         blocks.append(Paragraph(f"{workers} jobs ran in parallel: they compete for cores, caches and memory "
                                 "bandwidth, so timings are perturbed and slower than on an idle machine.",
                                 style="note"))
+    if stability is not None and stability[1]:
+        blocks.append(Paragraph(stability[1], style="note"))
     return Section("Environment", blocks)
+
+
+def _stability(env: dict[str, Any]) -> tuple[str, str] | None:
+    """The pre-flight's "Stability" row and its note (the findings with their fixes, "" when
+    none); None for a run recorded before the pre-flight existed."""
+    facts = (env.get("stability") or {}).get("facts")
+    if not isinstance(facts, list):
+        return None
+    facts = [f for f in facts if isinstance(f, dict)]
+
+    def label(code: Any) -> str:
+        return LABELS[StabilityCode(code)] if code in set(StabilityCode) else str(code)
+
+    findings = [f for f in facts if f.get("status") == StabilityStatus.FINDING]
+    unknown = [label(f.get("code")) for f in facts if f.get("status") == StabilityStatus.UNKNOWN]
+    row = (f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: "
+           + ", ".join(label(f.get("code")) for f in findings)) if findings else "no problem found"
+    if unknown:
+        row += f" (not readable here: {', '.join(unknown)})"
+    note = " ".join(f"{label(f.get('code'))}: {f.get('found')}; {f.get('why')}. Fix: {f.get('fix')}."
+                    for f in findings)
+    return row, ("Before the run, the stability pre-flight found: " + note) if note else ""
 
 
 def _parallel_workers(run: RunResult) -> int | None:
