@@ -133,7 +133,7 @@ class RunController(QObject):
         store = self.store_factory()
         try:
             runner = Runner(profile, store=store, on_event=self.buffer.push, cancel=self.cancel, source=source,
-                            remote=remote, parallel_workers=self.pool.maxThreadCount())
+                            remote=remote, parallel_workers=self.pool.maxThreadCount(), preflight_wait=False)
             run = runner.start()
         except BaseException:
             if store is not None:

@@ -4,6 +4,7 @@ counters: every verdict is the tree's, never this machine's."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,26 @@ def test_the_switch_turns_a_run_s_pre_flight_off(monkeypatch: pytest.MonkeyPatch
     events: list[Any] = []
     assert "stability" not in started(events)
     assert not [e for e in events if isinstance(e, LogMessage)]
+
+
+def test_the_window_s_runner_never_waits_for_the_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window starts a run on its event loop: the pre-flight must not sleep there."""
+    monkeypatch.delenv(preflight.SWITCH_VARIABLE)
+    real = preflight.read_facts
+    sleeps: list[Callable[[float], None]] = []
+
+    def recording(*args: Any, **kwargs: Any) -> list[StabilityFact]:
+        sleeps.append(kwargs.get("sleep", time.sleep))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(preflight, "read_facts", recording)
+    profile = parse_profile({"name": "p", "jobs": [{"scheme": "sha256", "message_sizes": [8], "samples": 2}]})
+    run = Runner(profile, preflight_wait=False).start()
+    assert "stability" in run.environment
+    (no_wait,) = sleeps
+    assert no_wait is not time.sleep
+    started_at = time.monotonic()
+    no_wait(60.0)
+    assert time.monotonic() - started_at < 1.0
+    Runner(profile).start()  # the CLI's runner waits out the rest of the interval
+    assert sleeps[1] is time.sleep
