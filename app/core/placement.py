@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -23,6 +25,11 @@ from app.core.vocab import Mode, PlacementPolicy, Role
 
 #: Where Linux lists each CPU's SMT siblings ("0-1", "0,4"; just "3" without SMT).
 SIBLINGS_FILE = "/sys/devices/system/cpu/cpu{}/topology/thread_siblings_list"
+
+#: The CPUs pinned by jobs running now in this process (CPU -> how many jobs), so that
+#: jobs run in parallel (the GUI's pool) are spread over CPUs instead of sharing one.
+_claims: Counter[int] = Counter()
+_claims_lock = threading.Lock()
 
 
 def roles_of(mode: Mode, has_link: bool) -> tuple[Role, ...]:
@@ -78,10 +85,12 @@ class Placer:
         roles: the job's local processes (`roles_of`).
         cpus: the CPUs to choose from (default: `usable_cpus()`).
         core: CPU -> physical core id (default: read from sysfs; `core_of`).
+        busy: CPU -> jobs pinned there now; each choice takes the least busy CPU, the
+            highest-numbered among equals (`claim()` chooses again with the jobs running now).
     """
 
     def __init__(self, policy: PlacementPolicy, roles: Iterable[Role], *, cpus: tuple[int, ...] | None = None,
-                 core: Mapping[int, int] | None = None) -> None:
+                 core: Mapping[int, int] | None = None, busy: Mapping[int, int] | None = None) -> None:
         self.policy = policy
         self.roles = tuple(roles)
         self.cpus = usable_cpus() if cpus is None else cpus
@@ -93,7 +102,32 @@ class Placer:
         #: Per started process, the CPUs it was allowed after placement (None: unknown).
         self.allowed: dict[Role, tuple[int, ...] | None] = {}
         self._pids: dict[Role, int] = {}
+        self._busy: Mapping[int, int] = busy or {}
+        self._claimed: list[int] = []
         self.targets = self._choose()
+
+    def claim(self) -> None:
+        """Choose again, with the CPUs that jobs running now have pinned, and pin ours: a
+        job run alone always gets the same CPU; jobs run together get different ones."""
+        with _claims_lock:
+            self._busy = Counter(_claims)
+            self.unavailable, self.note = None, None
+            self.targets = self._choose()
+            self._claimed = sorted({cpu for cpus in self.targets.values() for cpu in cpus})
+            _claims.update(self._claimed)
+
+    def release(self) -> None:
+        """The job is over: its CPUs are free for the next one."""
+        with _claims_lock:
+            _claims.subtract(self._claimed)
+            for cpu in self._claimed:
+                if _claims[cpu] <= 0:
+                    del _claims[cpu]
+            self._claimed = []
+
+    def _least_busy(self, cpus: Iterable[int]) -> int:
+        """The least busy of `cpus`, the highest-numbered among equals."""
+        return max(cpus, key=lambda cpu: (-self._busy.get(cpu, 0), cpu))
 
     def _choose(self) -> dict[Role, frozenset[int]]:
         if self.policy == PlacementPolicy.FREE:
@@ -105,8 +139,9 @@ class Placer:
             self.unavailable = "this process may run on no CPU it can name (sched_getaffinity was empty)"
             return {}
         # The highest-numbered allowed CPU: the same one every job, and not CPU 0, which
-        # Linux often gives more of the machine's interrupts and housekeeping.
-        home = self.cpus[-1]
+        # Linux often gives more of the machine's interrupts and housekeeping (unless
+        # another job running now has it).
+        home = self._least_busy(self.cpus)
         if self.policy == PlacementPolicy.SAME or self.roles == (Role.WORKER,) or Role.RECEIVER not in self.roles:
             if self.policy == PlacementPolicy.SPLIT:
                 self.note = "split has one local process here: it is pinned to one CPU"
@@ -114,14 +149,14 @@ class Placer:
         if len(self.cpus) < 2:
             self.unavailable = f"split needs two CPUs; this process may use only CPU {self.cpus[0]}"
             return {}
-        others = [cpu for cpu in reversed(self.cpus[:-1])]
+        others = [cpu for cpu in self.cpus if cpu != home]
         if self.core is None:
-            sender = others[0]
+            sender = self._least_busy(others)
             self.note = (f"sender on CPU {sender}, receiver on CPU {home}: whether they share a core is "
                          "unknown (no CPU topology in sysfs)")
         else:
             apart = [cpu for cpu in others if self.core.get(cpu) != self.core.get(home)]
-            sender = apart[0] if apart else others[0]
+            sender = self._least_busy(apart or others)
             self.note = (f"sender on CPU {sender}, receiver on CPU {home}: "
                          + ("different cores" if apart else
                             "SMT siblings of one core (no two allowed CPUs are on different cores)")

@@ -151,6 +151,7 @@ class ChildSupervisor:
         job = self.job
         cancelled = False
         main = measuring_role(job.mode)
+        self.placer.claim()
         try:
             if job.mode == Mode.OPERATIONS:
                 self._start(Role.WORKER, child_main, JobPlan(job, self.base))
@@ -197,6 +198,7 @@ class ChildSupervisor:
             if self.sampler is not None:
                 self.sampler.stop()
             self._stop_all()
+            self.placer.release()
         return cancelled
 
     def _wait_for_port(self, role: Role) -> int | None:

@@ -103,6 +103,23 @@ def test_choices_on_given_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Placer(PlacementPolicy.FREE, session, cpus=(0, 1)).targets == {}
 
 
+@pytest.mark.skipif(not HAS_AFFINITY, reason="no sched_setaffinity on this platform")
+def test_jobs_running_together_get_different_cpus_and_one_alone_the_same() -> None:
+    roles = roles_of(Mode.LOOPBACK, False)
+    first, second = (Placer(PlacementPolicy.SAME, roles, cpus=(0, 1), core={0: 0, 1: 1}) for _ in range(2))
+    first.claim()
+    second.claim()
+    try:
+        assert first.targets[Role.SENDER] == {1} and second.targets[Role.SENDER] == {0}
+    finally:
+        first.release()
+        second.release()
+    again = Placer(PlacementPolicy.SAME, roles, cpus=(0, 1), core={0: 0, 1: 1})
+    again.claim()
+    again.release()
+    assert again.targets[Role.SENDER] == {1}
+
+
 def test_no_affinity_on_this_platform_is_recorded_not_failed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delattr(os, "sched_setaffinity", raising=False)
     placer = Placer(PlacementPolicy.SAME, (Role.WORKER,), cpus=(0,), core={0: 0})
