@@ -56,7 +56,7 @@ JOB_KINDS: dict[str, set[str]] = {
     "scheme": {"str"}, "backend": {"str", "null"}, "params": {"dict"}, "mode": {"str"},
     "message_sizes": {"list", "null"}, "samples": {"int"}, "warmup": {"int"}, "keygen_samples": {"int"},
     "pause_ms": {"int", "float"}, "tamper": {"int"}, "tcp_nodelay": {"bool"}, "label": {"str", "null"},
-    "link": {"str", "dict", "null"}, "links": {"list", "null"},
+    "link": {"str", "dict", "null"}, "links": {"list", "null"}, "placement": {"str", "null"},
 }
 #: Integer job fields and their inclusive bounds.
 INT_BOUNDS = {"samples": (1, MAX_SAMPLES), "warmup": (0, 100_000), "keygen_samples": (1, 10_000),
