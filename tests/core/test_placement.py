@@ -238,7 +238,7 @@ def test_the_report_and_the_table_state_the_placement() -> None:
 
 
 def test_the_results_table_gives_the_placement_in_the_mode_tooltip() -> None:
-    from app.gui.results_table import _placement_tip
+    from app.gui.result_cells import _placement_tip
 
     run = load_results_file(GOLDEN)
     assert _placement_tip(run.jobs[1]) is None  # results from before placement: no tooltip
