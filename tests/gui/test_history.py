@@ -12,7 +12,7 @@ import pytest
 from app.core.results import JobResult, MetricResult, RunResult
 from app.core.stats import summarize
 from app.core.store import Store
-from app.gui.history import (
+from app.gui.compare_dialog import (
     FASTER,
     NOT_COMPARABLE,
     ONLY_IN_BASELINE,
@@ -21,9 +21,9 @@ from app.gui.history import (
     WITHIN_NOISE,
     CompareColumn,
     CompareDialog,
-    HistoryPanel,
     compare_runs,
 )
+from app.gui.history import HistoryPanel
 
 RUN_A = "20260101-100000-aaaaaa"
 RUN_B = "20260102-100000-bbbbbb"

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from app.cli import escape
 from app.core.results import JobResult, RunResult
-from app.gui.history import _run_line, _status_note
+from app.gui.compare_dialog import _run_line, _status_note
 from app.gui.results_table import Column, ResultsTable
 from app.report.markdown import render_markdown
 from app.report.model import Bullets, Paragraph, Report, Section, Table
