@@ -238,12 +238,12 @@ def _affinity(pid: int) -> tuple[int, ...] | None:
 # --- words for a recorded placement (results table, report) ------------------------------
 
 
-def cpus_text(cpus: Iterable[int]) -> str:
-    """(1,) -> "CPU 1", (0, 1, 2, 5) -> "CPUs 0-2, 5", () -> "no CPU recorded"."""
+def cpu_ranges(cpus: Iterable[int]) -> list[str]:
+    """(0, 1, 2, 5) -> ["0-2", "5"]: consecutive CPUs as one range, in order."""
     ordered = sorted(set(cpus))
-    if not ordered:
-        return "no CPU recorded"
     runs: list[str] = []
+    if not ordered:
+        return runs
     start = prev = ordered[0]
     for cpu in [*ordered[1:], None]:
         if cpu is not None and cpu == prev + 1:
@@ -252,7 +252,15 @@ def cpus_text(cpus: Iterable[int]) -> str:
         runs.append(str(start) if start == prev else f"{start}-{prev}")
         if cpu is not None:
             start = prev = cpu
-    return ("CPU " if len(ordered) == 1 else "CPUs ") + ", ".join(runs)
+    return runs
+
+
+def cpus_text(cpus: Iterable[int]) -> str:
+    """(1,) -> "CPU 1", (0, 1, 2, 5) -> "CPUs 0-2, 5", () -> "no CPU recorded"."""
+    ordered = set(cpus)
+    if not ordered:
+        return "no CPU recorded"
+    return ("CPU " if len(ordered) == 1 else "CPUs ") + ", ".join(cpu_ranges(ordered))
 
 
 def describe(placement: Placement) -> str:

@@ -14,17 +14,28 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.core.errors import CryptoBenchError
-from app.core.job_records import CpuUsage, Link, Load, MemoryUsage, Placement, Security, TcpInfo, Validation
+from app.core.job_records import (
+    CpuUsage,
+    Link,
+    Load,
+    MemoryUsage,
+    Placement,
+    ProcessPlacement,
+    Security,
+    TcpInfo,
+    Validation,
+)
 from app.core.link.presets import link_text
+from app.core.placement import cpu_ranges
 from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
-from app.core.vocab import JobStatus, Mode
+from app.core.vocab import JobStatus, Mode, PlacementPolicy
 
 RESULTS_FORMAT_VERSION = 1
 
@@ -287,7 +298,7 @@ CSV_COLUMNS = (
     "wire_payload_bytes", "cpu_mean_percent", "rss_peak_bytes", "validation_checked", "validation_failed",
     "tamper_tried", "tamper_rejected", "classical_bits", "pq_category", "insecure", "warnings",
     # Appended after the first release's columns, which keep their positions:
-    "link",
+    "link", "placement", "placement_cpus", "placement_seen",
 )
 
 
@@ -318,6 +329,7 @@ def to_csv(run: RunResult) -> str:
             "insecure": _blank(job.security.insecure) if job.security.known else "",
             "warnings": "; ".join(f"{w.metric or 'job'}: {w.code.value}" for w in job.warnings),
             "link": link_text(job.link) if job.link is not None else "",
+            **_placement_cells(job.placement),
         }
         if not job.metrics:
             writer.writerow(base)
@@ -333,6 +345,25 @@ def to_csv(run: RunResult) -> str:
                 "traced_peak_bytes": metric.traced_peak_bytes if metric.traced_peak_bytes is not None else "",
             })
     return out.getvalue()
+
+
+def _placement_cells(placement: Placement | None) -> dict[str, str]:
+    """The placement columns, made to filter on (docs/ARCHITECTURE.md, "CSV"): the policy the
+    figures were measured under (`free` where the one asked for could not be applied: the
+    warnings column then has placement-unavailable), and per process in start order the CPUs
+    it was allowed and those the sampler saw it on ("receiver 1; sender 0-1")."""
+    if placement is None:
+        return {"placement": "", "placement_cpus": "", "placement_seen": ""}
+
+    def per_role(cpus_of: Callable[[ProcessPlacement], tuple[int, ...]]) -> str:
+        return "; ".join(f"{role} {','.join(cpu_ranges(cpus_of(process))) or '-'}"
+                         for role, process in placement.processes.items())
+
+    seen = any(p.observed_cpus for p in placement.processes.values())
+    return {"placement": PlacementPolicy.FREE if placement.unavailable else placement.policy,
+            "placement_cpus": per_role(lambda p: p.allowed_cpus),
+            # Empty when no process was sampled (a job over within one 100 ms interval).
+            "placement_seen": per_role(lambda p: p.observed_cpus) if seen else ""}
 
 
 def _fmt(value: float | None) -> str:

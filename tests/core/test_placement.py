@@ -8,6 +8,8 @@ lists, and the real runs assert what must hold on 1 CPU as on 64.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -21,7 +23,7 @@ from app.core.job_records import Placement, ProcessPlacement
 from app.core.measure import ResourceSeries
 from app.core.placement import Placer, roles_of, usable_cpus
 from app.core.profile import ProfileError, parse_profile, resolve_jobs, with_placement
-from app.core.results import ResultsFileError, load_results_file, parse_results_text, to_json
+from app.core.results import CSV_COLUMNS, ResultsFileError, load_results_file, parse_results_text, to_csv, to_json
 from app.core.runner import Runner
 from app.core.stats import WarningCode
 from app.core.vocab import DEFAULT_PLACEMENT, JobStatus, Mode, PlacementPolicy, Role
@@ -199,6 +201,30 @@ def test_placement_reads_back_to_the_same_json() -> None:
     run = parse_results_text(text, "r.json")
     assert to_json(run) == text
     assert run.jobs[1].placement == PLACED and run.jobs[2].placement is None
+
+
+def test_the_csv_gives_the_policy_and_the_cpus_per_process_in_columns_after_the_golden_ones() -> None:
+    data = _golden_with_placement()
+    data["jobs"][3]["placement"] = Placement("free", {"receiver": ProcessPlacement((0, 1, 2, 5), (2,)),
+                                                      "sender": ProcessPlacement((0, 1, 2, 5), ())}).to_dict()
+    data["jobs"][2]["placement"] = Placement("same", {"worker": ProcessPlacement((3,), ())}).to_dict()
+    rows = list(csv.DictReader(io.StringIO(to_csv(parse_results_text(json.dumps(data), "r.json")))))
+    assert CSV_COLUMNS[-3:] == ("placement", "placement_cpus", "placement_seen")
+    cells = {row["job_id"].rsplit("/", 1)[1]: (row["placement"], row["placement_cpus"], row["placement_seen"])
+             for row in rows}
+    assert cells == {
+        # Asked for same, not applied: the figures were measured as free (and the warnings say so).
+        "0": ("free", "worker 1", ""),
+        "1": ("split", "sender 0; receiver 1", "sender 0; receiver 1"),
+        "2": ("same", "worker 3", ""),  # never sampled: no CPU seen, an empty cell
+        "3": ("free", "receiver 0-2,5; sender 0-2,5", "receiver 2; sender -"),
+    }
+    # Every row of a job (one per metric) carries it, so a filter keeps whole jobs.
+    assert {row["placement"] for row in rows if row["job_id"].endswith("/1")} == {"split"}
+    assert len([row for row in rows if row["job_id"].endswith("/1")]) > 1
+    # Results from before placement: empty cells.
+    golden = list(csv.DictReader(io.StringIO(to_csv(load_results_file(GOLDEN)))))
+    assert {(row["placement"], row["placement_cpus"], row["placement_seen"]) for row in golden} == {("", "", "")}
 
 
 @pytest.mark.parametrize(("path", "value"), [
