@@ -174,3 +174,18 @@ class StabilityStatus(enum.StrEnum):
     OK = "ok"
     FINDING = "finding"
     UNKNOWN = "unknown"
+
+
+class Verdict(enum.StrEnum):
+    """What one metric of a matched job did between two runs (`app.core.compare`, the
+    report's baseline comparison and the window's Compare dialog): time metrics, so
+    higher is slower."""
+
+    #: The 95 % interval of the ratio of medians (new / base) lies entirely below 1.
+    FASTER = "faster"
+    #: The interval lies entirely above 1.
+    SLOWER = "slower"
+    #: The interval contains 1: no difference these samples can show.
+    WITHIN_NOISE = "within noise"
+    #: No ratio: a side failed, has no samples of the metric, or its units differ.
+    NOT_COMPARABLE = "not comparable"
