@@ -263,6 +263,12 @@ def cpus_text(cpus: Iterable[int]) -> str:
     return ("CPU " if len(ordered) == 1 else "CPUs ") + ", ".join(cpu_ranges(ordered))
 
 
+def measured_under(placement: Placement) -> str:
+    """The policy a job's figures were measured under: the one asked for, or `free` where it
+    could not be applied (the CSV's `placement` column, the results table's Mode cell)."""
+    return PlacementPolicy.FREE if placement.unavailable else placement.policy
+
+
 def describe(placement: Placement) -> str:
     """One line: "sender on CPU 1, receiver on CPU 1 (same)"; what a process was seen on
     is added where it differs from what it was allowed."""

@@ -32,10 +32,10 @@ from app.core.job_records import (
     Validation,
 )
 from app.core.link.presets import link_text
-from app.core.placement import cpu_ranges
+from app.core.placement import cpu_ranges, measured_under
 from app.core.results_check import ResultsDataError, check_results
 from app.core.stats import MetricStats, StabilityWarning
-from app.core.vocab import JobStatus, Mode, PlacementPolicy
+from app.core.vocab import JobStatus, Mode
 
 RESULTS_FORMAT_VERSION = 1
 
@@ -360,7 +360,7 @@ def _placement_cells(placement: Placement | None) -> dict[str, str]:
                          for role, process in placement.processes.items())
 
     seen = any(p.observed_cpus for p in placement.processes.values())
-    return {"placement": PlacementPolicy.FREE if placement.unavailable else placement.policy,
+    return {"placement": measured_under(placement),
             "placement_cpus": per_role(lambda p: p.allowed_cpus),
             # Empty when no process was sampled (a job over within one 100 ms interval).
             "placement_seen": per_role(lambda p: p.observed_cpus) if seen else ""}

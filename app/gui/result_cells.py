@@ -12,6 +12,7 @@ from typing import Any
 from app.core.link.presets import link_title, numbers_text, round_trip_ms
 from app.core.placement import anomalies as placement_anomalies
 from app.core.placement import describe as describe_placement
+from app.core.placement import measured_under as placement_measured_under
 from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.text import escape_control
@@ -65,8 +66,9 @@ HEADERS: dict[Column, str] = {
 }
 
 HEADER_TIPS: dict[Column, str] = {
-    Column.MODE: "operations, loopback or remote; a row's tooltip gives the CPUs its processes were allowed and "
-                 "seen on (CPU placement)",
+    Column.MODE: "operations, loopback or remote, then the CPU placement the figures were measured under: same, "
+                 "split or free (free in the warning colour when the placement asked for could not be applied); "
+                 "a row's tooltip gives the CPUs its processes were allowed and seen on",
     Column.LINK: "The emulated link a loopback session ran over (- for none); sorted by what one round trip "
                  "costs on it",
     Column.SIZE: "Plaintext size of one message",
@@ -236,6 +238,17 @@ def _placement_tip(job: JobResult) -> str | None:
     return html_tip("\n".join(lines))
 
 
+def _mode_cell(job: JobResult) -> Cell:
+    """"loopback · same": the mode and the placement the figures were measured under, seen
+    without hovering (placement changes a loopback round trip several times over). The text
+    is the sort key: rows sort by mode, then placement. A placement asked for but not applied
+    reads `free`, in the warning colour."""
+    if job.placement is None:  # results from before placement
+        return Cell(job.mode, job.mode)
+    text = f"{job.mode} · {placement_measured_under(job.placement)}"
+    return Cell(text, text, _placement_tip(job), _WARNING_TEXT if job.placement.unavailable else None)
+
+
 #: How each kind of emulation works, for the Link column's tooltip.
 _EMULATIONS: dict[str, str] = {
     LinkEmulation.DELAY_LINE: "a delay line per direction between sender and receiver (serialization at the "
@@ -330,7 +343,7 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
         Column.SCHEME: Cell(scheme_text(job), scheme_text(job), _scheme_tip(job)),
         Column.BACKEND: Cell(job.backend, job.backend),
         Column.PARAMETERS: Cell(params, params, params or None),
-        Column.MODE: Cell(job.mode, job.mode, _placement_tip(job)),
+        Column.MODE: _mode_cell(job),
         Column.LINK: _link_cell(job),
         Column.SIZE: Cell(format_bytes(job.message_size), float(job.message_size),
                            _exact_bytes(job.message_size)),

@@ -1,6 +1,6 @@
 """CPU placement (issue 22): the profile setting and its CLI override, the CPUs chosen and
 applied to each process, the fall-back to `free` where affinity cannot be set, and the
-record in results (JSON, results_check, report, table tooltip).
+record in results (JSON, CSV, results_check, report, the results table's Mode cell).
 
 Nothing here assumes a number of CPUs, SMT or a platform: choices are tested on given CPU
 lists, and the real runs assert what must hold on 1 CPU as on 64.
@@ -263,10 +263,23 @@ def test_the_report_and_the_table_state_the_placement() -> None:
         Placement("same", {"sender": ProcessPlacement((2,), (3,))}))[0]
 
 
-def test_the_results_table_gives_the_placement_in_the_mode_tooltip() -> None:
-    from app.gui.result_cells import _placement_tip
+def test_the_results_table_shows_the_placement_in_the_mode_cell() -> None:
+    from app.gui.result_cells import Column, build_row
+    from app.gui.vocab import Tone
 
     run = load_results_file(GOLDEN)
-    assert _placement_tip(run.jobs[1]) is None  # results from before placement: no tooltip
-    run.jobs[1].placement = PLACED
-    assert _placement_tip(run.jobs[1]) == "CPU placement: sender on CPU 0, receiver on CPU 1 (split)"
+    ops, session, signature, cancelled = run.jobs
+    before = build_row(session, None)[Column.MODE]
+    assert (before.text, before.tip) == ("loopback", None)  # results from before placement: the mode alone
+    session.placement = PLACED
+    ops.placement = Placement("same", {"worker": ProcessPlacement((1,), ())}, "could not set CPU affinity: x (EPERM)")
+    signature.placement = Placement("same", {"worker": ProcessPlacement((1,), (1,))})
+    cells = [build_row(job, None)[Column.MODE] for job in run.jobs]
+    assert [cell.text for cell in cells] == ["operations · free", "loopback · split", "operations · same", "loopback"]
+    assert cells[1].tip == "CPU placement: sender on CPU 0, receiver on CPU 1 (split)"
+    # Asked for same, not applied: measured as free, in the warning colour, the reason in the tooltip.
+    assert cells[0].foreground == Tone.WARN and cells[2].foreground is None
+    assert cells[0].tip is not None and "same not applied, ran as free: could not set CPU affinity" in cells[0].tip
+    # The text is the sort key: rows sort by mode, then by placement.
+    assert sorted(cell.key for cell in cells) == ["loopback", "loopback · split", "operations · free",
+                                                  "operations · same"]
