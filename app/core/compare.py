@@ -61,16 +61,18 @@ DRAW_BUDGET = 50_000_000
 MatchKey = tuple[str, str, str, str, int, tuple[str | float | None, ...] | None, str | None]
 
 
-def match_key(job: JobResult) -> MatchKey:
+def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
     """What makes two jobs of different runs the same measurement.
 
     The link is its preset name with every figure and how it was emulated (a custom link
     with other figures is another measurement); the placement is the policy asked for,
     None for results from before placement was recorded (which ran unpinned).
+    `link=False` leaves the link out (None): the key of a link sweep's jobs.
     """
-    link = job.link
-    link_id = None if link is None else (link.name, link.delay_ms, link.jitter_ms, link.rate_kbit_up,
-                                         link.rate_kbit_down, link.loss_percent, link.emulation)
+    link_id = None
+    if link and job.link is not None:
+        link_id = (job.link.name, job.link.delay_ms, job.link.jitter_ms, job.link.rate_kbit_up,
+                   job.link.rate_kbit_down, job.link.loss_percent, job.link.emulation)
     placement = job.placement.policy if job.placement is not None else None
     return (job.scheme, job.backend, json.dumps(job.params, sort_keys=True, default=str), job.mode,
             job.message_size, link_id, placement)

@@ -12,15 +12,15 @@ No Qt here: this module is imported by the Markdown exporter in a Qt-free proces
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from app.core.compare import MatchKey, match_key
 from app.core.results import JobResult, RunResult
 from app.core.schemes.base import SEAL_METRIC, Family
 from app.core.stats import Comparison, compare
-from app.core.vocab import SESSION_MODES, JobStatus, Mode
+from app.core.vocab import SESSION_MODES, JobStatus, Mode, Verdict
 from app.report.units import format_bytes, format_seconds
 
 #: Families with a key pair; only these can be "post-quantum" in the report's sense
@@ -136,12 +136,12 @@ class JobComparison:
     reason: str | None = None  # why there is no comparison
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         if self.comparison is None:
-            return "not comparable"
+            return Verdict.NOT_COMPARABLE
         if not self.comparison.significant:
-            return "within noise"
-        return "slower" if self.comparison.ratio > 1 else "faster"
+            return Verdict.WITHIN_NOISE
+        return Verdict.SLOWER if self.comparison.ratio > 1 else Verdict.FASTER
 
 
 @dataclass
@@ -151,24 +151,18 @@ class BaselineMatch:
     only_baseline: list[JobResult] = field(default_factory=list)
 
 
-def job_key(job: JobResult) -> tuple[str, str, str, str, int]:
-    """What makes two jobs the same measurement: scheme, backend, params, mode, size."""
-    return (job.scheme, job.backend, json.dumps(job.params, sort_keys=True, default=str), job.mode,
-            job.message_size)
-
-
 def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
-    """Pair jobs by `job_key` and compare their primary metric (ratio this / baseline).
+    """Pair jobs by `app.core.compare.match_key` (as `cryptobench compare` does) and compare their primary metric (ratio this / baseline).
 
     `compare` raises ValueError on empty samples (a failed job, or results saved
     without samples); that becomes "not comparable" with the reason, not a crash.
     """
-    waiting: dict[tuple[str, str, str, str, int], list[JobResult]] = defaultdict(list)
+    waiting: dict[MatchKey, list[JobResult]] = defaultdict(list)
     for base in baseline.jobs:
-        waiting[job_key(base)].append(base)
+        waiting[match_key(base)].append(base)
     match = BaselineMatch()
     for job in run.jobs:
-        candidates = waiting.get(job_key(job))
+        candidates = waiting.get(match_key(job))
         if not candidates:
             match.only_run.append(job)
             continue
@@ -410,7 +404,7 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
     """One sentence: how many matched jobs got slower, faster or stayed within noise."""
     if not match.pairs:
         return [f"No job of this run matches a job of baseline run {baseline.id}."]
-    counts: dict[str, list[JobComparison]] = defaultdict(list)
+    counts: dict[Verdict, list[JobComparison]] = defaultdict(list)
     for pair in match.pairs:
         counts[pair.verdict].append(pair)
 
@@ -419,12 +413,14 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
                           if p.comparison is not None)
         return shown + (f"; and {len(pairs) - 5} more" if len(pairs) > 5 else "")
 
+    def counted(verdict: Verdict) -> str:
+        pairs = counts[verdict]
+        return f"{len(pairs)} {verdict}" + (f" ({listed(pairs)})" if pairs and verdict != Verdict.WITHIN_NOISE else "")
+
     text = f"Against baseline run {baseline.id}, of {len(match.pairs)} matched jobs "
-    bits = [f"{len(counts['slower'])} slower" + (f" ({listed(counts['slower'])})" if counts["slower"] else ""),
-            f"{len(counts['faster'])} faster" + (f" ({listed(counts['faster'])})" if counts["faster"] else ""),
-            f"{len(counts['within noise'])} within noise"]
-    if counts["not comparable"]:
-        bits.append(f"{len(counts['not comparable'])} not comparable")
+    bits = [counted(Verdict.SLOWER), counted(Verdict.FASTER), counted(Verdict.WITHIN_NOISE)]
+    if counts[Verdict.NOT_COMPARABLE]:
+        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE])} {Verdict.NOT_COMPARABLE}")
     return [text + ", ".join(bits) + " (ratio of medians, this run / baseline)."]
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from app.core.compare import MatchKey, match_key
 from app.core.job_records import Link
 from app.core.results import JobResult
 from app.core.vocab import JobStatus
-from app.report.findings import job_key, median, size_text
+from app.report.findings import median, size_text
 from app.report.model import Block, Chart, Paragraph, Section, StackedBars, Table
 from app.report.units import format_seconds
 
@@ -64,10 +65,10 @@ def _rank(link: Link) -> float:
 def link_groups(jobs: Iterable[JobResult]) -> list[list[JobResult]]:
     """Finished jobs over links, grouped by everything but the link (scheme, backend,
     parameters, mode, size); a group with two links or more, its jobs in link order."""
-    groups: dict[tuple[str, str, str, str, int], list[JobResult]] = defaultdict(list)
+    groups: dict[MatchKey, list[JobResult]] = defaultdict(list)
     for job in jobs:
         if job.link is not None and job.status == JobStatus.OK and set(PARTS) <= set(job.metrics):
-            groups[job_key(job)].append(job)
+            groups[match_key(job, link=False)].append(job)
     return [sorted(group, key=lambda j: _rank(j.link) if j.link else 0.0)
             for group in groups.values() if len({j.link for j in group}) >= 2]
 
