@@ -127,6 +127,16 @@ class RunSummary:
     ok_jobs: int
 
 
+@dataclass(frozen=True)
+class StoredJob:
+    """One stored job beside what its run says about where it ran (`Store.jobs_like`)."""
+
+    run_id: str
+    run_started: str
+    environment: dict[str, Any]
+    job: JobResult
+
+
 def _packed_job(job: JobResult) -> dict[str, Any]:
     """The stored form of a job: its dict, raw samples packed straight from the result
     (no list of Python floats is built on the way)."""
@@ -354,6 +364,37 @@ class Store:
                 damaged.append(f"{_row_name(job_id, idx)}: {exc}")
         return RunResult(id=row[0], started=row[1], finished=row[2], status=row[3],
                          environment=blocks["environment"], profile=blocks["profile"], jobs=jobs, damaged=damaged)
+
+    def jobs_like(self, scheme: str, backend: str, mode: str, message_size: int) -> list[StoredJob]:
+        """Every job of every run with this scheme, backend, mode and message size, oldest
+        run first, then by job index. SQLite picks the rows (json_extract), so only those
+        are decoded: a job's history over a 200-run store reads in tens of milliseconds,
+        where loading every run took a second (benchmarks/README.md, "A job's trend").
+        A damaged job row is left out and a damaged run record gives an empty environment
+        (`damaged_rows` and `load_run` name them)."""
+        query = (
+            "SELECT r.id, r.started, r.environment, j.result FROM jobs j JOIN runs r ON r.id = j.run_id "
+            # CASE: json_extract raises on a damaged row, and AND does not promise to test json_valid first.
+            "WHERE CASE WHEN json_valid(j.result) THEN json_extract(j.result, '$.scheme') = ? "
+            "AND json_extract(j.result, '$.backend') = ? AND json_extract(j.result, '$.mode') = ? "
+            "AND json_extract(j.result, '$.message_size') = ? ELSE 0 END ORDER BY r.started, r.id, j.idx"
+        )
+        found: list[StoredJob] = []
+        environments: dict[str, dict[str, Any]] = {}
+        with self._reading():
+            rows = self._db.execute(query, (scheme, backend, mode, message_size)).fetchall()
+        for run_id, started, environment, text in rows:
+            try:
+                job = _read_job(text)
+            except _DamagedRow:
+                continue
+            if run_id not in environments:
+                try:
+                    environments[run_id] = _decode_block(environment, "environment", check_environment)
+                except _DamagedRow:
+                    environments[run_id] = {}
+            found.append(StoredJob(str(run_id), str(started), environments[run_id], job))
+        return found
 
     def damaged_rows(self) -> list[str]:
         """Rows that SQLite finds sound but that do not read back as results (a job row cut

@@ -168,6 +168,7 @@ def _complete(row: CompareRow, task: _Task) -> CompareRow:
     except ValueError as exc:
         note = f"{row.note}; {exc}" if row.note else str(exc)
         return replace(row, verdict=NOT_COMPARABLE, note=note)
+    verdict: str  # a Verdict for times, "higher" / "lower" for other units
     if ma.stats.unit == "s":
         # The report's rule, word for word (app.report.findings.JobComparison.verdict):
         # a Compare row and the report never disagree on the same two runs.

@@ -41,6 +41,7 @@ from app.core.text import escape_control
 from app.core.vocab import RunStatus
 from app.gui.compare_dialog import CompareDialog, local_time
 from app.gui.theme import status_qcolor
+from app.gui.trend_view import TrendDialog
 from app.gui.vocab import Tone
 from app.gui.words import plural
 
@@ -80,6 +81,7 @@ class HistoryPanel(QWidget):
         self.confirm: Callable[[str, str], bool] = self._ask
         self.error: str | None = None
         self.compare_dialog: CompareDialog | None = None
+        self.trend_dialog: TrendDialog | None = None
         self._summaries: dict[str, RunSummary] = {}
 
         self.refresh_action = self._action("Refresh", self.refresh, QKeySequence.StandardKey.Refresh,
@@ -89,9 +91,12 @@ class HistoryPanel(QWidget):
                                           "Delete the selected runs from the store")
         self.compare_action = self._action("Compare…", self.compare_selected, None,
                                            "Compare two selected runs (the older one is the baseline)")
+        self.trend_action = self._action("Trend…", self.trend_selected, None,
+                                         "Follow one of the selected run's jobs across every stored run")
 
         buttons = QHBoxLayout()
-        for action in (self.refresh_action, self.open_action, self.delete_action, self.compare_action):
+        for action in (self.refresh_action, self.open_action, self.delete_action, self.compare_action,
+                       self.trend_action):
             button = QToolButton(self)
             button.setDefaultAction(action)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -126,7 +131,8 @@ class HistoryPanel(QWidget):
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(True)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        self.tree.addActions([self.open_action, self.compare_action, self.delete_action, self.refresh_action])
+        self.tree.addActions([self.open_action, self.compare_action, self.trend_action, self.delete_action,
+                              self.refresh_action])
         self.tree.itemSelectionChanged.connect(self._update_actions)
         self.tree.itemDoubleClicked.connect(self._on_double_click)
 
@@ -256,6 +262,21 @@ class HistoryPanel(QWidget):
         self.compare_dialog.show()
         return self.compare_dialog
 
+    def trend_selected(self) -> TrendDialog | None:
+        """Open a TrendDialog over the selected run's jobs (its first job shown) and return it."""
+        ids = self.selected_run_ids()
+        if len(ids) != 1:
+            return None
+        run = self.load_run(ids[0])
+        if run is None:
+            return None
+        if self.trend_dialog is not None:
+            self.trend_dialog.close()
+            self.trend_dialog.deleteLater()
+        self.trend_dialog = TrendDialog(self.path(), run.jobs, self)
+        self.trend_dialog.show()
+        return self.trend_dialog
+
     # --- internals ---
 
     def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | None,
@@ -354,3 +375,4 @@ class HistoryPanel(QWidget):
         self.open_action.setEnabled(count == 1)
         self.delete_action.setEnabled(count >= 1)
         self.compare_action.setEnabled(count == 2)
+        self.trend_action.setEnabled(count == 1)
