@@ -16,7 +16,7 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from app.core.job_records import TcpInfo
+from app.core.job_records import Load, TcpInfo
 from app.core.stats import MetricStats, StabilityWarning, check_stability, summarize
 from app.core.vocab import LogLevel
 
@@ -136,6 +136,8 @@ class SizeMeasured:
     #: Sessions: what each end's kernel saw over the size (TCP_INFO), by role ("sender",
     #: "receiver"); an end that could not say is absent. Empty in operations mode.
     tcp_info: dict[str, TcpInfo] = field(default_factory=dict)
+    #: A load job's steps and what they add up to (None in every other mode).
+    load: Load | None = None
 
     def summarize(self) -> SizeMeasured:
         """Compute each metric's statistics here, in the measuring child, after the

@@ -286,46 +286,117 @@ class Placement:
                    unavailable=data.get("unavailable"))
 
 
+#: Latency percentiles every load step records, read from its merged histogram.
+LOAD_PERCENTILES: tuple[tuple[str, float], ...] = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99.9", 99.9))
+
+
 @dataclass(frozen=True)
 class LoadStep:
-    """One offered rate of a load job: what was achieved and the latency clients saw."""
+    """One offered rate of a load job: what was achieved and the latency clients saw.
+
+    Latency runs from each request's *intended* start (its place in the open-loop
+    schedule) to its acknowledgement, so a stalled server shows as latency instead of
+    slowing the clients down (no coordinated omission).
+    """
 
     offered_per_s: float
+    #: Requests acknowledged OK within the step's measured window, per second of it.
     achieved_per_s: float
+    #: Requests refused by the server, or not acknowledged before the drain ran out.
     errors: int
-    #: percentile name ("p50", "p99", "max", ...) -> seconds, from the merged histogram.
+    #: percentile name ("p50", "p90", "p99", "p99.9", "max") -> seconds, from the merged histogram.
     latency_s: Mapping[str, float]
     #: Set when the load generator, not the server, was the bottleneck at this step.
     generator_saturated: bool = False
+    #: Requests scheduled in the measured window, and how many of them were acknowledged OK.
+    sent: int = 0
+    completed: int = 0
+    #: The merged latency histogram, HdrHistogram's compressed base64 form (nanoseconds);
+    #: `hdrh.histogram.HdrHistogram.decode` reads it back, `add` merges several.
+    histogram: str | None = None
+    #: The generator's own CPU over the step (percent of one CPU), and how late its loop
+    #: handed requests to the kernel against their intended times (p99, seconds).
+    generator_cpu_percent: float | None = None
+    send_lag_p99_s: float | None = None
+    #: The server processes' CPU over the step (percent of one CPU, summed over workers).
+    server_cpu_percent: float | None = None
+    #: Why the step counts as generator-saturated, in words (None when it does not).
+    saturation_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"offered_per_s": self.offered_per_s, "achieved_per_s": self.achieved_per_s, "errors": self.errors,
-                "latency_s": dict(self.latency_s), "generator_saturated": self.generator_saturated}
+                "latency_s": dict(self.latency_s), "generator_saturated": self.generator_saturated,
+                "sent": self.sent, "completed": self.completed, "histogram": self.histogram,
+                "generator_cpu_percent": self.generator_cpu_percent, "send_lag_p99_s": self.send_lag_p99_s,
+                "server_cpu_percent": self.server_cpu_percent, "saturation_reason": self.saturation_reason}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadStep:
+        def number(key: str) -> float | None:
+            value = data.get(key)
+            return None if value is None else float(value)
+
         return cls(offered_per_s=float(data["offered_per_s"]), achieved_per_s=float(data["achieved_per_s"]),
                    errors=int(data.get("errors", 0)),
                    latency_s={k: float(v) for k, v in (data.get("latency_s") or {}).items()},
-                   generator_saturated=bool(data.get("generator_saturated", False)))
+                   generator_saturated=bool(data.get("generator_saturated", False)),
+                   sent=int(data.get("sent", 0)), completed=int(data.get("completed", 0)),
+                   histogram=data.get("histogram"), generator_cpu_percent=number("generator_cpu_percent"),
+                   send_lag_p99_s=number("send_lag_p99_s"), server_cpu_percent=number("server_cpu_percent"),
+                   saturation_reason=data.get("saturation_reason"))
 
 
 @dataclass(frozen=True)
 class Load:
-    """A load job's steps, in the order they were offered."""
+    """A load job's steps, in the order they were offered, and what they add up to."""
 
     clients: int
     server_workers: int
     steps: tuple[LoadStep, ...] = ()
+    #: What one request is: "handshake" (the client's per-session key establishment, one
+    #: sealed message and its acknowledgement) or "signed message" (signatures).
+    request: str = "handshake"
+    duration_s: float = 0.0
+    warmup_s: float = 0.0
+    #: Distinct requests each client connection prepared ahead and cycles through (the
+    #: client's crypto is done before a step, so the generator only sends and times).
+    pool: int = 0
+    #: The client's own crypto per request, median seconds (prepared ahead, outside latency).
+    client_prepare_s: float | None = None
+    #: The server's crypto per request, median seconds (timed in the server, all steps).
+    server_request_s: float | None = None
+    #: The highest achieved rate over steps the generator did not saturate (requests/s):
+    #: the server's saturation throughput where a step overloaded it.
+    knee_per_s: float | None = None
+    #: The highest offered rate the server kept up with (achieved >= 95 % of offered, no
+    #: errors, generator not saturated), and that step's p99 latency in seconds.
+    sustained_per_s: float | None = None
+    sustained_p99_s: float | None = None
+    #: True when some step offered more than the server could take (the knee is measured,
+    #: not a lower bound); False: every step was kept up with, the knee lies higher.
+    saturated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"clients": self.clients, "server_workers": self.server_workers,
-                "steps": [step.to_dict() for step in self.steps]}
+                "steps": [step.to_dict() for step in self.steps], "request": self.request,
+                "duration_s": self.duration_s, "warmup_s": self.warmup_s, "pool": self.pool,
+                "client_prepare_s": self.client_prepare_s, "server_request_s": self.server_request_s,
+                "knee_per_s": self.knee_per_s, "sustained_per_s": self.sustained_per_s,
+                "sustained_p99_s": self.sustained_p99_s, "saturated": self.saturated}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Load:
+        def number(key: str) -> float | None:
+            value = data.get(key)
+            return None if value is None else float(value)
+
         return cls(clients=int(data["clients"]), server_workers=int(data.get("server_workers", 1)),
-                   steps=tuple(LoadStep.from_dict(s) for s in data.get("steps", ())))
+                   steps=tuple(LoadStep.from_dict(s) for s in data.get("steps", ())),
+                   request=str(data.get("request", "handshake")), duration_s=float(data.get("duration_s", 0.0)),
+                   warmup_s=float(data.get("warmup_s", 0.0)), pool=int(data.get("pool", 0)),
+                   client_prepare_s=number("client_prepare_s"), server_request_s=number("server_request_s"),
+                   knee_per_s=number("knee_per_s"), sustained_per_s=number("sustained_per_s"),
+                   sustained_p99_s=number("sustained_p99_s"), saturated=bool(data.get("saturated", False)))
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from app.core.job_records import Link
 from app.core.link import presets as link_presets
 from app.core.link.presets import UNION_TAGS, LinkPresetError, LinkSpec, LinkValue
 from app.core.link.probe import loss_refusal
+from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, LoadFields, LoadSettings, fields_set_outside_load, resolve_load
 from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamValue
@@ -58,8 +59,9 @@ class ProfileError(CryptoBenchError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
-class JobSpec(BaseModel):
-    """One job as written in a profile (before the registry checks it)."""
+class JobSpec(LoadFields):
+    """One job as written in a profile (before the registry checks it); a job in mode
+    load also has the fields of `LoadFields` (clients, rates, ...)."""
 
     # strict: JSON types as written. Lax mode silently read "30" and 30.0 as 30, true as 1
     # and "no"/0 as false (tcp_nodelay), so a mistyped value ran instead of being refused.
@@ -167,6 +169,8 @@ class ResolvedJob:
     link: Link | None = None
     #: Which CPUs the job's processes may run on (app.core.placement applies it).
     placement: PlacementPolicy = DEFAULT_PLACEMENT
+    #: Mode load only: clients, server workers, offered rates, durations.
+    load: LoadSettings | None = None
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -431,6 +435,13 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         if job.mode == Mode.REMOTE and not has_remote:
             raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
                                "and run with --remote HOST:PORT --token-file FILE")
+        load: LoadSettings | None = None
+        if job.mode == Mode.LOAD:
+            load, problems = resolve_load(job)
+            if problems:
+                raise fail(*problems[0])
+        elif stray := fields_set_outside_load(job):
+            raise fail(stray[0], f'applies to "mode": "load" only (this job is in mode {job.mode})')
         info = scheme.info
         if info.fixed_message_size is not None:
             if job.message_sizes is not None:
@@ -438,7 +449,8 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                                             "remove message_sizes")
             sizes = [info.fixed_message_size]
         else:
-            sizes = list(job.message_sizes or DEFAULT_MESSAGE_SIZES)
+            # A load request seals one short message unless the profile says otherwise.
+            sizes = list(job.message_sizes or ((DEFAULT_LOAD_MESSAGE_SIZE,) if load else DEFAULT_MESSAGE_SIZES))
         if len(set(sizes)) != len(sizes):
             raise fail("message_sizes", f"lists a size twice (got {sizes})")
         for k, size in enumerate(sizes):
@@ -446,7 +458,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                 raise fail(f"message_sizes[{k}]",
                            f"a {size}-byte message does not fit one {info.label} block (at most "
                            f"{info.max_plaintext} bytes); set params.chunked to true to split it")
-            if job.mode in SESSION_MODES:
+            if job.mode in SESSION_MODES or job.mode == Mode.LOAD:
                 if size > MAX_SESSION_MESSAGE:
                     raise fail(f"message_sizes[{k}]", f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
                                                       f"(got {size} bytes); use mode operations for larger ones")
@@ -466,9 +478,11 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         label = job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
         # A sweep ("links") is one job per link, in its order; each link's numbers are part of
         # what is measured, so two links with the same numbers are a repeat.
-        placement = job.placement or DEFAULT_PLACEMENT
+        # A load job's server and clients on different CPUs by default: on one, the clients'
+        # work would be counted against the server's capacity.
+        placement = job.placement or (PlacementPolicy.SPLIT if load else DEFAULT_PLACEMENT)
         for place, link in _job_links(job, where, source):
-            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay, placement,
+            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay, placement, load,
                    None if link is None else (link.delay_ms, link.jitter_ms, link.rate_kbit_up,
                                               link.rate_kbit_down, link.loss_percent))
             for size in sizes:
@@ -483,7 +497,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
                 message_sizes=sizes, samples=job.samples, warmup=job.warmup,
                 keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
                 label=label if link is None else f"{label} over {link_presets.link_title(link)}",
-                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link, placement=placement,
+                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link, placement=placement, load=load,
             ))
     return resolved
 
@@ -494,6 +508,8 @@ _NO_LINK = {
                      '"loopback")',
     Mode.REMOTE: "a remote job runs over the real network between the two machines, which no emulated link "
                  'replaces; emulate links in "mode": "loopback"',
+    Mode.LOAD: "a load job runs its clients and server over plain loopback: load over an emulated link is not "
+               "built yet (the link process relays one connection, a load job opens many)",
 }
 
 

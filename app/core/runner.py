@@ -303,6 +303,7 @@ class _JobRun:
         result.finished = now_iso()
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
+        result.load = measured.load
         result.tcp_info = dict(measured.tcp_info)
         if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
             result.notes.append("TCP_INFO is of each end's connection to the link process: the kernel's RTT is "

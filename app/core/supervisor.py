@@ -1,6 +1,7 @@
 """Spawns, watches and (on cancel) kills one job's child processes.
 
-Operations mode: one worker. Loopback: a receiver that reports the port it bound, then
+Operations mode: one worker. Load: a load server (app.core.load.server), then the load
+generator that drives every client connection (app.core.load.job). Loopback: a receiver that reports the port it bound, then
 a sender that connects to it; over an emulated link (`ResolvedJob.link`), a link
 process (app.core.link) between them, which listens on a port of its own that the
 sender connects to instead. Remote: a sender only. Every child gets its plan up front
@@ -47,6 +48,8 @@ from app.core.events import (
 from app.core.jobstart import child_context, stop_signals_blocked
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
+from app.core.load.job import load_generator_main
+from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.measure import ResourceSampler, ResourceSeries
 from app.core.ops import child_main
 from app.core.placement import Placer, roles_of
@@ -74,7 +77,7 @@ RECEIVER_GRACE_SECONDS = 2.0
 #: Called with each size's measurement as it arrives: what the child measured, the
 #: sampler's series by role, and when (in those series' time) the size's window began.
 OnMeasured = Callable[[SizeMeasured, dict[str, ResourceSeries], float], None]
-PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan)
+PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, LoadServerPlan)
 
 
 class ChildSupervisor:
@@ -176,6 +179,16 @@ class ChildSupervisor:
                 if port is None:
                     return self.cancel.is_set()
                 self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
+            elif job.mode == Mode.LOAD:
+                assert job.load is not None, "resolve_jobs gives every load job its settings"
+                token = secrets.token_bytes(TOKEN_BYTES)
+                self._start(Role.RECEIVER, load_server_main, LoadServerPlan(
+                    token, job.scheme, job.backend, dict(job.params), tuple(job.message_sizes),
+                    workers=job.load.server_workers))
+                port = self._wait_for_port(Role.RECEIVER)
+                if port is None:
+                    return self.cancel.is_set()
+                self._start(Role.SENDER, load_generator_main, JobPlan(job, self.base, SessionPeer("127.0.0.1", port, token)))
             else:
                 remote = self.remote
                 if remote is None:  # resolve_jobs refuses this; kept as a clear error

@@ -18,11 +18,16 @@ class Mode(enum.StrEnum):
     OPERATIONS = "operations"
     LOOPBACK = "loopback"
     REMOTE = "remote"
+    #: Many client connections driven open-loop at a server on loopback (app.core.load):
+    #: handshakes (or signed messages) per second and the latency clients see.
+    LOAD = "load"
 
     @property
     def is_session(self) -> bool:
-        """A real sender and receiver on a TCP connection (loopback or remote)."""
-        return self is not Mode.OPERATIONS
+        """One sender and one receiver timing each message on a TCP connection (loopback
+        or remote). A load job has a server and clients too, but measures requests per
+        second and latency under load, not one message's costs: not a session."""
+        return self in (Mode.LOOPBACK, Mode.REMOTE)
 
     # `label`, not `title`: a property named like a str method would shadow it (str.title()).
     @property
@@ -41,8 +46,9 @@ _MODE_LABELS = {
     Mode.LOOPBACK: "Loopback client/server",
     # "server": the GUI's remote fields (host, port, token file) are those of `cryptobench serve`.
     Mode.REMOTE: "Remote server",
+    Mode.LOAD: "Load: many clients, one server",
 }
-_MODE_SHORT = {Mode.OPERATIONS: "ops", Mode.LOOPBACK: "loopback", Mode.REMOTE: "remote"}
+_MODE_SHORT = {Mode.OPERATIONS: "ops", Mode.LOOPBACK: "loopback", Mode.REMOTE: "remote", Mode.LOAD: "load"}
 #: The modes with a sender and a receiver process on TCP.
 SESSION_MODES: frozenset[Mode] = frozenset(mode for mode in Mode if mode.is_session)
 
@@ -94,7 +100,9 @@ class LogLevel(enum.StrEnum):
 
 #: The process whose timings are the job's figures, by mode: the operations worker, or
 #: the session's sender (the receiver's own timings are its own metrics).
-MEASURING_ROLE = {Mode.OPERATIONS: Role.WORKER, Mode.LOOPBACK: Role.SENDER, Mode.REMOTE: Role.SENDER}
+#: In a load job the sender is the load generator (all client connections in one process).
+MEASURING_ROLE = {Mode.OPERATIONS: Role.WORKER, Mode.LOOPBACK: Role.SENDER, Mode.REMOTE: Role.SENDER,
+                  Mode.LOAD: Role.SENDER}
 
 
 def measuring_role(mode: str) -> Role:

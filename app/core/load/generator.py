@@ -1,0 +1,381 @@
+"""A load job's generator: every client connection, driven open-loop from one process.
+
+Open loop: request k of a step is *intended* to start at `t0 + k / rate`, whatever the
+server is doing; it is handed to its connection (round robin over the clients) when
+its time comes, and its latency runs from that intended time to its acknowledgement.
+A server that stalls therefore shows as latency, and cannot slow the schedule down
+(the coordinated omission of closed-loop tools).
+
+The clients' own crypto is done ahead of each message size: each connection prepares
+a pool of distinct requests (a fresh sender per request: its handshake and one sealed
+message; for signatures, signed messages under the connection's key) and cycles
+through it, so that the generator only sends and times, and the server's capacity is
+what a step measures. The generator measures itself too: its CPU, and how late its
+loop handed requests to the kernel; a step it could not drive on time is marked.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import selectors
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+
+from hdrh.histogram import HdrHistogram
+
+from app.core.events import MeasuringMessage, Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
+from app.core.harness import child_entry
+from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
+from app.core.load import sweep
+from app.core.load.protocol import REPLY, Kind, ReplyBuffer, record, request_body
+from app.core.load.settings import LoadSettings
+from app.core.plan import JobPlan, SessionPeer
+from app.core.schemes import registry
+from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
+from app.core.session.auth import authenticate_server
+from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
+from app.core.session.sender import connect
+from app.core.wire import MAX_CONTROL_FRAME, FrameReader, WireError
+
+Emit = Callable[[MeasuringMessage], None]
+
+#: Latencies recorded in nanoseconds, from 1 ns to a minute, to 3 significant digits.
+HISTOGRAM_RANGE = (1, 60_000_000_000, 3)
+#: Each connection prepares at most this many distinct requests, within this long.
+POOL_MAX = 64
+POOL_MIN = 4
+POOL_BUDGET_S = 0.5
+#: A sweep's closed-loop estimate of the server's capacity: this many requests, at most this long.
+CALIBRATION_REQUESTS = 200
+CALIBRATION_BUDGET_S = 0.5
+#: After a step's last send, how long its outstanding requests get before they count as errors.
+MIN_DRAIN_S = 2.0
+#: Below this wait the loop spins (yielding the CPU) instead of sleeping: epoll sleeps in
+#: whole milliseconds, which would send each request up to 1 ms late.
+SPIN_BELOW_S = 0.002
+#: Live samples per batch sent to the window (a subsample of the step's latencies).
+LIVE_BATCH = 400
+LIVE_EVERY_S = 0.25
+#: How long a blocking exchange during setup (public key, calibration, marks) may take.
+SETUP_TIMEOUT_S = 30.0
+#: A request id carries its step in the high bits: a late reply to an earlier step is
+#: recognised and ignored instead of being counted in the next one.
+STEP_SHIFT = 40
+
+
+class LoadFailed(WireError):
+    """The load job could not go on (a connection broke, the server refused a request)."""
+
+
+@dataclass
+class _Client:
+    sock: socket.socket
+    replies: ReplyBuffer = field(default_factory=ReplyBuffer)
+    out: bytearray = field(default_factory=bytearray)
+    pool: list[bytes] = field(default_factory=list)
+    cursor: int = 0
+
+
+@dataclass
+class _StepRecord:
+    """What one step's replies add up to while it runs."""
+
+    histogram: HdrHistogram
+    window_start: int
+    window_end: int
+    first_measured: int
+    outstanding: dict[int, int] = field(default_factory=dict)
+    completed_in_window: int = 0
+    #: Requests the server answered with a failed verdict (validation), by verdict name.
+    refused: dict[str, int] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    server_ns: list[int] = field(default_factory=list)
+    live: list[float] = field(default_factory=list)
+
+
+class LoadGenerator:
+    """Drives one load job's clients against its server, size by size."""
+
+    def __init__(self, plan: JobPlan, emit: Emit, clock: Callable[[], int] = time.perf_counter_ns) -> None:
+        self.plan, self.emit, self.clock = plan, emit, clock
+        job = plan.job
+        assert job.load is not None, "a load plan carries load settings"
+        self.settings: LoadSettings = job.load
+        self.peer: SessionPeer = plan.session_peer()
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
+        self.signer = self.scheme.info.family in KEYGEN_ON_SENDER
+        self.clients: list[_Client] = []
+        self.selector = selectors.DefaultSelector()
+        self.marks: dict[int, int] = {}
+        self.mark_replies = 0
+        self.step: _StepRecord | None = None
+        self.step_number = 0
+        self.tamper_verdicts: list[int] = []
+
+    # --- connections -----------------------------------------------------------------
+
+    def connect_all(self) -> None:
+        for k in range(self.settings.clients):
+            sock = connect(self.peer.host, self.peer.port, self.peer.connect_timeout)
+            where = f"load server {self.peer.address} (client {k + 1})"
+            sock.settimeout(SETUP_TIMEOUT_S)
+            authenticate_server(sock, FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=SETUP_TIMEOUT_S),
+                                self.peer.token, where)
+            client = _Client(sock)
+            self.clients.append(client)
+            self.selector.register(sock, selectors.EVENT_READ, client)
+
+    def close(self) -> None:
+        for client in self.clients:
+            try:
+                client.sock.setblocking(True)
+                client.sock.sendall(record(Kind.BYE, 0))
+            except OSError:
+                pass
+            client.sock.close()
+        self.selector.close()
+
+    def _exchange(self, client: _Client, data: bytes, extra: int = 0) -> tuple[tuple[int, int, int, int], bytes]:
+        """Send `data` on a blocking socket and read one reply (plus `extra` bytes after it)."""
+        client.sock.setblocking(True)
+        client.sock.settimeout(SETUP_TIMEOUT_S)
+        client.sock.sendall(data)
+        head = _recv_exact(client.sock, REPLY.size)
+        reply = REPLY.unpack(head)
+        tail = _recv_exact(client.sock, reply[2]) if extra < 0 else _recv_exact(client.sock, extra)
+        return reply, tail
+
+    # --- preparing a size --------------------------------------------------------------
+
+    def prepare(self, size: int) -> list[float]:
+        """Give every connection this size's keys and its pool of requests; returns the
+        client-side seconds per request spent preparing them."""
+        costs: list[float] = []
+        clock = self.clock
+        for client in self.clients:
+            seed = secrets.token_bytes(SEED_BYTES)
+            plaintext = plaintext_for(seed, size)
+            (kind, _, length, verdict), public = self._exchange(
+                client, record(Kind.PUBLIC_PLEASE, 0, seed + U64.pack(size)), extra=-1)
+            if kind != Kind.PUBLIC_PLEASE or verdict != Verdict.OK:
+                raise LoadFailed(f"the load server did not publish its key (reply {kind}, verdict {verdict})")
+            client.pool, client.cursor = [], 0
+            budget_end = time.monotonic() + POOL_BUDGET_S
+            if self.signer:
+                sender = self.scheme.new_sender()
+                (_, _, _, verdict), _ = self._exchange(client, record(Kind.KEY, 0, sender.handshake(public)))
+                if verdict != Verdict.OK:
+                    raise LoadFailed("the load server refused the signer's verification key")
+            while len(client.pool) < POOL_MAX and (len(client.pool) < POOL_MIN or time.monotonic() < budget_end):
+                start = clock()
+                if not self.signer:
+                    sender = self.scheme.new_sender()
+                    handshake = sender.handshake(public)
+                else:
+                    handshake = b""
+                payload = b"".join(bytes(part) for part in sender.seal(plaintext))
+                costs.append((clock() - start) / 1e9)
+                client.pool.append(request_body(handshake, payload))
+            client.sock.setblocking(False)
+        return costs
+
+    def check_tampering(self, size: int) -> tuple[int, int, list[str]]:
+        """Send the first client's first request with a bit flipped at each tamper spot:
+        the server must refuse each. Returns (tried, rejected, failures)."""
+        client = self.clients[0]
+        body = client.pool[0]
+        handshake_length = int.from_bytes(body[:4], "big")
+        offset = 4 + handshake_length
+        payload = body[offset:]
+        tried = rejected = 0
+        failures: list[str] = []
+        for spot in self.scheme.tamper_spots(len(payload), size):
+            tampered = body[:offset] + flip_bit(payload, spot.offset)
+            (_, _, _, verdict), _ = self._exchange(client, record(Kind.REQUEST, 0, tampered))
+            tried += 1
+            if verdict == Verdict.REJECTED:
+                rejected += 1
+            else:
+                failures.append(f"{spot.label}: {Verdict(verdict).name.lower()}")
+        client.sock.setblocking(False)
+        return tried, rejected, failures
+
+    def calibrate(self) -> tuple[float, float]:
+        """Requests one at a time on the first connection: (median server seconds, median round trip)."""
+        client = self.clients[0]
+        server: list[int] = []
+        rtts: list[int] = []
+        end = time.monotonic() + CALIBRATION_BUDGET_S
+        while len(server) < CALIBRATION_REQUESTS and (len(server) < 5 or time.monotonic() < end):
+            body = client.pool[len(server) % len(client.pool)]
+            start = self.clock()
+            (_, _, value, verdict), _ = self._exchange(client, record(Kind.REQUEST, 0, body))
+            rtts.append(self.clock() - start)
+            if verdict != Verdict.OK:
+                raise LoadFailed(f"the load server refused a request ({Verdict(verdict).name.lower()})")
+            server.append(value)
+        client.sock.setblocking(False)
+        return _median(server) / 1e9, _median(rtts) / 1e9
+
+    # --- the event loop ----------------------------------------------------------------
+
+    def _flush(self) -> None:
+        for client in self.clients:
+            if client.out:
+                try:
+                    sent = client.sock.send(client.out)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                del client.out[:sent]
+
+    def _receive(self, timeout: float) -> None:
+        for key, _ in self.selector.select(timeout):
+            client: _Client = key.data
+            try:
+                chunk = client.sock.recv(1 << 16)
+            except (BlockingIOError, InterruptedError):
+                continue
+            if not chunk:
+                raise LoadFailed("the load server closed a client connection mid-run")
+            now = self.clock()
+            for kind, ident, value, verdict in client.replies.feed(chunk):
+                if kind == Kind.MARK:
+                    self.marks[ident] = value
+                    self.mark_replies += 1
+                elif kind == Kind.REQUEST and self.step is not None:
+                    self._replied(self.step, ident, value, verdict, now)
+
+    def _replied(self, step: _StepRecord, ident: int, value: int, verdict: int, now: int) -> None:
+        intended = step.outstanding.pop(ident, None)
+        if intended is None:
+            return  # an earlier step's late reply
+        if (ident & ((1 << STEP_SHIFT) - 1)) < step.first_measured:
+            return  # warm-up
+        if verdict != Verdict.OK:
+            name = Verdict(verdict).name.lower() if verdict in Verdict._value2member_map_ else str(verdict)
+            step.refused[name] = step.refused.get(name, 0) + 1
+            return
+        latency = max(1, now - intended)
+        step.histogram.record_value(latency)
+        step.latencies.append(latency / 1e9)
+        step.server_ns.append(value)
+        if now <= step.window_end:
+            step.completed_in_window += 1
+        if len(step.live) < LIVE_BATCH:
+            step.live.append(latency / 1e9)
+
+    def server_cpu_ns(self) -> dict[int, int]:
+        """Each server process's CPU time now, by pid (a MARK on every connection; several
+        connections may share a process, so replies are counted, not pids)."""
+        self.marks, self.mark_replies = {}, 0
+        for client in self.clients:
+            client.out += record(Kind.MARK, 0)
+        deadline = time.monotonic() + SETUP_TIMEOUT_S
+        while self.mark_replies < len(self.clients):
+            if time.monotonic() > deadline:
+                raise LoadFailed(f"the load server did not answer a step mark within {SETUP_TIMEOUT_S:g} s")
+            self._flush()
+            self._receive(0.05)
+        return dict(self.marks)
+
+    def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, _StepRecord]:
+        """Offer `rate` requests/s for warmup + duration; measure the duration's window."""
+        settings = self.settings
+        self.step_number += 1
+        base = self.step_number << STEP_SHIFT
+        interval = 1e9 / rate
+        warm = round(settings.warmup_s * rate)
+        measured = max(1, round(settings.duration_s * rate))
+        total = warm + measured
+        clock = self.clock
+        t0 = clock() + 20_000_000  # a moment to set up before the first intended send
+        step = _StepRecord(histogram=HdrHistogram(*HISTOGRAM_RANGE), window_start=int(t0 + warm * interval),
+                           window_end=int(t0 + total * interval), first_measured=warm)
+        self.step = step
+        lag = HdrHistogram(*HISTOGRAM_RANGE)
+        cpu_marks = self.server_cpu_ns()
+        cpu_start = time.process_time_ns()
+        wall_start = clock()
+        n = len(self.clients)
+        k = 0
+        sent_in_window = 0
+        next_live = time.monotonic() + LIVE_EVERY_S
+        while k < total:
+            now = clock()
+            while k < total and t0 + k * interval <= now:
+                client = self.clients[k % n]
+                intended = int(t0 + k * interval)
+                ident = base | k
+                client.out += record(Kind.REQUEST, ident, client.pool[client.cursor % len(client.pool)])
+                client.cursor += 1
+                step.outstanding[ident] = intended
+                if k >= warm:
+                    lag.record_value(max(1, now - intended))
+                    if now <= step.window_end:
+                        sent_in_window += 1
+                k += 1
+            self._flush()
+            wait = (t0 + k * interval - clock()) / 1e9 if k < total else 0.0
+            if wait > SPIN_BELOW_S:
+                self._receive(wait - SPIN_BELOW_S / 2)
+            else:
+                self._receive(0)
+                if wait > 0:
+                    os.sched_yield()
+            if time.monotonic() >= next_live:
+                next_live = time.monotonic() + LIVE_EVERY_S
+                self._live(step)
+                progress(min(1.0, k / total))
+        drain_end = time.monotonic() + max(MIN_DRAIN_S, settings.duration_s)
+        while step.outstanding and time.monotonic() < drain_end:
+            self._flush()
+            self._receive(0.01)
+        late = len(step.outstanding)
+        step.outstanding.clear()
+        wall = (clock() - wall_start) / 1e9
+        generator_cpu = 100.0 * (time.process_time_ns() - cpu_start) / 1e9 / max(wall, 1e-9)
+        cpu_end = self.server_cpu_ns()
+        server_cpu = None
+        if cpu_marks and cpu_end:
+            spent = sum(cpu_end[pid] - cpu_marks.get(pid, cpu_end[pid]) for pid in cpu_end)
+            server_cpu = 100.0 * spent / 1e9 / max(wall, 1e-9)
+        self._live(step)
+        self.step = None
+        lag_p99 = lag.get_value_at_percentile(99.0) / 1e9 if lag.get_total_count() else None
+        reason = sweep.generator_saturation(lag_p99, sent_in_window, measured)
+        percentiles = {name: step.histogram.get_value_at_percentile(p) / 1e9 for name, p in LOAD_PERCENTILES}
+        percentiles["max"] = step.histogram.get_max_value() / 1e9
+        window = (step.window_end - step.window_start) / 1e9
+        result = LoadStep(
+            offered_per_s=rate, achieved_per_s=step.completed_in_window / window,
+            errors=sum(step.refused.values()) + late,
+            latency_s=percentiles if step.histogram.get_total_count() else {},
+            generator_saturated=reason is not None, sent=measured, completed=step.histogram.get_total_count(),
+            histogram=step.histogram.encode().decode("ascii"), generator_cpu_percent=generator_cpu,
+            send_lag_p99_s=lag_p99, server_cpu_percent=server_cpu, saturation_reason=reason)
+        return result, step
+
+    def _live(self, step: _StepRecord) -> None:
+        if step.live:
+            self.emit(SampleBatch(0, "latency", step.live))
+            step.live = []
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    data = bytearray()
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise LoadFailed("the load server closed the connection during setup")
+        data += chunk
+    return bytes(data)
+
+
+def _median(values: list[int]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return float(ordered[mid]) if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2

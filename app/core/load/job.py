@@ -1,0 +1,97 @@
+"""One load job in its generator process: connect, then per message size prepare,
+check tampering, (for a sweep) estimate the capacity, run the steps, report."""
+
+from __future__ import annotations
+
+import statistics
+from multiprocessing.connection import Connection
+
+from app.core.events import Progress, RawMetric, SizeMeasured, SizeStarted
+from app.core.harness import child_entry
+from app.core.job_records import Load, LoadStep
+from app.core.load import sweep
+from app.core.load.generator import Emit, LoadGenerator
+from app.core.plan import JobPlan
+
+#: Progress is counted in hundredths of a step.
+_PER_STEP = 100
+
+
+def run_load_job(plan: JobPlan, emit: Emit) -> None:
+    """The body of `load_generator_main`: every message size of the job, in order."""
+    generator = LoadGenerator(plan, emit)
+    try:
+        generator.connect_all()
+        for index, size in enumerate(plan.job.message_sizes):
+            emit(SizeStarted(index, size))
+            emit(measure_size(generator, index, size).summarize())
+    finally:
+        generator.close()
+
+
+def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasured:
+    settings = generator.settings
+    notes: list[str] = []
+    costs = generator.prepare(size)
+    tried, rejected, failures = generator.check_tampering(size)
+    if settings.sweep:
+        server_s, round_trip_s = generator.calibrate()
+        capacity = settings.server_workers / max(server_s, 1e-7)
+        rates = sweep.sweep_rates(capacity)
+        notes.append(f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
+                     f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
+                     f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee")
+    else:
+        rates = list(settings.rates)
+    steps: list[LoadStep] = []
+    first_latencies: list[float] = []
+    server_ns: list[int] = []
+    refused: dict[str, int] = {}
+    total = len(rates) * _PER_STEP
+    for k, rate in enumerate(rates):
+        def progress(fraction: float, k: int = k) -> None:
+            generator.emit(Progress(0, int((k + fraction) * _PER_STEP), total))
+
+        step, record = generator.run_step(rate, progress)
+        steps.append(step)
+        server_ns += record.server_ns
+        for name, count in record.refused.items():
+            refused[name] = refused.get(name, 0) + count
+        if not first_latencies:
+            first_latencies = record.latencies
+        if settings.sweep and sweep.should_stop(steps):
+            break
+    generator.emit(Progress(0, total, total))
+    knee, sustained, sustained_p99, saturated = sweep.summarise(steps)
+    pool = min(len(client.pool) for client in generator.clients)
+    load = Load(
+        clients=settings.clients, server_workers=settings.server_workers, steps=tuple(steps),
+        request="signed message" if generator.signer else "handshake", duration_s=settings.duration_s,
+        warmup_s=settings.warmup_s, pool=pool, client_prepare_s=statistics.median(costs) if costs else None,
+        server_request_s=statistics.median(server_ns) / 1e9 if server_ns else None, knee_per_s=knee,
+        sustained_per_s=sustained, sustained_p99_s=sustained_p99, saturated=saturated)
+    if any(step.generator_saturated for step in steps):
+        notes.append("the generator, not the server, was the limit at "
+                     + ", ".join(f"{step.offered_per_s:g}/s" for step in steps if step.generator_saturated)
+                     + ": those steps are marked and left out of the knee")
+    if not saturated:
+        notes.append("no step overloaded the server: the knee is at least the highest rate achieved")
+    failed = sum(refused.values())
+    checked = sum(step.completed for step in steps) + failed
+    metrics = {
+        # What clients saw at the lowest offered rate, and what the server's crypto took per request.
+        "latency": RawMetric(samples=first_latencies),
+        "server": RawMetric(samples=[ns / 1e9 for ns in server_ns]),
+    }
+    error = None
+    if failed:
+        error = "the server refused requests that should have opened: " + ", ".join(
+            f"{count} {name}" for name, count in sorted(refused.items()))
+    return SizeMeasured(size_index=index, message_size=size, metrics=metrics, checked=checked, failed=failed,
+                        tamper_tried=tried, tamper_rejected=rejected, tamper_failures=failures, error=error,
+                        notes=notes, load=load)
+
+
+def load_generator_main(conn: Connection, plan: JobPlan) -> None:
+    """Entry point of a load generator process (multiprocessing target)."""
+    child_entry(conn, lambda emit: run_load_job(plan, emit))

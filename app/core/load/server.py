@@ -1,0 +1,330 @@
+"""A load job's server: serves every client connection from one event loop per process.
+
+One process (or `server_workers` processes, each with its own listening socket on the
+same port, SO_REUSEPORT: the kernel spreads new connections over them) answers requests
+in arrival order, one at a time: the server's single core is what a load job measures.
+Each connection is a client of its own: the receiver side of the scheme with its own
+long-term keys, published when the client asks (`Kind.PUBLIC_PLEASE`).
+
+Every request is checked, outside the timed region: the opened plaintext must equal the
+connection's expected plaintext, or the reply carries the verdict that fails it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import selectors
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+
+from app.core.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
+from app.core.harness import child_entry
+from app.core.load.protocol import (
+    MAX_HANDSHAKE,
+    REPLY,
+    HANDSHAKE_LENGTH,
+    Kind,
+    LoadProtocolError,
+    RecordBuffer,
+    split_request,
+)
+from app.core.schemes import registry
+from app.core.schemes.base import KEYGEN_ON_SENDER, Receiver, Scheme, SchemeError
+from app.core.session.auth import authenticate_peer
+from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, plaintext_for
+from app.core.wire import WireError, tune
+
+#: How long a connection may take to prove it holds the token.
+HELLO_TIMEOUT_S = 10.0
+#: A reply that cannot be written within this long means the client stopped reading.
+SEND_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class LoadServerPlan:
+    """What the runner hands the load server process."""
+
+    token: bytes = field(repr=False)
+    scheme: str
+    backend: str
+    params: dict[str, int | str | bool]
+    message_sizes: tuple[int, ...]
+    workers: int = 1
+    #: Benchmarks only (benchmarks/bench_load.py): instead of the scheme's work, spin this
+    #: many nanoseconds per request: a server of known cost to check the harness against.
+    spin_ns: int = 0
+    accept_timeout: float = 60.0
+    bind: str = "127.0.0.1"
+
+
+@dataclass
+class _Client:
+    sock: socket.socket
+    buffer: RecordBuffer
+    receiver: Receiver | None = None
+    expected: bytes | None = None
+    keyed: bool = False
+
+
+class _Worker:
+    """One server process's event loop over its listening socket and its clients."""
+
+    def __init__(self, listener: socket.socket, plan: LoadServerPlan, scheme: Scheme,
+                 dropped: Callable[[str], None]) -> None:
+        self.listener, self.plan, self.scheme, self.dropped = listener, plan, scheme, dropped
+        self.per_session_handshake = scheme.info.family not in KEYGEN_ON_SENDER
+        self.limit = (job_capacity(scheme, list(plan.message_sizes)) + MAX_HANDSHAKE + HANDSHAKE_LENGTH.size
+                      + SEED_BYTES + U64.size)
+        self.selector = selectors.DefaultSelector()
+        self.clients: dict[socket.socket, _Client] = {}
+        self.served = 0
+
+    def run(self) -> str | None:
+        """Serve until every connection this worker took has closed (the generator keeps
+        them all open to its end); the error that ended it, if any."""
+        self.listener.setblocking(False)
+        self.selector.register(self.listener, selectors.EVENT_READ, None)
+        deadline = time.monotonic() + self.plan.accept_timeout
+        try:
+            while not (self.served and not self.clients):
+                if not self.clients and not self.served and time.monotonic() > deadline:
+                    return f"no load client connected within {self.plan.accept_timeout:g} s"
+                for key, _ in self.selector.select(timeout=0.5):
+                    if key.data is None:
+                        self._accept()
+                    else:
+                        self._read(key.data)
+        finally:
+            for client in list(self.clients.values()):
+                self._close(client)
+            self.selector.close()
+        return None
+
+    def _accept(self) -> None:
+        try:
+            sock, address = self.listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return  # another worker took it
+        sock.setblocking(True)
+        try:
+            authenticate_peer(sock, self.plan.token, HELLO_TIMEOUT_S)
+        except (WireError, OSError) as exc:
+            sock.close()
+            self.dropped(f"load server closed a connection from {address[0]}: {exc}")
+            return
+        tune(sock, True)
+        sock.settimeout(SEND_TIMEOUT_S)
+        client = _Client(sock, RecordBuffer(self.limit))
+        self.clients[sock] = client
+        self.selector.register(sock, selectors.EVENT_READ, client)
+        self.served += 1
+
+    def _close(self, client: _Client) -> None:
+        self.clients.pop(client.sock, None)
+        try:
+            self.selector.unregister(client.sock)
+        except (KeyError, ValueError):
+            pass
+        client.sock.close()
+
+    def _read(self, client: _Client) -> None:
+        try:
+            chunk = client.sock.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._close(client)
+            return
+        try:
+            replies = [self._handle(client, kind, ident, body) for kind, ident, body in client.buffer.feed(chunk)]
+            out = b"".join(reply for reply in replies if reply is not None)
+            if out:
+                client.sock.sendall(out)
+        except (LoadProtocolError, OSError) as exc:
+            self.dropped(f"load server closed a client connection: {exc}")
+            self._close(client)
+        except _Done:
+            self._close(client)
+
+    def _handle(self, client: _Client, kind: Kind, ident: int, body: memoryview) -> bytes | None:
+        if kind == Kind.REQUEST:
+            return self._request(client, ident, body)
+        if kind == Kind.MARK:
+            return REPLY.pack(kind, os.getpid(), time.process_time_ns(), Verdict.OK)
+        if kind == Kind.PUBLIC_PLEASE:
+            return self._publish(client, ident, body)
+        if kind == Kind.KEY:
+            if client.receiver is None:
+                raise LoadProtocolError("KEY before PUBLIC_PLEASE")
+            verdict = Verdict.OK
+            try:
+                client.receiver.handshake(bytes(body))
+                client.keyed = True
+            except SchemeError:
+                verdict = Verdict.REJECTED
+            return REPLY.pack(kind, ident, 0, verdict)
+        raise _Done  # BYE: this connection is over
+
+    def _publish(self, client: _Client, ident: int, body: memoryview) -> bytes:
+        if len(body) != SEED_BYTES + U64.size:
+            raise LoadProtocolError(f"PUBLIC_PLEASE of {len(body)} bytes, expected {SEED_BYTES + U64.size}")
+        (size,) = U64.unpack_from(body, SEED_BYTES)
+        if size not in self.plan.message_sizes:
+            raise LoadProtocolError(f"message size {size} is not one of the job's sizes")
+        client.expected = plaintext_for(bytes(body[:SEED_BYTES]), size)
+        client.receiver = self.scheme.new_receiver()
+        public = client.receiver.setup()
+        return REPLY.pack(Kind.PUBLIC_PLEASE, ident, len(public), Verdict.OK) + public
+
+    def _request(self, client: _Client, ident: int, body: memoryview) -> bytes:
+        receiver, expected = client.receiver, client.expected
+        if receiver is None or expected is None:
+            raise LoadProtocolError("REQUEST before PUBLIC_PLEASE")
+        handshake, payload = split_request(body)
+        clock = time.perf_counter_ns
+        if self.plan.spin_ns:
+            start = clock()
+            while clock() - start < self.plan.spin_ns:
+                pass
+            return REPLY.pack(Kind.REQUEST, ident, clock() - start, Verdict.OK)
+        if not self.per_session_handshake and (handshake or not client.keyed):
+            raise LoadProtocolError("a signed message carries no handshake; the key comes once, in KEY")
+        start = clock()
+        try:
+            if self.per_session_handshake:
+                receiver.handshake(handshake)
+            opened = receiver.open(payload)
+        except SchemeError:
+            return REPLY.pack(Kind.REQUEST, ident, clock() - start, Verdict.REJECTED)
+        except Exception:  # noqa: BLE001 - a bug in a wrapper or library fails the request, not the server
+            return REPLY.pack(Kind.REQUEST, ident, clock() - start, Verdict.ERROR)
+        elapsed = clock() - start
+        verdict = Verdict.OK if bytes(opened) == expected else Verdict.WRONG_PLAINTEXT
+        return REPLY.pack(Kind.REQUEST, ident, elapsed, verdict)
+
+
+class _Done(Exception):
+    """The client said BYE: close its connection."""
+
+
+def listeners(bind: str, workers: int) -> list[socket.socket]:
+    """`workers` listening sockets on one free port (SO_REUSEPORT beyond the first)."""
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    sockets: list[socket.socket] = []
+    port = 0
+    try:
+        for _ in range(workers):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sockets.append(sock)
+            if workers > 1:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind((bind, port))
+            sock.listen(256)
+            port = sock.getsockname()[1]
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def workers_problem(workers: int) -> str | None:
+    """Why `workers` server processes cannot run here, or None."""
+    if workers <= 1:
+        return None
+    if not sys.platform.startswith("linux"):
+        return (f"server_workers {workers} needs Linux (SO_REUSEPORT spreading connections over processes, "
+                "and a parent-death signal for each worker); this is " + sys.platform)
+    return None
+
+
+def _die_with_parent() -> None:
+    """A forked worker gets SIGKILL when the server process that forked it dies."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None:
+    """Listen, report the port, serve until the generator is done (the body of `load_server_main`).
+
+    One worker: this process serves. Several: this process forks them, each with its own
+    listening socket on the port, and waits; a worker ends once the connections it took
+    have closed, which the generator does all at once at its end, so when the first one
+    ends the others get a moment to follow (one that took no connection never would).
+    """
+    problem = workers_problem(plan.workers)
+    if problem is not None:
+        emit(ChildFailed(problem))
+        return
+    scheme = registry.create(plan.scheme, plan.backend, plan.params)
+    try:
+        sockets = listeners(plan.bind, plan.workers)
+    except OSError as exc:
+        emit(ChildFailed(f"load server could not listen on {plan.bind}: {exc.strerror or exc}"))
+        return
+    port = sockets[0].getsockname()[1]
+    if plan.workers == 1:
+        with sockets[0] as listener:
+            emit(Listening(port))
+            error = _Worker(listener, plan, scheme, lambda text: emit(PeerDropped(text))).run()
+        emit(ChildFailed(f"load server: {error}") if error else ReceiverDone())
+        return
+    children: list[int] = []
+    try:
+        for sock in sockets:
+            pid = os.fork()
+            if pid == 0:  # a worker: its own socket, its own loop, no word to the supervisor
+                _die_with_parent()
+                for other in sockets:
+                    if other is not sock:
+                        other.close()
+                code = 1 if _Worker(sock, plan, scheme, lambda text: None).run() else 0
+                os._exit(code)
+            children.append(pid)
+    finally:
+        for sock in sockets:
+            sock.close()
+    emit(Listening(port))
+    failed = _reap(children)
+    emit(ChildFailed(f"load server: {failed} of {plan.workers} workers failed") if failed else ReceiverDone())
+
+
+#: After the first worker ends, how long the others get to end on their own.
+_FOLLOW_S = 0.5
+
+
+def _reap(children: list[int]) -> int:
+    """Wait for the forked workers; once one has ended, kill those still there after
+    `_FOLLOW_S`. Returns how many ended with an error."""
+    waiting = set(children)
+    failed = 0
+    deadline: float | None = None
+    while waiting:
+        for pid in list(waiting):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                waiting.discard(pid)
+                failed += os.waitstatus_to_exitcode(status) != 0
+                deadline = deadline or time.monotonic() + _FOLLOW_S
+        if waiting and deadline is not None and time.monotonic() > deadline:
+            for pid in waiting:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            break
+        if waiting:
+            time.sleep(0.01)  # a process's own wait loop, not a test waiting for a signal
+    return failed
+
+
+def load_server_main(conn: Connection, plan: LoadServerPlan) -> None:
+    """Entry point of a load server process (multiprocessing target)."""
+    child_entry(conn, lambda emit: serve(plan, emit), describe=lambda exc: f"load server: {type(exc).__name__}: {exc}")

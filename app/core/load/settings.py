@@ -1,0 +1,103 @@
+"""A load job's settings: the profile fields (`LoadFields`, part of `JobSpec`) and what
+the profile layer resolves them to (`LoadSettings`, part of `ResolvedJob`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+#: At most this many client connections: one generator process drives them all.
+MAX_CLIENTS = 256
+MAX_SERVER_WORKERS = 64
+#: Offered rates beyond this are not something one Python generator can schedule.
+MAX_RATE_PER_S = 1_000_000.0
+MAX_DURATION_S = 600.0
+MAX_WARMUP_S = 60.0
+MAX_STEPS = 32
+#: A load job's one message, sealed per request, when the profile names no size.
+DEFAULT_LOAD_MESSAGE_SIZE = 32
+#: `"rate_per_s": "sweep"`: find the saturation point by itself.
+SWEEP = "sweep"
+
+
+class LoadFields(BaseModel):
+    """The fields a profile job in `"mode": "load"` may set (every other mode refuses them).
+
+    Inherited by `app.core.profile.JobSpec`, whose configuration (strict, no extra keys)
+    applies to them too.
+    """
+
+    #: Client connections, all driven by one load-generator process.
+    clients: int | None = Field(default=None, ge=1, le=MAX_CLIENTS)
+    #: Server processes accepting on the same port (SO_REUSEPORT where more than one).
+    server_workers: int | None = Field(default=None, ge=1, le=MAX_SERVER_WORKERS)
+    #: Requests per second offered over all clients, or "sweep" (the default without `rates`).
+    rate_per_s: float | Literal["sweep"] | None = None
+    #: Several offered rates, one step each, in this order (instead of `rate_per_s`).
+    rates: list[float] | None = Field(default=None, min_length=1, max_length=MAX_STEPS)
+    #: Each step's measured window, after `warmup_s` at the same rate that is not recorded.
+    duration_s: float | None = Field(default=None, gt=0, le=MAX_DURATION_S, allow_inf_nan=False)
+    warmup_s: float | None = Field(default=None, ge=0, le=MAX_WARMUP_S, allow_inf_nan=False)
+
+    @field_validator("rate_per_s", mode="before")
+    @classmethod
+    def _number_or_sweep(cls, value: object) -> object:
+        # Before the union's own checks, whose errors name its branches ("rate_per_s.float").
+        if value is None or value == SWEEP or (isinstance(value, int | float) and not isinstance(value, bool)
+                                                and math.isfinite(value)):
+            return value
+        raise ValueError(f'a number of requests per second, or "{SWEEP}"')
+
+
+#: The load fields' names, for the message that refuses them outside mode load.
+LOAD_FIELD_NAMES: tuple[str, ...] = tuple(LoadFields.model_fields)
+
+
+@dataclass(frozen=True)
+class LoadSettings:
+    """A load job as resolved: every field has its value."""
+
+    clients: int = 4
+    server_workers: int = 1
+    #: The offered rates in order; empty: sweep (app.core.load.sweep plans them).
+    rates: tuple[float, ...] = ()
+    duration_s: float = 3.0
+    warmup_s: float = 0.5
+
+    @property
+    def sweep(self) -> bool:
+        return not self.rates
+
+
+def resolve_load(fields: LoadFields) -> tuple[LoadSettings, list[tuple[str, str]]]:
+    """The settings of a job in mode load, and its problems as (field, message) pairs."""
+    problems: list[tuple[str, str]] = []
+    defaults = LoadSettings()
+    rates: tuple[float, ...] = ()
+    if fields.rates is not None and fields.rate_per_s is not None:
+        problems.append(("rates", "give rate_per_s (one rate, or \"sweep\") or rates (several), not both"))
+    elif fields.rates is not None:
+        rates = tuple(fields.rates)
+    elif isinstance(fields.rate_per_s, float):
+        rates = (fields.rate_per_s,)
+    for k, rate in enumerate(rates):
+        if not 0 < rate <= MAX_RATE_PER_S:
+            place = f"rates[{k}]" if fields.rates is not None else "rate_per_s"
+            problems.append((place, f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f} "
+                                    f"requests per second (got {rate:g})"))
+    settings = LoadSettings(
+        clients=fields.clients or defaults.clients,
+        server_workers=fields.server_workers or defaults.server_workers,
+        rates=rates,
+        duration_s=fields.duration_s if fields.duration_s is not None else defaults.duration_s,
+        warmup_s=fields.warmup_s if fields.warmup_s is not None else defaults.warmup_s,
+    )
+    return settings, problems
+
+
+def fields_set_outside_load(fields: LoadFields) -> list[str]:
+    """The load fields a job outside mode load sets (each is refused, naming it)."""
+    return [name for name in LOAD_FIELD_NAMES if getattr(fields, name) is not None]

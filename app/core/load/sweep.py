@@ -1,0 +1,74 @@
+"""Which rates a sweep offers, when a step counts as saturated, and what the steps add up to.
+
+A sweep (`"rate_per_s": "sweep"`) first times requests one at a time (closed loop) to
+estimate what the server can take: `workers / median server time`. That is an upper
+bound (the server's bookkeeping per request is not in its crypto time), so the sweep
+offers fractions of it up to past it, and stops once two steps in a row were not kept
+up with: the achieved rate there is the server's, the knee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.core.job_records import LoadStep
+
+#: Offered rates of a sweep, as fractions of the estimated capacity.
+SWEEP_FRACTIONS = (0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 1.0, 1.15, 1.3, 1.6)
+#: A step whose achieved rate is below this share of its offered rate was not kept up with.
+KEPT_UP = 0.95
+#: A sweep stops after this many steps in a row that were not kept up with.
+OVERLOADED_STEPS_TO_STOP = 2
+#: The generator's loop may hand a request to the kernel this late (p99) before the step
+#: counts as generator-saturated: beyond it, latency measures the generator too.
+MAX_SEND_LAG_S = 0.001
+#: A step is saturated by the generator, not the server, when it could not even send
+#: this share of its schedule within the window.
+MIN_SENT_SHARE = 0.98
+
+
+def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTIONS) -> list[float]:
+    """The offered rates of a sweep around an estimated capacity, lowest first (at least 1/s)."""
+    return [max(1.0, round(capacity_per_s * f, 1)) for f in fractions]
+
+
+def kept_up(step: LoadStep) -> bool:
+    """The server took what was offered: achieved >= 95 % of offered, no errors, and the
+    generator sent its schedule on time."""
+    return (not step.generator_saturated and step.errors == 0
+            and step.achieved_per_s >= KEPT_UP * step.offered_per_s)
+
+
+def should_stop(steps: Sequence[LoadStep]) -> bool:
+    """Enough steps past the knee (or the generator is the limit: more would say nothing)."""
+    if steps and steps[-1].generator_saturated:
+        return True
+    tail = steps[-OVERLOADED_STEPS_TO_STOP:]
+    return len(tail) == OVERLOADED_STEPS_TO_STOP and not any(kept_up(step) for step in tail)
+
+
+def generator_saturation(send_lag_p99_s: float | None, sent: int, scheduled: int) -> str | None:
+    """Why a step measured the generator rather than the server, or None."""
+    if scheduled and sent < MIN_SENT_SHARE * scheduled:
+        return f"the generator sent {sent} of the {scheduled} requests scheduled in the window"
+    if send_lag_p99_s is not None and send_lag_p99_s > MAX_SEND_LAG_S:
+        return (f"the generator handed requests to the kernel up to {send_lag_p99_s * 1e3:.2f} ms late (p99; "
+                f"limit {MAX_SEND_LAG_S * 1e3:g} ms)")
+    return None
+
+
+def summarise(steps: Sequence[LoadStep]) -> tuple[float | None, float | None, float | None, bool]:
+    """(knee, sustained rate, its p99, saturated) of a job's steps.
+
+    knee: the highest achieved rate over steps the generator did not saturate.
+    sustained: the highest achieved rate of a step that was kept up with, and its p99.
+    saturated: some step offered more than the server took, so the knee is the server's
+        limit; False means the knee is only a lower bound.
+    """
+    honest = [step for step in steps if not step.generator_saturated]
+    knee = max((step.achieved_per_s for step in honest), default=None)
+    kept = [step for step in honest if kept_up(step)]
+    best = max(kept, key=lambda step: step.achieved_per_s, default=None)
+    saturated = any(not kept_up(step) for step in honest)
+    sustained_p99 = best.latency_s.get("p99") if best is not None else None
+    return knee, best.achieved_per_s if best else None, sustained_p99, saturated
