@@ -296,6 +296,22 @@ class Store:
             db.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id))
         runlock.release(self.path, run_id)  # only once the final status is committed
 
+    def add_run(self, run: RunResult) -> None:
+        """A whole run, finished elsewhere (`app.core.importing`), in one transaction: all of
+        it or, on any failure, none. No PID and no lock: no process of this machine runs it.
+        Plain INSERTs: an id already stored (the run's or any job's) fails the whole run,
+        never replaces another run's row."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+                "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+                (run.id, run.name, run.started, run.finished, run.status, run.environment.get("hostname"),
+                 json.dumps(run.environment), json.dumps(run.profile)),
+            )
+            db.executemany("INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
+                           ((job.id, run.id, job.index, job.status, json.dumps(_packed_job(job)))
+                            for job in run.jobs))
+
     def delete_run(self, run_id: str) -> bool:
         with self._write() as db:
             return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
