@@ -384,8 +384,8 @@ class Store:
     def jobs_like(self, scheme: str, backend: str, mode: str, message_size: int) -> list[StoredJob]:
         """Every job of every run with this scheme, backend, mode and message size, oldest
         run first, then by job index. SQLite picks the rows (json_extract), so only those
-        are decoded: a job's history over a 200-run store reads in tens of milliseconds,
-        where loading every run took a second (benchmarks/README.md, "A job's trend").
+        are decoded: a job's history over 200 runs of 40 jobs reads in 0.17 s, where
+        loading every run takes 1.6 s (benchmarks/README.md, "A job's trend").
         A damaged job row is left out and a damaged run record gives an empty environment
         (`damaged_rows` and `load_run` name them)."""
         query = (
