@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.errors import CryptoBenchError
+from app.core.importing import ImportOutcome, import_results
 from app.core.results import RunResult
 from app.core.store import (
     BrokenStoreError,
@@ -67,7 +70,7 @@ class _RunItem(QTreeWidgetItem):
 
 
 class HistoryPanel(QWidget):
-    """Past runs of a results store: open, delete, compare.
+    """Past runs of a results store: open, delete, compare, follow a job (trend), import a results file.
 
     `confirm(title, text) -> bool` asks before deleting; replace it in tests.
     """
@@ -79,6 +82,8 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.store_path: Path | None = Path(store_path) if store_path is not None else None
         self.confirm: Callable[[str, str], bool] = self._ask
+        #: Asks for the results file to import (None: cancelled); replace it in tests.
+        self.choose_import_file: Callable[[], Path | None] = self._ask_file
         self.error: str | None = None
         self.compare_dialog: CompareDialog | None = None
         self.trend_dialog: TrendDialog | None = None
@@ -93,10 +98,12 @@ class HistoryPanel(QWidget):
                                            "Compare two selected runs (the older one is the baseline)")
         self.trend_action = self._action("Trend…", self.trend_selected, None,
                                          "Follow one of the selected run's jobs across every stored run")
+        self.import_action = self._action("Import results…", self.import_results_file, None,
+                                          "Add a results JSON exported on this or another machine to the history")
 
         buttons = QHBoxLayout()
         for action in (self.refresh_action, self.open_action, self.delete_action, self.compare_action,
-                       self.trend_action):
+                       self.trend_action, self.import_action):
             button = QToolButton(self)
             button.setDefaultAction(action)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -132,7 +139,7 @@ class HistoryPanel(QWidget):
         self.tree.header().setStretchLastSection(True)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.tree.addActions([self.open_action, self.compare_action, self.trend_action, self.delete_action,
-                              self.refresh_action])
+                              self.import_action, self.refresh_action])
         self.tree.itemSelectionChanged.connect(self._update_actions)
         self.tree.itemDoubleClicked.connect(self._on_double_click)
 
@@ -277,7 +284,39 @@ class HistoryPanel(QWidget):
         self.trend_dialog.show()
         return self.trend_dialog
 
+    def import_results_file(self, path: Path | None = None) -> ImportOutcome | None:
+        """Add the run of a results JSON (`path`, else the one `choose_import_file` asks for)
+        to the store and select it; a file already stored selects the run it already is.
+        None, with the reason shown, when the file or the store cannot be used."""
+        if path is None:
+            path = self.choose_import_file()
+            if path is None:
+                return None
+        try:
+            with Store(self.path()) as store:
+                outcome = import_results(store, path)
+        except CryptoBenchError as exc:  # a ResultsFileError names the file and the field; a StoreError the store
+            self._show_message(f"Not imported, nothing was added: {exc}", error=True)
+            return None
+        run = outcome.run
+        shown = outcome.existing_id if outcome.existing_id is not None else run.id
+        self.refresh()
+        self.select_runs([shown])
+        what = (f"“{escape_control(run.name or '(unnamed)')}” of {local_time(run.started)}, measured on "
+                f"{escape_control(outcome.machine or 'an unnamed machine')}")
+        if outcome.added:
+            self._show_message(f"Imported {path.name}: {what}, as run {run.id}.")
+        else:
+            self._show_message(f"{path.name} is already in the history ({outcome.duplicate}: run {shown}, "
+                               f"{what}); nothing was added.")
+        return outcome
+
     # --- internals ---
+
+    def _ask_file(self) -> Path | None:
+        name, _filter = QFileDialog.getOpenFileName(self, "Import results", str(Path.home()),
+                                                    "Results JSON (*.json);;All files (*)")
+        return Path(name) if name else None
 
     def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | None,
                 tip: str) -> QAction:
