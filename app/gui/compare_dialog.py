@@ -1,9 +1,9 @@
 """Compare two stored runs: a baseline (a) against a candidate (b), metric by metric.
 
 `CompareDialog` matches the jobs of a baseline run (a) and a candidate run (b) by
-(scheme, backend, params, mode, message size) and, for each metric both have,
-reports the ratio of medians b / a with its 95 % bootstrap interval
-(`stats.compare`). The verdict is "faster" or "slower" only when that interval
+`compare.match_key` (scheme, backend, params, mode, message size, link, placement)
+and, for each metric both have, reports the ratio of medians b / a with its 95 %
+bootstrap interval (`stats.compare`). The verdict is "faster" or "slower" only when that interval
 excludes 1; otherwise the difference is "within noise". The bootstraps run a few
 at a time on the event loop so that a large run does not freeze the window;
 `rows()` finishes them at once.
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import enum
 import html
-import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 from time import perf_counter
@@ -24,6 +23,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.core import stats
+from app.core.compare import MatchKey, match_key
 from app.core.results import JobResult, RunResult
 from app.core.text import escape_control
 from app.core.vocab import JobStatus
@@ -75,10 +75,11 @@ def local_time(iso: str | None) -> str:
 # --- comparison (plain data, no Qt) -------------------------------------------------------------
 
 
-def job_key(job: JobResult) -> tuple[str, str, str, str, int]:
-    """What makes two jobs of different runs the same measurement."""
-    params = json.dumps(job.params, sort_keys=True, default=str)
-    return job.scheme, job.backend, params, job.mode, job.message_size
+def job_key(job: JobResult) -> MatchKey:
+    """What makes two jobs of different runs the same measurement: `compare.match_key`
+    (scheme, backend, parameters, mode, size, link, placement), as the report and the
+    `compare` command pair them."""
+    return match_key(job)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ _Task = tuple[JobResult, JobResult]
 def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
     """Rows in baseline job order, then jobs only in the candidate. A row paired with a
     task still needs its bootstrap (`_complete`); the others are final."""
-    candidates: dict[tuple[str, str, str, str, int], list[JobResult]] = {}
+    candidates: dict[MatchKey, list[JobResult]] = {}
     for job in b.jobs:
         candidates.setdefault(job_key(job), []).append(job)
     planned: list[tuple[CompareRow, _Task | None]] = []

@@ -9,6 +9,7 @@ from typing import Any
 import psutil
 import pytest
 
+from app.core.job_records import Link
 from app.core.results import JobResult, MetricResult, RunResult
 from app.core.stats import summarize
 from app.core.store import Store
@@ -238,6 +239,17 @@ def test_compare_rows() -> None:
 
     unmatched = [(r.label, r.message_size, r.verdict) for r in rows if r.metric is None]
     assert unmatched == [("Ed25519", 64, ONLY_IN_BASELINE), ("AES-128-GCM", 4096, ONLY_IN_CANDIDATE)]
+
+
+def test_jobs_over_other_links_are_other_measurements() -> None:
+    """The dialog pairs as the report and `cryptobench compare` do (compare.match_key)."""
+    lte = Link("lte", 25.0, 5.0, 50_000.0, 100_000.0, 0.0, "delay-line")
+    a = _run(RUN_A, "a", "2026-01-01T10:00:00+00:00", "alpha",
+             [_job(RUN_A, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback", link=lte)])
+    b = _run(RUN_B, "b", "2026-01-02T10:00:00+00:00", "alpha",
+             [_job(RUN_B, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback")])
+    assert [row.verdict for row in compare_runs(a, b)] == [ONLY_IN_BASELINE, ONLY_IN_CANDIDATE]
+    assert [row.verdict for row in compare_runs(a, a)] == [WITHIN_NOISE]
 
 
 def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
