@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
@@ -374,6 +375,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         _check_link(_obj(job, "link", path), _join(path, "link"))
     if job.get("placement") not in (None, {}):  # both read as no placement (JobResult.from_dict)
         _check_placement(_obj(job, "placement", path), _join(path, "placement"))
+    if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
+        _check_load(_obj(job, "load", path), _join(path, "load"))
     _each(_obj(job, "params", path), _join(path, "params"), _param)
     metrics_path = _join(path, "metrics")
     metrics = _obj(job, "metrics", path)
@@ -495,6 +498,45 @@ def _check_placement(placement: dict[str, Any], path: str) -> None:
             for i, cpu in enumerate(cpus):
                 if not _is_int(cpu) or cpu < 0:
                     raise _fail(f"{_join(role_path, key)}[{i}]", "a CPU number (a non-negative integer)", cpu)
+
+
+#: A load step's histogram: HdrHistogram's compressed base64 (a few hundred bytes to a few KiB).
+_MAX_HISTOGRAM_CHARS = 1 << 20
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def _check_load(load: dict[str, Any], path: str) -> None:
+    """A load job's record (job_records.Load): counts, rates, and per step the figures
+    and the histogram's encoded form (checked as text here; decoded only by code that
+    bounds what it accepts)."""
+    _int(load, "clients", path, low=1)
+    _int(load, "server_workers", path, low=1, required=False)
+    _str(load, "request", path, required=False)
+    _int(load, "pool", path, required=False)
+    for key in ("duration_s", "warmup_s", "client_prepare_s", "server_request_s", "knee_per_s",
+                "sustained_per_s", "sustained_p99_s"):
+        _num(load, key, path, non_negative=True, required=False, nullable=True)
+    _bool(load, "saturated", path)
+    steps_path = _join(path, "steps")
+    for i, step in enumerate(_list(load, "steps", path)):
+        where = f"{steps_path}[{i}]"
+        if not isinstance(step, dict):
+            raise _fail(where, "an object", step)
+        _num(step, "offered_per_s", where, positive=True)
+        _num(step, "achieved_per_s", where, non_negative=True)
+        for key in ("errors", "sent", "completed"):
+            _int(step, key, where, required=False)
+        _bool(step, "generator_saturated", where)
+        for key in ("generator_cpu_percent", "send_lag_p99_s", "server_cpu_percent"):
+            _num(step, key, where, non_negative=True, required=False, nullable=True)
+        _str(step, "saturation_reason", where, required=False, nullable=True)
+        latency = _obj(step, "latency_s", where, nullable=True)
+        for name in latency:
+            _num(latency, name, _join(where, "latency_s"), non_negative=True)
+        histogram = _str(step, "histogram", where, required=False, nullable=True)
+        if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
+            raise _fail(_join(where, "histogram"), f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} "
+                                                   "characters)", histogram[:40])
 
 
 def _check_validation(validation: dict[str, Any], path: str) -> None:

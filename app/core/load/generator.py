@@ -10,8 +10,10 @@ The clients' own crypto is done ahead of each message size: each connection prep
 a pool of distinct requests (a fresh sender per request: its handshake and one sealed
 message; for signatures, signed messages under the connection's key) and cycles
 through it, so that the generator only sends and times, and the server's capacity is
-what a step measures. The generator measures itself too: its CPU, and how late its
-loop handed requests to the kernel; a step it could not drive on time is marked.
+what a step measures. The generator measures itself too: its CPU (without the time it
+spins waiting for the next send: epoll sleeps in whole milliseconds, too coarse for
+the schedule), and how late its loop handed requests to the kernel; a step it could not
+drive on time is marked.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
 from app.core.session.sender import connect
+from app.core.vocab import PlacementPolicy
 from app.core.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 
 Emit = Callable[[MeasuringMessage], None]
@@ -114,7 +117,9 @@ class LoadGenerator:
         self.mark_replies = 0
         self.step: _StepRecord | None = None
         self.step_number = 0
-        self.tamper_verdicts: list[int] = []
+        #: Spin by giving the CPU away only where the server shares it (placement same);
+        #: elsewhere a yield to another program costs a whole time slice of lateness.
+        self.yield_cpu = job.placement == PlacementPolicy.SAME
 
     # --- connections -----------------------------------------------------------------
 
@@ -232,7 +237,9 @@ class LoadGenerator:
                     continue
                 del client.out[:sent]
 
-    def _receive(self, timeout: float) -> None:
+    def _receive(self, timeout: float) -> int:
+        """Read and dispatch what the server sent; how many replies there were."""
+        handled = 0
         for key, _ in self.selector.select(timeout):
             client: _Client = key.data
             try:
@@ -242,12 +249,15 @@ class LoadGenerator:
             if not chunk:
                 raise LoadFailed("the load server closed a client connection mid-run")
             now = self.clock()
-            for kind, ident, value, verdict in client.replies.feed(chunk):
+            replies = client.replies.feed(chunk)
+            handled += len(replies)
+            for kind, ident, value, verdict in replies:
                 if kind == Kind.MARK:
                     self.marks[ident] = value
                     self.mark_replies += 1
                 elif kind == Kind.REQUEST and self.step is not None:
                     self._replied(self.step, ident, value, verdict, now)
+        return handled
 
     def _replied(self, step: _StepRecord, ident: int, value: int, verdict: int, now: int) -> None:
         intended = step.outstanding.pop(ident, None)
@@ -301,11 +311,14 @@ class LoadGenerator:
         cpu_start = time.process_time_ns()
         wall_start = clock()
         n = len(self.clients)
+        spinning_ns = 0
         k = 0
         sent_in_window = 0
         next_live = time.monotonic() + LIVE_EVERY_S
         while k < total:
             now = clock()
+            spin_from = time.thread_time_ns()
+            due = k
             while k < total and t0 + k * interval <= now:
                 client = self.clients[k % n]
                 intended = int(t0 + k * interval)
@@ -322,10 +335,11 @@ class LoadGenerator:
             wait = (t0 + k * interval - clock()) / 1e9 if k < total else 0.0
             if wait > SPIN_BELOW_S:
                 self._receive(wait - SPIN_BELOW_S / 2)
-            else:
-                self._receive(0)
-                if wait > 0:
+            elif not self._receive(0) and k == due and wait > 0:
+                # Nothing to send or read: spinning, not working (left out of the CPU figure).
+                if self.yield_cpu:
                     os.sched_yield()
+                spinning_ns += time.thread_time_ns() - spin_from  # CPU time: not time waited for the CPU
             if time.monotonic() >= next_live:
                 next_live = time.monotonic() + LIVE_EVERY_S
                 self._live(step)
@@ -337,7 +351,8 @@ class LoadGenerator:
         late = len(step.outstanding)
         step.outstanding.clear()
         wall = (clock() - wall_start) / 1e9
-        generator_cpu = 100.0 * (time.process_time_ns() - cpu_start) / 1e9 / max(wall, 1e-9)
+        working_ns = max(0, time.process_time_ns() - cpu_start - spinning_ns)
+        generator_cpu = 100.0 * working_ns / 1e9 / max(wall, 1e-9)
         cpu_end = self.server_cpu_ns()
         server_cpu = None
         if cpu_marks and cpu_end:
