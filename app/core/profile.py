@@ -26,6 +26,7 @@ from app.core.job_records import Link
 from app.core.link import presets as link_presets
 from app.core.link.presets import UNION_TAGS, LinkPresetError, LinkSpec, LinkValue
 from app.core.link.probe import loss_refusal
+from app.core.load.reduce import reduced_load
 from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, LoadFields, LoadSettings, fields_set_outside_load, resolve_load
 from app.core.resources import resource_path
 from app.core.schemes import registry
@@ -596,7 +597,8 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
         jobs.append(job.model_copy(update={
             "message_sizes": sizes, "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
             "warmup": min(job.warmup, 1), "keygen_samples": min(job.keygen_samples, 1), "pause_ms": 0.0,
-            "tamper": min(job.tamper, 1), "links": _cheapest_links(job.links)}))
+            "tamper": min(job.tamper, 1), "links": _cheapest_links(job.links),
+            **reduced_load(job, job.mode == Mode.LOAD)}))  # short steps at two low rates
     return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.core.load.reduce import REDUCED_CLIENTS, REDUCED_DURATION_S, REDUCED_RATES, REDUCED_WARMUP_S
 from app.core.profile import parse_profile, reduced, resolve_jobs
 
 
-def _reduced_load(**fields: object) -> object:
+def _reduced_load(**fields: object) -> Any:
     profile = parse_profile({"name": "p", "jobs": [{"scheme": "x25519", "mode": "load", **fields}]})
     return resolve_jobs(reduced(profile), "p")[0].load
 
