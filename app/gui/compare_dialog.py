@@ -23,7 +23,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.core import stats
-from app.core.compare import MatchKey, match_key
+from app.core.compare import EnvDifference, MatchKey, environment_differences, match_key
 from app.core.results import JobResult, RunResult
 from app.core.text import escape_control
 from app.core.vocab import JobStatus
@@ -44,6 +44,7 @@ __all__ = [
     "CompareDialog",
     "CompareRow",
     "compare_runs",
+    "environment_line",
     "job_key",
     "local_time",
 ]
@@ -219,6 +220,28 @@ def _run_line(role: str, run: RunResult) -> str:
     return f"<b>{role}:</b> {_plain(run.name or '(unnamed)')} · {local_time(run.started)} · {host} · run {run.id}"
 
 
+#: Environment differences named in the dialog's line; the rest are in its tooltip.
+SHOWN_DIFFERENCES = 4
+
+
+def _difference(difference: EnvDifference) -> str:
+    """One difference; its values are stored text (a results file from anywhere), escaped."""
+    return escape_control(f"{difference.what} ({difference.base or 'not recorded'} → "
+                          f"{difference.new or 'not recorded'})")
+
+
+def environment_line(a: RunResult, b: RunResult) -> tuple[str, str]:
+    """What differs between where `a` and `b` ran (`compare.environment_differences`), as
+    one line naming the first few, and a tooltip naming all."""
+    differences = environment_differences(a.environment, b.environment)
+    if not differences:
+        return "Same machine and libraries: the environments recorded do not differ.", ""
+    named = ", ".join(_difference(d) for d in differences[:SHOWN_DIFFERENCES])
+    more = len(differences) - SHOWN_DIFFERENCES
+    text = f"Differs between the runs: {named}" + (f" and {more} more (hover to see them)." if more > 0 else ".")
+    return text, "\n".join(_difference(d) for d in differences)
+
+
 def _plain(text: str) -> str:
     """Stored text inside rich text: control characters shown as escapes, markup inert."""
     return html.escape(escape_control(text))
@@ -247,6 +270,9 @@ class CompareDialog(QDialog):
             "“faster” or “slower” only when the interval excludes 1; otherwise the difference "
             "is within the noise of the measurements.", self)
         explanation.setWordWrap(True)
+        self.environment_label = QLabel(self)
+        self.environment_label.setTextFormat(Qt.TextFormat.PlainText)  # stored text, never markup
+        self.environment_label.setWordWrap(True)
         self.summary_label = QLabel(self)
         self.summary_label.setWordWrap(True)
 
@@ -262,6 +288,7 @@ class CompareDialog(QDialog):
 
         layout = self._layout = QVBoxLayout(self)  # kept: fit_width reads its margins
         layout.addWidget(self.runs_label)
+        layout.addWidget(self.environment_label)
         layout.addWidget(explanation)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.summary_label)
@@ -299,6 +326,9 @@ class CompareDialog(QDialog):
     def _build(self) -> None:
         self._timer.stop()
         self.runs_label.setText(_run_line("Baseline (a)", self._a) + "<br>" + _run_line("Candidate (b)", self._b))
+        text, tip = environment_line(self._a, self._b)
+        self.environment_label.setText(text)
+        self.environment_label.setToolTip(tip)
         planned = _plan(self._a, self._b)
         self._rows = [row for row, _ in planned]
         self._tasks = [(i, task) for i, (_, task) in enumerate(planned) if task is not None]

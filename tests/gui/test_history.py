@@ -23,6 +23,7 @@ from app.gui.compare_dialog import (
     CompareColumn,
     CompareDialog,
     compare_runs,
+    environment_line,
 )
 from app.gui.history import HistoryPanel
 
@@ -265,11 +266,27 @@ def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
     assert model.item(1, CompareColumn.MEDIAN_A).text() == "11 µs"
     assert "1 faster, 1 slower, 1 within noise" in dialog.summary_label.text()
     assert "different machines" in dialog.summary_label.text()
+    assert dialog.environment_label.text() == "Differs between the runs: machine (alpha → beta)."
 
     dialog.swap()
     swapped = dialog.rows()
     assert dialog.baseline.id == RUN_B
     assert swapped[1].verdict == FASTER and swapped[1].ratio == pytest.approx(1 / rows[1].ratio)
+
+
+def test_the_environment_line_names_what_differs() -> None:
+    a, b = _baseline(), _candidate()
+    assert environment_line(a, a) == ("Same machine and libraries: the environments recorded do not differ.", "")
+    a.environment.update({"cpu": {"model": "A"}, "python": {"version": "3.11.7"}, "os": {"pretty_name": "X"},
+                          "libraries": {"cryptography": {"version": "41.0.7", "openssl": "OpenSSL 3.0.13"}}})
+    b.environment.update({"cpu": {"model": "B\x1b[2J"}, "python": {"version": "3.12.1"}, "os": {"pretty_name": "Y"},
+                          "libraries": {"cryptography": {"version": "42.0.1", "openssl": "OpenSSL 3.2.1"}}})
+    text, tip = environment_line(a, b)
+    assert text.startswith("Differs between the runs: machine (alpha → beta), CPU model (A → B\\x1b[2J), ")
+    assert text.endswith(", Python (3.11.7 → 3.12.1) and 2 more (hover to see them).")
+    assert tip.splitlines()[-2:] == ["cryptography version (41.0.7 → 42.0.1)",
+                                     "cryptography OpenSSL (OpenSSL 3.0.13 → OpenSSL 3.2.1)"]
+    assert len(tip.splitlines()) == 6
 
 
 def test_failed_job_with_nothing_to_compare_is_listed(qtbot: Any) -> None:
