@@ -11,3 +11,5 @@ out=docs/screenshots
     --screenshot "$out/main-light.png"
 "$python" -m app gui --profile quick --run --tab scaling --theme dark --size 1024x700 \
     --screenshot "$out/main-dark.png"
+# The trend view over the tests' hand-built history (not measurements: see trend.py).
+"$python" docs/screenshots/trend.py "$out/trend-light.png" light
