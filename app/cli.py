@@ -21,8 +21,6 @@ from app import __version__
 from app.cli_print import (  # noqa: F401  (escape: imported from here by tests and other modules)
     count_phrase,
     escape,
-    make_console,
-    print_history,
     print_link_list,
     print_per_sample,
     print_scheme_list,
@@ -30,15 +28,19 @@ from app.cli_print import (  # noqa: F401  (escape: imported from here by tests 
     print_summary,
     profile_job_count,
 )
+from app.cli_common import (  # noqa: F401  (EXIT_*, UsageError: imported from here by tests)
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    MOVE_ASIDE_HINT,
+    UsageError,
+)
+from app.cli_common import console as _console
+from app.cli_common import open_store as _open_store
 from app.core.session import DEFAULT_PORT
 from app.core.vocab import DEFAULT_PLACEMENT, ExportFormat, JobStatus, Mode, PageSize, PlacementPolicy
 from app.gui.vocab import PlotTab, Theme
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="end reports with every statistic of every job (default: on)")
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
+    from app.cli_compare import add_parsers as add_compare_parsers
+
+    add_compare_parsers(commands)  # compare, import
+
     commands.add_parser("selftest", help="known-answer tests for every backend")
 
     p = commands.add_parser("store", help="check the results store, or move a broken one aside")
@@ -163,9 +169,13 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
+    from app.cli_compare import cmd_compare, cmd_import
+    from app.cli_stored import cmd_history, cmd_report, cmd_show
+
     handler = {"list": cmd_list, "presets": cmd_presets, "system": cmd_system, "links": cmd_links, "run": cmd_run,
                "history": cmd_history, "show": cmd_show, "selftest": cmd_selftest, "serve": cmd_serve,
-               "report": cmd_report, "gui": cmd_gui, "store": cmd_store}[args.command]
+               "report": cmd_report, "gui": cmd_gui, "store": cmd_store, "compare": cmd_compare,
+               "import": cmd_import}[args.command]
     from app.core.errors import CryptoBenchError
 
     try:
@@ -252,27 +262,6 @@ def cmd_gui(args: argparse.Namespace) -> int:
     plan = Plan(args.profile, args.run, args.screenshot, args.tab, args.theme, size)
     return gui_main(sys.argv[:1], quit_after=args.quit_after, startup_report=args.startup_report,
                     plan=plan if plan != Plan() else None)
-
-
-# --- helpers ---------------------------------------------------------------------------
-
-
-def _console() -> Any:
-    return make_console()
-
-
-MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is deleted) so a new store can start"
-
-
-def _open_store(path: Path | None) -> Any:
-    from app.core.store import BrokenStoreError, Store, StoreError
-
-    try:
-        return Store(path)
-    except BrokenStoreError as exc:
-        raise UsageError(f"{exc}{MOVE_ASIDE_HINT}" + (f" (with --store {path})" if path else "")) from None
-    except StoreError as exc:
-        raise UsageError(str(exc)) from None
 
 
 # --- commands -------------------------------------------------------------------------
@@ -565,115 +554,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print(f"stopped after {server.served} job(s), {server.refused} connection(s) refused")
     return EXIT_OK
-
-
-def cmd_history(args: argparse.Namespace) -> int:
-    from app.core.store import StoreError
-
-    store = _open_store(args.store)
-    with store:
-        try:
-            runs = store.list_runs()
-        except StoreError as exc:
-            raise UsageError(str(exc)) from None
-    if args.json:
-        print(json.dumps([r.__dict__ for r in runs], indent=2))
-        return EXIT_OK
-    if not runs:
-        print(f"no runs in {store.path}")
-        return EXIT_OK
-    print_history(_console(), runs, store.path)
-    return EXIT_OK
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    from app.core import results
-    from app.core.store import StoreError
-
-    store = _open_store(args.store)
-    with store:
-        try:
-            run = store.load_run(args.run_id)
-        except StoreError as exc:  # RunNotFound too: its message names the id
-            raise UsageError(str(exc)) from None
-    _warn_damaged(run)
-    if args.json:
-        sys.stdout.write(results.to_json(run))
-        return EXIT_OK
-    console = _console()
-    env = run.environment
-    cpu = env.get("cpu", {})
-    console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
-    console.print(escape(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
-                         f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"))
-    emulation = env.get("link_emulation")
-    if any(job.link is not None for job in run.jobs) and isinstance(emulation, dict):
-        console.print(escape("links: user-space delay line" + ("" if emulation.get("netem") else
-                                                               f" (no netem: {emulation.get('netem_reason')})")))
-    print_summary(console, run)
-    if args.per_sample:
-        print_per_sample(console, run)
-    return EXIT_OK
-
-
-def _load_run_source(text: str, store_path: Path | None) -> Any:
-    """A run from a results JSON file (when `text` names one) or from the store."""
-    from app.core.results import ResultsFileError, load_results_file
-    from app.core.store import RunNotFound, StoreError
-
-    path = Path(text)
-    if path.suffix.lower() == ".json" or path.is_file():
-        try:
-            return load_results_file(path)
-        except ResultsFileError as exc:
-            raise UsageError(str(exc)) from None
-    store = _open_store(store_path)
-    with store:
-        try:
-            run = store.load_run(text)
-        except RunNotFound as exc:
-            raise UsageError(f"{exc} (and no results file named {text!r})") from None
-        except StoreError as exc:
-            raise UsageError(str(exc)) from None
-    _warn_damaged(run)
-    return run
-
-
-def _warn_damaged(run: Any) -> None:
-    """Name the rows of a stored run that did not read back (a damaged job shows as a failed one)."""
-    for line in run.damaged:
-        print(f"cryptobench: warning: run {run.id}: damaged in the store: {line}", file=sys.stderr)
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from app.report.exporters import EXPORTERS, export
-
-    order = (ExportFormat.PDF, ExportFormat.MARKDOWN, ExportFormat.JSON, ExportFormat.CSV)
-    outputs = [(name, getattr(args, name)) for name in order if getattr(args, name)]
-    if not outputs:
-        raise UsageError("nothing to write: give at least one of --pdf FILE, --markdown FILE, --json FILE, --csv FILE")
-    from app.cli_exports import DestinationError, check_destinations, write_all
-
-    try:  # every destination before the first is rendered (a PDF takes seconds)
-        check_destinations([(f"--{name}", path) for name, path in outputs])
-    except DestinationError as exc:
-        raise UsageError(str(exc)) from None
-    run = _load_run_source(args.source, args.store)
-    baseline = _load_run_source(args.baseline, args.store) if args.baseline else None
-    console = _console()
-
-    def writer(name: ExportFormat, path: Path) -> Any:
-        def write() -> None:
-            with console.status(f"writing {name} {path}…"):
-                export(name, run, path, baseline=baseline if EXPORTERS[name].is_report else None,
-                       page_size=args.page_size, appendix=args.appendix)
-            console.print(f"wrote {escape(str(path))}")
-        return write
-
-    # One output failing (a full disk) does not cost the others.
-    unwritten = write_all([(path, writer(name, path)) for name, path in outputs],
-                          lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
-    return EXIT_USAGE if unwritten else EXIT_OK
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:

@@ -1,0 +1,218 @@
+"""`cryptobench compare` and `cryptobench import`: runs from this machine or others, side by side.
+
+compare BASE NEW [NEW2 ...]: each a stored run's id (or unique prefix) or a results JSON
+file. For each NEW, the environment differences first, then every metric of every
+matched job (ratio of medians new / base, its 95 % bootstrap interval, the verdict),
+then the jobs without a match. The statistics and the regression rule are
+`app.core.compare`'s (README, "Comparing runs").
+
+Exit codes: 0 compared (regressions or not, unless --fail-on-regression); 1 with
+--fail-on-regression when a metric regressed, named on stderr; 2 bad input (a file that
+is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
+runs without a single matched job: a gate that compared nothing must not pass.
+
+import FILE [...]: each file checked and added whole (`app.core.importing`). A file
+already stored is skipped and said so (exit 0: importing a folder twice is harmless);
+a bad file or an id taken by another run is named, the other files still imported, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, load_run_source, open_store
+from app.cli_common import console as _console
+from app.cli_print import escape
+from app.core.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_runs
+from app.core.results import JobResult, RunResult
+from app.core.vocab import Mode, Verdict
+from app.report.units import format_bytes, format_seconds
+
+_RUN_HELP = "a stored run's id (or a unique prefix), or a results JSON file (from any machine)"
+
+
+def add_parsers(commands: Any) -> None:
+    p = commands.add_parser("compare", help="compare runs metric by metric (ratio of medians, 95 %% interval, "
+                                            "verdict) and state what changed between their machines")
+    p.add_argument("base", metavar="BASE", help=f"the baseline: {_RUN_HELP}")
+    p.add_argument("new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON to stdout instead")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when a metric is slower beyond the threshold, interval and all")
+    p.add_argument("--threshold", metavar="PCT", default=None,
+                   help=f"what counts as a regression: 5%% or 0.05 (default {DEFAULT_THRESHOLD * 100:g}%%)")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+
+    p = commands.add_parser("import", help="add results JSON files from other machines to the local history")
+    p.add_argument("files", metavar="RESULTS_JSON", nargs="+", type=Path)
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+
+
+def parse_threshold(text: str | None) -> float:
+    """"5%" or "0.05" as 0.05; UsageError naming --threshold for anything else."""
+    if text is None:
+        return DEFAULT_THRESHOLD
+    raw = text.strip()
+    percent = raw.endswith("%")
+    try:
+        value = float(raw[:-1] if percent else raw)
+    except ValueError:
+        value = math.nan
+    if percent:
+        value /= 100
+    if not math.isfinite(value) or not 0 <= value <= 10:
+        raise UsageError(f"--threshold: expected a fraction such as 0.05 or a percentage such as 5%, "
+                         f"from 0 to 1000%, not {text!r}")
+    if value >= 1 and not percent:
+        raise UsageError(f"--threshold: {text} would be {value:.0%}; write {text}% for {text} per cent")
+    return value
+
+
+# --- compare -------------------------------------------------------------------------------------
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    threshold = parse_threshold(args.threshold)
+    base = load_run_source(args.base, args.store)
+    comparisons = [compare_runs(base, load_run_source(text, args.store), threshold=threshold) for text in args.new]
+    if args.json:
+        print(json.dumps({"threshold": threshold, "comparisons": [c.to_dict() for c in comparisons],
+                          "regressions": sum(len(c.regressions()) for c in comparisons)}, indent=2))
+    else:
+        console = _console()
+        for i, comparison in enumerate(comparisons):
+            if i:
+                console.print()
+            _print_comparison(console, comparison)
+    unmatched = [c for c in comparisons if not c.pairs]
+    for c in unmatched:
+        print(f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} (scheme, backend, "
+              "parameters, mode, size, link and placement): nothing was compared", file=sys.stderr)
+    if not args.fail_on_regression:
+        return EXIT_OK
+    regressed = [(c, p, m) for c in comparisons for p, m in c.regressions()]
+    if regressed:
+        print(f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
+              "the 95 % interval's low end above it too:", file=sys.stderr)
+        for c, p, m in regressed:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(escape_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+        return EXIT_FAILED
+    if unmatched:
+        print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked",
+              file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def escape_plain(text: str) -> str:
+    from app.core.text import escape_control
+
+    return escape_control(text)
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:g} %"
+
+
+def _run_text(run: RunResult) -> str:
+    machine = run.environment.get("hostname") or "unknown machine"
+    return f"{run.id} · {run.name or 'unnamed'} · {machine} · {run.started}"
+
+
+def _job_text(job: JobResult) -> str:
+    return f"{job.label} {format_bytes(job.message_size)} {job.mode}"
+
+
+def _ratio(m: MetricComparison) -> str:
+    c = m.comparison
+    return "-" if c is None else f"{c.ratio:.3f}× ({c.ci95_low:.3f}–{c.ci95_high:.3f}×)"
+
+
+def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]:
+    c = m.comparison
+    verdict = str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
+    if m.reason:
+        verdict += f": {m.reason}"
+    return (p.new.label, format_bytes(p.new.message_size), _mode(p.new.mode), m.metric,
+            format_seconds(m.base_median), format_seconds(m.new_median), f"{c.ratio:.3f}×" if c else "-",
+            f"{c.ci95_low:.3f}–{c.ci95_high:.3f}×" if c else "-", verdict)
+
+
+def _mode(mode: str) -> str:
+    return Mode(mode).short if mode in set(Mode) else mode
+
+
+_HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio new/base", "95 % interval",
+            "verdict")
+_RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
+_STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABLE: "yellow"}
+
+
+def _print_comparison(console: Any, comparison: RunComparison) -> None:
+    console.print(escape(f"base: {_run_text(comparison.base)}"))
+    console.print(escape(f"new:  {_run_text(comparison.new)}"))
+    if comparison.environment:
+        console.print(f"environment: {len(comparison.environment)} difference(s) (base → new)")
+        for d in comparison.environment:
+            console.print(escape(f"  {d.what}: {d.base or 'not recorded'} → {d.new or 'not recorded'}"))
+    else:
+        console.print("environment: no difference in machine, CPU, OS, Python or library versions")
+    rows = [_cells(p, m, comparison.threshold) for p, m in comparison.metrics]
+    failed = [p for p in comparison.pairs if p.reason]
+    if console.is_terminal and rows:
+        from rich.table import Table
+
+        table = Table()
+        for header in _HEADERS:
+            table.add_column(header, overflow="fold", justify="right" if header in _RIGHT else "left")
+        for row, (_, m) in zip(rows, comparison.metrics):
+            table.add_row(*(escape(cell) for cell in row), style=_STYLES.get(m.verdict))
+        console.print(table)
+    elif rows:
+        console.print(" | ".join(_HEADERS))
+        for row in rows:
+            console.print(escape(" | ".join(row)))
+    for p in failed:
+        console.print(escape(f"not compared: {_job_text(p.new)}: {p.reason}"))
+    for side, jobs in (("base", comparison.only_base), ("new", comparison.only_new)):
+        for job in jobs:
+            console.print(escape(f"only in {side}: {_job_text(job)} ({job.id})"))
+    counts = ", ".join(f"{comparison.count(v)} {v}" for v in Verdict)
+    console.print(f"{len(comparison.pairs)} matched job(s), {len(comparison.metrics)} metric(s): {counts}; "
+                  f"{len(comparison.regressions())} regression(s) beyond {_percent(comparison.threshold)}; "
+                  f"{len(comparison.only_base)} only in base, {len(comparison.only_new)} only in new "
+                  f"(seeded bootstrap, {comparison.resamples} resamples)")
+
+
+# --- import --------------------------------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from app.core.errors import CryptoBenchError
+    from app.core.importing import import_results
+
+    store = open_store(args.store)
+    code = EXIT_OK
+    console = _console()
+    with store:
+        for path in args.files:
+            try:
+                outcome = import_results(store, path)
+            except CryptoBenchError as exc:  # a bad file, an id taken, the store failing: the next file goes on
+                print(f"cryptobench: error: {escape_plain(str(exc))}", file=sys.stderr)
+                code = EXIT_USAGE
+                continue
+            run = outcome.run
+            if outcome.added:
+                console.print(escape(f"imported {run.id} · {run.name or 'unnamed'} · {len(run.jobs)} job(s) · "
+                                     f"machine {outcome.machine or 'not recorded'} from {path}"))
+            else:
+                console.print(escape(f"{path}: already stored as {outcome.existing_id} ({outcome.duplicate}); "
+                                     "not added again"))
+    return code
