@@ -92,8 +92,12 @@ class Placer:
     """
 
     def __init__(self, policy: PlacementPolicy, roles: Iterable[Role], *, cpus: tuple[int, ...] | None = None,
-                 core: Mapping[int, int] | None = None, busy: Mapping[int, int] | None = None) -> None:
+                 core: Mapping[int, int] | None = None, busy: Mapping[int, int] | None = None,
+                 receiver_processes: int = 1) -> None:
         self.policy = policy
+        #: A load job's server processes (`server_workers`): under split they get a CPU each
+        #: where there are enough, all apart from the sender's (the generator's).
+        self.receiver_processes = receiver_processes
         self.roles = tuple(roles)
         self.cpus = usable_cpus() if cpus is None else cpus
         self.core = core if core is not None else (core_of(self.cpus) if self.cpus else None)
@@ -163,7 +167,14 @@ class Placer:
                          + ("different cores" if apart else
                             "SMT siblings of one core (no two allowed CPUs are on different cores)")
                          + " as the kernel reports them (a virtual machine's CPUs may share host cores)")
-        return {role: frozenset({sender if role == Role.SENDER else home}) for role in self.roles}
+        receiver = frozenset({home})
+        if self.receiver_processes > 1:
+            rest = sorted(cpu for cpu in self.cpus if cpu != sender)
+            receiver = frozenset(rest[-self.receiver_processes:])
+            self.note = (f"{self.note}; the {self.receiver_processes} server processes on "
+                         f"{cpus_text(receiver)}" + ("" if len(receiver) >= self.receiver_processes
+                                                     else " (fewer CPUs than server processes: they take turns)"))
+        return {role: frozenset({sender}) if role == Role.SENDER else receiver for role in self.roles}
 
     def apply(self, role: Role, pid: int) -> None:
         """Pin a process that just started (no-op under `free` or once unavailable); on

@@ -111,7 +111,8 @@ class ChildSupervisor:
         self.stopped_by_us: set[Role] = set()
         self.sampler: ResourceSampler | None = None
         #: The job's CPU placement: applied to each process as it starts (`_start`).
-        self.placer = Placer(job.placement, roles_of(job.mode, job.link is not None))
+        self.placer = Placer(job.placement, roles_of(job.mode, job.link is not None),
+                             receiver_processes=job.load.server_workers if job.load is not None else 1)
         self._placement_warned = False
         self._context = child_context()
 

@@ -144,3 +144,16 @@ def test_a_load_record_reads_back_to_the_same_json() -> None:
                 pool=64, knee_per_s=99.5, saturated=False)
     text = json.dumps(load.to_dict(), sort_keys=True)
     assert json.dumps(Load.from_dict(json.loads(text)).to_dict(), sort_keys=True) == text
+
+
+def test_split_gives_several_server_processes_a_cpu_each_apart_from_the_generator() -> None:
+    from app.core.placement import Placer
+    from app.core.vocab import Role
+
+    roles = (Role.RECEIVER, Role.SENDER)
+    placer = Placer(PlacementPolicy.SPLIT, roles, cpus=(0, 1, 2, 3), core={0: 0, 1: 1, 2: 2, 3: 3},
+                    receiver_processes=2)
+    sender = placer.targets[Role.SENDER]
+    assert len(placer.targets[Role.RECEIVER]) == 2 and not sender & placer.targets[Role.RECEIVER]
+    few = Placer(PlacementPolicy.SPLIT, roles, cpus=(0, 1), core={0: 0, 1: 1}, receiver_processes=2)
+    assert few.targets[Role.RECEIVER] == frozenset({1}) and "they take turns" in (few.note or "")
