@@ -74,6 +74,9 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
         notes.append("the generator, not the server, was the limit at "
                      + ", ".join(f"{step.offered_per_s:g}/s" for step in steps if step.generator_saturated)
                      + ": those steps are marked and left out of the knee")
+    if settings.server_workers > 1:
+        notes.append(f"{settings.server_workers} server processes forked by the receiver process: its sampled "
+                     "CPU and RSS are its own (it only waits); each step's server CPU sums every worker's own clock")
     if not saturated:
         notes.append("no step overloaded the server: the knee is at least the highest rate achieved")
     failed = sum(refused.values())
