@@ -11,8 +11,9 @@ other exception is a defect and is reported as one.
     CryptoBenchError
     ├── StoreError (app.core.store)
     │   ├── BrokenStoreError          corrupted, another program's file, a newer schema
-    │   └── RunNotFound               no stored run has this id
-    │       └── AmbiguousRunId        the prefix names several runs
+    │   ├── RunNotFound               no stored run has this id
+    │   │   └── AmbiguousRunId        the prefix names several runs
+    │   └── RunIdTaken (app.core.importing)  an imported run's id is stored with other content
     ├── RegistryError (here; app.core.schemes.registry re-exports them)
     │   ├── UnknownScheme
     │   ├── UnknownBackend
