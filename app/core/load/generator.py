@@ -10,15 +10,12 @@ The clients' own crypto is done ahead of each message size: each connection prep
 a pool of distinct requests (a fresh sender per request: its handshake and one sealed
 message; for signatures, signed messages under the connection's key) and cycles
 through it, so that the generator only sends and times, and the server's capacity is
-what a step measures. The generator measures itself too: its CPU (without the time it
-spins waiting for the next send: epoll sleeps in whole milliseconds, too coarse for
-the schedule), and how late its loop handed requests to the kernel; a step it could not
-drive on time is marked.
+what a step measures. The generator measures itself too: its CPU, and how late its loop
+handed requests to the kernel; a step it could not drive on time is marked.
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 import selectors
 import socket
@@ -32,6 +29,7 @@ from hdrh.histogram import HdrHistogram
 from app.core.events import MeasuringMessage, Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
 from app.core.harness import child_entry
 from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
+from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
 from app.core.load.protocol import REPLY, Kind, ReplyBuffer, record, request_body
 from app.core.load.settings import LoadSettings
@@ -41,7 +39,6 @@ from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
 from app.core.session.sender import connect
-from app.core.vocab import PlacementPolicy
 from app.core.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 
 Emit = Callable[[MeasuringMessage], None]
@@ -57,9 +54,6 @@ CALIBRATION_REQUESTS = 200
 CALIBRATION_BUDGET_S = 0.5
 #: After a step's last send, how long its outstanding requests get before they count as errors.
 MIN_DRAIN_S = 2.0
-#: Below this wait the loop spins (yielding the CPU) instead of sleeping: epoll sleeps in
-#: whole milliseconds, which would send each request up to 1 ms late.
-SPIN_BELOW_S = 0.002
 #: Live samples per batch sent to the window (a subsample of the step's latencies).
 LIVE_BATCH = 400
 LIVE_EVERY_S = 0.25
@@ -112,14 +106,15 @@ class LoadGenerator:
         self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
         self.signer = self.scheme.info.family in KEYGEN_ON_SENDER
         self.clients: list[_Client] = []
-        self.selector = selectors.DefaultSelector()
+        # select(), not epoll: epoll sleeps in whole milliseconds (CPython rounds its timeout
+        # up), which would hand each request to the kernel up to 1 ms late; select() sleeps
+        # to the microsecond, with the timer slack cut to 1 us (as the link process does).
+        self.selector = selectors.SelectSelector()
+        fine_timer_slack()
         self.marks: dict[int, int] = {}
         self.mark_replies = 0
         self.step: _StepRecord | None = None
         self.step_number = 0
-        #: Spin by giving the CPU away only where the server shares it (placement same);
-        #: elsewhere a yield to another program costs a whole time slice of lateness.
-        self.yield_cpu = job.placement == PlacementPolicy.SAME
 
     # --- connections -----------------------------------------------------------------
 
@@ -311,14 +306,11 @@ class LoadGenerator:
         cpu_start = time.process_time_ns()
         wall_start = clock()
         n = len(self.clients)
-        spinning_ns = 0
         k = 0
         sent_in_window = 0
         next_live = time.monotonic() + LIVE_EVERY_S
         while k < total:
             now = clock()
-            spin_from = time.thread_time_ns()
-            due = k
             while k < total and t0 + k * interval <= now:
                 client = self.clients[k % n]
                 intended = int(t0 + k * interval)
@@ -333,13 +325,7 @@ class LoadGenerator:
                 k += 1
             self._flush()
             wait = (t0 + k * interval - clock()) / 1e9 if k < total else 0.0
-            if wait > SPIN_BELOW_S:
-                self._receive(wait - SPIN_BELOW_S / 2)
-            elif not self._receive(0) and k == due and wait > 0:
-                # Nothing to send or read: spinning, not working (left out of the CPU figure).
-                if self.yield_cpu:
-                    os.sched_yield()
-                spinning_ns += time.thread_time_ns() - spin_from  # CPU time: not time waited for the CPU
+            self._receive(max(0.0, wait))
             if time.monotonic() >= next_live:
                 next_live = time.monotonic() + LIVE_EVERY_S
                 self._live(step)
@@ -351,8 +337,7 @@ class LoadGenerator:
         late = len(step.outstanding)
         step.outstanding.clear()
         wall = (clock() - wall_start) / 1e9
-        working_ns = max(0, time.process_time_ns() - cpu_start - spinning_ns)
-        generator_cpu = 100.0 * working_ns / 1e9 / max(wall, 1e-9)
+        generator_cpu = 100.0 * (time.process_time_ns() - cpu_start) / 1e9 / max(wall, 1e-9)
         cpu_end = self.server_cpu_ns()
         server_cpu = None
         if cpu_marks and cpu_end:
