@@ -91,8 +91,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             _print_comparison(console, comparison)
     unmatched = [c for c in comparisons if not c.pairs]
     for c in unmatched:
-        print(f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} (scheme, backend, "
-              "parameters, mode, size, link and placement): nothing was compared", file=sys.stderr)
+        print(_plain(f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} "
+                           "(scheme, backend, parameters, mode, size, link and placement): nothing was compared"),
+              file=sys.stderr)
     if not args.fail_on_regression:
         return EXIT_OK
     regressed = [(c, p, m) for c in comparisons for p, m in c.regressions()]
@@ -101,7 +102,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
               "the 95 % interval's low end above it too:", file=sys.stderr)
         for c, p, m in regressed:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(escape_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+            print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
         return EXIT_FAILED
     if unmatched:
         print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked",
@@ -110,7 +111,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def escape_plain(text: str) -> str:
+def _plain(text: str) -> str:
     from app.core.text import escape_control
 
     return escape_control(text)
@@ -205,7 +206,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             try:
                 outcome = import_results(store, path)
             except CryptoBenchError as exc:  # a bad file, an id taken, the store failing: the next file goes on
-                print(f"cryptobench: error: {escape_plain(str(exc))}", file=sys.stderr)
+                print(f"cryptobench: error: {_plain(str(exc))}", file=sys.stderr)
                 code = EXIT_USAGE
                 continue
             run = outcome.run

@@ -183,3 +183,18 @@ def test_import_refuses_a_hostile_file_and_goes_on(base_file: Path, tmp_path: Pa
     assert f"imported {BASE_ID}" in captured.out
     assert main(["history", "--store", str(store), "--json"]) == EXIT_OK
     assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [BASE_ID]
+
+
+def test_text_from_a_file_is_shown_with_control_characters_escaped(tmp_path: Path, capsys: Capture) -> None:
+    hostile = base_run().to_dict()
+    hostile["run"]["id"] = "evil-1"
+    hostile["run"]["environment"]["hostname"] = "pi\x1b[2J"
+    for item in hostile["jobs"]:
+        item["id"] = f"evil-1/{item['index']}"
+        item["label"] = "AES\x1b]0;owned\x07"
+        item["message_size"] += 1  # nothing matches: the warning names the runs
+    base_file = write(tmp_path / "base.json", base_run())
+    assert main(["compare", str(base_file), str(write(tmp_path / "evil.json", hostile))]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out
+    assert "machine: laptop → pi\\x1b[2J" in captured.out and "only in new: AES\\x1b]0;owned\\x07" in captured.out
