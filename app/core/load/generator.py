@@ -31,7 +31,7 @@ from app.core.harness import child_entry
 from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
 from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
-from app.core.load.protocol import REPLY, Kind, ReplyBuffer, record, request_body
+from app.core.load.framing import REPLY, Kind, ReplyBuffer, record, request_body
 from app.core.load.settings import LoadSettings
 from app.core.plan import JobPlan, SessionPeer
 from app.core.schemes import registry

@@ -25,7 +25,7 @@ from multiprocessing.connection import Connection
 
 from app.core.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.harness import child_entry
-from app.core.load.protocol import (
+from app.core.load.framing import (
     MAX_HANDSHAKE,
     REPLY,
     HANDSHAKE_LENGTH,

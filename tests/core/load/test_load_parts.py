@@ -8,7 +8,7 @@ import pytest
 
 from app.core.job_records import Load, LoadStep
 from app.core.load import sweep
-from app.core.load.protocol import RECORD, Kind, LoadProtocolError, RecordBuffer, ReplyBuffer, REPLY, record, split_request
+from app.core.load.framing import RECORD, Kind, LoadProtocolError, RecordBuffer, ReplyBuffer, REPLY, record, split_request
 from app.core.profile import ProfileError, parse_profile, resolve_jobs
 from app.core.vocab import Mode, PlacementPolicy
 

@@ -12,7 +12,7 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from app.core.events import ChildFailed, Listening, PeerDropped, Progress, ReceiverDone, RunEvent
-from app.core.load.protocol import RECORD, REPLY, Kind, record
+from app.core.load.framing import RECORD, REPLY, Kind, record
 from app.core.load.server import LoadServerPlan, serve
 from app.core.profile import parse_profile
 from app.core.runner import Runner
