@@ -97,6 +97,10 @@ def print_summary(console: Any, run: Any) -> None:
             console.print(line)
         for line in kernel_lines(job):  # sessions: what each end's kernel saw (TCP_INFO)
             console.print(f"    {escape(line)}")
+        if job.load is not None:  # load jobs: their steps, knee and conditions
+            from app.cli_load import print_load
+
+            print_load(console, job)
         for warning in job.warnings:
             message = humanize_seconds(warning.message)  # the core writes seconds: "1.859e-05 s"
             console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(message)} "
@@ -110,6 +114,8 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str]]:
 
     rows = []
     for job in run.jobs:
+        if job.mode == Mode.LOAD:  # no per-operation median: app/cli_load.py's table has them
+            continue
         family = Family(job.family) if job.family else None
         seal: str | None
         reverse: str | None
@@ -130,8 +136,18 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str]]:
 
 
 def print_table(console: Any, run: Any) -> None:
-    """The one-glance summary: a row per job with its main operation's median."""
+    """The one-glance summary: a row per job with its main operation's median; load jobs
+    in a table of their own (requests per second)."""
+    from app.cli_load import print_load_table
+
     rows = _table_rows(run)
+    load_jobs = [job for job in run.jobs if job.mode == Mode.LOAD]
+    if rows or not load_jobs:
+        _print_operation_table(console, rows)
+    print_load_table(console, load_jobs)
+
+
+def _print_operation_table(console: Any, rows: list[tuple[str, str, str, str, str, str, str]]) -> None:
     console.print()
     if not console.is_terminal:
         # One unwrapped line per job; fields separated by " | " so a script can split them.
