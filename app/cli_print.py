@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.run_wide import job_only, run_wide
 from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.kernel import kernel_lines
 from app.report.units import format_rate, format_seconds, humanize_seconds
@@ -101,10 +102,14 @@ def print_summary(console: Any, run: Any) -> None:
             from app.cli_load import print_load
 
             print_load(console, job)
-        for warning in job.warnings:
+        for warning in job_only(job.warnings):  # the run-wide ones once, below
             message = humanize_seconds(warning.message)  # the core writes seconds: "1.859e-05 s"
             console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(message)} "
                           f"— {escape(warning.fix)}")
+    measured = sum(1 for job in run.jobs if job.status == JobStatus.OK)
+    for said in run_wide(job.warnings for job in run.jobs):
+        console.print(f"\n[yellow]warning[/] run, on {said.on(measured, len(run.jobs))}: "
+                      f"{escape(said.warning.message)} — {escape(said.warning.fix)}")
     print_table(console, run)
 
 

@@ -56,6 +56,7 @@ from app.core.profile import (
     save_profile,
 )
 from app.core.results import JobResult, RunResult
+from app.core.run_wide import stated_before_the_run
 from app.core.runner import preload
 from app.core.session import DEFAULT_PORT
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
@@ -66,6 +67,7 @@ from app.gui.history import HistoryPanel
 from app.gui.icon import app_icon
 from app.gui.plots import PlotsPanel
 from app.gui.report_dialog import ReportWriter
+from app.gui.result_log import ResultLog
 from app.gui.results_table import ResultsTable
 from app.gui.run_controller import RunController
 from app.gui.eta import estimate
@@ -103,6 +105,7 @@ class MainWindow(ExportActions, QMainWindow):
         self.last_run: RunResult | None = None
         self._progress: dict[int, tuple[int, int]] = {}
         self._total_jobs = 0
+        self._result_log = ResultLog()
         self._finished_jobs = 0
         self._run_started_at = 0.0
         self._current_index: int | None = None
@@ -514,9 +517,13 @@ class MainWindow(ExportActions, QMainWindow):
                     self._current_started = None
                 self._progress.pop(event.job_index, None)
                 self.table.model.add_result(event.result)
-                self._log_result(event.result)
+                self.plots.add_load_result(event.result)  # a load job's curves at once, not at the run's end
+                for level, text in self._result_log.lines(event.result):
+                    self.append_log(level, text)
             elif isinstance(event, RunStarted):
                 self._total_jobs = event.total_jobs
+                run = self.controller.run  # set by the time the event is drained
+                self._result_log = ResultLog(stated_before_the_run(run.environment if run is not None else {}))
                 self.append_log(LogLevel.INFO, f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of "
                                         f"{event.profile_name}")
             elif isinstance(event, LogMessage):
@@ -540,16 +547,6 @@ class MainWindow(ExportActions, QMainWindow):
                        None if self._current_started is None else now - self._current_started,
                        done / total if total else 0.0)
         self.status_eta.setText(eta.text)
-
-    def _log_result(self, result: JobResult) -> None:
-        level = LogLevel.INFO if result.status == JobStatus.OK else LogLevel.ERROR
-        text = f"{result.label} · {result.message_size} B: {result.status}"
-        if result.error:
-            text += f" — {result.error}"
-        self.append_log(level, text)
-        for warning in result.warnings:
-            self.append_log(LogLevel.WARNING, f"{result.label} · {warning.metric or 'job'}: {warning.message} "
-                                       f"— {warning.fix}")
 
     def _on_run_finished(self, run: RunResult) -> None:
         self.last_run = run
