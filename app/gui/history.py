@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPalette
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -56,6 +56,39 @@ _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 _STATUS_COLOURS: dict[str, Tone] = {RunStatus.FAILED: Tone.BAD, RunStatus.INTERRUPTED: Tone.WARN,
                                     RunStatus.CANCELLED: Tone.MUTED, RunStatus.RUNNING: Tone.INFO}
 _HISTORY_HEADERS = ("Date", "Profile", "Status", "Jobs ok", "Machine")
+
+
+class _PathLabel(QLabel):
+    """The store's path, shortened in the middle to the room it gets: a long path must not
+    set the panel's (and so the window's) minimum width. The tooltip has it whole."""
+
+    #: The narrowest the label asks to be, in average characters.
+    MIN_CHARS = 12
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._full = ""
+
+    def set_path(self, text: str) -> None:
+        self._full = text
+        self._elide()
+        self.updateGeometry()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(self.fontMetrics().averageCharWidth() * self.MIN_CHARS, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, max(self.width(), 1)))
 
 
 class _RunItem(QTreeWidgetItem):
@@ -109,7 +142,7 @@ class HistoryPanel(QWidget):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
             buttons.addWidget(button)
         buttons.addStretch(1)
-        self.path_label = QLabel(self)
+        self.path_label = _PathLabel(self)
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons.addWidget(self.path_label)
 
@@ -164,7 +197,7 @@ class HistoryPanel(QWidget):
     def refresh(self) -> bool:
         """Read the list of runs again, keeping the selection; False if the store is unusable."""
         keep = set(self.selected_run_ids())
-        self.path_label.setText(str(self.path()))
+        self.path_label.set_path(str(self.path()))
         self.path_label.setToolTip(f"Results store: {self.path()}")
         try:
             with Store(self.path()) as store:

@@ -321,3 +321,16 @@ def test_compare_dialog_is_as_wide_as_its_table(qtbot: Any) -> None:
     qtbot.waitUntil(dialog.is_complete, timeout=5000)
     limit = dialog.screen().availableGeometry().width() - 40
     assert dialog.width() >= min(dialog.table_width(), limit)
+
+
+def test_a_long_store_path_is_shortened_and_does_not_widen_the_panel(qtbot: Any, tmp_path: Path) -> None:
+    deep = tmp_path.joinpath(*["a-folder-of-the-store"] * 12, "results.sqlite3")
+    panel, short = HistoryPanel(deep), HistoryPanel(tmp_path / "results.sqlite3")
+    qtbot.addWidget(panel)
+    qtbot.addWidget(short)
+    assert panel.minimumSizeHint().width() == short.minimumSizeHint().width()
+    panel.resize(600, 200)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert "…" in panel.path_label.text() and panel.path_label.text().endswith("sqlite3")
+    assert panel.path_label.full_text() == str(deep) and panel.path_label.toolTip().endswith(str(deep))
