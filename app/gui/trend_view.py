@@ -230,7 +230,7 @@ class TrendDialog(QDialog):
         if len(points) < 2:
             only = points[0]
             self._say(f"Only one stored run has {title} with {metric}: {local_time(only.started)} on "
-                      f"{only.machine}, median {_value(only.median, only.unit)}. A trend needs two runs or more: "
+                      f"{escape_control(only.machine)}, median {_value(only.median, only.unit)}. A trend needs two runs or more: "
                       "run the same job again, or import a results file from another run (History, Import "
                       "results…).")
             return
@@ -277,10 +277,11 @@ class TrendDialog(QDialog):
             self.machine_curves[machine] = curve
         for i, point in enumerate(points):
             if point.changed_from_previous:
-                line = pg.InfiniteLine(pos=i - 0.5, angle=90, movable=False,
-                                       label="\n".join(point.changed_from_previous),
+                # Versions and host names are stored text, from any results file imported.
+                changes = [escape_control(change) for change in point.changed_from_previous]
+                line = pg.InfiniteLine(pos=i - 0.5, angle=90, movable=False, label="\n".join(changes),
                                        labelOpts={"position": 0.95, "anchors": [(0, 0), (0, 0)]})
-                line.setToolTip("Changed between these runs:\n" + "\n".join(point.changed_from_previous))
+                line.setToolTip("Changed between these runs:\n" + "\n".join(changes))
                 item.addItem(line)
                 self.change_lines.append(line)
         self._style_marks()
@@ -297,7 +298,7 @@ class TrendDialog(QDialog):
                   if point.ci95_low is not None and point.ci95_high is not None else "n < 6: none")
             row = QTreeWidgetItem([local_time(point.started), escape_control(point.machine),
                                    escape_control(point.versions), _value(point.median, point.unit), ci,
-                                   str(point.n), "; ".join(point.changed_from_previous)])
+                                   str(point.n), escape_control("; ".join(point.changed_from_previous))])
             row.setToolTip(0, f"Run {point.run_id}, job {point.job_id}")
             for column in (3, 4, 5):
                 row.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -109,3 +109,19 @@ def test_history_opens_the_trend_of_the_selected_run(qtbot: Any, store_path: Pat
     assert dialog is not None and dialog.isVisible()
     assert dialog.job_combo.count() == 3 and len(dialog.points) == 4
     dialog.close()
+
+
+def test_stored_text_is_shown_escaped(qtbot: Any, store_path: Path) -> None:
+    run_id = "20260106-100000-ffffff"
+    env = cases.environment("beta\x1b[2J", "43.0.0\u202e", "OpenSSL 3.2.1 30 Jan 2024")
+    cases.write(store_path, RunResult(id=run_id, started="2026-01-06T10:00:00+00:00", status="running",
+                                      environment=env, profile={"name": "t", "jobs": []},
+                                      jobs=[cases.job(run_id, 0, 8e-6)]))
+    dialog = TrendDialog(store_path, _first_run_jobs())
+    qtbot.addWidget(dialog)
+    label = dialog.change_lines[-1].label.toPlainText()
+    assert label == "machine: beta → beta\\x1b[2J\ncryptography 42.0.1 → 43.0.0\\u202e"
+    last = dialog.table.topLevelItem(dialog.table.topLevelItemCount() - 1)
+    assert "\x1b" not in "".join(last.text(c) for c in range(dialog.table.columnCount()))
+    assert "beta\x1b[2J" in dialog.machine_curves  # keyed by the stored name, shown escaped
+    assert [label.text for _, label in dialog.legend.items][-1] == "beta\\x1b[2J"
