@@ -39,7 +39,7 @@ def roles_of(mode: Mode, has_link: bool) -> tuple[Role, ...]:
     if mode == Mode.LOOPBACK:
         return (Role.RECEIVER, Role.LINK, Role.SENDER) if has_link else (Role.RECEIVER, Role.SENDER)
     if mode == Mode.LOAD:  # the server, then the generator of every client connection
-        return (Role.RECEIVER, Role.SENDER)
+        return (Role.RECEIVER, Role.LINK, Role.SENDER) if has_link else (Role.RECEIVER, Role.SENDER)
     return (Role.SENDER,)
 
 

@@ -84,7 +84,8 @@ class JobSpec(LoadFields):
     #: Sessions only: False leaves Nagle's algorithm on at both ends (E1 compares both).
     tcp_nodelay: bool = True
     label: str | None = None
-    #: Loopback only: the emulated link between sender and receiver, a preset's name or an
+    #: Loopback and load: the emulated link between sender and receiver (a load job's clients
+    #: all share it), a preset's name or an
     #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
     link: LinkValue | None = None
     links: list[LinkValue] | None = Field(default=None, min_length=1, max_length=64)
@@ -165,7 +166,7 @@ class ResolvedJob:
     label: str
     family: Family
     tcp_nodelay: bool = True
-    #: Loopback only: the emulated link between sender and receiver, resolved to numbers
+    #: Loopback and load: the emulated link between sender and receiver, resolved to numbers
     #: (None: plain loopback). Recorded on every result of the job.
     link: Link | None = None
     #: Which CPUs the job's processes may run on (app.core.placement applies it).
@@ -509,8 +510,6 @@ _NO_LINK = {
                      '"loopback")',
     Mode.REMOTE: "a remote job runs over the real network between the two machines, which no emulated link "
                  'replaces; emulate links in "mode": "loopback"',
-    Mode.LOAD: "a load job runs its clients and server over plain loopback: load over an emulated link is not "
-               "built yet (the link process relays one connection, a load job opens many)",
 }
 
 
@@ -528,7 +527,7 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
              else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])])
     if not specs:
         return [(where, None)]
-    if job.mode != Mode.LOOPBACK:
+    if job.mode not in (Mode.LOOPBACK, Mode.LOAD):
         raise ProfileError(_NO_LINK[job.mode], source=source, field=f"{where}.{specs[0][0].split('[')[0]}")
     links: list[tuple[str, Link | None]] = []
     for field, spec in specs:

@@ -47,6 +47,7 @@ from app.core.events import (
 )
 from app.core.jobstart import child_context, stop_signals_blocked
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
+from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
 from app.core.load.job import load_generator_main
 from app.core.load.server import LoadServerPlan, load_server_main
@@ -160,13 +161,8 @@ class ChildSupervisor:
             if job.mode == Mode.OPERATIONS:
                 self._start(Role.WORKER, child_main, JobPlan(job, self.base))
             elif job.mode == Mode.LOOPBACK:
-                if job.link is not None:
-                    try:
-                        check_link(job.link)  # refused before any process starts
-                    except LinkError as exc:
-                        self.start_error = str(exc)
-                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
-                        return False
+                if job.link is not None and not self._link_checked(job):
+                    return False
                 token = secrets.token_bytes(TOKEN_BYTES)
                 limits = ReceiverPlan(token).limits
                 if job.link is not None:
@@ -182,14 +178,20 @@ class ChildSupervisor:
                 self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
             elif job.mode == Mode.LOAD:
                 assert job.load is not None, "resolve_jobs gives every load job its settings"
+                if job.link is not None and not self._link_checked(job):
+                    return False
                 token = secrets.token_bytes(TOKEN_BYTES)
                 self._start(Role.RECEIVER, load_server_main, LoadServerPlan(
                     token, job.scheme, job.backend, dict(job.params), tuple(job.message_sizes),
                     workers=job.load.server_workers))
                 port = self._wait_for_port(Role.RECEIVER)
+                if port is not None and job.link is not None:
+                    # Every client through one link process, one bottleneck they all share.
+                    self._start(Role.LINK, shared_link_main, LinkPlan(job.link, port, seed=job.index))
+                    port = self._wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
-                self._start(Role.SENDER, load_generator_main, JobPlan(job, self.base, SessionPeer("127.0.0.1", port, token)))
+                self._start(Role.SENDER, load_generator_main, self._session_plan("127.0.0.1", port, token))
             else:
                 remote = self.remote
                 if remote is None:  # resolve_jobs refuses this; kept as a clear error
@@ -214,6 +216,17 @@ class ChildSupervisor:
             self._stop_all()
             self.placer.release()
         return cancelled
+
+    def _link_checked(self, job: ResolvedJob) -> bool:
+        """Whether the job's link can be emulated; refused before any process starts."""
+        assert job.link is not None
+        try:
+            check_link(job.link)
+        except LinkError as exc:
+            self.start_error = str(exc)
+            self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
+            return False
+        return True
 
     def _wait_for_port(self, role: Role) -> int | None:
         """The port the loopback receiver (or the link) listens on, or None (cancelled, or it failed)."""

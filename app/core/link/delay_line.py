@@ -85,14 +85,25 @@ class DelayLine:
         self.bytes_in = 0
         self.closed = False
 
-    def push(self, now: float, data: bytes) -> None:
-        """Bytes read from the source at `now`: cut into segments and scheduled."""
+    def push(self, now: float, data: bytes) -> int:
+        """Bytes read from the source at `now`: cut into segments and scheduled. Returns
+        how many segments (a line shared by several connections tags each with its owner)."""
         if self.closed:
             raise ValueError("bytes pushed after the end of the stream")
         size = self.segment_bytes
+        segments = 0
         for start in range(0, len(data), size):
             self._schedule(now, data[start:start + size] if len(data) > size else data)
+            segments += 1
         self.bytes_in += len(data)
+        return segments
+
+    def push_end(self, now: float) -> None:
+        """One of several streams sharing this line ended at `now`: its end travels behind
+        its last byte, and the line stays open for the others (`close` ends the line)."""
+        if self.closed:
+            raise ValueError("a stream's end pushed after the end of the line")
+        self._schedule(now, b"")
 
     def close(self, now: float) -> None:
         """The source ended its stream at `now`: the end travels behind the last byte."""

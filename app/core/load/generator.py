@@ -29,6 +29,7 @@ from hdrh.histogram import HdrHistogram
 from app.core.events import MeasuringMessage, Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
 from app.core.harness import child_entry
 from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
+from app.core.link.presets import round_trip_ms
 from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
 from app.core.load.framing import REPLY, Kind, ReplyBuffer, record, request_body
@@ -92,6 +93,8 @@ class _StepRecord:
     latencies: list[float] = field(default_factory=list)
     server_ns: list[int] = field(default_factory=list)
     live: list[float] = field(default_factory=list)
+    #: Requests still unanswered when the drain ran out (warm-up ones included).
+    abandoned: int = 0
 
 
 class LoadGenerator:
@@ -105,6 +108,8 @@ class LoadGenerator:
         self.peer: SessionPeer = plan.session_peer()
         self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
         self.signer = self.scheme.info.family in KEYGEN_ON_SENDER
+        #: Over an emulated link, a reply takes at least its round trip: the drain waits that too.
+        self.link_round_trip_s = round_trip_ms(job.link) / 1000 if job.link is not None else 0.0
         self.clients: list[_Client] = []
         # select(), not epoll: epoll sleeps in whole milliseconds (CPython rounds its timeout
         # up), which would hand each request to the kernel up to 1 ms late; select() sleeps
@@ -330,15 +335,18 @@ class LoadGenerator:
                 next_live = time.monotonic() + LIVE_EVERY_S
                 self._live(step)
                 progress(min(1.0, k / total))
-        drain_end = time.monotonic() + max(MIN_DRAIN_S, settings.duration_s)
+        drain_end = time.monotonic() + max(MIN_DRAIN_S, settings.duration_s) + self.link_round_trip_s
         while step.outstanding and time.monotonic() < drain_end:
             self._flush()
             self._receive(0.01)
-        late = len(step.outstanding)
+        # Unanswered after the drain: errors where they were measured requests. The server
+        # still holds them, so the step's closing mark would wait behind them: skipped.
+        step.abandoned = len(step.outstanding)
+        late = sum(1 for ident in step.outstanding if (ident & ((1 << STEP_SHIFT) - 1)) >= warm)
         step.outstanding.clear()
         wall = (clock() - wall_start) / 1e9
         generator_cpu = 100.0 * (time.process_time_ns() - cpu_start) / 1e9 / max(wall, 1e-9)
-        cpu_end = self.server_cpu_ns()
+        cpu_end = self.server_cpu_ns() if not step.abandoned else {}
         server_cpu = None
         if cpu_marks and cpu_end:
             spent = sum(cpu_end[pid] - cpu_marks.get(pid, cpu_end[pid]) for pid in cpu_end)

@@ -59,6 +59,14 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
             refused[name] = refused.get(name, 0) + count
         if not first_latencies:
             first_latencies = record.latencies
+        if record.abandoned:
+            skipped = len(rates) - k - 1
+            notes.append(f"at {rate:g}/s, {record.abandoned} requests were still unanswered when the drain ran out "
+                         "(the server, or the link, could not keep up): counted as errors; the server's CPU for "
+                         "that step is not known (a mark would wait behind them)"
+                         + (f"; the {skipped} later steps were not offered (they would start behind the backlog)"
+                            if skipped else ""))
+            break
         if settings.sweep and sweep.should_stop(steps):
             break
     generator.emit(Progress(0, total, total))
