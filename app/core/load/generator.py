@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from hdrh.histogram import HdrHistogram
 
 from app.core.events import MeasuringMessage, Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
-from app.core.harness import child_entry
+from app.core.harness import Parts, check_tampering
 from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
 from app.core.link.presets import round_trip_ms
 from app.core.link.relay import fine_timer_slack
@@ -60,6 +60,9 @@ LIVE_BATCH = 400
 LIVE_EVERY_S = 0.25
 #: How long a blocking exchange during setup (public key, calibration, marks) may take.
 SETUP_TIMEOUT_S = 30.0
+#: The most public material a load server may publish for one connection (an RSA-4096
+#: key is ~550 bytes, an ML-KEM-1024 one 1.5 KiB).
+MAX_PUBLIC = 64 * 1024
 #: A request id carries its step in the high bits: a late reply to an earlier step is
 #: recognised and ignored instead of being counted in the next one.
 STEP_SHIFT = 40
@@ -151,6 +154,8 @@ class LoadGenerator:
         client.sock.sendall(data)
         head = _recv_exact(client.sock, REPLY.size)
         reply = REPLY.unpack(head)
+        if extra < 0 and reply[2] > MAX_PUBLIC:
+            raise LoadFailed(f"the load server claims {reply[2]} bytes of public material (at most {MAX_PUBLIC})")
         tail = _recv_exact(client.sock, reply[2]) if extra < 0 else _recv_exact(client.sock, extra)
         return reply, tail
 
@@ -164,7 +169,7 @@ class LoadGenerator:
         for client in self.clients:
             seed = secrets.token_bytes(SEED_BYTES)
             plaintext = plaintext_for(seed, size)
-            (kind, _, length, verdict), public = self._exchange(
+            (kind, _, _, verdict), public = self._exchange(
                 client, record(Kind.PUBLIC_PLEASE, 0, seed + U64.pack(size)), extra=-1)
             if kind != Kind.PUBLIC_PLEASE or verdict != Verdict.OK:
                 raise LoadFailed(f"the load server did not publish its key (reply {kind}, verdict {verdict})")
@@ -188,26 +193,22 @@ class LoadGenerator:
             client.sock.setblocking(False)
         return costs
 
-    def check_tampering(self, size: int) -> tuple[int, int, list[str]]:
-        """Send the first client's first request with a bit flipped at each tamper spot:
-        the server must refuse each. Returns (tried, rejected, failures)."""
+    def check_tampering(self, size: int, result: SizeMeasured) -> None:
+        """Send the first client's requests with a bit flipped where the scheme must notice
+        (`harness.check_tampering`: the job's `tamper` count, cycling the scheme's spots):
+        the server must refuse each, and each is counted in `result`."""
         client = self.clients[0]
         body = client.pool[0]
-        handshake_length = int.from_bytes(body[:4], "big")
-        offset = 4 + handshake_length
-        payload = body[offset:]
-        tried = rejected = 0
-        failures: list[str] = []
-        for spot in self.scheme.tamper_spots(len(payload), size):
-            tampered = body[:offset] + flip_bit(payload, spot.offset)
-            (_, _, _, verdict), _ = self._exchange(client, record(Kind.REQUEST, 0, tampered))
-            tried += 1
-            if verdict == Verdict.REJECTED:
-                rejected += 1
-            else:
-                failures.append(f"{spot.label}: {Verdict(verdict).name.lower()}")
+        offset = 4 + int.from_bytes(body[:4], "big")  # past the handshake: the sealed payload
+
+        def deliver(parts: Parts, spot: int) -> str | None:
+            payload = b"".join(bytes(part) for part in parts)
+            (_, _, _, verdict), _ = self._exchange(client, record(Kind.REQUEST, 0, body[:offset] + flip_bit(payload, spot)))
+            return None if verdict == Verdict.REJECTED else f"the server answered {Verdict(verdict).name.lower()}"
+
+        check_tampering(self.scheme, self.plan.job.tamper, size, result, lambda: (body[offset:],), deliver,
+                        lambda done: None)
         client.sock.setblocking(False)
-        return tried, rejected, failures
 
     def calibrate(self) -> tuple[float, float]:
         """Requests one at a time on the first connection: (median server seconds, median round trip)."""

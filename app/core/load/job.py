@@ -33,7 +33,8 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     settings = generator.settings
     notes: list[str] = []
     costs = generator.prepare(size)
-    tried, rejected, failures = generator.check_tampering(size)
+    result = SizeMeasured(size_index=index, message_size=size, metrics={})
+    generator.check_tampering(size, result)
     if settings.sweep:
         server_s, round_trip_s = generator.calibrate()
         capacity = settings.server_workers / max(server_s, 1e-7)
@@ -98,9 +99,9 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     if failed:
         error = "the server refused requests that should have opened: " + ", ".join(
             f"{count} {name}" for name, count in sorted(refused.items()))
-    return SizeMeasured(size_index=index, message_size=size, metrics=metrics, checked=checked, failed=failed,
-                        tamper_tried=tried, tamper_rejected=rejected, tamper_failures=failures, error=error,
-                        notes=notes, load=load)
+    result.metrics, result.checked, result.failed, result.error, result.load = metrics, checked, failed, error, load
+    result.notes.extend(notes)
+    return result
 
 
 def load_generator_main(conn: Connection, plan: JobPlan) -> None:
