@@ -18,13 +18,15 @@ from app.report.load_words import (
     LATENCY_COLUMNS,
     STEP_COLUMNS,
     conditions,
+    latency_cells,
+    latency_unit,
     rate_text,
     requests_word,
     step_cells,
     step_mark,
     verdict,
 )
-from app.report.units import MISSING, format_seconds, format_seconds_in
+from app.report.units import MISSING, format_seconds
 
 
 def print_load(console: Any, job: JobResult) -> None:
@@ -48,9 +50,7 @@ def _print_step_table(console: Any, load: Load) -> None:
     reason below the table, marked in the table by a dagger."""
     from rich.table import Table
 
-    # One unit for every latency cell: the one the largest reads best in (ms from 1 ms up).
-    largest = max((v for step in load.steps for v in step.latency_s.values()), default=0.0)
-    unit = "ms" if largest >= 1e-3 else "µs"
+    unit, _ = latency_unit(load.steps)
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
     headers = ("offered", "achieved", "errors", *LATENCY_COLUMNS, "gen %", "srv %")
     _print_indented(console, f"[dim]steps: requests/s; latency in {unit} from each request's intended start; "
@@ -60,7 +60,7 @@ def _print_step_table(console: Any, load: Load) -> None:
     notes = []
     for step in load.steps:
         cells = step_cells(step)
-        latency = [format_seconds_in(step.latency_s.get(name), unit) for name in LATENCY_COLUMNS]
+        latency = latency_cells(step, unit)
         mark = step_mark(step)
         if mark:
             notes.append(f"{cells[0]}/s: {mark}")

@@ -58,6 +58,7 @@ from app.report.findings import (
 from app.report.kernel import KERNEL_TITLE, kernel_blocks
 from app.report.labels import Labels
 from app.report.links import link_sections
+from app.report.load import load_method, load_sections
 from app.report.model import (
     BarChart,
     Block,
@@ -99,6 +100,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     sections += _results_by_family(run, labels)
     sections += _loopback(run, labels)
     sections += link_sections(run.jobs)
+    sections += load_sections(run, labels)
     sections += _cost_vs_security(run, labels)
     sections.append(warnings_section(run, labels))
     if appendix:
@@ -184,6 +186,7 @@ def _method(run: RunResult) -> Section:
             "acknowledgement at the sender, and **network** = rtt − receiver, per sample: the transport's share. "
             "**floor_rtt** is a raw ping-pong of frames of the payload's size on the same connection, without "
             "cryptography: the fastest round trip that connection allows."))
+    blocks += load_method(run)
     blocks += _placement(run)
     interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
     blocks.append(Paragraph(
@@ -412,6 +415,8 @@ def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
 
 
 def _results_by_family(run: RunResult, labels: Labels) -> list[Section]:
+    if run.jobs and all(job.mode == Mode.LOAD for job in run.jobs):
+        return []  # requests per second, not per-operation times: the Load section has them
     intro = Section("Results by family", [Paragraph(
         "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
         "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
@@ -421,7 +426,8 @@ def _results_by_family(run: RunResult, labels: Labels) -> list[Section]:
     sections = [intro]
     by_family: dict[str, list[JobResult]] = defaultdict(list)
     for job in run.jobs:
-        by_family[job.family].append(job)
+        if job.mode != Mode.LOAD:  # requests per second, not per-operation times: the Load section
+            by_family[job.family].append(job)
     for family in family_order(by_family):
         jobs = by_family[family]
         title = family_title(family)

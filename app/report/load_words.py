@@ -21,7 +21,7 @@ from app.core.load.sweep import kept_up
 from app.core.placement import cpus_text
 from app.core.results import JobResult
 from app.core.vocab import Role
-from app.report.units import MISSING, format_seconds
+from app.report.units import MISSING, format_seconds, format_seconds_in
 
 #: The latency columns of a step, in order: the recorded percentiles, then the largest.
 LATENCY_COLUMNS: tuple[str, ...] = (*(name for name, _ in LOAD_PERCENTILES), "max")
@@ -53,6 +53,18 @@ def step_cells(step: LoadStep) -> list[str]:
     latency = [format_seconds(step.latency_s.get(name)) for name in LATENCY_COLUMNS]
     return [rate_text(step.offered_per_s), rate_text(step.achieved_per_s), f"{step.errors:,}", *latency,
             cpu_text(step.generator_cpu_percent), cpu_text(step.server_cpu_percent)]
+
+
+def latency_unit(steps: Sequence[LoadStep]) -> tuple[str, float]:
+    """One unit for every latency of a job's steps: ms from 1 ms up (µs otherwise), so a
+    table's columns read alike and a 100 ms tail does not become 100,000 µs."""
+    largest = max((v for step in steps for v in step.latency_s.values()), default=0.0)
+    return ("ms", 1e-3) if largest >= 1e-3 else ("µs", 1e-6)
+
+
+def latency_cells(step: LoadStep, unit: str) -> list[str]:
+    """The LATENCY_COLUMNS of one step as numbers in `unit` (the header names it)."""
+    return [format_seconds_in(step.latency_s.get(name), unit) for name in LATENCY_COLUMNS]
 
 
 def step_mark(step: LoadStep) -> str:

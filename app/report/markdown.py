@@ -131,17 +131,17 @@ def _chart_table(data: BarChart | LineChart | Histogram | StackedBars) -> Table:
             rows.append(row)
         return Table(columns, rows)
     if isinstance(data, LineChart):
+        points = any(s.point_labels is not None for s in data.series)
+        marks = any(any(s.hollow or ()) for s in data.series)
         rows = []
         for series in data.series:
             labels = series.point_labels or [""] * len(series.xs)
             name = series.name + (" (marked)" if series.marked else "")
-            for x, y, label in zip(series.xs, series.ys, labels):
-                rows.append([name, _value(x, data.x_unit), _value(y, data.y_unit)] + ([label] if series.point_labels
-                                                                                          is not None else []))
-        columns = ["Series", data.x_label, data.y_label]
-        if any(s.point_labels is not None for s in data.series):
-            columns.append("Point")
-            rows = [r + [""] * (len(columns) - len(r)) for r in rows]
+            hollow = list(series.hollow or []) + [False] * len(series.xs)
+            for x, y, label, open_marker in zip(series.xs, series.ys, labels, hollow):
+                rows.append([name, _value(x, data.x_unit), _value(y, data.y_unit)] + ([label] if points else [])
+                            + ([data.hollow_label or "open marker" if open_marker else ""] if marks else []))
+        columns = ["Series", data.x_label, data.y_label] + (["Point"] if points else []) + (["Mark"] if marks else [])
         return Table(columns, rows)
     if isinstance(data, Histogram):
         rows = [[f"{_value(lo, data.unit)} – {_value(hi, data.unit)}", str(count)]

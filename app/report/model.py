@@ -80,6 +80,9 @@ class Series:
     #: Per-point text drawn beside the marker (cost vs security: scheme names).
     point_labels: list[str] | None = None
     marked: bool = False  # e.g. post-quantum: drawn with the marked style
+    #: Per point: drawn as an open marker (a load step the generator saturated), which the
+    #: chart's `hollow_label` names in the legend.
+    hollow: list[bool] | None = None
 
 
 @dataclass
@@ -96,6 +99,8 @@ class LineChart:
     log_x: bool = False
     log_y: bool = False
     lines: bool = True
+    #: What an open marker means, as a legend entry (shown when some point is hollow).
+    hollow_label: str | None = None
 
 
 @dataclass

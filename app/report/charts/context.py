@@ -117,9 +117,10 @@ def _marker_path(centre: QPointF, r: float, shape: str) -> QPainterPath:
     return path
 
 
-def _draw_marker(ctx: _Ctx, centre: QPointF, r: float, shape: str, colour: QColor) -> None:
+def _draw_marker(ctx: _Ctx, centre: QPointF, r: float, shape: str, colour: QColor, *, hollow: bool = False) -> None:
+    """A filled marker with a thin white rim; `hollow`: white inside, outlined in `colour`."""
     p = ctx.painter
-    p.setPen(ctx.pen(WHITE, 0.4))
-    p.setBrush(QBrush(colour))
+    p.setPen(ctx.pen(colour, 1.0) if hollow else ctx.pen(WHITE, 0.4))
+    p.setBrush(QBrush(WHITE if hollow else colour))
     p.drawPath(_marker_path(centre, r, shape))
     p.setBrush(Qt.BrushStyle.NoBrush)

@@ -22,6 +22,7 @@ class _LegendEntry:
     kind: str = "box"  # "box" (bars) or "series" (line and/or marker)
     marker: str = "circle"
     line: bool = True
+    hollow: bool = False  # an open marker (what it means is the entry's name)
 
 
 def _swatch_width(ctx: _Ctx, entry: _LegendEntry) -> float:
@@ -39,7 +40,7 @@ def _draw_swatch(ctx: _Ctx, entry: _LegendEntry, x: float, cy: float) -> None:
     w = ctx.pt(14)
     if entry.line:
         ctx.line(x, cy, x + w, cy, ctx.pen(entry.colour, 1.2))
-    _draw_marker(ctx, QPointF(x + w / 2, cy), ctx.pt(2.3), entry.marker, entry.colour)
+    _draw_marker(ctx, QPointF(x + w / 2, cy), ctx.pt(2.3), entry.marker, entry.colour, hollow=entry.hollow)
 
 
 def _flow_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float,

@@ -76,6 +76,8 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
     legend_font, tick_font, title_font = ctx.font(0.9), ctx.font(0.9), ctx.font(1.0)
     entries = [_LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
                for i, s in enumerate(chart.series) if s.name and any(p is not None for p in points[i])]
+    if chart.hollow_label and any(any(s.hollow or ()) for s in chart.series):
+        entries.append(_LegendEntry(chart.hollow_label, MUTED, "series", "circle", False, hollow=True))
     right = rect.right() - ctx.pt(4)
     legend_column = 0.0
     if entries:
@@ -147,10 +149,11 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
             ctx.painter.drawPath(path)
     marker_boxes: list[QRectF] = []
     for i, pts in enumerate(points):
-        for pt in pts:
+        hollow = list(chart.series[i].hollow or []) + [False] * len(pts)  # a short list: the rest filled
+        for pt, open_marker in zip(pts, hollow):
             if pt is not None:
                 c = at(pt)
-                _draw_marker(ctx, c, r, styles[i][1], styles[i][0])
+                _draw_marker(ctx, c, r, styles[i][1], styles[i][0], hollow=open_marker)
                 marker_boxes.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
     _point_labels(ctx, chart, points, at, plot, marker_boxes)
 
