@@ -74,8 +74,11 @@ HEADER_TIPS: dict[Column, str] = {
     Column.SIZE: "Plaintext size of one message",
     Column.METRIC: "The metric this row shows (choose above the table): by default the sender sealing one "
                    "message (compute) for sessions, the family's main operation for operations jobs",
-    Column.MEDIAN: "Median time of one operation of the shown metric",
-    Column.P95: "95th percentile time of one operation of the shown metric",
+    Column.MEDIAN: "Median time of one operation of the shown metric; a load job's headline row: its knee in "
+                   "requests per second (≥ when no step overloaded the server), or the rate achieved at one "
+                   "fixed rate",
+    Column.P95: "95th percentile time of one operation of the shown metric; a load job's headline row: the p99 "
+                "latency at the highest rate the server kept up with, marked p99",
     Column.CI95: "95 % confidence interval of the median (order statistics; needs at least 6 samples)",
     Column.THROUGHPUT: "Message size / median time of the shown metric",
     Column.WIRE: "Bytes on the wire for one message: the frame (header + payload) for sessions, "

@@ -10,7 +10,8 @@ A picker above the table chooses what the rows show: each job's headline metric 
 one the CLI summary leads with: "compute", the sender sealing one message, for
 sessions, the family's seal metric for operations), every metric of every job (a row
 each: exchange and keygen of a key agreement, handshake, rtt and network of a
-session), or one named metric for every job. Rows copy as tab-separated text
+session), or one named metric for every job. A load job's headline row is its requests
+per second and p99 (`app.gui.load_cells`), not a metric. Rows copy as tab-separated text
 (Ctrl+C, or the context menu) for a spreadsheet.
 """
 
@@ -44,6 +45,7 @@ from PySide6.QtWidgets import (
 from app.core.results import JobResult
 from app.core.text import escape_control
 from app.core.vocab import JobStatus
+from app.gui.load_cells import LOAD_ROW, is_load, load_row
 from app.gui.theme import status_qcolor
 from app.gui.result_cells import (
     HEADER_TIPS,
@@ -105,19 +107,26 @@ class ResultsModel(QAbstractTableModel):
     # --- API ---
 
     def _metrics_of(self, job: JobResult) -> list[str | None]:
-        """The metric of each row a job gets under the current choice."""
+        """The metric of each row a job gets under the current choice; a load job's
+        headline is its requests per second (LOAD_ROW), before its metrics under "every"."""
         if self._metric == HEADLINE:
-            return [primary_metric(job)]
+            return [LOAD_ROW if is_load(job) else primary_metric(job)]
         if self._metric == EVERY_METRIC:
+            if is_load(job):
+                return [LOAD_ROW, *job.metrics]
             return list(job.metrics) or [primary_metric(job)]
         return [self._metric]
+
+    @staticmethod
+    def _row(job: JobResult, name: str | None) -> list[Cell]:
+        return load_row(job) if name == LOAD_ROW else build_row(job, name)
 
     def _rebuild(self) -> None:
         self._row_results, self._rows = [], []
         for job in self._results:
             for name in self._metrics_of(job):
                 self._row_results.append(job)
-                self._rows.append(build_row(job, name))
+                self._rows.append(self._row(job, name))
 
     def set_results(self, results: Sequence[JobResult]) -> None:
         self.beginResetModel()
@@ -150,7 +159,7 @@ class ResultsModel(QAbstractTableModel):
             if old.index == result.index:
                 self._results[k] = result
                 rows = [row for row, job in enumerate(self._row_results) if job is old]
-                new_rows = [build_row(result, name) for name in self._metrics_of(result)]
+                new_rows = [self._row(result, name) for name in self._metrics_of(result)]
                 if len(rows) == len(new_rows) and rows == list(range(rows[0], rows[0] + len(rows))):
                     for row, cells in zip(rows, new_rows):
                         self._row_results[row], self._rows[row] = result, cells
@@ -158,7 +167,7 @@ class ResultsModel(QAbstractTableModel):
                 else:
                     self.set_results(self._results)
                 return
-        new_rows = [build_row(result, name) for name in self._metrics_of(result)]
+        new_rows = [self._row(result, name) for name in self._metrics_of(result)]
         first = len(self._rows)
         self.beginInsertRows(QModelIndex(), first, first + len(new_rows) - 1)
         self._results.append(result)

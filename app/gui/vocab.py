@@ -34,6 +34,8 @@ class PlotTab(enum.StrEnum):
     COMPARISON = "comparison"
     SCALING = "scaling"
     RESOURCES = "resources"
+    #: Load jobs: latency percentiles against achieved rate (app.gui.plots.load).
+    LOAD = "load"
 
     @property
     def label(self) -> str:

@@ -58,7 +58,7 @@ def _xy(curve: pg.PlotDataItem) -> tuple[np.ndarray, np.ndarray]:
 
 def test_tabs_in_order(panel: PlotsPanel) -> None:
     names = [panel.tabs.tabText(i) for i in range(panel.tabs.count())]
-    assert names == ["Samples", "Histogram", "Comparison", "Scaling", "Resources"]
+    assert names == ["Samples", "Histogram", "Comparison", "Scaling", "Resources", "Load"]
 
 
 def test_streaming_100k_samples_reuses_items_and_keeps_every_sample(panel: PlotsPanel) -> None:

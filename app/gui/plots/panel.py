@@ -1,4 +1,4 @@
-"""The plots panel: live sample stream, histogram, comparison, scaling and resources.
+"""The plots panel: live sample stream, histogram, comparison, scaling, resources and load.
 
 Everything here runs in the GUI thread. Live data arrives in batches through
 `add_samples` / `add_resource`, which only copy numbers into growable numpy buffers;
@@ -26,12 +26,13 @@ from app.gui.plots.axes import _GridAxis
 from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
 from app.gui.plots.comparison import ComparisonTab
 from app.gui.plots.histogram import HistogramTab
+from app.gui.plots.load import LoadTab
 from app.gui.plots.resources import ResourcesTab
 from app.gui.plots.samples import SamplesTab
 from app.gui.plots.scaling import ScalingTab
 
 
-class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesTab, QtWidgets.QWidget):
+class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, ResourcesTab, QtWidgets.QWidget):
     """Tabs of pyqtgraph plots for live samples and finished results."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
@@ -53,6 +54,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._scaling_groups = []
         self._hist_edges = np.empty(0)
         self._hist_counts = np.empty(0)
+        self._load_results = []
+        self._load_curves = []
 
         self.tabs = QtWidgets.QTabWidget(self)
         layout = QtWidgets.QVBoxLayout(self)
@@ -64,9 +67,11 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._build_comparison_tab()
         self._build_scaling_tab()
         self._build_resources_tab()
+        self._build_load_tab()  # PlotTab's order
         self.tabs.currentChanged.connect(self._on_tab_changed)
         # Right-click on any plot: save it (beside pyqtgraph's own "Export...").
-        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._res_view):
+        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._load_plot,
+                     self._res_view):
             action = QtGui.QAction("Save plot as PNG or SVG…", view.scene())
             action.triggered.connect(self.save_plot_dialog)
             view.scene().contextMenu.insert(0, action)
@@ -92,7 +97,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         muted = QtGui.QColor(fg)
         muted.setAlpha(150)
 
-        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._res_view):
+        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._load_plot,
+                     self._res_view):
             view.setBackground(bg)
         for plot in self._plot_items():
             for name in ("left", "bottom", "right", "top"):
@@ -101,7 +107,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
                     axis.set_background(bg)
                 axis.setPen(fg)
                 axis.setTextPen(fg)
-        for legend in (self._samples_legend, self._scl_legend, self._cpu_legend, self._rss_legend):
+        for legend in (self._samples_legend, self._scl_legend, self._load_legend, self._cpu_legend, self._rss_legend):
             legend.setLabelTextColor(fg)
             legend.setBrush(legend_bg)
             legend.setPen(legend_pen)
@@ -118,10 +124,11 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._cmp_whiskers.setData(pen=pg.mkPen(fg, width=1.5))
         for label in self._cmp_texts:
             label.setColor(fg)
+        self._draw_load()  # hollow points are filled with the background
 
     def _plot_items(self) -> list[pg.PlotItem]:
         return [self._samples_plot.getPlotItem(), self._hist_plot.getPlotItem(), self._cmp_plot.getPlotItem(),
-                self._scl_plot.getPlotItem(), self._cpu_plot, self._rss_plot]
+                self._scl_plot.getPlotItem(), self._load_plot.getPlotItem(), self._cpu_plot, self._rss_plot]
 
     def changeEvent(self, event: QtCore.QEvent) -> None:
         super().changeEvent(event)
@@ -222,7 +229,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
             self._update_resources_header()
 
     def show_results(self, results: Sequence[JobResult]) -> None:
-        """(Re)draw the Comparison and Scaling tabs from finished results."""
+        """(Re)draw the Comparison, Scaling and Load tabs from finished results."""
         self._results = _usable(results)
         names = _metric_names(self._results)
         default = default_metric(self._results)
@@ -237,6 +244,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         self._cmp_log.blockSignals(False)
         self._draw_comparison()
         self._draw_scaling()
+        self._set_load_results(list(results))
 
     def select_result(self, result: JobResult | None) -> None:
         """Show a finished job's raw samples and histogram; None goes back to live."""
@@ -283,7 +291,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, ResourcesT
         current = self.tabs.currentWidget()
         if current is self._res_page:
             return self._res_view.ci
-        for widget in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot):
+        for widget in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._load_plot):
             if current.isAncestorOf(widget):
                 return widget.getPlotItem()
         return None

@@ -5,7 +5,7 @@ from the panel, or from another tab, is declared here and set in `PlotsPanel.__i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -45,6 +45,9 @@ class PanelState:
     _scaling_groups: list[ScalingGroup]
     _hist_edges: FloatArray
     _hist_counts: FloatArray
+    # The finished load jobs the Load tab draws (any status; it draws the ok ones).
+    _load_results: list[JobResult]
+    _load_curves: list[Any]  # app.gui.plots.load.LoadCurve, one per drawn load job
 
     if TYPE_CHECKING:  # defined by PlotsPanel
 

@@ -1,0 +1,217 @@
+"""The Load tab: latency percentiles (p50 and p99) against achieved rate, one curve pair
+per load job, from the steps of `JobResult.load` (app.core.job_records `Load`).
+
+Both axes are logarithmic: a sweep spans 0.1x to 1.6x a server's capacity, and schemes'
+capacities differ a hundredfold (RSA beside X25519); latency runs from microseconds at
+low load to seconds past the knee. A step the load generator saturated (`LoadStep.
+generator_saturated`: it sent late or short, so its latency measures the generator too)
+is drawn hollow and named so in the legend and the read-out.
+
+A mixin of `PlotsPanel`: its state lives on the panel."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.core.job_records import LoadStep
+from app.core.results import JobResult
+from app.core.vocab import JobStatus
+from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend
+from app.gui.load_cells import step_line
+from app.gui.plots.common import FloatArray, _colour, _style, short_distinct
+from app.gui.plots.state import PanelState
+from app.gui.vocab import PlotTab
+from app.gui.words import plural
+
+#: The two percentiles drawn, with their pen style: p99 solid (the figure a server is
+#: sized by), p50 dashed.
+DRAWN_PERCENTILES: tuple[tuple[str, QtCore.Qt.PenStyle], ...] = (
+    ("p99", QtCore.Qt.PenStyle.SolidLine), ("p50", QtCore.Qt.PenStyle.DashLine))
+#: Symbols of the two percentiles' points (a triangle for p99, a circle for p50).
+_SYMBOLS = {"p99": "t1", "p50": "o"}
+#: Legend entries are shortened to this many characters (the read-out names the whole job).
+LEGEND_CHARS = 26
+SATURATED_LEGEND = "hollow: generator-saturated"
+
+
+@dataclass(frozen=True)
+class LoadCurve:
+    """A load job as drawn: its legend name, achieved rates, p50 and p99 (seconds) and
+    which points the generator saturated; only the steps with a positive rate and both
+    percentiles (log axes have no place for 0)."""
+
+    name: str
+    result: JobResult
+    steps: tuple[LoadStep, ...]
+    rates: FloatArray
+    p50: FloatArray
+    p99: FloatArray
+    saturated: tuple[bool, ...]
+
+
+def _drawable(step: LoadStep) -> bool:
+    return (step.achieved_per_s > 0 and all(step.latency_s.get(name, 0.0) > 0 for name, _ in DRAWN_PERCENTILES)
+            and all(math.isfinite(step.latency_s[name]) for name, _ in DRAWN_PERCENTILES))
+
+
+def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
+    """The curves of the finished load jobs (ok, with steps), in job order, and how many
+    steps had nothing to place on log axes (no request completed)."""
+    jobs = [r for r in results if r.status == JobStatus.OK and r.load is not None and r.load.steps]
+    names = [_name(r, jobs) for r in jobs]
+    curves, skipped = [], 0
+    for result, name in zip(jobs, names):
+        load = result.load
+        assert load is not None  # filtered above
+        steps = tuple(step for step in load.steps if _drawable(step))
+        skipped += len(load.steps) - len(steps)
+        curves.append(LoadCurve(
+            name, result, steps, np.array([s.achieved_per_s for s in steps], dtype=np.float64),
+            np.array([s.latency_s["p50"] for s in steps], dtype=np.float64),
+            np.array([s.latency_s["p99"] for s in steps], dtype=np.float64),
+            tuple(s.generator_saturated for s in steps)))
+    return curves, skipped
+
+
+def _name(result: JobResult, jobs: list[JobResult]) -> str:
+    """The job's label, with its clients and server workers when another job has the same label."""
+    if sum(other.label == result.label for other in jobs) < 2 or result.load is None:
+        return result.label
+    return f"{result.label} · {result.load.clients} clients × {result.load.server_workers} workers"
+
+
+class _RateAxis(_GridAxis):
+    """Requests per second on a log axis: plain numbers ("100", "1,000", "10,000")."""
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for v in values:
+            rate = 10.0 ** float(v)
+            out.append(f"{rate:,.0f}" if math.isfinite(rate) and rate >= 1 else f"{rate:.2g}" if math.isfinite(rate)
+                       else "")
+        return out
+
+
+def _legend_key(pen: QtGui.QPen | None, symbol: str | None = None, symbol_pen: QtGui.QPen | None = None,
+                brush: QtGui.QBrush | None = None) -> pg.PlotDataItem:
+    """A legend-only sample, never added to the plot. The legend draws a PlotDataItem's
+    symbol from its scatter's defaults, which per-point brushes (hollow or filled) leave
+    unset: a job's entry is its colour's line, and the symbols get keys of their own."""
+    key = pg.PlotDataItem(pen=pen)
+    if symbol is not None:
+        key.setSymbol(symbol)
+        key.scatter.setSymbol(symbol)
+        key.scatter.setPen(symbol_pen)
+        key.scatter.setBrush(brush)
+        key.scatter.setSize(9)
+    return key
+
+
+class LoadTab(PanelState):
+    def _build_load_tab(self) -> None:
+        self._load_plot = _new_plot(left=_SIAxis("left"), bottom=_RateAxis("bottom"))
+        item = self._load_plot.getPlotItem()
+        item.setLabel("bottom", "achieved rate (requests/s, log scale)")
+        item.setLabel("left", "latency", units="s")
+        item.setLogMode(x=True, y=True)
+        self._load_legend = outside_legend(item)
+        self._load_items: list[pg.PlotDataItem] = []
+        self._load_header = QtWidgets.QLabel()
+        self._load_header.setWordWrap(True)  # a long header must not widen the window
+        self._load_readout = self._readout()
+        self.tabs.addTab(self._page(self._load_header, self._load_plot, self._load_readout), PlotTab.LOAD.label)
+        self._load_proxy = _hover_proxy(self._load_plot, self._on_load_hover)
+
+    def add_load_result(self, result: JobResult) -> None:
+        """A finished job (JobFinished): a load job's curves appear at once, replacing the
+        result of the same index; any other job is ignored."""
+        if result.load is None:
+            return
+        self._load_results = [r for r in self._load_results if r.index != result.index] + [result]
+        self._draw_load()
+
+    def _set_load_results(self, results: list[JobResult]) -> None:
+        self._load_results = [r for r in results if r.load is not None]
+        self._draw_load()
+
+    def _draw_load(self) -> None:
+        plot = self._load_plot.getPlotItem()
+        for curve in self._load_items:
+            plot.removeItem(curve)
+        self._load_items = []
+        self._load_legend.clear()
+        self._load_readout.clear()
+        curves, skipped = load_curves(self._load_results)
+        self._load_curves = curves
+        entries: list[tuple[pg.PlotDataItem, str]] = []
+        for k, curve in enumerate(curves):
+            colour = _colour(k)
+            hollow = pg.mkBrush(self._bg)
+            for percentile, style in DRAWN_PERCENTILES:
+                ys = curve.p99 if percentile == "p99" else curve.p50
+                item = pg.PlotDataItem(
+                    curve.rates, ys, pen=pg.mkPen(colour, width=2, style=style), symbol=_SYMBOLS[percentile],
+                    symbolSize=9, symbolPen=pg.mkPen(colour, width=1.5),
+                    symbolBrush=[hollow if sat else pg.mkBrush(colour) for sat in curve.saturated])
+                item.setLogMode(True, True)
+                plot.addItem(item)
+                self._load_items.append(item)
+            entries.append((_legend_key(pg.mkPen(colour, width=2)), curve.name))
+        for (item, _name), shown in zip(entries, short_distinct([name for _, name in entries], LEGEND_CHARS)):
+            self._load_legend.addItem(item, shown)
+        if curves:
+            self._add_load_keys(any(any(c.saturated) for c in curves))
+        if not curves:
+            self._load_header.setText(_style("Finished load jobs appear here: latency against achieved rate, "
+                                             "one curve per job." if not self._load_results else
+                                             "No load job finished ok.", muted=True))
+        else:
+            text = (f"{plural(len(curves), 'load job')} · latency p99 (solid, ▲) and p50 (dashed, ●) against "
+                    f"achieved rate; each point one offered rate")
+            saturated = sum(sum(c.saturated) for c in curves)
+            if saturated:
+                text += (f" · {plural(saturated, 'step')} hollow: the load generator, not the server, was the "
+                         f"limit there (its latency includes the generator's delay)")
+            if skipped:
+                text += f" · {plural(skipped, 'step')} with no completed request not shown"
+            self._load_header.setText(text)
+        plot.enableAutoRange()
+
+    def _add_load_keys(self, saturated: bool) -> None:
+        """The legend's key to the encoding, in the text colour: the percentiles' lines and
+        symbols, and the hollow point when some step was generator-saturated."""
+        fg = self._fg
+        for percentile, style in DRAWN_PERCENTILES:
+            self._load_legend.addItem(_legend_key(pg.mkPen(fg, width=2, style=style), _SYMBOLS[percentile],
+                                                  pg.mkPen(fg, width=1.5), pg.mkBrush(fg)), percentile)
+        if saturated:
+            self._load_legend.addItem(_legend_key(None, "o", pg.mkPen(fg, width=1.5), pg.mkBrush(self._bg)),
+                                      SATURATED_LEGEND)
+
+    def _on_load_hover(self, event: HoverEvent) -> None:
+        point = _view_point(self._load_plot, event)
+        if point is None or not self._load_curves:
+            return
+        vb = self._load_plot.getPlotItem().vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        sx, sy = max(x1 - x0, 1e-12), max(y1 - y0, 1e-12)
+        best: tuple[float, LoadCurve, int] | None = None
+        for curve in self._load_curves:
+            if not curve.steps:
+                continue
+            for ys in (curve.p50, curve.p99):
+                d = np.hypot((np.log10(curve.rates) - point.x()) / sx, (np.log10(ys) - point.y()) / sy)
+                j = int(np.argmin(d))
+                if best is None or d[j] < best[0]:
+                    best = (float(d[j]), curve, j)
+        if best is None or best[0] > 0.04:
+            self._load_readout.clear()
+            return
+        _, curve, j = best
+        self._load_readout.setText(f"{curve.name} · {step_line(curve.steps[j])}")
+
