@@ -21,6 +21,7 @@ from app.core.load.sweep import kept_up
 from app.core.placement import cpus_text
 from app.core.results import JobResult
 from app.core.vocab import Role
+from app.report.links import link_text
 from app.report.units import MISSING, format_seconds, format_seconds_in
 
 #: The latency columns of a step, in order: the recorded percentiles, then the largest.
@@ -132,7 +133,7 @@ def placement_text(job: JobResult) -> str:
     if job.placement is None:
         return "CPUs not recorded"
     parts = []
-    for role, name in ((SERVER_ROLE, "server"), (GENERATOR_ROLE, "generator")):
+    for role, name in ((SERVER_ROLE, "server"), (GENERATOR_ROLE, "generator"), (Role.LINK, "link")):
         cpus = _cpus(job, role)
         if cpus:
             parts.append(f"{name} on {cpus_text(cpus)}")
@@ -145,7 +146,8 @@ def placement_text(job: JobResult) -> str:
 def conditions(job: JobResult, load: Load) -> str:
     """The conditions behind a load job's figures, in one line."""
     workers = f"{load.server_workers} server process{'es' if load.server_workers != 1 else ''}"
-    text = (f"{load.clients} client{'s' if load.clients != 1 else ''}, {workers}, "
+    over = f" over {link_text(job.link)}" if job.link is not None else ""
+    text = (f"{load.clients} client{'s' if load.clients != 1 else ''}{over}, {workers}, "
             f"{load.duration_s:g} s per step after {load.warmup_s:g} s warm-up, {placement_text(job)}")
     if load.pool:
         text += f"; requests prepared ahead, a pool of {load.pool} per client"

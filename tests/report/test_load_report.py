@@ -93,3 +93,14 @@ def test_markdown_lists_the_charts_points_with_the_generator_mark() -> None:
     assert f"| Ed25519 | 2900 | 80 ms | {HOLLOW_LABEL} |" in text
     chart = latency_chart(load_run().jobs, Labels(load_run().jobs), "p50")
     assert chart is not None and isinstance(chart.chart, LineChart) and chart.chart.log_x  # 100 to 2,900/s
+
+
+def test_a_load_over_an_emulated_link_names_it_in_its_conditions() -> None:
+    from app.core.job_records import Link
+    from app.core.vocab import LinkEmulation
+
+    over = load_run()
+    over.jobs[0].link = Link("lte", 35.0, 0.0, 12000.0, 12000.0, 0.0, LinkEmulation.DELAY_LINE)
+    over.jobs[0].placement = placed()
+    tables = [b for b in _section(STEPS_TITLE, build_report(over).sections).blocks if isinstance(b, Table)]
+    assert "Conditions: 8 clients over lte, 1 server process" in (tables[0].caption or "")
