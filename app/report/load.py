@@ -157,7 +157,7 @@ def load_method(run: RunResult) -> list[Block]:
     cpus = [s.generator_cpu_percent for job in jobs if job.load is not None for s in job.load.steps
             if s.generator_cpu_percent is not None]
     return [Paragraph(
-        "Load jobs run one server (N processes sharing the port with SO_REUSEPORT where `server_workers` > 1) and "
+        "Load jobs run one server (N processes sharing the port with SO_REUSEPORT where server_workers > 1) and "
         "one load-generator process that drives every client connection on a schedule: requests at the offered "
         "rate, spread over the clients, each with an intended start time. Latency is measured from that intended "
         "start to the acknowledgement and recorded in an HdrHistogram per step (merged over clients; "
@@ -165,7 +165,8 @@ def load_method(run: RunResult) -> list[Block]:
         "recorded. So that the generator only sends and times, each client prepares its requests ahead, a pool "
         f"of distinct requests it cycles through{pool}; the client's crypto is timed then, outside the latency. "
         "A sweep first times requests one at a time to estimate the server's capacity, then offers fractions of "
-        "it up to past it, stopping after two steps in a row the server did not keep up with. A step counts as "
+        "it up to past it, stopping after two steps in a row the server did not keep up with, or at a step the "
+        "generator saturated. A step counts as "
         "saturated by the generator, and is marked and left out of the knee, when the generator handed requests "
         f"to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99) or sent less than {MIN_SENT_SHARE * 100:.0f} % "
         "of its schedule; the generator's own CPU is recorded per step"
