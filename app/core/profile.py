@@ -433,7 +433,9 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         except registry.RegistryError as exc:
             raise fail("params", str(exc)) from None
         if not job.tcp_nodelay and job.mode not in SESSION_MODES:
-            raise fail("tcp_nodelay", "applies to loopback and remote jobs only (operations jobs use no socket)")
+            raise fail("tcp_nodelay", "applies to loopback and remote jobs only ("
+                       + ("operations jobs use no socket)" if job.mode == Mode.OPERATIONS
+                          else "a load job's connections always send at once)"))
         if job.mode == Mode.REMOTE and not has_remote:
             raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
                                "and run with --remote HOST:PORT --token-file FILE")

@@ -57,7 +57,7 @@ def test_a_profile_reads_a_mode_and_writes_its_string_back() -> None:
     assert [job.mode for job in profile.jobs] == [Mode.LOOPBACK, Mode.OPERATIONS]
     assert all(isinstance(job.mode, Mode) for job in profile.jobs)
     assert [job["mode"] for job in profile.to_dict()["jobs"]] == ["loopback", "operations"]
-    with pytest.raises(ProfileError, match=r"jobs\[0\]\.mode: Input should be 'operations', 'loopback' or 'remote'"):
+    with pytest.raises(ProfileError, match=r"jobs\[0\]\.mode: Input should be 'operations', 'loopback', 'remote' or 'load'"):
         parse_profile({"name": "t", "jobs": [{"scheme": "aes-gcm", "mode": "Loopback"}]})
 
 

@@ -21,6 +21,7 @@ from app.core.profile import (
 )
 from app.core.schemes import registry
 from app.core.schemes.base import SchemeSpec
+from app.core.vocab import SESSION_MODES, Mode
 
 
 PLENTY = 1 << 40  # "available memory" for checks that are not about memory
@@ -38,6 +39,9 @@ JOB_KINDS: dict[str, set[str]] = {
     "message_sizes": {"list", "null"}, "samples": {"int"}, "warmup": {"int"}, "keygen_samples": {"int"},
     "pause_ms": {"int", "float"}, "tamper": {"int"}, "tcp_nodelay": {"bool"}, "label": {"str", "null"},
     "link": {"str", "dict", "null"}, "links": {"list", "null"}, "placement": {"str", "null"},
+    # Load mode's fields (rate_per_s: a number or "sweep").
+    "clients": {"int", "null"}, "server_workers": {"int", "null"}, "rate_per_s": {"int", "float", "str", "null"},
+    "rates": {"list", "null"}, "duration_s": {"int", "float", "null"}, "warmup_s": {"int", "float", "null"},
 }
 #: Integer job fields and their inclusive bounds.
 INT_BOUNDS = {"samples": (1, MAX_SAMPLES), "warmup": (0, 100_000), "keygen_samples": (1, 10_000),
@@ -136,7 +140,7 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
     except registry.BadParameter:  # a combination a constraint forbids (e.g. tinyec has no P-521)
         assume(False)
     info = scheme.info
-    mode = draw(st.sampled_from(["operations", "loopback", "remote"]), label="mode")
+    mode = draw(st.sampled_from([str(m) for m in Mode]), label="mode")
     job: dict[str, Any] = {"scheme": spec.scheme_id, "mode": mode}
     if backend != spec.backends[0] or draw(st.booleans()):
         job["backend"] = backend
@@ -150,8 +154,12 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
             job[field] = draw(st.integers(low, high))
     if draw(st.booleans()):
         job["pause_ms"] = draw(st.floats(0, 60_000))
-    if mode != "operations" and draw(st.booleans()):
+    if mode in SESSION_MODES and draw(st.booleans()):
         job["tcp_nodelay"] = draw(st.booleans())
+    if mode == Mode.LOAD and draw(st.booleans()):
+        job["clients"] = draw(st.integers(1, 16))
+        job["rates"] = draw(st.lists(st.floats(1, 10_000), min_size=1, max_size=4))
+        job["duration_s"] = draw(st.floats(0.1, 10))
     if draw(st.booleans()):
         job["label"] = draw(st.text(max_size=30))
     return job

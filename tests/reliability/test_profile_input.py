@@ -32,8 +32,10 @@ from app.core.profile import (
     resolve_jobs,
     with_samples,
 )
+from app.core.load.settings import LOAD_FIELD_NAMES
 from app.core.schemes import registry
 from app.core.schemes.base import ParamSpec, SchemeSpec
+from app.core.vocab import SESSION_MODES
 from tests.reliability.profile_cases import (
     FEW,
     INT_BOUNDS,
@@ -348,9 +350,10 @@ def test_jobs_that_differ_in_what_is_measured_are_not_duplicates(job: dict[str, 
                                                              job.get("params")).info.max_plaintext or 1 << 30))
     elif change == "mode":
         other["mode"] = "loopback" if job["mode"] != "loopback" else "operations"
-        other.pop("tcp_nodelay", None)
+        for field in ("tcp_nodelay", *LOAD_FIELD_NAMES):
+            other.pop(field, None)
     elif change == "tcp_nodelay":
-        assume(job["mode"] != "operations")
+        assume(job["mode"] in SESSION_MODES)
         other["tcp_nodelay"] = not job.get("tcp_nodelay", True)
     else:
         backend = job.get("backend") or spec.backends[0]
