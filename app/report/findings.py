@@ -442,6 +442,9 @@ def summary_findings(run: RunResult, match: BaselineMatch | None = None,
     swept = {id(job) for group in link_groups(measured) for job in group}
     sentences += link_findings(measured)
     sentences += network_findings([job for job in measured if id(job) not in swept])
+    from app.report.load import load_findings  # load jobs: what the server sustains, per scheme
+
+    sentences += load_findings(run.jobs)
     if match is not None and baseline is not None:
         sentences += baseline_findings(match, baseline)
     if not run.jobs:

@@ -51,15 +51,19 @@ def _measured(jobs: Sequence[JobResult]) -> list[JobResult]:
     return [job for job in jobs if job.status == JobStatus.OK and job.load is not None and job.load.steps]
 
 
-def load_findings(jobs: Sequence[JobResult], labels: Labels) -> list[str]:
+def load_findings(jobs: Sequence[JobResult], labels: Labels | None = None) -> list[str]:
     """One sentence per measured load job: "**ML-KEM-768** sustains N handshakes/s on one
-    core (CPU 1) at p99 under X ms ..." (see `load_words.verdict`)."""
-    measured = [job for job in _measured(jobs) if job.load is not None]
+    core (CPU 1) at p99 under X ms ..." (see `load_words.verdict`); jobs with no knee share
+    one. Without `labels`, jobs go by their full labels (`Labels.in_text` shortens them)."""
+    def name(job: JobResult) -> str:
+        return labels.name(job) if labels is not None else job.label
+
+    measured = [job for job in _measured(jobs) if job.load is not None and job.mode == Mode.LOAD]
     unmeasured = [job for job in measured if job.load is not None and job.load.knee_per_s is None]
-    out = [f"**{labels.name(job)}** {verdict(job, job.load)}." for job in measured
+    out = [f"**{name(job)}** {verdict(job, job.load)}." for job in measured
            if job.load is not None and (len(unmeasured) < 2 or job not in unmeasured)]
     if len(unmeasured) >= 2:  # one sentence, not the same one per scheme
-        names = ", ".join(f"**{labels.name(job)}**" for job in unmeasured)
+        names = ", ".join(f"**{name(job)}**" for job in unmeasured)
         out.append(f"No knee was measured for {names}: the load generator, not the server, was the limit at every "
                    "step of each, so no rate of theirs here is the server's; a quieter machine, or lower rates, "
                    "would let the generator keep its schedule.")

@@ -29,6 +29,8 @@ def test_the_load_section_has_a_finding_per_scheme_two_charts_and_a_table_per_sc
         "step overloaded the server, so its limit lies higher.",
         "**Ed25519** has no measured knee: the load generator, not the server, was the limit at its one step, so "
         "no rate here is the server's."]
+    summary = [b.text for b in report.sections[0].blocks if isinstance(b, Paragraph) and b.style == "finding"]
+    assert summary[-3:] == findings  # the knee per scheme leads the report too
     charts = [b.chart for b in section.blocks if isinstance(b, Chart)]
     assert [c.title for c in charts] == ["p50 latency against achieved rate", "p99 latency against achieved rate"]
     p99 = charts[1]
