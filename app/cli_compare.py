@@ -7,7 +7,8 @@ then the jobs without a match. The statistics and the regression rule are
 `app.core.compare`'s (README, "Comparing runs").
 
 Exit codes: 0 compared (regressions or not, unless --fail-on-regression); 1 with
---fail-on-regression when a metric regressed, named on stderr; 2 bad input (a file that
+--fail-on-regression when a metric regressed, or a job that measured in the base run
+failed in the new one, named on stderr; 2 bad input (a file that
 is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
 runs without a single matched job: a gate that compared nothing must not pass.
 
@@ -103,6 +104,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for c, p, m in regressed:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
             print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+    broken = [(c, p) for c in comparisons for p in c.broken()]
+    if broken:
+        print(f"cryptobench: regression: {len(broken)} job(s) measured in the base run failed in the new one:",
+              file=sys.stderr)
+        for c, p in broken:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
+    if regressed or broken:
         return EXIT_FAILED
     if unmatched:
         print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked",

@@ -198,3 +198,18 @@ def test_text_from_a_file_is_shown_with_control_characters_escaped(tmp_path: Pat
     captured = capsys.readouterr()
     assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out
     assert "machine: laptop → pi\\x1b[2J" in captured.out and "only in new: AES\\x1b]0;owned\\x07" in captured.out
+
+
+def test_a_job_that_measured_before_and_fails_now_fails_the_gate(base_file: Path, tmp_path: Path,
+                                                                 capsys: Capture) -> None:
+    new = scaled(base_run(), 1.0)
+    broken = new.jobs[0]
+    broken.status, broken.error, broken.metrics = "failed", "receiver process was killed by SIGSEGV", {}
+    cancelled = new.jobs[1]
+    cancelled.status, cancelled.error, cancelled.metrics = "cancelled", "cancelled by the user", {}
+    path = write(tmp_path / "broken.json", new)
+    assert main(["compare", str(base_file), str(path), "--fail-on-regression"]) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "1 job(s) measured in the base run failed in the new one" in err
+    assert "killed by SIGSEGV" in err
+    assert main(["compare", str(base_file), str(path)]) == EXIT_OK  # without the gate: reported only

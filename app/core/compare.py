@@ -155,6 +155,12 @@ class RunComparison:
         limit = self.threshold if threshold is None else threshold
         return [(p, m) for p, m in self.metrics if m.regressed(limit)]
 
+    def broken(self) -> list[JobPair]:
+        """Jobs that measured in the base run and failed in the new one: a regression too
+        (a gate must not pass a release that broke a scheme, only because it has no
+        figures to compare). A job cancelled in the new run is not counted: the user stopped it."""
+        return [p for p in self.pairs if p.base.status == JobStatus.OK and p.new.status == JobStatus.FAILED]
+
     def count(self, verdict: Verdict) -> int:
         return sum(1 for _, m in self.metrics if m.verdict == verdict)
 
