@@ -16,6 +16,7 @@ whether Run may be pressed.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -23,7 +24,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
     QTreeWidgetItemIterator,
@@ -43,13 +42,12 @@ from app.core.profile import (
     JobSpec,
     Profile,
     ProfileError,
-    human_size,
     parse_profile,
     resolve_jobs,
 )
 from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
-from app.core.vocab import SESSION_MODES, Mode
+from app.core.vocab import Mode
 from app.gui.job_settings import (
     NUMBER_KEYS,
     QUICK_SIZES,
@@ -60,7 +58,9 @@ from app.gui.job_settings import (
     default_settings,
     shared,
 )
-from app.gui.link_editor import link_fields, mode_suffix, mode_tip
+from app.gui.link_editor import mode_tip
+from app.gui.param_editor import param_editor
+from app.gui.profile_jobs import job_dict, mode_text, security_badge, sizes_text
 from app.gui.theme import status_colour
 from app.gui.vocab import Tone
 
@@ -71,40 +71,6 @@ _INVALID_STYLE = "border: 1px solid #d32f2f;"
 #: Tree columns: what a job is, and what tells two jobs of one scheme apart.
 COLUMNS = ("Scheme", "Backend", "Mode", "Sizes", "Samples", "Security")
 COL_SCHEME, COL_BACKEND, COL_MODE, COL_SIZES, COL_SAMPLES, COL_SECURITY = range(len(COLUMNS))
-
-
-def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tuple[str, Tone | None]:
-    """Badge text and its tone (bad, good or none) for a scheme row."""
-    try:
-        info = spec.create(backend, params).info
-    except registry.RegistryError:
-        return "invalid", None  # the panel's validation names the problem
-    if info.insecure:
-        return f"insecure ({info.security.classical_bits}-bit)", Tone.BAD
-    if info.security.pq_category and spec.family not in (Family.AEAD, Family.HASH, Family.KDF):
-        # Symmetric primitives keep a PQ category (Grover only halves them); the badge
-        # marks the public-key schemes built to resist a quantum computer.
-        return f"post-quantum cat. {info.security.pq_category}", Tone.GOOD
-    return f"{info.security.classical_bits}-bit", None
-
-
-def sizes_text(entry: JobEntry) -> str:
-    spec = registry.get_spec(entry.scheme)
-    try:
-        fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
-    except registry.RegistryError:
-        fixed = None
-    if fixed is not None:
-        return f"{human_size(fixed)} (fixed)"
-    return ", ".join(human_size(size) for size in entry.sizes())
-
-
-def mode_text(entry: JobEntry) -> str:
-    mode = Mode(entry.settings["mode"])
-    text = mode.short
-    if mode in SESSION_MODES and entry.settings.get("tcp_nodelay") is False:
-        text += " (Nagle on)"
-    return text + mode_suffix(entry.settings)
 
 
 class ConfigPanel(QWidget):
@@ -257,7 +223,9 @@ class ConfigPanel(QWidget):
             item.setText(COL_MODE, mode_text(entry) if checked else "")
             item.setToolTip(COL_MODE, (mode_tip(entry.settings) or "") if checked else "")
             item.setText(COL_SIZES, sizes_text(entry) if checked else "")
-            item.setText(COL_SAMPLES, str(entry.settings["samples"]) if checked else "")
+            # A load job runs no sample rounds: its Mode cell says what it runs.
+            load = entry.settings["mode"] == Mode.LOAD
+            item.setText(COL_SAMPLES, ("-" if load else str(entry.settings["samples"])) if checked else "")
             badge, tone = security_badge(spec, entry.backend, entry.params)
             item.setText(COL_SECURITY, badge)
             colour = status_colour(tone, self.palette().color(QPalette.ColorRole.Base))
@@ -379,6 +347,8 @@ class ConfigPanel(QWidget):
             if item.checkState(0) != Qt.CheckState.Checked:
                 self._loading_guard(lambda i=item: i.setCheckState(0, Qt.CheckState.Checked))
             self._refresh_row(item)
+        if name == "mode":
+            self._show_settings()  # the rows, placement and load fields the new mode uses
         self._fit_columns()
         self._emit_changed()
 
@@ -406,28 +376,8 @@ class ConfigPanel(QWidget):
         self.scheme_form.addRow("Backend", backend)
         self._editors["backend"] = backend
         for param in spec.params:
-            value = entry.params.get(param.name, param.default)
-            editor: QWidget
-            if param.choices:
-                combo = QComboBox()
-                for choice in param.choices:
-                    combo.addItem(str(choice), choice)
-                combo.setCurrentIndex(max(0, combo.findData(value)))
-                combo.currentIndexChanged.connect(
-                    lambda _=0, c=combo, n=param.name: self._edit(item, n, c.currentData()))
-                editor = combo
-            elif isinstance(param.default, bool):
-                box = QCheckBox()
-                box.setChecked(bool(value))
-                box.toggled.connect(lambda checked, n=param.name: self._edit(item, n, checked))
-                editor = box
-            else:
-                spin = QSpinBox(minimum=param.minimum if param.minimum is not None else 0,
-                                maximum=param.maximum if param.maximum is not None else 1 << 30)
-                spin.setValue(int(value))
-                spin.valueChanged.connect(lambda v, n=param.name: self._edit(item, n, v))
-                editor = spin
-            editor.setToolTip(param.help)
+            editor = param_editor(param, entry.params.get(param.name, param.default),
+                                  functools.partial(self._edit, item, param.name))
             self._editors[param.name] = editor
             self.scheme_form.addRow(param.name.replace("_", " ").capitalize(), editor)
 
@@ -482,30 +432,9 @@ class ConfigPanel(QWidget):
         """
         if self.settings_editor.custom_error:
             raise ProfileError(self.settings_editor.custom_error, field="message sizes")
-        jobs = []
-        for item in self.checked_rows():
-            entry: JobEntry = item.data(0, _JOB_ROLE)
-            spec = registry.get_spec(entry.scheme)
-            settings = entry.settings
-            job: dict[str, Any] = {"scheme": entry.scheme, "backend": entry.backend, "params": dict(entry.params)}
-            for key in ("mode", *NUMBER_KEYS):
-                job[key] = settings[key]
-            if settings.get("message_sizes") is not None:
-                job["message_sizes"] = list(settings["message_sizes"])
-            if settings.get("label"):
-                job["label"] = settings["label"]
-            if settings.get("tcp_nodelay") is False and job["mode"] in SESSION_MODES:
-                job["tcp_nodelay"] = False
-            if settings.get("placement") is not None:
-                job["placement"] = str(settings["placement"])
-            job.update(link_fields(settings))
-            try:
-                fixed = spec.create(entry.backend, entry.params).info.fixed_message_size
-            except registry.RegistryError:
-                fixed = None
-            if fixed is not None:
-                job.pop("message_sizes", None)  # a KDF's input size is its secret_size parameter
-            jobs.append(job)
+        if self.settings_editor.load.error:
+            raise ProfileError(self.settings_editor.load.error, field="offered rates")
+        jobs = [job_dict(self.entry(item)) for item in self.checked_rows()]
         if not jobs:
             raise ProfileError("select at least one scheme", field="schemes")
         data: dict[str, Any] = {"name": name, "description": self._description if description is None
@@ -593,7 +522,7 @@ class ConfigPanel(QWidget):
         """Check the panel through the core; mark the field at fault; tell the window."""
         if self._loading:
             return
-        for widget in (self.custom_sizes, self.remote_host, self.token_file, self.tree):
+        for widget in (self.custom_sizes, self.remote_host, self.token_file, self.tree, self.settings_editor.load.rates):
             widget.setStyleSheet("")
         self.settings_editor.link.clear_marks()
         reason = ""
@@ -625,6 +554,8 @@ class ConfigPanel(QWidget):
         where = exc.field or ""
         if where == "message sizes" or ".message_sizes" in where:
             self.custom_sizes.setStyleSheet(_INVALID_STYLE)
+        if where == "offered rates" or ".rates" in where or ".rate_per_s" in where:
+            self.settings_editor.load.rates.setStyleSheet(_INVALID_STYLE)
         if where == "schemes":
             return "Select at least one scheme to run."
         if where.startswith("jobs["):

@@ -1,7 +1,9 @@
 """The editor of the measurement settings of the jobs the user picked.
 
 Each profile job has its own message sizes, samples, warm-up, pause, tamper count,
-mode and, in loopback mode, link (link_editor). This group shows the values of the jobs it edits (the selected rows, or every
+mode, in loopback and load mode a link (link_editor), and in load mode its clients,
+server workers, offered rates and step durations (load_editor); the rows a mode does not
+use are hidden (a load job runs no sample rounds). This group shows the values of the jobs it edits (the selected rows, or every
 checked row when none is selected): a value the jobs share is shown as it is, a value
 they do not share reads "mixed", and an edit reports only the field the user changed,
 so the panel changes that field of those jobs and nothing else. It never shows one
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE
 from app.core.profile import (
     DEFAULT_MESSAGE_SIZES,
     FieldLimits,
@@ -41,17 +44,20 @@ from app.core.profile import (
 from app.core.session import DEFAULT_PORT
 from app.core.vocab import DEFAULT_PLACEMENT, Mode, PlacementPolicy
 from app.gui.link_editor import LinkEditor, apply_link_edit
+from app.gui.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
 #: The settings a job carries besides scheme, backend and parameters.
 SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
-                "tcp_nodelay", "link", "links", "placement")
+                "tcp_nodelay", "link", "links", "placement", *LOAD_KEYS)
 #: Spin-box fields: (name, label).
 _NUMBERS = (("samples", "Samples"), ("warmup", "Warm-up"), ("keygen_samples", "Key generations"),
             ("pause_ms", "Pause between samples"), ("tamper", "Tampered payloads"))
 #: Their names, in the order a saved profile lists them.
 NUMBER_KEYS = tuple(name for name, _ in _NUMBERS)
+#: The spin boxes a load job does not use (tamper it does: tampered requests must be refused).
+NOT_FOR_LOAD = ("samples", "warmup", "keygen_samples", "pause_ms")
 #: Their defaults and limits are the profile format's own, read from `JobSpec`.
 _LIMITS: dict[str, FieldLimits] = {name: field_limits(JobSpec, name) for name, _ in _NUMBERS}
 
@@ -66,6 +72,13 @@ def _set_minimum(spin: QSpinBox | QDoubleSpinBox, minimum: float, value: float |
         spin.setMinimum(minimum)
         if value is not None:
             spin.setValue(value)
+
+
+def default_placement(mode: str) -> PlacementPolicy:
+    """The placement a job without one runs with: a load job's server and clients on
+    different CPUs (as `app.core.profile.resolve_jobs` places them), any other job's the
+    default (README, "CPU placement")."""
+    return PlacementPolicy.SPLIT if mode == Mode.LOAD else DEFAULT_PLACEMENT
 
 
 def default_settings() -> dict[str, Any]:
@@ -83,8 +96,11 @@ class JobEntry:
     settings: dict[str, Any] = field(default_factory=default_settings)
 
     def sizes(self) -> list[int]:
-        """The sizes the job measures (the format's default when the profile names none)."""
-        return list(self.settings.get("message_sizes") or DEFAULT_MESSAGE_SIZES)
+        """The sizes the job measures (the format's default when the profile names none:
+        for a load job one short message)."""
+        if self.settings.get("message_sizes"):
+            return list(self.settings["message_sizes"])
+        return [DEFAULT_LOAD_MESSAGE_SIZE] if self.settings.get("mode") == Mode.LOAD else list(DEFAULT_MESSAGE_SIZES)
 
 
 def shared(values: Sequence[Any]) -> tuple[bool, Any]:
@@ -97,7 +113,8 @@ def shared(values: Sequence[Any]) -> tuple[bool, Any]:
 class JobSettingsEditor(QGroupBox):
     #: (field, value) the user changed. Fields: the spin boxes' names, "mode",
     #: "size" with (size, present), "custom_sizes" with the list typed, and "link" or
-    #: "links" as `LinkEditor.edited` reports them, and "placement" with a PlacementPolicy.
+    #: "links" as `LinkEditor.edited` reports them, "placement" with a PlacementPolicy, and
+    #: the load fields as `LoadEditor.edited` reports them.
     edited = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -141,7 +158,7 @@ class JobSettingsEditor(QGroupBox):
         self.placement = QComboBox()
         for policy in PlacementPolicy:
             # A job without a setting runs with the default, shown as chosen (README, "CPU placement").
-            self.placement.addItem(policy.label + (" (default)" if policy == DEFAULT_PLACEMENT else ""), policy)
+            self.placement.addItem(policy.label, policy)
         self.placement.setToolTip("Which CPUs each job's processes may run on: all on one CPU, sender and "
                                   "receiver on different CPUs, or wherever the scheduler puts them")
         self.placement.currentIndexChanged.connect(self._placement_changed)
@@ -149,6 +166,11 @@ class JobSettingsEditor(QGroupBox):
         self.link = LinkEditor()
         self.link.edited.connect(self._link_edited)
         form.addRow("Link", self.link)
+        self.load = LoadEditor(form, self)
+        self.load.edited.connect(self._link_edited)  # relayed as they are, like the link's
+        self._form = form
+        #: The modes of the jobs shown: which rows apply.
+        self._modes: set[str] = {Mode.OPERATIONS}
         self.remote_host = QLineEdit(placeholderText="host")
         self.remote_port = QSpinBox(minimum=1, maximum=65535, value=DEFAULT_PORT)
         self.token_file = QLineEdit(placeholderText="token file")
@@ -188,7 +210,8 @@ class JobSettingsEditor(QGroupBox):
             if not same and mixed_index < 0:
                 self.mode.insertItem(0, MIXED, None)
             self.mode.setCurrentIndex(self.mode.findData(mode))
-            same, policy = shared([entry.settings.get("placement") or DEFAULT_PLACEMENT for entry in shown])
+            same, policy = shared([entry.settings.get("placement") or default_placement(entry.settings["mode"])
+                                   for entry in shown])
             mixed_index = self.placement.findData(None)
             if same and mixed_index >= 0:
                 self.placement.removeItem(mixed_index)
@@ -207,15 +230,28 @@ class JobSettingsEditor(QGroupBox):
                                                  "mixed: sizes typed here replace each job's other sizes")
             self.custom_error = None
             self.link.show_settings([entry.settings for entry in entries])
+            self.load.show_settings([entry.settings for entry in entries])
+            self._modes = {entry.settings["mode"] for entry in shown}
             self.update_remote_enabled()
         finally:
             self._loading = False
 
     def update_remote_enabled(self) -> None:
+        """Enable the remote fields and the link for the modes that take them; show the
+        load fields where a load job is shown and the sample rounds where another is."""
         remote = self.mode.currentData() == Mode.REMOTE
         for widget in self.remote_widgets:
             widget.setEnabled(remote)
-        self.link.set_allowed(self.mode.currentData() == Mode.LOOPBACK)
+        self.link.set_allowed(self.mode.currentData() in (Mode.LOOPBACK, Mode.LOAD))
+        self.load.set_visible(Mode.LOAD in self._modes)
+        same, default = shared([default_placement(mode) for mode in self._modes])
+        for k in range(self.placement.count()):
+            policy = self.placement.itemData(k)
+            if policy is not None:
+                self.placement.setItemText(k, PlacementPolicy(policy).label
+                                           + (" (default)" if same and policy == default else ""))
+        for name in NOT_FOR_LOAD:
+            self._form.setRowVisible(self.numbers[name], bool(self._modes - {Mode.LOAD}))
 
     # --- user edits ---------------------------------------------------------------------
 
@@ -239,8 +275,9 @@ class JobSettingsEditor(QGroupBox):
         if mixed_index >= 0:
             self.mode.removeItem(mixed_index)
         self._loading = False
-        if mode != Mode.LOOPBACK:
+        if mode not in (Mode.LOOPBACK, Mode.LOAD):
             self.link.show_none()  # the jobs leave their link behind (apply_edit)
+        self._modes = {mode}
         self.update_remote_enabled()
         self.edited.emit("mode", mode)
 
@@ -291,7 +328,7 @@ class JobSettingsEditor(QGroupBox):
 
 def apply_edit(entry: JobEntry, name: str, value: Any) -> None:
     """Change one setting of one job, as `JobSettingsEditor.edited` reported it."""
-    if apply_link_edit(entry.settings, name, value):
+    if apply_link_edit(entry.settings, name, value) or apply_load_edit(entry.settings, name, value):
         return
     if name == "size":
         size, present = value

@@ -1,6 +1,6 @@
 """The link chooser of the job settings: plain loopback, a named link, a custom one, or a sweep.
 
-A loopback job may run over an emulated link (app.core.link): a preset's name ("lte"),
+A loopback or load job may run over an emulated link (app.core.link): a preset's name ("lte"),
 a custom object {delay_ms, jitter_ms, rate_kbit, loss_percent}, or a sweep over several
 ("links"). A job's settings hold them as `JobSpec` does (a name or a `LinkSpec`; a list
 for a sweep), and `link_fields` writes them back as a profile does. The spin boxes take
@@ -51,9 +51,10 @@ MIXED_TEXT = "mixed"
 NONE_TEXT = "none (plain loopback)"
 CUSTOM_TEXT = "Custom…"
 SWEEP_TEXT = "Sweep over several links…"
-#: Why the chooser is greyed out for jobs that are not loopback sessions.
-NOT_LOOPBACK = ("Only a loopback job runs over an emulated link (between its sender and receiver): set Mode to "
-                "loopback. An operations job sends nothing over a network; a remote job runs over the real one.")
+#: Why the chooser is greyed out for jobs that are neither loopback sessions nor load jobs.
+NOT_LOOPBACK = ("Only a loopback or load job runs over an emulated link (between its sender and receiver, or "
+                "its clients and server): set Mode to loopback or load. An operations job sends nothing over a "
+                "network; a remote job runs over the real one.")
 #: A custom field the core refused: the red of the panel's invalid border, translucent
 #: (reads on the light and the dark theme).
 _INVALID_NUMBER = "background-color: rgba(211, 47, 47, 70);"
@@ -91,12 +92,12 @@ def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
     """Apply an edit that concerns the link; False when `name` is not one. A job leaving
-    loopback mode leaves its link behind (no other mode takes one)."""
+    loopback or load mode leaves its link behind (no other mode takes one)."""
     if name == "link":
         settings["link"], settings["links"] = value, None
     elif name == "links":
         settings["link"], settings["links"] = None, list(value)
-    elif name == "mode" and value != Mode.LOOPBACK:
+    elif name == "mode" and value not in (Mode.LOOPBACK, Mode.LOAD):
         settings["link"] = settings["links"] = None
         return False  # the mode itself is the caller's
     else:
@@ -257,7 +258,7 @@ class LinkEditor(QWidget):
         self._reveal()
 
     def set_allowed(self, allowed: bool) -> None:
-        """Enabled for loopback jobs; otherwise greyed out, its tooltip saying why."""
+        """Enabled for loopback and load jobs; otherwise greyed out, its tooltip saying why."""
         self.setEnabled(allowed)
         tip = "" if allowed else NOT_LOOPBACK
         self.setToolTip(tip)
