@@ -322,6 +322,9 @@ class ResultsTable(QWidget):
             signal.connect(self._sync_selection)
         for signal in (self.model.modelReset, self.model.rowsInserted):
             signal.connect(self._fill_picker)
+        # Qt resizes ResizeToContents columns for the rows there when the model resets, not
+        # for rows inserted later: a job finishing with a wider cell would show it elided.
+        self.model.rowsInserted.connect(self._fit_columns)
 
     def _fill_picker(self, *_: object) -> None:
         """Headline, every metric, then each metric the results have; the choice is kept."""
@@ -343,6 +346,9 @@ class ResultsTable(QWidget):
         if rows != jobs:
             text += f", {plural(rows, 'row')}"
         self.count_label.setText(f"{text} · {plural(len(names), 'metric')}" if jobs else "")
+
+    def _fit_columns(self, *_: object) -> None:
+        self.view.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
 
     def set_metric(self, metric: str) -> None:
         """Show HEADLINE, EVERY_METRIC or one metric's name (as the picker does)."""

@@ -231,3 +231,15 @@ def test_a_finished_load_job_reaches_the_table_and_the_load_tab_at_once(qtbot: A
         assert [row[Column.MEDIAN] for row in _texts(window.table)] == ["knee 1,800/s", "2.04 µs"]
     finally:
         window.controller.shutdown()
+
+
+def test_a_row_added_later_widens_its_columns(qtbot: Any) -> None:
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    table.resize(1400, 300)
+    table.show()
+    table.add_result(_operations_job(0))
+    table.add_result(_load_job(1, UNDER, scheme="ed25519", label="Ed25519 [cryptography]", family="signature"))
+    header = table.view.horizontalHeader()
+    for column in (Column.METRIC, Column.MEDIAN, Column.P95):
+        assert header.sectionSize(column) >= table.view.sizeHintForColumn(column)  # "signed messages/s" whole
