@@ -43,7 +43,7 @@ from app.core.profile_model import (  # the models; re-exported: callers import 
 from app.core.resources import resource_path
 from app.core.schemes import registry
 from app.core.session.protocol import job_capacity
-from app.core.vocab import DEFAULT_PLACEMENT, SESSION_MODES, Mode, PlacementPolicy
+from app.core.vocab import SESSION_MODES, Mode, PlacementPolicy, default_placement
 from app.core.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -353,9 +353,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         label = job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
         # A sweep ("links") is one job per link, in its order; each link's numbers are part of
         # what is measured, so two links with the same numbers are a repeat.
-        # A load job's server and clients on different CPUs by default: on one, the clients'
-        # work would be counted against the server's capacity.
-        placement = job.placement or (PlacementPolicy.SPLIT if load else DEFAULT_PLACEMENT)
+        placement = job.placement or default_placement(job.mode)
         for place, link in _job_links(job, where, source):
             key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay, placement, load,
                    None if link is None else (link.delay_ms, link.jitter_ms, link.rate_kbit_up,

@@ -163,6 +163,13 @@ _PLACEMENT_LABELS = {
 DEFAULT_PLACEMENT = PlacementPolicy.SAME
 
 
+def default_placement(mode: str) -> PlacementPolicy:
+    """The placement a job in `mode` runs with when its profile names none: a load job's
+    server and clients on different CPUs (on one, the clients' work would be counted
+    against the server's capacity), every other job's `DEFAULT_PLACEMENT`."""
+    return PlacementPolicy.SPLIT if mode == Mode.LOAD else DEFAULT_PLACEMENT
+
+
 class StabilityCode(enum.StrEnum):
     """What the pre-flight check (`app.core.preflight`) looks at: each machine setting or
     condition that makes timings unstable."""

@@ -42,7 +42,7 @@ from app.core.profile import (
     parse_size_list,
 )
 from app.core.session import DEFAULT_PORT
-from app.core.vocab import DEFAULT_PLACEMENT, Mode, PlacementPolicy
+from app.core.vocab import Mode, PlacementPolicy, default_placement
 from app.gui.link_editor import LinkEditor, apply_link_edit
 from app.gui.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
 
@@ -72,13 +72,6 @@ def _set_minimum(spin: QSpinBox | QDoubleSpinBox, minimum: float, value: float |
         spin.setMinimum(minimum)
         if value is not None:
             spin.setValue(value)
-
-
-def default_placement(mode: str) -> PlacementPolicy:
-    """The placement a job without one runs with: a load job's server and clients on
-    different CPUs (as `app.core.profile.resolve_jobs` places them), any other job's the
-    default (README, "CPU placement")."""
-    return PlacementPolicy.SPLIT if mode == Mode.LOAD else DEFAULT_PLACEMENT
 
 
 def default_settings() -> dict[str, Any]:
