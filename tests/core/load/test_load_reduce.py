@@ -1,11 +1,13 @@
-"""A load job's reduced form (app/core/load/reduce.py through profile.reduced)."""
+"""A load job's reduced form (app/core/load/reduce.py through profile.reduced) and the
+handshakes-under-load preset."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app.core.load.reduce import REDUCED_CLIENTS, REDUCED_DURATION_S, REDUCED_RATES, REDUCED_WARMUP_S
-from app.core.profile import parse_profile, reduced, resolve_jobs
+from app.core.profile import load_profile, parse_profile, reduced, resolve_jobs
+from app.core.vocab import Mode
 
 
 def _reduced_load(**fields: object) -> Any:
@@ -34,3 +36,16 @@ def test_jobs_in_other_modes_get_no_load_field() -> None:
     assert job.clients is None and job.rates is None and job.duration_s is None
     assert resolve_jobs(reduced(profile), "p")[0].load is None
 
+
+def test_the_preset_sweeps_the_issues_schemes_and_its_reduced_form_is_short() -> None:
+    jobs = resolve_jobs(load_profile("handshakes-under-load"), "handshakes-under-load")
+    named = [(job.scheme, job.params.get("curve") or job.params.get("bits") or job.params.get("level")) for job in jobs]
+    assert named == [("x25519", None), ("ecdh", "P-256"), ("rsa-kem", 3072), ("ml-kem", 768),
+                     ("x25519-ml-kem-768", None), ("ed25519", None), ("ecdsa", "P-256"), ("rsa-pss", 3072),
+                     ("ml-dsa", 65)]
+    assert all(job.mode == Mode.LOAD and job.load is not None and job.load.sweep and job.load.clients == 8
+               for job in jobs)
+    small = resolve_jobs(reduced(load_profile("handshakes-under-load")), "handshakes-under-load")
+    # Two steps of warm-up + duration each: the whole reduced preset spends under 5 s offering load.
+    offered = sum(len(job.load.rates) * (job.load.duration_s + job.load.warmup_s) for job in small if job.load)
+    assert offered < 5
