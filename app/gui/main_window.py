@@ -15,18 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QThreadPool, QTimer, QUrl
-from PySide6.QtGui import (
-    QAction,
-    QCloseEvent,
-    QDragEnterEvent,
-    QDropEvent,
-    QKeySequence,
-)
+from PySide6.QtCore import QByteArray, QSettings, Qt, QThreadPool, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -47,21 +40,14 @@ from app.core.events import (
     SampleBatch,
 )
 from app.core.errors import SessionError
-from app.core.fileio import FileWriteError
-from app.core.profile import (
-    Profile,
-    ProfileError,
-    load_profile,
-    read_profile_file,
-    save_profile,
-)
+from app.core.profile import Profile, ProfileError
 from app.core.results import JobResult, RunResult
 from app.core.run_wide import stated_before_the_run
 from app.core.runner import preload
 from app.core.session import DEFAULT_PORT
 from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
 from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
-from app.gui.config_panel import ConfigPanel, profile_json
+from app.gui.config_panel import ConfigPanel
 from app.gui.dialogs import AboutDialog, PreferencesDialog
 from app.gui.history import HistoryPanel
 from app.gui.icon import app_icon
@@ -73,13 +59,12 @@ from app.gui.run_controller import RunController
 from app.gui.eta import estimate
 from app.gui.log_view import LogView
 from app.gui.presets import long_run_warning, preset_entries
-from app.gui.profile_problems import open_advice, profile_problems
 from app.gui.theme import apply_theme
 from app.gui.vocab import Theme
+from app.gui.profile_files import ProfileFileActions
 from app.gui.window_exports import ExportActions
 from app.gui.words import plural
 
-MAX_RECENT = 8
 #: The smallest plot area: below it the docks shrink instead.
 PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT = 380, 260
 #: The smallest window in which every control is reachable (the panel and the docks scroll).
@@ -89,7 +74,7 @@ PRELOAD_DELAY_MS = 300
 ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
 
 
-class MainWindow(ExportActions, QMainWindow):
+class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
     def __init__(self, settings: QSettings | None = None, store_path: Path | None = None) -> None:
         super().__init__()
         self.setWindowIcon(app_icon())
@@ -290,155 +275,6 @@ class MainWindow(ExportActions, QMainWindow):
 
     def _remember_folder(self, kind: str, path: Path) -> None:
         self.settings.setValue(f"folders/{kind}", str(path.parent))
-
-    # --- profile files ----------------------------------------------------------------
-
-    def _current_text(self) -> str:
-        try:
-            return profile_json(self.panel.profile(self.profile_name))
-        except ProfileError as exc:
-            return f"invalid: {exc}"
-
-    def _mark_saved(self) -> None:
-        self._saved_text = self._current_text()
-        self._update_title()
-
-    def is_modified(self) -> bool:
-        return self._current_text() != self._saved_text
-
-    def _update_title(self) -> None:
-        name = self.profile_path.name if self.profile_path else self.profile_name
-        self.setWindowTitle(f"{name}[*] — CryptoBench")
-        self.setWindowModified(self.is_modified())
-
-    def confirm_discard(self) -> bool:
-        """Ask before losing unsaved changes; True when it is fine to go on."""
-        if not self.is_modified():
-            return True
-        answer = QMessageBox.question(
-            self, "Unsaved changes", "The profile has unsaved changes. Save them first?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save_profile()
-        return answer == QMessageBox.StandardButton.Discard
-
-    def new_profile(self) -> None:
-        if not self.confirm_discard():
-            return
-        self.panel.reset()
-        self.profile_path, self.profile_name = None, "untitled"
-        self._mark_saved()
-
-    def open_profile_dialog(self) -> None:
-        if not self.confirm_discard():
-            return
-        path, _ = QFileDialog.getOpenFileName(self, "Open profile", self._folder("profiles"),
-                                              "CryptoBench profiles (*.json);;All files (*)")
-        if path:
-            self.open_profile(Path(path), ask=False)
-
-    def open_profile(self, path: Path, ask: bool = True) -> bool:
-        if ask and not self.confirm_discard():
-            return False
-        try:
-            profile = read_profile_file(path)
-            self._show_profile(profile)
-        except ProfileError as exc:
-            problems = profile_problems(path)
-            message = str(exc) if len(problems) < 2 else \
-                f"{plural(len(problems), 'problem')}:\n" + "\n".join(f"• {p}" for p in problems)
-            self.error("Cannot open the profile", message, open_advice(exc))
-            return False
-        self.profile_path, self.profile_name = path, profile.name
-        self._remember_folder("profiles", path)
-        self._add_recent(path)
-        self._mark_saved()
-        self.statusBar().showMessage(f"Opened {path}", 5000)
-        return True
-
-    def open_preset(self, name: str) -> None:
-        if not self.confirm_discard():
-            return
-        try:
-            profile = load_profile(name)
-            self._show_profile(profile)
-        except ProfileError as exc:
-            self.error("Cannot open the preset", str(exc), "Report this: presets ship with the app.")
-            return
-        self.profile_path, self.profile_name = None, profile.name
-        self._mark_saved()
-
-    def _show_profile(self, profile: Profile) -> None:
-        from app.core.profile import resolve_jobs
-
-        resolve_jobs(profile, has_remote=True)  # meaning errors first, with the file's field names
-        self.panel.set_profile(profile)
-
-    def save_profile(self) -> bool:
-        if self.profile_path is None:
-            return self.save_profile_as()
-        return self._write_profile(self.profile_path)
-
-    def save_profile_as(self) -> bool:
-        suggested = str(Path(self._folder("profiles")) / f"{self.profile_name}.json")
-        path, _ = QFileDialog.getSaveFileName(self, "Save profile", suggested, "CryptoBench profiles (*.json)")
-        if not path:
-            return False
-        target = Path(path) if path.endswith(".json") else Path(path + ".json")
-        # The profile is named after its file: a copy saved as mine.json is "mine", not
-        # the preset it came from (its experiment, if any, is kept).
-        previous, self.profile_name = self.profile_name, target.stem
-        if not self._write_profile(target):
-            self.profile_name = previous
-            return False
-        return True
-
-    def _write_profile(self, path: Path) -> bool:
-        try:
-            profile = self.panel.profile(self.profile_name)
-        except ProfileError as exc:
-            self.error("Cannot save the profile", str(exc), "Fix the marked field first.")
-            return False
-        try:
-            save_profile(profile, path)
-        except FileWriteError as exc:
-            self.error("Cannot save the profile", str(exc), "Choose another folder or free some space; "
-                                                            "the previous file is untouched.")
-            return False
-        self.profile_path = path
-        self._remember_folder("profiles", path)
-        self._add_recent(path)
-        self._mark_saved()
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return True
-
-    def _recent(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-        return [str(v) for v in items]
-
-    def _add_recent(self, path: Path) -> None:
-        recent = [str(path)] + [p for p in self._recent() if p != str(path)]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        self._refresh_recent_menu()
-
-    def _refresh_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self._recent()
-        for path in recent:
-            open_it: Callable[..., object] = lambda checked=False, p=path: self.open_profile(Path(p))
-            self.recent_menu.addAction(path, open_it)
-        self.recent_menu.setEnabled(bool(recent))
-
-    # drag and drop a profile file onto the window
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(".json"):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
-        url: QUrl = event.mimeData().urls()[0]
-        self.open_profile(Path(url.toLocalFile()))
 
     # --- running ------------------------------------------------------------------------
 
