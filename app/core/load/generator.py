@@ -16,6 +16,7 @@ handed requests to the kernel; a step it could not drive on time is marked.
 
 from __future__ import annotations
 
+import gc
 import secrets
 import selectors
 import socket
@@ -174,12 +175,12 @@ class LoadGenerator:
             if kind != Kind.PUBLIC_PLEASE or verdict != Verdict.OK:
                 raise LoadFailed(f"the load server did not publish its key (reply {kind}, verdict {verdict})")
             client.pool, client.cursor = [], 0
-            budget_end = time.monotonic() + POOL_BUDGET_S
             if self.signer:
                 sender = self.scheme.new_sender()
                 (_, _, _, verdict), _ = self._exchange(client, record(Kind.KEY, 0, sender.handshake(public)))
                 if verdict != Verdict.OK:
                     raise LoadFailed("the load server refused the signer's verification key")
+            budget_end = time.monotonic() + POOL_BUDGET_S  # after a signer's key generation, not from before it
             while len(client.pool) < POOL_MAX and (len(client.pool) < POOL_MIN or time.monotonic() < budget_end):
                 start = clock()
                 if not self.signer:
@@ -307,6 +308,11 @@ class LoadGenerator:
         step = _StepRecord(histogram=HdrHistogram(*HISTOGRAM_RANGE), window_start=int(t0 + warm * interval),
                            window_end=int(t0 + total * interval), first_measured=warm)
         self.step = step
+        # No collector pause in the schedule: a full collection walks the heap this process
+        # inherited from the preloaded fork server (tens of milliseconds: every request due
+        # meanwhile would go out late). A step makes no reference cycles; collect between steps.
+        gc.collect()
+        gc.disable()
         lag = HdrHistogram(*HISTOGRAM_RANGE)
         cpu_marks = self.server_cpu_ns()
         cpu_start = time.process_time_ns()
@@ -354,6 +360,7 @@ class LoadGenerator:
             server_cpu = 100.0 * spent / 1e9 / max(wall, 1e-9)
         self._live(step)
         self.step = None
+        gc.enable()
         lag_p99 = lag.get_value_at_percentile(99.0) / 1e9 if lag.get_total_count() else None
         reason = sweep.generator_saturation(lag_p99, sent_in_window, measured)
         percentiles = {name: step.histogram.get_value_at_percentile(p) / 1e9 for name, p in LOAD_PERCENTILES}

@@ -12,6 +12,7 @@ from app.core.job_records import Load, LoadStep
 from app.core.load import sweep
 from app.core.load.generator import Emit, LoadGenerator
 from app.core.plan import JobPlan
+from app.core.stats import summarize
 
 #: Progress is counted in hundredths of a step.
 _PER_STEP = 100
@@ -90,9 +91,14 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
         notes.append("no step overloaded the server: the knee is at least the highest rate achieved")
     failed = sum(refused.values())
     checked = sum(step.completed for step in steps) + failed
+    latency = RawMetric(samples=first_latencies)
+    if first_latencies:
+        # Latency under load varies by its nature (queueing): its statistics without the
+        # spread and outlier warnings, which are for timings that should be steady.
+        latency.summary = summarize(first_latencies, "s")
     metrics = {
         # What clients saw at the lowest offered rate, and what the server's crypto took per request.
-        "latency": RawMetric(samples=first_latencies),
+        "latency": latency,
         "server": RawMetric(samples=[ns / 1e9 for ns in server_ns]),
     }
     error = None

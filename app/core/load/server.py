@@ -13,6 +13,7 @@ connection's expected plaintext, or the reply carries the verdict that fails it.
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import selectors
 import signal
@@ -91,6 +92,12 @@ class _Worker:
         self.listener.setblocking(False)
         self.selector.register(self.listener, selectors.EVENT_READ, None)
         deadline = time.monotonic() + self.plan.accept_timeout
+        # No collector pauses while serving: a full collection walks the heap this process
+        # inherited from the preloaded fork server (tens of milliseconds, which every request
+        # queued meanwhile would wait out) and requests make no reference cycles.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
         try:
             while not (self.served and not self.clients):
                 if not self.clients and not self.served and time.monotonic() > deadline:
