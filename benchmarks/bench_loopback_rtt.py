@@ -22,6 +22,11 @@ other way round. Each round is therefore measured per placement, both sides pinn
     split  receiver (server) and this supervisor on one CPU, sender (client) on another
     free   nothing pinned: what the scheduler happens to do (noisy; not the default)
 
+The app also places its own processes (the job's placement, default `same`) on CPUs its
+supervisor may use; with the supervisor pinned to the receiver's CPU that is the same CPU,
+and for `split` the sender is moved after the app placed it, so both agree.
+`bench_loopback_steps.py` splits one round trip's CPU time into its steps.
+
 If `sockperf` (Debian package "sockperf") is on PATH, its TCP ping-pong of 64-byte
 messages on 127.0.0.1, pinned the same way, is printed as the floor: what a C client
 and server pay for a round trip here. It runs with `--full-rtt`, so its figures are

@@ -19,6 +19,8 @@ from app.core.wire import (
     HEADER_SIZE,
     MAGIC,
     MAX_CONTROL_FRAME,
+    READ_AHEAD,
+    SMALL_FRAME,
     VERSION,
     BadMagic,
     ConnectionClosed,
@@ -182,13 +184,17 @@ def test_header_checks_run_in_order_magic_version_type_length() -> None:
 
 
 CHUNKS = st.lists(st.integers(1, 64), min_size=1, max_size=20)
+#: Every reader test runs with and without read-ahead (a session's readers after authentication).
+AHEAD = pytest.mark.parametrize("ahead", [False, True], ids=["exact", "read-ahead"])
 
 
+@AHEAD
 @FAST
 @given(data=st.binary(max_size=600), chunks=CHUNKS, capacity=st.sampled_from([0, 32, 1024, MAX_CONTROL_FRAME]))
-def test_reader_on_arbitrary_bytes_raises_only_wire_errors(data: bytes, chunks: list[int], capacity: int) -> None:
+def test_reader_on_arbitrary_bytes_raises_only_wire_errors(data: bytes, chunks: list[int], capacity: int,
+                                                           ahead: bool) -> None:
     stream = FakeStream(data, chunks)
-    reader = FrameReader(stream, capacity, idle_timeout=5)
+    reader = FrameReader(stream, capacity, idle_timeout=5, read_ahead=ahead)
     frames, error = read_all(reader)
     assert isinstance(error, WireError)
     assert all(len(body) <= capacity for _, body in frames)
@@ -201,39 +207,42 @@ def frame_sequences(draw: st.DrawFn) -> list[tuple[FrameType, bytes]]:
     return draw(st.lists(st.tuples(NON_ERROR_TYPES, st.binary(max_size=300)), max_size=8))
 
 
+@AHEAD
 @FAST
 @given(frames=frame_sequences(), chunks=CHUNKS)
 def test_valid_frames_split_anywhere_read_back_identically(frames: list[tuple[FrameType, bytes]],
-                                                           chunks: list[int]) -> None:
+                                                           chunks: list[int], ahead: bool) -> None:
     data = b"".join(frame(kind, body) for kind, body in frames)
     stream = FakeStream(data, chunks)
-    reader = FrameReader(stream, 1024, idle_timeout=5)
+    reader = FrameReader(stream, 1024, idle_timeout=5, read_ahead=ahead)
     got, error = read_all(reader)
     assert got == frames
     assert type(error) is ConnectionClosed  # EOF exactly at a frame boundary
     assert reader.bytes_received == len(data) == stream.pos
 
 
+@AHEAD
 @FAST
 @given(frames=frame_sequences().filter(bool), chunks=CHUNKS, data=st.data())
 def test_eof_mid_frame_is_truncated(frames: list[tuple[FrameType, bytes]], chunks: list[int],
-                                    data: st.DataObject) -> None:
+                                    data: st.DataObject, ahead: bool) -> None:
     encoded = [frame(kind, body) for kind, body in frames]
     whole = b"".join(encoded)
     boundaries = {sum(len(e) for e in encoded[:i]) for i in range(len(encoded) + 1)}
     cut = data.draw(st.integers(1, len(whole) - 1).filter(lambda c: c not in boundaries), label="cut")
-    reader = FrameReader(FakeStream(whole[:cut], chunks), 1024, idle_timeout=5)
+    reader = FrameReader(FakeStream(whole[:cut], chunks), 1024, idle_timeout=5, read_ahead=ahead)
     got, error = read_all(reader)
     complete = max(i for i in range(len(encoded) + 1) if sum(len(e) for e in encoded[:i]) <= cut)
     assert got == frames[:complete]
     assert type(error) is TruncatedFrame
 
 
-def test_large_body_lands_in_the_buffer_allocated_once() -> None:
+@AHEAD
+def test_large_body_lands_in_the_buffer_allocated_once(ahead: bool) -> None:
     capacity = MAX_CONTROL_FRAME + 5000
     big1, big2 = bytes(range(256)) * 260, b"\x5a" * capacity
     data = frame(FrameType.MESSAGE, big1) + frame(FrameType.PING, b"small") + frame(FrameType.MESSAGE, big2)
-    reader = FrameReader(FakeStream(data, [7919]), capacity, idle_timeout=5)
+    reader = FrameReader(FakeStream(data, [7919]), capacity, idle_timeout=5, read_ahead=ahead)
     assert reader.read()[1] == big1
     large = reader._large
     assert large is not None and len(large) == capacity
@@ -245,15 +254,18 @@ def test_large_body_lands_in_the_buffer_allocated_once() -> None:
         reader.read()
 
 
+@AHEAD
 @pytest.mark.parametrize("length", [2**63, 2**64 - 1, MAX_CONTROL_FRAME + 1])
-def test_header_claiming_huge_length_allocates_and_reads_nothing(length: int) -> None:
+def test_header_claiming_huge_length_allocates_and_reads_nothing(length: int, ahead: bool) -> None:
     # Plenty of body bytes follow: a reader that trusted the header would consume them.
-    stream = FakeStream(encode_header(FrameType.MESSAGE, length) + b"\x00" * 4096, [3])
-    reader = FrameReader(stream, MAX_CONTROL_FRAME, idle_timeout=5)
+    stream = FakeStream(encode_header(FrameType.MESSAGE, length) + b"\x00" * (4 * READ_AHEAD), [3, 5000])
+    reader = FrameReader(stream, MAX_CONTROL_FRAME, idle_timeout=5, read_ahead=ahead)
     with pytest.raises(FrameTooLarge, match=str(length)):
         reader.read()
     assert reader._large is None
-    assert stream.pos == HEADER_SIZE
+    # Exactly the header; read ahead, the receives that brought it (3 bytes, then READ_AHEAD)
+    # and not one more: nothing is awaited for a body that was refused.
+    assert stream.pos == (3 + READ_AHEAD if ahead else HEADER_SIZE)
     assert reader.bytes_received == HEADER_SIZE
 
 
@@ -262,7 +274,20 @@ def test_per_read_limit_narrows_the_capacity() -> None:
     reader = FrameReader(stream, MAX_CONTROL_FRAME, idle_timeout=5)
     with pytest.raises(FrameTooLarge, match="limit is 32"):
         reader.read(32)
-    assert stream.pos == HEADER_SIZE
+    assert stream.pos == HEADER_SIZE  # exactly the header: authentication reads no byte more
+
+
+def test_read_ahead_takes_small_frames_in_one_receive_and_keeps_what_follows() -> None:
+    frames = [(FrameType.ACK, b"a" * 9), (FrameType.PONG, b""), (FrameType.MESSAGE, b"m" * 3000)]
+    data = b"".join(frame(kind, body) for kind, body in frames)
+    stream = FakeStream(data, [len(data)])
+    reader = FrameReader(stream, 1024 * 4, idle_timeout=5, read_ahead=True)
+    got, error = read_all(reader)
+    assert got == frames and type(error) is ConnectionClosed
+    assert stream.calls == 2  # one receive for the three frames, one for the end of the stream
+    exact = FakeStream(data, [len(data)])
+    assert read_all(FrameReader(exact, 1024 * 4, idle_timeout=5))[0] == frames
+    assert exact.calls == 2 * len(frames) - 1 + 1  # header and body each (an empty body: none), then EOF
 
 
 def test_capacity_above_the_hard_cap_is_refused() -> None:
@@ -296,9 +321,11 @@ def test_expect_rejects_other_frame_types() -> None:
     (ConnectionResetError(), b"", TruncatedFrame),
     (ConnectionResetError(), frame(FrameType.PING, b"abc")[:14], TruncatedFrame),
 ])
-def test_socket_exceptions_become_wire_errors(exc: BaseException, prefix: bytes, expected: type) -> None:
+@AHEAD
+def test_socket_exceptions_become_wire_errors(exc: BaseException, prefix: bytes, expected: type,
+                                              ahead: bool) -> None:
     with pytest.raises(expected):
-        FrameReader(RaisingStream(exc, prefix), 1024, idle_timeout=5).read()
+        FrameReader(RaisingStream(exc, prefix), 1024, idle_timeout=5, read_ahead=ahead).read()
 
 
 # --- send_frame ------------------------------------------------------------------------
@@ -318,6 +345,9 @@ class CappedSocket:
         self.caps = caps
         self.calls = 0
         self.wire = bytearray()
+
+    def send(self, data: bytes) -> int:  # a small frame, joined
+        return self.sendmsg([memoryview(data)])
 
     def sendmsg(self, buffers: list[memoryview]) -> int:
         cap = self.caps[self.calls % len(self.caps)]
@@ -360,6 +390,37 @@ def test_send_frame_resumes_partial_sends_exactly(kind: FrameType, parts: list, 
     body = b"".join(bytes(p) for p in parts)
     assert send_frame(sock, kind, parts) == HEADER_SIZE + len(body)  # type: ignore[arg-type]
     assert bytes(sock.wire) == encode_header(kind, len(body)) + body
+
+
+class RecordingSocket:
+    """Delegates to a real socket and records which call sent each frame."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.calls: list[str] = []
+
+    def send(self, data: bytes) -> int:
+        self.calls.append("send")
+        return self.sock.send(data)
+
+    def sendmsg(self, buffers: list[memoryview]) -> int:
+        self.calls.append("sendmsg")
+        return self.sock.sendmsg(buffers)
+
+
+def test_small_frames_are_sent_joined_larger_ones_gathered(pair: tuple[socket.socket, socket.socket]) -> None:
+    a, b = pair
+    recording = RecordingSocket(a)
+    small = [b"n" * 12, bytearray(b"s" * (SMALL_FRAME - 12))]
+    large = [b"n" * 12, b"L" * (SMALL_FRAME - 11)]
+    assert send_frame(recording, FrameType.MESSAGE, small) == HEADER_SIZE + SMALL_FRAME  # type: ignore[arg-type]
+    assert send_frame(recording, FrameType.ACK, large) == HEADER_SIZE + SMALL_FRAME + 1  # type: ignore[arg-type]
+    assert recording.calls == ["send", "sendmsg"]
+    reader = FrameReader(b, 2 * SMALL_FRAME, idle_timeout=5, read_ahead=True)
+    kind, body = reader.read()
+    assert (kind, bytes(body)) == (FrameType.MESSAGE, b"".join(small))
+    kind, body = reader.read()
+    assert (kind, bytes(body)) == (FrameType.ACK, b"".join(large))
 
 
 def test_send_frame_joins_parts_on_the_wire(pair: tuple[socket.socket, socket.socket]) -> None:

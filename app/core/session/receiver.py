@@ -109,7 +109,10 @@ class ReceiverSession:
             tune(self.sock, nodelay=False)
         send_frame(self.sock, FrameType.JOB_OK, [json.dumps({"capacity": capacity}).encode()])
         self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
-        return FrameReader(self.sock, capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate)
+        # The job's frames: this reader alone reads the connection from now on, so it may
+        # read ahead (header and body of a small frame in one receive).
+        return FrameReader(self.sock, capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate,
+                           read_ahead=True)
 
     def serve(self) -> JobDescription:
         tune(self.sock)
