@@ -300,7 +300,8 @@ class LoadStep:
     """
 
     offered_per_s: float
-    #: Requests acknowledged OK within the step's measured window, per second of it.
+    #: Requests acknowledged OK within the step's measured window (warm-up ones too: the
+    #: server's work then), per second of it.
     achieved_per_s: float
     #: Requests refused by the server, or not acknowledged before the drain ran out.
     errors: int

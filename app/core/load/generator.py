@@ -10,8 +10,10 @@ The clients' own crypto is done ahead of each message size: each connection prep
 a pool of distinct requests (a fresh sender per request: its handshake and one sealed
 message; for signatures, signed messages under the connection's key) and cycles
 through it, so that the generator only sends and times, and the server's capacity is
-what a step measures. The generator measures itself too: its CPU, and how late its loop
-handed requests to the kernel; a step it could not drive on time is marked.
+what a step measures. The generator measures itself too: its CPU (which includes polling
+for the last `SPIN_S` before each request is due: a virtual CPU that halts when idle
+wakes up to a millisecond late), and how late its loop handed requests to the kernel; a
+step it could not drive on time is marked.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import gc
 import secrets
 import selectors
 import socket
+import struct
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +45,7 @@ from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
 from app.core.session.sender import connect
+from app.core.vocab import PlacementPolicy
 from app.core.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 
 Emit = Callable[[MeasuringMessage], None]
@@ -64,6 +69,15 @@ SETUP_TIMEOUT_S = 30.0
 #: The most public material a load server may publish for one connection (an RSA-4096
 #: key is ~550 bytes, an ML-KEM-1024 one 1.5 KiB).
 MAX_PUBLIC = 64 * 1024
+#: The generator polls instead of sleeping for the last this-long before each request is
+#: due (on its own CPU: not under placement `same`, where it would take the server's).
+SPIN_S = 0.0005
+#: Linux's SO_TIMESTAMPNS (and SCM_TIMESTAMPNS): the kernel stamps each received segment
+#: with its arrival time (CLOCK_REALTIME, a struct timespec). Python's socket module does
+#: not name it.
+SO_TIMESTAMPNS = 35
+_TIMESPEC = struct.Struct("@qq")
+_TIMESTAMP_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
 #: A request id carries its step in the high bits: a late reply to an earlier step is
 #: recognised and ignored instead of being counted in the next one.
 STEP_SHIFT = 40
@@ -114,6 +128,9 @@ class LoadGenerator:
         self.signer = self.scheme.info.family in KEYGEN_ON_SENDER
         #: Over an emulated link, a reply takes at least its round trip: the drain waits that too.
         self.link_round_trip_s = round_trip_ms(job.link) / 1000 if job.link is not None else 0.0
+        self.spin_s = 0.0 if job.placement == PlacementPolicy.SAME else SPIN_S
+        #: Replies timed by the kernel's receive stamps (Linux), else by when they were read.
+        self.kernel_timestamps = sys.platform.startswith("linux")
         self.clients: list[_Client] = []
         # select(), not epoll: epoll sleeps in whole milliseconds (CPython rounds its timeout
         # up), which would hand each request to the kernel up to 1 ms late; select() sleeps
@@ -137,6 +154,8 @@ class LoadGenerator:
             client = _Client(sock)
             self.clients.append(client)
             self.selector.register(sock, selectors.EVENT_READ, client)
+            if self.kernel_timestamps:
+                sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
 
     def close(self) -> None:
         for client in self.clients:
@@ -245,12 +264,12 @@ class LoadGenerator:
         for key, _ in self.selector.select(timeout):
             client: _Client = key.data
             try:
-                chunk = client.sock.recv(1 << 16)
+                chunk, ancillary, _, _ = client.sock.recvmsg(1 << 16, _TIMESTAMP_SPACE)
             except (BlockingIOError, InterruptedError):
                 continue
             if not chunk:
                 raise LoadFailed("the load server closed a client connection mid-run")
-            now = self.clock()
+            now = self._arrival(ancillary)
             replies = client.replies.feed(chunk)
             handled += len(replies)
             for kind, ident, value, verdict in replies:
@@ -261,12 +280,30 @@ class LoadGenerator:
                     self._replied(self.step, ident, value, verdict, now)
         return handled
 
+    def _arrival(self, ancillary: list[tuple[int, int, bytes]]) -> int:
+        """When the bytes just read reached this machine's socket, on `clock`'s scale: the
+        kernel's receive time of the last segment read (so never early for any reply in
+        it), or now where the kernel gave none. Not when this process woke up to read
+        them: a halted virtual CPU wakes up to a millisecond late."""
+        now = self.clock()
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
+                seconds, nanoseconds = _TIMESPEC.unpack_from(data)
+                behind: int = time.time_ns() - (int(seconds) * 1_000_000_000 + int(nanoseconds))
+                if 0 <= behind < 1_000_000_000:  # a stepped wall clock gives nonsense: keep now
+                    return now - behind
+        return now
+
     def _replied(self, step: _StepRecord, ident: int, value: int, verdict: int, now: int) -> None:
         intended = step.outstanding.pop(ident, None)
         if intended is None:
             return  # an earlier step's late reply
+        if verdict == Verdict.OK and step.window_start <= now <= step.window_end:
+            # Throughput is what the server completed in the window, whichever request it
+            # was: under overload it spends the window's start on the warm-up's backlog.
+            step.completed_in_window += 1
         if (ident & ((1 << STEP_SHIFT) - 1)) < step.first_measured:
-            return  # warm-up
+            return  # warm-up: no latency recorded
         if verdict != Verdict.OK:
             name = Verdict(verdict).name.lower() if verdict in Verdict._value2member_map_ else str(verdict)
             step.refused[name] = step.refused.get(name, 0) + 1
@@ -275,8 +312,6 @@ class LoadGenerator:
         step.histogram.record_value(latency)
         step.latencies.append(latency / 1e9)
         step.server_ns.append(value)
-        if now <= step.window_end:
-            step.completed_in_window += 1
         if len(step.live) < LIVE_BATCH:
             step.live.append(latency / 1e9)
 
@@ -337,7 +372,9 @@ class LoadGenerator:
                 k += 1
             self._flush()
             wait = (t0 + k * interval - clock()) / 1e9 if k < total else 0.0
-            self._receive(max(0.0, wait))
+            # Sleep until shortly before the next request is due, then poll: a virtual CPU
+            # that halts when idle wakes late (here, up to ~1 ms at p99; polling: ~20 us).
+            self._receive(wait - self.spin_s if wait > self.spin_s else 0.0)
             if time.monotonic() >= next_live:
                 next_live = time.monotonic() + LIVE_EVERY_S
                 self._live(step)

@@ -57,9 +57,9 @@ class LoadServerPlan:
     params: dict[str, int | str | bool]
     message_sizes: tuple[int, ...]
     workers: int = 1
-    #: Benchmarks only (benchmarks/bench_load.py): instead of the scheme's work, spin this
-    #: many nanoseconds per request: a server of known cost to check the harness against.
-    spin_ns: int = 0
+    #: Benchmarks only (benchmarks/bench_load_harness.py): instead of the scheme's work, spin
+    #: this many nanoseconds per request (0: none at all): a server of known cost.
+    spin_ns: int | None = None
     accept_timeout: float = 60.0
     bind: str = "127.0.0.1"
 
@@ -197,7 +197,7 @@ class _Worker:
             raise LoadProtocolError("REQUEST before PUBLIC_PLEASE")
         handshake, payload = split_request(body)
         clock = time.perf_counter_ns
-        if self.plan.spin_ns:
+        if self.plan.spin_ns is not None:
             start = clock()
             while clock() - start < self.plan.spin_ns:
                 pass
