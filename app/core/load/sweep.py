@@ -40,9 +40,8 @@ def kept_up(step: LoadStep) -> bool:
 
 
 def should_stop(steps: Sequence[LoadStep]) -> bool:
-    """Enough steps past the knee (or the generator is the limit: more would say nothing)."""
-    if steps and steps[-1].generator_saturated:
-        return True
+    """Enough steps past the knee: two in a row not kept up with (by the server, or by the
+    generator: one late step may be a moment's trouble, two say more would tell nothing)."""
     tail = steps[-OVERLOADED_STEPS_TO_STOP:]
     return len(tail) == OVERLOADED_STEPS_TO_STOP and not any(kept_up(step) for step in tail)
 
