@@ -1,14 +1,13 @@
 """A rogue client never crashes the receiver nor makes it allocate a length it claims.
 
 In-process tests run `ReceiverSession.serve()` in a thread on one end of a loopback
-TCP connection and play the rogue on the other; the last test attacks a real
-loopback receiver process (`receiver_main`) and then runs a genuine sender against it.
+TCP connection and play the rogue on the other; test_rogue_receiver_process.py attacks a
+real loopback receiver process.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import socket
 import threading
@@ -17,24 +16,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from unittest import mock
 
-import psutil
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
+from app.core.events import SizeMeasured
 from app.core.schemes import registry
 from app.core.session.auth import NONCE_BYTES, authenticate_server, client_proof
 from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
 from app.core.session import receiver as receiver_module
-from app.core.session.receiver import (
-    AuthenticationFailed,
-    ReceiverLimits,
-    ReceiverPlan,
-    ReceiverSession,
-    receiver_main,
-)
-from app.core.session.sender import SenderSession, connect
+from app.core.session.receiver import AuthenticationFailed, ReceiverLimits, ReceiverSession
+from app.core.session.sender import SenderSession
 from app.core.wire import (
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
@@ -53,27 +45,8 @@ from app.core.wire import (
     decode_header,
     encode_header,
 )
+from tests.core.session.rogue_harness import JOB, JOB_CAPACITY, LIMITS, RECEIVER_TO_SENDER, TOKEN, frame, job_body
 from tests.plans import job_plan
-
-TOKEN = bytes(range(1, TOKEN_BYTES + 1))
-LIMITS = ReceiverLimits(hello_timeout=0.5, idle_timeout=2)
-JOB = JobDescription(scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64])
-#: aes-gcm with 64-byte messages needs no more than a control frame.
-JOB_CAPACITY = MAX_CONTROL_FRAME
-RECEIVER_TO_SENDER = {FrameType.WELCOME, FrameType.READY, FrameType.CHALLENGE, FrameType.JOB_OK, FrameType.PUBLIC, FrameType.HANDSHAKE_OK,
-                      FrameType.SIZE_OK, FrameType.PONG, FrameType.ACK, FrameType.TRACE_OK,
-                      FrameType.SIZE_END_OK, FrameType.ERROR}
-
-
-def frame(kind: FrameType, body: bytes = b"") -> bytes:
-    return encode_header(kind, len(body)) + body
-
-
-def job_body(**changes: Any) -> bytes:
-    data = JOB.model_dump(mode="json")
-    data.update(changes)
-    return json.dumps(data).encode()
-
 
 # --- in-process harness --------------------------------------------------------------
 
@@ -597,135 +570,3 @@ def test_any_frames_after_a_valid_job_end_in_a_wire_error_or_bye(frames: list[tu
         assert header.frame_type in RECEIVER_TO_SENDER
         pos += HEADER_SIZE + header.length
     assert pos == len(sent)
-
-
-# --- a real loopback receiver process ----------------------------------------------------
-
-
-def _expect_closed_by_receiver(sock: socket.socket) -> None:
-    """The receiver ends the connection: EOF (or a reset if it left bytes unread), never a reply."""
-    sock.settimeout(10)
-    try:
-        data = sock.recv(4096)
-    except ConnectionResetError:
-        return
-    assert data == b"", f"the receiver answered a rogue with {data!r}"
-
-
-def _rogue_wrong_token(sock: socket.socket) -> None:
-    nonce = os.urandom(NONCE_BYTES)
-    sock.sendall(frame(FrameType.HELLO, nonce))
-    server_nonce = bytes(FrameReader(sock, NONCE_BYTES, idle_timeout=10).expect(FrameType.CHALLENGE))
-    sock.sendall(frame(FrameType.PROOF, client_proof(bytes(TOKEN_BYTES), nonce, server_nonce)))
-    _expect_closed_by_receiver(sock)
-
-
-def _rogue_garbage(sock: socket.socket) -> None:
-    sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    _expect_closed_by_receiver(sock)
-
-
-def _rogue_huge_claim(sock: socket.socket) -> None:
-    sock.sendall(encode_header(FrameType.HELLO, 2**63) + b"\x00" * 1024)
-    _expect_closed_by_receiver(sock)
-
-
-def _rogue_error_first(sock: socket.socket) -> None:
-    sock.sendall(frame(FrameType.ERROR, b"let me in"))
-    _expect_closed_by_receiver(sock)
-
-
-def _rogue_connect_and_close(sock: socket.socket) -> None:
-    pass  # the with-block closes it at once
-
-
-def _rogue_silent(sock: socket.socket) -> None:
-    _expect_closed_by_receiver(sock)  # after hello_timeout
-
-
-ROGUES: list[tuple[str, Callable[[socket.socket], None]]] = [
-    ("wrong token", _rogue_wrong_token),
-    ("garbage", _rogue_garbage),
-    ("2**63-byte header", _rogue_huge_claim),
-    ("ERROR frame first", _rogue_error_first),
-    ("connect and close", _rogue_connect_and_close),
-    ("connect and say nothing", _rogue_silent),
-]
-RSS_CEILING = 200 * 1024 * 1024
-
-
-def test_receiver_process_survives_rogues_then_serves_a_sender() -> None:
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe()
-    plan = ReceiverPlan(TOKEN, limits=ReceiverLimits(hello_timeout=0.5), accept_timeout=20)
-    process = ctx.Process(target=receiver_main, args=(child, plan), daemon=True)
-    process.start()
-    child.close()
-
-    def receiver_report() -> str:
-        reports = []
-        while parent.poll(0.5):
-            try:
-                reports.append(parent.recv())
-            except EOFError:
-                break
-        return f"receiver reported {reports}"
-
-    try:
-        assert parent.poll(30), "the receiver never reported its port"
-        listening = parent.recv()
-        assert isinstance(listening, Listening) and listening.port > 0, listening
-        port = listening.port
-        receiver = psutil.Process(process.pid)
-        rss_before = receiver.memory_info().rss
-
-        for name, rogue in ROGUES:
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            except OSError as exc:
-                pytest.fail(f"cannot connect for rogue {name!r} ({exc}); {receiver_report()}")
-            with sock:
-                rogue(sock)
-            assert process.is_alive(), f"the receiver died after rogue {name!r}; {receiver_report()}"
-            rss = receiver.memory_info().rss
-            assert rss < RSS_CEILING, f"receiver RSS {rss} after rogue {name!r}"
-            assert rss - rss_before < 64 * 1024 * 1024, f"receiver grew by {rss - rss_before} bytes after {name!r}"
-
-        session = job_plan("aes-gcm", "cryptography", {}, [64], samples=5, warmup=1, keygen_samples=2, pause_ms=0,
-                           tamper=3, host="127.0.0.1", port=port, token=TOKEN, reply_timeout=20)
-        events: list[Any] = []
-        try:
-            with connect("127.0.0.1", port, 10) as sock:
-                SenderSession(sock, session, events.append).run()
-        except WireError as exc:
-            pytest.fail(f"the genuine sender failed: {type(exc).__name__}: {exc}; {receiver_report()}")
-
-        measured = [e for e in events if isinstance(e, SizeMeasured)]
-        assert len(measured) == 1
-        result = measured[0]
-        assert result.error is None
-        assert result.checked > 0 and result.failed == 0
-        assert result.tamper_tried == result.tamper_rejected == 3
-        assert result.tamper_failures == []
-        for metric in ("compute", "rtt", "receiver", "network", "floor_rtt"):
-            assert metric in result.metrics, metric
-            assert len(result.metrics[metric].samples) == 5, metric
-
-        messages = []
-        while True:
-            assert parent.poll(30), f"the receiver went quiet after {messages}"
-            message = parent.recv()
-            messages.append(message)
-            if not isinstance(message, PeerDropped):
-                break
-        assert messages[-1] == ReceiverDone(), messages
-        logs = [message.text for message in messages[:-1]]
-        assert len(logs) == len(ROGUES), logs
-        assert all("receiver closed a connection from 127.0.0.1" in text for text in logs), logs
-        process.join(20)
-        assert process.exitcode == 0
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join(10)
-        parent.close()
