@@ -11,5 +11,8 @@ out=docs/screenshots
     --screenshot "$out/main-light.png"
 "$python" -m app gui --profile quick --run --tab scaling --theme dark --size 1024x700 \
     --screenshot "$out/main-dark.png"
+# A real load run of three key exchanges (docs/screenshots/load.json, ~30 s), Load tab.
+"$python" -m app gui --profile docs/screenshots/load.json --run --tab load --theme light --size 1024x700 \
+    --screenshot "$out/load-light.png"
 # The trend view over the tests' hand-built history (not measurements: see trend.py).
 "$python" docs/screenshots/trend.py "$out/trend-light.png" light
