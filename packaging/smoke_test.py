@@ -152,6 +152,23 @@ def check_report(pdf: Path, markdown: Path) -> Callable[[subprocess.CompletedPro
     return check
 
 
+def check_load(path: Path) -> Callable[[subprocess.CompletedProcess[str]], str | None]:
+    """The load job measured every request and kept its histogram."""
+    def check(_: subprocess.CompletedProcess[str]) -> str | None:
+        if not path.is_file():
+            return "no results JSON written"
+        job = json.loads(path.read_text(encoding="utf-8"))["jobs"][0]
+        steps = (job.get("load") or {}).get("steps") or []
+        if job.get("status") != "ok" or not steps:
+            return f"load job {job.get('status')}: {job.get('error')}"
+        step = steps[0]
+        if step.get("completed") != step.get("sent") or not step.get("histogram"):
+            return f"{step.get('completed')} of {step.get('sent')} requests answered, histogram {bool(step.get('histogram'))}"
+        return None
+
+    return check
+
+
 def gui_launch(smoke: Smoke, index: int) -> dict[str, float] | None:
     """Open the window offscreen once; return launch-to-paint seconds and peak memory."""
     report = smoke.workdir / f"startup-{index}.json"
@@ -236,6 +253,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = work / "quick.json"
         smoke.run("run quick (loopback children)", ["run", "quick", "--no-store", "--quiet", "--json", str(results)],
                   timeout=600, check=check_run(results))
+        load_profile, load_results = work / "load.json", work / "load-results.json"
+        load_profile.write_text(json.dumps({"name": "load smoke", "jobs": [
+            {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [50], "duration_s": 0.3, "warmup_s": 0}]}),
+            encoding="utf-8")
+        smoke.run("run a load job (server, generator, HdrHistogram in the bundle)",
+                  ["run", str(load_profile), "--no-store", "--quiet", "--json", str(load_results)],
+                  timeout=120, check=check_load(load_results))
         pdf, markdown = work / "quick.pdf", work / "quick.md"
         if results.is_file():
             smoke.run("report --pdf --markdown",
