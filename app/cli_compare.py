@@ -29,7 +29,7 @@ from typing import Any
 from app.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, load_run_source, open_store
 from app.cli_common import console as _console
 from app.cli_print import escape
-from app.core.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_runs
+from app.core.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
 from app.core.results import JobResult, RunResult
 from app.core.vocab import Mode, Verdict
 from app.report.units import format_bytes, format_seconds
@@ -40,8 +40,11 @@ _RUN_HELP = "a stored run's id (or a unique prefix), or a results JSON file (fro
 def add_parsers(commands: Any) -> None:
     p = commands.add_parser("compare", help="compare runs metric by metric (ratio of medians, 95 %% interval, "
                                             "verdict) and state what changed between their machines")
-    p.add_argument("base", metavar="BASE", help=f"the baseline: {_RUN_HELP}")
-    p.add_argument("new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}")
+    p.add_argument("base", metavar="BASE", help=f"the baseline: {_RUN_HELP}; several runs of one side joined "
+                                                "with + (a.json+b.json+c.json): the interval then covers how "
+                                                "much a whole run moves too")
+    p.add_argument("new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}, or runs "
+                                                         "joined with +")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON to stdout instead")
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when a metric is slower beyond the threshold, interval and all")
@@ -77,10 +80,21 @@ def parse_threshold(text: str | None) -> float:
 # --- compare -------------------------------------------------------------------------------------
 
 
+def load_side(text: str, store: Path | None) -> list[RunResult]:
+    """One side of a comparison: a run, or several joined with + (a file whose name has a
+    + in it is still one run)."""
+    if "+" not in text or Path(text).is_file():
+        return [load_run_source(text, store)]
+    parts = text.split("+")
+    if not all(parts):
+        raise UsageError(f"{text!r}: an empty run between the + signs")
+    return [load_run_source(part, store) for part in parts]
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     threshold = parse_threshold(args.threshold)
-    base = load_run_source(args.base, args.store)
-    comparisons = [compare_runs(base, load_run_source(text, args.store), threshold=threshold) for text in args.new]
+    base = load_side(args.base, args.store)
+    comparisons = [compare_sides(base, load_side(text, args.store), threshold=threshold) for text in args.new]
     if args.json:
         print(json.dumps({"threshold": threshold, "comparisons": [c.to_dict() for c in comparisons],
                           "regressions": sum(len(c.regressions()) for c in comparisons)}, indent=2))
@@ -165,8 +179,9 @@ _STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABL
 
 
 def _print_comparison(console: Any, comparison: RunComparison) -> None:
-    console.print(escape(f"base: {_run_text(comparison.base)}"))
-    console.print(escape(f"new:  {_run_text(comparison.new)}"))
+    for label, runs in (("base:", comparison.base_runs), ("new: ", comparison.new_runs)):
+        for k, run in enumerate(runs):
+            console.print(escape(f"{label if k == 0 else ' ' * len(label)} {_run_text(run)}"))
     if comparison.environment:
         console.print(f"environment: {len(comparison.environment)} difference(s) (base → new)")
         for d in comparison.environment:
@@ -194,10 +209,16 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
         for job in jobs:
             console.print(escape(f"only in {side}: {_job_text(job)} ({job.id})"))
     counts = ", ".join(f"{comparison.count(v)} {v}" for v in Verdict)
+    method = (f"{len(comparison.base_runs)} runs vs {len(comparison.new_runs)}, two-level bootstrap over runs "
+              "and samples" if comparison.repeated else "seeded bootstrap")
     console.print(f"{len(comparison.pairs)} matched job(s), {len(comparison.metrics)} metric(s): {counts}; "
                   f"{len(comparison.regressions())} regression(s) beyond {_percent(comparison.threshold)}; "
                   f"{len(comparison.only_base)} only in base, {len(comparison.only_new)} only in new "
-                  f"(seeded bootstrap, {comparison.resamples} resamples)")
+                  f"({method}, {comparison.resamples} resamples)")
+    if not comparison.repeated:
+        console.print("note: one run a side: each interval covers the spread of the samples within a run, not "
+                      "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
+                      "some metrics); for a gate, give several runs a side: A+B+C")
 
 
 # --- import --------------------------------------------------------------------------------------

@@ -213,3 +213,19 @@ def test_a_job_that_measured_before_and_fails_now_fails_the_gate(base_file: Path
     assert "1 job(s) measured in the base run failed in the new one" in err
     assert "killed by SIGSEGV" in err
     assert main(["compare", str(base_file), str(path)]) == EXIT_OK  # without the gate: reported only
+
+
+def test_several_runs_a_side_are_joined_with_plus(tmp_path: Path, capsys: Capture) -> None:
+    sides = {name: [write(tmp_path / f"{name}{k}.json", scaled(base_run(), factor, run_id=f"{name}-{k}"))
+                    for k, factor in enumerate(factors)]
+             for name, factors in (("base", [1.0, 1.25, 0.9]), ("new", [1.2, 0.95, 1.1]))}
+    joined = {name: "+".join(str(p) for p in paths) for name, paths in sides.items()}
+    # One run a side: the 1.2x run-level shift of the first new run fails the gate, and the note says why.
+    assert main(["compare", str(sides["base"][0]), str(sides["new"][0]), "--fail-on-regression"]) == EXIT_FAILED
+    assert "one run a side" in capsys.readouterr().out
+    assert main(["compare", joined["base"], joined["new"], "--fail-on-regression"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "3 runs vs 3, two-level bootstrap" in out and "one run a side" not in out
+    assert out.count("base-") == 3 and out.count("new-") == 3
+    assert main(["compare", joined["base"] + "+", joined["new"]]) == EXIT_USAGE
+    assert "empty run between the + signs" in capsys.readouterr().err

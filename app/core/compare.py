@@ -17,19 +17,26 @@ build on a 1 % difference measured precisely; the threshold alone would fail it 
 noisy 6 % one. With both, a build fails only when the data show, at 95 %, a slowdown
 larger than the threshold.
 
+Several runs a side (`compare_sides`): the mean of the runs' medians, and a two-level
+bootstrap over runs and samples (`compare_repeated`), because one run's interval does not
+cover how much a whole run moves (README, "Comparing runs").
+
 Qt-free: the command line, the report and the window share it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from app.core.environment import CPU_FLAGS
 from app.core.results import JobResult, RunResult
-from app.core.stats import Comparison, compare
+from app.core.stats import Comparison, _bootstrap_medians, compare
 from app.core.vocab import JobStatus, Verdict
 
 __all__ = [
@@ -40,7 +47,9 @@ __all__ = [
     "MatchKey",
     "MetricComparison",
     "RunComparison",
+    "compare_repeated",
     "compare_runs",
+    "compare_sides",
     "environment_differences",
     "match_key",
 ]
@@ -144,10 +153,20 @@ class RunComparison:
     threshold: float = DEFAULT_THRESHOLD
     #: Bootstrap resamples each metric got (BOOTSTRAP_RESAMPLES unless the runs are large).
     resamples: int = BOOTSTRAP_RESAMPLES
+    #: Every run of each side: `base` and `new` first, then the repeats (`compare_sides`).
+    base_runs: tuple[RunResult, ...] = ()
+    new_runs: tuple[RunResult, ...] = ()
     metrics: tuple[tuple[JobPair, MetricComparison], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", tuple((p, m) for p in self.pairs for m in p.metrics))
+        object.__setattr__(self, "base_runs", self.base_runs or (self.base,))
+        object.__setattr__(self, "new_runs", self.new_runs or (self.new,))
+
+    @property
+    def repeated(self) -> bool:
+        """Both sides have several runs: the intervals then cover run-to-run variation too."""
+        return len(self.base_runs) > 1 and len(self.new_runs) > 1
 
     def regressions(self, threshold: float | None = None) -> list[tuple[JobPair, MetricComparison]]:
         """Every metric slower beyond the threshold (this comparison's unless given),
@@ -168,6 +187,7 @@ class RunComparison:
         limit = self.threshold if threshold is None else threshold
         return {
             "base": _run_dict(self.base), "new": _run_dict(self.new),
+            "base_runs": [run.id for run in self.base_runs], "new_runs": [run.id for run in self.new_runs],
             "threshold": limit, "resamples": self.resamples,
             "environment": [d.to_dict() for d in self.environment],
             "pairs": [{"job": _job_dict(p.new), "base_job_id": p.base.id, "new_job_id": p.new.id,
@@ -200,6 +220,23 @@ def _job_dict(job: JobResult) -> dict[str, Any]:
 
 def compare_runs(base: RunResult, new: RunResult, *, threshold: float = DEFAULT_THRESHOLD) -> RunComparison:
     """Pair the jobs of `base` and `new` by `match_key` and compare every metric of each pair."""
+    return compare_sides([base], [new], threshold=threshold)
+
+
+def compare_sides(base_runs: Sequence[RunResult], new_runs: Sequence[RunResult], *,
+                  threshold: float = DEFAULT_THRESHOLD) -> RunComparison:
+    """Compare runs of the same profile on two sides, each side one run or several.
+
+    Jobs pair by `match_key` between the first run of each side; each repeat contributes
+    its own job of the same key (its n-th repetition). One run a side: the ratio of
+    medians and `stats.compare`'s interval, which covers the spread of the samples within
+    each run only. Several a side: the ratio of the mean of the runs' medians, and a
+    two-level bootstrap (runs drawn with replacement, then each drawn run's medians
+    resampled), so the interval covers how much a whole run moves too: on the development
+    VM, two runs of identical code differed by up to 1.6x on some metrics, far beyond
+    their within-run intervals.
+    """
+    base, new = base_runs[0], new_runs[0]
     waiting: dict[MatchKey, list[JobResult]] = {}
     for job in new.jobs:
         waiting.setdefault(match_key(job), []).append(job)
@@ -213,11 +250,30 @@ def compare_runs(base: RunResult, new: RunResult, *, threshold: float = DEFAULT_
             only_base.append(job)
     left = {id(job) for jobs in waiting.values() for job in jobs}
     only_new = [job for job in new.jobs if id(job) in left]  # in the new run's order
-    resamples = _resamples(matched)
-    pairs = tuple(_pair(b, n, resamples) for b, n in matched)
+    resamples = _resamples(matched) if len(base_runs) == len(new_runs) == 1 else MIN_RESAMPLES * 2
+    base_repeats, new_repeats = _Repeats(base_runs[1:]), _Repeats(new_runs[1:])
+    pairs = tuple(_pair(b, n, resamples, base_repeats.of(b), new_repeats.of(n)) for b, n in matched)
     return RunComparison(base=base, new=new, pairs=pairs, only_base=tuple(only_base), only_new=tuple(only_new),
                          environment=tuple(environment_differences(base.environment, new.environment)),
-                         threshold=threshold, resamples=resamples)
+                         threshold=threshold, resamples=resamples, base_runs=tuple(base_runs),
+                         new_runs=tuple(new_runs))
+
+
+class _Repeats:
+    """The repeat runs of one side, by job key."""
+
+    def __init__(self, runs: Sequence[RunResult]) -> None:
+        self.by_key: list[dict[MatchKey, list[JobResult]]] = []
+        for run in runs:
+            keyed: dict[MatchKey, list[JobResult]] = {}
+            for job in run.jobs:
+                keyed.setdefault(match_key(job), []).append(job)
+            self.by_key.append(keyed)
+
+    def of(self, job: JobResult) -> list[JobResult]:
+        """The same job in each repeat run that measured it (a profile cannot hold one job
+        twice: `resolve_jobs` refuses repeats, so the first of its key is the one)."""
+        return [jobs[0] for keyed in self.by_key if (jobs := keyed.get(match_key(job))) and jobs[0].status == JobStatus.OK]
 
 
 def _comparable(pair: tuple[JobResult, JobResult]) -> Iterable[tuple[Sequence[float], Sequence[float]]]:
@@ -243,15 +299,17 @@ def _status_reason(base: JobResult, new: JobResult) -> str | None:
     return "; ".join(parts) or None
 
 
-def _pair(base: JobResult, new: JobResult, resamples: int) -> JobPair:
+def _pair(base: JobResult, new: JobResult, resamples: int, base_more: Sequence[JobResult] = (),
+          new_more: Sequence[JobResult] = ()) -> JobPair:
     reason = _status_reason(base, new)
     if reason is not None:
         return JobPair(base, new, (), reason)
     names = list(base.metrics) + [name for name in new.metrics if name not in base.metrics]
-    return JobPair(base, new, tuple(_metric(base, new, name, resamples) for name in names))
+    return JobPair(base, new, tuple(_metric(base, new, name, resamples, base_more, new_more) for name in names))
 
 
-def _metric(base: JobResult, new: JobResult, name: str, resamples: int) -> MetricComparison:
+def _metric(base: JobResult, new: JobResult, name: str, resamples: int, base_more: Sequence[JobResult] = (),
+            new_more: Sequence[JobResult] = ()) -> MetricComparison:
     mb, mn = base.metrics.get(name), new.metrics.get(name)
     present = mb if mb is not None else mn
     unit = present.stats.unit if present is not None else "s"
@@ -268,8 +326,13 @@ def _metric(base: JobResult, new: JobResult, name: str, resamples: int) -> Metri
     if not len(mb.samples) or not len(mn.samples):
         side = "baseline" if not len(mb.samples) else "new run"
         return not_comparable(f"no raw samples in the {side} (saved without them)")
+    base_sets = [mb.samples, *_samples_of(base_more, name, mb.stats.unit)]
+    new_sets = [mn.samples, *_samples_of(new_more, name, mb.stats.unit)]
     try:
-        result = compare(mb.samples, mn.samples, resamples=resamples)
+        if len(base_sets) > 1 and len(new_sets) > 1:
+            result = compare_repeated(base_sets, new_sets, resamples=resamples)
+        else:
+            result = compare(mb.samples, mn.samples, resamples=resamples)
     except ValueError as exc:  # a baseline median of 0: the ratio is undefined
         return not_comparable(str(exc))
     if not result.significant:
@@ -277,7 +340,46 @@ def _metric(base: JobResult, new: JobResult, name: str, resamples: int) -> Metri
     else:
         verdict = Verdict.SLOWER if result.ratio > 1 else Verdict.FASTER
     return MetricComparison(name, mb.stats.unit, mb.stats.median, mn.stats.median, result, verdict, None,
-                            len(mb.samples), len(mn.samples))
+                            sum(len(x) for x in base_sets), sum(len(x) for x in new_sets))
+
+
+def _samples_of(jobs: Sequence[JobResult], name: str, unit: str) -> list[Sequence[float]]:
+    """The metric's samples in each repeat that measured it in the same unit."""
+    return [job.metrics[name].samples for job in jobs
+            if name in job.metrics and job.metrics[name].stats.unit == unit and len(job.metrics[name].samples)]
+
+
+def compare_repeated(base_runs: Sequence[Sequence[float]], new_runs: Sequence[Sequence[float]], *,
+                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> Comparison:
+    """Ratio new / base of the mean of the runs' medians, with a two-level bootstrap 95 %
+    interval: each resample draws as many runs as the side has, with replacement, and
+    for each drawn run one of its own bootstrap medians; the side's statistic is their
+    mean. Run-to-run variation therefore widens the interval, as it should. Seeded."""
+    rng = np.random.default_rng(seed)
+
+    def side(runs: Sequence[Sequence[float]]) -> tuple[float, np.ndarray]:
+        arrays = [np.asarray(run, dtype=np.float64) for run in runs]
+        for array in arrays:
+            if array.size == 0 or not np.all(np.isfinite(array)):
+                raise ValueError("empty or non-finite samples")
+        # Memory-bounded, as the one-run comparison's (a run may hold 100,000 samples).
+        medians = np.stack([_bootstrap_medians(a, resamples, rng) for a in arrays])  # runs x resamples
+        picks = rng.integers(0, len(arrays), size=(resamples, len(arrays)))
+        drawn = medians[picks, np.arange(resamples)[:, None]]  # resamples x runs
+        return float(np.mean([np.median(a) for a in arrays])), drawn.mean(axis=1)
+
+    base_point, base_boot = side(base_runs)
+    new_point, new_boot = side(new_runs)
+    if base_point == 0:
+        raise ValueError("median of the baseline is 0: the ratio is undefined")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = new_boot / base_boot
+    ratios = ratios[np.isfinite(ratios)]
+    ratio = new_point / base_point
+    if ratios.size == 0:
+        return Comparison(ratio=ratio, ci95_low=-math.inf, ci95_high=math.inf, significant=False)
+    low, high = (float(v) for v in np.percentile(ratios, [2.5, 97.5]))
+    return Comparison(ratio=ratio, ci95_low=low, ci95_high=high, significant=not (low <= 1.0 <= high))
 
 
 # --- the environment -------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from app.core import compare as compare_module
-from app.core.compare import compare_runs, environment_differences, match_key
+from app.core.compare import compare_runs, compare_sides, environment_differences, match_key
 from app.core.job_records import Link, Placement
+from app.core.results import RunResult
 from app.core.vocab import Verdict
 from app.report.findings import match_baseline
 from tests.comparisons import BASE_ID, ENVIRONMENT, NEW_ID, base_run, job, run, samples, scaled
@@ -150,3 +151,34 @@ def test_the_comparison_as_data() -> None:
     assert metric["verdict"] == "slower" and metric["regressed"] is True
     assert metric["ratio"] == pytest.approx(1.3) and metric["ci95"][0] > 1.05
     assert data["only_base"] == data["only_new"] == [] and data["environment"] == []
+
+
+# --- several runs a side ---------------------------------------------------------------
+
+
+def _runs(factors: list[float], prefix: str) -> list[RunResult]:
+    """Runs of the same profile whose every sample a whole-run factor moved (as run-to-run
+    variation does: another process layout, another clock), ids prefix-0, prefix-1, ..."""
+    return [scaled(base_run(), factor, run_id=f"{prefix}-{k}") for k, factor in enumerate(factors)]
+
+
+def test_run_to_run_variation_is_within_noise_with_several_runs_a_side() -> None:
+    # The same code: each run moved by up to 25 % as a whole, the way two runs here differed.
+    base = _runs([1.0, 1.25, 0.9], "base")
+    new = _runs([1.2, 0.95, 1.1], "new")
+    one = compare_runs(base[0], new[0])
+    assert one.regressions()  # one run a side: a 1.2x run-level shift passes for a regression
+    several = compare_sides(base, new)
+    assert several.repeated and not several.regressions()
+    assert all(m.verdict == Verdict.WITHIN_NOISE for _, m in several.metrics)
+    assert [r.id for r in several.base_runs] == ["base-0", "base-1", "base-2"]
+    assert several.metrics[0][1].base_n == 3 * len(base[0].jobs[0].metrics["encrypt"].samples)
+
+
+def test_a_real_slowdown_is_still_found_across_runs() -> None:
+    base = _runs([1.0, 1.03, 0.98, 1.01], "base")
+    new = _runs([1.5, 1.53, 1.48, 1.52], "new")
+    comparison = compare_sides(base, new)
+    assert len(comparison.regressions()) == len(comparison.metrics) == 4
+    ratio = comparison.metrics[0][1].comparison
+    assert ratio is not None and ratio.ratio == pytest.approx(1.5, rel=0.02)
