@@ -106,6 +106,36 @@ def delay_lines(link: Link, seed: int) -> tuple[DelayLine, DelayLine]:
     return line("up", link.rate_kbit_up), line("down", link.rate_kbit_down)
 
 
+def write_outbox(dest: socket.socket, outbox: deque[memoryview]) -> int:
+    """Write what `dest` takes now from the front of `outbox` (up to MAX_IOV buffers a
+    `sendmsg`), dropping what went; the bytes written. OSError other than would-block
+    propagates: the destination is broken."""
+    written = 0
+    while outbox:
+        try:
+            sent = dest.sendmsg(list(outbox)[:MAX_IOV] if len(outbox) > 1 else [outbox[0]])
+        except (BlockingIOError, InterruptedError):
+            break
+        written += sent
+        while sent:
+            head = outbox[0]
+            if sent >= len(head):
+                sent -= len(head)
+                outbox.popleft()
+            else:
+                outbox[0] = head[sent:]
+                sent = 0
+    return written
+
+
+def shut_write(dest: socket.socket) -> None:
+    """Pass the end of a stream on (the destination may have closed first: nothing to tell)."""
+    try:
+        dest.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
 class _Broken(Exception):
     """A side of the connection is gone: the relay ends and closes both."""
 
@@ -156,28 +186,12 @@ class _Direction:
 
     def flush(self) -> None:
         """Write what the destination takes now; pass the end on once all is written."""
-        outbox = self.outbox
-        while outbox:
-            try:
-                sent = self.dest.sendmsg(list(outbox)[:MAX_IOV] if len(outbox) > 1 else [outbox[0]])
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError as exc:
-                raise _Broken(f"{self.name} destination: {exc.strerror or exc}") from None
-            self.bytes_out += sent
-            while sent:
-                head = outbox[0]
-                if sent >= len(head):
-                    sent -= len(head)
-                    outbox.popleft()
-                else:
-                    outbox[0] = head[sent:]
-                    sent = 0
-        if self.end_arrived and not self.done:
-            try:
-                self.dest.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass  # the destination closed first: nothing left to tell it
+        try:
+            self.bytes_out += write_outbox(self.dest, self.outbox)
+        except OSError as exc:
+            raise _Broken(f"{self.name} destination: {exc.strerror or exc}") from None
+        if self.end_arrived and not self.done and not self.outbox:
+            shut_write(self.dest)
             self.done = True
 
 

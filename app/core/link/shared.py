@@ -31,7 +31,16 @@ from multiprocessing.connection import Connection
 from app.core.events import LinkDone, LinkMessage, Listening
 from app.core.harness import child_entry
 from app.core.link.delay_line import DelayLine
-from app.core.link.relay import MAX_BACKLOG_BYTES, MAX_IOV, READ_BYTES, LinkError, LinkPlan, delay_lines, fine_timer_slack
+from app.core.link.relay import (
+    MAX_BACKLOG_BYTES,
+    READ_BYTES,
+    LinkError,
+    LinkPlan,
+    delay_lines,
+    fine_timer_slack,
+    shut_write,
+    write_outbox,
+)
 
 
 @dataclass
@@ -131,28 +140,13 @@ class SharedRelay:
 
     @staticmethod
     def _flush(side: _Side, pair: _Pair) -> None:
-        outbox = side.outbox
-        while outbox:
-            try:
-                sent = side.dest.sendmsg(list(outbox)[:MAX_IOV] if len(outbox) > 1 else [outbox[0]])
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError as exc:
-                pair.broken = f"destination: {exc.strerror or exc}"
-                return
-            while sent:
-                head = outbox[0]
-                if sent >= len(head):
-                    sent -= len(head)
-                    outbox.popleft()
-                else:
-                    outbox[0] = head[sent:]
-                    sent = 0
-        if side.end_arrived and not side.done:
-            try:
-                side.dest.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+        try:
+            write_outbox(side.dest, side.outbox)
+        except OSError as exc:
+            pair.broken = f"destination: {exc.strerror or exc}"
+            return
+        if side.end_arrived and not side.done and not side.outbox:
+            shut_write(side.dest)
             side.done = True
 
     def _retire(self, pair: _Pair) -> None:
