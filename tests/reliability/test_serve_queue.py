@@ -164,17 +164,21 @@ def test_clients_queue_in_order_and_a_full_queue_answers_busy_then_the_client_re
     live.wait_for(lambda: live.logged("waiting behind 1 job(s)") == 1, "the first client to be queued")
     waits: list[float] = []
     retried = threading.Event()
+    released = threading.Event()
 
     def sleep(seconds: float) -> None:
+        # The client's pause before it asks again: it records the interval asked for and
+        # waits for the held job to end (an event, not the clock) before retrying.
         waits.append(seconds)
         retried.set()
-        time.sleep(seconds)
+        released.wait(10)
 
     second = Client(plan_for(live.port), sleep=sleep)
     assert retried.wait(10), "the second client was never told BUSY"
     assert live.server.turned_away >= 1 and live.logged("told to retry in 0.05 s") >= 1
     assert 0.05 <= waits[0] <= 0.05 * 1.25 + 1e-9  # the interval the server asked for, plus jitter
     holder.release()
+    released.set()
     first.outcome()
     second.outcome()
     live.wait_for(lambda: live.server.served == 3, "all three jobs served")
