@@ -21,7 +21,7 @@ def main() -> int:
         from app.gui.app import main as gui_main
 
         return gui_main()
-    from app.cli import main as cli_main
+    from app.cli.main import main as cli_main
 
     return cli_main()
 

@@ -129,7 +129,7 @@ def measure_stalls(samples: int, home: Path, settings_path: Path) -> dict[str, f
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
-    from app.core.profile import parse_profile
+    from app.core.profile.files import parse_profile
     from app.core.vocab import JobStatus
     from app.gui.main_window import PRELOAD_DELAY_MS, MainWindow
 

@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psutil  # noqa: E402
 
-from app.core.events import JobFinished  # noqa: E402
-from app.core.jobstart import job_processes  # noqa: E402
-from app.core.profile import parse_profile  # noqa: E402
-from app.core.runner import Runner  # noqa: E402
-from app.core.store import Store  # noqa: E402
+from app.core.profile.files import parse_profile  # noqa: E402
+from app.core.results.store import Store  # noqa: E402
+from app.core.run.events import JobFinished  # noqa: E402
+from app.core.run.jobstart import job_processes  # noqa: E402
+from app.core.run.runner import Runner  # noqa: E402
 from app.core.vocab import JobStatus  # noqa: E402
 
 

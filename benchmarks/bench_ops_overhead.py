@@ -31,8 +31,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, x25519  # noqa: E
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: E402
 
-from app.core.profile import parse_profile  # noqa: E402
-from app.core.runner import Runner  # noqa: E402
+from app.core.profile.files import parse_profile  # noqa: E402
+from app.core.run.runner import Runner  # noqa: E402
 from app.core.vocab import JobStatus  # noqa: E402
 
 KIB, MIB = 1024, 1024 * 1024

@@ -47,8 +47,8 @@ def forty_job_profile() -> dict[str, object]:
 
 def real_run(home: Path) -> object:
     os.environ["CRYPTOBENCH_HOME"] = str(home)
-    from app.core.profile import parse_profile
-    from app.core.runner import Runner
+    from app.core.profile.files import parse_profile
+    from app.core.run.runner import Runner
     from app.core.vocab import JobStatus
 
     profile = parse_profile(forty_job_profile())
@@ -65,7 +65,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="also copy the PDF here (to look at it)")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.core.results import load_results_file, to_json
+    from app.core.results.model import load_results_file, to_json
 
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -75,7 +75,7 @@ def main() -> int:
             run = real_run(home)
             (home / "results.json").write_text(to_json(run))  # type: ignore[arg-type]
         from app.report.content import build_report
-        from app.report.pdf import ensure_gui_application, write_pdf
+        from app.report.pdf.writer import ensure_gui_application, write_pdf
 
         ensure_gui_application()
         path = home / "report.pdf"

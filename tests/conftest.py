@@ -12,7 +12,7 @@ for _name in ("QT_SCALE_FACTOR", "QT_SCREEN_SCALE_FACTORS", "QT_FONT_DPI", "QT_E
     os.environ.pop(_name, None)
 # Runs skip the stability pre-flight: it waits 0.2 s per run, and its warnings on stderr and
 # in the log judge the test machine (a VM, a powersave governor), not the code. Its own tests
-# (tests/core/test_preflight.py) turn it back on.
+# (tests/core/machine/test_preflight.py) turn it back on.
 os.environ["CRYPTOBENCH_PREFLIGHT"] = "0"
 
 from collections.abc import Iterator  # noqa: E402
@@ -32,7 +32,7 @@ settings.load_profile("cryptobench")
 def _live_children() -> list[psutil.Process]:
     """Child processes still running, except multiprocessing's resource tracker and fork
     server, which live as long as this process on purpose and run no job."""
-    from app.core.jobstart import job_processes
+    from app.core.run.jobstart import job_processes
 
     return job_processes()
 

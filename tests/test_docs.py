@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
+
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
 #: Folders and files whose text may cite the page (the page itself is read apart).
 CITING_DIRS = ("app", "tests", "benchmarks", "packaging", "docs")

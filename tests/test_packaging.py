@@ -23,10 +23,10 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QImageReader
 
 from app import __version__
-from app.cli import main as cli_main
-from tests.pixels import ROUNDING_LEVELS, PixelDifference, compare
+from app.cli.main import main as cli_main
+from tests.helpers.paths import ROOT
+from tests.helpers.pixels import ROUNDING_LEVELS, PixelDifference, compare
 
-ROOT = Path(__file__).resolve().parents[1]
 ICONS = ROOT / "resources" / "icons"
 PACKAGING = ROOT / "packaging"
 SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
@@ -88,7 +88,7 @@ def _stale_sizes(rendered: Path) -> dict[int, PixelDifference]:
 
 
 def test_committed_icons_match_the_svg(qapp, tmp_path: Path) -> None:
-    # Not pixel-exact: Qt's raster engine rounds blends differently per CPU (tests/pixels.py),
+    # Not pixel-exact: Qt's raster engine rounds blends differently per CPU (tests/helpers/pixels.py),
     # so a fresh rendering may differ from the committed one by a level or two on edges.
     stale = _stale_sizes(_render_icons(tmp_path))
     assert not stale, f"stale icons {sorted(stale)} ({stale}): run packaging/make_icons.py"
@@ -175,7 +175,8 @@ import json, sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from app.gui.main_window import MainWindow
-from app.report import pdf, charts, exporters
+from app.report.pdf import charts, writer
+from app.report import exporters
 import pyqtgraph.exporters
 window = MainWindow(); window.show(); app.processEvents()
 window.close(); app.processEvents()

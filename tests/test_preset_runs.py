@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from app.core.profile import load_profile, preset_names, reduced
-from app.core.results import RunResult
-from app.core.runner import Runner
+from app.core.profile.edits import reduced
+from app.core.profile.files import load_profile, preset_names
+from app.core.results.model import RunResult
+from app.core.run.runner import Runner
 from app.report.content import build_report
 from app.report.markdown import render_markdown
 from app.report.model import Section, Table
-from app.report.pdf import write_pdf
+from app.report.pdf.writer import write_pdf
 
 pytestmark = pytest.mark.slow
 

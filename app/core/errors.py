@@ -9,22 +9,22 @@ one.) A face, the command line or the window, catches a layer's base class or
 other exception is a defect and is reported as one.
 
     CryptoBenchError
-    ├── StoreError (app.core.store)
+    ├── StoreError (app.core.results.store)
     │   ├── BrokenStoreError          corrupted, another program's file, a newer schema
     │   ├── RunNotFound               no stored run has this id
     │   │   └── AmbiguousRunId        the prefix names several runs
-    │   └── RunIdTaken (app.core.importing)  an imported run's id is stored with other content
-    ├── RegistryError (here; app.core.schemes.registry re-exports them)
+    │   └── RunIdTaken (app.core.results.importing)  an imported run's id is stored with other content
+    ├── RegistryError (here; raised by app.core.schemes.registry)
     │   ├── UnknownScheme
     │   ├── UnknownBackend
     │   └── BadParameter
-    ├── ProfileError (app.core.profile)
-    ├── ResultsFileError (app.core.results)
+    ├── ProfileError (app.core.profile.files)
+    ├── ResultsFileError (app.core.results.model)
     ├── SessionError (here)
     │   ├── TokenFileError (app.core.session.server)
     │   ├── JobRejected (app.core.session.protocol)
     │   └── SessionFailed, ServerBusy (app.core.session.sender)
-    ├── WireError (app.core.wire), with AuthenticationFailed (app.core.session.auth)
+    ├── WireError (app.core.session.wire), with AuthenticationFailed (app.core.session.auth)
     ├── SchemeError (app.core.schemes.base): a scheme refusing a payload
     └── ExportError (app.report.exporters): a format, page size or baseline no exporter serves
 

@@ -171,7 +171,7 @@ def default_placement(mode: str) -> PlacementPolicy:
 
 
 class StabilityCode(enum.StrEnum):
-    """What the pre-flight check (`app.core.preflight`) looks at: each machine setting or
+    """What the pre-flight check (`app.core.machine.preflight`) looks at: each machine setting or
     condition that makes timings unstable."""
 
     GOVERNOR = "governor"
@@ -192,7 +192,7 @@ class StabilityStatus(enum.StrEnum):
 
 
 class Verdict(enum.StrEnum):
-    """What one metric of a matched job did between two runs (`app.core.compare`, the
+    """What one metric of a matched job did between two runs (`app.core.analysis.compare`, the
     report's baseline comparison and the window's Compare dialog): time metrics, so
     higher is slower."""
 

@@ -23,11 +23,10 @@ from app.gui.theme import status_colour
 from app.gui.vocab import Theme, Tone
 
 
-
 def about_text() -> str:
     """Versions a bug report needs: the app, Python, Qt, and every crypto library with
     the OpenSSL it uses (pycryptodome and tinyec do not use OpenSSL)."""
-    from app.core.environment import _libraries  # one source for versions, CLI and GUI
+    from app.core.machine.environment import _libraries  # one source for versions, CLI and GUI
 
     libraries = _libraries()
     import PySide6

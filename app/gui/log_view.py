@@ -11,7 +11,7 @@ import time
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from app.core.text import escape_control
+from app.core.escaping import escape_control
 from app.core.vocab import LogLevel
 
 MAX_LINES = 5000

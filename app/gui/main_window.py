@@ -28,7 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.events import (
+from app.core.analysis.run_wide import stated_before_the_run
+from app.core.errors import SessionError
+from app.core.profile.model import Profile, ProfileError
+from app.core.results.model import JobResult, RunResult
+from app.core.results.store import BrokenStoreError, Store, StoreError, default_store_path
+from app.core.run.events import (
     JobFinished,
     JobStarted,
     LogMessage,
@@ -39,29 +44,24 @@ from app.core.events import (
     RunStarted,
     SampleBatch,
 )
-from app.core.errors import SessionError
-from app.core.profile import Profile, ProfileError
-from app.core.results import JobResult, RunResult
-from app.core.run_wide import stated_before_the_run
-from app.core.runner import preload
+from app.core.run.runner import preload
 from app.core.session import DEFAULT_PORT
-from app.core.store import BrokenStoreError, Store, StoreError, default_store_path
 from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
-from app.gui.config_panel import ConfigPanel
+from app.gui.config.panel import ConfigPanel
+from app.gui.config.presets import long_run_warning, preset_entries
 from app.gui.dialogs import AboutDialog, PreferencesDialog
-from app.gui.history import HistoryPanel
-from app.gui.icon import app_icon
-from app.gui.plots import PlotsPanel
-from app.gui.report_dialog import ReportWriter
-from app.gui.result_log import ResultLog
-from app.gui.results_table import ResultsTable
-from app.gui.run_controller import RunController
 from app.gui.eta import estimate
+from app.gui.history.panel import HistoryPanel
+from app.gui.icon import app_icon
 from app.gui.log_view import LogView
-from app.gui.presets import long_run_warning, preset_entries
+from app.gui.plots.panel import PlotsPanel
+from app.gui.profile_files import ProfileFileActions
+from app.gui.report_dialog import ReportWriter
+from app.gui.results.result_log import ResultLog
+from app.gui.results.table import ResultsTable
+from app.gui.run_controller import RunController
 from app.gui.theme import apply_theme
 from app.gui.vocab import Theme
-from app.gui.profile_files import ProfileFileActions
 from app.gui.window_exports import ExportActions
 from app.gui.words import plural
 

@@ -14,9 +14,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
 from app.core.fileio import FileWriteError
-from app.core.profile import Profile, ProfileError, load_profile, read_profile_file, resolve_jobs, save_profile
-from app.gui.config_panel import ConfigPanel, profile_json
-from app.gui.profile_problems import open_advice, profile_problems
+from app.core.profile.files import load_profile, read_profile_file, save_profile
+from app.core.profile.model import Profile, ProfileError
+from app.core.profile.resolve import resolve_jobs
+from app.gui.config.panel import ConfigPanel, profile_json
+from app.gui.config.profile_problems import open_advice, profile_problems
 from app.gui.words import plural
 
 #: How many recent profile files File > Open Recent keeps.

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import CryptoBenchError
-from app.core.results import RunResult
-from app.core.store import RunSummary
+from app.core.results.model import RunResult
+from app.core.results.store import RunSummary
 from app.core.vocab import ExportFormat, PageSize
 from app.gui.pool_task import PoolTask, Progress
 from app.gui.theme import status_colour

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from app.core.events import LogMessage, RunEvent
-from app.core.profile import Profile
-from app.core.results import JobResult, RunResult
-from app.core.runner import Runner, placeholder_result
+from app.core.profile.model import Profile
+from app.core.results.model import JobResult, RunResult
+from app.core.results.store import Store
+from app.core.run.events import LogMessage, RunEvent
+from app.core.run.runner import Runner, placeholder_result
 from app.core.session.sender import RemoteTarget
-from app.core.store import Store
 from app.core.vocab import JobStatus, LogLevel
 from app.gui.pool_task import PoolTask, Progress
 

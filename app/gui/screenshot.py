@@ -18,7 +18,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 
-
 @dataclass(frozen=True)
 class Plan:
     profile: str | None = None  # a preset name or a profile file
@@ -42,7 +41,8 @@ def _fail(app: QApplication, message: str, code: int) -> None:
 def drive(app: QApplication, window: Any, plan: Plan) -> None:
     """Schedule the plan on the running event loop; the loop's exit code tells the outcome
     when a screenshot is asked for (0 saved, 1 the run failed, 2 bad input)."""
-    from app.core.profile import ProfileError, load_profile
+    from app.core.profile.files import load_profile
+    from app.core.profile.model import ProfileError
     from app.core.vocab import JobStatus, RunStatus
     from app.gui.vocab import PlotTab
 

@@ -4,7 +4,7 @@ Ctrl-C in the terminal that started `make run`, a logout or `kill` (SIGTERM), a 
 terminal (SIGHUP): by default each ended the process on the spot, so a run in
 progress stayed "running" until the store was next opened (then "interrupted"), and the
 window's layout was not saved. The command line has treated them as a Stop since
-`app/cli_stop.py`; the window now does the same: the running job's processes are
+`app/cli/terminal/signals.py`; the window now does the same: the running job's processes are
 stopped, the run is recorded as cancelled with every finished job, the window state is
 saved, and the app exits with 128 + the signal's number. No question is asked: nobody
 may be there to answer it.

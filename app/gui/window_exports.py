@@ -11,14 +11,14 @@ from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from app.core.fileio import FileWriteError
-from app.core.results import RunResult
-from app.core.store import Store, StoreError
+from app.core.results.model import RunResult
+from app.core.results.store import Store, StoreError
 from app.core.vocab import ExportFormat, LogLevel
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
 from app.report.exporters import export
 
 if TYPE_CHECKING:
-    from app.gui.plots import PlotsPanel
+    from app.gui.plots.panel import PlotsPanel
 
 
 class ExportActions(QMainWindow):

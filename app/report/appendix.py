@@ -3,9 +3,9 @@ metric, each row in one unit)."""
 
 from __future__ import annotations
 
-from app.core.results import MetricResult, RunResult
-from app.report.content_common import _align, _MISSING, _status
-from app.report.findings import percent
+from app.core.results.model import MetricResult, RunResult
+from app.report.content_common import _MISSING, _align, _status
+from app.report.job_figures import percent
 from app.report.labels import Labels
 from app.report.model import Block, Bullets, Paragraph, Section, Table
 from app.report.units import format_bytes, format_number, time_unit_for

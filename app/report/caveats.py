@@ -10,7 +10,7 @@ real sample counts.
 
 from __future__ import annotations
 
-from app.core.results import RunResult
+from app.core.results.model import RunResult
 from app.core.vocab import JobStatus, RunStatus
 from app.report.model import Paragraph, Section, Table
 
@@ -26,7 +26,7 @@ def is_reduced(run: RunResult) -> bool:
 def sample_range(run: RunResult) -> tuple[int, int] | None:
     """The smallest and largest timed sample count of the metrics the report's claims rest
     on: each job's per-message metric (key generation may take fewer on purpose)."""
-    from app.report.findings import primary_metric
+    from app.report.job_figures import primary_metric
 
     counts = []
     for job in run.jobs:
@@ -50,7 +50,7 @@ def sample_caveat(run: RunResult) -> str | None:
     span = sample_range(run)
     n = _n_text(span)
     if is_reduced(run):
-        from app.core.profile import REDUCED_MAX_SIZE
+        from app.core.profile.edits import REDUCED_MAX_SIZE
         from app.report.units import format_bytes
 
         return (f"Reduced run ({n} timed samples per metric, messages of at most {format_bytes(REDUCED_MAX_SIZE)}): "
@@ -102,7 +102,7 @@ def apply_caveat(run: RunResult, sections: list[Section]) -> None:
 
 def _expected_jobs(run: RunResult) -> int | None:
     """Measured jobs the profile asked for (one per profile job and message size)."""
-    from app.core.profile import DEFAULT_MESSAGE_SIZES
+    from app.core.profile.model import DEFAULT_MESSAGE_SIZES
 
     specs = run.profile.get("jobs")
     if not isinstance(specs, list) or not specs:

@@ -3,9 +3,10 @@ medians and its bootstrap 95 % interval, and a chart of those ratios."""
 
 from __future__ import annotations
 
-from app.core.results import RunResult
-from app.report.content_common import _align, _job_name, _MISSING, _utc
-from app.report.findings import BaselineMatch, median, size_text
+from app.core.results.model import RunResult
+from app.report.baseline import BaselineMatch
+from app.report.content_common import _MISSING, _align, _job_name, _utc
+from app.report.job_figures import median, size_text
 from app.report.labels import Labels
 from app.report.model import BarChart, Block, Bullets, Chart, Paragraph, Section, Table
 from app.report.units import format_seconds

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from app.core.preflight import LABELS
-from app.core.results import RunResult
-from app.core.run_wide import RunWide, job_only, run_wide, stated_before_the_run
-from app.core.stats import StabilityWarning, WarningCode
+from app.core.analysis.run_wide import RunWide, job_only, run_wide, stated_before_the_run
+from app.core.analysis.stats import StabilityWarning, WarningCode
+from app.core.machine.preflight import LABELS
+from app.core.results.model import RunResult
 from app.core.vocab import JobStatus, StabilityCode, StabilityStatus
 from app.report.content_common import _align
 from app.report.labels import Labels
@@ -124,7 +124,7 @@ _WARNING_TITLES = {
 def warnings_section(run: RunResult, labels: Labels) -> Section:
     """Grouped by kind: what it means and its fix once, then which job and metrics it hit
     (one bullet per warning made a long run's section pages of the same fix). A run-wide
-    warning (app/core/run_wide.py: CPU frequency scaling, parallel jobs) is one sentence for
+    warning (app/core/analysis/run_wide.py: CPU frequency scaling, parallel jobs) is one sentence for
     the run, and only a pointer when the Environment section already states it."""
     by_code: dict[WarningCode, dict[str, list[StabilityWarning]]] = defaultdict(lambda: defaultdict(list))
     for job in run.jobs:

@@ -18,22 +18,23 @@ from typing import Any
 
 import numpy as np
 
-from app.core import placement
-from app.core.job_records import SAMPLING_INTERVAL_S
-from app.core.results import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
+from app.core.machine import placement
+from app.core.results.job_records import SAMPLING_INTERVAL_S
+from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC, Family
 from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.appendix import _appendix
+from app.report.baseline import BaselineMatch, match_baseline
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat, sample_text
 from app.report.comparison import _comparison
 from app.report.conditions import environment_section, warnings_section
 from app.report.content_common import (
+    _MISSING,
     _align,
     _cpu,
     _duration,
     _job_name,
     _memory,
-    _MISSING,
     _status,
     _utc,
     _validation,
@@ -41,23 +42,19 @@ from app.report.content_common import (
     _wire,
 )
 from app.report.experiments import experiment_sections
-from app.report.findings import (
+from app.report.findings import summary_findings
+from app.report.job_figures import (
     PUBLIC_KEY_FAMILIES,
-    BaselineMatch,
     family_order,
     family_title,
     is_post_quantum,
-    match_baseline,
     median,
     percent,
     primary_metric,
     size_text,
-    summary_findings,
     value,
 )
-from app.report.kernel import KERNEL_TITLE, kernel_blocks
 from app.report.labels import Labels
-from app.report.links import link_sections
 from app.report.load import load_method, load_sections
 from app.report.model import (
     BarChart,
@@ -73,6 +70,8 @@ from app.report.model import (
     StackedBars,
     Table,
 )
+from app.report.network_links import link_sections
+from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.tidy import tidy_sections
 from app.report.units import format_rate, format_seconds
 

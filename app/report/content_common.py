@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
-from app.report.findings import percent, primary_metric, size_text
+from app.report.job_figures import percent, primary_metric, size_text
 from app.report.model import Align
 from app.report.units import format_bytes, format_seconds
-
 
 _MISSING = "-"
 

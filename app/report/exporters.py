@@ -2,7 +2,7 @@
 
     export(ExportFormat.PDF, run, Path("r.pdf"), baseline=other, page_size=PageSize.LETTER)
 
-JSON and CSV are the results contract (`app.core.results`); Markdown and PDF are
+JSON and CSV are the results contract (`app.core.results.model`); Markdown and PDF are
 reports built from the same content model (`app.report.content`), so a finding in the
 PDF is the same sentence in the Markdown. Every exporter writes atomically: a failure
 leaves the previous file untouched. Only the PDF exporter touches Qt, and only when
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core import results as results_io
 from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
-from app.core.results import RunResult
+from app.core.results import model as results_io
+from app.core.results.model import RunResult
 from app.core.vocab import ExportFormat, PageSize
 
 #: Called with (done, total) while a long export (the PDF) is written.
@@ -71,7 +71,7 @@ def _write_markdown(run: RunResult, path: Path, options: ExportOptions) -> None:
 
 def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
     from app.report.content import build_report
-    from app.report.pdf import ensure_gui_application, write_pdf
+    from app.report.pdf.writer import ensure_gui_application, write_pdf
 
     ensure_gui_application()
     write_pdf(build_report(run, options.baseline, appendix=options.appendix), path, options.page_size, progress=options.progress)

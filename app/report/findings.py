@@ -1,11 +1,11 @@
-"""What the numbers say: the "Summary of findings" sentences and the helpers they share.
+"""What the numbers say: the "Summary of findings" sentences.
 
 The summary is what most readers read, so every sentence carries its numbers and
 compares like with like: jobs are grouped by family, metric and message size before a
 ratio is quoted, and the size is always named. A sentence that mixes metrics (key
-generation plus encryption) says what was added. The same helpers (primary metric,
-family titles, the baseline matching) are used by `app.report.content` for tables and
-charts, so a number in a sentence is the number in the table.
+generation plus encryption) says what was added. The figures come from
+`app.report.job_figures` and the baseline pairs from `app.report.baseline`, which the
+tables and charts use too, so a number in a sentence is the number in the table.
 
 No Qt here: this module is imported by the Markdown exporter in a Qt-free process.
 """
@@ -13,177 +13,34 @@ No Qt here: this module is imported by the Markdown exporter in a Qt-free proces
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
-from app.core.compare import MatchKey, match_key
-from app.core.results import JobResult, RunResult
-from app.core.schemes.base import SEAL_METRIC, Family
-from app.core.stats import Comparison, compare
+from app.core.results.model import JobResult, RunResult
+from app.core.schemes.base import Family
 from app.core.vocab import SESSION_MODES, JobStatus, Mode, Verdict
+from app.report.baseline import BaselineMatch, JobComparison
+from app.report.job_figures import (
+    KEYGEN_TOTAL_FAMILIES,
+    family_order,
+    family_title,
+    is_post_quantum,
+    like_groups,
+    median,
+    ok_jobs,
+    percent,
+    primary_metric,
+    ratio_text,
+    relation,
+    size_text,
+    value,
+)
+from app.report.load import load_findings
+from app.report.network_links import link_findings, link_groups, link_text
 from app.report.units import format_bytes, format_seconds
-
-#: Families with a key pair; only these can be "post-quantum" in the report's sense
-#: (AES and SHA-2/3 also have a pq_category, but nobody replaces them for it).
-PUBLIC_KEY_FAMILIES = frozenset({Family.KEY_AGREEMENT, Family.HYBRID, Family.SIGNATURE, Family.PUBLIC_KEY_ENCRYPTION})
-#: Families where "one fresh key pair per message" is a real use, so key generation
-#: plus the per-message operation is a fair total to compare.
-KEYGEN_TOTAL_FAMILIES = frozenset({Family.HYBRID, Family.PUBLIC_KEY_ENCRYPTION, Family.SIGNATURE})
-
-
-# --- shared helpers ------------------------------------------------------------------
-
-
-def primary_metric(job: JobResult) -> str | None:
-    """The per-message metric of a job: "compute" for sessions, the seal metric otherwise.
-
-    The one rule, shared with the GUI's results table; named even when the job has no
-    metrics, so a table can say what is missing.
-    """
-    if job.mode in SESSION_MODES:
-        return "compute"
-    try:
-        return SEAL_METRIC[Family(job.family)]
-    except (ValueError, KeyError):
-        return next(iter(job.metrics), None)
-
-
-def family_title(family: str) -> str:
-    """A job's family as a section title (a results file may name a family this version lacks)."""
-    try:
-        return Family(family).label
-    except ValueError:
-        return family or "Other"
-
-
-def family_order(families: Iterable[str]) -> list[str]:
-    """Known families in report order (Family's), then unknown ones alphabetically."""
-    present = set(families)
-    known: list[str] = [f for f in Family if f in present]
-    return known + sorted(present - set(Family))
-
-
-def is_post_quantum(job: JobResult) -> bool:
-    return job.family in PUBLIC_KEY_FAMILIES and (job.security.pq_category or 0) > 0
-
-
-def median(job: JobResult, metric: str | None) -> float | None:
-    """Median of one metric, or None when the job did not produce it."""
-    if metric is None or metric not in job.metrics:
-        return None
-    return job.metrics[metric].stats.median
-
-
-def value(job: JobResult, metric: str | None) -> float:
-    """Median of a metric the caller knows is there (KeyError otherwise, never a silent 0)."""
-    return job.metrics[metric or ""].stats.median
-
-
-def size_text(job: JobResult) -> str:
-    return format_bytes(job.message_size)
-
-
-def percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f} %"
-
-
-def ratio_text(ratio: float) -> str:
-    """2.5×, 34.6×, 1,234× — one decimal while a decimal still means something."""
-    return f"{ratio:.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
-
-
-def relation(a: float, b: float, name_b: str) -> str:
-    """How `a` relates to `b` in words: "3.2× slower than B", "2.0× faster than B"."""
-    if b <= 0 or a <= 0:
-        return f"not comparable with {name_b}"
-    if abs(a / b - 1) < 0.005:
-        return f"as fast as {name_b}"
-    return f"{ratio_text(a / b)} slower than {name_b}" if a > b else f"{ratio_text(b / a)} faster than {name_b}"
-
-
-def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:
-    """Jobs that finished and have their primary metric (the only ones with numbers)."""
-    return [j for j in jobs if j.status == JobStatus.OK and median(j, primary_metric(j)) is not None]
-
-
-def like_groups(jobs: Iterable[JobResult], metric_of: Callable[[JobResult], str | None] = primary_metric,
-                ) -> dict[tuple[str, str, int], list[JobResult]]:
-    """Jobs grouped by (family, metric, message size): the only fair comparisons."""
-    groups: dict[tuple[str, str, int], list[JobResult]] = defaultdict(list)
-    for job in jobs:
-        metric = metric_of(job)
-        if metric is not None and median(job, metric) is not None:
-            groups[(job.family, metric, job.message_size)].append(job)
-    order = {f: i for i, f in enumerate(family_order(k[0] for k in groups))}
-    return dict(sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))
 
 
 def _mode_words(metric: str) -> str:
     return f"{metric} over a session" if metric == "compute" else metric
-
-
-# --- baseline matching -----------------------------------------------------------------
-
-
-@dataclass
-class JobComparison:
-    """One job of this run against its match in the baseline, on the primary metric."""
-
-    job: JobResult
-    base: JobResult
-    metric: str | None
-    comparison: Comparison | None
-    reason: str | None = None  # why there is no comparison
-
-    @property
-    def verdict(self) -> Verdict:
-        if self.comparison is None:
-            return Verdict.NOT_COMPARABLE
-        if not self.comparison.significant:
-            return Verdict.WITHIN_NOISE
-        return Verdict.SLOWER if self.comparison.ratio > 1 else Verdict.FASTER
-
-
-@dataclass
-class BaselineMatch:
-    pairs: list[JobComparison] = field(default_factory=list)
-    only_run: list[JobResult] = field(default_factory=list)
-    only_baseline: list[JobResult] = field(default_factory=list)
-
-
-def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
-    """Pair jobs by `app.core.compare.match_key` (as `cryptobench compare` does) and compare their primary metric (ratio this / baseline).
-
-    `compare` raises ValueError on empty samples (a failed job, or results saved
-    without samples); that becomes "not comparable" with the reason, not a crash.
-    """
-    waiting: dict[MatchKey, list[JobResult]] = defaultdict(list)
-    for base in baseline.jobs:
-        waiting[match_key(base)].append(base)
-    match = BaselineMatch()
-    for job in run.jobs:
-        candidates = waiting.get(match_key(job))
-        if not candidates:
-            match.only_run.append(job)
-            continue
-        base = candidates.pop(0)
-        metric = primary_metric(job)
-        comparison, reason = None, None
-        if job.status != JobStatus.OK or base.status != JobStatus.OK:
-            reason = f"this run: {job.status}, baseline: {base.status}"
-        elif metric is None or metric not in job.metrics or metric not in base.metrics:
-            reason = f"no {metric or 'per-message'} metric in both runs"
-        elif not len(base.metrics[metric].samples) or not len(job.metrics[metric].samples):
-            reason = "raw samples missing (" + ("baseline" if not len(base.metrics[metric].samples) else
-                                                "this run") + " saved without them)"
-        else:
-            try:
-                comparison = compare(base.metrics[metric].samples, job.metrics[metric].samples)
-            except ValueError as exc:  # e.g. a baseline median of 0: the ratio is undefined
-                reason = str(exc)
-        match.pairs.append(JobComparison(job, base, metric, comparison, reason))
-    match.only_baseline = [b for left in waiting.values() for b in left]
-    return match
 
 
 # --- the findings ---------------------------------------------------------------------
@@ -381,8 +238,6 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
             continue
         share = 100 * network / rtt
         if job.link is not None:
-            from app.report.links import link_text  # links builds on this module
-
             where = f"over the emulated link {link_text(job.link)}"
         else:
             where = "over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver"
@@ -437,13 +292,9 @@ def summary_findings(run: RunResult, match: BaselineMatch | None = None,
     sentences += post_quantum_findings(measured)
     # A scheme swept over links gets one sentence for the sweep (where communication
     # takes over), not one per link.
-    from app.report.links import link_findings, link_groups
-
     swept = {id(job) for group in link_groups(measured) for job in group}
     sentences += link_findings(measured)
     sentences += network_findings([job for job in measured if id(job) not in swept])
-    from app.report.load import load_findings  # load jobs: what the server sustains, per scheme
-
     sentences += load_findings(run.jobs)
     if match is not None and baseline is not None:
         sentences += baseline_findings(match, baseline)

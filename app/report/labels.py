@@ -15,9 +15,9 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from app.core.results import JobResult
+from app.core.results.model import JobResult
 from app.core.vocab import Mode
-from app.report.findings import size_text
+from app.report.job_figures import size_text
 from app.report.model import Table
 
 _BACKEND = re.compile(r" \[([^\]]+)\]")

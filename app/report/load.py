@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.core.load.sweep import KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels
 from app.report.load_words import (

@@ -9,19 +9,19 @@ N handshakes/s on one core at p99 under X") and the conditions behind it (client
 server processes, step length, which CPUs server and generator ran on, the pool of
 requests prepared ahead).
 
-Qt-free: the CLI (app/cli_load.py) and the report section (app/report/load.py) use it.
+Qt-free: the CLI (app/cli/terminal/load_printing.py) and the report section (app/report/load.py) use it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
 from app.core.load.sweep import kept_up
-from app.core.placement import cpus_text
-from app.core.results import JobResult
+from app.core.machine.placement import cpus_text
+from app.core.results.job_records import LOAD_PERCENTILES, Load, LoadStep
+from app.core.results.model import JobResult
 from app.core.vocab import Role
-from app.report.links import link_text
+from app.report.network_links import link_text
 from app.report.units import MISSING, format_seconds, format_seconds_in
 
 #: The latency columns of a step, in order: the recorded percentiles, then the largest.

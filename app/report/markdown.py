@@ -8,7 +8,7 @@ and subsections `###` (one top-level heading per document, as GitHub renders bes
 
 from __future__ import annotations
 
-from app.core.text import escape_control
+from app.core.escaping import escape_control
 from app.report.model import (
     BarChart,
     Block,

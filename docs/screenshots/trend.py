@@ -1,5 +1,5 @@
 """The README's picture of the trend view (History > Trend…), from the hand-built history
-the tests use (tests/core/trend_cases.py: four runs of one job, a cryptography and OpenSSL
+the tests use (tests/helpers/trend_cases.py: four runs of one job, a cryptography and OpenSSL
 upgrade, then another machine), in a temporary store. Not measurements: the medians are
 the tests' known values. Run from the repository root (make.sh does):
     python docs/screenshots/trend.py OUT.png [light|dark]
@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.gui.history.trend_view import TrendDialog  # noqa: E402
 from app.gui.theme import apply_theme  # noqa: E402
-from app.gui.trend_view import TrendDialog  # noqa: E402
-from tests.core import trend_cases  # noqa: E402
+from tests.helpers import trend_cases  # noqa: E402
 
 
 def main() -> int:

@@ -8,26 +8,26 @@ from pathlib import Path
 import pytest
 
 from app.core import errors
-from app.core.errors import CryptoBenchError, RegistryError, SessionError
-from app.core.profile import ProfileError
-from app.core.results import ResultsFileError, RunResult
+from app.core.errors import BadParameter, CryptoBenchError, RegistryError, SessionError, UnknownBackend, UnknownScheme
+from app.core.profile.model import ProfileError
+from app.core.results.model import ResultsFileError, RunResult
+from app.core.results.store import AmbiguousRunId, BrokenStoreError, RunNotFound, Store, StoreError
 from app.core.schemes import registry
 from app.core.schemes.base import AuthenticationError, SchemeError
 from app.core.session.auth import AuthenticationFailed
 from app.core.session.protocol import JobRejected
 from app.core.session.sender import ServerBusy, SessionFailed
 from app.core.session.server import TokenFileError
-from app.core.store import AmbiguousRunId, BrokenStoreError, RunNotFound, Store, StoreError
-from app.core.wire import PeerTimeout, WireError
+from app.core.session.wire import PeerTimeout, WireError
 from app.report.exporters import ExportError
-from tests.stores import RUN_ID, damage_jobs_table, stored_run
+from tests.helpers.stores import RUN_ID, damage_jobs_table, stored_run
 
 #: Each error class and the base a face catches for it.
 LAYERS: list[tuple[type[Exception], type[Exception]]] = [
     (StoreError, StoreError), (BrokenStoreError, StoreError), (RunNotFound, StoreError),
     (AmbiguousRunId, RunNotFound),
-    (registry.UnknownScheme, RegistryError), (registry.UnknownBackend, RegistryError),
-    (registry.BadParameter, RegistryError),
+    (UnknownScheme, RegistryError), (UnknownBackend, RegistryError),
+    (BadParameter, RegistryError),
     (ProfileError, ProfileError), (ResultsFileError, ResultsFileError),
     (TokenFileError, SessionError), (JobRejected, SessionError), (SessionFailed, SessionError),
     (WireError, WireError), (PeerTimeout, WireError), (AuthenticationFailed, WireError),
@@ -52,17 +52,17 @@ def test_errors_with_their_own_arguments_say_the_whole_message() -> None:
 
 
 def test_the_registry_errors_are_importable_where_they_are_raised() -> None:
-    assert (registry.RegistryError, registry.UnknownScheme, registry.UnknownBackend, registry.BadParameter) == \
+    assert (RegistryError, UnknownScheme, UnknownBackend, BadParameter) == \
         (errors.RegistryError, errors.UnknownScheme, errors.UnknownBackend, errors.BadParameter)
 
 
 def test_registry_lookups_raise_registry_errors_with_the_old_messages() -> None:
-    with pytest.raises(registry.UnknownScheme) as unknown:
+    with pytest.raises(UnknownScheme) as unknown:
         registry.get_spec("rot13")
     assert str(unknown.value).startswith("unknown scheme 'rot13' (known: aes-gcm, ")
-    with pytest.raises(registry.UnknownBackend, match=r"^backend 'tinyec' is not available for aes-gcm "):
+    with pytest.raises(UnknownBackend, match=r"^backend 'tinyec' is not available for aes-gcm "):
         registry.create("aes-gcm", "tinyec")
-    with pytest.raises(registry.BadParameter, match=r"^parameter 'key_bits' of aes-gcm "):
+    with pytest.raises(BadParameter, match=r"^parameter 'key_bits' of aes-gcm "):
         registry.create("aes-gcm", "cryptography", {"key_bits": 100})
 
 

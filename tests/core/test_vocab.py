@@ -7,11 +7,11 @@ import csv
 import enum
 import io
 import json
-from pathlib import Path
 
 import pytest
 
-from app.core.profile import ProfileError, parse_profile
+from app.core.profile.files import parse_profile
+from app.core.profile.model import ProfileError
 from app.core.schemes.base import Family
 from app.core.vocab import (
     SESSION_MODES,
@@ -27,8 +27,8 @@ from app.core.vocab import (
     measuring_role,
 )
 from app.gui.vocab import PlotTab, Theme, Tone
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 VOCABULARIES: tuple[type[enum.StrEnum], ...] = (
     Mode, JobStatus, RunStatus, Role, LogLevel, ExportFormat, PageSize, LinkEmulation, Family, Theme, PlotTab, Tone)
 #: Where the vocabularies are defined: the only files that may spell out their values.

@@ -13,8 +13,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.core.profile import load_profile, read_profile_file
-from app.core.store import Store
+from app.core.profile.files import load_profile, read_profile_file
+from app.core.results.store import Store
 from app.gui.eta import estimate
 from app.gui.log_view import LogView
 from app.gui.main_window import MainWindow
@@ -117,10 +117,11 @@ def test_save_as_names_the_profile_after_its_file(window: MainWindow, tmp_path: 
 
 
 def test_a_profile_never_run_here_is_estimated_from_the_same_jobs_in_earlier_runs(tmp_path: Path) -> None:
-    from app.core.profile import parse_profile, resolve_jobs
-    from app.core.results import JobResult, MetricResult, RunResult
-    from app.core.stats import summarize
-    from app.gui.presets import PresetEntry, estimate, long_run_warning, measured_jobs
+    from app.core.analysis.stats import summarize
+    from app.core.profile.files import parse_profile
+    from app.core.profile.resolve import resolve_jobs
+    from app.core.results.model import JobResult, MetricResult, RunResult
+    from app.gui.config.presets import PresetEntry, estimate, long_run_warning, measured_jobs
 
     profile = parse_profile({"name": "mine", "jobs": [
         {"scheme": "sha256", "message_sizes": [1024, 4096], "samples": 40, "warmup": 0}]})

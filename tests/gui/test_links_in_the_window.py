@@ -11,23 +11,19 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.job_records import Link
+from app.core.analysis.stats import summarize
 from app.core.link.presets import LinkSpec, link_presets, numbers_text, resolve_link
 from app.core.link.probe import loss_refusal
-from app.core.profile import (
-    ProfileError,
-    field_limits,
-    parse_profile,
-    read_profile_file,
-    resolve_jobs,
-    save_profile,
-)
-from app.core.results import JobResult, MetricResult
-from app.core.stats import summarize
+from app.core.profile.files import parse_profile, read_profile_file, save_profile
+from app.core.profile.model import ProfileError, field_limits
+from app.core.profile.resolve import resolve_jobs
+from app.core.results.job_records import Link
+from app.core.results.model import JobResult, MetricResult
 from app.core.vocab import LinkEmulation, Mode
-from app.gui.config_panel import COL_MODE, ConfigPanel, profile_json
-from app.gui.link_editor import CUSTOM_TEXT, MIXED_TEXT, NONE_TEXT, NOT_LOOPBACK, SWEEP_TEXT, LinkEditor
-from app.gui.results_table import SORT_ROLE, Column, ResultsTable
+from app.gui.config.link_editor import CUSTOM_TEXT, MIXED_TEXT, NONE_TEXT, NOT_LOOPBACK, SWEEP_TEXT, LinkEditor
+from app.gui.config.panel import COL_MODE, ConfigPanel, profile_json
+from app.gui.results.cells import Column
+from app.gui.results.table import SORT_ROLE, ResultsTable
 
 
 @pytest.fixture
@@ -317,7 +313,7 @@ def test_bar_labels_keep_the_link_size_and_mode(qtbot: Any) -> None:
 
 
 def test_a_sweep_draws_one_scaling_curve_per_link(qtbot: Any) -> None:
-    from app.gui.plots import PlotsPanel
+    from app.gui.plots.panel import PlotsPanel
 
     panel = PlotsPanel()
     qtbot.addWidget(panel)

@@ -10,13 +10,15 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
-from app.core.events import SampleBatch
-from app.core.profile import load_profile, read_profile_file, reduced, save_profile
-from app.core.store import Store
+from app.core.profile.edits import reduced
+from app.core.profile.files import load_profile, read_profile_file, save_profile
+from app.core.results.store import Store
+from app.core.run.events import SampleBatch
+from app.core.run.jobstart import job_processes
 from app.gui.main_window import MainWindow
-from app.core.jobstart import job_processes
+from tests.helpers.paths import ROOT
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
+ARTIFACTS = ROOT / "build" / "test-artifacts"
 
 
 @pytest.fixture
@@ -262,7 +264,7 @@ def test_a_token_file_others_can_read_stops_the_run_with_its_message(window: Mai
 def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str) -> None:
     """What the window runs for a preset is the preset: same jobs, the experiment it
     reproduces (so the report has its section) and the Nagle-on job of E1."""
-    from app.core.profile import resolve_jobs
+    from app.core.profile.resolve import resolve_jobs
 
     assert name in [action.data() for action in window.presets_menu.actions()]
     window.open_preset(name)

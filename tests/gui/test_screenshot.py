@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from PySide6.QtGui import QImage
 
-from app.cli import main as cli_main
-from app.core.profile import parse_profile, save_profile
+from app.cli.main import main as cli_main
+from app.core.profile.files import parse_profile, save_profile
 from app.gui.screenshot import Plan
 
 

@@ -18,8 +18,8 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.jobstart import job_processes
-from app.core.store import Store
+from app.core.results.store import Store
+from app.core.run.jobstart import job_processes
 from app.gui.stop_signals import SignalStop
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

@@ -47,7 +47,7 @@ def test_every_palette_text_colour_meets_aa(theme: str, qapp: QApplication) -> N
 
 
 def test_every_status_colour_meets_aa_on_every_background_it_sits_on(theme: str, qapp: QApplication) -> None:
-    from app.gui.results_table import _FAILED_BACKGROUND
+    from app.gui.results.table import _FAILED_BACKGROUND
 
     palette = qapp.palette()
     backgrounds = {"window": palette.color(Role.Window), "base": palette.color(Role.Base),
@@ -63,7 +63,7 @@ def test_every_status_colour_meets_aa_on_every_background_it_sits_on(theme: str,
 
 
 def test_badges_and_table_colours_come_from_the_theme(theme: str, qtbot: Any, qapp: QApplication) -> None:
-    from app.gui.config_panel import COL_SECURITY, ConfigPanel
+    from app.gui.config.panel import COL_SECURITY, ConfigPanel
 
     panel = ConfigPanel()
     qtbot.addWidget(panel)

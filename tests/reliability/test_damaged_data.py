@@ -24,10 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.cli import main as cli_main
-from app.core import results
-from app.core.results import ResultsFileError, load_results_file, parse_results_text
-from app.core.store import Store
+from app.cli.main import main as cli_main
+from app.core.results import model as results
+from app.core.results.model import ResultsFileError, load_results_file, parse_results_text
+from app.core.results.store import Store
 from tests.report.conftest import build_run
 
 RUN_ID = "20261121-100400-hand01"
@@ -307,7 +307,7 @@ def test_a_sound_store_stays_sound(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_the_window_opens_a_run_with_a_damaged_row(qtbot: Any, tmp_path: Path) -> None:
-    from app.gui.history import HistoryPanel
+    from app.gui.history.panel import HistoryPanel
 
     path = tmp_path / "results.sqlite3"
     _store_with_run(path)

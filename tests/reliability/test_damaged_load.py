@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from app.cli_print import print_summary, print_table
-from app.core import results
-from app.core.results import ResultsFileError, parse_results_text
+from app.cli.terminal.printing import print_summary, print_table
+from app.core.results import model as results
+from app.core.results.model import ResultsFileError, parse_results_text
 from app.report.content import build_report
 from app.report.markdown import render_markdown
-from tests.loads import load_run
+from tests.helpers.loads import load_run
 
 BASE_TEXT = results.to_json(load_run())
 MISSING = object()
@@ -51,8 +51,8 @@ def _mutated(loc: tuple[Any, ...], value: Any) -> dict[str, Any]:
 
 
 def _shown_everywhere(run: results.RunResult) -> None:
-    from app.gui.load_cells import load_row
     from app.gui.plots.load import load_curves
+    from app.gui.results.load_cells import load_row
 
     render_markdown(build_report(run))
     results.to_csv(run).encode("utf-8")

@@ -23,17 +23,17 @@ import pytest
 
 import app.core.fileio as fileio
 from app.core.fileio import FileWriteError
-from app.core.profile import parse_profile, save_profile
-from app.core.runner import Runner
-from app.core.store import Store
+from app.core.profile.files import parse_profile, save_profile
+from app.core.results.store import Store
+from app.core.run.runner import Runner
 from app.report.exporters import export
+from tests.helpers.paths import ROOT
 from tests.report.conftest import build_run
 
 
 def hand_run() -> Any:
     return build_run("20260101-000000-abcdef", "2026-01-01T00:00:00+00:00")
 
-ROOT = Path(__file__).resolve().parents[2]
 OLD = "the previous, complete file\n"
 
 FAULTS = {
@@ -207,8 +207,8 @@ def test_store_full_mid_run_the_run_goes_on_and_nothing_is_lost(tmp_path: Path) 
 
 def test_runner_keeps_results_when_the_store_fails(tmp_path: Path) -> None:
     """In-process view of the same: the error is one log line, the run completes."""
-    from app.core.events import LogMessage
-    from app.core.store import StoreError
+    from app.core.results.store import StoreError
+    from app.core.run.events import LogMessage
 
     logs: list[str] = []
     with Store(tmp_path / "r.sqlite3") as store:

@@ -24,11 +24,11 @@ from Crypto.Signature import DSS, eddsa
 from Crypto.Util.asn1 import DerSequence
 from cryptography.hazmat.primitives.asymmetric import ed448, ed25519
 
-from app.core.schemes import registry, signatures, sigkeys
+from app.core.schemes import registry, sigkeys, signatures
 from app.core.schemes.base import Payload, PayloadFormatError, Receiver, Scheme, Sender
 from app.core.session.receiver import ReceiverSession
 from app.core.session.sender import SenderSession, SessionFailed
-from tests.plans import job_plan
+from tests.helpers.plans import job_plan
 
 BACKENDS = ("cryptography", "pycryptodome")
 

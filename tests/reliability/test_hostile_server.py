@@ -21,17 +21,25 @@ from typing import Any
 
 import pytest
 
-from app.core.events import SizeMeasured
-from app.core.plan import JobPlan
-from app.core.profile import parse_profile
-from app.core.runner import Runner
+from app.core.profile.files import parse_profile
+from app.core.run.events import SizeMeasured
+from app.core.run.plan import JobPlan
+from app.core.run.runner import Runner
 from app.core.schemes import registry
 from app.core.session.auth import NONCE_BYTES, ServerNotAuthenticated, authenticate_peer, server_proof
-from app.core.session.protocol import ACK, TOKEN_BYTES, U32, U64, PeerLied, Verdict, encode_ack
+from app.core.session.protocol import TOKEN_BYTES, U32, U64, PeerLied, Verdict, encode_ack
 from app.core.session.receiver import ReceiverLimits, ReceiverSession
 from app.core.session.sender import RemoteTarget, run_with_retries
-from app.core.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, MalformedBody, WireError, encode_header, send_frame
-from tests.plans import job_plan
+from app.core.session.wire import (
+    MAX_CONTROL_FRAME,
+    FrameReader,
+    FrameType,
+    MalformedBody,
+    WireError,
+    encode_header,
+    send_frame,
+)
+from tests.helpers.plans import job_plan
 
 TOKEN = bytes(range(50, 50 + TOKEN_BYTES))
 LIMITS = ReceiverLimits(hello_timeout=5, idle_timeout=10)

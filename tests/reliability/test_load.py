@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import pytest
 
-from app.core.events import JobFinished
-from app.core.profile import parse_profile
-from app.core.runner import Runner
-from app.core.stats import WarningCode
-from app.core.store import Store
-from app.core.jobstart import job_processes
+from app.core.analysis.stats import WarningCode
+from app.core.profile.files import parse_profile
+from app.core.results.store import Store
+from app.core.run.events import JobFinished
+from app.core.run.jobstart import job_processes
+from app.core.run.runner import Runner
 
 MIB = 2**20
 

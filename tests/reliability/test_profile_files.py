@@ -13,37 +13,29 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import psutil
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.cli import main
-from app.core import profile as profile_mod
-from app.core.profile import (
-    FORMAT_VERSION,
-    MAX_PROFILE_BYTES,
-    MAX_SAMPLES,
-    MEMORY_COPIES,
-    ProfileError,
-    load_profile,
-    parse_profile,
-    preset_dir,
-    resolve_jobs,
-    save_profile,
-)
+from app.cli.main import main
+from app.core.profile.files import load_profile, parse_profile, preset_dir, save_profile
+from app.core.profile.model import FORMAT_VERSION, MAX_PROFILE_BYTES, MAX_SAMPLES, MEMORY_COPIES, ProfileError
+from app.core.profile.resolve import resolve_jobs
+from app.core.profile.sizes import _human
 from app.core.schemes import registry
-from tests.reliability.profile_cases import (
+from tests.helpers.profile_cases import (
     FEW,
-    _jobs,
     MANY,
     PLENTY,
+    VALID_JOB,
+    _jobs,
     _profile,
     _refusal,
     _refused_at,
     _shown,
-    VALID_JOB,
-    valid_jobs,
     _write,
+    valid_jobs,
 )
 
 
@@ -163,7 +155,7 @@ def test_directory_missing_file_and_unknown_preset(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.name != "posix" or not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_endless_or_huge_file_is_refused_without_reading_it_all(folder: Path) -> None:
     """`run /dev/zero` used to read until memory ran out; now reading stops at the cap."""
-    assert str(_refusal("/dev/zero")) == f"/dev/zero: larger than {profile_mod._human(MAX_PROFILE_BYTES)}: not a profile"
+    assert str(_refusal("/dev/zero")) == f"/dev/zero: larger than {_human(MAX_PROFILE_BYTES)}: not a profile"
     path = _write(folder, json.dumps(_profile()).encode() + b" " * MAX_PROFILE_BYTES)
     assert "not a profile" in str(_refusal(path))
 
@@ -245,7 +237,7 @@ def test_catalog_subset_round_trips(folder: Path, jobs: list[dict[str, Any]]) ->
 
 def _no_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     """A refused profile must stop before anything runs."""
-    import app.core.runner as runner_mod
+    import app.core.run.runner as runner_mod
 
     class Refuse:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -302,7 +294,7 @@ def test_cli_refuses_a_size_beyond_memory_with_the_estimate(folder: Path, capsys
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """The check uses this machine's available memory (psutil), before the runner starts."""
     _no_runner(monkeypatch)
-    monkeypatch.setattr(profile_mod.psutil, "virtual_memory", lambda: SimpleNamespace(available=64 << 20))
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=64 << 20))
     path = _write(folder, _profile({"scheme": "sha256", "message_sizes": [1024, 16 << 20]}), "big.json")
     assert main(["run", str(path), "--no-store", "--quiet"]) == 2
     err = capsys.readouterr().err

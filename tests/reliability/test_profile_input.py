@@ -1,6 +1,6 @@
 """Bad profiles, generated: every one is refused with one line naming file, field and value.
 
-tests/core/test_profile.py pins one example per check; here hypothesis varies the field,
+tests/core/profile/test_profile.py pins one example per check; here hypothesis varies the field,
 the wrong value and the place in the file, so a check that only works for the example
 (or a new field nobody wired up) fails. Each refusal must be a ProfileError whose text
 starts with the file and the field path (`p.json: jobs[2].samples: ...`) and shows the
@@ -18,41 +18,40 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from app.core import profile as profile_mod
-from app.core.profile import (
-    JobSpec,
-    Profile,
+from app.core.errors import BadParameter
+from app.core.load.settings import LOAD_FIELD_NAMES
+from app.core.profile.edits import reduced, with_samples
+from app.core.profile.files import load_profile, parse_profile
+from app.core.profile.model import (
     MAX_MESSAGE_SIZE,
     MAX_SAMPLES,
     MEMORY_COPIES,
+    JobSpec,
+    Profile,
     ProfileError,
-    load_profile,
-    parse_profile,
-    reduced,
-    resolve_jobs,
-    with_samples,
 )
-from app.core.load.settings import LOAD_FIELD_NAMES
+from app.core.profile.resolve import resolve_jobs
+from app.core.profile.sizes import _human
 from app.core.schemes import registry
 from app.core.schemes.base import ParamSpec, SchemeSpec
 from app.core.vocab import SESSION_MODES
-from tests.reliability.profile_cases import (
+from tests.helpers.profile_cases import (
     FEW,
     INT_BOUNDS,
     JOB_KINDS,
-    _jobs,
     JSON_VALUES,
-    _key_path,
-    _kind,
     MANY,
     PLENTY,
-    _profile,
     PROFILE_KINDS,
-    _refused_at,
     SCALARS,
-    _shown,
     SPECS,
     VALID_JOB,
+    _jobs,
+    _key_path,
+    _kind,
+    _profile,
+    _refused_at,
+    _shown,
     valid_jobs,
 )
 
@@ -362,7 +361,7 @@ def test_jobs_that_differ_in_what_is_measured_are_not_duplicates(job: dict[str, 
         other["backend"] = others[0]
         try:
             info = spec.create(others[0], job.get("params")).info
-        except registry.BadParameter:  # e.g. a curve the other backend lacks
+        except BadParameter:  # e.g. a curve the other backend lacks
             assume(False)
         assume(max(job.get("message_sizes", [0])) <= (info.max_plaintext or 1 << 30))
     jobs = resolve_jobs(parse_profile(_profile(job, other)), available_memory=PLENTY, has_remote=True)
@@ -401,8 +400,8 @@ def test_memory_estimate_refuses_before_running(folder: Path, size: int, memory:
     data = _profile({"scheme": "sha256", "message_sizes": [size]})
     if size * MEMORY_COPIES > memory * 0.8:
         message = _refused_at(folder, data, "jobs[0].message_sizes[0]", memory=memory)
-        assert f"needs about {profile_mod._human(size * MEMORY_COPIES)} of memory" in message
-        assert f"({MEMORY_COPIES} copies); this machine has {profile_mod._human(memory)} available" in message
+        assert f"needs about {_human(size * MEMORY_COPIES)} of memory" in message
+        assert f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available" in message
     else:
         assert resolve_jobs(parse_profile(data), available_memory=memory)[0].message_sizes == [size]
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from app.core.events import SizeMeasured
-from app.core.plan import JobPlan
+from app.core.run.events import SizeMeasured
+from app.core.run.plan import JobPlan
 from app.core.schemes import registry
 from app.core.session import server as server_module
 from app.core.session.auth import authenticate_server
@@ -29,8 +29,8 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import SessionFailed, run_with_retries
 from app.core.session.server import Server
-from app.core.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
-from tests.plans import job_plan
+from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
+from tests.helpers.plans import job_plan
 
 TOKEN = bytes(range(7, 7 + TOKEN_BYTES))
 registry.create("aes-gcm", "cryptography", {}).new_sender()  # imported before any timed connect

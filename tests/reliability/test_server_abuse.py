@@ -27,7 +27,7 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.events import SizeMeasured
+from app.core.run.events import SizeMeasured
 from app.core.schemes import registry
 from app.core.session import server as server_module
 from app.core.session.auth import NONCE_BYTES, TokenRefused, authenticate_server, client_proof
@@ -35,7 +35,7 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import SenderSession, connect
 from app.core.session.server import Server
-from app.core.wire import (
+from app.core.session.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
@@ -46,7 +46,7 @@ from app.core.wire import (
     PeerError,
     encode_header,
 )
-from tests.plans import job_plan
+from tests.helpers.plans import job_plan
 
 TOKEN = bytes(range(100, 100 + TOKEN_BYTES))
 #: A short hello timeout keeps the stalling rogues cheap; a genuine sender answers in microseconds

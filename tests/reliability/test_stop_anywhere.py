@@ -17,12 +17,11 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.events import JobProcesses, JobStarted, Progress, SampleBatch
-from app.core.profile import parse_profile
-from app.core.runner import Runner
-from app.core.store import Store
-
-ROOT = Path(__file__).resolve().parents[2]
+from app.core.profile.files import parse_profile
+from app.core.results.store import Store
+from app.core.run.events import JobProcesses, JobStarted, Progress, SampleBatch
+from app.core.run.runner import Runner
+from tests.helpers.paths import ROOT
 
 FIRST = {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}
 LOOPBACK = {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 1_000_000,

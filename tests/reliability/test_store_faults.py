@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.cli import main as cli_main
-from app.core.results import JobResult, RunResult
-from app.core.store import BrokenStoreError, Store, StoreError, move_aside
+from app.cli.main import main as cli_main
+from app.core.results.model import JobResult, RunResult
+from app.core.results.store import BrokenStoreError, Store, StoreError, move_aside
 
 
 def _garbage(path: Path) -> None:
@@ -115,7 +115,7 @@ def test_locked_store_is_not_called_broken(tmp_path: Path) -> None:
         with pytest.raises(StoreError) as info:
             opened = Store.__new__(Store)
             # The store's own 10 s busy timeout would only make the test slow.
-            import app.core.store as store_module
+            import app.core.results.store as store_module
 
             original_connect = store_module.sqlite3.connect
             store_module.sqlite3.connect = lambda *a, **k: original_connect(*a, **{**k, "timeout": 0.2})
@@ -195,7 +195,7 @@ def test_window_starts_with_a_broken_store_and_moves_it_aside(qtbot: Any, tmp_pa
 
 def test_window_with_an_unreadable_folder_offers_no_move_aside(qtbot: Any, tmp_path: Path) -> None:
     """A store path under a regular file cannot be created: an error, but not "broken"."""
-    from app.gui.history import HistoryPanel
+    from app.gui.history.panel import HistoryPanel
 
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

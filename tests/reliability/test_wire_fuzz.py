@@ -32,6 +32,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from app.core.escaping import escape_control
 from app.core.schemes import registry
 from app.core.session.protocol import (
     ACK,
@@ -42,8 +43,7 @@ from app.core.session.protocol import (
     encode_ack,
     parse_job,
 )
-from app.core.text import escape_control
-from app.core.wire import (
+from app.core.session.wire import (
     HARD_MAX_FRAME,
     HEADER,
     HEADER_SIZE,
@@ -69,6 +69,7 @@ from app.core.wire import (
     encode_header,
     send_frame,
 )
+from tests.helpers.paths import ROOT
 
 #: Examples per property (the file stays well under 20 s on the 2-core machine).
 EXAMPLES = 200
@@ -513,8 +514,8 @@ ATHERIS_HARNESS = textwrap.dedent('''
 
     import atheris
 
-    with atheris.instrument_imports(include=["app.core.wire", "app.core.session.protocol"]):
-        from app.core import wire
+    with atheris.instrument_imports(include=["app.core.session.wire", "app.core.session.protocol"]):
+        from app.core.session import wire
         from app.core.session import protocol
 
     CAPACITIES = (0, 32, wire.MAX_CONTROL_FRAME, 4 * wire.MAX_CONTROL_FRAME)
@@ -602,7 +603,7 @@ def test_atheris_finds_no_crash_in_the_parsers(tmp_path: Path) -> None:
     corpus.mkdir()
     for i, seed in enumerate(ATHERIS_SEEDS):
         (corpus / f"seed-{i}").write_bytes(seed)
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     process = subprocess.run(
         [sys.executable, str(harness), f"-runs={ATHERIS_RUNS}", "-seed=20240601", "-max_total_time=20",
          "-timeout=10", "-max_len=8192", "-len_control=0", f"-artifact_prefix={tmp_path}/", str(corpus)],

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.core.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
-from app.core.results import JobResult, MetricResult, RunResult
-from app.core.stats import check_stability, summarize
+from app.core.analysis.stats import check_stability, summarize
+from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
+from app.core.results.model import JobResult, MetricResult, RunResult
 
 RUN_ID = "20261121-100400-hand01"
 BASELINE_ID = "20261120-090000-base01"

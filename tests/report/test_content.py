@@ -14,8 +14,9 @@ import sys
 import numpy as np
 import pytest
 
-from app.core.results import RunResult
-from app.report.content import build_report, primary_metric
+from app.core.results.model import RunResult
+from app.report.content import build_report
+from app.report.job_figures import primary_metric
 from app.report.model import (
     BarChart,
     Bullets,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.core.job_records import Security, Validation
-from app.core.results import JobResult, MetricResult, RunResult
+from app.core.results.job_records import Security, Validation
+from app.core.results.model import JobResult, MetricResult, RunResult
 from app.report.content import build_report
 from app.report.experiments import experiment_sections
 from app.report.model import Chart, LineChart, Paragraph, Section, Table

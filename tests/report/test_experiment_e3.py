@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.report.experiments.e3 import sections
-from app.report.findings import ratio_text
+from app.report.experiments.published import Experiment, load_experiment
+from app.report.job_figures import ratio_text
 from app.report.markdown import render_markdown
 from app.report.model import (
     Bullets,
@@ -20,7 +21,6 @@ from app.report.model import (
     Section,
     Table,
 )
-from app.report.published import Experiment, load_experiment
 from tests.report.conftest import metric, spread_samples
 
 #: (enc, dec) in seconds per kind and key size; the 30-byte message costs 10 % more.

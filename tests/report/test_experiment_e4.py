@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from app.core.job_records import Validation
-from app.core.results import JobResult, RunResult
+from app.core.results.job_records import Validation
+from app.core.results.model import JobResult, RunResult
 from app.report.experiments.common import ratio
 from app.report.experiments.e4 import sections
-from app.report.findings import ratio_text
+from app.report.experiments.published import Experiment, load_experiment
+from app.report.job_figures import ratio_text
 from app.report.markdown import render_markdown
 from app.report.model import (
     Bullets,
@@ -22,7 +23,6 @@ from app.report.model import (
     Section,
     Table,
 )
-from app.report.published import Experiment, load_experiment
 from app.report.units import format_seconds
 from tests.report.conftest import metric, spread_samples
 

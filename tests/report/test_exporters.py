@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.results import RunResult, load_results_file
+from app.core.results.model import RunResult, load_results_file
 from app.report.exporters import EXPORTERS, ExportError, export, exporter
 
 
@@ -103,7 +103,7 @@ def test_text_exporters_stay_qt_free(tmp_path: Path) -> None:
     """JSON, CSV and Markdown work where Qt is absent (a server, a CI box)."""
     code = ("import sys, json\n"
             "from app.report.exporters import export\n"
-            "from app.core.results import RunResult\n"
+            "from app.core.results.model import RunResult\n"
             "import app.report.content, app.report.markdown\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')]\n"
             "assert not bad, bad\n")

@@ -3,8 +3,8 @@ finding for all toy sizes, the extreme sizes only, the extreme schemes only."""
 
 from __future__ import annotations
 
-from app.core.job_records import Security
-from app.core.results import JobResult
+from app.core.results.job_records import Security
+from app.core.results.model import JobResult
 from app.report.findings import (
     MAX_NAMED,
     fastest_slowest_findings,

@@ -15,11 +15,14 @@ from typing import Any
 
 import pytest
 
-from app.core.results import RunResult
-from app.report import charts
+from app.core.results.model import RunResult
 from app.report.content import _magnitude_groups, build_report, histogram_of
 from app.report.model import BarChart, Bullets, Chart, LineChart, Paragraph, Report, Series, StackedBars, Table
-from app.report.pdf import write_pdf
+from app.report.pdf import charts
+from app.report.pdf.charts.bar import _bar_rows
+from app.report.pdf.charts.frame import _elide
+from app.report.pdf.text import DPI
+from app.report.pdf.writer import write_pdf
 from app.report.units import humanize_seconds, parse_seconds
 from tests.report.conftest import find_job, metric
 
@@ -179,7 +182,7 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
     from PySide6.QtGui import QImage, QPainter
 
     axes: list[Any] = []
-    from app.report.charts import line
+    from app.report.pdf.charts import line
 
     make = line._make_linear_axis
 
@@ -209,12 +212,12 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, 
     """Every chart of every preset's reduced report, painted where the PDF paints it: no
     row label thinned out, no text cut with "…" (titles, legends, row and point labels),
     no legend that names only some of its series ("+6 more")."""
-    from app.core.profile import preset_names
+    from app.core.profile.files import preset_names
     from tests.test_preset_runs import _run
 
     cut: list[tuple[str, str]] = []
     thinned: list[list[str | None]] = []
-    elide, rows = charts._elide, charts._bar_rows
+    elide, rows = _elide, _bar_rows
     current = {"preset": ""}
 
     def spy_elide(fm: Any, text: str, width: float) -> str:
@@ -229,7 +232,7 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, 
             thinned.append(layout.labels)
         return layout
 
-    from app.report.charts import bar, frame, histogram, line
+    from app.report.pdf.charts import bar, frame, histogram, line
 
     for module in (frame, line, histogram):  # every module that cuts text does it through _elide
         monkeypatch.setattr(module, "_elide", spy_elide)
@@ -273,12 +276,12 @@ def _laid_out(report: Report) -> Any:
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QPageSize, QPdfWriter
 
-    from app.report import pdf_layout
+    from app.report.pdf import layout as pdf_layout
 
     writer = QPdfWriter(os.devnull)
-    writer.setResolution(pdf_layout.DPI)
+    writer.setResolution(DPI)
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
-    return pdf_layout.layout_report(report, writer, QRectF(writer.pageLayout().fullRectPixels(pdf_layout.DPI)))
+    return pdf_layout.layout_report(report, writer, QRectF(writer.pageLayout().fullRectPixels(DPI)))
 
 
 def test_a_page_break_does_not_leave_a_nearly_empty_page(qapp: object) -> None:

@@ -7,8 +7,8 @@ from app.report.labels import Labels
 from app.report.load import HOLLOW_LABEL, SECTION_TITLE, STEPS_TITLE, latency_chart, load_findings
 from app.report.markdown import render_markdown
 from app.report.model import Chart, LineChart, Paragraph, Section, Table
-from tests.comparisons import job, run, samples
-from tests.loads import KNEE_STEPS, LAG_REASON, load, load_job, load_run, placed, step
+from tests.helpers.comparisons import job, run, samples
+from tests.helpers.loads import KNEE_STEPS, LAG_REASON, load, load_job, load_run, placed, step
 
 
 def _section(title: str, sections: list[Section]) -> Section:
@@ -98,7 +98,7 @@ def test_markdown_lists_the_charts_points_with_the_generator_mark() -> None:
 
 
 def test_a_load_over_an_emulated_link_names_it_in_its_conditions() -> None:
-    from app.core.job_records import Link
+    from app.core.results.job_records import Link
     from app.core.vocab import LinkEmulation
 
     over = load_run()

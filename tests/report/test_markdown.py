@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.core.results import RunResult
+from app.core.results.model import RunResult
 from app.report.content import build_report
 from app.report.markdown import render_markdown
 from app.report.model import (

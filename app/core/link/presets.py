@@ -9,7 +9,7 @@ directions) or {"up": .., "down": ..} (up = sender -> receiver; a direction left
 unlimited), and an absent `rate_kbit` means unlimited. The presets live in
 resources/links.json, each with its figures' source beside them (`cryptobench links`).
 
-The pydantic models here check the structure (types, ranges) for app.core.profile;
+The pydantic models here check the structure (types, ranges) for app.core.profile.files;
 what needs more than one field or this machine (jitter against delay, loss against the
 kernel's netem) is `resolve_jobs`'s, which names the field. `resolve_link` turns a
 checked setting into the `job_records.Link` recorded on every result.
@@ -25,8 +25,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError
 
 from app.core.errors import CryptoBenchError
-from app.core.job_records import Link
 from app.core.resources import resource_path
+from app.core.results.job_records import Link
 from app.core.vocab import LinkEmulation
 
 #: Longest one-way delay: ten seconds is beyond any link people deploy on (a

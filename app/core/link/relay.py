@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from app.core.errors import SessionError
-from app.core.events import ChildFailed, LinkDone, LinkMessage, Listening
-from app.core.harness import child_entry
-from app.core.job_records import Link
 from app.core.link.delay_line import DelayLine
+from app.core.measure.harness import child_entry
+from app.core.results.job_records import Link
+from app.core.run.events import LinkDone, LinkMessage, Listening
 from app.core.vocab import LinkEmulation
 
 #: Most bytes a line holds unserialized before its source is no longer read: 8 ms of a

@@ -28,8 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
-from app.core.events import LinkDone, LinkMessage, Listening
-from app.core.harness import child_entry
 from app.core.link.delay_line import DelayLine
 from app.core.link.relay import (
     MAX_BACKLOG_BYTES,
@@ -41,6 +39,8 @@ from app.core.link.relay import (
     shut_write,
     write_outbox,
 )
+from app.core.measure.harness import child_entry
+from app.core.run.events import LinkDone, LinkMessage, Listening
 
 
 @dataclass

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 import struct
 
-from app.core.wire import WireError
+from app.core.session.wire import WireError
 
 #: Client record header: kind, body length, id.
 RECORD = struct.Struct(">BIQ")

@@ -27,26 +27,25 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 
 from hdrh.histogram import HdrHistogram
 
-from app.core.events import MeasuringMessage, Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
-from app.core.harness import Parts, check_tampering
-from app.core.job_records import LOAD_PERCENTILES, Load, LoadStep
 from app.core.link.presets import round_trip_ms
 from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
 from app.core.load.framing import REPLY, Kind, ReplyBuffer, record, request_body
 from app.core.load.settings import LoadSettings
-from app.core.plan import JobPlan, SessionPeer
+from app.core.measure.harness import Parts, check_tampering
+from app.core.results.job_records import LOAD_PERCENTILES, LoadStep
+from app.core.run.events import MeasuringMessage, SampleBatch, SizeMeasured
+from app.core.run.plan import JobPlan, SessionPeer
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
 from app.core.session.sender import connect
+from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 from app.core.vocab import PlacementPolicy
-from app.core.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 
 Emit = Callable[[MeasuringMessage], None]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import statistics
 from multiprocessing.connection import Connection
 
-from app.core.events import Progress, RawMetric, SizeMeasured, SizeStarted
-from app.core.harness import child_entry
-from app.core.job_records import Load, LoadStep
+from app.core.analysis.stats import summarize
 from app.core.load import sweep
 from app.core.load.generator import Emit, LoadGenerator
-from app.core.plan import JobPlan
-from app.core.stats import summarize
+from app.core.measure.harness import child_entry
+from app.core.results.job_records import Load, LoadStep
+from app.core.run.events import Progress, RawMetric, SizeMeasured, SizeStarted
+from app.core.run.plan import JobPlan
 
 #: Progress is counted in hundredths of a step.
 _PER_STEP = 100

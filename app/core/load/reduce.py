@@ -1,4 +1,4 @@
-"""A load job on a reduced budget (`app.core.profile.reduced`: CI and `--reduced`).
+"""A load job on a reduced budget (`app.core.profile.edits.reduced`: CI and `--reduced`).
 
 A full load job offers each rate for its warm-up plus its duration, and a sweep offers up
 to ten of them after a closed-loop estimate: the handshakes-under-load preset spends

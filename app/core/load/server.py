@@ -24,22 +24,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
-from app.core.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
-from app.core.harness import child_entry
 from app.core.load.framing import (
+    HANDSHAKE_LENGTH,
     MAX_HANDSHAKE,
     REPLY,
-    HANDSHAKE_LENGTH,
     Kind,
     LoadProtocolError,
     RecordBuffer,
     split_request,
 )
+from app.core.measure.harness import child_entry
+from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Receiver, Scheme, SchemeError
 from app.core.session.auth import authenticate_peer
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, plaintext_for
-from app.core.wire import WireError, tune
+from app.core.session.wire import WireError, tune
 
 #: How long a connection may take to prove it holds the token.
 HELLO_TIMEOUT_S = 10.0

@@ -26,7 +26,7 @@ SWEEP = "sweep"
 class LoadFields(BaseModel):
     """The fields a profile job in `"mode": "load"` may set (every other mode refuses them).
 
-    Inherited by `app.core.profile.JobSpec`, whose configuration (strict, no extra keys)
+    Inherited by `app.core.profile.files.JobSpec`, whose configuration (strict, no extra keys)
     applies to them too.
     """
 

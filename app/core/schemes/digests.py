@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from Crypto.Hash import BLAKE2b, SHA3_256, SHA3_512, SHA256, SHA384, SHA512
+from Crypto.Hash import SHA3_256, SHA3_512, SHA256, SHA384, SHA512, BLAKE2b
 from Crypto.Protocol.KDF import HKDF as PycryptodomeHKDF
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF as CryptographyHKDF

@@ -15,9 +15,9 @@ from typing import Any, NamedTuple
 
 from Crypto.Cipher import PKCS1_OAEP
 from Crypto.Hash import SHA256 as PycryptodomeSHA256
-from Crypto.PublicKey import RSA as PycryptodomeRSA
 from Crypto.Math.Numbers import Integer
 from Crypto.Math.Primality import generate_probable_prime
+from Crypto.PublicKey import RSA as PycryptodomeRSA
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 

@@ -11,12 +11,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
-# The registry's errors, importable from here where they are raised (app.core.errors
-# holds them because SchemeSpec.resolve_params raises them too).
-from app.core.errors import BadParameter as BadParameter
-from app.core.errors import RegistryError as RegistryError
-from app.core.errors import UnknownBackend as UnknownBackend
-from app.core.errors import UnknownScheme as UnknownScheme
+from app.core.errors import RegistryError, UnknownScheme
 from app.core.schemes.base import Family, Scheme, SchemeSpec
 
 #: One module per family group, each exposing SPECS. Order = listing order.

@@ -171,8 +171,8 @@ def interop_keys() -> tuple[Any, Any]:
     longer) and imported into pycryptodome. :func:`app.core.selftest.run_selftests`
     clears the cache before and after a run.
     """
-    from cryptography.hazmat.primitives.asymmetric import rsa
     from Crypto.PublicKey import RSA
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
     private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     numbers = private.private_numbers()
@@ -182,10 +182,10 @@ def interop_keys() -> tuple[Any, Any]:
 
 def _rsa_oaep_ops() -> dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]]:
     """(encrypt, decrypt) per backend for RSA-2048 OAEP with SHA-256 and MGF1-SHA-256."""
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding
     from Crypto.Cipher import PKCS1_OAEP
     from Crypto.Hash import SHA256
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
 
     crypto_key, pycryptodome_key = interop_keys()
     oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
@@ -203,10 +203,10 @@ def _rsa_oaep_ops() -> dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes
 
 def _rsa_pss_ops() -> dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes, bytes], None]]]:
     """(sign, verify) per backend for RSA-2048 PSS with SHA-256 and a 32-byte salt."""
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding
     from Crypto.Hash import SHA256
     from Crypto.Signature import pss
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
 
     crypto_key, pycryptodome_key = interop_keys()
     scheme = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)

@@ -341,8 +341,8 @@ def _check_hkdf_a3_pycryptodome() -> None:
     "RFC 5869 has SHA-256 and SHA-1 only)",
 )
 def _check_hkdf_sha384_cross() -> None:
-    from cryptography.hazmat.primitives import hashes
     from Crypto.Hash import SHA384
+    from cryptography.hazmat.primitives import hashes
 
     for length in (48, 100):
         ikm, salt, info = os.urandom(32), os.urandom(16), os.urandom(12)

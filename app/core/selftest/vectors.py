@@ -31,6 +31,7 @@ from typing import Generic, TypeVar
 
 from app.core.resources import resource_path
 
+
 class VectorFileError(Exception):
     """A vector file is missing or unreadable, or one of its fields is missing or malformed.
 

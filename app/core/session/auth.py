@@ -30,7 +30,7 @@ import secrets
 import socket
 import time
 
-from app.core.wire import (
+from app.core.session.wire import (
     HEADER_SIZE,
     BadMagic,
     ConnectionClosed,

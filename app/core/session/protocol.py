@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from app.core.errors import SessionError
-from app.core.job_records import TCP_INFO_COUNTS, TcpInfo
+from app.core.errors import RegistryError, SessionError, UnknownScheme
+from app.core.escaping import escape_control
+from app.core.results.job_records import TCP_INFO_COUNTS, TcpInfo
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme
-from app.core.text import escape_control
-from app.core.wire import (
+from app.core.session.wire import (
     HARD_MAX_FRAME,
     MAX_CONTROL_FRAME,
     MAX_SESSION_MESSAGE,
@@ -125,9 +125,9 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
         raise JobRejected(f"job description {where}: {error['msg']}") from None
     try:
         scheme = registry.create(job.scheme, job.backend, job.params)
-    except registry.UnknownScheme:  # the peer's message need not list every scheme this side knows
+    except UnknownScheme:  # the peer's message need not list every scheme this side knows
         raise JobRejected(f"unknown scheme {job.scheme!r}") from None
-    except registry.RegistryError as exc:
+    except RegistryError as exc:
         raise JobRejected(str(exc)) from None
     for size in job.message_sizes:
         if not 0 <= size <= max_message:

@@ -25,11 +25,11 @@ from multiprocessing.connection import Connection
 
 import psutil
 
-from app.core.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
-from app.core.harness import child_entry, traced_peak
+from app.core.measure.harness import child_entry, traced_peak
+from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes.base import Receiver, Scheme, SchemeError
-from app.core.session.auth import AuthenticationFailed, authenticate_peer
 from app.core.session import tcpinfo
+from app.core.session.auth import AuthenticationFailed, authenticate_peer
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -41,7 +41,7 @@ from app.core.session.protocol import (
     parse_job,
     plaintext_for,
 )
-from app.core.wire import (
+from app.core.session.wire import (
     MAX_CONTROL_FRAME,
     MAX_SESSION_MESSAGE,
     FrameReader,

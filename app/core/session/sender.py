@@ -11,7 +11,7 @@ tampered payloads that must be rejected, and an untimed tracemalloc pass.
 Everything measured is sent to the supervisor as the same events an operations
 child sends, so the runner, CLI and GUI treat both modes alike; the loop's rules
 (warm-up apart, samples in batches, the tamper check, the memory pass, the entry
-point) are app.core.harness's, shared with the operations worker.
+point) are app.core.measure.harness's, shared with the operations worker.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from app.core.errors import SessionError
-from app.core.events import RawMetric, SizeMeasured, SizeStarted
-from app.core.harness import (
+from app.core.measure.harness import (
     FLUSH_INTERVAL,
     Emit,
     Parts,
@@ -39,7 +38,8 @@ from app.core.harness import (
     describe_error,
     traced_peak,
 )
-from app.core.plan import JobPlan
+from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
+from app.core.run.plan import JobPlan
 from app.core.schemes import registry
 from app.core.schemes.base import (
     KEYGEN_ON_SENDER,
@@ -69,8 +69,7 @@ from app.core.session.protocol import (
     parse_tcp_info,
     plaintext_for,
 )
-from app.core.vocab import Role
-from app.core.wire import (
+from app.core.session.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
@@ -82,6 +81,7 @@ from app.core.wire import (
     send_frame,
     tune,
 )
+from app.core.vocab import Role
 
 #: The floor ping-pong needs far fewer samples than the messages to be stable.
 FLOOR_MAX_SAMPLES = 1000

@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.errors import SessionError
+from app.core.results.store import data_dir
 from app.core.schemes.base import SchemeError
 from app.core.session import DEFAULT_PORT
 from app.core.session.auth import AuthenticationFailed, ServerHandshake
 from app.core.session.protocol import TOKEN_BYTES, U32, JobRejected
 from app.core.session.receiver import ReceiverLimits, ReceiverSession, listen
-from app.core.store import data_dir
-from app.core.wire import FrameType, TruncatedFrame, WireError, encode_header
+from app.core.session.wire import FrameType, TruncatedFrame, WireError, encode_header
 
 TOKEN_FILENAME = "serve-token"
 #: How often the accept loop looks at the stop flag (and lets Ctrl-C through).

@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6 import QtGui
 
-from app.core.results import JobResult
+from app.core.results.model import JobResult
 from app.core.vocab import SESSION_MODES, JobStatus, Role
 from app.report.style import PALETTE
 

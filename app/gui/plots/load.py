@@ -1,5 +1,5 @@
 """The Load tab: latency percentiles (p50 and p99) against achieved rate, one curve pair
-per load job, from the steps of `JobResult.load` (app.core.job_records `Load`).
+per load job, from the steps of `JobResult.load` (app.core.results.job_records `Load`).
 
 Both axes are logarithmic: a sweep spans 0.1x to 1.6x a server's capacity, and schemes'
 capacities differ a hundredfold (RSA beside X25519); latency runs from microseconds at
@@ -18,13 +18,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.job_records import LoadStep
-from app.core.results import JobResult
+from app.core.results.job_records import LoadStep
+from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend
-from app.gui.load_cells import step_line
 from app.gui.plots.common import FloatArray, _colour, _style, short_distinct
 from app.gui.plots.state import PanelState
+from app.gui.results.load_cells import step_line
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
 

@@ -21,7 +21,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.results import JobResult
+from app.core.results.model import JobResult
 from app.gui.plots.axes import _GridAxis
 from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
 from app.gui.plots.comparison import ComparisonTab

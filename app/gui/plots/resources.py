@@ -10,13 +10,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
-from app.core.results import JobResult
+from app.core.results.model import JobResult
 from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
 from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 
-#: The resource sampler's interval (app.core.measure.ResourceSampler): a job shorter
+#: The resource sampler's interval (app.core.measure.timing.ResourceSampler): a job shorter
 #: than this has no CPU sample at all.
 SAMPLE_INTERVAL_MS = 100
 

@@ -4,7 +4,6 @@ A mixin of `PlotsPanel`: its state lives on the panel."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets

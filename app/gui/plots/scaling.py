@@ -11,14 +11,21 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from app.core.link.presets import link_text
-from app.core.results import JobResult
-from app.gui.plots.axes import (HoverEvent, _BytesAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, binary_size,
-                                 outside_legend)
+from app.core.results.model import JobResult
+from app.gui.plots.axes import (
+    HoverEvent,
+    _BytesAxis,
+    _hover_proxy,
+    _new_plot,
+    _SIAxis,
+    _view_point,
+    binary_size,
+    outside_legend,
+)
 from app.gui.plots.common import _colour, _fmt_time, _style, short_distinct
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
-
 
 #: Legend entries are shortened to this many characters (the hover read-out names the
 #: whole job): a legend wider than that would squeeze the plot beside it.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.results import JobResult
+from app.core.results.model import JobResult
 from app.gui.plots.common import FloatArray, _Buffer
 
 #: A comparison bar: the job, its median and the 95 % CI of the median (None: n < 6).

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.core.results import RunResult
+from app.core.results.model import RunResult
 from app.report.experiments import e1, e2, e3, e4
 from app.report.experiments.common import comparison_table, experiment_id
+from app.report.experiments.published import Experiment, PublishedDataError, load_experiment
 from app.report.model import Paragraph, Section
-from app.report.published import Experiment, PublishedDataError, load_experiment
 
 __all__ = ["experiment_sections"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
-from app.report.findings import ratio_text
+from app.report.experiments.published import Experiment, Figure, measure, metric_sum, our_statistic_text
+from app.report.job_figures import ratio_text
 from app.report.model import Table
-from app.report.published import Experiment, Figure, measure, metric_sum, our_statistic_text
 from app.report.units import MISSING, format_seconds
 
 

@@ -11,14 +11,14 @@ transport floor on the same connection and the same client with TCP_NODELAY set.
 from __future__ import annotations
 
 from app.core.link.presets import LinkPresetError, link_presets, link_title, resolve_link, round_trip_ms
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.session.protocol import ACK
+from app.core.session.wire import HEADER_SIZE
 from app.core.vocab import SESSION_MODES, JobStatus
-from app.core.wire import HEADER_SIZE
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
-from app.report.findings import ratio_text
+from app.report.experiments.published import Experiment, Figure
+from app.report.job_figures import ratio_text
 from app.report.model import Block, Chart, LineChart, Paragraph, Section, Series, Table
-from app.report.published import Experiment, Figure
 
 #: Nagle on and off within this fraction of each other: "no measurable difference".
 SAME_WITHIN = 0.2

@@ -14,13 +14,13 @@ from __future__ import annotations
 import statistics
 from itertools import pairwise
 
-from app.core.results import JobResult, RunResult
+from app.core.analysis.stats import summarize
+from app.core.results.model import JobResult, RunResult
 from app.core.schemes.signatures import LENGTH_PREFIX
-from app.core.stats import summarize
 from app.report.experiments.common import find_jobs, first, mean, seconds
-from app.report.findings import ratio_text
+from app.report.experiments.published import Experiment, Figure, measure, printed, sample_sum
+from app.report.job_figures import ratio_text
 from app.report.model import Block, Chart, LineChart, Paragraph, Section, Series, Table
-from app.report.published import Experiment, Figure, measure, printed, sample_sum
 from app.report.units import MISSING, format_bytes
 
 KIB, MIB = 1024, 1024 * 1024

@@ -20,10 +20,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
 from app.report.experiments.common import mean
-from app.report.findings import ratio_text, relation
+from app.report.experiments.published import UNIT_SECONDS, Experiment, printed
+from app.report.job_figures import ratio_text, relation
 from app.report.model import (
     Block,
     Bullets,
@@ -34,7 +35,6 @@ from app.report.model import (
     Series,
     Table,
 )
-from app.report.published import UNIT_SECONDS, Experiment, printed
 from app.report.units import MISSING
 
 #: The published table is for the shortest message: 96 bits, held in 12 bytes.

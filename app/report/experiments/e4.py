@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from app.core.results import JobResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
-from app.report.findings import percent, ratio_text, relation
+from app.report.experiments.published import Experiment, Figure, metric_sum
+from app.report.job_figures import percent, ratio_text, relation
 from app.report.model import (
     Block,
     Bullets,
@@ -30,7 +31,6 @@ from app.report.model import (
     Series,
     Table,
 )
-from app.report.published import Experiment, Figure, metric_sum
 from app.report.units import MISSING, format_bytes
 
 KIB, MIB = 1024, 1024**2

@@ -10,10 +10,10 @@ from typing import Any
 
 import psutil
 
-from app.core.events import JobProcesses, LogMessage, SampleBatch
-from app.core.job_records import Link
-from app.core.profile import parse_profile
-from app.core.runner import Runner
+from app.core.profile.files import parse_profile
+from app.core.results.job_records import Link
+from app.core.run.events import JobProcesses, LogMessage, SampleBatch
+from app.core.run.runner import Runner
 from app.core.vocab import LinkEmulation, Role
 
 #: A bound that only catches a hang (seconds over the model), never a measure of speed.

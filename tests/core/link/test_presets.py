@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from app.core.job_records import Link
 from app.core.link import presets as presets_mod
 from app.core.link.presets import (
     MAX_DELAY_MS,
@@ -22,6 +21,7 @@ from app.core.link.presets import (
     resolve_link,
     round_trip_ms,
 )
+from app.core.results.job_records import Link
 from app.core.vocab import LinkEmulation
 
 #: The presets the issue asks for, at least.

@@ -15,16 +15,16 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.events import LinkDone, Listening
-from app.core.job_records import Link
-from app.core.jobstart import child_context, stop_signals_blocked
 from app.core.link.delay_line import DelayLine
 from app.core.link.relay import LinkPlan, Relay, delay_lines, link_main
 from app.core.link.timeouts import limits_over_link
+from app.core.results.job_records import Link
+from app.core.run.events import LinkDone, Listening
+from app.core.run.jobstart import child_context, stop_signals_blocked
+from app.core.run.supervisor import stop_process
 from app.core.session.receiver import ReceiverLimits
-from app.core.supervisor import stop_process
+from app.core.session.wire import FrameReader, FrameType, PeerTimeout, send_frame
 from app.core.vocab import LinkEmulation
-from app.core.wire import FrameReader, FrameType, PeerTimeout, send_frame
 
 #: A bound that only catches a hang: a loaded CI machine may be slow, never this slow.
 HANG_SECONDS = 5.0

@@ -8,8 +8,8 @@ import threading
 
 from app.core.link.delay_line import DelayLine
 from app.core.link.shared import SharedRelay
-from app.core.profile import parse_profile
-from app.core.runner import Runner
+from app.core.profile.files import parse_profile
+from app.core.run.runner import Runner
 from app.core.vocab import JobStatus, Role
 
 

@@ -6,10 +6,21 @@ import json
 
 import pytest
 
-from app.core.job_records import Load, LoadStep
 from app.core.load import sweep
-from app.core.load.framing import RECORD, Kind, LoadProtocolError, RecordBuffer, ReplyBuffer, REPLY, record, split_request
-from app.core.profile import ProfileError, parse_profile, resolve_jobs
+from app.core.load.framing import (
+    RECORD,
+    REPLY,
+    Kind,
+    LoadProtocolError,
+    RecordBuffer,
+    ReplyBuffer,
+    record,
+    split_request,
+)
+from app.core.profile.files import parse_profile
+from app.core.profile.model import ProfileError
+from app.core.profile.resolve import resolve_jobs
+from app.core.results.job_records import Load, LoadStep
 from app.core.vocab import Mode, PlacementPolicy
 
 
@@ -148,7 +159,7 @@ def test_a_load_record_reads_back_to_the_same_json() -> None:
 
 
 def test_split_gives_several_server_processes_a_cpu_each_apart_from_the_generator() -> None:
-    from app.core.placement import Placer
+    from app.core.machine.placement import Placer
     from app.core.vocab import Role
 
     roles = (Role.RECEIVER, Role.SENDER)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.load.reduce import REDUCED_CLIENTS, REDUCED_DURATION_S, REDUCED_RATES, REDUCED_WARMUP_S
-from app.core.profile import load_profile, parse_profile, reduced, resolve_jobs
+from app.core.profile.edits import reduced
+from app.core.profile.files import load_profile, parse_profile
+from app.core.profile.resolve import resolve_jobs
 from app.core.vocab import Mode
 
 

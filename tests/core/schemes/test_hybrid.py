@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.core.errors import BadParameter
 from app.core.schemes import registry
 from app.core.schemes.base import (
     AuthenticationError,
@@ -52,7 +53,7 @@ def enumerate_combos() -> tuple[list[tuple[str, str, dict[str, Any]]], set[tuple
                 params = dict(values)
                 try:
                     spec.resolve_params(backend, params)
-                except registry.BadParameter:
+                except BadParameter:
                     refused.add((spec.scheme_id, backend, tuple(sorted(params.items()))))
                     continue
                 allowed.append((spec.scheme_id, backend, params))
@@ -95,7 +96,7 @@ def test_refused_combinations_are_exactly_the_documented_ones() -> None:
     assert REFUSED == DOCUMENTED_UNAVAILABLE
     assert len(ALLOWED) == 3 * 2 + (3 + 2) + 2 + 1
     assert {key_of(sid, params) for sid, _, params in ALLOWED} == set(ENC_LEN)
-    with pytest.raises(registry.BadParameter) as caught:
+    with pytest.raises(BadParameter) as caught:
         registry.create("ecies", "pycryptodome", {"curve": "secp256k1"})
     assert "secp256k1" in str(caught.value) and "pycryptodome" in str(caught.value)
 

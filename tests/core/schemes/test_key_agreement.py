@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from app.core.errors import BadParameter
 from app.core.schemes import registry
 from app.core.schemes.base import (
     AuthenticationError,
@@ -83,7 +84,7 @@ def enumerate_combos() -> tuple[list[tuple[str, str, dict[str, Any]]], set[tuple
                 params = dict(values)
                 try:
                     spec.resolve_params(backend, params)  # validation only, no keys
-                except registry.BadParameter:
+                except BadParameter:
                     refused.add((spec.scheme_id, backend, tuple(sorted(params.items()))))
                 else:
                     allowed.append((spec.scheme_id, backend, params))
@@ -140,7 +141,7 @@ def test_refused_combinations_are_exactly_the_documented_ones() -> None:
 @pytest.mark.parametrize(("scheme_id", "backend", "params_items"), sorted(DOCUMENTED_UNAVAILABLE))
 def test_refused_combination_raises_value_error_naming_it(scheme_id: str, backend: str, params_items: tuple) -> None:
     params = dict(params_items)
-    with pytest.raises(registry.BadParameter) as caught:
+    with pytest.raises(BadParameter) as caught:
         registry.create(scheme_id, backend, params)
     assert params["curve"] in str(caught.value)
     assert backend in str(caught.value)
@@ -427,7 +428,8 @@ def test_ecdh_handshakes_reject_invalid_points(name: str, backend: str) -> None:
 def test_tinyec_point_constructor_would_warn_without_validation() -> None:
     # The control for the no-warning assertions above: tinyec's own Point warns
     # (and carries on) for a point off the curve, so validating first matters.
-    from tinyec import ec, registry as tinyec_registry
+    from tinyec import ec
+    from tinyec import registry as tinyec_registry
 
     curve = tinyec_registry.get_curve("secp256r1")
     with pytest.warns(UserWarning, match="not on curve"):

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.core.errors import BadParameter, RegistryError, UnknownBackend, UnknownScheme
 from app.core.schemes import registry
 from app.core.schemes.base import Family, ParamSpec, Scheme, SchemeInfo, Security
 
@@ -21,7 +22,7 @@ def default_scheme(scheme_id: str) -> Scheme:
     for backend in spec.backends:
         try:
             return spec.create(backend)
-        except registry.RegistryError as exc:
+        except RegistryError as exc:
             errors.append(str(exc))
     raise AssertionError(f"no backend accepts the defaults of {scheme_id}: {errors}")
 
@@ -58,7 +59,7 @@ def test_get_spec_returns_the_spec(scheme_id: str) -> None:
 
 
 def test_get_spec_unknown_lists_known_ids() -> None:
-    with pytest.raises(registry.UnknownScheme) as caught:
+    with pytest.raises(UnknownScheme) as caught:
         registry.get_spec("nope")
     message = str(caught.value)
     assert message.startswith("unknown scheme 'nope' (known: ")  # no quotes around it, as KeyError added
@@ -67,7 +68,7 @@ def test_get_spec_unknown_lists_known_ids() -> None:
 
 
 def test_create_unknown_scheme_is_a_registry_error() -> None:
-    with pytest.raises(registry.RegistryError, match="nope"):
+    with pytest.raises(RegistryError, match="nope"):
         registry.create("nope", "cryptography")
 
 
@@ -124,7 +125,7 @@ def test_defaults_create_a_scheme_of_the_spec_family(scheme_id: str) -> None:
 )
 def test_create_errors_name_the_parameter_and_value(scheme_id: str, backend: str, params: dict[str, Any],
                                                     names: tuple[str, ...]) -> None:
-    expected = registry.BadParameter if params else registry.UnknownBackend
+    expected = BadParameter if params else UnknownBackend
     with pytest.raises(expected) as caught:
         registry.create(scheme_id, backend, params)
     message = str(caught.value)

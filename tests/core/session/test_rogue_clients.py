@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.events import SizeMeasured
+from app.core.run.events import SizeMeasured
 from app.core.schemes import registry
-from app.core.session.auth import NONCE_BYTES, authenticate_server, client_proof
-from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
 from app.core.session import receiver as receiver_module
-from app.core.session.receiver import AuthenticationFailed, ReceiverLimits, ReceiverSession
+from app.core.session.auth import NONCE_BYTES, AuthenticationFailed, authenticate_server, client_proof
+from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
+from app.core.session.receiver import ReceiverLimits, ReceiverSession
 from app.core.session.sender import SenderSession
-from app.core.wire import (
+from app.core.session.wire import (
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
     READ_AHEAD,
@@ -46,7 +46,7 @@ from app.core.wire import (
     encode_header,
 )
 from tests.core.session.rogue_harness import JOB, JOB_CAPACITY, LIMITS, RECEIVER_TO_SENDER, TOKEN, frame, job_body
-from tests.plans import job_plan
+from tests.helpers.plans import job_plan
 
 # --- in-process harness --------------------------------------------------------------
 

@@ -12,14 +12,14 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
+from app.core.run.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
 from app.core.session.auth import NONCE_BYTES, client_proof
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits, ReceiverPlan, receiver_main
 from app.core.session.sender import SenderSession, connect
-from app.core.wire import FrameReader, FrameType, WireError, encode_header
+from app.core.session.wire import FrameReader, FrameType, WireError, encode_header
 from tests.core.session.rogue_harness import TOKEN, frame
-from tests.plans import job_plan
+from tests.helpers.plans import job_plan
 
 
 def _expect_closed_by_receiver(sock: socket.socket) -> None:

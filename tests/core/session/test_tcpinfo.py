@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from app.core.job_records import TCP_INFO_COUNTS, TcpInfo
-from app.core.profile import parse_profile
-from app.core.results import JobResult, RunResult
-from app.core.results_check import ResultsDataError, check_job, check_results
-from app.core.runner import Runner
+from app.core.profile.files import parse_profile
+from app.core.results.check import ResultsDataError, check_job, check_results
+from app.core.results.job_records import TcpInfo
+from app.core.results.model import JobResult, RunResult
+from app.core.run.runner import Runner
 from app.core.session import tcpinfo
 from app.core.session.protocol import PeerLied, parse_tcp_info
 from app.core.vocab import Role

@@ -1,0 +1,215 @@
+"""`cryptobench compare`: runs from this machine or others, side by side.
+
+compare BASE NEW [NEW2 ...]: each a stored run's id (or unique prefix) or a results JSON
+file. For each NEW, the environment differences first, then every metric of every
+matched job (ratio of medians new / base, its 95 % bootstrap interval, the verdict),
+then the jobs without a match. The statistics and the regression rule are
+`app.core.analysis.compare`'s (README, "Comparing runs").
+
+Exit codes: 0 compared (regressions or not, unless --fail-on-regression); 1 with
+--fail-on-regression when a metric regressed, or a job that measured in the base run
+failed in the new one, named on stderr; 2 bad input (a file that
+is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
+runs without a single matched job: a gate that compared nothing must not pass."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, load_run_source
+from app.cli.common import console as _console
+from app.cli.terminal.console import escape
+from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
+from app.core.results.model import JobResult, RunResult
+from app.core.vocab import Mode, Verdict
+from app.report.units import format_bytes, format_seconds
+
+NAME = "compare"
+HELP = "compare runs metric by metric (ratio of medians, 95 %% interval, verdict) and state what changed between their machines"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("base", metavar="BASE", help=f"the baseline: {_RUN_HELP}; several runs of one side joined "
+                                                "with + (a.json+b.json+c.json): the interval then covers how "
+                                                "much a whole run moves too")
+    p.add_argument("new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}, or runs "
+                                                         "joined with +")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON to stdout instead")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when a metric is slower beyond the threshold, interval and all")
+    p.add_argument("--threshold", metavar="PCT", default=None,
+                   help=f"what counts as a regression: 5%% or 0.05 (default {DEFAULT_THRESHOLD * 100:g}%%)")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+
+
+_RUN_HELP = "a stored run's id (or a unique prefix), or a results JSON file (from any machine)"
+
+
+def parse_threshold(text: str | None) -> float:
+    """"5%" or "0.05" as 0.05; UsageError naming --threshold for anything else."""
+    if text is None:
+        return DEFAULT_THRESHOLD
+    raw = text.strip()
+    percent = raw.endswith("%")
+    try:
+        value = float(raw[:-1] if percent else raw)
+    except ValueError:
+        value = math.nan
+    if percent:
+        value /= 100
+    if not math.isfinite(value) or not 0 <= value <= 10:
+        raise UsageError(f"--threshold: expected a fraction such as 0.05 or a percentage such as 5%, "
+                         f"from 0 to 1000%, not {text!r}")
+    if value >= 1 and not percent:
+        raise UsageError(f"--threshold: {text} would be {value:.0%}; write {text}% for {text} per cent")
+    return value
+
+
+def load_side(text: str, store: Path | None) -> list[RunResult]:
+    """One side of a comparison: a run, or several joined with + (a file whose name has a
+    + in it is still one run)."""
+    if "+" not in text or Path(text).is_file():
+        return [load_run_source(text, store)]
+    parts = text.split("+")
+    if not all(parts):
+        raise UsageError(f"{text!r}: an empty run between the + signs")
+    return [load_run_source(part, store) for part in parts]
+
+
+def run(args: argparse.Namespace) -> int:
+    threshold = parse_threshold(args.threshold)
+    base = load_side(args.base, args.store)
+    comparisons = [compare_sides(base, load_side(text, args.store), threshold=threshold) for text in args.new]
+    if args.json:
+        print(json.dumps({"threshold": threshold, "comparisons": [c.to_dict() for c in comparisons],
+                          "regressions": sum(len(c.regressions()) for c in comparisons)}, indent=2))
+    else:
+        console = _console()
+        for i, comparison in enumerate(comparisons):
+            if i:
+                console.print()
+            _print_comparison(console, comparison)
+    unmatched = [c for c in comparisons if not c.pairs]
+    for c in unmatched:
+        print(_plain(f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} "
+                           "(scheme, backend, parameters, mode, size, link and placement): nothing was compared"),
+              file=sys.stderr)
+    if not args.fail_on_regression:
+        return EXIT_OK
+    regressed = [(c, p, m) for c in comparisons for p, m in c.regressions()]
+    if regressed:
+        print(f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
+              "the 95 % interval's low end above it too:", file=sys.stderr)
+        for c, p, m in regressed:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+    broken = [(c, p) for c in comparisons for p in c.broken()]
+    if broken:
+        print(f"cryptobench: regression: {len(broken)} job(s) measured in the base run failed in the new one:",
+              file=sys.stderr)
+        for c, p in broken:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
+    if regressed or broken:
+        return EXIT_FAILED
+    if unmatched:
+        print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked",
+              file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _plain(text: str) -> str:
+    from app.core.escaping import escape_control
+
+    return escape_control(text)
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:g} %"
+
+
+def _run_text(run: RunResult) -> str:
+    machine = run.environment.get("hostname") or "unknown machine"
+    return f"{run.id} · {run.name or 'unnamed'} · {machine} · {run.started}"
+
+
+def _job_text(job: JobResult) -> str:
+    return f"{job.label} {format_bytes(job.message_size)} {job.mode}"
+
+
+def _ratio(m: MetricComparison) -> str:
+    c = m.comparison
+    return "-" if c is None else f"{c.ratio:.3f}× ({c.ci95_low:.3f}–{c.ci95_high:.3f}×)"
+
+
+def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]:
+    c = m.comparison
+    verdict = str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
+    if m.reason:
+        verdict += f": {m.reason}"
+    return (p.new.label, format_bytes(p.new.message_size), _mode(p.new.mode), m.metric,
+            format_seconds(m.base_median), format_seconds(m.new_median), f"{c.ratio:.3f}×" if c else "-",
+            f"{c.ci95_low:.3f}–{c.ci95_high:.3f}×" if c else "-", verdict)
+
+
+def _mode(mode: str) -> str:
+    return Mode(mode).short if mode in set(Mode) else mode
+
+
+_HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio new/base", "95 % interval",
+            "verdict")
+
+
+_RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
+
+
+_STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABLE: "yellow"}
+
+
+def _print_comparison(console: Any, comparison: RunComparison) -> None:
+    for label, runs in (("base:", comparison.base_runs), ("new: ", comparison.new_runs)):
+        for k, run in enumerate(runs):
+            console.print(escape(f"{label if k == 0 else ' ' * len(label)} {_run_text(run)}"))
+    if comparison.environment:
+        console.print(f"environment: {len(comparison.environment)} difference(s) (base → new)")
+        for d in comparison.environment:
+            console.print(escape(f"  {d.what}: {d.base or 'not recorded'} → {d.new or 'not recorded'}"))
+    else:
+        console.print("environment: no difference in machine, CPU, OS, Python or library versions")
+    rows = [_cells(p, m, comparison.threshold) for p, m in comparison.metrics]
+    failed = [p for p in comparison.pairs if p.reason]
+    if console.is_terminal and rows:
+        from rich.table import Table
+
+        table = Table()
+        for header in _HEADERS:
+            table.add_column(header, overflow="fold", justify="right" if header in _RIGHT else "left")
+        for row, (_, m) in zip(rows, comparison.metrics):
+            table.add_row(*(escape(cell) for cell in row), style=_STYLES.get(m.verdict))
+        console.print(table)
+    elif rows:
+        console.print(" | ".join(_HEADERS))
+        for row in rows:
+            console.print(escape(" | ".join(row)))
+    for p in failed:
+        console.print(escape(f"not compared: {_job_text(p.new)}: {p.reason}"))
+    for side, jobs in (("base", comparison.only_base), ("new", comparison.only_new)):
+        for job in jobs:
+            console.print(escape(f"only in {side}: {_job_text(job)} ({job.id})"))
+    counts = ", ".join(f"{comparison.count(v)} {v}" for v in Verdict)
+    method = (f"{len(comparison.base_runs)} runs vs {len(comparison.new_runs)}, two-level bootstrap over runs "
+              "and samples" if comparison.repeated else "seeded bootstrap")
+    console.print(f"{len(comparison.pairs)} matched job(s), {len(comparison.metrics)} metric(s): {counts}; "
+                  f"{len(comparison.regressions())} regression(s) beyond {_percent(comparison.threshold)}; "
+                  f"{len(comparison.only_base)} only in base, {len(comparison.only_new)} only in new "
+                  f"({method}, {comparison.resamples} resamples)")
+    if not comparison.repeated:
+        console.print("note: one run a side: each interval covers the spread of the samples within a run, not "
+                      "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
+                      "some metrics); for a gate, give several runs a side: A+B+C")

@@ -1,0 +1,38 @@
+"""`cryptobench history`: the stored runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from app.cli.common import EXIT_OK, UsageError, open_store
+from app.cli.common import console as _console
+from app.cli.terminal.printing import print_history
+
+NAME = "history"
+HELP = "list stored runs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", metavar="PATH", type=Path)
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.core.results.store import StoreError
+
+    store = open_store(args.store)
+    with store:
+        try:
+            runs = store.list_runs()
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps([r.__dict__ for r in runs], indent=2))
+        return EXIT_OK
+    if not runs:
+        print(f"no runs in {store.path}")
+        return EXIT_OK
+    print_history(_console(), runs, store.path)
+    return EXIT_OK

@@ -1,0 +1,50 @@
+"""`cryptobench import`: results files from other machines, added to the local history.
+
+FILE [...]: each file checked and added whole (`app.core.results.importing`). A file
+already stored is skipped and said so (exit 0: importing a folder twice is harmless);
+a bad file or an id taken by another run is named, the other files still imported, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.cli.common import EXIT_OK, EXIT_USAGE, open_store
+from app.cli.common import console as _console
+from app.cli.terminal.console import escape
+from app.core.escaping import escape_control
+
+NAME = "import"
+HELP = "add results JSON files from other machines to the local history"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", metavar="RESULTS_JSON", nargs="+", type=Path)
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.core.errors import CryptoBenchError
+    from app.core.results.importing import import_results
+
+    store = open_store(args.store)
+    code = EXIT_OK
+    console = _console()
+    with store:
+        for path in args.files:
+            try:
+                outcome = import_results(store, path)
+            except CryptoBenchError as exc:  # a bad file, an id taken, the store failing: the next file goes on
+                print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
+                code = EXIT_USAGE
+                continue
+            run = outcome.run
+            if outcome.added:
+                console.print(escape(f"imported {run.id} · {run.name or 'unnamed'} · {len(run.jobs)} job(s) · "
+                                     f"machine {outcome.machine or 'not recorded'} from {path}"))
+            else:
+                console.print(escape(f"{path}: already stored as {outcome.existing_id} ({outcome.duplicate}); "
+                                     "not added again"))
+    return code

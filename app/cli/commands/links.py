@@ -1,0 +1,28 @@
+"""`cryptobench links`: the named link presets, their figures and where they come from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli.common import EXIT_OK
+from app.cli.common import console as _console
+from app.cli.terminal.printing import print_link_list
+
+NAME = "links"
+HELP = "list the named link presets: their figures and where they come from"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.core.link.presets import link_presets
+
+    presets = {name: preset.model_dump(mode="json", exclude_none=True) for name, preset in link_presets().items()}
+    if args.json:
+        print(json.dumps(presets, indent=2))
+        return EXIT_OK
+    print_link_list(_console(), link_presets())
+    return EXIT_OK

@@ -1,0 +1,33 @@
+"""`cryptobench presets`: the built-in profiles, each with its number of measured jobs."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import EXIT_OK
+from app.cli.terminal.printing import count_phrase
+
+NAME = "presets"
+HELP = "list the built-in profiles"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.core.profile.files import load_profile, preset_names
+    from app.core.profile.model import ProfileError
+    from app.core.profile.resolve import resolve_jobs
+
+    # The unit `run` reports: measured jobs (a profile job runs once per message size). Any
+    # memory: the list describes the presets, not whether this machine can run them now.
+    for name in preset_names():
+        try:
+            profile = load_profile(name)
+            measured = sum(len(job.message_sizes) for job in resolve_jobs(profile, name, 1 << 62, has_remote=True))
+            sweeps = any(job.links for job in profile.jobs)
+            print(f"{name:20s} {count_phrase(measured, len(profile.jobs), links=sweeps)}: {profile.description}")
+        except ProfileError as exc:
+            print(f"{name:20s} invalid: {exc}")
+    return EXIT_OK

@@ -1,0 +1,63 @@
+"""`cryptobench report`: a report (PDF, Markdown) or an export (JSON, CSV) of a stored run or results file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError, load_run_source
+from app.cli.common import console as _console
+from app.cli.terminal.console import escape
+from app.core.vocab import ExportFormat, PageSize
+
+NAME = "report"
+HELP = "write a report (PDF, Markdown) or export a stored run or results file"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", metavar="RUN_ID_OR_RESULTS_JSON",
+                   help="a stored run's id (or a unique prefix), or a results JSON file")
+    p.add_argument("--pdf", metavar="FILE", type=Path, help="write a PDF report")
+    p.add_argument("--markdown", metavar="FILE", type=Path, help="write a Markdown report")
+    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    p.add_argument("--baseline", metavar="RUN_ID_OR_RESULTS_JSON",
+                   help="compare against this run (reports: ratio and 95 %% interval per matching job)")
+    p.add_argument("--page-size", choices=[size.value for size in PageSize], default=PageSize.A4.value,
+                   help="PDF page size (default A4)")
+    p.add_argument("--appendix", action=argparse.BooleanOptionalAction, default=True,
+                   help="end reports with every statistic of every job (default: on)")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.report.exporters import EXPORTERS, export
+
+    order = (ExportFormat.PDF, ExportFormat.MARKDOWN, ExportFormat.JSON, ExportFormat.CSV)
+    outputs = [(name, getattr(args, name)) for name in order if getattr(args, name)]
+    if not outputs:
+        raise UsageError("nothing to write: give at least one of --pdf FILE, --markdown FILE, --json FILE, --csv FILE")
+    from app.cli.exports import DestinationError, check_destinations, write_all
+
+    try:  # every destination before the first is rendered (a PDF takes seconds)
+        check_destinations([(f"--{name}", path) for name, path in outputs])
+    except DestinationError as exc:
+        raise UsageError(str(exc)) from None
+    run = load_run_source(args.source, args.store)
+    baseline = load_run_source(args.baseline, args.store) if args.baseline else None
+    console = _console()
+
+    def writer(name: ExportFormat, path: Path) -> Any:
+        def write() -> None:
+            with console.status(f"writing {name} {path}…"):
+                export(name, run, path, baseline=baseline if EXPORTERS[name].is_report else None,
+                       page_size=args.page_size, appendix=args.appendix)
+            console.print(f"wrote {escape(str(path))}")
+        return write
+
+    # One output failing (a full disk) does not cost the others.
+    unwritten = write_all([(path, writer(name, path)) for name, path in outputs],
+                          lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
+    return EXIT_USAGE if unwritten else EXIT_OK

@@ -1,0 +1,232 @@
+"""`cryptobench run`: a profile file or a preset, measured, stored and exported."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, open_store
+from app.cli.common import console as _console
+from app.cli.terminal.console import escape
+from app.cli.terminal.printing import count_phrase, print_per_sample, print_summary, profile_job_count
+from app.core.vocab import DEFAULT_PLACEMENT, ExportFormat, JobStatus, Mode, PlacementPolicy
+
+NAME = "run"
+HELP = "run a profile file or a preset"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("profile", metavar="PROFILE_FILE_OR_PRESET")
+    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
+    p.add_argument("--link", metavar="NAME|JSON",
+                   help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
+                        "JSON object such as '{\"delay_ms\": 20, \"rate_kbit\": 8000}'")
+    p.add_argument("--placement", choices=[policy.value for policy in PlacementPolicy],
+                   help="override every job's CPU placement: same (all of a job's processes on one CPU), split "
+                        "(sender and receiver on different CPUs) or free (the scheduler decides); without it, "
+                        f"each job's profile setting, else {DEFAULT_PLACEMENT}")
+    p.add_argument("--reduced", action="store_true",
+                   help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
+                        "(the numbers are not for comparison)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--per-sample", action="store_true",
+                   help="also print each sample's computation and communication delay (session jobs)")
+    p.add_argument("--remote", metavar="HOST:PORT",
+                   help="run every job as a session against `cryptobench serve` on HOST:PORT")
+    p.add_argument("--token-file", metavar="FILE", type=Path,
+                   help="the server's token file (default: the one `serve` made in the user data dir)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.core.profile.edits import reduced, with_link, with_mode, with_placement, with_samples
+    from app.core.profile.files import load_profile
+    from app.core.profile.model import ProfileError
+    from app.core.profile.resolve import resolve_jobs
+
+    remote = _remote_target(args.remote, args.token_file) if args.remote else None
+    if args.token_file is not None and remote is None:
+        raise UsageError("--token-file is for --remote runs")
+    try:
+        profile = load_profile(args.profile)
+        if args.reduced:
+            profile = reduced(profile)
+        if args.samples is not None:
+            profile = with_samples(profile, args.samples)
+        if args.link is not None:
+            profile = with_link(profile, args.link)
+        if args.placement is not None:
+            profile = with_placement(profile, args.placement)
+        if remote is not None:
+            profile = with_mode(profile, Mode.REMOTE)
+        # Validate before opening the store or spawning anything.
+        resolve_jobs(profile, args.profile, has_remote=remote is not None)
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
+
+    try:  # every destination, before the store is opened or anything is spawned
+        check_destinations([(option, path) for option, path in (("--json", args.json), ("--csv", args.csv))
+                            if path is not None])
+    except DestinationError as exc:
+        raise UsageError(str(exc)) from None
+    # A few descriptors held from the start and freed for the exports: a run that ran
+    # out of them midway (a job's spawn failed with EMFILE) can still write its results.
+    with descriptor_reserve() as free_reserve:
+        return _execute_run(args, profile, remote, free_reserve)
+
+
+def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any) -> int:
+    from app.cli.exports import write_all
+    from app.cli.terminal.signals import StopSignals, describe
+    from app.core.escaping import escape_control
+    from app.core.results.store import StoreError
+    from app.core.run.events import JobFinished, LogMessage, Progress, RunEvent, RunStarted
+    from app.core.run.runner import Runner
+    from app.core.vocab import LogLevel
+    from app.report.exporters import export  # imported now: descriptors may have run out by the end
+
+    store = None if args.no_store else open_store(args.store)
+    console = _console()
+    cancel = threading.Event()
+    progress_state: dict[int, tuple[int, int]] = {}
+    from rich.progress import (
+        BarColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
+
+    bar = Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
+              TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=args.quiet, transient=True)
+    task = bar.add_task("starting", total=1)
+
+    display_errors: list[str] = []
+
+    def on_event(event: RunEvent) -> None:
+        # Display only: a line that cannot be drawn (a lazy import of rich's tables when
+        # no file descriptor is left) must never stop the measurement.
+        try:
+            show(event)
+        except Exception as exc:  # noqa: BLE001
+            if not display_errors:
+                display_errors.append(f"{type(exc).__name__}: {exc}")
+
+    def show(event: RunEvent) -> None:
+        if isinstance(event, RunStarted):
+            bar.update(task, total=event.total_jobs, description=f"run {event.run_id}")
+        elif isinstance(event, Progress):
+            progress_state[event.job_index] = (event.done, event.total)
+            done, total = event.done, max(1, event.total)
+            finished = sum(1 for i in progress_state if i < event.job_index)
+            bar.update(task, completed=min(finished + done / total, bar.tasks[0].total or 1))
+        elif isinstance(event, JobFinished):
+            r = event.result
+            mark = "[green]ok[/]" if r.status == JobStatus.OK else f"[red]{r.status}[/]"
+            bar.console.print(f"{mark} {escape(r.label)} · {r.message_size} B"
+                              + (f" — {escape(r.error)}" if r.error else ""))
+            bar.update(task, completed=r.index + 1)
+        elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
+            # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
+            print(f"cryptobench: warning: {escape_control(event.text)}", file=sys.stderr)
+
+    from rich.cells import cell_len
+
+    cell_len("—≥")  # loads rich's character-width tables now, not when files may have run out
+    runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
+    internal_error: str | None = None
+    # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli.terminal.signals); the handlers
+    # stay in place until the exports are written, so no signal cuts one in half.
+    with StopSignals(cancel, announce=lambda line: print(line, file=sys.stderr)) as stop:
+        try:
+            with bar:
+                run = runner.run()
+        except KeyboardInterrupt:
+            # A second stop signal (or Ctrl-C before the handlers): the jobs that finished
+            # are kept, in the store and in the exports below.
+            cancel.set()
+            if runner.current_run is None:
+                raise
+            run = runner.current_run
+            stop.signum = stop.signum or signal.SIGINT
+        except StoreError as exc:  # the store refused to begin the run: nothing has run yet
+            raise UsageError(str(exc)) from None
+        except Exception as exc:  # a defect: say so, and still keep every finished job
+            if runner.current_run is None:
+                raise
+            run = runner.current_run
+            internal_error = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+        finally:
+            if store is not None:
+                store.close()
+        stop.running = False
+        free_reserve()
+        print_summary(console, run)
+        if args.per_sample:
+            print_per_sample(console, run)
+        writers = []  # each one written even if another fails
+        if args.json is not None:
+            writers.append((args.json, lambda: export(ExportFormat.JSON, run, args.json)))
+        if args.csv is not None:
+            writers.append((args.csv, lambda: export(ExportFormat.CSV, run, args.csv)))
+        unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
+    failed = [job for job in run.jobs if job.status != JobStatus.OK]
+    if store is None:
+        where = " (not stored)"
+    elif runner.store_error:
+        where = f" (NOT all stored: {escape(runner.store_error)})"
+    else:
+        where = f" (stored as {run.id})"
+    ok = len(run.jobs) - len(failed)
+    sweeps = any(job.links for job in profile.jobs)
+    console.print(f"{count_phrase(len(run.jobs), profile_job_count(run), ok, links=sweeps)}{where}")
+    written = [path for path, _ in writers if path not in unwritten]
+    kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
+    if display_errors:
+        print(f"cryptobench: warning: some progress lines could not be shown ({display_errors[0]}); the run "
+              "was not affected", file=sys.stderr)
+    if internal_error is not None:
+        print(f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
+              f"{len(run.jobs)} jobs recorded are kept{kept}", file=sys.stderr)
+    if stop.signum is not None:
+        done = sum(1 for job in run.jobs if job.status != JobStatus.CANCELLED)
+        print(f"cryptobench: stopped by {describe(stop.signum)} after {done} of {runner.total_jobs} jobs; "
+              f"their results are kept{kept}", file=sys.stderr)
+        return 128 + stop.signum
+    if unwritten:
+        return EXIT_USAGE
+    return EXIT_OK if not failed and not runner.store_error and internal_error is None else EXIT_FAILED
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    """HOST:PORT, or [IPv6]:PORT."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--remote: expected HOST:PORT with a port in 1..65535 (got {text!r})")
+    return host, int(port)
+
+
+def _remote_target(text: str, token_file: Path | None) -> Any:
+    from app.core.session.sender import RemoteTarget
+    from app.core.session.server import TokenFileError, default_token_path, load_token
+
+    host, port = _host_port(text)
+    path = token_file or default_token_path()
+    try:
+        token = load_token(path)
+    except TokenFileError as exc:
+        hint = "" if token_file else " (pass --token-file FILE: a copy of the server's token file)"
+        raise UsageError(f"{exc}{hint}") from None
+    return RemoteTarget(host, port, token)

@@ -1,0 +1,68 @@
+"""Command line: the headless face of CryptoBench over the same runner as the GUI.
+
+Exit codes: 0 all good; 1 a job or a self-test failed; 2 bad usage or bad input
+(the message names the file, the field and the value). Never a traceback for a
+user's mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from app import __version__
+from app.cli.commands import all_commands
+from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep its one-line style
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cryptobench", description="Benchmark cryptographic schemes as they are deployed.")
+    parser.add_argument("--version", action="version", version=f"cryptobench {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for command in all_commands():
+        command.add_arguments(commands.add_parser(command.NAME, help=command.HELP))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from app.cli.terminal.streams import tolerant_console
+
+    # Every command prints through streams that survive a closed pipe, a closed terminal
+    # and a legacy encoding: output is a courtesy, it must never stop the work.
+    with tolerant_console():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    handler = {command.NAME: command.run for command in all_commands()}[args.command]
+    from app.core.errors import CryptoBenchError
+
+    try:
+        return handler(args)
+    # A layer's error that no command turned into a UsageError is still the user's
+    # message, not a defect: one line and exit code 2 all the same, never a traceback.
+    except (UsageError, CryptoBenchError) as exc:
+        from app.core.escaping import escape_control
+
+        print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("cryptobench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""What the command line prints about load jobs: each job's steps and its verdict, and
+a summary of load jobs in place of the session columns (median, reverse, rtt), which a
+load job does not have.
+
+Like app/cli/terminal/printing.py: a rich table on a terminal; elsewhere one unwrapped line per
+record, fields split by " | ", so `grep` and `cut` see whole rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.cli.terminal.console import escape
+from app.core.results.job_records import Load
+from app.core.results.model import JobResult
+from app.core.vocab import JobStatus
+from app.report.load_words import (
+    LATENCY_COLUMNS,
+    STEP_COLUMNS,
+    conditions,
+    latency_cells,
+    latency_unit,
+    rate_text,
+    requests_word,
+    step_cells,
+    step_mark,
+    verdict,
+)
+from app.report.units import MISSING, format_seconds
+
+
+def print_load(console: Any, job: JobResult) -> None:
+    """A load job's steps (a table, or one line per step), then its verdict and conditions."""
+    load = job.load
+    if load is None:
+        return
+    if not console.is_terminal:
+        console.print("    steps: " + " | ".join(STEP_COLUMNS) + " | mark")
+        for step in load.steps:
+            console.print(("    " + " | ".join(step_cells(step)) + f" | {escape(step_mark(step))}").rstrip())
+    elif load.steps:
+        _print_step_table(console, load)
+    _print_indented(console, f"[bold]the server {escape(verdict(job, load))}[/]")
+    _print_indented(console, f"[dim]{escape(conditions(job, load))}[/]")
+
+
+def _print_step_table(console: Any, load: Load) -> None:
+    """Latencies in one unit (the header says which), rates per second, CPU in percent of one
+    core: narrow enough for 80 columns. A step that did not measure the server keeps its
+    reason below the table, marked in the table by a dagger."""
+    from rich.table import Table
+
+    unit, _ = latency_unit(load.steps)
+    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
+    headers = ("offered", "achieved", "errors", *LATENCY_COLUMNS, "gen %", "srv %")
+    _print_indented(console, f"[dim]steps: requests/s; latency in {unit} from each request's intended start; "
+                             "CPU of the generator and the server in % of one core[/]")
+    for header in headers:
+        table.add_column(header, justify="right", no_wrap=True)
+    notes = []
+    for step in load.steps:
+        cells = step_cells(step)
+        latency = latency_cells(step, unit)
+        mark = step_mark(step)
+        if mark:
+            notes.append(f"{cells[0]}/s: {mark}")
+        cpu = [MISSING if v is None else f"{v:.0f}" for v in (step.generator_cpu_percent, step.server_cpu_percent)]
+        table.add_row(cells[0] + ("†" if mark else " "), *cells[1:3], *latency, *cpu,
+                      style="yellow" if mark else None)
+    from rich.padding import Padding
+
+    console.print(Padding(table, (0, 0, 0, 4)))
+    for note in notes:
+        _print_indented(console, f"[yellow]† {escape(note)}[/]")
+
+
+def _print_indented(console: Any, markup: str) -> None:
+    """A line indented like the job's other lines, its wrapped lines too (off a terminal
+    nothing wraps, and a Padding would fill the line with spaces to the console's width)."""
+    if not console.is_terminal:
+        console.print("    " + markup)
+        return
+    from rich.padding import Padding
+    from rich.text import Text
+
+    console.print(Padding(Text.from_markup(markup), (0, 0, 0, 4)))
+
+
+def load_summary_rows(jobs: list[JobResult]) -> list[tuple[str, str, str, str, str, str]]:
+    """Per load job: label, what a request is, sustained rate, its p99, knee, status."""
+    rows = []
+    for job in jobs:
+        load = job.load
+        if load is None:
+            rows.append((job.label, "-", "-", "-", "-", job.status))
+            continue
+        knee = rate_text(load.knee_per_s) + ("" if load.saturated or load.knee_per_s is None else " (at least)")
+        if load.knee_per_s is None and load.steps:
+            knee = "none: generator-limited"
+        rows.append((job.label, requests_word(load), rate_text(load.sustained_per_s),
+                     format_seconds(load.sustained_p99_s), knee, job.status))
+    return rows
+
+
+def print_load_table(console: Any, jobs: list[JobResult]) -> None:
+    """The one-glance summary of load jobs (requests per second, not per-operation medians)."""
+    if not jobs:
+        return
+    title = "Load summary (requests/s the server kept up with, p99 latency there, the most it achieved)"
+    rows = load_summary_rows(jobs)
+    console.print()
+    if not console.is_terminal:
+        console.print(f"{title}: job | request | sustained/s | p99 | knee/s | status")
+        for label, request, sustained, p99, knee, status in rows:
+            console.print(f"{escape(label)} | {request} | {sustained} | {p99} | {knee} | "
+                          + (status if status == JobStatus.OK else f"[red]{status}[/]"))
+        return
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column, justify in (("job", "left"), ("request", "left"), ("sustained/s", "right"), ("p99", "right"),
+                            ("knee/s", "right"), ("status", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for label, request, sustained, p99, knee, status in rows:
+        table.add_row(escape(label), request, sustained, p99, knee,
+                      status if status == JobStatus.OK else f"[red]{status}[/]")
+    console.print(table)

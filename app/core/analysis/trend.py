@@ -1,0 +1,190 @@
+"""One job's history: its median, with the 95 % interval, in every stored run that has it.
+
+A job of one run is "the same" as a job of another when `compare.match_key` says so
+(scheme, backend, parameters, mode, message size, link, placement). Each point carries
+where it ran (the machine) and the versions of the libraries that did the job's work
+(`relevant_versions`: a cryptography job is its cryptography release and the OpenSSL it
+uses; a pure-Python one the interpreter), and what changed since the previous point, so
+a step in the trend can be read beside its likely cause. Qt-free: the window's trend view
+(app/gui/history/trend_view.py) draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from app.core.analysis.compare import MatchKey, match_key
+from app.core.results.model import JobResult
+from app.core.results.store import Store, StoredJob
+from app.core.vocab import JobStatus
+
+__all__ = ["TrendPoint", "job_history", "job_trend", "machine_label", "relevant_versions", "trend_metrics",
+           "trend_points"]
+
+#: Libraries whose version (and, for cryptography, OpenSSL) decides a backend's speed.
+#: tinyec and "python" compute in pure Python, so the interpreter's version counts;
+#: tinyec's messages are sealed with pycryptodome's AES-GCM (schemes/key_agreement.py).
+_BACKEND_LIBRARIES: dict[str, tuple[str, ...]] = {
+    "cryptography": ("cryptography",),
+    "pycryptodome": ("pycryptodome",),
+    "tinyec": ("tinyec", "pycryptodome", "Python"),
+    "python": ("Python",),
+}
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    """One run's figure for the job: `median` and its 95 % interval (None below 6 samples)
+    in `unit`, with the conditions it was measured under."""
+
+    run_id: str
+    job_id: str
+    started: str
+    machine: str
+    versions: str
+    metric: str
+    median: float
+    ci95_low: float | None
+    ci95_high: float | None
+    unit: str
+    n: int
+    #: What differs from the previous point ("cryptography 41.0.7 → 42.0.1", "machine: a → b");
+    #: empty for the first point and for an unchanged one.
+    changed_from_previous: tuple[str, ...] = ()
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "" else None
+
+
+def _library(environment: dict[str, Any], name: str) -> dict[str, Any]:
+    libraries = environment.get("libraries")
+    entry = libraries.get(name) if isinstance(libraries, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def relevant_versions(environment: dict[str, Any], backend: str) -> list[tuple[str, str]]:
+    """(name, version) of what does a `backend` job's work, as the run's environment
+    recorded it ("unknown" where it did not). An unknown backend is its own library's
+    version when the environment lists one."""
+    names = _BACKEND_LIBRARIES.get(backend, (backend,))
+    found: list[tuple[str, str]] = []
+    for name in names:
+        if name == "Python":
+            python = environment.get("python")
+            version = _text(python.get("version")) if isinstance(python, dict) else None
+            found.append(("Python", version or "unknown"))
+            continue
+        library = _library(environment, name)
+        found.append((name, _text(library.get("version")) or "unknown"))
+        if name == "cryptography":
+            # e.g. "OpenSSL 3.0.13 30 Jan 2024": the first two words name it.
+            openssl = _text(library.get("openssl"))
+            found.append(("OpenSSL", " ".join(openssl.split()[1:2]) if openssl and " " in openssl
+                          else openssl or "unknown"))
+    return found
+
+
+def _versions_text(versions: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{name} {version}" for name, version in versions)
+
+
+def _cpu_model(environment: dict[str, Any]) -> str | None:
+    cpu = environment.get("cpu")
+    return _text(cpu.get("model")) if isinstance(cpu, dict) else None
+
+
+def machine_label(environment: dict[str, Any]) -> str:
+    """The machine a run ran on, as its environment names it: the host name, else the
+    CPU model and OS."""
+    host = _text(environment.get("hostname"))
+    if host:
+        return host
+    os_info = environment.get("os")
+    system = _text(os_info.get("pretty_name") or os_info.get("platform")) if isinstance(os_info, dict) else None
+    parts = [part for part in (_cpu_model(environment), system) if part]
+    return " · ".join(parts) if parts else "unknown machine"
+
+
+def _machine_identity(environment: dict[str, Any]) -> tuple[str, str | None]:
+    # Two machines may share a host name ("raspberrypi", "localhost"): the CPU tells them apart.
+    return machine_label(environment), _cpu_model(environment)
+
+
+def _changes(before: StoredJob, after: StoredJob, backend: str) -> tuple[str, ...]:
+    changes: list[str] = []
+    old_machine, new_machine = _machine_identity(before.environment), _machine_identity(after.environment)
+    if old_machine != new_machine:
+        if old_machine[0] != new_machine[0]:
+            changes.append(f"machine: {old_machine[0]} → {new_machine[0]}")
+        else:
+            changes.append(f"machine: {old_machine[0]} with CPU {old_machine[1] or 'unknown'} → "
+                           f"{new_machine[1] or 'unknown'}")
+    old_versions = dict(relevant_versions(before.environment, backend))
+    for name, version in relevant_versions(after.environment, backend):
+        if old_versions.get(name) != version:
+            changes.append(f"{name} {old_versions.get(name, 'unknown')} → {version}")
+    return tuple(changes)
+
+
+def _moment(text: str) -> datetime:
+    """A run's start for ordering: an ISO time (naive ones taken as UTC), else the epoch."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.fromtimestamp(0, timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def job_history(store: Store, key: MatchKey) -> list[StoredJob]:
+    """Every stored job whose `match_key` is `key`, in the order the runs started (a run
+    with the job twice gives both, in job order). The key's scheme, backend, mode and
+    message size narrow the rows SQLite hands over (`Store.jobs_like`)."""
+    scheme, backend, _params, mode, size = key[:5]
+    rows = store.jobs_like(scheme, backend, mode, size)
+    matched = [row for row in rows if match_key(row.job) == key]
+    return sorted(matched, key=lambda row: (_moment(row.run_started), row.run_id, row.job.index))
+
+
+def _usable(job: JobResult, metric: str) -> bool:
+    result = job.metrics.get(metric)
+    return job.status == JobStatus.OK and result is not None and result.stats.n > 0
+
+
+def trend_metrics(history: Sequence[StoredJob]) -> list[str]:
+    """Metric names measured in at least one finished job of `history`, most common first
+    (first seen first among equals)."""
+    counts: dict[str, int] = {}
+    for row in history:
+        for name in row.job.metrics:
+            if _usable(row.job, name):
+                counts[name] = counts.get(name, 0) + 1
+    return sorted(counts, key=lambda name: -counts[name])
+
+
+def trend_points(history: Sequence[StoredJob], metric: str) -> list[TrendPoint]:
+    """The points of `metric` over `history` (see `job_history`). A job that failed or lacks
+    the metric gives no point; changes are stated against the previous point drawn."""
+    points: list[TrendPoint] = []
+    previous: StoredJob | None = None
+    for row in history:
+        job = row.job
+        if not _usable(job, metric):
+            continue
+        stats = job.metrics[metric].stats
+        low, high = stats.ci95 if stats.ci95 is not None else (None, None)
+        points.append(TrendPoint(
+            run_id=row.run_id, job_id=job.id, started=row.run_started, machine=machine_label(row.environment),
+            versions=_versions_text(relevant_versions(row.environment, job.backend)), metric=metric,
+            median=stats.median, ci95_low=low, ci95_high=high, unit=stats.unit, n=stats.n,
+            changed_from_previous=_changes(previous, row, job.backend) if previous is not None else ()))
+        previous = row
+    return points
+
+
+def job_trend(store: Store, key: MatchKey, metric: str) -> list[TrendPoint]:
+    """`metric`'s median with its interval across every stored run that has the job `key`."""
+    return trend_points(job_history(store, key), metric)

@@ -1,0 +1,277 @@
+"""Operation micro-benchmarks: both ends of a scheme in one child process, no network.
+
+`child_main` is the entry point of the child process the runner spawns for each
+profile job; it never runs in the caller's process, so a GUI repaint or the
+supervisor's sampler thread cannot steal time from what is timed. For each message
+size it times the scheme's operations, validates every one of them outside the
+timed region, tries tampered payloads, and measures peak traced memory in a
+separate pass (tracemalloc slows code down, so it never shares a pass with timing).
+The loop's rules (warm-up apart, samples in batches, the tamper check, the memory
+pass, the entry point) are app.core.measure.harness's, shared with the session sender.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from app.core.measure.harness import (
+    Emit,
+    Parts,
+    ProgressCounter,
+    SampleRounds,
+    ValidationFailed,
+    check_tampering,
+    child_entry,
+    traced_peak,
+)
+from app.core.measure.timing import calibrate, time_calls
+from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
+from app.core.run.plan import JobPlan
+from app.core.schemes import registry
+from app.core.schemes.base import (
+    KEYGEN_ON_SENDER,
+    NO_KEYGEN,
+    OPEN_METRIC,
+    SEAL_METRIC,
+    Family,
+    Receiver,
+    Scheme,
+    SchemeError,
+    Sender,
+    flip_bit,
+)
+
+#: A batch keeps every output alive until it is validated; past this many bytes the
+#: outputs would land on freshly mapped pages and the timing would include page
+#: faults that a real sender, which reuses its buffers, never pays (measured: 2.7x
+#: on AES-GCM 1 MiB with 20 outputs alive). So large messages get smaller batches.
+BATCH_BYTES = 256 * 1024
+
+
+class OperationsBenchmark:
+    """Measures one scheme across the plan's message sizes."""
+
+    def __init__(self, plan: JobPlan, emit: Emit) -> None:
+        self.plan = plan
+        self.job = job = plan.job
+        self.emit = emit
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
+        self.family = self.scheme.info.family
+        # Every sample is reported at once: the supervisor re-emits each as the job's progress.
+        self.progress = ProgressCounter(emit, plan.first_index, self._count_total())
+
+    # --- progress ---------------------------------------------------------------
+
+    def _count_total(self) -> int:
+        job = self.job
+        per_size = job.samples * 2 + job.tamper
+        shared = 0 if self.family in NO_KEYGEN else job.keygen_samples
+        if self.family is Family.KEY_AGREEMENT:
+            shared += job.samples
+        return shared + per_size * len(job.message_sizes)
+
+    def _pause(self) -> None:
+        if self.job.pause_ms > 0:
+            time.sleep(self.job.pause_ms / 1000)
+
+    # --- generic timing loop ----------------------------------------------------
+
+    def _measure(self, metric: str, samples: int, warmup: int, make_input: Callable[[], Any],
+                 run: Callable[[Any], Any], check: Callable[[Any, Any], None],
+                 output_bytes: int = 0) -> tuple[RawMetric, int]:
+        """Time `run` in `samples` batches; validate every output with `check`.
+
+        `output_bytes` is the size of one output, to keep a batch's live outputs
+        under BATCH_BYTES.
+        """
+        calibration = calibrate(run, make_input)
+        count = calibration.count
+        if output_bytes:
+            count = max(1, min(count, BATCH_BYTES // output_bytes))
+        rounds = SampleRounds(self.emit, self.plan.first_index, [metric], warmup, batch=count,
+                              on_sample=self.progress.advance)
+        checked = 0
+        for _ in range(warmup + samples):
+            inputs = [make_input() for _ in range(count)]
+            # One untimed call first: validating the previous sample touched other
+            # memory, and the timed calls should see the caches a steady stream of
+            # messages sees, not the state the validation step left behind. A slow call
+            # refills them itself (and would double the cost of the job).
+            if not calibration.slow:
+                run(inputs[0])
+            elapsed, outputs = time_calls(run, inputs)
+            for value, output in zip(inputs, outputs):
+                check(value, output)
+            checked += count
+            rounds.record({metric: elapsed / count / 1e9})
+            self._pause()
+        return rounds.flush()[metric], checked
+
+    # --- phases -----------------------------------------------------------------
+
+    def measure_keygen(self) -> tuple[Receiver, bytes, RawMetric | None]:
+        """Time key generation; return a receiver set up for the session."""
+        scheme = self.scheme
+        receiver = scheme.new_receiver()
+        public = receiver.setup()
+        if self.family in NO_KEYGEN:
+            return receiver, public, None
+        if self.family in KEYGEN_ON_SENDER:
+            run: Callable[[Any], Any] = lambda _: scheme.new_sender().handshake(public)
+        else:
+            run = lambda _: scheme.new_receiver().setup()
+
+        def check(_: Any, material: bytes) -> None:
+            if not material:
+                raise ValidationFailed("key generation published no key material")
+
+        warmup = min(self.job.warmup, 2)
+        if self.family not in KEYGEN_ON_SENDER and warmup:
+            # The working key pair above came from the very call timed below: it was the
+            # first warm-up round (one pure-Python RSA-3072 key pair fewer: ~0.5 s a job).
+            warmup -= 1
+        raw, _ = self._measure("keygen", self.job.keygen_samples, warmup, lambda: None, run, check)
+        return receiver, public, raw
+
+    def measure_exchange(self, receiver: Receiver, public: bytes) -> tuple[RawMetric, int]:
+        """Key agreement: time the sender's side (ephemeral key + DH + KDF) and check
+        that each derived key matches the receiver's by a seal/open round trip."""
+        scheme = self.scheme
+
+        def run(_: Any) -> tuple[Sender, bytes]:
+            sender = scheme.new_sender()
+            return sender, sender.handshake(public)
+
+        probe = os.urandom(16)
+
+        def check(_: Any, result: tuple[Sender, bytes]) -> None:
+            sender, message = result
+            receiver.handshake(message)
+            if bytes(receiver.open(b"".join(sender.seal(probe)))) != probe:
+                raise ValidationFailed("sender and receiver derived different keys")
+
+        return self._measure("exchange", self.job.samples, self.job.warmup, lambda: None, run, check)
+
+    def measure_size(self, size_index: int, size: int, receiver: Receiver, public: bytes,
+                     shared_metrics: dict[str, RawMetric]) -> SizeMeasured:
+        scheme, job = self.scheme, self.job
+        result = SizeMeasured(size_index, size, metrics=dict(shared_metrics))
+        sender = scheme.new_sender()
+        handshake = sender.handshake(public)
+        receiver.handshake(handshake)
+        plaintext = os.urandom(size)
+        sample_payload = b"".join(sender.seal(plaintext))
+        result.wire_bytes = {
+            "payload": len(sample_payload),
+            "overhead": len(sample_payload) - size,
+            "public_material": len(public),
+            "handshake": len(handshake),
+        }
+        payload_len = len(sample_payload)
+        del sample_payload  # a 128 MiB job must not carry a spare copy through every phase
+
+        def seal_check(_: Any, parts: tuple[bytes, ...]) -> None:
+            if bytes(receiver.open(b"".join(parts))) != plaintext:
+                raise ValidationFailed("opened plaintext differs from the original")
+
+        seal_metric = SEAL_METRIC[self.family]
+        raw, checked = self._measure(seal_metric, job.samples, job.warmup, lambda: plaintext, sender.seal,
+                                     seal_check, output_bytes=payload_len)
+        result.metrics[seal_metric] = raw
+        result.checked += checked
+
+        open_metric = OPEN_METRIC[self.family]
+        if open_metric is not None:
+            def make_payload() -> bytes:
+                return b"".join(sender.seal(plaintext))
+
+            def open_check(_: Any, opened: Any) -> None:
+                if bytes(opened) != plaintext:
+                    raise ValidationFailed("opened plaintext differs from the original")
+
+            raw, checked = self._measure(open_metric, job.samples, job.warmup, make_payload, receiver.open,
+                                         open_check, output_bytes=max(1, size))
+            result.metrics[open_metric] = raw
+            result.checked += checked
+        else:
+            self.progress.advance(job.samples)
+
+        for extra in scheme.extra_operations(sender, receiver):
+            def extra_check(value: Any, output: Any, extra: Any = extra) -> None:
+                problem = extra.check(value, output)
+                if problem:
+                    raise ValidationFailed(f"{extra.metric}: {problem}")
+
+            raw, checked = self._measure(extra.metric, job.samples, job.warmup, extra.make_input, extra.run,
+                                         extra_check)
+            result.metrics[extra.metric] = raw
+            result.checked += checked
+
+        self._tamper(result, sender, receiver, plaintext)
+        self._trace_memory(result, sender, receiver, plaintext)
+        return result
+
+    def _tamper(self, result: SizeMeasured, sender: Sender, receiver: Receiver, plaintext: bytes) -> None:
+        """Flip bits where the scheme says they must be caught; count rejections."""
+        def deliver(parts: Parts, offset: int) -> str | None:
+            try:
+                receiver.open(flip_bit(b"".join(parts), offset))
+            except SchemeError:
+                return None
+            except Exception as exc:  # a library error the scheme failed to classify
+                return f"raised {type(exc).__name__} instead of a typed rejection"
+            return "tampered payload was ACCEPTED"
+
+        check_tampering(self.scheme, self.job.tamper, len(plaintext), result, lambda: sender.seal(plaintext),
+                        deliver, self.progress.advance)
+
+    def _trace_memory(self, result: SizeMeasured, sender: Sender, receiver: Receiver, plaintext: bytes) -> None:
+        """Peak Python-heap allocation per operation, in its own untimed pass."""
+        seal_metric = SEAL_METRIC[self.family]
+        peak, _ = traced_peak(lambda: sender.seal(plaintext))
+        if seal_metric in result.metrics:
+            result.metrics[seal_metric].traced_peak_bytes = peak
+        open_metric = OPEN_METRIC[self.family]
+        if open_metric is not None:
+            payload = b"".join(sender.seal(plaintext))  # a fresh nonce for the open
+            peak, _ = traced_peak(lambda: receiver.open(payload))
+            if open_metric in result.metrics:
+                result.metrics[open_metric].traced_peak_bytes = peak
+
+    def trace_keygen(self, raw: RawMetric, public: bytes) -> None:
+        """Peak allocation of one key generation, in its own untimed pass. `public` is the
+        working receiver's: a sender-side key generation consumes it, as in the timed pass
+        (a fresh receiver here cost one more key generation, seconds for pure-Python RSA)."""
+        scheme = self.scheme
+        if self.family in KEYGEN_ON_SENDER:
+            raw.traced_peak_bytes, _ = traced_peak(lambda: scheme.new_sender().handshake(public))
+        else:
+            raw.traced_peak_bytes, _ = traced_peak(lambda: scheme.new_receiver().setup())
+
+    def run(self) -> None:
+        receiver, public, keygen = self.measure_keygen()
+        shared: dict[str, RawMetric] = {}
+        if keygen is not None:
+            self.trace_keygen(keygen, public)
+            shared["keygen"] = keygen
+        exchange_checked = 0
+        if self.family is Family.KEY_AGREEMENT:
+            shared["exchange"], exchange_checked = self.measure_exchange(receiver, public)
+        for index, size in enumerate(self.job.message_sizes):
+            self.emit(SizeStarted(index, size))
+            try:
+                measured = self.measure_size(index, size, receiver, public, shared)
+                measured.checked += exchange_checked if index == 0 else 0
+            except (ValidationFailed, SchemeError) as exc:
+                measured = SizeMeasured(index, size, metrics={}, failed=1,
+                                        error=f"{type(exc).__name__}: {exc}")
+            self.emit(measured.summarize())
+
+
+def child_main(conn: Connection, plan: JobPlan) -> None:
+    """Entry point of an operations child process (multiprocessing spawn target)."""
+    child_entry(conn, lambda emit: OperationsBenchmark(plan, emit).run())

@@ -1,0 +1,133 @@
+"""A profile changed from the command line: every job's mode, samples, link or placement,
+and the reduced form that runs any profile end to end in seconds (`--reduced`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from app.core.link import presets as link_presets
+from app.core.link.presets import LinkPresetError, LinkValue
+from app.core.load.reduce import reduced_load
+from app.core.profile.files import _first_error
+from app.core.profile.model import (
+    MAX_SAMPLES,
+    Profile,
+    ProfileError,
+)
+from app.core.vocab import Mode, PlacementPolicy
+
+
+def with_mode(profile: Profile, mode: str) -> Profile:
+    """The same profile with every job in `mode` (CLI --remote runs every job against the server)."""
+    try:
+        member = Mode(mode)
+    except ValueError:
+        raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(Mode)})", field="mode") from None
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"mode": member}) for job in profile.jobs]})
+
+
+def with_samples(profile: Profile, samples: int) -> Profile:
+    """The same profile with every job's sample count replaced (CLI --samples)."""
+    if not 1 <= samples <= MAX_SAMPLES:  # the upper bound too: model_copy skips JobSpec's checks
+        raise ProfileError(f"must be 1..{MAX_SAMPLES} (got {samples})", field="--samples")
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"samples": samples}) for job in profile.jobs]})
+
+
+#: A reduced run keeps messages up to this size (and at most REDUCED_SIZES of them per job).
+REDUCED_MAX_SIZE = 64 * 1024
+REDUCED_SIZES = 3
+#: A reduced sweep keeps this many links (the cheapest), each with at most REDUCED_LINK_SAMPLES
+#: samples: every round trip over a link waits out its delay (0.6 s over a geostationary
+#: satellite), so the preset sweeping ten schemes over every link would take minutes.
+REDUCED_LINKS = 2
+REDUCED_LINK_SAMPLES = 2
+
+
+def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3) -> Profile:
+    """The same jobs on a tiny budget: a few samples, little warm-up, no pause, messages up to
+    `max_size` (the smallest, middle and largest of those; the smallest size when all are
+    larger). Runs every preset end to end through the same code in seconds, for CI and for
+    `cryptobench run NAME --reduced`; its numbers are not for comparison, and the profile's
+    name says so.
+
+    A job over an emulated link keeps its link's numbers (a reduced run checks the same
+    path) but at most REDUCED_LINK_SAMPLES samples, and a sweep keeps its REDUCED_LINKS
+    cheapest links in their order (`presets.round_trip_ms`: the first and last of a sweep
+    ordered from LAN to satellite would spend most of the run waiting on the satellite)."""
+    jobs = []
+    for job in profile.jobs:
+        sizes = job.message_sizes
+        if sizes is not None:
+            kept = sorted(size for size in sizes if size <= max_size) or [min(sizes)]
+            if len(kept) > REDUCED_SIZES:
+                kept = [kept[0], kept[len(kept) // 2], kept[-1]]
+            sizes = kept
+        linked = job.link is not None or job.links is not None
+        jobs.append(job.model_copy(update={
+            "message_sizes": sizes, "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
+            "warmup": min(job.warmup, 1), "keygen_samples": min(job.keygen_samples, 1), "pause_ms": 0.0,
+            "tamper": min(job.tamper, 1), "links": _cheapest_links(job.links),
+            **reduced_load(job, job.mode == Mode.LOAD)}))  # short steps at two low rates
+    return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
+
+
+def _cheapest_links(links: list[LinkValue] | None) -> list[LinkValue] | None:
+    """The REDUCED_LINKS links of a sweep that cost least per round trip, in their order.
+    A link that cannot be resolved (an unknown preset) counts as free, so it stays and
+    `resolve_jobs` refuses it as it would the full profile."""
+    if links is None or len(links) <= REDUCED_LINKS:
+        return links
+
+    def cost(spec: LinkValue) -> float:
+        try:
+            return link_presets.round_trip_ms(link_presets.resolve_link(spec))
+        except LinkPresetError:
+            return -1.0
+
+    ranked = sorted(range(len(links)), key=lambda k: cost(links[k]))[:REDUCED_LINKS]
+    return [links[k] for k in sorted(ranked)]
+
+
+class _LinkOption(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    link: LinkValue
+
+
+def with_link(profile: Profile, text: str) -> Profile:
+    """The same profile with every loopback job over one link (CLI --link NAME|JSON): a
+    preset's name, or a JSON object as in a profile. The link is checked with the jobs
+    (`resolve_jobs`); a profile without a loopback job is refused here."""
+    value: Any = text
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise ProfileError(f"not a link preset's name or a JSON object: {exc}", field="--link") from None
+    try:
+        link = _LinkOption.model_validate({"link": value}).link
+    except ValidationError as exc:
+        error = _first_error(exc, None, value)
+        raise ProfileError(error.detail, field="--" + (error.field or "link")) from None
+    if isinstance(link, str) and link not in link_presets.link_presets():
+        raise ProfileError(link_presets.unknown_preset_message(link), field="--link")
+    if not any(job.mode == Mode.LOOPBACK for job in profile.jobs):
+        raise ProfileError("the profile has no loopback job to run over a link", field="--link")
+    return profile.model_copy(update={"jobs": [
+        job.model_copy(update={"link": link, "links": None}) if job.mode == Mode.LOOPBACK else job
+        for job in profile.jobs]})
+
+
+def with_placement(profile: Profile, text: str) -> Profile:
+    """The same profile with every job's CPU placement set to one policy (CLI --placement)."""
+    try:
+        policy = PlacementPolicy(text)
+    except ValueError:
+        raise ProfileError(f"not a placement (got {json.dumps(text)}; one of "
+                           f"{', '.join(p.value for p in PlacementPolicy)})", field="--placement") from None
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"placement": policy})
+                                               for job in profile.jobs]})

@@ -1,0 +1,253 @@
+"""Benchmark profile files: versioned JSON, validated with messages that name the bad field.
+
+A profile is what a user saves and loads: a name and a list of jobs (scheme,
+backend, parameters, mode, message sizes, samples, warm-up, pause). `load_profile`
+checks the structure with pydantic, then the meaning against the scheme registry
+(unknown schemes, impossible parameters, messages too long for one block, duplicate
+jobs, sizes beyond this machine's memory) and raises `ProfileError` whose text is
+one line: file, field path, what is wrong, and the value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.core.fileio import atomic_write_text
+from app.core.link.presets import UNION_TAGS
+from app.core.profile.model import (
+    FORMAT_VERSION,
+    MAX_PROFILE_BYTES,
+    MIGRATIONS,
+    Profile,
+    ProfileError,
+)
+from app.core.profile.sizes import _human
+from app.core.resources import resource_path
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif not str(part).isidentifier():  # an unknown key like "my field" or "a\nb": quoted, one line
+            path += f"[{json.dumps(str(part))}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path
+
+
+def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The location without the branch names of a link's tagged unions (jobs, 0, link, custom,
+    delay_ms -> jobs, 0, link, delay_ms): only right after the field that holds the union."""
+    kept: list[Any] = []
+    for i, part in enumerate(loc):
+        owner = loc[i - 2] if i >= 2 and isinstance(loc[i - 1], int) else loc[i - 1] if i >= 1 else None
+        if isinstance(owner, str) and part in UNION_TAGS.get(owner, ()) \
+                and (owner == "links") == (i >= 2 and isinstance(loc[i - 1], int)):
+            continue
+        kept.append(part)
+    return tuple(kept)
+
+
+def _first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
+    error = exc.errors()[0]
+    loc = _without_union_tags(tuple(error["loc"]))
+    # pydantic appends the union branch name ("int", "str") to a parameter value's location
+    # (jobs, 0, params, name, branch); drop it. Only there: an unknown field may be called "int".
+    params_branch = len(loc) >= 3 and loc[-3] == "params" and loc[-1] in {"int", "str", "bool", "float"}
+    if params_branch:
+        loc = loc[:-1]
+    field = _field_path(loc) or None
+    message = error["msg"]
+    if params_branch and error["type"].endswith("_type"):
+        # A union (params values): name every accepted type, not just the first branch's.
+        message = "Input should be a valid integer, string or boolean"
+    if error["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif error["type"] == "missing":
+        message = "required field is missing"
+    message = message.removeprefix("Value error, ")
+    if error["type"] != "missing" and "input" in error:
+        message += f" (got {_shown(error['input'])})"
+    return ProfileError(message, source=source, field=field)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON for a message; never raises (a value nested near the recursion
+    limit cannot be dumped again from deeper in the stack)."""
+    if isinstance(value, dict):
+        return "{...}"
+    try:
+        shown = json.dumps(value)
+    except (ValueError, RecursionError):
+        shown = "[...]" if isinstance(value, list) else type(value).__name__
+    return shown[:57] + "..." if len(shown) > 60 else shown
+
+
+_JSON_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+                    float: "a number", type(None): "null"}
+
+
+def migrate(data: dict[str, Any], source: str | None = None) -> dict[str, Any]:
+    """Upgrade an older profile dict to FORMAT_VERSION; refuse a newer one."""
+    version = data.get("format_version", FORMAT_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ProfileError(f"must be a positive integer (got {_shown(version)})", source=source,
+                           field="format_version")
+    if version > FORMAT_VERSION:
+        raise ProfileError(
+            f"written by a newer CryptoBench (format {version}; this version reads up to {FORMAT_VERSION}); "
+            "update CryptoBench to open it", source=source, field="format_version")
+    while version < FORMAT_VERSION:
+        data = MIGRATIONS[version](dict(data))
+        version += 1
+        data["format_version"] = version
+    return data
+
+
+def parse_profile(data: Any, source: str | None = None) -> Profile:
+    """Structure check of a decoded JSON value."""
+    if not isinstance(data, dict):
+        kind = _JSON_TYPE_NAMES.get(type(data), type(data).__name__)
+        raise ProfileError(f"a profile must be a JSON object (got {kind})", source=source)
+    _refuse_unencodable(data, source)
+    data = migrate(data, source)
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        raise _first_error(exc, source, data) from None
+
+
+def _refuse_unencodable(data: Any, source: str | None) -> None:
+    """Refuse text that cannot be written as UTF-8, in any string or key of the profile.
+
+    JSON's "\\ud800" escape (and a GUI field fed one) decodes to a lone surrogate: a valid
+    Python string that no file, pipe or database can take. Such a label passed every
+    check and then broke the run in the middle, and a description broke the Markdown
+    report. Iterative and in document order: the first bad field is the one named.
+    """
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, str):
+            bad = _surrogate_at(value)
+            if bad is not None:
+                raise ProfileError(f"text cannot be written as UTF-8 (a lone surrogate at character {bad}; got "
+                                   f"{_shown(value)})", source=source, field=_field_path(loc) or None)
+        elif isinstance(value, dict):
+            for key in value:
+                bad = _surrogate_at(key)
+                if bad is not None:
+                    raise ProfileError(f"a field name cannot be written as UTF-8 (a lone surrogate at character "
+                                       f"{bad}; got {_shown(key)})", source=source, field=_field_path(loc) or None)
+            stack.extend(((*loc, k), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
+
+
+def _surrogate_at(text: str) -> int | None:
+    """The index of the first character UTF-8 cannot encode, or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def read_profile_file(path: str | Path) -> Profile:
+    """Read and structure-check a profile file (UTF-8 JSON)."""
+    path = Path(path)
+    source = str(path)
+    try:
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_PROFILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ProfileError("file not found", source=source) from None
+    except OSError as exc:
+        raise ProfileError(f"cannot read file: {exc.strerror or exc}", source=source) from None
+    if len(raw) > MAX_PROFILE_BYTES:
+        raise ProfileError(f"larger than {_human(MAX_PROFILE_BYTES)}: not a profile", source=source)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"not UTF-8 text (bad byte at offset {exc.start})", source=source) from None
+    # id(object) -> (object, key, first value, last value); holding the object keeps its id
+    # from being reused by a later one when a repeated key drops it from the data.
+    duplicates: dict[int, tuple[dict[str, Any], str, Any, Any]] = {}
+
+    def make_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in obj and id(obj) not in duplicates:
+                duplicates[id(obj)] = (obj, key, obj[key], value)
+            obj[key] = value
+        return obj
+
+    try:
+        data = json.loads(text, object_pairs_hook=make_object)
+    except json.JSONDecodeError as exc:
+        raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                           source=source) from None
+    except RecursionError:  # the C scanner recurses per nesting level
+        raise ProfileError("not valid JSON: nested too deeply", source=source) from None
+    except ValueError:  # an integer longer than Python's int/str conversion limit (4300 digits)
+        raise ProfileError("not valid JSON: a number has too many digits", source=source) from None
+    if duplicates:
+        # json.loads keeps the last of two equal keys; a hand-edited profile whose first
+        # "samples" silently loses is refused instead, naming where.
+        loc, (_, key, first, last) = _first_duplicate(data, duplicates)
+        raise ProfileError(f"appears twice in one object (got {_shown(first)}, then {_shown(last)}); keep one",
+                           source=source, field=_field_path((*loc, key)))
+    return parse_profile(data, source)
+
+
+def _first_duplicate(data: Any, duplicates: Mapping[int, tuple[dict[str, Any], str, Any, Any]]
+                     ) -> tuple[tuple[Any, ...], tuple[dict[str, Any], str, Any, Any]]:
+    """The location (as a pydantic-style loc) of the first object, in document order,
+    holding a repeated key. Iterative: the data may nest close to the recursion limit."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, dict):
+            if id(value) in duplicates:
+                return loc, duplicates[id(value)]
+            stack.extend(((*loc, k), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
+    raise AssertionError("duplicate key recorded for an object not in the data")
+
+
+def save_profile(profile: Profile, path: str | Path) -> None:
+    """Write a profile atomically (a crash never leaves half a file)."""
+    atomic_write_text(Path(path), json.dumps(profile.to_dict(), indent=2) + "\n")
+
+
+# --- presets -----------------------------------------------------------------------
+
+
+def preset_dir() -> Path:
+    return resource_path("presets")
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in preset_dir().glob("*.json"))
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """A preset by name, or a profile file by path."""
+    candidate = Path(name_or_path)
+    if candidate.suffix.lower() == ".json" or candidate.exists() or "/" in str(name_or_path):
+        return read_profile_file(candidate)
+    preset = preset_dir() / f"{name_or_path}.json"
+    if preset.exists():
+        return read_profile_file(preset)
+    raise ProfileError(
+        f"no such profile file or preset (presets: {', '.join(preset_names()) or 'none'})",
+        source=str(name_or_path),
+    )

@@ -1,0 +1,162 @@
+"""What a profile is: the pydantic models a profile file is checked against (`Profile`,
+`JobSpec`), the limits they declare (`field_limits`), the error that names a bad field
+(`ProfileError`) and what the profile layer resolves a job to (`ResolvedJob`).
+
+The rest of app.core.profile works with them: `files` reads and saves profiles,
+`resolve` checks and resolves their jobs, `edits` changes them for the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.core.errors import CryptoBenchError
+from app.core.link.presets import LinkValue
+from app.core.load.settings import LoadFields, LoadSettings
+from app.core.results.job_records import Link
+from app.core.schemes.base import Family, ParamValue
+from app.core.vocab import DEFAULT_PLACEMENT, Mode, PlacementPolicy
+
+FORMAT_VERSION = 1
+#: Migrations from an older format: version -> function upgrading a dict by one step.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+DEFAULT_MESSAGE_SIZES = (1024,)
+MAX_MESSAGE_SIZE = 1 << 30  # 1 GiB: beyond this a single message is not a benchmark
+#: Copies of a message an operations job holds at once (plaintext, sealed parts,
+#: joined payload, opened plaintext, the batch's outputs, slack for the library).
+MEMORY_COPIES = 6
+#: Most samples per job, in a file and from `run --samples` alike.
+MAX_SAMPLES = 1_000_000
+#: A profile file is a few KiB; reading stops past this so `run /dev/zero` or a wrong
+#: multi-gigabyte file is refused instead of filling memory.
+MAX_PROFILE_BYTES = 16 << 20
+
+
+class ProfileError(CryptoBenchError):
+    """A profile that cannot run. str() is a one-line message naming file and field."""
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
+        self.source, self.field, self.detail = source, field, message
+        prefix = ": ".join(part for part in (source, field) if part)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class JobSpec(LoadFields):
+    """One job as written in a profile (before the registry checks it); a job in mode
+    load also has the fields of `LoadFields` (clients, rates, ...)."""
+
+    # strict: JSON types as written. Lax mode silently read "30" and 30.0 as 30, true as 1
+    # and "no"/0 as false (tcp_nodelay), so a mistyped value ran instead of being refused.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    scheme: str = Field(min_length=1)
+    # min_length: "" used to fall back to the default backend silently.
+    backend: str | None = Field(default=None, min_length=1)
+    params: dict[str, int | str | bool] = Field(default_factory=dict)
+    # Not strict: a profile's JSON string becomes the member ("loopback" -> Mode.LOOPBACK);
+    # anything else is refused as before, with the same "Input should be ..." message.
+    mode: Mode = Field(default=Mode.OPERATIONS, strict=False)
+    message_sizes: list[int] | None = Field(default=None, min_length=1, max_length=256)
+    samples: int = Field(default=30, ge=1, le=MAX_SAMPLES)
+    warmup: int = Field(default=5, ge=0, le=100_000)
+    keygen_samples: int = Field(default=10, ge=1, le=10_000)
+    pause_ms: float = Field(default=0.0, ge=0, le=60_000, allow_inf_nan=False)
+    tamper: int = Field(default=5, ge=0, le=10_000)
+    #: Sessions only: False leaves Nagle's algorithm on at both ends (E1 compares both).
+    tcp_nodelay: bool = True
+    label: str | None = None
+    #: Loopback and load: the emulated link between sender and receiver (a load job's clients
+    #: all share it), a preset's name or an
+    #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
+    link: LinkValue | None = None
+    links: list[LinkValue] | None = Field(default=None, min_length=1, max_length=64)
+    #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (README, "CPU placement").
+    placement: PlacementPolicy | None = Field(default=None, strict=False)
+
+    @field_validator("message_sizes")
+    @classmethod
+    def _sizes_in_range(cls, sizes: list[int] | None) -> list[int] | None:
+        if sizes is not None:
+            for size in sizes:
+                if size < 0:
+                    raise ValueError(f"message size must not be negative, got {size}")
+                if size > MAX_MESSAGE_SIZE:
+                    raise ValueError(f"message size {size} exceeds the 1 GiB limit")
+        return sizes
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    format_version: int = Field(default=FORMAT_VERSION, ge=1)
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    #: A published experiment this profile reproduces ("E1".."E4"): its report then
+    #: sets the published figures beside the measured ones (resources/experiments/).
+    experiment: str | None = Field(default=None, pattern=r"^E[0-9]+$")
+    jobs: list[JobSpec] = Field(min_length=1, max_length=10_000)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+@dataclass(frozen=True)
+class FieldLimits:
+    """A numeric field's default and inclusive bounds, as its model declares them."""
+
+    #: None for a required field (a custom link's delay_ms has no default).
+    default: int | float | None
+    minimum: int | float
+    maximum: int | float
+
+
+def field_limits(model: type[BaseModel], name: str) -> FieldLimits:
+    """The default and `Field(ge=, le=)` bounds of `model`'s numeric field `name`: the
+    window's spin boxes read them here, so each default and limit is written once, in
+    the model. TypeError for a field with a default that is not a number, or without both
+    bounds."""
+    info = model.model_fields[name]
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    for constraint in info.metadata:
+        if isinstance(constraint, annotated_types.Ge) and isinstance(constraint.ge, int | float):
+            minimum = constraint.ge
+        elif isinstance(constraint, annotated_types.Le) and isinstance(constraint.le, int | float):
+            maximum = constraint.le
+    required = info.is_required()
+    if not (required or isinstance(info.default, int | float)) or minimum is None or maximum is None:
+        raise TypeError(f"{model.__name__}.{name} is not a bounded number")
+    return FieldLimits(None if required else info.default, minimum, maximum)
+
+
+@dataclass(frozen=True)
+class ResolvedJob:
+    """A job checked against the registry: what the runner executes."""
+
+    index: int
+    scheme: str
+    backend: str
+    params: dict[str, ParamValue]
+    mode: Mode
+    message_sizes: list[int]
+    samples: int
+    warmup: int
+    keygen_samples: int
+    pause_ms: float
+    tamper: int
+    label: str
+    family: Family
+    tcp_nodelay: bool = True
+    #: Loopback and load: the emulated link between sender and receiver, resolved to numbers
+    #: (None: plain loopback). Recorded on every result of the job.
+    link: Link | None = None
+    #: Which CPUs the job's processes may run on (app.core.machine.placement applies it).
+    placement: PlacementPolicy = DEFAULT_PLACEMENT
+    #: Mode load only: clients, server workers, offered rates, durations.
+    load: LoadSettings | None = None

@@ -1,0 +1,182 @@
+"""A profile's jobs checked against the scheme registry and this machine, and resolved.
+
+`resolve_jobs` turns each profile job into the `ResolvedJob`s the runner runs (one per
+link of a sweep) or raises `ProfileError` naming the field: unknown schemes, impossible
+parameters, messages too long for one block, duplicate jobs, links outside loopback,
+sizes beyond this machine's memory.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psutil
+
+from app.core.errors import RegistryError, UnknownScheme
+from app.core.link import presets as link_presets
+from app.core.link.presets import LinkPresetError, LinkSpec
+from app.core.link.probe import loss_refusal
+from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, LoadSettings, fields_set_outside_load, resolve_load
+from app.core.profile.model import (
+    DEFAULT_MESSAGE_SIZES,
+    MEMORY_COPIES,
+    JobSpec,
+    Profile,
+    ProfileError,
+    ResolvedJob,
+)
+from app.core.profile.sizes import _human
+from app.core.results.job_records import Link
+from app.core.schemes import registry
+from app.core.session.protocol import job_capacity
+from app.core.session.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
+from app.core.vocab import SESSION_MODES, Mode, default_placement
+
+# --- meaning checks ------------------------------------------------------------------
+
+
+def resolve_jobs(profile: Profile, source: str | None = None, available_memory: int | None = None,
+                 has_remote: bool = False) -> list[ResolvedJob]:
+    """Check every job against the registry and this machine; ProfileError on the first problem.
+
+    `has_remote` says whether a `cryptobench serve` receiver was given for jobs in
+    mode "remote".
+    """
+    # Imported here: it loads the crypto libraries, which importing a profile need not.
+    from app.core.schemes.dh import canonical_curve
+
+    resolved: list[ResolvedJob] = []
+    seen: dict[tuple[Any, ...], str] = {}
+    memory = available_memory if available_memory is not None else psutil.virtual_memory().available
+    for index, job in enumerate(profile.jobs):
+        where = f"jobs[{index}]"
+
+        def fail(field: str, message: str) -> ProfileError:
+            return ProfileError(message, source=source, field=f"{where}.{field}")
+
+        try:
+            spec = registry.get_spec(job.scheme)
+        except UnknownScheme:
+            raise fail("scheme", f"unknown scheme (got {json.dumps(job.scheme)}); see `cryptobench list`") from None
+        backend = job.backend or spec.backends[0]
+        if backend not in spec.backends:
+            raise fail("backend", f"{job.scheme} is not available in this backend (got {json.dumps(backend)}; "
+                                  f"available: {', '.join(spec.backends)})")
+        try:
+            scheme = spec.create(backend, job.params)
+        except RegistryError as exc:
+            raise fail("params", str(exc)) from None
+        if not job.tcp_nodelay and job.mode not in SESSION_MODES:
+            raise fail("tcp_nodelay", "applies to loopback and remote jobs only ("
+                       + ("operations jobs use no socket)" if job.mode == Mode.OPERATIONS
+                          else "a load job's connections always send at once)"))
+        if job.mode == Mode.REMOTE and not has_remote:
+            raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
+                               "and run with --remote HOST:PORT --token-file FILE")
+        load: LoadSettings | None = None
+        if job.mode == Mode.LOAD:
+            load, problems = resolve_load(job)
+            if problems:
+                raise fail(*problems[0])
+        elif stray := fields_set_outside_load(job):
+            raise fail(stray[0], f'applies to "mode": "load" only (this job is in mode {job.mode})')
+        info = scheme.info
+        if info.fixed_message_size is not None:
+            if job.message_sizes is not None:
+                raise fail("message_sizes", f"{job.scheme} takes its input size from params.secret_size; "
+                                            "remove message_sizes")
+            sizes = [info.fixed_message_size]
+        else:
+            # A load request seals one short message unless the profile says otherwise.
+            sizes = list(job.message_sizes or ((DEFAULT_LOAD_MESSAGE_SIZE,) if load else DEFAULT_MESSAGE_SIZES))
+        if len(set(sizes)) != len(sizes):
+            raise fail("message_sizes", f"lists a size twice (got {sizes})")
+        for k, size in enumerate(sizes):
+            if info.max_plaintext is not None and size > info.max_plaintext:
+                raise fail(f"message_sizes[{k}]",
+                           f"a {size}-byte message does not fit one {info.label} block (at most "
+                           f"{info.max_plaintext} bytes); set params.chunked to true to split it")
+            if job.mode in SESSION_MODES or job.mode == Mode.LOAD:
+                if size > MAX_SESSION_MESSAGE:
+                    raise fail(f"message_sizes[{k}]", f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
+                                                      f"(got {size} bytes); use mode operations for larger ones")
+                frame = job_capacity(scheme, [size])
+                if frame > HARD_MAX_FRAME:
+                    raise fail(f"message_sizes[{k}]", f"a {size}-byte message becomes a {_human(frame)} payload "
+                                                      f"with {info.label}, over the {_human(HARD_MAX_FRAME)} frame cap")
+            needed = size * MEMORY_COPIES
+            if needed > memory * 0.8:
+                raise fail(f"message_sizes[{k}]",
+                           f"a {_human(size)} message needs about {_human(needed)} of memory "
+                           f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available")
+        params = dict(info.params)
+        # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
+        # same numbers, so it must count as a repeat too.
+        same = {k: canonical_curve(v) if k == "curve" and isinstance(v, str) else v for k, v in params.items()}
+        label = job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
+        # A sweep ("links") is one job per link, in its order; each link's numbers are part of
+        # what is measured, so two links with the same numbers are a repeat.
+        placement = job.placement or default_placement(job.mode)
+        for place, link in _job_links(job, where, source):
+            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay, placement, load,
+                   None if link is None else (link.delay_ms, link.jitter_ms, link.rate_kbit_up,
+                                              link.rate_kbit_down, link.loss_percent))
+            for size in sizes:
+                if (key, size) in seen:
+                    raise ProfileError(
+                        f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
+                        f"transport{'' if link is None else ', link'} and message size {size}",
+                        source=source, field=place)
+                seen[(key, size)] = place
+            resolved.append(ResolvedJob(
+                index=index, scheme=job.scheme, backend=backend, params=params, mode=job.mode,
+                message_sizes=sizes, samples=job.samples, warmup=job.warmup,
+                keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
+                label=label if link is None else f"{label} over {link_presets.link_title(link)}",
+                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link, placement=placement, load=load,
+            ))
+    return resolved
+
+
+#: Why a job in another mode takes no link.
+_NO_LINK = {
+    Mode.OPERATIONS: 'applies to loopback jobs only: an operations job sends nothing over a network (set "mode": '
+                     '"loopback")',
+    Mode.REMOTE: "a remote job runs over the real network between the two machines, which no emulated link "
+                 'replaces; emulate links in "mode": "loopback"',
+}
+
+
+def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, Link | None]]:
+    """(field path, resolved link) for each link of the job; [(where, None)] without one.
+
+    Refused here, naming the field: link and links together, a link outside loopback mode,
+    an unknown preset, jitter beyond the delay, and loss (no netem code path: the reason
+    says what this machine lacks, or that CryptoBench does not drive netem yet).
+    """
+    if job.link is not None and job.links is not None:
+        raise ProfileError("give link (one link) or links (a sweep over several), not both", source=source,
+                           field=f"{where}.links")
+    specs = ([("link", job.link)] if job.link is not None
+             else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])])
+    if not specs:
+        return [(where, None)]
+    if job.mode not in (Mode.LOOPBACK, Mode.LOAD):
+        raise ProfileError(_NO_LINK[job.mode], source=source, field=f"{where}.{specs[0][0].split('[')[0]}")
+    links: list[tuple[str, Link | None]] = []
+    for field, spec in specs:
+        place = f"{where}.{field}"
+        if isinstance(spec, LinkSpec):
+            problem = link_presets.jitter_problem(spec)
+            if problem is not None:
+                raise ProfileError(problem, source=source, field=f"{place}.jitter_ms")
+        try:
+            link = link_presets.resolve_link(spec)
+        except LinkPresetError as exc:
+            raise ProfileError(f"{exc}; see `cryptobench links`", source=source, field=place) from None
+        if link.loss_percent > 0:
+            raise ProfileError(f"{loss_refusal()} (got {link.loss_percent:g})", source=source,
+                               field=f"{place}.loss_percent" if isinstance(spec, LinkSpec) else place)
+        links.append((place, link))
+    return links

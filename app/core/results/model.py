@@ -1,0 +1,379 @@
+"""Run and job results: the model, its JSON contract, and the CSV export.
+
+The JSON is a contract other tools read (issue #2): top level `format_version`,
+`run` {id, started, finished, status, environment, profile}, `jobs` [{id, scheme,
+backend, params, mode, message_size, status, error, metrics {NAME: {unit, n, mean,
+median, std, min, max, p95, p99, ci95, outliers, ...}}, throughput_bytes_per_s,
+wire_bytes, cpu, memory, validation {checked, failed, tamper_tried,
+tamper_rejected}, warnings}]. Time metrics are in seconds. Extra keys may be added;
+these are never renamed or removed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.analysis.stats import MetricStats, StabilityWarning
+from app.core.errors import CryptoBenchError
+from app.core.link.presets import link_text
+from app.core.machine.placement import cpu_ranges, measured_under
+from app.core.results.check import ResultsDataError, check_results
+from app.core.results.job_records import (
+    CpuUsage,
+    Link,
+    Load,
+    MemoryUsage,
+    Placement,
+    ProcessPlacement,
+    Security,
+    TcpInfo,
+    Validation,
+)
+from app.core.vocab import JobStatus, Mode
+
+RESULTS_FORMAT_VERSION = 1
+
+#: What each metric times, in words: used by the CLI, the GUI and reports.
+METRIC_DESCRIPTIONS = {
+    "keygen": "key pair generation (the receiver's long-term keys; the signer's for signatures)",
+    "exchange": "sender side of a key agreement: ephemeral key pair, DH, KDF",
+    "encrypt": "seal one message (AEAD, public-key or hybrid encryption, incl. encapsulation)",
+    "decrypt": "open one message, including its integrity check",
+    "sign": "sign one message",
+    "verify": "verify one signature",
+    "hash": "digest one message",
+    "derive": "derive one output key (HKDF extract + expand)",
+    "encapsulate": "KEM encapsulation alone (key + encapsulated key)",
+    "decapsulate": "KEM decapsulation alone",
+    # Sessions (loopback and remote): a real sender and receiver process on TCP.
+    "handshake": "sender side of the session handshake (e.g. ephemeral ECDH + KDF), once per session",
+    "handshake_receiver": "receiver side of the session handshake",
+    "handshake_rtt": "handshake message sent to the receiver's acknowledgement, at the sender",
+    "compute": "sender seals one message (the computation delay)",
+    "receiver": "receiver opens and validates one message, timed in the receiver process",
+    "rtt": "message sent to acknowledgement received, at the sender (the communication delay)",
+    "network": "rtt minus the receiver's open time: the transport's share, per sample",
+    "floor_rtt": "raw ping-pong of frames of the payload's size on the same connection: the network floor",
+    # Load (many clients, one server): the steps themselves are in the job's `load`.
+    "latency": "one request from its intended start to its acknowledgement, as a client saw it, at the lowest "
+               "offered rate",
+    "server": "the server's crypto for one request, timed in the server process",
+}
+
+
+@dataclass
+class MetricResult:
+    stats: MetricStats
+    #: A list, or the packed array('d') that came over the pipe (converting 100,000
+    #: floats to a list would hold the interpreter lock for milliseconds per metric).
+    samples: Sequence[float]
+    batch: int = 1
+    traced_peak_bytes: int | None = None
+    throughput_bytes_per_s: float | None = None
+
+    def to_dict(self, samples: bool = True) -> dict[str, Any]:
+        """JSON-ready; `samples=False` leaves the raw samples out (the store packs them)."""
+        data = self.stats.to_dict()
+        data.update({
+            "batch": self.batch,
+            "traced_peak_bytes": self.traced_peak_bytes,
+            "throughput_bytes_per_s": self.throughput_bytes_per_s,
+        })
+        if samples:
+            data["samples"] = list(self.samples)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetricResult:
+        return cls(
+            stats=MetricStats.from_dict(data),
+            samples=list(data.get("samples", [])),
+            batch=int(data.get("batch", 1)),
+            traced_peak_bytes=data.get("traced_peak_bytes"),
+            throughput_bytes_per_s=data.get("throughput_bytes_per_s"),
+        )
+
+
+@dataclass
+class JobResult:
+    id: str
+    index: int
+    scheme: str
+    backend: str
+    params: dict[str, Any]
+    label: str
+    # family, mode and status hold the values of Family, Mode and JobStatus. They stay
+    # `str`: a StrEnum member equals its value, so code compares with the members, and
+    # whatever a results file or store row holds passes through as read.
+    family: str
+    mode: str
+    message_size: int
+    status: str
+    error: str | None = None
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+    throughput_bytes_per_s: float | None = None
+    wire_bytes: dict[str, int] = field(default_factory=dict)
+    cpu: CpuUsage = field(default_factory=CpuUsage)
+    memory: MemoryUsage = field(default_factory=MemoryUsage)
+    validation: Validation = field(default_factory=Validation)
+    warnings: list[StabilityWarning] = field(default_factory=list)
+    security: Security = field(default_factory=Security)
+    notes: list[str] = field(default_factory=list)
+    started: str | None = None
+    finished: str | None = None
+    #: Sessions: whether TCP_NODELAY was set (False: Nagle's algorithm on). None: no socket.
+    tcp_nodelay: bool | None = None
+    #: The conditions of a session (issues 21-23); absent from the JSON until set.
+    link: Link | None = None
+    placement: Placement | None = None
+    load: Load | None = None
+    #: Sessions: what each end's kernel saw over this size (TCP_INFO), by role ("sender",
+    #: "receiver"); absent from the JSON when empty (operations jobs, results before it).
+    tcp_info: Mapping[str, TcpInfo] = field(default_factory=dict)
+
+    def to_dict(self, samples: bool = True) -> dict[str, Any]:
+        data = {
+            "id": self.id,
+            "index": self.index,
+            "scheme": self.scheme,
+            "backend": self.backend,
+            "params": dict(self.params),
+            "label": self.label,
+            "family": self.family,
+            "mode": self.mode,
+            "message_size": self.message_size,
+            "status": self.status,
+            "error": self.error,
+            "metrics": {name: metric.to_dict(samples) for name, metric in self.metrics.items()},
+            "throughput_bytes_per_s": self.throughput_bytes_per_s,
+            "wire_bytes": dict(self.wire_bytes),
+            "cpu": self.cpu.to_dict(),
+            "memory": self.memory.to_dict(),
+            "validation": self.validation.to_dict(),
+            "warnings": [w.to_dict() for w in self.warnings],
+            "security": self.security.to_dict(),
+            "notes": list(self.notes),
+            "started": self.started,
+            "finished": self.finished,
+            "tcp_nodelay": self.tcp_nodelay,
+        }
+        for name, record in (("link", self.link), ("placement", self.placement), ("load", self.load)):
+            if record is not None:
+                data[name] = record.to_dict()
+        if self.tcp_info:
+            data["tcp_info"] = {role: info.to_dict() for role, info in self.tcp_info.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JobResult:
+        return cls(
+            id=data["id"], index=int(data.get("index", 0)), scheme=data["scheme"], backend=data["backend"],
+            params=dict(data.get("params", {})), label=data.get("label", data["scheme"]),
+            family=data.get("family", ""), mode=data.get("mode", Mode.OPERATIONS),
+            message_size=int(data.get("message_size", 0)), status=data["status"], error=data.get("error"),
+            metrics={k: MetricResult.from_dict(v) for k, v in data.get("metrics", {}).items()},
+            throughput_bytes_per_s=data.get("throughput_bytes_per_s"),
+            wire_bytes=dict(data.get("wire_bytes", {})), cpu=CpuUsage.from_dict(data.get("cpu") or {}),
+            memory=MemoryUsage.from_dict(data.get("memory") or {}),
+            validation=Validation.from_dict(data.get("validation") or {}),
+            warnings=[StabilityWarning.from_dict(w) for w in data.get("warnings", [])],
+            security=Security.from_dict(data.get("security") or {}), notes=list(data.get("notes", [])),
+            started=data.get("started"), finished=data.get("finished"), tcp_nodelay=data.get("tcp_nodelay"),
+            link=Link.from_dict(data["link"]) if data.get("link") else None,
+            placement=Placement.from_dict(data["placement"]) if data.get("placement") else None,
+            load=Load.from_dict(data["load"]) if data.get("load") else None,
+            tcp_info={role: TcpInfo.from_dict(info) for role, info in (data.get("tcp_info") or {}).items()},
+        )
+
+
+@dataclass
+class RunResult:
+    id: str
+    started: str
+    status: str  # a RunStatus value
+    environment: dict[str, Any]
+    profile: dict[str, Any]
+    finished: str | None = None
+    jobs: list[JobResult] = field(default_factory=list)
+    #: What could not be read back from the store, one line each ("job 3 (id): JSON cut short
+    #: ..."). Not part of the results contract: a damaged job is exported as a failed
+    #: placeholder whose error says the same.
+    damaged: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.profile.get("name", ""))
+
+    @property
+    def all_ok(self) -> bool:
+        return bool(self.jobs) and all(job.status == JobStatus.OK for job in self.jobs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format_version": RESULTS_FORMAT_VERSION,
+            "run": {
+                "id": self.id,
+                "started": self.started,
+                "finished": self.finished,
+                "status": self.status,
+                "environment": self.environment,
+                "profile": self.profile,
+            },
+            "jobs": [job.to_dict() for job in self.jobs],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        version = data.get("format_version")
+        if version != RESULTS_FORMAT_VERSION:
+            raise ValueError(f"results format_version {version!r} is not supported (expected "
+                             f"{RESULTS_FORMAT_VERSION})")
+        run = data["run"]
+        return cls(
+            id=run["id"], started=run["started"], finished=run.get("finished"), status=run["status"],
+            environment=run.get("environment", {}), profile=run.get("profile", {}),
+            jobs=[JobResult.from_dict(job) for job in data.get("jobs", [])],
+        )
+
+
+class ResultsFileError(CryptoBenchError):
+    """A results JSON file that cannot be read; the message names the file and the problem."""
+
+
+def load_results_file(path: Path) -> RunResult:
+    """Read a results JSON file written by `cryptobench run --json` or Export results."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ResultsFileError(f"{path}: not a results JSON file (not UTF-8 text)") from None
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return parse_results_text(text, str(path))
+
+
+def parse_results_text(text: str, path: str) -> RunResult:
+    """A results document from its JSON text; ResultsFileError's message starts with `path`."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{path}: not a results JSON file (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:  # the C scanner recurses once per nesting level
+        raise ResultsFileError(f"{path}: not a results JSON file (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python's int/str conversion limit (4300 digits)
+        raise ResultsFileError(f"{path}: not a results JSON file (a number has too many digits)") from None
+    if not isinstance(data, dict) or "run" not in data:
+        raise ResultsFileError(f"{path}: not CryptoBench results (no \"run\" object at the top level)")
+    version = data.get("format_version")
+    if version != RESULTS_FORMAT_VERSION:
+        raise ResultsFileError(f"{path}: format_version: {_shown_version(version)} is not supported (this "
+                               f"version reads {RESULTS_FORMAT_VERSION})")
+    # Every field is checked before any is used: a results file is input, and a wrong
+    # type used to surface as a traceback deep in the report code.
+    try:
+        check_results(data)
+    except ResultsDataError as exc:
+        raise ResultsFileError(f"{path}: {exc}") from None
+    try:
+        return RunResult.from_dict(data)
+    except KeyError as exc:  # not expected after check_results; kept as a last line of defence
+        raise ResultsFileError(f"{path}: incomplete results: missing field {exc.args[0]!r}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ResultsFileError(f"{path}: invalid results: {exc}") from None
+
+
+def _shown_version(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
+    return text[:40] + "..." if len(text) > 43 else text
+
+
+# --- exports ------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "run_id", "job_id", "scheme", "backend", "params", "label", "family", "mode", "message_size", "status",
+    "error", "metric", "unit", "n", "batch", "mean", "median", "std", "min", "max", "p5", "p95", "p99",
+    "ci95_low", "ci95_high", "cv", "outliers", "throughput_bytes_per_s", "traced_peak_bytes",
+    "wire_payload_bytes", "cpu_mean_percent", "rss_peak_bytes", "validation_checked", "validation_failed",
+    "tamper_tried", "tamper_rejected", "classical_bits", "pq_category", "insecure", "warnings",
+    # Appended after the first release's columns, which keep their positions:
+    "link", "placement", "placement_cpus", "placement_seen",
+)
+
+
+def to_json(run: RunResult) -> str:
+    return json.dumps(run.to_dict(), indent=2) + "\n"
+
+
+def to_csv(run: RunResult) -> str:
+    """One row per job and metric (a failed job without metrics gets one row)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for job in run.jobs:
+        cpu = job.cpu.measuring(job.mode)
+        base = {
+            "run_id": run.id, "job_id": job.id, "scheme": job.scheme, "backend": job.backend,
+            "params": json.dumps(job.params, sort_keys=True), "label": job.label, "family": job.family,
+            "mode": job.mode, "message_size": job.message_size, "status": job.status, "error": job.error or "",
+            "wire_payload_bytes": job.wire_bytes.get("payload", ""),
+            "cpu_mean_percent": _fmt(cpu.mean_percent) if cpu else "",
+            "rss_peak_bytes": _blank(cpu.rss_peak_bytes) if cpu else "",
+            "validation_checked": job.validation.checked,
+            "validation_failed": job.validation.failed,
+            "tamper_tried": job.validation.tamper_tried,
+            "tamper_rejected": job.validation.tamper_rejected,
+            "classical_bits": _blank(job.security.classical_bits) if job.security.known else "",
+            "pq_category": _blank(job.security.pq_category) if job.security.known else "",
+            "insecure": _blank(job.security.insecure) if job.security.known else "",
+            "warnings": "; ".join(f"{w.metric or 'job'}: {w.code.value}" for w in job.warnings),
+            "link": link_text(job.link) if job.link is not None else "",
+            **_placement_cells(job.placement),
+        }
+        if not job.metrics:
+            writer.writerow(base)
+        for name, metric in job.metrics.items():
+            s = metric.stats
+            writer.writerow({
+                **base, "metric": name, "unit": s.unit, "n": s.n, "batch": metric.batch,
+                "mean": _fmt(s.mean), "median": _fmt(s.median), "std": _fmt(s.std), "min": _fmt(s.min),
+                "max": _fmt(s.max), "p5": _fmt(s.p5), "p95": _fmt(s.p95), "p99": _fmt(s.p99),
+                "ci95_low": _fmt(s.ci95[0]) if s.ci95 else "", "ci95_high": _fmt(s.ci95[1]) if s.ci95 else "",
+                "cv": _fmt(s.cv), "outliers": s.outliers,
+                "throughput_bytes_per_s": _fmt(metric.throughput_bytes_per_s),
+                "traced_peak_bytes": metric.traced_peak_bytes if metric.traced_peak_bytes is not None else "",
+            })
+    return out.getvalue()
+
+
+def _placement_cells(placement: Placement | None) -> dict[str, str]:
+    """The placement columns, made to filter on (docs/ARCHITECTURE.md, "CSV"): the policy the
+    figures were measured under (`free` where the one asked for could not be applied: the
+    warnings column then has placement-unavailable), and per process in start order the CPUs
+    it was allowed and those the sampler saw it on ("receiver 1; sender 0-1")."""
+    if placement is None:
+        return {"placement": "", "placement_cpus": "", "placement_seen": ""}
+
+    def per_role(cpus_of: Callable[[ProcessPlacement], tuple[int, ...]]) -> str:
+        return "; ".join(f"{role} {','.join(cpu_ranges(cpus_of(process))) or '-'}"
+                         for role, process in placement.processes.items())
+
+    seen = any(p.observed_cpus for p in placement.processes.values())
+    return {"placement": measured_under(placement),
+            "placement_cpus": per_role(lambda p: p.allowed_cpus),
+            # Empty when no process was sampled (a job over within one 100 ms interval).
+            "placement_seen": per_role(lambda p: p.observed_cpus) if seen else ""}
+
+
+def _fmt(value: float | None) -> str:
+    return "" if value is None else repr(float(value))
+
+
+def _blank(value: object) -> object:
+    """A CSV cell: None is an empty cell (as csv writes it), anything else as is."""
+    return "" if value is None else value

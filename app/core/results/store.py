@@ -1,0 +1,552 @@
+"""The results store: SQLite in the user data directory, one row per finished job.
+
+Each job is committed the moment it finishes, in WAL mode, so a crash or a kill
+loses only the job that was running. A run left "running" by a process that no
+longer exists (it no longer holds the run's lock, `app.core.run.runlock`) is marked
+"interrupted" the next time the store is opened.
+
+Location: `--store PATH`, else `$CRYPTOBENCH_HOME/results.sqlite3`, else the
+platform's user data directory (platformdirs).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import platformdirs
+
+from app.core.errors import CryptoBenchError
+from app.core.results.check import (
+    MAX_MAGNITUDE,
+    ResultsDataError,
+    check_environment,
+    check_job,
+    check_profile,
+    check_values,
+)
+from app.core.results.model import JobResult, RunResult
+from app.core.run import runlock
+from app.core.schemes.base import Family
+from app.core.vocab import JobStatus, Mode, RunStatus
+
+SCHEMA_VERSION = 1
+STORE_FILENAME = "results.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    status TEXT NOT NULL,
+    pid INTEGER,
+    host TEXT,
+    environment TEXT NOT NULL,
+    profile TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx);
+"""
+
+
+class StoreError(CryptoBenchError):
+    """The store cannot be opened, read or written; the message names the file.
+
+    Every `sqlite3.Error` a store method meets comes out as one of these (reading a
+    damaged page, a locked file, a full disk), so a face catches StoreError alone."""
+
+
+class BrokenStoreError(StoreError):
+    """The file is there but is not a store this version can use (corrupted, another
+    program's SQLite file, or a newer schema). `move_aside` keeps it and frees the
+    name, so the app can start a new store instead of failing on every start."""
+
+
+class RunNotFound(StoreError):
+    """No stored run has this id (or id prefix); the message names the id and the store."""
+
+
+class AmbiguousRunId(RunNotFound):
+    """The id prefix names several runs: a face treats it as "not found", the message
+    says how many match."""
+
+
+def move_aside(path: str | Path) -> Path:
+    """Rename a broken store (and SQLite's -wal/-shm/-journal files beside it) to
+    `NAME.broken-YYYYmmdd-HHMMSS`; return the new name of the main file.
+
+    Nothing is deleted: the file may hold runs worth recovering with sqlite3's
+    `.recover`, or be a newer CryptoBench's store.
+    """
+    import time
+
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.broken-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.broken-{stamp}-{counter}")
+    try:
+        for suffix in ("-wal", "-shm", "-journal"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.replace(side, target.with_name(target.name + suffix))
+        os.replace(path, target)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot move it aside: {exc.strerror or exc}") from None
+    return target
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: str
+    name: str
+    started: str
+    finished: str | None
+    status: str
+    host: str | None
+    jobs: int
+    ok_jobs: int
+
+
+@dataclass(frozen=True)
+class StoredJob:
+    """One stored job beside what its run says about where it ran (`Store.jobs_like`)."""
+
+    run_id: str
+    run_started: str
+    environment: dict[str, Any]
+    job: JobResult
+
+
+def _packed_job(job: JobResult) -> dict[str, Any]:
+    """The stored form of a job: its dict, raw samples packed straight from the result
+    (no list of Python floats is built on the way)."""
+    data = job.to_dict(samples=False)
+    for name, metric in job.metrics.items():
+        data["metrics"][name]["samples"] = metric.samples
+    return _pack_samples(data)
+
+
+def _pack_samples(job: dict[str, Any]) -> dict[str, Any]:
+    """Raw samples as base64 float64 inside the stored JSON.
+
+    A 100,000-sample loopback job has 400,000 floats; `json.dumps` spends about a
+    microsecond on each, in one C call that holds the interpreter lock, which froze
+    the GUI for over 100 ms when a job was stored. As bytes they encode in about a
+    millisecond, exactly (float64 round-trips bit for bit). Outlier indices (up to a
+    few percent of the samples, tens of thousands on a noisy loopback job) are packed
+    as uint32 for the same reason. Exports still write lists.
+    """
+    for metric in job.get("metrics", {}).values():
+        samples = metric.pop("samples", None)
+        if samples is not None:
+            metric["samples_f64"] = base64.b64encode(np.asarray(samples, dtype="<f8").tobytes()).decode("ascii")
+        indices = metric.pop("outlier_indices", None)
+        if indices is not None:
+            metric["outlier_indices_u32"] = base64.b64encode(
+                np.asarray(indices, dtype="<u4").tobytes()).decode("ascii")
+    return job
+
+
+def data_dir() -> Path:
+    """`$CRYPTOBENCH_HOME`, else the platform's user data directory."""
+    home = os.environ.get("CRYPTOBENCH_HOME")
+    if home:
+        return Path(home)
+    return Path(platformdirs.user_data_dir("cryptobench", appauthor=False))
+
+
+def default_store_path() -> Path:
+    return data_dir() / STORE_FILENAME
+
+
+class Store:
+    """A results store. Use as a context manager or call close()."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA foreign_keys = ON")
+            # Check before anything writes: switching to WAL rewrites the file header,
+            # which must never happen to another program's database.
+            self._check_foreign()
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                             (str(SCHEMA_VERSION),))
+            self._mark_interrupted()
+        except BaseException as exc:
+            # Close at once: the traceback keeps this half-built object (and its file handle)
+            # alive until the next GC cycle, and an open handle stops the user from moving a
+            # bad file away on Windows.
+            db = self.__dict__.get("_db")
+            if db is not None:
+                db.close()
+            if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable, read-only: not broken
+                raise StoreError(f"{self.path}: cannot open the results store: {exc}") from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise BrokenStoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+            if isinstance(exc, OSError):
+                raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+            raise
+
+    def _check_foreign(self) -> None:
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "runs" not in tables:
+            raise BrokenStoreError(f"{self.path}: this SQLite file is not a CryptoBench results store "
+                             f"(tables: {', '.join(sorted(tables))})")
+        if "meta" in tables:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row and int(row[0]) > SCHEMA_VERSION:
+                raise BrokenStoreError(f"{self.path}: written by a newer CryptoBench (store schema {row[0]})")
+
+    def _mark_interrupted(self) -> None:
+        # Alive means "its process still holds the run's lock" (app.core.run.runlock), never
+        # "a process with its PID exists": PIDs are reused, and a run killed as PID 1 in
+        # a container found a PID 1 alive on every later start. The status condition
+        # keeps a run that finished meanwhile from being overwritten.
+        rows = self._db.execute("SELECT id FROM runs WHERE status = ?", (RunStatus.RUNNING,)).fetchall()
+        for (run_id,) in rows:
+            if not runlock.is_held(self.path, run_id):
+                self._db.execute("UPDATE runs SET status = ? WHERE id = ? AND status = ?",
+                                 (RunStatus.INTERRUPTED, run_id, RunStatus.RUNNING))
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of every page and index; empty when the file is sound."""
+        with self._reading():
+            rows = [str(row[0]) for row in self._db.execute("PRAGMA integrity_check")]
+        return [] if rows == ["ok"] else rows
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Any SQLite failure inside (a page that cannot be read, a lock held too long)
+        as a StoreError naming the file."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the results store: {exc}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write the results store: {exc}") from None
+
+    # --- writing -----------------------------------------------------------------
+
+    def begin_run(self, run: RunResult) -> None:
+        runlock.acquire(self.path, run.id)  # before the row exists: a "running" row always has its lock
+        try:
+            with self._write() as db:
+                db.execute(
+                    "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run.id, run.name, run.started, run.finished, run.status, os.getpid(),
+                     run.environment.get("hostname"), json.dumps(run.environment), json.dumps(run.profile)),
+                )
+        except BaseException:
+            runlock.release(self.path, run.id)
+            raise
+
+    def add_job(self, run_id: str, job: JobResult) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
+                       (job.id, run_id, job.index, job.status, json.dumps(_packed_job(job))))
+
+    def finish_run(self, run_id: str, status: str, finished: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id))
+        runlock.release(self.path, run_id)  # only once the final status is committed
+
+    def add_run(self, run: RunResult) -> None:
+        """A whole run, finished elsewhere (`app.core.results.importing`), in one transaction: all of
+        it or, on any failure, none. No PID and no lock: no process of this machine runs it.
+        Plain INSERTs: an id already stored (the run's or any job's) fails the whole run,
+        never replaces another run's row."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+                "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+                (run.id, run.name, run.started, run.finished, run.status, run.environment.get("hostname"),
+                 json.dumps(run.environment), json.dumps(run.profile)),
+            )
+            db.executemany("INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
+                           ((job.id, run.id, job.index, job.status, json.dumps(_packed_job(job)))
+                            for job in run.jobs))
+
+    def delete_run(self, run_id: str) -> bool:
+        with self._write() as db:
+            return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+
+    # --- reading -----------------------------------------------------------------
+
+    def list_runs(self, limit: int | None = None) -> list[RunSummary]:
+        query = (
+            "SELECT r.id, r.name, r.started, r.finished, r.status, r.host, "
+            "COUNT(j.id), SUM(CASE WHEN j.status = ? THEN 1 ELSE 0 END) "
+            "FROM runs r LEFT JOIN jobs j ON j.run_id = r.id GROUP BY r.id ORDER BY r.started DESC, r.id DESC"
+        )
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        with self._reading():
+            rows = self._db.execute(query, (JobStatus.OK,)).fetchall()
+        return [RunSummary(row[0], row[1], row[2], row[3], row[4], row[5], jobs=row[6], ok_jobs=row[7] or 0)
+                for row in rows]
+
+    def resolve_run_id(self, prefix: str) -> str:
+        """A full run id from a unique prefix; RunNotFound (AmbiguousRunId for several)."""
+        # A literal prefix: LIKE would take "%" and "_" as wildcards (and ignore case).
+        with self._reading():
+            rows = [str(r[0]) for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?",
+                                                        (len(prefix), prefix))]
+        if prefix in rows:
+            return prefix
+        if not rows:
+            raise RunNotFound(f"no run with id {prefix!r} in {self.path}")
+        if len(rows) > 1:
+            raise AmbiguousRunId(f"run id prefix {prefix!r} is ambiguous ({len(rows)} runs match)")
+        return rows[0]
+
+    def load_run(self, run_id: str) -> RunResult:
+        """The run with every job that reads back intact. A damaged row (cut short, edited,
+        wrong types) becomes a failed placeholder job whose error names the damage, and a
+        line in `RunResult.damaged`: one bad row must not hide the rest of the run.
+        RunNotFound for an unknown id, StoreError when the file cannot be read."""
+        run_id = self.resolve_run_id(run_id)
+        try:
+            return self._load_run(run_id)
+        except sqlite3.Error as exc:  # a page SQLite cannot read: `cryptobench store` checks the file
+            raise StoreError(f"{self.path}: cannot read run {run_id}: {exc}") from None
+
+    def _load_run(self, run_id: str) -> RunResult:
+        row = self._db.execute(
+            "SELECT id, started, finished, status, environment, profile, name FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:  # deleted (by another window or process) since its id was resolved
+            raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
+        damaged: list[str] = []
+        blocks: dict[str, dict[str, Any]] = {}
+        for column, text, check in (("environment", row[4], check_environment), ("profile", row[5], check_profile)):
+            try:
+                blocks[column] = _decode_block(text, column, check)
+            except _DamagedRow as exc:
+                blocks[column] = {"name": str(row[6])} if column == "profile" else {}
+                damaged.append(f"run record: {exc}")
+        jobs = []
+        for job_id, idx, status, text in self._db.execute(
+                "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)):
+            try:
+                jobs.append(_read_job(text))
+            except _DamagedRow as exc:
+                jobs.append(_placeholder_job(job_id, idx, text, str(exc)))
+                damaged.append(f"{_row_name(job_id, idx)}: {exc}")
+        return RunResult(id=row[0], started=row[1], finished=row[2], status=row[3],
+                         environment=blocks["environment"], profile=blocks["profile"], jobs=jobs, damaged=damaged)
+
+    def jobs_like(self, scheme: str, backend: str, mode: str, message_size: int) -> list[StoredJob]:
+        """Every job of every run with this scheme, backend, mode and message size, oldest
+        run first, then by job index. SQLite picks the rows (json_extract), so only those
+        are decoded: a job's history over 200 runs of 40 jobs reads in 0.17 s, where
+        loading every run takes 1.6 s (benchmarks/README.md, "A job's trend").
+        A damaged job row is left out and a damaged run record gives an empty environment
+        (`damaged_rows` and `load_run` name them)."""
+        query = (
+            "SELECT r.id, r.started, r.environment, j.result FROM jobs j JOIN runs r ON r.id = j.run_id "
+            # CASE: json_extract raises on a damaged row, and AND does not promise to test json_valid first.
+            "WHERE CASE WHEN json_valid(j.result) THEN json_extract(j.result, '$.scheme') = ? "
+            "AND json_extract(j.result, '$.backend') = ? AND json_extract(j.result, '$.mode') = ? "
+            "AND json_extract(j.result, '$.message_size') = ? ELSE 0 END ORDER BY r.started, r.id, j.idx"
+        )
+        found: list[StoredJob] = []
+        environments: dict[str, dict[str, Any]] = {}
+        with self._reading():
+            rows = self._db.execute(query, (scheme, backend, mode, message_size)).fetchall()
+        for run_id, started, environment, text in rows:
+            try:
+                job = _read_job(text)
+            except _DamagedRow:
+                continue
+            if run_id not in environments:
+                try:
+                    environments[run_id] = _decode_block(environment, "environment", check_environment)
+                except _DamagedRow:
+                    environments[run_id] = {}
+            found.append(StoredJob(str(run_id), str(started), environments[run_id], job))
+        return found
+
+    def damaged_rows(self) -> list[str]:
+        """Rows that SQLite finds sound but that do not read back as results (a job row cut
+        short, edited by hand, with a wrong type or a NaN): one line each, naming the row.
+        `integrity_check` cannot see these; `load_run` shows the rest of their run."""
+        found: list[str] = []
+        with self._reading():
+            for run_id, environment, profile in self._db.execute("SELECT id, environment, profile FROM runs"):
+                for column, text, check in (("environment", environment, check_environment),
+                                            ("profile", profile, check_profile)):
+                    try:
+                        _decode_block(text, column, check)
+                    except _DamagedRow as exc:
+                        found.append(f"run {run_id}: {exc}")
+            for job_id, idx, text in self._db.execute("SELECT id, idx, result FROM jobs ORDER BY run_id, idx"):
+                try:
+                    _read_job(text)
+                except _DamagedRow as exc:
+                    found.append(f"{_row_name(job_id, idx)}: {exc}")
+        return found
+
+
+# --- reading rows back -------------------------------------------------------------------
+
+
+class _DamagedRow(Exception):
+    """A stored row that does not read back; str() says how, in one line."""
+
+
+def _row_name(job_id: Any, idx: Any) -> str:
+    return f"job #{idx} ({job_id})" if isinstance(idx, int) else f"job {job_id}"
+
+
+def _json_row(text: Any, what: str) -> Any:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _DamagedRow(f"{what}: not UTF-8 text (bad byte at offset {exc.start})") from None
+    if not isinstance(text, str):
+        raise _DamagedRow(f"{what}: expected JSON text, got SQLite {type(text).__name__}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            raise _DamagedRow(f"{what}: JSON cut short ({len(text)} characters)") from None
+        raise _DamagedRow(f"{what}: JSON damaged at character {exc.pos} of {len(text)} ({exc.msg})") from None
+    except RecursionError:
+        raise _DamagedRow(f"{what}: JSON nested too deeply") from None
+    except ValueError as exc:  # a number beyond the int/str conversion limit
+        raise _DamagedRow(f"{what}: not valid JSON ({exc})") from None
+
+
+def _decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
+    data = _json_row(text, column)
+    try:
+        if not isinstance(data, dict):
+            raise ResultsDataError(column, f"expected an object, got {type(data).__name__}")
+        check_values(data, column)  # text that cannot be encoded, NaN, ints beyond 64 bits
+        check(data, column)
+    except ResultsDataError as exc:
+        raise _DamagedRow(str(exc)) from None
+    return data
+
+
+def _decode_job(text: Any) -> dict[str, Any]:
+    """A job row as a results dict (samples unpacked), every field checked."""
+    data: dict[str, Any] = _json_row(text, "result")  # check_job refuses anything but an object
+    try:
+        check_job(data, "result")  # the packed form: samples are base64 strings here
+        for name, metric in data["metrics"].items():
+            where = f"result.metrics.{name}" if name.isidentifier() else f"result.metrics[{json.dumps(name)}]"
+            _unpack_metric(metric, where)
+    except ResultsDataError as exc:
+        raise _DamagedRow(str(exc)) from None
+    return data
+
+
+def _read_job(text: Any) -> JobResult:
+    """A job row as a JobResult; _DamagedRow if it does not read back."""
+    data = _decode_job(text)
+    try:
+        return JobResult.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:  # not expected after check_job: a last line of defence
+        raise _DamagedRow(f"result: {type(exc).__name__}: {exc}") from None
+
+
+def _unpack_metric(metric: dict[str, Any], where: str) -> None:
+    """Unpack one metric's samples and outlier indices (`_pack_samples` in reverse), refusing
+    packed arrays of the wrong size or with non-finite samples (the checks check_metric
+    makes on a results file's lists)."""
+    n = metric["n"]
+    for key, dtype, target in (("samples_f64", "<f8", "samples"), ("outlier_indices_u32", "<u4", "outlier_indices")):
+        packed = metric.pop(key, None)
+        if packed is None:
+            continue
+        try:
+            raw = base64.b64decode(packed, validate=True) if isinstance(packed, str) else None
+        except ValueError:
+            raw = None
+        width = np.dtype(dtype).itemsize
+        if raw is None or len(raw) % width:
+            raise ResultsDataError(f"{where}.{key}", "not a packed array (bad base64 or cut short)")
+        values = np.frombuffer(raw, dtype=dtype)
+        if target == "samples":
+            if values.size != n:
+                raise ResultsDataError(f"{where}.{key}", f"expected n = {n} samples, got {values.size}")
+            if not np.isfinite(values).all() or (values.size and float(np.abs(values).max()) > MAX_MAGNITUDE):
+                raise ResultsDataError(f"{where}.{key}", "holds a sample that is not a finite time")
+        elif values.size and int(values.max()) >= n:
+            raise ResultsDataError(f"{where}.{key}", f"holds a sample index beyond n = {n}")
+        metric[target] = values.tolist()
+
+
+def _placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult:
+    """A failed job standing for a damaged row, with what can be read off its start
+    (a row is written id, index, scheme, backend, params, label, family, mode,
+    message_size first, so a row cut short usually still names its job)."""
+    head = text.decode("utf-8", "replace") if isinstance(text, bytes) else text if isinstance(text, str) else ""
+    found: dict[str, Any] = {}
+    for key in ("scheme", "backend", "label", "family", "mode"):
+        match = re.search(rf'"{key}": ("(?:[^"\\]|\\.)*")', head)
+        if match:
+            try:
+                value = json.loads(match.group(1))
+            except ValueError:
+                continue
+            if isinstance(value, str) and value.isprintable() and len(value) <= 200:
+                found[key] = value
+    match = re.search(r'"message_size": (\d{1,10})[,}]', head)
+    size = int(match.group(1)) if match else 0
+    index = idx if isinstance(idx, int) and not isinstance(idx, bool) else 0
+    family = found.get("family", "")
+    return JobResult(
+        id=str(job_id), index=index, scheme=found.get("scheme", "unknown"), backend=found.get("backend", ""),
+        params={}, label=found.get("label", f"job #{index}"), family=family if family in set(Family) else "",
+        mode=str(found["mode"]) if found.get("mode") in set(Mode) else Mode.OPERATIONS, message_size=size,
+        status=JobStatus.FAILED,
+        error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact")

@@ -1,0 +1,396 @@
+"""Executes a profile: one child process per job, events out, results stored at once.
+
+The runner is the supervisor both faces share: the CLI calls `Runner.run()` on its
+main thread, the GUI's worker does the same on a pool thread. It never runs crypto
+itself. Each profile job gets a fresh child process (no state inherited from the
+GUI or from earlier jobs), watched by a psutil sampler thread here in the parent
+(app.core.run.supervisor spawns, watches and stops them); raw samples come back over a
+pipe and become statistics and warnings here. Each finished job is written to the
+store before the next one starts.
+
+Where the platform has it (Linux, macOS), children are forked from multiprocessing's
+fork server, a clean interpreter started once per supervising process that imported
+the measuring code and every scheme module ahead of time (`CHILD_PRELOAD`). A job
+still gets a process of its own that runs nothing else and exits, but no longer pays
+the interpreter start and the imports (0.3-0.5 s a job here; about 20 ms forked). The
+server never runs a job, so a fork of it carries no state from an earlier one.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import numpy as np
+import psutil
+
+from app.core.analysis import stats
+from app.core.errors import RegistryError
+from app.core.machine import preflight
+from app.core.machine.environment import collect_environment
+from app.core.measure.sampler import ResourceSeries
+from app.core.profile.model import Profile, ResolvedJob
+from app.core.profile.resolve import resolve_jobs
+from app.core.results.job_records import (
+    SAMPLING_INTERVAL_S,
+    CpuUsage,
+    MemoryUsage,
+    ProcessUsage,
+    Security,
+    Validation,
+)
+from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.results.store import Store, StoreError
+from app.core.run.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
+from app.core.run.jobstart import start_method, warm_up_children
+from app.core.run.supervisor import ChildSupervisor
+from app.core.schemes import registry
+from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
+from app.core.session.sender import RemoteTarget
+from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
+
+#: Receives every event of a run, on the runner's thread.
+EventHandler = Callable[[RunEvent], None]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def preload() -> None:
+    """Do now the one-time work a first run would otherwise do in the middle of a job.
+
+    A GUI calls this once, idle, after its window shows. Left to the run, these lazy
+    imports happen on a worker thread holding the interpreter lock (under PySide's
+    import hook, which reads each new module's source), and froze the event loop for
+    60-100 ms when the first job ended: `np.percentile` imports `numpy.ma` on first
+    use; spawning the first child imports multiprocessing's spawn machinery; the first
+    environment record imports `importlib.metadata`'s parsers and fills caches.
+    """
+    import importlib
+
+    import numpy.ma  # noqa: F401
+
+    for name in ("multiprocessing.spawn", "multiprocessing.resource_tracker",
+                 "multiprocessing.popen_spawn_win32" if os.name == "nt" else "multiprocessing.popen_spawn_posix",
+                 *(("multiprocessing.forkserver", "multiprocessing.popen_forkserver")
+                   if start_method() == "forkserver" else ())):
+        importlib.import_module(name)
+    warm_up_children()
+    collect_environment()
+    stats.summarize(np.arange(1.0, 33.0))
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+class Runner:
+    """Runs every job of a profile in order.
+
+    Args:
+        profile: a validated profile.
+        store: where each finished job is written at once (None: keep in memory only).
+        on_event: called with every event (on the runner's thread).
+        cancel: set it to stop; the running job's processes are killed and the job
+            and every job after it are marked cancelled.
+        source: the profile's file name, for error messages.
+        remote: the `cryptobench serve` receiver that jobs in mode "remote" talk to.
+        parallel_workers: how many jobs the caller runs at once (the GUI's pool); above
+            one, the run and every job record why their timings may be inflated.
+
+    A store that fails mid-run (disk full, folder gone read-only) does not stop the
+    run: the error is logged once, `store_error` keeps it, and the results stay in
+    memory (`current_run`) for the caller to show and export.
+    """
+
+    def __init__(self, profile: Profile, *, store: Store | None = None, on_event: EventHandler | None = None,
+                 cancel: threading.Event | None = None, source: str | None = None,
+                 remote: RemoteTarget | None = None, parallel_workers: int = 1,
+                 preflight_wait: bool = True) -> None:
+        self.profile = profile
+        #: False: `start` never waits for the pre-flight's CPU-counter interval; steal and
+        #: other load are then measured over the start-up work alone (the window calls
+        #: `start` on its event loop, which must not stall for 0.2 s). The fact says how long.
+        self.preflight_wait = preflight_wait
+        self.parallel_workers = max(1, parallel_workers)
+        self.current_run: RunResult | None = None
+        self.store_error: str | None = None
+        self.remote = remote
+        self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
+        self._store = store
+        self.on_event = on_event or (lambda event: None)
+        self.cancel = cancel or threading.Event()
+        self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
+        #: The result index of each job's first message size.
+        self.base_indexes = [sum(len(j.message_sizes) for j in self.jobs[:k]) for k in range(len(self.jobs))]
+        self._scaling: stats.StabilityWarning | None = None
+        self._parallel: stats.StabilityWarning | None = None
+
+    @property
+    def store(self) -> Store | None:
+        """The store given to the constructor; None once it failed (`store_error` says why)."""
+        return self._store
+
+    def run(self) -> RunResult:
+        """Run every job in order on this thread (the CLI's way)."""
+        run = self.start()
+        try:
+            for job, base in zip(self.jobs, self.base_indexes):
+                self.record(run, self.execute(run, job, base))
+        except KeyboardInterrupt:
+            self.cancel.set()  # Ctrl-C: the run is cancelled, not failed
+            raise
+        finally:
+            self.finish(run)
+        return run
+
+    # --- the three steps, for callers that dispatch jobs themselves (the GUI's pool) --
+
+    def start(self) -> RunResult:
+        """Record the environment, open the run in the store, announce it."""
+        check = preflight.enabled()
+        sample = preflight.begin_sample() if check else None  # its interval overlaps the start-up work
+        warm_up_children()  # the fork server imports while the environment is collected
+        environment = collect_environment()
+        stability = (preflight.read_facts(start=sample) if self.preflight_wait
+                     else preflight.read_facts(start=sample, sleep=lambda _: None)) if check else []
+        if check:
+            environment["stability"] = preflight.facts_to_dict(stability)
+        # How job processes started (a fresh interpreter, or a fork of the preloaded fork
+        # server): a condition of every timing and of every process's RSS.
+        environment["job_start_method"] = start_method()
+        run = RunResult(id=new_run_id(), started=now_iso(), status=RunStatus.RUNNING, environment=environment,
+                        profile=self.profile.to_dict())
+        governors = environment.get("cpu", {}).get("governors") or []
+        self._scaling = stats.frequency_scaling_warning(governors)
+        self._parallel = stats.parallel_jobs_warning(self.parallel_workers, psutil.cpu_count() or 1)
+        if self._parallel is not None:
+            environment["parallel_workers"] = self.parallel_workers  # before the store records it
+        if self._store is not None:
+            self._store.begin_run(run)  # a store that cannot start a run refuses it, before any job
+        self.current_run = run
+        self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
+        for finding in (fact.finding for fact in stability):
+            if finding is not None:  # one line each; none on a machine found fine
+                self.on_event(LogMessage(LogLevel.WARNING, f"Stability: {finding.found}: {finding.why}. "
+                                                           f"Fix: {finding.fix}."))
+        if self._parallel is not None:
+            self.on_event(LogMessage(LogLevel.WARNING, f"{self._parallel.message}. {self._parallel.fix}."))
+        return run
+
+    def execute(self, run: RunResult, job: ResolvedJob, base_index: int) -> list[JobResult]:
+        """Run one profile job in its child processes; safe to call from a worker thread
+        (it touches neither the store nor the run)."""
+        results = self._run_job(job, run.id, base_index)
+        for result in results:
+            if result.status == JobStatus.OK:
+                result.warnings.extend(w for w in (self._scaling, self._parallel) if w is not None)
+        return results
+
+    def record(self, run: RunResult, results: list[JobResult], *, stored: bool = False) -> None:
+        """Add finished results to the run and (unless the caller already `stored` them
+        through its own connection) to the store, on the thread that owns the store."""
+        for result in results:
+            run.jobs.append(result)
+            if self._store is not None and not stored:
+                try:
+                    self._store.add_job(run.id, result)
+                except StoreError as exc:
+                    self._store_failed(exc)
+            self.on_event(JobFinished(result.index, result))
+
+    def _store_failed(self, exc: StoreError) -> None:
+        """Stop writing to a store that failed; the run and its results go on in memory."""
+        self.store_error = str(exc)
+        self._store = None
+        self.on_event(LogMessage(LogLevel.ERROR, f"{exc}. The run goes on; its results are kept in memory "
+                                          "and can still be exported."))
+
+    def finish(self, run: RunResult) -> RunResult:
+        run.jobs.sort(key=lambda job: job.index)
+        run.finished = now_iso()
+        if self.cancel.is_set():
+            run.status = RunStatus.CANCELLED
+        elif len(run.jobs) < self.total_jobs:
+            run.status = RunStatus.FAILED
+        else:
+            run.status = RunStatus.FINISHED
+        if self._store is not None:
+            try:
+                self._store.finish_run(run.id, run.status, run.finished)
+            except StoreError as exc:
+                self._store_failed(exc)
+        self.on_event(RunFinished(run))
+        return run
+
+    # --- one profile job = one child process --------------------------------------
+
+    def _run_job(self, job: ResolvedJob, run_id: str, base_index: int) -> list[JobResult]:
+        sizes = job.message_sizes
+        if self.cancel.is_set():
+            return [placeholder_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
+                    for i, size in enumerate(sizes)]
+        return _JobRun(self, job, run_id, base_index).execute()
+
+
+def placeholder_result(job: ResolvedJob, run_id: str, index: int, size: int, status: JobStatus,
+                       error: str | None) -> JobResult:
+    """A result for one message size of `job` with no measurement yet: the job's identity,
+    its scheme's security metadata and notes, and `status`/`error`.
+
+    The runner builds every result from one, and a size that never reported (cancelled,
+    failed, or lost to an internal error in a face's worker) is recorded as one, so that
+    tables and stores still show which job it was. `index` is the result's index in the
+    run; its id is "<run_id>/<index>".
+    """
+    result = JobResult(
+        id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
+        label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
+        tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
+        link=job.link,  # the job's link as resolved, on every result (None: plain loopback, operations)
+    )
+    try:
+        info = registry.create(job.scheme, job.backend, job.params).info
+    except RegistryError:
+        return result  # the child reports why; the metadata is simply unknown
+    result.security = Security(classical_bits=info.security.classical_bits,
+                               pq_category=info.security.pq_category, insecure=info.insecure)
+    result.notes = list(info.notes)
+    if result.tcp_nodelay is False:
+        result.notes.append("TCP_NODELAY off at both ends: Nagle's algorithm may hold back small writes")
+    return result
+
+
+class _JobRun:
+    """One profile job: its processes (a ChildSupervisor) and the results built from
+    what they measured, one per message size, as each size's measurement arrives."""
+
+    def __init__(self, runner: Runner, job: ResolvedJob, run_id: str, base_index: int) -> None:
+        self.runner, self.job, self.run_id, self.base = runner, job, run_id, base_index
+        self.results: dict[int, JobResult] = {}
+        self.supervisor = ChildSupervisor(job, base_index, emit=runner.on_event, cancel=runner.cancel,
+                                          remote=runner.remote, on_measured=self._measured)
+
+    def execute(self) -> list[JobResult]:
+        cancelled = self.supervisor.run()
+        results = []
+        for i, size in enumerate(self.job.message_sizes):
+            if i in self.results:
+                results.append(self.results[i])
+                continue
+            if cancelled:
+                status, error = JobStatus.CANCELLED, "cancelled by the user"
+            else:
+                status, error = JobStatus.FAILED, self.supervisor.failure_cause()
+            result = placeholder_result(self.job, self.run_id, self.base + i, size, status, error)
+            placer = self.supervisor.placer
+            if placer.allowed:  # a process started: where it was allowed and seen, over the whole job
+                sampler = self.supervisor.sampler
+                result.placement = placer.record(sampler.series if sampler is not None else {})
+                result.notes.extend(placer.notes(unavailable=True))
+            results.append(result)
+        return results
+
+    def _measured(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> None:
+        self.results[measured.size_index] = self._build(measured, series, window_start)
+
+    def _build(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> JobResult:
+        job = self.job
+        index = self.base + measured.size_index
+        result = placeholder_result(job, self.run_id, index, measured.message_size, JobStatus.OK, None)
+        result.finished = now_iso()
+        result.notes.extend(measured.notes)
+        result.wire_bytes = dict(measured.wire_bytes)
+        result.load = measured.load
+        result.tcp_info = dict(measured.tcp_info)
+        if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
+            result.notes.append("TCP_INFO is of each end's connection to the link process: the kernel's RTT is "
+                                "that hop's, and includes the emulated delay only where an acknowledgement waited "
+                                "for the reply (delayed ACK)")
+        failures = list(measured.tamper_failures)
+        result.validation = Validation(checked=measured.checked, failed=measured.failed,
+                                       tamper_tried=measured.tamper_tried, tamper_rejected=measured.tamper_rejected)
+        if measured.error:
+            result.status, result.error = JobStatus.FAILED, measured.error
+        elif failures:
+            result.status = JobStatus.FAILED
+            result.error = "tampered payload not rejected: " + "; ".join(failures)
+        seal, _ = _per_message_metrics(job)
+        for name, raw in measured.metrics.items():
+            if not raw.samples:
+                continue
+            result.metrics[name] = self._metric(name, raw, measured.message_size, result)
+            # Hand the interpreter lock over between metrics: in the GUI this runs on a
+            # worker thread, and a GUI thread waiting to paint gets it now rather than
+            # after the whole job's statistics (~100 ms for 100,000-sample metrics).
+            time.sleep(0)
+        if seal in result.metrics:
+            result.throughput_bytes_per_s = result.metrics[seal].throughput_bytes_per_s
+        usage = {role: ProcessUsage.from_series(_slice(s, window_start)) for role, s in series.items()}
+        if measured.receiver_resources is not None and Role.RECEIVER not in usage:
+            reported = measured.receiver_resources
+            usage[Role.RECEIVER] = ProcessUsage(
+                samples=0, mean_percent=reported.get("cpu_percent_mean"),
+                rss_peak_bytes=int(reported["rss_bytes"]) if "rss_bytes" in reported else None,
+                source="reported by the remote receiver: CPU time over the size, RSS at its end",
+            )
+        result.cpu = CpuUsage(processes=usage, interval_s=SAMPLING_INTERVAL_S)
+        placer = self.supervisor.placer
+        result.placement = placer.record({role: _slice(s, window_start) for role, s in series.items()})
+        result.notes.extend(placer.notes())
+        placement_warning = placer.warning()
+        if placement_warning is not None:
+            result.warnings.append(placement_warning)
+        if not all(u.sampled for u in usage.values()):
+            result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
+        result.memory = MemoryUsage(
+            rss_peak_bytes={role: u.rss_peak_bytes for role, u in usage.items()},
+            traced_peak_bytes={name: m.traced_peak_bytes for name, m in result.metrics.items()
+                               if m.traced_peak_bytes is not None},
+        )
+        measuring = result.cpu.measuring(job.mode)
+        busy = measuring.other_processes_mean_percent if measuring else None
+        if busy is not None:
+            warning = stats.machine_busy_warning(busy, psutil.cpu_count() or 1)
+            if warning is not None:
+                result.warnings.append(warning)
+        return result
+
+    def _metric(self, name: str, raw: RawMetric, size: int, result: JobResult) -> MetricResult:
+        if raw.summary is not None:  # computed by the child (SizeMeasured.summarize)
+            summary = raw.summary
+            result.warnings.extend(raw.warnings)
+        else:
+            samples = np.asarray(raw.samples, dtype=np.float64)  # packed on the pipe: no per-float work
+            summary = stats.summarize(samples, "s")
+            result.warnings.extend(stats.check_stability(name, summary, samples, raw.warmup))
+        per_message = name in _per_message_metrics(self.job)
+        throughput = size / summary.median if per_message and size and summary.median > 0 else None
+        return MetricResult(stats=summary, samples=raw.samples, batch=raw.batch,
+                            traced_peak_bytes=raw.traced_peak_bytes, throughput_bytes_per_s=throughput)
+
+
+def _per_message_metrics(job: ResolvedJob) -> tuple[str, str | None]:
+    """The metrics that time one message on each side: (seal, open)."""
+    if job.mode == Mode.OPERATIONS:
+        return SEAL_METRIC[job.family], OPEN_METRIC.get(job.family)
+    return "compute", "receiver"
+
+
+def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
+    """The part of a resource series sampled since `start` (one message size's window)."""
+    window = ResourceSeries(series.role)
+    for i, t in enumerate(series.times):
+        if t >= start:
+            window.times.append(t)
+            window.cpu_percent.append(series.cpu_percent[i])
+            window.rss_bytes.append(series.rss_bytes[i])
+            window.other_cpu_percent.append(series.other_cpu_percent[i])
+            if i < len(series.cpu_nums):
+                window.cpu_nums.append(series.cpu_nums[i])
+    return window

@@ -1,0 +1,426 @@
+"""Spawns, watches and (on cancel) kills one job's child processes.
+
+Operations mode: one worker. Load: a load server (app.core.load.server), then the load
+generator that drives every client connection (app.core.load.job). Loopback: a receiver that reports the port it bound, then
+a sender that connects to it; over an emulated link (`ResolvedJob.link`), a link
+process (app.core.link) between them, which listens on a port of its own that the
+sender connects to instead. Remote: a sender only. Every child gets its plan up front
+(app.core.run.plan) and answers over one pipe with the typed messages of app.core.run.events:
+the process that measures (worker or sender) sends `MeasuringMessage`s, a loopback
+receiver `ReceiverMessage`s, a link `LinkMessage`s. The supervisor relays what the
+faces show as `RunEvent`s, hands each size's measurement to the runner as it arrives,
+and owns the killing: a child is stopped by its parent, never left behind
+(`stop_process`).
+"""
+
+from __future__ import annotations
+
+import errno
+import multiprocessing.connection as mp_connection
+import secrets
+import signal
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import TypeVar, assert_never
+
+from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
+from app.core.link.shared import shared_link_main
+from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
+from app.core.load.job import load_generator_main
+from app.core.load.server import LoadServerPlan, load_server_main
+from app.core.machine.placement import Placer, roles_of
+from app.core.measure.ops import child_main
+from app.core.measure.sampler import ResourceSampler, ResourceSeries
+from app.core.profile.model import ResolvedJob
+from app.core.run.events import (
+    ChildFailed,
+    JobProcesses,
+    JobStarted,
+    LinkDone,
+    LinkMessage,
+    Listening,
+    LogMessage,
+    MeasuringMessage,
+    PeerDropped,
+    Progress,
+    ReceiverDone,
+    ReceiverMessage,
+    ResourceSample,
+    RunEvent,
+    SampleBatch,
+    SizeMeasured,
+    SizeStarted,
+)
+from app.core.run.jobstart import child_context, stop_signals_blocked
+from app.core.run.plan import JobPlan, SessionPeer
+from app.core.session.protocol import TOKEN_BYTES
+from app.core.session.receiver import ReceiverPlan, receiver_main
+from app.core.session.sender import RemoteTarget, sender_main
+from app.core.session.wire import HEADER_SIZE
+from app.core.vocab import LogLevel, Mode, Role, measuring_role
+
+#: How long the supervisor waits for a child's next message before checking for
+#: cancel and child death; cancel is therefore honoured within this time.
+POLL_SECONDS = 0.05
+#: A child asked to stop gets this long to exit before it is killed.
+TERMINATE_GRACE_SECONDS = 1.0
+#: How long a loopback receiver may take to start listening (a cold spawn on a
+#: loaded 2-core machine takes about a second).
+PORT_TIMEOUT_SECONDS = 30.0
+#: How long a process that is on its way out gets before we count it as stopped by us.
+EXIT_SETTLE_SECONDS = 0.1
+#: After the sender is gone, how long the receiver may take to report its outcome.
+RECEIVER_GRACE_SECONDS = 2.0
+
+#: Called with each size's measurement as it arrives: what the child measured, the
+#: sampler's series by role, and when (in those series' time) the size's window began.
+OnMeasured = Callable[[SizeMeasured, dict[str, ResourceSeries], float], None]
+PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, LoadServerPlan)
+
+
+class ChildSupervisor:
+    """Runs one profile job's child processes from spawn to exit.
+
+    Args:
+        job: the job, as the profile layer resolved it.
+        first_index: the result index of the job's first message size.
+        emit: where run events go (the runner's `on_event`).
+        cancel: set it to stop; the processes are killed within POLL_SECONDS.
+        remote: the `cryptobench serve` receiver, for a job in mode remote.
+        on_measured: given each size's measurement as it arrives (see `OnMeasured`).
+
+    `run()` returns once every process is gone; `failure_cause()` then names why sizes
+    that reported nothing are missing.
+    """
+
+    def __init__(self, job: ResolvedJob, first_index: int, *, emit: Callable[[RunEvent], None],
+                 cancel: threading.Event, remote: RemoteTarget | None, on_measured: OnMeasured) -> None:
+        self.job, self.base = job, first_index
+        self.emit, self.cancel, self.remote, self.on_measured = emit, cancel, remote, on_measured
+        self.current = first_index
+        self.window_start: dict[int, float] = {}
+        self.child_error: str | None = None
+        self.receiver_error: str | None = None
+        self.link_error: str | None = None
+        self.start_error: str | None = None
+        self.processes: dict[Role, BaseProcess] = {}
+        self.pipes: dict[Role, Connection] = {}
+        self.exitcodes: dict[Role, int | None] = {}
+        self.stopped_by_us: set[Role] = set()
+        self.sampler: ResourceSampler | None = None
+        #: The job's CPU placement: applied to each process as it starts (`_start`).
+        self.placer = Placer(job.placement, roles_of(job.mode, job.link is not None),
+                             receiver_processes=job.load.server_workers if job.load is not None else 1)
+        self._placement_warned = False
+        self._context = child_context()
+
+    def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
+        """Spawn one child; _StartFailed when the system refuses (no file descriptor,
+        memory or process slot left), which fails this job and lets the run go on."""
+        try:
+            receive, send = self._context.Pipe(duplex=False)
+        except (OSError, MemoryError) as exc:
+            raise _StartFailed(f"{role} process", exc) from None
+        process = self._context.Process(target=target, args=(send, plan), daemon=True,
+                                        name=f"cryptobench-job-{self.base}-{role}")
+        try:
+            with stop_signals_blocked():
+                process.start()
+        except (OSError, MemoryError) as exc:
+            receive.close()
+            send.close()
+            raise _StartFailed(f"{role} process", exc) from None
+        self.processes[role] = process
+        self.pipes[role] = receive
+        send.close()  # the child holds the only writer: EOF here means it is gone
+        if process.pid is not None:
+            self.placer.apply(role, process.pid)
+            if self.placer.unavailable is not None and not self._placement_warned:
+                self._placement_warned = True
+                self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: CPU placement {self.job.placement} not "
+                                     f"applied, the job runs as free: {self.placer.unavailable}", self.current))
+        self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
+
+    def _session_plan(self, host: str, port: int, token: bytes) -> JobPlan:
+        peer = SessionPeer(host, port, token)
+        if self.job.link is not None:
+            peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
+        return JobPlan(self.job, self.base, peer)
+
+    def run(self) -> bool:
+        """Spawn the job's processes, relay their messages until the measuring one is
+        done, then stop them all. True if the run was cancelled meanwhile."""
+        job = self.job
+        cancelled = False
+        main = measuring_role(job.mode)
+        self.placer.claim()
+        try:
+            if job.mode == Mode.OPERATIONS:
+                self._start(Role.WORKER, child_main, JobPlan(job, self.base))
+            elif job.mode == Mode.LOOPBACK:
+                if job.link is not None and not self._link_checked(job):
+                    return False
+                token = secrets.token_bytes(TOKEN_BYTES)
+                limits = ReceiverPlan(token).limits
+                if job.link is not None:
+                    limits = limits_over_link(limits, job.link)
+                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits))
+                port = self._wait_for_port(Role.RECEIVER)
+                if port is not None and job.link is not None:
+                    # The sender talks to the link, the link to the receiver; neither end knows.
+                    self._start(Role.LINK, link_main, LinkPlan(job.link, port, seed=job.index))
+                    port = self._wait_for_port(Role.LINK)
+                if port is None:
+                    return self.cancel.is_set()
+                self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
+            elif job.mode == Mode.LOAD:
+                assert job.load is not None, "resolve_jobs gives every load job its settings"
+                if job.link is not None and not self._link_checked(job):
+                    return False
+                token = secrets.token_bytes(TOKEN_BYTES)
+                self._start(Role.RECEIVER, load_server_main, LoadServerPlan(
+                    token, job.scheme, job.backend, dict(job.params), tuple(job.message_sizes),
+                    workers=job.load.server_workers))
+                port = self._wait_for_port(Role.RECEIVER)
+                if port is not None and job.link is not None:
+                    # Every client through one link process, one bottleneck they all share.
+                    self._start(Role.LINK, shared_link_main, LinkPlan(job.link, port, seed=job.index))
+                    port = self._wait_for_port(Role.LINK)
+                if port is None:
+                    return self.cancel.is_set()
+                self._start(Role.SENDER, load_generator_main, self._session_plan("127.0.0.1", port, token))
+            else:
+                remote = self.remote
+                if remote is None:  # resolve_jobs refuses this; kept as a clear error
+                    self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
+                    return False
+                self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
+            try:
+                self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()
+                                                if p.pid is not None}, on_sample=self._on_resource)
+                self.sampler.start()
+            except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
+                self.sampler = None
+                raise _StartFailed("resource sampler", exc) from None
+            self.emit(JobStarted(self.base, job.label, job.message_sizes[0]))
+            cancelled = self._pump(main)
+        except _StartFailed as exc:
+            self.start_error = str(exc)
+            self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
+        finally:
+            if self.sampler is not None:
+                self.sampler.stop()
+            self._stop_all()
+            self.placer.release()
+        return cancelled
+
+    def _link_checked(self, job: ResolvedJob) -> bool:
+        """Whether the job's link can be emulated; refused before any process starts."""
+        assert job.link is not None
+        try:
+            check_link(job.link)
+        except LinkError as exc:
+            self.start_error = str(exc)
+            self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
+            return False
+        return True
+
+    def _wait_for_port(self, role: Role) -> int | None:
+        """The port the loopback receiver (or the link) listens on, or None (cancelled, or it failed)."""
+        pipe = self.pipes[role]
+        deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.cancel.is_set():
+                return None
+            if pipe.poll(POLL_SECONDS):
+                try:
+                    received = pipe.recv()
+                except (EOFError, OSError):
+                    break
+                if isinstance(received, Listening):
+                    return received.port
+                if role == Role.LINK:
+                    link_message: LinkMessage = received
+                    self._handle_link(link_message)
+                else:
+                    receiver_message: ReceiverMessage = received
+                    self._handle_receiver(receiver_message)
+                if self.receiver_error is not None or self.link_error is not None:
+                    return None
+        missing = f"{role} did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
+        if role == Role.LINK:
+            self.link_error = self.link_error or missing
+        else:
+            self.receiver_error = self.receiver_error or missing
+        return None
+
+    def _pump(self, main: Role) -> bool:
+        """Relay messages until the measuring process is done; True if cancelled."""
+        open_pipes = dict(self.pipes)
+        main_done_at: float | None = None
+        grace = RECEIVER_GRACE_SECONDS
+        if self.job.link is not None:  # the sender's last frame (BYE) has yet to cross the link
+            grace += one_way_seconds(self.job.link, HEADER_SIZE, self.job.link.rate_kbit_up)
+        while open_pipes:
+            if self.cancel.is_set():
+                return True
+            if main_done_at is not None and time.monotonic() - main_done_at > grace:
+                break  # the sender is gone; the receiver had its chance to report
+            ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
+            for role in [r for r, pipe in open_pipes.items() if pipe in ready]:
+                try:
+                    message = open_pipes[role].recv()
+                except (EOFError, OSError):
+                    del open_pipes[role]
+                    if role == main:
+                        main_done_at = time.monotonic()
+                    continue
+                if role == Role.RECEIVER:
+                    self._handle_receiver(message)
+                elif role == Role.LINK:
+                    self._handle_link(message)
+                else:
+                    self._handle(message)
+        return False
+
+    def _handle_receiver(self, message: ReceiverMessage) -> None:
+        if isinstance(message, PeerDropped):
+            self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {message.text}", self.current))
+        elif isinstance(message, ChildFailed):
+            self.receiver_error = message.error
+        elif isinstance(message, (Listening, ReceiverDone)):
+            pass  # the port was read before the sender started; a clean end needs no word
+        else:
+            assert_never(message)
+
+    def _handle_link(self, message: LinkMessage) -> None:
+        if isinstance(message, ChildFailed):
+            self.link_error = message.error
+            self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
+        elif isinstance(message, LinkDone):
+            if message.broken is not None:
+                self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: link: the connection broke "
+                                     f"({message.broken})", self.current))
+        elif isinstance(message, Listening):
+            pass  # the port was read before the sender started
+        else:
+            assert_never(message)
+
+    def _handle(self, message: MeasuringMessage) -> None:
+        """Relay a measuring child's message under the result index of the size it is on."""
+        assert self.sampler is not None
+        series = next(iter(self.sampler.series.values()))
+        if isinstance(message, SampleBatch):
+            self.emit(SampleBatch(self.current, message.metric, message.values))
+        elif isinstance(message, Progress):
+            self.emit(Progress(self.current, message.done, message.total))
+        elif isinstance(message, SizeStarted):
+            self.current = self.base + message.size_index
+            self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
+            if message.size_index:
+                self.emit(JobStarted(self.current, self.job.label, message.message_size))
+        elif isinstance(message, SizeMeasured):
+            start = self.window_start.get(message.size_index, 0.0)
+            self.on_measured(message, self.sampler.series, start)
+        elif isinstance(message, ChildFailed):
+            self.child_error = message.error
+            self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
+        else:
+            assert_never(message)
+
+    def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
+        self.emit(ResourceSample(self.current, role, t, cpu, rss))
+
+    def _stop_all(self) -> None:
+        """Stop every process of the job (idempotent); remember which ones we had to stop,
+        so that our own SIGTERM is never reported as the cause of a failure."""
+        for role, process in list(self.processes.items()):
+            if process.pid is not None and process.is_alive():
+                # A process whose pipe just closed may still be exiting (the kernel
+                # closes its files before it can be reaped): a moment's wait keeps a
+                # death from outside from being mistaken for our own stop.
+                process.join(EXIT_SETTLE_SECONDS)
+            if process.pid is not None and process.is_alive():
+                self.stopped_by_us.add(role)
+            self.exitcodes[role] = stop_process(process)
+            del self.processes[role]
+        for pipe in self.pipes.values():
+            pipe.close()
+
+    def failure_cause(self) -> str:
+        """One sentence naming why the job ended early, the most basic cause first."""
+        exitcodes = self.exitcodes
+        if self.start_error:  # any process we stopped afterwards was stopped because of it
+            return self.start_error
+        # The link first: when it dies, both ends lose their connection and fail with it.
+        for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
+            code = exitcodes.get(role)
+            if code is not None and code < 0 and role not in self.stopped_by_us:
+                cause = _death_cause(role, code)
+                if self.child_error and role in (Role.LINK, Role.RECEIVER):
+                    cause += f" (sender: {self.child_error})"
+                return cause
+        if self.link_error:
+            return f"{self.link_error} (sender: {self.child_error})" if self.child_error else self.link_error
+        if self.child_error:
+            if self.receiver_error and self.receiver_error not in self.child_error:
+                return f"{self.child_error} ({self.receiver_error})"
+            return self.child_error
+        if self.receiver_error:
+            return self.receiver_error
+        main = measuring_role(self.job.mode)
+        return _death_cause(main, exitcodes.get(main))
+
+
+class _StartFailed(Exception):
+    """The system refused to start a part of a job; str() is the job's one-line cause."""
+
+    def __init__(self, what: str, exc: BaseException) -> None:
+        super().__init__(f"cannot start the {what}: {_exhaustion_reason(exc)}")
+
+
+def _exhaustion_reason(exc: BaseException) -> str:
+    """What ran out, in words, with the errno name and the limit to raise."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if isinstance(exc, RuntimeError):  # threading: "can't start new thread"
+        return f"{exc} (thread or process limit reached: `ulimit -u`)"
+    code = getattr(exc, "errno", None)
+    text = getattr(exc, "strerror", None) or str(exc)
+    hint = {errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
+            errno.ENFILE: "the system's open-file table is full",
+            errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
+            errno.ENOMEM: "out of memory"}.get(code) if code is not None else None
+    name = errno.errorcode.get(code, "") if code is not None else ""
+    return f"{text} ({name}{': ' + hint if hint else ''})" if name else text
+
+
+def _death_cause(role: str, exitcode: int | None) -> str:
+    if exitcode is None:
+        return f"{role} process did not report a result"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"{role} process was killed by {name}"
+    return f"{role} process exited with code {exitcode} before reporting a result"
+
+
+def stop_process(process: BaseProcess) -> int | None:
+    """Make sure a child is gone: terminate, wait briefly, then kill. Returns its exit code."""
+    if process.pid is None:
+        return None
+    if process.is_alive():
+        process.terminate()
+        process.join(TERMINATE_GRACE_SECONDS)
+    if process.is_alive():
+        process.kill()
+    process.join(5)
+    exitcode: int | None = process.exitcode
+    if exitcode is not None:
+        process.close()
+    return exitcode

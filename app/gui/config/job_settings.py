@@ -1,0 +1,329 @@
+"""The editor of the measurement settings of the jobs the user picked.
+
+Each profile job has its own message sizes, samples, warm-up, pause, tamper count,
+mode, in loopback and load mode a link (link_editor), and in load mode its clients,
+server workers, offered rates and step durations (load_editor); the rows a mode does not
+use are hidden (a load job runs no sample rounds). This group shows the values of the jobs it edits (the selected rows, or every
+checked row when none is selected): a value the jobs share is shown as it is, a value
+they do not share reads "mixed", and an edit reports only the field the user changed,
+so the panel changes that field of those jobs and nothing else. It never shows one
+job's values as another's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE
+from app.core.profile.model import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, ProfileError, field_limits
+from app.core.profile.sizes import human_size, parse_size_list
+from app.core.session import DEFAULT_PORT
+from app.core.vocab import Mode, PlacementPolicy, default_placement
+from app.gui.config.link_editor import LinkEditor, apply_link_edit
+from app.gui.config.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
+
+QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
+MIXED = "mixed"
+#: The settings a job carries besides scheme, backend and parameters.
+SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
+                "tcp_nodelay", "link", "links", "placement", *LOAD_KEYS)
+#: Spin-box fields: (name, label).
+_NUMBERS = (("samples", "Samples"), ("warmup", "Warm-up"), ("keygen_samples", "Key generations"),
+            ("pause_ms", "Pause between samples"), ("tamper", "Tampered payloads"))
+#: Their names, in the order a saved profile lists them.
+NUMBER_KEYS = tuple(name for name, _ in _NUMBERS)
+#: The spin boxes a load job does not use (tamper it does: tampered requests must be refused).
+NOT_FOR_LOAD = ("samples", "warmup", "keygen_samples", "pause_ms")
+#: Their defaults and limits are the profile format's own, read from `JobSpec`.
+_LIMITS: dict[str, FieldLimits] = {name: field_limits(JobSpec, name) for name, _ in _NUMBERS}
+
+
+def _set_minimum(spin: QSpinBox | QDoubleSpinBox, minimum: float, value: float | None = None) -> None:
+    """Set a spin box's minimum (and value). A QSpinBox holds a count: whole numbers only."""
+    if isinstance(spin, QSpinBox):
+        spin.setMinimum(int(minimum))
+        if value is not None:
+            spin.setValue(int(value))
+    else:
+        spin.setMinimum(minimum)
+        if value is not None:
+            spin.setValue(value)
+
+
+def default_settings() -> dict[str, Any]:
+    """A new job's settings: the profile format's own defaults."""
+    return {key: JobSpec.model_fields[key].default for key in SETTING_KEYS}
+
+
+@dataclass
+class JobEntry:
+    """One tree row: a scheme with its backend, parameters and its own settings."""
+
+    scheme: str
+    backend: str
+    params: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=default_settings)
+
+    def sizes(self) -> list[int]:
+        """The sizes the job measures (the format's default when the profile names none:
+        for a load job one short message)."""
+        if self.settings.get("message_sizes"):
+            return list(self.settings["message_sizes"])
+        return [DEFAULT_LOAD_MESSAGE_SIZE] if self.settings.get("mode") == Mode.LOAD else list(DEFAULT_MESSAGE_SIZES)
+
+
+def shared(values: Sequence[Any]) -> tuple[bool, Any]:
+    """(True, value) when every value is the same, (False, None) when they differ."""
+    if values and all(value == values[0] for value in values):
+        return True, values[0]
+    return False, None
+
+
+class JobSettingsEditor(QGroupBox):
+    #: (field, value) the user changed. Fields: the spin boxes' names, "mode",
+    #: "size" with (size, present), "custom_sizes" with the list typed, and "link" or
+    #: "links" as `LinkEditor.edited` reports them, "placement" with a PlacementPolicy, and
+    #: the load fields as `LoadEditor.edited` reports them.
+    edited = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Every checked job", parent)
+        self._loading = False
+        #: The custom-sizes text cannot be parsed: the message, for the panel's check.
+        self.custom_error: str | None = None
+        form = QFormLayout(self)
+        sizes_row = QHBoxLayout()
+        self.size_boxes: dict[int, QCheckBox] = {}
+        for size in QUICK_SIZES:
+            box = QCheckBox(human_size(size))
+            box.checkStateChanged.connect(lambda state, s=size: self._size_changed(s, state))
+            self.size_boxes[size] = box
+            sizes_row.addWidget(box)
+        form.addRow("Message sizes", sizes_row)
+        self.custom_sizes = QLineEdit(placeholderText="more sizes, e.g. 64, 4K, 2M")
+        self.custom_sizes.textChanged.connect(self._custom_changed)
+        form.addRow("", self.custom_sizes)
+        self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}
+        for name, label in _NUMBERS:
+            low, high = _LIMITS[name].minimum, _LIMITS[name].maximum
+            spin: QSpinBox | QDoubleSpinBox
+            if name == "pause_ms":
+                spin = QDoubleSpinBox(minimum=low, maximum=high, decimals=1, suffix=" ms")
+            else:
+                spin = QSpinBox(minimum=int(low), maximum=int(high))
+            # "mixed" is shown as the value one below the minimum, never a value a job can take.
+            spin.setSpecialValueText("")
+            spin.valueChanged.connect(lambda value, n=name: self._number_changed(n, value))
+            self.numbers[name] = spin
+            form.addRow(label, spin)
+        self.samples, self.warmup = self.numbers["samples"], self.numbers["warmup"]
+        self.keygen_samples, self.pause, self.tamper = (self.numbers["keygen_samples"], self.numbers["pause_ms"],
+                                                        self.numbers["tamper"])
+        self.mode = QComboBox()
+        for mode in Mode:
+            self.mode.addItem(mode.label, mode)  # Qt keeps the data as the plain string
+        self.mode.currentIndexChanged.connect(self._mode_changed)
+        form.addRow("Mode", self.mode)
+        self.placement = QComboBox()
+        for policy in PlacementPolicy:
+            # A job without a setting runs with the default, shown as chosen (README, "CPU placement").
+            self.placement.addItem(policy.label, policy)
+        self.placement.setToolTip("Which CPUs each job's processes may run on: all on one CPU, sender and "
+                                  "receiver on different CPUs, or wherever the scheduler puts them")
+        self.placement.currentIndexChanged.connect(self._placement_changed)
+        form.addRow("CPU placement", self.placement)
+        self.link = LinkEditor()
+        self.link.edited.connect(self._link_edited)
+        form.addRow("Link", self.link)
+        self.load = LoadEditor(form, self)
+        self.load.edited.connect(self._link_edited)  # relayed as they are, like the link's
+        self._form = form
+        #: The modes of the jobs shown: which rows apply.
+        self._modes: set[str] = {Mode.OPERATIONS}
+        self.remote_host = QLineEdit(placeholderText="host")
+        self.remote_port = QSpinBox(minimum=1, maximum=65535, value=DEFAULT_PORT)
+        self.token_file = QLineEdit(placeholderText="token file")
+        browse = QPushButton("…")
+        browse.setFixedWidth(28)
+        browse.setToolTip("Choose the server's token file")
+        browse.clicked.connect(self._browse_token)
+        remote_row = QHBoxLayout()
+        remote_row.addWidget(self.remote_host, 2)
+        remote_row.addWidget(self.remote_port, 1)
+        token_row = QHBoxLayout()
+        token_row.addWidget(self.token_file)
+        token_row.addWidget(browse)
+        self.remote_widgets = (self.remote_host, self.remote_port, self.token_file, browse)
+        form.addRow("Server", remote_row)
+        form.addRow("Token", token_row)
+        self.show_entries([], "Every checked job")
+
+    # --- showing ------------------------------------------------------------------------
+
+    def show_entries(self, entries: Sequence[JobEntry], title: str) -> None:
+        """Show what `entries` hold: shared values as they are, the others as mixed."""
+        self._loading = True
+        try:
+            self.setTitle(title)
+            self.setEnabled(bool(entries))
+            shown = list(entries) or [JobEntry("", "", {})]  # defaults, greyed, when nothing is picked
+            for name, spin in self.numbers.items():
+                same, value = shared([entry.settings[name] for entry in shown])
+                low = _LIMITS[name].minimum
+                spin.setSpecialValueText("" if same else MIXED)
+                _set_minimum(spin, low if same else low - 1, value if same else low - 1)
+            same, mode = shared([entry.settings["mode"] for entry in shown])
+            mixed_index = self.mode.findData(None)
+            if same and mixed_index >= 0:
+                self.mode.removeItem(mixed_index)
+            if not same and mixed_index < 0:
+                self.mode.insertItem(0, MIXED, None)
+            self.mode.setCurrentIndex(self.mode.findData(mode))
+            same, policy = shared([entry.settings.get("placement") or default_placement(entry.settings["mode"])
+                                   for entry in shown])
+            mixed_index = self.placement.findData(None)
+            if same and mixed_index >= 0:
+                self.placement.removeItem(mixed_index)
+            if not same and mixed_index < 0:
+                self.placement.insertItem(0, MIXED, None)
+            self.placement.setCurrentIndex(self.placement.findData(policy))
+            size_sets = [set(entry.sizes()) for entry in shown]
+            for size, box in self.size_boxes.items():
+                having = sum(size in sizes for sizes in size_sets)
+                box.setTristate(0 < having < len(size_sets))
+                box.setCheckState(Qt.CheckState.Checked if having == len(size_sets) else
+                                  Qt.CheckState.Unchecked if having == 0 else Qt.CheckState.PartiallyChecked)
+            same, custom = shared([sorted(sizes - set(QUICK_SIZES)) for sizes in size_sets])
+            self.custom_sizes.setText(", ".join(human_size(s).replace(" ", "") for s in custom) if same else "")
+            self.custom_sizes.setPlaceholderText("more sizes, e.g. 64, 4K, 2M" if same else
+                                                 "mixed: sizes typed here replace each job's other sizes")
+            self.custom_error = None
+            self.link.show_settings([entry.settings for entry in entries])
+            self.load.show_settings([entry.settings for entry in entries])
+            self._modes = {entry.settings["mode"] for entry in shown}
+            self.update_remote_enabled()
+        finally:
+            self._loading = False
+
+    def update_remote_enabled(self) -> None:
+        """Enable the remote fields and the link for the modes that take them; show the
+        load fields where a load job is shown and the sample rounds where another is."""
+        remote = self.mode.currentData() == Mode.REMOTE
+        for widget in self.remote_widgets:
+            widget.setEnabled(remote)
+        self.link.set_allowed(self.mode.currentData() in (Mode.LOOPBACK, Mode.LOAD))
+        self.load.set_visible(Mode.LOAD in self._modes)
+        same, default = shared([default_placement(mode) for mode in self._modes])
+        for k in range(self.placement.count()):
+            policy = self.placement.itemData(k)
+            if policy is not None:
+                self.placement.setItemText(k, PlacementPolicy(policy).label
+                                           + (" (default)" if same and policy == default else ""))
+        for name in NOT_FOR_LOAD:
+            self._form.setRowVisible(self.numbers[name], bool(self._modes - {Mode.LOAD}))
+
+    # --- user edits ---------------------------------------------------------------------
+
+    def _number_changed(self, name: str, value: float) -> None:
+        spin = self.numbers[name]
+        if self._loading or (spin.specialValueText() and value == spin.minimum()):
+            return  # still "mixed": nothing chosen yet
+        if spin.specialValueText():  # a value was chosen: "mixed" is no longer offered
+            self._loading = True
+            spin.setSpecialValueText("")
+            _set_minimum(spin, spin.minimum() + 1)
+            self._loading = False
+        self.edited.emit(name, float(value) if name == "pause_ms" else int(value))
+
+    def _mode_changed(self, _index: int) -> None:
+        mode = self.mode.currentData()
+        if self._loading or mode is None:
+            return
+        self._loading = True
+        mixed_index = self.mode.findData(None)
+        if mixed_index >= 0:
+            self.mode.removeItem(mixed_index)
+        self._loading = False
+        if mode not in (Mode.LOOPBACK, Mode.LOAD):
+            self.link.show_none()  # the jobs leave their link behind (apply_edit)
+        self._modes = {mode}
+        self.update_remote_enabled()
+        self.edited.emit("mode", mode)
+
+    def _placement_changed(self, _index: int) -> None:
+        policy = self.placement.currentData()
+        if self._loading or policy is None:
+            return
+        self._loading = True
+        mixed_index = self.placement.findData(None)
+        if mixed_index >= 0:
+            self.placement.removeItem(mixed_index)
+        self._loading = False
+        self.edited.emit("placement", PlacementPolicy(policy))
+
+    def _size_changed(self, size: int, state: Qt.CheckState) -> None:
+        if self._loading:
+            return
+        box = self.size_boxes[size]
+        if state == Qt.CheckState.PartiallyChecked:  # a click never means "mixed": it means "all"
+            box.setCheckState(Qt.CheckState.Checked)
+            return
+        self._loading = True
+        box.setTristate(False)
+        self._loading = False
+        self.edited.emit("size", (size, state == Qt.CheckState.Checked))
+
+    def _custom_changed(self, text: str) -> None:
+        if self._loading:
+            return
+        try:
+            sizes = parse_size_list(text)
+        except ProfileError as exc:
+            self.custom_error = str(exc)
+            self.edited.emit("custom_sizes", None)  # revalidate: the error is shown, nothing changes
+            return
+        self.custom_error = None
+        self.edited.emit("custom_sizes", sizes)
+
+    def _link_edited(self, name: str, value: object) -> None:
+        if not self._loading:
+            self.edited.emit(name, value)
+
+    def _browse_token(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Token file of the server")
+        if path:
+            self.token_file.setText(path)
+
+
+def apply_edit(entry: JobEntry, name: str, value: Any) -> None:
+    """Change one setting of one job, as `JobSettingsEditor.edited` reported it."""
+    if apply_link_edit(entry.settings, name, value) or apply_load_edit(entry.settings, name, value):
+        return
+    if name == "size":
+        size, present = value
+        sizes = [s for s in entry.sizes() if s != size] + ([size] if present else [])
+        entry.settings["message_sizes"] = sorted(sizes)
+    elif name == "custom_sizes":
+        if value is None:
+            return
+        kept = [s for s in entry.sizes() if s in QUICK_SIZES]
+        entry.settings["message_sizes"] = sorted(set(kept) | set(value))
+    else:
+        entry.settings[name] = value

@@ -1,0 +1,146 @@
+"""A load job's row in the results table, and its steps in words.
+
+A load job (`"mode": "load"`) measures requests per second and the latency clients see
+under load (`JobResult.load`), not one message's time: its headline row says so. The
+Metric column names the request ("handshakes/s"); Median holds the knee (the highest rate
+achieved where the generator was not the limit; "≥" when no step overloaded the server,
+so the knee lies higher) or, at one fixed rate, the rate achieved; the p95 column holds
+the p99 latency at the highest rate the server kept up with, labelled "p99"; the
+Median's tooltip lists every step. Its metrics ("latency", "server") are rows of their
+own under "Every metric". Qt-free, like `app.gui.results.cells`.
+"""
+
+from __future__ import annotations
+
+from app.core.results.job_records import Load, LoadStep
+from app.core.results.model import JobResult
+from app.core.vocab import Mode
+from app.gui.results.cells import Cell, Column, build_row
+from app.gui.vocab import Tone
+from app.gui.words import plural
+from app.report.units import format_seconds
+
+#: The metric name of a load job's headline row: not a metric of the job (no metric name
+#: has a "/"), so a metric picked by name never lands on it.
+LOAD_ROW = "requests/s"
+_MISSING = "-"
+
+
+def is_load(job: JobResult) -> bool:
+    """A job of mode load, whether or not it got as far as a step."""
+    return job.mode == Mode.LOAD or job.load is not None
+
+
+def format_rate_per_s(rate: float) -> str:
+    """A request rate as people read it: "1,250/s", "0.5/s"."""
+    return f"{rate:,.0f}/s" if rate >= 10 else f"{rate:.3g}/s"
+
+
+def step_line(step: LoadStep, cpu: bool = False) -> str:
+    """One step in words: offered, achieved, errors, p50/p99/max, (the generator's and the
+    server's CPU) and, when the generator was the limit, why."""
+    parts = [f"offered {format_rate_per_s(step.offered_per_s)} → achieved {format_rate_per_s(step.achieved_per_s)}"]
+    if step.errors:
+        parts.append(plural(step.errors, "error"))
+    latency = [f"{name} {format_seconds(step.latency_s[name])}" for name in ("p50", "p99", "max")
+               if name in step.latency_s]
+    parts.append(", ".join(latency) if latency else "no request completed")
+    if cpu:
+        used = [f"{who} CPU {value:.0f} %" for who, value in (("generator", step.generator_cpu_percent),
+                                                               ("server", step.server_cpu_percent))
+                if value is not None]
+        if used:
+            parts.append(", ".join(used))
+    text = " · ".join(parts)
+    if step.generator_saturated:
+        text += " · generator-saturated" + (f": {step.saturation_reason}" if step.saturation_reason else "")
+    return text
+
+
+def _about(load: Load) -> list[str]:
+    """What the job ran: clients, workers, durations, the crypto a request costs."""
+    lines = [f"{plural(load.clients, 'client connection')} (one generator process), "
+             f"{plural(load.server_workers, 'server worker')}; each offered rate {load.duration_s:g} s after "
+             f"{load.warmup_s:g} s of warm-up; one request = one {load.request}"]
+    costs = []
+    if load.server_request_s is not None:
+        costs.append(f"the server's crypto {format_seconds(load.server_request_s)}")
+    if load.client_prepare_s is not None:
+        costs.append(f"the client's {format_seconds(load.client_prepare_s)} (prepared ahead, outside latency)")
+    if costs:
+        lines.append("Per request (median): " + ", ".join(costs))
+    return lines
+
+
+def _steps_tip(load: Load) -> list[str]:
+    return ["Steps, in the order offered (latency from each request's intended start):",
+            *(f"• {step_line(step, cpu=True)}" for step in load.steps)]
+
+
+def _rate_cell(load: Load | None) -> Cell:
+    """The Median column: the knee, or at one fixed rate the rate achieved."""
+    if load is None or not load.steps:
+        return Cell(_MISSING, None, "No load step was measured")
+    steps = _steps_tip(load)
+    if len(load.steps) == 1:
+        step = load.steps[0]
+        head = (f"Achieved {format_rate_per_s(step.achieved_per_s)} at one offered rate of "
+                f"{format_rate_per_s(step.offered_per_s)}")
+        if step.generator_saturated:
+            head += "; the load generator, not the server, was the limit: not the server's figure"
+        tone = Tone.WARN if step.generator_saturated or step.errors else None
+        return Cell(format_rate_per_s(step.achieved_per_s), step.achieved_per_s,
+                    "\n".join([head, *_about(load), *steps]), tone)
+    if load.knee_per_s is None:
+        return Cell("generator-bound", None,
+                    "\n".join(["Every step was limited by the load generator, not the server: no server figure "
+                               "(on a quieter machine, or with fewer clients, the generator may keep up)", *_about(load), *steps]),
+                    Tone.WARN)
+    if load.saturated:
+        head = ("Knee: the highest rate achieved where the generator was not the limit; a higher offered rate "
+                "overloaded the server")
+        text = f"knee {format_rate_per_s(load.knee_per_s)}"
+    else:
+        head = ("No step overloaded the server: the knee lies above the highest rate achieved "
+                f"({format_rate_per_s(load.knee_per_s)}); offer more to find it")
+        text = f"≥ {format_rate_per_s(load.knee_per_s)}"
+    return Cell(text, load.knee_per_s, "\n".join([head, *_about(load), *steps]))
+
+
+def _p99_cell(load: Load | None) -> Cell:
+    """The p95 column: the p99 latency where the server kept up, labelled as p99."""
+    if load is None or not load.steps:
+        return Cell(_MISSING)
+    if load.sustained_p99_s is not None and load.sustained_per_s is not None:
+        return Cell(f"p99 {format_seconds(load.sustained_p99_s)}", load.sustained_p99_s,
+                    f"p99 latency at {format_rate_per_s(load.sustained_per_s)}, the highest rate the server "
+                    "kept up with (achieved ≥ 95 % of offered, no errors, the generator on time)")
+    if len(load.steps) == 1 and "p99" in load.steps[0].latency_s:
+        step = load.steps[0]
+        tip = f"p99 latency at {format_rate_per_s(step.offered_per_s)} offered"
+        if step.generator_saturated:
+            tip += "; the generator was the limit, so this latency includes its own delay"
+        elif step.errors or step.achieved_per_s < 0.95 * step.offered_per_s:
+            tip += "; the server did not keep up at this rate, so requests queued"
+        return Cell(f"p99 {format_seconds(step.latency_s['p99'])}", step.latency_s["p99"], tip,
+                    Tone.WARN if step.generator_saturated else None)
+    return Cell(_MISSING, None, "No step was kept up with while the generator was on time: no p99 to quote")
+
+
+def load_row(job: JobResult) -> list[Cell]:
+    """A load job's headline row: the common cells of `build_row`, and its own figures
+    where a session's would be."""
+    cells = build_row(job, None)
+    load = job.load
+    request = f"{load.request}s/s" if load is not None else LOAD_ROW
+    cells[Column.METRIC] = Cell(request, request, "Requests the server completed per second under load, and the "
+                                                  "latency clients saw (from each request's intended start)")
+    cells[Column.MEDIAN] = _rate_cell(load)
+    cells[Column.P95] = _p99_cell(load)
+    cells[Column.CI95] = Cell(_MISSING, None, "One measured window per offered rate: no interval; the steps are "
+                                              "in the Median's tooltip")
+    cpu = cells[Column.CPU]
+    if cpu.tip:
+        cpu_tip = "sender = the load generator (every client connection), receiver = the server\n" + cpu.tip
+        cells[Column.CPU] = Cell(cpu.text, cpu.key, cpu_tip, cpu.foreground)
+    return cells

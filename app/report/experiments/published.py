@@ -1,0 +1,276 @@
+"""Published figures of the reference experiments (resources/experiments/E*.json), and
+the measured numbers that answer them.
+
+A figure names the case as the original wrote it, its value and unit as published,
+which statistic it is (`statistic`: a mean of several trials, a single trial, or one
+numbered sample of a series), which of our jobs measure the same thing (`match`: scheme,
+backend, params subset, mode, message size, transport) and which of our metrics add up
+to what the original timed (`metrics`: e.g. key generation + encryption; a metric named
+twice counts twice). Every other number the source prints for the case (P50, P95,
+standard deviation, its "MB/s", CPU %, peak memory, its second run) is kept as printed.
+The data is checked against ../shared/EXPERIMENTS.md cell by cell by the tests, so a typo
+cannot turn into a false comparison. Figures derived from published ones (a ratio of two
+published times) are never stored here: the report computes them and calls them derived.
+
+Qt-free: used by the Markdown exporter and the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from app.core.resources import resource_path
+from app.core.results.model import JobResult
+from app.core.vocab import JobStatus, Mode
+
+#: Seconds per published unit.
+UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+class PublishedDataError(ValueError):
+    """A published-figures file that cannot be used; the message names the file and field."""
+
+
+class Match(BaseModel):
+    """Which jobs measure a figure's case. Absent fields match anything."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scheme: str
+    backend: str | None = None
+    params: dict[str, int | str | bool] = Field(default_factory=dict)
+    mode: Mode | None = None
+    message_size: int | None = None
+    tcp_nodelay: bool | None = None
+
+    def accepts(self, job: JobResult) -> bool:
+        if job.status != JobStatus.OK or job.scheme != self.scheme:
+            return False
+        if self.backend is not None and job.backend != self.backend:
+            return False
+        if self.mode is not None and job.mode != self.mode:
+            return False
+        if self.message_size is not None and job.message_size != self.message_size:
+            return False
+        if self.tcp_nodelay is not None and job.tcp_nodelay not in (None, self.tcp_nodelay):
+            return False
+        return all(job.params.get(key) == value for key, value in self.params.items())
+
+
+def printed(value: float) -> str:
+    """A published number as the source printed it, less trailing zeros: 1.8484887, 0.00102388, 0.612."""
+    return f"{value:.10f}".rstrip("0").rstrip(".")
+
+
+#: What a published value is: the mean of the source's trials, the one trial it printed
+#: (a table row labelled "Trial 1"), or sample number `sample` of a printed series.
+Statistic = Literal["mean", "single", "sample"]
+
+
+class SecondRun(BaseModel):
+    """The same case in the source's own second run (its screenshots), as printed: the
+    source's run-to-run spread, context for ours."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float = Field(gt=0)
+    p50: float | None = Field(default=None, gt=0)
+    p95: float | None = Field(default=None, gt=0)
+    mbps: float | None = Field(default=None, ge=0)
+
+
+class Figure(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    case: str = Field(min_length=1)
+    value: float = Field(gt=0)
+    unit: Literal["s", "ms", "us"]
+    statistic: Statistic = "mean"
+    #: For statistic "sample": the sample's number in the source's series (1 = the first).
+    sample: int | None = Field(default=None, ge=1)
+    #: Further statistics the source printed for the case, in `unit`.
+    p50: float | None = Field(default=None, gt=0)
+    p95: float | None = Field(default=None, gt=0)
+    std: float | None = Field(default=None, ge=0)
+    #: The source's "MB/s" as printed (its formula is the experiment's to state).
+    mbps: float | None = Field(default=None, ge=0)
+    cpu_percent: float | None = Field(default=None, ge=0)
+    peak_kb: float | None = Field(default=None, ge=0)
+    second_run: SecondRun | None = None
+    note: str | None = None
+    match: Match
+    metrics: list[str] = Field(min_length=1)
+    #: What our metrics time, when the metric names alone do not say it.
+    ours: str | None = None
+
+    @model_validator(mode="after")
+    def _sample_numbered(self) -> Figure:
+        if (self.statistic == "sample") != (self.sample is not None):
+            raise ValueError("a figure has a sample number exactly when its statistic is \"sample\"")
+        return self
+
+    @property
+    def seconds(self) -> float:
+        return self.value * UNIT_SECONDS[self.unit]
+
+    def in_seconds(self, value: float | None) -> float | None:
+        return None if value is None else value * UNIT_SECONDS[self.unit]
+
+    def published_text(self) -> str:
+        """The value with every digit the source printed ("1.8484887 s"), no exponent notation."""
+        return f"{printed(self.value)} {self.unit}"
+
+    def statistic_text(self) -> str:
+        """What the published value is, in words."""
+        if self.statistic == "single":
+            return "one trial"
+        if self.statistic == "sample":
+            return f"sample {self.sample}"
+        return "mean"
+
+
+class Stated(BaseModel):
+    """A ratio or count the source states in its own text (not one derived from its figures)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    case: str = Field(min_length=1)
+    value: float = Field(gt=0)
+
+
+class PublishedTable(BaseModel):
+    """A table the source prints, cell by cell (E3: key size, message bits, times in `unit`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    columns: list[str] = Field(min_length=1)
+    unit: Literal["s", "ms", "us"]
+    rows: list[list[float]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _rectangular(self) -> PublishedTable:
+        if any(len(row) != len(self.columns) for row in self.rows):
+            raise ValueError(f"every row needs {len(self.columns)} cells")
+        return self
+
+    def records(self) -> list[dict[str, float]]:
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
+
+class Experiment(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^E[0-9]+$")
+    title: str
+    question: str
+    original: str
+    figures: list[Figure] = Field(min_length=1)
+    #: E3: the published message lengths in bits (our sizes are the whole bytes that hold them).
+    message_bits: list[int] | None = None
+    #: Ratios the source states in its text (E1: communication over computation delay).
+    stated: list[Stated] = Field(default_factory=list)
+    #: E3: the source's full tables.
+    table: PublishedTable | None = None
+
+
+def experiments_dir() -> Path:
+    return resource_path("experiments")
+
+
+def experiment_ids() -> list[str]:
+    return sorted(p.stem for p in experiments_dir().glob("E*.json"))
+
+
+@cache
+def load_experiment(experiment_id: str) -> Experiment:
+    """The published data of `experiment_id` ("E1"); PublishedDataError when missing or invalid."""
+    path = experiments_dir() / f"{experiment_id}.json"
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PublishedDataError(f"{path}: no published figures for experiment {experiment_id!r} "
+                                 f"(known: {', '.join(experiment_ids()) or 'none'})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PublishedDataError(f"{path}: cannot read: {exc}") from None
+    try:
+        experiment = Experiment.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise PublishedDataError(f"{path}: {where}: {error['msg']}") from None
+    if experiment.id != experiment_id:
+        raise PublishedDataError(f"{path}: id is {experiment.id!r}, expected {experiment_id!r}")
+    return experiment
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Our answer to one published figure, per matching job: the same statistic of the
+    sum of the figure's metrics (the sum of means for a published mean, the sum of our
+    first samples for a published single trial, of our k-th samples for a published
+    sample k)."""
+
+    figure: Figure
+    jobs: list[JobResult]
+    #: Per matching job, the figure's statistic in seconds; None when a metric or sample is missing.
+    values: list[float | None]
+
+    @property
+    def found(self) -> list[tuple[JobResult, float]]:
+        return [(job, v) for job, v in zip(self.jobs, self.values) if v is not None]
+
+    def ratio(self) -> float | None:
+        """Measured / published when exactly one job answers (None otherwise)."""
+        if len(self.found) != 1:
+            return None
+        return self.found[0][1] / self.figure.seconds
+
+
+def metric_sum(job: JobResult, metrics: Iterable[str]) -> float | None:
+    """Sum of the means of `metrics` for `job` (None when one is missing)."""
+    total = 0.0
+    for name in metrics:
+        metric = job.metrics.get(name)
+        if metric is None or metric.stats.mean is None:
+            return None
+        total += float(metric.stats.mean)
+    return total
+
+
+def sample_sum(job: JobResult, metrics: Iterable[str], number: int) -> float | None:
+    """Sum of sample `number` (1 = the first timed sample) of `metrics` (None when one is missing)."""
+    total = 0.0
+    for name in metrics:
+        metric = job.metrics.get(name)
+        if metric is None or len(metric.samples) < number:
+            return None
+        total += float(metric.samples[number - 1])
+    return total
+
+
+def statistic_of(figure: Figure, job: JobResult) -> float | None:
+    """Our value of the statistic `figure` publishes, for `job`, in seconds."""
+    if figure.statistic == "mean":
+        return metric_sum(job, figure.metrics)
+    return sample_sum(job, figure.metrics, figure.sample or 1)
+
+
+def our_statistic_text(figure: Figure) -> str:
+    """What our side of a comparison is, in words."""
+    if figure.statistic == "single":
+        return "our first timed sample"
+    if figure.statistic == "sample":
+        return f"our sample {figure.sample}"
+    return "our mean"
+
+
+def measure(figure: Figure, jobs: Iterable[JobResult]) -> Measured:
+    matching = [job for job in jobs if figure.match.accepts(job)]
+    return Measured(figure, matching, [statistic_of(figure, job) for job in matching])

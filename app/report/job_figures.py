@@ -1,0 +1,109 @@
+"""A job's figures as every part of the report reads them: its primary metric, medians,
+sizes and ratios in words, and the groups of jobs that may fairly be compared.
+
+A leaf: the findings, the sections and the terminal all build on these, so a number in a
+sentence is the number in the table. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from app.core.results.model import JobResult
+from app.core.schemes.base import SEAL_METRIC, Family
+from app.core.vocab import SESSION_MODES, JobStatus
+from app.report.units import format_bytes
+
+#: Families with a key pair; only these can be "post-quantum" in the report's sense
+#: (AES and SHA-2/3 also have a pq_category, but nobody replaces them for it).
+PUBLIC_KEY_FAMILIES = frozenset({Family.KEY_AGREEMENT, Family.HYBRID, Family.SIGNATURE, Family.PUBLIC_KEY_ENCRYPTION})
+#: Families where "one fresh key pair per message" is a real use, so key generation
+#: plus the per-message operation is a fair total to compare.
+KEYGEN_TOTAL_FAMILIES = frozenset({Family.HYBRID, Family.PUBLIC_KEY_ENCRYPTION, Family.SIGNATURE})
+
+
+
+
+def primary_metric(job: JobResult) -> str | None:
+    """The per-message metric of a job: "compute" for sessions, the seal metric otherwise.
+
+    The one rule, shared with the GUI's results table; named even when the job has no
+    metrics, so a table can say what is missing.
+    """
+    if job.mode in SESSION_MODES:
+        return "compute"
+    try:
+        return SEAL_METRIC[Family(job.family)]
+    except (ValueError, KeyError):
+        return next(iter(job.metrics), None)
+
+
+def family_title(family: str) -> str:
+    """A job's family as a section title (a results file may name a family this version lacks)."""
+    try:
+        return Family(family).label
+    except ValueError:
+        return family or "Other"
+
+
+def family_order(families: Iterable[str]) -> list[str]:
+    """Known families in report order (Family's), then unknown ones alphabetically."""
+    present = set(families)
+    known: list[str] = [f for f in Family if f in present]
+    return known + sorted(present - set(Family))
+
+
+def is_post_quantum(job: JobResult) -> bool:
+    return job.family in PUBLIC_KEY_FAMILIES and (job.security.pq_category or 0) > 0
+
+
+def median(job: JobResult, metric: str | None) -> float | None:
+    """Median of one metric, or None when the job did not produce it."""
+    if metric is None or metric not in job.metrics:
+        return None
+    return job.metrics[metric].stats.median
+
+
+def value(job: JobResult, metric: str | None) -> float:
+    """Median of a metric the caller knows is there (KeyError otherwise, never a silent 0)."""
+    return job.metrics[metric or ""].stats.median
+
+
+def size_text(job: JobResult) -> str:
+    return format_bytes(job.message_size)
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} %"
+
+
+def ratio_text(ratio: float) -> str:
+    """2.5×, 34.6×, 1,234× — one decimal while a decimal still means something."""
+    return f"{ratio:.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
+
+
+def relation(a: float, b: float, name_b: str) -> str:
+    """How `a` relates to `b` in words: "3.2× slower than B", "2.0× faster than B"."""
+    if b <= 0 or a <= 0:
+        return f"not comparable with {name_b}"
+    if abs(a / b - 1) < 0.005:
+        return f"as fast as {name_b}"
+    return f"{ratio_text(a / b)} slower than {name_b}" if a > b else f"{ratio_text(b / a)} faster than {name_b}"
+
+
+def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:
+    """Jobs that finished and have their primary metric (the only ones with numbers)."""
+    return [j for j in jobs if j.status == JobStatus.OK and median(j, primary_metric(j)) is not None]
+
+
+def like_groups(jobs: Iterable[JobResult], metric_of: Callable[[JobResult], str | None] = primary_metric,
+                ) -> dict[tuple[str, str, int], list[JobResult]]:
+    """Jobs grouped by (family, metric, message size): the only fair comparisons."""
+    groups: dict[tuple[str, str, int], list[JobResult]] = defaultdict(list)
+    for job in jobs:
+        metric = metric_of(job)
+        if metric is not None and median(job, metric) is not None:
+            groups[(job.family, metric, job.message_size)].append(job)
+    order = {f: i for i, f in enumerate(family_order(k[0] for k in groups))}
+    return dict(sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))

@@ -1,0 +1,98 @@
+"""Histograms of one metric's samples, with the median marked."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QPainterPath
+
+from app.report.model import Histogram
+from app.report.pdf.charts.axes import (
+    _draw_grid,
+    _draw_x_axis,
+    _draw_y_axis,
+    _make_linear_axis,
+    _x_axis_height,
+    _y_label_width,
+)
+from app.report.pdf.charts.context import _CENTER, _RIGHT, MUTED, TEXT, WHITE, _Ctx, _finite, _mix, _rgb
+from app.report.pdf.charts.frame import _elide, _no_data, _title
+from app.report.pdf.charts.ticks import format_value
+from app.report.style import PALETTE
+
+# ------------------------------------------------------------------------- histogram
+
+
+def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
+    n = min(len(chart.counts), max(0, len(chart.edges) - 1))
+    edges = [float(e) for e in chart.edges[: n + 1]]
+    counts = [max(0, int(c)) for c in chart.counts[:n]]
+    if n == 0 or not all(_finite(e) for e in edges) or edges[-1] <= edges[0] or not any(counts):
+        _no_data(ctx, rect, chart.title)
+        return
+    top = _title(ctx, rect, chart.title)
+    tick_font, title_font, small = ctx.font(0.9), ctx.font(1.0), ctx.font(0.9)
+    sfm = ctx.fm(small)
+    median_ok = _finite(chart.median) and edges[0] <= chart.median <= edges[-1]
+    median_top = top
+    if median_ok:  # the median's label gets a row of its own, clear of the top tick label
+        top += sfm.height() + ctx.pt(1) + ctx.fm(tick_font).height() / 2
+    note = ""
+    if chart.clipped_above > 0:
+        k = chart.clipped_above
+        note = f"{k} sample{'s' if k != 1 else ''} beyond the right edge not shown"
+    note_h = sfm.height() + ctx.pt(2) if note else 0.0
+    bottom = rect.bottom() - note_h - _x_axis_height(ctx, tick_font, title_font)
+    if bottom - top < 2 * ctx.fm(tick_font).height() or rect.width() < ctx.pt(60):
+        return  # no room for a plot: the title alone
+    plot_h = bottom - top
+    tick_h = ctx.fm(tick_font).height()
+    y_axis = _make_linear_axis(ctx, 0.0, float(max(counts)), "", "samples", plot_h, tick_font, horizontal=False,
+                               include_zero=True, extend=True, integer=True,
+                               slack=(tick_h / 2, min(top - rect.top(), tick_h / 2)))
+    y_title_w = ctx.fm(title_font).height()
+    plot_left = rect.left() + y_title_w + ctx.pt(3) + _y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
+    plot = QRectF(plot_left, top, max(rect.right() - ctx.pt(4) - plot_left, ctx.pt(4)), plot_h)
+    x_axis = _make_linear_axis(ctx, edges[0], edges[-1], chart.unit, "time" if chart.unit == "s" else "value",
+                               plot.width(), tick_font, horizontal=True, include_zero=False, extend=False,
+                               slack=(plot.left() - rect.left(), rect.right() - plot.right()))
+    _draw_grid(ctx, plot, y_axis, vertical_lines=False)
+    _draw_grid(ctx, plot, x_axis, vertical_lines=True)
+
+    def x_at(v: float) -> float:
+        return plot.left() + x_axis.frac(v) * plot.width()
+
+    def y_at(c: float) -> float:
+        return plot.bottom() - y_axis.frac(c) * plot.height()
+
+    accent = _rgb(PALETTE[0])
+    fill = _mix(accent, WHITE, 0.5)
+    p = ctx.painter
+    # one step outline, filled once: no seams between bins, one path however many bins
+    outline = QPainterPath(QPointF(x_at(edges[0]), plot.bottom()))
+    for i, c in enumerate(counts):
+        y = y_at(c)
+        outline.lineTo(x_at(edges[i]), y)
+        outline.lineTo(x_at(edges[i + 1]), y)
+    outline.lineTo(x_at(edges[-1]), plot.bottom())
+    area = QPainterPath(outline)
+    area.closeSubpath()
+    p.setPen(Qt.PenStyle.NoPen)
+    p.fillPath(area, QBrush(fill))
+    p.setPen(ctx.pen(accent.darker(125), 0.7))
+    p.drawPath(outline)
+
+    if median_ok:
+        x = x_at(chart.median)
+        label = f"median {format_value(chart.median, chart.unit)}"
+        w = sfm.horizontalAdvance(label)
+        lx = min(max(x - w / 2, rect.left()), rect.right() - w)
+        ctx.text(QRectF(lx, median_top, w + 1, sfm.height()), _CENTER, label, small)
+        ctx.line(x, median_top + sfm.height(), x, plot.bottom(), ctx.pen(TEXT, 1.0, Qt.PenStyle.DashLine))
+
+    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
+    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom() - note_h, rect)
+    if note:
+        note_font = ctx.font(0.9, italic=True)
+        text = _elide(ctx.fm(note_font), note, rect.width())
+        ctx.text(QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()), _RIGHT, text,
+                 note_font, MUTED)

@@ -1,0 +1,232 @@
+"""`cryptobench compare` and `cryptobench import`: exit codes, what is printed, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from app.cli.main import main
+from tests.helpers.comparisons import BASE_ID, NEW_ID, base_run, scaled, write
+
+Capture = pytest.CaptureFixture[str]
+
+
+@pytest.fixture()
+def base_file(tmp_path: Path) -> Path:
+    return write(tmp_path / "base.json", base_run())
+
+
+def _rows(out: str) -> list[str]:
+    """The table's lines when piped: one per metric, " | " between the cells."""
+    return [line for line in out.splitlines() if line.count(" | ") == 8 and not line.startswith("job |")]
+
+
+def test_a_run_against_itself_exits_0_all_within_noise(base_file: Path, capsys: Capture) -> None:
+    assert main(["compare", str(base_file), str(base_file), "--fail-on-regression"]) == EXIT_OK
+    out = capsys.readouterr().out
+    rows = _rows(out)
+    assert len(rows) == 4
+    assert all(row.split(" | ")[-1] == "within noise" and row.split(" | ")[6] == "1.000×" for row in rows)
+    assert "environment: no difference" in out and "4 within noise" in out and "0 regression(s)" in out
+
+
+def test_samples_scaled_by_1_3_exit_1_naming_the_regressed_metrics(base_file: Path, tmp_path: Path,
+                                                                    capsys: Capture) -> None:
+    slower = write(tmp_path / "slower.json", scaled(base_run(), 1.3))
+    assert main(["compare", str(base_file), str(slower), "--fail-on-regression"]) == EXIT_FAILED
+    captured = capsys.readouterr()
+    assert all(row.split(" | ")[-1] == "slower (regression)" for row in _rows(captured.out))
+    err = captured.err.splitlines()
+    assert err[0] == ("cryptobench: regression: 4 metric(s) slower by more than 5 %, the 95 % interval's low end "
+                      "above it too:")
+    assert [line.split(":")[0].strip() for line in err[1:]] == [
+        "AES-128-GCM 1 KiB operations encrypt", "AES-128-GCM 1 KiB operations decrypt",
+        "AES-128-GCM 64 KiB operations encrypt", "Ed25519 64 B operations sign"]
+    assert all("1.300×" in line for line in err[1:])
+    # Without --fail-on-regression the same comparison only reports.
+    assert main(["compare", str(base_file), str(slower)]) == EXIT_OK
+    # A threshold above the slowdown: slower, but no regression.
+    assert main(["compare", str(base_file), str(slower), "--fail-on-regression", "--threshold", "50%"]) == EXIT_OK
+
+
+def test_samples_scaled_by_0_7_are_faster_and_exit_0(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
+    faster = write(tmp_path / "faster.json", scaled(base_run(), 0.7))
+    assert main(["compare", str(base_file), str(faster), "--fail-on-regression"]) == EXIT_OK
+    assert {row.split(" | ")[-1] for row in _rows(capsys.readouterr().out)} == {"faster"}
+
+
+def test_json_is_the_comparison_as_data(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
+    slower = write(tmp_path / "slower.json", scaled(base_run(), 1.3))
+    same = write(tmp_path / "same.json", scaled(base_run(), 1.0, run_id="same-1"))
+    assert main(["compare", str(base_file), str(slower), str(same), "--json", "--threshold", "0.1"]) == EXIT_OK
+    data = json.loads(capsys.readouterr().out)
+    assert data["threshold"] == 0.1 and data["regressions"] == 4
+    first, second = data["comparisons"]
+    assert (first["base"]["id"], first["new"]["id"], second["new"]["id"]) == (BASE_ID, NEW_ID, "same-1")
+    assert [m["verdict"] for p in first["pairs"] for m in p["metrics"]] == ["slower"] * 4
+    assert [m["verdict"] for p in second["pairs"] for m in p["metrics"]] == ["within noise"] * 4
+    assert first["pairs"][0]["metrics"][0]["ratio"] == pytest.approx(1.3)
+
+
+@pytest.mark.parametrize("text", ["5%", "0.05", " 12.5 % ", "0"])
+def test_threshold_accepts_fractions_and_percentages(base_file: Path, text: str, capsys: Capture) -> None:
+    assert main(["compare", str(base_file), str(base_file), "--threshold", text, "--json"]) == EXIT_OK
+    expected = {"5%": 0.05, "0.05": 0.05, " 12.5 % ": 0.125, "0": 0.0}[text]
+    assert json.loads(capsys.readouterr().out)["threshold"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("text", "said"), [("fast", "not 'fast'"), ("-5%", "not '-5%'"), ("nan", "not 'nan'"),
+                                            ("5", "5 would be 500%; write 5% for 5 per cent")])
+def test_a_bad_threshold_exits_2_naming_it(base_file: Path, text: str, said: str, capsys: Capture) -> None:
+    assert main(["compare", str(base_file), str(base_file), f"--threshold={text}"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "--threshold" in err and said in err
+
+
+def _bad(data: dict[str, Any], case: str) -> str | dict[str, Any]:
+    if case == "not JSON":
+        return "{not json"
+    if case == "format_version":
+        data["format_version"] = 99
+    elif case == "missing field":
+        del data["jobs"][0]["scheme"]
+    elif case == "hostile value":
+        data["jobs"][1]["metrics"]["encrypt"]["median"] = "1e999"
+    return data
+
+
+@pytest.mark.parametrize(("case", "said"), [
+    ("not JSON", "not a results JSON file"), ("format_version", "format_version: 99 is not supported"),
+    ("missing field", "jobs[0].scheme"), ("hostile value", "jobs[1].metrics.encrypt.median")])
+def test_a_bad_results_file_exits_2_naming_file_and_field(base_file: Path, tmp_path: Path, case: str, said: str,
+                                                          capsys: Capture) -> None:
+    bad = _bad(base_run().to_dict(), case)
+    path = tmp_path / "bad.json"
+    path.write_text(bad if isinstance(bad, str) else json.dumps(bad), encoding="utf-8")
+    assert main(["compare", str(base_file), str(path), "--fail-on-regression"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"cryptobench: error: {path}: ") and said in err
+
+
+def test_missing_file_and_unknown_run_id_exit_2(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
+    assert main(["compare", str(base_file), str(tmp_path / "gone.json")]) == EXIT_USAGE
+    assert "gone.json: cannot read" in capsys.readouterr().err
+    store = tmp_path / "store.sqlite3"
+    assert main(["compare", str(base_file), "20990101", "--store", str(store)]) == EXIT_USAGE
+    assert "no run with id '20990101'" in capsys.readouterr().err
+
+
+def test_no_matched_jobs_is_said_and_fails_only_a_gate(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
+    other = base_run().to_dict()
+    for item in other["jobs"]:
+        item["message_size"] += 1
+    other_file = write(tmp_path / "other.json", other)
+    assert main(["compare", str(base_file), str(other_file)]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert "no job of run" in captured.err and "nothing was compared" in captured.err
+    assert captured.out.count("only in base:") == 3 and captured.out.count("only in new:") == 3
+    assert main(["compare", str(base_file), str(other_file), "--fail-on-regression"]) == EXIT_USAGE
+    assert "--fail-on-regression: nothing was compared" in capsys.readouterr().err
+
+
+def test_a_stored_run_against_an_older_file_from_another_machine(base_file: Path, tmp_path: Path,
+                                                                  capsys: Capture) -> None:
+    """A run id beside a file, the file from before most environment keys were recorded."""
+    store = tmp_path / "store.sqlite3"
+    assert main(["import", str(base_file), "--store", str(store)]) == EXIT_OK
+    old = base_run().to_dict()
+    old["run"]["id"] = "old-1"
+    old["run"]["environment"] = {"hostname": "pi", "cpu": {"model": "Cortex-A72"}}
+    for item in old["jobs"]:
+        item["id"] = f"old-1/{item['index']}"
+    old_file = write(tmp_path / "old.json", old)
+    capsys.readouterr()
+    assert main(["compare", BASE_ID[:12], str(old_file), "--store", str(store), "--fail-on-regression"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "  machine: laptop → pi" in out and "  CPU model: Test CPU → Cortex-A72" in out
+    assert "  cryptography OpenSSL: OpenSSL 3.0.11 19 Sep 2023 → not recorded" in out
+    assert len(_rows(out)) == 4
+
+
+def test_import_adds_runs_shown_in_history_with_their_machine(base_file: Path, tmp_path: Path,
+                                                              capsys: Capture) -> None:
+    store = tmp_path / "store.sqlite3"
+    server = base_run().to_dict()
+    server["run"]["environment"]["hostname"] = "server"
+    server_file = write(tmp_path / "server.json", scaled(base_run(), 0.5).to_dict() | {
+        "run": scaled(base_run(), 0.5).to_dict()["run"] | {"environment": server["run"]["environment"]}})
+    assert main(["import", str(base_file), str(server_file), "--store", str(store)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"imported {BASE_ID} · bench · 3 job(s) · machine laptop" in out
+    assert f"imported {NEW_ID} · bench · 3 job(s) · machine server" in out
+    assert main(["history", "--store", str(store), "--json"]) == EXIT_OK
+    history = {r["id"]: r["host"] for r in json.loads(capsys.readouterr().out)}
+    assert history == {BASE_ID: "laptop", NEW_ID: "server"}
+    assert main(["import", str(base_file), "--store", str(store)]) == EXIT_OK  # again: found, not added
+    assert f"already stored as {BASE_ID} (same run id); not added again" in capsys.readouterr().out
+    assert main(["history", "--store", str(store), "--json"]) == EXIT_OK
+    assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_import_refuses_a_hostile_file_and_goes_on(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
+    store = tmp_path / "store.sqlite3"
+    hostile = base_run().to_dict()
+    hostile["run"]["id"] = "x"
+    hostile["jobs"][0]["id"] = f"{BASE_ID}/0"  # would write over another run's job row
+    hostile_file = write(tmp_path / "hostile.json", hostile)
+    assert main(["import", str(hostile_file), str(base_file), "--store", str(store)]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert f"cryptobench: error: {hostile_file}: jobs[0].id" in captured.err
+    assert f"imported {BASE_ID}" in captured.out
+    assert main(["history", "--store", str(store), "--json"]) == EXIT_OK
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [BASE_ID]
+
+
+def test_text_from_a_file_is_shown_with_control_characters_escaped(tmp_path: Path, capsys: Capture) -> None:
+    hostile = base_run().to_dict()
+    hostile["run"]["id"] = "evil-1"
+    hostile["run"]["environment"]["hostname"] = "pi\x1b[2J"
+    for item in hostile["jobs"]:
+        item["id"] = f"evil-1/{item['index']}"
+        item["label"] = "AES\x1b]0;owned\x07"
+        item["message_size"] += 1  # nothing matches: the warning names the runs
+    base_file = write(tmp_path / "base.json", base_run())
+    assert main(["compare", str(base_file), str(write(tmp_path / "evil.json", hostile))]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "\x07" not in captured.out
+    assert "machine: laptop → pi\\x1b[2J" in captured.out and "only in new: AES\\x1b]0;owned\\x07" in captured.out
+
+
+def test_a_job_that_measured_before_and_fails_now_fails_the_gate(base_file: Path, tmp_path: Path,
+                                                                 capsys: Capture) -> None:
+    new = scaled(base_run(), 1.0)
+    broken = new.jobs[0]
+    broken.status, broken.error, broken.metrics = "failed", "receiver process was killed by SIGSEGV", {}
+    cancelled = new.jobs[1]
+    cancelled.status, cancelled.error, cancelled.metrics = "cancelled", "cancelled by the user", {}
+    path = write(tmp_path / "broken.json", new)
+    assert main(["compare", str(base_file), str(path), "--fail-on-regression"]) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "1 job(s) measured in the base run failed in the new one" in err
+    assert "killed by SIGSEGV" in err
+    assert main(["compare", str(base_file), str(path)]) == EXIT_OK  # without the gate: reported only
+
+
+def test_several_runs_a_side_are_joined_with_plus(tmp_path: Path, capsys: Capture) -> None:
+    sides = {name: [write(tmp_path / f"{name}{k}.json", scaled(base_run(), factor, run_id=f"{name}-{k}"))
+                    for k, factor in enumerate(factors)]
+             for name, factors in (("base", [1.0, 1.25, 0.9]), ("new", [1.2, 0.95, 1.1]))}
+    joined = {name: "+".join(str(p) for p in paths) for name, paths in sides.items()}
+    # One run a side: the 1.2x run-level shift of the first new run fails the gate, and the note says why.
+    assert main(["compare", str(sides["base"][0]), str(sides["new"][0]), "--fail-on-regression"]) == EXIT_FAILED
+    assert "one run a side" in capsys.readouterr().out
+    assert main(["compare", joined["base"], joined["new"], "--fail-on-regression"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "3 runs vs 3, two-level bootstrap" in out and "one run a side" not in out
+    assert out.count("base-") == 3 and out.count("new-") == 3
+    assert main(["compare", joined["base"] + "+", joined["new"]]) == EXIT_USAGE
+    assert "empty run between the + signs" in capsys.readouterr().err

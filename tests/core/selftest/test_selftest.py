@@ -1,0 +1,543 @@
+"""Tests for app.core.selftest: known-answer tests for every backend.
+
+The self-test is only useful if (a) every check passes on a correct installation and
+(b) a check really fails when a library computes something else. (b) is proved by
+corrupting one published vector at a time (in a copy of resources/selftest) and
+watching exactly its checks fail; a broken vector file fails the checks that read it.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core import selftest
+from app.core.selftest import adapters, vectors
+from app.core.selftest.framework import SelftestResult
+
+SELFTEST_PACKAGE = Path(selftest.__file__).parent
+BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
+KINDS = {"KAT", "cross-check", "consistency"}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    results: list[SelftestResult]
+    seconds: float
+    vectors_used: frozenset[tuple[str, str, str]]  # (file, section, vector)
+    files_read: tuple[str, ...]
+
+
+@pytest.fixture(scope="module")
+def run() -> _Run:
+    """One run of the whole self-test, noting which vectors it asked for and which files it read."""
+    used: set[tuple[str, str, str]] = set()
+    files_read: list[str] = []
+    get_vector, file_path = vectors.Section.__getitem__, vectors.file_path
+
+    def recording_get(section: vectors.Section[Any], key: str) -> Any:
+        used.add((section.file, section.name, key))
+        return get_vector(section, key)
+
+    def recording_path(file: str) -> Path:
+        files_read.append(file)
+        return file_path(file)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectors.Section, "__getitem__", recording_get)
+        patch.setattr(vectors, "file_path", recording_path)
+        vectors.clear_cache()
+        start = time.perf_counter()
+        results = selftest.run_selftests()
+        seconds = time.perf_counter() - start
+    return _Run(results, seconds, frozenset(used), tuple(sorted(files_read)))
+
+
+@pytest.fixture
+def vector_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of resources/selftest that the test may break; the real files are read again afterwards."""
+    copy = tmp_path / "selftest"
+    shutil.copytree(vectors.directory(), copy)
+    monkeypatch.setattr(vectors, "directory", lambda: copy)
+    vectors.clear_cache()
+    yield copy
+    vectors.clear_cache()
+
+
+def _failures(results: list[SelftestResult]) -> dict[str, str]:
+    return {r.name: r.detail for r in results if not r.passed}
+
+
+def _names_starting(prefix: str) -> set[str]:
+    """The library checks named prefix..., and the adapter KATs that run the same vectors.
+
+    (An adapter cross-check compares with the library on the vector's inputs only, so a
+    corrupted published answer cannot fail it.)
+    """
+    names = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)}
+    assert names, f"no check is named {prefix!r}..."
+    return names | {c.name for c in adapters.ADAPTER_CHECKS
+                    if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"}
+
+
+# --------------------------------------------------------------------------------------
+# Everything passes, and the report is well formed
+# --------------------------------------------------------------------------------------
+
+
+def test_every_check_passes_on_this_machine(run: _Run) -> None:
+    assert _failures(run.results) == {}
+
+
+def test_one_result_per_registered_check_in_order(run: _Run) -> None:
+    assert [r.name for r in run.results] == [c.name for c in selftest.CHECKS + adapters.ADAPTER_CHECKS]
+    assert all(isinstance(r, SelftestResult) for r in run.results)
+
+
+def test_every_name_is_unique(run: _Run) -> None:
+    names = [r.name for r in run.results]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    assert duplicates == []
+
+
+def test_fields_use_the_documented_vocabulary(run: _Run) -> None:
+    for result in run.results:
+        assert result.backend in BACKENDS, result
+        assert result.kind in KINDS, result
+        assert result.source.strip(), result
+        assert result.detail == "", result  # passed checks carry no detail
+
+
+def test_results_are_immutable(run: _Run) -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        run.results[0].passed = False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("backend", ["cryptography", "pycryptodome", "tinyec"])
+def test_every_library_backend_has_a_known_answer_test(run: _Run, backend: str) -> None:
+    assert any(r.backend == backend and r.kind == "KAT" for r in run.results)
+
+
+def test_every_backend_the_app_uses_is_covered(run: _Run) -> None:
+    assert {r.backend for r in run.results} == BACKENDS
+
+
+@pytest.mark.parametrize(
+    "standard",
+    ["SP 800-38D", "GCM", "RFC 8439", "RFC 5869", "RFC 7748", "RFC 8032", "RFC 6979", "RFC 7027"],
+)
+def test_each_named_standard_is_cited_by_a_known_answer_test(run: _Run, standard: str) -> None:
+    assert any(standard in r.source for r in run.results if r.kind == "KAT")
+
+
+def test_hkdf_sha384_is_a_cross_check_never_a_kat(run: _Run) -> None:
+    sha384 = [r for r in run.results if "HKDF-SHA384" in r.name]
+    assert sha384
+    assert all(r.kind == "cross-check" for r in sha384)
+
+
+def test_checks_without_published_vectors_say_so(run: _Run) -> None:
+    for result in run.results:
+        if result.kind == "consistency":
+            assert "no published" in result.source, result
+
+
+def test_post_quantum_schemes_are_covered(run: _Run) -> None:
+    names = " ".join(r.name for r in run.results if r.kind == "KAT")
+    for scheme in ("ML-KEM-768", "ML-KEM-1024", "ML-DSA-44"):
+        assert scheme in names
+
+
+# --------------------------------------------------------------------------------------
+# Failures are reported, never raised
+# --------------------------------------------------------------------------------------
+
+
+def test_a_check_that_raises_is_reported_as_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> None:
+        raise RuntimeError("simulated backend failure " + "x" * 1000)
+
+    index = next(i for i, c in enumerate(selftest.CHECKS) if c.backend == "tinyec")
+    target = selftest.CHECKS[index]
+    checks = list(selftest.CHECKS)
+    checks[index] = dataclasses.replace(target, run=broken)
+    monkeypatch.setattr(selftest, "CHECKS", checks)
+
+    results = selftest.run_selftests()  # must not raise
+
+    assert results[index].name == target.name
+    assert results[index].passed is False
+    assert results[index].detail.startswith("RuntimeError: simulated backend failure")
+    assert len(results[index].detail) <= 300
+    assert _failures(results).keys() == {target.name}
+
+
+def _flip(value: Any) -> Any:
+    """A vector file's value with its lowest bit flipped: an integer, hex (or "0x..." hex),
+    or a list of hex chunks (the last one)."""
+    if isinstance(value, int):
+        return value ^ 1
+    if isinstance(value, list):
+        return [*value[:-1], _flip(value[-1])]
+    return value[:-1] + format(int(value[-1], 16) ^ 1, "x")
+
+
+def _edit(directory: Path, file: str, path: tuple[str | int, ...], change: Callable[[Any], Any]) -> Path:
+    """Replace one value of a vector file (``path`` leads to it) by ``change(value)``."""
+    target = directory / f"{file}.json"
+    document = json.loads(target.read_text(encoding="utf-8"))
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = change(parent[path[-1]])
+    target.write_text(json.dumps(document), encoding="utf-8")
+    return target
+
+
+# (vector file, the value to corrupt in it, prefix of the names of the checks that must fail)
+CORRUPTIONS: list[tuple[str, tuple[str | int, ...], str]] = [
+    ("aead", ("gcm", "test-case-16", "tag"), "AES-256-GCM with AAD, GCM test case 16"),
+    ("aead", ("chacha20-poly1305", "rfc8439-2.8.2", "ciphertext"), "ChaCha20-Poly1305"),
+    ("digests", ("abc", "SHA3-256", "digest"), "SHA3-256"),
+    ("hkdf", ("hkdf-sha256", "A.2", "okm"), "HKDF-SHA256 long inputs"),
+    ("rfc7748", ("diffie-hellman", "X448", "shared"), "X448 key agreement"),
+    ("eddsa", ("ed25519", "TEST 3", "signature"), "Ed25519"),
+    ("ecdsa", ("rfc6979", "P-256", "s"), "ECDSA P-256"),
+    # The x coordinate: the libraries' ECDH returns only x, tinyec the whole point.
+    ("ecdh", ("examples", "brainpoolP256r1", "shared", 0), "ECDH brainpoolP256r1"),
+    ("ecdh", ("examples", "P-384", "shared", 0), "ECDH P-384"),
+    ("pkcs1", ("rsassa-pss", "example-1.1", "signature"), "RSA-1024 PSS-SHA1"),
+    ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), "ML-KEM-768 KeyGen"),
+    ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), "ML-DSA-44 KeyGen"),
+    ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), "Diffie-Hellman and ElGamal"),
+]
+
+
+@pytest.mark.parametrize(
+    ("file", "path", "prefix"), CORRUPTIONS, ids=["/".join(map(str, (c[0], *c[1]))) for c in CORRUPTIONS]
+)
+def test_a_corrupted_vector_fails_exactly_its_checks(
+    vector_dir: Path, file: str, path: tuple[str | int, ...], prefix: str
+) -> None:
+    _edit(vector_dir, file, path, _flip)
+
+    failures = _failures(selftest.run_selftests())
+
+    assert failures.keys() == _names_starting(prefix)
+    assert all(detail for detail in failures.values())
+
+
+def test_a_mismatch_detail_shows_expected_and_got(vector_dir: Path) -> None:
+    _edit(vector_dir, "aead", ("gcm", "test-case-16", "tag"), _flip)
+
+    failures = _failures(selftest.run_selftests())
+
+    detail = failures["AES-256-GCM with AAD, GCM test case 16 [pycryptodome]"]
+    assert detail == (
+        "tag: expected 76fc6ece0f4e1768cddf8853bb2d551a (16 B), "
+        "got 76fc6ece0f4e1768cddf8853bb2d551b (16 B)"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# The vectors are data: every one is used, each file is read once, a broken file fails
+# --------------------------------------------------------------------------------------
+
+
+def test_every_vector_in_the_files_is_asked_for_by_a_check(run: _Run) -> None:
+    """No vector sits unused in a file, and no check skips one it should run."""
+    in_files = set()
+    for file in vectors.files():
+        document = json.loads(vectors.file_path(file).read_text(encoding="utf-8"))
+        in_files |= {(file, section, key) for section, table in document.items() if section != "about"
+                     for key in table}
+    assert in_files == run.vectors_used
+
+
+def test_each_vector_file_is_read_once_per_process(run: _Run) -> None:
+    assert run.files_read == tuple(vectors.files())
+    assert {path.stem for path in vectors.directory().glob("*.json")} == set(vectors.files())
+
+
+def test_every_vector_cites_its_source() -> None:
+    for file in vectors.files():
+        document = json.loads(vectors.file_path(file).read_text(encoding="utf-8"))
+        assert document["about"].strip()
+        for section, table in document.items():
+            if section != "about":
+                assert all(vector["source"].strip() for vector in table.values()), (file, section)
+
+
+def test_a_missing_or_broken_vector_file_fails_its_checks_and_names_file_and_field(vector_dir: Path) -> None:
+    (vector_dir / "aead.json").unlink()
+    broken = _edit(vector_dir, "ecdh", ("examples", "P-256", "public_b", 1), lambda _: "0xnot-hex")
+
+    results = selftest.run_selftests()
+
+    # Nothing is skipped: every check still reports, and those that read a broken file fail.
+    assert [r.name for r in results] == [c.name for c in selftest.CHECKS + adapters.ADAPTER_CHECKS]
+    failures = _failures(results)
+    missing = f"VectorFileError: {vector_dir / 'aead.json'}: cannot be read ("
+    malformed = f"VectorFileError: {broken}: examples/P-256/public_b: not hex: '0xnot-hex'"
+    aead = {name for name in failures
+            if name.startswith(("AES-", "ChaCha20", "App adapter AES-", "App adapter ChaCha"))}
+    ecdh = {name for name in failures if "ECDH" in name}
+    assert aead and ecdh and aead | ecdh == failures.keys()
+    assert all(failures[name].startswith(missing) for name in aead), failures
+    assert {failures[name] for name in ecdh} == {malformed}
+
+
+def _without(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda table: {k: v for k, v in table.items() if k != key}
+
+
+#: Asking for one vector checks its whole file.
+_ASK: dict[str, Callable[[], object]] = {
+    "aead": lambda: vectors.GCM["test-case-3"],
+    "ecdsa": lambda: vectors.RFC6979["P-256"],
+    "ecdh": lambda: vectors.ECDH["P-256"],
+}
+
+# (file, the value to change in it, how; the field and problem the error names)
+BROKEN_FIELDS: list[tuple[str, tuple[str, ...], Callable[[Any], Any], str]] = [
+    ("aead", ("gcm", "test-case-3"), _without("tag"), "gcm/test-case-3/tag: missing"),
+    ("aead", ("gcm", "test-case-3"), lambda v: {**v, "tga": v["tag"]}, "gcm/test-case-3/tga: unknown field"),
+    ("aead", ("gcm", "test-case-3", "key"), lambda _: 128, "gcm/test-case-3/key: expected hex (a string or"),
+    ("aead", ("gcm", "test-case-3", "key"), lambda _: {"ascii": "é"}, 'gcm/test-case-3/key: expected hex or {"ascii"'),
+    ("aead", ("gcm", "test-case-3", "source"), lambda _: " ", "gcm/test-case-3/source: expected a non-empty string"),
+    ("aead", ("gcm", "test-case-3", "note"), lambda _: 3, "gcm/test-case-3/note: expected a string"),
+    ("aead", ("gcm",), _without("test-case-3"), "gcm/test-case-3: missing"),
+    ("aead", ("gcm",), lambda _: [], "gcm: expected a non-empty object of vectors"),
+    ("aead", ("chacha20-poly1305",), lambda _: None, "chacha20-poly1305: expected a non-empty object of vectors"),
+    ("ecdsa", ("rfc6979", "P-256", "r"), lambda _: "efd48b", 'rfc6979/P-256/r: expected an integer or "0x..." hex'),
+    ("ecdsa", ("rfc6979", "P-256", "r"), lambda _: True, "rfc6979/P-256/r: expected an integer or"),
+    ("ecdh", ("examples", "P-256", "shared"), lambda v: v[:1], "examples/P-256/shared: expected a list of 2 values"),
+]
+
+
+@pytest.mark.parametrize(("file", "path", "change", "message"), BROKEN_FIELDS,
+                         ids=[f"{b[0]}:{b[3]}" for b in BROKEN_FIELDS])
+def test_a_broken_field_is_named_with_its_file(
+    vector_dir: Path, file: str, path: tuple[str, ...], change: Callable[[Any], Any], message: str
+) -> None:
+    target = _edit(vector_dir, file, path, change)
+
+    with pytest.raises(vectors.VectorFileError) as error:
+        _ASK[file]()
+
+    assert str(error.value).startswith(f"{target}: {message}")
+    assert error.value.path == target
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "aead.json: not JSON: Expecting property name enclosed in double quotes at line 1"),
+        ("[]", "aead.json: expected a JSON object of sections"),
+        ('{"gcm": {}, "chacha": {}}', "aead.json: chacha: unknown section (expected chacha20-poly1305, gcm)"),
+        ('{"about": "AEAD"}', "aead.json: gcm: missing"),
+    ],
+    ids=["not JSON", "not an object", "unknown section", "missing section"],
+)
+def test_a_file_that_is_not_json_or_has_the_wrong_sections_is_named(
+    vector_dir: Path, content: str, message: str
+) -> None:
+    (vector_dir / "aead.json").write_text(content, encoding="utf-8")
+
+    with pytest.raises(vectors.VectorFileError) as error:
+        vectors.CHACHA20_POLY1305["rfc8439-2.8.2"]
+
+    assert str(error.value) == f"{vector_dir}/{message}"
+
+
+# --------------------------------------------------------------------------------------
+# Layering: Qt-free, and independent of the rest of the app
+# --------------------------------------------------------------------------------------
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "relative import"
+            imported.add(node.module or "")
+    return imported
+
+
+QT = {"PySide6", "pyqtgraph", "shiboken6"}
+
+
+def test_selftest_imports_no_app_module_and_no_qt() -> None:
+    """The library checks use no app code beyond their package and the resources helper;
+    the adapter checks are loaded in one function."""
+    for path in sorted(SELFTEST_PACKAGE.glob("*.py")):
+        if path.name == "adapters.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = _imports(tree)
+        foreign = {name for name in imported if name.split(".")[0] in QT
+                   or name.startswith("app") and name != "app.core.resources"
+                   and not name.startswith("app.core.selftest")}
+        assert not foreign, path.name
+        library_checks = set().union(*(_imports(node) for node in tree.body
+                                       if not (isinstance(node, ast.FunctionDef) and node.name == "adapter_checks")))
+        assert "app.core.selftest.adapters" not in library_checks, path.name
+    package = _imports(ast.parse((SELFTEST_PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    assert "app.core.selftest.adapters" in package
+    adapter_imports = _imports(ast.parse(Path(adapters.__file__).read_text(encoding="utf-8")))
+    assert not {name.split(".")[0] for name in adapter_imports} & QT
+
+
+def test_running_the_selftest_loads_no_qt() -> None:
+    code = (
+        "import sys\n"
+        "from app.core.selftest import run_selftests\n"
+        "assert all(r.passed for r in run_selftests())\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')"
+        " or m.startswith(('app.gui', 'app.report'))]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+# --------------------------------------------------------------------------------------
+# The checks through the app's scheme adapters (app/core/selftest/adapters.py)
+# --------------------------------------------------------------------------------------
+
+#: Every schemes module with SPECS, and so every family, has adapter checks.
+ADAPTER_MODULES = ["symmetric", "digests", "dh", "key_agreement", "signatures", "pke", "hybrid"]
+
+
+def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
+    adapter_results = run.results[len(selftest.CHECKS):]
+    assert len(adapter_results) == len(adapters.ADAPTER_CHECKS) >= 50
+    assert all(r.name.startswith("App adapter ") for r in adapter_results)
+    assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
+    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec"}
+
+
+@pytest.mark.parametrize("module", ADAPTER_MODULES)
+def test_every_scheme_module_is_checked_through_its_adapters(module: str) -> None:
+    sources = [c.source for c in adapters.ADAPTER_CHECKS if c.kind == "KAT"]
+    if module == "pke":  # RSA-OAEP is randomised: only a cross-check fits the app's parameters
+        sources = [c.source for c in adapters.ADAPTER_CHECKS]
+    assert any(source.endswith(f"app/core/schemes/{module}.py") for source in sources)
+
+
+def _broken_aead_sealer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OpenSSL AEAD seal authenticates an AAD the receiver never sees."""
+    from app.core.schemes import symmetric
+
+    real = symmetric._cryptography_sealer
+    monkeypatch.setattr(symmetric, "_cryptography_sealer",
+                        lambda encrypt, nonces: real(lambda n, p, _aad: encrypt(n, p, b"aad"), nonces))
+
+
+def _broken_hash_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycryptodome's SHA-384 adapter computes SHA-512 (a swapped digest)."""
+    from Crypto.Hash import SHA512
+
+    from app.core.schemes import digests
+
+    monkeypatch.setitem(digests._PycryptodomeBackend._MODULES, "sha384", SHA512)
+
+
+def _broken_ecdsa_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OpenSSL ECDSA adapter pairs P-256 with SHA-384 instead of SHA-256."""
+    from cryptography.hazmat.primitives import hashes
+
+    from app.core.schemes import signatures
+
+    monkeypatch.setitem(signatures._CryptographyEcdsa._HASHES, "SHA-256", hashes.SHA384)
+
+
+def _broken_kdf_info(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key agreements derive their session key without the info string."""
+    from app.core.schemes import key_agreement
+
+    real = key_agreement.derive_key
+    monkeypatch.setattr(key_agreement, "derive_key",
+                        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""))
+
+
+def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pycryptodome EdDSA adapter signs the message with a byte appended."""
+    from app.core.schemes import signatures
+
+    real = signatures._PycryptodomeEddsa.signer
+
+    def signer(self: Any, key: Any) -> Any:
+        sign, encoded = real(self, key)
+        return (lambda message: sign(bytes(message) + b"\0")), encoded
+
+    monkeypatch.setattr(signatures._PycryptodomeEddsa, "signer", signer)
+
+
+# (how the adapter is broken, adapter checks that must fail: others may fail with it)
+BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
+    (_broken_aead_sealer, {"App adapter AES-128-GCM, GCM test case 3 [cryptography]",
+                           "App adapter AES-256-GCM, GCM test case 15 [cryptography]",
+                           "App adapter ChaCha20-Poly1305 seal/open agrees with the library [cryptography]",
+                           "App adapter X25519 key agreement + HKDF-SHA256 session key [cryptography]"}),
+    (_broken_hash_module, {'App adapter SHA-384("abc") [pycryptodome]',
+                           "App adapter HKDF-SHA384 scheme agrees with the library [pycryptodome]"}),
+    (_broken_ecdsa_digest, {"App adapter ECDSA P-256 verifies the RFC 6979 signature [cryptography]"}),
+    (_broken_kdf_info, {"App adapter X25519 key agreement + HKDF-SHA256 session key [pycryptodome]",
+                        "App adapter ECDH P-256 key agreement + HKDF-SHA256 session key [tinyec]"}),
+    (_broken_eddsa_signer, {"App adapter Ed25519 sign/verify, RFC 8032 TEST 1-3 [pycryptodome]",
+                            "App adapter Ed448 sign/verify, RFC 8032 blank message [pycryptodome]"}),
+]
+
+
+@pytest.mark.parametrize(("breakage", "must_fail"), BROKEN_ADAPTERS, ids=[b[0].__name__ for b in BROKEN_ADAPTERS])
+def test_a_broken_adapter_fails_the_selftest_while_the_libraries_pass(
+    monkeypatch: pytest.MonkeyPatch, breakage: Callable[[pytest.MonkeyPatch], None], must_fail: set[str]
+) -> None:
+    # Only the adapter checks: the library checks cannot see an adapter (shown by the last assert).
+    monkeypatch.setattr(selftest, "CHECKS", [])
+    breakage(monkeypatch)
+
+    failures = _failures(selftest.run_selftests())
+
+    assert must_fail <= failures.keys(), sorted(failures)
+    assert all(detail for detail in failures.values())
+    assert not {name for name in failures if not name.startswith("App adapter ")}
+
+
+def test_the_library_checks_alone_miss_a_broken_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_ecdsa_digest(monkeypatch)
+    assert all(selftest.run_one(check).passed for check in selftest.CHECKS)
+
+
+def test_an_adapter_module_that_fails_to_import_is_one_failed_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "app.core.selftest.adapters", None)  # import raises ImportError
+    monkeypatch.setattr(selftest, "CHECKS", [])
+
+    results = selftest.run_selftests()
+
+    assert [(r.name, r.passed) for r in results] == [("App adapters load [python]", False)]
+    assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest.adapters")
+
+
+def test_cli_selftest_exits_1_when_an_adapter_is_broken(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli.main import main
+
+    _broken_ecdsa_digest(monkeypatch)
+
+    assert main(["selftest"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  cryptography  KAT          App adapter ECDSA P-256 verifies the RFC 6979 signature" in out
+    assert out.rstrip().endswith("1 failed")

@@ -1,0 +1,79 @@
+"""History's "Import results…": a run measured on another machine joins the list, a bad
+file is refused with the file and field named and adds nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.results.model import RunResult, to_json
+from app.gui.history.panel import HistoryPanel
+from tests.helpers import trend_cases as cases
+
+PI_RUN = "20260110-100000-ababab"
+
+
+def _pi_run() -> RunResult:
+    return RunResult(id=PI_RUN, started="2026-01-10T10:00:00+00:00", finished="2026-01-10T10:05:00+00:00",
+                     status="finished", environment=cases.environment("raspberrypi", "42.0.1", "OpenSSL 3.2.1"),
+                     profile={"name": "on the pi", "jobs": []}, jobs=[cases.job(PI_RUN, 0, 90e-6)])
+
+
+@pytest.fixture
+def panel(qtbot: Any, tmp_path: Path) -> HistoryPanel:
+    store = tmp_path / "results.sqlite3"
+    cases.build(store)
+    widget = HistoryPanel(store)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _machine(panel: HistoryPanel, run_id: str) -> str:
+    item = panel.tree.topLevelItem(panel.run_ids().index(run_id))
+    return item.text(4)
+
+
+def test_import_adds_the_run_and_shows_its_machine(panel: HistoryPanel, tmp_path: Path) -> None:
+    path = tmp_path / "pi.json"
+    path.write_text(to_json(_pi_run()), encoding="utf-8")
+    panel.choose_import_file = lambda: path
+    panel.import_action.trigger()
+    assert PI_RUN in panel.run_ids() and len(panel.run_ids()) == len(cases.RUNS) + 1
+    assert _machine(panel, PI_RUN) == "raspberrypi" and _machine(panel, cases.RUNS[0][0]) == "alpha"
+    assert panel.selected_run_ids() == [PI_RUN]
+    assert not panel.message_label.isHidden()
+    assert panel.message_label.text().startswith("Imported pi.json: “on the pi” of 2026-01-")
+    assert "measured on raspberrypi" in panel.message_label.text()
+    run = panel.load_run(PI_RUN)
+    assert run is not None and run.jobs[0].to_dict() == _pi_run().jobs[0].to_dict()
+    # the same file again: found, nothing added
+    outcome = panel.import_results_file(path)
+    assert outcome is not None and not outcome.added
+    assert len(panel.run_ids()) == len(cases.RUNS) + 1 and panel.selected_run_ids() == [PI_RUN]
+    assert "already in the history" in panel.message_label.text()
+
+
+def test_a_bad_file_names_the_file_and_field_and_adds_nothing(panel: HistoryPanel, tmp_path: Path) -> None:
+    data = json.loads(to_json(_pi_run()))
+    data["jobs"][0]["metrics"]["encrypt"]["n"] = "many"
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = panel.run_ids()
+    assert panel.import_results_file(path) is None
+    assert panel.run_ids() == before
+    text = panel.message_label.text()
+    assert text.startswith("Not imported, nothing was added: ") and str(path) in text
+    assert "jobs[0].metrics.encrypt.n" in text
+    assert "color" in panel.message_label.styleSheet()  # shown as an error
+
+
+def test_a_missing_file_and_a_cancelled_dialog(panel: HistoryPanel, tmp_path: Path) -> None:
+    before = panel.run_ids()
+    assert panel.import_results_file(tmp_path / "nowhere.json") is None
+    assert "nowhere.json: cannot read" in panel.message_label.text()
+    panel.choose_import_file = lambda: None
+    panel.import_action.trigger()
+    assert panel.run_ids() == before

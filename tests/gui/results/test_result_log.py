@@ -1,0 +1,48 @@
+"""The window's log says a run-wide warning (CPU frequency scaling) once per run, and not at
+all when the run's pre-flight already said it (app/gui/results/result_log.py, app/core/analysis/run_wide.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.core.results.model import RunResult
+from app.core.run.events import JobFinished, RunStarted
+from app.gui.main_window import MainWindow
+from tests.core.analysis.test_run_wide import GOVERNOR_FINDING, _run_with_scaling
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
+    qtbot.addWidget(win)
+    yield win
+    win.controller.run = None
+    win.controller.shutdown()
+
+
+def _log_run(window: MainWindow, run: RunResult) -> list[str]:
+    """Feed a run's events to the window as its event buffer would; the lines about the governor."""
+    window.controller.run = run  # what RunController.start sets before the events are drained
+    window._on_events([RunStarted(run.id, len(run.jobs), run.name),
+                       *(JobFinished(job.index, job) for job in run.jobs)])
+    window.controller.run = None
+    return [line for line in window.log.shown_lines() if "governor" in line]
+
+
+def test_the_log_says_the_governor_once_per_run(window: MainWindow) -> None:
+    run = _run_with_scaling()
+    lines = _log_run(window, run)
+    assert len(lines) == 1 and "Every measured job of this run: CPU frequency governor is powersave" in lines[0]
+    assert len(_log_run(window, run)) == 2  # the next run says it again, once
+
+
+def test_the_log_leaves_it_to_the_pre_flight(window: MainWindow) -> None:
+    run = _run_with_scaling()
+    run.environment["stability"] = GOVERNOR_FINDING  # the runner logged the finding at the start
+    assert _log_run(window, run) == []

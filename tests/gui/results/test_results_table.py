@@ -1,0 +1,279 @@
+"""The results table: texts, numeric sorting, tooltips, selection, replacement by index."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.core.analysis.stats import FIXES, StabilityWarning, WarningCode, summarize
+from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, TcpInfo, Validation
+from app.core.results.model import JobResult, MetricResult
+from app.gui.results.cells import Column
+from app.gui.results.table import RESULT_ROLE, SORT_ROLE, ResultsTable
+from app.report.job_figures import primary_metric
+from app.report.units import format_bytes, format_rate, format_seconds
+
+KIB, MIB = 1024, 1024 * 1024
+ERROR = "worker process was killed by SIGKILL"
+
+
+def _metric(median: float, n: int = 30) -> MetricResult:
+    samples = [median * (1 + 0.01 * ((i % 5) - 2)) for i in range(n)]
+    return MetricResult(summarize(samples), samples, batch=10, traced_peak_bytes=2048,
+                        throughput_bytes_per_s=None)
+
+
+def _job(index: int, **fields: Any) -> JobResult:
+    base: dict[str, Any] = {
+        "scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 128}, "label": "AES-128-GCM",
+        "family": "aead", "mode": "operations", "message_size": KIB, "status": "ok",
+    }
+    base.update(fields)
+    return JobResult(id=f"run/{index}", index=index, **base)
+
+
+def _operations_job() -> JobResult:
+    return _job(
+        0, metrics={"keygen": _metric(50e-6), "encrypt": _metric(10e-6), "decrypt": _metric(11e-6)},
+        throughput_bytes_per_s=KIB / 10e-6, wire_bytes={"payload": KIB + 28, "overhead": 28},
+        cpu=CpuUsage({"worker": ProcessUsage(samples=12, mean_percent=97.4, max_percent=100.0,
+                                             rss_peak_bytes=50 * MIB, other_processes_mean_percent=3.0)}, 0.1),
+        memory=MemoryUsage(rss_peak_bytes={"worker": 50 * MIB}, traced_peak_bytes={"encrypt": 2048}),
+        validation=Validation(checked=110, failed=0, tamper_tried=5, tamper_rejected=5),
+    )
+
+
+def _loopback_job() -> JobResult:
+    return _job(
+        1, scheme="x25519-aesgcm", params={"curve": "x25519"}, label="X25519 + AES-GCM", family="key-agreement",
+        mode="loopback", message_size=MIB,
+        metrics={"compute": _metric(2e-6), "receiver": _metric(3e-6), "rtt": _metric(80e-6)},
+        wire_bytes={"payload": MIB + 28, "frame": MIB + 36},
+        cpu=CpuUsage({"sender": ProcessUsage(samples=5, mean_percent=41.2, max_percent=60.0, rss_peak_bytes=60 * MIB),
+                      "receiver": ProcessUsage(samples=5, mean_percent=38.0, max_percent=55.0,
+                                               rss_peak_bytes=58 * MIB)}, 0.1),
+        memory=MemoryUsage(rss_peak_bytes={"sender": 60 * MIB, "receiver": 58 * MIB}),
+        validation=Validation(checked=30),
+    )
+
+
+def _failed_job() -> JobResult:
+    return _job(2, scheme="rsa-oaep", params={"bits": 4096}, label="RSA-4096-OAEP",
+                family="public-key-encryption", message_size=64, status="failed", error=ERROR)
+
+
+def _warned_job() -> JobResult:
+    warning = StabilityWarning.make(WarningCode.HIGH_CV, "sign", "CV 23.0 % ≥ 10 %: samples vary too much")
+    return _job(3, scheme="ed25519", params={}, label="Ed25519", family="signature", message_size=100 * KIB,
+                metrics={"sign": _metric(500e-9)}, warnings=[warning])
+
+
+def _all() -> list[JobResult]:
+    return [_operations_job(), _loopback_job(), _failed_job(), _warned_job()]
+
+
+@pytest.fixture
+def table(qtbot: Any) -> ResultsTable:
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results(_all())
+    return widget
+
+
+def _text(table: ResultsTable, source_row: int, column: Column, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    return table.model.data(table.model.index(source_row, column), role)
+
+
+def _column_in_view(table: ResultsTable, column: Column) -> list[str]:
+    return [table.proxy.data(table.proxy.index(r, column)) for r in range(table.proxy.rowCount())]
+
+
+def test_formatting_helpers() -> None:
+    assert format_seconds(2e-6) == "2 µs"
+    assert format_seconds(1.234e-3) == "1.23 ms"
+    assert format_seconds(999.96e-6) == "1 ms"
+    assert format_seconds(512e-9) == "512 ns"
+    assert format_seconds(None) == "-"
+    assert format_bytes(64) == "64 B" and format_bytes(KIB) == "1 KiB" and format_bytes(MIB) == "1 MiB"
+    assert format_bytes(1536) == "1.5 KiB"
+    assert format_rate(102.4e6) == "102 MB/s"
+
+
+def test_primary_metric_follows_mode_and_family() -> None:
+    assert primary_metric(_operations_job()) == "encrypt"
+    assert primary_metric(_loopback_job()) == "compute"
+    assert primary_metric(_warned_job()) == "sign"
+    assert primary_metric(_failed_job()) == "encrypt"  # named even without data
+
+
+def test_ok_operations_row_texts(table: ResultsTable) -> None:
+    assert table.model.rowCount() == 4
+    assert _text(table, 0, Column.SCHEME) == "AES-128-GCM"
+    assert _text(table, 0, Column.BACKEND) == "cryptography"
+    assert _text(table, 0, Column.PARAMETERS) == "key_bits=128"
+    assert _text(table, 0, Column.MODE) == "operations"
+    assert _text(table, 0, Column.SIZE) == "1 KiB"
+    assert _text(table, 0, Column.METRIC) == "encrypt"
+    assert _text(table, 0, Column.MEDIAN) == "10 µs"
+    assert _text(table, 0, Column.P95).endswith("µs")
+    assert _text(table, 0, Column.CI95).startswith("[") and "µs" in _text(table, 0, Column.CI95)
+    assert _text(table, 0, Column.THROUGHPUT) == "102 MB/s"
+    assert _text(table, 0, Column.WIRE) == "1\u202f052 B"
+    assert _text(table, 0, Column.CPU) == "97"
+    assert _text(table, 0, Column.MEMORY) == "50.0 MiB; 2 KiB traced"
+    assert _text(table, 0, Column.VALIDATION) == "110/110 ok, tamper 5/5"
+    assert _text(table, 0, Column.WARNINGS) == "0"
+    assert _text(table, 0, Column.STATUS) == "ok"
+    assert _text(table, 0, Column.SIZE, SORT_ROLE) == KIB
+    assert _text(table, 0, Column.SCHEME, RESULT_ROLE) is table.model.result_at(0)
+    assert _text(table, 0, Column.STATUS, Qt.ItemDataRole.BackgroundRole) is None
+
+
+def test_loopback_row_shows_compute_frame_and_both_cpus(table: ResultsTable) -> None:
+    assert _text(table, 1, Column.METRIC) == "compute"
+    assert _text(table, 1, Column.MEDIAN) == "2 µs"
+    assert _text(table, 1, Column.SIZE) == "1 MiB"
+    assert _text(table, 1, Column.WIRE) == "1\u202f048\u202f612 B"  # the frame, exact
+    assert _text(table, 1, Column.WIRE, SORT_ROLE) == MIB + 36
+    assert _text(table, 1, Column.CPU) == "41 / 38"
+    assert "receiver: mean 38 %" in _text(table, 1, Column.CPU, Qt.ItemDataRole.ToolTipRole)
+    assert "rtt 80 µs" in _text(table, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+    assert _text(table, 1, Column.MEMORY) == "60.0 MiB; 2 KiB traced"  # sender RSS; compute's traced peak
+    assert _text(table, 1, Column.VALIDATION) == "30/30 ok"
+
+
+def test_failed_row_is_tinted_and_shows_the_error(table: ResultsTable) -> None:
+    assert _text(table, 2, Column.STATUS) == "failed"
+    assert ERROR in _text(table, 2, Column.STATUS, Qt.ItemDataRole.ToolTipRole)
+    assert ERROR in _text(table, 2, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+    assert ERROR in _text(table, 2, Column.BACKEND, Qt.ItemDataRole.ToolTipRole)
+    assert _text(table, 2, Column.SCHEME, Qt.ItemDataRole.BackgroundRole) is not None
+    assert _text(table, 2, Column.MEDIAN) == "-"
+    assert _text(table, 2, Column.MEDIAN, SORT_ROLE) is None
+    assert _text(table, 2, Column.VALIDATION) == "-"
+
+
+def test_warnings_count_and_tooltip_with_fix(table: ResultsTable) -> None:
+    assert _text(table, 3, Column.WARNINGS) == "1"
+    tip = _text(table, 3, Column.WARNINGS, Qt.ItemDataRole.ToolTipRole)
+    assert "CV 23.0 %" in tip
+    assert FIXES[WarningCode.HIGH_CV] in tip
+    assert _text(table, 3, Column.MEDIAN) == "500 ns"
+
+
+def test_sorting_by_median_is_numeric(table: ResultsTable) -> None:
+    table.view.sortByColumn(Column.MEDIAN, Qt.SortOrder.AscendingOrder)
+    # As text "10 µs" < "2 µs" < "500 ns"; as numbers 500 ns < 2 µs < 10 µs; the failed row last.
+    assert _column_in_view(table, Column.MEDIAN) == ["500 ns", "2 µs", "10 µs", "-"]
+    table.view.sortByColumn(Column.MEDIAN, Qt.SortOrder.DescendingOrder)
+    assert _column_in_view(table, Column.MEDIAN)[1:] == ["10 µs", "2 µs", "500 ns"]
+
+
+def test_sorting_by_size_is_numeric(table: ResultsTable) -> None:
+    table.view.sortByColumn(Column.SIZE, Qt.SortOrder.AscendingOrder)
+    assert _column_in_view(table, Column.SIZE) == ["64 B", "1 KiB", "100 KiB", "1 MiB"]
+
+
+def test_rows_keep_job_order_until_a_header_is_clicked(table: ResultsTable) -> None:
+    assert _column_in_view(table, Column.SCHEME) == ["AES-128-GCM", "X25519 + AES-GCM", "RSA-4096-OAEP", "Ed25519"]
+
+
+def test_selection_emits_the_job_result(table: ResultsTable, qtbot: Any) -> None:
+    table.view.sortByColumn(Column.SIZE, Qt.SortOrder.DescendingOrder)  # view row 0 = the 1 MiB loopback job
+    with qtbot.waitSignal(table.result_selected, timeout=1000) as blocker:
+        table.view.selectRow(0)
+    assert blocker.args[0] is table.model.result_at(1)
+    with qtbot.waitSignal(table.result_selected, timeout=1000) as blocker:
+        assert table.select_index(3)
+    assert blocker.args[0].index == 3 and table.selected_result() is blocker.args[0]
+    with qtbot.waitSignal(table.result_selected, timeout=1000) as blocker:
+        table.clear()
+    assert blocker.args == [None]
+    assert not table.select_index(3)
+
+
+def test_add_result_appends_or_replaces_by_index(table: ResultsTable, qtbot: Any) -> None:
+    table.select_index(2)
+    fixed = replace(_failed_job(), status="ok", error=None, metrics={"encrypt": _metric(3e-3)})
+    with qtbot.waitSignal(table.result_selected, timeout=1000) as blocker:
+        table.add_result(fixed)  # the selected row was replaced: detail views get the new result
+    assert blocker.args[0] is fixed
+    assert table.model.rowCount() == 4
+    assert _text(table, 2, Column.STATUS) == "ok"
+    assert _text(table, 2, Column.MEDIAN) == "3 ms"
+    assert _text(table, 2, Column.SCHEME, Qt.ItemDataRole.BackgroundRole) is None
+    table.add_result(_job(7, message_size=16))
+    assert table.model.rowCount() == 5
+    assert [r.index for r in table.results()] == [0, 1, 2, 3, 7]
+    assert table.model.result_at(4).index == 7
+
+
+# --- every metric reachable, copyable -------------------------------------------------------
+
+
+def test_every_metric_of_every_job_is_one_choice_away(table: ResultsTable) -> None:
+    assert table.model.rowCount() == 4  # the headline metric of each job
+    table.set_metric("*")
+    shown = {(table.model.result_at(r).index, _text(table, r, Column.METRIC)) for r in range(table.model.rowCount())}
+    expected = {(job.index, name) for job in _all() for name in job.metrics}
+    assert expected <= shown  # keygen and decrypt, receiver and rtt too
+    assert (2, "encrypt") in shown  # a failed job keeps its row
+    rtt_row = next(r for r in range(table.model.rowCount()) if _text(table, r, Column.METRIC) == "rtt")
+    assert _text(table, rtt_row, Column.MEDIAN) == format_seconds(80e-6)
+    table.set_metric("keygen")
+    assert [_text(table, r, Column.METRIC) for r in range(table.model.rowCount())] == ["keygen"] * 4
+    assert table.metric_picker.currentData() == "keygen"
+    assert "4 jobs" in table.count_label.text() and "7 metrics" in table.count_label.text()
+
+
+def test_rows_sort_by_median_across_metrics(table: ResultsTable) -> None:
+    table.set_metric("*")
+    table.view.sortByColumn(Column.MEDIAN, Qt.SortOrder.AscendingOrder)
+    keys = [table.proxy.data(table.proxy.index(r, Column.MEDIAN), SORT_ROLE) for r in range(table.proxy.rowCount())]
+    numbers = [k for k in keys if k is not None]
+    assert numbers == sorted(numbers) and len(numbers) == 7  # every metric with samples
+
+
+def test_rows_copy_as_tab_separated_text_with_the_header(table: ResultsTable, qtbot: Any) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    table.view.selectRow(1)
+    text = table.copy()
+    lines = text.splitlines()
+    assert lines[0].split("\t")[:3] == ["Scheme", "Backend", "Parameters"]
+    assert len(lines) == 2 and lines[1].split("\t")[0] == "X25519 + AES-GCM"
+    assert QGuiApplication.clipboard().text() == text
+    table.view.clearSelection()
+    assert len(table.copy().splitlines()) == 1 + table.proxy.rowCount()  # nothing selected: every row
+
+
+def test_counts_are_singular_for_one(qtbot: Any) -> None:
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results([_warned_job()])
+    assert widget.count_label.text() == "1 job · 1 metric"
+
+
+def test_the_kernels_view_of_each_end_is_in_the_median_tooltip_of_session_rows(qtbot: Any) -> None:
+    sender = TcpInfo(smoothed_rtt_s=41e-6, rtt_var_s=5e-6, retransmits_total=0, segments_out=12, segments_in=12,
+                     congestion_window_segments=10, mss_bytes=65483, exchanges=12)
+    job = replace(_loopback_job(), tcp_info={"receiver": TcpInfo(unavailable="not available on this OS (Darwin)"),
+                                             "sender": sender})
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results([_operations_job(), job])
+    kernel = ("kernel (sender): sRTT 41 µs, 12 segments out (1.0 per exchange), 12 in, 0 retransmissions, "
+              "cwnd 10 segments")
+    for metric in ("compute", "rtt"):
+        widget.set_metric(metric)
+        tip = _text(widget, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+        assert kernel in tip
+        # Sender first, and an end without a reading says why, never zeros.
+        assert tip.index(kernel) < tip.index("kernel (receiver): no reading: not available on this OS (Darwin)")
+    widget.set_metric("receiver")
+    assert "kernel" not in _text(widget, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+    widget.set_metric("")
+    assert "kernel" not in _text(widget, 0, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)

@@ -1,0 +1,1 @@
+"""What many tests share: builders of runs, jobs and stores, golden files, pixel checks."""

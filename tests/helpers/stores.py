@@ -1,0 +1,35 @@
+"""Store files for tests of the faces' error paths: one with a run, one SQLite cannot fully read."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from app.core.results.model import JobResult, RunResult
+from app.core.results.store import Store
+
+RUN_ID = "20260101-000000-aaaaaa"
+
+
+def stored_run(path: Path) -> Path:
+    """A store holding one finished run of one job."""
+    with Store(path) as store:
+        store.begin_run(RunResult(id=RUN_ID, started="2026-01-01T00:00:00+00:00", status="running",
+                                  environment={}, profile={"name": "p", "jobs": []}))
+        store.add_job(RUN_ID, JobResult(id=f"{RUN_ID}/0", index=0, scheme="sha256", backend="cryptography",
+                                        params={}, label="SHA-256", family="hash", mode="operations",
+                                        message_size=64, status="ok"))
+        store.finish_run(RUN_ID, "finished", "2026-01-01T00:00:01+00:00")
+    return path
+
+
+def damage_jobs_table(path: Path) -> None:
+    """Overwrite the jobs table's root page: the store still opens (its schema and runs
+    are intact), but SQLite cannot read any job ("database disk image is malformed")."""
+    db = sqlite3.connect(path)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'jobs'").fetchone()[0]
+    db.close()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)
