@@ -1,66 +1,188 @@
-"""The Qt-free core stays Qt-free: checked on the imports, not by convention."""
+"""The rooms stay apart: imports point down, the core stays Qt-free, and nothing imports
+in a circle. Checked on the imports themselves (top-level and inside functions alike),
+not by convention (docs/ARCHITECTURE.md, "Layers")."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.paths import ROOT
 
-CORE = ROOT / "app" / "core"
-FORBIDDEN = ("PySide6", "pyqtgraph", "shiboken6", "app.gui", "app.report")
+APP = ROOT / "app"
+CORE = APP / "core"
+QT = ("PySide6", "pyqtgraph", "shiboken6")
+#: The layers from the top: faces -> gui -> report -> core. Each may import the ones below
+#: it and never one above.
+LAYERS = ("faces", "gui", "report", "core")
+#: The core's top-level modules every group uses; they import no group of the core.
+CORE_FOUNDATION = ("errors", "vocab", "escaping", "fileio", "resources")
 
 
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@cache
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(APP.rglob("*.py"))}
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every module a file imports, wherever the import statement stands: `from a.b import c`
+    gives "a.b" and "a.b.c" (c may be a submodule), relative imports made absolute."""
+    module = _module_name(path)
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
     return names
 
 
+@cache
+def _app_graph() -> dict[str, frozenset[str]]:
+    """module -> the app modules it imports (a name resolved to its longest app module)."""
+    modules = _modules()
+    graph: dict[str, frozenset[str]] = {}
+    for module, path in modules.items():
+        targets = set()
+        for name in _imported_names(path):
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            # A package's own __init__ is not an edge from its submodules (importing
+            # a.b.c runs a/__init__ and a/b/__init__ first, always).
+            if name and name != module and not module.startswith(name + "."):
+                targets.add(name)
+        graph[module] = frozenset(targets)
+    return graph
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in ("__main__", "cli"):
+        return "faces"
+    return parts[1]
+
+
+def _circles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+# --- the rules ----------------------------------------------------------------------------------
+
+
+def test_no_module_of_app_imports_in_a_circle() -> None:
+    circles = _circles(dict(_app_graph()))
+    assert not circles, "import circles (move what both sides need into a leaf module): " + "; ".join(
+        " -> ".join(circle) for circle in circles
+    )
+
+
+@pytest.mark.parametrize("module", sorted(_modules()), ids=str)
+def test_imports_point_down_the_layers(module: str) -> None:
+    rank = LAYERS.index(_layer(module))
+    upward = sorted(target for target in _app_graph()[module] if LAYERS.index(_layer(target)) < rank)
+    assert not upward, f"{module} ({_layer(module)}) imports {upward} from a layer above it"
+
+
 @pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
-def test_core_module_imports_no_gui(path: Path) -> None:
-    bad = {name for name in _imported_modules(path) if name.split(".")[0] in FORBIDDEN or name.startswith(FORBIDDEN)}
+def test_core_module_imports_no_qt(path: Path) -> None:
+    bad = {name for name in _imported_names(path) if name.split(".")[0] in QT}
     assert not bad, f"{path} imports {bad}"
 
 
-def test_importing_the_whole_core_loads_no_qt() -> None:
+def test_only_the_report_s_pdf_package_imports_qt() -> None:
+    """The report's content is data (app.report.model): Markdown and the CLI build it in a
+    process that never loads Qt. Only app.report.pdf paints."""
+    report = APP / "report"
+    painting = [
+        str(path.relative_to(ROOT))
+        for path in sorted(report.rglob("*.py"))
+        if not path.is_relative_to(report / "pdf") and any(n.split(".")[0] in QT for n in _imported_names(path))
+    ]
+    assert not painting, f"Qt imported outside app/report/pdf/: {painting}"
+
+
+def test_the_core_s_foundation_imports_no_group_of_the_core() -> None:
+    graph = _app_graph()
+    upward = {
+        module: sorted(graph[f"app.core.{module}"])
+        for module in CORE_FOUNDATION
+        if any(target.startswith("app.core.") for target in graph[f"app.core.{module}"])
+    }
+    assert not upward, f"the core's shared modules import its groups: {upward}"
+
+
+def test_the_rules_see_a_circle_and_an_upward_import() -> None:
+    """The checks above can fail: a made-up circle is found, and the layer of each kind of
+    module is the one the rules assume."""
+    assert _circles({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}) == [
+        ["a", "b", "c"]
+    ]
+    assert [_layer(m) for m in ("app.__main__", "app.cli.main", "app.gui.app", "app.report.content", "app.core.vocab")] == [
+        "faces",
+        "faces",
+        "gui",
+        "report",
+        "core",
+    ]
+    assert "app.core.run.runner" in _app_graph()["app.cli.commands.run"]  # lazy imports count
+
+
+def test_importing_the_whole_core_and_the_report_s_content_loads_no_qt() -> None:
     code = (
         "import sys, pkgutil, importlib, app.core\n"
         "for m in pkgutil.walk_packages(app.core.__path__, 'app.core.'): importlib.import_module(m.name)\n"
         "from app.core.schemes import registry; list(registry.all_specs())\n"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')]\n"
+        "import app.report.content, app.report.markdown, app.report.exporters, app.cli.main\n"
+        f"bad = [m for m in sys.modules if m.split('.')[0] in {QT!r}]\n"
         "assert not bad, bad\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
-
-
-APP = CORE.parent
-#: Imports point down (faces -> gui -> report -> core): what each upper layer's modules
-#: must not import. The core's rule is the test above; `app.cli` covers every command.
-UPWARD = {"report": ("app.gui", "app.cli", "app.__main__"), "gui": ("app.cli", "app.__main__")}
-
-
-def _app_imports(path: Path) -> set[str]:
-    """Modules imported, with `from app import x` read as `app.x`."""
-    names = _imported_modules(path)
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module == "app":
-            names.update(f"app.{alias.name}" for alias in node.names)
-    return names
-
-
-@pytest.mark.parametrize("path", [p for layer in UPWARD for p in sorted((APP / layer).rglob("*.py"))],
-                         ids=lambda p: str(p.relative_to(APP)))
-def test_layers_import_only_downward(path: Path) -> None:
-    forbidden = UPWARD[path.relative_to(APP).parts[0]]
-    bad = {name for name in _app_imports(path) if name.startswith(forbidden)}
-    assert not bad, f"{path} imports {bad} from a layer above it"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=ROOT)
