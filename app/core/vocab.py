@@ -53,11 +53,6 @@ _MODE_SHORT = {Mode.OPERATIONS: "ops", Mode.LOOPBACK: "loopback", Mode.REMOTE: "
 SESSION_MODES: frozenset[Mode] = frozenset(mode for mode in Mode if mode.is_session)
 
 
-def is_session_mode(mode: str) -> bool:
-    """True for "loopback" and "remote" (a plain string from a results file, or a Mode)."""
-    return mode in SESSION_MODES
-
-
 class JobStatus(enum.StrEnum):
     """How one job (one scheme at one message size) ended."""
 

@@ -156,8 +156,3 @@ def conditions(job: JobResult, load: Load) -> str:
     if load.server_request_s is not None:
         text += f"; the server's crypto {format_seconds(load.server_request_s)} a request (median)"
     return text
-
-
-def honest_steps(steps: Sequence[LoadStep]) -> list[LoadStep]:
-    """The steps that measured the server (the generator kept to its schedule)."""
-    return [step for step in steps if not step.generator_saturated]

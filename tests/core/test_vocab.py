@@ -23,7 +23,6 @@ from app.core.vocab import (
     PageSize,
     Role,
     RunStatus,
-    is_session_mode,
     measuring_role,
 )
 from app.gui.vocab import PlotTab, Theme, Tone
@@ -47,7 +46,7 @@ def test_a_member_is_its_string_in_json_csv_and_text() -> None:
 
 def test_session_modes_and_the_measuring_process() -> None:
     assert SESSION_MODES == {Mode.LOOPBACK, Mode.REMOTE}
-    assert is_session_mode("loopback") and not is_session_mode("operations") and not is_session_mode("pigeon")
+    assert "loopback" in SESSION_MODES and "operations" not in SESSION_MODES and "pigeon" not in SESSION_MODES
     assert [measuring_role(mode) for mode in ("operations", "loopback", "remote")] == [
         Role.WORKER, Role.SENDER, Role.SENDER]
 

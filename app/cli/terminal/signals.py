@@ -44,10 +44,6 @@ class StopSignals:
         self.running = True
         self._previous: dict[int, Any] = {}
 
-    @property
-    def exit_code(self) -> int | None:
-        return None if self.signum is None else 128 + self.signum
-
     def __enter__(self) -> StopSignals:
         if threading.current_thread() is not threading.main_thread():
             return self  # only the main thread may set handlers (a test calling main() in a thread)

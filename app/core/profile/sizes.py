@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
 
 from app.core.profile.model import (
     ProfileError,
@@ -49,7 +47,3 @@ def _human(size: float) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size} B"
-
-
-def params_text(params: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())

@@ -35,7 +35,7 @@ from app.core.results.job_records import (
     TcpInfo,
     Validation,
 )
-from app.core.vocab import JobStatus, Mode
+from app.core.vocab import Mode
 
 RESULTS_FORMAT_VERSION = 1
 
@@ -209,10 +209,6 @@ class RunResult:
     @property
     def name(self) -> str:
         return str(self.profile.get("name", ""))
-
-    @property
-    def all_ok(self) -> bool:
-        return bool(self.jobs) and all(job.status == JobStatus.OK for job in self.jobs)
 
     def to_dict(self) -> dict[str, Any]:
         return {
