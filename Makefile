@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test check venv bench package package-test install-desktop clean
+.PHONY: run test check lint format venv bench package package-test install-desktop clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")' || \
@@ -26,6 +26,15 @@ test: $(STAMP)
 # The type checker over app/ (strict on the Qt-free core; [tool.mypy] in pyproject.toml).
 check: $(STAMP)
 	$(PY) -m mypy
+
+# Lint and format check (ruff; [tool.ruff] in pyproject.toml). `make format` applies both fixes.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check app tests benchmarks packaging docs
+	$(VENV)/bin/ruff format --check app tests benchmarks packaging docs
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix app tests benchmarks packaging docs
+	$(VENV)/bin/ruff format app tests benchmarks packaging docs
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_ops_overhead.py

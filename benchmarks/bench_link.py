@@ -51,12 +51,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.profile.files import parse_profile  # noqa: E402
-from app.core.results.model import JobResult  # noqa: E402
-from app.core.run import supervisor  # noqa: E402
-from app.core.run.events import LinkDone, LinkMessage  # noqa: E402
-from app.core.run.runner import Runner  # noqa: E402
-from app.core.vocab import JobStatus, LinkEmulation, Role  # noqa: E402
+from app.core.profile.files import parse_profile
+from app.core.results.model import JobResult
+from app.core.run import supervisor
+from app.core.run.events import LinkDone, LinkMessage
+from app.core.run.runner import Runner
+from app.core.vocab import JobStatus, LinkEmulation, Role
 
 DELAYS_MS = (0.5, 5.0, 50.0, 300.0)
 RATES_KBIT = (50.0, 1_000.0, 100_000.0, 1_000_000.0)

@@ -33,15 +33,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.load import sweep  # noqa: E402
-from app.core.load.generator import LoadGenerator  # noqa: E402
-from app.core.load.server import LoadServerPlan, load_server_main  # noqa: E402
-from app.core.profile.files import parse_profile  # noqa: E402
+from app.core.load import sweep
+from app.core.load.generator import LoadGenerator
+from app.core.load.server import LoadServerPlan, load_server_main
+from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
-from app.core.run.events import Listening  # noqa: E402
-from app.core.run.plan import JobPlan, SessionPeer  # noqa: E402
-from app.core.run.supervisor import stop_process  # noqa: E402
-from app.core.session.protocol import TOKEN_BYTES  # noqa: E402
+from app.core.run.events import Listening
+from app.core.run.plan import JobPlan, SessionPeer
+from app.core.run.supervisor import stop_process
+from app.core.session.protocol import TOKEN_BYTES
 
 FRACTIONS = (0.1, 0.5, 0.8, 0.9, 1.0, 1.1, 1.3, 1.6)
 TOLERANCE = 0.05

@@ -60,12 +60,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.profile.files import parse_profile  # noqa: E402
-from app.core.run.runner import Runner  # noqa: E402
-from app.core.vocab import JobStatus, Mode, Role  # noqa: E402
+from app.core.profile.files import parse_profile
+from app.core.run.runner import Runner
+from app.core.vocab import JobStatus, Mode, Role
 
 try:  # the runner announces each job's process ids (newer versions)
-    from app.core.run.events import JobProcesses  # noqa: E402
+    from app.core.run.events import JobProcesses
 except ImportError:  # pragma: no cover - older app: find the sender with psutil
     JobProcesses = None  # type: ignore[assignment,misc]
 

@@ -24,14 +24,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import psutil  # noqa: E402
+import psutil
 
-from app.core.profile.files import parse_profile  # noqa: E402
-from app.core.results.store import Store  # noqa: E402
-from app.core.run.events import JobFinished  # noqa: E402
-from app.core.run.jobstart import job_processes  # noqa: E402
-from app.core.run.runner import Runner  # noqa: E402
-from app.core.vocab import JobStatus  # noqa: E402
+from app.core.profile.files import parse_profile
+from app.core.results.store import Store
+from app.core.run.events import JobFinished
+from app.core.run.jobstart import job_processes
+from app.core.run.runner import Runner
+from app.core.vocab import JobStatus
 
 
 def main() -> int:

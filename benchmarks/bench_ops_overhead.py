@@ -26,14 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cryptography.hazmat.primitives import hashes  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ed25519, x25519  # noqa: E402
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: E402
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from app.core.profile.files import parse_profile  # noqa: E402
-from app.core.run.runner import Runner  # noqa: E402
-from app.core.vocab import JobStatus  # noqa: E402
+from app.core.profile.files import parse_profile
+from app.core.run.runner import Runner
+from app.core.vocab import JobStatus
 
 KIB, MIB = 1024, 1024 * 1024
 

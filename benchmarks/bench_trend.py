@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.analysis.compare import match_key  # noqa: E402
-from app.core.analysis.stats import summarize  # noqa: E402
-from app.core.analysis.trend import job_trend  # noqa: E402
-from app.core.results.model import JobResult, MetricResult, RunResult  # noqa: E402
-from app.core.results.store import Store  # noqa: E402
+from app.core.analysis.compare import match_key
+from app.core.analysis.stats import summarize
+from app.core.analysis.trend import job_trend
+from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.results.store import Store
 
 
 def _job(run_id: str, index: int, samples: int, rng: random.Random) -> JobResult:

@@ -60,7 +60,7 @@ class Smoke:
         started = time.monotonic()
         try:
             proc = subprocess.run([str(self.executable), *args], env=self.env, cwd=self.workdir,
-                                  capture_output=True, text=True, timeout=timeout)
+                                  capture_output=True, text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
             self.results.append((name, False, f"no exit within {timeout:.0f} s"))
             return
@@ -195,7 +195,7 @@ def check_desktop_install(smoke: Smoke) -> None:
         return
     prefix = smoke.workdir / "prefix"
     proc = subprocess.run(["sh", str(ROOT / "packaging" / "linux" / "install.sh"), str(smoke.executable.parent)],
-                          env={**smoke.env, "PREFIX": str(prefix)}, capture_output=True, text=True, timeout=120)
+                          env={**smoke.env, "PREFIX": str(prefix)}, capture_output=True, text=True, timeout=120, check=False)
     name = "desktop entry install"
     if proc.returncode != 0:
         smoke.results.append((name, False, proc.stdout + proc.stderr))
@@ -209,11 +209,11 @@ def check_desktop_install(smoke: Smoke) -> None:
         problems.append(f"{len(icons)} icon sizes installed, expected 9 and the SVG")
     validator = shutil.which("desktop-file-validate")
     if validator and entry.is_file():
-        out = subprocess.run([validator, str(entry)], capture_output=True, text=True)
+        out = subprocess.run([validator, str(entry)], capture_output=True, text=True, check=False)
         if out.returncode != 0 or "error" in out.stdout.lower():
             problems.append(f"desktop-file-validate: {out.stdout.strip()}")
     launcher = prefix / "bin" / "cryptobench"
-    version = subprocess.run([str(launcher), "--version"], env=smoke.env, capture_output=True, text=True, timeout=60)
+    version = subprocess.run([str(launcher), "--version"], env=smoke.env, capture_output=True, text=True, timeout=60, check=False)
     if version.returncode != 0 or app_version() not in version.stdout:
         problems.append(f"{launcher} --version: {version.stdout.strip()} {version.stderr.strip()}")
     passed = "validated by desktop-file-validate" if validator else "desktop-file-validate not installed"

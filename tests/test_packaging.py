@@ -154,7 +154,7 @@ def test_desktop_entry_names_the_app_and_its_icon() -> None:
                     reason="desktop-file-validate (Debian desktop-file-utils) is not installed")
 def test_desktop_entry_validates() -> None:
     out = subprocess.run(["desktop-file-validate", str(PACKAGING / "linux" / "cryptobench.desktop")],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     assert out.returncode == 0 and "error" not in out.stdout.lower(), out.stdout
 
 
@@ -184,7 +184,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6',
 """
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     excludes = _spec_excludes()
@@ -208,10 +208,10 @@ def test_linux_installer_installs_and_uninstalls(tmp_path: Path) -> None:
     prefix = tmp_path / "prefix"
     env = {**os.environ, "PREFIX": str(prefix)}
     run = subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), str(bundle)], env=env,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 0, run.stderr
     launcher = prefix / "bin" / "cryptobench"
-    assert subprocess.run([str(launcher), "--version"], capture_output=True, text=True).stdout.strip() == \
+    assert subprocess.run([str(launcher), "--version"], capture_output=True, text=True, check=False).stdout.strip() == \
         f"cryptobench {__version__}"
     entry = (prefix / "share" / "applications" / "cryptobench.desktop").read_text()
     assert f"Exec={launcher}\n" in entry and f"TryExec={launcher}\n" in entry
@@ -222,9 +222,9 @@ def test_linux_installer_installs_and_uninstalls(tmp_path: Path) -> None:
 
     # Reinstalling replaces the app in place; uninstalling removes every file it put there.
     assert subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), str(bundle)], env=env,
-                          capture_output=True, timeout=60).returncode == 0
+                          capture_output=True, timeout=60, check=False).returncode == 0
     gone = subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), "--uninstall"], env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert gone.returncode == 0, gone.stderr
     assert not launcher.exists() and not (prefix / "lib" / "cryptobench").exists()
     assert not list((prefix / "share").rglob("cryptobench*"))
@@ -232,7 +232,7 @@ def test_linux_installer_installs_and_uninstalls(tmp_path: Path) -> None:
 
 def test_linux_installer_refuses_a_missing_bundle(tmp_path: Path) -> None:
     run = subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), str(tmp_path / "nothing")],
-                         env={**os.environ, "PREFIX": str(tmp_path / "prefix")}, capture_output=True, text=True)
+                         env={**os.environ, "PREFIX": str(tmp_path / "prefix")}, capture_output=True, text=True, check=False)
     assert run.returncode == 2
     assert "make package" in run.stderr and not (tmp_path / "prefix" / "bin").exists()
 
@@ -241,7 +241,7 @@ def test_gui_command_writes_the_startup_report(tmp_path: Path) -> None:
     report = tmp_path / "startup.json"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     run = subprocess.run([sys.executable, "-m", "app", "gui", "--quit-after", "0.3", "--startup-report", str(report)],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stderr
     data = json.loads(report.read_text())
     assert data["frozen"] is False

@@ -19,7 +19,7 @@ class _FirstPaint(QObject):
         super().__init__()
         self.painted_at: float | None = None
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if self.painted_at is None and event.type() == QEvent.Type.Paint:
             self.painted_at = time.time()
         return False
@@ -100,7 +100,8 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     from app.gui.stop_signals import SignalStop
 
     # Ctrl-C, SIGTERM and SIGHUP stop a run and close the window as Quit does (no question).
-    stopper = SignalStop(lambda signum: app.exit(window.stop_for_signal(signum)))
+    # `window` is deleted below only after `stopper.uninstall()`: the lambda never sees it gone.
+    stopper = SignalStop(lambda signum: app.exit(window.stop_for_signal(signum)))  # noqa: F821
     painter = _FirstPaint()
     window.installEventFilter(painter)
     window.show()

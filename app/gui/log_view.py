@@ -62,7 +62,7 @@ class LogView(QWidget):
             if self.follow.isChecked():
                 self._scroll_to_end()
 
-    def toPlainText(self) -> str:  # noqa: N802 (QPlainTextEdit's name, used by tests)
+    def toPlainText(self) -> str:
         return self.text.toPlainText()
 
     def shown_lines(self) -> list[str]:

@@ -11,7 +11,6 @@ every piece of domain data stays in the core formats (profile JSON, the store).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -222,8 +221,10 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
     def _fill_presets_menu(self) -> None:
         self.presets_menu.clear()
         for entry in preset_entries(self.store_path):
-            # `checked` takes triggered's argument, so `n` keeps this entry's name (typed for mypy).
-            open_it: Callable[..., object] = lambda checked=False, n=entry.name: self.open_preset(n)
+            # `checked` takes triggered's argument, so `name` keeps this entry's name.
+            def open_it(checked: bool = False, name: str = entry.name) -> None:
+                self.open_preset(name)
+
             action = self.presets_menu.addAction(entry.menu_text(), open_it)
             action.setData(entry.name)
             action.setToolTip(f"{entry.description}\n\n{plural(entry.measured_jobs, 'job')}, "
@@ -461,7 +462,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.close()
         return 128 + signum
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+    def closeEvent(self, event: QCloseEvent) -> None:
         if getattr(self, "_closing_for_signal", False):
             event.accept()  # stop_for_signal already stopped, waited and saved
             return

@@ -115,7 +115,7 @@ def missing_libraries(binary: Path) -> list[str]:
     ldd = shutil.which("ldd")
     if ldd:
         try:
-            out = subprocess.run([ldd, str(binary)], capture_output=True, text=True, timeout=10).stdout
+            out = subprocess.run([ldd, str(binary)], capture_output=True, text=True, timeout=10, check=False).stdout
             found = list(dict.fromkeys(_NOT_FOUND.findall(out)))
             if found:
                 return found

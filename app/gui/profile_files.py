@@ -5,7 +5,6 @@ QMainWindow base; at run time the class is a plain mixin, see `_Window`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -181,16 +180,19 @@ class ProfileFileActions(_Window):
         self.recent_menu.clear()
         recent = self._recent()
         for path in recent:
-            open_it: Callable[..., object] = lambda checked=False, p=path: self.open_profile(Path(p))
+            # `checked` takes triggered's argument, so `file` keeps this entry's path.
+            def open_it(checked: bool = False, file: str = path) -> None:
+                self.open_profile(Path(file))
+
             self.recent_menu.addAction(path, open_it)
         self.recent_menu.setEnabled(bool(recent))
 
     # drag and drop a profile file onto the window
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
         if urls and urls[0].isLocalFile() and urls[0].toLocalFile().endswith(".json"):
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
+    def dropEvent(self, event: QDropEvent) -> None:
         url: QUrl = event.mimeData().urls()[0]
         self.open_profile(Path(url.toLocalFile()))

@@ -69,7 +69,7 @@ def status_qcolor(kind: Tone | None, background: QColor | str | None = None) -> 
 class _DarkStyle(QProxyStyle):
     """Fusion with visible check-box and radio-button outlines on a dark palette."""
 
-    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,  # noqa: N802
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,
                       widget: QWidget | None = None) -> None:
         super().drawPrimitive(element, option, painter, widget)
         if element in (QStyle.PrimitiveElement.PE_IndicatorCheckBox,

@@ -346,7 +346,7 @@ def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart |
         if job.status == JobStatus.OK and primary_metric(job) in job.metrics and job.message_size > 0:
             curves[(job.label, job.mode, primary_metric(job) or "", str(sorted(job.params.items())))].append(job)
     series = []
-    for (label, mode, metric, _), group in curves.items():
+    for (_label, _mode, metric, _), group in curves.items():
         if len({j.message_size for j in group}) < 2:
             continue
         group = sorted(group, key=lambda j: j.message_size)

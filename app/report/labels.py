@@ -57,7 +57,7 @@ class Labels:
         seen: dict[str, list[str]] = defaultdict(list)
         for label, name in self.short.items():
             seen[name].append(label)
-        for name, labels in seen.items():
+        for labels in seen.values():
             if len(labels) > 1:
                 for label in labels:
                     self.short[label] = label

@@ -12,7 +12,7 @@ it has. Times are in seconds and sizes in bytes; renderers pick SI prefixes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 Align = Literal["left", "right", "center"]
 
@@ -126,7 +126,7 @@ class StackedBars:
     unit: str = "s"
 
 
-ChartData = Union[BarChart, LineChart, Histogram, StackedBars]
+ChartData = BarChart | LineChart | Histogram | StackedBars
 
 
 @dataclass
@@ -137,7 +137,7 @@ class Chart:
     aspect: float = 0.5
 
 
-Block = Union[Paragraph, Bullets, Table, Chart]
+Block = Paragraph | Bullets | Table | Chart
 
 
 @dataclass

@@ -13,11 +13,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication
 
-from app.gui.history.trend_view import TrendDialog  # noqa: E402
-from app.gui.theme import apply_theme  # noqa: E402
-from tests.helpers import trend_cases  # noqa: E402
+from app.gui.history.trend_view import TrendDialog
+from app.gui.theme import apply_theme
+from tests.helpers import trend_cases
 
 
 def main() -> int:

@@ -96,7 +96,7 @@ def test_an_invalid_profile_names_every_problem_and_fitting_advice(window: MainW
     bad.write_text(json.dumps({"name": "bad", "jobs": [
         {"scheme": "sha256", "samples": 0}, {"scheme": "aes-gcm"}, {"scheme": "no-such-scheme"}]}))
     assert not window.open_profile(bad, ask=False)
-    title, message, advice = window.last_error
+    _title, message, advice = window.last_error
     assert "jobs[0].samples" in message and "jobs[2]" in message and "2 problems" in message
     assert "Fix the fields named above" in advice
     broken = tmp_path / "broken.json"

@@ -38,7 +38,7 @@ def _env(**changes: str | None) -> dict[str, str]:
 
 def _start(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+                          timeout=60, stdin=subprocess.DEVNULL, check=False)
 
 
 def _assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> str:

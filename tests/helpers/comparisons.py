@@ -68,7 +68,7 @@ def scaled(source: RunResult, factor: float, run_id: str = NEW_ID) -> RunResult:
         item["id"] = f"{run_id}/{item['index']}"
         for metric in item["metrics"].values():
             values = [v * factor for v in metric["samples"]]
-            metric.update({k: v for k, v in summarize(values).to_dict().items()}, samples=values)
+            metric.update(dict(summarize(values).to_dict().items()), samples=values)
     return RunResult.from_dict(data)
 
 

@@ -23,10 +23,10 @@ def job_plan(scheme: str, backend: str = "cryptography", params: dict[str, Any] 
     if unknown:
         raise TypeError(f"job_plan() got unknown settings {sorted(unknown)}")
     peer_settings = {k: v for k, v in settings.items() if k in _PEER_FIELDS}
-    job_settings: dict[str, Any] = dict(
-        index=0, scheme=scheme, backend=backend, params=dict(params or {}), message_sizes=sizes or [18],
-        mode=Mode.LOOPBACK if peer_settings else Mode.OPERATIONS, samples=4, warmup=1, keygen_samples=2,
-        pause_ms=0.0, tamper=3, label=f"{scheme} [{backend}]", family=registry.get_spec(scheme).family)
+    job_settings: dict[str, Any] = {
+        "index": 0, "scheme": scheme, "backend": backend, "params": dict(params or {}), "message_sizes": sizes or [18],
+        "mode": Mode.LOOPBACK if peer_settings else Mode.OPERATIONS, "samples": 4, "warmup": 1, "keygen_samples": 2,
+        "pause_ms": 0.0, "tamper": 3, "label": f"{scheme} [{backend}]", "family": registry.get_spec(scheme).family}
     job_settings.update({k: v for k, v in settings.items() if k in _JOB_FIELDS})
     peer = None
     if peer_settings:

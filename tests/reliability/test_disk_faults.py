@@ -79,7 +79,7 @@ def test_failed_write_names_the_file_and_keeps_the_previous_one(qapp: Any, tmp_p
     target = tmp_path / "target.out"
     target.write_text(OLD)
     _inject(monkeypatch, fault)
-    with pytest.raises(OSError) as info:
+    with pytest.raises(OSError, match=r"target\.out") as info:
         _writers()[writer](target)
     message = str(info.value)
     assert str(target) in message
@@ -152,7 +152,7 @@ def _limited_cli(tmp_path: Path, limit: int, *args: str) -> subprocess.Completed
     script = tmp_path / "limited.py"
     script.write_text(LIMITED)
     return subprocess.run([sys.executable, str(script), str(limit), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
 
 
 SAMPLED_JOBS = [{"scheme": "sha256", "message_sizes": [64 + k], "samples": 300, "warmup": 0} for k in range(8)]

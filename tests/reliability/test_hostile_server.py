@@ -93,10 +93,10 @@ def fake() -> Iterator[Callable[[Script], FakeServer]]:
 
 
 def plan_for(port: int, **changes: Any) -> JobPlan:
-    fields: dict[str, Any] = dict(scheme="aes-gcm", backend="cryptography", params={},
-                                  message_sizes=[64], samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1,
-                                  host="127.0.0.1", port=port, token=TOKEN, connect_timeout=2, reply_timeout=10,
-                                  queue_timeout=5)
+    fields: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {},
+                                  "message_sizes": [64], "samples": 3, "warmup": 0, "keygen_samples": 1, "pause_ms": 0, "tamper": 1,
+                                  "host": "127.0.0.1", "port": port, "token": TOKEN, "connect_timeout": 2, "reply_timeout": 10,
+                                  "queue_timeout": 5}
     fields.update(changes)
     return job_plan(**fields)
 

@@ -27,9 +27,9 @@ def clean(text: str) -> bool:
 
 
 def failed_job(**fields: Any) -> JobResult:
-    base: dict[str, Any] = dict(id="run/0", index=0, scheme="aes-gcm", backend="cryptography", params={},
-                                label="AES-128-GCM\x1b[31m", family="aead", mode="remote", message_size=64,
-                                status="failed", error=HOSTILE)
+    base: dict[str, Any] = {"id": "run/0", "index": 0, "scheme": "aes-gcm", "backend": "cryptography", "params": {},
+                                "label": "AES-128-GCM\x1b[31m", "family": "aead", "mode": "remote", "message_size": 64,
+                                "status": "failed", "error": HOSTILE}
     base.update(fields)
     return JobResult(**base)
 

@@ -136,7 +136,7 @@ def test_app_killed_mid_run_leaves_a_sound_store_and_no_orphans(tmp_path: Path, 
     # Output to a file, not a pipe: an orphan holding the pipe would make run() wait for it.
     with open(tmp_path / "stderr.txt", "w") as stderr:
         proc = subprocess.run([sys.executable, str(script), str(store_path), str(pid_file), json.dumps(profile)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, timeout=120)
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, timeout=120, check=False)
     assert proc.returncode == -signal.SIGKILL, (tmp_path / "stderr.txt").read_text()
     children = json.loads(pid_file.read_text())
     assert set(children) == roles

@@ -110,9 +110,9 @@ class Holder:
 
 
 def plan_for(port: int, **changes: Any) -> JobPlan:
-    fields: dict[str, Any] = dict(scheme="aes-gcm", backend="cryptography", params={},
-                                  message_sizes=[64], samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1,
-                                  host="127.0.0.1", port=port, token=TOKEN, connect_timeout=1.0, reply_timeout=10)
+    fields: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {},
+                                  "message_sizes": [64], "samples": 3, "warmup": 0, "keygen_samples": 1, "pause_ms": 0, "tamper": 1,
+                                  "host": "127.0.0.1", "port": port, "token": TOKEN, "connect_timeout": 1.0, "reply_timeout": 10}
     fields.update(changes)
     return job_plan(**fields)
 

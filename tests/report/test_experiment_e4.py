@@ -307,7 +307,7 @@ def test_loop_charts_say_one_timed_call_per_size(experiment: Experiment) -> None
         job = _hybrid(i, ECIES, size)
         job.metrics["encrypt"] = metric([2e-4])
         jobs.append(job)
-    (kib, *_) = _charts(_section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES"))
+    (_kib, *_) = _charts(_section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES"))
     caption = next(b.caption for b in _section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES").blocks
                    if isinstance(b, Chart))
     assert "one timed encryption per size" in (caption or "") and "SHA-1" in (caption or "")

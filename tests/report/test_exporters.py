@@ -93,7 +93,7 @@ def test_a_failed_write_keeps_the_previous_file(hand_run: RunResult, tmp_path: P
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", disk_full)  # the last step of every atomic write
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="No space left on device"):
         export(name, hand_run, target)
     assert target.read_bytes() == b"previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # no temporary file left

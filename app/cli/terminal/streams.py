@@ -133,7 +133,7 @@ def _ensure_std_fds() -> None:
 
 
 def _null_text() -> TextIO:
-    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    return open(os.devnull, "w", encoding="utf-8")
 
 
 @contextmanager

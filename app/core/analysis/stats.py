@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
@@ -264,7 +264,7 @@ def summarize(samples: Sequence[float] | np.ndarray, unit: str = "s") -> MetricS
 # ------------------------------------------------------------------------- warnings
 
 
-class WarningCode(str, Enum):
+class WarningCode(StrEnum):
     """Why a measurement may not be trustworthy; the value is stored in results."""
 
     HIGH_CV = "high-cv"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from app.core.analysis.compare import MatchKey, match_key
@@ -135,8 +135,8 @@ def _moment(text: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        return datetime.fromtimestamp(0, timezone.utc)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+        return datetime.fromtimestamp(0, UTC)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def job_history(store: Store, key: MatchKey) -> list[StoredJob]:

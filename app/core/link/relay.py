@@ -296,7 +296,7 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
         server.settimeout(plan.accept_timeout)
         try:
             client, _ = server.accept()
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise LinkError(f"no sender connected within {plan.accept_timeout:g} s") from None
     with client:
         try:

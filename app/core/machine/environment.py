@@ -102,7 +102,7 @@ def _cpu_flags(cpuinfo: str | None) -> tuple[dict[str, bool | None], str | None]
             "CPU flags are read from /proc/cpuinfo on x86 Linux only; "
             "not available on this machine"
         )
-        return {name: None for name in CPU_FLAGS}, note
+        return dict.fromkeys(CPU_FLAGS), note
     present = set(line.split())
     return {name: name in present for name in CPU_FLAGS}, None
 
@@ -131,7 +131,7 @@ def _cpu() -> dict[str, Any]:
     if sys.platform.startswith("linux"):
         cpuinfo = _probe(lambda: _read_text("/proc/cpuinfo"))
     flags, flags_note = _probe(lambda: _cpu_flags(cpuinfo)) or (
-        {name: None for name in CPU_FLAGS},
+        dict.fromkeys(CPU_FLAGS),
         "CPU flags could not be read",
     )
     current, maximum = _probe(_cpu_freq) or (None, None)

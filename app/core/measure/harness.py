@@ -210,7 +210,7 @@ def child_entry(conn: Connection, work: Callable[[Callable[[ChildMessage], None]
     exit_with_parent()
     try:
         work(emit)
-    except BaseException as exc:  # report, never die silently
+    except BaseException as exc:  # noqa: BLE001 - report every failure over the pipe, never die silently
         try:
             conn.send(ChildFailed(describe(exc)))
         except (OSError, ValueError):

@@ -52,7 +52,7 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
     for index, job in enumerate(profile.jobs):
         where = f"jobs[{index}]"
 
-        def fail(field: str, message: str) -> ProfileError:
+        def fail(field: str, message: str, where: str = where) -> ProfileError:
             return ProfileError(message, source=source, field=f"{where}.{field}")
 
         try:

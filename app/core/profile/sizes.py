@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from app.core.profile.model import (
     ProfileError,
 )

@@ -371,7 +371,7 @@ class Store:
                 blocks[column] = {"name": str(row[6])} if column == "profile" else {}
                 damaged.append(f"run record: {exc}")
         jobs = []
-        for job_id, idx, status, text in self._db.execute(
+        for job_id, idx, _status, text in self._db.execute(
                 "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)):
             try:
                 jobs.append(_read_job(text))

@@ -94,7 +94,7 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
         if any(v["label"] == info.label for v in variants):
             continue  # an alias of a value already listed (secp256r1 = P-256)
         variants.append({
-            "params": {k: v for k, v in info.params.items()},
+            "params": dict(info.params.items()),
             "label": info.label,
             "backend_used_for_metadata": backend,
             "classical_bits": info.security.classical_bits,

@@ -164,7 +164,7 @@ def authenticate_peer(sock: socket.socket, token: bytes, timeout: float) -> None
         sock.settimeout(remaining)
         try:
             data = sock.recv(handshake.wanted())
-        except (socket.timeout, TimeoutError, BlockingIOError):
+        except (TimeoutError, BlockingIOError):
             raise handshake.timeout_error(timeout) from None
         except ConnectionResetError:
             raise TruncatedFrame("connection reset by the peer") from None
@@ -174,7 +174,7 @@ def authenticate_peer(sock: socket.socket, token: bytes, timeout: float) -> None
         if reply:
             try:
                 sock.sendall(reply)
-            except (socket.timeout, TimeoutError, BlockingIOError):
+            except (TimeoutError, BlockingIOError):
                 raise PeerTimeout("peer stopped reading during the handshake") from None
             except (BrokenPipeError, ConnectionResetError) as exc:
                 raise ConnectionClosed(f"peer closed the connection ({exc.strerror or exc})") from None

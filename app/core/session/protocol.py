@@ -51,7 +51,7 @@ MAX_RETRY_MS = 60_000
 MAX_KERNEL_RTT_S = (2**32 - 1) / 1e6
 #: TCP_INFO counts over one size: u32 counters give differences below 2**32; bytes are
 #: bounded as any reported byte count; TCP's MSS option is 16 bits.
-_TCP_COUNT_LIMITS = {name: 2**32 - 1 for name in TCP_INFO_COUNTS} | {
+_TCP_COUNT_LIMITS = dict.fromkeys(TCP_INFO_COUNTS, 2 ** 32 - 1) | {
     "bytes_acked": MAX_REPORTED_BYTES, "bytes_received": MAX_REPORTED_BYTES, "mss_bytes": 2**16 - 1}
 #: Clocks of two machines drift apart by a few ppm; this slack covers that and
 #: the granularity of the receiver's monotonic clock.

@@ -307,7 +307,7 @@ def _serve_until_done(server: socket.socket, plan: ReceiverPlan,
         server.settimeout(max(0.01, deadline - time.monotonic()))
         try:
             sock, address = server.accept()
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             break
         with sock:
             session = ReceiverSession(sock, plan.token, plan.limits)

@@ -363,7 +363,7 @@ class SenderSession:
 def connect(host: str, port: int, timeout: float, nodelay: bool = True) -> socket.socket:
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         raise WireError(f"no answer from {host}:{port} within {timeout:g} s") from None
     except OSError as exc:
         raise WireError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None

@@ -168,6 +168,10 @@ def _frame(kind: FrameType, body: bytes = b"") -> bytes:
     return encode_header(kind, len(body)) + body
 
 
+#: A connection must finish the handshake within 10 s, and a client may be silent 120 s in a job.
+SERVER_LIMITS = ReceiverLimits(hello_timeout=10.0, idle_timeout=120.0)
+
+
 class Server:
     """Serves jobs until `stop` is set (or `max_connections` connections were handled).
 
@@ -175,7 +179,7 @@ class Server:
     """
 
     def __init__(self, token: bytes, bind: str = "127.0.0.1", port: int = DEFAULT_PORT,
-                 limits: ReceiverLimits = ReceiverLimits(hello_timeout=10.0, idle_timeout=120.0),
+                 limits: ReceiverLimits = SERVER_LIMITS,
                  log: Log | None = None, *, max_queue: int = MAX_QUEUE, max_pending: int = MAX_PENDING,
                  keepalive: float = KEEPALIVE_SECONDS, busy_retry: float = BUSY_RETRY_SECONDS) -> None:
         if len(token) != TOKEN_BYTES:

@@ -275,7 +275,7 @@ class FrameReader:
                 self._arm(min(remaining, self.idle_timeout))
             try:
                 n = self.stream.recv_into(view[got:] if got else view, total - got)
-            except (socket.timeout, TimeoutError, BlockingIOError, ConnectionResetError) as exc:
+            except (TimeoutError, BlockingIOError, ConnectionResetError) as exc:
                 raise self._failure(exc, got, total, at_boundary) from None
             if n == 0:
                 if got == 0 and at_boundary:
@@ -304,7 +304,7 @@ class FrameReader:
             wanted = min(len(buffer) - self._end, max(need - got, READ_AHEAD))
             try:
                 n = self.stream.recv_into(buffer[self._end:], wanted)
-            except (socket.timeout, TimeoutError, BlockingIOError, ConnectionResetError) as exc:
+            except (TimeoutError, BlockingIOError, ConnectionResetError) as exc:
                 raise self._failure(exc, got, need, at_boundary) from None
             if n == 0:
                 if got == 0 and at_boundary:
@@ -321,7 +321,7 @@ class FrameReader:
                 self._arm(self._idle_timeout)
             try:
                 n = self.stream.recv_into(self._ahead, READ_AHEAD)
-            except (socket.timeout, TimeoutError, BlockingIOError, ConnectionResetError) as exc:
+            except (TimeoutError, BlockingIOError, ConnectionResetError) as exc:
                 raise self._failure(exc, 0, HEADER_SIZE, True) from None
             if n == 0:
                 raise ConnectionClosed("peer closed the connection")
@@ -423,7 +423,7 @@ def send_frame(sock: socket.socket, frame_type: FrameType, parts: Sequence[bytes
         data = b"".join((_PREFIXES[frame_type], _LENGTH.pack(length), *parts))
         try:
             sent = sock.send(data)
-        except (socket.timeout, TimeoutError, BlockingIOError):
+        except (TimeoutError, BlockingIOError):
             raise PeerTimeout("peer stopped reading (send timed out)") from None
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise ConnectionClosed(f"peer closed the connection ({exc.strerror or exc})") from None
@@ -461,7 +461,7 @@ def send_frame(sock: socket.socket, frame_type: FrameType, parts: Sequence[bytes
 def _sendmsg(sock: socket.socket, buffers: list[Any]) -> int:
     try:
         return sock.sendmsg(buffers)
-    except (socket.timeout, TimeoutError, BlockingIOError):  # BlockingIOError: SO_SNDTIMEO expired
+    except (TimeoutError, BlockingIOError):  # BlockingIOError: SO_SNDTIMEO expired
         raise PeerTimeout("peer stopped reading (send timed out)") from None
     except (BrokenPipeError, ConnectionResetError) as exc:
         raise ConnectionClosed(f"peer closed the connection ({exc.strerror or exc})") from None

@@ -157,7 +157,7 @@ def _preset_tip(name: str) -> str:
 class _NumberBox(QDoubleSpinBox):
     """A spin box that writes 20 as "20" and 0.013 as "0.013" (not "20.000")."""
 
-    def textFromValue(self, value: float) -> str:  # noqa: N802 (Qt override)
+    def textFromValue(self, value: float) -> str:
         text = self.locale().toString(value, "f", self.decimals())
         point = self.locale().decimalPoint()
         return text.rstrip("0").rstrip(point) if point in text else text

@@ -233,7 +233,7 @@ class ConfigPanel(QWidget):
         for item in self.rows():
             self._refresh_row(item)
 
-    def changeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+    def changeEvent(self, event: Any) -> None:
         from PySide6.QtCore import QEvent
 
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "tree"):

@@ -332,7 +332,7 @@ class TrendDialog(QDialog):
             line.setPen(pg.mkPen(fg, width=1, style=Qt.PenStyle.DashLine))
             line.label.setColor(fg)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+    def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "legend"):
             self._apply_palette()

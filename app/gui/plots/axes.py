@@ -259,7 +259,7 @@ class _OutsideLegend(pg.LegendItem):  # type: ignore[misc, unused-ignore]  # as 
         self.setVisible(bool(self.items))  # no empty frame
         self.updateGeometry()
 
-    def mouseDragEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph's name)
+    def mouseDragEvent(self, ev: Any) -> None:
         ev.ignore()  # its place is in the layout
 
 

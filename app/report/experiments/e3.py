@@ -513,7 +513,7 @@ def _hypothesis_blocks(grid: _Grid, experiment: Experiment, size: int, bits_of: 
                 cells.append(MISSING)
         rows.append(cells)
         if fits:
-            distance, name, ours = min(fits)
+            _distance, name, ours = min(fits)
             best.append((bits, name, ours, published))
             sides.append(next((r, e) for n, r, e in hypotheses if n == name))
         full = [(r, e) for n, r, e in hypotheses if e == ELGAMAL]

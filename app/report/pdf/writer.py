@@ -27,7 +27,7 @@ PAGE_SIZES: dict[str, QPageSize.PageSizeId] = {PageSize.A4: QPageSize.PageSizeId
                                                PageSize.LETTER: QPageSize.PageSizeId.Letter}
 
 #: Keeps the application created by `ensure_gui_application` alive (Qt needs one object).
-_APP: QGuiApplication | None = None
+_MADE: list[QGuiApplication] = []
 
 
 def ensure_gui_application() -> None:
@@ -37,7 +37,6 @@ def ensure_gui_application() -> None:
     WAYLAND_DISPLAY (and no explicit QT_QPA_PLATFORM), use the offscreen platform
     rather than let Qt abort for want of an X server.
     """
-    global _APP
     instance = QGuiApplication.instance()
     if instance is not None:
         if not isinstance(instance, QGuiApplication):
@@ -46,7 +45,7 @@ def ensure_gui_application() -> None:
     if (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
             and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    _APP = QGuiApplication(sys.argv[:1] or ["cryptobench"])
+    _MADE.append(QGuiApplication(sys.argv[:1] or ["cryptobench"]))
 
 
 def _creator() -> str:

@@ -116,7 +116,7 @@ def test_the_end_of_stream_travels_behind_the_last_byte() -> None:
     line.close(0.001)
     data, end = line.pop_due(1.0)
     assert end.data == b"" and end.deliver_at == pytest.approx(data.deliver_at)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="pushed after the end"):
         line.push(2.0, b"late")
 
 

@@ -273,7 +273,7 @@ def test_the_results_table_shows_the_placement_in_the_mode_cell() -> None:
     from app.gui.vocab import Tone
 
     run = load_results_file(GOLDEN_RESULTS)
-    ops, session, signature, cancelled = run.jobs
+    ops, session, signature, _cancelled = run.jobs
     before = build_row(session, None)[Column.MODE]
     assert (before.text, before.tip) == ("loopback", None)  # results from before placement: the mode alone
     session.placement = PLACED

@@ -173,7 +173,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_unknown_preset_lists_presets() -> None:
-    with pytest.raises(ProfileError, match="presets: .*quick"):
+    with pytest.raises(ProfileError, match=r"presets: .*quick"):
         load_profile("no-such-preset")
 
 
@@ -197,7 +197,7 @@ def test_save_failure_leaves_previous_file(tmp_path: Path, monkeypatch: pytest.M
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "replace", disk_full)
-    with pytest.raises(OSError, match="keep.json: cannot write: No space left on device"):
+    with pytest.raises(OSError, match=r"keep\.json: cannot write: No space left on device"):
         save_profile(parse_profile(_profile()), path)
     assert path.read_text() == "previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json"]
@@ -257,7 +257,7 @@ def test_arbitrary_job_fields_never_crash(job: dict[str, Any]) -> None:
 def test_field_limits_are_the_models_own() -> None:
     limits = field_limits(JobSpec, "samples")
     assert (limits.default, limits.minimum, limits.maximum) == (30, 1, MAX_SAMPLES)
-    with pytest.raises(TypeError, match="JobSpec.scheme"):
+    with pytest.raises(TypeError, match=r"JobSpec\.scheme"):
         field_limits(JobSpec, "scheme")
     # A required number has bounds but no default (a custom link's one-way delay).
     from app.core.link.presets import MAX_DELAY_MS, LinkSpec

@@ -229,7 +229,7 @@ def test_with_link_refuses_bad_links_in_one_line(text: str, message: str) -> Non
 
 
 def test_with_link_needs_a_loopback_job() -> None:
-    with pytest.raises(ProfileError, match="^--link: the profile has no loopback job"):
+    with pytest.raises(ProfileError, match=r"^--link: the profile has no loopback job"):
         with_link(parse_profile(_profile(_job(mode="operations"))), "lte")
 
 

@@ -114,7 +114,7 @@ def test_foreign_sqlite_file_is_refused(tmp_path: Path) -> None:
     db.execute("CREATE TABLE customers (id INTEGER)")
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="not a CryptoBench results store.*customers"):
+    with pytest.raises(StoreError, match=r"not a CryptoBench results store.*customers"):
         Store(path)
 
 

@@ -79,6 +79,6 @@ def test_after_preload_a_jobs_statistics_import_nothing() -> None:
         "check_stability('m', summarize(x), x, x[:10])\n"
         "print(sorted(set(sys.modules) - before))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

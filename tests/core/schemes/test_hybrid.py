@@ -188,7 +188,7 @@ def test_short_payloads_are_format_errors(scheme_id: str, backend: str, params: 
 def test_flipped_ml_kem_ciphertext_fails_at_the_tag(scheme_id: str, params: dict[str, Any]) -> None:
     # ML-KEM's implicit rejection returns a pseudorandom key rather than raising, so
     # every bit flip anywhere in its ciphertext surfaces as the AES-GCM tag failure.
-    scheme, sender, receiver, _ = combo_session(scheme_id, "cryptography", params)
+    _scheme, sender, receiver, _ = combo_session(scheme_id, "cryptography", params)
     mlkem_len = 1568 if params.get("level") == 1024 else 1088
     payload = b"".join(sender.seal(b"post-quantum"))
     for offset in (0, 1, mlkem_len // 2, mlkem_len - 1):

@@ -188,7 +188,7 @@ def test_rsa_ciphertext_not_below_modulus_is_rejected(backend: str) -> None:
 
 @pytest.mark.parametrize(("scheme_id", "backend", "params"), COMBOS, ids=COMBO_IDS)
 def test_payload_of_wrong_size_is_a_format_error(scheme_id: str, backend: str, params: dict[str, Any]) -> None:
-    scheme, sender, receiver, _ = session(scheme_id, backend, params["bits"])
+    _scheme, sender, receiver, _ = session(scheme_id, backend, params["bits"])
     payload = b"".join(sender.seal(b"x"))
     for bad in (b"", payload[:-1], payload + b"\x00", payload + payload[:1]):
         with pytest.raises(PayloadFormatError):
@@ -330,7 +330,7 @@ def test_elgamal_ciphertext_elements_are_in_the_subgroup(bits: int) -> None:
     # c1 = g^k and c2 = m' h^k with m' mapped to a residue: both of order q.
     cipher = ElGamal(GROUPS[bits])
     p, q = GROUPS[bits].p, GROUPS[bits].q
-    private, public = cipher.generate()
+    _private, public = cipher.generate()
     key = cipher.load_public(public)
     size = cipher.ciphertext_len // 2
     for _ in range(20):
@@ -414,7 +414,7 @@ def _jacobi_by_factoring(a: int, n: int) -> int:
 
 def test_jacobi_on_composite_moduli() -> None:
     for n in range(3, 120, 2):
-        for a in range(0, 2 * n):
+        for a in range(2 * n):
             assert jacobi(a, n) == _jacobi_by_factoring(a, n), (a, n)
 
 
@@ -441,7 +441,7 @@ def test_rsa_backends_interoperate(key_backend: str, sender_backend: str) -> Non
 
 @pytest.mark.parametrize(("receiver_backend", "sender_backend"), list(itertools.permutations(RSA_BACKENDS)))
 def test_rsa_sessions_interoperate(receiver_backend: str, sender_backend: str) -> None:
-    scheme, _, receiver, public = session("rsa-oaep", receiver_backend, 2048)
+    _scheme, _, receiver, public = session("rsa-oaep", receiver_backend, 2048)
     sender = registry.create("rsa-oaep", sender_backend, {"bits": 2048}).new_sender()
     assert sender.handshake(public) == b""
     message = os.urandom(190)

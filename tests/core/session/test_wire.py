@@ -114,7 +114,7 @@ def test_decode_header_of_any_12_bytes_returns_a_header_or_a_wire_error(data: by
     try:
         header = decode_header(data, limit)
     except WireError as exc:
-        magic, version, kind, length = struct.unpack(">2sBBQ", data)
+        magic, version, kind, _length = struct.unpack(">2sBBQ", data)
         expected = (BadMagic if magic != MAGIC else UnsupportedVersion if version != VERSION
                     else UnknownFrameType if kind not in KNOWN_TYPES else FrameTooLarge)
         assert type(exc) is expected
@@ -316,7 +316,7 @@ def test_expect_rejects_other_frame_types() -> None:
 
 
 @pytest.mark.parametrize(("exc", "prefix", "expected"), [
-    (socket.timeout("timed out"), b"", PeerTimeout),
+    (TimeoutError("timed out"), b"", PeerTimeout),
     (TimeoutError(), frame(FrameType.PING, b"abc")[:9], PeerTimeout),
     (ConnectionResetError(), b"", TruncatedFrame),
     (ConnectionResetError(), frame(FrameType.PING, b"abc")[:14], TruncatedFrame),

@@ -67,7 +67,7 @@ def test_streaming_100k_samples_reuses_items_and_keeps_every_sample(panel: Plots
     panel.begin_job(0, "AES-128-GCM [cryptography]")
     sent: dict[str, list[np.ndarray]] = {"compute": [], "receiver": [], "rtt": []}
     counts = []
-    for batch in range(100):
+    for _batch in range(100):
         for metric, batches in sent.items():
             values = rng.uniform(1e-6, 5e-5, 1000 if metric == "compute" else 300)
             batches.append(values)
@@ -538,7 +538,7 @@ def test_any_plot_exports_as_png_and_svg(panel: PlotsPanel, qtbot: Any, tmp_path
         panel.export_plot(svg)
         assert not QtGui.QImage(str(png)).isNull()
         assert "<svg" in svg.read_text(encoding="utf-8")[:2000]
-    with pytest.raises(ValueError, match="png or .svg"):
+    with pytest.raises(ValueError, match=r"png or \.svg"):
         panel.export_plot(tmp_path / "plot.jpg")
 
 

@@ -364,7 +364,7 @@ def test_folder_that_is_a_file_raises_oserror_naming_the_path(tmp_path: Path) ->
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
     target = blocker / "r.pdf"
-    with pytest.raises(OSError, match="r.pdf"):
+    with pytest.raises(OSError, match=r"r\.pdf"):
         write_pdf(sample_report(rows=1), target)
 
 
