@@ -61,8 +61,9 @@ window.deleteLater()
 def measure_launch(home: Path, settings: Path) -> float:
     env = dict(os.environ, CRYPTOBENCH_HOME=str(home), PYTHONPATH=str(ROOT))
     start = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(settings)], stdout=subprocess.PIPE, text=True,
-                             env=env, cwd=ROOT)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(settings)], stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT
+    )
     assert child.stdout is not None
     for line in child.stdout:
         if line.startswith("SHOWN"):
@@ -77,9 +78,20 @@ def measure_launch(home: Path, settings: Path) -> float:
 def stream_profile(samples: int) -> dict[str, object]:
     from app.core.vocab import Mode
 
-    return {"name": "stream", "jobs": [
-        {"scheme": "aes-gcm", "mode": Mode.LOOPBACK, "message_sizes": [18], "samples": samples, "warmup": 100,
-         "keygen_samples": 2, "tamper": 1}]}
+    return {
+        "name": "stream",
+        "jobs": [
+            {
+                "scheme": "aes-gcm",
+                "mode": Mode.LOOPBACK,
+                "message_sizes": [18],
+                "samples": samples,
+                "warmup": 100,
+                "keygen_samples": 2,
+                "tamper": 1,
+            }
+        ],
+    }
 
 
 def measure_control(samples: int, home: Path) -> dict[str, float]:
@@ -133,8 +145,9 @@ def measure_stalls(samples: int, home: Path, settings_path: Path) -> dict[str, f
     from app.core.vocab import JobStatus
     from app.gui.main_window import PRELOAD_DELAY_MS, MainWindow
 
-    window = MainWindow(settings=QSettings(str(settings_path), QSettings.Format.IniFormat),
-                        store_path=home / "store.sqlite3")
+    window = MainWindow(
+        settings=QSettings(str(settings_path), QSettings.Format.IniFormat), store_path=home / "store.sqlite3"
+    )
     window.resize(1500, 950)
     window.show()
     profile = parse_profile(stream_profile(samples))
@@ -167,8 +180,9 @@ def measure_stalls(samples: int, home: Path, settings_path: Path) -> dict[str, f
         result["run"] = run
         app.quit()
 
-    window.controller.events.connect(lambda events: streamed.__setitem__(0, streamed[0] + sum(
-        len(e.values) for e in events if hasattr(e, "values"))))
+    window.controller.events.connect(
+        lambda events: streamed.__setitem__(0, streamed[0] + sum(len(e.values) for e in events if hasattr(e, "values")))
+    )
     window.controller.run_finished.connect(finished)
     started = 0.0
 
@@ -191,9 +205,16 @@ def measure_stalls(samples: int, home: Path, settings_path: Path) -> dict[str, f
     window.controller.shutdown()
     window.deleteLater()
     gaps.sort()
-    return {"duration_s": duration, "values_streamed": float(streamed[0]), "ticks": float(len(gaps)),
-            "max_gap_ms": gaps[-1], "p99_gap_ms": gaps[int(len(gaps) * 0.99)], "median_gap_ms": gaps[len(gaps) // 2],
-            "job_ok": float(status == JobStatus.OK), "worst_at_s": worst[1]}
+    return {
+        "duration_s": duration,
+        "values_streamed": float(streamed[0]),
+        "ticks": float(len(gaps)),
+        "max_gap_ms": gaps[-1],
+        "p99_gap_ms": gaps[int(len(gaps) * 0.99)],
+        "median_gap_ms": gaps[len(gaps) // 2],
+        "job_ok": float(status == JobStatus.OK),
+        "worst_at_s": worst[1],
+    }
 
 
 def main() -> int:
@@ -208,23 +229,31 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         launches = sorted(measure_launch(home, home / "launch.ini") for _ in range(args.launches))
-        print(f"launch to window shown: median {launches[len(launches) // 2]:.2f} s, "
-              f"min {launches[0]:.2f} s, max {launches[-1]:.2f} s over {len(launches)} launches "
-              f"(target < {LAUNCH_TARGET_S} s)")
+        print(
+            f"launch to window shown: median {launches[len(launches) // 2]:.2f} s, "
+            f"min {launches[0]:.2f} s, max {launches[-1]:.2f} s over {len(launches)} launches "
+            f"(target < {LAUNCH_TARGET_S} s)"
+        )
         trials = [measure_stalls(args.samples, home, home / f"stall{k}.ini") for k in range(args.trials)]
         controls = [measure_control(args.samples, home) for _ in range(args.trials)]
     for k, stalls in enumerate(trials, 1):
-        print(f"trial {k}: streaming {args.samples} samples per metric ({stalls['values_streamed']:.0f} values) in "
-              f"{stalls['duration_s']:.1f} s, job {'ok' if stalls['job_ok'] else 'NOT ok'}: event-loop gap median "
-              f"{stalls['median_gap_ms']:.1f} ms, p99 {stalls['p99_gap_ms']:.1f} ms, max {stalls['max_gap_ms']:.1f} ms "
-              f"over {stalls['ticks']:.0f} heartbeats; the longest ended {stalls['worst_at_s']:.2f} s after Run")
+        print(
+            f"trial {k}: streaming {args.samples} samples per metric ({stalls['values_streamed']:.0f} values) in "
+            f"{stalls['duration_s']:.1f} s, job {'ok' if stalls['job_ok'] else 'NOT ok'}: event-loop gap median "
+            f"{stalls['median_gap_ms']:.1f} ms, p99 {stalls['p99_gap_ms']:.1f} ms, max {stalls['max_gap_ms']:.1f} ms "
+            f"over {stalls['ticks']:.0f} heartbeats; the longest ended {stalls['worst_at_s']:.2f} s after Run"
+        )
     for k, control in enumerate(controls, 1):
-        print(f"control {k} (bare event loop beside the same job run by the CLI): gap p99 "
-              f"{control['p99_gap_ms']:.1f} ms, max {control['max_gap_ms']:.1f} ms over {control['ticks']:.0f} heartbeats")
+        print(
+            f"control {k} (bare event loop beside the same job run by the CLI): gap p99 "
+            f"{control['p99_gap_ms']:.1f} ms, max {control['max_gap_ms']:.1f} ms over {control['ticks']:.0f} heartbeats"
+        )
     worst = max(t["max_gap_ms"] for t in trials)
     control_worst = max(c["max_gap_ms"] for c in controls)
-    print(f"longest stall over {len(trials)} trials: {worst:.1f} ms (target < {STALL_TARGET_MS} ms); "
-          f"the machine's own (control): {control_worst:.1f} ms")
+    print(
+        f"longest stall over {len(trials)} trials: {worst:.1f} ms (target < {STALL_TARGET_MS} ms); "
+        f"the machine's own (control): {control_worst:.1f} ms"
+    )
     launch_ok = launches[len(launches) // 2] < LAUNCH_TARGET_S
     stall_ok = worst < STALL_TARGET_MS
     jobs_ok = all(t["job_ok"] for t in trials)

@@ -88,8 +88,16 @@ def _link(delay_ms: float, rate_kbit: float) -> dict[str, float]:
 
 def run_job(link: dict[str, float] | None, sizes: list[int], samples: int) -> tuple[list[JobResult], LinkDone | None]:
     """One loopback AES-256-GCM job over `link` (None: plain loopback), one result per size."""
-    job: dict[str, object] = {"scheme": "aes-gcm", "backend": "cryptography", "mode": "loopback", "message_sizes": sizes,
-                              "samples": samples, "warmup": WARMUP, "keygen_samples": 1, "tamper": 0}
+    job: dict[str, object] = {
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "mode": "loopback",
+        "message_sizes": sizes,
+        "samples": samples,
+        "warmup": WARMUP,
+        "keygen_samples": 1,
+        "tamper": 0,
+    }
     if link is not None:
         job["link"] = link
     run = Runner(parse_profile({"name": "bench-link", "jobs": [job]})).run()
@@ -175,13 +183,19 @@ class Point:
 
 
 def _rate(rate_kbit: float) -> str:
-    return f"{rate_kbit / 1e6:g} Gbit/s" if rate_kbit >= 1e6 else (
-        f"{rate_kbit / 1e3:g} Mbit/s" if rate_kbit >= 1e3 else f"{rate_kbit:g} kbit/s")
+    return (
+        f"{rate_kbit / 1e6:g} Gbit/s"
+        if rate_kbit >= 1e6
+        else (f"{rate_kbit / 1e3:g} Mbit/s" if rate_kbit >= 1e3 else f"{rate_kbit:g} kbit/s")
+    )
 
 
 def _size(size: int) -> str:
-    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else (
-        f"{size // 1024} KiB" if size >= 1024 else f"{size} B")
+    return (
+        f"{size // (1024 * 1024)} MiB"
+        if size >= 1024 * 1024
+        else (f"{size // 1024} KiB" if size >= 1024 else f"{size} B")
+    )
 
 
 def _ms(seconds: float) -> str:
@@ -202,19 +216,26 @@ def main() -> int:
     rates = [float(x) for x in args.rates.split(",")]
     sizes = [int(x) for x in args.sizes.split(",")]
     started = time.monotonic()
-    print(f"{time.strftime('%Y-%m-%d')} on {platform.node()} ({platform.machine()}, "
-          f"{platform.python_implementation()} {platform.python_version()})")
+    print(
+        f"{time.strftime('%Y-%m-%d')} on {platform.node()} ({platform.machine()}, "
+        f"{platform.python_implementation()} {platform.python_version()})"
+    )
 
     floor_jobs, _ = run_job(None, sorted(set(sizes) | {18, ACCEPTANCE[2]}), args.floor_samples)
     floor = {job.message_size: job.metrics["network"].stats.median for job in floor_jobs}
     frames = {job.message_size: (job.wire_bytes["frame"], job.wire_bytes["ack_frame"]) for job in floor_jobs}
-    print("plain loopback floor (median network): "
-          + ", ".join(f"{_size(s)} {_ms(floor[s])} ms" for s in sorted(floor)))
-    print("control, a ping-pong whose server waits d before answering, no link: median round trip - d = "
-          + ", ".join(f"{_ms(idle_wake_control(d))} ms at d = {d:g} ms" for d in (0.0, 0.5, 5.0, 50.0)))
+    print(
+        "plain loopback floor (median network): " + ", ".join(f"{_size(s)} {_ms(floor[s])} ms" for s in sorted(floor))
+    )
+    print(
+        "control, a ping-pong whose server waits d before answering, no link: median round trip - d = "
+        + ", ".join(f"{_ms(idle_wake_control(d))} ms at d = {d:g} ms" for d in (0.0, 0.5, 5.0, 50.0))
+    )
     hop_jobs, _ = run_job({"delay_ms": 0.0}, [18], args.floor_samples)
-    print(f"a link with no delay and no rate limit (the relay's own hops), 18 B: median network "
-          f"{_ms(hop_jobs[0].metrics['network'].stats.median)} ms against the floor's {_ms(floor[18])} ms")
+    print(
+        f"a link with no delay and no rate limit (the relay's own hops), 18 B: median network "
+        f"{_ms(hop_jobs[0].metrics['network'].stats.median)} ms against the floor's {_ms(floor[18])} ms"
+    )
 
     points: list[Point] = []
     reports: list[tuple[float, float, LinkDone | None, float]] = []
@@ -240,9 +261,12 @@ def main() -> int:
                 point.measured = result.metrics["network"].stats.median
                 usage = result.cpu.role(Role.LINK)
                 point.link_cpu_percent = usage.mean_percent if usage is not None else None
-                print(f"  d {point.delay_ms:g} ms, {_rate(point.rate_kbit)}, {_size(point.size)}: model "
-                      f"{_ms(point.model)} ms, measured {_ms(point.measured)} ms, error {_ms(point.error)} ms "
-                      f"{'ok' if point.meets else 'MISS'}", flush=True)
+                print(
+                    f"  d {point.delay_ms:g} ms, {_rate(point.rate_kbit)}, {_size(point.size)}: model "
+                    f"{_ms(point.model)} ms, measured {_ms(point.measured)} ms, error {_ms(point.error)} ms "
+                    f"{'ok' if point.meets else 'MISS'}",
+                    flush=True,
+                )
 
     print()
     print("| d | rate | size | model | measured | error | error % | target | meets | link CPU |")
@@ -253,9 +277,11 @@ def main() -> int:
             print(f"{head} {_ms(p.model)} ms | skipped: {p.skipped} | | | | | |")
             continue
         cpu = "n/a" if p.link_cpu_percent is None else f"{p.link_cpu_percent:.1f} %"
-        print(f"{head} {_ms(p.model)} ms | {_ms(p.measured)} ms | {p.error * 1e3:+.3f} ms | "
-              f"{100 * p.error / p.model:+.2f} % | {_ms(target_seconds(p.model))} ms | "
-              f"{'yes' if p.meets else '**no**'} | {cpu} |")
+        print(
+            f"{head} {_ms(p.model)} ms | {_ms(p.measured)} ms | {p.error * 1e3:+.3f} ms | "
+            f"{100 * p.error / p.model:+.2f} % | {_ms(target_seconds(p.model))} ms | "
+            f"{'yes' if p.meets else '**no**'} | {cpu} |"
+        )
 
     print()
     print("| d | rate | link CPU time | job wall time | segments | link late, mean | link late, worst |")
@@ -264,14 +290,15 @@ def main() -> int:
         if report is None:
             print(f"| {delay_ms:g} ms | {_rate(rate_kbit)} | no report | {wall:.1f} s | | | |")
             continue
-        print(f"| {delay_ms:g} ms | {_rate(rate_kbit)} | {report.cpu_s:.2f} s | {wall:.1f} s | {report.segments} | "
-              f"{report.late_mean_s * 1e6:.0f} us | {report.late_max_s * 1e3:.2f} ms |")
+        print(
+            f"| {delay_ms:g} ms | {_rate(rate_kbit)} | {report.cpu_s:.2f} s | {wall:.1f} s | {report.segments} | "
+            f"{report.late_mean_s * 1e6:.0f} us | {report.late_max_s * 1e3:.2f} ms |"
+        )
 
     measured = [p for p in points if p.measured is not None]
     meeting = [p for p in measured if p.meets]
     print()
-    print(f"{len(meeting)} of {len(measured)} measured points meet the target; "
-          f"{len(points) - len(measured)} skipped")
+    print(f"{len(meeting)} of {len(measured)} measured points meet the target; {len(points) - len(measured)} skipped")
 
     delay_ms, rate_kbit, size = ACCEPTANCE
     results, report = run_job(_link(delay_ms, rate_kbit), [size], args.acceptance_samples)
@@ -282,18 +309,25 @@ def main() -> int:
     error = network.stats.median - model
     accepted = abs(error) <= target_seconds(model)
     samples = list(network.samples)
-    print(f"acceptance: link delay {delay_ms:g} ms, {_rate(rate_kbit)}, {_size(size)} messages, "
-          f"{len(samples)} samples: model {_ms(model)} ms, median {_ms(network.stats.median)} ms "
-          f"(min {_ms(min(samples))}, max {_ms(max(samples))}, stdev {_ms(statistics.pstdev(samples))}), "
-          f"error {error * 1e3:+.3f} ms ({100 * error / model:+.2f} %), target {_ms(target_seconds(model))} ms: "
-          f"{'MEETS' if accepted else 'MISSES'}"
-          + (f"; link CPU {report.cpu_s:.2f} s, late mean {report.late_mean_s * 1e6:.0f} us" if report else ""))
+    print(
+        f"acceptance: link delay {delay_ms:g} ms, {_rate(rate_kbit)}, {_size(size)} messages, "
+        f"{len(samples)} samples: model {_ms(model)} ms, median {_ms(network.stats.median)} ms "
+        f"(min {_ms(min(samples))}, max {_ms(max(samples))}, stdev {_ms(statistics.pstdev(samples))}), "
+        f"error {error * 1e3:+.3f} ms ({100 * error / model:+.2f} %), target {_ms(target_seconds(model))} ms: "
+        f"{'MEETS' if accepted else 'MISSES'}"
+        + (f"; link CPU {report.cpu_s:.2f} s, late mean {report.late_mean_s * 1e6:.0f} us" if report else "")
+    )
     sender_tcp = result.tcp_info.get(Role.SENDER)
-    print(f"  recorded with the result: link {result.link.to_dict() if result.link else None}; sender TCP_INFO "
-          + ("none" if sender_tcp is None else
-             f"sRTT {sender_tcp.smoothed_rtt_s and sender_tcp.smoothed_rtt_s * 1e3} ms, "
-             f"{sender_tcp.data_segments_out} data segments out over {sender_tcp.exchanges} exchanges, "
-             f"{sender_tcp.retransmits_total} retransmitted"))
+    print(
+        f"  recorded with the result: link {result.link.to_dict() if result.link else None}; sender TCP_INFO "
+        + (
+            "none"
+            if sender_tcp is None
+            else f"sRTT {sender_tcp.smoothed_rtt_s and sender_tcp.smoothed_rtt_s * 1e3} ms, "
+            f"{sender_tcp.data_segments_out} data segments out over {sender_tcp.exchanges} exchanges, "
+            f"{sender_tcp.retransmits_total} retransmitted"
+        )
+    )
     print(f"total {time.monotonic() - started:.0f} s")
     return 0 if accepted and len(meeting) == len(measured) else 1
 

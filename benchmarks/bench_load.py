@@ -46,15 +46,27 @@ def _own_children(me: psutil.Process) -> list[psutil.Process]:
 def leak(processes: int) -> list[str]:
     """Consecutive jobs: nothing but the results may grow."""
     total = processes * SIZES_PER_PROCESS
-    jobs = [{"scheme": "sha256", "message_sizes": [1 + SIZES_PER_PROCESS * k + i for i in range(SIZES_PER_PROCESS)],
-             "samples": 3, "warmup": 0, "tamper": 1} for k in range(processes)]
+    jobs = [
+        {
+            "scheme": "sha256",
+            "message_sizes": [1 + SIZES_PER_PROCESS * k + i for i in range(SIZES_PER_PROCESS)],
+            "samples": 3,
+            "warmup": 0,
+            "tamper": 1,
+        }
+        for k in range(processes)
+    ]
     me = psutil.Process()
     readings: dict[int, tuple[int, int, int, int]] = {}
 
     def on_event(event: Any) -> None:
         if isinstance(event, JobFinished):
-            readings[event.job_index] = (me.num_fds(), threading.active_count(), len(_own_children(me)),
-                                         me.memory_info().rss)
+            readings[event.job_index] = (
+                me.num_fds(),
+                threading.active_count(),
+                len(_own_children(me)),
+                me.memory_info().rss,
+            )
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "r.sqlite3") as store:
@@ -64,9 +76,11 @@ def leak(processes: int) -> list[str]:
     reference, last = min(100, total - 1), total - 1
     fds0, threads0, _, rss0 = readings[reference]
     per_job = (readings[last][3] - rss0) / max(1, last - reference)
-    print(f"leak: {total} results from {processes} processes in {elapsed:.0f} s; "
-          f"fds {fds0} -> {readings[last][0]}, threads {threads0} -> {readings[last][1]}, "
-          f"RSS {rss0 / MIB:.1f} -> {readings[last][3] / MIB:.1f} MiB ({per_job / 1024:.1f} KiB a job)")
+    print(
+        f"leak: {total} results from {processes} processes in {elapsed:.0f} s; "
+        f"fds {fds0} -> {readings[last][0]}, threads {threads0} -> {readings[last][1]}, "
+        f"RSS {rss0 / MIB:.1f} -> {readings[last][3] / MIB:.1f} MiB ({per_job / 1024:.1f} KiB a job)"
+    )
     failures = []
     if len(run.jobs) != total or {job.status for job in run.jobs} != {JobStatus.OK} or stored != total:
         failures.append(f"leak: {sum(j.status == JobStatus.OK for j in run.jobs)}/{total} ok, {stored} stored")
@@ -85,9 +99,21 @@ def session(messages: int) -> list[str]:
     """One loopback job of many messages: all validated, memory flat."""
     me = psutil.Process()
     before = me.memory_info().rss
-    profile = parse_profile({"name": "long", "jobs": [
-        {"scheme": "x25519", "mode": Mode.LOOPBACK, "message_sizes": [64], "samples": messages, "warmup": 0,
-         "tamper": 1}]})
+    profile = parse_profile(
+        {
+            "name": "long",
+            "jobs": [
+                {
+                    "scheme": "x25519",
+                    "mode": Mode.LOOPBACK,
+                    "message_sizes": [64],
+                    "samples": messages,
+                    "warmup": 0,
+                    "tamper": 1,
+                }
+            ],
+        }
+    )
     started = time.perf_counter()
     (job,) = Runner(profile).run().jobs
     elapsed = time.perf_counter() - started
@@ -95,8 +121,10 @@ def session(messages: int) -> list[str]:
     if job.status != JobStatus.OK:
         return [f"session: {job.status}: {job.error}"]
     peaks = job.memory.rss_peak_bytes
-    print(f"session: {messages} messages in {elapsed:.0f} s; supervisor grew {growth / MIB:.1f} MiB; "
-          f"peak RSS sender {peaks[Role.SENDER] / MIB:.0f} MiB, receiver {peaks[Role.RECEIVER] / MIB:.0f} MiB")
+    print(
+        f"session: {messages} messages in {elapsed:.0f} s; supervisor grew {growth / MIB:.1f} MiB; "
+        f"peak RSS sender {peaks[Role.SENDER] / MIB:.0f} MiB, receiver {peaks[Role.RECEIVER] / MIB:.0f} MiB"
+    )
     failures = []
     if any(job.metrics[name].stats.n != messages for name in ("compute", "rtt", "receiver", "network")):
         failures.append("session: a metric lost samples")

@@ -63,8 +63,14 @@ def _server(spin_ns: int, cpu: int | None) -> tuple[multiprocessing.Process, int
 
 
 def _generator(port: int, token: bytes, args: argparse.Namespace, rates: list[float] | None) -> LoadGenerator:
-    job = {"scheme": "x25519", "mode": "load", "clients": args.clients, "duration_s": args.duration,
-           "warmup_s": args.warmup, **({"rates": rates} if rates else {})}
+    job = {
+        "scheme": "x25519",
+        "mode": "load",
+        "clients": args.clients,
+        "duration_s": args.duration,
+        "warmup_s": args.warmup,
+        **({"rates": rates} if rates else {}),
+    }
     (resolved,) = resolve_jobs(parse_profile({"name": "bench", "jobs": [job]}))
     generator = LoadGenerator(JobPlan(resolved, 0, SessionPeer("127.0.0.1", port, token)), emit=lambda message: None)
     generator.connect_all()
@@ -90,8 +96,10 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
     """One server cost: sweep it, compare the knee and the low-load latency to the targets."""
     capacity = 1 / cost_s
     floor_s = _floor(capacity * FRACTIONS[0], args, server_cpu)
-    print(f"cost {cost_s * 1e3:g} ms: floor (p50 of requests costing nothing, at {capacity * FRACTIONS[0]:g}/s): "
-          f"{floor_s * 1e6:.1f} µs")
+    print(
+        f"cost {cost_s * 1e3:g} ms: floor (p50 of requests costing nothing, at {capacity * FRACTIONS[0]:g}/s): "
+        f"{floor_s * 1e6:.1f} µs"
+    )
     process, port, token = _server(round(cost_s * 1e9), server_cpu)
     steps = []
     try:
@@ -100,10 +108,12 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
             step, _ = generator.run_step(capacity * fraction, lambda done: None)
             steps.append(step)
             mark = f"  generator saturated: {step.saturation_reason}" if step.generator_saturated else ""
-            print(f"offered {step.offered_per_s:8.1f}/s  achieved {step.achieved_per_s:8.1f}/s  errors {step.errors:4d}  "
-                  f"p50 {step.latency_s.get('p50', 0) * 1e3:8.3f} ms  p99 {step.latency_s.get('p99', 0) * 1e3:9.3f} ms  "
-                  f"lag p99 {(step.send_lag_p99_s or 0) * 1e6:7.1f} µs  generator CPU {step.generator_cpu_percent or 0:5.1f} %  "
-                  f"server CPU {step.server_cpu_percent or 0:5.1f} %{mark}")
+            print(
+                f"offered {step.offered_per_s:8.1f}/s  achieved {step.achieved_per_s:8.1f}/s  errors {step.errors:4d}  "
+                f"p50 {step.latency_s.get('p50', 0) * 1e3:8.3f} ms  p99 {step.latency_s.get('p99', 0) * 1e3:9.3f} ms  "
+                f"lag p99 {(step.send_lag_p99_s or 0) * 1e6:7.1f} µs  generator CPU {step.generator_cpu_percent or 0:5.1f} %  "
+                f"server CPU {step.server_cpu_percent or 0:5.1f} %{mark}"
+            )
         generator.close()
     finally:
         stop_process(process)
@@ -116,10 +126,12 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
     overhead_us = (1 / knee - cost_s) * 1e6
     low_ratio = low / (cost_s + floor_s)
     ok = abs(knee_ratio - 1) <= TOLERANCE and abs(low_ratio - 1) <= TOLERANCE
-    print(f"cost {cost_s * 1e3:g} ms: knee {knee:.1f}/s = {knee_ratio:.3f} x 1/cost (the server's own work per request "
-          f"beyond the cost: {overhead_us:.0f} µs); p50 at {FRACTIONS[0]:g} x 1/cost {low * 1e6:.1f} µs = "
-          f"{low_ratio:.3f} x (cost + floor); sustained {sustained:.1f}/s; {'PASS' if ok else 'FAIL'} "
-          f"(targets: both within {TOLERANCE:.0%})\n")
+    print(
+        f"cost {cost_s * 1e3:g} ms: knee {knee:.1f}/s = {knee_ratio:.3f} x 1/cost (the server's own work per request "
+        f"beyond the cost: {overhead_us:.0f} µs); p50 at {FRACTIONS[0]:g} x 1/cost {low * 1e6:.1f} µs = "
+        f"{low_ratio:.3f} x (cost + floor); sustained {sustained:.1f}/s; {'PASS' if ok else 'FAIL'} "
+        f"(targets: both within {TOLERANCE:.0%})\n"
+    )
     return ok
 
 

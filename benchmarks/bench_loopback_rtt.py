@@ -133,9 +133,17 @@ class AppRound:
 
 
 def app_round(samples: int, warmup: int, placement: Placement) -> AppRound:
-    job = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 256}, "mode": Mode.LOOPBACK,
-           "message_sizes": [MESSAGE_SIZE], "samples": samples, "warmup": warmup, "keygen_samples": 1,
-           "tamper": 1}
+    job = {
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {"key_bits": 256},
+        "mode": Mode.LOOPBACK,
+        "message_sizes": [MESSAGE_SIZE],
+        "samples": samples,
+        "warmup": warmup,
+        "keygen_samples": 1,
+        "tamper": 1,
+    }
     moved: list[int] = []
 
     def on_event(event: Any) -> None:
@@ -164,8 +172,11 @@ def app_round(samples: int, warmup: int, placement: Placement) -> AppRound:
     if placement.sender_cpu != placement.receiver_cpu and not moved:
         raise SystemExit("could not find the sender process to pin it")
     result = run.jobs[0]
-    return AppRound(medians={name: result.metrics[name].stats.median for name in APP_METRICS},
-                    frame=int(result.wire_bytes["frame"]), ack_frame=int(result.wire_bytes["ack_frame"]))
+    return AppRound(
+        medians={name: result.metrics[name].stats.median for name in APP_METRICS},
+        frame=int(result.wire_bytes["frame"]),
+        ack_frame=int(result.wire_bytes["ack_frame"]),
+    )
 
 
 # --- the minimal Python ping-pong (both ends are spawned processes) ----------------------
@@ -238,8 +249,9 @@ def baseline_round(frame: int, reply: int, samples: int, warmup: int, placement:
             if not server_recv.poll(30):
                 raise SystemExit("baseline server did not start listening within 30 s")
             port = server_recv.recv()
-            client = ctx.Process(target=ping_client, args=(client_send, port, frame, reply, samples, warmup),
-                                 daemon=True)
+            client = ctx.Process(
+                target=ping_client, args=(client_send, port, frame, reply, samples, warmup), daemon=True
+            )
             client.start()
             assert client.pid is not None
             if placement.sender_cpu != placement.receiver_cpu:
@@ -289,8 +301,12 @@ def parse_sockperf(text: str) -> SockperfFigure:
     if avg is None or median is None:
         raise ValueError("no latency figures in sockperf's output")
     factor = 1.0 if avg.group(1) == "rtt" else 2.0
-    return SockperfFigure(median_rtt=float(median.group(1)) * factor / 1e6, avg_rtt=float(avg.group(2)) * factor / 1e6,
-                          observations=int(total.group(1)) if total else 0, converted=factor != 1.0)
+    return SockperfFigure(
+        median_rtt=float(median.group(1)) * factor / 1e6,
+        avg_rtt=float(avg.group(2)) * factor / 1e6,
+        observations=int(total.group(1)) if total else 0,
+        converted=factor != 1.0,
+    )
 
 
 def _sockperf_supports_full_rtt(binary: str) -> bool:
@@ -305,8 +321,12 @@ def sockperf_round(seconds: int, placement: Placement) -> SockperfFigure | str:
         return "not installed (Debian package: sockperf; apt-get install sockperf)"
     port = _free_port()
     with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen([binary, "server", "-i", "127.0.0.1", "-p", str(port), "--tcp"],
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        server = subprocess.Popen(
+            [binary, "server", "-i", "127.0.0.1", "-p", str(port), "--tcp"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         _pin(server.pid, placement.receiver_cpu)  # it only listens until the client connects
         try:
             deadline = time.monotonic() + 10
@@ -318,8 +338,19 @@ def sockperf_round(seconds: int, placement: Placement) -> SockperfFigure | str:
             if server.poll() is not None:
                 log.seek(0)
                 return "server failed: " + log.read().decode(errors="replace").strip()[-200:]
-            args = [binary, "ping-pong", "-i", "127.0.0.1", "-p", str(port), "--tcp", "-m", str(MESSAGE_SIZE),
-                    "-t", str(seconds)]
+            args = [
+                binary,
+                "ping-pong",
+                "-i",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "--tcp",
+                "-m",
+                str(MESSAGE_SIZE),
+                "-t",
+                str(seconds),
+            ]
             if _sockperf_supports_full_rtt(binary):
                 args.append("--full-rtt")
             client = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -358,8 +389,9 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--placements", default="same,split",
-                        help=f"comma-separated, of {', '.join(PLACEMENTS)} (default: same,split)")
+    parser.add_argument(
+        "--placements", default="same,split", help=f"comma-separated, of {', '.join(PLACEMENTS)} (default: same,split)"
+    )
     parser.add_argument("--sockperf-seconds", type=int, default=3)
     parser.add_argument("--no-sockperf", action="store_true")
     args = parser.parse_args()
@@ -371,8 +403,11 @@ def main() -> int:
     for note in notes:
         print(f"note: {note}")
     for p in chosen:
-        where = ("not pinned" if p.receiver_cpu is None else
-                 f"receiver/server + supervisor on CPU {p.receiver_cpu}, sender/client on CPU {p.sender_cpu}")
+        where = (
+            "not pinned"
+            if p.receiver_cpu is None
+            else f"receiver/server + supervisor on CPU {p.receiver_cpu}, sender/client on CPU {p.sender_cpu}"
+        )
         print(f"placement {p.name}: {where}")
 
     frame, ack_frame = 0, 0
@@ -393,8 +428,10 @@ def main() -> int:
             assert app is not None
             order = "app, base" if app_first or r == 0 else "base, app"
             rows[placement.name].append((r + 1, order, app, base))
-            line = (f"round {r + 1} {placement.name:5s}: app rtt {us(app.medians['rtt'])}, baseline {us(base)}, "
-                    f"ratio {app.medians['rtt'] / base:.3f}")
+            line = (
+                f"round {r + 1} {placement.name:5s}: app rtt {us(app.medians['rtt'])}, baseline {us(base)}, "
+                f"ratio {app.medians['rtt'] / base:.3f}"
+            )
             if not sockperf_note:
                 figure = sockperf_round(args.sockperf_seconds, placement)
                 if isinstance(figure, str):
@@ -405,22 +442,28 @@ def main() -> int:
             print(line, flush=True)
 
     print()
-    print(f"AES-256-GCM, {MESSAGE_SIZE}-byte messages, loopback TCP; MESSAGE frame {frame} B, ACK frame {ack_frame} B; "
-          f"{args.samples} samples + {args.warmup} warm-up per side; all figures are medians")
+    print(
+        f"AES-256-GCM, {MESSAGE_SIZE}-byte messages, loopback TCP; MESSAGE frame {frame} B, ACK frame {ack_frame} B; "
+        f"{args.samples} samples + {args.warmup} warm-up per side; all figures are medians"
+    )
     verdicts = []
     for placement in chosen:
         print()
         print(f"[{placement.name}]")
-        print(f"{'round':>5s}  {'order':9s} {'app rtt':>10s} {'floor_rtt':>10s} {'network':>10s} {'receiver':>10s} "
-              f"{'compute':>10s} {'baseline':>10s} {'ratio':>7s} {'floor/base':>10s}")
+        print(
+            f"{'round':>5s}  {'order':9s} {'app rtt':>10s} {'floor_rtt':>10s} {'network':>10s} {'receiver':>10s} "
+            f"{'compute':>10s} {'baseline':>10s} {'ratio':>7s} {'floor/base':>10s}"
+        )
         ratios = []
         for index, order, app, base in rows[placement.name]:
             m = app.medians
             ratio = m["rtt"] / base
             ratios.append(ratio)
-            print(f"{index:5d}  {order:9s} {us(m['rtt']):>10s} {us(m['floor_rtt']):>10s} {us(m['network']):>10s} "
-                  f"{us(m['receiver']):>10s} {us(m['compute']):>10s} {us(base):>10s} {ratio:7.3f} "
-                  f"{m['floor_rtt'] / base:10.3f}")
+            print(
+                f"{index:5d}  {order:9s} {us(m['rtt']):>10s} {us(m['floor_rtt']):>10s} {us(m['network']):>10s} "
+                f"{us(m['receiver']):>10s} {us(m['compute']):>10s} {us(base):>10s} {ratio:7.3f} "
+                f"{m['floor_rtt'] / base:10.3f}"
+            )
         median_ratio = statistics.median(ratios)
         figures = floors[placement.name]
         if figures:
@@ -430,14 +473,18 @@ def main() -> int:
             app_rtt = statistics.median(row[2].medians["rtt"] for row in rows[placement.name])
             base_rtt = statistics.median(row[3] for row in rows[placement.name])
             print(f"sockperf TCP ping-pong {MESSAGE_SIZE} B, full round trip ({how}), median per run: {runs}")
-            print(f"floor {us(floor)}: app rtt = {app_rtt / floor:.1f}x sockperf, "
-                  f"baseline = {base_rtt / floor:.1f}x sockperf")
+            print(
+                f"floor {us(floor)}: app rtt = {app_rtt / floor:.1f}x sockperf, "
+                f"baseline = {base_rtt / floor:.1f}x sockperf"
+            )
         else:
             print(f"sockperf: {sockperf_note}")
         ok = median_ratio <= TARGET
         verdicts.append(ok)
-        print(f"median ratio app/baseline [{placement.name}] {median_ratio:.3f} (target <= {TARGET}): "
-              f"{'PASS' if ok else 'FAIL'}")
+        print(
+            f"median ratio app/baseline [{placement.name}] {median_ratio:.3f} (target <= {TARGET}): "
+            f"{'PASS' if ok else 'FAIL'}"
+        )
     verdict = "PASS" if all(verdicts) else "FAIL"
     print()
     print(f"verdict: {verdict}")

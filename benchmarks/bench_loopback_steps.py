@@ -130,8 +130,11 @@ def main() -> int:
     print(f"{args.repetitions} repetitions x {args.rounds} round trips, CPUs {cpus}; median ns per step")
     for kind in kinds:
         figures = [statistics.median(values) for values in medians[kind]]
-        print(f"{kind:9s} " + "  ".join(f"{name} {value:6.0f}" for name, value in zip(STEPS, figures))
-              + f"  total {sum(figures):6.0f}")
+        print(
+            f"{kind:9s} "
+            + "  ".join(f"{name} {value:6.0f}" for name, value in zip(STEPS, figures))
+            + f"  total {sum(figures):6.0f}"
+        )
     return 0
 
 

@@ -45,24 +45,34 @@ def main() -> int:
     def on_event(event: Any) -> None:
         if isinstance(event, JobFinished):
             children = job_processes(me)  # not the resource tracker or the fork server
-            readings[event.job_index] = (me.num_fds(), threading.active_count(), len(children),
-                                         me.memory_info().rss / 2**20)
+            readings[event.job_index] = (
+                me.num_fds(),
+                threading.active_count(),
+                len(children),
+                me.memory_info().rss / 2**20,
+            )
             if (event.job_index + 1) % 100 == 0:
                 fds, threads, kids, rss = readings[event.job_index]
-                print(f"job {event.job_index + 1:5d}: {fds} fds, {threads} threads, {kids} children, "
-                      f"{rss:.1f} MiB RSS, {time.perf_counter() - started:.0f} s", flush=True)
+                print(
+                    f"job {event.job_index + 1:5d}: {fds} fds, {threads} threads, {kids} children, "
+                    f"{rss:.1f} MiB RSS, {time.perf_counter() - started:.0f} s",
+                    flush=True,
+                )
 
-    jobs = [{"scheme": "sha256", "message_sizes": [1 + k], "samples": 3, "warmup": 0, "tamper": 1}
-            for k in range(args.jobs)]
+    jobs = [
+        {"scheme": "sha256", "message_sizes": [1 + k], "samples": 3, "warmup": 0, "tamper": 1} for k in range(args.jobs)
+    ]
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "r.sqlite3") as store:
         run = Runner(parse_profile({"name": "many", "jobs": jobs}), store=store, on_event=on_event).run()
     elapsed = time.perf_counter() - started
     ok = sum(job.status == JobStatus.OK for job in run.jobs)
     ref, last = readings[min(99, args.jobs - 1)], readings[args.jobs - 1]
     growth = (last[3] - ref[3]) / ref[3]
-    print(f"{ok}/{len(run.jobs)} ok in {elapsed:.0f} s ({elapsed / args.jobs * 1000:.0f} ms a job); "
-          f"from job 100 to the last: fds {ref[0]} -> {last[0]}, threads {ref[1]} -> {last[1]}, "
-          f"children {ref[2]} -> {last[2]}, RSS {ref[3]:.1f} -> {last[3]:.1f} MiB ({growth:+.1%})")
+    print(
+        f"{ok}/{len(run.jobs)} ok in {elapsed:.0f} s ({elapsed / args.jobs * 1000:.0f} ms a job); "
+        f"from job 100 to the last: fds {ref[0]} -> {last[0]}, threads {ref[1]} -> {last[1]}, "
+        f"children {ref[2]} -> {last[2]}, RSS {ref[3]:.1f} -> {last[3]:.1f} MiB ({growth:+.1%})"
+    )
     passed = ok == len(run.jobs) and last[0] <= ref[0] and last[1] <= ref[1] and last[2] == 0 and growth < 0.10
     print("PASS" if passed else "FAIL")
     return 0 if passed else 1

@@ -58,6 +58,7 @@ def references() -> dict[str, Callable[[], object]]:
         def seal() -> object:
             nonce = (prefix | next(counter)).to_bytes(12, "big")
             return (nonce, aes.encrypt(nonce, data, None))
+
         return seal
 
     signer = ed25519.Ed25519PrivateKey.generate()
@@ -92,8 +93,15 @@ def app_medians(samples: int) -> dict[str, float]:
         {"scheme": "sha256", "backend": "cryptography", "message_sizes": [MIB]},
     ]
     for job in jobs:
-        job.update({"backend": job.get("backend", "cryptography"), "samples": samples, "warmup": 10,
-                    "keygen_samples": 1, "tamper": 1})
+        job.update(
+            {
+                "backend": job.get("backend", "cryptography"),
+                "samples": samples,
+                "warmup": 10,
+                "keygen_samples": 1,
+                "tamper": 1,
+            }
+        )
     run = Runner(parse_profile({"name": "overhead", "jobs": jobs})).run()
     bad = [job for job in run.jobs if job.status != JobStatus.OK]
     if bad:

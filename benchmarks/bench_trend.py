@@ -36,10 +36,19 @@ def _job(run_id: str, index: int, samples: int, rng: random.Random) -> JobResult
     for name in ("encrypt", "decrypt"):
         values = [1e-5 * (1 + 0.05 * rng.random()) for _ in range(samples)]
         metrics[name] = MetricResult(summarize(values), values)
-    return JobResult(id=f"{run_id}/{index}", index=index, scheme="aes-gcm",
-                     backend="cryptography" if index % 2 else "pycryptodome", params={"key_bits": 128},
-                     label="AES-128-GCM", family="aead", mode="operations", message_size=64 << (index // 2),
-                     status="ok", metrics=metrics)
+    return JobResult(
+        id=f"{run_id}/{index}",
+        index=index,
+        scheme="aes-gcm",
+        backend="cryptography" if index % 2 else "pycryptodome",
+        params={"key_bits": 128},
+        label="AES-128-GCM",
+        family="aead",
+        mode="operations",
+        message_size=64 << (index // 2),
+        status="ok",
+        metrics=metrics,
+    )
 
 
 def build(path: Path, runs: int, jobs: int, samples: int) -> JobResult:
@@ -47,11 +56,22 @@ def build(path: Path, runs: int, jobs: int, samples: int) -> JobResult:
     with Store(path) as store:
         for r in range(runs):
             run_id = f"2026{1 + r // 28:02d}{1 + r % 28:02d}-100000-{r:06x}"
-            environment = {"hostname": "alpha" if r % 2 else "beta",
-                           "libraries": {"cryptography": {"version": "41.0.7" if r < runs // 2 else "42.0.1",
-                                                          "openssl": "OpenSSL 3.0.13 30 Jan 2024"}}}
-            run = RunResult(id=run_id, started=f"2026-{1 + r // 28:02d}-{1 + r % 28:02d}T10:00:00+00:00",
-                            status="running", environment=environment, profile={"name": "bench", "jobs": []})
+            environment = {
+                "hostname": "alpha" if r % 2 else "beta",
+                "libraries": {
+                    "cryptography": {
+                        "version": "41.0.7" if r < runs // 2 else "42.0.1",
+                        "openssl": "OpenSSL 3.0.13 30 Jan 2024",
+                    }
+                },
+            }
+            run = RunResult(
+                id=run_id,
+                started=f"2026-{1 + r // 28:02d}-{1 + r % 28:02d}T10:00:00+00:00",
+                status="running",
+                environment=environment,
+                profile={"name": "bench", "jobs": []},
+            )
             store.begin_run(run)
             for index in range(jobs):
                 store.add_job(run_id, _job(run_id, index, samples, rng))
@@ -79,8 +99,10 @@ def main() -> int:
         start = time.perf_counter()
         followed = build(path, args.runs, args.jobs, args.samples)
         size = sum(f.stat().st_size for f in Path(folder).iterdir()) / (1 << 20)
-        print(f"store: {args.runs} runs x {args.jobs} jobs x 2 metrics x {args.samples} samples, "
-              f"{size:.0f} MiB, built in {time.perf_counter() - start:.1f} s")
+        print(
+            f"store: {args.runs} runs x {args.jobs} jobs x 2 metrics x {args.samples} samples, "
+            f"{size:.0f} MiB, built in {time.perf_counter() - start:.1f} s"
+        )
         key = match_key(followed)
         points: list[object] = []
 
@@ -94,8 +116,10 @@ def main() -> int:
                     store.load_run(run.id)
 
         best, median = _time(trend)
-        print(f"job_trend (open, jobs_like, points): best {best * 1e3:.0f} ms, median {median * 1e3:.0f} ms, "
-              f"{len(points)} points")
+        print(
+            f"job_trend (open, jobs_like, points): best {best * 1e3:.0f} ms, median {median * 1e3:.0f} ms, "
+            f"{len(points)} points"
+        )
         best, median = _time(load_all)
         print(f"load_run of every run: best {best * 1e3:.0f} ms, median {median * 1e3:.0f} ms")
     return 0

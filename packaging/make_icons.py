@@ -62,8 +62,7 @@ def ico_bytes(pngs: dict[int, bytes]) -> bytes:
 
 
 def icns_bytes(pngs: dict[int, bytes]) -> bytes:
-    body = b"".join(ICNS_TYPES[size] + struct.pack(">I", 8 + len(png)) + png
-                    for size, png in sorted(pngs.items()))
+    body = b"".join(ICNS_TYPES[size] + struct.pack(">I", 8 + len(png)) + png for size, png in sorted(pngs.items()))
     return b"icns" + struct.pack(">I", 8 + len(body)) + body
 
 

@@ -38,9 +38,11 @@ SIZE_LIMIT_MB = 250
 LAUNCH_TARGET_S = 2.0
 IDLE_SECONDS = 3.0
 #: Output that means the frozen app is broken even when it exits 0.
-BROKEN = re.compile(r"Traceback \(most recent call last\)|ModuleNotFoundError|ImportError|"
-                    r"No module named|Failed to execute script|\[PYI-\d+:ERROR\]|"
-                    r"Could not load the Qt platform plugin")
+BROKEN = re.compile(
+    r"Traceback \(most recent call last\)|ModuleNotFoundError|ImportError|"
+    r"No module named|Failed to execute script|\[PYI-\d+:ERROR\]|"
+    r"Could not load the Qt platform plugin"
+)
 
 
 class SmokeFailure(Exception):
@@ -54,13 +56,27 @@ class Smoke:
     env: dict[str, str]
     results: list[tuple[str, bool, str]] = field(default_factory=list)
 
-    def run(self, name: str, args: Sequence[str], *, expect_code: int = 0, timeout: float = 180,
-            check: Callable[[subprocess.CompletedProcess[str]], str | None] | None = None) -> None:
+    def run(
+        self,
+        name: str,
+        args: Sequence[str],
+        *,
+        expect_code: int = 0,
+        timeout: float = 180,
+        check: Callable[[subprocess.CompletedProcess[str]], str | None] | None = None,
+    ) -> None:
         """Run the executable with `args`; record a pass or the reason for a failure."""
         started = time.monotonic()
         try:
-            proc = subprocess.run([str(self.executable), *args], env=self.env, cwd=self.workdir,
-                                  capture_output=True, text=True, timeout=timeout, check=False)
+            proc = subprocess.run(
+                [str(self.executable), *args],
+                env=self.env,
+                cwd=self.workdir,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             self.results.append((name, False, f"no exit within {timeout:.0f} s"))
             return
@@ -95,8 +111,7 @@ class Smoke:
 
 
 def find_executable(bundle: Path) -> Path:
-    candidates = [bundle / "cryptobench", bundle / "cryptobench.exe",
-                  bundle / "Contents" / "MacOS" / "cryptobench"]
+    candidates = [bundle / "cryptobench", bundle / "cryptobench.exe", bundle / "Contents" / "MacOS" / "cryptobench"]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
@@ -154,6 +169,7 @@ def check_report(pdf: Path, markdown: Path) -> Callable[[subprocess.CompletedPro
 
 def check_load(path: Path) -> Callable[[subprocess.CompletedProcess[str]], str | None]:
     """The load job measured every request and kept its histogram."""
+
     def check(_: subprocess.CompletedProcess[str]) -> str | None:
         if not path.is_file():
             return "no results JSON written"
@@ -173,9 +189,12 @@ def gui_launch(smoke: Smoke, index: int) -> dict[str, float] | None:
     """Open the window offscreen once; return launch-to-paint seconds and peak memory."""
     report = smoke.workdir / f"startup-{index}.json"
     launched = time.time()
-    smoke.run(f"GUI offscreen, launch {index + 1}",
-              ["gui", "--quit-after", str(IDLE_SECONDS), "--startup-report", str(report)],
-              timeout=60, check=lambda _: None if report.is_file() else "no startup report written")
+    smoke.run(
+        f"GUI offscreen, launch {index + 1}",
+        ["gui", "--quit-after", str(IDLE_SECONDS), "--startup-report", str(report)],
+        timeout=60,
+        check=lambda _: None if report.is_file() else "no startup report written",
+    )
     if not report.is_file():
         return None
     data = json.loads(report.read_text(encoding="utf-8"))
@@ -194,8 +213,14 @@ def check_desktop_install(smoke: Smoke) -> None:
     if not sys.platform.startswith("linux"):
         return
     prefix = smoke.workdir / "prefix"
-    proc = subprocess.run(["sh", str(ROOT / "packaging" / "linux" / "install.sh"), str(smoke.executable.parent)],
-                          env={**smoke.env, "PREFIX": str(prefix)}, capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        ["sh", str(ROOT / "packaging" / "linux" / "install.sh"), str(smoke.executable.parent)],
+        env={**smoke.env, "PREFIX": str(prefix)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     name = "desktop entry install"
     if proc.returncode != 0:
         smoke.results.append((name, False, proc.stdout + proc.stderr))
@@ -213,7 +238,9 @@ def check_desktop_install(smoke: Smoke) -> None:
         if out.returncode != 0 or "error" in out.stdout.lower():
             problems.append(f"desktop-file-validate: {out.stdout.strip()}")
     launcher = prefix / "bin" / "cryptobench"
-    version = subprocess.run([str(launcher), "--version"], env=smoke.env, capture_output=True, text=True, timeout=60, check=False)
+    version = subprocess.run(
+        [str(launcher), "--version"], env=smoke.env, capture_output=True, text=True, timeout=60, check=False
+    )
     if version.returncode != 0 or app_version() not in version.stdout:
         problems.append(f"{launcher} --version: {version.stdout.strip()} {version.stderr.strip()}")
     passed = "validated by desktop-file-validate" if validator else "desktop-file-validate not installed"
@@ -235,36 +262,80 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="cryptobench-smoke-") as tmp:
         work = Path(tmp)
-        env = {**os.environ, "CRYPTOBENCH_HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
-               "XDG_DATA_HOME": str(work / "data"), "QT_QPA_PLATFORM": "offscreen"}
+        env = {
+            **os.environ,
+            "CRYPTOBENCH_HOME": str(work / "home"),
+            "XDG_CONFIG_HOME": str(work / "config"),
+            "XDG_DATA_HOME": str(work / "data"),
+            "QT_QPA_PLATFORM": "offscreen",
+        }
         env.pop("PYTHONPATH", None)  # the bundle must not lean on the source tree
         smoke = Smoke(executable, work, env)
         version = app_version()
-        smoke.run("--version", ["--version"],
-                  check=lambda p: None if p.stdout.strip() == f"cryptobench {version}" else
-                  f"printed {p.stdout.strip()!r}, expected 'cryptobench {version}'")
+        smoke.run(
+            "--version",
+            ["--version"],
+            check=lambda p: (
+                None
+                if p.stdout.strip() == f"cryptobench {version}"
+                else f"printed {p.stdout.strip()!r}, expected 'cryptobench {version}'"
+            ),
+        )
         smoke.run("presets", ["presets"], check=lambda p: None if "quick" in p.stdout else "no 'quick' preset")
         smoke.run("list", ["list"], check=lambda p: None if "AES" in p.stdout.upper() else "no schemes listed")
         smoke.run("list --json", ["list", "--json"], check=check_json_list)
-        smoke.run("selftest", ["selftest"], timeout=300,
-                  check=lambda p: None if re.search(r"\b0 failed", p.stdout) else "self-test reported failures")
-        smoke.run("bad profile is a usage error", ["run", str(work / "missing.json")], expect_code=2,
-                  check=lambda p: None if "missing.json" in p.stderr else "the error does not name the file")
+        smoke.run(
+            "selftest",
+            ["selftest"],
+            timeout=300,
+            check=lambda p: None if re.search(r"\b0 failed", p.stdout) else "self-test reported failures",
+        )
+        smoke.run(
+            "bad profile is a usage error",
+            ["run", str(work / "missing.json")],
+            expect_code=2,
+            check=lambda p: None if "missing.json" in p.stderr else "the error does not name the file",
+        )
         results = work / "quick.json"
-        smoke.run("run quick (loopback children)", ["run", "quick", "--no-store", "--quiet", "--json", str(results)],
-                  timeout=600, check=check_run(results))
+        smoke.run(
+            "run quick (loopback children)",
+            ["run", "quick", "--no-store", "--quiet", "--json", str(results)],
+            timeout=600,
+            check=check_run(results),
+        )
         load_profile, load_results = work / "load.json", work / "load-results.json"
-        load_profile.write_text(json.dumps({"name": "load smoke", "jobs": [
-            {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [50], "duration_s": 0.3, "warmup_s": 0}]}),
-            encoding="utf-8")
-        smoke.run("run a load job (server, generator, HdrHistogram in the bundle)",
-                  ["run", str(load_profile), "--no-store", "--quiet", "--json", str(load_results)],
-                  timeout=120, check=check_load(load_results))
+        load_profile.write_text(
+            json.dumps(
+                {
+                    "name": "load smoke",
+                    "jobs": [
+                        {
+                            "scheme": "x25519",
+                            "mode": "load",
+                            "clients": 2,
+                            "rates": [50],
+                            "duration_s": 0.3,
+                            "warmup_s": 0,
+                        }
+                    ],
+                }
+            ),
+            encoding="utf-8",
+        )
+        smoke.run(
+            "run a load job (server, generator, HdrHistogram in the bundle)",
+            ["run", str(load_profile), "--no-store", "--quiet", "--json", str(load_results)],
+            timeout=120,
+            check=check_load(load_results),
+        )
         pdf, markdown = work / "quick.pdf", work / "quick.md"
         if results.is_file():
-            smoke.run("report --pdf --markdown",
-                      ["report", str(results), "--pdf", str(pdf), "--markdown", str(markdown)],
-                      timeout=300, check=check_report(pdf, markdown))
+            smoke.run(
+                "report --pdf --markdown",
+                ["report", str(results), "--pdf", str(pdf), "--markdown", str(markdown)],
+                timeout=300,
+                check=check_report(pdf, markdown),
+            )
         launches = [m for m in (gui_launch(smoke, i) for i in range(max(1, args.launches))) if m]
         check_desktop_install(smoke)
         left = smoke.leftovers()
@@ -279,8 +350,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if launches:
         launch = statistics.median(m["launch_to_paint_s"] for m in launches)
         peak = max(m["idle_peak_rss_mb"] for m in launches)
-        budgets.update(launch_to_paint_s=round(launch, 3), launches=len(launches), idle_peak_rss_mb=round(peak, 1),
-                       idle_seconds=IDLE_SECONDS)
+        budgets.update(
+            launch_to_paint_s=round(launch, 3),
+            launches=len(launches),
+            idle_peak_rss_mb=round(peak, 1),
+            idle_seconds=IDLE_SECONDS,
+        )
         flag = "" if launch < LAUNCH_TARGET_S else f"  WARNING: over the {LAUNCH_TARGET_S:.0f} s target"
         print(f"budget  launch to first paint: {launch:.2f} s (median of {len(launches)}){flag}")
         print(f"budget  idle window peak memory: {peak:.0f} MiB RSS after {IDLE_SECONDS:.0f} s idle")

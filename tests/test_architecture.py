@@ -166,7 +166,9 @@ def test_the_rules_see_a_circle_and_an_upward_import() -> None:
     assert _circles({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}) == [
         ["a", "b", "c"]
     ]
-    assert [_layer(m) for m in ("app.__main__", "app.cli.main", "app.gui.app", "app.report.content", "app.core.vocab")] == [
+    assert [
+        _layer(m) for m in ("app.__main__", "app.cli.main", "app.gui.app", "app.report.content", "app.core.vocab")
+    ] == [
         "faces",
         "faces",
         "gui",

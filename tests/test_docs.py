@@ -34,8 +34,16 @@ SECTION_REFERENCE = re.compile(r'docs/ARCHITECTURE\.md,\s*(?:#\s*)?"([^"\n]+)"')
 OUTSIDE_DOC = "DESIGN" + ".md"
 #: Names the page cites that are not defined in app/ (Qt and standard library classes,
 #: socket options, an environment variable).
-EXTERNAL_NAMES = {"QThreadPool", "QRunnable", "QObject", "QTimer", "StrEnum", "TCP_NODELAY", "TCP_INFO",
-                  "CRYPTOBENCH_START_METHOD"}
+EXTERNAL_NAMES = {
+    "QThreadPool",
+    "QRunnable",
+    "QObject",
+    "QTimer",
+    "StrEnum",
+    "TCP_NODELAY",
+    "TCP_INFO",
+    "CRYPTOBENCH_START_METHOD",
+}
 
 
 def _citing_files() -> list[Path]:
@@ -58,9 +66,12 @@ def _headings() -> set[str]:
 
 def test_every_section_cited_in_the_code_exists() -> None:
     headings = _headings()
-    missing = [f"{path.relative_to(ROOT)}: \"{section}\""
-               for path in _citing_files() for section in SECTION_REFERENCE.findall(_text(path))
-               if section not in headings]
+    missing = [
+        f'{path.relative_to(ROOT)}: "{section}"'
+        for path in _citing_files()
+        for section in SECTION_REFERENCE.findall(_text(path))
+        if section not in headings
+    ]
     assert not missing, f"sections of docs/ARCHITECTURE.md that do not exist: {missing}; headings: {sorted(headings)}"
 
 
@@ -73,8 +84,9 @@ def test_nothing_cites_a_design_document_outside_the_repository() -> None:
 
 
 def test_every_path_the_page_cites_exists() -> None:
-    paths = set(re.findall(r"(?<![\w/.])((?:app|tests|resources|packaging|benchmarks|docs)/[\w*./-]*[\w*])",
-                           _text(DOC)))
+    paths = set(
+        re.findall(r"(?<![\w/.])((?:app|tests|resources|packaging|benchmarks|docs)/[\w*./-]*[\w*])", _text(DOC))
+    )
     missing = sorted(path for path in paths if not list(ROOT.glob(path)))
     assert not missing, f"docs/ARCHITECTURE.md cites paths that do not exist: {missing}"
 
@@ -87,8 +99,11 @@ class _Module:
         self.names: set[str] = set()
         self.classes: dict[str, tuple[set[str], list[str]]] = {}
         #: Identifier-like string constants: the JSON keys and values the code writes.
-        self.strings = {node.value for node in ast.walk(tree)
-                        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier()}
+        self.strings = {
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier()
+        }
         for node in tree.body:
             self.names.update(_defined(node))
             if isinstance(node, ast.ClassDef):
@@ -139,8 +154,10 @@ def _has_member(class_name: str, member: str, seen: frozenset[str] = frozenset()
 
 
 def _defined_anywhere(name: str) -> bool:
-    return any(name in module.names or any(name in members for members, _ in module.classes.values())
-               for module in _modules().values())
+    return any(
+        name in module.names or any(name in members for members, _ in module.classes.values())
+        for module in _modules().values()
+    )
 
 
 def _resolves(name: str) -> bool:
@@ -208,7 +225,9 @@ def test_every_type_named_in_the_page_s_diagrams_exists() -> None:
     assert not missing, f"docs/ARCHITECTURE.md's diagrams name types that are not in the code: {missing}"
 
 
-@pytest.mark.parametrize("name", ["CpuUsage.no_such_member", "NoSuchType", "stats.no_such_function",
-                                  "app.core.no_such_module", "no_such_function"])
+@pytest.mark.parametrize(
+    "name",
+    ["CpuUsage.no_such_member", "NoSuchType", "stats.no_such_function", "app.core.no_such_module", "no_such_function"],
+)
 def test_a_name_that_does_not_exist_is_caught(name: str) -> None:
     assert not _resolves(name)

@@ -52,10 +52,13 @@ def test_png_icon_has_its_size(size: int) -> None:
     assert image.pixelColor(0, 0).alpha() == 0
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("cryptobench.ico", {16, 24, 32, 48, 64, 128, 256}),
-    ("cryptobench.icns", {16, 32, 64, 128, 256, 512, 1024}),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("cryptobench.ico", {16, 24, 32, 48, 64, 128, 256}),
+        ("cryptobench.icns", {16, 32, 64, 128, 256, 512, 1024}),
+    ],
+)
 def test_platform_icon_files_decode_at_every_size(qapp, name: str, expected: set[int]) -> None:
     reader = QImageReader(str(ICONS / name))
     assert reader.canRead(), f"{name}: {reader.errorString()}"
@@ -94,12 +97,15 @@ def test_committed_icons_match_the_svg(qapp, tmp_path: Path) -> None:
     assert not stale, f"stale icons {sorted(stale)} ({stale}): run packaging/make_icons.py"
 
 
-@pytest.mark.parametrize(("what", "old", "new"), [
-    # A colour moved by 16 levels in one bar of the chart.
-    ("colour", 'fill="#2f9e6b"', 'fill="#2f9e7b"'),
-    # The tallest bar moved by 4 SVG units: a quarter pixel at 32 px, an eighth at 16 px.
-    ("shape", 'x="304" y="260"', 'x="308" y="260"'),
-])
+@pytest.mark.parametrize(
+    ("what", "old", "new"),
+    [
+        # A colour moved by 16 levels in one bar of the chart.
+        ("colour", 'fill="#2f9e6b"', 'fill="#2f9e7b"'),
+        # The tallest bar moved by 4 SVG units: a quarter pixel at 32 px, an eighth at 16 px.
+        ("shape", 'x="304" y="260"', 'x="308" y="260"'),
+    ],
+)
 def test_the_icon_check_notices_a_changed_svg(qapp, tmp_path: Path, what: str, old: str, new: str) -> None:
     source = (ICONS / "cryptobench.svg").read_text(encoding="utf-8")
     assert old in source, f"the {what} perturbation no longer matches the SVG"
@@ -150,11 +156,17 @@ def test_desktop_entry_names_the_app_and_its_icon() -> None:
     assert entry["StartupWMClass"] == APPLICATION
 
 
-@pytest.mark.skipif(shutil.which("desktop-file-validate") is None,
-                    reason="desktop-file-validate (Debian desktop-file-utils) is not installed")
+@pytest.mark.skipif(
+    shutil.which("desktop-file-validate") is None,
+    reason="desktop-file-validate (Debian desktop-file-utils) is not installed",
+)
 def test_desktop_entry_validates() -> None:
-    out = subprocess.run(["desktop-file-validate", str(PACKAGING / "linux" / "cryptobench.desktop")],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["desktop-file-validate", str(PACKAGING / "linux" / "cryptobench.desktop")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0 and "error" not in out.stdout.lower(), out.stdout
 
 
@@ -183,8 +195,9 @@ window.close(); app.processEvents()
 print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'pyqtgraph', 'numpy'})))
 """
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert out.returncode == 0, out.stderr
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     excludes = _spec_excludes()
@@ -207,12 +220,20 @@ def test_linux_installer_installs_and_uninstalls(tmp_path: Path) -> None:
     bundle = _fake_bundle(tmp_path, f'echo "cryptobench {__version__}"\n')
     prefix = tmp_path / "prefix"
     env = {**os.environ, "PREFIX": str(prefix)}
-    run = subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), str(bundle)], env=env,
-                         capture_output=True, text=True, timeout=60, check=False)
+    run = subprocess.run(
+        ["sh", str(PACKAGING / "linux" / "install.sh"), str(bundle)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     launcher = prefix / "bin" / "cryptobench"
-    assert subprocess.run([str(launcher), "--version"], capture_output=True, text=True, check=False).stdout.strip() == \
-        f"cryptobench {__version__}"
+    assert (
+        subprocess.run([str(launcher), "--version"], capture_output=True, text=True, check=False).stdout.strip()
+        == f"cryptobench {__version__}"
+    )
     entry = (prefix / "share" / "applications" / "cryptobench.desktop").read_text()
     assert f"Exec={launcher}\n" in entry and f"TryExec={launcher}\n" in entry
     for size in SIZES:
@@ -221,18 +242,37 @@ def test_linux_installer_installs_and_uninstalls(tmp_path: Path) -> None:
     assert not list((prefix / "lib").glob(".cryptobench-new.*"))  # no staging folder left behind
 
     # Reinstalling replaces the app in place; uninstalling removes every file it put there.
-    assert subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), str(bundle)], env=env,
-                          capture_output=True, timeout=60, check=False).returncode == 0
-    gone = subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), "--uninstall"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    assert (
+        subprocess.run(
+            ["sh", str(PACKAGING / "linux" / "install.sh"), str(bundle)],
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        ).returncode
+        == 0
+    )
+    gone = subprocess.run(
+        ["sh", str(PACKAGING / "linux" / "install.sh"), "--uninstall"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert gone.returncode == 0, gone.stderr
     assert not launcher.exists() and not (prefix / "lib" / "cryptobench").exists()
     assert not list((prefix / "share").rglob("cryptobench*"))
 
 
 def test_linux_installer_refuses_a_missing_bundle(tmp_path: Path) -> None:
-    run = subprocess.run(["sh", str(PACKAGING / "linux" / "install.sh"), str(tmp_path / "nothing")],
-                         env={**os.environ, "PREFIX": str(tmp_path / "prefix")}, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        ["sh", str(PACKAGING / "linux" / "install.sh"), str(tmp_path / "nothing")],
+        env={**os.environ, "PREFIX": str(tmp_path / "prefix")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 2
     assert "make package" in run.stderr and not (tmp_path / "prefix" / "bin").exists()
 
@@ -240,8 +280,15 @@ def test_linux_installer_refuses_a_missing_bundle(tmp_path: Path) -> None:
 def test_gui_command_writes_the_startup_report(tmp_path: Path) -> None:
     report = tmp_path / "startup.json"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    run = subprocess.run([sys.executable, "-m", "app", "gui", "--quit-after", "0.3", "--startup-report", str(report)],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "app", "gui", "--quit-after", "0.3", "--startup-report", str(report)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     data = json.loads(report.read_text())
     assert data["frozen"] is False
@@ -250,10 +297,13 @@ def test_gui_command_writes_the_startup_report(tmp_path: Path) -> None:
     assert data["peak_rss_bytes"] > 20 * 2**20  # a Qt window cannot take less than 20 MiB
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["gui", "--quit-after", "0"], "--quit-after: must be a positive number"),
-    (["gui", "--startup-report", "r.json"], "--startup-report: needs --quit-after"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["gui", "--quit-after", "0"], "--quit-after: must be a positive number"),
+        (["gui", "--startup-report", "r.json"], "--startup-report: needs --quit-after"),
+    ],
+)
 def test_gui_command_refuses_bad_options(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert cli_main(args) == 2
     assert message in capsys.readouterr().err
@@ -262,8 +312,11 @@ def test_gui_command_refuses_bad_options(capsys: pytest.CaptureFixture[str], arg
 def test_smoke_test_fails_on_a_broken_executable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The smoke test must be able to fail: a bundle that prints a traceback and exits 0."""
     smoke = _load_packaging_module("smoke_test")
-    bundle = _fake_bundle(tmp_path, 'echo "Traceback (most recent call last):" >&2\n'
-                                    'echo "ModuleNotFoundError: No module named PySide6.QtOpenGL" >&2\n')
+    bundle = _fake_bundle(
+        tmp_path,
+        'echo "Traceback (most recent call last):" >&2\n'
+        'echo "ModuleNotFoundError: No module named PySide6.QtOpenGL" >&2\n',
+    )
     assert smoke.main([str(bundle), "--launches", "1"]) == 1
     out = capsys.readouterr().out
     assert "FAIL  --version" in out and "FAIL  selftest" in out and "FAIL  GUI offscreen" in out

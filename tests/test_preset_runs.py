@@ -34,8 +34,10 @@ def _run(name: str) -> RunResult:
     timings are not what these tests check; their paths through runner and report are.
     """
     if not _RUNS:
-        names = sorted(preset_names(), key=lambda n: (n not in _SLOWEST_FIRST,
-                                                      _SLOWEST_FIRST.index(n) if n in _SLOWEST_FIRST else 0))
+        names = sorted(
+            preset_names(),
+            key=lambda n: (n not in _SLOWEST_FIRST, _SLOWEST_FIRST.index(n) if n in _SLOWEST_FIRST else 0),
+        )
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="preset") as pool:
             runs = pool.map(lambda n: Runner(reduced(load_profile(n)), source=n).run(), names)
             _RUNS.update(zip(names, runs))
@@ -57,8 +59,10 @@ def _experiment_sections(sections: list[Section]) -> list[Section]:
     return sections[start:end]
 
 
-@pytest.mark.parametrize(("name", "experiment"), [("ecdh-vs-elgamal", "E1"), ("cnsa-suite", "E2"),
-                                                  ("rsa-vs-elgamal", "E3"), ("rsa-kem-vs-ecies", "E4")])
+@pytest.mark.parametrize(
+    ("name", "experiment"),
+    [("ecdh-vs-elgamal", "E1"), ("cnsa-suite", "E2"), ("rsa-vs-elgamal", "E3"), ("rsa-kem-vs-ecies", "E4")],
+)
 def test_experiment_report_sets_published_beside_measured(name: str, experiment: str, tmp_path: Path) -> None:
     run = _run(name)
     report = build_report(run)

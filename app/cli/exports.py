@@ -54,8 +54,9 @@ def check_destinations(targets: list[tuple[str, Path]]) -> None:
         if info is not None and stat.S_ISDIR(info.st_mode):
             raise DestinationError(f"{option} {shown}: is a folder; give a file name")
         if info is not None and not stat.S_ISREG(info.st_mode):
-            raise DestinationError(f"{option} {shown}: not a regular file (outputs are written to a new file "
-                                   "and renamed over the target)")
+            raise DestinationError(
+                f"{option} {shown}: not a regular file (outputs are written to a new file and renamed over the target)"
+            )
         folder = path.parent if str(path.parent) else Path(".")
         if not folder.is_dir():
             raise DestinationError(f"{option} {shown}: folder {folder} does not exist")

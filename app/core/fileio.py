@@ -143,8 +143,9 @@ def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise FileWriteError(f"{path}: cannot write: text at character {exc.start} cannot be encoded as UTF-8 "
-                             f"({exc.reason})") from None
+        raise FileWriteError(
+            f"{path}: cannot write: text at character {exc.start} cannot be encoded as UTF-8 ({exc.reason})"
+        ) from None
     atomic_write_bytes(path, data, mode)
 
 

@@ -96,8 +96,12 @@ class LogLevel(enum.StrEnum):
 #: The process whose timings are the job's figures, by mode: the operations worker, or
 #: the session's sender (the receiver's own timings are its own metrics).
 #: In a load job the sender is the load generator (all client connections in one process).
-MEASURING_ROLE = {Mode.OPERATIONS: Role.WORKER, Mode.LOOPBACK: Role.SENDER, Mode.REMOTE: Role.SENDER,
-                  Mode.LOAD: Role.SENDER}
+MEASURING_ROLE = {
+    Mode.OPERATIONS: Role.WORKER,
+    Mode.LOOPBACK: Role.SENDER,
+    Mode.REMOTE: Role.SENDER,
+    Mode.LOAD: Role.SENDER,
+}
 
 
 def measuring_role(mode: str) -> Role:

@@ -52,8 +52,13 @@ def _write_startup_report(path: Path, painter: _FirstPaint, quit_after: float | 
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
-def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
-         startup_report: Path | None = None, plan: Any = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    quit_after: float | None = None,
+    startup_report: Path | None = None,
+    plan: Any = None,
+) -> int:
     """Open the window; with `quit_after`, close it after that many idle seconds.
 
     `startup_report` names a JSON file written just before quitting: the process's
@@ -106,6 +111,7 @@ def main(argv: Sequence[str] | None = None, *, quit_after: float | None = None,
     window.installEventFilter(painter)
     window.show()
     if quit_after is not None:
+
         def finish() -> None:
             if startup_report is not None:
                 _write_startup_report(startup_report, painter, quit_after)

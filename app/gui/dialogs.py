@@ -45,8 +45,10 @@ def about_text() -> str:
         ("numpy", libraries["numpy"]["version"]),
     ]
     body = "".join(f"<tr><td><b>{name}</b></td><td>{value}</td></tr>" for name, value in rows)
-    return ("<h3>CryptoBench</h3><p>What a cryptographic scheme costs, here, on a real connection.</p>"
-            f"<table cellspacing='4'>{body}</table>")
+    return (
+        "<h3>CryptoBench</h3><p>What a cryptographic scheme costs, here, on a real connection.</p>"
+        f"<table cellspacing='4'>{body}</table>"
+    )
 
 
 class AboutDialog(QDialog):
@@ -73,9 +75,11 @@ class PreferencesDialog(QDialog):
         form = QFormLayout()
         self.workers = QSpinBox(minimum=1, maximum=max(1, os.cpu_count() or 1) * 2, value=workers)
         form.addRow("Parallel jobs", self.workers)
-        self.warning = QLabel("Jobs running in parallel compete for the CPU and perturb each other's timings. "
-                              "Keep 1 for figures you compare; use more only for load tests. "
-                              "Runs with more than one record it.")
+        self.warning = QLabel(
+            "Jobs running in parallel compete for the CPU and perturb each other's timings. "
+            "Keep 1 for figures you compare; use more only for load tests. "
+            "Runs with more than one record it."
+        )
         self.warning.setWordWrap(True)
         warn = status_colour(Tone.WARN, self.palette().color(QPalette.ColorRole.Window))
         self.warning.setStyleSheet(f"color: {warn};")

@@ -17,8 +17,7 @@ class Eta:
     text: str
 
 
-def estimate(elapsed: float, finished: int, total: int, current_elapsed: float | None,
-             current_fraction: float) -> Eta:
+def estimate(elapsed: float, finished: int, total: int, current_elapsed: float | None, current_fraction: float) -> Eta:
     """`elapsed`: since the run started; `finished` of `total` jobs done; the running job
     started `current_elapsed` seconds ago (None: none running) and has done
     `current_fraction` of its samples."""
@@ -39,8 +38,9 @@ def estimate(elapsed: float, finished: int, total: int, current_elapsed: float |
     if current_left is None:
         if per_job is None or not after:
             return Eta(None, f"current job running for {duration(current_elapsed)}")
-        return Eta(None, f"about {duration(per_job * after)} after the current job "
-                         f"(running for {duration(current_elapsed)})")
+        return Eta(
+            None, f"about {duration(per_job * after)} after the current job (running for {duration(current_elapsed)})"
+        )
     later = (per_job if per_job is not None else current_elapsed + current_left) * after
     left = current_left + later
     return Eta(left, f"about {duration(left)} left")

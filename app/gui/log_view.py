@@ -16,8 +16,12 @@ from app.core.vocab import LogLevel
 
 MAX_LINES = 5000
 #: Filter choices: (title, lowest level shown).
-FILTERS = (("Everything", LogLevel.DEBUG), ("Info and above", LogLevel.INFO),
-           ("Warnings and errors", LogLevel.WARNING), ("Errors only", LogLevel.ERROR))
+FILTERS = (
+    ("Everything", LogLevel.DEBUG),
+    ("Info and above", LogLevel.INFO),
+    ("Warnings and errors", LogLevel.WARNING),
+    ("Errors only", LogLevel.ERROR),
+)
 #: LogLevel lists the levels least first.
 _RANKS: dict[str, int] = {level: rank for rank, level in enumerate(LogLevel)}
 

@@ -97,8 +97,9 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self._current_label = ""
         self.last_error: tuple[str, str, str] | None = None
 
-        self.controller = RunController(self, workers=self._int_setting("workers", 1),
-                                        store_factory=lambda: Store(self.store_path))
+        self.controller = RunController(
+            self, workers=self._int_setting("workers", 1), store_factory=lambda: Store(self.store_path)
+        )
         self.controller.events.connect(self._on_events)
         self.controller.run_finished.connect(self._on_run_finished)
         # Idle, once the window has painted: the first run's one-time imports, so they
@@ -170,13 +171,18 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.save_as_action = self._action("Save &As...", self.save_profile_as, keys.SaveAs)
         self.export_json_action = self._action("Results as &JSON...", lambda: self.export_results(ExportFormat.JSON))
         self.export_csv_action = self._action("Results as &CSV...", lambda: self.export_results(ExportFormat.CSV))
-        self.export_report_action = self._action("&Report (PDF, Markdown)...", self.export_report, "Ctrl+P",
-                                                 "Write a report of this run or any stored run, "
-                                                 "optionally against a baseline")
-        self.export_png_action = self._action("Plot as &PNG...", lambda: self.export_plot("png"),
-                                              tip="Save the plot of the visible tab as a PNG image")
-        self.export_svg_action = self._action("Plot as &SVG...", lambda: self.export_plot("svg"),
-                                              tip="Save the plot of the visible tab as an SVG drawing")
+        self.export_report_action = self._action(
+            "&Report (PDF, Markdown)...",
+            self.export_report,
+            "Ctrl+P",
+            "Write a report of this run or any stored run, optionally against a baseline",
+        )
+        self.export_png_action = self._action(
+            "Plot as &PNG...", lambda: self.export_plot("png"), tip="Save the plot of the visible tab as a PNG image"
+        )
+        self.export_svg_action = self._action(
+            "Plot as &SVG...", lambda: self.export_plot("svg"), tip="Save the plot of the visible tab as an SVG drawing"
+        )
         self.quit_action = self._action("&Quit", self.close, keys.Quit)
         self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
         self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
@@ -227,8 +233,10 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
 
             action = self.presets_menu.addAction(entry.menu_text(), open_it)
             action.setData(entry.name)
-            action.setToolTip(f"{entry.description}\n\n{plural(entry.measured_jobs, 'job')}, "
-                              f"{entry.samples:,} samples; {entry.expected()}")
+            action.setToolTip(
+                f"{entry.description}\n\n{plural(entry.measured_jobs, 'job')}, "
+                f"{entry.samples:,} samples; {entry.expected()}"
+            )
             action.setStatusTip(entry.description)
 
     def _build_status(self) -> None:
@@ -301,9 +309,11 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             remote = self._remote_target(profile)
             self.controller.start(profile, remote=remote, source=self.profile_name)
         except BrokenStoreError as exc:
-            self.error("Cannot start the run", str(exc),
-                       "Move the file aside from the History panel (it is renamed, not deleted), "
-                       "then press Run again.")
+            self.error(
+                "Cannot start the run",
+                str(exc),
+                "Move the file aside from the History panel (it is renamed, not deleted), then press Run again.",
+            )
             self.history.refresh()  # shows the reason and the Move-aside button
             self.history_dock.raise_()  # after the log line, which raises the log
             return False
@@ -361,8 +371,10 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
                 self._total_jobs = event.total_jobs
                 run = self.controller.run  # set by the time the event is drained
                 self._result_log = ResultLog(stated_before_the_run(run.environment if run is not None else {}))
-                self.append_log(LogLevel.INFO, f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of "
-                                        f"{event.profile_name}")
+                self.append_log(
+                    LogLevel.INFO,
+                    f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of {event.profile_name}",
+                )
             elif isinstance(event, LogMessage):
                 self.append_log(event.level, event.text)
             elif isinstance(event, RunFinished):
@@ -380,9 +392,13 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.status_job.setText(f"Running {self._current_label}" if self._current_label else "Starting…")
         now = time.monotonic()
         done, total = (0, 0) if self._current_index is None else self._progress.get(self._current_index, (0, 0))
-        eta = estimate(now - self._run_started_at, self._finished_jobs, self._total_jobs,
-                       None if self._current_started is None else now - self._current_started,
-                       done / total if total else 0.0)
+        eta = estimate(
+            now - self._run_started_at,
+            self._finished_jobs,
+            self._total_jobs,
+            None if self._current_started is None else now - self._current_started,
+            done / total if total else 0.0,
+        )
         self.status_eta.setText(eta.text)
 
     def _on_run_finished(self, run: RunResult) -> None:
@@ -432,8 +448,9 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
 
     def show_preferences(self) -> PreferencesDialog:
         """Open the (window-modal) Preferences; OK applies and persists them."""
-        dialog = PreferencesDialog(self._int_setting("workers", 1),
-                                   str(self.settings.value("theme", Theme.SYSTEM)), self)
+        dialog = PreferencesDialog(
+            self._int_setting("workers", 1), str(self.settings.value("theme", Theme.SYSTEM)), self
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.apply_preferences(dialog.workers.value(), dialog.theme.currentData()))
         dialog.open()

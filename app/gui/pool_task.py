@@ -40,8 +40,7 @@ class PoolTask(QRunnable, Generic[T]):
     on a thread nobody watches.
     """
 
-    def __init__(self, work: Callable[[Progress], T],
-                 expected: tuple[type[Exception], ...] = ()) -> None:
+    def __init__(self, work: Callable[[Progress], T], expected: tuple[type[Exception], ...] = ()) -> None:
         super().__init__()
         self._work = work
         self._expected = expected

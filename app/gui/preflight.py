@@ -65,8 +65,10 @@ LIBRARY_PACKAGES: dict[str, tuple[str, str]] = {
 _NEEDS_X11 = {"xcb"}
 _NEEDS_WAYLAND = {"wayland", "wayland-egl"}
 
-_HEADLESS_HINT = ("run benchmarks without a window with `cryptobench run PROFILE` (see `cryptobench --help`), "
-                  "or start the window off-screen with QT_QPA_PLATFORM=offscreen")
+_HEADLESS_HINT = (
+    "run benchmarks without a window with `cryptobench run PROFILE` (see `cryptobench --help`), "
+    "or start the window off-screen with QT_QPA_PLATFORM=offscreen"
+)
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,10 @@ def _missing_library_message(platform: str, missing: list[str]) -> str:
     what = f"Qt's {platform} platform needs {names}, which {'is' if len(missing) == 1 else 'are'} not installed"
     if not debian:
         return f"the window cannot start: {what}; install the package that provides it"
-    return (f"the window cannot start: {what}; install it: Debian/Ubuntu `sudo apt-get install {_unique(debian)}`, "
-            f"Fedora `sudo dnf install {_unique(fedora)}`")
+    return (
+        f"the window cannot start: {what}; install it: Debian/Ubuntu `sudo apt-get install {_unique(debian)}`, "
+        f"Fedora `sudo dnf install {_unique(fedora)}`"
+    )
 
 
 def _unique(words: list[str]) -> str:
@@ -191,11 +195,12 @@ def check(environ: os._Environ[str] | dict[str, str] | None = None) -> Problem |
                 return None  # Qt falls back from xcb to a live Wayland session
             return Problem(f"no display to open the window on (DISPLAY is not set); {_HEADLESS_HINT}")
         if not _x11_display_reachable(display):
-            return Problem(f"no display to open the window on (nothing answers at DISPLAY={display}); "
-                           f"{_HEADLESS_HINT}")
+            return Problem(f"no display to open the window on (nothing answers at DISPLAY={display}); {_HEADLESS_HINT}")
     elif platform in _NEEDS_WAYLAND and not _wayland_reachable(env):
-        return Problem(f"no display to open the window on (no Wayland compositor at "
-                       f"WAYLAND_DISPLAY={env.get('WAYLAND_DISPLAY', '')!r}); {_HEADLESS_HINT}")
+        return Problem(
+            f"no display to open the window on (no Wayland compositor at "
+            f"WAYLAND_DISPLAY={env.get('WAYLAND_DISPLAY', '')!r}); {_HEADLESS_HINT}"
+        )
     qt = _qt_dir()
     if qt is None:
         return None  # a frozen build lays Qt out its own way; Qt will speak for itself

@@ -45,6 +45,7 @@ class ProfileFileActions(_Window):
     _saved_text: str
 
     if TYPE_CHECKING:  # MainWindow's methods; declared only, so they never shadow the real ones
+
         def error(self, title: str, message: str, next_step: str) -> None: ...
         def _folder(self, kind: str) -> str: ...
         def _remember_folder(self, kind: str, path: Path) -> None: ...
@@ -72,8 +73,11 @@ class ProfileFileActions(_Window):
         if not self.is_modified():
             return True
         answer = QMessageBox.question(
-            self, "Unsaved changes", "The profile has unsaved changes. Save them first?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+            self,
+            "Unsaved changes",
+            "The profile has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
         if answer == QMessageBox.StandardButton.Save:
             return self.save_profile()
         return answer == QMessageBox.StandardButton.Discard
@@ -88,8 +92,9 @@ class ProfileFileActions(_Window):
     def open_profile_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        path, _ = QFileDialog.getOpenFileName(self, "Open profile", self._folder("profiles"),
-                                              "CryptoBench profiles (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open profile", self._folder("profiles"), "CryptoBench profiles (*.json);;All files (*)"
+        )
         if path:
             self.open_profile(Path(path), ask=False)
 
@@ -101,8 +106,11 @@ class ProfileFileActions(_Window):
             self._show_profile(profile)
         except ProfileError as exc:
             problems = profile_problems(path)
-            message = str(exc) if len(problems) < 2 else \
-                f"{plural(len(problems), 'problem')}:\n" + "\n".join(f"• {p}" for p in problems)
+            message = (
+                str(exc)
+                if len(problems) < 2
+                else f"{plural(len(problems), 'problem')}:\n" + "\n".join(f"• {p}" for p in problems)
+            )
             self.error("Cannot open the profile", message, open_advice(exc))
             return False
         self.profile_path, self.profile_name = path, profile.name
@@ -156,8 +164,11 @@ class ProfileFileActions(_Window):
         try:
             save_profile(profile, path)
         except FileWriteError as exc:
-            self.error("Cannot save the profile", str(exc), "Choose another folder or free some space; "
-                                                            "the previous file is untouched.")
+            self.error(
+                "Cannot save the profile",
+                str(exc),
+                "Choose another folder or free some space; the previous file is untouched.",
+            )
             return False
         self.profile_path = path
         self._remember_folder("profiles", path)

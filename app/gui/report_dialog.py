@@ -56,8 +56,9 @@ def _run_text(summary: RunSummary) -> str:
 class ReportDialog(QDialog):
     """Choices only; the caller loads the runs and writes the file."""
 
-    def __init__(self, runs: list[RunSummary], current: RunResult | None, folder: str,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, runs: list[RunSummary], current: RunResult | None, folder: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export report")
         self.setMinimumWidth(620)
@@ -131,10 +132,14 @@ class ReportDialog(QDialog):
         self.baseline.blockSignals(False)
 
     def request(self) -> ReportRequest:
-        return ReportRequest(run_id=str(self.run.currentData()), baseline_id=str(self.baseline.currentData()),
-                             format=str(self.format.currentData()), page_size=self.page_size.currentText(),
-                             path=Path(self.path.text().strip()).expanduser(),
-                             appendix=self.appendix.isChecked())
+        return ReportRequest(
+            run_id=str(self.run.currentData()),
+            baseline_id=str(self.baseline.currentData()),
+            format=str(self.format.currentData()),
+            page_size=self.page_size.currentText(),
+            path=Path(self.path.text().strip()).expanduser(),
+            appendix=self.appendix.isChecked(),
+        )
 
     def reason(self) -> str:
         """Why OK is disabled ("" when it is not)."""
@@ -185,6 +190,13 @@ class ReportWriter(PoolTask[str]):
         self.run_result, self.baseline, self.request = run, baseline, request
 
     def _write(self, progress: Progress) -> str:
-        export(self.request.format, self.run_result, self.request.path, baseline=self.baseline,
-               page_size=self.request.page_size, progress=progress, appendix=self.request.appendix)
+        export(
+            self.request.format,
+            self.run_result,
+            self.request.path,
+            baseline=self.baseline,
+            page_size=self.request.page_size,
+            progress=progress,
+            appendix=self.request.appendix,
+        )
         return str(self.request.path)

@@ -60,8 +60,13 @@ class JobRunnable(PoolTask[JobOutcome]):
     to the store through this thread's own connection (serializing a 100,000-sample
     job takes longer than a GUI frame, so it must not happen on the GUI thread)."""
 
-    def __init__(self, runner: Runner, run: RunResult, number: int, store_factory: Callable[[], Store | None],
-                 ) -> None:
+    def __init__(
+        self,
+        runner: Runner,
+        run: RunResult,
+        number: int,
+        store_factory: Callable[[], Store | None],
+    ) -> None:
         super().__init__(self._execute)
         self.runner, self.run_result, self.number = runner, run, number
         self.store_factory = store_factory
@@ -75,8 +80,14 @@ class JobRunnable(PoolTask[JobOutcome]):
         except Exception as exc:  # noqa: BLE001 - a bug in the supervisor must not hang the run
             results = []
             for k, size in enumerate(job.message_sizes):
-                failed = placeholder_result(job, self.run_result.id, base + k, size, JobStatus.FAILED,
-                                            f"internal error: {type(exc).__name__}: {exc}")
+                failed = placeholder_result(
+                    job,
+                    self.run_result.id,
+                    base + k,
+                    size,
+                    JobStatus.FAILED,
+                    f"internal error: {type(exc).__name__}: {exc}",
+                )
                 results.append(failed)
         problem = None
         try:
@@ -100,8 +111,9 @@ class RunController(QObject):
     events = Signal(list)
     run_finished = Signal(object)
 
-    def __init__(self, parent: QObject | None = None, workers: int = 1,
-                 store_factory: Callable[[], Store | None] | None = None) -> None:
+    def __init__(
+        self, parent: QObject | None = None, workers: int = 1, store_factory: Callable[[], Store | None] | None = None
+    ) -> None:
         super().__init__(parent)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max(1, workers))
@@ -132,8 +144,16 @@ class RunController(QObject):
         # Parallel jobs perturb each other: the runner records it in the run and on every job.
         store = self.store_factory()
         try:
-            runner = Runner(profile, store=store, on_event=self.buffer.push, cancel=self.cancel, source=source,
-                            remote=remote, parallel_workers=self.pool.maxThreadCount(), preflight_wait=False)
+            runner = Runner(
+                profile,
+                store=store,
+                on_event=self.buffer.push,
+                cancel=self.cancel,
+                source=source,
+                remote=remote,
+                parallel_workers=self.pool.maxThreadCount(),
+                preflight_wait=False,
+            )
             run = runner.start()
         except BaseException:
             if store is not None:

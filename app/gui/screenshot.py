@@ -86,8 +86,9 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
             _fail(app, f"{plan.screenshot}: cannot write the screenshot (folder missing or not writable?)", 2)
             return
         print(f"saved {plan.screenshot} ({pixmap.width()}x{pixmap.height()})")
-        failed = run is not None and (run.status != RunStatus.FINISHED
-                                      or any(job.status != JobStatus.OK for job in run.jobs))
+        failed = run is not None and (
+            run.status != RunStatus.FINISHED or any(job.status != JobStatus.OK for job in run.jobs)
+        )
         window.controller.shutdown()
         window.setWindowModified(False)
         window._saved_text = window._current_text()  # nothing to save: quit without asking

@@ -11,13 +11,20 @@ from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, Q
 from app.gui.vocab import Theme, Tone
 
 _DARK = {
-    QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
-    QPalette.ColorRole.Base: "#1f1f1f", QPalette.ColorRole.AlternateBase: "#2a2a2a",
-    QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#333333",
-    QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.Highlight: "#3d6fb4",
-    QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#333333",
-    QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
-    QPalette.ColorRole.Link: "#7fb2ff", QPalette.ColorRole.BrightText: "#ffffff",
+    QPalette.ColorRole.Window: "#2b2b2b",
+    QPalette.ColorRole.WindowText: "#e6e6e6",
+    QPalette.ColorRole.Base: "#1f1f1f",
+    QPalette.ColorRole.AlternateBase: "#2a2a2a",
+    QPalette.ColorRole.Text: "#e6e6e6",
+    QPalette.ColorRole.Button: "#333333",
+    QPalette.ColorRole.ButtonText: "#e6e6e6",
+    QPalette.ColorRole.Highlight: "#3d6fb4",
+    QPalette.ColorRole.HighlightedText: "#ffffff",
+    QPalette.ColorRole.ToolTipBase: "#333333",
+    QPalette.ColorRole.ToolTipText: "#e6e6e6",
+    QPalette.ColorRole.PlaceholderText: "#9a9a9a",
+    QPalette.ColorRole.Link: "#7fb2ff",
+    QPalette.ColorRole.BrightText: "#ffffff",
 }
 _LIGHT_HIGHLIGHT = "#2a6cb0"
 #: Disabled text: dimmer, still 4.5:1 on the dark window (WCAG exempts disabled
@@ -25,9 +32,13 @@ _LIGHT_HIGHLIGHT = "#2a6cb0"
 _DARK_DISABLED = "#9a9a9a"
 
 #: Status colours: (on a light background, on a dark background).
-STATUS_COLOURS = {Tone.GOOD: ("#1b5e20", "#81c784"), Tone.BAD: ("#b71c1c", "#ff8a80"),
-                  Tone.WARN: ("#8a4b00", "#ffcc80"), Tone.MUTED: ("#595959", "#a6a6a6"),
-                  Tone.INFO: ("#0d47a1", "#90caf9")}
+STATUS_COLOURS = {
+    Tone.GOOD: ("#1b5e20", "#81c784"),
+    Tone.BAD: ("#b71c1c", "#ff8a80"),
+    Tone.WARN: ("#8a4b00", "#ffcc80"),
+    Tone.MUTED: ("#595959", "#a6a6a6"),
+    Tone.INFO: ("#0d47a1", "#90caf9"),
+}
 #: Outline of check boxes and radio buttons on a dark background: Fusion draws them
 #: with the window colour darkened, black on black there.
 _DARK_INDICATOR_OUTLINE = "#a0a0a0"
@@ -35,8 +46,10 @@ _DARK_INDICATOR_OUTLINE = "#a0a0a0"
 
 def luminance(colour: QColor) -> float:
     """WCAG relative luminance."""
+
     def channel(value: float) -> float:
         return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
     return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
 
 
@@ -69,11 +82,14 @@ def status_qcolor(kind: Tone | None, background: QColor | str | None = None) -> 
 class _DarkStyle(QProxyStyle):
     """Fusion with visible check-box and radio-button outlines on a dark palette."""
 
-    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,
-                      widget: QWidget | None = None) -> None:
+    def drawPrimitive(
+        self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter, widget: QWidget | None = None
+    ) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        if element in (QStyle.PrimitiveElement.PE_IndicatorCheckBox,
-                       QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck):
+        if element in (
+            QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+            QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+        ):
             if not is_dark(option.palette.color(QPalette.ColorRole.Base)):
                 return
             painter.save()

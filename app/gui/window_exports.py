@@ -40,6 +40,7 @@ class ExportActions(QMainWindow):
     _report_writer: ReportWriter | None
 
     if TYPE_CHECKING:  # MainWindow's methods; declared only, so they never shadow the real ones
+
         def error(self, title: str, message: str, next_step: str) -> None: ...
         def append_log(self, level: LogLevel, text: str) -> None: ...
         def _folder(self, kind: str) -> str: ...
@@ -48,12 +49,16 @@ class ExportActions(QMainWindow):
     def export_results(self, kind: ExportFormat) -> None:
         run = self.last_run
         if run is None:
-            self.error("Nothing to export", "No run has finished or been opened yet.",
-                       "Run a profile, or open a run from History.")
+            self.error(
+                "Nothing to export",
+                "No run has finished or been opened yet.",
+                "Run a profile, or open a run from History.",
+            )
             return
         suggested = str(Path(self._folder("exports")) / f"{run.id}.{kind}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Export results as {kind.upper()}", suggested,
-                                              f"{kind.upper()} (*.{kind})")
+        path, _ = QFileDialog.getSaveFileName(
+            self, f"Export results as {kind.upper()}", suggested, f"{kind.upper()} (*.{kind})"
+        )
         if not path:
             return
         self.write_export(run, Path(path), kind)
@@ -61,8 +66,9 @@ class ExportActions(QMainWindow):
     def export_plot(self, kind: str) -> None:
         tab = self.plots.tabs.tabText(self.plots.tabs.currentIndex()).lower()
         suggested = str(Path(self._folder("exports")) / f"{tab}.{kind}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Save the {tab} plot as {kind.upper()}", suggested,
-                                              f"{kind.upper()} (*.{kind})")
+        path, _ = QFileDialog.getSaveFileName(
+            self, f"Save the {tab} plot as {kind.upper()}", suggested, f"{kind.upper()} (*.{kind})"
+        )
         if path:
             self.write_plot(Path(path if path.lower().endswith(f".{kind}") else f"{path}.{kind}"))
 
@@ -104,8 +110,11 @@ class ExportActions(QMainWindow):
         """Load the chosen runs and start writing; progress and the outcome go to the
         status bar and the log (errors also to a dialog)."""
         if self._report_writer is not None:
-            self.error("A report is being written", "Only one report is written at a time.",
-                       "Wait for the current report to finish.")
+            self.error(
+                "A report is being written",
+                "Only one report is written at a time.",
+                "Wait for the current report to finish.",
+            )
             return None
         try:
             run = self.last_run if request.run_id == CURRENT else None
@@ -125,7 +134,8 @@ class ExportActions(QMainWindow):
         self._remember_folder("reports", request.path)
         writer = ReportWriter(run, baseline, request)
         writer.signals.progress.connect(
-            lambda done, total: self.statusBar().showMessage(f"Writing report {request.path.name}: {done}/{total}"))
+            lambda done, total: self.statusBar().showMessage(f"Writing report {request.path.name}: {done}/{total}")
+        )
         writer.signals.finished.connect(self._report_written)
         writer.signals.failed.connect(self._report_failed)
         self._report_writer = writer

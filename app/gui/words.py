@@ -9,7 +9,7 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 
 def duration(seconds: float) -> str:
-    """"45 s", "3 min 05 s", "1 h 02 min"; "under 1 s" below a second."""
+    """ "45 s", "3 min 05 s", "1 h 02 min"; "under 1 s" below a second."""
     if seconds < 1:
         return "under 1 s"
     whole = int(round(seconds))

@@ -35,27 +35,53 @@ def _appendix(run: RunResult, labels: Labels) -> Section:
             unit, scale = _row_unit(metric)
             who = labels.row(job) if k == 0 else ""  # once per job: the rows below are its metrics
             n = f"{s.n}" + (f"×{metric.batch}" if metric.batch > 1 else "")
-            central.append([who, name, unit, n, _in(s.median, scale),
-                            _in(s.ci95[0], scale) if s.ci95 else _MISSING,
-                            _in(s.ci95[1], scale) if s.ci95 else _MISSING, _in(s.mean, scale), _in(s.std, scale),
-                            percent(s.cv * 100) if s.cv is not None else _MISSING, str(s.outliers)])
-            spread.append([who, name, unit] + [_in(getattr(s, k), scale) for k in
-                                               ("min", "p5", "p25", "p75", "p95", "p99", "max")]
-                          + [format_bytes(metric.traced_peak_bytes)])
-    blocks: list[Block] = [Paragraph(
-        "Every metric of every job with all its statistics, one row per job and metric. Each row is in the unit "
-        "of its Unit column (chosen for that metric's median). n×N: n samples, each timing a batch of N calls. "
-        "CI95 is the 95 % confidence interval of the median; outliers are flagged, not removed.")]
+            central.append(
+                [
+                    who,
+                    name,
+                    unit,
+                    n,
+                    _in(s.median, scale),
+                    _in(s.ci95[0], scale) if s.ci95 else _MISSING,
+                    _in(s.ci95[1], scale) if s.ci95 else _MISSING,
+                    _in(s.mean, scale),
+                    _in(s.std, scale),
+                    percent(s.cv * 100) if s.cv is not None else _MISSING,
+                    str(s.outliers),
+                ]
+            )
+            spread.append(
+                [who, name, unit]
+                + [_in(getattr(s, k), scale) for k in ("min", "p5", "p25", "p75", "p95", "p99", "max")]
+                + [format_bytes(metric.traced_peak_bytes)]
+            )
+    blocks: list[Block] = [
+        Paragraph(
+            "Every metric of every job with all its statistics, one row per job and metric. Each row is in the unit "
+            "of its Unit column (chosen for that metric's median). n×N: n samples, each timing a batch of N calls. "
+            "CI95 is the 95 % confidence interval of the median; outliers are flagged, not removed."
+        )
+    ]
     if central:
-        blocks.append(Table(["Job", "Metric", "Unit", "n", "Median", "CI95 low", "CI95 high", "Mean", "Std", "CV",
-                             "Outliers"], central, caption="Centre: median with its interval, mean and spread.",
-                            widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
-                            align=_align("llr" + "r" * 8)))
-        blocks.append(Table(["Job", "Metric", "Unit", "Min", "p5", "p25", "p75", "p95", "p99", "Max",
-                             "Traced peak"], spread, caption="Percentiles from the fastest to the slowest sample; "
-                                                            "traced peak: memory allocated through Python.",
-                            widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
-                            align=_align("llr" + "r" * 8)))
+        blocks.append(
+            Table(
+                ["Job", "Metric", "Unit", "n", "Median", "CI95 low", "CI95 high", "Mean", "Std", "CV", "Outliers"],
+                central,
+                caption="Centre: median with its interval, mean and spread.",
+                widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
+                align=_align("llr" + "r" * 8),
+            )
+        )
+        blocks.append(
+            Table(
+                ["Job", "Metric", "Unit", "Min", "p5", "p25", "p75", "p95", "p99", "Max", "Traced peak"],
+                spread,
+                caption="Percentiles from the fastest to the slowest sample; "
+                "traced peak: memory allocated through Python.",
+                widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
+                align=_align("llr" + "r" * 8),
+            )
+        )
     if missing:
         blocks.append(Bullets(missing))
     return Section("Appendix: full statistics", blocks, page_break_before=True)

@@ -62,8 +62,11 @@ def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
         elif metric is None or metric not in job.metrics or metric not in base.metrics:
             reason = f"no {metric or 'per-message'} metric in both runs"
         elif not len(base.metrics[metric].samples) or not len(job.metrics[metric].samples):
-            reason = "raw samples missing (" + ("baseline" if not len(base.metrics[metric].samples) else
-                                                "this run") + " saved without them)"
+            reason = (
+                "raw samples missing ("
+                + ("baseline" if not len(base.metrics[metric].samples) else "this run")
+                + " saved without them)"
+            )
         else:
             try:
                 comparison = compare(base.metrics[metric].samples, job.metrics[metric].samples)

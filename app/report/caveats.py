@@ -53,21 +53,25 @@ def sample_caveat(run: RunResult) -> str | None:
         from app.core.profile.edits import REDUCED_MAX_SIZE
         from app.report.units import format_bytes
 
-        return (f"Reduced run ({n} timed samples per metric, messages of at most {format_bytes(REDUCED_MAX_SIZE)}): "
-                "it checks that every "
-                "job runs "
-                "end to end. Its numbers are not measurements: do not compare or quote them, and read every "
-                "ratio and conclusion below as a check of the pipeline, not a result.")
+        return (
+            f"Reduced run ({n} timed samples per metric, messages of at most {format_bytes(REDUCED_MAX_SIZE)}): "
+            "it checks that every "
+            "job runs "
+            "end to end. Its numbers are not measurements: do not compare or quote them, and read every "
+            "ratio and conclusion below as a check of the pipeline, not a result."
+        )
     if span is not None and span[0] < FEW_SAMPLES:
-        return (f"Few samples ({n} timed samples of the per-message metric, fewer than {FEW_SAMPLES} for some): "
-                "medians are "
-                "imprecise and some have no confidence interval; treat ratios and conclusions below as "
-                "indications, not results.")
+        return (
+            f"Few samples ({n} timed samples of the per-message metric, fewer than {FEW_SAMPLES} for some): "
+            "medians are "
+            "imprecise and some have no confidence interval; treat ratios and conclusions below as "
+            "indications, not results."
+        )
     return None
 
 
 def sample_text(run: RunResult) -> str:
-    """"n = 3" or "n = 3 to 50": the run's real sample counts."""
+    """ "n = 3" or "n = 3 to 50": the run's real sample counts."""
     return _n_text(sample_range(run))
 
 
@@ -89,12 +93,16 @@ def apply_caveat(run: RunResult, sections: list[Section]) -> None:
     short = short_caveat(run)
     for section in sections:
         if section.title == "Summary of findings":
-            section.blocks.insert(0, Paragraph(f"**{text.split(':', 1)[0]}**:{text.split(':', 1)[1]}",
-                                               style="finding"))
+            section.blocks.insert(0, Paragraph(f"**{text.split(':', 1)[0]}**:{text.split(':', 1)[1]}", style="finding"))
         elif section.level == 1 and section.title.startswith("Experiment "):
-            section.blocks.insert(0, Paragraph(f"**{short}** The comparisons and explanations below are worded "
-                                               "from this run's numbers and may not hold for a full run.",
-                                               style="note"))
+            section.blocks.insert(
+                0,
+                Paragraph(
+                    f"**{short}** The comparisons and explanations below are worded "
+                    "from this run's numbers and may not hold for a full run.",
+                    style="note",
+                ),
+            )
         for block in section.blocks:
             if isinstance(block, Table) and _is_published_table(block):
                 block.caption = f"{short} " + (block.caption or "")
@@ -112,8 +120,11 @@ def _expected_jobs(run: RunResult) -> int | None:
         if not isinstance(spec, dict):
             return None
         sizes = spec.get("message_sizes")
-        total += len(sizes) if isinstance(sizes, list) and sizes else (
-            1 if "secret_size" in (spec.get("params") or {}) else len(DEFAULT_MESSAGE_SIZES))
+        total += (
+            len(sizes)
+            if isinstance(sizes, list) and sizes
+            else (1 if "secret_size" in (spec.get("params") or {}) else len(DEFAULT_MESSAGE_SIZES))
+        )
     return total
 
 
@@ -130,9 +141,13 @@ def missing_notice(run: RunResult) -> str | None:
     if failed:
         names = "; ".join(f"{job.label} ({job.status})" for job in failed[:4])
         more = f" and {len(failed) - 4} more" if len(failed) > 4 else ""
-        parts.append(f"{len(failed)} of {len(run.jobs)} recorded jobs have no numbers: {names}{more}; their "
-                     "errors are in the results by family.")
+        parts.append(
+            f"{len(failed)} of {len(run.jobs)} recorded jobs have no numbers: {names}{more}; their "
+            "errors are in the results by family."
+        )
     if not_run:
-        parts.append(f"{not_run} of the {expected} jobs the profile asks for never ran and are missing from "
-                     "every table and chart.")
+        parts.append(
+            f"{not_run} of the {expected} jobs the profile asks for never ran and are missing from "
+            "every table and chart."
+        )
     return " ".join(parts)

@@ -13,40 +13,80 @@ from app.report.units import format_seconds
 
 
 def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, labels: Labels) -> Section:
-    blocks: list[Block] = [Paragraph(
-        f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
-        f"{baseline.name or 'unnamed'}). Jobs match on scheme, backend, parameters, mode and message size; each "
-        "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
-        "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
-        "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
-        "contains 1 the difference is within noise.")]
+    blocks: list[Block] = [
+        Paragraph(
+            f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
+            f"{baseline.name or 'unnamed'}). Jobs match on scheme, backend, parameters, mode and message size; each "
+            "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
+            "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
+            "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
+            "contains 1 the difference is within noise."
+        )
+    ]
     base_cpu = (baseline.environment.get("cpu") or {}).get("model")
     this_cpu = (run.environment.get("cpu") or {}).get("model")
     if base_cpu and this_cpu and base_cpu != this_cpu:
-        blocks.append(Paragraph(f"The baseline ran on a different CPU ({base_cpu}; this run: {this_cpu}): "
-                                "differences measure the machines as much as the software.", style="note"))
+        blocks.append(
+            Paragraph(
+                f"The baseline ran on a different CPU ({base_cpu}; this run: {this_cpu}): "
+                "differences measure the machines as much as the software.",
+                style="note",
+            )
+        )
     rows, emphasis = [], set()
     for pair in match.pairs:
         c = pair.comparison
         base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
         if c is None:
-            rows.append([pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m),
-                         _MISSING, pair.reason or _MISSING, "not comparable"])
+            rows.append(
+                [
+                    pair.job.label,
+                    size_text(pair.job),
+                    format_seconds(base_m),
+                    format_seconds(this_m),
+                    _MISSING,
+                    pair.reason or _MISSING,
+                    "not comparable",
+                ]
+            )
             continue
         if c.significant:
             emphasis.add(len(rows))
-        rows.append([pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m),
-                     f"{c.ratio:.2f}×", f"{c.ci95_low:.2f}–{c.ci95_high:.2f}×", pair.verdict])
+        rows.append(
+            [
+                pair.job.label,
+                size_text(pair.job),
+                format_seconds(base_m),
+                format_seconds(this_m),
+                f"{c.ratio:.2f}×",
+                f"{c.ci95_low:.2f}–{c.ci95_high:.2f}×",
+                pair.verdict,
+            ]
+        )
     if not rows:
         blocks.append(Paragraph("No job of this run matches a job of the baseline: there is nothing to compare."))
     else:
         chart = _ratio_chart(match, labels)
         if chart is not None:
             blocks.append(chart)
-        blocks.append(Table(["Job", "Size", "Baseline median", "This run median", "Ratio (this/baseline)",
-                             "95 % interval", "Verdict"], rows, caption="Bold: a significant change.",
-                            widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1], emphasis=emphasis,
-                            align=_align("lrrrrrl")))
+        blocks.append(
+            Table(
+                [
+                    "Job",
+                    "Size",
+                    "Baseline median",
+                    "This run median",
+                    "Ratio (this/baseline)",
+                    "95 % interval",
+                    "Verdict",
+                ],
+                rows,
+                caption="Bold: a significant change.",
+                widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1],
+                emphasis=emphasis,
+                align=_align("lrrrrrl"),
+            )
+        )
     unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
     unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
     blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
@@ -60,14 +100,21 @@ def _ratio_chart(match: BaselineMatch, labels: Labels) -> Chart | None:
     if not pairs:
         return None
     ratios = [p.comparison.ratio for p in pairs]  # type: ignore[union-attr]
-    chart = BarChart("Ratio of medians, this run / baseline (1 = no change)",
-                     [labels.row(p.job) for p in pairs], ratios,
-                     [p.comparison.ci95_low for p in pairs],  # type: ignore[union-attr]
-                     [p.comparison.ci95_high for p in pairs],  # type: ignore[union-attr]
-                     unit="×", value_label="ratio of medians (this run / baseline)",
-                     log=max(ratios) / min(ratios) > 4,
-                     marked=[p.comparison.significant for p in pairs],  # type: ignore[union-attr]
-                     marked_label="significant change (interval excludes 1)")
-    return Chart(chart, caption="Bars: ratio of the medians; whiskers: bootstrap 95 % interval. Above 1: slower "
-                                "now. Marked bars changed beyond noise.",
-                 aspect=min(1.4, 0.2 + 0.07 * len(pairs)))
+    chart = BarChart(
+        "Ratio of medians, this run / baseline (1 = no change)",
+        [labels.row(p.job) for p in pairs],
+        ratios,
+        [p.comparison.ci95_low for p in pairs],  # type: ignore[union-attr]
+        [p.comparison.ci95_high for p in pairs],  # type: ignore[union-attr]
+        unit="×",
+        value_label="ratio of medians (this run / baseline)",
+        log=max(ratios) / min(ratios) > 4,
+        marked=[p.comparison.significant for p in pairs],  # type: ignore[union-attr]
+        marked_label="significant change (interval excludes 1)",
+    )
+    return Chart(
+        chart,
+        caption="Bars: ratio of the medians; whiskers: bootstrap 95 % interval. Above 1: slower "
+        "now. Marked bars changed beyond noise.",
+        aspect=min(1.4, 0.2 + 0.07 * len(pairs)),
+    )

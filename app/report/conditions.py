@@ -26,25 +26,44 @@ def environment_section(run: RunResult) -> Section:
     """The machine, OS, libraries and the stability pre-flight the run's figures came from."""
     env = run.environment
     cpu = env.get("cpu") or {}
-    rows = [["CPU model", cpu.get("model") or "unknown"], ["Architecture", cpu.get("architecture") or "unknown"],
-            ["Cores", f"{cpu.get('physical_cores') or '?'} physical, {cpu.get('logical_cores') or '?'} logical"]]
+    rows = [
+        ["CPU model", cpu.get("model") or "unknown"],
+        ["Architecture", cpu.get("architecture") or "unknown"],
+        ["Cores", f"{cpu.get('physical_cores') or '?'} physical, {cpu.get('logical_cores') or '?'} logical"],
+    ]
     flags = cpu.get("flags") or {}
-    labels = {"aes": "AES-NI", "pclmulqdq": "PCLMULQDQ", "sha_ni": "SHA-NI", "avx2": "AVX2", "vaes": "VAES",
-              "avx512f": "AVX-512"}
-    shown = [f"{label} {'yes' if flags.get(name) else 'no' if flags.get(name) is False else 'unknown'}"
-             for name, label in labels.items()]
+    labels = {
+        "aes": "AES-NI",
+        "pclmulqdq": "PCLMULQDQ",
+        "sha_ni": "SHA-NI",
+        "avx2": "AVX2",
+        "vaes": "VAES",
+        "avx512f": "AVX-512",
+    }
+    shown = [
+        f"{label} {'yes' if flags.get(name) else 'no' if flags.get(name) is False else 'unknown'}"
+        for name, label in labels.items()
+    ]
     rows.append(["Crypto CPU flags", ", ".join(shown) + (f" ({cpu['flags_note']})" if cpu.get("flags_note") else "")])
     governors = cpu.get("governors") or []
-    rows.append(["Frequency governors", ", ".join(governors) if governors else
-                 "not exposed (typical of VMs, containers, macOS and Windows)"])
-    freqs = [f"{cpu[k]:.0f} MHz {what}" for k, what in (("freq_current_mhz", "current"), ("freq_max_mhz", "max"))
-             if isinstance(cpu.get(k), (int, float))]
+    rows.append(
+        [
+            "Frequency governors",
+            ", ".join(governors) if governors else "not exposed (typical of VMs, containers, macOS and Windows)",
+        ]
+    )
+    freqs = [
+        f"{cpu[k]:.0f} MHz {what}"
+        for k, what in (("freq_current_mhz", "current"), ("freq_max_mhz", "max"))
+        if isinstance(cpu.get(k), (int, float))
+    ]
     if freqs:
         rows.append(["Frequency", ", ".join(freqs)])
     rows.append(["Memory", format_bytes(env["memory_total_bytes"]) if env.get("memory_total_bytes") else "unknown"])
     os_info = env.get("os") or {}
-    rows.append(["OS", " · ".join(str(v) for v in (os_info.get("pretty_name"), os_info.get("platform")) if v)
-                 or "unknown"])
+    rows.append(
+        ["OS", " · ".join(str(v) for v in (os_info.get("pretty_name"), os_info.get("platform")) if v) or "unknown"]
+    )
     py = env.get("python") or {}
     rows.append(["Python", " ".join(str(v) for v in (py.get("implementation"), py.get("version")) if v) or "unknown"])
     for name, lib in (env.get("libraries") or {}).items():
@@ -70,9 +89,13 @@ def environment_section(run: RunResult) -> Section:
         rows.append(["Stability", stability[0]])
     blocks: list[Block] = [Table(["Item", "Value"], rows, widths=[1.0, 3.0], align=_align("ll"))]
     if workers is not None and workers > 1:
-        blocks.append(Paragraph(f"{workers} jobs ran in parallel: they compete for cores, caches and memory "
-                                "bandwidth, so timings are perturbed and slower than on an idle machine.",
-                                style="note"))
+        blocks.append(
+            Paragraph(
+                f"{workers} jobs ran in parallel: they compete for cores, caches and memory "
+                "bandwidth, so timings are perturbed and slower than on an idle machine.",
+                style="note",
+            )
+        )
     if stability is not None and stability[1]:
         blocks.append(Paragraph(stability[1], style="note"))
     return Section("Environment", blocks)
@@ -91,12 +114,17 @@ def _stability(env: dict[str, Any]) -> tuple[str, str] | None:
 
     findings = [f for f in facts if f.get("status") == StabilityStatus.FINDING]
     unknown = [label(f.get("code")) for f in facts if f.get("status") == StabilityStatus.UNKNOWN]
-    row = (f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: "
-           + ", ".join(label(f.get("code")) for f in findings)) if findings else "no problem found"
+    row = (
+        (
+            f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: "
+            + ", ".join(label(f.get("code")) for f in findings)
+        )
+        if findings
+        else "no problem found"
+    )
     if unknown:
         row += f" (not readable here: {', '.join(unknown)})"
-    note = " ".join(f"{label(f.get('code'))}: {f.get('found')}; {f.get('why')}. Fix: {f.get('fix')}."
-                    for f in findings)
+    note = " ".join(f"{label(f.get('code'))}: {f.get('found')}; {f.get('why')}. Fix: {f.get('fix')}." for f in findings)
     return row, ("Before the run, the stability pre-flight found: " + note) if note else ""
 
 
@@ -133,16 +161,24 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
     total = sum(len(ws) for jobs in by_code.values() for ws in jobs.values())
     blocks: list[Block] = [_run_wide(said, run) for said in run_wide(job.warnings for job in run.jobs)]
     if total:
-        blocks.append(Paragraph(f"{total} {'other ' if blocks else ''}stability warning{'s' if total != 1 else ''} "
-                                f"of {len(by_code)} kind{'s' if len(by_code) != 1 else ''}: each says why a number "
-                                "may be imprecise and how to measure it better."))
+        blocks.append(
+            Paragraph(
+                f"{total} {'other ' if blocks else ''}stability warning{'s' if total != 1 else ''} "
+                f"of {len(by_code)} kind{'s' if len(by_code) != 1 else ''}: each says why a number "
+                "may be imprecise and how to measure it better."
+            )
+        )
         for code in WarningCode:
             jobs = by_code.get(code)
             if not jobs:
                 continue
             example = next(iter(jobs.values()))[0]
-            blocks.append(Paragraph(f"**{_WARNING_TITLES.get(code, code.value)}**: {example.fix.rstrip('.')}. "
-                                    f"For example: {example.message.rstrip('.')}."))
+            blocks.append(
+                Paragraph(
+                    f"**{_WARNING_TITLES.get(code, code.value)}**: {example.fix.rstrip('.')}. "
+                    f"For example: {example.message.rstrip('.')}."
+                )
+            )
             # Jobs hit on the same metrics share one bullet: a reduced run's "too few
             # samples" on every metric of every job reads as one line, not pages.
             by_metrics: dict[str, list[str]] = defaultdict(list)
@@ -150,17 +186,23 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
                 by_metrics[", ".join(w.metric or "whole job" for w in ws)].append(name)
             blocks.append(Bullets([f"**{metrics}**: " + "; ".join(names) for metrics, names in by_metrics.items()]))
     else:
-        blocks.append(Paragraph(f"No {'other ' if blocks else ''}stability warnings were raised: no metric had a "
-                                "high CV, too few samples, slow first samples or many outliers, and no job saw a "
-                                "busy machine."))
+        blocks.append(
+            Paragraph(
+                f"No {'other ' if blocks else ''}stability warnings were raised: no metric had a "
+                "high CV, too few samples, slow first samples or many outliers, and no job saw a "
+                "busy machine."
+            )
+        )
     notes: dict[str, list[str]] = {}
     for job in run.jobs:
         for note in job.notes:
             if note not in notes.setdefault(job.label, []):
                 notes[job.label].append(note)
     if any(notes.values()):
-        blocks += [Paragraph("Notes on the schemes:"),
-                   Bullets([f"**{label}**: {'; '.join(n)}" for label, n in notes.items() if n])]
+        blocks += [
+            Paragraph("Notes on the schemes:"),
+            Bullets([f"**{label}**: {'; '.join(n)}" for label, n in notes.items() if n]),
+        ]
     return Section("Warnings", blocks)
 
 
@@ -169,8 +211,10 @@ def _run_wide(said: RunWide, run: RunResult) -> Paragraph:
     carries (so a job read on its own still says it) but the report says once."""
     code, warning = said.warning.code, said.warning
     measured = sum(1 for job in run.jobs if job.status == JobStatus.OK)
-    head = (f"**{_WARNING_TITLES.get(code, code.value)}**, a condition of the whole run (its warning is on "
-            f"{said.on(measured, len(run.jobs))})")
+    head = (
+        f"**{_WARNING_TITLES.get(code, code.value)}**, a condition of the whole run (its warning is on "
+        f"{said.on(measured, len(run.jobs))})"
+    )
     if code in stated_before_the_run(run.environment):
         return Paragraph(f"{head}: stated once, with its fix, under Environment.")
     return Paragraph(f"{head}: {warning.message.rstrip('.')}. {warning.fix.rstrip('.')}.")

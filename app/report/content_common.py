@@ -76,8 +76,11 @@ def _status(job: JobResult) -> str:
 
 def _cpu(job: JobResult) -> str:
     """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
-    parts = [(role, usage.mean_percent) for role, usage in job.cpu.processes.items()
-             if usage is not None and usage.mean_percent is not None]
+    parts = [
+        (role, usage.mean_percent)
+        for role, usage in job.cpu.processes.items()
+        if usage is not None and usage.mean_percent is not None
+    ]
     if not parts:
         return _MISSING
     if len(parts) == 1:

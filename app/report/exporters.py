@@ -74,15 +74,23 @@ def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
     from app.report.pdf.writer import ensure_gui_application, write_pdf
 
     ensure_gui_application()
-    write_pdf(build_report(run, options.baseline, appendix=options.appendix), path, options.page_size, progress=options.progress)
+    write_pdf(
+        build_report(run, options.baseline, appendix=options.appendix),
+        path,
+        options.page_size,
+        progress=options.progress,
+    )
 
 
-EXPORTERS: dict[ExportFormat, Exporter] = {e.name: e for e in (
-    Exporter(ExportFormat.JSON, "JSON results", ".json", False, _write_json),
-    Exporter(ExportFormat.CSV, "CSV results", ".csv", False, _write_csv),
-    Exporter(ExportFormat.MARKDOWN, "Markdown report", ".md", True, _write_markdown),
-    Exporter(ExportFormat.PDF, "PDF report", ".pdf", True, _write_pdf),
-)}
+EXPORTERS: dict[ExportFormat, Exporter] = {
+    e.name: e
+    for e in (
+        Exporter(ExportFormat.JSON, "JSON results", ".json", False, _write_json),
+        Exporter(ExportFormat.CSV, "CSV results", ".csv", False, _write_csv),
+        Exporter(ExportFormat.MARKDOWN, "Markdown report", ".md", True, _write_markdown),
+        Exporter(ExportFormat.PDF, "PDF report", ".pdf", True, _write_pdf),
+    )
+}
 
 
 def exporter(name: str) -> Exporter:
@@ -93,8 +101,16 @@ def exporter(name: str) -> Exporter:
         raise ExportError(f"unknown export format {name!r}: choose one of {', '.join(EXPORTERS)}") from None
 
 
-def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None = None, page_size: str = PageSize.A4,
-           progress: ProgressCallback | None = None, appendix: bool = True) -> Path:
+def export(
+    name: str,
+    run: RunResult,
+    path: Path,
+    *,
+    baseline: RunResult | None = None,
+    page_size: str = PageSize.A4,
+    progress: ProgressCallback | None = None,
+    appendix: bool = True,
+) -> Path:
     """Write `run` as format `name` to `path` (atomically) and return the path.
 
     Raises:
@@ -106,6 +122,7 @@ def export(name: str, run: RunResult, path: Path, *, baseline: RunResult | None 
         raise ExportError(f"unknown page size {page_size!r}: choose {' or '.join(PageSize)}")
     if baseline is not None and not chosen.is_report:
         raise ExportError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
-    chosen.write(run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress,
-                                                     appendix=appendix))
+    chosen.write(
+        run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress, appendix=appendix)
+    )
     return Path(path)

@@ -52,10 +52,12 @@ def failure_findings(jobs: Iterable[JobResult]) -> list[str]:
     for job in jobs:
         if job.status == JobStatus.OK:
             continue
-        why = job.error or ("cancelled before it finished" if job.status == JobStatus.CANCELLED
-                            else "no error recorded")
-        out.append(f"**{job.status.capitalize()}**: {job.label} at {size_text(job)} ({job.mode}) produced no "
-                   f"results: {why}.")
+        why = job.error or (
+            "cancelled before it finished" if job.status == JobStatus.CANCELLED else "no error recorded"
+        )
+        out.append(
+            f"**{job.status.capitalize()}**: {job.label} at {size_text(job)} ({job.mode}) produced no results: {why}."
+        )
     return out
 
 
@@ -66,21 +68,29 @@ def validation_findings(jobs: Iterable[JobResult]) -> list[str]:
     for job in done:
         v = job.validation
         if v.failed:
-            out.append(f"**Validation failed**: {job.label} at {size_text(job)}: {v.failed:,} of "
-                       f"{v.checked:,} opened messages did not match their plaintext.")
+            out.append(
+                f"**Validation failed**: {job.label} at {size_text(job)}: {v.failed:,} of "
+                f"{v.checked:,} opened messages did not match their plaintext."
+            )
         tried, rejected = v.tamper_tried, v.tamper_rejected
         if tried and rejected < tried:
-            out.append(f"**Tamper check failed**: {job.label} at {size_text(job)} accepted {tried - rejected} "
-                       f"of {tried} deliberately corrupted payloads.")
+            out.append(
+                f"**Tamper check failed**: {job.label} at {size_text(job)} accepted {tried - rejected} "
+                f"of {tried} deliberately corrupted payloads."
+            )
     if done and not out:
         checked = sum(j.validation.checked for j in done)
         tampered = sum(j.validation.tamper_tried for j in done)
-        sentence = (f"Validation: all {checked:,} opened messages of the {len(done)} completed jobs matched "
-                    f"their plaintext, and all {tampered:,} tampered payloads were rejected.")
+        sentence = (
+            f"Validation: all {checked:,} opened messages of the {len(done)} completed jobs matched "
+            f"their plaintext, and all {tampered:,} tampered payloads were rejected."
+        )
         untried = sorted({j.label for j in done if not j.validation.tamper_tried})
         if untried:
-            sentence += (f" No tamper check was made for {', '.join(untried)} (no integrity protection, or "
-                         "tamper checks switched off).")
+            sentence += (
+                f" No tamper check was made for {', '.join(untried)} (no integrity protection, or "
+                "tamper checks switched off)."
+            )
         out.append(sentence)
     return out
 
@@ -96,11 +106,15 @@ def insecure_findings(jobs: Iterable[JobResult]) -> list[str]:
     if not named:
         return []
     if len(named) == 1:
-        return [f"**Insecure parameters**: {named[0]} is a demonstration size that offers no real protection; its "
-                "timings show the cost of the algorithm, not of a usable configuration."]
-    return [f"**Insecure parameters**: {', '.join(named[:-1])} and {named[-1]} offer no real protection "
-            "(demonstration sizes, or no padding); their timings show the cost of the algorithm, not of a "
-            "usable configuration."]
+        return [
+            f"**Insecure parameters**: {named[0]} is a demonstration size that offers no real protection; its "
+            "timings show the cost of the algorithm, not of a usable configuration."
+        ]
+    return [
+        f"**Insecure parameters**: {', '.join(named[:-1])} and {named[-1]} offer no real protection "
+        "(demonstration sizes, or no padding); their timings show the cost of the algorithm, not of a "
+        "usable configuration."
+    ]
 
 
 def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
@@ -158,8 +172,9 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
     size: the slowest total against every other scheme in the group.
     """
     out = []
-    for (family, metric, size), group in _edge_sizes(list(
-            like_groups(j for j in jobs if j.mode not in SESSION_MODES).items())):
+    for (family, metric, size), group in _edge_sizes(
+        list(like_groups(j for j in jobs if j.mode not in SESSION_MODES).items())
+    ):
         with_keygen = [j for j in group if "keygen" in j.metrics]
         if family not in KEYGEN_TOTAL_FAMILIES or len(with_keygen) < 2:
             continue
@@ -168,8 +183,7 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
         slow, others = ranked[-1], ranked[:-1]
         if len(others) > MAX_NAMED:  # name the extremes; the tables have the rest
             others = [others[0]]
-        versus = [f"{relation(total[slow.id], total[o.id], o.label)} ({format_seconds(total[o.id])})"
-                  for o in others]
+        versus = [f"{relation(total[slow.id], total[o.id], o.label)} ({format_seconds(total[o.id])})" for o in others]
         alone = [relation(value(slow, metric), value(o, metric), o.label) for o in others]
         out.append(
             f"**{family_title(family)}**, {format_bytes(size)} messages, counting key generation (keygen median "
@@ -216,15 +230,17 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
                 f"{best.label} ({_level(best)}, {format_seconds(value(best, metric))})"
             )
             if "keygen" in job.metrics and "keygen" in best.metrics:
-                sentence += (f"; its key generation takes {format_seconds(value(job, 'keygen'))} against "
-                             f"{format_seconds(value(best, 'keygen'))}")
+                sentence += (
+                    f"; its key generation takes {format_seconds(value(job, 'keygen'))} against "
+                    f"{format_seconds(value(best, 'keygen'))}"
+                )
             out.append(sentence + ".")
     return out
 
 
 def _level(job: JobResult) -> str:
     bits = job.security.classical_bits
-    cat = (job.security.pq_category or 0)
+    cat = job.security.pq_category or 0
     text = f"{bits}-bit classical" if bits else "security level unknown"
     return f"{text}, NIST PQ category {cat}" if is_post_quantum(job) else text
 
@@ -242,8 +258,10 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
         else:
             where = "over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver"
         verdict = "communication dominates" if share >= 50 else "computation dominates"
-        parts = [f"sender compute {format_seconds(median(job, 'compute'))}",
-                 f"receiver open {format_seconds(median(job, 'receiver'))}"]
+        parts = [
+            f"sender compute {format_seconds(median(job, 'compute'))}",
+            f"receiver open {format_seconds(median(job, 'receiver'))}",
+        ]
         floor = median(job, "floor_rtt")
         if floor is not None:
             parts.append(f"raw connection floor {format_seconds(floor)}")
@@ -264,8 +282,11 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
         counts[pair.verdict].append(pair)
 
     def listed(pairs: list[JobComparison]) -> str:
-        shown = "; ".join(f"{p.job.label} at {size_text(p.job)} {p.comparison.ratio:.2f}×" for p in pairs[:5]
-                          if p.comparison is not None)
+        shown = "; ".join(
+            f"{p.job.label} at {size_text(p.job)} {p.comparison.ratio:.2f}×"
+            for p in pairs[:5]
+            if p.comparison is not None
+        )
         return shown + (f"; and {len(pairs) - 5} more" if len(pairs) > 5 else "")
 
     def counted(verdict: Verdict) -> str:
@@ -279,8 +300,9 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
     return [text + ", ".join(bits) + " (ratio of medians, this run / baseline)."]
 
 
-def summary_findings(run: RunResult, match: BaselineMatch | None = None,
-                     baseline: RunResult | None = None) -> list[str]:
+def summary_findings(
+    run: RunResult, match: BaselineMatch | None = None, baseline: RunResult | None = None
+) -> list[str]:
     """All finding sentences, most urgent first: failures, broken validation, then speed."""
     measured = ok_jobs(run.jobs)
     sentences = failure_findings(run.jobs)

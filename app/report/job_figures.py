@@ -23,8 +23,6 @@ PUBLIC_KEY_FAMILIES = frozenset({Family.KEY_AGREEMENT, Family.HYBRID, Family.SIG
 KEYGEN_TOTAL_FAMILIES = frozenset({Family.HYBRID, Family.PUBLIC_KEY_ENCRYPTION, Family.SIGNATURE})
 
 
-
-
 def primary_metric(job: JobResult) -> str | None:
     """The per-message metric of a job: "compute" for sessions, the seal metric otherwise.
 
@@ -97,8 +95,10 @@ def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:
     return [j for j in jobs if j.status == JobStatus.OK and median(j, primary_metric(j)) is not None]
 
 
-def like_groups(jobs: Iterable[JobResult], metric_of: Callable[[JobResult], str | None] = primary_metric,
-                ) -> dict[tuple[str, str, int], list[JobResult]]:
+def like_groups(
+    jobs: Iterable[JobResult],
+    metric_of: Callable[[JobResult], str | None] = primary_metric,
+) -> dict[tuple[str, str, int], list[JobResult]]:
     """Jobs grouped by (family, metric, message size): the only fair comparisons."""
     groups: dict[tuple[str, str, int], list[JobResult]] = defaultdict(list)
     for job in jobs:

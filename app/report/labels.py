@@ -89,6 +89,10 @@ class Labels:
         rows = [[short, full] for full, short in self.short.items() if short != full]
         if not rows:
             return None
-        return Table(["Short label", "Full job name (scheme [backend])"], rows,
-                     caption="Charts and the summary use the short labels; tables give the full names.",
-                     widths=[1.6, 2.4], align=["left", "left"])
+        return Table(
+            ["Short label", "Full job name (scheme [backend])"],
+            rows,
+            caption="Charts and the summary use the short labels; tables give the full names.",
+            widths=[1.6, 2.4],
+            align=["left", "left"],
+        )

@@ -55,18 +55,24 @@ def load_findings(jobs: Sequence[JobResult], labels: Labels | None = None) -> li
     """One sentence per measured load job: "**ML-KEM-768** sustains N handshakes/s on one
     core (CPU 1) at p99 under X ms ..." (see `load_words.verdict`); jobs with no knee share
     one. Without `labels`, jobs go by their full labels (`Labels.in_text` shortens them)."""
+
     def name(job: JobResult) -> str:
         return labels.name(job) if labels is not None else job.label
 
     measured = [job for job in _measured(jobs) if job.load is not None and job.mode == Mode.LOAD]
     unmeasured = [job for job in measured if job.load is not None and job.load.knee_per_s is None]
-    out = [f"**{name(job)}** {verdict(job, job.load)}." for job in measured
-           if job.load is not None and (len(unmeasured) < 2 or job not in unmeasured)]
+    out = [
+        f"**{name(job)}** {verdict(job, job.load)}."
+        for job in measured
+        if job.load is not None and (len(unmeasured) < 2 or job not in unmeasured)
+    ]
     if len(unmeasured) >= 2:  # one sentence, not the same one per scheme
         names = ", ".join(f"**{name(job)}**" for job in unmeasured)
-        out.append(f"No knee was measured for {names}: the load generator, not the server, was the limit at every "
-                   "step of each, so no rate of theirs here is the server's; a quieter machine, or lower rates, "
-                   "would let the generator keep its schedule.")
+        out.append(
+            f"No knee was measured for {names}: the load generator, not the server, was the limit at every "
+            "step of each, so no rate of theirs here is the server's; a quieter machine, or lower rates, "
+            "would let the generator keep its schedule."
+        )
     return out
 
 
@@ -79,19 +85,37 @@ def latency_chart(jobs: Sequence[JobResult], labels: Labels, percentile: str) ->
             continue
         steps = [s for s in load.steps if s.latency_s.get(percentile) is not None]
         if steps:
-            series.append(Series(labels.name(job), [s.achieved_per_s for s in steps],
-                                 [s.latency_s[percentile] for s in steps],
-                                 hollow=[s.generator_saturated for s in steps]))
+            series.append(
+                Series(
+                    labels.name(job),
+                    [s.achieved_per_s for s in steps],
+                    [s.latency_s[percentile] for s in steps],
+                    hollow=[s.generator_saturated for s in steps],
+                )
+            )
     if not series:
         return None
     rates = [x for s in series for x in s.xs if x > 0]
     log_x = bool(rates) and max(rates) / min(rates) > LOG_RATE_SPREAD
-    chart = LineChart(f"{percentile} latency against achieved rate", "achieved rate (requests/s)", "",
-                      f"{percentile} latency", "s", series, log_x=log_x, log_y=True, hollow_label=HOLLOW_LABEL)
-    return Chart(chart, caption=f"One curve per scheme, one point per step (offered rate), latency from each "
-                                f"request's intended start (log scale{', rates too' if log_x else ''}). Open "
-                                "markers: steps the load generator saturated; they measure the generator and are "
-                                "left out of the knee.", aspect=0.55)
+    chart = LineChart(
+        f"{percentile} latency against achieved rate",
+        "achieved rate (requests/s)",
+        "",
+        f"{percentile} latency",
+        "s",
+        series,
+        log_x=log_x,
+        log_y=True,
+        hollow_label=HOLLOW_LABEL,
+    )
+    return Chart(
+        chart,
+        caption=f"One curve per scheme, one point per step (offered rate), latency from each "
+        f"request's intended start (log scale{', rates too' if log_x else ''}). Open "
+        "markers: steps the load generator saturated; they measure the generator and are "
+        "left out of the knee.",
+        aspect=0.55,
+    )
 
 
 #: Numbers right, the note left.
@@ -110,16 +134,29 @@ def steps_table(job: JobResult, labels: Labels) -> Table | None:
         cells = step_cells(step)
         mark = step_mark(step)
         short = mark.split(":")[0].split(" (")[0] if mark else ""
-        rows.append(cells[:3] + latency_cells(step, unit) + cells[3 + len(LATENCY_COLUMNS):] + [short])
+        rows.append(cells[:3] + latency_cells(step, unit) + cells[3 + len(LATENCY_COLUMNS) :] + [short])
         if step.generator_saturated:
             notes.append(f"at {rate_text(step.offered_per_s)}/s {step.saturation_reason or 'no reason recorded'}")
-    caption = (f"{labels.name(job)}: {requests_word(load)} per second offered and achieved, latency from each "
-               f"request's intended start, CPU in % of one core (Gen.: the load generator). Conditions: {conditions(job, load)}.")
+    caption = (
+        f"{labels.name(job)}: {requests_word(load)} per second offered and achieved, latency from each "
+        f"request's intended start, CPU in % of one core (Gen.: the load generator). Conditions: {conditions(job, load)}."
+    )
     if notes:
         caption += " Generator saturated (left out of the knee): " + "; ".join(notes) + "."
-    return Table(["Offered/s", "Achieved/s", "Errors", *(f"{name} ({unit})" for name in LATENCY_COLUMNS),
-                  "Gen. CPU", "Server CPU", "Note"],
-                 rows, caption=caption, align=_STEP_ALIGN)
+    return Table(
+        [
+            "Offered/s",
+            "Achieved/s",
+            "Errors",
+            *(f"{name} ({unit})" for name in LATENCY_COLUMNS),
+            "Gen. CPU",
+            "Server CPU",
+            "Note",
+        ],
+        rows,
+        caption=caption,
+        align=_STEP_ALIGN,
+    )
 
 
 def load_sections(run: RunResult, labels: Labels) -> list[Section]:
@@ -127,14 +164,17 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
     jobs = load_jobs(run)
     if not jobs:
         return []
-    blocks: list[Block] = [Paragraph(
-        "Many client connections offer a server requests at a fixed rate per step, open loop: each request has "
-        "its start time from the schedule, and its latency runs from that time to its acknowledgement, so a "
-        "server that falls behind shows as latency instead of slowing the clients down. A request is a "
-        "handshake (the client's key establishment, one sealed message and its acknowledgement) or a signed "
-        "message, per the scheme. **Sustained** is the highest rate the server kept up with (achieved at least "
-        f"{KEPT_UP * 100:.0f} % of offered, no errors); the **knee** the most it achieved. Steps where the load "
-        "generator, not the server, was the limit are marked and never count.")]
+    blocks: list[Block] = [
+        Paragraph(
+            "Many client connections offer a server requests at a fixed rate per step, open loop: each request has "
+            "its start time from the schedule, and its latency runs from that time to its acknowledgement, so a "
+            "server that falls behind shows as latency instead of slowing the clients down. A request is a "
+            "handshake (the client's key establishment, one sealed message and its acknowledgement) or a signed "
+            "message, per the scheme. **Sustained** is the highest rate the server kept up with (achieved at least "
+            f"{KEPT_UP * 100:.0f} % of offered, no errors); the **knee** the most it achieved. Steps where the load "
+            "generator, not the server, was the limit are marked and never count."
+        )
+    ]
     blocks += [Paragraph(labels.in_text(text), style="finding") for text in load_findings(jobs, labels)]
     for percentile in CHART_PERCENTILES:
         chart = latency_chart(jobs, labels, percentile)
@@ -156,24 +196,35 @@ def load_method(run: RunResult) -> list[Block]:
     if not load_jobs(run):
         return []
     pools = sorted({job.load.pool for job in jobs if job.load is not None and job.load.pool})
-    pool = "" if not pools else (f" ({pools[0]} per client here)" if len(pools) == 1 else
-                                 f" ({pools[0]} to {pools[-1]} per client here)")
-    cpus = [s.generator_cpu_percent for job in jobs if job.load is not None for s in job.load.steps
-            if s.generator_cpu_percent is not None]
-    return [Paragraph(
-        "Load jobs run one server (N processes sharing the port with SO_REUSEPORT where server_workers > 1) and "
-        "one load-generator process that drives every client connection on a schedule: requests at the offered "
-        "rate, spread over the clients, each with an intended start time. Latency is measured from that intended "
-        "start to the acknowledgement and recorded in an HdrHistogram per step (merged over clients; "
-        "p50/p90/p99/p99.9 and the maximum are read from it), after a warm-up at the same rate that is not "
-        "recorded. So that the generator only sends and times, each client prepares its requests ahead, a pool "
-        f"of distinct requests it cycles through{pool}; the client's crypto is timed then, outside the latency. "
-        "A sweep first times requests one at a time to estimate the server's capacity, then offers fractions of "
-        "it up to past it, stopping after two steps in a row the server did not keep up with, or at a step the "
-        "generator saturated. A step counts as "
-        "saturated by the generator, and is marked and left out of the knee, when the generator handed requests "
-        f"to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99) or sent less than {MIN_SENT_SHARE * 100:.0f} % "
-        "of its schedule; the generator's own CPU is recorded per step"
-        + (f" ({cpu_text(min(cpus))} to {cpu_text(max(cpus))} of one core in this run)" if cpus else "")
-        + ". By default the server and the generator are pinned to different CPUs (placement split), so the "
-        "clients' work is not counted against the server's capacity.")]
+    pool = (
+        ""
+        if not pools
+        else (f" ({pools[0]} per client here)" if len(pools) == 1 else f" ({pools[0]} to {pools[-1]} per client here)")
+    )
+    cpus = [
+        s.generator_cpu_percent
+        for job in jobs
+        if job.load is not None
+        for s in job.load.steps
+        if s.generator_cpu_percent is not None
+    ]
+    return [
+        Paragraph(
+            "Load jobs run one server (N processes sharing the port with SO_REUSEPORT where server_workers > 1) and "
+            "one load-generator process that drives every client connection on a schedule: requests at the offered "
+            "rate, spread over the clients, each with an intended start time. Latency is measured from that intended "
+            "start to the acknowledgement and recorded in an HdrHistogram per step (merged over clients; "
+            "p50/p90/p99/p99.9 and the maximum are read from it), after a warm-up at the same rate that is not "
+            "recorded. So that the generator only sends and times, each client prepares its requests ahead, a pool "
+            f"of distinct requests it cycles through{pool}; the client's crypto is timed then, outside the latency. "
+            "A sweep first times requests one at a time to estimate the server's capacity, then offers fractions of "
+            "it up to past it, stopping after two steps in a row the server did not keep up with, or at a step the "
+            "generator saturated. A step counts as "
+            "saturated by the generator, and is marked and left out of the knee, when the generator handed requests "
+            f"to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99) or sent less than {MIN_SENT_SHARE * 100:.0f} % "
+            "of its schedule; the generator's own CPU is recorded per step"
+            + (f" ({cpu_text(min(cpus))} to {cpu_text(max(cpus))} of one core in this run)" if cpus else "")
+            + ". By default the server and the generator are pinned to different CPUs (placement split), so the "
+            "clients' work is not counted against the server's capacity."
+        )
+    ]

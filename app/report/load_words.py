@@ -27,8 +27,7 @@ from app.report.units import MISSING, format_seconds, format_seconds_in
 #: The latency columns of a step, in order: the recorded percentiles, then the largest.
 LATENCY_COLUMNS: tuple[str, ...] = (*(name for name, _ in LOAD_PERCENTILES), "max")
 #: A step's cells after its latencies: the generator's and the server's CPU.
-STEP_COLUMNS: tuple[str, ...] = ("offered/s", "achieved/s", "errors", *LATENCY_COLUMNS, "generator CPU",
-                                 "server CPU")
+STEP_COLUMNS: tuple[str, ...] = ("offered/s", "achieved/s", "errors", *LATENCY_COLUMNS, "generator CPU", "server CPU")
 #: In a load job the sender is the load generator and the receiver the server.
 GENERATOR_ROLE, SERVER_ROLE = Role.SENDER, Role.RECEIVER
 
@@ -41,7 +40,7 @@ def rate_text(rate: float | None) -> str:
 
 
 def requests_word(load: Load) -> str:
-    """"handshakes" or "signed messages": what one request of this job is, plural."""
+    """ "handshakes" or "signed messages": what one request of this job is, plural."""
     return f"{load.request}s" if not load.request.endswith("s") else load.request
 
 
@@ -52,8 +51,14 @@ def cpu_text(percent: float | None) -> str:
 def step_cells(step: LoadStep) -> list[str]:
     """The STEP_COLUMNS of one step, formatted."""
     latency = [format_seconds(step.latency_s.get(name)) for name in LATENCY_COLUMNS]
-    return [rate_text(step.offered_per_s), rate_text(step.achieved_per_s), f"{step.errors:,}", *latency,
-            cpu_text(step.generator_cpu_percent), cpu_text(step.server_cpu_percent)]
+    return [
+        rate_text(step.offered_per_s),
+        rate_text(step.achieved_per_s),
+        f"{step.errors:,}",
+        *latency,
+        cpu_text(step.generator_cpu_percent),
+        cpu_text(step.server_cpu_percent),
+    ]
 
 
 def latency_unit(steps: Sequence[LoadStep]) -> tuple[str, float]:
@@ -75,8 +80,11 @@ def step_mark(step: LoadStep) -> str:
         return f"generator saturated: {step.saturation_reason or 'no reason recorded'}"
     if not kept_up(step):
         errors = f", {step.errors:,} errors" if step.errors else ""
-        return f"server overloaded (achieved {100 * step.achieved_per_s / step.offered_per_s:.0f} % of offered" \
-               f"{errors})" if step.offered_per_s > 0 else "server overloaded"
+        return (
+            f"server overloaded (achieved {100 * step.achieved_per_s / step.offered_per_s:.0f} % of offered{errors})"
+            if step.offered_per_s > 0
+            else "server overloaded"
+        )
     return ""
 
 
@@ -105,23 +113,25 @@ def verdict(job: JobResult, load: Load) -> str:
     what = requests_word(load)
     where = where_text(job, load)
     left_out = sum(1 for step in load.steps if step.generator_saturated)
-    tail = (f" ({left_out} step{'s' if left_out != 1 else ''} the generator saturated left out)"
-            if left_out else "")
+    tail = f" ({left_out} step{'s' if left_out != 1 else ''} the generator saturated left out)" if left_out else ""
     if load.knee_per_s is None:
         if not load.steps:
             return "has no load step"
         steps = "every step" if len(load.steps) > 1 else "its one step"
-        return (f"has no measured knee: the load generator, not the server, was the limit at {steps}, so no "
-                "rate here is the server's")
+        return (
+            f"has no measured knee: the load generator, not the server, was the limit at {steps}, so no "
+            "rate here is the server's"
+        )
     p99 = format_seconds(load.sustained_p99_s) if load.sustained_p99_s is not None else None
     if not load.saturated:
         sustained = load.sustained_per_s if load.sustained_per_s is not None else load.knee_per_s
-        return (f"sustains at least {rate_text(sustained)} {what}/s {where}"
-                + (f" at p99 under {p99}" if p99 else "")
-                + f": no step overloaded the server, so its limit lies higher{tail}")
+        return (
+            f"sustains at least {rate_text(sustained)} {what}/s {where}"
+            + (f" at p99 under {p99}" if p99 else "")
+            + f": no step overloaded the server, so its limit lies higher{tail}"
+        )
     if load.sustained_per_s is None:
-        return (f"kept up with no step: at most {rate_text(load.knee_per_s)} {what}/s {where} when "
-                f"overloaded{tail}")
+        return f"kept up with no step: at most {rate_text(load.knee_per_s)} {what}/s {where} when overloaded{tail}"
     text = f"sustains {rate_text(load.sustained_per_s)} {what}/s {where}" + (f" at p99 under {p99}" if p99 else "")
     if load.knee_per_s > load.sustained_per_s * 1.005:
         text += f"; overloaded, it achieved at most {rate_text(load.knee_per_s)}/s"
@@ -129,7 +139,7 @@ def verdict(job: JobResult, load: Load) -> str:
 
 
 def placement_text(job: JobResult) -> str:
-    """"server on CPU 1, generator on CPU 0 (split)", or why it is not known."""
+    """ "server on CPU 1, generator on CPU 0 (split)", or why it is not known."""
     if job.placement is None:
         return "CPUs not recorded"
     parts = []
@@ -147,8 +157,10 @@ def conditions(job: JobResult, load: Load) -> str:
     """The conditions behind a load job's figures, in one line."""
     workers = f"{load.server_workers} server process{'es' if load.server_workers != 1 else ''}"
     over = f" over {link_text(job.link)}" if job.link is not None else ""
-    text = (f"{load.clients} client{'s' if load.clients != 1 else ''}{over}, {workers}, "
-            f"{load.duration_s:g} s per step after {load.warmup_s:g} s warm-up, {placement_text(job)}")
+    text = (
+        f"{load.clients} client{'s' if load.clients != 1 else ''}{over}, {workers}, "
+        f"{load.duration_s:g} s per step after {load.warmup_s:g} s warm-up, {placement_text(job)}"
+    )
     if load.pool:
         text += f"; requests prepared ahead, a pool of {load.pool} per client"
         if load.client_prepare_s is not None:

@@ -123,8 +123,11 @@ def _chart_table(data: BarChart | LineChart | Histogram | StackedBars) -> Table:
         rows = []
         for i, label in enumerate(data.labels):
             low, high = data.low[i], data.high[i]
-            ci = f"{_value(low, data.unit)} – {_value(high, data.unit)}" if low is not None and high is not None \
+            ci = (
+                f"{_value(low, data.unit)} – {_value(high, data.unit)}"
+                if low is not None and high is not None
                 else _MISSING
+            )
             row = [label, _value(data.values[i], data.unit), ci]
             if data.marked:
                 row.append("yes" if marked[i] else "")
@@ -139,13 +142,18 @@ def _chart_table(data: BarChart | LineChart | Histogram | StackedBars) -> Table:
             name = series.name + (" (marked)" if series.marked else "")
             hollow = list(series.hollow or []) + [False] * len(series.xs)
             for x, y, label, open_marker in zip(series.xs, series.ys, labels, hollow):
-                rows.append([name, _value(x, data.x_unit), _value(y, data.y_unit)] + ([label] if points else [])
-                            + ([data.hollow_label or "open marker" if open_marker else ""] if marks else []))
+                rows.append(
+                    [name, _value(x, data.x_unit), _value(y, data.y_unit)]
+                    + ([label] if points else [])
+                    + ([data.hollow_label or "open marker" if open_marker else ""] if marks else [])
+                )
         columns = ["Series", data.x_label, data.y_label] + (["Point"] if points else []) + (["Mark"] if marks else [])
         return Table(columns, rows)
     if isinstance(data, Histogram):
-        rows = [[f"{_value(lo, data.unit)} – {_value(hi, data.unit)}", str(count)]
-                for lo, hi, count in zip(data.edges, data.edges[1:], data.counts)]
+        rows = [
+            [f"{_value(lo, data.unit)} – {_value(hi, data.unit)}", str(count)]
+            for lo, hi, count in zip(data.edges, data.edges[1:], data.counts)
+        ]
         rows.append([f"median {_value(data.median, data.unit)}", ""])
         if data.clipped_above:
             rows.append([f"beyond {_value(data.edges[-1], data.unit)} (not drawn)", str(data.clipped_above)])

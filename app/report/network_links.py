@@ -35,8 +35,13 @@ def link_text(link: Link) -> str:
     if link.name:
         return link.name
     rates = {link.rate_kbit_up, link.rate_kbit_down}
-    rate = ("unlimited" if rates == {None} else f"{_kbit(link.rate_kbit_up)}/{_kbit(link.rate_kbit_down)}"
-            if len(rates) > 1 else _kbit(link.rate_kbit_up))
+    rate = (
+        "unlimited"
+        if rates == {None}
+        else f"{_kbit(link.rate_kbit_up)}/{_kbit(link.rate_kbit_down)}"
+        if len(rates) > 1
+        else _kbit(link.rate_kbit_up)
+    )
     jitter = f" ±{link.jitter_ms:g} ms" if link.jitter_ms else ""
     return f"{link.delay_ms:g} ms{jitter}, {rate}"
 
@@ -69,8 +74,11 @@ def link_groups(jobs: Iterable[JobResult]) -> list[list[JobResult]]:
     for job in jobs:
         if job.link is not None and job.status == JobStatus.OK and set(PARTS) <= set(job.metrics):
             groups[match_key(job, link=False)].append(job)
-    return [sorted(group, key=lambda j: _rank(j.link) if j.link else 0.0)
-            for group in groups.values() if len({j.link for j in group}) >= 2]
+    return [
+        sorted(group, key=lambda j: _rank(j.link) if j.link else 0.0)
+        for group in groups.values()
+        if len({j.link for j in group}) >= 2
+    ]
 
 
 def network_share(job: JobResult) -> float | None:
@@ -104,16 +112,22 @@ def link_findings(jobs: Iterable[JobResult]) -> list[str]:
         links = ", ".join(link_text(j.link) for j in group if j.link)
         fastest = link_text(first.link) if first.link else "the fastest link"
         if turn is None:
-            out.append(f"**{name}**: computation ({format_seconds(compute)} per message on {fastest}) "
-                       f"outweighs the network on every link measured ({links}).")
+            out.append(
+                f"**{name}**: computation ({format_seconds(compute)} per message on {fastest}) "
+                f"outweighs the network on every link measured ({links})."
+            )
         elif turn is first:
-            out.append(f"**{name}**: communication dominates on every link measured, from {fastest} "
-                       f"on (computation {format_seconds(compute)} per message).")
+            out.append(
+                f"**{name}**: communication dominates on every link measured, from {fastest} "
+                f"on (computation {format_seconds(compute)} per message)."
+            )
         else:
             net = median(turn, "network") or 0.0
             where = link_text(turn.link) if turn.link else "?"
-            out.append(f"**{name}**: communication dominates from {where} on (network "
-                       f"{format_seconds(net)} against computation {format_seconds(compute)} per message).")
+            out.append(
+                f"**{name}**: communication dominates from {where} on (network "
+                f"{format_seconds(net)} against computation {format_seconds(compute)} per message)."
+            )
     return out
 
 
@@ -136,8 +150,10 @@ def _cooled(groups: list[list[JobResult]]) -> list[str]:
         slowest = max(group[1:], key=lambda j: median(j, "compute") or 0.0)
         slow = median(slowest, "compute")
         if fastest and slow and slow >= 2 * fastest and slowest.link is not None and group[0].link is not None:
-            out.append(f"{_scheme_name(group[0])} sealed in {format_seconds(fastest)} over "
-                       f"{link_text(group[0].link)} and {format_seconds(slow)} over {link_text(slowest.link)}")
+            out.append(
+                f"{_scheme_name(group[0])} sealed in {format_seconds(fastest)} over "
+                f"{link_text(group[0].link)} and {format_seconds(slow)} over {link_text(slowest.link)}"
+            )
     return out
 
 
@@ -150,40 +166,69 @@ def link_sections(jobs: Sequence[JobResult]) -> list[Section]:
     groups = link_groups(jobs)
     if not groups:
         return []
-    blocks: list[Block] = [Paragraph(
-        "The same schemes over emulated links. Each bar is one link, split into the sender's computation "
-        "(compute), the receiver's open (receiver) and the network time (rtt − receiver), which includes the "
-        "link's one-way delay each way and the time to put the message and its acknowledgement on the wire at "
-        "the link's rate. Bars show shares: on one time axis a satellite hop flattens a LAN to nothing; the "
-        "times are in the table below. Links are ordered from the fastest to the slowest for a 1 KiB message.")]
+    blocks: list[Block] = [
+        Paragraph(
+            "The same schemes over emulated links. Each bar is one link, split into the sender's computation "
+            "(compute), the receiver's open (receiver) and the network time (rtt − receiver), which includes the "
+            "link's one-way delay each way and the time to put the message and its acknowledgement on the wire at "
+            "the link's rate. Bars show shares: on one time axis a satellite hop flattens a LAN to nothing; the "
+            "times are in the table below. Links are ordered from the fastest to the slowest for a 1 KiB message."
+        )
+    ]
     for group in groups:
         first = group[0]
         labels = [f"{link_text(j.link)} ({format_seconds(_total(j))})" for j in group if j.link]
         totals = [_total(j) for j in group]
-        parts = {part: [100 * (median(j, part) or 0.0) / t if t > 0 else 0.0 for j, t in zip(group, totals)]
-                 for part in PARTS}
-        blocks.append(Chart(StackedBars(f"{_scheme_name(first)}, {size_text(first)}: share of each part per "
-                                        "message", labels, parts, unit="%"),
-                            aspect=min(1.0, 0.2 + 0.07 * len(group))))
+        parts = {
+            part: [100 * (median(j, part) or 0.0) / t if t > 0 else 0.0 for j, t in zip(group, totals)]
+            for part in PARTS
+        }
+        blocks.append(
+            Chart(
+                StackedBars(
+                    f"{_scheme_name(first)}, {size_text(first)}: share of each part per message",
+                    labels,
+                    parts,
+                    unit="%",
+                ),
+                aspect=min(1.0, 0.2 + 0.07 * len(group)),
+            )
+        )
     cooled = _cooled(groups)
     if cooled:
-        blocks.append(Paragraph(
-            "Computation is not the same on every link: " + "; ".join(cooled) + ". Between two messages the "
-            "processes wait out the link's delay, and a process that has slept finds its caches and the CPU's "
-            "clock cooled down; each bar shows what a message cost on that link, waits included.", "note"))
+        blocks.append(
+            Paragraph(
+                "Computation is not the same on every link: " + "; ".join(cooled) + ". Between two messages the "
+                "processes wait out the link's delay, and a process that has slept finds its caches and the CPU's "
+                "clock cooled down; each bar shows what a message cost on that link, waits included.",
+                "note",
+            )
+        )
     rows = []
     for group in groups:
         turn = crossover(group)
         for job in group:
             share = network_share(job)
-            rows.append([_scheme_name(job), size_text(job), link_text(job.link) if job.link else "-",
-                         format_seconds(median(job, "compute")), format_seconds(median(job, "receiver")),
-                         format_seconds(median(job, "network")),
-                         "-" if share is None else f"{100 * share:.0f} %",
-                         "from here" if job is turn else ""])
-    blocks.append(Table(["Scheme", "Size", "Link", "Compute", "Receiver", "Network", "Network share", "Crossover"],
-                        rows, caption="Medians per message; network share = network / (compute + receiver + "
-                                      "network); crossover: the first link from which on the network is at least "
-                                      "half of the time on every slower link.",
-                        widths=[2.2, 0.7, 1.4, 1.0, 1.0, 1.0, 1.1, 1.0]))
+            rows.append(
+                [
+                    _scheme_name(job),
+                    size_text(job),
+                    link_text(job.link) if job.link else "-",
+                    format_seconds(median(job, "compute")),
+                    format_seconds(median(job, "receiver")),
+                    format_seconds(median(job, "network")),
+                    "-" if share is None else f"{100 * share:.0f} %",
+                    "from here" if job is turn else "",
+                ]
+            )
+    blocks.append(
+        Table(
+            ["Scheme", "Size", "Link", "Compute", "Receiver", "Network", "Network share", "Crossover"],
+            rows,
+            caption="Medians per message; network share = network / (compute + receiver + "
+            "network); crossover: the first link from which on the network is at least "
+            "half of the time on every slower link.",
+            widths=[2.2, 0.7, 1.4, 1.0, 1.0, 1.0, 1.1, 1.0],
+        )
+    )
     return [Section(SECTION_TITLE, blocks)]

@@ -50,15 +50,18 @@ def kernel_line(info: TcpInfo) -> str:
     if info.per_exchange(info.segments_out) is not None:
         out += f" ({_per_exchange(info, info.segments_out)} per exchange)"
     retransmits = info.retransmits_total
-    parts += [out, f"{_number(info.segments_in)} in",
-              f"{_number(retransmits)} retransmission{'' if retransmits == 1 else 's'}"]
+    parts += [
+        out,
+        f"{_number(info.segments_in)} in",
+        f"{_number(retransmits)} retransmission{'' if retransmits == 1 else 's'}",
+    ]
     if info.congestion_window_segments is not None:
         parts.append(f"cwnd {_number(info.congestion_window_segments)} segments")
     return ", ".join(parts)
 
 
 def kernel_lines(job: JobResult) -> list[str]:
-    """"kernel (sender): ..." per end that recorded TCP_INFO (none for operations jobs and
+    """ "kernel (sender): ..." per end that recorded TCP_INFO (none for operations jobs and
     results from before it)."""
     return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in _ends(job)]
 
@@ -70,10 +73,16 @@ def _row(job: JobResult, role: str, info: TcpInfo) -> list[str]:
     cwnd = number(info.congestion_window_segments)
     if info.congestion_window_segments is not None and info.mss_bytes:
         cwnd += f" × {format_bytes(info.mss_bytes)}"
-    return [f"{job.label} · {size_text(job)}", role, format_seconds(info.smoothed_rtt_s),
-            f"{number(info.segments_out)} / {number(info.segments_in)}", _per_exchange(info, info.data_segments_out),
-            number(info.retransmits_total), format_bytes(info.bytes_acked) if info.bytes_acked is not None else MISSING,
-            cwnd]
+    return [
+        f"{job.label} · {size_text(job)}",
+        role,
+        format_seconds(info.smoothed_rtt_s),
+        f"{number(info.segments_out)} / {number(info.segments_in)}",
+        _per_exchange(info, info.data_segments_out),
+        number(info.retransmits_total),
+        format_bytes(info.bytes_acked) if info.bytes_acked is not None else MISSING,
+        cwnd,
+    ]
 
 
 def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
@@ -100,23 +109,39 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
         "leave together and the message costs one round trip, beyond it each further window's worth costs "
         "another. Retransmissions should be 0 on loopback: each is a lost segment, paid for with a timeout or a "
         "fast retransmit. The kernel times a segment until its acknowledgement, which often rides on the "
-        "reply, so its sRTT can include the other end's work and exceed the loopback floor.")
+        "reply, so its sRTT can include the other end's work and exceed the loopback floor."
+    )
     blocks: list[Block] = [Paragraph(words)]
     if any(job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE for job in recorded):
-        blocks.append(Paragraph(
-            "Over an emulated link each end's connection is to the link process, not to the other end: the "
-            "kernel times that loopback hop, and its congestion window never meets the emulated rate. The "
-            "emulated delay shows in its sRTT only where an acknowledgement waited to ride on the reply (a "
-            "delayed ACK, typical of small messages); a segment acknowledged at once shows the hop alone.",
-            style="note"))
+        blocks.append(
+            Paragraph(
+                "Over an emulated link each end's connection is to the link process, not to the other end: the "
+                "kernel times that loopback hop, and its congestion window never meets the emulated rate. The "
+                "emulated delay shows in its sRTT only where an acknowledgement waited to ride on the reply (a "
+                "delayed ACK, typical of small messages); a segment acknowledged at once shows the hop alone.",
+                style="note",
+            )
+        )
     if rows:
-        blocks.append(Table(
-            ["Job · size", "End", "sRTT", "Segments out / in", "Per exchange", "Retransmits", "Bytes acked",
-             "cwnd"], rows,
-            caption="Per end and message size: counts over the size, sRTT and cwnd at its end; per exchange = "
-                    "data segments out / exchanges.",
-            widths=[3.4, 0.8, 0.8, 1.1, 0.9, 0.9, 0.9, 1.2],
-            align=_align("llrrrrrr")))
+        blocks.append(
+            Table(
+                [
+                    "Job · size",
+                    "End",
+                    "sRTT",
+                    "Segments out / in",
+                    "Per exchange",
+                    "Retransmits",
+                    "Bytes acked",
+                    "cwnd",
+                ],
+                rows,
+                caption="Per end and message size: counts over the size, sRTT and cwnd at its end; per exchange = "
+                "data segments out / exchanges.",
+                widths=[3.4, 0.8, 0.8, 1.1, 0.9, 0.9, 0.9, 1.2],
+                align=_align("llrrrrrr"),
+            )
+        )
     if missing:
         blocks.append(Bullets([f"No TCP_INFO from {text}" for text in missing]))
     return blocks

@@ -54,7 +54,7 @@ _RAW_SECONDS = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?e[-+]?\d+|-?\d+\.\d{4,})\s
 
 
 def parse_seconds(text: str) -> float | None:
-    """"42.1 µs" -> 4.21e-05; None for anything that is not one time with its unit."""
+    """ "42.1 µs" -> 4.21e-05; None for anything that is not one time with its unit."""
     match = _TIME_CELL.match(text)
     if match is None:
         return None

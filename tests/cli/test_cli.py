@@ -14,8 +14,11 @@ from app import __version__
 from app.cli.main import main
 from tests.helpers.paths import ROOT
 
-TINY = {"format_version": 1, "name": "tiny", "jobs": [
-    {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0, "tamper": 1}]}
+TINY = {
+    "format_version": 1,
+    "name": "tiny",
+    "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0, "tamper": 1}],
+}
 
 
 def _write(tmp_path: Path, data: object, name: str = "p.json") -> Path:
@@ -55,8 +58,7 @@ def test_run_exports_and_history(tmp_path: Path, capsys: pytest.CaptureFixture[s
     profile = _write(tmp_path, TINY)
     out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
     store = tmp_path / "store.sqlite3"
-    code = main(["run", str(profile), "--json", str(out_json), "--csv", str(out_csv), "--store", str(store),
-                 "--quiet"])
+    code = main(["run", str(profile), "--json", str(out_json), "--csv", str(out_csv), "--store", str(store), "--quiet"])
     assert code == 0
     data = json.loads(out_json.read_text())
     assert [job["status"] for job in data["jobs"]] == ["ok"]
@@ -73,11 +75,13 @@ def test_run_exports_and_history(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert run_id in capsys.readouterr().out
 
 
-def test_run_no_store_and_samples_override(tmp_path: Path, isolated_home: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_no_store_and_samples_override(
+    tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "o.json"
-    assert main(["run", str(_write(tmp_path, TINY)), "--no-store", "--samples", "4", "--json", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main(["run", str(_write(tmp_path, TINY)), "--no-store", "--samples", "4", "--json", str(out), "--quiet"]) == 0
+    )
     assert json.loads(out.read_text())["jobs"][0]["metrics"]["hash"]["n"] == 4
     assert not (isolated_home / "results.sqlite3").exists()
     assert "not stored" in capsys.readouterr().out
@@ -88,15 +92,20 @@ def test_run_no_store_and_samples_override(tmp_path: Path, isolated_home: Path,
     [
         ({"name": "x", "jobs": [{"scheme": "nope"}]}, 'jobs[0].scheme: unknown scheme (got "nope")'),
         ({"name": "x", "jobs": [{"scheme": "sha256", "samples": 0}]}, "jobs[0].samples"),
-        ({"name": "x", "jobs": [{"scheme": "rsa-oaep", "params": {"bits": 2048}, "message_sizes": [500]}]},
-         "does not fit one RSA-OAEP-2048 block"),
-        ({"name": "x", "jobs": [{"scheme": "elgamal", "params": {"bits": 256}, "message_sizes": [40]}]},
-         "at most 31 bytes"),
+        (
+            {"name": "x", "jobs": [{"scheme": "rsa-oaep", "params": {"bits": 2048}, "message_sizes": [500]}]},
+            "does not fit one RSA-OAEP-2048 block",
+        ),
+        (
+            {"name": "x", "jobs": [{"scheme": "elgamal", "params": {"bits": 256}, "message_sizes": [40]}]},
+            "at most 31 bytes",
+        ),
         ({"name": "x", "jobs": [{"scheme": "sha256", "message_sizes": [-1]}]}, "must not be negative"),
     ],
 )
-def test_bad_profiles_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                           data: object, fragment: str) -> None:
+def test_bad_profiles_exit_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: object, fragment: str
+) -> None:
     path = _write(tmp_path, data)
     assert main(["run", str(path), "--no-store", "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
@@ -112,8 +121,7 @@ def test_unwritable_store_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "cannot open the results store" in capsys.readouterr().err
 
 
-def test_export_to_missing_folder_exits_2_before_running(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_to_missing_folder_exits_2_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "missing" / "o.json"
     assert main(["run", str(_write(tmp_path, TINY)), "--no-store", "--json", str(target), "--quiet"]) == 2
     assert "does not exist" in capsys.readouterr().err
@@ -134,8 +142,10 @@ def test_unknown_run_id_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     # The store's message as it is: no quotes around it (a KeyError's str() added them).
     assert capsys.readouterr().err == f"cryptobench: error: no run with id 'nope' in {path}\n"
     assert main(["report", "nope", "--csv", str(tmp_path / "r.csv"), "--store", str(path)]) == 2
-    assert capsys.readouterr().err == \
-        f"cryptobench: error: no run with id 'nope' in {path} (and no results file named 'nope')\n"
+    assert (
+        capsys.readouterr().err
+        == f"cryptobench: error: no run with id 'nope' in {path} (and no results file named 'nope')\n"
+    )
 
 
 def test_a_damaged_store_is_one_line_never_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,7 +165,9 @@ def test_a_damaged_store_is_one_line_never_a_traceback(tmp_path: Path, capsys: p
 
 def test_installed_entry_point_runs() -> None:
     """The console script and `python -m app` are wired to the same CLI."""
-    result = subprocess.run([sys.executable, "-m", "app", "--version"], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.returncode == 0
     assert result.stdout.strip() == f"cryptobench {__version__}"
 
@@ -166,8 +178,10 @@ def test_installed_entry_point_runs() -> None:
 def test_ecdh_vs_elgamal_preset_reduced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """E1 through the same code path as the full preset, with 3 samples per job."""
     out = tmp_path / "e1.json"
-    assert main(["run", "ecdh-vs-elgamal", "--samples", "3", "--no-store", "--quiet", "--per-sample",
-                 "--json", str(out)]) == 0
+    assert (
+        main(["run", "ecdh-vs-elgamal", "--samples", "3", "--no-store", "--quiet", "--per-sample", "--json", str(out)])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert printed.count("Sample 3/3 | Comp Delay ") == 5 and printed.count("Average: Comp Delay") == 5
     jobs = json.loads(out.read_text())["jobs"]
@@ -190,9 +204,14 @@ def _default_sigint() -> None:
 
 
 def _start_server(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
-    server = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", "0", *extra],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=Path.cwd(),
-                              preexec_fn=_default_sigint)  # noqa: PLW1509 (signal.signal only: no locks)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", "0", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=Path.cwd(),
+        preexec_fn=_default_sigint,  # noqa: PLW1509 (signal.signal only: no locks)
+    )
     return server
 
 
@@ -215,8 +234,7 @@ def test_serve_and_run_remote(tmp_path: Path) -> None:
         assert any("created token file" in line for line in lines)
         profile = _write(tmp_path, TINY)
         out = tmp_path / "remote.json"
-        code = main(["run", str(profile), "--remote", f"127.0.0.1:{port}", "--no-store", "--quiet",
-                     "--json", str(out)])
+        code = main(["run", str(profile), "--remote", f"127.0.0.1:{port}", "--no-store", "--quiet", "--json", str(out)])
         assert code == 0
         (job,) = json.loads(out.read_text())["jobs"]
         assert job["mode"] == "remote" and job["status"] == "ok"
@@ -247,14 +265,18 @@ def test_token_file_readable_by_others_is_refused(tmp_path: Path, capsys: pytest
     assert "mode 0644" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (["--remote", "localhost"], "expected HOST:PORT"),
-    (["--remote", "localhost:99999"], "expected HOST:PORT"),
-    (["--token-file", "t"], "--token-file is for --remote runs"),
-    (["--remote", "127.0.0.1:9", "--token-file", "missing-token"], "token file not found"),
-])
-def test_remote_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
-                             fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--remote", "localhost"], "expected HOST:PORT"),
+        (["--remote", "localhost:99999"], "expected HOST:PORT"),
+        (["--token-file", "t"], "--token-file is for --remote runs"),
+        (["--remote", "127.0.0.1:9", "--token-file", "missing-token"], "token file not found"),
+    ],
+)
+def test_remote_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], fragment: str
+) -> None:
     profile = _write(tmp_path, TINY)
     assert main(["run", str(profile), *args]) == 2
     assert fragment in capsys.readouterr().err
@@ -266,15 +288,19 @@ def test_mode_remote_in_a_profile_needs_a_server(tmp_path: Path, capsys: pytest.
     assert "--remote HOST:PORT" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    (None, "cannot read"),
-    ("{not json", "not a results JSON file (line 1"),
-    ('{"a": 1}', 'no "run" object'),
-    ('{"format_version": 1, "run": {"id": "x"}}', "run.started: required field is missing"),
-    ('{"format_version": 99, "run": {}}', "format_version: 99 is not supported"),
-])
-def test_report_names_the_bad_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                           content: str | None, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "cannot read"),
+        ("{not json", "not a results JSON file (line 1"),
+        ('{"a": 1}', 'no "run" object'),
+        ('{"format_version": 1, "run": {"id": "x"}}', "run.started: required field is missing"),
+        ('{"format_version": 99, "run": {}}', "format_version: 99 is not supported"),
+    ],
+)
+def test_report_names_the_bad_results_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, expected: str
+) -> None:
     source = tmp_path / "results.json"
     if content is not None:
         source.write_text(content)
@@ -297,10 +323,15 @@ def test_report_needs_an_output_and_a_known_run(tmp_path: Path, capsys: pytest.C
 
 # Jobs of the quick preset whose labels are long and carry a "[backend]" that a wrap at
 # 80 (or COLUMNS) columns used to cut in two ("[cryptograph" / "y]").
-LONG_LABELS = {"format_version": 1, "name": "long labels", "jobs": [
-    {"scheme": "ecies", "backend": "cryptography", "params": {"curve": "secp256k1"}, "message_sizes": [64, 1024]},
-    {"scheme": "x25519", "backend": "cryptography", "mode": "loopback", "message_sizes": [18]},
-    {"scheme": "hkdf", "backend": "cryptography"}]}
+LONG_LABELS = {
+    "format_version": 1,
+    "name": "long labels",
+    "jobs": [
+        {"scheme": "ecies", "backend": "cryptography", "params": {"curve": "secp256k1"}, "message_sizes": [64, 1024]},
+        {"scheme": "x25519", "backend": "cryptography", "mode": "loopback", "message_sizes": [18]},
+        {"scheme": "hkdf", "backend": "cryptography"},
+    ],
+}
 
 
 def _split_words(lines: list[str], labels: set[str]) -> list[str]:
@@ -312,8 +343,9 @@ def _split_words(lines: list[str], labels: set[str]) -> list[str]:
         if not tokens:
             continue
         last, first = tokens[-1], tokens[0]
-        if any(word != last and word.startswith(last) for word in words if len(last) > 1) or \
-                any(word != first and word.endswith(first) and first not in words for word in words if len(first) > 1):
+        if any(word != last and word.startswith(last) for word in words if len(last) > 1) or any(
+            word != first and word.endswith(first) and first not in words for word in words if len(first) > 1
+        ):
             bad.append(line)
     return bad
 
@@ -329,9 +361,24 @@ def test_piped_run_output_splits_no_word(tmp_path: Path, columns: str | None) ->
     if columns:
         env["COLUMNS"] = columns
     result = subprocess.run(
-        [sys.executable, "-m", "app", "run", str(_write(tmp_path, LONG_LABELS)), "--reduced", "--no-store",
-         "--json", str(out)], capture_output=True, text=True, timeout=120, env=env,
-        cwd=ROOT, check=False)
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            str(_write(tmp_path, LONG_LABELS)),
+            "--reduced",
+            "--no-store",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     jobs = json.loads(out.read_text())["jobs"]
@@ -340,7 +387,7 @@ def test_piped_run_output_splits_no_word(tmp_path: Path, columns: str | None) ->
     assert _split_words(lines, labels) == []
     for job in jobs:  # progress line, block header and summary line each hold it whole
         assert sum(job["label"] in line for line in lines) >= 3, job["label"]
-    summary = lines[lines.index(next(line for line in lines if line.startswith("Summary"))) + 1:]
+    summary = lines[lines.index(next(line for line in lines if line.startswith("Summary"))) + 1 :]
     assert len([line for line in summary if " | " in line]) == len(jobs)
     assert "4/4 measured jobs ok (from 3 profile jobs × their message sizes)" in result.stdout
 
@@ -368,9 +415,15 @@ def _store_with_runs(tmp_path: Path, *ids: str) -> Path:
     path = tmp_path / "s.sqlite3"
     with Store(path) as store:
         for run_id in ids:
-            store.begin_run(RunResult(id=run_id, started="2026-11-23T19:20:00+00:00", status="finished",
-                                      environment={"hostname": "a-rather-long-host-name.example"},
-                                      profile={"name": "a profile with a long name", "jobs": []}))
+            store.begin_run(
+                RunResult(
+                    id=run_id,
+                    started="2026-11-23T19:20:00+00:00",
+                    status="finished",
+                    environment={"hostname": "a-rather-long-host-name.example"},
+                    profile={"name": "a profile with a long name", "jobs": []},
+                )
+            )
     return path
 
 
@@ -394,8 +447,7 @@ def test_history_prints_run_ids_whole(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.parametrize("pattern", ["%", "2026112_", "20261123-%"])
-def test_show_matches_id_prefixes_literally(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                            pattern: str) -> None:
+def test_show_matches_id_prefixes_literally(tmp_path: Path, capsys: pytest.CaptureFixture[str], pattern: str) -> None:
     path = _store_with_runs(tmp_path, "20261123-192233-abcdef")
     assert main(["show", pattern, "--store", str(path), "--json"]) == 2
     assert f"no run with id {pattern!r}" in capsys.readouterr().err
@@ -435,4 +487,6 @@ def test_piped_list_is_one_line_per_variant(capsys: pytest.CaptureFixture[str]) 
     lines = capsys.readouterr().out.splitlines()
     variants = sum(len(registry.describe(spec)["variants"]) for spec in registry.all_specs())
     assert len(lines) == variants and all(line.count(" | ") == 6 for line in lines)
-    assert any(line.startswith("public-key-encryption | elgamal | ElGamal-128") and "(insecure)" in line for line in lines)
+    assert any(
+        line.startswith("public-key-encryption | elgamal | ElGamal-128") and "(insecure)" in line for line in lines
+    )

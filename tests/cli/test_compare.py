@@ -34,18 +34,23 @@ def test_a_run_against_itself_exits_0_all_within_noise(base_file: Path, capsys: 
     assert "environment: no difference" in out and "4 within noise" in out and "0 regression(s)" in out
 
 
-def test_samples_scaled_by_1_3_exit_1_naming_the_regressed_metrics(base_file: Path, tmp_path: Path,
-                                                                    capsys: Capture) -> None:
+def test_samples_scaled_by_1_3_exit_1_naming_the_regressed_metrics(
+    base_file: Path, tmp_path: Path, capsys: Capture
+) -> None:
     slower = write(tmp_path / "slower.json", scaled(base_run(), 1.3))
     assert main(["compare", str(base_file), str(slower), "--fail-on-regression"]) == EXIT_FAILED
     captured = capsys.readouterr()
     assert all(row.split(" | ")[-1] == "slower (regression)" for row in _rows(captured.out))
     err = captured.err.splitlines()
-    assert err[0] == ("cryptobench: regression: 4 metric(s) slower by more than 5 %, the 95 % interval's low end "
-                      "above it too:")
+    assert err[0] == (
+        "cryptobench: regression: 4 metric(s) slower by more than 5 %, the 95 % interval's low end above it too:"
+    )
     assert [line.split(":")[0].strip() for line in err[1:]] == [
-        "AES-128-GCM 1 KiB operations encrypt", "AES-128-GCM 1 KiB operations decrypt",
-        "AES-128-GCM 64 KiB operations encrypt", "Ed25519 64 B operations sign"]
+        "AES-128-GCM 1 KiB operations encrypt",
+        "AES-128-GCM 1 KiB operations decrypt",
+        "AES-128-GCM 64 KiB operations encrypt",
+        "Ed25519 64 B operations sign",
+    ]
     assert all("1.300×" in line for line in err[1:])
     # Without --fail-on-regression the same comparison only reports.
     assert main(["compare", str(base_file), str(slower)]) == EXIT_OK
@@ -79,8 +84,15 @@ def test_threshold_accepts_fractions_and_percentages(base_file: Path, text: str,
     assert json.loads(capsys.readouterr().out)["threshold"] == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("text", "said"), [("fast", "not 'fast'"), ("-5%", "not '-5%'"), ("nan", "not 'nan'"),
-                                            ("5", "5 would be 500%; write 5% for 5 per cent")])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("fast", "not 'fast'"),
+        ("-5%", "not '-5%'"),
+        ("nan", "not 'nan'"),
+        ("5", "5 would be 500%; write 5% for 5 per cent"),
+    ],
+)
 def test_a_bad_threshold_exits_2_naming_it(base_file: Path, text: str, said: str, capsys: Capture) -> None:
     assert main(["compare", str(base_file), str(base_file), f"--threshold={text}"]) == EXIT_USAGE
     err = capsys.readouterr().err
@@ -99,11 +111,18 @@ def _bad(data: dict[str, Any], case: str) -> str | dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize(("case", "said"), [
-    ("not JSON", "not a results JSON file"), ("format_version", "format_version: 99 is not supported"),
-    ("missing field", "jobs[0].scheme"), ("hostile value", "jobs[1].metrics.encrypt.median")])
-def test_a_bad_results_file_exits_2_naming_file_and_field(base_file: Path, tmp_path: Path, case: str, said: str,
-                                                          capsys: Capture) -> None:
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("not JSON", "not a results JSON file"),
+        ("format_version", "format_version: 99 is not supported"),
+        ("missing field", "jobs[0].scheme"),
+        ("hostile value", "jobs[1].metrics.encrypt.median"),
+    ],
+)
+def test_a_bad_results_file_exits_2_naming_file_and_field(
+    base_file: Path, tmp_path: Path, case: str, said: str, capsys: Capture
+) -> None:
     bad = _bad(base_run().to_dict(), case)
     path = tmp_path / "bad.json"
     path.write_text(bad if isinstance(bad, str) else json.dumps(bad), encoding="utf-8")
@@ -133,8 +152,9 @@ def test_no_matched_jobs_is_said_and_fails_only_a_gate(base_file: Path, tmp_path
     assert "--fail-on-regression: nothing was compared" in capsys.readouterr().err
 
 
-def test_a_stored_run_against_an_older_file_from_another_machine(base_file: Path, tmp_path: Path,
-                                                                  capsys: Capture) -> None:
+def test_a_stored_run_against_an_older_file_from_another_machine(
+    base_file: Path, tmp_path: Path, capsys: Capture
+) -> None:
     """A run id beside a file, the file from before most environment keys were recorded."""
     store = tmp_path / "store.sqlite3"
     assert main(["import", str(base_file), "--store", str(store)]) == EXIT_OK
@@ -152,13 +172,15 @@ def test_a_stored_run_against_an_older_file_from_another_machine(base_file: Path
     assert len(_rows(out)) == 4
 
 
-def test_import_adds_runs_shown_in_history_with_their_machine(base_file: Path, tmp_path: Path,
-                                                              capsys: Capture) -> None:
+def test_import_adds_runs_shown_in_history_with_their_machine(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
     store = tmp_path / "store.sqlite3"
     server = base_run().to_dict()
     server["run"]["environment"]["hostname"] = "server"
-    server_file = write(tmp_path / "server.json", scaled(base_run(), 0.5).to_dict() | {
-        "run": scaled(base_run(), 0.5).to_dict()["run"] | {"environment": server["run"]["environment"]}})
+    server_file = write(
+        tmp_path / "server.json",
+        scaled(base_run(), 0.5).to_dict()
+        | {"run": scaled(base_run(), 0.5).to_dict()["run"] | {"environment": server["run"]["environment"]}},
+    )
     assert main(["import", str(base_file), str(server_file), "--store", str(store)]) == EXIT_OK
     out = capsys.readouterr().out
     assert f"imported {BASE_ID} · bench · 3 job(s) · machine laptop" in out
@@ -201,8 +223,9 @@ def test_text_from_a_file_is_shown_with_control_characters_escaped(tmp_path: Pat
     assert "machine: laptop → pi\\x1b[2J" in captured.out and "only in new: AES\\x1b]0;owned\\x07" in captured.out
 
 
-def test_a_job_that_measured_before_and_fails_now_fails_the_gate(base_file: Path, tmp_path: Path,
-                                                                 capsys: Capture) -> None:
+def test_a_job_that_measured_before_and_fails_now_fails_the_gate(
+    base_file: Path, tmp_path: Path, capsys: Capture
+) -> None:
     new = scaled(base_run(), 1.0)
     broken = new.jobs[0]
     broken.status, broken.error, broken.metrics = "failed", "receiver process was killed by SIGSEGV", {}
@@ -217,9 +240,13 @@ def test_a_job_that_measured_before_and_fails_now_fails_the_gate(base_file: Path
 
 
 def test_several_runs_a_side_are_joined_with_plus(tmp_path: Path, capsys: Capture) -> None:
-    sides = {name: [write(tmp_path / f"{name}{k}.json", scaled(base_run(), factor, run_id=f"{name}-{k}"))
-                    for k, factor in enumerate(factors)]
-             for name, factors in (("base", [1.0, 1.25, 0.9]), ("new", [1.2, 0.95, 1.1]))}
+    sides = {
+        name: [
+            write(tmp_path / f"{name}{k}.json", scaled(base_run(), factor, run_id=f"{name}-{k}"))
+            for k, factor in enumerate(factors)
+        ]
+        for name, factors in (("base", [1.0, 1.25, 0.9]), ("new", [1.2, 0.95, 1.1]))
+    }
     joined = {name: "+".join(str(p) for p in paths) for name, paths in sides.items()}
     # One run a side: the 1.2x run-level shift of the first new run fails the gate, and the note says why.
     assert main(["compare", str(sides["base"][0]), str(sides["new"][0]), "--fail-on-regression"]) == EXIT_FAILED

@@ -34,15 +34,23 @@ def test_links_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(preset["source"] and preset["description"] for preset in data.values())
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--link", "5g"], '--link: unknown link preset (got "5g"); presets: lan, wifi'),
-    (["--link", '{"delay_ms": 20, "rate_kbit": 0}'], "--link.rate_kbit: must be > 0 kbit/s (omit it for an "
-                                                      "unlimited rate) (got 0)"),
-    (["--link", '{"delay_ms": 20, "loss_percent": 1}'], "jobs[0].link.loss_percent: packet loss needs the "
-                                                       "kernel's netem (sch_netem)"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--link", "5g"], '--link: unknown link preset (got "5g"); presets: lan, wifi'),
+        (
+            ["--link", '{"delay_ms": 20, "rate_kbit": 0}'],
+            "--link.rate_kbit: must be > 0 kbit/s (omit it for an unlimited rate) (got 0)",
+        ),
+        (
+            ["--link", '{"delay_ms": 20, "loss_percent": 1}'],
+            "jobs[0].link.loss_percent: packet loss needs the kernel's netem (sch_netem)",
+        ),
+    ],
+)
 def test_run_link_refusals_exit_2_in_one_line_before_anything_runs(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
     profile = tmp_path / "p.json"
     profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback"}]}))
     assert main(["run", str(profile), "--no-store", *args]) == EXIT_USAGE

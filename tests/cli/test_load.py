@@ -13,8 +13,14 @@ from tests.helpers.loads import KNEE_STEPS, LAG_REASON, load_run
 
 def _printed(run: object, terminal: bool, width: int = 80) -> str:
     out = io.StringIO()
-    console = Console(file=out, force_terminal=terminal, width=width if terminal else 1000, soft_wrap=not terminal,
-                      highlight=False, color_system=None)
+    console = Console(
+        file=out,
+        force_terminal=terminal,
+        width=width if terminal else 1000,
+        soft_wrap=not terminal,
+        highlight=False,
+        color_system=None,
+    )
     print_summary(console, run)
     return out.getvalue()
 
@@ -23,17 +29,21 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
     text = _printed(load_run(), terminal=False)
     lines = text.splitlines()
     head = next(k for k, line in enumerate(lines) if line.strip().startswith("steps: offered/s | achieved/s"))
-    steps = lines[head + 1: head + 1 + len(KNEE_STEPS)]
+    steps = lines[head + 1 : head + 1 + len(KNEE_STEPS)]
     assert [line.split(" | ")[0].strip() for line in steps] == ["100", "500", "900", "1,000", "1,100", "1,200"]
     assert steps[2].split(" | ")[3:6] == ["2 ms", "5 ms", "8 ms"]  # p50, p90, p99
     assert "server overloaded (achieved 93 % of offered)" in steps[3]
     assert steps[-1].endswith(f"generator saturated: {LAG_REASON}")
     assert lines[head + 1 + len(KNEE_STEPS)].strip() == (
         "the server sustains 897 handshakes/s on one core (CPU 1) at p99 under 8 ms; overloaded, it achieved at "
-        "most 960/s (1 step the generator saturated left out)")
+        "most 960/s (1 step the generator saturated left out)"
+    )
     conditions = lines[head + 2 + len(KNEE_STEPS)]
-    assert "8 clients, 1 server process, 2 s per step after 0.5 s warm-up, server on CPU 1, generator on CPU 0" \
-        in conditions and "a pool of 64 per client" in conditions
+    assert (
+        "8 clients, 1 server process, 2 s per step after 0.5 s warm-up, server on CPU 1, generator on CPU 0"
+        in conditions
+        and "a pool of 64 per client" in conditions
+    )
     assert "the server sustains at least 998 handshakes/s" in text and "its limit lies higher" in text
     assert "the server has no measured knee: the load generator, not the server, was the limit" in text
 
@@ -41,15 +51,16 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
 def test_load_jobs_get_their_own_summary_instead_of_session_columns() -> None:
     text = _printed(load_run(), terminal=False)
     assert "Summary (median per operation)" not in text  # no job has a per-operation median
-    summary = text[text.index("Load summary"):].splitlines()
+    summary = text[text.index("Load summary") :].splitlines()
     assert summary[1:] == [
         "ML-KEM-768 + AES-256-GCM [cryptography] | handshakes | 897 | 8 ms | 960 | ok",
         "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] | handshakes | 998 | 1.1 ms | 998 (at least) | ok",
-        "Ed25519 [cryptography] | signed messages | - | - | none: generator-limited | ok"]
+        "Ed25519 [cryptography] | signed messages | - | - | none: generator-limited | ok",
+    ]
     mixed = load_run()
     mixed.jobs.append(job(mixed.id, 3, 1024, {"encrypt": samples(10e-6)}, label="AES-128-GCM"))
     text = _printed(mixed, terminal=False)
-    operations = text[text.index("Summary (median per operation)"):text.index("Load summary")]
+    operations = text[text.index("Summary (median per operation)") : text.index("Load summary")]
     assert "AES-128-GCM | 1024 B | encrypt/decrypt" in operations and "ML-KEM" not in operations
 
 

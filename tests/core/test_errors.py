@@ -24,14 +24,24 @@ from tests.helpers.stores import RUN_ID, damage_jobs_table, stored_run
 
 #: Each error class and the base a face catches for it.
 LAYERS: list[tuple[type[Exception], type[Exception]]] = [
-    (StoreError, StoreError), (BrokenStoreError, StoreError), (RunNotFound, StoreError),
+    (StoreError, StoreError),
+    (BrokenStoreError, StoreError),
+    (RunNotFound, StoreError),
     (AmbiguousRunId, RunNotFound),
-    (UnknownScheme, RegistryError), (UnknownBackend, RegistryError),
+    (UnknownScheme, RegistryError),
+    (UnknownBackend, RegistryError),
     (BadParameter, RegistryError),
-    (ProfileError, ProfileError), (ResultsFileError, ResultsFileError),
-    (TokenFileError, SessionError), (JobRejected, SessionError), (SessionFailed, SessionError),
-    (WireError, WireError), (PeerTimeout, WireError), (AuthenticationFailed, WireError),
-    (SchemeError, SchemeError), (AuthenticationError, SchemeError), (ExportError, ExportError),
+    (ProfileError, ProfileError),
+    (ResultsFileError, ResultsFileError),
+    (TokenFileError, SessionError),
+    (JobRejected, SessionError),
+    (SessionFailed, SessionError),
+    (WireError, WireError),
+    (PeerTimeout, WireError),
+    (AuthenticationFailed, WireError),
+    (SchemeError, SchemeError),
+    (AuthenticationError, SchemeError),
+    (ExportError, ExportError),
 ]
 
 
@@ -45,15 +55,21 @@ def test_str_is_the_message_and_the_base_is_the_layers(cls: type[Exception], bas
 
 
 def test_errors_with_their_own_arguments_say_the_whole_message() -> None:
-    assert str(ProfileError("unknown scheme", source="p.json", field="jobs[0].scheme")) == \
-        "p.json: jobs[0].scheme: unknown scheme"
+    assert (
+        str(ProfileError("unknown scheme", source="p.json", field="jobs[0].scheme"))
+        == "p.json: jobs[0].scheme: unknown scheme"
+    )
     busy = ServerBusy(2.0)
     assert str(busy) == "the server is busy; retry in 2 s" and isinstance(busy, SessionError)
 
 
 def test_the_registry_errors_are_importable_where_they_are_raised() -> None:
-    assert (RegistryError, UnknownScheme, UnknownBackend, BadParameter) == \
-        (errors.RegistryError, errors.UnknownScheme, errors.UnknownBackend, errors.BadParameter)
+    assert (RegistryError, UnknownScheme, UnknownBackend, BadParameter) == (
+        errors.RegistryError,
+        errors.UnknownScheme,
+        errors.UnknownBackend,
+        errors.BadParameter,
+    )
 
 
 def test_registry_lookups_raise_registry_errors_with_the_old_messages() -> None:
@@ -68,11 +84,19 @@ def test_registry_lookups_raise_registry_errors_with_the_old_messages() -> None:
 
 # --- the store ----------------------------------------------------------------------------------
 
+
 def test_unknown_and_ambiguous_run_ids_are_run_not_found(tmp_path: Path) -> None:
     path = stored_run(tmp_path / "s.sqlite3")
     with Store(path) as store:
-        store.begin_run(RunResult(id="20260101-000000-aaaabb", started="2026-01-01T00:00:00+00:00",
-                                  status="running", environment={}, profile={"name": "p", "jobs": []}))
+        store.begin_run(
+            RunResult(
+                id="20260101-000000-aaaabb",
+                started="2026-01-01T00:00:00+00:00",
+                status="running",
+                environment={},
+                profile={"name": "p", "jobs": []},
+            )
+        )
         with pytest.raises(RunNotFound) as missing:
             store.load_run("nope")
         assert str(missing.value) == f"no run with id 'nope' in {path}"
@@ -81,8 +105,9 @@ def test_unknown_and_ambiguous_run_ids_are_run_not_found(tmp_path: Path) -> None
         assert str(several.value) == "run id prefix '2026' is ambiguous (2 runs match)"
 
 
-def test_a_run_deleted_after_its_id_was_resolved_is_run_not_found(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_deleted_after_its_id_was_resolved_is_run_not_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with Store(stored_run(tmp_path / "s.sqlite3")) as store:
         monkeypatch.setattr(store, "resolve_run_id", lambda prefix: "20260101-000000-gone00")
         with pytest.raises(RunNotFound, match="no run with id '20260101-000000-gone00'"):
@@ -93,8 +118,11 @@ def test_a_damaged_store_is_a_store_error_naming_the_file(tmp_path: Path) -> Non
     path = stored_run(tmp_path / "s.sqlite3")
     damage_jobs_table(path)
     with Store(path) as store:  # opens: only the jobs are unreadable
-        reads = {"list_runs": store.list_runs, "load_run": lambda: store.load_run(RUN_ID),
-                 "damaged_rows": store.damaged_rows}
+        reads = {
+            "list_runs": store.list_runs,
+            "load_run": lambda: store.load_run(RUN_ID),
+            "damaged_rows": store.damaged_rows,
+        }
         for name, read in reads.items():
             with pytest.raises(StoreError) as caught:
                 read()

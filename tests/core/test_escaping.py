@@ -9,19 +9,22 @@ from hypothesis import strategies as st
 from app.core.escaping import escape_control
 
 
-@pytest.mark.parametrize(("text", "shown"), [
-    ("AES-256-GCM [cryptography]", "AES-256-GCM [cryptography]"),
-    ("Ünïcödé · 暗号 — ok ✓ 🔐", "Ünïcödé · 暗号 — ok ✓ 🔐"),
-    ("C:\\Users\\bench", "C:\\Users\\bench"),  # backslashes stay as typed
-    ("a\u00a0b", "a\u00a0b"),  # a no-break space is a space, not a control
-    ("\x1b[2J\x1b[Hhi", "\\x1b[2J\\x1b[Hhi"),
-    ("line\nfake line\r\tx", "line\\nfake line\\r\\tx"),
-    ("\x00\x07\x7f\x9b", "\\x00\\x07\\x7f\\x9b"),  # NUL, BEL, DEL, the C1 CSI
-    ("abc\u202edcba", "abc\\u202edcba"),  # a right-to-left override
-    ("x\u2028y\u2029z", "x\\u2028y\\u2029z"),  # line and paragraph separators
-    ("\U000e0001tag", "\\U000e0001tag"),  # a tag character (format, outside the BMP)
-    ("\ud800", "\\ud800"),  # a lone surrogate (from a "surrogateescape" decode)
-])
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("AES-256-GCM [cryptography]", "AES-256-GCM [cryptography]"),
+        ("Ünïcödé · 暗号 — ok ✓ 🔐", "Ünïcödé · 暗号 — ok ✓ 🔐"),
+        ("C:\\Users\\bench", "C:\\Users\\bench"),  # backslashes stay as typed
+        ("a\u00a0b", "a\u00a0b"),  # a no-break space is a space, not a control
+        ("\x1b[2J\x1b[Hhi", "\\x1b[2J\\x1b[Hhi"),
+        ("line\nfake line\r\tx", "line\\nfake line\\r\\tx"),
+        ("\x00\x07\x7f\x9b", "\\x00\\x07\\x7f\\x9b"),  # NUL, BEL, DEL, the C1 CSI
+        ("abc\u202edcba", "abc\\u202edcba"),  # a right-to-left override
+        ("x\u2028y\u2029z", "x\\u2028y\\u2029z"),  # line and paragraph separators
+        ("\U000e0001tag", "\\U000e0001tag"),  # a tag character (format, outside the BMP)
+        ("\ud800", "\\ud800"),  # a lone surrogate (from a "surrogateescape" decode)
+    ],
+)
 def test_escape_control(text: str, shown: str) -> None:
     assert escape_control(text) == shown
 

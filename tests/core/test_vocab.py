@@ -29,10 +29,25 @@ from app.gui.vocab import PlotTab, Theme, Tone
 from tests.helpers.paths import ROOT
 
 VOCABULARIES: tuple[type[enum.StrEnum], ...] = (
-    Mode, JobStatus, RunStatus, Role, LogLevel, ExportFormat, PageSize, LinkEmulation, Family, Theme, PlotTab, Tone)
+    Mode,
+    JobStatus,
+    RunStatus,
+    Role,
+    LogLevel,
+    ExportFormat,
+    PageSize,
+    LinkEmulation,
+    Family,
+    Theme,
+    PlotTab,
+    Tone,
+)
 #: Where the vocabularies are defined: the only files that may spell out their values.
-DEFINITIONS = {ROOT / "app" / "core" / "vocab.py", ROOT / "app" / "gui" / "vocab.py",
-               ROOT / "app" / "core" / "schemes" / "base.py"}
+DEFINITIONS = {
+    ROOT / "app" / "core" / "vocab.py",
+    ROOT / "app" / "gui" / "vocab.py",
+    ROOT / "app" / "core" / "schemes" / "base.py",
+}
 
 
 def test_a_member_is_its_string_in_json_csv_and_text() -> None:
@@ -48,7 +63,10 @@ def test_session_modes_and_the_measuring_process() -> None:
     assert SESSION_MODES == {Mode.LOOPBACK, Mode.REMOTE}
     assert "loopback" in SESSION_MODES and "operations" not in SESSION_MODES and "pigeon" not in SESSION_MODES
     assert [measuring_role(mode) for mode in ("operations", "loopback", "remote")] == [
-        Role.WORKER, Role.SENDER, Role.SENDER]
+        Role.WORKER,
+        Role.SENDER,
+        Role.SENDER,
+    ]
 
 
 def test_a_profile_reads_a_mode_and_writes_its_string_back() -> None:
@@ -56,7 +74,9 @@ def test_a_profile_reads_a_mode_and_writes_its_string_back() -> None:
     assert [job.mode for job in profile.jobs] == [Mode.LOOPBACK, Mode.OPERATIONS]
     assert all(isinstance(job.mode, Mode) for job in profile.jobs)
     assert [job["mode"] for job in profile.to_dict()["jobs"]] == ["loopback", "operations"]
-    with pytest.raises(ProfileError, match=r"jobs\[0\]\.mode: Input should be 'operations', 'loopback', 'remote' or 'load'"):
+    with pytest.raises(
+        ProfileError, match=r"jobs\[0\]\.mode: Input should be 'operations', 'loopback', 'remote' or 'load'"
+    ):
         parse_profile({"name": "t", "jobs": [{"scheme": "aes-gcm", "mode": "Loopback"}]})
 
 
@@ -85,8 +105,11 @@ def _strings(node: ast.AST) -> list[str]:
 
 def _literal_groups(tree: ast.AST) -> list[tuple[int, list[str]]]:
     """String constants that sit together in one literal tuple, list, set or dict."""
-    return [(node.lineno, strings) for node in ast.walk(tree)
-            if isinstance(node, _CONTAINERS) and len(strings := _strings(node)) >= 2]
+    return [
+        (node.lineno, strings)
+        for node in ast.walk(tree)
+        if isinstance(node, _CONTAINERS) and len(strings := _strings(node)) >= 2
+    ]
 
 
 @pytest.mark.parametrize("folder", ["app", "benchmarks"])

@@ -93,8 +93,14 @@ def test_log_follows_new_lines_and_filters_by_level(qtbot: Any) -> None:
 
 def test_an_invalid_profile_names_every_problem_and_fitting_advice(window: MainWindow, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"name": "bad", "jobs": [
-        {"scheme": "sha256", "samples": 0}, {"scheme": "aes-gcm"}, {"scheme": "no-such-scheme"}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "name": "bad",
+                "jobs": [{"scheme": "sha256", "samples": 0}, {"scheme": "aes-gcm"}, {"scheme": "no-such-scheme"}],
+            }
+        )
+    )
     assert not window.open_profile(bad, ask=False)
     _title, message, advice = window.last_error
     assert "jobs[0].samples" in message and "jobs[2]" in message and "2 problems" in message
@@ -106,8 +112,9 @@ def test_an_invalid_profile_names_every_problem_and_fitting_advice(window: MainW
     assert "not valid JSON" in message and "field" not in advice
 
 
-def test_save_as_names_the_profile_after_its_file(window: MainWindow, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_save_as_names_the_profile_after_its_file(
+    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     window.open_preset("quick")
     target = tmp_path / "my-smoke-test.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
@@ -123,19 +130,36 @@ def test_a_profile_never_run_here_is_estimated_from_the_same_jobs_in_earlier_run
     from app.core.results.model import JobResult, MetricResult, RunResult
     from app.gui.config.presets import PresetEntry, estimate, long_run_warning, measured_jobs
 
-    profile = parse_profile({"name": "mine", "jobs": [
-        {"scheme": "sha256", "message_sizes": [1024, 4096], "samples": 40, "warmup": 0}]})
+    profile = parse_profile(
+        {"name": "mine", "jobs": [{"scheme": "sha256", "message_sizes": [1024, 4096], "samples": 40, "warmup": 0}]}
+    )
     job = resolve_jobs(profile)[0]
     samples = [1e-6] * 20
 
     def result(index: int, size: int, finished: str) -> JobResult:
-        return JobResult(id=f"r/{index}", index=index, scheme=job.scheme, backend=job.backend, params=job.params,
-                         label="SHA-256", family="hash", mode="operations", message_size=size, status="ok",
-                         metrics={"hash": MetricResult(summarize(samples), samples)}, finished=finished)
+        return JobResult(
+            id=f"r/{index}",
+            index=index,
+            scheme=job.scheme,
+            backend=job.backend,
+            params=job.params,
+            label="SHA-256",
+            family="hash",
+            mode="operations",
+            message_size=size,
+            status="ok",
+            metrics={"hash": MetricResult(summarize(samples), samples)},
+            finished=finished,
+        )
 
-    run = RunResult(id="20261120-090000-aaaaaa", started="2026-11-20T09:00:00+00:00", status="running",
-                    environment={}, profile={"name": "other", "jobs": []},
-                    jobs=[result(0, 1024, "2026-11-20T09:00:03+00:00")])  # 3 s for 20 samples
+    run = RunResult(
+        id="20261120-090000-aaaaaa",
+        started="2026-11-20T09:00:00+00:00",
+        status="running",
+        environment={},
+        profile={"name": "other", "jobs": []},
+        jobs=[result(0, 1024, "2026-11-20T09:00:03+00:00")],
+    )  # 3 s for 20 samples
     path = tmp_path / "store.sqlite3"
     with Store(path) as store:
         store.begin_run(run)

@@ -75,8 +75,9 @@ def test_the_chooser_offers_each_preset_with_its_numbers_and_source(panel: Confi
     editor = _editor(panel)
     lines = [editor.choice.itemText(k) for k in range(editor.choice.count())]
     assert lines[0] == NONE_TEXT and lines[-2:] == [CUSTOM_TEXT, SWEEP_TEXT]
-    assert lines[1:-2] == [f"{preset.title} · {numbers_text(resolve_link(name))}"
-                           for name, preset in link_presets().items()]
+    assert lines[1:-2] == [
+        f"{preset.title} · {numbers_text(resolve_link(name))}" for name, preset in link_presets().items()
+    ]
     lte = lines.index("LTE · 35 ms, 12000 kbit/s")
     tip = editor.choice.itemData(lte, Qt.ItemDataRole.ToolTipRole)
     assert link_presets()["lte"].description in tip and link_presets()["lte"].source in tip
@@ -105,8 +106,12 @@ def test_custom_values_write_the_object(panel: ConfigPanel) -> None:
     assert row.text(COL_MODE) == "loopback · 20 ms, 8000 kbit/s"
     editor.rate_down.setValue(16000)
     editor.jitter.setValue(2.5)
-    assert _job_json(panel)["link"] == {"delay_ms": 20, "jitter_ms": 2.5, "rate_kbit": {"up": 8000, "down": 16000},
-                                        "loss_percent": 0}
+    assert _job_json(panel)["link"] == {
+        "delay_ms": 20,
+        "jitter_ms": 2.5,
+        "rate_kbit": {"up": 8000, "down": 16000},
+        "loss_percent": 0,
+    }
     editor.rate_up.setValue(0)  # the bottom of the range is "unlimited": that direction has no rate
     assert editor.rate_up.text() == "unlimited"
     assert _job_json(panel)["link"]["rate_kbit"] == {"down": 16000}
@@ -156,9 +161,9 @@ def test_a_sweep_writes_links_in_the_presets_order(panel: ConfigPanel) -> None:
         item.setCheckState(Qt.CheckState.Checked if keep else Qt.CheckState.Unchecked)
     assert _job_json(panel)["links"] == ["lan", "lte"] and "link" not in _job_json(panel)
     assert row.text(COL_MODE) == "loopback · 2 links"
-    assert [job.label for job in resolve_jobs(panel.profile())] == ["X25519 + HKDF-SHA256 + AES-256-GCM "
-                                                                    f"[cryptography] over {title}"
-                                                                    for title in ("LAN", "LTE")]
+    assert [job.label for job in resolve_jobs(panel.profile())] == [
+        f"X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over {title}" for title in ("LAN", "LTE")
+    ]
 
 
 def test_leaving_loopback_leaves_the_link_behind(panel: ConfigPanel) -> None:
@@ -169,36 +174,60 @@ def test_leaving_loopback_leaves_the_link_behind(panel: ConfigPanel) -> None:
     assert _editor(panel).choice.currentText() == NONE_TEXT and row.text(COL_MODE) == "ops"
 
 
-def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(panel: ConfigPanel,
-                                                                            tmp_path: Path) -> None:
+def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
+    panel: ConfigPanel, tmp_path: Path
+) -> None:
     path = tmp_path / "links.json"
-    path.write_text(json.dumps({"format_version": 1, "name": "links", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "link": "lte"},
-        {"scheme": "ml-kem", "mode": "loopback", "link": {"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000}},
-        {"scheme": "aes-gcm", "mode": "loopback", "links": ["wifi", "3g", {"delay_ms": 7}]},
-        {"scheme": "sha256"},
-    ]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "format_version": 1,
+                "name": "links",
+                "jobs": [
+                    {"scheme": "x25519", "mode": "loopback", "link": "lte"},
+                    {
+                        "scheme": "ml-kem",
+                        "mode": "loopback",
+                        "link": {"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000},
+                    },
+                    {"scheme": "aes-gcm", "mode": "loopback", "links": ["wifi", "3g", {"delay_ms": 7}]},
+                    {"scheme": "sha256"},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     opened = read_profile_file(path)
     panel.set_profile(opened)
     editor = _editor(panel)
     assert editor.choice.currentText() == MIXED_TEXT  # every checked job: their links differ
     by_scheme = {panel.entry(row).scheme: row for row in panel.checked_rows()}
     assert {scheme: row.text(COL_MODE) for scheme, row in by_scheme.items()} == {
-        "x25519": "loopback · LTE", "ml-kem": "loopback · 20 ms ± 1 ms, 8000 kbit/s",
-        "aes-gcm": "loopback · 3 links", "sha256": "ops"}
+        "x25519": "loopback · LTE",
+        "ml-kem": "loopback · 20 ms ± 1 ms, 8000 kbit/s",
+        "aes-gcm": "loopback · 3 links",
+        "sha256": "ops",
+    }
 
     by_scheme["x25519"].setSelected(True)
     assert editor.isEnabled() and editor.choice.currentText().startswith("LTE · ")
     panel.tree.clearSelection()
     by_scheme["ml-kem"].setSelected(True)
     assert editor.choice.currentText() == CUSTOM_TEXT and editor.custom.isVisibleTo(editor)
-    assert (editor.delay.value(), editor.jitter.value(), editor.rate_up.value(), editor.rate_down.value()) == \
-        (20, 1, 8000, 8000)
+    assert (editor.delay.value(), editor.jitter.value(), editor.rate_up.value(), editor.rate_down.value()) == (
+        20,
+        1,
+        8000,
+        8000,
+    )
     panel.tree.clearSelection()
     by_scheme["aes-gcm"].setSelected(True)
     assert editor.choice.currentText() == SWEEP_TEXT
-    checked = [editor.sweep.item(k) for k in range(editor.sweep.count())
-               if editor.sweep.item(k).checkState() == Qt.CheckState.Checked]
+    checked = [
+        editor.sweep.item(k)
+        for k in range(editor.sweep.count())
+        if editor.sweep.item(k).checkState() == Qt.CheckState.Checked
+    ]
     assert [item.data(Qt.ItemDataRole.UserRole) for item in checked] == ["wifi", "3g", LinkSpec(delay_ms=7)]
     assert checked[-1].text() == "custom · 7 ms, unlimited rate"
     panel.tree.clearSelection()
@@ -216,8 +245,9 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(pan
 
 
 def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: ConfigPanel) -> None:
-    profile = parse_profile({"name": "bad", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "link": {"delay_ms": 20, "loss_percent": 1}}]})
+    profile = parse_profile(
+        {"name": "bad", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": {"delay_ms": 20, "loss_percent": 1}}]}
+    )
     panel.set_profile(profile)
     assert not panel.is_valid and "link.loss_percent: packet loss needs the kernel's netem" in panel.reason
     panel.checked_rows()[0].setSelected(True)
@@ -239,9 +269,20 @@ def _result(index: int, link: Link | None, mode: str = "loopback") -> JobResult:
         from app.core.link.presets import link_title
 
         label += f" over {link_title(link)}"
-    return JobResult(id=f"run/{index}", index=index, scheme="x25519", backend="cryptography", params={},
-                     label=label, family="key-agreement", mode=mode, message_size=1024, status="ok",
-                     metrics={"compute": MetricResult(summarize(samples), samples, batch=1)}, link=link)
+    return JobResult(
+        id=f"run/{index}",
+        index=index,
+        scheme="x25519",
+        backend="cryptography",
+        params={},
+        label=label,
+        family="key-agreement",
+        mode=mode,
+        message_size=1024,
+        status="ok",
+        metrics={"compute": MetricResult(summarize(samples), samples, batch=1)},
+        link=link,
+    )
 
 
 def _custom(delay_ms: float, up: float | None, down: float | None) -> Link:
@@ -251,8 +292,12 @@ def _custom(delay_ms: float, up: float | None, down: float | None) -> Link:
 def test_the_table_shows_each_results_link_and_sorts_by_its_cost(qtbot: Any) -> None:
     table = ResultsTable()
     qtbot.addWidget(table)
-    results = [_result(0, resolve_link("satellite")), _result(1, None, mode="operations"),
-               _result(2, resolve_link("lan")), _result(3, _custom(20, 8000, 16000))]
+    results = [
+        _result(0, resolve_link("satellite")),
+        _result(1, None, mode="operations"),
+        _result(2, resolve_link("lan")),
+        _result(3, _custom(20, 8000, 16000)),
+    ]
     table.set_results(results)
 
     def cells(role: int = Qt.ItemDataRole.DisplayRole) -> list[Any]:
@@ -268,8 +313,9 @@ def test_the_table_shows_each_results_link_and_sorts_by_its_cost(qtbot: Any) -> 
     assert table.proxy.data(table.proxy.index(0, Column.SCHEME)) == "X25519 + AES-GCM"
     table.view.sortByColumn(Column.LINK, Qt.SortOrder.AscendingOrder)
     assert cells() == ["LAN", "20 ms, 8000 kbit/s up, 16000 kbit/s down", "satellite (GEO)", "-"]
-    assert table.proxy.data(table.proxy.index(0, Column.LINK), SORT_ROLE) < \
-        table.proxy.data(table.proxy.index(1, Column.LINK), SORT_ROLE)
+    assert table.proxy.data(table.proxy.index(0, Column.LINK), SORT_ROLE) < table.proxy.data(
+        table.proxy.index(1, Column.LINK), SORT_ROLE
+    )
     assert "\tLink\t" in table.table_text(selected_only=False).splitlines()[0]
 
 
@@ -279,20 +325,26 @@ def test_the_table_shows_each_results_link_and_sorts_by_its_cost(qtbot: Any) -> 
 def test_shortened_labels_keep_the_link_and_tell_a_sweep_apart() -> None:
     from app.gui.plots.common import short_distinct
 
-    names = [f"X25519+ML-KEM-768 [cryptography+liboqs] over {title}"
-             for title in (preset.title for preset in link_presets().values())]
+    names = [
+        f"X25519+ML-KEM-768 [cryptography+liboqs] over {title}"
+        for title in (preset.title for preset in link_presets().values())
+    ]
     names.append("X25519+ML-KEM-768 [cryptography+liboqs] over 20 ms, 8000 kbit/s up, 16000 kbit/s down")
     shown = short_distinct(names, 26)
     assert len(set(shown)) == len(names)
     for full, short in zip(names[:-1], shown):
-        assert short.endswith(full[full.index(" over "):])  # a preset's title whole
+        assert short.endswith(full[full.index(" over ") :])  # a preset's title whole
         assert "[cryptography+liboqs]" not in short and len(short) <= 40  # no backend: none needed
     assert shown[-1].startswith("X25519+") and " over 20 ms" in shown[-1] and len(shown[-1]) <= 32
     # Two backends over one link: the backend comes back, for every label.
-    both = short_distinct(["X25519 [cryptography] over LTE", "X25519 [pycryptodome] over LTE",
-                           "Ed25519 [cryptography] over LTE"], 26)
-    assert both == ["X25519 [cryptography] over LTE", "X25519 [pycryptodome] over LTE",
-                    "Ed25519 [cryptography] over LTE"]
+    both = short_distinct(
+        ["X25519 [cryptography] over LTE", "X25519 [pycryptodome] over LTE", "Ed25519 [cryptography] over LTE"], 26
+    )
+    assert both == [
+        "X25519 [cryptography] over LTE",
+        "X25519 [pycryptodome] over LTE",
+        "Ed25519 [cryptography] over LTE",
+    ]
 
 
 def test_bar_labels_keep_the_link_size_and_mode(qtbot: Any) -> None:
@@ -301,13 +353,15 @@ def test_bar_labels_keep_the_link_size_and_mode(qtbot: Any) -> None:
     from app.gui.plots.comparison import bar_labels
 
     metrics = QtGui.QFontMetricsF(QtGui.QFont())
-    texts = [f"#{k} X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over {title} · 1 KiB · loopback"
-             for k, title in enumerate(("LAN", "Wi-Fi", "satellite (GEO)", "20 ms, 8000 kbit/s up, 16000 kbit/s"))]
+    texts = [
+        f"#{k} X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over {title} · 1 KiB · loopback"
+        for k, title in enumerate(("LAN", "Wi-Fi", "satellite (GEO)", "20 ms, 8000 kbit/s up, 16000 kbit/s"))
+    ]
     budget = metrics.horizontalAdvance(texts[0]) * 0.6
     shown = bar_labels(texts, budget, metrics)
     assert len(set(shown)) == len(texts)
     for full, short in zip(texts[:3], shown):
-        assert short.endswith(full[full.index(" over "):]) and short.startswith(full[:4])
+        assert short.endswith(full[full.index(" over ") :]) and short.startswith(full[:4])
     assert " over 20 ms" in shown[3] and shown[3].endswith(" · 1 KiB · loopback")
     assert all(metrics.horizontalAdvance(short) <= budget + 1 for short in shown[:3])
 
@@ -317,8 +371,11 @@ def test_a_sweep_draws_one_scaling_curve_per_link(qtbot: Any) -> None:
 
     panel = PlotsPanel()
     qtbot.addWidget(panel)
-    results = [replace(_result(2 * k + j, resolve_link(name)), message_size=size)
-               for k, name in enumerate(("lan", "lte")) for j, size in enumerate((64, 1024))]
+    results = [
+        replace(_result(2 * k + j, resolve_link(name)), message_size=size)
+        for k, name in enumerate(("lan", "lte"))
+        for j, size in enumerate((64, 1024))
+    ]
     panel.show_results(results)
     panel._scl_combo.setCurrentText("compute")
     names = [name for name, *_ in panel._scaling_groups]

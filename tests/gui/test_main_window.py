@@ -79,8 +79,9 @@ def test_invalid_values_block_run_with_a_visible_reason(window: MainWindow) -> N
     assert window.start_run() is False
 
 
-def test_quick_preset_runs_to_completion_and_fills_table_plots_history(window: MainWindow, qtbot: Any,
-                                                                      tmp_path: Path) -> None:
+def test_quick_preset_runs_to_completion_and_fills_table_plots_history(
+    window: MainWindow, qtbot: Any, tmp_path: Path
+) -> None:
     # The quick preset's every job, reduced (3 samples): the window's path is the same at
     # any sample count, and the preset's full numbers are tests/test_preset_runs.py's.
     profile = reduced(load_profile("quick"))
@@ -131,8 +132,7 @@ def test_stop_mid_run_cancels_and_leaves_no_process(window: MainWindow, qtbot: A
     assert window.run_action.isEnabled() and not window.stop_action.isEnabled()
 
 
-def test_preferences_apply_workers_and_theme_and_persist_them(window: MainWindow, tmp_path: Path,
-                                                              qtbot: Any) -> None:
+def test_preferences_apply_workers_and_theme_and_persist_them(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
     from PySide6.QtGui import QPalette
     from PySide6.QtWidgets import QApplication
 
@@ -172,8 +172,10 @@ def _store_runs(path: Path) -> tuple[str, str]:
     from tests.report.conftest import BASELINE_ID, RUN_ID, build_run
 
     with Store(path) as store:
-        for run in (build_run(RUN_ID, "2026-11-21T10:04:00+00:00"),
-                    build_run(BASELINE_ID, "2026-11-20T09:04:00+00:00", slower=0.5)):
+        for run in (
+            build_run(RUN_ID, "2026-11-21T10:04:00+00:00"),
+            build_run(BASELINE_ID, "2026-11-20T09:04:00+00:00", slower=0.5),
+        ):
             store.begin_run(run)
             for job in run.jobs:
                 store.add_job(run.id, job)
@@ -234,8 +236,7 @@ def test_export_report_failure_is_a_dialog_not_a_traceback(window: MainWindow, t
 def test_report_of_an_unknown_run_names_it_without_quotes(window: MainWindow, tmp_path: Path) -> None:
     from app.gui.report_dialog import ReportRequest
 
-    request = ReportRequest(run_id="20990101", baseline_id="", format="pdf", page_size="A4",
-                            path=tmp_path / "r.pdf")
+    request = ReportRequest(run_id="20990101", baseline_id="", format="pdf", page_size="A4", path=tmp_path / "r.pdf")
     assert window.write_report(request) is None
     assert window.last_error is not None
     title, message, _ = window.last_error
@@ -259,8 +260,18 @@ def test_a_token_file_others_can_read_stops_the_run_with_its_message(window: Mai
     assert message == f"{token}: other users can access this token file (mode 0644); run `chmod 600 {token}`"
 
 
-@pytest.mark.parametrize("name", ["ecdh-vs-elgamal", "cnsa-suite", "rsa-vs-elgamal", "rsa-kem-vs-ecies",
-                                  "post-quantum", "aead-shootout", "backends"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ecdh-vs-elgamal",
+        "cnsa-suite",
+        "rsa-vs-elgamal",
+        "rsa-kem-vs-ecies",
+        "post-quantum",
+        "aead-shootout",
+        "backends",
+    ],
+)
 def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str) -> None:
     """What the window runs for a preset is the preset: same jobs, the experiment it
     reproduces (so the report has its section) and the Nagle-on job of E1."""
@@ -281,8 +292,7 @@ def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str
 
 
 @pytest.mark.parametrize("size", [(1024, 700), (800, 550)])
-def test_small_windows_keep_the_plot_and_every_control(window: MainWindow, qtbot: Any,
-                                                       size: tuple[int, int]) -> None:
+def test_small_windows_keep_the_plot_and_every_control(window: MainWindow, qtbot: Any, size: tuple[int, int]) -> None:
     from PySide6.QtCore import QCoreApplication
 
     from app.gui.main_window import MIN_WINDOW_SIZE, PLOT_MIN_HEIGHT

@@ -37,7 +37,8 @@ def test_an_expected_error_is_its_message_as_it_is(qtbot: Any) -> None:
         raise OSError("out.pdf: cannot write: No space left on device")
 
     assert _start(qtbot, PoolTask(work, expected=(OSError,)), "failed") == [
-        "out.pdf: cannot write: No space left on device"]
+        "out.pdf: cannot write: No space left on device"
+    ]
 
 
 def test_any_other_error_is_reported_as_internal_not_lost(qtbot: Any) -> None:

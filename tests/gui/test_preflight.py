@@ -30,15 +30,25 @@ QT_DIR = preflight._qt_dir()
 
 
 def _env(**changes: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "QT_QPA_PLATFORM_PLUGIN_PATH")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "QT_QPA_PLATFORM_PLUGIN_PATH")
+    }
     env.update({k: v for k, v in changes.items() if v is not None})
     return env
 
 
 def _start(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def _assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> str:
@@ -54,8 +64,9 @@ def _assert_one_line_error(result: subprocess.CompletedProcess[str], *needles: s
 
 @pytest.mark.parametrize("args", [[], ["gui"]])
 def test_no_display_says_how_to_run_headless(args: list[str]) -> None:
-    line = _assert_one_line_error(_start(args, _env()), "no display", "DISPLAY is not set",
-                                  "cryptobench run", "QT_QPA_PLATFORM=offscreen")
+    line = _assert_one_line_error(
+        _start(args, _env()), "no display", "DISPLAY is not set", "cryptobench run", "QT_QPA_PLATFORM=offscreen"
+    )
     assert line.count("`") % 2 == 0
 
 
@@ -97,14 +108,20 @@ def _plugin_needing(tmp_path: Path, library: bytes, renamed: bytes) -> Path:
     return platforms
 
 
-@pytest.mark.skipif(QT_DIR is None or not (QT_DIR / "plugins/platforms/libqxcb.so").exists(),
-                    reason="needs the PySide6 wheel's xcb plugin")
+@pytest.mark.skipif(
+    QT_DIR is None or not (QT_DIR / "plugins/platforms/libqxcb.so").exists(),
+    reason="needs the PySide6 wheel's xcb plugin",
+)
 @pytest.mark.parametrize("args", [[], ["gui"]])
 def test_a_missing_library_names_the_package(tmp_path: Path, fake_x_display: str, args: list[str]) -> None:
     platforms = _plugin_needing(tmp_path, b"libxcb-cursor.so.0", b"libxcb-cursor.so.9")
     env = _env(DISPLAY=fake_x_display, QT_QPA_PLATFORM="xcb", QT_QPA_PLATFORM_PLUGIN_PATH=str(platforms))
-    _assert_one_line_error(_start(args, env), "libxcb-cursor.so.9", "sudo apt-get install libxcb-cursor0",
-                           "sudo dnf install xcb-util-cursor")
+    _assert_one_line_error(
+        _start(args, env),
+        "libxcb-cursor.so.9",
+        "sudo apt-get install libxcb-cursor0",
+        "sudo dnf install xcb-util-cursor",
+    )
 
 
 @pytest.mark.skipif(QT_DIR is None, reason="needs the PySide6 wheel")
@@ -116,15 +133,18 @@ def test_a_machine_with_everything_passes(fake_x_display: str) -> None:
     assert problem is None or "libxcb" in problem.message or "libX" in problem.message
 
 
-@pytest.mark.parametrize(("env", "expected"), [
-    ({}, "xcb"),
-    ({"QT_QPA_PLATFORM": "offscreen"}, "offscreen"),
-    ({"QT_QPA_PLATFORM": "xcb:offscreen"}, "xcb"),
-    ({"QT_QPA_PLATFORM": "wayland;xcb"}, "wayland"),
-    ({"QT_QPA_PLATFORM": "VNC:size=800x600"}, "vnc"),
-    ({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}, "wayland"),
-    ({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "x11"}, "xcb"),
-])
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "xcb"),
+        ({"QT_QPA_PLATFORM": "offscreen"}, "offscreen"),
+        ({"QT_QPA_PLATFORM": "xcb:offscreen"}, "xcb"),
+        ({"QT_QPA_PLATFORM": "wayland;xcb"}, "wayland"),
+        ({"QT_QPA_PLATFORM": "VNC:size=800x600"}, "vnc"),
+        ({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}, "wayland"),
+        ({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "x11"}, "xcb"),
+    ],
+)
 def test_the_platform_is_chosen_as_qt_chooses_it(env: dict[str, str], expected: str) -> None:
     assert preflight.chosen_platform(env) == expected
 
@@ -138,14 +158,20 @@ def test_every_library_the_wheel_needs_has_a_package() -> None:
     if QT_DIR is None or not shutil.which("readelf"):
         pytest.skip("needs the PySide6 wheel and readelf")
     needed: set[str] = set()
-    for binary in [QT_DIR / "lib" / "libQt6Gui.so.6", QT_DIR / "lib" / "libQt6Widgets.so.6",
-                   QT_DIR / "lib" / "libQt6XcbQpa.so.6",
-                   *(QT_DIR / "plugins" / "platforms" / f"libq{p}.so" for p in ("xcb", "offscreen"))]:
+    for binary in [
+        QT_DIR / "lib" / "libQt6Gui.so.6",
+        QT_DIR / "lib" / "libQt6Widgets.so.6",
+        QT_DIR / "lib" / "libQt6XcbQpa.so.6",
+        *(QT_DIR / "plugins" / "platforms" / f"libq{p}.so" for p in ("xcb", "offscreen")),
+    ]:
         if binary.exists():
             out = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=True).stdout
             needed |= {line.split("[", 1)[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line}
-    system = {name for name in needed if not name.startswith("libQt6") and not name.startswith(
-        ("libc.", "libm.", "libstdc++", "libgcc_s", "libpthread", "libdl.", "librt."))}
+    system = {
+        name
+        for name in needed
+        if not name.startswith("libQt6")
+        and not name.startswith(("libc.", "libm.", "libstdc++", "libgcc_s", "libpthread", "libdl.", "librt."))
+    }
     uncovered = {name for name in system if name.split(".so")[0] not in preflight.LIBRARY_PACKAGES}
     assert not uncovered, f"no package named for {sorted(uncovered)}"
-

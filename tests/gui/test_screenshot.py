@@ -14,11 +14,14 @@ from app.core.profile.files import parse_profile, save_profile
 from app.gui.screenshot import Plan
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["gui", "--run"], "--run: needs --profile"),
-    (["gui", "--size", "big"], "--size: expected WIDTHxHEIGHT"),
-    (["gui", "--size", "100x100"], "--size: expected WIDTHxHEIGHT"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["gui", "--run"], "--run: needs --profile"),
+        (["gui", "--size", "big"], "--size: expected WIDTHxHEIGHT"),
+        (["gui", "--size", "100x100"], "--size: expected WIDTHxHEIGHT"),
+    ],
+)
 def test_bad_screenshot_options_are_refused(argv: list[str], message: str, capsys: Any) -> None:
     assert cli_main(argv) == 2
     assert message in capsys.readouterr().err
@@ -29,9 +32,18 @@ def test_a_run_is_shown_and_saved_at_the_asked_size(qtbot: Any, qapp: Any, tmp_p
     from app.gui.theme import apply_theme
 
     profile = tmp_path / "two.json"
-    save_profile(parse_profile({"name": "two", "jobs": [
-        {"scheme": "sha256", "message_sizes": [64, 1024], "samples": 6, "warmup": 1},
-        {"scheme": "aes-gcm", "message_sizes": [1024], "samples": 6, "warmup": 1}]}), profile)
+    save_profile(
+        parse_profile(
+            {
+                "name": "two",
+                "jobs": [
+                    {"scheme": "sha256", "message_sizes": [64, 1024], "samples": 6, "warmup": 1},
+                    {"scheme": "aes-gcm", "message_sizes": [1024], "samples": 6, "warmup": 1},
+                ],
+            }
+        ),
+        profile,
+    )
     out = tmp_path / "shot.png"
     try:
         code = gui_main([], plan=Plan(str(profile), True, out, "comparison", "dark", (1024, 700)))

@@ -24,8 +24,10 @@ from app.gui.stop_signals import SignalStop
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
-LONG_JOB = {"name": "long", "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 1_000_000,
-                                      "warmup": 0, "pause_ms": 1}]}
+LONG_JOB = {
+    "name": "long",
+    "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 1_000_000, "warmup": 0, "pause_ms": 1}],
+}
 
 
 def test_the_stopper_calls_back_on_the_gui_thread_and_gives_the_signals_back(qtbot: Any) -> None:
@@ -62,8 +64,14 @@ def test_the_window_stops_its_run_and_exits(qtbot: Any, tmp_path: Path, isolated
     profile = tmp_path / "long.json"
     profile.write_text(json.dumps(LONG_JOB))
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.Popen([sys.executable, "-m", "app", "gui", "--profile", str(profile), "--run"], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "gui", "--profile", str(profile), "--run"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     app = psutil.Process(proc.pid)
     try:
         qtbot.waitUntil(lambda: proc.poll() is not None or bool(job_processes(app)), timeout=60_000)

@@ -26,9 +26,12 @@ def theme(request: Any, qapp: QApplication) -> Iterator[str]:
 
 def _blend(top: QColor, bottom: QColor) -> QColor:
     a = top.alphaF()
-    return QColor.fromRgbF(*(t * a + b * (1 - a) for t, b in ((top.redF(), bottom.redF()),
-                                                              (top.greenF(), bottom.greenF()),
-                                                              (top.blueF(), bottom.blueF()))))
+    return QColor.fromRgbF(
+        *(
+            t * a + b * (1 - a)
+            for t, b in ((top.redF(), bottom.redF()), (top.greenF(), bottom.greenF()), (top.blueF(), bottom.blueF()))
+        )
+    )
 
 
 def test_contrast_ratio_matches_wcag_reference_values() -> None:
@@ -38,9 +41,15 @@ def test_contrast_ratio_matches_wcag_reference_values() -> None:
 
 def test_every_palette_text_colour_meets_aa(theme: str, qapp: QApplication) -> None:
     palette = qapp.palette()
-    pairs = [(Role.WindowText, Role.Window), (Role.Text, Role.Base), (Role.Text, Role.AlternateBase),
-             (Role.ButtonText, Role.Button), (Role.HighlightedText, Role.Highlight),
-             (Role.ToolTipText, Role.ToolTipBase), (Role.PlaceholderText, Role.Base)]
+    pairs = [
+        (Role.WindowText, Role.Window),
+        (Role.Text, Role.Base),
+        (Role.Text, Role.AlternateBase),
+        (Role.ButtonText, Role.Button),
+        (Role.HighlightedText, Role.Highlight),
+        (Role.ToolTipText, Role.ToolTipBase),
+        (Role.PlaceholderText, Role.Base),
+    ]
     for text, background in pairs:
         ratio = contrast_ratio(palette.color(text), palette.color(background))
         assert ratio >= AA, (theme, text.name, background.name, round(ratio, 2))
@@ -50,9 +59,12 @@ def test_every_status_colour_meets_aa_on_every_background_it_sits_on(theme: str,
     from app.gui.results.table import _FAILED_BACKGROUND
 
     palette = qapp.palette()
-    backgrounds = {"window": palette.color(Role.Window), "base": palette.color(Role.Base),
-                   "alternate": palette.color(Role.AlternateBase),
-                   "failed row": _blend(_FAILED_BACKGROUND.color(), palette.color(Role.Base))}
+    backgrounds = {
+        "window": palette.color(Role.Window),
+        "base": palette.color(Role.Base),
+        "alternate": palette.color(Role.AlternateBase),
+        "failed row": _blend(_FAILED_BACKGROUND.color(), palette.color(Role.Base)),
+    }
     for kind in STATUS_COLOURS:
         for where, background in backgrounds.items():
             colour = status_colour(kind, background)
@@ -86,8 +98,11 @@ def test_dark_check_boxes_have_a_visible_outline(qtbot: Any, qapp: QApplication)
         image = box.grab().toImage()
         base = qapp.palette().color(Role.Base)
         window = qapp.palette().color(Role.Window)
-        best = max(min(contrast_ratio(QColor(image.pixel(x, y)), base), contrast_ratio(QColor(image.pixel(x, y)), window))
-                   for x in range(image.width()) for y in range(image.height()))
+        best = max(
+            min(contrast_ratio(QColor(image.pixel(x, y)), base), contrast_ratio(QColor(image.pixel(x, y)), window))
+            for x in range(image.width())
+            for y in range(image.height())
+        )
         assert best >= 3.0  # WCAG's 3:1 for the boundary of a control
     finally:
         apply_theme(qapp, "system")

@@ -16,16 +16,26 @@ NEW_ID = "20260102-100000-bbbbbb"
 
 #: An environment as `collect_environment` records one (the parts a comparison states).
 ENVIRONMENT: dict[str, Any] = {
-    "app_version": "0.1.0", "hostname": "laptop",
-    "cpu": {"model": "Test CPU", "architecture": "x86_64", "physical_cores": 2, "logical_cores": 4,
-            "flags": {"aes": True, "pclmulqdq": True, "sha_ni": False, "avx2": True, "vaes": False,
-                      "avx512f": False},
-            "flags_note": None, "governors": ["performance"], "freq_current_mhz": None, "freq_max_mhz": None},
+    "app_version": "0.1.0",
+    "hostname": "laptop",
+    "cpu": {
+        "model": "Test CPU",
+        "architecture": "x86_64",
+        "physical_cores": 2,
+        "logical_cores": 4,
+        "flags": {"aes": True, "pclmulqdq": True, "sha_ni": False, "avx2": True, "vaes": False, "avx512f": False},
+        "flags_note": None,
+        "governors": ["performance"],
+        "freq_current_mhz": None,
+        "freq_max_mhz": None,
+    },
     "memory_total_bytes": 8 << 30,
     "os": {"platform": "Linux-6.1-x86_64", "system": "Linux", "release": "6.1.0", "pretty_name": "Debian 12"},
     "python": {"version": "3.11.7", "implementation": "CPython", "executable": "/usr/bin/python3"},
-    "libraries": {"cryptography": {"version": "42.0.0", "openssl": "OpenSSL 3.0.11 19 Sep 2023"},
-                  "pycryptodome": {"version": "3.20.0", "note": "own C implementation"}},
+    "libraries": {
+        "cryptography": {"version": "42.0.0", "openssl": "OpenSSL 3.0.11 19 Sep 2023"},
+        "pycryptodome": {"version": "3.20.0", "note": "own C implementation"},
+    },
 }
 
 
@@ -36,28 +46,61 @@ def samples(median: float, n: int = 40, spread: float = 0.02, seed: int = 0) -> 
 
 
 def job(run_id: str, index: int, size: int, metrics: dict[str, list[float]], **fields: Any) -> JobResult:
-    base: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 128},
-                            "label": "AES-128-GCM", "family": "aead", "mode": "operations", "status": "ok"}
+    base: dict[str, Any] = {
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {"key_bits": 128},
+        "label": "AES-128-GCM",
+        "family": "aead",
+        "mode": "operations",
+        "status": "ok",
+    }
     base.update(fields)
-    return JobResult(id=f"{run_id}/{index}", index=index, message_size=size,
-                     metrics={name: MetricResult(summarize(s), s) for name, s in metrics.items()}, **base)
+    return JobResult(
+        id=f"{run_id}/{index}",
+        index=index,
+        message_size=size,
+        metrics={name: MetricResult(summarize(s), s) for name, s in metrics.items()},
+        **base,
+    )
 
 
-def run(run_id: str, jobs: list[JobResult], environment: dict[str, Any] | None = None,
-        started: str = "2026-01-01T10:00:00+00:00") -> RunResult:
-    return RunResult(id=run_id, started=started, finished=started.replace("10:00:00", "10:05:00"),
-                     status="finished", environment=json.loads(json.dumps(environment or ENVIRONMENT)),
-                     profile={"name": "bench", "jobs": []}, jobs=jobs)
+def run(
+    run_id: str,
+    jobs: list[JobResult],
+    environment: dict[str, Any] | None = None,
+    started: str = "2026-01-01T10:00:00+00:00",
+) -> RunResult:
+    return RunResult(
+        id=run_id,
+        started=started,
+        finished=started.replace("10:00:00", "10:05:00"),
+        status="finished",
+        environment=json.loads(json.dumps(environment or ENVIRONMENT)),
+        profile={"name": "bench", "jobs": []},
+        jobs=jobs,
+    )
 
 
 def base_run() -> RunResult:
     """Three jobs: AES at two sizes (encrypt, decrypt) and Ed25519 (sign)."""
-    return run(BASE_ID, [
-        job(BASE_ID, 0, 1024, {"encrypt": samples(10e-6, seed=1), "decrypt": samples(11e-6, seed=2)}),
-        job(BASE_ID, 1, 65536, {"encrypt": samples(40e-6, seed=3)}),
-        job(BASE_ID, 2, 64, {"sign": samples(50e-6, seed=4)}, scheme="ed25519", params={}, label="Ed25519",
-            family="signature"),
-    ])
+    return run(
+        BASE_ID,
+        [
+            job(BASE_ID, 0, 1024, {"encrypt": samples(10e-6, seed=1), "decrypt": samples(11e-6, seed=2)}),
+            job(BASE_ID, 1, 65536, {"encrypt": samples(40e-6, seed=3)}),
+            job(
+                BASE_ID,
+                2,
+                64,
+                {"sign": samples(50e-6, seed=4)},
+                scheme="ed25519",
+                params={},
+                label="Ed25519",
+                family="signature",
+            ),
+        ],
+    )
 
 
 def scaled(source: RunResult, factor: float, run_id: str = NEW_ID) -> RunResult:

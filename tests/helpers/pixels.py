@@ -32,8 +32,8 @@ ROUNDING_LEVELS = 4
 class PixelDifference:
     """How two same-sized images differ."""
 
-    max_levels: int       # largest per-channel difference, 0-255
-    pixels_over: int      # pixels with any channel differing by more than the tolerance
+    max_levels: int  # largest per-channel difference, 0-255
+    pixels_over: int  # pixels with any channel differing by more than the tolerance
     tolerance: int
 
     @property
@@ -56,5 +56,6 @@ def compare(a: QImage, b: QImage, tolerance: int = ROUNDING_LEVELS) -> PixelDiff
         raise AssertionError(f"sizes differ: {a.width()}x{a.height()} against {b.width()}x{b.height()}")
     delta = np.abs(_rgba(a).astype(np.int16) - _rgba(b).astype(np.int16))
     per_pixel = delta.max(axis=2)
-    return PixelDifference(max_levels=int(per_pixel.max(initial=0)),
-                           pixels_over=int((per_pixel > tolerance).sum()), tolerance=tolerance)
+    return PixelDifference(
+        max_levels=int(per_pixel.max(initial=0)), pixels_over=int((per_pixel > tolerance).sum()), tolerance=tolerance
+    )

@@ -14,8 +14,13 @@ _JOB_FIELDS = {f.name for f in fields(ResolvedJob)}
 _PEER_FIELDS = {f.name for f in fields(SessionPeer)}
 
 
-def job_plan(scheme: str, backend: str = "cryptography", params: dict[str, Any] | None = None,
-             sizes: list[int] | None = None, **settings: Any) -> JobPlan:
+def job_plan(
+    scheme: str,
+    backend: str = "cryptography",
+    params: dict[str, Any] | None = None,
+    sizes: list[int] | None = None,
+    **settings: Any,
+) -> JobPlan:
     """A plan for one job of `scheme`: small defaults, any ResolvedJob field (samples,
     warmup, tamper, ...) or SessionPeer field (host, port, token, reply_timeout, ...) by
     name. Giving a `token` makes it a session plan (mode loopback unless `mode` is given)."""
@@ -24,9 +29,20 @@ def job_plan(scheme: str, backend: str = "cryptography", params: dict[str, Any] 
         raise TypeError(f"job_plan() got unknown settings {sorted(unknown)}")
     peer_settings = {k: v for k, v in settings.items() if k in _PEER_FIELDS}
     job_settings: dict[str, Any] = {
-        "index": 0, "scheme": scheme, "backend": backend, "params": dict(params or {}), "message_sizes": sizes or [18],
-        "mode": Mode.LOOPBACK if peer_settings else Mode.OPERATIONS, "samples": 4, "warmup": 1, "keygen_samples": 2,
-        "pause_ms": 0.0, "tamper": 3, "label": f"{scheme} [{backend}]", "family": registry.get_spec(scheme).family}
+        "index": 0,
+        "scheme": scheme,
+        "backend": backend,
+        "params": dict(params or {}),
+        "message_sizes": sizes or [18],
+        "mode": Mode.LOOPBACK if peer_settings else Mode.OPERATIONS,
+        "samples": 4,
+        "warmup": 1,
+        "keygen_samples": 2,
+        "pause_ms": 0.0,
+        "tamper": 3,
+        "label": f"{scheme} [{backend}]",
+        "family": registry.get_spec(scheme).family,
+    }
     job_settings.update({k: v for k, v in settings.items() if k in _JOB_FIELDS})
     peer = None
     if peer_settings:

@@ -27,24 +27,47 @@ MANY = settings(deadline=None, max_examples=150, suppress_health_check=[HealthCh
 
 #: JSON kinds each field accepts. Must list every model field (test_every_field_is_covered).
 PROFILE_KINDS: dict[str, set[str]] = {
-    "format_version": {"int"}, "name": {"str"}, "description": {"str"}, "experiment": {"str", "null"},
+    "format_version": {"int"},
+    "name": {"str"},
+    "description": {"str"},
+    "experiment": {"str", "null"},
     "jobs": {"list"},
 }
 JOB_KINDS: dict[str, set[str]] = {
-    "scheme": {"str"}, "backend": {"str", "null"}, "params": {"dict"}, "mode": {"str"},
-    "message_sizes": {"list", "null"}, "samples": {"int"}, "warmup": {"int"}, "keygen_samples": {"int"},
-    "pause_ms": {"int", "float"}, "tamper": {"int"}, "tcp_nodelay": {"bool"}, "label": {"str", "null"},
-    "link": {"str", "dict", "null"}, "links": {"list", "null"}, "placement": {"str", "null"},
+    "scheme": {"str"},
+    "backend": {"str", "null"},
+    "params": {"dict"},
+    "mode": {"str"},
+    "message_sizes": {"list", "null"},
+    "samples": {"int"},
+    "warmup": {"int"},
+    "keygen_samples": {"int"},
+    "pause_ms": {"int", "float"},
+    "tamper": {"int"},
+    "tcp_nodelay": {"bool"},
+    "label": {"str", "null"},
+    "link": {"str", "dict", "null"},
+    "links": {"list", "null"},
+    "placement": {"str", "null"},
     # Load mode's fields (rate_per_s: a number or "sweep").
-    "clients": {"int", "null"}, "server_workers": {"int", "null"}, "rate_per_s": {"int", "float", "str", "null"},
-    "rates": {"list", "null"}, "duration_s": {"int", "float", "null"}, "warmup_s": {"int", "float", "null"},
+    "clients": {"int", "null"},
+    "server_workers": {"int", "null"},
+    "rate_per_s": {"int", "float", "str", "null"},
+    "rates": {"list", "null"},
+    "duration_s": {"int", "float", "null"},
+    "warmup_s": {"int", "float", "null"},
 }
 #: Integer job fields and their inclusive bounds.
-INT_BOUNDS = {"samples": (1, MAX_SAMPLES), "warmup": (0, 100_000), "keygen_samples": (1, 10_000),
-              "tamper": (0, 10_000)}
+INT_BOUNDS = {"samples": (1, MAX_SAMPLES), "warmup": (0, 100_000), "keygen_samples": (1, 10_000), "tamper": (0, 10_000)}
 
-VALID_JOB: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 256},
-                             "message_sizes": [18], "samples": 3, "warmup": 0}
+VALID_JOB: dict[str, Any] = {
+    "scheme": "aes-gcm",
+    "backend": "cryptography",
+    "params": {"key_bits": 256},
+    "message_sizes": [18],
+    "samples": 3,
+    "warmup": 0,
+}
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -109,8 +132,13 @@ def _shown(value: Any) -> str:
 
 
 # JSON values of every kind; `_kind` picks out the wrong ones for a field.
-SCALARS = (st.none() | st.booleans() | st.integers(-(10**20), 10**20)
-           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12))
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
 JSON_VALUES = SCALARS | st.lists(SCALARS, max_size=3) | st.dictionaries(st.text(max_size=6), SCALARS, max_size=3)
 
 

@@ -14,11 +14,30 @@ RUN_ID = "20260101-000000-aaaaaa"
 def stored_run(path: Path) -> Path:
     """A store holding one finished run of one job."""
     with Store(path) as store:
-        store.begin_run(RunResult(id=RUN_ID, started="2026-01-01T00:00:00+00:00", status="running",
-                                  environment={}, profile={"name": "p", "jobs": []}))
-        store.add_job(RUN_ID, JobResult(id=f"{RUN_ID}/0", index=0, scheme="sha256", backend="cryptography",
-                                        params={}, label="SHA-256", family="hash", mode="operations",
-                                        message_size=64, status="ok"))
+        store.begin_run(
+            RunResult(
+                id=RUN_ID,
+                started="2026-01-01T00:00:00+00:00",
+                status="running",
+                environment={},
+                profile={"name": "p", "jobs": []},
+            )
+        )
+        store.add_job(
+            RUN_ID,
+            JobResult(
+                id=f"{RUN_ID}/0",
+                index=0,
+                scheme="sha256",
+                backend="cryptography",
+                params={},
+                label="SHA-256",
+                family="hash",
+                mode="operations",
+                message_size=64,
+                status="ok",
+            ),
+        )
         store.finish_run(RUN_ID, "finished", "2026-01-01T00:00:01+00:00")
     return path
 

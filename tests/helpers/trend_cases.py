@@ -31,20 +31,38 @@ def samples(median: float, n: int = 31) -> list[float]:
 
 
 def job(run_id: str, index: int, median: float | None, **fields: Any) -> JobResult:
-    base: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 128},
-                            "label": "AES-128-GCM", "family": "aead", "mode": "operations", "message_size": 1024}
+    base: dict[str, Any] = {
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {"key_bits": 128},
+        "label": "AES-128-GCM",
+        "family": "aead",
+        "mode": "operations",
+        "message_size": 1024,
+    }
     base.update(fields)
     if median is None:
         return JobResult(id=f"{run_id}/{index}", index=index, status="failed", error="boom", **base)
     values = samples(median)
-    return JobResult(id=f"{run_id}/{index}", index=index, status="ok",
-                     metrics={"encrypt": MetricResult(summarize(values), values)}, **base)
+    return JobResult(
+        id=f"{run_id}/{index}",
+        index=index,
+        status="ok",
+        metrics={"encrypt": MetricResult(summarize(values), values)},
+        **base,
+    )
 
 
 def environment(host: str, cryptography: str, openssl: str) -> dict[str, Any]:
-    return {"hostname": host, "cpu": {"model": f"CPU of {host}"}, "python": {"version": "3.11.7"},
-            "libraries": {"cryptography": {"version": cryptography, "openssl": openssl},
-                          "pycryptodome": {"version": "3.20.0"}}}
+    return {
+        "hostname": host,
+        "cpu": {"model": f"CPU of {host}"},
+        "python": {"version": "3.11.7"},
+        "libraries": {
+            "cryptography": {"version": cryptography, "openssl": openssl},
+            "pycryptodome": {"version": "3.20.0"},
+        },
+    }
 
 
 def write(path: Path, run: RunResult) -> None:
@@ -61,9 +79,20 @@ def build(path: Path) -> MatchKey:
     key size and a pycryptodome one, which must not join the trend."""
     with Store(path) as store:  # whole runs, one transaction each: the tests' store in ~20 ms
         for run_id, started, host, cryptography, openssl, median in reversed(RUNS):
-            jobs = [job(run_id, 0, median), job(run_id, 1, 20e-6, params={"key_bits": 256}),
-                    job(run_id, 2, 30e-6, backend="pycryptodome")]
-            store.add_run(RunResult(id=run_id, started=started, finished=started, status="finished",
-                                    environment=environment(host, cryptography, openssl),
-                                    profile={"name": "trend", "jobs": []}, jobs=jobs))
+            jobs = [
+                job(run_id, 0, median),
+                job(run_id, 1, 20e-6, params={"key_bits": 256}),
+                job(run_id, 2, 30e-6, backend="pycryptodome"),
+            ]
+            store.add_run(
+                RunResult(
+                    id=run_id,
+                    started=started,
+                    finished=started,
+                    status="finished",
+                    environment=environment(host, cryptography, openssl),
+                    profile={"name": "trend", "jobs": []},
+                    jobs=jobs,
+                )
+            )
     return match_key(job(RUNS[0][0], 0, 1.0))

@@ -75,8 +75,17 @@ PATHS = list(_paths(BASE, items=10_000))
 FEW_PATHS = list(_paths(BASE, items=1))
 MISSING = object()
 REPLACEMENTS: dict[str, Any] = {
-    "string": "x", "null": None, "negative": -1, "NaN": math.nan, "huge float": 1e308, "huge int": 10**30,
-    "array": [], "object": {}, "boolean": True, "lone surrogate": "\ud800", "missing": MISSING,
+    "string": "x",
+    "null": None,
+    "negative": -1,
+    "NaN": math.nan,
+    "huge float": 1e308,
+    "huge int": 10**30,
+    "array": [],
+    "object": {},
+    "boolean": True,
+    "lone surrogate": "\ud800",
+    "missing": MISSING,
 }
 
 
@@ -98,8 +107,18 @@ def _mutated(loc: tuple[Any, ...], value: Any) -> dict[str, Any]:
 def _report(tmp_path: Path, data: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     source = tmp_path / "mutated.json"
     source.write_text(json.dumps(data), encoding="utf-8")  # NaN as the NaN literal, "\ud800" escaped
-    code = cli_main(["report", str(source), "--markdown", str(tmp_path / "r.md"), "--csv", str(tmp_path / "r.csv"),
-                     "--store", str(tmp_path / "unused.sqlite3")])
+    code = cli_main(
+        [
+            "report",
+            str(source),
+            "--markdown",
+            str(tmp_path / "r.md"),
+            "--csv",
+            str(tmp_path / "r.csv"),
+            "--store",
+            str(tmp_path / "unused.sqlite3"),
+        ]
+    )
     return code, capsys.readouterr().err
 
 
@@ -135,26 +154,51 @@ def test_every_single_field_mutation_is_reported_or_refused() -> None:
     assert codes["refused"] > 3 * codes["rendered"]
 
 
-@pytest.mark.parametrize(("loc", "value", "expected"), [
-    (("jobs", 1, "metrics", "rtt", "n"), -1, "jobs[1].metrics.rtt.n: expected an integer 1..1000000, got -1"),
-    (("jobs", 0, "validation", "checked"), "100", 'jobs[0].validation.checked: expected a non-negative integer, '
-                                                  'got "100"'),
-    (("jobs", 0, "metrics", "encrypt", "median"), math.nan, "jobs[0].metrics.encrypt.median: expected a finite "
-                                                            "number, got NaN"),
-    (("jobs", 3, "status"), MISSING, "jobs[3].status: required field is missing"),
-    (("jobs", 0, "metrics", "keygen", "samples", 5), math.nan, "jobs[0].metrics.keygen.samples[5]: expected a "
-                                                               "finite number, got NaN"),
-    (("jobs", 0, "metrics", "keygen", "samples", 6), True, "jobs[0].metrics.keygen.samples[6]: expected a "
-                                                           "finite number, got true"),
-    (("run", "environment", "cpu", "governors"), 5, "run.environment.cpu.governors: expected an array or null, "
-                                                    "got 5"),
-    (("jobs", 0, "memory", "rss_peak_bytes"), "x", "jobs[0].memory.rss_peak_bytes: expected an object or null, "
-                                                    'got "x"'),
-    (("jobs", 0, "label"), "\ud800", 'jobs[0].label: text that cannot be written as UTF-8 (a lone surrogate), '
-                                     'got "\\ud800"'),
-])
-def test_refusal_names_the_file_and_the_field_path(tmp_path: Path, loc: tuple[Any, ...], value: Any,
-                                                    expected: str) -> None:
+@pytest.mark.parametrize(
+    ("loc", "value", "expected"),
+    [
+        (("jobs", 1, "metrics", "rtt", "n"), -1, "jobs[1].metrics.rtt.n: expected an integer 1..1000000, got -1"),
+        (
+            ("jobs", 0, "validation", "checked"),
+            "100",
+            'jobs[0].validation.checked: expected a non-negative integer, got "100"',
+        ),
+        (
+            ("jobs", 0, "metrics", "encrypt", "median"),
+            math.nan,
+            "jobs[0].metrics.encrypt.median: expected a finite number, got NaN",
+        ),
+        (("jobs", 3, "status"), MISSING, "jobs[3].status: required field is missing"),
+        (
+            ("jobs", 0, "metrics", "keygen", "samples", 5),
+            math.nan,
+            "jobs[0].metrics.keygen.samples[5]: expected a finite number, got NaN",
+        ),
+        (
+            ("jobs", 0, "metrics", "keygen", "samples", 6),
+            True,
+            "jobs[0].metrics.keygen.samples[6]: expected a finite number, got true",
+        ),
+        (
+            ("run", "environment", "cpu", "governors"),
+            5,
+            "run.environment.cpu.governors: expected an array or null, got 5",
+        ),
+        (
+            ("jobs", 0, "memory", "rss_peak_bytes"),
+            "x",
+            'jobs[0].memory.rss_peak_bytes: expected an object or null, got "x"',
+        ),
+        (
+            ("jobs", 0, "label"),
+            "\ud800",
+            'jobs[0].label: text that cannot be written as UTF-8 (a lone surrogate), got "\\ud800"',
+        ),
+    ],
+)
+def test_refusal_names_the_file_and_the_field_path(
+    tmp_path: Path, loc: tuple[Any, ...], value: Any, expected: str
+) -> None:
     path = tmp_path / "results.json"
     path.write_text(json.dumps(_mutated(loc, value)), encoding="utf-8")
     with pytest.raises(ResultsFileError) as caught:
@@ -176,16 +220,22 @@ def test_a_real_export_of_every_job_kind_loads(tmp_path: Path) -> None:
     assert len(load_results_file(path).jobs) == 10
 
 
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
-                    st.sampled_from(["\ud800", "\udfff", "x\x00y"]))
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.sampled_from(["\ud800", "\udfff", "x\x00y"]),
+)
 VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(st.text(max_size=4), SCALARS, max_size=3))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(loc=st.sampled_from(PATHS), value=st.one_of(VALUES, st.just(MISSING)))
-def test_any_value_anywhere_is_reported_or_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   loc: tuple[Any, ...], value: Any) -> None:
+def test_any_value_anywhere_is_reported_or_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], loc: tuple[Any, ...], value: Any
+) -> None:
     code, err = _report(tmp_path, _mutated(loc, value), capsys)
     _assert_clean(code, err, f"{loc} = {value!r}")
 
@@ -231,14 +281,16 @@ DAMAGE: dict[str, Any] = {
     "not JSON": lambda p: _damage(p, "UPDATE jobs SET result = ? WHERE idx = 2", b"\x00\xff garbage"),
     "wrong type": lambda p: _edit_row(p, 2, lambda d: d.update(message_size="1 KiB")),
     "NaN sample": lambda p: _edit_row(p, 2, _nan_sample),
-    "samples cut short": lambda p: _edit_row(p, 2, lambda d: d["metrics"]["encrypt"].update(
-        samples_f64=d["metrics"]["encrypt"]["samples_f64"][:40])),
+    "samples cut short": lambda p: _edit_row(
+        p, 2, lambda d: d["metrics"]["encrypt"].update(samples_f64=d["metrics"]["encrypt"]["samples_f64"][:40])
+    ),
 }
 
 
 @pytest.mark.parametrize("kind", sorted(DAMAGE))
-def test_a_damaged_job_row_is_found_and_the_rest_of_its_run_reads(tmp_path: Path, kind: str,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_job_row_is_found_and_the_rest_of_its_run_reads(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "results.sqlite3"
     _store_with_run(path)
     DAMAGE[kind](path)
@@ -321,7 +373,8 @@ def test_the_window_opens_a_run_with_a_damaged_row(qtbot: Any, tmp_path: Path) -
 
 
 def test_a_stored_profile_with_text_that_cannot_be_encoded_is_damaged_not_fatal(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A run stored by an older version, before profiles refused lone surrogates: its
     description used to break `report --markdown`; now the run reports without it."""
     path = tmp_path / "results.sqlite3"

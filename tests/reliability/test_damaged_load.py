@@ -22,8 +22,17 @@ from tests.helpers.loads import load_run
 BASE_TEXT = results.to_json(load_run())
 MISSING = object()
 REPLACEMENTS: dict[str, Any] = {
-    "string": "x", "null": None, "zero": 0, "negative": -1, "NaN": math.nan, "huge float": 1e308,
-    "huge int": 10**30, "array": [], "object": {}, "boolean": True, "missing": MISSING,
+    "string": "x",
+    "null": None,
+    "zero": 0,
+    "negative": -1,
+    "NaN": math.nan,
+    "huge float": 1e308,
+    "huge int": 10**30,
+    "array": [],
+    "object": {},
+    "boolean": True,
+    "missing": MISSING,
 }
 
 

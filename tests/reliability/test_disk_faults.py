@@ -34,6 +34,7 @@ from tests.report.conftest import build_run
 def hand_run() -> Any:
     return build_run("20260101-000000-abcdef", "2026-01-01T00:00:00+00:00")
 
+
 OLD = "the previous, complete file\n"
 
 FAULTS = {
@@ -50,12 +51,16 @@ def _inject(monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
     error = OSError(code, os.strerror(code))
 
     if where == "create":
+
         def refuse(*args: Any, **kwargs: Any) -> Any:
             raise error
+
         monkeypatch.setattr(fileio, "_open_new", refuse)
     else:
+
         def full(fd: int) -> None:
             raise error
+
         monkeypatch.setattr(fileio.os, "fsync", full)
 
 
@@ -73,9 +78,9 @@ def _writers() -> dict[str, Callable[[Path], None]]:
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 @pytest.mark.parametrize("writer", sorted(_writers()))
-def test_failed_write_names_the_file_and_keeps_the_previous_one(qapp: Any, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch,
-                                                                writer: str, fault: str) -> None:
+def test_failed_write_names_the_file_and_keeps_the_previous_one(
+    qapp: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str, fault: str
+) -> None:
     target = tmp_path / "target.out"
     target.write_text(OLD)
     _inject(monkeypatch, fault)
@@ -89,16 +94,18 @@ def test_failed_write_names_the_file_and_keeps_the_previous_one(qapp: Any, tmp_p
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_window_save_and_export_show_the_error_and_keep_the_file(qtbot: Any, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+def test_window_save_and_export_show_the_error_and_keep_the_file(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QMessageBox
 
     from app.gui.main_window import MainWindow
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    window = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
-                        store_path=tmp_path / "r.sqlite3")
+    window = MainWindow(
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), store_path=tmp_path / "r.sqlite3"
+    )
     qtbot.addWidget(window)
     window.panel.set_checked("sha256")
     profile_file, export_file = tmp_path / "p.json", tmp_path / "out.csv"
@@ -118,8 +125,10 @@ def test_window_save_and_export_show_the_error_and_keep_the_file(qtbot: Any, tmp
         window.controller.shutdown()
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="root writes into read-only folders; the simulated EACCES/EROFS cases cover it")
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0,
+    reason="root writes into read-only folders; the simulated EACCES/EROFS cases cover it",
+)
 def test_real_read_only_folder(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
@@ -151,16 +160,23 @@ if __name__ == "__main__":  # spawned children import this file again: only the 
 def _limited_cli(tmp_path: Path, limit: int, *args: str) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "limited.py"
     script.write_text(LIMITED)
-    return subprocess.run([sys.executable, str(script), str(limit), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, str(script), str(limit), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 SAMPLED_JOBS = [{"scheme": "sha256", "message_sizes": [64 + k], "samples": 300, "warmup": 0} for k in range(8)]
 #: 24 stored results of ~3 KB each (statistics and metadata; a few samples): the store
 #: passes 64 KiB about halfway, in a few seconds (every sample takes ~2 ms of batching,
 #: so filling the store with samples instead took 10 s).
-STORE_FILL_JOBS = [{"scheme": "sha256", "message_sizes": [64 + k, 128 + k, 256 + k], "samples": 20, "warmup": 0}
-                   for k in range(8)]
+STORE_FILL_JOBS = [
+    {"scheme": "sha256", "message_sizes": [64 + k, 128 + k, 256 + k], "samples": 20, "warmup": 0} for k in range(8)
+]
 STORE_FILL_RESULTS = sum(len(job["message_sizes"]) for job in STORE_FILL_JOBS)
 
 
@@ -170,8 +186,7 @@ def test_cli_export_past_the_size_limit_keeps_the_previous_file(tmp_path: Path) 
     profile.write_text(json.dumps({"name": "limited", "jobs": SAMPLED_JOBS[:2]}))
     export_file = tmp_path / "out.json"
     export_file.write_text(OLD)
-    proc = _limited_cli(tmp_path, 16 * 1024, "run", str(profile), "--no-store", "--quiet", "--json",
-                        str(export_file))
+    proc = _limited_cli(tmp_path, 16 * 1024, "run", str(profile), "--no-store", "--quiet", "--json", str(export_file))
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith(f"cryptobench: error: {export_file}: cannot write: File too large")
     assert "Traceback" not in proc.stderr
@@ -189,8 +204,9 @@ def test_store_full_mid_run_the_run_goes_on_and_nothing_is_lost(tmp_path: Path) 
     profile = tmp_path / "p.json"
     profile.write_text(json.dumps({"name": "store-full", "jobs": STORE_FILL_JOBS}))
     csv_file = tmp_path / "out.csv"  # no samples in CSV: it fits under the limit
-    proc = _limited_cli(tmp_path, 64 * 1024, "run", str(profile), "--store", str(store_path), "--quiet",
-                        "--csv", str(csv_file))
+    proc = _limited_cli(
+        tmp_path, 64 * 1024, "run", str(profile), "--store", str(store_path), "--quiet", "--csv", str(csv_file)
+    )
     assert proc.returncode == 1, proc.stderr
     output = " ".join((proc.stdout + proc.stderr).split())  # the console wraps long lines
     assert "cannot write the results store" in output and "NOT all stored" in output
@@ -212,13 +228,17 @@ def test_runner_keeps_results_when_the_store_fails(tmp_path: Path) -> None:
 
     logs: list[str] = []
     with Store(tmp_path / "r.sqlite3") as store:
+
         def full(run_id: str, job: Any) -> None:
             raise StoreError(f"{store.path}: cannot write the results store: database or disk is full")
+
         store.add_job = full  # type: ignore[method-assign]
-        profile = parse_profile({"name": "p", "jobs": [{**job, "message_sizes": job["message_sizes"][:1]}
-                                                       for job in STORE_FILL_JOBS[:3]]})
-        runner = Runner(profile, store=store, on_event=lambda e: logs.append(e.text)
-                        if isinstance(e, LogMessage) else None)
+        profile = parse_profile(
+            {"name": "p", "jobs": [{**job, "message_sizes": job["message_sizes"][:1]} for job in STORE_FILL_JOBS[:3]]}
+        )
+        runner = Runner(
+            profile, store=store, on_event=lambda e: logs.append(e.text) if isinstance(e, LogMessage) else None
+        )
         run = runner.run()
     assert [job.status for job in run.jobs] == ["ok", "ok", "ok"]
     assert runner.store_error and "disk is full" in runner.store_error

@@ -94,8 +94,9 @@ def test_overwriting_keeps_the_mode(tmp_path: Path, umask: Callable[[int], None]
 
 
 @pytest.mark.parametrize("writer", sorted(WRITERS))
-def test_writing_through_a_symlink_updates_its_target(tmp_path: Path, umask: Callable[[int], None],
-                                                      writer: str) -> None:
+def test_writing_through_a_symlink_updates_its_target(
+    tmp_path: Path, umask: Callable[[int], None], writer: str
+) -> None:
     umask(0o022)
     real_folder = tmp_path / "elsewhere"
     real_folder.mkdir()

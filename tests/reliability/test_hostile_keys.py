@@ -137,8 +137,11 @@ def _eddsa_hostile(curve: str) -> list[tuple[str, bytes]]:
     return keys
 
 
-_FIELD = {"P-256": 2**256 - 2**224 + 2**192 + 2**96 - 1, "P-384": 2**384 - 2**128 - 2**96 + 2**32 - 1,
-          "P-521": 2**521 - 1}
+_FIELD = {
+    "P-256": 2**256 - 2**224 + 2**192 + 2**96 - 1,
+    "P-384": 2**384 - 2**128 - 2**96 + 2**32 - 1,
+    "P-521": 2**521 - 1,
+}
 
 
 def _ecdsa_hostile(curve: str) -> list[tuple[str, bytes]]:
@@ -243,8 +246,10 @@ def test_ml_dsa_refuses_a_key_of_the_wrong_length(level: int, delta: int | None)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize(("scheme_id", "params"), [("ed25519", {}), ("ed448", {}), ("ecdsa", {"curve": "P-521"}),
-                                                   ("rsa-pss", {"bits": 2048})])
+@pytest.mark.parametrize(
+    ("scheme_id", "params"),
+    [("ed25519", {}), ("ed448", {}), ("ecdsa", {"curve": "P-521"}), ("rsa-pss", {"bits": 2048})],
+)
 def test_a_genuine_key_still_verifies(backend: str, scheme_id: str, params: dict[str, Any]) -> None:
     scheme = registry.create(scheme_id, backend, params)
     sender, receiver = scheme.new_sender(), scheme.new_receiver()
@@ -277,7 +282,8 @@ def _lenient_library_verifies(scheme_id: str, backend: str, key: bytes, signatur
     try:
         if scheme_id == "ecdsa":
             DSS.new(ECC.import_key(key, curve_name="P-256"), "fips-186-3", encoding="der").verify(
-                SHA256.new(message), signature)
+                SHA256.new(message), signature
+            )
         elif backend == "pycryptodome":
             eddsa.new(eddsa.import_public_key(key), "rfc8032").verify(message, signature)
         else:
@@ -290,8 +296,12 @@ def _lenient_library_verifies(scheme_id: str, backend: str, key: bytes, signatur
 
 MESSAGE = b"transfer 1000 to Mallory"
 #: (scheme, backend) pairs whose bare library verifies a forgery under a hostile key.
-LENIENT = [("ed25519", "cryptography"), ("ed25519", "pycryptodome"), ("ed448", "pycryptodome"),
-           ("ecdsa", "pycryptodome")]
+LENIENT = [
+    ("ed25519", "cryptography"),
+    ("ed25519", "pycryptodome"),
+    ("ed448", "pycryptodome"),
+    ("ecdsa", "pycryptodome"),
+]
 
 
 def _forgery(scheme_id: str, message: bytes) -> tuple[bytes, bytes]:
@@ -359,8 +369,20 @@ def _forged_session(monkeypatch: pytest.MonkeyPatch, scheme_id: str, backend: st
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     events: list[Any] = []
-    plan = job_plan(scheme_id, backend, params, [32],
-                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=0, host="-", port=0, token=token)
+    plan = job_plan(
+        scheme_id,
+        backend,
+        params,
+        [32],
+        samples=3,
+        warmup=0,
+        keygen_samples=1,
+        pause_ms=0,
+        tamper=0,
+        host="-",
+        port=0,
+        token=token,
+    )
     try:
         SenderSession(left, plan, events.append).run()
     finally:
@@ -375,8 +397,11 @@ def _forged_session(monkeypatch: pytest.MonkeyPatch, scheme_id: str, backend: st
 def test_a_forging_signer_fails_the_session_with_the_reason(
     monkeypatch: pytest.MonkeyPatch, scheme_id: str, backend: str
 ) -> None:
-    with pytest.raises(SessionFailed, match=r"receiver rejected the handshake: PayloadFormatError: invalid .*"
-                                            r"verification key: .*(small order|identity)"):
+    with pytest.raises(
+        SessionFailed,
+        match=r"receiver rejected the handshake: PayloadFormatError: invalid .*"
+        r"verification key: .*(small order|identity)",
+    ):
         _forged_session(monkeypatch, scheme_id, backend)
 
 

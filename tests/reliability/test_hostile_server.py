@@ -93,10 +93,23 @@ def fake() -> Iterator[Callable[[Script], FakeServer]]:
 
 
 def plan_for(port: int, **changes: Any) -> JobPlan:
-    fields: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {},
-                                  "message_sizes": [64], "samples": 3, "warmup": 0, "keygen_samples": 1, "pause_ms": 0, "tamper": 1,
-                                  "host": "127.0.0.1", "port": port, "token": TOKEN, "connect_timeout": 2, "reply_timeout": 10,
-                                  "queue_timeout": 5}
+    fields: dict[str, Any] = {
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {},
+        "message_sizes": [64],
+        "samples": 3,
+        "warmup": 0,
+        "keygen_samples": 1,
+        "pause_ms": 0,
+        "tamper": 1,
+        "host": "127.0.0.1",
+        "port": port,
+        "token": TOKEN,
+        "connect_timeout": 2,
+        "reply_timeout": 10,
+        "queue_timeout": 5,
+    }
     fields.update(changes)
     return job_plan(**fields)
 
@@ -120,9 +133,13 @@ def _squatter_with_a_wrong_token(sock: socket.socket) -> None:
     sock.sendall(frame(FrameType.CHALLENGE, server_nonce))
     reader.expect(FrameType.PROOF)
     wrong = server_proof(bytes(TOKEN_BYTES), client_nonce, server_nonce)
-    lies = (frame(FrameType.WELCOME, wrong) + frame(FrameType.READY)
-            + frame(FrameType.JOB_OK, b'{"capacity": 65536}') + frame(FrameType.PUBLIC, U64.pack(2**64 - 1))
-            + frame(FrameType.ERROR, ESCAPES.encode()))
+    lies = (
+        frame(FrameType.WELCOME, wrong)
+        + frame(FrameType.READY)
+        + frame(FrameType.JOB_OK, b'{"capacity": 65536}')
+        + frame(FrameType.PUBLIC, U64.pack(2**64 - 1))
+        + frame(FrameType.ERROR, ESCAPES.encode())
+    )
     sock.sendall(lies)
     sock.recv(1)
 
@@ -159,17 +176,22 @@ def _squatter_huge_claim(sock: socket.socket) -> None:
     sock.recv(1)
 
 
-@pytest.mark.parametrize(("script", "reason"), [
-    (_squatter_with_a_wrong_token, "did not prove it holds the token (wrong proof)"),
-    (_squatter_error_first, "answered with an ERROR instead of a challenge (text not shown"),
-    (_squatter_long_error_first, "(FrameTooLarge: ERROR frame claims 46 bytes; the limit is 32)"),
-    (_squatter_skips_the_challenge, "is not a CryptoBench session receiver of this version"),
-    (_squatter_speaking_http, "is not a CryptoBench session receiver of this version (BadMagic"),
-    (_squatter_old_protocol, "closed the connection instead of sending a challenge"),
-    (_squatter_huge_claim, "claims 9223372036854775808 bytes; the limit is 32"),
-], ids=["wrong-token", "error-first", "long-error-first", "no-challenge", "http", "old-protocol", "huge-claim"])
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        (_squatter_with_a_wrong_token, "did not prove it holds the token (wrong proof)"),
+        (_squatter_error_first, "answered with an ERROR instead of a challenge (text not shown"),
+        (_squatter_long_error_first, "(FrameTooLarge: ERROR frame claims 46 bytes; the limit is 32)"),
+        (_squatter_skips_the_challenge, "is not a CryptoBench session receiver of this version"),
+        (_squatter_speaking_http, "is not a CryptoBench session receiver of this version (BadMagic"),
+        (_squatter_old_protocol, "closed the connection instead of sending a challenge"),
+        (_squatter_huge_claim, "claims 9223372036854775808 bytes; the limit is 32"),
+    ],
+    ids=["wrong-token", "error-first", "long-error-first", "no-challenge", "http", "old-protocol", "huge-claim"],
+)
 def test_a_squatter_without_the_token_is_refused_before_any_number_or_text(
-        fake: Callable[[Script], FakeServer], script: Script, reason: str) -> None:
+    fake: Callable[[Script], FakeServer], script: Script, reason: str
+) -> None:
     server = fake(script)
     error, events = run_against(server)
     assert isinstance(error, ServerNotAuthenticated), repr(error)
@@ -209,11 +231,13 @@ def liar(**handlers: Callable[[ReceiverSession, memoryview], None]) -> Script:
 
 def report(**changes: Any) -> Callable[[ReceiverSession, memoryview], None]:
     """A SIZE_END_OK with fields changed (raw JSON text, so NaN and Infinity can be sent)."""
+
     def handler(session: ReceiverSession, body: memoryview) -> None:
         fields = {"cpu_seconds": "0.001", "wall_seconds": "0.001", "cpu_percent_mean": "50.0", "rss_bytes": "1000"}
         fields.update(changes)
         text = "{" + ", ".join(f'"{k}": {v}' for k, v in fields.items() if v is not None) + "}"
         send_frame(session.sock, FrameType.SIZE_END_OK, [text.encode()])
+
     return handler
 
 
@@ -249,40 +273,95 @@ def _escapes_in_a_rejection(session: ReceiverSession, body: memoryview) -> None:
 
 
 LIES: list[tuple[str, Script, type[BaseException], str]] = [
-    ("rss Infinity", liar(size_end=report(rss_bytes="Infinity")), MalformedBody,
-     "SIZE_END_OK holds Infinity, not a JSON number"),
-    ("cpu NaN", liar(size_end=report(cpu_percent_mean="NaN")), MalformedBody, "SIZE_END_OK holds NaN, not a JSON number"),
-    ("rss negative", liar(size_end=report(rss_bytes="-1")), PeerLied,
-     "SIZE_END_OK rss_bytes = -1 is not a finite non-negative number"),
-    ("rss huge", liar(size_end=report(rss_bytes=str(2**60))), PeerLied,
-     f"SIZE_END_OK rss_bytes = {2**60} is not a possible resident size"),
+    (
+        "rss Infinity",
+        liar(size_end=report(rss_bytes="Infinity")),
+        MalformedBody,
+        "SIZE_END_OK holds Infinity, not a JSON number",
+    ),
+    (
+        "cpu NaN",
+        liar(size_end=report(cpu_percent_mean="NaN")),
+        MalformedBody,
+        "SIZE_END_OK holds NaN, not a JSON number",
+    ),
+    (
+        "rss negative",
+        liar(size_end=report(rss_bytes="-1")),
+        PeerLied,
+        "SIZE_END_OK rss_bytes = -1 is not a finite non-negative number",
+    ),
+    (
+        "rss huge",
+        liar(size_end=report(rss_bytes=str(2**60))),
+        PeerLied,
+        f"SIZE_END_OK rss_bytes = {2**60} is not a possible resident size",
+    ),
     ("rss fractional", liar(size_end=report(rss_bytes="1.5")), PeerLied, "rss_bytes = 1.5 is not a possible"),
     ("rss 1e400", liar(size_end=report(rss_bytes="1e400")), PeerLied, "rss_bytes = inf is not a finite"),
-    ("cpu a bool", liar(size_end=report(cpu_seconds="true")), PeerLied, "SIZE_END_OK cpu_seconds = True is not a number"),
-    ("cpu a string", liar(size_end=report(cpu_seconds='"\\u001b[2J"')), PeerLied,
-     "cpu_seconds = '\\x1b[2J' is not a number"),
+    (
+        "cpu a bool",
+        liar(size_end=report(cpu_seconds="true")),
+        PeerLied,
+        "SIZE_END_OK cpu_seconds = True is not a number",
+    ),
+    (
+        "cpu a string",
+        liar(size_end=report(cpu_seconds='"\\u001b[2J"')),
+        PeerLied,
+        "cpu_seconds = '\\x1b[2J' is not a number",
+    ),
     ("rss missing", liar(size_end=report(rss_bytes=None)), PeerLied, "SIZE_END_OK rss_bytes = None is not a number"),
-    ("wall too long", liar(size_end=report(wall_seconds="86400")), PeerLied,
-     "SIZE_END_OK wall_seconds = 86400.0 is longer than the"),
+    (
+        "wall too long",
+        liar(size_end=report(wall_seconds="86400")),
+        PeerLied,
+        "SIZE_END_OK wall_seconds = 86400.0 is longer than the",
+    ),
     ("cpu beyond the cores", liar(size_end=report(cpu_seconds="1e9")), PeerLied, "is more than 4096 CPUs can use"),
-    ("percent beyond the cores", liar(size_end=report(cpu_percent_mean="1e9")), PeerLied,
-     "cpu_percent_mean = 1000000000.0 is more than 4096 CPUs"),
-    ("tcp_info count negative", liar(size_end=report(tcp_info='{"segments_out": -1}')), PeerLied,
-     "SIZE_END_OK tcp_info segments_out = -1 is not a count"),
-    ("open time 2**64-1", liar(message=_huge_open_time), PeerLied,
-     "receiver reported open time = 18446744073709551615 ns, longer than the"),
-    ("handshake time 2**63", liar(handshake=_huge_handshake_time), PeerLied,
-     f"receiver reported handshake time = {2**63} ns, longer than the"),
-    ("keygen time 11 days", liar(setup=_huge_keygen_time), PeerLied,
-     f"receiver reported keygen time = {10**15} ns, longer than the"),
-    ("traced peak 2**64-1", liar(trace=_huge_traced_peak), PeerLied,
-     "receiver reported traced peak = 18446744073709551615 bytes, more than any machine has"),
+    (
+        "percent beyond the cores",
+        liar(size_end=report(cpu_percent_mean="1e9")),
+        PeerLied,
+        "cpu_percent_mean = 1000000000.0 is more than 4096 CPUs",
+    ),
+    (
+        "tcp_info count negative",
+        liar(size_end=report(tcp_info='{"segments_out": -1}')),
+        PeerLied,
+        "SIZE_END_OK tcp_info segments_out = -1 is not a count",
+    ),
+    (
+        "open time 2**64-1",
+        liar(message=_huge_open_time),
+        PeerLied,
+        "receiver reported open time = 18446744073709551615 ns, longer than the",
+    ),
+    (
+        "handshake time 2**63",
+        liar(handshake=_huge_handshake_time),
+        PeerLied,
+        f"receiver reported handshake time = {2**63} ns, longer than the",
+    ),
+    (
+        "keygen time 11 days",
+        liar(setup=_huge_keygen_time),
+        PeerLied,
+        f"receiver reported keygen time = {10**15} ns, longer than the",
+    ),
+    (
+        "traced peak 2**64-1",
+        liar(trace=_huge_traced_peak),
+        PeerLied,
+        "receiver reported traced peak = 18446744073709551615 bytes, more than any machine has",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("script", "kind", "reason"), [lie[1:] for lie in LIES], ids=[lie[0] for lie in LIES])
 def test_a_server_that_lies_about_a_number_fails_the_job_naming_the_field(
-        fake: Callable[[Script], FakeServer], script: Script, kind: type[BaseException], reason: str) -> None:
+    fake: Callable[[Script], FakeServer], script: Script, kind: type[BaseException], reason: str
+) -> None:
     server = fake(script)
     error, events = run_against(server)
     assert isinstance(error, kind), repr(error)
@@ -308,11 +387,15 @@ def test_a_rejection_reason_from_the_server_is_shown_escaped(fake: Callable[[Scr
     assert "\x1b" not in str(error) and "\r" not in str(error)
 
 
-@pytest.mark.parametrize(("body", "reason"), [
-    (b'{"capacity": "big"}', "JOB_OK capacity = 'big' is not a frame size"),
-    (b'{"capacity": -1}', "JOB_OK capacity = -1 is not a frame size"),
-    (b'{"capacity": NaN}', "JOB_OK holds NaN, not a JSON number"),
-], ids=["string", "negative", "nan"])
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"capacity": "big"}', "JOB_OK capacity = 'big' is not a frame size"),
+        (b'{"capacity": -1}', "JOB_OK capacity = -1 is not a frame size"),
+        (b'{"capacity": NaN}', "JOB_OK holds NaN, not a JSON number"),
+    ],
+    ids=["string", "negative", "nan"],
+)
 def test_a_lying_job_ok_fails_the_job(fake: Callable[[Script], FakeServer], body: bytes, reason: str) -> None:
     def script(sock: socket.socket) -> None:
         authenticate_peer(sock, TOKEN, 5)
@@ -325,13 +408,18 @@ def test_a_lying_job_ok_fails_the_job(fake: Callable[[Script], FakeServer], body
     assert isinstance(error, MalformedBody) and reason in str(error), str(error)
 
 
-@pytest.mark.parametrize(("kind", "value", "reason"), [
-    (FrameType.QUEUED, 0, "QUEUED value 0 is outside 1..10000"),
-    (FrameType.QUEUED, 2**32 - 1, "QUEUED value 4294967295 is outside 1..10000"),
-    (FrameType.BUSY, 2**32 - 1, "BUSY value 4294967295 is outside 0..60000"),
-], ids=["queued-0", "queued-huge", "busy-huge"])
-def test_a_lying_queue_answer_fails_the_job(fake: Callable[[Script], FakeServer], kind: FrameType, value: int,
-                                            reason: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "value", "reason"),
+    [
+        (FrameType.QUEUED, 0, "QUEUED value 0 is outside 1..10000"),
+        (FrameType.QUEUED, 2**32 - 1, "QUEUED value 4294967295 is outside 1..10000"),
+        (FrameType.BUSY, 2**32 - 1, "BUSY value 4294967295 is outside 0..60000"),
+    ],
+    ids=["queued-0", "queued-huge", "busy-huge"],
+)
+def test_a_lying_queue_answer_fails_the_job(
+    fake: Callable[[Script], FakeServer], kind: FrameType, value: int, reason: str
+) -> None:
     def script(sock: socket.socket) -> None:
         authenticate_peer(sock, TOKEN, 5)
         sock.sendall(frame(kind, U32.pack(value)))
@@ -344,15 +432,33 @@ def test_a_lying_queue_answer_fails_the_job(fake: Callable[[Script], FakeServer]
 # --- end to end: the run, its error and its results JSON -----------------------------------------
 
 
-@pytest.mark.parametrize(("script", "named"), [
-    (liar(size_end=report(rss_bytes="Infinity")), "SIZE_END_OK holds Infinity, not a JSON number"),
-    (liar(size=_escapes_in_an_error), "peer reported: \\x1b[2J\\x1b[H"),
-], ids=["infinity", "escapes"])
+@pytest.mark.parametrize(
+    ("script", "named"),
+    [
+        (liar(size_end=report(rss_bytes="Infinity")), "SIZE_END_OK holds Infinity, not a JSON number"),
+        (liar(size=_escapes_in_an_error), "peer reported: \\x1b[2J\\x1b[H"),
+    ],
+    ids=["infinity", "escapes"],
+)
 def test_a_remote_run_against_a_liar_fails_the_job_and_its_results_are_strict_json(
-        fake: Callable[[Script], FakeServer], script: Script, named: str) -> None:
+    fake: Callable[[Script], FakeServer], script: Script, named: str
+) -> None:
     server = fake(script)
-    profile = parse_profile({"name": "hostile", "jobs": [{"scheme": "aes-gcm", "mode": "remote", "message_sizes": [64],
-                                                          "samples": 3, "warmup": 0, "keygen_samples": 1}]})
+    profile = parse_profile(
+        {
+            "name": "hostile",
+            "jobs": [
+                {
+                    "scheme": "aes-gcm",
+                    "mode": "remote",
+                    "message_sizes": [64],
+                    "samples": 3,
+                    "warmup": 0,
+                    "keygen_samples": 1,
+                }
+            ],
+        }
+    )
     run = Runner(profile, remote=RemoteTarget("127.0.0.1", server.port, TOKEN)).run()
     (job,) = run.jobs
     assert job.status == "failed"

@@ -41,16 +41,28 @@ def test_consecutive_jobs_leak_nothing(tmp_path: Path) -> None:
     of 10 sizes each, so 20 worker processes are spawned and reaped. The 1,000-result
     soak of the same checks is benchmarks/bench_load.py."""
     total = LEAK_PROCESSES * LEAK_SIZES
-    jobs = [{"scheme": "sha256", "message_sizes": [1 + LEAK_SIZES * k + i for i in range(LEAK_SIZES)], "samples": 3,
-             "warmup": 0, "tamper": 1} for k in range(LEAK_PROCESSES)]
+    jobs = [
+        {
+            "scheme": "sha256",
+            "message_sizes": [1 + LEAK_SIZES * k + i for i in range(LEAK_SIZES)],
+            "samples": 3,
+            "warmup": 0,
+            "tamper": 1,
+        }
+        for k in range(LEAK_PROCESSES)
+    ]
     me = psutil.Process()
     readings: dict[int, tuple[int, int, int, int]] = {}
 
     def on_event(event: Any) -> None:
         if isinstance(event, JobFinished):
             # After the job's processes were reaped and its result stored.
-            readings[event.job_index] = (me.num_fds(), threading.active_count(), len(_own_children()),
-                                         me.memory_info().rss)
+            readings[event.job_index] = (
+                me.num_fds(),
+                threading.active_count(),
+                len(_own_children()),
+                me.memory_info().rss,
+            )
 
     with Store(tmp_path / "r.sqlite3") as store:
         run = Runner(parse_profile({"name": "leak", "jobs": jobs}), store=store, on_event=on_event).run()
@@ -78,9 +90,21 @@ def test_a_long_loopback_job() -> None:
     messages = 20_000
     me = psutil.Process()
     before = me.memory_info().rss
-    profile = parse_profile({"name": "long", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": messages, "warmup": 0,
-         "tamper": 1}]})
+    profile = parse_profile(
+        {
+            "name": "long",
+            "jobs": [
+                {
+                    "scheme": "x25519",
+                    "mode": "loopback",
+                    "message_sizes": [64],
+                    "samples": messages,
+                    "warmup": 0,
+                    "tamper": 1,
+                }
+            ],
+        }
+    )
     (job,) = Runner(profile).run().jobs
     assert job.status == "ok", job.error
     assert all(job.metrics[name].stats.n == messages for name in ("compute", "rtt", "receiver", "network"))
@@ -95,13 +119,32 @@ def test_128_mib_loopback_messages_stay_within_the_documented_copies() -> None:
     """README: the receiver and the sender each hold about three copies of the message
     beside the interpreter. Measured against the same job at 64 B in the same run."""
     size = 128 * MIB
-    profile = parse_profile({"name": "128M", "jobs": [
-        {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64], "samples": 2, "warmup": 0, "tamper": 1,
-         # Pauses keep the baseline alive past the sampler's 100 ms interval, so its RSS is
-         # sampled (forked from the preloaded server, it is otherwise done before the first).
-         "pause_ms": 100},
-        {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [size], "samples": 2, "warmup": 0,
-         "tamper": 1}]})
+    profile = parse_profile(
+        {
+            "name": "128M",
+            "jobs": [
+                {
+                    "scheme": "aes-gcm",
+                    "mode": "loopback",
+                    "message_sizes": [64],
+                    "samples": 2,
+                    "warmup": 0,
+                    "tamper": 1,
+                    # Pauses keep the baseline alive past the sampler's 100 ms interval, so its RSS is
+                    # sampled (forked from the preloaded server, it is otherwise done before the first).
+                    "pause_ms": 100,
+                },
+                {
+                    "scheme": "aes-gcm",
+                    "mode": "loopback",
+                    "message_sizes": [size],
+                    "samples": 2,
+                    "warmup": 0,
+                    "tamper": 1,
+                },
+            ],
+        }
+    )
     small, large = Runner(profile).run().jobs
     assert small.status == large.status == "ok", large.error
     assert large.validation.failed == 0 and large.validation.tamper_rejected == large.validation.tamper_tried
@@ -117,8 +160,10 @@ def test_four_parallel_workers_on_a_small_machine_are_correct_and_recorded(qtbot
 
     store_path = tmp_path / "r.sqlite3"
     controller = RunController(workers=4, store_factory=lambda: Store(store_path))
-    jobs = [{"scheme": scheme, "message_sizes": [64, 1024], "samples": 5, "warmup": 1}
-            for scheme in ("sha256", "aes-gcm", "chacha20-poly1305", "sha3-256", "blake2b", "ed25519")]
+    jobs = [
+        {"scheme": scheme, "message_sizes": [64, 1024], "samples": 5, "warmup": 1}
+        for scheme in ("sha256", "aes-gcm", "chacha20-poly1305", "sha3-256", "blake2b", "ed25519")
+    ]
     jobs.append({"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": 20, "warmup": 1})
     logs: list[str] = []
     controller.events.connect(lambda events: logs.extend(getattr(e, "text", "") for e in events))

@@ -88,9 +88,21 @@ class _SilentPeer:
 
 def test_peer_that_accepts_and_stalls_times_out_with_the_wait_named() -> None:
     peer = _SilentPeer()
-    plan = job_plan("sha256", "cryptography", {}, [64],
-                    samples=3, warmup=0, keygen_samples=0, pause_ms=0, tamper=0, host="127.0.0.1",
-                    port=peer.port, token=os.urandom(32), connect_timeout=0.5)
+    plan = job_plan(
+        "sha256",
+        "cryptography",
+        {},
+        [64],
+        samples=3,
+        warmup=0,
+        keygen_samples=0,
+        pause_ms=0,
+        tamper=0,
+        host="127.0.0.1",
+        port=peer.port,
+        token=os.urandom(32),
+        connect_timeout=0.5,
+    )
     started = time.monotonic()
     try:
         with connect("127.0.0.1", peer.port, plan.session_peer().connect_timeout) as sock:
@@ -103,8 +115,9 @@ def test_peer_that_accepts_and_stalls_times_out_with_the_wait_named() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGSTOP is POSIX")
-def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(monkeypatch: pytest.MonkeyPatch,
-                                                                         tmp_path: Path) -> None:
+def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A receiver that stops answering (SIGSTOP: socket open, nothing read or sent). The
     sender's wait for an acknowledgement is bounded (2 s here, 600 s by default because an
     ElGamal-4096 open of a large message takes minutes), the job fails saying so, the
@@ -126,10 +139,15 @@ def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(monkey
             os.kill(pids["receiver"], signal.SIGSTOP)
             frozen.append(pids["receiver"])
 
-    profile = parse_profile({"name": "frozen", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024], "samples": 1_000_000, "warmup": 0},
-        {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
-    ]})
+    profile = parse_profile(
+        {
+            "name": "frozen",
+            "jobs": [
+                {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024], "samples": 1_000_000, "warmup": 0},
+                {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
+            ],
+        }
+    )
     started = time.monotonic()
     with Store(tmp_path / "r.sqlite3") as store:
         run = Runner(profile, store=store, on_event=on_event).run()
@@ -153,8 +171,14 @@ def test_stop_against_a_frozen_receiver_is_immediate(tmp_path: Path) -> None:
             os.kill(pids["receiver"], signal.SIGSTOP)
             threading.Timer(0.5, cancel.set).start()  # the user presses Stop a moment later
 
-    profile = parse_profile({"name": "frozen", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024], "samples": 1_000_000, "warmup": 0}]})
+    profile = parse_profile(
+        {
+            "name": "frozen",
+            "jobs": [
+                {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024], "samples": 1_000_000, "warmup": 0}
+            ],
+        }
+    )
     started = time.monotonic()
     run = Runner(profile, on_event=on_event, cancel=cancel).run()
     assert [job.status for job in run.jobs] == ["cancelled"]
@@ -168,9 +192,15 @@ def test_remote_server_refusing_fails_each_job_clearly_and_quickly() -> None:
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
     probe.close()
-    profile = parse_profile({"name": "remote", "jobs": [
-        {"scheme": "sha256", "mode": "remote", "message_sizes": [64], "samples": 3},
-        {"scheme": "aes-gcm", "mode": "remote", "message_sizes": [64], "samples": 3}]})
+    profile = parse_profile(
+        {
+            "name": "remote",
+            "jobs": [
+                {"scheme": "sha256", "mode": "remote", "message_sizes": [64], "samples": 3},
+                {"scheme": "aes-gcm", "mode": "remote", "message_sizes": [64], "samples": 3},
+            ],
+        }
+    )
     started = time.monotonic()
     run = Runner(profile, remote=RemoteTarget("127.0.0.1", port, os.urandom(32))).run()
     assert [job.status for job in run.jobs] == ["failed", "failed"]

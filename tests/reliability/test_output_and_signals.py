@@ -105,8 +105,15 @@ def test_legacy_encoding_does_not_stop_a_run(tmp_path: Path) -> None:
     with a UnicodeEncodeError at the first line naming it."""
     profile = _profile(tmp_path, {**QUICK, "label": "SHA-256 ≥ 128 bits ✓"}, {**QUICK, "message_sizes": [128]})
     export = tmp_path / "o.json"
-    proc = _cli("run", str(profile), "--json", str(export), "--no-store",
-                env={**os.environ, "PYTHONIOENCODING": "cp1252"}, encoding="cp1252")
+    proc = _cli(
+        "run",
+        str(profile),
+        "--json",
+        str(export),
+        "--no-store",
+        env={**os.environ, "PYTHONIOENCODING": "cp1252"},
+        encoding="cp1252",
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "SHA-256 \\u2265 128 bits \\u2713" in out  # escaped, not dropped and not fatal
@@ -116,9 +123,14 @@ def test_legacy_encoding_does_not_stop_a_run(tmp_path: Path) -> None:
 @POSIX
 def test_serve_goes_on_after_its_output_is_closed(tmp_path: Path) -> None:
     """`cryptobench serve | head -2`: before, the next connection's log line ended the server."""
-    server = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", "0"], cwd=ROOT, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
+    server = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", "0"],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
     try:
         assert server.stdout is not None
         port = None
@@ -130,8 +142,21 @@ def test_serve_goes_on_after_its_output_is_closed(tmp_path: Path) -> None:
         server.stdout.close()  # `head` has read its lines and gone
         profile = _profile(tmp_path, QUICK)
         for k in range(2):  # the second job is served only if the first one's log lines did not kill it
-            assert main(["run", str(profile), "--remote", f"127.0.0.1:{port}", "--no-store", "--quiet",
-                         "--json", str(tmp_path / f"r{k}.json")]) == 0
+            assert (
+                main(
+                    [
+                        "run",
+                        str(profile),
+                        "--remote",
+                        f"127.0.0.1:{port}",
+                        "--no-store",
+                        "--quiet",
+                        "--json",
+                        str(tmp_path / f"r{k}.json"),
+                    ]
+                )
+                == 0
+            )
         assert server.poll() is None
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=20) == 0
@@ -151,8 +176,7 @@ def test_stop_signal_mid_run_keeps_everything(tmp_path: Path, signum: int) -> No
     with its output gone): before, exit 143/129 with no export, the row "running" forever."""
     profile = _profile(tmp_path, QUICK, PAUSING)
     export, csv, store_path = tmp_path / "o.json", tmp_path / "o.csv", tmp_path / "r.sqlite3"
-    proc = _cli("run", str(profile), "--json", str(export), "--csv", str(csv), "--store", str(store_path),
-                "--quiet")
+    proc = _cli("run", str(profile), "--json", str(export), "--csv", str(csv), "--store", str(store_path), "--quiet")
     children = _first_job_done(proc)
     if signum == signal.SIGHUP:  # the terminal is gone: nothing can be printed any more
         assert proc.stdout is not None and proc.stderr is not None
@@ -203,13 +227,13 @@ def _refused_before_running(capsys: pytest.CaptureFixture[str], tmp_path: Path, 
     return err
 
 
-def test_export_to_a_folder_is_refused_before_the_first_job(tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_to_a_folder_is_refused_before_the_first_job(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: every job ran, then exit 2 and nothing exported (the CSV was fine)."""
     folder = tmp_path / "existing"
     folder.mkdir()
-    err = _refused_before_running(capsys, tmp_path, "--json", str(folder), "--csv", str(tmp_path / "ok.csv"),
-                                  "--no-store")
+    err = _refused_before_running(
+        capsys, tmp_path, "--json", str(folder), "--csv", str(tmp_path / "ok.csv"), "--no-store"
+    )
     assert f"--json {folder}: is a folder" in err
     assert not (tmp_path / "ok.csv").exists()
 
@@ -230,8 +254,9 @@ def test_destinations_that_are_not_files_are_refused(tmp_path: Path, capsys: pyt
     assert "system folder" in err and not Path("/dev/cryptobench-test.json").exists()
 
 
-def test_an_export_failing_at_the_end_does_not_cost_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_export_failing_at_the_end_does_not_cost_the_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from app.core import fileio
     from app.report import exporters
 
@@ -244,15 +269,26 @@ def test_an_export_failing_at_the_end_does_not_cost_the_other(tmp_path: Path, mo
         original(path, text)
 
     monkeypatch.setattr(exporters, "atomic_write_text", disk_full_for_json)  # `run --json` writes through it
-    code = main(["run", str(_profile(tmp_path, QUICK)), "--json", str(bad), "--csv", str(tmp_path / "o.csv"),
-                 "--no-store", "--quiet"])
+    code = main(
+        [
+            "run",
+            str(_profile(tmp_path, QUICK)),
+            "--json",
+            str(bad),
+            "--csv",
+            str(tmp_path / "o.csv"),
+            "--no-store",
+            "--quiet",
+        ]
+    )
     assert code == 2
     assert f"cryptobench: error: {bad}: cannot write: No space left on device" in capsys.readouterr().err
     assert ",ok," in (tmp_path / "o.csv").read_text()
 
 
-def test_report_destinations_checked_and_written_independently(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_destinations_checked_and_written_independently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source = tmp_path / "o.json"
     assert main(["run", str(_profile(tmp_path, QUICK)), "--json", str(source), "--no-store", "--quiet"]) == 0
     capsys.readouterr()
@@ -306,9 +342,25 @@ def test_no_file_descriptor_left_mid_run(tmp_path: Path) -> None:
     script.write_text(FD_EXHAUSTED_CLI)
     profile = _profile(tmp_path, QUICK, {**QUICK, "message_sizes": [128]}, {**QUICK, "message_sizes": [256]})
     export, store_path = tmp_path / "o.json", tmp_path / "r.sqlite3"
-    proc = subprocess.run([sys.executable, str(script), "run", str(profile), "--json", str(export), "--store",
-                           str(store_path), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "run",
+            str(profile),
+            "--json",
+            str(export),
+            "--store",
+            str(store_path),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     jobs = json.loads(export.read_text())["jobs"]
@@ -317,14 +369,19 @@ def test_no_file_descriptor_left_mid_run(tmp_path: Path) -> None:
     assert _stored(store_path) == ("finished", ["ok", "failed", "failed"])
 
 
-@pytest.mark.parametrize(("raised", "cause"), [
-    (BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable"), "EAGAIN: process or thread limit"),
-    (OSError(errno.ENOMEM, "Cannot allocate memory"), "ENOMEM: out of memory"),
-    (OSError(errno.ENFILE, "Too many open files in system"), "ENFILE"),
-    (MemoryError(), "out of memory"),
-], ids=["EAGAIN", "ENOMEM", "ENFILE", "MemoryError"])
-def test_a_job_that_cannot_be_spawned_fails_with_its_cause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           raised: BaseException, cause: str) -> None:
+@pytest.mark.parametrize(
+    ("raised", "cause"),
+    [
+        (BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable"), "EAGAIN: process or thread limit"),
+        (OSError(errno.ENOMEM, "Cannot allocate memory"), "ENOMEM: out of memory"),
+        (OSError(errno.ENFILE, "Too many open files in system"), "ENFILE"),
+        (MemoryError(), "out of memory"),
+    ],
+    ids=["EAGAIN", "ENOMEM", "ENFILE", "MemoryError"],
+)
+def test_a_job_that_cannot_be_spawned_fails_with_its_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raised: BaseException, cause: str
+) -> None:
     """The process limit (which root does not feel, hence simulated), memory, the system's
     file table: each a failed job naming what ran out; the run goes on to the next job."""
     from multiprocessing.process import BaseProcess
@@ -343,8 +400,9 @@ def test_a_job_that_cannot_be_spawned_fails_with_its_cause(tmp_path: Path, monke
     assert "receiver process" in stored.jobs[1].error  # the loopback job's first process
 
 
-def test_no_thread_for_the_sampler_fails_the_job_and_stops_its_process(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_thread_for_the_sampler_fails_the_job_and_stops_its_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
 
     def no_thread(self: Any) -> None:
         raise RuntimeError("can't start new thread")
@@ -353,6 +411,8 @@ def test_no_thread_for_the_sampler_fails_the_job_and_stops_its_process(tmp_path:
     run = Runner(parse_profile({"name": "no-thread", "jobs": [QUICK]}), cancel=threading.Event()).run()
     (job,) = run.jobs
     assert job.status == "failed"
-    assert job.error == "cannot start the resource sampler: can't start new thread (thread or process limit " \
-                        "reached: `ulimit -u`)"
+    assert (
+        job.error == "cannot start the resource sampler: can't start new thread (thread or process limit "
+        "reached: `ulimit -u`)"
+    )
     # the worker it had spawned is stopped (the autouse fixture fails the test otherwise)

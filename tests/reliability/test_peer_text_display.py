@@ -27,9 +27,19 @@ def clean(text: str) -> bool:
 
 
 def failed_job(**fields: Any) -> JobResult:
-    base: dict[str, Any] = {"id": "run/0", "index": 0, "scheme": "aes-gcm", "backend": "cryptography", "params": {},
-                                "label": "AES-128-GCM\x1b[31m", "family": "aead", "mode": "remote", "message_size": 64,
-                                "status": "failed", "error": HOSTILE}
+    base: dict[str, Any] = {
+        "id": "run/0",
+        "index": 0,
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {},
+        "label": "AES-128-GCM\x1b[31m",
+        "family": "aead",
+        "mode": "remote",
+        "message_size": 64,
+        "status": "failed",
+        "error": HOSTILE,
+    }
     base.update(fields)
     return JobResult(**base)
 
@@ -40,9 +50,17 @@ def test_the_terminal_sees_escapes_and_no_markup() -> None:
 
 
 def test_markdown_shows_escapes_in_every_kind_of_text() -> None:
-    report = Report(title=f"Report {HOSTILE}", subtitle="", facts=[("Profile", HOSTILE)], sections=[
-        Section(HOSTILE, [Paragraph(HOSTILE), Bullets([HOSTILE]), Table(columns=["job", "error"],
-                                                                       rows=[["a", HOSTILE]])])])
+    report = Report(
+        title=f"Report {HOSTILE}",
+        subtitle="",
+        facts=[("Profile", HOSTILE)],
+        sections=[
+            Section(
+                HOSTILE,
+                [Paragraph(HOSTILE), Bullets([HOSTILE]), Table(columns=["job", "error"], rows=[["a", HOSTILE]])],
+            )
+        ],
+    )
     text = render_markdown(report)
     assert clean(text.replace("\n", ""))
     assert "\\x1b[2J" in text and "\\u202egnp.exe" in text
@@ -73,8 +91,13 @@ def test_the_results_table_shows_escapes(qtbot: Any) -> None:
 
 
 def test_history_lines_are_escaped_and_inert() -> None:
-    run = RunResult(id="r1", started="2026-01-01T00:00:00+00:00", status="ok",
-                    environment={"hostname": "<b>h</b>\r"}, profile={"name": "<img src=x>\x1b[2J"})
+    run = RunResult(
+        id="r1",
+        started="2026-01-01T00:00:00+00:00",
+        status="ok",
+        environment={"hostname": "<b>h</b>\r"},
+        profile={"name": "<img src=x>\x1b[2J"},
+    )
     line = _run_line("Baseline", run)
     assert "&lt;img src=x&gt;\\x1b[2J" in line and "&lt;b&gt;h&lt;/b&gt;\\r" in line
     note = _status_note(failed_job(), failed_job(status="ok", error=None))

@@ -37,13 +37,17 @@ TINY_OPS = {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0
 TINY_LOOPBACK = {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64], "samples": 3, "warmup": 0}
 
 
-@pytest.mark.parametrize(("role", "victim_job"), [
-    ("worker", LONG_OPERATIONS),
-    ("sender", LONG_LOOPBACK),
-    ("receiver", LONG_LOOPBACK),
-])
-def test_killed_child_fails_only_its_job_and_nothing_finished_is_lost(tmp_path: Path, role: str,
-                                                                      victim_job: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("role", "victim_job"),
+    [
+        ("worker", LONG_OPERATIONS),
+        ("sender", LONG_LOOPBACK),
+        ("receiver", LONG_LOOPBACK),
+    ],
+)
+def test_killed_child_fails_only_its_job_and_nothing_finished_is_lost(
+    tmp_path: Path, role: str, victim_job: dict[str, Any]
+) -> None:
     pids: dict[str, int] = {}
     killed: list[int] = []
 
@@ -122,21 +126,32 @@ PAUSING_OPERATIONS = {"scheme": "sha256", "message_sizes": [96], "samples": 5, "
 PAUSING_LOOPBACK = PAUSING_OPERATIONS | {"mode": "loopback"}
 
 
-@pytest.mark.parametrize(("victim", "roles"), [
-    (LONG_LOOPBACK, {"receiver", "sender"}),
-    (PAUSING_OPERATIONS, {"worker"}),
-    (PAUSING_LOOPBACK, {"receiver", "sender"}),
-], ids=["loopback-streaming", "operations-pausing", "loopback-pausing"])
-def test_app_killed_mid_run_leaves_a_sound_store_and_no_orphans(tmp_path: Path, victim: dict[str, Any],
-                                                                roles: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("victim", "roles"),
+    [
+        (LONG_LOOPBACK, {"receiver", "sender"}),
+        (PAUSING_OPERATIONS, {"worker"}),
+        (PAUSING_LOOPBACK, {"receiver", "sender"}),
+    ],
+    ids=["loopback-streaming", "operations-pausing", "loopback-pausing"],
+)
+def test_app_killed_mid_run_leaves_a_sound_store_and_no_orphans(
+    tmp_path: Path, victim: dict[str, Any], roles: set[str]
+) -> None:
     script = tmp_path / "app_killed.py"
     script.write_text(KILLED_APP)
     store_path, pid_file = tmp_path / "r.sqlite3", tmp_path / "pids.json"
     profile = {"name": "killed", "jobs": [TINY_OPS, victim, TINY_OPS | {"message_sizes": [128]}]}
     # Output to a file, not a pipe: an orphan holding the pipe would make run() wait for it.
     with open(tmp_path / "stderr.txt", "w") as stderr:
-        proc = subprocess.run([sys.executable, str(script), str(store_path), str(pid_file), json.dumps(profile)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, timeout=120, check=False)
+        proc = subprocess.run(
+            [sys.executable, str(script), str(store_path), str(pid_file), json.dumps(profile)],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            timeout=120,
+            check=False,
+        )
     assert proc.returncode == -signal.SIGKILL, (tmp_path / "stderr.txt").read_text()
     children = json.loads(pid_file.read_text())
     assert set(children) == roles
@@ -159,9 +174,24 @@ def test_cli_killed_mid_run_same_guarantees(tmp_path: Path) -> None:
     profile_file = tmp_path / "p.json"
     profile_file.write_text(json.dumps({"name": "cli-killed", "jobs": [TINY_OPS, LONG_LOOPBACK]}))
     store_path, export = tmp_path / "r.sqlite3", tmp_path / "out.json"
-    proc = subprocess.Popen([sys.executable, "-m", "app", "run", str(profile_file), "--store", str(store_path),
-                             "--json", str(export), "--quiet"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            str(profile_file),
+            "--store",
+            str(store_path),
+            "--json",
+            str(export),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     children: list[int] = []
     try:
         assert proc.stdout is not None

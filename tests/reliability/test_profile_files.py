@@ -83,22 +83,27 @@ def test_non_utf8_bytes_are_refused_with_offset(folder: Path, data: st.DataObjec
     assert f"not UTF-8 text (bad byte at offset {at})" in message
 
 
-@pytest.mark.parametrize(("content", "fragment"), [
-    (b"", "not valid JSON: Expecting value at line 1 column 1"),
-    (b" \n\t", "not valid JSON: Expecting value"),
-    (b"[]", "a profile must be a JSON object (got an array)"),
-    (b"42", "a profile must be a JSON object (got a number)"),
-    (b"1.5", "a profile must be a JSON object (got a number)"),
-    (b'"profile"', "a profile must be a JSON object (got a string)"),
-    (b"null", "a profile must be a JSON object (got null)"),
-    (b"true", "a profile must be a JSON object (got a boolean)"),
-    (b"{}", "name: required field is missing"),
-    (b'{"name": "x", "jobs": [{"scheme": "sha256"}]} trailing', "not valid JSON: Extra data"),
-    (b"\xef\xbb\xbf{}", "not valid JSON: Unexpected UTF-8 BOM"),
-    (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: nested too deeply"),
-    (b'{"name": "x", "jobs": [{"scheme": "sha256", "samples": 1' + b"0" * 5000 + b"}]}",
-     "not valid JSON: a number has too many digits"),
-])
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b"", "not valid JSON: Expecting value at line 1 column 1"),
+        (b" \n\t", "not valid JSON: Expecting value"),
+        (b"[]", "a profile must be a JSON object (got an array)"),
+        (b"42", "a profile must be a JSON object (got a number)"),
+        (b"1.5", "a profile must be a JSON object (got a number)"),
+        (b'"profile"', "a profile must be a JSON object (got a string)"),
+        (b"null", "a profile must be a JSON object (got null)"),
+        (b"true", "a profile must be a JSON object (got a boolean)"),
+        (b"{}", "name: required field is missing"),
+        (b'{"name": "x", "jobs": [{"scheme": "sha256"}]} trailing', "not valid JSON: Extra data"),
+        (b"\xef\xbb\xbf{}", "not valid JSON: Unexpected UTF-8 BOM"),
+        (b"[" * 100_000 + b"]" * 100_000, "not valid JSON: nested too deeply"),
+        (
+            b'{"name": "x", "jobs": [{"scheme": "sha256", "samples": 1' + b"0" * 5000 + b"}]}",
+            "not valid JSON: a number has too many digits",
+        ),
+    ],
+)
 def test_files_that_are_not_a_profile(folder: Path, content: bytes, fragment: str) -> None:
     """Deep nesting (RecursionError) and 5000-digit numbers (ValueError) used to escape as
     tracebacks: Python's json raises neither as JSONDecodeError."""
@@ -107,15 +112,20 @@ def test_files_that_are_not_a_profile(folder: Path, content: bytes, fragment: st
 
 
 @FEW
-@given(depth=st.integers(1, 3000), where=st.sampled_from(["name", "params", "extra"]),
-       bracket=st.sampled_from(["[]", "{}"]))
+@given(
+    depth=st.integers(1, 3000),
+    where=st.sampled_from(["name", "params", "extra"]),
+    bracket=st.sampled_from(["[]", "{}"]),
+)
 def test_deep_nesting_anywhere_is_refused(folder: Path, depth: int, where: str, bracket: str) -> None:
     """Nesting near Python's recursion limit, in any field: a ProfileError either way."""
     opening, closing = bracket[0], bracket[1]
     inner = (opening if opening == "[" else '{"a":') * depth + ("" if opening == "[" else "1") + closing * depth
-    texts = {"name": '{"name": %s, "jobs": [{"scheme": "sha256"}]}',
-             "params": '{"name": "x", "jobs": [{"scheme": "sha256", "params": {"k": %s}}]}',
-             "extra": '{"name": "x", "jobs": [{"scheme": "sha256"}], "x": %s}'}
+    texts = {
+        "name": '{"name": %s, "jobs": [{"scheme": "sha256"}]}',
+        "params": '{"name": "x", "jobs": [{"scheme": "sha256", "params": {"k": %s}}]}',
+        "extra": '{"name": "x", "jobs": [{"scheme": "sha256"}], "x": %s}',
+    }
     message = str(_refusal(_write(folder, texts[where] % inner)))
     assert any(part in message for part in ("nested too deeply", "name:", "params.k", "x: unknown field"))
 
@@ -246,24 +256,28 @@ def _no_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner_mod, "Runner", Refuse)
 
 
-@pytest.mark.parametrize(("content", "fragment"), [
-    (_profile({**VALID_JOB, "samples": "30"}), 'jobs[0].samples: Input should be a valid integer (got "30")'),
-    (_profile({**VALID_JOB, "samples": True}), "jobs[0].samples: Input should be a valid integer (got true)"),
-    (_profile({**VALID_JOB, "mode": "loopback", "tcp_nodelay": "no"}), 'jobs[0].tcp_nodelay: Input should be'),
-    (_profile({**VALID_JOB, "samples": 10**12}), "jobs[0].samples: Input should be less than or equal to 1000000"),
-    (_profile({"scheme": "rot13"}), 'jobs[0].scheme: unknown scheme (got "rot13")'),
-    (_profile({**VALID_JOB, "params": {"key_bits": "256"}}), "jobs[0].params: parameter 'key_bits' of aes-gcm"),
-    (_profile(VALID_JOB, {**VALID_JOB, "label": "again"}), "jobs[1]: repeats jobs[0]"),
-    (_profile(format_version=FORMAT_VERSION + 1), "format_version: written by a newer CryptoBench"),
-    (json.dumps(_profile())[:-7], "not valid JSON"),
-    (b"\xff" + json.dumps(_profile()).encode(), "not UTF-8 text (bad byte at offset 0)"),
-    (b"[" * 100_000, "not valid JSON: nested too deeply"),
-    ('{"name": "x", "name": "y", "jobs": [{"scheme": "sha256"}]}', 'name: appears twice in one object'),
-    (b"", "not valid JSON"),
-    (b"[1]", "a profile must be a JSON object (got an array)"),
-])
-def test_cli_refuses_bad_profiles_in_one_line(folder: Path, capsys: pytest.CaptureFixture[str],
-                                              monkeypatch: pytest.MonkeyPatch, content: Any, fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (_profile({**VALID_JOB, "samples": "30"}), 'jobs[0].samples: Input should be a valid integer (got "30")'),
+        (_profile({**VALID_JOB, "samples": True}), "jobs[0].samples: Input should be a valid integer (got true)"),
+        (_profile({**VALID_JOB, "mode": "loopback", "tcp_nodelay": "no"}), "jobs[0].tcp_nodelay: Input should be"),
+        (_profile({**VALID_JOB, "samples": 10**12}), "jobs[0].samples: Input should be less than or equal to 1000000"),
+        (_profile({"scheme": "rot13"}), 'jobs[0].scheme: unknown scheme (got "rot13")'),
+        (_profile({**VALID_JOB, "params": {"key_bits": "256"}}), "jobs[0].params: parameter 'key_bits' of aes-gcm"),
+        (_profile(VALID_JOB, {**VALID_JOB, "label": "again"}), "jobs[1]: repeats jobs[0]"),
+        (_profile(format_version=FORMAT_VERSION + 1), "format_version: written by a newer CryptoBench"),
+        (json.dumps(_profile())[:-7], "not valid JSON"),
+        (b"\xff" + json.dumps(_profile()).encode(), "not UTF-8 text (bad byte at offset 0)"),
+        (b"[" * 100_000, "not valid JSON: nested too deeply"),
+        ('{"name": "x", "name": "y", "jobs": [{"scheme": "sha256"}]}', "name: appears twice in one object"),
+        (b"", "not valid JSON"),
+        (b"[1]", "a profile must be a JSON object (got an array)"),
+    ],
+)
+def test_cli_refuses_bad_profiles_in_one_line(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, content: Any, fragment: str
+) -> None:
     _no_runner(monkeypatch)
     path = _write(folder, content, "cli.json")
     assert main(["run", str(path), "--no-store", "--quiet"]) == 2
@@ -274,15 +288,17 @@ def test_cli_refuses_bad_profiles_in_one_line(folder: Path, capsys: pytest.Captu
     assert "Traceback" not in err
 
 
-def test_cli_refuses_directory_missing_file_and_huge_samples(folder: Path, tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str],
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_refuses_directory_missing_file_and_huge_samples(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     _no_runner(monkeypatch)
     cases = [
         (["run", str(tmp_path)], f"cryptobench: error: {tmp_path}: cannot read file: Is a directory"),
         (["run", str(tmp_path / "gone.json")], f"cryptobench: error: {tmp_path / 'gone.json'}: file not found"),
-        (["run", str(_write(folder, _profile(), "ok.json")), "--samples", str(10**12)],
-         f"cryptobench: error: --samples: must be 1..{MAX_SAMPLES} (got {10**12})"),
+        (
+            ["run", str(_write(folder, _profile(), "ok.json")), "--samples", str(10**12)],
+            f"cryptobench: error: --samples: must be 1..{MAX_SAMPLES} (got {10**12})",
+        ),
     ]
     for argv, expected in cases:
         assert main([*argv, "--no-store", "--quiet"]) == 2
@@ -290,13 +306,16 @@ def test_cli_refuses_directory_missing_file_and_huge_samples(folder: Path, tmp_p
         assert err == expected + "\n"
 
 
-def test_cli_refuses_a_size_beyond_memory_with_the_estimate(folder: Path, capsys: pytest.CaptureFixture[str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_refuses_a_size_beyond_memory_with_the_estimate(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The check uses this machine's available memory (psutil), before the runner starts."""
     _no_runner(monkeypatch)
     monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=64 << 20))
     path = _write(folder, _profile({"scheme": "sha256", "message_sizes": [1024, 16 << 20]}), "big.json")
     assert main(["run", str(path), "--no-store", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"cryptobench: error: {path}: jobs[0].message_sizes[1]: a 16.0 MiB message needs about "
-                   f"96.0 MiB of memory ({MEMORY_COPIES} copies); this machine has 64.0 MiB available\n")
+    assert err == (
+        f"cryptobench: error: {path}: jobs[0].message_sizes[1]: a 16.0 MiB message needs about "
+        f"96.0 MiB of memory ({MEMORY_COPIES} copies); this machine has 64.0 MiB available\n"
+    )

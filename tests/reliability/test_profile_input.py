@@ -118,8 +118,7 @@ def test_message_size_of_wrong_type_is_refused(folder: Path, value: Any, positio
     assume(_kind(value) != "int")
     sizes: list[Any] = [64, 128, 256]
     sizes[position] = value
-    message = _refused_at(folder, _profile({**VALID_JOB, "message_sizes": sizes}),
-                          f"jobs[0].message_sizes[{position}]")
+    message = _refused_at(folder, _profile({**VALID_JOB, "message_sizes": sizes}), f"jobs[0].message_sizes[{position}]")
     assert f"(got {_shown(value)}" in message
 
 
@@ -129,14 +128,21 @@ def test_a_size_listed_twice_is_refused(folder: Path, sizes: list[int], data: st
     """[64, 64] would measure the same thing twice under one job."""
     repeated = data.draw(st.sampled_from(sizes), label="repeated")
     sizes = [*sizes, repeated]
-    message = _refused_at(folder, _profile({**VALID_JOB, "scheme": "sha256", "params": {}, "message_sizes": sizes}),
-                          "jobs[0].message_sizes")
+    message = _refused_at(
+        folder,
+        _profile({**VALID_JOB, "scheme": "sha256", "params": {}, "message_sizes": sizes}),
+        "jobs[0].message_sizes",
+    )
     assert f"lists a size twice (got {sizes})" in message
 
 
 @FEW
-@given(value=st.none() | st.floats(allow_nan=False, allow_infinity=False) | st.lists(SCALARS, max_size=2)
-       | st.dictionaries(st.text(max_size=4), SCALARS, max_size=2))
+@given(
+    value=st.none()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.lists(SCALARS, max_size=2)
+    | st.dictionaries(st.text(max_size=4), SCALARS, max_size=2)
+)
 def test_param_value_of_non_scalar_type_is_refused(folder: Path, value: Any) -> None:
     """Parameters are integers, strings or booleans: anything else is named by its key."""
     job = {**VALID_JOB, "params": {"key_bits": value}}
@@ -158,11 +164,14 @@ def test_unknown_fields_are_refused(folder: Path, key: str, value: Any, where: s
     assert "unknown field" in _refused_at(folder, data, field)  # one line even for "a\nb"
 
 
-@pytest.mark.parametrize(("data", "field"), [
-    ({"jobs": [VALID_JOB]}, "name"),
-    ({"name": "x"}, "jobs"),
-    ({"name": "x", "jobs": [{k: v for k, v in VALID_JOB.items() if k != "scheme"}]}, "jobs[0].scheme"),
-])
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"jobs": [VALID_JOB]}, "name"),
+        ({"name": "x"}, "jobs"),
+        ({"name": "x", "jobs": [{k: v for k, v in VALID_JOB.items() if k != "scheme"}]}, "jobs[0].scheme"),
+    ],
+)
 def test_missing_required_field(folder: Path, data: dict[str, Any], field: str) -> None:
     assert "required field is missing" in _refused_at(folder, data, field)
 
@@ -175,8 +184,10 @@ def test_missing_required_field(folder: Path, data: dict[str, Any], field: str) 
 def test_integer_out_of_range_is_refused(folder: Path, field: str, data: st.DataObject) -> None:
     """Zero or negative counts, and counts past the bound (10**12 samples included)."""
     low, high = INT_BOUNDS[field]
-    value = data.draw(st.integers(max_value=low - 1) | st.integers(min_value=high + 1)
-                      | st.sampled_from([low - 1, high + 1, 10**12]), label="value")
+    value = data.draw(
+        st.integers(max_value=low - 1) | st.integers(min_value=high + 1) | st.sampled_from([low - 1, high + 1, 10**12]),
+        label="value",
+    )
     message = _refused_at(folder, _profile({**VALID_JOB, field: value}), f"jobs[0].{field}")
     assert f"(got {_shown(value)}" in message
     assert str(low if value < low else high) in message
@@ -192,8 +203,12 @@ def test_integer_in_range_passes_the_structure_check(field: str, data: st.DataOb
 
 
 @FEW
-@given(value=st.floats(max_value=0, exclude_max=True) | st.floats(min_value=60_000, exclude_min=True)
-       | st.integers(max_value=-1) | st.integers(min_value=60_001))
+@given(
+    value=st.floats(max_value=0, exclude_max=True)
+    | st.floats(min_value=60_000, exclude_min=True)
+    | st.integers(max_value=-1)
+    | st.integers(min_value=60_001)
+)
 def test_pause_out_of_range_is_refused(folder: Path, value: float) -> None:
     assume(not math.isnan(value))
     message = _refused_at(folder, _profile({**VALID_JOB, "pause_ms": value}), "jobs[0].pause_ms")
@@ -212,15 +227,19 @@ def test_nan_and_infinity_literals_are_refused(folder: Path, literal: str, field
 @FEW
 @given(size=st.integers(max_value=-1) | st.integers(min_value=MAX_MESSAGE_SIZE + 1, max_value=10**30))
 def test_message_size_out_of_range_is_refused(folder: Path, size: int) -> None:
-    message = _refused_at(folder, _profile({**VALID_JOB, "scheme": "sha256", "params": {}, "message_sizes": [size]}),
-                          "jobs[0].message_sizes")
+    message = _refused_at(
+        folder,
+        _profile({**VALID_JOB, "scheme": "sha256", "params": {}, "message_sizes": [size]}),
+        "jobs[0].message_sizes",
+    )
     assert str(size)[:20] in message
     assert ("must not be negative" if size < 0 else "1 GiB limit") in message
 
 
 def test_too_many_sizes_and_empty_lists(folder: Path) -> None:
-    assert "at most 256" in _refused_at(folder, _profile({**VALID_JOB, "message_sizes": list(range(257))}),
-                                        "jobs[0].message_sizes")
+    assert "at most 256" in _refused_at(
+        folder, _profile({**VALID_JOB, "message_sizes": list(range(257))}), "jobs[0].message_sizes"
+    )
     assert "at least 1" in _refused_at(folder, _profile({**VALID_JOB, "message_sizes": []}), "jobs[0].message_sizes")
     assert "at least 1" in _refused_at(folder, {"name": "x", "jobs": []}, "jobs")
 
@@ -232,7 +251,7 @@ def test_experiment_id_pattern(folder: Path, value: str) -> None:
 
 
 def test_empty_backend_is_refused_not_defaulted(folder: Path) -> None:
-    """"" used to fall back to the first backend silently."""
+    """ "" used to fall back to the first backend silently."""
     assert '(got "")' in _refused_at(folder, _profile({**VALID_JOB, "backend": ""}), "jobs[0].backend")
 
 
@@ -284,8 +303,12 @@ def _bad_param_values(param: ParamSpec) -> st.SearchStrategy[Any]:
     if isinstance(param.default, bool):
         return values.filter(lambda v: not isinstance(v, bool))
     assert param.minimum is not None and param.maximum is not None
-    return (st.text(max_size=8) | st.booleans() | st.integers(max_value=param.minimum - 1)
-            | st.integers(min_value=param.maximum + 1))
+    return (
+        st.text(max_size=8)
+        | st.booleans()
+        | st.integers(max_value=param.minimum - 1)
+        | st.integers(min_value=param.maximum + 1)
+    )
 
 
 @MANY
@@ -305,18 +328,35 @@ def test_ill_typed_or_impossible_parameter_is_refused(folder: Path, data: st.Dat
 
 
 def _sizes(job: dict[str, Any]) -> list[int]:
-    return job.get("message_sizes") or [registry.create(job["scheme"], job.get("backend") or
-                                                        registry.get_spec(job["scheme"]).backends[0],
-                                                        job.get("params")).info.fixed_message_size or 1024]
+    return job.get("message_sizes") or [
+        registry.create(
+            job["scheme"], job.get("backend") or registry.get_spec(job["scheme"]).backends[0], job.get("params")
+        ).info.fixed_message_size
+        or 1024
+    ]
 
 
 @MANY
-@given(job=valid_jobs(), changes=st.fixed_dictionaries({}, optional={
-    "samples": st.integers(1, 50), "warmup": st.integers(0, 5), "keygen_samples": st.integers(1, 5),
-    "tamper": st.integers(0, 5), "pause_ms": st.floats(0, 10), "label": st.text(max_size=10)}),
-    extra_sizes=st.lists(st.integers(0, 64), max_size=2), spell_out=st.booleans(), gap=st.integers(0, 2))
-def test_duplicate_jobs_are_refused(folder: Path, job: dict[str, Any], changes: dict[str, Any],
-                                    extra_sizes: list[int], spell_out: bool, gap: int) -> None:
+@given(
+    job=valid_jobs(),
+    changes=st.fixed_dictionaries(
+        {},
+        optional={
+            "samples": st.integers(1, 50),
+            "warmup": st.integers(0, 5),
+            "keygen_samples": st.integers(1, 5),
+            "tamper": st.integers(0, 5),
+            "pause_ms": st.floats(0, 10),
+            "label": st.text(max_size=10),
+        },
+    ),
+    extra_sizes=st.lists(st.integers(0, 64), max_size=2),
+    spell_out=st.booleans(),
+    gap=st.integers(0, 2),
+)
+def test_duplicate_jobs_are_refused(
+    folder: Path, job: dict[str, Any], changes: dict[str, Any], extra_sizes: list[int], spell_out: bool, gap: int
+) -> None:
     """Two jobs that would measure the same thing twice (they differ only in samples,
     warm-up, pause, tamper count, label, in how the default backend and parameters are
     written, or share one message size) are refused at the second, naming the first."""
@@ -345,8 +385,15 @@ def test_jobs_that_differ_in_what_is_measured_are_not_duplicates(job: dict[str, 
     if change == "size":
         assume("message_sizes" in job)
         other["message_sizes"] = [max(job["message_sizes"]) + 1]
-        assume(other["message_sizes"][0] <= (registry.create(spec.scheme_id, job.get("backend") or spec.backends[0],
-                                                             job.get("params")).info.max_plaintext or 1 << 30))
+        assume(
+            other["message_sizes"][0]
+            <= (
+                registry.create(
+                    spec.scheme_id, job.get("backend") or spec.backends[0], job.get("params")
+                ).info.max_plaintext
+                or 1 << 30
+            )
+        )
     elif change == "mode":
         other["mode"] = "loopback" if job["mode"] != "loopback" else "operations"
         for field in ("tcp_nodelay", *LOAD_FIELD_NAMES):

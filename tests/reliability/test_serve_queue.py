@@ -110,9 +110,22 @@ class Holder:
 
 
 def plan_for(port: int, **changes: Any) -> JobPlan:
-    fields: dict[str, Any] = {"scheme": "aes-gcm", "backend": "cryptography", "params": {},
-                                  "message_sizes": [64], "samples": 3, "warmup": 0, "keygen_samples": 1, "pause_ms": 0, "tamper": 1,
-                                  "host": "127.0.0.1", "port": port, "token": TOKEN, "connect_timeout": 1.0, "reply_timeout": 10}
+    fields: dict[str, Any] = {
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {},
+        "message_sizes": [64],
+        "samples": 3,
+        "warmup": 0,
+        "keygen_samples": 1,
+        "pause_ms": 0,
+        "tamper": 1,
+        "host": "127.0.0.1",
+        "port": port,
+        "token": TOKEN,
+        "connect_timeout": 1.0,
+        "reply_timeout": 10,
+    }
     fields.update(changes)
     return job_plan(**fields)
 
@@ -157,7 +170,8 @@ def test_a_client_arriving_during_a_job_waits_its_turn_and_succeeds(harness: Cal
 
 
 def test_clients_queue_in_order_and_a_full_queue_answers_busy_then_the_client_retries(
-        harness: Callable[..., Harness]) -> None:
+    harness: Callable[..., Harness],
+) -> None:
     live = harness(keepalive=0.2, max_queue=1, busy_retry=0.05)
     holder = Holder(live.port)
     first = Client(plan_for(live.port))
@@ -187,7 +201,8 @@ def test_clients_queue_in_order_and_a_full_queue_answers_busy_then_the_client_re
 
 
 def test_a_client_told_busy_for_longer_than_its_queue_timeout_fails_with_the_reason(
-        harness: Callable[..., Harness]) -> None:
+    harness: Callable[..., Harness],
+) -> None:
     live = harness(keepalive=0.2, max_queue=0, busy_retry=0.05)  # every authenticated client is told BUSY
     client = Client(plan_for(live.port, queue_timeout=0.4))
     client.join(20)

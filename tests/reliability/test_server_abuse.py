@@ -142,9 +142,22 @@ def shared_server() -> Iterator[LiveServer]:
 def run_genuine_job(live: LiveServer) -> None:
     """A real sender completes a small aes-gcm job, and the server counts it as served."""
     served = live.server.served
-    plan = job_plan("aes-gcm", "cryptography", {}, [64],
-                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1",
-                    port=live.port, token=TOKEN, connect_timeout=5, reply_timeout=10)
+    plan = job_plan(
+        "aes-gcm",
+        "cryptography",
+        {},
+        [64],
+        samples=3,
+        warmup=0,
+        keygen_samples=1,
+        pause_ms=0,
+        tamper=1,
+        host="127.0.0.1",
+        port=live.port,
+        token=TOKEN,
+        connect_timeout=5,
+        reply_timeout=10,
+    )
     events: list[Any] = []
     with connect("127.0.0.1", live.port, 5) as sock:
         SenderSession(sock, plan, events.append).run()
@@ -202,18 +215,36 @@ class Client:
 # --- wrong tokens -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("token", [
-    bytes(TOKEN_BYTES),
-    TOKEN[:-1] + bytes([TOKEN[-1] ^ 0x80]),
-    TOKEN[:16],
-    TOKEN + b"\x00",
-    b"",
-], ids=["zeros", "one-bit", "short", "one-byte-long", "empty"])
-def test_wrong_token_is_refused_with_a_clear_error_and_the_server_keeps_serving(live_server: LiveServer,
-                                                                                  token: bytes) -> None:
-    plan = job_plan("aes-gcm", "cryptography", {}, [64],
-                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1",
-                    port=live_server.port, token=token, connect_timeout=5, reply_timeout=10)
+@pytest.mark.parametrize(
+    "token",
+    [
+        bytes(TOKEN_BYTES),
+        TOKEN[:-1] + bytes([TOKEN[-1] ^ 0x80]),
+        TOKEN[:16],
+        TOKEN + b"\x00",
+        b"",
+    ],
+    ids=["zeros", "one-bit", "short", "one-byte-long", "empty"],
+)
+def test_wrong_token_is_refused_with_a_clear_error_and_the_server_keeps_serving(
+    live_server: LiveServer, token: bytes
+) -> None:
+    plan = job_plan(
+        "aes-gcm",
+        "cryptography",
+        {},
+        [64],
+        samples=3,
+        warmup=0,
+        keygen_samples=1,
+        pause_ms=0,
+        tamper=1,
+        host="127.0.0.1",
+        port=live_server.port,
+        token=token,
+        connect_timeout=5,
+        reply_timeout=10,
+    )
     start = time.monotonic()
     with connect("127.0.0.1", live_server.port, 5) as sock, pytest.raises(TokenRefused) as refused:
         SenderSession(sock, plan, lambda event: None).run()
@@ -366,7 +397,8 @@ def test_a_flood_of_rogue_connections_leaves_the_server_responsive_flat_and_aliv
     # Every connection was closed for a stated reason, none through the server's internal-error path.
     assert len(live_server.logs) == FLOOD_SIZE
     assert all(": closed, " in line for line in live_server.logs), [
-        line for line in live_server.logs if ": closed, " not in line]
+        line for line in live_server.logs if ": closed, " not in line
+    ]
     assert sum("PeerTimeout" in line for line in live_server.logs) >= 6  # the stalled ones, at least
     assert sum("wrong token" in line for line in live_server.logs) == 16
     assert sum("claims 9223372036854775808 bytes" in line for line in live_server.logs) == 16
@@ -406,8 +438,9 @@ def test_a_trickling_peer_is_dropped_after_the_hello_timeout_not_when_it_finishe
 
 
 @pytest.mark.parametrize("length", [TOKEN_BYTES + 1, HARD_MAX_FRAME + 1, 2**63, 2**64 - 1])
-def test_oversized_claim_before_authentication_is_refused_without_allocating(live_server: LiveServer,
-                                                                             length: int) -> None:
+def test_oversized_claim_before_authentication_is_refused_without_allocating(
+    live_server: LiveServer, length: int
+) -> None:
     junk = b"\x5a" * (64 * 1024)  # a reader that trusted the header would start on these
     message = encode_header(FrameType.HELLO, length) + junk
     tracemalloc.start()
@@ -485,8 +518,11 @@ MALFORMED_JOBS: list[tuple[str, bytes, str]] = [
     ("scheme is empty", job_body(scheme=""), "job description scheme"),
     ("sizes is a string", job_body(message_sizes="64"), "job description message_sizes"),
     ("size is a float", job_body(message_sizes=[64.0]), "job description message_sizes.0"),
-    ("size is NaN", b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [NaN]}',
-     "job description holds NaN, not a JSON number"),
+    (
+        "size is NaN",
+        b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [NaN]}',
+        "job description holds NaN, not a JSON number",
+    ),
     ("size is a bool", job_body(message_sizes=[True]), "job description message_sizes.0"),
     ("no sizes", job_body(message_sizes=[]), "job description message_sizes"),
     ("300 sizes", job_body(message_sizes=[64] * 300), "job description message_sizes"),
@@ -498,23 +534,32 @@ MALFORMED_JOBS: list[tuple[str, bytes, str]] = [
     ("unknown parameter", job_body(params={"rounds": 3}), "unknown parameter 'rounds' for aes-gcm"),
     ("bad parameter value", job_body(params={"key_bits": 100}), "parameter 'key_bits' of aes-gcm must be one of"),
     ("negative size", job_body(message_sizes=[64, -1]), "message size -1 is outside"),
-    ("size over the limit", job_body(message_sizes=[MAX_SESSION_MESSAGE + 1]),
-     f"message size {MAX_SESSION_MESSAGE + 1} is outside"),
+    (
+        "size over the limit",
+        job_body(message_sizes=[MAX_SESSION_MESSAGE + 1]),
+        f"message size {MAX_SESSION_MESSAGE + 1} is outside",
+    ),
     ("size 2**64", job_body(message_sizes=[2**64]), "message size 18446744073709551616 is outside"),
-    ("size over a block", job_body(scheme="rsa-oaep", params={"bits": 1024}, message_sizes=[4096]),
-     "does not fit one"),
+    ("size over a block", job_body(scheme="rsa-oaep", params={"bits": 1024}, message_sizes=[4096]), "does not fit one"),
     # Regressions: these escaped parse_job as RecursionError / ValueError (an "internal error"
     # on the server, and no ERROR frame for the sender) before protocol.py caught them.
     ("nested 5000 deep", b"[" * 5000, "not UTF-8 JSON"),
-    ("5000-digit size", b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [' + b"9" * 5000 + b"]}",
-     "not UTF-8 JSON"),
+    (
+        "5000-digit size",
+        b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [' + b"9" * 5000 + b"]}",
+        "not UTF-8 JSON",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("body", "reason"), [(body, reason) for _, body, reason in MALFORMED_JOBS],
-                         ids=[name for name, _, _ in MALFORMED_JOBS])
-def test_malformed_job_gets_a_clear_error_back_and_the_server_continues(shared_server: LiveServer, body: bytes,
-                                                                        reason: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [(body, reason) for _, body, reason in MALFORMED_JOBS],
+    ids=[name for name, _, _ in MALFORMED_JOBS],
+)
+def test_malformed_job_gets_a_clear_error_back_and_the_server_continues(
+    shared_server: LiveServer, body: bytes, reason: str
+) -> None:
     assert len(body) <= MAX_CONTROL_FRAME
     handled, refused = shared_server.handled, shared_server.server.refused
     client = Client(shared_server.port)
@@ -549,8 +594,11 @@ def test_accept_failing_for_lack_of_file_descriptors_does_not_stop_the_server(li
         resource.setrlimit(resource.RLIMIT_NOFILE, (probe, hard))  # from now on no new descriptor can be made
         try:
             client.connect(("127.0.0.1", live_server.port))  # queued by the kernel; accept() will fail
-            live_server.wait_for(lambda: any("accept failed" in line for line in live_server.logs),
-                                 "the failed accept to be logged", timeout=10)
+            live_server.wait_for(
+                lambda: any("accept failed" in line for line in live_server.logs),
+                "the failed accept to be logged",
+                timeout=10,
+            )
         finally:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
         live_server.assert_alive()

@@ -24,25 +24,29 @@ from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
 
 FIRST = {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}
-LOOPBACK = {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 1_000_000,
-            "warmup": 0}
+LOOPBACK = {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 1_000_000, "warmup": 0}
 LAST = {"scheme": "sha256", "message_sizes": [128], "samples": 3, "warmup": 0}
 
 
 def _moment(name: str, cancel: threading.Event, pids: set[int]) -> Any:
     """An event handler that presses Stop at the named moment of the loopback job (job 1)."""
+
     def on_event(event: Any) -> None:
         if isinstance(event, JobProcesses):
             pids.update(event.pids.values())
         if getattr(event, "job_index", None) != 1 or cancel.is_set():
             return
-        if name == "receiver up, sender not spawned" and isinstance(event, JobProcesses) \
-                and set(event.pids) == {"receiver"}:
+        if (
+            name == "receiver up, sender not spawned"
+            and isinstance(event, JobProcesses)
+            and set(event.pids) == {"receiver"}
+        ):
             cancel.set()
         elif name == "handshake" and isinstance(event, JobStarted):
             cancel.set()  # the sender was just spawned: it is connecting and authenticating
         elif name == "mid-stream" and isinstance(event, (SampleBatch, Progress)):
             cancel.set()
+
     return on_event
 
 
@@ -60,8 +64,9 @@ def test_stop_during_a_loopback_job(tmp_path: Path, moment: str) -> None:
     assert run.jobs[3].error == "cancelled before start"
     assert run.status == stored.status == "cancelled"
     assert [(j.index, j.status) for j in stored.jobs] == [(j.index, j.status) for j in run.jobs]
-    assert pids and not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-                            for pid in pids)
+    assert pids and not any(
+        psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in pids
+    )
 
 
 def test_stop_before_anything_is_spawned(tmp_path: Path) -> None:
@@ -70,8 +75,12 @@ def test_stop_before_anything_is_spawned(tmp_path: Path) -> None:
     spawned: list[Any] = []
     profile = parse_profile({"name": "stop", "jobs": [FIRST, LOOPBACK]})
     with Store(tmp_path / "r.sqlite3") as store:
-        run = Runner(profile, store=store, cancel=cancel,
-                     on_event=lambda e: spawned.append(e) if isinstance(e, JobProcesses) else None).run()
+        run = Runner(
+            profile,
+            store=store,
+            cancel=cancel,
+            on_event=lambda e: spawned.append(e) if isinstance(e, JobProcesses) else None,
+        ).run()
         stored = store.load_run(run.id)
     assert spawned == []
     assert {job.status for job in run.jobs} == {"cancelled"} and stored.status == "cancelled"
@@ -107,9 +116,26 @@ def test_ctrl_c_keeps_finished_jobs_in_the_exports(tmp_path: Path, target: str) 
     profile_file = tmp_path / "p.json"
     profile_file.write_text(json.dumps({"name": "ctrl-c", "jobs": [FIRST, LOOPBACK]}))
     export_json, export_csv = tmp_path / "out.json", tmp_path / "out.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "app", "run", str(profile_file), "--no-store", "--json",
-                             str(export_json), "--csv", str(export_csv), "--quiet"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            str(profile_file),
+            "--no-store",
+            "--json",
+            str(export_json),
+            "--csv",
+            str(export_csv),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -134,16 +160,18 @@ def test_ctrl_c_keeps_finished_jobs_in_the_exports(tmp_path: Path, target: str) 
 
 
 @pytest.mark.parametrize("moment", ["right after Run", "first sample"])
-def test_window_stop_at_any_moment_leaves_no_process(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     moment: str) -> None:
+def test_window_stop_at_any_moment_leaves_no_process(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moment: str
+) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QMessageBox
 
     from app.gui.main_window import MainWindow
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    window = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
-                        store_path=tmp_path / "r.sqlite3")
+    window = MainWindow(
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), store_path=tmp_path / "r.sqlite3"
+    )
     qtbot.addWidget(window)
     window.show()
     try:

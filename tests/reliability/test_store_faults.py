@@ -38,12 +38,30 @@ def _truncated(path: Path) -> None:
     """A real store with runs, cut in half (a copy interrupted, a disk error)."""
     with Store(path) as store:
         for k in range(20):
-            run = RunResult(id=f"run-{k}", started="2026-01-01T00:00:00+00:00", status="running",
-                            environment={}, profile={"name": "x" * 2000})
+            run = RunResult(
+                id=f"run-{k}",
+                started="2026-01-01T00:00:00+00:00",
+                status="running",
+                environment={},
+                profile={"name": "x" * 2000},
+            )
             store.begin_run(run)
-            store.add_job(run.id, JobResult(id=f"run-{k}/0", index=0, scheme="sha256", backend="cryptography",
-                                            params={}, label="SHA-256", family="hash", mode="operations",
-                                            message_size=64, status="ok", error=None))
+            store.add_job(
+                run.id,
+                JobResult(
+                    id=f"run-{k}/0",
+                    index=0,
+                    scheme="sha256",
+                    backend="cryptography",
+                    params={},
+                    label="SHA-256",
+                    family="hash",
+                    mode="operations",
+                    message_size=64,
+                    status="ok",
+                    error=None,
+                ),
+            )
             store.finish_run(run.id, "finished", "2026-01-01T00:00:01+00:00")
         store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = path.read_bytes()
@@ -91,8 +109,7 @@ def test_move_aside_takes_the_wal_and_shm_files_too(tmp_path: Path) -> None:
     for suffix in ("-wal", "-shm"):
         path.with_name(path.name + suffix).write_bytes(b"side file")
     moved = move_aside(path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [moved.name, moved.name + "-wal", moved.name + "-shm"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([moved.name, moved.name + "-wal", moved.name + "-shm"])
 
 
 def test_move_aside_twice_in_one_second_keeps_both(tmp_path: Path) -> None:
@@ -131,8 +148,9 @@ def test_locked_store_is_not_called_broken(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(BREAKERS))
-def test_cli_names_the_file_and_offers_move_aside(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                  kind: str) -> None:
+def test_cli_names_the_file_and_offers_move_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
     path = tmp_path / "results.sqlite3"
     BREAKERS[kind](path)
     assert cli_main(["history", "--store", str(path)]) == 2
@@ -155,8 +173,9 @@ def test_cli_refuses_to_move_a_sound_store(tmp_path: Path, capsys: pytest.Captur
     assert path.exists()
 
 
-def test_window_starts_with_a_broken_store_and_moves_it_aside(qtbot: Any, tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_window_starts_with_a_broken_store_and_moves_it_aside(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No crash loop: the window opens, says what is wrong, Run is refused with the fix,
     and after Move aside a run is stored in a new store."""
     from PySide6.QtWidgets import QMessageBox

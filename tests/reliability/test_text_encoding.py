@@ -33,20 +33,24 @@ def _profile(**changes: Any) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize(("changes", "field"), [
-    ({"name": BAD}, "name"),
-    ({"description": BAD}, "description"),
-    ({"experiment": BAD}, "experiment"),
-    ({"job_label": BAD}, "jobs[1].label"),
-    ({"job_scheme": BAD}, "jobs[1].scheme"),
-    ({"job_backend": BAD}, "jobs[1].backend"),
-    ({"job_mode": BAD}, "jobs[1].mode"),
-    ({"job_params": {"curve": BAD}}, "jobs[1].params.curve"),
-    ({"job_params": {BAD: 1}}, "jobs[1].params"),
-    ({BAD: 1}, None),
-])
-def test_a_string_that_cannot_be_encoded_is_refused_naming_the_field(changes: dict[str, Any],
-                                                                     field: str | None) -> None:
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"name": BAD}, "name"),
+        ({"description": BAD}, "description"),
+        ({"experiment": BAD}, "experiment"),
+        ({"job_label": BAD}, "jobs[1].label"),
+        ({"job_scheme": BAD}, "jobs[1].scheme"),
+        ({"job_backend": BAD}, "jobs[1].backend"),
+        ({"job_mode": BAD}, "jobs[1].mode"),
+        ({"job_params": {"curve": BAD}}, "jobs[1].params.curve"),
+        ({"job_params": {BAD: 1}}, "jobs[1].params"),
+        ({BAD: 1}, None),
+    ],
+)
+def test_a_string_that_cannot_be_encoded_is_refused_naming_the_field(
+    changes: dict[str, Any], field: str | None
+) -> None:
     with pytest.raises(ProfileError) as caught:
         parse_profile(_profile(**changes), source="p.json")
     assert caught.value.field == field
@@ -55,8 +59,9 @@ def test_a_string_that_cannot_be_encoded_is_refused_naming_the_field(changes: di
     message.encode("utf-8")  # the message itself can be printed anywhere
 
 
-def test_a_label_from_a_file_is_refused_before_anything_runs(tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_label_from_a_file_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "p.json"
     path.write_text(json.dumps(_profile(job_label=BAD)), encoding="utf-8")  # written as the \ud800 escape
     assert "\\ud800" in path.read_text(encoding="utf-8")
@@ -65,15 +70,21 @@ def test_a_label_from_a_file_is_refused_before_anything_runs(tmp_path: Path,
     out_json = tmp_path / "out.json"
     assert cli_main(["run", str(path), "--no-store", "--quiet", "--json", str(out_json)]) == 2
     out, err = capsys.readouterr()
-    assert err == (f"cryptobench: error: {path}: jobs[1].label: text cannot be written as UTF-8 (a lone "
-                   'surrogate at character 1; got "x\\ud800y")\n')
+    assert err == (
+        f"cryptobench: error: {path}: jobs[1].label: text cannot be written as UTF-8 (a lone "
+        'surrogate at character 1; got "x\\ud800y")\n'
+    )
     assert "ok " not in out and not out_json.exists()
 
 
 def test_escaped_text_that_is_valid_loads() -> None:
     """Only lone surrogates are refused: a proper pair (an emoji) and other escapes load."""
-    profile = parse_profile(json.loads('{"name": "caf\\u00e9 \\ud83d\\ude00", "description": "tab\\there", '
-                                       '"jobs": [{"scheme": "sha256", "label": "\\u2603"}]}'))
+    profile = parse_profile(
+        json.loads(
+            '{"name": "caf\\u00e9 \\ud83d\\ude00", "description": "tab\\there", '
+            '"jobs": [{"scheme": "sha256", "label": "\\u2603"}]}'
+        )
+    )
     assert profile.name == "café 😀" and profile.jobs[0].label == "☃"
 
 
@@ -85,8 +96,10 @@ def test_a_results_file_with_such_text_is_refused(tmp_path: Path, capsys: pytest
     report = tmp_path / "report.md"
     assert cli_main(["report", str(path), "--markdown", str(report)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"cryptobench: error: {path}: run.profile.description: text that cannot be written "
-                          "as UTF-8") and err.count("\n") == 1
+    assert (
+        err.startswith(f"cryptobench: error: {path}: run.profile.description: text that cannot be written as UTF-8")
+        and err.count("\n") == 1
+    )
     assert not report.exists()
 
 

@@ -73,8 +73,9 @@ from tests.helpers.paths import ROOT
 
 #: Examples per property (the file stays well under 20 s on the 2-core machine).
 EXAMPLES = 200
-FUZZ = settings(max_examples=EXAMPLES, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 #: The socket properties wait out a short idle timeout in about half of their examples.
 SOCKET_FUZZ = settings(FUZZ, max_examples=120)
 
@@ -85,8 +86,21 @@ NON_ERROR_TYPES = st.sampled_from([t for t in FrameType if t is not FrameType.ER
 BIG_CAPACITY = 4 * MAX_CONTROL_FRAME
 CAPACITIES = st.sampled_from([0, 32, MAX_CONTROL_FRAME, BIG_CAPACITY])
 #: Lengths at and around every limit the reader knows, then anything a u64 holds.
-EDGE_LENGTHS = [0, 1, 31, 32, 33, MAX_CONTROL_FRAME, MAX_CONTROL_FRAME + 1, BIG_CAPACITY, BIG_CAPACITY + 1,
-                HARD_MAX_FRAME, HARD_MAX_FRAME + 1, 2**63, 2**64 - 1]
+EDGE_LENGTHS = [
+    0,
+    1,
+    31,
+    32,
+    33,
+    MAX_CONTROL_FRAME,
+    MAX_CONTROL_FRAME + 1,
+    BIG_CAPACITY,
+    BIG_CAPACITY + 1,
+    HARD_MAX_FRAME,
+    HARD_MAX_FRAME + 1,
+    2**63,
+    2**64 - 1,
+]
 LENGTHS = st.sampled_from(EDGE_LENGTHS) | st.integers(0, 2**64 - 1)
 IDLE = 0.02  # seconds: how long a stalled stream is waited for
 
@@ -128,9 +142,17 @@ def reference(data: bytes, capacity: int, eof: bool) -> tuple[list[tuple[FrameTy
         if rest < HEADER_SIZE:
             return frames, TruncatedFrame if eof else PeerTimeout, len(data), largest
         magic, version, kind, length = HEADER.unpack_from(data, pos)
-        rejected = (BadMagic if magic != MAGIC else UnsupportedVersion if version != VERSION
-                    else UnknownFrameType if kind not in KNOWN_KINDS else FrameTooLarge if length > capacity
-                    else None)
+        rejected = (
+            BadMagic
+            if magic != MAGIC
+            else UnsupportedVersion
+            if version != VERSION
+            else UnknownFrameType
+            if kind not in KNOWN_KINDS
+            else FrameTooLarge
+            if length > capacity
+            else None
+        )
         if rejected is not None:
             return frames, rejected, pos + HEADER_SIZE, largest
         largest = max(largest, length)
@@ -245,10 +267,14 @@ def test_reader_over_a_socket_matches_the_reference_and_never_hangs(data: bytes,
 
 
 @settings(FUZZ, max_examples=100)
-@given(kind=FRAME_TYPES, capacity=st.sampled_from([0, 32, MAX_CONTROL_FRAME, BIG_CAPACITY, HARD_MAX_FRAME]),
-       excess=st.sampled_from([1, 2**20, 2**63]) | st.integers(1, 2**64 - 1))
-def test_huge_length_claim_is_too_large_before_any_body_byte_or_allocation(kind: FrameType, capacity: int,
-                                                                             excess: int) -> None:
+@given(
+    kind=FRAME_TYPES,
+    capacity=st.sampled_from([0, 32, MAX_CONTROL_FRAME, BIG_CAPACITY, HARD_MAX_FRAME]),
+    excess=st.sampled_from([1, 2**20, 2**63]) | st.integers(1, 2**64 - 1),
+)
+def test_huge_length_claim_is_too_large_before_any_body_byte_or_allocation(
+    kind: FrameType, capacity: int, excess: int
+) -> None:
     length = min(capacity + excess, 2**64 - 1)
     trailing = b"\xab" * 1024  # a reader that trusted the header would start reading these
     a, b = socket.socketpair()
@@ -277,8 +303,11 @@ def test_huge_length_claim_is_too_large_before_any_body_byte_or_allocation(kind:
 # --- valid frames round-trip ------------------------------------------------------------
 
 LARGE_LIMIT = 300_000
-LARGE_BODIES = st.builds(lambda n, seed: random.Random(seed).randbytes(n),
-                         st.integers(MAX_CONTROL_FRAME + 1, LARGE_LIMIT), st.integers(0, 2**32))
+LARGE_BODIES = st.builds(
+    lambda n, seed: random.Random(seed).randbytes(n),
+    st.integers(MAX_CONTROL_FRAME + 1, LARGE_LIMIT),
+    st.integers(0, 2**32),
+)
 BODIES = st.binary(max_size=2000) | LARGE_BODIES
 
 
@@ -290,8 +319,11 @@ def split(body: bytes, cuts: list[int]) -> list[bytes | bytearray | memoryview]:
 
 
 @settings(FUZZ, max_examples=80)
-@given(frames=st.lists(st.tuples(NON_ERROR_TYPES, BODIES, st.lists(st.integers(0, 2**32), max_size=5)),
-                       min_size=1, max_size=4))
+@given(
+    frames=st.lists(
+        st.tuples(NON_ERROR_TYPES, BODIES, st.lists(st.integers(0, 2**32), max_size=5)), min_size=1, max_size=4
+    )
+)
 def test_send_frame_then_reader_round_trips_exactly(frames: list[tuple[FrameType, bytes, list[int]]]) -> None:
     a, b = socket.socketpair()
     sent: dict[str, Any] = {}
@@ -321,8 +353,9 @@ def test_send_frame_then_reader_round_trips_exactly(frames: list[tuple[FrameType
 
 @FUZZ
 @given(frames=st.lists(st.tuples(NON_ERROR_TYPES, BODIES), max_size=4), data=st.data())
-def test_frames_cut_at_arbitrary_chunk_boundaries_decode_identically(frames: list[tuple[FrameType, bytes]],
-                                                                     data: st.DataObject) -> None:
+def test_frames_cut_at_arbitrary_chunk_boundaries_decode_identically(
+    frames: list[tuple[FrameType, bytes]], data: st.DataObject
+) -> None:
     stream = b"".join(frame(kind, body) for kind, body in frames)
     if len(stream) < 3000 and data.draw(st.booleans(), label="one byte at a time"):
         cuts = list(range(len(stream)))
@@ -338,23 +371,31 @@ def test_frames_cut_at_arbitrary_chunk_boundaries_decode_identically(frames: lis
 
 # --- the protocol's parsers -------------------------------------------------------------
 
-JSON_SCALARS = (st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats()
-                | st.text(max_size=20))
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=10)
+JSON_SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=10,
+)
 SPECS = list(registry.all_specs())
 SCHEME_IDS = [spec.scheme_id for spec in SPECS]
 BACKENDS = sorted({backend for spec in SPECS for backend in spec.backends})
 PARAM_NAMES = sorted({param.name for spec in SPECS for param in spec.params})
 PARAM_VALUES = sorted({repr(c): c for spec in SPECS for p in spec.params for c in p.choices}.values(), key=repr)
-SIZES = (st.sampled_from([0, 1, 16, 64, 1024, 4096, MAX_SESSION_MESSAGE, MAX_SESSION_MESSAGE + 1, 2**63, -1])
-         | st.integers(-(2**64), 2**64) | JSON_VALUES)
+SIZES = (
+    st.sampled_from([0, 1, 16, 64, 1024, 4096, MAX_SESSION_MESSAGE, MAX_SESSION_MESSAGE + 1, 2**63, -1])
+    | st.integers(-(2**64), 2**64)
+    | JSON_VALUES
+)
 JOB_DICTS = st.fixed_dictionaries(
     {"scheme": st.sampled_from(SCHEME_IDS), "backend": st.sampled_from(BACKENDS)},
     optional={
-        "params": st.dictionaries(st.sampled_from(PARAM_NAMES) | st.text(max_size=8),
-                                  st.sampled_from(PARAM_VALUES) | st.integers(-5, 5000) | JSON_VALUES,
-                                  max_size=3) | JSON_VALUES,
+        "params": st.dictionaries(
+            st.sampled_from(PARAM_NAMES) | st.text(max_size=8),
+            st.sampled_from(PARAM_VALUES) | st.integers(-5, 5000) | JSON_VALUES,
+            max_size=3,
+        )
+        | JSON_VALUES,
         "message_sizes": st.lists(SIZES, max_size=5) | JSON_VALUES,
         "tcp_nodelay": st.booleans() | JSON_VALUES,
         "evil": JSON_VALUES,
@@ -377,9 +418,12 @@ def plausible_jobs(draw: st.DrawFn) -> dict[str, Any]:
                 values = st.integers((param.minimum or 0) - 2, (param.maximum or 10**6) + 2)
             params[param.name] = draw(values)
     job: dict[str, Any] = {
-        "scheme": spec.scheme_id, "backend": draw(st.sampled_from(spec.backends)), "params": params,
-        "message_sizes": draw(st.lists(st.sampled_from([0, 1, 16, 64, 190, 1024, 4096]) | st.integers(-2, 2**40),
-                                       min_size=1, max_size=4)),
+        "scheme": spec.scheme_id,
+        "backend": draw(st.sampled_from(spec.backends)),
+        "params": params,
+        "message_sizes": draw(
+            st.lists(st.sampled_from([0, 1, 16, 64, 190, 1024, 4096]) | st.integers(-2, 2**40), min_size=1, max_size=4)
+        ),
     }
     if draw(st.booleans()):
         job["tcp_nodelay"] = draw(st.booleans())
@@ -389,6 +433,8 @@ def plausible_jobs(draw: st.DrawFn) -> dict[str, Any]:
 
 
 ANY_JOB_DICT = plausible_jobs() | JOB_DICTS | st.dictionaries(st.text(max_size=12), JSON_VALUES, max_size=5)
+
+
 def spoil(text: bytes, index: int, byte: int) -> bytes:
     """`text` with the byte at `index` (wrapped) replaced by `byte`."""
     i = index % (len(text) + 1)
@@ -401,10 +447,15 @@ NASTY_JSON = st.one_of(
     st.integers(1, 20_000).map(lambda n: "[" * n),
     st.integers(1, 10_000).map(lambda n: '{"a":' * n + "1" + "}" * n),
     st.integers(1, 30_000).map(lambda n: "9" * n),
-    st.integers(1, 30_000).map(lambda n: '{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": ['
-                               + "1" * n + "]}"),
-    st.integers(1, 30_000).map(lambda n: '{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [1],'
-                               ' "params": {"key_bits": ' + "2" * n + "}}"),
+    st.integers(1, 30_000).map(
+        lambda n: '{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [' + "1" * n + "]}"
+    ),
+    st.integers(1, 30_000).map(
+        lambda n: (
+            '{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [1],'
+            ' "params": {"key_bits": ' + "2" * n + "}}"
+        )
+    ),
     st.sampled_from(["NaN", "-Infinity", "[1e999]", '"\\ud800"', "{}", "[]", "null", '{"scheme": null}', ""]),
 )
 RAW_BODIES = st.one_of(
@@ -412,8 +463,7 @@ RAW_BODIES = st.one_of(
     NASTY_JSON.map(str.encode),
     st.builds(json.dumps, ANY_JOB_DICT).map(str.encode),
     # A valid-looking job with one byte replaced: bad UTF-8, broken syntax.
-    st.builds(lambda d, i, c: spoil(json.dumps(d).encode(), i, c), JOB_DICTS, st.integers(0, 500),
-              st.integers(0, 255)),
+    st.builds(lambda d, i, c: spoil(json.dumps(d).encode(), i, c), JOB_DICTS, st.integers(0, 500), st.integers(0, 255)),
 )
 MAX_MESSAGES = st.sampled_from([0, 1024, MAX_SESSION_MESSAGE])
 
@@ -449,8 +499,10 @@ def test_parse_job_over_json_ish_dicts_raises_only_job_rejected(job: dict[str, A
 
 
 @FUZZ
-@given(body=RAW_BODIES | st.builds(json.dumps, JSON_VALUES).map(str.encode), what=st.sampled_from(["JOB_OK",
-                                                                                                    "SIZE_END_OK"]))
+@given(
+    body=RAW_BODIES | st.builds(json.dumps, JSON_VALUES).map(str.encode),
+    what=st.sampled_from(["JOB_OK", "SIZE_END_OK"]),
+)
 def test_decode_json_returns_a_dict_or_raises_malformed_body(body: bytes, what: str) -> None:
     try:
         data = decode_json(memoryview(body), what)
@@ -478,19 +530,26 @@ def test_decode_ack_over_arbitrary_bytes(body: bytes) -> None:
 @given(value=st.integers(0, 2**64 - 1), verdict=st.sampled_from(list(Verdict)), reason=st.text(max_size=100))
 def test_ack_round_trips(value: int, verdict: Verdict, reason: str) -> None:
     # The reason is the peer's text: it comes back with control characters escaped.
-    assert decode_ack(b"".join(encode_ack(value, verdict, reason))) == (value, verdict,
-                                                                        escape_control(reason, PEER_TEXT_LIMIT))
+    assert decode_ack(b"".join(encode_ack(value, verdict, reason))) == (
+        value,
+        verdict,
+        escape_control(reason, PEER_TEXT_LIMIT),
+    )
 
 
 # --- regressions found by the properties above --------------------------------------------
 
 
-@pytest.mark.parametrize("body", [
-    b"[" * 5000,  # RecursionError inside json.loads
-    b'{"a":' * 5000 + b"1" + b"}" * 5000,
-    b"9" * 5000,  # ValueError: exceeds the 4300-digit int conversion limit
-    b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [' + b"1" * 5000 + b"]}",
-], ids=["deep-array", "deep-object", "long-int", "long-int-size"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 5000,  # RecursionError inside json.loads
+        b'{"a":' * 5000 + b"1" + b"}" * 5000,
+        b"9" * 5000,  # ValueError: exceeds the 4300-digit int conversion limit
+        b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [' + b"1" * 5000 + b"]}",
+    ],
+    ids=["deep-array", "deep-object", "long-int", "long-int-size"],
+)
 def test_job_json_that_trips_the_decoder_is_rejected_with_a_reason(body: bytes) -> None:
     with pytest.raises(JobRejected, match="not UTF-8 JSON"):
         parse_job(body)
@@ -584,8 +643,10 @@ ATHERIS_SEEDS = [
     b"\x00\x01\x00" + frame(FrameType.PING, b""),
     b"\x01\x02\x07" + frame(FrameType.PING, b"abc") + frame(FrameType.MESSAGE, b"x" * 100) + frame(FrameType.ERROR),
     b"\x02\x02\x00" + json.dumps({"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [64]}).encode(),
-    b"\x02\x02\x00" + json.dumps({"scheme": "hkdf", "backend": "pycryptodome", "params": {"output_length": 64},
-                                  "message_sizes": [0]}).encode(),
+    b"\x02\x02\x00"
+    + json.dumps(
+        {"scheme": "hkdf", "backend": "pycryptodome", "params": {"output_length": 64}, "message_sizes": [0]}
+    ).encode(),
     b"\x03\x00\x00" + ACK.pack(5, 1) + b"reason",
     b"\x04\x00\x00" + b'{"cpu_seconds": 1.5}',
     # Known decoder traps as starting points: nesting past the recursion limit, a 5000-digit integer.
@@ -605,10 +666,25 @@ def test_atheris_finds_no_crash_in_the_parsers(tmp_path: Path) -> None:
         (corpus / f"seed-{i}").write_bytes(seed)
     root = ROOT
     process = subprocess.run(
-        [sys.executable, str(harness), f"-runs={ATHERIS_RUNS}", "-seed=20240601", "-max_total_time=20",
-         "-timeout=10", "-max_len=8192", "-len_control=0", f"-artifact_prefix={tmp_path}/", str(corpus)],
-        check=False, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True,
-        timeout=120)
+        [
+            sys.executable,
+            str(harness),
+            f"-runs={ATHERIS_RUNS}",
+            "-seed=20240601",
+            "-max_total_time=20",
+            "-timeout=10",
+            "-max_len=8192",
+            "-len_control=0",
+            f"-artifact_prefix={tmp_path}/",
+            str(corpus),
+        ],
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     output = process.stdout + process.stderr
     assert process.returncode == 0, output[-4000:]
     assert "Done" in output, output[-4000:]

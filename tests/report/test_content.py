@@ -33,8 +33,15 @@ from app.report.units import format_seconds, format_seconds_in
 from tests.report.conftest import FAILED_ERROR, IDENTICAL_JOB, SLOWER_JOB, find_job
 
 EXPECTED_TITLES = [
-    "Summary of findings", "Comparison with baseline", "Environment", "Method", "Results by family",
-    "Loopback breakdown", "Cost against security level", "Warnings", "Appendix: full statistics",
+    "Summary of findings",
+    "Comparison with baseline",
+    "Environment",
+    "Method",
+    "Results by family",
+    "Loopback breakdown",
+    "Cost against security level",
+    "Warnings",
+    "Appendix: full statistics",
 ]
 AES = "AES-256-GCM [cryptography]"
 CHACHA = "ChaCha20-Poly1305 [cryptography]"
@@ -43,9 +50,15 @@ ECIES = "ECIES secp256k1 (HKDF-SHA256) + AES-256-GCM [cryptography]"
 ML_KEM = "ML-KEM-768 + AES-256-GCM [cryptography]"
 SESSION = "ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [cryptography]"
 #: The short labels charts and the summary use (each backend is the only one of its scheme).
-SHORT = {AES: "AES-256-GCM", CHACHA: "ChaCha20-Poly1305", RSA_KEM: "RSA-KEM-2048 (OAEP)",
-         ECIES: "ECIES secp256k1 (HKDF-SHA256)", ML_KEM: "ML-KEM-768", SESSION: "ECDH brainpoolP256r1 + SHA-256",
-         "ML-DSA-65 [cryptography]": "ML-DSA-65"}
+SHORT = {
+    AES: "AES-256-GCM",
+    CHACHA: "ChaCha20-Poly1305",
+    RSA_KEM: "RSA-KEM-2048 (OAEP)",
+    ECIES: "ECIES secp256k1 (HKDF-SHA256)",
+    ML_KEM: "ML-KEM-768",
+    SESSION: "ECDH brainpoolP256r1 + SHA-256",
+    "ML-DSA-65 [cryptography]": "ML-DSA-65",
+}
 
 
 def section(report: Report, title: str) -> Section:
@@ -56,7 +69,7 @@ def cell(table: Table, row: list[str], column: str) -> tuple[str, str]:
     """A time cell and its column's unit: ("1.50", "µs") from header "Median (µs)"."""
     index = next(i for i, c in enumerate(table.columns) if c == column or c.startswith(f"{column} ("))
     header = table.columns[index]
-    return row[index], header[header.rindex("(") + 1:-1] if header.endswith(")") else ""
+    return row[index], header[header.rindex("(") + 1 : -1] if header.endswith(")") else ""
 
 
 def texts(sec: Section) -> list[str]:
@@ -129,8 +142,10 @@ def test_kem_ratio_with_key_generation(report: Report, hand_run: RunResult) -> N
     kem = [f for f in findings if "counting key generation" in f]
     assert len(kem) == 1
     sentence = kem[0]
-    total = {label: med(hand_run, label, 1024, "keygen") + med(hand_run, label, 1024, "encrypt")
-             for label in (RSA_KEM, ECIES, ML_KEM)}
+    total = {
+        label: med(hand_run, label, 1024, "keygen") + med(hand_run, label, 1024, "encrypt")
+        for label in (RSA_KEM, ECIES, ML_KEM)
+    }
     assert "keygen median + encrypt median" in sentence  # says what was added
     assert f"{SHORT[RSA_KEM]} takes {format_seconds(total[RSA_KEM])}" in sentence
     assert f"{ratio_words(total[RSA_KEM] / total[ECIES])} slower than {SHORT[ECIES]}" in sentence
@@ -154,8 +169,7 @@ def test_post_quantum_and_network_findings(report: Report, hand_run: RunResult) 
 
 def test_failed_job_in_findings_and_tables(report: Report) -> None:
     findings = texts(section(report, "Summary of findings"))
-    assert any(f.startswith("**Failed**") and "ML-DSA-65" in f and FAILED_ERROR in f
-               for f in findings)
+    assert any(f.startswith("**Failed**") and "ML-DSA-65" in f and FAILED_ERROR in f for f in findings)
     signatures = section(report, "Signatures")
     tables = [b for b in signatures.blocks if isinstance(b, Table)]
     timing = next(t for t in tables if "Median" in t.columns)
@@ -172,8 +186,17 @@ def test_failed_job_in_findings_and_tables(report: Report) -> None:
 def test_results_table_rows_and_emphasis(report: Report, hand_run: RunResult) -> None:
     aead = section(report, "Authenticated encryption (AEAD)")
     timing = next(b for b in aead.blocks if isinstance(b, Table) and "Median (µs)" in b.columns)
-    assert timing.columns == ["Scheme", "Size", "Metric", "Mean (µs)", "Median (µs)", "p95 (µs)", "Std (ns)", "CV",
-                              "Throughput"]  # one unit per column, chosen for the column
+    assert timing.columns == [
+        "Scheme",
+        "Size",
+        "Metric",
+        "Mean (µs)",
+        "Median (µs)",
+        "p95 (µs)",
+        "Std (ns)",
+        "CV",
+        "Throughput",
+    ]  # one unit per column, chosen for the column
     assert timing.widths is not None and len(timing.widths) == len(timing.columns)
     emphasised = [timing.rows[i] for i in timing.emphasis]
     # The fastest encrypt at each size: AES-GCM at both 1 KiB and 1 MiB.
@@ -255,15 +278,23 @@ def test_warnings_section(report: Report, hand_run: RunResult) -> None:
     quiet = copy.deepcopy(hand_run)
     for job in quiet.jobs:
         job.warnings = []
-    assert any(t.startswith("No stability warnings were raised") for t in texts(section(build_report(quiet),
-                                                                                           "Warnings")))
+    assert any(
+        t.startswith("No stability warnings were raised") for t in texts(section(build_report(quiet), "Warnings"))
+    )
 
 
 def test_comparison_with_baseline(report: Report) -> None:
     comp = section(report, "Comparison with baseline")
     table = next(b for b in comp.blocks if isinstance(b, Table))
-    assert table.columns == ["Job", "Size", "Baseline median (µs)", "This run median (µs)", "Ratio (this/baseline)",
-                             "95 % interval", "Verdict"]
+    assert table.columns == [
+        "Job",
+        "Size",
+        "Baseline median (µs)",
+        "This run median (µs)",
+        "Ratio (this/baseline)",
+        "95 % interval",
+        "Verdict",
+    ]
     (ratios,) = charts(comp, BarChart)  # the ratios and their intervals, drawn
     assert ratios.unit == "×" and len(ratios.values) == len(ratios.low) == len(ratios.high)
     rows = {(r[0], r[1]): r for r in table.rows}
@@ -278,8 +309,7 @@ def test_comparison_with_baseline(report: Report) -> None:
     assert any("1 slower" in t for t in texts(section(report, "Summary of findings")))
 
 
-def test_comparison_lists_unmatched_and_survives_empty_samples(hand_run: RunResult,
-                                                               hand_baseline: RunResult) -> None:
+def test_comparison_lists_unmatched_and_survives_empty_samples(hand_run: RunResult, hand_baseline: RunResult) -> None:
     baseline = copy.deepcopy(hand_baseline)
     baseline.jobs = [j for j in baseline.jobs if j.mode == "operations"]  # the session only in this run
     find_job(baseline, CHACHA, 1024).metrics["encrypt"].samples = []  # results saved without samples
@@ -289,8 +319,9 @@ def test_comparison_lists_unmatched_and_survives_empty_samples(hand_run: RunResu
     assert chacha[-1] == "not comparable" and "raw samples missing" in chacha[5]
     zero = copy.deepcopy(hand_baseline)
     find_job(zero, CHACHA, 1024).metrics["encrypt"].samples = [0.0] * 30  # compare raises ValueError
-    table = next(b for b in section(build_report(hand_run, zero), "Comparison with baseline").blocks
-                 if isinstance(b, Table))
+    table = next(
+        b for b in section(build_report(hand_run, zero), "Comparison with baseline").blocks if isinstance(b, Table)
+    )
     chacha = next(r for r in table.rows if r[0] == CHACHA and r[1] == "1 KiB")
     assert chacha[-1] == "not comparable" and "undefined" in chacha[5]
     assert any(t.startswith("Only in this run") and SESSION in t for t in texts(comp))
@@ -342,7 +373,7 @@ def test_appendix_has_every_metric_and_statistic(report: Report, hand_run: RunRe
     assert {"Min", "p5", "p25", "p75", "p95", "p99", "Max", "Traced peak"} <= set(spread.columns)
     session = find_job(hand_run, SESSION, 18)
     first = next(i for i, r in enumerate(centre.rows) if r[0].startswith(SHORT[SESSION]))
-    block = centre.rows[first:first + len(session.metrics)]
+    block = centre.rows[first : first + len(session.metrics)]
     assert [r[1] for r in block] == list(session.metrics)
     assert all(r[0] == "" for r in block[1:])  # the job is named once, on its first row
     compute = block[[r[1] for r in block].index("compute")]

@@ -9,8 +9,13 @@ from app.report.content import build_report
 from app.report.model import Paragraph, Table
 
 FACTS = [
-    {"code": "governor", "status": "finding", "found": "powersave on 2 CPUs", "why": "the clock changes",
-     "fix": "sudo cpupower frequency-set -g performance"},
+    {
+        "code": "governor",
+        "status": "finding",
+        "found": "powersave on 2 CPUs",
+        "why": "the clock changes",
+        "fix": "sudo cpupower frequency-set -g performance",
+    },
     {"code": "smt", "status": "ok", "found": "SMT (hyper-threading) not active", "why": None, "fix": None},
     {"code": "turbo", "status": "unknown", "found": "not exposed", "why": None, "fix": None},
 ]

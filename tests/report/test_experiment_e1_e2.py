@@ -18,47 +18,128 @@ from tests.report.conftest import metric, spread_samples
 KIB, MIB = 1024, 1024 * 1024
 
 
-def _job(index: int, scheme: str, backend: str, params: dict[str, Any], label: str, size: int,
-         metrics: dict[str, MetricResult], *, mode: str = "operations", tcp_nodelay: bool | None = None,
-         family: str = "key-agreement", **extra: Any) -> JobResult:
-    job = JobResult(id=f"r/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
-                    family=family, mode=mode, message_size=size, status="ok", metrics=metrics,
-                    tcp_nodelay=tcp_nodelay if mode != "operations" else None,
-                    validation=Validation(checked=10, tamper_tried=1, tamper_rejected=1),
-                    security=Security(classical_bits=128, pq_category=0, insecure=False))
+def _job(
+    index: int,
+    scheme: str,
+    backend: str,
+    params: dict[str, Any],
+    label: str,
+    size: int,
+    metrics: dict[str, MetricResult],
+    *,
+    mode: str = "operations",
+    tcp_nodelay: bool | None = None,
+    family: str = "key-agreement",
+    **extra: Any,
+) -> JobResult:
+    job = JobResult(
+        id=f"r/{index}",
+        index=index,
+        scheme=scheme,
+        backend=backend,
+        params=params,
+        label=label,
+        family=family,
+        mode=mode,
+        message_size=size,
+        status="ok",
+        metrics=metrics,
+        tcp_nodelay=tcp_nodelay if mode != "operations" else None,
+        validation=Validation(checked=10, tamper_tried=1, tamper_rejected=1),
+        security=Security(classical_bits=128, pq_category=0, insecure=False),
+    )
     for key, value in extra.items():
         setattr(job, key, value)
     return job
 
 
 def _session(compute: float, rtt: float, receiver: float, floor: float, handshake: float) -> dict[str, MetricResult]:
-    return {"compute": metric(spread_samples(compute)), "rtt": metric(spread_samples(rtt)),
-            "receiver": metric(spread_samples(receiver)), "network": metric(spread_samples(rtt - receiver)),
-            "floor_rtt": metric(spread_samples(floor)), "handshake": metric(spread_samples(handshake))}
+    return {
+        "compute": metric(spread_samples(compute)),
+        "rtt": metric(spread_samples(rtt)),
+        "receiver": metric(spread_samples(receiver)),
+        "network": metric(spread_samples(rtt - receiver)),
+        "floor_rtt": metric(spread_samples(floor)),
+        "handshake": metric(spread_samples(handshake)),
+    }
 
 
 def _run(experiment: str, jobs: list[JobResult]) -> RunResult:
-    return RunResult(id="r", started="2026-11-21T10:00:00+00:00", status="finished", environment={},
-                     profile={"name": "t", "experiment": experiment}, jobs=jobs)
+    return RunResult(
+        id="r",
+        started="2026-11-21T10:00:00+00:00",
+        status="finished",
+        environment={},
+        profile={"name": "t", "experiment": experiment},
+        jobs=jobs,
+    )
 
 
 def _e1(nagle_rtt: float | None = 250e-6) -> RunResult:
     curve = {"curve": "brainpoolP256r1", "kdf": "sha256"}
     jobs = [
-        _job(0, "ecdh", "tinyec", curve, "ECDH [tinyec]", 18, _session(60e-6, 100e-6, 60e-6, 15e-6, 30e-3),
-             mode="loopback", tcp_nodelay=True),
-        _job(1, "elgamal", "python", {"bits": 128, "chunked": True}, "ElGamal-128 (chunked) [python]", 18,
-             _session(100e-6, 80e-6, 50e-6, 15e-6, 20e-6), mode="loopback", tcp_nodelay=True,
-             family="public-key-encryption", security=Security(classical_bits=24, pq_category=0, insecure=True)),
-        _job(2, "elgamal", "python", {"bits": 2048}, "ElGamal-2048 [python]", 18,
-             _session(36e-3, 20e-3, 19e-3, 15e-6, 20e-3), mode="loopback", tcp_nodelay=True,
-             family="public-key-encryption"),
-        _job(3, "ecdh", "cryptography", curve, "ECDH [cryptography]", 18, _session(1.2e-6, 18e-6, 1.4e-6, 14e-6, 5e-4),
-             mode="loopback", tcp_nodelay=True),
+        _job(
+            0,
+            "ecdh",
+            "tinyec",
+            curve,
+            "ECDH [tinyec]",
+            18,
+            _session(60e-6, 100e-6, 60e-6, 15e-6, 30e-3),
+            mode="loopback",
+            tcp_nodelay=True,
+        ),
+        _job(
+            1,
+            "elgamal",
+            "python",
+            {"bits": 128, "chunked": True},
+            "ElGamal-128 (chunked) [python]",
+            18,
+            _session(100e-6, 80e-6, 50e-6, 15e-6, 20e-6),
+            mode="loopback",
+            tcp_nodelay=True,
+            family="public-key-encryption",
+            security=Security(classical_bits=24, pq_category=0, insecure=True),
+        ),
+        _job(
+            2,
+            "elgamal",
+            "python",
+            {"bits": 2048},
+            "ElGamal-2048 [python]",
+            18,
+            _session(36e-3, 20e-3, 19e-3, 15e-6, 20e-3),
+            mode="loopback",
+            tcp_nodelay=True,
+            family="public-key-encryption",
+        ),
+        _job(
+            3,
+            "ecdh",
+            "cryptography",
+            curve,
+            "ECDH [cryptography]",
+            18,
+            _session(1.2e-6, 18e-6, 1.4e-6, 14e-6, 5e-4),
+            mode="loopback",
+            tcp_nodelay=True,
+        ),
     ]
     if nagle_rtt is not None:
-        jobs.append(_job(4, "ecdh", "tinyec", curve, "ECDH [tinyec] (Nagle on)", 18,
-                         _session(60e-6, nagle_rtt, 60e-6, 15e-6, 30e-3), mode="loopback", tcp_nodelay=False))
+        jobs.append(
+            _job(
+                4,
+                "ecdh",
+                "tinyec",
+                curve,
+                "ECDH [tinyec] (Nagle on)",
+                18,
+                _session(60e-6, nagle_rtt, 60e-6, 15e-6, 30e-3),
+                mode="loopback",
+                tcp_nodelay=False,
+            )
+        )
     return _run("E1", jobs)
 
 
@@ -67,14 +148,21 @@ def _texts(sections: list[Section]) -> str:
 
 
 def _table(sections: list[Section], title: str, first_column: str | None = None) -> Table:
-    return next(b for s in sections if s.title == title for b in s.blocks if isinstance(b, Table)
-                and (first_column is None or b.columns[:2] == ["Case", first_column]))
+    return next(
+        b
+        for s in sections
+        if s.title == title
+        for b in s.blocks
+        if isinstance(b, Table) and (first_column is None or b.columns[:2] == ["Case", first_column])
+    )
 
 
 def test_e1_follows_the_summary_with_its_own_sections() -> None:
     titles = [s.title for s in build_report(_e1()).sections]
-    assert titles[:2] == ["Summary of findings",
-                          "Experiment E1: ECDH + AES-GCM versus ElGamal over a loopback client/server"]
+    assert titles[:2] == [
+        "Summary of findings",
+        "Experiment E1: ECDH + AES-GCM versus ElGamal over a loopback client/server",
+    ]
     assert titles[2:6] == ["Published and measured", "Per-sample delays", "Averages", "Why the figures differ"]
     assert titles[6] == "Environment"
 
@@ -97,8 +185,13 @@ def test_e1_published_table_ratios_come_from_the_samples() -> None:
 
 def test_e1_per_sample_charts_plot_every_sample_in_order() -> None:
     run = _e1()
-    charts = [b.chart for s in experiment_sections(run) if s.title == "Per-sample delays" for b in s.blocks
-              if isinstance(b, Chart)]
+    charts = [
+        b.chart
+        for s in experiment_sections(run)
+        if s.title == "Per-sample delays"
+        for b in s.blocks
+        if isinstance(b, Chart)
+    ]
     assert [c.title for c in charts] == ["Computation delay per sample", "Communication delay per sample"]
     assert all(isinstance(c, LineChart) for c in charts)
     names = [series.name for series in charts[0].series]
@@ -142,13 +235,22 @@ def test_e1_slow_samples_are_counted_not_explained() -> None:
 
 def test_e1_source_lines_beside_our_samples_and_the_stated_ratio() -> None:
     run = _e1()
-    table = next(b for s in experiment_sections(run) if s.title == "Averages" for b in s.blocks
-                 if isinstance(b, Table) and b.columns[0] == "Line")
+    table = next(
+        b
+        for s in experiment_sections(run)
+        if s.title == "Averages"
+        for b in s.blocks
+        if isinstance(b, Table) and b.columns[0] == "Line"
+    )
     nagle = run.jobs[4]
     rows = {r[0]: r for r in table.rows}
-    assert rows["Sample 1"] == ["Sample 1", "0.0494 ms", "0.8879 ms",
-                                format_seconds(nagle.metrics["compute"].samples[0]),
-                                format_seconds(nagle.metrics["rtt"].samples[0])]
+    assert rows["Sample 1"] == [
+        "Sample 1",
+        "0.0494 ms",
+        "0.8879 ms",
+        format_seconds(nagle.metrics["compute"].samples[0]),
+        format_seconds(nagle.metrics["rtt"].samples[0]),
+    ]
     assert rows["Sample 100"][3:] == ["-", "-"]  # our job has 30 samples: no sample 100
     ratio_row = rows["Communication / computation (means)"]
     assert ratio_row[1] == "44× (as the source states)" and ratio_row[3] == f"{250e-6 / 60e-6:.1f}×"
@@ -174,9 +276,19 @@ def _e2(aes_small: float = 1.0e-6, aes_large: float = 120e-6, samples: int = 10)
     jobs = []
 
     def add(scheme: str, params: dict[str, Any], size: int, family: str, **metrics: float) -> None:
-        jobs.append(_job(len(jobs), scheme, "cryptography", params, f"{scheme} {params}", size,
-                         {name: metric(spread_samples(v, n=samples)) for name, v in metrics.items()}, family=family,
-                         wire_bytes={"payload": size + 106, "overhead": 106}))
+        jobs.append(
+            _job(
+                len(jobs),
+                scheme,
+                "cryptography",
+                params,
+                f"{scheme} {params}",
+                size,
+                {name: metric(spread_samples(v, n=samples)) for name, v in metrics.items()},
+                family=family,
+                wire_bytes={"payload": size + 106, "overhead": 106},
+            )
+        )
 
     for size, (enc) in ((KIB, aes_small), (MIB, aes_large), (10 * MIB, 1.6e-3)):
         add("aes-gcm", {"key_bits": 256}, size, "aead", encrypt=enc, decrypt=enc)
@@ -195,8 +307,13 @@ def test_e2_table_has_one_row_per_timed_operation_with_its_statistics() -> None:
     aes = [r for r in table.rows if r[0] == "AES-256-GCM, 1 KB (encrypt + decrypt)"]
     assert [r[1] for r in aes] == ["encrypt", "decrypt"]
     stats = run.jobs[0].metrics["encrypt"].stats
-    assert aes[0][2:7] == ["10", format_seconds(stats.mean), format_seconds(stats.median), format_seconds(stats.p95),
-                           format_seconds(stats.std)]
+    assert aes[0][2:7] == [
+        "10",
+        format_seconds(stats.mean),
+        format_seconds(stats.median),
+        format_seconds(stats.p95),
+        format_seconds(stats.std),
+    ]
     hkdf = [r[0] for r in table.rows if r[1] == "derive"]
     assert hkdf == ["HKDF-SHA384, secret 32 B -> 32 B", "HKDF-SHA384, secret 48 B -> 64 B"]
 
@@ -227,8 +344,14 @@ def test_e2_case_table_sets_every_printed_statistic_beside_ours() -> None:
     table = _table(experiment_sections(run), "The E2 table at 1 KiB, 1 MiB and 10 MiB", "Row")
     rows = {(r[0], r[1]): r for r in table.rows}
     sha = rows[("SHA-384, 1 MB", "published")]
-    assert sha[2:] == ["10", format_seconds(0.009586), format_seconds(0.009034), format_seconds(0.019948),
-                       format_seconds(0.003939), "120.54"]
+    assert sha[2:] == [
+        "10",
+        format_seconds(0.009586),
+        format_seconds(0.009034),
+        format_seconds(0.019948),
+        format_seconds(0.003939),
+        "120.54",
+    ]
     aes = rows[("AES-256-GCM, 1 MB (encrypt + decrypt)", "published (one trial)")]
     assert aes[2:4] == ["1", format_seconds(0.001544)] and aes[4:7] == ["-", "-", "-"]
     assert rows[("AES-256-GCM, 1 MB (encrypt + decrypt)", "published, second run")][7] == "1066.21"
@@ -281,21 +404,32 @@ def test_e2_sample_count_paragraph(samples: int, words: str) -> None:
 def test_e2_signature_size_subtracts_the_length_prefix_and_score_is_explained() -> None:
     text = _texts(experiment_sections(_e2()))
     assert "ECDSA-P384 signature was 104 bytes" in text and "signature 103 bytes" in text
-    assert "Why no \"performance score\"" in text
+    assert 'Why no "performance score"' in text
 
 
 def test_unknown_experiment_is_a_note_not_a_crash() -> None:
     sections = experiment_sections(_run("E9", []))
     assert sections[0].title == "Experiment E9" and "could not be loaded" in _texts(sections)
-    assert experiment_sections(RunResult(id="r", started="x", status="finished", environment={},
-                                         profile={"name": "t"})) == []
+    assert (
+        experiment_sections(RunResult(id="r", started="x", status="finished", environment={}, profile={"name": "t"}))
+        == []
+    )
 
 
 def test_e1_says_which_link_the_published_loopback_delay_corresponds_to() -> None:
     from app.report.experiments.e1 import _link_equivalent
 
-    job = _job(0, "ecdh", "tinyec", {"curve": "brainpoolP256r1"}, "ECDH", 18, {}, mode="loopback",
-               wire_bytes={"payload": 46, "frame": 58})
+    job = _job(
+        0,
+        "ecdh",
+        "tinyec",
+        {"curve": "brainpoolP256r1"},
+        "ECDH",
+        18,
+        {},
+        mode="loopback",
+        wire_bytes={"payload": 46, "frame": 58},
+    )
     text = _link_equivalent(0.7513e-3, job)
     assert text is not None and "751 µs is a loopback figure" in text and "58-byte frame" in text
     # Between the LAN preset (26.6 µs a round trip in the model) and Wi-Fi (2.04 ms).

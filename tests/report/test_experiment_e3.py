@@ -26,9 +26,13 @@ from tests.report.conftest import metric, spread_samples
 #: (enc, dec) in seconds per kind and key size; the 30-byte message costs 10 % more.
 #: Shaped like the published trend: without CRT RSA is slower than ElGamal, with CRT faster.
 TIMES: dict[tuple[str, int], tuple[float, float]] = {
-    ("rsa", 1024): (4e-5, 2.2e-3), ("rsa-crt", 1024): (4.1e-5, 6e-4), ("elgamal", 1024): (5.5e-4, 6.6e-4),
+    ("rsa", 1024): (4e-5, 2.2e-3),
+    ("rsa-crt", 1024): (4.1e-5, 6e-4),
+    ("elgamal", 1024): (5.5e-4, 6.6e-4),
     ("oaep", 1024): (3e-5, 1e-4),
-    ("rsa", 2048): (7e-5, 1.5e-2), ("rsa-crt", 2048): (7.2e-5, 4e-3), ("elgamal", 2048): (4.2e-3, 2.2e-3),
+    ("rsa", 2048): (7e-5, 1.5e-2),
+    ("rsa-crt", 2048): (7.2e-5, 4e-3),
+    ("elgamal", 2048): (4.2e-3, 2.2e-3),
     ("oaep", 2048): (5e-5, 5e-4),
 }
 SIZES = (12, 30)
@@ -46,16 +50,37 @@ def _job(index: int, kind: str, bits: int, size: int, enc: float, dec: float, st
         "elgamal": ("elgamal", "python", {"bits": bits}, f"ElGamal-{bits} [python]"),
         "oaep": ("rsa-oaep", "cryptography", {"bits": bits}, f"RSA-OAEP-{bits} [cryptography]"),
     }[kind]
-    metrics = {"keygen": metric(spread_samples(1e-2, n=5)), "encrypt": metric(spread_samples(enc)),
-               "decrypt": metric(spread_samples(dec))} if status == "ok" else {}
-    return JobResult(id=f"e3/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
-                     family="public-key-encryption", mode="operations", message_size=size, status=status,
-                     error=None if status == "ok" else "RuntimeError: boom", metrics=metrics,
-                     wire_bytes={"payload": bits // 8, "overhead": bits // 8 - size} if status == "ok" else {})
+    metrics = (
+        {
+            "keygen": metric(spread_samples(1e-2, n=5)),
+            "encrypt": metric(spread_samples(enc)),
+            "decrypt": metric(spread_samples(dec)),
+        }
+        if status == "ok"
+        else {}
+    )
+    return JobResult(
+        id=f"e3/{index}",
+        index=index,
+        scheme=scheme,
+        backend=backend,
+        params=params,
+        label=label,
+        family="public-key-encryption",
+        mode="operations",
+        message_size=size,
+        status=status,
+        error=None if status == "ok" else "RuntimeError: boom",
+        metrics=metrics,
+        wire_bytes={"payload": bits // 8, "overhead": bits // 8 - size} if status == "ok" else {},
+    )
 
 
-def _run(times: dict[tuple[str, int], tuple[float, float]] = TIMES, sizes: tuple[int, ...] = SIZES,
-         failed: set[tuple[str, int, int]] | None = None) -> RunResult:
+def _run(
+    times: dict[tuple[str, int], tuple[float, float]] = TIMES,
+    sizes: tuple[int, ...] = SIZES,
+    failed: set[tuple[str, int, int]] | None = None,
+) -> RunResult:
     jobs: list[JobResult] = []
     for (kind, bits), (enc, dec) in times.items():
         for size in sizes:
@@ -67,15 +92,19 @@ def _run(times: dict[tuple[str, int], tuple[float, float]] = TIMES, sizes: tuple
 
 def _make_run(jobs: list[JobResult]) -> RunResult:
     profile: dict[str, Any] = {"name": "rsa-vs-elgamal", "experiment": "E3"}
-    return RunResult(id="e3-run", started="2026-11-21T10:00:00+00:00", status="finished", environment={},
-                     profile=profile, jobs=jobs)
+    return RunResult(
+        id="e3-run", started="2026-11-21T10:00:00+00:00", status="finished", environment={}, profile=profile, jobs=jobs
+    )
 
 
 def _find(run: RunResult, kind: str, bits: int, size: int) -> JobResult:
     crt = {"rsa": False, "rsa-crt": True}.get(kind)
     scheme = {"rsa": "rsa-textbook", "rsa-crt": "rsa-textbook", "elgamal": "elgamal", "oaep": "rsa-oaep"}[kind]
-    return next(j for j in run.jobs if j.scheme == scheme and j.params["bits"] == bits and j.message_size == size
-                and j.params.get("crt") == crt)
+    return next(
+        j
+        for j in run.jobs
+        if j.scheme == scheme and j.params["bits"] == bits and j.message_size == size and j.params.get("crt") == crt
+    )
 
 
 def _mean(job: JobResult, name: str) -> float:
@@ -96,8 +125,11 @@ def _blocks(section: Section, kind: type) -> list[Any]:
 
 def _text(section: Section) -> str:
     """Every sentence of a section: paragraphs and bullet items."""
-    parts = [b.text if isinstance(b, Paragraph) else " ".join(b.items) for b in section.blocks
-             if isinstance(b, (Paragraph, Bullets))]
+    parts = [
+        b.text if isinstance(b, Paragraph) else " ".join(b.items)
+        for b in section.blocks
+        if isinstance(b, (Paragraph, Bullets))
+    ]
     return " ".join(parts)
 
 
@@ -114,8 +146,11 @@ def _cell(table: Table, row: str, column: str) -> str:
 def test_section_titles(experiment: Experiment) -> None:
     found = sections(_run(), experiment)
     assert [s.title for s in found] == [
-        "RSA-1024 and ElGamal-1024: time per message (ms)", "RSA-2048 and ElGamal-2048: time per message (ms)",
-        "Across key sizes", "Why the published trend differs"]
+        "RSA-1024 and ElGamal-1024: time per message (ms)",
+        "RSA-2048 and ElGamal-2048: time per message (ms)",
+        "Across key sizes",
+        "Why the published trend differs",
+    ]
     assert all(s.level == 2 for s in found)
 
 
@@ -126,9 +161,18 @@ def test_key_table_values_are_sums_of_means(experiment: Experiment) -> None:
     published = _blocks(found, Table)[0]  # the source's cells, every one as printed, beside ours
     assert published.rows[0] == ["96 bits", "0.0661", "15.2067", "15.2727", "4.2314", "2.1511", "6.3825"]
     assert len(published.rows) == 6
-    assert table.columns == ["Message length", "RSA enc", "RSA dec (no CRT)", "RSA total (no CRT)", "RSA dec (CRT)",
-                             "RSA total (CRT)", "ElGamal enc", "ElGamal dec", "ElGamal total",
-                             "RSA-OAEP total (OpenSSL)"]
+    assert table.columns == [
+        "Message length",
+        "RSA enc",
+        "RSA dec (no CRT)",
+        "RSA total (no CRT)",
+        "RSA dec (CRT)",
+        "RSA total (CRT)",
+        "ElGamal enc",
+        "ElGamal dec",
+        "ElGamal total",
+        "RSA-OAEP total (OpenSSL)",
+    ]
     assert [r[0] for r in table.rows] == ["96 bits (12 B)", "238 bits (30 B)"]
     plain, crt = _find(run, "rsa", 2048, 30), _find(run, "rsa-crt", 2048, 30)
     elgamal, oaep = _find(run, "elgamal", 2048, 30), _find(run, "oaep", 2048, 30)
@@ -173,14 +217,22 @@ def test_block_count_in_caption(experiment: Experiment) -> None:
 
 def test_key_chart_series_and_points(experiment: Experiment) -> None:
     run = _run()
-    chart = _blocks(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"),
-                    Chart)[0].chart
+    chart = _blocks(_section(sections(run, experiment), "RSA-1024 and ElGamal-1024: time per message (ms)"), Chart)[
+        0
+    ].chart
     assert isinstance(chart, LineChart)
     assert chart.x_unit == "bits" and not chart.log_x and chart.log_y
-    assert [s.name for s in chart.series] == ["RSA encryption", "RSA decryption without CRT",
-                                              "RSA decryption with CRT", "ElGamal encryption", "ElGamal decryption",
-                                              "published: RSA encryption", "published: RSA decryption",
-                                              "published: ElGamal encryption", "published: ElGamal decryption"]
+    assert [s.name for s in chart.series] == [
+        "RSA encryption",
+        "RSA decryption without CRT",
+        "RSA decryption with CRT",
+        "ElGamal encryption",
+        "ElGamal decryption",
+        "published: RSA encryption",
+        "published: RSA decryption",
+        "published: ElGamal encryption",
+        "published: ElGamal decryption",
+    ]
     published = chart.series[6]
     assert published.xs == [96.0, 238.0, 627.0, 780.0, 863.0, 1022.0]  # the source's six cells, in seconds
     assert published.ys[0] == pytest.approx(2.1896e-3) and published.ys[-1] == pytest.approx(2.2131e-3)
@@ -194,8 +246,14 @@ def test_across_key_sizes_chart(experiment: Experiment) -> None:
     chart = _blocks(_section(sections(run, experiment), "Across key sizes"), Chart)[0].chart
     assert isinstance(chart, LineChart) and chart.log_y
     assert "96 bits (12 B)" in chart.title
-    assert [s.name for s in chart.series] == ["RSA without CRT", "RSA with CRT", "ElGamal", "RSA-OAEP (OpenSSL)",
-                                              "published: RSA", "published: ElGamal"]
+    assert [s.name for s in chart.series] == [
+        "RSA without CRT",
+        "RSA with CRT",
+        "ElGamal",
+        "RSA-OAEP (OpenSSL)",
+        "published: RSA",
+        "published: ElGamal",
+    ]
     assert chart.series[4].ys == pytest.approx([2.2329e-3, 15.2727e-3])  # the 96-bit totals at 1024 and 2048
     elgamal = chart.series[2]
     assert elgamal.xs == [1024.0, 2048.0]
@@ -269,8 +327,7 @@ def test_exponent_paragraph_when_elgamal_costs_like_rsa(experiment: Experiment) 
     times = {k: (v[0], TIMES[("rsa", k[1])][1]) if k[0] == "elgamal" else v for k, v in TIMES.items()}
     text = _text(_section(sections(_run(times), experiment), "Why the published trend differs"))
     assert "1.00× here against" in text
-    assert "much cheaper relative to its RSA decryption than ours (here the two decryptions cost about the same" \
-        in text
+    assert "much cheaper relative to its RSA decryption than ours (here the two decryptions cost about the same" in text
     assert "shorter ElGamal exponents" in text
 
 
@@ -284,14 +341,18 @@ def test_oaep_sentence(experiment: Experiment) -> None:
     assert "RSA-OAEP through OpenSSL" not in text
 
 
-@pytest.mark.parametrize("jobs", [
-    [],
-    [_job(0, "elgamal", 1024, 12, 1e-3, 1e-3)],
-    [_job(0, "rsa", 512, 12, 1e-5, 1e-4)],
-    [_job(0, "oaep", 2048, 12, 1e-5, 1e-4)],
-    [_job(0, "rsa", 1024, 12, 1e-5, 1e-4, status="failed"), _job(1, "elgamal", 1024, 12, 0, 0, status="failed")],
-    [_job(0, "rsa", 1024, 999, 1e-5, 1e-4), _job(1, "rsa-crt", 1024, 999, 1e-5, 3e-5)],
-], ids=["empty", "elgamal-only", "rsa-only", "oaep-only", "all-failed", "odd-size"])
+@pytest.mark.parametrize(
+    "jobs",
+    [
+        [],
+        [_job(0, "elgamal", 1024, 12, 1e-3, 1e-3)],
+        [_job(0, "rsa", 512, 12, 1e-5, 1e-4)],
+        [_job(0, "oaep", 2048, 12, 1e-5, 1e-4)],
+        [_job(0, "rsa", 1024, 12, 1e-5, 1e-4, status="failed"), _job(1, "elgamal", 1024, 12, 0, 0, status="failed")],
+        [_job(0, "rsa", 1024, 999, 1e-5, 1e-4), _job(1, "rsa-crt", 1024, 999, 1e-5, 3e-5)],
+    ],
+    ids=["empty", "elgamal-only", "rsa-only", "oaep-only", "all-failed", "odd-size"],
+)
 def test_reduced_runs_do_not_raise(experiment: Experiment, jobs: list[JobResult]) -> None:
     found = sections(_make_run(jobs), experiment)
     assert found and all(isinstance(s, Section) for s in found)
@@ -333,8 +394,10 @@ def _with_short(full: float, short: float) -> RunResult:
     """TIMES with full-length ElGamal scaled by `full`, plus ElGamal with 160-bit exponents at `short` × TIMES."""
     times = {k: (v[0] * full, v[1] * full) if k[0] == "elgamal" else v for k, v in TIMES.items()}
     run = _run(times)
-    extra = [_short(100 + i, bits, size, TIMES[("elgamal", bits)][0] * short, TIMES[("elgamal", bits)][1] * short)
-             for i, (bits, size) in enumerate((b, s) for b in (1024, 2048) for s in SIZES)]
+    extra = [
+        _short(100 + i, bits, size, TIMES[("elgamal", bits)][0] * short, TIMES[("elgamal", bits)][1] * short)
+        for i, (bits, size) in enumerate((b, s) for b in (1024, 2048) for s in SIZES)
+    ]
     return _make_run(run.jobs + extra)
 
 
@@ -347,9 +410,12 @@ def _hypotheses(run: RunResult, experiment: Experiment) -> tuple[Table, str]:
 def test_hypothesis_table_sets_each_combination_beside_the_published_ratio(experiment: Experiment) -> None:
     run = _with_short(5.0, 1.0)  # full-length ElGamal 5x the published shape, short exponents at it
     table, text = _hypotheses(run, experiment)
-    assert table.columns[2:] == ["RSA with CRT, full-length ElGamal exponents",
-                                 "RSA without CRT, full-length ElGamal exponents",
-                                 "RSA with CRT, 160-bit ElGamal x and k", "RSA without CRT, 160-bit ElGamal x and k"]
+    assert table.columns[2:] == [
+        "RSA with CRT, full-length ElGamal exponents",
+        "RSA without CRT, full-length ElGamal exponents",
+        "RSA with CRT, 160-bit ElGamal x and k",
+        "RSA without CRT, 160-bit ElGamal x and k",
+    ]
     row = table.rows[1]
     assert row[:2] == ["2048", f"{6.3825 / 15.2727:.2f}"]  # the source's 96-bit totals
     rsa = _mean(_find(run, "rsa", 2048, 12), "encrypt") + _mean(_find(run, "rsa", 2048, 12), "decrypt")

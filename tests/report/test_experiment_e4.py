@@ -44,23 +44,52 @@ def experiment() -> Experiment:
     return load_experiment("E4")
 
 
-def _job(index: int, scheme: str, backend: str, params: dict[str, Any], label: str, size: int,
-         metrics: dict[str, Any], *, status: str = "ok", overhead: int = 28, tamper: tuple[int, int] = (3, 3),
-         ) -> JobResult:
+def _job(
+    index: int,
+    scheme: str,
+    backend: str,
+    params: dict[str, Any],
+    label: str,
+    size: int,
+    metrics: dict[str, Any],
+    *,
+    status: str = "ok",
+    overhead: int = 28,
+    tamper: tuple[int, int] = (3, 3),
+) -> JobResult:
     ok = status == "ok"
-    return JobResult(id=f"e4/{index}", index=index, scheme=scheme, backend=backend, params=params, label=label,
-                     family="aead" if scheme == "aes-gcm" else "hybrid", mode="operations", message_size=size,
-                     status=status, error=None if ok else "MemoryError", metrics=metrics if ok else {},
-                     wire_bytes={"payload": size + overhead, "overhead": overhead} if ok else {},
-                     validation=Validation(checked=10, tamper_tried=tamper[0], tamper_rejected=tamper[1]) if ok
-                     else Validation())
+    return JobResult(
+        id=f"e4/{index}",
+        index=index,
+        scheme=scheme,
+        backend=backend,
+        params=params,
+        label=label,
+        family="aead" if scheme == "aes-gcm" else "hybrid",
+        mode="operations",
+        message_size=size,
+        status=status,
+        error=None if ok else "MemoryError",
+        metrics=metrics if ok else {},
+        wire_bytes={"payload": size + overhead, "overhead": overhead} if ok else {},
+        validation=Validation(checked=10, tamper_tried=tamper[0], tamper_rejected=tamper[1]) if ok else Validation(),
+    )
 
 
 def _aes(index: int, bits: int, size: int) -> JobResult:
     per_byte = 1e-9 * (1 + 0.1 * (bits - 128) / 64)  # 256 bits: 1.2× the time of 128
-    return _job(index, "aes-gcm", "pycryptodome", {"key_bits": bits}, f"AES-{bits}-GCM [pycryptodome]", size,
-                {"encrypt": metric(spread_samples(1e-6 + size * per_byte)),
-                 "decrypt": metric(spread_samples(1e-6 + size * per_byte))})
+    return _job(
+        index,
+        "aes-gcm",
+        "pycryptodome",
+        {"key_bits": bits},
+        f"AES-{bits}-GCM [pycryptodome]",
+        size,
+        {
+            "encrypt": metric(spread_samples(1e-6 + size * per_byte)),
+            "decrypt": metric(spread_samples(1e-6 + size * per_byte)),
+        },
+    )
 
 
 #: Per hybrid label: scheme, backend, params, ciphertext overhead (wrapped key or ephemeral point + nonce + tag).
@@ -75,8 +104,11 @@ HYBRID: dict[str, tuple[str, str, dict[str, Any], int]] = {
 def _hybrid(index: int, label: str, size: int, **kwargs: Any) -> JobResult:
     scheme, backend, params, overhead = HYBRID[label]
     encrypt = (1e-4 if scheme == "rsa-kem" else 2e-4) + size * 2e-9
-    metrics = {"keygen": metric(spread_samples(KEYGEN[label], n=10, spread=0.2)),
-               "encrypt": metric(spread_samples(encrypt, n=10)), "decrypt": metric(spread_samples(encrypt, n=10))}
+    metrics = {
+        "keygen": metric(spread_samples(KEYGEN[label], n=10, spread=0.2)),
+        "encrypt": metric(spread_samples(encrypt, n=10)),
+        "decrypt": metric(spread_samples(encrypt, n=10)),
+    }
     return _job(index, scheme, backend, params, label, size, metrics, overhead=overhead, **kwargs)
 
 
@@ -94,8 +126,14 @@ def _run(*, accepted: bool = False) -> RunResult:
 
 
 def _make_run(jobs: list[JobResult]) -> RunResult:
-    return RunResult(id="e4-run", started="2026-11-21T10:00:00+00:00", status="finished", environment={},
-                     profile={"name": "rsa-kem-vs-ecies", "experiment": "E4"}, jobs=jobs)
+    return RunResult(
+        id="e4-run",
+        started="2026-11-21T10:00:00+00:00",
+        status="finished",
+        environment={},
+        profile={"name": "rsa-kem-vs-ecies", "experiment": "E4"},
+        jobs=jobs,
+    )
 
 
 def _find(run: RunResult, label: str, size: int) -> JobResult:
@@ -122,8 +160,11 @@ def _tables(section: Section) -> list[Table]:
 
 def _text(section: Section) -> str:
     """Every sentence of a section: paragraphs and bullet items."""
-    return " ".join(b.text if isinstance(b, Paragraph) else " ".join(b.items) for b in section.blocks
-                    if isinstance(b, (Paragraph, Bullets)))
+    return " ".join(
+        b.text if isinstance(b, Paragraph) else " ".join(b.items)
+        for b in section.blocks
+        if isinstance(b, (Paragraph, Bullets))
+    )
 
 
 def _row(table: Table, first: str) -> list[str]:
@@ -134,7 +175,10 @@ def test_section_titles(experiment: Experiment) -> None:
     assert [s.title for s in sections(_run(), experiment)] == [
         "AES-GCM: time against message size",
         "RSA-KEM against ECIES: key generation + encryption against message size",
-        "The \"140-byte\" message (an SMS): 10 runs", "Tamper test", "Ciphertext overhead"]
+        'The "140-byte" message (an SMS): 10 runs',
+        "Tamper test",
+        "Ciphertext overhead",
+    ]
 
 
 def test_aes_chart_and_finding(experiment: Experiment) -> None:
@@ -157,8 +201,11 @@ def test_hybrid_charts_split_the_ranges(experiment: Experiment) -> None:
     run = _run()
     kib, mib, encrypt = _charts(_section(sections(run, experiment), "RSA-KEM against ECIES"))
     # Legend names drop the shared "+ AES-256-GCM"; OpenSSL's one size draws no line.
-    assert [s.name for s in kib.series] == ["RSA-KEM-2048 [pycryptodome]", "RSA-KEM-3072 [pycryptodome]",
-                                            "ECIES secp256k1 [cryptography]"]
+    assert [s.name for s in kib.series] == [
+        "RSA-KEM-2048 [pycryptodome]",
+        "RSA-KEM-3072 [pycryptodome]",
+        "ECIES secp256k1 [cryptography]",
+    ]
     assert all(x <= 128 * KIB for s in kib.series for x in s.xs)
     assert kib.series[0].xs == [1024.0, 9 * KIB, 17 * KIB]  # the loop's sizes, not the "140-byte" runs
     assert all(x >= MIB for s in mib.series for x in s.xs)
@@ -178,14 +225,24 @@ def test_factor_trend_sentence(experiment: Experiment) -> None:
 
 def test_sms_table(experiment: Experiment) -> None:
     run = _run()
-    (table, _) = _tables(_section(sections(run, experiment), "The \"140-byte\" message"))
+    (table, _) = _tables(_section(sections(run, experiment), 'The "140-byte" message'))
     assert [(r[0], r[1]) for r in table.rows] == [
-        (RSA3072, "15,820 B (as built)"), (ECIES, "15,820 B (as built)"), (OPENSSL3072, "15,820 B (as built)"),
-        (RSA3072, "140 B (as intended)"), (ECIES, "140 B (as intended)"), (OPENSSL3072, "140 B (as intended)")]
+        (RSA3072, "15,820 B (as built)"),
+        (ECIES, "15,820 B (as built)"),
+        (OPENSSL3072, "15,820 B (as built)"),
+        (RSA3072, "140 B (as intended)"),
+        (ECIES, "140 B (as intended)"),
+        (OPENSSL3072, "140 B (as intended)"),
+    ]
     job = _find(run, RSA3072, 15820)
     total = _mean(job, "keygen", "encrypt")
-    assert table.rows[0][2:] == [format_seconds(_mean(job, "keygen")), format_seconds(_mean(job, "encrypt")),
-                                 format_seconds(total), "1.8484887 s", ratio(total, 1.8484887)]
+    assert table.rows[0][2:] == [
+        format_seconds(_mean(job, "keygen")),
+        format_seconds(_mean(job, "encrypt")),
+        format_seconds(total),
+        "1.8484887 s",
+        ratio(total, 1.8484887),
+    ]
     assert table.rows[1][5] == "0.00102388 s"
     assert table.rows[2][5:] == ["-", "-"]  # nothing published for OpenSSL's RSA
     assert all(row[5:] == ["-", "-"] for row in table.rows[3:])  # nor at the 140 bytes the notebook meant
@@ -194,7 +251,7 @@ def test_sms_table(experiment: Experiment) -> None:
 
 def test_factor_is_derived_never_published(experiment: Experiment) -> None:
     run = _run()
-    (_, table) = _tables(_section(sections(run, experiment), "The \"140-byte\" message"))
+    (_, table) = _tables(_section(sections(run, experiment), 'The "140-byte" message'))
     derived = table.rows[0]
     assert "Derived" in derived[0] and "prints no factor" in derived[0]
     assert derived[3] == ratio_text(1.8484887 / 0.00102388) + " (derived)"
@@ -204,13 +261,14 @@ def test_factor_is_derived_never_published(experiment: Experiment) -> None:
         rsa = _mean(_find(run, RSA3072, size), "keygen", "encrypt")
         openssl = _mean(_find(run, OPENSSL3072, size), "keygen", "encrypt")
         assert _row(table, f"Measured at {words}: RSA in pycryptodome, as the notebook")[3] == ratio_text(rsa / ecies)
-        assert _row(table, f"Measured at {words}: RSA key generation and encryption in OpenSSL")[3] == \
-            ratio_text(openssl / ecies)
+        assert _row(table, f"Measured at {words}: RSA key generation and encryption in OpenSSL")[3] == ratio_text(
+            openssl / ecies
+        )
 
 
 def test_keygen_share_supports_or_refutes(experiment: Experiment) -> None:
     run = _run()
-    text = _text(_section(sections(run, experiment), "The \"140-byte\" message"))
+    text = _text(_section(sections(run, experiment), 'The "140-byte" message'))
     assert "RSA key generation dominates the factor" in text and "at 15,820 B (as built)" in text
     assert "OpenSSL generated RSA-3072 key pairs" in text
     assert "over 99.9 % of RSA-KEM-3072's total" in text  # 1.5 s of 1.5001 s: never "100.0 %"
@@ -220,7 +278,7 @@ def test_keygen_share_supports_or_refutes(experiment: Experiment) -> None:
     assert "libsecp256k1, which this run does not measure" in text
     KEYGEN[RSA3072] = 1e-6
     try:
-        text = _text(_section(sections(_run(), experiment), "The \"140-byte\" message"))
+        text = _text(_section(sections(_run(), experiment), 'The "140-byte" message'))
     finally:
         KEYGEN[RSA3072] = 1.5
     assert "key generation does not dominate the factor here" in text
@@ -241,8 +299,12 @@ def test_tamper_table_flags_an_accepted_tamper(experiment: Experiment) -> None:
 def test_overhead_is_constant_and_explained(experiment: Experiment) -> None:
     section = _section(sections(_run(), experiment), "Ciphertext overhead")
     (table,) = _tables(section)
-    assert ["ECIES secp256k1 (HKDF-SHA256) + AES-256-GCM [cryptography]", "1 MiB", f"{MIB + 93:,} B", "93 B"] \
-        in table.rows
+    assert [
+        "ECIES secp256k1 (HKDF-SHA256) + AES-256-GCM [cryptography]",
+        "1 MiB",
+        f"{MIB + 93:,} B",
+        "93 B",
+    ] in table.rows
     text = _text(section)
     assert f"{ECIES}: a constant 93 B at all 7 sizes measured: 65 B for the ephemeral public key" in text
     assert f"{RSA3072}: a constant 412 B at all 7 sizes measured: 384 B for the RSA-OAEP-wrapped AES key" in text
@@ -255,13 +317,17 @@ def test_varying_overhead_is_not_explained_away(experiment: Experiment) -> None:
     assert "varies from 93 B to 100 B" in text and "constant" not in text
 
 
-@pytest.mark.parametrize("jobs", [
-    [],
-    [_aes(0, 128, 1024)],
-    [_hybrid(0, ECIES, 140)],
-    [_hybrid(0, RSA3072, 140, status="failed"), _hybrid(1, ECIES, 140, status="failed")],
-    [_hybrid(0, RSA3072, MIB), _hybrid(1, ECIES, 16 * MIB)],
-], ids=["empty", "one-aes", "ecies-only", "all-failed", "no-sms"])
+@pytest.mark.parametrize(
+    "jobs",
+    [
+        [],
+        [_aes(0, 128, 1024)],
+        [_hybrid(0, ECIES, 140)],
+        [_hybrid(0, RSA3072, 140, status="failed"), _hybrid(1, ECIES, 140, status="failed")],
+        [_hybrid(0, RSA3072, MIB), _hybrid(1, ECIES, 16 * MIB)],
+    ],
+    ids=["empty", "one-aes", "ecies-only", "all-failed", "no-sms"],
+)
 def test_reduced_runs_do_not_raise(experiment: Experiment, jobs: list[JobResult]) -> None:
     found = sections(_make_run(jobs), experiment)
     assert found and all(isinstance(s, Section) for s in found)
@@ -271,7 +337,7 @@ def test_reduced_runs_do_not_raise(experiment: Experiment, jobs: list[JobResult]
 def test_failed_sms_job_shows_dashes(experiment: Experiment) -> None:
     run = _make_run([_hybrid(0, RSA3072, 15820, status="failed"), _hybrid(1, ECIES, 15820)])
     found = sections(run, experiment)
-    sms, factor = _tables(_section(found, "The \"140-byte\" message"))
+    sms, factor = _tables(_section(found, 'The "140-byte" message'))
     assert _row(sms, RSA3072)[2:5] == ["-", "-", "-"]
     assert "not measured in this run" in (sms.caption or "")
     assert _row(factor, "Measured at 15,820 B (as built): RSA in pycryptodome, as the notebook")[3] == "-"
@@ -287,7 +353,7 @@ def test_through_experiment_sections() -> None:
 
 def test_markdown_rendering(experiment: Experiment) -> None:
     text = render_markdown(Report("E4", "", [], sections(_run(), experiment)))
-    assert "### The \"140-byte\" message (an SMS): 10 runs" in text
+    assert '### The "140-byte" message (an SMS): 10 runs' in text
     assert "| RSA-KEM-3072 over ECIES |" in text
 
 
@@ -308,9 +374,17 @@ def test_loop_charts_say_one_timed_call_per_size(experiment: Experiment) -> None
         job.metrics["encrypt"] = metric([2e-4])
         jobs.append(job)
     (_kib, *_) = _charts(_section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES"))
-    caption = next(b.caption for b in _section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES").blocks
-                   if isinstance(b, Chart))
+    caption = next(
+        b.caption
+        for b in _section(sections(_make_run(jobs), experiment), "RSA-KEM against ECIES").blocks
+        if isinstance(b, Chart)
+    )
     assert "one timed encryption per size" in (caption or "") and "SHA-1" in (caption or "")
-    assert "one timed encryption" not in (next(b.caption for b in _section(sections(_run(), experiment),
-                                                                           "RSA-KEM against ECIES").blocks
-                                               if isinstance(b, Chart)) or "")
+    assert "one timed encryption" not in (
+        next(
+            b.caption
+            for b in _section(sections(_run(), experiment), "RSA-KEM against ECIES").blocks
+            if isinstance(b, Chart)
+        )
+        or ""
+    )

@@ -18,7 +18,11 @@ from app.report.exporters import EXPORTERS, ExportError, export, exporter
 
 def test_every_format_is_registered_with_its_suffix() -> None:
     assert {name: e.suffix for name, e in EXPORTERS.items()} == {
-        "json": ".json", "csv": ".csv", "markdown": ".md", "pdf": ".pdf"}
+        "json": ".json",
+        "csv": ".csv",
+        "markdown": ".md",
+        "pdf": ".pdf",
+    }
     assert [e.name for e in EXPORTERS.values() if e.is_report] == ["markdown", "pdf"]
     assert exporter("PDF").file_filter == "PDF report (*.pdf)"
     with pytest.raises(ExportError, match="unknown export format 'docx': choose one of json, csv, markdown, pdf"):
@@ -43,15 +47,23 @@ def test_csv_export_has_a_row_per_job_and_metric(hand_run: RunResult, tmp_path: 
 def test_markdown_report_with_baseline(hand_run: RunResult, hand_baseline: RunResult, tmp_path: Path) -> None:
     text = export("markdown", hand_run, tmp_path / "r.md", baseline=hand_baseline).read_text()
     assert text.startswith("# CryptoBench report")
-    for title in ("Summary of findings", "Environment", "Method", "Results by family", "Warnings",
-                  "Comparison with baseline", "Appendix: full statistics"):
+    for title in (
+        "Summary of findings",
+        "Environment",
+        "Method",
+        "Results by family",
+        "Warnings",
+        "Comparison with baseline",
+        "Appendix: full statistics",
+    ):
         assert f"## {title}" in text
     without = export("markdown", hand_run, tmp_path / "plain.md").read_text()
     assert "Comparison with baseline" not in without
 
 
-def test_pdf_report_is_written_with_both_page_sizes(hand_run: RunResult, hand_baseline: RunResult,
-                                                    tmp_path: Path) -> None:
+def test_pdf_report_is_written_with_both_page_sizes(
+    hand_run: RunResult, hand_baseline: RunResult, tmp_path: Path
+) -> None:
     seen: list[tuple[int, int]] = []
     a4 = export("pdf", hand_run, tmp_path / "a4.pdf", baseline=hand_baseline, progress=lambda d, t: seen.append((d, t)))
     letter = export("pdf", hand_run, tmp_path / "letter.pdf", page_size="Letter")
@@ -59,14 +71,14 @@ def test_pdf_report_is_written_with_both_page_sizes(hand_run: RunResult, hand_ba
         assert path.read_bytes().startswith(b"%PDF")
     assert seen and seen[-1][0] == seen[-1][1]
     if shutil.which("pdfinfo"):
-        sizes = [subprocess.run(["pdfinfo", str(p)], capture_output=True, text=True, check=True).stdout
-                 for p in (a4, letter)]
+        sizes = [
+            subprocess.run(["pdfinfo", str(p)], capture_output=True, text=True, check=True).stdout for p in (a4, letter)
+        ]
         assert "595.276 x 841.89 pts" in sizes[0] or "595 x 842 pts" in sizes[0]
         assert "612 x 792 pts" in sizes[1]
 
 
-def test_bad_requests_are_refused_before_writing(hand_run: RunResult, hand_baseline: RunResult,
-                                                 tmp_path: Path) -> None:
+def test_bad_requests_are_refused_before_writing(hand_run: RunResult, hand_baseline: RunResult, tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="unknown page size 'A5'"):
         export("pdf", hand_run, tmp_path / "r.pdf", page_size="A5")
     with pytest.raises(ExportError, match="only applies to reports"):
@@ -84,8 +96,9 @@ def test_a_folder_that_cannot_hold_the_file_is_named(hand_run: RunResult, tmp_pa
 
 
 @pytest.mark.parametrize("name", list(EXPORTERS))
-def test_a_failed_write_keeps_the_previous_file(hand_run: RunResult, tmp_path: Path, name: str,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_keeps_the_previous_file(
+    hand_run: RunResult, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / f"r{EXPORTERS[name].suffix}"
     target.write_bytes(b"previous")
 
@@ -101,10 +114,12 @@ def test_a_failed_write_keeps_the_previous_file(hand_run: RunResult, tmp_path: P
 
 def test_text_exporters_stay_qt_free(tmp_path: Path) -> None:
     """JSON, CSV and Markdown work where Qt is absent (a server, a CI box)."""
-    code = ("import sys, json\n"
-            "from app.report.exporters import export\n"
-            "from app.core.results.model import RunResult\n"
-            "import app.report.content, app.report.markdown\n"
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')]\n"
-            "assert not bad, bad\n")
+    code = (
+        "import sys, json\n"
+        "from app.report.exporters import export\n"
+        "from app.core.results.model import RunResult\n"
+        "import app.report.content, app.report.markdown\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')]\n"
+        "assert not bad, bad\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -15,10 +15,20 @@ from tests.report.conftest import metric, spread_samples
 
 
 def _pke(index: int, label: str, size: int, keygen: float, encrypt: float, insecure: bool = False) -> JobResult:
-    return JobResult(id=f"r/{index}", index=index, scheme="elgamal", backend="python", params={"i": index},
-                     label=label, family="public-key-encryption", mode="operations", message_size=size, status="ok",
-                     metrics={"keygen": metric(spread_samples(keygen)), "encrypt": metric(spread_samples(encrypt))},
-                     security=Security(classical_bits=56, pq_category=0, insecure=insecure))
+    return JobResult(
+        id=f"r/{index}",
+        index=index,
+        scheme="elgamal",
+        backend="python",
+        params={"i": index},
+        label=label,
+        family="public-key-encryption",
+        mode="operations",
+        message_size=size,
+        status="ok",
+        metrics={"keygen": metric(spread_samples(keygen)), "encrypt": metric(spread_samples(encrypt))},
+        security=Security(classical_bits=56, pq_category=0, insecure=insecure),
+    )
 
 
 def test_one_insecure_finding_names_every_toy_size() -> None:
@@ -32,8 +42,11 @@ def test_one_insecure_finding_names_every_toy_size() -> None:
 
 def test_summary_quotes_only_the_smallest_and_largest_of_many_sizes() -> None:
     sizes = [12, 30, 79, 98, 108, 128]
-    jobs = [_pke(10 * k + i, f"S{i}", size, 1e-3 * (i + 1), 1e-4 * (i + 1)) for k, size in enumerate(sizes)
-            for i in range(2)]
+    jobs = [
+        _pke(10 * k + i, f"S{i}", size, 1e-3 * (i + 1), 1e-4 * (i + 1))
+        for k, size in enumerate(sizes)
+        for i in range(2)
+    ]
     findings = fastest_slowest_findings(jobs)
     assert len(findings) == 2 and "12 B messages" in findings[0] and "128 B messages" in findings[1]
     few = [j for j in jobs if j.message_size in (12, 30, 79)]
@@ -46,5 +59,5 @@ def test_keygen_total_names_the_extremes_of_a_large_group() -> None:
     slowest = f"S{MAX_NAMED + 2}"
     assert f"{slowest} takes" in text and "S0" in text
     assert all(f"S{i} " not in text for i in range(1, MAX_NAMED + 2))
-    small = keygen_total_findings(jobs[:MAX_NAMED + 1])[0]  # at most MAX_NAMED others: all named
+    small = keygen_total_findings(jobs[: MAX_NAMED + 1])[0]  # at most MAX_NAMED others: all named
     assert all(f"S{i}" in small for i in range(MAX_NAMED + 1))

@@ -33,8 +33,9 @@ def _page_text(path: Path, page: int) -> str:
     tool = shutil.which("pdftotext")
     if not tool:
         pytest.skip("pdftotext (poppler-utils) is not installed")
-    return subprocess.run([tool, "-f", str(page), "-l", str(page), str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        [tool, "-f", str(page), "-l", str(page), str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def _section(report: Report, title: str) -> Any:
@@ -89,15 +90,17 @@ def test_published_tables_carry_the_real_n(hand_run: RunResult) -> None:
     other = Table(["Case", "Measured"], [["a", "2 ms"]], caption="Ours only.")
     sections = [Section("Summary of findings", []), Section("Experiment E9: x", [table, other])]
     apply_caveat(_reduced(hand_run), sections)
-    assert table.caption == ("Reduced run, n = 3 per metric: these figures are not for comparison. "
-                             "E9: published beside ours.")
+    assert table.caption == (
+        "Reduced run, n = 3 per metric: these figures are not for comparison. E9: published beside ours."
+    )
     assert other.caption == "Ours only."
     assert "may not hold for a full run" in sections[1].blocks[0].text
 
 
 @pytest.mark.parametrize("status", ["cancelled", "failed", "interrupted"])
-def test_failed_or_cancelled_runs_render_and_say_what_is_missing(qapp: object, hand_run: RunResult, tmp_path: Path,
-                                                                 status: str) -> None:
+def test_failed_or_cancelled_runs_render_and_say_what_is_missing(
+    qapp: object, hand_run: RunResult, tmp_path: Path, status: str
+) -> None:
     stopped = copy.deepcopy(hand_run)
     stopped.status = status
     stopped.profile["jobs"] = [{"scheme": "x", "message_sizes": [1, 2]}] * 7  # asked for 14 jobs; 10 recorded
@@ -124,24 +127,36 @@ def test_every_time_column_has_one_unit(hand_run: RunResult, hand_baseline: RunR
     for section in report.sections:
         for table in (b for b in section.blocks if isinstance(b, Table)):
             for c, header in enumerate(table.columns):
-                units = {cell.split()[-1] for row in table.rows if c < len(row)
-                         for cell in [row[c]] if parse_seconds(cell) is not None}
+                units = {
+                    cell.split()[-1]
+                    for row in table.rows
+                    if c < len(row)
+                    for cell in [row[c]]
+                    if parse_seconds(cell) is not None
+                }
                 assert len(units) <= 1, (section.title, header, units)
                 checked += header.endswith(("(ns)", "(µs)", "(ms)", "(s)"))
     assert checked >= 8  # timing, loopback and comparison columns carry their unit in the header
 
 
 def test_no_raw_seconds_in_prose(hand_run: RunResult) -> None:
-    assert humanize_seconds("first sample 1.859e-05 s and 0.000484 s; 2.5 s stays") == \
-        "first sample 18.6 µs and 484 µs; 2.5 s stays"
+    assert (
+        humanize_seconds("first sample 1.859e-05 s and 0.000484 s; 2.5 s stays")
+        == "first sample 18.6 µs and 484 µs; 2.5 s stays"
+    )
     run = copy.deepcopy(hand_run)
     import dataclasses
 
     job = next(j for j in run.jobs if j.warnings)
-    job.warnings[0] = dataclasses.replace(job.warnings[0],
-                                          message="First measured sample 1.859e-05 s is 5.4× the median")
-    prose = [t for s in build_report(run).sections for b in s.blocks
-             for t in ([b.text] if isinstance(b, Paragraph) else b.items if isinstance(b, Bullets) else [])]
+    job.warnings[0] = dataclasses.replace(
+        job.warnings[0], message="First measured sample 1.859e-05 s is 5.4× the median"
+    )
+    prose = [
+        t
+        for s in build_report(run).sections
+        for b in s.blocks
+        for t in ([b.text] if isinstance(b, Paragraph) else b.items if isinstance(b, Bullets) else [])
+    ]
     assert any("18.6 µs is 5.4× the median" in t for t in prose)
     assert not any("e-05 s" in t for t in prose)
 
@@ -158,8 +173,11 @@ def test_loopback_breakdown_gives_each_order_of_magnitude_its_chart(hand_run: Ru
         slow.metrics[name] = metric([x * 1000 for x in m.samples])
     run.jobs.append(slow)
     loop = _section(build_report(run), "Loopback breakdown")
-    times = [b.chart for b in loop.blocks if isinstance(b, Chart) and isinstance(b.chart, StackedBars)
-             and b.chart.unit == "s"]
+    times = [
+        b.chart
+        for b in loop.blocks
+        if isinstance(b, Chart) and isinstance(b.chart, StackedBars) and b.chart.unit == "s"
+    ]
     assert len(times) == 2 and [len(c.labels) for c in times] == [1, 1]
     for chart in times:  # within a chart no bar is more than 10× shorter than another
         totals = [sum(v[k] for v in chart.parts.values()) for k in range(len(chart.labels))]
@@ -207,8 +225,9 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
 
 
 @pytest.mark.slow
-def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_chart_label_in_any_preset_reduced_report_is_truncated(
+    qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every chart of every preset's reduced report, painted where the PDF paints it: no
     row label thinned out, no text cut with "…" (titles, legends, row and point labels),
     no legend that names only some of its series ("+6 more")."""
@@ -253,8 +272,12 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(qapp: object, 
         write_pdf(report, tmp_path / f"{name}.pdf")
         if name == "ecdh-vs-elgamal":
             assert report.notice and report.notice.startswith("Reduced run (n = 3")
-            published = [b for s in report.sections for b in s.blocks
-                         if isinstance(b, Table) and any("published" in c.lower() for c in b.columns)]
+            published = [
+                b
+                for s in report.sections
+                for b in s.blocks
+                if isinstance(b, Table) and any("published" in c.lower() for c in b.columns)
+            ]
             assert published and all((t.caption or "").startswith("Reduced run, n = 3 per metric") for t in published)
     assert cut == []
     assert thinned == []
@@ -289,8 +312,15 @@ def test_a_page_break_does_not_leave_a_nearly_empty_page(qapp: object) -> None:
     from app.report.model import Section
 
     def report(words: int) -> Report:
-        return Report("T", "", [], [Section("Short", [Paragraph("word " * words)]),
-                                    Section("Appendix", [Paragraph("Statistics.")], page_break_before=True)])
+        return Report(
+            "T",
+            "",
+            [],
+            [
+                Section("Short", [Paragraph("word " * words)]),
+                Section("Appendix", [Paragraph("Statistics.")], page_break_before=True),
+            ],
+        )
 
     short = _laid_out(report(30))
     assert len(short.pages) == 2  # title page, then both sections on one page
@@ -303,8 +333,15 @@ def test_a_heading_and_its_short_intro_stay_with_the_chart_they_introduce(qapp: 
 
     chart = Chart(BarChart("Bars", ["a", "b"], [1e-6, 2e-6], [None, None], [None, None]), aspect=0.6)
     for words in range(300, 1000, 70):  # somewhere the chart no longer fits below the intro
-        report = Report("T", "", [], [Section("Filler", [Paragraph("word " * words)]),
-                                      Section("Costs", [Paragraph("One short introduction."), chart])])
+        report = Report(
+            "T",
+            "",
+            [],
+            [
+                Section("Filler", [Paragraph("word " * words)]),
+                Section("Costs", [Paragraph("One short introduction."), chart]),
+            ],
+        )
         laid = _laid_out(report)
         heading_page = max(n for n, page in enumerate(laid.pages) if any(op.kind == "heading" for op in page))
         chart_page = next(n for n, page in enumerate(laid.pages) if any(op.kind == "chart" for op in page))
@@ -321,7 +358,7 @@ def test_a_line_chart_shrinks_a_little_to_fill_a_page_foot_and_bars_never_do(qap
     for words in range(200, 1400, 40):
         for chart in (line, bars):
             laid = _laid_out(Report("T", "", [], [Section("Filler", [Paragraph("word " * words), chart])]))
-            (n, op), = [(n, op) for n, page in enumerate(laid.pages) for op in page if op.kind == "chart"]
+            ((n, op),) = [(n, op) for n, page in enumerate(laid.pages) for op in page if op.kind == "chart"]
             heights[chart.chart.title].add(round(op.rect.height()))
             shrunk_on_first_page |= chart is line and n == 1 and len(heights["Lines"]) > 1
     assert len(heights["Bars"]) == 1  # bar rows are sized for their labels: never squeezed

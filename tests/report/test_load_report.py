@@ -28,7 +28,8 @@ def test_the_load_section_has_a_finding_per_scheme_two_charts_and_a_table_per_sc
         "**X25519 + HKDF-SHA256** sustains at least 998 handshakes/s on one core (CPU 1) at p99 under 1.1 ms: no "
         "step overloaded the server, so its limit lies higher.",
         "**Ed25519** has no measured knee: the load generator, not the server, was the limit at its one step, so "
-        "no rate here is the server's."]
+        "no rate here is the server's.",
+    ]
     summary = [b.text for b in report.sections[0].blocks if isinstance(b, Paragraph) and b.style == "finding"]
     assert summary[-3:] == findings  # the knee per scheme leads the report too
     charts = [b.chart for b in section.blocks if isinstance(b, Chart)]
@@ -48,11 +49,19 @@ def test_each_schemes_steps_table_says_its_conditions_and_why_a_step_is_left_out
     assert kem.columns[:5] == ["Offered/s", "Achieved/s", "Errors", "p50 (ms)", "p90 (ms)"]
     assert [row[0] for row in kem.rows] == ["100", "500", "900", "1,000", "1,100", "1,200"]
     assert kem.rows[2][3:6] == ["2.00", "5.00", "8.00"]  # p50, p90, p99 of the 900/s step, in ms
-    assert [row[-1] for row in kem.rows] == ["", "", "", "server overloaded", "server overloaded",
-                                             "generator saturated"]
+    assert [row[-1] for row in kem.rows] == [
+        "",
+        "",
+        "",
+        "server overloaded",
+        "server overloaded",
+        "generator saturated",
+    ]
     assert kem.caption is not None
-    assert ("8 clients, 1 server process, 2 s per step after 0.5 s warm-up, server on CPU 1, generator on CPU 0 "
-            "(split); requests prepared ahead, a pool of 64 per client (40 µs of client crypto each") in kem.caption
+    assert (
+        "8 clients, 1 server process, 2 s per step after 0.5 s warm-up, server on CPU 1, generator on CPU 0 "
+        "(split); requests prepared ahead, a pool of 64 per client (40 µs of client crypto each"
+    ) in kem.caption
     assert f"at 1,200/s {LAG_REASON}" in kem.caption
 
 
@@ -79,12 +88,20 @@ def test_a_mixed_run_keeps_load_jobs_out_of_the_family_tables() -> None:
 
 def test_jobs_limited_by_the_generator_share_one_sentence_and_more_server_processes_are_named() -> None:
     saturated = [step(500, 480, 1e-3, 5e-3, saturated=True)]
-    jobs = [load_job(0, "Ed25519 [cryptography]", load(saturated)),
-            load_job(1, "ML-DSA-65 [cryptography]", load(saturated)),
-            load_job(2, "X25519 [cryptography]", load(KNEE_STEPS, server_workers=2),
-                     placement=placed(server=(0, 1), generator=(0, 1), policy="free"))]
+    jobs = [
+        load_job(0, "Ed25519 [cryptography]", load(saturated)),
+        load_job(1, "ML-DSA-65 [cryptography]", load(saturated)),
+        load_job(
+            2,
+            "X25519 [cryptography]",
+            load(KNEE_STEPS, server_workers=2),
+            placement=placed(server=(0, 1), generator=(0, 1), policy="free"),
+        ),
+    ]
     found = load_findings(jobs, Labels(jobs))
-    assert found[0].startswith("**X25519** sustains 897 handshakes/s on 2 server processes (CPUs 0-1) at p99 under 8 ms")
+    assert found[0].startswith(
+        "**X25519** sustains 897 handshakes/s on 2 server processes (CPUs 0-1) at p99 under 8 ms"
+    )
     assert found[1].startswith("No knee was measured for **Ed25519**, **ML-DSA-65**: the load generator")
     assert len(found) == 2
 

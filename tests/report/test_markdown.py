@@ -25,9 +25,17 @@ def test_headings_facts_and_footer(hand_run: RunResult, hand_baseline: RunResult
     text = render_markdown(build_report(hand_run, hand_baseline))
     lines = text.splitlines()
     assert lines[0] == "# CryptoBench report: hand-built"
-    for title in ("Summary of findings", "Environment", "Method", "Results by family", "Loopback breakdown",
-                  "Cost against security level", "Warnings", "Comparison with baseline",
-                  "Appendix: full statistics"):
+    for title in (
+        "Summary of findings",
+        "Environment",
+        "Method",
+        "Results by family",
+        "Loopback breakdown",
+        "Cost against security level",
+        "Warnings",
+        "Comparison with baseline",
+        "Appendix: full statistics",
+    ):
         assert f"## {title}" in lines
     assert "### Hybrid / KEM" in lines
     assert "- **Run id**: 20261121-100400-hand01" in lines
@@ -37,10 +45,12 @@ def test_headings_facts_and_footer(hand_run: RunResult, hand_baseline: RunResult
 
 def test_job_rows_are_pipe_table_rows(hand_run: RunResult) -> None:
     text = render_markdown(build_report(hand_run))
-    median = format_seconds_in(float(np.median(find_job(hand_run, "ChaCha20-Poly1305 [cryptography]", 1024)
-                                               .metrics["encrypt"].samples)), "µs")  # the column's unit
-    row = next(line for line in text.splitlines()
-               if line.startswith("| ChaCha20-Poly1305 [cryptography] | 1 KiB | encrypt |"))
+    median = format_seconds_in(
+        float(np.median(find_job(hand_run, "ChaCha20-Poly1305 [cryptography]", 1024).metrics["encrypt"].samples)), "µs"
+    )  # the column's unit
+    row = next(
+        line for line in text.splitlines() if line.startswith("| ChaCha20-Poly1305 [cryptography] | 1 KiB | encrypt |")
+    )
     assert f"| {median} |" in row
     # Every table row has as many cells as its header (escaped pipes do not split).
     assert any(FAILED_ERROR in line and line.startswith("| ML-DSA-65") for line in text.splitlines())
@@ -50,8 +60,12 @@ def test_job_rows_are_pipe_table_rows(hand_run: RunResult) -> None:
 def test_charts_become_data_tables(hand_run: RunResult) -> None:
     report = build_report(hand_run)
     text = render_markdown(report)
-    bar = next(b.chart for s in report.sections for b in s.blocks
-               if isinstance(b, Chart) and isinstance(b.chart, BarChart) and s.title == "Hybrid / KEM")
+    bar = next(
+        b.chart
+        for s in report.sections
+        for b in s.blocks
+        if isinstance(b, Chart) and isinstance(b.chart, BarChart) and s.title == "Hybrid / KEM"
+    )
     assert f"**Chart: {bar.title}**" in text
     low, high = format_seconds(bar.low[2]), format_seconds(bar.high[2])
     assert f"| {bar.labels[2]} | {format_seconds(bar.values[2])} | {low} – {high} | yes |" in text

@@ -28,15 +28,29 @@ LTE = Link("lte", 35.0, 0.0, 12_000.0, 12_000.0, 0.0, "delay-line")
 SATELLITE = Link("satellite", 300.0, 0.0, 5_000.0, 20_000.0, 0.0, "delay-line")
 
 
-def _session(index: int, label: str, link: Link | None, compute: float, receiver: float, network: float,
-             size: int = 1024) -> JobResult:
+def _session(
+    index: int, label: str, link: Link | None, compute: float, receiver: float, network: float, size: int = 1024
+) -> JobResult:
     where = f" over {link_text(link)}" if link else ""
     return JobResult(
-        id=f"r/{index}", index=index, scheme=label.lower(), backend="cryptography", params={}, label=label + where,
-        family="key-agreement", mode="loopback", message_size=size, status="ok", link=link,
-        metrics={"compute": metric(spread_samples(compute, n=10)), "receiver": metric(spread_samples(receiver, n=10)),
-                 "network": metric(spread_samples(network, n=10)),
-                 "rtt": metric(spread_samples(receiver + network, n=10))})
+        id=f"r/{index}",
+        index=index,
+        scheme=label.lower(),
+        backend="cryptography",
+        params={},
+        label=label + where,
+        family="key-agreement",
+        mode="loopback",
+        message_size=size,
+        status="ok",
+        link=link,
+        metrics={
+            "compute": metric(spread_samples(compute, n=10)),
+            "receiver": metric(spread_samples(receiver, n=10)),
+            "network": metric(spread_samples(network, n=10)),
+            "rtt": metric(spread_samples(receiver + network, n=10)),
+        },
+    )
 
 
 def _sweep() -> list[JobResult]:
@@ -82,15 +96,27 @@ def test_computation_that_always_wins_is_said_so() -> None:
 def test_a_job_over_one_link_only_is_not_a_sweep() -> None:
     jobs = [_session(0, "X25519", LTE, 5e-6, 4e-6, 0.07), _session(1, "X25519", None, 5e-6, 4e-6, 5e-5)]
     assert link_groups(jobs) == [] and link_findings(jobs) == []
-    run = RunResult(id="r", started="2026-11-23T10:00:00+00:00", status="finished", environment=ENVIRONMENT,
-                    profile=PROFILE, jobs=jobs)
+    run = RunResult(
+        id="r",
+        started="2026-11-23T10:00:00+00:00",
+        status="finished",
+        environment=ENVIRONMENT,
+        profile=PROFILE,
+        jobs=jobs,
+    )
     findings = " ".join(summary_findings(run))
     assert "over the emulated link lte" in findings and "over loopback" in findings
 
 
 def test_report_has_one_chart_per_scheme_and_one_sentence_per_sweep(tmp_path: Path) -> None:
-    run = RunResult(id="r", started="2026-11-23T10:00:00+00:00", status="finished", environment=ENVIRONMENT,
-                    profile=PROFILE, jobs=_sweep())
+    run = RunResult(
+        id="r",
+        started="2026-11-23T10:00:00+00:00",
+        status="finished",
+        environment=ENVIRONMENT,
+        profile=PROFILE,
+        jobs=_sweep(),
+    )
     report = build_report(run)
     (section,) = [s for s in report.sections if s.title == SECTION_TITLE]
     charts = [b.chart for b in section.blocks if isinstance(b, Chart) and isinstance(b.chart, StackedBars)]

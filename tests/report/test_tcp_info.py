@@ -15,12 +15,34 @@ from tests.report.conftest import build_run
 
 SESSION_LABEL = "ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [cryptography]"
 
-SENDER = TcpInfo(smoothed_rtt_s=41e-6, rtt_var_s=5e-6, retransmits_total=0, segments_out=224, segments_in=222,
-                 data_segments_out=224, data_segments_in=112, bytes_acked=7_213_408, bytes_received=3009,
-                 congestion_window_segments=18, mss_bytes=65483, exchanges=112)
-RECEIVER = TcpInfo(smoothed_rtt_s=66e-6, rtt_var_s=49e-6, retransmits_total=0, segments_out=221, segments_in=222,
-                   data_segments_out=111, data_segments_in=222, bytes_acked=2592, bytes_received=7_213_372,
-                   congestion_window_segments=18, mss_bytes=32768, exchanges=112)
+SENDER = TcpInfo(
+    smoothed_rtt_s=41e-6,
+    rtt_var_s=5e-6,
+    retransmits_total=0,
+    segments_out=224,
+    segments_in=222,
+    data_segments_out=224,
+    data_segments_in=112,
+    bytes_acked=7_213_408,
+    bytes_received=3009,
+    congestion_window_segments=18,
+    mss_bytes=65483,
+    exchanges=112,
+)
+RECEIVER = TcpInfo(
+    smoothed_rtt_s=66e-6,
+    rtt_var_s=49e-6,
+    retransmits_total=0,
+    segments_out=221,
+    segments_in=222,
+    data_segments_out=111,
+    data_segments_in=222,
+    bytes_acked=2592,
+    bytes_received=7_213_372,
+    congestion_window_segments=18,
+    mss_bytes=32768,
+    exchanges=112,
+)
 
 
 def _run(**tcp_info: TcpInfo) -> RunResult:
@@ -65,8 +87,15 @@ def test_an_end_without_a_reading_is_named_with_its_reason() -> None:
 def test_over_a_link_process_the_report_says_whose_rtt_it_is() -> None:
     run = _run(sender=SENDER, receiver=RECEIVER)
     session = next(job for job in run.jobs if job.tcp_info)
-    session.link = Link(name=None, delay_ms=20, jitter_ms=0, rate_kbit_up=8000, rate_kbit_down=8000,
-                        loss_percent=0, emulation="delay-line")
+    session.link = Link(
+        name=None,
+        delay_ms=20,
+        jitter_ms=0,
+        rate_kbit_up=8000,
+        rate_kbit_down=8000,
+        loss_percent=0,
+        emulation="delay-line",
+    )
     notes = [b.text for b in _kernel_section(run).blocks if isinstance(b, Paragraph) and b.style == "note"]
     assert notes and "to the link process" in notes[0] and "delayed ACK" in notes[0]
 
@@ -78,8 +107,9 @@ def test_no_section_without_tcp_info_and_markdown_carries_the_table() -> None:
 
 
 def test_kernel_line_and_the_cli_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    assert kernel_line(SENDER) == ("sRTT 41 µs, 224 segments out (2.0 per exchange), 222 in, 0 retransmissions, "
-                                   "cwnd 18 segments")
+    assert kernel_line(SENDER) == (
+        "sRTT 41 µs, 224 segments out (2.0 per exchange), 222 in, 0 retransmissions, cwnd 18 segments"
+    )
     assert kernel_line(TcpInfo(retransmits_total=1)) == "? segments out, ? in, 1 retransmission"
     from app.cli.terminal.console import make_console
     from app.cli.terminal.printing import print_summary

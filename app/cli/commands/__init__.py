@@ -34,8 +34,9 @@ class Command(Protocol):
 
 def all_commands() -> list[Command]:
     """Every command module of this package, in alphabetical order of the command's name."""
-    modules: list[ModuleType] = [importlib.import_module(f"{__name__}.{info.name}")
-                                 for info in pkgutil.iter_modules(__path__)]
+    modules: list[ModuleType] = [
+        importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)
+    ]
     for module in modules:
         missing = [attr for attr in ("NAME", "HELP", "add_arguments", "run") if not hasattr(module, attr)]
         if missing:

@@ -34,16 +34,28 @@ HELP = "compare runs metric by metric (ratio of medians, 95 %% interval, verdict
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("base", metavar="BASE", help=f"the baseline: {_RUN_HELP}; several runs of one side joined "
-                                                "with + (a.json+b.json+c.json): the interval then covers how "
-                                                "much a whole run moves too")
-    p.add_argument("new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}, or runs "
-                                                         "joined with +")
+    p.add_argument(
+        "base",
+        metavar="BASE",
+        help=f"the baseline: {_RUN_HELP}; several runs of one side joined "
+        "with + (a.json+b.json+c.json): the interval then covers how "
+        "much a whole run moves too",
+    )
+    p.add_argument(
+        "new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}, or runs joined with +"
+    )
     p.add_argument("--json", action="store_true", help="print the comparison as JSON to stdout instead")
-    p.add_argument("--fail-on-regression", action="store_true",
-                   help="exit 1 when a metric is slower beyond the threshold, interval and all")
-    p.add_argument("--threshold", metavar="PCT", default=None,
-                   help=f"what counts as a regression: 5%% or 0.05 (default {DEFAULT_THRESHOLD * 100:g}%%)")
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a metric is slower beyond the threshold, interval and all",
+    )
+    p.add_argument(
+        "--threshold",
+        metavar="PCT",
+        default=None,
+        help=f"what counts as a regression: 5%% or 0.05 (default {DEFAULT_THRESHOLD * 100:g}%%)",
+    )
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
 
@@ -51,7 +63,7 @@ _RUN_HELP = "a stored run's id (or a unique prefix), or a results JSON file (fro
 
 
 def parse_threshold(text: str | None) -> float:
-    """"5%" or "0.05" as 0.05; UsageError naming --threshold for anything else."""
+    """ "5%" or "0.05" as 0.05; UsageError naming --threshold for anything else."""
     if text is None:
         return DEFAULT_THRESHOLD
     raw = text.strip()
@@ -63,8 +75,9 @@ def parse_threshold(text: str | None) -> float:
     if percent:
         value /= 100
     if not math.isfinite(value) or not 0 <= value <= 10:
-        raise UsageError(f"--threshold: expected a fraction such as 0.05 or a percentage such as 5%, "
-                         f"from 0 to 1000%, not {text!r}")
+        raise UsageError(
+            f"--threshold: expected a fraction such as 0.05 or a percentage such as 5%, from 0 to 1000%, not {text!r}"
+        )
     if value >= 1 and not percent:
         raise UsageError(f"--threshold: {text} would be {value:.0%}; write {text}% for {text} per cent")
     return value
@@ -86,8 +99,16 @@ def run(args: argparse.Namespace) -> int:
     base = load_side(args.base, args.store)
     comparisons = [compare_sides(base, load_side(text, args.store), threshold=threshold) for text in args.new]
     if args.json:
-        print(json.dumps({"threshold": threshold, "comparisons": [c.to_dict() for c in comparisons],
-                          "regressions": sum(len(c.regressions()) for c in comparisons)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "threshold": threshold,
+                    "comparisons": [c.to_dict() for c in comparisons],
+                    "regressions": sum(len(c.regressions()) for c in comparisons),
+                },
+                indent=2,
+            )
+        )
     else:
         console = _console()
         for i, comparison in enumerate(comparisons):
@@ -96,30 +117,38 @@ def run(args: argparse.Namespace) -> int:
             _print_comparison(console, comparison)
     unmatched = [c for c in comparisons if not c.pairs]
     for c in unmatched:
-        print(_plain(f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} "
-                           "(scheme, backend, parameters, mode, size, link and placement): nothing was compared"),
-              file=sys.stderr)
+        print(
+            _plain(
+                f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} "
+                "(scheme, backend, parameters, mode, size, link and placement): nothing was compared"
+            ),
+            file=sys.stderr,
+        )
     if not args.fail_on_regression:
         return EXIT_OK
     regressed = [(c, p, m) for c in comparisons for p, m in c.regressions()]
     if regressed:
-        print(f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
-              "the 95 % interval's low end above it too:", file=sys.stderr)
+        print(
+            f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
+            "the 95 % interval's low end above it too:",
+            file=sys.stderr,
+        )
         for c, p, m in regressed:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
             print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
     broken = [(c, p) for c in comparisons for p in c.broken()]
     if broken:
-        print(f"cryptobench: regression: {len(broken)} job(s) measured in the base run failed in the new one:",
-              file=sys.stderr)
+        print(
+            f"cryptobench: regression: {len(broken)} job(s) measured in the base run failed in the new one:",
+            file=sys.stderr,
+        )
         for c, p in broken:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
             print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
     if regressed or broken:
         return EXIT_FAILED
     if unmatched:
-        print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked",
-              file=sys.stderr)
+        print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
 
@@ -153,17 +182,24 @@ def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]
     verdict = str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
     if m.reason:
         verdict += f": {m.reason}"
-    return (p.new.label, format_bytes(p.new.message_size), _mode(p.new.mode), m.metric,
-            format_seconds(m.base_median), format_seconds(m.new_median), f"{c.ratio:.3f}×" if c else "-",
-            f"{c.ci95_low:.3f}–{c.ci95_high:.3f}×" if c else "-", verdict)
+    return (
+        p.new.label,
+        format_bytes(p.new.message_size),
+        _mode(p.new.mode),
+        m.metric,
+        format_seconds(m.base_median),
+        format_seconds(m.new_median),
+        f"{c.ratio:.3f}×" if c else "-",
+        f"{c.ci95_low:.3f}–{c.ci95_high:.3f}×" if c else "-",
+        verdict,
+    )
 
 
 def _mode(mode: str) -> str:
     return Mode(mode).short if mode in set(Mode) else mode
 
 
-_HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio new/base", "95 % interval",
-            "verdict")
+_HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio new/base", "95 % interval", "verdict")
 
 
 _RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
@@ -203,13 +239,20 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
         for job in jobs:
             console.print(escape(f"only in {side}: {_job_text(job)} ({job.id})"))
     counts = ", ".join(f"{comparison.count(v)} {v}" for v in Verdict)
-    method = (f"{len(comparison.base_runs)} runs vs {len(comparison.new_runs)}, two-level bootstrap over runs "
-              "and samples" if comparison.repeated else "seeded bootstrap")
-    console.print(f"{len(comparison.pairs)} matched job(s), {len(comparison.metrics)} metric(s): {counts}; "
-                  f"{len(comparison.regressions())} regression(s) beyond {_percent(comparison.threshold)}; "
-                  f"{len(comparison.only_base)} only in base, {len(comparison.only_new)} only in new "
-                  f"({method}, {comparison.resamples} resamples)")
+    method = (
+        f"{len(comparison.base_runs)} runs vs {len(comparison.new_runs)}, two-level bootstrap over runs and samples"
+        if comparison.repeated
+        else "seeded bootstrap"
+    )
+    console.print(
+        f"{len(comparison.pairs)} matched job(s), {len(comparison.metrics)} metric(s): {counts}; "
+        f"{len(comparison.regressions())} regression(s) beyond {_percent(comparison.threshold)}; "
+        f"{len(comparison.only_base)} only in base, {len(comparison.only_new)} only in new "
+        f"({method}, {comparison.resamples} resamples)"
+    )
     if not comparison.repeated:
-        console.print("note: one run a side: each interval covers the spread of the samples within a run, not "
-                      "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
-                      "some metrics); for a gate, give several runs a side: A+B+C")
+        console.print(
+            "note: one run a side: each interval covers the spread of the samples within a run, not "
+            "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
+            "some metrics); for a gate, give several runs a side: A+B+C"
+        )

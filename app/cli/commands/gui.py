@@ -14,17 +14,28 @@ HELP = "open the window (the same as no command)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quit-after", metavar="SECONDS", type=float,
-                   help="close the window after this many seconds (smoke tests, startup budgets)")
-    p.add_argument("--startup-report", metavar="FILE", type=Path,
-                   help="with --quit-after: write launch time, first paint and peak memory as JSON")
+    p.add_argument(
+        "--quit-after",
+        metavar="SECONDS",
+        type=float,
+        help="close the window after this many seconds (smoke tests, startup budgets)",
+    )
+    p.add_argument(
+        "--startup-report",
+        metavar="FILE",
+        type=Path,
+        help="with --quit-after: write launch time, first paint and peak memory as JSON",
+    )
     p.add_argument("--profile", metavar="NAME|FILE", help="open this preset or profile file")
     p.add_argument("--run", action="store_true", help="with --profile: run it at once")
-    p.add_argument("--screenshot", metavar="FILE", type=Path,
-                   help="save a PNG of the window (after the run with --run), then quit; settings and "
-                        "results go to a temporary folder")
-    p.add_argument("--tab", choices=[tab.value for tab in PlotTab],
-                   help="the plot tab to show")
+    p.add_argument(
+        "--screenshot",
+        metavar="FILE",
+        type=Path,
+        help="save a PNG of the window (after the run with --run), then quit; settings and "
+        "results go to a temporary folder",
+    )
+    p.add_argument("--tab", choices=[tab.value for tab in PlotTab], help="the plot tab to show")
     p.add_argument("--theme", choices=[theme.value for theme in Theme], help="the theme to show")
     p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 1024x700")
 
@@ -40,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if args.size is not None:
         width, _, height = args.size.lower().partition("x")
         if not (width.isdigit() and height.isdigit() and 320 <= int(width) <= 10000 and 240 <= int(height) <= 10000):
-            raise UsageError(f"--size: expected WIDTHxHEIGHT in pixels (320x240 or more), e.g. 1024x700, "
-                             f"not {args.size!r}")
+            raise UsageError(
+                f"--size: expected WIDTHxHEIGHT in pixels (320x240 or more), e.g. 1024x700, not {args.size!r}"
+            )
         size = (int(width), int(height))
     from app.gui.preflight import check
 
@@ -52,5 +64,9 @@ def run(args: argparse.Namespace) -> int:
     from app.gui.screenshot import Plan
 
     plan = Plan(args.profile, args.run, args.screenshot, args.tab, args.theme, size)
-    return gui_main(sys.argv[:1], quit_after=args.quit_after, startup_report=args.startup_report,
-                    plan=plan if plan != Plan() else None)
+    return gui_main(
+        sys.argv[:1],
+        quit_after=args.quit_after,
+        startup_report=args.startup_report,
+        plan=plan if plan != Plan() else None,
+    )

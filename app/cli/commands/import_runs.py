@@ -42,9 +42,14 @@ def run(args: argparse.Namespace) -> int:
                 continue
             run = outcome.run
             if outcome.added:
-                console.print(escape(f"imported {run.id} · {run.name or 'unnamed'} · {len(run.jobs)} job(s) · "
-                                     f"machine {outcome.machine or 'not recorded'} from {path}"))
+                console.print(
+                    escape(
+                        f"imported {run.id} · {run.name or 'unnamed'} · {len(run.jobs)} job(s) · "
+                        f"machine {outcome.machine or 'not recorded'} from {path}"
+                    )
+                )
             else:
-                console.print(escape(f"{path}: already stored as {outcome.existing_id} ({outcome.duplicate}); "
-                                     "not added again"))
+                console.print(
+                    escape(f"{path}: already stored as {outcome.existing_id} ({outcome.duplicate}); not added again")
+                )
     return code

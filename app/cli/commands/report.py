@@ -17,18 +17,32 @@ HELP = "write a report (PDF, Markdown) or export a stored run or results file"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", metavar="RUN_ID_OR_RESULTS_JSON",
-                   help="a stored run's id (or a unique prefix), or a results JSON file")
+    p.add_argument(
+        "source",
+        metavar="RUN_ID_OR_RESULTS_JSON",
+        help="a stored run's id (or a unique prefix), or a results JSON file",
+    )
     p.add_argument("--pdf", metavar="FILE", type=Path, help="write a PDF report")
     p.add_argument("--markdown", metavar="FILE", type=Path, help="write a Markdown report")
     p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
     p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
-    p.add_argument("--baseline", metavar="RUN_ID_OR_RESULTS_JSON",
-                   help="compare against this run (reports: ratio and 95 %% interval per matching job)")
-    p.add_argument("--page-size", choices=[size.value for size in PageSize], default=PageSize.A4.value,
-                   help="PDF page size (default A4)")
-    p.add_argument("--appendix", action=argparse.BooleanOptionalAction, default=True,
-                   help="end reports with every statistic of every job (default: on)")
+    p.add_argument(
+        "--baseline",
+        metavar="RUN_ID_OR_RESULTS_JSON",
+        help="compare against this run (reports: ratio and 95 %% interval per matching job)",
+    )
+    p.add_argument(
+        "--page-size",
+        choices=[size.value for size in PageSize],
+        default=PageSize.A4.value,
+        help="PDF page size (default A4)",
+    )
+    p.add_argument(
+        "--appendix",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="end reports with every statistic of every job (default: on)",
+    )
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
 
@@ -52,12 +66,21 @@ def run(args: argparse.Namespace) -> int:
     def writer(name: ExportFormat, path: Path) -> Any:
         def write() -> None:
             with console.status(f"writing {name} {path}…"):
-                export(name, run, path, baseline=baseline if EXPORTERS[name].is_report else None,
-                       page_size=args.page_size, appendix=args.appendix)
+                export(
+                    name,
+                    run,
+                    path,
+                    baseline=baseline if EXPORTERS[name].is_report else None,
+                    page_size=args.page_size,
+                    appendix=args.appendix,
+                )
             console.print(f"wrote {escape(str(path))}")
+
         return write
 
     # One output failing (a full disk) does not cost the others.
-    unwritten = write_all([(path, writer(name, path)) for name, path in outputs],
-                          lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
+    unwritten = write_all(
+        [(path, writer(name, path)) for name, path in outputs],
+        lambda line: print(f"cryptobench: error: {line}", file=sys.stderr),
+    )
     return EXIT_USAGE if unwritten else EXIT_OK

@@ -28,23 +28,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
-    p.add_argument("--link", metavar="NAME|JSON",
-                   help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
-                        "JSON object such as '{\"delay_ms\": 20, \"rate_kbit\": 8000}'")
-    p.add_argument("--placement", choices=[policy.value for policy in PlacementPolicy],
-                   help="override every job's CPU placement: same (all of a job's processes on one CPU), split "
-                        "(sender and receiver on different CPUs) or free (the scheduler decides); without it, "
-                        f"each job's profile setting, else {DEFAULT_PLACEMENT}")
-    p.add_argument("--reduced", action="store_true",
-                   help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
-                        "(the numbers are not for comparison)")
+    p.add_argument(
+        "--link",
+        metavar="NAME|JSON",
+        help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
+        'JSON object such as \'{"delay_ms": 20, "rate_kbit": 8000}\'',
+    )
+    p.add_argument(
+        "--placement",
+        choices=[policy.value for policy in PlacementPolicy],
+        help="override every job's CPU placement: same (all of a job's processes on one CPU), split "
+        "(sender and receiver on different CPUs) or free (the scheduler decides); without it, "
+        f"each job's profile setting, else {DEFAULT_PLACEMENT}",
+    )
+    p.add_argument(
+        "--reduced",
+        action="store_true",
+        help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
+        "(the numbers are not for comparison)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--per-sample", action="store_true",
-                   help="also print each sample's computation and communication delay (session jobs)")
-    p.add_argument("--remote", metavar="HOST:PORT",
-                   help="run every job as a session against `cryptobench serve` on HOST:PORT")
-    p.add_argument("--token-file", metavar="FILE", type=Path,
-                   help="the server's token file (default: the one `serve` made in the user data dir)")
+    p.add_argument(
+        "--per-sample",
+        action="store_true",
+        help="also print each sample's computation and communication delay (session jobs)",
+    )
+    p.add_argument(
+        "--remote", metavar="HOST:PORT", help="run every job as a session against `cryptobench serve` on HOST:PORT"
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="FILE",
+        type=Path,
+        help="the server's token file (default: the one `serve` made in the user data dir)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
     from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
 
     try:  # every destination, before the store is opened or anything is spawned
-        check_destinations([(option, path) for option, path in (("--json", args.json), ("--csv", args.csv))
-                            if path is not None])
+        check_destinations(
+            [(option, path) for option, path in (("--json", args.json), ("--csv", args.csv)) if path is not None]
+        )
     except DestinationError as exc:
         raise UsageError(str(exc)) from None
     # A few descriptors held from the start and freed for the exports: a run that ran
@@ -107,8 +125,16 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     )
     from rich.progress import Progress as Bar
 
-    bar = Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
-              TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=args.quiet, transient=True)
+    bar = Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.quiet,
+        transient=True,
+    )
     task = bar.add_task("starting", total=1)
 
     display_errors: list[str] = []
@@ -133,8 +159,9 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         elif isinstance(event, JobFinished):
             r = event.result
             mark = "[green]ok[/]" if r.status == JobStatus.OK else f"[red]{r.status}[/]"
-            bar.console.print(f"{mark} {escape(r.label)} · {r.message_size} B"
-                              + (f" — {escape(r.error)}" if r.error else ""))
+            bar.console.print(
+                f"{mark} {escape(r.label)} · {r.message_size} B" + (f" — {escape(r.error)}" if r.error else "")
+            )
             bar.update(task, completed=r.index + 1)
         elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
             # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
@@ -194,15 +221,24 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     written = [path for path, _ in writers if path not in unwritten]
     kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
     if display_errors:
-        print(f"cryptobench: warning: some progress lines could not be shown ({display_errors[0]}); the run "
-              "was not affected", file=sys.stderr)
+        print(
+            f"cryptobench: warning: some progress lines could not be shown ({display_errors[0]}); the run "
+            "was not affected",
+            file=sys.stderr,
+        )
     if internal_error is not None:
-        print(f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
-              f"{len(run.jobs)} jobs recorded are kept{kept}", file=sys.stderr)
+        print(
+            f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
+            f"{len(run.jobs)} jobs recorded are kept{kept}",
+            file=sys.stderr,
+        )
     if stop.signum is not None:
         done = sum(1 for job in run.jobs if job.status != JobStatus.CANCELLED)
-        print(f"cryptobench: stopped by {describe(stop.signum)} after {done} of {runner.total_jobs} jobs; "
-              f"their results are kept{kept}", file=sys.stderr)
+        print(
+            f"cryptobench: stopped by {describe(stop.signum)} after {done} of {runner.total_jobs} jobs; "
+            f"their results are kept{kept}",
+            file=sys.stderr,
+        )
         return 128 + stop.signum
     if unwritten:
         return EXIT_USAGE

@@ -15,12 +15,22 @@ HELP = "receive session jobs from `run --remote`, one at a time"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1; any other needs --token-file)")
-    p.add_argument("--port", metavar="N", type=int, default=None,
-                   help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--token-file", metavar="FILE", type=Path,
-                   help="token file (64 hex characters, mode 0600); created if missing")
+    p.add_argument(
+        "--bind",
+        metavar="ADDR",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; any other needs --token-file)",
+    )
+    p.add_argument(
+        "--port",
+        metavar="N",
+        type=int,
+        default=None,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    p.add_argument(
+        "--token-file", metavar="FILE", type=Path, help="token file (64 hex characters, mode 0600); created if missing"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,8 +47,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= port < 65536:
         raise UsageError(f"--port: must be 0..65535 (got {port})")
     if args.token_file is None and not is_loopback(args.bind):
-        raise UsageError(f"--bind {args.bind} is not a loopback address: pass --token-file FILE (mode 0600) and "
-                         "give the client a copy of it")
+        raise UsageError(
+            f"--bind {args.bind} is not a loopback address: pass --token-file FILE (mode 0600) and "
+            "give the client a copy of it"
+        )
     path = args.token_file or default_token_path()
     console = _console()
     try:
@@ -61,8 +73,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot listen on {args.bind}:{port}: {exc.strerror or exc}") from None
     host, bound = server.address
     console.print(f"serving on {host}:{bound} with token file {escape(str(path))}; Ctrl-C stops")
-    console.print(f"client: cryptobench run PROFILE --remote {args.bind if ':' not in args.bind else f'[{args.bind}]'}"
-                  f":{bound} --token-file {escape(str(path))}", soft_wrap=True)
+    console.print(
+        f"client: cryptobench run PROFILE --remote {args.bind if ':' not in args.bind else f'[{args.bind}]'}"
+        f":{bound} --token-file {escape(str(path))}",
+        soft_wrap=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -19,8 +19,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--store", metavar="PATH", type=Path)
     p.add_argument("--json", action="store_true", help="print the run as results JSON")
-    p.add_argument("--per-sample", action="store_true",
-                   help="also print each sample's computation and communication delay (session jobs)")
+    p.add_argument(
+        "--per-sample",
+        action="store_true",
+        help="also print each sample's computation and communication delay (session jobs)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,12 +44,20 @@ def run(args: argparse.Namespace) -> int:
     env = run.environment
     cpu = env.get("cpu", {})
     console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
-    console.print(escape(f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
-                         f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"))
+    console.print(
+        escape(
+            f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
+            f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"
+        )
+    )
     emulation = env.get("link_emulation")
     if any(job.link is not None for job in run.jobs) and isinstance(emulation, dict):
-        console.print(escape("links: user-space delay line" + ("" if emulation.get("netem") else
-                                                               f" (no netem: {emulation.get('netem_reason')})")))
+        console.print(
+            escape(
+                "links: user-space delay line"
+                + ("" if emulation.get("netem") else f" (no netem: {emulation.get('netem_reason')})")
+            )
+        )
     print_summary(console, run)
     if args.per_sample:
         print_per_sample(console, run)

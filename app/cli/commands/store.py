@@ -15,8 +15,11 @@ HELP = "check the results store, or move a broken one aside"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
-    p.add_argument("--move-aside", action="store_true",
-                   help="rename a corrupted or foreign store file to NAME.broken-DATE (kept, not deleted)")
+    p.add_argument(
+        "--move-aside",
+        action="store_true",
+        help="rename a corrupted or foreign store file to NAME.broken-DATE (kept, not deleted)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,9 +44,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if problem is None and damaged:
         more = f"; and {len(damaged) - 3} more" if len(damaged) > 3 else ""
-        print(f"cryptobench: error: {path}: {len(damaged)} damaged row(s): {'; '.join(damaged[:3])}{more}; the "
-              "other jobs of their runs stay readable (`cryptobench show RUN` marks the damaged ones)",
-              file=sys.stderr)
+        print(
+            f"cryptobench: error: {path}: {len(damaged)} damaged row(s): {'; '.join(damaged[:3])}{more}; the "
+            "other jobs of their runs stay readable (`cryptobench show RUN` marks the damaged ones)",
+            file=sys.stderr,
+        )
         if not args.move_aside:
             return EXIT_FAILED
         problem = f"{path}: {len(damaged)} damaged row(s)"

@@ -10,8 +10,10 @@ from app.cli.common import console as _console
 from app.cli.terminal.printing import print_stability_facts
 
 NAME = "system"
-HELP = ("report what on this machine makes timings unstable (governor, turbo, SMT, VM steal, other load), each "
-        "with its fix; changes nothing")
+HELP = (
+    "report what on this machine makes timings unstable (governor, turbo, SMT, VM steal, other load), each "
+    "with its fix; changes nothing"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

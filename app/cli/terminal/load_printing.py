@@ -53,8 +53,11 @@ def _print_step_table(console: Any, load: Load) -> None:
     unit, _ = latency_unit(load.steps)
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
     headers = ("offered", "achieved", "errors", *LATENCY_COLUMNS, "gen %", "srv %")
-    _print_indented(console, f"[dim]steps: requests/s; latency in {unit} from each request's intended start; "
-                             "CPU of the generator and the server in % of one core[/]")
+    _print_indented(
+        console,
+        f"[dim]steps: requests/s; latency in {unit} from each request's intended start; "
+        "CPU of the generator and the server in % of one core[/]",
+    )
     for header in headers:
         table.add_column(header, justify="right", no_wrap=True)
     notes = []
@@ -65,8 +68,7 @@ def _print_step_table(console: Any, load: Load) -> None:
         if mark:
             notes.append(f"{cells[0]}/s: {mark}")
         cpu = [MISSING if v is None else f"{v:.0f}" for v in (step.generator_cpu_percent, step.server_cpu_percent)]
-        table.add_row(cells[0] + ("†" if mark else " "), *cells[1:3], *latency, *cpu,
-                      style="yellow" if mark else None)
+        table.add_row(cells[0] + ("†" if mark else " "), *cells[1:3], *latency, *cpu, style="yellow" if mark else None)
     from rich.padding import Padding
 
     console.print(Padding(table, (0, 0, 0, 4)))
@@ -97,8 +99,16 @@ def load_summary_rows(jobs: list[JobResult]) -> list[tuple[str, str, str, str, s
         knee = rate_text(load.knee_per_s) + ("" if load.saturated or load.knee_per_s is None else " (at least)")
         if load.knee_per_s is None and load.steps:
             knee = "none: generator-limited"
-        rows.append((job.label, requests_word(load), rate_text(load.sustained_per_s),
-                     format_seconds(load.sustained_p99_s), knee, job.status))
+        rows.append(
+            (
+                job.label,
+                requests_word(load),
+                rate_text(load.sustained_per_s),
+                format_seconds(load.sustained_p99_s),
+                knee,
+                job.status,
+            )
+        )
     return rows
 
 
@@ -112,16 +122,25 @@ def print_load_table(console: Any, jobs: list[JobResult]) -> None:
     if not console.is_terminal:
         console.print(f"{title}: job | request | sustained/s | p99 | knee/s | status")
         for label, request, sustained, p99, knee, status in rows:
-            console.print(f"{escape(label)} | {request} | {sustained} | {p99} | {knee} | "
-                          + (status if status == JobStatus.OK else f"[red]{status}[/]"))
+            console.print(
+                f"{escape(label)} | {request} | {sustained} | {p99} | {knee} | "
+                + (status if status == JobStatus.OK else f"[red]{status}[/]")
+            )
         return
     from rich.table import Table
 
     table = Table(title=title, title_justify="left")
-    for column, justify in (("job", "left"), ("request", "left"), ("sustained/s", "right"), ("p99", "right"),
-                            ("knee/s", "right"), ("status", "left")):
+    for column, justify in (
+        ("job", "left"),
+        ("request", "left"),
+        ("sustained/s", "right"),
+        ("p99", "right"),
+        ("knee/s", "right"),
+        ("status", "left"),
+    ):
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for label, request, sustained, p99, knee, status in rows:
-        table.add_row(escape(label), request, sustained, p99, knee,
-                      status if status == JobStatus.OK else f"[red]{status}[/]")
+        table.add_row(
+            escape(label), request, sustained, p99, knee, status if status == JobStatus.OK else f"[red]{status}[/]"
+        )
     console.print(table)

@@ -18,7 +18,7 @@ from app.report.units import format_rate, format_seconds, humanize_seconds
 
 
 def count_phrase(measured: int, profile_jobs: int | None, ok: int | None = None, *, links: bool = False) -> str:
-    """"22 measured jobs (from 19 profile jobs × their message sizes)", or with `ok`
+    """ "22 measured jobs (from 19 profile jobs × their message sizes)", or with `ok`
     "20/22 measured jobs ok (...)": the one unit `presets` and `run` both say, so their
     numbers can be compared. `links`: some job sweeps over links ("× their links and
     message sizes")."""
@@ -26,8 +26,10 @@ def count_phrase(measured: int, profile_jobs: int | None, ok: int | None = None,
     if ok is not None:
         text = f"{ok}/{measured} measured jobs ok"
     if profile_jobs is not None and profile_jobs != measured:
-        text += (f" (from {profile_jobs} profile job{'s' if profile_jobs != 1 else ''} × their "
-                 f"{'links and ' if links else ''}message sizes)")
+        text += (
+            f" (from {profile_jobs} profile job{'s' if profile_jobs != 1 else ''} × their "
+            f"{'links and ' if links else ''}message sizes)"
+        )
     return text
 
 
@@ -43,8 +45,10 @@ def print_summary(console: Any, run: Any) -> None:
     A block layout rather than a wide table, so it reads in an 80-column terminal
     and in a CI log alike.
     """
-    console.print(f"[bold]{escape(run.name)}[/] — run {run.id} — {run.status}"
-                  "   (per metric: median [95 % CI of the median], CV, samples×batch, throughput)")
+    console.print(
+        f"[bold]{escape(run.name)}[/] — run {run.id} — {run.status}"
+        "   (per metric: median [95 % CI of the median], CV, samples×batch, throughput)"
+    )
     for job in run.jobs:
         v = job.validation
         status = "[green]ok[/]" if job.status == JobStatus.OK else f"[red]{job.status}[/]"
@@ -70,8 +74,9 @@ def print_summary(console: Any, run: Any) -> None:
             s = metric.stats
             ci = f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]" if s.ci95 else "[n < 6]"
             cv = f"{100 * s.cv:.1f}%" if s.cv is not None else "-"
-            line = (f"    {name:<18} {format_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}"
-                    + (f"×{metric.batch}" if metric.batch > 1 else ""))
+            line = f"    {name:<18} {format_seconds(s.median):>9} {escape(ci):<21} CV {cv:>6}  n={s.n}" + (
+                f"×{metric.batch}" if metric.batch > 1 else ""
+            )
             if metric.throughput_bytes_per_s:
                 line += f"  {format_rate(metric.throughput_bytes_per_s)}"
             console.print(line)
@@ -81,12 +86,15 @@ def print_summary(console: Any, run: Any) -> None:
             print_load(console, job)
         for warning in job_only(job.warnings):  # the run-wide ones once, below
             message = humanize_seconds(warning.message)  # the core writes seconds: "1.859e-05 s"
-            console.print(f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(message)} "
-                          f"— {escape(warning.fix)}")
+            console.print(
+                f"    [yellow]warning[/] {warning.metric or 'job'}: {escape(message)} — {escape(warning.fix)}"
+            )
     measured = sum(1 for job in run.jobs if job.status == JobStatus.OK)
     for said in run_wide(job.warnings for job in run.jobs):
-        console.print(f"\n[yellow]warning[/] run, on {said.on(measured, len(run.jobs))}: "
-                      f"{escape(said.warning.message)} — {escape(said.warning.fix)}")
+        console.print(
+            f"\n[yellow]warning[/] run, on {said.on(measured, len(run.jobs))}: "
+            f"{escape(said.warning.message)} — {escape(said.warning.fix)}"
+        )
     print_table(console, run)
 
 
@@ -109,11 +117,17 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str]]:
         forward = job.metrics.get(seal) if seal else None
         back = job.metrics.get(reverse) if reverse else None
         rtt = job.metrics.get("rtt")
-        rows.append((
-            job.label, str(job.message_size), f"{seal}/{reverse}" if reverse else (seal or "-"),
-            format_seconds(forward.stats.median) if forward else "-",
-            format_seconds(back.stats.median) if back else "-",
-            format_seconds(rtt.stats.median) if rtt else "-", job.status))
+        rows.append(
+            (
+                job.label,
+                str(job.message_size),
+                f"{seal}/{reverse}" if reverse else (seal or "-"),
+                format_seconds(forward.stats.median) if forward else "-",
+                format_seconds(back.stats.median) if back else "-",
+                format_seconds(rtt.stats.median) if rtt else "-",
+                job.status,
+            )
+        )
     return rows
 
 
@@ -133,18 +147,34 @@ def _print_operation_table(console: Any, rows: list[tuple[str, str, str, str, st
         # One unwrapped line per job; fields separated by " | " so a script can split them.
         console.print("Summary (median per operation): job | size | operation | median | reverse | rtt | status")
         for label, size, operation, forward, back, rtt, status in rows:
-            console.print(f"{escape(label)} | {size} B | {operation} | {forward} | {back} | {rtt} | "
-                          + (status if status == JobStatus.OK else f"[red]{status}[/]"))
+            console.print(
+                f"{escape(label)} | {size} B | {operation} | {forward} | {back} | {rtt} | "
+                + (status if status == JobStatus.OK else f"[red]{status}[/]")
+            )
         return
     from rich.table import Table
 
     table = Table(title="Summary (median per operation)", title_justify="left")
-    for column, justify in (("job", "left"), ("size", "right"), ("operation", "left"), ("median", "right"),
-                            ("reverse", "right"), ("rtt", "right"), ("status", "left")):
+    for column, justify in (
+        ("job", "left"),
+        ("size", "right"),
+        ("operation", "left"),
+        ("median", "right"),
+        ("reverse", "right"),
+        ("rtt", "right"),
+        ("status", "left"),
+    ):
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for label, size, operation, forward, back, rtt, status in rows:
-        table.add_row(escape(label), size, operation, forward, back, rtt,
-                      status if status == JobStatus.OK else f"[red]{status}[/]")
+        table.add_row(
+            escape(label),
+            size,
+            operation,
+            forward,
+            back,
+            rtt,
+            status if status == JobStatus.OK else f"[red]{status}[/]",
+        )
     console.print(table)
 
 
@@ -158,10 +188,14 @@ def print_per_sample(console: Any, run: Any) -> None:
         n = len(compute)
         console.print(f"\n[bold]{escape(job.label)}[/] · {job.message_size} B · per sample")
         for i, (c, r, o) in enumerate(zip(compute, rtt, receiver), 1):
-            console.print(f"Sample {i}/{n} | Comp Delay {c * 1e3:.4f} ms | Comm Delay {r * 1e3:.4f} ms "
-                          f"| Receiver {o * 1e3:.4f} ms")
-        console.print(f"Average: Comp Delay {sum(compute) / n * 1e3:.4f} ms | Comm Delay {sum(rtt) / n * 1e3:.4f} ms "
-                      f"| Receiver {sum(receiver) / n * 1e3:.4f} ms")
+            console.print(
+                f"Sample {i}/{n} | Comp Delay {c * 1e3:.4f} ms | Comm Delay {r * 1e3:.4f} ms "
+                f"| Receiver {o * 1e3:.4f} ms"
+            )
+        console.print(
+            f"Average: Comp Delay {sum(compute) / n * 1e3:.4f} ms | Comm Delay {sum(rtt) / n * 1e3:.4f} ms "
+            f"| Receiver {sum(receiver) / n * 1e3:.4f} ms"
+        )
 
 
 def print_history(console: Any, runs: list[Any], store_path: Any) -> None:
@@ -169,8 +203,9 @@ def print_history(console: Any, runs: list[Any], store_path: Any) -> None:
     if not console.is_terminal:
         console.print(f"Runs in {escape(str(store_path))}: id | profile | started | status | jobs ok | machine")
         for r in runs:
-            console.print(f"{r.id} | {escape(r.name)} | {r.started} | {r.status} | {r.ok_jobs}/{r.jobs} | "
-                          f"{escape(r.host or '')}")
+            console.print(
+                f"{r.id} | {escape(r.name)} | {r.started} | {r.status} | {r.ok_jobs}/{r.jobs} | {escape(r.host or '')}"
+            )
         return
     from rich.table import Table
 
@@ -196,17 +231,30 @@ def print_scheme_list(console: Any, described: list[dict[str, Any]]) -> None:
     for family in dict.fromkeys(item["family"] for item in described):
         rows = []
         for item in (i for i in described if i["family"] == family):
-            params = "; ".join(
-                f"{p['name']}={'|'.join(map(str, p['choices'])) if p['choices'] else _range(p)}"
-                for p in item["params"]) or "-"
+            params = (
+                "; ".join(
+                    f"{p['name']}={'|'.join(map(str, p['choices'])) if p['choices'] else _range(p)}"
+                    for p in item["params"]
+                )
+                or "-"
+            )
             for k, v in enumerate(item["variants"]):
-                rows.append((item["id"], escape(v["label"]) + (" [red](insecure)[/]" if v["insecure"] else ""),
-                             ", ".join(item["backends"]), str(v["classical_bits"]),
-                             str(v["pq_category"]) if v["pq_category"] else "broken", params, k == 0))
+                rows.append(
+                    (
+                        item["id"],
+                        escape(v["label"]) + (" [red](insecure)[/]" if v["insecure"] else ""),
+                        ", ".join(item["backends"]),
+                        str(v["classical_bits"]),
+                        str(v["pq_category"]) if v["pq_category"] else "broken",
+                        params,
+                        k == 0,
+                    )
+                )
         if not console.is_terminal:
             for scheme, variant, backends, bits, pq, params, _ in rows:
-                console.print(f"{escape(family)} | {scheme} | {variant} | {backends} | {bits} bits | PQ {pq} | "
-                              f"{escape(params)}")
+                console.print(
+                    f"{escape(family)} | {scheme} | {variant} | {backends} | {bits} bits | PQ {pq} | {escape(params)}"
+                )
             continue
         from rich.table import Table
 
@@ -214,8 +262,9 @@ def print_scheme_list(console: Any, described: list[dict[str, Any]]) -> None:
         for column in ("id", "variant", "backends", "classical bits", "PQ cat.", "parameters"):
             table.add_column(column, overflow="fold")
         for scheme, variant, backends, bits, pq, params, first in rows:
-            table.add_row(scheme if first else "", variant, backends if first else "", bits, pq,
-                          escape(params) if first else "")
+            table.add_row(
+                scheme if first else "", variant, backends if first else "", bits, pq, escape(params) if first else ""
+            )
         console.print(table)
 
 
@@ -231,22 +280,43 @@ def print_link_list(console: Any, presets: Any) -> None:
     rows = []
     for name, preset in presets.items():
         up, down = rates(preset)
-        delay = f"{number_text(preset.delay_ms)} ms" + (f" ± {number_text(preset.jitter_ms)} ms"
-                                                        if preset.jitter_ms else "")
-        rows.append((escape(name), escape(preset.title), delay, rate(up), rate(down), escape(preset.description),
-                     escape(preset.source)))
+        delay = f"{number_text(preset.delay_ms)} ms" + (
+            f" ± {number_text(preset.jitter_ms)} ms" if preset.jitter_ms else ""
+        )
+        rows.append(
+            (
+                escape(name),
+                escape(preset.title),
+                delay,
+                rate(up),
+                rate(down),
+                escape(preset.description),
+                escape(preset.source),
+            )
+        )
     if not console.is_terminal:
-        console.print("Link presets (delay one way, each direction; up = sender -> receiver): "
-                      "name | title | delay | up | down | description | source")
+        console.print(
+            "Link presets (delay one way, each direction; up = sender -> receiver): "
+            "name | title | delay | up | down | description | source"
+        )
         for row in rows:
             console.print(" | ".join(row))
         return
     from rich.table import Table
 
-    table = Table(title="Link presets (delay one way, each direction; up = sender -> receiver)",
-                  title_justify="left", show_lines=True)
-    for column, justify in (("name", "left"), ("delay", "right"), ("up", "right"), ("down", "right"),
-                            ("what it stands for", "left"), ("source", "left")):
+    table = Table(
+        title="Link presets (delay one way, each direction; up = sender -> receiver)",
+        title_justify="left",
+        show_lines=True,
+    )
+    for column, justify in (
+        ("name", "left"),
+        ("delay", "right"),
+        ("up", "right"),
+        ("down", "right"),
+        ("what it stands for", "left"),
+        ("source", "left"),
+    ):
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for name, title, delay, up_text, down_text, description, source in rows:
         table.add_row(f"{name}\n[dim]{title}[/]", delay, up_text, down_text, description, source)
@@ -274,14 +344,18 @@ def print_stability_facts(console: Any, facts: list[dict[str, Any]]) -> None:
         return
     from rich.table import Table
 
-    marks = {StabilityStatus.OK: "[green]OK[/]", StabilityStatus.FINDING: "[red]finding[/]",
-             StabilityStatus.UNKNOWN: "[yellow]unknown[/]"}
+    marks = {
+        StabilityStatus.OK: "[green]OK[/]",
+        StabilityStatus.FINDING: "[red]finding[/]",
+        StabilityStatus.UNKNOWN: "[yellow]unknown[/]",
+    }
     table = Table(title="Stability of timings on this machine", title_justify="left", expand=False)
     for column in ("fact", "status", "found", "fix"):
         table.add_column(column, overflow="fold")
     for fact in facts:
         found = escape(fact["found"]) + (f"\n[dim]{escape(fact['why'])}[/]" if fact.get("why") else "")
-        table.add_row(label(fact["code"]), marks.get(fact["status"], escape(fact["status"])), found,
-                      escape(fact.get("fix") or ""))
+        table.add_row(
+            label(fact["code"]), marks.get(fact["status"], escape(fact["status"])), found, escape(fact.get("fix") or "")
+        )
     console.print(table)
     console.print(summary, highlight=False)

@@ -63,8 +63,9 @@ class TolerantStream:
                 self._stream.write(text)
             except UnicodeEncodeError:  # a stream that could not be reconfigured
                 encoding = getattr(self._stream, "encoding", None) or "ascii"
-                self._guarded(lambda: self._stream.write(
-                    text.encode(encoding, "backslashreplace").decode(encoding, "replace")))
+                self._guarded(
+                    lambda: self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
+                )
             except (OSError, ValueError) as exc:
                 self._lose(exc)
         return len(text)
@@ -113,8 +114,9 @@ class TolerantStream:
                 pass
         broken_pipe = isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ECONNRESET)
         if self.on_lost is not None and not broken_pipe:
-            self.on_lost(f"cryptobench: {self.label} unusable ({self.lost}); its output is dropped, "
-                         "the command goes on")
+            self.on_lost(
+                f"cryptobench: {self.label} unusable ({self.lost}); its output is dropped, the command goes on"
+            )
 
 
 def _ensure_std_fds() -> None:

@@ -81,11 +81,25 @@ def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
     """
     link_id = None
     if link and job.link is not None:
-        link_id = (job.link.name, job.link.delay_ms, job.link.jitter_ms, job.link.rate_kbit_up,
-                   job.link.rate_kbit_down, job.link.loss_percent, job.link.emulation)
+        link_id = (
+            job.link.name,
+            job.link.delay_ms,
+            job.link.jitter_ms,
+            job.link.rate_kbit_up,
+            job.link.rate_kbit_down,
+            job.link.loss_percent,
+            job.link.emulation,
+        )
     placement = job.placement.policy if job.placement is not None else None
-    return (job.scheme, job.backend, json.dumps(job.params, sort_keys=True, default=str), job.mode,
-            job.message_size, link_id, placement)
+    return (
+        job.scheme,
+        job.backend,
+        json.dumps(job.params, sort_keys=True, default=str),
+        job.mode,
+        job.message_size,
+        link_id,
+        placement,
+    )
 
 
 # --- the records ---------------------------------------------------------------------------
@@ -113,10 +127,18 @@ class MetricComparison:
 
     def to_dict(self) -> dict[str, Any]:
         c = self.comparison
-        return {"metric": self.metric, "unit": self.unit, "base_median": self.base_median,
-                "new_median": self.new_median, "base_n": self.base_n, "new_n": self.new_n,
-                "ratio": c.ratio if c else None, "ci95": [c.ci95_low, c.ci95_high] if c else None,
-                "verdict": self.verdict, "reason": self.reason}
+        return {
+            "metric": self.metric,
+            "unit": self.unit,
+            "base_median": self.base_median,
+            "new_median": self.new_median,
+            "base_n": self.base_n,
+            "new_n": self.new_n,
+            "ratio": c.ratio if c else None,
+            "ci95": [c.ci95_low, c.ci95_high] if c else None,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -186,14 +208,23 @@ class RunComparison:
     def to_dict(self, threshold: float | None = None) -> dict[str, Any]:
         limit = self.threshold if threshold is None else threshold
         return {
-            "base": _run_dict(self.base), "new": _run_dict(self.new),
-            "base_runs": [run.id for run in self.base_runs], "new_runs": [run.id for run in self.new_runs],
-            "threshold": limit, "resamples": self.resamples,
+            "base": _run_dict(self.base),
+            "new": _run_dict(self.new),
+            "base_runs": [run.id for run in self.base_runs],
+            "new_runs": [run.id for run in self.new_runs],
+            "threshold": limit,
+            "resamples": self.resamples,
             "environment": [d.to_dict() for d in self.environment],
-            "pairs": [{"job": _job_dict(p.new), "base_job_id": p.base.id, "new_job_id": p.new.id,
-                       "reason": p.reason,
-                       "metrics": [{**m.to_dict(), "regressed": m.regressed(limit)} for m in p.metrics]}
-                      for p in self.pairs],
+            "pairs": [
+                {
+                    "job": _job_dict(p.new),
+                    "base_job_id": p.base.id,
+                    "new_job_id": p.new.id,
+                    "reason": p.reason,
+                    "metrics": [{**m.to_dict(), "regressed": m.regressed(limit)} for m in p.metrics],
+                }
+                for p in self.pairs
+            ],
             "only_base": [_job_dict(job) for job in self.only_base],
             "only_new": [_job_dict(job) for job in self.only_new],
             "regressions": len(self.regressions(limit)),
@@ -201,13 +232,20 @@ class RunComparison:
 
 
 def _run_dict(run: RunResult) -> dict[str, Any]:
-    return {"id": run.id, "name": run.name, "started": run.started,
-            "machine": _text(run.environment.get("hostname"))}
+    return {"id": run.id, "name": run.name, "started": run.started, "machine": _text(run.environment.get("hostname"))}
 
 
 def _job_dict(job: JobResult) -> dict[str, Any]:
-    data = {"id": job.id, "label": job.label, "scheme": job.scheme, "backend": job.backend,
-            "params": dict(job.params), "mode": job.mode, "message_size": job.message_size, "status": job.status}
+    data = {
+        "id": job.id,
+        "label": job.label,
+        "scheme": job.scheme,
+        "backend": job.backend,
+        "params": dict(job.params),
+        "mode": job.mode,
+        "message_size": job.message_size,
+        "status": job.status,
+    }
     if job.link is not None:
         data["link"] = job.link.to_dict()
     if job.placement is not None:
@@ -223,8 +261,9 @@ def compare_runs(base: RunResult, new: RunResult, *, threshold: float = DEFAULT_
     return compare_sides([base], [new], threshold=threshold)
 
 
-def compare_sides(base_runs: Sequence[RunResult], new_runs: Sequence[RunResult], *,
-                  threshold: float = DEFAULT_THRESHOLD) -> RunComparison:
+def compare_sides(
+    base_runs: Sequence[RunResult], new_runs: Sequence[RunResult], *, threshold: float = DEFAULT_THRESHOLD
+) -> RunComparison:
     """Compare runs of the same profile on two sides, each side one run or several.
 
     Jobs pair by `match_key` between the first run of each side; each repeat contributes
@@ -253,10 +292,18 @@ def compare_sides(base_runs: Sequence[RunResult], new_runs: Sequence[RunResult],
     resamples = _resamples(matched) if len(base_runs) == len(new_runs) == 1 else MIN_RESAMPLES * 2
     base_repeats, new_repeats = _Repeats(base_runs[1:]), _Repeats(new_runs[1:])
     pairs = tuple(_pair(b, n, resamples, base_repeats.of(b), new_repeats.of(n)) for b, n in matched)
-    return RunComparison(base=base, new=new, pairs=pairs, only_base=tuple(only_base), only_new=tuple(only_new),
-                         environment=tuple(environment_differences(base.environment, new.environment)),
-                         threshold=threshold, resamples=resamples, base_runs=tuple(base_runs),
-                         new_runs=tuple(new_runs))
+    return RunComparison(
+        base=base,
+        new=new,
+        pairs=pairs,
+        only_base=tuple(only_base),
+        only_new=tuple(only_new),
+        environment=tuple(environment_differences(base.environment, new.environment)),
+        threshold=threshold,
+        resamples=resamples,
+        base_runs=tuple(base_runs),
+        new_runs=tuple(new_runs),
+    )
 
 
 class _Repeats:
@@ -273,7 +320,9 @@ class _Repeats:
     def of(self, job: JobResult) -> list[JobResult]:
         """The same job in each repeat run that measured it (a profile cannot hold one job
         twice: `resolve_jobs` refuses repeats, so the first of its key is the one)."""
-        return [jobs[0] for keyed in self.by_key if (jobs := keyed.get(match_key(job))) and jobs[0].status == JobStatus.OK]
+        return [
+            jobs[0] for keyed in self.by_key if (jobs := keyed.get(match_key(job))) and jobs[0].status == JobStatus.OK
+        ]
 
 
 def _comparable(pair: tuple[JobResult, JobResult]) -> Iterable[tuple[Sequence[float], Sequence[float]]]:
@@ -294,13 +343,21 @@ def _resamples(matched: Sequence[tuple[JobResult, JobResult]]) -> int:
 
 
 def _status_reason(base: JobResult, new: JobResult) -> str | None:
-    parts = [f"{side} {job.status}" + (f": {job.error}" if job.error else "")
-             for side, job in (("baseline", base), ("new run", new)) if job.status != JobStatus.OK]
+    parts = [
+        f"{side} {job.status}" + (f": {job.error}" if job.error else "")
+        for side, job in (("baseline", base), ("new run", new))
+        if job.status != JobStatus.OK
+    ]
     return "; ".join(parts) or None
 
 
-def _pair(base: JobResult, new: JobResult, resamples: int, base_more: Sequence[JobResult] = (),
-          new_more: Sequence[JobResult] = ()) -> JobPair:
+def _pair(
+    base: JobResult,
+    new: JobResult,
+    resamples: int,
+    base_more: Sequence[JobResult] = (),
+    new_more: Sequence[JobResult] = (),
+) -> JobPair:
     reason = _status_reason(base, new)
     if reason is not None:
         return JobPair(base, new, (), reason)
@@ -308,16 +365,30 @@ def _pair(base: JobResult, new: JobResult, resamples: int, base_more: Sequence[J
     return JobPair(base, new, tuple(_metric(base, new, name, resamples, base_more, new_more) for name in names))
 
 
-def _metric(base: JobResult, new: JobResult, name: str, resamples: int, base_more: Sequence[JobResult] = (),
-            new_more: Sequence[JobResult] = ()) -> MetricComparison:
+def _metric(
+    base: JobResult,
+    new: JobResult,
+    name: str,
+    resamples: int,
+    base_more: Sequence[JobResult] = (),
+    new_more: Sequence[JobResult] = (),
+) -> MetricComparison:
     mb, mn = base.metrics.get(name), new.metrics.get(name)
     present = mb if mb is not None else mn
     unit = present.stats.unit if present is not None else "s"
 
     def not_comparable(reason: str) -> MetricComparison:
-        return MetricComparison(name, unit, mb.stats.median if mb else None, mn.stats.median if mn else None,
-                                None, Verdict.NOT_COMPARABLE, reason, len(mb.samples) if mb else 0,
-                                len(mn.samples) if mn else 0)
+        return MetricComparison(
+            name,
+            unit,
+            mb.stats.median if mb else None,
+            mn.stats.median if mn else None,
+            None,
+            Verdict.NOT_COMPARABLE,
+            reason,
+            len(mb.samples) if mb else 0,
+            len(mn.samples) if mn else 0,
+        )
 
     if mb is None or mn is None:
         return not_comparable(f"measured only in the {'new run' if mb is None else 'baseline'}")
@@ -339,18 +410,35 @@ def _metric(base: JobResult, new: JobResult, name: str, resamples: int, base_mor
         verdict = Verdict.WITHIN_NOISE
     else:
         verdict = Verdict.SLOWER if result.ratio > 1 else Verdict.FASTER
-    return MetricComparison(name, mb.stats.unit, mb.stats.median, mn.stats.median, result, verdict, None,
-                            sum(len(x) for x in base_sets), sum(len(x) for x in new_sets))
+    return MetricComparison(
+        name,
+        mb.stats.unit,
+        mb.stats.median,
+        mn.stats.median,
+        result,
+        verdict,
+        None,
+        sum(len(x) for x in base_sets),
+        sum(len(x) for x in new_sets),
+    )
 
 
 def _samples_of(jobs: Sequence[JobResult], name: str, unit: str) -> list[Sequence[float]]:
     """The metric's samples in each repeat that measured it in the same unit."""
-    return [job.metrics[name].samples for job in jobs
-            if name in job.metrics and job.metrics[name].stats.unit == unit and len(job.metrics[name].samples)]
+    return [
+        job.metrics[name].samples
+        for job in jobs
+        if name in job.metrics and job.metrics[name].stats.unit == unit and len(job.metrics[name].samples)
+    ]
 
 
-def compare_repeated(base_runs: Sequence[Sequence[float]], new_runs: Sequence[Sequence[float]], *,
-                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> Comparison:
+def compare_repeated(
+    base_runs: Sequence[Sequence[float]],
+    new_runs: Sequence[Sequence[float]],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
     """Ratio new / base of the mean of the runs' medians, with a two-level bootstrap 95 %
     interval: each resample draws as many runs as the side has, with replacement, and
     for each drawn run one of its own bootstrap medians; the side's statistic is their
@@ -407,8 +495,9 @@ def _text(value: Any) -> str | None:
 
 def _facts(env: Mapping[str, Any]) -> dict[str, str | None]:
     """The facts a comparison states, by name, in the order they are shown."""
-    python = " ".join(str(v) for v in (_get(env, "python", "implementation"), _get(env, "python", "version"))
-                      if v is not None)
+    python = " ".join(
+        str(v) for v in (_get(env, "python", "implementation"), _get(env, "python", "version")) if v is not None
+    )
     facts: dict[str, str | None] = {
         "machine": _text(env.get("hostname")),
         "CPU model": _text(_get(env, "cpu", "model")),

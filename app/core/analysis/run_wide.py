@@ -37,7 +37,7 @@ class RunWide:
     jobs: int
 
     def on(self, measured: int, total: int) -> str:
-        """"all 3 measured jobs" (the runner's rule: every measured job), else "2 of 4 jobs"."""
+        """ "all 3 measured jobs" (the runner's rule: every measured job), else "2 of 4 jobs"."""
         return f"all {measured} measured jobs" if self.jobs == measured else f"{self.jobs} of {total} jobs"
 
 
@@ -64,8 +64,15 @@ def stated_before_the_run(environment: Mapping[str, Any]) -> frozenset[WarningCo
     stated: set[WarningCode] = set()
     stability = environment.get("stability")
     facts = stability.get("facts") if isinstance(stability, Mapping) else None
-    found = {fact.get("code") for fact in facts if isinstance(fact, Mapping)
-             and fact.get("status") == StabilityStatus.FINDING} if isinstance(facts, list) else set()
+    found = (
+        {
+            fact.get("code")
+            for fact in facts
+            if isinstance(fact, Mapping) and fact.get("status") == StabilityStatus.FINDING
+        }
+        if isinstance(facts, list)
+        else set()
+    )
     stated.update(code for code, fact in _PREFLIGHT_FACT.items() if fact in found)
     workers = environment.get("parallel_workers")
     if isinstance(workers, int) and not isinstance(workers, bool) and workers > 1:

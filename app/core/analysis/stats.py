@@ -220,9 +220,7 @@ def summarize(samples: Sequence[float] | np.ndarray, unit: str = "s") -> MetricS
     n = int(x.size)
     try:
         with np.errstate(over="raise", invalid="raise"):
-            p5, p25, median, p75, p95, p99 = (
-                float(v) for v in np.percentile(x, [5, 25, 50, 75, 95, 99])
-            )
+            p5, p25, median, p75, p95, p99 = (float(v) for v in np.percentile(x, [5, 25, 50, 75, 95, 99]))
             mean = float(np.mean(x))
             std = float(np.std(x, ddof=1)) if n > 1 else 0.0
     except FloatingPointError as exc:
@@ -280,24 +278,15 @@ class WarningCode(StrEnum):
 
 #: One fixed, actionable fix per code, so the same problem always gets the same advice.
 FIXES: dict[WarningCode, str] = {
-    WarningCode.HIGH_CV: (
-        "Increase samples, close other programs, or pin the CPU frequency "
-        "(performance governor)"
-    ),
-    WarningCode.TOO_FEW_SAMPLES: (
-        "Increase samples to at least 10 (30 or more for a tight confidence interval)"
-    ),
+    WarningCode.HIGH_CV: ("Increase samples, close other programs, or pin the CPU frequency (performance governor)"),
+    WarningCode.TOO_FEW_SAMPLES: ("Increase samples to at least 10 (30 or more for a tight confidence interval)"),
     WarningCode.SLOW_FIRST_SAMPLES: "Increase the number of warm-up samples",
-    WarningCode.MACHINE_BUSY: (
-        "Close other programs (browsers, builds, indexers, VMs) and run the job again"
-    ),
+    WarningCode.MACHINE_BUSY: ("Close other programs (browsers, builds, indexers, VMs) and run the job again"),
     WarningCode.FREQUENCY_SCALING: (
-        "Set the CPU governor to performance "
-        "(e.g. sudo cpupower frequency-set -g performance) and run the job again"
+        "Set the CPU governor to performance (e.g. sudo cpupower frequency-set -g performance) and run the job again"
     ),
     WarningCode.OUTLIERS: (
-        "Look at the raw samples; close other programs or increase samples so "
-        "occasional interruptions weigh less"
+        "Look at the raw samples; close other programs or increase samples so occasional interruptions weigh less"
     ),
     WarningCode.PARALLEL_JOBS: (
         "Run with one parallel job (Edit > Preferences > Parallel jobs) for figures you compare"
@@ -307,7 +296,6 @@ FIXES: dict[WarningCode, str] = {
         "container that refuses it; split needs two allowed CPUs)"
     ),
 }
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,9 +410,7 @@ def check_stability(
                 )
             elif not warmup.size:
                 message += "; no warm-up samples were taken"
-            warnings.append(
-                StabilityWarning.make(WarningCode.SLOW_FIRST_SAMPLES, metric, message)
-            )
+            warnings.append(StabilityWarning.make(WarningCode.SLOW_FIRST_SAMPLES, metric, message))
 
     if stats.n and stats.outliers / stats.n > _OUTLIER_FRACTION:
         warnings.append(
@@ -471,11 +457,15 @@ def parallel_jobs_warning(workers: int, cores: int) -> StabilityWarning | None:
     """
     if workers <= 1:
         return None
-    share = "more jobs than cores: they also take turns on the CPU" if workers > cores else \
-        "they share caches, memory bandwidth and turbo headroom"
+    share = (
+        "more jobs than cores: they also take turns on the CPU"
+        if workers > cores
+        else "they share caches, memory bandwidth and turbo headroom"
+    )
     return StabilityWarning.make(
-        WarningCode.PARALLEL_JOBS, None,
-        f"{workers} jobs ran in parallel on {cores} logical cores; {share}")
+        WarningCode.PARALLEL_JOBS, None, f"{workers} jobs ran in parallel on {cores} logical cores; {share}"
+    )
+
 
 def frequency_scaling_warning(governors: Iterable[str]) -> StabilityWarning | None:
     """Warn when any CPU frequency governor is not "performance".

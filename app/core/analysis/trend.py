@@ -21,8 +21,15 @@ from app.core.results.model import JobResult
 from app.core.results.store import Store, StoredJob
 from app.core.vocab import JobStatus
 
-__all__ = ["TrendPoint", "job_history", "job_trend", "machine_label", "relevant_versions", "trend_metrics",
-           "trend_points"]
+__all__ = [
+    "TrendPoint",
+    "job_history",
+    "job_trend",
+    "machine_label",
+    "relevant_versions",
+    "trend_metrics",
+    "trend_points",
+]
 
 #: Libraries whose version (and, for cryptography, OpenSSL) decides a backend's speed.
 #: tinyec and "python" compute in pure Python, so the interpreter's version counts;
@@ -83,8 +90,9 @@ def relevant_versions(environment: dict[str, Any], backend: str) -> list[tuple[s
         if name == "cryptography":
             # e.g. "OpenSSL 3.0.13 30 Jan 2024": the first two words name it.
             openssl = _text(library.get("openssl"))
-            found.append(("OpenSSL", " ".join(openssl.split()[1:2]) if openssl and " " in openssl
-                          else openssl or "unknown"))
+            found.append(
+                ("OpenSSL", " ".join(openssl.split()[1:2]) if openssl and " " in openssl else openssl or "unknown")
+            )
     return found
 
 
@@ -121,8 +129,9 @@ def _changes(before: StoredJob, after: StoredJob, backend: str) -> tuple[str, ..
         if old_machine[0] != new_machine[0]:
             changes.append(f"machine: {old_machine[0]} → {new_machine[0]}")
         else:
-            changes.append(f"machine: {old_machine[0]} with CPU {old_machine[1] or 'unknown'} → "
-                           f"{new_machine[1] or 'unknown'}")
+            changes.append(
+                f"machine: {old_machine[0]} with CPU {old_machine[1] or 'unknown'} → {new_machine[1] or 'unknown'}"
+            )
     old_versions = dict(relevant_versions(before.environment, backend))
     for name, version in relevant_versions(after.environment, backend):
         if old_versions.get(name) != version:
@@ -176,11 +185,22 @@ def trend_points(history: Sequence[StoredJob], metric: str) -> list[TrendPoint]:
             continue
         stats = job.metrics[metric].stats
         low, high = stats.ci95 if stats.ci95 is not None else (None, None)
-        points.append(TrendPoint(
-            run_id=row.run_id, job_id=job.id, started=row.run_started, machine=machine_label(row.environment),
-            versions=_versions_text(relevant_versions(row.environment, job.backend)), metric=metric,
-            median=stats.median, ci95_low=low, ci95_high=high, unit=stats.unit, n=stats.n,
-            changed_from_previous=_changes(previous, row, job.backend) if previous is not None else ()))
+        points.append(
+            TrendPoint(
+                run_id=row.run_id,
+                job_id=job.id,
+                started=row.run_started,
+                machine=machine_label(row.environment),
+                versions=_versions_text(relevant_versions(row.environment, job.backend)),
+                metric=metric,
+                median=stats.median,
+                ci95_low=low,
+                ci95_high=high,
+                unit=stats.unit,
+                n=stats.n,
+                changed_from_previous=_changes(previous, row, job.backend) if previous is not None else (),
+            )
+        )
         previous = row
     return points
 

@@ -93,7 +93,7 @@ class DelayLine:
         size = self.segment_bytes
         segments = 0
         for start in range(0, len(data), size):
-            self._schedule(now, data[start:start + size] if len(data) > size else data)
+            self._schedule(now, data[start : start + size] if len(data) > size else data)
             segments += 1
         self.bytes_in += len(data)
         return segments

@@ -67,8 +67,11 @@ def _rate_kind(value: Any) -> str | None:
 
 RateValue = Annotated[
     Annotated[Rate, Tag("both")] | Annotated[RateSpec, Tag("split")],
-    Discriminator(_rate_kind, custom_error_type="rate_type",
-                  custom_error_message='Input should be a number (kbit/s, both directions) or {"up": .., "down": ..}'),
+    Discriminator(
+        _rate_kind,
+        custom_error_type="rate_type",
+        custom_error_message='Input should be a number (kbit/s, both directions) or {"up": .., "down": ..}',
+    ),
 ]
 
 
@@ -96,9 +99,12 @@ def _link_kind(value: Any) -> str | None:
 #: A profile's link: a preset's name or a custom object.
 LinkValue = Annotated[
     Annotated[str, Tag("preset")] | Annotated[LinkSpec, Tag("custom")],
-    Discriminator(_link_kind, custom_error_type="link_type",
-                  custom_error_message="Input should be a link preset's name (see `cryptobench links`) or an object "
-                                       '{"delay_ms", "jitter_ms", "rate_kbit", "loss_percent"}'),
+    Discriminator(
+        _link_kind,
+        custom_error_type="link_type",
+        custom_error_message="Input should be a link preset's name (see `cryptobench links`) or an object "
+        '{"delay_ms", "jitter_ms", "rate_kbit", "loss_percent"}',
+    ),
 ]
 
 #: The branch names pydantic puts in an error's location after these fields (a profile's
@@ -123,8 +129,10 @@ def rates(spec: LinkSpec) -> tuple[float | None, float | None]:
 def jitter_problem(spec: LinkSpec) -> str | None:
     """Why the jitter cannot be emulated, or None: delay +- jitter must stay >= 0."""
     if spec.jitter_ms > spec.delay_ms:
-        return (f"must not exceed delay_ms ({number_text(spec.delay_ms)} ms): a jitter larger than the delay "
-                f"would need negative delays (got {number_text(spec.jitter_ms)})")
+        return (
+            f"must not exceed delay_ms ({number_text(spec.delay_ms)} ms): a jitter larger than the delay "
+            f"would need negative delays (got {number_text(spec.jitter_ms)})"
+        )
     return None
 
 
@@ -182,8 +190,15 @@ def resolve_link(spec: str | LinkSpec) -> Link:
             raise LinkPresetError(unknown_preset_message(spec))
         name, spec = spec, presets[spec]
     up, down = rates(spec)
-    return Link(name=name, delay_ms=spec.delay_ms, jitter_ms=spec.jitter_ms, rate_kbit_up=up, rate_kbit_down=down,
-                loss_percent=spec.loss_percent, emulation=LinkEmulation.DELAY_LINE)
+    return Link(
+        name=name,
+        delay_ms=spec.delay_ms,
+        jitter_ms=spec.jitter_ms,
+        rate_kbit_up=up,
+        rate_kbit_down=down,
+        loss_percent=spec.loss_percent,
+        emulation=LinkEmulation.DELAY_LINE,
+    )
 
 
 # --- words --------------------------------------------------------------------------------
@@ -195,7 +210,7 @@ def number_text(value: float) -> str:
 
 
 def numbers_text(link: Link) -> str:
-    """"20 ms, 8000 kbit/s", "150 ms, 768 kbit/s up, 1600 kbit/s down", "300 ms, unlimited rate"."""
+    """ "20 ms, 8000 kbit/s", "150 ms, 768 kbit/s up, 1600 kbit/s down", "300 ms, unlimited rate"."""
     text = f"{number_text(link.delay_ms)} ms"
     if link.jitter_ms:
         text += f" ± {number_text(link.jitter_ms)} ms"
@@ -205,8 +220,10 @@ def numbers_text(link: Link) -> str:
     elif up == down:
         text += f", {number_text(up or 0)} kbit/s"
     else:
+
         def part(rate: float | None) -> str:
             return "unlimited" if rate is None else f"{number_text(rate)} kbit/s"
+
         text += f", {part(up)} up, {part(down)} down"
     if link.loss_percent:
         text += f", {number_text(link.loss_percent)} % loss"

@@ -73,8 +73,10 @@ def _kernel_config(root: Path, release: str) -> tuple[str, str] | None:
 def _kernel_netem(root: Path, release: str, privileged: bool) -> str | None:
     """None when the kernel offers sch_netem, else why not (and what would)."""
     modules = _read(root / "proc/modules") or ""
-    if any(line.split(" ", 1)[0] == "sch_netem" for line in modules.splitlines()) \
-            or (root / "sys/module/sch_netem").is_dir():
+    if (
+        any(line.split(" ", 1)[0] == "sch_netem" for line in modules.splitlines())
+        or (root / "sys/module/sch_netem").is_dir()
+    ):
         return None  # loaded (or built in with parameters)
     config = _kernel_config(root, release)
     if config is not None and config[1] == f"{NETEM_OPTION}=y":
@@ -85,24 +87,33 @@ def _kernel_netem(root: Path, release: str, privileged: bool) -> str | None:
         if privileged:
             return None  # the kernel loads it on first use for root
         evidence = str(module_file) if module_file is not None else f"{config[0]}: {config[1]}" if config else ""
-        return (f"sch_netem is a kernel module that is not loaded ({evidence}); root can load it once with "
-                "`modprobe sch_netem`")
+        return (
+            f"sch_netem is a kernel module that is not loaded ({evidence}); root can load it once with "
+            "`modprobe sch_netem`"
+        )
     if config is not None:
-        return (f"this kernel was built without sch_netem ({config[0]}: {config[1]}); a kernel built with "
-                f"{NETEM_OPTION}=y or =m would provide it")
-    return (f"no sign of sch_netem in this kernel: not loaded (/proc/modules, /sys/module), no module under "
-            f"/lib/modules/{release}/, and no kernel config (/proc/config.gz, /boot/config-{release}) to say it is "
-            "built in")
+        return (
+            f"this kernel was built without sch_netem ({config[0]}: {config[1]}); a kernel built with "
+            f"{NETEM_OPTION}=y or =m would provide it"
+        )
+    return (
+        f"no sign of sch_netem in this kernel: not loaded (/proc/modules, /sys/module), no module under "
+        f"/lib/modules/{release}/, and no kernel config (/proc/config.gz, /boot/config-{release}) to say it is "
+        "built in"
+    )
 
 
 def _namespace_refusal(root: Path) -> str | None:
     """None when this user may create a user namespace, else which setting forbids it."""
     for setting, forbids, fix in (
-            ("kernel/unprivileged_userns_clone", "0", "sysctl kernel.unprivileged_userns_clone=1"),
-            ("user/max_user_namespaces", "0", "sysctl user.max_user_namespaces=10000"),
-            ("kernel/apparmor_restrict_unprivileged_userns", "1",
-             "an AppArmor profile allowing userns for Python, or sysctl "
-             "kernel.apparmor_restrict_unprivileged_userns=0")):
+        ("kernel/unprivileged_userns_clone", "0", "sysctl kernel.unprivileged_userns_clone=1"),
+        ("user/max_user_namespaces", "0", "sysctl user.max_user_namespaces=10000"),
+        (
+            "kernel/apparmor_restrict_unprivileged_userns",
+            "1",
+            "an AppArmor profile allowing userns for Python, or sysctl kernel.apparmor_restrict_unprivileged_userns=0",
+        ),
+    ):
         value = (_read(root / "proc/sys" / setting) or "").strip()
         if value == forbids:
             name = setting.replace("/", ".")
@@ -110,8 +121,9 @@ def _namespace_refusal(root: Path) -> str | None:
     return None
 
 
-def probe_emulation(root: Path = Path("/"), *, system: str | None = None, release: str | None = None,
-                    privileged: bool | None = None) -> EmulationProbe:
+def probe_emulation(
+    root: Path = Path("/"), *, system: str | None = None, release: str | None = None, privileged: bool | None = None
+) -> EmulationProbe:
     """Look at this machine (or at a fake tree under `root`, for tests). Never raises."""
     system = system or platform.system()
     if system != "Linux":
@@ -138,8 +150,12 @@ def loss_refusal(probe: EmulationProbe | None = None) -> str:
     """Why a job asking for packet loss is refused here: one line, with what would allow it."""
     probe = probe or emulation()
     if probe.netem:
-        return ("packet loss needs the kernel's netem (sch_netem), which this machine offers, but CryptoBench does "
-                "not apply netem yet: its delay line works above TCP, where a lost packet would only be a delay it "
-                "cannot model faithfully")
-    return (f"packet loss needs the kernel's netem (sch_netem), which is not usable here: {probe.netem_reason}; "
-            "the delay line emulates delay, jitter and rate only")
+        return (
+            "packet loss needs the kernel's netem (sch_netem), which this machine offers, but CryptoBench does "
+            "not apply netem yet: its delay line works above TCP, where a lost packet would only be a delay it "
+            "cannot model faithfully"
+        )
+    return (
+        f"packet loss needs the kernel's netem (sch_netem), which is not usable here: {probe.netem_reason}; "
+        "the delay line emulates delay, jitter and rate only"
+    )

@@ -81,11 +81,14 @@ class LinkPlan:
 def check_link(link: Link) -> None:
     """LinkError unless the delay line can emulate `link` faithfully."""
     if link.loss_percent > 0:
-        raise LinkError(f"packet loss ({link.loss_percent:g} %) cannot be emulated by the delay line: a byte "
-                        "stream loses no bytes; loss needs the kernel's netem")
+        raise LinkError(
+            f"packet loss ({link.loss_percent:g} %) cannot be emulated by the delay line: a byte "
+            "stream loses no bytes; loss needs the kernel's netem"
+        )
     if link.emulation != LinkEmulation.DELAY_LINE:
-        raise LinkError(f"link emulation {str(link.emulation)!r} is not the delay line "
-                        f"({str(LinkEmulation.DELAY_LINE)!r})")
+        raise LinkError(
+            f"link emulation {str(link.emulation)!r} is not the delay line ({str(LinkEmulation.DELAY_LINE)!r})"
+        )
     for what, value in (("delay_ms", link.delay_ms), ("jitter_ms", link.jitter_ms)):
         if not value >= 0 or value == float("inf"):
             raise LinkError(f"link {what} = {value!r} is not a finite duration >= 0")
@@ -100,8 +103,9 @@ def delay_lines(link: Link, seed: int) -> tuple[DelayLine, DelayLine]:
 
     def line(direction: str, rate_kbit: float | None) -> DelayLine:
         rng = random.Random(f"{seed}/{direction}")  # a str seed hashes the same in every process
-        return DelayLine(link.delay_ms / 1000, link.jitter_ms / 1000,
-                         None if rate_kbit is None else rate_kbit * 1000, rng)
+        return DelayLine(
+            link.delay_ms / 1000, link.jitter_ms / 1000, None if rate_kbit is None else rate_kbit * 1000, rng
+        )
 
     return line("up", link.rate_kbit_up), line("down", link.rate_kbit_down)
 
@@ -199,8 +203,14 @@ class Relay:
     """Relays two connected sockets through an up and a down `DelayLine` until both
     directions have ended (or the connection broke). `clock` is time.monotonic."""
 
-    def __init__(self, client: socket.socket, server: socket.socket, up: DelayLine, down: DelayLine,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        client: socket.socket,
+        server: socket.socket,
+        up: DelayLine,
+        down: DelayLine,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.up = _Direction("up", client, server, up)
         self.down = _Direction("down", server, client, down)
         self.sockets = (client, server)
@@ -229,8 +239,9 @@ class Relay:
                         if direction.reading and not direction.wants_read(now):
                             wake = min(wake, direction.line.backlog_below(MAX_BACKLOG_BYTES))
                     for sock in self.sockets:
-                        mask = ((selectors.EVENT_READ if source_of[id(sock)].wants_read(now) else 0)
-                                | (selectors.EVENT_WRITE if dest_of[id(sock)].outbox else 0))
+                        mask = (selectors.EVENT_READ if source_of[id(sock)].wants_read(now) else 0) | (
+                            selectors.EVENT_WRITE if dest_of[id(sock)].outbox else 0
+                        )
                         if mask != masks[id(sock)]:
                             if masks[id(sock)] == 0:
                                 selector.register(sock, mask)
@@ -302,8 +313,9 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
         try:
             upstream = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
         except OSError as exc:
-            raise LinkError(f"cannot connect to the receiver at {plan.host}:{plan.receiver_port}: "
-                            f"{exc.strerror or exc}") from None
+            raise LinkError(
+                f"cannot connect to the receiver at {plan.host}:{plan.receiver_port}: {exc.strerror or exc}"
+            ) from None
         with upstream:
             for sock in (client, upstream):  # the link adds no Nagle wait of its own
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -311,13 +323,23 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
             broken = relay.run()
     up_dir, down_dir = relay.up, relay.down
     released = up_dir.released + down_dir.released
-    emit(LinkDone(up_dir.line.bytes_in, down_dir.line.bytes_in, broken, released,
-                  (up_dir.late_total + down_dir.late_total) / released if released else 0.0,
-                  max(up_dir.late_max, down_dir.late_max), time.process_time()))
+    emit(
+        LinkDone(
+            up_dir.line.bytes_in,
+            down_dir.line.bytes_in,
+            broken,
+            released,
+            (up_dir.late_total + down_dir.late_total) / released if released else 0.0,
+            max(up_dir.late_max, down_dir.late_max),
+            time.process_time(),
+        )
+    )
 
 
 def link_main(conn: Connection, plan: LinkPlan) -> None:
     """Entry point of a link process (multiprocessing target, like the receiver's)."""
-    child_entry(conn, lambda emit: serve_link(plan, emit),
-                describe=lambda exc: f"link: {exc}" if isinstance(exc, LinkError)
-                else f"link: {type(exc).__name__}: {exc}")
+    child_entry(
+        conn,
+        lambda emit: serve_link(plan, emit),
+        describe=lambda exc: f"link: {exc}" if isinstance(exc, LinkError) else f"link: {type(exc).__name__}: {exc}",
+    )

@@ -100,8 +100,14 @@ class SharedRelay:
     """Relays every connection `listener` accepts to `connect()`'s socket through one
     up and one down line, until each connection taken has ended."""
 
-    def __init__(self, listener: socket.socket, connect: Callable[[], socket.socket], up: DelayLine,
-                 down: DelayLine, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        listener: socket.socket,
+        connect: Callable[[], socket.socket],
+        up: DelayLine,
+        down: DelayLine,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.listener, self.connect, self.clock = listener, connect, clock
         self.up, self.down = _Line("up", up), _Line("down", down)
         self.pairs: list[_Pair] = []
@@ -223,13 +229,23 @@ def serve_shared_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> No
         relay.run(plan.accept_timeout)
     released = relay.up.released + relay.down.released
     broken = "; ".join(relay.broken[:3]) + (f" (and {len(relay.broken) - 3} more)" if len(relay.broken) > 3 else "")
-    emit(LinkDone(up.bytes_in, down.bytes_in, broken or None, released,
-                  (relay.up.late_total + relay.down.late_total) / released if released else 0.0,
-                  max(relay.up.late_max, relay.down.late_max), time.process_time()))
+    emit(
+        LinkDone(
+            up.bytes_in,
+            down.bytes_in,
+            broken or None,
+            released,
+            (relay.up.late_total + relay.down.late_total) / released if released else 0.0,
+            max(relay.up.late_max, relay.down.late_max),
+            time.process_time(),
+        )
+    )
 
 
 def shared_link_main(conn: Connection, plan: LinkPlan) -> None:
     """Entry point of a shared link process (a load job's clients over one link)."""
-    child_entry(conn, lambda emit: serve_shared_link(plan, emit),
-                describe=lambda exc: f"link: {exc}" if isinstance(exc, LinkError)
-                else f"link: {type(exc).__name__}: {exc}")
+    child_entry(
+        conn,
+        lambda emit: serve_shared_link(plan, emit),
+        describe=lambda exc: f"link: {exc}" if isinstance(exc, LinkError) else f"link: {type(exc).__name__}: {exc}",
+    )

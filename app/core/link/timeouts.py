@@ -58,5 +58,9 @@ def limits_over_link(limits: ReceiverLimits, link: Link) -> ReceiverLimits:
     min_rate = limits.min_rate
     if link.rate_kbit_up is not None:
         min_rate = min(min_rate, link.rate_kbit_up * 1000 / 8 / 2)
-    return replace(limits, hello_timeout=limits.hello_timeout + 2 * control,
-                   idle_timeout=limits.idle_timeout + control, min_rate=min_rate)
+    return replace(
+        limits,
+        hello_timeout=limits.hello_timeout + 2 * control,
+        idle_timeout=limits.idle_timeout + control,
+        min_rate=min_rate,
+    )

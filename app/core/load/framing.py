@@ -62,7 +62,7 @@ def split_request(body: memoryview) -> tuple[bytes, memoryview]:
     end = HANDSHAKE_LENGTH.size + length
     if length > MAX_HANDSHAKE or end > len(body):
         raise LoadProtocolError(f"a request claims a {length}-byte handshake in a {len(body)}-byte body")
-    return bytes(body[HANDSHAKE_LENGTH.size:end]), body[end:]
+    return bytes(body[HANDSHAKE_LENGTH.size : end]), body[end:]
 
 
 class RecordBuffer:
@@ -89,12 +89,13 @@ class RecordBuffer:
                 except ValueError:
                     raise LoadProtocolError(f"unknown record kind {raw_kind}") from None
                 if length > self.limit:
-                    raise LoadProtocolError(f"a {kind.name} record claims {length} bytes, over this job's "
-                                            f"{self.limit}-byte limit")
+                    raise LoadProtocolError(
+                        f"a {kind.name} record claims {length} bytes, over this job's {self.limit}-byte limit"
+                    )
                 end = offset + RECORD.size + length
                 if end > len(view):
                     break
-                records.append((kind, ident, memoryview(bytes(view[offset + RECORD.size:end]))))
+                records.append((kind, ident, memoryview(bytes(view[offset + RECORD.size : end]))))
                 offset = end
         finally:
             view.release()

@@ -148,8 +148,9 @@ class LoadGenerator:
             sock = connect(self.peer.host, self.peer.port, self.peer.connect_timeout)
             where = f"load server {self.peer.address} (client {k + 1})"
             sock.settimeout(SETUP_TIMEOUT_S)
-            authenticate_server(sock, FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=SETUP_TIMEOUT_S),
-                                self.peer.token, where)
+            authenticate_server(
+                sock, FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=SETUP_TIMEOUT_S), self.peer.token, where
+            )
             client = _Client(sock)
             self.clients.append(client)
             self.selector.register(sock, selectors.EVENT_READ, client)
@@ -189,7 +190,8 @@ class LoadGenerator:
             seed = secrets.token_bytes(SEED_BYTES)
             plaintext = plaintext_for(seed, size)
             (kind, _, _, verdict), public = self._exchange(
-                client, record(Kind.PUBLIC_PLEASE, 0, seed + U64.pack(size)), extra=-1)
+                client, record(Kind.PUBLIC_PLEASE, 0, seed + U64.pack(size)), extra=-1
+            )
             if kind != Kind.PUBLIC_PLEASE or verdict != Verdict.OK:
                 raise LoadFailed(f"the load server did not publish its key (reply {kind}, verdict {verdict})")
             client.pool, client.cursor = [], 0
@@ -222,11 +224,14 @@ class LoadGenerator:
 
         def deliver(parts: Parts, spot: int) -> str | None:
             payload = b"".join(bytes(part) for part in parts)
-            (_, _, _, verdict), _ = self._exchange(client, record(Kind.REQUEST, 0, body[:offset] + flip_bit(payload, spot)))
+            (_, _, _, verdict), _ = self._exchange(
+                client, record(Kind.REQUEST, 0, body[:offset] + flip_bit(payload, spot))
+            )
             return None if verdict == Verdict.REJECTED else f"the server answered {Verdict(verdict).name.lower()}"
 
-        check_tampering(self.scheme, self.plan.job.tamper, size, result, lambda: (body[offset:],), deliver,
-                        lambda done: None)
+        check_tampering(
+            self.scheme, self.plan.job.tamper, size, result, lambda: (body[offset:],), deliver, lambda done: None
+        )
         client.sock.setblocking(False)
 
     def calibrate(self) -> tuple[float, float]:
@@ -339,8 +344,12 @@ class LoadGenerator:
         total = warm + measured
         clock = self.clock
         t0 = clock() + 20_000_000  # a moment to set up before the first intended send
-        step = _StepRecord(histogram=HdrHistogram(*HISTOGRAM_RANGE), window_start=int(t0 + warm * interval),
-                           window_end=int(t0 + total * interval), first_measured=warm)
+        step = _StepRecord(
+            histogram=HdrHistogram(*HISTOGRAM_RANGE),
+            window_start=int(t0 + warm * interval),
+            window_end=int(t0 + total * interval),
+            first_measured=warm,
+        )
         self.step = step
         # No collector pause in the schedule: a full collection walks the heap this process
         # inherited from the preloaded fork server (tens of milliseconds: every request due
@@ -403,12 +412,19 @@ class LoadGenerator:
         percentiles["max"] = step.histogram.get_max_value() / 1e9
         window = (step.window_end - step.window_start) / 1e9
         result = LoadStep(
-            offered_per_s=rate, achieved_per_s=step.completed_in_window / window,
+            offered_per_s=rate,
+            achieved_per_s=step.completed_in_window / window,
             errors=sum(step.refused.values()) + late,
             latency_s=percentiles if step.histogram.get_total_count() else {},
-            generator_saturated=reason is not None, sent=measured, completed=step.histogram.get_total_count(),
-            histogram=step.histogram.encode().decode("ascii"), generator_cpu_percent=generator_cpu,
-            send_lag_p99_s=lag_p99, server_cpu_percent=server_cpu, saturation_reason=reason)
+            generator_saturated=reason is not None,
+            sent=measured,
+            completed=step.histogram.get_total_count(),
+            histogram=step.histogram.encode().decode("ascii"),
+            generator_cpu_percent=generator_cpu,
+            send_lag_p99_s=lag_p99,
+            server_cpu_percent=server_cpu,
+            saturation_reason=reason,
+        )
         return result, step
 
     def _live(self, step: _StepRecord) -> None:

@@ -40,9 +40,11 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
         server_s, round_trip_s = generator.calibrate()
         capacity = settings.server_workers / max(server_s, 1e-7)
         rates = sweep.sweep_rates(capacity)
-        notes.append(f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
-                     f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
-                     f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee")
+        notes.append(
+            f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
+            f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
+            f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee"
+        )
     else:
         rates = list(settings.rates)
     steps: list[LoadStep] = []
@@ -52,6 +54,7 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     refused: dict[str, int] = {}
     total = len(rates) * _PER_STEP
     for k, rate in enumerate(rates):
+
         def progress(fraction: float, k: int = k) -> None:
             generator.emit(Progress(0, int((k + fraction) * _PER_STEP), total))
 
@@ -64,11 +67,16 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
             first_latencies, first_server_ns = record.latencies, record.server_ns
         if record.abandoned:
             skipped = len(rates) - k - 1
-            notes.append(f"at {rate:g}/s, {record.abandoned} requests were still unanswered when the drain ran out "
-                         "(the server, or the link, could not keep up): counted as errors; the server's CPU for "
-                         "that step is not known (a mark would wait behind them)"
-                         + (f"; the {skipped} later steps were not offered (they would start behind the backlog)"
-                            if skipped else ""))
+            notes.append(
+                f"at {rate:g}/s, {record.abandoned} requests were still unanswered when the drain ran out "
+                "(the server, or the link, could not keep up): counted as errors; the server's CPU for "
+                "that step is not known (a mark would wait behind them)"
+                + (
+                    f"; the {skipped} later steps were not offered (they would start behind the backlog)"
+                    if skipped
+                    else ""
+                )
+            )
             break
         if settings.sweep and sweep.should_stop(steps):
             break
@@ -76,18 +84,31 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     knee, sustained, sustained_p99, saturated = sweep.summarise(steps)
     pool = min(len(client.pool) for client in generator.clients)
     load = Load(
-        clients=settings.clients, server_workers=settings.server_workers, steps=tuple(steps),
-        request="signed message" if generator.signer else "handshake", duration_s=settings.duration_s,
-        warmup_s=settings.warmup_s, pool=pool, client_prepare_s=statistics.median(costs) if costs else None,
-        server_request_s=statistics.median(server_ns) / 1e9 if server_ns else None, knee_per_s=knee,
-        sustained_per_s=sustained, sustained_p99_s=sustained_p99, saturated=saturated)
+        clients=settings.clients,
+        server_workers=settings.server_workers,
+        steps=tuple(steps),
+        request="signed message" if generator.signer else "handshake",
+        duration_s=settings.duration_s,
+        warmup_s=settings.warmup_s,
+        pool=pool,
+        client_prepare_s=statistics.median(costs) if costs else None,
+        server_request_s=statistics.median(server_ns) / 1e9 if server_ns else None,
+        knee_per_s=knee,
+        sustained_per_s=sustained,
+        sustained_p99_s=sustained_p99,
+        saturated=saturated,
+    )
     if any(step.generator_saturated for step in steps):
-        notes.append("the generator, not the server, was the limit at "
-                     + ", ".join(f"{step.offered_per_s:g}/s" for step in steps if step.generator_saturated)
-                     + ": those steps are marked and left out of the knee")
+        notes.append(
+            "the generator, not the server, was the limit at "
+            + ", ".join(f"{step.offered_per_s:g}/s" for step in steps if step.generator_saturated)
+            + ": those steps are marked and left out of the knee"
+        )
     if settings.server_workers > 1:
-        notes.append(f"{settings.server_workers} server processes forked by the receiver process: its sampled "
-                     "CPU and RSS are its own (it only waits); each step's server CPU sums every worker's own clock")
+        notes.append(
+            f"{settings.server_workers} server processes forked by the receiver process: its sampled "
+            "CPU and RSS are its own (it only waits); each step's server CPU sums every worker's own clock"
+        )
     if not saturated:
         notes.append("no step overloaded the server: the knee is at least the highest rate achieved")
     failed = sum(refused.values())
@@ -107,7 +128,8 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     error = None
     if failed:
         error = "the server refused requests that should have opened: " + ", ".join(
-            f"{count} {name}" for name, count in sorted(refused.items()))
+            f"{count} {name}" for name, count in sorted(refused.items())
+        )
     result.metrics, result.checked, result.failed, result.error, result.load = metrics, checked, failed, error, load
     result.notes.extend(notes)
     return result

@@ -36,7 +36,8 @@ def reduced_load(fields: LoadFields, is_load: bool) -> dict[str, Any]:
     return {
         "clients": min(fields.clients or defaults.clients, REDUCED_CLIENTS),
         "server_workers": min(fields.server_workers or defaults.server_workers, REDUCED_CLIENTS),
-        "rates": kept if kept is not None else list(REDUCED_RATES), "rate_per_s": None,
+        "rates": kept if kept is not None else list(REDUCED_RATES),
+        "rate_per_s": None,
         "duration_s": min(fields.duration_s or defaults.duration_s, REDUCED_DURATION_S),
         "warmup_s": min(fields.warmup_s if fields.warmup_s is not None else defaults.warmup_s, REDUCED_WARMUP_S),
     }

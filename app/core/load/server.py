@@ -76,12 +76,18 @@ class _Client:
 class _Worker:
     """One server process's event loop over its listening socket and its clients."""
 
-    def __init__(self, listener: socket.socket, plan: LoadServerPlan, scheme: Scheme,
-                 dropped: Callable[[str], None]) -> None:
+    def __init__(
+        self, listener: socket.socket, plan: LoadServerPlan, scheme: Scheme, dropped: Callable[[str], None]
+    ) -> None:
         self.listener, self.plan, self.scheme, self.dropped = listener, plan, scheme, dropped
         self.per_session_handshake = scheme.info.family not in KEYGEN_ON_SENDER
-        self.limit = (job_capacity(scheme, list(plan.message_sizes)) + MAX_HANDSHAKE + HANDSHAKE_LENGTH.size
-                      + SEED_BYTES + U64.size)
+        self.limit = (
+            job_capacity(scheme, list(plan.message_sizes))
+            + MAX_HANDSHAKE
+            + HANDSHAKE_LENGTH.size
+            + SEED_BYTES
+            + U64.size
+        )
         self.selector = selectors.DefaultSelector()
         self.clients: dict[socket.socket, _Client] = {}
         self.served = 0
@@ -248,8 +254,10 @@ def workers_problem(workers: int) -> str | None:
     if workers <= 1:
         return None
     if not sys.platform.startswith("linux"):
-        return (f"server_workers {workers} needs Linux (SO_REUSEPORT spreading connections over processes, "
-                "and a parent-death signal for each worker); this is " + sys.platform)
+        return (
+            f"server_workers {workers} needs Linux (SO_REUSEPORT spreading connections over processes, "
+            "and a parent-death signal for each worker); this is " + sys.platform
+        )
     return None
 
 

@@ -46,8 +46,11 @@ class LoadFields(BaseModel):
     @classmethod
     def _number_or_sweep(cls, value: object) -> object:
         # Before the union's own checks, whose errors name its branches ("rate_per_s.float").
-        if value is None or value == SWEEP or (isinstance(value, int | float) and not isinstance(value, bool)
-                                                and math.isfinite(value)):
+        if (
+            value is None
+            or value == SWEEP
+            or (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value))
+        ):
             return value
         raise ValueError(f'a number of requests per second, or "{SWEEP}"')
 
@@ -78,7 +81,7 @@ def resolve_load(fields: LoadFields) -> tuple[LoadSettings, list[tuple[str, str]
     defaults = LoadSettings()
     rates: tuple[float, ...] = ()
     if fields.rates is not None and fields.rate_per_s is not None:
-        problems.append(("rates", "give rate_per_s (one rate, or \"sweep\") or rates (several), not both"))
+        problems.append(("rates", 'give rate_per_s (one rate, or "sweep") or rates (several), not both'))
     elif fields.rates is not None:
         rates = tuple(fields.rates)
     elif isinstance(fields.rate_per_s, float):
@@ -86,8 +89,13 @@ def resolve_load(fields: LoadFields) -> tuple[LoadSettings, list[tuple[str, str]
     for k, rate in enumerate(rates):
         if not 0 < rate <= MAX_RATE_PER_S:
             place = f"rates[{k}]" if fields.rates is not None else "rate_per_s"
-            problems.append((place, f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f} "
-                                    f"requests per second (got {rate:g})"))
+            problems.append(
+                (
+                    place,
+                    f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f} "
+                    f"requests per second (got {rate:g})",
+                )
+            )
     settings = LoadSettings(
         clients=fields.clients or defaults.clients,
         server_workers=fields.server_workers or defaults.server_workers,

@@ -35,8 +35,7 @@ def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTI
 def kept_up(step: LoadStep) -> bool:
     """The server took what was offered: achieved >= 95 % of offered, no errors, and the
     generator sent its schedule on time."""
-    return (not step.generator_saturated and step.errors == 0
-            and step.achieved_per_s >= KEPT_UP * step.offered_per_s)
+    return not step.generator_saturated and step.errors == 0 and step.achieved_per_s >= KEPT_UP * step.offered_per_s
 
 
 def should_stop(steps: Sequence[LoadStep]) -> bool:
@@ -51,8 +50,10 @@ def generator_saturation(send_lag_p99_s: float | None, sent: int, scheduled: int
     if scheduled and sent < MIN_SENT_SHARE * scheduled:
         return f"the generator sent {sent} of the {scheduled} requests scheduled in the window"
     if send_lag_p99_s is not None and send_lag_p99_s > MAX_SEND_LAG_S:
-        return (f"the generator handed requests to the kernel up to {send_lag_p99_s * 1e3:.2f} ms late (p99; "
-                f"limit {MAX_SEND_LAG_S * 1e3:g} ms)")
+        return (
+            f"the generator handed requests to the kernel up to {send_lag_p99_s * 1e3:.2f} ms late (p99; "
+            f"limit {MAX_SEND_LAG_S * 1e3:g} ms)"
+        )
     return None
 
 

@@ -98,10 +98,7 @@ def _cpu_flags(cpuinfo: str | None) -> tuple[dict[str, bool | None], str | None]
     """Return ({flag: present}, note); None values with a note where unreadable."""
     line = _cpuinfo_field(cpuinfo, "flags") if cpuinfo else None
     if line is None:
-        note = (
-            "CPU flags are read from /proc/cpuinfo on x86 Linux only; "
-            "not available on this machine"
-        )
+        note = "CPU flags are read from /proc/cpuinfo on x86 Linux only; not available on this machine"
         return dict.fromkeys(CPU_FLAGS), note
     present = set(line.split())
     return {name: name in present for name in CPU_FLAGS}, None

@@ -91,9 +91,16 @@ class Placer:
             highest-numbered among equals (`claim()` chooses again with the jobs running now).
     """
 
-    def __init__(self, policy: PlacementPolicy, roles: Iterable[Role], *, cpus: tuple[int, ...] | None = None,
-                 core: Mapping[int, int] | None = None, busy: Mapping[int, int] | None = None,
-                 receiver_processes: int = 1) -> None:
+    def __init__(
+        self,
+        policy: PlacementPolicy,
+        roles: Iterable[Role],
+        *,
+        cpus: tuple[int, ...] | None = None,
+        core: Mapping[int, int] | None = None,
+        busy: Mapping[int, int] | None = None,
+        receiver_processes: int = 1,
+    ) -> None:
         self.policy = policy
         #: A load job's server processes (`server_workers`): under split they get a CPU each
         #: where there are enough, all apart from the sender's (the generator's).
@@ -158,22 +165,31 @@ class Placer:
         others = [cpu for cpu in self.cpus if cpu != home]
         if self.core is None:
             sender = self._least_busy(others)
-            self.note = (f"sender on CPU {sender}, receiver on CPU {home}: whether they share a core is "
-                         "unknown (no CPU topology in sysfs)")
+            self.note = (
+                f"sender on CPU {sender}, receiver on CPU {home}: whether they share a core is "
+                "unknown (no CPU topology in sysfs)"
+            )
         else:
             apart = [cpu for cpu in others if self.core.get(cpu) != self.core.get(home)]
             sender = self._least_busy(apart or others)
-            self.note = (f"sender on CPU {sender}, receiver on CPU {home}: "
-                         + ("different cores" if apart else
-                            "SMT siblings of one core (no two allowed CPUs are on different cores)")
-                         + " as the kernel reports them (a virtual machine's CPUs may share host cores)")
+            self.note = (
+                f"sender on CPU {sender}, receiver on CPU {home}: "
+                + (
+                    "different cores"
+                    if apart
+                    else "SMT siblings of one core (no two allowed CPUs are on different cores)"
+                )
+                + " as the kernel reports them (a virtual machine's CPUs may share host cores)"
+            )
         receiver = frozenset({home})
         if self.receiver_processes > 1:
             rest = sorted(cpu for cpu in self.cpus if cpu != sender)
-            receiver = frozenset(rest[-self.receiver_processes:])
-            self.note = (f"{self.note}; the {self.receiver_processes} server processes on "
-                         f"{cpus_text(receiver)}" + ("" if len(receiver) >= self.receiver_processes
-                                                     else " (fewer CPUs than server processes: they take turns)"))
+            receiver = frozenset(rest[-self.receiver_processes :])
+            self.note = f"{self.note}; the {self.receiver_processes} server processes on {cpus_text(receiver)}" + (
+                ""
+                if len(receiver) >= self.receiver_processes
+                else " (fewer CPUs than server processes: they take turns)"
+            )
         return {role: frozenset({sender}) if role == Role.SENDER else receiver for role in self.roles}
 
     def apply(self, role: Role, pid: int) -> None:
@@ -186,8 +202,7 @@ class Placer:
                 os.sched_setaffinity(pid, target)
             except OSError as exc:
                 name = errno.errorcode.get(exc.errno or 0, "")
-                self.unavailable = (f"could not set CPU affinity: {exc.strerror or exc}"
-                                    + (f" ({name})" if name else ""))
+                self.unavailable = f"could not set CPU affinity: {exc.strerror or exc}" + (f" ({name})" if name else "")
                 self._release()
         self.allowed[role] = _affinity(pid)
 
@@ -211,8 +226,11 @@ class Placer:
         on this machine's cores, and (`unavailable`: for a result that carries no
         warnings) why the job ran as `free`."""
         if self.unavailable is not None:
-            return [f"CPU placement {self.policy} not applied, the job ran as free: {self.unavailable}"
-                    ] if unavailable else []
+            return (
+                [f"CPU placement {self.policy} not applied, the job ran as free: {self.unavailable}"]
+                if unavailable
+                else []
+            )
         return [self.note] if self.note else []
 
     def warning(self) -> StabilityWarning | None:
@@ -220,9 +238,11 @@ class Placer:
         if self.unavailable is None:
             return None
         return StabilityWarning.make(
-            WarningCode.PLACEMENT_UNAVAILABLE, None,
+            WarningCode.PLACEMENT_UNAVAILABLE,
+            None,
             f"CPU placement {self.policy} not applied, the job ran as free: {self.unavailable}; its figures depend "
-            "on where the scheduler put its processes")
+            "on where the scheduler put its processes",
+        )
 
     def record(self, series: Mapping[str, ResourceSeries]) -> Placement:
         """The job's placement: per started process, allowed CPUs and the CPUs the sampler
@@ -305,11 +325,15 @@ def anomalies(placement: Placement) -> list[str]:
     for role, process in placement.processes.items():
         outside = set(process.observed_cpus) - set(process.allowed_cpus)
         if process.allowed_cpus and outside:
-            found.append(f"the {role} was seen on {cpus_text(outside)}, outside the "
-                         f"{cpus_text(process.allowed_cpus)} it was allowed: the placement record is not right")
+            found.append(
+                f"the {role} was seen on {cpus_text(outside)}, outside the "
+                f"{cpus_text(process.allowed_cpus)} it was allowed: the placement record is not right"
+            )
     ran_free = placement.policy == PlacementPolicy.FREE or placement.unavailable is not None
     seen = {cpu for process in placement.processes.values() for cpu in process.observed_cpus}
     if ran_free and len(seen) > 1:
-        found.append(f"left to the scheduler, its processes were seen on {cpus_text(seen)}: the figures may mix "
-                     "runs on one CPU with runs across CPUs")
+        found.append(
+            f"left to the scheduler, its processes were seen on {cpus_text(seen)}: the figures may mix "
+            "runs on one CPU with runs across CPUs"
+        )
     return found

@@ -30,8 +30,19 @@ import psutil
 
 from app.core.vocab import StabilityCode, StabilityStatus
 
-__all__ = ["DEFAULT_INTERVAL", "LABELS", "CpuTimes", "StabilityFact", "StabilityFinding", "begin_sample",
-           "check_stability", "enabled", "facts_to_dict", "read_cpu_times", "read_facts"]
+__all__ = [
+    "DEFAULT_INTERVAL",
+    "LABELS",
+    "CpuTimes",
+    "StabilityFact",
+    "StabilityFinding",
+    "begin_sample",
+    "check_stability",
+    "enabled",
+    "facts_to_dict",
+    "read_cpu_times",
+    "read_facts",
+]
 
 #: Seconds between the two readings of the CPU counters (steal, other load).
 DEFAULT_INTERVAL = 0.2
@@ -45,9 +56,21 @@ OTHER_LOAD_PERCENT = 10.0
 
 _CPU = Path("sys/devices/system/cpu")
 _STOP_OTHERS = "stop other programs (browsers, builds, indexers, other benchmarks), then run again"
-_DEDICATED = ("ask the host for dedicated vCPUs (pinned, not overcommitted), or measure on bare metal")
-_VM_VENDORS = ("qemu", "kvm", "vmware", "virtualbox", "innotek", "xen", "bochs", "parallels", "amazon ec2",
-               "google compute engine", "openstack", "bhyve")
+_DEDICATED = "ask the host for dedicated vCPUs (pinned, not overcommitted), or measure on bare metal"
+_VM_VENDORS = (
+    "qemu",
+    "kvm",
+    "vmware",
+    "virtualbox",
+    "innotek",
+    "xen",
+    "bochs",
+    "parallels",
+    "amazon ec2",
+    "google compute engine",
+    "openstack",
+    "bhyve",
+)
 
 
 #: Each fact's name for humans (the `system` command, the report).
@@ -92,8 +115,13 @@ class StabilityFact:
         return StabilityFinding(self.code, self.found, self.why or "", self.fix or "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code.value, "status": self.status.value, "found": self.found, "why": self.why,
-                "fix": self.fix}
+        return {
+            "code": self.code.value,
+            "status": self.status.value,
+            "found": self.found,
+            "why": self.why,
+            "fix": self.fix,
+        }
 
 
 def _ok(code: StabilityCode, found: str) -> StabilityFact:
@@ -154,8 +182,9 @@ def read_cpu_times() -> CpuTimes:
     total = sum(v for k, v in fields.items() if k not in ("guest", "guest_nice"))
     steal = fields.get("steal")
     idle = fields.get("idle", 0.0) + fields.get("iowait", 0.0)
-    return CpuTimes(wall=time.monotonic(), busy=total - idle - (steal or 0.0), total=total, steal=steal,
-                    own=_own_seconds())
+    return CpuTimes(
+        wall=time.monotonic(), busy=total - idle - (steal or 0.0), total=total, steal=steal, own=_own_seconds()
+    )
 
 
 def begin_sample(reader: Callable[[], CpuTimes] = read_cpu_times) -> CpuTimes | None:
@@ -171,8 +200,9 @@ def enabled() -> bool:
     return os.environ.get(SWITCH_VARIABLE, "").strip() != "0"
 
 
-def _load_facts(interval: float, reader: Callable[[], CpuTimes], sleep: Callable[[float], None],
-                start: CpuTimes | None) -> list[StabilityFact]:
+def _load_facts(
+    interval: float, reader: Callable[[], CpuTimes], sleep: Callable[[float], None], start: CpuTimes | None
+) -> list[StabilityFact]:
     if interval <= 0:
         reason = "not sampled (the interval is 0)"
         return [_unknown(StabilityCode.STEAL, reason), _unknown(StabilityCode.OTHER_LOAD, reason)]
@@ -196,19 +226,32 @@ def _load_facts(interval: float, reader: Callable[[], CpuTimes], sleep: Callable
     else:
         steal = max(0.0, (second.steal - first.steal) / total * 100)
         found = f"{steal:.1f} % of CPU time stolen by the hypervisor over {seconds:.2f} s"
-        facts.append(_finding(StabilityCode.STEAL, found,
-                              "the hypervisor ran other guests on this machine's CPUs: timings include time "
-                              "the benchmark could not run", _DEDICATED)
-                     if steal > STEAL_PERCENT else _ok(StabilityCode.STEAL, found))
+        facts.append(
+            _finding(
+                StabilityCode.STEAL,
+                found,
+                "the hypervisor ran other guests on this machine's CPUs: timings include time "
+                "the benchmark could not run",
+                _DEDICATED,
+            )
+            if steal > STEAL_PERCENT
+            else _ok(StabilityCode.STEAL, found)
+        )
     if seconds <= 0:
         facts.append(_unknown(StabilityCode.OTHER_LOAD, "the two readings have no time between them"))
     else:
         other = max(0.0, ((second.busy - first.busy) - (second.own - first.own)) / seconds * 100)
         found = f"other programs used {other:.0f} % of one core over {seconds:.2f} s"
-        facts.append(_finding(StabilityCode.OTHER_LOAD, found,
-                              "competing programs take CPU time, caches, memory bandwidth and turbo headroom "
-                              "from the benchmark", _STOP_OTHERS)
-                     if other > OTHER_LOAD_PERCENT else _ok(StabilityCode.OTHER_LOAD, found))
+        facts.append(
+            _finding(
+                StabilityCode.OTHER_LOAD,
+                found,
+                "competing programs take CPU time, caches, memory bandwidth and turbo headroom from the benchmark",
+                _STOP_OTHERS,
+            )
+            if other > OTHER_LOAD_PERCENT
+            else _ok(StabilityCode.OTHER_LOAD, found)
+        )
     return facts
 
 
@@ -225,29 +268,41 @@ def _governor(root: Path) -> StabilityFact:
     found = ", ".join(f"{name} on {n} CPU{'s' if n != 1 else ''}" for name, n in counts.items())
     if set(counts) == {"performance"}:
         return _ok(code, found)
-    return _finding(code, found, "a governor other than performance changes the clock with the load history, "
-                    "so the same code runs faster or slower from one sample to the next",
-                    "sudo cpupower frequency-set -g performance")
+    return _finding(
+        code,
+        found,
+        "a governor other than performance changes the clock with the load history, "
+        "so the same code runs faster or slower from one sample to the next",
+        "sudo cpupower frequency-set -g performance",
+    )
 
 
 def _turbo(root: Path) -> StabilityFact:
     code = StabilityCode.TURBO
-    why = ("turbo raises the clock above its base only while temperature and power allow, so timings depend "
-           "on how hot the CPU is and on what else runs")
+    why = (
+        "turbo raises the clock above its base only while temperature and power allow, so timings depend "
+        "on how hot the CPU is and on what else runs"
+    )
     no_turbo = _read(root / _CPU / "intel_pstate/no_turbo")
     if no_turbo in ("0", "1"):
         if no_turbo == "1":
             return _ok(code, "turbo off (intel_pstate/no_turbo = 1)")
-        return _finding(code, "turbo on (intel_pstate/no_turbo = 0)", why,
-                        "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo")
+        return _finding(
+            code,
+            "turbo on (intel_pstate/no_turbo = 0)",
+            why,
+            "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo",
+        )
     boost = _read(root / _CPU / "cpufreq/boost")
     if boost in ("0", "1"):
         if boost == "0":
             return _ok(code, "boost off (cpufreq/boost = 0)")
-        return _finding(code, "boost on (cpufreq/boost = 1)", why,
-                        "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost")
-    return _unknown(code, "not exposed: neither intel_pstate/no_turbo nor cpufreq/boost exists "
-                    "(typical of VMs and containers)")
+        return _finding(
+            code, "boost on (cpufreq/boost = 1)", why, "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost"
+        )
+    return _unknown(
+        code, "not exposed: neither intel_pstate/no_turbo nor cpufreq/boost exists (typical of VMs and containers)"
+    )
 
 
 def _smt(root: Path) -> StabilityFact:
@@ -259,10 +314,13 @@ def _smt(root: Path) -> StabilityFact:
         return _unknown(code, "not exposed: neither smt/active nor smt/control exists")
     if not on:
         return _ok(code, f"SMT (hyper-threading) not active{suffix}")
-    return _finding(code, f"SMT (hyper-threading) active{suffix}",
-                    "two hardware threads share one core's execution units and caches: whatever runs on the "
-                    "sibling thread slows the benchmark",
-                    "echo off | sudo tee /sys/devices/system/cpu/smt/control (or disable it in the firmware)")
+    return _finding(
+        code,
+        f"SMT (hyper-threading) active{suffix}",
+        "two hardware threads share one core's execution units and caches: whatever runs on the "
+        "sibling thread slows the benchmark",
+        "echo off | sudo tee /sys/devices/system/cpu/smt/control (or disable it in the firmware)",
+    )
 
 
 def _detect_virt() -> str | None:
@@ -288,22 +346,33 @@ def _virtualization(root: Path) -> StabilityFact:
             if answer != "none":
                 evidence.append(f"systemd-detect-virt: {answer}")
     cpuinfo = _read(root / "proc/cpuinfo")
-    flags = next((line.partition(":")[2].split() for line in (cpuinfo or "").splitlines()
-                  if line.partition(":")[0].strip() == "flags"), None)
+    flags = next(
+        (
+            line.partition(":")[2].split()
+            for line in (cpuinfo or "").splitlines()
+            if line.partition(":")[0].strip() == "flags"
+        ),
+        None,
+    )
     if flags is not None:
         looked.append("the CPU flags")
         if "hypervisor" in flags:
             evidence.append("CPU flag hypervisor")
-    vendor = " ".join(v for v in (_read(root / "sys/class/dmi/id" / name) for name in ("sys_vendor", "product_name"))
-                      if v)
+    vendor = " ".join(
+        v for v in (_read(root / "sys/class/dmi/id" / name) for name in ("sys_vendor", "product_name")) if v
+    )
     if vendor:
         looked.append("the DMI vendor")
         if any(name in vendor.lower() for name in _VM_VENDORS):
             evidence.append(f"DMI: {vendor}")
     if evidence:
-        return _finding(code, "virtual machine (" + "; ".join(evidence) + ")",
-                        "a VM's vCPUs share physical cores with other guests and the host: timings vary with "
-                        "their load (see steal time)", _DEDICATED)
+        return _finding(
+            code,
+            "virtual machine (" + "; ".join(evidence) + ")",
+            "a VM's vCPUs share physical cores with other guests and the host: timings vary with "
+            "their load (see steal time)",
+            _DEDICATED,
+        )
     if looked:
         return _ok(code, "no hypervisor found (" + ", ".join(looked) + ")")
     return _unknown(code, "no way to tell: no systemd-detect-virt, no CPU flags in /proc/cpuinfo, no DMI vendor")
@@ -339,13 +408,22 @@ def _load_average(root: Path) -> StabilityFact:
     found = f"1-minute load {load:.2f} on {cpus} CPU{'s' if cpus != 1 else ''}"
     if load <= cpus:
         return _ok(code, found)
-    return _finding(code, found, "more tasks wanted to run than there are CPUs: the benchmark waits its turn",
-                    _STOP_OTHERS + ", or wait until `uptime` shows a lower load")
+    return _finding(
+        code,
+        found,
+        "more tasks wanted to run than there are CPUs: the benchmark waits its turn",
+        _STOP_OTHERS + ", or wait until `uptime` shows a lower load",
+    )
 
 
-def read_facts(root: Path = Path("/"), *, interval: float = DEFAULT_INTERVAL,
-               reader: Callable[[], CpuTimes] = read_cpu_times, sleep: Callable[[float], None] = time.sleep,
-               start: CpuTimes | None = None) -> list[StabilityFact]:
+def read_facts(
+    root: Path = Path("/"),
+    *,
+    interval: float = DEFAULT_INTERVAL,
+    reader: Callable[[], CpuTimes] = read_cpu_times,
+    sleep: Callable[[float], None] = time.sleep,
+    start: CpuTimes | None = None,
+) -> list[StabilityFact]:
     """Every fact, in a fixed order (pyperf's `system show`). Never raises.
 
     Args:
@@ -364,8 +442,10 @@ def read_facts(root: Path = Path("/"), *, interval: float = DEFAULT_INTERVAL,
     try:
         facts += _load_facts(interval, reader, sleep, start)
     except Exception as exc:  # noqa: BLE001
-        facts += [_unknown(StabilityCode.STEAL, f"could not be read: {exc}"),
-                  _unknown(StabilityCode.OTHER_LOAD, f"could not be read: {exc}")]
+        facts += [
+            _unknown(StabilityCode.STEAL, f"could not be read: {exc}"),
+            _unknown(StabilityCode.OTHER_LOAD, f"could not be read: {exc}"),
+        ]
     try:
         facts.append(_load_average(root))
     except Exception as exc:  # noqa: BLE001
@@ -373,9 +453,14 @@ def read_facts(root: Path = Path("/"), *, interval: float = DEFAULT_INTERVAL,
     return facts
 
 
-def check_stability(root: Path = Path("/"), *, interval: float = DEFAULT_INTERVAL,
-                    reader: Callable[[], CpuTimes] = read_cpu_times, sleep: Callable[[float], None] = time.sleep,
-                    start: CpuTimes | None = None) -> list[StabilityFinding]:
+def check_stability(
+    root: Path = Path("/"),
+    *,
+    interval: float = DEFAULT_INTERVAL,
+    reader: Callable[[], CpuTimes] = read_cpu_times,
+    sleep: Callable[[float], None] = time.sleep,
+    start: CpuTimes | None = None,
+) -> list[StabilityFinding]:
     """The findings only (empty when the machine is fine); arguments as `read_facts`."""
     facts = read_facts(root, interval=interval, reader=reader, sleep=sleep, start=start)
     return [finding for fact in facts if (finding := fact.finding) is not None]

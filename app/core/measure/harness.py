@@ -83,8 +83,16 @@ class SampleRounds:
     returns the raw metrics, by name.
     """
 
-    def __init__(self, emit: Emit, job_index: int, names: Sequence[str], warmup: int, *, batch: int = 1,
-                 on_sample: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        emit: Emit,
+        job_index: int,
+        names: Sequence[str],
+        warmup: int,
+        *,
+        batch: int = 1,
+        on_sample: Callable[[], None] | None = None,
+    ) -> None:
         self.raws = {name: RawMetric(batch=batch) for name in names}
         self._recorders = {name: SampleRecorder(emit, job_index, name, raw) for name, raw in self.raws.items()}
         self._warmup_left = warmup
@@ -126,9 +134,15 @@ class ProgressCounter:
         self._emit(Progress(self._job, min(self.done, self.total), self.total))
 
 
-def check_tampering(scheme: Scheme, tries: int, plaintext_len: int, result: SizeMeasured,
-                    seal: Callable[[], Parts], deliver: Callable[[Parts, int], str | None],
-                    advance: Callable[[int], None]) -> None:
+def check_tampering(
+    scheme: Scheme,
+    tries: int,
+    plaintext_len: int,
+    result: SizeMeasured,
+    seal: Callable[[], Parts],
+    deliver: Callable[[Parts, int], str | None],
+    advance: Callable[[int], None],
+) -> None:
     """Flip one bit where the scheme says a change must be caught, `tries` times; count rejections.
 
     `seal()` makes a fresh genuine payload; `deliver(parts, offset)` hands the receiver
@@ -194,8 +208,11 @@ def describe_error(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
-def child_entry(conn: Connection, work: Callable[[Callable[[ChildMessage], None]], None],
-                describe: Callable[[BaseException], str] = describe_error) -> None:
+def child_entry(
+    conn: Connection,
+    work: Callable[[Callable[[ChildMessage], None]], None],
+    describe: Callable[[BaseException], str] = describe_error,
+) -> None:
     """A job's child process from start to end (the body of every multiprocessing target).
 
     Tunes the allocator, ties the process to its parent, runs `work` with a function that
@@ -203,6 +220,7 @@ def child_entry(conn: Connection, work: Callable[[Callable[[ChildMessage], None]
     `ChildFailed(describe(error))` (never dies silently), and closes the pipe: EOF on it
     tells the supervisor the child is done.
     """
+
     def emit(message: ChildMessage) -> None:
         conn.send(message)
 

@@ -80,9 +80,16 @@ class OperationsBenchmark:
 
     # --- generic timing loop ----------------------------------------------------
 
-    def _measure(self, metric: str, samples: int, warmup: int, make_input: Callable[[], Any],
-                 run: Callable[[Any], Any], check: Callable[[Any, Any], None],
-                 output_bytes: int = 0) -> tuple[RawMetric, int]:
+    def _measure(
+        self,
+        metric: str,
+        samples: int,
+        warmup: int,
+        make_input: Callable[[], Any],
+        run: Callable[[Any], Any],
+        check: Callable[[Any, Any], None],
+        output_bytes: int = 0,
+    ) -> tuple[RawMetric, int]:
         """Time `run` in `samples` batches; validate every output with `check`.
 
         `output_bytes` is the size of one output, to keep a batch's live outputs
@@ -92,8 +99,9 @@ class OperationsBenchmark:
         count = calibration.count
         if output_bytes:
             count = max(1, min(count, BATCH_BYTES // output_bytes))
-        rounds = SampleRounds(self.emit, self.plan.first_index, [metric], warmup, batch=count,
-                              on_sample=self.progress.advance)
+        rounds = SampleRounds(
+            self.emit, self.plan.first_index, [metric], warmup, batch=count, on_sample=self.progress.advance
+        )
         checked = 0
         for _ in range(warmup + samples):
             inputs = [make_input() for _ in range(count)]
@@ -120,6 +128,7 @@ class OperationsBenchmark:
         public = receiver.setup()
         if self.family in NO_KEYGEN:
             return receiver, public, None
+
         def run(_: Any) -> Any:
             if self.family in KEYGEN_ON_SENDER:
                 return scheme.new_sender().handshake(public)
@@ -156,8 +165,9 @@ class OperationsBenchmark:
 
         return self._measure("exchange", self.job.samples, self.job.warmup, lambda: None, run, check)
 
-    def measure_size(self, size_index: int, size: int, receiver: Receiver, public: bytes,
-                     shared_metrics: dict[str, RawMetric]) -> SizeMeasured:
+    def measure_size(
+        self, size_index: int, size: int, receiver: Receiver, public: bytes, shared_metrics: dict[str, RawMetric]
+    ) -> SizeMeasured:
         scheme, job = self.scheme, self.job
         result = SizeMeasured(size_index, size, metrics=dict(shared_metrics))
         sender = scheme.new_sender()
@@ -179,13 +189,15 @@ class OperationsBenchmark:
                 raise ValidationFailed("opened plaintext differs from the original")
 
         seal_metric = SEAL_METRIC[self.family]
-        raw, checked = self._measure(seal_metric, job.samples, job.warmup, lambda: plaintext, sender.seal,
-                                     seal_check, output_bytes=payload_len)
+        raw, checked = self._measure(
+            seal_metric, job.samples, job.warmup, lambda: plaintext, sender.seal, seal_check, output_bytes=payload_len
+        )
         result.metrics[seal_metric] = raw
         result.checked += checked
 
         open_metric = OPEN_METRIC[self.family]
         if open_metric is not None:
+
             def make_payload() -> bytes:
                 return b"".join(sender.seal(plaintext))
 
@@ -193,21 +205,24 @@ class OperationsBenchmark:
                 if bytes(opened) != plaintext:
                     raise ValidationFailed("opened plaintext differs from the original")
 
-            raw, checked = self._measure(open_metric, job.samples, job.warmup, make_payload, receiver.open,
-                                         open_check, output_bytes=max(1, size))
+            raw, checked = self._measure(
+                open_metric, job.samples, job.warmup, make_payload, receiver.open, open_check, output_bytes=max(1, size)
+            )
             result.metrics[open_metric] = raw
             result.checked += checked
         else:
             self.progress.advance(job.samples)
 
         for extra in scheme.extra_operations(sender, receiver):
+
             def extra_check(value: Any, output: Any, extra: Any = extra) -> None:
                 problem = extra.check(value, output)
                 if problem:
                     raise ValidationFailed(f"{extra.metric}: {problem}")
 
-            raw, checked = self._measure(extra.metric, job.samples, job.warmup, extra.make_input, extra.run,
-                                         extra_check)
+            raw, checked = self._measure(
+                extra.metric, job.samples, job.warmup, extra.make_input, extra.run, extra_check
+            )
             result.metrics[extra.metric] = raw
             result.checked += checked
 
@@ -217,6 +232,7 @@ class OperationsBenchmark:
 
     def _tamper(self, result: SizeMeasured, sender: Sender, receiver: Receiver, plaintext: bytes) -> None:
         """Flip bits where the scheme says they must be caught; count rejections."""
+
         def deliver(parts: Parts, offset: int) -> str | None:
             try:
                 receiver.open(flip_bit(b"".join(parts), offset))
@@ -226,8 +242,15 @@ class OperationsBenchmark:
                 return f"raised {type(exc).__name__} instead of a typed rejection"
             return "tampered payload was ACCEPTED"
 
-        check_tampering(self.scheme, self.job.tamper, len(plaintext), result, lambda: sender.seal(plaintext),
-                        deliver, self.progress.advance)
+        check_tampering(
+            self.scheme,
+            self.job.tamper,
+            len(plaintext),
+            result,
+            lambda: sender.seal(plaintext),
+            deliver,
+            self.progress.advance,
+        )
 
     def _trace_memory(self, result: SizeMeasured, sender: Sender, receiver: Receiver, plaintext: bytes) -> None:
         """Peak Python-heap allocation per operation, in its own untimed pass."""
@@ -267,8 +290,7 @@ class OperationsBenchmark:
                 measured = self.measure_size(index, size, receiver, public, shared)
                 measured.checked += exchange_checked if index == 0 else 0
             except (ValidationFailed, SchemeError) as exc:
-                measured = SizeMeasured(index, size, metrics={}, failed=1,
-                                        error=f"{type(exc).__name__}: {exc}")
+                measured = SizeMeasured(index, size, metrics={}, failed=1, error=f"{type(exc).__name__}: {exc}")
             self.emit(measured.summarize())
 
 

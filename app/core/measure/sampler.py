@@ -42,8 +42,12 @@ class ResourceSampler:
         processes: role -> pid ("worker", or "sender" and "receiver").
     """
 
-    def __init__(self, processes: dict[str, int], interval: float = 0.1,
-                 on_sample: Callable[[str, float, float, int], None] | None = None) -> None:
+    def __init__(
+        self,
+        processes: dict[str, int],
+        interval: float = 0.1,
+        on_sample: Callable[[str, float, float, int], None] | None = None,
+    ) -> None:
         if interval < 0.1:
             raise ValueError("sampling interval must be at least 100 ms")
         self.series = {role: ResourceSeries(role) for role in processes}

@@ -67,11 +67,20 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
                 kept = [kept[0], kept[len(kept) // 2], kept[-1]]
             sizes = kept
         linked = job.link is not None or job.links is not None
-        jobs.append(job.model_copy(update={
-            "message_sizes": sizes, "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
-            "warmup": min(job.warmup, 1), "keygen_samples": min(job.keygen_samples, 1), "pause_ms": 0.0,
-            "tamper": min(job.tamper, 1), "links": _cheapest_links(job.links),
-            **reduced_load(job, job.mode == Mode.LOAD)}))  # short steps at two low rates
+        jobs.append(
+            job.model_copy(
+                update={
+                    "message_sizes": sizes,
+                    "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
+                    "warmup": min(job.warmup, 1),
+                    "keygen_samples": min(job.keygen_samples, 1),
+                    "pause_ms": 0.0,
+                    "tamper": min(job.tamper, 1),
+                    "links": _cheapest_links(job.links),
+                    **reduced_load(job, job.mode == Mode.LOAD),
+                }
+            )
+        )  # short steps at two low rates
     return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
 
 
@@ -117,9 +126,14 @@ def with_link(profile: Profile, text: str) -> Profile:
         raise ProfileError(link_presets.unknown_preset_message(link), field="--link")
     if not any(job.mode == Mode.LOOPBACK for job in profile.jobs):
         raise ProfileError("the profile has no loopback job to run over a link", field="--link")
-    return profile.model_copy(update={"jobs": [
-        job.model_copy(update={"link": link, "links": None}) if job.mode == Mode.LOOPBACK else job
-        for job in profile.jobs]})
+    return profile.model_copy(
+        update={
+            "jobs": [
+                job.model_copy(update={"link": link, "links": None}) if job.mode == Mode.LOOPBACK else job
+                for job in profile.jobs
+            ]
+        }
+    )
 
 
 def with_placement(profile: Profile, text: str) -> Profile:
@@ -127,7 +141,8 @@ def with_placement(profile: Profile, text: str) -> Profile:
     try:
         policy = PlacementPolicy(text)
     except ValueError:
-        raise ProfileError(f"not a placement (got {json.dumps(text)}; one of "
-                           f"{', '.join(p.value for p in PlacementPolicy)})", field="--placement") from None
-    return profile.model_copy(update={"jobs": [job.model_copy(update={"placement": policy})
-                                               for job in profile.jobs]})
+        raise ProfileError(
+            f"not a placement (got {json.dumps(text)}; one of {', '.join(p.value for p in PlacementPolicy)})",
+            field="--placement",
+        ) from None
+    return profile.model_copy(update={"jobs": [job.model_copy(update={"placement": policy}) for job in profile.jobs]})

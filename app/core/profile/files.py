@@ -48,8 +48,11 @@ def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     kept: list[Any] = []
     for i, part in enumerate(loc):
         owner = loc[i - 2] if i >= 2 and isinstance(loc[i - 1], int) else loc[i - 1] if i >= 1 else None
-        if isinstance(owner, str) and part in UNION_TAGS.get(owner, ()) \
-                and (owner == "links") == (i >= 2 and isinstance(loc[i - 1], int)):
+        if (
+            isinstance(owner, str)
+            and part in UNION_TAGS.get(owner, ())
+            and (owner == "links") == (i >= 2 and isinstance(loc[i - 1], int))
+        ):
             continue
         kept.append(part)
     return tuple(kept)
@@ -90,20 +93,29 @@ def _shown(value: Any) -> str:
     return shown[:57] + "..." if len(shown) > 60 else shown
 
 
-_JSON_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
-                    float: "a number", type(None): "null"}
+_JSON_TYPE_NAMES = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 def migrate(data: dict[str, Any], source: str | None = None) -> dict[str, Any]:
     """Upgrade an older profile dict to FORMAT_VERSION; refuse a newer one."""
     version = data.get("format_version", FORMAT_VERSION)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ProfileError(f"must be a positive integer (got {_shown(version)})", source=source,
-                           field="format_version")
+        raise ProfileError(f"must be a positive integer (got {_shown(version)})", source=source, field="format_version")
     if version > FORMAT_VERSION:
         raise ProfileError(
             f"written by a newer CryptoBench (format {version}; this version reads up to {FORMAT_VERSION}); "
-            "update CryptoBench to open it", source=source, field="format_version")
+            "update CryptoBench to open it",
+            source=source,
+            field="format_version",
+        )
     while version < FORMAT_VERSION:
         data = MIGRATIONS[version](dict(data))
         version += 1
@@ -138,14 +150,21 @@ def _refuse_unencodable(data: Any, source: str | None) -> None:
         if isinstance(value, str):
             bad = _surrogate_at(value)
             if bad is not None:
-                raise ProfileError(f"text cannot be written as UTF-8 (a lone surrogate at character {bad}; got "
-                                   f"{_shown(value)})", source=source, field=_field_path(loc) or None)
+                raise ProfileError(
+                    f"text cannot be written as UTF-8 (a lone surrogate at character {bad}; got {_shown(value)})",
+                    source=source,
+                    field=_field_path(loc) or None,
+                )
         elif isinstance(value, dict):
             for key in value:
                 bad = _surrogate_at(key)
                 if bad is not None:
-                    raise ProfileError(f"a field name cannot be written as UTF-8 (a lone surrogate at character "
-                                       f"{bad}; got {_shown(key)})", source=source, field=_field_path(loc) or None)
+                    raise ProfileError(
+                        f"a field name cannot be written as UTF-8 (a lone surrogate at character "
+                        f"{bad}; got {_shown(key)})",
+                        source=source,
+                        field=_field_path(loc) or None,
+                    )
             stack.extend(((*loc, k), v) for k, v in reversed(list(value.items())))
         elif isinstance(value, list):
             stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
@@ -192,8 +211,9 @@ def read_profile_file(path: str | Path) -> Profile:
     try:
         data = json.loads(text, object_pairs_hook=make_object)
     except json.JSONDecodeError as exc:
-        raise ProfileError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                           source=source) from None
+        raise ProfileError(
+            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source
+        ) from None
     except RecursionError:  # the C scanner recurses per nesting level
         raise ProfileError("not valid JSON: nested too deeply", source=source) from None
     except ValueError:  # an integer longer than Python's int/str conversion limit (4300 digits)
@@ -202,13 +222,17 @@ def read_profile_file(path: str | Path) -> Profile:
         # json.loads keeps the last of two equal keys; a hand-edited profile whose first
         # "samples" silently loses is refused instead, naming where.
         loc, (_, key, first, last) = _first_duplicate(data, duplicates)
-        raise ProfileError(f"appears twice in one object (got {_shown(first)}, then {_shown(last)}); keep one",
-                           source=source, field=_field_path((*loc, key)))
+        raise ProfileError(
+            f"appears twice in one object (got {_shown(first)}, then {_shown(last)}); keep one",
+            source=source,
+            field=_field_path((*loc, key)),
+        )
     return parse_profile(data, source)
 
 
-def _first_duplicate(data: Any, duplicates: Mapping[int, tuple[dict[str, Any], str, Any, Any]]
-                     ) -> tuple[tuple[Any, ...], tuple[dict[str, Any], str, Any, Any]]:
+def _first_duplicate(
+    data: Any, duplicates: Mapping[int, tuple[dict[str, Any], str, Any, Any]]
+) -> tuple[tuple[Any, ...], tuple[dict[str, Any], str, Any, Any]]:
     """The location (as a pydantic-style loc) of the first object, in document order,
     holding a repeated key. Iterative: the data may nest close to the recursion limit."""
     stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]

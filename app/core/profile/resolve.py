@@ -36,8 +36,9 @@ from app.core.vocab import SESSION_MODES, Mode, default_placement
 # --- meaning checks ------------------------------------------------------------------
 
 
-def resolve_jobs(profile: Profile, source: str | None = None, available_memory: int | None = None,
-                 has_remote: bool = False) -> list[ResolvedJob]:
+def resolve_jobs(
+    profile: Profile, source: str | None = None, available_memory: int | None = None, has_remote: bool = False
+) -> list[ResolvedJob]:
     """Check every job against the registry and this machine; ProfileError on the first problem.
 
     `has_remote` says whether a `cryptobench serve` receiver was given for jobs in
@@ -61,19 +62,31 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
             raise fail("scheme", f"unknown scheme (got {json.dumps(job.scheme)}); see `cryptobench list`") from None
         backend = job.backend or spec.backends[0]
         if backend not in spec.backends:
-            raise fail("backend", f"{job.scheme} is not available in this backend (got {json.dumps(backend)}; "
-                                  f"available: {', '.join(spec.backends)})")
+            raise fail(
+                "backend",
+                f"{job.scheme} is not available in this backend (got {json.dumps(backend)}; "
+                f"available: {', '.join(spec.backends)})",
+            )
         try:
             scheme = spec.create(backend, job.params)
         except RegistryError as exc:
             raise fail("params", str(exc)) from None
         if not job.tcp_nodelay and job.mode not in SESSION_MODES:
-            raise fail("tcp_nodelay", "applies to loopback and remote jobs only ("
-                       + ("operations jobs use no socket)" if job.mode == Mode.OPERATIONS
-                          else "a load job's connections always send at once)"))
+            raise fail(
+                "tcp_nodelay",
+                "applies to loopback and remote jobs only ("
+                + (
+                    "operations jobs use no socket)"
+                    if job.mode == Mode.OPERATIONS
+                    else "a load job's connections always send at once)"
+                ),
+            )
         if job.mode == Mode.REMOTE and not has_remote:
-            raise fail("mode", 'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
-                               "and run with --remote HOST:PORT --token-file FILE")
+            raise fail(
+                "mode",
+                'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
+                "and run with --remote HOST:PORT --token-file FILE",
+            )
         load: LoadSettings | None = None
         if job.mode == Mode.LOAD:
             load, problems = resolve_load(job)
@@ -84,8 +97,9 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         info = scheme.info
         if info.fixed_message_size is not None:
             if job.message_sizes is not None:
-                raise fail("message_sizes", f"{job.scheme} takes its input size from params.secret_size; "
-                                            "remove message_sizes")
+                raise fail(
+                    "message_sizes", f"{job.scheme} takes its input size from params.secret_size; remove message_sizes"
+                )
             sizes = [info.fixed_message_size]
         else:
             # A load request seals one short message unless the profile says otherwise.
@@ -94,22 +108,32 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
             raise fail("message_sizes", f"lists a size twice (got {sizes})")
         for k, size in enumerate(sizes):
             if info.max_plaintext is not None and size > info.max_plaintext:
-                raise fail(f"message_sizes[{k}]",
-                           f"a {size}-byte message does not fit one {info.label} block (at most "
-                           f"{info.max_plaintext} bytes); set params.chunked to true to split it")
+                raise fail(
+                    f"message_sizes[{k}]",
+                    f"a {size}-byte message does not fit one {info.label} block (at most "
+                    f"{info.max_plaintext} bytes); set params.chunked to true to split it",
+                )
             if job.mode in SESSION_MODES or job.mode == Mode.LOAD:
                 if size > MAX_SESSION_MESSAGE:
-                    raise fail(f"message_sizes[{k}]", f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
-                                                      f"(got {size} bytes); use mode operations for larger ones")
+                    raise fail(
+                        f"message_sizes[{k}]",
+                        f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
+                        f"(got {size} bytes); use mode operations for larger ones",
+                    )
                 frame = job_capacity(scheme, [size])
                 if frame > HARD_MAX_FRAME:
-                    raise fail(f"message_sizes[{k}]", f"a {size}-byte message becomes a {_human(frame)} payload "
-                                                      f"with {info.label}, over the {_human(HARD_MAX_FRAME)} frame cap")
+                    raise fail(
+                        f"message_sizes[{k}]",
+                        f"a {size}-byte message becomes a {_human(frame)} payload "
+                        f"with {info.label}, over the {_human(HARD_MAX_FRAME)} frame cap",
+                    )
             needed = size * MEMORY_COPIES
             if needed > memory * 0.8:
-                raise fail(f"message_sizes[{k}]",
-                           f"a {_human(size)} message needs about {_human(needed)} of memory "
-                           f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available")
+                raise fail(
+                    f"message_sizes[{k}]",
+                    f"a {_human(size)} message needs about {_human(needed)} of memory "
+                    f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available",
+                )
         params = dict(info.params)
         # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
         # same numbers, so it must count as a repeat too.
@@ -119,32 +143,57 @@ def resolve_jobs(profile: Profile, source: str | None = None, available_memory: 
         # what is measured, so two links with the same numbers are a repeat.
         placement = job.placement or default_placement(job.mode)
         for place, link in _job_links(job, where, source):
-            key = (job.scheme, backend, json.dumps(same, sort_keys=True), job.mode, job.tcp_nodelay, placement, load,
-                   None if link is None else (link.delay_ms, link.jitter_ms, link.rate_kbit_up,
-                                              link.rate_kbit_down, link.loss_percent))
+            key = (
+                job.scheme,
+                backend,
+                json.dumps(same, sort_keys=True),
+                job.mode,
+                job.tcp_nodelay,
+                placement,
+                load,
+                None
+                if link is None
+                else (link.delay_ms, link.jitter_ms, link.rate_kbit_up, link.rate_kbit_down, link.loss_percent),
+            )
             for size in sizes:
                 if (key, size) in seen:
                     raise ProfileError(
                         f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
                         f"transport{'' if link is None else ', link'} and message size {size}",
-                        source=source, field=place)
+                        source=source,
+                        field=place,
+                    )
                 seen[(key, size)] = place
-            resolved.append(ResolvedJob(
-                index=index, scheme=job.scheme, backend=backend, params=params, mode=job.mode,
-                message_sizes=sizes, samples=job.samples, warmup=job.warmup,
-                keygen_samples=job.keygen_samples, pause_ms=job.pause_ms, tamper=job.tamper,
-                label=label if link is None else f"{label} over {link_presets.link_title(link)}",
-                family=info.family, tcp_nodelay=job.tcp_nodelay, link=link, placement=placement, load=load,
-            ))
+            resolved.append(
+                ResolvedJob(
+                    index=index,
+                    scheme=job.scheme,
+                    backend=backend,
+                    params=params,
+                    mode=job.mode,
+                    message_sizes=sizes,
+                    samples=job.samples,
+                    warmup=job.warmup,
+                    keygen_samples=job.keygen_samples,
+                    pause_ms=job.pause_ms,
+                    tamper=job.tamper,
+                    label=label if link is None else f"{label} over {link_presets.link_title(link)}",
+                    family=info.family,
+                    tcp_nodelay=job.tcp_nodelay,
+                    link=link,
+                    placement=placement,
+                    load=load,
+                )
+            )
     return resolved
 
 
 #: Why a job in another mode takes no link.
 _NO_LINK = {
     Mode.OPERATIONS: 'applies to loopback jobs only: an operations job sends nothing over a network (set "mode": '
-                     '"loopback")',
+    '"loopback")',
     Mode.REMOTE: "a remote job runs over the real network between the two machines, which no emulated link "
-                 'replaces; emulate links in "mode": "loopback"',
+    'replaces; emulate links in "mode": "loopback"',
 }
 
 
@@ -156,10 +205,14 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
     says what this machine lacks, or that CryptoBench does not drive netem yet).
     """
     if job.link is not None and job.links is not None:
-        raise ProfileError("give link (one link) or links (a sweep over several), not both", source=source,
-                           field=f"{where}.links")
-    specs = ([("link", job.link)] if job.link is not None
-             else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])])
+        raise ProfileError(
+            "give link (one link) or links (a sweep over several), not both", source=source, field=f"{where}.links"
+        )
+    specs = (
+        [("link", job.link)]
+        if job.link is not None
+        else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])]
+    )
     if not specs:
         return [(where, None)]
     if job.mode not in (Mode.LOOPBACK, Mode.LOAD):
@@ -176,7 +229,10 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
         except LinkPresetError as exc:
             raise ProfileError(f"{exc}; see `cryptobench links`", source=source, field=place) from None
         if link.loss_percent > 0:
-            raise ProfileError(f"{loss_refusal()} (got {link.loss_percent:g})", source=source,
-                               field=f"{place}.loss_percent" if isinstance(spec, LinkSpec) else place)
+            raise ProfileError(
+                f"{loss_refusal()} (got {link.loss_percent:g})",
+                source=source,
+                field=f"{place}.loss_percent" if isinstance(spec, LinkSpec) else place,
+            )
         links.append((place, link))
     return links

@@ -6,12 +6,23 @@ from app.core.profile.model import (
     ProfileError,
 )
 
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1 << 20, "mb": 1_000_000,
-               "mib": 1 << 20, "g": 1 << 30, "gb": 1_000_000_000, "gib": 1 << 30}
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kb": 1000,
+    "kib": 1024,
+    "m": 1 << 20,
+    "mb": 1_000_000,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1_000_000_000,
+    "gib": 1 << 30,
+}
 
 
 def parse_size_list(text: str) -> list[int]:
-    """"18, 1K, 4 KiB, 1M" -> [18, 1024, 4096, 1048576]; ProfileError names the bad item.
+    """ "18, 1K, 4 KiB, 1M" -> [18, 1024, 4096, 1048576]; ProfileError names the bad item.
 
     K/M/G and KiB/MiB/GiB are binary; kB/MB/GB are decimal.
     """

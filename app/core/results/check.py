@@ -98,24 +98,49 @@ def _field(obj: dict[str, Any], key: str, path: str, *, required: bool) -> tuple
 
 
 def _is_num(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value) and abs(value) <= MAX_MAGNITUDE)
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) <= MAX_MAGNITUDE
+    )
 
 
-def _int(obj: dict[str, Any], key: str, path: str, *, low: int = 0, high: int = _MAX_INT,
-         required: bool = True, nullable: bool = False) -> int | None:
+def _int(
+    obj: dict[str, Any],
+    key: str,
+    path: str,
+    *,
+    low: int = 0,
+    high: int = _MAX_INT,
+    required: bool = True,
+    nullable: bool = False,
+) -> int | None:
     where, value = _field(obj, key, path, required=required)
     if value is None and (nullable or key not in obj):
         return None
     if not _is_int(value) or not low <= value <= high:
-        kind = ("a non-negative integer" if low == 0 and high == _MAX_INT
-                else f"an integer {low}..{high}" if high != _MAX_INT else f"an integer >= {low}")
+        kind = (
+            "a non-negative integer"
+            if low == 0 and high == _MAX_INT
+            else f"an integer {low}..{high}"
+            if high != _MAX_INT
+            else f"an integer >= {low}"
+        )
         raise _fail(where, kind + (" or null" if nullable else ""), value)
     return value
 
 
-def _num(obj: dict[str, Any], key: str, path: str, *, non_negative: bool = False, positive: bool = False,
-         required: bool = True, nullable: bool = False) -> float | None:
+def _num(
+    obj: dict[str, Any],
+    key: str,
+    path: str,
+    *,
+    non_negative: bool = False,
+    positive: bool = False,
+    required: bool = True,
+    nullable: bool = False,
+) -> float | None:
     where, value = _field(obj, key, path, required=required)
     if value is None and (nullable or key not in obj):
         return None
@@ -126,16 +151,25 @@ def _num(obj: dict[str, Any], key: str, path: str, *, non_negative: bool = False
     return float(value)
 
 
-def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = True, nullable: bool = False,
-         choices: tuple[str, ...] | None = None, non_empty: bool = False) -> str | None:
+def _str(
+    obj: dict[str, Any],
+    key: str,
+    path: str,
+    *,
+    required: bool = True,
+    nullable: bool = False,
+    choices: tuple[str, ...] | None = None,
+    non_empty: bool = False,
+) -> str | None:
     where, value = _field(obj, key, path, required=required)
     if value is None and (nullable or key not in obj):
         return None
     if choices is not None and value not in choices:
         raise _fail(where, "one of " + ", ".join(json.dumps(c) for c in choices if c), value)
     if not isinstance(value, str) or (non_empty and not value):
-        raise _fail(where, ("a non-empty string" if non_empty else "a string") + (" or null" if nullable else ""),
-                    value)
+        raise _fail(
+            where, ("a non-empty string" if non_empty else "a string") + (" or null" if nullable else ""), value
+        )
     return value
 
 
@@ -144,8 +178,7 @@ def _bool(obj: dict[str, Any], key: str, path: str, *, nullable: bool = False) -
         raise _fail(_join(path, key), "true, false or null" if nullable else "true or false", obj[key])
 
 
-def _obj(obj: dict[str, Any], key: str, path: str, *, required: bool = False,
-         nullable: bool = False) -> dict[str, Any]:
+def _obj(obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False) -> dict[str, Any]:
     """The object at `key` ({} when absent and optional, or null and nullable)."""
     where = _join(path, key)
     if key not in obj:
@@ -279,14 +312,17 @@ def check_environment(env: dict[str, Any], path: str) -> None:
     for key in ("freq_current_mhz", "freq_max_mhz"):
         _num(cpu, key, cpu_path, non_negative=True, required=False, nullable=True)
     flags_path = _join(cpu_path, "flags")
-    _each(_obj(cpu, "flags", cpu_path, nullable=True), flags_path,
-          lambda obj, key, p: _bool(obj, key, p, nullable=True))
+    _each(
+        _obj(cpu, "flags", cpu_path, nullable=True), flags_path, lambda obj, key, p: _bool(obj, key, p, nullable=True)
+    )
     governors = _list(cpu, "governors", cpu_path, nullable=True)
     for i, governor in enumerate(governors):
         if not isinstance(governor, str):
             raise _fail(f"{_join(cpu_path, 'governors')}[{i}]", "a string", governor)
-    for section, keys in (("os", ("platform", "system", "release", "pretty_name")),
-                          ("python", ("version", "implementation", "executable"))):
+    for section, keys in (
+        ("os", ("platform", "system", "release", "pretty_name")),
+        ("python", ("version", "implementation", "executable")),
+    ):
         block = _obj(env, section, path, nullable=True)
         for key in keys:
             _str(block, key, _join(path, section), required=False, nullable=True)
@@ -382,14 +418,18 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     metrics = _obj(job, "metrics", path)
     for name in metrics:
         check_metric(_obj(metrics, name, metrics_path, required=True), _join(metrics_path, name))
-    _each(_obj(job, "wire_bytes", path), _join(path, "wire_bytes"),
-          lambda obj, key, p: _int(obj, key, p, nullable=True))
+    _each(
+        _obj(job, "wire_bytes", path), _join(path, "wire_bytes"), lambda obj, key, p: _int(obj, key, p, nullable=True)
+    )
     _check_cpu(_obj(job, "cpu", path), _join(path, "cpu"))
     memory_path = _join(path, "memory")
     memory = _obj(job, "memory", path)
     for key in ("rss_peak_bytes", "traced_peak_bytes"):
-        _each(_obj(memory, key, memory_path, nullable=True), _join(memory_path, key),
-              lambda obj, k, p: _int(obj, k, p, nullable=True))
+        _each(
+            _obj(memory, key, memory_path, nullable=True),
+            _join(memory_path, key),
+            lambda obj, k, p: _int(obj, k, p, nullable=True),
+        )
     _check_validation(_obj(job, "validation", path), _join(path, "validation"))
     for i, warning in enumerate(_list(job, "warnings", path)):
         where = f"{_join(path, 'warnings')}[{i}]"
@@ -414,8 +454,9 @@ def check_metric(metric: dict[str, Any], path: str) -> None:
     _str(metric, "unit", path)
     n = _int(metric, "n", path, low=1, high=_MAX_SAMPLES)
     assert n is not None
-    values = {key: _num(metric, key, path) for key in ("mean", "median", "min", "max", "p5", "p25", "p75",
-                                                       "p95", "p99")}
+    values = {
+        key: _num(metric, key, path) for key in ("mean", "median", "min", "max", "p5", "p25", "p75", "p95", "p99")
+    }
     _num(metric, "std", path, non_negative=True)
     _num(metric, "cv", path, non_negative=True, required=False, nullable=True)
     low, high, median = values["min"], values["max"], values["median"]
@@ -423,8 +464,11 @@ def check_metric(metric: dict[str, Any], path: str) -> None:
     if not low <= median <= high:
         raise ResultsDataError(path, f"min <= median <= max does not hold (got {low!r}, {median!r}, {high!r})")
     ci = _list(metric, "ci95", path, nullable=True)
-    if "ci95" in metric and metric["ci95"] is not None and (len(ci) != 2 or not all(_is_num(v) for v in ci)
-                                                             or ci[0] > ci[1]):
+    if (
+        "ci95" in metric
+        and metric["ci95"] is not None
+        and (len(ci) != 2 or not all(_is_num(v) for v in ci) or ci[0] > ci[1])
+    ):
         raise _fail(_join(path, "ci95"), "null or [low, high] with low <= high", metric["ci95"])
     outliers = _int(metric, "outliers", path)
     assert outliers is not None
@@ -513,8 +557,15 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     _int(load, "server_workers", path, low=1, required=False)
     _str(load, "request", path, required=False)
     _int(load, "pool", path, required=False)
-    for key in ("duration_s", "warmup_s", "client_prepare_s", "server_request_s", "knee_per_s",
-                "sustained_per_s", "sustained_p99_s"):
+    for key in (
+        "duration_s",
+        "warmup_s",
+        "client_prepare_s",
+        "server_request_s",
+        "knee_per_s",
+        "sustained_per_s",
+        "sustained_p99_s",
+    ):
         _num(load, key, path, non_negative=True, required=False, nullable=True)
     _bool(load, "saturated", path)
     steps_path = _join(path, "steps")
@@ -535,8 +586,11 @@ def _check_load(load: dict[str, Any], path: str) -> None:
             _num(latency, name, _join(where, "latency_s"), non_negative=True)
         histogram = _str(step, "histogram", where, required=False, nullable=True)
         if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
-            raise _fail(_join(where, "histogram"), f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} "
-                                                   "characters)", histogram[:40])
+            raise _fail(
+                _join(where, "histogram"),
+                f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
+                histogram[:40],
+            )
 
 
 def _check_validation(validation: dict[str, Any], path: str) -> None:

@@ -78,16 +78,19 @@ def content_digest(run: RunResult) -> str:
 def _check_ids(run: RunResult, path: Path) -> None:
     if not RUN_ID_PATTERN.fullmatch(run.id):
         shown = json.dumps(run.id)[:60]
-        raise ResultsFileError(f"{path}: run.id: {shown} is not a run id (letters, digits and . _ : -, "
-                               "at most 100 characters)")
+        raise ResultsFileError(
+            f"{path}: run.id: {shown} is not a run id (letters, digits and . _ : -, at most 100 characters)"
+        )
     seen: set[int] = set()
     for i, job in enumerate(run.jobs):
         if job.index in seen:
             raise ResultsFileError(f"{path}: jobs[{i}].index: {job.index} appears twice")
         seen.add(job.index)
         if job.id != f"{run.id}/{job.index}":
-            raise ResultsFileError(f"{path}: jobs[{i}].id: {json.dumps(job.id)[:60]} is not the run's id and "
-                                   f"the job's index ({run.id}/{job.index})")
+            raise ResultsFileError(
+                f"{path}: jobs[{i}].id: {json.dumps(job.id)[:60]} is not the run's id and "
+                f"the job's index ({run.id}/{job.index})"
+            )
 
 
 def _duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
@@ -100,8 +103,10 @@ def _duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
     if stored is not None:
         if content_digest(stored) == digest:
             return Duplicate.SAME_ID, stored.id
-        raise RunIdTaken(f"{store.path}: another run with id {run.id} is already stored (different "
-                         "content); delete it first to import this one")
+        raise RunIdTaken(
+            f"{store.path}: another run with id {run.id} is already stored (different "
+            "content); delete it first to import this one"
+        )
     # Only runs that started at the same moment can hold the same content.
     for summary in store.list_runs():
         if summary.started == run.started and summary.id != run.id:

@@ -59,7 +59,9 @@ class ProcessUsage:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "samples": self.samples, "mean_percent": self.mean_percent, "max_percent": self.max_percent,
+            "samples": self.samples,
+            "mean_percent": self.mean_percent,
+            "max_percent": self.max_percent,
             "rss_peak_bytes": self.rss_peak_bytes,
             "other_processes_mean_percent": self.other_processes_mean_percent,
         }
@@ -83,8 +85,10 @@ class ProcessUsage:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProcessUsage:
         return cls(
-            samples=_opt_int(data.get("samples")), mean_percent=_opt_float(data.get("mean_percent")),
-            max_percent=_opt_float(data.get("max_percent")), rss_peak_bytes=_opt_int(data.get("rss_peak_bytes")),
+            samples=_opt_int(data.get("samples")),
+            mean_percent=_opt_float(data.get("mean_percent")),
+            max_percent=_opt_float(data.get("max_percent")),
+            rss_peak_bytes=_opt_int(data.get("rss_peak_bytes")),
             other_processes_mean_percent=_opt_float(data.get("other_processes_mean_percent")),
             source=data.get("source"),
         )
@@ -114,16 +118,20 @@ class CpuUsage:
         return usage if usage is not None else next((u for u in self.processes.values() if u is not None), None)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {role: None if usage is None else usage.to_dict()
-                                for role, usage in self.processes.items()}
+        data: dict[str, Any] = {
+            role: None if usage is None else usage.to_dict() for role, usage in self.processes.items()
+        }
         if self.interval_s is not None:
             data["interval_s"] = self.interval_s
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CpuUsage:
-        processes = {role: None if block is None else ProcessUsage.from_dict(block)
-                     for role, block in data.items() if role != "interval_s"}
+        processes = {
+            role: None if block is None else ProcessUsage.from_dict(block)
+            for role, block in data.items()
+            if role != "interval_s"
+        }
         return cls(processes=processes, interval_s=_opt_float(data.get("interval_s")))
 
 
@@ -156,8 +164,10 @@ class MemoryUsage:
     def from_dict(cls, data: Mapping[str, Any]) -> MemoryUsage:
         rss = data.get("rss_peak_bytes") or {}
         traced = data.get("traced_peak_bytes") or {}
-        return cls(rss_peak_bytes={role: _opt_int(v) for role, v in rss.items()},
-                   traced_peak_bytes={metric: int(v) for metric, v in traced.items() if v is not None})
+        return cls(
+            rss_peak_bytes={role: _opt_int(v) for role, v in rss.items()},
+            traced_peak_bytes={metric: int(v) for metric, v in traced.items() if v is not None},
+        )
 
 
 @dataclass(frozen=True)
@@ -174,14 +184,21 @@ class Validation:
         return self.tamper_tried - self.tamper_rejected
 
     def to_dict(self) -> dict[str, int]:
-        return {"checked": self.checked, "failed": self.failed, "tamper_tried": self.tamper_tried,
-                "tamper_rejected": self.tamper_rejected}
+        return {
+            "checked": self.checked,
+            "failed": self.failed,
+            "tamper_tried": self.tamper_tried,
+            "tamper_rejected": self.tamper_rejected,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Validation:
-        return cls(checked=int(data.get("checked", 0)), failed=int(data.get("failed", 0)),
-                   tamper_tried=int(data.get("tamper_tried", 0)),
-                   tamper_rejected=int(data.get("tamper_rejected", 0)))
+        return cls(
+            checked=int(data.get("checked", 0)),
+            failed=int(data.get("failed", 0)),
+            tamper_tried=int(data.get("tamper_tried", 0)),
+            tamper_rejected=int(data.get("tamper_rejected", 0)),
+        )
 
 
 @dataclass(frozen=True)
@@ -206,8 +223,11 @@ class Security:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Security:
         insecure = data.get("insecure")
-        return cls(classical_bits=_opt_int(data.get("classical_bits")), pq_category=_opt_int(data.get("pq_category")),
-                   insecure=None if insecure is None else bool(insecure))
+        return cls(
+            classical_bits=_opt_int(data.get("classical_bits")),
+            pq_category=_opt_int(data.get("pq_category")),
+            insecure=None if insecure is None else bool(insecure),
+        )
 
 
 # --- the conditions of a session (issues 21-23 fill these in) ------------------------
@@ -237,16 +257,27 @@ class Link:
     emulation: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "delay_ms": self.delay_ms, "jitter_ms": self.jitter_ms,
-                "rate_kbit": {"up": self.rate_kbit_up, "down": self.rate_kbit_down},
-                "loss_percent": self.loss_percent, "emulation": self.emulation}
+        return {
+            "name": self.name,
+            "delay_ms": self.delay_ms,
+            "jitter_ms": self.jitter_ms,
+            "rate_kbit": {"up": self.rate_kbit_up, "down": self.rate_kbit_down},
+            "loss_percent": self.loss_percent,
+            "emulation": self.emulation,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Link:
         rate = data.get("rate_kbit") or {}
-        return cls(name=data.get("name"), delay_ms=float(data["delay_ms"]), jitter_ms=float(data.get("jitter_ms", 0)),
-                   rate_kbit_up=_opt_float(rate.get("up")), rate_kbit_down=_opt_float(rate.get("down")),
-                   loss_percent=float(data.get("loss_percent", 0)), emulation=str(data["emulation"]))
+        return cls(
+            name=data.get("name"),
+            delay_ms=float(data["delay_ms"]),
+            jitter_ms=float(data.get("jitter_ms", 0)),
+            rate_kbit_up=_opt_float(rate.get("up")),
+            rate_kbit_down=_opt_float(rate.get("down")),
+            loss_percent=float(data.get("loss_percent", 0)),
+            emulation=str(data["emulation"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -261,8 +292,10 @@ class ProcessPlacement:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProcessPlacement:
-        return cls(allowed_cpus=tuple(int(c) for c in data.get("allowed_cpus", ())),
-                   observed_cpus=tuple(int(c) for c in data.get("observed_cpus", ())))
+        return cls(
+            allowed_cpus=tuple(int(c) for c in data.get("allowed_cpus", ())),
+            observed_cpus=tuple(int(c) for c in data.get("observed_cpus", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -276,14 +309,19 @@ class Placement:
     unavailable: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "processes": {role: p.to_dict() for role, p in self.processes.items()},
-                "unavailable": self.unavailable}
+        return {
+            "policy": self.policy,
+            "processes": {role: p.to_dict() for role, p in self.processes.items()},
+            "unavailable": self.unavailable,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Placement:
-        return cls(policy=str(data["policy"]),
-                   processes={role: ProcessPlacement.from_dict(p) for role, p in (data.get("processes") or {}).items()},
-                   unavailable=data.get("unavailable"))
+        return cls(
+            policy=str(data["policy"]),
+            processes={role: ProcessPlacement.from_dict(p) for role, p in (data.get("processes") or {}).items()},
+            unavailable=data.get("unavailable"),
+        )
 
 
 #: Latency percentiles every load step records, read from its merged histogram.
@@ -325,11 +363,20 @@ class LoadStep:
     saturation_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"offered_per_s": self.offered_per_s, "achieved_per_s": self.achieved_per_s, "errors": self.errors,
-                "latency_s": dict(self.latency_s), "generator_saturated": self.generator_saturated,
-                "sent": self.sent, "completed": self.completed, "histogram": self.histogram,
-                "generator_cpu_percent": self.generator_cpu_percent, "send_lag_p99_s": self.send_lag_p99_s,
-                "server_cpu_percent": self.server_cpu_percent, "saturation_reason": self.saturation_reason}
+        return {
+            "offered_per_s": self.offered_per_s,
+            "achieved_per_s": self.achieved_per_s,
+            "errors": self.errors,
+            "latency_s": dict(self.latency_s),
+            "generator_saturated": self.generator_saturated,
+            "sent": self.sent,
+            "completed": self.completed,
+            "histogram": self.histogram,
+            "generator_cpu_percent": self.generator_cpu_percent,
+            "send_lag_p99_s": self.send_lag_p99_s,
+            "server_cpu_percent": self.server_cpu_percent,
+            "saturation_reason": self.saturation_reason,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadStep:
@@ -337,14 +384,20 @@ class LoadStep:
             value = data.get(key)
             return None if value is None else float(value)
 
-        return cls(offered_per_s=float(data["offered_per_s"]), achieved_per_s=float(data["achieved_per_s"]),
-                   errors=int(data.get("errors", 0)),
-                   latency_s={k: float(v) for k, v in (data.get("latency_s") or {}).items()},
-                   generator_saturated=bool(data.get("generator_saturated", False)),
-                   sent=int(data.get("sent", 0)), completed=int(data.get("completed", 0)),
-                   histogram=data.get("histogram"), generator_cpu_percent=number("generator_cpu_percent"),
-                   send_lag_p99_s=number("send_lag_p99_s"), server_cpu_percent=number("server_cpu_percent"),
-                   saturation_reason=data.get("saturation_reason"))
+        return cls(
+            offered_per_s=float(data["offered_per_s"]),
+            achieved_per_s=float(data["achieved_per_s"]),
+            errors=int(data.get("errors", 0)),
+            latency_s={k: float(v) for k, v in (data.get("latency_s") or {}).items()},
+            generator_saturated=bool(data.get("generator_saturated", False)),
+            sent=int(data.get("sent", 0)),
+            completed=int(data.get("completed", 0)),
+            histogram=data.get("histogram"),
+            generator_cpu_percent=number("generator_cpu_percent"),
+            send_lag_p99_s=number("send_lag_p99_s"),
+            server_cpu_percent=number("server_cpu_percent"),
+            saturation_reason=data.get("saturation_reason"),
+        )
 
 
 @dataclass(frozen=True)
@@ -378,12 +431,21 @@ class Load:
     saturated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"clients": self.clients, "server_workers": self.server_workers,
-                "steps": [step.to_dict() for step in self.steps], "request": self.request,
-                "duration_s": self.duration_s, "warmup_s": self.warmup_s, "pool": self.pool,
-                "client_prepare_s": self.client_prepare_s, "server_request_s": self.server_request_s,
-                "knee_per_s": self.knee_per_s, "sustained_per_s": self.sustained_per_s,
-                "sustained_p99_s": self.sustained_p99_s, "saturated": self.saturated}
+        return {
+            "clients": self.clients,
+            "server_workers": self.server_workers,
+            "steps": [step.to_dict() for step in self.steps],
+            "request": self.request,
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "pool": self.pool,
+            "client_prepare_s": self.client_prepare_s,
+            "server_request_s": self.server_request_s,
+            "knee_per_s": self.knee_per_s,
+            "sustained_per_s": self.sustained_per_s,
+            "sustained_p99_s": self.sustained_p99_s,
+            "saturated": self.saturated,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Load:
@@ -391,13 +453,21 @@ class Load:
             value = data.get(key)
             return None if value is None else float(value)
 
-        return cls(clients=int(data["clients"]), server_workers=int(data.get("server_workers", 1)),
-                   steps=tuple(LoadStep.from_dict(s) for s in data.get("steps", ())),
-                   request=str(data.get("request", "handshake")), duration_s=float(data.get("duration_s", 0.0)),
-                   warmup_s=float(data.get("warmup_s", 0.0)), pool=int(data.get("pool", 0)),
-                   client_prepare_s=number("client_prepare_s"), server_request_s=number("server_request_s"),
-                   knee_per_s=number("knee_per_s"), sustained_per_s=number("sustained_per_s"),
-                   sustained_p99_s=number("sustained_p99_s"), saturated=bool(data.get("saturated", False)))
+        return cls(
+            clients=int(data["clients"]),
+            server_workers=int(data.get("server_workers", 1)),
+            steps=tuple(LoadStep.from_dict(s) for s in data.get("steps", ())),
+            request=str(data.get("request", "handshake")),
+            duration_s=float(data.get("duration_s", 0.0)),
+            warmup_s=float(data.get("warmup_s", 0.0)),
+            pool=int(data.get("pool", 0)),
+            client_prepare_s=number("client_prepare_s"),
+            server_request_s=number("server_request_s"),
+            knee_per_s=number("knee_per_s"),
+            sustained_per_s=number("sustained_per_s"),
+            sustained_p99_s=number("sustained_p99_s"),
+            saturated=bool(data.get("saturated", False)),
+        )
 
 
 @dataclass(frozen=True)
@@ -463,32 +533,61 @@ class TcpInfo:
     def from_dict(cls, data: Mapping[str, Any]) -> TcpInfo:
         if data.get("unavailable") is not None:
             return cls(unavailable=str(data["unavailable"]))
-        return cls.of(_opt_float(data.get("smoothed_rtt_s")), _opt_float(data.get("rtt_var_s")),
-                      {name: _opt_int(data.get(name)) for name in TCP_INFO_COUNTS})
+        return cls.of(
+            _opt_float(data.get("smoothed_rtt_s")),
+            _opt_float(data.get("rtt_var_s")),
+            {name: _opt_int(data.get(name)) for name in TCP_INFO_COUNTS},
+        )
 
     @classmethod
-    def of(cls, smoothed_rtt_s: float | None, rtt_var_s: float | None,
-           counts: Mapping[str, int | None]) -> TcpInfo:
+    def of(cls, smoothed_rtt_s: float | None, rtt_var_s: float | None, counts: Mapping[str, int | None]) -> TcpInfo:
         """A reading from its two times and its counts by name (`TCP_INFO_COUNTS`; missing: None)."""
-        return cls(smoothed_rtt_s=smoothed_rtt_s, rtt_var_s=rtt_var_s,
-                   retransmits_total=counts.get("retransmits_total"), segments_out=counts.get("segments_out"),
-                   segments_in=counts.get("segments_in"), data_segments_out=counts.get("data_segments_out"),
-                   data_segments_in=counts.get("data_segments_in"), bytes_acked=counts.get("bytes_acked"),
-                   bytes_received=counts.get("bytes_received"),
-                   congestion_window_segments=counts.get("congestion_window_segments"),
-                   mss_bytes=counts.get("mss_bytes"), exchanges=counts.get("exchanges"))
+        return cls(
+            smoothed_rtt_s=smoothed_rtt_s,
+            rtt_var_s=rtt_var_s,
+            retransmits_total=counts.get("retransmits_total"),
+            segments_out=counts.get("segments_out"),
+            segments_in=counts.get("segments_in"),
+            data_segments_out=counts.get("data_segments_out"),
+            data_segments_in=counts.get("data_segments_in"),
+            bytes_acked=counts.get("bytes_acked"),
+            bytes_received=counts.get("bytes_received"),
+            congestion_window_segments=counts.get("congestion_window_segments"),
+            mss_bytes=counts.get("mss_bytes"),
+            exchanges=counts.get("exchanges"),
+        )
 
 
 #: TcpInfo's integer figures (counts of segments, bytes and exchanges; window and MSS).
 TCP_INFO_COUNTS = (
-    "retransmits_total", "segments_out", "segments_in", "data_segments_out", "data_segments_in", "bytes_acked",
-    "bytes_received", "congestion_window_segments", "mss_bytes", "exchanges",
+    "retransmits_total",
+    "segments_out",
+    "segments_in",
+    "data_segments_out",
+    "data_segments_in",
+    "bytes_acked",
+    "bytes_received",
+    "congestion_window_segments",
+    "mss_bytes",
+    "exchanges",
 )
 #: Every figure of TcpInfo, in its JSON order.
 _TCP_INFO_FIGURES = ("smoothed_rtt_s", "rtt_var_s", *TCP_INFO_COUNTS)
 
 
 __all__ = [
-    "SAMPLING_INTERVAL_S", "CpuUsage", "Link", "Load", "LoadStep", "MemoryUsage", "Placement", "ProcessPlacement",
-    "ProcessUsage", "Role", "Security", "TCP_INFO_COUNTS", "TcpInfo", "Validation",
+    "SAMPLING_INTERVAL_S",
+    "CpuUsage",
+    "Link",
+    "Load",
+    "LoadStep",
+    "MemoryUsage",
+    "Placement",
+    "ProcessPlacement",
+    "ProcessUsage",
+    "Role",
+    "Security",
+    "TCP_INFO_COUNTS",
+    "TcpInfo",
+    "Validation",
 ]

@@ -62,7 +62,7 @@ METRIC_DESCRIPTIONS = {
     "floor_rtt": "raw ping-pong of frames of the payload's size on the same connection: the network floor",
     # Load (many clients, one server): the steps themselves are in the job's `load`.
     "latency": "one request from its intended start to its acknowledgement, as a client saw it, at the lowest "
-               "offered rate",
+    "offered rate",
     "server": "the server's crypto for one request, timed in the server process",
 }
 
@@ -80,11 +80,13 @@ class MetricResult:
     def to_dict(self, samples: bool = True) -> dict[str, Any]:
         """JSON-ready; `samples=False` leaves the raw samples out (the store packs them)."""
         data = self.stats.to_dict()
-        data.update({
-            "batch": self.batch,
-            "traced_peak_bytes": self.traced_peak_bytes,
-            "throughput_bytes_per_s": self.throughput_bytes_per_s,
-        })
+        data.update(
+            {
+                "batch": self.batch,
+                "traced_peak_bytes": self.traced_peak_bytes,
+                "throughput_bytes_per_s": self.throughput_bytes_per_s,
+            }
+        )
         if samples:
             data["samples"] = list(self.samples)
         return data
@@ -173,18 +175,29 @@ class JobResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobResult:
         return cls(
-            id=data["id"], index=int(data.get("index", 0)), scheme=data["scheme"], backend=data["backend"],
-            params=dict(data.get("params", {})), label=data.get("label", data["scheme"]),
-            family=data.get("family", ""), mode=data.get("mode", Mode.OPERATIONS),
-            message_size=int(data.get("message_size", 0)), status=data["status"], error=data.get("error"),
+            id=data["id"],
+            index=int(data.get("index", 0)),
+            scheme=data["scheme"],
+            backend=data["backend"],
+            params=dict(data.get("params", {})),
+            label=data.get("label", data["scheme"]),
+            family=data.get("family", ""),
+            mode=data.get("mode", Mode.OPERATIONS),
+            message_size=int(data.get("message_size", 0)),
+            status=data["status"],
+            error=data.get("error"),
             metrics={k: MetricResult.from_dict(v) for k, v in data.get("metrics", {}).items()},
             throughput_bytes_per_s=data.get("throughput_bytes_per_s"),
-            wire_bytes=dict(data.get("wire_bytes", {})), cpu=CpuUsage.from_dict(data.get("cpu") or {}),
+            wire_bytes=dict(data.get("wire_bytes", {})),
+            cpu=CpuUsage.from_dict(data.get("cpu") or {}),
             memory=MemoryUsage.from_dict(data.get("memory") or {}),
             validation=Validation.from_dict(data.get("validation") or {}),
             warnings=[StabilityWarning.from_dict(w) for w in data.get("warnings", [])],
-            security=Security.from_dict(data.get("security") or {}), notes=list(data.get("notes", [])),
-            started=data.get("started"), finished=data.get("finished"), tcp_nodelay=data.get("tcp_nodelay"),
+            security=Security.from_dict(data.get("security") or {}),
+            notes=list(data.get("notes", [])),
+            started=data.get("started"),
+            finished=data.get("finished"),
+            tcp_nodelay=data.get("tcp_nodelay"),
             link=Link.from_dict(data["link"]) if data.get("link") else None,
             placement=Placement.from_dict(data["placement"]) if data.get("placement") else None,
             load=Load.from_dict(data["load"]) if data.get("load") else None,
@@ -228,12 +241,15 @@ class RunResult:
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
         version = data.get("format_version")
         if version != RESULTS_FORMAT_VERSION:
-            raise ValueError(f"results format_version {version!r} is not supported (expected "
-                             f"{RESULTS_FORMAT_VERSION})")
+            raise ValueError(f"results format_version {version!r} is not supported (expected {RESULTS_FORMAT_VERSION})")
         run = data["run"]
         return cls(
-            id=run["id"], started=run["started"], finished=run.get("finished"), status=run["status"],
-            environment=run.get("environment", {}), profile=run.get("profile", {}),
+            id=run["id"],
+            started=run["started"],
+            finished=run.get("finished"),
+            status=run["status"],
+            environment=run.get("environment", {}),
+            profile=run.get("profile", {}),
             jobs=[JobResult.from_dict(job) for job in data.get("jobs", [])],
         )
 
@@ -265,11 +281,13 @@ def parse_results_text(text: str, path: str) -> RunResult:
     except ValueError:  # an integer longer than Python's int/str conversion limit (4300 digits)
         raise ResultsFileError(f"{path}: not a results JSON file (a number has too many digits)") from None
     if not isinstance(data, dict) or "run" not in data:
-        raise ResultsFileError(f"{path}: not CryptoBench results (no \"run\" object at the top level)")
+        raise ResultsFileError(f'{path}: not CryptoBench results (no "run" object at the top level)')
     version = data.get("format_version")
     if version != RESULTS_FORMAT_VERSION:
-        raise ResultsFileError(f"{path}: format_version: {_shown_version(version)} is not supported (this "
-                               f"version reads {RESULTS_FORMAT_VERSION})")
+        raise ResultsFileError(
+            f"{path}: format_version: {_shown_version(version)} is not supported (this "
+            f"version reads {RESULTS_FORMAT_VERSION})"
+        )
     # Every field is checked before any is used: a results file is input, and a wrong
     # type used to surface as a traceback deep in the report code.
     try:
@@ -292,13 +310,51 @@ def _shown_version(value: Any) -> str:
 # --- exports ------------------------------------------------------------------------
 
 CSV_COLUMNS = (
-    "run_id", "job_id", "scheme", "backend", "params", "label", "family", "mode", "message_size", "status",
-    "error", "metric", "unit", "n", "batch", "mean", "median", "std", "min", "max", "p5", "p95", "p99",
-    "ci95_low", "ci95_high", "cv", "outliers", "throughput_bytes_per_s", "traced_peak_bytes",
-    "wire_payload_bytes", "cpu_mean_percent", "rss_peak_bytes", "validation_checked", "validation_failed",
-    "tamper_tried", "tamper_rejected", "classical_bits", "pq_category", "insecure", "warnings",
+    "run_id",
+    "job_id",
+    "scheme",
+    "backend",
+    "params",
+    "label",
+    "family",
+    "mode",
+    "message_size",
+    "status",
+    "error",
+    "metric",
+    "unit",
+    "n",
+    "batch",
+    "mean",
+    "median",
+    "std",
+    "min",
+    "max",
+    "p5",
+    "p95",
+    "p99",
+    "ci95_low",
+    "ci95_high",
+    "cv",
+    "outliers",
+    "throughput_bytes_per_s",
+    "traced_peak_bytes",
+    "wire_payload_bytes",
+    "cpu_mean_percent",
+    "rss_peak_bytes",
+    "validation_checked",
+    "validation_failed",
+    "tamper_tried",
+    "tamper_rejected",
+    "classical_bits",
+    "pq_category",
+    "insecure",
+    "warnings",
     # Appended after the first release's columns, which keep their positions:
-    "link", "placement", "placement_cpus", "placement_seen",
+    "link",
+    "placement",
+    "placement_cpus",
+    "placement_seen",
 )
 
 
@@ -314,9 +370,17 @@ def to_csv(run: RunResult) -> str:
     for job in run.jobs:
         cpu = job.cpu.measuring(job.mode)
         base = {
-            "run_id": run.id, "job_id": job.id, "scheme": job.scheme, "backend": job.backend,
-            "params": json.dumps(job.params, sort_keys=True), "label": job.label, "family": job.family,
-            "mode": job.mode, "message_size": job.message_size, "status": job.status, "error": job.error or "",
+            "run_id": run.id,
+            "job_id": job.id,
+            "scheme": job.scheme,
+            "backend": job.backend,
+            "params": json.dumps(job.params, sort_keys=True),
+            "label": job.label,
+            "family": job.family,
+            "mode": job.mode,
+            "message_size": job.message_size,
+            "status": job.status,
+            "error": job.error or "",
             "wire_payload_bytes": job.wire_bytes.get("payload", ""),
             "cpu_mean_percent": _fmt(cpu.mean_percent) if cpu else "",
             "rss_peak_bytes": _blank(cpu.rss_peak_bytes) if cpu else "",
@@ -335,15 +399,29 @@ def to_csv(run: RunResult) -> str:
             writer.writerow(base)
         for name, metric in job.metrics.items():
             s = metric.stats
-            writer.writerow({
-                **base, "metric": name, "unit": s.unit, "n": s.n, "batch": metric.batch,
-                "mean": _fmt(s.mean), "median": _fmt(s.median), "std": _fmt(s.std), "min": _fmt(s.min),
-                "max": _fmt(s.max), "p5": _fmt(s.p5), "p95": _fmt(s.p95), "p99": _fmt(s.p99),
-                "ci95_low": _fmt(s.ci95[0]) if s.ci95 else "", "ci95_high": _fmt(s.ci95[1]) if s.ci95 else "",
-                "cv": _fmt(s.cv), "outliers": s.outliers,
-                "throughput_bytes_per_s": _fmt(metric.throughput_bytes_per_s),
-                "traced_peak_bytes": metric.traced_peak_bytes if metric.traced_peak_bytes is not None else "",
-            })
+            writer.writerow(
+                {
+                    **base,
+                    "metric": name,
+                    "unit": s.unit,
+                    "n": s.n,
+                    "batch": metric.batch,
+                    "mean": _fmt(s.mean),
+                    "median": _fmt(s.median),
+                    "std": _fmt(s.std),
+                    "min": _fmt(s.min),
+                    "max": _fmt(s.max),
+                    "p5": _fmt(s.p5),
+                    "p95": _fmt(s.p95),
+                    "p99": _fmt(s.p99),
+                    "ci95_low": _fmt(s.ci95[0]) if s.ci95 else "",
+                    "ci95_high": _fmt(s.ci95[1]) if s.ci95 else "",
+                    "cv": _fmt(s.cv),
+                    "outliers": s.outliers,
+                    "throughput_bytes_per_s": _fmt(metric.throughput_bytes_per_s),
+                    "traced_peak_bytes": metric.traced_peak_bytes if metric.traced_peak_bytes is not None else "",
+                }
+            )
     return out.getvalue()
 
 
@@ -356,14 +434,17 @@ def _placement_cells(placement: Placement | None) -> dict[str, str]:
         return {"placement": "", "placement_cpus": "", "placement_seen": ""}
 
     def per_role(cpus_of: Callable[[ProcessPlacement], tuple[int, ...]]) -> str:
-        return "; ".join(f"{role} {','.join(cpu_ranges(cpus_of(process))) or '-'}"
-                         for role, process in placement.processes.items())
+        return "; ".join(
+            f"{role} {','.join(cpu_ranges(cpus_of(process))) or '-'}" for role, process in placement.processes.items()
+        )
 
     seen = any(p.observed_cpus for p in placement.processes.values())
-    return {"placement": measured_under(placement),
-            "placement_cpus": per_role(lambda p: p.allowed_cpus),
-            # Empty when no process was sampled (a job over within one 100 ms interval).
-            "placement_seen": per_role(lambda p: p.observed_cpus) if seen else ""}
+    return {
+        "placement": measured_under(placement),
+        "placement_cpus": per_role(lambda p: p.allowed_cpus),
+        # Empty when no process was sampled (a job over within one 100 ms interval).
+        "placement_seen": per_role(lambda p: p.observed_cpus) if seen else "",
+    }
 
 
 def _fmt(value: float | None) -> str:

@@ -162,8 +162,7 @@ def _pack_samples(job: dict[str, Any]) -> dict[str, Any]:
             metric["samples_f64"] = base64.b64encode(np.asarray(samples, dtype="<f8").tobytes()).decode("ascii")
         indices = metric.pop("outlier_indices", None)
         if indices is not None:
-            metric["outlier_indices_u32"] = base64.b64encode(
-                np.asarray(indices, dtype="<u4").tobytes()).decode("ascii")
+            metric["outlier_indices_u32"] = base64.b64encode(np.asarray(indices, dtype="<u4").tobytes()).decode("ascii")
     return job
 
 
@@ -194,8 +193,9 @@ class Store:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
-            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                             (str(SCHEMA_VERSION),))
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
             self._mark_interrupted()
         except BaseException as exc:
             # Close at once: the traceback keeps this half-built object (and its file handle)
@@ -215,8 +215,10 @@ class Store:
     def _check_foreign(self) -> None:
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and "runs" not in tables:
-            raise BrokenStoreError(f"{self.path}: this SQLite file is not a CryptoBench results store "
-                             f"(tables: {', '.join(sorted(tables))})")
+            raise BrokenStoreError(
+                f"{self.path}: this SQLite file is not a CryptoBench results store "
+                f"(tables: {', '.join(sorted(tables))})"
+            )
         if "meta" in tables:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             if row and int(row[0]) > SCHEMA_VERSION:
@@ -230,8 +232,10 @@ class Store:
         rows = self._db.execute("SELECT id FROM runs WHERE status = ?", (RunStatus.RUNNING,)).fetchall()
         for (run_id,) in rows:
             if not runlock.is_held(self.path, run_id):
-                self._db.execute("UPDATE runs SET status = ? WHERE id = ? AND status = ?",
-                                 (RunStatus.INTERRUPTED, run_id, RunStatus.RUNNING))
+                self._db.execute(
+                    "UPDATE runs SET status = ? WHERE id = ? AND status = ?",
+                    (RunStatus.INTERRUPTED, run_id, RunStatus.RUNNING),
+                )
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own check of every page and index; empty when the file is sound."""
@@ -279,8 +283,17 @@ class Store:
                 db.execute(
                     "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (run.id, run.name, run.started, run.finished, run.status, os.getpid(),
-                     run.environment.get("hostname"), json.dumps(run.environment), json.dumps(run.profile)),
+                    (
+                        run.id,
+                        run.name,
+                        run.started,
+                        run.finished,
+                        run.status,
+                        os.getpid(),
+                        run.environment.get("hostname"),
+                        json.dumps(run.environment),
+                        json.dumps(run.profile),
+                    ),
                 )
         except BaseException:
             runlock.release(self.path, run.id)
@@ -288,8 +301,10 @@ class Store:
 
     def add_job(self, run_id: str, job: JobResult) -> None:
         with self._write() as db:
-            db.execute("INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
-                       (job.id, run_id, job.index, job.status, json.dumps(_packed_job(job))))
+            db.execute(
+                "INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
+                (job.id, run_id, job.index, job.status, json.dumps(_packed_job(job))),
+            )
 
     def finish_run(self, run_id: str, status: str, finished: str) -> None:
         with self._write() as db:
@@ -305,12 +320,21 @@ class Store:
             db.execute(
                 "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
                 "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
-                (run.id, run.name, run.started, run.finished, run.status, run.environment.get("hostname"),
-                 json.dumps(run.environment), json.dumps(run.profile)),
+                (
+                    run.id,
+                    run.name,
+                    run.started,
+                    run.finished,
+                    run.status,
+                    run.environment.get("hostname"),
+                    json.dumps(run.environment),
+                    json.dumps(run.profile),
+                ),
             )
-            db.executemany("INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
-                           ((job.id, run.id, job.index, job.status, json.dumps(_packed_job(job)))
-                            for job in run.jobs))
+            db.executemany(
+                "INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
+                ((job.id, run.id, job.index, job.status, json.dumps(_packed_job(job))) for job in run.jobs),
+            )
 
     def delete_run(self, run_id: str) -> bool:
         with self._write() as db:
@@ -328,15 +352,18 @@ class Store:
             query += f" LIMIT {int(limit)}"
         with self._reading():
             rows = self._db.execute(query, (JobStatus.OK,)).fetchall()
-        return [RunSummary(row[0], row[1], row[2], row[3], row[4], row[5], jobs=row[6], ok_jobs=row[7] or 0)
-                for row in rows]
+        return [
+            RunSummary(row[0], row[1], row[2], row[3], row[4], row[5], jobs=row[6], ok_jobs=row[7] or 0) for row in rows
+        ]
 
     def resolve_run_id(self, prefix: str) -> str:
         """A full run id from a unique prefix; RunNotFound (AmbiguousRunId for several)."""
         # A literal prefix: LIKE would take "%" and "_" as wildcards (and ignore case).
         with self._reading():
-            rows = [str(r[0]) for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?",
-                                                        (len(prefix), prefix))]
+            rows = [
+                str(r[0])
+                for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))
+            ]
         if prefix in rows:
             return prefix
         if not rows:
@@ -372,14 +399,23 @@ class Store:
                 damaged.append(f"run record: {exc}")
         jobs = []
         for job_id, idx, _status, text in self._db.execute(
-                "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)):
+            "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)
+        ):
             try:
                 jobs.append(_read_job(text))
             except _DamagedRow as exc:
                 jobs.append(_placeholder_job(job_id, idx, text, str(exc)))
                 damaged.append(f"{_row_name(job_id, idx)}: {exc}")
-        return RunResult(id=row[0], started=row[1], finished=row[2], status=row[3],
-                         environment=blocks["environment"], profile=blocks["profile"], jobs=jobs, damaged=damaged)
+        return RunResult(
+            id=row[0],
+            started=row[1],
+            finished=row[2],
+            status=row[3],
+            environment=blocks["environment"],
+            profile=blocks["profile"],
+            jobs=jobs,
+            damaged=damaged,
+        )
 
     def jobs_like(self, scheme: str, backend: str, mode: str, message_size: int) -> list[StoredJob]:
         """Every job of every run with this scheme, backend, mode and message size, oldest
@@ -419,8 +455,10 @@ class Store:
         found: list[str] = []
         with self._reading():
             for run_id, environment, profile in self._db.execute("SELECT id, environment, profile FROM runs"):
-                for column, text, check in (("environment", environment, check_environment),
-                                            ("profile", profile, check_profile)):
+                for column, text, check in (
+                    ("environment", environment, check_environment),
+                    ("profile", profile, check_profile),
+                ):
                     try:
                         _decode_block(text, column, check)
                     except _DamagedRow as exc:
@@ -545,8 +583,15 @@ def _placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult
     index = idx if isinstance(idx, int) and not isinstance(idx, bool) else 0
     family = found.get("family", "")
     return JobResult(
-        id=str(job_id), index=index, scheme=found.get("scheme", "unknown"), backend=found.get("backend", ""),
-        params={}, label=found.get("label", f"job #{index}"), family=family if family in set(Family) else "",
-        mode=str(found["mode"]) if found.get("mode") in set(Mode) else Mode.OPERATIONS, message_size=size,
+        id=str(job_id),
+        index=index,
+        scheme=found.get("scheme", "unknown"),
+        backend=found.get("backend", ""),
+        params={},
+        label=found.get("label", f"job #{index}"),
+        family=family if family in set(Family) else "",
+        mode=str(found["mode"]) if found.get("mode") in set(Mode) else Mode.OPERATIONS,
+        message_size=size,
         status=JobStatus.FAILED,
-        error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact")
+        error=f"the stored result of this job is damaged ({reason}); the run's other jobs are intact",
+    )

@@ -220,5 +220,14 @@ LinkMessage: TypeAlias = Listening | LinkDone | ChildFailed
 #: Anything a job's child process sends over its pipe.
 ChildMessage: TypeAlias = MeasuringMessage | ReceiverMessage | LinkMessage
 #: What a run reports to its faces, on the runner's thread.
-RunEvent: TypeAlias = (RunStarted | JobStarted | JobProcesses | SampleBatch | ResourceSample | Progress
-                       | JobFinished | RunFinished | LogMessage)
+RunEvent: TypeAlias = (
+    RunStarted
+    | JobStarted
+    | JobProcesses
+    | SampleBatch
+    | ResourceSample
+    | Progress
+    | JobFinished
+    | RunFinished
+    | LogMessage
+)

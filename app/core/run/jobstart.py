@@ -31,9 +31,16 @@ import psutil
 #: Modules each job's process needs, imported once by the fork server. The scheme modules
 #: pull in cryptography, pycryptodome, tinyec and numpy.
 CHILD_PRELOAD = (
-    "app.core.measure.ops", "app.core.session.sender", "app.core.session.receiver", "app.core.link.relay",
-    "app.core.schemes.symmetric", "app.core.schemes.key_agreement", "app.core.schemes.pke",
-    "app.core.schemes.hybrid", "app.core.schemes.signatures", "app.core.schemes.digests",
+    "app.core.measure.ops",
+    "app.core.session.sender",
+    "app.core.session.receiver",
+    "app.core.link.relay",
+    "app.core.schemes.symmetric",
+    "app.core.schemes.key_agreement",
+    "app.core.schemes.pke",
+    "app.core.schemes.hybrid",
+    "app.core.schemes.signatures",
+    "app.core.schemes.digests",
 )
 #: Set to "spawn" to start every job as a fresh interpreter (see the module doc).
 START_METHOD_VARIABLE = "CRYPTOBENCH_START_METHOD"

@@ -75,10 +75,12 @@ def preload() -> None:
 
     import numpy.ma  # noqa: F401
 
-    for name in ("multiprocessing.spawn", "multiprocessing.resource_tracker",
-                 "multiprocessing.popen_spawn_win32" if os.name == "nt" else "multiprocessing.popen_spawn_posix",
-                 *(("multiprocessing.forkserver", "multiprocessing.popen_forkserver")
-                   if start_method() == "forkserver" else ())):
+    for name in (
+        "multiprocessing.spawn",
+        "multiprocessing.resource_tracker",
+        "multiprocessing.popen_spawn_win32" if os.name == "nt" else "multiprocessing.popen_spawn_posix",
+        *(("multiprocessing.forkserver", "multiprocessing.popen_forkserver") if start_method() == "forkserver" else ()),
+    ):
         importlib.import_module(name)
     warm_up_children()
     collect_environment()
@@ -108,10 +110,18 @@ class Runner:
     memory (`current_run`) for the caller to show and export.
     """
 
-    def __init__(self, profile: Profile, *, store: Store | None = None, on_event: EventHandler | None = None,
-                 cancel: threading.Event | None = None, source: str | None = None,
-                 remote: RemoteTarget | None = None, parallel_workers: int = 1,
-                 preflight_wait: bool = True) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        store: Store | None = None,
+        on_event: EventHandler | None = None,
+        cancel: threading.Event | None = None,
+        source: str | None = None,
+        remote: RemoteTarget | None = None,
+        parallel_workers: int = 1,
+        preflight_wait: bool = True,
+    ) -> None:
         self.profile = profile
         #: False: `start` never waits for the pre-flight's CPU-counter interval; steal and
         #: other load are then measured over the start-up work alone (the window calls
@@ -157,15 +167,27 @@ class Runner:
         sample = preflight.begin_sample() if check else None  # its interval overlaps the start-up work
         warm_up_children()  # the fork server imports while the environment is collected
         environment = collect_environment()
-        stability = (preflight.read_facts(start=sample) if self.preflight_wait
-                     else preflight.read_facts(start=sample, sleep=lambda _: None)) if check else []
+        stability = (
+            (
+                preflight.read_facts(start=sample)
+                if self.preflight_wait
+                else preflight.read_facts(start=sample, sleep=lambda _: None)
+            )
+            if check
+            else []
+        )
         if check:
             environment["stability"] = preflight.facts_to_dict(stability)
         # How job processes started (a fresh interpreter, or a fork of the preloaded fork
         # server): a condition of every timing and of every process's RSS.
         environment["job_start_method"] = start_method()
-        run = RunResult(id=new_run_id(), started=now_iso(), status=RunStatus.RUNNING, environment=environment,
-                        profile=self.profile.to_dict())
+        run = RunResult(
+            id=new_run_id(),
+            started=now_iso(),
+            status=RunStatus.RUNNING,
+            environment=environment,
+            profile=self.profile.to_dict(),
+        )
         governors = environment.get("cpu", {}).get("governors") or []
         self._scaling = stats.frequency_scaling_warning(governors)
         self._parallel = stats.parallel_jobs_warning(self.parallel_workers, psutil.cpu_count() or 1)
@@ -177,8 +199,9 @@ class Runner:
         self.on_event(RunStarted(run.id, self.total_jobs, self.profile.name))
         for finding in (fact.finding for fact in stability):
             if finding is not None:  # one line each; none on a machine found fine
-                self.on_event(LogMessage(LogLevel.WARNING, f"Stability: {finding.found}: {finding.why}. "
-                                                           f"Fix: {finding.fix}."))
+                self.on_event(
+                    LogMessage(LogLevel.WARNING, f"Stability: {finding.found}: {finding.why}. Fix: {finding.fix}.")
+                )
         if self._parallel is not None:
             self.on_event(LogMessage(LogLevel.WARNING, f"{self._parallel.message}. {self._parallel.fix}."))
         return run
@@ -208,8 +231,11 @@ class Runner:
         """Stop writing to a store that failed; the run and its results go on in memory."""
         self.store_error = str(exc)
         self._store = None
-        self.on_event(LogMessage(LogLevel.ERROR, f"{exc}. The run goes on; its results are kept in memory "
-                                          "and can still be exported."))
+        self.on_event(
+            LogMessage(
+                LogLevel.ERROR, f"{exc}. The run goes on; its results are kept in memory and can still be exported."
+            )
+        )
 
     def finish(self, run: RunResult) -> RunResult:
         run.jobs.sort(key=lambda job: job.index)
@@ -233,13 +259,16 @@ class Runner:
     def _run_job(self, job: ResolvedJob, run_id: str, base_index: int) -> list[JobResult]:
         sizes = job.message_sizes
         if self.cancel.is_set():
-            return [placeholder_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
-                    for i, size in enumerate(sizes)]
+            return [
+                placeholder_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
+                for i, size in enumerate(sizes)
+            ]
         return _JobRun(self, job, run_id, base_index).execute()
 
 
-def placeholder_result(job: ResolvedJob, run_id: str, index: int, size: int, status: JobStatus,
-                       error: str | None) -> JobResult:
+def placeholder_result(
+    job: ResolvedJob, run_id: str, index: int, size: int, status: JobStatus, error: str | None
+) -> JobResult:
     """A result for one message size of `job` with no measurement yet: the job's identity,
     its scheme's security metadata and notes, and `status`/`error`.
 
@@ -249,8 +278,17 @@ def placeholder_result(job: ResolvedJob, run_id: str, index: int, size: int, sta
     run; its id is "<run_id>/<index>".
     """
     result = JobResult(
-        id=f"{run_id}/{index}", index=index, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-        label=job.label, family=job.family.value, mode=job.mode, message_size=size, status=status, error=error,
+        id=f"{run_id}/{index}",
+        index=index,
+        scheme=job.scheme,
+        backend=job.backend,
+        params=dict(job.params),
+        label=job.label,
+        family=job.family.value,
+        mode=job.mode,
+        message_size=size,
+        status=status,
+        error=error,
         tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
         link=job.link,  # the job's link as resolved, on every result (None: plain loopback, operations)
     )
@@ -258,8 +296,9 @@ def placeholder_result(job: ResolvedJob, run_id: str, index: int, size: int, sta
         info = registry.create(job.scheme, job.backend, job.params).info
     except RegistryError:
         return result  # the child reports why; the metadata is simply unknown
-    result.security = Security(classical_bits=info.security.classical_bits,
-                               pq_category=info.security.pq_category, insecure=info.insecure)
+    result.security = Security(
+        classical_bits=info.security.classical_bits, pq_category=info.security.pq_category, insecure=info.insecure
+    )
     result.notes = list(info.notes)
     if result.tcp_nodelay is False:
         result.notes.append("TCP_NODELAY off at both ends: Nagle's algorithm may hold back small writes")
@@ -273,8 +312,14 @@ class _JobRun:
     def __init__(self, runner: Runner, job: ResolvedJob, run_id: str, base_index: int) -> None:
         self.runner, self.job, self.run_id, self.base = runner, job, run_id, base_index
         self.results: dict[int, JobResult] = {}
-        self.supervisor = ChildSupervisor(job, base_index, emit=runner.on_event, cancel=runner.cancel,
-                                          remote=runner.remote, on_measured=self._measured)
+        self.supervisor = ChildSupervisor(
+            job,
+            base_index,
+            emit=runner.on_event,
+            cancel=runner.cancel,
+            remote=runner.remote,
+            on_measured=self._measured,
+        )
 
     def execute(self) -> list[JobResult]:
         cancelled = self.supervisor.run()
@@ -309,12 +354,18 @@ class _JobRun:
         result.load = measured.load
         result.tcp_info = dict(measured.tcp_info)
         if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
-            result.notes.append("TCP_INFO is of each end's connection to the link process: the kernel's RTT is "
-                                "that hop's, and includes the emulated delay only where an acknowledgement waited "
-                                "for the reply (delayed ACK)")
+            result.notes.append(
+                "TCP_INFO is of each end's connection to the link process: the kernel's RTT is "
+                "that hop's, and includes the emulated delay only where an acknowledgement waited "
+                "for the reply (delayed ACK)"
+            )
         failures = list(measured.tamper_failures)
-        result.validation = Validation(checked=measured.checked, failed=measured.failed,
-                                       tamper_tried=measured.tamper_tried, tamper_rejected=measured.tamper_rejected)
+        result.validation = Validation(
+            checked=measured.checked,
+            failed=measured.failed,
+            tamper_tried=measured.tamper_tried,
+            tamper_rejected=measured.tamper_rejected,
+        )
         if measured.error:
             result.status, result.error = JobStatus.FAILED, measured.error
         elif failures:
@@ -335,7 +386,8 @@ class _JobRun:
         if measured.receiver_resources is not None and Role.RECEIVER not in usage:
             reported = measured.receiver_resources
             usage[Role.RECEIVER] = ProcessUsage(
-                samples=0, mean_percent=reported.get("cpu_percent_mean"),
+                samples=0,
+                mean_percent=reported.get("cpu_percent_mean"),
                 rss_peak_bytes=int(reported["rss_bytes"]) if "rss_bytes" in reported else None,
                 source="reported by the remote receiver: CPU time over the size, RSS at its end",
             )
@@ -350,8 +402,9 @@ class _JobRun:
             result.notes.append("CPU and RSS not sampled: the job ended within one 100 ms sampling interval")
         result.memory = MemoryUsage(
             rss_peak_bytes={role: u.rss_peak_bytes for role, u in usage.items()},
-            traced_peak_bytes={name: m.traced_peak_bytes for name, m in result.metrics.items()
-                               if m.traced_peak_bytes is not None},
+            traced_peak_bytes={
+                name: m.traced_peak_bytes for name, m in result.metrics.items() if m.traced_peak_bytes is not None
+            },
         )
         measuring = result.cpu.measuring(job.mode)
         busy = measuring.other_processes_mean_percent if measuring else None
@@ -371,8 +424,13 @@ class _JobRun:
             result.warnings.extend(stats.check_stability(name, summary, samples, raw.warmup))
         per_message = name in _per_message_metrics(self.job)
         throughput = size / summary.median if per_message and size and summary.median > 0 else None
-        return MetricResult(stats=summary, samples=raw.samples, batch=raw.batch,
-                            traced_peak_bytes=raw.traced_peak_bytes, throughput_bytes_per_s=throughput)
+        return MetricResult(
+            stats=summary,
+            samples=raw.samples,
+            batch=raw.batch,
+            traced_peak_bytes=raw.traced_peak_bytes,
+            throughput_bytes_per_s=throughput,
+        )
 
 
 def _per_message_metrics(job: ResolvedJob) -> tuple[str, str | None]:

@@ -96,8 +96,16 @@ class ChildSupervisor:
     that reported nothing are missing.
     """
 
-    def __init__(self, job: ResolvedJob, first_index: int, *, emit: Callable[[RunEvent], None],
-                 cancel: threading.Event, remote: RemoteTarget | None, on_measured: OnMeasured) -> None:
+    def __init__(
+        self,
+        job: ResolvedJob,
+        first_index: int,
+        *,
+        emit: Callable[[RunEvent], None],
+        cancel: threading.Event,
+        remote: RemoteTarget | None,
+        on_measured: OnMeasured,
+    ) -> None:
         self.job, self.base = job, first_index
         self.emit, self.cancel, self.remote, self.on_measured = emit, cancel, remote, on_measured
         self.current = first_index
@@ -112,8 +120,11 @@ class ChildSupervisor:
         self.stopped_by_us: set[Role] = set()
         self.sampler: ResourceSampler | None = None
         #: The job's CPU placement: applied to each process as it starts (`_start`).
-        self.placer = Placer(job.placement, roles_of(job.mode, job.link is not None),
-                             receiver_processes=job.load.server_workers if job.load is not None else 1)
+        self.placer = Placer(
+            job.placement,
+            roles_of(job.mode, job.link is not None),
+            receiver_processes=job.load.server_workers if job.load is not None else 1,
+        )
         self._placement_warned = False
         self._context = child_context()
 
@@ -124,8 +135,9 @@ class ChildSupervisor:
             receive, send = self._context.Pipe(duplex=False)
         except (OSError, MemoryError) as exc:
             raise _StartFailed(f"{role} process", exc) from None
-        process = self._context.Process(target=target, args=(send, plan), daemon=True,
-                                        name=f"cryptobench-job-{self.base}-{role}")
+        process = self._context.Process(
+            target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
+        )
         try:
             with stop_signals_blocked():
                 process.start()
@@ -140,8 +152,14 @@ class ChildSupervisor:
             self.placer.apply(role, process.pid)
             if self.placer.unavailable is not None and not self._placement_warned:
                 self._placement_warned = True
-                self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: CPU placement {self.job.placement} not "
-                                     f"applied, the job runs as free: {self.placer.unavailable}", self.current))
+                self.emit(
+                    LogMessage(
+                        LogLevel.WARNING,
+                        f"{self.job.label}: CPU placement {self.job.placement} not "
+                        f"applied, the job runs as free: {self.placer.unavailable}",
+                        self.current,
+                    )
+                )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
 
     def _session_plan(self, host: str, port: int, token: bytes) -> JobPlan:
@@ -181,9 +199,18 @@ class ChildSupervisor:
                 if job.link is not None and not self._link_checked(job):
                     return False
                 token = secrets.token_bytes(TOKEN_BYTES)
-                self._start(Role.RECEIVER, load_server_main, LoadServerPlan(
-                    token, job.scheme, job.backend, dict(job.params), tuple(job.message_sizes),
-                    workers=job.load.server_workers))
+                self._start(
+                    Role.RECEIVER,
+                    load_server_main,
+                    LoadServerPlan(
+                        token,
+                        job.scheme,
+                        job.backend,
+                        dict(job.params),
+                        tuple(job.message_sizes),
+                        workers=job.load.server_workers,
+                    ),
+                )
                 port = self._wait_for_port(Role.RECEIVER)
                 if port is not None and job.link is not None:
                     # Every client through one link process, one bottleneck they all share.
@@ -199,8 +226,10 @@ class ChildSupervisor:
                     return False
                 self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
             try:
-                self.sampler = ResourceSampler({role: p.pid for role, p in self.processes.items()
-                                                if p.pid is not None}, on_sample=self._on_resource)
+                self.sampler = ResourceSampler(
+                    {role: p.pid for role, p in self.processes.items() if p.pid is not None},
+                    on_sample=self._on_resource,
+                )
                 self.sampler.start()
             except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
                 self.sampler = None
@@ -302,8 +331,13 @@ class ChildSupervisor:
             self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
         elif isinstance(message, LinkDone):
             if message.broken is not None:
-                self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: link: the connection broke "
-                                     f"({message.broken})", self.current))
+                self.emit(
+                    LogMessage(
+                        LogLevel.WARNING,
+                        f"{self.job.label}: link: the connection broke ({message.broken})",
+                        self.current,
+                    )
+                )
         elif isinstance(message, Listening):
             pass  # the port was read before the sender started
         else:
@@ -390,10 +424,16 @@ def _exhaustion_reason(exc: BaseException) -> str:
         return f"{exc} (thread or process limit reached: `ulimit -u`)"
     code = getattr(exc, "errno", None)
     text = getattr(exc, "strerror", None) or str(exc)
-    hint = {errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
+    hint = (
+        {
+            errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
             errno.ENFILE: "the system's open-file table is full",
             errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
-            errno.ENOMEM: "out of memory"}.get(code) if code is not None else None
+            errno.ENOMEM: "out of memory",
+        }.get(code)
+        if code is not None
+        else None
+    )
     name = errno.errorcode.get(code, "") if code is not None else ""
     return f"{text} ({name}{': ' + hint if hint else ''})" if name else text
 

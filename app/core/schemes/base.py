@@ -300,8 +300,7 @@ class SchemeSpec:
         """Fill defaults and validate; UnknownBackend, or BadParameter naming the parameter."""
         if backend not in self.backends:
             raise UnknownBackend(
-                f"backend {backend!r} is not available for {self.scheme_id} "
-                f"(available: {', '.join(self.backends)})"
+                f"backend {backend!r} is not available for {self.scheme_id} (available: {', '.join(self.backends)})"
             )
         known = {p.name for p in self.params}
         for name in given:

@@ -76,9 +76,7 @@ class DhGroup(abc.ABC):
 
     def _check_length(self, peer_public: bytes) -> None:
         if len(peer_public) != self.public_len:
-            raise PayloadFormatError(
-                f"{self.name} public key must be {self.public_len} bytes, got {len(peer_public)}"
-            )
+            raise PayloadFormatError(f"{self.name} public key must be {self.public_len} bytes, got {len(peer_public)}")
 
 
 class CryptographyEc(DhGroup):
@@ -279,8 +277,11 @@ def group_backends(group: str) -> tuple[str, ...]:
     if group in MONTGOMERY:
         return ("cryptography", "pycryptodome")
     curve = CURVES[group]
-    names = (("cryptography", curve.cryptography_name), ("pycryptodome", curve.pycryptodome_name),
-             ("tinyec", curve.tinyec_name))
+    names = (
+        ("cryptography", curve.cryptography_name),
+        ("pycryptodome", curve.pycryptodome_name),
+        ("tinyec", curve.tinyec_name),
+    )
     return tuple(backend for backend, available in names if available)
 
 
@@ -308,8 +309,9 @@ def derive_key(kdf: str, shared: bytes, backend: str, length: int = 32, info: by
         return hashlib.sha256(shared).digest()
     sha256 = kdf == "hkdf-sha256"
     if backend == "pycryptodome" or backend == "tinyec":
-        key: bytes = PycryptodomeHKDF(shared, length, b"", PycryptodomeSHA256 if sha256 else PycryptodomeSHA384,
-                                      context=info)
+        key: bytes = PycryptodomeHKDF(
+            shared, length, b"", PycryptodomeSHA256 if sha256 else PycryptodomeSHA384, context=info
+        )
         return key
     algorithm = hashes.SHA256() if sha256 else hashes.SHA384()
     return CryptographyHKDF(algorithm=algorithm, length=length, salt=None, info=info).derive(shared)

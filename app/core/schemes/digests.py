@@ -214,7 +214,9 @@ class _RecomputeReceiver(Receiver):
         view = memoryview(payload)
         split = len(view) - self._output_size
         if split < 0 or (self._input_size is not None and split != self._input_size):
-            raise PayloadFormatError(f"payload of {len(view)} bytes does not hold input + {self._output_size}-byte output")
+            raise PayloadFormatError(
+                f"payload of {len(view)} bytes does not hold input + {self._output_size}-byte output"
+            )
         data = view[:split]
         if not hmac.compare_digest(self._compute(data), view[split:]):
             raise AuthenticationError("recomputed value does not match")

@@ -34,17 +34,13 @@ def _hex(*lines: str) -> int:
 GROUPS: dict[int, FfGroup] = {
     128: FfGroup(
         128,
-        _hex(
-            "923e5684663ee90661db691eee2a3b27"
-        ),
+        _hex("923e5684663ee90661db691eee2a3b27"),
         4,
         "generated for this project (random safe prime, 2026-11-21)",
     ),
     256: FfGroup(
         256,
-        _hex(
-            "e6b1306d19a18075f7970a4857149b9bdfd6c5cc1fcaaa712351ed7a7cee72fb"
-        ),
+        _hex("e6b1306d19a18075f7970a4857149b9bdfd6c5cc1fcaaa712351ed7a7cee72fb"),
         4,
         "generated for this project (random safe prime, 2026-11-21)",
     ),

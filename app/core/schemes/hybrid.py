@@ -232,8 +232,16 @@ class _HybridReceiver(Receiver):
 
 
 class HybridScheme(Scheme):
-    def __init__(self, scheme_id: str, backend: str, kem: Kem, label: str, security: Security,
-                 params: Mapping[str, ParamValue], notes: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        scheme_id: str,
+        backend: str,
+        kem: Kem,
+        label: str,
+        security: Security,
+        params: Mapping[str, ParamValue],
+        notes: tuple[str, ...] = (),
+    ) -> None:
         self.kem = kem
         self.aead_backend = "pycryptodome" if backend == "pycryptodome" else "cryptography"
         self.info = SchemeInfo(
@@ -278,57 +286,106 @@ class HybridScheme(Scheme):
 
         return [
             ExtraOperation("encapsulate", lambda: None, lambda _: kem.encapsulate(public), check_encapsulation),
-            ExtraOperation("decapsulate", make_encapsulation, lambda made: kem.decapsulate(private, made[1]),
-                           check_decapsulation),
+            ExtraOperation(
+                "decapsulate", make_encapsulation, lambda made: kem.decapsulate(private, made[1]), check_decapsulation
+            ),
         ]
 
 
 def _rsa_kem(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     bits = int(params["bits"])
     cipher = CryptographyRsaOaep(bits) if backend == "cryptography" else PycryptodomeRsaOaep(bits)
-    return HybridScheme("rsa-kem", backend, RsaKem(cipher), f"RSA-KEM-{bits} (OAEP)",
-                        Security(factoring_strength(bits), 0), params)
+    return HybridScheme(
+        "rsa-kem", backend, RsaKem(cipher), f"RSA-KEM-{bits} (OAEP)", Security(factoring_strength(bits), 0), params
+    )
 
 
 def _ecies(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     curve = str(params["curve"])
     kem = DhKem(dh_group(curve, backend), backend)
-    return HybridScheme("ecies", backend, kem, f"ECIES {curve} (HKDF-SHA256)",
-                        Security(group_security_bits(curve), 0), params,
-                        ("ephemeral key per message; ciphertext = ephemeral public key || nonce || ct || tag",))
+    return HybridScheme(
+        "ecies",
+        backend,
+        kem,
+        f"ECIES {curve} (HKDF-SHA256)",
+        Security(group_security_bits(curve), 0),
+        params,
+        ("ephemeral key per message; ciphertext = ephemeral public key || nonce || ct || tag",),
+    )
 
 
 def _ecies_constraint(backend: str, params: Mapping[str, ParamValue]) -> str | None:
     curve = str(params["curve"])
     if backend not in group_backends(curve):
-        return f"ECIES on {curve} is not available in backend {backend!r} (it is in: {', '.join(group_backends(curve))})"
+        return (
+            f"ECIES on {curve} is not available in backend {backend!r} (it is in: {', '.join(group_backends(curve))})"
+        )
     return None
 
 
 def _ml_kem(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     level = int(params["level"])
     security = Security(192, 3) if level == 768 else Security(256, 5)
-    return HybridScheme("ml-kem", backend, MlKem(level), f"ML-KEM-{level}", security, params,
-                        ("FIPS 203; implicit rejection: a tampered ciphertext fails at the AES-GCM tag",))
+    return HybridScheme(
+        "ml-kem",
+        backend,
+        MlKem(level),
+        f"ML-KEM-{level}",
+        security,
+        params,
+        ("FIPS 203; implicit rejection: a tampered ciphertext fails at the AES-GCM tag",),
+    )
 
 
 def _x25519_ml_kem(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     # Classical strength: an attacker must break both; ML-KEM-768 alone is ~192 bits.
-    return HybridScheme("x25519-ml-kem-768", backend, X25519MlKem768(), "X25519 + ML-KEM-768",
-                        Security(192, 3), params, ("secure while either X25519 or ML-KEM-768 holds",))
+    return HybridScheme(
+        "x25519-ml-kem-768",
+        backend,
+        X25519MlKem768(),
+        "X25519 + ML-KEM-768",
+        Security(192, 3),
+        params,
+        ("secure while either X25519 or ML-KEM-768 holds",),
+    )
 
 
 SPECS: list[SchemeSpec] = [
-    SchemeSpec("rsa-kem", "RSA-KEM", Family.HYBRID, ("cryptography", "pycryptodome"),
-               (ParamSpec("bits", 3072, (2048, 3072, 4096), help="RSA modulus size"),), _rsa_kem,
-               "A random AES-256 key wrapped with RSA-OAEP (SHA-256) for every message."),
-    SchemeSpec("ecies", "ECIES", Family.HYBRID, ("cryptography", "pycryptodome"),
-               (ParamSpec("curve", "secp256k1", ("secp256k1", "P-256", "X25519"), help="curve"),), _ecies,
-               "Ephemeral-static ECDH, HKDF-SHA256, AES-256-GCM for every message.",
-               constraint=_ecies_constraint),
-    SchemeSpec("ml-kem", "ML-KEM", Family.HYBRID, ("cryptography",),
-               (ParamSpec("level", 768, (768, 1024), help="parameter set"),), _ml_kem,
-               "Post-quantum KEM (FIPS 203) with AES-256-GCM for every message."),
-    SchemeSpec("x25519-ml-kem-768", "X25519 + ML-KEM-768", Family.HYBRID, ("cryptography",), (), _x25519_ml_kem,
-               "Classical + post-quantum hybrid KEM, both secrets into one HKDF-SHA256."),
+    SchemeSpec(
+        "rsa-kem",
+        "RSA-KEM",
+        Family.HYBRID,
+        ("cryptography", "pycryptodome"),
+        (ParamSpec("bits", 3072, (2048, 3072, 4096), help="RSA modulus size"),),
+        _rsa_kem,
+        "A random AES-256 key wrapped with RSA-OAEP (SHA-256) for every message.",
+    ),
+    SchemeSpec(
+        "ecies",
+        "ECIES",
+        Family.HYBRID,
+        ("cryptography", "pycryptodome"),
+        (ParamSpec("curve", "secp256k1", ("secp256k1", "P-256", "X25519"), help="curve"),),
+        _ecies,
+        "Ephemeral-static ECDH, HKDF-SHA256, AES-256-GCM for every message.",
+        constraint=_ecies_constraint,
+    ),
+    SchemeSpec(
+        "ml-kem",
+        "ML-KEM",
+        Family.HYBRID,
+        ("cryptography",),
+        (ParamSpec("level", 768, (768, 1024), help="parameter set"),),
+        _ml_kem,
+        "Post-quantum KEM (FIPS 203) with AES-256-GCM for every message.",
+    ),
+    SchemeSpec(
+        "x25519-ml-kem-768",
+        "X25519 + ML-KEM-768",
+        Family.HYBRID,
+        ("cryptography",),
+        (),
+        _x25519_ml_kem,
+        "Classical + post-quantum hybrid KEM, both secrets into one HKDF-SHA256.",
+    ),
 ]

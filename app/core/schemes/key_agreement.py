@@ -76,8 +76,9 @@ class _KaReceiver(Receiver):
 
 
 class KeyAgreementScheme(AeadPayloadScheme):
-    def __init__(self, scheme_id: str, group_name: str, backend: str, kdf: str,
-                 params: Mapping[str, ParamValue]) -> None:
+    def __init__(
+        self, scheme_id: str, group_name: str, backend: str, kdf: str, params: Mapping[str, ParamValue]
+    ) -> None:
         self.group: DhGroup = dh_group(group_name, backend)
         self.kdf = kdf
         self.aead_backend = AEAD_BACKEND[backend]
@@ -119,14 +120,17 @@ def _ecdh_factory(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
 def _ecdh_constraint(backend: str, params: Mapping[str, ParamValue]) -> str | None:
     curve = canonical_curve(str(params["curve"]))
     if backend not in group_backends(curve):
-        return (f"curve {params['curve']!r} is not available in backend {backend!r} "
-                f"(it is in: {', '.join(group_backends(curve))})")
+        return (
+            f"curve {params['curve']!r} is not available in backend {backend!r} "
+            f"(it is in: {', '.join(group_backends(curve))})"
+        )
     return None
 
 
 def _montgomery_factory(name: str) -> Any:
     def factory(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
         return KeyAgreementScheme(name.lower(), name, backend, str(params["kdf"]), params)
+
     return factory
 
 

@@ -325,8 +325,7 @@ class TextbookRsa(BlockCipher):
 
     def load_public(self, public: bytes) -> Any:
         if len(public) != self.ciphertext_len:
-            raise PayloadFormatError(
-                f"textbook RSA public key must be {self.ciphertext_len} bytes, got {len(public)}")
+            raise PayloadFormatError(f"textbook RSA public key must be {self.ciphertext_len} bytes, got {len(public)}")
         n = int.from_bytes(public, "big")
         # The top bit guarantees that every encoded block is below n; an even n is no
         # product of two odd primes (and would make pow() with it meaningless here).
@@ -336,8 +335,7 @@ class TextbookRsa(BlockCipher):
 
     def encrypt(self, public: Any, block: bytes) -> bytes:
         if len(block) > self.max_plaintext:
-            raise MessageTooLongError(
-                f"textbook RSA block of {len(block)} bytes exceeds {self.max_plaintext} bytes")
+            raise MessageTooLongError(f"textbook RSA block of {len(block)} bytes exceeds {self.max_plaintext} bytes")
         m = int.from_bytes(b"\x01" + block, "big")
         c: int = pow(m, self.E, public)
         return c.to_bytes(self.ciphertext_len, "big")
@@ -415,9 +413,21 @@ class PkeScheme(Scheme):
     no key size makes secure (no padding), whatever its factoring strength.
     """
 
-    def __init__(self, scheme_id: str, backend: str, cipher: BlockCipher, name: str, bits: int,
-                 params: Mapping[str, ParamValue], authenticated: bool, notes: tuple[str, ...], *,
-                 variant: str = "", always_insecure: bool = False, strength_cap: int | None = None) -> None:
+    def __init__(
+        self,
+        scheme_id: str,
+        backend: str,
+        cipher: BlockCipher,
+        name: str,
+        bits: int,
+        params: Mapping[str, ParamValue],
+        authenticated: bool,
+        notes: tuple[str, ...],
+        *,
+        variant: str = "",
+        always_insecure: bool = False,
+        strength_cap: int | None = None,
+    ) -> None:
         self.cipher = cipher
         self.chunked = bool(params.get("chunked", False))
         strength = factoring_strength(bits)
@@ -434,8 +444,12 @@ class PkeScheme(Scheme):
             insecure=always_insecure or strength < 112,
             authenticated=authenticated,
             max_plaintext=None if self.chunked else cipher.max_plaintext,
-            notes=notes + ((f"chunked: messages split into {cipher.max_plaintext}-byte blocks, "
-                            "each encrypted separately",) if self.chunked else ()),
+            notes=notes
+            + (
+                (f"chunked: messages split into {cipher.max_plaintext}-byte blocks, each encrypted separately",)
+                if self.chunked
+                else ()
+            ),
         )
 
     def new_sender(self) -> Sender:
@@ -445,8 +459,11 @@ class PkeScheme(Scheme):
         return _PkeReceiver(self)
 
     def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
-        return [TamperSpot("ciphertext (first byte)", 0), TamperSpot("ciphertext (middle)", payload_len // 2),
-                TamperSpot("ciphertext (last byte)", -1)]
+        return [
+            TamperSpot("ciphertext (first byte)", 0),
+            TamperSpot("ciphertext (middle)", payload_len // 2),
+            TamperSpot("ciphertext (last byte)", -1),
+        ]
 
     def payload_overhead(self, plaintext_len: int) -> int:
         blocks = max(1, math.ceil(plaintext_len / self.cipher.max_plaintext))
@@ -459,8 +476,9 @@ CHUNKED = ParamSpec("chunked", False, help="split messages longer than one block
 def _rsa_oaep(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     bits = int(params["bits"])
     cipher = CryptographyRsaOaep(bits) if backend == "cryptography" else PycryptodomeRsaOaep(bits)
-    return PkeScheme("rsa-oaep", backend, cipher, "RSA-OAEP", bits, params, True,
-                     ("OAEP with SHA-256 and MGF1-SHA-256, e = 65537",))
+    return PkeScheme(
+        "rsa-oaep", backend, cipher, "RSA-OAEP", bits, params, True, ("OAEP with SHA-256 and MGF1-SHA-256, e = 65537",)
+    )
 
 
 def _elgamal(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
@@ -469,29 +487,50 @@ def _elgamal(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     notes = (f"group: {group.source}", "textbook ElGamal is malleable: no integrity, tamper check n/a")
     if not short:
         return PkeScheme("elgamal", backend, ElGamal(group), "ElGamal", group.bits, params, False, notes)
-    return PkeScheme("elgamal", backend, ElGamal(group, short), "ElGamal", group.bits, params, False,
-                     notes + (f"short exponents: x and k are {short}-bit; Pollard's lambda finds such an exponent "
-                              f"in about 2^{short // 2} steps, so security is at most {short // 2} bits",),
-                     variant=f" (x, k: {short} bits)", strength_cap=short // 2)
+    return PkeScheme(
+        "elgamal",
+        backend,
+        ElGamal(group, short),
+        "ElGamal",
+        group.bits,
+        params,
+        False,
+        notes
+        + (
+            f"short exponents: x and k are {short}-bit; Pollard's lambda finds such an exponent "
+            f"in about 2^{short // 2} steps, so security is at most {short // 2} bits",
+        ),
+        variant=f" (x, k: {short} bits)",
+        strength_cap=short // 2,
+    )
 
 
 def _elgamal_constraint(backend: str, params: Mapping[str, ParamValue]) -> str | None:
     short, group = int(params.get("exponent_bits", 0)), GROUPS[int(params["bits"])]
     if short and not 2 <= short < group.q.bit_length():
-        return (f"exponent_bits {short} must be 0 (full length) or from 2 to {group.q.bit_length() - 1} "
-                f"(below the {group.q.bit_length()}-bit group order of ElGamal-{group.bits})")
+        return (
+            f"exponent_bits {short} must be 0 (full length) or from 2 to {group.q.bit_length() - 1} "
+            f"(below the {group.q.bit_length()}-bit group order of ElGamal-{group.bits})"
+        )
     return None
-
 
 
 def _rsa_textbook(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
     bits, crt = int(params["bits"]), bool(params["crt"])
     return PkeScheme(
-        "rsa-textbook", backend, TextbookRsa(bits, crt), "RSA", bits, params, False,
-        ("textbook RSA: no padding, deterministic and malleable; for reproducing E3 only",
-         "e = 65537; the public key is n alone, as bits/8 big-endian bytes",
-         "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), one of E3's hypotheses",
-         "malleable: no integrity, tamper check n/a"),
+        "rsa-textbook",
+        backend,
+        TextbookRsa(bits, crt),
+        "RSA",
+        bits,
+        params,
+        False,
+        (
+            "textbook RSA: no padding, deterministic and malleable; for reproducing E3 only",
+            "e = 65537; the public key is n alone, as bits/8 big-endian bytes",
+            "decryption with CRT" if crt else "decryption without CRT (m = c^d mod n), one of E3's hypotheses",
+            "malleable: no integrity, tamper check n/a",
+        ),
         variant=" textbook" + ("" if crt else " (no CRT)"),
         always_insecure=True,
     )
@@ -503,11 +542,18 @@ SPECS: list[SchemeSpec] = [
         name="ElGamal",
         family=Family.PUBLIC_KEY_ENCRYPTION,
         backends=("python",),
-        params=(ParamSpec("bits", 2048, tuple(GROUPS), help="group size; below 2048 for demonstration only"),
-                CHUNKED,
-                ParamSpec("exponent_bits", 0, minimum=0, maximum=8192,
-                          help="0: private key and per-message randomness uniform below the group order; n: "
-                               "exactly n bits (short exponents, faster; security at most n/2 bits)")),
+        params=(
+            ParamSpec("bits", 2048, tuple(GROUPS), help="group size; below 2048 for demonstration only"),
+            CHUNKED,
+            ParamSpec(
+                "exponent_bits",
+                0,
+                minimum=0,
+                maximum=8192,
+                help="0: private key and per-message randomness uniform below the group order; n: "
+                "exactly n bits (short exponents, faster; security at most n/2 bits)",
+            ),
+        ),
         factory=_elgamal,
         constraint=_elgamal_constraint,
         description="ElGamal encryption in a safe-prime group with CPython integers (no library).",
@@ -526,13 +572,20 @@ SPECS: list[SchemeSpec] = [
         name="RSA (textbook)",
         family=Family.PUBLIC_KEY_ENCRYPTION,
         backends=("python",),
-        params=(ParamSpec("bits", 2048, (512, 1024, 2048, 3072, 4096),
-                          help="modulus size; below 2048 for demonstration only"),
-                ParamSpec("crt", True, help="decrypt with the Chinese remainder theorem (as every real library "
-                                            "does); false decrypts as m = c^d mod n, one hypothesis for E3"),
-                CHUNKED),
+        params=(
+            ParamSpec(
+                "bits", 2048, (512, 1024, 2048, 3072, 4096), help="modulus size; below 2048 for demonstration only"
+            ),
+            ParamSpec(
+                "crt",
+                True,
+                help="decrypt with the Chinese remainder theorem (as every real library "
+                "does); false decrypts as m = c^d mod n, one hypothesis for E3",
+            ),
+            CHUNKED,
+        ),
         factory=_rsa_textbook,
         description="Textbook RSA (no padding) with CPython integers, decryption with or without CRT: "
-                    "reproduces E3; never use it to protect data.",
+        "reproduces E3; never use it to protect data.",
     ),
 ]

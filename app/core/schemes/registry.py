@@ -93,14 +93,16 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
         info = scheme.info
         if any(v["label"] == info.label for v in variants):
             continue  # an alias of a value already listed (secp256r1 = P-256)
-        variants.append({
-            "params": dict(info.params.items()),
-            "label": info.label,
-            "backend_used_for_metadata": backend,
-            "classical_bits": info.security.classical_bits,
-            "pq_category": info.security.pq_category,
-            "insecure": info.insecure,
-        })
+        variants.append(
+            {
+                "params": dict(info.params.items()),
+                "label": info.label,
+                "backend_used_for_metadata": backend,
+                "classical_bits": info.security.classical_bits,
+                "pq_category": info.security.pq_category,
+                "insecure": info.insecure,
+            }
+        )
     return {
         "id": spec.scheme_id,
         "name": spec.name,
@@ -108,8 +110,14 @@ def describe(spec: SchemeSpec) -> dict[str, Any]:
         "backends": list(spec.backends),
         "description": spec.description,
         "params": [
-            {"name": p.name, "default": p.default, "choices": list(p.choices), "minimum": p.minimum,
-             "maximum": p.maximum, "help": p.help}
+            {
+                "name": p.name,
+                "default": p.default,
+                "choices": list(p.choices),
+                "minimum": p.minimum,
+                "maximum": p.maximum,
+                "help": p.help,
+            }
             for p in spec.params
         ],
         "variants": variants,

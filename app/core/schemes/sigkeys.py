@@ -71,7 +71,10 @@ _Y8_25519 = int.from_bytes(bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac
 EDWARDS: dict[str, _Edwards] = {
     # RFC 8032 section 5.1: d = -121665/121666; cofactor 8.
     "Ed25519": _Edwards(
-        _P25519, -1, -121665 * pow(121666, -1, _P25519) % _P25519, 32,
+        _P25519,
+        -1,
+        -121665 * pow(121666, -1, _P25519) % _P25519,
+        32,
         frozenset({0, 1, _P25519 - 1, _Y8_25519, _P25519 - _Y8_25519}),
     ),
     # RFC 8032 section 5.2: d = -39081; cofactor 4 (orders 1, 2, 4: y = 1, -1, 0).

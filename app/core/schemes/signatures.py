@@ -540,8 +540,14 @@ def _eddsa_factory(scheme_id: str, curve: str) -> Callable[[str, Mapping[str, Pa
             notes=(
                 "pure EdDSA (RFC 8032), deterministic signatures",
                 "verification key checked: canonical encoding, on the curve, not of small order",
-                *(("the on-curve test runs in Python (OpenSSL decodes the key only when verifying) "
-                   "and dominates the receiver handshake time",) if backend == "cryptography" else ()),
+                *(
+                    (
+                        "the on-curve test runs in Python (OpenSSL decodes the key only when verifying) "
+                        "and dominates the receiver handshake time",
+                    )
+                    if backend == "cryptography"
+                    else ()
+                ),
             ),
         )
         return SignatureScheme(scheme_id, backend, params, algorithm, adapter)

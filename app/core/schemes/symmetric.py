@@ -115,15 +115,17 @@ class AeadKey:
             raise PayloadFormatError(f"AEAD payload of {len(payload)} bytes is shorter than nonce + tag")
         view = memoryview(payload)
         try:
-            opened: bytes = self._new(bytes(view[:NONCE_LEN])).decrypt_and_verify(view[NONCE_LEN:-TAG_LEN],
-                                                                                  view[-TAG_LEN:])
+            opened: bytes = self._new(bytes(view[:NONCE_LEN])).decrypt_and_verify(
+                view[NONCE_LEN:-TAG_LEN], view[-TAG_LEN:]
+            )
         except ValueError:
             raise AuthenticationError("MAC check failed") from None
         return opened
 
 
-def _cryptography_sealer(encrypt: Callable[[bytes, Buffer, None], bytes],
-                         nonces: NonceSequence) -> Callable[[Buffer], Payload]:
+def _cryptography_sealer(
+    encrypt: Callable[[bytes, Buffer, None], bytes], nonces: NonceSequence
+) -> Callable[[Buffer], Payload]:
     """The hot path of every OpenSSL AEAD seal, as a closure: no attribute lookups
     or method dispatch beyond what the cipher call itself needs."""
     prefix, counter = nonces.prefix, nonces.counter

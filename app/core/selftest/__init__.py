@@ -62,6 +62,7 @@ CHECKS: list[SelftestCheck] = [
 ]
 """Every library check, in the order :func:`run_selftests` runs them."""
 
+
 def run_selftests() -> list[SelftestResult]:
     """Run every registered check and report each one.
 
@@ -91,6 +92,7 @@ def adapter_checks() -> list[SelftestCheck]:
         def failed_import() -> None:
             raise error
 
-        return [SelftestCheck("App adapters load [python]", PYTHON, KAT, "app/core/selftest/adapters.py",
-                              failed_import)]
+        return [
+            SelftestCheck("App adapters load [python]", PYTHON, KAT, "app/core/selftest/adapters.py", failed_import)
+        ]
     return list(ADAPTER_CHECKS)

@@ -117,8 +117,9 @@ def _aead_library(algorithm: str, key: bytes) -> Any:
     return AESGCM(key) if algorithm == "aes-gcm" else ChaCha20Poly1305(key)
 
 
-def _aead_session_matches_library(scheme_id: str, backend: str, params: dict[str, Any], key: bytes,
-                                  plaintext: bytes) -> None:
+def _aead_session_matches_library(
+    scheme_id: str, backend: str, params: dict[str, Any], key: bytes, plaintext: bytes
+) -> None:
     """The sender seals with the given pre-shared key exactly as the library does (no AAD,
     nonce || ciphertext || tag); the receiver opens the library's output and refuses a flip."""
     from app.core.schemes import registry
@@ -128,8 +129,11 @@ def _aead_session_matches_library(scheme_id: str, backend: str, params: dict[str
     expect_equal("sender handshake message", sender.handshake(key), b"")
     payload = b"".join(sender.seal(plaintext))
     nonce, rest = payload[:12], payload[12:]
-    expect_equal("sealed payload (nonce || library ciphertext || tag)", rest,
-                 _aead_library(scheme_id, key).encrypt(nonce, plaintext, None))
+    expect_equal(
+        "sealed payload (nonce || library ciphertext || tag)",
+        rest,
+        _aead_library(scheme_id, key).encrypt(nonce, plaintext, None),
+    )
     expect(b"".join(sender.seal(plaintext))[:12] != nonce, "two seals used the same nonce")
     receiver = scheme.new_receiver()
     own_key = receiver.setup()
@@ -147,10 +151,14 @@ def _aead_kat(backend: str, case: int) -> Callable[[], None]:
         vector = vectors.GCM[f"test-case-{case}"]
         expect_equal("test case AAD", vector.aad, b"")
         payload = vector.nonce + vector.ciphertext + vector.tag
-        expect_equal("AeadKey.open of the published ciphertext",
-                     bytes(AeadKey("aes-gcm", backend, vector.key).open(payload)), vector.plaintext)
-        _aead_session_matches_library("aes-gcm", backend, {"key_bits": len(vector.key) * 8}, vector.key,
-                                      vector.plaintext)
+        expect_equal(
+            "AeadKey.open of the published ciphertext",
+            bytes(AeadKey("aes-gcm", backend, vector.key).open(payload)),
+            vector.plaintext,
+        )
+        _aead_session_matches_library(
+            "aes-gcm", backend, {"key_bits": len(vector.key) * 8}, vector.key, vector.plaintext
+        )
 
     return run
 
@@ -166,10 +174,16 @@ def _chacha_cross_check(backend: str) -> Callable[[], None]:
 for _backend in ("cryptography", "pycryptodome"):
     _add("AES-128-GCM, GCM test case 3", _backend, KAT, _via("symmetric", gcm_source(3)), _aead_kat(_backend, 3))
     _add("AES-256-GCM, GCM test case 15", _backend, KAT, _via("symmetric", gcm_source(15)), _aead_kat(_backend, 15))
-    _add("ChaCha20-Poly1305 seal/open agrees with the library", _backend, CROSS_CHECK,
-         _via("symmetric", "cross-check against cryptography with the RFC 8439 key and plaintext "
-                           "(no published vector without AAD)"),
-         _chacha_cross_check(_backend))
+    _add(
+        "ChaCha20-Poly1305 seal/open agrees with the library",
+        _backend,
+        CROSS_CHECK,
+        _via(
+            "symmetric",
+            "cross-check against cryptography with the RFC 8439 key and plaintext (no published vector without AAD)",
+        ),
+        _chacha_cross_check(_backend),
+    )
 
 
 # ======================================================================================
@@ -193,12 +207,14 @@ def _hash_kat(scheme_id: str, backend: str, name: str) -> Callable[[], None]:
 
 
 #: (scheme id, name of the check and of its vector, source)
-_HASHES = [("sha256", "SHA-256", FIPS180_SOURCE),
-           ("sha384", "SHA-384", FIPS180_SOURCE),
-           ("sha512", "SHA-512", FIPS180_SOURCE),
-           ("sha3-256", "SHA3-256", FIPS202_SOURCE),
-           ("sha3-512", "SHA3-512", FIPS202_SOURCE),
-           ("blake2b", "BLAKE2b-512", RFC7693_SOURCE)]
+_HASHES = [
+    ("sha256", "SHA-256", FIPS180_SOURCE),
+    ("sha384", "SHA-384", FIPS180_SOURCE),
+    ("sha512", "SHA-512", FIPS180_SOURCE),
+    ("sha3-256", "SHA3-256", FIPS202_SOURCE),
+    ("sha3-512", "SHA3-512", FIPS202_SOURCE),
+    ("blake2b", "BLAKE2b-512", RFC7693_SOURCE),
+]
 
 
 def _hkdf_cross_check(backend: str, digest: str) -> Callable[[], None]:
@@ -242,12 +258,24 @@ for _backend in ("cryptography", "pycryptodome"):
     for _scheme_id, _label, _source in _HASHES:
         _add(f'{_label}("abc")', _backend, KAT, _via("digests", _source), _hash_kat(_scheme_id, _backend, _label))
     for _digest in ("sha256", "sha384"):
-        _add(f"HKDF-{_digest.upper()} scheme agrees with the library", _backend, CROSS_CHECK,
-             _via("digests", "cross-check against cryptography's HKDF on fixed input, salt and the app's info "
-                             "(no published vector with the scheme's 32-byte salt and info)"),
-             _hkdf_cross_check(_backend, _digest))
-    _add("key-agreement KDF, RFC 5869 A.3", _backend, KAT, _via("dh", "RFC 5869 Appendix A.3 (test case 3)"),
-         _kdf_kat(_backend))
+        _add(
+            f"HKDF-{_digest.upper()} scheme agrees with the library",
+            _backend,
+            CROSS_CHECK,
+            _via(
+                "digests",
+                "cross-check against cryptography's HKDF on fixed input, salt and the app's info "
+                "(no published vector with the scheme's 32-byte salt and info)",
+            ),
+            _hkdf_cross_check(_backend, _digest),
+        )
+    _add(
+        "key-agreement KDF, RFC 5869 A.3",
+        _backend,
+        KAT,
+        _via("dh", "RFC 5869 Appendix A.3 (test case 3)"),
+        _kdf_kat(_backend),
+    )
 
 
 # ======================================================================================
@@ -279,8 +307,9 @@ def _ka_private(group: str, backend: str, private: Any) -> Any:
     return ECC.construct(curve=group, d=private)
 
 
-def _ka_check(scheme_id: str, group: str, backend: str, vector: Callable[[], tuple[Any, bytes, bytes]]
-              ) -> Callable[[], None]:
+def _ka_check(
+    scheme_id: str, group: str, backend: str, vector: Callable[[], tuple[Any, bytes, bytes]]
+) -> Callable[[], None]:
     """exchange(published private, published peer key) = published secret; the session key
     is HKDF-SHA256(secret, info = KDF_INFO) and AES-256-GCM under it opens."""
 
@@ -298,8 +327,11 @@ def _ka_check(scheme_id: str, group: str, backend: str, vector: Callable[[], tup
 
         key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=KDF_INFO).derive(shared)
         payload = b"".join(scheme.session_key(got).seal(b"session"))
-        expect_equal("session message under HKDF-SHA256(secret)",
-                     _aead_library("aes-gcm", key).decrypt(payload[:12], payload[12:], None), b"session")
+        expect_equal(
+            "session message under HKDF-SHA256(secret)",
+            _aead_library("aes-gcm", key).decrypt(payload[:12], payload[12:], None),
+            b"session",
+        )
 
     return run
 
@@ -334,10 +366,13 @@ _KA: list[tuple[str, str, tuple[str, ...], str, Callable[[], tuple[Any, bytes, b
 
 for _scheme_id, _group, _backends, _source, _vector in _KA:
     for _backend in _backends:
-        _add(f"{'ECDH ' if _scheme_id == 'ecdh' else ''}{_group} key agreement + HKDF-SHA256 session key",
-             _backend, KAT,
-             _via("key_agreement", _source + " and the session key from it"),
-             _ka_check(_scheme_id, _group, _backend, _vector))
+        _add(
+            f"{'ECDH ' if _scheme_id == 'ecdh' else ''}{_group} key agreement + HKDF-SHA256 session key",
+            _backend,
+            KAT,
+            _via("key_agreement", _source + " and the session key from it"),
+            _ka_check(_scheme_id, _group, _backend, _vector),
+        )
 
 
 # ======================================================================================
@@ -426,8 +461,9 @@ def _rsa_pss_cross_check(backend: str) -> Callable[[], None]:
 
         library_key, pycryptodome_key = interop_keys()
         scheme = _create(SignatureScheme, "rsa-pss", backend, {"bits": 2048})
-        sender, receiver = _session(scheme, scheme.known_answer_sender(
-            library_key if backend == "cryptography" else pycryptodome_key))
+        sender, receiver = _session(
+            scheme, scheme.known_answer_sender(library_key if backend == "cryptography" else pycryptodome_key)
+        )
         pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
         message = _MESSAGE
         signature = sender.seal(message)[1]
@@ -454,31 +490,53 @@ def _mldsa_check() -> None:
     key = mldsa.MLDSA44PrivateKey.from_seed_bytes(vector.seed)
     sender, receiver = _session(scheme, scheme.known_answer_sender(key))
     sender2 = scheme.known_answer_sender(key)
-    expect_equal("H(pk) = SHA3-256 of the verification key sent",
-                 sha3_256(sender2.handshake(b"")), vector.pk_sha3_256)
+    expect_equal("H(pk) = SHA3-256 of the verification key sent", sha3_256(sender2.handshake(b"")), vector.pk_sha3_256)
     payload = b"".join(sender.seal(_MESSAGE))
     expect_equal("receiver open", bytes(receiver.open(payload)), _MESSAGE)
     _expect_refused("a flipped signature bit", lambda: receiver.open(payload[:2] + flip_first_bit(payload[2:])))
 
 
 for _backend in ("cryptography", "pycryptodome"):
-    _add("Ed25519 sign/verify, RFC 8032 TEST 1-3", _backend, KAT,
-         _via("signatures", RFC8032_71),
-         _eddsa_check("Ed25519", _backend, lambda: [vectors.ED25519[name] for name in ED25519_VECTORS]))
-    _add("Ed448 sign/verify, RFC 8032 blank message", _backend, KAT,
-         _via("signatures", RFC8032_74),
-         _eddsa_check("Ed448", _backend, lambda: [vectors.ED448["blank"]]))
+    _add(
+        "Ed25519 sign/verify, RFC 8032 TEST 1-3",
+        _backend,
+        KAT,
+        _via("signatures", RFC8032_71),
+        _eddsa_check("Ed25519", _backend, lambda: [vectors.ED25519[name] for name in ED25519_VECTORS]),
+    )
+    _add(
+        "Ed448 sign/verify, RFC 8032 blank message",
+        _backend,
+        KAT,
+        _via("signatures", RFC8032_74),
+        _eddsa_check("Ed448", _backend, lambda: [vectors.ED448["blank"]]),
+    )
     for _curve, _section in (("P-256", "A.2.5"), ("P-384", "A.2.6")):
-        _add(f"ECDSA {_curve} verifies the RFC 6979 signature", _backend, KAT,
-             _via("signatures", f"RFC 6979 §{_section} ({_curve}, message \"sample\")"),
-             _ecdsa_check(_curve, _backend))
-    _add("RSA-2048 PSS-SHA256 agrees with the library", _backend, CROSS_CHECK,
-         _via("signatures", "cross-check against cryptography with PSS-SHA256, MGF1-SHA256, 32-byte salt "
-                            "(no published vector; PSS is randomised)"),
-         _rsa_pss_cross_check(_backend))
-_add("ML-DSA-44 KeyGen from seed, sign/verify", "cryptography", KAT,
-     _via("signatures", MLDSA44_KEYGEN_SOURCE),
-     _mldsa_check)
+        _add(
+            f"ECDSA {_curve} verifies the RFC 6979 signature",
+            _backend,
+            KAT,
+            _via("signatures", f'RFC 6979 §{_section} ({_curve}, message "sample")'),
+            _ecdsa_check(_curve, _backend),
+        )
+    _add(
+        "RSA-2048 PSS-SHA256 agrees with the library",
+        _backend,
+        CROSS_CHECK,
+        _via(
+            "signatures",
+            "cross-check against cryptography with PSS-SHA256, MGF1-SHA256, 32-byte salt "
+            "(no published vector; PSS is randomised)",
+        ),
+        _rsa_pss_cross_check(_backend),
+    )
+_add(
+    "ML-DSA-44 KeyGen from seed, sign/verify",
+    "cryptography",
+    KAT,
+    _via("signatures", MLDSA44_KEYGEN_SOURCE),
+    _mldsa_check,
+)
 
 
 # ======================================================================================
@@ -496,24 +554,33 @@ def _rsa_oaep_cross_check(backend: str) -> Callable[[], None]:
         library_key, _ = interop_keys()
         oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
         cipher = _create(PkeScheme, "rsa-oaep", backend, {"bits": 2048}).cipher
-        public = library_key.public_key().public_bytes(serialization.Encoding.DER,
-                                                       serialization.PublicFormat.SubjectPublicKeyInfo)
+        public = library_key.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
         block = cipher.encrypt(cipher.load_public(public), _MESSAGE)
-        expect_equal("library OAEP-SHA256 decryption of the adapter's ciphertext",
-                     library_key.decrypt(block, oaep), _MESSAGE)
+        expect_equal(
+            "library OAEP-SHA256 decryption of the adapter's ciphertext", library_key.decrypt(block, oaep), _MESSAGE
+        )
         if backend == "cryptography":  # pycryptodome's private handle is made inside generate()
             theirs = library_key.public_key().encrypt(_MESSAGE, oaep)
-            expect_equal("adapter decryption of the library's ciphertext",
-                         bytes(cipher.decrypt(library_key, theirs)), _MESSAGE)
+            expect_equal(
+                "adapter decryption of the library's ciphertext", bytes(cipher.decrypt(library_key, theirs)), _MESSAGE
+            )
 
     return run
 
 
 for _backend in ("cryptography", "pycryptodome"):
-    _add("RSA-2048 OAEP-SHA256 agrees with the library", _backend, CROSS_CHECK,
-         _via("pke", "cross-check against cryptography with OAEP-SHA256, MGF1-SHA256 "
-                     "(no published vector; OAEP is randomised)"),
-         _rsa_oaep_cross_check(_backend))
+    _add(
+        "RSA-2048 OAEP-SHA256 agrees with the library",
+        _backend,
+        CROSS_CHECK,
+        _via(
+            "pke",
+            "cross-check against cryptography with OAEP-SHA256, MGF1-SHA256 (no published vector; OAEP is randomised)",
+        ),
+        _rsa_oaep_cross_check(_backend),
+    )
 
 
 # ======================================================================================
@@ -530,8 +597,9 @@ def _mlkem_check(level: int, name: str) -> Callable[[], None]:
         vector = vectors.MLKEM[name]
         kem = _create(HybridScheme, "ml-kem", "cryptography", {"level": level}).kem
         private = getattr(mlkem, f"MLKEM{level}PrivateKey").from_seed_bytes(vector.seed)
-        expect_equal("decapsulate (published ciphertext)", kem.decapsulate(private, vector.ciphertext),
-                     vector.shared_secret)
+        expect_equal(
+            "decapsulate (published ciphertext)", kem.decapsulate(private, vector.ciphertext), vector.shared_secret
+        )
         ek = private.public_key().public_bytes_raw()
         expect_equal("H(ek) = SHA3-256(ek)", sha3_256(ek), vector.ek_sha3_256)
         shared, enc = kem.encapsulate(kem.load_public(ek))
@@ -540,7 +608,17 @@ def _mlkem_check(level: int, name: str) -> Callable[[], None]:
     return run
 
 
-_add("ML-KEM-768 KeyGen from seed + Decaps", "cryptography", KAT,
-     _via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-768.txt")), _mlkem_check(768, "ML-KEM-768 unlucky"))
-_add("ML-KEM-1024 KeyGen from seed + Decaps", "cryptography", KAT,
-     _via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-1024.txt")), _mlkem_check(1024, "ML-KEM-1024 unlucky"))
+_add(
+    "ML-KEM-768 KeyGen from seed + Decaps",
+    "cryptography",
+    KAT,
+    _via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-768.txt")),
+    _mlkem_check(768, "ML-KEM-768 unlucky"),
+)
+_add(
+    "ML-KEM-1024 KeyGen from seed + Decaps",
+    "cryptography",
+    KAT,
+    _via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-1024.txt")),
+    _mlkem_check(1024, "ML-KEM-1024 unlucky"),
+)

@@ -155,9 +155,7 @@ def _eddsa_pycryptodome(curve: str, vector: EddsaVector, label: str) -> None:
     private = ECC.construct(curve=curve, seed=vector.secret)
     public = private.public_key()
     expect_equal(f"{label} public key", public.export_key(format="raw"), vector.public)
-    expect_equal(
-        f"{label} signature", eddsa.new(private, "rfc8032").sign(vector.message), vector.signature
-    )
+    expect_equal(f"{label} signature", eddsa.new(private, "rfc8032").sign(vector.message), vector.signature)
     verifier = eddsa.new(public, "rfc8032")
     expect_accepted(
         f"{label}: the published signature",
@@ -201,8 +199,8 @@ def _check_ed448_pycryptodome() -> None:
 # Deterministic ECDSA (RFC 6979)
 # ======================================================================================
 
-_RFC6979_P256 = "RFC 6979 §A.2.5 (P-256, SHA-256, message \"sample\")"
-_RFC6979_P384 = "RFC 6979 §A.2.6 (P-384, SHA-384, message \"sample\")"
+_RFC6979_P256 = 'RFC 6979 §A.2.5 (P-256, SHA-256, message "sample")'
+_RFC6979_P384 = 'RFC 6979 §A.2.6 (P-384, SHA-384, message "sample")'
 
 
 def _ecdsa_cryptography(curve: Any, hash_algorithm: Any, vector: EcdsaVector) -> None:

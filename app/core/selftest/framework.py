@@ -76,8 +76,9 @@ def registrar(checks: list[SelftestCheck]) -> Register:
 
     def register(title: str, backend: str, kind: str, source: str) -> Callable[[CheckFunction], CheckFunction]:
         def decorator(func: CheckFunction) -> CheckFunction:
-            checks.append(SelftestCheck(name=f"{title} [{backend}]", backend=backend, kind=kind,
-                                        source=source, run=func))
+            checks.append(
+                SelftestCheck(name=f"{title} [{backend}]", backend=backend, kind=kind, source=source, run=func)
+            )
             return func
 
         return decorator

@@ -71,6 +71,4 @@ def _check_rsa_textbook_python() -> None:
             with_crt = m2 + (qinv * (m1 - m2) % p) * q
             plain = pow(c, private, n)
             if with_crt != plain or pow(plain, exponent, n) != c:
-                raise SelftestMismatch(
-                    f"e = {exponent}, C = {c}: CRT decryption {with_crt}, plain decryption {plain}"
-                )
+                raise SelftestMismatch(f"e = {exponent}, C = {c}: CRT decryption {with_crt}, plain decryption {plain}")

@@ -128,8 +128,7 @@ def _check_mlkem768_kat() -> None:
     "ML-KEM-768 implicit rejection (strcmp trap)",
     CRYPTOGRAPHY,
     KAT,
-    "Wycheproof testvectors_v1/mlkem_768_test.json tcId 1 (C2SP CCTV strcmp vector; FIPS 203 "
-    "Algorithm 18)",
+    "Wycheproof testvectors_v1/mlkem_768_test.json tcId 1 (C2SP CCTV strcmp vector; FIPS 203 Algorithm 18)",
 )
 def _check_mlkem768_strcmp_kat() -> None:
     from cryptography.hazmat.primitives.asymmetric import mlkem
@@ -137,9 +136,7 @@ def _check_mlkem768_strcmp_kat() -> None:
     _mlkem_kat(mlkem.MLKEM768PrivateKey, "ML-KEM-768 strcmp")
 
 
-@_register(
-    "ML-KEM-1024 KeyGen + Decaps", CRYPTOGRAPHY, KAT, CCTV_UNLUCKY.format(file="ML-KEM-1024.txt")
-)
+@_register("ML-KEM-1024 KeyGen + Decaps", CRYPTOGRAPHY, KAT, CCTV_UNLUCKY.format(file="ML-KEM-1024.txt"))
 def _check_mlkem1024_kat() -> None:
     from cryptography.hazmat.primitives.asymmetric import mlkem
 

@@ -31,8 +31,7 @@ CHECKS: list[SelftestCheck] = []
 _register = registrar(CHECKS)
 
 _PKCS1_SOURCE = (
-    "PKCS #1 v2.1 test vectors (RSA Laboratories pkcs-1v2-1-vec, {file}), Example 1.1; "
-    "algorithms as in RFC 8017"
+    "PKCS #1 v2.1 test vectors (RSA Laboratories pkcs-1v2-1-vec, {file}), Example 1.1; algorithms as in RFC 8017"
 )
 
 # ======================================================================================
@@ -217,9 +216,7 @@ def _rsa_pss_ops() -> dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes,
         ),
         PYCRYPTODOME: (
             lambda m: pss.new(pycryptodome_key, salt_bytes=32).sign(SHA256.new(m)),
-            lambda s, m: pss.new(pycryptodome_key.public_key(), salt_bytes=32).verify(
-                SHA256.new(m), s
-            ),
+            lambda s, m: pss.new(pycryptodome_key.public_key(), salt_bytes=32).verify(SHA256.new(m), s),
         ),
     }
 
@@ -240,9 +237,7 @@ def _rsa_oaep_interop(backend: str) -> None:
     expect_equal(f"ciphertext decrypted by {other}", other_decrypt(ciphertext), message)
     expect_equal(f"{other}'s ciphertext decrypted", decrypt(other_encrypt(message)), message)
     expect(encrypt(message) != ciphertext, "two OAEP encryptions of one message are identical")
-    expect_rejected(
-        "a ciphertext with one flipped bit", lambda: decrypt(flip_last_bit(ciphertext)), ValueError
-    )
+    expect_rejected("a ciphertext with one flipped bit", lambda: decrypt(flip_last_bit(ciphertext)), ValueError)
 
 
 def _rsa_pss_interop(backend: str) -> None:

@@ -123,8 +123,7 @@ class ServerHandshake:
                 first = "first frame" if self.expecting is FrameType.HELLO else "frame after CHALLENGE"
                 raise AuthenticationFailed(f"{first} was {header.frame_type.name}, not {self.expecting.name}")
             if header.length != NONCE_BYTES:
-                raise AuthenticationFailed(f"{header.frame_type.name} of {header.length} bytes, "
-                                           f"expected {NONCE_BYTES}")
+                raise AuthenticationFailed(f"{header.frame_type.name} of {header.length} bytes, expected {NONCE_BYTES}")
             self._length = header.length
             self._buffer.clear()
             return b""
@@ -192,33 +191,44 @@ def authenticate_server(sock: socket.socket, reader: FrameReader, token: bytes, 
     try:
         server_nonce = bytes(reader.expect(FrameType.CHALLENGE, limit=NONCE_BYTES))
     except PeerError:
-        raise ServerNotAuthenticated(f"{where} answered with an ERROR instead of a challenge "
-                                     "(text not shown: it has not proven it holds the token)") from None
+        raise ServerNotAuthenticated(
+            f"{where} answered with an ERROR instead of a challenge "
+            "(text not shown: it has not proven it holds the token)"
+        ) from None
     except (BadMagic, UnsupportedVersion, UnknownFrameType, UnexpectedFrame, FrameTooLarge) as exc:
-        raise ServerNotAuthenticated(f"{where} is not a CryptoBench session receiver of this version "
-                                     f"({type(exc).__name__}: {exc})") from None
+        raise ServerNotAuthenticated(
+            f"{where} is not a CryptoBench session receiver of this version ({type(exc).__name__}: {exc})"
+        ) from None
     except (ConnectionClosed, TruncatedFrame):
-        raise ServerNotAuthenticated(f"{where} closed the connection instead of sending a challenge "
-                                     "(not a CryptoBench serve of this version?)") from None
+        raise ServerNotAuthenticated(
+            f"{where} closed the connection instead of sending a challenge (not a CryptoBench serve of this version?)"
+        ) from None
     except PeerTimeout:
-        raise ServerNotAuthenticated(f"{where} sent no challenge within {reader.idle_timeout:g} s "
-                                     "(not a CryptoBench serve?)") from None
+        raise ServerNotAuthenticated(
+            f"{where} sent no challenge within {reader.idle_timeout:g} s (not a CryptoBench serve?)"
+        ) from None
     if len(server_nonce) != NONCE_BYTES:
         raise ServerNotAuthenticated(f"{where} sent a {len(server_nonce)}-byte challenge, expected {NONCE_BYTES}")
     send_frame(sock, FrameType.PROOF, [client_proof(token, client_nonce, server_nonce)])
     try:
         proof = bytes(reader.expect(FrameType.WELCOME, limit=PROOF_BYTES))
     except (ConnectionClosed, TruncatedFrame):
-        raise TokenRefused(f"{where} closed the connection after our proof: it holds a different token "
-                           "(both ends must use the same token file)") from None
+        raise TokenRefused(
+            f"{where} closed the connection after our proof: it holds a different token "
+            "(both ends must use the same token file)"
+        ) from None
     except PeerError:
-        raise ServerNotAuthenticated(f"{where} answered our proof with an ERROR "
-                                     "(text not shown: it has not proven it holds the token)") from None
+        raise ServerNotAuthenticated(
+            f"{where} answered our proof with an ERROR (text not shown: it has not proven it holds the token)"
+        ) from None
     except (UnexpectedFrame, FrameTooLarge, BadMagic, UnsupportedVersion, UnknownFrameType) as exc:
-        raise ServerNotAuthenticated(f"{where} did not prove it holds the token "
-                                     f"({type(exc).__name__}: {exc})") from None
+        raise ServerNotAuthenticated(
+            f"{where} did not prove it holds the token ({type(exc).__name__}: {exc})"
+        ) from None
     except PeerTimeout:
         raise ServerNotAuthenticated(f"{where} sent no proof within {reader.idle_timeout:g} s") from None
     if not hmac.compare_digest(proof, server_proof(token, client_nonce, server_nonce)):
-        raise ServerNotAuthenticated(f"{where} did not prove it holds the token (wrong proof): "
-                                     "not our CryptoBench serve, or a different token file")
+        raise ServerNotAuthenticated(
+            f"{where} did not prove it holds the token (wrong proof): "
+            "not our CryptoBench serve, or a different token file"
+        )

@@ -51,8 +51,11 @@ MAX_RETRY_MS = 60_000
 MAX_KERNEL_RTT_S = (2**32 - 1) / 1e6
 #: TCP_INFO counts over one size: u32 counters give differences below 2**32; bytes are
 #: bounded as any reported byte count; TCP's MSS option is 16 bits.
-_TCP_COUNT_LIMITS = dict.fromkeys(TCP_INFO_COUNTS, 2 ** 32 - 1) | {
-    "bytes_acked": MAX_REPORTED_BYTES, "bytes_received": MAX_REPORTED_BYTES, "mss_bytes": 2**16 - 1}
+_TCP_COUNT_LIMITS = dict.fromkeys(TCP_INFO_COUNTS, 2**32 - 1) | {
+    "bytes_acked": MAX_REPORTED_BYTES,
+    "bytes_received": MAX_REPORTED_BYTES,
+    "mss_bytes": 2**16 - 1,
+}
 #: Clocks of two machines drift apart by a few ppm; this slack covers that and
 #: the granularity of the receiver's monotonic clock.
 CLOCK_SLACK = 1.01
@@ -169,7 +172,7 @@ def decode_ack(body: memoryview | bytes) -> tuple[int, Verdict, str]:
     except ValueError:
         raise MalformedBody(f"unknown verdict {verdict}") from None
     # The reason is the peer's text: escaped (no terminal control) and shortened here, once.
-    reason = escape_control(bytes(body[ACK.size:]).decode("utf-8", "replace"), PEER_TEXT_LIMIT)
+    reason = escape_control(bytes(body[ACK.size :]).decode("utf-8", "replace"), PEER_TEXT_LIMIT)
     return value, kind, reason
 
 
@@ -191,15 +194,17 @@ def decode_json(body: memoryview | bytes, what: str) -> dict[str, Any]:
 def check_within(what: str, value_ns: int, round_trip_ns: int) -> int:
     """A receiver's time for work inside a round trip the sender measured: at most that round trip."""
     if value_ns > round_trip_ns * CLOCK_SLACK + CLOCK_SLACK_SECONDS * 1e9:
-        raise PeerLied(f"receiver reported {what} = {value_ns} ns, longer than the {round_trip_ns} ns "
-                       "round trip that contains it")
+        raise PeerLied(
+            f"receiver reported {what} = {value_ns} ns, longer than the {round_trip_ns} ns round trip that contains it"
+        )
     return value_ns
 
 
 def check_bytes(what: str, value: int) -> int:
     if value > MAX_REPORTED_BYTES:
-        raise PeerLied(f"receiver reported {what} = {value} bytes, more than any machine has "
-                       f"(limit {MAX_REPORTED_BYTES})")
+        raise PeerLied(
+            f"receiver reported {what} = {value} bytes, more than any machine has (limit {MAX_REPORTED_BYTES})"
+        )
     return value
 
 
@@ -223,11 +228,11 @@ def parse_resources(body: memoryview | bytes, elapsed: float) -> dict[str, float
     percent = _number(report, "cpu_percent_mean", what)
     rss = _number(report, "rss_bytes", what)
     if wall > elapsed * CLOCK_SLACK + CLOCK_SLACK_SECONDS:
-        raise PeerLied(f"{what} wall_seconds = {wall!r} is longer than the {elapsed:.6f} s the sender "
-                       "measured around it")
+        raise PeerLied(
+            f"{what} wall_seconds = {wall!r} is longer than the {elapsed:.6f} s the sender measured around it"
+        )
     if cpu > wall * MAX_RECEIVER_CPUS + CLOCK_SLACK_SECONDS:
-        raise PeerLied(f"{what} cpu_seconds = {cpu!r} is more than {MAX_RECEIVER_CPUS} CPUs can use "
-                       f"in {wall!r} s")
+        raise PeerLied(f"{what} cpu_seconds = {cpu!r} is more than {MAX_RECEIVER_CPUS} CPUs can use in {wall!r} s")
     if percent > 100.0 * MAX_RECEIVER_CPUS:
         raise PeerLied(f"{what} cpu_percent_mean = {percent!r} is more than {MAX_RECEIVER_CPUS} CPUs")
     if rss > MAX_REPORTED_BYTES or rss != int(rss):
@@ -255,8 +260,7 @@ def parse_tcp_info(report: dict[str, Any], exchanges: int, sender: TcpInfo | Non
     for key in ("smoothed_rtt_s", "rtt_var_s"):
         rtt[key] = None if block.get(key) is None else _number(block, key, what)
         if (rtt[key] or 0) > MAX_KERNEL_RTT_S:
-            raise PeerLied(f"{what} {key} = {block[key]!r} is longer than the kernel can hold "
-                           f"({MAX_KERNEL_RTT_S:g} s)")
+            raise PeerLied(f"{what} {key} = {block[key]!r} is longer than the kernel can hold ({MAX_KERNEL_RTT_S:g} s)")
     counts: dict[str, int | None] = {}
     for key, limit in _TCP_COUNT_LIMITS.items():
         value = block.get(key)
@@ -266,15 +270,20 @@ def parse_tcp_info(report: dict[str, Any], exchanges: int, sender: TcpInfo | Non
         if type(value) is not int or not 0 <= value <= limit:
             raise PeerLied(f"{what} {key} = {escape_control(repr(value), 80)} is not a count 0..{limit}")
         counts[key] = value
-    for part, whole in (("retransmits_total", "segments_out"), ("data_segments_out", "segments_out"),
-                        ("data_segments_in", "segments_in")):
+    for part, whole in (
+        ("retransmits_total", "segments_out"),
+        ("data_segments_out", "segments_out"),
+        ("data_segments_in", "segments_in"),
+    ):
         some, of = counts[part], counts[whole]
         if some is not None and of is not None and some > of:
             raise PeerLied(f"{what} {part} = {some} is more than its {whole} = {of}")
     received, acked = counts["bytes_received"], sender.bytes_acked if sender is not None else None
     if received is not None and acked is not None and received > acked:
-        raise PeerLied(f"{what} bytes_received = {received} is more than the {acked} bytes the sender's kernel "
-                       "saw acknowledged meanwhile")
+        raise PeerLied(
+            f"{what} bytes_received = {received} is more than the {acked} bytes the sender's kernel "
+            "saw acknowledged meanwhile"
+        )
     counts["exchanges"] = exchanges
     return TcpInfo.of(rtt["smoothed_rtt_s"], rtt["rtt_var_s"], counts)
 

@@ -76,8 +76,9 @@ class ReceiverLimits:
 class ReceiverSession:
     """Serves one connection. `serve()` returns the job on a clean BYE, else raises."""
 
-    def __init__(self, sock: socket.socket, token: bytes, limits: ReceiverLimits = ReceiverLimits(),
-                 log: Log | None = None) -> None:
+    def __init__(
+        self, sock: socket.socket, token: bytes, limits: ReceiverLimits = ReceiverLimits(), log: Log | None = None
+    ) -> None:
         self.sock = sock
         self.token = token
         self.limits = limits
@@ -111,8 +112,9 @@ class ReceiverSession:
         self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
         # The job's frames: this reader alone reads the connection from now on, so it may
         # read ahead (header and body of a small frame in one receive).
-        return FrameReader(self.sock, capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate,
-                           read_ahead=True)
+        return FrameReader(
+            self.sock, capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate, read_ahead=True
+        )
 
     def serve(self) -> JobDescription:
         tune(self.sock)
@@ -175,8 +177,9 @@ class ReceiverSession:
             self.receiver.handshake(message)
         except SchemeError as exc:
             elapsed = clock() - start
-            send_frame(self.sock, FrameType.HANDSHAKE_OK,
-                       encode_ack(elapsed, Verdict.REJECTED, f"{type(exc).__name__}: {exc}"))
+            send_frame(
+                self.sock, FrameType.HANDSHAKE_OK, encode_ack(elapsed, Verdict.REJECTED, f"{type(exc).__name__}: {exc}")
+            )
             return
         elapsed = clock() - start
         self.handshaken = True
@@ -234,8 +237,12 @@ class ReceiverSession:
         over the size (used by every session: no other process can read it)."""
         wall = max(1e-9, time.monotonic() - self._wall_start)
         cpu = sum(self._process.cpu_times()[:2]) - self._cpu_start
-        summary: dict[str, object] = {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": 100.0 * cpu / wall,
-                                      "rss_bytes": self._process.memory_info().rss}
+        summary: dict[str, object] = {
+            "cpu_seconds": cpu,
+            "wall_seconds": wall,
+            "cpu_percent_mean": 100.0 * cpu / wall,
+            "rss_bytes": self._process.memory_info().rss,
+        }
         if self._tcp_start is not None:  # and what this end's kernel saw meanwhile (TCP_INFO)
             summary["tcp_info"] = tcpinfo.window(self._tcp_start, tcpinfo.read(self.sock)).to_dict()
         send_frame(self.sock, FrameType.SIZE_END_OK, [json.dumps(summary).encode()])
@@ -283,8 +290,9 @@ def receiver_main(conn: Connection, plan: ReceiverPlan) -> None:
     `PeerDropped` line, and the receiver keeps waiting for the right one, until
     `accept_timeout`.
     """
-    child_entry(conn, lambda emit: serve_one_sender(plan, emit),
-                describe=lambda exc: f"receiver: {type(exc).__name__}: {exc}")
+    child_entry(
+        conn, lambda emit: serve_one_sender(plan, emit), describe=lambda exc: f"receiver: {type(exc).__name__}: {exc}"
+    )
 
 
 def serve_one_sender(plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]) -> None:
@@ -300,8 +308,9 @@ def serve_one_sender(plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]
         emit(_serve_until_done(server, plan, emit))
 
 
-def _serve_until_done(server: socket.socket, plan: ReceiverPlan,
-                      emit: Callable[[ReceiverMessage], None]) -> ReceiverDone | ChildFailed:
+def _serve_until_done(
+    server: socket.socket, plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]
+) -> ReceiverDone | ChildFailed:
     deadline = time.monotonic() + plan.accept_timeout
     while time.monotonic() < deadline:
         server.settimeout(max(0.01, deadline - time.monotonic()))

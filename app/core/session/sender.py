@@ -146,8 +146,9 @@ class SenderSession:
         per_size = self.floor_samples + job.samples + job.tamper
         # At most one progress event per flush interval: each costs a pickle and a
         # pipe write, time the sender would otherwise spend between samples.
-        self.progress = ProgressCounter(emit, plan.first_index, job.keygen_samples + per_size * len(job.message_sizes),
-                                        min_interval=FLUSH_INTERVAL)
+        self.progress = ProgressCounter(
+            emit, plan.first_index, job.keygen_samples + per_size * len(job.message_sizes), min_interval=FLUSH_INTERVAL
+        )
 
     # --- helpers --------------------------------------------------------------------
 
@@ -170,12 +171,16 @@ class SenderSession:
         authenticate_server(self.sock, self.reader, self.peer.token, self.peer.address)
         # From here on this reader alone reads the connection: it may read ahead, which
         # saves a receive per frame (header and body in one) on every round trip.
-        self.reader = FrameReader(self.sock, MAX_CONTROL_FRAME, idle_timeout=self.reader.idle_timeout,
-                                  read_ahead=True)
+        self.reader = FrameReader(self.sock, MAX_CONTROL_FRAME, idle_timeout=self.reader.idle_timeout, read_ahead=True)
         self.wait_until_ready()
         job = self.job
-        description = JobDescription(scheme=job.scheme, backend=job.backend, params=job.params,
-                                     message_sizes=job.message_sizes, tcp_nodelay=job.tcp_nodelay)
+        description = JobDescription(
+            scheme=job.scheme,
+            backend=job.backend,
+            params=job.params,
+            message_sizes=job.message_sizes,
+            tcp_nodelay=job.tcp_nodelay,
+        )
         accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
         capacity = accepted.get("capacity")
         if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:
@@ -199,8 +204,9 @@ class SenderSession:
                 raise UnexpectedFrame(f"expected READY, QUEUED or BUSY, got {kind.name}")
             ahead = decode_u32(body, "QUEUED", 1, MAX_QUEUE_POSITION)
             if time.monotonic() > deadline:
-                raise SessionFailed(f"still queued behind {ahead} job(s) after {self.peer.queue_timeout:g} s; "
-                                    "the server is busy")
+                raise SessionFailed(
+                    f"still queued behind {ahead} job(s) after {self.peer.queue_timeout:g} s; the server is busy"
+                )
 
     def handshakes(self) -> tuple[Sender, dict[str, RawMetric], dict[str, int]]:
         """`keygen_samples` rounds of setup + handshake; the last round's keys carry the messages."""
@@ -216,7 +222,7 @@ class SenderSession:
                 raise MalformedBody("PUBLIC frame shorter than its keygen time")
             (keygen_ns,) = U64.unpack_from(body)
             check_within("keygen time", keygen_ns, setup_rtt_ns)
-            public = bytes(body[U64.size:])
+            public = bytes(body[U64.size :])
             sender = self.scheme.new_sender()
             start = clock()
             message = sender.handshake(public)
@@ -228,8 +234,11 @@ class SenderSession:
             if verdict is not Verdict.OK:
                 raise SessionFailed(f"receiver rejected the handshake: {reason}")
             check_within("handshake time", receiver_ns, rtt_ns)
-            wire = {"public_material": len(public), "handshake": len(message),
-                    "handshake_frames": 4 * HEADER_SIZE + U64.size + len(public) + len(message) + ACK.size}
+            wire = {
+                "public_material": len(public),
+                "handshake": len(message),
+                "handshake_frames": 4 * HEADER_SIZE + U64.size + len(public) + len(message) + ACK.size,
+            }
             values = {"handshake_receiver": receiver_ns, "handshake_rtt": rtt_ns}
             if self.family in KEYGEN_ON_SENDER:
                 values["keygen"] = handshake_ns  # the signer's key pair is made in its handshake
@@ -240,8 +249,9 @@ class SenderSession:
         assert sender is not None
         return sender, {name: raw for name, raw in rounds.flush().items() if raw.samples}, wire
 
-    def measure_size(self, index: int, size: int, sender: Sender, shared: dict[str, RawMetric],
-                     shared_wire: dict[str, int]) -> SizeMeasured:
+    def measure_size(
+        self, index: int, size: int, sender: Sender, shared: dict[str, RawMetric], shared_wire: dict[str, int]
+    ) -> SizeMeasured:
         job = self.job
         seed = os.urandom(SEED_BYTES)
         plaintext = plaintext_for(seed, size)
@@ -254,10 +264,14 @@ class SenderSession:
         sample = sender.seal(plaintext)
         payload_len = sum(len(p) for p in sample)
         result.wire_bytes = dict(shared_wire)
-        result.wire_bytes.update({
-            "payload": payload_len, "overhead": payload_len - size, "frame": HEADER_SIZE + payload_len,
-            "ack_frame": HEADER_SIZE + ACK.size,
-        })
+        result.wire_bytes.update(
+            {
+                "payload": payload_len,
+                "overhead": payload_len - size,
+                "frame": HEADER_SIZE + payload_len,
+                "ack_frame": HEADER_SIZE + ACK.size,
+            }
+        )
 
         # The floor: the same bytes, the same frames, nothing sealed or opened.
         floor = self._rounds(["floor_rtt"], job.warmup)
@@ -286,8 +300,14 @@ class SenderSession:
                 raise ValidationFailed(f"the receiver could not open a genuine message ({verdict.name}): {reason}")
             check_within("open time", receiver_ns, done - sealed)
             result.checked += 1
-            messages.record({"compute": (sealed - start) / 1e9, "rtt": (done - sealed) / 1e9,
-                             "receiver": receiver_ns / 1e9, "network": (done - sealed - receiver_ns) / 1e9})
+            messages.record(
+                {
+                    "compute": (sealed - start) / 1e9,
+                    "rtt": (done - sealed) / 1e9,
+                    "receiver": receiver_ns / 1e9,
+                    "network": (done - sealed - receiver_ns) / 1e9,
+                }
+            )
             self._pause()
         result.metrics.update(messages.flush())
 
@@ -313,6 +333,7 @@ class SenderSession:
 
     def _tamper(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
         """Send payloads with one bit flipped where the scheme must notice; count rejections."""
+
         def deliver(parts: Parts, offset: int) -> str | None:
             send_frame(self.sock, FrameType.TAMPER, tampered(parts, offset))
             _, verdict, reason = decode_ack(self.reader.expect(FrameType.ACK))
@@ -324,8 +345,15 @@ class SenderSession:
                 return "tampered payload was ACCEPTED (opened to other bytes)"
             return "tampered payload was ACCEPTED"
 
-        check_tampering(self.scheme, self.job.tamper, len(plaintext), result, lambda: sender.seal(plaintext),
-                        deliver, self.progress.advance)
+        check_tampering(
+            self.scheme,
+            self.job.tamper,
+            len(plaintext),
+            result,
+            lambda: sender.seal(plaintext),
+            deliver,
+            self.progress.advance,
+        )
 
     def _trace(self, result: SizeMeasured, sender: Sender, plaintext: bytes) -> None:
         """Peak Python-heap allocation of one seal here and one open there, untimed."""
@@ -402,7 +430,8 @@ def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] =
                 wait = min(max(busy.retry_after, 0.05) * 2 ** min(attempt, 5), 30.0)
                 wait *= 1 + random.random() / 4
         if time.monotonic() + wait > deadline:
-            raise SessionFailed(f"the server at {peer.address} stayed busy for "
-                                f"{peer.queue_timeout:g} s (its queue was full)")
+            raise SessionFailed(
+                f"the server at {peer.address} stayed busy for {peer.queue_timeout:g} s (its queue was full)"
+            )
         attempt += 1
         sleep(wait)

@@ -107,14 +107,17 @@ def load_token(path: Path) -> bytes:
         raise TokenFileError(f"{path}: not a regular file, so not a token file")
     if os.name == "posix" and info.st_mode & 0o077:
         mode = stat.S_IMODE(info.st_mode)
-        raise TokenFileError(f"{path}: other users can access this token file (mode {mode:04o}); "
-                             f"run `chmod 600 {path}`")
+        raise TokenFileError(
+            f"{path}: other users can access this token file (mode {mode:04o}); run `chmod 600 {path}`"
+        )
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_TOKEN_FILE_BYTES + 1)
         if len(raw) > MAX_TOKEN_FILE_BYTES:
-            raise TokenFileError(f"{path}: larger than {MAX_TOKEN_FILE_BYTES} bytes: not a token file "
-                                 f"(expected {2 * TOKEN_BYTES} hex characters)")
+            raise TokenFileError(
+                f"{path}: larger than {MAX_TOKEN_FILE_BYTES} bytes: not a token file "
+                f"(expected {2 * TOKEN_BYTES} hex characters)"
+            )
         text = raw.decode("ascii")
     except UnicodeDecodeError:
         raise TokenFileError(f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters)") from None
@@ -126,8 +129,9 @@ def load_token(path: Path) -> bytes:
     except ValueError:
         token = b""
     if len(token) != TOKEN_BYTES:
-        raise TokenFileError(f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters, "
-                             f"got {len(value)} characters)")
+        raise TokenFileError(
+            f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters, got {len(value)} characters)"
+        )
     return token
 
 
@@ -142,6 +146,7 @@ def _never_raising(log: Log | None) -> Log:
             log(text)
         except Exception:  # noqa: BLE001, S110 - losing a log line is the lesser harm
             pass
+
     return safe
 
 
@@ -178,10 +183,19 @@ class Server:
     Timeouts and sizes are injectable so that tests need not wait the real ones.
     """
 
-    def __init__(self, token: bytes, bind: str = "127.0.0.1", port: int = DEFAULT_PORT,
-                 limits: ReceiverLimits = SERVER_LIMITS,
-                 log: Log | None = None, *, max_queue: int = MAX_QUEUE, max_pending: int = MAX_PENDING,
-                 keepalive: float = KEEPALIVE_SECONDS, busy_retry: float = BUSY_RETRY_SECONDS) -> None:
+    def __init__(
+        self,
+        token: bytes,
+        bind: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        limits: ReceiverLimits = SERVER_LIMITS,
+        log: Log | None = None,
+        *,
+        max_queue: int = MAX_QUEUE,
+        max_pending: int = MAX_PENDING,
+        keepalive: float = KEEPALIVE_SECONDS,
+        busy_retry: float = BUSY_RETRY_SECONDS,
+    ) -> None:
         if len(token) != TOKEN_BYTES:
             raise ValueError(f"a token is {TOKEN_BYTES} bytes")
         self.token = token
@@ -212,8 +226,7 @@ class Server:
 
     def serve_forever(self, stop: threading.Event | None = None, max_connections: int | None = None) -> None:
         stop = stop or threading.Event()
-        gatekeeper = threading.Thread(target=self._gatekeeper, args=(stop,), name="cryptobench-gatekeeper",
-                                      daemon=True)
+        gatekeeper = threading.Thread(target=self._gatekeeper, args=(stop,), name="cryptobench-gatekeeper", daemon=True)
         gatekeeper.start()
         try:
             while not stop.is_set() and (max_connections is None or self.handled < max_connections):
@@ -337,8 +350,9 @@ class Server:
         selector.register(sock, selectors.EVENT_READ)
         return True
 
-    def _advance(self, selector: selectors.BaseSelector, pending: dict[socket.socket, _Pending],
-                 item: _Pending) -> None:
+    def _advance(
+        self, selector: selectors.BaseSelector, pending: dict[socket.socket, _Pending], item: _Pending
+    ) -> None:
         try:
             try:
                 data = item.sock.recv(item.handshake.wanted())
@@ -374,8 +388,13 @@ class Server:
         if sent != len(data):
             raise TruncatedFrame("peer stopped reading")
 
-    def _drop(self, selector: selectors.BaseSelector, pending: dict[socket.socket, _Pending], item: _Pending,
-              exc: BaseException) -> None:
+    def _drop(
+        self,
+        selector: selectors.BaseSelector,
+        pending: dict[socket.socket, _Pending],
+        item: _Pending,
+        exc: BaseException,
+    ) -> None:
         selector.unregister(item.sock)
         del pending[item.sock]
         item.sock.close()
@@ -396,8 +415,9 @@ class Server:
                 sock.close()
                 self.turned_away += 1
                 self._lock.notify_all()
-                self.log(f"{peer}: busy, {len(self._queue)} clients already waiting; told to retry in "
-                         f"{self.busy_retry:g} s")
+                self.log(
+                    f"{peer}: busy, {len(self._queue)} clients already waiting; told to retry in {self.busy_retry:g} s"
+                )
                 return
             if ahead:
                 try:

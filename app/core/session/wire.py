@@ -200,8 +200,15 @@ class FrameReader:
             sending a body.
     """
 
-    def __init__(self, stream: Stream, capacity: int, *, idle_timeout: float = 30.0,
-                 min_rate: float = 1_000_000.0, read_ahead: bool = False) -> None:
+    def __init__(
+        self,
+        stream: Stream,
+        capacity: int,
+        *,
+        idle_timeout: float = 30.0,
+        min_rate: float = 1_000_000.0,
+        read_ahead: bool = False,
+    ) -> None:
         if capacity > HARD_MAX_FRAME:
             raise ValueError(f"frame capacity {capacity} exceeds the hard cap {HARD_MAX_FRAME}")
         self.stream = stream
@@ -289,7 +296,7 @@ class FrameReader:
         buffer = self._ahead
         if self._start + need > len(buffer):  # move what is left to the front
             left = self._end - self._start
-            buffer[:left] = buffer[self._start:self._end]
+            buffer[:left] = buffer[self._start : self._end]
             self._start, self._end = 0, left
         first = self._end - self._start
         while self._end - self._start < need:
@@ -303,7 +310,7 @@ class FrameReader:
                 self._arm(min(remaining, self.idle_timeout))
             wanted = min(len(buffer) - self._end, max(need - got, READ_AHEAD))
             try:
-                n = self.stream.recv_into(buffer[self._end:], wanted)
+                n = self.stream.recv_into(buffer[self._end :], wanted)
             except (TimeoutError, BlockingIOError, ConnectionResetError) as exc:
                 raise self._failure(exc, got, need, at_boundary) from None
             if n == 0:
@@ -335,21 +342,24 @@ class FrameReader:
         frame_type = _FRAME_TYPES.get(kind)
         if magic != MAGIC or version != VERSION or frame_type is None or length > limit:
             # The header is checked before any body byte is awaited or any buffer sized.
-            decode_header(buffer[start - HEADER_SIZE:start], limit)  # raises the precise error
+            decode_header(buffer[start - HEADER_SIZE : start], limit)  # raises the precise error
             raise AssertionError("unreachable")
         if length <= MAX_CONTROL_FRAME:
             if self._end - start < length:
-                self._buffer(length, time.monotonic() + frame_deadline(length, self.idle_timeout, self.min_rate),
-                             at_boundary=False)
+                self._buffer(
+                    length,
+                    time.monotonic() + frame_deadline(length, self.idle_timeout, self.min_rate),
+                    at_boundary=False,
+                )
                 start = self._start
-            view = buffer[start:start + length]
+            view = buffer[start : start + length]
             self._start = start + length
         else:  # a large body: what came with the header, then the rest straight into place
             if self._large is None:
                 self._large = memoryview(bytearray(self.capacity))
             view = self._large[:length]
             have = min(self._end - start, length)
-            view[:have] = buffer[start:start + have]
+            view[:have] = buffer[start : start + have]
             self._start = start + have
             if have < length:
                 deadline = time.monotonic() + frame_deadline(length, self.idle_timeout, self.min_rate)
@@ -358,8 +368,7 @@ class FrameReader:
             self._start = self._end = 0
         self.bytes_received += length
         if frame_type is _ERROR:
-            raise PeerError("peer reported: " + escape_control(bytes(view).decode("utf-8", "replace"),
-                                                               PEER_TEXT_LIMIT))
+            raise PeerError("peer reported: " + escape_control(bytes(view).decode("utf-8", "replace"), PEER_TEXT_LIMIT))
         return frame_type, view
 
     def read(self, limit: int | None = None) -> tuple[FrameType, memoryview]:
@@ -388,8 +397,7 @@ class FrameReader:
             self._fill(view, deadline, at_boundary=False)
         if frame_type is _ERROR:
             # The peer chose this text: shown escaped (no terminal control) and shortened.
-            raise PeerError("peer reported: " + escape_control(bytes(view).decode("utf-8", "replace"),
-                                                               PEER_TEXT_LIMIT))
+            raise PeerError("peer reported: " + escape_control(bytes(view).decode("utf-8", "replace"), PEER_TEXT_LIMIT))
         return frame_type, view
 
     def expect(self, *types: FrameType, limit: int | None = None) -> memoryview:
@@ -401,8 +409,11 @@ class FrameReader:
         return body
 
 
-def send_frame(sock: socket.socket, frame_type: FrameType, parts: Sequence[bytes | bytearray | memoryview] = (),
-               ) -> int:
+def send_frame(
+    sock: socket.socket,
+    frame_type: FrameType,
+    parts: Sequence[bytes | bytearray | memoryview] = (),
+) -> int:
     """Send one frame made of `parts`; returns bytes on the wire.
 
     A frame of byte strings up to SMALL_FRAME bytes (every control frame, acknowledgement

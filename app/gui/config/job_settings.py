@@ -42,11 +42,29 @@ from app.gui.config.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
 #: The settings a job carries besides scheme, backend and parameters.
-SETTING_KEYS = ("mode", "message_sizes", "samples", "warmup", "keygen_samples", "pause_ms", "tamper", "label",
-                "tcp_nodelay", "link", "links", "placement", *LOAD_KEYS)
+SETTING_KEYS = (
+    "mode",
+    "message_sizes",
+    "samples",
+    "warmup",
+    "keygen_samples",
+    "pause_ms",
+    "tamper",
+    "label",
+    "tcp_nodelay",
+    "link",
+    "links",
+    "placement",
+    *LOAD_KEYS,
+)
 #: Spin-box fields: (name, label).
-_NUMBERS = (("samples", "Samples"), ("warmup", "Warm-up"), ("keygen_samples", "Key generations"),
-            ("pause_ms", "Pause between samples"), ("tamper", "Tampered payloads"))
+_NUMBERS = (
+    ("samples", "Samples"),
+    ("warmup", "Warm-up"),
+    ("keygen_samples", "Key generations"),
+    ("pause_ms", "Pause between samples"),
+    ("tamper", "Tampered payloads"),
+)
 #: Their names, in the order a saved profile lists them.
 NUMBER_KEYS = tuple(name for name, _ in _NUMBERS)
 #: The spin boxes a load job does not use (tamper it does: tampered requests must be refused).
@@ -134,8 +152,11 @@ class JobSettingsEditor(QGroupBox):
             self.numbers[name] = spin
             form.addRow(label, spin)
         self.samples, self.warmup = self.numbers["samples"], self.numbers["warmup"]
-        self.keygen_samples, self.pause, self.tamper = (self.numbers["keygen_samples"], self.numbers["pause_ms"],
-                                                        self.numbers["tamper"])
+        self.keygen_samples, self.pause, self.tamper = (
+            self.numbers["keygen_samples"],
+            self.numbers["pause_ms"],
+            self.numbers["tamper"],
+        )
         self.mode = QComboBox()
         for mode in Mode:
             self.mode.addItem(mode.label, mode)  # Qt keeps the data as the plain string
@@ -145,8 +166,10 @@ class JobSettingsEditor(QGroupBox):
         for policy in PlacementPolicy:
             # A job without a setting runs with the default, shown as chosen (README, "CPU placement").
             self.placement.addItem(policy.label, policy)
-        self.placement.setToolTip("Which CPUs each job's processes may run on: all on one CPU, sender and "
-                                  "receiver on different CPUs, or wherever the scheduler puts them")
+        self.placement.setToolTip(
+            "Which CPUs each job's processes may run on: all on one CPU, sender and "
+            "receiver on different CPUs, or wherever the scheduler puts them"
+        )
         self.placement.currentIndexChanged.connect(self._placement_changed)
         form.addRow("CPU placement", self.placement)
         self.link = LinkEditor()
@@ -196,8 +219,9 @@ class JobSettingsEditor(QGroupBox):
             if not same and mixed_index < 0:
                 self.mode.insertItem(0, MIXED, None)
             self.mode.setCurrentIndex(self.mode.findData(mode))
-            same, policy = shared([entry.settings.get("placement") or default_placement(entry.settings["mode"])
-                                   for entry in shown])
+            same, policy = shared(
+                [entry.settings.get("placement") or default_placement(entry.settings["mode"]) for entry in shown]
+            )
             mixed_index = self.placement.findData(None)
             if same and mixed_index >= 0:
                 self.placement.removeItem(mixed_index)
@@ -208,12 +232,18 @@ class JobSettingsEditor(QGroupBox):
             for size, box in self.size_boxes.items():
                 having = sum(size in sizes for sizes in size_sets)
                 box.setTristate(0 < having < len(size_sets))
-                box.setCheckState(Qt.CheckState.Checked if having == len(size_sets) else
-                                  Qt.CheckState.Unchecked if having == 0 else Qt.CheckState.PartiallyChecked)
+                box.setCheckState(
+                    Qt.CheckState.Checked
+                    if having == len(size_sets)
+                    else Qt.CheckState.Unchecked
+                    if having == 0
+                    else Qt.CheckState.PartiallyChecked
+                )
             same, custom = shared([sorted(sizes - set(QUICK_SIZES)) for sizes in size_sets])
             self.custom_sizes.setText(", ".join(human_size(s).replace(" ", "") for s in custom) if same else "")
-            self.custom_sizes.setPlaceholderText("more sizes, e.g. 64, 4K, 2M" if same else
-                                                 "mixed: sizes typed here replace each job's other sizes")
+            self.custom_sizes.setPlaceholderText(
+                "more sizes, e.g. 64, 4K, 2M" if same else "mixed: sizes typed here replace each job's other sizes"
+            )
             self.custom_error = None
             self.link.show_settings([entry.settings for entry in entries])
             self.load.show_settings([entry.settings for entry in entries])
@@ -234,8 +264,9 @@ class JobSettingsEditor(QGroupBox):
         for k in range(self.placement.count()):
             policy = self.placement.itemData(k)
             if policy is not None:
-                self.placement.setItemText(k, PlacementPolicy(policy).label
-                                           + (" (default)" if same and policy == default else ""))
+                self.placement.setItemText(
+                    k, PlacementPolicy(policy).label + (" (default)" if same and policy == default else "")
+                )
         for name in NOT_FOR_LOAD:
             self._form.setRowVisible(self.numbers[name], bool(self._modes - {Mode.LOAD}))
 

@@ -52,9 +52,11 @@ NONE_TEXT = "none (plain loopback)"
 CUSTOM_TEXT = "Custom…"
 SWEEP_TEXT = "Sweep over several links…"
 #: Why the chooser is greyed out for jobs that are neither loopback sessions nor load jobs.
-NOT_LOOPBACK = ("Only a loopback or load job runs over an emulated link (between its sender and receiver, or "
-                "its clients and server): set Mode to loopback or load. An operations job sends nothing over a "
-                "network; a remote job runs over the real one.")
+NOT_LOOPBACK = (
+    "Only a loopback or load job runs over an emulated link (between its sender and receiver, or "
+    "its clients and server): set Mode to loopback or load. An operations job sends nothing over a "
+    "network; a remote job runs over the real one."
+)
 #: A custom field the core refused: the red of the panel's invalid border, translucent
 #: (reads on the light and the dark theme).
 _INVALID_NUMBER = "background-color: rgba(211, 47, 47, 70);"
@@ -106,7 +108,7 @@ def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
 
 
 def setting_title(value: LinkSetting) -> str:
-    """"LTE" for a preset, "20 ms, 8000 kbit/s" for a custom link."""
+    """ "LTE" for a preset, "20 ms, 8000 kbit/s" for a custom link."""
     if isinstance(value, str):
         preset = link_presets().get(value)
         return preset.title if preset is not None else value
@@ -203,8 +205,9 @@ class LinkEditor(QWidget):
         self.delay = _number_box(delay.minimum, delay.maximum, " ms")
         self.delay.setToolTip("One-way delay, applied to each direction")
         self.jitter = _number_box(jitter.minimum, jitter.maximum, " ms")
-        self.jitter.setToolTip("Each segment's delay varies by up to this much (never reordering the stream); "
-                               "at most the delay")
+        self.jitter.setToolTip(
+            "Each segment's delay varies by up to this much (never reordering the stream); at most the delay"
+        )
         # 0 is shown as "unlimited": a rate must be above 0, and an absent rate is unlimited.
         self.rate_up, self.rate_down = (_number_box(0, MAX_RATE_KBIT, " kbit/s") for _ in range(2))
         for box, direction in ((self.rate_up, "sender → receiver"), (self.rate_down, "receiver → sender")):
@@ -213,10 +216,20 @@ class LinkEditor(QWidget):
         self.loss = _number_box(loss.minimum, loss.maximum, " %")
         self.loss.setEnabled(False)
         self.loss.setToolTip(loss_refusal())
-        self.numbers = {"delay_ms": self.delay, "jitter_ms": self.jitter, "rate_up": self.rate_up,
-                        "rate_down": self.rate_down, "loss_percent": self.loss}
-        for label, box in (("Delay", self.delay), ("Jitter", self.jitter), ("Rate up", self.rate_up),
-                           ("Rate down", self.rate_down), ("Loss", self.loss)):
+        self.numbers = {
+            "delay_ms": self.delay,
+            "jitter_ms": self.jitter,
+            "rate_up": self.rate_up,
+            "rate_down": self.rate_down,
+            "loss_percent": self.loss,
+        }
+        for label, box in (
+            ("Delay", self.delay),
+            ("Jitter", self.jitter),
+            ("Rate up", self.rate_up),
+            ("Rate down", self.rate_down),
+            ("Loss", self.loss),
+        ):
             box.valueChanged.connect(self._on_number_changed)
             form.addRow(label, box)
         layout.addWidget(self.custom)
@@ -262,8 +275,11 @@ class LinkEditor(QWidget):
         self.setEnabled(allowed)
         tip = "" if allowed else NOT_LOOPBACK
         self.setToolTip(tip)
-        self.choice.setToolTip(tip or "The emulated network between sender and receiver "
-                                      "(`cryptobench links` lists the presets with their sources)")
+        self.choice.setToolTip(
+            tip
+            or "The emulated network between sender and receiver "
+            "(`cryptobench links` lists the presets with their sources)"
+        )
 
     def show_none(self) -> None:
         """Plain loopback (a job that left loopback mode has no link)."""
@@ -300,9 +316,13 @@ class LinkEditor(QWidget):
             link = resolve_link(value if isinstance(value, str | LinkSpec) else LinkSpec.model_validate(value))
         except (ValidationError, LinkPresetError):
             return  # the core's check names what is wrong with it
-        for box, number in ((self.delay, link.delay_ms), (self.jitter, link.jitter_ms),
-                            (self.rate_up, link.rate_kbit_up or 0), (self.rate_down, link.rate_kbit_down or 0),
-                            (self.loss, link.loss_percent)):
+        for box, number in (
+            (self.delay, link.delay_ms),
+            (self.jitter, link.jitter_ms),
+            (self.rate_up, link.rate_kbit_up or 0),
+            (self.rate_down, link.rate_kbit_down or 0),
+            (self.loss, link.loss_percent),
+        ):
             with QSignalBlocker(box):
                 box.setValue(number)
 
@@ -358,8 +378,11 @@ class LinkEditor(QWidget):
 
     def _custom_setting(self) -> LinkSetting:
         up, down = (box.value() or None for box in (self.rate_up, self.rate_down))
-        data: dict[str, Any] = {"delay_ms": self.delay.value(), "jitter_ms": self.jitter.value(),
-                                "loss_percent": self.loss.value()}
+        data: dict[str, Any] = {
+            "delay_ms": self.delay.value(),
+            "jitter_ms": self.jitter.value(),
+            "loss_percent": self.loss.value(),
+        }
         if up is not None or down is not None:
             data["rate_kbit"] = up if up == down else {k: v for k, v in (("up", up), ("down", down)) if v}
         try:
@@ -368,9 +391,11 @@ class LinkEditor(QWidget):
             return data
 
     def _checked(self) -> list[LinkSetting]:
-        return [item.data(Qt.ItemDataRole.UserRole) for item in
-                (self.sweep.item(k) for k in range(self.sweep.count()))
-                if item is not None and item.checkState() == Qt.CheckState.Checked]
+        return [
+            item.data(Qt.ItemDataRole.UserRole)
+            for item in (self.sweep.item(k) for k in range(self.sweep.count()))
+            if item is not None and item.checkState() == Qt.CheckState.Checked
+        ]
 
     def _on_number_changed(self, _value: float) -> None:
         if self._shown == Choice.CUSTOM:
@@ -407,4 +432,3 @@ class LinkEditor(QWidget):
                 widget.lineEdit().setStyleSheet(_INVALID_NUMBER)
             else:
                 widget.setStyleSheet(style)
-

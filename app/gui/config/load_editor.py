@@ -59,7 +59,7 @@ def load_limits(name: str) -> Bounds:
         if isinstance(constraint, annotated_types.Ge) and isinstance(constraint.ge, int | float):
             minimum = float(constraint.ge)
         elif isinstance(constraint, annotated_types.Gt) and isinstance(constraint.gt, int | float):
-            minimum = float(constraint.gt) + 10.0 ** -_DECIMALS
+            minimum = float(constraint.gt) + 10.0**-_DECIMALS
         elif isinstance(constraint, annotated_types.Le) and isinstance(constraint.le, int | float):
             maximum = float(constraint.le)
     if minimum is None or maximum is None:
@@ -88,7 +88,7 @@ def rates_text(rates: Sequence[float]) -> str:
 
 
 def parse_rates(text: str) -> list[float]:
-    """"200, 1000 5000" -> [200.0, 1000.0, 5000.0]; ValueError naming what is wrong."""
+    """ "200, 1000 5000" -> [200.0, 1000.0, 5000.0]; ValueError naming what is wrong."""
     words = [word for word in re.split(r"[\s,;]+", text.strip()) if word]
     if not words:
         raise ValueError("type the offered rates, e.g. 200, 1000, 5000")
@@ -132,8 +132,7 @@ def apply_load_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
     if settings.get("mode") != Mode.LOAD:
         return True  # picked beside load jobs: not for this one
     if name == "rate":
-        settings["rate_per_s"], settings["rates"] = ((None, list(value)) if isinstance(value, list)
-                                                     else (value, None))
+        settings["rate_per_s"], settings["rates"] = (None, list(value)) if isinstance(value, list) else (value, None)
     else:
         settings[name] = value
     return True
@@ -163,15 +162,17 @@ class LoadEditor(QObject):
         self._rows: list[QWidget | QLayout] = []
         self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}
         for name, label, tip in (
-                ("clients", "Clients", "Client connections, all driven by one load-generator process"),
-                ("server_workers", "Server workers", "Server processes accepting on the same port (SO_REUSEPORT)"),
-                ("duration_s", "Step duration", "Each offered rate's measured window"),
-                ("warmup_s", "Step warm-up", "Before each window, at the same rate, not recorded")):
+            ("clients", "Clients", "Client connections, all driven by one load-generator process"),
+            ("server_workers", "Server workers", "Server processes accepting on the same port (SO_REUSEPORT)"),
+            ("duration_s", "Step duration", "Each offered rate's measured window"),
+            ("warmup_s", "Step warm-up", "Before each window, at the same rate, not recorded"),
+        ):
             bounds = load_limits(name)
             spin: QSpinBox | QDoubleSpinBox
             if name.endswith("_s"):
-                spin = QDoubleSpinBox(minimum=bounds.minimum, maximum=bounds.maximum, decimals=_DECIMALS,
-                                      suffix=" s", singleStep=0.5)
+                spin = QDoubleSpinBox(
+                    minimum=bounds.minimum, maximum=bounds.maximum, decimals=_DECIMALS, suffix=" s", singleStep=0.5
+                )
             else:
                 spin = QSpinBox(minimum=int(bounds.minimum), maximum=int(bounds.maximum))
             spin.setToolTip(tip)
@@ -198,8 +199,10 @@ class LoadEditor(QObject):
         self.rate_form = QComboBox()
         for form in RateForm:
             self.rate_form.addItem(form.value, form)
-        self.rate_form.setToolTip("Requests per second offered over all clients, open loop: a sweep finds the "
-                                  "server's knee by itself; one rate or several measure those")
+        self.rate_form.setToolTip(
+            "Requests per second offered over all clients, open loop: a sweep finds the "
+            "server's knee by itself; one rate or several measure those"
+        )
         self.rate_form.currentIndexChanged.connect(self._form_changed)
         self.rate = QDoubleSpinBox(minimum=1.0, maximum=MAX_RATE_PER_S, decimals=1, suffix=" /s", value=1000.0)
         self.rate.setToolTip("Requests per second offered over all clients")
@@ -222,9 +225,10 @@ class LoadEditor(QObject):
             shown = [entry for entry in entries if entry.get("mode") == Mode.LOAD] or [{}]
             for name, spin in self.numbers.items():
                 bounds = load_limits(name)
-                same, value = _shared([entry.get(name) if entry.get(name) is not None else bounds.default
-                                       for entry in shown])
-                step = 1.0 if isinstance(spin, QSpinBox) else 10.0 ** -_DECIMALS
+                same, value = _shared(
+                    [entry.get(name) if entry.get(name) is not None else bounds.default for entry in shown]
+                )
+                step = 1.0 if isinstance(spin, QSpinBox) else 10.0**-_DECIMALS
                 low = bounds.minimum if same else bounds.minimum - step
                 # "mixed" is shown as the value one step below the minimum, never a value a job can take.
                 spin.setSpecialValueText("" if same else MIXED)

@@ -92,8 +92,10 @@ class ConfigPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # Where the eye lands on first launch: what to do, not only what is wrong.
-        self.empty_state = QLabel("<b>Start here:</b> pick a ready-made profile in <i>File › Presets</i>, "
-                                  "or tick the schemes to measure below, then press <b>Run</b>.")
+        self.empty_state = QLabel(
+            "<b>Start here:</b> pick a ready-made profile in <i>File › Presets</i>, "
+            "or tick the schemes to measure below, then press <b>Run</b>."
+        )
         self.empty_state.setWordWrap(True)
         self.empty_state.setObjectName("empty-state")
         layout.addWidget(self.empty_state)
@@ -160,8 +162,7 @@ class ConfigPanel(QWidget):
         self.size_boxes, self.custom_sizes, self.mode = editor.size_boxes, editor.custom_sizes, editor.mode
         self.samples, self.warmup, self.keygen_samples = editor.samples, editor.warmup, editor.keygen_samples
         self.pause, self.tamper = editor.pause, editor.tamper
-        self.remote_host, self.remote_port, self.token_file = editor.remote_host, editor.remote_port, \
-            editor.token_file
+        self.remote_host, self.remote_port, self.token_file = editor.remote_host, editor.remote_port, editor.token_file
 
         self.problem = QLabel()
         self.problem.setWordWrap(True)
@@ -175,14 +176,20 @@ class ConfigPanel(QWidget):
     def _fresh_entry(spec: SchemeSpec) -> JobEntry:
         return JobEntry(spec.scheme_id, spec.backends[0], spec.resolve_params(spec.backends[0], {}))
 
-    def _add_row(self, spec: SchemeSpec, entry: JobEntry, checked: bool, after: QTreeWidgetItem | None = None,
-                 ) -> QTreeWidgetItem:
+    def _add_row(
+        self,
+        spec: SchemeSpec,
+        entry: JobEntry,
+        checked: bool,
+        after: QTreeWidgetItem | None = None,
+    ) -> QTreeWidgetItem:
         parent = self._families[spec.family]
         item = QTreeWidgetItem()
         item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable)
         item.setData(0, _JOB_ROLE, entry)
-        self._loading_guard(lambda: item.setCheckState(0, Qt.CheckState.Checked if checked else
-                                                      Qt.CheckState.Unchecked))
+        self._loading_guard(
+            lambda: item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        )
         if after is not None:
             parent.insertChild(parent.indexOfChild(after) + 1, item)
         else:
@@ -203,8 +210,11 @@ class ConfigPanel(QWidget):
         # Short: values only ("ECDH P-256 · hkdf-sha256"); booleans by name when on; a
         # parameter whose 0 means "off" (ElGamal's exponent_bits: full length) only when set.
         off_by_zero = {param.name for param in spec.params if param.default == 0 and param.default is not False}
-        values = [k if v is True else f"{k} {v}" if k in off_by_zero else str(v) for k, v in entry.params.items()
-                  if v is not False and not (k in off_by_zero and v == 0)]
+        values = [
+            k if v is True else f"{k} {v}" if k in off_by_zero else str(v)
+            for k, v in entry.params.items()
+            if v is not False and not (k in off_by_zero and v == 0)
+        ]
         text = " ".join([spec.name, " · ".join(values)]).strip()
         if entry.settings.get("label"):
             text += f" “{entry.settings['label']}”"
@@ -226,6 +236,7 @@ class ConfigPanel(QWidget):
             item.setText(COL_SECURITY, badge)
             colour = status_colour(tone, self.palette().color(QPalette.ColorRole.Base))
             item.setForeground(COL_SECURITY, QBrush(QColor(colour)) if colour else QBrush())
+
         self._loading_guard(apply)
 
     def refresh_colours(self) -> None:
@@ -326,8 +337,7 @@ class ConfigPanel(QWidget):
         selected, checked = self.selected_rows(), self.checked_rows()
         rows = selected or checked
         if selected:
-            title = (f"Selected job: {selected[0].text(0)}" if len(selected) == 1
-                     else f"{len(selected)} selected jobs")
+            title = f"Selected job: {selected[0].text(0)}" if len(selected) == 1 else f"{len(selected)} selected jobs"
         elif checked:
             title = "The checked job" if len(checked) == 1 else f"Every checked job ({len(checked)})"
         else:
@@ -359,8 +369,9 @@ class ConfigPanel(QWidget):
         self.add_variant.setEnabled(item is not None)
         self.remove_variant.setEnabled(item is not None and self._variant_count(item) > 1)
         if item is None:
-            self.scheme_box.setTitle("Scheme: select one row to edit its backend and parameters" if several
-                                     else "Scheme (select a row)")
+            self.scheme_box.setTitle(
+                "Scheme: select one row to edit its backend and parameters" if several else "Scheme (select a row)"
+            )
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
         spec = registry.get_spec(entry.scheme)
@@ -372,8 +383,9 @@ class ConfigPanel(QWidget):
         self.scheme_form.addRow("Backend", backend)
         self._editors["backend"] = backend
         for param in spec.params:
-            editor = param_editor(param, entry.params.get(param.name, param.default),
-                                  functools.partial(self._edit, item, param.name))
+            editor = param_editor(
+                param, entry.params.get(param.name, param.default), functools.partial(self._edit, item, param.name)
+            )
             self._editors[param.name] = editor
             self.scheme_form.addRow(param.name.replace("_", " ").capitalize(), editor)
 
@@ -399,8 +411,12 @@ class ConfigPanel(QWidget):
         if item is None:
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
-        clone = JobEntry(entry.scheme, entry.backend, dict(entry.params),
-                         {k: (list(v) if isinstance(v, list) else v) for k, v in entry.settings.items()})
+        clone = JobEntry(
+            entry.scheme,
+            entry.backend,
+            dict(entry.params),
+            {k: (list(v) if isinstance(v, list) else v) for k, v in entry.settings.items()},
+        )
         row = self._add_row(registry.get_spec(entry.scheme), clone, checked=True, after=item)
         self.tree.setCurrentItem(row)  # selects only the new row: its settings are shown
         self._emit_changed()
@@ -433,8 +449,11 @@ class ConfigPanel(QWidget):
         jobs = [job_dict(self.entry(item)) for item in self.checked_rows()]
         if not jobs:
             raise ProfileError("select at least one scheme", field="schemes")
-        data: dict[str, Any] = {"name": name, "description": self._description if description is None
-                                else description, "jobs": jobs}
+        data: dict[str, Any] = {
+            "name": name,
+            "description": self._description if description is None else description,
+            "jobs": jobs,
+        }
         if self._experiment:
             data["experiment"] = self._experiment
         return parse_profile(data)
@@ -518,7 +537,13 @@ class ConfigPanel(QWidget):
         """Check the panel through the core; mark the field at fault; tell the window."""
         if self._loading:
             return
-        for widget in (self.custom_sizes, self.remote_host, self.token_file, self.tree, self.settings_editor.load.rates):
+        for widget in (
+            self.custom_sizes,
+            self.remote_host,
+            self.token_file,
+            self.tree,
+            self.settings_editor.load.rates,
+        ):
             widget.setStyleSheet("")
         self.settings_editor.link.clear_marks()
         reason = ""
@@ -555,12 +580,12 @@ class ConfigPanel(QWidget):
         if where == "schemes":
             return "Select at least one scheme to run."
         if where.startswith("jobs["):
-            index = int(where[5:where.index("]")])
+            index = int(where[5 : where.index("]")])
             checked = self.checked_rows()
             if index < len(checked):
                 if self.tree.currentItem() is None or not checked[index].isSelected():
                     self.tree.scrollToItem(checked[index])
-                field = where[where.index("]") + 2:]
+                field = where[where.index("]") + 2 :]
                 if field.startswith("link"):  # link.jitter_ms: the field, as the profile's error names it
                     self.settings_editor.link.mark_invalid(field, _INVALID_STYLE)
                     return f"{checked[index].text(0)}: {field}: {exc.detail}"

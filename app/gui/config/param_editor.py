@@ -29,8 +29,10 @@ def param_editor(param: ParamSpec, value: Any, changed: Callable[[Any], None]) -
         box.toggled.connect(changed)
         editor = box
     else:
-        spin = QSpinBox(minimum=param.minimum if param.minimum is not None else 0,
-                        maximum=param.maximum if param.maximum is not None else 1 << 30)
+        spin = QSpinBox(
+            minimum=param.minimum if param.minimum is not None else 0,
+            maximum=param.maximum if param.maximum is not None else 1 << 30,
+        )
         spin.setValue(int(value))
         spin.valueChanged.connect(changed)
         editor = spin

@@ -164,8 +164,11 @@ def preset_entries(store_path: Path) -> list[PresetEntry]:
             continue
         jobs, samples = measured(profile)
         last = durations.get(profile.name)
-        entries.append(PresetEntry(name, profile.description, jobs, samples, last,
-                                   None if last is not None else estimate(profile, known)))
+        entries.append(
+            PresetEntry(
+                name, profile.description, jobs, samples, last, None if last is not None else estimate(profile, known)
+            )
+        )
     return entries
 
 
@@ -181,6 +184,8 @@ def long_run_warning(profile: Profile, store_path: Path) -> str | None:
         guess = estimate(profile, measured_jobs(store_path))
         if guess is None or guess[0] < LONG_RUN_S:
             return None
-        said = (f"Estimated from earlier runs of the same jobs, {profile.name} takes over "
-                f"{duration(guess[0])} on this machine.")
+        said = (
+            f"Estimated from earlier runs of the same jobs, {profile.name} takes over "
+            f"{duration(guess[0])} on this machine."
+        )
     return f"{said} The window stays usable meanwhile, and Stop ends it. Start it now?"

@@ -58,7 +58,7 @@ def sizes_text(entry: JobEntry) -> str:
 
 
 def mode_text(entry: JobEntry) -> str:
-    """"loopback (Nagle on) · LTE", "load · 4 clients · sweep"."""
+    """ "loopback (Nagle on) · LTE", "load · 4 clients · sweep"."""
     mode = Mode(entry.settings["mode"])
     text = mode.short
     if mode in SESSION_MODES and entry.settings.get("tcp_nodelay") is False:
@@ -72,8 +72,12 @@ def mode_text(entry: JobEntry) -> str:
 def job_dict(entry: JobEntry) -> dict[str, Any]:
     """The profile job a row stands for, as a profile file writes it."""
     settings = entry.settings
-    job: dict[str, Any] = {"scheme": entry.scheme, "backend": entry.backend, "params": dict(entry.params),
-                           "mode": settings["mode"]}
+    job: dict[str, Any] = {
+        "scheme": entry.scheme,
+        "backend": entry.backend,
+        "params": dict(entry.params),
+        "mode": settings["mode"],
+    }
     load = settings["mode"] == Mode.LOAD
     defaults = default_settings()
     for key in NUMBER_KEYS:
@@ -89,8 +93,13 @@ def job_dict(entry: JobEntry) -> dict[str, Any]:
         job["placement"] = str(settings["placement"])
     job.update(link_fields(settings))
     if load:
-        job.update({key: (list(settings[key]) if isinstance(settings[key], list) else settings[key])
-                    for key in LOAD_KEYS if settings.get(key) is not None})
+        job.update(
+            {
+                key: (list(settings[key]) if isinstance(settings[key], list) else settings[key])
+                for key in LOAD_KEYS
+                if settings.get(key) is not None
+            }
+        )
     if _fixed_size(entry) is not None:
         job.pop("message_sizes", None)  # a KDF's input size is its secret_size parameter
     return job

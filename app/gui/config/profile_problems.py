@@ -59,6 +59,8 @@ def open_advice(exc: ProfileError) -> str:
     if exc.field:
         return "Fix the fields named above in the file, or open another file."
     if "JSON" in exc.detail or "UTF-8" in exc.detail:
-        return "The file is not a readable profile: fix it in a text editor at the place named above, " \
-               "or open another file."
+        return (
+            "The file is not a readable profile: fix it in a text editor at the place named above, "
+            "or open another file."
+        )
     return "Choose another file."

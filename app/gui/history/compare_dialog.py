@@ -112,12 +112,26 @@ class CompareRow:
 def _row(job: JobResult, **fields: Any) -> CompareRow:
     """A row for `job` with nothing compared yet; `fields` override the defaults."""
     defaults: dict[str, Any] = {
-        "metric": None, "median_a": None, "median_b": None, "ratio": None, "ci95_low": None, "ci95_high": None,
-        "significant": None, "verdict": NOT_COMPARABLE, "note": "",
+        "metric": None,
+        "median_a": None,
+        "median_b": None,
+        "ratio": None,
+        "ci95_low": None,
+        "ci95_high": None,
+        "significant": None,
+        "verdict": NOT_COMPARABLE,
+        "note": "",
     }
     defaults.update(fields)
-    return CompareRow(label=job.label, scheme=job.scheme, backend=job.backend, params=dict(job.params),
-                      mode=job.mode, message_size=job.message_size, **defaults)
+    return CompareRow(
+        label=job.label,
+        scheme=job.scheme,
+        backend=job.backend,
+        params=dict(job.params),
+        mode=job.mode,
+        message_size=job.message_size,
+        **defaults,
+    )
 
 
 def _status_note(a: JobResult, b: JobResult) -> str:
@@ -151,8 +165,14 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
             planned.append((_row(ja, note=note or "no metric measured in both runs"), None))
             continue
         for name in common:
-            row = _row(ja, metric=name, median_a=ja.metrics[name].stats.median,
-                       median_b=jb.metrics[name].stats.median, verdict=_PENDING, note=note)
+            row = _row(
+                ja,
+                metric=name,
+                median_a=ja.metrics[name].stats.median,
+                median_b=jb.metrics[name].stats.median,
+                verdict=_PENDING,
+                note=note,
+            )
             planned.append((row, (ja, jb)))
     for matches in candidates.values():
         for jb in matches:
@@ -180,8 +200,14 @@ def _complete(row: CompareRow, task: _Task) -> CompareRow:
         verdict = WITHIN_NOISE
     else:
         verdict = "higher" if result.ratio > 1 else "lower"
-    return replace(row, ratio=result.ratio, ci95_low=result.ci95_low, ci95_high=result.ci95_high,
-                   significant=result.significant, verdict=verdict)
+    return replace(
+        row,
+        ratio=result.ratio,
+        ci95_low=result.ci95_low,
+        ci95_high=result.ci95_high,
+        significant=result.significant,
+        verdict=verdict,
+    )
 
 
 def compare_runs(a: RunResult, b: RunResult) -> list[CompareRow]:
@@ -190,6 +216,7 @@ def compare_runs(a: RunResult, b: RunResult) -> list[CompareRow]:
 
 
 # --- compare dialog ----------------------------------------------------------------------------
+
 
 class CompareColumn(enum.IntEnum):
     JOB = 0
@@ -205,15 +232,28 @@ class CompareColumn(enum.IntEnum):
 
 
 _COMPARE_HEADERS = {
-    CompareColumn.JOB: "Job", CompareColumn.SIZE: "Size", CompareColumn.METRIC: "Metric",
-    CompareColumn.VERDICT: "Verdict", CompareColumn.RATIO: "Ratio b/a", CompareColumn.CI95: "95 % CI of ratio",
-    CompareColumn.MEDIAN_A: "Baseline (a)", CompareColumn.MEDIAN_B: "Candidate (b)", CompareColumn.MODE: "Mode",
+    CompareColumn.JOB: "Job",
+    CompareColumn.SIZE: "Size",
+    CompareColumn.METRIC: "Metric",
+    CompareColumn.VERDICT: "Verdict",
+    CompareColumn.RATIO: "Ratio b/a",
+    CompareColumn.CI95: "95 % CI of ratio",
+    CompareColumn.MEDIAN_A: "Baseline (a)",
+    CompareColumn.MEDIAN_B: "Candidate (b)",
+    CompareColumn.MODE: "Mode",
     CompareColumn.NOTE: "Note",
 }
-_NUMERIC_COMPARE_COLUMNS = frozenset({CompareColumn.SIZE, CompareColumn.RATIO, CompareColumn.CI95,
-                                      CompareColumn.MEDIAN_A, CompareColumn.MEDIAN_B})
-_VERDICT_COLOURS = {FASTER: Tone.GOOD, SLOWER: Tone.BAD, WITHIN_NOISE: Tone.MUTED, ONLY_IN_BASELINE: Tone.MUTED,
-                    ONLY_IN_CANDIDATE: Tone.MUTED, NOT_COMPARABLE: Tone.WARN}
+_NUMERIC_COMPARE_COLUMNS = frozenset(
+    {CompareColumn.SIZE, CompareColumn.RATIO, CompareColumn.CI95, CompareColumn.MEDIAN_A, CompareColumn.MEDIAN_B}
+)
+_VERDICT_COLOURS = {
+    FASTER: Tone.GOOD,
+    SLOWER: Tone.BAD,
+    WITHIN_NOISE: Tone.MUTED,
+    ONLY_IN_BASELINE: Tone.MUTED,
+    ONLY_IN_CANDIDATE: Tone.MUTED,
+    NOT_COMPARABLE: Tone.WARN,
+}
 
 
 def _run_line(role: str, run: RunResult) -> str:
@@ -227,8 +267,9 @@ SHOWN_DIFFERENCES = 4
 
 def _difference(difference: EnvDifference) -> str:
     """One difference; its values are stored text (a results file from anywhere), escaped."""
-    return escape_control(f"{difference.what} ({difference.base or 'not recorded'} → "
-                          f"{difference.new or 'not recorded'})")
+    return escape_control(
+        f"{difference.what} ({difference.base or 'not recorded'} → {difference.new or 'not recorded'})"
+    )
 
 
 def environment_line(a: RunResult, b: RunResult) -> tuple[str, str]:
@@ -269,7 +310,9 @@ class CompareDialog(QDialog):
         explanation = QLabel(
             "Ratio = candidate median / baseline median, with its 95 % bootstrap interval. "
             "“faster” or “slower” only when the interval excludes 1; otherwise the difference "
-            "is within the noise of the measurements.", self)
+            "is within the noise of the measurements.",
+            self,
+        )
         explanation.setWordWrap(True)
         self.environment_label = QLabel(self)
         self.environment_label.setTextFormat(Qt.TextFormat.PlainText)  # stored text, never markup
@@ -361,8 +404,11 @@ class CompareDialog(QDialog):
 
     def _fill(self, items: list[QStandardItem], row: CompareRow) -> None:
         ratio = row.ratio
-        ci = (f"[{row.ci95_low:.3f}, {row.ci95_high:.3f}]"
-              if row.ci95_low is not None and row.ci95_high is not None else "")
+        ci = (
+            f"[{row.ci95_low:.3f}, {row.ci95_high:.3f}]"
+            if row.ci95_low is not None and row.ci95_high is not None
+            else ""
+        )
         values: dict[CompareColumn, tuple[str, Any]] = {
             CompareColumn.JOB: (row.label, row.label),
             CompareColumn.SIZE: (format_bytes(row.message_size), float(row.message_size)),
@@ -384,7 +430,8 @@ class CompareDialog(QDialog):
         if ratio is not None:
             change = (ratio - 1.0) * 100.0
             items[CompareColumn.RATIO].setToolTip(
-                f"{change:+.1f} % ({'b takes longer' if change > 0 else 'b takes less time'})")
+                f"{change:+.1f} % ({'b takes longer' if change > 0 else 'b takes less time'})"
+            )
         if row.note:
             items[CompareColumn.NOTE].setToolTip(row.note)
         colour = status_qcolor(_VERDICT_COLOURS.get(row.verdict))
@@ -413,8 +460,12 @@ class CompareDialog(QDialog):
         for row in self._rows:
             counts[row.verdict] = counts.get(row.verdict, 0) + 1
         compared = sum(counts.get(v, 0) for v in (FASTER, SLOWER, WITHIN_NOISE, "higher", "lower"))
-        parts = [(f"{plural(compared, 'metric')} compared: {counts.get(FASTER, 0)} faster, "
-                  f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise")]
+        parts = [
+            (
+                f"{plural(compared, 'metric')} compared: {counts.get(FASTER, 0)} faster, "
+                f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise"
+            )
+        ]
         for verdict in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
             if counts.get(verdict):
                 parts.append(f"{counts[verdict]} {verdict}")
@@ -422,6 +473,7 @@ class CompareDialog(QDialog):
             parts.append(f"computing {len(self._tasks)} more…")
         host_a, host_b = self._a.environment.get("hostname"), self._b.environment.get("hostname")
         if host_a and host_b and host_a != host_b:
-            parts.append(f"the runs come from different machines ({host_a}, {host_b}): "
-                         "differences include the hardware")
+            parts.append(
+                f"the runs come from different machines ({host_a}, {host_b}): differences include the hardware"
+            )
         self.summary_label.setText("; ".join(parts) + ".")

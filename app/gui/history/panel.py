@@ -53,8 +53,12 @@ __all__ = ["HistoryPanel"]
 _SORT_ROLE = int(Qt.ItemDataRole.UserRole)
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 # Tones of text colour, resolved against the theme when shown.
-_STATUS_COLOURS: dict[str, Tone] = {RunStatus.FAILED: Tone.BAD, RunStatus.INTERRUPTED: Tone.WARN,
-                                    RunStatus.CANCELLED: Tone.MUTED, RunStatus.RUNNING: Tone.INFO}
+_STATUS_COLOURS: dict[str, Tone] = {
+    RunStatus.FAILED: Tone.BAD,
+    RunStatus.INTERRUPTED: Tone.WARN,
+    RunStatus.CANCELLED: Tone.MUTED,
+    RunStatus.RUNNING: Tone.INFO,
+}
 _HISTORY_HEADERS = ("Date", "Profile", "Status", "Jobs ok", "Machine")
 
 
@@ -122,21 +126,35 @@ class HistoryPanel(QWidget):
         self.trend_dialog: TrendDialog | None = None
         self._summaries: dict[str, RunSummary] = {}
 
-        self.refresh_action = self._action("Refresh", self.refresh, QKeySequence.StandardKey.Refresh,
-                                           "Read the list of runs again")
+        self.refresh_action = self._action(
+            "Refresh", self.refresh, QKeySequence.StandardKey.Refresh, "Read the list of runs again"
+        )
         self.open_action = self._action("Open", self.open_selected, None, "Show the selected run's results")
-        self.delete_action = self._action("Delete…", self.delete_selected, QKeySequence.StandardKey.Delete,
-                                          "Delete the selected runs from the store")
-        self.compare_action = self._action("Compare…", self.compare_selected, None,
-                                           "Compare two selected runs (the older one is the baseline)")
-        self.trend_action = self._action("Trend…", self.trend_selected, None,
-                                         "Follow one of the selected run's jobs across every stored run")
-        self.import_action = self._action("Import results…", self.import_results_file, None,
-                                          "Add a results JSON exported on this or another machine to the history")
+        self.delete_action = self._action(
+            "Delete…", self.delete_selected, QKeySequence.StandardKey.Delete, "Delete the selected runs from the store"
+        )
+        self.compare_action = self._action(
+            "Compare…", self.compare_selected, None, "Compare two selected runs (the older one is the baseline)"
+        )
+        self.trend_action = self._action(
+            "Trend…", self.trend_selected, None, "Follow one of the selected run's jobs across every stored run"
+        )
+        self.import_action = self._action(
+            "Import results…",
+            self.import_results_file,
+            None,
+            "Add a results JSON exported on this or another machine to the history",
+        )
 
         buttons = QHBoxLayout()
-        for action in (self.refresh_action, self.open_action, self.delete_action, self.compare_action,
-                       self.trend_action, self.import_action):
+        for action in (
+            self.refresh_action,
+            self.open_action,
+            self.delete_action,
+            self.compare_action,
+            self.trend_action,
+            self.import_action,
+        ):
             button = QToolButton(self)
             button.setDefaultAction(action)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -171,8 +189,16 @@ class HistoryPanel(QWidget):
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(True)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        self.tree.addActions([self.open_action, self.compare_action, self.trend_action, self.delete_action,
-                              self.import_action, self.refresh_action])
+        self.tree.addActions(
+            [
+                self.open_action,
+                self.compare_action,
+                self.trend_action,
+                self.delete_action,
+                self.import_action,
+                self.refresh_action,
+            ]
+        )
         self.tree.itemSelectionChanged.connect(self._update_actions)
         self.tree.itemDoubleClicked.connect(self._on_double_click)
 
@@ -244,8 +270,10 @@ class HistoryPanel(QWidget):
                 run = store.load_run(run_id)
             if run.damaged:  # the intact jobs open; the damaged ones show as failed jobs saying so
                 more = f" (and {len(run.damaged) - 1} more)" if len(run.damaged) > 1 else ""
-                self._show_message(f"Run {run_id} is damaged in the store: {run.damaged[0]}{more}. "
-                                   "The other jobs are intact.", error=True)
+                self._show_message(
+                    f"Run {run_id} is damaged in the store: {run.damaged[0]}{more}. The other jobs are intact.",
+                    error=True,
+                )
             return run
         except RunNotFound as exc:
             self._show_message(f"{exc} (it may have been deleted meanwhile).", error=True)
@@ -335,24 +363,29 @@ class HistoryPanel(QWidget):
         shown = outcome.existing_id if outcome.existing_id is not None else run.id
         self.refresh()
         self.select_runs([shown])
-        what = (f"“{escape_control(run.name or '(unnamed)')}” of {local_time(run.started)}, measured on "
-                f"{escape_control(outcome.machine or 'an unnamed machine')}")
+        what = (
+            f"“{escape_control(run.name or '(unnamed)')}” of {local_time(run.started)}, measured on "
+            f"{escape_control(outcome.machine or 'an unnamed machine')}"
+        )
         if outcome.added:
             self._show_message(f"Imported {path.name}: {what}, as run {run.id}.")
         else:
-            self._show_message(f"{path.name} is already in the history ({outcome.duplicate}: run {shown}, "
-                               f"{what}); nothing was added.")
+            self._show_message(
+                f"{path.name} is already in the history ({outcome.duplicate}: run {shown}, {what}); nothing was added."
+            )
         return outcome
 
     # --- internals ---
 
     def _ask_file(self) -> Path | None:
-        name, _filter = QFileDialog.getOpenFileName(self, "Import results", str(Path.home()),
-                                                    "Results JSON (*.json);;All files (*)")
+        name, _filter = QFileDialog.getOpenFileName(
+            self, "Import results", str(Path.home()), "Results JSON (*.json);;All files (*)"
+        )
         return Path(name) if name else None
 
-    def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | None,
-                tip: str) -> QAction:
+    def _action(
+        self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | None, tip: str
+    ) -> QAction:
         action = QAction(text, self)
         action.setToolTip(tip)
         action.setStatusTip(tip)
@@ -364,13 +397,25 @@ class HistoryPanel(QWidget):
         return action
 
     def _ask(self, title: str, text: str) -> bool:
-        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                      QMessageBox.StandardButton.No)
+        answer = QMessageBox.question(
+            self,
+            title,
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def _item(self, run: RunSummary) -> _RunItem:
-        item = _RunItem([local_time(run.started), escape_control(run.name or "(unnamed)"), run.status,
-                         f"{run.ok_jobs}/{run.jobs}", escape_control(run.host or "")])
+        item = _RunItem(
+            [
+                local_time(run.started),
+                escape_control(run.name or "(unnamed)"),
+                run.status,
+                f"{run.ok_jobs}/{run.jobs}",
+                escape_control(run.host or ""),
+            ]
+        )
         item.setData(0, _ID_ROLE, run.id)
         item.setData(0, _SORT_ROLE, run.started)
         item.setData(3, _SORT_ROLE, float(run.ok_jobs))
@@ -410,8 +455,11 @@ class HistoryPanel(QWidget):
         self._summaries = {}
         self.tree.clear()
         broken = isinstance(exc, BrokenStoreError)
-        hint = ("Move it aside (it is renamed, not deleted) to start a new store." if broken else
-                "Check the folder's permissions and free space.")
+        hint = (
+            "Move it aside (it is renamed, not deleted) to start a new store."
+            if broken
+            else "Check the folder's permissions and free space."
+        )
         self._show_message(f"Cannot show the run history.\n{text}\n{hint}", error=True)
         self.move_aside_button.setVisible(broken)
         self._update_actions()
@@ -419,9 +467,11 @@ class HistoryPanel(QWidget):
     def move_store_aside(self) -> Path | None:
         """Rename the broken store after asking; the next run starts a new one."""
         path = self.path()
-        if not self.confirm("Move the results store aside",
-                            f"{path} cannot be used as a results store.\n\nRename it to "
-                            f"{path.name}.broken-DATE in the same folder and start a new, empty store?"):
+        if not self.confirm(
+            "Move the results store aside",
+            f"{path} cannot be used as a results store.\n\nRename it to "
+            f"{path.name}.broken-DATE in the same folder and start a new, empty store?",
+        ):
             return None
         try:
             moved = move_aside(path)

@@ -71,8 +71,9 @@ class TrendDialog(QDialog):
     """The trend of one job of `jobs` (a run's jobs) over the store at `store_path`.
     Non-blocking: use show() or open()."""
 
-    def __init__(self, store_path: Path, jobs: Sequence[JobResult], parent: QWidget | None = None,
-                 current: int = 0) -> None:
+    def __init__(
+        self, store_path: Path, jobs: Sequence[JobResult], parent: QWidget | None = None, current: int = 0
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Trend across runs")
         self.resize(1000, 660)
@@ -223,16 +224,20 @@ class TrendDialog(QDialog):
         title = job_title(job)
         runs = len({row.run_id for row in self.history})
         if not metric:
-            self._say(f"No stored run has a finished result of {title}."
-                      + (f" It is in {plural(runs, 'run')}, failed or without figures each time." if runs else ""))
+            self._say(
+                f"No stored run has a finished result of {title}."
+                + (f" It is in {plural(runs, 'run')}, failed or without figures each time." if runs else "")
+            )
             return
         points = trend_points(self.history, metric)
         if len(points) < 2:
             only = points[0]
-            self._say(f"Only one stored run has {title} with {metric}: {local_time(only.started)} on "
-                      f"{escape_control(only.machine)}, median {_value(only.median, only.unit)}. A trend needs two runs or more: "
-                      "run the same job again, or import a results file from another run (History, Import "
-                      "results…).")
+            self._say(
+                f"Only one stored run has {title} with {metric}: {local_time(only.started)} on "
+                f"{escape_control(only.machine)}, median {_value(only.median, only.unit)}. A trend needs two runs or more: "
+                "run the same job again, or import a results file from another run (History, Import "
+                "results…)."
+            )
             return
         self._clear_plot()
         self.points = points
@@ -243,9 +248,11 @@ class TrendDialog(QDialog):
         machines = len({point.machine for point in points})
         changes = sum(1 for point in points if point.changed_from_previous)
         dropped = len(self.history) - len(points)
-        text = (f"{title}: median {metric} with its 95 % interval in {plural(len(points), 'run')} "
-                f"({local_time(points[0].started)} to {local_time(points[-1].started)}) on "
-                f"{plural(machines, 'machine')}; {plural(changes, 'change')} of machine or library marked.")
+        text = (
+            f"{title}: median {metric} with its 95 % interval in {plural(len(points), 'run')} "
+            f"({local_time(points[0].started)} to {local_time(points[-1].started)}) on "
+            f"{plural(machines, 'machine')}; {plural(changes, 'change')} of machine or library marked."
+        )
         if dropped:
             text += f" Not drawn: {plural(dropped, 'run')} where the job failed or has no {metric}."
         self.header.setText(text)
@@ -270,8 +277,15 @@ class TrendDialog(QDialog):
             machines.setdefault(point.machine, []).append(i)
         for k, (machine, members) in enumerate(machines.items()):
             colour = _colour(k)
-            curve = pg.PlotDataItem(xs[members], ys[members], pen=None, symbol="o", symbolSize=9,
-                                    symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour))
+            curve = pg.PlotDataItem(
+                xs[members],
+                ys[members],
+                pen=None,
+                symbol="o",
+                symbolSize=9,
+                symbolBrush=pg.mkBrush(colour),
+                symbolPen=pg.mkPen(colour),
+            )
             item.addItem(curve)
             self.legend.addItem(curve, escape_control(machine))
             self.machine_curves[machine] = curve
@@ -279,8 +293,13 @@ class TrendDialog(QDialog):
             if point.changed_from_previous:
                 # Versions and host names are stored text, from any results file imported.
                 changes = [escape_control(change) for change in point.changed_from_previous]
-                line = pg.InfiniteLine(pos=i - 0.5, angle=90, movable=False, label="\n".join(changes),
-                                       labelOpts={"position": 0.95, "anchors": [(0, 0), (0, 0)]})
+                line = pg.InfiniteLine(
+                    pos=i - 0.5,
+                    angle=90,
+                    movable=False,
+                    label="\n".join(changes),
+                    labelOpts={"position": 0.95, "anchors": [(0, 0), (0, 0)]},
+                )
                 line.setToolTip("Changed between these runs:\n" + "\n".join(changes))
                 item.addItem(line)
                 self.change_lines.append(line)
@@ -294,11 +313,22 @@ class TrendDialog(QDialog):
 
     def _fill_table(self, points: list[TrendPoint]) -> None:
         for point in points:
-            ci = (f"[{_value(point.ci95_low, point.unit)}, {_value(point.ci95_high, point.unit)}]"
-                  if point.ci95_low is not None and point.ci95_high is not None else "n < 6: none")
-            row = QTreeWidgetItem([local_time(point.started), escape_control(point.machine),
-                                   escape_control(point.versions), _value(point.median, point.unit), ci,
-                                   str(point.n), escape_control("; ".join(point.changed_from_previous))])
+            ci = (
+                f"[{_value(point.ci95_low, point.unit)}, {_value(point.ci95_high, point.unit)}]"
+                if point.ci95_low is not None and point.ci95_high is not None
+                else "n < 6: none"
+            )
+            row = QTreeWidgetItem(
+                [
+                    local_time(point.started),
+                    escape_control(point.machine),
+                    escape_control(point.versions),
+                    _value(point.median, point.unit),
+                    ci,
+                    str(point.n),
+                    escape_control("; ".join(point.changed_from_previous)),
+                ]
+            )
             row.setToolTip(0, f"Run {point.run_id}, job {point.job_id}")
             for column in (3, 4, 5):
                 row.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

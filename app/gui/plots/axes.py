@@ -48,9 +48,13 @@ class _GridAxis(pg.AxisItem):  # type: ignore[misc, unused-ignore]
             a = colour.alphaF()
             if a < 1.0:
                 pen = QtGui.QPen(pen)
-                pen.setColor(QtGui.QColor.fromRgbF(colour.redF() * a + bg.redF() * (1 - a),
-                                                   colour.greenF() * a + bg.greenF() * (1 - a),
-                                                   colour.blueF() * a + bg.blueF() * (1 - a)))
+                pen.setColor(
+                    QtGui.QColor.fromRgbF(
+                        colour.redF() * a + bg.redF() * (1 - a),
+                        colour.greenF() * a + bg.greenF() * (1 - a),
+                        colour.blueF() * a + bg.blueF() * (1 - a),
+                    )
+                )
             opaque.append((pen, p1, p2))
         return axis_spec, opaque, _without_collisions(text_specs)
 
@@ -73,7 +77,6 @@ def _without_collisions(text_specs: list[TextSpec]) -> list[TextSpec]:
     return kept
 
 
-
 class _IndexAxis(_GridAxis):
     """Sample indices: whole numbers only (pyqtgraph would tick 0.5 steps over a few samples)."""
 
@@ -85,13 +88,11 @@ class _IndexAxis(_GridAxis):
         return levels or [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
 
 
-
 def _grid_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
     """The left and bottom axis items of a plot (the ones that draw the grid): the
     given ones, `_GridAxis` for the rest. Right and top stay pyqtgraph's, hidden: an
     axis passed in here is shown."""
     return {name: given.get(name) or _GridAxis(name) for name in ("left", "bottom")}
-
 
 
 class _SIAxis(_GridAxis):
@@ -124,7 +125,6 @@ class _SIAxis(_GridAxis):
             value = 10.0 ** float(v) * scale
             out.append(pg.siFormat(value, precision=3, suffix=self.labelUnits) if math.isfinite(value) else "")
         return out
-
 
 
 def binary_size(size: float) -> str:
@@ -191,8 +191,11 @@ class _CategoryAxis(_GridAxis):
             return []
         font = self.style.get("tickFont") or QtGui.QFont()
         metrics = QtGui.QFontMetricsF(font)
-        pitch = (metrics.height() * 1.05 if self.orientation in ("left", "right") else
-                 (max(metrics.horizontalAdvance(s) for s in self._labels[lo:hi + 1]) + 8) * 1.3)
+        pitch = (
+            metrics.height() * 1.05
+            if self.orientation in ("left", "right")
+            else (max(metrics.horizontalAdvance(s) for s in self._labels[lo : hi + 1]) + 8) * 1.3
+        )
         stride = max(1, math.ceil((hi - lo + 1) * pitch / max(size, 1.0)))
         return [(float(stride), [float(i) for i in range(lo, hi + 1, stride)])]
 
@@ -202,7 +205,6 @@ class _CategoryAxis(_GridAxis):
             i = round(v)
             out.append(self._labels[i] if 0 <= i < len(self._labels) else "")
         return out
-
 
 
 def grid_behind(plot: pg.PlotItem) -> None:
@@ -222,10 +224,8 @@ def _new_plot(left: pg.AxisItem | None = None, bottom: pg.AxisItem | None = None
     return widget
 
 
-
 def _hover_proxy(widget: pg.PlotWidget, slot: Any) -> pg.SignalProxy:
     return pg.SignalProxy(widget.scene().sigMouseMoved, rateLimit=_HOVER_RATE, slot=slot)
-
 
 
 def _view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | None:
@@ -238,7 +238,6 @@ def _view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | No
     return point
 
 
-
 class _OutsideLegend(pg.LegendItem):  # type: ignore[misc, unused-ignore]  # as _GridAxis
     """A legend in the plot item's layout, beside (or under) the view box: it never
     covers a curve and no grid line crosses its text. pyqtgraph's own legend floats
@@ -249,8 +248,7 @@ class _OutsideLegend(pg.LegendItem):  # type: ignore[misc, unused-ignore]  # as 
         # are laid out), and a layout overrides a geometry anyway: the size its own
         # layout asks for is what the plot's layout must reserve.
         self.layout.invalidate()
-        size = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize) if self.items \
-            else QtCore.QSizeF(0, 0)
+        size = self.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize) if self.items else QtCore.QSizeF(0, 0)
         # Its width is reserved; its height never squeezes the axes out of the plot (a
         # legend taller than the plot loses its last lines, read on hover instead).
         self.setMinimumSize(QtCore.QSizeF(size.width(), 0))

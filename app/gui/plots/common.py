@@ -20,7 +20,11 @@ PER_MESSAGE_METRICS = ("encrypt", "sign", "hash", "derive", "exchange")
 
 #: Qualitative colours (Tableau 10) readable on light and dark backgrounds.
 _COLOURS = PALETTE
-_ROLE_COLOURS: dict[str, tuple[int, int, int]] = {Role.SENDER: _COLOURS[0], Role.RECEIVER: _COLOURS[1], Role.WORKER: _COLOURS[2]}
+_ROLE_COLOURS: dict[str, tuple[int, int, int]] = {
+    Role.SENDER: _COLOURS[0],
+    Role.RECEIVER: _COLOURS[1],
+    Role.WORKER: _COLOURS[2],
+}
 _MIB = float(1 << 20)
 _HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
 _MAX_LABEL = 48  # characters of a job label on the comparison axis
@@ -136,7 +140,6 @@ def _style(text: str, muted: bool = False) -> str:
     return f"<i>{text}</i>" if muted else text
 
 
-
 class _Buffer:
     """Append-only float64 columns, grown by doubling (amortised O(1) per value)."""
 
@@ -173,4 +176,3 @@ class _Buffer:
 
     def clear(self) -> None:
         self.n = 0
-

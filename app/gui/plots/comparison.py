@@ -35,8 +35,9 @@ def _fit_bar_label(text: str, width: float, metrics: QtGui.QFontMetricsF, backen
         backend, rest = (tail[:over] if backend_too else ""), tail[over:]
         dot = rest.find(" · ")
         link, after = (rest[:dot], rest[dot:]) if dot >= 0 else (rest, "")
-        link_room = max(width - metrics.horizontalAdvance(backend + after) - head_least,
-                        metrics.averageCharWidth() * LINK_ROOM)
+        link_room = max(
+            width - metrics.horizontalAdvance(backend + after) - head_least, metrics.averageCharWidth() * LINK_ROOM
+        )
         tail = backend + metrics.elidedText(link, QtCore.Qt.TextElideMode.ElideRight, link_room) + after
     room = width - metrics.horizontalAdvance(tail)
     if room < head_least:
@@ -101,8 +102,13 @@ class ComparisonTab(PanelState):
         self._cmp_proxy = _hover_proxy(self._cmp_plot, self._on_cmp_hover)
 
     @staticmethod
-    def _fill_combo(combo: QtWidgets.QComboBox, names: list[str], default: str | None,
-                    counts: dict[str, int] | None = None, total: int = 0) -> None:
+    def _fill_combo(
+        combo: QtWidgets.QComboBox,
+        names: list[str],
+        default: str | None,
+        counts: dict[str, int] | None = None,
+        total: int = 0,
+    ) -> None:
         """The metric names; with `counts`, each item's tooltip says how many jobs have it."""
         previous = combo.currentText()
         combo.blockSignals(True)
@@ -110,8 +116,11 @@ class ComparisonTab(PanelState):
         combo.addItems(names)
         for k, name in enumerate(names):
             if counts is not None:
-                combo.setItemData(k, f"{counts.get(name, 0)} of {plural(total, 'job')} have {name}",
-                                  QtCore.Qt.ItemDataRole.ToolTipRole)
+                combo.setItemData(
+                    k,
+                    f"{counts.get(name, 0)} of {plural(total, 'job')} have {name}",
+                    QtCore.Qt.ItemDataRole.ToolTipRole,
+                )
         choice = previous if previous in names else default
         if choice is not None and choice in names:
             combo.setCurrentIndex(names.index(choice))
@@ -134,9 +143,11 @@ class ComparisonTab(PanelState):
         plot = self._cmp_plot.getPlotItem()
         plot.setLogMode(x=log, y=False)
         several_modes = len({r.mode for r, _, _ in rows}) > 1  # then sessions say so
-        self._cmp_full_labels = [f"#{r.index + 1} {r.label} · {_fmt_bytes(r.message_size)}"
-                                 + (f" · {r.mode}" if several_modes and r.mode != Mode.OPERATIONS else "")
-                                 for r, _, _ in rows]
+        self._cmp_full_labels = [
+            f"#{r.index + 1} {r.label} · {_fmt_bytes(r.message_size)}"
+            + (f" · {r.mode}" if several_modes and r.mode != Mode.OPERATIONS else "")
+            for r, _, _ in rows
+        ]
         self._cmp_readout.clear()
         if not rows:
             self._cmp_range = None
@@ -144,8 +155,9 @@ class ComparisonTab(PanelState):
             self._cmp_whiskers.setData(x=None, y=None)
             self._set_value_labels([], np.empty(0), np.empty(0))
             self._layout_comparison_labels()
-            self._cmp_header.setText(_style("Finished jobs appear here." if not self._results else
-                                            f"No job has {metric!r}.", muted=True))
+            self._cmp_header.setText(
+                _style("Finished jobs appear here." if not self._results else f"No job has {metric!r}.", muted=True)
+            )
             return
         y = np.arange(len(rows), dtype=np.float64)
         medians = np.array([med for _, med, _ in rows])
@@ -154,8 +166,7 @@ class ComparisonTab(PanelState):
         if log:
             lows = [ci[0] for _, _, ci in with_ci if ci[0] > 0] + list(medians)
             base = float(math.floor(math.log10(min(lows))))
-            self._cmp_bars.setOpts(x0=np.full(len(rows), float(base)), width=np.log10(medians) - base, y=y,
-                                   height=0.6)
+            self._cmp_bars.setOpts(x0=np.full(len(rows), float(base)), width=np.log10(medians) - base, y=y, height=0.6)
         else:
             self._cmp_bars.setOpts(x0=np.zeros(len(rows)), width=medians, y=y, height=0.6)
         self._cmp_bars.setVisible(True)
@@ -170,8 +181,17 @@ class ComparisonTab(PanelState):
                 xs = np.log10(med)
             else:
                 left, right, xs = med - lo, hi - med, med
-            self._cmp_whiskers.setData(x=xs, y=idx, left=np.maximum(left, 0), right=np.maximum(right, 0),
-                                       top=None, bottom=None, height=None, width=None, beam=0.3)
+            self._cmp_whiskers.setData(
+                x=xs,
+                y=idx,
+                left=np.maximum(left, 0),
+                right=np.maximum(right, 0),
+                top=None,
+                bottom=None,
+                height=None,
+                width=None,
+                beam=0.3,
+            )
         else:
             self._cmp_whiskers.setData(x=None, y=None)
         ends = np.log10(medians) if log else medians.copy()
@@ -244,5 +264,7 @@ class ComparisonTab(PanelState):
         result, median, ci = self._comparison_rows[i]
         m = result.metrics[self._cmp_combo.currentText()]
         ci_text = f"95 % CI {_fmt_time(ci[0])} – {_fmt_time(ci[1])}" if ci else "no CI (n < 6)"
-        self._cmp_readout.setText(f"#{result.index + 1} {result.label} · {_fmt_bytes(result.message_size)}: "
-                                  f"median {_fmt_time(median)}, {ci_text}, n = {m.stats.n:,}")
+        self._cmp_readout.setText(
+            f"#{result.index + 1} {result.label} · {_fmt_bytes(result.message_size)}: "
+            f"median {_fmt_time(median)}, {ci_text}, n = {m.stats.n:,}"
+        )

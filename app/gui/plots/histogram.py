@@ -24,8 +24,9 @@ class HistogramTab(PanelState):
         item.setLabel("left", "samples")
         self._hist_curve = pg.PlotDataItem(stepMode="center", fillLevel=0, fillOutline=True)
         item.addItem(self._hist_curve)
-        self._hist_median = pg.InfiniteLine(angle=90, movable=False, label="median",
-                                            labelOpts={"position": 0.93, "movable": False})
+        self._hist_median = pg.InfiniteLine(
+            angle=90, movable=False, label="median", labelOpts={"position": 0.93, "movable": False}
+        )
         self._hist_median.setVisible(False)
         item.addItem(self._hist_median, ignoreBounds=True)
 
@@ -73,8 +74,10 @@ class HistogramTab(PanelState):
         self._hist_median.setVisible(True)
         self._hist_median.setPos(median)
         self._hist_median.label.setFormat(f"median {_fmt_time(median)}")
-        text = (f"<b>#{result.index + 1} {result.label}</b> · {_fmt_bytes(result.message_size)} · "
-                f"n = {arr.size:,} · {len(counts)} bins")
+        text = (
+            f"<b>#{result.index + 1} {result.label}</b> · {_fmt_bytes(result.message_size)} · "
+            f"n = {arr.size:,} · {len(counts)} bins"
+        )
         if folded:
             text += f" · {folded:,} samples above {_fmt_time(upper)} counted in the last bin"
         self._hist_header.setText(text)
@@ -117,4 +120,3 @@ def _histogram(arr: FloatArray) -> tuple[FloatArray, FloatArray, int, float]:
     bins = int(min(max(bins, 10 if n >= 20 else 5), 150))
     counts, edges = np.histogram(np.clip(arr, lo, upper), bins=bins, range=(lo, upper))
     return counts.astype(np.float64), edges, folded, upper
-

@@ -31,7 +31,9 @@ from app.gui.words import plural
 #: The two percentiles drawn, with their pen style: p99 solid (the figure a server is
 #: sized by), p50 dashed.
 DRAWN_PERCENTILES: tuple[tuple[str, QtCore.Qt.PenStyle], ...] = (
-    ("p99", QtCore.Qt.PenStyle.SolidLine), ("p50", QtCore.Qt.PenStyle.DashLine))
+    ("p99", QtCore.Qt.PenStyle.SolidLine),
+    ("p50", QtCore.Qt.PenStyle.DashLine),
+)
 #: Symbols of the two percentiles' points (a triangle for p99, a circle for p50).
 _SYMBOLS = {"p99": "t1", "p50": "o"}
 #: Legend entries are shortened to this many characters (the read-out names the whole job).
@@ -55,8 +57,11 @@ class LoadCurve:
 
 
 def _drawable(step: LoadStep) -> bool:
-    return (step.achieved_per_s > 0 and all(step.latency_s.get(name, 0.0) > 0 for name, _ in DRAWN_PERCENTILES)
-            and all(math.isfinite(step.latency_s[name]) for name, _ in DRAWN_PERCENTILES))
+    return (
+        step.achieved_per_s > 0
+        and all(step.latency_s.get(name, 0.0) > 0 for name, _ in DRAWN_PERCENTILES)
+        and all(math.isfinite(step.latency_s[name]) for name, _ in DRAWN_PERCENTILES)
+    )
 
 
 def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
@@ -70,11 +75,17 @@ def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
         assert load is not None  # filtered above
         steps = tuple(step for step in load.steps if _drawable(step))
         skipped += len(load.steps) - len(steps)
-        curves.append(LoadCurve(
-            name, result, steps, np.array([s.achieved_per_s for s in steps], dtype=np.float64),
-            np.array([s.latency_s["p50"] for s in steps], dtype=np.float64),
-            np.array([s.latency_s["p99"] for s in steps], dtype=np.float64),
-            tuple(s.generator_saturated for s in steps)))
+        curves.append(
+            LoadCurve(
+                name,
+                result,
+                steps,
+                np.array([s.achieved_per_s for s in steps], dtype=np.float64),
+                np.array([s.latency_s["p50"] for s in steps], dtype=np.float64),
+                np.array([s.latency_s["p99"] for s in steps], dtype=np.float64),
+                tuple(s.generator_saturated for s in steps),
+            )
+        )
     return curves, skipped
 
 
@@ -92,13 +103,18 @@ class _RateAxis(_GridAxis):
         out = []
         for v in values:
             rate = 10.0 ** float(v)
-            out.append(f"{rate:,.0f}" if math.isfinite(rate) and rate >= 1 else f"{rate:.2g}" if math.isfinite(rate)
-                       else "")
+            out.append(
+                f"{rate:,.0f}" if math.isfinite(rate) and rate >= 1 else f"{rate:.2g}" if math.isfinite(rate) else ""
+            )
         return out
 
 
-def _legend_key(pen: QtGui.QPen | None, symbol: str | None = None, symbol_pen: QtGui.QPen | None = None,
-                brush: QtGui.QBrush | None = None) -> pg.PlotDataItem:
+def _legend_key(
+    pen: QtGui.QPen | None,
+    symbol: str | None = None,
+    symbol_pen: QtGui.QPen | None = None,
+    brush: QtGui.QBrush | None = None,
+) -> pg.PlotDataItem:
     """A legend-only sample, never added to the plot. The legend draws a PlotDataItem's
     symbol from its scatter's defaults, which per-point brushes (hollow or filled) leave
     unset: a job's entry is its colour's line, and the symbols get keys of their own."""
@@ -155,9 +171,14 @@ class LoadTab(PanelState):
             for percentile, style in DRAWN_PERCENTILES:
                 ys = curve.p99 if percentile == "p99" else curve.p50
                 item = pg.PlotDataItem(
-                    curve.rates, ys, pen=pg.mkPen(colour, width=2, style=style), symbol=_SYMBOLS[percentile],
-                    symbolSize=9, symbolPen=pg.mkPen(colour, width=1.5),
-                    symbolBrush=[hollow if sat else pg.mkBrush(colour) for sat in curve.saturated])
+                    curve.rates,
+                    ys,
+                    pen=pg.mkPen(colour, width=2, style=style),
+                    symbol=_SYMBOLS[percentile],
+                    symbolSize=9,
+                    symbolPen=pg.mkPen(colour, width=1.5),
+                    symbolBrush=[hollow if sat else pg.mkBrush(colour) for sat in curve.saturated],
+                )
                 item.setLogMode(True, True)
                 plot.addItem(item)
                 self._load_items.append(item)
@@ -167,16 +188,25 @@ class LoadTab(PanelState):
         if curves:
             self._add_load_keys(any(any(c.saturated) for c in curves))
         if not curves:
-            self._load_header.setText(_style("Finished load jobs appear here: latency against achieved rate, "
-                                             "one curve per job." if not self._load_results else
-                                             "No load job finished ok.", muted=True))
+            self._load_header.setText(
+                _style(
+                    "Finished load jobs appear here: latency against achieved rate, one curve per job."
+                    if not self._load_results
+                    else "No load job finished ok.",
+                    muted=True,
+                )
+            )
         else:
-            text = (f"{plural(len(curves), 'load job')} · latency p99 (solid, ▲) and p50 (dashed, ●) against "
-                    f"achieved rate; each point one offered rate")
+            text = (
+                f"{plural(len(curves), 'load job')} · latency p99 (solid, ▲) and p50 (dashed, ●) against "
+                f"achieved rate; each point one offered rate"
+            )
             saturated = sum(sum(c.saturated) for c in curves)
             if saturated:
-                text += (f" · {plural(saturated, 'step')} hollow: the load generator, not the server, was the "
-                         f"limit there (its latency includes the generator's delay)")
+                text += (
+                    f" · {plural(saturated, 'step')} hollow: the load generator, not the server, was the "
+                    f"limit there (its latency includes the generator's delay)"
+                )
             if skipped:
                 text += f" · {plural(skipped, 'step')} with no completed request not shown"
             self._load_header.setText(text)
@@ -187,11 +217,16 @@ class LoadTab(PanelState):
         symbols, and the hollow point when some step was generator-saturated."""
         fg = self._fg
         for percentile, style in DRAWN_PERCENTILES:
-            self._load_legend.addItem(_legend_key(pg.mkPen(fg, width=2, style=style), _SYMBOLS[percentile],
-                                                  pg.mkPen(fg, width=1.5), pg.mkBrush(fg)), percentile)
+            self._load_legend.addItem(
+                _legend_key(
+                    pg.mkPen(fg, width=2, style=style), _SYMBOLS[percentile], pg.mkPen(fg, width=1.5), pg.mkBrush(fg)
+                ),
+                percentile,
+            )
         if saturated:
-            self._load_legend.addItem(_legend_key(None, "o", pg.mkPen(fg, width=1.5), pg.mkBrush(self._bg)),
-                                      SATURATED_LEGEND)
+            self._load_legend.addItem(
+                _legend_key(None, "o", pg.mkPen(fg, width=1.5), pg.mkBrush(self._bg)), SATURATED_LEGEND
+            )
 
     def _on_load_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._load_plot, event)
@@ -214,4 +249,3 @@ class LoadTab(PanelState):
             return
         _, curve, j = best
         self._load_readout.setText(f"{curve.name} · {step_line(curve.steps[j])}")
-

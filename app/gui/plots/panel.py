@@ -70,8 +70,14 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._build_load_tab()  # PlotTab's order
         self.tabs.currentChanged.connect(self._on_tab_changed)
         # Right-click on any plot: save it (beside pyqtgraph's own "Export...").
-        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._load_plot,
-                     self._res_view):
+        for view in (
+            self._samples_plot,
+            self._hist_plot,
+            self._cmp_plot,
+            self._scl_plot,
+            self._load_plot,
+            self._res_view,
+        ):
             action = QtGui.QAction("Save plot as PNG or SVG…", view.scene())
             action.triggered.connect(self.save_plot_dialog)
             view.scene().contextMenu.insert(0, action)
@@ -97,8 +103,14 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         muted = QtGui.QColor(fg)
         muted.setAlpha(150)
 
-        for view in (self._samples_plot, self._hist_plot, self._cmp_plot, self._scl_plot, self._load_plot,
-                     self._res_view):
+        for view in (
+            self._samples_plot,
+            self._hist_plot,
+            self._cmp_plot,
+            self._scl_plot,
+            self._load_plot,
+            self._res_view,
+        ):
             view.setBackground(bg)
         for plot in self._plot_items():
             for name in ("left", "bottom", "right", "top"):
@@ -127,8 +139,15 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._draw_load()  # hollow points are filled with the background
 
     def _plot_items(self) -> list[pg.PlotItem]:
-        return [self._samples_plot.getPlotItem(), self._hist_plot.getPlotItem(), self._cmp_plot.getPlotItem(),
-                self._scl_plot.getPlotItem(), self._load_plot.getPlotItem(), self._cpu_plot, self._rss_plot]
+        return [
+            self._samples_plot.getPlotItem(),
+            self._hist_plot.getPlotItem(),
+            self._cmp_plot.getPlotItem(),
+            self._scl_plot.getPlotItem(),
+            self._load_plot.getPlotItem(),
+            self._cpu_plot,
+            self._rss_plot,
+        ]
 
     def changeEvent(self, event: QtCore.QEvent) -> None:
         super().changeEvent(event)
@@ -237,8 +256,12 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             counts = {name: sum(name in r.metrics for r in self._results) for name in names}
             self._fill_combo(combo, names, default, counts, len(self._results))
         # Medians 100x apart leave the short bars at zero on a linear axis: start on log.
-        medians = [m.stats.median for r in self._results for m in r.metrics.values()
-                   if m.stats.n and m.stats.median > 0 and m is r.metrics.get(self._cmp_combo.currentText())]
+        medians = [
+            m.stats.median
+            for r in self._results
+            for m in r.metrics.values()
+            if m.stats.n and m.stats.median > 0 and m is r.metrics.get(self._cmp_combo.currentText())
+        ]
         self._cmp_log.blockSignals(True)
         self._cmp_log.setChecked(bool(medians) and max(medians) > 100 * min(medians))
         self._cmp_log.blockSignals(False)
@@ -264,8 +287,9 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             self.refresh()
             return
         arrays = {name: np.asarray(m.samples, dtype=np.float64).ravel() for name, m in result.metrics.items()}
-        self._selected_arrays = {name: arr[np.isfinite(arr)] for name, arr in arrays.items()
-                                 if arr.size and np.isfinite(arr).any()}
+        self._selected_arrays = {
+            name: arr[np.isfinite(arr)] for name, arr in arrays.items() if arr.size and np.isfinite(arr).any()
+        }
         self._live_button.setVisible(True)
         for metric in list(self._samples_curves):
             if metric not in self._selected_arrays:
@@ -298,8 +322,9 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
 
     def save_plot_dialog(self) -> None:
         tab = self.tabs.tabText(self.tabs.currentIndex()).lower()
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save the plot", f"{tab}.png",
-                                                        "PNG image (*.png);;SVG drawing (*.svg)")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Save the plot", f"{tab}.png", "PNG image (*.png);;SVG drawing (*.svg)"
+        )
         if not path:
             return
         try:

@@ -94,34 +94,49 @@ class ResourcesTab(PanelState):
         # Empty axes say nothing: without a sample the plots make way for the reason.
         self._res_view.setVisible(sampled or (self._selected is None and index is not None))
         if index is None:
-            self._res_header.setText(_style("CPU and memory of the running job's processes appear here; "
-                                            "select a finished job to see its own.", muted=True))
+            self._res_header.setText(
+                _style(
+                    "CPU and memory of the running job's processes appear here; select a finished job to see its own.",
+                    muted=True,
+                )
+            )
             return
         result = self._selected
         if result is None:
             name = f"<b>Live: job #{index + 1}</b> {escape(self._live_label)}"
             if not sampled:
-                self._res_header.setText(f"{name} · waiting for the first CPU sample (one every "
-                                         f"{SAMPLE_INTERVAL_MS} ms)")
+                self._res_header.setText(
+                    f"{name} · waiting for the first CPU sample (one every {SAMPLE_INTERVAL_MS} ms)"
+                )
                 return
         else:
             name = f"<b>Job #{index + 1}</b> {escape(result.label)} · {_fmt_bytes(result.message_size)}"
             if series is None:
-                self._res_header.setText(f"{name}: CPU and memory over time are kept only for runs made in "
-                                         f"this window.<br>{escape(_cpu_summary(result))}")
+                self._res_header.setText(
+                    f"{name}: CPU and memory over time are kept only for runs made in "
+                    f"this window.<br>{escape(_cpu_summary(result))}"
+                )
                 return
             if not sampled:
-                self._res_header.setText(f"{name}: no CPU sample: job shorter than {SAMPLE_INTERVAL_MS} ms "
-                                         f"(one sample every {SAMPLE_INTERVAL_MS} ms).<br>"
-                                         f"{escape(_cpu_summary(result))}")
+                self._res_header.setText(
+                    f"{name}: no CPU sample: job shorter than {SAMPLE_INTERVAL_MS} ms "
+                    f"(one sample every {SAMPLE_INTERVAL_MS} ms).<br>"
+                    f"{escape(_cpu_summary(result))}"
+                )
                 return
         self._res_header.setText(f"{name} · CPU in % of one core, resident memory in MiB")
 
 
 def _cpu_summary(result: JobResult) -> str:
     """The job's stored CPU and memory summary in one line."""
-    parts = [f"{role} CPU mean {usage.mean_percent:.0f} %" for role, usage in result.cpu.processes.items()
-             if usage is not None and usage.mean_percent is not None]
-    parts += [f"{role} peak RSS {value / (1 << 20):.1f} MiB" for role, value in result.memory.rss_peak_bytes.items()
-              if value is not None]
+    parts = [
+        f"{role} CPU mean {usage.mean_percent:.0f} %"
+        for role, usage in result.cpu.processes.items()
+        if usage is not None and usage.mean_percent is not None
+    ]
+    parts += [
+        f"{role} peak RSS {value / (1 << 20):.1f} MiB"
+        for role, value in result.memory.rss_peak_bytes.items()
+        if value is not None
+    ]
     return "Summary: " + ", ".join(parts) if parts else "No CPU or memory summary was recorded."

@@ -60,8 +60,11 @@ class SamplesTab(PanelState):
         if curve is None:
             # Peak downsampling to ~2 points per pixel column (min and max: the exact
             # envelope); pyqtgraph's default of 5 per pixel drew 5x the points for nothing.
-            curve = pg.PlotDataItem(pen=pg.mkPen(_colour(len(self._samples_in_legend)), width=1),
-                                    skipFiniteCheck=True, autoDownsampleFactor=1.0)
+            curve = pg.PlotDataItem(
+                pen=pg.mkPen(_colour(len(self._samples_in_legend)), width=1),
+                skipFiniteCheck=True,
+                autoDownsampleFactor=1.0,
+            )
             # After addItem: PlotItem.addItem imposes the plot's own (context menu) settings.
             self._samples_plot.getPlotItem().addItem(curve)
             curve.setDownsampling(auto=True, method="peak")
@@ -102,11 +105,12 @@ class SamplesTab(PanelState):
         if result is not None:
             n = sum(arr.size for arr in self._selected_arrays.values())
             state = f"{n:,} samples" if n else f"{result.status}, no samples"
-            text = (f"<b>Job #{result.index + 1}: {result.label}</b> · {_fmt_bytes(result.message_size)} · "
-                    f"{state} (finished)")
+            text = (
+                f"<b>Job #{result.index + 1}: {result.label}</b> · {_fmt_bytes(result.message_size)} · "
+                f"{state} (finished)"
+            )
         elif self._live_job is not None:
-            text = (f"<b>Live: job #{self._live_job + 1}</b> {self._live_label} · "
-                    f"{self.sample_count():,} samples")
+            text = f"<b>Live: job #{self._live_job + 1}</b> {self._live_label} · {self.sample_count():,} samples"
         else:
             text = _style("No job running. Select a finished job to see its samples.", muted=True)
         self._samples_header.setText(text)

@@ -73,8 +73,13 @@ class ScalingTab(PanelState):
                 skipped += 1  # nowhere to put it on log axes
                 continue
             # A sweep's jobs differ only in their link: one curve per link.
-            key = (result.scheme, result.backend, json.dumps(result.params, sort_keys=True, default=str),
-                   result.mode, link_text(result.link) if result.link is not None else "")
+            key = (
+                result.scheme,
+                result.backend,
+                json.dumps(result.params, sort_keys=True, default=str),
+                result.mode,
+                link_text(result.link) if result.link is not None else "",
+            )
             groups.setdefault(key, []).append(result)
         labels = [members[0].label for members in groups.values()]
         several_modes = len({key[3] for key in groups}) > 1
@@ -93,8 +98,15 @@ class ScalingTab(PanelState):
             if several_modes:
                 name = f"{name} · {key[3]}"
             colour = _colour(k)
-            curve = pg.PlotDataItem(xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=8,
-                                    symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour))
+            curve = pg.PlotDataItem(
+                xs,
+                ys,
+                pen=pg.mkPen(colour, width=2),
+                symbol="o",
+                symbolSize=8,
+                symbolBrush=pg.mkBrush(colour),
+                symbolPen=pg.mkPen(colour),
+            )
             curve.setLogMode(True, True)
             plot.addItem(curve)
             entries.append((curve, name))
@@ -104,8 +116,9 @@ class ScalingTab(PanelState):
         for (curve, _name), shown in zip(entries, short_distinct([name for _, name in entries], LEGEND_CHARS)):
             self._scl_legend.addItem(curve, shown)
         if not self._scaling_groups:
-            self._scl_header.setText(_style("Finished jobs appear here." if not self._results else
-                                            f"No job has {metric!r}.", muted=True))
+            self._scl_header.setText(
+                _style("Finished jobs appear here." if not self._results else f"No job has {metric!r}.", muted=True)
+            )
         else:
             text = f"{plural(len(self._scaling_groups), 'curve')} · median {metric} against message size"
             if skipped:
@@ -131,5 +144,6 @@ class ScalingTab(PanelState):
             return
         _, name, result = best
         median = result.metrics[self._scl_combo.currentText()].stats.median
-        self._scl_readout.setText(f"{name} · {binary_size(result.message_size)} ({result.message_size:,} bytes): "
-                                  f"median {_fmt_time(median)}")
+        self._scl_readout.setText(
+            f"{name} · {binary_size(result.message_size)} ({result.message_size:,} bytes): median {_fmt_time(median)}"
+        )

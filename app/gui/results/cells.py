@@ -67,25 +67,25 @@ HEADERS: dict[Column, str] = {
 
 HEADER_TIPS: dict[Column, str] = {
     Column.MODE: "operations, loopback or remote, then the CPU placement the figures were measured under: same, "
-                 "split or free (free in the warning colour when the placement asked for could not be applied); "
-                 "a row's tooltip gives the CPUs its processes were allowed and seen on",
+    "split or free (free in the warning colour when the placement asked for could not be applied); "
+    "a row's tooltip gives the CPUs its processes were allowed and seen on",
     Column.LINK: "The emulated link a loopback session ran over (- for none); sorted by what one round trip "
-                 "costs on it",
+    "costs on it",
     Column.SIZE: "Plaintext size of one message",
     Column.METRIC: "The metric this row shows (choose above the table): by default the sender sealing one "
-                   "message (compute) for sessions, the family's main operation for operations jobs",
+    "message (compute) for sessions, the family's main operation for operations jobs",
     Column.MEDIAN: "Median time of one operation of the shown metric; a load job's headline row: its knee in "
-                   "requests per second (≥ when no step overloaded the server), or the rate achieved at one "
-                   "fixed rate",
+    "requests per second (≥ when no step overloaded the server), or the rate achieved at one "
+    "fixed rate",
     Column.P95: "95th percentile time of one operation of the shown metric; a load job's headline row: the p99 "
-                "latency at the highest rate the server kept up with, marked p99",
+    "latency at the highest rate the server kept up with, marked p99",
     Column.CI95: "95 % confidence interval of the median (order statistics; needs at least 6 samples)",
     Column.THROUGHPUT: "Message size / median time of the shown metric",
     Column.WIRE: "Bytes on the wire for one message: the frame (header + payload) for sessions, "
-                 "the payload for operations",
+    "the payload for operations",
     Column.CPU: "Mean CPU in % of one core: the worker or sender, then the receiver when there is one",
     Column.MEMORY: "Peak resident memory (RSS) of the worker or sender; peak Python allocation "
-                   "(tracemalloc) of the shown metric",
+    "(tracemalloc) of the shown metric",
     Column.VALIDATION: "Messages whose opened plaintext matched the original; tampered payloads rejected",
     Column.WARNINGS: "Stability warnings: reasons to distrust the numbers, each with a fix (see the tooltip)",
     Column.STATUS: "ok, failed or cancelled; a failed row's tooltip shows the error",
@@ -95,8 +95,19 @@ HEADER_TIPS: dict[Column, str] = {
 #: kernel saw over the size (TCP_INFO) to their median's tooltip.
 _KERNEL_METRICS = frozenset({"compute", "rtt", "network", "floor_rtt"})
 
-NUMERIC_COLUMNS = frozenset({Column.SIZE, Column.MEDIAN, Column.P95, Column.CI95, Column.THROUGHPUT, Column.WIRE,
-                      Column.CPU, Column.MEMORY, Column.WARNINGS})
+NUMERIC_COLUMNS = frozenset(
+    {
+        Column.SIZE,
+        Column.MEDIAN,
+        Column.P95,
+        Column.CI95,
+        Column.THROUGHPUT,
+        Column.WIRE,
+        Column.CPU,
+        Column.MEMORY,
+        Column.WARNINGS,
+    }
+)
 
 # Tones of text colour: resolved against the palette when shown, so they keep their
 # contrast in the light and the dark theme.
@@ -185,8 +196,10 @@ def _memory_cell(job: JobResult, metric_name: str | None, metric: MetricResult |
     if not parts:
         return Cell(_MISSING)
     lines = ["Peak resident memory (RSS):"]
-    lines += [f"    {role}: {format_bytes(value) if value is not None else 'not sampled'}"
-              for role, value in rss_by_role.items()]
+    lines += [
+        f"    {role}: {format_bytes(value) if value is not None else 'not sampled'}"
+        for role, value in rss_by_role.items()
+    ]
     if traced_by_metric:
         lines.append("Peak Python allocation during the timed loop (tracemalloc):")
         lines += [f"    {name}: {format_bytes(value)}" for name, value in traced_by_metric.items()]
@@ -242,7 +255,7 @@ def _placement_tip(job: JobResult) -> str | None:
 
 
 def _mode_cell(job: JobResult) -> Cell:
-    """"loopback · same": the mode and the placement the figures were measured under, seen
+    """ "loopback · same": the mode and the placement the figures were measured under, seen
     without hovering (placement changes a loopback round trip several times over). The text
     is the sort key: rows sort by mode, then placement. A placement asked for but not applied
     reads `free`, in the warning colour."""
@@ -255,7 +268,7 @@ def _mode_cell(job: JobResult) -> Cell:
 #: How each kind of emulation works, for the Link column's tooltip.
 _EMULATIONS: dict[str, str] = {
     LinkEmulation.DELAY_LINE: "a delay line per direction between sender and receiver (serialization at the "
-                              "rate, then the delay)",
+    "rate, then the delay)",
     LinkEmulation.NETEM: "the kernel's netem, at packet level",
 }
 
@@ -265,9 +278,11 @@ def _link_cell(job: JobResult) -> Cell:
     if link is None:
         return Cell(_MISSING)
     emulation = _EMULATIONS.get(link.emulation, "")  # a StrEnum key is found by its string
-    lines = [f"{link.name or 'custom link'}: {numbers_text(link)}",
-             "one-way delay per direction; up = sender → receiver",
-             f"emulated by {link.emulation}" + (f": {emulation}" if emulation else "")]
+    lines = [
+        f"{link.name or 'custom link'}: {numbers_text(link)}",
+        "one-way delay per direction; up = sender → receiver",
+        f"emulated by {link.emulation}" + (f": {emulation}" if emulation else ""),
+    ]
     return Cell(link_title(link), round_trip_ms(link), "\n".join(lines))
 
 
@@ -284,8 +299,9 @@ def _scheme_tip(job: JobResult) -> str:
         if sec.classical_bits is not None:
             level.append(f"{sec.classical_bits}-bit classical security")
         if sec.pq_category is not None:
-            level.append(f"post-quantum category {sec.pq_category}" if sec.pq_category
-                         else "broken by a quantum computer")
+            level.append(
+                f"post-quantum category {sec.pq_category}" if sec.pq_category else "broken by a quantum computer"
+            )
         if level:
             lines.append(", ".join(level))
         if sec.insecure:
@@ -321,8 +337,11 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
         if s.outliers:
             spread += f", {s.outliers} outliers (kept)"
         median_tip = f"{metric_tip}\n{spread}" if metric_tip else spread
-        others = [f"{other} {format_seconds(job.metrics[other].stats.median)}"
-                  for other in _companion_metrics(job) if other in job.metrics and other != name]
+        others = [
+            f"{other} {format_seconds(job.metrics[other].stats.median)}"
+            for other in _companion_metrics(job)
+            if other in job.metrics and other != name
+        ]
         if others:
             median_tip += "\nMedians of the other per-message metrics: " + ", ".join(others)
         if name in _KERNEL_METRICS:
@@ -330,9 +349,12 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
     else:
         median_tip = f"No {name} samples" if name else "No metrics"
     if s is not None and s.ci95 is not None:
-        ci = Cell(f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]", s.ci95[0],
-                   f"95 % confidence interval of the median: {format_seconds(s.ci95[0])} to "
-                   f"{format_seconds(s.ci95[1])} ({s.n} samples)")
+        ci = Cell(
+            f"[{format_seconds(s.ci95[0])}, {format_seconds(s.ci95[1])}]",
+            s.ci95[0],
+            f"95 % confidence interval of the median: {format_seconds(s.ci95[0])} to "
+            f"{format_seconds(s.ci95[1])} ({s.n} samples)",
+        )
     elif s is not None:
         ci = Cell("n < 6", None, f"Only {s.n} samples: a 95 % interval of the median needs at least 6")
     else:
@@ -348,8 +370,7 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
         Column.PARAMETERS: Cell(params, params, params or None),
         Column.MODE: _mode_cell(job),
         Column.LINK: _link_cell(job),
-        Column.SIZE: Cell(format_bytes(job.message_size), float(job.message_size),
-                           _exact_bytes(job.message_size)),
+        Column.SIZE: Cell(format_bytes(job.message_size), float(job.message_size), _exact_bytes(job.message_size)),
         Column.METRIC: Cell(name or _MISSING, name, metric_tip),
         Column.MEDIAN: Cell(format_seconds(s.median), s.median, median_tip) if s else Cell(_MISSING),
         Column.P95: Cell(format_seconds(s.p95), s.p95, f"p99 {format_seconds(s.p99)}") if s else Cell(_MISSING),

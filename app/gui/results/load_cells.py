@@ -42,13 +42,16 @@ def step_line(step: LoadStep, cpu: bool = False) -> str:
     parts = [f"offered {format_rate_per_s(step.offered_per_s)} → achieved {format_rate_per_s(step.achieved_per_s)}"]
     if step.errors:
         parts.append(plural(step.errors, "error"))
-    latency = [f"{name} {format_seconds(step.latency_s[name])}" for name in ("p50", "p99", "max")
-               if name in step.latency_s]
+    latency = [
+        f"{name} {format_seconds(step.latency_s[name])}" for name in ("p50", "p99", "max") if name in step.latency_s
+    ]
     parts.append(", ".join(latency) if latency else "no request completed")
     if cpu:
-        used = [f"{who} CPU {value:.0f} %" for who, value in (("generator", step.generator_cpu_percent),
-                                                               ("server", step.server_cpu_percent))
-                if value is not None]
+        used = [
+            f"{who} CPU {value:.0f} %"
+            for who, value in (("generator", step.generator_cpu_percent), ("server", step.server_cpu_percent))
+            if value is not None
+        ]
         if used:
             parts.append(", ".join(used))
     text = " · ".join(parts)
@@ -59,9 +62,11 @@ def step_line(step: LoadStep, cpu: bool = False) -> str:
 
 def _about(load: Load) -> list[str]:
     """What the job ran: clients, workers, durations, the crypto a request costs."""
-    lines = [f"{plural(load.clients, 'client connection')} (one generator process), "
-             f"{plural(load.server_workers, 'server worker')}; each offered rate {load.duration_s:g} s after "
-             f"{load.warmup_s:g} s of warm-up; one request = one {load.request}"]
+    lines = [
+        f"{plural(load.clients, 'client connection')} (one generator process), "
+        f"{plural(load.server_workers, 'server worker')}; each offered rate {load.duration_s:g} s after "
+        f"{load.warmup_s:g} s of warm-up; one request = one {load.request}"
+    ]
     costs = []
     if load.server_request_s is not None:
         costs.append(f"the server's crypto {format_seconds(load.server_request_s)}")
@@ -73,8 +78,10 @@ def _about(load: Load) -> list[str]:
 
 
 def _steps_tip(load: Load) -> list[str]:
-    return ["Steps, in the order offered (latency from each request's intended start):",
-            *(f"• {step_line(step, cpu=True)}" for step in load.steps)]
+    return [
+        "Steps, in the order offered (latency from each request's intended start):",
+        *(f"• {step_line(step, cpu=True)}" for step in load.steps),
+    ]
 
 
 def _rate_cell(load: Load | None) -> Cell:
@@ -84,25 +91,41 @@ def _rate_cell(load: Load | None) -> Cell:
     steps = _steps_tip(load)
     if len(load.steps) == 1:
         step = load.steps[0]
-        head = (f"Achieved {format_rate_per_s(step.achieved_per_s)} at one offered rate of "
-                f"{format_rate_per_s(step.offered_per_s)}")
+        head = (
+            f"Achieved {format_rate_per_s(step.achieved_per_s)} at one offered rate of "
+            f"{format_rate_per_s(step.offered_per_s)}"
+        )
         if step.generator_saturated:
             head += "; the load generator, not the server, was the limit: not the server's figure"
         tone = Tone.WARN if step.generator_saturated or step.errors else None
-        return Cell(format_rate_per_s(step.achieved_per_s), step.achieved_per_s,
-                    "\n".join([head, *_about(load), *steps]), tone)
+        return Cell(
+            format_rate_per_s(step.achieved_per_s), step.achieved_per_s, "\n".join([head, *_about(load), *steps]), tone
+        )
     if load.knee_per_s is None:
-        return Cell("generator-bound", None,
-                    "\n".join(["Every step was limited by the load generator, not the server: no server figure "
-                               "(on a quieter machine, or with fewer clients, the generator may keep up)", *_about(load), *steps]),
-                    Tone.WARN)
+        return Cell(
+            "generator-bound",
+            None,
+            "\n".join(
+                [
+                    "Every step was limited by the load generator, not the server: no server figure "
+                    "(on a quieter machine, or with fewer clients, the generator may keep up)",
+                    *_about(load),
+                    *steps,
+                ]
+            ),
+            Tone.WARN,
+        )
     if load.saturated:
-        head = ("Knee: the highest rate achieved where the generator was not the limit; a higher offered rate "
-                "overloaded the server")
+        head = (
+            "Knee: the highest rate achieved where the generator was not the limit; a higher offered rate "
+            "overloaded the server"
+        )
         text = f"knee {format_rate_per_s(load.knee_per_s)}"
     else:
-        head = ("No step overloaded the server: the knee lies above the highest rate achieved "
-                f"({format_rate_per_s(load.knee_per_s)}); offer more to find it")
+        head = (
+            "No step overloaded the server: the knee lies above the highest rate achieved "
+            f"({format_rate_per_s(load.knee_per_s)}); offer more to find it"
+        )
         text = f"≥ {format_rate_per_s(load.knee_per_s)}"
     return Cell(text, load.knee_per_s, "\n".join([head, *_about(load), *steps]))
 
@@ -112,9 +135,12 @@ def _p99_cell(load: Load | None) -> Cell:
     if load is None or not load.steps:
         return Cell(_MISSING)
     if load.sustained_p99_s is not None and load.sustained_per_s is not None:
-        return Cell(f"p99 {format_seconds(load.sustained_p99_s)}", load.sustained_p99_s,
-                    f"p99 latency at {format_rate_per_s(load.sustained_per_s)}, the highest rate the server "
-                    "kept up with (achieved ≥ 95 % of offered, no errors, the generator on time)")
+        return Cell(
+            f"p99 {format_seconds(load.sustained_p99_s)}",
+            load.sustained_p99_s,
+            f"p99 latency at {format_rate_per_s(load.sustained_per_s)}, the highest rate the server "
+            "kept up with (achieved ≥ 95 % of offered, no errors, the generator on time)",
+        )
     if len(load.steps) == 1 and "p99" in load.steps[0].latency_s:
         step = load.steps[0]
         tip = f"p99 latency at {format_rate_per_s(step.offered_per_s)} offered"
@@ -122,8 +148,12 @@ def _p99_cell(load: Load | None) -> Cell:
             tip += "; the generator was the limit, so this latency includes its own delay"
         elif step.errors or step.achieved_per_s < 0.95 * step.offered_per_s:
             tip += "; the server did not keep up at this rate, so requests queued"
-        return Cell(f"p99 {format_seconds(step.latency_s['p99'])}", step.latency_s["p99"], tip,
-                    Tone.WARN if step.generator_saturated else None)
+        return Cell(
+            f"p99 {format_seconds(step.latency_s['p99'])}",
+            step.latency_s["p99"],
+            tip,
+            Tone.WARN if step.generator_saturated else None,
+        )
     return Cell(_MISSING, None, "No step was kept up with while the generator was on time: no p99 to quote")
 
 
@@ -133,12 +163,17 @@ def load_row(job: JobResult) -> list[Cell]:
     cells = build_row(job, None)
     load = job.load
     request = f"{load.request}s/s" if load is not None else LOAD_ROW
-    cells[Column.METRIC] = Cell(request, request, "Requests the server completed per second under load, and the "
-                                                  "latency clients saw (from each request's intended start)")
+    cells[Column.METRIC] = Cell(
+        request,
+        request,
+        "Requests the server completed per second under load, and the "
+        "latency clients saw (from each request's intended start)",
+    )
     cells[Column.MEDIAN] = _rate_cell(load)
     cells[Column.P95] = _p99_cell(load)
-    cells[Column.CI95] = Cell(_MISSING, None, "One measured window per offered rate: no interval; the steps are "
-                                              "in the Median's tooltip")
+    cells[Column.CI95] = Cell(
+        _MISSING, None, "One measured window per offered rate: no interval; the steps are in the Median's tooltip"
+    )
     cpu = cells[Column.CPU]
     if cpu.tip:
         cpu_tip = "sender = the load generator (every client connection), receiver = the server\n" + cpu.tip

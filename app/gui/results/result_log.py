@@ -30,11 +30,18 @@ class ResultLog:
         if result.error:
             text += f" — {result.error}"
         lines = [(level, text)]
-        lines += [(LogLevel.WARNING, f"{result.label} · {warning.metric or 'job'}: {warning.message} — {warning.fix}")
-                  for warning in job_only(result.warnings)]
+        lines += [
+            (LogLevel.WARNING, f"{result.label} · {warning.metric or 'job'}: {warning.message} — {warning.fix}")
+            for warning in job_only(result.warnings)
+        ]
         for said in run_wide([result.warnings]):
             if said.warning.code not in self._said:
                 self._said.add(said.warning.code)
-                lines.append((LogLevel.WARNING, f"Every measured job of this run: {said.warning.message} — "
-                                                f"{said.warning.fix} (said once, not per job)"))
+                lines.append(
+                    (
+                        LogLevel.WARNING,
+                        f"Every measured job of this run: {said.warning.message} — "
+                        f"{said.warning.fix} (said once, not per job)",
+                    )
+                )
         return lines

@@ -200,8 +200,7 @@ class ResultsModel(QAbstractTableModel):
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(Column)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
             return None
         column = Column(section)
@@ -289,12 +288,14 @@ class ResultsTable(QWidget):
         self.metric_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.metric_picker.setToolTip("What each row shows: every metric of every job is one choice away")
         self.metric_picker.currentIndexChanged.connect(
-            lambda _: self.model.set_metric(self.metric_picker.currentData() or HEADLINE))
+            lambda _: self.model.set_metric(self.metric_picker.currentData() or HEADLINE)
+        )
         self.copy_action = QAction("Copy rows", self)
         self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
         self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.copy_action.setToolTip("Copy the selected rows (all rows when none is selected) as "
-                                    "tab-separated text, with the header")
+        self.copy_action.setToolTip(
+            "Copy the selected rows (all rows when none is selected) as tab-separated text, with the header"
+        )
         self.copy_action.triggered.connect(self.copy)
         self.view.addAction(self.copy_action)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
@@ -317,8 +318,7 @@ class ResultsTable(QWidget):
 
         self._last: JobResult | None = None
         self.view.selectionModel().selectionChanged.connect(self._sync_selection)
-        for signal in (self.proxy.modelReset, self.proxy.dataChanged, self.proxy.rowsRemoved,
-                       self.proxy.layoutChanged):
+        for signal in (self.proxy.modelReset, self.proxy.dataChanged, self.proxy.rowsRemoved, self.proxy.layoutChanged):
             signal.connect(self._sync_selection)
         for signal in (self.model.modelReset, self.model.rowsInserted):
             signal.connect(self._fill_picker)

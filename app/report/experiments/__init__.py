@@ -25,7 +25,10 @@ __all__ = ["experiment_sections"]
 
 #: Per experiment, the builder of its own subsections (level 2).
 BUILDERS: dict[str, Callable[[RunResult, Experiment], list[Section]]] = {
-    "E1": e1.sections, "E2": e2.sections, "E3": e3.sections, "E4": e4.sections,
+    "E1": e1.sections,
+    "E2": e2.sections,
+    "E3": e3.sections,
+    "E4": e4.sections,
 }
 
 
@@ -38,18 +41,28 @@ def experiment_sections(run: RunResult) -> list[Section]:
     try:
         experiment = load_experiment(name)
     except PublishedDataError as exc:
-        return [Section(title, [Paragraph(f"The published figures could not be loaded: {exc}", "note")],
-                        page_break_before=True)]
-    intro = Section(f"{title}: {experiment.title}", [
-        Paragraph(f"**Question.** {experiment.question}"),
-        Paragraph(f"**The original.** {experiment.original}"),
-        Paragraph("**Reading the comparison.** The published figures come from another machine, so absolute "
-                  "times differ; what should agree is the ratios and trends. Each published figure is set beside "
-                  "the same statistic of ours (a mean beside our mean, a single trial beside our first timed "
-                  "sample), summed over our metrics where the original timed several operations as one; every "
-                  "call we time is validated. A ratio above 1 means our measurement took longer. A figure "
-                  "computed from published ones is marked as derived: the source does not print it.", "note"),
-    ], page_break_before=True)
+        return [
+            Section(
+                title, [Paragraph(f"The published figures could not be loaded: {exc}", "note")], page_break_before=True
+            )
+        ]
+    intro = Section(
+        f"{title}: {experiment.title}",
+        [
+            Paragraph(f"**Question.** {experiment.question}"),
+            Paragraph(f"**The original.** {experiment.original}"),
+            Paragraph(
+                "**Reading the comparison.** The published figures come from another machine, so absolute "
+                "times differ; what should agree is the ratios and trends. Each published figure is set beside "
+                "the same statistic of ours (a mean beside our mean, a single trial beside our first timed "
+                "sample), summed over our metrics where the original timed several operations as one; every "
+                "call we time is validated. A ratio above 1 means our measurement took longer. A figure "
+                "computed from published ones is marked as derived: the source does not print it.",
+                "note",
+            ),
+        ],
+        page_break_before=True,
+    )
     published = Section("Published and measured", [comparison_table(run, experiment)], level=2)
     builder = BUILDERS.get(name)
     return [intro, published] + (builder(run, experiment) if builder else [])

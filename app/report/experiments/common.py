@@ -19,9 +19,16 @@ def experiment_id(run: RunResult) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def find_jobs(run: RunResult, scheme: str, *, backend: str | None = None, params: Mapping[str, Any] | None = None,
-              mode: str | None = None, message_size: int | None = None,
-              tcp_nodelay: bool | None = None) -> list[JobResult]:
+def find_jobs(
+    run: RunResult,
+    scheme: str,
+    *,
+    backend: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    mode: str | None = None,
+    message_size: int | None = None,
+    tcp_nodelay: bool | None = None,
+) -> list[JobResult]:
     """Finished jobs of `run` that match every given field (params: a subset match)."""
     found = []
     for job in run.jobs:
@@ -85,12 +92,28 @@ def comparison_table(run: RunResult, experiment: Experiment) -> Table:
             rows.append([figure.case, published, MISSING, MISSING, "not measured in this run"])
             continue
         for job, total in measured.found:
-            rows.append([figure.case, published, seconds(total), ratio(total, figure.seconds),
-                         f"{job.label}; {our_statistic_text(figure)} of {what}"])
-    return Table(["Case (as published)", "Published", "Measured (same statistic)", "Measured / published",
-                  "Our job, statistic and metrics"],
-                 rows, caption=f"{experiment.id}: published figures beside this run's. Each published value is "
-                               "compared with the same statistic of ours: a mean with our mean, a single trial with "
-                               "our first timed sample, a numbered sample with our sample of that number. Where the "
-                               "source timed several operations as one, ours is the sum of the matching metrics.",
-                 widths=[3.0, 2.2, 1.4, 1.2, 3.2], align=["left", "left", "right", "right", "left"])
+            rows.append(
+                [
+                    figure.case,
+                    published,
+                    seconds(total),
+                    ratio(total, figure.seconds),
+                    f"{job.label}; {our_statistic_text(figure)} of {what}",
+                ]
+            )
+    return Table(
+        [
+            "Case (as published)",
+            "Published",
+            "Measured (same statistic)",
+            "Measured / published",
+            "Our job, statistic and metrics",
+        ],
+        rows,
+        caption=f"{experiment.id}: published figures beside this run's. Each published value is "
+        "compared with the same statistic of ours: a mean with our mean, a single trial with "
+        "our first timed sample, a numbered sample with our sample of that number. Where the "
+        "source timed several operations as one, ours is the sum of the matching metrics.",
+        widths=[3.0, 2.2, 1.4, 1.2, 3.2],
+        align=["left", "left", "right", "right", "left"],
+    )

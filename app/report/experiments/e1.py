@@ -25,8 +25,9 @@ SAME_WITHIN = 0.2
 
 
 def _session_jobs(run: RunResult) -> list[JobResult]:
-    return [job for job in run.jobs if job.status == JobStatus.OK and job.mode in SESSION_MODES
-            and "compute" in job.metrics]
+    return [
+        job for job in run.jobs if job.status == JobStatus.OK and job.mode in SESSION_MODES and "compute" in job.metrics
+    ]
 
 
 def _short(job: JobResult) -> str:
@@ -44,34 +45,59 @@ def _per_sample_chart(jobs: list[JobResult], metric: str, title: str, y_label: s
         return None
     spread = max(max(s.ys) for s in series) / max(min(min(s.ys) for s in series), 1e-12)
     chart = LineChart(title, "sample", "", y_label, "s", series, log_y=spread > 100)
-    return Chart(chart, caption="One point per message, in the order sent (the original printed these as "
-                                "\"Sample i/N | Comp Delay | Comm Delay\").", aspect=0.55)
+    return Chart(
+        chart,
+        caption="One point per message, in the order sent (the original printed these as "
+        '"Sample i/N | Comp Delay | Comm Delay").',
+        aspect=0.55,
+    )
 
 
-def _published(experiment: Experiment, metric: str, statistic: str = "mean", sample: int | None = None
-               ) -> Figure | None:
-    return next((f for f in experiment.figures if f.metrics == [metric] and f.statistic == statistic
-                 and f.sample == sample), None)
+def _published(
+    experiment: Experiment, metric: str, statistic: str = "mean", sample: int | None = None
+) -> Figure | None:
+    return next(
+        (f for f in experiment.figures if f.metrics == [metric] and f.statistic == statistic and f.sample == sample),
+        None,
+    )
 
 
 def _averages(jobs: list[JobResult], experiment: Experiment) -> Table:
     rows = []
     for job in jobs:
-        rows.append([job.label, seconds(mean(job, "compute")), seconds(mean(job, "rtt")),
-                     seconds(mean(job, "receiver")), seconds(mean(job, "floor_rtt")),
-                     seconds(mean(job, "handshake"))])
+        rows.append(
+            [
+                job.label,
+                seconds(mean(job, "compute")),
+                seconds(mean(job, "rtt")),
+                seconds(mean(job, "receiver")),
+                seconds(mean(job, "floor_rtt")),
+                seconds(mean(job, "handshake")),
+            ]
+        )
     comp, comm = _published(experiment, "compute"), _published(experiment, "rtt")
-    rows.append(["Published (ECDH + AES-256-GCM, tinyec)", comp.published_text() if comp else "-",
-                 comm.published_text() if comm else "-", "-", "-", "-"])
-    return Table(["Job", "Computation delay", "Communication delay", "Server decrypts", "Network floor",
-                  "Key setup (client)"], rows,
-                 caption="Means over the samples. Communication delay: message sent to confirmation received, "
-                         "at the client; it includes the server's decryption. Network floor: a ping-pong of frames "
-                         "of the same size on the same connection. Key setup happens once per session. The published "
-                         "averages include the source's cold first sample; so does the mean of our job set up as "
-                         "the source's script (Nagle on, no warm-up), while the other jobs start timing after "
-                         "warm-up messages.",
-                 widths=[3.2, 1.3, 1.4, 1.2, 1.2, 1.3], emphasis={len(rows) - 1})
+    rows.append(
+        [
+            "Published (ECDH + AES-256-GCM, tinyec)",
+            comp.published_text() if comp else "-",
+            comm.published_text() if comm else "-",
+            "-",
+            "-",
+            "-",
+        ]
+    )
+    return Table(
+        ["Job", "Computation delay", "Communication delay", "Server decrypts", "Network floor", "Key setup (client)"],
+        rows,
+        caption="Means over the samples. Communication delay: message sent to confirmation received, "
+        "at the client; it includes the server's decryption. Network floor: a ping-pong of frames "
+        "of the same size on the same connection. Key setup happens once per session. The published "
+        "averages include the source's cold first sample; so does the mean of our job set up as "
+        "the source's script (Nagle on, no warm-up), while the other jobs start timing after "
+        "warm-up messages.",
+        widths=[3.2, 1.3, 1.4, 1.2, 1.2, 1.3],
+        emphasis={len(rows) - 1},
+    )
 
 
 def _lines_table(job: JobResult | None, experiment: Experiment) -> Table | None:
@@ -81,21 +107,41 @@ def _lines_table(job: JobResult | None, experiment: Experiment) -> Table | None:
         return None
     rows = []
     for number in numbers:
-        comp, comm = _published(experiment, "compute", "sample", number), _published(experiment, "rtt", "sample", number)
+        comp, comm = (
+            _published(experiment, "compute", "sample", number),
+            _published(experiment, "rtt", "sample", number),
+        )
         ours = [_sample(job, "compute", number), _sample(job, "rtt", number)]
-        rows.append([f"Sample {number}", comp.published_text() if comp else "-", comm.published_text() if comm else "-",
-                     seconds(ours[0]), seconds(ours[1])])
+        rows.append(
+            [
+                f"Sample {number}",
+                comp.published_text() if comp else "-",
+                comm.published_text() if comm else "-",
+                seconds(ours[0]),
+                seconds(ours[1]),
+            ]
+        )
     stated = next((s for s in experiment.stated if "communication" in s.case), None)
     compute, rtt = mean(job, "compute"), mean(job, "rtt")
     if stated is not None:
-        rows.append(["Communication / computation (means)", f"{stated.value:g}× (as the source states)", "",
-                     ratio_text(rtt / compute) if compute and rtt else "-", ""])
-    return Table(["Line", "Published computation", "Published communication", "Our computation",
-                  "Our communication"], rows,
-                 caption=f"The source's printed lines \"Sample i/N | Comp Delay | Comm Delay\" beside the same "
-                         f"samples of our {job.label} job, the one set up as the source's script (TCP_NODELAY off, "
-                         "no warm-up: our sample 1 is the session's first message).",
-                 widths=[2.4, 1.5, 1.6, 1.4, 1.5], align=["left", "right", "right", "right", "right"])
+        rows.append(
+            [
+                "Communication / computation (means)",
+                f"{stated.value:g}× (as the source states)",
+                "",
+                ratio_text(rtt / compute) if compute and rtt else "-",
+                "",
+            ]
+        )
+    return Table(
+        ["Line", "Published computation", "Published communication", "Our computation", "Our communication"],
+        rows,
+        caption=f'The source\'s printed lines "Sample i/N | Comp Delay | Comm Delay" beside the same '
+        f"samples of our {job.label} job, the one set up as the source's script (TCP_NODELAY off, "
+        "no warm-up: our sample 1 is the session's first message).",
+        widths=[2.4, 1.5, 1.6, 1.4, 1.5],
+        align=["left", "right", "right", "right", "right"],
+    )
 
 
 def _sample(job: JobResult, metric: str, number: int) -> float | None:
@@ -122,32 +168,44 @@ def _nagle_sentences(published: JobResult | None, nodelay: JobResult | None) -> 
     """Nagle on against TCP_NODELAY set, by the median network share (the jobs differ in warm-up too,
     and a median is not moved by a few cold or slow samples), then the slow samples counted."""
     if published is None or nodelay is None:
-        return ["This run has no pair of clients with TCP_NODELAY off and on, so the effect of Nagle's algorithm "
-                "was not measured."]
+        return [
+            "This run has no pair of clients with TCP_NODELAY off and on, so the effect of Nagle's algorithm "
+            "was not measured."
+        ]
     on, off = _median(published, "network"), _median(nodelay, "network")
     if on is None or off is None or off <= 0:
         return []
-    head = (f"With TCP_NODELAY off (Nagle's algorithm on, a plain socket's default) the median network share of a "
-            f"round trip (round trip minus the server's decryption) was {seconds(on)}, against {seconds(off)} with "
-            "it set")
+    head = (
+        f"With TCP_NODELAY off (Nagle's algorithm on, a plain socket's default) the median network share of a "
+        f"round trip (round trip minus the server's decryption) was {seconds(on)}, against {seconds(off)} with "
+        "it set"
+    )
     change = on / off - 1
     if abs(change) <= SAME_WITHIN:
-        words = [f"{head}: the same within {SAME_WITHIN:.0%}. For a typical message Nagle's algorithm changes "
-                 "nothing here, as expected: each message leaves in one write and the client then waits for the "
-                 "reply, so no small write is ever held back behind an unacknowledged one."]
+        words = [
+            f"{head}: the same within {SAME_WITHIN:.0%}. For a typical message Nagle's algorithm changes "
+            "nothing here, as expected: each message leaves in one write and the client then waits for the "
+            "reply, so no small write is ever held back behind an unacknowledged one."
+        ]
     elif change > 0:
-        words = [f"{head}: {ratio_text(on / off)} slower, {seconds(on - off)} more per message. A script that never "
-                 "sets TCP_NODELAY measures its socket options as well as its cipher."]
+        words = [
+            f"{head}: {ratio_text(on / off)} slower, {seconds(on - off)} more per message. A script that never "
+            "sets TCP_NODELAY measures its socket options as well as its cipher."
+        ]
     else:
-        words = [f"{head}: lower with Nagle on. This is one run of each, without repeats, so it does not show "
-                 "whether the difference would recur."]
+        words = [
+            f"{head}: lower with Nagle on. This is one run of each, without repeats, so it does not show "
+            "whether the difference would recur."
+        ]
     threshold = SLOW_FACTOR * off
     slow_on, n_on = _slow_count(published, "network", threshold)
     slow_off, n_off = _slow_count(nodelay, "network", threshold)
     if slow_on or slow_off:
-        words.append(f"Samples over {seconds(threshold)} ({SLOW_FACTOR}× the TCP_NODELAY median): {slow_on} of {n_on} with "
-                     f"Nagle on, {slow_off} of {n_off} with TCP_NODELAY set; one run of each cannot tell whether "
-                     "they come from the socket option, the missing warm-up or other load on the machine.")
+        words.append(
+            f"Samples over {seconds(threshold)} ({SLOW_FACTOR}× the TCP_NODELAY median): {slow_on} of {n_on} with "
+            f"Nagle on, {slow_off} of {n_off} with TCP_NODELAY set; one run of each cannot tell whether "
+            "they come from the socket option, the missing warm-up or other load on the machine."
+        )
     return words
 
 
@@ -160,42 +218,65 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
 
     compute = mean(ecdh, "compute")
     if compute is not None and comp_figure is not None and ecdh is not None:
-        words = [(f"**Computation delay.** Per message, ECDH + AES-GCM costs one AES-256-GCM encryption of 18 "
-                  f"bytes: {seconds(compute)} here ({ecdh.label}) against the published "
-                  f"{comp_figure.published_text()} ({ratio(compute, comp_figure.seconds)}).")]
+        words = [
+            (
+                f"**Computation delay.** Per message, ECDH + AES-GCM costs one AES-256-GCM encryption of 18 "
+                f"bytes: {seconds(compute)} here ({ecdh.label}) against the published "
+                f"{comp_figure.published_text()} ({ratio(compute, comp_figure.seconds)})."
+            )
+        ]
         openssl = mean(first(find_jobs(run, "ecdh", backend="cryptography", tcp_nodelay=True)), "compute")
         if openssl is not None:
-            words.append(f"tinyec does only the curve arithmetic; the AES-GCM around it is pycryptodome's, which "
-                         f"builds a cipher object per message. Through OpenSSL (the cryptography job) the same "
-                         f"encryption took {seconds(openssl)}: pycryptodome's per-message cost is "
-                         f"{_relation(compute, openssl)} OpenSSL's.")
+            words.append(
+                f"tinyec does only the curve arithmetic; the AES-GCM around it is pycryptodome's, which "
+                f"builds a cipher object per message. Through OpenSSL (the cryptography job) the same "
+                f"encryption took {seconds(openssl)}: pycryptodome's per-message cost is "
+                f"{_relation(compute, openssl)} OpenSSL's."
+            )
         handshake = mean(ecdh, "handshake")
         if handshake:
-            words.append(f"The key agreement itself happens once per session: tinyec's pure-Python ECDH took "
-                         f"{seconds(handshake)} at the client, {ratio_text(handshake / compute)} one message's "
-                         "encryption.")
+            words.append(
+                f"The key agreement itself happens once per session: tinyec's pure-Python ECDH took "
+                f"{seconds(handshake)} at the client, {ratio_text(handshake / compute)} one message's "
+                "encryption."
+            )
         paragraphs.append(Paragraph(" ".join(words)))
 
     rtt = mean(ecdh, "rtt")
     if rtt is not None and comm_figure is not None and ecdh is not None:
         floor, receiver = mean(ecdh, "floor_rtt"), mean(ecdh, "receiver")
-        parts = [(f"**Communication delay.** Our mean round trip is {seconds(rtt)} ({ecdh.label}) against the "
-                  f"published {comm_figure.published_text()} ({ratio(rtt, comm_figure.seconds)}).")]
+        parts = [
+            (
+                f"**Communication delay.** Our mean round trip is {seconds(rtt)} ({ecdh.label}) against the "
+                f"published {comm_figure.published_text()} ({ratio(rtt, comm_figure.seconds)})."
+            )
+        ]
         if floor is not None and receiver is not None:
-            parts.append(f"Of it, the server's decryption takes {seconds(receiver)} on average and the bare loopback "
-                         f"round trip of same-size frames {seconds(floor)}; what remains is each side's Python code "
-                         "between the socket calls.")
+            parts.append(
+                f"Of it, the server's decryption takes {seconds(receiver)} on average and the bare loopback "
+                f"round trip of same-size frames {seconds(floor)}; what remains is each side's Python code "
+                "between the socket calls."
+            )
         first_rtt, second_rtt = _sample(ecdh, "rtt", 1), _sample(ecdh, "rtt", 2)
         first_pub, second_pub = _published(experiment, "rtt", "sample", 1), _published(experiment, "rtt", "sample", 2)
-        if (as_published is not None and first_rtt and second_rtt and first_pub and second_pub
-                and first_rtt > second_rtt and first_pub.value > second_pub.value):
+        if (
+            as_published is not None
+            and first_rtt
+            and second_rtt
+            and first_pub
+            and second_pub
+            and first_rtt > second_rtt
+            and first_pub.value > second_pub.value
+        ):
             opened = _sample(ecdh, "receiver", 1)
-            parts.append(f"The first message is the slowest in both: the source printed {first_pub.published_text()} "
-                         f"for sample 1 against {second_pub.published_text()} for sample 2; ours took "
-                         f"{seconds(first_rtt)} against {seconds(second_rtt)}"
-                         + (f", {seconds(opened)} of it the server's first decryption" if opened else "")
-                         + ". A first call pays one-time costs (first use of the cipher and of its code paths), and "
-                           "with no warm-up that cost is in the mean.")
+            parts.append(
+                f"The first message is the slowest in both: the source printed {first_pub.published_text()} "
+                f"for sample 1 against {second_pub.published_text()} for sample 2; ours took "
+                f"{seconds(first_rtt)} against {seconds(second_rtt)}"
+                + (f", {seconds(opened)} of it the server's first decryption" if opened else "")
+                + ". A first call pays one-time costs (first use of the cipher and of its code paths), and "
+                "with no warm-up that cost is in the mean."
+            )
         parts += _nagle_sentences(as_published, nodelay)
         on_a_link = _link_equivalent(comm_figure.seconds, ecdh)
         if on_a_link:
@@ -205,17 +286,25 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
     weak = first(find_jobs(run, "elgamal", params={"bits": 128}))
     fair = first(find_jobs(run, "elgamal", params={"bits": 2048}))
     if compute is not None and (weak or fair):
-        words = [("**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
-                  f"({(weak.security.classical_bits or '?') if weak else 'about 24'}-bit classical strength, "
-                  "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits.")]
+        words = [
+            (
+                "**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
+                f"({(weak.security.classical_bits or '?') if weak else 'about 24'}-bit classical strength, "
+                "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits."
+            )
+        ]
         weak_compute, fair_compute = mean(weak, "compute"), mean(fair, "compute")
         if weak_compute is not None:
-            words.append(f"ElGamal-128 encrypts in {seconds(weak_compute)} per message, "
-                         f"{_relation(weak_compute, compute)} ECDH + AES-GCM.")
+            words.append(
+                f"ElGamal-128 encrypts in {seconds(weak_compute)} per message, "
+                f"{_relation(weak_compute, compute)} ECDH + AES-GCM."
+            )
         if fair_compute is not None:
-            words.append(f"At ElGamal-2048 (112 bits, still below ECDH's 128) it takes {seconds(fair_compute)}, "
-                         f"{_relation(fair_compute, compute)} ECDH + AES-GCM: the published comparison at 128 "
-                         "bits understates ElGamal's cost at any size worth deploying.")
+            words.append(
+                f"At ElGamal-2048 (112 bits, still below ECDH's 128) it takes {seconds(fair_compute)}, "
+                f"{_relation(fair_compute, compute)} ECDH + AES-GCM: the published comparison at 128 "
+                "bits understates ElGamal's cost at any size worth deploying."
+            )
         paragraphs.append(Paragraph(" ".join(words)))
     return paragraphs
 
@@ -234,21 +323,29 @@ def _link_equivalent(published_s: float, job: JobResult) -> str | None:
     above = [c for c in costs if c[0] > published_s]
     if not costs:
         return None
-    text = (f"**On a network.** The published {seconds(published_s)} is a loopback figure: one machine, no wire. "
-            f"In the link model (one-way delay each way, plus the {up}-byte frame and its acknowledgement at the "
-            f"link's rate) it equals a link with {seconds(published_s / 2)} of one-way delay")
+    text = (
+        f"**On a network.** The published {seconds(published_s)} is a loopback figure: one machine, no wire. "
+        f"In the link model (one-way delay each way, plus the {up}-byte frame and its acknowledgement at the "
+        f"link's rate) it equals a link with {seconds(published_s / 2)} of one-way delay"
+    )
     if below and above:
         low, high = below[-1], above[0]
-        text += (f": more than our {link_title(low[1])} preset adds ({seconds(low[0])} a round trip) and "
-                 f"{ratio_text(high[0] / published_s)} less than {link_title(high[1])} adds ({seconds(high[0])}).")
+        text += (
+            f": more than our {link_title(low[1])} preset adds ({seconds(low[0])} a round trip) and "
+            f"{ratio_text(high[0] / published_s)} less than {link_title(high[1])} adds ({seconds(high[0])})."
+        )
     elif above:
-        text += f", less than any of our link presets (the cheapest, {link_title(above[0][1])}, adds " \
-                f"{seconds(above[0][0])})."
+        text += (
+            f", less than any of our link presets (the cheapest, {link_title(above[0][1])}, adds "
+            f"{seconds(above[0][0])})."
+        )
     else:
-        text += f", more than every link preset (the costliest, {link_title(below[-1][1])}, adds " \
-                f"{seconds(below[-1][0])})."
-    return text + (" A loopback job with a \"link\" (or the pq-over-links preset) measures the same exchange over "
-                   "those links.")
+        text += (
+            f", more than every link preset (the costliest, {link_title(below[-1][1])}, adds {seconds(below[-1][0])})."
+        )
+    return text + (
+        ' A loopback job with a "link" (or the pq-over-links preset) measures the same exchange over those links.'
+    )
 
 
 #: A session acknowledgement's frame: header, the receiver's open time and its verdict.
@@ -264,14 +361,27 @@ def _relation(a: float, b: float) -> str:
 def sections(run: RunResult, experiment: Experiment) -> list[Section]:
     jobs = _session_jobs(run)
     if not jobs:
-        return [Section("Per-sample delays", [Paragraph(
-            "This run has no finished loopback job, so E1's per-sample delays were not measured.", "note")],
-            level=2)]
+        return [
+            Section(
+                "Per-sample delays",
+                [
+                    Paragraph(
+                        "This run has no finished loopback job, so E1's per-sample delays were not measured.", "note"
+                    )
+                ],
+                level=2,
+            )
+        ]
     blocks: list[Block] = []
-    originals = [j for j in jobs if j.scheme in ("ecdh", "elgamal") and j.backend in ("tinyec", "python")
-                 and j.params.get("bits", 128) == 128]
-    for metric, title, label in (("compute", "Computation delay per sample", "computation delay"),
-                                 ("rtt", "Communication delay per sample", "communication delay")):
+    originals = [
+        j
+        for j in jobs
+        if j.scheme in ("ecdh", "elgamal") and j.backend in ("tinyec", "python") and j.params.get("bits", 128) == 128
+    ]
+    for metric, title, label in (
+        ("compute", "Computation delay per sample", "computation delay"),
+        ("rtt", "Communication delay per sample", "communication delay"),
+    ):
         chart = _per_sample_chart(originals or jobs, metric, title, label)
         if chart is not None:
             blocks.append(chart)

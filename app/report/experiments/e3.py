@@ -41,8 +41,12 @@ from app.report.units import MISSING
 SHORT_MESSAGE = 12
 #: Job kinds, the columns of E3: textbook RSA without and with CRT, ElGamal, RSA-OAEP (OpenSSL).
 RSA, RSA_CRT, ELGAMAL, OAEP = "rsa", "rsa-crt", "elgamal", "oaep"
-KIND_NAMES = {RSA: "textbook RSA without CRT", RSA_CRT: "textbook RSA with CRT", ELGAMAL: "ElGamal",
-              OAEP: "RSA-OAEP (OpenSSL)"}
+KIND_NAMES = {
+    RSA: "textbook RSA without CRT",
+    RSA_CRT: "textbook RSA with CRT",
+    ELGAMAL: "ElGamal",
+    OAEP: "RSA-OAEP (OpenSSL)",
+}
 #: What "-" means in every table here.
 MISSING_NOTE = f"{MISSING}: not measured in this run (job missing or failed)."
 
@@ -197,8 +201,10 @@ def _columns_for(grid: _Grid, bits: int) -> list[_Column]:
         return (kind, bits) in grid.planned
 
     columns = [column for column in COLUMNS if planned(column[1], column[0])]
-    short: list[_Column] = [(f"ElGamal total ({n}-bit x, k)", kind, functools.partial(_total_of, kind))
-                            for kind, n in _short_kinds(grid, bits)]
+    short: list[_Column] = [
+        (f"ElGamal total ({n}-bit x, k)", kind, functools.partial(_total_of, kind))
+        for kind, n in _short_kinds(grid, bits)
+    ]
     return columns[:-1] + short + columns[-1:] if columns and columns[-1][1] == OAEP else columns + short
 
 
@@ -214,10 +220,11 @@ def _rsa_blocks(grid: _Grid, bits: int, size: int) -> int | None:
 def _key_table(grid: _Grid, bits: int, bits_of: dict[int, int]) -> Table:
     columns = _columns_for(grid, bits)
     sizes = sorted(grid.sizes[bits])
-    rows = [[_length_text(size, bits_of)] + [_ms(value(grid, bits, size)) for _, _, value in columns]
-            for size in sizes]
-    caption = ("Means in ms per message. RSA enc is one operation for both RSA decryptions (timed in the no-CRT "
-               "job), so each RSA total is RSA enc plus that decryption.")
+    rows = [[_length_text(size, bits_of)] + [_ms(value(grid, bits, size)) for _, _, value in columns] for size in sizes]
+    caption = (
+        "Means in ms per message. RSA enc is one operation for both RSA decryptions (timed in the no-CRT "
+        "job), so each RSA total is RSA enc plus that decryption."
+    )
     absent = [KIND_NAMES[kind] for kind in (RSA, RSA_CRT, ELGAMAL, OAEP) if (kind, bits) not in grid.planned]
     if absent:
         caption += f" Not in this run at {bits} bits: {_list(absent)}."
@@ -226,18 +233,29 @@ def _key_table(grid: _Grid, bits: int, bits_of: dict[int, int]) -> Table:
     blocks = {size: _rsa_blocks(grid, bits, size) for size in sizes}
     split = [f"{size} B in {n}" for size, n in blocks.items() if n and n > 1]
     if split:
-        caption += (f" Messages longer than one RSA block are encrypted block by block (RSA blocks: "
-                    f"{', '.join(split)}), so the time steps up with the block count.")
-    return Table(["Message length"] + [title for title, _, _ in columns], rows, caption=caption,
-                 widths=[1.6] + [1.0] * len(columns))
+        caption += (
+            f" Messages longer than one RSA block are encrypted block by block (RSA blocks: "
+            f"{', '.join(split)}), so the time steps up with the block count."
+        )
+    return Table(
+        ["Message length"] + [title for title, _, _ in columns],
+        rows,
+        caption=caption,
+        widths=[1.6] + [1.0] * len(columns),
+    )
 
 
 # --- the published cells -------------------------------------------------------------------
 
 #: The published table's columns: (column, title).
-PUBLISHED_COLUMNS = [("rsa_enc", "RSA enc"), ("rsa_dec", "RSA dec"), ("rsa_total", "RSA total"),
-                     ("elgamal_enc", "ElGamal enc"), ("elgamal_dec", "ElGamal dec"),
-                     ("elgamal_total", "ElGamal total")]
+PUBLISHED_COLUMNS = [
+    ("rsa_enc", "RSA enc"),
+    ("rsa_dec", "RSA dec"),
+    ("rsa_total", "RSA total"),
+    ("elgamal_enc", "ElGamal enc"),
+    ("elgamal_dec", "ElGamal dec"),
+    ("elgamal_total", "ElGamal total"),
+]
 
 
 def _published_rows(experiment: Experiment, bits: int) -> list[dict[str, float]]:
@@ -259,14 +277,20 @@ def _published_table(experiment: Experiment, bits: int) -> Table | None:
     if not rows:
         return None
     # The source prints every cell with the same decimals (0.3200): the most any cell of its table has.
-    decimals = max(len(printed(v).partition(".")[2]) for r in rows for column, _ in PUBLISHED_COLUMNS
-                   for v in [r[column]])
-    body = [[f"{int(r['message_bits'])} bits"] + [f"{r[column]:.{decimals}f}" for column, _ in PUBLISHED_COLUMNS]
-            for r in rows]
-    return Table(["Message length"] + [title for _, title in PUBLISHED_COLUMNS], body,
-                 caption=f"The source's table for {bits}-bit keys, every cell as printed (ms). It gives no repetition "
-                         "count, padding, exponent size or CRT use.",
-                 widths=[1.6] + [1.0] * len(PUBLISHED_COLUMNS))
+    decimals = max(
+        len(printed(v).partition(".")[2]) for r in rows for column, _ in PUBLISHED_COLUMNS for v in [r[column]]
+    )
+    body = [
+        [f"{int(r['message_bits'])} bits"] + [f"{r[column]:.{decimals}f}" for column, _ in PUBLISHED_COLUMNS]
+        for r in rows
+    ]
+    return Table(
+        ["Message length"] + [title for _, title in PUBLISHED_COLUMNS],
+        body,
+        caption=f"The source's table for {bits}-bit keys, every cell as printed (ms). It gives no repetition "
+        "count, padding, exponent size or CRT use.",
+        widths=[1.6] + [1.0] * len(PUBLISHED_COLUMNS),
+    )
 
 
 def _published_series(experiment: Experiment, bits: int, columns: list[tuple[str, str]]) -> list[Series]:
@@ -299,18 +323,38 @@ def _series(name: str, points: list[tuple[float, float | None]]) -> Series | Non
 
 def _key_chart(grid: _Grid, bits: int, bits_of: dict[int, int], experiment: Experiment) -> Chart | None:
     sizes = sorted(grid.sizes[bits])
-    series = [s for name, value in _SERIES
-              if (s := _series(name, [(_length_bits(size, bits_of), value(grid, bits, size)) for size in sizes]))]
+    series = [
+        s
+        for name, value in _SERIES
+        if (s := _series(name, [(_length_bits(size, bits_of), value(grid, bits, size)) for size in sizes]))
+    ]
     if not series:
         return None
-    series += _published_series(experiment, bits, [("rsa_enc", "RSA encryption"), ("rsa_dec", "RSA decryption"),
-                                                   ("elgamal_enc", "ElGamal encryption"),
-                                                   ("elgamal_dec", "ElGamal decryption")])
-    chart = LineChart(f"RSA-{bits} and ElGamal-{bits}: message length against time", "message length", "bits",
-                      "mean time", "s", series, log_y=True)
-    return Chart(chart, caption="Mean time per message at each published message length (log scale in time); RSA "
-                                "encryption is the same with and without CRT. Series named \"published\" are the "
-                                "source's cells.")
+    series += _published_series(
+        experiment,
+        bits,
+        [
+            ("rsa_enc", "RSA encryption"),
+            ("rsa_dec", "RSA decryption"),
+            ("elgamal_enc", "ElGamal encryption"),
+            ("elgamal_dec", "ElGamal decryption"),
+        ],
+    )
+    chart = LineChart(
+        f"RSA-{bits} and ElGamal-{bits}: message length against time",
+        "message length",
+        "bits",
+        "mean time",
+        "s",
+        series,
+        log_y=True,
+    )
+    return Chart(
+        chart,
+        caption="Mean time per message at each published message length (log scale in time); RSA "
+        'encryption is the same with and without CRT. Series named "published" are the '
+        "source's cells.",
+    )
 
 
 def _total_chart(grid: _Grid, bits: int, bits_of: dict[int, int], experiment: Experiment) -> Chart | None:
@@ -318,35 +362,65 @@ def _total_chart(grid: _Grid, bits: int, bits_of: dict[int, int], experiment: Ex
     sizes = sorted(grid.sizes[bits])
     kinds = [(RSA, "RSA total without CRT"), (RSA_CRT, "RSA total with CRT"), (ELGAMAL, "ElGamal total")]
     kinds += [(kind, f"{_short_name(n)}: total") for kind, n in _short_kinds(grid, bits)]
-    series = [s for kind, name in kinds
-              if (s := _series(name, [(_length_bits(size, bits_of), grid.total(kind, bits, size)) for size in sizes]))]
+    series = [
+        s
+        for kind, name in kinds
+        if (s := _series(name, [(_length_bits(size, bits_of), grid.total(kind, bits, size)) for size in sizes]))
+    ]
     if not series:
         return None
     series += _published_series(experiment, bits, [("rsa_total", "RSA total"), ("elgamal_total", "ElGamal total")])
-    chart = LineChart(f"RSA-{bits} and ElGamal-{bits}: total time (encryption + decryption)", "message length",
-                      "bits", "mean total time", "s", series, log_y=True)
-    return Chart(chart, caption="Mean encryption + mean decryption per message (log scale in time), ours under each "
-                                "hypothesis and the source's printed totals.")
+    chart = LineChart(
+        f"RSA-{bits} and ElGamal-{bits}: total time (encryption + decryption)",
+        "message length",
+        "bits",
+        "mean total time",
+        "s",
+        series,
+        log_y=True,
+    )
+    return Chart(
+        chart,
+        caption="Mean encryption + mean decryption per message (log scale in time), ours under each "
+        "hypothesis and the source's printed totals.",
+    )
 
 
 def _across_chart(grid: _Grid, size: int, bits_of: dict[int, int], experiment: Experiment) -> Chart | None:
     keys = grid.key_sizes
     kinds = [(RSA, "RSA without CRT"), (RSA_CRT, "RSA with CRT"), (ELGAMAL, "ElGamal")]
     kinds += [(kind, _short_name(n)) for kind, n in _short_kinds(grid)] + [(OAEP, "RSA-OAEP (OpenSSL)")]
-    series = [s for kind, name in kinds
-              if (s := _series(name, [(float(bits), grid.total(kind, bits, size)) for bits in keys]))]
+    series = [
+        s
+        for kind, name in kinds
+        if (s := _series(name, [(float(bits), grid.total(kind, bits, size)) for bits in keys]))
+    ]
     if not series:
         return None
     length = bits_of.get(size)
     for column, name in (("rsa_total", "published: RSA"), ("elgamal_total", "published: ElGamal")):
-        points = [(float(bits), _published_seconds(row, column, experiment)) for bits in keys
-                  for row in _published_rows(experiment, bits) if row.get("message_bits") == length]
+        points = [
+            (float(bits), _published_seconds(row, column, experiment))
+            for bits in keys
+            for row in _published_rows(experiment, bits)
+            if row.get("message_bits") == length
+        ]
         if (published := _series(name, points)) is not None:
             series.append(published)
-    chart = LineChart(f"Total time (encryption + decryption) against key size, {_length_text(size, bits_of)} "
-                      "message", "key size", "bits", "mean total time", "s", series, log_y=True)
-    return Chart(chart, caption="Mean encryption + mean decryption per message (log scale in time); \"published\": the "
-                                "source's totals for the same message length.")
+    chart = LineChart(
+        f"Total time (encryption + decryption) against key size, {_length_text(size, bits_of)} message",
+        "key size",
+        "bits",
+        "mean total time",
+        "s",
+        series,
+        log_y=True,
+    )
+    return Chart(
+        chart,
+        caption='Mean encryption + mean decryption per message (log scale in time); "published": the '
+        "source's totals for the same message length.",
+    )
 
 
 # --- why the published trend differs ------------------------------------------------------
@@ -359,8 +433,11 @@ def _crt_paragraph(grid: _Grid, size: int, bits_of: dict[int, int]) -> Paragraph
         if plain is not None and crt is not None and crt > 0:
             speedups.append(f"{ratio_text(plain / crt)} at {bits} bits ({_ms(plain)} ms against {_ms(crt)} ms)")
     if not speedups:
-        return Paragraph("This run has no key size with textbook RSA decrypting both with and without CRT, so the "
-                         "CRT speed-up was not measured.", "note")
+        return Paragraph(
+            "This run has no key size with textbook RSA decrypting both with and without CRT, so the "
+            "CRT speed-up was not measured.",
+            "note",
+        )
     return Paragraph(
         f"**The CRT speed-up.** The source does not say whether its RSA decryption used the Chinese remainder "
         f"theorem. Here decrypting with it was faster than m = c^d mod n by {_list(speedups)} ({_message_words(size, bits_of)}; mean decryption "
@@ -369,7 +446,8 @@ def _crt_paragraph(grid: _Grid, size: int, bits_of: dict[int, int]) -> Paragraph
         "instead of one full-size one. With schoolbook multiplication each half-size exponentiation has half the "
         "multiplications, each costing about a quarter, so about 1/8 of the full one, and the two together about "
         "1/4: about 4× less work in theory (about 3× with Karatsuba multiplication, whose cost grows more slowly "
-        "with the operand size).")
+        "with the operand size)."
+    )
 
 
 def _published(experiment: Experiment, scheme: str, bits: int, size: int) -> dict[str, float]:
@@ -377,8 +455,12 @@ def _published(experiment: Experiment, scheme: str, bits: int, size: int) -> dic
     parts: dict[str, float] = {}
     for figure in experiment.figures:
         match = figure.match
-        if (match.scheme == scheme and match.params.get("bits") == bits and match.message_size == size
-                and len(figure.metrics) == 1):
+        if (
+            match.scheme == scheme
+            and match.params.get("bits") == bits
+            and match.message_size == size
+            and len(figure.metrics) == 1
+        ):
             parts.setdefault(figure.metrics[0], figure.seconds)
     return parts
 
@@ -417,9 +499,16 @@ def _totals(grid: _Grid, experiment: Experiment, size: int) -> list[_Totals]:
         elgamal = grid.total(ELGAMAL, bits, size)
         if elgamal is None:
             continue
-        out.append(_Totals(bits, grid.total(RSA, bits, size), grid.total(RSA_CRT, bits, size), elgamal,
-                           _published_total(experiment, "rsa-textbook", bits, size),
-                           _published_total(experiment, "elgamal", bits, size)))
+        out.append(
+            _Totals(
+                bits,
+                grid.total(RSA, bits, size),
+                grid.total(RSA_CRT, bits, size),
+                elgamal,
+                _published_total(experiment, "rsa-textbook", bits, size),
+                _published_total(experiment, "elgamal", bits, size),
+            )
+        )
     return [t for t in out if t.rsa is not None or t.rsa_crt is not None]
 
 
@@ -429,8 +518,10 @@ def _totals_sentence(t: _Totals) -> str:
         words.append(f" (published: RSA {_ms(t.published_rsa)} ms, ElGamal {_ms(t.published_elgamal)} ms)")
     clauses = []
     if t.rsa is not None:
-        clause = (f"without CRT, RSA totals {_ms(t.rsa)} ms against ElGamal's {_ms(t.elgamal)} ms: "
-                  f"{_lower('ElGamal', t.elgamal, 'RSA', t.rsa)}")
+        clause = (
+            f"without CRT, RSA totals {_ms(t.rsa)} ms against ElGamal's {_ms(t.elgamal)} ms: "
+            f"{_lower('ElGamal', t.elgamal, 'RSA', t.rsa)}"
+        )
         if t.published_rsa is not None and t.published_elgamal is not None and t.rsa != t.elgamal:
             same = (t.elgamal < t.rsa) == (t.published_elgamal < t.published_rsa)
             clause += ", as published" if same else ", unlike the published ranking"
@@ -447,30 +538,42 @@ def _published_lower(experiment: Experiment) -> tuple[list[int], list[int]]:
     return every, [k for k in keys if k not in every]
 
 
-def _conclusion_blocks(totals: list[_Totals], size: int, bits_of: dict[int, int],
-                       experiment: Experiment) -> list[Block]:
+def _conclusion_blocks(
+    totals: list[_Totals], size: int, bits_of: dict[int, int], experiment: Experiment
+) -> list[Block]:
     every, others = _published_lower(experiment)
     if every:
-        claim = (f"The source's tables have ElGamal's total (encryption + decryption) lower than RSA's at "
-                 f"{_list([str(k) for k in every])} bits, in every row")
+        claim = (
+            f"The source's tables have ElGamal's total (encryption + decryption) lower than RSA's at "
+            f"{_list([str(k) for k in every])} bits, in every row"
+        )
         claim += f" (not at {_list([str(k) for k in others])} bits)." if others else "."
     else:
         claim = "The source's tables do not have ElGamal's total lower than RSA's in every row of any key size."
-    opening = Paragraph(f"**The published conclusion.** {claim} Our totals (means) for "
-                        f"{_message_words(size, bits_of)}:")
+    opening = Paragraph(
+        f"**The published conclusion.** {claim} Our totals (means) for {_message_words(size, bits_of)}:"
+    )
     holds = [f"{t.bits}" for t in totals if t.rsa is not None and t.elgamal < t.rsa]
     fails = [f"{t.bits}" for t in totals if t.rsa is not None and t.elgamal >= t.rsa]
     sentences = []
     if holds:
-        sentences.append(f"Without CRT and with full-length ElGamal exponents, ElGamal is lower at {_list(holds)} bits.")
+        sentences.append(
+            f"Without CRT and with full-length ElGamal exponents, ElGamal is lower at {_list(holds)} bits."
+        )
     if fails:
-        sentences.append(f"Without CRT and with full-length ElGamal exponents, ElGamal is not lower at "
-                         f"{_list(fails)} bits.")
-    flipped = [f"{t.bits}" for t in totals if t.rsa is not None and t.rsa_crt is not None
-               and t.elgamal < t.rsa and t.rsa_crt < t.elgamal]
+        sentences.append(
+            f"Without CRT and with full-length ElGamal exponents, ElGamal is not lower at {_list(fails)} bits."
+        )
+    flipped = [
+        f"{t.bits}"
+        for t in totals
+        if t.rsa is not None and t.rsa_crt is not None and t.elgamal < t.rsa and t.rsa_crt < t.elgamal
+    ]
     if flipped:
-        sentences.append(f"With CRT the ranking flips at {_list(flipped)} bits: there the published ranking holds only "
-                         "if RSA decrypted without CRT.")
+        sentences.append(
+            f"With CRT the ranking flips at {_list(flipped)} bits: there the published ranking holds only "
+            "if RSA decrypted without CRT."
+        )
     blocks: list[Block] = [opening, Bullets([_totals_sentence(t) for t in totals])]
     if sentences:
         blocks.append(Paragraph(" ".join(sentences)))
@@ -479,21 +582,31 @@ def _conclusion_blocks(totals: list[_Totals], size: int, bits_of: dict[int, int]
 
 #: The hypotheses: (name, RSA kind, ElGamal kind), ElGamal kinds of this run added per exponent.
 def _hypotheses(grid: _Grid) -> list[tuple[str, str, str]]:
-    out = [("RSA with CRT, full-length ElGamal exponents", RSA_CRT, ELGAMAL),
-           ("RSA without CRT, full-length ElGamal exponents", RSA, ELGAMAL)]
+    out = [
+        ("RSA with CRT, full-length ElGamal exponents", RSA_CRT, ELGAMAL),
+        ("RSA without CRT, full-length ElGamal exponents", RSA, ELGAMAL),
+    ]
     for kind, n in _short_kinds(grid):
-        out += [(f"RSA with CRT, {n}-bit ElGamal x and k", RSA_CRT, kind),
-                (f"RSA without CRT, {n}-bit ElGamal x and k", RSA, kind)]
+        out += [
+            (f"RSA with CRT, {n}-bit ElGamal x and k", RSA_CRT, kind),
+            (f"RSA without CRT, {n}-bit ElGamal x and k", RSA, kind),
+        ]
     return out
 
 
 def _hypothesis_blocks(grid: _Grid, experiment: Experiment, size: int, bits_of: dict[int, int]) -> list[Block]:
     """ElGamal total over RSA total, published and under each hypothesis, and which fits best."""
     length = bits_of.get(size)
-    keys = [bits for bits in grid.key_sizes
-            if any(r.get("message_bits") == length for r in _published_rows(experiment, bits))]
-    hypotheses = [h for h in _hypotheses(grid)
-                  if any(grid.total(h[1], bits, size) and grid.total(h[2], bits, size) for bits in keys)]
+    keys = [
+        bits
+        for bits in grid.key_sizes
+        if any(r.get("message_bits") == length for r in _published_rows(experiment, bits))
+    ]
+    hypotheses = [
+        h
+        for h in _hypotheses(grid)
+        if any(grid.total(h[1], bits, size) and grid.total(h[2], bits, size) for bits in keys)
+    ]
     if not keys or not hypotheses:
         return []
     rows, best = [], []
@@ -517,37 +630,53 @@ def _hypothesis_blocks(grid: _Grid, experiment: Experiment, size: int, bits_of: 
             best.append((bits, name, ours, published))
             sides.append(next((r, e) for n, r, e in hypotheses if n == name))
         full = [(r, e) for n, r, e in hypotheses if e == ELGAMAL]
-        if all(grid.total(e, bits, size) and grid.total(r, bits, size)
-               and grid.total(e, bits, size) >= grid.total(r, bits, size) for r, e in full):  # type: ignore[operator]
+        if all(
+            grid.total(e, bits, size)
+            and grid.total(r, bits, size)
+            and grid.total(e, bits, size) >= grid.total(r, bits, size)  # type: ignore[operator]
+            for r, e in full
+        ):
             never_lower.append(bits)
-    table = Table(["Key bits", "Published"] + [name for name, _, _ in hypotheses], rows,
-                  caption=f"ElGamal total over RSA total for {_message_words(size, bits_of)} (one block at every key "
-                          "size): the source's cells, and ours under each hypothesis. Below 1: ElGamal is faster. "
-                          "Short exponents cap ElGamal's security at half their length (Pollard's lambda): 80 bits "
-                          "for 160-bit, 128 bits for 256-bit exponents.",
-                  widths=[0.8, 0.9] + [1.2] * len(hypotheses))
-    opening = Paragraph("**Which hypothesis fits.** The source says neither whether its RSA decrypted with the CRT "
-                        "nor how long its ElGamal exponents were; both change the ranking. Each column below is one "
-                        "combination measured here.")
-    verdict = "; ".join(f"at {bits} bits, {name} ({ours:.2f} against {published:.2f} published)"
-                        for bits, name, ours, published in best)
+    table = Table(
+        ["Key bits", "Published"] + [name for name, _, _ in hypotheses],
+        rows,
+        caption=f"ElGamal total over RSA total for {_message_words(size, bits_of)} (one block at every key "
+        "size): the source's cells, and ours under each hypothesis. Below 1: ElGamal is faster. "
+        "Short exponents cap ElGamal's security at half their length (Pollard's lambda): 80 bits "
+        "for 160-bit, 128 bits for 256-bit exponents.",
+        widths=[0.8, 0.9] + [1.2] * len(hypotheses),
+    )
+    opening = Paragraph(
+        "**Which hypothesis fits.** The source says neither whether its RSA decrypted with the CRT "
+        "nor how long its ElGamal exponents were; both change the ranking. Each column below is one "
+        "combination measured here."
+    )
+    verdict = "; ".join(
+        f"at {bits} bits, {name} ({ours:.2f} against {published:.2f} published)" for bits, name, ours, published in best
+    )
     names = {name for _, name, _, _ in best}
     words = [f"Closest to the source's ratio: {verdict}."]
     if len(names) == 1:
-        words.append("One combination fits best at every key size, which is consistent with it, not proof of it: the "
-                     "source's code is not available.")
+        words.append(
+            "One combination fits best at every key size, which is consistent with it, not proof of it: the "
+            "source's code is not available."
+        )
     else:
         common = []
         if len({r for r, _ in sides}) == 1:
             common.append("RSA " + ("with" if sides[0][0] == RSA_CRT else "without") + " CRT")
         if sides and all(e != ELGAMAL for _, e in sides):
             common.append("short ElGamal exponents")
-        words.append("No single combination fits best at every key size"
-                     + (f", but every closest one has {' and '.join(common)}" if common else "")
-                     + "; the source's code is not available to settle it.")
+        words.append(
+            "No single combination fits best at every key size"
+            + (f", but every closest one has {' and '.join(common)}" if common else "")
+            + "; the source's code is not available to settle it."
+        )
     if never_lower and len(never_lower) == len(keys):
-        words.append("With full-length ElGamal exponents, ElGamal's total is not below RSA's at any of these key "
-                     "sizes, with or without CRT: RSA decrypting without CRT does not by itself explain the published ranking here.")
+        words.append(
+            "With full-length ElGamal exponents, ElGamal's total is not below RSA's at any of these key "
+            "sizes, with or without CRT: RSA decrypting without CRT does not by itself explain the published ranking here."
+        )
     return [opening, table, Paragraph(" ".join(words))]
 
 
@@ -570,7 +699,8 @@ def _departures(grid: _Grid, experiment: Experiment, bits_of: dict[int, int]) ->
             f"at {bits} bits the source's RSA decryption is flat from {int(rows[0]['message_bits'])} to "
             f"{int(rows[-1]['message_bits'])} bits ({printed(min(decs))} to {printed(max(decs))} ms), while ours "
             f"without CRT steps from {_ms(low[1])} ms ({_length_text(low[0], bits_of)}, {low[2] or 1} block) to "
-            f"{_ms(high[1])} ms ({_length_text(high[0], bits_of)}, {high[2]} blocks)")
+            f"{_ms(high[1])} ms ({_length_text(high[0], bits_of)}, {high[2]} blocks)"
+        )
     if not sentences:
         return None
     return Paragraph(
@@ -579,7 +709,8 @@ def _departures(grid: _Grid, experiment: Experiment, bits_of: dict[int, int]) ->
         "message longer than the modulus, it does not say). So " + "; ".join(sentences) + ". Compare the trends "
         "at the 96-bit message, one block at every key size. The source also gives no repetition count, padding or "
         "exponent size; ours are means of the preset's samples after warm-up, in CPython integers rather than "
-        "NTL/GMP.")
+        "NTL/GMP."
+    )
 
 
 #: A series whose largest value is within this factor of its smallest is flat.
@@ -606,28 +737,37 @@ def _exponent_paragraph(grid: _Grid, experiment: Experiment, size: int) -> Parag
             pairs.append((bits, ours_elgamal / ours_rsa, published_elgamal / published_rsa))
     if not pairs:
         return None
-    compared = "; ".join(f"{ours:.2f}× here against {published:.2f}× published at {bits} bits"
-                         for bits, ours, published in pairs)
-    counting = ("**Counting exponentiations.** RSA encryption with e = 65537 is 17 modular multiplications, so it "
-                "costs little; RSA decryption without CRT is one exponentiation with an exponent as long as the "
-                "modulus. ElGamal encryption is two exponentiations (g^k and h^k) and decryption one.")
+    compared = "; ".join(
+        f"{ours:.2f}× here against {published:.2f}× published at {bits} bits" for bits, ours, published in pairs
+    )
+    counting = (
+        "**Counting exponentiations.** RSA encryption with e = 65537 is 17 modular multiplications, so it "
+        "costs little; RSA decryption without CRT is one exponentiation with an exponent as long as the "
+        "modulus. ElGamal encryption is two exponentiations (g^k and h^k) and decryption one."
+    )
     sentences = [counting, f"ElGamal decryption over RSA decryption without CRT: {compared}."]
     if all(published * MUCH_CHEAPER < ours for _, ours, published in pairs):
         same = all(1 / MUCH_CHEAPER <= ours <= MUCH_CHEAPER for _, ours, _ in pairs)
         sentences.append(
             "The original's ElGamal was much cheaper relative to its RSA decryption than ours"
-            + (" (here the two decryptions cost about the same, as two exponentiations of the same size should)"
-               if same else "")
+            + (
+                " (here the two decryptions cost about the same, as two exponentiations of the same size should)"
+                if same
+                else ""
+            )
             + ": that points to shorter ElGamal exponents, or another speed-up, in the original, whose description "
-              "does not give them. With three such exponentiations against RSA's one, ElGamal's total is not "
-              "expected to be the lower one when both use full-length exponents.")
+            "does not give them. With three such exponentiations against RSA's one, ElGamal's total is not "
+            "expected to be the lower one when both use full-length exponents."
+        )
     return Paragraph(" ".join(sentences))
 
 
 def _padding_paragraph(grid: _Grid, size: int) -> Paragraph:
-    opening = ("**A fair comparison.** Textbook RSA has no padding: it is deterministic and malleable, so it is "
-               "insecure at every key size and is measured here only to reproduce E3. Textbook RSA and ElGamal "
-               "both run on CPython integers, so their ratio compares the algorithms on the same arithmetic.")
+    opening = (
+        "**A fair comparison.** Textbook RSA has no padding: it is deterministic and malleable, so it is "
+        "insecure at every key size and is measured here only to reproduce E3. Textbook RSA and ElGamal "
+        "both run on CPython integers, so their ratio compares the algorithms on the same arithmetic."
+    )
     sentences = [opening]
     oaep = []
     for bits in grid.key_sizes:
@@ -637,10 +777,12 @@ def _padding_paragraph(grid: _Grid, size: int) -> Paragraph:
         versus = f", {relation(total, crt, 'textbook RSA with CRT')}" if crt is not None else ""
         oaep.append(f"{_ms(total)} ms at {bits} bits{versus}")
     if oaep:
-        sentences.append(f"What a real deployment pays is RSA-OAEP through OpenSSL (padding, CRT, constant-time C "
-                         f"code): it totals {'; '.join(oaep)}. Against ElGamal in CPython its advantage mixes the "
-                         "algorithm with a faster implementation, so read it as the cost of the practical choice, "
-                         "not of the algorithm alone.")
+        sentences.append(
+            f"What a real deployment pays is RSA-OAEP through OpenSSL (padding, CRT, constant-time C "
+            f"code): it totals {'; '.join(oaep)}. Against ElGamal in CPython its advantage mixes the "
+            "algorithm with a faster implementation, so read it as the cost of the practical choice, "
+            "not of the algorithm alone."
+        )
     return Paragraph(" ".join(sentences))
 
 
@@ -652,9 +794,19 @@ def sections(run: RunResult, experiment: Experiment) -> list[Section]:
     bits_of = _message_bits(experiment)
     size = grid.short_size()
     if size is None:
-        return [Section("RSA and ElGamal: time per message", [
-            Paragraph("This run has no textbook RSA, ElGamal or RSA-OAEP (OpenSSL) job, so none of E3's tables "
-                      "could be rebuilt.", "note")], level=2)]
+        return [
+            Section(
+                "RSA and ElGamal: time per message",
+                [
+                    Paragraph(
+                        "This run has no textbook RSA, ElGamal or RSA-OAEP (OpenSSL) job, so none of E3's tables "
+                        "could be rebuilt.",
+                        "note",
+                    )
+                ],
+                level=2,
+            )
+        ]
     out = []
     for bits in grid.key_sizes:
         blocks: list[Block] = []

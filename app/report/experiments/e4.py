@@ -107,8 +107,10 @@ def _key_bits(job: JobResult) -> int:
 
 
 def _aes_groups(run: RunResult) -> dict[str, list[JobResult]]:
-    jobs = sorted((j for j in run.jobs if j.status == JobStatus.OK and j.scheme == "aes-gcm"),
-                  key=lambda j: (j.backend, _key_bits(j)))
+    jobs = sorted(
+        (j for j in run.jobs if j.status == JobStatus.OK and j.scheme == "aes-gcm"),
+        key=lambda j: (j.backend, _key_bits(j)),
+    )
     return _groups(jobs)
 
 
@@ -116,11 +118,18 @@ def _aes_chart(groups: dict[str, list[JobResult]]) -> Chart | None:
     series = [s for label, jobs in groups.items() if (s := _series(label, jobs, _aes_total))]
     if not series:
         return None
-    chart = LineChart("AES-GCM encrypt + decrypt time against message size", "message size", "B",
-                      "mean encrypt + decrypt time", "s", series)
+    chart = LineChart(
+        "AES-GCM encrypt + decrypt time against message size",
+        "message size",
+        "B",
+        "mean encrypt + decrypt time",
+        "s",
+        series,
+    )
     counts = {j.metrics["encrypt"].stats.n for jobs in groups.values() for j in jobs if "encrypt" in j.metrics}
-    samples = f" ({counts.pop()} samples of each per point; the original made 30 repetitions)" if len(counts) == 1 \
-        else ""
+    samples = (
+        f" ({counts.pop()} samples of each per point; the original made 30 repetitions)" if len(counts) == 1 else ""
+    )
     return Chart(chart, caption=f"Mean encryption + mean decryption of one message, per key size{samples}.")
 
 
@@ -142,9 +151,11 @@ def _aes_key_ratio(groups: dict[str, list[JobResult]]) -> str | None:
         size = max(set(small) & set(large))
         low, high = _aes_total(small[size]), _aes_total(large[size])
         if low and high:
-            return (f"At {format_bytes(size)}, AES-256-GCM [{backend}] takes {high / low:.2f}× the time of "
-                    f"AES-128-GCM: AES-256 has 14 rounds against AES-128's 10, so at most 1.4× if the block "
-                    "cipher were the whole cost, and GCM's authentication (GHASH) costs the same at every key size.")
+            return (
+                f"At {format_bytes(size)}, AES-256-GCM [{backend}] takes {high / low:.2f}× the time of "
+                f"AES-128-GCM: AES-256 has 14 rounds against AES-128's 10, so at most 1.4× if the block "
+                "cipher were the whole cost, and GCM's authentication (GHASH) costs the same at every key size."
+            )
     return None
 
 
@@ -190,38 +201,67 @@ def _encrypt(job: JobResult) -> float | None:
 
 def _hybrid_groups(run: RunResult) -> dict[str, list[JobResult]]:
     """The size loops: the "140-byte" messages are runs of their own (10 each), not points of a loop."""
-    return _groups(j for j in run.jobs if j.status == JobStatus.OK and j.scheme in HYBRID_SCHEMES
-                   and j.message_size not in SMS_SIZES)
+    return _groups(
+        j
+        for j in run.jobs
+        if j.status == JobStatus.OK and j.scheme in HYBRID_SCHEMES and j.message_size not in SMS_SIZES
+    )
 
 
 def _range_chart(groups: dict[str, list[JobResult]], keep: Callable[[int], bool], *, log_y: bool) -> Chart | None:
-    series = [s for jobs in groups.values()
-              if (s := _series(_short_name(jobs[0]), [j for j in jobs if keep(j.message_size)], _keygen_total))]
+    series = [
+        s
+        for jobs in groups.values()
+        if (s := _series(_short_name(jobs[0]), [j for j in jobs if keep(j.message_size)], _keygen_total))
+    ]
     if not series:
         return None
-    chart = LineChart(f"RSA-KEM and ECIES: key generation + encryption, {_range_text(series)}", "message size", "B",
-                      "mean key generation + encryption", "s", series, log_y=log_y)
+    chart = LineChart(
+        f"RSA-KEM and ECIES: key generation + encryption, {_range_text(series)}",
+        "message size",
+        "B",
+        "mean key generation + encryption",
+        "s",
+        series,
+        log_y=log_y,
+    )
     counts = {j.metrics["encrypt"].stats.n for jobs in groups.values() for j in jobs if "encrypt" in j.metrics}
-    timed = ("one timed encryption per size, as the notebook's loops time one call per size"
-             if counts == {1} else "the mean encryption time at each size")
-    return Chart(chart, caption="Each scheme encrypts the message with AES-256-GCM. Key generation is the job's mean "
-                                "keygen time (one receiver key pair, the same for every size), added to "
-                                f"{timed}; the notebook timed key generation and encryption together. Our RSA-KEM "
-                                "wraps the key with OAEP over SHA-256, the notebook's with pycryptodome's default "
-                                "SHA-1."
-                                + (" Log scale in time." if log_y else ""))
+    timed = (
+        "one timed encryption per size, as the notebook's loops time one call per size"
+        if counts == {1}
+        else "the mean encryption time at each size"
+    )
+    return Chart(
+        chart,
+        caption="Each scheme encrypts the message with AES-256-GCM. Key generation is the job's mean "
+        "keygen time (one receiver key pair, the same for every size), added to "
+        f"{timed}; the notebook timed key generation and encryption together. Our RSA-KEM "
+        "wraps the key with OAEP over SHA-256, the notebook's with pycryptodome's default "
+        "SHA-1." + (" Log scale in time." if log_y else ""),
+    )
 
 
 def _encrypt_chart(groups: dict[str, list[JobResult]]) -> Chart | None:
     series = [s for jobs in groups.values() if (s := _series(_short_name(jobs[0]), jobs, _encrypt))]
     if not series:
         return None
-    chart = LineChart("RSA-KEM and ECIES: encryption alone against message size", "message size", "B",
-                      "mean encryption time", "s", series, log_x=True, log_y=True)
-    return Chart(chart, caption="Encryption without key generation (log-log: a slope of 1 means time proportional "
-                                "to size). ECIES encryption includes an ephemeral key pair and ECDH, RSA-KEM's one "
-                                "RSA-OAEP public-key operation wrapping a fresh AES-256 key; both then encrypt the "
-                                "message with AES-256-GCM.")
+    chart = LineChart(
+        "RSA-KEM and ECIES: encryption alone against message size",
+        "message size",
+        "B",
+        "mean encryption time",
+        "s",
+        series,
+        log_x=True,
+        log_y=True,
+    )
+    return Chart(
+        chart,
+        caption="Encryption without key generation (log-log: a slope of 1 means time proportional "
+        "to size). ECIES encryption includes an ephemeral key pair and ECDH, RSA-KEM's one "
+        "RSA-OAEP public-key operation wrapping a fresh AES-256 key; both then encrypt the "
+        "message with AES-256-GCM.",
+    )
 
 
 def _rsa3072(run: RunResult, backend: str, size: int | None = None) -> list[JobResult]:
@@ -244,30 +284,36 @@ def _factor_trend(run: RunResult) -> Paragraph | None:
     if len(factors) < 2:
         return None
     small, large = min(factors), max(factors)
-    text = (f"RSA-KEM-3072 [pycryptodome] over ECIES, key generation included: {ratio_text(factors[small])} at "
-            f"{format_bytes(small)}, {ratio_text(factors[large])} at {format_bytes(large)}.")
+    text = (
+        f"RSA-KEM-3072 [pycryptodome] over ECIES, key generation included: {ratio_text(factors[small])} at "
+        f"{format_bytes(small)}, {ratio_text(factors[large])} at {format_bytes(large)}."
+    )
     encrypt, total = _encrypt(rsa[large]), _keygen_total(rsa[large])
     if encrypt is not None and total:
         share = encrypt / total
-        text += (f" At {format_bytes(large)}, encryption is {_share(share)} of RSA-KEM-3072's total: "
-                 + ("the message, not key generation, dominates there." if share >= 0.5 else
-                    "key generation still dominates."))
+        text += f" At {format_bytes(large)}, encryption is {_share(share)} of RSA-KEM-3072's total: " + (
+            "the message, not key generation, dominates there." if share >= 0.5 else "key generation still dominates."
+        )
     return Paragraph(text, "finding")
 
 
 def _hybrid_section(run: RunResult) -> Section:
     groups = _hybrid_groups(run)
     blocks: list[Block] = []
-    for chart in (_range_chart(groups, lambda size: size <= 128 * KIB, log_y=True),
-                  _range_chart(groups, lambda size: size >= MIB, log_y=True), _encrypt_chart(groups)):
+    for chart in (
+        _range_chart(groups, lambda size: size <= 128 * KIB, log_y=True),
+        _range_chart(groups, lambda size: size >= MIB, log_y=True),
+        _encrypt_chart(groups),
+    ):
         if chart is not None:
             blocks.append(chart)
     trend = _factor_trend(run)
     if trend is not None:
         blocks.append(trend)
     if not blocks:
-        blocks.append(Paragraph("RSA-KEM and ECIES were not measured at two or more message sizes in this run.",
-                                "note"))
+        blocks.append(
+            Paragraph("RSA-KEM and ECIES were not measured at two or more message sizes in this run.", "note")
+        )
     return Section("RSA-KEM against ECIES: key generation + encryption against message size", blocks, level=2)
 
 
@@ -299,22 +345,30 @@ def _sms_jobs(run: RunResult) -> list[JobResult]:
 def _sms_row(job: JobResult, experiment: Experiment) -> list[str]:
     figure = _figure_for(job, experiment) if job.status == JobStatus.OK else None
     measured = metric_sum(job, figure.metrics) if figure is not None else None
-    return [job.label, _size_words(job.message_size), seconds(mean(job, "keygen")), seconds(mean(job, "encrypt")),
-            seconds(_keygen_total(job)), figure.published_text() if figure is not None else MISSING,
-            ratio(measured, figure.seconds) if figure is not None else MISSING]
+    return [
+        job.label,
+        _size_words(job.message_size),
+        seconds(mean(job, "keygen")),
+        seconds(mean(job, "encrypt")),
+        seconds(_keygen_total(job)),
+        figure.published_text() if figure is not None else MISSING,
+        ratio(measured, figure.seconds) if figure is not None else MISSING,
+    ]
 
 
 def _sms_table(jobs: list[JobResult], experiment: Experiment) -> Table:
     rows = [_sms_row(job, experiment) for job in jobs]
-    return Table(["Scheme", "Message", "Key generation", "Encryption", "Total", "Published total",
-                  "Measured / published"],
-                 rows, caption="Means. Total: key generation (one receiver key pair) + encryption of the message, as "
-                               "the notebook timed them together. The notebook meant a 140-byte message (an SMS) but "
-                               "built it as b'A' * messageSize * 140 with messageSize left at 113 by the loop before, "
-                               f"so its published means are for {AS_BUILT:,} bytes; we run both sizes. Published "
-                               f"total: the notebook's mean where it printed one for this case ({MISSING}: none)."
-                               + _missing_note([row[2:5] for row in rows]),
-                 widths=[3.0, 1.3, 1.1, 1.1, 1.1, 1.1, 1.1])
+    return Table(
+        ["Scheme", "Message", "Key generation", "Encryption", "Total", "Published total", "Measured / published"],
+        rows,
+        caption="Means. Total: key generation (one receiver key pair) + encryption of the message, as "
+        "the notebook timed them together. The notebook meant a 140-byte message (an SMS) but "
+        "built it as b'A' * messageSize * 140 with messageSize left at 113 by the loop before, "
+        f"so its published means are for {AS_BUILT:,} bytes; we run both sizes. Published "
+        f"total: the notebook's mean where it printed one for this case ({MISSING}: none)."
+        + _missing_note([row[2:5] for row in rows]),
+        widths=[3.0, 1.3, 1.1, 1.1, 1.1, 1.1, 1.1],
+    )
 
 
 def _factor_row(name: str, top: float | None, bottom: float | None) -> list[str]:
@@ -327,8 +381,14 @@ def _published_factor_rows(experiment: Experiment) -> list[list[str]]:
     rsa, ecies = _figure_of(experiment, "rsa-kem"), _figure_of(experiment, "ecies")
     if rsa is None or ecies is None:
         return []
-    return [[f"Derived from the published means at {AS_BUILT:,} B (the notebook prints no factor)",
-             rsa.published_text(), ecies.published_text(), ratio_text(rsa.seconds / ecies.seconds) + " (derived)"]]
+    return [
+        [
+            f"Derived from the published means at {AS_BUILT:,} B (the notebook prints no factor)",
+            rsa.published_text(),
+            ecies.published_text(),
+            ratio_text(rsa.seconds / ecies.seconds) + " (derived)",
+        ]
+    ]
 
 
 def _factor_table(run: RunResult, experiment: Experiment) -> Table:
@@ -338,20 +398,38 @@ def _factor_table(run: RunResult, experiment: Experiment) -> Table:
         py, ossl = first(_rsa3072(run, "pycryptodome", size)), first(_rsa3072(run, "cryptography", size))
         if ecies is None and py is None and ossl is None:
             continue
-        rows.append(_factor_row(f"Measured at {_size_words(size)}: RSA in pycryptodome, as the notebook",
-                                _keygen_total(py), _keygen_total(ecies)))
+        rows.append(
+            _factor_row(
+                f"Measured at {_size_words(size)}: RSA in pycryptodome, as the notebook",
+                _keygen_total(py),
+                _keygen_total(ecies),
+            )
+        )
         if ossl is not None:
-            rows.append(_factor_row(f"Measured at {_size_words(size)}: RSA key generation and encryption in "
-                                    "OpenSSL", _keygen_total(ossl), _keygen_total(ecies)))
-        rows.append(_factor_row(f"Measured at {_size_words(size)}: encryption alone (pycryptodome RSA)",
-                                mean(py, "encrypt"), mean(ecies, "encrypt")))
-    return Table(["RSA-KEM-3072 over ECIES", "RSA-KEM-3072", "ECIES secp256k1", "RSA-KEM / ECIES"],
-                 _published_factor_rows(experiment) + rows,
-                 caption="Key generation + encryption, means; the factor is RSA-KEM-3072's total over ECIES's. "
-                         "Every factor here is computed: the notebook prints a \"Performance factor\" line whose "
-                         "value is not shown. Our ECIES is OpenSSL's secp256k1, the notebook's eciespy runs on "
-                         "libsecp256k1." + _missing_note(rows),
-                 widths=[3.6, 1.3, 1.3, 1.3], align=["left", "right", "right", "right"])
+            rows.append(
+                _factor_row(
+                    f"Measured at {_size_words(size)}: RSA key generation and encryption in OpenSSL",
+                    _keygen_total(ossl),
+                    _keygen_total(ecies),
+                )
+            )
+        rows.append(
+            _factor_row(
+                f"Measured at {_size_words(size)}: encryption alone (pycryptodome RSA)",
+                mean(py, "encrypt"),
+                mean(ecies, "encrypt"),
+            )
+        )
+    return Table(
+        ["RSA-KEM-3072 over ECIES", "RSA-KEM-3072", "ECIES secp256k1", "RSA-KEM / ECIES"],
+        _published_factor_rows(experiment) + rows,
+        caption="Key generation + encryption, means; the factor is RSA-KEM-3072's total over ECIES's. "
+        'Every factor here is computed: the notebook prints a "Performance factor" line whose '
+        "value is not shown. Our ECIES is OpenSSL's secp256k1, the notebook's eciespy runs on "
+        "libsecp256k1." + _missing_note(rows),
+        widths=[3.6, 1.3, 1.3, 1.3],
+        align=["left", "right", "right", "right"],
+    )
 
 
 def _keygen_paragraph(run: RunResult) -> Paragraph | None:
@@ -362,37 +440,61 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
     if py is None or size is None or keygen is None or not total:
         return None
     share = keygen / total
-    words = [f"Key generation is {_share(share)} of RSA-KEM-3072's total at {_size_words(size)} ({seconds(keygen)} "
-             f"of {seconds(total)}), so "
-             + ("RSA key generation dominates the factor." if share >= 0.5 else
-                "key generation does not dominate the factor here.")]
+    words = [
+        f"Key generation is {_share(share)} of RSA-KEM-3072's total at {_size_words(size)} ({seconds(keygen)} "
+        f"of {seconds(total)}), so "
+        + (
+            "RSA key generation dominates the factor."
+            if share >= 0.5
+            else "key generation does not dominate the factor here."
+        )
+    ]
     stats = py.metrics["keygen"].stats
     if stats.n > 1 and stats.max > stats.min:
-        words.append(f"RSA key generation searches for random primes, so its time varies: {seconds(stats.min)} to "
-                     f"{seconds(stats.max)} over {stats.n} key pairs here; a mean of few samples is uncertain.")
+        words.append(
+            f"RSA key generation searches for random primes, so its time varies: {seconds(stats.min)} to "
+            f"{seconds(stats.max)} over {stats.n} key pairs here; a mean of few samples is uncertain."
+        )
     alone, ecies = mean(py, "encrypt"), mean(first(_ecies(run, size)), "encrypt")
     if alone is not None and ecies:
-        words.append(f"Encryption alone, RSA-KEM-3072 takes {seconds(alone)} against ECIES's {seconds(ecies)}, "
-                     f"{relation(alone, ecies, 'ECIES')}"
-                     + (": without key generation the order reverses for this run's ECIES, OpenSSL's generic "
-                        "secp256k1 code, which generates an ephemeral key pair and computes an ECDH for every "
-                        "message while RSA-KEM does one RSA public-key operation, cheap with e = 65537. The "
-                        "notebook's eciespy uses libsecp256k1, which this run does not measure, so whether the "
-                        "order reverses there too is not shown here." if alone < ecies else "."))
+        words.append(
+            f"Encryption alone, RSA-KEM-3072 takes {seconds(alone)} against ECIES's {seconds(ecies)}, "
+            f"{relation(alone, ecies, 'ECIES')}"
+            + (
+                ": without key generation the order reverses for this run's ECIES, OpenSSL's generic "
+                "secp256k1 code, which generates an ephemeral key pair and computes an ECDH for every "
+                "message while RSA-KEM does one RSA public-key operation, cheap with e = 65537. The "
+                "notebook's eciespy uses libsecp256k1, which this run does not measure, so whether the "
+                "order reverses there too is not shown here."
+                if alone < ecies
+                else "."
+            )
+        )
     ossl = mean(first(_rsa3072(run, "cryptography", size)), "keygen")
     if ossl is not None:
-        words.append(f"OpenSSL generated RSA-3072 key pairs in {seconds(ossl)} on average, "
-                     f"{relation(ossl, keygen, 'pycryptodome')}.")
+        words.append(
+            f"OpenSSL generated RSA-3072 key pairs in {seconds(ossl)} on average, "
+            f"{relation(ossl, keygen, 'pycryptodome')}."
+        )
     return Paragraph(" ".join(words))
 
 
 def _sms_section(run: RunResult, experiment: Experiment) -> Section:
     jobs = _sms_jobs(run)
     counts = {j.metrics["encrypt"].stats.n for j in jobs if j.status == JobStatus.OK and "encrypt" in j.metrics}
-    title = "The \"140-byte\" message (an SMS)" + (f": {counts.pop()} runs" if len(counts) == 1 else "")
+    title = 'The "140-byte" message (an SMS)' + (f": {counts.pop()} runs" if len(counts) == 1 else "")
     if not jobs:
-        return Section(title, [Paragraph("No RSA-KEM or ECIES job encrypted the 140-byte or the 15,820-byte message "
-                                         "in this run, so the factor was not measured.", "note")], level=2)
+        return Section(
+            title,
+            [
+                Paragraph(
+                    "No RSA-KEM or ECIES job encrypted the 140-byte or the 15,820-byte message "
+                    "in this run, so the factor was not measured.",
+                    "note",
+                )
+            ],
+            level=2,
+        )
     blocks: list[Block] = [_sms_table(jobs, experiment), _factor_table(run, experiment)]
     keygen = _keygen_paragraph(run)
     if keygen is not None:
@@ -416,8 +518,9 @@ def _tamper_row(label: str, jobs: list[JobResult]) -> tuple[list[str], bool]:
 def _tamper_section(run: RunResult) -> Section:
     groups = _groups(j for j in run.jobs if j.status == JobStatus.OK and j.scheme in ("aes-gcm", *HYBRID_SCHEMES))
     if not groups:
-        return Section("Tamper test", [Paragraph("No AES-GCM, RSA-KEM or ECIES job finished in this run.", "note")],
-                       level=2)
+        return Section(
+            "Tamper test", [Paragraph("No AES-GCM, RSA-KEM or ECIES job finished in this run.", "note")], level=2
+        )
     rows: list[list[str]] = []
     flagged: set[int] = set()
     for label, jobs in groups.items():
@@ -425,19 +528,27 @@ def _tamper_section(run: RunResult) -> Section:
         if accepted:
             flagged.add(len(rows))
         rows.append(row)
-    table = Table(["Scheme", "Sizes tried", "Tampered ciphertexts", "Rejected", "Result"], rows,
-                  caption="Per job, summed over its message sizes: ciphertexts with a flipped bit (in the "
-                          "encapsulated key, nonce, ciphertext or tag) handed to decryption, and how many it refused.",
-                  widths=[3.4, 1.0, 1.3, 1.0, 1.3], emphasis=flagged)
+    table = Table(
+        ["Scheme", "Sizes tried", "Tampered ciphertexts", "Rejected", "Result"],
+        rows,
+        caption="Per job, summed over its message sizes: ciphertexts with a flipped bit (in the "
+        "encapsulated key, nonce, ciphertext or tag) handed to decryption, and how many it refused.",
+        widths=[3.4, 1.0, 1.3, 1.0, 1.3],
+        emphasis=flagged,
+    )
     tried = sum(j.validation.tamper_tried for jobs in groups.values() for j in jobs)
     rejected = sum(j.validation.tamper_rejected for jobs in groups.values() for j in jobs)
     if flagged:
         names = [rows[i][0] for i in sorted(flagged)]
-        text = (f"**Tamper test failed**: {tried - rejected:,} of {tried:,} tampered ciphertexts were accepted "
-                f"({', '.join(names)}); the published test requires every one to fail authentication.")
+        text = (
+            f"**Tamper test failed**: {tried - rejected:,} of {tried:,} tampered ciphertexts were accepted "
+            f"({', '.join(names)}); the published test requires every one to fail authentication."
+        )
     elif tried:
-        text = (f"All {tried:,} tampered ciphertexts were rejected, as the published test requires (there: "
-                "\"MAC check failed\").")
+        text = (
+            f"All {tried:,} tampered ciphertexts were rejected, as the published test requires (there: "
+            '"MAC check failed").'
+        )
     else:
         text = "No tamper check was made in this run (tamper checks switched off)."
     return Section("Tamper test", [table, Paragraph(text, "finding")], level=2)
@@ -469,8 +580,11 @@ def _overhead_sentence(label: str, jobs: list[JobResult]) -> str | None:
     overhead = values.pop()
     parts = _overhead_parts(jobs[0], overhead)
     count = sum(1 for j in jobs if _overhead(j) is not None)
-    where = f"a constant {overhead:,} B at all {count} sizes measured" if count > 1 else \
-        f"{overhead:,} B at its one size measured"
+    where = (
+        f"a constant {overhead:,} B at all {count} sizes measured"
+        if count > 1
+        else f"{overhead:,} B at its one size measured"
+    )
     return f"{label}: {where}" + (f": {parts}." if parts else ".")
 
 
@@ -483,21 +597,34 @@ def _overhead_section(run: RunResult) -> Section | None:
             shown.append(jobs[-1])  # the largest size: the overhead stays put while the message grows
         for job in shown:
             overhead = _overhead(job)
-            rows.append([label, format_bytes(job.message_size), f"{job.wire_bytes.get('payload', 0):,} B",
-                         f"{overhead:,} B" if overhead is not None else MISSING])
+            rows.append(
+                [
+                    label,
+                    format_bytes(job.message_size),
+                    f"{job.wire_bytes.get('payload', 0):,} B",
+                    f"{overhead:,} B" if overhead is not None else MISSING,
+                ]
+            )
     if not rows:
         return None
     sentences = [s for label, jobs in groups.items() if (s := _overhead_sentence(label, jobs))]
-    blocks: list[Block] = [Table(["Scheme", "Message", "Ciphertext", "Overhead"], rows,
-                                 caption="Ciphertext bytes sent for one message; overhead = ciphertext - message.",
-                                 widths=[3.4, 1.1, 1.4, 1.1])]
+    blocks: list[Block] = [
+        Table(
+            ["Scheme", "Message", "Ciphertext", "Overhead"],
+            rows,
+            caption="Ciphertext bytes sent for one message; overhead = ciphertext - message.",
+            widths=[3.4, 1.1, 1.4, 1.1],
+        )
+    ]
     ecies = next((jobs for jobs in groups.values() if jobs[0].scheme == "ecies"), None)
     values = {o for j in ecies or [] if (o := _overhead(j)) is not None}
     if values == {ECIES_POINT + GCM_NONCE + GCM_TAG}:
-        sentences.append(f"The notebook's eciespy sends {ECIESPY_OVERHEAD} B of overhead ({ECIES_POINT} B ephemeral key, "
-                         f"a 16-byte nonce, {GCM_TAG} B tag): this tool's ECIES, OpenSSL's secp256k1 with a "
-                         f"{GCM_NONCE}-byte GCM nonce, sends {ECIESPY_OVERHEAD - min(values)} B less per message. The "
-                         "two are not wire-compatible.")
+        sentences.append(
+            f"The notebook's eciespy sends {ECIESPY_OVERHEAD} B of overhead ({ECIES_POINT} B ephemeral key, "
+            f"a 16-byte nonce, {GCM_TAG} B tag): this tool's ECIES, OpenSSL's secp256k1 with a "
+            f"{GCM_NONCE}-byte GCM nonce, sends {ECIESPY_OVERHEAD - min(values)} B less per message. The "
+            "two are not wire-compatible."
+        )
     if sentences:
         blocks.append(Bullets(sentences))
     return Section("Ciphertext overhead", blocks, level=2)

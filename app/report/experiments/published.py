@@ -113,7 +113,7 @@ class Figure(BaseModel):
     @model_validator(mode="after")
     def _sample_numbered(self) -> Figure:
         if (self.statistic == "sample") != (self.sample is not None):
-            raise ValueError("a figure has a sample number exactly when its statistic is \"sample\"")
+            raise ValueError('a figure has a sample number exactly when its statistic is "sample"')
         return self
 
     @property
@@ -195,8 +195,10 @@ def load_experiment(experiment_id: str) -> Experiment:
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise PublishedDataError(f"{path}: no published figures for experiment {experiment_id!r} "
-                                 f"(known: {', '.join(experiment_ids()) or 'none'})") from None
+        raise PublishedDataError(
+            f"{path}: no published figures for experiment {experiment_id!r} "
+            f"(known: {', '.join(experiment_ids()) or 'none'})"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PublishedDataError(f"{path}: cannot read: {exc}") from None
     try:

@@ -61,8 +61,14 @@ class Composer:
             self.y += gap
 
     # text -----------------------------------------------------------------------------
-    def place_lines(self, text: Wrapped, x: float, color: QColor,
-                    decorate: Callable[[QRectF, int], None] | None = None, kind: str = "text") -> None:
+    def place_lines(
+        self,
+        text: Wrapped,
+        x: float,
+        color: QColor,
+        decorate: Callable[[QRectF, int], None] | None = None,
+        kind: str = "text",
+    ) -> None:
         """Place a wrapped text from the cursor, continuing on new pages by lines. No
         single first line at a page foot, no single last line at a page head.
         `decorate(rect, first_line)` adds what goes under each piece (bar, bullet)."""
@@ -92,8 +98,18 @@ class Composer:
             if i < n:
                 self.new_page()
 
-    def wrap(self, text: str, size: float, width: float | None = None, *, bold: bool = False,
-             italic: bool = False, align: Align = "left", leading: float = LEADING) -> Wrapped:
+    def wrap(
+        self,
+        text: str,
+        size: float,
+        width: float | None = None,
+        *,
+        bold: bool = False,
+        italic: bool = False,
+        align: Align = "left",
+        leading: float = LEADING,
+    ) -> Wrapped:
         font = self.fonts.font(size, bold=bold, italic=italic)
-        return wrap(self.fonts, text, font, self.width if width is None else width, align=align,
-                    leading=leading * pt(size))
+        return wrap(
+            self.fonts, text, font, self.width if width is None else width, align=align, leading=leading * pt(size)
+        )

@@ -233,8 +233,12 @@ class ChartFlow(Flow):
         # would leave rows unlabelled.
         height = self.height
         room = page.remaining - max(FIGURE_GAP, page.space_after) - (self.total - self.height)
-        if (not page.at_top and self.total > page.remaining and room >= SHRINK * self.height
-                and not isinstance(self.block.chart, (BarChart, StackedBars))):
+        if (
+            not page.at_top
+            and self.total > page.remaining
+            and room >= SHRINK * self.height
+            and not isinstance(self.block.chart, (BarChart, StackedBars))
+        ):
             height = room
         page.start_block(FIGURE_GAP, self.total - self.height + height)
         rect = QRectF(page.left, page.y, page.width, height)
@@ -248,18 +252,27 @@ class ChartFlow(Flow):
     def _painter(self, rect: QRectF) -> Callable[[QPainter], None]:
         chart, family, paint_chart = self.block.chart, self.fonts.family, self.paint_chart
         if paint_chart is not None:
+
             def paint_real(p: QPainter) -> None:
                 p.setClipRect(rect)  # a chart may not paint over the text around it
                 paint_chart(p, rect, chart, font_family=family, base_point_size=8.0)
+
             return paint_real
-        placeholder = wrap(self.fonts, f"{getattr(chart, 'title', 'Chart')} (chart renderer unavailable)",
-                           self.fonts.font(BODY_PT), rect.width() - mm(4), align="center")
+        placeholder = wrap(
+            self.fonts,
+            f"{getattr(chart, 'title', 'Chart')} (chart renderer unavailable)",
+            self.fonts.font(BODY_PT),
+            rect.width() - mm(4),
+            align="center",
+        )
 
         def paint(p: QPainter) -> None:
             p.setPen(QPen(LIGHT_RULE, pt(0.8)))
             p.drawRect(rect)
-            placeholder.painter(0, placeholder.count, rect.left() + mm(2),
-                                rect.center().y() - placeholder.height / 2, MUTED)(p)
+            placeholder.painter(
+                0, placeholder.count, rect.left() + mm(2), rect.center().y() - placeholder.height / 2, MUTED
+            )(p)
+
         return paint
 
 

@@ -10,6 +10,7 @@ Everything is measured against the PDF device (`QFontMetricsF(font, device)`,
 what is painted. Text is laid out with `QTextLayout`: vector text, `**bold**` spans as
 format ranges, and a wrap mode that breaks inside a word rather than overflow its box.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -65,18 +66,29 @@ def _title_page(page: Composer, report: Report) -> None:
     if not report.facts:
         return
     key_font = page.fonts.font(BODY_PT - 0.5, bold=True)
-    key_width = min(max(_text_widths(page.fonts, [k for k, _ in report.facts], key_font)[0] + mm(6), mm(25)),
-                    0.35 * page.width)
+    key_width = min(
+        max(_text_widths(page.fonts, [k for k, _ in report.facts], key_font)[0] + mm(6), mm(25)), 0.35 * page.width
+    )
     for key, value in report.facts:
         key_text = page.wrap(key, BODY_PT - 0.5, key_width - mm(6), bold=True, leading=0.15)
         value_text = page.wrap(value, BODY_PT - 0.5, page.width - key_width, leading=0.15)
         height = max(key_text.height, value_text.height) + 2 * CELL_PAD_Y
         page.start_block(0.0, height)
         top = page.y + CELL_PAD_Y
-        page.add(Op("text", QRectF(page.left, top, key_width, key_text.height),
-                    key_text.painter(0, key_text.count, page.left, top, MUTED)))
-        page.add(Op("text", QRectF(page.left + key_width, top, page.width - key_width, value_text.height),
-                    value_text.painter(0, value_text.count, page.left + key_width, top, TEXT)))
+        page.add(
+            Op(
+                "text",
+                QRectF(page.left, top, key_width, key_text.height),
+                key_text.painter(0, key_text.count, page.left, top, MUTED),
+            )
+        )
+        page.add(
+            Op(
+                "text",
+                QRectF(page.left + key_width, top, page.width - key_width, value_text.height),
+                value_text.painter(0, value_text.count, page.left + key_width, top, TEXT),
+            )
+        )
         page.y += height
         page.add(rule_op(page.left, page.left + page.width, page.y, 0.4, LIGHT_RULE))
 
@@ -96,17 +108,25 @@ def _footers(page: Composer, footer: str) -> None:
         ops.append(rule_op(left, right, top, 0.4, LIGHT_RULE, "footer"))
         baseline = top + mm(1.5) + fm.ascent()
 
-        def paint(p: QPainter, text: str = text, label: str = label, width: float = label_width,
-                  baseline: float = baseline) -> None:
+        def paint(
+            p: QPainter, text: str = text, label: str = label, width: float = label_width, baseline: float = baseline
+        ) -> None:
             p.setFont(font)
             p.setPen(MUTED)
             p.drawText(QPointF(left, baseline), text)
             p.drawText(QPointF(right - width, baseline), label)
+
         ops.append(Op("footer", QRectF(left, top, right - left, mm(1.5) + fm.height()), paint))
 
 
-def layout_report(report: Report, device: QPaintDevice, page_rect: QRectF, *,
-                  on_section: Callable[[int], None] | None = None, family: str | None = None) -> LaidOut:
+def layout_report(
+    report: Report,
+    device: QPaintDevice,
+    page_rect: QRectF,
+    *,
+    on_section: Callable[[int], None] | None = None,
+    family: str | None = None,
+) -> LaidOut:
     """Lay the whole report out on pages of `page_rect` (device pixels at `DPI`).
     `on_section(done)` is called after each section is placed."""
     fonts = Fonts(device, family)

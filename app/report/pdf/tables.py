@@ -102,8 +102,7 @@ def _extra_lines(fonts: Fonts, table: Table, size: float, widths: list[float]) -
     extra = 0
     for index, row in enumerate([table.columns, *table.rows]):
         fm = bold if index == 0 or index - 1 in table.emphasis else regular
-        extra += max((_line_count(fm, text, width - 2 * CELL_PAD_X) for text, width in zip(row, widths)),
-                     default=1) - 1
+        extra += max((_line_count(fm, text, width - 2 * CELL_PAD_X) for text, width in zip(row, widths)), default=1) - 1
     return extra
 
 
@@ -140,11 +139,22 @@ def plan_table(fonts: Fonts, table: Table, width: float) -> TablePlan:
     leading = 0.1 * pt(size)
 
     def cells(texts: list[str], font: QFont) -> list[Wrapped]:
-        return [wrap(fonts, texts[c] if c < len(texts) else "", font, widths[c] - 2 * CELL_PAD_X,
-                     align=table.alignment(c), leading=leading) for c in range(len(table.columns))]
+        return [
+            wrap(
+                fonts,
+                texts[c] if c < len(texts) else "",
+                font,
+                widths[c] - 2 * CELL_PAD_X,
+                align=table.alignment(c),
+                leading=leading,
+            )
+            for c in range(len(table.columns))
+        ]
 
     header = cells(table.columns, bold)
     rows = [cells(row, bold if i in table.emphasis else regular) for i, row in enumerate(table.rows)]
+
     def row_height(row: list[Wrapped]) -> float:
         return max(cell.height for cell in row) + 2 * CELL_PAD_Y
+
     return TablePlan(size, widths, header, rows, row_height(header), [row_height(r) for r in rows])

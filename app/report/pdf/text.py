@@ -109,8 +109,11 @@ class Fonts:
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
-_ALIGN = {"left": Qt.AlignmentFlag.AlignLeft, "right": Qt.AlignmentFlag.AlignRight,
-          "center": Qt.AlignmentFlag.AlignHCenter}
+_ALIGN = {
+    "left": Qt.AlignmentFlag.AlignLeft,
+    "right": Qt.AlignmentFlag.AlignRight,
+    "center": Qt.AlignmentFlag.AlignHCenter,
+}
 
 
 def parse_markup(text: str) -> tuple[str, list[tuple[int, int]]]:
@@ -122,7 +125,7 @@ def parse_markup(text: str) -> tuple[str, list[tuple[int, int]]]:
     spans: list[tuple[int, int]] = []
     position, length = 0, 0
     for match in _BOLD.finditer(text):
-        plain.append(text[position:match.start()])
+        plain.append(text[position : match.start()])
         length += match.start() - position
         spans.append((length, len(match.group(1))))
         plain.append(match.group(1))
@@ -171,11 +174,11 @@ class Wrapped:
             offset = QPointF(x, y - self.tops[first])
             for i in range(first, min(end, self.layout.lineCount())):
                 self.layout.lineAt(i).draw(p, offset)
+
         return paint
 
 
-def wrap(fonts: Fonts, text: str, font: QFont, width: float, *, align: Align = "left",
-         leading: float = 0.0) -> Wrapped:
+def wrap(fonts: Fonts, text: str, font: QFont, width: float, *, align: Align = "left", leading: float = 0.0) -> Wrapped:
     """Lay `text` out in lines of `width` device pixels; `**bold**` spans in bold."""
     plain, spans = parse_markup(text)
     layout = QTextLayout(plain, font, fonts.device)
@@ -217,4 +220,5 @@ def rule_op(x1: float, x2: float, y: float, width_pt: float, color: QColor = RUL
     def paint(p: QPainter) -> None:
         p.setPen(QPen(color, pt(width_pt)))
         p.drawLine(QPointF(x1, y), QPointF(x2, y))
+
     return Op(kind, QRectF(x1, y - pt(width_pt) / 2, x2 - x1, pt(width_pt)), paint)

@@ -23,8 +23,10 @@ from app.report.model import Report
 from app.report.pdf.layout import layout_report
 from app.report.pdf.text import DPI
 
-PAGE_SIZES: dict[str, QPageSize.PageSizeId] = {PageSize.A4: QPageSize.PageSizeId.A4,
-                                               PageSize.LETTER: QPageSize.PageSizeId.Letter}
+PAGE_SIZES: dict[str, QPageSize.PageSizeId] = {
+    PageSize.A4: QPageSize.PageSizeId.A4,
+    PageSize.LETTER: QPageSize.PageSizeId.Letter,
+}
 
 #: Keeps the application created by `ensure_gui_application` alive (Qt needs one object).
 _MADE: list[QGuiApplication] = []
@@ -42,8 +44,12 @@ def ensure_gui_application() -> None:
         if not isinstance(instance, QGuiApplication):
             raise RuntimeError("a QCoreApplication exists; PDF reports need a QGuiApplication to paint text")
         return
-    if (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
-            and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")):
+    if (
+        sys.platform.startswith("linux")
+        and not os.environ.get("QT_QPA_PLATFORM")
+        and not os.environ.get("DISPLAY")
+        and not os.environ.get("WAYLAND_DISPLAY")
+    ):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     _MADE.append(QGuiApplication(sys.argv[:1] or ["cryptobench"]))
 
@@ -56,15 +62,19 @@ def _creator() -> str:
     return f"CryptoBench {__version__}"
 
 
-def _render(report: Report, page_size: QPageSize.PageSizeId,
-            on_section: Callable[[int], None] | None) -> tuple[bytes, int]:
+def _render(
+    report: Report, page_size: QPageSize.PageSizeId, on_section: Callable[[int], None] | None
+) -> tuple[bytes, int]:
     """Lay out and paint the report into memory: (PDF bytes, page count)."""
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
-    writer.setPageLayout(QPageLayout(QPageSize(page_size), QPageLayout.Orientation.Portrait,
-                                     QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Millimeter))
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(page_size), QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Millimeter
+        )
+    )
     writer.setTitle(report.title)
     writer.setCreator(_creator())
     page_rect = QRectF(writer.pageLayout().fullRectPixels(DPI))
@@ -89,8 +99,9 @@ def _render(report: Report, page_size: QPageSize.PageSizeId,
     return bytes(buffer.data().data()), len(laid_out.pages)
 
 
-def write_pdf(report: Report, path: Path, page_size: str = PageSize.A4, *,
-              progress: Callable[[int, int], None] | None = None) -> int:
+def write_pdf(
+    report: Report, path: Path, page_size: str = PageSize.A4, *, progress: Callable[[int, int], None] | None = None
+) -> int:
     """Write the report; return the number of pages.
 
     Writes to a temporary file in the same folder and renames it into place (atomic:
@@ -120,8 +131,9 @@ def write_pdf(report: Report, path: Path, page_size: str = PageSize.A4, *,
             ensure_gui_application()
             if progress:
                 progress(0, total)
-            data, pages = _render(report, PAGE_SIZES[page_size],
-                                  (lambda done: progress(done, total)) if progress else None)
+            data, pages = _render(
+                report, PAGE_SIZES[page_size], (lambda done: progress(done, total)) if progress else None
+            )
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

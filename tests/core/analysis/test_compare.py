@@ -34,8 +34,12 @@ def test_samples_scaled_by_1_3_regress_and_by_0_7_are_faster() -> None:
     slower = compare_runs(base, scaled(base, 1.3))
     assert set(_verdicts(slower).values()) == {Verdict.SLOWER}
     regressed = [(p.new.label, p.new.message_size, m.metric) for p, m in slower.regressions()]
-    assert regressed == [("AES-128-GCM", 1024, "encrypt"), ("AES-128-GCM", 1024, "decrypt"),
-                         ("AES-128-GCM", 65536, "encrypt"), ("Ed25519", 64, "sign")]
+    assert regressed == [
+        ("AES-128-GCM", 1024, "encrypt"),
+        ("AES-128-GCM", 1024, "decrypt"),
+        ("AES-128-GCM", 65536, "encrypt"),
+        ("Ed25519", 64, "sign"),
+    ]
     for _, m in slower.metrics:
         assert m.comparison is not None and m.comparison.ratio == pytest.approx(1.3)
         assert m.comparison.ci95_low > 1.05 and m.new_median == pytest.approx(1.3 * (m.base_median or 0))
@@ -56,21 +60,33 @@ def test_a_noisy_slowdown_past_the_threshold_is_not_a_regression() -> None:
     """Ratio 1.3 on four wildly spread samples: the interval reaches below 1.05."""
     noisy = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=4, spread=0.5, seed=7)})])
     result = compare_runs(noisy, scaled(noisy, 1.3))
-    (_, metric), = result.metrics
+    ((_, metric),) = result.metrics
     assert metric.comparison is not None and metric.comparison.ratio == pytest.approx(1.3)
     assert metric.comparison.ci95_low < 1.05 and result.regressions() == []
 
 
 def test_unmatched_jobs_are_listed_and_repeats_pair_in_order() -> None:
-    base = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-5, seed=1)}),
-                         job(BASE_ID, 1, 64, {"encrypt": samples(2e-5, seed=2)}),
-                         job(BASE_ID, 2, 128, {"encrypt": samples(1e-5, seed=3)})])
-    new = run(NEW_ID, [job(NEW_ID, 0, 64, {"encrypt": samples(1e-5, seed=4)}),
-                       job(NEW_ID, 1, 256, {"encrypt": samples(1e-5, seed=5)}),
-                       job(NEW_ID, 2, 64, {"encrypt": samples(2e-5, seed=6)})])
+    base = run(
+        BASE_ID,
+        [
+            job(BASE_ID, 0, 64, {"encrypt": samples(1e-5, seed=1)}),
+            job(BASE_ID, 1, 64, {"encrypt": samples(2e-5, seed=2)}),
+            job(BASE_ID, 2, 128, {"encrypt": samples(1e-5, seed=3)}),
+        ],
+    )
+    new = run(
+        NEW_ID,
+        [
+            job(NEW_ID, 0, 64, {"encrypt": samples(1e-5, seed=4)}),
+            job(NEW_ID, 1, 256, {"encrypt": samples(1e-5, seed=5)}),
+            job(NEW_ID, 2, 64, {"encrypt": samples(2e-5, seed=6)}),
+        ],
+    )
     result = compare_runs(base, new)
-    assert [(p.base.id, p.new.id) for p in result.pairs] == [(f"{BASE_ID}/0", f"{NEW_ID}/0"),
-                                                            (f"{BASE_ID}/1", f"{NEW_ID}/2")]
+    assert [(p.base.id, p.new.id) for p in result.pairs] == [
+        (f"{BASE_ID}/0", f"{NEW_ID}/0"),
+        (f"{BASE_ID}/1", f"{NEW_ID}/2"),
+    ]
     assert [j.id for j in result.only_base] == [f"{BASE_ID}/2"]
     assert [j.id for j in result.only_new] == [f"{NEW_ID}/1"]
     assert set(_verdicts(result).values()) == {Verdict.WITHIN_NOISE}
@@ -79,8 +95,13 @@ def test_unmatched_jobs_are_listed_and_repeats_pair_in_order() -> None:
 def test_link_and_placement_are_part_of_the_match() -> None:
     plain = job(BASE_ID, 0, 64, {"rtt": samples(1e-4)}, mode="loopback")
     lte = Link("lte", 25.0, 5.0, 10000.0, 30000.0, 0.0, "delay-line")
-    variants = [plain, replace(plain, link=lte), replace(plain, link=replace(lte, delay_ms=30.0)),
-                replace(plain, placement=Placement("same")), replace(plain, placement=Placement("split"))]
+    variants = [
+        plain,
+        replace(plain, link=lte),
+        replace(plain, link=replace(lte, delay_ms=30.0)),
+        replace(plain, placement=Placement("same")),
+        replace(plain, placement=Placement("split")),
+    ]
     keys = {match_key(variant) for variant in variants}
     assert len(keys) == 5
     assert match_key(replace(plain, link=lte), link=False) == match_key(plain)
@@ -94,10 +115,17 @@ def test_link_and_placement_are_part_of_the_match() -> None:
 
 
 def test_what_cannot_be_compared_says_why() -> None:
-    base = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-5), "decrypt": samples(1e-5, seed=2)}),
-                         job(BASE_ID, 1, 128, {"encrypt": samples(1e-5)})])
-    new_jobs = [job(NEW_ID, 0, 64, {"encrypt": samples(1e-5), "keygen": samples(1e-3)}),
-                job(NEW_ID, 1, 128, {}, status="failed", error="boom")]
+    base = run(
+        BASE_ID,
+        [
+            job(BASE_ID, 0, 64, {"encrypt": samples(1e-5), "decrypt": samples(1e-5, seed=2)}),
+            job(BASE_ID, 1, 128, {"encrypt": samples(1e-5)}),
+        ],
+    )
+    new_jobs = [
+        job(NEW_ID, 0, 64, {"encrypt": samples(1e-5), "keygen": samples(1e-3)}),
+        job(NEW_ID, 1, 128, {}, status="failed", error="boom"),
+    ]
     new_jobs[0].metrics["encrypt"].samples = []  # results written without their raw samples
     result = compare_runs(base, run(NEW_ID, new_jobs))
     first, second = result.pairs
@@ -119,10 +147,14 @@ def test_environment_differences_name_each_fact() -> None:
     other["libraries"]["cryptography"] = {"version": "43.0.0", "openssl": "OpenSSL 3.3.1 4 Jun 2024"}
     other["python"]["version"] = "3.12.1"
     found = {(d.what, d.base, d.new) for d in environment_differences(ENVIRONMENT, other)}
-    assert found == {("machine", "laptop", "server"), ("CPU flag AVX-512F", "absent", "present"),
-                     ("logical cores", "4", "64"), ("cryptography version", "42.0.0", "43.0.0"),
-                     ("cryptography OpenSSL", "OpenSSL 3.0.11 19 Sep 2023", "OpenSSL 3.3.1 4 Jun 2024"),
-                     ("Python", "CPython 3.11.7", "CPython 3.12.1")}
+    assert found == {
+        ("machine", "laptop", "server"),
+        ("CPU flag AVX-512F", "absent", "present"),
+        ("logical cores", "4", "64"),
+        ("cryptography version", "42.0.0", "43.0.0"),
+        ("cryptography OpenSSL", "OpenSSL 3.0.11 19 Sep 2023", "OpenSSL 3.3.1 4 Jun 2024"),
+        ("Python", "CPython 3.11.7", "CPython 3.12.1"),
+    }
     assert environment_differences(ENVIRONMENT, ENVIRONMENT) == []
 
 

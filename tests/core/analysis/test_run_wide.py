@@ -20,8 +20,17 @@ from tests.helpers.paths import GOLDEN
 GOLDEN_RESULTS = GOLDEN / "results-v1.json"
 SCALING = frequency_scaling_warning(["powersave"])
 PARALLEL = parallel_jobs_warning(2, 2)
-GOVERNOR_FINDING = {"facts": [{"code": "governor", "status": "finding", "found": "powersave on 2 CPUs",
-                               "why": "the clock changes", "fix": "sudo cpupower frequency-set -g performance"}]}
+GOVERNOR_FINDING = {
+    "facts": [
+        {
+            "code": "governor",
+            "status": "finding",
+            "found": "powersave on 2 CPUs",
+            "why": "the clock changes",
+            "fix": "sudo cpupower frequency-set -g performance",
+        }
+    ]
+}
 TINY = {"samples": 3, "warmup": 0, "tamper": 0, "keygen_samples": 1, "message_sizes": [64, 128]}
 
 
@@ -60,7 +69,8 @@ def test_what_the_run_stated_before_its_first_job() -> None:
 
 
 def test_each_result_keeps_it_and_the_cli_summary_says_it_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from app.core.run import runner
 
     real = runner.collect_environment

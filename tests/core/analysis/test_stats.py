@@ -29,9 +29,7 @@ from app.core.analysis.stats import (
 any_finite = st.floats(allow_nan=False, allow_infinity=False)
 # Beyond ~1e154 the squares inside the standard deviation overflow float64 (and
 # summarize refuses); no timer, byte count or throughput comes near that.
-finite_floats = st.floats(
-    min_value=-1e100, max_value=1e100, allow_nan=False, allow_infinity=False
-)
+finite_floats = st.floats(min_value=-1e100, max_value=1e100, allow_nan=False, allow_infinity=False)
 
 
 def codes(found: list[StabilityWarning]) -> set[WarningCode]:
@@ -79,9 +77,7 @@ def test_cv_none_when_mean_is_zero() -> None:
     assert summarize([0.0, 0.0, 0.0]).cv is None
 
 
-@pytest.mark.parametrize(
-    "bad", [[], [1.0, float("nan")], [float("inf"), 1.0], [[1.0, 2.0], [3.0, 4.0]]]
-)
+@pytest.mark.parametrize("bad", [[], [1.0, float("nan")], [float("inf"), 1.0], [[1.0, 2.0], [3.0, 4.0]]])
 def test_rejects_empty_non_finite_and_nested(bad: list) -> None:
     with pytest.raises(ValueError, match=r"must be one-dimensional|must not be empty|must be finite"):
         summarize(bad)
@@ -216,8 +212,21 @@ def test_metric_stats_round_trip_through_json() -> None:
     s = summarize([1.0, 1.1, 0.9, 1.05, 0.95, 1.0, 7.0, 1.02, 0.98, 1.01], unit="s")
     d = json.loads(json.dumps(s.to_dict()))
     assert {
-        "unit", "n", "mean", "median", "std", "min", "max", "p5", "p25", "p75",
-        "p95", "p99", "cv", "ci95", "outliers",
+        "unit",
+        "n",
+        "mean",
+        "median",
+        "std",
+        "min",
+        "max",
+        "p5",
+        "p25",
+        "p75",
+        "p95",
+        "p99",
+        "cv",
+        "ci95",
+        "outliers",
     } <= set(d)
     assert isinstance(d["ci95"], list)
     assert MetricStats.from_dict(d) == s
@@ -277,18 +286,13 @@ def test_high_cv_fires_with_the_numbers() -> None:
 def test_high_cv_threshold_is_inclusive() -> None:
     samples = _steady(20)
     s = summarize(samples)
-    assert WarningCode.HIGH_CV in codes(
-        check_stability("x", dataclasses.replace(s, cv=0.10), samples)
-    )
-    assert WarningCode.HIGH_CV not in codes(
-        check_stability("x", dataclasses.replace(s, cv=0.0999), samples)
-    )
+    assert WarningCode.HIGH_CV in codes(check_stability("x", dataclasses.replace(s, cv=0.10), samples))
+    assert WarningCode.HIGH_CV not in codes(check_stability("x", dataclasses.replace(s, cv=0.0999), samples))
 
 
 def test_too_few_samples() -> None:
     few = [1.0, 1.01, 0.99, 1.0, 1.02]
-    found = [w for w in check_stability("m", summarize(few), few) if
-             w.code is WarningCode.TOO_FEW_SAMPLES]
+    found = [w for w in check_stability("m", summarize(few), few) if w.code is WarningCode.TOO_FEW_SAMPLES]
     assert len(found) == 1
     assert "5 samples" in found[0].message and "6" in found[0].message
 
@@ -300,17 +304,16 @@ def test_too_few_samples() -> None:
 
 def test_slow_first_sample_fires() -> None:
     samples = [5.0] + _steady(19)
-    found = [w for w in check_stability("open", summarize(samples), samples)
-             if w.code is WarningCode.SLOW_FIRST_SAMPLES]
+    found = [
+        w for w in check_stability("open", summarize(samples), samples) if w.code is WarningCode.SLOW_FIRST_SAMPLES
+    ]
     assert len(found) == 1
     assert "5" in found[0].message and "× the median" in found[0].message
 
 
 def test_slow_first_sample_needs_more_than_twice_the_median() -> None:
     samples = [1.9] + _steady(19)
-    assert WarningCode.SLOW_FIRST_SAMPLES not in codes(
-        check_stability("open", summarize(samples), samples)
-    )
+    assert WarningCode.SLOW_FIRST_SAMPLES not in codes(check_stability("open", summarize(samples), samples))
 
 
 def test_slow_first_sample_needs_to_be_above_p95() -> None:
@@ -330,9 +333,11 @@ def test_slow_warmup_alone_is_not_a_warning() -> None:
 
 def test_slow_first_measured_sample_after_slow_warmup_mentions_warmup() -> None:
     samples = [4.0] + _steady(19)
-    found = [w for w in check_stability("x", summarize(samples), samples,
-                                        warmup_samples=[10.0, 6.0])
-             if w.code is WarningCode.SLOW_FIRST_SAMPLES]
+    found = [
+        w
+        for w in check_stability("x", summarize(samples), samples, warmup_samples=[10.0, 6.0])
+        if w.code is WarningCode.SLOW_FIRST_SAMPLES
+    ]
     assert len(found) == 1
     assert "warm-up" in found[0].message and "2 warm-up samples" in found[0].message
 
@@ -348,8 +353,7 @@ def test_outlier_warning_above_five_percent() -> None:
     assert "3 of 40" in found[0].message and "7.5 %" in found[0].message
 
 
-@pytest.mark.parametrize(("percent", "fires"), [(0.0, False), (25.0, False), (25.1, True),
-                                                 (180.0, True)])
+@pytest.mark.parametrize(("percent", "fires"), [(0.0, False), (25.0, False), (25.1, True), (180.0, True)])
 def test_machine_busy(percent: float, fires: bool) -> None:
     w = machine_busy_warning(percent, cores=8)
     assert (w is not None) is fires
@@ -410,8 +414,7 @@ def test_compare_exact_ratio_and_round_trip() -> None:
     assert Comparison.from_dict(json.loads(json.dumps(c.to_dict()))) == c
 
 
-@pytest.mark.parametrize(("a", "b"), [([], [1.0]), ([1.0], []), ([0.0, 0.0, 1.0], [1.0]),
-                                      ([1.0, float("nan")], [1.0])])
+@pytest.mark.parametrize(("a", "b"), [([], [1.0]), ([1.0], []), ([0.0, 0.0, 1.0], [1.0]), ([1.0, float("nan")], [1.0])])
 def test_compare_rejects_bad_input(a: list[float], b: list[float]) -> None:
     with pytest.raises(ValueError, match=r"must not be empty|must be finite|the ratio b / a is undefined"):
         compare(a, b)

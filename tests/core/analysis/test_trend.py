@@ -46,7 +46,11 @@ def test_a_change_is_marked_where_the_library_or_the_machine_changed(store_path:
     with Store(store_path) as store:
         points = job_trend(store, key, "encrypt")
     assert [p.changed_from_previous for p in points] == [
-        (), (), ("cryptography 41.0.7 → 42.0.1", "OpenSSL 3.0.13 → 3.2.1"), ("machine: alpha → beta",)]
+        (),
+        (),
+        ("cryptography 41.0.7 → 42.0.1", "OpenSSL 3.0.13 → 3.2.1"),
+        ("machine: alpha → beta",),
+    ]
 
 
 def test_a_pycryptodome_job_ignores_a_cryptography_upgrade(store_path: Path) -> None:
@@ -90,9 +94,17 @@ def test_the_same_host_name_on_another_cpu_is_another_machine(store_path: Path) 
     key = cases.build(store_path)
     moved = cases.environment("alpha", "42.0.1", "OpenSSL 3.2.1 30 Jan 2024")
     moved["cpu"] = {"model": "Other CPU"}
-    cases.write(store_path, RunResult(id="20260106-100000-ffffff", started="2026-01-06T10:00:00+00:00",
-                                      status="running", environment=moved, profile={"name": "t", "jobs": []},
-                                      jobs=[cases.job("20260106-100000-ffffff", 0, 9e-6)]))
+    cases.write(
+        store_path,
+        RunResult(
+            id="20260106-100000-ffffff",
+            started="2026-01-06T10:00:00+00:00",
+            status="running",
+            environment=moved,
+            profile={"name": "t", "jobs": []},
+            jobs=[cases.job("20260106-100000-ffffff", 0, 9e-6)],
+        ),
+    )
     with Store(store_path) as store:
         points = job_trend(store, key, "encrypt")
     assert points[-1].changed_from_previous == ("machine: beta → alpha",)
@@ -102,11 +114,11 @@ def test_the_same_host_name_on_another_cpu_is_another_machine(store_path: Path) 
 def test_versions_by_backend_and_machine_labels() -> None:
     env = cases.environment("alpha", "42.0.1", "OpenSSL 3.2.1 30 Jan 2024")
     env["libraries"]["tinyec"] = {"version": "0.4.0"}
-    assert relevant_versions(env, "tinyec") == [("tinyec", "0.4.0"), ("pycryptodome", "3.20.0"),
-                                                ("Python", "3.11.7")]
+    assert relevant_versions(env, "tinyec") == [("tinyec", "0.4.0"), ("pycryptodome", "3.20.0"), ("Python", "3.11.7")]
     assert relevant_versions(env, "python") == [("Python", "3.11.7")]
     assert relevant_versions({}, "cryptography") == [("cryptography", "unknown"), ("OpenSSL", "unknown")]
     assert machine_label(env) == "alpha"
-    assert machine_label({"cpu": {"model": "Cortex-A72"}, "os": {"pretty_name": "Debian 12"}}) == \
-        "Cortex-A72 · Debian 12"
+    assert (
+        machine_label({"cpu": {"model": "Cortex-A72"}, "os": {"pretty_name": "Debian 12"}}) == "Cortex-A72 · Debian 12"
+    )
     assert machine_label({}) == "unknown machine"

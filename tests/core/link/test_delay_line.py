@@ -17,14 +17,28 @@ from app.core.vocab import LinkEmulation
 
 
 def _line(delay_ms: float, rate_kbit: float | None, jitter_ms: float = 0.0, seed: int = 1) -> DelayLine:
-    return DelayLine(delay_ms / 1000, jitter_ms / 1000, None if rate_kbit is None else rate_kbit * 1000,
-                     random.Random(seed))
+    return DelayLine(
+        delay_ms / 1000, jitter_ms / 1000, None if rate_kbit is None else rate_kbit * 1000, random.Random(seed)
+    )
 
 
-def _link(delay_ms: float = 0.0, up: float | None = None, down: float | None = None, jitter_ms: float = 0.0,
-          loss: float = 0.0, emulation: str = LinkEmulation.DELAY_LINE) -> Link:
-    return Link(name=None, delay_ms=delay_ms, jitter_ms=jitter_ms, rate_kbit_up=up, rate_kbit_down=down,
-                loss_percent=loss, emulation=emulation)
+def _link(
+    delay_ms: float = 0.0,
+    up: float | None = None,
+    down: float | None = None,
+    jitter_ms: float = 0.0,
+    loss: float = 0.0,
+    emulation: str = LinkEmulation.DELAY_LINE,
+) -> Link:
+    return Link(
+        name=None,
+        delay_ms=delay_ms,
+        jitter_ms=jitter_ms,
+        rate_kbit_up=up,
+        rate_kbit_down=down,
+        loss_percent=loss,
+        emulation=emulation,
+    )
 
 
 def test_a_message_arrives_after_its_serialization_and_the_delay() -> None:
@@ -137,13 +151,16 @@ def test_asymmetric_rates_serialize_each_direction_at_its_own_rate() -> None:
     assert down.pop_due(1.0)[-1].deliver_at == pytest.approx(0.01 + 0.03)
 
 
-@pytest.mark.parametrize(("link", "reason"), [
-    (_link(loss=1.0), "packet loss (1 %) cannot be emulated by the delay line"),
-    (_link(emulation="netem"), "link emulation 'netem' is not the delay line"),
-    (_link(delay_ms=-1), "link delay_ms = -1"),
-    (_link(jitter_ms=float("nan")), "link jitter_ms = nan"),
-    (_link(up=0.0), "link rate_kbit up = 0.0 is not a rate > 0"),
-])
+@pytest.mark.parametrize(
+    ("link", "reason"),
+    [
+        (_link(loss=1.0), "packet loss (1 %) cannot be emulated by the delay line"),
+        (_link(emulation="netem"), "link emulation 'netem' is not the delay line"),
+        (_link(delay_ms=-1), "link delay_ms = -1"),
+        (_link(jitter_ms=float("nan")), "link jitter_ms = nan"),
+        (_link(up=0.0), "link rate_kbit up = 0.0 is not a rate > 0"),
+    ],
+)
 def test_what_the_delay_line_cannot_emulate_is_refused_with_the_reason(link: Link, reason: str) -> None:
     with pytest.raises(LinkError, match=r"^" + reason.replace("(", r"\(").replace(")", r"\)")):
         check_link(link)

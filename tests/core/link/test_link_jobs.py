@@ -21,8 +21,15 @@ HANG_SECONDS = 5.0
 
 
 def _link(delay_ms: float, up: float | None = None, down: float | None = None, loss: float = 0.0) -> Link:
-    return Link(name=None, delay_ms=delay_ms, jitter_ms=0.0, rate_kbit_up=up, rate_kbit_down=down,
-                loss_percent=loss, emulation=LinkEmulation.DELAY_LINE)
+    return Link(
+        name=None,
+        delay_ms=delay_ms,
+        jitter_ms=0.0,
+        rate_kbit_up=up,
+        rate_kbit_down=down,
+        loss_percent=loss,
+        emulation=LinkEmulation.DELAY_LINE,
+    )
 
 
 def _runner(link: Link | None, jobs: list[dict[str, Any]], **kwargs: Any) -> Runner:
@@ -62,8 +69,12 @@ def test_stop_mid_delay_cancels_the_job_and_leaves_no_process() -> None:
         if isinstance(event, SampleBatch):  # the sender's next request is on the line by now
             cancel.set()
 
-    runner = _runner(_link(50.0), [{"scheme": "aes-gcm", "message_sizes": [18], "samples": 1000},
-                                   {"scheme": "sha256", "message_sizes": [64]}], on_event=on_event, cancel=cancel)
+    runner = _runner(
+        _link(50.0),
+        [{"scheme": "aes-gcm", "message_sizes": [18], "samples": 1000}, {"scheme": "sha256", "message_sizes": [64]}],
+        on_event=on_event,
+        cancel=cancel,
+    )
     run = runner.run()
     assert cancel.is_set()
     assert run.status == "cancelled"
@@ -83,8 +94,11 @@ def test_a_link_that_dies_fails_its_job_naming_the_link_and_the_run_goes_on() ->
             state["killed"] = True
             os.kill(state["pids"][Role.LINK], signal.SIGKILL)
 
-    runner = _runner(_link(2.0), [{"scheme": "aes-gcm", "message_sizes": [18], "samples": 1000},
-                                  {"scheme": "sha256", "message_sizes": [64]}], on_event=on_event)
+    runner = _runner(
+        _link(2.0),
+        [{"scheme": "aes-gcm", "message_sizes": [18], "samples": 1000}, {"scheme": "sha256", "message_sizes": [64]}],
+        on_event=on_event,
+    )
     first, second = runner.run().jobs
     assert state["killed"]
     assert first.status == "failed"

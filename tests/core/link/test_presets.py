@@ -40,9 +40,13 @@ def test_every_preset_says_where_its_figures_come_from(name: str) -> None:
 
 
 #: The round trip each source publishes, as it writes it, and the one-way delay it becomes.
-PUBLISHED_ROUND_TRIPS = {"wifi": ("minimum latency 2 ms", 1), "lte": ("70 ms round trip", 35),
-                         "3g": ("300 ms round trip", 150), "intercontinental": ("77.31 ms round trip", 38.65),
-                         "satellite": ("about 600 ms", 300)}
+PUBLISHED_ROUND_TRIPS = {
+    "wifi": ("minimum latency 2 ms", 1),
+    "lte": ("70 ms round trip", 35),
+    "3g": ("300 ms round trip", 150),
+    "intercontinental": ("77.31 ms round trip", 38.65),
+    "satellite": ("about 600 ms", 300),
+}
 
 
 @pytest.mark.parametrize(("name", "published"), sorted(PUBLISHED_ROUND_TRIPS.items()))
@@ -75,25 +79,44 @@ def test_the_presets_file_is_valid_json_without_repeated_keys() -> None:
 
 
 def test_resolve_link_of_a_preset_and_of_a_custom_link() -> None:
-    assert resolve_link("3g") == Link(name="3g", delay_ms=150.0, jitter_ms=0.0, rate_kbit_up=768.0,
-                                      rate_kbit_down=1600.0, loss_percent=0.0, emulation=LinkEmulation.DELAY_LINE)
+    assert resolve_link("3g") == Link(
+        name="3g",
+        delay_ms=150.0,
+        jitter_ms=0.0,
+        rate_kbit_up=768.0,
+        rate_kbit_down=1600.0,
+        loss_percent=0.0,
+        emulation=LinkEmulation.DELAY_LINE,
+    )
     custom = resolve_link(presets_mod.LinkSpec(delay_ms=20, rate_kbit=8000))
     assert custom.name is None and custom.emulation == "delay-line"
     with pytest.raises(LinkPresetError, match=r'unknown link preset \(got "5g"\); presets: lan, '):
         resolve_link("5g")
 
 
-@pytest.mark.parametrize(("link", "text", "title"), [
-    (resolve_link("lte"), "lte", "LTE"),
-    (resolve_link("satellite"), "satellite", "satellite (GEO)"),
-    (Link(None, 20.0, 0.0, 8000.0, 8000.0, 0.0, "delay-line"), "custom: 20 ms, 8000 kbit/s", "20 ms, 8000 kbit/s"),
-    (Link(None, 150.0, 5.0, 768.0, 1600.0, 0.0, "delay-line"), "custom: 150 ms ± 5 ms, 768 kbit/s up, 1600 kbit/s down",
-     "150 ms ± 5 ms, 768 kbit/s up, 1600 kbit/s down"),
-    (Link(None, 0.5, 0.0, None, 50.0, 0.0, "delay-line"), "custom: 0.5 ms, unlimited up, 50 kbit/s down",
-     "0.5 ms, unlimited up, 50 kbit/s down"),
-    (Link(None, 300.0, 0.0, None, None, 0.0, "delay-line"), "custom: 300 ms, unlimited rate",
-     "300 ms, unlimited rate"),
-])
+@pytest.mark.parametrize(
+    ("link", "text", "title"),
+    [
+        (resolve_link("lte"), "lte", "LTE"),
+        (resolve_link("satellite"), "satellite", "satellite (GEO)"),
+        (Link(None, 20.0, 0.0, 8000.0, 8000.0, 0.0, "delay-line"), "custom: 20 ms, 8000 kbit/s", "20 ms, 8000 kbit/s"),
+        (
+            Link(None, 150.0, 5.0, 768.0, 1600.0, 0.0, "delay-line"),
+            "custom: 150 ms ± 5 ms, 768 kbit/s up, 1600 kbit/s down",
+            "150 ms ± 5 ms, 768 kbit/s up, 1600 kbit/s down",
+        ),
+        (
+            Link(None, 0.5, 0.0, None, 50.0, 0.0, "delay-line"),
+            "custom: 0.5 ms, unlimited up, 50 kbit/s down",
+            "0.5 ms, unlimited up, 50 kbit/s down",
+        ),
+        (
+            Link(None, 300.0, 0.0, None, None, 0.0, "delay-line"),
+            "custom: 300 ms, unlimited rate",
+            "300 ms, unlimited rate",
+        ),
+    ],
+)
 def test_a_link_in_words(link: Link, text: str, title: str) -> None:
     assert link_text(link) == text and link_title(link) == title
 
@@ -114,13 +137,26 @@ def test_a_broken_presets_file_is_one_line_naming_it(tmp_path: Path, monkeypatch
     load = presets_mod.link_presets.__wrapped__  # the uncached loader
     for content, fragment in [
         ("{", "not a link presets file"),
-        (json.dumps({"format_version": 1, "about": "", "links": {"x": {"title": "X", "description": "d",
-                                                                        "delay_ms": -1, "source": "s"}}}),
-         "not a link presets file"),
-        (json.dumps({"format_version": 1, "about": "", "links": {"x": {"title": "X", "description": "d",
-                                                                        "delay_ms": 1, "jitter_ms": 2,
-                                                                        "source": "s"}}}),
-         "links.x.jitter_ms: must not exceed delay_ms"),
+        (
+            json.dumps(
+                {
+                    "format_version": 1,
+                    "about": "",
+                    "links": {"x": {"title": "X", "description": "d", "delay_ms": -1, "source": "s"}},
+                }
+            ),
+            "not a link presets file",
+        ),
+        (
+            json.dumps(
+                {
+                    "format_version": 1,
+                    "about": "",
+                    "links": {"x": {"title": "X", "description": "d", "delay_ms": 1, "jitter_ms": 2, "source": "s"}},
+                }
+            ),
+            "links.x.jitter_ms: must not exceed delay_ms",
+        ),
     ]:
         (tmp_path / "links.json").write_text(content, encoding="utf-8")
         monkeypatch.setattr(presets_mod, "resource_path", lambda *parts: tmp_path.joinpath(*parts))

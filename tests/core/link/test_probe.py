@@ -15,9 +15,17 @@ from app.core.link.probe import EmulationProbe, emulation, loss_refusal, probe_e
 RELEASE = "6.1.0-test"
 
 
-def _tree(tmp_path: Path, *, config: str | None = None, gz: bool = True, modules: str = "",
-          module_file: bool = False, userns_clone: str | None = None, max_userns: str | None = "1000",
-          apparmor: str | None = None) -> Path:
+def _tree(
+    tmp_path: Path,
+    *,
+    config: str | None = None,
+    gz: bool = True,
+    modules: str = "",
+    module_file: bool = False,
+    userns_clone: str | None = None,
+    max_userns: str | None = "1000",
+    apparmor: str | None = None,
+) -> Path:
     """A fake / with the files the probe reads."""
     (tmp_path / "proc/sys/kernel").mkdir(parents=True)
     (tmp_path / "proc/sys/user").mkdir(parents=True)
@@ -33,8 +41,11 @@ def _tree(tmp_path: Path, *, config: str | None = None, gz: bool = True, modules
         folder = tmp_path / f"lib/modules/{RELEASE}/kernel/net/sched"
         folder.mkdir(parents=True)
         (folder / "sch_netem.ko.zst").write_bytes(b"\0")
-    for setting, value in (("kernel/unprivileged_userns_clone", userns_clone), ("user/max_user_namespaces", max_userns),
-                           ("kernel/apparmor_restrict_unprivileged_userns", apparmor)):
+    for setting, value in (
+        ("kernel/unprivileged_userns_clone", userns_clone),
+        ("user/max_user_namespaces", max_userns),
+        ("kernel/apparmor_restrict_unprivileged_userns", apparmor),
+    ):
         if value is not None:
             (tmp_path / "proc/sys" / setting).write_text(value + "\n")
     return tmp_path
@@ -56,9 +67,11 @@ def test_this_machine() -> None:
         if "# CONFIG_NET_SCH_NETEM is not set" in lines and not Path("/sys/module/sch_netem").exists():
             # This development machine: the kernel has no sch_netem (tc says "Specified qdisc kind is unknown").
             assert probe.netem is False
-            assert probe.netem_reason == ("this kernel was built without sch_netem (/proc/config.gz: "
-                                          "# CONFIG_NET_SCH_NETEM is not set); a kernel built with "
-                                          "CONFIG_NET_SCH_NETEM=y or =m would provide it")
+            assert probe.netem_reason == (
+                "this kernel was built without sch_netem (/proc/config.gz: "
+                "# CONFIG_NET_SCH_NETEM is not set); a kernel built with "
+                "CONFIG_NET_SCH_NETEM=y or =m would provide it"
+            )
 
 
 def test_built_in_netem_with_user_namespaces_allowed(tmp_path: Path) -> None:
@@ -69,7 +82,8 @@ def test_a_kernel_without_netem(tmp_path: Path) -> None:
     probe = _probe(_tree(tmp_path, config="# CONFIG_NET_SCH_NETEM is not set"))
     assert probe.netem is False
     assert "built without sch_netem" in (probe.netem_reason or "") and "CONFIG_NET_SCH_NETEM=y or =m" in (
-        probe.netem_reason or "")
+        probe.netem_reason or ""
+    )
 
 
 def test_a_config_that_leaves_the_option_out_is_not_set(tmp_path: Path) -> None:
@@ -90,16 +104,20 @@ def test_a_module_not_loaded_needs_root_once(tmp_path: Path) -> None:
     assert _probe(root, privileged=True).netem is True  # the kernel loads it on first use for root
 
 
-@pytest.mark.parametrize(("settings", "named"), [
-    ({"userns_clone": "0"}, "kernel.unprivileged_userns_clone = 0"),
-    ({"max_userns": "0"}, "user.max_user_namespaces = 0"),
-    ({"apparmor": "1"}, "kernel.apparmor_restrict_unprivileged_userns = 1"),
-])
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"userns_clone": "0"}, "kernel.unprivileged_userns_clone = 0"),
+        ({"max_userns": "0"}, "user.max_user_namespaces = 0"),
+        ({"apparmor": "1"}, "kernel.apparmor_restrict_unprivileged_userns = 1"),
+    ],
+)
 def test_user_namespaces_forbidden(tmp_path: Path, settings: dict[str, str], named: str) -> None:
     root = _tree(tmp_path, config="CONFIG_NET_SCH_NETEM=y", **settings)  # type: ignore[arg-type]
     probe = _probe(root)
-    assert probe.netem is False and named in (probe.netem_reason or "") and "administrator" in (
-        probe.netem_reason or "")
+    assert (
+        probe.netem is False and named in (probe.netem_reason or "") and "administrator" in (probe.netem_reason or "")
+    )
     assert _probe(root, privileged=True).netem is True  # root needs no user namespace
 
 
@@ -124,6 +142,7 @@ def test_unreadable_and_broken_files_never_raise(tmp_path: Path) -> None:
 
 def test_the_probe_runs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """No tc, modprobe or unshare: trying would change the system or need root."""
+
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"the probe ran a process: {args}")
 
@@ -132,13 +151,14 @@ def test_the_probe_runs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_to_dict_is_the_environment_record() -> None:
-    assert EmulationProbe(True, False, "why").to_dict() == {"delay_line": True, "netem": False,
-                                                             "netem_reason": "why"}
+    assert EmulationProbe(True, False, "why").to_dict() == {"delay_line": True, "netem": False, "netem_reason": "why"}
 
 
 def test_loss_refusal_says_what_is_missing_or_what_is_not_built() -> None:
     missing = loss_refusal(EmulationProbe(True, False, "this kernel was built without sch_netem"))
-    assert missing.startswith("packet loss needs the kernel's netem (sch_netem), which is not usable here: "
-                              "this kernel was built without sch_netem")
+    assert missing.startswith(
+        "packet loss needs the kernel's netem (sch_netem), which is not usable here: "
+        "this kernel was built without sch_netem"
+    )
     offered = loss_refusal(EmulationProbe(True, True, None))
     assert "which this machine offers, but CryptoBench does not apply netem yet" in offered

@@ -31,13 +31,21 @@ HANG_SECONDS = 5.0
 
 
 def _line(delay_ms: float, rate_kbit: float | None, jitter_ms: float = 0.0) -> DelayLine:
-    return DelayLine(delay_ms / 1000, jitter_ms / 1000, None if rate_kbit is None else rate_kbit * 1000,
-                     random.Random(0))
+    return DelayLine(
+        delay_ms / 1000, jitter_ms / 1000, None if rate_kbit is None else rate_kbit * 1000, random.Random(0)
+    )
 
 
 def _link(delay_ms: float, rate_kbit: float | None = None) -> Link:
-    return Link(name=None, delay_ms=delay_ms, jitter_ms=0.0, rate_kbit_up=rate_kbit, rate_kbit_down=rate_kbit,
-                loss_percent=0.0, emulation=LinkEmulation.DELAY_LINE)
+    return Link(
+        name=None,
+        delay_ms=delay_ms,
+        jitter_ms=0.0,
+        rate_kbit_up=rate_kbit,
+        rate_kbit_down=rate_kbit,
+        loss_percent=0.0,
+        emulation=LinkEmulation.DELAY_LINE,
+    )
 
 
 @contextmanager
@@ -92,8 +100,9 @@ def test_a_round_trip_takes_both_delays_and_both_serializations() -> None:
 def test_a_jittered_stream_arrives_whole_and_in_order() -> None:
     stream = os.urandom(200_000)
     with _relayed(_line(1.0, None, jitter_ms=1.0), _line(1.0, None)) as (sender, receiver, _):
-        writer = threading.Thread(target=lambda: [sender.sendall(stream[k:k + 997])
-                                                  for k in range(0, len(stream), 997)])
+        writer = threading.Thread(
+            target=lambda: [sender.sendall(stream[k : k + 997]) for k in range(0, len(stream), 997)]
+        )
         writer.start()
         try:
             assert _receive(receiver, len(stream)) == stream
@@ -133,8 +142,6 @@ def test_a_slow_body_is_only_in_time_for_a_receiver_whose_limits_know_the_link(s
 # --- the link process -------------------------------------------------------------------------
 
 
-
-
 @contextmanager
 def _link_process(delay_ms: float) -> Iterator[tuple[Any, Any, socket.socket]]:
     """(process, its pipe, the fake receiver's listening socket) for a link to that socket."""
@@ -142,8 +149,9 @@ def _link_process(delay_ms: float) -> Iterator[tuple[Any, Any, socket.socket]]:
     receiver.settimeout(HANG_SECONDS)
     context = child_context()
     pipe, send = context.Pipe(duplex=False)
-    process = context.Process(target=link_main, args=(send, LinkPlan(_link(delay_ms), receiver.getsockname()[1], 1)),
-                              daemon=True)
+    process = context.Process(
+        target=link_main, args=(send, LinkPlan(_link(delay_ms), receiver.getsockname()[1], 1)), daemon=True
+    )
     with stop_signals_blocked():
         process.start()
     send.close()

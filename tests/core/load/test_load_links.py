@@ -55,9 +55,22 @@ def test_every_connection_gets_its_own_bytes_back_through_the_shared_lines() -> 
 
 
 def test_a_load_job_over_a_link_waits_out_its_round_trip() -> None:
-    profile = parse_profile({"name": "t", "jobs": [{
-        "scheme": "x25519", "mode": "load", "clients": 2, "rates": [50], "duration_s": 0.2, "warmup_s": 0,
-        "link": {"delay_ms": 5}}]})
+    profile = parse_profile(
+        {
+            "name": "t",
+            "jobs": [
+                {
+                    "scheme": "x25519",
+                    "mode": "load",
+                    "clients": 2,
+                    "rates": [50],
+                    "duration_s": 0.2,
+                    "warmup_s": 0,
+                    "link": {"delay_ms": 5},
+                }
+            ],
+        }
+    )
     (job,) = Runner(profile).run().jobs
     assert job.status == JobStatus.OK, job.error
     assert job.link is not None and job.link.delay_ms == 5

@@ -43,18 +43,21 @@ def test_a_load_job_keeps_what_it_sets() -> None:
     assert job.placement == PlacementPolicy.FREE
 
 
-@pytest.mark.parametrize(("job", "field", "words"), [
-    ({"clients": 4}, "jobs[0].clients", 'applies to "mode": "load" only'),
-    ({"mode": "loopback", "rate_per_s": 10}, "jobs[0].rate_per_s", 'applies to "mode": "load" only'),
-    ({"mode": "load", "rates": [1], "rate_per_s": 2}, "jobs[0].rates", "not both"),
-    ({"mode": "load", "rate_per_s": "fast"}, "jobs[0].rate_per_s", 'or "sweep"'),
-    ({"mode": "load", "rate_per_s": True}, "jobs[0].rate_per_s", 'or "sweep"'),
-    ({"mode": "load", "rate_per_s": 0}, "jobs[0].rate_per_s", "more than 0"),
-    ({"mode": "load", "rates": [10, -1]}, "jobs[0].rates[1]", "more than 0"),
-    ({"mode": "load", "clients": 0}, "jobs[0].clients", "greater than or equal to 1"),
-    ({"mode": "load", "duration_s": 0}, "jobs[0].duration_s", "greater than 0"),
-    ({"mode": "load", "link": "no-such-link"}, "jobs[0].link", "cryptobench links"),
-])
+@pytest.mark.parametrize(
+    ("job", "field", "words"),
+    [
+        ({"clients": 4}, "jobs[0].clients", 'applies to "mode": "load" only'),
+        ({"mode": "loopback", "rate_per_s": 10}, "jobs[0].rate_per_s", 'applies to "mode": "load" only'),
+        ({"mode": "load", "rates": [1], "rate_per_s": 2}, "jobs[0].rates", "not both"),
+        ({"mode": "load", "rate_per_s": "fast"}, "jobs[0].rate_per_s", 'or "sweep"'),
+        ({"mode": "load", "rate_per_s": True}, "jobs[0].rate_per_s", 'or "sweep"'),
+        ({"mode": "load", "rate_per_s": 0}, "jobs[0].rate_per_s", "more than 0"),
+        ({"mode": "load", "rates": [10, -1]}, "jobs[0].rates[1]", "more than 0"),
+        ({"mode": "load", "clients": 0}, "jobs[0].clients", "greater than or equal to 1"),
+        ({"mode": "load", "duration_s": 0}, "jobs[0].duration_s", "greater than 0"),
+        ({"mode": "load", "link": "no-such-link"}, "jobs[0].link", "cryptobench links"),
+    ],
+)
 def test_bad_load_fields_are_refused_by_name(job: dict[str, object], field: str, words: str) -> None:
     with pytest.raises(ProfileError) as caught:
         _resolve(**job)
@@ -63,12 +66,30 @@ def test_bad_load_fields_are_refused_by_name(job: dict[str, object], field: str,
 
 
 def test_two_load_jobs_that_differ_only_in_their_rates_are_not_a_repeat() -> None:
-    jobs = resolve_jobs(parse_profile({"name": "t", "jobs": [
-        {"scheme": "x25519", "mode": "load", "rates": [100]}, {"scheme": "x25519", "mode": "load", "rates": [200]}]}))
+    jobs = resolve_jobs(
+        parse_profile(
+            {
+                "name": "t",
+                "jobs": [
+                    {"scheme": "x25519", "mode": "load", "rates": [100]},
+                    {"scheme": "x25519", "mode": "load", "rates": [200]},
+                ],
+            }
+        )
+    )
     assert len(jobs) == 2
     with pytest.raises(ProfileError, match="repeats"):
-        resolve_jobs(parse_profile({"name": "t", "jobs": [
-            {"scheme": "x25519", "mode": "load", "rates": [100]}, {"scheme": "x25519", "mode": "load", "rates": [100]}]}))
+        resolve_jobs(
+            parse_profile(
+                {
+                    "name": "t",
+                    "jobs": [
+                        {"scheme": "x25519", "mode": "load", "rates": [100]},
+                        {"scheme": "x25519", "mode": "load", "rates": [100]},
+                    ],
+                }
+            )
+        )
 
 
 # --- framing -------------------------------------------------------------------------
@@ -80,7 +101,7 @@ def test_records_are_cut_whole_however_the_bytes_arrive() -> None:
         buffer = RecordBuffer(limit=1000)
         got = []
         for at in range(0, len(stream), step):
-            got += [(kind, ident, bytes(body)) for kind, ident, body in buffer.feed(stream[at:at + step])]
+            got += [(kind, ident, bytes(body)) for kind, ident, body in buffer.feed(stream[at : at + step])]
         assert got == [(Kind.REQUEST, 7, b"abc"), (Kind.MARK, 8, b""), (Kind.REQUEST, 9, b"x" * 100)]
         assert not buffer.data
 
@@ -116,8 +137,13 @@ def test_replies_are_cut_at_their_fixed_size() -> None:
 
 
 def _step(offered: float, achieved: float, p99: float = 0.001, errors: int = 0, generator: bool = False) -> LoadStep:
-    return LoadStep(offered_per_s=offered, achieved_per_s=achieved, errors=errors,
-                    latency_s={"p50": p99 / 2, "p99": p99}, generator_saturated=generator)
+    return LoadStep(
+        offered_per_s=offered,
+        achieved_per_s=achieved,
+        errors=errors,
+        latency_s={"p50": p99 / 2, "p99": p99},
+        generator_saturated=generator,
+    )
 
 
 def test_the_sweep_offers_fractions_of_the_estimate_lowest_first() -> None:
@@ -152,8 +178,16 @@ def test_the_generator_is_marked_when_it_sends_late_or_short() -> None:
 
 
 def test_a_load_record_reads_back_to_the_same_json() -> None:
-    load = Load(clients=4, server_workers=2, steps=(_step(100.0, 99.5),), request="signed message", duration_s=1.0,
-                pool=64, knee_per_s=99.5, saturated=False)
+    load = Load(
+        clients=4,
+        server_workers=2,
+        steps=(_step(100.0, 99.5),),
+        request="signed message",
+        duration_s=1.0,
+        pool=64,
+        knee_per_s=99.5,
+        saturated=False,
+    )
     text = json.dumps(load.to_dict(), sort_keys=True)
     assert json.dumps(Load.from_dict(json.loads(text)).to_dict(), sort_keys=True) == text
 
@@ -163,8 +197,9 @@ def test_split_gives_several_server_processes_a_cpu_each_apart_from_the_generato
     from app.core.vocab import Role
 
     roles = (Role.RECEIVER, Role.SENDER)
-    placer = Placer(PlacementPolicy.SPLIT, roles, cpus=(0, 1, 2, 3), core={0: 0, 1: 1, 2: 2, 3: 3},
-                    receiver_processes=2)
+    placer = Placer(
+        PlacementPolicy.SPLIT, roles, cpus=(0, 1, 2, 3), core={0: 0, 1: 1, 2: 2, 3: 3}, receiver_processes=2
+    )
     sender = placer.targets[Role.SENDER]
     assert len(placer.targets[Role.RECEIVER]) == 2 and not sender & placer.targets[Role.RECEIVER]
     few = Placer(PlacementPolicy.SPLIT, roles, cpus=(0, 1), core={0: 0, 1: 1}, receiver_processes=2)

@@ -42,11 +42,20 @@ def test_jobs_in_other_modes_get_no_load_field() -> None:
 def test_the_preset_sweeps_the_issues_schemes_and_its_reduced_form_is_short() -> None:
     jobs = resolve_jobs(load_profile("handshakes-under-load"), "handshakes-under-load")
     named = [(job.scheme, job.params.get("curve") or job.params.get("bits") or job.params.get("level")) for job in jobs]
-    assert named == [("x25519", None), ("ecdh", "P-256"), ("rsa-kem", 3072), ("ml-kem", 768),
-                     ("x25519-ml-kem-768", None), ("ed25519", None), ("ecdsa", "P-256"), ("rsa-pss", 3072),
-                     ("ml-dsa", 65)]
-    assert all(job.mode == Mode.LOAD and job.load is not None and job.load.sweep and job.load.clients == 8
-               for job in jobs)
+    assert named == [
+        ("x25519", None),
+        ("ecdh", "P-256"),
+        ("rsa-kem", 3072),
+        ("ml-kem", 768),
+        ("x25519-ml-kem-768", None),
+        ("ed25519", None),
+        ("ecdsa", "P-256"),
+        ("rsa-pss", 3072),
+        ("ml-dsa", 65),
+    ]
+    assert all(
+        job.mode == Mode.LOAD and job.load is not None and job.load.sweep and job.load.clients == 8 for job in jobs
+    )
     small = resolve_jobs(reduced(load_profile("handshakes-under-load")), "handshakes-under-load")
     # Two steps of warm-up + duration each: the whole reduced preset spends under 5 s offering load.
     offered = sum(len(job.load.rates) * (job.load.duration_s + job.load.warmup_s) for job in small if job.load)

@@ -53,8 +53,14 @@ def test_a_load_job_reports_rates_errors_and_latency_from_its_histogram() -> Non
 
 
 def test_a_signature_load_job_sends_signed_messages() -> None:
-    profile = parse_profile({"name": "load", "jobs": [
-        {"scheme": "ed25519", "mode": "load", "clients": 2, "rates": [100], "duration_s": 0.2, "warmup_s": 0}]})
+    profile = parse_profile(
+        {
+            "name": "load",
+            "jobs": [
+                {"scheme": "ed25519", "mode": "load", "clients": 2, "rates": [100], "duration_s": 0.2, "warmup_s": 0}
+            ],
+        }
+    )
     (job,) = Runner(profile).run().jobs
     assert job.status == JobStatus.OK, job.error
     assert job.load is not None and job.load.request == "signed message"

@@ -22,8 +22,15 @@ from app.core.machine.environment import CPU_FLAGS, collect_environment, cpu_fla
 from tests.helpers.paths import ROOT
 
 LIBRARIES = {
-    "cryptography", "pycryptodome", "tinyec", "numpy", "psutil", "platformdirs",
-    "pydantic", "PySide6", "pyqtgraph",
+    "cryptography",
+    "pycryptodome",
+    "tinyec",
+    "numpy",
+    "psutil",
+    "platformdirs",
+    "pydantic",
+    "PySide6",
+    "pyqtgraph",
 }
 
 
@@ -45,18 +52,36 @@ def _linux_cpuinfo_has_flags() -> bool:
 def _run_python(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
 def test_has_the_keys(env: dict[str, Any]) -> None:
     assert set(env) == {
-        "app_version", "hostname", "cpu", "memory_total_bytes", "os", "python", "libraries", "link_emulation",
+        "app_version",
+        "hostname",
+        "cpu",
+        "memory_total_bytes",
+        "os",
+        "python",
+        "libraries",
+        "link_emulation",
     }
     assert set(env["link_emulation"]) == {"delay_line", "netem", "netem_reason"}
     assert set(env["cpu"]) == {
-        "model", "architecture", "physical_cores", "logical_cores", "flags", "flags_note",
-        "governors", "freq_current_mhz", "freq_max_mhz",
+        "model",
+        "architecture",
+        "physical_cores",
+        "logical_cores",
+        "flags",
+        "flags_note",
+        "governors",
+        "freq_current_mhz",
+        "freq_max_mhz",
     }
     assert set(env["cpu"]["flags"]) == {"aes", "pclmulqdq", "sha_ni", "avx2", "vaes", "avx512f"}
     assert set(env["os"]) == {"platform", "system", "release", "pretty_name"}
@@ -116,10 +141,11 @@ def test_linux_flags_are_booleans(env: dict[str, Any]) -> None:
     flags = env["cpu"]["flags"]
     assert all(isinstance(v, bool) for v in flags.values())
     assert env["cpu"]["flags_note"] is None
-    cpuinfo_flags = next(
-        line for line in Path("/proc/cpuinfo").read_text().splitlines()
-        if line.startswith("flags")
-    ).split(":", 1)[1].split()
+    cpuinfo_flags = (
+        next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+        .split(":", 1)[1]
+        .split()
+    )
     assert flags == {name: name in cpuinfo_flags for name in CPU_FLAGS}
     assert env["cpu"]["model"]
 
@@ -128,7 +154,11 @@ def test_cpuinfo_parsing_x86_and_arm() -> None:
     x86 = "processor\t: 0\nmodel name\t: Test CPU @ 3.0GHz\nflags\t\t: fpu aes avx2 sse\n"
     flags, note = environment._cpu_flags(x86)
     assert flags == {
-        "aes": True, "pclmulqdq": False, "sha_ni": False, "avx2": True, "vaes": False,
+        "aes": True,
+        "pclmulqdq": False,
+        "sha_ni": False,
+        "avx2": True,
+        "vaes": False,
         "avx512f": False,
     }
     assert note is None
@@ -141,17 +171,12 @@ def test_cpuinfo_parsing_x86_and_arm() -> None:
     assert environment._cpu_model(arm) == "Raspberry Pi 5"
 
 
-def test_governors_are_distinct_and_sorted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for cpu, governor in [("cpu0", "powersave"), ("cpu1", "performance"),
-                          ("cpu2", "powersave\n")]:
+def test_governors_are_distinct_and_sorted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for cpu, governor in [("cpu0", "powersave"), ("cpu1", "performance"), ("cpu2", "powersave\n")]:
         (tmp_path / cpu / "cpufreq").mkdir(parents=True)
         (tmp_path / cpu / "cpufreq" / "scaling_governor").write_text(governor)
     (tmp_path / "cpufreq").mkdir()  # not a cpuN directory: ignored
-    monkeypatch.setattr(
-        environment, "_GOVERNOR_GLOB", str(tmp_path / "cpu[0-9]*" / "cpufreq" / "scaling_governor")
-    )
+    monkeypatch.setattr(environment, "_GOVERNOR_GLOB", str(tmp_path / "cpu[0-9]*" / "cpufreq" / "scaling_governor"))
     assert collect_environment()["cpu"]["governors"] == ["performance", "powersave"]
 
 
@@ -179,12 +204,19 @@ def test_never_raises_when_every_probe_fails(monkeypatch: pytest.MonkeyPatch) ->
 
     with monkeypatch.context() as m:
         for module, name in [
-            (psutil, "cpu_count"), (psutil, "cpu_freq"), (psutil, "virtual_memory"),
-            (socket, "gethostname"), (importlib.metadata, "version"),
-            (environment.platform, "platform"), (environment.platform, "machine"),
-            (environment.platform, "system"), (environment.platform, "release"),
-            (environment.platform, "python_version"), (environment.platform, "libc_ver"),
-            (environment, "_read_text"), (environment, "_pycryptodome_integer_class"),
+            (psutil, "cpu_count"),
+            (psutil, "cpu_freq"),
+            (psutil, "virtual_memory"),
+            (socket, "gethostname"),
+            (importlib.metadata, "version"),
+            (environment.platform, "platform"),
+            (environment.platform, "machine"),
+            (environment.platform, "system"),
+            (environment.platform, "release"),
+            (environment.platform, "python_version"),
+            (environment.platform, "libc_ver"),
+            (environment, "_read_text"),
+            (environment, "_pycryptodome_integer_class"),
             (environment, "_cryptography_openssl"),
         ]:
             m.setattr(module, name, boom)
@@ -204,8 +236,10 @@ def test_never_raises_when_every_probe_fails(monkeypatch: pytest.MonkeyPatch) ->
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
-        ({"aes": True, "pclmulqdq": True, "sha_ni": True, "avx2": True, "vaes": False,
-          "avx512f": False}, "AES-NI, PCLMULQDQ, SHA-NI, AVX2"),
+        (
+            {"aes": True, "pclmulqdq": True, "sha_ni": True, "avx2": True, "vaes": False, "avx512f": False},
+            "AES-NI, PCLMULQDQ, SHA-NI, AVX2",
+        ),
         ({"avx512f": True, "aes": True}, "AES-NI, AVX-512F"),
         (dict.fromkeys(CPU_FLAGS, False), "none detected"),
         (dict.fromkeys(CPU_FLAGS), "none detected"),

@@ -42,8 +42,9 @@ TINY = {"samples": 3, "warmup": 0, "tamper": 0, "keygen_samples": 1, "message_si
 
 
 def test_placement_is_an_optional_job_setting_with_a_default() -> None:
-    profile = parse_profile({"name": "t", "jobs": [{"scheme": "sha256"}, {"scheme": "sha256", "placement": "split",
-                                                                            "message_sizes": [32]}]})
+    profile = parse_profile(
+        {"name": "t", "jobs": [{"scheme": "sha256"}, {"scheme": "sha256", "placement": "split", "message_sizes": [32]}]}
+    )
     assert [job.placement for job in resolve_jobs(profile)] == [DEFAULT_PLACEMENT, PlacementPolicy.SPLIT]
     assert "placement" not in profile.to_dict()["jobs"][0]  # a profile without it is written back without it
     with pytest.raises(ProfileError, match=r"jobs\[0\]\.placement"):
@@ -52,15 +53,24 @@ def test_placement_is_an_optional_job_setting_with_a_default() -> None:
 
 def test_placement_is_part_of_what_makes_a_job_distinct() -> None:
     """same and split of one scheme are a comparison, not a repeat."""
-    jobs = resolve_jobs(parse_profile({"name": "t", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "placement": "same"},
-        {"scheme": "x25519", "mode": "loopback", "placement": "split"}]}))
+    jobs = resolve_jobs(
+        parse_profile(
+            {
+                "name": "t",
+                "jobs": [
+                    {"scheme": "x25519", "mode": "loopback", "placement": "same"},
+                    {"scheme": "x25519", "mode": "loopback", "placement": "split"},
+                ],
+            }
+        )
+    )
     assert [job.placement for job in jobs] == ["same", "split"]
 
 
 def test_the_cli_override_sets_every_job() -> None:
-    profile = parse_profile({"name": "t", "jobs": [{"scheme": "sha256", "placement": "split"},
-                                                   {"scheme": "x25519", "mode": "loopback"}]})
+    profile = parse_profile(
+        {"name": "t", "jobs": [{"scheme": "sha256", "placement": "split"}, {"scheme": "x25519", "mode": "loopback"}]}
+    )
     assert {job.placement for job in resolve_jobs(with_placement(profile, "free"))} == {PlacementPolicy.FREE}
     with pytest.raises(ProfileError, match=r"^--placement: not a placement"):
         with_placement(profile, "pinned")
@@ -154,8 +164,9 @@ def _run(jobs: list[dict[str, Any]]) -> list[Any]:
 def test_loopback_same_and_split_pin_each_process() -> None:
     cpus = usable_cpus()
     assert cpus
-    same, split = _run([{"scheme": "aes-gcm", "mode": "loopback", "placement": policy, **TINY}
-                        for policy in ("same", "split")])
+    same, split = _run(
+        [{"scheme": "aes-gcm", "mode": "loopback", "placement": policy, **TINY} for policy in ("same", "split")]
+    )
     assert same.status == split.status == JobStatus.OK
     assert same.placement is not None and same.placement.unavailable is None
     allowed = {p.allowed_cpus for p in same.placement.processes.values()}
@@ -196,8 +207,9 @@ PLACED = Placement("split", {"sender": ProcessPlacement((0,), (0,)), "receiver":
 def _golden_with_placement() -> dict[str, Any]:
     data = json.loads(GOLDEN_RESULTS.read_text(encoding="utf-8"))
     data["jobs"][1]["placement"] = PLACED.to_dict()
-    data["jobs"][0]["placement"] = Placement("same", {"worker": ProcessPlacement((1,), ())},
-                                             "could not set CPU affinity: x (EPERM)").to_dict()
+    data["jobs"][0]["placement"] = Placement(
+        "same", {"worker": ProcessPlacement((1,), ())}, "could not set CPU affinity: x (EPERM)"
+    ).to_dict()
     return data
 
 
@@ -210,13 +222,16 @@ def test_placement_reads_back_to_the_same_json() -> None:
 
 def test_the_csv_gives_the_policy_and_the_cpus_per_process_in_columns_after_the_golden_ones() -> None:
     data = _golden_with_placement()
-    data["jobs"][3]["placement"] = Placement("free", {"receiver": ProcessPlacement((0, 1, 2, 5), (2,)),
-                                                      "sender": ProcessPlacement((0, 1, 2, 5), ())}).to_dict()
+    data["jobs"][3]["placement"] = Placement(
+        "free", {"receiver": ProcessPlacement((0, 1, 2, 5), (2,)), "sender": ProcessPlacement((0, 1, 2, 5), ())}
+    ).to_dict()
     data["jobs"][2]["placement"] = Placement("same", {"worker": ProcessPlacement((3,), ())}).to_dict()
     rows = list(csv.DictReader(io.StringIO(to_csv(parse_results_text(json.dumps(data), "r.json")))))
     assert CSV_COLUMNS[-3:] == ("placement", "placement_cpus", "placement_seen")
-    cells = {row["job_id"].rsplit("/", 1)[1]: (row["placement"], row["placement_cpus"], row["placement_seen"])
-             for row in rows}
+    cells = {
+        row["job_id"].rsplit("/", 1)[1]: (row["placement"], row["placement_cpus"], row["placement_seen"])
+        for row in rows
+    }
     assert cells == {
         # Asked for same, not applied: the figures were measured as free (and the warnings say so).
         "0": ("free", "worker 1", ""),
@@ -232,14 +247,17 @@ def test_the_csv_gives_the_policy_and_the_cpus_per_process_in_columns_after_the_
     assert {(row["placement"], row["placement_cpus"], row["placement_seen"]) for row in golden} == {("", "", "")}
 
 
-@pytest.mark.parametrize(("path", "value"), [
-    (("policy",), "pinned"),
-    (("processes", "sender", "allowed_cpus", 0), -1),
-    (("processes", "sender", "observed_cpus", 0), "0"),
-    (("processes", "sender", "observed_cpus", 0), 1.5),
-    (("processes", "sender"), [0]),
-    (("unavailable",), 3),
-])
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("policy",), "pinned"),
+        (("processes", "sender", "allowed_cpus", 0), -1),
+        (("processes", "sender", "observed_cpus", 0), "0"),
+        (("processes", "sender", "observed_cpus", 0), 1.5),
+        (("processes", "sender"), [0]),
+        (("unavailable",), 3),
+    ],
+)
 def test_results_check_refuses_a_bad_placement(path: tuple[Any, ...], value: Any) -> None:
     data = _golden_with_placement()
     target = data["jobs"][1]["placement"]
@@ -262,10 +280,14 @@ def test_the_report_and_the_table_state_the_placement() -> None:
     assert "worker on CPUs 0-1 (free): 1 job" in text
     assert "left to the scheduler, its processes were seen on CPUs 0-1" in text
     assert "2 of 4 jobs have no placement record" in text
-    assert placement.describe(Placement("same", {"sender": ProcessPlacement((2,), (3,))})) == \
-        "sender on CPU 2 (seen on CPU 3) (same)"
-    assert "outside the CPU 2 it was allowed" in placement.anomalies(
-        Placement("same", {"sender": ProcessPlacement((2,), (3,))}))[0]
+    assert (
+        placement.describe(Placement("same", {"sender": ProcessPlacement((2,), (3,))}))
+        == "sender on CPU 2 (seen on CPU 3) (same)"
+    )
+    assert (
+        "outside the CPU 2 it was allowed"
+        in placement.anomalies(Placement("same", {"sender": ProcessPlacement((2,), (3,))}))[0]
+    )
 
 
 def test_the_results_table_shows_the_placement_in_the_mode_cell() -> None:
@@ -286,5 +308,9 @@ def test_the_results_table_shows_the_placement_in_the_mode_cell() -> None:
     assert cells[0].foreground == Tone.WARN and cells[2].foreground is None
     assert cells[0].tip is not None and "same not applied, ran as free: could not set CPU affinity" in cells[0].tip
     # The text is the sort key: rows sort by mode, then by placement.
-    assert sorted(cell.key for cell in cells) == ["loopback", "loopback · split", "operations · free",
-                                                  "operations · same"]
+    assert sorted(cell.key for cell in cells) == [
+        "loopback",
+        "loopback · split",
+        "operations · free",
+        "operations · same",
+    ]

@@ -36,8 +36,10 @@ def reader(*readings: CpuTimes) -> Callable[[], CpuTimes]:
 
 
 #: Two CPUs, 0.2 s apart, idle: 0.4 CPU-seconds in all, none of it stolen or busy.
-IDLE_READINGS = (CpuTimes(wall=0.0, busy=10.0, total=100.0, steal=1.0, own=1.0),
-                 CpuTimes(wall=0.2, busy=10.0, total=100.4, steal=1.0, own=1.0))
+IDLE_READINGS = (
+    CpuTimes(wall=0.0, busy=10.0, total=100.0, steal=1.0, own=1.0),
+    CpuTimes(wall=0.2, busy=10.0, total=100.4, steal=1.0, own=1.0),
+)
 
 
 def facts(root: Path, read: Callable[[], CpuTimes] | None = None) -> dict[StabilityCode, StabilityFact]:
@@ -46,12 +48,19 @@ def facts(root: Path, read: Callable[[], CpuTimes] | None = None) -> dict[Stabil
 
 
 def test_a_tuned_idle_machine_has_no_finding(tmp_path: Path) -> None:
-    root = tree(tmp_path, {f"{CPU}/cpu0/cpufreq/scaling_governor": "performance",
-                           f"{CPU}/cpu1/cpufreq/scaling_governor": "performance",
-                           f"{CPU}/intel_pstate/no_turbo": "1", f"{CPU}/smt/active": "0",
-                           f"{CPU}/smt/control": "off", f"{CPU}/online": "0-1",
-                           "proc/loadavg": "0.50 0.40 0.30 1/100 4242",
-                           "proc/cpuinfo": "processor : 0\nflags : fpu aes avx2\n"})
+    root = tree(
+        tmp_path,
+        {
+            f"{CPU}/cpu0/cpufreq/scaling_governor": "performance",
+            f"{CPU}/cpu1/cpufreq/scaling_governor": "performance",
+            f"{CPU}/intel_pstate/no_turbo": "1",
+            f"{CPU}/smt/active": "0",
+            f"{CPU}/smt/control": "off",
+            f"{CPU}/online": "0-1",
+            "proc/loadavg": "0.50 0.40 0.30 1/100 4242",
+            "proc/cpuinfo": "processor : 0\nflags : fpu aes avx2\n",
+        },
+    )
     got = facts(root)
     assert [fact.code for fact in got.values()] == list(StabilityCode)  # every fact, in a fixed order
     assert all(fact.status is StabilityStatus.OK for fact in got.values()), got
@@ -60,9 +69,16 @@ def test_a_tuned_idle_machine_has_no_finding(tmp_path: Path) -> None:
 
 
 def test_powersave_turbo_and_smt_are_findings_with_their_fixes(tmp_path: Path) -> None:
-    root = tree(tmp_path, {f"{CPU}/cpu0/cpufreq/scaling_governor": "powersave",
-                           f"{CPU}/cpu1/cpufreq/scaling_governor": "performance",
-                           f"{CPU}/cpufreq/boost": "1", f"{CPU}/smt/active": "1", f"{CPU}/smt/control": "on"})
+    root = tree(
+        tmp_path,
+        {
+            f"{CPU}/cpu0/cpufreq/scaling_governor": "powersave",
+            f"{CPU}/cpu1/cpufreq/scaling_governor": "performance",
+            f"{CPU}/cpufreq/boost": "1",
+            f"{CPU}/smt/active": "1",
+            f"{CPU}/smt/control": "on",
+        },
+    )
     got = facts(root)
     governor = got[StabilityCode.GOVERNOR]
     assert governor.status is StabilityStatus.FINDING
@@ -80,15 +96,22 @@ def test_powersave_turbo_and_smt_are_findings_with_their_fixes(tmp_path: Path) -
 
 def test_missing_files_are_unknown_with_the_reason(tmp_path: Path) -> None:
     got = facts(tmp_path)  # an empty tree: nothing exposed
-    for code in (StabilityCode.GOVERNOR, StabilityCode.TURBO, StabilityCode.SMT, StabilityCode.VIRTUALIZATION,
-                 StabilityCode.LOAD_AVERAGE):
+    for code in (
+        StabilityCode.GOVERNOR,
+        StabilityCode.TURBO,
+        StabilityCode.SMT,
+        StabilityCode.VIRTUALIZATION,
+        StabilityCode.LOAD_AVERAGE,
+    ):
         assert got[code].status is StabilityStatus.UNKNOWN, got[code]
         assert got[code].fix is None
     assert "not exposed" in got[StabilityCode.GOVERNOR].found
     assert "typical of VMs" in got[StabilityCode.GOVERNOR].found
+
     # Counters that cannot be read, or a platform without steal, are unknown too.
     def broken() -> CpuTimes:
         raise OSError("no /proc/stat")
+
     assert facts(tmp_path, broken)[StabilityCode.STEAL].status is StabilityStatus.UNKNOWN
     no_steal = reader(CpuTimes(0.0, 1.0, 10.0, None, 0.0), CpuTimes(0.2, 1.0, 10.4, None, 0.0))
     assert "no steal" in facts(tmp_path, no_steal)[StabilityCode.STEAL].found
@@ -98,8 +121,14 @@ def test_missing_files_are_unknown_with_the_reason(tmp_path: Path) -> None:
 
 
 def test_steal_and_a_busy_machine(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"proc/cpuinfo": "flags : fpu hypervisor aes\n", f"{CPU}/online": "0",
-                           "proc/loadavg": "3.00 1.00 1.00 3/100 4242"})
+    root = tree(
+        tmp_path,
+        {
+            "proc/cpuinfo": "flags : fpu hypervisor aes\n",
+            f"{CPU}/online": "0",
+            "proc/loadavg": "3.00 1.00 1.00 3/100 4242",
+        },
+    )
     # 0.2 s on two CPUs: 0.4 CPU-s, 0.02 of it stolen (5 %); others busy 0.16 s (80 % of a core)
     # while this process and its children used 0.04 s (not counted as others).
     busy = reader(CpuTimes(0.0, 10.0, 100.0, 1.0, 1.0), CpuTimes(0.2, 10.2, 100.4, 1.02, 1.04))
@@ -114,17 +143,29 @@ def test_steal_and_a_busy_machine(tmp_path: Path) -> None:
     assert load.status is StabilityStatus.FINDING and load.found == "1-minute load 3.00 on 1 CPU"
     virt = got[StabilityCode.VIRTUALIZATION]
     assert virt.status is StabilityStatus.FINDING and "CPU flag hypervisor" in virt.found
-    codes = [f.code for f in check_stability(root, interval=0.2, reader=reader(
-        CpuTimes(0.0, 10.0, 100.0, 1.0, 1.0), CpuTimes(0.2, 10.2, 100.4, 1.02, 1.04)), sleep=lambda s: None)]
-    assert codes == [StabilityCode.VIRTUALIZATION, StabilityCode.STEAL, StabilityCode.OTHER_LOAD,
-                     StabilityCode.LOAD_AVERAGE]
+    codes = [
+        f.code
+        for f in check_stability(
+            root,
+            interval=0.2,
+            reader=reader(CpuTimes(0.0, 10.0, 100.0, 1.0, 1.0), CpuTimes(0.2, 10.2, 100.4, 1.02, 1.04)),
+            sleep=lambda s: None,
+        )
+    ]
+    assert codes == [
+        StabilityCode.VIRTUALIZATION,
+        StabilityCode.STEAL,
+        StabilityCode.OTHER_LOAD,
+        StabilityCode.LOAD_AVERAGE,
+    ]
 
 
 def test_an_early_reading_waits_only_the_rest_of_the_interval(tmp_path: Path) -> None:
     waits: list[float] = []
     start = CpuTimes(wall=preflight.time.monotonic() - 10, busy=0.0, total=0.0, steal=0.0, own=0.0)
-    read_facts(tmp_path, interval=0.2, reader=reader(CpuTimes(1.0, 0.0, 1.0, 0.0, 0.0)), sleep=waits.append,
-               start=start)
+    read_facts(
+        tmp_path, interval=0.2, reader=reader(CpuTimes(1.0, 0.0, 1.0, 0.0, 0.0)), sleep=waits.append, start=start
+    )
     assert waits == []  # the start-up work already took longer than the interval
 
 
@@ -150,8 +191,13 @@ def test_the_environment_record_and_its_check(tmp_path: Path) -> None:
 
 
 FAKE_FACTS = [
-    StabilityFact(StabilityCode.GOVERNOR, StabilityStatus.FINDING, "powersave on 2 CPUs", "the clock changes",
-                  "sudo cpupower frequency-set -g performance"),
+    StabilityFact(
+        StabilityCode.GOVERNOR,
+        StabilityStatus.FINDING,
+        "powersave on 2 CPUs",
+        "the clock changes",
+        "sudo cpupower frequency-set -g performance",
+    ),
     StabilityFact(StabilityCode.SMT, StabilityStatus.OK, "SMT (hyper-threading) not active"),
     StabilityFact(StabilityCode.TURBO, StabilityStatus.UNKNOWN, "not exposed"),
 ]
@@ -172,22 +218,30 @@ def test_cli_system_piped_and_json(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     ]
     assert main(["system", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data[0] == {"code": "governor", "status": "finding", "found": "powersave on 2 CPUs",
-                       "why": "the clock changes", "fix": "sudo cpupower frequency-set -g performance"}
+    assert data[0] == {
+        "code": "governor",
+        "status": "finding",
+        "found": "powersave on 2 CPUs",
+        "why": "the clock changes",
+        "fix": "sudo cpupower frequency-set -g performance",
+    }
     assert [d["status"] for d in data] == ["finding", "ok", "unknown"]
 
 
 def started(events: list[Any]) -> dict[str, Any]:
-    runner = Runner(parse_profile({"name": "x", "jobs": [{"scheme": "sha256", "message_sizes": [8],
-                                                          "samples": 2}]}), on_event=events.append)
+    runner = Runner(
+        parse_profile({"name": "x", "jobs": [{"scheme": "sha256", "message_sizes": [8], "samples": 2}]}),
+        on_event=events.append,
+    )
     run = runner.start()
     runner.finish(run)
     return run.environment
 
 
 @pytest.mark.parametrize("found", [FAKE_FACTS, FAKE_FACTS[1:]])
-def test_a_run_records_the_facts_and_logs_one_line_per_finding(monkeypatch: pytest.MonkeyPatch,
-                                                               found: list[StabilityFact]) -> None:
+def test_a_run_records_the_facts_and_logs_one_line_per_finding(
+    monkeypatch: pytest.MonkeyPatch, found: list[StabilityFact]
+) -> None:
     monkeypatch.delenv(preflight.SWITCH_VARIABLE)  # tests/conftest.py turns it off for every other run
     monkeypatch.setattr(preflight, "read_facts", lambda *a, **k: list(found))
     events: list[Any] = []
@@ -195,8 +249,9 @@ def test_a_run_records_the_facts_and_logs_one_line_per_finding(monkeypatch: pyte
     assert isinstance(events[0], RunStarted)
     warnings = [e.text for e in events if isinstance(e, LogMessage) and e.level == LogLevel.WARNING]
     if found is FAKE_FACTS:
-        assert warnings == ["Stability: powersave on 2 CPUs: the clock changes. "
-                            "Fix: sudo cpupower frequency-set -g performance."]
+        assert warnings == [
+            "Stability: powersave on 2 CPUs: the clock changes. Fix: sudo cpupower frequency-set -g performance."
+        ]
     else:
         assert warnings == []  # nothing when the machine is fine
 

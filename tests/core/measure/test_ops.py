@@ -16,8 +16,9 @@ from app.core.schemes.base import AuthenticationError
 from tests.helpers.plans import job_plan
 
 
-def _plan(scheme: str, backend: str, params: dict[str, Any] | None = None, sizes: list[int] | None = None,
-          **overrides: Any) -> JobPlan:
+def _plan(
+    scheme: str, backend: str, params: dict[str, Any] | None = None, sizes: list[int] | None = None, **overrides: Any
+) -> JobPlan:
     return job_plan(scheme, backend, params, sizes, **overrides)
 
 
@@ -38,8 +39,7 @@ def _run(plan: JobPlan) -> tuple[list[SizeMeasured], list[Any]]:
         ("sha256", "pycryptodome", {}, {"hash"}),
     ],
 )
-def test_each_family_measures_its_metrics(scheme: str, backend: str, params: dict[str, Any],
-                                          metrics: set[str]) -> None:
+def test_each_family_measures_its_metrics(scheme: str, backend: str, params: dict[str, Any], metrics: set[str]) -> None:
     measured, events = _run(_plan(scheme, backend, params))
     assert len(measured) == 1
     result = measured[0]
@@ -134,12 +134,14 @@ def test_time_calls_keeps_every_output() -> None:
 
 def _spin(seconds: float) -> Callable[[Any], None]:
     """A call that works (never sleeps) for at least `seconds`."""
+
     def run(_: Any) -> None:
         import time
 
         end = time.perf_counter() + seconds
         while time.perf_counter() < end:
             pass
+
     return run
 
 

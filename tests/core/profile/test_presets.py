@@ -15,8 +15,13 @@ from app.report.experiments.published import UNIT_SECONDS, Figure, experiment_id
 from tests.helpers.paths import ROOT
 
 EXPERIMENTS_MD = ROOT.parent / "shared" / "EXPERIMENTS.md"
-EXPERIMENT_PRESETS = {"ecdh-vs-elgamal": "E1", "cnsa-suite": "E2", "cnsa-suite-stable": "E2",
-                      "rsa-vs-elgamal": "E3", "rsa-kem-vs-ecies": "E4"}
+EXPERIMENT_PRESETS = {
+    "ecdh-vs-elgamal": "E1",
+    "cnsa-suite": "E2",
+    "cnsa-suite-stable": "E2",
+    "rsa-vs-elgamal": "E3",
+    "rsa-kem-vs-ecies": "E4",
+}
 KIB, MIB = 1024, 1024 * 1024
 
 
@@ -84,8 +89,9 @@ def test_e2_preset_as_published_and_stable_variant() -> None:
     published, stable = _jobs("cnsa-suite"), _jobs("cnsa-suite-stable")
     assert all(j.samples == 10 and j.pause_ms == 50 for j in published)
     assert all(j.samples >= 100 and j.warmup > 0 for j in stable)
-    assert [(j.scheme, j.params, j.message_sizes) for j in published] == \
-        [(j.scheme, j.params, j.message_sizes) for j in stable]
+    assert [(j.scheme, j.params, j.message_sizes) for j in published] == [
+        (j.scheme, j.params, j.message_sizes) for j in stable
+    ]
     by_scheme = {j.scheme: j for j in published}
     assert by_scheme["aes-gcm"].message_sizes == [KIB, MIB, 10 * MIB]
     assert by_scheme["sha384"].message_sizes == [KIB, MIB, 10 * MIB]
@@ -116,14 +122,20 @@ def test_e4_preset_loops_as_written() -> None:
     assert sorted(j.params["key_bits"] for j in aes) == [128, 192, 256]
     assert all(j.message_sizes == [k * KIB for k in range(1, 1025, 16)] and j.samples == 30 for j in aes)
     loops = [j for j in jobs if j.scheme in ("rsa-kem", "ecies") and len(j.message_sizes) > 2]
-    assert {(j.scheme, j.params.get("bits"), j.params.get("curve")) for j in loops} == \
-        {("rsa-kem", 2048, None), ("rsa-kem", 3072, None), ("ecies", None, "secp256k1")}
+    assert {(j.scheme, j.params.get("bits"), j.params.get("curve")) for j in loops} == {
+        ("rsa-kem", 2048, None),
+        ("rsa-kem", 3072, None),
+        ("ecies", None, "secp256k1"),
+    }
     for job in loops:
         assert job.message_sizes == [k * KIB for k in range(1, 129, 8)] + [m * MIB for m in range(1, 129, 16)]
         assert job.samples == 1 and job.warmup == 0 and job.tamper > 0
     sms = [j for j in jobs if j.scheme in ("rsa-kem", "ecies") and j not in loops]
-    assert {(j.scheme, j.backend, j.params.get("bits")) for j in sms} == \
-        {("rsa-kem", "pycryptodome", 3072), ("ecies", "cryptography", None), ("rsa-kem", "cryptography", 3072)}
+    assert {(j.scheme, j.backend, j.params.get("bits")) for j in sms} == {
+        ("rsa-kem", "pycryptodome", 3072),
+        ("ecies", "cryptography", None),
+        ("rsa-kem", "cryptography", 3072),
+    }
     assert all(j.message_sizes == [140, 113 * 140] and j.samples == 10 and j.keygen_samples == 10 for j in sms)
     for figure in load_experiment("E4").figures:  # every published figure has its job
         assert any(figure.match.message_size in j.message_sizes for j in sms if j.scheme == figure.match.scheme)
@@ -134,8 +146,10 @@ def test_e4_preset_loops_as_written() -> None:
 
 def _experiments_text() -> str:
     if not EXPERIMENTS_MD.exists():
-        pytest.skip(f"{EXPERIMENTS_MD} is not beside the repository (the published figures are checked "
-                    "against ../shared/EXPERIMENTS.md, which only a checkout with shared/ beside it has)")
+        pytest.skip(
+            f"{EXPERIMENTS_MD} is not beside the repository (the published figures are checked "
+            "against ../shared/EXPERIMENTS.md, which only a checkout with shared/ beside it has)"
+        )
     return EXPERIMENTS_MD.read_text(encoding="utf-8")
 
 
@@ -183,8 +197,12 @@ def test_e3_table_matches_experiments_md_cell_by_cell() -> None:
     assert table is not None and table.unit == "ms"
     assert table.rows == rows
     cells = {(int(r["key_bits"]), int(r["message_bits"])): r for r in table.records()}
-    columns = {("rsa-textbook", "encrypt"): "rsa_enc", ("rsa-textbook", "decrypt"): "rsa_dec",
-               ("elgamal", "encrypt"): "elgamal_enc", ("elgamal", "decrypt"): "elgamal_dec"}
+    columns = {
+        ("rsa-textbook", "encrypt"): "rsa_enc",
+        ("rsa-textbook", "decrypt"): "rsa_dec",
+        ("elgamal", "encrypt"): "elgamal_enc",
+        ("elgamal", "decrypt"): "elgamal_dec",
+    }
     figures = load_experiment("E3").figures
     for figure in figures:  # the comparison table's figures are cells of the published table
         bits = {math.ceil(b / 8): b for b in load_experiment("E3").message_bits or []}[figure.match.message_size]
@@ -205,8 +223,10 @@ def test_e2_table_times_match_experiments_md() -> None:
     published = {float(v) for v in re.findall(r"\b0\.\d{5,6}\b", section)}
     ours: set[float] = set()
     for figure in load_experiment("E2").figures:
-        ours.update([figure.value, figure.p50, figure.p95, figure.std] + (
-            [figure.second_run.value, figure.second_run.p50, figure.second_run.p95] if figure.second_run else []))
+        ours.update(
+            [figure.value, figure.p50, figure.p95, figure.std]
+            + ([figure.second_run.value, figure.second_run.p50, figure.second_run.p95] if figure.second_run else [])
+        )
     ours.discard(None)  # type: ignore[arg-type]
     assert ours == published
 
@@ -230,8 +250,14 @@ def test_e1_and_e4_headline_figures() -> None:
     averages = {tuple(f.metrics): f.value for f in e1.figures if f.statistic == "mean"}
     assert averages == {("compute",): 0.0171, ("rtt",): 0.7513}
     samples = {(f.sample, f.metrics[0]): f.value for f in e1.figures if f.statistic == "sample"}
-    assert samples == {(1, "compute"): 0.0494, (1, "rtt"): 0.8879, (2, "compute"): 0.0163, (2, "rtt"): 0.6120,
-                       (100, "compute"): 0.0159, (100, "rtt"): 0.7251}
+    assert samples == {
+        (1, "compute"): 0.0494,
+        (1, "rtt"): 0.8879,
+        (2, "compute"): 0.0163,
+        (2, "rtt"): 0.6120,
+        (100, "compute"): 0.0159,
+        (100, "rtt"): 0.7251,
+    }
     assert all(f.match.tcp_nodelay is False for f in e1.figures)  # the source's plain socket: Nagle on
     assert [s.value for s in e1.stated] == [44]
     section = _section(text, "E1")

@@ -71,16 +71,36 @@ def test_structure_errors_name_field_and_value(job: dict[str, Any], field: str, 
         ({"params": {"key_bits": 100}}, "jobs[0].params", "100"),
         ({"params": {"rounds": 3}}, "jobs[0].params", "'rounds'"),
         ({"mode": "remote"}, "jobs[0].mode", "--remote HOST:PORT"),
-        ({"mode": "loopback", "message_sizes": [128 * 2**20 + 1]}, "jobs[0].message_sizes[0]",
-         "a session message is at most 128.0 MiB"),
-        ({"scheme": "rsa-oaep", "params": {"bits": 1024, "chunked": True}, "mode": "loopback",
-          "message_sizes": [100 * 2**20]}, "jobs[0].message_sizes[0]", "frame cap"),
-        ({"scheme": "ecdh", "backend": "pycryptodome", "params": {"curve": "brainpoolP256r1"}}, "jobs[0].params",
-         "brainpoolP256r1"),
-        ({"scheme": "rsa-oaep", "params": {"bits": 2048}, "message_sizes": [191]}, "jobs[0].message_sizes[0]",
-         "191-byte message does not fit one RSA-OAEP-2048 block (at most 190 bytes)"),
-        ({"scheme": "elgamal", "backend": "python", "params": {"bits": 128}, "message_sizes": [18]},
-         "jobs[0].message_sizes[0]", "at most 15 bytes"),
+        (
+            {"mode": "loopback", "message_sizes": [128 * 2**20 + 1]},
+            "jobs[0].message_sizes[0]",
+            "a session message is at most 128.0 MiB",
+        ),
+        (
+            {
+                "scheme": "rsa-oaep",
+                "params": {"bits": 1024, "chunked": True},
+                "mode": "loopback",
+                "message_sizes": [100 * 2**20],
+            },
+            "jobs[0].message_sizes[0]",
+            "frame cap",
+        ),
+        (
+            {"scheme": "ecdh", "backend": "pycryptodome", "params": {"curve": "brainpoolP256r1"}},
+            "jobs[0].params",
+            "brainpoolP256r1",
+        ),
+        (
+            {"scheme": "rsa-oaep", "params": {"bits": 2048}, "message_sizes": [191]},
+            "jobs[0].message_sizes[0]",
+            "191-byte message does not fit one RSA-OAEP-2048 block (at most 190 bytes)",
+        ),
+        (
+            {"scheme": "elgamal", "backend": "python", "params": {"bits": 128}, "message_sizes": [18]},
+            "jobs[0].message_sizes[0]",
+            "at most 15 bytes",
+        ),
         ({"scheme": "hkdf", "message_sizes": [32]}, "jobs[0].message_sizes", "secret_size"),
         ({"message_sizes": [18, 18]}, "jobs[0].message_sizes", "twice"),
     ],
@@ -106,8 +126,9 @@ def test_with_mode_sets_every_job() -> None:
 
 
 def test_chunked_mode_allows_long_messages() -> None:
-    jobs = resolve_jobs(parse_profile(_profile(scheme="rsa-oaep", params={"bits": 2048, "chunked": True},
-                                               message_sizes=[10240])))
+    jobs = resolve_jobs(
+        parse_profile(_profile(scheme="rsa-oaep", params={"bits": 2048, "chunked": True}, message_sizes=[10240]))
+    )
     assert jobs[0].params["chunked"] is True
     assert "(chunked)" in jobs[0].label
 
@@ -142,8 +163,9 @@ def test_newer_format_is_refused() -> None:
 def test_migrations_run_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     # Simulate a format 2 whose only change renamed "title" to "name".
     monkeypatch.setattr(profile_files, "FORMAT_VERSION", 2)
-    monkeypatch.setitem(profile_files.MIGRATIONS, 1, lambda d: {**{k: v for k, v in d.items() if k != "title"},
-                                                              "name": d["title"]})
+    monkeypatch.setitem(
+        profile_files.MIGRATIONS, 1, lambda d: {**{k: v for k, v in d.items() if k != "title"}, "name": d["title"]}
+    )
     migrated = profile_files.migrate({"format_version": 1, "title": "old", "jobs": []})
     assert migrated == {"format_version": 2, "name": "old", "jobs": []}
 
@@ -231,9 +253,13 @@ def test_quick_preset_touches_every_family() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-                    max_leaves=12))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+        max_leaves=12,
+    )
+)
 def test_arbitrary_json_never_crashes(data: Any) -> None:
     """Any JSON value either parses or raises ProfileError — never another exception."""
     try:
@@ -243,10 +269,31 @@ def test_arbitrary_json_never_crashes(data: Any) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.dictionaries(st.sampled_from(["scheme", "backend", "params", "mode", "message_sizes", "samples",
-                                        "warmup", "keygen_samples", "pause_ms", "tamper", "label"]),
-                       st.none() | st.booleans() | st.integers(-5, 2**40) | st.text(max_size=10)
-                       | st.lists(st.integers(-5, 5000), max_size=3), max_size=6))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "scheme",
+                "backend",
+                "params",
+                "mode",
+                "message_sizes",
+                "samples",
+                "warmup",
+                "keygen_samples",
+                "pause_ms",
+                "tamper",
+                "label",
+            ]
+        ),
+        st.none()
+        | st.booleans()
+        | st.integers(-5, 2**40)
+        | st.text(max_size=10)
+        | st.lists(st.integers(-5, 5000), max_size=3),
+        max_size=6,
+    )
+)
 def test_arbitrary_job_fields_never_crash(job: dict[str, Any]) -> None:
     try:
         resolve_jobs(parse_profile({"name": "f", "jobs": [job]}, "f.json"), "f.json")
@@ -261,5 +308,6 @@ def test_field_limits_are_the_models_own() -> None:
         field_limits(JobSpec, "scheme")
     # A required number has bounds but no default (a custom link's one-way delay).
     from app.core.link.presets import MAX_DELAY_MS, LinkSpec
+
     delay = field_limits(LinkSpec, "delay_ms")
     assert (delay.default, delay.minimum, delay.maximum) == (None, 0, MAX_DELAY_MS)

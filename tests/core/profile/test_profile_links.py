@@ -46,24 +46,39 @@ def _refused(data: dict[str, Any], folder: Path, has_remote: bool = True) -> Pro
 
 def test_a_preset_link_resolves_to_its_numbers_and_names_the_job() -> None:
     [job] = resolve_jobs(parse_profile(_profile(_job(link="lte"))))
-    assert job.link == Link(name="lte", delay_ms=35.0, jitter_ms=0.0, rate_kbit_up=12000.0, rate_kbit_down=12000.0,
-                            loss_percent=0.0, emulation=LinkEmulation.DELAY_LINE)
+    assert job.link == Link(
+        name="lte",
+        delay_ms=35.0,
+        jitter_ms=0.0,
+        rate_kbit_up=12000.0,
+        rate_kbit_down=12000.0,
+        loss_percent=0.0,
+        emulation=LinkEmulation.DELAY_LINE,
+    )
     assert job.label == "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over LTE"
 
 
 def test_a_custom_link_as_the_issue_writes_it() -> None:
     [job] = resolve_jobs(parse_profile(_profile(_job(link={"delay_ms": 20, "rate_kbit": 8000}, label="mine"))))
     assert job.link is not None and job.link.name is None
-    assert (job.link.delay_ms, job.link.jitter_ms, job.link.rate_kbit_up, job.link.rate_kbit_down) == (20, 0, 8000, 8000)
+    assert (job.link.delay_ms, job.link.jitter_ms, job.link.rate_kbit_up, job.link.rate_kbit_down) == (
+        20,
+        0,
+        8000,
+        8000,
+    )
     assert job.label == "mine over 20 ms, 8000 kbit/s"
 
 
-@pytest.mark.parametrize(("rate", "up", "down"), [
-    ({"up": 768, "down": 1600}, 768, 1600),
-    ({"up": 50}, 50, None),  # a direction left out is unlimited
-    ({"down": 50}, None, 50),
-    (None, None, None),
-])
+@pytest.mark.parametrize(
+    ("rate", "up", "down"),
+    [
+        ({"up": 768, "down": 1600}, 768, 1600),
+        ({"up": 50}, 50, None),  # a direction left out is unlimited
+        ({"down": 50}, None, 50),
+        (None, None, None),
+    ],
+)
 def test_rates_per_direction(rate: Any, up: float | None, down: float | None) -> None:
     link = {"delay_ms": 1} if rate is None else {"delay_ms": 1, "rate_kbit": rate}
     [job] = resolve_jobs(parse_profile(_profile(_job(link=link))))
@@ -83,16 +98,23 @@ def test_a_sweep_is_one_job_per_link_in_order() -> None:
 def test_the_same_job_over_different_links_is_no_repeat_but_the_same_link_is() -> None:
     assert len(resolve_jobs(parse_profile(_profile(_job(link="lte"), _job(link="3g"), _job())))) == 3
     same_numbers = {"delay_ms": 35, "rate_kbit": 12000}  # LTE's numbers under no name: the same measurement
-    with pytest.raises(ProfileError, match=r"^jobs\[1\]\.link: repeats jobs\[0\]\.link: same scheme, backend, "
-                                           r"parameters, mode, transport, link and message size 1024$"):
+    with pytest.raises(
+        ProfileError,
+        match=r"^jobs\[1\]\.link: repeats jobs\[0\]\.link: same scheme, backend, "
+        r"parameters, mode, transport, link and message size 1024$",
+    ):
         resolve_jobs(parse_profile(_profile(_job(link="lte"), _job(link=same_numbers))))
     with pytest.raises(ProfileError, match=r"^jobs\[0\]\.links\[2\]: repeats jobs\[0\]\.links\[0\]"):
         resolve_jobs(parse_profile(_profile(_job(links=["lan", "wifi", "lan"]))))
 
 
 def test_a_profile_with_links_saves_and_loads_back_equal(tmp_path: Path) -> None:
-    profile = parse_profile(_profile(_job(links=["lan", {"delay_ms": 2, "jitter_ms": 1, "rate_kbit": {"up": 5}}]),
-                                     _job(scheme="ed25519", link="3g")))
+    profile = parse_profile(
+        _profile(
+            _job(links=["lan", {"delay_ms": 2, "jitter_ms": 1, "rate_kbit": {"up": 5}}]),
+            _job(scheme="ed25519", link="3g"),
+        )
+    )
     assert profile.format_version == 1
     assert parse_profile(profile.to_dict()) == profile
     save_profile(profile, tmp_path / "links.json")
@@ -103,29 +125,47 @@ def test_a_profile_with_links_saves_and_loads_back_equal(tmp_path: Path) -> None
 # --- refused, one line naming the field ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("link", "field", "fragment"), [
-    ({"delay_ms": -1}, "jobs[0].link.delay_ms", "greater than or equal to 0 (got -1)"),
-    ({"delay_ms": 10_001}, "jobs[0].link.delay_ms", "less than or equal to 10000 (got 10001)"),
-    ({"delay_ms": "20"}, "jobs[0].link.delay_ms", 'valid number (got "20")'),
-    ({"delay_ms": True}, "jobs[0].link.delay_ms", "valid number (got true)"),
-    ({"delay_ms": 20, "rate_kbit": 0}, "jobs[0].link.rate_kbit", "must be > 0 kbit/s (omit it for an unlimited rate)"),
-    ({"delay_ms": 20, "rate_kbit": -5}, "jobs[0].link.rate_kbit", "must be > 0 kbit/s"),
-    ({"delay_ms": 20, "rate_kbit": {"up": 8000, "down": 0}}, "jobs[0].link.rate_kbit.down",
-     "must be > 0 kbit/s (omit it for an unlimited rate) (got 0)"),
-    ({"delay_ms": 20, "rate_kbit": 1e12}, "jobs[0].link.rate_kbit", "at most 100000000 kbit/s (100 Gbit/s)"),
-    ({"delay_ms": 20, "rate_kbit": "fast"}, "jobs[0].link.rate_kbit", 'a number (kbit/s, both directions) or {"up"'),
-    ({"delay_ms": 20, "rate_kbit": {"sideways": 1}}, "jobs[0].link.rate_kbit.sideways", "unknown field (got 1)"),
-    ({"delay_ms": 20, "jitter_ms": 30}, "jobs[0].link.jitter_ms",
-     "must not exceed delay_ms (20 ms): a jitter larger than the delay would need negative delays (got 30)"),
-    ({"delay_ms": 20, "loss_percent": 101}, "jobs[0].link.loss_percent", "less than or equal to 100 (got 101)"),
-    ({"delay_ms": 20, "colour": "red"}, "jobs[0].link.colour", 'unknown field (got "red")'),
-    ({"rate_kbit": 8000}, "jobs[0].link.delay_ms", "required field is missing"),
-    ("5g", "jobs[0].link", 'unknown link preset (got "5g"); presets: lan, wifi, lte'),
-    (5, "jobs[0].link", "Input should be a link preset's name (see `cryptobench links`) or an object"),
-    ([20], "jobs[0].link", "(got [20])"),
-])
-def test_bad_link_settings_are_refused_naming_field_and_value(tmp_path: Path, link: Any, field: str,
-                                                              fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("link", "field", "fragment"),
+    [
+        ({"delay_ms": -1}, "jobs[0].link.delay_ms", "greater than or equal to 0 (got -1)"),
+        ({"delay_ms": 10_001}, "jobs[0].link.delay_ms", "less than or equal to 10000 (got 10001)"),
+        ({"delay_ms": "20"}, "jobs[0].link.delay_ms", 'valid number (got "20")'),
+        ({"delay_ms": True}, "jobs[0].link.delay_ms", "valid number (got true)"),
+        (
+            {"delay_ms": 20, "rate_kbit": 0},
+            "jobs[0].link.rate_kbit",
+            "must be > 0 kbit/s (omit it for an unlimited rate)",
+        ),
+        ({"delay_ms": 20, "rate_kbit": -5}, "jobs[0].link.rate_kbit", "must be > 0 kbit/s"),
+        (
+            {"delay_ms": 20, "rate_kbit": {"up": 8000, "down": 0}},
+            "jobs[0].link.rate_kbit.down",
+            "must be > 0 kbit/s (omit it for an unlimited rate) (got 0)",
+        ),
+        ({"delay_ms": 20, "rate_kbit": 1e12}, "jobs[0].link.rate_kbit", "at most 100000000 kbit/s (100 Gbit/s)"),
+        (
+            {"delay_ms": 20, "rate_kbit": "fast"},
+            "jobs[0].link.rate_kbit",
+            'a number (kbit/s, both directions) or {"up"',
+        ),
+        ({"delay_ms": 20, "rate_kbit": {"sideways": 1}}, "jobs[0].link.rate_kbit.sideways", "unknown field (got 1)"),
+        (
+            {"delay_ms": 20, "jitter_ms": 30},
+            "jobs[0].link.jitter_ms",
+            "must not exceed delay_ms (20 ms): a jitter larger than the delay would need negative delays (got 30)",
+        ),
+        ({"delay_ms": 20, "loss_percent": 101}, "jobs[0].link.loss_percent", "less than or equal to 100 (got 101)"),
+        ({"delay_ms": 20, "colour": "red"}, "jobs[0].link.colour", 'unknown field (got "red")'),
+        ({"rate_kbit": 8000}, "jobs[0].link.delay_ms", "required field is missing"),
+        ("5g", "jobs[0].link", 'unknown link preset (got "5g"); presets: lan, wifi, lte'),
+        (5, "jobs[0].link", "Input should be a link preset's name (see `cryptobench links`) or an object"),
+        ([20], "jobs[0].link", "(got [20])"),
+    ],
+)
+def test_bad_link_settings_are_refused_naming_field_and_value(
+    tmp_path: Path, link: Any, field: str, fragment: str
+) -> None:
     error = _refused(_profile(_job(link=link)), tmp_path)
     assert error.field == field
     assert fragment in str(error)
@@ -144,13 +184,15 @@ def test_link_and_links_together_are_refused(tmp_path: Path) -> None:
     assert error.field == "jobs[0].links" and "not both" in str(error)
 
 
-@pytest.mark.parametrize(("mode", "reason"), [
-    ("operations", "applies to loopback jobs only: an operations job sends nothing over a network"),
-    ("remote", "a remote job runs over the real network between the two machines"),
-])
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("operations", "applies to loopback jobs only: an operations job sends nothing over a network"),
+        ("remote", "a remote job runs over the real network between the two machines"),
+    ],
+)
 @pytest.mark.parametrize("setting", ["link", "links"])
-def test_a_link_outside_loopback_mode_is_refused_with_why(tmp_path: Path, mode: str, reason: str,
-                                                          setting: str) -> None:
+def test_a_link_outside_loopback_mode_is_refused_with_why(tmp_path: Path, mode: str, reason: str, setting: str) -> None:
     value: Any = "lte" if setting == "link" else ["lte"]
     error = _refused(_profile(_job(mode=mode, **{setting: value})), tmp_path)
     assert error.field == f"jobs[0].{setting}" and reason in str(error)
@@ -216,12 +258,15 @@ def test_with_link_puts_every_loopback_job_on_the_link() -> None:
     assert resolve_jobs(with_link(profile, "satellite"))[0].label.endswith(" over satellite (GEO)")
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("5g", '--link: unknown link preset (got "5g")'),
-    ('{"delay_ms": -3}', "--link.delay_ms: Input should be greater than or equal to 0 (got -3)"),
-    ('{"delay_ms": 3, "rate_kbit": {"up": 0}}', "--link.rate_kbit.up: must be > 0 kbit/s"),
-    ("{not json", "--link: not a link preset's name or a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("5g", '--link: unknown link preset (got "5g")'),
+        ('{"delay_ms": -3}', "--link.delay_ms: Input should be greater than or equal to 0 (got -3)"),
+        ('{"delay_ms": 3, "rate_kbit": {"up": 0}}', "--link.rate_kbit.up: must be > 0 kbit/s"),
+        ("{not json", "--link: not a link preset's name or a JSON object"),
+    ],
+)
 def test_with_link_refuses_bad_links_in_one_line(text: str, message: str) -> None:
     with pytest.raises(ProfileError) as info:
         with_link(parse_profile(_profile(_job())), text)
@@ -243,8 +288,9 @@ def test_every_preset_resolves_in_a_profile() -> None:
 NUMBERS = st.integers(-10, 200_000_000) | st.floats(allow_nan=True, allow_infinity=True)
 VALUES = NUMBERS | st.none() | st.booleans() | st.text(max_size=8)
 RATES = VALUES | st.fixed_dictionaries({}, optional={"up": VALUES, "down": VALUES, "x": VALUES})
-LINK_OBJECTS = st.fixed_dictionaries({}, optional={"delay_ms": VALUES, "jitter_ms": VALUES, "rate_kbit": RATES,
-                                                   "loss_percent": VALUES, "extra": VALUES})
+LINK_OBJECTS = st.fixed_dictionaries(
+    {}, optional={"delay_ms": VALUES, "jitter_ms": VALUES, "rate_kbit": RATES, "loss_percent": VALUES, "extra": VALUES}
+)
 LINK_VALUES = LINK_OBJECTS | st.sampled_from([*link_presets(), "5g", ""]) | VALUES | st.lists(VALUES, max_size=2)
 
 

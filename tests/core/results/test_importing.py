@@ -27,7 +27,12 @@ def test_a_run_is_added_with_its_jobs_and_machine(store: Store, tmp_path: Path) 
     assert outcome.added and outcome.machine == "laptop" and outcome.run.id == BASE_ID
     (summary,) = store.list_runs()
     assert (summary.id, summary.host, summary.jobs, summary.ok_jobs, summary.status) == (
-        BASE_ID, "laptop", 3, 3, "finished")
+        BASE_ID,
+        "laptop",
+        3,
+        3,
+        "finished",
+    )
     stored = store.load_run(BASE_ID)
     assert stored.to_dict() == run.to_dict() and content_digest(stored) == content_digest(run)
 
@@ -68,15 +73,19 @@ def _hostile(data: dict[str, Any], case: str) -> None:
         data["jobs"][2]["status"] = "great"
 
 
-@pytest.mark.parametrize(("case", "message"), [
-    ("run id", r"run\.id: \"\.\./\.\./etc x\" is not a run id"),
-    ("job of another run", r"jobs\[1\]\.id: \"20200101-000000-ffffff/0\" is not the run's id"),
-    ("index twice", r"jobs\[1\]\.index: 0 appears twice"),
-    ("sample", r"jobs\[0\]\.metrics\.encrypt\.samples\[3\]"),
-    ("status", r"jobs\[2\]\.status"),
-])
-def test_a_hostile_file_is_refused_and_nothing_is_written(store: Store, tmp_path: Path, case: str,
-                                                          message: str) -> None:
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("run id", r"run\.id: \"\.\./\.\./etc x\" is not a run id"),
+        ("job of another run", r"jobs\[1\]\.id: \"20200101-000000-ffffff/0\" is not the run's id"),
+        ("index twice", r"jobs\[1\]\.index: 0 appears twice"),
+        ("sample", r"jobs\[0\]\.metrics\.encrypt\.samples\[3\]"),
+        ("status", r"jobs\[2\]\.status"),
+    ],
+)
+def test_a_hostile_file_is_refused_and_nothing_is_written(
+    store: Store, tmp_path: Path, case: str, message: str
+) -> None:
     data = base_run().to_dict()
     _hostile(data, case)
     path = write(tmp_path / "hostile.json", data)
@@ -86,8 +95,7 @@ def test_a_hostile_file_is_refused_and_nothing_is_written(store: Store, tmp_path
     assert store.list_runs() == []
 
 
-def test_a_store_failure_midway_leaves_nothing(store: Store, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_store_failure_midway_leaves_nothing(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     packed = store_module._packed_job
     calls: list[str] = []
 

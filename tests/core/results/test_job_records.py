@@ -25,13 +25,20 @@ from app.core.vocab import Mode, Role
 
 
 def _usage(mean: float) -> ProcessUsage:
-    return ProcessUsage(samples=3, mean_percent=mean, max_percent=mean, rss_peak_bytes=int(mean) << 20,
-                        other_processes_mean_percent=1.0)
+    return ProcessUsage(
+        samples=3, mean_percent=mean, max_percent=mean, rss_peak_bytes=int(mean) << 20, other_processes_mean_percent=1.0
+    )
 
 
-@pytest.mark.parametrize(("mode", "expected"), [
-    (Mode.OPERATIONS, 10.0), (Mode.LOOPBACK, 20.0), (Mode.REMOTE, 20.0), ("loopback", 20.0),
-])
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (Mode.OPERATIONS, 10.0),
+        (Mode.LOOPBACK, 20.0),
+        (Mode.REMOTE, 20.0),
+        ("loopback", 20.0),
+    ],
+)
 def test_the_measuring_process_is_chosen_by_mode(mode: str, expected: float) -> None:
     cpu = CpuUsage({Role.RECEIVER: _usage(30.0), Role.SENDER: _usage(20.0), Role.WORKER: _usage(10.0)}, 0.1)
     usage = cpu.measuring(mode)
@@ -72,8 +79,9 @@ def test_resource_series_summary_is_the_mean_max_and_peak() -> None:
         series.rss_bytes.append(rss)
     series.other_cpu_percent.extend([4.0, 8.0])
     usage = ProcessUsage.from_series(series)
-    assert usage == ProcessUsage(samples=3, mean_percent=70.0, max_percent=100.0, rss_peak_bytes=30,
-                                 other_processes_mean_percent=6.0)
+    assert usage == ProcessUsage(
+        samples=3, mean_percent=70.0, max_percent=100.0, rss_peak_bytes=30, other_processes_mean_percent=6.0
+    )
 
 
 def test_validation_and_security_round_trip_and_say_when_unknown() -> None:
@@ -91,11 +99,28 @@ def test_records_are_frozen() -> None:
 
 
 def test_link_placement_and_load_appear_in_a_job_only_when_set() -> None:
-    job = JobResult(id="r/0", index=0, scheme="x25519", backend="cryptography", params={}, label="X25519",
-                    family="key-agreement", mode="loopback", message_size=64, status="ok")
+    job = JobResult(
+        id="r/0",
+        index=0,
+        scheme="x25519",
+        backend="cryptography",
+        params={},
+        label="X25519",
+        family="key-agreement",
+        mode="loopback",
+        message_size=64,
+        status="ok",
+    )
     assert not {"link", "placement", "load"} & set(job.to_dict())
-    link = Link(name="lte", delay_ms=35.0, jitter_ms=5.0, rate_kbit_up=5_000.0, rate_kbit_down=20_000.0,
-                loss_percent=0.0, emulation="delay-line")
+    link = Link(
+        name="lte",
+        delay_ms=35.0,
+        jitter_ms=5.0,
+        rate_kbit_up=5_000.0,
+        rate_kbit_down=20_000.0,
+        loss_percent=0.0,
+        emulation="delay-line",
+    )
     placement = Placement("same", {"sender": ProcessPlacement((0,), (0,)), "receiver": ProcessPlacement((0,), (0,))})
     load = Load(clients=4, server_workers=1, steps=(LoadStep(200.0, 199.5, 0, {"p50": 1e-3, "p99": 4e-3}),))
     job = dataclasses.replace(job, link=link, placement=placement, load=load)

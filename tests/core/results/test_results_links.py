@@ -29,12 +29,20 @@ def _golden_with_links() -> str:
     """The golden run with the session job over 3G and the cancelled one over a custom link,
     as `cryptobench run` would now write it, and with the run's environment probe."""
     data = json.loads(GOLDEN_RESULTS.read_text(encoding="utf-8"))
-    data["run"]["environment"]["link_emulation"] = {"delay_line": True, "netem": False,
-                                                    "netem_reason": "this kernel was built without sch_netem"}
+    data["run"]["environment"]["link_emulation"] = {
+        "delay_line": True,
+        "netem": False,
+        "netem_reason": "this kernel was built without sch_netem",
+    }
     data["jobs"][1]["link"] = LINKS[0].to_dict()
-    data["jobs"][3]["link"] = {"name": None, "delay_ms": 20.0, "jitter_ms": 2.5,
-                               "rate_kbit": {"up": 8000.0, "down": None}, "loss_percent": 0.0,
-                               "emulation": "delay-line"}
+    data["jobs"][3]["link"] = {
+        "name": None,
+        "delay_ms": 20.0,
+        "jitter_ms": 2.5,
+        "rate_kbit": {"up": 8000.0, "down": None},
+        "loss_percent": 0.0,
+        "emulation": "delay-line",
+    }
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -77,9 +85,15 @@ def test_a_run_with_links_survives_the_store(tmp_path: Path) -> None:
 
 def test_every_result_of_a_job_carries_its_link() -> None:
     """The runner builds each size's result (measured, failed or cancelled) from the job's placeholder."""
-    profile = parse_profile({"name": "t", "jobs": [
-        {"scheme": "x25519", "mode": "loopback", "message_sizes": [64, 1024], "links": ["lte", "satellite"]},
-        {"scheme": "x25519", "message_sizes": [64]}]})
+    profile = parse_profile(
+        {
+            "name": "t",
+            "jobs": [
+                {"scheme": "x25519", "mode": "loopback", "message_sizes": [64, 1024], "links": ["lte", "satellite"]},
+                {"scheme": "x25519", "message_sizes": [64]},
+            ],
+        }
+    )
     for job in resolve_jobs(profile):
         for index, size in enumerate(job.message_sizes):
             result = placeholder_result(job, "run", index, size, JobStatus.CANCELLED, "cancelled before start")
@@ -109,6 +123,7 @@ def _set(path: list[str | int], value: Any) -> Any:
             del target[path[-1]]
         else:
             target[path[-1]] = copy.deepcopy(value)
+
     return mutate
 
 
@@ -116,26 +131,36 @@ _DELETE = object()
 LINK = ["jobs", 1, "link"]
 
 
-@pytest.mark.parametrize(("path", "value", "fragment"), [
-    (LINK, "3g", "r.json: jobs[1].link: expected an object"),
-    ([*LINK, "delay_ms"], -1, "jobs[1].link.delay_ms: expected a non-negative number, got -1"),
-    ([*LINK, "delay_ms"], "150", 'jobs[1].link.delay_ms: expected a non-negative number, got "150"'),
-    ([*LINK, "delay_ms"], 86_400_000, "jobs[1].link.delay_ms: expected at most 10000 ms"),
-    ([*LINK, "delay_ms"], _DELETE, "jobs[1].link.delay_ms: required field is missing"),
-    ([*LINK, "jitter_ms"], 151, "jobs[1].link.jitter_ms: expected at most delay_ms (150.0), got 151"),
-    ([*LINK, "rate_kbit", "up"], 0, "jobs[1].link.rate_kbit.up: expected a positive number or null, got 0"),
-    ([*LINK, "rate_kbit", "down"], True, "jobs[1].link.rate_kbit.down: expected a positive number or null"),
-    ([*LINK, "rate_kbit", "down"], 1e12, "jobs[1].link.rate_kbit.down: expected at most 100000000 kbit/s or null"),
-    ([*LINK, "rate_kbit"], [768, 1600], "jobs[1].link.rate_kbit: expected an object or null"),
-    ([*LINK, "loss_percent"], 250, "jobs[1].link.loss_percent: expected a percentage 0..100, got 250"),
-    ([*LINK, "emulation"], "carrier-pigeon", 'jobs[1].link.emulation: expected one of "none", "delay-line", "netem"'),
-    ([*LINK, "emulation"], _DELETE, "jobs[1].link.emulation: required field is missing"),
-    ([*LINK, "name"], 7, "jobs[1].link.name: expected a string or null, got 7"),
-    (["run", "environment", "link_emulation", "netem"], "no", "run.environment.link_emulation.netem: expected true "
-                                                               "or false"),
-    (["run", "environment", "link_emulation", "netem_reason"], 0, "link_emulation.netem_reason: expected a string"),
-    (["run", "environment", "link_emulation"], [], "run.environment.link_emulation: expected an object or null"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "fragment"),
+    [
+        (LINK, "3g", "r.json: jobs[1].link: expected an object"),
+        ([*LINK, "delay_ms"], -1, "jobs[1].link.delay_ms: expected a non-negative number, got -1"),
+        ([*LINK, "delay_ms"], "150", 'jobs[1].link.delay_ms: expected a non-negative number, got "150"'),
+        ([*LINK, "delay_ms"], 86_400_000, "jobs[1].link.delay_ms: expected at most 10000 ms"),
+        ([*LINK, "delay_ms"], _DELETE, "jobs[1].link.delay_ms: required field is missing"),
+        ([*LINK, "jitter_ms"], 151, "jobs[1].link.jitter_ms: expected at most delay_ms (150.0), got 151"),
+        ([*LINK, "rate_kbit", "up"], 0, "jobs[1].link.rate_kbit.up: expected a positive number or null, got 0"),
+        ([*LINK, "rate_kbit", "down"], True, "jobs[1].link.rate_kbit.down: expected a positive number or null"),
+        ([*LINK, "rate_kbit", "down"], 1e12, "jobs[1].link.rate_kbit.down: expected at most 100000000 kbit/s or null"),
+        ([*LINK, "rate_kbit"], [768, 1600], "jobs[1].link.rate_kbit: expected an object or null"),
+        ([*LINK, "loss_percent"], 250, "jobs[1].link.loss_percent: expected a percentage 0..100, got 250"),
+        (
+            [*LINK, "emulation"],
+            "carrier-pigeon",
+            'jobs[1].link.emulation: expected one of "none", "delay-line", "netem"',
+        ),
+        ([*LINK, "emulation"], _DELETE, "jobs[1].link.emulation: required field is missing"),
+        ([*LINK, "name"], 7, "jobs[1].link.name: expected a string or null, got 7"),
+        (
+            ["run", "environment", "link_emulation", "netem"],
+            "no",
+            "run.environment.link_emulation.netem: expected true or false",
+        ),
+        (["run", "environment", "link_emulation", "netem_reason"], 0, "link_emulation.netem_reason: expected a string"),
+        (["run", "environment", "link_emulation"], [], "run.environment.link_emulation: expected an object or null"),
+    ],
+)
 def test_a_damaged_link_is_refused_naming_the_field(path: list[str | int], value: Any, fragment: str) -> None:
     assert fragment in _refusal(_set(path, value))
 

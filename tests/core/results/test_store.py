@@ -18,16 +18,30 @@ from tests.helpers.paths import ROOT
 
 
 def _run(run_id: str = "20260101-000000-aaaaaa", status: str = "running") -> RunResult:
-    return RunResult(id=run_id, started="2026-01-01T00:00:00+00:00", status=status,
-                     environment={"hostname": "testhost"}, profile={"name": "p", "jobs": []})
+    return RunResult(
+        id=run_id,
+        started="2026-01-01T00:00:00+00:00",
+        status=status,
+        environment={"hostname": "testhost"},
+        profile={"name": "p", "jobs": []},
+    )
 
 
 def _job(index: int, run_id: str = "20260101-000000-aaaaaa") -> JobResult:
     samples = [1e-6, 1.1e-6, 0.9e-6, 1e-6, 1.05e-6, 0.95e-6]
-    return JobResult(id=f"{run_id}/{index}", index=index, scheme="aes-gcm", backend="cryptography",
-                     params={"key_bits": 128}, label="AES-128-GCM", family="aead", mode="operations",
-                     message_size=18, status="ok",
-                     metrics={"encrypt": MetricResult(summarize(samples), samples, batch=100)})
+    return JobResult(
+        id=f"{run_id}/{index}",
+        index=index,
+        scheme="aes-gcm",
+        backend="cryptography",
+        params={"key_bits": 128},
+        label="AES-128-GCM",
+        family="aead",
+        mode="operations",
+        message_size=18,
+        status="ok",
+        metrics={"encrypt": MetricResult(summarize(samples), samples, batch=100)},
+    )
 
 
 def test_default_location_follows_cryptobench_home(isolated_home: Path) -> None:
@@ -54,10 +68,11 @@ def test_running_run_of_dead_process_becomes_interrupted(tmp_path: Path) -> None
     """The run's process ends without finishing it; its PID is then "reused" by a live
     process (ours), as with a run killed as PID 1 in a container: still interrupted."""
     path = tmp_path / "s.sqlite3"
-    code = ("import sys; from tests.core.results.test_store import _job, _run; from app.core.results.store import Store\n"
-            "store = Store(sys.argv[1]); store.begin_run(_run()); store.add_job('20260101-000000-aaaaaa', _job(0))")
-    subprocess.run([sys.executable, "-c", code, str(path)], check=True, timeout=60,
-                   cwd=ROOT)
+    code = (
+        "import sys; from tests.core.results.test_store import _job, _run; from app.core.results.store import Store\n"
+        "store = Store(sys.argv[1]); store.begin_run(_run()); store.add_job('20260101-000000-aaaaaa', _job(0))"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, timeout=60, cwd=ROOT)
     db = sqlite3.connect(path)
     db.execute("UPDATE runs SET pid = ?", (os.getpid(),))
     db.commit()

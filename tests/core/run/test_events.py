@@ -30,11 +30,15 @@ def test_raw_metric_crosses_the_pipe_as_packed_float64_bit_for_bit() -> None:
 
 def test_statistics_computed_in_the_child_are_those_of_the_samples() -> None:
     slow_start = [50e-6] + [1e-6 + k * 1e-9 for k in range(40)]
-    measured = SizeMeasured(0, 18, metrics={
-        "encrypt": RawMetric(samples=slow_start, warmup=[]),
-        "decrypt": RawMetric(samples=[2e-6] * 3),
-        "empty": RawMetric(),
-    })
+    measured = SizeMeasured(
+        0,
+        18,
+        metrics={
+            "encrypt": RawMetric(samples=slow_start, warmup=[]),
+            "decrypt": RawMetric(samples=[2e-6] * 3),
+            "empty": RawMetric(),
+        },
+    )
     assert measured.summarize() is measured
     encrypt, decrypt, empty = (measured.metrics[k] for k in ("encrypt", "decrypt", "empty"))
     assert encrypt.summary == summarize(slow_start)
@@ -53,10 +57,23 @@ def test_bad_samples_are_left_to_the_supervisor_to_report() -> None:
 
 
 def test_a_real_run_reports_the_statistics_of_its_stored_samples() -> None:
-    profile = parse_profile({"name": "t", "jobs": [
-        {"scheme": "aes-gcm", "message_sizes": [64], "samples": 12, "warmup": 2, "keygen_samples": 2},
-        {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64], "samples": 12, "warmup": 2,
-         "keygen_samples": 2, "tamper": 1}]})
+    profile = parse_profile(
+        {
+            "name": "t",
+            "jobs": [
+                {"scheme": "aes-gcm", "message_sizes": [64], "samples": 12, "warmup": 2, "keygen_samples": 2},
+                {
+                    "scheme": "aes-gcm",
+                    "mode": "loopback",
+                    "message_sizes": [64],
+                    "samples": 12,
+                    "warmup": 2,
+                    "keygen_samples": 2,
+                    "tamper": 1,
+                },
+            ],
+        }
+    )
     run = Runner(profile).run()
     assert [job.status for job in run.jobs] == ["ok", "ok"]
     for job in run.jobs:
@@ -79,6 +96,8 @@ def test_after_preload_a_jobs_statistics_import_nothing() -> None:
         "check_stability('m', summarize(x), x, x[:10])\n"
         "print(sorted(set(sys.modules) - before))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

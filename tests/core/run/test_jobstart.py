@@ -17,8 +17,10 @@ from app.core.run.runner import Runner
 
 MIB = 2**20
 
-needs_forkserver = pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(),
-                                      reason="no fork server on this platform (jobs spawn fresh interpreters)")
+needs_forkserver = pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(),
+    reason="no fork server on this platform (jobs spawn fresh interpreters)",
+)
 
 
 def _probe(conn: Any, allocate: int) -> None:
@@ -35,9 +37,17 @@ def _probe(conn: Any, allocate: int) -> None:
     rss_start = psutil.Process().memory_info().rss
     ballast = bytearray(allocate)  # heap a next job must not start with
     key = x25519.X25519PrivateKey.generate().private_bytes_raw()
-    conn.send({"pid": os.getpid(), "seen_before": seen_before, "rss_start": rss_start, "key": key,
-               "pycryptodome": get_random_bytes(16), "random": random.getrandbits(64),
-               "ops_loaded": "app.core.schemes.signatures" in __import__("sys").modules})
+    conn.send(
+        {
+            "pid": os.getpid(),
+            "seen_before": seen_before,
+            "rss_start": rss_start,
+            "key": key,
+            "pycryptodome": get_random_bytes(16),
+            "random": random.getrandbits(64),
+            "ops_loaded": "app.core.schemes.signatures" in __import__("sys").modules,
+        }
+    )
     del ballast
     conn.close()
 
@@ -79,10 +89,16 @@ def test_job_processes_are_not_children_of_a_previous_job(tmp_path: Any) -> None
         if isinstance(event, JobProcesses):  # sent as each process starts; the last has them all
             per_job[event.job_index] = dict(event.pids)
 
-    profile = parse_profile({"name": "fresh", "jobs": [
-        {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
-        {"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": 3, "warmup": 0},
-        {"scheme": "sha256", "message_sizes": [65], "samples": 3, "warmup": 0}]})
+    profile = parse_profile(
+        {
+            "name": "fresh",
+            "jobs": [
+                {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
+                {"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": 3, "warmup": 0},
+                {"scheme": "sha256", "message_sizes": [65], "samples": 3, "warmup": 0},
+            ],
+        }
+    )
     run = Runner(profile, on_event=on_event).run()
     assert {job.status for job in run.jobs} == {"ok"}
     assert run.environment["job_start_method"] == "forkserver"
@@ -103,6 +119,9 @@ def test_spawn_can_be_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_spawned_jobs_record_their_start_method(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(jobstart.START_METHOD_VARIABLE, "spawn")
-    run = Runner(parse_profile({"name": "spawned", "jobs": [
-        {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}]})).run()
+    run = Runner(
+        parse_profile(
+            {"name": "spawned", "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}]}
+        )
+    ).run()
     assert run.jobs[0].status == "ok" and run.environment["job_start_method"] == "spawn"

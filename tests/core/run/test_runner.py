@@ -21,13 +21,35 @@ from app.core.run.runner import Runner
 TINY = {
     "name": "tiny",
     "jobs": [
-        {"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [18, 1024], "samples": 5, "warmup": 1,
-         "keygen_samples": 2, "tamper": 2},
+        {
+            "scheme": "aes-gcm",
+            "backend": "cryptography",
+            "message_sizes": [18, 1024],
+            "samples": 5,
+            "warmup": 1,
+            "keygen_samples": 2,
+            "tamper": 2,
+        },
         {"scheme": "sha256", "backend": "cryptography", "message_sizes": [64], "samples": 5, "warmup": 1},
     ],
 }
-JSON_JOB_KEYS = {"id", "scheme", "backend", "params", "mode", "message_size", "status", "error", "metrics",
-                 "throughput_bytes_per_s", "wire_bytes", "cpu", "memory", "validation", "warnings"}
+JSON_JOB_KEYS = {
+    "id",
+    "scheme",
+    "backend",
+    "params",
+    "mode",
+    "message_size",
+    "status",
+    "error",
+    "metrics",
+    "throughput_bytes_per_s",
+    "wire_bytes",
+    "cpu",
+    "memory",
+    "validation",
+    "warnings",
+}
 JSON_METRIC_KEYS = {"unit", "n", "mean", "median", "std", "min", "max", "p95", "p99", "ci95", "outliers"}
 
 
@@ -75,11 +97,14 @@ def test_run_produces_validated_results_in_store_and_contract(tmp_path: Path) ->
 def test_cancel_kills_the_worker_and_marks_jobs_cancelled(tmp_path: Path) -> None:
     cancel = threading.Event()
     seen_worker: list[int] = []
-    slow = {"name": "slow", "jobs": [
-        # Only the cancel ends it (at its first sample batch); no key generation to wait for.
-        {"scheme": "sha256", "message_sizes": [128], "samples": 100_000, "warmup": 0},
-        {"scheme": "sha256", "message_sizes": [64], "samples": 3},
-    ]}
+    slow = {
+        "name": "slow",
+        "jobs": [
+            # Only the cancel ends it (at its first sample batch); no key generation to wait for.
+            {"scheme": "sha256", "message_sizes": [128], "samples": 100_000, "warmup": 0},
+            {"scheme": "sha256", "message_sizes": [64], "samples": 3},
+        ],
+    }
 
     def on_event(event: Any) -> None:
         if isinstance(event, (SampleBatch, Progress)) and not cancel.is_set():
@@ -92,18 +117,22 @@ def test_cancel_kills_the_worker_and_marks_jobs_cancelled(tmp_path: Path) -> Non
     assert seen_worker, "the worker process was never observed"
     assert run.status == "cancelled" and summary.status == "cancelled"
     assert [job.status for job in run.jobs] == ["cancelled", "cancelled"]
-    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-                   for pid in seen_worker)
+    assert not any(
+        psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in seen_worker
+    )
 
 
 def test_killed_worker_fails_its_job_and_the_run_goes_on(tmp_path: Path) -> None:
     killed: list[int] = []
-    profile = {"name": "kill", "jobs": [
-        # Long enough that only the kill ends it (its first sample batch triggers the kill);
-        # cheap to start, unlike the RSA-4096 key generations this used to wait for.
-        {"scheme": "sha256", "message_sizes": [128], "samples": 100_000, "warmup": 0},
-        {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
-    ]}
+    profile = {
+        "name": "kill",
+        "jobs": [
+            # Long enough that only the kill ends it (its first sample batch triggers the kill);
+            # cheap to start, unlike the RSA-4096 key generations this used to wait for.
+            {"scheme": "sha256", "message_sizes": [128], "samples": 100_000, "warmup": 0},
+            {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
+        ],
+    }
 
     def on_event(event: Any) -> None:
         if isinstance(event, (SampleBatch, Progress)) and event.job_index == 0 and not killed:
@@ -144,13 +173,21 @@ BIG_COPIES = 5.5
 
 def test_large_message_job_stays_within_a_few_copies_and_reports_progress() -> None:
     progress: list[tuple[int, int, int]] = []
-    job = {"scheme": "ecies", "params": {"curve": "secp256k1"}, "samples": 3, "warmup": 0, "keygen_samples": 2,
-           "tamper": 1}
+    job = {
+        "scheme": "ecies",
+        "params": {"curve": "secp256k1"},
+        "samples": 3,
+        "warmup": 0,
+        "keygen_samples": 2,
+        "tamper": 1,
+    }
     # The same scheme at 64 bytes in the same run is the baseline: interpreter, app and libraries.
     # Its pauses keep it alive past the sampler's 100 ms interval, so its RSS is sampled
     # (a job forked from the preloaded fork server is otherwise done before the first sample).
-    profile = {"name": "big", "jobs": [job | {"message_sizes": [64], "pause_ms": 100},
-                                       job | {"message_sizes": [BIG], "label": "big"}]}
+    profile = {
+        "name": "big",
+        "jobs": [job | {"message_sizes": [64], "pause_ms": 100}, job | {"message_sizes": [BIG], "label": "big"}],
+    }
 
     def on_event(event: Any) -> None:
         if isinstance(event, Progress):
@@ -171,8 +208,10 @@ def test_large_message_job_stays_within_a_few_copies_and_reports_progress() -> N
 def test_large_message_job_cancels_mid_size_and_leaves_no_process() -> None:
     cancel = threading.Event()
     workers: list[int] = []
-    profile = {"name": "big", "jobs": [{"scheme": "aes-gcm", "backend": "pycryptodome", "message_sizes": [BIG],
-                                        "samples": 200, "warmup": 0}]}
+    profile = {
+        "name": "big",
+        "jobs": [{"scheme": "aes-gcm", "backend": "pycryptodome", "message_sizes": [BIG], "samples": 200, "warmup": 0}],
+    }
 
     def on_event(event: Any) -> None:
         if isinstance(event, SampleBatch) and not cancel.is_set():

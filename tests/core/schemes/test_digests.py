@@ -189,12 +189,8 @@ def _hkdf_id(params: dict[str, ParamValue]) -> str:
 
 def test_reference_hkdf_matches_rfc5869_case_1() -> None:
     """Check the test's own reference against RFC 5869 A.1 before trusting it."""
-    okm = reference_hkdf(
-        "sha256", bytes([0x0B] * 22), bytes(range(0x0D)), bytes(range(0xF0, 0xFA)), 42
-    )
-    assert okm.hex() == (
-        "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
-    )
+    okm = reference_hkdf("sha256", bytes([0x0B] * 22), bytes(range(0x0D)), bytes(range(0xF0, 0xFA)), 42)
+    assert okm.hex() == ("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -249,7 +245,7 @@ def test_hkdf_rejects_tampering_and_bad_lengths(backend: str, params: dict[str, 
     for spot in spots:
         with pytest.raises(AuthenticationError):
             receiver.open(flip_bit(payload, spot.offset))
-    for bad in (b"", payload[:-1], payload[: secret_size], payload + b"\x00"):
+    for bad in (b"", payload[:-1], payload[:secret_size], payload + b"\x00"):
         with pytest.raises(PayloadFormatError):
             receiver.open(bad)
     # Another receiver (another salt) must not accept this derivation.
@@ -307,7 +303,13 @@ def test_hkdf_params() -> None:
     ("params", "label", "classical", "category", "insecure"),
     [
         ({}, "HKDF-SHA256 (secret 32 B -> 32 B)", 256, 5, False),
-        ({"digest": "sha384", "secret_size": 48, "output_length": 64}, "HKDF-SHA384 (secret 48 B -> 64 B)", 384, 5, False),
+        (
+            {"digest": "sha384", "secret_size": 48, "output_length": 64},
+            "HKDF-SHA384 (secret 48 B -> 64 B)",
+            384,
+            5,
+            False,
+        ),
         ({"secret_size": 64, "output_length": 64}, "HKDF-SHA256 (secret 64 B -> 64 B)", 256, 5, False),
         ({"secret_size": 24}, "HKDF-SHA256 (secret 24 B -> 32 B)", 192, 3, False),
         ({"secret_size": 16}, "HKDF-SHA256 (secret 16 B -> 32 B)", 128, 1, False),

@@ -42,8 +42,9 @@ ENC_LEN = {
 DOCUMENTED_UNAVAILABLE = {("ecies", "pycryptodome", (("curve", "secp256k1"),))}
 
 
-def enumerate_combos() -> tuple[list[tuple[str, str, dict[str, Any]]], set[tuple[str, str, tuple]],
-                                list[tuple[str, str, dict[str, Any]]]]:
+def enumerate_combos() -> tuple[
+    list[tuple[str, str, dict[str, Any]]], set[tuple[str, str, tuple]], list[tuple[str, str, dict[str, Any]]]
+]:
     """(allowed combinations, refused set, the subset the session tests run: RSA at 2048)."""
     allowed, refused, tested = [], set(), []
     for spec in SPECS:
@@ -135,12 +136,16 @@ def test_every_message_gets_a_fresh_key(scheme_id: str, backend: str, params: di
         receiver.open(first[:enc_len] + second[enc_len:])
 
 
-@pytest.mark.parametrize(("receiver_backend", "sender_backend"), [("cryptography", "pycryptodome"),
-                                                                  ("pycryptodome", "cryptography")])
-@pytest.mark.parametrize(("scheme_id", "params"), [("rsa-kem", {"bits": 2048}), ("ecies", {"curve": "P-256"}),
-                                                   ("ecies", {"curve": "X25519"})])
-def test_backends_interoperate(scheme_id: str, params: dict[str, Any], receiver_backend: str,
-                               sender_backend: str) -> None:
+@pytest.mark.parametrize(
+    ("receiver_backend", "sender_backend"), [("cryptography", "pycryptodome"), ("pycryptodome", "cryptography")]
+)
+@pytest.mark.parametrize(
+    ("scheme_id", "params"),
+    [("rsa-kem", {"bits": 2048}), ("ecies", {"curve": "P-256"}), ("ecies", {"curve": "X25519"})],
+)
+def test_backends_interoperate(
+    scheme_id: str, params: dict[str, Any], receiver_backend: str, sender_backend: str
+) -> None:
     _, _, receiver, public = combo_session(scheme_id, receiver_backend, params)
     sender = registry.create(scheme_id, sender_backend, params).new_sender()
     sender.handshake(public)
@@ -183,8 +188,9 @@ def test_short_payloads_are_format_errors(scheme_id: str, backend: str, params: 
             receiver.open(bad)
 
 
-@pytest.mark.parametrize(("scheme_id", "params"), [("ml-kem", {"level": 768}), ("ml-kem", {"level": 1024}),
-                                                   ("x25519-ml-kem-768", {})])
+@pytest.mark.parametrize(
+    ("scheme_id", "params"), [("ml-kem", {"level": 768}), ("ml-kem", {"level": 1024}), ("x25519-ml-kem-768", {})]
+)
 def test_flipped_ml_kem_ciphertext_fails_at_the_tag(scheme_id: str, params: dict[str, Any]) -> None:
     # ML-KEM's implicit rejection returns a pseudorandom key rather than raising, so
     # every bit flip anywhere in its ciphertext surfaces as the AES-GCM tag failure.

@@ -58,8 +58,8 @@ FIELD_PRIME = {
     "P-521": 2**521 - 1,
     "brainpoolP256r1": 0xA9FB57DBA1EEA9BC3E660A909D838D726E3BF623D52620282013481D1F6E5377,
     "brainpoolP384r1": int(
-        "8CB91E82A3386D280F5D6F7E50E641DF152F7109ED5456B412B1DA197FB71123"
-        "ACD3A729901D1A71874700133107EC53", 16),
+        "8CB91E82A3386D280F5D6F7E50E641DF152F7109ED5456B412B1DA197FB71123ACD3A729901D1A71874700133107EC53", 16
+    ),
     "secp256k1": 2**256 - 2**32 - 977,
 }
 P25519 = 2**255 - 19
@@ -109,7 +109,9 @@ def session(scheme_id: str, backend: str, params_items: tuple) -> tuple[Scheme, 
     return (scheme, *connect(scheme))
 
 
-def combo_session(scheme_id: str, backend: str, params: dict[str, Any]) -> tuple[Scheme, Sender, Receiver, bytes, bytes]:
+def combo_session(
+    scheme_id: str, backend: str, params: dict[str, Any]
+) -> tuple[Scheme, Sender, Receiver, bytes, bytes]:
     return session(scheme_id, backend, tuple(sorted(params.items())))
 
 
@@ -168,9 +170,14 @@ def test_group_backends() -> None:
 
 @pytest.mark.parametrize(
     ("name", "backend", "cls"),
-    [("P-256", "cryptography", CryptographyEc), ("P-384", "pycryptodome", PycryptodomeEc),
-     ("brainpoolP256r1", "tinyec", TinyecEc), ("secp521r1", "tinyec", TinyecEc),
-     ("X25519", "cryptography", CryptographyMontgomery), ("X448", "pycryptodome", PycryptodomeMontgomery)],
+    [
+        ("P-256", "cryptography", CryptographyEc),
+        ("P-384", "pycryptodome", PycryptodomeEc),
+        ("brainpoolP256r1", "tinyec", TinyecEc),
+        ("secp521r1", "tinyec", TinyecEc),
+        ("X25519", "cryptography", CryptographyMontgomery),
+        ("X448", "pycryptodome", PycryptodomeMontgomery),
+    ],
 )
 def test_dh_group_picks_the_implementation(name: str, backend: str, cls: type) -> None:
     g = dh_group(name, backend)
@@ -178,8 +185,10 @@ def test_dh_group_picks_the_implementation(name: str, backend: str, cls: type) -
     assert g.name == canonical_curve(name)
 
 
-@pytest.mark.parametrize(("name", "backend"), [("X25519", "tinyec"), ("secp256k1", "pycryptodome"),
-                                                ("P-256", "openssl"), ("nope", "cryptography")])
+@pytest.mark.parametrize(
+    ("name", "backend"),
+    [("X25519", "tinyec"), ("secp256k1", "pycryptodome"), ("P-256", "openssl"), ("nope", "cryptography")],
+)
 def test_dh_group_unavailable(name: str, backend: str) -> None:
     with pytest.raises(ValueError, match="not available"):
         dh_group(name, backend)
@@ -219,9 +228,15 @@ def test_every_tamper_spot_is_rejected(scheme_id: str, backend: str, params: dic
     assert receiver.open(payload) == message
 
 
-@pytest.mark.parametrize(("scheme_id", "backend", "kdf"),
-                         [("ecdh", "cryptography", "hkdf-sha256"), ("ecdh", "tinyec", "sha256"),
-                          ("x25519", "pycryptodome", "hkdf-sha384"), ("x448", "cryptography", "sha256")])
+@pytest.mark.parametrize(
+    ("scheme_id", "backend", "kdf"),
+    [
+        ("ecdh", "cryptography", "hkdf-sha256"),
+        ("ecdh", "tinyec", "sha256"),
+        ("x25519", "pycryptodome", "hkdf-sha384"),
+        ("x448", "cryptography", "sha256"),
+    ],
+)
 def test_thousand_seals_use_thousand_distinct_nonces(scheme_id: str, backend: str, kdf: str) -> None:
     scheme = registry.create(scheme_id, backend, {"kdf": kdf})
     sender, _, _, _ = connect(scheme)
@@ -229,9 +244,16 @@ def test_thousand_seals_use_thousand_distinct_nonces(scheme_id: str, backend: st
     assert len(nonces) == 1000
 
 
-@pytest.mark.parametrize(("scheme_id", "backend"),
-                         [("ecdh", "cryptography"), ("ecdh", "pycryptodome"), ("ecdh", "tinyec"),
-                          ("x25519", "cryptography"), ("x448", "pycryptodome")])
+@pytest.mark.parametrize(
+    ("scheme_id", "backend"),
+    [
+        ("ecdh", "cryptography"),
+        ("ecdh", "pycryptodome"),
+        ("ecdh", "tinyec"),
+        ("x25519", "cryptography"),
+        ("x448", "pycryptodome"),
+    ],
+)
 def test_each_session_has_a_fresh_ephemeral_key_and_session_key(scheme_id: str, backend: str) -> None:
     scheme = registry.create(scheme_id, backend)
     receiver = scheme.new_receiver()
@@ -281,13 +303,19 @@ def test_backends_derive_the_same_shared_secret(name: str, receiver_backend: str
 @pytest.mark.parametrize("kdf", KDFS)
 @pytest.mark.parametrize(
     ("scheme_id", "curve", "receiver_backend", "sender_backend"),
-    [("ecdh", "P-256", "cryptography", "pycryptodome"), ("ecdh", "P-256", "cryptography", "tinyec"),
-     ("ecdh", "P-384", "tinyec", "cryptography"), ("ecdh", "brainpoolP256r1", "cryptography", "tinyec"),
-     ("ecdh", "P-521", "pycryptodome", "tinyec"),
-     ("x25519", None, "cryptography", "pycryptodome"), ("x448", None, "pycryptodome", "cryptography")],
+    [
+        ("ecdh", "P-256", "cryptography", "pycryptodome"),
+        ("ecdh", "P-256", "cryptography", "tinyec"),
+        ("ecdh", "P-384", "tinyec", "cryptography"),
+        ("ecdh", "brainpoolP256r1", "cryptography", "tinyec"),
+        ("ecdh", "P-521", "pycryptodome", "tinyec"),
+        ("x25519", None, "cryptography", "pycryptodome"),
+        ("x448", None, "pycryptodome", "cryptography"),
+    ],
 )
-def test_sessions_interoperate_across_backends(scheme_id: str, curve: str | None, receiver_backend: str,
-                                               sender_backend: str, kdf: str) -> None:
+def test_sessions_interoperate_across_backends(
+    scheme_id: str, curve: str | None, receiver_backend: str, sender_backend: str, kdf: str
+) -> None:
     params: dict[str, Any] = {"kdf": kdf} | ({"curve": curve} if curve else {})
     receiving = registry.create(scheme_id, receiver_backend, params)
     sending = registry.create(scheme_id, sender_backend, params)
@@ -338,8 +366,11 @@ def test_session_key_is_the_kdf_of_the_shared_secret(kdf: str, backend: str) -> 
     ephemeral, ephemeral_public = independent.generate()
     shared = independent.exchange(ephemeral, public)
     receiver.handshake(ephemeral_public)
-    key = hashlib.sha256(shared).digest() if kdf == "sha256" else \
-        reference_hkdf(kdf.removeprefix("hkdf-"), shared, KDF_INFO, 32)
+    key = (
+        hashlib.sha256(shared).digest()
+        if kdf == "sha256"
+        else reference_hkdf(kdf.removeprefix("hkdf-"), shared, KDF_INFO, 32)
+    )
     payload = b"".join(AeadKey("aes-gcm", "cryptography", key).seal(b"by hand"))
     assert receiver.open(payload) == b"by hand"
 
@@ -401,8 +432,13 @@ def test_weierstrass_group_rejects_invalid_points(name: str, backend: str) -> No
 
 
 #: Cases also sent to a sender's handshake (the receiver's handshake gets them all).
-SENDER_CASES = ("not on the curve (y + 1)", "x = p", "identity encoding 04 00..00", "compressed 02 || x",
-                "random garbage")
+SENDER_CASES = (
+    "not on the curve (y + 1)",
+    "x = p",
+    "identity encoding 04 00..00",
+    "compressed 02 || x",
+    "random garbage",
+)
 
 
 @pytest.mark.parametrize(("name", "backend"), [(c, b) for c in ECDH_CURVES for b in group_backends(c)])
@@ -462,8 +498,13 @@ def _montgomery_cases(name: str, public: bytes) -> dict[str, bytes]:
     def u(value: int) -> bytes:
         return value.to_bytes(size, "little")
 
-    cases = {"all zero (u = 0)": u(0), "u = 1": u(1), "one byte short": public[:-1],
-             "one byte long": public + b"\x00", "empty": b""}
+    cases = {
+        "all zero (u = 0)": u(0),
+        "u = 1": u(1),
+        "one byte short": public[:-1],
+        "one byte long": public + b"\x00",
+        "empty": b"",
+    }
     if name == "X25519":
         cases |= {
             # RFC 7748 / cr.yp.to/ecdh.html#validate: the points of small order.

@@ -59,8 +59,9 @@ def enumerate_combos() -> tuple[list[tuple[str, str, dict[str, Any]]], list[tupl
                 params = dict(values)
                 spec.resolve_params(backend, params)  # raises if any combination were refused
                 every.append((spec.scheme_id, backend, params))
-                if (spec.scheme_id == "elgamal" and params["bits"] in ELGAMAL_TESTED) or \
-                        (spec.scheme_id == "rsa-oaep" and params["bits"] == 2048):
+                if (spec.scheme_id == "elgamal" and params["bits"] in ELGAMAL_TESTED) or (
+                    spec.scheme_id == "rsa-oaep" and params["bits"] == 2048
+                ):
                     tested.append((spec.scheme_id, backend, params))
     return every, tested
 
@@ -151,8 +152,9 @@ def test_encryption_is_randomized(scheme_id: str, backend: str, params: dict[str
     assert receiver.open(first) == receiver.open(second) == b"same messa"
 
 
-@pytest.mark.parametrize(("scheme_id", "backend", "bits"),
-                         [("rsa-oaep", "pycryptodome", 1024), ("rsa-oaep", "cryptography", 3072)])
+@pytest.mark.parametrize(
+    ("scheme_id", "backend", "bits"), [("rsa-oaep", "pycryptodome", 1024), ("rsa-oaep", "cryptography", 3072)]
+)
 def test_other_sizes_smoke(scheme_id: str, backend: str, bits: int) -> None:
     scheme = registry.create(scheme_id, backend, {"bits": bits})
     sender, receiver, _ = connect(scheme)
@@ -227,9 +229,15 @@ def test_elgamal_is_malleable_as_declared() -> None:
 # ----------------------------------------------------------------- chunked mode
 
 
-@pytest.mark.parametrize(("scheme_id", "backend", "bits"),
-                         [("elgamal", "python", 512), ("rsa-oaep", "cryptography", 2048),
-                          ("rsa-oaep", "pycryptodome", 2048), ("rsa-textbook", "python", 512)])
+@pytest.mark.parametrize(
+    ("scheme_id", "backend", "bits"),
+    [
+        ("elgamal", "python", 512),
+        ("rsa-oaep", "cryptography", 2048),
+        ("rsa-oaep", "pycryptodome", 2048),
+        ("rsa-textbook", "python", 512),
+    ],
+)
 def test_chunked_mode(scheme_id: str, backend: str, bits: int) -> None:
     scheme, sender, receiver, _ = session(scheme_id, backend, bits, chunked=True)
     block, size = scheme.cipher.max_plaintext, scheme.cipher.ciphertext_len
@@ -252,9 +260,10 @@ def test_chunked_mode(scheme_id: str, backend: str, bits: int) -> None:
         assert receiver.open(payload) == message
 
 
-@pytest.mark.parametrize(("scheme_id", "backend", "bits"),
-                         [("elgamal", "python", 512), ("rsa-oaep", "cryptography", 2048),
-                          ("rsa-textbook", "python", 512)])
+@pytest.mark.parametrize(
+    ("scheme_id", "backend", "bits"),
+    [("elgamal", "python", 512), ("rsa-oaep", "cryptography", 2048), ("rsa-textbook", "python", 512)],
+)
 def test_unchunked_receiver_rejects_a_multi_block_payload(scheme_id: str, backend: str, bits: int) -> None:
     plain = registry.create(scheme_id, backend, {"bits": bits})
     chunked = registry.create(scheme_id, backend, {"bits": bits, "chunked": True})
@@ -320,8 +329,14 @@ def test_elgamal_recovers_leading_zero_bytes(bits: int) -> None:
     private, public = cipher.generate()
     key = cipher.load_public(public)
     limit = cipher.max_plaintext
-    for message in (b"", b"\x00", b"\x00\x00\x01", b"\x00" * limit, b"\x00" * (limit - 1) + b"\x01",
-                    b"\x00\xff" + os.urandom(limit - 2)):
+    for message in (
+        b"",
+        b"\x00",
+        b"\x00\x00\x01",
+        b"\x00" * limit,
+        b"\x00" * (limit - 1) + b"\x01",
+        b"\x00\xff" + os.urandom(limit - 2),
+    ):
         assert cipher.decrypt(private, cipher.encrypt(key, message)) == message
 
 
@@ -465,8 +480,11 @@ def test_rsa_load_public_rejects_a_non_rsa_key() -> None:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-    ec_der = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
-        Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    ec_der = (
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    )
     for backend in RSA_BACKENDS:
         with pytest.raises(PayloadFormatError):
             RSA_CLASSES[backend](2048).load_public(ec_der)
@@ -492,13 +510,15 @@ def test_factoring_strength_of_listed_sizes() -> None:
 def test_factoring_strength_is_monotone() -> None:
     strengths = [factoring_strength(bits) for bits in range(128, 8193)]
     assert all(a <= b for a, b in zip(strengths, strengths[1:])), [
-        (128 + i, a, b) for i, (a, b) in enumerate(zip(strengths, strengths[1:])) if a > b][:5]
+        (128 + i, a, b) for i, (a, b) in enumerate(zip(strengths, strengths[1:])) if a > b
+    ][:5]
     assert strengths[0] < strengths[-1]
     assert all(s % 8 == 0 and s >= 8 for s in strengths)
 
 
-@pytest.mark.parametrize(("bits", "strength", "insecure"),
-                         [(1024, 80, True), (2048, 112, False), (3072, 128, False), (4096, 152, False)])
+@pytest.mark.parametrize(
+    ("bits", "strength", "insecure"), [(1024, 80, True), (2048, 112, False), (3072, 128, False), (4096, 152, False)]
+)
 @pytest.mark.parametrize("backend", RSA_BACKENDS)
 def test_rsa_scheme_info(backend: str, bits: int, strength: int, insecure: bool) -> None:
     info = registry.create("rsa-oaep", backend, {"bits": bits}).info
@@ -561,12 +581,15 @@ def test_textbook_rsa_is_registered() -> None:
         registry.create("rsa-textbook", "cryptography", {})
 
 
-@pytest.mark.parametrize(("params", "names"), [
-    ({"bits": 768}, ("'bits'", "768")),
-    ({"crt": "no"}, ("'crt'", "'no'")),
-    ({"crt": 0}, ("'crt'", "0")),
-    ({"e": 3}, ("'e'",)),
-])
+@pytest.mark.parametrize(
+    ("params", "names"),
+    [
+        ({"bits": 768}, ("'bits'", "768")),
+        ({"crt": "no"}, ("'crt'", "'no'")),
+        ({"crt": 0}, ("'crt'", "0")),
+        ({"e": 3}, ("'e'",)),
+    ],
+)
 def test_textbook_rsa_refuses_bad_params(params: dict[str, Any], names: tuple[str, ...]) -> None:
     with pytest.raises(BadParameter) as caught:
         registry.create("rsa-textbook", "python", params)
@@ -664,8 +687,14 @@ def test_textbook_rsa_recovers_leading_zero_bytes(bits: int, crt: bool) -> None:
     key, n, _, _ = textbook_pair(bits)
     cipher = TextbookRsa(bits, crt)
     limit = cipher.max_plaintext
-    for message in (b"", b"\x00", b"\x00\x00\x01", b"\x00" * limit, b"\x00" * (limit - 1) + b"\x01",
-                    b"\x00\xff" + os.urandom(limit - 2)):
+    for message in (
+        b"",
+        b"\x00",
+        b"\x00\x00\x01",
+        b"\x00" * limit,
+        b"\x00" * (limit - 1) + b"\x01",
+        b"\x00\xff" + os.urandom(limit - 2),
+    ):
         assert cipher.decrypt(key, cipher.encrypt(n, message)) == message
 
 
@@ -754,8 +783,14 @@ def test_textbook_rsa_rejects_malformed_ciphertexts(bits: int, crt: bool) -> Non
     _, sender, receiver, public = textbook_session(bits, crt)
     payload = b"".join(sender.seal(b"x"))
     session_n = int.from_bytes(public, "big")
-    for bad in (b"", payload[:-1], payload + b"\x00", payload + payload[:1], session_n.to_bytes(size, "big"),
-                b"\xff" * size):
+    for bad in (
+        b"",
+        payload[:-1],
+        payload + b"\x00",
+        payload + payload[:1],
+        session_n.to_bytes(size, "big"),
+        b"\xff" * size,
+    ):
         with pytest.raises(PayloadFormatError):
             receiver.open(bad)
 
@@ -767,10 +802,16 @@ def test_textbook_rsa_load_public_rejects_bad_keys(bits: int) -> None:
     cipher = TextbookRsa(bits, crt=True)
     size = bits // 8
     assert cipher.load_public(public) == n
-    for bad in (b"", public[:-1], b"\x00" + public, public + b"\x00", bytes(size),
-                (n - 1).to_bytes(size, "big"),  # even
-                (n >> 1 | 1).to_bytes(size, "big"),  # top bit clear: a (bits - 1)-bit modulus
-                textbook_keys(512 if bits == 1024 else 1024)[1]):  # a key of the other size
+    for bad in (
+        b"",
+        public[:-1],
+        b"\x00" + public,
+        public + b"\x00",
+        bytes(size),
+        (n - 1).to_bytes(size, "big"),  # even
+        (n >> 1 | 1).to_bytes(size, "big"),  # top bit clear: a (bits - 1)-bit modulus
+        textbook_keys(512 if bits == 1024 else 1024)[1],
+    ):  # a key of the other size
         with pytest.raises(PayloadFormatError):
             cipher.load_public(bad)
     with pytest.raises(PayloadFormatError):
@@ -810,7 +851,9 @@ def test_textbook_rsa_scheme_info(bits: int, crt: bool, chunked: bool, label: st
 
 def test_textbook_labels_leave_the_other_schemes_alone() -> None:
     # The label extension must not change a byte of the existing labels.
-    assert registry.create("rsa-oaep", "cryptography", {"bits": 2048, "chunked": True}).info.label == \
-        "RSA-OAEP-2048 (chunked)"
+    assert (
+        registry.create("rsa-oaep", "cryptography", {"bits": 2048, "chunked": True}).info.label
+        == "RSA-OAEP-2048 (chunked)"
+    )
     assert registry.create("elgamal", "python", {"bits": 2048}).info.label == "ElGamal-2048"
     assert registry.create("rsa-oaep", "pycryptodome", {"bits": 2048}).info.insecure is False

@@ -34,8 +34,19 @@ def test_ids_are_unique_and_stable() -> None:
     ids = registry.scheme_ids()
     assert len(ids) == len(set(ids))
     assert ids == SPEC_IDS
-    for expected in ("aes-gcm", "chacha20-poly1305", "ecdh", "x25519", "x448", "elgamal", "rsa-oaep",
-                     "rsa-kem", "ecies", "ml-kem", "x25519-ml-kem-768"):
+    for expected in (
+        "aes-gcm",
+        "chacha20-poly1305",
+        "ecdh",
+        "x25519",
+        "x448",
+        "elgamal",
+        "rsa-oaep",
+        "rsa-kem",
+        "ecies",
+        "ml-kem",
+        "x25519-ml-kem-768",
+    ):
         assert expected in ids
     # Listing order: the module order of the registry (AEAD first).
     assert ids[:2] == ["aes-gcm", "chacha20-poly1305"]
@@ -123,8 +134,9 @@ def test_defaults_create_a_scheme_of_the_spec_family(scheme_id: str) -> None:
         ("ml-kem", "pycryptodome", {}, ("backend", "'pycryptodome'")),
     ],
 )
-def test_create_errors_name_the_parameter_and_value(scheme_id: str, backend: str, params: dict[str, Any],
-                                                    names: tuple[str, ...]) -> None:
+def test_create_errors_name_the_parameter_and_value(
+    scheme_id: str, backend: str, params: dict[str, Any], names: tuple[str, ...]
+) -> None:
     expected = BadParameter if params else UnknownBackend
     with pytest.raises(expected) as caught:
         registry.create(scheme_id, backend, params)
@@ -194,10 +206,15 @@ def test_describe_rsa_oaep_security_per_size() -> None:
 
 
 def test_describe_aes_gcm_and_ml_kem() -> None:
-    assert _variants("aes-gcm") == [("AES-128-GCM", 128, 1, False), ("AES-192-GCM", 192, 3, False),
-                                    ("AES-256-GCM", 256, 5, False)]
-    assert _variants("ml-kem") == [("ML-KEM-768 + AES-256-GCM", 192, 3, False),
-                                   ("ML-KEM-1024 + AES-256-GCM", 256, 5, False)]
+    assert _variants("aes-gcm") == [
+        ("AES-128-GCM", 128, 1, False),
+        ("AES-192-GCM", 192, 3, False),
+        ("AES-256-GCM", 256, 5, False),
+    ]
+    assert _variants("ml-kem") == [
+        ("ML-KEM-768 + AES-256-GCM", 192, 3, False),
+        ("ML-KEM-1024 + AES-256-GCM", 256, 5, False),
+    ]
     assert _variants("x25519") == [("X25519 + HKDF-SHA256 + AES-256-GCM", 128, 0, False)]
 
 

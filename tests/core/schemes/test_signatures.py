@@ -166,9 +166,7 @@ def test_truncated_payload_is_a_format_error(session_for: Callable[[Case], Sessi
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
-def test_signature_length_above_maximum_is_a_format_error(
-    session_for: Callable[[Case], Session], case: Case
-) -> None:
+def test_signature_length_above_maximum_is_a_format_error(session_for: Callable[[Case], Session], case: Case) -> None:
     session = session_for(case)
     too_long = session.scheme.payload_overhead(0) - 2 + 1
     payload = too_long.to_bytes(2, "big") + bytes(too_long + 10)
@@ -417,9 +415,7 @@ def test_ecdsa_overhead_bounds_der(curve: str, max_der: int) -> None:
         (("ml-dsa", "cryptography", (("level", 87),)), 2592),
     ],
 )
-def test_verification_key_encoding_sizes(
-    session_for: Callable[[Case], Session], case: Case, public_len: int
-) -> None:
+def test_verification_key_encoding_sizes(session_for: Callable[[Case], Session], case: Case, public_len: int) -> None:
     public = session_for(case).public
     assert len(public) == public_len
     if case[0] == "ecdsa":
@@ -437,8 +433,11 @@ def test_known_answer_sender_signs_with_the_given_key_and_new_sender_never_does(
     from app.core.schemes.signatures import SignatureScheme
 
     secret = bytes(range(32))
-    key = ed25519.Ed25519PrivateKey.from_private_bytes(secret) if backend == "cryptography" \
+    key = (
+        ed25519.Ed25519PrivateKey.from_private_bytes(secret)
+        if backend == "cryptography"
         else eddsa.import_private_key(secret)
+    )
     public = ed25519.Ed25519PrivateKey.from_private_bytes(secret).public_key().public_bytes_raw()
     scheme = registry.create("ed25519", backend)
     assert isinstance(scheme, SignatureScheme)
@@ -446,4 +445,3 @@ def test_known_answer_sender_signs_with_the_given_key_and_new_sender_never_does(
     assert first.handshake(b"") == second.handshake(b"") == public
     assert first.seal(b"m") == second.seal(b"m")  # Ed25519 is deterministic: same key, same signature
     assert scheme.new_sender().handshake(b"") != public  # a job's sender always makes a fresh key
-

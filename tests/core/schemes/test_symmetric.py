@@ -182,7 +182,7 @@ def test_short_and_empty_payloads_are_format_errors(scheme_id: str, backend: str
 def test_truncated_or_extended_payload_is_rejected(scheme_id: str, backend: str, params: dict[str, Any]) -> None:
     _, sender, receiver = combo_session(scheme_id, backend, params)
     payload = b"".join(sender.seal(os.urandom(40)))
-    for bad in (payload[:-1], payload + b"\x00", payload[:NONCE_LEN] + payload[NONCE_LEN + 1:]):
+    for bad in (payload[:-1], payload + b"\x00", payload[:NONCE_LEN] + payload[NONCE_LEN + 1 :]):
         with pytest.raises(REJECTED):
             receiver.open(bad)
 
@@ -272,8 +272,9 @@ def test_two_keys_have_different_nonce_prefixes(backend: str) -> None:
     ],
 )
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_scheme_info(scheme_id: str, params: dict[str, Any], label: str, bits: int, category: int,
-                     backend: str) -> None:
+def test_scheme_info(
+    scheme_id: str, params: dict[str, Any], label: str, bits: int, category: int, backend: str
+) -> None:
     info = registry.create(scheme_id, backend, params).info
     assert info.scheme_id == scheme_id
     assert info.family is Family.AEAD

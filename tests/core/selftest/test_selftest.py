@@ -86,8 +86,9 @@ def _names_starting(prefix: str) -> set[str]:
     """
     names = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)}
     assert names, f"no check is named {prefix!r}..."
-    return names | {c.name for c in adapters.ADAPTER_CHECKS
-                    if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"}
+    return names | {
+        c.name for c in adapters.ADAPTER_CHECKS if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -244,8 +245,7 @@ def test_a_mismatch_detail_shows_expected_and_got(vector_dir: Path) -> None:
 
     detail = failures["AES-256-GCM with AAD, GCM test case 16 [pycryptodome]"]
     assert detail == (
-        "tag: expected 76fc6ece0f4e1768cddf8853bb2d551a (16 B), "
-        "got 76fc6ece0f4e1768cddf8853bb2d551b (16 B)"
+        "tag: expected 76fc6ece0f4e1768cddf8853bb2d551a (16 B), got 76fc6ece0f4e1768cddf8853bb2d551b (16 B)"
     )
 
 
@@ -259,8 +259,7 @@ def test_every_vector_in_the_files_is_asked_for_by_a_check(run: _Run) -> None:
     in_files = set()
     for file in vectors.files():
         document = json.loads(vectors.file_path(file).read_text(encoding="utf-8"))
-        in_files |= {(file, section, key) for section, table in document.items() if section != "about"
-                     for key in table}
+        in_files |= {(file, section, key) for section, table in document.items() if section != "about" for key in table}
     assert in_files == run.vectors_used
 
 
@@ -289,8 +288,9 @@ def test_a_missing_or_broken_vector_file_fails_its_checks_and_names_file_and_fie
     failures = _failures(results)
     missing = f"VectorFileError: {vector_dir / 'aead.json'}: cannot be read ("
     malformed = f"VectorFileError: {broken}: examples/P-256/public_b: not hex: '0xnot-hex'"
-    aead = {name for name in failures
-            if name.startswith(("AES-", "ChaCha20", "App adapter AES-", "App adapter ChaCha"))}
+    aead = {
+        name for name in failures if name.startswith(("AES-", "ChaCha20", "App adapter AES-", "App adapter ChaCha"))
+    }
     ecdh = {name for name in failures if "ECDH" in name}
     assert aead and ecdh and aead | ecdh == failures.keys()
     assert all(failures[name].startswith(missing) for name in aead), failures
@@ -325,8 +325,9 @@ BROKEN_FIELDS: list[tuple[str, tuple[str, ...], Callable[[Any], Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("file", "path", "change", "message"), BROKEN_FIELDS,
-                         ids=[f"{b[0]}:{b[3]}" for b in BROKEN_FIELDS])
+@pytest.mark.parametrize(
+    ("file", "path", "change", "message"), BROKEN_FIELDS, ids=[f"{b[0]}:{b[3]}" for b in BROKEN_FIELDS]
+)
 def test_a_broken_field_is_named_with_its_file(
     vector_dir: Path, file: str, path: tuple[str, ...], change: Callable[[Any], Any], message: str
 ) -> None:
@@ -387,12 +388,22 @@ def test_selftest_imports_no_app_module_and_no_qt() -> None:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = _imports(tree)
-        foreign = {name for name in imported if name.split(".")[0] in QT
-                   or name.startswith("app") and name != "app.core.resources"
-                   and not name.startswith("app.core.selftest")}
+        foreign = {
+            name
+            for name in imported
+            if name.split(".")[0] in QT
+            or name.startswith("app")
+            and name != "app.core.resources"
+            and not name.startswith("app.core.selftest")
+        }
         assert not foreign, path.name
-        library_checks = set().union(*(_imports(node) for node in tree.body
-                                       if not (isinstance(node, ast.FunctionDef) and node.name == "adapter_checks")))
+        library_checks = set().union(
+            *(
+                _imports(node)
+                for node in tree.body
+                if not (isinstance(node, ast.FunctionDef) and node.name == "adapter_checks")
+            )
+        )
         assert "app.core.selftest.adapters" not in library_checks, path.name
     package = _imports(ast.parse((SELFTEST_PACKAGE / "__init__.py").read_text(encoding="utf-8")))
     assert "app.core.selftest.adapters" in package
@@ -421,7 +432,7 @@ ADAPTER_MODULES = ["symmetric", "digests", "dh", "key_agreement", "signatures", 
 
 
 def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
-    adapter_results = run.results[len(selftest.CHECKS):]
+    adapter_results = run.results[len(selftest.CHECKS) :]
     assert len(adapter_results) == len(adapters.ADAPTER_CHECKS) >= 50
     assert all(r.name.startswith("App adapter ") for r in adapter_results)
     assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
@@ -441,8 +452,11 @@ def _broken_aead_sealer(monkeypatch: pytest.MonkeyPatch) -> None:
     from app.core.schemes import symmetric
 
     real = symmetric._cryptography_sealer
-    monkeypatch.setattr(symmetric, "_cryptography_sealer",
-                        lambda encrypt, nonces: real(lambda n, p, _aad: encrypt(n, p, b"aad"), nonces))
+    monkeypatch.setattr(
+        symmetric,
+        "_cryptography_sealer",
+        lambda encrypt, nonces: real(lambda n, p, _aad: encrypt(n, p, b"aad"), nonces),
+    )
 
 
 def _broken_hash_module(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -468,8 +482,11 @@ def _broken_kdf_info(monkeypatch: pytest.MonkeyPatch) -> None:
     from app.core.schemes import key_agreement
 
     real = key_agreement.derive_key
-    monkeypatch.setattr(key_agreement, "derive_key",
-                        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""))
+    monkeypatch.setattr(
+        key_agreement,
+        "derive_key",
+        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""),
+    )
 
 
 def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -487,17 +504,37 @@ def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # (how the adapter is broken, adapter checks that must fail: others may fail with it)
 BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
-    (_broken_aead_sealer, {"App adapter AES-128-GCM, GCM test case 3 [cryptography]",
-                           "App adapter AES-256-GCM, GCM test case 15 [cryptography]",
-                           "App adapter ChaCha20-Poly1305 seal/open agrees with the library [cryptography]",
-                           "App adapter X25519 key agreement + HKDF-SHA256 session key [cryptography]"}),
-    (_broken_hash_module, {'App adapter SHA-384("abc") [pycryptodome]',
-                           "App adapter HKDF-SHA384 scheme agrees with the library [pycryptodome]"}),
+    (
+        _broken_aead_sealer,
+        {
+            "App adapter AES-128-GCM, GCM test case 3 [cryptography]",
+            "App adapter AES-256-GCM, GCM test case 15 [cryptography]",
+            "App adapter ChaCha20-Poly1305 seal/open agrees with the library [cryptography]",
+            "App adapter X25519 key agreement + HKDF-SHA256 session key [cryptography]",
+        },
+    ),
+    (
+        _broken_hash_module,
+        {
+            'App adapter SHA-384("abc") [pycryptodome]',
+            "App adapter HKDF-SHA384 scheme agrees with the library [pycryptodome]",
+        },
+    ),
     (_broken_ecdsa_digest, {"App adapter ECDSA P-256 verifies the RFC 6979 signature [cryptography]"}),
-    (_broken_kdf_info, {"App adapter X25519 key agreement + HKDF-SHA256 session key [pycryptodome]",
-                        "App adapter ECDH P-256 key agreement + HKDF-SHA256 session key [tinyec]"}),
-    (_broken_eddsa_signer, {"App adapter Ed25519 sign/verify, RFC 8032 TEST 1-3 [pycryptodome]",
-                            "App adapter Ed448 sign/verify, RFC 8032 blank message [pycryptodome]"}),
+    (
+        _broken_kdf_info,
+        {
+            "App adapter X25519 key agreement + HKDF-SHA256 session key [pycryptodome]",
+            "App adapter ECDH P-256 key agreement + HKDF-SHA256 session key [tinyec]",
+        },
+    ),
+    (
+        _broken_eddsa_signer,
+        {
+            "App adapter Ed25519 sign/verify, RFC 8032 TEST 1-3 [pycryptodome]",
+            "App adapter Ed448 sign/verify, RFC 8032 blank message [pycryptodome]",
+        },
+    ),
 ]
 
 
@@ -531,8 +568,9 @@ def test_an_adapter_module_that_fails_to_import_is_one_failed_check(monkeypatch:
     assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest.adapters")
 
 
-def test_cli_selftest_exits_1_when_an_adapter_is_broken(monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_selftest_exits_1_when_an_adapter_is_broken(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from app.cli.main import main
 
     _broken_ecdsa_digest(monkeypatch)

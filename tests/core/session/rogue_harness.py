@@ -14,9 +14,20 @@ LIMITS = ReceiverLimits(hello_timeout=0.5, idle_timeout=2)
 JOB = JobDescription(scheme="aes-gcm", backend="cryptography", params={}, message_sizes=[64])
 #: aes-gcm with 64-byte messages needs no more than a control frame.
 JOB_CAPACITY = MAX_CONTROL_FRAME
-RECEIVER_TO_SENDER = {FrameType.WELCOME, FrameType.READY, FrameType.CHALLENGE, FrameType.JOB_OK, FrameType.PUBLIC, FrameType.HANDSHAKE_OK,
-                      FrameType.SIZE_OK, FrameType.PONG, FrameType.ACK, FrameType.TRACE_OK,
-                      FrameType.SIZE_END_OK, FrameType.ERROR}
+RECEIVER_TO_SENDER = {
+    FrameType.WELCOME,
+    FrameType.READY,
+    FrameType.CHALLENGE,
+    FrameType.JOB_OK,
+    FrameType.PUBLIC,
+    FrameType.HANDSHAKE_OK,
+    FrameType.SIZE_OK,
+    FrameType.PONG,
+    FrameType.ACK,
+    FrameType.TRACE_OK,
+    FrameType.SIZE_END_OK,
+    FrameType.ERROR,
+}
 
 
 def frame(kind: FrameType, body: bytes = b"") -> bytes:

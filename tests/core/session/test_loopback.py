@@ -43,8 +43,7 @@ FAMILY_JOBS: list[dict[str, Any]] = [
 
 
 def _profile(jobs: list[dict[str, Any]], **common: Any) -> Any:
-    defaults = {"mode": "loopback", "message_sizes": [256], "samples": 5, "warmup": 1, "keygen_samples": 2,
-                "tamper": 3}
+    defaults = {"mode": "loopback", "message_sizes": [256], "samples": 5, "warmup": 1, "keygen_samples": 2, "tamper": 3}
     defaults.update(common)
     filled = []
     for job in jobs:
@@ -95,8 +94,12 @@ def _kill_on_first_sample(role: str) -> tuple[Any, dict[str, Any]]:
     def on_event(event: Any) -> None:
         if isinstance(event, JobProcesses) and event.job_index == 0:
             state["pids"] = dict(event.pids)
-        elif (isinstance(event, SampleBatch) and event.job_index == 0 and event.metric == "compute"
-              and not state["killed"]):
+        elif (
+            isinstance(event, SampleBatch)
+            and event.job_index == 0
+            and event.metric == "compute"
+            and not state["killed"]
+        ):
             state["killed"] = True
             os.kill(state["pids"][role], signal.SIGKILL)
 
@@ -106,8 +109,12 @@ def _kill_on_first_sample(role: str) -> tuple[Any, dict[str, Any]]:
 @pytest.mark.parametrize("role", ["receiver", "sender"])
 def test_killed_process_fails_its_job_names_the_cause_and_the_run_goes_on(role: str, tmp_path: Any) -> None:
     # Job 0 would take minutes (a million samples); the kill ends it at its first samples.
-    profile = _profile([{"scheme": "aes-gcm", "samples": 1_000_000, "message_sizes": [18]},
-                        {"scheme": "sha256", "message_sizes": [64]}])
+    profile = _profile(
+        [
+            {"scheme": "aes-gcm", "samples": 1_000_000, "message_sizes": [18]},
+            {"scheme": "sha256", "message_sizes": [64]},
+        ]
+    )
     on_event, state = _kill_on_first_sample(role)
     with Store(tmp_path / "store.sqlite3") as store:
         run = Runner(profile, store=store, on_event=on_event).run()
@@ -122,8 +129,7 @@ def test_killed_process_fails_its_job_names_the_cause_and_the_run_goes_on(role: 
 
 
 def test_cancel_mid_stream_marks_jobs_cancelled_and_leaves_no_process() -> None:
-    profile = _profile([{"scheme": "aes-gcm", "samples": 1_000_000, "message_sizes": [18]},
-                        {"scheme": "sha256"}])
+    profile = _profile([{"scheme": "aes-gcm", "samples": 1_000_000, "message_sizes": [18]}, {"scheme": "sha256"}])
     cancel = threading.Event()
     pids: dict[str, int] = {}
 
@@ -201,8 +207,20 @@ def test_accepted_tamper_fails_the_job_with_the_reason(monkeypatch: pytest.Monke
     thread = threading.Thread(target=serve)
     thread.start()
     events: list[Any] = []
-    plan = job_plan("aes-gcm", "cryptography", {}, [32],
-                    samples=3, warmup=0, keygen_samples=1, pause_ms=0, tamper=3, host="-", port=0, token=token)
+    plan = job_plan(
+        "aes-gcm",
+        "cryptography",
+        {},
+        [32],
+        samples=3,
+        warmup=0,
+        keygen_samples=1,
+        pause_ms=0,
+        tamper=3,
+        host="-",
+        port=0,
+        token=token,
+    )
     try:
         SenderSession(left, plan, events.append).run()
     finally:
@@ -248,8 +266,9 @@ def test_remote_session_with_a_wrong_token_fails_with_the_reason() -> None:
     thread.start()
     try:
         host, port = server.address
-        run = Runner(_profile([{"scheme": "sha256"}], mode="remote"),
-                     remote=RemoteTarget(host, port, os.urandom(32))).run()
+        run = Runner(
+            _profile([{"scheme": "sha256"}], mode="remote"), remote=RemoteTarget(host, port, os.urandom(32))
+        ).run()
     finally:
         stop.set()
         thread.join(10)
@@ -266,8 +285,9 @@ def test_remote_server_not_listening_fails_the_job_clearly() -> None:
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
     probe.close()  # nothing listens on this port now
-    run = Runner(_profile([{"scheme": "sha256"}], mode="remote"),
-                 remote=RemoteTarget("127.0.0.1", port, os.urandom(32))).run()
+    run = Runner(
+        _profile([{"scheme": "sha256"}], mode="remote"), remote=RemoteTarget("127.0.0.1", port, os.urandom(32))
+    ).run()
     (job,) = run.jobs
     assert job.status == "failed"
     assert f"cannot connect to 127.0.0.1:{port}" in (job.error or "")

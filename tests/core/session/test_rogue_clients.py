@@ -166,9 +166,21 @@ def assert_server_closed_silently(conn: Connection) -> None:
 def test_the_harness_serves_a_genuine_sender(open_connection: Callable[..., Connection]) -> None:
     """Positive control: the same harness completes a real session."""
     conn = open_connection()
-    plan = job_plan("aes-gcm", "cryptography", {}, [64],
-                    samples=3, warmup=1, keygen_samples=1, pause_ms=0, tamper=2, host="127.0.0.1", port=0,
-                    token=TOKEN, reply_timeout=10)
+    plan = job_plan(
+        "aes-gcm",
+        "cryptography",
+        {},
+        [64],
+        samples=3,
+        warmup=1,
+        keygen_samples=1,
+        pause_ms=0,
+        tamper=2,
+        host="127.0.0.1",
+        port=0,
+        token=TOKEN,
+        reply_timeout=10,
+    )
     events: list[Any] = []
     SenderSession(conn.client, plan, events.append).run()
     assert conn.outcome() is None
@@ -177,14 +189,19 @@ def test_the_harness_serves_a_genuine_sender(open_connection: Callable[..., Conn
     assert len(measured) == 1 and measured[0].checked == 4 and measured[0].tamper_rejected == 2
 
 
-@pytest.mark.parametrize("token", [
-    bytes(TOKEN_BYTES),  # right length, wrong bytes
-    TOKEN[:-1] + bytes([TOKEN[-1] ^ 1]),  # one bit off
-    TOKEN[:-1],  # a prefix of the right token
-    b"",
-], ids=["zeros", "one-bit", "prefix", "empty"])
-def test_wrong_token_is_refused_without_reading_further(open_connection: Callable[..., Connection],
-                                                        token: bytes) -> None:
+@pytest.mark.parametrize(
+    "token",
+    [
+        bytes(TOKEN_BYTES),  # right length, wrong bytes
+        TOKEN[:-1] + bytes([TOKEN[-1] ^ 1]),  # one bit off
+        TOKEN[:-1],  # a prefix of the right token
+        b"",
+    ],
+    ids=["zeros", "one-bit", "prefix", "empty"],
+)
+def test_wrong_token_is_refused_without_reading_further(
+    open_connection: Callable[..., Connection], token: bytes
+) -> None:
     conn = open_connection()
     nonce = os.urandom(NONCE_BYTES)
     server_nonce = conn.challenge(nonce)
@@ -240,9 +257,21 @@ def test_the_token_never_crosses_the_wire(open_connection: Callable[..., Connect
         def __getattr__(self, name: str) -> Any:
             return getattr(conn.client, name)
 
-    plan = job_plan("aes-gcm", "cryptography", {}, [64],
-                    samples=2, warmup=0, keygen_samples=1, pause_ms=0, tamper=1, host="127.0.0.1", port=0,
-                    token=TOKEN, reply_timeout=10)
+    plan = job_plan(
+        "aes-gcm",
+        "cryptography",
+        {},
+        [64],
+        samples=2,
+        warmup=0,
+        keygen_samples=1,
+        pause_ms=0,
+        tamper=1,
+        host="127.0.0.1",
+        port=0,
+        token=TOKEN,
+        reply_timeout=10,
+    )
     SenderSession(Tap(), plan, lambda event: None).run()  # type: ignore[arg-type]
     assert conn.outcome() is None
     assert len(sent) > 100 and len(received) > 100  # the tap saw the session
@@ -271,7 +300,8 @@ def test_a_frame_other_than_proof_after_the_challenge_is_refused(open_connection
 
 
 def test_a_dribbled_handshake_is_dropped_at_the_hello_timeout_in_total(
-        open_connection: Callable[..., Connection]) -> None:
+    open_connection: Callable[..., Connection],
+) -> None:
     """Regression: each frame had its own deadline, so a peer pacing its HELLO just under the
     timeout per frame held the receiver for about twice the hello timeout (19 s of a 10 s one).
     The handshake now has one deadline. Paced so that each frame alone would beat the timeout."""
@@ -297,8 +327,7 @@ def test_a_dribbled_handshake_is_dropped_at_the_hello_timeout_in_total(
     assert conn.finished_at - conn.started < limits.hello_timeout + 0.5
 
 
-@pytest.mark.parametrize("kind", [FrameType.JOB, FrameType.SETUP, FrameType.WELCOME, FrameType.BYE,
-                                  FrameType.MESSAGE])
+@pytest.mark.parametrize("kind", [FrameType.JOB, FrameType.SETUP, FrameType.WELCOME, FrameType.BYE, FrameType.MESSAGE])
 def test_first_frame_must_be_hello(open_connection: Callable[..., Connection], kind: FrameType) -> None:
     conn = open_connection()
     after = frame(FrameType.HELLO, TOKEN)  # a genuine HELLO, too late
@@ -311,8 +340,7 @@ def test_first_frame_must_be_hello(open_connection: Callable[..., Connection], k
     assert_server_closed_silently(conn)
 
 
-def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(
-        open_connection: Callable[..., Connection]) -> None:
+def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(open_connection: Callable[..., Connection]) -> None:
     conn = open_connection()
     after = frame(FrameType.HELLO, TOKEN)
     conn.client.sendall(frame(FrameType.ERROR, b"hi") + after)
@@ -322,11 +350,15 @@ def test_error_frame_first_is_a_wire_error_and_nothing_more_is_read(
     assert_server_closed_silently(conn)
 
 
-@pytest.mark.parametrize("garbage", [
-    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64),  # a TLS ClientHello
-    b"SSH-2.0-OpenSSH_9.6\r\n",
-], ids=["http", "tls", "ssh"])  # stable ids: the TLS random would differ per collection
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64),  # a TLS ClientHello
+        b"SSH-2.0-OpenSSH_9.6\r\n",
+    ],
+    ids=["http", "tls", "ssh"],
+)  # stable ids: the TLS random would differ per collection
 def test_garbage_is_bad_magic(open_connection: Callable[..., Connection], garbage: bytes) -> None:
     conn = open_connection()
     conn.client.sendall(garbage)
@@ -338,8 +370,9 @@ def test_garbage_is_bad_magic(open_connection: Callable[..., Connection], garbag
 
 @pytest.mark.parametrize("kind", [FrameType.HELLO, FrameType.MESSAGE, FrameType.JOB])
 @pytest.mark.parametrize("length", [2**63, 2**64 - 1, TOKEN_BYTES + 1])
-def test_huge_claim_before_auth_is_too_large(open_connection: Callable[..., Connection], kind: FrameType,
-                                              length: int) -> None:
+def test_huge_claim_before_auth_is_too_large(
+    open_connection: Callable[..., Connection], kind: FrameType, length: int
+) -> None:
     conn = open_connection()
     body = b"\xaa" * 4096
     conn.client.sendall(encode_header(kind, length) + body)
@@ -350,11 +383,15 @@ def test_huge_claim_before_auth_is_too_large(open_connection: Callable[..., Conn
     assert_server_closed_silently(conn)
 
 
-@pytest.mark.parametrize(("sent", "message"), [
-    (b"", "closed the connection"),
-    (frame(FrameType.HELLO, TOKEN)[:7], f"after 7 of {HEADER_SIZE} bytes"),
-    (frame(FrameType.HELLO, TOKEN)[: HEADER_SIZE + 10], f"after 10 of {TOKEN_BYTES} bytes"),
-], ids=["nothing", "half-header", "half-token"])
+@pytest.mark.parametrize(
+    ("sent", "message"),
+    [
+        (b"", "closed the connection"),
+        (frame(FrameType.HELLO, TOKEN)[:7], f"after 7 of {HEADER_SIZE} bytes"),
+        (frame(FrameType.HELLO, TOKEN)[: HEADER_SIZE + 10], f"after 10 of {TOKEN_BYTES} bytes"),
+    ],
+    ids=["nothing", "half-header", "half-token"],
+)
 def test_truncated_then_closed(open_connection: Callable[..., Connection], sent: bytes, message: str) -> None:
     conn = open_connection()
     conn.client.sendall(sent)
@@ -383,25 +420,30 @@ def test_silent_peer_after_welcome_times_out(open_connection: Callable[..., Conn
 # --- the job description -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("body", "named"), [
-    (b"not json {", "not UTF-8 JSON"),
-    (b"\xff\xfe{}", "not UTF-8 JSON"),
-    (b"[1, 2, 3]", "job description job"),
-    (job_body(scheme="rot13"), "unknown scheme 'rot13'"),
-    (job_body(evil=True), "job description evil: Extra inputs are not permitted"),
-    (job_body(message_sizes=[64, 1025]), "message size 1025 is outside 0..1024 bytes"),
-    (job_body(message_sizes=[-1]), "message size -1 is outside"),
-    (job_body(message_sizes=[]), "message_sizes"),
-    (job_body(message_sizes=["64"]), "message_sizes.0"),
-    (job_body(params={"key_bits": 1.5}), "params.key_bits"),
-    (job_body(params={"key_bits": "big"}), "parameter 'key_bits' of aes-gcm must be one of 128, 192, 256"),
-    (job_body(params={"key_bits": [256]}), "params.key_bits"),
-    (job_body(params=[256]), "params"),
-    (job_body(params={"rounds": 3}), "rounds"),
-    (job_body(backend="openssl-9"), "openssl-9"),
-], ids=lambda v: v[:24].decode("utf-8", "replace") if isinstance(v, bytes) else None)
-def test_malformed_job_is_reported_and_rejected(open_connection: Callable[..., Connection], body: bytes,
-                                                named: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (b"not json {", "not UTF-8 JSON"),
+        (b"\xff\xfe{}", "not UTF-8 JSON"),
+        (b"[1, 2, 3]", "job description job"),
+        (job_body(scheme="rot13"), "unknown scheme 'rot13'"),
+        (job_body(evil=True), "job description evil: Extra inputs are not permitted"),
+        (job_body(message_sizes=[64, 1025]), "message size 1025 is outside 0..1024 bytes"),
+        (job_body(message_sizes=[-1]), "message size -1 is outside"),
+        (job_body(message_sizes=[]), "message_sizes"),
+        (job_body(message_sizes=["64"]), "message_sizes.0"),
+        (job_body(params={"key_bits": 1.5}), "params.key_bits"),
+        (job_body(params={"key_bits": "big"}), "parameter 'key_bits' of aes-gcm must be one of 128, 192, 256"),
+        (job_body(params={"key_bits": [256]}), "params.key_bits"),
+        (job_body(params=[256]), "params"),
+        (job_body(params={"rounds": 3}), "rounds"),
+        (job_body(backend="openssl-9"), "openssl-9"),
+    ],
+    ids=lambda v: v[:24].decode("utf-8", "replace") if isinstance(v, bytes) else None,
+)
+def test_malformed_job_is_reported_and_rejected(
+    open_connection: Callable[..., Connection], body: bytes, named: str
+) -> None:
     conn = open_connection(ReceiverLimits(max_message=1024, hello_timeout=0.5, idle_timeout=2))
     conn.authenticate()
     conn.send(FrameType.JOB, body)
@@ -446,21 +488,38 @@ def handshake(conn: Connection) -> None:
     assert verdict == 0
 
 
-@pytest.mark.parametrize(("prelude", "kind", "body", "named"), [
-    (None, FrameType.MESSAGE, b"\x00" * 60, "payload before a completed handshake"),
-    (None, FrameType.TAMPER, b"\x00" * 60, "payload before a completed handshake"),
-    (None, FrameType.TRACE, b"\x00" * 60, "payload before a completed handshake"),
-    (None, FrameType.HANDSHAKE, b"", "HANDSHAKE before SETUP"),
-    (handshake, FrameType.MESSAGE, b"\x00" * 60, "payload before SIZE"),
-    (None, FrameType.SIZE, SIZE_FRAME.pack(65, bytes(SEED_BYTES)), "message size 65 is not one of the job's sizes"),
-    (None, FrameType.JOB, JOB.encode(), "JOB is not allowed from a sender"),
-    (None, FrameType.HELLO, TOKEN, "HELLO is not allowed from a sender"),
-    (None, FrameType.ACK, b"\x00" * 9, "ACK is not allowed from a sender"),
-], ids=["message", "tamper", "trace", "handshake", "message-before-size", "unknown-size", "job-again",
-        "hello-again", "ack"])
+@pytest.mark.parametrize(
+    ("prelude", "kind", "body", "named"),
+    [
+        (None, FrameType.MESSAGE, b"\x00" * 60, "payload before a completed handshake"),
+        (None, FrameType.TAMPER, b"\x00" * 60, "payload before a completed handshake"),
+        (None, FrameType.TRACE, b"\x00" * 60, "payload before a completed handshake"),
+        (None, FrameType.HANDSHAKE, b"", "HANDSHAKE before SETUP"),
+        (handshake, FrameType.MESSAGE, b"\x00" * 60, "payload before SIZE"),
+        (None, FrameType.SIZE, SIZE_FRAME.pack(65, bytes(SEED_BYTES)), "message size 65 is not one of the job's sizes"),
+        (None, FrameType.JOB, JOB.encode(), "JOB is not allowed from a sender"),
+        (None, FrameType.HELLO, TOKEN, "HELLO is not allowed from a sender"),
+        (None, FrameType.ACK, b"\x00" * 9, "ACK is not allowed from a sender"),
+    ],
+    ids=[
+        "message",
+        "tamper",
+        "trace",
+        "handshake",
+        "message-before-size",
+        "unknown-size",
+        "job-again",
+        "hello-again",
+        "ack",
+    ],
+)
 def test_out_of_order_frame_is_reported_and_ends_the_session(
-        open_connection: Callable[..., Connection], prelude: Callable[[Connection], None] | None,
-        kind: FrameType, body: bytes, named: str) -> None:
+    open_connection: Callable[..., Connection],
+    prelude: Callable[[Connection], None] | None,
+    kind: FrameType,
+    body: bytes,
+    named: str,
+) -> None:
     conn = open_connection()
     conn.start_job()
     if prelude is not None:
@@ -486,8 +545,9 @@ def test_malformed_size_frame_is_reported(open_connection: Callable[..., Connect
 
 
 @pytest.mark.parametrize("length", [JOB_CAPACITY + 1, 2**63])
-def test_ping_larger_than_the_job_capacity_is_too_large(open_connection: Callable[..., Connection],
-                                                        length: int) -> None:
+def test_ping_larger_than_the_job_capacity_is_too_large(
+    open_connection: Callable[..., Connection], length: int
+) -> None:
     conn = open_connection()
     capacity = conn.start_job()
     assert capacity == JOB_CAPACITY
@@ -537,17 +597,22 @@ class ScriptedSocket:
 
 ROGUE_FRAMES = st.one_of(
     st.tuples(st.sampled_from(list(FrameType)), st.binary(max_size=48)),
-    st.tuples(st.just(FrameType.SIZE), st.binary(min_size=SEED_BYTES, max_size=SEED_BYTES).map(
-        lambda seed: SIZE_FRAME.pack(64, seed))),
-    st.tuples(st.sampled_from([FrameType.SETUP, FrameType.HANDSHAKE, FrameType.PING, FrameType.SIZE_END,
-                               FrameType.BYE]), st.just(b"")),
+    st.tuples(
+        st.just(FrameType.SIZE),
+        st.binary(min_size=SEED_BYTES, max_size=SEED_BYTES).map(lambda seed: SIZE_FRAME.pack(64, seed)),
+    ),
+    st.tuples(
+        st.sampled_from([FrameType.SETUP, FrameType.HANDSHAKE, FrameType.PING, FrameType.SIZE_END, FrameType.BYE]),
+        st.just(b""),
+    ),
 )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frames=st.lists(ROGUE_FRAMES, max_size=12), tail=st.binary(max_size=20))
-def test_any_frames_after_a_valid_job_end_in_a_wire_error_or_bye(frames: list[tuple[FrameType, bytes]],
-                                                                 tail: bytes) -> None:
+def test_any_frames_after_a_valid_job_end_in_a_wire_error_or_bye(
+    frames: list[tuple[FrameType, bytes]], tail: bytes
+) -> None:
     # The handshake is a fresh-nonce exchange (tested above); the script starts after it.
     script = frame(FrameType.JOB, JOB.encode())
     script += b"".join(frame(kind, body) for kind, body in frames) + tail

@@ -111,8 +111,21 @@ def test_receiver_process_survives_rogues_then_serves_a_sender() -> None:
             assert rss < RSS_CEILING, f"receiver RSS {rss} after rogue {name!r}"
             assert rss - rss_before < 64 * 1024 * 1024, f"receiver grew by {rss - rss_before} bytes after {name!r}"
 
-        session = job_plan("aes-gcm", "cryptography", {}, [64], samples=5, warmup=1, keygen_samples=2, pause_ms=0,
-                           tamper=3, host="127.0.0.1", port=port, token=TOKEN, reply_timeout=20)
+        session = job_plan(
+            "aes-gcm",
+            "cryptography",
+            {},
+            [64],
+            samples=5,
+            warmup=1,
+            keygen_samples=2,
+            pause_ms=0,
+            tamper=3,
+            host="127.0.0.1",
+            port=port,
+            token=TOKEN,
+            reply_timeout=20,
+        )
         events: list[Any] = []
         try:
             with connect("127.0.0.1", port, 10) as sock:

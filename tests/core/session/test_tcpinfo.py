@@ -28,9 +28,16 @@ LINUX = sys.platform.startswith("linux")
 #: Field offsets in struct tcp_info (include/uapi/linux/tcp.h), written out here apart from
 #: the module's table: (offset, format, value).
 KNOWN = {
-    "snd_mss": (16, "I", 65483), "rtt": (68, "I", 41), "rttvar": (72, "I", 7), "snd_cwnd": (80, "I", 10),
-    "total_retrans": (100, "I", 2), "bytes_acked": (120, "Q", 5 << 32), "bytes_received": (128, "Q", 999),
-    "segs_out": (136, "I", 12), "segs_in": (140, "I", 11), "data_segs_in": (152, "I", 9),
+    "snd_mss": (16, "I", 65483),
+    "rtt": (68, "I", 41),
+    "rttvar": (72, "I", 7),
+    "snd_cwnd": (80, "I", 10),
+    "total_retrans": (100, "I", 2),
+    "bytes_acked": (120, "Q", 5 << 32),
+    "bytes_received": (128, "Q", 999),
+    "segs_out": (136, "I", 12),
+    "segs_in": (140, "I", 11),
+    "data_segs_in": (152, "I", 9),
     "data_segs_out": (156, "I", 10),
 }
 
@@ -121,15 +128,35 @@ def test_a_real_loopback_connection_gives_plausible_values(tcp_pair: tuple[socke
 
 # --- the record and its JSON ------------------------------------------------------------
 
-SENDER = TcpInfo(smoothed_rtt_s=6.1e-05, rtt_var_s=8.6e-05, retransmits_total=0, segments_out=112, segments_in=112,
-                 data_segments_out=112, data_segments_in=112, bytes_acked=11488, bytes_received=3007,
-                 congestion_window_segments=18, mss_bytes=32768, exchanges=112)
+SENDER = TcpInfo(
+    smoothed_rtt_s=6.1e-05,
+    rtt_var_s=8.6e-05,
+    retransmits_total=0,
+    segments_out=112,
+    segments_in=112,
+    data_segments_out=112,
+    data_segments_in=112,
+    bytes_acked=11488,
+    bytes_received=3007,
+    congestion_window_segments=18,
+    mss_bytes=32768,
+    exchanges=112,
+)
 
 
 def _job(**changes: Any) -> JobResult:
-    fields_: dict[str, Any] = {"id": "r/0", "index": 0, "scheme": "aes-gcm", "backend": "cryptography", "params": {},
-                               "label": "AES-GCM", "family": "aead", "mode": "loopback", "message_size": 64,
-                               "status": "ok"}
+    fields_: dict[str, Any] = {
+        "id": "r/0",
+        "index": 0,
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {},
+        "label": "AES-GCM",
+        "family": "aead",
+        "mode": "loopback",
+        "message_size": 64,
+        "status": "ok",
+    }
     fields_.update(changes)
     return JobResult(**fields_)
 
@@ -145,14 +172,17 @@ def test_a_job_without_tcp_info_has_no_key_and_one_with_it_reads_back() -> None:
     assert JobResult.from_dict(data).to_dict() == data
 
 
-@pytest.mark.parametrize(("key", "value", "expected"), [
-    ("segments_out", -1, "a non-negative integer or null"),
-    ("segments_out", 1.5, "a non-negative integer or null"),
-    ("smoothed_rtt_s", -1e-6, "a non-negative number or null"),
-    ("smoothed_rtt_s", math.nan, "a finite number"),
-    ("rtt_var_s", "fast", "a non-negative number or null"),
-    ("unavailable", 3, "a string or null"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("segments_out", -1, "a non-negative integer or null"),
+        ("segments_out", 1.5, "a non-negative integer or null"),
+        ("smoothed_rtt_s", -1e-6, "a non-negative number or null"),
+        ("smoothed_rtt_s", math.nan, "a finite number"),
+        ("rtt_var_s", "fast", "a non-negative number or null"),
+        ("unavailable", 3, "a string or null"),
+    ],
+)
 def test_results_check_rejects_a_bad_tcp_info_field(key: str, value: Any, expected: str) -> None:
     data = _job(tcp_info={Role.SENDER: SENDER}).to_dict()
     data["tcp_info"]["sender"][key] = value
@@ -187,22 +217,26 @@ def test_a_receivers_tcp_info_is_read_with_the_senders_exchange_count() -> None:
     assert unavailable == TcpInfo(unavailable="not on \\x1b[2J Windows")
 
 
-@pytest.mark.parametrize(("report", "reason"), [
-    ({"tcp_info": [1]}, "tcp_info = [1] is not an object"),
-    ({"tcp_info": {"unavailable": 0}}, "unavailable = 0 is not a text"),
-    (_report(segments_out=-1), "segments_out = -1 is not a count"),
-    (_report(segments_out=True), "segments_out = True is not a count"),
-    (_report(segments_out=1.0), "segments_out = 1.0 is not a count"),
-    (_report(segments_out=2**32), "segments_out = 4294967296 is not a count"),
-    (_report(mss_bytes=70000), "mss_bytes = 70000 is not a count 0..65535"),
-    (_report(bytes_acked=2**60), "bytes_acked = 1152921504606846976 is not a count"),
-    (_report(smoothed_rtt_s=-1), "smoothed_rtt_s = -1 is not a finite non-negative number"),
-    (_report(smoothed_rtt_s="1"), "smoothed_rtt_s = '1' is not a number"),
-    (_report(rtt_var_s=1e6), "rtt_var_s = 1000000.0 is longer than the kernel can hold"),
-    (_report(retransmits_total=200), "retransmits_total = 200 is more than its segments_out = 112"),
-    (_report(data_segments_in=113), "data_segments_in = 113 is more than its segments_in = 112"),
-    (_report(bytes_received=11489), "bytes_received = 11489 is more than the 11488 bytes the sender's kernel"),
-], ids=lambda value: value if isinstance(value, str) and len(value) < 30 else None)
+@pytest.mark.parametrize(
+    ("report", "reason"),
+    [
+        ({"tcp_info": [1]}, "tcp_info = [1] is not an object"),
+        ({"tcp_info": {"unavailable": 0}}, "unavailable = 0 is not a text"),
+        (_report(segments_out=-1), "segments_out = -1 is not a count"),
+        (_report(segments_out=True), "segments_out = True is not a count"),
+        (_report(segments_out=1.0), "segments_out = 1.0 is not a count"),
+        (_report(segments_out=2**32), "segments_out = 4294967296 is not a count"),
+        (_report(mss_bytes=70000), "mss_bytes = 70000 is not a count 0..65535"),
+        (_report(bytes_acked=2**60), "bytes_acked = 1152921504606846976 is not a count"),
+        (_report(smoothed_rtt_s=-1), "smoothed_rtt_s = -1 is not a finite non-negative number"),
+        (_report(smoothed_rtt_s="1"), "smoothed_rtt_s = '1' is not a number"),
+        (_report(rtt_var_s=1e6), "rtt_var_s = 1000000.0 is longer than the kernel can hold"),
+        (_report(retransmits_total=200), "retransmits_total = 200 is more than its segments_out = 112"),
+        (_report(data_segments_in=113), "data_segments_in = 113 is more than its segments_in = 112"),
+        (_report(bytes_received=11489), "bytes_received = 11489 is more than the 11488 bytes the sender's kernel"),
+    ],
+    ids=lambda value: value if isinstance(value, str) and len(value) < 30 else None,
+)
 def test_a_receivers_tcp_info_that_cannot_be_true_is_a_lie(report: dict[str, Any], reason: str) -> None:
     with pytest.raises(PeerLied) as caught:
         parse_tcp_info(report, 112, SENDER)
@@ -215,9 +249,22 @@ def test_a_receivers_tcp_info_that_cannot_be_true_is_a_lie(report: dict[str, Any
 
 @pytest.mark.skipif(not LINUX, reason="TCP_INFO is Linux's")
 def test_a_loopback_job_records_both_ends_per_size() -> None:
-    profile = parse_profile({"name": "kernel", "jobs": [{
-        "scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64, 100_000], "samples": 8, "warmup": 1,
-        "keygen_samples": 1, "tamper": 2}]})
+    profile = parse_profile(
+        {
+            "name": "kernel",
+            "jobs": [
+                {
+                    "scheme": "aes-gcm",
+                    "mode": "loopback",
+                    "message_sizes": [64, 100_000],
+                    "samples": 8,
+                    "warmup": 1,
+                    "keygen_samples": 1,
+                    "tamper": 2,
+                }
+            ],
+        }
+    )
     run = Runner(profile).run()
     small, large = run.jobs
     exchanges = 3 + 2 * 1 + 8 + 8 + 2  # SIZE, TRACE, SIZE_END; floor and messages with warm-up; tampered
@@ -242,9 +289,23 @@ def test_a_loopback_job_records_both_ends_per_size() -> None:
 
 @pytest.mark.skipif(not LINUX, reason="TCP_INFO is Linux's")
 def test_over_a_link_process_both_ends_are_recorded_and_the_note_says_whose_connection() -> None:
-    profile = parse_profile({"name": "kernel over a link", "jobs": [{
-        "scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64], "samples": 3, "warmup": 0,
-        "keygen_samples": 1, "tamper": 1, "link": {"delay_ms": 2}}]})
+    profile = parse_profile(
+        {
+            "name": "kernel over a link",
+            "jobs": [
+                {
+                    "scheme": "aes-gcm",
+                    "mode": "loopback",
+                    "message_sizes": [64],
+                    "samples": 3,
+                    "warmup": 0,
+                    "keygen_samples": 1,
+                    "tamper": 1,
+                    "link": {"delay_ms": 2},
+                }
+            ],
+        }
+    )
     (job,) = Runner(profile).run().jobs
     assert job.status == "ok", job.error
     assert set(job.tcp_info) == {Role.SENDER, Role.RECEIVER}

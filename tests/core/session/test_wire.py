@@ -115,8 +115,15 @@ def test_decode_header_of_any_12_bytes_returns_a_header_or_a_wire_error(data: by
         header = decode_header(data, limit)
     except WireError as exc:
         magic, version, kind, _length = struct.unpack(">2sBBQ", data)
-        expected = (BadMagic if magic != MAGIC else UnsupportedVersion if version != VERSION
-                    else UnknownFrameType if kind not in KNOWN_TYPES else FrameTooLarge)
+        expected = (
+            BadMagic
+            if magic != MAGIC
+            else UnsupportedVersion
+            if version != VERSION
+            else UnknownFrameType
+            if kind not in KNOWN_TYPES
+            else FrameTooLarge
+        )
         assert type(exc) is expected
         assert str(exc)
     else:
@@ -191,8 +198,9 @@ AHEAD = pytest.mark.parametrize("ahead", [False, True], ids=["exact", "read-ahea
 @AHEAD
 @FAST
 @given(data=st.binary(max_size=600), chunks=CHUNKS, capacity=st.sampled_from([0, 32, 1024, MAX_CONTROL_FRAME]))
-def test_reader_on_arbitrary_bytes_raises_only_wire_errors(data: bytes, chunks: list[int], capacity: int,
-                                                           ahead: bool) -> None:
+def test_reader_on_arbitrary_bytes_raises_only_wire_errors(
+    data: bytes, chunks: list[int], capacity: int, ahead: bool
+) -> None:
     stream = FakeStream(data, chunks)
     reader = FrameReader(stream, capacity, idle_timeout=5, read_ahead=ahead)
     frames, error = read_all(reader)
@@ -210,8 +218,9 @@ def frame_sequences(draw: st.DrawFn) -> list[tuple[FrameType, bytes]]:
 @AHEAD
 @FAST
 @given(frames=frame_sequences(), chunks=CHUNKS)
-def test_valid_frames_split_anywhere_read_back_identically(frames: list[tuple[FrameType, bytes]],
-                                                           chunks: list[int], ahead: bool) -> None:
+def test_valid_frames_split_anywhere_read_back_identically(
+    frames: list[tuple[FrameType, bytes]], chunks: list[int], ahead: bool
+) -> None:
     data = b"".join(frame(kind, body) for kind, body in frames)
     stream = FakeStream(data, chunks)
     reader = FrameReader(stream, 1024, idle_timeout=5, read_ahead=ahead)
@@ -224,8 +233,9 @@ def test_valid_frames_split_anywhere_read_back_identically(frames: list[tuple[Fr
 @AHEAD
 @FAST
 @given(frames=frame_sequences().filter(bool), chunks=CHUNKS, data=st.data())
-def test_eof_mid_frame_is_truncated(frames: list[tuple[FrameType, bytes]], chunks: list[int],
-                                    data: st.DataObject, ahead: bool) -> None:
+def test_eof_mid_frame_is_truncated(
+    frames: list[tuple[FrameType, bytes]], chunks: list[int], data: st.DataObject, ahead: bool
+) -> None:
     encoded = [frame(kind, body) for kind, body in frames]
     whole = b"".join(encoded)
     boundaries = {sum(len(e) for e in encoded[:i]) for i in range(len(encoded) + 1)}
@@ -315,15 +325,17 @@ def test_expect_rejects_other_frame_types() -> None:
     assert bytes(reader.expect(FrameType.ACK, FrameType.TRACE_OK)) == b"ok"
 
 
-@pytest.mark.parametrize(("exc", "prefix", "expected"), [
-    (TimeoutError("timed out"), b"", PeerTimeout),
-    (TimeoutError(), frame(FrameType.PING, b"abc")[:9], PeerTimeout),
-    (ConnectionResetError(), b"", TruncatedFrame),
-    (ConnectionResetError(), frame(FrameType.PING, b"abc")[:14], TruncatedFrame),
-])
+@pytest.mark.parametrize(
+    ("exc", "prefix", "expected"),
+    [
+        (TimeoutError("timed out"), b"", PeerTimeout),
+        (TimeoutError(), frame(FrameType.PING, b"abc")[:9], PeerTimeout),
+        (ConnectionResetError(), b"", TruncatedFrame),
+        (ConnectionResetError(), frame(FrameType.PING, b"abc")[:14], TruncatedFrame),
+    ],
+)
 @AHEAD
-def test_socket_exceptions_become_wire_errors(exc: BaseException, prefix: bytes, expected: type,
-                                              ahead: bool) -> None:
+def test_socket_exceptions_become_wire_errors(exc: BaseException, prefix: bytes, expected: type, ahead: bool) -> None:
     with pytest.raises(expected):
         FrameReader(RaisingStream(exc, prefix), 1024, idle_timeout=5, read_ahead=ahead).read()
 

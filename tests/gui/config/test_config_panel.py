@@ -29,13 +29,17 @@ def _jobs(profile: Any) -> Counter[str]:
 
 
 def _row_of(panel: ConfigPanel, scheme: str, **settings: Any) -> Any:
-    return next(item for item in panel.checked_rows() if panel.entry(item).scheme == scheme
-                and all(panel.entry(item).settings[k] == v for k, v in settings.items()))
+    return next(
+        item
+        for item in panel.checked_rows()
+        if panel.entry(item).scheme == scheme and all(panel.entry(item).settings[k] == v for k, v in settings.items())
+    )
 
 
 @pytest.mark.parametrize("name", preset_names())
 def test_editing_one_job_of_a_preset_changes_only_that_job_in_the_saved_file(
-        panel: ConfigPanel, tmp_path: Path, name: str) -> None:
+    panel: ConfigPanel, tmp_path: Path, name: str
+) -> None:
     preset = load_profile(name)
     panel.set_profile(preset)
     rows = panel.checked_rows()

@@ -60,9 +60,12 @@ def test_load_fields_appear_for_mode_load_only_and_hide_the_sample_rounds(panel:
     assert _visible(panel, panel.tamper) and settings.link.isEnabled()  # tampering and links apply to load
     # Unset fields show what the core resolves them to; the placement a load job gets is split.
     defaults = LoadSettings()
-    assert (editor.numbers["clients"].value(), editor.numbers["server_workers"].value(),
-            editor.numbers["duration_s"].value(), editor.numbers["warmup_s"].value()) == (
-        defaults.clients, defaults.server_workers, defaults.duration_s, defaults.warmup_s)
+    assert (
+        editor.numbers["clients"].value(),
+        editor.numbers["server_workers"].value(),
+        editor.numbers["duration_s"].value(),
+        editor.numbers["warmup_s"].value(),
+    ) == (defaults.clients, defaults.server_workers, defaults.duration_s, defaults.warmup_s)
     assert settings.placement.currentData() == PlacementPolicy.SPLIT and "(default)" in settings.placement.currentText()
     assert panel.is_valid, panel.reason
     (job,) = _jobs(panel)
@@ -79,11 +82,19 @@ def test_the_boxes_take_the_models_limits() -> None:
     holder = QWidget()
     editor = LoadEditor(QFormLayout(holder))
     bounds = {name: (spin.minimum(), spin.maximum()) for name, spin in editor.numbers.items()}
-    assert bounds == {"clients": (1, MAX_CLIENTS), "server_workers": (1, MAX_SERVER_WORKERS),
-                      "duration_s": (0.01, MAX_DURATION_S), "warmup_s": (0.0, MAX_WARMUP_S)}
+    assert bounds == {
+        "clients": (1, MAX_CLIENTS),
+        "server_workers": (1, MAX_SERVER_WORKERS),
+        "duration_s": (0.01, MAX_DURATION_S),
+        "warmup_s": (0.0, MAX_WARMUP_S),
+    }
     assert parse_rates("200, 1000 5e3") == [200.0, 1000.0, 5000.0]
-    for bad, said in (("", "type the offered rates"), ("200, fast", "'fast' is not a number"),
-                      ("0", "more than 0"), (", ".join(["5"] * 33), "at most 32 steps")):
+    for bad, said in (
+        ("", "type the offered rates"),
+        ("200, fast", "'fast' is not a number"),
+        ("0", "more than 0"),
+        (", ".join(["5"] * 33), "at most 32 steps"),
+    ):
         with pytest.raises(ValueError, match=said):
             parse_rates(bad)
 
@@ -100,7 +111,12 @@ def test_edits_write_the_load_fields_into_the_profile(panel: ConfigPanel) -> Non
     editor.rate.setValue(250.0)
     (job,) = _jobs(panel)
     assert {key: job[key] for key in ("clients", "server_workers", "duration_s", "warmup_s", "rate_per_s")} == {
-        "clients": 16, "server_workers": 2, "duration_s": 1.5, "warmup_s": 0.0, "rate_per_s": 250.0}
+        "clients": 16,
+        "server_workers": 2,
+        "duration_s": 1.5,
+        "warmup_s": 0.0,
+        "rate_per_s": 250.0,
+    }
     assert "rates" not in job and panel.is_valid
     _form(editor, RateForm.SEVERAL)
     editor.rates.setText("200, 1000, x")
@@ -122,9 +138,15 @@ def test_edits_write_the_load_fields_into_the_profile(panel: ConfigPanel) -> Non
 
 def test_an_edit_changes_that_field_of_the_load_jobs_only(panel: ConfigPanel) -> None:
     editor = _load(panel)
-    panel.set_profile(_profile([{"scheme": "x25519", "mode": "load", "clients": 2},
-                                {"scheme": "ed25519", "mode": "load", "clients": 8, "rates": [100, 200]},
-                                {"scheme": "sha256"}]))
+    panel.set_profile(
+        _profile(
+            [
+                {"scheme": "x25519", "mode": "load", "clients": 2},
+                {"scheme": "ed25519", "mode": "load", "clients": 8, "rates": [100, 200]},
+                {"scheme": "sha256"},
+            ]
+        )
+    )
     assert editor.numbers["clients"].specialValueText() == MIXED and editor.rate_form.currentText() == MIXED
     assert _visible(panel, panel.samples)  # an operations job is checked too
     editor.numbers["server_workers"].setValue(3)
@@ -145,18 +167,46 @@ def _write(path: Path, jobs: list[dict[str, Any]]) -> Path:
     return path
 
 
-def test_a_load_profile_opens_with_its_fields_shown_and_saves_back_unchanged(panel: ConfigPanel,
-                                                                          tmp_path: Path) -> None:
-    jobs = [{"scheme": "x25519", "mode": "load", "clients": 4, "rates": [200, 1000], "duration_s": 1,
-             "warmup_s": 0.2, "tamper": 3},
-            {"scheme": "ed25519", "mode": "load", "rate_per_s": 500, "server_workers": 2, "link": "lan",
-             "placement": "same"},
-            {"scheme": "ml-kem", "mode": "load", "rate_per_s": "sweep", "message_sizes": [64]},
-            {"scheme": "aes-gcm", "mode": "load", "samples": 50}]
+def test_a_load_profile_opens_with_its_fields_shown_and_saves_back_unchanged(
+    panel: ConfigPanel, tmp_path: Path
+) -> None:
+    jobs = [
+        {
+            "scheme": "x25519",
+            "mode": "load",
+            "clients": 4,
+            "rates": [200, 1000],
+            "duration_s": 1,
+            "warmup_s": 0.2,
+            "tamper": 3,
+        },
+        {
+            "scheme": "ed25519",
+            "mode": "load",
+            "rate_per_s": 500,
+            "server_workers": 2,
+            "link": "lan",
+            "placement": "same",
+        },
+        {"scheme": "ml-kem", "mode": "load", "rate_per_s": "sweep", "message_sizes": [64]},
+        {"scheme": "aes-gcm", "mode": "load", "samples": 50},
+    ]
     opened = read_profile_file(_write(tmp_path / "load.json", jobs))
     panel.set_profile(opened)
-    keys = ("mode", "clients", "server_workers", "rate_per_s", "rates", "duration_s", "warmup_s", "tamper",
-            "samples", "link", "placement", "message_sizes")
+    keys = (
+        "mode",
+        "clients",
+        "server_workers",
+        "rate_per_s",
+        "rates",
+        "duration_s",
+        "warmup_s",
+        "tamper",
+        "samples",
+        "link",
+        "placement",
+        "message_sizes",
+    )
 
     def fields(profile: Any) -> dict[str, dict[str, Any]]:
         return {job["scheme"]: {key: job.get(key) for key in keys} for job in profile.to_dict()["jobs"]}

@@ -28,8 +28,9 @@ def test_the_placement_box_shows_saves_and_reads_back(panel: ConfigPanel) -> Non
     assert all("placement" not in job for job in panel.profile("p").to_dict()["jobs"])  # unset stays unset
     box.setCurrentIndex(box.findData(PlacementPolicy.SPLIT))
     assert {job.placement for job in panel.profile("p").jobs} == {PlacementPolicy.SPLIT}
-    mixed = parse_profile({"name": "m", "jobs": [{"scheme": "sha256", "placement": "free"},
-                                                 {"scheme": "x25519", "mode": "loopback"}]})
+    mixed = parse_profile(
+        {"name": "m", "jobs": [{"scheme": "sha256", "placement": "free"}, {"scheme": "x25519", "mode": "loopback"}]}
+    )
     panel.set_profile(mixed)
     panel.tree.clearSelection()
     assert box.currentText() == MIXED

@@ -41,35 +41,71 @@ def _metric(samples: list[float]) -> MetricResult:
 
 def _job(run_id: str, index: int, size: int, metrics: dict[str, list[float]], **fields: Any) -> JobResult:
     base: dict[str, Any] = {
-        "scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 128}, "label": "AES-128-GCM",
-        "family": "aead", "mode": "operations", "status": "ok",
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {"key_bits": 128},
+        "label": "AES-128-GCM",
+        "family": "aead",
+        "mode": "operations",
+        "status": "ok",
     }
     base.update(fields)
-    return JobResult(id=f"{run_id}/{index}", index=index, message_size=size,
-                     metrics={name: _metric(s) for name, s in metrics.items()}, **base)
+    return JobResult(
+        id=f"{run_id}/{index}",
+        index=index,
+        message_size=size,
+        metrics={name: _metric(s) for name, s in metrics.items()},
+        **base,
+    )
 
 
 def _run(run_id: str, name: str, started: str, host: str, jobs: list[JobResult]) -> RunResult:
-    return RunResult(id=run_id, started=started, status="running", environment={"hostname": host},
-                     profile={"name": name, "jobs": []}, jobs=jobs)
+    return RunResult(
+        id=run_id,
+        started=started,
+        status="running",
+        environment={"hostname": host},
+        profile={"name": name, "jobs": []},
+        jobs=jobs,
+    )
 
 
 def _baseline() -> RunResult:
-    return _run(RUN_A, "baseline", "2026-01-01T10:00:00+00:00", "alpha", [
-        _job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6), "decrypt": _samples(11e-6)}),
-        _job(RUN_A, 1, 65536, {"encrypt": _samples(40e-6)}),
-        _job(RUN_A, 2, 64, {"sign": _samples(50e-6)}, scheme="ed25519", params={}, label="Ed25519",
-             family="signature"),
-    ])
+    return _run(
+        RUN_A,
+        "baseline",
+        "2026-01-01T10:00:00+00:00",
+        "alpha",
+        [
+            _job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6), "decrypt": _samples(11e-6)}),
+            _job(RUN_A, 1, 65536, {"encrypt": _samples(40e-6)}),
+            _job(
+                RUN_A,
+                2,
+                64,
+                {"sign": _samples(50e-6)},
+                scheme="ed25519",
+                params={},
+                label="Ed25519",
+                family="signature",
+            ),
+        ],
+    )
 
 
 def _candidate() -> RunResult:
-    return _run(RUN_B, "candidate", "2026-01-02T10:00:00+00:00", "beta", [
-        # identical-ish encrypt (other phase of the same spread), 2x slower decrypt
-        _job(RUN_B, 0, 1024, {"encrypt": _samples(10e-6, phase=3), "decrypt": _samples(22e-6)}),
-        _job(RUN_B, 1, 65536, {"encrypt": _samples(20e-6)}),
-        _job(RUN_B, 2, 4096, {}, status="failed", error="boom"),
-    ])
+    return _run(
+        RUN_B,
+        "candidate",
+        "2026-01-02T10:00:00+00:00",
+        "beta",
+        [
+            # identical-ish encrypt (other phase of the same spread), 2x slower decrypt
+            _job(RUN_B, 0, 1024, {"encrypt": _samples(10e-6, phase=3), "decrypt": _samples(22e-6)}),
+            _job(RUN_B, 1, 65536, {"encrypt": _samples(20e-6)}),
+            _job(RUN_B, 2, 4096, {}, status="failed", error="boom"),
+        ],
+    )
 
 
 def _write(path: Path, run: RunResult, status: str = "finished") -> None:
@@ -194,14 +230,16 @@ def test_unreadable_store_is_a_message_not_a_crash(qtbot: Any, tmp_path: Path) -
     assert panel.error in panel.message_label.text()
     assert panel.move_aside_button.isHidden()  # not a foreign or newer file: nothing to move aside yet
     assert panel.load_run(RUN_ID) is None
-    assert panel.message_label.text() == (f"Cannot load run {RUN_ID} from {path}: {path}: cannot read run {RUN_ID}: "
-                                          "database disk image is malformed")
+    assert panel.message_label.text() == (
+        f"Cannot load run {RUN_ID} from {path}: {path}: cannot read run {RUN_ID}: database disk image is malformed"
+    )
 
 
 def test_a_run_gone_from_the_store_is_named_without_quotes(panel: HistoryPanel, store_path: Path) -> None:
     assert panel.load_run("20990101") is None
-    assert panel.message_label.text() == \
-        f"no run with id '20990101' in {store_path} (it may have been deleted meanwhile)."
+    assert (
+        panel.message_label.text() == f"no run with id '20990101' in {store_path} (it may have been deleted meanwhile)."
+    )
 
 
 def test_empty_store_says_so(qtbot: Any, isolated_home: Path) -> None:
@@ -245,10 +283,20 @@ def test_compare_rows() -> None:
 def test_jobs_over_other_links_are_other_measurements() -> None:
     """The dialog pairs as the report and `cryptobench compare` do (compare.match_key)."""
     lte = Link("lte", 25.0, 5.0, 50_000.0, 100_000.0, 0.0, "delay-line")
-    a = _run(RUN_A, "a", "2026-01-01T10:00:00+00:00", "alpha",
-             [_job(RUN_A, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback", link=lte)])
-    b = _run(RUN_B, "b", "2026-01-02T10:00:00+00:00", "alpha",
-             [_job(RUN_B, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback")])
+    a = _run(
+        RUN_A,
+        "a",
+        "2026-01-01T10:00:00+00:00",
+        "alpha",
+        [_job(RUN_A, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback", link=lte)],
+    )
+    b = _run(
+        RUN_B,
+        "b",
+        "2026-01-02T10:00:00+00:00",
+        "alpha",
+        [_job(RUN_B, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback")],
+    )
     assert [row.verdict for row in compare_runs(a, b)] == [ONLY_IN_BASELINE, ONLY_IN_CANDIDATE]
     assert [row.verdict for row in compare_runs(a, a)] == [WITHIN_NOISE]
 
@@ -277,23 +325,47 @@ def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
 def test_the_environment_line_names_what_differs() -> None:
     a, b = _baseline(), _candidate()
     assert environment_line(a, a) == ("Same machine and libraries: the environments recorded do not differ.", "")
-    a.environment.update({"cpu": {"model": "A"}, "python": {"version": "3.11.7"}, "os": {"pretty_name": "X"},
-                          "libraries": {"cryptography": {"version": "41.0.7", "openssl": "OpenSSL 3.0.13"}}})
-    b.environment.update({"cpu": {"model": "B\x1b[2J"}, "python": {"version": "3.12.1"}, "os": {"pretty_name": "Y"},
-                          "libraries": {"cryptography": {"version": "42.0.1", "openssl": "OpenSSL 3.2.1"}}})
+    a.environment.update(
+        {
+            "cpu": {"model": "A"},
+            "python": {"version": "3.11.7"},
+            "os": {"pretty_name": "X"},
+            "libraries": {"cryptography": {"version": "41.0.7", "openssl": "OpenSSL 3.0.13"}},
+        }
+    )
+    b.environment.update(
+        {
+            "cpu": {"model": "B\x1b[2J"},
+            "python": {"version": "3.12.1"},
+            "os": {"pretty_name": "Y"},
+            "libraries": {"cryptography": {"version": "42.0.1", "openssl": "OpenSSL 3.2.1"}},
+        }
+    )
     text, tip = environment_line(a, b)
     assert text.startswith("Differs between the runs: machine (alpha → beta), CPU model (A → B\\x1b[2J), ")
     assert text.endswith(", Python (3.11.7 → 3.12.1) and 2 more (hover to see them).")
-    assert tip.splitlines()[-2:] == ["cryptography version (41.0.7 → 42.0.1)",
-                                     "cryptography OpenSSL (OpenSSL 3.0.13 → OpenSSL 3.2.1)"]
+    assert tip.splitlines()[-2:] == [
+        "cryptography version (41.0.7 → 42.0.1)",
+        "cryptography OpenSSL (OpenSSL 3.0.13 → OpenSSL 3.2.1)",
+    ]
     assert len(tip.splitlines()) == 6
 
 
 def test_failed_job_with_nothing_to_compare_is_listed(qtbot: Any) -> None:
     a = _baseline()
     b = _candidate()
-    b.jobs[2] = _job(RUN_B, 2, 64, {}, scheme="ed25519", params={}, label="Ed25519", family="signature",
-                     status="failed", error="boom")
+    b.jobs[2] = _job(
+        RUN_B,
+        2,
+        64,
+        {},
+        scheme="ed25519",
+        params={},
+        label="Ed25519",
+        family="signature",
+        status="failed",
+        error="boom",
+    )
     rows = compare_runs(a, b)
     row = next(r for r in rows if r.label == "Ed25519")
     assert row.verdict == NOT_COMPARABLE and "candidate failed: boom" in row.note
@@ -303,12 +375,26 @@ def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
     """Compare and the report say the same of the same two runs, 3 % within noise included."""
     from app.report.baseline import match_baseline
 
-    a = _run(RUN_A, "a", "2026-01-01T10:00:00+00:00", "alpha",
-             [_job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=8, spread=0.2)}),
-              _job(RUN_A, 1, 2048, {"encrypt": _samples(10e-6)})])
-    b = _run(RUN_B, "b", "2026-01-02T10:00:00+00:00", "alpha",
-             [_job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=8, spread=0.2, phase=2)}),
-              _job(RUN_B, 1, 2048, {"encrypt": _samples(13e-6)})])
+    a = _run(
+        RUN_A,
+        "a",
+        "2026-01-01T10:00:00+00:00",
+        "alpha",
+        [
+            _job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=8, spread=0.2)}),
+            _job(RUN_A, 1, 2048, {"encrypt": _samples(10e-6)}),
+        ],
+    )
+    b = _run(
+        RUN_B,
+        "b",
+        "2026-01-02T10:00:00+00:00",
+        "alpha",
+        [
+            _job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=8, spread=0.2, phase=2)}),
+            _job(RUN_B, 1, 2048, {"encrypt": _samples(13e-6)}),
+        ],
+    )
     compare = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b)}
     report = {(p.job.message_size, p.metric): p.verdict for p in match_baseline(b, a).pairs}
     assert compare == report

@@ -17,9 +17,15 @@ PI_RUN = "20260110-100000-ababab"
 
 
 def _pi_run() -> RunResult:
-    return RunResult(id=PI_RUN, started="2026-01-10T10:00:00+00:00", finished="2026-01-10T10:05:00+00:00",
-                     status="finished", environment=cases.environment("raspberrypi", "42.0.1", "OpenSSL 3.2.1"),
-                     profile={"name": "on the pi", "jobs": []}, jobs=[cases.job(PI_RUN, 0, 90e-6)])
+    return RunResult(
+        id=PI_RUN,
+        started="2026-01-10T10:00:00+00:00",
+        finished="2026-01-10T10:05:00+00:00",
+        status="finished",
+        environment=cases.environment("raspberrypi", "42.0.1", "OpenSSL 3.2.1"),
+        profile={"name": "on the pi", "jobs": []},
+        jobs=[cases.job(PI_RUN, 0, 90e-6)],
+    )
 
 
 @pytest.fixture

@@ -24,8 +24,11 @@ def store_path(tmp_path: Path) -> Path:
 
 def _first_run_jobs() -> list[Any]:
     run_id = cases.RUNS[0][0]
-    return [cases.job(run_id, 0, 1.0), cases.job(run_id, 1, 1.0, params={"key_bits": 256}),
-            cases.job(run_id, 2, 1.0, backend="pycryptodome")]
+    return [
+        cases.job(run_id, 0, 1.0),
+        cases.job(run_id, 1, 1.0, params={"key_bits": 256}),
+        cases.job(run_id, 2, 1.0, backend="pycryptodome"),
+    ]
 
 
 def test_the_dialog_draws_the_history_with_intervals_and_change_marks(qtbot: Any, store_path: Path) -> None:
@@ -43,8 +46,10 @@ def test_the_dialog_draws_the_history_with_intervals_and_change_marks(qtbot: Any
     assert list(highs) == pytest.approx([p.ci95_high for p in dialog.points])
     assert all(np.asarray(bars["top"]) > 0) and all(np.asarray(bars["bottom"]) > 0)
     # one coloured series per machine, named in the legend
-    assert {name: list(curve.getData()[0]) for name, curve in dialog.machine_curves.items()} == \
-        {"alpha": [0.0, 1.0, 2.0], "beta": [3.0]}
+    assert {name: list(curve.getData()[0]) for name, curve in dialog.machine_curves.items()} == {
+        "alpha": [0.0, 1.0, 2.0],
+        "beta": [3.0],
+    }
     assert [label.text for _, label in dialog.legend.items] == ["alpha", "beta"]
     # the upgrade between the 2nd and 3rd run, the other machine between the 3rd and 4th
     assert [line.value() for line in dialog.change_lines] == [1.5, 2.5]
@@ -52,8 +57,10 @@ def test_the_dialog_draws_the_history_with_intervals_and_change_marks(qtbot: Any
     assert dialog.change_lines[1].label.toPlainText() == "machine: alpha → beta"
     assert dialog.axis.labels()[0].startswith("2026-01-0")
     # the table lists the same points with their conditions
-    rows = [[dialog.table.topLevelItem(i).text(c) for c in range(dialog.table.columnCount())]
-            for i in range(dialog.table.topLevelItemCount())]
+    rows = [
+        [dialog.table.topLevelItem(i).text(c) for c in range(dialog.table.columnCount())]
+        for i in range(dialog.table.topLevelItemCount())
+    ]
     assert [row[1] for row in rows] == ["alpha", "alpha", "alpha", "beta"]
     assert rows[2][2] == "cryptography 42.0.1, OpenSSL 3.2.1" and rows[2][6].startswith("cryptography 41.0.7")
     assert "4 runs" in dialog.header.text() and "2 machines" in dialog.header.text()
@@ -71,8 +78,14 @@ def test_another_job_of_the_run_is_its_own_trend(qtbot: Any, store_path: Path) -
 def test_a_job_in_one_run_only_says_so_instead_of_plotting(qtbot: Any, tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     run_id, started, host, cryptography, openssl, median = cases.RUNS[0]
-    run = RunResult(id=run_id, started=started, status="running", profile={"name": "one", "jobs": []},
-                    environment=cases.environment(host, cryptography, openssl), jobs=[cases.job(run_id, 0, median)])
+    run = RunResult(
+        id=run_id,
+        started=started,
+        status="running",
+        profile={"name": "one", "jobs": []},
+        environment=cases.environment(host, cryptography, openssl),
+        jobs=[cases.job(run_id, 0, median)],
+    )
     cases.write(path, run)
     dialog = TrendDialog(path, run.jobs)
     qtbot.addWidget(dialog)
@@ -86,8 +99,14 @@ def test_a_job_in_one_run_only_says_so_instead_of_plotting(qtbot: Any, tmp_path:
 def test_a_job_never_finished_and_a_run_without_jobs(qtbot: Any, tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     run_id, started, host, cryptography, openssl, _ = cases.RUNS[4]
-    run = RunResult(id=run_id, started=started, status="running", profile={"name": "one", "jobs": []},
-                    environment=cases.environment(host, cryptography, openssl), jobs=[cases.job(run_id, 0, None)])
+    run = RunResult(
+        id=run_id,
+        started=started,
+        status="running",
+        profile={"name": "one", "jobs": []},
+        environment=cases.environment(host, cryptography, openssl),
+        jobs=[cases.job(run_id, 0, None)],
+    )
     cases.write(path, run)
     dialog = TrendDialog(path, run.jobs)
     qtbot.addWidget(dialog)
@@ -114,9 +133,17 @@ def test_history_opens_the_trend_of_the_selected_run(qtbot: Any, store_path: Pat
 def test_stored_text_is_shown_escaped(qtbot: Any, store_path: Path) -> None:
     run_id = "20260106-100000-ffffff"
     env = cases.environment("beta\x1b[2J", "43.0.0\u202e", "OpenSSL 3.2.1 30 Jan 2024")
-    cases.write(store_path, RunResult(id=run_id, started="2026-01-06T10:00:00+00:00", status="running",
-                                      environment=env, profile={"name": "t", "jobs": []},
-                                      jobs=[cases.job(run_id, 0, 8e-6)]))
+    cases.write(
+        store_path,
+        RunResult(
+            id=run_id,
+            started="2026-01-06T10:00:00+00:00",
+            status="running",
+            environment=env,
+            profile={"name": "t", "jobs": []},
+            jobs=[cases.job(run_id, 0, 8e-6)],
+        ),
+    )
     dialog = TrendDialog(store_path, _first_run_jobs())
     qtbot.addWidget(dialog)
     label = dialog.change_lines[-1].label.toPlainText()

@@ -20,14 +20,23 @@ from app.gui.results.table import EVERY_METRIC, ResultsTable
 from app.gui.vocab import PlotTab
 
 
-def _step(offered: float, achieved: float, p50: float, p99: float, *, saturated: bool = False,
-          errors: int = 0) -> LoadStep:
-    return LoadStep(offered_per_s=offered, achieved_per_s=achieved, errors=errors,
-                    latency_s={"p50": p50, "p90": (p50 + p99) / 2, "p99": p99, "p99.9": p99 * 1.5, "max": p99 * 2},
-                    generator_saturated=saturated, sent=int(offered), completed=int(achieved),
-                    generator_cpu_percent=30.0, server_cpu_percent=80.0,
-                    saturation_reason="the generator handed requests to the kernel up to 2.00 ms late (p99; limit "
-                                      "1 ms)" if saturated else None)
+def _step(
+    offered: float, achieved: float, p50: float, p99: float, *, saturated: bool = False, errors: int = 0
+) -> LoadStep:
+    return LoadStep(
+        offered_per_s=offered,
+        achieved_per_s=achieved,
+        errors=errors,
+        latency_s={"p50": p50, "p90": (p50 + p99) / 2, "p99": p99, "p99.9": p99 * 1.5, "max": p99 * 2},
+        generator_saturated=saturated,
+        sent=int(offered),
+        completed=int(achieved),
+        generator_cpu_percent=30.0,
+        server_cpu_percent=80.0,
+        saturation_reason="the generator handed requests to the kernel up to 2.00 ms late (p99; limit 1 ms)"
+        if saturated
+        else None,
+    )
 
 
 def _metric(median: float) -> MetricResult:
@@ -35,33 +44,90 @@ def _metric(median: float) -> MetricResult:
     return MetricResult(summarize(samples), samples)
 
 
-def _load_job(index: int, load: Load, *, scheme: str = "x25519", label: str = "X25519 [cryptography]",
-              family: str = "key-agreement", status: str = "ok") -> JobResult:
-    cpu = CpuUsage({"sender": ProcessUsage(samples=10, mean_percent=35.0, max_percent=60.0),
-                    "receiver": ProcessUsage(samples=10, mean_percent=90.0, max_percent=99.0)}, 0.1)
-    return JobResult(id=f"run/{index}", index=index, scheme=scheme, backend="cryptography", params={}, label=label,
-                     family=family, mode="load", message_size=32, status=status, cpu=cpu, load=load,
-                     metrics={"latency": _metric(2e-4), "server": _metric(5e-5)})
+def _load_job(
+    index: int,
+    load: Load,
+    *,
+    scheme: str = "x25519",
+    label: str = "X25519 [cryptography]",
+    family: str = "key-agreement",
+    status: str = "ok",
+) -> JobResult:
+    cpu = CpuUsage(
+        {
+            "sender": ProcessUsage(samples=10, mean_percent=35.0, max_percent=60.0),
+            "receiver": ProcessUsage(samples=10, mean_percent=90.0, max_percent=99.0),
+        },
+        0.1,
+    )
+    return JobResult(
+        id=f"run/{index}",
+        index=index,
+        scheme=scheme,
+        backend="cryptography",
+        params={},
+        label=label,
+        family=family,
+        mode="load",
+        message_size=32,
+        status=status,
+        cpu=cpu,
+        load=load,
+        metrics={"latency": _metric(2e-4), "server": _metric(5e-5)},
+    )
 
 
 #: A sweep past the knee: 1,800/s the most achieved, the server kept up to 1,500/s (p99 2 ms).
-SWEEP = Load(clients=4, server_workers=1, request="handshake", duration_s=3.0, warmup_s=0.5,
-             server_request_s=5e-4, client_prepare_s=3e-4, knee_per_s=1800.0, sustained_per_s=1500.0,
-             sustained_p99_s=2e-3, saturated=True,
-             steps=(_step(500, 500, 3e-4, 1e-3), _step(1500, 1500, 6e-4, 2e-3), _step(2000, 1800, 5e-2, 0.2),
-                    _step(2500, 1700, 0.1, 0.4, saturated=True)))
+SWEEP = Load(
+    clients=4,
+    server_workers=1,
+    request="handshake",
+    duration_s=3.0,
+    warmup_s=0.5,
+    server_request_s=5e-4,
+    client_prepare_s=3e-4,
+    knee_per_s=1800.0,
+    sustained_per_s=1500.0,
+    sustained_p99_s=2e-3,
+    saturated=True,
+    steps=(
+        _step(500, 500, 3e-4, 1e-3),
+        _step(1500, 1500, 6e-4, 2e-3),
+        _step(2000, 1800, 5e-2, 0.2),
+        _step(2500, 1700, 0.1, 0.4, saturated=True),
+    ),
+)
 #: Every step kept up with: the knee is only a lower bound.
-UNDER = Load(clients=2, server_workers=1, request="signed message", duration_s=1.0, warmup_s=0.2,
-             knee_per_s=400.0, sustained_per_s=400.0, sustained_p99_s=9e-4, saturated=False,
-             steps=(_step(200, 200, 2e-4, 8e-4), _step(400, 400, 2.5e-4, 9e-4)))
+UNDER = Load(
+    clients=2,
+    server_workers=1,
+    request="signed message",
+    duration_s=1.0,
+    warmup_s=0.2,
+    knee_per_s=400.0,
+    sustained_per_s=400.0,
+    sustained_p99_s=9e-4,
+    saturated=False,
+    steps=(_step(200, 200, 2e-4, 8e-4), _step(400, 400, 2.5e-4, 9e-4)),
+)
 #: One fixed rate, which the generator could not keep to.
 FIXED = Load(clients=4, server_workers=2, steps=(_step(200, 199, 1.9e-4, 5.9e-3, saturated=True),))
 
 
 def _operations_job(index: int) -> JobResult:
-    return JobResult(id=f"run/{index}", index=index, scheme="aes-gcm", backend="cryptography",
-                     params={"key_bits": 128}, label="AES-128-GCM [cryptography]", family="aead",
-                     mode="operations", message_size=1024, status="ok", metrics={"encrypt": _metric(2e-6)})
+    return JobResult(
+        id=f"run/{index}",
+        index=index,
+        scheme="aes-gcm",
+        backend="cryptography",
+        params={"key_bits": 128},
+        label="AES-128-GCM [cryptography]",
+        family="aead",
+        mode="operations",
+        message_size=1024,
+        status="ok",
+        metrics={"encrypt": _metric(2e-6)},
+    )
 
 
 # ------------------------------------------------------------------------ the table
@@ -74,19 +140,30 @@ def _texts(table: ResultsTable) -> list[list[str]]:
 def test_the_headline_row_of_a_load_job_holds_its_knee_and_p99(qtbot: Any) -> None:
     table = ResultsTable()
     qtbot.addWidget(table)
-    table.set_results([_load_job(0, SWEEP), _load_job(1, UNDER, scheme="ed25519", label="Ed25519 [cryptography]",
-                                                      family="signature"), _load_job(2, FIXED), _operations_job(3)])
+    table.set_results(
+        [
+            _load_job(0, SWEEP),
+            _load_job(1, UNDER, scheme="ed25519", label="Ed25519 [cryptography]", family="signature"),
+            _load_job(2, FIXED),
+            _operations_job(3),
+        ]
+    )
     rows = _texts(table)
     pick = [(row[Column.METRIC], row[Column.MEDIAN], row[Column.P95], row[Column.CI95]) for row in rows]
-    assert pick == [("handshakes/s", "knee 1,800/s", "p99 2 ms", "-"),
-                    ("signed messages/s", "≥ 400/s", "p99 900 µs", "-"),
-                    ("handshakes/s", "199/s", "p99 5.9 ms", "-"),
-                    ("encrypt", "2.04 µs", rows[3][Column.P95], rows[3][Column.CI95])]
+    assert pick == [
+        ("handshakes/s", "knee 1,800/s", "p99 2 ms", "-"),
+        ("signed messages/s", "≥ 400/s", "p99 900 µs", "-"),
+        ("handshakes/s", "199/s", "p99 5.9 ms", "-"),
+        ("encrypt", "2.04 µs", rows[3][Column.P95], rows[3][Column.CI95]),
+    ]
     assert rows[0][Column.MODE] == "load"  # no placement recorded: the mode alone
     model = table.model
     # Sorted as numbers: the knee, then the p99 in seconds.
     assert [model.index(row, Column.MEDIAN).data(int(QtCore.Qt.ItemDataRole.UserRole)) for row in range(3)] == [
-        1800.0, 400.0, 199.0]
+        1800.0,
+        400.0,
+        199.0,
+    ]
     assert model.index(0, Column.P95).data(int(QtCore.Qt.ItemDataRole.UserRole)) == 2e-3
 
 
@@ -98,12 +175,15 @@ def test_the_tooltips_give_every_step_and_what_each_figure_is() -> None:
     assert "the server's crypto 500 µs" in tip
     for step in SWEEP.steps:
         assert f"• {step_line(step, cpu=True)}" in tip
-    assert "offered 2,500/s → achieved 1,700/s · p50 100 ms, p99 400 ms, max 800 ms · generator CPU 30 %, " \
-           "server CPU 80 % · generator-saturated: the generator handed requests" in tip
+    assert (
+        "offered 2,500/s → achieved 1,700/s · p50 100 ms, p99 400 ms, max 800 ms · generator CPU 30 %, "
+        "server CPU 80 % · generator-saturated: the generator handed requests" in tip
+    )
     assert "p99 latency at 1,500/s, the highest rate the server kept up with" in (cells[Column.P95].tip or "")
     assert (cells[Column.CPU].tip or "").startswith("sender = the load generator")
-    assert "the knee lies above the highest rate achieved (400/s)" in (load_row(_load_job(1, UNDER))[Column.MEDIAN]
-                                                                        .tip or "")
+    assert "the knee lies above the highest rate achieved (400/s)" in (
+        load_row(_load_job(1, UNDER))[Column.MEDIAN].tip or ""
+    )
     fixed = load_row(_load_job(2, FIXED))
     assert fixed[Column.MEDIAN].foreground is not None  # generator-saturated: in the warning colour
     assert "not the server's figure" in (fixed[Column.MEDIAN].tip or "")
@@ -111,12 +191,18 @@ def test_the_tooltips_give_every_step_and_what_each_figure_is() -> None:
 
 
 def test_a_load_job_without_a_server_figure_says_so() -> None:
-    generator_bound = Load(clients=4, server_workers=1, knee_per_s=None,
-                           steps=(_step(200, 200, 2e-4, 6e-3, saturated=True),
-                                  _step(1000, 1000, 1e-4, 7e-3, saturated=True)))
+    generator_bound = Load(
+        clients=4,
+        server_workers=1,
+        knee_per_s=None,
+        steps=(_step(200, 200, 2e-4, 6e-3, saturated=True), _step(1000, 1000, 1e-4, 7e-3, saturated=True)),
+    )
     cells = load_row(_load_job(0, generator_bound))
     assert (cells[Column.MEDIAN].text, cells[Column.MEDIAN].key, cells[Column.P95].text) == (
-        "generator-bound", None, "-")
+        "generator-bound",
+        None,
+        "-",
+    )
     failed = load_row(_load_job(1, None, status="failed"))  # type: ignore[arg-type]  # failed before a step
     assert (failed[Column.METRIC].text, failed[Column.MEDIAN].text) == (LOAD_ROW, "-")
 
@@ -165,8 +251,13 @@ def test_the_load_tab_draws_p50_and_p99_against_achieved_rate_one_pair_per_job(p
     fills = [brush.color() for brush in sweep_p99.opts["symbolBrush"]]
     assert fills[:3] == [sweep_p99.opts["pen"].color()] * 3 and fills[3] == panel._bg
     legend = [label.text for _, label in panel._load_legend.items]
-    assert legend == ["X25519 [cryptography] · 4 clients × 1 workers",
-                      "X25519 [cryptography] · 4 clients × 2 workers", "p99", "p50", SATURATED_LEGEND]
+    assert legend == [
+        "X25519 [cryptography] · 4 clients × 1 workers",
+        "X25519 [cryptography] · 4 clients × 2 workers",
+        "p99",
+        "p50",
+        SATURATED_LEGEND,
+    ]
     assert "hollow: the load generator, not the server, was the limit" in panel._load_header.text()
 
 
@@ -182,8 +273,11 @@ def test_load_curves_fill_as_jobs_finish_and_clear_on_reset(panel: PlotsPanel) -
     panel.reset()
     assert _drawn(panel) == [] and panel._load_curves == []
     # A stored run opened: its load jobs, failed ones and steps without a completed request left out.
-    empty = Load(clients=1, server_workers=1, steps=(
-        LoadStep(offered_per_s=100, achieved_per_s=0, errors=100, latency_s={}), _step(50, 50, 1e-4, 2e-4)))
+    empty = Load(
+        clients=1,
+        server_workers=1,
+        steps=(LoadStep(offered_per_s=100, achieved_per_s=0, errors=100, latency_s={}), _step(50, 50, 1e-4, 2e-4)),
+    )
     panel.show_results([_load_job(0, empty), _load_job(1, SWEEP, status="failed")])
     assert [c.rates.tolist() for c in panel._load_curves] == [[50.0]]
     assert "1 step with no completed request not shown" in panel._load_header.text()
@@ -201,9 +295,11 @@ def test_hollow_points_follow_the_theme_and_the_hover_names_the_step(panel: Plot
     vb = panel._load_plot.getPlotItem().vb
     vb.setRange(xRange=(2.0, 2.6), yRange=(-4.0, -2.0), padding=0)
     panel._on_load_hover((vb.mapViewToScene(QtCore.QPointF(np.log10(199), np.log10(5.9e-3))),))
-    assert panel._load_readout.text() == ("X25519 [cryptography] · offered 200/s → achieved 199/s · p50 190 µs, "
-                                          "p99 5.9 ms, max 11.8 ms · generator-saturated: the generator handed "
-                                          "requests to the kernel up to 2.00 ms late (p99; limit 1 ms)")
+    assert panel._load_readout.text() == (
+        "X25519 [cryptography] · offered 200/s → achieved 199/s · p50 190 µs, "
+        "p99 5.9 ms, max 11.8 ms · generator-saturated: the generator handed "
+        "requests to the kernel up to 2.00 ms late (p99; limit 1 ms)"
+    )
 
 
 def test_the_live_latency_stream_goes_to_the_samples_tab_only(panel: PlotsPanel) -> None:
@@ -223,8 +319,10 @@ def test_a_finished_load_job_reaches_the_table_and_the_load_tab_at_once(qtbot: A
     from app.core.run.events import JobFinished
     from app.gui.main_window import MainWindow
 
-    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat),
-                        store_path=tmp_path / "store.sqlite3")
+    window = MainWindow(
+        settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat),
+        store_path=tmp_path / "store.sqlite3",
+    )
     qtbot.addWidget(window)
     try:
         window._on_events([JobFinished(0, _load_job(0, SWEEP)), JobFinished(1, _operations_job(1))])

@@ -26,13 +26,31 @@ def _metric(samples: list[float]) -> MetricResult:
     return MetricResult(summarize(samples), samples)
 
 
-def _job(index: int, metrics: dict[str, list[float]], *, scheme: str = "aes-gcm", backend: str = "cryptography",
-         params: dict[str, Any] | None = None, label: str = "AES-128-GCM [cryptography]", mode: str = "operations",
-         size: int = 1024, status: str = "ok") -> JobResult:
-    return JobResult(id=f"run/{index}", index=index, scheme=scheme, backend=backend,
-                     params=params if params is not None else {"key_bits": 128}, label=label, family="aead",
-                     mode=mode, message_size=size, status=status,
-                     metrics={name: _metric(values) for name, values in metrics.items()})
+def _job(
+    index: int,
+    metrics: dict[str, list[float]],
+    *,
+    scheme: str = "aes-gcm",
+    backend: str = "cryptography",
+    params: dict[str, Any] | None = None,
+    label: str = "AES-128-GCM [cryptography]",
+    mode: str = "operations",
+    size: int = 1024,
+    status: str = "ok",
+) -> JobResult:
+    return JobResult(
+        id=f"run/{index}",
+        index=index,
+        scheme=scheme,
+        backend=backend,
+        params=params if params is not None else {"key_bits": 128},
+        label=label,
+        family="aead",
+        mode=mode,
+        message_size=size,
+        status=status,
+        metrics={name: _metric(values) for name, values in metrics.items()},
+    )
 
 
 @pytest.fixture
@@ -175,14 +193,33 @@ def test_sample_colours_follow_the_legend_and_log_scale_reaches_the_curves(panel
 
 def _results() -> list[JobResult]:
     return [
-        _job(0, {"keygen": _samples(1e-3, 20, 1), "encrypt": _samples(2e-6, 200, 2),
-                 "decrypt": _samples(1.8e-6, 200, 3)}, size=64),
-        _job(1, {"keygen": _samples(1e-3, 20, 4), "encrypt": _samples(9e-6, 200, 5),
-                 "decrypt": _samples(8e-6, 200, 6)}, size=4096),
-        _job(2, {"keygen": _samples(1e-3, 20, 7), "encrypt": _samples(3e-6, 4, 8),  # n < 6: no CI
-                 "decrypt": _samples(3e-6, 4, 9)}, size=1024),
-        _job(3, {"encrypt": _samples(5e-4, 50, 10)}, scheme="rsa-oaep", params={"bits": 2048},
-             label="RSA-2048-OAEP [cryptography]", size=190),
+        _job(
+            0,
+            {"keygen": _samples(1e-3, 20, 1), "encrypt": _samples(2e-6, 200, 2), "decrypt": _samples(1.8e-6, 200, 3)},
+            size=64,
+        ),
+        _job(
+            1,
+            {"keygen": _samples(1e-3, 20, 4), "encrypt": _samples(9e-6, 200, 5), "decrypt": _samples(8e-6, 200, 6)},
+            size=4096,
+        ),
+        _job(
+            2,
+            {
+                "keygen": _samples(1e-3, 20, 7),
+                "encrypt": _samples(3e-6, 4, 8),  # n < 6: no CI
+                "decrypt": _samples(3e-6, 4, 9),
+            },
+            size=1024,
+        ),
+        _job(
+            3,
+            {"encrypt": _samples(5e-4, 50, 10)},
+            scheme="rsa-oaep",
+            params={"bits": 2048},
+            label="RSA-2048-OAEP [cryptography]",
+            size=190,
+        ),
         _job(4, {}, status="failed"),
         _job(5, {"encrypt": _samples(1.0, 50, 11)}, status="cancelled"),
     ]
@@ -191,8 +228,13 @@ def _results() -> list[JobResult]:
 def test_default_metric_prefers_the_per_message_metric() -> None:
     ops = _results()
     assert default_metric(ops) == "encrypt"
-    session = [_job(0, {"handshake": [1e-3] * 6, "compute": [1e-6] * 6, "receiver": [1e-6] * 6,
-                        "rtt": [5e-5] * 6}, mode="loopback")]
+    session = [
+        _job(
+            0,
+            {"handshake": [1e-3] * 6, "compute": [1e-6] * 6, "receiver": [1e-6] * 6, "rtt": [5e-5] * 6},
+            mode="loopback",
+        )
+    ]
     assert default_metric(session) == "compute"
     assert default_metric([_job(0, {"keygen": [1.0] * 6, "sign": [1.0] * 6, "verify": [1.0] * 6})]) == "sign"
     assert default_metric([_job(0, {"keygen": [1.0] * 6, "exchange": [1.0] * 6})]) == "exchange"
@@ -285,8 +327,7 @@ def test_select_result_shows_its_samples_and_histogram(panel: PlotsPanel) -> Non
     assert panel.sample_count() == 40
 
     assert panel._hist_combo.currentText() == "encrypt"
-    assert [panel._hist_combo.itemText(i) for i in range(panel._hist_combo.count())] == ["keygen", "encrypt",
-                                                                                       "decrypt"]
+    assert [panel._hist_combo.itemText(i) for i in range(panel._hist_combo.count())] == ["keygen", "encrypt", "decrypt"]
     x, y = _xy(panel._hist_curve)
     assert x.size == y.size + 1
     assert y.sum() == len(result.metrics["encrypt"].samples)
@@ -392,8 +433,14 @@ def test_grid_lines_are_opaque_blends_of_the_axis_colour_onto_the_background(pan
     dark.setColor(QtGui.QPalette.ColorRole.Window, QtGui.QColor(30, 30, 30))
     dark.setColor(QtGui.QPalette.ColorRole.WindowText, QtGui.QColor(230, 230, 230))
     panel.setPalette(dark)
-    plots = [panel._samples_plot.getPlotItem(), panel._hist_plot.getPlotItem(), panel._cmp_plot.getPlotItem(),
-             panel._scl_plot.getPlotItem(), panel._cpu_plot, panel._rss_plot]
+    plots = [
+        panel._samples_plot.getPlotItem(),
+        panel._hist_plot.getPlotItem(),
+        panel._cmp_plot.getPlotItem(),
+        panel._scl_plot.getPlotItem(),
+        panel._cpu_plot,
+        panel._rss_plot,
+    ]
     panel._cmp_axis.set_labels([f"job {k}" for k in range(101)])
     checked = 0
     for plot in plots:
@@ -451,10 +498,12 @@ def test_log_axis_labels_never_overlap(panel: PlotsPanel, qtbot: Any) -> None:
     scaling = panel._scl_plot.getPlotItem()
     samples = panel._samples_plot.getPlotItem()
     samples.setLogMode(x=False, y=True)
-    cases = [(3, scaling.getAxis("bottom"), scaling, (np.log10(18), np.log10(80)), "x"),  # 18 B .. 80 B
-             (3, scaling.getAxis("bottom"), scaling, (0.0, 9.0), "x"),  # 1 B .. 1 GB
-             (0, samples.getAxis("left"), samples, (-5.5, -4.1), "y"),  # 3 µs .. 80 µs: "10 µs/9/8"
-             (3, scaling.getAxis("left"), scaling, (-9.0, 1.0), "y")]
+    cases = [
+        (3, scaling.getAxis("bottom"), scaling, (np.log10(18), np.log10(80)), "x"),  # 18 B .. 80 B
+        (3, scaling.getAxis("bottom"), scaling, (0.0, 9.0), "x"),  # 1 B .. 1 GB
+        (0, samples.getAxis("left"), samples, (-5.5, -4.1), "y"),  # 3 µs .. 80 µs: "10 µs/9/8"
+        (3, scaling.getAxis("left"), scaling, (-9.0, 1.0), "y"),
+    ]
     for tab, axis, plot, span, which in cases:
         panel.tabs.setCurrentIndex(tab)  # an axis has its size once its tab is shown
         QtCore.QCoreApplication.processEvents()
@@ -462,7 +511,7 @@ def test_log_axis_labels_never_overlap(panel: PlotsPanel, qtbot: Any) -> None:
         rects = _text_rects(axis)
         assert rects, (axis.orientation, span)
         for i, a in enumerate(rects):
-            for b in rects[i + 1:]:
+            for b in rects[i + 1 :]:
                 assert not a.intersects(b), (axis.orientation, span, a, b)
 
 
@@ -482,9 +531,11 @@ def test_legends_sit_outside_the_plotted_area(panel: PlotsPanel, qtbot: Any) -> 
     panel.add_samples(0, "decrypt", _samples(3e-6, 50))
     panel.add_resource(0, "worker", 0.1, 95.0, 50 << 20)
     panel.show_results(_results())
-    for tab, plot, legend in ((0, panel._samples_plot.getPlotItem(), panel._samples_legend),
-                              (3, panel._scl_plot.getPlotItem(), panel._scl_legend),
-                              (4, panel._cpu_plot, panel._cpu_legend)):
+    for tab, plot, legend in (
+        (0, panel._samples_plot.getPlotItem(), panel._samples_legend),
+        (3, panel._scl_plot.getPlotItem(), panel._scl_legend),
+        (4, panel._cpu_plot, panel._cpu_legend),
+    ):
         panel.tabs.setCurrentIndex(tab)
         panel.refresh()
         QtCore.QCoreApplication.processEvents()
@@ -497,13 +548,15 @@ def test_bar_labels_fit_stay_distinct_and_keep_what_tells_them_apart() -> None:
     from app.gui.plots.comparison import bar_labels
 
     metrics = QtGui.QFontMetricsF(QtGui.QFont())
-    texts = [f"#{k} ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [{backend}] · 18 B"
-             for k, backend in ((1, "tinyec"), (2, "cryptography"), (3, "tinyec (Nagle on)"))]
+    texts = [
+        f"#{k} ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [{backend}] · 18 B"
+        for k, backend in ((1, "tinyec"), (2, "cryptography"), (3, "tinyec (Nagle on)"))
+    ]
     budget = metrics.horizontalAdvance(texts[0]) * 0.6
     shown = bar_labels(texts, budget, metrics)
     assert len(set(shown)) == 3
     for full, short in zip(texts, shown):
-        assert short.endswith(full[full.rfind(" ["):])  # backend, Nagle and size kept whole
+        assert short.endswith(full[full.rfind(" [") :])  # backend, Nagle and size kept whole
         assert short != full and metrics.horizontalAdvance(short) <= budget + 1
 
 
@@ -572,11 +625,14 @@ def test_metric_choices_say_how_many_jobs_have_each(panel: PlotsPanel) -> None:
 def test_legend_labels_keep_the_backend_whole_and_stay_distinct() -> None:
     from app.gui.plots.common import short_distinct
 
-    names = ["X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]",
-             "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] · loopback",
-             "ChaCha20-Poly1305 [cryptography]", "AES-256-GCM [pycryptodome]"]
+    names = [
+        "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]",
+        "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] · loopback",
+        "ChaCha20-Poly1305 [cryptography]",
+        "AES-256-GCM [pycryptodome]",
+    ]
     shown = short_distinct(names, 26)
     assert len(set(shown)) == len(names)
-    assert all(label.endswith(name[name.rfind(" ["):]) for label, name in zip(shown, names))
+    assert all(label.endswith(name[name.rfind(" [") :]) for label, name in zip(shown, names))
     assert shown[3] == "AES-256-GCM [pycryptodome]"  # short enough: untouched
     assert len(shown[2]) < len(names[2]) + 1 and shown[0] != names[0]

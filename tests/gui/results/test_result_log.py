@@ -29,8 +29,7 @@ def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
 def _log_run(window: MainWindow, run: RunResult) -> list[str]:
     """Feed a run's events to the window as its event buffer would; the lines about the governor."""
     window.controller.run = run  # what RunController.start sets before the events are drained
-    window._on_events([RunStarted(run.id, len(run.jobs), run.name),
-                       *(JobFinished(job.index, job) for job in run.jobs)])
+    window._on_events([RunStarted(run.id, len(run.jobs), run.name), *(JobFinished(job.index, job) for job in run.jobs)])
     window.controller.run = None
     return [line for line in window.log.shown_lines() if "governor" in line]
 

@@ -22,14 +22,19 @@ ERROR = "worker process was killed by SIGKILL"
 
 def _metric(median: float, n: int = 30) -> MetricResult:
     samples = [median * (1 + 0.01 * ((i % 5) - 2)) for i in range(n)]
-    return MetricResult(summarize(samples), samples, batch=10, traced_peak_bytes=2048,
-                        throughput_bytes_per_s=None)
+    return MetricResult(summarize(samples), samples, batch=10, traced_peak_bytes=2048, throughput_bytes_per_s=None)
 
 
 def _job(index: int, **fields: Any) -> JobResult:
     base: dict[str, Any] = {
-        "scheme": "aes-gcm", "backend": "cryptography", "params": {"key_bits": 128}, "label": "AES-128-GCM",
-        "family": "aead", "mode": "operations", "message_size": KIB, "status": "ok",
+        "scheme": "aes-gcm",
+        "backend": "cryptography",
+        "params": {"key_bits": 128},
+        "label": "AES-128-GCM",
+        "family": "aead",
+        "mode": "operations",
+        "message_size": KIB,
+        "status": "ok",
     }
     base.update(fields)
     return JobResult(id=f"run/{index}", index=index, **base)
@@ -37,10 +42,22 @@ def _job(index: int, **fields: Any) -> JobResult:
 
 def _operations_job() -> JobResult:
     return _job(
-        0, metrics={"keygen": _metric(50e-6), "encrypt": _metric(10e-6), "decrypt": _metric(11e-6)},
-        throughput_bytes_per_s=KIB / 10e-6, wire_bytes={"payload": KIB + 28, "overhead": 28},
-        cpu=CpuUsage({"worker": ProcessUsage(samples=12, mean_percent=97.4, max_percent=100.0,
-                                             rss_peak_bytes=50 * MIB, other_processes_mean_percent=3.0)}, 0.1),
+        0,
+        metrics={"keygen": _metric(50e-6), "encrypt": _metric(10e-6), "decrypt": _metric(11e-6)},
+        throughput_bytes_per_s=KIB / 10e-6,
+        wire_bytes={"payload": KIB + 28, "overhead": 28},
+        cpu=CpuUsage(
+            {
+                "worker": ProcessUsage(
+                    samples=12,
+                    mean_percent=97.4,
+                    max_percent=100.0,
+                    rss_peak_bytes=50 * MIB,
+                    other_processes_mean_percent=3.0,
+                )
+            },
+            0.1,
+        ),
         memory=MemoryUsage(rss_peak_bytes={"worker": 50 * MIB}, traced_peak_bytes={"encrypt": 2048}),
         validation=Validation(checked=110, failed=0, tamper_tried=5, tamper_rejected=5),
     )
@@ -48,27 +65,52 @@ def _operations_job() -> JobResult:
 
 def _loopback_job() -> JobResult:
     return _job(
-        1, scheme="x25519-aesgcm", params={"curve": "x25519"}, label="X25519 + AES-GCM", family="key-agreement",
-        mode="loopback", message_size=MIB,
+        1,
+        scheme="x25519-aesgcm",
+        params={"curve": "x25519"},
+        label="X25519 + AES-GCM",
+        family="key-agreement",
+        mode="loopback",
+        message_size=MIB,
         metrics={"compute": _metric(2e-6), "receiver": _metric(3e-6), "rtt": _metric(80e-6)},
         wire_bytes={"payload": MIB + 28, "frame": MIB + 36},
-        cpu=CpuUsage({"sender": ProcessUsage(samples=5, mean_percent=41.2, max_percent=60.0, rss_peak_bytes=60 * MIB),
-                      "receiver": ProcessUsage(samples=5, mean_percent=38.0, max_percent=55.0,
-                                               rss_peak_bytes=58 * MIB)}, 0.1),
+        cpu=CpuUsage(
+            {
+                "sender": ProcessUsage(samples=5, mean_percent=41.2, max_percent=60.0, rss_peak_bytes=60 * MIB),
+                "receiver": ProcessUsage(samples=5, mean_percent=38.0, max_percent=55.0, rss_peak_bytes=58 * MIB),
+            },
+            0.1,
+        ),
         memory=MemoryUsage(rss_peak_bytes={"sender": 60 * MIB, "receiver": 58 * MIB}),
         validation=Validation(checked=30),
     )
 
 
 def _failed_job() -> JobResult:
-    return _job(2, scheme="rsa-oaep", params={"bits": 4096}, label="RSA-4096-OAEP",
-                family="public-key-encryption", message_size=64, status="failed", error=ERROR)
+    return _job(
+        2,
+        scheme="rsa-oaep",
+        params={"bits": 4096},
+        label="RSA-4096-OAEP",
+        family="public-key-encryption",
+        message_size=64,
+        status="failed",
+        error=ERROR,
+    )
 
 
 def _warned_job() -> JobResult:
     warning = StabilityWarning.make(WarningCode.HIGH_CV, "sign", "CV 23.0 % ≥ 10 %: samples vary too much")
-    return _job(3, scheme="ed25519", params={}, label="Ed25519", family="signature", message_size=100 * KIB,
-                metrics={"sign": _metric(500e-9)}, warnings=[warning])
+    return _job(
+        3,
+        scheme="ed25519",
+        params={},
+        label="Ed25519",
+        family="signature",
+        message_size=100 * KIB,
+        metrics={"sign": _metric(500e-9)},
+        warnings=[warning],
+    )
 
 
 def _all() -> list[JobResult]:
@@ -258,15 +300,26 @@ def test_counts_are_singular_for_one(qtbot: Any) -> None:
 
 
 def test_the_kernels_view_of_each_end_is_in_the_median_tooltip_of_session_rows(qtbot: Any) -> None:
-    sender = TcpInfo(smoothed_rtt_s=41e-6, rtt_var_s=5e-6, retransmits_total=0, segments_out=12, segments_in=12,
-                     congestion_window_segments=10, mss_bytes=65483, exchanges=12)
-    job = replace(_loopback_job(), tcp_info={"receiver": TcpInfo(unavailable="not available on this OS (Darwin)"),
-                                             "sender": sender})
+    sender = TcpInfo(
+        smoothed_rtt_s=41e-6,
+        rtt_var_s=5e-6,
+        retransmits_total=0,
+        segments_out=12,
+        segments_in=12,
+        congestion_window_segments=10,
+        mss_bytes=65483,
+        exchanges=12,
+    )
+    job = replace(
+        _loopback_job(),
+        tcp_info={"receiver": TcpInfo(unavailable="not available on this OS (Darwin)"), "sender": sender},
+    )
     widget = ResultsTable()
     qtbot.addWidget(widget)
     widget.set_results([_operations_job(), job])
-    kernel = ("kernel (sender): sRTT 41 µs, 12 segments out (1.0 per exchange), 12 in, 0 retransmissions, "
-              "cwnd 10 segments")
+    kernel = (
+        "kernel (sender): sRTT 41 µs, 12 segments out (1.0 per exchange), 12 in, 0 retransmissions, cwnd 10 segments"
+    )
     for metric in ("compute", "rtt"):
         widget.set_metric(metric)
         tip = _text(widget, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)

@@ -32,9 +32,15 @@ NAMES = ["AES-256-GCM (cryptography)", "ChaCha20-Poly1305", "ML-KEM-768 + AES-25
 
 def _bar(**kw: object) -> BarChart:
     values = [3.1e-6, 2.9e-6, 95e-6, 48e-6]
-    chart = BarChart("Encrypt medians", list(NAMES), values, [v * 0.9 for v in values],
-                     [v * 1.1 if i != 1 else None for i, v in enumerate(values)],
-                     marked=[False, False, True, False], marked_label="post-quantum")
+    chart = BarChart(
+        "Encrypt medians",
+        list(NAMES),
+        values,
+        [v * 0.9 for v in values],
+        [v * 1.1 if i != 1 else None for i, v in enumerate(values)],
+        marked=[False, False, True, False],
+        marked_label="post-quantum",
+    )
     for key, value in kw.items():
         setattr(chart, key, value)
     return chart
@@ -42,19 +48,42 @@ def _bar(**kw: object) -> BarChart:
 
 def _line() -> LineChart:
     sizes = [64.0, 1024.0, 16384.0, 262144.0]
-    return LineChart("Scaling with size", "message size", "B", "median time", "s",
-                     [Series("AES-256-GCM", sizes, [1e-6 + s * 1e-9 for s in sizes]),
-                      Series("ML-KEM-768", sizes, [40e-6 + s * 2e-9 for s in sizes], marked=True,
-                             point_labels=["a", "b", "c", "d"])],
-                     log_x=True, log_y=True)
+    return LineChart(
+        "Scaling with size",
+        "message size",
+        "B",
+        "median time",
+        "s",
+        [
+            Series("AES-256-GCM", sizes, [1e-6 + s * 1e-9 for s in sizes]),
+            Series(
+                "ML-KEM-768", sizes, [40e-6 + s * 2e-9 for s in sizes], marked=True, point_labels=["a", "b", "c", "d"]
+            ),
+        ],
+        log_x=True,
+        log_y=True,
+    )
 
 
 def _scatter() -> LineChart:
-    return LineChart("Cost against security", "security", "bits", "median time", "s",
-                     [Series("classical", [112, 128, 192], [48e-6, 42e-6, 120e-6], point_labels=["RSA", "X25519", "P-384"]),
-                      Series("post-quantum", [128, 192, 256], [30e-6, 45e-6, 70e-6], marked=True,
-                             point_labels=["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"])],
-                     lines=False)
+    return LineChart(
+        "Cost against security",
+        "security",
+        "bits",
+        "median time",
+        "s",
+        [
+            Series("classical", [112, 128, 192], [48e-6, 42e-6, 120e-6], point_labels=["RSA", "X25519", "P-384"]),
+            Series(
+                "post-quantum",
+                [128, 192, 256],
+                [30e-6, 45e-6, 70e-6],
+                marked=True,
+                point_labels=["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"],
+            ),
+        ],
+        lines=False,
+    )
 
 
 def _histogram() -> Histogram:
@@ -64,9 +93,11 @@ def _histogram() -> Histogram:
 
 
 def _stacked() -> StackedBars:
-    return StackedBars("Loopback round trip", NAMES[:3], {"compute": [20e-6, 22e-6, 120e-6],
-                                                          "receiver": [10e-6, 11e-6, 60e-6],
-                                                          "network": [35e-6, 38e-6, 40e-6]})
+    return StackedBars(
+        "Loopback round trip",
+        NAMES[:3],
+        {"compute": [20e-6, 22e-6, 120e-6], "receiver": [10e-6, 11e-6, 60e-6], "network": [35e-6, 38e-6, 40e-6]},
+    )
 
 
 CHARTS: dict[str, Callable[[], ChartData]] = {
@@ -116,10 +147,10 @@ def _has_colour(px: np.ndarray, rgb: tuple[int, int, int], tolerance: int = 12) 
 @pytest.mark.parametrize("name", list(CHARTS))
 def test_paints_inside_its_rect_only(qapp: object, name: str) -> None:
     px, rect = _paint_image(CHARTS[name]())
-    inside = px[int(rect.top()):int(rect.bottom()), int(rect.left()):int(rect.right())]
+    inside = px[int(rect.top()) : int(rect.bottom()), int(rect.left()) : int(rect.right())]
     assert (inside != 255).any(axis=2).sum() > 2000, "chart looks blank"
     outside = px.copy()
-    outside[int(rect.top()):int(rect.bottom()), int(rect.left()):int(rect.right())] = 255
+    outside[int(rect.top()) : int(rect.bottom()), int(rect.left()) : int(rect.right())] = 255
     stray = np.argwhere((outside != 255).any(axis=2))
     assert not len(stray), f"painted outside the rect at (y, x) {stray[:5].tolist()}"
     # coloured data appears, not only grey text and grid
@@ -142,8 +173,11 @@ def test_pdf_is_vector_text(qapp: object, tmp_path: Path, name: str) -> None:
     painter = QPainter(writer)
     try:
         width = writer.width() * 0.8
-        paint_chart(painter, QRectF(writer.width() * 0.1, writer.width() * 0.1, width,
-                                    width * preferred_aspect(CHARTS[name]())), CHARTS[name]())
+        paint_chart(
+            painter,
+            QRectF(writer.width() * 0.1, writer.width() * 0.1, width, width * preferred_aspect(CHARTS[name]())),
+            CHARTS[name](),
+        )
     finally:
         painter.end()
     data = path.read_bytes()
@@ -151,8 +185,9 @@ def test_pdf_is_vector_text(qapp: object, tmp_path: Path, name: str) -> None:
     assert b"/Subtype /Image" not in data  # no raster fallback
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext not installed: text extraction not checked")
-    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True,
-                          timeout=30).stdout
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
     for expected in PDF_TEXTS[name]:
         assert expected in text, f"{expected!r} not extractable from the PDF: {text!r}"
 
@@ -200,11 +235,20 @@ def _axis(qapp: object, vmin: float, vmax: float, unit: str, *, log: bool = Fals
         ctx = charts._Ctx(painter, None, 8.0)
         font = ctx.font(0.9)
         if log:
-            axis = _make_log_axis(ctx, vmin, vmax, unit, "median time", ctx.pt(length_pt), font,
-                                         horizontal=True)
+            axis = _make_log_axis(ctx, vmin, vmax, unit, "median time", ctx.pt(length_pt), font, horizontal=True)
         else:
-            axis = _make_linear_axis(ctx, vmin, vmax, unit, "median time", ctx.pt(length_pt), font,
-                                            horizontal=True, include_zero=True, extend=True)
+            axis = _make_linear_axis(
+                ctx,
+                vmin,
+                vmax,
+                unit,
+                "median time",
+                ctx.pt(length_pt),
+                font,
+                horizontal=True,
+                include_zero=True,
+                extend=True,
+            )
         widths = [QFontMetricsF(font, image).horizontalAdvance(s) for s in axis.labels]
     finally:
         painter.end()
@@ -230,15 +274,19 @@ def test_log_axis_labels_carry_their_own_prefix_and_thin_out(qapp: object) -> No
         assert narrow.label_pos[i] - narrow.label_pos[i - 1] >= (widths[i] + widths[i - 1]) / 2
 
 
-@pytest.mark.parametrize("chart", [
-    BarChart("Empty bars", [], [], [], []),
-    BarChart("No values", ["a"], [float("nan")], [None], [None]),
-    LineChart("Empty lines", "size", "B", "time", "s", []),
-    LineChart("No points", "size", "B", "time", "s", [Series("x", [], [])], log_x=True),
-    Histogram("Empty histogram", [], [], median=0.0),
-    Histogram("Zero counts", [0.0, 1.0], [0], median=0.5),
-    StackedBars("Empty stack", [], {}),
-], ids=lambda c: c.title)
+@pytest.mark.parametrize(
+    "chart",
+    [
+        BarChart("Empty bars", [], [], [], []),
+        BarChart("No values", ["a"], [float("nan")], [None], [None]),
+        LineChart("Empty lines", "size", "B", "time", "s", []),
+        LineChart("No points", "size", "B", "time", "s", [Series("x", [], [])], log_x=True),
+        Histogram("Empty histogram", [], [], median=0.0),
+        Histogram("Zero counts", [0.0, 1.0], [0], median=0.5),
+        StackedBars("Empty stack", [], {}),
+    ],
+    ids=lambda c: c.title,
+)
 def test_empty_data_paints_title_and_no_data(qapp: object, chart: ChartData) -> None:
     px, _ = _paint_image(chart)
     assert (px != 255).any(axis=2).sum() > 50
@@ -316,5 +364,5 @@ def test_forty_long_labels_are_wrapped_whole_in_the_label_column(qapp: object) -
     assert max(s.count("\n") + 1 for s in layout.labels if s) * fm.height() <= layout.band * 1.02 + 0.01
     px = _pixels(image)
     outside = px.copy()
-    outside[int(rect.top()):int(rect.bottom()), int(rect.left()):int(rect.right())] = 255
+    outside[int(rect.top()) : int(rect.bottom()), int(rect.left()) : int(rect.right())] = 255
     assert not (outside != 255).any()

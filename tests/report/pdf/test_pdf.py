@@ -45,8 +45,14 @@ LONG_CELL = "a rather long description of what was measured that has to wrap and
 def _fake_charts() -> types.ModuleType:
     module = types.ModuleType("app.report.pdf.charts")
 
-    def paint_chart(painter: QPainter, rect: QRectF, chart: ChartData, *, font_family: str | None = None,
-                    base_point_size: float = 8.0) -> None:
+    def paint_chart(
+        painter: QPainter,
+        rect: QRectF,
+        chart: ChartData,
+        *,
+        font_family: str | None = None,
+        base_point_size: float = 8.0,
+    ) -> None:
         painter.drawRect(rect)
         font = QFont(font_family or "")
         font.setPointSizeF(base_point_size)
@@ -82,32 +88,61 @@ def gui(qapp: object) -> None:
 def _chart(title: str = "Median time per scheme") -> Chart:
     labels = ["AES-128-GCM", "ChaCha20-Poly1305", "RSA-2048", "ML-KEM-768", "X25519"]
     values = [2e-6, 3e-6, 1.2e-3, 4e-5, 6e-5]
-    return Chart(BarChart(title, labels, values, [v * 0.9 for v in values], [v * 1.1 for v in values],
-                          marked=[False, False, False, True, False], marked_label="post-quantum"),
-                 caption="Figure 1: medians with 95 % intervals.")
+    return Chart(
+        BarChart(
+            title,
+            labels,
+            values,
+            [v * 0.9 for v in values],
+            [v * 1.1 for v in values],
+            marked=[False, False, False, True, False],
+            marked_label="post-quantum",
+        ),
+        caption="Figure 1: medians with 95 % intervals.",
+    )
 
 
 def sample_report(rows: int = 120) -> Report:
-    big = Table(list(BIG_HEADER), [[f"row-{i:03d}", "encrypt 1 KiB", f"{i + 1}.5 µs", f"{i}.9–{i + 2}.1 µs"]
-                                   for i in range(rows)],
-                caption="Table 1: every operation", emphasis={0, 5})
-    wide = Table(WIDE_COLUMNS, [[LONG_CELL if c == 6 else f"v{r}-{c}" for c in range(13)] for r in range(4)],
-                 caption="Table 2: a wide table")
+    big = Table(
+        list(BIG_HEADER),
+        [[f"row-{i:03d}", "encrypt 1 KiB", f"{i + 1}.5 µs", f"{i}.9–{i + 2}.1 µs"] for i in range(rows)],
+        caption="Table 1: every operation",
+        emphasis={0, 5},
+    )
+    wide = Table(
+        WIDE_COLUMNS,
+        [[LONG_CELL if c == 6 else f"v{r}-{c}" for c in range(13)] for r in range(4)],
+        caption="Table 2: a wide table",
+    )
     words = " ".join(f"word{i}" for i in range(400))
     return Report(
         title="CryptoBench report: symmetric and post-quantum schemes on a laptop",
         subtitle="Run 2026-11-21 against baseline 2026-11-14",
-        facts=[("Date", "2026-11-21 10:04 UTC"), ("Machine", "x86_64, 8 cores, 16 GiB " * 4),
-               ("Python", "3.11.2"), ("Profile", "quick")],
+        facts=[
+            ("Date", "2026-11-21 10:04 UTC"),
+            ("Machine", "x86_64, 8 cores, 16 GiB " * 4),
+            ("Python", "3.11.2"),
+            ("Profile", "quick"),
+        ],
         sections=[
-            Section("Summary", [
-                Paragraph("The **fastest scheme** was AES-128-GCM; the slowest was **RSA-2048 signing**."),
-                Paragraph("ML-KEM-768 is **4 times faster** than X25519 at key agreement.", style="finding"),
-                Bullets(["First point about the run.", ("Second point, long enough to wrap onto a second line "
-                                                        "so the hanging indent shows under the bullet rather "
-                                                        "than beneath it at all.")]),
-                Paragraph("Times are medians of repeated runs; intervals are 95 % bootstrap.", style="note"),
-            ]),
+            Section(
+                "Summary",
+                [
+                    Paragraph("The **fastest scheme** was AES-128-GCM; the slowest was **RSA-2048 signing**."),
+                    Paragraph("ML-KEM-768 is **4 times faster** than X25519 at key agreement.", style="finding"),
+                    Bullets(
+                        [
+                            "First point about the run.",
+                            (
+                                "Second point, long enough to wrap onto a second line "
+                                "so the hanging indent shows under the bullet rather "
+                                "than beneath it at all."
+                            ),
+                        ]
+                    ),
+                    Paragraph("Times are medians of repeated runs; intervals are 95 % bootstrap.", style="note"),
+                ],
+            ),
             Section("Operations", [Paragraph(words), big]),
             Section("Wide results", [wide, _chart()]),
             Section("Per family detail", [Paragraph("A subsection with a **bold** claim.")], level=2),
@@ -202,7 +237,7 @@ def test_fonts_are_embedded(written: tuple[Path, int]) -> None:
     fonts = lines[2:]
     assert fonts
     for line in fonts:
-        assert line[emb:emb + 3] == "yes", line
+        assert line[emb : emb + 3] == "yes", line
 
 
 def _non_white(png: Path) -> int:
@@ -222,8 +257,10 @@ def test_pages_render_with_ink(written: tuple[Path, int], tmp_path: Path) -> Non
     table_page = next(n for n in range(1, pages + 1) if "row-050" in _text(path, n))
     for page in (1, table_page):
         prefix = tmp_path / f"page{page}"
-        subprocess.run([pdftoppm, "-png", "-r", "40", "-f", str(page), "-l", str(page), "-singlefile",
-                        str(path), str(prefix)], check=True)
+        subprocess.run(
+            [pdftoppm, "-png", "-r", "40", "-f", str(page), "-l", str(page), "-singlefile", str(path), str(prefix)],
+            check=True,
+        )
         assert _non_white(prefix.with_suffix(".png")) > 50
 
 
@@ -264,17 +301,23 @@ def test_charts_are_never_split() -> None:
 
 @pytest.mark.parametrize("follower", ["paragraph", "table", "chart", "bullets"])
 def test_a_heading_keeps_the_start_of_its_text(follower: str) -> None:
-    block = {"paragraph": Paragraph("body " * 200), "table": sample_report(rows=30).sections[1].blocks[1],
-             "chart": _chart(), "bullets": Bullets(["item " * 40, "item"])}[follower]
+    block = {
+        "paragraph": Paragraph("body " * 200),
+        "table": sample_report(rows=30).sections[1].blocks[1],
+        "chart": _chart(),
+        "bullets": Bullets(["item " * 40, "item"]),
+    }[follower]
     for filler in range(20, 120, 7):  # headings at every height down the page
-        sections = [Section("Filler", [Paragraph("filler " * (filler * 8))]),
-                    Section("Heading under test", [block])]
+        sections = [Section("Filler", [Paragraph("filler " * (filler * 8))]), Section("Heading under test", [block])]
         laid = _layout(Report("T", "", [], sections))
         for number, page in enumerate(laid.pages):
             for index, op in enumerate(page):
                 if op.kind == "heading":
-                    after = [o for o in page[index + 1:] if o.kind not in ("footer", "rule")
-                             and o.rect.top() >= op.rect.bottom() - 1]
+                    after = [
+                        o
+                        for o in page[index + 1 :]
+                        if o.kind not in ("footer", "rule") and o.rect.top() >= op.rect.bottom() - 1
+                    ]
                     assert after, f"heading alone at the foot of page {number + 1} (filler {filler})"
                     if follower in ("paragraph", "bullets"):
                         lines = sum(o.rect.height() for o in after if o.kind == "text")
@@ -384,8 +427,10 @@ def test_refused_folder_raises_oserror_naming_the_path(tmp_path: Path, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="root ignores folder permissions; test_refused_folder_... simulates EACCES for every user")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root ignores folder permissions; test_refused_folder_... simulates EACCES for every user",
+)
 def test_read_only_folder_raises_oserror_naming_the_path(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
@@ -470,7 +515,14 @@ def test_headless_process_gets_the_offscreen_platform(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     if not sys.platform.startswith("linux"):
         pytest.skip("the offscreen fallback is for Linux without a display")
-    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "h.pdf")], env=env, capture_output=True,
-                            text=True, timeout=120, check=False, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "h.pdf")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "2"

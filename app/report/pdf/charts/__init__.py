@@ -35,8 +35,9 @@ from app.report.pdf.charts.line import _paint_lines
 # ----------------------------------------------------------------------------- API
 
 
-def paint_chart(painter: QPainter, rect: QRectF, chart: ChartData, *, font_family: str | None = None,
-                base_point_size: float = 8.0) -> None:
+def paint_chart(
+    painter: QPainter, rect: QRectF, chart: ChartData, *, font_family: str | None = None, base_point_size: float = 8.0
+) -> None:
     """Paint `chart` inside `rect` (in the painter's current coordinates).
 
     Fonts are `base_point_size` points (titles a little larger, ticks a little

@@ -71,9 +71,22 @@ def _linear_range(vmin: float, vmax: float, *, include_zero: bool) -> tuple[floa
     return vmin, vmax
 
 
-def _make_linear_axis(ctx: _Ctx, vmin: float, vmax: float, unit: str, label: str, length: float,
-                      font: QFont, *, horizontal: bool, include_zero: bool, extend: bool, pad: float = 0.0,
-                      integer: bool = False, slack: tuple[float, float] = (0.0, 0.0)) -> _Axis:
+def _make_linear_axis(
+    ctx: _Ctx,
+    vmin: float,
+    vmax: float,
+    unit: str,
+    label: str,
+    length: float,
+    font: QFont,
+    *,
+    horizontal: bool,
+    include_zero: bool,
+    extend: bool,
+    pad: float = 0.0,
+    integer: bool = False,
+    slack: tuple[float, float] = (0.0, 0.0),
+) -> _Axis:
     lo, hi = _linear_range(vmin, vmax, include_zero=include_zero)
     if pad and not extend:
         span = hi - lo
@@ -91,16 +104,26 @@ def _make_linear_axis(ctx: _Ctx, vmin: float, vmax: float, unit: str, label: str
             a_hi = math.ceil(a_hi / step - 1e-9) * step
             if a_hi <= a_lo:
                 a_hi = a_lo + step
-        if (unit not in PLAIN_UNITS and unit != "B" and abs(a_hi) >= 1000 * (1 - 1e-9)
-                and axis_prefix(unit, a_hi * factor)[0] != factor):
+        if (
+            unit not in PLAIN_UNITS
+            and unit != "B"
+            and abs(a_hi) >= 1000 * (1 - 1e-9)
+            and axis_prefix(unit, a_hi * factor)[0] != factor
+        ):
             # the extended end reached the next prefix (1000 µs): label it 1 ms
             factor2, unit_text = axis_prefix(unit, a_hi * factor)
             a_lo, a_hi, step = a_lo * factor / factor2, a_hi * factor / factor2, step * factor / factor2
             factor = factor2
         scaled = _multiples(a_lo, a_hi, step)
         labels = [_linear_tick_text(t, step) for t in scaled]
-        axis = _Axis(a_lo * factor, a_hi * factor, False, [t * factor for t in scaled], labels,
-                     axis_title(label, unit, unit_text=unit_text))
+        axis = _Axis(
+            a_lo * factor,
+            a_hi * factor,
+            False,
+            [t * factor for t in scaled],
+            labels,
+            axis_title(label, unit, unit_text=unit_text),
+        )
         placed = _place_labels(axis, fm, length, horizontal, slack, ctx)
         if placed is not None:
             axis.label_pos = placed
@@ -114,8 +137,9 @@ def _make_linear_axis(ctx: _Ctx, vmin: float, vmax: float, unit: str, label: str
     return fallback
 
 
-def _place_labels(axis: _Axis, fm: QFontMetricsF, length: float, horizontal: bool,
-                  slack: tuple[float, float], ctx: _Ctx) -> list[float] | None:
+def _place_labels(
+    axis: _Axis, fm: QFontMetricsF, length: float, horizontal: bool, slack: tuple[float, float], ctx: _Ctx
+) -> list[float] | None:
     if horizontal:
         extents = [fm.horizontalAdvance(s) for s in axis.labels]
         gap = ctx.pt(6)
@@ -126,8 +150,19 @@ def _place_labels(axis: _Axis, fm: QFontMetricsF, length: float, horizontal: boo
     return _fits(extents, centres, gap, -slack[0], length + slack[1])
 
 
-def _make_log_axis(ctx: _Ctx, vmin: float, vmax: float, unit: str, label: str, length: float, font: QFont,
-                   *, horizontal: bool, slack: tuple[float, float] = (0.0, 0.0), pad: float = 0.0) -> _Axis:
+def _make_log_axis(
+    ctx: _Ctx,
+    vmin: float,
+    vmax: float,
+    unit: str,
+    label: str,
+    length: float,
+    font: QFont,
+    *,
+    horizontal: bool,
+    slack: tuple[float, float] = (0.0, 0.0),
+    pad: float = 0.0,
+) -> _Axis:
     base = 2 if unit == "B" else 10
     if not (vmin > 0 and math.isfinite(vmin)):
         vmin = vmax if vmax > 0 and math.isfinite(vmax) else 1.0
@@ -161,8 +196,9 @@ def _make_log_axis(ctx: _Ctx, vmin: float, vmax: float, unit: str, label: str, l
     majors = set(axis.ticks)
     decades = math.log(hi / lo, base)
     if base == 10 and length / decades >= ctx.pt(28):
-        axis.minor = [m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10)
-                      if lo <= (m := k * _power(10, e)) <= hi]
+        axis.minor = [
+            m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10) if lo <= (m := k * _power(10, e)) <= hi
+        ]
     elif base == 2:
         axis.minor = [t for t in log_ticks(lo, hi, base=2) if t not in majors]
     return axis
@@ -188,8 +224,9 @@ def _draw_grid(ctx: _Ctx, plot: QRectF, axis: _Axis, *, vertical_lines: bool) ->
                 ctx.line(plot.left(), y, plot.right(), y, pen)
 
 
-def _draw_x_axis(ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: QFont, bottom: float,
-                 bounds: QRectF) -> None:
+def _draw_x_axis(
+    ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: QFont, bottom: float, bounds: QRectF
+) -> None:
     """Tick marks, labels below `plot` and the title ending at `bottom`."""
     fm = ctx.fm(font)
     tick = ctx.pt(3)
@@ -204,8 +241,9 @@ def _draw_x_axis(ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: 
     tfm = ctx.fm(title_font)
     half = min(plot.width() / 2 + ctx.pt(10), plot.center().x() - bounds.left(), bounds.right() - plot.center().x())
     title = tfm.elidedText(axis.title, Qt.TextElideMode.ElideRight, 2 * half)
-    ctx.text(QRectF(plot.center().x() - half, bottom - tfm.height(), 2 * half, tfm.height()), _CENTER, title,
-             title_font)
+    ctx.text(
+        QRectF(plot.center().x() - half, bottom - tfm.height(), 2 * half, tfm.height()), _CENTER, title, title_font
+    )
 
 
 def _x_axis_height(ctx: _Ctx, font: QFont, title_font: QFont) -> float:
@@ -217,8 +255,9 @@ def _y_label_width(ctx: _Ctx, axis: _Axis, font: QFont) -> float:
     return max((fm.horizontalAdvance(s) for s in axis.labels), default=0.0)
 
 
-def _draw_y_axis(ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: QFont, left: float,
-                 bounds: QRectF) -> None:
+def _draw_y_axis(
+    ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: QFont, left: float, bounds: QRectF
+) -> None:
     """Tick marks and labels left of `plot`, the title rotated along `left`."""
     fm = ctx.fm(font)
     tick = ctx.pt(3)

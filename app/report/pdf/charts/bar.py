@@ -60,8 +60,15 @@ def _draw_row_label(ctx: _Ctx, lay: BarLayout, left: float, cy: float, label: st
     ctx.text(QRectF(left, cy - height / 2, lay.label_width + 1, height), _RIGHT, label, lay.label_font)
 
 
-def _bar_rows(ctx: _Ctx, rect: QRectF, top: float, labels: Sequence[str], value_texts: Sequence[str],
-              axis_fn: Callable[[float, tuple[float, float], QFont], _Axis], legend_h: float) -> BarLayout:
+def _bar_rows(
+    ctx: _Ctx,
+    rect: QRectF,
+    top: float,
+    labels: Sequence[str],
+    value_texts: Sequence[str],
+    axis_fn: Callable[[float, tuple[float, float], QFont], _Axis],
+    legend_h: float,
+) -> BarLayout:
     tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
     legend_top = top
     top += legend_h + (ctx.pt(3) if legend_h else 0)
@@ -85,8 +92,7 @@ def _bar_rows(ctx: _Ctx, rect: QRectF, top: float, labels: Sequence[str], value_
         lines = max((text.count("\n") + 1 for text in wrapped), default=1)
         if lines * lfm.height() * 1.02 <= band:
             break
-    stride = max(1, math.ceil(max((t.count("\n") + 1 for t in wrapped), default=1) * lfm.height() * 1.02 / band
-                                - 1e-9))
+    stride = max(1, math.ceil(max((t.count("\n") + 1 for t in wrapped), default=1) * lfm.height() * 1.02 / band - 1e-9))
     widest_value = max((lfm.horizontalAdvance(t) for t in value_texts), default=0.0) if stride == 1 else 0.0
     right_margin = widest_value + ctx.pt(4) if widest_value else ctx.pt(6)
     right_margin = min(right_margin, rect.width() * 0.3)
@@ -106,11 +112,30 @@ def _bar_axis(ctx: _Ctx, chart: BarChart) -> Callable[[float, tuple[float, float
     def make(length: float, slack: tuple[float, float], font: QFont) -> _Axis:
         if chart.log:
             positive = [v for v in ends if v > 0]
-            return _make_log_axis(ctx, min(positive, default=1.0), max(positive, default=1.0), chart.unit,
-                                  chart.value_label, length, font, horizontal=True, slack=slack)
-        return _make_linear_axis(ctx, min(ends, default=0.0), max(ends, default=1.0), chart.unit,
-                                 chart.value_label, length, font, horizontal=True, include_zero=True,
-                                 extend=True, slack=slack)
+            return _make_log_axis(
+                ctx,
+                min(positive, default=1.0),
+                max(positive, default=1.0),
+                chart.unit,
+                chart.value_label,
+                length,
+                font,
+                horizontal=True,
+                slack=slack,
+            )
+        return _make_linear_axis(
+            ctx,
+            min(ends, default=0.0),
+            max(ends, default=1.0),
+            chart.unit,
+            chart.value_label,
+            length,
+            font,
+            horizontal=True,
+            include_zero=True,
+            extend=True,
+            slack=slack,
+        )
 
     return make
 
@@ -129,8 +154,9 @@ def _bar_has_data(chart: BarChart) -> bool:
     return bool(chart.labels) and any(_finite(v) and (v > 0 or not chart.log) for v in chart.values)
 
 
-def _bar_layout(painter: QPainter, rect: QRectF, chart: BarChart, *, font_family: str | None = None,
-                base_point_size: float = 8.0) -> BarLayout:
+def _bar_layout(
+    painter: QPainter, rect: QRectF, chart: BarChart, *, font_family: str | None = None, base_point_size: float = 8.0
+) -> BarLayout:
     """The layout `paint_chart` uses for a bar chart (exposed for tests)."""
     ctx = _Ctx(painter, font_family, base_point_size)
     return _bar_chart_layout(ctx, QRectF(rect), chart)
@@ -177,8 +203,11 @@ def _paint_bars(ctx: _Ctx, rect: QRectF, chart: BarChart) -> None:
         end = max(x0, x1)
         low = chart.low[i] if i < len(chart.low) else None
         high = chart.high[i] if i < len(chart.high) else None
-        xs = [plot.left() + min(1.0, max(0.0, axis.frac(v))) * plot.width()
-              for v in (low, high) if v is not None and axis.accepts(v)]
+        xs = [
+            plot.left() + min(1.0, max(0.0, axis.frac(v))) * plot.width()
+            for v in (low, high)
+            if v is not None and axis.accepts(v)
+        ]
         if xs:
             cap = lay.bar_height * 0.25
             xa, xb = min(xs + [x1]), max(xs + [x1])
@@ -188,8 +217,13 @@ def _paint_bars(ctx: _Ctx, rect: QRectF, chart: BarChart) -> None:
             end = max(end, xb)
         if lay.stride == 1 and texts[i]:
             w = lfm.horizontalAdvance(texts[i])
-            ctx.text(QRectF(end + ctx.pt(3), cy - lfm.height() / 2, w + 1, lfm.height()), _LEFT, texts[i],
-                     lay.label_font, MUTED)
+            ctx.text(
+                QRectF(end + ctx.pt(3), cy - lfm.height() / 2, w + 1, lfm.height()),
+                _LEFT,
+                texts[i],
+                lay.label_font,
+                MUTED,
+            )
     ctx.line(plot.left(), plot.top(), plot.left(), plot.bottom(), ctx.pen(AXIS, 0.6))
     _draw_x_axis(ctx, plot, axis, ctx.font(0.9), ctx.font(1.0), lay.axis_bottom, rect)
 
@@ -220,8 +254,19 @@ def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
 
     def make(length: float, slack: tuple[float, float], font: QFont) -> _Axis:
         label = {"s": "median time", "%": "share of the median total"}.get(chart.unit, "median")
-        return _make_linear_axis(ctx, 0.0, max(totals), chart.unit, label, length, font, horizontal=True,
-                                 include_zero=True, extend=True, slack=slack)
+        return _make_linear_axis(
+            ctx,
+            0.0,
+            max(totals),
+            chart.unit,
+            label,
+            length,
+            font,
+            horizontal=True,
+            include_zero=True,
+            extend=True,
+            slack=slack,
+        )
 
     lay = _bar_rows(ctx, rect, top, chart.labels, texts, make, legend_h)
     if not lay.fits:
@@ -252,7 +297,12 @@ def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
         p.setBrush(Qt.BrushStyle.NoBrush)
         if lay.stride == 1 and texts[i]:
             w = lfm.horizontalAdvance(texts[i])
-            ctx.text(QRectF(x_prev + ctx.pt(3), cy - lfm.height() / 2, w + 1, lfm.height()), _LEFT, texts[i],
-                     lay.label_font, MUTED)
+            ctx.text(
+                QRectF(x_prev + ctx.pt(3), cy - lfm.height() / 2, w + 1, lfm.height()),
+                _LEFT,
+                texts[i],
+                lay.label_font,
+                MUTED,
+            )
     ctx.line(plot.left(), plot.top(), plot.left(), plot.bottom(), ctx.pen(AXIS, 0.6))
     _draw_x_axis(ctx, plot, axis, ctx.font(0.9), ctx.font(1.0), lay.axis_bottom, rect)

@@ -62,8 +62,7 @@ class _Ctx:
         pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
         return pen
 
-    def text(self, rect: QRectF, flags: Qt.AlignmentFlag, text: str, font: QFont,
-             colour: QColor = TEXT) -> None:
+    def text(self, rect: QRectF, flags: Qt.AlignmentFlag, text: str, font: QFont, colour: QColor = TEXT) -> None:
         p = self.painter
         p.setFont(font)
         p.setPen(QPen(colour))
@@ -85,9 +84,11 @@ def _rgb(colour: tuple[int, int, int]) -> QColor:
 
 def _mix(colour: QColor, other: QColor, t: float) -> QColor:
     """`colour` moved a fraction `t` towards `other` (opaque)."""
-    return QColor(round(colour.red() + (other.red() - colour.red()) * t),
-                  round(colour.green() + (other.green() - colour.green()) * t),
-                  round(colour.blue() + (other.blue() - colour.blue()) * t))
+    return QColor(
+        round(colour.red() + (other.red() - colour.red()) * t),
+        round(colour.green() + (other.green() - colour.green()) * t),
+        round(colour.blue() + (other.blue() - colour.blue()) * t),
+    )
 
 
 def _finite(*values: float | None) -> bool:

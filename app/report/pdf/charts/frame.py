@@ -15,6 +15,7 @@ from app.report.pdf.charts.context import _CENTER, _LEFT, MUTED, _Ctx, _draw_mar
 
 _TOP_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
 
+
 @dataclass
 class _LegendEntry:
     name: str
@@ -43,8 +44,9 @@ def _draw_swatch(ctx: _Ctx, entry: _LegendEntry, x: float, cy: float) -> None:
     _draw_marker(ctx, QPointF(x + w / 2, cy), ctx.pt(2.3), entry.marker, entry.colour, hollow=entry.hollow)
 
 
-def _flow_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float,
-                 width: float, *, draw: bool) -> float:
+def _flow_legend(
+    ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float, width: float, *, draw: bool
+) -> float:
     """Entries left to right, wrapping; returns the height used."""
     if not entries:
         return 0.0
@@ -78,8 +80,9 @@ def _column_legend_height(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, w
     return sum(fm.height() * 1.2 + fm.height() * t.count("\n") for t in texts)
 
 
-def _column_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float, width: float,
-                   height: float) -> int:
+def _column_legend(
+    ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: float, top: float, width: float, height: float
+) -> int:
     """Entries in a column, each name wrapped to the column; the ones beyond `height` are
     summarised as "+N more" (callers choose a layout where that does not happen). Returns
     the number of entries shown."""
@@ -94,12 +97,20 @@ def _column_legend(ctx: _Ctx, entries: list[_LegendEntry], font: QFont, left: fl
     for entry, text, h in zip(entries[:shown], texts, heights):
         sw = _swatch_width(ctx, entry)
         _draw_swatch(ctx, entry, left, y + row_h / 2)
-        ctx.text(QRectF(left + sw + ctx.pt(3), y + (row_h - fm.height()) / 2, width - sw - ctx.pt(3) + 1,
-                        h - (row_h - fm.height())), _TOP_LEFT, text, font)
+        ctx.text(
+            QRectF(
+                left + sw + ctx.pt(3),
+                y + (row_h - fm.height()) / 2,
+                width - sw - ctx.pt(3) + 1,
+                h - (row_h - fm.height()),
+            ),
+            _TOP_LEFT,
+            text,
+            font,
+        )
         y += h
     if shown < len(entries):
-        ctx.text(QRectF(left, y, width, row_h), _LEFT, _elide(fm, f"+{len(entries) - shown} more", width), font,
-                 MUTED)
+        ctx.text(QRectF(left, y, width, row_h), _LEFT, _elide(fm, f"+{len(entries) - shown} more", width), font, MUTED)
     return shown
 
 
@@ -129,8 +140,12 @@ def _title(ctx: _Ctx, rect: QRectF, title: str) -> float:
     height = _title_height(ctx, rect, title)
     if not title or height > rect.height():
         return rect.top()
-    ctx.text(QRectF(rect.left(), rect.top(), rect.width(), height - ctx.pt(4)), _TOP_LEFT,
-             _title_lines(ctx, rect, title), font)
+    ctx.text(
+        QRectF(rect.left(), rect.top(), rect.width(), height - ctx.pt(4)),
+        _TOP_LEFT,
+        _title_lines(ctx, rect, title),
+        font,
+    )
     return rect.top() + height
 
 
@@ -148,7 +163,6 @@ def _no_data(ctx: _Ctx, rect: QRectF, title: str) -> None:
         ctx.text(area, _CENTER, fm.elidedText("no data", Qt.TextElideMode.ElideRight, rect.width()), font, MUTED)
 
 
-
 def wrap_label(fm: QFontMetricsF, text: str, width: float) -> str:
     """`text` broken at spaces into lines no wider than `width` ("\\n" between them). A
     single word wider than `width` is elided: the only case where a label loses text."""
@@ -158,5 +172,4 @@ def wrap_label(fm: QFontMetricsF, text: str, width: float) -> str:
             lines[-1] = f"{lines[-1]} {word}"
         else:
             lines.append(word)
-    return "\n".join(line if fm.horizontalAdvance(line) <= width + 0.5
-                     else _elide(fm, line, width) for line in lines)
+    return "\n".join(line if fm.horizontalAdvance(line) <= width + 0.5 else _elide(fm, line, width) for line in lines)

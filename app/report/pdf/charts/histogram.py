@@ -46,15 +46,36 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
         return  # no room for a plot: the title alone
     plot_h = bottom - top
     tick_h = ctx.fm(tick_font).height()
-    y_axis = _make_linear_axis(ctx, 0.0, float(max(counts)), "", "samples", plot_h, tick_font, horizontal=False,
-                               include_zero=True, extend=True, integer=True,
-                               slack=(tick_h / 2, min(top - rect.top(), tick_h / 2)))
+    y_axis = _make_linear_axis(
+        ctx,
+        0.0,
+        float(max(counts)),
+        "",
+        "samples",
+        plot_h,
+        tick_font,
+        horizontal=False,
+        include_zero=True,
+        extend=True,
+        integer=True,
+        slack=(tick_h / 2, min(top - rect.top(), tick_h / 2)),
+    )
     y_title_w = ctx.fm(title_font).height()
     plot_left = rect.left() + y_title_w + ctx.pt(3) + _y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
     plot = QRectF(plot_left, top, max(rect.right() - ctx.pt(4) - plot_left, ctx.pt(4)), plot_h)
-    x_axis = _make_linear_axis(ctx, edges[0], edges[-1], chart.unit, "time" if chart.unit == "s" else "value",
-                               plot.width(), tick_font, horizontal=True, include_zero=False, extend=False,
-                               slack=(plot.left() - rect.left(), rect.right() - plot.right()))
+    x_axis = _make_linear_axis(
+        ctx,
+        edges[0],
+        edges[-1],
+        chart.unit,
+        "time" if chart.unit == "s" else "value",
+        plot.width(),
+        tick_font,
+        horizontal=True,
+        include_zero=False,
+        extend=False,
+        slack=(plot.left() - rect.left(), rect.right() - plot.right()),
+    )
     _draw_grid(ctx, plot, y_axis, vertical_lines=False)
     _draw_grid(ctx, plot, x_axis, vertical_lines=True)
 
@@ -94,5 +115,10 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
     if note:
         note_font = ctx.font(0.9, italic=True)
         text = _elide(ctx.fm(note_font), note, rect.width())
-        ctx.text(QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()), _RIGHT, text,
-                 note_font, MUTED)
+        ctx.text(
+            QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()),
+            _RIGHT,
+            text,
+            note_font,
+            MUTED,
+        )

@@ -74,8 +74,11 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
     top = _title(ctx, rect, chart.title)
     styles = _series_styles(chart)
     legend_font, tick_font, title_font = ctx.font(0.9), ctx.font(0.9), ctx.font(1.0)
-    entries = [_LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
-               for i, s in enumerate(chart.series) if s.name and any(p is not None for p in points[i])]
+    entries = [
+        _LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
+        for i, s in enumerate(chart.series)
+        if s.name and any(p is not None for p in points[i])
+    ]
     if chart.hollow_label and any(any(s.hollow or ()) for s in chart.series):
         entries.append(_LegendEntry(chart.hollow_label, MUTED, "series", "circle", False, hollow=True))
     right = rect.right() - ctx.pt(4)
@@ -103,33 +106,71 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
     xs = [p[0] for pts in points for p in pts if p is not None]
     ys = [p[1] for pts in points for p in pts if p is not None]
 
-    def axis(vmin: float, vmax: float, unit: str, label: str, log: bool, length: float, horizontal: bool,
-             slack: tuple[float, float]) -> _Axis:
+    def axis(
+        vmin: float,
+        vmax: float,
+        unit: str,
+        label: str,
+        log: bool,
+        length: float,
+        horizontal: bool,
+        slack: tuple[float, float],
+    ) -> _Axis:
         if log:
-            return _make_log_axis(ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal,
-                                  slack=slack, pad=0.03)
+            return _make_log_axis(
+                ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal, slack=slack, pad=0.03
+            )
         zero = unit in ("s", "B") and vmin >= 0
         # Counts (sample numbers, bits) are ticked 1, 2, 3, never 1.5.
         whole = horizontal and unit in ("", "bits", "bit") and all(float(x).is_integer() for x in xs)
-        return _make_linear_axis(ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal,
-                                 include_zero=zero, extend=zero or not horizontal, pad=0.06, slack=slack,
-                                 integer=whole)
+        return _make_linear_axis(
+            ctx,
+            vmin,
+            vmax,
+            unit,
+            label,
+            length,
+            tick_font,
+            horizontal=horizontal,
+            include_zero=zero,
+            extend=zero or not horizontal,
+            pad=0.06,
+            slack=slack,
+            integer=whole,
+        )
 
     tick_h = ctx.fm(tick_font).height()
-    y_axis = axis(min(ys), max(ys), chart.y_unit, chart.y_label, chart.log_y, plot_h, False,
-                  (tick_h / 2, min(top - rect.top(), tick_h / 2)))
+    y_axis = axis(
+        min(ys),
+        max(ys),
+        chart.y_unit,
+        chart.y_label,
+        chart.log_y,
+        plot_h,
+        False,
+        (tick_h / 2, min(top - rect.top(), tick_h / 2)),
+    )
     y_title_w = ctx.fm(title_font).height()
     plot_left = rect.left() + y_title_w + ctx.pt(3) + _y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
     plot = QRectF(plot_left, top, max(right - plot_left, ctx.pt(4)), plot_h)
-    x_axis = axis(min(xs), max(xs), chart.x_unit, chart.x_label, chart.log_x, plot.width(), True,
-                  (plot.left() - rect.left(), rect.right() - plot.right()))
+    x_axis = axis(
+        min(xs),
+        max(xs),
+        chart.x_unit,
+        chart.x_label,
+        chart.log_x,
+        plot.width(),
+        True,
+        (plot.left() - rect.left(), rect.right() - plot.right()),
+    )
 
     _draw_grid(ctx, plot, x_axis, vertical_lines=True)
     _draw_grid(ctx, plot, y_axis, vertical_lines=False)
 
     def at(pt: tuple[float, float]) -> QPointF:
-        return QPointF(plot.left() + x_axis.frac(pt[0]) * plot.width(),
-                       plot.bottom() - y_axis.frac(pt[1]) * plot.height())
+        return QPointF(
+            plot.left() + x_axis.frac(pt[0]) * plot.width(), plot.bottom() - y_axis.frac(pt[1]) * plot.height()
+        )
 
     r = ctx.pt(2.3)
     if chart.lines:
@@ -160,12 +201,19 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
     _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
     _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom(), rect)
     if legend_column:
-        _column_legend(ctx, entries, legend_font, rect.right() - legend_column, plot.top(), legend_column,
-                       plot.height())
+        _column_legend(
+            ctx, entries, legend_font, rect.right() - legend_column, plot.top(), legend_column, plot.height()
+        )
 
 
-def _point_labels(ctx: _Ctx, chart: LineChart, points: list[list[tuple[float, float] | None]],
-                  at: Callable[[tuple[float, float]], QPointF], plot: QRectF, markers: list[QRectF]) -> None:
+def _point_labels(
+    ctx: _Ctx,
+    chart: LineChart,
+    points: list[list[tuple[float, float] | None]],
+    at: Callable[[tuple[float, float]], QPointF],
+    plot: QRectF,
+    markers: list[QRectF],
+) -> None:
     """Small labels beside their points: the first free spot of a few around each
     marker, inside the plot, clear of markers and of labels placed before; a label
     with no free spot is left out."""
@@ -182,9 +230,14 @@ def _point_labels(ctx: _Ctx, chart: LineChart, points: list[list[tuple[float, fl
             c = at(pt)
             text = _elide(fm, text, plot.width() * 0.65)
             w, h = fm.horizontalAdvance(text) + 1, fm.height()
-            for x, y in ((c.x() + off, c.y() - h + ctx.pt(1)), (c.x() + off, c.y() - ctx.pt(1)),
-                         (c.x() - off - w, c.y() - h + ctx.pt(1)), (c.x() - off - w, c.y() - ctx.pt(1)),
-                         (c.x() - w / 2, c.y() - off - h), (c.x() - w / 2, c.y() + off)):
+            for x, y in (
+                (c.x() + off, c.y() - h + ctx.pt(1)),
+                (c.x() + off, c.y() - ctx.pt(1)),
+                (c.x() - off - w, c.y() - h + ctx.pt(1)),
+                (c.x() - off - w, c.y() - ctx.pt(1)),
+                (c.x() - w / 2, c.y() - off - h),
+                (c.x() - w / 2, c.y() + off),
+            ):
                 box = QRectF(x, y, w, h)
                 if not plot.contains(box):
                     continue

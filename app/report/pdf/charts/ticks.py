@@ -10,8 +10,17 @@ from app.report.units import format_bytes, format_seconds
 PLAIN_UNITS = frozenset({"", "bits", "bit", "%", "x", "×"})
 _TIME_PREFIXES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _BINARY_PREFIXES = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
-_SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"),
-                (1e-9, "n"), (1e-12, "p"))
+_SI_PREFIXES = (
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
+    (1e-3, "m"),
+    (1e-6, "µ"),
+    (1e-9, "n"),
+    (1e-12, "p"),
+)
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -131,7 +140,7 @@ def _linear_tick_text(value: float, step: float) -> str:
 
 
 def axis_title(label: str, unit: str, *, log: bool = False, unit_text: str | None = None) -> str:
-    """"median time (µs)", "message size (log scale)", "security (bits)"."""
+    """ "median time (µs)", "message size (log scale)", "security (bits)"."""
     if log:
         if unit in PLAIN_UNITS and unit:
             return f"{label} ({unit}, log scale)"
