@@ -13,6 +13,7 @@ import pytest
 from app import __version__
 from app.cli.main import main
 from tests.helpers.paths import ROOT
+from tests.helpers.processes import popen
 
 TINY = {
     "format_version": 1,
@@ -194,23 +195,14 @@ def test_ecdh_vs_elgamal_preset_reduced(tmp_path: Path, capsys: pytest.CaptureFi
     assert ecdh["validation"]["tamper_rejected"] == ecdh["validation"]["tamper_tried"] == 5
 
 
-def _default_sigint() -> None:
-    """In the server before exec: Ctrl-C must work even when the tests themselves run with
-    SIGINT ignored (a shell's background job, `make test &`), which the server would
-    inherit and, as Python does, keep: the test's SIGINT then never stopped it."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _start_server(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
-    server = subprocess.Popen(
+    # Ctrl-C must stop it even when the suite runs with SIGINT ignored (`make test &`).
+    server = popen(
         [sys.executable, "-m", "app", "serve", "--port", "0", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        cwd=Path.cwd(),
-        preexec_fn=_default_sigint,  # noqa: PLW1509 (signal.signal only: no locks)
+        cwd=tmp_path,
     )
     return server
 

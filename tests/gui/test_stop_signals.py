@@ -21,6 +21,7 @@ import pytest
 from app.core.results.store import Store
 from app.core.run.jobstart import job_processes
 from app.gui.stop_signals import SignalStop
+from tests.helpers.processes import popen, signals_at_default
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -31,19 +32,20 @@ LONG_JOB = {
 
 
 def test_the_stopper_calls_back_on_the_gui_thread_and_gives_the_signals_back(qtbot: Any) -> None:
-    before = signal.getsignal(signal.SIGTERM)
-    seen: list[int] = []
-    stopper = SignalStop(seen.append)
-    try:
-        assert signal.SIGTERM in stopper.handled
-        os.kill(os.getpid(), signal.SIGTERM)
-        qtbot.waitUntil(lambda: seen == [signal.SIGTERM], timeout=5000)
-        os.kill(os.getpid(), signal.SIGTERM)  # a second signal while stopping changes nothing
-        qtbot.wait(50)
-        assert seen == [signal.SIGTERM]
-    finally:
-        stopper.uninstall()
-    assert signal.getsignal(signal.SIGTERM) == before
+    with signals_at_default(signal.SIGTERM):  # as a fresh shell starts the app, whatever ran the suite
+        before = signal.getsignal(signal.SIGTERM)
+        seen: list[int] = []
+        stopper = SignalStop(seen.append)
+        try:
+            assert signal.SIGTERM in stopper.handled
+            os.kill(os.getpid(), signal.SIGTERM)
+            qtbot.waitUntil(lambda: seen == [signal.SIGTERM], timeout=5000)
+            os.kill(os.getpid(), signal.SIGTERM)  # a second signal while stopping changes nothing
+            qtbot.wait(50)
+            assert seen == [signal.SIGTERM]
+        finally:
+            stopper.uninstall()
+        assert signal.getsignal(signal.SIGTERM) == before
 
 
 def test_a_signal_ignored_at_start_stays_ignored(qtbot: Any) -> None:
@@ -64,7 +66,7 @@ def test_the_window_stops_its_run_and_exits(qtbot: Any, tmp_path: Path, isolated
     profile = tmp_path / "long.json"
     profile.write_text(json.dumps(LONG_JOB))
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.Popen(
+    proc = popen(
         [sys.executable, "-m", "app", "gui", "--profile", str(profile), "--run"],
         env=env,
         stdin=subprocess.DEVNULL,

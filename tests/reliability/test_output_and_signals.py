@@ -31,6 +31,7 @@ from app.core.profile.files import parse_profile
 from app.core.results.store import Store
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
+from tests.helpers.processes import popen
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, pipes and limits")
 
@@ -44,10 +45,10 @@ def _profile(tmp_path: Path, *jobs: dict[str, Any], name: str = "p.json") -> Pat
     return path
 
 
-def _cli(*args: str, **popen: Any) -> subprocess.Popen[str]:
-    popen.setdefault("stdout", subprocess.PIPE)
-    popen.setdefault("stderr", subprocess.PIPE)
-    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, text=True, **popen)
+def _cli(*args: str, **kwargs: Any) -> subprocess.Popen[str]:
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    return popen([sys.executable, "-m", "app", *args], cwd=ROOT, text=True, **kwargs)
 
 
 def _first_job_done(proc: subprocess.Popen[str]) -> list[int]:
@@ -123,13 +124,12 @@ def test_legacy_encoding_does_not_stop_a_run(tmp_path: Path) -> None:
 @POSIX
 def test_serve_goes_on_after_its_output_is_closed(tmp_path: Path) -> None:
     """`cryptobench serve | head -2`: before, the next connection's log line ended the server."""
-    server = subprocess.Popen(
+    server = popen(
         [sys.executable, "-m", "app", "serve", "--port", "0"],
         cwd=ROOT,
         text=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
     try:
         assert server.stdout is not None

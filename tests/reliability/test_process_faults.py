@@ -27,6 +27,7 @@ from app.core.run.events import JobProcesses, Progress, SampleBatch
 from app.core.run.lifeline import PARENT_GONE_EXIT_CODE
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
+from tests.helpers.processes import popen
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
@@ -174,7 +175,7 @@ def test_cli_killed_mid_run_same_guarantees(tmp_path: Path) -> None:
     profile_file = tmp_path / "p.json"
     profile_file.write_text(json.dumps({"name": "cli-killed", "jobs": [TINY_OPS, LONG_LOOPBACK]}))
     store_path, export = tmp_path / "r.sqlite3", tmp_path / "out.json"
-    proc = subprocess.Popen(
+    proc = popen(
         [
             sys.executable,
             "-m",

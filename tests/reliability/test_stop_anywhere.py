@@ -22,6 +22,7 @@ from app.core.results.store import Store
 from app.core.run.events import JobProcesses, JobStarted, Progress, SampleBatch
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
+from tests.helpers.processes import popen
 
 FIRST = {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}
 LOOPBACK = {"scheme": "x25519", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 1_000_000, "warmup": 0}
@@ -116,7 +117,7 @@ def test_ctrl_c_keeps_finished_jobs_in_the_exports(tmp_path: Path, target: str) 
     profile_file = tmp_path / "p.json"
     profile_file.write_text(json.dumps({"name": "ctrl-c", "jobs": [FIRST, LOOPBACK]}))
     export_json, export_csv = tmp_path / "out.json", tmp_path / "out.csv"
-    proc = subprocess.Popen(
+    proc = popen(
         [
             sys.executable,
             "-m",
