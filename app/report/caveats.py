@@ -20,7 +20,7 @@ FEW_SAMPLES = 10
 
 
 def is_reduced(run: RunResult) -> bool:
-    return (run.name or "").endswith("(reduced)") or bool(run.profile.get("reduced"))
+    return (run.name or "").endswith("(reduced)") or run.profile_view.reduced
 
 
 def sample_range(run: RunResult) -> tuple[int, int] | None:

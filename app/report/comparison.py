@@ -23,8 +23,7 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
             "contains 1 the difference is within noise."
         )
     ]
-    base_cpu = (baseline.environment.get("cpu") or {}).get("model")
-    this_cpu = (run.environment.get("cpu") or {}).get("model")
+    base_cpu, this_cpu = baseline.environment_view.cpu_model, run.environment_view.cpu_model
     if base_cpu and this_cpu and base_cpu != this_cpu:
         blocks.append(
             Paragraph(

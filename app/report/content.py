@@ -75,7 +75,7 @@ from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.tidy import tidy_sections
 from app.report.units import format_rate, format_seconds
 
-__all__ = ["SECTION_TITLES", "build_report", "primary_metric"]
+__all__ = ["SECTION_TITLES", "build_report"]
 
 
 #: Level-1 section titles in report order (optional ones are left out when empty). A
@@ -113,7 +113,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
         sections.append(_appendix(run, labels))
     apply_caveat(run, sections)
     tidy_sections(sections)
-    version = run.environment.get("app_version") or "unknown version"
+    version = run.environment_view.app_version or "unknown version"
     notice = " ".join(t for t in (sample_caveat(run), missing_notice(run)) if t) or None
     return Report(
         title=f"CryptoBench report: {run.name or 'unnamed profile'}",
@@ -129,13 +129,11 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
 
 
 def _facts(run: RunResult) -> list[tuple[str, str]]:
-    env = run.environment
-    cpu = env.get("cpu") or {}
-    machine = [cpu.get("model") or "unknown CPU"]
-    if cpu.get("physical_cores") or cpu.get("logical_cores"):
-        machine.append(f"{cpu.get('physical_cores') or '?'} cores ({cpu.get('logical_cores') or '?'} logical)")
-    os_info = env.get("os") or {}
-    machine.append(os_info.get("pretty_name") or os_info.get("platform") or "unknown OS")
+    env = run.environment_view
+    machine = [env.cpu_model or "unknown CPU"]
+    if env.physical_cores or env.logical_cores:
+        machine.append(f"{env.physical_cores or '?'} cores ({env.logical_cores or '?'} logical)")
+    machine.append(env.os_name or "unknown OS")
     counts: dict[str, int] = defaultdict(int)
     for job in run.jobs:
         counts[job.status] += 1
@@ -143,7 +141,7 @@ def _facts(run: RunResult) -> list[tuple[str, str]]:
     facts = [
         ("Date", _utc(run.started)),
         ("Machine", ", ".join(machine)),
-        ("App version", str(env.get("app_version") or "unknown")),
+        ("App version", env.app_version or "unknown"),
         ("Run id", run.id),
         ("Profile", run.name or "unnamed"),
         ("Status", status),
@@ -156,7 +154,7 @@ def _facts(run: RunResult) -> list[tuple[str, str]]:
 
 def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | None, labels: Labels) -> Section:
     blocks: list[Block] = []
-    description = str(run.profile.get("description") or "").strip()
+    description = run.profile_view.description
     intro = f"Profile **{run.name or 'unnamed'}**" + (f": {description}" if description else ".")
     if description and is_reduced(run):  # the description counts the full preset's samples and sizes
         intro += (
@@ -283,7 +281,7 @@ def _placement(run: RunResult) -> list[Block]:
 
 
 def _sample_counts(run: RunResult) -> list[Block]:
-    specs = [s for s in run.profile.get("jobs") or [] if isinstance(s, dict)]
+    specs = run.profile_view.jobs or ()
     if not specs:
         return [Paragraph("The profile's sample counts were not recorded; the appendix gives n per metric.")]
     combos = {(s.get("samples"), s.get("warmup"), s.get("keygen_samples")) for s in specs}

@@ -164,7 +164,7 @@ def _percent(fraction: float) -> str:
 
 
 def _run_text(run: RunResult) -> str:
-    machine = run.environment.get("hostname") or "unknown machine"
+    machine = run.environment_view.hostname or "unknown machine"
     return f"{run.id} · {run.name or 'unnamed'} · {machine} · {run.started}"
 
 

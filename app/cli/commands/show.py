@@ -41,22 +41,17 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(results.to_json(run))
         return EXIT_OK
     console = _console()
-    env = run.environment
-    cpu = env.get("cpu", {})
+    env = run.environment_view
     console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
     console.print(
         escape(
-            f"machine: {cpu.get('model')} · {cpu.get('logical_cores')} logical cores · "
-            f"{env.get('os', {}).get('pretty_name') or env.get('os', {}).get('platform')}"
+            f"machine: {env.cpu_model or 'unknown CPU'} · {env.logical_cores or 'unknown'} logical cores · "
+            f"{env.os_name or 'unknown OS'}"
         )
     )
-    emulation = env.get("link_emulation")
-    if any(job.link is not None for job in run.jobs) and isinstance(emulation, dict):
+    if any(job.link is not None for job in run.jobs) and env.netem is not None:
         console.print(
-            escape(
-                "links: user-space delay line"
-                + ("" if emulation.get("netem") else f" (no netem: {emulation.get('netem_reason')})")
-            )
+            escape("links: user-space delay line" + ("" if env.netem else f" (no netem: {env.netem_reason})"))
         )
     print_summary(console, run)
     if args.per_sample:

@@ -12,6 +12,7 @@ from typing import Any
 from app.cli.terminal.console import escape
 from app.cli.terminal.load_printing import print_load, print_load_table
 from app.core.analysis.run_wide import job_only, run_wide
+from app.core.results.model import RunResult
 from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.tcp_info import kernel_lines
 from app.report.units import format_rate, format_seconds, humanize_seconds
@@ -33,9 +34,9 @@ def count_phrase(measured: int, profile_jobs: int | None, ok: int | None = None,
     return text
 
 
-def profile_job_count(run: Any) -> int | None:
-    jobs = (run.profile or {}).get("jobs") if isinstance(run.profile, dict) else None
-    return len(jobs) if isinstance(jobs, list) else None
+def profile_job_count(run: RunResult) -> int | None:
+    jobs = run.profile_view.jobs
+    return None if jobs is None else len(jobs)
 
 
 def print_summary(console: Any, run: Any) -> None:

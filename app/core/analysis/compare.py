@@ -232,7 +232,7 @@ class RunComparison:
 
 
 def _run_dict(run: RunResult) -> dict[str, Any]:
-    return {"id": run.id, "name": run.name, "started": run.started, "machine": _text(run.environment.get("hostname"))}
+    return {"id": run.id, "name": run.name, "started": run.started, "machine": run.environment_view.hostname}
 
 
 def _job_dict(job: JobResult) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.analysis.stats import StabilityWarning, WarningCode
+from app.core.results.recorded import RecordedEnvironment
 from app.core.vocab import StabilityCode, StabilityStatus
 
 __all__ = ["RUN_WIDE_CODES", "RunWide", "job_only", "run_wide", "stated_before_the_run"]
@@ -62,19 +63,9 @@ def stated_before_the_run(environment: Mapping[str, Any]) -> frozenset[WarningCo
     pre-flight's governor finding (`environment["stability"]`), and parallel workers
     (`environment["parallel_workers"]` above 1, which the runner records with its warning)."""
     stated: set[WarningCode] = set()
-    stability = environment.get("stability")
-    facts = stability.get("facts") if isinstance(stability, Mapping) else None
-    found = (
-        {
-            fact.get("code")
-            for fact in facts
-            if isinstance(fact, Mapping) and fact.get("status") == StabilityStatus.FINDING
-        }
-        if isinstance(facts, list)
-        else set()
-    )
+    recorded = RecordedEnvironment.from_dict(environment)
+    found = {fact.get("code") for fact in recorded.stability_facts if fact.get("status") == StabilityStatus.FINDING}
     stated.update(code for code, fact in _PREFLIGHT_FACT.items() if fact in found)
-    workers = environment.get("parallel_workers")
-    if isinstance(workers, int) and not isinstance(workers, bool) and workers > 1:
+    if recorded.parallel_workers is not None and recorded.parallel_workers > 1:
         stated.add(WarningCode.PARALLEL_JOBS)
     return frozenset(stated)

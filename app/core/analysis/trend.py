@@ -18,6 +18,7 @@ from typing import Any
 
 from app.core.analysis.compare import MatchKey, match_key
 from app.core.results.model import JobResult
+from app.core.results.recorded import RecordedEnvironment, RecordedLibrary
 from app.core.results.store import Store, StoredJob
 from app.core.vocab import JobStatus
 
@@ -63,33 +64,22 @@ class TrendPoint:
     changed_from_previous: tuple[str, ...] = ()
 
 
-def _text(value: Any) -> str | None:
-    return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "" else None
-
-
-def _library(environment: dict[str, Any], name: str) -> dict[str, Any]:
-    libraries = environment.get("libraries")
-    entry = libraries.get(name) if isinstance(libraries, dict) else None
-    return entry if isinstance(entry, dict) else {}
-
-
 def relevant_versions(environment: dict[str, Any], backend: str) -> list[tuple[str, str]]:
     """(name, version) of what does a `backend` job's work, as the run's environment
     recorded it ("unknown" where it did not). An unknown backend is its own library's
     version when the environment lists one."""
     names = _BACKEND_LIBRARIES.get(backend, (backend,))
+    recorded = RecordedEnvironment.from_dict(environment)
     found: list[tuple[str, str]] = []
     for name in names:
         if name == "Python":
-            python = environment.get("python")
-            version = _text(python.get("version")) if isinstance(python, dict) else None
-            found.append(("Python", version or "unknown"))
+            found.append(("Python", recorded.python_version or "unknown"))
             continue
-        library = _library(environment, name)
-        found.append((name, _text(library.get("version")) or "unknown"))
+        library = recorded.libraries.get(name, RecordedLibrary(None))
+        found.append((name, library.version or "unknown"))
         if name == "cryptography":
             # e.g. "OpenSSL 3.0.13 30 Jan 2024": the first two words name it.
-            openssl = _text(library.get("openssl"))
+            openssl = library.openssl
             found.append(
                 ("OpenSSL", " ".join(openssl.split()[1:2]) if openssl and " " in openssl else openssl or "unknown")
             )
@@ -100,26 +90,16 @@ def _versions_text(versions: list[tuple[str, str]]) -> str:
     return ", ".join(f"{name} {version}" for name, version in versions)
 
 
-def _cpu_model(environment: dict[str, Any]) -> str | None:
-    cpu = environment.get("cpu")
-    return _text(cpu.get("model")) if isinstance(cpu, dict) else None
-
-
 def machine_label(environment: dict[str, Any]) -> str:
     """The machine a run ran on, as its environment names it: the host name, else the
     CPU model and OS."""
-    host = _text(environment.get("hostname"))
-    if host:
-        return host
-    os_info = environment.get("os")
-    system = _text(os_info.get("pretty_name") or os_info.get("platform")) if isinstance(os_info, dict) else None
-    parts = [part for part in (_cpu_model(environment), system) if part]
-    return " · ".join(parts) if parts else "unknown machine"
+    return RecordedEnvironment.from_dict(environment).machine_label
 
 
 def _machine_identity(environment: dict[str, Any]) -> tuple[str, str | None]:
     # Two machines may share a host name ("raspberrypi", "localhost"): the CPU tells them apart.
-    return machine_label(environment), _cpu_model(environment)
+    recorded = RecordedEnvironment.from_dict(environment)
+    return recorded.machine_label, recorded.cpu_model
 
 
 def _changes(before: StoredJob, after: StoredJob, backend: str) -> tuple[str, ...]:

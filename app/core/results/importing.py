@@ -59,8 +59,7 @@ class ImportOutcome:
 
     @property
     def machine(self) -> str | None:
-        host = self.run.environment.get("hostname")
-        return host if isinstance(host, str) else None
+        return self.run.environment_view.hostname
 
 
 def content_digest(run: RunResult) -> str:

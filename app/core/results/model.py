@@ -35,6 +35,7 @@ from app.core.results.job_records import (
     TcpInfo,
     Validation,
 )
+from app.core.results.recorded import RecordedEnvironment, RecordedProfile
 from app.core.vocab import Mode
 
 RESULTS_FORMAT_VERSION = 1
@@ -222,6 +223,16 @@ class RunResult:
     @property
     def name(self) -> str:
         return str(self.profile.get("name", ""))
+
+    @property
+    def environment_view(self) -> RecordedEnvironment:
+        """The environment's facts, typed: what the faces read instead of `environment.get(...)`."""
+        return RecordedEnvironment.from_dict(self.environment)
+
+    @property
+    def profile_view(self) -> RecordedProfile:
+        """The profile's facts (as run), typed."""
+        return RecordedProfile.from_dict(self.profile)
 
     def to_dict(self) -> dict[str, Any]:
         return {

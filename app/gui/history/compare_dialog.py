@@ -257,7 +257,7 @@ _VERDICT_COLOURS = {
 
 
 def _run_line(role: str, run: RunResult) -> str:
-    host = _plain(str(run.environment.get("hostname") or "unknown machine"))
+    host = _plain(run.environment_view.hostname or "unknown machine")
     return f"<b>{role}:</b> {_plain(run.name or '(unnamed)')} · {local_time(run.started)} · {host} · run {run.id}"
 
 
@@ -471,9 +471,10 @@ class CompareDialog(QDialog):
                 parts.append(f"{counts[verdict]} {verdict}")
         if self._tasks:
             parts.append(f"computing {len(self._tasks)} more…")
-        host_a, host_b = self._a.environment.get("hostname"), self._b.environment.get("hostname")
+        host_a, host_b = self._a.environment_view.hostname, self._b.environment_view.hostname
         if host_a and host_b and host_a != host_b:
             parts.append(
-                f"the runs come from different machines ({host_a}, {host_b}): differences include the hardware"
+                f"the runs come from different machines ({_plain(host_a)}, {_plain(host_b)}): differences include "
+                "the hardware"
             )
         self.summary_label.setText("; ".join(parts) + ".")

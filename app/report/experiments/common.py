@@ -15,8 +15,7 @@ from app.report.units import MISSING, format_seconds
 
 
 def experiment_id(run: RunResult) -> str | None:
-    value = run.profile.get("experiment")
-    return value if isinstance(value, str) and value else None
+    return run.profile_view.experiment
 
 
 def find_jobs(
