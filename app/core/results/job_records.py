@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.core.vocab import Mode, Role, measuring_role
+from app.core.vocab import Mode, measuring_role
 
 if TYPE_CHECKING:
     from app.core.measure.sampler import ResourceSeries
@@ -585,7 +585,6 @@ __all__ = [
     "Placement",
     "ProcessPlacement",
     "ProcessUsage",
-    "Role",
     "Security",
     "TCP_INFO_COUNTS",
     "TcpInfo",

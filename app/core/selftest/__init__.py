@@ -38,20 +38,11 @@ from app.core.selftest.framework import (
     KAT,
     PYTHON,
     SelftestCheck,
-    SelftestMismatch,
     SelftestResult,
     run_one,
 )
 
-__all__ = [
-    "CHECKS",
-    "SelftestCheck",
-    "SelftestMismatch",
-    "SelftestResult",
-    "adapter_checks",
-    "run_one",
-    "run_selftests",
-]
+__all__ = ["CHECKS", "adapter_checks", "run_selftests"]
 
 CHECKS: list[SelftestCheck] = [
     *symmetric.CHECKS,

@@ -29,7 +29,7 @@ from app.core.measure.harness import child_entry, traced_peak
 from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session import tcpinfo
-from app.core.session.auth import AuthenticationFailed, authenticate_peer
+from app.core.session.auth import authenticate_peer
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -59,7 +59,7 @@ Log = Callable[[str], None]
 PONG_BODY = bytes(ACK.size)  # a pong is as long as an acknowledgement
 
 
-__all__ = ["AuthenticationFailed", "ReceiverLimits", "ReceiverPlan", "ReceiverSession", "listen", "receiver_main"]
+__all__ = ["ReceiverLimits", "ReceiverPlan", "ReceiverSession", "listen", "receiver_main"]
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,6 @@ from app.core.schemes.base import Family, SchemeSpec
 from app.core.vocab import Mode
 from app.gui.config.job_settings import (
     NUMBER_KEYS,
-    QUICK_SIZES,
     SETTING_KEYS,
     JobEntry,
     JobSettingsEditor,
@@ -60,7 +59,7 @@ from app.gui.config.profile_jobs import job_dict, mode_text, security_badge, siz
 from app.gui.theme import status_colour
 from app.gui.vocab import Tone
 
-__all__ = ["QUICK_SIZES", "ConfigPanel", "JobEntry", "profile_json", "security_badge"]
+__all__ = ["ConfigPanel", "profile_json"]
 
 _JOB_ROLE = Qt.ItemDataRole.UserRole
 _INVALID_STYLE = "border: 1px solid #d32f2f;"
@@ -274,7 +273,9 @@ class ConfigPanel(QWidget):
         return self.selected_rows() or self.checked_rows()
 
     def entry(self, item: QTreeWidgetItem) -> JobEntry:
-        return item.data(0, _JOB_ROLE)
+        entry = item.data(0, _JOB_ROLE)  # Qt hands the stored Python object back untyped
+        assert isinstance(entry, JobEntry), f"a scheme row without its job: {entry!r}"
+        return entry
 
     def find_row(self, scheme: str) -> QTreeWidgetItem | None:
         return next((item for item in self.rows() if item.data(0, _JOB_ROLE).scheme == scheme), None)

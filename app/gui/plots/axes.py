@@ -19,9 +19,9 @@ TextSpec = tuple[QtCore.QRectF, Any, str]
 TickLevels = list[tuple[float, list[float]]]
 
 
-# pyqtgraph ships no types, so its classes are Any to mypy: subclassing one is flagged
-# under strict's disallow_subclassing_any, and is nothing to flag where that is off.
-class _GridAxis(pg.AxisItem):  # type: ignore[misc, unused-ignore]
+# pyqtgraph ships no types, so its classes are Any to mypy: this module is exempt from
+# strict's disallow_subclassing_any ([tool.mypy] in pyproject.toml lists it).
+class _GridAxis(pg.AxisItem):
     """An axis whose grid lines are drawn in opaque colours blended onto the plot
     background. pyqtgraph draws them translucent (alpha 0.25, fainter for minor
     ticks), and Qt's raster engine draws a translucent line ~40x slower than an
@@ -238,7 +238,7 @@ def _view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | No
     return point
 
 
-class _OutsideLegend(pg.LegendItem):  # type: ignore[misc, unused-ignore]  # as _GridAxis
+class _OutsideLegend(pg.LegendItem):
     """A legend in the plot item's layout, beside (or under) the view box: it never
     covers a curve and no grid line crosses its text. pyqtgraph's own legend floats
     over the data."""

@@ -54,27 +54,13 @@ from app.gui.results.cells import (
     Column,
     build_row,
     html_tip,
-    scheme_text,
 )
 from app.gui.results.load_cells import LOAD_ROW, is_load, load_row
 from app.gui.theme import status_qcolor
 from app.gui.words import plural
 from app.report.job_figures import primary_metric  # one rule for the table and the reports
-from app.report.units import format_bytes, format_rate, format_seconds
 
-__all__ = [
-    "HEADERS",
-    "RESULT_ROLE",
-    "SORT_ROLE",
-    "Column",
-    "ResultsModel",
-    "ResultsTable",
-    "format_bytes",
-    "format_rate",
-    "format_seconds",
-    "primary_metric",
-    "scheme_text",
-]
+__all__ = ["RESULT_ROLE", "SORT_ROLE", "ResultsModel", "ResultsTable"]
 
 #: Role holding each cell's sort key (a float or a string; None sorts last ascending).
 SORT_ROLE = int(Qt.ItemDataRole.UserRole)
