@@ -5,7 +5,10 @@ in quotes); the page cites files, modules and type names. Either side can move
 without the other noticing, so each citation is checked here: a section that was
 renamed, a file that moved, a class that was renamed fails a test instead of leaving
 a newcomer following a trail that ends nowhere. The page is the only architecture
-document: nothing may point at one outside the repository.
+document: nothing may point at one outside the repository. The Markdown a reader follows
+from the README is checked too: every relative link leads to a file and heading that
+exist, every guide in docs/ is reachable from the README, the README stays short, and no
+page names a ticket number.
 """
 
 from __future__ import annotations
@@ -231,3 +234,94 @@ def test_every_type_named_in_the_page_s_diagrams_exists() -> None:
 )
 def test_a_name_that_does_not_exist_is_caught(name: str) -> None:
     assert not _resolves(name)
+
+
+# --- the Markdown a reader follows: links that lead somewhere, a short front door --------
+
+#: The Markdown a newcomer reads from the README on: every relative link in it must lead
+#: to a file that exists (and, with a #fragment, to a heading of that file).
+LINKED_DOCS = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "CHANGELOG.md",
+    "RELIABILITY.md",
+    "benchmarks/README.md",
+    "packaging/README.md",
+)
+#: The README is the front door: what it is, the packages, two commands, a tour, a table
+#: of contents. Everything else lives in docs/.
+README_MAX_LINES = 250
+#: A ticket number ("issue 22", "(issue 18)", "issue 16 §6") means nothing to a reader
+#: without the tracker: the documentation says what the thing is instead.
+TICKET_NUMBER = re.compile(r"\b(?:issues?|tickets?)\s+#?\d+|§\s*\d+", re.IGNORECASE)
+
+
+def _markdown_files() -> list[Path]:
+    return [ROOT / name for name in LINKED_DOCS] + sorted((ROOT / "docs").glob("*.md"))
+
+
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks and inline code, where links are links."""
+    text = re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _links(path: Path) -> list[str]:
+    """The targets of the Markdown links and images in a file (text or alt text may wrap)."""
+    return re.findall(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", _prose(_text(path)))
+
+
+def _anchors(path: Path) -> set[str]:
+    """The fragments GitHub gives the headings of a Markdown file (duplicates get -1, -2...)."""
+    text = re.sub(r"^(```|~~~).*?^\1", "", _text(path), flags=re.M | re.S)
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchor, k = slug, 0
+        while anchor in anchors:
+            k += 1
+            anchor = f"{slug}-{k}"
+        anchors.add(anchor)
+    return anchors
+
+
+def test_every_relative_link_in_the_markdown_resolves() -> None:
+    broken = []
+    for path in _markdown_files():
+        for target in _links(path):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target, flags=re.I):  # https:, mailto:
+                continue
+            file_part, _, fragment = target.partition("#")
+            linked = (path.parent / file_part).resolve() if file_part else path
+            where = f"{path.relative_to(ROOT)}: {target}"
+            if not linked.exists():
+                broken.append(f"{where} (no such file)")
+            elif fragment and linked.suffix == ".md" and fragment not in _anchors(linked):
+                broken.append(f"{where} (no such heading in {linked.name})")
+    assert not broken, f"links that lead nowhere: {broken}"
+
+
+def test_the_link_check_itself_finds_links_and_headings() -> None:
+    assert "docs/ARCHITECTURE.md" in _links(ROOT / "README.md")
+    assert {"layers", "trust-boundaries", "links-placement-and-load"} <= _anchors(DOC)
+
+
+def test_the_readme_is_a_front_door() -> None:
+    lines = _text(ROOT / "README.md").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES}): move detail to docs/"
+
+
+def test_every_guide_is_linked_from_the_readme() -> None:
+    linked = {(ROOT / target.partition("#")[0]).resolve() for target in _links(ROOT / "README.md")}
+    missing = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "docs").glob("*.md")) if path not in linked]
+    missing += [name for name in ("CONTRIBUTING.md", "CHANGELOG.md") if (ROOT / name).resolve() not in linked]
+    assert not missing, f"not reachable from the README's table of contents: {missing}"
+
+
+def test_the_documentation_names_no_ticket_numbers() -> None:
+    named = [
+        f"{path.relative_to(ROOT)}: {match.group(0)!r}"
+        for path in _markdown_files()
+        for match in TICKET_NUMBER.finditer(_text(path))
+    ]
+    assert not named, f"say what the thing is instead of its ticket number: {named}"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerate the README's screenshots from the real window: a run of the quick preset
+# Regenerate the screenshots (README.md, docs/window.md) from the real window: a run of the quick preset
 # at 1024x700, light and dark. Settings and results go to a temporary folder (the
 # user's history and theme are untouched). Needs a display: uses $DISPLAY if set,
 # else Qt's offscreen platform. Run from the repository root:  sh docs/screenshots/make.sh
