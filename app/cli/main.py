@@ -24,11 +24,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cryptobench", description="Benchmark cryptographic schemes as they are deployed.")
+    parser = _Parser(
+        prog="cryptobench",
+        description="Benchmark cryptographic schemes as they are deployed.",
+        epilog="Guides: README.md and docs/ in the CryptoBench source (docs/command-line.md for every command).",
+    )
     parser.add_argument("--version", action="version", version=f"cryptobench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for command in all_commands():
-        command.add_arguments(commands.add_parser(command.NAME, help=command.HELP))
+        guides = ", ".join(command.GUIDES)
+        epilog = f"Guide{'s' if len(command.GUIDES) > 1 else ''}: {guides} in the CryptoBench source."
+        command.add_arguments(commands.add_parser(command.NAME, help=command.HELP, epilog=epilog))
     return parser
 
 

@@ -4,6 +4,7 @@ A command module holds its parser and its handler:
 
     NAME = "compare"                                  # what the user types
     HELP = "compare runs metric by metric ..."        # its line in `cryptobench --help`
+    GUIDES = ("docs/comparing.md",)                   # the guides its --help points to
     def add_arguments(parser: argparse.ArgumentParser) -> None: ...
     def run(args: argparse.Namespace) -> int: ...    # the exit code
 
@@ -28,6 +29,7 @@ class Command(Protocol):
 
     NAME: str
     HELP: str
+    GUIDES: tuple[str, ...]
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
 
@@ -38,7 +40,7 @@ def all_commands() -> list[Command]:
         importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)
     ]
     for module in modules:
-        missing = [attr for attr in ("NAME", "HELP", "add_arguments", "run") if not hasattr(module, attr)]
+        missing = [attr for attr in ("NAME", "HELP", "GUIDES", "add_arguments", "run") if not hasattr(module, attr)]
         if missing:
             raise TypeError(f"{module.__name__} is not a command module: it lacks {', '.join(missing)}")
     return sorted((cast(Command, module) for module in modules), key=lambda command: command.NAME)

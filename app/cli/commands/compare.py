@@ -4,7 +4,7 @@ compare BASE NEW [NEW2 ...]: each a stored run's id (or unique prefix) or a resu
 file. For each NEW, the environment differences first, then every metric of every
 matched job (ratio of medians new / base, its 95 % bootstrap interval, the verdict),
 then the jobs without a match. The statistics and the regression rule are
-`app.core.analysis.compare`'s (README, "Comparing runs").
+`app.core.analysis.compare`'s (docs/comparing.md).
 
 Exit codes: 0 compared (regressions or not, unless --fail-on-regression); 1 with
 --fail-on-regression when a metric regressed, or a job that measured in the base run
@@ -31,6 +31,7 @@ from app.report.units import format_bytes, format_seconds
 
 NAME = "compare"
 HELP = "compare runs metric by metric (ratio of medians, 95 %% interval, verdict) and state what changed between their machines"
+GUIDES = ("docs/comparing.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ from app.gui.vocab import PlotTab, Theme
 
 NAME = "gui"
 HELP = "open the window (the same as no command)"
+GUIDES = ("docs/window.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

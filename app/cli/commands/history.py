@@ -12,6 +12,7 @@ from app.cli.terminal.printing import print_history
 
 NAME = "history"
 HELP = "list stored runs"
+GUIDES = ("docs/command-line.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from app.core.escaping import escape_control
 
 NAME = "import"
 HELP = "add results JSON files from other machines to the local history"
+GUIDES = ("docs/comparing.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

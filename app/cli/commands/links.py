@@ -11,6 +11,7 @@ from app.cli.terminal.printing import print_link_list
 
 NAME = "links"
 HELP = "list the named link presets: their figures and where they come from"
+GUIDES = ("docs/links.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

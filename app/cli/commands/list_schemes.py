@@ -11,6 +11,7 @@ from app.cli.terminal.printing import print_scheme_list
 
 NAME = "list"
 HELP = "list every scheme with family, backends, parameters, security"
+GUIDES = ("docs/profiles.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ from app.cli.terminal.printing import count_phrase
 
 NAME = "presets"
 HELP = "list the built-in profiles"
+GUIDES = ("docs/experiments.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from app.core.vocab import ExportFormat, PageSize
 
 NAME = "report"
 HELP = "write a report (PDF, Markdown) or export a stored run or results file"
+GUIDES = ("docs/reports.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from app.core.vocab import DEFAULT_PLACEMENT, ExportFormat, JobStatus, Mode, Pla
 
 NAME = "run"
 HELP = "run a profile file or a preset"
+GUIDES = ("docs/command-line.md", "docs/profiles.md")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

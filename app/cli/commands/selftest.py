@@ -8,6 +8,7 @@ from app.cli.common import EXIT_FAILED, EXIT_OK
 
 NAME = "selftest"
 HELP = "known-answer tests for every backend"
+GUIDES = ("docs/measuring.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

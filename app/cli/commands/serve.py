@@ -12,6 +12,7 @@ from app.core.session import DEFAULT_PORT
 
 NAME = "serve"
 HELP = "receive session jobs from `run --remote`, one at a time"
+GUIDES = ("docs/remote.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

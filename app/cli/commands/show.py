@@ -13,6 +13,7 @@ from app.cli.terminal.printing import print_per_sample, print_summary
 
 NAME = "show"
 HELP = "show a stored run"
+GUIDES = ("docs/command-line.md", "docs/results-format.md")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ from app.cli.common import EXIT_FAILED, EXIT_OK, MOVE_ASIDE_HINT, UsageError
 
 NAME = "store"
 HELP = "check the results store, or move a broken one aside"
+GUIDES = ("docs/command-line.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

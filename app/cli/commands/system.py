@@ -14,6 +14,7 @@ HELP = (
     "report what on this machine makes timings unstable (governor, turbo, SMT, VM steal, other load), each "
     "with its fix; changes nothing"
 )
+GUIDES = ("docs/measuring.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
