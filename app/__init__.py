@@ -1,3 +1,3 @@
 """CryptoBench: benchmark cryptographic schemes the way they are deployed."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

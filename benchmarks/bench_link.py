@@ -64,7 +64,7 @@ SIZES = (18, 1024, 64 * 1024, 1024 * 1024)
 TARGET_RELATIVE = 0.02
 TARGET_ABSOLUTE_S = 0.0002
 WARMUP = 1
-#: The acceptance case of issue 21.
+#: The acceptance case of the link emulation: 20 ms one way at 8 Mbit/s (benchmarks/README.md).
 ACCEPTANCE = (20.0, 8000.0, 64 * 1024)
 
 #: LinkDone of the last job run, captured on its way through the supervisor.

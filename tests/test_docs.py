@@ -325,3 +325,30 @@ def test_the_documentation_names_no_ticket_numbers() -> None:
         for match in TICKET_NUMBER.finditer(_text(path))
     ]
     assert not named, f"say what the thing is instead of its ticket number: {named}"
+
+
+#: Code and tests are read without the tracker too, and run from a clone alone: a ticket
+#: number in a comment, or a path out of the repository (the old ../shared/EXPERIMENTS.md),
+#: is a trail that ends outside it.
+CODE_TICKET_NUMBER = re.compile(r"\b(?:issues?|tickets?)\s+#?\d+", re.IGNORECASE)
+OUTSIDE_PATH = re.compile(r"\.\./shared\b|ROOT\.parent\b|parents\[\d+\]\s*/\s*[\"']shared")
+
+
+def _code_files() -> list[Path]:
+    return [
+        path
+        for folder in ("app", "tests", "benchmarks", "packaging", "docs")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "__pycache__" not in path.parts and path != Path(__file__).resolve()
+    ]
+
+
+def test_code_and_tests_name_no_ticket_numbers_and_read_nothing_outside_the_repository() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}: {match.group(0)!r}"
+        for path in _code_files()
+        for pattern in (CODE_TICKET_NUMBER, OUTSIDE_PATH)
+        for match in pattern.finditer(_text(path))
+    ]
+    assert not found, f"say what the thing is, and keep what the code reads in the repository: {found}"
+    assert CODE_TICKET_NUMBER.search("(issue 22)") and OUTSIDE_PATH.search('ROOT.parent / "shared"')

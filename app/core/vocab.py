@@ -158,7 +158,7 @@ _PLACEMENT_LABELS = {
     PlacementPolicy.SPLIT: "Split across CPUs",
     PlacementPolicy.FREE: "Free (scheduler decides)",
 }
-#: What a job runs with when its profile names no placement (README, "CPU placement").
+#: What a job runs with when its profile names no placement (docs/placement.md).
 DEFAULT_PLACEMENT = PlacementPolicy.SAME
 
 

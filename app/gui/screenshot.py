@@ -1,7 +1,7 @@
 """Drive the real window from the command line: open a profile, run it, show a tab and
 save a screenshot (`cryptobench gui --profile quick --run --screenshot OUT.png`).
 
-The README's screenshots are made this way (docs/screenshots/make.sh), so they show
+The screenshots in the README and docs/window.md are made this way (docs/screenshots/make.sh), so they show
 the window as it is, and tests use the same path. A screenshot session keeps its
 settings and results store in a temporary folder: it neither reads nor changes the
 user's theme, window layout or history.

@@ -42,7 +42,7 @@ def format_rate(value: float | None) -> str:
     return f"{value:.3g} B/s"
 
 
-# --- one unit per column, no raw seconds in prose (issue 18) -----------------------------
+# --- one unit per column, no raw seconds in prose --------------------------------------------
 
 #: Time units from the largest down, with their length in seconds.
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))

@@ -311,7 +311,7 @@ def test_report_needs_an_output_and_a_known_run(tmp_path: Path, capsys: pytest.C
     assert not (tmp_path / "r.pdf").exists()
 
 
-# --- output a script or a CI log reads (issue 18) -----------------------------------------
+# --- output a script or a CI log reads ----------------------------------------------------
 
 # Jobs of the quick preset whose labels are long and carry a "[backend]" that a wrap at
 # 80 (or COLUMNS) columns used to cut in two ("[cryptograph" / "y]").

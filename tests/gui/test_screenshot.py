@@ -1,5 +1,5 @@
 """`cryptobench gui --profile P --run --screenshot OUT.png --tab NAME`: the real window,
-driven to a state and saved (the README's screenshots are made this way)."""
+driven to a state and saved (the screenshots in docs/ are made this way)."""
 
 from __future__ import annotations
 

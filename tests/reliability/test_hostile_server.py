@@ -5,7 +5,7 @@ Squatters do not hold the token: whatever they send, the sender fails with a cle
 reason before it reads a single number or shows a single character of their text.
 Liars hold the token (a genuine receiver with one handler replaced) and report numbers
 that cannot be true; the job fails naming the field and the value, and nothing they
-said reaches a result. Before issue 16, `"rss_bytes": Infinity` crashed the client with
+said reaches a result. Before the fix, `"rss_bytes": Infinity` crashed the client with
 an OverflowError, NaN reached the results JSON, a 2^64-1 ns receiver time was stored
 as an "ok" sample, and an ERROR text's escape sequences reached the terminal.
 """

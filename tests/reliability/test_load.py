@@ -116,7 +116,7 @@ def test_a_long_loopback_job() -> None:
 
 
 def test_128_mib_loopback_messages_stay_within_the_documented_copies() -> None:
-    """README: the receiver and the sender each hold about three copies of the message
+    """docs/measuring.md: the receiver and the sender each hold about three copies of the message
     beside the interpreter. Measured against the same job at 64 B in the same run."""
     size = 128 * MIB
     profile = parse_profile(

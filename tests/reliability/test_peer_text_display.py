@@ -1,6 +1,6 @@
 """A job error quoting a hostile peer (or a store row, or a profile) is shown with its
 control characters escaped wherever it is displayed: terminal, GUI, Markdown and PDF
-reports. Before issue 16 such text cleared the user's terminal and wrote fake lines."""
+reports. Before the fix such text cleared the user's terminal and wrote fake lines."""
 
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ class Client(threading.Thread):
 
 
 def test_a_client_arriving_during_a_job_waits_its_turn_and_succeeds(harness: Callable[..., Harness]) -> None:
-    """Regression (issue 16 §6): it used to fail after its connect timeout with "peer sent nothing"."""
+    """Regression: it used to fail after its connect timeout with "peer sent nothing"."""
     live = harness(keepalive=0.2)
     holder = Holder(live.port)
     client = Client(plan_for(live.port, connect_timeout=1.0))

@@ -1,4 +1,4 @@
-"""Reports a person can hand on (issue 18): what a reader must know comes first, units
+"""Reports a person can hand on: what a reader must know comes first, units
 read alike, scales show every bar, and runs that failed or stopped still render.
 
 The charts-of-every-preset check runs the reduced presets once (shared with

@@ -12,14 +12,14 @@ the verdict is `Verdict.SLOWER` when the interval lies entirely above 1,
 `Verdict.FASTER` entirely below, `Verdict.WITHIN_NOISE` otherwise.
 
 A *regression* is stricter than "slower": the ratio is above 1 + threshold **and** so
-is the interval's low end (README, "Comparing runs"). "Slower" alone would fail a
+is the interval's low end (docs/comparing.md). "Slower" alone would fail a
 build on a 1 % difference measured precisely; the threshold alone would fail it on a
 noisy 6 % one. With both, a build fails only when the data show, at 95 %, a slowdown
 larger than the threshold.
 
 Several runs a side (`compare_sides`): the mean of the runs' medians, and a two-level
 bootstrap over runs and samples (`compare_repeated`), because one run's interval does not
-cover how much a whole run moves (README, "Comparing runs").
+cover how much a whole run moves (docs/comparing.md).
 
 Qt-free: the command line, the report and the window share it.
 """

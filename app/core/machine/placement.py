@@ -1,4 +1,4 @@
-"""CPU placement of a job's processes (issue 22): which CPUs each may run on.
+"""CPU placement of a job's processes: which CPUs each may run on.
 
 The supervisor asks a `Placer` for each process right after it starts; the placer pins
 it with `os.sched_setaffinity` to CPUs chosen from those this process may use

@@ -76,7 +76,7 @@ class JobSpec(LoadFields):
     #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
     link: LinkValue | None = None
     links: list[LinkValue] | None = Field(default=None, min_length=1, max_length=64)
-    #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (README, "CPU placement").
+    #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (docs/placement.md).
     placement: PlacementPolicy | None = Field(default=None, strict=False)
 
     @field_validator("message_sizes")

@@ -230,7 +230,7 @@ class Security:
         )
 
 
-# --- the conditions of a session (issues 21-23 fill these in) ------------------------
+# --- the conditions of a session: link, placement, load ---------------------------------
 #
 # Each is absent from a job's JSON until a job sets it, so results written before
 # them read back unchanged. Their fields are the agreed design (docs/ARCHITECTURE.md,

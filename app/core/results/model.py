@@ -1,6 +1,6 @@
 """Run and job results: the model, its JSON contract, and the CSV export.
 
-The JSON is a contract other tools read (issue #2): top level `format_version`,
+The JSON is a contract other tools read (docs/results-format.md): top level `format_version`,
 `run` {id, started, finished, status, environment, profile}, `jobs` [{id, scheme,
 backend, params, mode, message_size, status, error, metrics {NAME: {unit, n, mean,
 median, std, min, max, p95, p99, ci95, outliers, ...}}, throughput_bytes_per_s,
@@ -132,7 +132,7 @@ class JobResult:
     finished: str | None = None
     #: Sessions: whether TCP_NODELAY was set (False: Nagle's algorithm on). None: no socket.
     tcp_nodelay: bool | None = None
-    #: The conditions of a session (issues 21-23); absent from the JSON until set.
+    #: The conditions of a session (its link, placement, load, TCP_INFO); absent from the JSON until set.
     link: Link | None = None
     placement: Placement | None = None
     load: Load | None = None

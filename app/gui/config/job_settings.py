@@ -164,7 +164,7 @@ class JobSettingsEditor(QGroupBox):
         form.addRow("Mode", self.mode)
         self.placement = QComboBox()
         for policy in PlacementPolicy:
-            # A job without a setting runs with the default, shown as chosen (README, "CPU placement").
+            # A job without a setting runs with the default, shown as chosen (docs/placement.md).
             self.placement.addItem(policy.label, policy)
         self.placement.setToolTip(
             "Which CPUs each job's processes may run on: all on one CPU, sender and "

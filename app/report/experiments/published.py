@@ -8,7 +8,8 @@ backend, params subset, mode, message size, transport) and which of our metrics 
 to what the original timed (`metrics`: e.g. key generation + encryption; a metric named
 twice counts twice). Every other number the source prints for the case (P50, P95,
 standard deviation, its "MB/s", CPU %, peak memory, its second run) is kept as printed.
-The data is checked against ../shared/EXPERIMENTS.md cell by cell by the tests, so a typo
+The data is checked against docs/reference-experiments.md (the published experiments, kept in
+the repository) cell by cell by the tests, so a typo
 cannot turn into a false comparison. Figures derived from published ones (a ratio of two
 published times) are never stored here: the report computes them and calls them derived.
 

@@ -1,4 +1,4 @@
-"""CPU placement (issue 22): the profile setting and its CLI override, the CPUs chosen and
+"""CPU placement: the profile setting and its CLI override, the CPUs chosen and
 applied to each process, the fall-back to `free` where affinity cannot be set, and the
 record in results (JSON, CSV, results_check, report, the results table's Mode cell).
 
