@@ -14,15 +14,9 @@ Qt-free on purpose: the Markdown exporter and the CLI run without a display.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
-import numpy as np
-
-from app.core.machine import placement
-from app.core.results.job_records import SAMPLING_INTERVAL_S
-from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, MetricResult, RunResult
-from app.core.schemes.base import OPEN_METRIC, Family
-from app.core.vocab import SESSION_MODES, JobStatus, Mode
+from app.core.results.model import JobResult, RunResult
+from app.core.vocab import SESSION_MODES, JobStatus
 from app.report.appendix import _appendix
 from app.report.baseline import BaselineMatch, match_baseline
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat, sample_text
@@ -30,18 +24,12 @@ from app.report.comparison import _comparison
 from app.report.conditions import environment_section, warnings_section
 from app.report.content_common import (
     _MISSING,
-    _align,
-    _cpu,
     _duration,
-    _job_name,
-    _memory,
     _status,
     _utc,
-    _validation,
-    _value,
-    _wire,
 )
 from app.report.experiments import experiment_sections
+from app.report.families import family_sections
 from app.report.findings import summary_findings
 from app.report.job_figures import (
     PUBLIC_KEY_FAMILIES,
@@ -55,13 +43,11 @@ from app.report.job_figures import (
     value,
 )
 from app.report.labels import Labels
-from app.report.load import load_method, load_sections
+from app.report.load import load_sections
+from app.report.method import method_section
 from app.report.model import (
-    BarChart,
     Block,
-    Bullets,
     Chart,
-    Histogram,
     LineChart,
     Paragraph,
     Report,
@@ -73,7 +59,7 @@ from app.report.model import (
 from app.report.network_links import link_sections
 from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.tidy import tidy_sections
-from app.report.units import format_rate, format_seconds
+from app.report.units import format_seconds
 
 __all__ = ["SECTION_TITLES", "build_report"]
 
@@ -102,8 +88,8 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     if baseline is not None and match is not None:
         sections.append(_comparison(run, match, baseline, labels))
     sections += experiment_sections(run)
-    sections += [environment_section(run), _method(run)]
-    sections += _results_by_family(run, labels)
+    sections += [environment_section(run), method_section(run)]
+    sections += family_sections(run, labels)
     sections += _loopback(run, labels)
     sections += link_sections(run.jobs)
     sections += load_sections(run, labels)
@@ -176,368 +162,7 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
     return Section("Summary of findings", blocks)
 
 
-def _method(run: RunResult) -> Section:
-    present = {name for job in run.jobs for name in job.metrics}
-    ordered = [n for n in METRIC_DESCRIPTIONS if n in present] + sorted(present - set(METRIC_DESCRIPTIONS))
-    blocks: list[Block] = [Paragraph("What each metric times (every time is per operation, in seconds):")]
-    blocks.append(
-        Bullets(
-            [f"**{n}**: {METRIC_DESCRIPTIONS.get(n, 'no description recorded')}" for n in ordered]
-            or ["No metric was measured."]
-        )
-    )
-    blocks += _sample_counts(run)
-    metrics = [m for job in run.jobs for m in job.metrics.values()]
-    batched = [m.batch for m in metrics if m.batch > 1]
-    batching = (
-        "Fast operations are batched: when one call is too short for the clock to time reliably, each "
-        "sample times a batch of consecutive calls and reports the time per call."
-    )
-    if batched:
-        batching += (
-            f" In this run {len(batched)} of {len(metrics)} metrics were batched ({min(batched):,} to "
-            f"{max(batched):,} calls per sample); their samples are per-call averages, so their spread "
-            "understates the spread of single calls."
-        )
-    else:
-        batching += " No metric of this run needed batching: every sample is one call."
-    blocks.append(Paragraph(batching))
-    if any(job.mode in SESSION_MODES for job in run.jobs):
-        blocks.append(
-            Paragraph(
-                "Loopback and remote jobs run the sender and the receiver as separate processes connected by TCP. "
-                "**compute** is the sender sealing a message, **receiver** the receiver opening and validating it "
-                "(timed in its own process), **rtt** the time from sending a message to receiving its "
-                "acknowledgement at the sender, and **network** = rtt − receiver, per sample: the transport's share. "
-                "**floor_rtt** is a raw ping-pong of frames of the payload's size on the same connection, without "
-                "cryptography: the fastest round trip that connection allows."
-            )
-        )
-    blocks += load_method(run)
-    blocks += _placement(run)
-    interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
-    blocks.append(
-        Paragraph(
-            "Time and memory come from separate passes. Python's tracemalloc slows the code it traces several-fold, "
-            "so the peak traced memory (allocations through Python's allocator) is measured in an extra, untimed "
-            "pass. Resident memory (RSS) and CPU use per process come from a psutil sampler every "
-            f"{interval * 1000:.0f} ms; CPU above 100 % means more than one core was busy."
-        )
-    )
-    blocks.append(
-        Paragraph(
-            "Statistics: the headline is the **median**, because timings are skewed (an interruption costs far more "
-            "than it saves). Its 95 % confidence interval comes from order statistics, which needs no assumption "
-            "about the distribution. p95 is the 95th percentile, CV the coefficient of variation (standard "
-            "deviation / mean). Outliers are samples whose modified z-score (from the median and the median "
-            "absolute deviation, MAD) exceeds 3.5: they are counted and flagged, never dropped. Throughput is the "
-            "message size divided by the median time."
-        )
-    )
-    return Section("Method", blocks)
-
-
-#: The placement lines and unusual placements the Method section lists before summarizing.
-PLACEMENT_ITEMS = 8
-
-
-def _placement(run: RunResult) -> list[Block]:
-    """The CPU placement policy and, per distinct placement, where the processes were
-    allowed (and seen); a sentence for each job whose placement looks wrong or mixed."""
-    placed = [job for job in run.jobs if job.placement is not None]
-    if not placed:
-        return [Paragraph("Which CPUs the processes ran on was not recorded for this run (CPU placement).")]
-    policies = sorted({job.placement.policy for job in placed if job.placement is not None})
-    text = (
-        f"CPU placement: {' and '.join(policies)} (same: all of a job's processes pinned to one CPU; split: "
-        "sender and receiver pinned to different CPUs, the link process with the receiver; free: the "
-        "scheduler decides). Each process's allowed CPUs were read back after pinning; the CPUs it was seen "
-        "on come from the resource sampler's readings."
-    )
-    if len(placed) < len(run.jobs):
-        text += f" {len(run.jobs) - len(placed)} of {len(run.jobs)} jobs have no placement record."
-    lines: dict[str, int] = {}
-    for job in placed:
-        if job.placement is not None:
-            line = placement.describe(job.placement)
-            lines[line] = lines.get(line, 0) + 1
-    items = [f"{line}: {count} job{'s' if count != 1 else ''}" for line, count in list(lines.items())[:PLACEMENT_ITEMS]]
-    if len(lines) > PLACEMENT_ITEMS:
-        items.append(f"and {len(lines) - PLACEMENT_ITEMS} other placements (each job's is in the results file)")
-    blocks: list[Block] = [Paragraph(text), Bullets(items)]
-    unusual = [
-        f"{job.label} ({job.message_size} B): {found}"
-        for job in placed
-        if job.placement is not None
-        for found in placement.anomalies(job.placement)
-    ]
-    if unusual:
-        shown = unusual[:PLACEMENT_ITEMS]
-        if len(unusual) > len(shown):
-            shown.append(f"and {len(unusual) - len(shown)} more")
-        blocks.append(Paragraph("Worth knowing about the placement:"))
-        blocks.append(Bullets(shown))
-    return blocks
-
-
-def _sample_counts(run: RunResult) -> list[Block]:
-    specs = run.profile_view.jobs or ()
-    if not specs:
-        return [Paragraph("The profile's sample counts were not recorded; the appendix gives n per metric.")]
-    combos = {(s.get("samples"), s.get("warmup"), s.get("keygen_samples")) for s in specs}
-
-    def counts(samples: Any, warmup: Any, keygen: Any) -> str:
-        return f"{samples} samples per metric after {warmup} discarded warm-up samples, {keygen} key generation samples"
-
-    if len(combos) == 1:
-        return [Paragraph(f"Every job took {counts(*combos.pop())}.")]
-    items = []
-    for s in specs:
-        params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
-        name = f"{s.get('scheme')} [{s.get('backend') or 'default'}]" + (f" {params}" if params else "")
-        items.append(
-            f"{name}, {s.get('mode', Mode.OPERATIONS)}: "
-            f"{counts(s.get('samples'), s.get('warmup'), s.get('keygen_samples'))}"
-        )
-    return [Paragraph("Sample counts per profile job:"), Bullets(items)]
-
-
 # --- results by family --------------------------------------------------------------------
-
-
-def _table_metrics(job: JobResult) -> list[str]:
-    """The metrics worth a row in the family table; the appendix has all of them."""
-    if job.mode in SESSION_MODES:
-        wanted = ["keygen", "compute", "receiver", "rtt", "network"]
-    else:
-        try:
-            opened = OPEN_METRIC[Family(job.family)]
-        except (ValueError, KeyError):
-            opened = None
-        wanted = ["keygen", "exchange", primary_metric(job) or "", opened or ""]
-    return [m for m in wanted if m and m in job.metrics]
-
-
-def _timing_table(jobs: list[JobResult]) -> Table:
-    rows: list[list[str]] = []
-    fastest: dict[tuple[int, str], tuple[float, int]] = {}
-    contenders: dict[tuple[int, str], int] = defaultdict(int)
-    for job in jobs:
-        metrics = _table_metrics(job)
-        if not metrics:
-            what = "no metrics" if job.status == JobStatus.OK else job.status
-            rows.append([job.label, size_text(job), what] + [_MISSING] * 6)
-            continue
-        for name in metrics:
-            metric = job.metrics[name]
-            s = metric.stats
-            if name == primary_metric(job):
-                key = (job.message_size, name)
-                contenders[key] += 1
-                if key not in fastest or s.median < fastest[key][0]:
-                    fastest[key] = (s.median, len(rows))
-            rows.append(
-                [
-                    job.label,
-                    size_text(job),
-                    name + (f" (×{metric.batch})" if metric.batch > 1 else ""),
-                    _value(s.mean, s.unit),
-                    _value(s.median, s.unit),
-                    _value(s.p95, s.unit),
-                    _value(s.std, s.unit),
-                    percent(s.cv * 100) if s.cv is not None else _MISSING,
-                    format_rate(metric.throughput_bytes_per_s),
-                ]
-            )
-    emphasis = {row for key, (_, row) in fastest.items() if contenders[key] > 1}
-    return Table(
-        ["Scheme", "Size", "Metric", "Mean", "Median", "p95", "Std", "CV", "Throughput"],
-        rows,
-        caption="Times per operation (×N: each sample timed N calls). Bold: the fastest median of the "
-        "per-message metric at each size.",
-        widths=[3.2, 0.9, 1.3, 0.9, 0.9, 0.9, 0.9, 0.8, 1.1],
-        emphasis=emphasis,
-        align=_align("lrl" + "r" * 6),
-    )
-
-
-def _resources_table(jobs: list[JobResult]) -> Table:
-    rows = [
-        [job.label, size_text(job), _status(job), _wire(job), _cpu(job), _memory(job), _validation(job)] for job in jobs
-    ]
-    return Table(
-        ["Scheme", "Size", "Status", "Wire bytes", "CPU %", "Memory", "Validation"],
-        rows,
-        caption="Wire bytes: payload per message (+ overhead beyond the plaintext). CPU: mean per process, "
-        "100 % = one core. Memory: peak traced by tracemalloc for the per-message operation · peak "
-        "RSS. Validation: opened messages that matched, tampered payloads rejected.",
-        widths=[3.0, 0.9, 1.2, 1.4, 1.3, 2.0, 2.2],
-        align=_align("lrlrrrl"),
-    )
-
-
-def _bar_chart(title: str, jobs: list[JobResult], names: Labels) -> Chart | None:
-    measured = [j for j in jobs if j.status == JobStatus.OK and primary_metric(j) in j.metrics]
-    if not measured:
-        return None
-    metrics = {primary_metric(j) or "" for j in measured}
-    labels, values, low, high, marked = [], [], [], [], []
-    for job in measured:
-        stats = job.metrics[primary_metric(job) or ""].stats
-        labels.append(names.row(job) + (f" · {primary_metric(job)}" if len(metrics) > 1 else ""))
-        values.append(stats.median)
-        low.append(stats.ci95[0] if stats.ci95 else None)
-        high.append(stats.ci95[1] if stats.ci95 else None)
-        marked.append(is_post_quantum(job))
-    positive = [v for v in values if v > 0]
-    spread = max(positive) / min(positive) if positive else 1.0
-    metric_words = "/".join(sorted(metrics))
-    chart = BarChart(
-        f"{title}: median {metric_words} time per message",
-        labels,
-        values,
-        low,
-        high,
-        value_label=f"median {metric_words} time",
-        log=spread > 100 and len(positive) == len(values),
-        marked=marked if any(marked) else None,
-        marked_label="post-quantum" if any(marked) else None,
-    )
-    return Chart(
-        chart,
-        caption="Bars: medians; whiskers: 95 % confidence interval of the median.",
-        aspect=min(1.4, 0.2 + 0.07 * len(labels)),
-    )
-
-
-def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart | None:
-    curves: dict[tuple[str, str, str, str], list[JobResult]] = defaultdict(list)
-    for job in jobs:
-        if job.status == JobStatus.OK and primary_metric(job) in job.metrics and job.message_size > 0:
-            curves[(job.label, job.mode, primary_metric(job) or "", str(sorted(job.params.items())))].append(job)
-    series = []
-    for (_label, _mode, metric, _), group in curves.items():
-        if len({j.message_size for j in group}) < 2:
-            continue
-        group = sorted(group, key=lambda j: j.message_size)
-        name = labels.row(group[0], size=False)
-        series.append(Series(name, [float(j.message_size) for j in group], [value(j, metric) for j in group]))
-    if not series:
-        return None
-    chart = LineChart(
-        f"{title}: median time against message size",
-        "message size",
-        "B",
-        "median time",
-        "s",
-        series,
-        log_x=True,
-        log_y=True,
-    )
-    return Chart(
-        chart,
-        caption="One line per scheme and backend measured at two or more sizes (log-log: a slope "
-        "of 1 means time proportional to size).",
-    )
-
-
-#: Fewer samples than this are not drawn as a histogram (a reduced run's 3 make two bars).
-MIN_HISTOGRAM_SAMPLES = 10
-
-
-def histogram_of(metric: MetricResult) -> Histogram | None:
-    """Histogram data of one metric's samples up to p99; the tail beyond is counted, not drawn.
-
-    One interruption can be 100× the median: drawn to scale it would squeeze every other
-    sample into one bin. The bin count follows numpy's "auto" rule (the larger of
-    Freedman-Diaconis and Sturges), kept between 5 and 50 so it reads on a page.
-    """
-    x = np.asarray(metric.samples, dtype=float)
-    if x.size < MIN_HISTOGRAM_SAMPLES:  # a handful of samples has no shape worth a chart
-        return None
-    s = metric.stats
-    # The axis ends at the largest sample drawn, not at an interpolated p99 (with 20
-    # samples that lies between the two largest, far past the rest); a far tail (beyond
-    # the upper quartile + 3 IQR) is counted in the caption, not drawn.
-    q1, q3 = (float(v) for v in np.percentile(x, [25, 75]))
-    fence = min(float(np.percentile(x, 99)), q3 + 3 * (q3 - q1)) if q3 > q1 else float(np.percentile(x, 99))
-    inside = x[x <= fence]
-    if inside.size == 0:
-        inside = x
-    upper = float(inside.max())
-    low = float(inside.min())
-    if upper <= low:
-        pad = abs(low) * 0.01 or 1e-9
-        low, upper = low - pad, upper + pad
-    # numpy's "auto" rule, at least 5 bins, and no more than the samples can fill
-    bins = int(min(50, max(5, min(inside.size, len(np.histogram_bin_edges(inside, bins="auto")) - 1))))
-    counts, edges = np.histogram(inside, bins=bins, range=(low, upper))
-    return Histogram(
-        "",
-        [float(e) for e in edges],
-        [int(c) for c in counts],
-        s.median,
-        unit=s.unit,
-        clipped_above=int(np.count_nonzero(x > edges[-1])),
-    )
-
-
-def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
-    """The slowest job's per-message samples: where the spread matters most in absolute terms."""
-    measured = [j for j in jobs if j.status == JobStatus.OK and primary_metric(j) in j.metrics]
-    if not measured:
-        return None
-    job = max(measured, key=lambda j: value(j, primary_metric(j)))
-    metric = primary_metric(job) or ""
-    hist = histogram_of(job.metrics[metric])
-    if hist is None:
-        return None
-    hist.title = f"Distribution of {metric} samples: {labels.row(job)}"
-    caption = "The slowest job of the family; the line marks the median."
-    if hist.clipped_above:
-        caption += (
-            f" {hist.clipped_above} sample(s) far in the tail (beyond the upper quartile + 3 IQR or p99) "
-            "are counted, not drawn."
-        )
-    return Chart(hist, caption=caption, aspect=0.4)
-
-
-def _results_by_family(run: RunResult, labels: Labels) -> list[Section]:
-    if run.jobs and all(job.mode == Mode.LOAD for job in run.jobs):
-        return []  # requests per second, not per-operation times: the Load section has them
-    intro = Section(
-        "Results by family",
-        [
-            Paragraph(
-                "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
-                "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
-                "several sizes, and the sample distribution of its slowest job (from 10 samples up)."
-            )
-        ],
-    )
-    if not run.jobs:
-        intro.blocks.append(Paragraph("The run has no jobs."))
-    sections = [intro]
-    by_family: dict[str, list[JobResult]] = defaultdict(list)
-    for job in run.jobs:
-        if job.mode != Mode.LOAD:  # requests per second, not per-operation times: the Load section
-            by_family[job.family].append(job)
-    for family in family_order(by_family):
-        jobs = by_family[family]
-        title = family_title(family)
-        blocks: list[Block] = [_timing_table(jobs), _resources_table(jobs)]
-        for chart in (
-            _bar_chart(title, jobs, labels),
-            _scaling_chart(title, jobs, labels),
-            _histogram_chart(jobs, labels),
-        ):
-            if chart is not None:
-                blocks.append(chart)
-        failed = [j for j in jobs if j.status != JobStatus.OK]
-        if failed:
-            blocks.append(Bullets([f"{_job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))
-        sections.append(Section(title, blocks, level=2))
-    return sections
 
 
 # --- loopback, cost vs security, warnings, comparison, appendix ----------------------------

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from app.core.results.model import RunResult
-from app.report.content import _magnitude_groups, build_report, histogram_of
+from app.report.content import _magnitude_groups, build_report
+from app.report.families import histogram_of
 from app.report.model import BarChart, Bullets, Chart, LineChart, Paragraph, Report, Series, StackedBars, Table
 from app.report.pdf import charts
 from app.report.pdf.charts.bar import _bar_rows

@@ -1,0 +1,281 @@
+"""Results by family: per family a timing table, a resources table, the medians as bars with
+their 95 % intervals, the scaling curves over message sizes and the histograms."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.schemes.base import OPEN_METRIC, Family
+from app.core.vocab import SESSION_MODES, JobStatus, Mode
+from app.report.content_common import (
+    _MISSING,
+    _align,
+    _cpu,
+    _job_name,
+    _memory,
+    _status,
+    _validation,
+    _value,
+    _wire,
+)
+from app.report.job_figures import (
+    family_order,
+    family_title,
+    is_post_quantum,
+    percent,
+    primary_metric,
+    size_text,
+    value,
+)
+from app.report.labels import Labels
+from app.report.model import (
+    BarChart,
+    Block,
+    Bullets,
+    Chart,
+    Histogram,
+    LineChart,
+    Paragraph,
+    Section,
+    Series,
+    Table,
+)
+from app.report.units import format_rate
+
+
+def _table_metrics(job: JobResult) -> list[str]:
+    """The metrics worth a row in the family table; the appendix has all of them."""
+    if job.mode in SESSION_MODES:
+        wanted = ["keygen", "compute", "receiver", "rtt", "network"]
+    else:
+        try:
+            opened = OPEN_METRIC[Family(job.family)]
+        except (ValueError, KeyError):
+            opened = None
+        wanted = ["keygen", "exchange", primary_metric(job) or "", opened or ""]
+    return [m for m in wanted if m and m in job.metrics]
+
+
+def _timing_table(jobs: list[JobResult]) -> Table:
+    rows: list[list[str]] = []
+    fastest: dict[tuple[int, str], tuple[float, int]] = {}
+    contenders: dict[tuple[int, str], int] = defaultdict(int)
+    for job in jobs:
+        metrics = _table_metrics(job)
+        if not metrics:
+            what = "no metrics" if job.status == JobStatus.OK else job.status
+            rows.append([job.label, size_text(job), what] + [_MISSING] * 6)
+            continue
+        for name in metrics:
+            metric = job.metrics[name]
+            s = metric.stats
+            if name == primary_metric(job):
+                key = (job.message_size, name)
+                contenders[key] += 1
+                if key not in fastest or s.median < fastest[key][0]:
+                    fastest[key] = (s.median, len(rows))
+            rows.append(
+                [
+                    job.label,
+                    size_text(job),
+                    name + (f" (×{metric.batch})" if metric.batch > 1 else ""),
+                    _value(s.mean, s.unit),
+                    _value(s.median, s.unit),
+                    _value(s.p95, s.unit),
+                    _value(s.std, s.unit),
+                    percent(s.cv * 100) if s.cv is not None else _MISSING,
+                    format_rate(metric.throughput_bytes_per_s),
+                ]
+            )
+    emphasis = {row for key, (_, row) in fastest.items() if contenders[key] > 1}
+    return Table(
+        ["Scheme", "Size", "Metric", "Mean", "Median", "p95", "Std", "CV", "Throughput"],
+        rows,
+        caption="Times per operation (×N: each sample timed N calls). Bold: the fastest median of the "
+        "per-message metric at each size.",
+        widths=[3.2, 0.9, 1.3, 0.9, 0.9, 0.9, 0.9, 0.8, 1.1],
+        emphasis=emphasis,
+        align=_align("lrl" + "r" * 6),
+    )
+
+
+def resources_table(jobs: list[JobResult]) -> Table:
+    rows = [
+        [job.label, size_text(job), _status(job), _wire(job), _cpu(job), _memory(job), _validation(job)] for job in jobs
+    ]
+    return Table(
+        ["Scheme", "Size", "Status", "Wire bytes", "CPU %", "Memory", "Validation"],
+        rows,
+        caption="Wire bytes: payload per message (+ overhead beyond the plaintext). CPU: mean per process, "
+        "100 % = one core. Memory: peak traced by tracemalloc for the per-message operation · peak "
+        "RSS. Validation: opened messages that matched, tampered payloads rejected.",
+        widths=[3.0, 0.9, 1.2, 1.4, 1.3, 2.0, 2.2],
+        align=_align("lrlrrrl"),
+    )
+
+
+def _bar_chart(title: str, jobs: list[JobResult], names: Labels) -> Chart | None:
+    measured = [j for j in jobs if j.status == JobStatus.OK and primary_metric(j) in j.metrics]
+    if not measured:
+        return None
+    metrics = {primary_metric(j) or "" for j in measured}
+    labels, values, low, high, marked = [], [], [], [], []
+    for job in measured:
+        stats = job.metrics[primary_metric(job) or ""].stats
+        labels.append(names.row(job) + (f" · {primary_metric(job)}" if len(metrics) > 1 else ""))
+        values.append(stats.median)
+        low.append(stats.ci95[0] if stats.ci95 else None)
+        high.append(stats.ci95[1] if stats.ci95 else None)
+        marked.append(is_post_quantum(job))
+    positive = [v for v in values if v > 0]
+    spread = max(positive) / min(positive) if positive else 1.0
+    metric_words = "/".join(sorted(metrics))
+    chart = BarChart(
+        f"{title}: median {metric_words} time per message",
+        labels,
+        values,
+        low,
+        high,
+        value_label=f"median {metric_words} time",
+        log=spread > 100 and len(positive) == len(values),
+        marked=marked if any(marked) else None,
+        marked_label="post-quantum" if any(marked) else None,
+    )
+    return Chart(
+        chart,
+        caption="Bars: medians; whiskers: 95 % confidence interval of the median.",
+        aspect=min(1.4, 0.2 + 0.07 * len(labels)),
+    )
+
+
+def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart | None:
+    curves: dict[tuple[str, str, str, str], list[JobResult]] = defaultdict(list)
+    for job in jobs:
+        if job.status == JobStatus.OK and primary_metric(job) in job.metrics and job.message_size > 0:
+            curves[(job.label, job.mode, primary_metric(job) or "", str(sorted(job.params.items())))].append(job)
+    series = []
+    for (_label, _mode, metric, _), group in curves.items():
+        if len({j.message_size for j in group}) < 2:
+            continue
+        group = sorted(group, key=lambda j: j.message_size)
+        name = labels.row(group[0], size=False)
+        series.append(Series(name, [float(j.message_size) for j in group], [value(j, metric) for j in group]))
+    if not series:
+        return None
+    chart = LineChart(
+        f"{title}: median time against message size",
+        "message size",
+        "B",
+        "median time",
+        "s",
+        series,
+        log_x=True,
+        log_y=True,
+    )
+    return Chart(
+        chart,
+        caption="One line per scheme and backend measured at two or more sizes (log-log: a slope "
+        "of 1 means time proportional to size).",
+    )
+
+
+#: Fewer samples than this are not drawn as a histogram (a reduced run's 3 make two bars).
+MIN_HISTOGRAM_SAMPLES = 10
+
+
+def histogram_of(metric: MetricResult) -> Histogram | None:
+    """Histogram data of one metric's samples up to p99; the tail beyond is counted, not drawn.
+
+    One interruption can be 100× the median: drawn to scale it would squeeze every other
+    sample into one bin. The bin count follows numpy's "auto" rule (the larger of
+    Freedman-Diaconis and Sturges), kept between 5 and 50 so it reads on a page.
+    """
+    x = np.asarray(metric.samples, dtype=float)
+    if x.size < MIN_HISTOGRAM_SAMPLES:  # a handful of samples has no shape worth a chart
+        return None
+    s = metric.stats
+    # The axis ends at the largest sample drawn, not at an interpolated p99 (with 20
+    # samples that lies between the two largest, far past the rest); a far tail (beyond
+    # the upper quartile + 3 IQR) is counted in the caption, not drawn.
+    q1, q3 = (float(v) for v in np.percentile(x, [25, 75]))
+    fence = min(float(np.percentile(x, 99)), q3 + 3 * (q3 - q1)) if q3 > q1 else float(np.percentile(x, 99))
+    inside = x[x <= fence]
+    if inside.size == 0:
+        inside = x
+    upper = float(inside.max())
+    low = float(inside.min())
+    if upper <= low:
+        pad = abs(low) * 0.01 or 1e-9
+        low, upper = low - pad, upper + pad
+    # numpy's "auto" rule, at least 5 bins, and no more than the samples can fill
+    bins = int(min(50, max(5, min(inside.size, len(np.histogram_bin_edges(inside, bins="auto")) - 1))))
+    counts, edges = np.histogram(inside, bins=bins, range=(low, upper))
+    return Histogram(
+        "",
+        [float(e) for e in edges],
+        [int(c) for c in counts],
+        s.median,
+        unit=s.unit,
+        clipped_above=int(np.count_nonzero(x > edges[-1])),
+    )
+
+
+def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
+    """The slowest job's per-message samples: where the spread matters most in absolute terms."""
+    measured = [j for j in jobs if j.status == JobStatus.OK and primary_metric(j) in j.metrics]
+    if not measured:
+        return None
+    job = max(measured, key=lambda j: value(j, primary_metric(j)))
+    metric = primary_metric(job) or ""
+    hist = histogram_of(job.metrics[metric])
+    if hist is None:
+        return None
+    hist.title = f"Distribution of {metric} samples: {labels.row(job)}"
+    caption = "The slowest job of the family; the line marks the median."
+    if hist.clipped_above:
+        caption += (
+            f" {hist.clipped_above} sample(s) far in the tail (beyond the upper quartile + 3 IQR or p99) "
+            "are counted, not drawn."
+        )
+    return Chart(hist, caption=caption, aspect=0.4)
+
+
+def family_sections(run: RunResult, labels: Labels) -> list[Section]:
+    if run.jobs and all(job.mode == Mode.LOAD for job in run.jobs):
+        return []  # requests per second, not per-operation times: the Load section has them
+    intro = Section(
+        "Results by family",
+        [
+            Paragraph(
+                "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
+                "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
+                "several sizes, and the sample distribution of its slowest job (from 10 samples up)."
+            )
+        ],
+    )
+    if not run.jobs:
+        intro.blocks.append(Paragraph("The run has no jobs."))
+    sections = [intro]
+    by_family: dict[str, list[JobResult]] = defaultdict(list)
+    for job in run.jobs:
+        if job.mode != Mode.LOAD:  # requests per second, not per-operation times: the Load section
+            by_family[job.family].append(job)
+    for family in family_order(by_family):
+        jobs = by_family[family]
+        title = family_title(family)
+        blocks: list[Block] = [_timing_table(jobs), resources_table(jobs)]
+        for chart in (
+            _bar_chart(title, jobs, labels),
+            _scaling_chart(title, jobs, labels),
+            _histogram_chart(jobs, labels),
+        ):
+            if chart is not None:
+                blocks.append(chart)
+        failed = [j for j in jobs if j.status != JobStatus.OK]
+        if failed:
+            blocks.append(Bullets([f"{_job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))
+        sections.append(Section(title, blocks, level=2))
+    return sections

@@ -1,0 +1,144 @@
+"""The report's Method section: what each metric times, warm-up and batching, where the
+processes ran (CPU placement) and how many samples each figure rests on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.machine import placement
+from app.core.results.job_records import SAMPLING_INTERVAL_S
+from app.core.results.model import METRIC_DESCRIPTIONS, RunResult
+from app.core.vocab import SESSION_MODES, Mode
+from app.report.load import load_method
+from app.report.model import (
+    Block,
+    Bullets,
+    Paragraph,
+    Section,
+)
+
+
+def method_section(run: RunResult) -> Section:
+    present = {name for job in run.jobs for name in job.metrics}
+    ordered = [n for n in METRIC_DESCRIPTIONS if n in present] + sorted(present - set(METRIC_DESCRIPTIONS))
+    blocks: list[Block] = [Paragraph("What each metric times (every time is per operation, in seconds):")]
+    blocks.append(
+        Bullets(
+            [f"**{n}**: {METRIC_DESCRIPTIONS.get(n, 'no description recorded')}" for n in ordered]
+            or ["No metric was measured."]
+        )
+    )
+    blocks += _sample_counts(run)
+    metrics = [m for job in run.jobs for m in job.metrics.values()]
+    batched = [m.batch for m in metrics if m.batch > 1]
+    batching = (
+        "Fast operations are batched: when one call is too short for the clock to time reliably, each "
+        "sample times a batch of consecutive calls and reports the time per call."
+    )
+    if batched:
+        batching += (
+            f" In this run {len(batched)} of {len(metrics)} metrics were batched ({min(batched):,} to "
+            f"{max(batched):,} calls per sample); their samples are per-call averages, so their spread "
+            "understates the spread of single calls."
+        )
+    else:
+        batching += " No metric of this run needed batching: every sample is one call."
+    blocks.append(Paragraph(batching))
+    if any(job.mode in SESSION_MODES for job in run.jobs):
+        blocks.append(
+            Paragraph(
+                "Loopback and remote jobs run the sender and the receiver as separate processes connected by TCP. "
+                "**compute** is the sender sealing a message, **receiver** the receiver opening and validating it "
+                "(timed in its own process), **rtt** the time from sending a message to receiving its "
+                "acknowledgement at the sender, and **network** = rtt − receiver, per sample: the transport's share. "
+                "**floor_rtt** is a raw ping-pong of frames of the payload's size on the same connection, without "
+                "cryptography: the fastest round trip that connection allows."
+            )
+        )
+    blocks += load_method(run)
+    blocks += _placement(run)
+    interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
+    blocks.append(
+        Paragraph(
+            "Time and memory come from separate passes. Python's tracemalloc slows the code it traces several-fold, "
+            "so the peak traced memory (allocations through Python's allocator) is measured in an extra, untimed "
+            "pass. Resident memory (RSS) and CPU use per process come from a psutil sampler every "
+            f"{interval * 1000:.0f} ms; CPU above 100 % means more than one core was busy."
+        )
+    )
+    blocks.append(
+        Paragraph(
+            "Statistics: the headline is the **median**, because timings are skewed (an interruption costs far more "
+            "than it saves). Its 95 % confidence interval comes from order statistics, which needs no assumption "
+            "about the distribution. p95 is the 95th percentile, CV the coefficient of variation (standard "
+            "deviation / mean). Outliers are samples whose modified z-score (from the median and the median "
+            "absolute deviation, MAD) exceeds 3.5: they are counted and flagged, never dropped. Throughput is the "
+            "message size divided by the median time."
+        )
+    )
+    return Section("Method", blocks)
+
+
+#: The placement lines and unusual placements the Method section lists before summarizing.
+PLACEMENT_ITEMS = 8
+
+
+def _placement(run: RunResult) -> list[Block]:
+    """The CPU placement policy and, per distinct placement, where the processes were
+    allowed (and seen); a sentence for each job whose placement looks wrong or mixed."""
+    placed = [job for job in run.jobs if job.placement is not None]
+    if not placed:
+        return [Paragraph("Which CPUs the processes ran on was not recorded for this run (CPU placement).")]
+    policies = sorted({job.placement.policy for job in placed if job.placement is not None})
+    text = (
+        f"CPU placement: {' and '.join(policies)} (same: all of a job's processes pinned to one CPU; split: "
+        "sender and receiver pinned to different CPUs, the link process with the receiver; free: the "
+        "scheduler decides). Each process's allowed CPUs were read back after pinning; the CPUs it was seen "
+        "on come from the resource sampler's readings."
+    )
+    if len(placed) < len(run.jobs):
+        text += f" {len(run.jobs) - len(placed)} of {len(run.jobs)} jobs have no placement record."
+    lines: dict[str, int] = {}
+    for job in placed:
+        if job.placement is not None:
+            line = placement.describe(job.placement)
+            lines[line] = lines.get(line, 0) + 1
+    items = [f"{line}: {count} job{'s' if count != 1 else ''}" for line, count in list(lines.items())[:PLACEMENT_ITEMS]]
+    if len(lines) > PLACEMENT_ITEMS:
+        items.append(f"and {len(lines) - PLACEMENT_ITEMS} other placements (each job's is in the results file)")
+    blocks: list[Block] = [Paragraph(text), Bullets(items)]
+    unusual = [
+        f"{job.label} ({job.message_size} B): {found}"
+        for job in placed
+        if job.placement is not None
+        for found in placement.anomalies(job.placement)
+    ]
+    if unusual:
+        shown = unusual[:PLACEMENT_ITEMS]
+        if len(unusual) > len(shown):
+            shown.append(f"and {len(unusual) - len(shown)} more")
+        blocks.append(Paragraph("Worth knowing about the placement:"))
+        blocks.append(Bullets(shown))
+    return blocks
+
+
+def _sample_counts(run: RunResult) -> list[Block]:
+    specs = run.profile_view.jobs or ()
+    if not specs:
+        return [Paragraph("The profile's sample counts were not recorded; the appendix gives n per metric.")]
+    combos = {(s.get("samples"), s.get("warmup"), s.get("keygen_samples")) for s in specs}
+
+    def counts(samples: Any, warmup: Any, keygen: Any) -> str:
+        return f"{samples} samples per metric after {warmup} discarded warm-up samples, {keygen} key generation samples"
+
+    if len(combos) == 1:
+        return [Paragraph(f"Every job took {counts(*combos.pop())}.")]
+    items = []
+    for s in specs:
+        params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
+        name = f"{s.get('scheme')} [{s.get('backend') or 'default'}]" + (f" {params}" if params else "")
+        items.append(
+            f"{name}, {s.get('mode', Mode.OPERATIONS)}: "
+            f"{counts(s.get('samples'), s.get('warmup'), s.get('keygen_samples'))}"
+        )
+    return [Paragraph("Sample counts per profile job:"), Bullets(items)]
