@@ -15,13 +15,11 @@ from app.core.schemes.base import (
     MessageTooLongError,
     ParamValue,
     PayloadFormatError,
-    Receiver,
-    Scheme,
     SchemeSpec,
-    Sender,
     flip_bit,
 )
 from app.core.schemes.digests import SPECS
+from tests.helpers.schemes import connect
 
 SPEC_BY_ID: dict[str, SchemeSpec] = {spec.scheme_id: spec for spec in SPECS}
 BACKENDS = ("cryptography", "pycryptodome")
@@ -56,13 +54,6 @@ def reference_hkdf(hash_name: str, ikm: bytes, salt: bytes, info: bytes, length:
         okm += block
         counter += 1
     return okm[:length]
-
-
-def connect(scheme: Scheme) -> tuple[Sender, Receiver, bytes]:
-    sender, receiver = scheme.new_sender(), scheme.new_receiver()
-    public = receiver.setup()
-    receiver.handshake(sender.handshake(public))
-    return sender, receiver, public
 
 
 # --------------------------------------------------------------------------- hashes

@@ -28,6 +28,7 @@ from app.core.schemes.symmetric import (
     NonceSequence,
     symmetric_security,
 )
+from tests.helpers.schemes import connect
 
 REJECTED = (AuthenticationError, PayloadFormatError)
 MESSAGE_SIZES = (0, 1, 18, 1000)
@@ -48,13 +49,6 @@ def all_combos() -> list[tuple[str, str, dict[str, Any]]]:
 
 COMBOS = all_combos()
 COMBO_IDS = [f"{sid}-{backend}-{'-'.join(str(v) for v in params.values())}" for sid, backend, params in COMBOS]
-
-
-def connect(scheme: Scheme) -> tuple[Sender, Receiver, bytes]:
-    sender, receiver = scheme.new_sender(), scheme.new_receiver()
-    public = receiver.setup()
-    receiver.handshake(sender.handshake(public))
-    return sender, receiver, public
 
 
 @cache
