@@ -462,7 +462,7 @@ def test_printed_warnings_have_no_raw_seconds(capsys: pytest.CaptureFixture[str]
     from app.cli.terminal.console import make_console
     from app.cli.terminal.printing import print_summary
     from app.core.results.model import RunResult
-    from tests.report.conftest import build_run
+    from tests.helpers.report_runs import build_run
 
     run: RunResult = build_run("20261123-192233-abcdef", "2026-11-23T19:22:33+00:00")
     job = next(j for j in run.jobs if j.warnings)

@@ -31,7 +31,7 @@ def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainW
 
 
 def _store_quick_run(path: Path, seconds: int) -> None:
-    from tests.report.conftest import build_run
+    from tests.helpers.report_runs import build_run
 
     run = build_run("20261120-090400-abcdef", "2026-11-20T09:04:00+00:00")
     run = replace(run, profile={**run.profile, "name": "quick"}) if isinstance(run.profile, dict) else run

@@ -13,7 +13,7 @@ from app.report.content import build_report
 from app.report.experiments import experiment_sections
 from app.report.model import Chart, LineChart, Paragraph, Section, Table
 from app.report.units import format_seconds
-from tests.report.conftest import metric, spread_samples
+from tests.helpers.report_runs import metric, spread_samples
 
 KIB, MIB = 1024, 1024 * 1024
 

@@ -21,7 +21,7 @@ from app.report.model import (
     Section,
     Table,
 )
-from tests.report.conftest import metric, spread_samples
+from tests.helpers.report_runs import metric, spread_samples
 
 #: (enc, dec) in seconds per kind and key size; the 30-byte message costs 10 % more.
 #: Shaped like the published trend: without CRT RSA is slower than ElGamal, with CRT faster.

@@ -24,7 +24,7 @@ from app.report.model import (
     Table,
 )
 from app.report.units import format_seconds
-from tests.report.conftest import metric, spread_samples
+from tests.helpers.report_runs import metric, spread_samples
 
 KIB, MIB = 1024, 1024**2
 AES_SIZES = (1024, 16 * KIB, 32 * KIB)

@@ -11,7 +11,7 @@ from app.report.findings import (
     insecure_findings,
     keygen_total_findings,
 )
-from tests.report.conftest import metric, spread_samples
+from tests.helpers.report_runs import metric, spread_samples
 
 
 def _pke(index: int, label: str, size: int, keygen: float, encrypt: float, insecure: bool = False) -> JobResult:
