@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.analysis.stats import check_stability, summarize
+from app.core.analysis.stats import check_stability
 from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.model import JobResult, MetricResult, RunResult
+from tests.helpers import records
 
 RUN_ID = "20261121-100400-hand01"
 BASELINE_ID = "20261120-090000-base01"
@@ -37,11 +38,12 @@ def spread_samples(center: float, n: int = 30, spread: float = 0.02) -> list[flo
 
 
 def metric(samples: list[float], batch: int = 1, size: int | None = None) -> MetricResult:
-    stats = summarize(samples)
-    throughput = size / stats.median if size else None
-    return MetricResult(
-        stats=stats, samples=list(samples), batch=batch, traced_peak_bytes=2048, throughput_bytes_per_s=throughput
-    )
+    """A metric as a measurement records one: 2 KiB traced peak, and, given the message
+    size, its throughput at the median."""
+    result = records.metric(list(samples), batch=batch, traced_peak_bytes=2048)
+    if size:
+        result.throughput_bytes_per_s = size / result.stats.median
+    return result
 
 
 def _job(
@@ -66,20 +68,19 @@ def _job(
     cpu_block = ProcessUsage(
         samples=3, mean_percent=99.5, max_percent=100.0, rss_peak_bytes=50_000_000, other_processes_mean_percent=1.0
     )
-    return JobResult(
-        id=f"{run_id}/{index}",
-        index=index,
+    return records.job(
+        run_id,
+        index,
+        size,
+        metrics,
         scheme=scheme,
         backend=backend,
         params=params,
         label=label,
         family=family,
         mode=mode,
-        message_size=size,
         status=status,
         error=error,
-        metrics=metrics,
-        throughput_bytes_per_s=None,
         wire_bytes={"payload": size + 28, "overhead": 28} if status == "ok" else {},
         cpu=CpuUsage({"sender": cpu_block, "receiver": cpu_block} if session else {"worker": cpu_block}, 0.1),
         memory=MemoryUsage(rss_peak_bytes={"worker": 50_000_000}),
@@ -206,14 +207,13 @@ def build_run(run_id: str, started: str, slower: float = 1.0) -> RunResult:
     )
     hash_job.warnings = check_stability("hash", hash_job.metrics["hash"].stats, noisy)
     jobs.append(hash_job)
-    return RunResult(
-        id=run_id,
+    return records.run(
+        run_id,
+        jobs,
         started=started,
         finished=started.replace(":04:00", ":05:30"),
-        status="finished",
         environment=ENVIRONMENT,
         profile=PROFILE,
-        jobs=jobs,
     )
 
 
