@@ -401,19 +401,18 @@ def test_presets_count_the_unit_run_reports(capsys: pytest.CaptureFixture[str]) 
 
 
 def _store_with_runs(tmp_path: Path, *ids: str) -> Path:
-    from app.core.results.model import RunResult
     from app.core.results.store import Store
+    from tests.helpers import records
 
     path = tmp_path / "s.sqlite3"
     with Store(path) as store:
         for run_id in ids:
             store.begin_run(
-                RunResult(
-                    id=run_id,
+                records.run(
+                    run_id,
                     started="2026-11-23T19:20:00+00:00",
-                    status="finished",
                     environment={"hostname": "a-rather-long-host-name.example"},
-                    profile={"name": "a profile with a long name", "jobs": []},
+                    name="a profile with a long name",
                 )
             )
     return path
