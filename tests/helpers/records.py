@@ -20,6 +20,16 @@ from app.core.results.model import JobResult, MetricResult, RunResult
 STARTED = "2026-01-01T00:00:00+00:00"
 
 
+def spread_samples(center: float, n: int = 30, spread: float = 0.02) -> list[float]:
+    """n evenly spread samples whose median is exactly `center` (±spread/2), in a shuffled order.
+
+    (i * 7) % n visits every rank once for n not divisible by 7, so the order is not
+    sorted (a sorted order would trip the slow-first-sample check) and the values are
+    symmetric around the centre.
+    """
+    return [center * (1 + spread * (((i * 7) % n) / (n - 1) - 0.5)) for i in range(n)]
+
+
 def cycling_samples(median: float, n: int = 20, *, period: int = 5, step: float = 0.01, below: int = 0) -> list[float]:
     """`n` samples cycling through `period` values `step` (a fraction of `median`) apart,
     the first `below` steps under `median`: below=0 starts at `median` and goes up,

@@ -5,8 +5,8 @@ hybrid schemes with key generation (RSA-KEM-2048, ECIES, post-quantum ML-KEM-768
 loopback session, one failed job and one job with a stability warning. With `slower=0.5`
 it is the baseline: the same jobs with AES-GCM at 1 KiB twice as fast (so the run is 2×
 slower there) and everything else identical. tests/report/conftest.py serves both as the
-fixtures `hand_run` and `hand_baseline`; `metric` and `spread_samples` are the report
-tests' way to build their own jobs' metrics.
+fixtures `hand_run` and `hand_baseline`; `metric` is the report tests' way to build
+their own jobs' metrics.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from app.core.analysis.stats import check_stability
 from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.model import JobResult, MetricResult, RunResult
 from tests.helpers import records
+from tests.helpers.records import spread_samples
 
 RUN_ID = "20261121-100400-hand01"
 BASELINE_ID = "20261120-090000-base01"
@@ -25,16 +26,6 @@ SLOWER_JOB = ("AES-256-GCM [cryptography]", 1024)
 #: (label, size) of a job with identical samples in both runs.
 IDENTICAL_JOB = ("ChaCha20-Poly1305 [cryptography]", 1024)
 FAILED_ERROR = "RuntimeError: ML-DSA-65 is not available in this OpenSSL build"
-
-
-def spread_samples(center: float, n: int = 30, spread: float = 0.02) -> list[float]:
-    """n evenly spread samples whose median is exactly `center` (±spread/2), in a shuffled order.
-
-    (i * 7) % n visits every rank once for n not divisible by 7, so the order is not
-    sorted (a sorted order would trip the slow-first-sample check) and the values are
-    symmetric around the centre.
-    """
-    return [center * (1 + spread * (((i * 7) % n) / (n - 1) - 0.5)) for i in range(n)]
 
 
 def metric(samples: list[float], batch: int = 1, size: int | None = None) -> MetricResult:

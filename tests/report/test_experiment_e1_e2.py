@@ -14,7 +14,8 @@ from app.report.experiments import experiment_sections
 from app.report.model import Chart, LineChart, Paragraph, Section, Table
 from app.report.units import format_seconds
 from tests.helpers import records
-from tests.helpers.report_runs import metric, spread_samples
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 KIB, MIB = 1024, 1024 * 1024
 

@@ -22,7 +22,8 @@ from app.report.model import (
     Table,
 )
 from tests.helpers import records
-from tests.helpers.report_runs import metric, spread_samples
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 #: (enc, dec) in seconds per kind and key size; the 30-byte message costs 10 % more.
 #: Shaped like the published trend: without CRT RSA is slower than ElGamal, with CRT faster.

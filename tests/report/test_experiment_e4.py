@@ -25,7 +25,8 @@ from app.report.model import (
 )
 from app.report.units import format_seconds
 from tests.helpers import records
-from tests.helpers.report_runs import metric, spread_samples
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 KIB, MIB = 1024, 1024**2
 AES_SIZES = (1024, 16 * KIB, 32 * KIB)

@@ -12,7 +12,8 @@ from app.report.findings import (
     keygen_total_findings,
 )
 from tests.helpers import records
-from tests.helpers.report_runs import metric, spread_samples
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 
 def _pke(index: int, label: str, size: int, keygen: float, encrypt: float, insecure: bool = False) -> JobResult:

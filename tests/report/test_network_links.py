@@ -22,7 +22,8 @@ from app.report.network_links import (
 )
 from app.report.pdf.writer import write_pdf
 from tests.helpers import records
-from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric, spread_samples
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric
 
 LAN = Link("lan", 0.1, 0.0, 1e6, 1e6, 0.0, "delay-line")
 LTE = Link("lte", 35.0, 0.0, 12_000.0, 12_000.0, 0.0, "delay-line")
