@@ -1,11 +1,14 @@
-"""Results records for tests, built in one place: metrics, jobs and runs.
+"""Results records for tests, built in one place: samples, metrics, jobs and runs.
 
 Tests of the store, the comparison, the reports and the GUI need MetricResult, JobResult
-and RunResult records with known numbers. They are built here, with one set of defaults
-(an AES-128-GCM job on cryptography, measured as operations, that succeeded; a finished
-run of profile "p") and one way from samples to statistics (`summarize`, as a measurement
-does), so that a test states only what its scenario is about and a change to the records
-is made once, not in every test file. Every default can be overridden by keyword.
+and RunResult records with known numbers. Building them here gives one set of defaults
+(`job`: an AES-128-GCM operations job on cryptography that succeeded; `run`: a finished
+run of profile "p" with an empty environment), one way from samples to statistics
+(`metric`: `summarize`, as a measurement does) and deterministic samples
+(`spread_samples`, `cycling_samples`). A test then states only what its scenario is
+about, overriding any default by keyword, and a change to the records is made here once
+instead of in every test file. Builders of one scenario (the report tests' hand run, the
+comparison and trend histories) live beside this module in tests/helpers and build on it.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def run(
     profile: dict[str, Any] | None = None,
     name: str | None = None,
 ) -> RunResult:
-    """Run `run_id` holding `jobs` (the list itself, not a copy), with an empty environment.
+    """Run `run_id` holding `jobs` (the list itself, not a copy), finished unless told.
 
     Its profile is `profile` as given or, without one, {"name": name, "jobs": []} (name "p"
     unless told).
