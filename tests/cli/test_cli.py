@@ -401,19 +401,18 @@ def test_presets_count_the_unit_run_reports(capsys: pytest.CaptureFixture[str]) 
 
 
 def _store_with_runs(tmp_path: Path, *ids: str) -> Path:
-    from app.core.results.model import RunResult
     from app.core.results.store import Store
+    from tests.helpers import records
 
     path = tmp_path / "s.sqlite3"
     with Store(path) as store:
         for run_id in ids:
             store.begin_run(
-                RunResult(
-                    id=run_id,
+                records.run(
+                    run_id,
                     started="2026-11-23T19:20:00+00:00",
-                    status="finished",
                     environment={"hostname": "a-rather-long-host-name.example"},
-                    profile={"name": "a profile with a long name", "jobs": []},
+                    name="a profile with a long name",
                 )
             )
     return path
@@ -462,7 +461,7 @@ def test_printed_warnings_have_no_raw_seconds(capsys: pytest.CaptureFixture[str]
     from app.cli.terminal.console import make_console
     from app.cli.terminal.printing import print_summary
     from app.core.results.model import RunResult
-    from tests.report.conftest import build_run
+    from tests.helpers.report_runs import build_run
 
     run: RunResult = build_run("20261123-192233-abcdef", "2026-11-23T19:22:33+00:00")
     job = next(j for j in run.jobs if j.warnings)

@@ -7,8 +7,9 @@ import io
 from rich.console import Console
 
 from app.cli.terminal.printing import print_summary
-from tests.helpers.comparisons import job, samples
+from tests.helpers.comparisons import samples
 from tests.helpers.loads import KNEE_STEPS, LAG_REASON, load_run
+from tests.helpers.records import job
 
 
 def _printed(run: object, terminal: bool, width: int = 80) -> str:

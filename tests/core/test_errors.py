@@ -10,7 +10,7 @@ import pytest
 from app.core import errors
 from app.core.errors import BadParameter, CryptoBenchError, RegistryError, SessionError, UnknownBackend, UnknownScheme
 from app.core.profile.model import ProfileError
-from app.core.results.model import ResultsFileError, RunResult
+from app.core.results.model import ResultsFileError
 from app.core.results.store import AmbiguousRunId, BrokenStoreError, RunNotFound, Store, StoreError
 from app.core.schemes import registry
 from app.core.schemes.base import AuthenticationError, SchemeError
@@ -20,6 +20,7 @@ from app.core.session.sender import ServerBusy, SessionFailed
 from app.core.session.server import TokenFileError
 from app.core.session.wire import PeerTimeout, WireError
 from app.report.exporters import ExportError
+from tests.helpers import records
 from tests.helpers.stores import RUN_ID, damage_jobs_table, stored_run
 
 #: Each error class and the base a face catches for it.
@@ -88,15 +89,7 @@ def test_registry_lookups_raise_registry_errors_with_the_old_messages() -> None:
 def test_unknown_and_ambiguous_run_ids_are_run_not_found(tmp_path: Path) -> None:
     path = stored_run(tmp_path / "s.sqlite3")
     with Store(path) as store:
-        store.begin_run(
-            RunResult(
-                id="20260101-000000-aaaabb",
-                started="2026-01-01T00:00:00+00:00",
-                status="running",
-                environment={},
-                profile={"name": "p", "jobs": []},
-            )
-        )
+        store.begin_run(records.run("20260101-000000-aaaabb", status="running"))
         with pytest.raises(RunNotFound) as missing:
             store.load_run("nope")
         assert str(missing.value) == f"no run with id 'nope' in {path}"

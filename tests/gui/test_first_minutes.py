@@ -31,7 +31,7 @@ def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainW
 
 
 def _store_quick_run(path: Path, seconds: int) -> None:
-    from tests.report.conftest import build_run
+    from tests.helpers.report_runs import build_run
 
     run = build_run("20261120-090400-abcdef", "2026-11-20T09:04:00+00:00")
     run = replace(run, profile={**run.profile, "name": "quick"}) if isinstance(run.profile, dict) else run
@@ -124,11 +124,11 @@ def test_save_as_names_the_profile_after_its_file(
 
 
 def test_a_profile_never_run_here_is_estimated_from_the_same_jobs_in_earlier_runs(tmp_path: Path) -> None:
-    from app.core.analysis.stats import summarize
     from app.core.profile.files import parse_profile
     from app.core.profile.resolve import resolve_jobs
-    from app.core.results.model import JobResult, MetricResult, RunResult
+    from app.core.results.model import JobResult
     from app.gui.config.presets import PresetEntry, estimate, long_run_warning, measured_jobs
+    from tests.helpers import records
 
     profile = parse_profile(
         {"name": "mine", "jobs": [{"scheme": "sha256", "message_sizes": [1024, 4096], "samples": 40, "warmup": 0}]}
@@ -137,28 +137,25 @@ def test_a_profile_never_run_here_is_estimated_from_the_same_jobs_in_earlier_run
     samples = [1e-6] * 20
 
     def result(index: int, size: int, finished: str) -> JobResult:
-        return JobResult(
-            id=f"r/{index}",
-            index=index,
+        return records.job(
+            "r",
+            index,
+            size,
+            {"hash": samples},
             scheme=job.scheme,
             backend=job.backend,
             params=job.params,
             label="SHA-256",
             family="hash",
-            mode="operations",
-            message_size=size,
-            status="ok",
-            metrics={"hash": MetricResult(summarize(samples), samples)},
             finished=finished,
         )
 
-    run = RunResult(
-        id="20261120-090000-aaaaaa",
+    run = records.run(
+        "20261120-090000-aaaaaa",
+        [result(0, 1024, "2026-11-20T09:00:03+00:00")],
         started="2026-11-20T09:00:00+00:00",
         status="running",
-        environment={},
-        profile={"name": "other", "jobs": []},
-        jobs=[result(0, 1024, "2026-11-20T09:00:03+00:00")],
+        name="other",
     )  # 3 s for 20 samples
     path = tmp_path / "store.sqlite3"
     with Store(path) as store:

@@ -11,19 +11,19 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.analysis.stats import summarize
 from app.core.link.presets import LinkSpec, link_presets, numbers_text, resolve_link
 from app.core.link.probe import loss_refusal
 from app.core.profile.files import parse_profile, read_profile_file, save_profile
 from app.core.profile.model import ProfileError, field_limits
 from app.core.profile.resolve import resolve_jobs
 from app.core.results.job_records import Link
-from app.core.results.model import JobResult, MetricResult
+from app.core.results.model import JobResult
 from app.core.vocab import LinkEmulation, Mode
 from app.gui.config.link_editor import CUSTOM_TEXT, MIXED_TEXT, NONE_TEXT, NOT_LOOPBACK, SWEEP_TEXT, LinkEditor
 from app.gui.config.panel import COL_MODE, ConfigPanel, profile_json
 from app.gui.results.cells import Column
 from app.gui.results.table import SORT_ROLE, ResultsTable
+from tests.helpers import records
 
 
 @pytest.fixture
@@ -263,24 +263,20 @@ def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: Con
 
 
 def _result(index: int, link: Link | None, mode: str = "loopback") -> JobResult:
-    samples = [1e-4 * (1 + 0.01 * (i % 3)) for i in range(8)]
     label = "X25519 + AES-GCM [cryptography]"
     if link is not None:
         from app.core.link.presets import link_title
 
         label += f" over {link_title(link)}"
-    return JobResult(
-        id=f"run/{index}",
-        index=index,
+    return records.job(
+        "run",
+        index,
+        metrics={"compute": records.cycling_samples(1e-4, 8, period=3)},
         scheme="x25519",
-        backend="cryptography",
         params={},
         label=label,
         family="key-agreement",
         mode=mode,
-        message_size=1024,
-        status="ok",
-        metrics={"compute": MetricResult(summarize(samples), samples, batch=1)},
         link=link,
     )
 

@@ -169,7 +169,7 @@ def test_preferences_apply_workers_and_theme_and_persist_them(window: MainWindow
 
 
 def _store_runs(path: Path) -> tuple[str, str]:
-    from tests.report.conftest import BASELINE_ID, RUN_ID, build_run
+    from tests.helpers.report_runs import BASELINE_ID, RUN_ID, build_run
 
     with Store(path) as store:
         for run in (

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from app.core.analysis.stats import summarize
-from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.results.model import JobResult, RunResult
+from tests.helpers import records
 
 BASE_ID = "20260101-100000-aaaaaa"
 NEW_ID = "20260102-100000-bbbbbb"
@@ -45,40 +46,20 @@ def samples(median: float, n: int = 40, spread: float = 0.02, seed: int = 0) -> 
     return [float(v) for v in median * (1 + spread * rng.standard_normal(n))]
 
 
-def job(run_id: str, index: int, size: int, metrics: dict[str, list[float]], **fields: Any) -> JobResult:
-    base: dict[str, Any] = {
-        "scheme": "aes-gcm",
-        "backend": "cryptography",
-        "params": {"key_bits": 128},
-        "label": "AES-128-GCM",
-        "family": "aead",
-        "mode": "operations",
-        "status": "ok",
-    }
-    base.update(fields)
-    return JobResult(
-        id=f"{run_id}/{index}",
-        index=index,
-        message_size=size,
-        metrics={name: MetricResult(summarize(s), s) for name, s in metrics.items()},
-        **base,
-    )
-
-
 def run(
     run_id: str,
     jobs: list[JobResult],
     environment: dict[str, Any] | None = None,
     started: str = "2026-01-01T10:00:00+00:00",
 ) -> RunResult:
-    return RunResult(
-        id=run_id,
+    """A finished run of profile "bench", five minutes long, on a copy of `environment` (ENVIRONMENT unless told)."""
+    return records.run(
+        run_id,
+        jobs,
         started=started,
         finished=started.replace("10:00:00", "10:05:00"),
-        status="finished",
         environment=json.loads(json.dumps(environment or ENVIRONMENT)),
-        profile={"name": "bench", "jobs": []},
-        jobs=jobs,
+        name="bench",
     )
 
 
@@ -87,9 +68,9 @@ def base_run() -> RunResult:
     return run(
         BASE_ID,
         [
-            job(BASE_ID, 0, 1024, {"encrypt": samples(10e-6, seed=1), "decrypt": samples(11e-6, seed=2)}),
-            job(BASE_ID, 1, 65536, {"encrypt": samples(40e-6, seed=3)}),
-            job(
+            records.job(BASE_ID, 0, 1024, {"encrypt": samples(10e-6, seed=1), "decrypt": samples(11e-6, seed=2)}),
+            records.job(BASE_ID, 1, 65536, {"encrypt": samples(40e-6, seed=3)}),
+            records.job(
                 BASE_ID,
                 2,
                 64,

@@ -7,7 +7,8 @@ from typing import Any
 from app.core.load.sweep import summarise
 from app.core.results.job_records import Load, LoadStep, Placement, ProcessPlacement, Security
 from app.core.results.model import JobResult, RunResult
-from tests.helpers.comparisons import ENVIRONMENT, job, run, samples
+from tests.helpers.comparisons import ENVIRONMENT, run, samples
+from tests.helpers.records import job
 
 RUN_ID = "20260301-100000-cccccc"
 #: Why the core marks a step generator-saturated, as it words it.

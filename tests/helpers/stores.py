@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from app.core.results.model import JobResult, RunResult
 from app.core.results.store import Store
+from tests.helpers import records
 
 RUN_ID = "20260101-000000-aaaaaa"
 
@@ -14,30 +14,8 @@ RUN_ID = "20260101-000000-aaaaaa"
 def stored_run(path: Path) -> Path:
     """A store holding one finished run of one job."""
     with Store(path) as store:
-        store.begin_run(
-            RunResult(
-                id=RUN_ID,
-                started="2026-01-01T00:00:00+00:00",
-                status="running",
-                environment={},
-                profile={"name": "p", "jobs": []},
-            )
-        )
-        store.add_job(
-            RUN_ID,
-            JobResult(
-                id=f"{RUN_ID}/0",
-                index=0,
-                scheme="sha256",
-                backend="cryptography",
-                params={},
-                label="SHA-256",
-                family="hash",
-                mode="operations",
-                message_size=64,
-                status="ok",
-            ),
-        )
+        store.begin_run(records.run(RUN_ID, status="running"))
+        store.add_job(RUN_ID, records.job(RUN_ID, 0, 64, scheme="sha256", params={}, label="SHA-256", family="hash"))
         store.finish_run(RUN_ID, "finished", "2026-01-01T00:00:01+00:00")
     return path
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from app.core.analysis.compare import MatchKey, match_key
-from app.core.analysis.stats import summarize
-from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.results.store import Store
+from tests.helpers import records
 
 #: (run id, started, host, cryptography version, OpenSSL text, encrypt median or None for a failed job)
 RUNS: list[tuple[str, str, str, str, str, float | None]] = [
@@ -31,26 +31,10 @@ def samples(median: float, n: int = 31) -> list[float]:
 
 
 def job(run_id: str, index: int, median: float | None, **fields: Any) -> JobResult:
-    base: dict[str, Any] = {
-        "scheme": "aes-gcm",
-        "backend": "cryptography",
-        "params": {"key_bits": 128},
-        "label": "AES-128-GCM",
-        "family": "aead",
-        "mode": "operations",
-        "message_size": 1024,
-    }
-    base.update(fields)
+    """AES-128-GCM at 1 KiB, its encrypt samples around `median`; failed ("boom") without one."""
     if median is None:
-        return JobResult(id=f"{run_id}/{index}", index=index, status="failed", error="boom", **base)
-    values = samples(median)
-    return JobResult(
-        id=f"{run_id}/{index}",
-        index=index,
-        status="ok",
-        metrics={"encrypt": MetricResult(summarize(values), values)},
-        **base,
-    )
+        return records.job(run_id, index, status="failed", error="boom", **fields)
+    return records.job(run_id, index, metrics={"encrypt": samples(median)}, **fields)
 
 
 def environment(host: str, cryptography: str, openssl: str) -> dict[str, Any]:
@@ -84,15 +68,6 @@ def build(path: Path) -> MatchKey:
                 job(run_id, 1, 20e-6, params={"key_bits": 256}),
                 job(run_id, 2, 30e-6, backend="pycryptodome"),
             ]
-            store.add_run(
-                RunResult(
-                    id=run_id,
-                    started=started,
-                    finished=started,
-                    status="finished",
-                    environment=environment(host, cryptography, openssl),
-                    profile={"name": "trend", "jobs": []},
-                    jobs=jobs,
-                )
-            )
+            env = environment(host, cryptography, openssl)
+            store.add_run(records.run(run_id, jobs, started=started, finished=started, environment=env, name="trend"))
     return match_key(job(RUNS[0][0], 0, 1.0))

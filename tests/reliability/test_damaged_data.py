@@ -28,7 +28,7 @@ from app.cli.main import main as cli_main
 from app.core.results import model as results
 from app.core.results.model import ResultsFileError, load_results_file, parse_results_text
 from app.core.results.store import Store
-from tests.report.conftest import build_run
+from tests.helpers.report_runs import build_run
 
 RUN_ID = "20261121-100400-hand01"
 #: The hand run's jobs kept for the mutations: an operations AEAD job, the loopback session,

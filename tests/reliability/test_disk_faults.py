@@ -28,7 +28,7 @@ from app.core.results.store import Store
 from app.core.run.runner import Runner
 from app.report.exporters import export
 from tests.helpers.paths import ROOT
-from tests.report.conftest import build_run
+from tests.helpers.report_runs import build_run
 
 
 def hand_run() -> Any:

@@ -23,7 +23,7 @@ from app.core.profile.files import parse_profile, save_profile
 from app.core.results import model as results
 from app.core.session.server import create_token_file, load_token
 from app.report.exporters import export
-from tests.report.conftest import build_run
+from tests.helpers.report_runs import build_run
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 

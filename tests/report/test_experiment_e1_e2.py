@@ -13,7 +13,9 @@ from app.report.content import build_report
 from app.report.experiments import experiment_sections
 from app.report.model import Chart, LineChart, Paragraph, Section, Table
 from app.report.units import format_seconds
-from tests.report.conftest import metric, spread_samples
+from tests.helpers import records
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 KIB, MIB = 1024, 1024 * 1024
 
@@ -30,27 +32,25 @@ def _job(
     mode: str = "operations",
     tcp_nodelay: bool | None = None,
     family: str = "key-agreement",
+    security: Security | None = None,
     **extra: Any,
 ) -> JobResult:
-    job = JobResult(
-        id=f"r/{index}",
-        index=index,
+    return records.job(
+        "r",
+        index,
+        size,
+        metrics,
         scheme=scheme,
         backend=backend,
         params=params,
         label=label,
         family=family,
         mode=mode,
-        message_size=size,
-        status="ok",
-        metrics=metrics,
         tcp_nodelay=tcp_nodelay if mode != "operations" else None,
         validation=Validation(checked=10, tamper_tried=1, tamper_rejected=1),
-        security=Security(classical_bits=128, pq_category=0, insecure=False),
+        security=Security(classical_bits=128, pq_category=0, insecure=False) if security is None else security,
+        **extra,
     )
-    for key, value in extra.items():
-        setattr(job, key, value)
-    return job
 
 
 def _session(compute: float, rtt: float, receiver: float, floor: float, handshake: float) -> dict[str, MetricResult]:
@@ -65,14 +65,7 @@ def _session(compute: float, rtt: float, receiver: float, floor: float, handshak
 
 
 def _run(experiment: str, jobs: list[JobResult]) -> RunResult:
-    return RunResult(
-        id="r",
-        started="2026-11-21T10:00:00+00:00",
-        status="finished",
-        environment={},
-        profile={"name": "t", "experiment": experiment},
-        jobs=jobs,
-    )
+    return records.run("r", jobs, started="2026-11-21T10:00:00+00:00", profile={"name": "t", "experiment": experiment})
 
 
 def _e1(nagle_rtt: float | None = 250e-6) -> RunResult:
@@ -410,10 +403,7 @@ def test_e2_signature_size_subtracts_the_length_prefix_and_score_is_explained() 
 def test_unknown_experiment_is_a_note_not_a_crash() -> None:
     sections = experiment_sections(_run("E9", []))
     assert sections[0].title == "Experiment E9" and "could not be loaded" in _texts(sections)
-    assert (
-        experiment_sections(RunResult(id="r", started="x", status="finished", environment={}, profile={"name": "t"}))
-        == []
-    )
+    assert experiment_sections(records.run("r", started="x", profile={"name": "t"})) == []
 
 
 def test_e1_says_which_link_the_published_loopback_delay_corresponds_to() -> None:

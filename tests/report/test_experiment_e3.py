@@ -21,7 +21,9 @@ from app.report.model import (
     Section,
     Table,
 )
-from tests.report.conftest import metric, spread_samples
+from tests.helpers import records
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 #: (enc, dec) in seconds per kind and key size; the 30-byte message costs 10 % more.
 #: Shaped like the published trend: without CRT RSA is slower than ElGamal, with CRT faster.
@@ -59,19 +61,18 @@ def _job(index: int, kind: str, bits: int, size: int, enc: float, dec: float, st
         if status == "ok"
         else {}
     )
-    return JobResult(
-        id=f"e3/{index}",
-        index=index,
+    return records.job(
+        "e3",
+        index,
+        size,
+        metrics,
         scheme=scheme,
         backend=backend,
         params=params,
         label=label,
         family="public-key-encryption",
-        mode="operations",
-        message_size=size,
         status=status,
         error=None if status == "ok" else "RuntimeError: boom",
-        metrics=metrics,
         wire_bytes={"payload": bits // 8, "overhead": bits // 8 - size} if status == "ok" else {},
     )
 
@@ -92,9 +93,7 @@ def _run(
 
 def _make_run(jobs: list[JobResult]) -> RunResult:
     profile: dict[str, Any] = {"name": "rsa-vs-elgamal", "experiment": "E3"}
-    return RunResult(
-        id="e3-run", started="2026-11-21T10:00:00+00:00", status="finished", environment={}, profile=profile, jobs=jobs
-    )
+    return records.run("e3-run", jobs, started="2026-11-21T10:00:00+00:00", profile=profile)
 
 
 def _find(run: RunResult, kind: str, bits: int, size: int) -> JobResult:

@@ -24,7 +24,9 @@ from app.report.model import (
     Table,
 )
 from app.report.units import format_seconds
-from tests.report.conftest import metric, spread_samples
+from tests.helpers import records
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 KIB, MIB = 1024, 1024**2
 AES_SIZES = (1024, 16 * KIB, 32 * KIB)
@@ -58,19 +60,18 @@ def _job(
     tamper: tuple[int, int] = (3, 3),
 ) -> JobResult:
     ok = status == "ok"
-    return JobResult(
-        id=f"e4/{index}",
-        index=index,
+    return records.job(
+        "e4",
+        index,
+        size,
+        metrics if ok else {},
         scheme=scheme,
         backend=backend,
         params=params,
         label=label,
         family="aead" if scheme == "aes-gcm" else "hybrid",
-        mode="operations",
-        message_size=size,
         status=status,
         error=None if ok else "MemoryError",
-        metrics=metrics if ok else {},
         wire_bytes={"payload": size + overhead, "overhead": overhead} if ok else {},
         validation=Validation(checked=10, tamper_tried=tamper[0], tamper_rejected=tamper[1]) if ok else Validation(),
     )
@@ -126,14 +127,8 @@ def _run(*, accepted: bool = False) -> RunResult:
 
 
 def _make_run(jobs: list[JobResult]) -> RunResult:
-    return RunResult(
-        id="e4-run",
-        started="2026-11-21T10:00:00+00:00",
-        status="finished",
-        environment={},
-        profile={"name": "rsa-kem-vs-ecies", "experiment": "E4"},
-        jobs=jobs,
-    )
+    profile = {"name": "rsa-kem-vs-ecies", "experiment": "E4"}
+    return records.run("e4-run", jobs, started="2026-11-21T10:00:00+00:00", profile=profile)
 
 
 def _find(run: RunResult, label: str, size: int) -> JobResult:

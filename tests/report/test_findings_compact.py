@@ -11,22 +11,22 @@ from app.report.findings import (
     insecure_findings,
     keygen_total_findings,
 )
-from tests.report.conftest import metric, spread_samples
+from tests.helpers import records
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import metric
 
 
 def _pke(index: int, label: str, size: int, keygen: float, encrypt: float, insecure: bool = False) -> JobResult:
-    return JobResult(
-        id=f"r/{index}",
-        index=index,
+    return records.job(
+        "r",
+        index,
+        size,
+        {"keygen": metric(spread_samples(keygen)), "encrypt": metric(spread_samples(encrypt))},
         scheme="elgamal",
         backend="python",
         params={"i": index},
         label=label,
         family="public-key-encryption",
-        mode="operations",
-        message_size=size,
-        status="ok",
-        metrics={"keygen": metric(spread_samples(keygen)), "encrypt": metric(spread_samples(encrypt))},
         security=Security(classical_bits=56, pq_category=0, insecure=insecure),
     )
 

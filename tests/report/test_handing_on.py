@@ -25,7 +25,7 @@ from app.report.pdf.charts.frame import _elide
 from app.report.pdf.text import DPI
 from app.report.pdf.writer import write_pdf
 from app.report.units import humanize_seconds, parse_seconds
-from tests.report.conftest import find_job, metric
+from tests.helpers.report_runs import find_job, metric
 
 SESSION = "ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [cryptography]"
 

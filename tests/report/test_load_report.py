@@ -7,8 +7,9 @@ from app.report.labels import Labels
 from app.report.load import HOLLOW_LABEL, SECTION_TITLE, STEPS_TITLE, latency_chart, load_findings
 from app.report.markdown import render_markdown
 from app.report.model import Chart, LineChart, Paragraph, Section, Table
-from tests.helpers.comparisons import job, run, samples
+from tests.helpers.comparisons import run, samples
 from tests.helpers.loads import KNEE_STEPS, LAG_REASON, load, load_job, load_run, placed, step
+from tests.helpers.records import job
 
 
 def _section(title: str, sections: list[Section]) -> Section:

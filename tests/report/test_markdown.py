@@ -18,7 +18,7 @@ from app.report.model import (
     Table,
 )
 from app.report.units import format_seconds, format_seconds_in
-from tests.report.conftest import FAILED_ERROR, find_job
+from tests.helpers.report_runs import FAILED_ERROR, find_job
 
 
 def test_headings_facts_and_footer(hand_run: RunResult, hand_baseline: RunResult) -> None:

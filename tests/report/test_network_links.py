@@ -21,7 +21,9 @@ from app.report.network_links import (
     model_network_s,
 )
 from app.report.pdf.writer import write_pdf
-from tests.report.conftest import ENVIRONMENT, PROFILE, metric, spread_samples
+from tests.helpers import records
+from tests.helpers.records import spread_samples
+from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric
 
 LAN = Link("lan", 0.1, 0.0, 1e6, 1e6, 0.0, "delay-line")
 LTE = Link("lte", 35.0, 0.0, 12_000.0, 12_000.0, 0.0, "delay-line")
@@ -32,24 +34,23 @@ def _session(
     index: int, label: str, link: Link | None, compute: float, receiver: float, network: float, size: int = 1024
 ) -> JobResult:
     where = f" over {link_text(link)}" if link else ""
-    return JobResult(
-        id=f"r/{index}",
-        index=index,
+    metrics = {
+        "compute": metric(spread_samples(compute, n=10)),
+        "receiver": metric(spread_samples(receiver, n=10)),
+        "network": metric(spread_samples(network, n=10)),
+        "rtt": metric(spread_samples(receiver + network, n=10)),
+    }
+    return records.job(
+        "r",
+        index,
+        size,
+        metrics,
         scheme=label.lower(),
-        backend="cryptography",
         params={},
         label=label + where,
         family="key-agreement",
         mode="loopback",
-        message_size=size,
-        status="ok",
         link=link,
-        metrics={
-            "compute": metric(spread_samples(compute, n=10)),
-            "receiver": metric(spread_samples(receiver, n=10)),
-            "network": metric(spread_samples(network, n=10)),
-            "rtt": metric(spread_samples(receiver + network, n=10)),
-        },
     )
 
 
@@ -62,6 +63,10 @@ def _sweep() -> list[JobResult]:
     for link, net in ((LAN, 2.4e-4), (LTE, 0.072), (SATELLITE, 0.62)):
         jobs.append(_session(len(jobs), "RSA-KEM-3072", link, 6e-5, 1.1e-3, net))
     return jobs
+
+
+def _run(jobs: list[JobResult]) -> RunResult:
+    return records.run("r", jobs, started="2026-11-23T10:00:00+00:00", environment=ENVIRONMENT, profile=PROFILE)
 
 
 def test_model_is_two_delays_plus_serialization_each_way() -> None:
@@ -96,27 +101,13 @@ def test_computation_that_always_wins_is_said_so() -> None:
 def test_a_job_over_one_link_only_is_not_a_sweep() -> None:
     jobs = [_session(0, "X25519", LTE, 5e-6, 4e-6, 0.07), _session(1, "X25519", None, 5e-6, 4e-6, 5e-5)]
     assert link_groups(jobs) == [] and link_findings(jobs) == []
-    run = RunResult(
-        id="r",
-        started="2026-11-23T10:00:00+00:00",
-        status="finished",
-        environment=ENVIRONMENT,
-        profile=PROFILE,
-        jobs=jobs,
-    )
+    run = _run(jobs)
     findings = " ".join(summary_findings(run))
     assert "over the emulated link lte" in findings and "over loopback" in findings
 
 
 def test_report_has_one_chart_per_scheme_and_one_sentence_per_sweep(tmp_path: Path) -> None:
-    run = RunResult(
-        id="r",
-        started="2026-11-23T10:00:00+00:00",
-        status="finished",
-        environment=ENVIRONMENT,
-        profile=PROFILE,
-        jobs=_sweep(),
-    )
+    run = _run(_sweep())
     report = build_report(run)
     (section,) = [s for s in report.sections if s.title == SECTION_TITLE]
     charts = [b.chart for b in section.blocks if isinstance(b, Chart) and isinstance(b.chart, StackedBars)]

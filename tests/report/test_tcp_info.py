@@ -11,7 +11,7 @@ from app.report.content import build_report
 from app.report.markdown import render_markdown
 from app.report.model import Bullets, Paragraph, Section, Table
 from app.report.tcp_info import KERNEL_TITLE, kernel_line
-from tests.report.conftest import build_run
+from tests.helpers.report_runs import build_run
 
 SESSION_LABEL = "ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [cryptography]"
 

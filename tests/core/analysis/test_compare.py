@@ -13,7 +13,8 @@ from app.core.results.job_records import Link, Placement
 from app.core.results.model import RunResult
 from app.core.vocab import Verdict
 from app.report.baseline import match_baseline
-from tests.helpers.comparisons import BASE_ID, ENVIRONMENT, NEW_ID, base_run, job, run, samples, scaled
+from tests.helpers.comparisons import BASE_ID, ENVIRONMENT, NEW_ID, base_run, run, samples, scaled
+from tests.helpers.records import job
 
 
 def _verdicts(comparison: compare_module.RunComparison) -> dict[tuple[int, str], Verdict]:

@@ -16,8 +16,8 @@ from app.core.analysis.trend import (
     trend_metrics,
     trend_points,
 )
-from app.core.results.model import RunResult
 from app.core.results.store import Store
+from tests.helpers import records
 from tests.helpers import trend_cases as cases
 
 
@@ -96,13 +96,13 @@ def test_the_same_host_name_on_another_cpu_is_another_machine(store_path: Path) 
     moved["cpu"] = {"model": "Other CPU"}
     cases.write(
         store_path,
-        RunResult(
-            id="20260106-100000-ffffff",
+        records.run(
+            "20260106-100000-ffffff",
+            [cases.job("20260106-100000-ffffff", 0, 9e-6)],
             started="2026-01-06T10:00:00+00:00",
             status="running",
             environment=moved,
-            profile={"name": "t", "jobs": []},
-            jobs=[cases.job("20260106-100000-ffffff", 0, 9e-6)],
+            name="t",
         ),
     )
     with Store(store_path) as store:

@@ -22,6 +22,7 @@ from app.core.results.job_records import (
 )
 from app.core.results.model import JobResult
 from app.core.vocab import Mode, Role
+from tests.helpers import records
 
 
 def _usage(mean: float) -> ProcessUsage:
@@ -99,18 +100,7 @@ def test_records_are_frozen() -> None:
 
 
 def test_link_placement_and_load_appear_in_a_job_only_when_set() -> None:
-    job = JobResult(
-        id="r/0",
-        index=0,
-        scheme="x25519",
-        backend="cryptography",
-        params={},
-        label="X25519",
-        family="key-agreement",
-        mode="loopback",
-        message_size=64,
-        status="ok",
-    )
+    job = records.job("r", 0, 64, scheme="x25519", params={}, label="X25519", family="key-agreement", mode="loopback")
     assert not {"link", "placement", "load"} & set(job.to_dict())
     link = Link(
         name="lte",

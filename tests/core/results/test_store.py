@@ -11,37 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from app.core.analysis.stats import summarize
-from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.results.store import AmbiguousRunId, RunNotFound, Store, StoreError, default_store_path
+from tests.helpers import records
 from tests.helpers.paths import ROOT
 
 
 def _run(run_id: str = "20260101-000000-aaaaaa", status: str = "running") -> RunResult:
-    return RunResult(
-        id=run_id,
-        started="2026-01-01T00:00:00+00:00",
-        status=status,
-        environment={"hostname": "testhost"},
-        profile={"name": "p", "jobs": []},
-    )
+    return records.run(run_id, status=status, environment={"hostname": "testhost"})
 
 
 def _job(index: int, run_id: str = "20260101-000000-aaaaaa") -> JobResult:
     samples = [1e-6, 1.1e-6, 0.9e-6, 1e-6, 1.05e-6, 0.95e-6]
-    return JobResult(
-        id=f"{run_id}/{index}",
-        index=index,
-        scheme="aes-gcm",
-        backend="cryptography",
-        params={"key_bits": 128},
-        label="AES-128-GCM",
-        family="aead",
-        mode="operations",
-        message_size=18,
-        status="ok",
-        metrics={"encrypt": MetricResult(summarize(samples), samples, batch=100)},
-    )
+    return records.job(run_id, index, 18, {"encrypt": records.metric(samples, batch=100)})
 
 
 def test_default_location_follows_cryptobench_home(isolated_home: Path) -> None:
@@ -154,7 +136,7 @@ def test_samples_and_outlier_indices_are_stored_packed_and_read_back_exactly(tmp
     for k in (5, 700, 1999):
         samples[k] = 1e-3  # outliers, whose indices must survive the round trip
     job = _job(0)
-    job.metrics["encrypt"] = MetricResult(summarize(samples), samples)
+    job.metrics["encrypt"] = records.metric(samples)
     assert job.metrics["encrypt"].stats.outlier_indices == (5, 700, 1999)
     path = tmp_path / "s.sqlite3"
     with Store(path) as store:

@@ -22,6 +22,7 @@ from app.core.run.runner import Runner
 from app.core.session import tcpinfo
 from app.core.session.protocol import PeerLied, parse_tcp_info
 from app.core.vocab import Role
+from tests.helpers import records
 
 LINUX = sys.platform.startswith("linux")
 
@@ -145,20 +146,7 @@ SENDER = TcpInfo(
 
 
 def _job(**changes: Any) -> JobResult:
-    fields_: dict[str, Any] = {
-        "id": "r/0",
-        "index": 0,
-        "scheme": "aes-gcm",
-        "backend": "cryptography",
-        "params": {},
-        "label": "AES-GCM",
-        "family": "aead",
-        "mode": "loopback",
-        "message_size": 64,
-        "status": "ok",
-    }
-    fields_.update(changes)
-    return JobResult(**fields_)
+    return records.job("r", 0, 64, params={}, label="AES-GCM", mode="loopback", **changes)
 
 
 def test_a_job_without_tcp_info_has_no_key_and_one_with_it_reads_back() -> None:

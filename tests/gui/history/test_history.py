@@ -9,9 +9,8 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.analysis.stats import summarize
 from app.core.results.job_records import Link
-from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.results.model import JobResult, RunResult
 from app.core.results.store import Store
 from app.gui.history.compare_dialog import (
     FASTER,
@@ -26,6 +25,7 @@ from app.gui.history.compare_dialog import (
     environment_line,
 )
 from app.gui.history.panel import HistoryPanel
+from tests.helpers import records
 
 RUN_A = "20260101-100000-aaaaaa"
 RUN_B = "20260102-100000-bbbbbb"
@@ -35,39 +35,8 @@ def _samples(median: float, n: int = 30, spread: float = 0.02, phase: int = 0) -
     return [median * (1 + spread * (((i + phase) % 7) - 3) / 3) for i in range(n)]
 
 
-def _metric(samples: list[float]) -> MetricResult:
-    return MetricResult(summarize(samples), samples)
-
-
-def _job(run_id: str, index: int, size: int, metrics: dict[str, list[float]], **fields: Any) -> JobResult:
-    base: dict[str, Any] = {
-        "scheme": "aes-gcm",
-        "backend": "cryptography",
-        "params": {"key_bits": 128},
-        "label": "AES-128-GCM",
-        "family": "aead",
-        "mode": "operations",
-        "status": "ok",
-    }
-    base.update(fields)
-    return JobResult(
-        id=f"{run_id}/{index}",
-        index=index,
-        message_size=size,
-        metrics={name: _metric(s) for name, s in metrics.items()},
-        **base,
-    )
-
-
 def _run(run_id: str, name: str, started: str, host: str, jobs: list[JobResult]) -> RunResult:
-    return RunResult(
-        id=run_id,
-        started=started,
-        status="running",
-        environment={"hostname": host},
-        profile={"name": name, "jobs": []},
-        jobs=jobs,
-    )
+    return records.run(run_id, jobs, started=started, status="running", environment={"hostname": host}, name=name)
 
 
 def _baseline() -> RunResult:
@@ -77,9 +46,9 @@ def _baseline() -> RunResult:
         "2026-01-01T10:00:00+00:00",
         "alpha",
         [
-            _job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6), "decrypt": _samples(11e-6)}),
-            _job(RUN_A, 1, 65536, {"encrypt": _samples(40e-6)}),
-            _job(
+            records.job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6), "decrypt": _samples(11e-6)}),
+            records.job(RUN_A, 1, 65536, {"encrypt": _samples(40e-6)}),
+            records.job(
                 RUN_A,
                 2,
                 64,
@@ -101,9 +70,9 @@ def _candidate() -> RunResult:
         "beta",
         [
             # identical-ish encrypt (other phase of the same spread), 2x slower decrypt
-            _job(RUN_B, 0, 1024, {"encrypt": _samples(10e-6, phase=3), "decrypt": _samples(22e-6)}),
-            _job(RUN_B, 1, 65536, {"encrypt": _samples(20e-6)}),
-            _job(RUN_B, 2, 4096, {}, status="failed", error="boom"),
+            records.job(RUN_B, 0, 1024, {"encrypt": _samples(10e-6, phase=3), "decrypt": _samples(22e-6)}),
+            records.job(RUN_B, 1, 65536, {"encrypt": _samples(20e-6)}),
+            records.job(RUN_B, 2, 4096, {}, status="failed", error="boom"),
         ],
     )
 
@@ -288,14 +257,14 @@ def test_jobs_over_other_links_are_other_measurements() -> None:
         "a",
         "2026-01-01T10:00:00+00:00",
         "alpha",
-        [_job(RUN_A, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback", link=lte)],
+        [records.job(RUN_A, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback", link=lte)],
     )
     b = _run(
         RUN_B,
         "b",
         "2026-01-02T10:00:00+00:00",
         "alpha",
-        [_job(RUN_B, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback")],
+        [records.job(RUN_B, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback")],
     )
     assert [row.verdict for row in compare_runs(a, b)] == [ONLY_IN_BASELINE, ONLY_IN_CANDIDATE]
     assert [row.verdict for row in compare_runs(a, a)] == [WITHIN_NOISE]
@@ -354,7 +323,7 @@ def test_the_environment_line_names_what_differs() -> None:
 def test_failed_job_with_nothing_to_compare_is_listed(qtbot: Any) -> None:
     a = _baseline()
     b = _candidate()
-    b.jobs[2] = _job(
+    b.jobs[2] = records.job(
         RUN_B,
         2,
         64,
@@ -381,8 +350,8 @@ def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
         "2026-01-01T10:00:00+00:00",
         "alpha",
         [
-            _job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=8, spread=0.2)}),
-            _job(RUN_A, 1, 2048, {"encrypt": _samples(10e-6)}),
+            records.job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=8, spread=0.2)}),
+            records.job(RUN_A, 1, 2048, {"encrypt": _samples(10e-6)}),
         ],
     )
     b = _run(
@@ -391,8 +360,8 @@ def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
         "2026-01-02T10:00:00+00:00",
         "alpha",
         [
-            _job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=8, spread=0.2, phase=2)}),
-            _job(RUN_B, 1, 2048, {"encrypt": _samples(13e-6)}),
+            records.job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=8, spread=0.2, phase=2)}),
+            records.job(RUN_B, 1, 2048, {"encrypt": _samples(13e-6)}),
         ],
     )
     compare = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b)}

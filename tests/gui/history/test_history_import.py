@@ -11,20 +11,20 @@ import pytest
 
 from app.core.results.model import RunResult, to_json
 from app.gui.history.panel import HistoryPanel
+from tests.helpers import records
 from tests.helpers import trend_cases as cases
 
 PI_RUN = "20260110-100000-ababab"
 
 
 def _pi_run() -> RunResult:
-    return RunResult(
-        id=PI_RUN,
+    return records.run(
+        PI_RUN,
+        [cases.job(PI_RUN, 0, 90e-6)],
         started="2026-01-10T10:00:00+00:00",
         finished="2026-01-10T10:05:00+00:00",
-        status="finished",
         environment=cases.environment("raspberrypi", "42.0.1", "OpenSSL 3.2.1"),
-        profile={"name": "on the pi", "jobs": []},
-        jobs=[cases.job(PI_RUN, 0, 90e-6)],
+        name="on the pi",
     )
 
 

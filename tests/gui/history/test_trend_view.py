@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.core.results.model import RunResult
 from app.gui.history.panel import HistoryPanel
 from app.gui.history.trend_view import TrendDialog
+from tests.helpers import records
 from tests.helpers import trend_cases as cases
 
 
@@ -78,13 +78,9 @@ def test_another_job_of_the_run_is_its_own_trend(qtbot: Any, store_path: Path) -
 def test_a_job_in_one_run_only_says_so_instead_of_plotting(qtbot: Any, tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     run_id, started, host, cryptography, openssl, median = cases.RUNS[0]
-    run = RunResult(
-        id=run_id,
-        started=started,
-        status="running",
-        profile={"name": "one", "jobs": []},
-        environment=cases.environment(host, cryptography, openssl),
-        jobs=[cases.job(run_id, 0, median)],
+    env = cases.environment(host, cryptography, openssl)
+    run = records.run(
+        run_id, [cases.job(run_id, 0, median)], started=started, status="running", environment=env, name="one"
     )
     cases.write(path, run)
     dialog = TrendDialog(path, run.jobs)
@@ -99,13 +95,9 @@ def test_a_job_in_one_run_only_says_so_instead_of_plotting(qtbot: Any, tmp_path:
 def test_a_job_never_finished_and_a_run_without_jobs(qtbot: Any, tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     run_id, started, host, cryptography, openssl, _ = cases.RUNS[4]
-    run = RunResult(
-        id=run_id,
-        started=started,
-        status="running",
-        profile={"name": "one", "jobs": []},
-        environment=cases.environment(host, cryptography, openssl),
-        jobs=[cases.job(run_id, 0, None)],
+    env = cases.environment(host, cryptography, openssl)
+    run = records.run(
+        run_id, [cases.job(run_id, 0, None)], started=started, status="running", environment=env, name="one"
     )
     cases.write(path, run)
     dialog = TrendDialog(path, run.jobs)
@@ -135,13 +127,13 @@ def test_stored_text_is_shown_escaped(qtbot: Any, store_path: Path) -> None:
     env = cases.environment("beta\x1b[2J", "43.0.0\u202e", "OpenSSL 3.2.1 30 Jan 2024")
     cases.write(
         store_path,
-        RunResult(
-            id=run_id,
+        records.run(
+            run_id,
+            [cases.job(run_id, 0, 8e-6)],
             started="2026-01-06T10:00:00+00:00",
             status="running",
             environment=env,
-            profile={"name": "t", "jobs": []},
-            jobs=[cases.job(run_id, 0, 8e-6)],
+            name="t",
         ),
     )
     dialog = TrendDialog(store_path, _first_run_jobs())

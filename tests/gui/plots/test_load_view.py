@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
-from app.core.analysis.stats import summarize
 from app.core.results.job_records import CpuUsage, Load, LoadStep, ProcessUsage
-from app.core.results.model import JobResult, MetricResult
+from app.core.results.model import JobResult
 from app.gui.plots.load import SATURATED_LEGEND
 from app.gui.plots.panel import PlotsPanel
 from app.gui.results.cells import Column
 from app.gui.results.load_cells import LOAD_ROW, load_row, step_line
 from app.gui.results.table import EVERY_METRIC, ResultsTable
 from app.gui.vocab import PlotTab
+from tests.helpers import records
 
 
 def _step(
@@ -39,11 +39,6 @@ def _step(
     )
 
 
-def _metric(median: float) -> MetricResult:
-    samples = [median * (1 + 0.01 * (i % 5)) for i in range(20)]
-    return MetricResult(summarize(samples), samples)
-
-
 def _load_job(
     index: int,
     load: Load,
@@ -60,20 +55,20 @@ def _load_job(
         },
         0.1,
     )
-    return JobResult(
-        id=f"run/{index}",
-        index=index,
+    metrics = {"latency": records.metric_at(2e-4), "server": records.metric_at(5e-5)}
+    return records.job(
+        "run",
+        index,
+        32,
+        metrics,
         scheme=scheme,
-        backend="cryptography",
         params={},
         label=label,
         family=family,
         mode="load",
-        message_size=32,
         status=status,
         cpu=cpu,
         load=load,
-        metrics={"latency": _metric(2e-4), "server": _metric(5e-5)},
     )
 
 
@@ -115,19 +110,7 @@ FIXED = Load(clients=4, server_workers=2, steps=(_step(200, 199, 1.9e-4, 5.9e-3,
 
 
 def _operations_job(index: int) -> JobResult:
-    return JobResult(
-        id=f"run/{index}",
-        index=index,
-        scheme="aes-gcm",
-        backend="cryptography",
-        params={"key_bits": 128},
-        label="AES-128-GCM [cryptography]",
-        family="aead",
-        mode="operations",
-        message_size=1024,
-        status="ok",
-        metrics={"encrypt": _metric(2e-6)},
-    )
+    return records.job("run", index, metrics={"encrypt": records.metric_at(2e-6)}, label="AES-128-GCM [cryptography]")
 
 
 # ------------------------------------------------------------------------ the table

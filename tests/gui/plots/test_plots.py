@@ -9,10 +9,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui
 
-from app.core.analysis.stats import summarize
-from app.core.results.model import JobResult, MetricResult
+from app.core.results.model import JobResult
 from app.gui.plots.common import default_metric
 from app.gui.plots.panel import PlotsPanel
+from tests.helpers import records
 
 RNG_SEED = 1234
 
@@ -22,35 +22,9 @@ def _samples(median: float, n: int, seed: int = RNG_SEED) -> list[float]:
     return list(median * (1.0 + 0.05 * rng.standard_normal(n)).clip(0.5, None))
 
 
-def _metric(samples: list[float]) -> MetricResult:
-    return MetricResult(summarize(samples), samples)
-
-
-def _job(
-    index: int,
-    metrics: dict[str, list[float]],
-    *,
-    scheme: str = "aes-gcm",
-    backend: str = "cryptography",
-    params: dict[str, Any] | None = None,
-    label: str = "AES-128-GCM [cryptography]",
-    mode: str = "operations",
-    size: int = 1024,
-    status: str = "ok",
-) -> JobResult:
-    return JobResult(
-        id=f"run/{index}",
-        index=index,
-        scheme=scheme,
-        backend=backend,
-        params=params if params is not None else {"key_bits": 128},
-        label=label,
-        family="aead",
-        mode=mode,
-        message_size=size,
-        status=status,
-        metrics={name: _metric(values) for name, values in metrics.items()},
-    )
+def _job(index: int, metrics: dict[str, list[float]], *, size: int = 1024, **fields: Any) -> JobResult:
+    """Job `index` of run "run", labelled with its backend as a run labels it."""
+    return records.job("run", index, size, metrics, **{"label": "AES-128-GCM [cryptography]", **fields})
 
 
 @pytest.fixture

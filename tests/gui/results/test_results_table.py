@@ -8,40 +8,27 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.analysis.stats import FIXES, StabilityWarning, WarningCode, summarize
+from app.core.analysis.stats import FIXES, StabilityWarning, WarningCode
 from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, TcpInfo, Validation
 from app.core.results.model import JobResult, MetricResult
 from app.gui.results.cells import Column
 from app.gui.results.table import RESULT_ROLE, SORT_ROLE, ResultsTable
 from app.report.job_figures import primary_metric
 from app.report.units import format_bytes, format_rate, format_seconds
+from tests.helpers import records
 
 KIB, MIB = 1024, 1024 * 1024
 ERROR = "worker process was killed by SIGKILL"
 
 
 def _metric(median: float, n: int = 30) -> MetricResult:
-    samples = [median * (1 + 0.01 * ((i % 5) - 2)) for i in range(n)]
-    return MetricResult(summarize(samples), samples, batch=10, traced_peak_bytes=2048, throughput_bytes_per_s=None)
-
-
-def _job(index: int, **fields: Any) -> JobResult:
-    base: dict[str, Any] = {
-        "scheme": "aes-gcm",
-        "backend": "cryptography",
-        "params": {"key_bits": 128},
-        "label": "AES-128-GCM",
-        "family": "aead",
-        "mode": "operations",
-        "message_size": KIB,
-        "status": "ok",
-    }
-    base.update(fields)
-    return JobResult(id=f"run/{index}", index=index, **base)
+    """Samples ±2 % around `median`, timed in batches of 10, with a 2 KiB traced peak."""
+    return records.metric_at(median, n, below=2, batch=10, traced_peak_bytes=2048)
 
 
 def _operations_job() -> JobResult:
-    return _job(
+    return records.job(
+        "run",
         0,
         metrics={"keygen": _metric(50e-6), "encrypt": _metric(10e-6), "decrypt": _metric(11e-6)},
         throughput_bytes_per_s=KIB / 10e-6,
@@ -64,7 +51,8 @@ def _operations_job() -> JobResult:
 
 
 def _loopback_job() -> JobResult:
-    return _job(
+    return records.job(
+        "run",
         1,
         scheme="x25519-aesgcm",
         params={"curve": "x25519"},
@@ -87,7 +75,8 @@ def _loopback_job() -> JobResult:
 
 
 def _failed_job() -> JobResult:
-    return _job(
+    return records.job(
+        "run",
         2,
         scheme="rsa-oaep",
         params={"bits": 4096},
@@ -101,7 +90,8 @@ def _failed_job() -> JobResult:
 
 def _warned_job() -> JobResult:
     warning = StabilityWarning.make(WarningCode.HIGH_CV, "sign", "CV 23.0 % ≥ 10 %: samples vary too much")
-    return _job(
+    return records.job(
+        "run",
         3,
         scheme="ed25519",
         params={},
@@ -247,7 +237,7 @@ def test_add_result_appends_or_replaces_by_index(table: ResultsTable, qtbot: Any
     assert _text(table, 2, Column.STATUS) == "ok"
     assert _text(table, 2, Column.MEDIAN) == "3 ms"
     assert _text(table, 2, Column.SCHEME, Qt.ItemDataRole.BackgroundRole) is None
-    table.add_result(_job(7, message_size=16))
+    table.add_result(records.job("run", 7, message_size=16))
     assert table.model.rowCount() == 5
     assert [r.index for r in table.results()] == [0, 1, 2, 3, 7]
     assert table.model.result_at(4).index == 7
