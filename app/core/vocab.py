@@ -130,10 +130,31 @@ class LinkEmulation(enum.StrEnum):
 
     #: Plain loopback: no link between sender and receiver.
     NONE = "none"
-    #: The user-space delay line (app.core.link): serialization at the rate, then the delay.
+    #: The stream relay (app.core.link.relay): the sender's bytes relayed through a delay line
+    #: per direction (serialization at the rate, then the delay); no TCP dynamics on the path.
     DELAY_LINE = "delay-line"
+    #: The packet path (app.core.link.packet_link): sender and receiver in network
+    #: namespaces of their own, their IP packets forwarded through a queue, the rate, the
+    #: delay and loss; the kernel's own TCP between them.
+    PACKET = "packet"
     #: The kernel's sch_netem in a private network namespace (packet level; loss too).
     NETEM = "netem"
+
+
+class LinkEmulationChoice(enum.StrEnum):
+    """Which emulation a job asks of its link (`JobSpec.link_emulation`)."""
+
+    #: The stream relay: runs anywhere; no TCP dynamics on the path and no loss.
+    STREAM_RELAY = "stream-relay"
+    #: The packet path: the kernel's TCP over emulated packets, loss included; refused where
+    #: the machine cannot make network namespaces (app.core.link.netns says why).
+    PACKET = "packet"
+    #: The packet path where the machine allows it, else the stream relay (labelled so).
+    AUTO = "auto"
+
+
+#: What a link job runs with when its profile names no emulation (docs/links.md).
+DEFAULT_LINK_EMULATION = LinkEmulationChoice.STREAM_RELAY
 
 
 class PlacementPolicy(enum.StrEnum):

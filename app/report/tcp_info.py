@@ -1,4 +1,6 @@
-"""What the kernel saw: each session end's TCP_INFO (`JobResult.tcp_info`) in words.
+"""What the kernel saw: each session end's TCP_INFO (`JobResult.tcp_info`) in words, and,
+over a packet link, what the path did (`JobResult.path`: packets, drops, the loss it
+achieved, the emulator's lateness).
 
 One wording for the results table's tooltips, the CLI and the report's session
 section ("What the kernel saw"), so the three say the same thing.
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.core.results.job_records import TcpInfo
+from app.core.results.link_path import PathDirection, wilson_interval
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus, LinkEmulation, Role
 from app.report.content_common import _align
@@ -16,7 +19,7 @@ from app.report.job_figures import size_text
 from app.report.model import Block, Bullets, Paragraph, Table
 from app.report.units import MISSING, format_bytes, format_seconds
 
-__all__ = ["KERNEL_TITLE", "kernel_blocks", "kernel_line", "kernel_lines"]
+__all__ = ["KERNEL_TITLE", "kernel_blocks", "kernel_line", "kernel_lines", "path_lines"]
 
 KERNEL_TITLE = "What the kernel saw"
 
@@ -62,8 +65,52 @@ def kernel_line(info: TcpInfo) -> str:
 
 def kernel_lines(job: JobResult) -> list[str]:
     """ "kernel (sender): ..." per end that recorded TCP_INFO (none for operations jobs and
-    results from before it)."""
-    return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in _ends(job)]
+    results from before it), then the packet path's lines (`path_lines`)."""
+    return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in _ends(job)] + path_lines(job)
+
+
+def _direction_text(direction: PathDirection) -> str:
+    text = f"{_number(direction.packets_in)} packets"
+    if direction.dropped_loss or direction.loss_trials:
+        interval = wilson_interval(direction.dropped_loss, direction.loss_trials)
+        lost = f"{_number(direction.dropped_loss)} lost"
+        if direction.loss_rate is not None and interval is not None:
+            lost += f" ({direction.loss_rate:.2%}, 95 % {interval[0]:.2%}–{interval[1]:.2%})"
+        text += f", {lost}"
+    if direction.dropped_queue:
+        text += f", {_number(direction.dropped_queue)} dropped by the full queue"
+    return text
+
+
+def path_lines(job: JobResult) -> list[str]:
+    """ "path (up): 1 308 packets, 16 lost (1.22 %, 95 % 0.75 %–1.98 %)", the same down, and
+    the emulator's own lateness; none for a job without a packet path."""
+    path = job.path
+    if path is None:
+        return []
+    late = "nothing released"
+    if path.late_p50_s is not None:
+        late = (
+            f"p50 {format_seconds(path.late_p50_s)}, p99 {format_seconds(path.late_p99_s)}, "
+            f"max {format_seconds(path.late_max_s)}"
+        )
+    settings = ", ".join(
+        part
+        for part in (
+            f"congestion control {path.congestion_control}" if path.congestion_control else "",
+            ""
+            if path.slow_start_after_idle is None
+            else f"slow start after idle {'on' if path.slow_start_after_idle else 'off'}",
+        )
+        if part
+    )
+    return [
+        f"path (up): {_direction_text(path.up)}",
+        f"path (down): {_direction_text(path.down)}",
+        f"emulator: released late by {late}{' (over the limit: the figures carry its delay)' if path.late else ''}; "
+        f"{format_seconds(path.emulator_cpu_s)} CPU{', real-time priority' if path.realtime else ''}"
+        + (f"; {settings}" if settings else ""),
+    ]
 
 
 def _row(job: JobResult, role: str, info: TcpInfo) -> list[str]:
@@ -112,6 +159,18 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
         "reply, so its sRTT can include the other end's work and exceed the loopback floor."
     )
     blocks: list[Block] = [Paragraph(words)]
+    packet = [job for job in recorded if job.path is not None]
+    if packet:
+        blocks.append(
+            Paragraph(
+                "Over the packet path each end's kernel talks to the other through the emulated path itself, so "
+                "its sRTT, congestion window and retransmissions are the path's. The emulator counts the IP "
+                "packets it forwarded each way and the ones it dropped (a full queue, or loss), and how late it "
+                "released packets against its model (a p99 beyond 0.5 ms flags the size):",
+                style="note",
+            )
+        )
+        blocks.append(Bullets([f"{job.label} · {size_text(job)}: " + "; ".join(path_lines(job)) for job in packet]))
     if any(job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE for job in recorded):
         blocks.append(
             Paragraph(

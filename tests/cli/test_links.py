@@ -44,7 +44,7 @@ def test_links_json(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (
             ["--link", '{"delay_ms": 20, "loss_percent": 1}'],
-            "jobs[0].link.loss_percent: packet loss needs the kernel's netem (sch_netem)",
+            "jobs[0].link.loss_percent: packet loss needs the packet path",
         ),
     ],
 )

@@ -128,7 +128,7 @@ def test_the_custom_fields_take_the_models_limits_and_loss_says_why_not(panel: C
         limits = field_limits(LinkSpec, name)
         assert (box.minimum(), box.maximum()) == (limits.minimum, limits.maximum), name
     assert not editor.loss.isEnabled() and editor.loss.toolTip() == loss_refusal()
-    assert "netem" in editor.loss.toolTip()
+    assert "packet loss needs the packet path" in editor.loss.toolTip()
 
 
 def test_an_invalid_custom_value_shows_the_profiles_error(panel: ConfigPanel, qtbot: Any) -> None:
@@ -191,6 +191,7 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
                         "link": {"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000},
                     },
                     {"scheme": "aes-gcm", "mode": "loopback", "links": ["wifi", "3g", {"delay_ms": 7}]},
+                    {"scheme": "chacha20-poly1305", "mode": "loopback", "link": "wifi", "link_emulation": "auto"},
                     {"scheme": "sha256"},
                 ],
             }
@@ -206,6 +207,7 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
         "x25519": "loopback · LTE",
         "ml-kem": "loopback · 20 ms ± 1 ms, 8000 kbit/s",
         "aes-gcm": "loopback · 3 links",
+        "chacha20-poly1305": "loopback · Wi-Fi",
         "sha256": "ops",
     }
 
@@ -249,7 +251,7 @@ def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: Con
         {"name": "bad", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": {"delay_ms": 20, "loss_percent": 1}}]}
     )
     panel.set_profile(profile)
-    assert not panel.is_valid and "link.loss_percent: packet loss needs the kernel's netem" in panel.reason
+    assert not panel.is_valid and "link.loss_percent: packet loss needs the packet path" in panel.reason
     panel.checked_rows()[0].setSelected(True)
     assert _editor(panel).loss.value() == 1  # shown as it is, never rounded away
     profile = parse_profile({"name": "bad", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": "moon"}]})

@@ -48,6 +48,7 @@ JOB_KINDS: dict[str, set[str]] = {
     "label": {"str", "null"},
     "link": {"str", "dict", "null"},
     "links": {"list", "null"},
+    "link_emulation": {"str", "null"},
     "placement": {"str", "null"},
     # Load mode's fields (rate_per_s: a number or "sweep").
     "clients": {"int", "null"},

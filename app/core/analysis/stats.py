@@ -274,6 +274,8 @@ class WarningCode(StrEnum):
     PARALLEL_JOBS = "parallel-jobs"
     #: The job's CPU placement could not be applied here: it ran as `free` (app.core.machine.placement).
     PLACEMENT_UNAVAILABLE = "placement-unavailable"
+    #: The packet link released packets later than its model allowed (app.core.results.link_path).
+    LINK_EMULATOR_LATE = "link-emulator-late"
 
 
 #: One fixed, actionable fix per code, so the same problem always gets the same advice.
@@ -294,6 +296,10 @@ FIXES: dict[WarningCode, str] = {
     WarningCode.PLACEMENT_UNAVAILABLE: (
         "Compare only with runs that also ran as free, or run where CPU affinity can be set (Linux, outside a "
         "container that refuses it; split needs two allowed CPUs)"
+    ),
+    WarningCode.LINK_EMULATOR_LATE: (
+        "Run the link on a CPU of its own (placement split, or fewer other programs), or a lower rate: the "
+        "emulator's own delay is in these figures"
     ),
 }
 

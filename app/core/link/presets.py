@@ -230,15 +230,24 @@ def numbers_text(link: Link) -> str:
     return text
 
 
+#: How a figure over the packet path is told from one over the stream relay in every face
+#: (the relay, the default, carries no mark, as before the packet path existed).
+PACKET_MARK = " (packet path)"
+
+
+def emulation_mark(link: Link) -> str:
+    return PACKET_MARK if link.emulation == LinkEmulation.PACKET else ""
+
+
 def link_text(link: Link) -> str:
     """One cell for a table or CSV: the preset's name, or "custom: 20 ms, 8000 kbit/s"."""
-    return link.name if link.name else f"custom: {numbers_text(link)}"
+    return (link.name if link.name else f"custom: {numbers_text(link)}") + emulation_mark(link)
 
 
 def link_title(link: Link) -> str:
     """For a job's label ("... over LTE"): the preset's title, or the custom link's numbers."""
     preset = link_presets().get(link.name) if link.name else None
-    return preset.title if preset is not None else numbers_text(link)
+    return (preset.title if preset is not None else numbers_text(link)) + emulation_mark(link)
 
 
 def round_trip_ms(link: Link, up_bytes: int = 1024, down_bytes: int = 64) -> float:

@@ -1,8 +1,13 @@
-"""Which link emulation this machine offers, found without root and without changing anything.
+"""Which link emulation this machine offers, found without changing anything.
 
-The user-space delay line (app.core.link) runs everywhere. Packet loss needs the
-kernel's netem (Linux `sch_netem`), applied inside a private user and network namespace
-so that nothing of the machine's own networking changes; that needs
+The stream relay (app.core.link.relay) runs everywhere. The packet path
+(app.core.link.packet_link: the kernel's own TCP over emulated IP packets, loss
+included) needs network namespaces and a TUN device, which `netns.packet_path_refusal`
+checks from files: Linux, /dev/net/tun, CAP_NET_ADMIN and CAP_SYS_ADMIN.
+
+The probe also records whether the kernel's netem (`sch_netem`) could be used in a
+private user and network namespace, a fact about the machine that the packet path does
+not need (it emulates the path in user space, as mahimahi does):
 
 - a kernel with sch_netem: loaded (/proc/modules, /sys/module/sch_netem), built in
   (CONFIG_NET_SCH_NETEM=y in /proc/config.gz or /boot/config-RELEASE), or a module file
@@ -11,12 +16,11 @@ so that nothing of the machine's own networking changes; that needs
   0, user.max_user_namespaces above 0, and no AppArmor restriction
   (kernel.apparmor_restrict_unprivileged_userns, Ubuntu 24.04).
 
-The probe reads those files only: it never runs `tc`, `modprobe` or `unshare` (a probe that
-succeeded would change the system, or need root). It takes about a millisecond (the
-kernel config is gzip-compressed). The environment of every run records its answer
-(`environment.collect_environment`, "link_emulation"), and a job asking for loss is
-refused with its `netem_reason` before the run: CryptoBench has no netem code path yet,
-so until it does, loss is refused even where netem is available, and says so.
+The probe reads files only: it never runs `tc`, `modprobe` or `unshare`. It takes about a
+millisecond (the kernel config is gzip-compressed). The environment of every run records
+its answer (`environment.collect_environment`, "link_emulation"); a job asking for loss
+on the stream relay, or for the packet path where it is not available, is refused with
+the reason before the run.
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ import functools
 import gzip
 import os
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from app.core.link.netns import packet_path_refusal
+from app.core.vocab import LinkEmulation
 
 NETEM_OPTION = "CONFIG_NET_SCH_NETEM"
 
@@ -42,9 +50,21 @@ class EmulationProbe:
     netem: bool
     #: Why not (None when it could): the evidence, and what would make it possible.
     netem_reason: str | None
+    #: Whether the packet path (network namespaces joined through TUN devices) is available.
+    packet: bool = False
+    #: Why not (None when it is), and what would make it available.
+    packet_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"delay_line": self.delay_line, "netem": self.netem, "netem_reason": self.netem_reason}
+        # The keys name the emulations (LinkEmulation's values, spelled once there).
+        netem, packet = str(LinkEmulation.NETEM), str(LinkEmulation.PACKET)
+        return {
+            "delay_line": self.delay_line,
+            netem: self.netem,
+            f"{netem}_reason": self.netem_reason,
+            packet: self.packet,
+            f"{packet}_reason": self.packet_reason,
+        }
 
 
 def _read(path: Path) -> str | None:
@@ -122,12 +142,24 @@ def _namespace_refusal(root: Path) -> str | None:
 
 
 def probe_emulation(
-    root: Path = Path("/"), *, system: str | None = None, release: str | None = None, privileged: bool | None = None
+    root: Path = Path("/"),
+    *,
+    system: str | None = None,
+    release: str | None = None,
+    privileged: bool | None = None,
+    packet: Callable[[], str | None] = packet_path_refusal,
 ) -> EmulationProbe:
-    """Look at this machine (or at a fake tree under `root`, for tests). Never raises."""
+    """Look at this machine (or at a fake tree under `root`, with `packet` standing in for
+    the packet path's check, for tests). Never raises."""
     system = system or platform.system()
     if system != "Linux":
-        return EmulationProbe(True, False, f"netem is part of Linux (sch_netem); this system is {system}")
+        return EmulationProbe(
+            True,
+            False,
+            f"netem is part of Linux (sch_netem); this system is {system}",
+            False,
+            f"the packet path needs Linux network namespaces and TUN devices; this system is {system}",
+        )
     release = release or platform.release()
     if privileged is None:
         privileged = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -137,7 +169,14 @@ def probe_emulation(
             reason = _namespace_refusal(root)
     except OSError as exc:  # a /proc or /sys that cannot even be listed
         reason = f"could not look for sch_netem: {exc}"
-    return EmulationProbe(delay_line=True, netem=reason is None, netem_reason=reason)
+    packet_reason = packet()
+    return EmulationProbe(
+        delay_line=True,
+        netem=reason is None,
+        netem_reason=reason,
+        packet=packet_reason is None,
+        packet_reason=packet_reason,
+    )
 
 
 @functools.cache
@@ -146,16 +185,13 @@ def emulation() -> EmulationProbe:
     return probe_emulation()
 
 
-def loss_refusal(probe: EmulationProbe | None = None) -> str:
-    """Why a job asking for packet loss is refused here: one line, with what would allow it."""
-    probe = probe or emulation()
-    if probe.netem:
+def loss_refusal() -> str:
+    """Why a job asking for packet loss is refused: the stream relay works above TCP, where
+    a lost packet cannot exist; loss needs the packet path. One line, with what would allow it."""
+    refusal = packet_path_refusal()
+    if refusal is None:
         return (
-            "packet loss needs the kernel's netem (sch_netem), which this machine offers, but CryptoBench does "
-            "not apply netem yet: its delay line works above TCP, where a lost packet would only be a delay it "
-            "cannot model faithfully"
+            "packet loss needs the packet path (the stream relay carries a byte stream, which loses no "
+            'bytes): set "link_emulation": "packet" (or "auto"), which this machine offers'
         )
-    return (
-        f"packet loss needs the kernel's netem (sch_netem), which is not usable here: {probe.netem_reason}; "
-        "the delay line emulates delay, jitter and rate only"
-    )
+    return f"packet loss needs the packet path, which is not available here: {refusal}"

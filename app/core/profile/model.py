@@ -20,7 +20,7 @@ from app.core.link.presets import LinkValue
 from app.core.load.settings import LoadFields, LoadSettings
 from app.core.results.job_records import Link
 from app.core.schemes.base import Family, ParamValue
-from app.core.vocab import DEFAULT_PLACEMENT, Mode, PlacementPolicy
+from app.core.vocab import DEFAULT_PLACEMENT, LinkEmulationChoice, Mode, PlacementPolicy
 
 FORMAT_VERSION = 1
 #: Migrations from an older format: version -> function upgrading a dict by one step.
@@ -76,6 +76,9 @@ class JobSpec(LoadFields):
     #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
     link: LinkValue | None = None
     links: list[LinkValue] | None = Field(default=None, min_length=1, max_length=64)
+    #: How the link is emulated: "stream-relay", "packet" or "auto" (packet where the machine
+    #: allows it); None: DEFAULT_LINK_EMULATION.
+    link_emulation: LinkEmulationChoice | None = Field(default=None, strict=False)
     #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (docs/placement.md).
     placement: PlacementPolicy | None = Field(default=None, strict=False)
 

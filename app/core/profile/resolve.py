@@ -9,12 +9,14 @@ sizes beyond this machine's memory.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import psutil
 
 from app.core.errors import RegistryError, UnknownScheme
 from app.core.link import presets as link_presets
+from app.core.link.netns import packet_path_refusal
 from app.core.link.presets import LinkPresetError, LinkSpec
 from app.core.link.probe import loss_refusal
 from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, LoadSettings, fields_set_outside_load, resolve_load
@@ -31,7 +33,14 @@ from app.core.results.job_records import Link
 from app.core.schemes import registry
 from app.core.session.protocol import job_capacity
 from app.core.session.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
-from app.core.vocab import SESSION_MODES, Mode, default_placement
+from app.core.vocab import (
+    DEFAULT_LINK_EMULATION,
+    SESSION_MODES,
+    LinkEmulation,
+    LinkEmulationChoice,
+    Mode,
+    default_placement,
+)
 
 # --- meaning checks ------------------------------------------------------------------
 
@@ -201,8 +210,8 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
     """(field path, resolved link) for each link of the job; [(where, None)] without one.
 
     Refused here, naming the field: link and links together, a link outside loopback mode,
-    an unknown preset, jitter beyond the delay, and loss (no netem code path: the reason
-    says what this machine lacks, or that CryptoBench does not drive netem yet).
+    an unknown preset, jitter beyond the delay, a packet path this machine cannot make
+    (the reason, and what would make it possible), and loss on the stream relay.
     """
     if job.link is not None and job.links is not None:
         raise ProfileError(
@@ -214,6 +223,12 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
         else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])]
     )
     if not specs:
+        if job.link_emulation is not None:
+            raise ProfileError(
+                "says how a link is emulated, and the job has no link (set link or links, or leave it out)",
+                source=source,
+                field=f"{where}.link_emulation",
+            )
         return [(where, None)]
     if job.mode not in (Mode.LOOPBACK, Mode.LOAD):
         raise ProfileError(_NO_LINK[job.mode], source=source, field=f"{where}.{specs[0][0].split('[')[0]}")
@@ -228,7 +243,8 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
             link = link_presets.resolve_link(spec)
         except LinkPresetError as exc:
             raise ProfileError(f"{exc}; see `cryptobench links`", source=source, field=place) from None
-        if link.loss_percent > 0:
+        link = _emulated(job, link, place, source)
+        if link.loss_percent > 0 and link.emulation != LinkEmulation.PACKET:
             raise ProfileError(
                 f"{loss_refusal()} (got {link.loss_percent:g})",
                 source=source,
@@ -236,3 +252,29 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
             )
         links.append((place, link))
     return links
+
+
+def _emulated(job: JobSpec, link: Link, place: str, source: str | None) -> Link:
+    """The link with the emulation the job asks for and this machine allows."""
+    choice = job.link_emulation or DEFAULT_LINK_EMULATION
+    if choice == LinkEmulationChoice.STREAM_RELAY:
+        return link
+    if job.mode == Mode.LOAD:
+        if choice == LinkEmulationChoice.PACKET:
+            raise ProfileError(
+                "a load job's clients share one stream relay; the packet path is for loopback jobs so far",
+                source=source,
+                field=f"{place.rsplit('.', 1)[0]}.link_emulation",
+            )
+        return link
+    refusal = packet_path_refusal()
+    if refusal is None:
+        return replace(link, emulation=LinkEmulation.PACKET)
+    if choice == LinkEmulationChoice.PACKET:
+        raise ProfileError(
+            f'the packet path is not available here: {refusal}; "link_emulation": "auto" falls back to '
+            "the stream relay",
+            source=source,
+            field=f"{place.rsplit('.', 1)[0]}.link_emulation",
+        )
+    return link  # auto: the stream relay, which the result's link records

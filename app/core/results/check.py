@@ -339,6 +339,8 @@ def check_environment(env: dict[str, Any], path: str) -> None:
     for key in ("delay_line", "netem"):
         _bool(emulation, key, emulation_path)
     _str(emulation, "netem_reason", emulation_path, required=False, nullable=True)
+    _bool(emulation, "packet", emulation_path)  # recorded since the packet path exists
+    _str(emulation, "packet_reason", emulation_path, required=False, nullable=True)
     if env.get("stability") is not None:  # runs from before the pre-flight have none
         _check_stability(_obj(env, "stability", path), _join(path, "stability"))
 
@@ -411,6 +413,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         _check_link(_obj(job, "link", path), _join(path, "link"))
     if job.get("placement") not in (None, {}):  # both read as no placement (JobResult.from_dict)
         _check_placement(_obj(job, "placement", path), _join(path, "placement"))
+    if job.get("path") not in (None, {}):  # both read as no path (JobResult.from_dict)
+        _check_path(_obj(job, "path", path), _join(path, "path"))
     if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
         _check_load(_obj(job, "load", path), _join(path, "load"))
     _each(_obj(job, "params", path), _join(path, "params"), _param)
@@ -615,3 +619,25 @@ def _check_tcp_info(tcp_info: dict[str, Any], path: str) -> None:
             _num(info, key, where, non_negative=True, required=False, nullable=True)
         for key in TCP_INFO_COUNTS:
             _int(info, key, where, required=False, nullable=True)
+
+
+def _check_path(link_path: dict[str, Any], path: str) -> None:
+    """A packet link's path over a size (link_path.LinkPath): counts a path could have."""
+    for direction in ("up", "down"):
+        where = _join(path, direction)
+        counts = _obj(link_path, direction, path, required=True)
+        for key in ("packets_in", "bytes_in", "packets_out", "bytes_out", "dropped_queue", "dropped_loss"):
+            _int(counts, key, where)
+        if counts["dropped_queue"] + counts["dropped_loss"] > counts["packets_in"]:
+            raise _fail(_join(where, "dropped_loss"), "no more drops than packets in", counts["dropped_loss"])
+        _num(counts, "loss_rate", where, non_negative=True, required=False, nullable=True)
+        interval = _list(counts, "loss_ci95", where, nullable=True)
+        if interval and not (len(interval) == 2 and all(_is_num(v) and 0 <= v <= 1 for v in interval)):
+            raise _fail(_join(where, "loss_ci95"), "two proportions from 0 to 1", interval)
+    for key in ("late_p50_s", "late_p99_s", "late_max_s"):
+        _num(link_path, key, path, non_negative=True, nullable=True)
+    _num(link_path, "emulator_cpu_s", path, non_negative=True)
+    _bool(link_path, "late", path)
+    _bool(link_path, "slow_start_after_idle", path, nullable=True)
+    _bool(link_path, "realtime", path)
+    _str(link_path, "congestion_control", path, required=False, nullable=True)

@@ -35,6 +35,7 @@ from app.core.results.job_records import (
     TcpInfo,
     Validation,
 )
+from app.core.results.link_path import LinkPath
 from app.core.results.recorded import RecordedEnvironment, RecordedProfile
 from app.core.vocab import Mode
 
@@ -139,6 +140,8 @@ class JobResult:
     #: Sessions: what each end's kernel saw over this size (TCP_INFO), by role ("sender",
     #: "receiver"); absent from the JSON when empty (operations jobs, results before it).
     tcp_info: Mapping[str, TcpInfo] = field(default_factory=dict)
+    #: A packet link's path over this size (app.core.results.link_path); absent otherwise.
+    path: LinkPath | None = None
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:
         data = {
@@ -166,7 +169,8 @@ class JobResult:
             "finished": self.finished,
             "tcp_nodelay": self.tcp_nodelay,
         }
-        for name, record in (("link", self.link), ("placement", self.placement), ("load", self.load)):
+        records = (("link", self.link), ("placement", self.placement), ("load", self.load), ("path", self.path))
+        for name, record in records:
             if record is not None:
                 data[name] = record.to_dict()
         if self.tcp_info:
@@ -203,6 +207,7 @@ class JobResult:
             placement=Placement.from_dict(data["placement"]) if data.get("placement") else None,
             load=Load.from_dict(data["load"]) if data.get("load") else None,
             tcp_info={role: TcpInfo.from_dict(info) for role, info in (data.get("tcp_info") or {}).items()},
+            path=LinkPath.from_dict(data["path"]) if data.get("path") else None,
         )
 
 

@@ -210,13 +210,28 @@ class LinkDone:
     cpu_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class PathReady:
+    """The packet path is up (a packet link's first message): the namespaces the sender
+    and the receiver enter, the address the receiver listens on, and the TCP settings
+    both namespaces have (the default congestion control, slow start after idle)."""
+
+    sender_namespace: str
+    receiver_namespace: str
+    receiver_address: str
+    congestion_control: str | None
+    slow_start_after_idle: bool | None
+    #: Whether the link runs at a real-time priority (else its lateness shows the CPU it waited for).
+    realtime: bool = False
+
+
 #: What a worker or a session sender sends its supervisor.
 MeasuringMessage: TypeAlias = SizeStarted | SizeMeasured | SampleBatch | Progress | ChildFailed
 #: What a loopback receiver sends its supervisor (ChildFailed: the job's session failed there).
 ReceiverMessage: TypeAlias = Listening | PeerDropped | ReceiverDone | ChildFailed
 #: What a link process sends its supervisor (`Listening` first, with the port the sender
-#: connects to; ChildFailed: the link could not be set up).
-LinkMessage: TypeAlias = Listening | LinkDone | ChildFailed
+#: connects to, or `PathReady` from a packet link; ChildFailed: the link could not be set up).
+LinkMessage: TypeAlias = Listening | PathReady | LinkDone | ChildFailed
 #: Anything a job's child process sends over its pipe.
 ChildMessage: TypeAlias = MeasuringMessage | ReceiverMessage | LinkMessage
 #: What a run reports to its faces, on the runner's thread.

@@ -35,6 +35,7 @@ CHILD_PRELOAD = (
     "app.core.session.sender",
     "app.core.session.receiver",
     "app.core.link.relay",
+    "app.core.link.packet_link",
     "app.core.schemes.symmetric",
     "app.core.schemes.key_agreement",
     "app.core.schemes.pke",

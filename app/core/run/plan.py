@@ -30,6 +30,9 @@ class SessionPeer:
     #: Longest wait for a busy `serve` (queued behind other clients' jobs, or told to
     #: retry) before the job fails; cancel ends it sooner.
     queue_timeout: float = 1800.0
+    #: A packet link's sender end (app.core.link.netns): the network namespace the sender
+    #: enters before it connects. None: the sender's own namespace.
+    namespace: str | None = None
 
     @property
     def address(self) -> str:

@@ -43,6 +43,7 @@ from app.core.results.job_records import (
     Security,
     Validation,
 )
+from app.core.results.link_path import LATE_LIMIT_S
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.results.store import Store, StoreError
 from app.core.run.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
@@ -353,6 +354,16 @@ class _JobRun:
         result.wire_bytes = dict(measured.wire_bytes)
         result.load = measured.load
         result.tcp_info = dict(measured.tcp_info)
+        result.path = self.supervisor.paths.get(measured.size_index)
+        if result.path is not None and result.path.late:
+            result.warnings.append(
+                stats.StabilityWarning.make(
+                    stats.WarningCode.LINK_EMULATOR_LATE,
+                    None,
+                    f"the packet link released packets up to {(result.path.late_p99_s or 0) * 1e3:.2f} ms late at "
+                    f"p99 (limit {LATE_LIMIT_S * 1e3:g} ms): the path was slower than the link asked",
+                )
+            )
         if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
             result.notes.append(
                 "TCP_INFO is of each end's connection to the link process: the kernel's RTT is "

@@ -24,8 +24,10 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import TypeVar, assert_never
+from typing import Any, TypeVar, assert_never
 
+from app.core.link.packet_link import PacketPathPlan, check_packet_link, packet_link_main
+from app.core.link.path_counters import LATE_MAX, SLOTS, path_over, snapshot
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
@@ -35,6 +37,7 @@ from app.core.machine.placement import Placer, roles_of
 from app.core.measure.ops import child_main
 from app.core.measure.sampler import ResourceSampler, ResourceSeries
 from app.core.profile.model import ResolvedJob
+from app.core.results.link_path import LinkPath
 from app.core.run.events import (
     ChildFailed,
     JobProcesses,
@@ -44,6 +47,7 @@ from app.core.run.events import (
     Listening,
     LogMessage,
     MeasuringMessage,
+    PathReady,
     PeerDropped,
     Progress,
     ReceiverDone,
@@ -60,7 +64,7 @@ from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, sender_main
 from app.core.session.wire import HEADER_SIZE
-from app.core.vocab import LogLevel, Mode, Role, measuring_role
+from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -78,7 +82,7 @@ RECEIVER_GRACE_SECONDS = 2.0
 #: Called with each size's measurement as it arrives: what the child measured, the
 #: sampler's series by role, and when (in those series' time) the size's window began.
 OnMeasured = Callable[[SizeMeasured, dict[str, ResourceSeries], float], None]
-PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, LoadServerPlan)
+PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, PacketPathPlan, LoadServerPlan)
 
 
 class ChildSupervisor:
@@ -127,6 +131,12 @@ class ChildSupervisor:
         )
         self._placement_warned = False
         self._context = child_context()
+        #: A packet link's shared counters, what it reported when ready, the counters at each
+        #: size's start, and the path over each measured size (read by the runner).
+        self.path_counters: Any = None
+        self.path_ready: PathReady | None = None
+        self._path_start: dict[int, tuple[float, ...]] = {}
+        self.paths: dict[int, LinkPath] = {}
 
     def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
         """Spawn one child; _StartFailed when the system refuses (no file descriptor,
@@ -162,8 +172,8 @@ class ChildSupervisor:
                 )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
 
-    def _session_plan(self, host: str, port: int, token: bytes) -> JobPlan:
-        peer = SessionPeer(host, port, token)
+    def _session_plan(self, host: str, port: int, token: bytes, namespace: str | None = None) -> JobPlan:
+        peer = SessionPeer(host, port, token, namespace=namespace)
         if self.job.link is not None:
             peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
         return JobPlan(self.job, self.base, peer)
@@ -185,6 +195,19 @@ class ChildSupervisor:
                 limits = ReceiverPlan(token).limits
                 if job.link is not None:
                     limits = limits_over_link(limits, job.link)
+                if job.link is not None and job.link.emulation == LinkEmulation.PACKET:
+                    # The link first: it makes the namespaces both ends enter.
+                    ready = self._start_packet_path(job)
+                    if ready is None:
+                        return self.cancel.is_set()
+                    plan = ReceiverPlan(token, limits, bind=ready.receiver_address, namespace=ready.receiver_namespace)
+                    self._start(Role.RECEIVER, receiver_main, plan)
+                    port = self._wait_for_port(Role.RECEIVER)
+                    if port is None:
+                        return self.cancel.is_set()
+                    session = self._session_plan(ready.receiver_address, port, token, ready.sender_namespace)
+                    self._start(Role.SENDER, sender_main, session)
+                    return self._measure(main)
                 self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits))
                 port = self._wait_for_port(Role.RECEIVER)
                 if port is not None and job.link is not None:
@@ -225,17 +248,7 @@ class ChildSupervisor:
                     self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
                     return False
                 self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
-            try:
-                self.sampler = ResourceSampler(
-                    {role: p.pid for role, p in self.processes.items() if p.pid is not None},
-                    on_sample=self._on_resource,
-                )
-                self.sampler.start()
-            except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
-                self.sampler = None
-                raise _StartFailed("resource sampler", exc) from None
-            self.emit(JobStarted(self.base, job.label, job.message_sizes[0]))
-            cancelled = self._pump(main)
+            cancelled = self._measure(main)
         except _StartFailed as exc:
             self.start_error = str(exc)
             self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
@@ -246,11 +259,57 @@ class ChildSupervisor:
             self.placer.release()
         return cancelled
 
+    def _measure(self, main: Role) -> bool:
+        """Sample the started processes and relay their messages until the measuring one is
+        done; True if the run was cancelled meanwhile."""
+        try:
+            self.sampler = ResourceSampler(
+                {role: p.pid for role, p in self.processes.items() if p.pid is not None},
+                on_sample=self._on_resource,
+            )
+            self.sampler.start()
+        except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
+            self.sampler = None
+            raise _StartFailed("resource sampler", exc) from None
+        self.emit(JobStarted(self.base, self.job.label, self.job.message_sizes[0]))
+        return self._pump(main)
+
+    def _start_packet_path(self, job: ResolvedJob) -> PathReady | None:
+        """Start the packet link and wait until both namespaces are up (None: it failed, or
+        the run was cancelled)."""
+        assert job.link is not None
+        try:
+            self.path_counters = self._context.RawArray("d", SLOTS)
+        except (OSError, MemoryError) as exc:
+            raise _StartFailed("packet link's counters", exc) from None
+        self._start(Role.LINK, packet_link_main, PacketPathPlan(job.link, job.index, self.path_counters))
+        pipe = self.pipes[Role.LINK]
+        deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
+        while time.monotonic() < deadline and not self.cancel.is_set():
+            if not pipe.poll(POLL_SECONDS):
+                continue
+            try:
+                message = pipe.recv()
+            except (EOFError, OSError):
+                break
+            if isinstance(message, PathReady):
+                self.path_ready = message
+                return message
+            self._handle_link(message)
+            if self.link_error is not None:
+                return None
+        if not self.cancel.is_set():
+            self.link_error = self.link_error or f"link did not make its namespaces within {PORT_TIMEOUT_SECONDS:g} s"
+        return None
+
     def _link_checked(self, job: ResolvedJob) -> bool:
         """Whether the job's link can be emulated; refused before any process starts."""
         assert job.link is not None
         try:
-            check_link(job.link)
+            if job.link.emulation == LinkEmulation.PACKET and job.mode == Mode.LOOPBACK:
+                check_packet_link(job.link)
+            else:
+                check_link(job.link)
         except LinkError as exc:
             self.start_error = str(exc)
             self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
@@ -298,6 +357,8 @@ class ChildSupervisor:
                 return True
             if main_done_at is not None and time.monotonic() - main_done_at > grace:
                 break  # the sender is gone; the receiver had its chance to report
+            if main_done_at is not None and self.path_ready is not None and set(open_pipes) <= {Role.LINK}:
+                break  # a packet link forwards until it is stopped: nothing more will come
             ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
             for role in [r for r, pipe in open_pipes.items() if pipe in ready]:
                 try:
@@ -338,8 +399,8 @@ class ChildSupervisor:
                         self.current,
                     )
                 )
-        elif isinstance(message, Listening):
-            pass  # the port was read before the sender started
+        elif isinstance(message, (Listening, PathReady)):
+            pass  # read before the sender started
         else:
             assert_never(message)
 
@@ -354,10 +415,23 @@ class ChildSupervisor:
         elif isinstance(message, SizeStarted):
             self.current = self.base + message.size_index
             self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
+            if self.path_counters is not None:
+                self.path_counters[LATE_MAX] = 0.0
+                self._path_start[message.size_index] = snapshot(self.path_counters)
             if message.size_index:
                 self.emit(JobStarted(self.current, self.job.label, message.message_size))
         elif isinstance(message, SizeMeasured):
             start = self.window_start.get(message.size_index, 0.0)
+            before = self._path_start.get(message.size_index)
+            if self.path_counters is not None and self.path_ready is not None and before is not None:
+                self.paths[message.size_index] = path_over(
+                    before,
+                    snapshot(self.path_counters),
+                    late_max_s=self.path_counters[LATE_MAX],
+                    congestion_control=self.path_ready.congestion_control,
+                    slow_start_after_idle=self.path_ready.slow_start_after_idle,
+                    realtime=self.path_ready.realtime,
+                )
             self.on_measured(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):
             self.child_error = message.error

@@ -25,6 +25,7 @@ from multiprocessing.connection import Connection
 
 import psutil
 
+from app.core.link.netns import NamespaceError, enter_namespace
 from app.core.measure.harness import child_entry, traced_peak
 from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes.base import Receiver, Scheme, SchemeError
@@ -271,6 +272,9 @@ class ReceiverPlan:
     #: How long to wait for the sender's connection before giving up.
     accept_timeout: float = 60.0
     bind: str = "127.0.0.1"
+    #: A packet link's receiver end (app.core.link.netns): the network namespace to listen
+    #: in, at `bind` on its device. None: the receiver's own namespace.
+    namespace: str | None = None
 
 
 def listen(bind: str, port: int) -> socket.socket:
@@ -298,6 +302,12 @@ def receiver_main(conn: Connection, plan: ReceiverPlan) -> None:
 def serve_one_sender(plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]) -> None:
     """Listen on a free port, serve the first connection that proves it holds the token,
     and report the outcome (the body of `receiver_main`)."""
+    if plan.namespace is not None:
+        try:
+            enter_namespace(plan.namespace)
+        except NamespaceError as exc:
+            emit(ChildFailed(f"receiver could not enter the packet link's namespace: {exc}"))
+            return
     try:
         server = listen(plan.bind, 0)
     except OSError as exc:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from app.core.errors import SessionError
+from app.core.link.netns import enter_namespace
 from app.core.measure.harness import (
     FLUSH_INTERVAL,
     Emit,
@@ -419,6 +420,8 @@ def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] =
     interval it asks for (doubling, with jitter, so that waiting clients spread out),
     for at most the peer's `queue_timeout` seconds in all."""
     peer = plan.session_peer()
+    if peer.namespace is not None:  # a packet link's end: before any socket is made
+        enter_namespace(peer.namespace)
     deadline = time.monotonic() + peer.queue_timeout
     attempt = 0
     while True:

@@ -54,6 +54,7 @@ SETTING_KEYS = (
     "tcp_nodelay",
     "link",
     "links",
+    "link_emulation",
     "placement",
     *LOAD_KEYS,
 )

@@ -89,6 +89,8 @@ def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
         fields["link"] = _json(settings["link"])
     if settings.get("links") is not None:
         fields["links"] = [_json(value) for value in settings["links"]]
+    if fields and settings.get("link_emulation") is not None:  # the window has no chooser yet: kept as opened
+        fields["link_emulation"] = str(settings["link_emulation"])
     return fields
 
 
@@ -100,7 +102,7 @@ def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
     elif name == "links":
         settings["link"], settings["links"] = None, list(value)
     elif name == "mode" and value not in (Mode.LOOPBACK, Mode.LOAD):
-        settings["link"] = settings["links"] = None
+        settings["link"] = settings["links"] = settings["link_emulation"] = None
         return False  # the mode itself is the caller's
     else:
         return False

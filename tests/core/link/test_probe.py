@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,10 @@ def _tree(
 
 
 def _probe(root: Path, privileged: bool = False) -> EmulationProbe:
-    return probe_emulation(root, system="Linux", release=RELEASE, privileged=privileged)
+    """The netem part of the probe of a fake tree (the packet path's part is tested apart)."""
+    probe = probe_emulation(root, system="Linux", release=RELEASE, privileged=privileged, packet=lambda: "not here")
+    assert (probe.packet, probe.packet_reason) == (False, "not here")
+    return replace(probe, packet_reason=None)
 
 
 def test_this_machine() -> None:
@@ -128,7 +132,13 @@ def test_nothing_to_go_by(tmp_path: Path) -> None:
 
 def test_not_linux() -> None:
     probe = probe_emulation(system="Darwin")
-    assert probe == EmulationProbe(True, False, "netem is part of Linux (sch_netem); this system is Darwin")
+    assert probe == EmulationProbe(
+        True,
+        False,
+        "netem is part of Linux (sch_netem); this system is Darwin",
+        False,
+        "the packet path needs Linux network namespaces and TUN devices; this system is Darwin",
+    )
 
 
 def test_unreadable_and_broken_files_never_raise(tmp_path: Path) -> None:
@@ -151,14 +161,26 @@ def test_the_probe_runs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_to_dict_is_the_environment_record() -> None:
-    assert EmulationProbe(True, False, "why").to_dict() == {"delay_line": True, "netem": False, "netem_reason": "why"}
+    assert EmulationProbe(True, False, "why", True, None).to_dict() == {
+        "delay_line": True,
+        "netem": False,
+        "netem_reason": "why",
+        "packet": True,
+        "packet_reason": None,
+    }
 
 
-def test_loss_refusal_says_what_is_missing_or_what_is_not_built() -> None:
-    missing = loss_refusal(EmulationProbe(True, False, "this kernel was built without sch_netem"))
-    assert missing.startswith(
-        "packet loss needs the kernel's netem (sch_netem), which is not usable here: "
-        "this kernel was built without sch_netem"
+def test_the_packet_path_s_answer_is_recorded_beside_netem(tmp_path: Path) -> None:
+    probe = probe_emulation(tmp_path, system="Linux", release=RELEASE, privileged=True, packet=lambda: None)
+    assert (probe.packet, probe.packet_reason) == (True, None)
+    darwin = probe_emulation(system="Darwin")
+    assert not darwin.packet and darwin.packet_reason is not None and "Darwin" in darwin.packet_reason
+
+
+def test_loss_refusal_says_what_is_missing_or_how_to_ask_for_the_packet_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda: "needs CAP_NET_ADMIN (run as root)")
+    assert loss_refusal() == (
+        "packet loss needs the packet path, which is not available here: needs CAP_NET_ADMIN (run as root)"
     )
-    offered = loss_refusal(EmulationProbe(True, True, None))
-    assert "which this machine offers, but CryptoBench does not apply netem yet" in offered
+    monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda: None)
+    assert '"link_emulation": "packet"' in loss_refusal() and "which this machine offers" in loss_refusal()

@@ -71,7 +71,7 @@ def test_has_the_keys(env: dict[str, Any]) -> None:
         "libraries",
         "link_emulation",
     }
-    assert set(env["link_emulation"]) == {"delay_line", "netem", "netem_reason"}
+    assert set(env["link_emulation"]) == {"delay_line", "netem", "netem_reason", "packet", "packet_reason"}
     assert set(env["cpu"]) == {
         "model",
         "architecture",

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.core.link import probe as probe_mod
 from app.core.link.presets import link_presets, resolve_link, round_trip_ms
-from app.core.link.probe import emulation
+from app.core.profile import resolve as resolve_mod
 from app.core.profile.edits import REDUCED_LINK_SAMPLES, REDUCED_LINKS, reduced, with_link, with_mode
 from app.core.profile.files import load_profile, parse_profile, read_profile_file, save_profile
 from app.core.profile.model import ProfileError
@@ -205,12 +206,31 @@ def test_cryptobench_run_remote_refuses_a_profile_with_links() -> None:
 
 
 @pytest.mark.parametrize("loss", [1, 0.001, 100])
-def test_loss_is_refused_before_the_run_with_the_probes_reason(tmp_path: Path, loss: float) -> None:
-    error = _refused(_profile(_job(link={"delay_ms": 20, "loss_percent": loss})), tmp_path)
-    assert error.field == "jobs[0].link.loss_percent"
-    assert "packet loss needs the kernel's netem (sch_netem)" in str(error) and f"(got {loss:g})" in str(error)
-    probe = emulation()
-    assert (probe.netem_reason or "does not apply netem yet") in str(error)
+def test_loss_on_the_stream_relay_is_refused_before_the_run_naming_the_packet_path(
+    tmp_path: Path, loss: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for refusal in (None, "needs CAP_NET_ADMIN"):  # the packet path offered here, or not
+        monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda refusal=refusal: refusal)
+        error = _refused(_profile(_job(link={"delay_ms": 20, "loss_percent": loss})), tmp_path)
+        assert error.field == "jobs[0].link.loss_percent"
+        assert "packet loss needs the packet path" in str(error) and f"(got {loss:g})" in str(error)
+        assert ("needs CAP_NET_ADMIN" if refusal else '"link_emulation": "packet"') in str(error)
+
+
+def test_the_packet_path_takes_loss_and_is_refused_where_it_cannot_be_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lossy = _job(link={"delay_ms": 20, "loss_percent": 1}, link_emulation="packet")
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: None)
+    [job] = resolve_jobs(parse_profile(_profile(lossy)))
+    assert job.link is not None and (job.link.emulation, job.link.loss_percent) == ("packet", 1)
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: "needs CAP_NET_ADMIN (run as root)")
+    error = _refused(_profile(lossy), tmp_path)
+    assert error.field == "jobs[0].link_emulation" and "needs CAP_NET_ADMIN (run as root)" in str(error)
+    [job] = resolve_jobs(parse_profile(_profile(_job(link={"delay_ms": 20}, link_emulation="auto"))))
+    assert job.link is not None and job.link.emulation == "delay-line"  # auto falls back, and says which
+    [job] = resolve_jobs(parse_profile(_profile(_job(link="lte"))))
+    assert job.link is not None and job.link.emulation == "delay-line"  # the default, for now
 
 
 def test_a_loss_of_zero_is_no_loss() -> None:
@@ -313,3 +333,8 @@ def test_any_link_value_resolves_or_is_refused_in_one_line_at_its_field(link: An
     assert 0 <= job.link.jitter_ms <= job.link.delay_ms <= 10_000
     profile = parse_profile(data)
     assert parse_profile(json.loads(json.dumps(profile.to_dict()))) == profile
+
+
+def test_an_emulation_without_a_link_is_refused_naming_the_field(tmp_path: Path) -> None:
+    error = _refused(_profile(_job(link_emulation="packet")), tmp_path)
+    assert error.field == "jobs[0].link_emulation" and "the job has no link" in str(error)

@@ -148,7 +148,7 @@ LINK = ["jobs", 1, "link"]
         (
             [*LINK, "emulation"],
             "carrier-pigeon",
-            'jobs[1].link.emulation: expected one of "none", "delay-line", "netem"',
+            'jobs[1].link.emulation: expected one of "none", "delay-line", "packet", "netem"',
         ),
         ([*LINK, "emulation"], _DELETE, "jobs[1].link.emulation: required field is missing"),
         ([*LINK, "name"], 7, "jobs[1].link.name: expected a string or null, got 7"),

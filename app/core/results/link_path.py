@@ -1,0 +1,132 @@
+"""What a packet link's path did over one message size: `JobResult.path`.
+
+Per direction (up: sender -> receiver) the IP packets and bytes the emulator read from
+the near end and delivered to the far end, and the packets it dropped by cause (a full
+queue, loss on the way); the loss it achieved, with a 95 % interval, to set beside the
+loss asked for; how late the emulator released packets against the times its model
+gave them (its own error, which a job must not hide: `late` marks a size whose p99
+passed `LATE_LIMIT_S`); the emulator's CPU time; and the TCP settings of the path's
+namespaces. Absent from the JSON of a job that had no packet path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: The emulator's release lateness (p99) above which a size's figures carry the
+#: emulator's error, not the path's: a twentieth of a millisecond is the design target
+#: (benchmarks/README.md, "Packet link fidelity"); half a millisecond is the limit.
+LATE_LIMIT_S = 0.0005
+
+
+def wilson_interval(hits: int, trials: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of a proportion (None for no trials): it stays inside
+    [0, 1] and is honest for few hits, where the normal approximation is not."""
+    if trials <= 0:
+        return None
+    p = hits / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class PathDirection:
+    """One direction of the path over a message size."""
+
+    packets_in: int
+    bytes_in: int
+    packets_out: int
+    bytes_out: int
+    dropped_queue: int
+    dropped_loss: int
+
+    @property
+    def loss_trials(self) -> int:
+        """Packets that reached the line (a packet the queue refused was never at risk)."""
+        return self.packets_in - self.dropped_queue
+
+    @property
+    def loss_rate(self) -> float | None:
+        return self.dropped_loss / self.loss_trials if self.loss_trials > 0 else None
+
+    def to_dict(self) -> dict[str, Any]:
+        interval = wilson_interval(self.dropped_loss, self.loss_trials)
+        return {
+            "packets_in": self.packets_in,
+            "bytes_in": self.bytes_in,
+            "packets_out": self.packets_out,
+            "bytes_out": self.bytes_out,
+            "dropped_queue": self.dropped_queue,
+            "dropped_loss": self.dropped_loss,
+            "loss_rate": self.loss_rate,
+            "loss_ci95": list(interval) if interval is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PathDirection:
+        return cls(*(int(data[name]) for name in _COUNTS))
+
+
+_COUNTS = ("packets_in", "bytes_in", "packets_out", "bytes_out", "dropped_queue", "dropped_loss")
+
+
+@dataclass(frozen=True)
+class LinkPath:
+    """The packet path over one message size (see the module's docstring)."""
+
+    up: PathDirection
+    down: PathDirection
+    #: Release lateness: the median, the 99th percentile (each the upper edge of its
+    #: histogram bucket, within 9 %) and the worst; None when nothing was released.
+    late_p50_s: float | None
+    late_p99_s: float | None
+    late_max_s: float | None
+    emulator_cpu_s: float
+    congestion_control: str | None
+    slow_start_after_idle: bool | None
+    #: Whether the emulator ran at a real-time priority (app.core.link.packet_link).
+    realtime: bool = False
+
+    @property
+    def late(self) -> bool:
+        """The emulator released packets later than `LATE_LIMIT_S` at p99."""
+        return self.late_p99_s is not None and self.late_p99_s > LATE_LIMIT_S
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "up": self.up.to_dict(),
+            "down": self.down.to_dict(),
+            "late_p50_s": self.late_p50_s,
+            "late_p99_s": self.late_p99_s,
+            "late_max_s": self.late_max_s,
+            "late": self.late,
+            "emulator_cpu_s": self.emulator_cpu_s,
+            "congestion_control": self.congestion_control,
+            "slow_start_after_idle": self.slow_start_after_idle,
+            "realtime": self.realtime,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LinkPath:
+        def seconds(name: str) -> float | None:
+            value = data.get(name)
+            return None if value is None else float(value)
+
+        idle = data.get("slow_start_after_idle")
+        control = data.get("congestion_control")
+        return cls(
+            up=PathDirection.from_dict(data["up"]),
+            down=PathDirection.from_dict(data["down"]),
+            late_p50_s=seconds("late_p50_s"),
+            late_p99_s=seconds("late_p99_s"),
+            late_max_s=seconds("late_max_s"),
+            emulator_cpu_s=float(data.get("emulator_cpu_s", 0.0)),
+            congestion_control=None if control is None else str(control),
+            slow_start_after_idle=None if idle is None else bool(idle),
+            realtime=bool(data.get("realtime", False)),
+        )

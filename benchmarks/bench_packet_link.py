@@ -1,0 +1,105 @@
+"""How faithful is the packet path? Measured round trips against a model a reader can check.
+
+For a one-way delay d and a rate r (both directions), a loopback AES-256-GCM job over
+the packet path (the real runner: link, receiver and sender processes; the kernel's TCP
+in the job's namespaces) reports `rtt` per message on its warm connection. The model is
+the path's: the request's IP packets serialized at r (every packet carries its 20-byte IP
+and 32-byte TCP header with timestamps: 52 bytes per MSS of 1448 payload bytes), the
+acknowledgement frame likewise the other way, and the delay each way:
+
+    model = 2 d + 8 * (frame + 52 * ceil(frame / 1448)) / r + 8 * (ack + 52) / r
+
+with `frame` the MESSAGE frame and `ack` the ACK frame the job reports (`wire_bytes`). It
+holds on a warm connection whose congestion window covers the path's bandwidth-delay
+product (the job's warm-up has grown it); a fresh connection pays slow start on top.
+Also printed: the stream relay's model for the same message (8 * frame / r: no headers),
+the emulator's lateness (p50/p99/max) and the path's packets and drops.
+
+Target: |median rtt - model| <= max(2 % of the model, 1 ms).
+
+Needs root (the packet path's namespaces). Run:
+    .venv/bin/python benchmarks/bench_packet_link.py [--samples N] [--delay-ms 20] [--rate-kbit 8000]
+        [--sizes 1024,4096,16384,65536,262144,1048576] [--loss 0]
+Exit 0 when every size meets the target, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.core.link.netns import packet_path_refusal, try_packet_path
+from app.core.profile.files import parse_profile
+from app.core.run.runner import Runner
+
+HEADERS, MSS = 52, 1448
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=15)
+    parser.add_argument("--delay-ms", type=float, default=20.0)
+    parser.add_argument("--rate-kbit", type=float, default=8000.0)
+    parser.add_argument("--loss", type=float, default=0.0)
+    parser.add_argument("--sizes", default="1024,4096,16384,65536,262144,1048576")
+    args = parser.parse_args()
+    refusal = packet_path_refusal() or try_packet_path()
+    if refusal is not None:
+        print(f"the packet path is not available here: {refusal}")
+        return 2
+    sizes = [int(s) for s in args.sizes.split(",")]
+    link = {"delay_ms": args.delay_ms, "rate_kbit": args.rate_kbit, "loss_percent": args.loss}
+    job = {
+        "scheme": "aes-gcm",
+        "mode": "loopback",
+        "message_sizes": sizes,
+        "samples": args.samples,
+        "warmup": 3,
+        "keygen_samples": 1,
+        "tamper": 1,
+        "link": link,
+        "link_emulation": "packet",
+    }
+    started = time.monotonic()
+    run = Runner(parse_profile({"name": "packet link fidelity", "jobs": [job]}), cancel=threading.Event()).run()
+    print(
+        f"packet path fidelity, {time.strftime('%Y-%m-%d')}, {platform.node()} ({platform.machine()}, "
+        f"{platform.python_version()}), {args.samples} samples a size, link {link}, "
+        f"{time.monotonic() - started:.0f} s"
+    )
+    rate = args.rate_kbit * 1000
+    delay = args.delay_ms / 1000
+    header = "size | median rtt | model | diff | ratio | relay model | late p50/p99/max | packets up (lost, queue) | ok"
+    print(header)
+    failures = 0
+    for result in run.jobs:
+        if result.status != "ok" or "rtt" not in result.metrics or result.path is None:
+            print(f"{result.message_size} | failed: {result.error}")
+            failures += 1
+            continue
+        frame, ack = result.wire_bytes["frame"], result.wire_bytes["ack_frame"]
+        up_bytes = frame + HEADERS * math.ceil(frame / MSS)
+        model = 2 * delay + 8 * up_bytes / rate + 8 * (ack + HEADERS) / rate
+        relay = 2 * delay + 8 * frame / rate + 8 * ack / rate
+        median = result.metrics["rtt"].stats.median
+        ok = abs(median - model) <= max(0.02 * model, 0.001)
+        failures += not ok
+        path = result.path
+        late = "/".join(f"{(v or 0) * 1e6:.0f}" for v in (path.late_p50_s, path.late_p99_s, path.late_max_s))
+        print(
+            f"{result.message_size} | {median * 1e3:.1f} ms | {model * 1e3:.1f} ms | {(median - model) * 1e3:+.1f} ms | "
+            f"{median / model:.3f} | {relay * 1e3:.1f} ms | {late} us | {path.up.packets_in} "
+            f"({path.up.dropped_loss}, {path.up.dropped_queue}) | {'ok' if ok else 'MISS'}"
+        )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

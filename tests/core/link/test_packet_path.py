@@ -1,0 +1,63 @@
+"""The packet path end to end: the kernel's own TCP between sender and receiver in network
+namespaces of their own, over 20 ms each way, with and without loss.
+
+Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and /dev/net/tun, as the packet path itself
+does; where those are missing the test says why and skips: the refusal is tested on its
+own (tests/core/profile/test_profile_links.py)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from app.core.link.netns import packet_path_refusal, try_packet_path
+from app.core.profile.files import parse_profile
+from app.core.results.link_path import LATE_LIMIT_S
+from app.core.run.runner import Runner
+
+REFUSAL = packet_path_refusal() or try_packet_path()
+pytestmark = pytest.mark.skipif(REFUSAL is not None, reason=f"no packet path here: {REFUSAL}")
+
+
+def _run(link: dict[str, object], sizes: list[int], samples: int) -> list:
+    job = {
+        "scheme": "aes-gcm",
+        "mode": "loopback",
+        "message_sizes": sizes,
+        "samples": samples,
+        "warmup": 1,
+        "keygen_samples": 1,
+        "link": link,
+        "link_emulation": "packet",
+    }
+    run = Runner(parse_profile({"name": "packet path", "jobs": [job]}), cancel=threading.Event()).run()
+    assert [j.status for j in run.jobs] == ["ok"] * len(sizes), [j.error for j in run.jobs]
+    return run.jobs
+
+
+def test_tcp_runs_over_the_emulated_path_and_the_path_is_recorded() -> None:
+    small, large = _run({"delay_ms": 20, "rate_kbit": 8000}, [1024, 16384], samples=4)
+    for job in (small, large):
+        assert job.link.emulation == "packet"
+        sender = job.tcp_info["sender"]
+        assert sender.smoothed_rtt_s is not None and 0.038 <= sender.smoothed_rtt_s <= 0.06  # the 40 ms path
+        assert job.path is not None and job.path.up.packets_out > 0 and job.path.down.packets_out > 0
+        assert job.path.up.dropped_loss == job.path.up.dropped_queue == 0
+        assert job.path.congestion_control  # the namespace's default, read back
+    # within the initial window: one round trip plus 1 KiB and the headers at 8 Mbit/s
+    assert 0.040 < small.metrics["rtt"].stats.median < 0.045
+    # a warm connection: 16 KiB arrives in one flight (the window grew on the first sample)
+    assert 0.055 < large.metrics["rtt"].stats.median < 0.065
+    assert large.path.up.bytes_out > 4 * 16384  # every sample's message crossed as IP packets
+
+
+def test_loss_is_emulated_and_tcp_retransmits() -> None:
+    (job,) = _run({"delay_ms": 20, "rate_kbit": 8000, "loss_percent": 5}, [65536], samples=6)
+    path = job.path
+    assert path is not None and path.up.dropped_loss > 0
+    low, high = path.up.to_dict()["loss_ci95"]
+    assert low <= 0.05 <= high or path.up.loss_trials < 200  # the loss asked for, within its interval
+    assert job.tcp_info["sender"].retransmits_total > 0
+    assert path.late_p99_s is not None
+    assert path.late == (path.late_p99_s > LATE_LIMIT_S)

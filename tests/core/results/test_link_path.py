@@ -1,0 +1,68 @@
+"""A packet link's path in a results file: read back whole, and every damage refused naming
+the field (a results file is input from anywhere)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from app.core.results.link_path import LinkPath, PathDirection
+from app.core.results.model import ResultsFileError, parse_results_text, to_json
+from tests.helpers.paths import GOLDEN
+
+PATH = LinkPath(
+    up=PathDirection(1308, 1_928_804, 1292, 1_904_804, 0, 16),
+    down=PathDirection(807, 46_455, 796, 45_826, 0, 11),
+    late_p50_s=4.9e-05,
+    late_p99_s=0.000197,
+    late_max_s=0.000206,
+    emulator_cpu_s=0.107,
+    congestion_control="bbr",
+    slow_start_after_idle=True,
+    realtime=True,
+)
+
+
+def _with_path() -> dict[str, Any]:
+    data = json.loads((GOLDEN / "results-v1.json").read_text(encoding="utf-8"))
+    data["jobs"][1]["path"] = PATH.to_dict()
+    return data
+
+
+def test_a_path_reads_back_whole_and_writes_the_same_json() -> None:
+    run = parse_results_text(json.dumps(_with_path()), "p.json")
+    assert run.jobs[1].path == PATH
+    assert json.loads(to_json(run))["jobs"][1]["path"] == PATH.to_dict()
+    assert "path" not in json.loads(to_json(run))["jobs"][0]  # absent where there was none
+
+
+@pytest.mark.parametrize(
+    ("keys", "value", "message"),
+    [
+        (["up", "packets_in"], -1, "jobs[1].path.up.packets_in: expected a non-negative integer"),
+        (["up", "dropped_loss"], 2000, "jobs[1].path.up.dropped_loss: expected no more drops than packets in"),
+        (["down", "loss_ci95"], [0.5], "jobs[1].path.down.loss_ci95: expected two proportions from 0 to 1"),
+        (["down", "loss_ci95"], [0.1, 7], "jobs[1].path.down.loss_ci95: expected two proportions from 0 to 1"),
+        (["late_p99_s"], float("nan"), "jobs[1].path.late_p99_s: expected a finite number, got NaN"),
+        (["late_p50_s"], -1e-6, "jobs[1].path.late_p50_s: expected a non-negative number"),
+        (["emulator_cpu_s"], -3, "jobs[1].path.emulator_cpu_s: expected a non-negative number"),
+        (["realtime"], "yes", "jobs[1].path.realtime: expected true or false"),
+        (["congestion_control"], 3, "jobs[1].path.congestion_control: expected a string or null"),
+        (["up"], None, "jobs[1].path.up: required field is missing"),
+    ],
+)
+def test_a_damaged_path_is_refused_naming_the_field(keys: list[str], value: Any, message: str) -> None:
+    data = _with_path()
+    target = data["jobs"][1]["path"]
+    for key in keys[:-1]:
+        target = target[key]
+    if value is None:
+        del target[keys[-1]]
+    else:
+        target[keys[-1]] = copy.deepcopy(value)
+    with pytest.raises(ResultsFileError) as refused:
+        parse_results_text(json.dumps(data), "p.json")
+    assert message in str(refused.value)
