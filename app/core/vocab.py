@@ -153,6 +153,14 @@ class LinkEmulationChoice(enum.StrEnum):
     AUTO = "auto"
 
 
+class CongestionControl(enum.StrEnum):
+    """A TCP congestion control a packet-path job may set (Linux's names)."""
+
+    CUBIC = "cubic"
+    BBR = "bbr"
+    RENO = "reno"
+
+
 #: What a link job runs with when its profile names no emulation (docs/links.md).
 DEFAULT_LINK_EMULATION = LinkEmulationChoice.STREAM_RELAY
 

@@ -191,7 +191,14 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
                         "link": {"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000},
                     },
                     {"scheme": "aes-gcm", "mode": "loopback", "links": ["wifi", "3g", {"delay_ms": 7}]},
-                    {"scheme": "chacha20-poly1305", "mode": "loopback", "link": "wifi", "link_emulation": "auto"},
+                    {
+                        "scheme": "chacha20-poly1305",
+                        "mode": "loopback",
+                        "link": "wifi",
+                        "link_emulation": "packet",
+                        "tcp_congestion_control": "reno",
+                        "tcp_slow_start_after_idle": False,
+                    },
                     {"scheme": "sha256"},
                 ],
             }
@@ -237,13 +244,15 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
     assert not editor.isEnabled()
 
     def links(profile: Any) -> dict[str, Any]:
-        return {job["scheme"]: (job.get("link"), job.get("links")) for job in profile.to_dict()["jobs"]}
+        names = ("link", "links", "link_emulation", "tcp_congestion_control", "tcp_slow_start_after_idle")
+        return {job["scheme"]: tuple(job.get(name) for name in names) for job in profile.to_dict()["jobs"]}
 
     assert links(panel.profile("links")) == links(opened)  # nothing changed by showing it
     saved = tmp_path / "saved.json"
     save_profile(panel.profile("links"), saved)
     assert links(read_profile_file(saved)) == links(opened)
-    assert links(opened)["ml-kem"] == ({"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000, "loss_percent": 0}, None)
+    assert links(opened)["ml-kem"][:2] == ({"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000, "loss_percent": 0}, None)
+    assert links(opened)["chacha20-poly1305"][2:] == ("packet", "reno", False)
 
 
 def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: ConfigPanel) -> None:

@@ -49,6 +49,8 @@ JOB_KINDS: dict[str, set[str]] = {
     "link": {"str", "dict", "null"},
     "links": {"list", "null"},
     "link_emulation": {"str", "null"},
+    "tcp_congestion_control": {"str", "null"},
+    "tcp_slow_start_after_idle": {"bool", "null"},
     "placement": {"str", "null"},
     # Load mode's fields (rate_per_s: a number or "sweep").
     "clients": {"int", "null"},

@@ -89,6 +89,8 @@ def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
             job.link.rate_kbit_down,
             job.link.loss_percent,
             job.link.emulation,
+            job.link.congestion_control,
+            job.link.slow_start_after_idle,
         )
     placement = job.placement.policy if job.placement is not None else None
     return (

@@ -236,7 +236,14 @@ PACKET_MARK = " (packet path)"
 
 
 def emulation_mark(link: Link) -> str:
-    return PACKET_MARK if link.emulation == LinkEmulation.PACKET else ""
+    """ " (packet path)", with the TCP settings the job chose: " (packet path, cubic, no slow
+    start after idle)"; nothing for the stream relay."""
+    if link.emulation != LinkEmulation.PACKET:
+        return ""
+    settings = [link.congestion_control] if link.congestion_control else []
+    if link.slow_start_after_idle is not None:
+        settings.append("slow start after idle" if link.slow_start_after_idle else "no slow start after idle")
+    return PACKET_MARK if not settings else f"{PACKET_MARK[:-1]}, {', '.join(settings)})"
 
 
 def link_text(link: Link) -> str:

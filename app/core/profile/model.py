@@ -20,7 +20,7 @@ from app.core.link.presets import LinkValue
 from app.core.load.settings import LoadFields, LoadSettings
 from app.core.results.job_records import Link
 from app.core.schemes.base import Family, ParamValue
-from app.core.vocab import DEFAULT_PLACEMENT, LinkEmulationChoice, Mode, PlacementPolicy
+from app.core.vocab import DEFAULT_PLACEMENT, CongestionControl, LinkEmulationChoice, Mode, PlacementPolicy
 
 FORMAT_VERSION = 1
 #: Migrations from an older format: version -> function upgrading a dict by one step.
@@ -79,6 +79,11 @@ class JobSpec(LoadFields):
     #: How the link is emulated: "stream-relay", "packet" or "auto" (packet where the machine
     #: allows it); None: DEFAULT_LINK_EMULATION.
     link_emulation: LinkEmulationChoice | None = Field(default=None, strict=False)
+    #: The packet path only: the congestion control both ends use (None: the kernel's default).
+    tcp_congestion_control: CongestionControl | None = Field(default=None, strict=False)
+    #: The packet path only: whether an idle connection restarts from the initial window
+    #: (tcp_slow_start_after_idle in the job's namespaces; None: the kernel's default).
+    tcp_slow_start_after_idle: bool | None = None
     #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (docs/placement.md).
     placement: PlacementPolicy | None = Field(default=None, strict=False)
 

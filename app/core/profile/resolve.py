@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -223,12 +224,13 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
         else [(f"links[{k}]", spec) for k, spec in enumerate(job.links or [])]
     )
     if not specs:
-        if job.link_emulation is not None:
-            raise ProfileError(
-                "says how a link is emulated, and the job has no link (set link or links, or leave it out)",
-                source=source,
-                field=f"{where}.link_emulation",
-            )
+        for name in ("link_emulation", *_PATH_TCP):
+            if getattr(job, name) is not None:
+                raise ProfileError(
+                    "applies to a job's emulated link, and the job has no link (set link or links, or leave it out)",
+                    source=source,
+                    field=f"{where}.{name}",
+                )
         return [(where, None)]
     if job.mode not in (Mode.LOOPBACK, Mode.LOAD):
         raise ProfileError(_NO_LINK[job.mode], source=source, field=f"{where}.{specs[0][0].split('[')[0]}")
@@ -243,7 +245,7 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
             link = link_presets.resolve_link(spec)
         except LinkPresetError as exc:
             raise ProfileError(f"{exc}; see `cryptobench links`", source=source, field=place) from None
-        link = _emulated(job, link, place, source)
+        link = _path_tcp(job, _emulated(job, link, place, source), where, source)
         if link.loss_percent > 0 and link.emulation != LinkEmulation.PACKET:
             raise ProfileError(
                 f"{loss_refusal()} (got {link.loss_percent:g})",
@@ -252,6 +254,43 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
             )
         links.append((place, link))
     return links
+
+
+#: The job fields that set the packet path's TCP.
+_PATH_TCP = ("tcp_congestion_control", "tcp_slow_start_after_idle")
+AVAILABLE_CONGESTION_CONTROL = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+
+
+def _path_tcp(job: JobSpec, link: Link, where: str, source: str | None) -> Link:
+    """The link with the TCP settings the job asks of its packet path (refused elsewhere)."""
+    asked = {name: getattr(job, name) for name in _PATH_TCP if getattr(job, name) is not None}
+    if not asked:
+        return link
+    if link.emulation != LinkEmulation.PACKET:
+        raise ProfileError(
+            "sets the kernel's TCP on the packet path, and this job runs over the stream relay, whose ends talk to "
+            'the link process on loopback (set "link_emulation": "packet")',
+            source=source,
+            field=f"{where}.{next(iter(asked))}",
+        )
+    control = job.tcp_congestion_control
+    if control is not None:
+        try:
+            available = AVAILABLE_CONGESTION_CONTROL.read_text().split()
+        except OSError:
+            available = []
+        if available and str(control) not in available:
+            raise ProfileError(
+                f"{control} is not a congestion control this kernel offers ({AVAILABLE_CONGESTION_CONTROL}: "
+                f"{' '.join(available)})",
+                source=source,
+                field=f"{where}.tcp_congestion_control",
+            )
+    return replace(
+        link,
+        congestion_control=None if control is None else str(control),
+        slow_start_after_idle=job.tcp_slow_start_after_idle,
+    )
 
 
 def _emulated(job: JobSpec, link: Link, place: str, source: str | None) -> Link:

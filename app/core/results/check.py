@@ -27,7 +27,15 @@ import numpy as np
 from app.core.analysis.stats import WarningCode
 from app.core.results.job_records import TCP_INFO_COUNTS
 from app.core.schemes.base import Family
-from app.core.vocab import JobStatus, LinkEmulation, Mode, PlacementPolicy, RunStatus, StabilityStatus
+from app.core.vocab import (
+    CongestionControl,
+    JobStatus,
+    LinkEmulation,
+    Mode,
+    PlacementPolicy,
+    RunStatus,
+    StabilityStatus,
+)
 
 #: A job's family may be empty (a results file from before families were recorded).
 _FAMILIES = ("", *Family)
@@ -529,6 +537,8 @@ def _check_link(link: dict[str, Any], path: str) -> None:
     if loss is not None and loss > 100:
         raise _fail(_join(path, "loss_percent"), "a percentage 0..100", link["loss_percent"])
     _str(link, "emulation", path, choices=tuple(LinkEmulation))
+    _str(link, "congestion_control", path, required=False, nullable=True, choices=tuple(CongestionControl))
+    _bool(link, "slow_start_after_idle", path, nullable=True)
 
 
 def _check_placement(placement: dict[str, Any], path: str) -> None:

@@ -253,11 +253,16 @@ class Link:
     rate_kbit_up: float | None
     rate_kbit_down: float | None
     loss_percent: float
-    #: "none" (plain loopback), "delay-line" (user-space link process) or "netem".
+    #: "none" (plain loopback), "delay-line" (the stream relay), "packet" or "netem".
     emulation: str
+    #: The packet path's TCP as the job set it (None: the kernel's default, which the
+    #: result's `path` records): the congestion control both ends use, and whether an
+    #: idle connection restarts from the initial window. Absent from the JSON when None.
+    congestion_control: str | None = None
+    slow_start_after_idle: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "delay_ms": self.delay_ms,
             "jitter_ms": self.jitter_ms,
@@ -265,6 +270,11 @@ class Link:
             "loss_percent": self.loss_percent,
             "emulation": self.emulation,
         }
+        if self.congestion_control is not None:
+            data["congestion_control"] = self.congestion_control
+        if self.slow_start_after_idle is not None:
+            data["slow_start_after_idle"] = self.slow_start_after_idle
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Link:
@@ -277,6 +287,10 @@ class Link:
             rate_kbit_down=_opt_float(rate.get("down")),
             loss_percent=float(data.get("loss_percent", 0)),
             emulation=str(data["emulation"]),
+            congestion_control=None if data.get("congestion_control") is None else str(data["congestion_control"]),
+            slow_start_after_idle=None
+            if data.get("slow_start_after_idle") is None
+            else bool(data["slow_start_after_idle"]),
         )
 
 

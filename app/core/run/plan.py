@@ -33,6 +33,8 @@ class SessionPeer:
     #: A packet link's sender end (app.core.link.netns): the network namespace the sender
     #: enters before it connects. None: the sender's own namespace.
     namespace: str | None = None
+    #: The congestion control the sender's socket uses (TCP_CONGESTION); None: the default.
+    congestion_control: str | None = None
 
     @property
     def address(self) -> str:

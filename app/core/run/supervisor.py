@@ -172,8 +172,10 @@ class ChildSupervisor:
                 )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
 
-    def _session_plan(self, host: str, port: int, token: bytes, namespace: str | None = None) -> JobPlan:
-        peer = SessionPeer(host, port, token, namespace=namespace)
+    def _session_plan(
+        self, host: str, port: int, token: bytes, namespace: str | None = None, congestion_control: str | None = None
+    ) -> JobPlan:
+        peer = SessionPeer(host, port, token, namespace=namespace, congestion_control=congestion_control)
         if self.job.link is not None:
             peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
         return JobPlan(self.job, self.base, peer)
@@ -200,12 +202,20 @@ class ChildSupervisor:
                     ready = self._start_packet_path(job)
                     if ready is None:
                         return self.cancel.is_set()
-                    plan = ReceiverPlan(token, limits, bind=ready.receiver_address, namespace=ready.receiver_namespace)
+                    plan = ReceiverPlan(
+                        token,
+                        limits,
+                        bind=ready.receiver_address,
+                        namespace=ready.receiver_namespace,
+                        congestion_control=job.link.congestion_control,
+                    )
                     self._start(Role.RECEIVER, receiver_main, plan)
                     port = self._wait_for_port(Role.RECEIVER)
                     if port is None:
                         return self.cancel.is_set()
-                    session = self._session_plan(ready.receiver_address, port, token, ready.sender_namespace)
+                    session = self._session_plan(
+                        ready.receiver_address, port, token, ready.sender_namespace, job.link.congestion_control
+                    )
                     self._start(Role.SENDER, sender_main, session)
                     return self._measure(main)
                 self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits))
@@ -282,7 +292,10 @@ class ChildSupervisor:
             self.path_counters = self._context.RawArray("d", SLOTS)
         except (OSError, MemoryError) as exc:
             raise _StartFailed("packet link's counters", exc) from None
-        self._start(Role.LINK, packet_link_main, PacketPathPlan(job.link, job.index, self.path_counters))
+        plan = PacketPathPlan(
+            job.link, job.index, self.path_counters, slow_start_after_idle=job.link.slow_start_after_idle
+        )
+        self._start(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline and not self.cancel.is_set():
@@ -428,7 +441,9 @@ class ChildSupervisor:
                     before,
                     snapshot(self.path_counters),
                     late_max_s=self.path_counters[LATE_MAX],
-                    congestion_control=self.path_ready.congestion_control,
+                    congestion_control=self.job.link.congestion_control
+                    if self.job.link is not None and self.job.link.congestion_control
+                    else self.path_ready.congestion_control,
                     slow_start_after_idle=self.path_ready.slow_start_after_idle,
                     realtime=self.path_ready.realtime,
                 )

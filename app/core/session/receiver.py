@@ -275,12 +275,16 @@ class ReceiverPlan:
     #: A packet link's receiver end (app.core.link.netns): the network namespace to listen
     #: in, at `bind` on its device. None: the receiver's own namespace.
     namespace: str | None = None
+    #: The congestion control the receiver's sockets use (TCP_CONGESTION); None: the default.
+    congestion_control: str | None = None
 
 
-def listen(bind: str, port: int) -> socket.socket:
+def listen(bind: str, port: int, congestion_control: str | None = None) -> socket.socket:
     family = socket.AF_INET6 if ":" in bind else socket.AF_INET
     server = socket.socket(family, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if congestion_control is not None:  # an accepted connection inherits it
+        server.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion_control.encode())
     server.bind((bind, port))
     server.listen(16)
     return server
@@ -309,7 +313,7 @@ def serve_one_sender(plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]
             emit(ChildFailed(f"receiver could not enter the packet link's namespace: {exc}"))
             return
     try:
-        server = listen(plan.bind, 0)
+        server = listen(plan.bind, 0, plan.congestion_control)
     except OSError as exc:
         emit(ChildFailed(f"receiver could not listen on {plan.bind}: {exc.strerror or exc}"))
         return

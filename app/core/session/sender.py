@@ -389,9 +389,21 @@ class SenderSession:
                 gc.enable()
 
 
-def connect(host: str, port: int, timeout: float, nodelay: bool = True) -> socket.socket:
+def connect(
+    host: str, port: int, timeout: float, nodelay: bool = True, congestion_control: str | None = None
+) -> socket.socket:
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        if congestion_control is None:
+            sock = socket.create_connection((host, port), timeout=timeout)
+        else:  # set before the SYN: the connection uses it from its first segment
+            sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion_control.encode())
+                sock.settimeout(timeout)
+                sock.connect((host, port))
+            except BaseException:
+                sock.close()
+                raise
     except TimeoutError:
         raise WireError(f"no answer from {host}:{port} within {timeout:g} s") from None
     except OSError as exc:
@@ -425,7 +437,7 @@ def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] =
     deadline = time.monotonic() + peer.queue_timeout
     attempt = 0
     while True:
-        with connect(peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay) as sock:
+        with connect(peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay, peer.congestion_control) as sock:
             try:
                 SenderSession(sock, plan, emit).run()
                 return

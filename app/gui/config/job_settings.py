@@ -55,6 +55,8 @@ SETTING_KEYS = (
     "link",
     "links",
     "link_emulation",
+    "tcp_congestion_control",
+    "tcp_slow_start_after_idle",
     "placement",
     *LOAD_KEYS,
 )

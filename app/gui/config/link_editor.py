@@ -89,8 +89,12 @@ def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
         fields["link"] = _json(settings["link"])
     if settings.get("links") is not None:
         fields["links"] = [_json(value) for value in settings["links"]]
-    if fields and settings.get("link_emulation") is not None:  # the window has no chooser yet: kept as opened
-        fields["link_emulation"] = str(settings["link_emulation"])
+    if fields:  # the window has no chooser for these yet: kept as the profile had them
+        for name in ("link_emulation", "tcp_congestion_control"):
+            if settings.get(name) is not None:
+                fields[name] = str(settings[name])
+        if settings.get("tcp_slow_start_after_idle") is not None:
+            fields["tcp_slow_start_after_idle"] = bool(settings["tcp_slow_start_after_idle"])
     return fields
 
 
@@ -102,7 +106,8 @@ def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
     elif name == "links":
         settings["link"], settings["links"] = None, list(value)
     elif name == "mode" and value not in (Mode.LOOPBACK, Mode.LOAD):
-        settings["link"] = settings["links"] = settings["link_emulation"] = None
+        for name in ("link", "links", "link_emulation", "tcp_congestion_control", "tcp_slow_start_after_idle"):
+            settings[name] = None
         return False  # the mode itself is the caller's
     else:
         return False

@@ -61,3 +61,27 @@ def test_loss_is_emulated_and_tcp_retransmits() -> None:
     assert job.tcp_info["sender"].retransmits_total > 0
     assert path.late_p99_s is not None
     assert path.late == (path.late_p99_s > LATE_LIMIT_S)
+
+
+def test_a_job_sets_its_congestion_control_and_slow_start_after_idle() -> None:
+    (job,) = _run_with({"tcp_congestion_control": "cubic", "tcp_slow_start_after_idle": False})
+    assert (job.link.congestion_control, job.link.slow_start_after_idle) == ("cubic", False)
+    assert (job.path.congestion_control, job.path.slow_start_after_idle) == ("cubic", False)
+    assert job.label.endswith("(packet path, cubic, no slow start after idle)")
+
+
+def _run_with(fields: dict[str, object]) -> list:
+    job = {
+        "scheme": "aes-gcm",
+        "mode": "loopback",
+        "message_sizes": [4096],
+        "samples": 3,
+        "warmup": 0,
+        "keygen_samples": 1,
+        "link": {"delay_ms": 5},
+        "link_emulation": "packet",
+        **fields,
+    }
+    run = Runner(parse_profile({"name": "packet tcp", "jobs": [job]}), cancel=threading.Event()).run()
+    assert [j.status for j in run.jobs] == ["ok"], [j.error for j in run.jobs]
+    return run.jobs

@@ -338,3 +338,22 @@ def test_any_link_value_resolves_or_is_refused_in_one_line_at_its_field(link: An
 def test_an_emulation_without_a_link_is_refused_naming_the_field(tmp_path: Path) -> None:
     error = _refused(_profile(_job(link_emulation="packet")), tmp_path)
     assert error.field == "jobs[0].link_emulation" and "the job has no link" in str(error)
+
+
+def test_the_packet_path_s_tcp_settings_are_refused_where_there_is_no_packet_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    relay = _refused(_profile(_job(link="lte", tcp_congestion_control="cubic")), tmp_path)
+    assert relay.field == "jobs[0].tcp_congestion_control" and "stream relay" in str(relay)
+    nothing = _refused(_profile(_job(tcp_slow_start_after_idle=False)), tmp_path)
+    assert nothing.field == "jobs[0].tcp_slow_start_after_idle" and "has no link" in str(nothing)
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: None)
+    offered = tmp_path / "available"
+    offered.write_text("reno cubic\n")
+    monkeypatch.setattr(resolve_mod, "AVAILABLE_CONGESTION_CONTROL", offered)
+    packet = {"link": "lte", "link_emulation": "packet"}
+    missing = _refused(_profile(_job(**packet, tcp_congestion_control="bbr")), tmp_path)
+    assert missing.field == "jobs[0].tcp_congestion_control" and "reno cubic" in str(missing)
+    [job] = resolve_jobs(parse_profile(_profile(_job(**packet, tcp_congestion_control="cubic"))))
+    assert job.link is not None and job.link.congestion_control == "cubic"
+    assert job.label.endswith("(packet path, cubic)")
