@@ -161,8 +161,10 @@ class CongestionControl(enum.StrEnum):
     RENO = "reno"
 
 
-#: What a link job runs with when its profile names no emulation (docs/links.md).
-DEFAULT_LINK_EMULATION = LinkEmulationChoice.STREAM_RELAY
+#: What a loopback link job runs with when its profile names no emulation (docs/links.md):
+#: the packet path, refused where the machine cannot make it unless the job allows the
+#: stream relay ("auto").
+DEFAULT_LINK_EMULATION = LinkEmulationChoice.PACKET
 
 
 class PlacementPolicy(enum.StrEnum):

@@ -52,7 +52,8 @@ def test_run_link_refusals_exit_2_in_one_line_before_anything_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
     profile = tmp_path / "p.json"
-    profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback"}]}))
+    job = {"scheme": "x25519", "mode": "loopback", "link_emulation": "stream-relay"}  # runs anywhere
+    profile.write_text(json.dumps({"name": "t", "jobs": [job]}))
     assert main(["run", str(profile), "--no-store", *args]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
@@ -69,3 +70,15 @@ def test_presets_counts_a_sweep_as_one_job_per_link(capsys: pytest.CaptureFixtur
     assert main(["presets"]) == EXIT_OK
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("pq-over-links "))
     assert "70 measured jobs (from 10 profile jobs × their links and message sizes)" in line
+
+
+def test_run_link_emulation_sets_every_linked_job_and_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback"}]}))
+    lossy = ["--link", '{"delay_ms": 20, "loss_percent": 1}']
+    assert main(["run", str(profile), "--no-store", *lossy, "--link-emulation", "stream-relay"]) == EXIT_USAGE
+    assert "jobs[0].link.loss_percent: packet loss needs the packet path" in capsys.readouterr().err
+    assert main(["run", str(profile), "--no-store", "--link-emulation", "auto"]) == EXIT_USAGE
+    assert "--link-emulation: the profile has no job with a link to emulate" in capsys.readouterr().err

@@ -11,19 +11,30 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from app.core.link import probe as probe_mod
 from app.core.link.presets import LinkSpec, link_presets, numbers_text, resolve_link
 from app.core.link.probe import loss_refusal
+from app.core.profile import resolve as resolve_mod
 from app.core.profile.files import parse_profile, read_profile_file, save_profile
 from app.core.profile.model import ProfileError, field_limits
 from app.core.profile.resolve import resolve_jobs
 from app.core.results.job_records import Link
 from app.core.results.model import JobResult
 from app.core.vocab import LinkEmulation, Mode
+from app.gui.config import link_editor as link_editor_mod
 from app.gui.config.link_editor import CUSTOM_TEXT, MIXED_TEXT, NONE_TEXT, NOT_LOOPBACK, SWEEP_TEXT, LinkEditor
 from app.gui.config.panel import COL_MODE, ConfigPanel, profile_json
 from app.gui.results.cells import Column
 from app.gui.results.table import SORT_ROLE, ResultsTable
 from tests.helpers import records
+
+
+@pytest.fixture(autouse=True)
+def packet_path_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packet path is available, whoever runs the tests: what a panel's profile resolves
+    to must not depend on the machine's user (a test that needs the relay asks for it)."""
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: None)
+    monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda: None)
 
 
 @pytest.fixture
@@ -118,17 +129,35 @@ def test_custom_values_write_the_object(panel: ConfigPanel) -> None:
     editor.rate_down.setValue(0)
     assert "rate_kbit" not in _job_json(panel)["link"] and panel.is_valid
     # What a run of that profile gets: the numbers typed.
-    assert resolve_jobs(panel.profile())[0].link == Link(None, 20.0, 2.5, None, None, 0.0, LinkEmulation.DELAY_LINE)
+    assert resolve_jobs(panel.profile())[0].link == Link(None, 20.0, 2.5, None, None, 0.0, LinkEmulation.PACKET)
 
 
-def test_the_custom_fields_take_the_models_limits_and_loss_says_why_not(panel: ConfigPanel) -> None:
+def test_the_custom_fields_take_the_models_limits_and_loss_says_why_not(
+    panel: ConfigPanel, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _loopback(panel)
     editor = _editor(panel)
     for name, box in (("delay_ms", editor.delay), ("jitter_ms", editor.jitter), ("loss_percent", editor.loss)):
         limits = field_limits(LinkSpec, name)
         assert (box.minimum(), box.maximum()) == (limits.minimum, limits.maximum), name
-    assert not editor.loss.isEnabled() and editor.loss.toolTip() == loss_refusal()
-    assert "packet loss needs the packet path" in editor.loss.toolTip()
+    assert editor.loss.isEnabled() and "the kernel's TCP retransmits them" in editor.loss.toolTip()
+    # Where the packet path cannot be made, loss is greyed out and says why.
+    monkeypatch.setattr(link_editor_mod, "packet_path_refusal", lambda: "needs CAP_NET_ADMIN (run as root)")
+    monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda: "needs CAP_NET_ADMIN (run as root)")
+    refused = LinkEditor()
+    qtbot.addWidget(refused)
+    assert not refused.loss.isEnabled() and refused.loss.toolTip() == loss_refusal()
+    assert "packet loss needs the packet path, which is not available here" in refused.loss.toolTip()
+
+
+def test_a_link_chosen_in_the_window_allows_the_stream_relay(panel: ConfigPanel) -> None:
+    """The window has no emulation chooser yet: a link picked there runs wherever the window
+    runs (the packet path where allowed, else the relay, labelled), and leaving it goes too."""
+    _loopback(panel)
+    _choose(_editor(panel), "LTE")
+    assert _job_json(panel)["link_emulation"] == "auto"
+    _set_mode(panel, Mode.OPERATIONS)
+    assert "link_emulation" not in _job_json(panel)
 
 
 def test_an_invalid_custom_value_shows_the_profiles_error(panel: ConfigPanel, qtbot: Any) -> None:
@@ -257,7 +286,17 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
 
 def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: ConfigPanel) -> None:
     profile = parse_profile(
-        {"name": "bad", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": {"delay_ms": 20, "loss_percent": 1}}]}
+        {
+            "name": "bad",
+            "jobs": [
+                {
+                    "scheme": "x25519",
+                    "mode": "loopback",
+                    "link": {"delay_ms": 20, "loss_percent": 1},
+                    "link_emulation": "stream-relay",
+                }
+            ],
+        }
     )
     panel.set_profile(profile)
     assert not panel.is_valid and "link.loss_percent: packet loss needs the packet path" in panel.reason
@@ -293,7 +332,7 @@ def _result(index: int, link: Link | None, mode: str = "loopback") -> JobResult:
 
 
 def _custom(delay_ms: float, up: float | None, down: float | None) -> Link:
-    return Link(None, delay_ms, 0.0, up, down, 0.0, LinkEmulation.DELAY_LINE)
+    return Link(None, delay_ms, 0.0, up, down, 0.0, LinkEmulation.PACKET)
 
 
 def test_the_table_shows_each_results_link_and_sorts_by_its_cost(qtbot: Any) -> None:
@@ -314,7 +353,7 @@ def test_the_table_shows_each_results_link_and_sorts_by_its_cost(qtbot: Any) -> 
     assert Column.LINK == Column.MODE + 1
     assert cells() == ["satellite (GEO)", "-", "LAN", "20 ms, 8000 kbit/s up, 16000 kbit/s down"]
     tips = cells(Qt.ItemDataRole.ToolTipRole)
-    assert "satellite: 300 ms, unlimited rate" in tips[0] and "delay-line" in tips[0]
+    assert "satellite: 300 ms, unlimited rate" in tips[0] and "emulated by packet: the packet path" in tips[0]
     assert "custom link: 20 ms" in tips[3]
     # The Scheme column leaves the backend and the link to their own columns.
     assert table.proxy.data(table.proxy.index(0, Column.SCHEME)) == "X25519 + AES-GCM"

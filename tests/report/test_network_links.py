@@ -25,9 +25,9 @@ from tests.helpers import records
 from tests.helpers.records import spread_samples
 from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric
 
-LAN = Link("lan", 0.1, 0.0, 1e6, 1e6, 0.0, "delay-line")
-LTE = Link("lte", 35.0, 0.0, 12_000.0, 12_000.0, 0.0, "delay-line")
-SATELLITE = Link("satellite", 300.0, 0.0, 5_000.0, 20_000.0, 0.0, "delay-line")
+LAN = Link("lan", 0.1, 0.0, 1e6, 1e6, 0.0, "packet")
+LTE = Link("lte", 35.0, 0.0, 12_000.0, 12_000.0, 0.0, "packet")
+SATELLITE = Link("satellite", 300.0, 0.0, 5_000.0, 20_000.0, 0.0, "packet")
 
 
 def _session(
@@ -70,16 +70,16 @@ def _run(jobs: list[JobResult]) -> RunResult:
 
 
 def test_model_is_two_delays_plus_serialization_each_way() -> None:
-    link = Link(None, 20.0, 0.0, 8000.0, 8000.0, 0.0, "delay-line")
+    link = Link(None, 20.0, 0.0, 8000.0, 8000.0, 0.0, "packet")
     assert model_network_s(link, 65536, 64) == 2 * 0.020 + 8 * 65536 / 8e6 + 8 * 64 / 8e6
-    assert model_network_s(Link(None, 5.0, 0.0, None, None, 0.0, "delay-line"), 10**6, 10**6) == 0.010
+    assert model_network_s(Link(None, 5.0, 0.0, None, None, 0.0, "packet"), 10**6, 10**6) == 0.010
 
 
 def test_link_text_names_a_preset_or_says_its_numbers() -> None:
     assert link_text(LTE) == "lte"
-    assert link_text(Link(None, 20.0, 2.0, 8000.0, 8000.0, 0.0, "delay-line")) == "20 ms ±2 ms, 8 Mbit/s"
-    assert link_text(Link(None, 300.0, 0.0, 5000.0, 20_000.0, 0.0, "delay-line")) == "300 ms, 5 Mbit/s/20 Mbit/s"
-    assert link_text(Link(None, 1.0, 0.0, None, None, 0.0, "delay-line")) == "1 ms, unlimited"
+    assert link_text(Link(None, 20.0, 2.0, 8000.0, 8000.0, 0.0, "packet")) == "20 ms ±2 ms, 8 Mbit/s"
+    assert link_text(Link(None, 300.0, 0.0, 5000.0, 20_000.0, 0.0, "packet")) == "300 ms, 5 Mbit/s/20 Mbit/s"
+    assert link_text(Link(None, 1.0, 0.0, None, None, 0.0, "packet")) == "1 ms, unlimited"
 
 
 def test_groups_put_links_in_order_and_find_the_crossover() -> None:

@@ -14,7 +14,15 @@ from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, open_st
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.printing import count_phrase, print_per_sample, print_summary, profile_job_count
-from app.core.vocab import DEFAULT_PLACEMENT, ExportFormat, JobStatus, Mode, PlacementPolicy
+from app.core.vocab import (
+    DEFAULT_LINK_EMULATION,
+    DEFAULT_PLACEMENT,
+    ExportFormat,
+    JobStatus,
+    LinkEmulationChoice,
+    Mode,
+    PlacementPolicy,
+)
 
 NAME = "run"
 HELP = "run a profile file or a preset"
@@ -34,6 +42,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|JSON",
         help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
         'JSON object such as \'{"delay_ms": 20, "rate_kbit": 8000}\'',
+    )
+    p.add_argument(
+        "--link-emulation",
+        choices=[choice.value for choice in LinkEmulationChoice],
+        help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
+        "stream-relay, or auto (packet where this machine allows it, else the relay); without it, each job's "
+        f"profile setting, else {DEFAULT_LINK_EMULATION}",
     )
     p.add_argument(
         "--placement",
@@ -66,7 +81,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.core.profile.edits import reduced, with_link, with_mode, with_placement, with_samples
+    from app.core.profile.edits import (
+        reduced,
+        with_link,
+        with_link_emulation,
+        with_mode,
+        with_placement,
+        with_samples,
+    )
     from app.core.profile.files import load_profile
     from app.core.profile.model import ProfileError
     from app.core.profile.resolve import resolve_jobs
@@ -82,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
             profile = with_samples(profile, args.samples)
         if args.link is not None:
             profile = with_link(profile, args.link)
+        if args.link_emulation is not None:
+            profile = with_link_emulation(profile, args.link_emulation)
         if args.placement is not None:
             profile = with_placement(profile, args.placement)
         if remote is not None:

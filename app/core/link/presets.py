@@ -197,7 +197,7 @@ def resolve_link(spec: str | LinkSpec) -> Link:
         rate_kbit_up=up,
         rate_kbit_down=down,
         loss_percent=spec.loss_percent,
-        emulation=LinkEmulation.DELAY_LINE,
+        emulation=LinkEmulation.PACKET,  # the default; a job's resolution may choose the stream relay
     )
 
 
@@ -230,20 +230,20 @@ def numbers_text(link: Link) -> str:
     return text
 
 
-#: How a figure over the packet path is told from one over the stream relay in every face
-#: (the relay, the default, carries no mark, as before the packet path existed).
-PACKET_MARK = " (packet path)"
+#: How a figure over the stream relay is told from one over the packet path (the default)
+#: in every face: a relay's figures have no TCP dynamics on the path.
+RELAY_MARK = " (stream relay)"
 
 
 def emulation_mark(link: Link) -> str:
-    """ " (packet path)", with the TCP settings the job chose: " (packet path, cubic, no slow
-    start after idle)"; nothing for the stream relay."""
-    if link.emulation != LinkEmulation.PACKET:
-        return ""
-    settings = [link.congestion_control] if link.congestion_control else []
+    """ " (stream relay)" for the relay; for the packet path nothing, or the TCP settings the
+    job chose: " (TCP cubic, no slow start after idle)"."""
+    if link.emulation == LinkEmulation.DELAY_LINE:
+        return RELAY_MARK
+    settings = [f"TCP {link.congestion_control}"] if link.congestion_control else []
     if link.slow_start_after_idle is not None:
         settings.append("slow start after idle" if link.slow_start_after_idle else "no slow start after idle")
-    return PACKET_MARK if not settings else f"{PACKET_MARK[:-1]}, {', '.join(settings)})"
+    return f" ({', '.join(settings)})" if settings else ""
 
 
 def link_text(link: Link) -> str:

@@ -18,7 +18,7 @@ from app.core.profile.model import (
     Profile,
     ProfileError,
 )
-from app.core.vocab import Mode, PlacementPolicy
+from app.core.vocab import LinkEmulationChoice, Mode, PlacementPolicy
 
 
 def with_mode(profile: Profile, mode: str) -> Profile:
@@ -146,3 +146,27 @@ def with_placement(profile: Profile, text: str) -> Profile:
             field="--placement",
         ) from None
     return profile.model_copy(update={"jobs": [job.model_copy(update={"placement": policy}) for job in profile.jobs]})
+
+
+def with_link_emulation(profile: Profile, text: str) -> Profile:
+    """The same profile with every linked job's emulation set (CLI --link-emulation); jobs
+    without a link are left alone. The choice is checked with the jobs (`resolve_jobs`)."""
+    try:
+        choice = LinkEmulationChoice(text)
+    except ValueError:
+        raise ProfileError(
+            f"not a link emulation (got {json.dumps(text)}; one of {', '.join(c.value for c in LinkEmulationChoice)})",
+            field="--link-emulation",
+        ) from None
+    if not any(job.link is not None or job.links is not None for job in profile.jobs):
+        raise ProfileError("the profile has no job with a link to emulate", field="--link-emulation")
+    return profile.model_copy(
+        update={
+            "jobs": [
+                job.model_copy(update={"link_emulation": choice})
+                if job.link is not None or job.links is not None
+                else job
+                for job in profile.jobs
+            ]
+        }
+    )

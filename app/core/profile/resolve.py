@@ -294,26 +294,29 @@ def _path_tcp(job: JobSpec, link: Link, where: str, source: str | None) -> Link:
 
 
 def _emulated(job: JobSpec, link: Link, place: str, source: str | None) -> Link:
-    """The link with the emulation the job asks for and this machine allows."""
-    choice = job.link_emulation or DEFAULT_LINK_EMULATION
-    if choice == LinkEmulationChoice.STREAM_RELAY:
-        return link
-    if job.mode == Mode.LOAD:
-        if choice == LinkEmulationChoice.PACKET:
+    """The link with the emulation the job asks for and this machine allows (the packet path
+    unless the job chooses, or allows, the stream relay)."""
+    relay = replace(link, emulation=LinkEmulation.DELAY_LINE)
+    field = f"{place.rsplit('.', 1)[0]}.link_emulation"
+    if job.mode == Mode.LOAD:  # a load job's clients share one stream relay
+        if job.link_emulation == LinkEmulationChoice.PACKET:
             raise ProfileError(
                 "a load job's clients share one stream relay; the packet path is for loopback jobs so far",
                 source=source,
-                field=f"{place.rsplit('.', 1)[0]}.link_emulation",
+                field=field,
             )
-        return link
+        return relay
+    choice = job.link_emulation or DEFAULT_LINK_EMULATION
+    if choice == LinkEmulationChoice.STREAM_RELAY:
+        return relay
     refusal = packet_path_refusal()
     if refusal is None:
         return replace(link, emulation=LinkEmulation.PACKET)
     if choice == LinkEmulationChoice.PACKET:
         raise ProfileError(
-            f'the packet path is not available here: {refusal}; "link_emulation": "auto" falls back to '
-            "the stream relay",
+            f'the packet path is not available here: {refusal}; "link_emulation": "auto" allows the stream '
+            "relay instead (no TCP dynamics on the path, no loss), labelled as such",
             source=source,
-            field=f"{place.rsplit('.', 1)[0]}.link_emulation",
+            field=field,
         )
-    return link  # auto: the stream relay, which the result's link records
+    return relay  # auto: the stream relay, which the result's link records

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.link.netns import packet_path_refusal
 from app.core.link.presets import (
     MAX_RATE_KBIT,
     LinkPresetError,
@@ -41,7 +42,7 @@ from app.core.link.presets import (
 )
 from app.core.link.probe import loss_refusal
 from app.core.profile.model import field_limits
-from app.core.vocab import Mode
+from app.core.vocab import LinkEmulationChoice, Mode
 
 #: A job's link as its settings hold it: a preset's name or a custom link (a dict only when
 #: the spin boxes made something the model refused: the core's check then names it).
@@ -101,10 +102,18 @@ def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
 def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
     """Apply an edit that concerns the link; False when `name` is not one. A job leaving
     loopback or load mode leaves its link behind (no other mode takes one)."""
-    if name == "link":
-        settings["link"], settings["links"] = value, None
-    elif name == "links":
-        settings["link"], settings["links"] = None, list(value)
+    if name in ("link", "links"):
+        if name == "link":
+            settings["link"], settings["links"] = value, None
+        else:
+            settings["link"], settings["links"] = None, list(value)
+        if settings["link"] is None and not settings["links"]:
+            settings["link_emulation"] = None
+        elif settings.get("link_emulation") is None:
+            # A link chosen in the window runs wherever the window runs: the packet path where
+            # the machine allows it, else the stream relay, labelled so (the window has no
+            # chooser yet; a profile's own choice is kept as opened).
+            settings["link_emulation"] = LinkEmulationChoice.AUTO
     elif name == "mode" and value not in (Mode.LOOPBACK, Mode.LOAD):
         for name in ("link", "links", "link_emulation", "tcp_congestion_control", "tcp_slow_start_after_idle"):
             settings[name] = None
@@ -221,8 +230,13 @@ class LinkEditor(QWidget):
             box.setSpecialValueText("unlimited")
             box.setToolTip(f"Rate {direction}; at the bottom of the range: unlimited")
         self.loss = _number_box(loss.minimum, loss.maximum, " %")
-        self.loss.setEnabled(False)
-        self.loss.setToolTip(loss_refusal())
+        refusal = packet_path_refusal()
+        self.loss.setEnabled(refusal is None)
+        self.loss.setToolTip(
+            "Packets lost on the way, each direction (the packet path: the kernel's TCP retransmits them)"
+            if refusal is None
+            else loss_refusal()
+        )
         self.numbers = {
             "delay_ms": self.delay,
             "jitter_ms": self.jitter,

@@ -267,8 +267,10 @@ def _mode_cell(job: JobResult) -> Cell:
 
 #: How each kind of emulation works, for the Link column's tooltip.
 _EMULATIONS: dict[str, str] = {
-    LinkEmulation.DELAY_LINE: "a delay line per direction between sender and receiver (serialization at the "
-    "rate, then the delay)",
+    LinkEmulation.DELAY_LINE: "the stream relay: a delay line per direction between sender and receiver "
+    "(serialization at the rate, then the delay); no TCP dynamics on the path, no loss",
+    LinkEmulation.PACKET: "the packet path: the kernel's TCP between sender and receiver over emulated IP "
+    "packets (queue, rate, delay, loss)",
     LinkEmulation.NETEM: "the kernel's netem, at packet level",
 }
 

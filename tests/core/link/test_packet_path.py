@@ -67,7 +67,7 @@ def test_a_job_sets_its_congestion_control_and_slow_start_after_idle() -> None:
     (job,) = _run_with({"tcp_congestion_control": "cubic", "tcp_slow_start_after_idle": False})
     assert (job.link.congestion_control, job.link.slow_start_after_idle) == ("cubic", False)
     assert (job.path.congestion_control, job.path.slow_start_after_idle) == ("cubic", False)
-    assert job.label.endswith("(packet path, cubic, no slow start after idle)")
+    assert job.label.endswith("(TCP cubic, no slow start after idle)")
 
 
 def _run_with(fields: dict[str, object]) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -86,10 +87,10 @@ def test_resolve_link_of_a_preset_and_of_a_custom_link() -> None:
         rate_kbit_up=768.0,
         rate_kbit_down=1600.0,
         loss_percent=0.0,
-        emulation=LinkEmulation.DELAY_LINE,
+        emulation=LinkEmulation.PACKET,
     )
     custom = resolve_link(presets_mod.LinkSpec(delay_ms=20, rate_kbit=8000))
-    assert custom.name is None and custom.emulation == "delay-line"
+    assert custom.name is None and custom.emulation == "packet"
     with pytest.raises(LinkPresetError, match=r'unknown link preset \(got "5g"\); presets: lan, '):
         resolve_link("5g")
 
@@ -99,19 +100,24 @@ def test_resolve_link_of_a_preset_and_of_a_custom_link() -> None:
     [
         (resolve_link("lte"), "lte", "LTE"),
         (resolve_link("satellite"), "satellite", "satellite (GEO)"),
-        (Link(None, 20.0, 0.0, 8000.0, 8000.0, 0.0, "delay-line"), "custom: 20 ms, 8000 kbit/s", "20 ms, 8000 kbit/s"),
         (
-            Link(None, 150.0, 5.0, 768.0, 1600.0, 0.0, "delay-line"),
+            replace(resolve_link("lte"), emulation="delay-line"),
+            "lte (stream relay)",
+            "LTE (stream relay)",
+        ),
+        (Link(None, 20.0, 0.0, 8000.0, 8000.0, 0.0, "packet"), "custom: 20 ms, 8000 kbit/s", "20 ms, 8000 kbit/s"),
+        (
+            Link(None, 150.0, 5.0, 768.0, 1600.0, 0.0, "packet"),
             "custom: 150 ms ± 5 ms, 768 kbit/s up, 1600 kbit/s down",
             "150 ms ± 5 ms, 768 kbit/s up, 1600 kbit/s down",
         ),
         (
-            Link(None, 0.5, 0.0, None, 50.0, 0.0, "delay-line"),
+            Link(None, 0.5, 0.0, None, 50.0, 0.0, "packet"),
             "custom: 0.5 ms, unlimited up, 50 kbit/s down",
             "0.5 ms, unlimited up, 50 kbit/s down",
         ),
         (
-            Link(None, 300.0, 0.0, None, None, 0.0, "delay-line"),
+            Link(None, 300.0, 0.0, None, None, 0.0, "packet"),
             "custom: 300 ms, unlimited rate",
             "300 ms, unlimited rate",
         ),

@@ -22,6 +22,14 @@ from app.core.results.job_records import Link
 from app.core.vocab import LinkEmulation, Mode
 
 
+@pytest.fixture(autouse=True)
+def packet_path_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packet path is available, whoever runs the tests (a test that needs it refused
+    says so): resolution must not depend on the machine's user."""
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: None)
+    monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda: None)
+
+
 def _job(**fields: Any) -> dict[str, Any]:
     return {"scheme": "x25519", "backend": "cryptography", "mode": "loopback", "message_sizes": [1024], **fields}
 
@@ -54,7 +62,7 @@ def test_a_preset_link_resolves_to_its_numbers_and_names_the_job() -> None:
         rate_kbit_up=12000.0,
         rate_kbit_down=12000.0,
         loss_percent=0.0,
-        emulation=LinkEmulation.DELAY_LINE,
+        emulation=LinkEmulation.PACKET,
     )
     assert job.label == "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over LTE"
 
@@ -211,7 +219,8 @@ def test_loss_on_the_stream_relay_is_refused_before_the_run_naming_the_packet_pa
 ) -> None:
     for refusal in (None, "needs CAP_NET_ADMIN"):  # the packet path offered here, or not
         monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda refusal=refusal: refusal)
-        error = _refused(_profile(_job(link={"delay_ms": 20, "loss_percent": loss})), tmp_path)
+        relay = _job(link={"delay_ms": 20, "loss_percent": loss}, link_emulation="stream-relay")
+        error = _refused(_profile(relay), tmp_path)
         assert error.field == "jobs[0].link.loss_percent"
         assert "packet loss needs the packet path" in str(error) and f"(got {loss:g})" in str(error)
         assert ("needs CAP_NET_ADMIN" if refusal else '"link_emulation": "packet"') in str(error)
@@ -229,8 +238,9 @@ def test_the_packet_path_takes_loss_and_is_refused_where_it_cannot_be_made(
     assert error.field == "jobs[0].link_emulation" and "needs CAP_NET_ADMIN (run as root)" in str(error)
     [job] = resolve_jobs(parse_profile(_profile(_job(link={"delay_ms": 20}, link_emulation="auto"))))
     assert job.link is not None and job.link.emulation == "delay-line"  # auto falls back, and says which
-    [job] = resolve_jobs(parse_profile(_profile(_job(link="lte"))))
-    assert job.link is not None and job.link.emulation == "delay-line"  # the default, for now
+    assert job.label.endswith("over 20 ms, unlimited rate (stream relay)")
+    default = _refused(_profile(_job(link="lte")), tmp_path)  # the default is the packet path
+    assert default.field == "jobs[0].link_emulation" and '"link_emulation": "auto"' in str(default)
 
 
 def test_a_loss_of_zero_is_no_loss() -> None:
@@ -343,7 +353,9 @@ def test_an_emulation_without_a_link_is_refused_naming_the_field(tmp_path: Path)
 def test_the_packet_path_s_tcp_settings_are_refused_where_there_is_no_packet_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    relay = _refused(_profile(_job(link="lte", tcp_congestion_control="cubic")), tmp_path)
+    relay = _refused(
+        _profile(_job(link="lte", link_emulation="stream-relay", tcp_congestion_control="cubic")), tmp_path
+    )
     assert relay.field == "jobs[0].tcp_congestion_control" and "stream relay" in str(relay)
     nothing = _refused(_profile(_job(tcp_slow_start_after_idle=False)), tmp_path)
     assert nothing.field == "jobs[0].tcp_slow_start_after_idle" and "has no link" in str(nothing)
@@ -356,4 +368,4 @@ def test_the_packet_path_s_tcp_settings_are_refused_where_there_is_no_packet_pat
     assert missing.field == "jobs[0].tcp_congestion_control" and "reno cubic" in str(missing)
     [job] = resolve_jobs(parse_profile(_profile(_job(**packet, tcp_congestion_control="cubic"))))
     assert job.link is not None and job.link.congestion_control == "cubic"
-    assert job.label.endswith("(packet path, cubic)")
+    assert job.label.endswith("over LTE (TCP cubic)")

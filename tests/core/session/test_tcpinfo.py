@@ -290,6 +290,7 @@ def test_over_a_link_process_both_ends_are_recorded_and_the_note_says_whose_conn
                     "keygen_samples": 1,
                     "tamper": 1,
                     "link": {"delay_ms": 2},
+                    "link_emulation": "stream-relay",  # what the note is about: each end talks to the relay
                 }
             ],
         }
