@@ -161,6 +161,18 @@ class CongestionControl(enum.StrEnum):
     RENO = "reno"
 
 
+class TcpConnection(enum.StrEnum):
+    """Which TCP connection a packet-path job's messages travel on (`JobSpec.tcp_connection`)."""
+
+    #: The session's one connection, warmed by the handshakes and the messages before: the
+    #: congestion window has grown past what one message needs (the default).
+    WARM = "warm"
+    #: A new connection for every timed message (and floor ping-pong): what first contact
+    #: pays, slow start from the initial window (10 segments, 14,480 bytes) included. The
+    #: connection's own set-up (SYN to SYN-ACK) is timed apart, as "connect".
+    FRESH = "fresh"
+
+
 #: What a loopback link job runs with when its profile names no emulation (docs/links.md):
 #: the packet path, refused where the machine cannot make it unless the job allows the
 #: stream relay ("auto").

@@ -82,3 +82,16 @@ def test_run_link_emulation_sets_every_linked_job_and_is_checked(
     assert "jobs[0].link.loss_percent: packet loss needs the packet path" in capsys.readouterr().err
     assert main(["run", str(profile), "--no-store", "--link-emulation", "auto"]) == EXIT_USAGE
     assert "--link-emulation: the profile has no job with a link to emulate" in capsys.readouterr().err
+
+
+def test_run_tcp_connection_sets_every_linked_job_and_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback"}]}))
+    relay = ["--link", "lte", "--link-emulation", "stream-relay"]
+    assert main(["run", str(profile), "--no-store", *relay, "--tcp-connection", "fresh"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "jobs[0].tcp_connection: sets the kernel's TCP on the packet path" in err and err.count("\n") == 1
+    assert main(["run", str(profile), "--no-store", "--tcp-connection", "fresh"]) == EXIT_USAGE
+    assert "--tcp-connection: the profile has no job with a link to send over" in capsys.readouterr().err

@@ -22,7 +22,15 @@ from app.core.results.job_records import Link
 from app.core.results.model import JobResult
 from app.core.vocab import LinkEmulation, Mode
 from app.gui.config import link_editor as link_editor_mod
-from app.gui.config.link_editor import CUSTOM_TEXT, MIXED_TEXT, NONE_TEXT, NOT_LOOPBACK, SWEEP_TEXT, LinkEditor
+from app.gui.config.link_editor import (
+    CUSTOM_TEXT,
+    LINK_SETTINGS,
+    MIXED_TEXT,
+    NONE_TEXT,
+    NOT_LOOPBACK,
+    SWEEP_TEXT,
+    LinkEditor,
+)
 from app.gui.config.panel import COL_MODE, ConfigPanel, profile_json
 from app.gui.results.cells import Column
 from app.gui.results.table import SORT_ROLE, ResultsTable
@@ -227,6 +235,7 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
                         "link_emulation": "packet",
                         "tcp_congestion_control": "reno",
                         "tcp_slow_start_after_idle": False,
+                        "tcp_connection": "fresh",
                     },
                     {"scheme": "sha256"},
                 ],
@@ -273,7 +282,7 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
     assert not editor.isEnabled()
 
     def links(profile: Any) -> dict[str, Any]:
-        names = ("link", "links", "link_emulation", "tcp_congestion_control", "tcp_slow_start_after_idle")
+        names = ("link", "links", *LINK_SETTINGS)
         return {job["scheme"]: tuple(job.get(name) for name in names) for job in profile.to_dict()["jobs"]}
 
     assert links(panel.profile("links")) == links(opened)  # nothing changed by showing it
@@ -281,7 +290,7 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
     save_profile(panel.profile("links"), saved)
     assert links(read_profile_file(saved)) == links(opened)
     assert links(opened)["ml-kem"][:2] == ({"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000, "loss_percent": 0}, None)
-    assert links(opened)["chacha20-poly1305"][2:] == ("packet", "reno", False)
+    assert links(opened)["chacha20-poly1305"][2:] == ("packet", "reno", False, "fresh")
 
 
 def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: ConfigPanel) -> None:

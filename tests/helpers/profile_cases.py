@@ -51,6 +51,7 @@ JOB_KINDS: dict[str, set[str]] = {
     "link_emulation": {"str", "null"},
     "tcp_congestion_control": {"str", "null"},
     "tcp_slow_start_after_idle": {"bool", "null"},
+    "tcp_connection": {"str", "null"},
     "placement": {"str", "null"},
     # Load mode's fields (rate_per_s: a number or "sweep").
     "clients": {"int", "null"},

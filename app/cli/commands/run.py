@@ -22,6 +22,7 @@ from app.core.vocab import (
     LinkEmulationChoice,
     Mode,
     PlacementPolicy,
+    TcpConnection,
 )
 
 NAME = "run"
@@ -49,6 +50,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
         "stream-relay, or auto (packet where this machine allows it, else the relay); without it, each job's "
         f"profile setting, else {DEFAULT_LINK_EMULATION}",
+    )
+    p.add_argument(
+        "--tcp-connection",
+        choices=[choice.value for choice in TcpConnection],
+        help="which TCP connection every linked job's messages use on the packet path: warm (the session's "
+        "one connection) or fresh (a new one per message: slow start from the initial window, what first "
+        "contact pays); without it, each job's profile setting, else warm",
     )
     p.add_argument(
         "--placement",
@@ -88,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         with_mode,
         with_placement,
         with_samples,
+        with_tcp_connection,
     )
     from app.core.profile.files import load_profile
     from app.core.profile.model import ProfileError
@@ -106,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
             profile = with_link(profile, args.link)
         if args.link_emulation is not None:
             profile = with_link_emulation(profile, args.link_emulation)
+        if args.tcp_connection is not None:
+            profile = with_tcp_connection(profile, args.tcp_connection)
         if args.placement is not None:
             profile = with_placement(profile, args.placement)
         if remote is not None:

@@ -91,6 +91,7 @@ def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
             job.link.emulation,
             job.link.congestion_control,
             job.link.slow_start_after_idle,
+            job.link.connection,
         )
     placement = job.placement.policy if job.placement is not None else None
     return (

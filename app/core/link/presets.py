@@ -27,7 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field
 from app.core.errors import CryptoBenchError
 from app.core.resources import resource_path
 from app.core.results.job_records import Link
-from app.core.vocab import LinkEmulation
+from app.core.vocab import LinkEmulation, TcpConnection
 
 #: Longest one-way delay: ten seconds is beyond any link people deploy on (a
 #: geostationary hop is 0.3 s) and keeps a mistyped 20000 from stalling a run for minutes.
@@ -237,12 +237,14 @@ RELAY_MARK = " (stream relay)"
 
 def emulation_mark(link: Link) -> str:
     """ " (stream relay)" for the relay; for the packet path nothing, or the TCP settings the
-    job chose: " (TCP cubic, no slow start after idle)"."""
+    job chose: " (TCP cubic, no slow start after idle, fresh connections)"."""
     if link.emulation == LinkEmulation.DELAY_LINE:
         return RELAY_MARK
     settings = [f"TCP {link.congestion_control}"] if link.congestion_control else []
     if link.slow_start_after_idle is not None:
         settings.append("slow start after idle" if link.slow_start_after_idle else "no slow start after idle")
+    if link.connection == TcpConnection.FRESH:
+        settings.append("fresh connections")
     return f" ({', '.join(settings)})" if settings else ""
 
 

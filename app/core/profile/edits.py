@@ -18,7 +18,7 @@ from app.core.profile.model import (
     Profile,
     ProfileError,
 )
-from app.core.vocab import LinkEmulationChoice, Mode, PlacementPolicy
+from app.core.vocab import LinkEmulationChoice, Mode, PlacementPolicy, TcpConnection
 
 
 def with_mode(profile: Profile, mode: str) -> Profile:
@@ -158,15 +158,32 @@ def with_link_emulation(profile: Profile, text: str) -> Profile:
             f"not a link emulation (got {json.dumps(text)}; one of {', '.join(c.value for c in LinkEmulationChoice)})",
             field="--link-emulation",
         ) from None
+    return _on_linked_jobs(profile, {"link_emulation": choice}, "--link-emulation", "to emulate")
+
+
+def _on_linked_jobs(profile: Profile, update: dict[str, object], option: str, purpose: str) -> Profile:
+    """The profile with `update` applied to every job that has a link (refused without one)."""
     if not any(job.link is not None or job.links is not None for job in profile.jobs):
-        raise ProfileError("the profile has no job with a link to emulate", field="--link-emulation")
+        raise ProfileError(f"the profile has no job with a link {purpose}", field=option)
     return profile.model_copy(
         update={
             "jobs": [
-                job.model_copy(update={"link_emulation": choice})
-                if job.link is not None or job.links is not None
-                else job
+                job.model_copy(update=update) if job.link is not None or job.links is not None else job
                 for job in profile.jobs
             ]
         }
     )
+
+
+def with_tcp_connection(profile: Profile, text: str) -> Profile:
+    """The same profile with every linked job's TCP connection set (CLI --tcp-connection):
+    "fresh" (a new connection per timed message) or "warm"; jobs without a link are left
+    alone. The packet path is checked with the jobs (`resolve_jobs`)."""
+    try:
+        connection = TcpConnection(text)
+    except ValueError:
+        raise ProfileError(
+            f"not a TCP connection choice (got {json.dumps(text)}; one of {', '.join(c.value for c in TcpConnection)})",
+            field="--tcp-connection",
+        ) from None
+    return _on_linked_jobs(profile, {"tcp_connection": connection}, "--tcp-connection", "to send over")

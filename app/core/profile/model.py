@@ -20,7 +20,14 @@ from app.core.link.presets import LinkValue
 from app.core.load.settings import LoadFields, LoadSettings
 from app.core.results.job_records import Link
 from app.core.schemes.base import Family, ParamValue
-from app.core.vocab import DEFAULT_PLACEMENT, CongestionControl, LinkEmulationChoice, Mode, PlacementPolicy
+from app.core.vocab import (
+    DEFAULT_PLACEMENT,
+    CongestionControl,
+    LinkEmulationChoice,
+    Mode,
+    PlacementPolicy,
+    TcpConnection,
+)
 
 FORMAT_VERSION = 1
 #: Migrations from an older format: version -> function upgrading a dict by one step.
@@ -84,6 +91,10 @@ class JobSpec(LoadFields):
     #: The packet path only: whether an idle connection restarts from the initial window
     #: (tcp_slow_start_after_idle in the job's namespaces; None: the kernel's default).
     tcp_slow_start_after_idle: bool | None = None
+    #: The packet path only: "fresh" sends every timed message on a new connection (slow
+    #: start from the initial window, what first contact pays); None or "warm": the
+    #: session's one connection.
+    tcp_connection: TcpConnection | None = Field(default=None, strict=False)
     #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (docs/placement.md).
     placement: PlacementPolicy | None = Field(default=None, strict=False)
 

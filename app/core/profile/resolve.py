@@ -40,6 +40,7 @@ from app.core.vocab import (
     LinkEmulation,
     LinkEmulationChoice,
     Mode,
+    TcpConnection,
     default_placement,
 )
 
@@ -163,7 +164,8 @@ def resolve_jobs(
                 load,
                 None
                 if link is None
-                else (link.delay_ms, link.jitter_ms, link.rate_kbit_up, link.rate_kbit_down, link.loss_percent),
+                # Everything that shapes the path is what is measured; only the preset's name is not.
+                else replace(link, name=None),
             )
             for size in sizes:
                 if (key, size) in seen:
@@ -257,7 +259,7 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
 
 
 #: The job fields that set the packet path's TCP.
-_PATH_TCP = ("tcp_congestion_control", "tcp_slow_start_after_idle")
+_PATH_TCP = ("tcp_congestion_control", "tcp_slow_start_after_idle", "tcp_connection")
 AVAILABLE_CONGESTION_CONTROL = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
 
@@ -267,9 +269,14 @@ def _path_tcp(job: JobSpec, link: Link, where: str, source: str | None) -> Link:
     if not asked:
         return link
     if link.emulation != LinkEmulation.PACKET:
+        refusal = packet_path_refusal() if job.link_emulation == LinkEmulationChoice.AUTO else None
         raise ProfileError(
             "sets the kernel's TCP on the packet path, and this job runs over the stream relay, whose ends talk to "
-            'the link process on loopback (set "link_emulation": "packet")',
+            + (
+                f"the link process on loopback (the packet path is not available here: {refusal})"
+                if refusal is not None
+                else 'the link process on loopback (set "link_emulation": "packet")'
+            ),
             source=source,
             field=f"{where}.{next(iter(asked))}",
         )
@@ -290,6 +297,7 @@ def _path_tcp(job: JobSpec, link: Link, where: str, source: str | None) -> Link:
         link,
         congestion_control=None if control is None else str(control),
         slow_start_after_idle=job.tcp_slow_start_after_idle,
+        connection=str(job.tcp_connection or TcpConnection.WARM),
     )
 
 

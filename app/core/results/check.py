@@ -35,6 +35,7 @@ from app.core.vocab import (
     PlacementPolicy,
     RunStatus,
     StabilityStatus,
+    TcpConnection,
 )
 
 #: A job's family may be empty (a results file from before families were recorded).
@@ -536,9 +537,14 @@ def _check_link(link: dict[str, Any], path: str) -> None:
     loss = _num(link, "loss_percent", path, non_negative=True, required=False)
     if loss is not None and loss > 100:
         raise _fail(_join(path, "loss_percent"), "a percentage 0..100", link["loss_percent"])
-    _str(link, "emulation", path, choices=tuple(LinkEmulation))
+    emulation = _str(link, "emulation", path, choices=tuple(LinkEmulation))
     _str(link, "congestion_control", path, required=False, nullable=True, choices=tuple(CongestionControl))
     _bool(link, "slow_start_after_idle", path, nullable=True)
+    connection = _str(link, "connection", path, required=False, choices=tuple(TcpConnection))
+    if connection == TcpConnection.FRESH and emulation != LinkEmulation.PACKET:
+        # Only the packet path puts the kernel's TCP on the link; a relay's fresh connection
+        # would start slow on loopback, not on the path.
+        raise _fail(_join(path, "connection"), 'fresh only with "emulation": "packet"', connection)
 
 
 def _check_placement(placement: dict[str, Any], path: str) -> None:

@@ -260,6 +260,9 @@ class Link:
     #: idle connection restarts from the initial window. Absent from the JSON when None.
     congestion_control: str | None = None
     slow_start_after_idle: bool | None = None
+    #: The packet path: "warm" (the session's one connection) or "fresh" (a new connection
+    #: per timed message). Absent from the JSON when warm, as every session before it was.
+    connection: str = "warm"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -274,6 +277,8 @@ class Link:
             data["congestion_control"] = self.congestion_control
         if self.slow_start_after_idle is not None:
             data["slow_start_after_idle"] = self.slow_start_after_idle
+        if self.connection != "warm":
+            data["connection"] = self.connection
         return data
 
     @classmethod
@@ -291,6 +296,7 @@ class Link:
             slow_start_after_idle=None
             if data.get("slow_start_after_idle") is None
             else bool(data["slow_start_after_idle"]),
+            connection=str(data.get("connection") or "warm"),
         )
 
 

@@ -62,6 +62,7 @@ METRIC_DESCRIPTIONS = {
     "rtt": "message sent to acknowledgement received, at the sender (the communication delay)",
     "network": "rtt minus the receiver's open time: the transport's share, per sample",
     "floor_rtt": "raw ping-pong of frames of the payload's size on the same connection: the network floor",
+    "connect": "fresh connections only: setting up each message's TCP connection (SYN to SYN-ACK), at the sender",
     # Load (many clients, one server): the steps themselves are in the job's `load`.
     "latency": "one request from its intended start to its acknowledgement, as a client saw it, at the lowest "
     "offered rate",

@@ -33,6 +33,9 @@ from app.core.session.wire import (
 
 TOKEN_BYTES = 32
 SEED_BYTES = 16
+#: A fresh connection proves it belongs to the session with this many random bytes, which
+#: the receiver gave in JOB_OK over the authenticated connection.
+TICKET_BYTES = 32
 #: u64 nanoseconds (or bytes) + u8 verdict; a reason text follows only on failure.
 ACK = struct.Struct(">QB")
 U64 = struct.Struct(">Q")
@@ -80,6 +83,9 @@ class JobDescription(BaseModel):
     message_sizes: list[StrictInt] = Field(min_length=1, max_length=256)
     #: False: the receiver turns Nagle's algorithm back on for this connection.
     tcp_nodelay: StrictBool = True
+    #: True: every timed exchange (floor ping, message) arrives on a fresh connection of its
+    #: own, announced by FRESH and proven by the ticket JOB_OK gave (a loopback receiver only).
+    fresh_connections: StrictBool = False
 
     def encode(self) -> bytes:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True).encode("utf-8")

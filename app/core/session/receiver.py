@@ -16,7 +16,9 @@ timed code.
 from __future__ import annotations
 
 import gc
+import hmac
 import json
+import secrets
 import socket
 import time
 from collections.abc import Callable
@@ -27,6 +29,7 @@ import psutil
 
 from app.core.link.netns import NamespaceError, enter_namespace
 from app.core.measure.harness import child_entry, traced_peak
+from app.core.results.job_records import TcpInfo
 from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session import tcpinfo
@@ -34,6 +37,7 @@ from app.core.session.auth import authenticate_peer
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
+    TICKET_BYTES,
     U64,
     JobDescription,
     JobRejected,
@@ -49,6 +53,7 @@ from app.core.session.wire import (
     FrameTooLarge,
     FrameType,
     MalformedBody,
+    PeerTimeout,
     UnexpectedFrame,
     WireError,
     send_error,
@@ -78,12 +83,27 @@ class ReceiverSession:
     """Serves one connection. `serve()` returns the job on a clean BYE, else raises."""
 
     def __init__(
-        self, sock: socket.socket, token: bytes, limits: ReceiverLimits = ReceiverLimits(), log: Log | None = None
+        self,
+        sock: socket.socket,
+        token: bytes,
+        limits: ReceiverLimits = ReceiverLimits(),
+        log: Log | None = None,
+        listener: socket.socket | None = None,
+        dropped: Log | None = None,
     ) -> None:
         self.sock = sock
         self.token = token
         self.limits = limits
         self.log = log or (lambda text: None)
+        #: Told of each connection closed unserved while a fresh one was awaited (default: log).
+        self.dropped = dropped or self.log
+        #: Where a fresh-connection job's connections arrive (the loopback receiver's own
+        #: listening socket); None: this receiver serves warm connections only.
+        self.listener = listener
+        self.ticket: bytes | None = None
+        self.capacity = MAX_CONTROL_FRAME
+        #: TCP_INFO of the size's fresh connections, each from its first segment to its close.
+        self._fresh_tcp: list[TcpInfo] = []
         self.job: JobDescription | None = None
         self.scheme: Scheme | None = None
         self.authenticated = False  # True once the peer proved it holds the token (WELCOME sent)
@@ -106,10 +126,19 @@ class ReceiverSession:
         reader = FrameReader(self.sock, MAX_CONTROL_FRAME, idle_timeout=self.limits.hello_timeout)
         body = reader.expect(FrameType.JOB)
         job, scheme, capacity = parse_job(body, self.limits.max_message)
-        self.job, self.scheme = job, scheme
+        accepted: dict[str, object] = {"capacity": capacity}
+        if job.fresh_connections:
+            if self.listener is None:
+                raise JobRejected(
+                    "fresh connections are served by a loopback job's own receiver; this one serves every "
+                    "job on its session's connection"
+                )
+            self.ticket = secrets.token_bytes(TICKET_BYTES)
+            accepted["ticket"] = self.ticket.hex()
+        self.job, self.scheme, self.capacity = job, scheme, capacity
         if not job.tcp_nodelay:
             tune(self.sock, nodelay=False)
-        send_frame(self.sock, FrameType.JOB_OK, [json.dumps({"capacity": capacity}).encode()])
+        send_frame(self.sock, FrameType.JOB_OK, [json.dumps(accepted).encode()])
         self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
         # The job's frames: this reader alone reads the connection from now on, so it may
         # read ahead (header and body of a small frame in one receive).
@@ -199,6 +228,7 @@ class ReceiverSession:
         self._cpu_start = sum(self._process.cpu_times()[:2])
         self._wall_start = time.monotonic()
         self._tcp_start = tcpinfo.read(self.sock)
+        self._fresh_tcp = []
         send_frame(self.sock, FrameType.SIZE_OK)
 
     def _ping(self, body: memoryview) -> None:
@@ -245,8 +275,60 @@ class ReceiverSession:
             "rss_bytes": self._process.memory_info().rss,
         }
         if self._tcp_start is not None:  # and what this end's kernel saw meanwhile (TCP_INFO)
-            summary["tcp_info"] = tcpinfo.window(self._tcp_start, tcpinfo.read(self.sock)).to_dict()
+            seen = tcpinfo.window(self._tcp_start, tcpinfo.read(self.sock))
+            for fresh in self._fresh_tcp:
+                seen = tcpinfo.add(seen, fresh)
+            summary["tcp_info"] = seen.to_dict()
         send_frame(self.sock, FrameType.SIZE_END_OK, [json.dumps(summary).encode()])
+
+    def _fresh(self, body: memoryview) -> None:
+        """One timed exchange on a connection of its own: accept it, check its ticket, answer
+        its one frame (a floor ping or a message) on it, count what its kernel saw, close it.
+
+        This end closes first, so the TIME_WAIT of thousands of fresh connections stays
+        here, where the listening port needs no new ports, not in the sender's port range.
+        """
+        if self.ticket is None or self.listener is None:
+            raise UnexpectedFrame("FRESH in a job that did not ask for fresh connections")
+        side = self._attach(self.listener, self.ticket)
+        with side:
+            reader = FrameReader(
+                side, self.capacity, idle_timeout=self.limits.idle_timeout, min_rate=self.limits.min_rate
+            )
+            kind, frame = reader.read()
+            if kind not in (FrameType.MESSAGE, FrameType.PING):
+                raise UnexpectedFrame(f"{kind.name} on a fresh connection (a floor PING or a MESSAGE only)")
+            session_sock, self.sock = self.sock, side  # the handler answers on the fresh connection
+            try:
+                self._dispatch(kind, frame)
+            finally:
+                self.sock = session_sock
+            self._fresh_tcp.append(tcpinfo.window(tcpinfo.NEW_CONNECTION, tcpinfo.read(side)))
+
+    def _attach(self, listener: socket.socket, ticket: bytes) -> socket.socket:
+        """The next connection that presents the session's ticket within the hello timeout;
+        any other (a stranger, a wrong ticket, silence) is closed and logged. A packet path's
+        receiver listens in a namespace only the job's sender can reach, so in practice the
+        next connection is the sender's, whose ticket follows its SYN by one frame."""
+        deadline = time.monotonic() + self.limits.hello_timeout
+        while (left := deadline - time.monotonic()) > 0:
+            listener.settimeout(left)
+            try:
+                side, address = listener.accept()
+            except TimeoutError:
+                break
+            try:
+                tune(side, nodelay=self.job is None or self.job.tcp_nodelay)
+                presented = FrameReader(side, TICKET_BYTES, idle_timeout=max(0.01, left)).expect(FrameType.ATTACH)
+                if not hmac.compare_digest(bytes(presented), ticket):
+                    raise MalformedBody("a fresh connection presented the wrong ticket")
+                send_frame(side, FrameType.ATTACHED)
+            except (WireError, OSError) as exc:
+                side.close()
+                self.dropped(f"closed a connection from {address[0]}: {exc}")
+                continue
+            return side
+        raise PeerTimeout(f"the sender's fresh connection did not arrive within {self.limits.hello_timeout:g} s")
 
     _handlers: dict[FrameType, Callable[[ReceiverSession, memoryview], None]] = {
         FrameType.SETUP: _setup,
@@ -257,6 +339,7 @@ class ReceiverSession:
         FrameType.TAMPER: _message,
         FrameType.TRACE: _trace,
         FrameType.SIZE_END: _size_end,
+        FrameType.FRESH: _fresh,
     }
 
 
@@ -333,7 +416,13 @@ def _serve_until_done(
         except TimeoutError:
             break
         with sock:
-            session = ReceiverSession(sock, plan.token, plan.limits)
+            session = ReceiverSession(
+                sock,
+                plan.token,
+                plan.limits,
+                listener=server,
+                dropped=lambda text: emit(PeerDropped(f"receiver {text}")),
+            )
             try:
                 session.serve()
             except (WireError, JobRejected, SchemeError, OSError) as exc:

@@ -39,6 +39,7 @@ from app.core.measure.harness import (
     describe_error,
     traced_peak,
 )
+from app.core.results.job_records import TcpInfo
 from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
 from app.core.schemes import registry
@@ -57,6 +58,7 @@ from app.core.session.protocol import (
     MAX_RETRY_MS,
     SEED_BYTES,
     SIZE_FRAME,
+    TICKET_BYTES,
     U64,
     JobDescription,
     PeerLied,
@@ -74,6 +76,7 @@ from app.core.session.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,
     MAX_CONTROL_FRAME,
+    ConnectionClosed,
     FrameReader,
     FrameType,
     MalformedBody,
@@ -82,7 +85,7 @@ from app.core.session.wire import (
     send_frame,
     tune,
 )
-from app.core.vocab import Role
+from app.core.vocab import Role, TcpConnection
 
 #: The floor ping-pong needs far fewer samples than the messages to be stable.
 FLOOR_MAX_SAMPLES = 1000
@@ -142,6 +145,10 @@ class SenderSession:
         self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
         self.family = self.scheme.info.family
         self.reader = FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=self.peer.reply_timeout)
+        #: Each timed exchange on a fresh connection (the job's "tcp_connection": "fresh").
+        self.fresh = job.link is not None and job.link.connection == TcpConnection.FRESH
+        self.ticket = b""  # what a fresh connection presents: the receiver's, from JOB_OK
+        self.fresh_tcp: list[TcpInfo] = []  # the size's fresh connections, as their kernel saw them
         self.floor_samples = min(job.samples, FLOOR_MAX_SAMPLES)
         self.rounds_warmup = min(job.warmup, HANDSHAKE_WARMUP_MAX)
         per_size = self.floor_samples + job.samples + job.tamper
@@ -164,6 +171,51 @@ class SenderSession:
         send_frame(self.sock, kind, parts)
         return self.reader.expect(reply)
 
+    def _open_fresh(self) -> tuple[socket.socket, FrameReader, int]:
+        """A new connection to the receiver, attached to this session: the socket, its reader
+        and how long the connection took to set up (SYN to SYN-ACK), in nanoseconds.
+
+        Attaching is one small exchange (the ticket, ATTACHED) before the timed frame: it
+        gives the kernel an RTT sample, as a TLS hello would, and leaves the congestion
+        window at its initial size (a window grows only with data that fills it)."""
+        peer = self.peer
+        clock = time.perf_counter_ns
+        start = clock()
+        side = connect(peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control)
+        connect_ns = clock() - start
+        try:
+            send_frame(side, FrameType.ATTACH, [self.ticket])
+            send_frame(self.sock, FrameType.FRESH)
+            reader = FrameReader(side, MAX_CONTROL_FRAME, idle_timeout=peer.reply_timeout)
+            reader.expect(FrameType.ATTACHED)
+        except BaseException:
+            side.close()
+            raise
+        return side, reader, connect_ns
+
+    def _close_fresh(self, side: socket.socket, reader: FrameReader) -> None:
+        """Wait for the receiver to close first (its end keeps the TIME_WAIT, so thousands
+        of fresh connections never exhaust this end's ports), then keep what this end's
+        kernel saw on the connection, from its SYN on."""
+        try:
+            kind, _ = reader.read()
+        except ConnectionClosed:
+            self.fresh_tcp.append(tcpinfo.window(tcpinfo.NEW_CONNECTION, tcpinfo.read(side)))
+            return
+        finally:
+            side.close()
+        raise UnexpectedFrame(f"{kind.name} on a fresh connection after its answer (the receiver closes it)")
+
+    def _exchange(
+        self, kind: FrameType, parts: Parts, reply: FrameType, fresh: tuple[socket.socket, FrameReader] | None
+    ) -> memoryview:
+        """One timed request and its reply, on the session's connection or a fresh one."""
+        if fresh is None:
+            send_frame(self.sock, kind, parts)
+            return self.reader.expect(reply)
+        send_frame(fresh[0], kind, parts)
+        return fresh[1].expect(reply)
+
     # --- phases -----------------------------------------------------------------------
 
     def open_session(self) -> None:
@@ -181,11 +233,20 @@ class SenderSession:
             params=job.params,
             message_sizes=job.message_sizes,
             tcp_nodelay=job.tcp_nodelay,
+            fresh_connections=self.fresh,
         )
         accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
         capacity = accepted.get("capacity")
         if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:
             raise PeerLied(f"JOB_OK capacity = {capacity!r:.80} is not a frame size (1..{HARD_MAX_FRAME})")
+        if self.fresh:
+            ticket = accepted.get("ticket")
+            if not isinstance(ticket, str) or len(ticket) != 2 * TICKET_BYTES:
+                raise PeerLied(f"JOB_OK ticket = {ticket!r:.80} is not {TICKET_BYTES} bytes in hex")
+            try:
+                self.ticket = bytes.fromhex(ticket)
+            except ValueError:
+                raise PeerLied(f"JOB_OK ticket = {ticket!r:.80} is not hex") from None
         self.reader.idle_timeout = self.peer.reply_timeout
 
     def wait_until_ready(self) -> None:
@@ -257,6 +318,7 @@ class SenderSession:
         seed = os.urandom(SEED_BYTES)
         plaintext = plaintext_for(seed, size)
         tcp_start = tcpinfo.read(self.sock)  # the kernel's counters before the size's first frame
+        self.fresh_tcp = []
         size_start = time.monotonic()  # the receiver's resource report covers less than this
         self._request(FrameType.SIZE, [SIZE_FRAME.pack(size, seed)], FrameType.SIZE_OK)
         result = SizeMeasured(index, size, metrics=dict(shared))
@@ -275,40 +337,53 @@ class SenderSession:
         )
 
         # The floor: the same bytes, the same frames, nothing sealed or opened.
+        # On fresh connections each exchange opens its own (untimed but for "connect").
         floor = self._rounds(["floor_rtt"], job.warmup)
         clock = time.perf_counter_ns
+        fresh: tuple[socket.socket, FrameReader] | None = None
         for _ in range(job.warmup + self.floor_samples):
+            if self.fresh:
+                side, side_reader, _ = self._open_fresh()
+                fresh = (side, side_reader)
             start = clock()
-            send_frame(self.sock, FrameType.PING, sample)
-            self.reader.expect(FrameType.PONG)
+            self._exchange(FrameType.PING, sample, FrameType.PONG, fresh)
             floor.record({"floor_rtt": (clock() - start) / 1e9})
+            if fresh is not None:
+                self._close_fresh(*fresh)
         result.metrics.update(floor.flush())
         del sample
 
-        messages = self._rounds(["compute", "rtt", "receiver", "network"], job.warmup)
+        names = ["compute", "rtt", "receiver", "network"] + (["connect"] if self.fresh else [])
+        messages = self._rounds(names, job.warmup)
         seal = sender.seal
         for _ in range(job.warmup + job.samples):
+            connect_ns = 0
+            if self.fresh:
+                side, side_reader, connect_ns = self._open_fresh()
+                fresh = (side, side_reader)
             start = clock()
             parts = seal(plaintext)
             sealed = clock()
-            send_frame(self.sock, FrameType.MESSAGE, parts)
-            body = self.reader.expect(FrameType.ACK)
+            body = self._exchange(FrameType.MESSAGE, parts, FrameType.ACK, fresh)
             done = clock()
             del parts
+            if fresh is not None:
+                self._close_fresh(*fresh)
             receiver_ns, verdict, reason = decode_ack(body)
             if verdict is not Verdict.OK:
                 result.failed += 1
                 raise ValidationFailed(f"the receiver could not open a genuine message ({verdict.name}): {reason}")
             check_within("open time", receiver_ns, done - sealed)
             result.checked += 1
-            messages.record(
-                {
-                    "compute": (sealed - start) / 1e9,
-                    "rtt": (done - sealed) / 1e9,
-                    "receiver": receiver_ns / 1e9,
-                    "network": (done - sealed - receiver_ns) / 1e9,
-                }
-            )
+            values = {
+                "compute": (sealed - start) / 1e9,
+                "rtt": (done - sealed) / 1e9,
+                "receiver": receiver_ns / 1e9,
+                "network": (done - sealed - receiver_ns) / 1e9,
+            }
+            if self.fresh:
+                values["connect"] = connect_ns / 1e9
+            messages.record(values)
             self._pause()
         result.metrics.update(messages.flush())
 
@@ -327,6 +402,8 @@ class SenderSession:
         # tampered payloads, TRACE and SIZE_END.
         exchanges = 3 + 2 * job.warmup + self.floor_samples + job.samples + result.tamper_tried
         mine = tcpinfo.window(start, tcpinfo.read(self.sock), exchanges)
+        for fresh in self.fresh_tcp:  # and each fresh connection's, the messages' own
+            mine = tcpinfo.add(mine, fresh)
         result.tcp_info[Role.SENDER] = mine
         theirs = parse_tcp_info(decode_json(report, "SIZE_END_OK"), exchanges, mine)
         if theirs is not None:

@@ -22,7 +22,7 @@ import platform
 import socket
 import struct
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.core.results.job_records import TcpInfo
 
@@ -79,6 +79,9 @@ class Unavailable:
 
 
 Reading = KernelReading | Unavailable
+
+#: A connection before its first segment: a fresh connection's counters are read against it.
+NEW_CONNECTION = KernelReading(**dict.fromkeys(_LAYOUT, 0))
 
 
 def parse(buffer: bytes) -> KernelReading:
@@ -138,4 +141,30 @@ def window(start: Reading, end: Reading, exchanges: int | None = None) -> TcpInf
         congestion_window_segments=end.snd_cwnd,
         mss_bytes=end.snd_mss,
         exchanges=exchanges,
+    )
+
+
+def add(total: TcpInfo, later: TcpInfo) -> TcpInfo:
+    """Two connections' records over one size as one: counters summed; the RTT, its variation,
+    the congestion window and the MSS those of `later`, the connection the size's exchanges
+    used last (a fresh connection's, after the session's own); `total`'s exchange count."""
+    if total.unavailable is not None:
+        return total
+    if later.unavailable is not None:
+        return later
+
+    def plus(name: str) -> int | None:
+        a, b = getattr(total, name), getattr(later, name)
+        return None if a is None or b is None else int(a) + int(b)
+
+    return replace(
+        later,
+        exchanges=total.exchanges,
+        retransmits_total=plus("retransmits_total"),
+        segments_out=plus("segments_out"),
+        segments_in=plus("segments_in"),
+        data_segments_out=plus("data_segments_out"),
+        data_segments_in=plus("data_segments_in"),
+        bytes_acked=plus("bytes_acked"),
+        bytes_received=plus("bytes_received"),
     )

@@ -79,6 +79,10 @@ class FrameType(enum.IntEnum):
     QUEUED = 24  # receiver -> sender: u32 clients ahead of this one; repeated as a keepalive
     READY = 25  # receiver -> sender: the receiver is free; send the JOB
     BUSY = 26  # receiver -> sender: u32 milliseconds to wait before retrying; the connection closes
+    # Fresh connections (a job's "tcp_connection": "fresh"): each timed exchange on a new one.
+    FRESH = 27  # sender -> receiver, on the session's connection: accept my next connection
+    ATTACH = 28  # sender -> receiver, first frame of a fresh connection: the session's ticket
+    ATTACHED = 29  # receiver -> sender, on the fresh connection: send the one frame
 
 
 #: Frame type by its byte: a dict lookup instead of an IntEnum call on every frame.

@@ -57,6 +57,7 @@ SETTING_KEYS = (
     "link_emulation",
     "tcp_congestion_control",
     "tcp_slow_start_after_idle",
+    "tcp_connection",
     "placement",
     *LOAD_KEYS,
 )

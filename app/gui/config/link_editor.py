@@ -82,6 +82,15 @@ def _json(value: LinkSetting) -> Any:
     return value
 
 
+#: A job's settings that only its link takes: how it is emulated, and the packet path's TCP.
+LINK_SETTINGS = (
+    "link_emulation",
+    "tcp_congestion_control",
+    "tcp_slow_start_after_idle",
+    "tcp_connection",
+)
+
+
 def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The job's "link" and "links" as a profile writes them (nothing for plain loopback).
     Both are written when both are set: the core's check then says which to drop."""
@@ -91,7 +100,7 @@ def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
     if settings.get("links") is not None:
         fields["links"] = [_json(value) for value in settings["links"]]
     if fields:  # the window has no chooser for these yet: kept as the profile had them
-        for name in ("link_emulation", "tcp_congestion_control"):
+        for name in ("link_emulation", "tcp_congestion_control", "tcp_connection"):
             if settings.get(name) is not None:
                 fields[name] = str(settings[name])
         if settings.get("tcp_slow_start_after_idle") is not None:
@@ -108,14 +117,15 @@ def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
         else:
             settings["link"], settings["links"] = None, list(value)
         if settings["link"] is None and not settings["links"]:
-            settings["link_emulation"] = None
+            for setting in LINK_SETTINGS:  # no link, nothing to emulate it with
+                settings[setting] = None
         elif settings.get("link_emulation") is None:
             # A link chosen in the window runs wherever the window runs: the packet path where
             # the machine allows it, else the stream relay, labelled so (the window has no
             # chooser yet; a profile's own choice is kept as opened).
             settings["link_emulation"] = LinkEmulationChoice.AUTO
     elif name == "mode" and value not in (Mode.LOOPBACK, Mode.LOAD):
-        for name in ("link", "links", "link_emulation", "tcp_congestion_control", "tcp_slow_start_after_idle"):
+        for name in ("link", "links", *LINK_SETTINGS):
             settings[name] = None
         return False  # the mode itself is the caller's
     else:

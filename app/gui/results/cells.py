@@ -93,7 +93,7 @@ HEADER_TIPS: dict[Column, str] = {
 
 #: Rows of these metrics (the headline "compute" and the transport's) add what each end's
 #: kernel saw over the size (TCP_INFO) to their median's tooltip.
-_KERNEL_METRICS = frozenset({"compute", "rtt", "network", "floor_rtt"})
+_KERNEL_METRICS = frozenset({"compute", "rtt", "network", "floor_rtt", "connect"})
 
 NUMERIC_COLUMNS = frozenset(
     {

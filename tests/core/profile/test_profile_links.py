@@ -369,3 +369,29 @@ def test_the_packet_path_s_tcp_settings_are_refused_where_there_is_no_packet_pat
     [job] = resolve_jobs(parse_profile(_profile(_job(**packet, tcp_congestion_control="cubic"))))
     assert job.link is not None and job.link.congestion_control == "cubic"
     assert job.label.endswith("over LTE (TCP cubic)")
+
+
+def test_fresh_connections_are_a_packet_path_setting_part_of_what_is_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    relay = _refused(_profile(_job(link="lte", link_emulation="stream-relay", tcp_connection="fresh")), tmp_path)
+    assert relay.field == "jobs[0].tcp_connection" and "stream relay" in str(relay)
+    typo = _refused(_profile(_job(link="lte", tcp_connection="cold")), tmp_path)
+    assert typo.field == "jobs[0].tcp_connection" and "'warm' or 'fresh'" in str(typo)
+    # "auto" on a machine without the packet path: the reason, not a hint to set "packet"
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: "/dev/net/tun is missing")
+    auto = _refused(_profile(_job(link="lte", link_emulation="auto", tcp_connection="fresh")), tmp_path)
+    assert "/dev/net/tun is missing" in str(auto)
+    monkeypatch.setattr(resolve_mod, "packet_path_refusal", lambda: None)
+    packet = {"link": "lte", "link_emulation": "packet"}
+    fresh, warm = resolve_jobs(
+        parse_profile(_profile(_job(**packet, tcp_connection="fresh"), _job(**packet, tcp_connection="warm")))
+    )
+    assert fresh.link is not None and fresh.link.connection == "fresh"
+    assert fresh.label.endswith("over LTE (fresh connections)")
+    assert warm.link is not None and warm.link.connection == "warm" and warm.label.endswith("over LTE")
+    # Two jobs that differ only in how the path's TCP runs are two jobs, not a repeat; two
+    # that differ in nothing are.
+    resolve_jobs(parse_profile(_profile(_job(**packet), _job(**packet, tcp_congestion_control="reno"))))
+    again = _refused(_profile(_job(**packet), _job(**packet, tcp_connection="warm")), tmp_path)
+    assert again.field == "jobs[1].link" and "repeats jobs[0].link" in str(again)

@@ -66,3 +66,43 @@ def test_a_damaged_path_is_refused_naming_the_field(keys: list[str], value: Any,
     with pytest.raises(ResultsFileError) as refused:
         parse_results_text(json.dumps(data), "p.json")
     assert message in str(refused.value)
+
+
+PACKET_LINK = {
+    "name": None,
+    "delay_ms": 20.0,
+    "jitter_ms": 0.0,
+    "rate_kbit": {"up": 8000.0, "down": 8000.0},
+    "loss_percent": 1.0,
+    "emulation": "packet",
+    "connection": "fresh",
+}
+
+
+def test_a_fresh_connection_link_reads_back_and_a_warm_one_writes_as_before() -> None:
+    data = _with_path()
+    data["jobs"][1]["link"] = dict(PACKET_LINK)
+    run = parse_results_text(json.dumps(data), "p.json")
+    assert run.jobs[1].link is not None and run.jobs[1].link.connection == "fresh"
+    assert json.loads(to_json(run))["jobs"][1]["link"] == PACKET_LINK
+    data["jobs"][1]["link"].pop("connection")
+    warm = parse_results_text(json.dumps(data), "p.json")
+    assert warm.jobs[1].link is not None and warm.jobs[1].link.connection == "warm"
+    assert "connection" not in json.loads(to_json(warm))["jobs"][1]["link"]  # files before it stay as they were
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"connection": "cold"}, 'jobs[1].link.connection: expected one of "warm", "fresh"'),
+        ({"connection": 1}, 'jobs[1].link.connection: expected one of "warm", "fresh"'),
+        # a relay's fresh connection would start slow on loopback, not on the path
+        ({"emulation": "delay-line"}, 'jobs[1].link.connection: expected fresh only with "emulation": "packet"'),
+    ],
+)
+def test_a_link_s_connection_is_checked(changes: dict[str, Any], message: str) -> None:
+    data = _with_path()
+    data["jobs"][1]["link"] = {**PACKET_LINK, **changes}
+    with pytest.raises(ResultsFileError) as refused:
+        parse_results_text(json.dumps(data), "p.json")
+    assert message in str(refused.value)

@@ -26,6 +26,7 @@ RECEIVER_TO_SENDER = {
     FrameType.ACK,
     FrameType.TRACE_OK,
     FrameType.SIZE_END_OK,
+    FrameType.ATTACHED,
     FrameType.ERROR,
 }
 
