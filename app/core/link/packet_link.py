@@ -35,7 +35,13 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from app.core.link.netns import RECEIVER_ADDRESS, SENDER_ADDRESS, NamespaceEnd, NamespaceError
-from app.core.link.packet_line import DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_PACKETS, LossModel, PacketLine
+from app.core.link.packet_line import (
+    DEFAULT_QUEUE_BYTES,
+    DEFAULT_QUEUE_PACKETS,
+    GilbertElliott,
+    LossModel,
+    PacketLine,
+)
 from app.core.link.path_counters import CPU, Counters, record_release, write_lines
 from app.core.link.relay import LinkError, fine_timer_slack
 from app.core.measure.harness import child_entry
@@ -60,13 +66,36 @@ class PacketPathPlan:
     counters: Any
     #: tcp_slow_start_after_idle in both namespaces (None: the kernel's default, recorded).
     slow_start_after_idle: bool | None = None
-    queue_packets: int = DEFAULT_QUEUE_PACKETS
-    queue_bytes: int = DEFAULT_QUEUE_BYTES
+
+
+def queue_bounds(link: Link) -> tuple[int, int]:
+    """The drop-tail queue a direction of `link` holds: (packets, bytes), the link's own or
+    the defaults."""
+    return (
+        DEFAULT_QUEUE_PACKETS if link.queue_packets is None else link.queue_packets,
+        DEFAULT_QUEUE_BYTES if link.queue_bytes is None else link.queue_bytes,
+    )
+
+
+def loss_model(link: Link) -> LossModel:
+    """A direction's loss: the link's bursty model where it has one, else independent."""
+    bursts = link.burst_loss
+    if bursts is None:
+        return LossModel(link.loss_percent / 100)
+    return LossModel(
+        bursty=GilbertElliott(
+            bursts.p_percent / 100,
+            bursts.r_percent / 100,
+            bursts.good_loss_percent / 100,
+            bursts.bad_loss_percent / 100,
+        )
+    )
 
 
 def packet_lines(plan: PacketPathPlan) -> tuple[PacketLine, PacketLine]:
     """The (up, down) lines, each with its own generator drawn from the job's seed."""
     link = plan.link
+    queue_packets, queue_bytes = queue_bounds(link)
 
     def line(direction: str, rate_kbit: float | None) -> PacketLine:
         rng = random.Random(f"{plan.seed}/packet/{direction}")  # a str seed hashes the same in every process
@@ -74,10 +103,10 @@ def packet_lines(plan: PacketPathPlan) -> tuple[PacketLine, PacketLine]:
             link.delay_ms / 1000,
             link.jitter_ms / 1000,
             None if rate_kbit is None else rate_kbit * 1000,
-            LossModel(link.loss_percent / 100),
+            loss_model(link),
             rng,
-            plan.queue_packets,
-            plan.queue_bytes,
+            queue_packets,
+            queue_bytes,
         )
 
     return line("up", link.rate_kbit_up), line("down", link.rate_kbit_down)

@@ -94,6 +94,7 @@ def path_over(
     congestion_control: str | None,
     slow_start_after_idle: bool | None,
     realtime: bool,
+    queue: tuple[int, int] | None = None,
 ) -> LinkPath:
     """The path between two snapshots (`late_max_s`: the worst lateness the link recorded
     since the supervisor reset it at the size's start)."""
@@ -114,4 +115,6 @@ def path_over(
         congestion_control=congestion_control,
         slow_start_after_idle=slow_start_after_idle,
         realtime=realtime,
+        queue_packets=None if queue is None else queue[0],
+        queue_bytes=None if queue is None else queue[1],
     )

@@ -6,7 +6,10 @@ A loopback job's link is either a preset's name ("lte") or an object
 
 where `delay_ms` is the one-way delay of each direction, `rate_kbit` a number (both
 directions) or {"up": .., "down": ..} (up = sender -> receiver; a direction left out is
-unlimited), and an absent `rate_kbit` means unlimited. The presets live in
+unlimited), and an absent `rate_kbit` means unlimited. On the packet path a link may
+also take bursty loss instead of `loss_percent` ("burst_loss": {"p_percent",
+"r_percent", "bad_loss_percent", "good_loss_percent"}, Gilbert-Elliott) and bounds for
+its drop-tail queue ("queue_packets", "queue_bytes"). The presets live in
 resources/links.json, each with its figures' source beside them (`cryptobench links`).
 
 The pydantic models here check the structure (types, ranges) for app.core.profile.files;
@@ -26,7 +29,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field
 
 from app.core.errors import CryptoBenchError
 from app.core.resources import resource_path
-from app.core.results.job_records import Link
+from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, BurstLoss, Link
 from app.core.vocab import LinkEmulation, TcpConnection
 
 #: Longest one-way delay: ten seconds is beyond any link people deploy on (a
@@ -75,6 +78,23 @@ RateValue = Annotated[
 ]
 
 
+Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+
+
+class BurstLossSpec(BaseModel):
+    """Bursty loss as Gilbert and Elliott modelled it (and netem's `loss gemodel` takes it):
+    a good and a bad state; per packet, `p_percent` the chance the good state turns bad,
+    `r_percent` the chance the bad state turns good, then the packet is lost with the
+    state's loss (`bad_loss_percent`, `good_loss_percent`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    p_percent: Percent
+    r_percent: float = Field(gt=0, le=100, allow_inf_nan=False)
+    bad_loss_percent: Percent = 100.0
+    good_loss_percent: Percent = 0.0
+
+
 class LinkSpec(BaseModel):
     """A custom link as a profile writes it (one-way delay per direction)."""
 
@@ -85,7 +105,13 @@ class LinkSpec(BaseModel):
     jitter_ms: float = Field(default=0.0, ge=0, le=MAX_DELAY_MS, allow_inf_nan=False)
     #: None: unlimited.
     rate_kbit: RateValue | None = None
-    loss_percent: float = Field(default=0.0, ge=0, le=100, allow_inf_nan=False)
+    loss_percent: Percent = 0.0
+    #: The packet path only: bursty loss, instead of `loss_percent`'s independent loss.
+    burst_loss: BurstLossSpec | None = None
+    #: The packet path only: the drop-tail queue's bounds per direction, in packets and in
+    #: bytes (at least one full 1500-byte packet); None: 1000 packets, 1.5 MB.
+    queue_packets: int | None = Field(default=None, ge=1, le=MAX_QUEUE_PACKETS)
+    queue_bytes: int | None = Field(default=None, ge=1500, le=MAX_QUEUE_BYTES)
 
 
 def _link_kind(value: Any) -> str | None:
@@ -124,6 +150,16 @@ def rates(spec: LinkSpec) -> tuple[float | None, float | None]:
     if isinstance(rate, RateSpec):
         return rate.up, rate.down
     return rate, rate
+
+
+def loss_problem(spec: LinkSpec) -> str | None:
+    """Why the loss settings contradict each other, or None."""
+    if spec.burst_loss is not None and spec.loss_percent:
+        return (
+            "give loss_percent (independent loss) or burst_loss (bursty), not both: burst_loss sets the "
+            f"long-run loss itself (got loss_percent {number_text(spec.loss_percent)})"
+        )
+    return None
 
 
 def jitter_problem(spec: LinkSpec) -> str | None:
@@ -190,14 +226,19 @@ def resolve_link(spec: str | LinkSpec) -> Link:
             raise LinkPresetError(unknown_preset_message(spec))
         name, spec = spec, presets[spec]
     up, down = rates(spec)
+    bursts = None if spec.burst_loss is None else BurstLoss(**spec.burst_loss.model_dump())
     return Link(
         name=name,
         delay_ms=spec.delay_ms,
         jitter_ms=spec.jitter_ms,
         rate_kbit_up=up,
         rate_kbit_down=down,
-        loss_percent=spec.loss_percent,
+        # bursty loss: its long-run mean, which labels show and the relay's refusal reads
+        loss_percent=spec.loss_percent if bursts is None else bursts.mean_percent,
         emulation=LinkEmulation.PACKET,  # the default; a job's resolution may choose the stream relay
+        burst_loss=bursts,
+        queue_packets=spec.queue_packets,
+        queue_bytes=spec.queue_bytes,
     )
 
 
@@ -225,8 +266,15 @@ def numbers_text(link: Link) -> str:
             return "unlimited" if rate is None else f"{number_text(rate)} kbit/s"
 
         text += f", {part(up)} up, {part(down)} down"
-    if link.loss_percent:
+    if link.burst_loss is not None:
+        bursts = link.burst_loss
+        text += f", {bursts.mean_percent:.3g} % bursty loss (bad spells of {bursts.mean_burst_packets:.3g} packets)"
+    elif link.loss_percent:
         text += f", {number_text(link.loss_percent)} % loss"
+    if link.queue_packets is not None or link.queue_bytes is not None:
+        bounds = [f"{link.queue_packets} packets"] if link.queue_packets is not None else []
+        bounds += [f"{number_text(link.queue_bytes / 1000)} kB"] if link.queue_bytes is not None else []
+        text += f", queue {' / '.join(bounds)}"
     return text
 
 

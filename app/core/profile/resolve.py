@@ -240,22 +240,40 @@ def _job_links(job: JobSpec, where: str, source: str | None) -> list[tuple[str, 
     for field, spec in specs:
         place = f"{where}.{field}"
         if isinstance(spec, LinkSpec):
-            problem = link_presets.jitter_problem(spec)
-            if problem is not None:
-                raise ProfileError(problem, source=source, field=f"{place}.jitter_ms")
+            for problem, name in (
+                (link_presets.jitter_problem(spec), "jitter_ms"),
+                (link_presets.loss_problem(spec), "burst_loss"),
+            ):
+                if problem is not None:
+                    raise ProfileError(problem, source=source, field=f"{place}.{name}")
         try:
             link = link_presets.resolve_link(spec)
         except LinkPresetError as exc:
             raise ProfileError(f"{exc}; see `cryptobench links`", source=source, field=place) from None
         link = _path_tcp(job, _emulated(job, link, place, source), where, source)
-        if link.loss_percent > 0 and link.emulation != LinkEmulation.PACKET:
-            raise ProfileError(
-                f"{loss_refusal()} (got {link.loss_percent:g})",
-                source=source,
-                field=f"{place}.loss_percent" if isinstance(spec, LinkSpec) else place,
-            )
+        if link.emulation != LinkEmulation.PACKET:
+            _packet_only(link, spec, place, source)
         links.append((place, link))
     return links
+
+
+def _packet_only(link: Link, spec: object, place: str, source: str | None) -> None:
+    """Refuse what only the packet path emulates (loss, a packet queue) on another emulation."""
+
+    def field(name: str) -> str:  # a preset's figures are not the profile's to fix: name the link
+        return f"{place}.{name}" if isinstance(spec, LinkSpec) else place
+
+    if link.loss_percent > 0:
+        name = "burst_loss" if link.burst_loss is not None else "loss_percent"
+        raise ProfileError(f"{loss_refusal()} (got {link.loss_percent:g})", source=source, field=field(name))
+    for name in ("queue_packets", "queue_bytes"):
+        if getattr(link, name) is not None:
+            raise ProfileError(
+                "bounds the packet path's queue of IP packets; the stream relay queues a byte stream, without "
+                "bounds to set (use the packet path)",
+                source=source,
+                field=field(name),
+            )
 
 
 #: The job fields that set the packet path's TCP.

@@ -25,7 +25,7 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from app.core.analysis.stats import WarningCode
-from app.core.results.job_records import TCP_INFO_COUNTS
+from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.vocab import (
     CongestionControl,
@@ -540,6 +540,17 @@ def _check_link(link: dict[str, Any], path: str) -> None:
     emulation = _str(link, "emulation", path, choices=tuple(LinkEmulation))
     _str(link, "congestion_control", path, required=False, nullable=True, choices=tuple(CongestionControl))
     _bool(link, "slow_start_after_idle", path, nullable=True)
+    _int(link, "queue_packets", path, low=1, high=MAX_QUEUE_PACKETS, required=False, nullable=True)
+    _int(link, "queue_bytes", path, low=1500, high=MAX_QUEUE_BYTES, required=False, nullable=True)
+    if link.get("burst_loss") is not None:
+        bursts_path = _join(path, "burst_loss")
+        bursts = _obj(link, "burst_loss", path)
+        for key in ("p_percent", "r_percent", "bad_loss_percent", "good_loss_percent"):
+            value = _num(bursts, key, bursts_path, non_negative=True, required=key in ("p_percent", "r_percent"))
+            if value is not None and value > 100:
+                raise _fail(_join(bursts_path, key), "a percentage 0..100", value)
+        if bursts["r_percent"] == 0:
+            raise _fail(_join(bursts_path, "r_percent"), "a percentage above 0 (the bad state must end)", 0)
     connection = _str(link, "connection", path, required=False, choices=tuple(TcpConnection))
     if connection == TcpConnection.FRESH and emulation != LinkEmulation.PACKET:
         # Only the packet path puts the kernel's TCP on the link; a relay's fresh connection
@@ -657,3 +668,5 @@ def _check_path(link_path: dict[str, Any], path: str) -> None:
     _bool(link_path, "slow_start_after_idle", path, nullable=True)
     _bool(link_path, "realtime", path)
     _str(link_path, "congestion_control", path, required=False, nullable=True)
+    _int(link_path, "queue_packets", path, low=1, required=False, nullable=True)
+    _int(link_path, "queue_bytes", path, low=1, required=False, nullable=True)

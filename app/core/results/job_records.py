@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 #: The supervisor's CPU/RSS sampling interval, in seconds (recorded with every job).
 SAMPLING_INTERVAL_S = 0.1
+#: A packet link's largest queue bounds: far beyond any router's buffer (a bufferbloated
+#: one holds seconds), so a mistyped figure is refused, not run out of memory.
+MAX_QUEUE_PACKETS = 1_000_000
+MAX_QUEUE_BYTES = 1_000_000_000
 
 
 def _opt_int(value: Any) -> int | None:
@@ -238,6 +242,45 @@ class Security:
 
 
 @dataclass(frozen=True)
+class BurstLoss:
+    """Bursty (Gilbert-Elliott) loss, per direction, in percent: each packet first moves the
+    state (good to bad with `p_percent`, bad to good with `r_percent`), then is lost with
+    the state's loss. The long-run loss is `mean_percent`."""
+
+    p_percent: float
+    r_percent: float
+    bad_loss_percent: float = 100.0
+    good_loss_percent: float = 0.0
+
+    @property
+    def mean_percent(self) -> float:
+        p, r = self.p_percent, self.r_percent
+        return (r * self.good_loss_percent + p * self.bad_loss_percent) / (p + r) if p + r else 0.0
+
+    @property
+    def mean_burst_packets(self) -> float:
+        """The bad state's mean length, in packets (1 / r)."""
+        return 100.0 / self.r_percent if self.r_percent else float("inf")
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "p_percent": self.p_percent,
+            "r_percent": self.r_percent,
+            "bad_loss_percent": self.bad_loss_percent,
+            "good_loss_percent": self.good_loss_percent,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BurstLoss:
+        return cls(
+            p_percent=float(data["p_percent"]),
+            r_percent=float(data["r_percent"]),
+            bad_loss_percent=float(data.get("bad_loss_percent", 100.0)),
+            good_loss_percent=float(data.get("good_loss_percent", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
 class Link:
     """The network a session ran over, as resolved (numbers, and how it was emulated).
 
@@ -263,6 +306,12 @@ class Link:
     #: The packet path: "warm" (the session's one connection) or "fresh" (a new connection
     #: per timed message). Absent from the JSON when warm, as every session before it was.
     connection: str = "warm"
+    #: The packet path: bursty loss (then `loss_percent` is its long-run mean), and the
+    #: drop-tail queue's bounds a profile set (None: the defaults, which `path` records).
+    #: Absent from the JSON when None.
+    burst_loss: BurstLoss | None = None
+    queue_packets: int | None = None
+    queue_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -279,6 +328,11 @@ class Link:
             data["slow_start_after_idle"] = self.slow_start_after_idle
         if self.connection != "warm":
             data["connection"] = self.connection
+        if self.burst_loss is not None:
+            data["burst_loss"] = self.burst_loss.to_dict()
+        for name in ("queue_packets", "queue_bytes"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
         return data
 
     @classmethod
@@ -297,6 +351,9 @@ class Link:
             if data.get("slow_start_after_idle") is None
             else bool(data["slow_start_after_idle"]),
             connection=str(data.get("connection") or "warm"),
+            burst_loss=BurstLoss.from_dict(data["burst_loss"]) if data.get("burst_loss") else None,
+            queue_packets=_opt_int(data.get("queue_packets")),
+            queue_bytes=_opt_int(data.get("queue_bytes")),
         )
 
 
@@ -596,7 +653,10 @@ _TCP_INFO_FIGURES = ("smoothed_rtt_s", "rtt_var_s", *TCP_INFO_COUNTS)
 
 
 __all__ = [
+    "MAX_QUEUE_BYTES",
+    "MAX_QUEUE_PACKETS",
     "SAMPLING_INTERVAL_S",
+    "BurstLoss",
     "CpuUsage",
     "Link",
     "Load",

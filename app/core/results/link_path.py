@@ -91,6 +91,9 @@ class LinkPath:
     slow_start_after_idle: bool | None
     #: Whether the emulator ran at a real-time priority (app.core.link.packet_link).
     realtime: bool = False
+    #: The drop-tail queue each direction held: packets, bytes (None: a file from before).
+    queue_packets: int | None = None
+    queue_bytes: int | None = None
 
     @property
     def late(self) -> bool:
@@ -109,6 +112,8 @@ class LinkPath:
             "congestion_control": self.congestion_control,
             "slow_start_after_idle": self.slow_start_after_idle,
             "realtime": self.realtime,
+            "queue_packets": self.queue_packets,
+            "queue_bytes": self.queue_bytes,
         }
 
     @classmethod
@@ -129,4 +134,6 @@ class LinkPath:
             congestion_control=None if control is None else str(control),
             slow_start_after_idle=None if idle is None else bool(idle),
             realtime=bool(data.get("realtime", False)),
+            queue_packets=None if data.get("queue_packets") is None else int(data["queue_packets"]),
+            queue_bytes=None if data.get("queue_bytes") is None else int(data["queue_bytes"]),
         )

@@ -26,7 +26,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar, assert_never
 
-from app.core.link.packet_link import PacketPathPlan, check_packet_link, packet_link_main
+from app.core.link.packet_link import PacketPathPlan, check_packet_link, packet_link_main, queue_bounds
 from app.core.link.path_counters import LATE_MAX, SLOTS, path_over, snapshot
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
@@ -446,6 +446,7 @@ class ChildSupervisor:
                     else self.path_ready.congestion_control,
                     slow_start_after_idle=self.path_ready.slow_start_after_idle,
                     realtime=self.path_ready.realtime,
+                    queue=None if self.job.link is None else queue_bounds(self.job.link),
                 )
             self.on_measured(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):

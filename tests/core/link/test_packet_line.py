@@ -7,7 +7,15 @@ import random
 
 import pytest
 
-from app.core.link.packet_line import GilbertElliott, LossModel, PacketLine
+from app.core.link.packet_line import (
+    DEFAULT_QUEUE_BYTES,
+    DEFAULT_QUEUE_PACKETS,
+    GilbertElliott,
+    LossModel,
+    PacketLine,
+)
+from app.core.link.packet_link import PacketPathPlan, packet_lines, queue_bounds
+from app.core.results.job_records import BurstLoss, Link
 from app.core.results.link_path import PathDirection, wilson_interval
 
 
@@ -105,3 +113,19 @@ def test_the_achieved_loss_and_its_interval() -> None:
     assert low < 20 / 990 < high and 0 <= low and high <= 1
     assert wilson_interval(0, 0) is None
     assert wilson_interval(0, 10) == (0.0, pytest.approx(0.2775, abs=1e-3))
+
+
+def test_a_link_s_bursty_loss_and_queue_reach_both_lines() -> None:
+    """What a profile sets (app.core.link.presets) is what each direction runs with, and
+    the bursty model's mean is the long-run loss the link's label and record give."""
+    bursts = BurstLoss(p_percent=2, r_percent=30, bad_loss_percent=90, good_loss_percent=0.5)
+    link = Link(None, 20, 0, 8000, 8000, bursts.mean_percent, "packet", burst_loss=bursts, queue_packets=50)
+    up, down = packet_lines(PacketPathPlan(link, seed=1, counters=None))
+    for line in (up, down):
+        model = line.loss.bursty
+        assert model is not None and model.mean_loss == pytest.approx(bursts.mean_percent / 100)
+        assert (line.queue_packets, line.queue_bytes) == queue_bounds(link) == (50, DEFAULT_QUEUE_BYTES)
+    plain = Link(None, 20, 0, None, None, 1.0, "packet")
+    up, _ = packet_lines(PacketPathPlan(plain, seed=1, counters=None))
+    assert up.loss.bursty is None and up.loss.probability == 0.01
+    assert queue_bounds(plain) == (DEFAULT_QUEUE_PACKETS, DEFAULT_QUEUE_BYTES)

@@ -86,6 +86,18 @@ def test_a_message_over_the_initial_window_pays_a_round_trip_more_on_a_fresh_con
     assert fresh.label.endswith("(fresh connections)")
 
 
+def test_bursty_loss_and_a_short_queue_drop_packets_each_by_its_cause() -> None:
+    """A queue of 8 packets at 2 Mbit/s overflows when a 64 KiB flight arrives at once; a
+    bad state that lasts 4 packets loses them in runs. The path says which drop was which,
+    and records the queue it held."""
+    link = {"delay_ms": 5, "rate_kbit": 2000, "burst_loss": {"p_percent": 2, "r_percent": 25}, "queue_packets": 8}
+    (job,) = _run_with({"link": link, "message_sizes": [65536], "samples": 3})
+    path = job.path
+    assert path is not None and (path.queue_packets, path.queue_bytes) == (8, 1_500_000)
+    assert path.up.dropped_queue > 0 and path.up.dropped_loss > 0
+    assert job.link.burst_loss is not None and job.tcp_info["sender"].retransmits_total > 0
+
+
 def _run_with(fields: dict[str, object]) -> list:
     job = {
         "scheme": "aes-gcm",

@@ -318,8 +318,22 @@ def test_every_preset_resolves_in_a_profile() -> None:
 NUMBERS = st.integers(-10, 200_000_000) | st.floats(allow_nan=True, allow_infinity=True)
 VALUES = NUMBERS | st.none() | st.booleans() | st.text(max_size=8)
 RATES = VALUES | st.fixed_dictionaries({}, optional={"up": VALUES, "down": VALUES, "x": VALUES})
+BURSTS = VALUES | st.fixed_dictionaries(
+    {},
+    optional={"p_percent": VALUES, "r_percent": VALUES, "bad_loss_percent": VALUES, "good_loss_percent": VALUES},
+)
 LINK_OBJECTS = st.fixed_dictionaries(
-    {}, optional={"delay_ms": VALUES, "jitter_ms": VALUES, "rate_kbit": RATES, "loss_percent": VALUES, "extra": VALUES}
+    {},
+    optional={
+        "delay_ms": VALUES,
+        "jitter_ms": VALUES,
+        "rate_kbit": RATES,
+        "loss_percent": VALUES,
+        "burst_loss": BURSTS,
+        "queue_packets": VALUES,
+        "queue_bytes": VALUES,
+        "extra": VALUES,
+    },
 )
 LINK_VALUES = LINK_OBJECTS | st.sampled_from([*link_presets(), "5g", ""]) | VALUES | st.lists(VALUES, max_size=2)
 
@@ -339,7 +353,7 @@ def test_any_link_value_resolves_or_is_refused_in_one_line_at_its_field(link: An
     if link is None and not sweep:  # "link": null is no link
         assert job.link is None
         return
-    assert job.link is not None and job.link.loss_percent == 0
+    assert job.link is not None and 0 <= job.link.loss_percent <= 100
     assert 0 <= job.link.jitter_ms <= job.link.delay_ms <= 10_000
     profile = parse_profile(data)
     assert parse_profile(json.loads(json.dumps(profile.to_dict()))) == profile
@@ -395,3 +409,23 @@ def test_fresh_connections_are_a_packet_path_setting_part_of_what_is_measured(
     resolve_jobs(parse_profile(_profile(_job(**packet), _job(**packet, tcp_congestion_control="reno"))))
     again = _refused(_profile(_job(**packet), _job(**packet, tcp_connection="warm")), tmp_path)
     assert again.field == "jobs[1].link" and "repeats jobs[0].link" in str(again)
+
+
+def test_bursty_loss_and_the_queue_are_packet_path_settings_recorded_on_the_link(tmp_path: Path) -> None:
+    bursty = {"delay_ms": 20, "burst_loss": {"p_percent": 1, "r_percent": 25}, "queue_packets": 64}
+    [job] = resolve_jobs(parse_profile(_profile(_job(link=bursty))))
+    assert job.link is not None and job.link.burst_loss is not None
+    assert job.link.loss_percent == pytest.approx(100 / 26)  # the long-run mean: p / (p + r)
+    assert (job.link.queue_packets, job.link.queue_bytes) == (64, None)
+    assert job.label.endswith("3.85 % bursty loss (bad spells of 4 packets), queue 64 packets")
+    both = _refused(_profile(_job(link={**bursty, "loss_percent": 1})), tmp_path)
+    assert both.field == "jobs[0].link.burst_loss" and "not both" in str(both)
+    relay = _refused(_profile(_job(link=bursty, link_emulation="stream-relay")), tmp_path)
+    assert relay.field == "jobs[0].link.burst_loss" and "packet loss needs the packet path" in str(relay)
+    queue = {"delay_ms": 20, "queue_bytes": 30_000}
+    relay = _refused(_profile(_job(link=queue, link_emulation="stream-relay")), tmp_path)
+    assert relay.field == "jobs[0].link.queue_bytes" and "byte stream" in str(relay)
+    small = _refused(_profile(_job(link={"delay_ms": 20, "queue_bytes": 1000})), tmp_path)
+    assert small.field == "jobs[0].link.queue_bytes" and "greater than or equal to 1500" in str(small)
+    endless = _refused(_profile(_job(link={"delay_ms": 20, "burst_loss": {"p_percent": 1, "r_percent": 0}})), tmp_path)
+    assert endless.field == "jobs[0].link.burst_loss.r_percent"

@@ -98,6 +98,15 @@ def test_a_fresh_connection_link_reads_back_and_a_warm_one_writes_as_before() ->
         ({"connection": 1}, 'jobs[1].link.connection: expected one of "warm", "fresh"'),
         # a relay's fresh connection would start slow on loopback, not on the path
         ({"emulation": "delay-line"}, 'jobs[1].link.connection: expected fresh only with "emulation": "packet"'),
+        ({"queue_packets": 0}, "jobs[1].link.queue_packets: expected an integer 1..1000000"),
+        ({"queue_bytes": 100}, "jobs[1].link.queue_bytes: expected an integer 1500..1000000000"),
+        ({"burst_loss": {"p_percent": 1}}, "jobs[1].link.burst_loss.r_percent: required field is missing"),
+        ({"burst_loss": {"p_percent": 1, "r_percent": 0}}, "jobs[1].link.burst_loss.r_percent: expected a percentage"),
+        (
+            {"burst_loss": {"p_percent": 101, "r_percent": 5}},
+            "jobs[1].link.burst_loss.p_percent: expected a percentage",
+        ),
+        ({"burst_loss": "gilbert"}, "jobs[1].link.burst_loss: expected an object"),
     ],
 )
 def test_a_link_s_connection_is_checked(changes: dict[str, Any], message: str) -> None:
@@ -106,3 +115,20 @@ def test_a_link_s_connection_is_checked(changes: dict[str, Any], message: str) -
     with pytest.raises(ResultsFileError) as refused:
         parse_results_text(json.dumps(data), "p.json")
     assert message in str(refused.value)
+
+
+def test_bursty_loss_and_the_queue_read_back_from_the_link_and_the_path() -> None:
+    data = _with_path()
+    bursts = {"p_percent": 1.0, "r_percent": 25.0, "bad_loss_percent": 100.0, "good_loss_percent": 0.0}
+    data["jobs"][1]["link"] = {**PACKET_LINK, "burst_loss": bursts, "queue_packets": 64, "queue_bytes": 96_000}
+    data["jobs"][1]["path"].update({"queue_packets": 64, "queue_bytes": 96_000})
+    run = parse_results_text(json.dumps(data), "p.json")
+    link, path = run.jobs[1].link, run.jobs[1].path
+    assert link is not None and link.burst_loss is not None and link.burst_loss.mean_percent == pytest.approx(100 / 26)
+    assert (link.queue_packets, link.queue_bytes) == (64, 96_000)
+    assert path is not None and (path.queue_packets, path.queue_bytes) == (64, 96_000)
+    written = json.loads(to_json(run))["jobs"][1]
+    assert written["link"] == data["jobs"][1]["link"] and written["path"]["queue_packets"] == 64
+    data["jobs"][1]["path"]["queue_bytes"] = 0
+    with pytest.raises(ResultsFileError, match=r"jobs\[1\]\.path\.queue_bytes: expected an integer >= 1"):
+        parse_results_text(json.dumps(data), "p.json")
