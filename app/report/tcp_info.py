@@ -107,7 +107,13 @@ def path_lines(job: JobResult) -> list[str]:
     return [
         f"path (up): {_direction_text(path.up)}",
         f"path (down): {_direction_text(path.down)}",
-        f"emulator: released late by {late}{' (over the limit: the figures carry its delay)' if path.late else ''}; "
+        f"emulator: released late by {late}"
+        + (
+            f"; {path.read_late_packets} packets read late (up to {format_seconds(path.read_late_max_s)})"
+            if path.read_late_packets
+            else ""
+        )
+        + f"{' (over the limit: the figures carry its delay)' if path.late else ''}; "
         f"{format_seconds(path.emulator_cpu_s)} CPU{', real-time priority' if path.realtime else ''}"
         + (f"; {settings}" if settings else ""),
     ]

@@ -44,12 +44,18 @@ SIOCSIFFLAGS = 0x8914
 SIOCSIFADDR = 0x8916
 SIOCSIFNETMASK = 0x891C
 SIOCSIFMTU = 0x8922
+SIOCSIFTXQLEN = 0x8943
 IFF_UP = 0x1
 IFF_RUNNING = 0x40
 #: The device each end's namespace has (the namespaces are the job's own: no clash).
 DEVICE = "cb0"
 #: An Ethernet path: TCP's MSS is 1448 bytes with timestamps, as on most real networks.
 MTU = 1500
+#: Packets a device holds for the link process to read (the TUN driver's own is 500). A
+#: congestion window's burst lands here at once; with room for it, a reader that falls
+#: behind delays packets (which `PacketForwarder.drain` measures) instead of dropping
+#: them, and TCP small queues bound what one connection puts here to about 1 MB anyway.
+DEVICE_QUEUE = 4096
 #: Addresses of the two ends (a /30 of the benchmarking range, RFC 2544: never routed).
 SENDER_ADDRESS = "198.18.0.1"
 RECEIVER_ADDRESS = "198.18.0.2"
@@ -110,6 +116,7 @@ def _open_tun(address: str) -> int:
             fcntl.ioctl(sock, SIOCSIFADDR, _ifreq(DEVICE, _sockaddr(address)))
             fcntl.ioctl(sock, SIOCSIFNETMASK, _ifreq(DEVICE, _sockaddr(NETMASK)))
             fcntl.ioctl(sock, SIOCSIFMTU, _ifreq(DEVICE, struct.pack("i", MTU)))
+            fcntl.ioctl(sock, SIOCSIFTXQLEN, _ifreq(DEVICE, struct.pack("i", DEVICE_QUEUE)))
             _set_up(sock, "lo")
             _set_up(sock, DEVICE)
     except OSError as exc:
@@ -192,6 +199,27 @@ class NamespaceEnd:
         self._release.set()
         if self._thread.is_alive():
             self._thread.join(1.0)
+
+
+def device_drops(namespace: str) -> int | None:
+    """Packets the end's device dropped so far, received and sent (its queue was full when
+    the kernel or the link process handed it one): losses no link setting asked for. Read
+    from /proc/PID/task/TID/net/dev beside `namespace` (a NamespaceEnd's `path`), which
+    shows that task's namespace; None where it cannot be read."""
+    dev = Path(namespace).parent.parent / "net" / "dev"
+    try:
+        lines = dev.read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        name, _, figures = line.partition(":")
+        if name.strip() == DEVICE:
+            fields = figures.split()
+            try:
+                return int(fields[3]) + int(fields[11])  # receive drop, transmit drop
+            except (IndexError, ValueError):
+                return None
+    return None
 
 
 # --- may this machine do it? -----------------------------------------------------------------

@@ -42,7 +42,7 @@ from app.core.link.packet_line import (
     LossModel,
     PacketLine,
 )
-from app.core.link.path_counters import CPU, Counters, record_release, write_lines
+from app.core.link.path_counters import CPU, Counters, record_read, record_release, write_lines
 from app.core.link.relay import LinkError, fine_timer_slack
 from app.core.measure.harness import child_entry
 from app.core.results.job_records import Link
@@ -133,6 +133,8 @@ class PacketForwarder:
         self.clock = clock
         self.read: Callable[[int, int], bytes] = os.read
         self.write: Callable[[int, bytes], int] = os.write
+        #: When this process last found each device's queue empty (a read that would block).
+        self.caught_up = dict.fromkeys(self.ends, clock())
 
     def release(self, now: float) -> float | None:
         """Write every packet that is due; the time the next one is (None: none in flight)."""
@@ -151,15 +153,25 @@ class PacketForwarder:
         return wake
 
     def drain(self, fd: int, now: float) -> None:
-        """Read up to READ_BURST packets from one device into its line."""
+        """Read up to READ_BURST packets from one device into its line.
+
+        A packet waits in the device's queue until this process reads it; the line then
+        starts it at `now` at the earliest. If the line was idle before `now` while the
+        queue held the packet, the path was slower than the link: by at most `now` less the
+        later of the line falling idle and the queue last found empty (the packet arrived
+        after that). At rates this process keeps up with the line is busy or the queue was
+        just emptied, and the wait is nil; beyond them it grows, and `record_read` counts it.
+        """
         line, _ = self.ends[fd]
         for _ in range(READ_BURST):
             try:
                 packet = self.read(fd, READ_BYTES)
             except BlockingIOError:
+                self.caught_up[fd] = self.clock()
                 return
             if not packet:
                 return
+            record_read(self.counters, now - max(line.line_free_at, self.caught_up[fd]))
             line.push(now, packet)
 
     def run(self, stop: Callable[[], bool] = lambda: False) -> None:
@@ -171,8 +183,19 @@ class PacketForwarder:
                 wake = self.release(self.clock())
                 write_lines(self.counters, self.up.counters, self.down.counters)
                 self.counters[CPU] = time.process_time()
-                timeout = None if wake is None else max(0.0, wake - self.clock())
-                ready = selector.select(timeout)
+                polled = self.clock()
+                ready = selector.select(0)
+                # A device not ready now has an empty queue: what it holds later arrived since.
+                waiting = {int(key.fd) for key, _ in ready}
+                for fd in self.ends:
+                    if fd not in waiting:
+                        self.caught_up[fd] = polled
+                if not ready:
+                    timeout = None if wake is None else max(0.0, wake - self.clock())
+                    ready = selector.select(timeout)
+                    # A device not ready now is empty now; a packet that arrived during the
+                    # wait ended it, so it waited no longer than that either.
+                    self.caught_up = dict.fromkeys(self.ends, self.clock())
                 now = self.clock()
                 for key, _ in ready:
                     self.drain(int(key.fd), now)

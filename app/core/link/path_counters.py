@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from app.core.link.packet_line import LineCounters
-from app.core.results.link_path import LinkPath, PathDirection
+from app.core.results.link_path import LATE_LIMIT_S, LinkPath, PathDirection
 
 _FIELDS = ("packets_in", "bytes_in", "packets_out", "bytes_out", "dropped_queue", "dropped_loss")
 UP, DOWN = 0, len(_FIELDS)
@@ -26,9 +26,13 @@ UP, DOWN = 0, len(_FIELDS)
 RELEASED = 2 * len(_FIELDS)
 LATE_MAX = RELEASED + 1
 CPU = RELEASED + 2
+#: Packets read later than the limit (see `record_read`), and the longest such wait since
+#: the supervisor last reset it.
+READ_LATE = RELEASED + 3
+READ_LATE_MAX = RELEASED + 4
 #: The lateness histogram: bucket k counts releases at most 2^(k/8) us late (k = 0..127,
 #: 1 us to 60 ms, each edge 9 % above the last); the last bucket, anything later.
-HISTOGRAM = RELEASED + 3
+HISTOGRAM = RELEASED + 5
 BUCKETS = 129
 SLOTS = HISTOGRAM + BUCKETS
 
@@ -70,6 +74,15 @@ def record_release(counters: Counters, late_s: float) -> None:
         counters[LATE_MAX] = late_s
 
 
+def record_read(counters: Counters, waited_s: float) -> None:
+    """A packet read `waited_s` after the line could have started sending it (see
+    `PacketForwarder.drain`); only waits beyond the limit are counted."""
+    if waited_s > LATE_LIMIT_S:
+        counters[READ_LATE] += 1
+    if waited_s > counters[READ_LATE_MAX]:
+        counters[READ_LATE_MAX] = waited_s
+
+
 def snapshot(counters: Counters) -> tuple[float, ...]:
     return tuple(counters[i] for i in range(SLOTS))
 
@@ -95,6 +108,8 @@ def path_over(
     slow_start_after_idle: bool | None,
     realtime: bool,
     queue: tuple[int, int] | None = None,
+    read_late_max_s: float = 0.0,
+    device_dropped: int | None = None,
 ) -> LinkPath:
     """The path between two snapshots (`late_max_s`: the worst lateness the link recorded
     since the supervisor reset it at the size's start)."""
@@ -117,4 +132,7 @@ def path_over(
         realtime=realtime,
         queue_packets=None if queue is None else queue[0],
         queue_bytes=None if queue is None else queue[1],
+        read_late_packets=int(delta[READ_LATE]),
+        read_late_max_s=read_late_max_s,
+        device_dropped=device_dropped,
     )

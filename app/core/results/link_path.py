@@ -4,9 +4,11 @@ Per direction (up: sender -> receiver) the IP packets and bytes the emulator rea
 the near end and delivered to the far end, and the packets it dropped by cause (a full
 queue, loss on the way); the loss it achieved, with a 95 % interval, to set beside the
 loss asked for; how late the emulator released packets against the times its model
-gave them (its own error, which a job must not hide: `late` marks a size whose p99
-passed `LATE_LIMIT_S`); the emulator's CPU time; and the TCP settings of the path's
-namespaces. Absent from the JSON of a job that had no packet path.
+gave them, and how many packets it read from a device later than the line could have
+sent them (its own error, which a job must not hide: `late` marks a size whose release
+p99 passed `LATE_LIMIT_S`, or whose reads ran that late for more than one packet in a
+hundred); the emulator's CPU time; and the TCP settings of the path's namespaces.
+Absent from the JSON of a job that had no packet path.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from typing import Any
 #: emulator's error, not the path's: a twentieth of a millisecond is the design target
 #: (benchmarks/README.md, "Packet link fidelity"); half a millisecond is the limit.
 LATE_LIMIT_S = 0.0005
+#: The share of packets read late (beyond `LATE_LIMIT_S`) above which a size is flagged,
+#: as a release p99 beyond the limit is: more than one in a hundred.
+READ_LATE_SHARE = 0.01
 
 
 def wilson_interval(hits: int, trials: int, z: float = 1.96) -> tuple[float, float] | None:
@@ -94,11 +99,32 @@ class LinkPath:
     #: The drop-tail queue each direction held: packets, bytes (None: a file from before).
     queue_packets: int | None = None
     queue_bytes: int | None = None
+    #: Packets the emulator read from a device more than `LATE_LIMIT_S` after the line fell
+    #: idle with the device's queue holding them (an upper bound per packet: it may have
+    #: arrived after the emulator last emptied that queue), and the longest such wait. A
+    #: reader that cannot keep up with the rate shows here, not in the release lateness.
+    #: None: a file from before.
+    read_late_packets: int | None = None
+    read_late_max_s: float | None = None
+    #: Packets the two ends' devices dropped before the emulator read them (or when it wrote
+    #: them): a loss the link never asked for. None: not read (a file from before).
+    device_dropped: int | None = None
+
+    @property
+    def reads_late(self) -> bool:
+        """More than `READ_LATE_SHARE` of the packets were read later than `LATE_LIMIT_S`."""
+        packets = self.up.packets_in + self.down.packets_in
+        return bool(self.read_late_packets) and (self.read_late_packets or 0) > READ_LATE_SHARE * packets
 
     @property
     def late(self) -> bool:
-        """The emulator released packets later than `LATE_LIMIT_S` at p99."""
-        return self.late_p99_s is not None and self.late_p99_s > LATE_LIMIT_S
+        """The emulator released packets later than `LATE_LIMIT_S` at p99, or read them that
+        late too often: the figures carry its delay."""
+        return (
+            (self.late_p99_s is not None and self.late_p99_s > LATE_LIMIT_S)
+            or self.reads_late
+            or bool(self.device_dropped)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +140,9 @@ class LinkPath:
             "realtime": self.realtime,
             "queue_packets": self.queue_packets,
             "queue_bytes": self.queue_bytes,
+            "read_late_packets": self.read_late_packets,
+            "read_late_max_s": self.read_late_max_s,
+            "device_dropped": self.device_dropped,
         }
 
     @classmethod
@@ -136,4 +165,29 @@ class LinkPath:
             realtime=bool(data.get("realtime", False)),
             queue_packets=None if data.get("queue_packets") is None else int(data["queue_packets"]),
             queue_bytes=None if data.get("queue_bytes") is None else int(data["queue_bytes"]),
+            read_late_packets=None if data.get("read_late_packets") is None else int(data["read_late_packets"]),
+            read_late_max_s=seconds("read_late_max_s"),
+            device_dropped=None if data.get("device_dropped") is None else int(data["device_dropped"]),
         )
+
+
+def emulator_late_text(path: LinkPath) -> str:
+    """Why a size's path is flagged (`LinkPath.late`), in one sentence with its figures."""
+    reasons = []
+    if path.late_p99_s is not None and path.late_p99_s > LATE_LIMIT_S:
+        reasons.append(f"released packets up to {path.late_p99_s * 1e3:.2f} ms late at p99")
+    if path.reads_late:
+        reasons.append(
+            f"read {path.read_late_packets} of {path.up.packets_in + path.down.packets_in} packets later than the "
+            f"line could have sent them (up to {(path.read_late_max_s or 0) * 1e3:.2f} ms): it could not keep up "
+            "with the rate"
+        )
+    if path.device_dropped:
+        reasons.append(
+            f"lost {path.device_dropped} packets in the ends' devices before it read them (it could not keep up "
+            "with the rate)"
+        )
+    return (
+        f"the packet link {' and '.join(reasons)} (limit {LATE_LIMIT_S * 1e3:g} ms): the path was slower than the "
+        "link asked"
+    )

@@ -43,7 +43,7 @@ from app.core.results.job_records import (
     Security,
     Validation,
 )
-from app.core.results.link_path import LATE_LIMIT_S
+from app.core.results.link_path import emulator_late_text
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.results.store import Store, StoreError
 from app.core.run.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
@@ -357,12 +357,7 @@ class _JobRun:
         result.path = self.supervisor.paths.get(measured.size_index)
         if result.path is not None and result.path.late:
             result.warnings.append(
-                stats.StabilityWarning.make(
-                    stats.WarningCode.LINK_EMULATOR_LATE,
-                    None,
-                    f"the packet link released packets up to {(result.path.late_p99_s or 0) * 1e3:.2f} ms late at "
-                    f"p99 (limit {LATE_LIMIT_S * 1e3:g} ms): the path was slower than the link asked",
-                )
+                stats.StabilityWarning.make(stats.WarningCode.LINK_EMULATOR_LATE, None, emulator_late_text(result.path))
             )
         if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
             result.notes.append(

@@ -26,8 +26,9 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar, assert_never
 
+from app.core.link.netns import device_drops
 from app.core.link.packet_link import PacketPathPlan, check_packet_link, packet_link_main, queue_bounds
-from app.core.link.path_counters import LATE_MAX, SLOTS, path_over, snapshot
+from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_over, snapshot
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
@@ -136,6 +137,7 @@ class ChildSupervisor:
         self.path_counters: Any = None
         self.path_ready: PathReady | None = None
         self._path_start: dict[int, tuple[float, ...]] = {}
+        self._drops_start: dict[int, int | None] = {}
         self.paths: dict[int, LinkPath] = {}
 
     def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
@@ -417,6 +419,13 @@ class ChildSupervisor:
         else:
             assert_never(message)
 
+    def _device_drops(self) -> int | None:
+        """Packets both ends' devices have dropped so far (None: unknown)."""
+        if self.path_ready is None:
+            return None
+        counts = [device_drops(self.path_ready.sender_namespace), device_drops(self.path_ready.receiver_namespace)]
+        return None if None in counts else sum(count or 0 for count in counts)
+
     def _handle(self, message: MeasuringMessage) -> None:
         """Relay a measuring child's message under the result index of the size it is on."""
         assert self.sampler is not None
@@ -429,8 +438,9 @@ class ChildSupervisor:
             self.current = self.base + message.size_index
             self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
             if self.path_counters is not None:
-                self.path_counters[LATE_MAX] = 0.0
+                self.path_counters[LATE_MAX] = self.path_counters[READ_LATE_MAX] = 0.0
                 self._path_start[message.size_index] = snapshot(self.path_counters)
+                self._drops_start[message.size_index] = self._device_drops()
             if message.size_index:
                 self.emit(JobStarted(self.current, self.job.label, message.message_size))
         elif isinstance(message, SizeMeasured):
@@ -447,6 +457,8 @@ class ChildSupervisor:
                     slow_start_after_idle=self.path_ready.slow_start_after_idle,
                     realtime=self.path_ready.realtime,
                     queue=None if self.job.link is None else queue_bounds(self.job.link),
+                    read_late_max_s=self.path_counters[READ_LATE_MAX],
+                    device_dropped=_difference(self._drops_start.get(message.size_index), self._device_drops()),
                 )
             self.on_measured(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):
@@ -554,3 +566,7 @@ def stop_process(process: BaseProcess) -> int | None:
     if exitcode is not None:
         process.close()
     return exitcode
+
+
+def _difference(before: int | None, after: int | None) -> int | None:
+    return None if before is None or after is None else max(0, after - before)
