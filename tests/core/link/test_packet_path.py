@@ -45,6 +45,7 @@ def test_tcp_runs_over_the_emulated_path_and_the_path_is_recorded() -> None:
         assert job.path is not None and job.path.up.packets_out > 0 and job.path.down.packets_out > 0
         assert job.path.up.dropped_loss == job.path.up.dropped_queue == 0
         assert job.path.congestion_control  # the namespace's default, read back
+        assert job.path.device_dropped == 0  # the devices' own counters were read, and nothing was lost there
     # within the initial window: one round trip plus 1 KiB and the headers at 8 Mbit/s
     assert 0.040 < small.metrics["rtt"].stats.median < 0.045
     # a warm connection: 16 KiB arrives in one flight (the window grew on the first sample)
