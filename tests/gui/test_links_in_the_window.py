@@ -159,13 +159,75 @@ def test_the_custom_fields_take_the_models_limits_and_loss_says_why_not(
 
 
 def test_a_link_chosen_in_the_window_allows_the_stream_relay(panel: ConfigPanel) -> None:
-    """The window has no emulation chooser yet: a link picked there runs wherever the window
-    runs (the packet path where allowed, else the relay, labelled), and leaving it goes too."""
+    """A link picked in the window runs wherever the window runs (the packet path where
+    allowed, else the relay, labelled), and leaving it takes its settings along."""
     _loopback(panel)
-    _choose(_editor(panel), "LTE")
+    editor = _editor(panel)
+    assert not editor.path.isVisibleTo(editor)  # no link, nothing to emulate
+    _choose(editor, "LTE")
     assert _job_json(panel)["link_emulation"] == "auto"
+    assert editor.path.isVisibleTo(editor)
     _set_mode(panel, Mode.OPERATIONS)
     assert "link_emulation" not in _job_json(panel)
+
+
+def _pick(box: Any, text: str) -> None:
+    box.setCurrentIndex(box.findText(text))
+    assert box.currentText() == text
+
+
+def test_the_path_settings_choose_emulation_congestion_control_and_fresh_connections(panel: ConfigPanel) -> None:
+    row = _loopback(panel)
+    editor = _editor(panel)
+    _choose(editor, "LTE")
+    path = editor.path
+    assert path.emulation.currentText() == "packet path, else stream relay"  # what choosing a link set
+    _pick(path.emulation, "packet path")
+    _pick(path.congestion, "reno")
+    _pick(path.connection, "fresh per message")
+    job = _job_json(panel)
+    assert (job["link_emulation"], job["tcp_congestion_control"], job["tcp_connection"]) == ("packet", "reno", "fresh")
+    assert panel.is_valid
+    assert resolve_jobs(panel.profile())[0].label.endswith("over LTE (TCP reno, fresh connections)")
+    # The stream relay has no TCP on the path: its settings go back to the defaults, greyed out.
+    _pick(path.emulation, "stream relay")
+    job = _job_json(panel)
+    assert job["link_emulation"] == "stream-relay"
+    assert "tcp_congestion_control" not in job and "tcp_connection" not in job
+    assert not path.congestion.isEnabled() and "choose the packet path" in path.connection.toolTip()
+    assert panel.is_valid and "(stream relay)" in row.toolTip(COL_MODE) + resolve_jobs(panel.profile())[0].label
+
+
+def test_the_path_settings_show_what_the_jobs_share_or_mixed(panel: ConfigPanel) -> None:
+    opened = parse_profile(
+        {
+            "name": "two",
+            "jobs": [
+                {"scheme": "x25519", "mode": "loopback", "link": "lte", "tcp_connection": "fresh"},
+                {"scheme": "ml-kem", "mode": "loopback", "link": "lte", "tcp_congestion_control": "cubic"},
+            ],
+        }
+    )
+    panel.set_profile(opened)
+    path = _editor(panel).path
+    assert path.emulation.currentText() == "packet path"  # neither names one: the default
+    assert path.connection.currentText() == path.congestion.currentText() == "mixed"
+    _pick(path.connection, "warm")  # one choice for both jobs
+    assert path.connection.findText("mixed") < 0
+    assert [job.get("tcp_connection") for job in json.loads(profile_json(panel.profile()))["jobs"]] == [None] * 2
+
+
+def test_a_custom_link_keeps_its_bursty_loss_and_queue_through_an_edit(panel: ConfigPanel) -> None:
+    bursty = {"delay_ms": 20, "burst_loss": {"p_percent": 1, "r_percent": 25}, "queue_packets": 64}
+    panel.set_profile(parse_profile({"name": "b", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": bursty}]}))
+    editor = _editor(panel)
+    assert editor.choice.currentText() == CUSTOM_TEXT
+    assert not editor.loss.isEnabled() and "3.85 % bursty loss" in editor.loss.toolTip()
+    editor.delay.setValue(30)
+    link = _job_json(panel)["link"]
+    assert link["delay_ms"] == 30 and link["queue_packets"] == 64 and link.get("loss_percent", 0) == 0
+    assert link["burst_loss"] == {"p_percent": 1, "r_percent": 25, "bad_loss_percent": 100, "good_loss_percent": 0}
+    assert panel.is_valid
 
 
 def test_an_invalid_custom_value_shows_the_profiles_error(panel: ConfigPanel, qtbot: Any) -> None:

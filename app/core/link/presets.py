@@ -250,6 +250,14 @@ def number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
 
 
+def loss_text(link: Link) -> str:
+    """ "1 % loss", "3.85 % bursty loss (bad spells of 4 packets)", or "" without loss."""
+    if link.burst_loss is not None:
+        bursts = link.burst_loss
+        return f"{bursts.mean_percent:.3g} % bursty loss (bad spells of {bursts.mean_burst_packets:.3g} packets)"
+    return f"{number_text(link.loss_percent)} % loss" if link.loss_percent else ""
+
+
 def numbers_text(link: Link) -> str:
     """ "20 ms, 8000 kbit/s", "150 ms, 768 kbit/s up, 1600 kbit/s down", "300 ms, unlimited rate"."""
     text = f"{number_text(link.delay_ms)} ms"
@@ -266,11 +274,9 @@ def numbers_text(link: Link) -> str:
             return "unlimited" if rate is None else f"{number_text(rate)} kbit/s"
 
         text += f", {part(up)} up, {part(down)} down"
-    if link.burst_loss is not None:
-        bursts = link.burst_loss
-        text += f", {bursts.mean_percent:.3g} % bursty loss (bad spells of {bursts.mean_burst_packets:.3g} packets)"
-    elif link.loss_percent:
-        text += f", {number_text(link.loss_percent)} % loss"
+    loss = loss_text(link)
+    if loss:
+        text += f", {loss}"
     if link.queue_packets is not None or link.queue_bytes is not None:
         bounds = [f"{link.queue_packets} packets"] if link.queue_packets is not None else []
         bounds += [f"{number_text(link.queue_bytes / 1000)} kB"] if link.queue_bytes is not None else []

@@ -2,7 +2,8 @@
 
 A loopback or load job may run over an emulated link (app.core.link): a preset's name ("lte"),
 a custom object {delay_ms, jitter_ms, rate_kbit, loss_percent}, or a sweep over several
-("links"). A job's settings hold them as `JobSpec` does (a name or a `LinkSpec`; a list
+("links"); under it, how the link is emulated and the packet path's TCP
+(app.gui.config.path_settings). A job's settings hold them as `JobSpec` does (a name or a `LinkSpec`; a list
 for a sweep), and `link_fields` writes them back as a profile does. The spin boxes take
 their limits from the model (`LinkSpec`'s fields); what needs more than one field or
 this machine (jitter beyond the delay, loss without netem) is left to the core's check,
@@ -37,12 +38,14 @@ from app.core.link.presets import (
     LinkPresetError,
     LinkSpec,
     link_presets,
+    loss_text,
     numbers_text,
     resolve_link,
 )
 from app.core.link.probe import loss_refusal
 from app.core.profile.model import field_limits
 from app.core.vocab import LinkEmulationChoice, Mode
+from app.gui.config.path_settings import PathSettings
 
 #: A job's link as its settings hold it: a preset's name or a custom link (a dict only when
 #: the spin boxes made something the model refused: the core's check then names it).
@@ -62,6 +65,10 @@ NOT_LOOPBACK = (
 #: (reads on the light and the dark theme).
 _INVALID_NUMBER = "background-color: rgba(211, 47, 47, 70);"
 _SWEEP_TIP = "One job per ticked link, each labelled “over …” in the results"
+
+
+#: A custom link's fields the window has no box for, kept as the profile had them.
+_KEPT = ("burst_loss", "queue_packets", "queue_bytes")
 
 
 class Choice(enum.Enum):
@@ -223,6 +230,11 @@ class LinkEditor(QWidget):
         self.choice.setMinimumContentsLength(12)
         self.choice.currentIndexChanged.connect(self._on_choice_changed)
         layout.addWidget(self.choice)
+        self.path = PathSettings()  # placed under the link's numbers, below
+        self.path.edited.connect(self.edited)
+        #: A custom link's settings the fields here do not show (bursty loss, the queue's
+        #: bounds): kept through an edit of the numbers, as the profile had them.
+        self._kept: dict[str, Any] = {}
 
         self.custom = QWidget()
         form = QFormLayout(self.custom)
@@ -241,12 +253,14 @@ class LinkEditor(QWidget):
             box.setToolTip(f"Rate {direction}; at the bottom of the range: unlimited")
         self.loss = _number_box(loss.minimum, loss.maximum, " %")
         refusal = packet_path_refusal()
-        self.loss.setEnabled(refusal is None)
-        self.loss.setToolTip(
+        self._loss_allowed = refusal is None
+        self._loss_tip = (
             "Packets lost on the way, each direction (the packet path: the kernel's TCP retransmits them)"
             if refusal is None
             else loss_refusal()
         )
+        self.loss.setEnabled(self._loss_allowed)
+        self.loss.setToolTip(self._loss_tip)
         self.numbers = {
             "delay_ms": self.delay,
             "jitter_ms": self.jitter,
@@ -273,6 +287,7 @@ class LinkEditor(QWidget):
         self.sweep.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.sweep.itemChanged.connect(self._on_sweep_changed)
         layout.addWidget(self.sweep)
+        layout.addWidget(self.path)
         self.show_settings([])
 
     # --- showing ------------------------------------------------------------------------
@@ -298,6 +313,7 @@ class LinkEditor(QWidget):
             if shown == Choice.CUSTOM:
                 self._show_custom(link)
             self._fill_sweep(links if same and links is not None else [])
+        self.path.show_settings(settings)
         self._shown = shown
         self._reveal()
 
@@ -341,18 +357,29 @@ class LinkEditor(QWidget):
 
     def _show_custom(self, value: LinkSetting | None) -> None:
         """Put a link's numbers in the custom fields (a preset's, to start a custom link from)."""
+        self._kept = {}
         if value is None:
             return
         try:
-            link = resolve_link(value if isinstance(value, str | LinkSpec) else LinkSpec.model_validate(value))
+            spec = value if isinstance(value, str | LinkSpec) else LinkSpec.model_validate(value)
+            link = resolve_link(spec)
         except (ValidationError, LinkPresetError):
             return  # the core's check names what is wrong with it
+        if isinstance(spec, LinkSpec):
+            self._kept = spec.model_dump(include=set(_KEPT), exclude_none=True)
+        bursty = "burst_loss" in self._kept
+        self.loss.setEnabled(self._loss_allowed and not bursty)
+        self.loss.setToolTip(
+            f"Bursty loss from the profile ({loss_text(link)}): edit it in the profile file"
+            if bursty
+            else self._loss_tip
+        )
         for box, number in (
             (self.delay, link.delay_ms),
             (self.jitter, link.jitter_ms),
             (self.rate_up, link.rate_kbit_up or 0),
             (self.rate_down, link.rate_kbit_down or 0),
-            (self.loss, link.loss_percent),
+            (self.loss, 0.0 if bursty else link.loss_percent),
         ):
             with QSignalBlocker(box):
                 box.setValue(number)
@@ -375,6 +402,7 @@ class LinkEditor(QWidget):
         self.sweep.setFixedHeight(rows * self.sweep.sizeHintForRow(0) + 2 * self.sweep.frameWidth() + 2)
 
     def _reveal(self) -> None:
+        self.path.setVisible(self._shown != Choice.NONE)
         self.custom.setVisible(self._shown == Choice.CUSTOM)
         self.sweep.setVisible(self._shown == Choice.SWEEP)
 
@@ -392,6 +420,8 @@ class LinkEditor(QWidget):
                 self.choice.removeItem(mixed)
             del self._choices[mixed]
         self._shown = chosen
+        if before == Choice.NONE and chosen != Choice.NONE:
+            self.path.show_link_chosen()
         if chosen == Choice.CUSTOM:
             if isinstance(before, str):  # start from the preset shown before
                 self._show_custom(before)
@@ -412,8 +442,10 @@ class LinkEditor(QWidget):
         data: dict[str, Any] = {
             "delay_ms": self.delay.value(),
             "jitter_ms": self.jitter.value(),
-            "loss_percent": self.loss.value(),
+            **self._kept,
         }
+        if "burst_loss" not in data:
+            data["loss_percent"] = self.loss.value()
         if up is not None or down is not None:
             data["rate_kbit"] = up if up == down else {k: v for k, v in (("up", up), ("down", down)) if v}
         try:
