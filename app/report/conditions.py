@@ -74,10 +74,14 @@ def environment_section(run: RunResult) -> Section:
         rows.append([name, (lib.get("version") or "not installed") + (f" · {'; '.join(extra)}" if extra else "")])
     emulation = env.get("link_emulation")
     if isinstance(emulation, dict):
-        offered = ["user-space delay line"] if emulation.get("delay_line") else []
+        offered = ["packet path (the kernel's TCP over emulated IP packets)"] if emulation.get("packet") else []
+        if emulation.get("delay_line"):
+            offered.append("stream relay")
         if emulation.get("netem"):
             offered.append("kernel netem")
         text = ", ".join(offered) or "none"
+        if not emulation.get("packet") and emulation.get("packet_reason"):
+            text += f"; no packet path: {emulation['packet_reason']}"
         if not emulation.get("netem") and emulation.get("netem_reason"):
             text += f"; no netem: {emulation['netem_reason']}"
         rows.append(["Link emulation", text])

@@ -8,7 +8,7 @@ from typing import Any
 from app.core.machine import placement
 from app.core.results.job_records import SAMPLING_INTERVAL_S
 from app.core.results.model import METRIC_DESCRIPTIONS, RunResult
-from app.core.vocab import SESSION_MODES, Mode
+from app.core.vocab import SESSION_MODES, LinkEmulation, Mode, TcpConnection
 from app.report.load import load_method
 from app.report.model import (
     Block,
@@ -55,6 +55,7 @@ def method_section(run: RunResult) -> Section:
                 "cryptography: the fastest round trip that connection allows."
             )
         )
+    blocks += _links(run)
     blocks += load_method(run)
     blocks += _placement(run)
     interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
@@ -142,3 +143,58 @@ def _sample_counts(run: RunResult) -> list[Block]:
             f"{counts(s.get('samples'), s.get('warmup'), s.get('keygen_samples'))}"
         )
     return [Paragraph("Sample counts per profile job:"), Bullets(items)]
+
+
+def _links(run: RunResult) -> list[Block]:
+    """How this run's links were emulated, with the settings its figures rest on."""
+    linked = [job for job in run.jobs if job.link is not None]
+    packet = [job for job in linked if job.link is not None and job.link.emulation == LinkEmulation.PACKET]
+    relay = [job for job in linked if job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE]
+    blocks: list[Block] = []
+    if packet:
+        paths = [job.path for job in packet if job.path is not None]
+        queues = sorted({(p.queue_packets, p.queue_bytes) for p in paths if p.queue_packets and p.queue_bytes})
+        controls = sorted({p.congestion_control for p in paths if p.congestion_control})
+        fresh = sum(1 for job in packet if job.link is not None and job.link.connection == TcpConnection.FRESH)
+        flagged = sum(1 for p in paths if p.late)
+        text = (
+            f"{len(packet)} of this run's measured jobs ran over the **packet path**: sender and receiver each in a "
+            "network namespace of the job's own, joined through TUN devices by a link process that forwards their IP "
+            "packets per direction through a drop-tail queue"
+            + (
+                " (" + "; ".join(f"{packets:,} packets or {size / 1e6:g} MB" for packets, size in queues) + ")"
+                if queues
+                else ""
+            )
+            + ", serialization at the rate counting every header byte, the one-way delay plus jitter without "
+            "reordering, and loss (independent, or bursty where a link says so). The kernel's own TCP runs over "
+            "it" + (f" ({', '.join(controls)})" if controls else "") + ": slow start, ACK clocking and retransmission "
+            "act on the emulated path. "
+            + (
+                f"{fresh} of them sent every message on a fresh connection (slow start from the initial window of "
+                "10 segments; its set-up timed apart as **connect**), the others on the session's warm connection. "
+                if fresh
+                else "Messages travelled on the session's warm connection, whose window had grown. "
+            )
+            + "Each job records what the path did (packets, drops by cause, the loss achieved with its 95 % interval) "
+            "and how late the emulator itself ran"
+            + (
+                f"; {flagged} measured job(s) carry the link-emulator-late warning: their figures include the "
+                "emulator's delay."
+                if flagged
+                else "; none ran late beyond 0.5 ms."
+            )
+        )
+        blocks.append(Paragraph(text))
+    if relay:
+        blocks.append(
+            Paragraph(
+                f"{len(relay)} of this run's measured jobs ran over the **stream relay** (labelled so): each end's "
+                "TCP connection ends at a link process on loopback, which delays each direction's byte stream "
+                "(serialization at the rate, then the delay). It models a message of F bytes arriving 8F/rate plus "
+                "the delay after it was sent, but no TCP dynamics on the path (no slow start, no header bytes, no "
+                "loss): a message beyond the initial window that a fresh connection would wait a round trip for "
+                "arrives without it."
+            )
+        )
+    return blocks

@@ -356,7 +356,15 @@ def test_environment_and_method(report: Report, hand_run: RunResult) -> None:
     parallel.environment["link_emulation"] = {"delay_line": True, "netem": False, "netem_reason": "no sch_netem"}
     env3 = section(build_report(parallel), "Environment")
     rows3 = dict(tuple(r) for r in next(b for b in env3.blocks if isinstance(b, Table)).rows)
-    assert rows3["Link emulation"] == "user-space delay line; no netem: no sch_netem"
+    assert rows3["Link emulation"] == "stream relay; no netem: no sch_netem"
+    parallel.environment["link_emulation"].update({"packet": False, "packet_reason": "needs root"})
+    env4 = section(build_report(parallel), "Environment")
+    rows4 = dict(tuple(r) for r in next(b for b in env4.blocks if isinstance(b, Table)).rows)
+    assert rows4["Link emulation"] == "stream relay; no packet path: needs root; no netem: no sch_netem"
+    parallel.environment["link_emulation"]["packet"] = True
+    env5 = section(build_report(parallel), "Environment")
+    rows5 = dict(tuple(r) for r in next(b for b in env5.blocks if isinstance(b, Table)).rows)
+    assert rows5["Link emulation"].startswith("packet path (the kernel's TCP over emulated IP packets), stream relay")
     method = " ".join(texts(section(report, "Method")))
     for name in ("keygen", "encrypt", "floor_rtt", "network", "hash"):
         assert f"**{name}**" in method

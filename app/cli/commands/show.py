@@ -10,6 +10,7 @@ from app.cli.common import EXIT_OK, UsageError, open_store, warn_damaged
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.printing import print_per_sample, print_summary
+from app.core.vocab import LinkEmulation
 
 NAME = "show"
 HELP = "show a stored run"
@@ -50,11 +51,17 @@ def run(args: argparse.Namespace) -> int:
             f"{env.os_name or 'unknown OS'}"
         )
     )
-    if any(job.link is not None for job in run.jobs) and env.netem is not None:
-        console.print(
-            escape("links: user-space delay line" + ("" if env.netem else f" (no netem: {env.netem_reason})"))
-        )
+    emulations = {job.link.emulation for job in run.jobs if job.link is not None}
+    if emulations:
+        console.print(escape("links: " + "; ".join(_EMULATION_WORDS.get(e, e) for e in sorted(emulations))))
     print_summary(console, run)
     if args.per_sample:
         print_per_sample(console, run)
     return EXIT_OK
+
+
+#: How `show` names each emulation a run's links used.
+_EMULATION_WORDS = {
+    LinkEmulation.PACKET: "packet path (the kernel's TCP over emulated IP packets)",
+    LinkEmulation.DELAY_LINE: "stream relay (each direction's bytes through a delay line; no TCP on the path)",
+}

@@ -313,11 +313,26 @@ def link_title(link: Link) -> str:
     return (preset.title if preset is not None else numbers_text(link)) + emulation_mark(link)
 
 
+#: What the packet path serializes beyond a segment's payload: its IPv4 (20) and TCP (20,
+#: plus 12 of timestamps) headers; the largest payload of a 1500-byte packet.
+PACKET_HEADER_BYTES, SEGMENT_BYTES = 52, 1448
+
+
+def wire_bytes(link: Link, payload: int) -> int:
+    """The bytes the link serializes for `payload` bytes of a stream: on the packet path
+    each segment's headers too; the stream relay serializes the stream alone."""
+    if link.emulation != LinkEmulation.PACKET:
+        return payload
+    return payload + PACKET_HEADER_BYTES * max(1, -(-payload // SEGMENT_BYTES))
+
+
 def round_trip_ms(link: Link, up_bytes: int = 1024, down_bytes: int = 64) -> float:
     """What one exchange costs on this link in the model: both delays, and the message and
-    its reply serialized at their rates (milliseconds). Ranks links by cost (`reduced`)."""
+    its reply serialized at their rates (milliseconds), in the packets that carry them on
+    the packet path (a warm connection; a fresh one adds a round trip per slow-start round
+    beyond the initial window). Ranks links by cost (`reduced`)."""
     cost = 2 * link.delay_ms
     for size, rate in ((up_bytes, link.rate_kbit_up), (down_bytes, link.rate_kbit_down)):
         if rate is not None:
-            cost += 8 * size / rate  # kbit/s = bits per millisecond
+            cost += 8 * wire_bytes(link, size) / rate  # kbit/s = bits per millisecond
     return cost

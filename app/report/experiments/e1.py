@@ -326,7 +326,8 @@ def _link_equivalent(published_s: float, job: JobResult) -> str | None:
     text = (
         f"**On a network.** The published {seconds(published_s)} is a loopback figure: one machine, no wire. "
         f"In the link model (one-way delay each way, plus the {up}-byte frame and its acknowledgement at the "
-        f"link's rate) it equals a link with {seconds(published_s / 2)} of one-way delay"
+        f"link's rate, in the IP packets that carry them) it equals a link with {seconds(published_s / 2)} of "
+        "one-way delay"
     )
     if below and above:
         low, high = below[-1], above[0]
