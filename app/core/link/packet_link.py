@@ -43,9 +43,11 @@ from app.core.link.packet_line import (
     PacketLine,
 )
 from app.core.link.path_counters import CPU, Counters, record_read, record_release, write_lines
+from app.core.link.presets import round_trip_ms
 from app.core.link.relay import LinkError, fine_timer_slack
 from app.core.measure.harness import child_entry
 from app.core.results.job_records import Link
+from app.core.results.link_path import LATE_LIMIT_S, LATE_SHARE
 from app.core.run.events import LinkMessage, PathReady
 
 #: Largest IP packet a TUN device hands over (the MTU is 1500; room for anything larger).
@@ -75,6 +77,12 @@ def queue_bounds(link: Link) -> tuple[int, int]:
         DEFAULT_QUEUE_PACKETS if link.queue_packets is None else link.queue_packets,
         DEFAULT_QUEUE_BYTES if link.queue_bytes is None else link.queue_bytes,
     )
+
+
+def late_limit(link: Link) -> float:
+    """The release lateness a size over `link` is held to (`LinkPath.late_limit_s`): 2 % of
+    the link's round trip for a 1 KiB exchange, at least `LATE_LIMIT_S`."""
+    return max(LATE_LIMIT_S, LATE_SHARE * round_trip_ms(link) / 1000)
 
 
 def loss_model(link: Link) -> LossModel:

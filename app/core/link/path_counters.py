@@ -110,6 +110,7 @@ def path_over(
     queue: tuple[int, int] | None = None,
     read_late_max_s: float = 0.0,
     device_dropped: int | None = None,
+    late_limit_s: float | None = None,
 ) -> LinkPath:
     """The path between two snapshots (`late_max_s`: the worst lateness the link recorded
     since the supervisor reset it at the size's start)."""
@@ -120,11 +121,17 @@ def path_over(
 
     histogram = delta[HISTOGRAM : HISTOGRAM + BUCKETS]
     released = delta[RELEASED] > 0
+
+    def percentile(fraction: float) -> float | None:
+        # A bucket's upper edge may pass the worst lateness seen in it: never report beyond that.
+        edge = _percentile(histogram, fraction)
+        return None if edge is None else min(edge, late_max_s) if released and late_max_s > 0 else edge
+
     return LinkPath(
         up=direction(UP),
         down=direction(DOWN),
-        late_p50_s=_percentile(histogram, 0.5),
-        late_p99_s=_percentile(histogram, 0.99),
+        late_p50_s=percentile(0.5),
+        late_p99_s=percentile(0.99),
         late_max_s=late_max_s if released else None,
         emulator_cpu_s=max(0.0, delta[CPU]),
         congestion_control=congestion_control,
@@ -135,4 +142,5 @@ def path_over(
         read_late_packets=int(delta[READ_LATE]),
         read_late_max_s=read_late_max_s,
         device_dropped=device_dropped,
+        late_limit_s=late_limit_s,
     )

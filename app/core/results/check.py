@@ -670,6 +670,7 @@ def _check_path(link_path: dict[str, Any], path: str) -> None:
     _str(link_path, "congestion_control", path, required=False, nullable=True)
     _int(link_path, "read_late_packets", path, required=False, nullable=True)
     _int(link_path, "device_dropped", path, required=False, nullable=True)
+    _num(link_path, "late_limit_s", path, non_negative=True, required=False, nullable=True)
     _num(link_path, "read_late_max_s", path, non_negative=True, required=False, nullable=True)
     _int(link_path, "queue_packets", path, low=1, required=False, nullable=True)
     _int(link_path, "queue_bytes", path, low=1, required=False, nullable=True)

@@ -30,6 +30,7 @@ import psutil
 
 from app.core.analysis import stats
 from app.core.errors import RegistryError
+from app.core.link.presets import round_trip_ms
 from app.core.machine import preflight
 from app.core.machine.environment import collect_environment
 from app.core.measure.sampler import ResourceSeries
@@ -38,6 +39,7 @@ from app.core.profile.resolve import resolve_jobs
 from app.core.results.job_records import (
     SAMPLING_INTERVAL_S,
     CpuUsage,
+    Link,
     MemoryUsage,
     ProcessUsage,
     Security,
@@ -388,6 +390,9 @@ class _JobRun:
             time.sleep(0)
         if seal in result.metrics:
             result.throughput_bytes_per_s = result.metrics[seal].throughput_bytes_per_s
+        short = short_link_note(job.link, result)
+        if short is not None:
+            result.notes.append(short)
         usage = {role: ProcessUsage.from_series(_slice(s, window_start)) for role, s in series.items()}
         if measured.receiver_resources is not None and Role.RECEIVER not in usage:
             reported = measured.receiver_resources
@@ -458,3 +463,30 @@ def _slice(series: ResourceSeries, start: float) -> ResourceSeries:
             if i < len(series.cpu_nums):
                 window.cpu_nums.append(series.cpu_nums[i])
     return window
+
+
+#: Below this round trip a packet-path figure is at the edge of what the emulator resolves
+#: (the fidelity target is 2 % of the model or 1 ms, whichever is larger).
+RESOLVED_ROUND_TRIP_S = 0.001
+
+
+def short_link_note(link: Link | None, result: JobResult) -> str | None:
+    """On a packet-path link shorter than the emulator resolves, what this size's own floor
+    round trip says about it: the model's round trip beside the measured one, when the
+    emulator's and the kernels' cost is the larger share (None: nothing to say)."""
+    floor = result.metrics.get("floor_rtt")
+    if link is None or link.emulation != LinkEmulation.PACKET or floor is None:
+        return None
+    frame = result.wire_bytes.get("frame")
+    pong = result.wire_bytes.get("ack_frame")
+    if frame is None or pong is None:
+        return None
+    model = round_trip_ms(link, frame, pong) / 1000
+    measured = floor.stats.median
+    if model >= RESOLVED_ROUND_TRIP_S or measured <= 2 * model:
+        return None
+    return (
+        f"this link's round trip in the model is {model * 1e6:.0f} µs, and the floor round trip over the packet "
+        f"path took {measured * 1e6:.0f} µs: most of it is the emulator's and both kernels' own cost, which the "
+        "packet path resolves to about 1 ms; read round trips over so short a link as upper bounds"
+    )

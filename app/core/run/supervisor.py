@@ -27,7 +27,13 @@ from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar, assert_never
 
 from app.core.link.netns import device_drops
-from app.core.link.packet_link import PacketPathPlan, check_packet_link, packet_link_main, queue_bounds
+from app.core.link.packet_link import (
+    PacketPathPlan,
+    check_packet_link,
+    late_limit,
+    packet_link_main,
+    queue_bounds,
+)
 from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_over, snapshot
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
@@ -459,6 +465,7 @@ class ChildSupervisor:
                     queue=None if self.job.link is None else queue_bounds(self.job.link),
                     read_late_max_s=self.path_counters[READ_LATE_MAX],
                     device_dropped=_difference(self._drops_start.get(message.size_index), self._device_drops()),
+                    late_limit_s=None if self.job.link is None else late_limit(self.job.link),
                 )
             self.on_measured(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):

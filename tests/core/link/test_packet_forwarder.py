@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.core.link.netns import DEVICE, device_drops
 from app.core.link.packet_line import LossModel, PacketLine
-from app.core.link.packet_link import PacketForwarder
-from app.core.link.path_counters import READ_LATE, READ_LATE_MAX, SLOTS, path_over, snapshot
+from app.core.link.packet_link import PacketForwarder, late_limit
+from app.core.link.path_counters import READ_LATE, READ_LATE_MAX, SLOTS, path_over, record_release, snapshot
+from app.core.link.presets import resolve_link, round_trip_ms
 from app.core.results.link_path import LATE_LIMIT_S, LinkPath, PathDirection, emulator_late_text
+from app.core.run.runner import short_link_note
+from tests.helpers import records
 
 SENDER, RECEIVER = 3, 4
 PACKET = bytes(1500)
@@ -140,3 +144,49 @@ def test_device_drops_are_read_from_the_namespace_s_own_proc_view(tmp_path: Path
     )
     assert device_drops(str(task / "ns" / "net")) == 19
     assert device_drops(str(tmp_path / "gone" / "ns" / "net")) is None
+
+
+def test_a_percentile_never_passes_the_worst_lateness_seen() -> None:
+    """The histogram's buckets are 9 % wide: a release 485 us late lands in the bucket whose
+    upper edge is 512 us, past the 0.5 ms limit, though nothing was that late."""
+    counters = [0.0] * SLOTS
+    before = snapshot(counters)
+    for _ in range(50):
+        record_release(counters, 485e-6)
+    path = path_over(
+        before,
+        snapshot(counters),
+        late_max_s=485e-6,
+        congestion_control=None,
+        slow_start_after_idle=None,
+        realtime=True,
+    )
+    assert path.late_p99_s == path.late_p50_s == pytest.approx(485e-6)
+    assert not path.late
+
+
+def test_the_late_limit_follows_the_link_s_round_trip() -> None:
+    satellite, lan = (resolve_link(name) for name in ("satellite", "lan"))
+    assert late_limit(satellite) == pytest.approx(0.02 * round_trip_ms(satellite) / 1000)  # 12 ms
+    assert late_limit(lan) == LATE_LIMIT_S
+    slow = _path(late_p99_s=0.004, late_limit_s=late_limit(satellite))
+    assert not slow.late  # 4 ms late on a 600 ms round trip is within the fidelity target
+    assert _path(late_p99_s=0.004, late_limit_s=late_limit(lan)).late
+    assert "(limit 0.5 ms)" in emulator_late_text(_path(late_p99_s=0.004, late_limit_s=late_limit(lan)))
+
+
+def test_a_link_shorter_than_the_packet_path_resolves_gets_a_note_with_its_figures() -> None:
+    lan = resolve_link("lan")
+    job = records.job(
+        mode="loopback",
+        link=lan,
+        metrics={"floor_rtt": [130e-6] * 10},
+        wire_bytes={"frame": 1064, "ack_frame": 21},
+    )
+    note = short_link_note(lan, job)
+    assert note is not None and "in the model is 36 µs" in note and "took 130 µs" in note
+    wifi = resolve_link("wifi")
+    assert short_link_note(wifi, replace(job, link=wifi)) is None  # 2.6 ms: resolved
+    relay = replace(lan, emulation="delay-line")
+    assert short_link_note(relay, replace(job, link=relay)) is None
+    assert short_link_note(lan, replace(job, metrics={"floor_rtt": records.metric([60e-6] * 10)})) is None
