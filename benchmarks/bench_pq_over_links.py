@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.core.results.model import JobResult, load_results_file
+from app.core.vocab import LinkEmulation
 
 CLI = [sys.executable, "-m", "app", "run", "pq-over-links", "--no-store", "--quiet"]
 
@@ -70,7 +71,7 @@ def main() -> int:
         packet_file = args.packet or _run("packet", Path(folder) / "packet.json")
         relay_file = args.relay or _run("stream-relay", Path(folder) / "relay.json")
         packet, relay = load_results_file(packet_file), load_results_file(relay_file)
-    for run, emulation in ((packet, "packet"), (relay, "delay-line")):
+    for run, emulation in ((packet, LinkEmulation.PACKET), (relay, LinkEmulation.DELAY_LINE)):
         wrong = [job.label for job in run.jobs if job.link is None or job.link.emulation != emulation]
         if wrong:
             print(f"{run.id}: {len(wrong)} jobs not over the {emulation} emulation, e.g. {wrong[0]}")

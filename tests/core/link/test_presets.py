@@ -21,6 +21,7 @@ from app.core.link.presets import (
     rates,
     resolve_link,
     round_trip_ms,
+    wire_bytes,
 )
 from app.core.results.job_records import Link
 from app.core.vocab import LinkEmulation
@@ -135,8 +136,12 @@ def test_round_trip_cost_ranks_links_by_what_a_message_waits() -> None:
     costs = {name: round_trip_ms(resolve_link(name)) for name in link_presets()}
     assert costs["lan"] < costs["wifi"] < costs["lte"] < costs["3g"] < costs["satellite"]
     assert costs["satellite"] == pytest.approx(600.0)  # 2 x 300 ms, rate unlimited
-    # 50 kbit/s: 1 KiB up and 64 B back take 164 ms + 10 ms on the air, no fixed delay.
-    assert costs["sensor-radio"] == pytest.approx(8 * 1024 / 50 + 8 * 64 / 50)
+    # 50 kbit/s: 1 KiB up and 64 B back take 164 ms + 10 ms on the air, no fixed delay, and
+    # on the packet path their packets' headers (52 bytes each) 16.6 ms more.
+    assert costs["sensor-radio"] == pytest.approx(8 * (1024 + 52) / 50 + 8 * (64 + 52) / 50)
+    relay = replace(resolve_link("sensor-radio"), emulation=LinkEmulation.DELAY_LINE)
+    assert round_trip_ms(relay) == pytest.approx(8 * 1024 / 50 + 8 * 64 / 50)  # a byte stream: no headers
+    assert wire_bytes(resolve_link("lte"), 3000) == 3000 + 3 * 52  # three segments of at most 1448 bytes
 
 
 def test_a_broken_presets_file_is_one_line_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
