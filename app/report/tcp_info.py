@@ -69,13 +69,16 @@ def kernel_lines(job: JobResult) -> list[str]:
     return [f"kernel ({role}): {kernel_line(job.tcp_info[role])}" for role in _ends(job)] + path_lines(job)
 
 
-def _direction_text(direction: PathDirection) -> str:
+def _direction_text(direction: PathDirection, bursty: bool = False) -> str:
     text = f"{_number(direction.packets_in)} packets"
     if direction.dropped_loss or direction.loss_trials:
         interval = wilson_interval(direction.dropped_loss, direction.loss_trials)
         lost = f"{_number(direction.dropped_loss)} lost"
         if direction.loss_rate is not None and interval is not None:
-            lost += f" ({direction.loss_rate:.2%}, 95 % {interval[0]:.2%}–{interval[1]:.2%})"
+            # The interval is a binomial one: losses in bursts are not independent trials,
+            # so there it is narrower than the truth, and says so.
+            which = "95 % if independent" if bursty else "95 %"
+            lost += f" ({direction.loss_rate:.2%}, {which} {interval[0]:.2%}–{interval[1]:.2%})"
         text += f", {lost}"
     if direction.dropped_queue:
         text += f", {_number(direction.dropped_queue)} dropped by the full queue"
@@ -88,6 +91,7 @@ def path_lines(job: JobResult) -> list[str]:
     path = job.path
     if path is None:
         return []
+    bursty = job.link is not None and job.link.burst_loss is not None
     late = "nothing released"
     if path.late_p50_s is not None:
         late = (
@@ -105,8 +109,8 @@ def path_lines(job: JobResult) -> list[str]:
         if part
     )
     return [
-        f"path (up): {_direction_text(path.up)}",
-        f"path (down): {_direction_text(path.down)}",
+        f"path (up): {_direction_text(path.up, bursty)}",
+        f"path (down): {_direction_text(path.down, bursty)}",
         f"emulator: released late by {late}"
         + (
             f"; {path.read_late_packets} packets read late (up to {format_seconds(path.read_late_max_s)})"

@@ -48,3 +48,20 @@ def test_the_stream_relay_is_described_by_what_it_leaves_out() -> None:
     assert "no TCP dynamics on the path (no slow start, no header bytes, no loss)" in text
     assert "packet path" not in text
     assert "packet path" not in _method([_session(0)]) and "stream relay" not in _method([_session(0)])
+
+
+def test_the_path_lines_give_each_direction_s_loss_with_its_interval_and_say_when_it_assumes_independence() -> None:
+    from app.core.results.job_records import BurstLoss
+    from app.report.tcp_info import path_lines
+
+    independent = [
+        line.replace("\u202f", " ").replace("\u00a0", " ") for line in path_lines(_session(0, link=PACKET, path=PATH))
+    ]
+    assert independent[0] == "path (up): 1 000 packets, 10 lost (1.00%, 95 % 0.54%–1.83%)"
+    assert (
+        independent[2].startswith("emulator: released late by p50 50") and "congestion control cubic" in independent[2]
+    )
+    bursty = replace(PACKET, burst_loss=BurstLoss(1.0, 25.0))
+    lines = path_lines(_session(0, link=bursty, path=PATH))
+    assert "95 % if independent 0.54%–1.83%" in lines[0] and "95 % if independent" in lines[1]
+    assert path_lines(_session(0)) == []  # no packet path, nothing to say
