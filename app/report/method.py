@@ -171,8 +171,10 @@ def _links(run: RunResult) -> list[Block]:
             "it" + (f" ({', '.join(controls)})" if controls else "") + ": slow start, ACK clocking and retransmission "
             "act on the emulated path. "
             + (
-                f"{fresh} of them sent every message on a fresh connection (slow start from the initial window of "
-                "10 segments; its set-up timed apart as **connect**), the others on the session's warm connection. "
+                ("All of them" if fresh == len(packet) else f"{fresh} of them")
+                + " sent every timed message and floor ping-pong on a fresh connection (slow start from the initial "
+                "window of 10 segments; its set-up timed apart as **connect**)"
+                + ("; the others used the session's warm connection. " if fresh < len(packet) else ". ")
                 if fresh
                 else "Messages travelled on the session's warm connection, whose window had grown. "
             )
@@ -182,7 +184,7 @@ def _links(run: RunResult) -> list[Block]:
                 f"; {flagged} measured job(s) carry the link-emulator-late warning: their figures include the "
                 "emulator's delay."
                 if flagged
-                else "; none ran late beyond 0.5 ms."
+                else "; none ran later than its limit (2 % of its link's round trip, at least 0.5 ms)."
             )
         )
         blocks.append(Paragraph(text))

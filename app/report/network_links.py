@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from app.core.analysis.compare import MatchKey, match_key
-from app.core.link.presets import emulation_mark
+from app.core.link.presets import emulation_mark, loss_text
 from app.core.results.job_records import Link
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
@@ -44,8 +44,8 @@ def link_text(link: Link) -> str:
         else _kbit(link.rate_kbit_up)
     )
     jitter = f" ±{link.jitter_ms:g} ms" if link.jitter_ms else ""
-    loss = f", {link.loss_percent:g} % loss" if link.loss_percent else ""
-    return f"{link.delay_ms:g} ms{jitter}, {rate}{loss}{emulation_mark(link)}"
+    loss = loss_text(link)
+    return f"{link.delay_ms:g} ms{jitter}, {rate}{', ' + loss if loss else ''}{emulation_mark(link)}"
 
 
 def _kbit(rate: float | None) -> str:

@@ -36,9 +36,13 @@ def test_the_packet_path_is_described_with_its_queue_control_and_connections() -
     )
     assert "2 of this run's measured jobs ran over the **packet path**" in text
     assert "drop-tail queue (1,000 packets or 1.5 MB)" in text and "The kernel's own TCP runs over it (cubic)" in text
-    assert "1 of them sent every message on a fresh connection" in text
+    assert "1 of them sent every timed message and floor ping-pong on a fresh connection" in text
+    assert "the others used the session's warm connection" in text
     assert "1 measured job(s) carry the link-emulator-late warning" in text
     assert "stream relay" not in text
+    all_fresh = _method([_session(0, link=replace(PACKET, connection="fresh"), path=PATH)])
+    assert "All of them sent every timed message" in all_fresh and "the others" not in all_fresh
+    assert "none ran later than its limit" in all_fresh
 
 
 def test_the_stream_relay_is_described_by_what_it_leaves_out() -> None:
