@@ -44,7 +44,7 @@ def test_links_json(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (
             ["--link", '{"delay_ms": 20, "loss_percent": 1}'],
-            "jobs[0].link.loss_percent: packet loss needs the packet path",
+            "jobs[0].link.loss_percent: 1 % loss asked for: packet loss needs the packet path",
         ),
     ],
 )
@@ -79,7 +79,7 @@ def test_run_link_emulation_sets_every_linked_job_and_is_checked(
     profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback"}]}))
     lossy = ["--link", '{"delay_ms": 20, "loss_percent": 1}']
     assert main(["run", str(profile), "--no-store", *lossy, "--link-emulation", "stream-relay"]) == EXIT_USAGE
-    assert "jobs[0].link.loss_percent: packet loss needs the packet path" in capsys.readouterr().err
+    assert "jobs[0].link.loss_percent: 1 % loss asked for: packet loss needs the packet path" in capsys.readouterr().err
     assert main(["run", str(profile), "--no-store", "--link-emulation", "auto"]) == EXIT_USAGE
     assert "--link-emulation: the profile has no job with a link to emulate" in capsys.readouterr().err
 

@@ -265,7 +265,10 @@ def _packet_only(link: Link, spec: object, place: str, source: str | None) -> No
 
     if link.loss_percent > 0:
         name = "burst_loss" if link.burst_loss is not None else "loss_percent"
-        raise ProfileError(f"{loss_refusal()} (got {link.loss_percent:g})", source=source, field=field(name))
+        # The value first: the refusal's reason may end in figures of its own (a device's mode).
+        raise ProfileError(
+            f"{link.loss_percent:g} % loss asked for: {loss_refusal()}", source=source, field=field(name)
+        )
     for name in ("queue_packets", "queue_bytes"):
         if getattr(link, name) is not None:
             raise ProfileError(
