@@ -370,7 +370,10 @@ def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: Con
         }
     )
     panel.set_profile(profile)
-    assert not panel.is_valid and "link.loss_percent: 1 % loss asked for: packet loss needs the packet path" in panel.reason
+    assert (
+        not panel.is_valid
+        and "link.loss_percent: 1 % loss asked for: packet loss needs the packet path" in panel.reason
+    )
     panel.checked_rows()[0].setSelected(True)
     assert _editor(panel).loss.value() == 1  # shown as it is, never rounded away
     profile = parse_profile({"name": "bad", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": "moon"}]})
