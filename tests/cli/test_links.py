@@ -10,6 +10,8 @@ import pytest
 from app.cli.common import EXIT_OK, EXIT_USAGE
 from app.cli.main import main
 from app.core.link.presets import link_presets
+from app.core.profile.files import load_profile
+from app.core.profile.model import ProfileError
 
 
 def test_links_piped_is_one_line_per_preset_with_numbers_and_source(capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,3 +97,24 @@ def test_run_tcp_connection_sets_every_linked_job_and_is_checked(
     assert "jobs[0].tcp_connection: sets the kernel's TCP on the packet path" in err and err.count("\n") == 1
     assert main(["run", str(profile), "--no-store", "--tcp-connection", "fresh"]) == EXIT_USAGE
     assert "--tcp-connection: the profile has no job with a link to send over" in capsys.readouterr().err
+
+
+def test_run_tcp_congestion_control_sets_every_linked_job_and_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core.profile import edits, resolve
+
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": "lte"}]}))
+    relay = ["--link-emulation", "stream-relay", "--tcp-congestion-control", "reno"]
+    assert main(["run", str(profile), "--no-store", *relay]) == EXIT_USAGE
+    assert "jobs[0].tcp_congestion_control: sets the kernel's TCP on the packet path" in capsys.readouterr().err
+    monkeypatch.setattr(resolve, "packet_path_refusal", lambda: None)
+    offered = tmp_path / "available"
+    offered.write_text("reno cubic\n")
+    monkeypatch.setattr(resolve, "AVAILABLE_CONGESTION_CONTROL", offered)
+    set_bbr = edits.with_congestion_control(load_profile(str(profile)), "bbr")
+    with pytest.raises(ProfileError, match=r"bbr is not a congestion control this kernel offers"):
+        resolve.resolve_jobs(set_bbr)
+    with pytest.raises(ProfileError, match=r"not a congestion control \(got \"vegas\""):
+        edits.with_congestion_control(load_profile(str(profile)), "vegas")

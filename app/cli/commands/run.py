@@ -17,6 +17,7 @@ from app.cli.terminal.printing import count_phrase, print_per_sample, print_summ
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
     DEFAULT_PLACEMENT,
+    CongestionControl,
     ExportFormat,
     JobStatus,
     LinkEmulationChoice,
@@ -59,6 +60,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "contact pays); without it, each job's profile setting, else warm",
     )
     p.add_argument(
+        "--tcp-congestion-control",
+        choices=[control.value for control in CongestionControl],
+        help="the congestion control both ends of every linked job use on the packet path (refused where the "
+        "kernel does not offer it); without it, each job's profile setting, else the kernel's default",
+    )
+    p.add_argument(
         "--placement",
         choices=[policy.value for policy in PlacementPolicy],
         help="override every job's CPU placement: same (all of a job's processes on one CPU), split "
@@ -91,6 +98,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.core.profile.edits import (
         reduced,
+        with_congestion_control,
         with_link,
         with_link_emulation,
         with_mode,
@@ -117,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
             profile = with_link_emulation(profile, args.link_emulation)
         if args.tcp_connection is not None:
             profile = with_tcp_connection(profile, args.tcp_connection)
+        if args.tcp_congestion_control is not None:
+            profile = with_congestion_control(profile, args.tcp_congestion_control)
         if args.placement is not None:
             profile = with_placement(profile, args.placement)
         if remote is not None:

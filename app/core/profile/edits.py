@@ -18,7 +18,7 @@ from app.core.profile.model import (
     Profile,
     ProfileError,
 )
-from app.core.vocab import LinkEmulationChoice, Mode, PlacementPolicy, TcpConnection
+from app.core.vocab import CongestionControl, LinkEmulationChoice, Mode, PlacementPolicy, TcpConnection
 
 
 def with_mode(profile: Profile, mode: str) -> Profile:
@@ -187,3 +187,17 @@ def with_tcp_connection(profile: Profile, text: str) -> Profile:
             field="--tcp-connection",
         ) from None
     return _on_linked_jobs(profile, {"tcp_connection": connection}, "--tcp-connection", "to send over")
+
+
+def with_congestion_control(profile: Profile, text: str) -> Profile:
+    """The same profile with every linked job's congestion control set (CLI
+    --tcp-congestion-control); the packet path and the kernel's offer are checked with the
+    jobs (`resolve_jobs`)."""
+    try:
+        control = CongestionControl(text)
+    except ValueError:
+        raise ProfileError(
+            f"not a congestion control (got {json.dumps(text)}; one of {', '.join(c.value for c in CongestionControl)})",
+            field="--tcp-congestion-control",
+        ) from None
+    return _on_linked_jobs(profile, {"tcp_congestion_control": control}, "--tcp-congestion-control", "to send over")
