@@ -39,14 +39,15 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from app.core.errors import SessionError
 from app.core.link.delay_line import DelayLine
 from app.core.measure.harness import child_entry
 from app.core.results.job_records import Link
-from app.core.run.events import LinkDone, LinkMessage, Listening
+from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
+from app.core.session.doorway import Doorway, TicketCheck, admit_one
 from app.core.vocab import LinkEmulation
 
 #: Most bytes a line holds unserialized before its source is no longer read: 8 ms of a
@@ -76,6 +77,14 @@ class LinkPlan:
     #: How long to wait for the sender's connection before giving up.
     accept_timeout: float = 60.0
     connect_timeout: float = 10.0
+    #: What the job's own clients present first (app.core.session.doorway's admission):
+    #: a connection without it is a stranger's, closed before a byte of it is relayed.
+    ticket: bytes = field(default=b"", repr=False)
+    #: How many connections the job brings (a shared link's clients; one sender here):
+    #: once they are all in, the link stops listening.
+    clients: int = 1
+    #: How long a connection may take to present its ticket.
+    admission_timeout: float = 10.0
 
 
 def check_link(link: Link) -> None:
@@ -304,11 +313,18 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
         raise LinkError(f"cannot listen on {plan.host}: {exc.strerror or exc}") from None
     with server:
         emit(Listening(server.getsockname()[1]))
-        server.settimeout(plan.accept_timeout)
-        try:
-            client, _ = server.accept()
-        except TimeoutError:
-            raise LinkError(f"no sender connected within {plan.accept_timeout:g} s") from None
+        doorway = Doorway(
+            server,
+            lambda: TicketCheck(plan.ticket),
+            plan.admission_timeout,
+            lambda text: emit(PeerDropped(text)),
+            who="link",
+        )
+        admitted = admit_one(doorway, time.monotonic() + plan.accept_timeout)
+        doorway.close()  # the sender is in: the port goes away, and any stranger still waiting
+        if admitted is None:
+            raise LinkError(f"no sender connected within {plan.accept_timeout:g} s")
+        client = admitted
     with client:
         try:
             upstream = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)

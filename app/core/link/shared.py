@@ -4,8 +4,10 @@
     client 1 ..C  <--down-  [ one DelayLine down ]  <-- load server
 
 `shared_link_main` listens like the one-connection link (app.core.link.relay), but
-accepts every connection that comes, connects each to the server, and relays all of
-them through one delay line per direction: their bytes queue for one serializer at the
+admits each of the job's clients (each presents the job's ticket first, checked side by
+side with any stranger's connection: app.core.session.doorway), connects each to the
+server, stops listening once all are in, and relays them through one delay line per
+direction: their bytes queue for one serializer at the
 link's rate, in the order they arrived, as packets of many flows queue at one
 bottleneck. Each segment remembers whose it is (the line keeps its order, so a queue of
 owners beside it does), and goes to that connection's other end when due. A
@@ -40,7 +42,8 @@ from app.core.link.relay import (
     write_outbox,
 )
 from app.core.measure.harness import child_entry
-from app.core.run.events import LinkDone, LinkMessage, Listening
+from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
+from app.core.session.doorway import Doorway, TicketCheck
 
 
 @dataclass
@@ -97,38 +100,42 @@ class _Line:
 
 
 class SharedRelay:
-    """Relays every connection `listener` accepts to `connect()`'s socket through one
-    up and one down line, until each connection taken has ended."""
+    """Relays every connection `doorway` admits to `connect()`'s socket through one up
+    and one down line, until each connection taken has ended. A connection is relayed
+    only once it has presented the job's ticket: a stranger's bytes never reach the
+    line the job's clients share, and once `clients` are in the link stops listening."""
 
     def __init__(
         self,
-        listener: socket.socket,
+        doorway: Doorway,
         connect: Callable[[], socket.socket],
         up: DelayLine,
         down: DelayLine,
+        clients: int,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.listener, self.connect, self.clock = listener, connect, clock
+        self.doorway, self.connect, self.clock, self.clients = doorway, connect, clock, clients
         self.up, self.down = _Line("up", up), _Line("down", down)
         self.pairs: list[_Pair] = []
         self.taken = 0
         self.broken: list[str] = []
 
-    def _accept(self) -> None:
-        try:
-            client, _ = self.listener.accept()
-        except (BlockingIOError, InterruptedError):
+    def _admit(self, sock: socket.socket) -> None:
+        client = self.doorway.read(sock)
+        if client is None:
             return
         try:
             server = self.connect()
         except OSError as exc:
             client.close()
             raise LinkError(f"cannot connect to the server: {exc.strerror or exc}") from None
-        for sock in (client, server):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle wait of the link's own
-            sock.setblocking(False)
+        for end in (client, server):
+            end.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle wait of the link's own
+            end.setblocking(False)
         self.pairs.append(_Pair(_Side(client, server), _Side(server, client)))
         self.taken += 1
+        if self.taken >= self.clients:
+            self.doorway.close()  # every client is in: nobody else gets onto the line
 
     def _read(self, line: _Line, side: _Side, pair: _Pair, now: float, buffer: memoryview) -> None:
         try:
@@ -163,7 +170,6 @@ class SharedRelay:
         self.pairs.remove(pair)
 
     def run(self, accept_timeout: float) -> None:
-        self.listener.setblocking(False)
         buffer = memoryview(bytearray(READ_BYTES))
         deadline = time.monotonic() + accept_timeout
         lines = (self.up, self.down)
@@ -179,7 +185,11 @@ class SharedRelay:
                         self._flush(side, pair)
                     if pair.done:
                         self._retire(pair)
+                self.doorway.expire()
                 wake = 0.5
+                due_door = self.doorway.next_deadline()
+                if due_door is not None:
+                    wake = min(wake, max(0.0, due_door - time.monotonic()))
                 for line in lines:
                     due = line.line.next_due()
                     if due is not None:
@@ -188,7 +198,7 @@ class SharedRelay:
                         wake = min(wake, max(0.0, line.line.backlog_below(MAX_BACKLOG_BYTES) - now))
                 for key in list(selector.get_map().values()):
                     selector.unregister(key.fileobj)
-                selector.register(self.listener, selectors.EVENT_READ, None)
+                self.doorway.register(selector, None)
                 for pair in self.pairs:
                     for line, side, other in ((self.up, pair.up, pair.down), (self.down, pair.down, pair.up)):
                         mask = 0
@@ -200,7 +210,11 @@ class SharedRelay:
                             selector.register(side.source, mask, (line, side, pair))
                 for key, events in selector.select(wake):
                     if key.data is None:
-                        self._accept()
+                        if key.fileobj is self.doorway.listener:
+                            self.doorway.accept()
+                        else:
+                            assert isinstance(key.fileobj, socket.socket)
+                            self._admit(key.fileobj)
                         continue
                     line, side, pair = key.data
                     if events & selectors.EVENT_READ:
@@ -225,8 +239,18 @@ def serve_shared_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> No
 
     with listener:
         emit(Listening(listener.getsockname()[1]))
-        relay = SharedRelay(listener, connect, up, down)
-        relay.run(plan.accept_timeout)
+        doorway = Doorway(
+            listener,
+            lambda: TicketCheck(plan.ticket),
+            plan.admission_timeout,
+            lambda text: emit(PeerDropped(text)),
+            who="link",
+        )
+        relay = SharedRelay(doorway, connect, up, down, plan.clients)
+        try:
+            relay.run(plan.accept_timeout)
+        finally:
+            doorway.close()
     released = relay.up.released + relay.down.released
     broken = "; ".join(relay.broken[:3]) + (f" (and {len(relay.broken) - 3} more)" if len(relay.broken) > 3 else "")
     emit(

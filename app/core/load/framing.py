@@ -13,7 +13,8 @@ length of the public material that follows it), KEY (a signer's verification key
 per connection), REQUEST (body: handshake length (4 B) | handshake | sealed payload; the
 reply's value is the server's crypto time in nanoseconds), MARK (a step boundary; the
 reply's id is the server process's pid and its value that process's CPU time in
-nanoseconds), BYE (this connection is done: a server process exits once every
+nanoseconds; the generator's first MARK, once all its clients are in, also tells the
+server to stop listening), BYE (this connection is done: a server process exits once every
 connection it took is done).
 """
 

@@ -145,7 +145,7 @@ class LoadGenerator:
 
     def connect_all(self) -> None:
         for k in range(self.settings.clients):
-            sock = connect(self.peer.host, self.peer.port, self.peer.connect_timeout)
+            sock = connect(self.peer.host, self.peer.port, self.peer.connect_timeout, admission=self.peer.admission)
             where = f"load server {self.peer.address} (client {k + 1})"
             sock.settimeout(SETUP_TIMEOUT_S)
             authenticate_server(
@@ -156,6 +156,9 @@ class LoadGenerator:
             self.selector.register(sock, selectors.EVENT_READ, client)
             if self.kernel_timestamps:
                 sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        # A first mark tells the server every client is in: it stops listening, so no
+        # stranger's connection reaches it while a step runs.
+        self.server_cpu_ns()
 
     def close(self) -> None:
         for client in self.clients:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
+import select
 import selectors
 import signal
 import socket
@@ -37,9 +38,10 @@ from app.core.measure.harness import child_entry
 from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Receiver, Scheme, SchemeError
-from app.core.session.auth import authenticate_peer
+from app.core.session.auth import ServerHandshake
+from app.core.session.doorway import Doorway
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, plaintext_for
-from app.core.session.wire import WireError, tune
+from app.core.session.wire import tune
 
 #: How long a connection may take to prove it holds the token.
 HELLO_TIMEOUT_S = 10.0
@@ -73,13 +75,39 @@ class _Client:
     keyed: bool = False
 
 
+class _Door:
+    """Where a worker learns that the generator's clients are all in (`data` of the door
+    signal in the selector)."""
+
+
+_DOOR_SIGNAL = _Door()
+
+
 class _Worker:
-    """One server process's event loop over its listening socket and its clients."""
+    """One server process's event loop over its listening socket and its clients.
+
+    Connections are admitted by a `Doorway`: each proves it holds the token side by side
+    with the others, without a wait in the loop that serves the clients already in, so a
+    stranger's silent connection costs the requests in flight nothing. The generator's
+    first MARK comes once all its clients are in: the worker then stops listening (and
+    tells its sibling workers through `door_signal`, a pipe whose write end any of them
+    may write), so no connection reaches the server during a step.
+    """
 
     def __init__(
-        self, listener: socket.socket, plan: LoadServerPlan, scheme: Scheme, dropped: Callable[[str], None]
+        self,
+        listener: socket.socket,
+        plan: LoadServerPlan,
+        scheme: Scheme,
+        dropped: Callable[[str], None],
+        door_signal: tuple[int, int] | None = None,
     ) -> None:
-        self.listener, self.plan, self.scheme, self.dropped = listener, plan, scheme, dropped
+        self.plan, self.scheme, self.dropped = plan, scheme, dropped
+        self.doorway = Doorway(
+            listener, lambda: ServerHandshake(plan.token), HELLO_TIMEOUT_S, dropped, who="load server"
+        )
+        self.door_signal = door_signal
+        self._watched: set[socket.socket] = set()
         self.per_session_handshake = scheme.info.family not in KEYGEN_ON_SENDER
         self.limit = (
             job_capacity(scheme, list(plan.message_sizes))
@@ -95,8 +123,9 @@ class _Worker:
     def run(self) -> str | None:
         """Serve until every connection this worker took has closed (the generator keeps
         them all open to its end); the error that ended it, if any."""
-        self.listener.setblocking(False)
-        self.selector.register(self.listener, selectors.EVENT_READ, None)
+        self._watch_door()
+        if self.door_signal is not None:
+            self.selector.register(self.door_signal[0], selectors.EVENT_READ, _DOOR_SIGNAL)
         deadline = time.monotonic() + self.plan.accept_timeout
         # No collector pauses while serving: a full collection walks the heap this process
         # inherited from the preloaded fork server (tens of milliseconds, which every request
@@ -108,29 +137,66 @@ class _Worker:
             while not (self.served and not self.clients):
                 if not self.clients and not self.served and time.monotonic() > deadline:
                     return f"no load client connected within {self.plan.accept_timeout:g} s"
-                for key, _ in self.selector.select(timeout=0.5):
+                wake = 0.5
+                due = self.doorway.next_deadline()
+                if due is not None:
+                    wake = min(wake, max(0.0, due - time.monotonic()))
+                for key, _ in self.selector.select(timeout=wake):
                     if key.data is None:
-                        self._accept()
+                        self._at_door(key.fileobj)
+                    elif key.data is _DOOR_SIGNAL:
+                        self._close_door()
                     else:
                         self._read(key.data)
+                self.doorway.expire()
+                self._watch_door()
         finally:
             for client in list(self.clients.values()):
                 self._close(client)
+            self.doorway.close()
             self.selector.close()
         return None
 
-    def _accept(self) -> None:
-        try:
-            sock, address = self.listener.accept()
-        except (BlockingIOError, InterruptedError):
-            return  # another worker took it
-        sock.setblocking(True)
-        try:
-            authenticate_peer(sock, self.plan.token, HELLO_TIMEOUT_S)
-        except (WireError, OSError) as exc:
-            sock.close()
-            self.dropped(f"load server closed a connection from {address[0]}: {exc}")
+    def _watch_door(self) -> None:
+        """Watch the listener and every connection still proving itself, and nothing else
+        of the doorway's (it closes what fails, and hands over what passes)."""
+        now = set(self.doorway.sockets())
+        for sock in self._watched - now:
+            try:
+                self.selector.unregister(sock)
+            except (KeyError, ValueError):
+                pass
+        for sock in now - self._watched:
+            self.selector.register(sock, selectors.EVENT_READ, None)
+        self._watched = now
+
+    def _close_door(self) -> None:
+        """The generator's clients are all in: stop listening, here and in every worker."""
+        if self.door_signal is not None:
+            try:
+                self.selector.unregister(self.door_signal[0])
+            except (KeyError, ValueError):
+                pass
+            try:
+                os.write(self.door_signal[1], b"x")  # never read: it stays readable for every worker
+            except OSError:
+                pass
+        if self.doorway.is_open:
+            self.doorway.close()
+            self._watch_door()
+
+    def _at_door(self, sock: object) -> None:
+        if sock is self.doorway.listener:
+            self.doorway.accept()
             return
+        assert isinstance(sock, socket.socket)
+        admitted = self.doorway.read(sock)
+        if admitted is not None:
+            self.selector.unregister(admitted)  # watched as a client from now on
+            self._watched.discard(admitted)
+            self._admit(admitted)
+
+    def _admit(self, sock: socket.socket) -> None:
         tune(sock, True)
         sock.settimeout(SEND_TIMEOUT_S)
         client = _Client(sock, RecordBuffer(self.limit))
@@ -171,6 +237,7 @@ class _Worker:
         if kind == Kind.REQUEST:
             return self._request(client, ident, body)
         if kind == Kind.MARK:
+            self._close_door()  # the generator marks only once all its clients are in
             return REPLY.pack(kind, os.getpid(), time.process_time_ns(), Verdict.OK)
         if kind == Kind.PUBLIC_PLEASE:
             return self._publish(client, ident, body)
@@ -294,36 +361,68 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
         emit(ChildFailed(f"load server: {error}") if error else ReceiverDone())
         return
     children: list[int] = []
+    door = os.pipe()
+    # What the workers have to say (a stranger turned away) comes up one pipe, a line each,
+    # for this process to pass on: only it writes to the supervisor.
+    said_read, said_write = os.pipe()
     try:
         for sock in sockets:
             pid = os.fork()
-            if pid == 0:  # a worker: its own socket, its own loop, no word to the supervisor
+            if pid == 0:  # a worker: its own socket, its own loop
                 _die_with_parent()
                 for other in sockets:
                     if other is not sock:
                         other.close()
-                code = 1 if _Worker(sock, plan, scheme, lambda text: None).run() else 0
+                os.close(said_read)
+                code = 1 if _Worker(sock, plan, scheme, _line_writer(said_write), door).run() else 0
                 os._exit(code)
             children.append(pid)
     finally:
         for sock in sockets:
             sock.close()
+        os.close(said_write)
     emit(Listening(port))
-    failed = _reap(children)
+    try:
+        failed = _reap(children, lambda: _pass_on(said_read, emit))
+        _pass_on(said_read, emit)
+    finally:
+        for fd in (*door, said_read):
+            os.close(fd)
     emit(ChildFailed(f"load server: {failed} of {plan.workers} workers failed") if failed else ReceiverDone())
+
+
+def _line_writer(fd: int) -> Callable[[str], None]:
+    def write(text: str) -> None:
+        try:  # one write of under PIPE_BUF bytes: whole, never interleaved with a sibling's
+            os.write(fd, (text.replace("\n", " ")[:500] + "\n").encode("utf-8", "replace"))
+        except OSError:
+            pass
+
+    return write
+
+
+def _pass_on(fd: int, emit: Callable[[ReceiverMessage], None]) -> None:
+    """Emit what the workers wrote since last time (without waiting for more)."""
+    while select.select([fd], [], [], 0)[0]:
+        data = os.read(fd, 65536)
+        if not data:
+            return
+        for line in data.decode("utf-8", "replace").splitlines():
+            emit(PeerDropped(line))
 
 
 #: After the first worker ends, how long the others get to end on their own.
 _FOLLOW_S = 0.5
 
 
-def _reap(children: list[int]) -> int:
-    """Wait for the forked workers; once one has ended, kill those still there after
-    `_FOLLOW_S`. Returns how many ended with an error."""
+def _reap(children: list[int], meanwhile: Callable[[], None] = lambda: None) -> int:
+    """Wait for the forked workers (calling `meanwhile` as it goes); once one has ended,
+    kill those still there after `_FOLLOW_S`. Returns how many ended with an error."""
     waiting = set(children)
     failed = 0
     deadline: float | None = None
     while waiting:
+        meanwhile()
         for pid in list(waiting):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:

@@ -179,8 +179,9 @@ class Listening:
 
 @dataclass(frozen=True)
 class PeerDropped:
-    """The receiver closed a connection that never proved it holds the token, and
-    keeps waiting for its sender; `text` says who it was and why."""
+    """A receiver, load server or link closed a connection that never proved it is the
+    job's own (the token, or a link's admission ticket), and went on without it; `text`
+    says who it was and why."""
 
     text: str
 
@@ -231,7 +232,7 @@ MeasuringMessage: TypeAlias = SizeStarted | SizeMeasured | SampleBatch | Progres
 ReceiverMessage: TypeAlias = Listening | PeerDropped | ReceiverDone | ChildFailed
 #: What a link process sends its supervisor (`Listening` first, with the port the sender
 #: connects to, or `PathReady` from a packet link; ChildFailed: the link could not be set up).
-LinkMessage: TypeAlias = Listening | PathReady | LinkDone | ChildFailed
+LinkMessage: TypeAlias = Listening | PathReady | LinkDone | PeerDropped | ChildFailed
 #: Anything a job's child process sends over its pipe.
 ChildMessage: TypeAlias = MeasuringMessage | ReceiverMessage | LinkMessage
 #: What a run reports to its faces, on the runner's thread.

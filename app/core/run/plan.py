@@ -35,6 +35,10 @@ class SessionPeer:
     namespace: str | None = None
     #: The congestion control the sender's socket uses (TCP_CONGESTION); None: the default.
     congestion_control: str | None = None
+    #: Sent first on every connection, before the token handshake, where the port is a
+    #: link's (app.core.session.doorway's admission): the link relays nothing until it
+    #: has it. Empty: the port is the receiver's own.
+    admission: bytes = field(default=b"", repr=False)
 
     @property
     def address(self) -> str:

@@ -393,6 +393,9 @@ class _JobRun:
         short = short_link_note(job.link, result)
         if short is not None:
             result.notes.append(short)
+        strangers = strangers_note(self.supervisor.strangers)
+        if strangers is not None:
+            result.notes.append(strangers)
         usage = {role: ProcessUsage.from_series(_slice(s, window_start)) for role, s in series.items()}
         if measured.receiver_resources is not None and Role.RECEIVER not in usage:
             reported = measured.receiver_resources
@@ -489,4 +492,21 @@ def short_link_note(link: Link | None, result: JobResult) -> str | None:
         f"this link's round trip in the model is {model * 1e6:.0f} µs, and the floor round trip over the packet "
         f"path took {measured * 1e6:.0f} µs: most of it is the emulator's and both kernels' own cost, which the "
         "packet path resolves to about 1 ms; read round trips over so short a link as upper bounds"
+    )
+
+
+def strangers_note(dropped: list[str]) -> str | None:
+    """The note a job gets when connections that were not its own reached its ports.
+
+    Each was closed before it proved itself (app.core.session.doorway), side by side
+    with the job's own peers and never in their way; nothing it sent was relayed,
+    served or timed, and every port stopped listening once the job's peers were in."""
+    if not dropped:
+        return None
+    count = len(dropped)
+    first = dropped[0]
+    return (
+        f"{count} connection{'s' if count != 1 else ''} from outside the job reached its ports and "
+        f"{'were' if count != 1 else 'was'} closed unserved (first: {first}); none held up the job's "
+        "own peers, and nothing they sent was relayed, served or timed"
     )

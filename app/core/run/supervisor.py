@@ -67,11 +67,12 @@ from app.core.run.events import (
 )
 from app.core.run.jobstart import child_context, stop_signals_blocked
 from app.core.run.plan import JobPlan, SessionPeer
+from app.core.session.doorway import TICKET_BYTES, admission
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, sender_main
 from app.core.session.wire import HEADER_SIZE
-from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, measuring_role
+from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, TcpConnection, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -125,6 +126,8 @@ class ChildSupervisor:
         self.receiver_error: str | None = None
         self.link_error: str | None = None
         self.start_error: str | None = None
+        #: What each connection closed unserved (not the job's own peer) was told, in order.
+        self.strangers: list[str] = []
         self.processes: dict[Role, BaseProcess] = {}
         self.pipes: dict[Role, Connection] = {}
         self.exitcodes: dict[Role, int | None] = {}
@@ -181,9 +184,17 @@ class ChildSupervisor:
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
 
     def _session_plan(
-        self, host: str, port: int, token: bytes, namespace: str | None = None, congestion_control: str | None = None
+        self,
+        host: str,
+        port: int,
+        token: bytes,
+        namespace: str | None = None,
+        congestion_control: str | None = None,
+        admission: bytes = b"",
     ) -> JobPlan:
-        peer = SessionPeer(host, port, token, namespace=namespace, congestion_control=congestion_control)
+        peer = SessionPeer(
+            host, port, token, namespace=namespace, congestion_control=congestion_control, admission=admission
+        )
         if self.job.link is not None:
             peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
         return JobPlan(self.job, self.base, peer)
@@ -216,6 +227,7 @@ class ChildSupervisor:
                         bind=ready.receiver_address,
                         namespace=ready.receiver_namespace,
                         congestion_control=job.link.congestion_control,
+                        fresh_connections=job.link.connection == TcpConnection.FRESH,
                     )
                     self._start(Role.RECEIVER, receiver_main, plan)
                     port = self._wait_for_port(Role.RECEIVER)
@@ -228,13 +240,17 @@ class ChildSupervisor:
                     return self._measure(main)
                 self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits))
                 port = self._wait_for_port(Role.RECEIVER)
+                ticket = b""
                 if port is not None and job.link is not None:
                     # The sender talks to the link, the link to the receiver; neither end knows.
-                    self._start(Role.LINK, link_main, LinkPlan(job.link, port, seed=job.index))
+                    ticket = secrets.token_bytes(TICKET_BYTES)
+                    self._start(Role.LINK, link_main, LinkPlan(job.link, port, seed=job.index, ticket=ticket))
                     port = self._wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
-                self._start(Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token))
+                self._start(
+                    Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token, admission=admission(ticket))
+                )
             elif job.mode == Mode.LOAD:
                 assert job.load is not None, "resolve_jobs gives every load job its settings"
                 if job.link is not None and not self._link_checked(job):
@@ -253,13 +269,20 @@ class ChildSupervisor:
                     ),
                 )
                 port = self._wait_for_port(Role.RECEIVER)
+                ticket = b""
                 if port is not None and job.link is not None:
                     # Every client through one link process, one bottleneck they all share.
-                    self._start(Role.LINK, shared_link_main, LinkPlan(job.link, port, seed=job.index))
+                    ticket = secrets.token_bytes(TICKET_BYTES)
+                    link_plan = LinkPlan(job.link, port, seed=job.index, ticket=ticket, clients=job.load.clients)
+                    self._start(Role.LINK, shared_link_main, link_plan)
                     port = self._wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
-                self._start(Role.SENDER, load_generator_main, self._session_plan("127.0.0.1", port, token))
+                self._start(
+                    Role.SENDER,
+                    load_generator_main,
+                    self._session_plan("127.0.0.1", port, token, admission=admission(ticket)),
+                )
             else:
                 remote = self.remote
                 if remote is None:  # resolve_jobs refuses this; kept as a clear error
@@ -399,7 +422,7 @@ class ChildSupervisor:
 
     def _handle_receiver(self, message: ReceiverMessage) -> None:
         if isinstance(message, PeerDropped):
-            self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {message.text}", self.current))
+            self._stranger(message)
         elif isinstance(message, ChildFailed):
             self.receiver_error = message.error
         elif isinstance(message, (Listening, ReceiverDone)):
@@ -407,8 +430,14 @@ class ChildSupervisor:
         else:
             assert_never(message)
 
+    def _stranger(self, message: PeerDropped) -> None:
+        self.strangers.append(message.text)
+        self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {message.text}", self.current))
+
     def _handle_link(self, message: LinkMessage) -> None:
-        if isinstance(message, ChildFailed):
+        if isinstance(message, PeerDropped):
+            self._stranger(message)
+        elif isinstance(message, ChildFailed):
             self.link_error = message.error
             self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
         elif isinstance(message, LinkDone):

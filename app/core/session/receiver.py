@@ -33,7 +33,8 @@ from app.core.results.job_records import TcpInfo
 from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session import tcpinfo
-from app.core.session.auth import authenticate_peer
+from app.core.session.auth import ServerHandshake, authenticate_peer
+from app.core.session.doorway import Doorway, admit_one
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -360,6 +361,9 @@ class ReceiverPlan:
     namespace: str | None = None
     #: The congestion control the receiver's sockets use (TCP_CONGESTION); None: the default.
     congestion_control: str | None = None
+    #: The job opens a connection per timed exchange (app.core.session.protocol's FRESH):
+    #: the listener stays open for them once the sender is in. Otherwise it closes then.
+    fresh_connections: bool = False
 
 
 def listen(bind: str, port: int, congestion_control: str | None = None) -> socket.socket:
@@ -408,28 +412,37 @@ def serve_one_sender(plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]
 def _serve_until_done(
     server: socket.socket, plan: ReceiverPlan, emit: Callable[[ReceiverMessage], None]
 ) -> ReceiverDone | ChildFailed:
-    deadline = time.monotonic() + plan.accept_timeout
-    while time.monotonic() < deadline:
-        server.settimeout(max(0.01, deadline - time.monotonic()))
+    """Admit the first connection that proves it holds the token, side by side with any
+    others (a stranger's silence delays no one), then serve it. The door closes once the
+    sender is in: the listener goes away, so no later connection reaches this job. A job
+    of fresh connections keeps it for them (they run over a packet link, whose receiver
+    listens in a namespace only the job's sender can reach; each presents the session's
+    ticket)."""
+    doorway = Doorway(
+        server,
+        lambda: ServerHandshake(plan.token),
+        plan.limits.hello_timeout,
+        lambda text: emit(PeerDropped(text)),
+        who="receiver",
+    )
+    sock = admit_one(doorway, time.monotonic() + plan.accept_timeout)
+    if plan.fresh_connections:
+        doorway.drop_pending()
+    else:
+        doorway.close()
+    if sock is None:
+        return ChildFailed(f"no sender connected within {plan.accept_timeout:g} s")
+    with sock:
+        session = ReceiverSession(
+            sock,
+            plan.token,
+            plan.limits,
+            listener=server if plan.fresh_connections else None,
+            dropped=lambda text: emit(PeerDropped(f"receiver {text}")),
+        )
         try:
-            sock, address = server.accept()
-        except TimeoutError:
-            break
-        with sock:
-            session = ReceiverSession(
-                sock,
-                plan.token,
-                plan.limits,
-                listener=server,
-                dropped=lambda text: emit(PeerDropped(f"receiver {text}")),
-            )
-            try:
-                session.serve()
-            except (WireError, JobRejected, SchemeError, OSError) as exc:
-                if not session.authenticated:
-                    # Not our sender (wrong token, garbage, silence, a port scan): drop it, keep waiting.
-                    emit(PeerDropped(f"receiver closed a connection from {address[0]}: {exc}"))
-                    continue
-                return ChildFailed(f"receiver: {type(exc).__name__}: {exc}")
-            return ReceiverDone()
-    return ChildFailed(f"no sender connected within {plan.accept_timeout:g} s")
+            tune(sock)
+            session.serve_authenticated()
+        except (WireError, JobRejected, SchemeError, OSError) as exc:
+            return ChildFailed(f"receiver: {type(exc).__name__}: {exc}")
+        return ReceiverDone()

@@ -181,7 +181,9 @@ class SenderSession:
         peer = self.peer
         clock = time.perf_counter_ns
         start = clock()
-        side = connect(peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control)
+        side = connect(
+            peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control, peer.admission
+        )
         connect_ns = clock() - start
         try:
             send_frame(side, FrameType.ATTACH, [self.ticket])
@@ -467,8 +469,15 @@ class SenderSession:
 
 
 def connect(
-    host: str, port: int, timeout: float, nodelay: bool = True, congestion_control: str | None = None
+    host: str,
+    port: int,
+    timeout: float,
+    nodelay: bool = True,
+    congestion_control: str | None = None,
+    admission: bytes = b"",
 ) -> socket.socket:
+    """A connection to host:port, tuned; `admission` (a link's, app.core.session.doorway)
+    is sent on it first."""
     try:
         if congestion_control is None:
             sock = socket.create_connection((host, port), timeout=timeout)
@@ -486,6 +495,12 @@ def connect(
     except OSError as exc:
         raise WireError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
     tune(sock, nodelay)
+    if admission:
+        try:
+            sock.sendall(admission)
+        except OSError as exc:
+            sock.close()
+            raise WireError(f"cannot send the link's admission to {host}:{port}: {exc.strerror or exc}") from None
     return sock
 
 
@@ -514,7 +529,9 @@ def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] =
     deadline = time.monotonic() + peer.queue_timeout
     attempt = 0
     while True:
-        with connect(peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay, peer.congestion_control) as sock:
+        with connect(
+            peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay, peer.congestion_control, peer.admission
+        ) as sock:
             try:
                 SenderSession(sock, plan, emit).run()
                 return

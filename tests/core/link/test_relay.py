@@ -22,6 +22,7 @@ from app.core.results.job_records import Link
 from app.core.run.events import LinkDone, Listening
 from app.core.run.jobstart import child_context, stop_signals_blocked
 from app.core.run.supervisor import stop_process
+from app.core.session.doorway import TICKET_BYTES, admission
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.wire import FrameReader, FrameType, PeerTimeout, send_frame
 from app.core.vocab import LinkEmulation
@@ -150,7 +151,9 @@ def _link_process(delay_ms: float) -> Iterator[tuple[Any, Any, socket.socket]]:
     context = child_context()
     pipe, send = context.Pipe(duplex=False)
     process = context.Process(
-        target=link_main, args=(send, LinkPlan(_link(delay_ms), receiver.getsockname()[1], 1)), daemon=True
+        target=link_main,
+        args=(send, LinkPlan(_link(delay_ms), receiver.getsockname()[1], 1, ticket=TICKET)),
+        daemon=True,
     )
     with stop_signals_blocked():
         process.start()
@@ -163,6 +166,16 @@ def _link_process(delay_ms: float) -> Iterator[tuple[Any, Any, socket.socket]]:
         receiver.close()
 
 
+TICKET = b"t" * TICKET_BYTES
+
+
+def _admitted(port: int) -> socket.socket:
+    """A connection to the link that presents the job's ticket, as the job's sender does."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=HANG_SECONDS)
+    sock.sendall(admission(TICKET))
+    return sock
+
+
 def _listening_port(pipe: Any) -> int:
     assert pipe.poll(30), "the link never reported its port"
     message = pipe.recv()
@@ -172,7 +185,7 @@ def _listening_port(pipe: Any) -> int:
 
 def test_the_link_process_relays_one_connection_and_reports_its_end() -> None:
     with _link_process(delay_ms=1.0) as (process, pipe, receiver):
-        with socket.create_connection(("127.0.0.1", _listening_port(pipe)), timeout=HANG_SECONDS) as sender:
+        with _admitted(_listening_port(pipe)) as sender:
             accepted, _ = receiver.accept()
             with accepted:
                 accepted.settimeout(HANG_SECONDS)
@@ -193,7 +206,7 @@ def test_the_link_process_relays_one_connection_and_reports_its_end() -> None:
 
 def test_stopping_the_link_with_bytes_in_flight_delivers_none_and_leaves_no_process() -> None:
     with _link_process(delay_ms=60_000.0) as (process, pipe, receiver):
-        with socket.create_connection(("127.0.0.1", _listening_port(pipe)), timeout=HANG_SECONDS) as sender:
+        with _admitted(_listening_port(pipe)) as sender:
             accepted, _ = receiver.accept()  # the link took the sender and connected onwards
             with accepted:
                 accepted.settimeout(HANG_SECONDS)
@@ -216,7 +229,7 @@ def test_a_link_that_cannot_connect_fails_with_the_reason(what: str) -> None:
     receiver.close()  # nothing listens there any more
     context = child_context()
     pipe, send = context.Pipe(duplex=False)
-    plan = LinkPlan(_link(1.0), port, 1, accept_timeout=0.2 if what == "no sender" else 30.0)
+    plan = LinkPlan(_link(1.0), port, 1, accept_timeout=0.2 if what == "no sender" else 30.0, ticket=TICKET)
     process = context.Process(target=link_main, args=(send, plan), daemon=True)
     with stop_signals_blocked():
         process.start()
@@ -224,7 +237,7 @@ def test_a_link_that_cannot_connect_fails_with_the_reason(what: str) -> None:
     try:
         link_port = _listening_port(pipe)
         if what == "no receiver":
-            socket.create_connection(("127.0.0.1", link_port), timeout=HANG_SECONDS).close()
+            _admitted(link_port).close()
         assert pipe.poll(HANG_SECONDS)
         error = pipe.recv().error
         expected = "no sender connected within 0.2 s" if what == "no sender" else "cannot connect to the receiver"

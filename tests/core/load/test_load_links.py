@@ -10,6 +10,7 @@ from app.core.link.delay_line import DelayLine
 from app.core.link.shared import SharedRelay
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
+from app.core.session.doorway import TICKET_BYTES, Doorway, TicketCheck, admission
 from app.core.vocab import JobStatus, Role
 
 
@@ -29,11 +30,15 @@ def test_every_connection_gets_its_own_bytes_back_through_the_shared_lines() -> 
     echo.start()
     up = DelayLine(0.002, 0.0, 8_000_000, random.Random(1))
     down = DelayLine(0.002, 0.0, None, random.Random(2))
-    relay = SharedRelay(link, lambda: socket.create_connection(server.getsockname(), timeout=10), up, down)
+    ticket = b"t" * TICKET_BYTES
+    doorway = Doorway(link, lambda: TicketCheck(ticket), 10.0, lambda text: None, who="link")
+    relay = SharedRelay(doorway, lambda: socket.create_connection(server.getsockname(), timeout=10), up, down, 3)
     runner = threading.Thread(target=relay.run, args=(10.0,))
     runner.start()
     try:
         clients = [socket.create_connection(link.getsockname(), timeout=10) for _ in range(3)]
+        for client in clients:
+            client.sendall(admission(ticket))
         messages = [bytes([k]) * (5000 + 1000 * k) for k in range(3)]
         for client, message in zip(clients, messages):
             client.sendall(message)

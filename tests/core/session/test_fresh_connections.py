@@ -46,7 +46,7 @@ class Receiver:
     def __init__(self) -> None:
         self.events: list[Any] = []
         self.listening = threading.Event()
-        self.plan = ReceiverPlan(TOKEN, ReceiverLimits(hello_timeout=5), accept_timeout=10)
+        self.plan = ReceiverPlan(TOKEN, ReceiverLimits(hello_timeout=5), accept_timeout=10, fresh_connections=True)
         self.thread = threading.Thread(target=serve_one_sender, args=(self.plan, self._emit))
 
     def _emit(self, event: Any) -> None:

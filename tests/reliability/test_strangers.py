@@ -1,0 +1,311 @@
+"""Strangers on a job's local ports: they change no result and fail no job.
+
+Every port a job listens on is visible to every local user, so anything that connects
+to it is input. Each test opens connections of its own to the ports a job's processes
+report (the receiver's, the load server's, the link's) the moment they report them,
+before the job's own peers connect: idle ones (which used to hold the receiver's single
+accept for its 10 s hello timeout, and the load server's whole event loop), garbage,
+a flood, 3 MiB pushed into a link. The job must come out ok, name what it turned away,
+and stop listening once its own peers are in (a connection during the measurement is
+refused by the kernel).
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from app.core.profile.files import parse_profile
+from app.core.results.model import JobResult
+from app.core.run.events import LogMessage, SampleBatch
+from app.core.run.runner import Runner
+from app.core.run.supervisor import ChildSupervisor as Supervisor
+from app.core.session.auth import ServerHandshake, client_proof
+from app.core.session.doorway import MAX_PENDING, Doorway, TicketCheck, admission, admit_one
+from app.core.session.wire import HEADER_SIZE, FrameType, encode_header
+from app.core.vocab import Role
+
+Opener = Callable[[int, Role], list[socket.socket]]
+
+
+def _idle(port: int, count: int = 2) -> list[socket.socket]:
+    return [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(count)]
+
+
+def _garbage(port: int, data: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock.setblocking(False)
+    try:
+        sock.send(data)  # as much as the kernel takes now; a stranger need not wait for us
+    except (BlockingIOError, ConnectionError):
+        pass
+    return sock
+
+
+class _Watch:
+    """Strangers opened at each port a job reports; the job's log and what a connection
+    to each port met once measuring had begun."""
+
+    def __init__(self) -> None:
+        self.ports: dict[Role, int] = {}
+        self.opened: list[socket.socket] = []
+        self.log: list[str] = []
+        self.during: dict[Role, str] = {}
+        self._lock = threading.Lock()
+
+    def on_event(self, event: Any) -> None:
+        if isinstance(event, LogMessage):
+            self.log.append(event.text)
+        elif isinstance(event, SampleBatch) and not self.during:
+            for role, port in self.ports.items():
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                    self.during[role] = "accepted"
+                except ConnectionRefusedError:
+                    self.during[role] = "refused"
+
+    def close(self) -> None:
+        for sock in self.opened:
+            sock.close()
+
+
+@contextmanager
+def _strangers(monkeypatch: pytest.MonkeyPatch, opener: Opener) -> Iterator[_Watch]:
+    watch = _Watch()
+    original = Supervisor._wait_for_port
+
+    def wait_and_intrude(self: Supervisor, role: Role) -> int | None:
+        port = original(self, role)
+        if port is not None:
+            watch.ports[role] = port
+            watch.opened.extend(opener(port, role))
+        return port
+
+    monkeypatch.setattr(Supervisor, "_wait_for_port", wait_and_intrude)
+    try:
+        yield watch
+    finally:
+        watch.close()
+
+
+def _run(job: dict[str, Any], watch: _Watch) -> JobResult:
+    profile = parse_profile({"name": "strangers", "jobs": [job]})
+    (result,) = Runner(profile, on_event=watch.on_event).run().jobs
+    assert result.status == "ok", result.error
+    return result
+
+
+def _stranger_note(result: JobResult) -> str:
+    (note,) = [n for n in result.notes if "from outside the job" in n]
+    return note
+
+
+LOOPBACK = {"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": 20, "warmup": 0, "tamper": 1}
+
+
+def test_idle_and_garbage_connections_to_a_loopback_receiver_fail_no_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two idle connections per receiver port failed every loopback job ("sent no
+    challenge within 10 s"): the receiver took one connection at a time."""
+
+    def opener(port: int, role: Role) -> list[socket.socket]:
+        return [*_idle(port, 2), _garbage(port, b"GET / HTTP/1.0\r\n\r\n")]
+
+    with _strangers(monkeypatch, opener) as watch:
+        result = _run(LOOPBACK, watch)
+    assert result.metrics["rtt"].stats.n == 20
+    assert "3 connections from outside the job" in _stranger_note(result)
+    assert any("when the job's own peers were all in" in line for line in watch.log), watch.log
+    assert any("bad magic" in line.lower() or "magic" in line for line in watch.log), watch.log
+    assert watch.during == {Role.RECEIVER: "refused"}  # the port is gone once the sender is in
+
+
+def test_a_stranger_first_on_a_links_port_does_not_take_the_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link relayed the first connection to its port, unchecked: a stranger who came
+    first took the link and the real sender failed."""
+
+    def opener(port: int, role: Role) -> list[socket.socket]:
+        if role != Role.LINK:
+            return []
+        return [*_idle(port, 1), _garbage(port, b"\x00" * 65536)]
+
+    job = {**LOOPBACK, "link": {"delay_ms": 1}, "link_emulation": "stream-relay"}
+    with _strangers(monkeypatch, opener) as watch:
+        result = _run(job, watch)
+    assert result.metrics["rtt"].stats.n == 20
+    assert "2 connections from outside the job" in _stranger_note(result)
+    assert any("not a CryptoBench link admission" in line for line in watch.log), watch.log
+    assert watch.during.get(Role.LINK) == "refused"
+
+
+LOAD = {
+    "scheme": "x25519",
+    "mode": "load",
+    "clients": 2,
+    "rates": [50, 100],
+    "duration_s": 0.3,
+    "warmup_s": 0,
+}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stranger_on_the_load_servers_port_changes_no_step(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    """One idle connect() froze every client for the 10 s token wait (authentication ran
+    inside the server's only event loop), and the step read "server overloaded". With
+    two server processes, each stops listening once the generator's clients are in,
+    whichever of them took the clients."""
+
+    def opener(port: int, role: Role) -> list[socket.socket]:
+        return [*_idle(port, 2), _garbage(port, b"\xff" * 100)]
+
+    with _strangers(monkeypatch, opener) as watch:
+        result = _run({**LOAD, "server_workers": workers}, watch)
+    assert result.load is not None
+    for step in result.load.steps:
+        assert step.errors == 0 and step.completed == step.sent, step
+    assert "3 connections from outside the job" in _stranger_note(result)
+    assert watch.during == {Role.RECEIVER: "refused"}  # stops listening once its clients are in
+
+
+def test_bytes_pushed_into_a_shared_link_never_reach_the_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """3 MiB pushed into the link's port went onto the delay line every client shares,
+    before anyone was authenticated (one step's p99 1.09 s against ~11 ms)."""
+
+    def opener(port: int, role: Role) -> list[socket.socket]:
+        return [_garbage(port, b"\x00" * (3 << 20))] if role == Role.LINK else []
+
+    job = {**LOAD, "link": {"delay_ms": 2}, "link_emulation": "stream-relay"}
+    with _strangers(monkeypatch, opener) as watch:
+        result = _run(job, watch)
+    assert result.load is not None
+    for step in result.load.steps:
+        assert step.errors == 0 and step.completed == step.sent, step
+    assert any("not a CryptoBench link admission" in line for line in watch.log), watch.log
+    assert watch.during.get(Role.LINK) == "refused"
+
+
+# --- the doorway itself -------------------------------------------------------------------------
+
+TOKEN = b"k" * 32
+
+
+def _prove(port: int, token: bytes = TOKEN) -> socket.socket:
+    """A client that holds `token` and goes through the handshake (HELLO, PROOF)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    client_nonce = b"c" * 32
+    sock.sendall(encode_header(FrameType.HELLO, 32) + client_nonce)
+    server_nonce = _exactly(sock, HEADER_SIZE + 32)[-32:]
+    sock.sendall(encode_header(FrameType.PROOF, 32) + client_proof(token, client_nonce, server_nonce))
+    return sock
+
+
+def _exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        assert chunk, "closed"
+        data += chunk
+    return data
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    server = socket.create_server(("127.0.0.1", 0), backlog=256)
+    yield server
+    server.close()
+
+
+def test_the_doorway_admits_the_token_holder_past_silent_strangers(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    dropped: list[str] = []
+    doorway = Doorway(listener, lambda: ServerHandshake(TOKEN), 30.0, dropped.append, who="receiver")
+    strangers = _idle(port, 10) + [_garbage(port, b"CB")]  # silent, and half a header then silence
+    proved: list[socket.socket] = []
+    client = threading.Thread(target=lambda: proved.append(_prove(port)))
+    client.start()
+    try:
+        admitted = admit_one(doorway, time.monotonic() + 20)
+        client.join(10)
+        assert admitted is not None and proved
+        assert _exactly(proved[0], HEADER_SIZE + 32)  # its WELCOME
+        assert doorway.strangers == 0 and len(doorway.pending) == 11  # still waiting, never in the way
+        doorway.close()
+        assert doorway.strangers == 11 and not doorway.pending
+        assert all("had not proven itself" in line for line in dropped)
+        admitted.close()
+    finally:
+        for sock in strangers + proved:
+            sock.close()
+
+
+def test_a_flood_is_refused_past_the_pending_bound(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    dropped: list[str] = []
+    doorway = Doorway(listener, lambda: TicketCheck(b"t" * 32), 30.0, dropped.append, who="link")
+    flood = _idle(port, MAX_PENDING + 10)
+    try:
+        while select.select([listener], [], [], 0.5)[0]:
+            doorway.accept()
+        assert len(doorway.pending) == MAX_PENDING
+        assert doorway.strangers == 10
+        assert all(f"{MAX_PENDING} connections were already waiting" in line for line in dropped)
+    finally:
+        doorway.close()
+        for sock in flood:
+            sock.close()
+
+
+def test_a_dribbling_stranger_is_dropped_at_its_own_deadline(listener: socket.socket) -> None:
+    now = [0.0]
+    port = listener.getsockname()[1]
+    dropped: list[str] = []
+    ticket = b"t" * 32
+    doorway = Doorway(listener, lambda: TicketCheck(ticket), 10.0, dropped.append, who="link", clock=lambda: now[0])
+    dribbler = _garbage(port, admission(ticket)[:5])
+    try:
+        while not doorway.pending:
+            select.select([listener], [], [], 5)
+            doorway.accept()
+        (sock,) = doorway.pending
+        select.select([sock], [], [], 5)
+        assert doorway.read(sock) is None  # 5 of 40 bytes: still proving itself
+        now[0] = 9.9
+        doorway.expire()
+        assert doorway.pending
+        now[0] = 10.0
+        doorway.expire()
+        assert not doorway.pending and doorway.strangers == 1
+        assert "sent 5 of 40 admission bytes within 10 s" in dropped[0]
+    finally:
+        doorway.close()
+        dribbler.close()
+
+
+@pytest.mark.parametrize(
+    ("sent", "reason"),
+    [
+        (b"HTTP/1.1 200", "not a CryptoBench link admission"),
+        (admission(b"u" * 32), "wrong admission ticket"),
+    ],
+)
+def test_a_wrong_admission_is_named(listener: socket.socket, sent: bytes, reason: str) -> None:
+    port = listener.getsockname()[1]
+    dropped: list[str] = []
+    doorway = Doorway(listener, lambda: TicketCheck(b"t" * 32), 10.0, dropped.append, who="link")
+    stranger = _garbage(port, sent)
+    try:
+        while not dropped:
+            select.select(doorway.sockets(), [], [], 5)
+            doorway.accept()
+            for sock in list(doorway.pending):
+                assert doorway.read(sock) is None
+        assert reason in dropped[0]
+    finally:
+        doorway.close()
+        stranger.close()
