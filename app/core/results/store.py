@@ -338,6 +338,11 @@ class Store:
             )
 
     def delete_run(self, run_id: str) -> bool:
+        """Remove a run and its jobs (the window's History and `cryptobench delete`); False when
+        no run has this exact id. A run still being written (its process holds the run's
+        lock) is refused: its next job would fail to store."""
+        if runlock.is_held(self.path, run_id):
+            raise StoreError(f"run {run_id} is still running (its process is writing it); stop it first")
         with self._write() as db:
             return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
 
