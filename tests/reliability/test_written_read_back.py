@@ -313,7 +313,9 @@ def _shapes() -> list[tuple[str, JobResult]]:
         ("failed placeholder", records.job(RUN_ID, 4, status=JobStatus.FAILED, error="the child died")),
         (
             "loopback over a link",
-            records.job(RUN_ID, 5, mode="loopback", link=_link(), metrics={"rtt": [1e-3, 2e-3], "network": [0.0, 1e-4]}),
+            records.job(
+                RUN_ID, 5, mode="loopback", link=_link(), metrics={"rtt": [1e-3, 2e-3], "network": [0.0, 1e-4]}
+            ),
         ),
         ("load at the knee", _load_job(load(list(KNEE_STEPS)), index=6)),
         ("load at every limit", _load_job(_max_load(), index=7)),

@@ -26,10 +26,17 @@ import numpy as np
 
 from app.core.analysis.stats import WarningCode
 from app.core.link.presets import MAX_DELAY_MS, MAX_RATE_KBIT
-from app.core.load.settings import MAX_CLIENTS, MAX_DURATION_S, MAX_RATE_PER_S, MAX_SERVER_WORKERS, MAX_STEPS, MAX_WARMUP_S
+from app.core.load.settings import (
+    MAX_CLIENTS,
+    MAX_DURATION_S,
+    MAX_RATE_PER_S,
+    MAX_SERVER_WORKERS,
+    MAX_STEPS,
+    MAX_WARMUP_S,
+)
 from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
 from app.core.results import plausible
-from app.core.results.errors import ResultsDataError
+from app.core.results.errors import ResultsDataError as ResultsDataError  # re-exported: readers import it from here
 from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.vocab import (
@@ -617,7 +624,9 @@ def _check_load(load: dict[str, Any], path: str) -> None:
             raise _fail(where, "an object", step)
         offered = _num(step, "offered_per_s", where, positive=True)
         if offered is not None and offered > MAX_RATE_PER_S:
-            raise _fail(_join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"])
+            raise _fail(
+                _join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"]
+            )
         _num(step, "achieved_per_s", where, non_negative=True)
         for key in ("errors", "sent", "completed"):
             _int(step, key, where, required=False)

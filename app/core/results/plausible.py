@@ -104,7 +104,9 @@ def check_metric_plausible(metric: dict[str, Any], path: str) -> None:
     if metric.get("unit") == "s":
         for key in _PERCENTILE_ORDER[:1] + ("mean",):
             if float(metric[key]) < 0:
-                raise ResultsDataError(_where(path, key), f"expected a non-negative time (seconds), got {metric[key]!r}")
+                raise ResultsDataError(
+                    _where(path, key), f"expected a non-negative time (seconds), got {metric[key]!r}"
+                )
     for lower, upper in zip(_PERCENTILE_ORDER, _PERCENTILE_ORDER[1:], strict=False):
         if not _le(values[lower], values[upper]):
             raise ResultsDataError(
@@ -114,7 +116,8 @@ def check_metric_plausible(metric: dict[str, Any], path: str) -> None:
     mean = float(metric["mean"])
     if not (_le(values["min"], mean) and _le(mean, values["max"])):
         raise ResultsDataError(
-            _where(path, "mean"), f"expected a mean between min ({values['min']!r}) and max ({values['max']!r}), got {mean!r}"
+            _where(path, "mean"),
+            f"expected a mean between min ({values['min']!r}) and max ({values['max']!r}), got {mean!r}",
         )
     ci = metric.get("ci95")
     if ci is not None and not (_le(values["min"], float(ci[0])) and _le(float(ci[1]), values["max"])):
