@@ -1,4 +1,4 @@
-"""What the app writes, it can read back; what it accepts, it can show (issue 31, part 3).
+"""What the app writes, it can read back; what it accepts, it can show.
 
 Three sides of one promise, each tested both ways:
 
