@@ -10,6 +10,7 @@ from app.core.analysis.stats import summarize
 from app.core.load import sweep
 from app.core.load.generator import Emit, LoadGenerator
 from app.core.measure.harness import child_entry
+from app.core.profile.model import MAX_SAMPLES
 from app.core.results.job_records import Load, LoadStep
 from app.core.run.events import Progress, RawMetric, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
@@ -65,6 +66,12 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
             refused[name] = refused.get(name, 0) + count
         if not first_latencies:
             first_latencies, first_server_ns = record.latencies, record.server_ns
+            if record.sample_every > 1 and first_latencies:
+                notes.append(
+                    f"latency and server: 1 in every {record.sample_every} of the {step.sent:,} requests measured "
+                    f"at {rate:g}/s ({len(first_latencies):,} samples; a metric keeps at most {MAX_SAMPLES:,}); "
+                    "the step's histogram counts them all"
+                )
         if record.abandoned:
             skipped = len(rates) - k - 1
             notes.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.core.load.settings import MAX_RATE_PER_S
 from app.core.results.job_records import LoadStep
 
 #: Offered rates of a sweep, as fractions of the estimated capacity.
@@ -28,8 +29,9 @@ MIN_SENT_SHARE = 0.98
 
 
 def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTIONS) -> list[float]:
-    """The offered rates of a sweep around an estimated capacity, lowest first (at least 1/s)."""
-    return [max(1.0, round(capacity_per_s * f, 1)) for f in fractions]
+    """The offered rates of a sweep around an estimated capacity, lowest first (at least 1/s,
+    at most `MAX_RATE_PER_S`: what a profile may ask for, and what a result may hold)."""
+    return [min(MAX_RATE_PER_S, max(1.0, round(capacity_per_s * f, 1))) for f in fractions]
 
 
 def kept_up(step: LoadStep) -> bool:

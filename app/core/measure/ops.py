@@ -290,7 +290,7 @@ class OperationsBenchmark:
                 measured = self.measure_size(index, size, receiver, public, shared)
                 measured.checked += exchange_checked if index == 0 else 0
             except (ValidationFailed, SchemeError) as exc:
-                measured = SizeMeasured(index, size, metrics={}, failed=1, error=f"{type(exc).__name__}: {exc}")
+                measured = SizeMeasured.failure(index, size, exc)
             self.emit(measured.summarize())
 
 

@@ -25,6 +25,18 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from app.core.analysis.stats import WarningCode
+from app.core.link.presets import MAX_DELAY_MS, MAX_RATE_KBIT
+from app.core.load.settings import (
+    MAX_CLIENTS,
+    MAX_DURATION_S,
+    MAX_RATE_PER_S,
+    MAX_SERVER_WORKERS,
+    MAX_STEPS,
+    MAX_WARMUP_S,
+)
+from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
+from app.core.results import plausible
+from app.core.results.errors import ResultsDataError as ResultsDataError  # re-exported: readers import it from here
 from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.vocab import (
@@ -42,25 +54,20 @@ from app.core.vocab import (
 _FAMILIES = ("", *Family)
 #: Integers beyond SQLite's and most JSON readers' range are not results.
 _MAX_INT = (1 << 63) - 1
-#: A profile refuses messages over 1 GiB (profile.MAX_MESSAGE_SIZE).
-_MAX_MESSAGE_SIZE = 1 << 30
-#: Samples per metric: profile.MAX_SAMPLES.
-_MAX_SAMPLES = 1_000_000
-#: A link's one-way delay and rate: app.core.link.presets' MAX_DELAY_MS and MAX_RATE_KBIT.
-_MAX_LINK_DELAY_MS = 10_000
-_MAX_LINK_RATE_KBIT = 100_000_000
+# Bounds taken from the limits the producers are held to, not copied, so the two cannot
+# drift apart (tests/reliability/test_written_read_back.py writes the largest each allows):
+#: A profile refuses messages over 1 GiB.
+_MAX_MESSAGE_SIZE = MAX_MESSAGE_SIZE
+#: Samples per metric: a profile's `samples`, and what a load step keeps (its generator
+#: samples 1 in k requests past this, `app.core.load.generator.sample_stride`).
+_MAX_SAMPLES = MAX_SAMPLES
+#: A link's one-way delay and rate (app.core.link.presets).
+_MAX_LINK_DELAY_MS = int(MAX_DELAY_MS)
+_MAX_LINK_RATE_KBIT = int(MAX_RATE_KBIT)
 #: A time, size or rate beyond this is not a measurement (an operation lasting 30 years,
 #: a 1 EB message); it also keeps arithmetic in the charts far from overflow.
 MAX_MAGNITUDE = 1e18
 _MAX_DEPTH = 64
-
-
-class ResultsDataError(ValueError):
-    """Results data that fails validation; `field` is the path, str() is `field: message`."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field, self.detail = field, message
-        super().__init__(f"{field}: {message}" if field else message)
 
 
 # --- paths and messages ----------------------------------------------------------------
@@ -301,6 +308,8 @@ def check_run(run: dict[str, Any], path: str) -> None:
     _str(run, "id", path, non_empty=True)
     _str(run, "started", path)
     _str(run, "finished", path, required=False, nullable=True)
+    for key in ("started", "finished"):  # a naive or far-off time broke the window and reports
+        plausible.check_time(run, key, path)
     _str(run, "status", path, choices=tuple(RunStatus))
     check_environment(_obj(run, "environment", path), _join(path, "environment"))
     check_profile(_obj(run, "profile", path), _join(path, "profile"))
@@ -416,6 +425,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     _str(job, "status", path, choices=tuple(JobStatus))
     for key in ("error", "started", "finished"):
         _str(job, key, path, required=False, nullable=True)
+    for key in ("started", "finished"):
+        plausible.check_time(job, key, path)
     _bool(job, "tcp_nodelay", path, nullable=True)
     _num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
     if job.get("link") not in (None, {}):  # both read as no link (JobResult.from_dict)
@@ -501,6 +512,7 @@ def check_metric(metric: dict[str, Any], path: str) -> None:
         for i, sample in enumerate([] if _all_finite_floats(samples, MAX_MAGNITUDE) else samples):
             if not _is_num(sample):
                 raise _fail(f"{_join(path, 'samples')}[{i}]", "a finite number", sample)
+    plausible.check_metric_plausible(metric, path)
 
 
 def _check_cpu(cpu: dict[str, Any], path: str) -> None:
@@ -515,6 +527,7 @@ def _check_cpu(cpu: dict[str, Any], path: str) -> None:
         _int(block, "rss_peak_bytes", where, required=False, nullable=True)
         for name in ("mean_percent", "max_percent", "other_processes_mean_percent"):
             _num(block, name, where, non_negative=True, required=False, nullable=True)
+        plausible.check_cpu_plausible(block, where)
 
 
 def _check_link(link: dict[str, Any], path: str) -> None:
@@ -584,8 +597,8 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     """A load job's record (job_records.Load): counts, rates, and per step the figures
     and the histogram's encoded form (checked as text here; decoded only by code that
     bounds what it accepts)."""
-    _int(load, "clients", path, low=1)
-    _int(load, "server_workers", path, low=1, required=False)
+    _int(load, "clients", path, low=1, high=MAX_CLIENTS)
+    _int(load, "server_workers", path, low=1, high=MAX_SERVER_WORKERS, required=False)
     _str(load, "request", path, required=False)
     _int(load, "pool", path, required=False)
     for key in (
@@ -598,13 +611,22 @@ def _check_load(load: dict[str, Any], path: str) -> None:
         "sustained_p99_s",
     ):
         _num(load, key, path, non_negative=True, required=False, nullable=True)
+    for key, most in (("duration_s", MAX_DURATION_S), ("warmup_s", MAX_WARMUP_S)):
+        if key in load and load[key] is not None and load[key] > most:
+            raise _fail(_join(path, key), f"at most {most:g} s (the profile's limit)", load[key])
     _bool(load, "saturated", path)
+    if len(_list(load, "steps", path)) > MAX_STEPS:
+        raise _fail(_join(path, "steps"), f"at most {MAX_STEPS} steps", f"{len(load['steps'])} steps")
     steps_path = _join(path, "steps")
     for i, step in enumerate(_list(load, "steps", path)):
         where = f"{steps_path}[{i}]"
         if not isinstance(step, dict):
             raise _fail(where, "an object", step)
-        _num(step, "offered_per_s", where, positive=True)
+        offered = _num(step, "offered_per_s", where, positive=True)
+        if offered is not None and offered > MAX_RATE_PER_S:
+            raise _fail(
+                _join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"]
+            )
         _num(step, "achieved_per_s", where, non_negative=True)
         for key in ("errors", "sent", "completed"):
             _int(step, key, where, required=False)
@@ -622,6 +644,7 @@ def _check_load(load: dict[str, Any], path: str) -> None:
                 f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
                 histogram[:40],
             )
+    plausible.check_load_plausible(load, path)
 
 
 def _check_validation(validation: dict[str, Any], path: str) -> None:

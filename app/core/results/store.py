@@ -35,6 +35,7 @@ from app.core.results.check import (
     check_values,
 )
 from app.core.results.model import JobResult, RunResult
+from app.core.results.plausible import time_problem
 from app.core.run import runlock
 from app.core.schemes.base import Family
 from app.core.vocab import JobStatus, Mode, RunStatus
@@ -337,6 +338,11 @@ class Store:
             )
 
     def delete_run(self, run_id: str) -> bool:
+        """Remove a run and its jobs (the window's History and `cryptobench delete`); False when
+        no run has this exact id. A run still being written (its process holds the run's
+        lock) is refused: its next job would fail to store."""
+        if runlock.is_held(self.path, run_id):
+            raise StoreError(f"run {run_id} is still running (its process is writing it); stop it first")
         with self._write() as db:
             return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
 
@@ -352,8 +358,20 @@ class Store:
             query += f" LIMIT {int(limit)}"
         with self._reading():
             rows = self._db.execute(query, (JobStatus.OK,)).fetchall()
+        # A time that is not one (naive, year 9999, not text) reads as unknown: it stopped the
+        # window, whose presets subtract and whose History converts them (`damaged_rows` names it).
         return [
-            RunSummary(row[0], row[1], row[2], row[3], row[4], row[5], jobs=row[6], ok_jobs=row[7] or 0) for row in rows
+            RunSummary(
+                row[0],
+                row[1],
+                _run_time(row[2]) or "",
+                _run_time(row[3]),
+                row[4],
+                row[5],
+                jobs=row[6],
+                ok_jobs=row[7] or 0,
+            )
+            for row in rows
         ]
 
     def resolve_run_id(self, prefix: str) -> str:
@@ -390,6 +408,12 @@ class Store:
         if row is None:  # deleted (by another window or process) since its id was resolved
             raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
         damaged: list[str] = []
+        times = {}
+        for column, value in (("started", row[1]), ("finished", row[2])):
+            times[column] = _run_time(value)
+            problem = time_problem(value) if value is not None else None
+            if problem is not None:
+                damaged.append(f"run record: {column}: {problem}")
         blocks: dict[str, dict[str, Any]] = {}
         for column, text, check in (("environment", row[4], check_environment), ("profile", row[5], check_profile)):
             try:
@@ -408,8 +432,8 @@ class Store:
                 damaged.append(f"{_row_name(job_id, idx)}: {exc}")
         return RunResult(
             id=row[0],
-            started=row[1],
-            finished=row[2],
+            started=times["started"] or "",
+            finished=times["finished"],
             status=row[3],
             environment=blocks["environment"],
             profile=blocks["profile"],
@@ -445,7 +469,7 @@ class Store:
                     environments[run_id] = _decode_block(environment, "environment", check_environment)
                 except _DamagedRow:
                     environments[run_id] = {}
-            found.append(StoredJob(str(run_id), str(started), environments[run_id], job))
+            found.append(StoredJob(str(run_id), _run_time(started) or "", environments[run_id], job))
         return found
 
     def damaged_rows(self) -> list[str]:
@@ -454,7 +478,13 @@ class Store:
         `integrity_check` cannot see these; `load_run` shows the rest of their run."""
         found: list[str] = []
         with self._reading():
-            for run_id, environment, profile in self._db.execute("SELECT id, environment, profile FROM runs"):
+            for run_id, started, finished, environment, profile in self._db.execute(
+                "SELECT id, started, finished, environment, profile FROM runs"
+            ):
+                for column, value in (("started", started), ("finished", finished)):
+                    problem = time_problem(value) if value is not None else None
+                    if problem is not None:
+                        found.append(f"run {run_id}: {column}: {problem}")
                 for column, text, check in (
                     ("environment", environment, check_environment),
                     ("profile", profile, check_profile),
@@ -472,6 +502,11 @@ class Store:
 
 
 # --- reading rows back -------------------------------------------------------------------
+
+
+def _run_time(value: Any) -> str | None:
+    """A run's stored time as written, or None when it is not a time a run can carry."""
+    return value if isinstance(value, str) and time_problem(value) is None else None
 
 
 class _DamagedRow(Exception):

@@ -139,6 +139,14 @@ class SizeMeasured:
     #: A load job's steps and what they add up to (None in every other mode).
     load: Load | None = None
 
+    @classmethod
+    def failure(cls, size_index: int, message_size: int, exc: BaseException) -> SizeMeasured:
+        """A size that stopped on a message that failed (validation, or the scheme itself):
+        that message counts as checked and failed, so `failed <= checked` holds as the
+        results reader requires (`failed=1, checked=0` was stored and then read back as a
+        damaged row)."""
+        return cls(size_index, message_size, metrics={}, checked=1, failed=1, error=f"{type(exc).__name__}: {exc}")
+
     def summarize(self) -> SizeMeasured:
         """Compute each metric's statistics here, in the measuring child, after the
         timed work is done: its core is free then, whereas in the supervising process

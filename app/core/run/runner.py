@@ -369,7 +369,9 @@ class _JobRun:
             )
         failures = list(measured.tamper_failures)
         result.validation = Validation(
-            checked=measured.checked,
+            # Every producer counts a failed message as checked too (SizeMeasured.failure);
+            # held here as well, where they all meet: the reader refuses failed > checked.
+            checked=max(measured.checked, measured.failed),
             failed=measured.failed,
             tamper_tried=measured.tamper_tried,
             tamper_rejected=measured.tamper_rejected,

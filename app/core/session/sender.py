@@ -457,7 +457,7 @@ class SenderSession:
                 try:
                     measured = self.measure_size(index, size, sender, shared, wire)
                 except (ValidationFailed, SchemeError) as exc:
-                    measured = SizeMeasured(index, size, metrics={}, failed=1, error=f"{type(exc).__name__}: {exc}")
+                    measured = SizeMeasured.failure(index, size, exc)
                     self.emit(measured)
                     # The receiver may be mid-size; the connection's state is unknown.
                     raise SessionFailed(f"stopped after message size {size}: {exc}") from None

@@ -82,6 +82,9 @@ def test_prefix_lookup_and_delete(tmp_path: Path) -> None:
         with pytest.raises(RunNotFound, match="no run"):
             store.resolve_run_id("1999")
         assert store.resolve_run_id("20260101-000000-aaaab") == "20260101-000000-aaaabb"
+        with pytest.raises(StoreError, match="is still running"):  # its process holds the run's lock
+            store.delete_run("20260101-000000-aaaabb")
+        store.finish_run("20260101-000000-aaaabb", "finished", "2026-01-01T00:01:00+00:00")
         assert store.delete_run("20260101-000000-aaaabb")
         assert [r.id for r in store.list_runs()] == ["20260101-000000-aaaaaa"]
 
