@@ -41,7 +41,8 @@ from app.core.load.settings import (
 from app.core.load.sweep import sweep_rates
 from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
 from app.core.results import model as results
-from app.core.results.check import ResultsDataError, check_job
+from app.core.results.check import check_job
+from app.core.results.errors import ResultsDataError
 from app.core.results.job_records import (
     MAX_QUEUE_BYTES,
     MAX_QUEUE_PACKETS,

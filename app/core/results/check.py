@@ -36,7 +36,7 @@ from app.core.load.settings import (
 )
 from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
 from app.core.results import plausible
-from app.core.results.errors import ResultsDataError as ResultsDataError  # re-exported: readers import it from here
+from app.core.results.errors import ResultsDataError
 from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, TCP_INFO_COUNTS
 from app.core.schemes.base import Family
 from app.core.vocab import (

@@ -23,7 +23,8 @@ from app.core.analysis.stats import MetricStats, StabilityWarning
 from app.core.errors import CryptoBenchError
 from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
-from app.core.results.check import ResultsDataError, check_results
+from app.core.results.check import check_results
+from app.core.results.errors import ResultsDataError
 from app.core.results.job_records import (
     CpuUsage,
     Link,

@@ -28,12 +28,12 @@ import platformdirs
 from app.core.errors import CryptoBenchError
 from app.core.results.check import (
     MAX_MAGNITUDE,
-    ResultsDataError,
     check_environment,
     check_job,
     check_profile,
     check_values,
 )
+from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult, RunResult
 from app.core.results.plausible import time_problem
 from app.core.run import runlock

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from app.core.results import model as results
-from app.core.results.check import ResultsDataError, check_job
+from app.core.results.check import check_job
+from app.core.results.errors import ResultsDataError
 from app.core.results.model import ResultsFileError, parse_results_text
 from app.core.results.plausible import EARLIEST_TIME, LATEST_TIME, parse_time, time_problem
 from tests.helpers import records

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from app.core.profile.files import parse_profile
-from app.core.results.check import ResultsDataError, check_job, check_results
+from app.core.results.check import check_job, check_results
+from app.core.results.errors import ResultsDataError
 from app.core.results.job_records import TcpInfo
 from app.core.results.model import JobResult, RunResult
 from app.core.run.runner import Runner
