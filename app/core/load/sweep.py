@@ -9,8 +9,10 @@ up with: the achieved rate there is the server's, the knee.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+from app.core.load.settings import MAX_RATE_PER_S
 from app.core.results.job_records import LoadStep
 
 #: Offered rates of a sweep, as fractions of the estimated capacity.
@@ -28,8 +30,22 @@ MIN_SENT_SHARE = 0.98
 
 
 def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTIONS) -> list[float]:
-    """The offered rates of a sweep around an estimated capacity, lowest first (at least 1/s)."""
-    return [max(1.0, round(capacity_per_s * f, 1)) for f in fractions]
+    """The offered rates of a sweep around an estimated capacity, lowest first: each at
+    least 1/s and at most MAX_RATE_PER_S, the cap a profile's own rates have (the estimate
+    is workers / one request's server time: 64 workers at a microsecond each would ask for
+    64,000,000/s). Fractions that reach the cap offer it once, not several times over."""
+    if math.isnan(capacity_per_s):  # no estimate at all: offer from the cap down is no plan either
+        raise ValueError("a sweep needs an estimated capacity (got NaN)")
+    # An estimate beyond the cap is planned as the cap: the steps below it still trace the
+    # latency on the way (the knee then lies higher: more than one generator can offer).
+    capacity_per_s = min(capacity_per_s, MAX_RATE_PER_S)
+    rates: list[float] = []
+    for fraction in fractions:
+        wanted = capacity_per_s * fraction
+        rate = MAX_RATE_PER_S if wanted >= MAX_RATE_PER_S else max(1.0, round(wanted, 1))
+        if rate not in rates:
+            rates.append(rate)
+    return rates
 
 
 def kept_up(step: LoadStep) -> bool:
@@ -45,8 +61,25 @@ def should_stop(steps: Sequence[LoadStep]) -> bool:
     return len(tail) == OVERLOADED_STEPS_TO_STOP and not any(kept_up(step) for step in tail)
 
 
-def generator_saturation(send_lag_p99_s: float | None, sent: int, scheduled: int) -> str | None:
-    """Why a step measured the generator rather than the server, or None."""
+def generator_saturation(
+    send_lag_p99_s: float | None,
+    sent: int,
+    scheduled: int,
+    missed: int = 0,
+    missed_warmup: int = 0,
+    backlog_cap: int = 0,
+) -> str | None:
+    """Why a step measured the generator rather than the server, or None. Any request
+    missed (not sent: the generator's backlog was at its cap) means the rate was not
+    offered, so the step is not the server's capacity."""
+    if missed or missed_warmup:
+        where = f"{missed:,} of the {scheduled:,} requests scheduled in the window" if missed else "none in the window"
+        warm = f" and {missed_warmup:,} in the warm-up" if missed_warmup else ""
+        cap = f" (at most {backlog_cap:,} requests owed at once)" if backlog_cap else ""
+        return (
+            f"the generator could not send {where}{warm} in time{cap}: missed, the rate was not offered "
+            "(the server or the link did not take requests as fast, or the generator's loop fell behind)"
+        )
     if scheduled and sent < MIN_SENT_SHARE * scheduled:
         return f"the generator sent {sent} of the {scheduled} requests scheduled in the window"
     if send_lag_p99_s is not None and send_lag_p99_s > MAX_SEND_LAG_S:
