@@ -36,6 +36,7 @@ from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
 from app.core.load.framing import RECORD, REPLY, Kind, ReplyBuffer, record, request_body
 from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
+from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
 from app.core.results.job_records import LOAD_PERCENTILES, LoadStep
 from app.core.run.events import MeasuringMessage, SampleBatch, SizeMeasured
@@ -78,29 +79,6 @@ SPIN_S = 0.0005
 SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@qq")
 _TIMESTAMP_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
-#: The generator's backlog: requests *owed* (their intended time has come) but not yet
-#: handed to the kernel, queued in the clients' buffers. It grows when the kernel's socket
-#: buffers are full (the server, or the link, does not take requests as fast as they are
-#: offered) or when the generator's own loop falls behind its schedule (at 1,000,000/s one
-#: Python process cannot keep up). Unbounded, it grew by about 230 MiB a second of step at
-#: the allowed maximum rate (every overdue request queued: its bytes and its bookkeeping).
-#: Bounded, a request that comes due while the backlog is full is not sent: it is counted
-#: as *missed*, and a step with misses is generator-saturated (the rate was not offered, so
-#: the step says nothing about the server's capacity). 65,536 requests is at least 65 ms of
-#: the schedule at the highest rate a profile may ask (1,000,000/s) and far more than a step
-#: the server keeps up with ever owes (a few requests per client at once); with ~200 bytes
-#: of bookkeeping each, about 13 MiB beside their bytes.
-BACKLOG_MAX = 65_536
-#: ... and at most this many bytes of them (a load message may be up to 16 MiB: 65,536 of
-#: those would be a terabyte). At least one request per client is always allowed.
-BACKLOG_MAX_BYTES = 64 << 20
-#: Requests handed to the kernel and not yet answered, at most (beyond them, a due request
-#: is missed too). The kernel's socket buffers bound these anyway, but per connection, and a
-#: connection's buffers hold a hundred thousand short requests: 256 clients of them would
-#: be gigabytes of bookkeeping here. 524,288 is half a second of the highest rate; a server
-#: whose queue holds that many is long past its knee (each request's latency is already
-#: the queue's, seconds), and ~100 MiB of bookkeeping at most.
-IN_FLIGHT_MAX = 1 << 19
 #: A request id carries its step in the high bits: a late reply to an earlier step is
 #: recognised and ignored instead of being counted in the next one.
 STEP_SHIFT = 40

@@ -28,6 +28,30 @@ MAX_SEND_LAG_S = 0.001
 #: this share of its schedule within the window.
 MIN_SENT_SHARE = 0.98
 
+#: The generator's backlog: requests *owed* (their intended time has come) but not yet
+#: handed to the kernel, queued in the clients' buffers. It grows when the kernel's socket
+#: buffers are full (the server, or the link, does not take requests as fast as they are
+#: offered) or when the generator's own loop falls behind its schedule (at 1,000,000/s one
+#: Python process cannot keep up). Unbounded, it grew by about 230 MiB a second of step at
+#: the allowed maximum rate (every overdue request queued: its bytes and its bookkeeping).
+#: Bounded, a request that comes due while the backlog is full is not sent: it is counted
+#: as *missed*, and a step with misses is generator-saturated (the rate was not offered, so
+#: the step says nothing about the server's capacity). 65,536 requests is at least 65 ms of
+#: the schedule at the highest rate a profile may ask (1,000,000/s) and far more than a step
+#: the server keeps up with ever owes (a few requests per client at once); with ~200 bytes
+#: of bookkeeping each, about 13 MiB beside their bytes.
+BACKLOG_MAX = 65_536
+#: ... and at most this many bytes of them (a load message may be up to 128 MiB: 65,536 of
+#: those would be 8 TiB). At least one request per client is always allowed.
+BACKLOG_MAX_BYTES = 64 << 20
+#: Requests handed to the kernel and not yet answered, at most (beyond them, a due request
+#: is missed too). The kernel's socket buffers bound these anyway, but per connection, and a
+#: connection's buffers hold a hundred thousand short requests: 256 clients of them would
+#: be gigabytes of bookkeeping here. 524,288 is half a second of the highest rate; a server
+#: whose queue holds that many is long past its knee (each request's latency is already
+#: the queue's, seconds), and ~100 MiB of bookkeeping at most.
+IN_FLIGHT_MAX = 1 << 19
+
 
 def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTIONS) -> list[float]:
     """The offered rates of a sweep around an estimated capacity, lowest first: each at

@@ -56,7 +56,7 @@ def unread(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LoadGenerator, lis
         gen.clients.append(client)
         gen.selector.register(mine, generator_module.selectors.EVENT_READ, client)
         ends.append(theirs)
-    monkeypatch.setattr(gen, "server_cpu_ns", lambda: {})
+    monkeypatch.setattr(gen, "server_cpu_ns", dict)
     monkeypatch.setattr(generator_module, "MIN_DRAIN_S", 0.0)
     yield gen, ends
     gen.selector.close()
