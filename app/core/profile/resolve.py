@@ -113,7 +113,7 @@ def resolve_jobs(
             for name, why in IGNORED_BY_LOAD.items():
                 value = getattr(job, name)
                 if value != JobSpec.model_fields[name].default:
-                    raise fail(name, f"{why} (got {value:g}); remove it")
+                    raise fail(name, f"a load job has no use for {name}: {why} (got {value:g}); remove it")
         elif stray := fields_set_outside_load(job):
             raise fail(stray[0], f'applies to "mode": "load" only (this job is in mode {job.mode})')
         info = scheme.info
