@@ -1,4 +1,4 @@
-"""Issue 31 §4: resources stay bounded whatever the profile says.
+"""Resources stay bounded whatever the profile says.
 
 - A step the generator could not send in time reports its *missed* requests on every
   surface that shows a step's errors (results record and its check, the terminal, the
