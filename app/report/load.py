@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.load.sweep import KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
+from app.core.load.sweep import BACKLOG_MAX, KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels
 from app.report.load_words import (
     LATENCY_COLUMNS,
+    STEP_HEAD,
     conditions,
     cpu_text,
     latency_cells,
@@ -120,7 +121,7 @@ def latency_chart(jobs: Sequence[JobResult], labels: Labels, percentile: str) ->
 
 #: Numbers right, the note left.
 _NUMBER: Align = "right"
-_STEP_ALIGN: list[Align] = [_NUMBER] * 10 + ["left"]
+_STEP_ALIGN: list[Align] = [_NUMBER] * 11 + ["left"]
 
 
 def steps_table(job: JobResult, labels: Labels) -> Table | None:
@@ -134,7 +135,7 @@ def steps_table(job: JobResult, labels: Labels) -> Table | None:
         cells = step_cells(step)
         mark = step_mark(step)
         short = mark.split(":")[0].split(" (")[0] if mark else ""
-        rows.append(cells[:3] + latency_cells(step, unit) + cells[3 + len(LATENCY_COLUMNS) :] + [short])
+        rows.append(cells[:STEP_HEAD] + latency_cells(step, unit) + cells[STEP_HEAD + len(LATENCY_COLUMNS) :] + [short])
         if step.generator_saturated:
             notes.append(f"at {rate_text(step.offered_per_s)}/s {step.saturation_reason or 'no reason recorded'}")
     caption = (
@@ -148,6 +149,7 @@ def steps_table(job: JobResult, labels: Labels) -> Table | None:
             "Offered/s",
             "Achieved/s",
             "Errors",
+            "Missed",
             *(f"{name} ({unit})" for name in LATENCY_COLUMNS),
             "Gen. CPU",
             "Server CPU",
@@ -222,7 +224,8 @@ def load_method(run: RunResult) -> list[Block]:
             "generator saturated. A step counts as "
             "saturated by the generator, and is marked and left out of the knee, when the generator handed requests "
             f"to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99) or sent less than {MIN_SENT_SHARE * 100:.0f} % "
-            "of its schedule; the generator's own CPU is recorded per step"
+            "of its schedule, or missed a request (never sent it: the requests it owed, due but not yet handed to "
+            f"the kernel, were at their cap of {BACKLOG_MAX:,}); the generator's own CPU is recorded per step"
             + (f" ({cpu_text(min(cpus))} to {cpu_text(max(cpus))} of one core in this run)" if cpus else "")
             + ". By default the server and the generator are pinned to different CPUs (placement split), so the "
             "clients' work is not counted against the server's capacity."

@@ -26,8 +26,19 @@ from app.report.units import MISSING, format_seconds, format_seconds_in
 
 #: The latency columns of a step, in order: the recorded percentiles, then the largest.
 LATENCY_COLUMNS: tuple[str, ...] = (*(name for name, _ in LOAD_PERCENTILES), "max")
-#: A step's cells after its latencies: the generator's and the server's CPU.
-STEP_COLUMNS: tuple[str, ...] = ("offered/s", "achieved/s", "errors", *LATENCY_COLUMNS, "generator CPU", "server CPU")
+#: A step's cells: offered, achieved, errors, missed (requests never sent: the generator's
+#: backlog was full), its latencies, then the generator's and the server's CPU.
+STEP_COLUMNS: tuple[str, ...] = (
+    "offered/s",
+    "achieved/s",
+    "errors",
+    "missed",
+    *LATENCY_COLUMNS,
+    "generator CPU",
+    "server CPU",
+)
+#: How many of STEP_COLUMNS come before the latencies.
+STEP_HEAD = STEP_COLUMNS.index(LATENCY_COLUMNS[0])
 #: In a load job the sender is the load generator and the receiver the server.
 GENERATOR_ROLE, SERVER_ROLE = Role.SENDER, Role.RECEIVER
 
@@ -55,6 +66,7 @@ def step_cells(step: LoadStep) -> list[str]:
         rate_text(step.offered_per_s),
         rate_text(step.achieved_per_s),
         f"{step.errors:,}",
+        f"{step.missed:,}",
         *latency,
         cpu_text(step.generator_cpu_percent),
         cpu_text(step.server_cpu_percent),

@@ -32,7 +32,7 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
     head = next(k for k, line in enumerate(lines) if line.strip().startswith("steps: offered/s | achieved/s"))
     steps = lines[head + 1 : head + 1 + len(KNEE_STEPS)]
     assert [line.split(" | ")[0].strip() for line in steps] == ["100", "500", "900", "1,000", "1,100", "1,200"]
-    assert steps[2].split(" | ")[3:6] == ["2 ms", "5 ms", "8 ms"]  # p50, p90, p99
+    assert steps[2].split(" | ")[2:7] == ["0", "0", "2 ms", "5 ms", "8 ms"]  # errors, missed, p50, p90, p99
     assert "server overloaded (achieved 93 % of offered)" in steps[3]
     assert steps[-1].endswith(f"generator saturated: {LAG_REASON}")
     assert lines[head + 1 + len(KNEE_STEPS)].strip() == (
@@ -70,6 +70,6 @@ def test_on_a_terminal_the_steps_are_a_table_that_fits_80_columns() -> None:
     assert all(len(line) <= 80 for line in text.splitlines())
     assert "latency in ms from each request's intended start" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("1,200†"))
-    assert row.split()[1:3] == ["1,150", "0"]
+    assert row.split()[1:3] == ["1,150", "0"]  # achieved, errors (no step missed: no "missed" column)
     assert "† 1,200/s: generator saturated: the generator handed requests" in text
     assert "…" not in text  # nothing cut short

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
 from app.core.errors import BadParameter
+from app.core.load.settings import IGNORED_BY_LOAD
 from app.core.profile.files import load_profile
 from app.core.profile.model import FORMAT_VERSION, MAX_SAMPLES, ProfileError
 from app.core.profile.resolve import resolve_jobs
@@ -178,9 +179,9 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
         largest = min(info.max_plaintext if info.max_plaintext is not None else 1 << 20, 1 << 20)
         job["message_sizes"] = draw(st.lists(st.integers(0, largest), min_size=1, max_size=4, unique=True))
     for field, (low, high) in INT_BOUNDS.items():
-        if draw(st.booleans()):
+        if draw(st.booleans()) and not (mode == Mode.LOAD and field in IGNORED_BY_LOAD):  # refused for load
             job[field] = draw(st.integers(low, high))
-    if draw(st.booleans()):
+    if draw(st.booleans()) and mode != Mode.LOAD:
         job["pause_ms"] = draw(st.floats(0, 60_000))
     if mode in SESSION_MODES and draw(st.booleans()):
         job["tcp_nodelay"] = draw(st.booleans())

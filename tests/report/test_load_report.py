@@ -47,9 +47,10 @@ def test_each_schemes_steps_table_says_its_conditions_and_why_a_step_is_left_out
     tables = [b for b in _section(STEPS_TITLE, build_report(load_run()).sections).blocks if isinstance(b, Table)]
     assert len(tables) == 3
     kem = tables[0]
-    assert kem.columns[:5] == ["Offered/s", "Achieved/s", "Errors", "p50 (ms)", "p90 (ms)"]
+    assert kem.columns[:6] == ["Offered/s", "Achieved/s", "Errors", "Missed", "p50 (ms)", "p90 (ms)"]
     assert [row[0] for row in kem.rows] == ["100", "500", "900", "1,000", "1,100", "1,200"]
-    assert kem.rows[2][3:6] == ["2.00", "5.00", "8.00"]  # p50, p90, p99 of the 900/s step, in ms
+    assert kem.rows[2][3] == "0"  # nothing missed
+    assert kem.rows[2][4:7] == ["2.00", "5.00", "8.00"]  # p50, p90, p99 of the 900/s step, in ms
     assert [row[-1] for row in kem.rows] == [
         "",
         "",

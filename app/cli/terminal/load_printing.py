@@ -17,6 +17,7 @@ from app.core.vocab import JobStatus
 from app.report.load_words import (
     LATENCY_COLUMNS,
     STEP_COLUMNS,
+    STEP_HEAD,
     conditions,
     latency_cells,
     latency_unit,
@@ -52,7 +53,10 @@ def _print_step_table(console: Any, load: Load) -> None:
 
     unit, _ = latency_unit(load.steps)
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
-    headers = ("offered", "achieved", "errors", *LATENCY_COLUMNS, "gen %", "srv %")
+    # "missed" only where a step missed requests (80 columns hold no column of zeros; the
+    # piped lines always have it).
+    missed = any(step.missed for step in load.steps)
+    headers = ("offered", "achieved", "errors", *(("missed",) if missed else ()), *LATENCY_COLUMNS, "gen %", "srv %")
     _print_indented(
         console,
         f"[dim]steps: requests/s; latency in {unit} from each request's intended start; "
@@ -68,7 +72,13 @@ def _print_step_table(console: Any, load: Load) -> None:
         if mark:
             notes.append(f"{cells[0]}/s: {mark}")
         cpu = [MISSING if v is None else f"{v:.0f}" for v in (step.generator_cpu_percent, step.server_cpu_percent)]
-        table.add_row(cells[0] + ("†" if mark else " "), *cells[1:3], *latency, *cpu, style="yellow" if mark else None)
+        table.add_row(
+            cells[0] + ("†" if mark else " "),
+            *cells[1 : STEP_HEAD if missed else STEP_HEAD - 1],
+            *latency,
+            *cpu,
+            style="yellow" if mark else None,
+        )
     from rich.padding import Padding
 
     console.print(Padding(table, (0, 0, 0, 4)))

@@ -25,6 +25,7 @@ import socket
 import struct
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,8 +34,9 @@ from hdrh.histogram import HdrHistogram
 from app.core.link.presets import round_trip_ms
 from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
-from app.core.load.framing import REPLY, Kind, ReplyBuffer, record, request_body
-from app.core.load.settings import LoadSettings
+from app.core.load.framing import RECORD, REPLY, Kind, ReplyBuffer, record, request_body
+from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
+from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
 from app.core.profile.model import MAX_SAMPLES
 from app.core.results.job_records import LOAD_PERCENTILES, LoadStep
@@ -97,6 +99,10 @@ class _Client:
     out: bytearray = field(default_factory=bytearray)
     pool: list[bytes] = field(default_factory=list)
     cursor: int = 0
+    #: The records in `out`, in order: (length, whether it is a request), and how many bytes
+    #: of the first have gone to the kernel: which requests are still owed.
+    queued: deque[tuple[int, bool]] = field(default_factory=deque)
+    head_sent: int = 0
 
 
 @dataclass
@@ -120,6 +126,12 @@ class _StepRecord:
     #: request of the schedule, so that a step keeps at most `MAX_SAMPLES` of each (the
     #: results' bound on a metric's n); the histogram counts every request.
     sample_every: int = 1
+    #: Requests not sent because the backlog (or the requests in flight) was at its cap:
+    #: measured ones, and warm-up ones.
+    missed: int = 0
+    missed_warmup: int = 0
+    #: The most requests owed at once during the step (never above the cap).
+    backlog_peak: int = 0
 
 
 class LoadGenerator:
@@ -148,6 +160,9 @@ class LoadGenerator:
         self.mark_replies = 0
         self.step: _StepRecord | None = None
         self.step_number = 0
+        #: Requests owed (queued in the clients' buffers, not yet handed to the kernel), and their bytes.
+        self.owed = 0
+        self.owed_bytes = 0
 
     # --- connections -----------------------------------------------------------------
 
@@ -264,6 +279,15 @@ class LoadGenerator:
 
     # --- the event loop ----------------------------------------------------------------
 
+    def _queue(self, client: _Client, data: bytes, request: bool) -> None:
+        """Append one record to a client's buffer; a request counts as owed until its last
+        byte is handed to the kernel (`_flush`)."""
+        client.out += data
+        client.queued.append((len(data), request))
+        if request:
+            self.owed += 1
+            self.owed_bytes += len(data)
+
     def _flush(self) -> None:
         for client in self.clients:
             if client.out:
@@ -272,6 +296,23 @@ class LoadGenerator:
                 except (BlockingIOError, InterruptedError):
                     continue
                 del client.out[:sent]
+                client.head_sent += sent
+                while client.queued and client.head_sent >= client.queued[0][0]:
+                    length, request = client.queued.popleft()
+                    client.head_sent -= length
+                    if request:
+                        self.owed -= 1
+                        self.owed_bytes -= length
+
+    def backlog_full(self, size: int) -> bool:
+        """Whether one more request of `size` bytes would pass the backlog's caps (or the
+        requests in flight theirs): then it is missed, not queued."""
+        if self.owed >= BACKLOG_MAX:
+            return True
+        if self.owed >= len(self.clients) and self.owed_bytes + size > BACKLOG_MAX_BYTES:
+            return True
+        step = self.step
+        return step is not None and len(step.outstanding) - self.owed >= IN_FLIGHT_MAX
 
     def _receive(self, timeout: float) -> int:
         """Read and dispatch what the server sent; how many replies there were."""
@@ -336,7 +377,7 @@ class LoadGenerator:
         connections may share a process, so replies are counted, not pids)."""
         self.marks, self.mark_replies = {}, 0
         for client in self.clients:
-            client.out += record(Kind.MARK, 0)
+            self._queue(client, record(Kind.MARK, 0), request=False)
         deadline = time.monotonic() + SETUP_TIMEOUT_S
         while self.mark_replies < len(self.clients):
             if time.monotonic() > deadline:
@@ -348,6 +389,8 @@ class LoadGenerator:
     def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, _StepRecord]:
         """Offer `rate` requests/s for warmup + duration; measure the duration's window."""
         settings = self.settings
+        if not 0 < rate <= MAX_RATE_PER_S:  # the profile's and the sweep's cap; never approximated
+            raise LoadFailed(f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f}/s (got {rate:g})")
         self.step_number += 1
         base = self.step_number << STEP_SHIFT
         interval = 1e9 / rate
@@ -381,9 +424,19 @@ class LoadGenerator:
             now = clock()
             while k < total and t0 + k * interval <= now:
                 client = self.clients[k % n]
+                body = client.pool[client.cursor % len(client.pool)]
+                if self.backlog_full(RECORD.size + len(body)):
+                    # Every request due by now that is not queued yet is missed: counted at
+                    # once (not one by one: the loop must not fall further behind), and the
+                    # buffers go to the kernel before anything more is queued.
+                    due = min(total, max(k + 1, int((now - t0) / interval) + 1))
+                    step.missed += due - max(k, warm) if due > warm else 0
+                    step.missed_warmup += max(0, min(due, warm) - k)
+                    k = due
+                    break
                 intended = int(t0 + k * interval)
                 ident = base | k
-                client.out += record(Kind.REQUEST, ident, client.pool[client.cursor % len(client.pool)])
+                self._queue(client, record(Kind.REQUEST, ident, body), request=True)
                 client.cursor += 1
                 step.outstanding[ident] = intended
                 if k >= warm:
@@ -391,6 +444,7 @@ class LoadGenerator:
                     if now <= step.window_end:
                         sent_in_window += 1
                 k += 1
+            step.backlog_peak = max(step.backlog_peak, self.owed)
             self._flush()
             wait = (t0 + k * interval - clock()) / 1e9 if k < total else 0.0
             # Sleep until shortly before the next request is due, then poll: a virtual CPU
@@ -420,7 +474,9 @@ class LoadGenerator:
         self.step = None
         gc.enable()
         lag_p99 = lag.get_value_at_percentile(99.0) / 1e9 if lag.get_total_count() else None
-        reason = sweep.generator_saturation(lag_p99, sent_in_window, measured)
+        reason = sweep.generator_saturation(
+            lag_p99, sent_in_window, measured, step.missed, step.missed_warmup, BACKLOG_MAX
+        )
         percentiles = {name: step.histogram.get_value_at_percentile(p) / 1e9 for name, p in LOAD_PERCENTILES}
         percentiles["max"] = step.histogram.get_max_value() / 1e9
         window = (step.window_end - step.window_start) / 1e9
@@ -430,7 +486,8 @@ class LoadGenerator:
             errors=sum(step.refused.values()) + late,
             latency_s=percentiles if step.histogram.get_total_count() else {},
             generator_saturated=reason is not None,
-            sent=measured,
+            sent=measured - step.missed,
+            missed=step.missed,
             completed=step.histogram.get_total_count(),
             histogram=step.histogram.encode().decode("ascii"),
             generator_cpu_percent=generator_cpu,

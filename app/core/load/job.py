@@ -9,6 +9,7 @@ from multiprocessing.connection import Connection
 from app.core.analysis.stats import summarize
 from app.core.load import sweep
 from app.core.load.generator import Emit, LoadGenerator
+from app.core.load.settings import MAX_RATE_PER_S
 from app.core.measure.harness import child_entry
 from app.core.profile.model import MAX_SAMPLES
 from app.core.results.job_records import Load, LoadStep
@@ -45,6 +46,11 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
             f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
             f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
             f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee"
+            + (
+                f" (capped at {MAX_RATE_PER_S:,.0f}/s, the most a profile may offer: the knee may lie higher)"
+                if capacity * sweep.SWEEP_FRACTIONS[-1] > MAX_RATE_PER_S
+                else ""
+            )
         )
     else:
         rates = list(settings.rates)

@@ -55,6 +55,16 @@ class LoadFields(BaseModel):
         raise ValueError(f'a number of requests per second, or "{SWEEP}"')
 
 
+#: The job fields a load job has no use for, and why: each is refused, naming it, when a
+#: load job sets it to anything but its default (the window hides them for load jobs, and a
+#: saved profile omits them; `tamper` a load job does use: tampered requests are refused).
+IGNORED_BY_LOAD: dict[str, str] = {
+    "samples": "a load job runs no sample rounds: each offered rate runs for duration_s",
+    "warmup": "a load job warms up for warmup_s seconds at each rate, not for a count of samples",
+    "keygen_samples": "a load job times no key generation rounds",
+    "pause_ms": "a load job pauses between no samples: its offered rate sets when requests go",
+}
+
 #: The load fields' names, for the message that refuses them outside mode load.
 LOAD_FIELD_NAMES: tuple[str, ...] = tuple(LoadFields.model_fields)
 

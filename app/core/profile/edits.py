@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from app.core.link import presets as link_presets
 from app.core.link.presets import LinkPresetError, LinkValue
 from app.core.load.reduce import reduced_load
+from app.core.load.settings import IGNORED_BY_LOAD
 from app.core.profile.files import _first_error
 from app.core.profile.model import (
     MAX_SAMPLES,
@@ -31,10 +32,22 @@ def with_mode(profile: Profile, mode: str) -> Profile:
 
 
 def with_samples(profile: Profile, samples: int) -> Profile:
-    """The same profile with every job's sample count replaced (CLI --samples)."""
+    """The same profile with every job's sample count replaced (CLI --samples). Load jobs
+    run no samples: they keep theirs, and a profile of load jobs only is refused."""
     if not 1 <= samples <= MAX_SAMPLES:  # the upper bound too: model_copy skips JobSpec's checks
         raise ProfileError(f"must be 1..{MAX_SAMPLES} (got {samples})", field="--samples")
-    return profile.model_copy(update={"jobs": [job.model_copy(update={"samples": samples}) for job in profile.jobs]})
+    if all(job.mode == Mode.LOAD for job in profile.jobs):
+        raise ProfileError(
+            f"every job of the profile is a load job, and {IGNORED_BY_LOAD['samples']} (set duration_s in the profile)",
+            field="--samples",
+        )
+    return profile.model_copy(
+        update={
+            "jobs": [
+                job if job.mode == Mode.LOAD else job.model_copy(update={"samples": samples}) for job in profile.jobs
+            ]
+        }
+    )
 
 
 #: A reduced run keeps messages up to this size (and at most REDUCED_SIZES of them per job).
@@ -67,14 +80,19 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
                 kept = [kept[0], kept[len(kept) // 2], kept[-1]]
             sizes = kept
         linked = job.link is not None or job.links is not None
+        rounds = {
+            "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
+            "warmup": min(job.warmup, 1),
+            "keygen_samples": min(job.keygen_samples, 1),
+            "pause_ms": 0.0,
+        }
+        if job.mode == Mode.LOAD:  # no sample rounds to shorten (and set, they would be refused)
+            rounds = {}
         jobs.append(
             job.model_copy(
                 update={
                     "message_sizes": sizes,
-                    "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
-                    "warmup": min(job.warmup, 1),
-                    "keygen_samples": min(job.keygen_samples, 1),
-                    "pause_ms": 0.0,
+                    **rounds,
                     "tamper": min(job.tamper, 1),
                     "links": _cheapest_links(job.links),
                     **reduced_load(job, job.mode == Mode.LOAD),

@@ -20,7 +20,14 @@ from app.core.link import presets as link_presets
 from app.core.link.netns import packet_path_refusal
 from app.core.link.presets import LinkPresetError, LinkSpec
 from app.core.link.probe import loss_refusal
-from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, LoadSettings, fields_set_outside_load, resolve_load
+from app.core.link.wire_time import wire_time_problem
+from app.core.load.settings import (
+    DEFAULT_LOAD_MESSAGE_SIZE,
+    IGNORED_BY_LOAD,
+    LoadSettings,
+    fields_set_outside_load,
+    resolve_load,
+)
 from app.core.profile.model import (
     DEFAULT_MESSAGE_SIZES,
     MEMORY_COPIES,
@@ -103,6 +110,10 @@ def resolve_jobs(
             load, problems = resolve_load(job)
             if problems:
                 raise fail(*problems[0])
+            for name, why in IGNORED_BY_LOAD.items():
+                value = getattr(job, name)
+                if value != JobSpec.model_fields[name].default:
+                    raise fail(name, f"a load job has no use for {name}: {why} (got {value:g}); remove it")
         elif stray := fields_set_outside_load(job):
             raise fail(stray[0], f'applies to "mode": "load" only (this job is in mode {job.mode})')
         info = scheme.info
@@ -154,6 +165,8 @@ def resolve_jobs(
         # what is measured, so two links with the same numbers are a repeat.
         placement = job.placement or default_placement(job.mode)
         for place, link in _job_links(job, where, source):
+            if link is not None:
+                _refuse_endless_wire(job, link, sizes, place, source)
             key = (
                 job.scheme,
                 backend,
@@ -198,6 +211,21 @@ def resolve_jobs(
                 )
             )
     return resolved
+
+
+def _refuse_endless_wire(job: JobSpec, link: Link, sizes: list[int], place: str, source: str | None) -> None:
+    """Refuse a job whose messages would take longer on its link than a run may wait
+    (`wire_time`: one message over ten minutes, a job's messages over a day), naming the
+    size, the link's rate and the estimate."""
+    from app.core.session.sender import FLOOR_MAX_SAMPLES  # the session's floor ping-pong per size
+
+    exchanges = None
+    if job.mode != Mode.LOAD:  # a session: per size, its messages and its floor's echoes
+        floor = job.warmup + min(job.samples, FLOOR_MAX_SAMPLES)
+        exchanges = [(3 + job.warmup + job.samples + job.tamper, floor)] * len(sizes)
+    problem = wire_time_problem(link, sizes, exchanges)
+    if problem is not None:
+        raise ProfileError(problem[1], source=source, field=place)
 
 
 #: Why a job in another mode takes no link.

@@ -628,9 +628,12 @@ def _check_load(load: dict[str, Any], path: str) -> None:
                 _join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"]
             )
         _num(step, "achieved_per_s", where, non_negative=True)
-        for key in ("errors", "sent", "completed"):
+        for key in ("errors", "sent", "completed", "missed"):
             _int(step, key, where, required=False)
         _bool(step, "generator_saturated", where)
+        if step.get("missed") and not step["generator_saturated"]:
+            # A step that did not send its schedule did not offer its rate: never the server's figure.
+            raise _fail(_join(where, "generator_saturated"), "true for a step with missed requests", False)
         for key in ("generator_cpu_percent", "send_lag_p99_s", "server_cpu_percent"):
             _num(step, key, where, non_negative=True, required=False, nullable=True)
         _str(step, "saturation_reason", where, required=False, nullable=True)

@@ -424,7 +424,7 @@ class LoadStep:
     latency_s: Mapping[str, float]
     #: Set when the load generator, not the server, was the bottleneck at this step.
     generator_saturated: bool = False
-    #: Requests scheduled in the measured window, and how many of them were acknowledged OK.
+    #: Requests of the measured window that were sent, and how many of them were acknowledged OK.
     sent: int = 0
     completed: int = 0
     #: The merged latency histogram, HdrHistogram's compressed base64 form (nanoseconds);
@@ -438,6 +438,10 @@ class LoadStep:
     server_cpu_percent: float | None = None
     #: Why the step counts as generator-saturated, in words (None when it does not).
     saturation_reason: str | None = None
+    #: Requests of the measured window that were never sent: they came due while the
+    #: generator's backlog was at its cap (app.core.load.generator.BACKLOG_MAX). Any makes
+    #: the step generator-saturated. sent + missed is the window's schedule.
+    missed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -453,6 +457,7 @@ class LoadStep:
             "send_lag_p99_s": self.send_lag_p99_s,
             "server_cpu_percent": self.server_cpu_percent,
             "saturation_reason": self.saturation_reason,
+            "missed": self.missed,
         }
 
     @classmethod
@@ -474,6 +479,7 @@ class LoadStep:
             send_lag_p99_s=number("send_lag_p99_s"),
             server_cpu_percent=number("server_cpu_percent"),
             saturation_reason=data.get("saturation_reason"),
+            missed=int(data.get("missed", 0)),
         )
 
 

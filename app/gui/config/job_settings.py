@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE
+from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, IGNORED_BY_LOAD
 from app.core.profile.model import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, ProfileError, field_limits
 from app.core.profile.sizes import human_size, parse_size_list
 from app.core.session import DEFAULT_PORT
@@ -71,8 +71,9 @@ _NUMBERS = (
 )
 #: Their names, in the order a saved profile lists them.
 NUMBER_KEYS = tuple(name for name, _ in _NUMBERS)
-#: The spin boxes a load job does not use (tamper it does: tampered requests must be refused).
-NOT_FOR_LOAD = ("samples", "warmup", "keygen_samples", "pause_ms")
+#: The spin boxes a load job does not use (tamper it does: tampered requests must be refused);
+#: the core refuses a load job that sets one (`IGNORED_BY_LOAD`).
+NOT_FOR_LOAD = tuple(IGNORED_BY_LOAD)
 #: Their defaults and limits are the profile format's own, read from `JobSpec`.
 _LIMITS: dict[str, FieldLimits] = {name: field_limits(JobSpec, name) for name, _ in _NUMBERS}
 
@@ -360,5 +361,14 @@ def apply_edit(entry: JobEntry, name: str, value: Any) -> None:
             return
         kept = [s for s in entry.sizes() if s in QUICK_SIZES]
         entry.settings["message_sizes"] = sorted(set(kept) | set(value))
+    elif name in NOT_FOR_LOAD and entry.settings.get("mode") == Mode.LOAD:
+        return  # a load job has no such setting: the edit is for the other jobs of the selection
     else:
         entry.settings[name] = value
+        if name == "mode" and value == Mode.LOAD:
+            # What a load job does not use goes back to its default (saved profiles omit it),
+            # as a job leaving loopback leaves its link: kept, the core would refuse the job
+            # for a field the window no longer shows.
+            defaults = default_settings()
+            for unused in NOT_FOR_LOAD:
+                entry.settings[unused] = defaults[unused]

@@ -16,7 +16,7 @@ from app.core.profile.sizes import human_size
 from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
 from app.core.vocab import SESSION_MODES, Mode
-from app.gui.config.job_settings import NUMBER_KEYS, JobEntry, default_settings
+from app.gui.config.job_settings import NOT_FOR_LOAD, NUMBER_KEYS, JobEntry, default_settings
 from app.gui.config.link_editor import link_fields, mode_suffix
 from app.gui.config.load_editor import LOAD_KEYS, rate_summary
 from app.gui.vocab import Tone
@@ -24,7 +24,7 @@ from app.gui.vocab import Tone
 #: Settings a load job does not use (it runs no sample rounds, no key-generation rounds and
 #: no pause between them): written only when a profile set them, so a saved load job reads
 #: as what it runs. Tamper applies (tampered requests must be refused).
-_NOT_FOR_LOAD = frozenset({"samples", "warmup", "keygen_samples", "pause_ms"})
+_NOT_FOR_LOAD = frozenset(NOT_FOR_LOAD)
 
 
 def security_badge(spec: SchemeSpec, backend: str, params: dict[str, Any]) -> tuple[str, Tone | None]:

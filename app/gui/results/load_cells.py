@@ -37,11 +37,13 @@ def format_rate_per_s(rate: float) -> str:
 
 
 def step_line(step: LoadStep, cpu: bool = False) -> str:
-    """One step in words: offered, achieved, errors, p50/p99/max, (the generator's and the
-    server's CPU) and, when the generator was the limit, why."""
+    """One step in words: offered, achieved, errors, missed requests, p50/p99/max, (the
+    generator's and the server's CPU) and, when the generator was the limit, why."""
     parts = [f"offered {format_rate_per_s(step.offered_per_s)} → achieved {format_rate_per_s(step.achieved_per_s)}"]
     if step.errors:
         parts.append(plural(step.errors, "error"))
+    if step.missed:
+        parts.append(f"{step.missed:,} missed (never sent: the generator's backlog was full)")
     latency = [
         f"{name} {format_seconds(step.latency_s[name])}" for name in ("p50", "p99", "max") if name in step.latency_s
     ]

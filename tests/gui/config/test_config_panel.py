@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 
 from app.core.profile.files import load_profile, preset_names, read_profile_file, save_profile
 from app.core.profile.resolve import resolve_jobs
+from app.core.vocab import Mode
 from app.gui.config.job_settings import MIXED
 from app.gui.config.panel import COL_MODE, COL_SAMPLES, COL_SIZES, ConfigPanel
 
@@ -47,9 +48,12 @@ def test_editing_one_job_of_a_preset_changes_only_that_job_in_the_saved_file(
     target = rows[len(rows) // 2]
     panel.tree.clearSelection()
     target.setSelected(True)
-    before = panel.entry(target).settings["samples"]
-    assert panel.samples.value() == before and not panel.samples.specialValueText()
-    panel.samples.setValue(before + 1)
+    # A load job has no samples (refused if set): its tampered requests are edited instead.
+    field = "tamper" if panel.entry(target).settings["mode"] == Mode.LOAD else "samples"
+    spin = panel.tamper if field == "tamper" else panel.samples
+    before = panel.entry(target).settings[field]
+    assert spin.value() == before and not spin.specialValueText()
+    spin.setValue(before + 1)
     path = tmp_path / f"{name}.json"
     save_profile(panel.profile(preset.name), path)
     saved = read_profile_file(path)
@@ -57,7 +61,7 @@ def test_editing_one_job_of_a_preset_changes_only_that_job_in_the_saved_file(
     added, removed = _jobs(saved) - _jobs(preset), _jobs(preset) - _jobs(saved)
     sweep = len(panel.entry(target).settings["links"] or [None])  # a job over several links is one job per link
     assert sum(added.values()) == sweep and sum(removed.values()) == sweep, (added, removed)
-    assert f"('samples', {before + 1})" in next(iter(added)) and f"('samples', {before})" in next(iter(removed))
+    assert f"('{field}', {before + 1})" in next(iter(added)) and f"('{field}', {before})" in next(iter(removed))
 
 
 def test_the_editor_shows_the_selected_jobs_own_values(panel: ConfigPanel) -> None:

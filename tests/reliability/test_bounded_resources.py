@@ -1,0 +1,264 @@
+"""Resources stay bounded whatever the profile says.
+
+- A step the generator could not send in time reports its *missed* requests on every
+  surface that shows a step's errors (results record and its check, the terminal, the
+  report, the window's tooltips and Load tab read-out), and never counts as the server's.
+- No planned rate passes the cap a profile's own rates have (1,000,000/s), whatever the
+  sweep's estimate (64 workers at a microsecond a request).
+- A job whose messages would take longer on its link than a run may wait is refused
+  before it runs, naming the size, the link and the estimate: in a profile, with
+  `run --link`, and in the window.
+- A load job refuses the settings it ignores (samples, warm-up, key generations, pause),
+  naming the field: in a profile, with `run --samples`, and in the window.
+
+The generator's backlog itself is bounded count-wise in tests/core/load/test_load_backlog.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from app.cli.main import main
+from app.cli.terminal.printing import print_summary
+from app.core.link.wire_time import MAX_MESSAGE_WIRE_S, message_wire_s
+from app.core.load import sweep
+from app.core.load.settings import IGNORED_BY_LOAD, MAX_RATE_PER_S, MAX_SERVER_WORKERS
+from app.core.profile.edits import reduced, with_link, with_samples
+from app.core.profile.files import parse_profile
+from app.core.profile.model import ProfileError
+from app.core.profile.resolve import resolve_jobs
+from app.core.results import model as results
+from app.core.results.model import ResultsFileError, parse_results_text
+from app.gui.results.load_cells import step_line
+from app.report.content import build_report
+from app.report.markdown import render_markdown
+from tests.helpers.loads import load, load_job, load_run, step
+
+MISSED_REASON = (
+    "the generator could not send 3,700,285 of the 4,000,000 requests scheduled in the window in time "
+    "(at most 65,536 requests owed at once): missed, the rate was not offered"
+)
+
+
+def _missed_run() -> Any:
+    """One load job whose one step missed most of its schedule (as a 1M/s step does)."""
+    missed = replace(
+        step(1_000_000, 15_193, 4.3, 7.7, errors=157_436, saturated=True),
+        missed=3_700_285,
+        sent=299_715,
+        saturation_reason=MISSED_REASON,
+    )
+    return load_run([load_job(0, "X25519 [cryptography]", load([missed]))])
+
+
+def _printed(run: Any, terminal: bool) -> str:
+    out = io.StringIO()
+    console = Console(
+        file=out,
+        force_terminal=terminal,
+        width=80 if terminal else 1000,
+        soft_wrap=not terminal,
+        highlight=False,
+        color_system=None,
+    )
+    print_summary(console, run)
+    return out.getvalue()
+
+
+# --- missed requests on every surface ------------------------------------------------------
+
+
+def test_missed_requests_round_trip_through_the_results_file() -> None:
+    run = _missed_run()
+    back = parse_results_text(results.to_json(run), "r.json")
+    (step_back,) = back.jobs[0].load.steps
+    assert step_back.missed == 3_700_285 and step_back.sent == 299_715 and step_back.generator_saturated
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True, 10**30])
+def test_a_damaged_missed_count_is_refused_naming_the_field(bad: Any) -> None:
+    data = json.loads(results.to_json(_missed_run()))
+    data["jobs"][0]["load"]["steps"][0]["missed"] = bad
+    with pytest.raises(ResultsFileError, match=r"jobs\[0\]\.load\.steps\[0\]\.missed"):
+        parse_results_text(json.dumps(data), "r.json")
+
+
+def test_a_step_that_missed_requests_but_claims_the_servers_figure_is_refused() -> None:
+    """A file whose step missed requests yet is not marked generator-saturated would put a
+    rate that was never offered into the knee."""
+    data = json.loads(results.to_json(_missed_run()))
+    data["jobs"][0]["load"]["steps"][0]["generator_saturated"] = False
+    with pytest.raises(ResultsFileError, match=r"steps\[0\]\.generator_saturated.*missed"):
+        parse_results_text(json.dumps(data), "r.json")
+
+
+def test_the_terminal_piped_and_on_a_terminal_shows_the_missed_count() -> None:
+    piped = _printed(_missed_run(), terminal=False)
+    line = next(line for line in piped.splitlines() if line.strip().startswith("1,000,000 |"))
+    assert line.split(" | ")[2:4] == ["157,436", "3,700,285"]  # errors, missed
+    assert "steps: offered/s | achieved/s | errors | missed |" in piped
+    table = _printed(_missed_run(), terminal=True)
+    assert all(len(row) <= 80 for row in table.splitlines())
+    assert "missed" in table and "3,700,285" in table
+    assert "has no measured knee" in piped  # never the server's figure
+
+
+def test_the_report_has_a_missed_column_and_says_why_the_step_is_left_out() -> None:
+    text = render_markdown(build_report(_missed_run()))
+    assert "Missed" in text  # the steps table's column
+    assert "3,700,285" in text and "missed, the rate was not offered" in text
+
+
+def test_the_windows_step_line_names_the_missed_requests() -> None:
+    (missed,) = _missed_run().jobs[0].load.steps
+    line = step_line(missed)
+    assert "3,700,285 missed" in line and "generator-saturated" in line
+
+
+def test_a_step_with_misses_never_counts_as_server_capacity() -> None:
+    missed = _missed_run().jobs[0].load.steps[0]
+    knee, sustained, _, _ = sweep.summarise([missed])
+    assert knee is None and sustained is None
+    assert sweep.generator_saturation(None, 100, 100, missed=1) is not None
+    assert sweep.generator_saturation(None, 100, 100, missed_warmup=1) is not None
+    assert sweep.generator_saturation(0.0001, 100, 100) is None
+
+
+# --- every planned rate under the cap ---------------------------------------------------------
+
+
+@given(
+    workers=st.integers(1, MAX_SERVER_WORKERS),
+    server_s=st.floats(0, 10, allow_nan=False) | st.sampled_from([0.0, 5e-324, 1e-7, 1e-9]),
+)
+def test_no_sweep_plans_a_rate_above_the_cap(workers: int, server_s: float) -> None:
+    capacity = workers / max(server_s, 1e-7)  # as app.core.load.job estimates it
+    rates = sweep.sweep_rates(capacity)
+    assert rates and all(1.0 <= rate <= MAX_RATE_PER_S for rate in rates)
+    assert rates == sorted(rates) and len(set(rates)) == len(rates)  # lowest first, none offered twice
+
+
+@given(capacity=st.floats(min_value=-1e300, max_value=math.inf, allow_nan=False))
+def test_any_estimate_plans_rates_within_the_profiles_bounds(capacity: float) -> None:
+    rates = sweep.sweep_rates(capacity)
+    assert all(1.0 <= rate <= MAX_RATE_PER_S for rate in rates)
+
+
+def test_an_estimate_beyond_the_cap_still_traces_the_way_up_to_it() -> None:
+    rates = sweep.sweep_rates(MAX_SERVER_WORKERS / 1e-7)
+    assert rates[-1] == MAX_RATE_PER_S and len(rates) > 3 and rates[0] < MAX_RATE_PER_S / 5
+
+
+# --- a link that would take longer than a run may wait --------------------------------------
+
+
+def _job(**fields: Any) -> dict[str, Any]:
+    return {"scheme": "x25519", **fields}
+
+
+SLOW = {"delay_ms": 10, "rate_kbit": 1}
+
+
+@pytest.mark.parametrize("mode", ["loopback", "load"])
+def test_a_10_mib_message_over_1_kbits_is_refused_naming_size_rate_and_time(mode: str) -> None:
+    profile = parse_profile({"name": "t", "jobs": [_job(mode=mode, message_sizes=[10 << 20], link=SLOW)]})
+    with pytest.raises(ProfileError) as caught:
+        resolve_jobs(profile, "p.json")
+    message = str(caught.value)
+    assert caught.value.field == "jobs[0].link" and "\n" not in message
+    assert "10,485,760-byte (10 MiB)" in message and "1 kbit/s" in message and " h " in message
+    assert "more than the 10 min one message may take" in message
+
+
+def test_a_message_just_within_the_bound_runs_and_one_beyond_it_does_not() -> None:
+    # 1 kbit/s: 75,000 bytes take 600 s serialized, plus the acknowledgement and 20 ms of delay.
+    fits = 74_000
+    too_big = 76_000
+    link = {"delay_ms": 10, "rate_kbit": 1}
+    resolve_jobs(parse_profile({"name": "t", "jobs": [_job(mode="load", message_sizes=[fits], link=link)]}))
+    with pytest.raises(ProfileError, match="one message may take"):
+        resolve_jobs(parse_profile({"name": "t", "jobs": [_job(mode="load", message_sizes=[too_big], link=link)]}))
+
+
+def test_many_samples_over_a_slow_link_are_refused_from_the_jobs_total() -> None:
+    profile = parse_profile(
+        {"name": "t", "jobs": [_job(mode="loopback", message_sizes=[1024], samples=1_000_000, link="satellite")]}
+    )
+    with pytest.raises(ProfileError, match=r"exchanges of up to 1,024 bytes take at least .* days"):
+        resolve_jobs(profile)
+
+
+def test_run_link_applies_the_same_rule(tmp_path: Path) -> None:
+    profile = parse_profile({"name": "t", "jobs": [_job(mode="loopback", message_sizes=[10 << 20])]})
+    with pytest.raises(ProfileError, match="one message may take"):
+        resolve_jobs(with_link(profile, json.dumps(SLOW)))
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"name": "t", "jobs": [_job(mode="loopback", message_sizes=[10 << 20])]}))
+    assert main(["run", str(path), "--no-store", "--quiet", "--link", json.dumps(SLOW)]) == 2
+
+
+def test_the_estimate_is_a_lower_bound_from_rate_and_delays() -> None:
+    (job,) = resolve_jobs(parse_profile({"name": "t", "jobs": [_job(mode="load", link=SLOW)]}))
+    assert job.link is not None
+    # 32 bytes up and 64 back at 1 kbit/s, and 10 ms each way.
+    assert message_wire_s(job.link, 32) == pytest.approx(0.256 + 0.512 + 0.020)
+    assert MAX_MESSAGE_WIRE_S == 600
+
+
+# --- what a load job ignores is refused --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("field", "value"), [("samples", 3), ("warmup", 0), ("keygen_samples", 20), ("pause_ms", 2.5)])
+def test_a_load_job_refuses_each_setting_it_ignores(field: str, value: Any) -> None:
+    profile = parse_profile({"name": "t", "jobs": [_job(mode="load", **{field: value})]})
+    with pytest.raises(ProfileError) as caught:
+        resolve_jobs(profile, "p.json")
+    assert caught.value.field == f"jobs[0].{field}" and "remove it" in str(caught.value)
+    assert set(IGNORED_BY_LOAD) == {"samples", "warmup", "keygen_samples", "pause_ms"}
+
+
+def test_samples_on_the_command_line_refuse_a_load_only_profile_and_skip_load_jobs(tmp_path: Path) -> None:
+    only_load = parse_profile({"name": "t", "jobs": [_job(mode="load")]})
+    with pytest.raises(ProfileError, match="--samples: every job of the profile is a load job"):
+        with_samples(only_load, 3)
+    mixed = parse_profile({"name": "t", "jobs": [_job(mode="load"), _job(mode="loopback")]})
+    jobs = resolve_jobs(with_samples(mixed, 3))
+    assert [job.samples for job in jobs] == [30, 3]  # the load job keeps its (unused) default
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"name": "t", "jobs": [_job(mode="load")]}))
+    assert main(["run", str(path), "--no-store", "--quiet", "--samples", "3"]) == 2
+
+
+def test_reduced_leaves_a_load_jobs_unused_rounds_alone() -> None:
+    profile = parse_profile({"name": "t", "jobs": [_job(mode="load"), _job(mode="loopback", samples=10)]})
+    load_job_, loopback = resolve_jobs(reduced(profile))
+    assert load_job_.samples == 30 and loopback.samples <= 3
+
+
+def test_the_window_refuses_it_and_a_job_turned_into_a_load_job_drops_it(qtbot: Any) -> None:
+    from app.core.vocab import Mode
+    from app.gui.config.job_settings import apply_edit
+    from app.gui.config.panel import ConfigPanel
+    from app.gui.config.profile_jobs import job_dict
+
+    panel = ConfigPanel()
+    qtbot.addWidget(panel)
+    panel.set_profile(parse_profile({"name": "t", "jobs": [_job(mode="load", samples=50)]}))
+    assert not panel.is_valid and "samples" in panel.problem.text()
+    entry = panel.entry(panel.checked_rows()[0])
+    apply_edit(entry, "mode", Mode.LOOPBACK)
+    apply_edit(entry, "samples", 100)
+    apply_edit(entry, "mode", Mode.LOAD)  # the loopback job's samples go with it
+    assert "samples" not in job_dict(entry)
+    apply_edit(entry, "samples", 7)  # an edit for a mixed selection leaves the load job alone
+    assert "samples" not in job_dict(entry)
