@@ -244,20 +244,29 @@ def test_the_doorway_admits_the_token_holder_past_silent_strangers(listener: soc
             sock.close()
 
 
-def test_a_flood_is_refused_past_the_pending_bound(listener: socket.socket) -> None:
+def test_a_flood_keeps_the_newest_waiting_and_still_admits_the_token_holder(listener: socket.socket) -> None:
+    """74 silent connections: 64 wait at most (the oldest go first), and the job's own
+    peer, arriving last, is still admitted."""
     port = listener.getsockname()[1]
     dropped: list[str] = []
-    doorway = Doorway(listener, lambda: TicketCheck(b"t" * 32), 30.0, dropped.append, who="link")
+    doorway = Doorway(listener, lambda: ServerHandshake(TOKEN), 30.0, dropped.append, who="receiver")
     flood = _idle(port, MAX_PENDING + 10)
+    proved: list[socket.socket] = []
+    client = threading.Thread(target=lambda: proved.append(_prove(port)))
     try:
         while select.select([listener], [], [], 0.5)[0]:
             doorway.accept()
         assert len(doorway.pending) == MAX_PENDING
         assert doorway.strangers == 10
-        assert all(f"{MAX_PENDING} connections were already waiting" in line for line in dropped)
+        assert all(f"{MAX_PENDING} newer connections were waiting" in line for line in dropped)
+        client.start()
+        admitted = admit_one(doorway, time.monotonic() + 20)
+        client.join(10)
+        assert admitted is not None and proved
+        admitted.close()
     finally:
         doorway.close()
-        for sock in flood:
+        for sock in flood + proved:
             sock.close()
 
 

@@ -27,8 +27,9 @@ from typing import Protocol
 
 from app.core.session.wire import ConnectionClosed, PeerTimeout, TruncatedFrame, WireError
 
-#: At most this many connections wait to prove themselves at once; more are closed at
-#: once (a flood is refused, not buffered). A job's own peers connect one at a time.
+#: At most this many connections wait to prove themselves at once; a newcomer beyond them
+#: closes the oldest (a flood costs a bounded amount, not a growing one). A job's own
+#: peers connect one at a time and prove themselves within two local round trips.
 MAX_PENDING = 64
 #: Bytes a link's admission starts with (before the ticket), so a stray protocol's first
 #: bytes are named as not ours rather than as a wrong ticket.
@@ -150,9 +151,12 @@ class Doorway:
                 return
             where = str(address[0]) if isinstance(address, tuple) else "a local socket"
             if len(self.pending) >= MAX_PENDING:
-                sock.close()
-                self._stranger(where, f"{MAX_PENDING} connections were already waiting to prove themselves")
-                continue
+                # The oldest has had the longest to prove itself: it goes, the newcomer
+                # waits. Refusing newcomers instead would let 64 silent connections shut
+                # the job's own peer out; evicting the oldest, a flood must open 64 new
+                # connections within the peer's handshake (two local round trips) to do so.
+                oldest = min(self.pending, key=lambda pending: self.pending[pending].deadline)
+                self._drop(oldest, f"{MAX_PENDING} newer connections were waiting to prove themselves")
             sock.setblocking(False)
             self.pending[sock] = _Pending(where, self.make_check(), self.clock() + self.timeout)
 
