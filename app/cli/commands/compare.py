@@ -10,7 +10,9 @@ Exit codes: 0 compared (regressions or not, unless --fail-on-regression); 1 with
 --fail-on-regression when a metric regressed, or a job that measured in the base run
 failed in the new one, named on stderr; 2 bad input (a file that
 is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
-runs without a single matched job: a gate that compared nothing must not pass."""
+runs without a single matched job (a gate that compared nothing must not pass) or a
+metric measured on both sides whose ratio is not a finite number (no verdict: it must
+neither pass nor fail the gate)."""
 
 from __future__ import annotations
 
@@ -108,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                     "regressions": sum(len(c.regressions()) for c in comparisons),
                 },
                 indent=2,
+                allow_nan=False,  # strict JSON: a ratio that is not finite is null, never Infinity
             )
         )
     else:
@@ -148,6 +151,18 @@ def run(args: argparse.Namespace) -> int:
             print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
     if regressed or broken:
         return EXIT_FAILED
+    undecided = [(c, p, m) for c in comparisons for p, m in c.undecided()]
+    if undecided:
+        # Neither pass nor fail: a ratio that is not a finite number decides nothing.
+        print(
+            f"cryptobench: error: --fail-on-regression: {len(undecided)} metric(s) measured on both sides "
+            "have no finite ratio, so the gate cannot decide:",
+            file=sys.stderr,
+        )
+        for c, p, m in undecided:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(_plain(f"  {_job_text(p.new)} {m.metric}: {m.reason}{versus}"), file=sys.stderr)
+        return EXIT_USAGE
     if unmatched:
         print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
         return EXIT_USAGE
