@@ -188,9 +188,15 @@ def _job_text(job: JobResult) -> str:
     return f"{job.label} {format_bytes(job.message_size)} {job.mode}"
 
 
+def _times(ratio: float) -> str:
+    """A ratio as "1.234": three decimals where they tell something, else three significant
+    digits ("2.5e+13"), never a 300-digit number or "0.000"."""
+    return f"{ratio:.3f}" if 1e-3 <= abs(ratio) < 1e6 else f"{ratio:.3g}"
+
+
 def _ratio(m: MetricComparison) -> str:
     c = m.comparison
-    return "-" if c is None else f"{c.ratio:.3f}× ({c.ci95_low:.3f}–{c.ci95_high:.3f}×)"
+    return "-" if c is None else f"{_times(c.ratio)}× ({_times(c.ci95_low)}–{_times(c.ci95_high)}×)"
 
 
 def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]:
@@ -205,8 +211,8 @@ def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]
         m.metric,
         format_seconds(m.base_median),
         format_seconds(m.new_median),
-        f"{c.ratio:.3f}×" if c else "-",
-        f"{c.ci95_low:.3f}–{c.ci95_high:.3f}×" if c else "-",
+        f"{_times(c.ratio)}×" if c else "-",
+        f"{_times(c.ci95_low)}–{_times(c.ci95_high)}×" if c else "-",
         verdict,
     )
 

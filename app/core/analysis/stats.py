@@ -579,13 +579,13 @@ def compare(
     xb = _as_samples(b, "b")
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
-    median_a = float(np.median(xa))
+    with np.errstate(over="ignore"):  # the median of two values near 1e308 overflows: inf, no verdict below
+        median_a, median_b = float(np.median(xa)), float(np.median(xb))
     if median_a == 0:
         raise ValueError("median of a is 0: the ratio b / a is undefined")
     rng = np.random.default_rng(seed)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         ratios = _bootstrap_medians(xb, resamples, rng) / _bootstrap_medians(xa, resamples, rng)
-    median_b = float(np.median(xb))
     return finite_comparison(median_b / median_a, ratios, median_a, median_b)  # float /: inf, never raises
 
 
