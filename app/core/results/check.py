@@ -677,7 +677,7 @@ def _check_path(link_path: dict[str, Any], path: str) -> None:
     _int(link_path, "queue_bytes", path, low=1, required=False, nullable=True)
 
 
-# --- physically possible durations (issue 31) ---------------------------------------------------
+# --- physically possible durations ----------------------------------------------------------
 
 #: Every metric is a duration in seconds (unit "s"); these are the durations a timed
 #: operation can take on any machine. Below: the clocks tick in nanoseconds
