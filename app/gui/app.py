@@ -49,7 +49,7 @@ def _write_startup_report(path: Path, painter: _FirstPaint, quit_after: float | 
         "rss_bytes": process.memory_info().rss,
         "frozen": bool(getattr(sys, "frozen", False)),
     }
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def main(

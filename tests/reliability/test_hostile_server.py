@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -264,6 +265,74 @@ def _huge_traced_peak(session: ReceiverSession, body: memoryview) -> None:
     send_frame(session.sock, FrameType.TRACE_OK, encode_ack(2**64 - 1, verdict, reason))
 
 
+#: How far beyond the round trip that contains it the lying receivers below report a time:
+#: under the 5 ms (+1 %) the sender used to accept, far over any clock's tick.
+BEYOND_NS = 3_000_000
+
+
+def _open_time_beyond_the_round_trip(session: ReceiverSession, body: memoryview) -> None:
+    """Its whole time with the message (which the sender's round trip contains), plus 3 ms."""
+    arrived = time.perf_counter_ns()
+    _, verdict, reason = session._open(body)
+    send_frame(session.sock, FrameType.ACK, encode_ack(time.perf_counter_ns() - arrived + BEYOND_NS, verdict, reason))
+
+
+def _handshake_time_beyond_the_round_trip(session: ReceiverSession, body: memoryview) -> None:
+    arrived = time.perf_counter_ns()
+    assert session.receiver is not None
+    session.receiver.handshake(bytes(body))
+    session.handshaken = True
+    elapsed = time.perf_counter_ns() - arrived + BEYOND_NS
+    send_frame(session.sock, FrameType.HANDSHAKE_OK, encode_ack(elapsed, Verdict.OK))
+
+
+def _keygen_time_beyond_the_round_trip(session: ReceiverSession, body: memoryview) -> None:
+    arrived = time.perf_counter_ns()
+    assert session.scheme is not None
+    session.receiver = session.scheme.new_receiver()
+    public = session.receiver.setup()
+    send_frame(session.sock, FrameType.PUBLIC, [U64.pack(time.perf_counter_ns() - arrived + BEYOND_NS), public])
+
+
+def _size_noting_its_arrival(session: ReceiverSession, body: memoryview) -> None:
+    session.arrived = time.monotonic()  # type: ignore[attr-defined]  # before the genuine handler's gc.collect
+    ReceiverSession._size(session, body)
+
+
+def _wall_beyond_the_size(session: ReceiverSession, body: memoryview) -> None:
+    """All its time since SIZE arrived (the sender's interval contains it), plus 3 ms."""
+    wall = time.monotonic() - session.arrived + BEYOND_NS / 1e9  # type: ignore[attr-defined]
+    text = json.dumps({"cpu_seconds": 0.0, "wall_seconds": wall, "cpu_percent_mean": 0.0, "rss_bytes": 1000})
+    send_frame(session.sock, FrameType.SIZE_END_OK, [text.encode()])
+
+
+def _acknowledges_the_first_message_twice(session: ReceiverSession, body: memoryview) -> None:
+    """The second ACK answers a message not yet sent: the next one's round trip would look instant."""
+    ReceiverSession._message(session, body)
+    if not getattr(session, "doubled", False):
+        session.doubled = True  # type: ignore[attr-defined]
+        ReceiverSession._message(session, body)
+
+
+def _acknowledges_before_the_first_message(session: ReceiverSession, body: memoryview) -> None:
+    """Answers the last floor ping, and with it a message the sender has not sent yet."""
+    session.pings = getattr(session, "pings", 0) + 1  # type: ignore[attr-defined]
+    ReceiverSession._ping(session, body)
+    if session.pings == 3:  # type: ignore[attr-defined]  # plan_for: 3 samples, no warm-up: 3 floor pings
+        send_frame(session.sock, FrameType.ACK, encode_ack(1000, Verdict.OK))
+
+
+def _pongs_with_size_ok(session: ReceiverSession, body: memoryview) -> None:
+    ReceiverSession._size(session, body)
+    send_frame(session.sock, FrameType.PONG, [bytes(9)])
+
+
+def _slow_floor(session: ReceiverSession, body: memoryview) -> None:
+    """Floor pongs held back 40 ms, messages answered at once: the path looks faster for messages."""
+    time.sleep(0.04)
+    ReceiverSession._ping(session, body)
+
+
 def _escapes_in_an_error(session: ReceiverSession, body: memoryview) -> None:
     send_frame(session.sock, FrameType.ERROR, [ESCAPES.encode()])
 
@@ -276,14 +345,14 @@ LIES: list[tuple[str, Script, type[BaseException], str]] = [
     (
         "rss Infinity",
         liar(size_end=report(rss_bytes="Infinity")),
-        MalformedBody,
-        "SIZE_END_OK holds Infinity, not a JSON number",
+        PeerLied,
+        "SIZE_END_OK rss_bytes = Infinity is not a finite JSON number",
     ),
     (
         "cpu NaN",
         liar(size_end=report(cpu_percent_mean="NaN")),
-        MalformedBody,
-        "SIZE_END_OK holds NaN, not a JSON number",
+        PeerLied,
+        "SIZE_END_OK cpu_percent_mean = NaN is not a finite JSON number",
     ),
     (
         "rss negative",
@@ -298,7 +367,7 @@ LIES: list[tuple[str, Script, type[BaseException], str]] = [
         f"SIZE_END_OK rss_bytes = {2**60} is not a possible resident size",
     ),
     ("rss fractional", liar(size_end=report(rss_bytes="1.5")), PeerLied, "rss_bytes = 1.5 is not a possible"),
-    ("rss 1e400", liar(size_end=report(rss_bytes="1e400")), PeerLied, "rss_bytes = inf is not a finite"),
+    ("rss 1e400", liar(size_end=report(rss_bytes="1e400")), PeerLied, "SIZE_END_OK rss_bytes = 1e400 is not a finite"),
     (
         "cpu a bool",
         liar(size_end=report(cpu_seconds="true")),
@@ -350,6 +419,74 @@ LIES: list[tuple[str, Script, type[BaseException], str]] = [
         f"receiver reported keygen time = {10**15} ns, longer than the",
     ),
     (
+        "open time 3 ms beyond its round trip",
+        liar(message=_open_time_beyond_the_round_trip),
+        PeerLied,
+        "receiver reported open time = ",
+    ),
+    (
+        "handshake time 3 ms beyond its round trip",
+        liar(handshake=_handshake_time_beyond_the_round_trip),
+        PeerLied,
+        "receiver reported handshake time = ",
+    ),
+    (
+        "keygen time 3 ms beyond its round trip",
+        liar(setup=_keygen_time_beyond_the_round_trip),
+        PeerLied,
+        "receiver reported keygen time = ",
+    ),
+    (
+        "wall 3 ms beyond the size",
+        liar(size=_size_noting_its_arrival, size_end=_wall_beyond_the_size),
+        PeerLied,
+        "SIZE_END_OK wall_seconds = ",
+    ),
+    (
+        "an acknowledgement for a message not yet sent",
+        liar(message=_acknowledges_the_first_message_twice),
+        PeerLied,
+        "the receiver sent ACK frame before the sender's MESSAGE 2: an answer to a request not yet made",
+    ),
+    (
+        "an acknowledgement before the first message",
+        liar(ping=_acknowledges_before_the_first_message),
+        PeerLied,
+        # MESSAGE 1 if the early ACK was there before it was sent; MESSAGE 2 if it came a hair
+        # later and answered message 1, whose genuine ACK then waits before message 2
+        "an answer to a request not yet made",
+    ),
+    (
+        "a pong before the first ping",
+        liar(size=_pongs_with_size_ok),
+        PeerLied,
+        "the receiver sent PONG frame before the sender's PING 1",
+    ),
+    (
+        "messages faster than the floor",
+        liar(ping=_slow_floor),
+        PeerLied,
+        "is under 10% of the fastest floor ping-pong of the same bytes",
+    ),
+    (
+        "tcp_info NaN",
+        liar(size_end=report(tcp_info='{"smoothed_rtt_s": NaN}')),
+        PeerLied,
+        "SIZE_END_OK tcp_info.smoothed_rtt_s = NaN is not a finite JSON number",
+    ),
+    (
+        "wall -Infinity",
+        liar(size_end=report(wall_seconds="-Infinity")),
+        PeerLied,
+        "SIZE_END_OK wall_seconds = -Infinity is not a finite JSON number",
+    ),
+    (
+        "cpu 1e999",
+        liar(size_end=report(cpu_seconds="-1e999")),
+        PeerLied,
+        "SIZE_END_OK cpu_seconds = -1e999 is not a finite JSON number",
+    ),
+    (
         "traced peak 2**64-1",
         liar(trace=_huge_traced_peak),
         PeerLied,
@@ -392,7 +529,7 @@ def test_a_rejection_reason_from_the_server_is_shown_escaped(fake: Callable[[Scr
     [
         (b'{"capacity": "big"}', "JOB_OK capacity = 'big' is not a frame size"),
         (b'{"capacity": -1}', "JOB_OK capacity = -1 is not a frame size"),
-        (b'{"capacity": NaN}', "JOB_OK holds NaN, not a JSON number"),
+        (b'{"capacity": NaN}', "JOB_OK capacity = NaN is not a finite JSON number"),
     ],
     ids=["string", "negative", "nan"],
 )
@@ -435,7 +572,7 @@ def test_a_lying_queue_answer_fails_the_job(
 @pytest.mark.parametrize(
     ("script", "named"),
     [
-        (liar(size_end=report(rss_bytes="Infinity")), "SIZE_END_OK holds Infinity, not a JSON number"),
+        (liar(size_end=report(rss_bytes="Infinity")), "SIZE_END_OK rss_bytes = Infinity is not a finite JSON number"),
         (liar(size=_escapes_in_an_error), "peer reported: \\x1b[2J\\x1b[H"),
     ],
     ids=["infinity", "escapes"],

@@ -521,7 +521,7 @@ MALFORMED_JOBS: list[tuple[str, bytes, str]] = [
     (
         "size is NaN",
         b'{"scheme": "aes-gcm", "backend": "cryptography", "message_sizes": [NaN]}',
-        "job description holds NaN, not a JSON number",
+        "job description message_sizes[0] = NaN is not a finite JSON number",
     ),
     ("size is a bool", job_body(message_sizes=[True]), "job description message_sizes.0"),
     ("no sizes", job_body(message_sizes=[]), "job description message_sizes"),

@@ -10,7 +10,9 @@ Exit codes: 0 compared (regressions or not, unless --fail-on-regression); 1 with
 --fail-on-regression when a metric regressed, or a job that measured in the base run
 failed in the new one, named on stderr; 2 bad input (a file that
 is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
-runs without a single matched job: a gate that compared nothing must not pass."""
+runs without a single matched job (a gate that compared nothing must not pass) or a
+metric measured on both sides whose ratio is not a finite number (no verdict: it must
+neither pass nor fail the gate)."""
 
 from __future__ import annotations
 
@@ -108,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                     "regressions": sum(len(c.regressions()) for c in comparisons),
                 },
                 indent=2,
+                allow_nan=False,  # strict JSON: a ratio that is not finite is null, never Infinity
             )
         )
     else:
@@ -148,6 +151,18 @@ def run(args: argparse.Namespace) -> int:
             print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
     if regressed or broken:
         return EXIT_FAILED
+    undecided = [(c, p, m) for c in comparisons for p, m in c.undecided()]
+    if undecided:
+        # Neither pass nor fail: a ratio that is not a finite number decides nothing.
+        print(
+            f"cryptobench: error: --fail-on-regression: {len(undecided)} metric(s) measured on both sides "
+            "have no finite ratio, so the gate cannot decide:",
+            file=sys.stderr,
+        )
+        for c, p, m in undecided:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(_plain(f"  {_job_text(p.new)} {m.metric}: {m.reason}{versus}"), file=sys.stderr)
+        return EXIT_USAGE
     if unmatched:
         print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
         return EXIT_USAGE
@@ -173,9 +188,15 @@ def _job_text(job: JobResult) -> str:
     return f"{job.label} {format_bytes(job.message_size)} {job.mode}"
 
 
+def _times(ratio: float) -> str:
+    """A ratio as "1.234": three decimals where they tell something, else three significant
+    digits ("2.5e+13"), never a 300-digit number or "0.000"."""
+    return f"{ratio:.3f}" if 1e-3 <= abs(ratio) < 1e6 else f"{ratio:.3g}"
+
+
 def _ratio(m: MetricComparison) -> str:
     c = m.comparison
-    return "-" if c is None else f"{c.ratio:.3f}× ({c.ci95_low:.3f}–{c.ci95_high:.3f}×)"
+    return "-" if c is None else f"{_times(c.ratio)}× ({_times(c.ci95_low)}–{_times(c.ci95_high)}×)"
 
 
 def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]:
@@ -190,8 +211,8 @@ def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]
         m.metric,
         format_seconds(m.base_median),
         format_seconds(m.new_median),
-        f"{c.ratio:.3f}×" if c else "-",
-        f"{c.ci95_low:.3f}–{c.ci95_high:.3f}×" if c else "-",
+        f"{_times(c.ratio)}×" if c else "-",
+        f"{_times(c.ci95_low)}–{_times(c.ci95_high)}×" if c else "-",
         verdict,
     )
 

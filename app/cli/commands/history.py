@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         except StoreError as exc:
             raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps([r.__dict__ for r in runs], indent=2))
+        print(json.dumps([r.__dict__ for r in runs], indent=2, allow_nan=False))
         return EXIT_OK
     if not runs:
         print(f"no runs in {store.path}")

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     presets = {name: preset.model_dump(mode="json", exclude_none=True) for name, preset in link_presets().items()}
     if args.json:
-        print(json.dumps(presets, indent=2))
+        print(json.dumps(presets, indent=2, allow_nan=False))
         return EXIT_OK
     print_link_list(_console(), link_presets())
     return EXIT_OK

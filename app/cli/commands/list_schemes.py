@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     described = [registry.describe(spec) for spec in registry.all_specs()]
     if args.json:
-        print(json.dumps(described, indent=2))
+        print(json.dumps(described, indent=2, allow_nan=False))
         return EXIT_OK
     print_scheme_list(_console(), described)
     return EXIT_OK

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     facts = facts_to_dict(read_facts())["facts"]
     if args.json:
-        print(json.dumps(facts, indent=2))
+        print(json.dumps(facts, indent=2, allow_nan=False))
         return EXIT_OK
     print_stability_facts(_console(), facts)
     return EXIT_OK

@@ -27,14 +27,13 @@ Qt-free: the command line, the report and the window share it.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from app.core.analysis.stats import Comparison, _bootstrap_medians, compare
+from app.core.analysis.stats import Comparison, _bootstrap_medians, compare, finite_comparison
 from app.core.machine.environment import CPU_FLAGS
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
@@ -122,6 +121,9 @@ class MetricComparison:
     reason: str | None = None
     base_n: int = 0
     new_n: int = 0
+    #: Both sides measured it, but their figures give no finite ratio (a median of 0, or
+    #: medians so far apart that the ratio overflows): a gate can neither pass nor fail it.
+    undecided: bool = False
 
     def regressed(self, threshold: float) -> bool:
         """Slower by more than `threshold` (0.05: 5 %), the interval's low end included."""
@@ -204,6 +206,10 @@ class RunComparison:
         (a gate must not pass a release that broke a scheme, only because it has no
         figures to compare). A job cancelled in the new run is not counted: the user stopped it."""
         return [p for p in self.pairs if p.base.status == JobStatus.OK and p.new.status == JobStatus.FAILED]
+
+    def undecided(self) -> list[tuple[JobPair, MetricComparison]]:
+        """Metrics measured on both sides whose ratio is not a finite number: no verdict."""
+        return [(p, m) for p, m in self.metrics if m.undecided]
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for _, m in self.metrics if m.verdict == verdict)
@@ -380,7 +386,7 @@ def _metric(
     present = mb if mb is not None else mn
     unit = present.stats.unit if present is not None else "s"
 
-    def not_comparable(reason: str) -> MetricComparison:
+    def not_comparable(reason: str, undecided: bool = False) -> MetricComparison:
         return MetricComparison(
             name,
             unit,
@@ -391,6 +397,7 @@ def _metric(
             reason,
             len(mb.samples) if mb else 0,
             len(mn.samples) if mn else 0,
+            undecided,
         )
 
     if mb is None or mn is None:
@@ -407,8 +414,8 @@ def _metric(
             result = compare_repeated(base_sets, new_sets, resamples=resamples)
         else:
             result = compare(mb.samples, mn.samples, resamples=resamples)
-    except ValueError as exc:  # a baseline median of 0: the ratio is undefined
-        return not_comparable(str(exc))
+    except ValueError as exc:  # a baseline median of 0, a ratio that overflows: no finite ratio
+        return not_comparable(str(exc), undecided=True)
     if not result.significant:
         verdict = Verdict.WITHIN_NOISE
     else:
@@ -459,18 +466,15 @@ def compare_repeated(
         drawn = medians[picks, np.arange(resamples)[:, None]]  # resamples x runs
         return float(np.mean([np.median(a) for a in arrays])), drawn.mean(axis=1)
 
-    base_point, base_boot = side(base_runs)
-    new_point, new_boot = side(new_runs)
+    with np.errstate(over="ignore"):  # medians near 1e308 overflow to inf: no verdict (finite_comparison)
+        base_point, base_boot = side(base_runs)
+        new_point, new_boot = side(new_runs)
     if base_point == 0:
         raise ValueError("median of the baseline is 0: the ratio is undefined")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         ratios = new_boot / base_boot
-    ratios = ratios[np.isfinite(ratios)]
-    ratio = new_point / base_point
-    if ratios.size == 0:
-        return Comparison(ratio=ratio, ci95_low=-math.inf, ci95_high=math.inf, significant=False)
-    low, high = (float(v) for v in np.percentile(ratios, [2.5, 97.5]))
-    return Comparison(ratio=ratio, ci95_low=low, ci95_high=high, significant=not (low <= 1.0 <= high))
+        ratio = new_point / base_point
+    return finite_comparison(ratio, ratios, base_point, new_point)
 
 
 # --- the environment -------------------------------------------------------------------------

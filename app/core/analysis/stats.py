@@ -572,26 +572,34 @@ def compare(
 
     Raises:
         ValueError: On empty or non-finite input, a baseline median of 0 (the ratio
-            is undefined) or resamples < 1.
+            is undefined), a ratio or interval end that is not a finite non-zero
+            number (`finite_comparison`) or resamples < 1.
     """
     xa = _as_samples(a, "a")
     xb = _as_samples(b, "b")
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
-    median_a = float(np.median(xa))
+    with np.errstate(over="ignore"):  # the median of two values near 1e308 overflows: inf, no verdict below
+        median_a, median_b = float(np.median(xa)), float(np.median(xb))
     if median_a == 0:
         raise ValueError("median of a is 0: the ratio b / a is undefined")
     rng = np.random.default_rng(seed)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         ratios = _bootstrap_medians(xb, resamples, rng) / _bootstrap_medians(xa, resamples, rng)
-    ratios = ratios[np.isfinite(ratios)]
-    ratio = float(np.median(xb)) / median_a
-    if ratios.size == 0:
-        return Comparison(ratio=ratio, ci95_low=-math.inf, ci95_high=math.inf, significant=False)
-    low, high = (float(v) for v in np.percentile(ratios, [2.5, 97.5]))
-    return Comparison(
-        ratio=ratio,
-        ci95_low=low,
-        ci95_high=high,
-        significant=not (low <= 1.0 <= high),
-    )
+    return finite_comparison(median_b / median_a, ratios, median_a, median_b)  # float /: inf, never raises
+
+
+def finite_comparison(ratio: float, ratios: np.ndarray, base: float, new: float) -> Comparison:
+    """The comparison of a ratio and its bootstrap `ratios`, or ValueError when any of it is
+    not a finite, non-zero number: medians 5e-324 s apart from 1 s overflow the ratio to
+    infinity (or underflow it to 0), and an infinite ratio is no verdict: it must never
+    read "within noise", pass or fail a gate, or reach JSON as `Infinity`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = ratios[np.isfinite(ratios)]
+        low, high = (float(v) for v in np.percentile(finite, [2.5, 97.5])) if finite.size else (math.nan, math.nan)
+    if not all(math.isfinite(v) and v != 0 for v in (ratio, low, high)) or finite.size < ratios.size:
+        raise ValueError(
+            f"the ratio of medians {new:.6g} / {base:.6g} (or its interval) is not a finite, "
+            "non-zero number: no verdict"
+        )
+    return Comparison(ratio=ratio, ci95_low=low, ci95_high=high, significant=not (low <= 1.0 <= high))

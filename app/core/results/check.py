@@ -512,6 +512,7 @@ def check_metric(metric: dict[str, Any], path: str) -> None:
         for i, sample in enumerate([] if _all_finite_floats(samples, MAX_MAGNITUDE) else samples):
             if not _is_num(sample):
                 raise _fail(f"{_join(path, 'samples')}[{i}]", "a finite number", sample)
+    check_metric_magnitudes(metric, path)
     plausible.check_metric_plausible(metric, path)
 
 
@@ -700,3 +701,67 @@ def _check_path(link_path: dict[str, Any], path: str) -> None:
     _num(link_path, "read_late_max_s", path, non_negative=True, required=False, nullable=True)
     _int(link_path, "queue_packets", path, low=1, required=False, nullable=True)
     _int(link_path, "queue_bytes", path, low=1, required=False, nullable=True)
+
+
+# --- physically possible durations ----------------------------------------------------------
+
+#: Every metric is a duration in seconds (unit "s"); these are the durations a timed
+#: operation can take on any machine. Below: the clocks tick in nanoseconds
+#: (`time.perf_counter_ns`) and the cheapest call the app times, a Python call into a
+#: library, costs tens of them, so a sample under 1 ns (5e-324 s, 1e-300 s) was never
+#: measured. Batched operations are reported per operation, and still cost more than 1 ns.
+MIN_SAMPLE_SECONDS = 1e-9
+#: Above: a session waits at most `reply_timeout` (600 s by default) for one answer, a load
+#: step lasts at most 600 s, and the slowest single operation the app offers (an
+#: RSA-16384 key, a chunked ElGamal-4096 open of a large message) takes minutes; a day
+#: is far beyond all of them, and keeps every ratio of two samples (at most 8.64e13)
+#: finite and printable.
+MAX_SAMPLE_SECONDS = 86_400.0
+#: The fields of a metric that are samples or statistics of them (hence durations too).
+_DURATION_FIELDS = ("min", "max", "median", "mean", "p5", "p25", "p75", "p95", "p99")
+
+
+def duration_problem(value: float) -> str | None:
+    """Why `value` (seconds) cannot be a timed operation's duration, or None."""
+    if not MIN_SAMPLE_SECONDS <= value <= MAX_SAMPLE_SECONDS:
+        return (
+            f"{value!r} s is not a duration any machine measures "
+            f"({MIN_SAMPLE_SECONDS:g} s to {MAX_SAMPLE_SECONDS:g} s, 1 ns to a day)"
+        )
+    return None
+
+
+def sample_magnitude_problem(samples: Any) -> tuple[int, str] | None:
+    """The index of the first sample that is not a possible duration and why, or None.
+    Vectorised: a metric may hold 1,000,000 samples. Non-finite samples are found here too."""
+    array = np.asarray(samples, dtype=np.float64)
+    if not array.size:
+        return None
+    with np.errstate(invalid="ignore"):
+        bad = ~((array >= MIN_SAMPLE_SECONDS) & (array <= MAX_SAMPLE_SECONDS))
+    if not bad.any():
+        return None
+    index = int(np.argmax(bad))
+    return index, duration_problem(float(array[index])) or "not a duration"
+
+
+def check_metric_magnitudes(metric: dict[str, Any], path: str) -> None:
+    """A time metric's (unit "s") statistics, interval and samples are possible durations.
+    Called after `check_metric` (types, finiteness and order are already checked); samples
+    that are still packed (a store row) are checked by the store once unpacked."""
+    if metric.get("unit") != "s":
+        return
+    for key in _DURATION_FIELDS:
+        problem = duration_problem(float(metric[key]))
+        if problem is not None:
+            raise ResultsDataError(_join(path, key), problem)
+    ci = metric.get("ci95")
+    for i, value in enumerate(ci if isinstance(ci, list) else ()):
+        problem = duration_problem(float(value))
+        if problem is not None:
+            raise ResultsDataError(f"{_join(path, 'ci95')}[{i}]", problem)
+    samples = metric.get("samples")
+    if isinstance(samples, list):
+        found = sample_magnitude_problem(samples)
+        if found is not None:
+            raise ResultsDataError(f"{_join(path, 'samples')}[{found[0]}]", found[1])

@@ -377,7 +377,7 @@ CSV_COLUMNS = (
 
 
 def to_json(run: RunResult) -> str:
-    return json.dumps(run.to_dict(), indent=2) + "\n"
+    return json.dumps(run.to_dict(), indent=2, allow_nan=False) + "\n"  # strict JSON, never Infinity
 
 
 def to_csv(run: RunResult) -> str:

@@ -32,6 +32,7 @@ from app.core.results.check import (
     check_job,
     check_profile,
     check_values,
+    sample_magnitude_problem,
 )
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult, RunResult
@@ -593,6 +594,9 @@ def _unpack_metric(metric: dict[str, Any], where: str) -> None:
                 raise ResultsDataError(f"{where}.{key}", f"expected n = {n} samples, got {values.size}")
             if not np.isfinite(values).all() or (values.size and float(np.abs(values).max()) > MAX_MAGNITUDE):
                 raise ResultsDataError(f"{where}.{key}", "holds a sample that is not a finite time")
+            found = sample_magnitude_problem(values) if metric.get("unit") == "s" else None
+            if found is not None:
+                raise ResultsDataError(f"{where}.{key}[{found[0]}]", found[1])
         elif values.size and int(values.max()) >= n:
             raise ResultsDataError(f"{where}.{key}", f"holds a sample index beyond n = {n}")
         metric[target] = values.tolist()

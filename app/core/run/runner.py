@@ -36,6 +36,7 @@ from app.core.machine.environment import collect_environment
 from app.core.measure.sampler import ResourceSeries
 from app.core.profile.model import Profile, ResolvedJob
 from app.core.profile.resolve import resolve_jobs
+from app.core.results.check import sample_magnitude_problem
 from app.core.results.job_records import (
     SAMPLING_INTERVAL_S,
     CpuUsage,
@@ -384,6 +385,16 @@ class _JobRun:
         seal, _ = _per_message_metrics(job)
         for name, raw in measured.metrics.items():
             if not raw.samples:
+                continue
+            impossible = sample_magnitude_problem(raw.samples)
+            if impossible is not None:
+                # Never stored: the store and every results reader refuse it (check.py), so
+                # what the app writes stays inside what it reads back. The job says why.
+                index, problem = impossible
+                result.status = JobStatus.FAILED
+                result.error = (
+                    result.error or f"{name} sample {index}: {problem} (the clock or the measurement is broken)"
+                )
                 continue
             result.metrics[name] = self._metric(name, raw, measured.message_size, result)
             # Hand the interpreter lock over between metrics: in the GUI this runs on a

@@ -59,10 +59,47 @@ _TCP_COUNT_LIMITS = dict.fromkeys(TCP_INFO_COUNTS, 2**32 - 1) | {
     "bytes_received": MAX_REPORTED_BYTES,
     "mss_bytes": 2**16 - 1,
 }
-#: Clocks of two machines drift apart by a few ppm; this slack covers that and
-#: the granularity of the receiver's monotonic clock.
-CLOCK_SLACK = 1.01
-CLOCK_SLACK_SECONDS = 0.005
+
+# How much longer an honest receiver's time can read than the sender's interval around it.
+# Its interval (frame received .. answer sent) lies inside the sender's (request sent ..
+# answer read), so what remains is how the two are read:
+# - the same clock (loopback and link jobs: one machine, one CLOCK_MONOTONIC, also across
+#   network namespaces): nested intervals read from one monotonic clock nest exactly.
+#   No slack at all; a receiver time 1 ns beyond its round trip is a lie.
+# - two machines' clocks (a remote `serve`): each reading is quantised to its clock's tick,
+#   which can lengthen the receiver's interval by one of its ticks and shorten the sender's
+#   by one of its own; and the clocks run at rates that differ. Linux steers CLOCK_MONOTONIC
+#   by at most 500 ppm (the NTP frequency limit, MAXFREQ), so two disciplined clocks differ
+#   by under 1000 ppm; the slack is that share of the round trip plus two ticks.
+#: The rate two machines' monotonic clocks may differ by (1000 ppm, see above).
+REMOTE_CLOCK_RATE = 1e-3
+#: A tick of either machine's `perf_counter_ns`, at its coarsest: 1 ns on Linux, ~42 ns on
+#: Apple silicon, 100 ns on Windows; 1 µs bounds them all.
+REMOTE_CLOCK_TICK_NS = 1_000
+#: CPU time is counted in USER_HZ ticks (1/100 s on Linux); user and system time, each
+#: read twice, can overstate a difference by two ticks.
+CPU_TIME_GRANULARITY_S = 0.02
+#: `time.monotonic()` seconds as floats: the difference of two readings is exact to far below this.
+FLOAT_SECONDS_SLACK = 1e-6
+#: A message's network time (round trip minus the receiver's open) below this fraction of
+#: the fastest floor ping-pong of the same bytes on the same path cannot be: the bytes could
+#: not have crossed (the receiver answered early, or slowed its floor pongs). The floor is a
+#: measured minimum, and noisy: on a busy 2-core machine, with 3 floor samples, an honest
+#: network time came out at 0.22 of it (all 3 pings slowed by other processes) and commonly
+#: at 0.6-0.7 (a size's first exchanges are its slowest); with 30 samples, above 1.1; with a
+#: receiver thread in the sender's process, 0.0085 (both pings waited out the 5 ms GIL switch
+#: interval). So a message under a tenth of the floor is not refused at once: the sender pings
+#: again, then and there (`FLOOR_RECHECKS` times), and refuses only if the path is still
+#: that much slower for pings than it was for the message.
+FLOOR_TOLERANCE = 0.1
+FLOOR_RECHECKS = 3
+
+
+def clock_slack_ns(round_trip_ns: int, *, shared_clock: bool) -> int:
+    """How much longer than `round_trip_ns` an honest receiver's time can read (see above)."""
+    if shared_clock:
+        return 0
+    return math.ceil(round_trip_ns * REMOTE_CLOCK_RATE) + 2 * REMOTE_CLOCK_TICK_NS
 
 
 class Verdict(enum.IntEnum):
@@ -97,18 +134,58 @@ class PeerLied(MalformedBody):
     field and the value; the job fails with it."""
 
 
+class FasterThanFloor(PeerLied):
+    """A message's network time far under the floor ping-pong (`check_network`)."""
+
+
 class NotJSONNumber(ValueError):
-    """NaN, Infinity or -Infinity in JSON: Python's json reads them, no other tool does."""
+    """NaN, Infinity or -Infinity in JSON (Python's json reads them, no other tool does), or
+    a number too large for a float (1e400, which Python reads as inf). str() names the
+    field and the text as sent: `rss_bytes = Infinity is not a finite JSON number`."""
+
+    def __init__(self, field: str, text: str) -> None:
+        self.field, self.text = field, text
+        super().__init__(f"{field} = {escape_control(text, 40)} is not a finite JSON number")
 
 
-def _no_constants(name: str) -> Any:
-    # json.loads accepts NaN, Infinity and -Infinity by default; no peer has a reason to send them.
-    raise NotJSONNumber(name)
+class _NotFinite:
+    """Where a parsed document held a non-finite number; found and named after parsing
+    (json's hooks see the text, not where it sits)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _finite_float(text: str) -> float | _NotFinite:
+    value = float(text)
+    return value if math.isfinite(value) else _NotFinite(text)
+
+
+def _where_not_finite(data: Any) -> tuple[str, str] | None:
+    """The path ("rss_bytes", "tcp_info.rtt_var_s", "message_sizes[0]") and text of the first
+    non-finite number in `data`, or None. Iterative: a peer's document may nest deeply."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _NotFinite):
+            return path or "the document", item.text
+        if isinstance(item, dict):
+            stack.extend((value, f"{path}.{key}" if path else str(key)) for key, value in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((value, f"{path}[{i}]") for i, value in reversed(list(enumerate(item))))
+    return None
 
 
 def loads_strict(text: str) -> Any:
-    """json.loads that refuses NaN and ±Infinity (invalid JSON that Python accepts)."""
-    return json.loads(text, parse_constant=_no_constants)
+    """json.loads that refuses NaN, ±Infinity and numbers beyond a float (1e400), naming the
+    field that holds one (NotJSONNumber)."""
+    data = json.loads(text, parse_constant=_NotFinite, parse_float=_finite_float)
+    found = _where_not_finite(data)
+    if found is not None:
+        raise NotJSONNumber(escape_control(found[0], 80), found[1])
+    return data
 
 
 class JobRejected(SessionError):
@@ -120,7 +197,7 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
     try:
         data = loads_strict(bytes(body).decode("utf-8"))
     except NotJSONNumber as exc:
-        raise JobRejected(f"job description holds {exc}, not a JSON number") from None
+        raise JobRejected(f"job description {exc}") from None
     except (ValueError, RecursionError) as exc:
         # ValueError, not only JSONDecodeError: an integer literal over Python's 4300-digit
         # limit raises a plain ValueError; and "[[[[..." nested past the recursion limit
@@ -186,7 +263,7 @@ def decode_json(body: memoryview | bytes, what: str) -> dict[str, Any]:
     try:
         data = loads_strict(bytes(body).decode("utf-8"))
     except NotJSONNumber as exc:
-        raise MalformedBody(f"{what} holds {exc}, not a JSON number") from None
+        raise PeerLied(f"{what} {exc}") from None
     except (ValueError, RecursionError):  # see parse_job: over-long integers, too-deep nesting
         raise MalformedBody(f"{what} is not UTF-8 JSON") from None
     if not isinstance(data, dict):
@@ -197,13 +274,38 @@ def decode_json(body: memoryview | bytes, what: str) -> dict[str, Any]:
 # --- believing a receiver's numbers ----------------------------------------------------------
 
 
-def check_within(what: str, value_ns: int, round_trip_ns: int) -> int:
-    """A receiver's time for work inside a round trip the sender measured: at most that round trip."""
-    if value_ns > round_trip_ns * CLOCK_SLACK + CLOCK_SLACK_SECONDS * 1e9:
+def check_within(what: str, value_ns: int, round_trip_ns: int, *, shared_clock: bool) -> int:
+    """A receiver's time for work inside a round trip the sender measured: at most that
+    round trip, plus what two machines' clocks can disagree by (`clock_slack_ns`)."""
+    slack = clock_slack_ns(round_trip_ns, shared_clock=shared_clock)
+    if value_ns > round_trip_ns + slack:
+        beyond = "" if shared_clock else f" by more than two clocks can disagree ({slack} ns)"
         raise PeerLied(
-            f"receiver reported {what} = {value_ns} ns, longer than the {round_trip_ns} ns round trip that contains it"
+            f"receiver reported {what} = {value_ns} ns, longer than the {round_trip_ns} ns round trip "
+            f"that contains it{beyond}"
         )
     return value_ns
+
+
+def check_network(receiver_ns: int, round_trip_ns: int, floor_ns: int | None) -> int:
+    """A message's network time, `round_trip_ns - receiver_ns`, checked: never negative (a
+    remote receiver's time may pass `check_within` by the clocks' disagreement, but a
+    network time below zero is not a measurement), and not far under the fastest floor
+    ping-pong `floor_ns` (FLOOR_TOLERANCE). Returns it."""
+    network_ns = round_trip_ns - receiver_ns
+    if network_ns < 0:
+        raise PeerLied(
+            f"receiver reported open time = {receiver_ns} ns, longer than the {round_trip_ns} ns round trip "
+            f"that contains it: the network time would be {network_ns} ns (the two machines' clocks "
+            "disagree more than the network takes; check that both keep time with NTP)"
+        )
+    if floor_ns is not None and network_ns < floor_ns * FLOOR_TOLERANCE:
+        raise FasterThanFloor(
+            f"a message's network time of {network_ns} ns (round trip {round_trip_ns} ns, receiver "
+            f"{receiver_ns} ns) is under {FLOOR_TOLERANCE:.0%} of the fastest floor ping-pong of the same "
+            f"bytes, {floor_ns} ns: faster than the path carries them"
+        )
+    return network_ns
 
 
 def check_bytes(what: str, value: int) -> int:
@@ -224,7 +326,7 @@ def _number(report: dict[str, Any], key: str, what: str) -> float:
     return number
 
 
-def parse_resources(body: memoryview | bytes, elapsed: float) -> dict[str, float]:
+def parse_resources(body: memoryview | bytes, elapsed: float, *, shared_clock: bool) -> dict[str, float]:
     """The receiver's SIZE_END_OK report, checked against `elapsed`, the seconds the sender
     measured from its SIZE request to this reply (the receiver's interval lies inside it)."""
     what = "SIZE_END_OK"
@@ -233,11 +335,12 @@ def parse_resources(body: memoryview | bytes, elapsed: float) -> dict[str, float
     wall = _number(report, "wall_seconds", what)
     percent = _number(report, "cpu_percent_mean", what)
     rss = _number(report, "rss_bytes", what)
-    if wall > elapsed * CLOCK_SLACK + CLOCK_SLACK_SECONDS:
+    slack = FLOAT_SECONDS_SLACK + clock_slack_ns(math.ceil(elapsed * 1e9), shared_clock=shared_clock) / 1e9
+    if wall > elapsed + slack:
         raise PeerLied(
             f"{what} wall_seconds = {wall!r} is longer than the {elapsed:.6f} s the sender measured around it"
         )
-    if cpu > wall * MAX_RECEIVER_CPUS + CLOCK_SLACK_SECONDS:
+    if cpu > wall * MAX_RECEIVER_CPUS + CPU_TIME_GRANULARITY_S:
         raise PeerLied(f"{what} cpu_seconds = {cpu!r} is more than {MAX_RECEIVER_CPUS} CPUs can use in {wall!r} s")
     if percent > 100.0 * MAX_RECEIVER_CPUS:
         raise PeerLied(f"{what} cpu_percent_mean = {percent!r} is more than {MAX_RECEIVER_CPUS} CPUs")

@@ -20,6 +20,7 @@ Every blocking call has a deadline: an idle or slow peer raises `PeerTimeout`.
 from __future__ import annotations
 
 import enum
+import select
 import socket
 import struct
 import sys
@@ -237,6 +238,7 @@ class FrameReader:
         self.read_ahead = read_ahead
         self._ahead = memoryview(bytearray(HEADER_SIZE + MAX_CONTROL_FRAME if read_ahead else 0))
         self._start = self._end = 0
+        self._poll: Any = None  # select.poll for `unsolicited`, made on first use
 
     @property
     def idle_timeout(self) -> float:
@@ -404,6 +406,32 @@ class FrameReader:
             raise PeerError("peer reported: " + escape_control(bytes(view).decode("utf-8", "replace"), PEER_TEXT_LIMIT))
         return frame_type, view
 
+    def unsolicited(self) -> bytes:
+        """The first bytes (up to a header) the peer has sent that no read has asked for yet:
+        what this reader read ahead, else what waits in the socket (a zero-timeout poll, then
+        a peek); b"" when nothing does. Called before a request of a strict request-and-answer
+        protocol, anything here is an answer to a request not yet made. A closed or reset
+        connection is not reported here: the next read says so."""
+        if self._end > self._start:
+            return bytes(self._ahead[self._start : min(self._end, self._start + HEADER_SIZE)])
+        if not isinstance(self.stream, socket.socket):
+            return b""
+        sock: socket.socket = self.stream
+        try:
+            if hasattr(select, "poll"):
+                if self._poll is None:
+                    self._poll = select.poll()
+                    self._poll.register(sock, select.POLLIN)
+                if not self._poll.poll(0):
+                    return b""
+            elif not select.select([sock], [], [], 0)[0]:
+                return b""
+            # Readable: the peek cannot block (the socket is blocking with a kernel timeout, or
+            # has a Python-level one, which polls first and finds it readable too).
+            return sock.recv(HEADER_SIZE, socket.MSG_PEEK)
+        except (OSError, ValueError):
+            return b""
+
     def expect(self, *types: FrameType, limit: int | None = None) -> memoryview:
         """Read a frame that must be one of `types`."""
         kind, body = self.read(limit)
@@ -411,6 +439,13 @@ class FrameReader:
             wanted = " or ".join(t.name for t in types)
             raise UnexpectedFrame(f"expected {wanted}, got {kind.name}")
         return body
+
+
+def describe_unsolicited(data: bytes) -> str:
+    """What unsolicited bytes (`FrameReader.unsolicited`) are: "ACK frame", or "12 bytes"."""
+    if len(data) >= 4 and data[:3] == MAGIC + bytes([VERSION]) and data[3] in _FRAME_TYPES:
+        return f"{_FRAME_TYPES[data[3]].name} frame"
+    return f"{len(data)} bytes"
 
 
 def send_frame(

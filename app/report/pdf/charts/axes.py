@@ -62,12 +62,38 @@ def _fits(extents: list[float], centres: list[float], gap: float, low: float, hi
     return placed
 
 
+#: Axes draw values within these magnitudes. Any finite float reaches a chart's code (a
+#: results file from elsewhere, before or beside the checker's bounds); beyond them a log
+#: axis's powers under- or overflow (10.0 ** -324 is 0: a ZeroDivisionError in `frac`) and
+#: a linear axis's span or step does (1e308 - -1e308 is inf). Values beyond are drawn at
+#: the axis's end, as values beyond any axis are.
+_LARGEST = 1e300
+_SMALLEST = 1e-300
+#: A linear axis narrower than this fraction of its values' magnitude has no step that
+#: tells its ticks apart (and `_multiples` would count 1e15 of them): widened instead.
+_NARROWEST = 1e-9
+
+
 def _linear_range(vmin: float, vmax: float, *, include_zero: bool) -> tuple[float, float]:
+    vmin = min(max(vmin if math.isfinite(vmin) else 0.0, -_LARGEST), _LARGEST)
+    vmax = min(max(vmax if math.isfinite(vmax) else vmin, -_LARGEST), _LARGEST)
     if include_zero:
         vmin, vmax = min(vmin, 0.0), max(vmax, 0.0)
-    if vmax <= vmin:  # a single value: a range around it
-        spread = abs(vmin) * 0.5 or 1.0
+    scale = max(abs(vmin), abs(vmax))
+    if vmax - vmin <= max(scale * _NARROWEST, _SMALLEST):  # a single value (or a hair apart): a range around it
+        spread = abs(vmin) * 0.5 if abs(vmin) >= _SMALLEST else 1.0
         return (vmin if include_zero else vmin - spread), vmax + spread
+    return vmin, vmax
+
+
+def log_range(vmin: float, vmax: float, base: int) -> tuple[float, float]:
+    """`vmin`..`vmax` for a log axis: both positive, finite and within _SMALLEST.._LARGEST,
+    whatever was given (0, a subnormal 5e-324, inf, NaN)."""
+    if not (vmin > 0 and math.isfinite(vmin)):
+        vmin = vmax if vmax > 0 and math.isfinite(vmax) else 1.0
+    if not (vmax > 0 and math.isfinite(vmax)):
+        vmax = vmin
+    vmin, vmax = (min(max(v, _SMALLEST), _LARGEST) for v in (min(vmin, vmax), max(vmin, vmax)))
     return vmin, vmax
 
 
@@ -164,22 +190,23 @@ def _make_log_axis(
     pad: float = 0.0,
 ) -> _Axis:
     base = 2 if unit == "B" else 10
-    if not (vmin > 0 and math.isfinite(vmin)):
-        vmin = vmax if vmax > 0 and math.isfinite(vmax) else 1.0
-    if not (vmax > 0 and math.isfinite(vmax)):
-        vmax = vmin
-    e_lo = math.floor(math.log(vmin, base) + 1e-9)
-    e_hi = math.ceil(math.log(vmax, base) - 1e-9)
+    vmin, vmax = log_range(vmin, vmax, base)
+    # Exponents of powers that are normal floats (10 ** ±300, 2 ** ±996): none is 0 or inf.
+    limit = math.floor(math.log(_LARGEST, base))
+    e_lo = max(math.floor(math.log(vmin, base) + 1e-9), -limit)
+    e_hi = min(math.ceil(math.log(vmax, base) - 1e-9), limit)
     if e_hi <= e_lo:
-        e_hi = e_lo + 1
+        e_lo, e_hi = (e_lo, e_lo + 1) if e_lo < limit else (e_hi - 1, e_hi)
     lo, hi = _power(base, e_lo), _power(base, e_hi)
     if pad:  # keep points off the very ends: a fraction `pad` of the span beyond the data
-        span = math.log(vmax / vmin, base) or 1.0
+        span = (math.log(vmax, base) - math.log(vmin, base)) or 1.0  # never vmax / vmin: it may overflow
         lo = min(lo, vmin / base ** (pad * span)) if vmin <= lo * base ** (pad * span) else lo
         hi = max(hi, vmax * base ** (pad * span)) if vmax >= hi / base ** (pad * span) else hi
+        lo, hi = max(lo, _SMALLEST / base), min(hi, _LARGEST * base)
     fm = ctx.fm(font)
     title = axis_title(label, unit, log=True)
-    strides = (1, 2, 5, 10, 20, 50) if base == 2 else (1, 2, 3, 4, 5, 6, 10, 20)
+    # Wider strides for the widest spans (1e-300 s to 1e18 s: 318 decades): a few labels still fit.
+    strides = (1, 2, 5, 10, 20, 50, 100, 200) if base == 2 else (1, 2, 3, 4, 5, 6, 10, 20, 50, 100)
     axis = _Axis(lo, hi, True, [], [], title, base=base)
     for stride in strides:
         ticks = log_ticks(lo, hi, base=base, stride=stride)
@@ -199,7 +226,7 @@ def _make_log_axis(
         axis.minor = [
             m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10) if lo <= (m := k * _power(10, e)) <= hi
         ]
-    elif base == 2:
+    elif base == 2 and decades <= 64:  # every power of two between labelled ones, if they can be told apart
         axis.minor = [t for t in log_ticks(lo, hi, base=2) if t not in majors]
     return axis
 

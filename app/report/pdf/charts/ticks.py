@@ -33,7 +33,11 @@ def nice_step(span: float, target: int = 5, *, integer: bool = False) -> float:
     if not math.isfinite(span) or span <= 0:
         return 1.0
     raw = span / max(1, target)
-    magnitude = 10.0 ** math.floor(math.log10(raw))
+    if not raw > 0:  # a subnormal span divided to 0
+        return 1.0
+    magnitude = _power(10, math.floor(math.log10(raw)))
+    if not magnitude > 0:  # below the smallest float's exponent
+        return 1.0
     step = 10.0 * magnitude
     for m in (1.0, 2.0, 5.0, 10.0):
         if m * magnitude >= raw * (1 - 1e-9):
@@ -71,9 +75,16 @@ def _power(base: int, exponent: int) -> float:
     return float(f"1e{exponent}") if base == 10 else float(base) ** exponent
 
 
+#: More multiples than this is not an axis (a step far below the range's magnitude): none.
+_MAX_MULTIPLES = 10_000
+
+
 def _multiples(lo: float, hi: float, step: float) -> list[float]:
     eps = step * 1e-9
-    return [_clean(k * step) for k in range(math.ceil((lo - eps) / step), math.floor((hi + eps) / step) + 1)]
+    first, last = (lo - eps) / step, (hi + eps) / step
+    if not (step > 0 and math.isfinite(first) and math.isfinite(last)) or last - first > _MAX_MULTIPLES:
+        return []
+    return [_clean(k * step) for k in range(math.ceil(first), math.floor(last) + 1)]
 
 
 def _clean(value: float) -> float:
