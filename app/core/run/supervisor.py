@@ -45,6 +45,13 @@ from app.core.measure.ops import child_main
 from app.core.measure.sampler import ResourceSampler, ResourceSeries
 from app.core.profile.model import ResolvedJob
 from app.core.results.link_path import LinkPath
+from app.core.run.deadlines import (
+    StartCancelled,
+    StartStalled,
+    is_running,
+    start_process,
+    stop_process,
+)
 from app.core.run.events import (
     ChildFailed,
     JobProcesses,
@@ -65,8 +72,9 @@ from app.core.run.events import (
     SizeMeasured,
     SizeStarted,
 )
-from app.core.run.jobstart import child_context, stop_signals_blocked
+from app.core.run.jobstart import child_context
 from app.core.run.plan import JobPlan, SessionPeer
+from app.core.run.watchdog import FrozenWatch
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender import RemoteTarget, sender_main
@@ -76,8 +84,6 @@ from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, measuring_role
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
 POLL_SECONDS = 0.05
-#: A child asked to stop gets this long to exit before it is killed.
-TERMINATE_GRACE_SECONDS = 1.0
 #: How long a loopback receiver may take to start listening (a cold spawn on a
 #: loaded 2-core machine takes about a second).
 PORT_TIMEOUT_SECONDS = 30.0
@@ -138,6 +144,8 @@ class ChildSupervisor:
         )
         self._placement_warned = False
         self._context = child_context()
+        #: Kills a process of the job that stays stopped, which ends every wait on it.
+        self.watch = FrozenWatch({}, on_fork_server=self._fork_server_killed)
         #: A packet link's shared counters, what it reported when ready, the counters at each
         #: size's start, and the path over each measured size (read by the runner).
         self.path_counters: Any = None
@@ -157,16 +165,18 @@ class ChildSupervisor:
             target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
         )
         try:
-            with stop_signals_blocked():
-                process.start()
-        except (OSError, MemoryError) as exc:
+            start_process(process, self.cancel)  # bounded, and cancel interrupts it (app.core.run.deadlines)
+        except (OSError, MemoryError, EOFError, RuntimeError, StartStalled, StartCancelled) as exc:
             receive.close()
             send.close()
+            if isinstance(exc, StartCancelled):
+                raise
             raise _StartFailed(f"{role} process", exc) from None
         self.processes[role] = process
         self.pipes[role] = receive
         send.close()  # the child holds the only writer: EOF here means it is gone
         if process.pid is not None:
+            self.watch.processes[role] = process.pid
             self.placer.apply(role, process.pid)
             if self.placer.unavailable is not None and not self._placement_warned:
                 self._placement_warned = True
@@ -179,6 +189,9 @@ class ChildSupervisor:
                     )
                 )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
+
+    def _fork_server_killed(self, text: str) -> None:
+        self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {text}", self.current))
 
     def _session_plan(
         self, host: str, port: int, token: bytes, namespace: str | None = None, congestion_control: str | None = None
@@ -196,6 +209,7 @@ class ChildSupervisor:
         main = measuring_role(job.mode)
         self.placer.claim()
         try:
+            self.watch.start()
             if job.mode == Mode.OPERATIONS:
                 self._start(Role.WORKER, child_main, JobPlan(job, self.base))
             elif job.mode == Mode.LOOPBACK:
@@ -270,7 +284,10 @@ class ChildSupervisor:
         except _StartFailed as exc:
             self.start_error = str(exc)
             self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
+        except StartCancelled:
+            cancelled = True
         finally:
+            self.watch.stop()
             if self.sampler is not None:
                 self.sampler.stop()
             self._stop_all()
@@ -481,12 +498,12 @@ class ChildSupervisor:
         """Stop every process of the job (idempotent); remember which ones we had to stop,
         so that our own SIGTERM is never reported as the cause of a failure."""
         for role, process in list(self.processes.items()):
-            if process.pid is not None and process.is_alive():
+            if is_running(process):
                 # A process whose pipe just closed may still be exiting (the kernel
                 # closes its files before it can be reaped): a moment's wait keeps a
                 # death from outside from being mistaken for our own stop.
                 process.join(EXIT_SETTLE_SECONDS)
-            if process.pid is not None and process.is_alive():
+            if is_running(process):
                 self.stopped_by_us.add(role)
             self.exitcodes[role] = stop_process(process)
             del self.processes[role]
@@ -498,6 +515,8 @@ class ChildSupervisor:
         exitcodes = self.exitcodes
         if self.start_error:  # any process we stopped afterwards was stopped because of it
             return self.start_error
+        if self.watch.frozen:  # killed for it; everything else that failed failed with it
+            return self.watch.frozen
         # The link first: when it dies, both ends lose their connection and fail with it.
         for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
             code = exitcodes.get(role)
@@ -522,7 +541,13 @@ class _StartFailed(Exception):
     """The system refused to start a part of a job; str() is the job's one-line cause."""
 
     def __init__(self, what: str, exc: BaseException) -> None:
-        super().__init__(f"cannot start the {what}: {_exhaustion_reason(exc)}")
+        if isinstance(exc, StartStalled):
+            reason = str(exc)
+        elif isinstance(exc, EOFError):  # the pipe it answers on closed: it died (fork failed, or killed)
+            reason = "the fork server ended before it answered"
+        else:
+            reason = _exhaustion_reason(exc)
+        super().__init__(f"cannot start the {what}: {reason}")
 
 
 def _exhaustion_reason(exc: BaseException) -> str:
@@ -557,22 +582,6 @@ def _death_cause(role: str, exitcode: int | None) -> str:
             name = f"signal {-exitcode}"
         return f"{role} process was killed by {name}"
     return f"{role} process exited with code {exitcode} before reporting a result"
-
-
-def stop_process(process: BaseProcess) -> int | None:
-    """Make sure a child is gone: terminate, wait briefly, then kill. Returns its exit code."""
-    if process.pid is None:
-        return None
-    if process.is_alive():
-        process.terminate()
-        process.join(TERMINATE_GRACE_SECONDS)
-    if process.is_alive():
-        process.kill()
-    process.join(5)
-    exitcode: int | None = process.exitcode
-    if exitcode is not None:
-        process.close()
-    return exitcode
 
 
 def _difference(before: int | None, after: int | None) -> int | None:
