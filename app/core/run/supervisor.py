@@ -467,6 +467,8 @@ class ChildSupervisor:
             if message.size_index:
                 self.emit(JobStarted(self.current, self.job.label, message.message_size))
         elif isinstance(message, SizeMeasured):
+            if self.watch.frozen is not None:
+                return  # a process of the job froze and was killed meanwhile: the size fails with that
             start = self.window_start.get(message.size_index, 0.0)
             before = self._path_start.get(message.size_index)
             if self.path_counters is not None and self.path_ready is not None and before is not None:
