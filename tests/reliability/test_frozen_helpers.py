@@ -428,3 +428,46 @@ def test_store_is_untouched_by_helper_kills(tmp_path: Path, quick_freeze: float)
     assert [job.status for job in stored.jobs] == ["ok", "failed"]
     assert STOPPED_WORDS in (stored.jobs[1].error or "")
     assert json.loads(to_json(run))["jobs"][1]["error"] == stored.jobs[1].error
+
+
+# --- the window: quitting while starts wait on a frozen fork server ------------------------------
+
+
+def test_window_shutdown_is_bounded_with_starts_blocked_on_a_frozen_fork_server(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quit with two pool threads each waiting on a frozen server's answer: shutdown's
+    cancel frees both starts (the server is killed), so the threads end well inside its
+    30 s wait and no process is left."""
+    import time
+
+    from app.gui.run_controller import RunController
+
+    monkeypatch.setattr(deadlines, "FROZEN_SECONDS", 600.0)
+    monkeypatch.setattr(deadlines, "START_TIMEOUT_SECONDS", 600.0)
+    controller = RunController(workers=2, store_factory=lambda: Store(tmp_path / "r.sqlite3"))
+    profile = parse_profile({"name": "quit", "jobs": [TINY, TINY_2, TINY_3]})
+    deadlines.start_process(_sleeper(), threading.Event())  # the server is up before it freezes
+    server = deadlines.fork_server_pid()
+    assert server is not None
+    _freeze(server)
+    blocked = threading.Semaphore(0)
+    original_start = deadlines.start_process
+
+    def start(process: Any, cancel: threading.Event) -> None:
+        blocked.release()  # this pool thread is now waiting on the frozen server
+        original_start(process, cancel)
+
+    monkeypatch.setattr("app.core.run.supervisor.start_process", start)
+    controller.start(profile)
+    assert blocked.acquire(timeout=30) and blocked.acquire(timeout=30)  # both threads wait on it
+    started = time.monotonic()
+    assert controller.shutdown(timeout_ms=30_000)
+    assert time.monotonic() - started < 10
+    assert _gone(server)
+
+
+def _sleeper() -> Any:
+    from app.core.run.jobstart import child_context
+
+    return child_context().Process(target=int, daemon=True)  # ends at once

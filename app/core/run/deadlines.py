@@ -87,13 +87,18 @@ class StoppedClock:
         self._since: dict[int, float] = {}
         self._clock = clock
 
-    def seconds(self, pid: int) -> float:
-        """Seconds the process has been seen stopped in a row (0: running now)."""
+    def seconds(self, pid: int) -> float | None:
+        """Seconds the process has been seen stopped in a row (None: running now)."""
         now = self._clock()
         if not is_stopped(pid):
             self._since.pop(pid, None)
-            return 0.0
+            return None
         return now - self._since.setdefault(pid, now)
+
+    def frozen(self, pid: int, bound: float) -> bool:
+        """Whether the process has now been stopped for `bound` seconds or more."""
+        seconds = self.seconds(pid)
+        return seconds is not None and seconds >= bound
 
 
 def stopped_words(seconds: float) -> str:
@@ -203,10 +208,8 @@ def _watch_start(thread: threading.Thread, cancel: threading.Event) -> str | Non
                 return ""
             continue
         server = fork_server_pid() or server
-        if server is not None:
-            seconds = stopped.seconds(server)
-            if seconds >= FROZEN_SECONDS:
-                return f"the fork server (pid {server}) {stopped_words(FROZEN_SECONDS)}; it was killed"
+        if server is not None and stopped.frozen(server, FROZEN_SECONDS):
+            return f"the fork server (pid {server}) {stopped_words(FROZEN_SECONDS)}; it was killed"
         if now >= deadline:
             what = "the fork server" if server is not None else "the new process"
             return f"{what} did not answer within {START_TIMEOUT_SECONDS:g} s"

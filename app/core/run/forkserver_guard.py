@@ -35,7 +35,6 @@ def in_fork_server() -> bool:
 def install() -> None:
     """Wrap the server's `recvfds` and quiet its exit on an error (see the module doc)."""
     import errno
-
     from multiprocessing import reduction
 
     receive = reduction.recvfds
@@ -44,7 +43,9 @@ def install() -> None:
         try:
             fds: list[int] = receive(sock, size)
         except (EOFError, RuntimeError) as exc:  # EOF, or a message without its descriptors
-            raise ConnectionAbortedError(errno.ECONNABORTED, f"fork request abandoned by its client ({exc!r})") from None
+            raise ConnectionAbortedError(
+                errno.ECONNABORTED, f"fork request abandoned by its client ({exc!r})"
+            ) from None
         return fds
 
     reduction.recvfds = recvfds

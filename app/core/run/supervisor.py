@@ -323,7 +323,7 @@ class ChildSupervisor:
         self._start(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
-        while time.monotonic() < deadline and not self.cancel.is_set():
+        while time.monotonic() < deadline and not self.cancel.is_set() and self.watch.frozen is None:
             if not pipe.poll(POLL_SECONDS):
                 continue
             try:
@@ -336,7 +336,7 @@ class ChildSupervisor:
             self._handle_link(message)
             if self.link_error is not None:
                 return None
-        if not self.cancel.is_set():
+        if not self.cancel.is_set() and self.watch.frozen is None:
             self.link_error = self.link_error or f"link did not make its namespaces within {PORT_TIMEOUT_SECONDS:g} s"
         return None
 
@@ -359,7 +359,7 @@ class ChildSupervisor:
         pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
-            if self.cancel.is_set():
+            if self.cancel.is_set() or self.watch.frozen is not None:
                 return None
             if pipe.poll(POLL_SECONDS):
                 try:
@@ -393,6 +393,8 @@ class ChildSupervisor:
         while open_pipes:
             if self.cancel.is_set():
                 return True
+            if self.watch.frozen is not None:
+                break  # a process of the job froze and was killed: nothing it measures now counts
             if main_done_at is not None and time.monotonic() - main_done_at > grace:
                 break  # the sender is gone; the receiver had its chance to report
             if main_done_at is not None and self.path_ready is not None and set(open_pipes) <= {Role.LINK}:

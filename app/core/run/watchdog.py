@@ -58,14 +58,14 @@ class FrozenWatch:
         """One look at every watched process (the thread's step; tests call it directly)."""
         for role, pid in list(self.processes.items()):
             for found, what in _with_descendants(role, pid):
-                if self._clock.seconds(found) >= FROZEN_SECONDS:
+                if self._clock.frozen(found, FROZEN_SECONDS):
                     self._kill(found, pid)
                     if self.frozen is None:
                         self.frozen = f"the {what} (pid {found}) {stopped_words(FROZEN_SECONDS)}; it was killed"
                     del self.processes[role]
                     break
         server = fork_server_pid()
-        if server is not None and self._clock.seconds(server) >= FROZEN_SECONDS:
+        if server is not None and self._clock.frozen(server, FROZEN_SECONDS):
             kill_fork_server()
             if self._on_fork_server is not None:
                 self._on_fork_server(
