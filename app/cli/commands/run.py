@@ -241,9 +241,11 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             internal_error = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()
         finally:
+            # The run is over (or aborted): a signal from here on must not cut the store's
+            # close or the exports in half (it escaped as "interrupted", exit 130, no export).
+            stop.running = False
             if store is not None:
                 store.close()
-        stop.running = False
         free_reserve()
         print_summary(console, run)
         if args.per_sample:

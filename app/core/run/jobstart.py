@@ -29,8 +29,10 @@ from typing import Any
 import psutil
 
 #: Modules each job's process needs, imported once by the fork server. The scheme modules
-#: pull in cryptography, pycryptodome, tinyec and numpy.
+#: pull in cryptography, pycryptodome, tinyec and numpy. The guard first: it keeps the
+#: server serving (and quiet) when a client vanishes mid-request (app.core.run.forkserver_guard).
 CHILD_PRELOAD = (
+    "app.core.run.forkserver_guard",
     "app.core.measure.ops",
     "app.core.session.sender",
     "app.core.session.receiver",

@@ -45,6 +45,13 @@ from app.core.measure.ops import child_main
 from app.core.measure.sampler import ResourceSampler, ResourceSeries
 from app.core.profile.model import ResolvedJob
 from app.core.results.link_path import LinkPath
+from app.core.run.deadlines import (
+    StartCancelled,
+    StartStalled,
+    is_running,
+    start_process,
+    stop_process,
+)
 from app.core.run.events import (
     ChildFailed,
     JobProcesses,
@@ -65,8 +72,9 @@ from app.core.run.events import (
     SizeMeasured,
     SizeStarted,
 )
-from app.core.run.jobstart import child_context, stop_signals_blocked
+from app.core.run.jobstart import child_context
 from app.core.run.plan import JobPlan, SessionPeer
+from app.core.run.watchdog import FrozenWatch
 from app.core.session.doorway import TICKET_BYTES, admission
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
@@ -77,8 +85,6 @@ from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, TcpConnection, m
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
 POLL_SECONDS = 0.05
-#: A child asked to stop gets this long to exit before it is killed.
-TERMINATE_GRACE_SECONDS = 1.0
 #: How long a loopback receiver may take to start listening (a cold spawn on a
 #: loaded 2-core machine takes about a second).
 PORT_TIMEOUT_SECONDS = 30.0
@@ -141,6 +147,8 @@ class ChildSupervisor:
         )
         self._placement_warned = False
         self._context = child_context()
+        #: Kills a process of the job that stays stopped, which ends every wait on it.
+        self.watch = FrozenWatch({}, on_fork_server=self._fork_server_killed)
         #: A packet link's shared counters, what it reported when ready, the counters at each
         #: size's start, and the path over each measured size (read by the runner).
         self.path_counters: Any = None
@@ -160,16 +168,18 @@ class ChildSupervisor:
             target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
         )
         try:
-            with stop_signals_blocked():
-                process.start()
-        except (OSError, MemoryError) as exc:
+            start_process(process, self.cancel)  # bounded, and cancel interrupts it (app.core.run.deadlines)
+        except (OSError, MemoryError, EOFError, RuntimeError, StartStalled, StartCancelled) as exc:
             receive.close()
             send.close()
+            if isinstance(exc, StartCancelled):
+                raise
             raise _StartFailed(f"{role} process", exc) from None
         self.processes[role] = process
         self.pipes[role] = receive
         send.close()  # the child holds the only writer: EOF here means it is gone
         if process.pid is not None:
+            self.watch.processes[role] = process.pid
             self.placer.apply(role, process.pid)
             if self.placer.unavailable is not None and not self._placement_warned:
                 self._placement_warned = True
@@ -182,6 +192,9 @@ class ChildSupervisor:
                     )
                 )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
+
+    def _fork_server_killed(self, text: str) -> None:
+        self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {text}", self.current))
 
     def _session_plan(
         self,
@@ -207,6 +220,7 @@ class ChildSupervisor:
         main = measuring_role(job.mode)
         self.placer.claim()
         try:
+            self.watch.start()
             if job.mode == Mode.OPERATIONS:
                 self._start(Role.WORKER, child_main, JobPlan(job, self.base))
             elif job.mode == Mode.LOOPBACK:
@@ -293,7 +307,10 @@ class ChildSupervisor:
         except _StartFailed as exc:
             self.start_error = str(exc)
             self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
+        except StartCancelled:
+            cancelled = True
         finally:
+            self.watch.stop()
             if self.sampler is not None:
                 self.sampler.stop()
             self._stop_all()
@@ -329,7 +346,7 @@ class ChildSupervisor:
         self._start(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
-        while time.monotonic() < deadline and not self.cancel.is_set():
+        while time.monotonic() < deadline and not self.cancel.is_set() and self.watch.frozen is None:
             if not pipe.poll(POLL_SECONDS):
                 continue
             try:
@@ -342,7 +359,7 @@ class ChildSupervisor:
             self._handle_link(message)
             if self.link_error is not None:
                 return None
-        if not self.cancel.is_set():
+        if not self.cancel.is_set() and self.watch.frozen is None:
             self.link_error = self.link_error or f"link did not make its namespaces within {PORT_TIMEOUT_SECONDS:g} s"
         return None
 
@@ -365,7 +382,7 @@ class ChildSupervisor:
         pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
-            if self.cancel.is_set():
+            if self.cancel.is_set() or self.watch.frozen is not None:
                 return None
             if pipe.poll(POLL_SECONDS):
                 try:
@@ -399,6 +416,8 @@ class ChildSupervisor:
         while open_pipes:
             if self.cancel.is_set():
                 return True
+            if self.watch.frozen is not None:
+                break  # a process of the job froze and was killed: nothing it measures now counts
             if main_done_at is not None and time.monotonic() - main_done_at > grace:
                 break  # the sender is gone; the receiver had its chance to report
             if main_done_at is not None and self.path_ready is not None and set(open_pipes) <= {Role.LINK}:
@@ -479,6 +498,8 @@ class ChildSupervisor:
             if message.size_index:
                 self.emit(JobStarted(self.current, self.job.label, message.message_size))
         elif isinstance(message, SizeMeasured):
+            if self.watch.frozen is not None:
+                return  # a process of the job froze and was killed meanwhile: the size fails with that
             start = self.window_start.get(message.size_index, 0.0)
             before = self._path_start.get(message.size_index)
             if self.path_counters is not None and self.path_ready is not None and before is not None:
@@ -510,12 +531,12 @@ class ChildSupervisor:
         """Stop every process of the job (idempotent); remember which ones we had to stop,
         so that our own SIGTERM is never reported as the cause of a failure."""
         for role, process in list(self.processes.items()):
-            if process.pid is not None and process.is_alive():
+            if is_running(process):
                 # A process whose pipe just closed may still be exiting (the kernel
                 # closes its files before it can be reaped): a moment's wait keeps a
                 # death from outside from being mistaken for our own stop.
                 process.join(EXIT_SETTLE_SECONDS)
-            if process.pid is not None and process.is_alive():
+            if is_running(process):
                 self.stopped_by_us.add(role)
             self.exitcodes[role] = stop_process(process)
             del self.processes[role]
@@ -527,6 +548,8 @@ class ChildSupervisor:
         exitcodes = self.exitcodes
         if self.start_error:  # any process we stopped afterwards was stopped because of it
             return self.start_error
+        if self.watch.frozen:  # killed for it; everything else that failed failed with it
+            return self.watch.frozen
         # The link first: when it dies, both ends lose their connection and fail with it.
         for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
             code = exitcodes.get(role)
@@ -551,7 +574,13 @@ class _StartFailed(Exception):
     """The system refused to start a part of a job; str() is the job's one-line cause."""
 
     def __init__(self, what: str, exc: BaseException) -> None:
-        super().__init__(f"cannot start the {what}: {_exhaustion_reason(exc)}")
+        if isinstance(exc, StartStalled):
+            reason = str(exc)
+        elif isinstance(exc, EOFError):  # the pipe it answers on closed: it died (fork failed, or killed)
+            reason = "the fork server ended before it answered"
+        else:
+            reason = _exhaustion_reason(exc)
+        super().__init__(f"cannot start the {what}: {reason}")
 
 
 def _exhaustion_reason(exc: BaseException) -> str:
@@ -586,22 +615,6 @@ def _death_cause(role: str, exitcode: int | None) -> str:
             name = f"signal {-exitcode}"
         return f"{role} process was killed by {name}"
     return f"{role} process exited with code {exitcode} before reporting a result"
-
-
-def stop_process(process: BaseProcess) -> int | None:
-    """Make sure a child is gone: terminate, wait briefly, then kill. Returns its exit code."""
-    if process.pid is None:
-        return None
-    if process.is_alive():
-        process.terminate()
-        process.join(TERMINATE_GRACE_SECONDS)
-    if process.is_alive():
-        process.kill()
-    process.join(5)
-    exitcode: int | None = process.exitcode
-    if exitcode is not None:
-        process.close()
-    return exitcode
 
 
 def _difference(before: int | None, after: int | None) -> int | None:
