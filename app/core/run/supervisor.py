@@ -15,10 +15,8 @@ and owns the killing: a child is stopped by its parent, never left behind
 
 from __future__ import annotations
 
-import errno
 import multiprocessing.connection as mp_connection
 import secrets
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +43,7 @@ from app.core.measure.ops import child_main
 from app.core.measure.sampler import ResourceSampler, ResourceSeries
 from app.core.profile.model import ResolvedJob
 from app.core.results.link_path import LinkPath
+from app.core.run.child_failures import StartFailed, death_cause
 from app.core.run.deadlines import (
     StartCancelled,
     StartStalled,
@@ -158,12 +157,12 @@ class ChildSupervisor:
         self.paths: dict[int, LinkPath] = {}
 
     def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
-        """Spawn one child; _StartFailed when the system refuses (no file descriptor,
+        """Spawn one child; StartFailed when the system refuses (no file descriptor,
         memory or process slot left), which fails this job and lets the run go on."""
         try:
             receive, send = self._context.Pipe(duplex=False)
         except (OSError, MemoryError) as exc:
-            raise _StartFailed(f"{role} process", exc) from None
+            raise StartFailed(f"{role} process", exc) from None
         process = self._context.Process(
             target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
         )
@@ -174,7 +173,7 @@ class ChildSupervisor:
             send.close()
             if isinstance(exc, StartCancelled):
                 raise
-            raise _StartFailed(f"{role} process", exc) from None
+            raise StartFailed(f"{role} process", exc) from None
         self.processes[role] = process
         self.pipes[role] = receive
         send.close()  # the child holds the only writer: EOF here means it is gone
@@ -304,7 +303,7 @@ class ChildSupervisor:
                     return False
                 self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
             cancelled = self._measure(main)
-        except _StartFailed as exc:
+        except StartFailed as exc:
             self.start_error = str(exc)
             self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
         except StartCancelled:
@@ -328,7 +327,7 @@ class ChildSupervisor:
             self.sampler.start()
         except (OSError, MemoryError, RuntimeError) as exc:  # RuntimeError: no thread can start
             self.sampler = None
-            raise _StartFailed("resource sampler", exc) from None
+            raise StartFailed("resource sampler", exc) from None
         self.emit(JobStarted(self.base, self.job.label, self.job.message_sizes[0]))
         return self._pump(main)
 
@@ -339,7 +338,7 @@ class ChildSupervisor:
         try:
             self.path_counters = self._context.RawArray("d", SLOTS)
         except (OSError, MemoryError) as exc:
-            raise _StartFailed("packet link's counters", exc) from None
+            raise StartFailed("packet link's counters", exc) from None
         plan = PacketPathPlan(
             job.link, job.index, self.path_counters, slow_start_after_idle=job.link.slow_start_after_idle
         )
@@ -554,7 +553,7 @@ class ChildSupervisor:
         for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
             code = exitcodes.get(role)
             if code is not None and code < 0 and role not in self.stopped_by_us:
-                cause = _death_cause(role, code)
+                cause = death_cause(role, code)
                 if self.child_error and role in (Role.LINK, Role.RECEIVER):
                     cause += f" (sender: {self.child_error})"
                 return cause
@@ -567,54 +566,7 @@ class ChildSupervisor:
         if self.receiver_error:
             return self.receiver_error
         main = measuring_role(self.job.mode)
-        return _death_cause(main, exitcodes.get(main))
-
-
-class _StartFailed(Exception):
-    """The system refused to start a part of a job; str() is the job's one-line cause."""
-
-    def __init__(self, what: str, exc: BaseException) -> None:
-        if isinstance(exc, StartStalled):
-            reason = str(exc)
-        elif isinstance(exc, EOFError):  # the pipe it answers on closed: it died (fork failed, or killed)
-            reason = "the fork server ended before it answered"
-        else:
-            reason = _exhaustion_reason(exc)
-        super().__init__(f"cannot start the {what}: {reason}")
-
-
-def _exhaustion_reason(exc: BaseException) -> str:
-    """What ran out, in words, with the errno name and the limit to raise."""
-    if isinstance(exc, MemoryError):
-        return "out of memory"
-    if isinstance(exc, RuntimeError):  # threading: "can't start new thread"
-        return f"{exc} (thread or process limit reached: `ulimit -u`)"
-    code = getattr(exc, "errno", None)
-    text = getattr(exc, "strerror", None) or str(exc)
-    hint = (
-        {
-            errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
-            errno.ENFILE: "the system's open-file table is full",
-            errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
-            errno.ENOMEM: "out of memory",
-        }.get(code)
-        if code is not None
-        else None
-    )
-    name = errno.errorcode.get(code, "") if code is not None else ""
-    return f"{text} ({name}{': ' + hint if hint else ''})" if name else text
-
-
-def _death_cause(role: str, exitcode: int | None) -> str:
-    if exitcode is None:
-        return f"{role} process did not report a result"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"{role} process was killed by {name}"
-    return f"{role} process exited with code {exitcode} before reporting a result"
+        return death_cause(main, exitcodes.get(main))
 
 
 def _difference(before: int | None, after: int | None) -> int | None:
