@@ -3,6 +3,9 @@ store and the runs a command names (a stored run's id, or a results file)."""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,15 +36,68 @@ def open_store(path: Path | None) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def shown_argument(text: str) -> str:
+    """A command-line value for a one-line message: whole, unless very long (an `A+B+...`
+    of many ids, a path past the system's limit), then its start and its length."""
+    return repr(text) if len(text) <= 120 else f"{text[:80]!r}... ({len(text)} characters)"
+
+
+def os_error_line(exc: OSError) -> str:
+    """An OSError that reached the command line's top as one line: the cause and the file."""
+    from app.core.escaping import escape_control
+
+    name = exc.filename if isinstance(exc.filename, str) else None
+    where = f"{name if len(name) <= 120 else name[:80] + f'... ({len(name)} characters)'}: " if name else ""
+    return escape_control(f"cryptobench: error: {where}{exc.strerror or exc}")
+
+
+def path_status(text: str) -> os.stat_result | OSError | None:
+    """What is at the path `text`: its stat, None when nothing is, or the OSError that
+    says why it cannot be looked at (a name too long, a loop of links, a file used as a
+    folder, no permission). Never raises: `Path.is_file()` raised ENAMETOOLONG, a
+    traceback for any argument longer than 255 characters."""
+    try:
+        return os.stat(text)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # ENAMETOOLONG, ELOOP, ENOTDIR, EACCES, ...
+        if exc.errno == errno.ENOTDIR and not _looks_like_a_path(text):
+            return None
+        return exc
+    except ValueError:  # an embedded NUL: nothing can be there
+        return None
+
+
+def is_regular_file(text: str) -> bool:
+    found = path_status(text)
+    return isinstance(found, os.stat_result) and stat.S_ISREG(found.st_mode)
+
+
+def _looks_like_a_path(text: str) -> bool:
+    return "/" in text or os.sep in text or text.lower().endswith(".json")
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether a RUN argument names a results file rather than a stored run: something is
+    there (a FIFO or a device too, refused by name when read), or it looks like a path
+    (a .json name, a folder in it) and the reason it cannot be looked at is for the user
+    to read. A bare folder name (`compare abc`, a folder abc here) is still a run id."""
+    found = path_status(text)
+    if isinstance(found, os.stat_result):
+        return not stat.S_ISDIR(found.st_mode) or _looks_like_a_path(text)
+    if isinstance(found, OSError) and found.errno != errno.ENAMETOOLONG:
+        return True  # a loop of links, no permission: something is there
+    return _looks_like_a_path(text)
+
+
 def load_run_source(text: str, store_path: Path | None) -> Any:
     """A run from a results JSON file (when `text` names one) or from the store."""
     from app.core.results.model import ResultsFileError, load_results_file
     from app.core.results.store import RunNotFound, StoreError
 
-    path = Path(text)
-    if path.suffix.lower() == ".json" or path.is_file():
+    if _names_a_file(text):
         try:
-            return load_results_file(path)
+            return load_results_file(Path(text))
         except ResultsFileError as exc:
             raise UsageError(str(exc)) from None
     store = open_store(store_path)
@@ -49,6 +105,10 @@ def load_run_source(text: str, store_path: Path | None) -> Any:
         try:
             run = store.load_run(text)
         except RunNotFound as exc:
+            if len(text) > 120:
+                raise UsageError(
+                    f"no run with id {shown_argument(text)} in {store.path} (and no results file of that name)"
+                ) from None
             raise UsageError(f"{exc} (and no results file named {text!r})") from None
         except StoreError as exc:
             raise UsageError(str(exc)) from None

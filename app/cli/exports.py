@@ -37,7 +37,11 @@ def check_destinations(targets: list[tuple[str, Path]]) -> None:
         # A symbolic link is written through to its target (app.core.fileio), so the
         # target is what is checked: `--json /dev/stdout` resolves to a terminal or a pipe
         # in /dev or /proc and is refused below, as is a link to a folder or a device.
-        shown, path = path, write_target(path)
+        shown = path
+        try:
+            path = write_target(path)
+        except OSError as exc:  # a name too long, a loop of links: never a traceback
+            raise DestinationError(f"{option} {shown}: cannot use it: {exc.strerror or exc}") from None
         key = os.path.normcase(os.path.abspath(path))
         if key in seen:
             raise DestinationError(f"{option} {shown}: the same file as {seen[key]}; give each output its own file")
@@ -58,8 +62,13 @@ def check_destinations(targets: list[tuple[str, Path]]) -> None:
                 f"{option} {shown}: not a regular file (outputs are written to a new file and renamed over the target)"
             )
         folder = path.parent if str(path.parent) else Path(".")
-        if not folder.is_dir():
-            raise DestinationError(f"{option} {shown}: folder {folder} does not exist")
+        try:
+            if not stat.S_ISDIR(os.stat(folder).st_mode):
+                raise DestinationError(f"{option} {shown}: {folder} is not a folder")
+        except FileNotFoundError:
+            raise DestinationError(f"{option} {shown}: folder {folder} does not exist") from None
+        except OSError as exc:
+            raise DestinationError(f"{option} {shown}: cannot use folder {folder}: {exc.strerror or exc}") from None
         try:
             fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         except OSError as exc:

@@ -65,6 +65,14 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as exc:
+        # A path no command checked (a name past the system's 255 characters, a loop of
+        # symbolic links, a file used as a folder, no permission): one line, never a
+        # traceback. Commands name the file themselves where they can; this is the net.
+        from app.cli.common import os_error_line
+
+        print(os_error_line(exc), file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)
         return 130

@@ -159,3 +159,81 @@ def _remove(name: str) -> None:
         os.unlink(name)
     except OSError:
         pass
+
+
+# --- reading user-named files ------------------------------------------------------------
+
+
+class FileReadError(Exception):
+    """A user-named input file that cannot be read; `reason` is one line without the
+    file's name (each caller puts the name in front, in its own error type)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def size_text(size: float) -> str:
+    """A byte count for a message: 512 B, 16.0 MiB."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size} B"  # pragma: no cover - the loop always returns
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _refuse_unless_regular(mode: int, what: str) -> None:
+    if not stat.S_ISREG(mode):
+        raise FileReadError(f"not a regular file ({_kind(mode)}), so not {what}")
+
+
+def read_limited(path: str | Path, limit: int, what: str) -> bytes:
+    """The whole content of the regular file `path`, at most `limit` bytes; FileReadError
+    (a one-line reason, naming `what` the file should have been: "a profile") otherwise.
+
+    Every file a user names (a profile, a results file) goes through here, because a
+    plain `open().read()` met three kinds of hostile input: a FIFO blocks in open() until
+    a writer comes (forever), /dev/zero never ends (a MemoryError after gigabytes), and a
+    huge or sparse file is read whole before anything looks at it. So: stat first (a
+    device is never opened: opening some has side effects, a tape rewinds), then open
+    with O_NONBLOCK (a FIFO swapped in after the stat does not block) and check again
+    on the descriptor, refuse a size over `limit` before reading, and read at most
+    limit + 1 bytes (a file that grows meanwhile is still bounded).
+    """
+    try:
+        info = os.stat(path)
+        _refuse_unless_regular(info.st_mode, what)
+        if info.st_size > limit:
+            raise FileReadError(f"larger than {size_text(limit)} ({size_text(info.st_size)}): not {what}")
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as stream:
+            _refuse_unless_regular(os.fstat(stream.fileno()).st_mode, what)
+            raw = stream.read(limit + 1)
+    except FileNotFoundError:
+        raise FileReadError("file not found") from None
+    except OSError as exc:
+        raise FileReadError(os_reason(exc)) from None
+    if len(raw) > limit:
+        raise FileReadError(f"larger than {size_text(limit)}: not {what}")
+    return raw
+
+
+def os_reason(exc: OSError) -> str:
+    """An OSError as the one-line reason a user reads after a file's name: "cannot read
+    file: File name too long". Its own str() would repeat the (possibly very long) name."""
+    return f"cannot read file: {exc.strerror or type(exc).__name__}"

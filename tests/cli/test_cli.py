@@ -283,7 +283,7 @@ def test_mode_remote_in_a_profile_needs_a_server(tmp_path: Path, capsys: pytest.
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (None, "cannot read"),
+        (None, "file not found"),
         ("{not json", "not a results JSON file (line 1"),
         ('{"a": 1}', 'no "run" object'),
         ('{"format_version": 1, "run": {"id": "x"}}', "run.started: required field is missing"),

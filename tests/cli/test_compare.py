@@ -133,7 +133,7 @@ def test_a_bad_results_file_exits_2_naming_file_and_field(
 
 def test_missing_file_and_unknown_run_id_exit_2(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
     assert main(["compare", str(base_file), str(tmp_path / "gone.json")]) == EXIT_USAGE
-    assert "gone.json: cannot read" in capsys.readouterr().err
+    assert "gone.json: file not found" in capsys.readouterr().err
     store = tmp_path / "store.sqlite3"
     assert main(["compare", str(base_file), "20990101", "--store", str(store)]) == EXIT_USAGE
     assert "no run with id '20990101'" in capsys.readouterr().err

@@ -155,7 +155,7 @@ def test_duplicate_key_anywhere_is_named(folder: Path, job_count: int, data: st.
 def test_directory_missing_file_and_unknown_preset(tmp_path: Path) -> None:
     directory = tmp_path / "profiles.json"
     directory.mkdir()
-    assert str(_refusal(directory)).startswith(f"{directory}: cannot read file: Is a directory")
+    assert str(_refusal(directory)) == f"{directory}: not a regular file (a folder), so not a profile"
     for missing in (tmp_path / "nope.json", tmp_path / "sub" / "nope"):
         assert str(_refusal(missing)) == f"{missing}: file not found"
     with pytest.raises(ProfileError, match=r"^no-such-preset: no such profile file or preset \(presets: .*quick"):
@@ -165,7 +165,7 @@ def test_directory_missing_file_and_unknown_preset(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.name != "posix" or not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_endless_or_huge_file_is_refused_without_reading_it_all(folder: Path) -> None:
     """`run /dev/zero` used to read until memory ran out; now reading stops at the cap."""
-    assert str(_refusal("/dev/zero")) == f"/dev/zero: larger than {_human(MAX_PROFILE_BYTES)}: not a profile"
+    assert str(_refusal("/dev/zero")) == "/dev/zero: not a regular file (a character device), so not a profile"
     path = _write(folder, json.dumps(_profile()).encode() + b" " * MAX_PROFILE_BYTES)
     assert "not a profile" in str(_refusal(path))
 
@@ -293,7 +293,7 @@ def test_cli_refuses_directory_missing_file_and_huge_samples(
 ) -> None:
     _no_runner(monkeypatch)
     cases = [
-        (["run", str(tmp_path)], f"cryptobench: error: {tmp_path}: cannot read file: Is a directory"),
+        (["run", str(tmp_path)], f"cryptobench: error: {tmp_path}: not a regular file (a folder), so not a profile"),
         (["run", str(tmp_path / "gone.json")], f"cryptobench: error: {tmp_path / 'gone.json'}: file not found"),
         (
             ["run", str(_write(folder, _profile(), "ok.json")), "--samples", str(10**12)],

@@ -23,7 +23,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, load_run_source
+from app.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    is_regular_file,
+    load_run_source,
+    shown_argument,
+)
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
@@ -89,11 +97,11 @@ def parse_threshold(text: str | None) -> float:
 def load_side(text: str, store: Path | None) -> list[RunResult]:
     """One side of a comparison: a run, or several joined with + (a file whose name has a
     + in it is still one run)."""
-    if "+" not in text or Path(text).is_file():
+    if "+" not in text or is_regular_file(text):
         return [load_run_source(text, store)]
     parts = text.split("+")
     if not all(parts):
-        raise UsageError(f"{text!r}: an empty run between the + signs")
+        raise UsageError(f"{shown_argument(text)}: an empty run between the + signs")
     return [load_run_source(part, store) for part in parts]
 
 

@@ -11,13 +11,14 @@ one line: file, field path, what is wrong, and the value.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from app.core.fileio import atomic_write_text
+from app.core.fileio import FileReadError, atomic_write_text, read_limited
 from app.core.link.presets import UNION_TAGS
 from app.core.profile.model import (
     FORMAT_VERSION,
@@ -26,7 +27,6 @@ from app.core.profile.model import (
     Profile,
     ProfileError,
 )
-from app.core.profile.sizes import _human
 from app.core.resources import resource_path
 
 
@@ -183,15 +183,10 @@ def read_profile_file(path: str | Path) -> Profile:
     """Read and structure-check a profile file (UTF-8 JSON)."""
     path = Path(path)
     source = str(path)
-    try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_PROFILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ProfileError("file not found", source=source) from None
-    except OSError as exc:
-        raise ProfileError(f"cannot read file: {exc.strerror or exc}", source=source) from None
-    if len(raw) > MAX_PROFILE_BYTES:
-        raise ProfileError(f"larger than {_human(MAX_PROFILE_BYTES)}: not a profile", source=source)
+    try:  # a FIFO, a device, a folder or a file over the cap is refused before any read
+        raw = read_limited(path, MAX_PROFILE_BYTES, "a profile")
+    except FileReadError as exc:
+        raise ProfileError(exc.reason, source=source) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -266,12 +261,24 @@ def preset_names() -> list[str]:
 def load_profile(name_or_path: str | Path) -> Profile:
     """A preset by name, or a profile file by path."""
     candidate = Path(name_or_path)
-    if candidate.suffix.lower() == ".json" or candidate.exists() or "/" in str(name_or_path):
-        return read_profile_file(candidate)
-    preset = preset_dir() / f"{name_or_path}.json"
-    if preset.exists():
-        return read_profile_file(preset)
+    if candidate.suffix.lower() == ".json" or _exists(candidate) or "/" in str(name_or_path):
+        return read_profile_file(candidate)  # its errors (a name too long too) name the file
+    if str(name_or_path) in preset_names():
+        return read_profile_file(preset_dir() / f"{name_or_path}.json")
     raise ProfileError(
         f"no such profile file or preset (presets: {', '.join(preset_names()) or 'none'})",
-        source=str(name_or_path),
+        source=str(name_or_path) if len(str(name_or_path)) <= 120 else f"{str(name_or_path)[:80]}...",
     )
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at `path`, never raising: `Path.exists()` raised ENAMETOOLONG for
+    a name past the system's limit. A name that cannot be looked at is "there", so that
+    reading it says why."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return False
+    except OSError:
+        return True
+    return True

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.core.analysis.stats import MetricStats, StabilityWarning
 from app.core.errors import CryptoBenchError
+from app.core.fileio import FileReadError, read_limited
 from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
 from app.core.results.check import check_results
@@ -276,15 +277,30 @@ class ResultsFileError(CryptoBenchError):
     """A results JSON file that cannot be read; the message names the file and the problem."""
 
 
+#: The largest results file read (import, report, compare, the window's Import and Open).
+#: A results file is parsed whole, at about 4 bytes of memory per byte of file (a 525 MB
+#: file took 2.1 GiB), so 512 MiB needs about 2 GiB: what a desktop can spare. The app
+#: writes a sample in about 36 bytes, so this holds some 14 million samples: fourteen
+#: metrics at the 1,000,000-sample maximum. Without a bound, /dev/zero ended in a
+#: MemoryError and a stray multi-gigabyte file took the machine's memory.
+MAX_RESULTS_FILE_BYTES = 512 << 20
+
+
 def load_results_file(path: Path) -> RunResult:
-    """Read a results JSON file written by `cryptobench run --json` or Export results."""
+    """Read a results JSON file written by `cryptobench run --json` or Export results.
+
+    Only a regular file of at most MAX_RESULTS_FILE_BYTES (`fileio.read_limited`: a FIFO
+    never blocks, a device is never opened)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_limited(path, MAX_RESULTS_FILE_BYTES, "a results file")
+    except FileReadError as exc:
+        raise ResultsFileError(f"{path}: {exc.reason}") from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ResultsFileError(f"{path}: not a results JSON file (not UTF-8 text)") from None
-    except OSError as exc:
-        raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    del raw  # the text alone from here: the bytes would double the peak memory
     return parse_results_text(text, str(path))
 
 

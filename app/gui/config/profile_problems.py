@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from app.core.fileio import FileReadError, read_limited
 from app.core.profile.files import parse_profile
 from app.core.profile.model import MAX_PROFILE_BYTES, ProfileError
 from app.core.profile.resolve import resolve_jobs
@@ -34,10 +35,8 @@ def profile_problems(path: Path) -> list[str]:
     """One line per problem (field: what is wrong); [] when the file is not JSON at all
     (its syntax error, from the core, is then the only thing to say)."""
     try:
-        with Path(path).open("rb") as stream:
-            raw = stream.read(MAX_PROFILE_BYTES + 1)
-        data = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        data = json.loads(read_limited(path, MAX_PROFILE_BYTES, "a profile").decode("utf-8"))
+    except (FileReadError, OSError, UnicodeDecodeError, ValueError, RecursionError):
         return []
     if not isinstance(data, dict):
         return []

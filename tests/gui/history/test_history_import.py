@@ -79,7 +79,7 @@ def test_a_bad_file_names_the_file_and_field_and_adds_nothing(panel: HistoryPane
 def test_a_missing_file_and_a_cancelled_dialog(panel: HistoryPanel, tmp_path: Path) -> None:
     before = panel.run_ids()
     assert panel.import_results_file(tmp_path / "nowhere.json") is None
-    assert "nowhere.json: cannot read" in panel.message_label.text()
+    assert "nowhere.json: file not found" in panel.message_label.text()
     panel.choose_import_file = lambda: None
     panel.import_action.trigger()
     assert panel.run_ids() == before
