@@ -1,6 +1,7 @@
 """Command line: the headless face of CryptoBench over the same runner as the GUI.
 
-Exit codes: 0 all good; 1 a job or a self-test failed; 2 bad usage or bad input
+Exit codes: 0 all good; 1 a job or a self-test failed, or standard output could not be
+written (a full disk; a closed pipe is not an error); 2 bad usage or bad input
 (the message names the file, the field and the value). Never a traceback for a
 user's mistake.
 """
@@ -14,7 +15,7 @@ from typing import NoReturn
 
 from app import __version__
 from app.cli.commands import all_commands
-from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError
+from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,8 +44,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # Every command prints through streams that survive a closed pipe, a closed terminal
     # and a legacy encoding: output is a courtesy, it must never stop the work.
-    with tolerant_console():
-        return _main(argv)
+    with tolerant_console() as (out, _err):
+        try:
+            code = _main(argv)
+        except SystemExit as exc:  # --help, --version: printed output too
+            out.flush()
+            if out.failed and exc.code in (None, EXIT_OK):
+                raise SystemExit(EXIT_FAILED) from None
+            raise
+        out.flush()  # here, not after: a full disk must still change the exit code
+        if out.failed and code == EXIT_OK:
+            return EXIT_FAILED  # the message is out already (TolerantStream.on_lost)
+        return code
 
 
 def _main(argv: Sequence[str] | None) -> int:

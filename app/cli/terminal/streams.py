@@ -18,6 +18,11 @@ progress thread) goes through one layer that:
   the buffer and the interpreter's final flush go nowhere instead of raising
   ("Exception ignored ... BrokenPipeError", exit code 120).
 
+Losing standard output to a full disk or an I/O error is still a failure: `main`
+flushes it after the command and exits 1 when it was lost, so `compare --json >
+/dev/full` no longer exits 0 with nothing written. Only a closed pipe (`| head`) is
+quiet and not an error: the reader chose to stop reading.
+
 SIGPIPE needs no handling: the interpreter ignores it at start-up, which is what
 turns a closed pipe into the EPIPE handled here rather than a silent death.
 It also makes sure file descriptors 0-2 are open: started with stdout closed
@@ -46,6 +51,9 @@ class TolerantStream:
         #: Called once with a one-line reason when the stream is dropped for a cause other
         #: than a closed pipe (the reader chose to stop reading; that is not news).
         self.on_lost: Any = None
+        #: Dropped for a cause other than a closed pipe (a full disk, an I/O error): what
+        #: was printed is lost, not declined, and a command whose result is its output fails.
+        self.failed = False
         try:
             self._fd: int | None = stream.fileno()
         except (AttributeError, OSError, ValueError):  # pytest's capture, StringIO
@@ -113,10 +121,9 @@ class TolerantStream:
             except (OSError, ValueError):
                 pass
         broken_pipe = isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ECONNRESET)
+        self.failed = not broken_pipe
         if self.on_lost is not None and not broken_pipe:
-            self.on_lost(
-                f"cryptobench: {self.label} unusable ({self.lost}); its output is dropped, the command goes on"
-            )
+            self.on_lost(f"cryptobench: error: {self.label}: cannot write ({self.lost}); the output is lost")
 
 
 def _ensure_std_fds() -> None:
