@@ -37,6 +37,7 @@ from app.core.results.check import (
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult, RunResult
 from app.core.results.plausible import time_problem
+from app.core.results.store_access import connect_read_only, is_read_only_error, read_only_message, writable
 from app.core.run import runlock
 from app.core.schemes.base import Family
 from app.core.vocab import JobStatus, Mode, RunStatus
@@ -73,6 +74,11 @@ class StoreError(CryptoBenchError):
 
     Every `sqlite3.Error` a store method meets comes out as one of these (reading a
     damaged page, a locked file, a full disk), so a face catches StoreError alone."""
+
+
+class StoreReadOnlyError(StoreError):
+    """A write to a store this user can only read (`store_access`); the message says what
+    was refused and that reading still works."""
 
 
 class BrokenStoreError(StoreError):
@@ -183,8 +189,14 @@ def default_store_path() -> Path:
 class Store:
     """A results store. Use as a context manager or call close()."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, read_only: bool | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
+        #: Opened with SQLite's mode=ro: by default when this user cannot write the file or
+        #: its folder (`store_access`); every write then raises StoreReadOnlyError.
+        self.read_only = not writable(self.path) if read_only is None else read_only
+        if self.read_only:
+            self._db = self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
@@ -208,6 +220,31 @@ class Store:
                 db.close()
             if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable, read-only: not broken
                 raise StoreError(f"{self.path}: cannot open the results store: {exc}") from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise BrokenStoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+            if isinstance(exc, OSError):
+                raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+            raise
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        try:
+            if not self.path.is_file():
+                raise StoreError(
+                    f"{self.path}: no results store here, and this user cannot write its folder to start one"
+                )
+            self._db = connect_read_only(self.path)
+            self._check_foreign()
+            if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is None:
+                raise StoreError(f"{self.path}: not a results store yet (no tables), and read-only")
+            return self._db
+        except BaseException as exc:
+            db = self.__dict__.get("_db")
+            if db is not None:
+                db.close()
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StoreError(f"{self.path}: cannot open the results store (read-only): {exc}") from None
             if isinstance(exc, sqlite3.DatabaseError):
                 raise BrokenStoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
             if isinstance(exc, OSError):
@@ -264,24 +301,41 @@ class Store:
             raise StoreError(f"{self.path}: cannot read the results store: {exc}") from None
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One transaction; `action` ("importing a run") names what a read-only store refuses."""
+        if self.read_only:
+            raise StoreReadOnlyError(read_only_message(self.path, action))
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise
-            self._db.execute("COMMIT")
         except sqlite3.Error as exc:
+            if is_read_only_error(exc):
+                raise StoreReadOnlyError(read_only_message(self.path, action)) from None
             raise StoreError(f"{self.path}: cannot write the results store: {exc}") from None
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, unless SQLite already has: on a full disk (SQLITE_FULL)
+        or an I/O error it rolls back by itself, and a ROLLBACK then raised "cannot rollback
+        - no transaction is active", which replaced the real cause in the message."""
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
     # --- writing -----------------------------------------------------------------
 
     def begin_run(self, run: RunResult) -> None:
+        if self.read_only:  # before the lock, which is a file beside the store
+            raise StoreReadOnlyError(read_only_message(self.path, "starting a run"))
         runlock.acquire(self.path, run.id)  # before the row exists: a "running" row always has its lock
         try:
-            with self._write() as db:
+            with self._write("starting a run") as db:
                 db.execute(
                     "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -302,14 +356,14 @@ class Store:
             raise
 
     def add_job(self, run_id: str, job: JobResult) -> None:
-        with self._write() as db:
+        with self._write("storing a job") as db:
             db.execute(
                 "INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
                 (job.id, run_id, job.index, job.status, json.dumps(_packed_job(job))),
             )
 
     def finish_run(self, run_id: str, status: str, finished: str) -> None:
-        with self._write() as db:
+        with self._write("finishing a run") as db:
             db.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id))
         runlock.release(self.path, run_id)  # only once the final status is committed
 
@@ -318,7 +372,7 @@ class Store:
         it or, on any failure, none. No PID and no lock: no process of this machine runs it.
         Plain INSERTs: an id already stored (the run's or any job's) fails the whole run,
         never replaces another run's row."""
-        with self._write() as db:
+        with self._write("importing a run") as db:
             db.execute(
                 "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
                 "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
@@ -342,9 +396,11 @@ class Store:
         """Remove a run and its jobs (the window's History and `cryptobench delete`); False when
         no run has this exact id. A run still being written (its process holds the run's
         lock) is refused: its next job would fail to store."""
+        if self.read_only:  # before the lock file beside the store is looked at
+            raise StoreReadOnlyError(read_only_message(self.path, "deleting a run"))
         if runlock.is_held(self.path, run_id):
             raise StoreError(f"run {run_id} is still running (its process is writing it); stop it first")
-        with self._write() as db:
+        with self._write("deleting a run") as db:
             return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
 
     # --- reading -----------------------------------------------------------------
