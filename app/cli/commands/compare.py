@@ -274,6 +274,8 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
         if comparison.repeated
         else "seeded bootstrap"
     )
+    if comparison.exact_medians:
+        method += ", medians drawn from their order statistics"
     console.print(
         f"{len(comparison.pairs)} matched job(s), {len(comparison.metrics)} metric(s): {counts}; "
         f"{len(comparison.regressions())} regression(s) beyond {_percent(comparison.threshold)}; "

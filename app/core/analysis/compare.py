@@ -33,7 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from app.core.analysis.stats import Comparison, _bootstrap_medians, compare, finite_comparison
+from app.core.analysis.stats import (
+    Comparison,
+    _bootstrap_medians,
+    compare,
+    exact_medians_needed,
+    finite_comparison,
+)
 from app.core.machine.environment import CPU_FLAGS
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
@@ -180,6 +186,8 @@ class RunComparison:
     threshold: float = DEFAULT_THRESHOLD
     #: Bootstrap resamples each metric got (BOOTSTRAP_RESAMPLES unless the runs are large).
     resamples: int = BOOTSTRAP_RESAMPLES
+    #: The medians were drawn from their order statistics, not by resampling (`_resamples`).
+    exact_medians: bool = False
     #: Every run of each side: `base` and `new` first, then the repeats (`compare_sides`).
     base_runs: tuple[RunResult, ...] = ()
     new_runs: tuple[RunResult, ...] = ()
@@ -223,6 +231,7 @@ class RunComparison:
             "new_runs": [run.id for run in self.new_runs],
             "threshold": limit,
             "resamples": self.resamples,
+            "median_draws": "order statistics" if self.exact_medians else "resampling",
             "environment": [d.to_dict() for d in self.environment],
             "pairs": [
                 {
@@ -298,9 +307,13 @@ def compare_sides(
             only_base.append(job)
     left = {id(job) for jobs in waiting.values() for job in jobs}
     only_new = [job for job in new.jobs if id(job) in left]  # in the new run's order
-    resamples = _resamples(matched) if len(base_runs) == len(new_runs) == 1 else MIN_RESAMPLES * 2
+    if len(base_runs) == len(new_runs) == 1:
+        resamples, exact = _resamples(matched)
+    else:  # every run's samples are resampled, the repeats' too
+        resamples = MIN_RESAMPLES * 2
+        exact = _drawn([*base_runs, *new_runs]) * resamples > DRAW_BUDGET
     base_repeats, new_repeats = _Repeats(base_runs[1:]), _Repeats(new_runs[1:])
-    pairs = tuple(_pair(b, n, resamples, base_repeats.of(b), new_repeats.of(n)) for b, n in matched)
+    pairs = tuple(_pair(b, n, resamples, exact, base_repeats.of(b), new_repeats.of(n)) for b, n in matched)
     return RunComparison(
         base=base,
         new=new,
@@ -310,6 +323,7 @@ def compare_sides(
         environment=tuple(environment_differences(base.environment, new.environment)),
         threshold=threshold,
         resamples=resamples,
+        exact_medians=exact,
         base_runs=tuple(base_runs),
         new_runs=tuple(new_runs),
     )
@@ -341,14 +355,30 @@ def _comparable(pair: tuple[JobResult, JobResult]) -> Iterable[tuple[Sequence[fl
     return [(base.metrics[m].samples, new.metrics[m].samples) for m in base.metrics if m in new.metrics]
 
 
-def _resamples(matched: Sequence[tuple[JobResult, JobResult]]) -> int:
-    """BOOTSTRAP_RESAMPLES per metric, fewer when the whole comparison would draw more than
-    DRAW_BUDGET samples; decided from the sample counts alone, so a comparison always
-    gives the same figures whichever machine computes it."""
-    drawn = sum(len(a) + len(b) for pair in matched for a, b in _comparable(pair))
+def _resamples(matched: Sequence[tuple[JobResult, JobResult]]) -> tuple[int, bool]:
+    """Resamples per metric, and whether the medians are drawn from their order statistics.
+
+    BOOTSTRAP_RESAMPLES per metric, fewer when the whole comparison would draw more than
+    DRAW_BUDGET samples, down to MIN_RESAMPLES. Where even MIN_RESAMPLES would pass the
+    budget (a million samples a side: 500 resamples drew 2e9 samples, over 40 s), every
+    median is drawn from the order statistics instead (`stats._order_statistic_medians`:
+    the same distribution, two draws per resample instead of n), BOOTSTRAP_RESAMPLES of
+    them unless that passes the budget too (thousands of metrics), never under
+    MIN_RESAMPLES. Decided from the sample counts alone, so a comparison always gives the
+    same figures whichever machine computes it."""
+    sets = [len(x) for pair in matched for a, b in _comparable(pair) for x in (a, b)]
+    drawn = sum(sets)
     if drawn * BOOTSTRAP_RESAMPLES <= DRAW_BUDGET:
-        return BOOTSTRAP_RESAMPLES
-    return max(MIN_RESAMPLES, DRAW_BUDGET // drawn)
+        return BOOTSTRAP_RESAMPLES, False
+    if drawn * MIN_RESAMPLES <= DRAW_BUDGET:
+        return DRAW_BUDGET // drawn, False
+    exact_drawn = 2 * len(sets)
+    return max(MIN_RESAMPLES, min(BOOTSTRAP_RESAMPLES, DRAW_BUDGET // exact_drawn)), True
+
+
+def _drawn(runs: Sequence[RunResult]) -> int:
+    """Every sample of every job of `runs`: what a comparison of them resamples at most."""
+    return sum(len(m.samples) for run in runs for job in run.jobs for m in job.metrics.values())
 
 
 def _status_reason(base: JobResult, new: JobResult) -> str | None:
@@ -364,6 +394,7 @@ def _pair(
     base: JobResult,
     new: JobResult,
     resamples: int,
+    exact: bool = False,
     base_more: Sequence[JobResult] = (),
     new_more: Sequence[JobResult] = (),
 ) -> JobPair:
@@ -371,7 +402,9 @@ def _pair(
     if reason is not None:
         return JobPair(base, new, (), reason)
     names = list(base.metrics) + [name for name in new.metrics if name not in base.metrics]
-    return JobPair(base, new, tuple(_metric(base, new, name, resamples, base_more, new_more) for name in names))
+    return JobPair(
+        base, new, tuple(_metric(base, new, name, resamples, base_more, new_more, exact=exact) for name in names)
+    )
 
 
 def _metric(
@@ -381,6 +414,8 @@ def _metric(
     resamples: int,
     base_more: Sequence[JobResult] = (),
     new_more: Sequence[JobResult] = (),
+    *,
+    exact: bool = False,
 ) -> MetricComparison:
     mb, mn = base.metrics.get(name), new.metrics.get(name)
     present = mb if mb is not None else mn
@@ -411,9 +446,9 @@ def _metric(
     new_sets = [mn.samples, *_samples_of(new_more, name, mb.stats.unit)]
     try:
         if len(base_sets) > 1 and len(new_sets) > 1:
-            result = compare_repeated(base_sets, new_sets, resamples=resamples)
+            result = compare_repeated(base_sets, new_sets, resamples=resamples, exact=exact)
         else:
-            result = compare(mb.samples, mn.samples, resamples=resamples)
+            result = compare(mb.samples, mn.samples, resamples=resamples, exact=exact)
     except ValueError as exc:  # a baseline median of 0, a ratio that overflows: no finite ratio
         return not_comparable(str(exc), undecided=True)
     if not result.significant:
@@ -448,11 +483,15 @@ def compare_repeated(
     *,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
+    exact: bool | None = None,
 ) -> Comparison:
     """Ratio new / base of the mean of the runs' medians, with a two-level bootstrap 95 %
     interval: each resample draws as many runs as the side has, with replacement, and
     for each drawn run one of its own bootstrap medians; the side's statistic is their
-    mean. Run-to-run variation therefore widens the interval, as it should. Seeded."""
+    mean. Run-to-run variation therefore widens the interval, as it should. Seeded.
+    `exact` as for `stats.compare` (None: decided from these runs' sizes)."""
+    if exact is None:
+        exact = exact_medians_needed([len(run) for run in [*base_runs, *new_runs]], resamples)
     rng = np.random.default_rng(seed)
 
     def side(runs: Sequence[Sequence[float]]) -> tuple[float, np.ndarray]:
@@ -461,7 +500,7 @@ def compare_repeated(
             if array.size == 0 or not np.all(np.isfinite(array)):
                 raise ValueError("empty or non-finite samples")
         # Memory-bounded, as the one-run comparison's (a run may hold 100,000 samples).
-        medians = np.stack([_bootstrap_medians(a, resamples, rng) for a in arrays])  # runs x resamples
+        medians = np.stack([_bootstrap_medians(a, resamples, rng, exact=exact) for a in arrays])  # runs x resamples
         picks = rng.integers(0, len(arrays), size=(resamples, len(arrays)))
         drawn = medians[picks, np.arange(resamples)[:, None]]  # resamples x runs
         return float(np.mean([np.median(a) for a in arrays])), drawn.mean(axis=1)

@@ -170,8 +170,25 @@ def test_a_fact_an_older_run_did_not_record_is_a_difference() -> None:
 
 def test_large_comparisons_draw_fewer_resamples(monkeypatch: pytest.MonkeyPatch) -> None:
     base = base_run()
-    assert compare_runs(base, base).resamples == compare_module.BOOTSTRAP_RESAMPLES
-    monkeypatch.setattr(compare_module, "DRAW_BUDGET", 100_000)  # 320 samples in all: 312 resamples
+    full = compare_runs(base, base)
+    assert full.resamples == compare_module.BOOTSTRAP_RESAMPLES and not full.exact_medians
+    monkeypatch.setattr(compare_module, "DRAW_BUDGET", 320 * 1000)  # 320 samples in all: 1000 resamples
+    fewer = compare_runs(base, base)
+    assert fewer.resamples == 1000 and not fewer.exact_medians
+
+
+def test_past_the_floor_the_budget_holds_by_order_statistics(monkeypatch: pytest.MonkeyPatch) -> None:
+    """500 resamples of 320 samples would pass a 100,000 budget: the medians are drawn from
+    their order statistics instead (2 draws a set per resample), the full 2000 of them; a
+    budget too small for even that gets fewer, never under the floor."""
+    base = base_run()
+    sets = 2 * sum(len(job.metrics) for job in base.jobs)
+    monkeypatch.setattr(compare_module, "DRAW_BUDGET", 100_000)
+    exact = compare_runs(base, scaled(base, 1.3))
+    assert exact.exact_medians and exact.resamples == min(2000, 100_000 // (2 * sets))
+    assert exact.to_dict()["median_draws"] == "order statistics"
+    assert exact.count(Verdict.SLOWER) == len(exact.metrics)  # the same verdicts as resampling
+    monkeypatch.setattr(compare_module, "DRAW_BUDGET", 10)
     assert compare_runs(base, base).resamples == compare_module.MIN_RESAMPLES
 
 
