@@ -186,6 +186,15 @@ def default_store_path() -> Path:
     return data_dir() / STORE_FILENAME
 
 
+def _looked_at(path: Path) -> None:
+    """Raise the OSError that keeps `path` from being looked at (a name too long, a loop
+    of links, a file where a folder should be); nothing for a file not there yet."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass
+
+
 class Store:
     """A results store. Use as a context manager or call close()."""
 
@@ -199,6 +208,7 @@ class Store:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _looked_at(self.path)  # SQLite says only "unable to open database file"
             self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA foreign_keys = ON")
             # Check before anything writes: switching to WAL rewrites the file header,

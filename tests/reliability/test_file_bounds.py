@@ -1,0 +1,322 @@
+"""Every file read has a bound and a type; every path or run id argument that cannot be
+looked at is one line; every printed result that cannot be written fails the command.
+
+Before: `import`, `report` and `compare` read a results file whole: /dev/zero ended in a
+MemoryError traceback, a FIFO hung all three (and `run` of a profile FIFO), a 525 MB file
+imported; an argument past 255 characters (twelve run ids joined with +, one long path)
+was an `OSError: File name too long` traceback; `compare --json > /dev/full` exited 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main
+from app.core.results.model import MAX_RESULTS_FILE_BYTES, to_json
+from tests.helpers import records
+from tests.helpers.stores import RUN_ID, stored_run
+
+ROOT = Path(__file__).resolve().parents[2]
+POSIX = pytest.mark.skipif(os.name != "posix", reason="FIFOs, /dev/zero and /dev/full are POSIX")
+
+#: The commands that read a results file named on the command line, each with the file in
+#: its place; `{}` is the file.
+RESULTS_READERS = {
+    "import": ["import", "{}"],
+    "report": ["report", "{}", "--markdown", "OUT.md"],
+    "report --baseline": ["report", "GOOD", "--baseline", "{}", "--markdown", "OUT.md"],
+    "compare base": ["compare", "{}", "GOOD"],
+    "compare new": ["compare", "GOOD", "{}"],
+    "compare joined": ["compare", "GOOD+{}", "GOOD"],
+}
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> Path:
+    path = tmp_path / "good.json"
+    path.write_text(to_json(records.run("20260101-000000-good00", [records.job(metrics={"encrypt": [1e-6] * 5})])))
+    return path
+
+
+def _argv(template: list[str], target: str, good: Path, tmp_path: Path, store: Path) -> list[str]:
+    argv = [
+        part.replace("{}", target).replace("GOOD", str(good)).replace("OUT.md", str(tmp_path / "out.md"))
+        for part in template
+    ]
+    return [*argv, "--store", str(store)]
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], *fragments: str) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("cryptobench: error:")]
+    assert len(lines) == 1, err
+    for fragment in fragments:
+        assert fragment in lines[0], err
+    return lines[0]
+
+
+def _refuses(
+    argv_template: list[str], target: str, good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> str:
+    argv = _argv(argv_template, target, good, tmp_path, tmp_path / "store.sqlite3")
+    assert main(argv) == 2
+    return _one_line_error(capsys)
+
+
+# --- not a regular file -----------------------------------------------------------------
+
+
+@POSIX
+@pytest.mark.timeout(60)  # a FIFO opened for reading used to block until a writer came: forever
+@pytest.mark.parametrize("reader", sorted(RESULTS_READERS))
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "link-to-dev-zero", "folder"])
+def test_results_readers_refuse_what_is_not_a_regular_file(
+    reader: str, kind: str, good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / f"{kind}.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+        said = "(a named pipe)"
+    elif kind == "folder":
+        target.mkdir()
+        said = "(a folder)"
+    else:
+        target = Path("/dev/zero") if kind == "dev-zero" else target
+        if kind == "link-to-dev-zero":
+            target.symlink_to("/dev/zero")
+        said = "(a character device)"
+    line = _refuses(RESULTS_READERS[reader], str(target), good, tmp_path, capsys)
+    assert line == f"cryptobench: error: {target}: not a regular file {said}, so not a results file"
+
+
+@POSIX
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])
+def test_run_refuses_a_profile_that_is_not_a_regular_file(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "p.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "folder":
+        target.mkdir()
+    else:
+        target = Path("/dev/zero")
+    assert main(["run", str(target), "--no-store", "--quiet"]) == 2
+    assert _one_line_error(capsys, f"{target}: not a regular file", "so not a profile")
+
+
+@POSIX
+@pytest.mark.timeout(60)
+def test_window_import_of_a_fifo_does_not_hang(qtbot: object, tmp_path: Path) -> None:
+    from app.gui.history.panel import HistoryPanel
+
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    panel = HistoryPanel(tmp_path / "store.sqlite3")
+    qtbot.addWidget(panel)  # type: ignore[attr-defined]
+    assert panel.import_results_file(fifo) is None
+    assert f"{fifo}: not a regular file (a named pipe)" in panel.message_label.text()
+
+
+# --- too large ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reader", sorted(RESULTS_READERS))
+def test_a_huge_sparse_results_file_is_refused_by_its_size_without_reading_it(
+    reader: str, good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as stream:
+        stream.truncate(8 << 30)  # 8 GiB of holes: nothing is written, nothing may be read
+    line = _refuses(RESULTS_READERS[reader], str(huge), good, tmp_path, capsys)
+    assert line == f"cryptobench: error: {huge}: larger than 512.0 MiB (8.0 GiB): not a results file"
+
+
+def test_the_bound_is_exact(good: Path, tmp_path: Path) -> None:
+    """A file of exactly MAX_RESULTS_FILE_BYTES is read (and refused for its content, here
+    trailing spaces after valid JSON are fine), one byte more is refused by its size."""
+    from app.core.results.model import ResultsFileError, load_results_file
+
+    path = tmp_path / "padded.json"
+    data = good.read_bytes()
+    with path.open("wb") as stream:
+        stream.write(data)
+        stream.truncate(MAX_RESULTS_FILE_BYTES)  # zero bytes after the JSON: read, then refused as JSON
+    with pytest.raises(ResultsFileError) as refused:
+        load_results_file(path)
+    assert "not a results JSON file" in str(refused.value)
+    with path.open("r+b") as stream:
+        stream.truncate(MAX_RESULTS_FILE_BYTES + 1)
+    with pytest.raises(ResultsFileError, match=r"larger than 512\.0 MiB"):
+        load_results_file(path)
+
+
+# --- arguments that cannot be looked at -----------------------------------------------------
+
+LONG_NAME = "x" * 300
+TWELVE_IDS = "+".join(f"20260101-0000{k:02d}-abcdef" for k in range(12))
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["compare", TWELVE_IDS, "GOOD"], "no run with id '20260101-000000-abcdef'"),
+        (["compare", "GOOD", TWELVE_IDS], "no run with id '20260101-000000-abcdef'"),
+        (["compare", LONG_NAME, "GOOD"], "(300 characters)"),
+        (["compare", f"{LONG_NAME}.json", "GOOD"], "cannot read file: File name too long"),
+        (["compare", f"/tmp/{LONG_NAME}/r.json", "GOOD"], "cannot read file: File name too long"),
+        (["compare", "GOOD", "GOOD/r.json"], "cannot read file: Not a directory"),
+        (["report", LONG_NAME, "--markdown", "OUT.md"], "(300 characters)"),
+        (["report", f"{LONG_NAME}.json", "--markdown", "OUT.md"], "cannot read file: File name too long"),
+        (["report", "GOOD", "--markdown", f"{LONG_NAME}.md"], "File name too long"),
+        (["report", "GOOD", "--pdf", f"/tmp/{LONG_NAME}/r.pdf"], "File name too long"),
+        (["import", LONG_NAME], "cannot read file: File name too long"),
+        (["show", LONG_NAME], "no run with id"),
+        (["run", LONG_NAME], "File name too long"),
+        (["run", f"{LONG_NAME}.json"], "File name too long"),
+        (["run", "quick", "--json", f"{LONG_NAME}.json", "--no-store"], "File name too long"),
+        (["run", "quick", "--remote", "127.0.0.1:9", "--token-file", LONG_NAME], "File name too long"),
+        (["history", "--store", f"/tmp/{LONG_NAME}/s.sqlite3"], "File name too long"),
+        (["store", "--store", f"{LONG_NAME}.sqlite3"], "File name too long"),
+    ],
+)
+def test_an_argument_past_the_name_limit_is_one_line(
+    argv: list[str], fragment: str, good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [a.replace("GOOD", str(good)).replace("OUT.md", str(tmp_path / "o.md")) for a in argv]
+    if "--store" not in args and args[0] != "run":
+        args += ["--store", str(tmp_path / "store.sqlite3")]
+    assert main(args) == 2
+    _one_line_error(capsys, fragment)
+
+
+@POSIX
+@pytest.mark.parametrize("command", [["compare", "{}", "GOOD"], ["import", "{}"], ["run", "{}"], ["report", "{}"]])
+def test_a_loop_of_links_is_one_line(
+    command: list[str], good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(loop)
+    args = [a.replace("{}", str(loop)).replace("GOOD", str(good)) for a in command]
+    if args[0] == "report":
+        args += ["--markdown", str(tmp_path / "o.md")]
+    if args[0] != "run":
+        args += ["--store", str(tmp_path / "store.sqlite3")]
+    assert main(args) == 2
+    _one_line_error(capsys, str(loop), "Too many levels of symbolic links")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_results_file_is_one_line(
+    good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good.chmod(0)
+    assert main(["compare", str(good), str(good), "--store", str(tmp_path / "s.sqlite3")]) == 2
+    _one_line_error(capsys, str(good), "Permission denied")
+
+
+# --- the printed result cannot be written ----------------------------------------------------
+
+
+def _cli(*args: str, stdout: int | None = None, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CRYPTOBENCH_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> Iterator[Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    stored_run(home / "results.sqlite3")
+    yield home
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "GOOD", "GOOD", "--json"],
+        ["compare", "GOOD", "GOOD"],
+        ["history", "--json"],
+        ["history"],
+        ["show", RUN_ID, "--json"],
+        ["show", RUN_ID],
+        ["store"],
+        ["presets"],
+        ["links"],
+        ["--version"],
+    ],
+    ids=lambda argv: " ".join(argv).replace("GOOD", "file"),
+)
+def test_a_full_disk_behind_stdout_fails_the_command(argv: list[str], good: Path, cli_home: Path) -> None:
+    with open("/dev/full", "w") as full:
+        proc = _cli(*(a.replace("GOOD", str(good)) for a in argv), stdout=full.fileno(), home=cli_home)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == (
+        "cryptobench: error: standard output: cannot write (No space left on device); the output is lost\n"
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a closed pipe's EPIPE")
+@pytest.mark.parametrize("argv", [["history", "--json"], ["compare", "GOOD", "GOOD", "--json"], ["presets"]])
+def test_a_closed_pipe_is_not_an_error(argv: list[str], good: Path, cli_home: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the first byte: every write is EPIPE
+    try:
+        proc = _cli(*(a.replace("GOOD", str(good)) for a in argv), stdout=write_end, home=cli_home)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+
+
+# --- compare of a huge results file -----------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+def test_compare_of_a_million_samples_a_side_keeps_the_draw_budget(tmp_path: Path) -> None:
+    """A million samples a side: 500 resamples (the old floor) drew 2e9 samples, over 40 s.
+    Now the medians come from their order statistics: the full 2000 resamples, the same
+    verdicts, in a couple of seconds."""
+    from app.core.analysis.compare import compare_runs
+
+    n = 1_000_000
+    base = records.run("base", [records.job("base", metrics={"encrypt": records.spread_samples(1e-6, n)})])
+    slower = records.run("new", [records.job("new", metrics={"encrypt": records.spread_samples(1.2e-6, n)})])
+    same = compare_runs(base, base)
+    assert same.exact_medians and same.resamples == 2000
+    assert same.metrics[0][1].comparison is not None and same.metrics[0][1].verdict == "within noise"
+    found = compare_runs(base, slower)
+    assert found.metrics[0][1].verdict == "slower"
+    comparison = found.metrics[0][1].comparison
+    assert comparison is not None and 1.19 < comparison.ci95_low <= comparison.ci95_high < 1.21
+
+
+def test_results_json_refuses_json_of_a_run_it_did_not_write(tmp_path: Path) -> None:
+    """The size cap is on bytes: a small file of the wrong shape is still read and refused
+    for its content (not its size), naming the file."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"hello": "world"}))
+    from app.core.results.model import ResultsFileError, load_results_file
+
+    with pytest.raises(ResultsFileError, match=rf"^{path}: not CryptoBench results"):
+        load_results_file(path)
