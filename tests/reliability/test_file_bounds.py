@@ -217,9 +217,7 @@ def test_a_loop_of_links_is_one_line(
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
-def test_an_unreadable_results_file_is_one_line(
-    good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_an_unreadable_results_file_is_one_line(good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good.chmod(0)
     assert main(["compare", str(good), str(good), "--store", str(tmp_path / "s.sqlite3")]) == 2
     _one_line_error(capsys, str(good), "Permission denied")

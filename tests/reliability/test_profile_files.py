@@ -22,7 +22,6 @@ from app.cli.main import main
 from app.core.profile.files import load_profile, parse_profile, preset_dir, save_profile
 from app.core.profile.model import FORMAT_VERSION, MAX_PROFILE_BYTES, MAX_SAMPLES, MEMORY_COPIES, ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.profile.sizes import _human
 from app.core.schemes import registry
 from tests.helpers.profile_cases import (
     FEW,

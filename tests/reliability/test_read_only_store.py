@@ -137,7 +137,7 @@ def test_sqlite_itself_refuses_and_the_message_says_read_only(tmp_path: Path) ->
     path = stored_run(tmp_path / "s.sqlite3")
     with Store(path, read_only=True) as store:
         store.read_only = False  # as if the detection had said "writable"
-        with pytest.raises(StoreReadOnlyError, match="read-only .* so deleting a run is not possible"):
+        with pytest.raises(StoreReadOnlyError, match=r"read-only .* so deleting a run is not possible"):
             store.delete_run(RUN_ID)
         assert [r.id for r in store.list_runs()] == [RUN_ID]
 
@@ -226,7 +226,9 @@ def test_a_commit_that_fails_leaves_no_transaction_open(tmp_path: Path) -> None:
     with Store(path) as store:
         pages = store._db.execute("PRAGMA page_count").fetchone()[0]
         store._db.execute(f"PRAGMA max_page_count = {pages}")
-        run = records.run("20260404-000000-dddddd", [records.job("20260404-000000-dddddd", metrics={"e": [1e-6] * 5000})])
+        run = records.run(
+            "20260404-000000-dddddd", [records.job("20260404-000000-dddddd", metrics={"e": [1e-6] * 5000})]
+        )
         with pytest.raises(StoreError, match="full"):
             store.add_run(run)
         assert not store._db.in_transaction

@@ -561,17 +561,16 @@ def _order_statistic_medians(ordered: np.ndarray, resamples: int, rng: np.random
     n = ordered.size
     k = (n + 1) // 2  # the (lower) middle rank, 1-based
     u = rng.beta(k, n - k + 1, size=resamples)
-    low = ordered[np.minimum((u * n).astype(np.int64), n - 1)]
+    low: np.ndarray = ordered[np.minimum((u * n).astype(np.int64), n - 1)]
     if n % 2:
         return low
     upper = u + (1 - u) * rng.beta(1, n - k, size=resamples)
-    high = ordered[np.minimum((upper * n).astype(np.int64), n - 1)]
-    return (low + high) / 2
+    high: np.ndarray = ordered[np.minimum((upper * n).astype(np.int64), n - 1)]
+    middle: np.ndarray = (low + high) / 2
+    return middle
 
 
-def _bootstrap_medians(
-    x: np.ndarray, resamples: int, rng: np.random.Generator, *, exact: bool = False
-) -> np.ndarray:
+def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:
     """Medians of `resamples` resamples of x, vectorised in memory-bounded chunks; `exact`:
     drawn from the order statistics instead (same distribution, other random numbers)."""
     if exact:
