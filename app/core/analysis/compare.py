@@ -33,13 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from app.core.analysis.stats import (
-    Comparison,
-    _bootstrap_medians,
-    compare,
-    exact_medians_needed,
-    finite_comparison,
-)
+from app.core.analysis.order_statistics import exact_medians_needed
+from app.core.analysis.stats import Comparison, _bootstrap_medians, compare, finite_comparison
 from app.core.machine.environment import CPU_FLAGS
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
@@ -361,7 +356,7 @@ def _resamples(matched: Sequence[tuple[JobResult, JobResult]]) -> tuple[int, boo
     BOOTSTRAP_RESAMPLES per metric, fewer when the whole comparison would draw more than
     DRAW_BUDGET samples, down to MIN_RESAMPLES. Where even MIN_RESAMPLES would pass the
     budget (a million samples a side: 500 resamples drew 2e9 samples, over 40 s), every
-    median is drawn from the order statistics instead (`stats._order_statistic_medians`:
+    median is drawn from the order statistics instead (`order_statistics.order_statistic_medians`:
     the same distribution, two draws per resample instead of n), BOOTSTRAP_RESAMPLES of
     them unless that passes the budget too (thousands of metrics), never under
     MIN_RESAMPLES. Decided from the sample counts alone, so a comparison always gives the

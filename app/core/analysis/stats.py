@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from app.core.analysis.order_statistics import exact_medians_needed, order_statistic_medians
+
 __all__ = [
     "FIXES",
     "Comparison",
@@ -536,45 +538,11 @@ class Comparison:
 _BOOTSTRAP_CHUNK_ELEMENTS = 4_000_000
 
 
-#: One comparison of two sample sets resamples at most this many samples in all (resamples
-#: x samples of both sides; ~30 ns each, under a second); beyond it, the medians are drawn
-#: from their order statistics (`_order_statistic_medians`), whose cost does not grow with
-#: the sample count. 1,000,000 samples a side at 2000 resamples used to draw 4e9 samples.
-RESAMPLED_DRAWS_MAX = 25_000_000
-
-
-def exact_medians_needed(sizes: Sequence[int], resamples: int) -> bool:
-    """Whether resampling sets of these sizes `resamples` times would pass RESAMPLED_DRAWS_MAX."""
-    return sum(sizes) * resamples > RESAMPLED_DRAWS_MAX
-
-
-def _order_statistic_medians(ordered: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Medians of `resamples` bootstrap resamples of the sorted samples `ordered`, each
-    drawn with one or two random numbers instead of n.
-
-    Exactly the resampling bootstrap's distribution: a resample draws n indices uniformly,
-    floor(n U) for n uniforms U, and its k-th smallest value is ordered[floor(n U_(k))],
-    where U_(k), the k-th smallest of n uniforms, has a Beta(k, n - k + 1) distribution.
-    For an even n, np.median's upper middle value is the next order statistic, U_(k) +
-    (1 - U_(k)) V with V ~ Beta(1, n - k): the smallest of the n - k uniforms above U_(k).
-    """
-    n = ordered.size
-    k = (n + 1) // 2  # the (lower) middle rank, 1-based
-    u = rng.beta(k, n - k + 1, size=resamples)
-    low: np.ndarray = ordered[np.minimum((u * n).astype(np.int64), n - 1)]
-    if n % 2:
-        return low
-    upper = u + (1 - u) * rng.beta(1, n - k, size=resamples)
-    high: np.ndarray = ordered[np.minimum((upper * n).astype(np.int64), n - 1)]
-    middle: np.ndarray = (low + high) / 2
-    return middle
-
-
 def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:
     """Medians of `resamples` resamples of x, vectorised in memory-bounded chunks; `exact`:
     drawn from the order statistics instead (same distribution, other random numbers)."""
     if exact:
-        return _order_statistic_medians(np.sort(x), resamples, rng)
+        return order_statistic_medians(np.sort(x), resamples, rng)
     per_chunk = max(1, _BOOTSTRAP_CHUNK_ELEMENTS // x.size)
     out = np.empty(resamples)
     for start in range(0, resamples, per_chunk):
@@ -604,7 +572,7 @@ def compare(
         b: Samples compared against the baseline.
         resamples: Bootstrap resamples; 2000 keeps the interval ends stable to ~1 %.
         seed: Seed for `numpy.random.default_rng`.
-        exact: Draw each resample's median from the order statistics (`_order_statistic_medians`)
+        exact: Draw each resample's median from the order statistics (`order_statistics`)
             instead of resampling; None: when resampling would pass RESAMPLED_DRAWS_MAX.
 
     Returns:

@@ -1,5 +1,5 @@
 """The bootstrap's medians drawn from their order statistics have exactly the resampling
-bootstrap's distribution (`stats._order_statistic_medians`)."""
+bootstrap's distribution (`order_statistics.order_statistic_medians`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from app.core.analysis import stats
-from app.core.analysis.stats import _bootstrap_medians, compare, exact_medians_needed
+from app.core.analysis import order_statistics
+from app.core.analysis.order_statistics import exact_medians_needed
+from app.core.analysis.stats import _bootstrap_medians, compare
 
 DRAWS = 200_000
 
@@ -58,7 +59,7 @@ def test_small_comparisons_keep_their_seeded_figures() -> None:
 
 
 def test_past_the_budget_compare_switches_by_the_sizes_alone() -> None:
-    n = stats.RESAMPLED_DRAWS_MAX // 2000  # a side each: twice the budget in all
+    n = order_statistics.RESAMPLED_DRAWS_MAX // 2000  # a side each: twice the budget in all
     assert exact_medians_needed((n, n), 2000) and not exact_medians_needed((n // 2, n // 2), 2000)
     a = np.random.default_rng(1).lognormal(size=n)
     result = compare(a, a * 1.5)
