@@ -182,7 +182,8 @@ def size_text(size: float) -> str:
     return f"{size} B"  # pragma: no cover - the loop always returns
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a stat's mode says is at a path, for a message: a folder, a named pipe, ..."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -198,7 +199,7 @@ def _kind(mode: int) -> str:
 
 def _refuse_unless_regular(mode: int, what: str) -> None:
     if not stat.S_ISREG(mode):
-        raise FileReadError(f"not a regular file ({_kind(mode)}), so not {what}")
+        raise FileReadError(f"not a regular file ({file_kind(mode)}), so not {what}")
 
 
 def read_limited(path: str | Path, limit: int, what: str) -> bytes:

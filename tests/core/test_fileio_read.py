@@ -39,6 +39,18 @@ def test_missing_and_folder(tmp_path: Path) -> None:
     assert _reason(tmp_path / ("n" * 300)) == "cannot read file: File name too long"
 
 
+def test_no_permission_is_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As root no file is unreadable; the open's EACCES is what a user without the right sees."""
+    path = tmp_path / "f"
+    path.write_text("x")
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(fileio.os, "open", refuse)
+    assert _reason(path) == "cannot read file: Permission denied"
+
+
 @POSIX
 @pytest.mark.timeout(30)
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:

@@ -318,3 +318,25 @@ def test_results_json_refuses_json_of_a_run_it_did_not_write(tmp_path: Path) -> 
 
     with pytest.raises(ResultsFileError, match=rf"^{path}: not CryptoBench results"):
         load_results_file(path)
+
+
+@POSIX
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])
+@pytest.mark.parametrize("command", [["history"], ["store"], ["show", "x"], ["import", "GOOD"]])
+def test_a_store_path_that_is_not_a_file_is_named(
+    kind: str, command: list[str], good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SQLite said "disk I/O error" or "unable to open database file" for these."""
+    target = tmp_path / "store.sqlite3"
+    if kind == "fifo":
+        os.mkfifo(target)
+        said = "a named pipe"
+    elif kind == "folder":
+        target.mkdir()
+        said = "a folder"
+    else:
+        target, said = Path("/dev/zero"), "a character device"
+    args = [a.replace("GOOD", str(good)) for a in command]
+    assert main([*args, "--store", str(target)]) in (1, 2)
+    _one_line_error(capsys, f"{target}: not a regular file ({said}), so not a results store")

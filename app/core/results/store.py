@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Any
 import platformdirs
 
 from app.core.errors import CryptoBenchError
+from app.core.fileio import file_kind
 from app.core.results.check import check_environment, check_profile
 from app.core.results.model import JobResult, RunResult
 from app.core.results.plausible import time_problem
@@ -156,11 +158,15 @@ def default_store_path() -> Path:
 
 def _looked_at(path: Path) -> None:
     """Raise the OSError that keeps `path` from being looked at (a name too long, a loop
-    of links, a file where a folder should be); nothing for a file not there yet."""
+    of links, a file where a folder should be), or a StoreError for something there that
+    is not a file (a FIFO, a device, a folder); nothing for a file not there yet. SQLite
+    said only "unable to open database file" or "disk I/O error"."""
     try:
-        os.stat(path)
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
-        pass
+        return
+    if not stat.S_ISREG(mode):
+        raise StoreError(f"{path}: not a regular file ({file_kind(mode)}), so not a results store")
 
 
 class Store:
@@ -206,6 +212,7 @@ class Store:
 
     def _open_read_only(self) -> sqlite3.Connection:
         try:
+            _looked_at(self.path)
             if not self.path.is_file():
                 raise StoreError(
                     f"{self.path}: no results store here, and this user cannot write its folder to start one"
