@@ -244,3 +244,19 @@ def test_sqlite_read_only_codes_are_recognised() -> None:
     full = sqlite3.OperationalError("database or disk is full")
     full.sqlite_errorcode = sqlite3.SQLITE_FULL  # type: ignore[attr-defined]
     assert not store_access.is_read_only_error(full)
+
+
+def test_a_run_left_running_reads_interrupted_in_a_read_only_store(tmp_path: Path) -> None:
+    """Opening a writable store marks a dead process's run interrupted; a read-only one
+    cannot write that, so it says so as it reads."""
+    path = tmp_path / "s.sqlite3"
+    with Store(path) as store:
+        store.begin_run(records.run("20260505-000000-eeeeee", status="running"))
+    from app.core.run import runlock
+
+    runlock.release(path, "20260505-000000-eeeeee")  # its process is gone
+    with Store(path, read_only=True) as store:
+        assert [r.status for r in store.list_runs()] == ["interrupted"]
+        assert store.load_run("20260505-000000-eeeeee").status == "interrupted"
+    with sqlite3.connect(path) as db:  # nothing was written
+        assert db.execute("SELECT status FROM runs").fetchall() == [("running",)]

@@ -261,6 +261,13 @@ class Store:
                     (RunStatus.INTERRUPTED, run_id, RunStatus.RUNNING),
                 )
 
+    def _status(self, run_id: str, status: str) -> str:
+        """A run's status as read: "interrupted" for a run left running by a dead process in a
+        read-only store, which `_mark_interrupted` could not write."""
+        if self.read_only and status == RunStatus.RUNNING and not runlock.is_held(self.path, run_id):
+            return RunStatus.INTERRUPTED
+        return status
+
     def integrity_problems(self) -> list[str]:
         """SQLite's own check of every page and index; empty when the file is sound."""
         with self._reading():
@@ -408,7 +415,7 @@ class Store:
                 row[1],
                 _run_time(row[2]) or "",
                 _run_time(row[3]),
-                row[4],
+                self._status(row[0], row[4]),
                 row[5],
                 jobs=row[6],
                 ok_jobs=row[7] or 0,
@@ -476,7 +483,7 @@ class Store:
             id=row[0],
             started=times["started"] or "",
             finished=times["finished"],
-            status=row[3],
+            status=self._status(row[0], row[3]),
             environment=blocks["environment"],
             profile=blocks["profile"],
             jobs=jobs,
