@@ -1,7 +1,7 @@
 """Command line: the headless face of CryptoBench over the same runner as the GUI.
 
-Exit codes: 0 all good; 1 a job or a self-test failed, or standard output could not be
-written (a full disk; a closed pipe is not an error); 2 bad usage or bad input
+Exit codes: 0 all good; 1 a job or a self-test failed, or the result a command prints
+could not be written (a full disk; a closed pipe is not an error); 2 bad usage or bad input
 (the message names the file, the field and the value). Never a traceback for a
 user's mistake.
 """
@@ -45,26 +45,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every command prints through streams that survive a closed pipe, a closed terminal
     # and a legacy encoding: output is a courtesy, it must never stop the work.
     with tolerant_console() as (out, _err):
+        prints_result = [True]  # --help and --version print their result too
         try:
-            code = _main(argv)
-        except SystemExit as exc:  # --help, --version: printed output too
+            code = _main(argv, prints_result)
+        except SystemExit as exc:
             out.flush()
             if out.failed and exc.code in (None, EXIT_OK):
                 raise SystemExit(EXIT_FAILED) from None
             raise
         out.flush()  # here, not after: a full disk must still change the exit code
-        if out.failed and code == EXIT_OK:
+        if out.failed and prints_result[0] and code == EXIT_OK:
             return EXIT_FAILED  # the message is out already (TolerantStream.on_lost)
         return code
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
+    """Parse and run one command; `prints_result[0]` is set to whether what the command
+    prints is its result (`compare`, `history`: lost output fails it) or an account of
+    work whose result is elsewhere (`run`, `report`, `import`: the store and the files
+    they write; a command module says so with PRINTS_RESULT = False)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return EXIT_OK
-    handler = {command.NAME: command.run for command in all_commands()}[args.command]
+    command = {command.NAME: command for command in all_commands()}[args.command]
+    prints_result[0] = bool(getattr(command, "PRINTS_RESULT", True))
+    from app.cli.terminal.streams import TolerantStream
+
+    if isinstance(sys.stdout, TolerantStream):
+        sys.stdout.fails_command = prints_result[0]
+    handler = command.run
     from app.core.errors import CryptoBenchError
 
     try:

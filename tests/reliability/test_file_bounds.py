@@ -20,6 +20,7 @@ import pytest
 
 from app.cli.main import main
 from app.core.results.model import MAX_RESULTS_FILE_BYTES, to_json
+from app.core.results.store import Store
 from tests.helpers import records
 from tests.helpers.stores import RUN_ID, stored_run
 
@@ -41,7 +42,8 @@ RESULTS_READERS = {
 @pytest.fixture
 def good(tmp_path: Path) -> Path:
     path = tmp_path / "good.json"
-    path.write_text(to_json(records.run("20260101-000000-good00", [records.job(metrics={"encrypt": [1e-6] * 5})])))
+    run_id = "20260101-000000-good00"
+    path.write_text(to_json(records.run(run_id, [records.job(run_id, metrics={"encrypt": [1e-6] * 5})])))
     return path
 
 
@@ -340,3 +342,31 @@ def test_a_store_path_that_is_not_a_file_is_named(
     args = [a.replace("GOOD", str(good)) for a in command]
     assert main([*args, "--store", str(target)]) in (1, 2)
     _one_line_error(capsys, f"{target}: not a regular file ({said}), so not a results store")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", ["report", "import", "run"])
+def test_a_full_disk_behind_stdout_is_a_warning_where_the_result_is_a_file(
+    command: str, good: Path, cli_home: Path, tmp_path: Path
+) -> None:
+    """`run`, `report` and `import` print an account of work whose result is the store and
+    the files they write: those are complete, the lost account is said, exit 0."""
+    out = tmp_path / "out.md"
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"name": "p", "jobs": [{"scheme": "sha256", "samples": 3, "warmup": 0}]}))
+    argv = {
+        "report": ["report", str(good), "--markdown", str(out)],
+        "import": ["import", str(good)],
+        "run": ["run", str(profile), "--csv", str(out), "--quiet"],
+    }[command]
+    with open("/dev/full", "w") as full:
+        proc = _cli(*argv, stdout=full.fileno(), home=cli_home)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        "cryptobench: warning: standard output: cannot write (No space left on device); the output is lost\n"
+    )
+    if command == "import":
+        with Store(cli_home / "results.sqlite3") as store:
+            assert "20260101-000000-good00" in [r.id for r in store.list_runs()]
+    else:
+        assert out.stat().st_size > 0

@@ -12,6 +12,9 @@ from app.gui.vocab import PlotTab, Theme
 NAME = "gui"
 HELP = "open the window (the same as no command)"
 GUIDES = ("docs/window.md",)
+#: What it prints is an account of the work, whose result is the store and the files it
+#: writes: standard output lost to a full disk is said, and does not fail it (`app.cli.main`).
+PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

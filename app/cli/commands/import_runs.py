@@ -19,6 +19,9 @@ from app.core.escaping import escape_control
 NAME = "import"
 HELP = "add results JSON files from other machines to the local history"
 GUIDES = ("docs/comparing.md",)
+#: What it prints is an account of the work, whose result is the store and the files it
+#: writes: standard output lost to a full disk is said, and does not fail it (`app.cli.main`).
+PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -15,6 +15,9 @@ from app.core.vocab import ExportFormat, PageSize
 NAME = "report"
 HELP = "write a report (PDF, Markdown) or export a stored run or results file"
 GUIDES = ("docs/reports.md",)
+#: What it prints is an account of the work, whose result is the store and the files it
+#: writes: standard output lost to a full disk is said, and does not fail it (`app.cli.main`).
+PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -29,6 +29,9 @@ from app.core.vocab import (
 NAME = "run"
 HELP = "run a profile file or a preset"
 GUIDES = ("docs/command-line.md", "docs/profiles.md")
+#: What it prints is an account of the work, whose result is the store and the files it
+#: writes: standard output lost to a full disk is said, and does not fail it (`app.cli.main`).
+PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

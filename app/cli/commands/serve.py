@@ -13,6 +13,9 @@ from app.core.session import DEFAULT_PORT
 NAME = "serve"
 HELP = "receive session jobs from `run --remote`, one at a time"
 GUIDES = ("docs/remote.md",)
+#: What it prints is an account of the work, whose result is the store and the files it
+#: writes: standard output lost to a full disk is said, and does not fail it (`app.cli.main`).
+PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

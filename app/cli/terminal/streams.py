@@ -18,9 +18,10 @@ progress thread) goes through one layer that:
   the buffer and the interpreter's final flush go nowhere instead of raising
   ("Exception ignored ... BrokenPipeError", exit code 120).
 
-Losing standard output to a full disk or an I/O error is still a failure: `main`
-flushes it after the command and exits 1 when it was lost, so `compare --json >
-/dev/full` no longer exits 0 with nothing written. Only a closed pipe (`| head`) is
+Losing standard output to a full disk or an I/O error is still a failure where the
+output is the command's result: `main` flushes it after the command and exits 1 when it
+was lost, so `compare --json > /dev/full` no longer exits 0 with nothing written (`run`,
+`report` and `import`, whose results are files and the store, get a warning). Only a closed pipe (`| head`) is
 quiet and not an error: the reader chose to stop reading.
 
 SIGPIPE needs no handling: the interpreter ignores it at start-up, which is what
@@ -54,6 +55,9 @@ class TolerantStream:
         #: Dropped for a cause other than a closed pipe (a full disk, an I/O error): what
         #: was printed is lost, not declined, and a command whose result is its output fails.
         self.failed = False
+        #: Whether losing this stream fails the command (its output is the command's
+        #: result): the message says "error" then, else "warning" (`app.cli.main`).
+        self.fails_command = True
         try:
             self._fd: int | None = stream.fileno()
         except (AttributeError, OSError, ValueError):  # pytest's capture, StringIO
@@ -123,7 +127,8 @@ class TolerantStream:
         broken_pipe = isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ECONNRESET)
         self.failed = not broken_pipe
         if self.on_lost is not None and not broken_pipe:
-            self.on_lost(f"cryptobench: error: {self.label}: cannot write ({self.lost}); the output is lost")
+            level = "error" if self.fails_command else "warning"
+            self.on_lost(f"cryptobench: {level}: {self.label}: cannot write ({self.lost}); the output is lost")
 
 
 def _ensure_std_fds() -> None:
