@@ -278,11 +278,12 @@ class ResultsFileError(CryptoBenchError):
 
 
 #: The largest results file read (import, report, compare, the window's Import and Open).
-#: A results file is parsed whole, at about 4 bytes of memory per byte of file (a 525 MB
-#: file took 2.1 GiB), so 512 MiB needs about 2 GiB: what a desktop can spare. The app
-#: writes a sample in about 36 bytes, so this holds some 14 million samples: fourteen
-#: metrics at the 1,000,000-sample maximum. Without a bound, /dev/zero ended in a
-#: MemoryError and a stray multi-gigabyte file took the machine's memory.
+#: A results file is parsed whole, at 3 to 4 bytes of memory per byte of file (a 525 MB
+#: file took 2.1 GiB to import before; a 500 MB one now 1.3 GiB, 15 s), so 512 MiB needs
+#: up to 2 GiB: what a desktop can spare. The app writes a sample in about 36 bytes, so
+#: this holds some 14 million samples: fourteen metrics at the 1,000,000-sample maximum.
+#: Without a bound, /dev/zero ended in a MemoryError and a stray multi-gigabyte file took
+#: the machine's memory.
 MAX_RESULTS_FILE_BYTES = 512 << 20
 
 
