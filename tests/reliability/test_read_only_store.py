@@ -153,15 +153,30 @@ def test_a_missing_store_in_a_read_only_folder_is_one_line(
     )
 
 
-def test_a_read_only_wal_store_without_its_shm_file_is_read(tmp_path: Path) -> None:
-    """SQLite reads a WAL store read-only only with its -shm file, or as immutable: a
-    store copied without its side files onto read-only media is still read."""
+def test_a_wal_store_whose_shm_cannot_be_made_is_read_as_immutable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite reads a WAL store with mode=ro only if it can use a -shm file beside it; in a
+    read-only folder without one (a store copied alone onto read-only media) that open
+    fails ("unable to open database file"), and the store is read as immutable instead.
+    As root the folder is always writable, so the failing open is simulated; the
+    immutable connection that follows is real."""
     path = stored_run(tmp_path / "s.sqlite3")
-    for side in ("-wal", "-shm"):
-        assert not Path(f"{path}{side}").exists()
+    real_connect = sqlite3.connect
+    tried: list[str] = []
+
+    def connect(database: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        tried.append(str(database))
+        if "immutable=1" not in str(database):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(store_access.sqlite3, "connect", connect)
     with Store(path, read_only=True) as store:
         assert [r.id for r in store.list_runs()] == [RUN_ID]
         assert store.load_run(RUN_ID).jobs[0].status == "ok"
+    assert [t.endswith("?mode=ro") for t in tried] == [True, False]
+    assert tried[1].endswith("?mode=ro&immutable=1")
 
 
 def test_window_history_browses_a_read_only_store(qtbot: Any, read_only: Path, tmp_path: Path) -> None:

@@ -44,12 +44,14 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     file meanwhile: true enough where no one can write its folder either.
     """
     uri = "file:" + urllib.parse.quote(str(path.absolute()))
-    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10, isolation_level=None, check_same_thread=False)
-    try:
+    db = None
+    try:  # SQLite opens lazily: the failure may come at the first read
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10, isolation_level=None, check_same_thread=False)
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return db
     except sqlite3.OperationalError:
-        db.close()
+        if db is not None:
+            db.close()
     return sqlite3.connect(
         f"{uri}?mode=ro&immutable=1", uri=True, timeout=10, isolation_level=None, check_same_thread=False
     )
