@@ -124,8 +124,8 @@ def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(
     frozen process is killed, and the next job runs."""
     original = ChildSupervisor._session_plan
 
-    def short_wait(self: Any, host: str, port: int, token: bytes) -> JobPlan:
-        plan = original(self, host, port, token)
+    def short_wait(self: Any, host: str, port: int, token: bytes, **options: Any) -> JobPlan:
+        plan = original(self, host, port, token, **options)
         return dataclasses.replace(plan, peer=dataclasses.replace(plan.session_peer(), reply_timeout=2.0))
 
     monkeypatch.setattr(ChildSupervisor, "_session_plan", short_wait)
