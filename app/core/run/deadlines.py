@@ -259,6 +259,10 @@ def _signal(process: BaseProcess, signum: int) -> None:
             pass
 
 
+#: How long a child gone by its pid may take to have its exit reported by its fork server.
+EXIT_REPORT_SECONDS = 1.0
+
+
 def stop_process(process: BaseProcess) -> int | None:
     """Make sure a child is gone: SIGTERM, a moment's grace, then SIGKILL, each wait
     bounded. Returns its exit code (None: unknown, its fork server frozen or killed)."""
@@ -270,6 +274,11 @@ def stop_process(process: BaseProcess) -> int | None:
     if is_running(process):
         _signal(process, signal.SIGKILL)
         _wait_gone(process, KILL_WAIT_SECONDS)
+    if process.exitcode is None:
+        # Gone by its pid, but its fork server (which reaps it) may not have reported the
+        # exit yet: a bounded wait for it, so that a death from outside (SIGKILL) is named
+        # by its signal rather than lost behind the peer's "connection closed".
+        process.join(EXIT_REPORT_SECONDS)
     exitcode: int | None = process.exitcode
     if exitcode is not None:
         process.close()
