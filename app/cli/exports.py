@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.core.errors import CryptoBenchError
 from app.core.fileio import system_folder, write_target
 
 
@@ -92,6 +93,9 @@ def write_all(writers: Sequence[tuple[Path, Callable[[], object]]], report: Call
             failed.append(path)
             message = str(exc) if str(path) in str(exc) else f"{path}: cannot write: {exc.strerror or exc}"
             report(message)
+        except CryptoBenchError as exc:  # written, but not as promised (too large to read back)
+            failed.append(path)
+            report(str(exc))
     return failed
 
 

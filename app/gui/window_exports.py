@@ -15,7 +15,7 @@ from app.core.results.model import RunResult
 from app.core.results.store import Store, StoreError
 from app.core.vocab import ExportFormat, LogLevel
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
-from app.report.exporters import export
+from app.report.exporters import ExportTooLarge, export
 
 if TYPE_CHECKING:
     from app.gui.plots.panel import PlotsPanel
@@ -87,6 +87,9 @@ class ExportActions(QMainWindow):
             export(kind, run, path)
         except FileWriteError as exc:
             self.error("Cannot export", str(exc), "Choose another folder or free some space.")
+            return False
+        except ExportTooLarge as exc:
+            self.error("Exported, but too large to read back", str(exc), "Report and compare it from History.")
             return False
         self._remember_folder("exports", path)
         self.statusBar().showMessage(f"Exported {path}", 5000)

@@ -31,6 +31,10 @@ class ExportError(CryptoBenchError):
     OSError (app.core.fileio.FileWriteError) naming the file."""
 
 
+class ExportTooLarge(ExportError):
+    """A results JSON file was written, but is larger than this app reads back."""
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     baseline: RunResult | None = None
@@ -55,7 +59,18 @@ class Exporter:
 
 
 def _write_json(run: RunResult, path: Path, options: ExportOptions) -> None:
-    atomic_write_text(path, results_io.to_json(run))
+    text = results_io.to_json(run)
+    atomic_write_text(path, text)
+    size = len(text.encode("utf-8"))
+    if size > results_io.MAX_RESULTS_FILE_BYTES:
+        # Written (the user may want it elsewhere), but this app would refuse to read it
+        # back: said now, not when an import or a report fails on it later.
+        raise ExportTooLarge(
+            f"{path}: written ({size / 2**20:.0f} MiB), but over the "
+            f"{results_io.MAX_RESULTS_FILE_BYTES / 2**20:.0f} MiB results file that import, report and "
+            f"compare read back; report and compare this run from the store by its id ({run.id}), "
+            "or split the profile into smaller runs"
+        )
 
 
 def _write_csv(run: RunResult, path: Path, options: ExportOptions) -> None:

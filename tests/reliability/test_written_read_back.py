@@ -26,6 +26,7 @@ from hdrh.histogram import HdrHistogram
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.cli.exports import write_all
 from app.cli.main import main as cli_main
 from app.core.link.presets import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.load import generator as load_generator
@@ -54,7 +55,8 @@ from app.core.results.job_records import (
 from app.core.results.model import JobResult, ResultsFileError, parse_results_text
 from app.core.results.store import Store
 from app.core.run.events import SizeMeasured
-from app.core.vocab import JobStatus
+from app.core.vocab import ExportFormat, JobStatus
+from app.report.exporters import ExportTooLarge, export
 from tests.helpers import records
 from tests.helpers.loads import KNEE_STEPS, load
 
@@ -527,3 +529,27 @@ def test_the_faces_refuse_a_file_with_a_naive_time_in_one_line(
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     with Store(tmp_path / "s.sqlite3") as stored:
         assert stored.list_runs() == []  # nothing imported
+
+
+# --- a results file larger than the app reads back ----------------------------------------------
+
+
+def test_an_export_larger_than_the_read_bound_is_written_and_said_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A run with more samples than a 512 MiB file holds (some 14 million) exported fine,
+    then `import`, `report` and `compare` refused the file. The export says so when it is
+    written, naming the store as where to report it from; just under the bound is silent."""
+    run = records.run("20261126-010203-abcdef", [records.job()])
+    size = len(results.to_json(run).encode())
+    target = tmp_path / "r.json"
+    monkeypatch.setattr(results, "MAX_RESULTS_FILE_BYTES", size)
+    export(ExportFormat.JSON, run, target)  # exactly at the bound: read back
+    assert results.load_results_file(target).id == run.id
+    monkeypatch.setattr(results, "MAX_RESULTS_FILE_BYTES", size - 1)
+    with pytest.raises(ExportTooLarge, match=r"r\.json: written \(0 MiB\), but over the 0 MiB results file"):
+        export(ExportFormat.JSON, run, target)
+    assert json.loads(target.read_text())["run"]["id"] == run.id  # written all the same
+    said: list[str] = []
+    assert write_all([(target, lambda: export(ExportFormat.JSON, run, target))], said.append) == [target]
+    assert run.id in said[0] and "from the store by its id" in said[0]
