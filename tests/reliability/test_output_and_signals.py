@@ -309,7 +309,7 @@ def test_token_file_is_read_with_a_bound(tmp_path: Path, capsys: pytest.CaptureF
     profile = _profile(tmp_path, QUICK)
     assert main(["run", str(profile), "--remote", "127.0.0.1:9", "--token-file", str(token), "--no-store"]) == 2
     err = capsys.readouterr().err
-    assert str(token) in err and ("not a regular file" in err or "larger than 4096 bytes" in err)
+    assert str(token) in err and ("not a regular file" in err or "larger than 4.0 KiB" in err)
 
 
 # --- 4. resource exhaustion mid-run ---------------------------------------------------------

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.errors import SessionError
+from app.core.fileio import FileReadError, read_limited
 from app.core.results.store import data_dir
 from app.core.schemes.base import SchemeError
 from app.core.session import DEFAULT_PORT
@@ -110,19 +111,13 @@ def load_token(path: Path) -> bytes:
         raise TokenFileError(
             f"{path}: other users can access this token file (mode {mode:04o}); run `chmod 600 {path}`"
         )
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_TOKEN_FILE_BYTES + 1)
-        if len(raw) > MAX_TOKEN_FILE_BYTES:
-            raise TokenFileError(
-                f"{path}: larger than {MAX_TOKEN_FILE_BYTES} bytes: not a token file "
-                f"(expected {2 * TOKEN_BYTES} hex characters)"
-            )
+    try:  # bounded and typed again on the open file: a FIFO swapped in after the stat never blocks
+        raw = read_limited(path, MAX_TOKEN_FILE_BYTES, "a token file")
         text = raw.decode("ascii")
+    except FileReadError as exc:
+        raise TokenFileError(f"{path}: {exc.reason} (expected {2 * TOKEN_BYTES} hex characters)") from None
     except UnicodeDecodeError:
         raise TokenFileError(f"{path}: not a token file (expected {2 * TOKEN_BYTES} hex characters)") from None
-    except OSError as exc:
-        raise TokenFileError(f"{path}: cannot read token file: {exc.strerror or exc}") from None
     value = text.strip()
     try:
         token = bytes.fromhex(value)
