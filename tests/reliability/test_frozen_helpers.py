@@ -31,7 +31,7 @@ from app.core.profile.files import parse_profile
 from app.core.results.model import to_json
 from app.core.results.store import Store
 from app.core.run import deadlines, watchdog
-from app.core.run.events import JobProcesses, LogMessage, RunEvent
+from app.core.run.events import JobProcesses, LogMessage, RunEvent, SampleBatch
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
 from tests.helpers.processes import popen
@@ -143,6 +143,36 @@ def test_a_load_step_measured_while_its_server_froze_is_not_kept(quick_freeze: f
     run, _, _ = _run_freezing({**LONG_LOAD, "duration_s": 2}, "receiver")
     job = run.jobs[1]
     assert job.status == "failed" and job.load is None and STOPPED_WORDS in (job.error or "")
+
+
+@pytest.mark.parametrize(
+    ("role", "job"),
+    [("receiver", {**LONG_LOAD, "duration_s": 2, "rates": [50]}), ("receiver", {**LONG_LOOPBACK, "samples": 3000})],
+    ids=["load-server", "loopback-receiver"],
+)
+def test_a_brief_stop_fails_the_size_measured_across_it(role: str, job: dict[str, Any]) -> None:
+    """A load server stopped for a second, then continued (shorter than the watch's kill
+    bound), read as "server overloaded" and gave a knee of what trickled through, job ok.
+    Any stop a look sees fails the size it fell in: its figures timed the stop."""
+    frozen: list[int] = []
+
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, SampleBatch) and event.job_index == 1 and not frozen:
+            pid = pids[role]
+            _freeze(pid)
+            frozen.append(pid)
+            threading.Timer(1.0, os.kill, (pid, signal.SIGCONT)).start()
+        elif isinstance(event, JobProcesses) and event.job_index == 1:
+            pids.update(event.pids)
+
+    pids: dict[str, int] = {}
+    profile = parse_profile({"name": "stopped", "jobs": [TINY, job, TINY_3]})
+    run = Runner(profile, on_event=on_event).run()
+    assert frozen, "no sample came"
+    assert [result.status for result in run.jobs] == ["ok", "failed", "ok"]
+    first = run.jobs[1]
+    assert f"(pid {frozen[0]}) was stopped (SIGSTOP or a debugger) while it measured" in (first.error or "")
+    assert first.load is None and not first.metrics
 
 
 # --- the fork server, frozen between two jobs (in-process) ---------------------------------------

@@ -131,6 +131,8 @@ class ChildSupervisor:
         self.receiver_error: str | None = None
         self.link_error: str | None = None
         self.start_error: str | None = None
+        #: The watch's count of stops seen when each size started (a size measured across a stop fails).
+        self._stops_at_start: dict[int, int] = {}
         #: What each connection closed unserved (not the job's own peer) was told, in order.
         self.strangers: list[str] = []
         self.processes: dict[Role, BaseProcess] = {}
@@ -488,6 +490,7 @@ class ChildSupervisor:
         elif isinstance(message, Progress):
             self.emit(Progress(self.current, message.done, message.total))
         elif isinstance(message, SizeStarted):
+            self._stops_at_start[message.size_index] = self.watch.stops_seen
             self.current = self.base + message.size_index
             self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
             if self.path_counters is not None:
@@ -499,6 +502,9 @@ class ChildSupervisor:
         elif isinstance(message, SizeMeasured):
             if self.watch.frozen is not None:
                 return  # a process of the job froze and was killed meanwhile: the size fails with that
+            if self.watch.stops_seen != self._stops_at_start.get(message.size_index, 0) and not message.error:
+                message.error = f"{self.watch.stopped}: its figures include the stop, so they are not kept"
+                message.load, message.metrics = None, {}
             start = self.window_start.get(message.size_index, 0.0)
             before = self._path_start.get(message.size_index)
             if self.path_counters is not None and self.path_ready is not None and before is not None:

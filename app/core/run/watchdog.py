@@ -9,6 +9,10 @@ server's workers) every `LOOK_SECONDS`, and kills one stopped for `FROZEN_SECOND
 job then fails with `frozen`, which names the process, never as a crash or as the
 server's own capacity.
 
+A stop of any length that a look sees (a look every `LOOK_SECONDS`) is counted too
+(`stops_seen`): the supervisor fails the size measured across it, since its figures timed
+the stop (a load server stopped for a second reads as an overloaded server).
+
 The fork server is watched too: a stopped one does not disturb the running job, but
 would block the next start. It is killed (`on_fork_server` says so) and the next start
 forks a fresh one.
@@ -37,6 +41,10 @@ class FrozenWatch:
     def __init__(self, processes: dict[str, int], on_fork_server: Callable[[str], None] | None = None) -> None:
         self.processes = dict(processes)
         self.frozen: str | None = None
+        #: How many looks found a job process stopped, even for a moment (`stopped` names the
+        #: first): a size measured across a stop timed the stop, not the work, however short.
+        self.stops_seen = 0
+        self.stopped: str | None = None
         self._on_fork_server = on_fork_server
         self._clock = StoppedClock()
         self._stop = threading.Event()
@@ -58,7 +66,12 @@ class FrozenWatch:
         """One look at every watched process (the thread's step; tests call it directly)."""
         for role, pid in list(self.processes.items()):
             for found, what in _with_descendants(role, pid):
-                if self._clock.frozen(found, FROZEN_SECONDS):
+                seconds = self._clock.seconds(found)
+                if seconds is not None:
+                    self.stops_seen += 1
+                    if self.stopped is None:
+                        self.stopped = f"the {what} (pid {found}) was stopped (SIGSTOP or a debugger) while it measured"
+                if seconds is not None and seconds >= FROZEN_SECONDS:
                     self._kill(found, pid)
                     if self.frozen is None:
                         self.frozen = f"the {what} (pid {found}) {stopped_words(FROZEN_SECONDS)}; it was killed"
