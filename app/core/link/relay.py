@@ -47,7 +47,7 @@ from app.core.link.delay_line import DelayLine
 from app.core.measure.harness import child_entry
 from app.core.results.job_records import Link
 from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
-from app.core.session.doorway import Doorway, TicketCheck, admit_one
+from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketCheck, admit_one
 from app.core.vocab import LinkEmulation
 
 #: Most bytes a line holds unserialized before its source is no longer read: 8 ms of a
@@ -85,6 +85,9 @@ class LinkPlan:
     clients: int = 1
     #: How long a connection may take to present its ticket.
     admission_timeout: float = 10.0
+    #: What the link presents first on each connection it makes onwards (the receiver's or
+    #: load server's own admission: app.core.session.doorway), for the client it relays.
+    upstream_admission: bytes = field(default=b"", repr=False)
 
 
 def check_link(link: Link) -> None:
@@ -320,14 +323,20 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
             lambda text: emit(PeerDropped(text)),
             who="link",
         )
-        admitted = admit_one(doorway, time.monotonic() + plan.accept_timeout)
-        doorway.close()  # the sender is in: the port goes away, and any stranger still waiting
+        try:
+            admitted = admit_one(doorway, time.monotonic() + plan.accept_timeout)
+        except DescriptorsExhausted as exc:
+            raise LinkError(exc.strerror or str(exc)) from None
+        finally:
+            doorway.close()  # the sender is in: the port goes away, and any stranger still waiting
         if admitted is None:
             raise LinkError(f"no sender connected within {plan.accept_timeout:g} s")
         client = admitted
     with client:
         try:
             upstream = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
+            if plan.upstream_admission:  # before any relayed byte: not timed, not on the line
+                upstream.sendall(plan.upstream_admission)
         except OSError as exc:
             raise LinkError(
                 f"cannot connect to the receiver at {plan.host}:{plan.receiver_port}: {exc.strerror or exc}"

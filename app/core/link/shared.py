@@ -43,7 +43,7 @@ from app.core.link.relay import (
 )
 from app.core.measure.harness import child_entry
 from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
-from app.core.session.doorway import Doorway, TicketCheck
+from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketCheck
 
 
 @dataclass
@@ -208,10 +208,11 @@ class SharedRelay:
                             mask |= selectors.EVENT_WRITE
                         if mask:
                             selector.register(side.source, mask, (line, side, pair))
+                listener_ready = False
                 for key, events in selector.select(wake):
                     if key.data is None:
                         if key.fileobj is self.doorway.listener:
-                            self.doorway.accept()
+                            listener_ready = True  # newcomers after what already waits
                         else:
                             assert isinstance(key.fileobj, socket.socket)
                             self._admit(key.fileobj)
@@ -222,6 +223,11 @@ class SharedRelay:
                     if events & selectors.EVENT_WRITE:
                         other = pair.down if side is pair.up else pair.up
                         self._flush(other, pair)
+                if listener_ready and self.doorway.listener is not None:
+                    try:
+                        self.doorway.accept()
+                    except DescriptorsExhausted as exc:
+                        raise LinkError(exc.strerror or str(exc)) from None
 
 
 def serve_shared_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
@@ -235,7 +241,10 @@ def serve_shared_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> No
         raise LinkError(f"cannot listen on {plan.host}: {exc.strerror or exc}") from None
 
     def connect() -> socket.socket:
-        return socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
+        sock = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
+        if plan.upstream_admission:  # the load server's admission, for the client relayed
+            sock.sendall(plan.upstream_admission)
+        return sock
 
     with listener:
         emit(Listening(listener.getsockname()[1]))

@@ -39,7 +39,7 @@ from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDon
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Receiver, Scheme, SchemeError
 from app.core.session.auth import ServerHandshake
-from app.core.session.doorway import Doorway
+from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketThen
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, plaintext_for
 from app.core.session.wire import tune
 
@@ -64,6 +64,10 @@ class LoadServerPlan:
     spin_ns: int | None = None
     accept_timeout: float = 60.0
     bind: str = "127.0.0.1"
+    #: What each of the generator's clients presents first (app.core.session.doorway's
+    #: admission), before the token handshake: the job's own are known at once and never
+    #: pushed out by a stranger's flood. Empty: the handshake alone.
+    ticket: bytes = field(default=b"", repr=False)
 
 
 @dataclass
@@ -104,7 +108,13 @@ class _Worker:
     ) -> None:
         self.plan, self.scheme, self.dropped = plan, scheme, dropped
         self.doorway = Doorway(
-            listener, lambda: ServerHandshake(plan.token), HELLO_TIMEOUT_S, dropped, who="load server"
+            listener,
+            lambda: (
+                TicketThen(plan.ticket, ServerHandshake(plan.token)) if plan.ticket else ServerHandshake(plan.token)
+            ),
+            HELLO_TIMEOUT_S,
+            dropped,
+            who="load server",
         )
         self.door_signal = door_signal
         self._watched: set[socket.socket] = set()
@@ -144,13 +154,21 @@ class _Worker:
                 due = self.doorway.next_deadline()
                 if due is not None:
                     wake = min(wake, max(0.0, due - time.monotonic()))
+                listener_ready = False
                 for key, _ in self.selector.select(timeout=wake):
-                    if key.data is None:
+                    if key.data is None and key.fileobj is self.doorway.listener:
+                        listener_ready = True  # newcomers after what already waits
+                    elif key.data is None:
                         self._at_door(key.fileobj)
                     elif key.data is _DOOR_SIGNAL:
                         self._close_door()
                     else:
                         self._read(key.data)
+                if listener_ready and self.doorway.listener is not None:
+                    try:
+                        self.doorway.accept()
+                    except DescriptorsExhausted as exc:
+                        return exc.strerror or str(exc)
                 self.doorway.expire()
                 self._watch_door()
         finally:
@@ -189,9 +207,6 @@ class _Worker:
             self._watch_door()
 
     def _at_door(self, sock: object) -> None:
-        if sock is self.doorway.listener:
-            self.doorway.accept()
-            return
         assert isinstance(sock, socket.socket)
         admitted = self.doorway.read(sock)
         if admitted is not None:

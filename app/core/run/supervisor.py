@@ -253,13 +253,17 @@ class ChildSupervisor:
                     )
                     self._start(Role.SENDER, sender_main, session)
                     return self._measure(main)
-                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits))
+                # Tickets mark the job's own connections on its local ports (app.core.session.doorway).
+                ticket = secrets.token_bytes(TICKET_BYTES)
+                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits, ticket=ticket))
                 port = self._wait_for_port(Role.RECEIVER)
-                ticket = b""
                 if port is not None and job.link is not None:
                     # The sender talks to the link, the link to the receiver; neither end knows.
-                    ticket = secrets.token_bytes(TICKET_BYTES)
-                    self._start(Role.LINK, link_main, LinkPlan(job.link, port, seed=job.index, ticket=ticket))
+                    receiver_ticket, ticket = ticket, secrets.token_bytes(TICKET_BYTES)
+                    link_plan = LinkPlan(
+                        job.link, port, seed=job.index, ticket=ticket, upstream_admission=admission(receiver_ticket)
+                    )
+                    self._start(Role.LINK, link_main, link_plan)
                     port = self._wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
@@ -271,6 +275,7 @@ class ChildSupervisor:
                 if job.link is not None and not self._link_checked(job):
                     return False
                 token = secrets.token_bytes(TOKEN_BYTES)
+                ticket = secrets.token_bytes(TICKET_BYTES)
                 self._start(
                     Role.RECEIVER,
                     load_server_main,
@@ -281,14 +286,21 @@ class ChildSupervisor:
                         dict(job.params),
                         tuple(job.message_sizes),
                         workers=job.load.server_workers,
+                        ticket=ticket,
                     ),
                 )
                 port = self._wait_for_port(Role.RECEIVER)
-                ticket = b""
                 if port is not None and job.link is not None:
                     # Every client through one link process, one bottleneck they all share.
-                    ticket = secrets.token_bytes(TICKET_BYTES)
-                    link_plan = LinkPlan(job.link, port, seed=job.index, ticket=ticket, clients=job.load.clients)
+                    server_ticket, ticket = ticket, secrets.token_bytes(TICKET_BYTES)
+                    link_plan = LinkPlan(
+                        job.link,
+                        port,
+                        seed=job.index,
+                        ticket=ticket,
+                        clients=job.load.clients,
+                        upstream_admission=admission(server_ticket),
+                    )
                     self._start(Role.LINK, shared_link_main, link_plan)
                     port = self._wait_for_port(Role.LINK)
                 if port is None:

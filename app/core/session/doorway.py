@@ -17,6 +17,7 @@ away, so later connections are refused by the kernel and cost the job nothing.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import selectors
 import socket
@@ -34,6 +35,9 @@ MAX_PENDING = 64
 #: Bytes a link's admission starts with (before the ticket), so a stray protocol's first
 #: bytes are named as not ours rather than as a wrong ticket.
 ADMISSION_MAGIC = b"CBADMIT1"
+#: Connections taken from the listener per turn of a loop: what waits to prove itself is
+#: read first, so a flood cannot push a job's own connection out before it is read.
+MAX_ACCEPTS_PER_TURN = 16
 TICKET_BYTES = 32
 
 
@@ -41,7 +45,8 @@ class AdmissionCheck(Protocol):
     """What a connection must prove, fed with what it sends (app.core.session.auth's
     `ServerHandshake` is one)."""
 
-    done: bool
+    @property
+    def done(self) -> bool: ...
 
     def wanted(self) -> int: ...
 
@@ -69,6 +74,7 @@ class TicketCheck:
         self.expected = admission(ticket)
         self.buffer = bytearray()
         self.done = False
+        self.vouched = False  # it presented the job's ticket: the job's own, never evicted
 
     def wanted(self) -> int:
         return len(self.expected) - len(self.buffer)
@@ -77,11 +83,11 @@ class TicketCheck:
         self.buffer += data
         magic = len(ADMISSION_MAGIC)
         if len(self.buffer) >= magic and self.buffer[:magic] != ADMISSION_MAGIC:
-            raise TicketRefused("its first bytes are not a CryptoBench link admission")
+            raise TicketRefused("its first bytes are not a CryptoBench admission")
         if not self.wanted():
             if not hmac.compare_digest(bytes(self.buffer), self.expected):
                 raise TicketRefused("it presented the wrong admission ticket")
-            self.done = True
+            self.done = self.vouched = True
         return b""
 
     def closed_error(self) -> WireError:
@@ -91,6 +97,40 @@ class TicketCheck:
 
     def timeout_error(self, timeout: float) -> PeerTimeout:
         return PeerTimeout(f"it sent {len(self.buffer)} of {len(self.expected)} admission bytes within {timeout:g} s")
+
+
+class TicketThen:
+    """The job's ticket first, then `then` (the token handshake): a job's own client sends
+    the ticket the moment it connects, so the doorway knows it for the job's own long
+    before its handshake is done, and never evicts it for a stranger."""
+
+    def __init__(self, ticket: bytes, then: AdmissionCheck) -> None:
+        self.ticket = TicketCheck(ticket)
+        self.then = then
+
+    @property
+    def vouched(self) -> bool:
+        return self.ticket.done
+
+    @property
+    def done(self) -> bool:
+        return self.ticket.done and self.then.done
+
+    def wanted(self) -> int:
+        return self.ticket.wanted() if not self.ticket.done else self.then.wanted()
+
+    def feed(self, data: bytes) -> bytes:
+        return self.ticket.feed(data) if not self.ticket.done else self.then.feed(data)
+
+    def closed_error(self) -> WireError:
+        return self.ticket.closed_error() if not self.ticket.done else self.then.closed_error()
+
+    def timeout_error(self, timeout: float) -> PeerTimeout:
+        return self.ticket.timeout_error(timeout) if not self.ticket.done else self.then.timeout_error(timeout)
+
+
+class DescriptorsExhausted(OSError):
+    """No file descriptor is left to accept a connection, and no stranger's to free."""
 
 
 @dataclass
@@ -139,26 +179,48 @@ class Doorway:
         for sock in self.sockets():
             selector.register(sock, selectors.EVENT_READ, data)
 
-    def accept(self) -> None:
-        """Take every connection waiting on the listener (none is waited for)."""
-        while self.listener is not None:
+    def accept(self, most: int = MAX_ACCEPTS_PER_TURN) -> None:
+        """Take up to `most` connections waiting on the listener (none is waited for).
+
+        Past `MAX_PENDING` waiting, the oldest that has not shown the job's ticket goes (it
+        has had the longest to prove itself); the job's own (vouched) are never evicted,
+        and when only they wait, the newcomer is refused. Out of descriptors, a stranger's
+        is freed for the newcomer; with none to free, `DescriptorsExhausted`."""
+        for _ in range(most):
+            if self.listener is None:
+                return
             try:
                 sock, address = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as exc:  # EMFILE and the like: the connection stays queued, retried next turn
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE) and self._evict("no file descriptor was left"):
+                    continue  # one freed: the queued connection is taken next
+                if exc.errno in (errno.EMFILE, errno.ENFILE):
+                    raise DescriptorsExhausted(
+                        exc.errno,
+                        f"{self.who} cannot accept a connection: {exc.strerror} ({errno.errorcode[exc.errno]}: "
+                        "raise `ulimit -n`)",
+                    ) from None
                 self.dropped(f"{self.who} could not accept a connection: {exc.strerror or exc}")
                 return
             where = str(address[0]) if isinstance(address, tuple) else "a local socket"
-            if len(self.pending) >= MAX_PENDING:
-                # The oldest has had the longest to prove itself: it goes, the newcomer
-                # waits. Refusing newcomers instead would let 64 silent connections shut
-                # the job's own peer out; evicting the oldest, a flood must open 64 new
-                # connections within the peer's handshake (two local round trips) to do so.
-                oldest = min(self.pending, key=lambda pending: self.pending[pending].deadline)
-                self._drop(oldest, f"{MAX_PENDING} newer connections were waiting to prove themselves")
+            if len(self.pending) >= MAX_PENDING and not self._evict(
+                f"{MAX_PENDING} newer connections were waiting to prove themselves"
+            ):
+                sock.close()
+                self._stranger(where, f"{MAX_PENDING} of the job's own connections were already waiting")
+                continue
             sock.setblocking(False)
             self.pending[sock] = _Pending(where, self.make_check(), self.clock() + self.timeout)
+
+    def _evict(self, why: str) -> bool:
+        """Close the oldest waiting connection not vouched for; False when there is none."""
+        strangers = [sock for sock, entry in self.pending.items() if not getattr(entry.check, "vouched", False)]
+        if not strangers:
+            return False
+        self._drop(min(strangers, key=lambda sock: self.pending[sock].deadline), why)
+        return True
 
     def read(self, sock: socket.socket) -> socket.socket | None:
         """Read what the pending `sock` sent; the socket once it is admitted, else None."""
@@ -238,13 +300,16 @@ def admit_one(doorway: Doorway, deadline: float, cancelled: Callable[[], bool] =
             ready = selector.select(wake)
             for sock in doorway.sockets():
                 selector.unregister(sock)
-            for key, _ in ready:
+            listener_ready = False
+            for key, _ in ready:  # what waits to prove itself first, then newcomers
                 ready_sock = key.fileobj
                 assert isinstance(ready_sock, socket.socket)
                 if ready_sock is doorway.listener:
-                    doorway.accept()
-                else:
-                    admitted = doorway.read(ready_sock)
-                    if admitted is not None:
-                        return admitted
+                    listener_ready = True
+                    continue
+                admitted = doorway.read(ready_sock)
+                if admitted is not None:
+                    return admitted
+            if listener_ready:
+                doorway.accept()
             doorway.expire()

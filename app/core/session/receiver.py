@@ -22,7 +22,7 @@ import secrets
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 import psutil
@@ -34,7 +34,7 @@ from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDon
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session import tcpinfo
 from app.core.session.auth import ServerHandshake, authenticate_peer
-from app.core.session.doorway import Doorway, admit_one
+from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketThen, admit_one
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -361,6 +361,11 @@ class ReceiverPlan:
     namespace: str | None = None
     #: The congestion control the receiver's sockets use (TCP_CONGESTION); None: the default.
     congestion_control: str | None = None
+    #: What the job's sender presents first (app.core.session.doorway's admission), before
+    #: the token handshake: it marks the sender's connection as the job's own at once, so no
+    #: stranger's flood can push it out. Empty: the handshake alone (a packet path's receiver,
+    #: in a namespace only the job's sender reaches).
+    ticket: bytes = field(default=b"", repr=False)
     #: The job opens a connection per timed exchange (app.core.session.protocol's FRESH):
     #: the listener stays open for them once the sender is in. Otherwise it closes then.
     fresh_connections: bool = False
@@ -420,12 +425,16 @@ def _serve_until_done(
     ticket)."""
     doorway = Doorway(
         server,
-        lambda: ServerHandshake(plan.token),
+        lambda: TicketThen(plan.ticket, ServerHandshake(plan.token)) if plan.ticket else ServerHandshake(plan.token),
         plan.limits.hello_timeout,
         lambda text: emit(PeerDropped(text)),
         who="receiver",
     )
-    sock = admit_one(doorway, time.monotonic() + plan.accept_timeout)
+    try:
+        sock = admit_one(doorway, time.monotonic() + plan.accept_timeout)
+    except DescriptorsExhausted as exc:
+        doorway.close()
+        return ChildFailed(exc.strerror or str(exc))
     if plan.fresh_connections:
         doorway.drop_pending()
     else:
