@@ -260,7 +260,7 @@ def test_one_past_each_link_limit_is_refused(key: str, past: Any, field: str) ->
 
 
 def test_the_fullest_histogram_a_step_can_write_fits_the_checkers_bound() -> None:
-    from app.core.results.check import _MAX_HISTOGRAM_CHARS
+    from app.core.results.check_job_parts import _MAX_HISTOGRAM_CHARS
 
     histogram = HdrHistogram(*HISTOGRAM_RANGE)
     for i in range(histogram.counts_len):  # every bucket, each with a count no varint shortens

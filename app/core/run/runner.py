@@ -36,7 +36,7 @@ from app.core.machine.environment import collect_environment
 from app.core.measure.sampler import ResourceSeries
 from app.core.profile.model import Profile, ResolvedJob
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.check import sample_magnitude_problem
+from app.core.results.check_metrics import sample_magnitude_problem
 from app.core.results.job_records import (
     SAMPLING_INTERVAL_S,
     CpuUsage,
