@@ -44,14 +44,8 @@ from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
 from app.core.results import model as results
 from app.core.results.check import check_job
 from app.core.results.errors import ResultsDataError
-from app.core.results.job_records import (
-    MAX_QUEUE_BYTES,
-    MAX_QUEUE_PACKETS,
-    Link,
-    Load,
-    LoadStep,
-    Validation,
-)
+from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, Link, Load, LoadStep
+from app.core.results.job_records import Validation
 from app.core.results.model import JobResult, ResultsFileError, parse_results_text
 from app.core.results.store import Store
 from app.core.run.events import SizeMeasured

@@ -39,7 +39,7 @@ from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
 from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
 from app.core.profile.model import MAX_SAMPLES
-from app.core.results.job_records import LOAD_PERCENTILES, LoadStep
+from app.core.results.job_conditions import LOAD_PERCENTILES, LoadStep
 from app.core.run.events import MeasuringMessage, SampleBatch, SizeMeasured
 from app.core.run.plan import JobPlan, SessionPeer
 from app.core.schemes import registry

@@ -1,6 +1,6 @@
-"""The checks of a job's parts besides its metrics (the records of `job_records` and
-`link_path`): CPU usage, validation counts, the link it ran over, its CPU placement, a load
-job's steps, both ends' TCP_INFO and a packet link's path.
+"""The checks of a job's parts besides its metrics (the records of `job_records`,
+`job_conditions`, `job_tcp_info` and `link_path`): CPU usage, validation counts, the link it
+ran over, its CPU placement, a load job's steps, both ends' TCP_INFO and a packet link's path.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from app.core.load.settings import (
 )
 from app.core.results import plausible
 from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
-from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, TCP_INFO_COUNTS
+from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS
+from app.core.results.job_tcp_info import TCP_INFO_COUNTS
 from app.core.vocab import (
     CongestionControl,
     LinkEmulation,
@@ -51,7 +52,7 @@ def _check_cpu(cpu: dict[str, Any], path: str) -> None:
 
 def _check_link(link: dict[str, Any], path: str) -> None:
     """{"name", "delay_ms", "jitter_ms", "rate_kbit": {"up", "down"}, "loss_percent", "emulation"}
-    (job_records.Link): numbers a link could have been emulated with."""
+    (job_conditions.Link): numbers a link could have been emulated with."""
     _str(link, "name", path, required=False, nullable=True)
     delay = _num(link, "delay_ms", path, non_negative=True)
     assert delay is not None
@@ -91,7 +92,7 @@ def _check_link(link: dict[str, Any], path: str) -> None:
 
 
 def _check_placement(placement: dict[str, Any], path: str) -> None:
-    """Where a job's processes ran (job_records.Placement): a policy, and per role lists of
+    """Where a job's processes ran (job_conditions.Placement): a policy, and per role lists of
     CPU numbers (non-negative integers)."""
     _str(placement, "policy", path, choices=tuple(PlacementPolicy))
     _str(placement, "unavailable", path, required=False, nullable=True)
@@ -113,7 +114,7 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 
 def _check_load(load: dict[str, Any], path: str) -> None:
-    """A load job's record (job_records.Load): counts, rates, and per step the figures
+    """A load job's record (job_conditions.Load): counts, rates, and per step the figures
     and the histogram's encoded form (checked as text here; decoded only by code that
     bounds what it accepts)."""
     _int(load, "clients", path, low=1, high=MAX_CLIENTS)

@@ -37,15 +37,8 @@ from app.core.measure.sampler import ResourceSeries
 from app.core.profile.model import Profile, ResolvedJob
 from app.core.profile.resolve import resolve_jobs
 from app.core.results.check_metrics import sample_magnitude_problem
-from app.core.results.job_records import (
-    SAMPLING_INTERVAL_S,
-    CpuUsage,
-    Link,
-    MemoryUsage,
-    ProcessUsage,
-    Security,
-    Validation,
-)
+from app.core.results.job_conditions import Link
+from app.core.results.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.link_path import emulator_late_text
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.results.store import Store, StoreError

@@ -39,7 +39,7 @@ from app.core.measure.harness import (
     describe_error,
     traced_peak,
 )
-from app.core.results.job_records import TcpInfo
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
 from app.core.schemes import registry

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from app.core.results.job_records import Link, TcpInfo
+from app.core.results.job_conditions import Link
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.run.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
 from app.core.session import tcpinfo
 from app.core.session.protocol import TICKET_BYTES, JobRejected
