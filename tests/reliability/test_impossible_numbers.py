@@ -32,7 +32,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from app.cli.main import main as cli_main
-from app.core.analysis import stats
+from app.core.analysis import median_ratio, stats
 from app.core.analysis.compare import compare_runs, compare_sides
 from app.core.results import model as results
 from app.core.results.check import check_results
@@ -190,7 +190,7 @@ def test_the_runner_never_stores_a_duration_it_could_not_read_back() -> None:
 @given(base=st.lists(POSITIVE, min_size=1, max_size=12), new=st.lists(POSITIVE, min_size=1, max_size=12))
 def test_stats_compare_gives_finite_figures_or_no_verdict(base: list[float], new: list[float]) -> None:
     try:
-        result = stats.compare(base, new, resamples=50)
+        result = median_ratio.compare(base, new, resamples=50)
     except ValueError as exc:
         assert "no verdict" in str(exc) or "undefined" in str(exc), str(exc)
         return

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from app.core.analysis.stats import StabilityWarning, WarningCode
+from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
 from app.core.measure.sampler import ResourceSeries
 from app.core.results.job_conditions import Placement, ProcessPlacement
 from app.core.vocab import Mode, PlacementPolicy, Role

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.analysis.stats import WarningCode
+from app.core.analysis.stability_warnings import WarningCode
 from app.core.profile.model import MAX_MESSAGE_SIZE
 from app.core.results import plausible
 from app.core.results.check_fields import (

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.analysis.stats import MetricStats, StabilityWarning
+from app.core.analysis.stability_warnings import StabilityWarning
+from app.core.analysis.stats import MetricStats
 from app.core.errors import CryptoBenchError
 from app.core.fileio import FileReadError, read_limited
 from app.core.link.presets import link_text

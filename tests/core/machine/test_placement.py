@@ -19,7 +19,7 @@ import pytest
 
 from app.cli.common import EXIT_OK, EXIT_USAGE
 from app.cli.main import main
-from app.core.analysis.stats import WarningCode
+from app.core.analysis.stability_warnings import WarningCode
 from app.core.machine import placement
 from app.core.machine.placement import Placer, roles_of, usable_cpus
 from app.core.measure.sampler import ResourceSeries

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.analysis.stats import FIXES, StabilityWarning, WarningCode
+from app.core.analysis.stability_warnings import FIXES, StabilityWarning, WarningCode
 from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Validation
 from app.core.results.job_tcp_info import TcpInfo
 from app.core.results.model import JobResult, MetricResult
