@@ -45,8 +45,8 @@ from app.core.run.plan import JobPlan, SessionPeer
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.auth import authenticate_server
+from app.core.session.connect import connect
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
-from app.core.session.sender import connect
 from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 from app.core.vocab import PlacementPolicy
 

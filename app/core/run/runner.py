@@ -47,7 +47,7 @@ from app.core.run.jobstart import start_method, warm_up_children
 from app.core.run.supervisor import ChildSupervisor
 from app.core.schemes import registry
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
-from app.core.session.sender import RemoteTarget
+from app.core.session.connect import RemoteTarget
 from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
 
 #: Receives every event of a run, on the runner's thread.
