@@ -126,7 +126,7 @@ class PageSize(enum.StrEnum):
 
 
 class LinkEmulation(enum.StrEnum):
-    """How a session's link was emulated (`job_records.Link.emulation`)."""
+    """How a session's link was emulated (`job_conditions.Link.emulation`)."""
 
     #: Plain loopback: no link between sender and receiver.
     NONE = "none"
@@ -180,7 +180,7 @@ DEFAULT_LINK_EMULATION = LinkEmulationChoice.PACKET
 
 
 class PlacementPolicy(enum.StrEnum):
-    """Which CPUs a job's processes may run on (`JobSpec.placement`, `job_records.Placement`)."""
+    """Which CPUs a job's processes may run on (`JobSpec.placement`, `job_conditions.Placement`)."""
 
     #: Every process of the job pinned to one CPU (they take turns: right for a ping-pong).
     SAME = "same"

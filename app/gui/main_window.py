@@ -334,7 +334,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
     def _remote_target(self, profile: Profile) -> Any:
         if not any(job.mode == Mode.REMOTE for job in profile.jobs):
             return None
-        from app.core.session.sender import RemoteTarget
+        from app.core.session.connect import RemoteTarget
         from app.core.session.server import load_token
 
         host, port, token_file = self.panel.remote_settings()

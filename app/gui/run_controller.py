@@ -22,7 +22,7 @@ from app.core.results.model import JobResult, RunResult
 from app.core.results.store import Store
 from app.core.run.events import LogMessage, RunEvent
 from app.core.run.runner import Runner, placeholder_result
-from app.core.session.sender import RemoteTarget
+from app.core.session.connect import RemoteTarget
 from app.core.vocab import JobStatus, LogLevel
 from app.gui.pool_task import PoolTask, Progress
 

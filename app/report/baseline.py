@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from app.core.analysis.compare import MatchKey, match_key
-from app.core.analysis.stats import Comparison, compare
+from app.core.analysis.median_ratio import Comparison, compare
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
 from app.report.job_figures import primary_metric

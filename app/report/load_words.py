@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from app.core.load.sweep import kept_up
 from app.core.machine.placement import cpus_text
-from app.core.results.job_records import LOAD_PERCENTILES, Load, LoadStep
+from app.core.results.job_conditions import LOAD_PERCENTILES, Load, LoadStep
 from app.core.results.model import JobResult
 from app.core.vocab import Role
 from app.report.network_links import link_text

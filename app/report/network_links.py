@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from app.core.analysis.compare import MatchKey, match_key
 from app.core.link.presets import emulation_mark, loss_text
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.report.job_figures import median, size_text

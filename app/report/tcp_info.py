@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.results.job_records import TcpInfo
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.results.link_path import PathDirection, wilson_interval
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus, LinkEmulation, Role

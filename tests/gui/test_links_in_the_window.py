@@ -18,7 +18,7 @@ from app.core.profile import resolve as resolve_mod
 from app.core.profile.files import parse_profile, read_profile_file, save_profile
 from app.core.profile.model import ProfileError, field_limits
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.results.model import JobResult
 from app.core.vocab import LinkEmulation, Mode
 from app.gui.config import link_editor as link_editor_mod

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.load.sweep import summarise
-from app.core.results.job_records import Load, LoadStep, Placement, ProcessPlacement, Security
+from app.core.results.job_conditions import Load, LoadStep, Placement, ProcessPlacement
+from app.core.results.job_records import Security
 from app.core.results.model import JobResult, RunResult
 from tests.helpers.comparisons import ENVIRONMENT, run, samples
 from tests.helpers.records import job

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.analysis.stats import check_stability
+from app.core.analysis.stability_warnings import check_stability
 from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.model import JobResult, MetricResult, RunResult
 from tests.helpers import records

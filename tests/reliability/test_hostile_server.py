@@ -28,9 +28,10 @@ from app.core.run.plan import JobPlan
 from app.core.run.runner import Runner
 from app.core.schemes import registry
 from app.core.session.auth import NONCE_BYTES, ServerNotAuthenticated, authenticate_peer, server_proof
+from app.core.session.connect import RemoteTarget
 from app.core.session.protocol import TOKEN_BYTES, U32, U64, PeerLied, Verdict, encode_ack
 from app.core.session.receiver import ReceiverLimits, ReceiverSession
-from app.core.session.sender import RemoteTarget, run_with_retries
+from app.core.session.sender_process import run_with_retries
 from app.core.session.wire import (
     MAX_CONTROL_FRAME,
     FrameReader,

@@ -14,7 +14,7 @@ from typing import Any
 
 import psutil
 
-from app.core.analysis.stats import WarningCode
+from app.core.analysis.stability_warnings import WarningCode
 from app.core.profile.files import parse_profile
 from app.core.results.store import Store
 from app.core.run.events import JobFinished

@@ -26,7 +26,8 @@ from app.core.run.plan import JobPlan
 from app.core.run.runner import Runner
 from app.core.run.supervisor import ChildSupervisor
 from app.core.session.auth import ServerNotAuthenticated
-from app.core.session.sender import RemoteTarget, SenderSession, connect
+from app.core.session.connect import RemoteTarget, connect
+from app.core.session.sender import SenderSession
 from app.core.session.wire import WireError
 from tests.helpers.plans import job_plan
 

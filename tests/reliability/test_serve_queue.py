@@ -27,7 +27,8 @@ from app.core.session import server as server_module
 from app.core.session.auth import authenticate_server
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.sender import SessionFailed, run_with_retries
+from app.core.session.sender import SessionFailed
+from app.core.session.sender_process import run_with_retries
 from app.core.session.server import Server
 from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
 from tests.helpers.plans import job_plan

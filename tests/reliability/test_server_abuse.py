@@ -31,9 +31,10 @@ from app.core.run.events import SizeMeasured
 from app.core.schemes import registry
 from app.core.session import server as server_module
 from app.core.session.auth import NONCE_BYTES, TokenRefused, authenticate_server, client_proof
+from app.core.session.connect import connect
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.sender import SenderSession, connect
+from app.core.session.sender import SenderSession
 from app.core.session.server import Server
 from app.core.session.wire import (
     HARD_MAX_FRAME,

@@ -44,14 +44,8 @@ from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
 from app.core.results import model as results
 from app.core.results.check import check_job
 from app.core.results.errors import ResultsDataError
-from app.core.results.job_records import (
-    MAX_QUEUE_BYTES,
-    MAX_QUEUE_PACKETS,
-    Link,
-    Load,
-    LoadStep,
-    Validation,
-)
+from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, Link, Load, LoadStep
+from app.core.results.job_records import Validation
 from app.core.results.model import JobResult, ResultsFileError, parse_results_text
 from app.core.results.store import Store
 from app.core.run.events import SizeMeasured
@@ -260,7 +254,7 @@ def test_one_past_each_link_limit_is_refused(key: str, past: Any, field: str) ->
 
 
 def test_the_fullest_histogram_a_step_can_write_fits_the_checkers_bound() -> None:
-    from app.core.results.check import _MAX_HISTOGRAM_CHARS
+    from app.core.results.check_job_parts import _MAX_HISTOGRAM_CHARS
 
     histogram = HdrHistogram(*HISTOGRAM_RANGE)
     for i in range(histogram.counts_len):  # every bucket, each with a count no varint shortens

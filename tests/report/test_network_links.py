@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.results.model import JobResult, RunResult
 from app.report.content import build_report
 from app.report.findings import summary_findings

@@ -306,7 +306,7 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def _remote_target(text: str, token_file: Path | None) -> Any:
-    from app.core.session.sender import RemoteTarget
+    from app.core.session.connect import RemoteTarget
     from app.core.session.server import TokenFileError, default_token_path, load_token
 
     host, port = _host_port(text)

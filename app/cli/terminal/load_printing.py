@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.cli.terminal.console import escape
-from app.core.results.job_records import Load
+from app.core.results.job_conditions import Load
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.report.load_words import (

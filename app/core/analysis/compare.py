@@ -5,7 +5,7 @@ Jobs pair by `match_key`: scheme, backend, parameters, mode, message size, link 
 placement policy. A job repeated in a profile pairs with its n-th repetition; a job
 without a partner is listed (`only_base`, `only_new`), never dropped.
 
-For each metric of a pair, `stats.compare` gives the ratio of medians new / base with
+For each metric of a pair, `median_ratio.compare` gives the ratio of medians new / base with
 its seeded 95 % bootstrap interval, the statistic the report and the window's Compare
 dialog use, so the three never disagree on the same runs. Every metric is a time, so
 the verdict is `Verdict.SLOWER` when the interval lies entirely above 1,
@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from app.core.analysis.median_ratio import Comparison, _bootstrap_medians, compare, finite_comparison
 from app.core.analysis.order_statistics import exact_medians_needed
-from app.core.analysis.stats import Comparison, _bootstrap_medians, compare, finite_comparison
 from app.core.machine.environment import CPU_FLAGS
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
@@ -56,7 +56,7 @@ __all__ = [
 
 #: A regression must be slower than this fraction (5 %), interval and all.
 DEFAULT_THRESHOLD = 0.05
-#: Bootstrap resamples per metric, as the report uses (stats.compare's default).
+#: Bootstrap resamples per metric, as the report uses (median_ratio.compare's default).
 BOOTSTRAP_RESAMPLES = 2000
 #: Fewest resamples a large comparison drops to. Against 20,000 resamples, the farther
 #: interval end moved by a median 3 % of the interval's width at 500 (90th percentile
@@ -281,7 +281,7 @@ def compare_sides(
 
     Jobs pair by `match_key` between the first run of each side; each repeat contributes
     its own job of the same key (its n-th repetition). One run a side: the ratio of
-    medians and `stats.compare`'s interval, which covers the spread of the samples within
+    medians and `median_ratio.compare`'s interval, which covers the spread of the samples within
     each run only. Several a side: the ratio of the mean of the runs' medians, and a
     two-level bootstrap (runs drawn with replacement, then each drawn run's medians
     resampled), so the interval covers how much a whole run moves too: on the development
@@ -484,7 +484,7 @@ def compare_repeated(
     interval: each resample draws as many runs as the side has, with replacement, and
     for each drawn run one of its own bootstrap medians; the side's statistic is their
     mean. Run-to-run variation therefore widens the interval, as it should. Seeded.
-    `exact` as for `stats.compare` (None: decided from these runs' sizes)."""
+    `exact` as for `median_ratio.compare` (None: decided from these runs' sizes)."""
     if exact is None:
         exact = exact_medians_needed([len(run) for run in [*base_runs, *new_runs]], resamples)
     rng = np.random.default_rng(seed)

@@ -1,8 +1,8 @@
 """The bootstrap's medians drawn from their order statistics: the same distribution as
 resampling, at one or two random numbers per resample instead of n samples.
 
-`stats.compare` and `compare.compare_repeated` resample each side's samples to get the
-distribution of its median; the cost grows with the sample count, and at a million
+`median_ratio.compare` and `compare.compare_repeated` resample each side's samples to get
+the distribution of its median; the cost grows with the sample count, and at a million
 samples a side even 500 resamples drew two billion samples (over 40 s). Past
 RESAMPLED_DRAWS_MAX draws they switch to `order_statistic_medians` (docs/comparing.md).
 """

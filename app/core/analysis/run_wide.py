@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.analysis.stats import StabilityWarning, WarningCode
+from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
 from app.core.results.recorded import RecordedEnvironment
 from app.core.vocab import StabilityCode, StabilityStatus
 

@@ -46,7 +46,7 @@ from app.core.link.path_counters import CPU, Counters, record_read, record_relea
 from app.core.link.presets import round_trip_ms
 from app.core.link.relay import LinkError, fine_timer_slack
 from app.core.measure.harness import child_entry
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.results.link_path import LATE_LIMIT_S, LATE_SHARE
 from app.core.run.events import LinkMessage, PathReady
 

@@ -15,7 +15,7 @@ resources/links.json, each with its figures' source beside them (`cryptobench li
 The pydantic models here check the structure (types, ranges) for app.core.profile.files;
 what needs more than one field or this machine (jitter against delay, loss against the
 kernel's netem) is `resolve_jobs`'s, which names the field. `resolve_link` turns a
-checked setting into the `job_records.Link` recorded on every result.
+checked setting into the `job_conditions.Link` recorded on every result.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field
 
 from app.core.errors import CryptoBenchError
 from app.core.resources import resource_path
-from app.core.results.job_records import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, BurstLoss, Link
+from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, BurstLoss, Link
 from app.core.vocab import LinkEmulation, TcpConnection
 
 #: Longest one-way delay: ten seconds is beyond any link people deploy on (a

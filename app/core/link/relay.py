@@ -45,7 +45,7 @@ from multiprocessing.connection import Connection
 from app.core.errors import SessionError
 from app.core.link.delay_line import DelayLine
 from app.core.measure.harness import child_entry
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
 from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketCheck, admit_one
 from app.core.vocab import LinkEmulation

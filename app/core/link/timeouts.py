@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.run.plan import SessionPeer
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.wire import HEADER_SIZE, MAX_CONTROL_FRAME

@@ -12,7 +12,7 @@ from app.core.load.generator import Emit, LoadGenerator
 from app.core.load.settings import MAX_RATE_PER_S
 from app.core.measure.harness import child_entry
 from app.core.profile.model import MAX_SAMPLES
-from app.core.results.job_records import Load, LoadStep
+from app.core.results.job_conditions import Load, LoadStep
 from app.core.run.events import Progress, RawMetric, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
 

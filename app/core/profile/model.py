@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from app.core.errors import CryptoBenchError
 from app.core.link.presets import LinkValue
 from app.core.load.settings import LoadFields, LoadSettings
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.schemes.base import Family, ParamValue
 from app.core.vocab import (
     DEFAULT_PLACEMENT,

@@ -37,7 +37,7 @@ from app.core.profile.model import (
     ResolvedJob,
 )
 from app.core.profile.sizes import _human
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.schemes import registry
 from app.core.session.protocol import job_capacity
 from app.core.session.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE

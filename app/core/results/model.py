@@ -19,24 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.analysis.stats import MetricStats, StabilityWarning
+from app.core.analysis.stability_warnings import StabilityWarning
+from app.core.analysis.stats import MetricStats
 from app.core.errors import CryptoBenchError
 from app.core.fileio import FileReadError, read_limited
 from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
 from app.core.results.check import check_results
 from app.core.results.errors import ResultsDataError
-from app.core.results.job_records import (
-    CpuUsage,
-    Link,
-    Load,
-    MemoryUsage,
-    Placement,
-    ProcessPlacement,
-    Security,
-    TcpInfo,
-    Validation,
-)
+from app.core.results.job_conditions import Link, Load, Placement, ProcessPlacement
+from app.core.results.job_records import CpuUsage, MemoryUsage, Security, Validation
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.results.link_path import LinkPath
 from app.core.results.recorded import RecordedEnvironment, RecordedProfile
 from app.core.vocab import Mode

@@ -16,12 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from app.core.results.check import (
-    MAX_MAGNITUDE,
-    check_job,
-    check_values,
-    sample_magnitude_problem,
-)
+from app.core.results.check import check_job
+from app.core.results.check_fields import MAX_MAGNITUDE, check_values
+from app.core.results.check_metrics import sample_magnitude_problem
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult
 from app.core.results.plausible import time_problem

@@ -16,8 +16,10 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from app.core.analysis.stats import MetricStats, StabilityWarning, check_stability, summarize
-from app.core.results.job_records import Load, TcpInfo
+from app.core.analysis.stability_warnings import StabilityWarning, check_stability
+from app.core.analysis.stats import MetricStats, summarize
+from app.core.results.job_conditions import Load
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.vocab import LogLevel
 
 if TYPE_CHECKING:  # only for the annotations: the measuring children never import the results layer

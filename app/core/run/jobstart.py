@@ -34,7 +34,7 @@ import psutil
 CHILD_PRELOAD = (
     "app.core.run.forkserver_guard",
     "app.core.measure.ops",
-    "app.core.session.sender",
+    "app.core.session.sender_process",
     "app.core.session.receiver",
     "app.core.link.relay",
     "app.core.link.packet_link",

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 import numpy as np
 import psutil
 
-from app.core.analysis import stats
+from app.core.analysis import stability_warnings, stats
 from app.core.errors import RegistryError
 from app.core.link.presets import round_trip_ms
 from app.core.machine import preflight
@@ -36,16 +36,9 @@ from app.core.machine.environment import collect_environment
 from app.core.measure.sampler import ResourceSeries
 from app.core.profile.model import Profile, ResolvedJob
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.check import sample_magnitude_problem
-from app.core.results.job_records import (
-    SAMPLING_INTERVAL_S,
-    CpuUsage,
-    Link,
-    MemoryUsage,
-    ProcessUsage,
-    Security,
-    Validation,
-)
+from app.core.results.check_metrics import sample_magnitude_problem
+from app.core.results.job_conditions import Link
+from app.core.results.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.link_path import emulator_late_text
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.results.store import Store, StoreError
@@ -54,7 +47,7 @@ from app.core.run.jobstart import start_method, warm_up_children
 from app.core.run.supervisor import ChildSupervisor
 from app.core.schemes import registry
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
-from app.core.session.sender import RemoteTarget
+from app.core.session.connect import RemoteTarget
 from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
 
 #: Receives every event of a run, on the runner's thread.
@@ -142,8 +135,8 @@ class Runner:
         self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
         #: The result index of each job's first message size.
         self.base_indexes = [sum(len(j.message_sizes) for j in self.jobs[:k]) for k in range(len(self.jobs))]
-        self._scaling: stats.StabilityWarning | None = None
-        self._parallel: stats.StabilityWarning | None = None
+        self._scaling: stability_warnings.StabilityWarning | None = None
+        self._parallel: stability_warnings.StabilityWarning | None = None
 
     @property
     def store(self) -> Store | None:
@@ -193,8 +186,8 @@ class Runner:
             profile=self.profile.to_dict(),
         )
         governors = environment.get("cpu", {}).get("governors") or []
-        self._scaling = stats.frequency_scaling_warning(governors)
-        self._parallel = stats.parallel_jobs_warning(self.parallel_workers, psutil.cpu_count() or 1)
+        self._scaling = stability_warnings.frequency_scaling_warning(governors)
+        self._parallel = stability_warnings.parallel_jobs_warning(self.parallel_workers, psutil.cpu_count() or 1)
         if self._parallel is not None:
             environment["parallel_workers"] = self.parallel_workers  # before the store records it
         if self._store is not None:
@@ -360,7 +353,9 @@ class _JobRun:
         result.path = self.supervisor.paths.get(measured.size_index)
         if result.path is not None and result.path.late:
             result.warnings.append(
-                stats.StabilityWarning.make(stats.WarningCode.LINK_EMULATOR_LATE, None, emulator_late_text(result.path))
+                stability_warnings.StabilityWarning.make(
+                    stability_warnings.WarningCode.LINK_EMULATOR_LATE, None, emulator_late_text(result.path)
+                )
             )
         if result.tcp_info and job.link is not None and job.link.emulation == LinkEmulation.DELAY_LINE:
             result.notes.append(
@@ -436,7 +431,7 @@ class _JobRun:
         measuring = result.cpu.measuring(job.mode)
         busy = measuring.other_processes_mean_percent if measuring else None
         if busy is not None:
-            warning = stats.machine_busy_warning(busy, psutil.cpu_count() or 1)
+            warning = stability_warnings.machine_busy_warning(busy, psutil.cpu_count() or 1)
             if warning is not None:
                 result.warnings.append(warning)
         return result
@@ -448,7 +443,7 @@ class _JobRun:
         else:
             samples = np.asarray(raw.samples, dtype=np.float64)  # packed on the pipe: no per-float work
             summary = stats.summarize(samples, "s")
-            result.warnings.extend(stats.check_stability(name, summary, samples, raw.warmup))
+            result.warnings.extend(stability_warnings.check_stability(name, summary, samples, raw.warmup))
         per_message = name in _per_message_metrics(self.job)
         throughput = size / summary.median if per_message and size and summary.median > 0 else None
         return MetricResult(

@@ -74,10 +74,11 @@ from app.core.run.events import (
 from app.core.run.jobstart import child_context
 from app.core.run.plan import JobPlan, SessionPeer
 from app.core.run.watchdog import FrozenWatch
+from app.core.session.connect import RemoteTarget
 from app.core.session.doorway import TICKET_BYTES, admission
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
-from app.core.session.sender import RemoteTarget, sender_main
+from app.core.session.sender_process import sender_main
 from app.core.session.wire import HEADER_SIZE
 from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, TcpConnection, measuring_role
 

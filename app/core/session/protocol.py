@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from app.core.errors import RegistryError, SessionError, UnknownScheme
 from app.core.escaping import escape_control
-from app.core.results.job_records import TCP_INFO_COUNTS, TcpInfo
+from app.core.results.job_tcp_info import TCP_INFO_COUNTS, TcpInfo
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme
 from app.core.session.wire import (

@@ -29,7 +29,7 @@ import psutil
 
 from app.core.link.netns import NamespaceError, enter_namespace
 from app.core.measure.harness import child_entry, traced_peak
-from app.core.results.job_records import TcpInfo
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session import tcpinfo

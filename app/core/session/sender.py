@@ -11,22 +11,19 @@ tampered payloads that must be rejected, and an untimed tracemalloc pass.
 Everything measured is sent to the supervisor as the same events an operations
 child sends, so the runner, CLI and GUI treat both modes alike; the loop's rules
 (warm-up apart, samples in batches, the tamper check, the memory pass, the entry
-point) are app.core.measure.harness's, shared with the operations worker.
+point) are app.core.measure.harness's, shared with the operations worker. The process
+around a session (its entry point, reconnecting while the receiver is busy) is
+`app.core.session.sender_process`; opening a connection, `app.core.session.connect`.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-import random
 import socket
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 
 from app.core.errors import SessionError
-from app.core.link.netns import enter_namespace
 from app.core.measure.harness import (
     FLUSH_INTERVAL,
     Emit,
@@ -35,11 +32,9 @@ from app.core.measure.harness import (
     SampleRounds,
     ValidationFailed,
     check_tampering,
-    child_entry,
-    describe_error,
     traced_peak,
 )
-from app.core.results.job_records import TcpInfo
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
 from app.core.schemes import registry
@@ -52,6 +47,7 @@ from app.core.schemes.base import (
 )
 from app.core.session import tcpinfo
 from app.core.session.auth import authenticate_server
+from app.core.session.connect import connect
 from app.core.session.protocol import (
     ACK,
     FLOOR_RECHECKS,
@@ -85,10 +81,8 @@ from app.core.session.wire import (
     FrameType,
     MalformedBody,
     UnexpectedFrame,
-    WireError,
     describe_unsolicited,
     send_frame,
-    tune,
 )
 from app.core.vocab import Mode, Role, TcpConnection
 
@@ -96,15 +90,6 @@ from app.core.vocab import Mode, Role, TcpConnection
 FLOOR_MAX_SAMPLES = 1000
 #: At most this many warm-up handshake rounds (a round may be an RSA-4096 keygen).
 HANDSHAKE_WARMUP_MAX = 2
-
-
-@dataclass(frozen=True)
-class RemoteTarget:
-    """A `cryptobench serve` receiver: where it listens and the token it expects."""
-
-    host: str
-    port: int
-    token: bytes = field(repr=False)
 
 
 def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
@@ -278,7 +263,7 @@ class SenderSession:
         """Wait for READY while the receiver serves other clients' jobs.
 
         A queued connection gets QUEUED (clients ahead) every few seconds, each within
-        the connect timeout; BUSY means the queue is full: `sender_main` reconnects.
+        the connect timeout; BUSY means the queue is full: `sender_process.sender_main` reconnects.
         """
         deadline = time.monotonic() + self.peer.queue_timeout
         while True:
@@ -533,81 +518,3 @@ class SenderSession:
         finally:
             if was_enabled:
                 gc.enable()
-
-
-def connect(
-    host: str,
-    port: int,
-    timeout: float,
-    nodelay: bool = True,
-    congestion_control: str | None = None,
-    admission: bytes = b"",
-) -> socket.socket:
-    """A connection to host:port, tuned; `admission` (a link's, app.core.session.doorway)
-    is sent on it first."""
-    try:
-        if congestion_control is None:
-            sock = socket.create_connection((host, port), timeout=timeout)
-        else:  # set before the SYN: the connection uses it from its first segment
-            sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion_control.encode())
-                sock.settimeout(timeout)
-                sock.connect((host, port))
-            except BaseException:
-                sock.close()
-                raise
-    except TimeoutError:
-        raise WireError(f"no answer from {host}:{port} within {timeout:g} s") from None
-    except OSError as exc:
-        raise WireError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
-    tune(sock, nodelay)
-    if admission:
-        try:
-            sock.sendall(admission)
-        except OSError as exc:
-            sock.close()
-            raise WireError(f"cannot send the link's admission to {host}:{port}: {exc.strerror or exc}") from None
-    return sock
-
-
-def sender_main(conn: Connection, plan: JobPlan) -> None:
-    """Entry point of a sender process (multiprocessing spawn target)."""
-    child_entry(conn, lambda emit: run_with_retries(plan, emit), describe=_describe)
-
-
-def _describe(exc: BaseException) -> str:
-    """The job's one-line error: a wire error says it all; a session or scheme failure
-    is named; anything else is unexpected and shown as Python names it."""
-    if isinstance(exc, WireError):
-        return str(exc)
-    if isinstance(exc, (SessionFailed, SchemeError)):
-        return f"{type(exc).__name__}: {exc}"
-    return describe_error(exc)
-
-
-def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] = time.sleep) -> None:
-    """Run the session; while an authenticated server answers BUSY, reconnect after the
-    interval it asks for (doubling, with jitter, so that waiting clients spread out),
-    for at most the peer's `queue_timeout` seconds in all."""
-    peer = plan.session_peer()
-    if peer.namespace is not None:  # a packet link's end: before any socket is made
-        enter_namespace(peer.namespace)
-    deadline = time.monotonic() + peer.queue_timeout
-    attempt = 0
-    while True:
-        with connect(
-            peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay, peer.congestion_control, peer.admission
-        ) as sock:
-            try:
-                SenderSession(sock, plan, emit).run()
-                return
-            except ServerBusy as busy:
-                wait = min(max(busy.retry_after, 0.05) * 2 ** min(attempt, 5), 30.0)
-                wait *= 1 + random.random() / 4
-        if time.monotonic() + wait > deadline:
-            raise SessionFailed(
-                f"the server at {peer.address} stayed busy for {peer.queue_timeout:g} s (its queue was full)"
-            )
-        attempt += 1
-        sleep(wait)

@@ -3,7 +3,7 @@
 `read(sock)` asks the kernel for its `struct tcp_info` (include/uapi/linux/tcp.h) and
 keeps the fields CryptoBench records; `window(start, end)` turns two readings, taken
 around one message size, into the job's `TcpInfo` record (counters as differences,
-RTT and congestion window as the end's values: app.core.results.job_records.TcpInfo says
+RTT and congestion window as the end's values: app.core.results.job_tcp_info.TcpInfo says
 which is which).
 
 The kernel fills at most the buffer it is given and at most its own struct, and says
@@ -24,7 +24,7 @@ import struct
 import sys
 from dataclasses import dataclass, replace
 
-from app.core.results.job_records import TcpInfo
+from app.core.results.job_tcp_info import TcpInfo
 
 #: TCP_INFO's option number in linux/tcp.h (Python's socket module names it on Linux only).
 TCP_INFO = int(getattr(socket, "TCP_INFO", 11))

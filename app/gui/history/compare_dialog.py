@@ -3,7 +3,7 @@
 `CompareDialog` matches the jobs of a baseline run (a) and a candidate run (b) by
 `compare.match_key` (scheme, backend, params, mode, message size, link, placement)
 and, for each metric both have, reports the ratio of medians b / a with its 95 %
-bootstrap interval (`stats.compare`). The verdict is "faster" or "slower" only when that interval
+bootstrap interval (`median_ratio.compare`). The verdict is "faster" or "slower" only when that interval
 excludes 1; otherwise the difference is "within noise". The bootstraps run a few
 at a time on the event loop so that a large run does not freeze the window;
 `rows()` finishes them at once.
@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.core.analysis import stats
+from app.core.analysis import median_ratio
 from app.core.analysis.compare import EnvDifference, MatchKey, environment_differences, match_key
 from app.core.escaping import escape_control
 from app.core.results.model import JobResult, RunResult
@@ -187,7 +187,7 @@ def _complete(row: CompareRow, task: _Task) -> CompareRow:
     if ma.stats.unit != mb.stats.unit:
         return replace(row, verdict=NOT_COMPARABLE, note=f"units differ ({ma.stats.unit} vs {mb.stats.unit})")
     try:
-        result = stats.compare(ma.samples, mb.samples)
+        result = median_ratio.compare(ma.samples, mb.samples)
     except ValueError as exc:
         note = f"{row.note}; {exc}" if row.note else str(exc)
         return replace(row, verdict=NOT_COMPARABLE, note=note)

@@ -12,7 +12,7 @@ own under "Every metric". Qt-free, like `app.gui.results.cells`.
 
 from __future__ import annotations
 
-from app.core.results.job_records import Load, LoadStep
+from app.core.results.job_conditions import Load, LoadStep
 from app.core.results.model import JobResult
 from app.core.vocab import Mode
 from app.gui.results.cells import Cell, Column, build_row

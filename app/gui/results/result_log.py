@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app.core.analysis.run_wide import job_only, run_wide
-from app.core.analysis.stats import WarningCode
+from app.core.analysis.stability_warnings import WarningCode
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus, LogLevel
 

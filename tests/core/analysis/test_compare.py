@@ -9,7 +9,7 @@ import pytest
 
 from app.core.analysis import compare as compare_module
 from app.core.analysis.compare import compare_runs, compare_sides, environment_differences, match_key
-from app.core.results.job_records import Link, Placement
+from app.core.results.job_conditions import Link, Placement
 from app.core.results.model import RunResult
 from app.core.vocab import Verdict
 from app.report.baseline import match_baseline

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from app.core.analysis import order_statistics
+from app.core.analysis.median_ratio import _bootstrap_medians, compare
 from app.core.analysis.order_statistics import exact_medians_needed
-from app.core.analysis.stats import _bootstrap_medians, compare
 
 DRAWS = 200_000
 

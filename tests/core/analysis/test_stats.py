@@ -12,19 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.analysis.stats import (
+from app.core.analysis.median_ratio import Comparison, compare
+from app.core.analysis.stability_warnings import (
     FIXES,
-    Comparison,
-    MetricStats,
     StabilityWarning,
     WarningCode,
     check_stability,
-    compare,
     frequency_scaling_warning,
     machine_busy_warning,
-    median_ci_ranks,
-    summarize,
 )
+from app.core.analysis.stats import MetricStats, median_ci_ranks, summarize
 
 any_finite = st.floats(allow_nan=False, allow_infinity=False)
 # Beyond ~1e154 the squares inside the standard deviation overflow float64 (and

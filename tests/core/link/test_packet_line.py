@@ -15,7 +15,7 @@ from app.core.link.packet_line import (
     PacketLine,
 )
 from app.core.link.packet_link import PacketPathPlan, packet_lines, queue_bounds
-from app.core.results.job_records import BurstLoss, Link
+from app.core.results.job_conditions import BurstLoss, Link
 from app.core.results.link_path import PathDirection, wilson_interval
 
 

@@ -23,7 +23,7 @@ from app.core.link.presets import (
     round_trip_ms,
     wire_bytes,
 )
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.vocab import LinkEmulation
 
 #: The presets the issue asks for, at least.

@@ -18,7 +18,7 @@ import pytest
 from app.core.link.delay_line import DelayLine
 from app.core.link.relay import LinkPlan, Relay, delay_lines, link_main
 from app.core.link.timeouts import limits_over_link
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.run.events import LinkDone, Listening
 from app.core.run.jobstart import child_context, stop_signals_blocked
 from app.core.run.supervisor import stop_process

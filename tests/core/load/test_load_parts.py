@@ -20,7 +20,7 @@ from app.core.load.framing import (
 from app.core.profile.files import parse_profile
 from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_records import Load, LoadStep
+from app.core.results.job_conditions import Load, LoadStep
 from app.core.vocab import Mode, PlacementPolicy
 
 

@@ -18,7 +18,7 @@ from app.core.profile.edits import REDUCED_LINK_SAMPLES, REDUCED_LINKS, reduced,
 from app.core.profile.files import load_profile, parse_profile, read_profile_file, save_profile
 from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.vocab import LinkEmulation, Mode
 
 

@@ -9,7 +9,8 @@ from array import array
 
 import numpy as np
 
-from app.core.analysis.stats import WarningCode, check_stability, summarize
+from app.core.analysis.stability_warnings import WarningCode, check_stability
+from app.core.analysis.stats import summarize
 from app.core.profile.files import parse_profile
 from app.core.run.events import RawMetric, SizeMeasured
 from app.core.run.runner import Runner
@@ -88,7 +89,8 @@ def test_after_preload_a_jobs_statistics_import_nothing() -> None:
         "import sys\n"
         "from app.core.run.runner import preload\n"
         "import numpy as np\n"
-        "from app.core.analysis.stats import summarize, check_stability\n"
+        "from app.core.analysis.stats import summarize\n"
+        "from app.core.analysis.stability_warnings import check_stability\n"
         "assert 'numpy.ma' not in sys.modules, 'already imported: the check below would prove nothing'\n"
         "x = np.linspace(1e-6, 2e-6, 1000)\n"
         "preload()\n"

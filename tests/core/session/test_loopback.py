@@ -15,7 +15,7 @@ from app.core.results.store import Store
 from app.core.run.events import JobProcesses, SampleBatch
 from app.core.run.runner import Runner
 from app.core.schemes.base import Family
-from app.core.session.sender import RemoteTarget
+from app.core.session.connect import RemoteTarget
 from app.core.session.server import Server
 from tests.helpers.plans import job_plan
 

@@ -17,7 +17,7 @@ import pytest
 from app.core.profile.files import parse_profile
 from app.core.results.check import check_job, check_results
 from app.core.results.errors import ResultsDataError
-from app.core.results.job_records import TcpInfo
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.results.model import JobResult, RunResult
 from app.core.run.runner import Runner
 from app.core.session import tcpinfo

@@ -9,7 +9,7 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.results.job_records import Link
+from app.core.results.job_conditions import Link
 from app.core.results.model import JobResult, RunResult
 from app.core.results.store import Store
 from app.gui.history.compare_dialog import (

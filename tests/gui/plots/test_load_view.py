@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
-from app.core.results.job_records import CpuUsage, Load, LoadStep, ProcessUsage
+from app.core.results.job_conditions import Load, LoadStep
+from app.core.results.job_records import CpuUsage, ProcessUsage
 from app.core.results.model import JobResult
 from app.gui.plots.load import SATURATED_LEGEND
 from app.gui.plots.panel import PlotsPanel

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.analysis.stats import FIXES, StabilityWarning, WarningCode
-from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, TcpInfo, Validation
+from app.core.analysis.stability_warnings import FIXES, StabilityWarning, WarningCode
+from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Validation
+from app.core.results.job_tcp_info import TcpInfo
 from app.core.results.model import JobResult, MetricResult
 from app.gui.results.cells import Column
 from app.gui.results.table import RESULT_ROLE, SORT_ROLE, ResultsTable

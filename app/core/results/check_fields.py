@@ -1,0 +1,247 @@
+"""The field readers every results check is built from (`app.core.results.check`).
+
+A field's path as an error names it (`jobs[3].metrics.encrypt.n`), typed reads of one
+field with its bounds (`_int`, `_num`, `_str`, `_bool`, `_obj`, `_list`), each raising one
+`ResultsDataError` naming the path and the value, and `check_values`, the walk over a whole
+document: every string encodable as UTF-8, every number finite and in range, nesting bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any, TypeGuard
+
+import numpy as np
+
+from app.core.results.errors import ResultsDataError
+
+#: Integers beyond SQLite's and most JSON readers' range are not results.
+_MAX_INT = (1 << 63) - 1
+#: A time, size or rate beyond this is not a measurement (an operation lasting 30 years,
+#: a 1 EB message); it also keeps arithmetic in the charts far from overflow.
+MAX_MAGNITUDE = 1e18
+_MAX_DEPTH = 64
+
+
+# --- paths and messages ----------------------------------------------------------------
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key.isidentifier() and key.isascii():
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"  # "my metric", "a\nb", "\ud800": quoted, escaped, one line
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array" if value else "[]"
+    try:
+        text = json.dumps(value)  # ensure_ascii: control characters and surrogates come out escaped
+    except ValueError:
+        text = repr(value)
+    return text[:57] + "..." if len(text) > 60 else text
+
+
+def _fail(path: str, expected: str, value: Any) -> ResultsDataError:
+    return ResultsDataError(path, f"expected {expected}, got {_shown(value)}")
+
+
+# --- scalar checks ---------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _field(obj: dict[str, Any], key: str, path: str, *, required: bool) -> tuple[str, Any]:
+    """The field's path and value; a missing required field is the error, a missing
+    optional one reads as None (callers return None for it)."""
+    where = _join(path, key)
+    if key not in obj and required:
+        raise ResultsDataError(where, "required field is missing")
+    return where, obj.get(key)
+
+
+def _is_num(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) <= MAX_MAGNITUDE
+    )
+
+
+def _int(
+    obj: dict[str, Any],
+    key: str,
+    path: str,
+    *,
+    low: int = 0,
+    high: int = _MAX_INT,
+    required: bool = True,
+    nullable: bool = False,
+) -> int | None:
+    where, value = _field(obj, key, path, required=required)
+    if value is None and (nullable or key not in obj):
+        return None
+    if not _is_int(value) or not low <= value <= high:
+        kind = (
+            "a non-negative integer"
+            if low == 0 and high == _MAX_INT
+            else f"an integer {low}..{high}"
+            if high != _MAX_INT
+            else f"an integer >= {low}"
+        )
+        raise _fail(where, kind + (" or null" if nullable else ""), value)
+    return value
+
+
+def _num(
+    obj: dict[str, Any],
+    key: str,
+    path: str,
+    *,
+    non_negative: bool = False,
+    positive: bool = False,
+    required: bool = True,
+    nullable: bool = False,
+) -> float | None:
+    where, value = _field(obj, key, path, required=required)
+    if value is None and (nullable or key not in obj):
+        return None
+    ok = _is_num(value) and not (non_negative and value < 0) and not (positive and value <= 0)
+    if not ok:
+        kind = "a positive number" if positive else "a non-negative number" if non_negative else "a finite number"
+        raise _fail(where, kind + (" or null" if nullable else ""), value)
+    return float(value)
+
+
+def _str(
+    obj: dict[str, Any],
+    key: str,
+    path: str,
+    *,
+    required: bool = True,
+    nullable: bool = False,
+    choices: tuple[str, ...] | None = None,
+    non_empty: bool = False,
+) -> str | None:
+    where, value = _field(obj, key, path, required=required)
+    if value is None and (nullable or key not in obj):
+        return None
+    if choices is not None and value not in choices:
+        raise _fail(where, "one of " + ", ".join(json.dumps(c) for c in choices if c), value)
+    if not isinstance(value, str) or (non_empty and not value):
+        raise _fail(
+            where, ("a non-empty string" if non_empty else "a string") + (" or null" if nullable else ""), value
+        )
+    return value
+
+
+def _bool(obj: dict[str, Any], key: str, path: str, *, nullable: bool = False) -> None:
+    if key in obj and not (isinstance(obj[key], bool) or (nullable and obj[key] is None)):
+        raise _fail(_join(path, key), "true, false or null" if nullable else "true or false", obj[key])
+
+
+def _obj(obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False) -> dict[str, Any]:
+    """The object at `key` ({} when absent and optional, or null and nullable)."""
+    where = _join(path, key)
+    if key not in obj:
+        if required:
+            raise ResultsDataError(where, "required field is missing")
+        return {}
+    value = obj[key]
+    if value is None and nullable:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(where, "an object" + (" or null" if nullable else ""), value)
+    return value
+
+
+def _list(obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False) -> list[Any]:
+    where = _join(path, key)
+    if key not in obj:
+        if required:
+            raise ResultsDataError(where, "required field is missing")
+        return []
+    value = obj[key]
+    if value is None and nullable:
+        return []
+    if not isinstance(value, list):
+        raise _fail(where, "an array" + (" or null" if nullable else ""), value)
+    return value
+
+
+def _each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], str, str], Any]) -> None:
+    for key in mapping:
+        check(mapping, key, path)
+
+
+# --- the whole document ------------------------------------------------------------------
+
+
+def check_values(value: Any, path: str) -> None:
+    """Every string encodable, every number finite and in range, nesting bounded.
+
+    Iterative: a hostile file may nest deeply; the path is built only on failure.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, loc = stack.pop()
+        problem = None
+        if len(loc) > _MAX_DEPTH:
+            problem = f"nested deeper than {_MAX_DEPTH} levels"
+        elif isinstance(item, str):
+            if not _encodable(item):
+                problem = f"text that cannot be written as UTF-8 (a lone surrogate), got {_shown(item)}"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                problem = f"expected a finite number, got {_shown(item)}"
+        elif _is_int(item):
+            if abs(item) > _MAX_INT:
+                problem = f"expected an integer within ±2**63, got {_shown(item)}"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if not _encodable(key):
+                    problem = f"a key that cannot be written as UTF-8 (a lone surrogate), got {_shown(key)}"
+                    break
+                stack.append((child, (*loc, key)))
+        elif isinstance(item, list):
+            if not _all_finite_floats(item):  # samples (most of a file) skip the per-item walk
+                stack.extend((child, (*loc, i)) for i, child in enumerate(item))
+        if problem is not None:
+            where = path
+            for part in loc:
+                where = _join(where, part)
+            raise ResultsDataError(where, problem)
+
+
+def _all_finite_floats(values: list[Any], limit: float = math.inf) -> bool:
+    """Whether every item is a float (an int too, when `limit` is finite) that is finite and
+    within ±limit: one vectorised check for a list of 100,000 samples, where a loop in
+    Python took seconds per file. False sends the caller to its per-item check, which
+    names the first bad item."""
+    if not values:
+        return True
+    kinds = (float, int) if math.isfinite(limit) else (float,)
+    if not all(type(x) in kinds for x in values):  # type(): bool is an int subclass, and not a sample
+        return False
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except OverflowError:  # an int beyond float64
+        return False
+    return bool(np.isfinite(array).all()) and float(np.abs(array).max()) <= limit
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

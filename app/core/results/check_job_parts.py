@@ -1,0 +1,222 @@
+"""The checks of a job's parts besides its metrics (the records of `job_records`,
+`job_conditions`, `job_tcp_info` and `link_path`): CPU usage, validation counts, the link it
+ran over, its CPU placement, a load job's steps, both ends' TCP_INFO and a packet link's path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from app.core.link.presets import MAX_DELAY_MS, MAX_RATE_KBIT
+from app.core.load.settings import (
+    MAX_CLIENTS,
+    MAX_DURATION_S,
+    MAX_RATE_PER_S,
+    MAX_SERVER_WORKERS,
+    MAX_STEPS,
+    MAX_WARMUP_S,
+)
+from app.core.results import plausible
+from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
+from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS
+from app.core.results.job_tcp_info import TCP_INFO_COUNTS
+from app.core.vocab import (
+    CongestionControl,
+    LinkEmulation,
+    PlacementPolicy,
+    TcpConnection,
+)
+
+# Bounds taken from the limits the producers are held to, not copied, so the two cannot
+# drift apart (tests/reliability/test_written_read_back.py writes the largest each allows):
+#: A link's one-way delay and rate (app.core.link.presets).
+_MAX_LINK_DELAY_MS = int(MAX_DELAY_MS)
+_MAX_LINK_RATE_KBIT = int(MAX_RATE_KBIT)
+
+
+def _check_cpu(cpu: dict[str, Any], path: str) -> None:
+    """{"worker" | "sender" | "receiver": {samples, mean_percent, ...}, "interval_s": seconds}."""
+    for key, block in cpu.items():
+        if key == "interval_s":
+            _num(cpu, key, path, positive=True, nullable=True)
+            continue
+        block = _obj(cpu, key, path, nullable=True)
+        where = _join(path, key)
+        _int(block, "samples", where, required=False, nullable=True)
+        _int(block, "rss_peak_bytes", where, required=False, nullable=True)
+        for name in ("mean_percent", "max_percent", "other_processes_mean_percent"):
+            _num(block, name, where, non_negative=True, required=False, nullable=True)
+        plausible.check_cpu_plausible(block, where)
+
+
+def _check_link(link: dict[str, Any], path: str) -> None:
+    """{"name", "delay_ms", "jitter_ms", "rate_kbit": {"up", "down"}, "loss_percent", "emulation"}
+    (job_conditions.Link): numbers a link could have been emulated with."""
+    _str(link, "name", path, required=False, nullable=True)
+    delay = _num(link, "delay_ms", path, non_negative=True)
+    assert delay is not None
+    if delay > _MAX_LINK_DELAY_MS:
+        raise _fail(_join(path, "delay_ms"), f"at most {_MAX_LINK_DELAY_MS} ms", link["delay_ms"])
+    jitter = _num(link, "jitter_ms", path, non_negative=True, required=False) or 0.0
+    if jitter > delay:
+        raise _fail(_join(path, "jitter_ms"), f"at most delay_ms ({delay!r})", link["jitter_ms"])
+    rate_path = _join(path, "rate_kbit")
+    rate = _obj(link, "rate_kbit", path, nullable=True)
+    for direction in ("up", "down"):
+        value = _num(rate, direction, rate_path, positive=True, required=False, nullable=True)
+        if value is not None and value > _MAX_LINK_RATE_KBIT:
+            raise _fail(_join(rate_path, direction), f"at most {_MAX_LINK_RATE_KBIT} kbit/s or null", value)
+    loss = _num(link, "loss_percent", path, non_negative=True, required=False)
+    if loss is not None and loss > 100:
+        raise _fail(_join(path, "loss_percent"), "a percentage 0..100", link["loss_percent"])
+    emulation = _str(link, "emulation", path, choices=tuple(LinkEmulation))
+    _str(link, "congestion_control", path, required=False, nullable=True, choices=tuple(CongestionControl))
+    _bool(link, "slow_start_after_idle", path, nullable=True)
+    _int(link, "queue_packets", path, low=1, high=MAX_QUEUE_PACKETS, required=False, nullable=True)
+    _int(link, "queue_bytes", path, low=1500, high=MAX_QUEUE_BYTES, required=False, nullable=True)
+    if link.get("burst_loss") is not None:
+        bursts_path = _join(path, "burst_loss")
+        bursts = _obj(link, "burst_loss", path)
+        for key in ("p_percent", "r_percent", "bad_loss_percent", "good_loss_percent"):
+            value = _num(bursts, key, bursts_path, non_negative=True, required=key in ("p_percent", "r_percent"))
+            if value is not None and value > 100:
+                raise _fail(_join(bursts_path, key), "a percentage 0..100", value)
+        if bursts["r_percent"] == 0:
+            raise _fail(_join(bursts_path, "r_percent"), "a percentage above 0 (the bad state must end)", 0)
+    connection = _str(link, "connection", path, required=False, choices=tuple(TcpConnection))
+    if connection == TcpConnection.FRESH and emulation != LinkEmulation.PACKET:
+        # Only the packet path puts the kernel's TCP on the link; a relay's fresh connection
+        # would start slow on loopback, not on the path.
+        raise _fail(_join(path, "connection"), 'fresh only with "emulation": "packet"', connection)
+
+
+def _check_placement(placement: dict[str, Any], path: str) -> None:
+    """Where a job's processes ran (job_conditions.Placement): a policy, and per role lists of
+    CPU numbers (non-negative integers)."""
+    _str(placement, "policy", path, choices=tuple(PlacementPolicy))
+    _str(placement, "unavailable", path, required=False, nullable=True)
+    processes_path = _join(path, "processes")
+    processes = _obj(placement, "processes", path, nullable=True)
+    for role in processes:
+        role_path = _join(processes_path, role)
+        process = _obj(processes, role, processes_path, required=True)
+        for key in ("allowed_cpus", "observed_cpus"):
+            cpus = _list(process, key, role_path)
+            for i, cpu in enumerate(cpus):
+                if not _is_int(cpu) or cpu < 0:
+                    raise _fail(f"{_join(role_path, key)}[{i}]", "a CPU number (a non-negative integer)", cpu)
+
+
+#: A load step's histogram: HdrHistogram's compressed base64 (a few hundred bytes to a few KiB).
+_MAX_HISTOGRAM_CHARS = 1 << 20
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def _check_load(load: dict[str, Any], path: str) -> None:
+    """A load job's record (job_conditions.Load): counts, rates, and per step the figures
+    and the histogram's encoded form (checked as text here; decoded only by code that
+    bounds what it accepts)."""
+    _int(load, "clients", path, low=1, high=MAX_CLIENTS)
+    _int(load, "server_workers", path, low=1, high=MAX_SERVER_WORKERS, required=False)
+    _str(load, "request", path, required=False)
+    _int(load, "pool", path, required=False)
+    for key in (
+        "duration_s",
+        "warmup_s",
+        "client_prepare_s",
+        "server_request_s",
+        "knee_per_s",
+        "sustained_per_s",
+        "sustained_p99_s",
+    ):
+        _num(load, key, path, non_negative=True, required=False, nullable=True)
+    for key, most in (("duration_s", MAX_DURATION_S), ("warmup_s", MAX_WARMUP_S)):
+        if key in load and load[key] is not None and load[key] > most:
+            raise _fail(_join(path, key), f"at most {most:g} s (the profile's limit)", load[key])
+    _bool(load, "saturated", path)
+    if len(_list(load, "steps", path)) > MAX_STEPS:
+        raise _fail(_join(path, "steps"), f"at most {MAX_STEPS} steps", f"{len(load['steps'])} steps")
+    steps_path = _join(path, "steps")
+    for i, step in enumerate(_list(load, "steps", path)):
+        where = f"{steps_path}[{i}]"
+        if not isinstance(step, dict):
+            raise _fail(where, "an object", step)
+        offered = _num(step, "offered_per_s", where, positive=True)
+        if offered is not None and offered > MAX_RATE_PER_S:
+            raise _fail(
+                _join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"]
+            )
+        _num(step, "achieved_per_s", where, non_negative=True)
+        for key in ("errors", "sent", "completed", "missed"):
+            _int(step, key, where, required=False)
+        _bool(step, "generator_saturated", where)
+        if step.get("missed") and not step["generator_saturated"]:
+            # A step that did not send its schedule did not offer its rate: never the server's figure.
+            raise _fail(_join(where, "generator_saturated"), "true for a step with missed requests", False)
+        for key in ("generator_cpu_percent", "send_lag_p99_s", "server_cpu_percent"):
+            _num(step, key, where, non_negative=True, required=False, nullable=True)
+        _str(step, "saturation_reason", where, required=False, nullable=True)
+        latency = _obj(step, "latency_s", where, nullable=True)
+        for name in latency:
+            _num(latency, name, _join(where, "latency_s"), non_negative=True)
+        histogram = _str(step, "histogram", where, required=False, nullable=True)
+        if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
+            raise _fail(
+                _join(where, "histogram"),
+                f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
+                histogram[:40],
+            )
+    plausible.check_load_plausible(load, path)
+
+
+def _check_validation(validation: dict[str, Any], path: str) -> None:
+    checked = _int(validation, "checked", path, required=False) or 0
+    failed = _int(validation, "failed", path, required=False) or 0
+    tried = _int(validation, "tamper_tried", path, required=False) or 0
+    rejected = _int(validation, "tamper_rejected", path, required=False) or 0
+    if failed > checked:
+        raise _fail(_join(path, "failed"), f"at most checked ({checked})", failed)
+    if rejected > tried:
+        raise _fail(_join(path, "tamper_rejected"), f"at most tamper_tried ({tried})", rejected)
+
+
+def _check_tcp_info(tcp_info: dict[str, Any], path: str) -> None:
+    """{"sender" | "receiver": {smoothed_rtt_s, rtt_var_s, segments_out, ...} or {"unavailable": reason}}."""
+    for role in tcp_info:
+        info = _obj(tcp_info, role, path, required=True)
+        where = _join(path, role)
+        if _str(info, "unavailable", where, required=False, nullable=True) is not None:
+            continue
+        for key in ("smoothed_rtt_s", "rtt_var_s"):
+            _num(info, key, where, non_negative=True, required=False, nullable=True)
+        for key in TCP_INFO_COUNTS:
+            _int(info, key, where, required=False, nullable=True)
+
+
+def _check_path(link_path: dict[str, Any], path: str) -> None:
+    """A packet link's path over a size (link_path.LinkPath): counts a path could have."""
+    for direction in ("up", "down"):
+        where = _join(path, direction)
+        counts = _obj(link_path, direction, path, required=True)
+        for key in ("packets_in", "bytes_in", "packets_out", "bytes_out", "dropped_queue", "dropped_loss"):
+            _int(counts, key, where)
+        if counts["dropped_queue"] + counts["dropped_loss"] > counts["packets_in"]:
+            raise _fail(_join(where, "dropped_loss"), "no more drops than packets in", counts["dropped_loss"])
+        _num(counts, "loss_rate", where, non_negative=True, required=False, nullable=True)
+        interval = _list(counts, "loss_ci95", where, nullable=True)
+        if interval and not (len(interval) == 2 and all(_is_num(v) and 0 <= v <= 1 for v in interval)):
+            raise _fail(_join(where, "loss_ci95"), "two proportions from 0 to 1", interval)
+    for key in ("late_p50_s", "late_p99_s", "late_max_s"):
+        _num(link_path, key, path, non_negative=True, nullable=True)
+    _num(link_path, "emulator_cpu_s", path, non_negative=True)
+    _bool(link_path, "late", path)
+    _bool(link_path, "slow_start_after_idle", path, nullable=True)
+    _bool(link_path, "realtime", path)
+    _str(link_path, "congestion_control", path, required=False, nullable=True)
+    _int(link_path, "read_late_packets", path, required=False, nullable=True)
+    _int(link_path, "device_dropped", path, required=False, nullable=True)
+    _num(link_path, "late_limit_s", path, non_negative=True, required=False, nullable=True)
+    _num(link_path, "read_late_max_s", path, non_negative=True, required=False, nullable=True)
+    _int(link_path, "queue_packets", path, low=1, required=False, nullable=True)
+    _int(link_path, "queue_bytes", path, low=1, required=False, nullable=True)

@@ -1,0 +1,138 @@
+"""The checks of one metric of a job (`jobs[i].metrics.<name>`): its count, statistics in
+order, interval, outliers and samples, and for a time metric durations a timed operation
+can take (1 ns to a day), which the store and the runner apply on their own too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from app.core.profile.model import MAX_SAMPLES
+from app.core.results import plausible
+from app.core.results.check_fields import (
+    MAX_MAGNITUDE,
+    _all_finite_floats,
+    _fail,
+    _int,
+    _is_int,
+    _is_num,
+    _join,
+    _list,
+    _num,
+    _str,
+)
+from app.core.results.errors import ResultsDataError
+
+# A bound taken from the limit the producers are held to, not copied, so the two cannot
+# drift apart (tests/reliability/test_written_read_back.py writes the largest each allows):
+#: Samples per metric: a profile's `samples`, and what a load step keeps (its generator
+#: samples 1 in k requests past this, `app.core.load.generator.sample_stride`).
+_MAX_SAMPLES = MAX_SAMPLES
+
+
+def check_metric(metric: dict[str, Any], path: str) -> None:
+    _str(metric, "unit", path)
+    n = _int(metric, "n", path, low=1, high=_MAX_SAMPLES)
+    assert n is not None
+    values = {
+        key: _num(metric, key, path) for key in ("mean", "median", "min", "max", "p5", "p25", "p75", "p95", "p99")
+    }
+    _num(metric, "std", path, non_negative=True)
+    _num(metric, "cv", path, non_negative=True, required=False, nullable=True)
+    low, high, median = values["min"], values["max"], values["median"]
+    assert low is not None and high is not None and median is not None
+    if not low <= median <= high:
+        raise ResultsDataError(path, f"min <= median <= max does not hold (got {low!r}, {median!r}, {high!r})")
+    ci = _list(metric, "ci95", path, nullable=True)
+    if (
+        "ci95" in metric
+        and metric["ci95"] is not None
+        and (len(ci) != 2 or not all(_is_num(v) for v in ci) or ci[0] > ci[1])
+    ):
+        raise _fail(_join(path, "ci95"), "null or [low, high] with low <= high", metric["ci95"])
+    outliers = _int(metric, "outliers", path)
+    assert outliers is not None
+    if outliers > n:
+        raise _fail(_join(path, "outliers"), f"at most n ({n})", outliers)
+    indices_path = _join(path, "outlier_indices")
+    for i, index in enumerate(_list(metric, "outlier_indices", path, nullable=True)):
+        if not _is_int(index) or not 0 <= index < n:
+            raise _fail(f"{indices_path}[{i}]", f"a sample index 0..{n - 1}", index)
+    _int(metric, "batch", path, low=1, required=False)
+    _int(metric, "traced_peak_bytes", path, required=False, nullable=True)
+    _num(metric, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
+    if "samples" in metric:
+        samples = _list(metric, "samples", path)
+        if len(samples) != n:
+            raise ResultsDataError(_join(path, "samples"), f"expected n = {n} samples, got {len(samples)}")
+        for i, sample in enumerate([] if _all_finite_floats(samples, MAX_MAGNITUDE) else samples):
+            if not _is_num(sample):
+                raise _fail(f"{_join(path, 'samples')}[{i}]", "a finite number", sample)
+    check_metric_magnitudes(metric, path)
+    plausible.check_metric_plausible(metric, path)
+
+
+# --- physically possible durations ----------------------------------------------------------
+
+#: Every metric is a duration in seconds (unit "s"); these are the durations a timed
+#: operation can take on any machine. Below: the clocks tick in nanoseconds
+#: (`time.perf_counter_ns`) and the cheapest call the app times, a Python call into a
+#: library, costs tens of them, so a sample under 1 ns (5e-324 s, 1e-300 s) was never
+#: measured. Batched operations are reported per operation, and still cost more than 1 ns.
+MIN_SAMPLE_SECONDS = 1e-9
+#: Above: a session waits at most `reply_timeout` (600 s by default) for one answer, a load
+#: step lasts at most 600 s, and the slowest single operation the app offers (an
+#: RSA-16384 key, a chunked ElGamal-4096 open of a large message) takes minutes; a day
+#: is far beyond all of them, and keeps every ratio of two samples (at most 8.64e13)
+#: finite and printable.
+MAX_SAMPLE_SECONDS = 86_400.0
+#: The fields of a metric that are samples or statistics of them (hence durations too).
+_DURATION_FIELDS = ("min", "max", "median", "mean", "p5", "p25", "p75", "p95", "p99")
+
+
+def duration_problem(value: float) -> str | None:
+    """Why `value` (seconds) cannot be a timed operation's duration, or None."""
+    if not MIN_SAMPLE_SECONDS <= value <= MAX_SAMPLE_SECONDS:
+        return (
+            f"{value!r} s is not a duration any machine measures "
+            f"({MIN_SAMPLE_SECONDS:g} s to {MAX_SAMPLE_SECONDS:g} s, 1 ns to a day)"
+        )
+    return None
+
+
+def sample_magnitude_problem(samples: Any) -> tuple[int, str] | None:
+    """The index of the first sample that is not a possible duration and why, or None.
+    Vectorised: a metric may hold 1,000,000 samples. Non-finite samples are found here too."""
+    array = np.asarray(samples, dtype=np.float64)
+    if not array.size:
+        return None
+    with np.errstate(invalid="ignore"):
+        bad = ~((array >= MIN_SAMPLE_SECONDS) & (array <= MAX_SAMPLE_SECONDS))
+    if not bad.any():
+        return None
+    index = int(np.argmax(bad))
+    return index, duration_problem(float(array[index])) or "not a duration"
+
+
+def check_metric_magnitudes(metric: dict[str, Any], path: str) -> None:
+    """A time metric's (unit "s") statistics, interval and samples are possible durations.
+    Called after `check_metric` (types, finiteness and order are already checked); samples
+    that are still packed (a store row) are checked by the store once unpacked."""
+    if metric.get("unit") != "s":
+        return
+    for key in _DURATION_FIELDS:
+        problem = duration_problem(float(metric[key]))
+        if problem is not None:
+            raise ResultsDataError(_join(path, key), problem)
+    ci = metric.get("ci95")
+    for i, value in enumerate(ci if isinstance(ci, list) else ()):
+        problem = duration_problem(float(value))
+        if problem is not None:
+            raise ResultsDataError(f"{_join(path, 'ci95')}[{i}]", problem)
+    samples = metric.get("samples")
+    if isinstance(samples, list):
+        found = sample_magnitude_problem(samples)
+        if found is not None:
+            raise ResultsDataError(f"{_join(path, 'samples')}[{found[0]}]", found[1])
