@@ -21,6 +21,7 @@ import pytest
 from app.cli.main import main as cli_main
 from app.core.profile.files import parse_profile
 from app.core.results.store import Store
+from app.core.run import watchdog
 from app.core.run.events import JobProcesses, SampleBatch
 from app.core.run.plan import JobPlan
 from app.core.run.runner import Runner
@@ -130,6 +131,9 @@ def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(
         return dataclasses.replace(plan, peer=dataclasses.replace(plan.session_peer(), reply_timeout=2.0))
 
     monkeypatch.setattr(ChildSupervisor, "_session_plan", short_wait)
+    # The watch would kill a receiver stopped for 3 s and name that first: this test is of
+    # the sender's own bounded wait (a receiver that stops answering without being stopped).
+    monkeypatch.setattr(watchdog, "FROZEN_SECONDS", 60.0)
     pids: dict[str, int] = {}
     frozen: list[int] = []
 
