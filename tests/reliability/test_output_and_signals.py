@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,101 @@ def test_stop_signal_mid_run_keeps_everything(tmp_path: Path, signum: int) -> No
     assert _stored(store_path) == ("cancelled", ["ok", "cancelled"])
     _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
     assert alive == [], "the job's processes outlived the stopped CLI"
+
+
+LOOPBACK_PAUSING = {**PAUSING, "scheme": "aes-gcm", "params": {"key_bits": 128}, "mode": "loopback"}
+
+
+def _job_started(proc: subprocess.Popen[str], processes: int) -> None:
+    """Block (bounded) until the CLI's running job has all its `processes` up."""
+    from app.core.run.jobstart import job_processes
+
+    cli = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 30
+    while len(job_processes(cli)) < processes:
+        assert proc.poll() is None and time.monotonic() < deadline, "the job's processes never started"
+        time.sleep(0.02)  # a condition polled, not a guess at a duration
+
+
+@POSIX
+@pytest.mark.parametrize(
+    ("busy", "processes"),
+    [
+        (PAUSING, 1),
+        (LOOPBACK_PAUSING, 2),
+        ({**LOOPBACK_PAUSING, "link": {"delay_ms": 1}, "link_emulation": "stream-relay"}, 3),
+        ({**LOOPBACK_PAUSING, "samples": 1_000_000, "pause_ms": 1}, 2),  # mid-message, not mid-pause
+    ],
+    ids=["worker", "sender", "link", "sending"],
+)
+def test_stop_signal_to_the_whole_group_is_a_cancel(tmp_path: Path, busy: dict[str, Any], processes: int) -> None:
+    """GNU `timeout`, `kill -TERM -PGID` and CI runners signal the whole process group:
+    the job's processes (and the fork server) got the SIGTERM too and died before the CLI
+    stopped them. Before, the running job was recorded "failed" ("worker process exited
+    with code 255 before reporting a result"), not "cancelled by the user"."""
+    profile = _profile(tmp_path, QUICK, busy, {**QUICK, "message_sizes": [128]})
+    export, store_path = tmp_path / "o.json", tmp_path / "r.sqlite3"
+    proc = _cli(
+        "run", str(profile), "--json", str(export), "--store", str(store_path), "--quiet", start_new_session=True
+    )
+    _first_job_done(proc)
+    _job_started(proc, processes)
+    children = [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    os.killpg(proc.pid, signal.SIGTERM)  # the group: the CLI, its fork server and the job's processes
+    code, err = _finish(proc)
+    assert code == 143, err
+    assert "stopped by SIGTERM after 1 of 3 jobs" in err and "Traceback" not in err
+    jobs = json.loads(export.read_text())["jobs"]
+    assert [(job["status"], job["error"]) for job in jobs] == [
+        ("ok", None),
+        ("cancelled", "cancelled by the user"),
+        ("cancelled", "cancelled before start"),
+    ]
+    assert _stored(store_path) == ("cancelled", ["ok", "cancelled", "cancelled"])
+    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
+    assert alive == [], "the job's processes outlived the stopped CLI"
+
+
+@POSIX
+def test_a_job_whose_process_the_stop_reached_first_is_cancelled_not_failed() -> None:
+    """The order the group test above cannot force: the job's worker dies of the SIGTERM
+    and the job ends on that before the supervisor's own handler sets the cancel flag (the
+    window's handler runs on the GUI thread, not the runner's). Before, "failed" ("worker
+    process was killed by SIGTERM"); now the runner gives the flag a moment, and a death
+    by a stop signal with the flag set is the user's stop."""
+    from app.core.run.events import Progress
+    from app.core.run.jobstart import job_processes
+
+    cancel = threading.Event()
+    killed: list[int] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, Progress) and not killed:
+            (worker,) = job_processes()
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(10)  # dead, its pipe closed, before the flag is set
+            killed.append(worker.pid)
+            threading.Timer(0.1, cancel.set).start()  # the handler, on another thread, a moment later
+
+    run = Runner(parse_profile({"name": "group-stop", "jobs": [PAUSING]}), cancel=cancel, on_event=on_event).run()
+    assert killed, "the job never reported progress"
+    assert [(job.status, job.error) for job in run.jobs] == [("cancelled", "cancelled by the user")]
+    assert run.status == "cancelled"
+
+
+def test_a_process_killed_by_someone_else_without_a_stop_is_still_a_failure() -> None:
+    """The attribution needs the user's stop: a worker killed by a stray SIGTERM, with no
+    stop of the run, fails the job naming the signal, as before."""
+    from app.core.run.events import Progress
+    from app.core.run.jobstart import job_processes
+
+    def on_event(event: object) -> None:
+        if isinstance(event, Progress):
+            for process in job_processes():
+                process.send_signal(signal.SIGTERM)
+
+    run = Runner(parse_profile({"name": "stray", "jobs": [PAUSING]}), cancel=threading.Event(), on_event=on_event).run()
+    assert [(job.status, job.error) for job in run.jobs] == [("failed", "worker process was killed by SIGTERM")]
 
 
 @POSIX
