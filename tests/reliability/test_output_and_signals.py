@@ -167,6 +167,121 @@ def test_serve_goes_on_after_its_output_is_closed(tmp_path: Path) -> None:
             server.wait()
 
 
+#: Runs one command in a child whose descriptors `CLOSED` (set by the test) are closed before
+#: Python starts, and writes how `main` ended to argv[1]: its exit code, or the exception
+#: that escaped it (a traceback nobody can see when stderr is closed too).
+_CLOSED_FDS_DRIVER = """
+import sys
+from app.cli.main import main
+try:
+    outcome = str(main(sys.argv[2:]))
+except SystemExit as exc:
+    outcome = str(exc.code)
+except BaseException as exc:
+    outcome = repr(exc)
+with open(sys.argv[1], "w") as file:
+    file.write(outcome)
+sys.exit(int(outcome) if outcome.isdigit() else 99)
+"""
+
+
+def _with_closed(fds: tuple[int, ...], outcome: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    def close_them() -> None:  # in the child, before exec: `cryptobench ... >&-`
+        for fd in fds:
+            os.close(fd)
+
+    return subprocess.run(
+        [sys.executable, "-c", _CLOSED_FDS_DRIVER, str(outcome), *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL if 1 not in fds else None,
+        stderr=subprocess.PIPE if 2 not in fds else None,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CRYPTOBENCH_HOME": str(home), "PYTHONPATH": str(ROOT)},
+        preexec_fn=close_them,
+        check=False,
+    )
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> Path:
+    from tests.helpers.stores import stored_run
+
+    home = tmp_path / "home"
+    home.mkdir()
+    stored_run(home / "results.sqlite3")
+    return home
+
+
+PRINTED_RESULTS = [
+    ["history"],
+    ["history", "--json"],
+    ["show", "20260101-000000-aaaaaa"],
+    ["store"],
+    ["list"],
+    ["presets"],
+    ["--version"],
+]
+
+
+@POSIX
+@pytest.mark.parametrize("argv", PRINTED_RESULTS, ids=" ".join)
+def test_stdout_closed_at_start_fails_a_command_whose_output_is_its_result(
+    argv: list[str], cli_home: Path, tmp_path: Path
+) -> None:
+    """`history >&-`: Python starts with no sys.stdout at all when descriptor 1 is closed,
+    and the app pointed it at the null device. Before, exit 0 with the output lost; a
+    closed descriptor is not a closed pipe (the reader's choice), it is a failure."""
+    outcome = tmp_path / "outcome"
+    proc = _with_closed((1,), outcome, *argv, home=cli_home)
+    assert proc.returncode == 1 and outcome.read_text() == "1", proc.stderr
+    assert proc.stderr == (
+        "cryptobench: error: standard output: cannot write (Bad file descriptor: closed at start); the output is lost\n"
+    )
+
+
+@POSIX
+@pytest.mark.parametrize("argv", [["history"], ["show", "20260101-000000-aaaaaa", "--json"]], ids=" ".join)
+def test_stdout_and_stderr_closed_at_start_fail_without_a_traceback(
+    argv: list[str], cli_home: Path, tmp_path: Path
+) -> None:
+    """`history >&- 2>&-`: nowhere to say it, still exit 1, and `main` returns it (no
+    exception escapes to print a traceback nobody would see)."""
+    outcome = tmp_path / "outcome"
+    proc = _with_closed((1, 2), outcome, *argv, home=cli_home)
+    assert (proc.returncode, outcome.read_text()) == (1, "1")
+
+
+@POSIX
+def test_stderr_closed_at_start_changes_nothing_for_the_result(cli_home: Path, tmp_path: Path) -> None:
+    """Only stderr closed: the result is printed in full and the command succeeds."""
+    outcome = tmp_path / "outcome"
+    proc = subprocess.run(
+        [sys.executable, "-c", _CLOSED_FDS_DRIVER, str(outcome), "history", "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CRYPTOBENCH_HOME": str(cli_home), "PYTHONPATH": str(ROOT)},
+        preexec_fn=lambda: os.close(2),
+        check=False,
+    )
+    assert (proc.returncode, outcome.read_text()) == (0, "0")
+    assert [run["id"] for run in json.loads(proc.stdout)] == ["20260101-000000-aaaaaa"]
+
+
+@POSIX
+def test_a_run_with_stdout_closed_at_start_warns_and_keeps_its_result(tmp_path: Path) -> None:
+    """`run` prints an account, not its result (that is the store and the exports): a
+    warning, exit 0, and the export written, not landed on descriptor 1."""
+    profile, export, outcome = _profile(tmp_path, QUICK), tmp_path / "o.json", tmp_path / "outcome"
+    proc = _with_closed((1,), outcome, "run", str(profile), "--no-store", "--json", str(export), home=tmp_path)
+    assert (proc.returncode, outcome.read_text()) == (0, "0"), proc.stderr
+    assert "cryptobench: warning: standard output: cannot write (Bad file descriptor: closed at start)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _statuses(export) == ["ok"]
+
+
 # --- 2. SIGTERM and SIGHUP are stops, not crashes --------------------------------------------
 
 
