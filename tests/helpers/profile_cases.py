@@ -183,9 +183,10 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
         if draw(st.booleans()) and not (mode == Mode.LOAD and field in IGNORED_BY_LOAD):  # refused for load
             job[field] = draw(st.integers(low, high))
     if draw(st.booleans()) and mode != Mode.LOAD:
-        # Within a field's bound and within a day of pauses for the whole job (refused beyond).
+        # Within a field's bound and within a day of pauses for the whole job (refused beyond),
+        # even with up to four sizes (tests add sizes to a copy of the job).
         defaults = JobSpec.model_fields
-        sizes = len(job.get("message_sizes", DEFAULT_MESSAGE_SIZES)) if info.fixed_message_size is None else 1
+        sizes = max(4, len(job.get("message_sizes", DEFAULT_MESSAGE_SIZES)))
         count = pause_count(
             Mode(mode),
             info.family,
