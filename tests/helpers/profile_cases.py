@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from app.core.errors import BadParameter
 from app.core.load.settings import IGNORED_BY_LOAD
 from app.core.profile.files import load_profile
-from app.core.profile.model import FORMAT_VERSION, MAX_SAMPLES, ProfileError
+from app.core.profile.model import DEFAULT_MESSAGE_SIZES, FORMAT_VERSION, MAX_SAMPLES, JobSpec, ProfileError
+from app.core.profile.pauses import MAX_JOB_PAUSE_S, pause_count
 from app.core.profile.resolve import resolve_jobs
 from app.core.schemes import registry
 from app.core.schemes.base import SchemeSpec
@@ -182,7 +183,19 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
         if draw(st.booleans()) and not (mode == Mode.LOAD and field in IGNORED_BY_LOAD):  # refused for load
             job[field] = draw(st.integers(low, high))
     if draw(st.booleans()) and mode != Mode.LOAD:
-        job["pause_ms"] = draw(st.floats(0, 60_000))
+        # Within a field's bound and within a day of pauses for the whole job (refused beyond),
+        # even with up to four sizes (tests add sizes to a copy of the job).
+        defaults = JobSpec.model_fields
+        sizes = max(4, len(job.get("message_sizes", DEFAULT_MESSAGE_SIZES)))
+        count = pause_count(
+            Mode(mode),
+            info.family,
+            sizes,
+            job.get("samples", defaults["samples"].default),
+            job.get("warmup", defaults["warmup"].default),
+            job.get("keygen_samples", defaults["keygen_samples"].default),
+        )
+        job["pause_ms"] = draw(st.floats(0, min(60_000, MAX_JOB_PAUSE_S * 999 / max(1, count))))
     if mode in SESSION_MODES and draw(st.booleans()):
         job["tcp_nodelay"] = draw(st.booleans())
     if mode == Mode.LOAD and draw(st.booleans()):

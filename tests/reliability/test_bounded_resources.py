@@ -8,6 +8,9 @@
 - A job whose messages would take longer on its link than a run may wait is refused
   before it runs, naming the size, the link and the estimate: in a profile, with
   `run --link`, and in the window.
+- A job whose pauses alone (`pause_ms` after every warm-up and sample round) add up to
+  more than a day is refused before it runs, naming pause_ms, the count and the time: in
+  a profile, with `run --samples`, and in the window.
 - A load job refuses the settings it ignores (samples, warm-up, key generations, pause),
   naming the field: in a profile, with `run --samples`, and in the window.
 
@@ -213,6 +216,79 @@ def test_the_estimate_is_a_lower_bound_from_rate_and_delays() -> None:
     # 32 bytes up and 64 back at 1 kbit/s, and 10 ms each way.
     assert message_wire_s(job.link, 32) == pytest.approx(0.256 + 0.512 + 0.020)
     assert MAX_MESSAGE_WIRE_S == 600
+
+
+# --- a job that would spend more than a day in its own pauses -------------------------------
+
+
+def test_two_years_of_pauses_are_refused_naming_pause_ms_the_count_and_the_time() -> None:
+    """Each field at its documented maximum: about two years of sleeping, started without a word."""
+    job = {"scheme": "aes-gcm", "params": {"key_bits": 128}, "message_sizes": [64]}
+    profile = parse_profile(
+        {"name": "t", "jobs": [{**job, "samples": 1_000_000, "warmup": 100_000, "pause_ms": 60_000}]}
+    )
+    with pytest.raises(ProfileError) as caught:
+        resolve_jobs(profile, "p.json")
+    message = str(caught.value)
+    assert caught.value.field == "jobs[0].pause_ms" and "\n" not in message
+    # keygen (10 + 1 warm-up) and, per size, encrypt and decrypt of 1,100,000 rounds each
+    assert "pauses at least 2,200,011 times" in message and "1,528 days" in message
+    assert "more than the 24 h a job may run" in message
+
+
+@pytest.mark.parametrize("mode", ["loopback", "operations"])
+def test_a_day_of_pauses_runs_and_one_pause_more_does_not(mode: str) -> None:
+    # sha256 pauses once a round in both modes (no key generation, no open): 2 sizes x 720
+    # rounds x 60 s is exactly a day.
+    fits = {"scheme": "sha256", "mode": mode, "message_sizes": [64, 128], "samples": 710, "warmup": 10}
+    fits["pause_ms"] = 60_000
+    resolve_jobs(parse_profile({"name": "t", "jobs": [fits]}))
+    with pytest.raises(ProfileError, match=r"^.*jobs\[0\]\.pause_ms: the job pauses at least 1,442 times"):
+        resolve_jobs(parse_profile({"name": "t", "jobs": [{**fits, "samples": 711}]}))
+
+
+@pytest.mark.parametrize(
+    ("scheme", "params"),
+    [("sha256", {}), ("aes-gcm", {"key_bits": 128}), ("x25519", {}), ("ed25519", {}), ("rsa-oaep", {"bits": 2048})],
+)
+def test_the_count_is_what_an_operations_job_really_pauses(
+    monkeypatch: pytest.MonkeyPatch, scheme: str, params: dict[str, Any]
+) -> None:
+    """The refusal's count follows the measuring code: an operations job run in-process,
+    its pauses counted, is never below it (above only by a scheme's extra operations)."""
+    from app.core.measure.ops import OperationsBenchmark
+    from app.core.profile.pauses import pause_count
+    from app.core.run.plan import JobPlan
+    from app.core.schemes import registry
+
+    fields = {"scheme": scheme, "params": params, "message_sizes": [16, 32], "samples": 3, "warmup": 2}
+    (job,) = resolve_jobs(parse_profile({"name": "t", "jobs": [{**fields, "keygen_samples": 2, "pause_ms": 1}]}))
+    made: list[None] = []
+    monkeypatch.setattr(OperationsBenchmark, "_pause", lambda self: made.append(None))
+    OperationsBenchmark(JobPlan(job, 0), lambda event: None).run()
+    planned = pause_count(job.mode, job.family, 2, job.samples, job.warmup, job.keygen_samples)
+    instance = registry.create(scheme, job.backend, job.params)
+    extras = len(instance.extra_operations(instance.new_sender(), instance.new_receiver()))
+    assert len(made) == planned + extras * 2 * (job.samples + job.warmup)
+
+
+def test_run_samples_applies_the_same_rule(tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(
+        json.dumps({"name": "t", "jobs": [{"scheme": "sha256", "message_sizes": [64], "pause_ms": 60_000}]})
+    )
+    resolve_jobs(parse_profile(json.loads(path.read_text())))  # 30 samples: half an hour of pauses
+    assert main(["run", str(path), "--no-store", "--quiet", "--samples", "1000000"]) == 2
+
+
+def test_the_window_refuses_a_job_of_endless_pauses(qtbot: Any) -> None:
+    from app.gui.config.panel import ConfigPanel
+
+    panel = ConfigPanel()
+    qtbot.addWidget(panel)
+    job = {"scheme": "sha256", "message_sizes": [64], "samples": 1_000_000, "pause_ms": 60_000}
+    panel.set_profile(parse_profile({"name": "t", "jobs": [job]}))
+    assert not panel.is_valid and "pause_ms" in panel.problem.text() and "days" in panel.problem.text()
 
 
 # --- what a load job ignores is refused --------------------------------------------------------

@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,121 @@ def test_serve_goes_on_after_its_output_is_closed(tmp_path: Path) -> None:
             server.wait()
 
 
+#: Runs one command in a child whose descriptors `CLOSED` (set by the test) are closed before
+#: Python starts, and writes how `main` ended to argv[1]: its exit code, or the exception
+#: that escaped it (a traceback nobody can see when stderr is closed too).
+_CLOSED_FDS_DRIVER = """
+import sys
+from app.cli.main import main
+try:
+    outcome = str(main(sys.argv[2:]))
+except SystemExit as exc:
+    outcome = str(exc.code)
+except BaseException as exc:
+    outcome = repr(exc)
+with open(sys.argv[1], "w") as file:
+    file.write(outcome)
+sys.exit(int(outcome) if outcome.isdigit() else 99)
+"""
+
+
+def _with_closed(fds: tuple[int, ...], outcome: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    def close_them() -> None:  # in the child, before exec: `cryptobench ... >&-`
+        for fd in fds:
+            os.close(fd)
+
+    return subprocess.run(
+        [sys.executable, "-c", _CLOSED_FDS_DRIVER, str(outcome), *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL if 1 not in fds else None,
+        stderr=subprocess.PIPE if 2 not in fds else None,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CRYPTOBENCH_HOME": str(home), "PYTHONPATH": str(ROOT)},
+        preexec_fn=close_them,
+        check=False,
+    )
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> Path:
+    from tests.helpers.stores import stored_run
+
+    home = tmp_path / "home"
+    home.mkdir()
+    stored_run(home / "results.sqlite3")
+    return home
+
+
+PRINTED_RESULTS = [
+    ["history"],
+    ["history", "--json"],
+    ["show", "20260101-000000-aaaaaa"],
+    ["store"],
+    ["list"],
+    ["presets"],
+    ["--version"],
+]
+
+
+@POSIX
+@pytest.mark.parametrize("argv", PRINTED_RESULTS, ids=" ".join)
+def test_stdout_closed_at_start_fails_a_command_whose_output_is_its_result(
+    argv: list[str], cli_home: Path, tmp_path: Path
+) -> None:
+    """`history >&-`: Python starts with no sys.stdout at all when descriptor 1 is closed,
+    and the app pointed it at the null device. Before, exit 0 with the output lost; a
+    closed descriptor is not a closed pipe (the reader's choice), it is a failure."""
+    outcome = tmp_path / "outcome"
+    proc = _with_closed((1,), outcome, *argv, home=cli_home)
+    assert proc.returncode == 1 and outcome.read_text() == "1", proc.stderr
+    assert proc.stderr == (
+        "cryptobench: error: standard output: cannot write (Bad file descriptor: closed at start); the output is lost\n"
+    )
+
+
+@POSIX
+@pytest.mark.parametrize("argv", [["history"], ["show", "20260101-000000-aaaaaa", "--json"]], ids=" ".join)
+def test_stdout_and_stderr_closed_at_start_fail_without_a_traceback(
+    argv: list[str], cli_home: Path, tmp_path: Path
+) -> None:
+    """`history >&- 2>&-`: nowhere to say it, still exit 1, and `main` returns it (no
+    exception escapes to print a traceback nobody would see)."""
+    outcome = tmp_path / "outcome"
+    proc = _with_closed((1, 2), outcome, *argv, home=cli_home)
+    assert (proc.returncode, outcome.read_text()) == (1, "1")
+
+
+@POSIX
+def test_stderr_closed_at_start_changes_nothing_for_the_result(cli_home: Path, tmp_path: Path) -> None:
+    """Only stderr closed: the result is printed in full and the command succeeds."""
+    outcome = tmp_path / "outcome"
+    proc = subprocess.run(
+        [sys.executable, "-c", _CLOSED_FDS_DRIVER, str(outcome), "history", "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CRYPTOBENCH_HOME": str(cli_home), "PYTHONPATH": str(ROOT)},
+        preexec_fn=lambda: os.close(2),
+        check=False,
+    )
+    assert (proc.returncode, outcome.read_text()) == (0, "0")
+    assert [run["id"] for run in json.loads(proc.stdout)] == ["20260101-000000-aaaaaa"]
+
+
+@POSIX
+def test_a_run_with_stdout_closed_at_start_warns_and_keeps_its_result(tmp_path: Path) -> None:
+    """`run` prints an account, not its result (that is the store and the exports): a
+    warning, exit 0, and the export written, not landed on descriptor 1."""
+    profile, export, outcome = _profile(tmp_path, QUICK), tmp_path / "o.json", tmp_path / "outcome"
+    proc = _with_closed((1,), outcome, "run", str(profile), "--no-store", "--json", str(export), home=tmp_path)
+    assert (proc.returncode, outcome.read_text()) == (0, "0"), proc.stderr
+    assert "cryptobench: warning: standard output: cannot write (Bad file descriptor: closed at start)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _statuses(export) == ["ok"]
+
+
 # --- 2. SIGTERM and SIGHUP are stops, not crashes --------------------------------------------
 
 
@@ -192,6 +308,101 @@ def test_stop_signal_mid_run_keeps_everything(tmp_path: Path, signum: int) -> No
     assert _stored(store_path) == ("cancelled", ["ok", "cancelled"])
     _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
     assert alive == [], "the job's processes outlived the stopped CLI"
+
+
+LOOPBACK_PAUSING = {**PAUSING, "scheme": "aes-gcm", "params": {"key_bits": 128}, "mode": "loopback"}
+
+
+def _job_started(proc: subprocess.Popen[str], processes: int) -> None:
+    """Block (bounded) until the CLI's running job has all its `processes` up."""
+    from app.core.run.jobstart import job_processes
+
+    cli = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 30
+    while len(job_processes(cli)) < processes:
+        assert proc.poll() is None and time.monotonic() < deadline, "the job's processes never started"
+        time.sleep(0.02)  # a condition polled, not a guess at a duration
+
+
+@POSIX
+@pytest.mark.parametrize(
+    ("busy", "processes"),
+    [
+        (PAUSING, 1),
+        (LOOPBACK_PAUSING, 2),
+        ({**LOOPBACK_PAUSING, "link": {"delay_ms": 1}, "link_emulation": "stream-relay"}, 3),
+        ({**LOOPBACK_PAUSING, "samples": 1_000_000, "pause_ms": 1}, 2),  # mid-message, not mid-pause
+    ],
+    ids=["worker", "sender", "link", "sending"],
+)
+def test_stop_signal_to_the_whole_group_is_a_cancel(tmp_path: Path, busy: dict[str, Any], processes: int) -> None:
+    """GNU `timeout`, `kill -TERM -PGID` and CI runners signal the whole process group:
+    the job's processes (and the fork server) got the SIGTERM too and died before the CLI
+    stopped them. Before, the running job was recorded "failed" ("worker process exited
+    with code 255 before reporting a result"), not "cancelled by the user"."""
+    profile = _profile(tmp_path, QUICK, busy, {**QUICK, "message_sizes": [128]})
+    export, store_path = tmp_path / "o.json", tmp_path / "r.sqlite3"
+    proc = _cli(
+        "run", str(profile), "--json", str(export), "--store", str(store_path), "--quiet", start_new_session=True
+    )
+    _first_job_done(proc)
+    _job_started(proc, processes)
+    children = [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    os.killpg(proc.pid, signal.SIGTERM)  # the group: the CLI, its fork server and the job's processes
+    code, err = _finish(proc)
+    assert code == 143, err
+    assert "stopped by SIGTERM after 1 of 3 jobs" in err and "Traceback" not in err
+    jobs = json.loads(export.read_text())["jobs"]
+    assert [(job["status"], job["error"]) for job in jobs] == [
+        ("ok", None),
+        ("cancelled", "cancelled by the user"),
+        ("cancelled", "cancelled before start"),
+    ]
+    assert _stored(store_path) == ("cancelled", ["ok", "cancelled", "cancelled"])
+    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
+    assert alive == [], "the job's processes outlived the stopped CLI"
+
+
+@POSIX
+def test_a_job_whose_process_the_stop_reached_first_is_cancelled_not_failed() -> None:
+    """The order the group test above cannot force: the job's worker dies of the SIGTERM
+    and the job ends on that before the supervisor's own handler sets the cancel flag (the
+    window's handler runs on the GUI thread, not the runner's). Before, "failed" ("worker
+    process was killed by SIGTERM"); now the runner gives the flag a moment, and a death
+    by a stop signal with the flag set is the user's stop."""
+    from app.core.run.events import Progress
+    from app.core.run.jobstart import job_processes
+
+    cancel = threading.Event()
+    killed: list[int] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, Progress) and not killed:
+            (worker,) = job_processes()
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(10)  # dead, its pipe closed, before the flag is set
+            killed.append(worker.pid)
+            threading.Timer(0.1, cancel.set).start()  # the handler, on another thread, a moment later
+
+    run = Runner(parse_profile({"name": "group-stop", "jobs": [PAUSING]}), cancel=cancel, on_event=on_event).run()
+    assert killed, "the job never reported progress"
+    assert [(job.status, job.error) for job in run.jobs] == [("cancelled", "cancelled by the user")]
+    assert run.status == "cancelled"
+
+
+def test_a_process_killed_by_someone_else_without_a_stop_is_still_a_failure() -> None:
+    """The attribution needs the user's stop: a worker killed by a stray SIGTERM, with no
+    stop of the run, fails the job naming the signal, as before."""
+    from app.core.run.events import Progress
+    from app.core.run.jobstart import job_processes
+
+    def on_event(event: object) -> None:
+        if isinstance(event, Progress):
+            for process in job_processes():
+                process.send_signal(signal.SIGTERM)
+
+    run = Runner(parse_profile({"name": "stray", "jobs": [PAUSING]}), cancel=threading.Event(), on_event=on_event).run()
+    assert [(job.status, job.error) for job in run.jobs] == [("failed", "worker process was killed by SIGTERM")]
 
 
 @POSIX

@@ -28,7 +28,9 @@ SIGPIPE needs no handling: the interpreter ignores it at start-up, which is what
 turns a closed pipe into the EPIPE handled here rather than a silent death.
 It also makes sure file descriptors 0-2 are open: started with stdout closed
 (`>&-`), the next file opened (an export, the store) would otherwise get
-descriptor 1 and receive every later print.
+descriptor 1 and receive every later print. What is then printed there is lost, not
+declined: the first write fails the stream as a full disk does (before, `history >&-`
+exited 0 with its output gone).
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ class TolerantStream:
         #: Whether losing this stream fails the command (its output is the command's
         #: result): the message says "error" then, else "warning" (`app.cli.main`).
         self.fails_command = True
+        #: Why the stream was unusable from the start (None: it was not). Started with the
+        #: descriptor closed (`>&-`), Python has no stream at all (sys.stdout is None): the
+        #: first write is then lost as to a broken disk, not silently dropped.
+        self.closed_at_start: OSError | None = None
         try:
             self._fd: int | None = stream.fileno()
         except (AttributeError, OSError, ValueError):  # pytest's capture, StringIO
@@ -70,6 +76,8 @@ class TolerantStream:
                 pass
 
     def write(self, text: str) -> int:
+        if self.closed_at_start is not None and text:
+            self._lose(self.closed_at_start)
         if self.lost is None:
             try:
                 self._stream.write(text)
@@ -131,19 +139,22 @@ class TolerantStream:
             self.on_lost(f"cryptobench: {level}: {self.label}: cannot write ({self.lost}); the output is lost")
 
 
-def _ensure_std_fds() -> None:
-    """Open the null device on any of descriptors 0-2 that is closed."""
+def _ensure_std_fds() -> set[int]:
+    """Open the null device on any of descriptors 0-2 that is closed; return those."""
+    closed = set()
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
         except OSError:
+            closed.add(fd)
             try:
                 null = os.open(os.devnull, os.O_RDWR)
             except OSError:
-                return
+                return closed
             if null != fd:  # the lowest free descriptor is `fd` itself, normally
                 os.dup2(null, fd)
                 os.close(null)
+    return closed
 
 
 def _null_text() -> TextIO:
@@ -158,10 +169,13 @@ def tolerant_console() -> Iterator[tuple[TolerantStream, TolerantStream]]:
     if isinstance(sys.stdout, TolerantStream) and isinstance(sys.stderr, TolerantStream):
         yield sys.stdout, sys.stderr
         return
-    _ensure_std_fds()
+    closed = _ensure_std_fds()
     saved = sys.stdout, sys.stderr
     out = TolerantStream(sys.stdout or _null_text(), "standard output")
     err = TolerantStream(sys.stderr or _null_text(), "standard error")
+    for stream, fd, original in ((out, 1, saved[0]), (err, 2, saved[1])):
+        if original is None or fd in closed:  # `>&-`: what is printed there is lost, and said so
+            stream.closed_at_start = OSError(errno.EBADF, f"{os.strerror(errno.EBADF)}: closed at start")
     out.on_lost = lambda line: err.write(line + "\n")
     err.on_lost = lambda line: None  # nowhere left to say it
     sys.stdout, sys.stderr = out, err

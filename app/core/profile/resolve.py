@@ -36,6 +36,7 @@ from app.core.profile.model import (
     ProfileError,
     ResolvedJob,
 )
+from app.core.profile.pauses import pause_count, pause_problem
 from app.core.profile.sizes import _human
 from app.core.results.job_conditions import Link
 from app.core.schemes import registry
@@ -156,6 +157,11 @@ def resolve_jobs(
                     f"a {_human(size)} message needs about {_human(needed)} of memory "
                     f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available",
                 )
+        pauses = pause_problem(
+            job.pause_ms, pause_count(job.mode, info.family, len(sizes), job.samples, job.warmup, job.keygen_samples)
+        )
+        if pauses is not None:
+            raise fail("pause_ms", pauses)
         params = dict(info.params)
         # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
         # same numbers, so it must count as a repeat too.

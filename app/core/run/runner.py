@@ -42,6 +42,7 @@ from app.core.results.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUs
 from app.core.results.link_path import emulator_late_text
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.results.store import Store, StoreError
+from app.core.run.child_failures import died_of_a_stop_signal
 from app.core.run.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
 from app.core.run.jobstart import start_method, warm_up_children
 from app.core.run.supervisor import ChildSupervisor
@@ -52,6 +53,12 @@ from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunSt
 
 #: Receives every event of a run, on the runner's thread.
 EventHandler = Callable[[RunEvent], None]
+
+#: The error of a job the user stopped while it ran.
+CANCELLED_BY_USER = "cancelled by the user"
+#: How long a job whose process died of a stop signal waits for its supervisor's own
+#: handler to set the cancel flag (the window's runs on the GUI thread, not the runner's).
+STOP_ATTRIBUTION_SECONDS = 0.5
 
 
 def now_iso() -> str:
@@ -319,14 +326,14 @@ class _JobRun:
         )
 
     def execute(self) -> list[JobResult]:
-        cancelled = self.supervisor.run()
+        cancelled = self.supervisor.run() or self._stopped_by_the_user()
         results = []
         for i, size in enumerate(self.job.message_sizes):
             if i in self.results:
                 results.append(self.results[i])
                 continue
             if cancelled:
-                status, error = JobStatus.CANCELLED, "cancelled by the user"
+                status, error = JobStatus.CANCELLED, CANCELLED_BY_USER
             else:
                 status, error = JobStatus.FAILED, self.supervisor.failure_cause()
             result = placeholder_result(self.job, self.run_id, self.base + i, size, status, error)
@@ -337,6 +344,21 @@ class _JobRun:
                 result.notes.extend(placer.notes(unavailable=True))
             results.append(result)
         return results
+
+    def _stopped_by_the_user(self) -> bool:
+        """Whether the job ended because the user stopped the run, even if its own processes
+        acted on the stop first. A stop signal sent to the whole process group (GNU
+        `timeout`, `kill -TERM -PGID`, a CI cancel) kills them as it reaches the supervisor:
+        the job then ends on their deaths, with the cancel flag set a moment before (the
+        CLI's handler) or just after (the window's, on its own thread); before, it was
+        recorded "failed" ("worker process exited with code 255")."""
+        cancel = self.runner.cancel
+        if cancel.is_set():
+            return True
+        supervisor = self.supervisor
+        if died_of_a_stop_signal(supervisor.exitcodes, supervisor.stopped_by_us):
+            return cancel.wait(STOP_ATTRIBUTION_SECONDS)
+        return False
 
     def _measured(self, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float) -> None:
         self.results[measured.size_index] = self._build(measured, series, window_start)
@@ -372,7 +394,12 @@ class _JobRun:
             tamper_tried=measured.tamper_tried,
             tamper_rejected=measured.tamper_rejected,
         )
-        if measured.error:
+        if measured.error and self.runner.cancel.is_set():
+            # The stop reached this size's processes before the supervisor stopped them
+            # (a signal to the whole process group): the user's stop, not a failure.
+            result.status, result.error = JobStatus.CANCELLED, CANCELLED_BY_USER
+            result.notes.append(f"as it was being stopped: {measured.error}")
+        elif measured.error:
             result.status, result.error = JobStatus.FAILED, measured.error
         elif failures:
             result.status = JobStatus.FAILED
