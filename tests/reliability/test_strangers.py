@@ -130,6 +130,8 @@ def test_idle_and_garbage_connections_to_a_loopback_receiver_fail_no_job(monkeyp
         result = _run(LOOPBACK, watch)
     assert result.metrics["rtt"].stats.n == 20
     assert "3 connections from outside the job" in _stranger_note(result)
+    # Once as the run's own warning (the CLI prints those), beside each connection's line.
+    assert any(line.endswith(_stranger_note(result)) for line in watch.log), watch.log
     assert any("when the job's own peers were all in" in line for line in watch.log), watch.log
     assert any("not a CryptoBench admission" in line for line in watch.log), watch.log
     assert watch.during == {Role.RECEIVER: "refused"}  # the port is gone once the sender is in

@@ -343,6 +343,11 @@ class _JobRun:
                 result.placement = placer.record(sampler.series if sampler is not None else {})
                 result.notes.extend(placer.notes(unavailable=True))
             results.append(result)
+        strangers = strangers_note(self.supervisor.strangers)
+        if strangers is not None:  # on every size of the job, and once where the run's warnings go
+            for result in results:
+                result.notes.append(strangers)
+            self.runner.on_event(LogMessage(LogLevel.WARNING, f"{self.job.label}: {strangers}"))
         return results
 
     def _stopped_by_the_user(self) -> bool:
@@ -428,9 +433,6 @@ class _JobRun:
         short = short_link_note(job.link, result)
         if short is not None:
             result.notes.append(short)
-        strangers = strangers_note(self.supervisor.strangers)
-        if strangers is not None:
-            result.notes.append(strangers)
         usage = {role: ProcessUsage.from_series(_slice(s, window_start)) for role, s in series.items()}
         if measured.receiver_resources is not None and Role.RECEIVER not in usage:
             reported = measured.receiver_resources
