@@ -101,12 +101,10 @@ def check_time(obj: dict[str, Any], key: str, path: str) -> None:
 def check_metric_plausible(metric: dict[str, Any], path: str) -> None:
     """A metric's statistics as summarize() makes them (see the module's docstring)."""
     values = {key: float(metric[key]) for key in _PERCENTILE_ORDER}
-    if metric.get("unit") == "s":
-        for key in _PERCENTILE_ORDER[:1] + ("mean",):
-            if float(metric[key]) < 0:
-                raise ResultsDataError(
-                    _where(path, key), f"expected a non-negative time (seconds), got {metric[key]!r}"
-                )
+    # Every metric is a time in seconds (check_metrics.METRIC_UNIT, checked before this).
+    for key in _PERCENTILE_ORDER[:1] + ("mean",):
+        if float(metric[key]) < 0:
+            raise ResultsDataError(_where(path, key), f"expected a non-negative time (seconds), got {metric[key]!r}")
     for lower, upper in zip(_PERCENTILE_ORDER, _PERCENTILE_ORDER[1:], strict=False):
         if not _le(values[lower], values[upper]):
             raise ResultsDataError(
