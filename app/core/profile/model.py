@@ -43,6 +43,13 @@ MAX_SAMPLES = 1_000_000
 #: A profile file is a few KiB; reading stops past this so `run /dev/zero` or a wrong
 #: multi-gigabyte file is refused instead of filling memory.
 MAX_PROFILE_BYTES = 16 << 20
+#: Arrays and objects a profile may hold, counted before parsing (`app.core.json_bounds`):
+#: a byte bound alone let 16 MiB of `[],` take 1.7 GiB and 12 s to refuse. The densest
+#: valid profile in containers is jobs of custom links, `{"delay_ms":0},` (15 bytes a
+#: container; a job's `"params":{},` 12), so a valid profile of MAX_PROFILE_BYTES holds
+#: fewer than this; its values are bounded by the bytes alone (a number or short string
+#: costs at most ~80 bytes of memory against 2 to 5 of file).
+MAX_PROFILE_CONTAINERS = MAX_PROFILE_BYTES // 12
 
 
 class ProfileError(CryptoBenchError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -189,37 +189,62 @@ def _each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], s
 def check_values(value: Any, path: str) -> None:
     """Every string encodable, every number finite and in range, nesting bounded.
 
-    Iterative: a hostile file may nest deeply; the path is built only on failure.
+    Iterative: a hostile file may nest deeply; the path is built only on failure. Lazy:
+    the walk holds one iterator per open container (memory bounded by the nesting depth),
+    never a pending entry per item. Pending entries cost ~120 bytes per item, more than the
+    parse itself: a 30 MB file of ten million empty arrays took 2.4 GiB, of which json.loads
+    was 0.8 GiB.
     """
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    problem = _value_problem(value, 0)
+    if problem is not None:
+        raise ResultsDataError(path, problem)
+    stack: list[tuple[Iterator[tuple[str | int, Any]], tuple[str | int, ...]]] = []
+    if _has_children(value):
+        stack.append((_children(value), ()))
     while stack:
-        item, loc = stack.pop()
-        problem = None
-        if len(loc) > _MAX_DEPTH:
-            problem = f"nested deeper than {_MAX_DEPTH} levels"
-        elif isinstance(item, str):
-            if not _encodable(item):
-                problem = f"text that cannot be written as UTF-8 (a lone surrogate), got {_shown(item)}"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                problem = f"expected a finite number, got {_shown(item)}"
-        elif _is_int(item):
-            if abs(item) > _MAX_INT:
-                problem = f"expected an integer within ±2**63, got {_shown(item)}"
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                if not _encodable(key):
-                    problem = f"a key that cannot be written as UTF-8 (a lone surrogate), got {_shown(key)}"
-                    break
-                stack.append((child, (*loc, key)))
-        elif isinstance(item, list):
-            if not _all_finite_floats(item):  # samples (most of a file) skip the per-item walk
-                stack.extend((child, (*loc, i)) for i, child in enumerate(item))
-        if problem is not None:
-            where = path
-            for part in loc:
-                where = _join(where, part)
-            raise ResultsDataError(where, problem)
+        children, loc = stack[-1]
+        for key, child in children:
+            where = (*loc, key)
+            problem = (
+                f"a key that cannot be written as UTF-8 (a lone surrogate), got {_shown(key)}"
+                if isinstance(key, str) and not _encodable(key)
+                else _value_problem(child, len(where))
+            )
+            if problem is not None:
+                at = path
+                for part in where:
+                    at = _join(at, part)
+                raise ResultsDataError(at, problem)
+            if _has_children(child):
+                stack.append((_children(child), where))
+                break
+        else:
+            stack.pop()
+
+
+def _has_children(value: Any) -> bool:
+    """A container the walk descends into: an object, or an array that is not all finite
+    floats (samples, most of a file, skip the per-item walk)."""
+    return isinstance(value, dict) or (isinstance(value, list) and not _all_finite_floats(value))
+
+
+def _children(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+
+def _value_problem(item: Any, depth: int) -> str | None:
+    """What is wrong with one value itself (not its children), or None."""
+    if depth > _MAX_DEPTH:
+        return f"nested deeper than {_MAX_DEPTH} levels"
+    if isinstance(item, str):
+        if not _encodable(item):
+            return f"text that cannot be written as UTF-8 (a lone surrogate), got {_shown(item)}"
+    elif isinstance(item, float):
+        if not math.isfinite(item):
+            return f"expected a finite number, got {_shown(item)}"
+    elif _is_int(item) and abs(item) > _MAX_INT:
+        return f"expected an integer within ±2**63, got {_shown(item)}"
+    return None
 
 
 def _all_finite_floats(values: list[Any], limit: float = math.inf) -> bool:

@@ -23,6 +23,7 @@ from app.core.analysis.stability_warnings import StabilityWarning
 from app.core.analysis.stats import MetricStats
 from app.core.errors import CryptoBenchError
 from app.core.fileio import FileReadError, read_limited
+from app.core.json_bounds import structure_problem
 from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
 from app.core.results.check import check_results
@@ -278,6 +279,19 @@ class ResultsFileError(CryptoBenchError):
 #: Without a bound, /dev/zero ended in a MemoryError and a stray multi-gigabyte file took
 #: the machine's memory.
 MAX_RESULTS_FILE_BYTES = 512 << 20
+#: Bytes do not bound memory: json.loads spends ~75 bytes on an empty array and 40 to 80 on
+#: a number or short string, so a 30 MB file of ten million `[]` took 2.4 GiB and 512 MiB
+#: of `0.0,` would need many GiB. So the text's arrays and objects and its values are
+#: counted before parsing (`app.core.json_bounds`), against what a file of this app's
+#: within MAX_RESULTS_FILE_BYTES can hold, which follows from how it writes (`to_json`,
+#: indent 2): every value it writes takes at least 15 bytes (a list item sits at 12 or more
+#: spaces of indentation, then a digit, a comma and a newline; samples take 19 to 25), and
+#: every array or object at least 48 (the densest record, a failed job without metrics,
+#: takes 74 per container). tests/reliability/test_file_bounds.py measures both on every
+#: record shape the app writes. The worst a file within both caps can cost is then about
+#: 36 million short strings, under 3 GiB (the bytes alone allowed some 40 GiB).
+MAX_RESULTS_VALUES = MAX_RESULTS_FILE_BYTES // 15
+MAX_RESULTS_CONTAINERS = MAX_RESULTS_FILE_BYTES // 48
 
 
 def load_results_file(path: Path) -> RunResult:
@@ -300,6 +314,14 @@ def load_results_file(path: Path) -> RunResult:
 
 def parse_results_text(text: str, path: str) -> RunResult:
     """A results document from its JSON text; ResultsFileError's message starts with `path`."""
+    problem = structure_problem(
+        text,
+        max_containers=MAX_RESULTS_CONTAINERS,
+        max_values=MAX_RESULTS_VALUES,
+        holds=f"a results file of this app holds in {MAX_RESULTS_FILE_BYTES >> 20} MiB",
+    )
+    if problem is not None:
+        raise ResultsFileError(f"{path}: not a results JSON file ({problem})")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
