@@ -27,6 +27,7 @@ from app.core.json_bounds import structure_problem
 from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
 from app.core.results.check import check_results
+from app.core.results.check_fields import clip_text
 from app.core.results.errors import ResultsDataError
 from app.core.results.job_conditions import Link, Load, Placement, ProcessPlacement
 from app.core.results.job_records import CpuUsage, MemoryUsage, Security, Validation
@@ -152,7 +153,9 @@ class JobResult:
             "mode": self.mode,
             "message_size": self.message_size,
             "status": self.status,
-            "error": self.error,
+            # An exception's message may be any length: kept within what the checker reads
+            # back (check_fields.MAX_TEXT_CHARS), saying that it was cut and how long it was.
+            "error": None if self.error is None else clip_text(self.error),
             "metrics": {name: metric.to_dict(samples) for name, metric in self.metrics.items()},
             "throughput_bytes_per_s": self.throughput_bytes_per_s,
             "wire_bytes": dict(self.wire_bytes),
@@ -161,7 +164,7 @@ class JobResult:
             "validation": self.validation.to_dict(),
             "warnings": [w.to_dict() for w in self.warnings],
             "security": self.security.to_dict(),
-            "notes": list(self.notes),
+            "notes": [clip_text(note) for note in self.notes],
             "started": self.started,
             "finished": self.finished,
             "tcp_nodelay": self.tcp_nodelay,
