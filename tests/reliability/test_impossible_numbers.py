@@ -612,3 +612,55 @@ def test_every_producer_summarises_its_metrics_in_seconds() -> None:
             where = f"{source.relative_to(root.parent)}:{node.lineno}"
             assert unit is None or (isinstance(unit, ast.Constant) and unit.value == METRIC_UNIT), where
     assert calls >= 4  # runner, events (sessions, operations), load job, the E2 experiment
+
+
+# --- a load step's achieved rate: its own completed requests and the warm-up's, no more ------------
+# The outside round saw "sent 948, completed 0, errors 948, achieved 1,144/s" (1 M/s over a
+# 1 Mbit/s link): honest, since the window's throughput counts the warm-up's replies it
+# answered (the server's work in the window). Without a warm-up, no completed request
+# leaves nothing to count: such a rate is refused.
+
+
+def test_warm_up_replies_in_the_window_are_the_achieved_rate_of_a_step_whose_own_requests_failed() -> None:
+    from hdrh.histogram import HdrHistogram
+
+    from app.core.load.generator import HISTOGRAM_RANGE, LoadGenerator, _StepRecord
+    from app.core.session.protocol import Verdict
+
+    step = _StepRecord(HdrHistogram(*HISTOGRAM_RANGE), window_start=1_000, window_end=2_000, first_measured=10)
+    step.outstanding = dict.fromkeys(range(20), 0)
+    for ident in range(10):  # the warm-up's, answered inside the window
+        LoadGenerator._replied(None, step, ident, 0, Verdict.OK, 1_500)  # type: ignore[arg-type]
+    for ident in range(10, 20):  # the step's own, each refused
+        LoadGenerator._replied(None, step, ident, 0, Verdict.ERROR, 1_600)  # type: ignore[arg-type]
+    assert step.completed_in_window == 10 and step.histogram.get_total_count() == 0
+    assert sum(step.refused.values()) == 10
+
+
+def _errored_step_document(warmup_s: float, achieved: float) -> dict[str, Any]:
+    """The outside round's step: 948 sent, 948 errors, none completed, in a 0.948 s window."""
+    from app.core.results.job_conditions import Load, LoadStep
+    from tests.helpers import records
+
+    step = LoadStep(offered_per_s=1000.0, achieved_per_s=achieved, errors=948, latency_s={}, sent=948, completed=0)
+    load = Load(clients=4, server_workers=1, steps=(step,), duration_s=0.948, warmup_s=warmup_s)
+    job = records.job(RUN_ID, 0, mode="load", load=load)
+    return json.loads(results.to_json(records.run(RUN_ID, [job], started="2026-11-21T10:04:00+00:00")))
+
+
+@pytest.mark.parametrize(
+    ("warmup_s", "achieved", "ok"),
+    [(0.2, 212.0, True), (0.2, 213.0, False), (0.0, 1.0, True), (0.0, 1_144.3, False), (0.0, 3.0, False)],
+    ids=["warm-up-backlog", "past-the-backlog", "rounding", "no-warm-up", "no-warm-up-small"],
+)
+def test_an_achieved_rate_without_completed_requests_needs_a_warm_up(
+    warmup_s: float, achieved: float, ok: bool
+) -> None:
+    data = _errored_step_document(warmup_s, achieved)
+    if ok:
+        check_results(data)
+        return
+    with pytest.raises(ResultsDataError) as refused:
+        check_results(data)
+    assert str(refused.value).startswith("jobs[0].load.steps[0].achieved_per_s: expected at most "), str(refused.value)
+    assert "(0 requests completed and " in str(refused.value)
