@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
+from app.core.json_bounds import structure_problem
 from app.core.results import model as results_io
 from app.core.results.model import RunResult
 from app.core.vocab import ExportFormat, PageSize
@@ -70,6 +71,19 @@ def _write_json(run: RunResult, path: Path, options: ExportOptions) -> None:
             f"{results_io.MAX_RESULTS_FILE_BYTES / 2**20:.0f} MiB results file that import, report and "
             f"compare read back; report and compare this run from the store by its id ({run.id}), "
             "or split the profile into smaller runs"
+        )
+    # The structure caps are set above anything to_json writes within the byte bound, so
+    # this is a guard for the day the format changes, not a case expected today.
+    structure = structure_problem(
+        text,
+        max_containers=results_io.MAX_RESULTS_CONTAINERS,
+        max_values=results_io.MAX_RESULTS_VALUES,
+        holds="a results file of this app holds",
+    )
+    if structure is not None:
+        raise ExportTooLarge(
+            f"{path}: written, but it holds {structure}, so import, report and compare would refuse it; "
+            f"report and compare this run from the store by its id ({run.id}), or split the profile into smaller runs"
         )
 
 

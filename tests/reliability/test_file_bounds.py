@@ -370,3 +370,205 @@ def test_a_full_disk_behind_stdout_is_a_warning_where_the_result_is_a_file(
             assert "20260101-000000-good00" in [r.id for r in store.list_runs()]
     else:
         assert out.stat().st_size > 0
+
+
+# --- what parsing may allocate: arrays, objects and values are counted first ------------------
+# Before: a 30 MB results file of ten million empty arrays took 2.4 GiB and 15 s to be
+# refused by import and compare; 512 MiB of "0.0," would have needed many GiB. A 16 MiB
+# profile of `[],` took 1.7 GiB and 12 s.
+
+
+def _bomb(kind: str, count: int) -> str:
+    item = {"arrays": "[]", "objects": "{}", "numbers": "0.0", "strings": '"ab"'}[kind]
+    return '{"format_version": 1, "run": {}, "x": [' + ",".join([item] * count) + "]}"
+
+
+@pytest.mark.parametrize("reader", sorted(RESULTS_READERS))
+@pytest.mark.parametrize(
+    ("kind", "cap", "counted"),
+    [
+        ("arrays", "MAX_RESULTS_CONTAINERS", "2,003 arrays and objects, more than the 1,000"),
+        ("objects", "MAX_RESULTS_CONTAINERS", "2,003 arrays and objects, more than the 1,000"),
+        ("numbers", "MAX_RESULTS_VALUES", "2,002 values, more than the 1,000"),
+        ("strings", "MAX_RESULTS_VALUES", "2,002 values, more than the 1,000"),
+    ],
+)
+def test_a_results_file_of_more_values_than_the_app_writes_is_refused_before_parsing(
+    reader: str,
+    kind: str,
+    cap: str,
+    counted: str,
+    good: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.core.results import model
+
+    monkeypatch.setattr(model, cap, 1_000)  # small caps stand for the real ones: same code
+    monkeypatch.setattr(model.json, "loads", _never_parsed)
+    bomb = tmp_path / "bomb.json"
+    bomb.write_text(_bomb(kind, 2_000))
+    line = _refuses(RESULTS_READERS[reader], str(bomb), good, tmp_path, capsys)
+    assert line.startswith(f"cryptobench: error: {bomb}: not a results JSON file ({counted} ")
+    assert line.endswith("a results file of this app holds in 512 MiB)")
+
+
+_REAL_LOADS = json.loads
+
+
+def _never_parsed(text: str, **kwargs: object) -> object:
+    """json.loads, failing the test on a bomb (the GOOD side of a comparison is parsed)."""
+    if '"x": [' in text or '"x":[' in text:
+        raise AssertionError("parsed before its structure was counted")
+    return _REAL_LOADS(text, **kwargs)
+
+
+def test_the_caps_are_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.results import model
+
+    text = _bomb("numbers", 99)  # 101 values (100 commas + 1), 3 containers
+    monkeypatch.setattr(model, "MAX_RESULTS_VALUES", 101)
+    monkeypatch.setattr(model, "MAX_RESULTS_CONTAINERS", 3)
+    with pytest.raises(model.ResultsFileError, match=r"run\.id: required field is missing"):
+        model.parse_results_text(text, "f.json")  # at both caps: parsed (and refused on its content)
+    for cap in ("MAX_RESULTS_VALUES", "MAX_RESULTS_CONTAINERS"):
+        with monkeypatch.context() as patch:
+            patch.setattr(model, cap, getattr(model, cap) - 1)
+            with pytest.raises(model.ResultsFileError, match=r"^f\.json: not a results JSON file \("):
+                model.parse_results_text(text, "f.json")
+
+
+def test_the_outside_rounds_bomb_is_refused_at_once_with_the_real_caps(tmp_path: Path) -> None:
+    """The 30 MB file of ten million empty arrays, at the real caps: refused in one count,
+    without parsing (before: 2.4 GiB, 15 s)."""
+    import time
+
+    from app.core.results.model import ResultsFileError, load_results_file
+
+    bomb = tmp_path / "bomb.json"
+    bomb.write_text('{"format_version":1,"run":{},"x":[' + "[]," * 10_000_000 + "[]]}")  # the round's file
+    started = time.process_time()
+    with pytest.raises(ResultsFileError, match=r"10,000,004 arrays and objects, more than the 9,586,980 "):
+        load_results_file(bomb)
+    assert time.process_time() - started < 5  # a count, not a parse (a parse took 15 s)
+
+
+def _densities() -> list[tuple[str, str]]:
+    """The app's own JSON of every record shape it writes, many to a file, and of the
+    densest samples it writes (the shortest number a sample can print as, an outlier)."""
+    from app.core.results.model import JobResult, RunResult
+    from tests.reliability.test_written_read_back import RUN_ID as SHAPES_RUN
+    from tests.reliability.test_written_read_back import _shapes
+
+    texts = [(name, to_json(records.run(SHAPES_RUN, [job] * 50))) for name, job in _shapes()]
+    shortest = [1e-06] * 2_000 + [1.0] * 200 + [0.1] * 2_000  # "1e-06", "1.0", "0.1"; outliers too
+    run: RunResult = records.run("20260101-000000-dense0", [records.job(metrics={"a": shortest, "b": shortest})])
+    assert run.jobs[0].metrics["a"].stats.outliers > 0
+    texts.append(("the shortest samples and their outliers", to_json(run)))
+    sparest = JobResult(
+        id="a/1", index=1, scheme="x", backend="", params={}, label="", family="", mode="operations",
+        message_size=0, status="failed",
+    )  # fmt: skip
+    texts.append(("failed jobs with one-character names", to_json(records.run("a", [sparest] * 300))))
+    return texts
+
+
+@pytest.mark.parametrize(("name", "text"), _densities(), ids=[name for name, _ in _densities()])
+def test_a_file_the_app_writes_filled_to_the_size_bound_stays_under_both_caps(name: str, text: str) -> None:
+    """The caps sit above what this app's writer can put in MAX_RESULTS_FILE_BYTES: every
+    record shape it writes spends at least the bytes per value and per container the caps
+    assume, so a file of it at the size bound holds fewer of each (and reads back)."""
+    from app.core.results import model
+
+    size = len(text.encode())
+    containers = text.count("[") + text.count("{")
+    values = text.count(",") + 1
+    assert size / values >= MAX_RESULTS_FILE_BYTES / model.MAX_RESULTS_VALUES, name
+    assert size / containers >= MAX_RESULTS_FILE_BYTES / model.MAX_RESULTS_CONTAINERS, name
+    model.parse_results_text(text, "own.json")  # and it reads back
+
+
+def test_an_export_past_the_structure_caps_is_written_and_said_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core.results import model
+    from app.core.vocab import ExportFormat
+    from app.report.exporters import ExportTooLarge, export
+
+    run = records.run("20260101-000000-capped", [records.job(metrics={"encrypt": [1e-6] * 50})])
+    target = tmp_path / "r.json"
+    export(ExportFormat.JSON, run, target)
+    assert model.load_results_file(target).id == run.id
+    monkeypatch.setattr(model, "MAX_RESULTS_VALUES", 40)
+    with pytest.raises(ExportTooLarge, match=r"r\.json: written, but it holds \d[\d,]* values, more than the 40 "):
+        export(ExportFormat.JSON, run, target)
+    assert json.loads(target.read_text())["run"]["id"] == run.id
+
+
+# --- profiles: the same count before parsing ------------------------------------------------
+
+
+@pytest.mark.parametrize("item", ["[]", "{}"])
+def test_a_profile_of_more_arrays_than_a_valid_profile_holds_is_refused_before_parsing(
+    item: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core.profile import files, model
+
+    monkeypatch.setattr(files, "MAX_PROFILE_CONTAINERS", 1_000)
+    monkeypatch.setattr(files.json, "loads", _never_parsed)
+    profile = tmp_path / "p.json"
+    profile.write_text('{"name": "x", "jobs": [{"scheme": "aes-gcm"}], "x": [' + ",".join([item] * 2_000) + "]}")
+    assert main(["run", str(profile), "--store", str(tmp_path / "s.db")]) == 2
+    line = _one_line_error(capsys, str(profile))
+    assert "not a profile: 2,004 arrays and objects, more than the 1,000 a valid profile holds in 16 MiB" in line
+    assert model.MAX_PROFILE_CONTAINERS == model.MAX_PROFILE_BYTES // 12
+
+
+def test_the_densest_valid_profile_is_under_the_container_cap() -> None:
+    """Jobs of custom links are the densest valid profile in containers: at the size bound
+    it holds fewer than MAX_PROFILE_CONTAINERS, and it parses."""
+    from app.core.profile.files import parse_profile, profile_structure_problem
+    from app.core.profile.model import MAX_PROFILE_BYTES, MAX_PROFILE_CONTAINERS
+
+    job = {"scheme": "x25519", "mode": "loopback", "params": {}, "links": [{"delay_ms": 0}] * 64}
+    text = json.dumps({"name": "dense", "jobs": [job] * 20}, separators=(",", ":"))
+    containers = text.count("[") + text.count("{")
+    assert len(text) / containers * MAX_PROFILE_CONTAINERS >= MAX_PROFILE_BYTES
+    assert profile_structure_problem(text) is None
+    parse_profile(json.loads(text))
+
+
+def test_a_16_mib_profile_of_numbers_or_strings_is_refused_in_seconds(tmp_path: Path) -> None:
+    """Under the container cap, values are bounded by the bytes; their walk is lazy (an entry
+    per item took 12 s and a GiB for four million numbers)."""
+    import time
+
+    from app.core.profile.files import read_profile_file
+    from app.core.profile.model import ProfileError
+
+    for item in ("1.5", '"ab"'):
+        profile = tmp_path / "p.json"
+        count = (16 << 20) // (len(item) + 1) - 20
+        profile.write_text('{"name":"x","jobs":[{"scheme":"aes-gcm"}],"x":[' + ",".join([item] * count) + "]}")
+        started = time.process_time()
+        with pytest.raises(ProfileError, match=r"x: unknown field \(got \["):
+            read_profile_file(profile)
+        assert time.process_time() - started < 8
+
+
+def test_the_windows_profile_problems_do_not_parse_a_profile_past_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window lists a bad profile's problems by parsing it again: not past the cap (the
+    core's one-line refusal is then all it says)."""
+    from app.core.profile import files
+    from app.gui.config import profile_problems
+
+    monkeypatch.setattr(files, "MAX_PROFILE_CONTAINERS", 1_000)
+    monkeypatch.setattr(profile_problems.json, "loads", _never_parsed)
+    profile = tmp_path / "p.json"
+    profile.write_text('{"name": "x", "jobs": [{"scheme": "nope"}], "x": [' + ",".join(["[]"] * 2_000) + "]}")
+    assert profile_problems.profile_problems(profile) == []
+    profile.write_text('{"name": "x", "jobs": [{"scheme": "aes-gcm", "samples": 0}]}')
+    assert profile_problems.profile_problems(profile)  # under the cap: parsed, its problem listed

@@ -477,3 +477,190 @@ def test_wall_seconds_on_one_clock_may_not_pass_the_senders_interval() -> None:
     with pytest.raises(PeerLied, match=r"wall_seconds = 0\.0105 is longer than the 0\.010000 s"):
         parse_resources(report, 0.01, shared_clock=True)  # 0.5 ms beyond: the old slack took 5 ms
     assert parse_resources(report, 0.01049, shared_clock=False)["wall_seconds"] == 0.0105  # within 1000 ppm + ticks
+
+
+# --- a metric in any unit but seconds: refused, so the duration checks reach every metric -------------
+# Before: the duration bounds and the no-negative-time rule ran only when `unit` was "s";
+# a file saying "ms" (or "x") brought back negative times, 5e-324 s and a gate passing on
+# "3.42e-318× faster", while every face showed the values as seconds anyway.
+
+
+@pytest.mark.parametrize(
+    ("unit", "shown"),
+    [
+        ("ms", '"ms"'),
+        ("x", '"x"'),
+        ("", '""'),
+        ("S", '"S"'),
+        ("µs", '"\\u00b5s"'),
+        ("s ", '"s "'),
+        ("B/s", '"B/s"'),
+        (1, "1"),
+    ],
+    ids=["ms", "x", "empty", "capital", "micro", "trailing-space", "rate", "number"],
+)
+def test_a_metric_unit_the_app_never_writes_is_refused_naming_the_field(unit: Any, shown: str) -> None:
+    data = _document()
+    data["jobs"][1]["metrics"]["encrypt"]["unit"] = unit
+    with pytest.raises(ResultsDataError) as refused:
+        check_results(data)
+    expected = f'expected "s", got {shown}' if isinstance(unit, str) else f"expected a string, got {shown}"
+    assert str(refused.value) == f"jobs[1].metrics.encrypt.unit: {expected}"
+
+
+@pytest.mark.parametrize("missing", [True, False], ids=["missing", "null"])
+def test_a_metric_without_a_unit_is_refused(missing: bool) -> None:
+    data = _document()
+    metric = data["jobs"][0]["metrics"]["keygen"]
+    if missing:
+        del metric["unit"]
+    else:
+        metric["unit"] = None
+    with pytest.raises(ResultsDataError, match=r"^jobs\[0\]\.metrics\.keygen\.unit: "):
+        check_results(data)
+
+
+@pytest.mark.parametrize(
+    ("unit", "samples"),
+    [("ms", [-5e-5] * 8), ("x", [5e-324] * 8), ("x", [1e18] * 8), ("ms", [0.0] * 8), ("us", [1e-300] * 8)],
+    ids=["negative-ms", "subnormal-x", "1e18-x", "zero-ms", "tiny-us"],
+)
+def test_impossible_times_under_another_unit_are_refused_on_the_unit(unit: str, samples: list[float]) -> None:
+    """The outside round's cases: with the unit fixed to seconds, the duration checks apply."""
+    data = _document(samples=samples, job=0)
+    for metric in data["jobs"][0]["metrics"].values():
+        metric["unit"] = unit
+    with pytest.raises(ResultsDataError) as refused:
+        check_results(data)
+    assert str(refused.value).startswith(f'jobs[0].metrics.keygen.unit: expected "s", got "{unit}"')
+    for metric in data["jobs"][0]["metrics"].values():
+        metric["unit"] = "s"
+    with pytest.raises(ResultsDataError, match=r"^jobs\[0\]\.metrics\.keygen\.min: "):
+        check_results(data)  # and in seconds, the times themselves are refused
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "import"])
+def test_every_reader_of_a_file_refuses_another_unit_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    data = _document()
+    for metric in data["jobs"][0]["metrics"].values():
+        metric["unit"] = "ms"
+    bad = _write(tmp_path, "ms.json", data)
+    good = _write(tmp_path, "good.json", _document(OTHER_ID))
+    store = ["--store", str(tmp_path / "s.db")]
+    argv = {
+        "report": ["report", str(bad), "--markdown", str(tmp_path / "r.md"), *store],
+        "compare": [
+            "compare",
+            str(good),
+            str(bad),
+            "--fail-on-regression",
+            "--json",
+            *store,
+        ],
+        "import": ["import", str(bad), *store],
+    }[command]
+    code = cli_main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert 'jobs[0].metrics.keygen.unit: expected "s", got "ms"' in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "regression" not in out and "faster" not in out  # no verdict drawn from the file
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_a_store_row_with_another_unit_reads_as_damaged(tmp_path: Path) -> None:
+    store_path = tmp_path / "s.db"
+    with Store(store_path) as store:
+        store.add_run(load_results_file(_write(tmp_path, "ok.json", _document())))
+    with sqlite3.connect(store_path) as db:
+        job_id, text = db.execute("SELECT id, result FROM jobs ORDER BY idx LIMIT 1").fetchone()
+        row = json.loads(text)
+        next(iter(row["metrics"].values()))["unit"] = "ms"
+        db.execute("UPDATE jobs SET result = ? WHERE id = ?", (json.dumps(row), job_id))
+    with Store(store_path) as store:
+        run = store.load_run(RUN_ID)
+        damaged = store.damaged_rows()
+    assert run.jobs[0].status == "failed"
+    assert 'unit: expected "s", got "ms"' in (run.jobs[0].error or "")
+    assert len(damaged) == 1
+
+
+def test_every_producer_summarises_its_metrics_in_seconds() -> None:
+    """The checker's one unit is the producers' own: every `summarize(...)` call in app/
+    gives no unit (the default) or the literal "s", and the default is "s"."""
+    import ast
+    import inspect
+
+    from app.core.results.check_metrics import METRIC_UNIT
+
+    assert inspect.signature(stats.summarize).parameters["unit"].default == METRIC_UNIT
+    root = Path(__file__).resolve().parents[2] / "app"
+    calls = 0
+    for source in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name != "summarize" or not node.args:
+                continue  # SizeMeasured.summarize() takes no samples: it calls stats.summarize itself
+            calls += 1
+            unit = (
+                node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "unit"), None)
+            )
+            where = f"{source.relative_to(root.parent)}:{node.lineno}"
+            assert unit is None or (isinstance(unit, ast.Constant) and unit.value == METRIC_UNIT), where
+    assert calls >= 4  # runner, events (sessions, operations), load job, the E2 experiment
+
+
+# --- a load step's achieved rate: its own completed requests and the warm-up's, no more ------------
+# The outside round saw "sent 948, completed 0, errors 948, achieved 1,144/s" (1 M/s over a
+# 1 Mbit/s link): honest, since the window's throughput counts the warm-up's replies it
+# answered (the server's work in the window). Without a warm-up, no completed request
+# leaves nothing to count: such a rate is refused.
+
+
+def test_warm_up_replies_in_the_window_are_the_achieved_rate_of_a_step_whose_own_requests_failed() -> None:
+    from hdrh.histogram import HdrHistogram
+
+    from app.core.load.generator import HISTOGRAM_RANGE, LoadGenerator, _StepRecord
+    from app.core.session.protocol import Verdict
+
+    step = _StepRecord(HdrHistogram(*HISTOGRAM_RANGE), window_start=1_000, window_end=2_000, first_measured=10)
+    step.outstanding = dict.fromkeys(range(20), 0)
+    for ident in range(10):  # the warm-up's, answered inside the window
+        LoadGenerator._replied(None, step, ident, 0, Verdict.OK, 1_500)  # type: ignore[arg-type]
+    for ident in range(10, 20):  # the step's own, each refused
+        LoadGenerator._replied(None, step, ident, 0, Verdict.ERROR, 1_600)  # type: ignore[arg-type]
+    assert step.completed_in_window == 10 and step.histogram.get_total_count() == 0
+    assert sum(step.refused.values()) == 10
+
+
+def _errored_step_document(warmup_s: float, achieved: float) -> dict[str, Any]:
+    """The outside round's step: 948 sent, 948 errors, none completed, in a 0.948 s window."""
+    from app.core.results.job_conditions import Load, LoadStep
+    from tests.helpers import records
+
+    step = LoadStep(offered_per_s=1000.0, achieved_per_s=achieved, errors=948, latency_s={}, sent=948, completed=0)
+    load = Load(clients=4, server_workers=1, steps=(step,), duration_s=0.948, warmup_s=warmup_s)
+    job = records.job(RUN_ID, 0, mode="load", load=load)
+    return json.loads(results.to_json(records.run(RUN_ID, [job], started="2026-11-21T10:04:00+00:00")))
+
+
+@pytest.mark.parametrize(
+    ("warmup_s", "achieved", "ok"),
+    [(0.2, 212.0, True), (0.2, 213.0, False), (0.0, 1.0, True), (0.0, 1_144.3, False), (0.0, 3.0, False)],
+    ids=["warm-up-backlog", "past-the-backlog", "rounding", "no-warm-up", "no-warm-up-small"],
+)
+def test_an_achieved_rate_without_completed_requests_needs_a_warm_up(
+    warmup_s: float, achieved: float, ok: bool
+) -> None:
+    data = _errored_step_document(warmup_s, achieved)
+    if ok:
+        check_results(data)
+        return
+    with pytest.raises(ResultsDataError) as refused:
+        check_results(data)
+    assert str(refused.value).startswith("jobs[0].load.steps[0].achieved_per_s: expected at most "), str(refused.value)
+    assert "(0 requests completed and " in str(refused.value)

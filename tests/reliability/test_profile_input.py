@@ -23,6 +23,8 @@ from app.core.load.settings import IGNORED_BY_LOAD, LOAD_FIELD_NAMES
 from app.core.profile.edits import reduced, with_samples
 from app.core.profile.files import load_profile, parse_profile
 from app.core.profile.model import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_LABEL_CHARS,
     MAX_MESSAGE_SIZE,
     MAX_SAMPLES,
     MEMORY_COPIES,
@@ -475,3 +477,74 @@ def test_reduced_profile_of_a_valid_one_is_valid(job: dict[str, Any]) -> None:
     else:
         assert resolved[0].samples <= 3 and resolved[0].warmup <= 1 and resolved[0].pause_ms == 0
     assert len(resolved[0].message_sizes) <= 3
+
+
+# --- free text: bounded where it is written ----------------------------------------------------
+# Before: a job label of 1.6 million characters ran and exported, and `report --pdf` of it
+# never finished; a 2 MB description made the PDF take 14 s.
+
+
+@pytest.mark.parametrize(
+    ("where", "field", "limit"),
+    [("job", "label", MAX_LABEL_CHARS), ("profile", "description", MAX_DESCRIPTION_CHARS), ("profile", "name", 200)],
+)
+def test_free_text_is_accepted_to_its_bound_and_refused_past_it(where: str, field: str, limit: int) -> None:
+    def profile(text: str) -> dict[str, Any]:
+        job: dict[str, Any] = {"scheme": "aes-gcm", "message_sizes": [64]}
+        data: dict[str, Any] = {"name": "p", "jobs": [dict(job), dict(job)]}
+        (data["jobs"][1] if where == "job" else data)[field] = text
+        return data
+
+    parsed = parse_profile(profile("x" * limit), "p.json")
+    assert getattr(parsed.jobs[1] if where == "job" else parsed, field) == "x" * limit
+    named = f"jobs[1].{field}" if where == "job" else field
+    for past in (limit + 1, 1_600_000):
+        with pytest.raises(ProfileError) as refused:
+            parse_profile(profile("y" * past), "p.json")
+        message = str(refused.value)
+        assert message.startswith(f"p.json: {named}: String should have at most {limit} characters"), message
+        assert len(message) < 200  # the value is shown by its start
+
+
+def test_a_label_of_a_million_characters_is_refused_by_run_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli.main import main
+
+    path = tmp_path / "lab8.json"
+    job = {"scheme": "aes-gcm", "message_sizes": [64], "samples": 5, "warmup": 1, "label": "L" * 1_600_000}
+    path.write_text(json.dumps({"format_version": 1, "name": "lab8", "jobs": [job]}))
+    assert main(["run", str(path), "--store", str(tmp_path / "s.db"), "--json", str(tmp_path / "o.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{path}: jobs[0].label: String should have at most {MAX_LABEL_CHARS} characters" in err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_every_free_text_field_of_a_profile_is_bounded() -> None:
+    """A text field added to the models without a bound fails here. Scheme, backend and a
+    link's preset name are looked up (an unknown one is refused, shown by its start); the
+    experiment has a pattern; enumerations take their members only."""
+    looked_up = {"scheme", "backend", "link", "links", "params"}  # params: the next test
+    for model in (Profile, JobSpec):
+        for name, info in model.model_fields.items():
+            if name in looked_up or "str" not in str(info.annotation) or "Literal" in str(info.annotation):
+                continue
+            bounded = [m for m in info.metadata if getattr(m, "max_length", None) or getattr(m, "pattern", None)]
+            assert bounded, f"{model.__name__}.{name} is free text without a bound"
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"curve": "c" * 201}, "parameter 'curve': text of at most 200 characters expected, got 201"),
+        ({"k" * 65: 1}, "a parameter name of at most 64 characters expected, got one of 65"),
+        ({f"p{i}": i for i in range(33)}, "at most 32 parameters, got 33"),
+    ],
+    ids=["long-value", "long-name", "too-many"],
+)
+def test_parameters_are_bounded_and_not_echoed(params: dict[str, Any], message: str) -> None:
+    data = {"name": "p", "jobs": [{"scheme": "aes-gcm", "params": params}]}
+    with pytest.raises(ProfileError) as refused:
+        parse_profile(data, "p.json")
+    assert str(refused.value) == f"p.json: jobs[0].params: {message} (got {{...}})"

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from app.core.fileio import FileReadError, atomic_write_text, read_limited
+from app.core.json_bounds import structure_problem
 from app.core.link.presets import UNION_TAGS
 from app.core.profile.model import (
     FORMAT_VERSION,
     MAX_PROFILE_BYTES,
+    MAX_PROFILE_CONTAINERS,
     MIGRATIONS,
     Profile,
     ProfileError,
@@ -87,7 +89,8 @@ def _shown(value: Any) -> str:
     if isinstance(value, dict):
         return "{...}"
     try:
-        shown = json.dumps(value)
+        # A long array's first items say enough (dumping four million took a second).
+        shown = json.dumps(value[:20] + ["..."] if isinstance(value, list) and len(value) > 20 else value)
     except (ValueError, RecursionError):
         shown = "[...]" if isinstance(value, list) else type(value).__name__
     return shown[:57] + "..." if len(shown) > 60 else shown
@@ -144,30 +147,47 @@ def _refuse_unencodable(data: Any, source: str | None) -> None:
     check and then broke the run in the middle, and a description broke the Markdown
     report. Iterative and in document order: the first bad field is the one named.
     """
-    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    # Lazy (one iterator per open container, memory bounded by the depth): building an entry
+    # per item took 12 s and a GiB for a 16 MiB profile of four million numbers.
+    _refuse_unencodable_value((), data, source)
+    stack: list[tuple[tuple[Any, ...], Iterator[tuple[Any, Any]]]] = []
+    if isinstance(data, dict | list):
+        stack.append(((), _items(data)))
     while stack:
-        loc, value = stack.pop()
-        if isinstance(value, str):
-            bad = _surrogate_at(value)
+        loc, items = stack[-1]
+        for key, child in items:
+            where = (*loc, key)
+            _refuse_unencodable_value(where, child, source)
+            if isinstance(child, dict | list):
+                stack.append((where, _items(child)))
+                break
+        else:
+            stack.pop()
+
+
+def _items(value: dict[str, Any] | list[Any]) -> Iterator[tuple[Any, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+
+def _refuse_unencodable_value(loc: tuple[Any, ...], value: Any, source: str | None) -> None:
+    """One string, or one object's keys (not its values: the walk reaches those)."""
+    if isinstance(value, str):
+        bad = _surrogate_at(value)
+        if bad is not None:
+            raise ProfileError(
+                f"text cannot be written as UTF-8 (a lone surrogate at character {bad}; got {_shown(value)})",
+                source=source,
+                field=_field_path(loc) or None,
+            )
+    elif isinstance(value, dict):
+        for key in value:
+            bad = _surrogate_at(key)
             if bad is not None:
                 raise ProfileError(
-                    f"text cannot be written as UTF-8 (a lone surrogate at character {bad}; got {_shown(value)})",
+                    f"a field name cannot be written as UTF-8 (a lone surrogate at character {bad}; got {_shown(key)})",
                     source=source,
                     field=_field_path(loc) or None,
                 )
-        elif isinstance(value, dict):
-            for key in value:
-                bad = _surrogate_at(key)
-                if bad is not None:
-                    raise ProfileError(
-                        f"a field name cannot be written as UTF-8 (a lone surrogate at character "
-                        f"{bad}; got {_shown(key)})",
-                        source=source,
-                        field=_field_path(loc) or None,
-                    )
-            stack.extend(((*loc, k), v) for k, v in reversed(list(value.items())))
-        elif isinstance(value, list):
-            stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
 
 
 def _surrogate_at(text: str) -> int | None:
@@ -177,6 +197,17 @@ def _surrogate_at(text: str) -> int | None:
     except UnicodeEncodeError as exc:
         return exc.start
     return None
+
+
+def profile_structure_problem(text: str) -> str | None:
+    """Why the profile text holds more than a valid profile can (MAX_PROFILE_CONTAINERS),
+    checked before parsing; None when it may be parsed."""
+    return structure_problem(
+        text,
+        max_containers=MAX_PROFILE_CONTAINERS,
+        max_values=MAX_PROFILE_BYTES,  # bounded by the bytes (see MAX_PROFILE_CONTAINERS)
+        holds=f"a valid profile holds in {MAX_PROFILE_BYTES >> 20} MiB",
+    )
 
 
 def read_profile_file(path: str | Path) -> Profile:
@@ -191,6 +222,9 @@ def read_profile_file(path: str | Path) -> Profile:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProfileError(f"not UTF-8 text (bad byte at offset {exc.start})", source=source) from None
+    problem = profile_structure_problem(text)
+    if problem is not None:
+        raise ProfileError(f"not a profile: {problem}", source=source)
     # id(object) -> (object, key, first value, last value); holding the object keeps its id
     # from being reused by a later one when a repeated key drops it from the data.
     duplicates: dict[int, tuple[dict[str, Any], str, Any, Any]] = {}

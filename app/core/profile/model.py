@@ -43,6 +43,26 @@ MAX_SAMPLES = 1_000_000
 #: A profile file is a few KiB; reading stops past this so `run /dev/zero` or a wrong
 #: multi-gigabyte file is refused instead of filling memory.
 MAX_PROFILE_BYTES = 16 << 20
+#: Arrays and objects a profile may hold, counted before parsing (`app.core.json_bounds`):
+#: a byte bound alone let 16 MiB of `[],` take 1.7 GiB and 12 s to refuse. The densest
+#: valid profile in containers is jobs of custom links, `{"delay_ms":0},` (15 bytes a
+#: container; a job's `"params":{},` 12), so a valid profile of MAX_PROFILE_BYTES holds
+#: fewer than this; its values are bounded by the bytes alone (a number or short string
+#: costs at most ~80 bytes of memory against 2 to 5 of file).
+MAX_PROFILE_CONTAINERS = MAX_PROFILE_BYTES // 12
+#: A job's label is shown in tables, chart legends and the window's rows: 200 characters
+#: are a long line already. Unbounded, a 1.6-million-character label ran and exported, and
+#: the PDF report of it never finished (text layout grows faster than the text).
+MAX_LABEL_CHARS = 200
+#: A profile's description is a paragraph or a few: 4,000 characters (a 2 MB one made the
+#: PDF take 14 s).
+MAX_DESCRIPTION_CHARS = 4_000
+#: A job's parameters: as many as a session's job description carries
+#: (`app.core.session.protocol`), names and text values as long as a label. A scheme's
+#: own are a handful of short names with numbers or a curve's name; before, a 100 KB value
+#: was refused with all of it echoed in the message.
+MAX_PARAMS = 32
+MAX_PARAM_NAME_CHARS = 64
 
 
 class ProfileError(CryptoBenchError):
@@ -77,7 +97,7 @@ class JobSpec(LoadFields):
     tamper: int = Field(default=5, ge=0, le=10_000)
     #: Sessions only: False leaves Nagle's algorithm on at both ends (E1 compares both).
     tcp_nodelay: bool = True
-    label: str | None = None
+    label: str | None = Field(default=None, max_length=MAX_LABEL_CHARS)
     #: Loopback and load: the emulated link between sender and receiver (a load job's clients
     #: all share it), a preset's name or an
     #: object (app.core.link.presets); `links` sweeps the job over several (one job per link).
@@ -98,6 +118,22 @@ class JobSpec(LoadFields):
     #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (docs/placement.md).
     placement: PlacementPolicy | None = Field(default=None, strict=False)
 
+    @field_validator("params")
+    @classmethod
+    def _params_bounded(cls, params: dict[str, int | str | bool]) -> dict[str, int | str | bool]:
+        if len(params) > MAX_PARAMS:
+            raise ValueError(f"at most {MAX_PARAMS} parameters, got {len(params)}")
+        for name, value in params.items():
+            if len(name) > MAX_PARAM_NAME_CHARS:
+                raise ValueError(
+                    f"a parameter name of at most {MAX_PARAM_NAME_CHARS} characters expected, got one of {len(name):,}"
+                )
+            if isinstance(value, str) and len(value) > MAX_LABEL_CHARS:
+                raise ValueError(
+                    f"parameter {name!r}: text of at most {MAX_LABEL_CHARS} characters expected, got {len(value):,}"
+                )
+        return params
+
     @field_validator("message_sizes")
     @classmethod
     def _sizes_in_range(cls, sizes: list[int] | None) -> list[int] | None:
@@ -114,8 +150,8 @@ class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     format_version: int = Field(default=FORMAT_VERSION, ge=1)
-    name: str = Field(min_length=1, max_length=200)
-    description: str = ""
+    name: str = Field(min_length=1, max_length=MAX_LABEL_CHARS)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION_CHARS)
     #: A published experiment this profile reproduces ("E1".."E4"): its report then
     #: sets the published figures beside the measured ones (resources/experiments/).
     experiment: str | None = Field(default=None, pattern=r"^E[0-9]+$")

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.analysis.stability_warnings import WarningCode
-from app.core.profile.model import MAX_MESSAGE_SIZE
+from app.core.profile.model import MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS, MAX_MESSAGE_SIZE
 from app.core.results import plausible
 from app.core.results.check_fields import (
     _bool,
@@ -64,6 +64,9 @@ _FAMILIES = ("", *Family)
 # drift apart (tests/reliability/test_written_read_back.py writes the largest each allows):
 #: A profile refuses messages over 1 GiB.
 _MAX_MESSAGE_SIZE = MAX_MESSAGE_SIZE
+#: A job's label: the profile's (at most MAX_LABEL_CHARS) or the scheme's, and for a job
+#: over a link " over " and the link's title or numbers (`resolve_jobs`; under 300 more).
+MAX_JOB_LABEL_CHARS = MAX_LABEL_CHARS + 300
 
 
 def check_results(data: Any) -> None:
@@ -155,16 +158,18 @@ def _check_stability(stability: dict[str, Any], path: str) -> None:
 def check_profile(profile: dict[str, Any], path: str) -> None:
     """The profile as the run recorded it: the keys reports read (not a full profile check:
     an older or newer profile format must still open)."""
-    for key in ("name", "description", "experiment"):
-        _str(profile, key, path, required=False, nullable=True)
+    _str(profile, "name", path, required=False, nullable=True, max_chars=MAX_LABEL_CHARS)
+    _str(profile, "description", path, required=False, nullable=True, max_chars=MAX_DESCRIPTION_CHARS)
+    _str(profile, "experiment", path, required=False, nullable=True)
     _int(profile, "parallel_workers", path, low=1, required=False, nullable=True)
     jobs_path = _join(path, "jobs")
     for index, spec in enumerate(_list(profile, "jobs", path, nullable=True)):
         where = f"{jobs_path}[{index}]"
         if not isinstance(spec, dict):
             raise _fail(where, "an object", spec)
-        for key in ("scheme", "backend", "mode", "label"):
+        for key in ("scheme", "backend", "mode"):
             _str(spec, key, where, required=False, nullable=True)
+        _str(spec, "label", where, required=False, nullable=True, max_chars=MAX_LABEL_CHARS)
         for key in ("samples", "warmup", "keygen_samples", "tamper"):
             _int(spec, key, where, required=False, nullable=True)
         _num(spec, "pause_ms", where, non_negative=True, required=False, nullable=True)
@@ -192,7 +197,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     _int(job, "index", path, required=False)
     _str(job, "scheme", path)
     _str(job, "backend", path)
-    _str(job, "label", path, required=False)
+    _str(job, "label", path, required=False, max_chars=MAX_JOB_LABEL_CHARS)
     _str(job, "family", path, required=False, choices=_FAMILIES)
     _str(job, "mode", path, required=False, choices=tuple(Mode))
     _int(job, "message_size", path, high=_MAX_MESSAGE_SIZE, required=False)

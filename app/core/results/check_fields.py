@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
 
 import numpy as np
 
+from app.core.profile.model import MAX_SAMPLES
 from app.core.results.errors import ResultsDataError
 
 #: Integers beyond SQLite's and most JSON readers' range are not results.
@@ -23,6 +24,16 @@ _MAX_INT = (1 << 63) - 1
 #: a 1 EB message); it also keeps arithmetic in the charts far from overflow.
 MAX_MAGNITUDE = 1e18
 _MAX_DEPTH = 64
+#: Any text in a results file: the longest the app writes is a job's error (an exception's
+#: message, clipped to this by JobResult.to_dict) or a path in the environment (4,096 at
+#: most). Unbounded, a 1-million-character error took the PDF report 28 s, a label of 1.6
+#: million characters never finished. Fields shown in tables have tighter bounds
+#: (`app.core.results.check`: labels, the profile's name and description).
+MAX_TEXT_CHARS = 10_000
+#: A store row's packed arrays (`store_rows._unpack_metric`) are base64 text of at most
+#: MAX_SAMPLES 8-byte values, unpacked and checked on their own.
+_PACKED_KEYS = ("samples_f64", "outlier_indices_u32")
+_MAX_PACKED_CHARS = 4 * -(-MAX_SAMPLES * 8 // 3)
 
 
 # --- paths and messages ----------------------------------------------------------------
@@ -131,6 +142,7 @@ def _str(
     nullable: bool = False,
     choices: tuple[str, ...] | None = None,
     non_empty: bool = False,
+    max_chars: int = MAX_TEXT_CHARS,
 ) -> str | None:
     where, value = _field(obj, key, path, required=required)
     if value is None and (nullable or key not in obj):
@@ -141,7 +153,17 @@ def _str(
         raise _fail(
             where, ("a non-empty string" if non_empty else "a string") + (" or null" if nullable else ""), value
         )
+    if len(value) > max_chars:
+        raise ResultsDataError(where, f"expected text of at most {max_chars:,} characters, got {len(value):,}")
     return value
+
+
+def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """`text` if it fits `limit` characters, else its start and how long it was, within `limit`."""
+    if len(text) <= limit:
+        return text
+    tail = f"… (cut: {len(text):,} characters in all)"
+    return text[: limit - len(tail)] + tail
 
 
 def _bool(obj: dict[str, Any], key: str, path: str, *, nullable: bool = False) -> None:
@@ -187,39 +209,73 @@ def _each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], s
 
 
 def check_values(value: Any, path: str) -> None:
-    """Every string encodable, every number finite and in range, nesting bounded.
+    """Every string (and key) encodable and at most MAX_TEXT_CHARS long, every number
+    finite and in range, nesting bounded.
 
-    Iterative: a hostile file may nest deeply; the path is built only on failure.
+    Iterative: a hostile file may nest deeply; the path is built only on failure. Lazy:
+    the walk holds one iterator per open container (memory bounded by the nesting depth),
+    never a pending entry per item. Pending entries cost ~120 bytes per item, more than the
+    parse itself: a 30 MB file of ten million empty arrays took 2.4 GiB, of which json.loads
+    was 0.8 GiB.
     """
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    problem = _value_problem(value, 0)
+    if problem is not None:
+        raise ResultsDataError(path, problem)
+    stack: list[tuple[Iterator[tuple[str | int, Any]], tuple[str | int, ...]]] = []
+    if _has_children(value):
+        stack.append((_children(value), ()))
     while stack:
-        item, loc = stack.pop()
-        problem = None
-        if len(loc) > _MAX_DEPTH:
-            problem = f"nested deeper than {_MAX_DEPTH} levels"
-        elif isinstance(item, str):
-            if not _encodable(item):
-                problem = f"text that cannot be written as UTF-8 (a lone surrogate), got {_shown(item)}"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                problem = f"expected a finite number, got {_shown(item)}"
-        elif _is_int(item):
-            if abs(item) > _MAX_INT:
-                problem = f"expected an integer within ±2**63, got {_shown(item)}"
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                if not _encodable(key):
-                    problem = f"a key that cannot be written as UTF-8 (a lone surrogate), got {_shown(key)}"
-                    break
-                stack.append((child, (*loc, key)))
-        elif isinstance(item, list):
-            if not _all_finite_floats(item):  # samples (most of a file) skip the per-item walk
-                stack.extend((child, (*loc, i)) for i, child in enumerate(item))
-        if problem is not None:
-            where = path
-            for part in loc:
-                where = _join(where, part)
-            raise ResultsDataError(where, problem)
+        children, loc = stack[-1]
+        for key, child in children:
+            where = (*loc, key)
+            key_problem = _key_problem(key) if isinstance(key, str) else None
+            limit = _MAX_PACKED_CHARS if key in _PACKED_KEYS else MAX_TEXT_CHARS
+            problem = key_problem or _value_problem(child, len(where), limit)
+            if problem is not None:
+                at = path
+                for part in loc if key_problem else where:  # a bad key: named by its object
+                    at = _join(at, part)
+                raise ResultsDataError(at, problem)
+            if _has_children(child):
+                stack.append((_children(child), where))
+                break
+        else:
+            stack.pop()
+
+
+def _has_children(value: Any) -> bool:
+    """A container the walk descends into: an object, or an array that is not all finite
+    floats (samples, most of a file, skip the per-item walk)."""
+    return isinstance(value, dict) or (isinstance(value, list) and not _all_finite_floats(value))
+
+
+def _children(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+
+def _key_problem(key: str) -> str | None:
+    if len(key) > MAX_TEXT_CHARS:
+        return f"a key of at most {MAX_TEXT_CHARS:,} characters expected, got {len(key):,}"
+    if not _encodable(key):
+        return f"a key that cannot be written as UTF-8 (a lone surrogate), got {_shown(key)}"
+    return None
+
+
+def _value_problem(item: Any, depth: int, limit: int = MAX_TEXT_CHARS) -> str | None:
+    """What is wrong with one value itself (not its children), or None."""
+    if depth > _MAX_DEPTH:
+        return f"nested deeper than {_MAX_DEPTH} levels"
+    if isinstance(item, str):
+        if len(item) > limit:
+            return f"expected text of at most {limit:,} characters, got {len(item):,}"
+        if not _encodable(item):
+            return f"text that cannot be written as UTF-8 (a lone surrogate), got {_shown(item)}"
+    elif isinstance(item, float):
+        if not math.isfinite(item):
+            return f"expected a finite number, got {_shown(item)}"
+    elif _is_int(item) and abs(item) > _MAX_INT:
+        return f"expected an integer within ±2**63, got {_shown(item)}"
+    return None
 
 
 def _all_finite_floats(values: list[Any], limit: float = math.inf) -> bool:

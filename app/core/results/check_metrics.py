@@ -5,6 +5,7 @@ can take (1 ns to a day), which the store and the runner apply on their own too.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,19 @@ from app.core.results.errors import ResultsDataError
 #: Samples per metric: a profile's `samples`, and what a load step keeps (its generator
 #: samples 1 in k requests past this, `app.core.load.generator.sample_stride`).
 _MAX_SAMPLES = MAX_SAMPLES
+#: The only unit the app writes for a metric: every producer (`app.core.run.runner`, the
+#: session sender, the load job, `app.core.run.events`) summarises durations in seconds
+#: (`app.core.analysis.stats.summarize(samples, "s")`); throughput has its own field
+#: (`throughput_bytes_per_s`), never a metric. Every face shows a metric as a time, so a
+#: metric in any other unit ("ms", "x") would be shown as seconds it never was, and would
+#: pass none of the duration checks below: refused.
+METRIC_UNIT = "s"
 
 
 def check_metric(metric: dict[str, Any], path: str) -> None:
-    _str(metric, "unit", path)
+    unit = _str(metric, "unit", path)
+    if unit != METRIC_UNIT:
+        raise _fail(_join(path, "unit"), json.dumps(METRIC_UNIT), unit)
     n = _int(metric, "n", path, low=1, high=_MAX_SAMPLES)
     assert n is not None
     values = {
@@ -117,11 +127,10 @@ def sample_magnitude_problem(samples: Any) -> tuple[int, str] | None:
 
 
 def check_metric_magnitudes(metric: dict[str, Any], path: str) -> None:
-    """A time metric's (unit "s") statistics, interval and samples are possible durations.
-    Called after `check_metric` (types, finiteness and order are already checked); samples
-    that are still packed (a store row) are checked by the store once unpacked."""
-    if metric.get("unit") != "s":
-        return
+    """A metric's statistics, interval and samples are possible durations (every metric is
+    a time: `METRIC_UNIT`). Called after `check_metric` (types, finiteness, unit and order
+    are already checked); samples that are still packed (a store row) are checked by the
+    store once unpacked."""
     for key in _DURATION_FIELDS:
         problem = duration_problem(float(metric[key]))
         if problem is not None:

@@ -23,9 +23,11 @@ from app.core.analysis.stability_warnings import StabilityWarning
 from app.core.analysis.stats import MetricStats
 from app.core.errors import CryptoBenchError
 from app.core.fileio import FileReadError, read_limited
+from app.core.json_bounds import structure_problem
 from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
 from app.core.results.check import check_results
+from app.core.results.check_fields import clip_text
 from app.core.results.errors import ResultsDataError
 from app.core.results.job_conditions import Link, Load, Placement, ProcessPlacement
 from app.core.results.job_records import CpuUsage, MemoryUsage, Security, Validation
@@ -151,7 +153,9 @@ class JobResult:
             "mode": self.mode,
             "message_size": self.message_size,
             "status": self.status,
-            "error": self.error,
+            # An exception's message may be any length: kept within what the checker reads
+            # back (check_fields.MAX_TEXT_CHARS), saying that it was cut and how long it was.
+            "error": None if self.error is None else clip_text(self.error),
             "metrics": {name: metric.to_dict(samples) for name, metric in self.metrics.items()},
             "throughput_bytes_per_s": self.throughput_bytes_per_s,
             "wire_bytes": dict(self.wire_bytes),
@@ -160,7 +164,7 @@ class JobResult:
             "validation": self.validation.to_dict(),
             "warnings": [w.to_dict() for w in self.warnings],
             "security": self.security.to_dict(),
-            "notes": list(self.notes),
+            "notes": [clip_text(note) for note in self.notes],
             "started": self.started,
             "finished": self.finished,
             "tcp_nodelay": self.tcp_nodelay,
@@ -278,6 +282,21 @@ class ResultsFileError(CryptoBenchError):
 #: Without a bound, /dev/zero ended in a MemoryError and a stray multi-gigabyte file took
 #: the machine's memory.
 MAX_RESULTS_FILE_BYTES = 512 << 20
+#: Bytes do not bound memory: json.loads spends ~75 bytes on an empty array and 40 to 80 on
+#: a number or short string, so a 30 MB file of ten million `[]` took 2.4 GiB and 512 MiB
+#: of `0.0,` would need many GiB. So the text's arrays and objects and its values are
+#: counted before parsing (`app.core.json_bounds`), against what a file of this app's
+#: within MAX_RESULTS_FILE_BYTES can hold, which follows from how it writes (`to_json`,
+#: indent 2): every value it writes takes at least 15 bytes (a list item sits at 12 or more
+#: spaces of indentation, then a digit, a comma and a newline; samples take 19 to 25), and
+#: every array or object more than 56 (the sparest record, a failed job without metrics,
+#: takes 74 per container as the runner writes it, 63.6 with one-character names).
+#: tests/reliability/test_file_bounds.py measures both on every record shape the app
+#: writes. The worst a file within both caps can cost is then about 36 million short
+#: strings, under 3 GiB, or 9.6 million empty arrays, 0.8 GiB (the bytes alone allowed
+#: some 40 GiB).
+MAX_RESULTS_VALUES = MAX_RESULTS_FILE_BYTES // 15
+MAX_RESULTS_CONTAINERS = MAX_RESULTS_FILE_BYTES // 56
 
 
 def load_results_file(path: Path) -> RunResult:
@@ -300,6 +319,14 @@ def load_results_file(path: Path) -> RunResult:
 
 def parse_results_text(text: str, path: str) -> RunResult:
     """A results document from its JSON text; ResultsFileError's message starts with `path`."""
+    problem = structure_problem(
+        text,
+        max_containers=MAX_RESULTS_CONTAINERS,
+        max_values=MAX_RESULTS_VALUES,
+        holds=f"a results file of this app holds in {MAX_RESULTS_FILE_BYTES >> 20} MiB",
+    )
+    if problem is not None:
+        raise ResultsFileError(f"{path}: not a results JSON file ({problem})")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

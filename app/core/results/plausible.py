@@ -18,8 +18,8 @@ writes is refused; tests/reliability/test_written_read_back.py holds both sides)
 - a metric: in seconds, no negative time; min <= p5 <= p25 <= median <= p75 <= p95 <= p99
   <= max; min <= mean <= max; the median's interval inside [min, max].
 - a load step: completed + errors <= sent; sent at most what the step's duration holds at
-  its rate; the achieved rate at most what the window could complete (its own requests and
-  the warm-up's backlog); latency percentiles positive and ordered p50 <= p90 <= p99 <=
+  its rate; the achieved rate at most what the window could complete (its own completed
+  requests and the warm-up's backlog: without a warm-up, no completed request, no rate); latency percentiles positive and ordered p50 <= p90 <= p99 <=
   p99.9 <= max.
 - a load job: knee and sustained rate each a step's achieved rate (sustained <= knee), the
   sustained p99 a step's p99.
@@ -101,12 +101,10 @@ def check_time(obj: dict[str, Any], key: str, path: str) -> None:
 def check_metric_plausible(metric: dict[str, Any], path: str) -> None:
     """A metric's statistics as summarize() makes them (see the module's docstring)."""
     values = {key: float(metric[key]) for key in _PERCENTILE_ORDER}
-    if metric.get("unit") == "s":
-        for key in _PERCENTILE_ORDER[:1] + ("mean",):
-            if float(metric[key]) < 0:
-                raise ResultsDataError(
-                    _where(path, key), f"expected a non-negative time (seconds), got {metric[key]!r}"
-                )
+    # Every metric is a time in seconds (check_metrics.METRIC_UNIT, checked before this).
+    for key in _PERCENTILE_ORDER[:1] + ("mean",):
+        if float(metric[key]) < 0:
+            raise ResultsDataError(_where(path, key), f"expected a non-negative time (seconds), got {metric[key]!r}")
     for lower, upper in zip(_PERCENTILE_ORDER, _PERCENTILE_ORDER[1:], strict=False):
         if not _le(values[lower], values[upper]):
             raise ResultsDataError(
@@ -157,17 +155,22 @@ def check_load_plausible(load: dict[str, Any], path: str) -> None:
                     f"expected completed + errors at most sent ({sent}), got {completed} + {errors}",
                 )
             if sent > 0:
-                # The window lasts sent / offered seconds; in it the server may complete the
-                # step's own requests and the warm-up's backlog (overload), no more.
-                # (+1 request and -2 ns: the window's ends are whole nanoseconds.)
+                # The window lasts at least sent / offered seconds; in it the server may
+                # complete the step's own requests that succeeded (every one is `completed`:
+                # its latency is recorded wherever it lands) and the warm-up's backlog
+                # (overload), no more. So a step of 948 errors and 0 completed may show an
+                # achieved rate only with a warm-up: the warm-up's replies, answered in the
+                # window (LoadGenerator._replied). (+1 request and -2 ns: the window's ends
+                # are whole nanoseconds.)
                 backlog = math.floor(float(warmup) * offered + 0.5)
-                most_rate = (sent + backlog + 1) / max(sent / offered - 2e-9, 1e-12)
+                own = completed if completed is not None else sent
+                most_rate = (own + backlog + 1) / max(sent / offered - 2e-9, 1e-12)
                 rate = float(step["achieved_per_s"])
                 if not _le(rate, most_rate):
                     raise ResultsDataError(
                         f"{where}.achieved_per_s",
-                        f"expected at most {most_rate:g}/s ({sent} requests sent and {backlog} of warm-up "
-                        f"in a window of {sent / offered:g} s), got {rate!r}",
+                        f"expected at most {most_rate:g}/s ({own} requests {'completed' if completed is not None else 'sent'} "
+                        f"and {backlog} of warm-up in a window of {sent / offered:g} s), got {rate!r}",
                     )
         latency = step.get("latency_s") or {}
         for name, value in latency.items():

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.fileio import FileReadError, read_limited
-from app.core.profile.files import parse_profile
+from app.core.profile.files import parse_profile, profile_structure_problem
 from app.core.profile.model import MAX_PROFILE_BYTES, ProfileError
 from app.core.profile.resolve import resolve_jobs
 
@@ -35,7 +35,10 @@ def profile_problems(path: Path) -> list[str]:
     """One line per problem (field: what is wrong); [] when the file is not JSON at all
     (its syntax error, from the core, is then the only thing to say)."""
     try:
-        data = json.loads(read_limited(path, MAX_PROFILE_BYTES, "a profile").decode("utf-8"))
+        text = read_limited(path, MAX_PROFILE_BYTES, "a profile").decode("utf-8")
+        if profile_structure_problem(text) is not None:
+            return []  # the core's refusal says it; parsing would cost what the bound prevents
+        data = json.loads(text)
     except (FileReadError, OSError, UnicodeDecodeError, ValueError, RecursionError):
         return []
     if not isinstance(data, dict):
