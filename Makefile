@@ -20,8 +20,12 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m app
 
+# Two workers (pytest-xdist): most tests wait on child processes, so two keep two cores busy.
+# Tests that share the presets' runs stay on one worker (xdist_group "preset-runs").
+# `make test PYTEST_WORKERS=0` runs everything in one process.
+PYTEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The type checker over app/ (strict on the Qt-free core; [tool.mypy] in pyproject.toml).
 check: $(STAMP)

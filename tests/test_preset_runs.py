@@ -44,6 +44,11 @@ def _run(name: str) -> RunResult:
     return _RUNS[name]
 
 
+#: Under `pytest -n` (make test), every test that reads these runs shares one worker, so the
+#: presets run once (tests/report/test_handing_on.py joins the group).
+pytestmark = pytest.mark.xdist_group("preset-runs")
+
+
 @pytest.mark.parametrize("name", preset_names())
 def test_reduced_preset_runs_every_job(name: str) -> None:
     run = _run(name)

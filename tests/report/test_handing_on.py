@@ -226,6 +226,7 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once per worker
 def test_no_chart_label_in_any_preset_reduced_report_is_truncated(
     qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
