@@ -257,3 +257,49 @@ def test_several_runs_a_side_are_joined_with_plus(tmp_path: Path, capsys: Captur
     assert out.count("base-") == 3 and out.count("new-") == 3
     assert main(["compare", joined["base"] + "+", joined["new"]]) == EXIT_USAGE
     assert "empty run between the + signs" in capsys.readouterr().err
+
+
+def _thinned(source: Any, keep: int, metric: str | None = None) -> Any:
+    """`source` with `keep` samples of each metric (only `metric`'s when given)."""
+    from app.core.analysis.stats import summarize
+    from app.core.results.model import RunResult
+
+    data = source.to_dict()
+    for item in data["jobs"]:
+        for name, entry in item["metrics"].items():
+            if metric is None or name == metric:
+                values = entry["samples"][:keep]
+                entry.update(dict(summarize(values).to_dict().items()), samples=values)
+    return RunResult.from_dict(data)
+
+
+def test_n_1_a_side_is_never_a_regression_and_the_gate_says_it_checked_nothing(tmp_path: Path, capsys: Capture) -> None:
+    """Before: `3.839× | 3.839–3.839× | slower (regression)` and exit 1 on every such metric."""
+    base = write(tmp_path / "b.json", _thinned(base_run(), 1))
+    slower = write(tmp_path / "s.json", _thinned(scaled(base_run(), 3.839), 1))
+    assert main(["compare", str(base), str(slower), "--fail-on-regression"]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    rows = _rows(captured.out)
+    assert len(rows) == 4 and all(
+        row.split(" | ")[-1] == "not comparable: too few samples: n = 1 and 1 (a verdict needs 10 a side); no verdict"
+        for row in rows
+    )
+    assert "regression" not in " ".join(rows)
+    assert "4 of 4 metric(s) measured on both sides had too few samples for a verdict (10 a side)" in captured.err
+    assert "no metric had the samples for a verdict, so nothing was checked" in captured.err
+    data = json.loads(main(["compare", str(base), str(slower), "--json"]) == EXIT_OK and capsys.readouterr().out)
+    reasons = [m["reason"] for p in data["comparisons"][0]["pairs"] for m in p["metrics"]]
+    assert reasons == ["too few samples: n = 1 and 1 (a verdict needs 10 a side); no verdict"] * 4
+
+
+def test_a_gate_with_some_metrics_too_thin_checks_the_others_and_says_how_many_it_could_not(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    base = write(tmp_path / "b.json", _thinned(base_run(), 3, metric="sign"))
+    same = write(tmp_path / "n.json", _thinned(scaled(base_run(), 1.0), 3, metric="sign"))
+    assert main(["compare", str(base), str(same), "--fail-on-regression"]) == EXIT_OK
+    assert "1 of 4 metric(s) measured on both sides had too few samples" in capsys.readouterr().err
+    slower = write(tmp_path / "s.json", _thinned(scaled(base_run(), 1.3), 3, metric="sign"))
+    assert main(["compare", str(base), str(slower), "--fail-on-regression"]) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "3 metric(s) slower by more than 5 %" in err and "sign" not in err.split("slower by more")[1]

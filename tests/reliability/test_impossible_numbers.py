@@ -61,7 +61,9 @@ def _document(run_id: str = RUN_ID, samples: list[float] | None = None, job: int
     data = json.loads(results.to_json(build_run(run_id, "2026-11-21T10:04:00+00:00")))
     for j, entry in enumerate(data["jobs"]):
         for name, metric in entry["metrics"].items():
-            values = samples if samples is not None and job in (None, j) else metric["samples"][:8]
+            # Twelve a side: enough for a verdict (app.core.analysis.evidence), so what these
+            # tests see is the magnitude's effect, not the sample count's.
+            values = samples if samples is not None and job in (None, j) else (metric["samples"] * 12)[:12]
             with np.errstate(all="ignore"):
                 summary = stats.summarize(values).to_dict()
             summary.update({k: metric[k] for k in ("batch", "traced_peak_bytes") if k in metric})
@@ -224,7 +226,7 @@ def _run(run_id: str, samples: list[float] | None) -> results.RunResult:
 
 @pytest.mark.parametrize(
     "samples",
-    [[5e-324] * 8, [1e18 if i % 2 else 1e-300 for i in range(8)], [1e300] * 8],
+    [[5e-324] * 12, [1e18 if i % 2 else 1e-300 for i in range(12)], [1e300] * 8],
     ids=["subnormal", "1e18-beside-1e-300", "1e300"],
 )
 def test_compare_of_extreme_runs_has_strict_json_and_no_verdict_where_no_ratio(samples: list[float]) -> None:
@@ -248,7 +250,7 @@ def test_a_subnormal_baseline_is_no_verdict_in_compare_and_the_gate_neither_pass
     """Before: 213 `Infinity` in the JSON and "inf× … within noise", exit 0 from the gate."""
     import app.cli.common as common
 
-    base, new = _run(RUN_ID, [5e-324] * 8), _run(OTHER_ID, None)
+    base, new = _run(RUN_ID, [5e-324] * 12), _run(OTHER_ID, None)
     monkeypatch.setattr(common, "load_run_source", lambda text, store: {"base": base, "new": new}[text])
     monkeypatch.setattr("app.cli.commands.compare.load_run_source", common.load_run_source)
     assert cli_main(["compare", "base", "new", "--json"]) == 0

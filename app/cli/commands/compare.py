@@ -12,7 +12,8 @@ failed in the new one, named on stderr; 2 bad input (a file that
 is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
 runs without a single matched job (a gate that compared nothing must not pass) or a
 metric measured on both sides whose ratio is not a finite number (no verdict: it must
-neither pass nor fail the gate)."""
+neither pass nor fail the gate), or no metric with the samples for a verdict (a metric
+with too few neither passes nor fails: app.core.analysis.evidence)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from app.cli.common import (
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
+from app.core.analysis.evidence import MIN_SAMPLES
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import Mode, Verdict
 from app.report.units import format_bytes, format_seconds
@@ -138,6 +140,15 @@ def run(args: argparse.Namespace) -> int:
         )
     if not args.fail_on_regression:
         return EXIT_OK
+    thin = sum(len(c.too_few()) for c in comparisons)
+    measured = sum(1 for c in comparisons for _, m in c.metrics if m.base_n and m.new_n)
+    if thin:
+        # Never a failure: a metric without the samples for a verdict neither passes nor fails.
+        print(
+            f"cryptobench: note: --fail-on-regression: {thin} of {measured} metric(s) measured on both sides had "
+            f"too few samples for a verdict ({MIN_SAMPLES} a side) and were not checked",
+            file=sys.stderr,
+        )
     regressed = [(c, p, m) for c in comparisons for p, m in c.regressions()]
     if regressed:
         print(
@@ -173,6 +184,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if unmatched:
         print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
+        return EXIT_USAGE
+    if thin and thin == measured:
+        print(
+            "cryptobench: error: --fail-on-regression: no metric had the samples for a verdict, so nothing was checked",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     return EXIT_OK
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from app.core.analysis.evidence import too_few_samples
 from app.core.analysis.median_ratio import Comparison, _bootstrap_medians, compare, finite_comparison
 from app.core.analysis.order_statistics import exact_medians_needed
 from app.core.machine.environment import CPU_FLAGS
@@ -125,6 +126,8 @@ class MetricComparison:
     #: Both sides measured it, but their figures give no finite ratio (a median of 0, or
     #: medians so far apart that the ratio overflows): a gate can neither pass nor fail it.
     undecided: bool = False
+    #: A side had too few samples for a verdict (app.core.analysis.evidence): no ranking.
+    too_few: bool = False
 
     def regressed(self, threshold: float) -> bool:
         """Slower by more than `threshold` (0.05: 5 %), the interval's low end included."""
@@ -209,6 +212,10 @@ class RunComparison:
         (a gate must not pass a release that broke a scheme, only because it has no
         figures to compare). A job cancelled in the new run is not counted: the user stopped it."""
         return [p for p in self.pairs if p.base.status == JobStatus.OK and p.new.status == JobStatus.FAILED]
+
+    def too_few(self) -> list[tuple[JobPair, MetricComparison]]:
+        """Metrics with too few samples a side for a verdict (app.core.analysis.evidence)."""
+        return [(p, m) for p, m in self.metrics if m.too_few]
 
     def undecided(self) -> list[tuple[JobPair, MetricComparison]]:
         """Metrics measured on both sides whose ratio is not a finite number: no verdict."""
@@ -416,7 +423,7 @@ def _metric(
     present = mb if mb is not None else mn
     unit = present.stats.unit if present is not None else "s"
 
-    def not_comparable(reason: str, undecided: bool = False) -> MetricComparison:
+    def not_comparable(reason: str, undecided: bool = False, too_few: bool = False) -> MetricComparison:
         return MetricComparison(
             name,
             unit,
@@ -428,6 +435,7 @@ def _metric(
             len(mb.samples) if mb else 0,
             len(mn.samples) if mn else 0,
             undecided,
+            too_few,
         )
 
     if mb is None or mn is None:
@@ -439,6 +447,9 @@ def _metric(
         return not_comparable(f"no raw samples in the {side} (saved without them)")
     base_sets = [mb.samples, *_samples_of(base_more, name, mb.stats.unit)]
     new_sets = [mn.samples, *_samples_of(new_more, name, mb.stats.unit)]
+    thin = too_few_samples(min(len(x) for x in base_sets), min(len(x) for x in new_sets))
+    if thin is not None:
+        return not_comparable(thin, too_few=True)
     try:
         if len(base_sets) > 1 and len(new_sets) > 1:
             result = compare_repeated(base_sets, new_sets, resamples=resamples, exact=exact)

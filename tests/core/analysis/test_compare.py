@@ -9,6 +9,7 @@ import pytest
 
 from app.core.analysis import compare as compare_module
 from app.core.analysis.compare import compare_runs, compare_sides, environment_differences, match_key
+from app.core.analysis.evidence import MIN_SAMPLES
 from app.core.results.job_conditions import Link, Placement
 from app.core.results.model import RunResult
 from app.core.vocab import Verdict
@@ -58,12 +59,28 @@ def test_a_regression_needs_the_interval_beyond_the_threshold_too() -> None:
 
 
 def test_a_noisy_slowdown_past_the_threshold_is_not_a_regression() -> None:
-    """Ratio 1.3 on four wildly spread samples: the interval reaches below 1.05."""
-    noisy = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=4, spread=0.5, seed=7)})])
+    """Ratio 1.3 on wildly spread samples: the interval reaches below 1.05."""
+    noisy = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=MIN_SAMPLES, spread=0.9, seed=7)})])
     result = compare_runs(noisy, scaled(noisy, 1.3))
     ((_, metric),) = result.metrics
     assert metric.comparison is not None and metric.comparison.ratio == pytest.approx(1.3)
     assert metric.comparison.ci95_low < 1.05 and result.regressions() == []
+
+
+@pytest.mark.parametrize("n", [1, 4, MIN_SAMPLES - 1])
+def test_too_few_samples_a_side_is_no_verdict_however_large_the_ratio(n: int) -> None:
+    """n = 1 a side gave "3.839x | 3.839-3.839x | slower (regression)": a zero-width
+    interval is no spread to measure, not certainty. Below the minimum, no ranking and no
+    regression, and the reason says how many there were."""
+    thin = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=n, spread=0.01, seed=3)})])
+    result = compare_runs(thin, scaled(thin, 3.839))
+    ((_, metric),) = result.metrics
+    assert metric.verdict == Verdict.NOT_COMPARABLE and metric.too_few and metric.comparison is None
+    assert metric.reason == f"too few samples: n = {n} and {n} (a verdict needs {MIN_SAMPLES} a side); no verdict"
+    assert result.regressions() == [] and len(result.too_few()) == 1
+    enough = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=MIN_SAMPLES, spread=0.01, seed=3)})])
+    ((_, ranked),) = compare_runs(enough, scaled(enough, 3.839)).metrics
+    assert ranked.verdict == Verdict.SLOWER and not ranked.too_few
 
 
 def test_unmatched_jobs_are_listed_and_repeats_pair_in_order() -> None:
