@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from app.core.analysis.evidence import MIN_SAMPLES, too_few_samples
+from app.core.analysis.stats import MetricStats
 from app.core.results.model import JobResult, RunResult
 from app.core.schemes.base import Family
 from app.core.vocab import SESSION_MODES, JobStatus, Mode, Verdict
@@ -132,12 +134,35 @@ def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
         ranked = sorted(group, key=lambda j: value(j, metric))
         fast, slow = ranked[0], ranked[-1]
         m_fast, m_slow = value(fast, metric), value(slow, metric)
-        out.append(
+        head = (
             f"**{family_title(family)}**, {format_bytes(size)} messages ({_mode_words(metric)}, median of "
-            f"{len(group)} schemes): fastest {fast.label} at {format_seconds(m_fast)}, slowest {slow.label} "
+            f"{len(group)} schemes): "
+        )
+        apart = _ranking_problem(fast.metrics[metric].stats, slow.metrics[metric].stats)
+        if apart is not None:  # never rank noise: the same words a comparison uses
+            out.append(
+                f"{head}{fast.label} at {format_seconds(m_fast)} and {slow.label} at {format_seconds(m_slow)} "
+                f"cannot be told apart ({apart})."
+            )
+            continue
+        out.append(
+            f"{head}fastest {fast.label} at {format_seconds(m_fast)}, slowest {slow.label} "
             f"at {format_seconds(m_slow)}, {relation(m_slow, m_fast, 'the fastest')}."
         )
     return out
+
+
+def _ranking_problem(fast: MetricStats, slow: MetricStats) -> str | None:
+    """Why two medians cannot be ranked, or None: too few samples for a verdict
+    (app.core.analysis.evidence), or 95 % intervals of the medians that overlap."""
+    thin = too_few_samples(fast.n, slow.n)
+    if thin is not None:
+        return f"n = {fast.n} and {slow.n}, fewer than the {MIN_SAMPLES} a side a verdict needs"
+    if fast.ci95 is None or slow.ci95 is None:
+        return "no interval of a median"
+    if fast.ci95[1] >= slow.ci95[0]:
+        return "their medians' 95 % intervals overlap"
+    return None
 
 
 def cross_family_findings(jobs: list[JobResult]) -> list[str]:
