@@ -28,3 +28,20 @@ def test_a_command_s_help_names_guides_that_exist(command, capsys: pytest.Captur
     assert exited.value.code == 0
     shown = " ".join(capsys.readouterr().out.split())
     assert all(guide in shown for guide in command.GUIDES), shown
+
+
+def test_every_option_and_argument_of_every_command_says_what_it_is() -> None:
+    """`history --help` and `show --help` listed `--store` and `--json` with no words."""
+    import argparse
+
+    from app.cli.main import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    silent = [
+        f"{name} {action.option_strings[0] if action.option_strings else action.dest}"
+        for name, sub in commands.choices.items()
+        for action in sub._actions
+        if not isinstance(action, argparse._HelpAction) and not action.help
+    ]
+    assert not silent, silent

@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "run_ids", metavar="RUN_ID", nargs="+", help="a run's id, or a unique prefix of it (matched literally)"
     )
-    p.add_argument("--store", metavar="PATH", type=Path)
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,8 +16,8 @@ GUIDES = ("docs/command-line.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", metavar="PATH", type=Path)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    p.add_argument("--json", action="store_true", help="print the runs as JSON to stdout instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:

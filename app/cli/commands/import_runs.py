@@ -25,7 +25,9 @@ PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", metavar="RESULTS_JSON", nargs="+", type=Path)
+    p.add_argument(
+        "files", metavar="RESULTS_JSON", nargs="+", type=Path, help="results files written by run --json or Export"
+    )
     p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
 
 

@@ -35,7 +35,9 @@ PRINTS_RESULT = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("profile", metavar="PROFILE_FILE_OR_PRESET")
+    p.add_argument(
+        "profile", metavar="PROFILE_FILE_OR_PRESET", help="a profile file, or a preset's name (cryptobench presets)"
+    )
     p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
     p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
     group = p.add_mutually_exclusive_group()

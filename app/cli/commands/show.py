@@ -18,8 +18,8 @@ GUIDES = ("docs/command-line.md", "docs/results-format.md")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_id", metavar="RUN_ID")
-    p.add_argument("--store", metavar="PATH", type=Path)
+    p.add_argument("run_id", metavar="RUN_ID", help="a stored run's id, or a unique start of it (cryptobench history)")
+    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
     p.add_argument("--json", action="store_true", help="print the run as results JSON")
     p.add_argument(
         "--per-sample",
