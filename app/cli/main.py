@@ -65,7 +65,13 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
     work whose result is elsewhere (`run`, `report`, `import`: the store and the files
     they write; a command module says so with PRINTS_RESULT = False)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # The command's own parser says it, with the command's usage (`run --reduse` used to
+        # print the top-level usage, which names no option of run's).
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        owner = subparsers.choices.get(args.command) if args.command else None
+        (owner or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return EXIT_OK

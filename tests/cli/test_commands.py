@@ -45,3 +45,15 @@ def test_every_option_and_argument_of_every_command_says_what_it_is() -> None:
         if not isinstance(action, argparse._HelpAction) and not action.help
     ]
     assert not silent, silent
+
+
+def test_an_unknown_option_is_named_with_its_command_s_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    """`run --reduse` printed the top-level usage, which names no option of run's."""
+    from app.cli.main import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--reduse", "quick"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: cryptobench run ") and "--reduced" in err
+    assert err.rstrip().endswith("cryptobench run: error: unrecognized arguments: --reduse")
