@@ -39,8 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="save a PNG of the window (after the run with --run), then quit; settings and "
         "results go to a temporary folder",
     )
-    p.add_argument("--tab", choices=[tab.value for tab in PlotTab], help="the plot tab to show")
-    p.add_argument("--theme", choices=[theme.value for theme in Theme], help="the theme to show")
+    # Names as the window labels them work too ("Samples", "Dark"): compared in lower case.
+    p.add_argument("--tab", type=str.lower, choices=[tab.value for tab in PlotTab], help="the plot tab to show")
+    p.add_argument("--theme", type=str.lower, choices=[theme.value for theme in Theme], help="the theme to show")
     p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 1024x700")
 
 

@@ -30,6 +30,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field
 from app.core.errors import CryptoBenchError
 from app.core.resources import resource_path
 from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, BurstLoss, Link
+from app.core.suggest import did_you_mean
 from app.core.vocab import LinkEmulation, TcpConnection
 
 #: Longest one-way delay: ten seconds is beyond any link people deploy on (a
@@ -213,7 +214,8 @@ def link_presets() -> Mapping[str, LinkPreset]:
 
 
 def unknown_preset_message(name: str) -> str:
-    return f"unknown link preset (got {json.dumps(name)}); presets: {', '.join(link_presets())}"
+    hint = did_you_mean(name, link_presets())
+    return f"unknown link preset (got {json.dumps(name)}{hint}); presets: {', '.join(link_presets())}"
 
 
 def resolve_link(spec: str | LinkSpec) -> Link:

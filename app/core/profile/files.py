@@ -30,6 +30,7 @@ from app.core.profile.model import (
     ProfileError,
 )
 from app.core.resources import resource_path
+from app.core.suggest import closest, did_you_mean
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -300,7 +301,8 @@ def load_profile(name_or_path: str | Path) -> Profile:
     if str(name_or_path) in preset_names():
         return read_profile_file(preset_dir() / f"{name_or_path}.json")
     raise ProfileError(
-        f"no such profile file or preset (presets: {', '.join(preset_names()) or 'none'})",
+        f"no such profile file or preset ({did_you_mean(str(name_or_path), preset_names()).lstrip('; ')}"
+        f"{' ' if closest(str(name_or_path), preset_names()) else ''}presets: {', '.join(preset_names()) or 'none'})",
         source=str(name_or_path) if len(str(name_or_path)) <= 120 else f"{str(name_or_path)[:80]}...",
     )
 

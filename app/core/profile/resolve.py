@@ -42,6 +42,7 @@ from app.core.results.job_conditions import Link
 from app.core.schemes import registry
 from app.core.session.protocol import job_capacity
 from app.core.session.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
+from app.core.suggest import did_you_mean
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
     SESSION_MODES,
@@ -78,9 +79,19 @@ def resolve_jobs(
         try:
             spec = registry.get_spec(job.scheme)
         except UnknownScheme:
-            raise fail("scheme", f"unknown scheme (got {json.dumps(job.scheme)}); see `cryptobench list`") from None
+            hint = did_you_mean(job.scheme, registry.scheme_ids())
+            raise fail(
+                "scheme", f"unknown scheme (got {json.dumps(job.scheme)}{hint}); see `cryptobench list`"
+            ) from None
         backend = job.backend or spec.backends[0]
         if backend not in spec.backends:
+            known = registry.backend_names()
+            if backend not in known:  # a typo, not a real backend that lacks the scheme
+                raise fail(
+                    "backend",
+                    f"unknown backend (got {json.dumps(backend)}{did_you_mean(backend, known)}); "
+                    f"backends for {job.scheme}, available: {', '.join(spec.backends)}",
+                )
             raise fail(
                 "backend",
                 f"{job.scheme} is not available in this backend (got {json.dumps(backend)}; "

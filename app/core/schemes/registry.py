@@ -44,6 +44,11 @@ def scheme_ids() -> list[str]:
     return list(_registry())
 
 
+def backend_names() -> list[str]:
+    """Every backend some scheme runs on, in first-seen order."""
+    return list(dict.fromkeys(backend for spec in _registry().values() for backend in spec.backends))
+
+
 def get_spec(scheme_id: str) -> SchemeSpec:
     """The spec for `scheme_id`; UnknownScheme, listing the known ids, when unknown."""
     try:
