@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from app.core.analysis.compare import MatchKey, match_key
+from app.core.analysis.evidence import too_few_samples
 from app.core.analysis.median_ratio import Comparison, compare
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
@@ -67,6 +68,8 @@ def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
                 + ("baseline" if not len(base.metrics[metric].samples) else "this run")
                 + " saved without them)"
             )
+        elif (thin := too_few_samples(len(base.metrics[metric].samples), len(job.metrics[metric].samples))) is not None:
+            reason = thin  # the rule every face keeps (app.core.analysis.evidence)
         else:
             try:
                 comparison = compare(base.metrics[metric].samples, job.metrics[metric].samples)

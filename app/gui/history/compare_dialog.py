@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 
 from app.core.analysis import median_ratio
 from app.core.analysis.compare import EnvDifference, MatchKey, environment_differences, match_key
+from app.core.analysis.evidence import too_few_samples
 from app.core.escaping import escape_control
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
@@ -186,6 +187,9 @@ def _complete(row: CompareRow, task: _Task) -> CompareRow:
     ma, mb = ja.metrics[row.metric], jb.metrics[row.metric]
     if ma.stats.unit != mb.stats.unit:
         return replace(row, verdict=NOT_COMPARABLE, note=f"units differ ({ma.stats.unit} vs {mb.stats.unit})")
+    thin = too_few_samples(len(ma.samples), len(mb.samples))
+    if thin is not None:  # the rule every face keeps (app.core.analysis.evidence)
+        return replace(row, verdict=NOT_COMPARABLE, note=f"{row.note}; {thin}" if row.note else thin)
     try:
         result = median_ratio.compare(ma.samples, mb.samples)
     except ValueError as exc:

@@ -350,8 +350,9 @@ def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
         "2026-01-01T10:00:00+00:00",
         "alpha",
         [
-            records.job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=8, spread=0.2)}),
+            records.job(RUN_A, 0, 1024, {"encrypt": _samples(10e-6, n=12, spread=0.2)}),
             records.job(RUN_A, 1, 2048, {"encrypt": _samples(10e-6)}),
+            records.job(RUN_A, 2, 4096, {"encrypt": _samples(10e-6, n=5)}),
         ],
     )
     b = _run(
@@ -360,14 +361,16 @@ def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
         "2026-01-02T10:00:00+00:00",
         "alpha",
         [
-            records.job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=8, spread=0.2, phase=2)}),
+            records.job(RUN_B, 0, 1024, {"encrypt": _samples(10.3e-6, n=12, spread=0.2, phase=2)}),
             records.job(RUN_B, 1, 2048, {"encrypt": _samples(13e-6)}),
+            records.job(RUN_B, 2, 4096, {"encrypt": _samples(30e-6, n=5)}),  # 3x, from 5 samples a side
         ],
     )
     compare = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b)}
     report = {(p.job.message_size, p.metric): p.verdict for p in match_baseline(b, a).pairs}
     assert compare == report
     assert compare[(1024, "encrypt")] == WITHIN_NOISE and compare[(2048, "encrypt")] == SLOWER
+    assert compare[(4096, "encrypt")] == NOT_COMPARABLE  # too few samples: no verdict in either face
 
 
 def test_compare_dialog_is_as_wide_as_its_table(qtbot: Any) -> None:
