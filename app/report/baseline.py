@@ -23,6 +23,8 @@ class JobComparison:
     metric: str | None
     comparison: Comparison | None
     reason: str | None = None  # why there is no comparison
+    #: Samples a side, where too few for a verdict (app.core.analysis.evidence); else None.
+    too_few: tuple[int, int] | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -57,7 +59,7 @@ def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
             continue
         base = candidates.pop(0)
         metric = primary_metric(job)
-        comparison, reason = None, None
+        comparison, reason, too_few = None, None, None
         if job.status != JobStatus.OK or base.status != JobStatus.OK:
             reason = f"this run: {job.status}, baseline: {base.status}"
         elif metric is None or metric not in job.metrics or metric not in base.metrics:
@@ -70,11 +72,12 @@ def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
             )
         elif (thin := too_few_samples(len(base.metrics[metric].samples), len(job.metrics[metric].samples))) is not None:
             reason = thin  # the rule every face keeps (app.core.analysis.evidence)
+            too_few = (len(base.metrics[metric].samples), len(job.metrics[metric].samples))
         else:
             try:
                 comparison = compare(base.metrics[metric].samples, job.metrics[metric].samples)
             except ValueError as exc:  # e.g. a baseline median of 0: the ratio is undefined
                 reason = str(exc)
-        match.pairs.append(JobComparison(job, base, metric, comparison, reason))
+        match.pairs.append(JobComparison(job, base, metric, comparison, reason, too_few))
     match.only_baseline = [b for left in waiting.values() for b in left]
     return match

@@ -3,6 +3,7 @@ medians and its bootstrap 95 % interval, and a chart of those ratios."""
 
 from __future__ import annotations
 
+from app.core.analysis.evidence import MIN_SAMPLES
 from app.core.results.model import RunResult
 from app.report.baseline import BaselineMatch
 from app.report.content_common import _MISSING, _align, _job_name, _utc
@@ -36,6 +37,19 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
     for pair in match.pairs:
         c = pair.comparison
         base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
+        if c is None and pair.too_few is not None:  # a short cell: the sentence below the table says why
+            rows.append(
+                [
+                    pair.job.label,
+                    size_text(pair.job),
+                    format_seconds(base_m),
+                    format_seconds(this_m),
+                    _MISSING,
+                    f"n = {pair.too_few[0]} / {pair.too_few[1]}",
+                    "no verdict",
+                ]
+            )
+            continue
         if c is None:
             rows.append(
                 [
@@ -84,6 +98,16 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
                 widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1],
                 emphasis=emphasis,
                 align=_align("lrrrrrl"),
+            )
+        )
+    thin = sum(1 for pair in match.pairs if pair.too_few is not None)
+    if thin:
+        blocks.append(
+            Paragraph(
+                f"No verdict for {thin} of the {len(match.pairs)} pairs: fewer than {MIN_SAMPLES} samples a side "
+                "(n = baseline / this run). With so few, an interval of the ratio says little, and with one "
+                "sample a side it has no width at all: not certainty, nothing to measure a spread with.",
+                style="note",
             )
         )
     unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]

@@ -320,8 +320,11 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
 
     text = f"Against baseline run {baseline.id}, of {len(match.pairs)} matched jobs "
     bits = [counted(Verdict.SLOWER), counted(Verdict.FASTER), counted(Verdict.WITHIN_NOISE)]
-    if counts[Verdict.NOT_COMPARABLE]:
-        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE])} {Verdict.NOT_COMPARABLE}")
+    thin = sum(1 for p in counts[Verdict.NOT_COMPARABLE] if p.too_few is not None)
+    if thin:
+        bits.append(f"{thin} without a verdict (fewer than {MIN_SAMPLES} samples a side)")
+    if len(counts[Verdict.NOT_COMPARABLE]) > thin:
+        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE]) - thin} {Verdict.NOT_COMPARABLE}")
     return [text + ", ".join(bits) + " (ratio of medians, this run / baseline)."]
 
 

@@ -42,3 +42,24 @@ def test_separated_intervals_with_enough_samples_are_ranked() -> None:
     (sentence,) = _pair(_samples(1e-6, MIN_SAMPLES, 0.01, 1), _samples(2e-6, MIN_SAMPLES, 0.01, 2))
     assert "fastest AES-128-GCM" in sentence and "slowest ChaCha20-Poly1305" in sentence
     assert sentence.endswith("2.0× slower than the fastest.")
+
+
+def test_a_reduced_baseline_gives_no_verdict_in_the_summary_and_the_table() -> None:
+    """A PDF with a reduced baseline labelled its bars "significant change"."""
+    from app.report.baseline import match_baseline
+    from app.report.findings import baseline_findings
+
+    base = records.run(
+        "20260101-100000-aaaaaa",
+        [records.job("20260101-100000-aaaaaa", 0, 1024, {"encrypt": _samples(1e-6, 3, 0.01, 1)})],
+    )
+    new = records.run(
+        "20260102-100000-bbbbbb",
+        [records.job("20260102-100000-bbbbbb", 0, 1024, {"encrypt": _samples(3e-6, 3, 0.01, 2)})],
+    )
+    match = match_baseline(new, base)
+    ((pair,),) = [match.pairs]
+    assert pair.comparison is None and pair.too_few == (3, 3)
+    (sentence,) = baseline_findings(match, base)
+    assert f"1 without a verdict (fewer than {MIN_SAMPLES} samples a side)" in sentence
+    assert "0 slower" in sentence
