@@ -301,6 +301,30 @@ def fine_timer_slack() -> None:
         pass
 
 
+def link_doorway(listener: socket.socket, plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> Doorway:
+    """What admits a link's clients: the job's ticket first, strangers named as they go."""
+    return Doorway(
+        listener,
+        lambda: TicketCheck(plan.ticket),
+        plan.admission_timeout,
+        lambda text: emit(PeerDropped(text)),
+        who="link",
+    )
+
+
+def connect_upstream(plan: LinkPlan) -> socket.socket:
+    """A connection onwards to the receiver (or load server), its admission already sent:
+    before any relayed byte, so neither timed nor on the line. OSError when it cannot."""
+    sock = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
+    if plan.upstream_admission:
+        try:
+            sock.sendall(plan.upstream_admission)
+        except BaseException:
+            sock.close()
+            raise
+    return sock
+
+
 def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
     """Listen, report the port, take one sender, connect it to the receiver and relay
     (the body of `link_main`). Raises LinkError when the link cannot be set up."""
@@ -316,13 +340,7 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
         raise LinkError(f"cannot listen on {plan.host}: {exc.strerror or exc}") from None
     with server:
         emit(Listening(server.getsockname()[1]))
-        doorway = Doorway(
-            server,
-            lambda: TicketCheck(plan.ticket),
-            plan.admission_timeout,
-            lambda text: emit(PeerDropped(text)),
-            who="link",
-        )
+        doorway = link_doorway(server, plan, emit)
         try:
             admitted = admit_one(doorway, time.monotonic() + plan.accept_timeout)
         except DescriptorsExhausted as exc:
@@ -334,9 +352,7 @@ def serve_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> None:
         client = admitted
     with client:
         try:
-            upstream = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
-            if plan.upstream_admission:  # before any relayed byte: not timed, not on the line
-                upstream.sendall(plan.upstream_admission)
+            upstream = connect_upstream(plan)
         except OSError as exc:
             raise LinkError(
                 f"cannot connect to the receiver at {plan.host}:{plan.receiver_port}: {exc.strerror or exc}"

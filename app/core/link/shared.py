@@ -36,14 +36,16 @@ from app.core.link.relay import (
     READ_BYTES,
     LinkError,
     LinkPlan,
+    connect_upstream,
     delay_lines,
     fine_timer_slack,
+    link_doorway,
     shut_write,
     write_outbox,
 )
 from app.core.measure.harness import child_entry
-from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
-from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketCheck
+from app.core.run.events import LinkDone, LinkMessage, Listening
+from app.core.session.doorway import DescriptorsExhausted, Doorway
 
 
 @dataclass
@@ -240,22 +242,10 @@ def serve_shared_link(plan: LinkPlan, emit: Callable[[LinkMessage], None]) -> No
     except OSError as exc:
         raise LinkError(f"cannot listen on {plan.host}: {exc.strerror or exc}") from None
 
-    def connect() -> socket.socket:
-        sock = socket.create_connection((plan.host, plan.receiver_port), timeout=plan.connect_timeout)
-        if plan.upstream_admission:  # the load server's admission, for the client relayed
-            sock.sendall(plan.upstream_admission)
-        return sock
-
     with listener:
         emit(Listening(listener.getsockname()[1]))
-        doorway = Doorway(
-            listener,
-            lambda: TicketCheck(plan.ticket),
-            plan.admission_timeout,
-            lambda text: emit(PeerDropped(text)),
-            who="link",
-        )
-        relay = SharedRelay(doorway, connect, up, down, plan.clients)
+        doorway = link_doorway(listener, plan, emit)
+        relay = SharedRelay(doorway, lambda: connect_upstream(plan), up, down, plan.clients)
         try:
             relay.run(plan.accept_timeout)
         finally:
