@@ -100,3 +100,10 @@ def write(path: Path, source: RunResult | dict[str, Any]) -> Path:
     data = source.to_dict() if isinstance(source, RunResult) else source
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def write_side(directory: Path, source: RunResult, name: str, runs: int = 3) -> str:
+    """`runs` copies of `source` (ids NAME-0, NAME-1, ...) written to `directory`, as one
+    side of a comparison joined with + (the regression gate checks only with three a side)."""
+    paths = [write(directory / f"{name}-{k}.json", scaled(source, 1.0, run_id=f"{name}-{k}")) for k in range(runs)]
+    return "+".join(str(path) for path in paths)

@@ -12,8 +12,9 @@ failed in the new one, named on stderr; 2 bad input (a file that
 is not results, an unknown run id, a bad --threshold) and, with --fail-on-regression,
 runs without a single matched job (a gate that compared nothing must not pass) or a
 metric measured on both sides whose ratio is not a finite number (no verdict: it must
-neither pass nor fail the gate), or no metric with the samples for a verdict (a metric
-with too few neither passes nor fails: app.core.analysis.evidence)."""
+neither pass nor fail the gate), or no metric with the evidence for a verdict: runs
+a side for the gate, samples a side, no reduced run (a metric without it neither passes
+nor fails: app.core.analysis.evidence)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from app.cli.common import (
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
-from app.core.analysis.evidence import MIN_SAMPLES
+from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_SAMPLES, marked_name
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import Mode, Verdict
 from app.report.units import format_bytes, format_seconds
@@ -61,7 +62,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help="exit 1 when a metric is slower beyond the threshold, interval and all",
+        help="exit 1 when a metric is slower beyond the threshold, interval and all; checked only with "
+        f"{MIN_GATE_RUNS} runs a side (BASE1+BASE2+BASE3 NEW1+NEW2+NEW3), {MIN_SAMPLES} samples a side "
+        "and no reduced run; exit 2 when no metric could be checked",
     )
     p.add_argument(
         "--threshold",
@@ -140,16 +143,35 @@ def run(args: argparse.Namespace) -> int:
         )
     if not args.fail_on_regression:
         return EXIT_OK
-    thin = sum(len(c.too_few()) for c in comparisons)
+    return _gate(comparisons, threshold, bool(unmatched))
+
+
+def _gate(comparisons: list[RunComparison], threshold: float, unmatched: bool) -> int:
+    """The regression gate's verdict and what it says on stderr. It fails (1) only on the
+    evidence `app.core.analysis.evidence` asks for: a metric of a comparison with fewer
+    runs a side than MIN_GATE_RUNS, or too few samples, or a reduced run, is not checked,
+    and said so; a gate that checked nothing exits 2."""
+    checked = [c for c in comparisons if c.gate_reason is None]
     measured = sum(1 for c in comparisons for _, m in c.metrics if m.base_n and m.new_n)
-    if thin:
-        # Never a failure: a metric without the samples for a verdict neither passes nor fails.
+    unchecked_runs = sum(1 for c in comparisons if c.gate_reason for _, m in c.metrics if m.base_n and m.new_n)
+    for c in comparisons:
+        if c.gate_reason is not None:
+            versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
+            print(f"cryptobench: note: --fail-on-regression: {c.gate_reason}{versus}", file=sys.stderr)
+    thin = sum(len(c.too_few()) for c in checked)
+    if thin or unchecked_runs:
+        # Never a failure: a metric without the evidence for a verdict neither passes nor fails.
+        parts = []
+        if unchecked_runs:
+            parts.append(f"{unchecked_runs} had too few runs a side ({MIN_GATE_RUNS})")
+        if thin:
+            parts.append(f"{thin} had too few samples ({MIN_SAMPLES} a side) or a reduced run")
         print(
-            f"cryptobench: note: --fail-on-regression: {thin} of {measured} metric(s) measured on both sides had "
-            f"too few samples for a verdict ({MIN_SAMPLES} a side) and were not checked",
+            f"cryptobench: note: --fail-on-regression: of {measured} metric(s) measured on both sides, "
+            f"{' and '.join(parts)}, and were not checked",
             file=sys.stderr,
         )
-    regressed = [(c, p, m) for c in comparisons for p, m in c.regressions()]
+    regressed = [(c, p, m) for c in checked for p, m in c.regressions()]
     if regressed:
         print(
             f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
@@ -159,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         for c, p, m in regressed:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
             print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+    # A job that measured in the base run and failed in the new one needs no statistics.
     broken = [(c, p) for c in comparisons for p in c.broken()]
     if broken:
         print(
@@ -170,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
             print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
     if regressed or broken:
         return EXIT_FAILED
-    undecided = [(c, p, m) for c in comparisons for p, m in c.undecided()]
+    undecided = [(c, p, m) for c in checked for p, m in c.undecided()]
     if undecided:
         # Neither pass nor fail: a ratio that is not a finite number decides nothing.
         print(
@@ -185,9 +208,9 @@ def run(args: argparse.Namespace) -> int:
     if unmatched:
         print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
         return EXIT_USAGE
-    if thin and thin == measured:
+    if measured and thin + unchecked_runs >= measured:
         print(
-            "cryptobench: error: --fail-on-regression: no metric had the samples for a verdict, so nothing was checked",
+            "cryptobench: error: --fail-on-regression: no metric had the evidence for a verdict, so nothing was checked",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -206,7 +229,7 @@ def _percent(fraction: float) -> str:
 
 def _run_text(run: RunResult) -> str:
     machine = run.environment_view.hostname or "unknown machine"
-    return f"{run.id} · {run.name or 'unnamed'} · {machine} · {run.started}"
+    return f"{run.id} · {marked_name(run)} · {machine} · {run.started}"
 
 
 def _job_text(job: JobResult) -> str:

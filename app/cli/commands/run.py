@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         if args.placement is not None:
             profile = with_placement(profile, args.placement)
         if remote is not None:
-            profile = with_mode(profile, Mode.REMOTE)
+            profile = with_mode(profile, Mode.REMOTE, "--remote", args.remote)
         # Validate before opening the store or spawning anything.
         resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.analysis.evidence import too_few_samples
+from app.core.analysis.evidence import marked_name, reduced_sides, too_few_runs, too_few_samples
 from app.core.analysis.median_ratio import Comparison, _bootstrap_medians, compare, finite_comparison
 from app.core.analysis.order_statistics import exact_medians_needed
 from app.core.machine.environment import CPU_FLAGS
@@ -214,8 +214,25 @@ class RunComparison:
         return [p for p in self.pairs if p.base.status == JobStatus.OK and p.new.status == JobStatus.FAILED]
 
     def too_few(self) -> list[tuple[JobPair, MetricComparison]]:
-        """Metrics with too few samples a side for a verdict (app.core.analysis.evidence)."""
+        """Metrics without the evidence for a verdict (app.core.analysis.evidence): too few
+        samples a side, or a reduced run on a side."""
         return [(p, m) for p, m in self.metrics if m.too_few]
+
+    @property
+    def gate_reason(self) -> str | None:
+        """Why the regression gate checks none of these metrics (too few runs a side), or None."""
+        return too_few_runs(len(self.base_runs), len(self.new_runs))
+
+    @property
+    def marked_runs(self) -> list[tuple[str, RunResult]]:
+        """The runs of either side that are not a full run of their profile (reduced, or
+        with command-line overrides), with their side: every face names them."""
+        return [
+            (side, run)
+            for side, runs in (("base", self.base_runs), ("new", self.new_runs))
+            for run in runs
+            if run.profile_view.marks
+        ]
 
     def undecided(self) -> list[tuple[JobPair, MetricComparison]]:
         """Metrics measured on both sides whose ratio is not a finite number: no verdict."""
@@ -248,11 +265,20 @@ class RunComparison:
             "only_base": [_job_dict(job) for job in self.only_base],
             "only_new": [_job_dict(job) for job in self.only_new],
             "regressions": len(self.regressions(limit)),
+            "gate": {"checked": self.gate_reason is None, "reason": self.gate_reason},
         }
 
 
 def _run_dict(run: RunResult) -> dict[str, Any]:
-    return {"id": run.id, "name": run.name, "started": run.started, "machine": run.environment_view.hostname}
+    view = run.profile_view
+    return {
+        "id": run.id,
+        "name": marked_name(run),
+        "started": run.started,
+        "machine": run.environment_view.hostname,
+        "reduced": view.reduced,
+        "overrides": dict(view.overrides),
+    }
 
 
 def _job_dict(job: JobResult) -> dict[str, Any]:
@@ -315,7 +341,8 @@ def compare_sides(
         resamples = MIN_RESAMPLES * 2
         exact = _drawn([*base_runs, *new_runs]) * resamples > DRAW_BUDGET
     base_repeats, new_repeats = _Repeats(base_runs[1:]), _Repeats(new_runs[1:])
-    pairs = tuple(_pair(b, n, resamples, exact, base_repeats.of(b), new_repeats.of(n)) for b, n in matched)
+    withheld = reduced_sides(base_runs, new_runs)
+    pairs = tuple(_pair(b, n, resamples, exact, base_repeats.of(b), new_repeats.of(n), withheld) for b, n in matched)
     return RunComparison(
         base=base,
         new=new,
@@ -399,13 +426,18 @@ def _pair(
     exact: bool = False,
     base_more: Sequence[JobResult] = (),
     new_more: Sequence[JobResult] = (),
+    withheld: str | None = None,
 ) -> JobPair:
     reason = _status_reason(base, new)
     if reason is not None:
         return JobPair(base, new, (), reason)
     names = list(base.metrics) + [name for name in new.metrics if name not in base.metrics]
     return JobPair(
-        base, new, tuple(_metric(base, new, name, resamples, base_more, new_more, exact=exact) for name in names)
+        base,
+        new,
+        tuple(
+            _metric(base, new, name, resamples, base_more, new_more, exact=exact, withheld=withheld) for name in names
+        ),
     )
 
 
@@ -418,7 +450,9 @@ def _metric(
     new_more: Sequence[JobResult] = (),
     *,
     exact: bool = False,
+    withheld: str | None = None,
 ) -> MetricComparison:
+    """`withheld`: why no metric of these runs gets a verdict (a reduced run on a side)."""
     mb, mn = base.metrics.get(name), new.metrics.get(name)
     present = mb if mb is not None else mn
     unit = present.stats.unit if present is not None else "s"
@@ -447,7 +481,7 @@ def _metric(
         return not_comparable(f"no raw samples in the {side} (saved without them)")
     base_sets = [mb.samples, *_samples_of(base_more, name, mb.stats.unit)]
     new_sets = [mn.samples, *_samples_of(new_more, name, mb.stats.unit)]
-    thin = too_few_samples(min(len(x) for x in base_sets), min(len(x) for x in new_sets))
+    thin = withheld or too_few_samples(min(len(x) for x in base_sets), min(len(x) for x in new_sets))
     if thin is not None:
         return not_comparable(thin, too_few=True)
     try:

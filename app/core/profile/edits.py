@@ -15,6 +15,8 @@ from app.core.load.reduce import reduced_load
 from app.core.load.settings import IGNORED_BY_LOAD
 from app.core.profile.files import _first_error
 from app.core.profile.model import (
+    MAX_LABEL_CHARS,
+    MAX_OVERRIDE_CHARS,
     MAX_SAMPLES,
     Profile,
     ProfileError,
@@ -22,13 +24,37 @@ from app.core.profile.model import (
 from app.core.vocab import CongestionControl, LinkEmulationChoice, Mode, PlacementPolicy, TcpConnection
 
 
-def with_mode(profile: Profile, mode: str) -> Profile:
-    """The same profile with every job in `mode` (CLI --remote runs every job against the server)."""
+def with_mode(profile: Profile, mode: str, option: str = "--mode", shown: str | None = None) -> Profile:
+    """The same profile with every job in `mode` (CLI --remote runs every job against the
+    server: `option` "--remote", `shown` its HOST:PORT)."""
     try:
         member = Mode(mode)
     except ValueError:
         raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(Mode)})", field="mode") from None
-    return profile.model_copy(update={"jobs": [job.model_copy(update={"mode": member}) for job in profile.jobs]})
+    return overridden(
+        profile,
+        option,
+        member.value if shown is None else shown,
+        {"jobs": [job.model_copy(update={"mode": member}) for job in profile.jobs]},
+    )
+
+
+def overridden(profile: Profile, option: str, value: str, update: dict[str, Any]) -> Profile:
+    """`profile` with `update` applied and the command-line option that asked for it
+    recorded: in `overrides`, and in the name ("quick (--samples 3)"), so the run is never
+    listed, compared or reported as the preset it started from."""
+    overrides = dict(profile.overrides or {})
+    overrides[option] = value[:MAX_OVERRIDE_CHARS]
+    shown = value if len(value) <= _SHOWN_VALUE_CHARS else value[: _SHOWN_VALUE_CHARS - 1] + "…"
+    mark = f" ({option} {shown})"
+    name = profile.name
+    if len(name) + len(mark) > MAX_LABEL_CHARS:  # the record's bound: keep the mark, cut the name
+        name = name[: MAX_LABEL_CHARS - len(mark) - 1] + "…"
+    return profile.model_copy(update={**update, "overrides": overrides, "name": name + mark})
+
+
+#: An override's value in a run's name (a --link JSON object is cut, its whole text recorded).
+_SHOWN_VALUE_CHARS = 32
 
 
 def with_samples(profile: Profile, samples: int) -> Profile:
@@ -41,12 +67,15 @@ def with_samples(profile: Profile, samples: int) -> Profile:
             f"every job of the profile is a load job, and {IGNORED_BY_LOAD['samples']} (set duration_s in the profile)",
             field="--samples",
         )
-    return profile.model_copy(
-        update={
+    return overridden(
+        profile,
+        "--samples",
+        str(samples),
+        {
             "jobs": [
                 job if job.mode == Mode.LOAD else job.model_copy(update={"samples": samples}) for job in profile.jobs
             ]
-        }
+        },
     )
 
 
@@ -99,7 +128,7 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
                 }
             )
         )  # short steps at two low rates
-    return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs})
+    return profile.model_copy(update={"name": f"{profile.name} (reduced)", "jobs": jobs, "reduced": True})
 
 
 def _cheapest_links(links: list[LinkValue] | None) -> list[LinkValue] | None:
@@ -144,13 +173,16 @@ def with_link(profile: Profile, text: str) -> Profile:
         raise ProfileError(link_presets.unknown_preset_message(link), field="--link")
     if not any(job.mode == Mode.LOOPBACK for job in profile.jobs):
         raise ProfileError("the profile has no loopback job to run over a link", field="--link")
-    return profile.model_copy(
-        update={
+    return overridden(
+        profile,
+        "--link",
+        text,
+        {
             "jobs": [
                 job.model_copy(update={"link": link, "links": None}) if job.mode == Mode.LOOPBACK else job
                 for job in profile.jobs
             ]
-        }
+        },
     )
 
 
@@ -163,7 +195,12 @@ def with_placement(profile: Profile, text: str) -> Profile:
             f"not a placement (got {json.dumps(text)}; one of {', '.join(p.value for p in PlacementPolicy)})",
             field="--placement",
         ) from None
-    return profile.model_copy(update={"jobs": [job.model_copy(update={"placement": policy}) for job in profile.jobs]})
+    return overridden(
+        profile,
+        "--placement",
+        policy.value,
+        {"jobs": [job.model_copy(update={"placement": policy}) for job in profile.jobs]},
+    )
 
 
 def with_link_emulation(profile: Profile, text: str) -> Profile:
@@ -176,20 +213,23 @@ def with_link_emulation(profile: Profile, text: str) -> Profile:
             f"not a link emulation (got {json.dumps(text)}; one of {', '.join(c.value for c in LinkEmulationChoice)})",
             field="--link-emulation",
         ) from None
-    return _on_linked_jobs(profile, {"link_emulation": choice}, "--link-emulation", "to emulate")
+    return _on_linked_jobs(profile, {"link_emulation": choice}, "--link-emulation", "to emulate", choice.value)
 
 
-def _on_linked_jobs(profile: Profile, update: dict[str, object], option: str, purpose: str) -> Profile:
+def _on_linked_jobs(profile: Profile, update: dict[str, object], option: str, purpose: str, value: str) -> Profile:
     """The profile with `update` applied to every job that has a link (refused without one)."""
     if not any(job.link is not None or job.links is not None for job in profile.jobs):
         raise ProfileError(f"the profile has no job with a link {purpose}", field=option)
-    return profile.model_copy(
-        update={
+    return overridden(
+        profile,
+        option,
+        value,
+        {
             "jobs": [
                 job.model_copy(update=update) if job.link is not None or job.links is not None else job
                 for job in profile.jobs
             ]
-        }
+        },
     )
 
 
@@ -204,7 +244,9 @@ def with_tcp_connection(profile: Profile, text: str) -> Profile:
             f"not a TCP connection choice (got {json.dumps(text)}; one of {', '.join(c.value for c in TcpConnection)})",
             field="--tcp-connection",
         ) from None
-    return _on_linked_jobs(profile, {"tcp_connection": connection}, "--tcp-connection", "to send over")
+    return _on_linked_jobs(
+        profile, {"tcp_connection": connection}, "--tcp-connection", "to send over", connection.value
+    )
 
 
 def with_congestion_control(profile: Profile, text: str) -> Profile:
@@ -218,4 +260,6 @@ def with_congestion_control(profile: Profile, text: str) -> Profile:
             f"not a congestion control (got {json.dumps(text)}; one of {', '.join(c.value for c in CongestionControl)})",
             field="--tcp-congestion-control",
         ) from None
-    return _on_linked_jobs(profile, {"tcp_congestion_control": control}, "--tcp-congestion-control", "to send over")
+    return _on_linked_jobs(
+        profile, {"tcp_congestion_control": control}, "--tcp-congestion-control", "to send over", control.value
+    )

@@ -62,6 +62,10 @@ MAX_DESCRIPTION_CHARS = 4_000
 #: own are a handful of short names with numbers or a curve's name; before, a 100 KB value
 #: was refused with all of it echoed in the message.
 MAX_PARAMS = 32
+#: Command-line overrides a profile records (run has fewer options than this).
+MAX_OVERRIDES = 16
+#: An override's value as recorded: a `--link` JSON object is a few hundred characters.
+MAX_OVERRIDE_CHARS = 1_000
 MAX_PARAM_NAME_CHARS = 64
 
 
@@ -156,6 +160,13 @@ class Profile(BaseModel):
     #: sets the published figures beside the measured ones (resources/experiments/).
     experiment: str | None = Field(default=None, pattern=r"^E[0-9]+$")
     jobs: list[JobSpec] = Field(min_length=1, max_length=10_000)
+    #: Set by `edits.reduced` (`run --reduced`, the window's Quick check): the numbers are
+    #: a smoke test, not for comparison. Recorded with the run; every face marks it.
+    reduced: bool | None = None
+    #: Settings the command line changed on every job (`run --samples 3`: {"--samples": "3"}),
+    #: set by `edits`: a run of a preset with them is not that preset, and is recorded,
+    #: named and marked as such (`app.core.results.run_origin`).
+    overrides: dict[str, str] | None = Field(default=None, max_length=MAX_OVERRIDES)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)

@@ -24,7 +24,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.analysis.stability_warnings import WarningCode
-from app.core.profile.model import MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS, MAX_MESSAGE_SIZE
+from app.core.profile.model import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_MESSAGE_SIZE,
+    MAX_OVERRIDE_CHARS,
+    MAX_OVERRIDES,
+)
 from app.core.results import plausible
 from app.core.results.check_fields import (
     _bool,
@@ -162,6 +168,12 @@ def check_profile(profile: dict[str, Any], path: str) -> None:
     _str(profile, "description", path, required=False, nullable=True, max_chars=MAX_DESCRIPTION_CHARS)
     _str(profile, "experiment", path, required=False, nullable=True)
     _int(profile, "parallel_workers", path, low=1, required=False, nullable=True)
+    _bool(profile, "reduced", path, nullable=True)
+    overrides = _obj(profile, "overrides", path, nullable=True)
+    if len(overrides) > MAX_OVERRIDES:
+        raise _fail(_join(path, "overrides"), f"at most {MAX_OVERRIDES} options", f"{len(overrides)} of them")
+    for option in overrides:
+        _str(overrides, option, _join(path, "overrides"), max_chars=MAX_OVERRIDE_CHARS)
     jobs_path = _join(path, "jobs")
     for index, spec in enumerate(_list(profile, "jobs", path, nullable=True)):
         where = f"{jobs_path}[{index}]"

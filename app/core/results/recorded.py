@@ -128,8 +128,12 @@ class RecordedProfile:
     name: str = ""
     description: str = ""
     experiment: str | None = None
-    #: The run was reduced (`--reduced`): its numbers are not for comparison.
+    #: The run was reduced (`--reduced`, the window's Quick check): its numbers are not for
+    #: comparison. Runs from before the flag was recorded say so in their name only.
     reduced: bool = False
+    #: Settings the command line changed on every job, in the order given
+    #: ((`--samples`, `3`), ...): the run is not the profile it names.
+    overrides: tuple[tuple[str, str], ...] = ()
     #: The profile's jobs as recorded, each an object (anything else left out); None when
     #: the profile recorded no list of jobs.
     jobs: tuple[Mapping[str, Any], ...] | None = None
@@ -138,10 +142,30 @@ class RecordedProfile:
     def from_dict(cls, profile: Any) -> RecordedProfile:
         data = _object(profile)
         jobs = data.get("jobs")
+        name = text_of(data.get("name")) or ""
+        overrides = data.get("overrides")
         return cls(
-            name=text_of(data.get("name")) or "",
+            name=name,
             description=(text_of(data.get("description")) or "").strip(),
             experiment=text_of(data.get("experiment")),
-            reduced=bool(data.get("reduced")),
+            reduced=data.get("reduced") is True or name.endswith("(reduced)"),
+            overrides=tuple((str(option), str(value)) for option, value in overrides.items())
+            if isinstance(overrides, Mapping)
+            else (),
             jobs=tuple(job for job in jobs if isinstance(job, Mapping)) if isinstance(jobs, list) else None,
         )
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        """What sets the run apart from a full run of its profile, for every list and title
+        that names it: "reduced", "--samples 3" (`app.core.analysis.evidence` reads them)."""
+        return (("reduced",) if self.reduced else ()) + tuple(f"{option} {value}" for option, value in self.overrides)
+
+    @property
+    def marked_name(self) -> str:
+        """The name with what sets the run apart from a full run of its profile, once: a
+        name that carries a mark already (the CLI writes "quick (reduced) (--samples 3)")
+        keeps it, one that lacks it (a file from elsewhere) gets it."""
+        name = self.name or "unnamed"
+        missing = [mark for mark in self.marks if f"({mark}" not in name and f"; {mark}" not in name]
+        return f"{name} ({'; '.join(missing)})" if missing else name

@@ -333,7 +333,7 @@ class Store:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run.id,
-                        run.name,
+                        run.profile_view.marked_name,  # the listing's name carries the run's marks
                         run.started,
                         run.finished,
                         run.status,
@@ -370,7 +370,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
                 (
                     run.id,
-                    run.name,
+                    run.profile_view.marked_name,  # the listing's name carries the run's marks
                     run.started,
                     run.finished,
                     run.status,

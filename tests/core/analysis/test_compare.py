@@ -9,7 +9,7 @@ import pytest
 
 from app.core.analysis import compare as compare_module
 from app.core.analysis.compare import compare_runs, compare_sides, environment_differences, match_key
-from app.core.analysis.evidence import MIN_SAMPLES
+from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_SAMPLES, too_few_runs
 from app.core.results.job_conditions import Link, Placement
 from app.core.results.model import RunResult
 from app.core.vocab import Verdict
@@ -212,7 +212,15 @@ def test_past_the_floor_the_budget_holds_by_order_statistics(monkeypatch: pytest
 def test_the_comparison_as_data() -> None:
     base = base_run()
     data = json.loads(json.dumps(compare_runs(base, scaled(base, 1.3)).to_dict()))
-    assert data["base"] == {"id": BASE_ID, "name": "bench", "started": base.started, "machine": "laptop"}
+    assert data["base"] == {
+        "id": BASE_ID,
+        "name": "bench",
+        "started": base.started,
+        "machine": "laptop",
+        "reduced": False,
+        "overrides": {},
+    }
+    assert data["gate"] == {"checked": False, "reason": too_few_runs(1, 1)}
     assert data["regressions"] == 4 and data["threshold"] == 0.05 and data["resamples"] == 2000
     metric = data["pairs"][0]["metrics"][0]
     assert metric["verdict"] == "slower" and metric["regressed"] is True
@@ -249,3 +257,44 @@ def test_a_real_slowdown_is_still_found_across_runs() -> None:
     assert len(comparison.regressions()) == len(comparison.metrics) == 4
     ratio = comparison.metrics[0][1].comparison
     assert ratio is not None and ratio.ratio == pytest.approx(1.5, rel=0.02)
+
+
+def _marked(base: RunResult, **profile: object) -> RunResult:
+    return replace(base, profile={**base.profile, **profile})
+
+
+def test_a_reduced_run_on_either_side_gets_no_verdict_whatever_its_samples() -> None:
+    base = base_run()
+    reduced = _marked(scaled(base, 1.5), reduced=True, name="bench (reduced)")
+    for comparison in (compare_runs(base, reduced), compare_runs(reduced, base)):
+        assert comparison.regressions() == [] and len(comparison.too_few()) == len(comparison.metrics) == 4
+        assert {m.verdict for _, m in comparison.metrics} == {Verdict.NOT_COMPARABLE}
+        reasons = {m.reason for _, m in comparison.metrics}
+        assert all("reduced (a smoke test, not for comparison); no verdict" in (r or "") for r in reasons)
+    # A run stored before the flag existed says so in its name only: the same rule holds.
+    legacy = replace(scaled(base, 1.5), profile={**base.profile, "name": "bench (reduced)"})
+    assert compare_runs(base, legacy).regressions() == [] and len(compare_runs(base, legacy).too_few()) == 4
+    # Among several runs a side, the reduced one is named.
+    several = compare_sides(_runs([1.0, 1.0, 1.0], "base"), [*_runs([1.5, 1.5], "new"), _marked(base, reduced=True)])
+    assert f"the new side's run {BASE_ID} is reduced" in (several.metrics[0][1].reason or "")
+
+
+def test_an_overridden_run_is_compared_and_named_on_its_side() -> None:
+    base = base_run()
+    overridden = _marked(scaled(base, 1.3), overrides={"--samples": "40"}, name="bench (--samples 40)")
+    comparison = compare_runs(base, overridden)
+    assert len(comparison.regressions()) == 4  # evidence enough: the rule is the samples', not the mark's
+    assert [(side, run.id) for side, run in comparison.marked_runs] == [("new", overridden.id)]
+    data = comparison.to_dict()
+    assert data["new"]["overrides"] == {"--samples": "40"} and data["new"]["name"] == "bench (--samples 40)"
+    # A name without the mark (a file written by hand, another tool) gets it in every face.
+    unnamed = _marked(base, overrides={"--link": "lte"})
+    assert compare_runs(unnamed, base).to_dict()["base"]["name"] == "bench (--link lte)"
+
+
+def test_the_gate_needs_three_runs_a_side() -> None:
+    assert MIN_GATE_RUNS == 3
+    assert compare_runs(base_run(), base_run()).gate_reason == too_few_runs(1, 1)
+    assert "1 and 1 (it needs 3 a side, joined with +: A+B+C); not checked" in (too_few_runs(1, 1) or "")
+    assert compare_sides(_runs([1.0, 1.0], "b"), _runs([1.0, 1.0, 1.0], "n")).gate_reason == too_few_runs(2, 3)
+    assert compare_sides(_runs([1.0] * 3, "b"), _runs([1.0] * 3, "n")).gate_reason is None

@@ -69,9 +69,26 @@ def test_the_profile_view() -> None:
     view = RecordedProfile.from_dict(
         {"name": "p", "description": "  what  ", "experiment": "E1", "reduced": True, "jobs": [{"scheme": "x"}, 3]}
     )
-    assert view == RecordedProfile("p", "what", "E1", True, ({"scheme": "x"},))
+    assert view == RecordedProfile("p", "what", "E1", True, jobs=({"scheme": "x"},))
     assert RecordedProfile.from_dict({"jobs": "none"}).jobs is None
     assert RecordedProfile.from_dict(None) == RecordedProfile()
+
+
+def test_a_profile_view_marks_a_reduced_or_overridden_run_once() -> None:
+    overridden = RecordedProfile.from_dict({"name": "quick", "overrides": {"--samples": "3", "--link": "lte"}})
+    assert overridden.overrides == (("--samples", "3"), ("--link", "lte")) and not overridden.reduced
+    assert overridden.marks == ("--samples 3", "--link lte")
+    assert overridden.marked_name == "quick (--samples 3; --link lte)"
+    # The CLI's name carries the marks already: they are not doubled.
+    named = RecordedProfile.from_dict(
+        {"name": "quick (reduced) (--samples 3)", "reduced": True, "overrides": {"--samples": "3"}}
+    )
+    assert named.marked_name == "quick (reduced) (--samples 3)"
+    # A run from before the flag was recorded: its name says reduced, and that is enough.
+    assert RecordedProfile.from_dict({"name": "quick (reduced)"}).reduced
+    assert RecordedProfile.from_dict({"name": "quick"}).marked_name == "quick"
+    assert RecordedProfile.from_dict({"name": "q", "reduced": True}).marked_name == "q (reduced)"
+    assert RecordedProfile.from_dict({"overrides": "not an object"}).overrides == ()
 
 
 def test_text_and_counts() -> None:
