@@ -17,7 +17,7 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
     blocks: list[Block] = [
         Paragraph(
             f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
-            f"{baseline.name or 'unnamed'}). Jobs match on scheme, backend, parameters, mode and message size; each "
+            f"{baseline.profile_view.marked_name}). Jobs match on scheme, backend, parameters, mode and message size; each "
             "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
             "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
             "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
@@ -33,10 +33,34 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
                 style="note",
             )
         )
+    for which, side in (("The baseline", baseline), ("This run", run)):
+        overrides = side.profile_view.overrides
+        if overrides:  # never a silent baseline: it is not a full run of the profile it names
+            shown = ", ".join(f"{option} {value}" for option, value in overrides)
+            blocks.append(
+                Paragraph(
+                    f"{which} ran with settings overridden from the command line ({shown}): it is not a "
+                    f"full run of profile {side.profile_view.name or 'unnamed'}.",
+                    style="note",
+                )
+            )
     rows, emphasis = [], set()
     for pair in match.pairs:
         c = pair.comparison
         base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
+        if c is None and pair.withheld:  # the sentence below the table says why
+            rows.append(
+                [
+                    pair.job.label,
+                    size_text(pair.job),
+                    format_seconds(base_m),
+                    format_seconds(this_m),
+                    _MISSING,
+                    "reduced run",
+                    "no verdict",
+                ]
+            )
+            continue
         if c is None and pair.too_few is not None:  # a short cell: the sentence below the table says why
             rows.append(
                 [
@@ -110,10 +134,18 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
                 style="note",
             )
         )
+    if match.withheld is not None and any(pair.withheld for pair in match.pairs):
+        blocks.append(Paragraph(f"No verdict for any pair: {_sentence(match.withheld)}", style="note"))
     unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
     unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
     blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
     return Section("Comparison with baseline", blocks)
+
+
+def _sentence(reason: str) -> str:
+    """The evidence rule's reason as the end of a sentence: "the baseline's run is reduced
+    (a smoke test, not for comparison)." without its trailing "; no verdict"."""
+    return reason.removesuffix("; no verdict") + "."
 
 
 def _ratio_chart(match: BaselineMatch, labels: Labels) -> Chart | None:

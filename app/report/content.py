@@ -102,7 +102,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     version = run.environment_view.app_version or "unknown version"
     notice = " ".join(t for t in (sample_caveat(run), missing_notice(run)) if t) or None
     return Report(
-        title=f"CryptoBench report: {run.name or 'unnamed profile'}",
+        title=f"CryptoBench report: {run.profile_view.marked_name}",
         subtitle=f"Run {run.id} · {len(run.jobs)} measured job{'s' if len(run.jobs) != 1 else ''} · {run.status}",
         facts=_facts(run),
         sections=sections,
@@ -129,7 +129,7 @@ def _facts(run: RunResult) -> list[tuple[str, str]]:
         ("Machine", ", ".join(machine)),
         ("App version", env.app_version or "unknown"),
         ("Run id", run.id),
-        ("Profile", run.name or "unnamed"),
+        ("Profile", run.profile_view.marked_name),
         ("Status", status),
     ]
     duration = _duration(run)
@@ -146,6 +146,9 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
         intro += (
             f" (That describes the full preset; this reduced run took {sample_text(run)} timed samples per metric.)"
         )
+    elif description and run.profile_view.overrides:  # the description is the profile's as written
+        shown = ", ".join(f"{option} {value}" for option, value in run.profile_view.overrides)
+        intro += f" (That describes the profile as written; this run overrode {shown} from the command line.)"
     blocks.append(
         Paragraph(
             intro + " Times are medians per operation unless said otherwise; ratios are only "

@@ -320,11 +320,14 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
 
     text = f"Against baseline run {baseline.id}, of {len(match.pairs)} matched jobs "
     bits = [counted(Verdict.SLOWER), counted(Verdict.FASTER), counted(Verdict.WITHIN_NOISE)]
+    withheld = sum(1 for p in counts[Verdict.NOT_COMPARABLE] if p.withheld)
+    if withheld:  # a reduced run on a side (app.core.analysis.evidence)
+        bits.append(f"{withheld} without a verdict (a reduced run is not for comparison)")
     thin = sum(1 for p in counts[Verdict.NOT_COMPARABLE] if p.too_few is not None)
     if thin:
         bits.append(f"{thin} without a verdict (fewer than {MIN_SAMPLES} samples a side)")
-    if len(counts[Verdict.NOT_COMPARABLE]) > thin:
-        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE]) - thin} {Verdict.NOT_COMPARABLE}")
+    if len(counts[Verdict.NOT_COMPARABLE]) > thin + withheld:
+        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE]) - thin - withheld} {Verdict.NOT_COMPARABLE}")
     return [text + ", ".join(bits) + " (ratio of medians, this run / baseline)."]
 
 
