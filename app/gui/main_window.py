@@ -321,6 +321,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
         self.plots.reset()
+        self.plots.set_run(self.controller.run)  # a plot saved mid-run names this run
         self.table.model.clear()
         self._progress, self._finished_jobs = {}, 0
         self._current_index, self._current_started = None, None
@@ -408,6 +409,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
         self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
+        self.plots.set_run(run)
         self.plots.show_results(run.jobs)
         self.history.refresh()
         self._update_run_actions()
@@ -417,6 +419,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.last_run = run
         self.table.model.set_results(run.jobs)
         self.plots.reset()
+        self.plots.set_run(run)
         self.plots.show_results(run.jobs)
         self.results_dock.raise_()
         self.status_job.setText(f"Showing run {run.id} ({run.name}, {run.started})")

@@ -14,6 +14,7 @@ prefix (ns, µs, ms) themselves; log axes label every tick with its own prefix.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.results.model import JobResult
+from app.core.results.model import JobResult, RunResult
 from app.gui.plots.axes import _GridAxis
+from app.gui.plots.caption import PlotCaption
 from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
 from app.gui.plots.comparison import ComparisonTab
+from app.gui.plots.export import save_png, save_svg
 from app.gui.plots.histogram import HistogramTab
 from app.gui.plots.load import LoadTab
 from app.gui.plots.resources import ResourcesTab
@@ -50,6 +53,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._selected = None
         self._selected_arrays = {}
         self._results = []
+        self._all_results = []
+        self._run = None
         self._comparison_rows = []
         self._scaling_groups = []
         self._hist_edges = np.empty(0)
@@ -249,6 +254,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
 
     def show_results(self, results: Sequence[JobResult]) -> None:
         """(Re)draw the Comparison, Scaling and Load tabs from finished results."""
+        self._all_results = list(results)
         self._results = _usable(results)
         names = _metric_names(self._results)
         default = default_metric(self._results)
@@ -268,6 +274,34 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._draw_comparison()
         self._draw_scaling()
         self._set_load_results(list(results))
+
+    def set_run(self, run: RunResult | None) -> None:
+        """The run the plots show (the running one, or one opened from History): an
+        exported plot names it and the machine it measured on."""
+        self._run = run
+
+    def plot_caption(self) -> PlotCaption:
+        """What the visible tab's plot shows, the run, the machine and the jobs it left out."""
+        current = self.tabs.currentWidget()
+        # A tab of one job takes its header line (it names the job, and what was folded or
+        # skipped); the Comparison and Scaling tabs name what they left out themselves.
+        header: QtWidgets.QLabel | None = None
+        if current is self._res_page:
+            caption, header = self._resources_caption(), self._res_header
+        elif current is self._samples_page:
+            caption, header = self._samples_caption(), self._samples_header
+        elif current.isAncestorOf(self._hist_plot):
+            caption, header = self._histogram_caption(), self._hist_header
+        elif current.isAncestorOf(self._cmp_plot):
+            caption = self._comparison_caption()
+        elif current.isAncestorOf(self._scl_plot):
+            caption = self._scaling_caption()
+        else:
+            caption, header = self._load_caption(), self._load_header
+        shown = _plain(header.text()) if header is not None else ""
+        if shown:
+            caption = replace(caption, details=(*caption.details, shown))
+        return caption.with_context(self._run)
 
     def select_result(self, result: JobResult | None) -> None:
         """Show a finished job's raw samples and histogram; None goes back to live."""
@@ -323,7 +357,10 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
     def save_plot_dialog(self) -> None:
         tab = self.tabs.tabText(self.tabs.currentIndex()).lower()
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save the plot", f"{tab}.png", "PNG image (*.png);;SVG drawing (*.svg)"
+            self,
+            "Save the plot",
+            f"{tab}.png",
+            "PNG image (*.png);;SVG drawing (*.svg)",
         )
         if not path:
             return
@@ -334,21 +371,20 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
 
     def export_plot(self, path: str | Path) -> None:
         """Save the visible tab's plot as PNG (at twice the screen size, for print) or SVG,
-        by the file's suffix; OSError or ValueError naming the file when it cannot."""
-        from pyqtgraph import exporters
-
+        by the file's suffix, with its caption above it (`plot_caption`); OSError or
+        ValueError naming the file when it cannot."""
         path = Path(path)
         item = self.current_plot_item()
         suffix = path.suffix.lower()
         if item is None or suffix not in (".png", ".svg"):
             raise ValueError(f"{path}: a plot is saved as .png or .svg")
         self.refresh()
+        caption = self.plot_caption()
+        colours = (QtGui.QColor(self._bg), QtGui.QColor(self._fg))
         if suffix == ".svg":
-            _export_svg(item, path)
+            save_svg(item, caption, path, self.font(), colours)
         else:
-            exporter = exporters.ImageExporter(item)
-            exporter.parameters()["width"] = int(item.sceneBoundingRect().width() * 2)
-            exporter.export(str(path))
+            save_png(item, caption, path, self.font(), colours)
         if not path.is_file() or path.stat().st_size == 0:
             raise OSError(f"{path}: the plot could not be written")
 
@@ -356,19 +392,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self.refresh()
 
 
-def _export_svg(item: Any, path: Path) -> None:
-    """Draw the item's part of its scene into an SVG file. (pyqtgraph's SVGExporter
-    fails on the path data Qt 6.11 writes: "not enough values to unpack".)"""
-    from PySide6.QtSvg import QSvgGenerator
-
-    source = item.sceneBoundingRect()
-    generator = QSvgGenerator()
-    generator.setFileName(str(path))
-    generator.setSize(source.size().toSize())
-    generator.setViewBox(QtCore.QRectF(0, 0, source.width(), source.height()))
-    generator.setTitle("CryptoBench plot")
-    painter = QtGui.QPainter(generator)
-    try:
-        item.scene().render(painter, QtCore.QRectF(0, 0, source.width(), source.height()), source)
-    finally:
-        painter.end()
+def _plain(text: str) -> str:
+    """A header label's text without its markup (bold, italics, escapes)."""
+    if QtGui.Qt.mightBeRichText(text):  # Qt (the namespace) of QtGui holds the rich-text helpers
+        return QtGui.QTextDocumentFragment.fromHtml(text).toPlainText().strip()
+    return text.strip()
