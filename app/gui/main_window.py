@@ -183,6 +183,11 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.export_svg_action = self._action(
             "Plot as &SVG...", lambda: self.export_plot("svg"), tip="Save the plot of the visible tab as an SVG drawing"
         )
+        self.export_plot_csv_action = self._action(
+            "Plot &data as CSV...",
+            lambda: self.export_plot("csv"),
+            tip="Save the numbers the visible plot draws, under its caption, as CSV",
+        )
         self.quit_action = self._action("&Quit", self.close, keys.Quit)
         self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
         self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
@@ -205,7 +210,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         export_menu = file_menu.addMenu("&Export")
         export_menu.addActions([self.export_json_action, self.export_csv_action, self.export_report_action])
         export_menu.addSeparator()
-        export_menu.addActions([self.export_png_action, self.export_svg_action])
+        export_menu.addActions([self.export_png_action, self.export_svg_action, self.export_plot_csv_action])
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")

@@ -30,6 +30,16 @@ from app.gui.plots.comparison import ComparisonTab
 from app.gui.plots.export import save_png, save_svg
 from app.gui.plots.histogram import HistogramTab
 from app.gui.plots.load import LoadTab
+from app.gui.plots.plot_data import (
+    PlotTable,
+    comparison_table,
+    histogram_table,
+    load_table,
+    resources_table,
+    samples_table,
+    save_csv,
+    scaling_table,
+)
 from app.gui.plots.resources import ResourcesTab
 from app.gui.plots.samples import SamplesTab
 from app.gui.plots.scaling import ScalingTab
@@ -74,7 +84,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._build_resources_tab()
         self._build_load_tab()  # PlotTab's order
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        # Right-click on any plot: save it (beside pyqtgraph's own "Export...").
+        # Right-click on any plot: save it. pyqtgraph's own "Export..." is replaced: its
+        # files carry no caption, and its SVG exporter fails on Qt 6.11's path data.
         for view in (
             self._samples_plot,
             self._hist_plot,
@@ -83,9 +94,9 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             self._load_plot,
             self._res_view,
         ):
-            action = QtGui.QAction("Save plot as PNG or SVG…", view.scene())
+            action = QtGui.QAction("Save plot as PNG, SVG or CSV…", view.scene())
             action.triggered.connect(self.save_plot_dialog)
-            view.scene().contextMenu.insert(0, action)
+            view.scene().contextMenu[:] = [action]
 
         self._ready = True
         self.apply_palette()
@@ -303,6 +314,21 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             caption = replace(caption, details=(*caption.details, shown))
         return caption.with_context(self._run)
 
+    def plot_table(self) -> PlotTable:
+        """The numbers the visible tab draws (what a CSV of the plot holds)."""
+        current = self.tabs.currentWidget()
+        if current is self._res_page:
+            return resources_table(self._shown_resources()[1])
+        if current is self._samples_page:
+            return samples_table(self._samples_source())
+        if current.isAncestorOf(self._hist_plot):
+            return histogram_table(self._hist_combo.currentText(), self._hist_edges, self._hist_counts)
+        if current.isAncestorOf(self._cmp_plot):
+            return comparison_table(self._cmp_combo.currentText(), self._comparison_rows)
+        if current.isAncestorOf(self._scl_plot):
+            return scaling_table(self._scl_combo.currentText(), self._scaling_groups)
+        return load_table(self._load_curves)
+
     def select_result(self, result: JobResult | None) -> None:
         """Show a finished job's raw samples and histogram; None goes back to live."""
         self._selected = result
@@ -360,7 +386,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             self,
             "Save the plot",
             f"{tab}.png",
-            "PNG image (*.png);;SVG drawing (*.svg)",
+            "PNG image (*.png);;SVG drawing (*.svg);;CSV of the plot's numbers (*.csv)",
         )
         if not path:
             return
@@ -370,16 +396,19 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             QtWidgets.QMessageBox.warning(self, "Cannot save the plot", str(exc))
 
     def export_plot(self, path: str | Path) -> None:
-        """Save the visible tab's plot as PNG (at twice the screen size, for print) or SVG,
-        by the file's suffix, with its caption above it (`plot_caption`); OSError or
-        ValueError naming the file when it cannot."""
+        """Save the visible tab's plot as PNG (at twice the screen size, for print) or SVG
+        with its caption above it (`plot_caption`), or its numbers as CSV under the same
+        caption, by the file's suffix; OSError or ValueError naming the file when it cannot."""
         path = Path(path)
         item = self.current_plot_item()
         suffix = path.suffix.lower()
-        if item is None or suffix not in (".png", ".svg"):
-            raise ValueError(f"{path}: a plot is saved as .png or .svg")
+        if item is None or suffix not in (".png", ".svg", ".csv"):
+            raise ValueError(f"{path}: a plot is saved as .png, .svg or .csv")
         self.refresh()
         caption = self.plot_caption()
+        if suffix == ".csv":
+            save_csv(caption, self.plot_table(), path)
+            return
         colours = (QtGui.QColor(self._bg), QtGui.QColor(self._fg))
         if suffix == ".svg":
             save_svg(item, caption, path, self.font(), colours)

@@ -3,6 +3,7 @@ run and machine, and which jobs they left out."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,7 @@ def test_a_job_plot_names_its_job_and_a_reduced_run_says_so(panel: PlotsPanel) -
     caption = panel.plot_caption()
     assert caption.title.startswith("Histogram of encrypt") and "(s)" in caption.title
     assert any(line.startswith("#1 AES-128-GCM") for line in caption.details)  # the tab's header: the job
-    assert "reduced run" in caption.run
+    assert caption.run.startswith("Run r2 of profile quick (reduced run: fewer samples than the full profile)")
     panel.tabs.setCurrentIndex(list(PlotTab).index(PlotTab.SAMPLES))
     assert panel.plot_caption().title.startswith("Samples of encrypt, decrypt: time per operation (s)")
 
@@ -162,3 +163,48 @@ def test_a_long_left_out_list_is_cut_with_a_count(panel: PlotsPanel) -> None:
     panel.tabs.setCurrentIndex(list(PlotTab).index(PlotTab.COMPARISON))
     note = panel.plot_caption().left_out_note()
     assert note is not None and note.startswith("Left out (10 jobs)") and note.endswith("; and 4 more")
+
+
+def test_the_csv_of_a_plot_holds_what_it_draws_under_the_same_caption(panel: PlotsPanel, tmp_path: Path) -> None:
+    panel.tabs.setCurrentIndex(list(PlotTab).index(PlotTab.COMPARISON))
+    path = tmp_path / "comparison.csv"
+    panel.export_plot(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    caption = panel.plot_caption()
+    comments = [line[2:] for line in lines if line.startswith("# ")]
+    assert comments == [caption.title, *caption.lines()]
+    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    assert [row["label"] for row in rows] == [
+        "#1 AES-128-GCM [cryptography] · 64 B",
+        "#2 AES-128-GCM [cryptography] · 4 KiB",
+        "#3 RSA-2048-OAEP [cryptography] · 190 B",
+    ]
+    drawn = [median for _job, median, _ci in panel._comparison_rows]
+    assert [float(row["median_s"]) for row in rows] == drawn  # full precision, in seconds
+    assert all(row["metric"] == "encrypt" and int(row["n"]) == 40 for row in rows)
+
+
+@pytest.mark.parametrize("tab", list(PlotTab))
+def test_every_tab_saves_its_numbers_as_csv(panel: PlotsPanel, tmp_path: Path, tab: PlotTab) -> None:
+    panel.tabs.setCurrentIndex(list(PlotTab).index(tab))
+    path = tmp_path / f"{tab.value}.csv"
+    panel.export_plot(path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(f"# {panel.plot_caption().title}\n")
+    assert "# Machine: bench-host" in text
+    header = next(line for line in text.splitlines() if not line.startswith("#"))
+    assert header.split(",") == list(panel.plot_table().columns)
+    data = [line for line in text.splitlines() if not line.startswith("#")][1:]  # less the header
+    assert len(data) == len(panel.plot_table().rows)
+    # Job #1's 40 encrypt and 40 decrypt samples; three bars; AES at two sizes and RSA at one.
+    expected = {PlotTab.SAMPLES: 80, PlotTab.COMPARISON: 3, PlotTab.SCALING: 3}
+    if tab in expected:
+        assert len(data) == expected[tab]
+    elif tab == PlotTab.HISTOGRAM:
+        assert sum(int(line.split(",")[-1]) for line in data) == 40  # every encrypt sample in a bin
+
+
+def test_a_plots_context_menu_saves_with_the_caption_only(panel: PlotsPanel) -> None:
+    """pyqtgraph's own Export... (no caption; its SVG exporter fails on Qt 6.11) is replaced."""
+    for view in (panel._samples_plot, panel._cmp_plot, panel._res_view):
+        assert [action.text() for action in view.scene().contextMenu] == ["Save plot as PNG, SVG or CSV…"]
