@@ -183,6 +183,11 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.export_svg_action = self._action(
             "Plot as &SVG...", lambda: self.export_plot("svg"), tip="Save the plot of the visible tab as an SVG drawing"
         )
+        self.export_plot_csv_action = self._action(
+            "Plot &data as CSV...",
+            lambda: self.export_plot("csv"),
+            tip="Save the numbers the visible plot draws, under its caption, as CSV",
+        )
         self.quit_action = self._action("&Quit", self.close, keys.Quit)
         self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
         self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
@@ -205,7 +210,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         export_menu = file_menu.addMenu("&Export")
         export_menu.addActions([self.export_json_action, self.export_csv_action, self.export_report_action])
         export_menu.addSeparator()
-        export_menu.addActions([self.export_png_action, self.export_svg_action])
+        export_menu.addActions([self.export_png_action, self.export_svg_action, self.export_plot_csv_action])
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")
@@ -321,6 +326,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
         self.plots.reset()
+        self.plots.set_run(self.controller.run)  # a plot saved mid-run names this run
         self.table.model.clear()
         self._progress, self._finished_jobs = {}, 0
         self._current_index, self._current_started = None, None
@@ -408,6 +414,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
         self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
+        self.plots.set_run(run)
         self.plots.show_results(run.jobs)
         self.history.refresh()
         self._update_run_actions()
@@ -417,6 +424,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.last_run = run
         self.table.model.set_results(run.jobs)
         self.plots.reset()
+        self.plots.set_run(run)
         self.plots.show_results(run.jobs)
         self.results_dock.raise_()
         self.status_job.setText(f"Showing run {run.id} ({run.name}, {run.started})")

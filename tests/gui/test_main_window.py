@@ -218,6 +218,22 @@ def test_export_report_of_a_stored_run_against_a_baseline(window: MainWindow, tm
         assert "Comparison with baseline" in text and run_id in text
 
 
+def test_a_plot_saved_from_the_window_names_the_run_shown_and_its_machine(window: MainWindow, tmp_path: Path) -> None:
+    from app.gui.vocab import PlotTab
+
+    run_id, _baseline = _store_runs(window.store_path)
+    with Store(window.store_path) as store:
+        run = store.load_run(run_id)
+    window.show_run(run)
+    window.plots.tabs.setCurrentIndex(list(PlotTab).index(PlotTab.COMPARISON))
+    machine = run.environment_view.hostname or "unnamed host"
+    for suffix in ("png", "svg", "csv"):
+        assert window.write_plot(tmp_path / f"plot.{suffix}")
+    for suffix in ("svg", "csv"):
+        text = (tmp_path / f"plot.{suffix}").read_text(encoding="utf-8")
+        assert f"Run {run_id} of profile" in text and f"Machine: {machine}" in text, suffix
+
+
 def test_export_report_failure_is_a_dialog_not_a_traceback(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
     from app.gui.report_dialog import ReportRequest
 

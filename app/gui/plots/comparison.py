@@ -12,6 +12,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.vocab import Mode
 from app.gui.plots.axes import HoverEvent, _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
+from app.gui.plots.caption import PlotCaption, left_out
 from app.gui.plots.common import LINK_ROOM, FloatArray, _fmt_bytes, _fmt_time, _style, tail_start
 from app.gui.plots.state import ComparisonRow, PanelState
 from app.gui.vocab import PlotTab
@@ -207,6 +208,14 @@ class ComparisonTab(PanelState):
         if missing:
             text += f" · {missing} without {metric!r} not shown (choose another metric above)"
         self._cmp_header.setText(text)
+
+    def _comparison_caption(self) -> PlotCaption:
+        """The exported plot's title: the metric and its unit, and each job left out."""
+        metric = self._cmp_combo.currentText()
+        log = self._cmp_log.isChecked()
+        title = f"Median {metric} time per operation (s), one bar per job" if metric else "Median times: no metric"
+        details = ("Whiskers: the 95 % confidence interval of the median (none where n < 6)",) if metric else ()
+        return PlotCaption(title, details, left_out=tuple(left_out(self._all_results, metric, log_values=log)))
 
     def _set_value_labels(self, texts: list[str], xs: FloatArray, ys: FloatArray) -> None:
         """Value labels at the given data points (the whisker or bar ends)."""

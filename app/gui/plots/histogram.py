@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from app.gui.plots.axes import HoverEvent, _hover_proxy, _new_plot, _view_point
+from app.gui.plots.caption import PlotCaption
 from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
@@ -82,6 +83,11 @@ class HistogramTab(PanelState):
             text += f" · {folded:,} samples above {_fmt_time(upper)} counted in the last bin"
         self._hist_header.setText(text)
         self._hist_plot.getPlotItem().enableAutoRange()
+
+    def _histogram_caption(self) -> PlotCaption:
+        """The exported plot's title: the metric and its unit (the header names the job)."""
+        metric = self._hist_combo.currentText()
+        return PlotCaption(f"Histogram of {metric or 'no metric'}: samples per bin of time per operation (s)")
 
     def _on_hist_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._hist_plot, event)

@@ -22,6 +22,7 @@ from app.core.results.job_conditions import LoadStep
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend
+from app.gui.plots.caption import PlotCaption, job_name
 from app.gui.plots.common import FloatArray, _colour, _style, short_distinct
 from app.gui.plots.state import PanelState
 from app.gui.results.load_cells import step_line
@@ -211,6 +212,18 @@ class LoadTab(PanelState):
                 text += f" · {plural(skipped, 'step')} with no completed request not shown"
             self._load_header.setText(text)
         plot.enableAutoRange()
+
+    def _load_caption(self) -> PlotCaption:
+        """The exported plot's title, and each load job it left out (failed, or no step)."""
+        skipped = [
+            f"{job_name(job)}: {job.status if job.status != JobStatus.OK else 'no load step measured'}"
+            for job in self._load_results
+            if job.status != JobStatus.OK or job.load is None or not job.load.steps
+        ]
+        return PlotCaption(
+            "Latency p99 and p50 (s) against achieved rate (requests/s), one curve pair per load job",
+            left_out=tuple(skipped),
+        )
 
     def _add_load_keys(self, saturated: bool) -> None:
         """The legend's key to the encoding, in the text colour: the percentiles' lines and

@@ -14,6 +14,7 @@ prefix (ns, µs, ms) themselves; log axes label every tick with its own prefix.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,24 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.results.model import JobResult
+from app.core.results.model import JobResult, RunResult
 from app.gui.plots.axes import _GridAxis
+from app.gui.plots.caption import PlotCaption
 from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
 from app.gui.plots.comparison import ComparisonTab
+from app.gui.plots.export import save_png, save_svg
 from app.gui.plots.histogram import HistogramTab
 from app.gui.plots.load import LoadTab
+from app.gui.plots.plot_data import (
+    PlotTable,
+    comparison_table,
+    histogram_table,
+    load_table,
+    resources_table,
+    samples_table,
+    save_csv,
+    scaling_table,
+)
 from app.gui.plots.resources import ResourcesTab
 from app.gui.plots.samples import SamplesTab
 from app.gui.plots.scaling import ScalingTab
@@ -50,6 +63,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._selected = None
         self._selected_arrays = {}
         self._results = []
+        self._all_results = []
+        self._run = None
         self._comparison_rows = []
         self._scaling_groups = []
         self._hist_edges = np.empty(0)
@@ -69,7 +84,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._build_resources_tab()
         self._build_load_tab()  # PlotTab's order
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        # Right-click on any plot: save it (beside pyqtgraph's own "Export...").
+        # Right-click on any plot: save it. pyqtgraph's own "Export..." is replaced: its
+        # files carry no caption, and its SVG exporter fails on Qt 6.11's path data.
         for view in (
             self._samples_plot,
             self._hist_plot,
@@ -78,9 +94,9 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             self._load_plot,
             self._res_view,
         ):
-            action = QtGui.QAction("Save plot as PNG or SVG…", view.scene())
+            action = QtGui.QAction("Save plot as PNG, SVG or CSV…", view.scene())
             action.triggered.connect(self.save_plot_dialog)
-            view.scene().contextMenu.insert(0, action)
+            view.scene().contextMenu[:] = [action]
 
         self._ready = True
         self.apply_palette()
@@ -249,6 +265,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
 
     def show_results(self, results: Sequence[JobResult]) -> None:
         """(Re)draw the Comparison, Scaling and Load tabs from finished results."""
+        self._all_results = list(results)
         self._results = _usable(results)
         names = _metric_names(self._results)
         default = default_metric(self._results)
@@ -268,6 +285,49 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._draw_comparison()
         self._draw_scaling()
         self._set_load_results(list(results))
+
+    def set_run(self, run: RunResult | None) -> None:
+        """The run the plots show (the running one, or one opened from History): an
+        exported plot names it and the machine it measured on."""
+        self._run = run
+
+    def plot_caption(self) -> PlotCaption:
+        """What the visible tab's plot shows, the run, the machine and the jobs it left out."""
+        current = self.tabs.currentWidget()
+        # A tab of one job takes its header line (it names the job, and what was folded or
+        # skipped); the Comparison and Scaling tabs name what they left out themselves.
+        header: QtWidgets.QLabel | None = None
+        if current is self._res_page:
+            caption, header = self._resources_caption(), self._res_header
+        elif current is self._samples_page:
+            caption, header = self._samples_caption(), self._samples_header
+        elif current.isAncestorOf(self._hist_plot):
+            caption, header = self._histogram_caption(), self._hist_header
+        elif current.isAncestorOf(self._cmp_plot):
+            caption = self._comparison_caption()
+        elif current.isAncestorOf(self._scl_plot):
+            caption = self._scaling_caption()
+        else:
+            caption, header = self._load_caption(), self._load_header
+        shown = _plain(header.text()) if header is not None else ""
+        if shown:
+            caption = replace(caption, details=(*caption.details, shown))
+        return caption.with_context(self._run)
+
+    def plot_table(self) -> PlotTable:
+        """The numbers the visible tab draws (what a CSV of the plot holds)."""
+        current = self.tabs.currentWidget()
+        if current is self._res_page:
+            return resources_table(self._shown_resources()[1])
+        if current is self._samples_page:
+            return samples_table(self._samples_source())
+        if current.isAncestorOf(self._hist_plot):
+            return histogram_table(self._hist_combo.currentText(), self._hist_edges, self._hist_counts)
+        if current.isAncestorOf(self._cmp_plot):
+            return comparison_table(self._cmp_combo.currentText(), self._comparison_rows)
+        if current.isAncestorOf(self._scl_plot):
+            return scaling_table(self._scl_combo.currentText(), self._scaling_groups)
+        return load_table(self._load_curves)
 
     def select_result(self, result: JobResult | None) -> None:
         """Show a finished job's raw samples and histogram; None goes back to live."""
@@ -323,7 +383,10 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
     def save_plot_dialog(self) -> None:
         tab = self.tabs.tabText(self.tabs.currentIndex()).lower()
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save the plot", f"{tab}.png", "PNG image (*.png);;SVG drawing (*.svg)"
+            self,
+            "Save the plot",
+            f"{tab}.png",
+            "PNG image (*.png);;SVG drawing (*.svg);;CSV of the plot's numbers (*.csv)",
         )
         if not path:
             return
@@ -333,22 +396,24 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             QtWidgets.QMessageBox.warning(self, "Cannot save the plot", str(exc))
 
     def export_plot(self, path: str | Path) -> None:
-        """Save the visible tab's plot as PNG (at twice the screen size, for print) or SVG,
-        by the file's suffix; OSError or ValueError naming the file when it cannot."""
-        from pyqtgraph import exporters
-
+        """Save the visible tab's plot as PNG (at twice the screen size, for print) or SVG
+        with its caption above it (`plot_caption`), or its numbers as CSV under the same
+        caption, by the file's suffix; OSError or ValueError naming the file when it cannot."""
         path = Path(path)
         item = self.current_plot_item()
         suffix = path.suffix.lower()
-        if item is None or suffix not in (".png", ".svg"):
-            raise ValueError(f"{path}: a plot is saved as .png or .svg")
+        if item is None or suffix not in (".png", ".svg", ".csv"):
+            raise ValueError(f"{path}: a plot is saved as .png, .svg or .csv")
         self.refresh()
+        caption = self.plot_caption()
+        if suffix == ".csv":
+            save_csv(caption, self.plot_table(), path)
+            return
+        colours = (QtGui.QColor(self._bg), QtGui.QColor(self._fg))
         if suffix == ".svg":
-            _export_svg(item, path)
+            save_svg(item, caption, path, self.font(), colours)
         else:
-            exporter = exporters.ImageExporter(item)
-            exporter.parameters()["width"] = int(item.sceneBoundingRect().width() * 2)
-            exporter.export(str(path))
+            save_png(item, caption, path, self.font(), colours)
         if not path.is_file() or path.stat().st_size == 0:
             raise OSError(f"{path}: the plot could not be written")
 
@@ -356,19 +421,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self.refresh()
 
 
-def _export_svg(item: Any, path: Path) -> None:
-    """Draw the item's part of its scene into an SVG file. (pyqtgraph's SVGExporter
-    fails on the path data Qt 6.11 writes: "not enough values to unpack".)"""
-    from PySide6.QtSvg import QSvgGenerator
-
-    source = item.sceneBoundingRect()
-    generator = QSvgGenerator()
-    generator.setFileName(str(path))
-    generator.setSize(source.size().toSize())
-    generator.setViewBox(QtCore.QRectF(0, 0, source.width(), source.height()))
-    generator.setTitle("CryptoBench plot")
-    painter = QtGui.QPainter(generator)
-    try:
-        item.scene().render(painter, QtCore.QRectF(0, 0, source.width(), source.height()), source)
-    finally:
-        painter.end()
+def _plain(text: str) -> str:
+    """A header label's text without its markup (bold, italics, escapes)."""
+    if QtGui.Qt.mightBeRichText(text):  # Qt (the namespace) of QtGui holds the rich-text helpers
+        return QtGui.QTextDocumentFragment.fromHtml(text).toPlainText().strip()
+    return text.strip()

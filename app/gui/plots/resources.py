@@ -12,6 +12,7 @@ from PySide6 import QtGui, QtWidgets
 
 from app.core.results.model import JobResult
 from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
+from app.gui.plots.caption import PlotCaption
 from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
@@ -87,6 +88,12 @@ class ResourcesTab(PanelState):
             self._res_in_legend.add(role)
         self._res_dirty.clear()
         self._update_resources_header()
+
+    def _resources_caption(self) -> PlotCaption:
+        """The exported plot's title: what and in which units (the header names the job)."""
+        return PlotCaption(
+            "CPU (% of one core) and resident memory (MiB) of a job's processes, against time since it started (s)"
+        )
 
     def _update_resources_header(self) -> None:
         index, series = self._shown_resources()

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from app.gui.plots.axes import HoverEvent, _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point, outside_legend
+from app.gui.plots.caption import PlotCaption, metric_list
 from app.gui.plots.common import FloatArray, _colour, _fmt_bytes, _fmt_time, _style
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
@@ -114,6 +115,11 @@ class SamplesTab(PanelState):
         else:
             text = _style("No job running. Select a finished job to see its samples.", muted=True)
         self._samples_header.setText(text)
+
+    def _samples_caption(self) -> PlotCaption:
+        """The exported plot's title: the metrics and their unit (the header names the job)."""
+        names = [name for name in self._samples_in_legend if name in self._samples_source()]
+        return PlotCaption(f"Samples of {metric_list(names)}: time per operation (s), in the order taken")
 
     def _samples_source(self) -> dict[str, FloatArray]:
         if self._selected is not None:

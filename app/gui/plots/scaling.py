@@ -22,6 +22,7 @@ from app.gui.plots.axes import (
     binary_size,
     outside_legend,
 )
+from app.gui.plots.caption import PlotCaption, left_out
 from app.gui.plots.common import _colour, _fmt_time, _style, short_distinct
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
@@ -125,6 +126,17 @@ class ScalingTab(PanelState):
                 text += f" · {plural(skipped, 'job')} with size or median 0 not shown"
             self._scl_header.setText(text)
         plot.enableAutoRange()
+
+    def _scaling_caption(self) -> PlotCaption:
+        """The exported plot's title: the metric and its unit, and each job left out."""
+        metric = self._scl_combo.currentText()
+        title = (
+            f"Median {metric} time per operation (s) against message size, one curve per scheme and settings"
+            if metric
+            else "Median times against message size: no metric"
+        )
+        jobs = left_out(self._all_results, metric, log_values=True, log_sizes=True)
+        return PlotCaption(title, ("Both axes on a log scale",), left_out=tuple(jobs))
 
     def _on_scl_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._scl_plot, event)

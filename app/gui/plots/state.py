@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.results.model import JobResult
+from app.core.results.model import JobResult, RunResult
 from app.gui.plots.common import FloatArray, _Buffer
 
 #: A comparison bar: the job, its median and the 95 % CI of the median (None: n < 6).
@@ -39,8 +39,12 @@ class PanelState:
     # The finished job selected in the results table, and its samples per metric.
     _selected: JobResult | None
     _selected_arrays: dict[str, FloatArray]
-    # The finished jobs (ok, with metrics) that the Comparison and Scaling tabs draw.
+    # The finished jobs (ok, with metrics) that the Comparison and Scaling tabs draw, and
+    # every job they were given (an exported plot names the ones it left out).
     _results: list[JobResult]
+    _all_results: list[JobResult]
+    # The run the plots show (an exported plot names it and its machine); None: unknown.
+    _run: RunResult | None
     _comparison_rows: list[ComparisonRow]
     _scaling_groups: list[ScalingGroup]
     _hist_edges: FloatArray

@@ -15,14 +15,17 @@ from app.core.machine.placement import anomalies as placement_anomalies
 from app.core.machine.placement import describe as describe_placement
 from app.core.machine.placement import measured_under as placement_measured_under
 from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, MetricResult
-from app.core.schemes.base import OPEN_METRIC, Family
+from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
 from app.core.vocab import SESSION_MODES, JobStatus, LinkEmulation, Role
 from app.gui.vocab import Tone
 from app.gui.words import plural
+from app.report.job_figures import primary_metric  # one rule for the table and the reports
 from app.report.tcp_info import kernel_lines
 from app.report.units import format_bytes, format_rate, format_seconds
 
 _MISSING = "-"
+#: The picker's first entry, which the tooltip of a row without the metric shown points to.
+HEADLINE_CHOICE = "Headline metric of each job"
 
 
 class Column(enum.IntEnum):
@@ -80,7 +83,8 @@ HEADER_TIPS: dict[Column, str] = {
     Column.P95: "95th percentile time of one operation of the shown metric; a load job's headline row: the p99 "
     "latency at the highest rate the server kept up with, marked p99",
     Column.CI95: "95 % confidence interval of the median (order statistics; needs at least 6 samples)",
-    Column.THROUGHPUT: "Message size / median time of the shown metric",
+    Column.THROUGHPUT: "Message size / median time of the shown metric; blank for a metric that does not "
+    "process the message's bytes (a round trip, a key generation: the cell's tooltip says why)",
     Column.WIRE: "Bytes on the wire for one message: the frame (header + payload) for sessions, "
     "the payload for operations",
     Column.CPU: "Mean CPU in % of one core: the worker or sender, then the receiver when there is one",
@@ -324,6 +328,75 @@ def scheme_text(job: JobResult) -> str:
     return label
 
 
+def _per_message_metrics(job: JobResult) -> tuple[str, ...]:
+    """The metrics that process one message's bytes, the only ones with a throughput
+    (the runner's rule: sealing and opening for operations, the sender's and the
+    receiver's compute for sessions)."""
+    if job.mode in SESSION_MODES:
+        return ("compute", "receiver")
+    try:
+        family = Family(job.family)
+    except ValueError:
+        return ()
+    opened = OPEN_METRIC.get(family)
+    return (SEAL_METRIC[family], opened) if opened else (SEAL_METRIC[family],)
+
+
+def _throughput_cell(job: JobResult, name: str, metric: MetricResult) -> Cell:
+    """Message size / the median of the metric shown, never another metric's figure: a
+    metric that does not process the message's bytes (a round trip, a key generation)
+    gets a blank cell that says why."""
+    value = metric.throughput_bytes_per_s
+    if value is None and name == primary_metric(job):
+        value = job.throughput_bytes_per_s  # results written before each metric carried its own
+    if value:
+        return Cell(
+            format_rate(value),
+            float(value),
+            f"{format_bytes(job.message_size)} / median {name} ({format_seconds(metric.stats.median)})",
+        )
+    if not job.message_size:
+        return Cell("", None, f"No throughput: {name} handles no message bytes (message size 0)")
+    per_message = _per_message_metrics(job)
+    if name in per_message:
+        return Cell("", None, f"No throughput recorded for {name}")
+    which = " and ".join(per_message) if per_message else "the metrics that process a message"
+    return Cell(
+        "",
+        None,
+        f"No throughput for {name}: it does not process the message's bytes. Throughput (message size / "
+        f"median) is given for {which}",
+    )
+
+
+def absent_reason(job: JobResult, name: str) -> str:
+    """Why a job's row has no figure of the metric shown, in words (the row's tooltip)."""
+    if job.status != JobStatus.OK and name not in job.metrics:
+        why = f": {escape_control(job.error)}" if job.error else ""
+        return f"No {name} samples: the job {job.status}{why}"
+    has = ", ".join(job.metrics) or "no metric"
+    return (
+        f"This job has no {name} metric (it measured {has}). Choose “{HEADLINE_CHOICE}” above the "
+        "table to see each job's own"
+    )
+
+
+def _absent_cells(job: JobResult, name: str, metric_tip: str | None) -> dict[Column, Cell]:
+    """The figure cells of a row whose job lacks the metric shown: said once, in the Median
+    column ("no rtt"), with the reason in every figure cell's tooltip, not "-" everywhere."""
+    reason = absent_reason(job, name)
+    # A failed or cancelled job says so in its Status column: "-" then, as for any figure it lacks.
+    blank = _MISSING if job.status != JobStatus.OK else ""
+    median = Cell(_MISSING, None, reason) if blank else Cell(f"no {name}", None, reason, CANCELLED_TEXT)
+    return {
+        Column.METRIC: Cell(name, name, metric_tip),
+        Column.MEDIAN: median,
+        Column.P95: Cell(blank, None, reason),
+        Column.CI95: Cell(blank, None, reason),
+        Column.THROUGHPUT: Cell(blank, None, reason),
+    }
+
+
 def build_row(job: JobResult, name: str | None) -> list[Cell]:
     metric = job.metrics.get(name) if name else None
     s = metric.stats if metric is not None else None
@@ -361,9 +434,6 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
         ci = Cell("n < 6", None, f"Only {s.n} samples: a 95 % interval of the median needs at least 6")
     else:
         ci = Cell(_MISSING)
-    throughput = job.throughput_bytes_per_s
-    if throughput is None and metric is not None:
-        throughput = metric.throughput_bytes_per_s
     status_colours: dict[str, Tone] = {JobStatus.FAILED: _FAILED_TEXT, JobStatus.CANCELLED: CANCELLED_TEXT}
     status_colour = status_colours.get(job.status)
     cells = {
@@ -377,7 +447,7 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
         Column.MEDIAN: Cell(format_seconds(s.median), s.median, median_tip) if s else Cell(_MISSING),
         Column.P95: Cell(format_seconds(s.p95), s.p95, f"p99 {format_seconds(s.p99)}") if s else Cell(_MISSING),
         Column.CI95: ci,
-        Column.THROUGHPUT: Cell(format_rate(throughput), float(throughput) if throughput else None),
+        Column.THROUGHPUT: _throughput_cell(job, name, metric) if name and metric else Cell(_MISSING),
         Column.WIRE: _wire_cell(job),
         Column.CPU: _cpu_cell(job),
         Column.MEMORY: _memory_cell(job, name, metric),
@@ -385,4 +455,6 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
         Column.WARNINGS: _warnings_cell(job),
         Column.STATUS: Cell(job.status, job.status, escape_control(job.error) if job.error else None, status_colour),
     }
+    if name and metric is None:
+        cells.update(_absent_cells(job, name, metric_tip))
     return [cells[column] for column in Column]

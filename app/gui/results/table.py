@@ -10,7 +10,9 @@ A picker above the table chooses what the rows show: each job's headline metric 
 one the CLI summary leads with: "compute", the sender sealing one message, for
 sessions, the family's seal metric for operations), every metric of every job (a row
 each: exchange and keygen of a key agreement, handshake, rtt and network of a
-session), or one named metric for every job. A load job's headline row is its requests
+session), or one named metric for every job. The picker always reads what the rows
+show: a metric chosen by name is kept when new results arrive, and a job without it says
+so in its own row ("no rtt", the reason in the tooltip), never a row of "-". A load job's headline row is its requests
 per second and p99 (`app.gui.results.load_cells`), not a metric. Rows copy as tab-separated text
 (Ctrl+C, or the context menu) for a spreadsheet.
 """
@@ -25,6 +27,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QSignalBlocker,
     QSortFilterProxyModel,
     Qt,
     Signal,
@@ -49,6 +52,7 @@ from app.gui.results.cells import (
     CANCELLED_TEXT,
     HEADER_TIPS,
     HEADERS,
+    HEADLINE_CHOICE,
     NUMERIC_COLUMNS,
     Cell,
     Column,
@@ -121,9 +125,8 @@ class ResultsModel(QAbstractTableModel):
         self.endResetModel()
 
     def set_metric(self, metric: str) -> None:
-        """HEADLINE, EVERY_METRIC or a metric name: what the rows show."""
-        if metric == self._metric:
-            return
+        """HEADLINE, EVERY_METRIC or a metric name: what the rows show. Always re-applied,
+        so choosing the entry already shown redraws the rows from it."""
         self.beginResetModel()
         self._metric = metric
         self._rebuild()
@@ -131,6 +134,11 @@ class ResultsModel(QAbstractTableModel):
 
     def metric(self) -> str:
         return self._metric
+
+    def shows_absent_metric(self) -> bool:
+        """Whether the rows show a metric by name that no job here has (each row says so)."""
+        named = self._metric not in (HEADLINE, EVERY_METRIC)
+        return named and bool(self._results) and self._metric not in self.metric_names()
 
     def metric_names(self) -> list[str]:
         """Every metric of the results, in order of first appearance."""
@@ -273,9 +281,9 @@ class ResultsTable(QWidget):
         self.metric_picker = QComboBox()
         self.metric_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.metric_picker.setToolTip("What each row shows: every metric of every job is one choice away")
-        self.metric_picker.currentIndexChanged.connect(
-            lambda _: self.model.set_metric(self.metric_picker.currentData() or HEADLINE)
-        )
+        # `activated`, not `currentIndexChanged`: the user's choice, even of the entry
+        # already shown, is applied; the picker is only ever set to what the model shows.
+        self.metric_picker.activated.connect(lambda _: self.set_metric(self.metric_picker.currentData() or HEADLINE))
         self.copy_action = QAction("Copy rows", self)
         self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
         self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -313,32 +321,41 @@ class ResultsTable(QWidget):
         self.model.rowsInserted.connect(self._fit_columns)
 
     def _fill_picker(self, *_: object) -> None:
-        """Headline, every metric, then each metric the results have; the choice is kept."""
+        """Headline, every metric, then each metric the results have, and the picker set to
+        what the rows show. A metric chosen by name stays an entry when the results change
+        (a new run, a stored run), marked when no job here has it: the picker never says
+        one thing while the rows show another."""
         names = self.model.metric_names()
-        wanted = [HEADLINE, EVERY_METRIC] + names
-        current = [self.metric_picker.itemData(k) for k in range(self.metric_picker.count())]
-        if current != wanted:
-            choice = self.model.metric()
-            self.metric_picker.blockSignals(True)
-            self.metric_picker.clear()
-            self.metric_picker.addItem("Headline metric of each job", HEADLINE)
-            self.metric_picker.addItem("Every metric (a row each)", EVERY_METRIC)
-            for name in names:
-                self.metric_picker.addItem(name, name)
-            self.metric_picker.setCurrentIndex(max(0, self.metric_picker.findData(choice)))
-            self.metric_picker.blockSignals(False)
+        choice = self.model.metric()
+        absent = self.model.shows_absent_metric()
+        wanted: list[tuple[str, str]] = [(HEADLINE_CHOICE, HEADLINE), ("Every metric (a row each)", EVERY_METRIC)]
+        wanted += [(name, name) for name in names]
+        if choice not in (HEADLINE, EVERY_METRIC) and choice not in names:
+            wanted.append((f"{choice} (no job here has it)" if absent else choice, choice))
+        current = [
+            (self.metric_picker.itemText(k), self.metric_picker.itemData(k)) for k in range(self.metric_picker.count())
+        ]
+        with QSignalBlocker(self.metric_picker):
+            if current != wanted:
+                self.metric_picker.clear()
+                for text, data in wanted:
+                    self.metric_picker.addItem(text, data)
+            self.metric_picker.setCurrentIndex(self.metric_picker.findData(choice))
         jobs, rows = len(self.model.results()), self.model.rowCount()
         text = plural(jobs, "job")
         if rows != jobs:
             text += f", {plural(rows, 'row')}"
-        self.count_label.setText(f"{text} · {plural(len(names), 'metric')}" if jobs else "")
+        text += f" · {plural(len(names), 'metric')}"
+        if absent:
+            text += f" · no job has {choice}: choose another above"
+        self.count_label.setText(text if jobs else "")
 
     def _fit_columns(self, *_: object) -> None:
         self.view.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
 
     def set_metric(self, metric: str) -> None:
-        """Show HEADLINE, EVERY_METRIC or one metric's name (as the picker does)."""
-        self.metric_picker.setCurrentIndex(max(0, self.metric_picker.findData(metric)))
+        """Show HEADLINE, EVERY_METRIC or one metric's name (as choosing it in the picker
+        does); the picker follows through the model's reset."""
         self.model.set_metric(metric)
 
     def table_text(self, selected_only: bool = True) -> str:

@@ -565,7 +565,7 @@ def test_any_plot_exports_as_png_and_svg(panel: PlotsPanel, qtbot: Any, tmp_path
         panel.export_plot(svg)
         assert not QtGui.QImage(str(png)).isNull()
         assert "<svg" in svg.read_text(encoding="utf-8")[:2000]
-    with pytest.raises(ValueError, match=r"png or \.svg"):
+    with pytest.raises(ValueError, match=r"\.png, \.svg or \.csv"):
         panel.export_plot(tmp_path / "plot.jpg")
 
 

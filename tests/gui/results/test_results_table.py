@@ -321,3 +321,112 @@ def test_the_kernels_view_of_each_end_is_in_the_median_tooltip_of_session_rows(q
     assert "kernel" not in _text(widget, 1, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
     widget.set_metric("")
     assert "kernel" not in _text(widget, 0, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+
+
+# --- what the picker says is what the rows show ---------------------------------------------
+
+
+def _picker_text(table: ResultsTable) -> str:
+    return table.metric_picker.currentText()
+
+
+def _choose(table: ResultsTable, data: str) -> None:
+    """Choose an entry as a user does: the picker's `activated`, even for the entry shown."""
+    index = table.metric_picker.findData(data)
+    assert index >= 0, data
+    table.metric_picker.setCurrentIndex(index)
+    table.metric_picker.activated.emit(index)
+
+
+def test_a_chosen_metric_survives_new_results_and_the_picker_says_what_the_rows_show(
+    table: ResultsTable, qtbot: Any
+) -> None:
+    _choose(table, "rtt")
+    # A run of operations jobs starts (the table is emptied), then its results arrive.
+    table.clear()
+    assert table.metric_picker.currentData() == "rtt" and _picker_text(table) == "rtt"
+    for job in (_operations_job(), _warned_job()):
+        table.add_result(job)
+    assert table.metric_picker.currentData() == "rtt"
+    assert _picker_text(table) == "rtt (no job here has it)"
+    assert "no job has rtt" in table.count_label.text()
+    for row in range(table.model.rowCount()):
+        assert _text(table, row, Column.METRIC) == "rtt"
+        assert _text(table, row, Column.MEDIAN) == "no rtt"  # said per row, not "-" everywhere
+        tip = _text(table, row, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+        assert "has no rtt metric" in tip and "Headline metric of each job" in tip
+        assert _text(table, row, Column.THROUGHPUT) == ""
+        assert "no rtt" in _text(table, row, Column.THROUGHPUT, Qt.ItemDataRole.ToolTipRole)
+    # Choosing Headline applies it; choosing it again (the entry shown) applies it again.
+    _choose(table, "")
+    assert [_text(table, r, Column.METRIC) for r in range(2)] == ["encrypt", "sign"]
+    assert _picker_text(table) == "Headline metric of each job"
+    with qtbot.waitSignal(table.model.modelReset, timeout=1000):
+        _choose(table, "")  # the entry already shown: applied again, never ignored
+    assert [_text(table, r, Column.METRIC) for r in range(2)] == ["encrypt", "sign"]
+    assert table.metric_picker.findData("rtt") == -1  # the absent entry went with the choice
+
+
+def test_a_chosen_metric_present_in_a_new_run_is_kept(table: ResultsTable) -> None:
+    table.set_metric("rtt")
+    table.set_results([_loopback_job(), _operations_job()])
+    assert _picker_text(table) == "rtt" and table.model.metric() == "rtt"
+    assert _text(table, 0, Column.MEDIAN) == format_seconds(80e-6)
+    assert _text(table, 1, Column.MEDIAN) == "no rtt"  # the operations job says it has none
+    assert "no job has" not in table.count_label.text()
+
+
+def test_a_failed_row_without_the_metric_keeps_dashes_and_says_why(table: ResultsTable) -> None:
+    table.set_metric("decrypt")
+    assert _text(table, 2, Column.MEDIAN) == "-"
+    assert ERROR in _text(table, 2, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_throughput_follows_the_metric_shown(qtbot: Any) -> None:
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    ecdh = records.job(
+        "run",
+        0,
+        scheme="x25519-aesgcm",
+        label="X25519 + AES-GCM",
+        family="key-agreement",
+        mode="loopback",
+        message_size=MIB,
+        metrics={
+            "compute": records.metric_at(2e-3, 20, throughput=MIB / 2e-3),
+            "receiver": records.metric_at(4e-3, 20, throughput=MIB / 4e-3),
+            "rtt": records.metric_at(9e-3, 20),
+        },
+        throughput_bytes_per_s=MIB / 2e-3,
+    )
+    digest = records.job(
+        "run",
+        1,
+        scheme="sha256",
+        label="SHA-256",
+        family="digest",
+        message_size=MIB,
+        metrics={"hash": records.metric_at(1.6e-3, 20, throughput=MIB / 1.6e-3)},
+        throughput_bytes_per_s=MIB / 1.6e-3,
+    )
+    widget.set_results([ecdh, digest])
+    widget.set_metric("receiver")
+    assert _text(widget, 0, Column.THROUGHPUT) == format_rate(MIB / 4e-3)  # the receiver's, not compute's
+    widget.set_metric("rtt")
+    assert _text(widget, 0, Column.THROUGHPUT) == ""  # a round trip has no throughput: blank, with why
+    tip = _text(widget, 0, Column.THROUGHPUT, Qt.ItemDataRole.ToolTipRole)
+    assert "No throughput for rtt" in tip and "compute and receiver" in tip
+    widget.set_metric("encrypt")  # a digest has no encrypt: no figure of another metric beside it
+    assert _text(widget, 1, Column.MEDIAN) == "no encrypt"
+    assert _text(widget, 1, Column.THROUGHPUT) == ""
+    widget.set_metric("*")
+    shown = {
+        (_text(widget, r, Column.METRIC), _text(widget, r, Column.THROUGHPUT)) for r in range(widget.model.rowCount())
+    }
+    assert shown == {
+        ("compute", format_rate(MIB / 2e-3)),
+        ("receiver", format_rate(MIB / 4e-3)),
+        ("rtt", ""),
+        ("hash", format_rate(MIB / 1.6e-3)),
+    }
