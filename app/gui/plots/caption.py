@@ -75,10 +75,11 @@ def run_line(run: RunResult | None) -> str:
     """ "Run 20261126-031200-ab12 of profile quick (reduced run), started 2026-11-26 03:12 UTC"."""
     if run is None:
         return "Run: none recorded (results not from a stored run)"
-    name = run.name or "an unnamed profile"
+    # The name with the run's marks (command-line overrides: "quick (--samples 3)").
+    name = run.profile_view.marked_name if run.name else "an unnamed profile"
     reduced = ""
     if is_reduced(run):  # a reduced run's profile is named "quick (reduced)": said once, with what it means
-        name = name.removesuffix(" (reduced)")
+        name = name.replace(" (reduced)", "", 1).replace("(reduced; ", "(", 1)
         reduced = " (reduced run: fewer samples than the full profile)"
     status = "" if run.status == RunStatus.FINISHED else f", {run.status}"
     return f"Run {run.id} of profile {name}{reduced}, started {_utc(run.started)}{status}"
