@@ -62,6 +62,9 @@ class TrendPoint:
     #: What differs from the previous point ("cryptography 41.0.7 → 42.0.1", "machine: a → b");
     #: empty for the first point and for an unchanged one.
     changed_from_previous: tuple[str, ...] = ()
+    #: What sets the point's run apart from a full run of its profile ("reduced",
+    #: "--samples 3"): marked wherever the trend is shown, never mixed in silently.
+    marks: tuple[str, ...] = ()
 
 
 def relevant_versions(environment: dict[str, Any], backend: str) -> list[tuple[str, str]]:
@@ -179,6 +182,7 @@ def trend_points(history: Sequence[StoredJob], metric: str) -> list[TrendPoint]:
                 unit=stats.unit,
                 n=stats.n,
                 changed_from_previous=_changes(previous, row, job.backend) if previous is not None else (),
+                marks=row.run_marks,
             )
         )
         previous = row

@@ -28,6 +28,7 @@ from app.core.fileio import file_kind
 from app.core.results.check import check_environment, check_profile
 from app.core.results.model import JobResult, RunResult
 from app.core.results.plausible import time_problem
+from app.core.results.recorded import RecordedProfile
 from app.core.results.store_access import connect_read_only, is_read_only_error, read_only_message, writable
 from app.core.results.store_rows import (
     _DamagedRow,
@@ -134,6 +135,17 @@ class RunSummary:
     ok_jobs: int
 
 
+def _run_marks(name: Any, reduced: Any, overrides: Any) -> tuple[str, ...]:
+    """A stored run's marks from its name and the two profile fields SQLite extracted
+    (`overrides` as JSON text); anything malformed reads as no mark of that kind."""
+    try:
+        decoded = json.loads(overrides) if isinstance(overrides, str) else None
+    except ValueError:
+        decoded = None
+    profile = {"name": name if isinstance(name, str) else "", "reduced": reduced == 1, "overrides": decoded}
+    return RecordedProfile.from_dict(profile).marks
+
+
 @dataclass(frozen=True)
 class StoredJob:
     """One stored job beside what its run says about where it ran (`Store.jobs_like`)."""
@@ -142,6 +154,9 @@ class StoredJob:
     run_started: str
     environment: dict[str, Any]
     job: JobResult
+    #: What sets the run apart from a full run of its profile ("reduced", "--samples 3"):
+    #: a trend marks such points (`RecordedProfile.marks`).
+    run_marks: tuple[str, ...] = ()
 
 
 def data_dir() -> Path:
@@ -498,7 +513,11 @@ class Store:
         A damaged job row is left out and a damaged run record gives an empty environment
         (`damaged_rows` and `load_run` name them)."""
         query = (
-            "SELECT r.id, r.started, r.environment, j.result FROM jobs j JOIN runs r ON r.id = j.run_id "
+            "SELECT r.id, r.started, r.environment, j.result, r.name, "
+            # The run's marks without decoding its whole profile (it lists every job).
+            "CASE WHEN json_valid(r.profile) THEN json_extract(r.profile, '$.reduced') END, "
+            "CASE WHEN json_valid(r.profile) THEN json_extract(r.profile, '$.overrides') END "
+            "FROM jobs j JOIN runs r ON r.id = j.run_id "
             # CASE: json_extract raises on a damaged row, and AND does not promise to test json_valid first.
             "WHERE CASE WHEN json_valid(j.result) THEN json_extract(j.result, '$.scheme') = ? "
             "AND json_extract(j.result, '$.backend') = ? AND json_extract(j.result, '$.mode') = ? "
@@ -508,7 +527,7 @@ class Store:
         environments: dict[str, dict[str, Any]] = {}
         with self._reading():
             rows = self._db.execute(query, (scheme, backend, mode, message_size)).fetchall()
-        for run_id, started, environment, text in rows:
+        for run_id, started, environment, text, name, reduced, overrides in rows:
             try:
                 job = _read_job(text)
             except _DamagedRow:
@@ -518,7 +537,8 @@ class Store:
                     environments[run_id] = _decode_block(environment, "environment", check_environment)
                 except _DamagedRow:
                     environments[run_id] = {}
-            found.append(StoredJob(str(run_id), _run_time(started) or "", environments[run_id], job))
+            marks = _run_marks(name, reduced, overrides)
+            found.append(StoredJob(str(run_id), _run_time(started) or "", environments[run_id], job, marks))
         return found
 
     def damaged_rows(self) -> list[str]:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 
 from app.core.analysis import median_ratio
 from app.core.analysis.compare import EnvDifference, MatchKey, environment_differences, match_key
-from app.core.analysis.evidence import too_few_samples
+from app.core.analysis.evidence import reduced_sides, too_few_samples
 from app.core.escaping import escape_control
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
@@ -154,6 +154,7 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
     for job in b.jobs:
         candidates.setdefault(job_key(job), []).append(job)
     planned: list[tuple[CompareRow, _Task | None]] = []
+    withheld = reduced_sides([a], [b])  # a reduced run on a side: no verdict at all (evidence)
     for ja in a.jobs:
         matches = candidates.get(job_key(ja))
         if not matches:
@@ -171,10 +172,10 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
                 metric=name,
                 median_a=ja.metrics[name].stats.median,
                 median_b=jb.metrics[name].stats.median,
-                verdict=_PENDING,
-                note=note,
+                verdict=_PENDING if withheld is None else NOT_COMPARABLE,
+                note=note if withheld is None else (f"{note}; {withheld}" if note else withheld),
             )
-            planned.append((row, (ja, jb)))
+            planned.append((row, (ja, jb) if withheld is None else None))
     for matches in candidates.values():
         for jb in matches:
             planned.append((_row(jb, verdict=ONLY_IN_CANDIDATE), None))
@@ -262,7 +263,7 @@ _VERDICT_COLOURS = {
 
 def _run_line(role: str, run: RunResult) -> str:
     host = _plain(run.environment_view.hostname or "unknown machine")
-    return f"<b>{role}:</b> {_plain(run.name or '(unnamed)')} · {local_time(run.started)} · {host} · run {run.id}"
+    return f"<b>{role}:</b> {_plain(run.profile_view.marked_name)} · {local_time(run.started)} · {host} · run {run.id}"
 
 
 #: Environment differences named in the dialog's line; the rest are in its tooltip.
@@ -475,6 +476,14 @@ class CompareDialog(QDialog):
                 parts.append(f"{counts[verdict]} {verdict}")
         if self._tasks:
             parts.append(f"computing {len(self._tasks)} more…")
+        withheld = reduced_sides([self._a], [self._b])
+        if withheld is not None:
+            parts.append(f"no verdict for any metric: {withheld.removesuffix('; no verdict')}")
+        for role, run in (("the baseline", self._a), ("the candidate", self._b)):
+            overrides = run.profile_view.overrides
+            if overrides:  # never a silent baseline
+                shown = ", ".join(f"{option} {value}" for option, value in overrides)
+                parts.append(f"{role} ran with settings overridden from the command line ({_plain(shown)})")
         host_a, host_b = self._a.environment_view.hostname, self._b.environment_view.hostname
         if host_a and host_b and host_a != host_b:
             parts.append(

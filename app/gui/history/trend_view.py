@@ -51,7 +51,18 @@ __all__ = ["TrendDialog", "job_title"]
 #: Room above the highest interval for the change labels, as a share of the plotted range.
 LABEL_HEADROOM = 0.22
 #: The points table's columns, in order.
-TREND_HEADERS = ("Started", "Machine", "Versions", "Median", "95 % CI", "n", "Changed since the previous run")
+TREND_HEADERS = (
+    "Started",
+    "Run",
+    "Machine",
+    "Versions",
+    "Median",
+    "95 % CI",
+    "n",
+    "Changed since the previous run",
+)
+#: The Run column of a full run of its profile; a reduced or overridden one names its marks.
+FULL_RUN = "full"
 
 
 def job_title(job: JobResult) -> str:
@@ -253,6 +264,12 @@ class TrendDialog(QDialog):
             f"({local_time(points[0].started)} to {local_time(points[-1].started)}) on "
             f"{plural(machines, 'machine')}; {plural(changes, 'change')} of machine or library marked."
         )
+        marked = sum(1 for point in points if point.marks)
+        if marked:  # never mixed in silently: their figures are not the profile's
+            text += (
+                f" {plural(marked, 'run')} reduced or with command-line overrides: drawn as ×, named in the "
+                "Run column; not comparable with the full runs."
+            )
         if dropped:
             text += f" Not drawn: {plural(dropped, 'run')} where the job failed or has no {metric}."
         self.header.setText(text)
@@ -277,12 +294,14 @@ class TrendDialog(QDialog):
             machines.setdefault(point.machine, []).append(i)
         for k, (machine, members) in enumerate(machines.items()):
             colour = _colour(k)
+            # A reduced or overridden run's point is a ×, its machine's colour kept.
+            symbols = ["x" if points[i].marks else "o" for i in members]
             curve = pg.PlotDataItem(
                 xs[members],
                 ys[members],
                 pen=None,
-                symbol="o",
-                symbolSize=9,
+                symbol=symbols,
+                symbolSize=[13 if points[i].marks else 9 for i in members],
                 symbolBrush=pg.mkBrush(colour),
                 symbolPen=pg.mkPen(colour),
             )
@@ -321,6 +340,7 @@ class TrendDialog(QDialog):
             row = QTreeWidgetItem(
                 [
                     local_time(point.started),
+                    escape_control("; ".join(point.marks)) if point.marks else FULL_RUN,
                     escape_control(point.machine),
                     escape_control(point.versions),
                     _value(point.median, point.unit),
@@ -330,7 +350,7 @@ class TrendDialog(QDialog):
                 ]
             )
             row.setToolTip(0, f"Run {point.run_id}, job {point.job_id}")
-            for column in (3, 4, 5):
+            for column in (4, 5, 6):
                 row.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.addTopLevelItem(row)
 

@@ -291,6 +291,31 @@ def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
     assert swapped[1].verdict == FASTER and swapped[1].ratio == pytest.approx(1 / rows[1].ratio)
 
 
+def test_compare_dialog_gives_a_reduced_run_no_verdict_and_names_an_overridden_one(qtbot: Any) -> None:
+    """Before: Compare of a reduced run against a full one said "40 faster", no caveat."""
+    reduced = _candidate()
+    reduced.profile = {**reduced.profile, "name": "p (reduced)", "reduced": True}
+    dialog = CompareDialog(_baseline(), reduced)
+    qtbot.addWidget(dialog)
+    assert dialog.is_complete()  # nothing to bootstrap: no verdict is computed
+    compared = [row for row in dialog.rows() if row.verdict not in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE)]
+    assert compared and {row.verdict for row in compared} == {NOT_COMPARABLE}
+    assert all("the new side's run is reduced (a smoke test, not for comparison)" in row.note for row in compared)
+    assert "0 faster, 0 slower, 0 within noise" in dialog.summary_label.text()
+    assert "no verdict for any metric: the new side's run is reduced" in dialog.summary_label.text()
+    assert "p (reduced)" in dialog.runs_label.text()
+
+    overridden = _baseline()
+    overridden.profile = {**overridden.profile, "overrides": {"--samples": "40"}}
+    dialog = CompareDialog(overridden, _candidate())
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(dialog.is_complete, timeout=5000)
+    assert "the baseline ran with settings overridden from the command line (--samples 40)" in (
+        dialog.summary_label.text()
+    )
+    assert "baseline (--samples 40)" in dialog.runs_label.text()
+
+
 def test_the_environment_line_names_what_differs() -> None:
     a, b = _baseline(), _candidate()
     assert environment_line(a, a) == ("Same machine and libraries: the environments recorded do not differ.", "")

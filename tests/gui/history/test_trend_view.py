@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.core.results.store import Store
 from app.gui.history.panel import HistoryPanel
 from app.gui.history.trend_view import TrendDialog
 from tests.helpers import records
@@ -61,8 +62,9 @@ def test_the_dialog_draws_the_history_with_intervals_and_change_marks(qtbot: Any
         [dialog.table.topLevelItem(i).text(c) for c in range(dialog.table.columnCount())]
         for i in range(dialog.table.topLevelItemCount())
     ]
-    assert [row[1] for row in rows] == ["alpha", "alpha", "alpha", "beta"]
-    assert rows[2][2] == "cryptography 42.0.1, OpenSSL 3.2.1" and rows[2][6].startswith("cryptography 41.0.7")
+    assert [row[1] for row in rows] == ["full"] * 4
+    assert [row[2] for row in rows] == ["alpha", "alpha", "alpha", "beta"]
+    assert rows[2][3] == "cryptography 42.0.1, OpenSSL 3.2.1" and rows[2][7].startswith("cryptography 41.0.7")
     assert "4 runs" in dialog.header.text() and "2 machines" in dialog.header.text()
     assert "Not drawn: 1 run where the job failed" in dialog.header.text()
 
@@ -144,3 +146,32 @@ def test_stored_text_is_shown_escaped(qtbot: Any, store_path: Path) -> None:
     assert "\x1b" not in "".join(last.text(c) for c in range(dialog.table.columnCount()))
     assert "beta\x1b[2J" in dialog.machine_curves  # keyed by the stored name, shown escaped
     assert [label.text for _, label in dialog.legend.items][-1] == "beta\\x1b[2J"
+
+
+def test_reduced_and_overridden_runs_are_marked_in_the_plot_table_and_header(qtbot: Any, tmp_path: Path) -> None:
+    """Before, Trend mixed reduced and overridden runs with full ones, unmarked."""
+    path = tmp_path / "results.sqlite3"
+    profiles = [
+        {"name": "trend", "jobs": []},
+        {"name": "trend (reduced)", "jobs": [], "reduced": True},
+        {"name": "trend (--samples 3)", "jobs": [], "overrides": {"--samples": "3"}},
+        {"name": "trend", "jobs": []},
+    ]
+    with Store(path) as store:
+        for (run_id, started, _host, _version, openssl, _), profile in zip(cases.RUNS, profiles):
+            run = records.run(
+                run_id,
+                [cases.job(run_id, 0, 10e-6)],
+                started=started,
+                environment=cases.environment("alpha", "42.0.1", openssl),
+                profile=profile,
+            )
+            store.add_run(run)
+    dialog = TrendDialog(path, [cases.job(cases.RUNS[0][0], 0, 1.0)])
+    qtbot.addWidget(dialog)
+    assert [point.marks for point in dialog.points] == [(), ("reduced",), ("--samples 3",), ()]
+    rows = [dialog.table.topLevelItem(i).text(1) for i in range(dialog.table.topLevelItemCount())]
+    assert rows == ["full", "reduced", "--samples 3", "full"]
+    assert "2 runs reduced or with command-line overrides: drawn as ×" in dialog.header.text()
+    (curve,) = dialog.machine_curves.values()
+    assert list(curve.opts["symbol"]) == ["o", "x", "x", "o"]
