@@ -46,8 +46,9 @@ def overridden(profile: Profile, option: str, value: str, update: dict[str, Any]
     overrides = dict(profile.overrides or {})
     overrides[option] = value[:MAX_OVERRIDE_CHARS]
     shown = value if len(value) <= _SHOWN_VALUE_CHARS else value[: _SHOWN_VALUE_CHARS - 1] + "…"
-    mark = f" ({option} {shown})"
-    name = profile.name
+    name, mark = profile.name, f" ({option} {shown})"
+    if (profile.reduced or profile.overrides) and name.endswith(")"):  # one bracket of marks: "(reduced; --samples 3)"
+        name, mark = name[:-1], f"; {option} {shown})"
     if len(name) + len(mark) > MAX_LABEL_CHARS:  # the record's bound: keep the mark, cut the name
         name = name[: MAX_LABEL_CHARS - len(mark) - 1] + "…"
     return profile.model_copy(update={**update, "overrides": overrides, "name": name + mark})

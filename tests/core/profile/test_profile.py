@@ -239,6 +239,26 @@ def test_with_samples_overrides_every_job() -> None:
         with_samples(parse_profile(data), 0)
 
 
+def test_every_command_line_override_is_recorded_and_named_once() -> None:
+    """Before, `--samples 3` on a preset was stored simply as that preset."""
+    from app.core.profile.edits import reduced, with_link, with_placement
+
+    quick = load_profile("quick")
+    changed = with_link(with_samples(quick, 3), "lte")
+    assert (
+        changed.overrides == {"--samples": "3", "--link": "lte"} and changed.name == "quick (--samples 3; --link lte)"
+    )
+    assert changed.to_dict()["overrides"] == {"--samples": "3", "--link": "lte"}
+    both = with_placement(with_samples(reduced(quick), 2), "split")
+    assert both.reduced and both.name == "quick (reduced; --samples 2; --placement split)"
+    # A profile as written records neither: its file round-trips unchanged.
+    assert "overrides" not in quick.to_dict() and "reduced" not in quick.to_dict()
+    # A long --link JSON is cut in the name, kept whole in overrides, and the name stays within its bound.
+    custom = '{"delay_ms": 20, "jitter_ms": 1, "rate_kbit": 8000, "queue_packets": 100}'
+    linked = with_link(quick.model_copy(update={"name": "x" * 200}), custom)
+    assert linked.overrides == {"--link": custom} and len(linked.name) == 200 and linked.name.endswith("…)")
+
+
 @pytest.mark.parametrize("name", preset_names())
 def test_every_preset_validates(name: str) -> None:
     jobs = resolve_jobs(load_profile(name), name)
