@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.load import sweep
+from app.core.load import verdict
 from app.core.load.generator import LoadGenerator
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.profile.files import parse_profile
@@ -107,7 +107,7 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
         for fraction in FRACTIONS:
             step, _ = generator.run_step(capacity * fraction, lambda done: None)
             steps.append(step)
-            mark = f"  generator saturated: {step.saturation_reason}" if step.generator_saturated else ""
+            mark = f"  generator's marks: {step.saturation_reason}" if step.saturation_reason else ""
             print(
                 f"offered {step.offered_per_s:8.1f}/s  achieved {step.achieved_per_s:8.1f}/s  errors {step.errors:4d}  "
                 f"p50 {step.latency_s.get('p50', 0) * 1e3:8.3f} ms  p99 {step.latency_s.get('p99', 0) * 1e3:9.3f} ms  "
@@ -117,7 +117,7 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
         generator.close()
     finally:
         stop_process(process)
-    knee, sustained, _, saturated = sweep.summarise(steps)
+    knee, sustained, _, saturated = verdict.summarise(steps)
     low = steps[0].latency_s.get("p50")
     if knee is None or not saturated or low is None:
         print(f"cost {cost_s * 1e3:g} ms: FAIL: no step overloaded the server (or none measured latency)\n")
