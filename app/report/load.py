@@ -115,12 +115,16 @@ def latency_chart(jobs: Sequence[JobResult], labels: Labels, percentile: str) ->
         log_y=True,
         hollow_label=HOLLOW_LABEL,
     )
+    hollow = any(any(s.hollow or ()) for s in series)
     return Chart(
         chart,
         caption=f"One curve per scheme, one point per step (offered rate), latency from each "
-        f"request's intended start (log scale{', rates too' if log_x else ''}). Open "
-        "markers: steps the load generator limited; they measure the generator and are "
-        "left out of the knee.",
+        f"request's intended start (log scale{', rates too' if log_x else ''})."
+        + (
+            " Open markers: steps the load generator limited; they measure the generator and are left out of the knee."
+            if hollow
+            else ""
+        ),
         aspect=0.55,
     )
 

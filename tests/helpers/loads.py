@@ -85,6 +85,51 @@ KNEE_STEPS = [
 ]
 
 
+def _x25519_step(
+    offered: float, achieved: float, p50: float, p99: float, server_cpu: float, lag: float = 0.0004
+) -> LoadStep:
+    """One step of the sweep in ISSUE_SWEEP, as the generator wrote it then (its mark on a
+    step sent more than 1 ms late, no call recorded: results from before calls were)."""
+    late = lag > 0.001
+    return LoadStep(
+        offered_per_s=offered,
+        achieved_per_s=achieved,
+        errors=0,
+        latency_s={"p50": p50, "p90": (p50 + p99) / 2, "p99": p99, "p99.9": 1.2 * p99, "max": 1.5 * p99},
+        generator_saturated=late,
+        sent=round(offered * 2),
+        completed=round(achieved * 2),
+        generator_cpu_percent=100.0,
+        send_lag_p99_s=lag,
+        server_cpu_percent=server_cpu,
+        saturation_reason=(
+            f"the generator handed requests to the kernel up to {lag * 1e3:.2f} ms late (p99, limit 1 ms)"
+            if late
+            else None
+        ),
+    )
+
+
+#: The X25519 sweep of issue 32 (8 clients, the server on one core, 2 s steps), as it was
+#: recorded: up to 21,624/s offered, achieved = offered, p99 at most 3 ms; at 24,868/s
+#: 24,252 achieved (97.5 %), p50 61 ms, p99 134 ms; at 28,112 and 34,599/s 24,396 and
+#: 24,649 achieved, p99 435 ms and 1.06 s, server CPU 99-100 %, sent 1.17 and 1.25 ms late
+#: (p99), which marked them generator-saturated. The figures the issue does not give (the
+#: lower steps' latency, the last two p50s) are what such a sweep shows.
+ISSUE_SWEEP = [
+    _x25519_step(2_162, 2_162, 0.25e-3, 0.6e-3, 10),
+    _x25519_step(5_406, 5_406, 0.26e-3, 0.7e-3, 24),
+    _x25519_step(10_812, 10_810, 0.28e-3, 0.9e-3, 47),
+    _x25519_step(15_137, 15_135, 0.32e-3, 1.2e-3, 66),
+    _x25519_step(17_299, 17_297, 0.36e-3, 1.5e-3, 75),
+    _x25519_step(19_462, 19_460, 0.45e-3, 2.1e-3, 85),
+    _x25519_step(21_624, 21_624, 0.6e-3, 3.0e-3, 93),
+    _x25519_step(24_868, 24_252, 61e-3, 134e-3, 98),
+    _x25519_step(28_112, 24_396, 220e-3, 435e-3, 99, lag=1.17e-3),
+    _x25519_step(34_599, 24_649, 540e-3, 1.06, 100, lag=1.25e-3),
+]
+
+
 def load_job(
     index: int,
     label: str,

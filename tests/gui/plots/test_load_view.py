@@ -344,3 +344,21 @@ def test_a_row_added_later_widens_its_columns(qtbot: Any) -> None:
     header = table.view.horizontalHeader()
     for column in (Column.METRIC, Column.MEDIAN, Column.P95):
         assert header.sectionSize(column) >= table.view.sizeHintForColumn(column)  # "signed messages/s" whole
+
+
+def test_the_load_tab_says_the_issue_sweeps_verdict_and_draws_no_step_hollow(panel: PlotsPanel) -> None:
+    """The X25519 sweep of issue 32: its last two steps were marked generator-saturated for
+    1.2 ms of send lag while the server sat at 99-100 % CPU; the tab now calls them the
+    server's (filled) and says the core's verdict, as the report and the terminal do."""
+    from app.core.load.verdict import verdict_text
+    from tests.helpers.loads import ISSUE_SWEEP, load, load_job
+
+    job = load_job(0, "X25519 [cryptography]", load(ISSUE_SWEEP), family="key-agreement", pq=0)
+    assert job.load is not None
+    panel.show_results([job])
+    (curve,) = panel._load_curves
+    assert curve.saturated == (False,) * 10
+    assert SATURATED_LEGEND not in [label.text for _, label in panel._load_legend.items]
+    said = verdict_text(job, job.load)
+    assert said.startswith("server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee")
+    assert curve.verdict == said and said in panel._load_header.text()
