@@ -88,7 +88,7 @@ KNEE_STEPS = [
 def _x25519_step(
     offered: float, achieved: float, p50: float, p99: float, server_cpu: float, lag: float = 0.0004
 ) -> LoadStep:
-    """One step of the sweep in ISSUE_SWEEP, as the generator wrote it then (its mark on a
+    """One step of the sweep in OVERLOADED_SWEEP, as the generator wrote it then (its mark on a
     step sent more than 1 ms late, no call recorded: results from before calls were)."""
     late = lag > 0.001
     return LoadStep(
@@ -110,13 +110,13 @@ def _x25519_step(
     )
 
 
-#: The X25519 sweep of issue 32 (8 clients, the server on one core, 2 s steps), as it was
-#: recorded: up to 21,624/s offered, achieved = offered, p99 at most 3 ms; at 24,868/s
+#: An X25519 sweep past its knee (8 clients, the server on one core, 2 s steps), as a user ran it
+#: and it was recorded: up to 21,624/s offered, achieved = offered, p99 at most 3 ms; at 24,868/s
 #: 24,252 achieved (97.5 %), p50 61 ms, p99 134 ms; at 28,112 and 34,599/s 24,396 and
 #: 24,649 achieved, p99 435 ms and 1.06 s, server CPU 99-100 %, sent 1.17 and 1.25 ms late
-#: (p99), which marked them generator-saturated. The figures the issue does not give (the
+#: (p99), which marked them generator-saturated. The figures that report did not give (the
 #: lower steps' latency, the last two p50s) are what such a sweep shows.
-ISSUE_SWEEP = [
+OVERLOADED_SWEEP = [
     _x25519_step(2_162, 2_162, 0.25e-3, 0.6e-3, 10),
     _x25519_step(5_406, 5_406, 0.26e-3, 0.7e-3, 24),
     _x25519_step(10_812, 10_810, 0.28e-3, 0.9e-3, 47),

@@ -1,4 +1,4 @@
-"""One load verdict in every face: the issue 32 sweep of X25519 (the server overloaded,
+"""One load verdict in every face: an X25519 sweep past its knee (the server overloaded,
 the generator's late sends at the last two steps its back-pressure) reads "server
 overloaded at 24,649 handshakes/s" in the Markdown report, the PDF, the terminal (piped
 and on a terminal) and the results table, and "at least" nowhere."""
@@ -20,7 +20,7 @@ from app.gui.results.cells import Column
 from app.gui.results.load_cells import load_row
 from app.report.content import build_report
 from app.report.markdown import render_markdown
-from tests.helpers.loads import ISSUE_SWEEP, load, load_job, load_run
+from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job, load_run
 
 HEAD = "server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee"
 #: A lower bound claimed for a rate (the Method's own "at least 95 % of offered" is no claim).
@@ -28,7 +28,7 @@ AT_LEAST = re.compile(r"at least [\d,]+ handshakes|limit lies higher|\(at least\
 
 
 def _run():  # type: ignore[no-untyped-def]
-    return load_run([load_job(0, "X25519 [cryptography]", load(ISSUE_SWEEP), family="key-agreement", pq=0)])
+    return load_run([load_job(0, "X25519 [cryptography]", load(OVERLOADED_SWEEP), family="key-agreement", pq=0)])
 
 
 def _verdict() -> str:

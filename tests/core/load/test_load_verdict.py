@@ -11,7 +11,7 @@ import pytest
 from app.core.load import verdict
 from app.core.load.verdict import StepCall, VerdictKind, classify, load_verdict, verdict_text
 from app.core.results.job_conditions import Load, LoadStep, StepLimit
-from tests.helpers.loads import ISSUE_SWEEP, load, load_job
+from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job
 
 LOW = 0.5e-3  # a low-load p99
 
@@ -123,17 +123,17 @@ def test_several_workers_are_busy_at_their_summed_cpu() -> None:
     assert _call(growing, workers=2).limit == StepLimit.KEPT_UP  # 75 % of two cores: not busy
 
 
-# --- the sweep of issue 32 -------------------------------------------------------------------
+# --- an X25519 sweep past its knee -------------------------------------------------------------------
 
 
-def test_the_issues_x25519_sweep_is_server_overloaded_at_its_knee() -> None:
-    calls = classify(ISSUE_SWEEP)
+def test_an_x25519_sweep_sent_late_by_back_pressure_is_server_overloaded_at_its_knee() -> None:
+    calls = classify(OVERLOADED_SWEEP)
     assert [call.limit for call in calls] == [StepLimit.KEPT_UP] * 7 + [StepLimit.SERVER] * 3
     # 97.5 % achieved, but p50 61 ms: not kept up with.
     assert calls[7].evidence[0] == "p50 61 ms, 102× the low-load p99 (600 µs)"
     # Sent 1.17 ms late, 13 % short: the lag cannot explain the shortfall.
     assert "achieved 87 % of offered, which a send lag of 1.17 ms (p99) cannot explain" in calls[8].evidence
-    the_load = load(ISSUE_SWEEP)
+    the_load = load(OVERLOADED_SWEEP)
     assert (the_load.knee_per_s, the_load.sustained_per_s, the_load.sustained_p99_s, the_load.saturated) == (
         24_649,
         21_624,
@@ -145,13 +145,13 @@ def test_the_issues_x25519_sweep_is_server_overloaded_at_its_knee() -> None:
         "server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee: from 24,868/s offered, "
         "p50 61 ms, 102× the low-load p99 (600 µs); sustains 21,624/s at p99 under 3 ms"
     )
-    assert verdict.should_stop(ISSUE_SWEEP) and not verdict.should_stop(ISSUE_SWEEP[:8])
+    assert verdict.should_stop(OVERLOADED_SWEEP) and not verdict.should_stop(OVERLOADED_SWEEP[:8])
 
 
-def test_the_issues_sweep_is_the_servers_even_with_every_low_step_at_3_ms() -> None:
+def test_that_sweep_is_the_servers_even_with_every_low_step_at_3_ms() -> None:
     slow = [
         replace(step, latency_s={**step.latency_s, "p99": 3e-3}) if k < 7 else step
-        for k, step in enumerate(ISSUE_SWEEP)
+        for k, step in enumerate(OVERLOADED_SWEEP)
     ]
     assert [call.limit for call in classify(slow)][7:] == [StepLimit.SERVER] * 3
 
@@ -186,18 +186,18 @@ def test_at_least_is_said_only_where_no_step_showed_server_overload() -> None:
 
 
 def test_a_run_records_each_call_and_its_figures_read_back_the_same() -> None:
-    steps = verdict.with_calls(ISSUE_SWEEP)
+    steps = verdict.with_calls(OVERLOADED_SWEEP)
     assert [step.limit for step in steps][-3:] == [StepLimit.SERVER] * 3
     assert not any(step.generator_saturated for step in steps)  # the server's, not the generator's
     assert steps[8].saturation_reason and "1.17 ms late" in steps[8].saturation_reason  # its mark is kept
-    recorded = replace(load(ISSUE_SWEEP), steps=tuple(steps))
+    recorded = replace(load(OVERLOADED_SWEEP), steps=tuple(steps))
     back = Load.from_dict(json.loads(json.dumps(recorded.to_dict())))
     assert back == recorded
-    assert verdict.step_calls(back) == classify(ISSUE_SWEEP)
+    assert verdict.step_calls(back) == classify(OVERLOADED_SWEEP)
 
 
 def test_a_step_without_a_recorded_call_writes_no_new_field() -> None:
-    data = ISSUE_SWEEP[0].to_dict()
+    data = OVERLOADED_SWEEP[0].to_dict()
     assert not {"limit", "limit_reason", "latency_first_p50_s", "latency_last_p50_s"} & set(data)
     assert LoadStep.from_dict(data).limit is None
 
@@ -205,15 +205,15 @@ def test_a_step_without_a_recorded_call_writes_no_new_field() -> None:
 def test_a_recorded_call_is_what_the_faces_say_even_where_the_rule_would_now_differ() -> None:
     """The call a run made stands (a later rule does not rewrite a stored run's steps);
     only steps recorded without one are called from their figures."""
-    the_load = load(ISSUE_SWEEP)
+    the_load = load(OVERLOADED_SWEEP)
     odd = replace(
         the_load,
         steps=tuple(
-            replace(step, limit=StepLimit.KEPT_UP, limit_reason=None) for step in verdict.with_calls(ISSUE_SWEEP)
+            replace(step, limit=StepLimit.KEPT_UP, limit_reason=None) for step in verdict.with_calls(OVERLOADED_SWEEP)
         ),
     )
     assert load_verdict(odd).kind == VerdictKind.AT_LEAST
-    partly = replace(the_load, steps=(replace(ISSUE_SWEEP[0], limit=StepLimit.KEPT_UP), *ISSUE_SWEEP[1:]))
+    partly = replace(the_load, steps=(replace(OVERLOADED_SWEEP[0], limit=StepLimit.KEPT_UP), *OVERLOADED_SWEEP[1:]))
     assert load_verdict(partly).kind == VerdictKind.SERVER  # not all recorded: called afresh
 
 

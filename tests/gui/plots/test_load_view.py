@@ -347,13 +347,13 @@ def test_a_row_added_later_widens_its_columns(qtbot: Any) -> None:
 
 
 def test_the_load_tab_says_the_issue_sweeps_verdict_and_draws_no_step_hollow(panel: PlotsPanel) -> None:
-    """The X25519 sweep of issue 32: its last two steps were marked generator-saturated for
+    """An X25519 sweep past its knee: its last two steps were marked generator-saturated for
     1.2 ms of send lag while the server sat at 99-100 % CPU; the tab now calls them the
     server's (filled) and says the core's verdict, as the report and the terminal do."""
     from app.core.load.verdict import verdict_text
-    from tests.helpers.loads import ISSUE_SWEEP, load, load_job
+    from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job
 
-    job = load_job(0, "X25519 [cryptography]", load(ISSUE_SWEEP), family="key-agreement", pq=0)
+    job = load_job(0, "X25519 [cryptography]", load(OVERLOADED_SWEEP), family="key-agreement", pq=0)
     assert job.load is not None
     panel.show_results([job])
     (curve,) = panel._load_curves
