@@ -33,7 +33,10 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
     steps = lines[head + 1 : head + 1 + len(KNEE_STEPS)]
     assert [line.split(" | ")[0].strip() for line in steps] == ["100", "500", "900", "1,000", "1,100", "1,200"]
     assert steps[2].split(" | ")[2:7] == ["0", "0", "2 ms", "5 ms", "8 ms"]  # errors, missed, p50, p90, p99
-    assert "server overloaded (p50 40 ms, 20× the low-load p99 (2 ms); achieved 93 % of offered)" in steps[3]
+    assert (
+        "server overloaded (p50 40 ms, 20× the low-load p99 (2 ms); achieved 93 % of offered; server CPU 98 %)"
+        in steps[3]
+    )
     assert steps[-1].endswith(f"generator limited ({LAG_REASON})")
     assert lines[head + 1 + len(KNEE_STEPS)].strip() == (
         "verdict: server overloaded at 960 handshakes/s on one core (CPU 1), the knee: from 1,000/s offered, "

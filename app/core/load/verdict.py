@@ -140,6 +140,10 @@ def call_step(step: LoadStep, low_p99: float | None, workers: int = 1) -> StepCa
         cpu = step.server_cpu_percent
         if cpu is not None and cpu >= SERVER_BUSY * 100 * workers:
             server.append(f"server CPU {cpu:.0f} %")
+        elif cpu is not None and not (step.errors and len(server) == 1):  # not for refusals alone
+            # Requests waited while the server did not work: it was held back, not short of
+            # CPU for its own work (other programs on its CPU, or the link before it).
+            server.append(f"server CPU only {cpu:.0f} %: held back by the machine or the link, not by its own work")
         if marks:
             server.append(f"the generator's marks ({marks}) are the server's back-pressure, not its limit")
         return StepCall(StepLimit.SERVER, tuple(server))

@@ -85,8 +85,14 @@ def test_latency_growing_through_the_step_on_a_busy_server_is_a_queue_without_bo
 
 
 def test_less_achieved_than_the_generator_sent_on_time_is_the_servers_shortfall() -> None:
-    call = _call(_step(1000, 800, 1e-3, 3e-3))
-    assert call.limit == StepLimit.SERVER and call.evidence == ("achieved 80 % of offered",)
+    call = _call(_step(1000, 800, 1e-3, 3e-3, server_cpu=99.0))
+    assert call.limit == StepLimit.SERVER and call.evidence == ("achieved 80 % of offered", "server CPU 99 %")
+    # A server that fell behind without working flat out was held back: said so.
+    idle = _call(_step(1000, 800, 1e-3, 3e-3, server_cpu=20.0))
+    assert idle.evidence == (
+        "achieved 80 % of offered",
+        "server CPU only 20 %: held back by the machine or the link, not by its own work",
+    )
 
 
 def test_a_late_generator_before_a_server_that_kept_pace_is_the_generators_limit() -> None:

@@ -168,7 +168,8 @@ def test_the_tooltips_give_every_step_and_what_each_figure_is() -> None:
     assert (
         "offered 2,500/s → achieved 1,700/s · p50 100 ms, p99 400 ms, max 800 ms · generator CPU 30 %, "
         "server CPU 80 % · server overloaded: p50 100 ms, 100× the low-load p99 (1 ms); achieved 68 % of "
-        "offered; the generator's marks (the generator handed requests" in tip
+        "offered; server CPU only 80 %: held back by the machine or the link, not by its own work; the "
+        "generator's marks (the generator handed requests" in tip
     )
     assert "p99 latency at 1,500/s, the highest rate the server kept up with" in (cells[Column.P95].tip or "")
     assert (cells[Column.CPU].tip or "").startswith("sender = the load generator")
