@@ -25,7 +25,7 @@ def test_the_load_section_has_a_finding_per_scheme_two_charts_and_a_table_per_sc
     findings = [b.text for b in section.blocks if isinstance(b, Paragraph) and b.style == "finding"]
     assert findings == [
         "**ML-KEM-768**: server overloaded at 960 handshakes/s on one core (CPU 1), the knee: from 1,000/s "
-        "offered, p50 40 ms, 20× the low-load p99 (2 ms); sustains 897/s at p99 under 8 ms (1 step the "
+        "offered, p50 40 ms, 20× the low-load p99 (2 ms), server CPU 98 %; sustains 897/s at p99 under 8 ms (1 step the "
         "generator limited left out).",
         "**X25519 + HKDF-SHA256**: at least 998 handshakes/s on one core (CPU 1) at p99 under 1.1 ms: no "
         "step showed server overload, so its limit lies higher.",

@@ -308,6 +308,9 @@ def verdict_text(job: JobResult, load: Load, verdict: LoadVerdict | None = None)
     if verdict.kind == VerdictKind.SERVER and verdict.first_overloaded is not None:
         step, call = verdict.first_overloaded
         why = call.evidence[0] if call.evidence else "the server fell behind"
+        # Whether the server worked flat out there, or was held back while requests waited.
+        cpu = next((item for item in call.evidence[1:] if item.startswith("server CPU")), None)
+        why += f", {cpu}" if cpu else ""
         text = (
             f"server overloaded at {rate_text(verdict.knee_per_s)} {what}/s {where}, the knee: from "
             f"{rate_text(step.offered_per_s)}/s offered, {why}"

@@ -149,7 +149,7 @@ def test_an_x25519_sweep_sent_late_by_back_pressure_is_server_overloaded_at_its_
     job = load_job(0, "X25519 [cryptography]", the_load)
     assert verdict_text(job, the_load) == (
         "server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee: from 24,868/s offered, "
-        "p50 61 ms, 102× the low-load p99 (600 µs); sustains 21,624/s at p99 under 3 ms"
+        "p50 61 ms, 102× the low-load p99 (600 µs), server CPU 98 %; sustains 21,624/s at p99 under 3 ms"
     )
     assert verdict.should_stop(OVERLOADED_SWEEP) and not verdict.should_stop(OVERLOADED_SWEEP[:8])
 
