@@ -11,8 +11,10 @@ plus what any request pays on this loopback (the floor). The real generator
           and the server waking from idle, as a request at that rate pays them
   sweep   offers fractions of 1 / cost, open loop, `--clients` connections, `--duration`
           seconds a step after `--warmup`; the knee (highest achieved rate of a step the
-          generator did not saturate) must be within 5 % of 1 / cost, and the p50 latency
-          of the lowest step within 5 % of cost + floor
+          generator did not limit) must be within 5 % of 1 / cost, some step must be
+          called the server's (app.core.load.verdict: the verdict names the server as the
+          limit, not "at least"), and the p50 latency of the lowest step within 5 % of
+          cost + floor
 
 Processes are pinned apart (the server on one CPU, this generator on another) where the
 machine has two CPUs or more; with one CPU the check is refused (the generator would
@@ -33,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.load import sweep
+from app.core.load import verdict
 from app.core.load.generator import LoadGenerator
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.profile.files import parse_profile
@@ -107,7 +109,7 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
         for fraction in FRACTIONS:
             step, _ = generator.run_step(capacity * fraction, lambda done: None)
             steps.append(step)
-            mark = f"  generator saturated: {step.saturation_reason}" if step.generator_saturated else ""
+            mark = f"  generator's marks: {step.saturation_reason}" if step.saturation_reason else ""
             print(
                 f"offered {step.offered_per_s:8.1f}/s  achieved {step.achieved_per_s:8.1f}/s  errors {step.errors:4d}  "
                 f"p50 {step.latency_s.get('p50', 0) * 1e3:8.3f} ms  p99 {step.latency_s.get('p99', 0) * 1e3:9.3f} ms  "
@@ -117,7 +119,7 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
         generator.close()
     finally:
         stop_process(process)
-    knee, sustained, _, saturated = sweep.summarise(steps)
+    knee, sustained, _, saturated = verdict.summarise(steps)
     low = steps[0].latency_s.get("p50")
     if knee is None or not saturated or low is None:
         print(f"cost {cost_s * 1e3:g} ms: FAIL: no step overloaded the server (or none measured latency)\n")
@@ -129,7 +131,9 @@ def _check(cost_s: float, args: argparse.Namespace, server_cpu: int) -> bool:
     print(
         f"cost {cost_s * 1e3:g} ms: knee {knee:.1f}/s = {knee_ratio:.3f} x 1/cost (the server's own work per request "
         f"beyond the cost: {overhead_us:.0f} µs); p50 at {FRACTIONS[0]:g} x 1/cost {low * 1e6:.1f} µs = "
-        f"{low_ratio:.3f} x (cost + floor); sustained {sustained:.1f}/s; {'PASS' if ok else 'FAIL'} "
+        f"{low_ratio:.3f} x (cost + floor); sustained "
+        + (f"{sustained:.1f}/s" if sustained is not None else "none (no step kept up with)")
+        + f"; {'PASS' if ok else 'FAIL'} "
         f"(targets: both within {TOLERANCE:.0%})\n"
     )
     return ok

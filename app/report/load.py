@@ -3,11 +3,12 @@
 A load job (results `load`, docs/ARCHITECTURE.md "Links, placement and load") offers a
 server requests at one rate per step, open loop, and records per step what was achieved
 and the latency clients saw, measured from each request's intended start. This module
-writes the "Load" section: one finding per scheme (what the server sustains and at what
-p99, or why no knee was measured), two charts (p50 and p99 latency against achieved rate,
-one curve per scheme, log time axis, steps the generator saturated drawn open), and one
-table of steps per scheme with the conditions behind it; and the Method section's
-paragraph on how load is measured. Steps the load generator saturated measured the
+writes the "Load" section: one finding per scheme (the core's verdict: the server
+overloaded at its knee, at least a rate, or limited by the generator), two charts (p50
+and p99 latency against achieved rate, one curve per scheme, log time axis, steps the
+generator limited drawn open), and one table of steps per scheme with what limited each
+step and the conditions behind it; and the Method section's paragraph on how load is
+measured and how each step is called. Steps the load generator limited measured the
 generator, not the server: they are drawn and listed, marked, and left out of the knee.
 """
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.core.load.sweep import BACKLOG_MAX, KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
+from app.core.load.verdict import GROWTH_FACTOR, QUEUE_FACTOR, QUEUE_FLOOR_S, load_verdict
+from app.core.results.job_conditions import StepLimit
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels
@@ -28,17 +31,19 @@ from app.report.load_words import (
     latency_unit,
     rate_text,
     requests_word,
+    step_calls,
     step_cells,
-    step_mark,
+    step_marks,
     verdict,
 )
 from app.report.model import Align, Block, Bullets, Chart, LineChart, Paragraph, Section, Series, Table
+from app.report.units import format_seconds
 
 SECTION_TITLE = "Load: requests per second and latency"
 STEPS_TITLE = "Load steps per scheme"
 #: The percentiles drawn against achieved rate: the typical request and the tail.
 CHART_PERCENTILES = ("p50", "p99")
-HOLLOW_LABEL = "generator saturated (not the server's figure)"
+HOLLOW_LABEL = "generator limited (not the server's figure)"
 #: Achieved rates spanning more than this factor get a log rate axis (a 150/s RSA server
 #: beside a 30,000/s X25519 one would otherwise sit on the axis).
 LOG_RATE_SPREAD = 20.0
@@ -53,17 +58,18 @@ def _measured(jobs: Sequence[JobResult]) -> list[JobResult]:
 
 
 def load_findings(jobs: Sequence[JobResult], labels: Labels | None = None) -> list[str]:
-    """One sentence per measured load job: "**ML-KEM-768** sustains N handshakes/s on one
-    core (CPU 1) at p99 under X ms ..." (see `load_words.verdict`); jobs with no knee share
-    one. Without `labels`, jobs go by their full labels (`Labels.in_text` shortens them)."""
+    """One sentence per measured load job: "**ML-KEM-768**: server overloaded at N
+    handshakes/s on one core (CPU 1), the knee: ..." (the core's verdict); jobs the
+    generator limited at every step share one. Without `labels`, jobs go by their full
+    labels (`Labels.in_text` shortens them)."""
 
     def name(job: JobResult) -> str:
         return labels.name(job) if labels is not None else job.label
 
     measured = [job for job in _measured(jobs) if job.load is not None and job.mode == Mode.LOAD]
-    unmeasured = [job for job in measured if job.load is not None and job.load.knee_per_s is None]
+    unmeasured = [job for job in measured if job.load is not None and load_verdict(job.load).knee_per_s is None]
     out = [
-        f"**{name(job)}** {verdict(job, job.load)}."
+        f"**{name(job)}**: {verdict(job, job.load)}."
         for job in measured
         if job.load is not None and (len(unmeasured) < 2 or job not in unmeasured)
     ]
@@ -84,14 +90,14 @@ def latency_chart(jobs: Sequence[JobResult], labels: Labels, percentile: str) ->
         load = job.load
         if load is None:
             continue
-        steps = [s for s in load.steps if s.latency_s.get(percentile) is not None]
-        if steps:
+        pairs = [(s, call) for s, call in zip(load.steps, step_calls(load), strict=True) if s.latency_s.get(percentile)]
+        if pairs:
             series.append(
                 Series(
                     labels.name(job),
-                    [s.achieved_per_s for s in steps],
-                    [s.latency_s[percentile] for s in steps],
-                    hollow=[s.generator_saturated for s in steps],
+                    [s.achieved_per_s for s, _ in pairs],
+                    [s.latency_s[percentile] for s, _ in pairs],
+                    hollow=[call.limit == StepLimit.GENERATOR for _, call in pairs],
                 )
             )
     if not series:
@@ -109,12 +115,16 @@ def latency_chart(jobs: Sequence[JobResult], labels: Labels, percentile: str) ->
         log_y=True,
         hollow_label=HOLLOW_LABEL,
     )
+    hollow = any(any(s.hollow or ()) for s in series)
     return Chart(
         chart,
         caption=f"One curve per scheme, one point per step (offered rate), latency from each "
-        f"request's intended start (log scale{', rates too' if log_x else ''}). Open "
-        "markers: steps the load generator saturated; they measure the generator and are "
-        "left out of the knee.",
+        f"request's intended start (log scale{', rates too' if log_x else ''})."
+        + (
+            " Open markers: steps the load generator limited; they measure the generator and are left out of the knee."
+            if hollow
+            else ""
+        ),
         aspect=0.55,
     )
 
@@ -131,19 +141,18 @@ def steps_table(job: JobResult, labels: Labels) -> Table | None:
     unit, _ = latency_unit(load.steps)
     rows = []
     notes = []
-    for step in load.steps:
+    for step, mark in zip(load.steps, step_marks(load), strict=True):
         cells = step_cells(step)
-        mark = step_mark(step)
-        short = mark.split(":")[0].split(" (")[0] if mark else ""
+        short = mark.split(" (")[0] if mark else ""
         rows.append(cells[:STEP_HEAD] + latency_cells(step, unit) + cells[STEP_HEAD + len(LATENCY_COLUMNS) :] + [short])
-        if step.generator_saturated:
-            notes.append(f"at {rate_text(step.offered_per_s)}/s {step.saturation_reason or 'no reason recorded'}")
+        if mark:
+            notes.append(f"at {rate_text(step.offered_per_s)}/s, {mark}")
     caption = (
         f"{labels.name(job)}: {requests_word(load)} per second offered and achieved, latency from each "
         f"request's intended start, CPU in % of one core (Gen.: the load generator). Conditions: {conditions(job, load)}."
     )
     if notes:
-        caption += " Generator saturated (left out of the knee): " + "; ".join(notes) + "."
+        caption += " Not kept up with: " + "; ".join(notes) + "."
     return Table(
         [
             "Offered/s",
@@ -173,8 +182,9 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
             "server that falls behind shows as latency instead of slowing the clients down. A request is a "
             "handshake (the client's key establishment, one sealed message and its acknowledgement) or a signed "
             "message, per the scheme. **Sustained** is the highest rate the server kept up with (achieved at least "
-            f"{KEPT_UP * 100:.0f} % of offered, no errors); the **knee** the most it achieved. Steps where the load "
-            "generator, not the server, was the limit are marked and never count."
+            f"{KEPT_UP * 100:.0f} % of offered, no errors, latency bounded); the **knee** the most it achieved. "
+            "A knee is called the server's limit only where some step showed the server overloaded; otherwise it "
+            'is "at least". Steps where the load generator, not the server, was the limit are marked and never count.'
         )
     ]
     blocks += [Paragraph(labels.in_text(text), style="finding") for text in load_findings(jobs, labels)]
@@ -220,11 +230,17 @@ def load_method(run: RunResult) -> list[Block]:
             "recorded. So that the generator only sends and times, each client prepares its requests ahead, a pool "
             f"of distinct requests it cycles through{pool}; the client's crypto is timed then, outside the latency. "
             "A sweep first times requests one at a time to estimate the server's capacity, then offers fractions of "
-            "it up to past it, stopping after two steps in a row the server did not keep up with, or at a step the "
-            "generator saturated. A step counts as "
-            "saturated by the generator, and is marked and left out of the knee, when the generator handed requests "
-            f"to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99) or sent less than {MIN_SENT_SHARE * 100:.0f} % "
-            "of its schedule, or missed a request (never sent it: the requests it owed, due but not yet handed to "
+            "it up to past it, stopping after two steps in a row the server did not keep up with. Each step is "
+            "called from what explains it. The server fell behind when requests queued beyond what the generator's "
+            f"own lateness explains: the p50, less the generator's send lag, at least {QUEUE_FACTOR:g}× the low-load "
+            f"p99 (and {format_seconds(QUEUE_FLOOR_S)}); or the p50 of the step's last quarter at least "
+            f"{GROWTH_FACTOR:g}× its first quarter's while the server was busy; or less achieved than the generator "
+            "sent, beyond what its lag could shift out of the window; or requests refused or unanswered. That "
+            "evidence wins over the generator's marks, since a server that falls behind delays the generator's "
+            "sends by TCP back-pressure too. Otherwise a step is limited by the generator, marked and left out of "
+            f"the knee, when it handed requests to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99), sent "
+            f"less than {MIN_SENT_SHARE * 100:.0f} % of its schedule, or missed a request (never sent it: the "
+            "requests it owed, due but not yet handed to "
             f"the kernel, were at their cap of {BACKLOG_MAX:,}); the generator's own CPU is recorded per step"
             + (f" ({cpu_text(min(cpus))} to {cpu_text(max(cpus))} of one core in this run)" if cpus else "")
             + ". By default the server and the generator are pinned to different CPUs (placement split), so the "

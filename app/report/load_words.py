@@ -4,10 +4,11 @@ A load result (`JobResult.load`, docs/ARCHITECTURE.md "Links, placement and load
 list of steps (an offered rate each: what was achieved, errors, latency percentiles
 from the merged HdrHistogram, the generator's and the server's CPU) and what they add up
 to (knee, sustained rate and its p99). This module says what they mean: the step cells,
-the mark on a step that did not measure the server, the one sentence per job ("sustains
-N handshakes/s on one core at p99 under X") and the conditions behind it (clients,
-server processes, step length, which CPUs server and generator ran on, the pool of
-requests prepared ahead).
+the mark on a step the server did not keep up with (what limited it, and the evidence:
+app.core.load.verdict makes the call), the job's verdict (the core's one sentence:
+"server overloaded at N handshakes/s ...", "at least N ...", "generator limited: ...")
+and the conditions behind it (clients, server processes, step length, which CPUs server
+and generator ran on, the pool of requests prepared ahead).
 
 Qt-free: the CLI (app/cli/terminal/load_printing.py) and the report section (app/report/load.py) use it.
 """
@@ -16,13 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.load.sweep import kept_up
+from app.core.load.verdict import (
+    SERVER_ROLE,
+    StepCall,
+    load_verdict,
+    rate_text,
+    requests_word,
+    step_calls,
+    verdict_text,
+    where_text,
+)
 from app.core.machine.placement import cpus_text
-from app.core.results.job_conditions import LOAD_PERCENTILES, Load, LoadStep
+from app.core.results.job_conditions import LOAD_PERCENTILES, Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import Role
 from app.report.network_links import link_text
 from app.report.units import MISSING, format_seconds, format_seconds_in
+
+__all__ = ["load_verdict", "rate_text", "requests_word", "step_calls", "verdict_text", "where_text"]
 
 #: The latency columns of a step, in order: the recorded percentiles, then the largest.
 LATENCY_COLUMNS: tuple[str, ...] = (*(name for name, _ in LOAD_PERCENTILES), "max")
@@ -39,20 +51,8 @@ STEP_COLUMNS: tuple[str, ...] = (
 )
 #: How many of STEP_COLUMNS come before the latencies.
 STEP_HEAD = STEP_COLUMNS.index(LATENCY_COLUMNS[0])
-#: In a load job the sender is the load generator and the receiver the server.
-GENERATOR_ROLE, SERVER_ROLE = Role.SENDER, Role.RECEIVER
-
-
-def rate_text(rate: float | None) -> str:
-    """Requests per second without the unit: 1,941 or 20 or 0.5."""
-    if rate is None:
-        return MISSING
-    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
-
-
-def requests_word(load: Load) -> str:
-    """ "handshakes" or "signed messages": what one request of this job is, plural."""
-    return f"{load.request}s" if not load.request.endswith("s") else load.request
+#: In a load job the sender is the load generator (the server's role is the core's).
+GENERATOR_ROLE = Role.SENDER
 
 
 def cpu_text(percent: float | None) -> str:
@@ -85,19 +85,20 @@ def latency_cells(step: LoadStep, unit: str) -> list[str]:
     return [format_seconds_in(step.latency_s.get(name), unit) for name in LATENCY_COLUMNS]
 
 
-def step_mark(step: LoadStep) -> str:
-    """Why a step does not count as the server keeping up: the generator saturated (its
-    reason), or the server fell behind; empty for a step the server kept up with."""
-    if step.generator_saturated:
-        return f"generator saturated: {step.saturation_reason or 'no reason recorded'}"
-    if not kept_up(step):
-        errors = f", {step.errors:,} errors" if step.errors else ""
-        return (
-            f"server overloaded (achieved {100 * step.achieved_per_s / step.offered_per_s:.0f} % of offered{errors})"
-            if step.offered_per_s > 0
-            else "server overloaded"
-        )
+def step_mark(step: LoadStep, call: StepCall) -> str:
+    """Why a step does not count as the server keeping up (its call, `step_calls`): the
+    server fell behind, or the generator was the limit, with the evidence; empty for a
+    step the server kept up with."""
+    if call.limit == StepLimit.GENERATOR:
+        return f"generator limited ({call.reason or 'no reason recorded'})"
+    if call.limit == StepLimit.SERVER:
+        return f"server overloaded ({call.reason or 'no reason recorded'})"
     return ""
+
+
+def step_marks(load: Load) -> list[str]:
+    """Every step's mark, in order."""
+    return [step_mark(step, call) for step, call in zip(load.steps, step_calls(load), strict=True)]
 
 
 def _cpus(job: JobResult, role: Role) -> tuple[int, ...]:
@@ -106,48 +107,9 @@ def _cpus(job: JobResult, role: Role) -> tuple[int, ...]:
     return tuple(job.placement.processes[role].allowed_cpus)
 
 
-def where_text(job: JobResult, load: Load) -> str:
-    """Where the server ran, as the knee sentence says it: "on one core (CPU 1)", "on 2
-    server processes (CPUs 0-1)", "in one server process" (not pinned to one CPU)."""
-    cpus = _cpus(job, SERVER_ROLE)
-    pinned = job.placement is not None and job.placement.unavailable is None and bool(cpus)
-    if load.server_workers > 1:
-        return f"on {load.server_workers} server processes" + (f" ({cpus_text(cpus)})" if pinned else "")
-    if pinned and len(cpus) == 1:
-        return f"on one core ({cpus_text(cpus)})"
-    return "in one server process" + (f" ({cpus_text(cpus)})" if pinned else "")
-
-
 def verdict(job: JobResult, load: Load) -> str:
-    """What the steps add up to, to follow the job's name: "sustains 1,200 handshakes/s
-    on one core (CPU 1) at p99 under 8.4 ms; ..."; a step the generator saturated never
-    counts (the knee and the sustained rate leave them out)."""
-    what = requests_word(load)
-    where = where_text(job, load)
-    left_out = sum(1 for step in load.steps if step.generator_saturated)
-    tail = f" ({left_out} step{'s' if left_out != 1 else ''} the generator saturated left out)" if left_out else ""
-    if load.knee_per_s is None:
-        if not load.steps:
-            return "has no load step"
-        steps = "every step" if len(load.steps) > 1 else "its one step"
-        return (
-            f"has no measured knee: the load generator, not the server, was the limit at {steps}, so no "
-            "rate here is the server's"
-        )
-    p99 = format_seconds(load.sustained_p99_s) if load.sustained_p99_s is not None else None
-    if not load.saturated:
-        sustained = load.sustained_per_s if load.sustained_per_s is not None else load.knee_per_s
-        return (
-            f"sustains at least {rate_text(sustained)} {what}/s {where}"
-            + (f" at p99 under {p99}" if p99 else "")
-            + f": no step overloaded the server, so its limit lies higher{tail}"
-        )
-    if load.sustained_per_s is None:
-        return f"kept up with no step: at most {rate_text(load.knee_per_s)} {what}/s {where} when overloaded{tail}"
-    text = f"sustains {rate_text(load.sustained_per_s)} {what}/s {where}" + (f" at p99 under {p99}" if p99 else "")
-    if load.knee_per_s > load.sustained_per_s * 1.005:
-        text += f"; overloaded, it achieved at most {rate_text(load.knee_per_s)}/s"
-    return text + tail
+    """The job's verdict, as every face says it (app.core.load.verdict.verdict_text)."""
+    return verdict_text(job, load)
 
 
 def placement_text(job: JobResult) -> str:

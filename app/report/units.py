@@ -5,18 +5,9 @@ from __future__ import annotations
 import math
 import re
 
-MISSING = "-"
-
-
-def format_seconds(value: float | None) -> str:
-    """A duration with a unit: 1.23 s, 45.6 ms, 7.89 µs, 512 ns (3 significant digits)."""
-    if value is None:
-        return MISSING
-    value = float(f"{value:.3g}")  # round first, so 999.96 µs becomes 1 ms, not 1e+03 µs
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
+# One formatting of a duration for the core's own sentences and every face.
+from app.core.units import MISSING as MISSING
+from app.core.units import format_seconds as format_seconds
 
 
 def format_bytes(value: float | None) -> str:

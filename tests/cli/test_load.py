@@ -33,11 +33,15 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
     steps = lines[head + 1 : head + 1 + len(KNEE_STEPS)]
     assert [line.split(" | ")[0].strip() for line in steps] == ["100", "500", "900", "1,000", "1,100", "1,200"]
     assert steps[2].split(" | ")[2:7] == ["0", "0", "2 ms", "5 ms", "8 ms"]  # errors, missed, p50, p90, p99
-    assert "server overloaded (achieved 93 % of offered)" in steps[3]
-    assert steps[-1].endswith(f"generator saturated: {LAG_REASON}")
+    assert (
+        "server overloaded (p50 40 ms, 20× the low-load p99 (2 ms); achieved 93 % of offered; server CPU 98 %)"
+        in steps[3]
+    )
+    assert steps[-1].endswith(f"generator limited ({LAG_REASON})")
     assert lines[head + 1 + len(KNEE_STEPS)].strip() == (
-        "the server sustains 897 handshakes/s on one core (CPU 1) at p99 under 8 ms; overloaded, it achieved at "
-        "most 960/s (1 step the generator saturated left out)"
+        "verdict: server overloaded at 960 handshakes/s on one core (CPU 1), the knee: from 1,000/s offered, "
+        "p50 40 ms, 20× the low-load p99 (2 ms), server CPU 98 %; sustains 897/s at p99 under 8 ms (1 step the generator "
+        "limited left out)"
     )
     conditions = lines[head + 2 + len(KNEE_STEPS)]
     assert (
@@ -45,8 +49,8 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
         in conditions
         and "a pool of 64 per client" in conditions
     )
-    assert "the server sustains at least 998 handshakes/s" in text and "its limit lies higher" in text
-    assert "the server has no measured knee: the load generator, not the server, was the limit" in text
+    assert "verdict: at least 998 handshakes/s" in text and "no step showed server overload" in text
+    assert "verdict: generator limited: the load generator, not the server, was the limit" in text
 
 
 def test_load_jobs_get_their_own_summary_instead_of_session_columns() -> None:
@@ -71,5 +75,6 @@ def test_on_a_terminal_the_steps_are_a_table_that_fits_80_columns() -> None:
     assert "latency in ms from each request's intended start" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("1,200†"))
     assert row.split()[1:3] == ["1,150", "0"]  # achieved, errors (no step missed: no "missed" column)
-    assert "† 1,200/s: generator saturated: the generator handed requests" in text
+    assert "† 1,200/s: generator limited (the generator handed requests" in text
+    assert "† 1,000/s: server overloaded (p50 40 ms" in text
     assert "…" not in text  # nothing cut short

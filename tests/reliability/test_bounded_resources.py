@@ -2,7 +2,8 @@
 
 - A step the generator could not send in time reports its *missed* requests on every
   surface that shows a step's errors (results record and its check, the terminal, the
-  report, the window's tooltips and Load tab read-out), and never counts as the server's.
+  report, the window's tooltips and Load tab read-out), and counts as the server's only
+  where the server is shown to have fallen behind (its back-pressure filled the backlog).
 - No planned rate passes the cap a profile's own rates have (1,000,000/s), whatever the
   sweep's estimate (64 workers at a microsecond a request).
 - A job whose messages would take longer on its link than a run may wait is refused
@@ -34,7 +35,7 @@ from rich.console import Console
 from app.cli.main import main
 from app.cli.terminal.printing import print_summary
 from app.core.link.wire_time import MAX_MESSAGE_WIRE_S, message_wire_s
-from app.core.load import sweep
+from app.core.load import sweep, verdict
 from app.core.load.settings import IGNORED_BY_LOAD, MAX_RATE_PER_S, MAX_SERVER_WORKERS
 from app.core.profile.edits import reduced, with_link, with_samples
 from app.core.profile.files import parse_profile
@@ -97,12 +98,21 @@ def test_a_damaged_missed_count_is_refused_naming_the_field(bad: Any) -> None:
 
 
 def test_a_step_that_missed_requests_but_claims_the_servers_figure_is_refused() -> None:
-    """A file whose step missed requests yet is not marked generator-saturated would put a
-    rate that was never offered into the knee."""
+    """A file whose step missed requests yet is neither marked generator-saturated nor
+    called the server's would put a rate that was never offered into the knee."""
     data = json.loads(results.to_json(_missed_run()))
     data["jobs"][0]["load"]["steps"][0]["generator_saturated"] = False
     with pytest.raises(ResultsFileError, match=r"steps\[0\]\.generator_saturated.*missed"):
         parse_results_text(json.dumps(data), "r.json")
+    # ... unless the run called it the server's (its back-pressure filled the backlog).
+    data["jobs"][0]["load"]["steps"][0]["limit"] = "server"
+    assert parse_results_text(json.dumps(data), "r.json").jobs[0].load.steps[0].limit == "server"
+    data["jobs"][0]["load"]["steps"][0]["limit"] = "nobody"
+    with pytest.raises(ResultsFileError, match=r"steps\[0\]\.limit"):
+        parse_results_text(json.dumps(data), "r.json")
+    # ... unless the run called it the server's (its back-pressure filled the backlog).
+    data["jobs"][0]["load"]["steps"][0]["limit"] = "server"
+    assert parse_results_text(json.dumps(data), "r.json").jobs[0].load.steps[0].limit == "server"
 
 
 def test_the_terminal_piped_and_on_a_terminal_shows_the_missed_count() -> None:
@@ -113,7 +123,9 @@ def test_the_terminal_piped_and_on_a_terminal_shows_the_missed_count() -> None:
     table = _printed(_missed_run(), terminal=True)
     assert all(len(row) <= 80 for row in table.splitlines())
     assert "missed" in table and "3,700,285" in table
-    assert "has no measured knee" in piped  # never the server's figure
+    # The server answered a fifth of what the generator did send: the server's limit, not the generator's.
+    assert "verdict: server overloaded at 15,193 handshakes/s" in piped
+    assert "achieved 20 % of the 74,929/s the generator sent" in piped
 
 
 def test_the_report_has_a_missed_column_and_says_why_the_step_is_left_out() -> None:
@@ -123,15 +135,22 @@ def test_the_report_has_a_missed_column_and_says_why_the_step_is_left_out() -> N
 
 
 def test_the_windows_step_line_names_the_missed_requests() -> None:
-    (missed,) = _missed_run().jobs[0].load.steps
-    line = step_line(missed)
-    assert "3,700,285 missed" in line and "generator-saturated" in line
+    the_load = _missed_run().jobs[0].load
+    (missed,) = the_load.steps
+    (call,) = verdict.step_calls(the_load)
+    line = step_line(missed, call)
+    assert "3,700,285 missed" in line and "server overloaded: achieved 20 % of the 74,929/s the generator sent" in line
 
 
-def test_a_step_with_misses_never_counts_as_server_capacity() -> None:
+def test_a_step_with_misses_counts_as_server_capacity_only_where_the_server_fell_behind() -> None:
     missed = _missed_run().jobs[0].load.steps[0]
-    knee, sustained, _, _ = sweep.summarise([missed])
-    assert knee is None and sustained is None
+    # It answered 15,193/s of the 74,929/s sent, and left 157,436 unanswered: the server's limit.
+    knee, sustained, _, overloaded = verdict.summarise([missed])
+    assert (knee, sustained, overloaded) == (15_193, None, True)
+    # The same misses where the server answered all it was sent, promptly: the generator's limit.
+    kept_pace = replace(missed, achieved_per_s=74_900, errors=0, latency_s={"p50": 1e-3, "p99": 2e-3})
+    knee, sustained, _, overloaded = verdict.summarise([kept_pace])
+    assert (knee, sustained, overloaded) == (None, None, False)
     assert sweep.generator_saturation(None, 100, 100, missed=1) is not None
     assert sweep.generator_saturation(None, 100, 100, missed_warmup=1) is not None
     assert sweep.generator_saturation(0.0001, 100, 100) is None

@@ -24,12 +24,13 @@ def test_the_load_section_has_a_finding_per_scheme_two_charts_and_a_table_per_sc
     section = _section(SECTION_TITLE, report.sections)
     findings = [b.text for b in section.blocks if isinstance(b, Paragraph) and b.style == "finding"]
     assert findings == [
-        "**ML-KEM-768** sustains 897 handshakes/s on one core (CPU 1) at p99 under 8 ms; overloaded, it achieved "
-        "at most 960/s (1 step the generator saturated left out).",
-        "**X25519 + HKDF-SHA256** sustains at least 998 handshakes/s on one core (CPU 1) at p99 under 1.1 ms: no "
-        "step overloaded the server, so its limit lies higher.",
-        "**Ed25519** has no measured knee: the load generator, not the server, was the limit at its one step, so "
-        "no rate here is the server's.",
+        "**ML-KEM-768**: server overloaded at 960 handshakes/s on one core (CPU 1), the knee: from 1,000/s "
+        "offered, p50 40 ms, 20× the low-load p99 (2 ms), server CPU 98 %; sustains 897/s at p99 under 8 ms (1 step the "
+        "generator limited left out).",
+        "**X25519 + HKDF-SHA256**: at least 998 handshakes/s on one core (CPU 1) at p99 under 1.1 ms: no "
+        "step showed server overload, so its limit lies higher.",
+        "**Ed25519**: generator limited: the load generator, not the server, was the limit at its one step, so "
+        f"no rate here is the server's: {LAG_REASON}.",
     ]
     summary = [b.text for b in report.sections[0].blocks if isinstance(b, Paragraph) and b.style == "finding"]
     assert summary[-3:] == findings  # the knee per scheme leads the report too
@@ -57,14 +58,18 @@ def test_each_schemes_steps_table_says_its_conditions_and_why_a_step_is_left_out
         "",
         "server overloaded",
         "server overloaded",
-        "generator saturated",
+        "generator limited",
     ]
     assert kem.caption is not None
     assert (
         "8 clients, 1 server process, 2 s per step after 0.5 s warm-up, server on CPU 1, generator on CPU 0 "
         "(split); requests prepared ahead, a pool of 64 per client (40 µs of client crypto each"
     ) in kem.caption
-    assert f"at 1,200/s {LAG_REASON}" in kem.caption
+    assert f"at 1,200/s, generator limited ({LAG_REASON})" in kem.caption
+    assert (
+        "at 1,000/s, server overloaded (p50 40 ms, 20× the low-load p99 (2 ms); achieved 93 % of offered; "
+        "server CPU 98 %)"
+    ) in kem.caption
 
 
 def test_the_method_says_how_load_is_measured_only_when_there_is_load() -> None:
@@ -102,7 +107,7 @@ def test_jobs_limited_by_the_generator_share_one_sentence_and_more_server_proces
     ]
     found = load_findings(jobs, Labels(jobs))
     assert found[0].startswith(
-        "**X25519** sustains 897 handshakes/s on 2 server processes (CPUs 0-1) at p99 under 8 ms"
+        "**X25519**: server overloaded at 960 handshakes/s on 2 server processes (CPUs 0-1), the knee"
     )
     assert found[1].startswith("No knee was measured for **Ed25519**, **ML-DSA-65**: the load generator")
     assert len(found) == 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.cli.terminal.console import escape
+from app.core.load.verdict import VerdictKind, load_verdict
 from app.core.results.job_conditions import Load
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
@@ -24,7 +25,7 @@ from app.report.load_words import (
     rate_text,
     requests_word,
     step_cells,
-    step_mark,
+    step_marks,
     verdict,
 )
 from app.report.units import MISSING, format_seconds
@@ -37,11 +38,11 @@ def print_load(console: Any, job: JobResult) -> None:
         return
     if not console.is_terminal:
         console.print("    steps: " + " | ".join(STEP_COLUMNS) + " | mark")
-        for step in load.steps:
-            console.print(("    " + " | ".join(step_cells(step)) + f" | {escape(step_mark(step))}").rstrip())
+        for step, mark in zip(load.steps, step_marks(load), strict=True):
+            console.print(("    " + " | ".join(step_cells(step)) + f" | {escape(mark)}").rstrip())
     elif load.steps:
         _print_step_table(console, load)
-    _print_indented(console, f"[bold]the server {escape(verdict(job, load))}[/]")
+    _print_indented(console, f"[bold]verdict: {escape(verdict(job, load))}[/]")
     _print_indented(console, f"[dim]{escape(conditions(job, load))}[/]")
 
 
@@ -65,10 +66,9 @@ def _print_step_table(console: Any, load: Load) -> None:
     for header in headers:
         table.add_column(header, justify="right", no_wrap=True)
     notes = []
-    for step in load.steps:
+    for step, mark in zip(load.steps, step_marks(load), strict=True):
         cells = step_cells(step)
         latency = latency_cells(step, unit)
-        mark = step_mark(step)
         if mark:
             notes.append(f"{cells[0]}/s: {mark}")
         cpu = [MISSING if v is None else f"{v:.0f}" for v in (step.generator_cpu_percent, step.server_cpu_percent)]
@@ -106,15 +106,16 @@ def load_summary_rows(jobs: list[JobResult]) -> list[tuple[str, str, str, str, s
         if load is None:
             rows.append((job.label, "-", "-", "-", "-", job.status))
             continue
-        knee = rate_text(load.knee_per_s) + ("" if load.saturated or load.knee_per_s is None else " (at least)")
-        if load.knee_per_s is None and load.steps:
-            knee = "none: generator-limited"
+        judged = load_verdict(load)
+        knee = rate_text(judged.knee_per_s) + ("" if judged.kind == VerdictKind.SERVER else " (at least)")
+        if judged.knee_per_s is None:
+            knee = "none: generator-limited" if load.steps else MISSING
         rows.append(
             (
                 job.label,
                 requests_word(load),
-                rate_text(load.sustained_per_s),
-                format_seconds(load.sustained_p99_s),
+                rate_text(judged.sustained_per_s),
+                format_seconds(judged.sustained_p99_s),
                 knee,
                 job.status,
             )

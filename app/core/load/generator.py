@@ -132,6 +132,11 @@ class _StepRecord:
     missed_warmup: int = 0
     #: The most requests owed at once during the step (never above the cap).
     backlog_peak: int = 0
+    #: Measured requests in the window, and the latencies of those due in its first and in
+    #: its last quarter: a latency that grows through the step is a queue without bound.
+    measured: int = 0
+    first_part: HdrHistogram | None = None
+    last_part: HdrHistogram | None = None
 
 
 class LoadGenerator:
@@ -366,7 +371,13 @@ class LoadGenerator:
             return
         latency = max(1, now - intended)
         step.histogram.record_value(latency)
-        if ((ident & ((1 << STEP_SHIFT) - 1)) - step.first_measured) % step.sample_every == 0:
+        place = (ident & ((1 << STEP_SHIFT) - 1)) - step.first_measured
+        quarter = max(1, step.measured // 4)
+        if place < quarter and step.first_part is not None:
+            step.first_part.record_value(latency)
+        elif place >= step.measured - quarter and step.last_part is not None:
+            step.last_part.record_value(latency)
+        if place % step.sample_every == 0:
             step.latencies.append(latency / 1e9)
             step.server_ns.append(value)
         if len(step.live) < LIVE_BATCH:
@@ -405,6 +416,9 @@ class LoadGenerator:
             window_end=int(t0 + total * interval),
             first_measured=warm,
             sample_every=sample_stride(measured),
+            measured=measured,
+            first_part=HdrHistogram(*HISTOGRAM_RANGE),
+            last_part=HdrHistogram(*HISTOGRAM_RANGE),
         )
         self.step = step
         # No collector pause in the schedule: a full collection walks the heap this process
@@ -494,6 +508,8 @@ class LoadGenerator:
             send_lag_p99_s=lag_p99,
             server_cpu_percent=server_cpu,
             saturation_reason=reason,
+            latency_first_p50_s=_p50(step.first_part),
+            latency_last_p50_s=_p50(step.last_part),
         )
         return result, step
 
@@ -501,6 +517,12 @@ class LoadGenerator:
         if step.live:
             self.emit(SampleBatch(0, "latency", step.live))
             step.live = []
+
+
+def _p50(histogram: HdrHistogram | None) -> float | None:
+    if histogram is None or not histogram.get_total_count():
+        return None
+    return float(histogram.get_value_at_percentile(50.0)) / 1e9
 
 
 def sample_stride(measured: int) -> int:

@@ -7,12 +7,12 @@ import statistics
 from multiprocessing.connection import Connection
 
 from app.core.analysis.stats import summarize
-from app.core.load import sweep
+from app.core.load import sweep, verdict
 from app.core.load.generator import Emit, LoadGenerator
 from app.core.load.settings import MAX_RATE_PER_S
 from app.core.measure.harness import child_entry
 from app.core.profile.model import MAX_SAMPLES
-from app.core.results.job_conditions import Load, LoadStep
+from app.core.results.job_conditions import Load, LoadStep, StepLimit
 from app.core.run.events import Progress, RawMetric, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
 
@@ -91,10 +91,13 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
                 )
             )
             break
-        if settings.sweep and sweep.should_stop(steps):
+        if settings.sweep and verdict.should_stop(steps, settings.server_workers):
             break
     generator.emit(Progress(0, total, total))
-    knee, sustained, sustained_p99, saturated = sweep.summarise(steps)
+    # Each step's call is made over all the steps (the lowest one's latency is the low-load
+    # figure the others are measured against), then recorded with the step.
+    steps = verdict.with_calls(steps, settings.server_workers)
+    knee, sustained, sustained_p99, saturated = verdict.summarise(steps, settings.server_workers)
     pool = min(len(client.pool) for client in generator.clients)
     load = Load(
         clients=settings.clients,
@@ -117,13 +120,20 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
             + ", ".join(f"{step.offered_per_s:g}/s" for step in steps if step.generator_saturated)
             + ": those steps are marked and left out of the knee"
         )
+    backed = [step for step in steps if step.limit == StepLimit.SERVER and step.saturation_reason]
+    if backed:
+        notes.append(
+            "the generator sent late or short at "
+            + ", ".join(f"{step.offered_per_s:g}/s" for step in backed)
+            + ", where the server had fallen behind: its back-pressure, so those steps count as the server's"
+        )
     if settings.server_workers > 1:
         notes.append(
             f"{settings.server_workers} server processes forked by the receiver process: its sampled "
             "CPU and RSS are its own (it only waits); each step's server CPU sums every worker's own clock"
         )
     if not saturated:
-        notes.append("no step overloaded the server: the knee is at least the highest rate achieved")
+        notes.append("no step showed server overload: the knee is at least the highest rate achieved")
     failed = sum(refused.values())
     checked = sum(step.completed for step in steps) + failed
     latency = RawMetric(samples=first_latencies)

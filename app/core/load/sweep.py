@@ -1,4 +1,5 @@
-"""Which rates a sweep offers, when a step counts as saturated, and what the steps add up to.
+"""Which rates a sweep offers, and the thresholds a step is judged by (the judging is
+app.core.load.verdict's).
 
 A sweep (`"rate_per_s": "sweep"`) first times requests one at a time (closed loop) to
 estimate what the server can take: `workers / median server time`. That is an upper
@@ -13,16 +14,17 @@ import math
 from collections.abc import Sequence
 
 from app.core.load.settings import MAX_RATE_PER_S
-from app.core.results.job_conditions import LoadStep
 
 #: Offered rates of a sweep, as fractions of the estimated capacity.
 SWEEP_FRACTIONS = (0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 1.0, 1.15, 1.3, 1.6)
-#: A step whose achieved rate is below this share of its offered rate was not kept up with.
+#: A step whose achieved rate is below this share of its offered rate was not kept up with
+#: (and below this share of what the generator sent, the server fell behind).
 KEPT_UP = 0.95
 #: A sweep stops after this many steps in a row that were not kept up with.
 OVERLOADED_STEPS_TO_STOP = 2
-#: The generator's loop may hand a request to the kernel this late (p99) before the step
-#: counts as generator-saturated: beyond it, latency measures the generator too.
+#: The generator's loop may hand a request to the kernel this late (p99) before it marks
+#: the step: beyond it, latency measures the generator too. A mark, not a verdict: a server
+#: that falls behind delays the generator's sends by back-pressure too (app.core.load.verdict).
 MAX_SEND_LAG_S = 0.001
 #: A step is saturated by the generator, not the server, when it could not even send
 #: this share of its schedule within the window.
@@ -72,19 +74,6 @@ def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTI
     return rates
 
 
-def kept_up(step: LoadStep) -> bool:
-    """The server took what was offered: achieved >= 95 % of offered, no errors, and the
-    generator sent its schedule on time."""
-    return not step.generator_saturated and step.errors == 0 and step.achieved_per_s >= KEPT_UP * step.offered_per_s
-
-
-def should_stop(steps: Sequence[LoadStep]) -> bool:
-    """Enough steps past the knee: two in a row not kept up with (by the server, or by the
-    generator: one late step may be a moment's trouble, two say more would tell nothing)."""
-    tail = steps[-OVERLOADED_STEPS_TO_STOP:]
-    return len(tail) == OVERLOADED_STEPS_TO_STOP and not any(kept_up(step) for step in tail)
-
-
 def generator_saturation(
     send_lag_p99_s: float | None,
     sent: int,
@@ -93,9 +82,10 @@ def generator_saturation(
     missed_warmup: int = 0,
     backlog_cap: int = 0,
 ) -> str | None:
-    """Why a step measured the generator rather than the server, or None. Any request
-    missed (not sent: the generator's backlog was at its cap) means the rate was not
-    offered, so the step is not the server's capacity."""
+    """What the generator's own figures say against it (`LoadStep.saturation_reason`), or
+    None: missed requests (not sent: its backlog was at its cap), a short schedule, or late
+    sends. A mark, not the step's verdict: a server that falls behind fills the backlog and
+    delays the sends by back-pressure too (app.core.load.verdict weighs them)."""
     if missed or missed_warmup:
         where = f"{missed:,} of the {scheduled:,} requests scheduled in the window" if missed else "none in the window"
         warm = f" and {missed_warmup:,} in the warm-up" if missed_warmup else ""
@@ -108,24 +98,7 @@ def generator_saturation(
         return f"the generator sent {sent} of the {scheduled} requests scheduled in the window"
     if send_lag_p99_s is not None and send_lag_p99_s > MAX_SEND_LAG_S:
         return (
-            f"the generator handed requests to the kernel up to {send_lag_p99_s * 1e3:.2f} ms late (p99; "
+            f"the generator handed requests to the kernel up to {send_lag_p99_s * 1e3:.2f} ms late (p99, "
             f"limit {MAX_SEND_LAG_S * 1e3:g} ms)"
         )
     return None
-
-
-def summarise(steps: Sequence[LoadStep]) -> tuple[float | None, float | None, float | None, bool]:
-    """(knee, sustained rate, its p99, saturated) of a job's steps.
-
-    knee: the highest achieved rate over steps the generator did not saturate.
-    sustained: the highest achieved rate of a step that was kept up with, and its p99.
-    saturated: some step offered more than the server took, so the knee is the server's
-        limit; False means the knee is only a lower bound.
-    """
-    honest = [step for step in steps if not step.generator_saturated]
-    knee = max((step.achieved_per_s for step in honest), default=None)
-    kept = [step for step in honest if kept_up(step)]
-    best = max(kept, key=lambda step: step.achieved_per_s, default=None)
-    saturated = any(not kept_up(step) for step in honest)
-    sustained_p99 = best.latency_s.get("p99") if best is not None else None
-    return knee, best.achieved_per_s if best else None, sustained_p99, saturated

@@ -19,7 +19,7 @@ from app.core.load.settings import (
 )
 from app.core.results import plausible
 from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
-from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS
+from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, StepLimit
 from app.core.results.job_tcp_info import TCP_INFO_COUNTS
 from app.core.vocab import (
     CongestionControl,
@@ -151,9 +151,24 @@ def _check_load(load: dict[str, Any], path: str) -> None:
         for key in ("errors", "sent", "completed", "missed"):
             _int(step, key, where, required=False)
         _bool(step, "generator_saturated", where)
-        if step.get("missed") and not step["generator_saturated"]:
-            # A step that did not send its schedule did not offer its rate: never the server's figure.
-            raise _fail(_join(where, "generator_saturated"), "true for a step with missed requests", False)
+        limit = _str(step, "limit", where, required=False, nullable=True, choices=tuple(m.value for m in StepLimit))
+        if step.get("missed") and not step["generator_saturated"] and limit != StepLimit.SERVER:
+            # A step that did not send its schedule did not offer its rate: never the server's
+            # figure, unless the server was shown to fall behind (its back-pressure filled the backlog).
+            raise _fail(
+                _join(where, "generator_saturated"),
+                'true for a step with missed requests (or "limit": "server")',
+                False,
+            )
+        if limit is not None and step["generator_saturated"] != (limit == StepLimit.GENERATOR):
+            raise _fail(
+                _join(where, "generator_saturated"),
+                f"{limit == StepLimit.GENERATOR} for limit {limit!r}",
+                step["generator_saturated"],
+            )
+        _str(step, "limit_reason", where, required=False, nullable=True)
+        for key in ("latency_first_p50_s", "latency_last_p50_s"):
+            _num(step, key, where, non_negative=True, required=False, nullable=True)
         for key in ("generator_cpu_percent", "send_lag_p99_s", "server_cpu_percent"):
             _num(step, key, where, non_negative=True, required=False, nullable=True)
         _str(step, "saturation_reason", where, required=False, nullable=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from app.core.results.job_records import _opt_float, _opt_int
@@ -186,6 +187,17 @@ class Placement:
 LOAD_PERCENTILES: tuple[tuple[str, float], ...] = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99.9", 99.9))
 
 
+class StepLimit(StrEnum):
+    """What limited one load step, as app.core.load.verdict reads its figures."""
+
+    #: The server took what was offered, and its latency stayed bounded.
+    KEPT_UP = "kept-up"
+    #: The server (or what lies between it and the generator) fell behind: requests queued.
+    SERVER = "server"
+    #: The generator could not offer the rate, and nothing showed the server falling behind.
+    GENERATOR = "generator"
+
+
 @dataclass(frozen=True)
 class LoadStep:
     """One offered rate of a load job: what was achieved and the latency clients saw.
@@ -203,7 +215,9 @@ class LoadStep:
     errors: int
     #: percentile name ("p50", "p90", "p99", "p99.9", "max") -> seconds, from the merged histogram.
     latency_s: Mapping[str, float]
-    #: Set when the load generator, not the server, was the bottleneck at this step.
+    #: Set when the load generator, not the server, was the bottleneck at this step
+    #: (`limit` is GENERATOR): the generator's own marks below, and no sign of the server
+    #: falling behind.
     generator_saturated: bool = False
     #: Requests of the measured window that were sent, and how many of them were acknowledged OK.
     sent: int = 0
@@ -217,15 +231,28 @@ class LoadStep:
     send_lag_p99_s: float | None = None
     #: The server processes' CPU over the step (percent of one CPU, summed over workers).
     server_cpu_percent: float | None = None
-    #: Why the step counts as generator-saturated, in words (None when it does not).
+    #: What the generator's own marks say against it (late or short sends, misses), in
+    #: words; None when they say nothing. Under server overload TCP back-pressure delays the
+    #: generator's sends too, so these marks alone do not make a step generator-saturated.
     saturation_reason: str | None = None
     #: Requests of the measured window that were never sent: they came due while the
     #: generator's backlog was at its cap (app.core.load.generator.BACKLOG_MAX). Any makes
-    #: the step generator-saturated. sent + missed is the window's schedule.
+    #: the step generator-saturated unless the server is shown to have fallen behind (then the
+    #: back-pressure filled the backlog). sent + missed is the window's schedule.
     missed: int = 0
+    #: What limited the step and what that call rests on, in words (app.core.load.verdict);
+    #: None in results written before the call was recorded (the verdict then reads the
+    #: step's figures itself). Absent from the JSON when None.
+    limit: StepLimit | None = None
+    limit_reason: str | None = None
+    #: The p50 latency of the requests due in the first and in the last quarter of the
+    #: measured window: latency growing through a step is a queue growing without bound.
+    #: Absent from the JSON when None (results written before them).
+    latency_first_p50_s: float | None = None
+    latency_last_p50_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "offered_per_s": self.offered_per_s,
             "achieved_per_s": self.achieved_per_s,
             "errors": self.errors,
@@ -240,6 +267,12 @@ class LoadStep:
             "saturation_reason": self.saturation_reason,
             "missed": self.missed,
         }
+        if self.limit is not None:
+            data["limit"] = self.limit.value
+        for name in ("limit_reason", "latency_first_p50_s", "latency_last_p50_s"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadStep:
@@ -261,6 +294,10 @@ class LoadStep:
             server_cpu_percent=number("server_cpu_percent"),
             saturation_reason=data.get("saturation_reason"),
             missed=int(data.get("missed", 0)),
+            limit=StepLimit(data["limit"]) if data.get("limit") is not None else None,
+            limit_reason=data.get("limit_reason"),
+            latency_first_p50_s=number("latency_first_p50_s"),
+            latency_last_p50_s=number("latency_last_p50_s"),
         )
 
 
@@ -286,12 +323,12 @@ class Load:
     #: The highest achieved rate over steps the generator did not saturate (requests/s):
     #: the server's saturation throughput where a step overloaded it.
     knee_per_s: float | None = None
-    #: The highest offered rate the server kept up with (achieved >= 95 % of offered, no
-    #: errors, generator not saturated), and that step's p99 latency in seconds.
+    #: The highest rate of a step the server kept up with (`StepLimit.KEPT_UP`: achieved >=
+    #: 95 % of offered, no errors, latency bounded, generator on time), and its p99 in seconds.
     sustained_per_s: float | None = None
     sustained_p99_s: float | None = None
-    #: True when some step offered more than the server could take (the knee is measured,
-    #: not a lower bound); False: every step was kept up with, the knee lies higher.
+    #: True when some step showed the server overloaded (`StepLimit.SERVER`: the knee is
+    #: measured, not a lower bound); False: no step did, the knee lies higher.
     saturated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -344,4 +381,5 @@ __all__ = [
     "LoadStep",
     "Placement",
     "ProcessPlacement",
+    "StepLimit",
 ]

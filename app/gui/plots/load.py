@@ -3,9 +3,11 @@ per load job, from the steps of `JobResult.load` (app.core.results.job_condition
 
 Both axes are logarithmic: a sweep spans 0.1x to 1.6x a server's capacity, and schemes'
 capacities differ a hundredfold (RSA beside X25519); latency runs from microseconds at
-low load to seconds past the knee. A step the load generator saturated (`LoadStep.
-generator_saturated`: it sent late or short, so its latency measures the generator too)
-is drawn hollow and named so in the legend and the read-out.
+low load to seconds past the knee. A step the load generator limited (app.core.load.verdict
+calls it: it sent late or short and the server was not shown to fall behind, so its
+latency measures the generator too) is drawn hollow and named so in the legend and the
+read-out. Each job's verdict, the sentence the report and the terminal say, is in the
+header (a few jobs) and under the plot beside the step the pointer is on.
 
 A mixin of `PlotsPanel`: its state lives on the panel."""
 
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from html import escape
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.results.job_conditions import LoadStep
+from app.core.load.verdict import StepCall, step_calls, verdict_text
+from app.core.results.job_conditions import LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend
@@ -39,7 +43,9 @@ DRAWN_PERCENTILES: tuple[tuple[str, QtCore.Qt.PenStyle], ...] = (
 _SYMBOLS = {"p99": "t1", "p50": "o"}
 #: Legend entries are shortened to this many characters (the read-out names the whole job).
 LEGEND_CHARS = 26
-SATURATED_LEGEND = "hollow: generator-saturated"
+SATURATED_LEGEND = "hollow: generator-limited"
+#: Up to this many jobs, the header gives each job's verdict (more: the read-out does).
+HEADER_VERDICTS = 3
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,8 @@ class LoadCurve:
     p50: FloatArray
     p99: FloatArray
     saturated: tuple[bool, ...]
+    calls: tuple[StepCall, ...]
+    verdict: str
 
 
 def _drawable(step: LoadStep) -> bool:
@@ -74,7 +82,8 @@ def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
     for result, name in zip(jobs, names):
         load = result.load
         assert load is not None  # filtered above
-        steps = tuple(step for step in load.steps if _drawable(step))
+        pairs = [(step, call) for step, call in zip(load.steps, step_calls(load), strict=True) if _drawable(step)]
+        steps = tuple(step for step, _ in pairs)
         skipped += len(load.steps) - len(steps)
         curves.append(
             LoadCurve(
@@ -84,7 +93,9 @@ def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
                 np.array([s.achieved_per_s for s in steps], dtype=np.float64),
                 np.array([s.latency_s["p50"] for s in steps], dtype=np.float64),
                 np.array([s.latency_s["p99"] for s in steps], dtype=np.float64),
-                tuple(s.generator_saturated for s in steps),
+                tuple(call.limit == StepLimit.GENERATOR for _, call in pairs),
+                tuple(call for _, call in pairs),
+                verdict_text(result, load),
             )
         )
     return curves, skipped
@@ -141,6 +152,7 @@ class LoadTab(PanelState):
         self._load_header = QtWidgets.QLabel()
         self._load_header.setWordWrap(True)  # a long header must not widen the window
         self._load_readout = self._readout()
+        self._load_readout.setWordWrap(True)  # a job's verdict must not widen the window
         self.tabs.addTab(self._page(self._load_header, self._load_plot, self._load_readout), PlotTab.LOAD.label)
         self._load_proxy = _hover_proxy(self._load_plot, self._on_load_hover)
 
@@ -210,6 +222,10 @@ class LoadTab(PanelState):
                 )
             if skipped:
                 text += f" · {plural(skipped, 'step')} with no completed request not shown"
+            if len(curves) <= HEADER_VERDICTS:
+                text += "".join(f"<br><b>{escape(c.name)}</b>: {escape(c.verdict)}" for c in curves)
+            else:
+                text += " · point at a step: its job's verdict shows below the plot"
             self._load_header.setText(text)
         plot.enableAutoRange()
 
@@ -261,4 +277,4 @@ class LoadTab(PanelState):
             self._load_readout.clear()
             return
         _, curve, j = best
-        self._load_readout.setText(f"{curve.name} · {step_line(curve.steps[j])}")
+        self._load_readout.setText(f"{curve.name} · {step_line(curve.steps[j], curve.calls[j])}\n{curve.verdict}")

@@ -78,7 +78,7 @@ HEADER_TIPS: dict[Column, str] = {
     Column.METRIC: "The metric this row shows (choose above the table): by default the sender sealing one "
     "message (compute) for sessions, the family's main operation for operations jobs",
     Column.MEDIAN: "Median time of one operation of the shown metric; a load job's headline row: its knee in "
-    "requests per second (≥ when no step overloaded the server), or the rate achieved at one "
+    "requests per second (≥ when no step showed server overload), or the rate achieved at one "
     "fixed rate",
     Column.P95: "95th percentile time of one operation of the shown metric; a load job's headline row: the p99 "
     "latency at the highest rate the server kept up with, marked p99",

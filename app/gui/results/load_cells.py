@@ -3,16 +3,18 @@
 A load job (`"mode": "load"`) measures requests per second and the latency clients see
 under load (`JobResult.load`), not one message's time: its headline row says so. The
 Metric column names the request ("handshakes/s"); Median holds the knee (the highest rate
-achieved where the generator was not the limit; "≥" when no step overloaded the server,
-so the knee lies higher) or, at one fixed rate, the rate achieved; the p95 column holds
+achieved where the generator was not the limit; "≥" when no step showed the server
+overloaded, so the knee lies higher) or, at one fixed rate, the rate achieved; the p95 column holds
 the p99 latency at the highest rate the server kept up with, labelled "p99"; the
-Median's tooltip lists every step. Its metrics ("latency", "server") are rows of their
+Median's tooltip leads with the job's verdict (app.core.load.verdict, the sentence every
+face says) and lists every step with what limited it. Its metrics ("latency", "server") are rows of their
 own under "Every metric". Qt-free, like `app.gui.results.cells`.
 """
 
 from __future__ import annotations
 
-from app.core.results.job_conditions import Load, LoadStep
+from app.core.load.verdict import StepCall, VerdictKind, load_verdict, step_calls, verdict_text
+from app.core.results.job_conditions import Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import Mode
 from app.gui.results.cells import Cell, Column, build_row
@@ -36,9 +38,10 @@ def format_rate_per_s(rate: float) -> str:
     return f"{rate:,.0f}/s" if rate >= 10 else f"{rate:.3g}/s"
 
 
-def step_line(step: LoadStep, cpu: bool = False) -> str:
+def step_line(step: LoadStep, call: StepCall | None = None, cpu: bool = False) -> str:
     """One step in words: offered, achieved, errors, missed requests, p50/p99/max, (the
-    generator's and the server's CPU) and, when the generator was the limit, why."""
+    generator's and the server's CPU) and, when the server fell behind or the generator
+    was the limit, what that call rests on (`call`: app.core.load.verdict's)."""
     parts = [f"offered {format_rate_per_s(step.offered_per_s)} → achieved {format_rate_per_s(step.achieved_per_s)}"]
     if step.errors:
         parts.append(plural(step.errors, "error"))
@@ -57,8 +60,10 @@ def step_line(step: LoadStep, cpu: bool = False) -> str:
         if used:
             parts.append(", ".join(used))
     text = " · ".join(parts)
-    if step.generator_saturated:
-        text += " · generator-saturated" + (f": {step.saturation_reason}" if step.saturation_reason else "")
+    if call is not None and call.limit == StepLimit.GENERATOR:
+        text += " · generator-limited" + (f": {call.reason}" if call.reason else "")
+    elif call is not None and call.limit == StepLimit.SERVER:
+        text += " · server overloaded" + (f": {call.reason}" if call.reason else "")
     return text
 
 
@@ -82,79 +87,55 @@ def _about(load: Load) -> list[str]:
 def _steps_tip(load: Load) -> list[str]:
     return [
         "Steps, in the order offered (latency from each request's intended start):",
-        *(f"• {step_line(step, cpu=True)}" for step in load.steps),
+        *(f"• {step_line(step, call, cpu=True)}" for step, call in zip(load.steps, step_calls(load), strict=True)),
     ]
 
 
-def _rate_cell(load: Load | None) -> Cell:
-    """The Median column: the knee, or at one fixed rate the rate achieved."""
+def _rate_cell(job: JobResult, load: Load | None) -> Cell:
+    """The Median column: the knee ("≥" where no step showed the server overloaded), or at
+    one fixed rate the rate achieved; its tooltip leads with the job's verdict, the same
+    sentence the report and the terminal say."""
     if load is None or not load.steps:
         return Cell(_MISSING, None, "No load step was measured")
-    steps = _steps_tip(load)
+    judged = load_verdict(load)
+    tip = "\n".join([f"Verdict: {verdict_text(job, load, judged)}", *_about(load), *_steps_tip(load)])
+    warn = Tone.WARN if judged.kind == VerdictKind.GENERATOR else None
     if len(load.steps) == 1:
         step = load.steps[0]
-        head = (
-            f"Achieved {format_rate_per_s(step.achieved_per_s)} at one offered rate of "
-            f"{format_rate_per_s(step.offered_per_s)}"
-        )
-        if step.generator_saturated:
-            head += "; the load generator, not the server, was the limit: not the server's figure"
-        tone = Tone.WARN if step.generator_saturated or step.errors else None
-        return Cell(
-            format_rate_per_s(step.achieved_per_s), step.achieved_per_s, "\n".join([head, *_about(load), *steps]), tone
-        )
-    if load.knee_per_s is None:
-        return Cell(
-            "generator-bound",
-            None,
-            "\n".join(
-                [
-                    "Every step was limited by the load generator, not the server: no server figure "
-                    "(on a quieter machine, or with fewer clients, the generator may keep up)",
-                    *_about(load),
-                    *steps,
-                ]
-            ),
-            Tone.WARN,
-        )
-    if load.saturated:
-        head = (
-            "Knee: the highest rate achieved where the generator was not the limit; a higher offered rate "
-            "overloaded the server"
-        )
-        text = f"knee {format_rate_per_s(load.knee_per_s)}"
-    else:
-        head = (
-            "No step overloaded the server: the knee lies above the highest rate achieved "
-            f"({format_rate_per_s(load.knee_per_s)}); offer more to find it"
-        )
-        text = f"≥ {format_rate_per_s(load.knee_per_s)}"
-    return Cell(text, load.knee_per_s, "\n".join([head, *_about(load), *steps]))
+        tone = Tone.WARN if judged.kind == VerdictKind.GENERATOR or step.errors else None
+        return Cell(format_rate_per_s(step.achieved_per_s), step.achieved_per_s, tip, tone)
+    if judged.knee_per_s is None:
+        return Cell("generator-bound", None, tip, Tone.WARN)
+    if judged.kind == VerdictKind.SERVER:
+        return Cell(f"knee {format_rate_per_s(judged.knee_per_s)}", judged.knee_per_s, tip)
+    return Cell(f"≥ {format_rate_per_s(judged.knee_per_s)}", judged.knee_per_s, tip, warn)
 
 
 def _p99_cell(load: Load | None) -> Cell:
     """The p95 column: the p99 latency where the server kept up, labelled as p99."""
     if load is None or not load.steps:
         return Cell(_MISSING)
-    if load.sustained_p99_s is not None and load.sustained_per_s is not None:
+    judged = load_verdict(load)
+    if judged.sustained_p99_s is not None and judged.sustained_per_s is not None:
         return Cell(
-            f"p99 {format_seconds(load.sustained_p99_s)}",
-            load.sustained_p99_s,
-            f"p99 latency at {format_rate_per_s(load.sustained_per_s)}, the highest rate the server "
-            "kept up with (achieved ≥ 95 % of offered, no errors, the generator on time)",
+            f"p99 {format_seconds(judged.sustained_p99_s)}",
+            judged.sustained_p99_s,
+            f"p99 latency at {format_rate_per_s(judged.sustained_per_s)}, the highest rate the server "
+            "kept up with (achieved ≥ 95 % of offered, no errors, latency bounded, the generator on time)",
         )
     if len(load.steps) == 1 and "p99" in load.steps[0].latency_s:
         step = load.steps[0]
+        (call,) = judged.calls
         tip = f"p99 latency at {format_rate_per_s(step.offered_per_s)} offered"
-        if step.generator_saturated:
+        if call.limit == StepLimit.GENERATOR:
             tip += "; the generator was the limit, so this latency includes its own delay"
-        elif step.errors or step.achieved_per_s < 0.95 * step.offered_per_s:
+        elif call.limit == StepLimit.SERVER:
             tip += "; the server did not keep up at this rate, so requests queued"
         return Cell(
             f"p99 {format_seconds(step.latency_s['p99'])}",
             step.latency_s["p99"],
             tip,
-            Tone.WARN if step.generator_saturated else None,
+            Tone.WARN if call.limit == StepLimit.GENERATOR else None,
         )
     return Cell(_MISSING, None, "No step was kept up with while the generator was on time: no p99 to quote")
 
@@ -171,7 +152,7 @@ def load_row(job: JobResult) -> list[Cell]:
         "Requests the server completed per second under load, and the "
         "latency clients saw (from each request's intended start)",
     )
-    cells[Column.MEDIAN] = _rate_cell(load)
+    cells[Column.MEDIAN] = _rate_cell(job, load)
     cells[Column.P95] = _p99_cell(load)
     cells[Column.CI95] = Cell(
         _MISSING, None, "One measured window per offered rate: no interval; the steps are in the Median's tooltip"

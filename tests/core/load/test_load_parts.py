@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.core.load import sweep
+from app.core.load import sweep, verdict
 from app.core.load.framing import (
     RECORD,
     REPLY,
@@ -20,7 +20,7 @@ from app.core.load.framing import (
 from app.core.profile.files import parse_profile
 from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import Load, LoadStep
+from app.core.results.job_conditions import Load, LoadStep, StepLimit
 from app.core.vocab import Mode, PlacementPolicy
 
 
@@ -154,21 +154,22 @@ def test_the_sweep_offers_fractions_of_the_estimate_lowest_first() -> None:
 
 def test_the_knee_is_the_servers_limit_and_the_sustained_rate_the_last_kept_up_with() -> None:
     steps = [_step(100, 100), _step(500, 499, p99=0.002), _step(900, 700, p99=0.2), _step(1200, 710, p99=0.9)]
-    knee, sustained, p99, saturated = sweep.summarise(steps)
+    knee, sustained, p99, saturated = verdict.summarise(steps)
     assert (knee, sustained, p99, saturated) == (710, 499, 0.002, True)
-    assert sweep.should_stop(steps) and not sweep.should_stop(steps[:3])
+    assert verdict.should_stop(steps) and not verdict.should_stop(steps[:3])
 
 
 def test_steps_the_generator_saturated_say_nothing_about_the_server() -> None:
     steps = [_step(100, 100), _step(5000, 3000, generator=True)]
-    knee, sustained, _, saturated = sweep.summarise(steps)
+    knee, sustained, _, saturated = verdict.summarise(steps)
     assert (knee, sustained, saturated) == (100, 100, False)  # a lower bound, and said to be one
-    assert not sweep.should_stop(steps)  # one late step may be a moment's trouble
-    assert sweep.should_stop([*steps, _step(6000, 3100, generator=True)])
+    assert not verdict.should_stop(steps)  # one late step may be a moment's trouble
+    assert verdict.should_stop([*steps, _step(6000, 3100, generator=True)])
 
 
 def test_errors_mean_the_server_did_not_keep_up() -> None:
-    assert not sweep.kept_up(_step(100, 100, errors=1))
+    (call,) = verdict.classify([_step(100, 100, errors=1)])
+    assert call.limit == StepLimit.SERVER and call.reason == "1 request refused or unanswered"
 
 
 def test_the_generator_is_marked_when_it_sends_late_or_short() -> None:

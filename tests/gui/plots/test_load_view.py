@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
+from app.core.load.verdict import step_calls
 from app.core.results.job_conditions import Load, LoadStep
 from app.core.results.job_records import CpuUsage, ProcessUsage
 from app.core.results.model import JobResult
@@ -34,7 +35,7 @@ def _step(
         completed=int(achieved),
         generator_cpu_percent=30.0,
         server_cpu_percent=80.0,
-        saturation_reason="the generator handed requests to the kernel up to 2.00 ms late (p99; limit 1 ms)"
+        saturation_reason="the generator handed requests to the kernel up to 2.00 ms late (p99, limit 1 ms)"
         if saturated
         else None,
     )
@@ -74,6 +75,8 @@ def _load_job(
 
 
 #: A sweep past the knee: 1,800/s the most achieved, the server kept up to 1,500/s (p99 2 ms).
+#: Its last step carries the generator's mark (sent late), yet its p50 is 100× the low-load
+#: p99: the server had fallen behind, and the step counts as the server's.
 SWEEP = Load(
     clients=4,
     server_workers=1,
@@ -154,23 +157,32 @@ def test_the_headline_row_of_a_load_job_holds_its_knee_and_p99(qtbot: Any) -> No
 def test_the_tooltips_give_every_step_and_what_each_figure_is() -> None:
     cells = load_row(_load_job(0, SWEEP))
     tip = cells[Column.MEDIAN].tip or ""
-    assert tip.startswith("Knee: the highest rate achieved where the generator was not the limit")
+    assert tip.startswith(
+        "Verdict: server overloaded at 1,800 handshakes/s in one server process, the knee: from 2,000/s offered, "
+        "p50 50 ms, 50× the low-load p99 (1 ms), server CPU only 80 %: held back by the machine or the link, not "
+        "by its own work; sustains 1,500/s at p99 under 2 ms\n"
+    )
     assert "4 client connections (one generator process), 1 server worker" in tip
     assert "the server's crypto 500 µs" in tip
-    for step in SWEEP.steps:
-        assert f"• {step_line(step, cpu=True)}" in tip
+    for step, call in zip(SWEEP.steps, step_calls(SWEEP), strict=True):
+        assert f"• {step_line(step, call, cpu=True)}" in tip
     assert (
         "offered 2,500/s → achieved 1,700/s · p50 100 ms, p99 400 ms, max 800 ms · generator CPU 30 %, "
-        "server CPU 80 % · generator-saturated: the generator handed requests" in tip
+        "server CPU 80 % · server overloaded: p50 100 ms, 100× the low-load p99 (1 ms); achieved 68 % of "
+        "offered; server CPU only 80 %: held back by the machine or the link, not by its own work; the "
+        "generator's marks (the generator handed requests" in tip
     )
     assert "p99 latency at 1,500/s, the highest rate the server kept up with" in (cells[Column.P95].tip or "")
     assert (cells[Column.CPU].tip or "").startswith("sender = the load generator")
-    assert "the knee lies above the highest rate achieved (400/s)" in (
-        load_row(_load_job(1, UNDER))[Column.MEDIAN].tip or ""
+    assert (load_row(_load_job(1, UNDER))[Column.MEDIAN].tip or "").startswith(
+        "Verdict: at least 400 signed messages/s in one server process at p99 under 900 µs: no step showed "
+        "server overload, so its limit lies higher"
     )
     fixed = load_row(_load_job(2, FIXED))
-    assert fixed[Column.MEDIAN].foreground is not None  # generator-saturated: in the warning colour
-    assert "not the server's figure" in (fixed[Column.MEDIAN].tip or "")
+    assert fixed[Column.MEDIAN].foreground is not None  # generator-limited: in the warning colour
+    assert "Verdict: generator limited: the load generator, not the server, was the limit at its one step" in (
+        fixed[Column.MEDIAN].tip or ""
+    )
     assert "includes its own delay" in (fixed[Column.P95].tip or "")
 
 
@@ -231,9 +243,11 @@ def test_the_load_tab_draws_p50_and_p99_against_achieved_rate_one_pair_per_job(p
     assert sweep_p99.opts["pen"].style() == QtCore.Qt.PenStyle.SolidLine
     assert sweep_p50.opts["pen"].style() == QtCore.Qt.PenStyle.DashLine
     assert sweep_p99.opts["pen"].color() != fixed_p99.opts["pen"].color()  # a colour per job
-    # The generator-saturated step (the last) is hollow: filled with the background.
+    # The sweep's last step, marked by the generator but with the server fallen behind, is the
+    # server's: filled. The fixed job's step the generator limited is hollow (the background).
     fills = [brush.color() for brush in sweep_p99.opts["symbolBrush"]]
-    assert fills[:3] == [sweep_p99.opts["pen"].color()] * 3 and fills[3] == panel._bg
+    assert fills == [sweep_p99.opts["pen"].color()] * 4
+    assert [brush.color() for brush in fixed_p99.opts["symbolBrush"]] == [panel._bg]
     legend = [label.text for _, label in panel._load_legend.items]
     assert legend == [
         "X25519 [cryptography] · 4 clients × 1 workers",
@@ -242,7 +256,11 @@ def test_the_load_tab_draws_p50_and_p99_against_achieved_rate_one_pair_per_job(p
         "p50",
         SATURATED_LEGEND,
     ]
-    assert "hollow: the load generator, not the server, was the limit" in panel._load_header.text()
+    header = panel._load_header.text()
+    assert "1 step hollow: the load generator, not the server, was the limit" in header
+    # Each job's verdict, as the report and the terminal say it.
+    assert "server overloaded at 1,800 handshakes/s in one server process, the knee" in header
+    assert "generator limited: the load generator, not the server, was the limit at its one step" in header
 
 
 def test_load_curves_fill_as_jobs_finish_and_clear_on_reset(panel: PlotsPanel) -> None:
@@ -281,8 +299,10 @@ def test_hollow_points_follow_the_theme_and_the_hover_names_the_step(panel: Plot
     panel._on_load_hover((vb.mapViewToScene(QtCore.QPointF(np.log10(199), np.log10(5.9e-3))),))
     assert panel._load_readout.text() == (
         "X25519 [cryptography] · offered 200/s → achieved 199/s · p50 190 µs, "
-        "p99 5.9 ms, max 11.8 ms · generator-saturated: the generator handed "
-        "requests to the kernel up to 2.00 ms late (p99; limit 1 ms)"
+        "p99 5.9 ms, max 11.8 ms · generator-limited: the generator handed "
+        "requests to the kernel up to 2.00 ms late (p99, limit 1 ms)\n"
+        "generator limited: the load generator, not the server, was the limit at its one step, so no rate here "
+        "is the server's: the generator handed requests to the kernel up to 2.00 ms late (p99, limit 1 ms)"
     )
 
 
@@ -326,3 +346,21 @@ def test_a_row_added_later_widens_its_columns(qtbot: Any) -> None:
     header = table.view.horizontalHeader()
     for column in (Column.METRIC, Column.MEDIAN, Column.P95):
         assert header.sectionSize(column) >= table.view.sizeHintForColumn(column)  # "signed messages/s" whole
+
+
+def test_the_load_tab_says_the_issue_sweeps_verdict_and_draws_no_step_hollow(panel: PlotsPanel) -> None:
+    """An X25519 sweep past its knee: its last two steps were marked generator-saturated for
+    1.2 ms of send lag while the server sat at 99-100 % CPU; the tab now calls them the
+    server's (filled) and says the core's verdict, as the report and the terminal do."""
+    from app.core.load.verdict import verdict_text
+    from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job
+
+    job = load_job(0, "X25519 [cryptography]", load(OVERLOADED_SWEEP), family="key-agreement", pq=0)
+    assert job.load is not None
+    panel.show_results([job])
+    (curve,) = panel._load_curves
+    assert curve.saturated == (False,) * 10
+    assert SATURATED_LEGEND not in [label.text for _, label in panel._load_legend.items]
+    said = verdict_text(job, job.load)
+    assert said.startswith("server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee")
+    assert curve.verdict == said and said in panel._load_header.text()
