@@ -92,7 +92,7 @@ class Labels:
         return Table(
             ["Short label", "Full job name (scheme [backend])"],
             rows,
-            caption="Charts and the summary use the short labels; tables give the full names.",
+            caption="Key to the short labels: charts and the sentences above use them; tables give the full names.",
             widths=[1.6, 2.4],
             align=["left", "left"],
         )

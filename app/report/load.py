@@ -33,6 +33,7 @@ from app.report.load_words import (
     verdict,
 )
 from app.report.model import Align, Block, Bullets, Chart, LineChart, Paragraph, Section, Series, Table
+from app.report.units import span_text
 
 SECTION_TITLE = "Load: requests per second and latency"
 STEPS_TITLE = "Load steps per scheme"
@@ -198,11 +199,7 @@ def load_method(run: RunResult) -> list[Block]:
     if not load_jobs(run):
         return []
     pools = sorted({job.load.pool for job in jobs if job.load is not None and job.load.pool})
-    pool = (
-        ""
-        if not pools
-        else (f" ({pools[0]} per client here)" if len(pools) == 1 else f" ({pools[0]} to {pools[-1]} per client here)")
-    )
+    pool = "" if not pools else f" ({span_text(pools[0], pools[-1], str)} per client here)"
     cpus = [
         s.generator_cpu_percent
         for job in jobs
@@ -226,7 +223,7 @@ def load_method(run: RunResult) -> list[Block]:
             f"to the kernel more than {MAX_SEND_LAG_S * 1e3:g} ms late (p99) or sent less than {MIN_SENT_SHARE * 100:.0f} % "
             "of its schedule, or missed a request (never sent it: the requests it owed, due but not yet handed to "
             f"the kernel, were at their cap of {BACKLOG_MAX:,}); the generator's own CPU is recorded per step"
-            + (f" ({cpu_text(min(cpus))} to {cpu_text(max(cpus))} of one core in this run)" if cpus else "")
+            + (f" ({span_text(min(cpus), max(cpus), cpu_text)} of one core in this run)" if cpus else "")
             + ". By default the server and the generator are pinned to different CPUs (placement split), so the "
             "clients' work is not counted against the server's capacity."
         )

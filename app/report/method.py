@@ -16,6 +16,7 @@ from app.report.model import (
     Paragraph,
     Section,
 )
+from app.report.units import span_text
 
 
 def method_section(run: RunResult) -> Section:
@@ -37,8 +38,9 @@ def method_section(run: RunResult) -> Section:
     )
     if batched:
         batching += (
-            f" In this run {len(batched)} of {len(metrics)} metrics were batched ({min(batched):,} to "
-            f"{max(batched):,} calls per sample); their samples are per-call averages, so their spread "
+            f" In this run {len(batched)} of {len(metrics)} metrics were batched "
+            f"({span_text(min(batched), max(batched), '{:,}'.format)} calls per sample); their samples are "
+            "per-call averages, so their spread "
             "understates the spread of single calls."
         )
     else:

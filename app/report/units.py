@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 MISSING = "-"
 
@@ -17,6 +21,13 @@ def format_seconds(value: float | None) -> str:
         if abs(value) >= scale:
             return f"{value / scale:.3g} {unit}"
     return f"{value / 1e-9:.3g} ns"
+
+
+def span_text(low: T, high: T, text: Callable[[T], str], *, joint: str = " to ") -> str:
+    """A range in words, or one value where both ends read the same: "13 to 3,333 calls",
+    but "168 µs", never "168 µs to 168 µs" (every range a report writes goes through here)."""
+    first, last = text(low), text(high)
+    return first if first == last else f"{first}{joint}{last}"
 
 
 def format_bytes(value: float | None) -> str:
