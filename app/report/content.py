@@ -185,7 +185,7 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
         # stack. So one chart per order of magnitude: within a chart no total is more than
         # 10× another, and every bar is readable.
         groups = _magnitude_groups([sum(parts[p][k] for p in parts) for k in range(len(measured))])
-        for group in groups:
+        for number, group in enumerate(groups):
             title = "Median time per message, split into its parts"
             if len(groups) > 1:
                 totals = [sum(parts[p][k] for p in parts) for k in group]
@@ -193,9 +193,10 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
             blocks.append(
                 Chart(
                     StackedBars(title, [labels[k] for k in group], {p: [parts[p][k] for k in group] for p in parts}),
-                    caption=None
-                    if len(groups) == 1
-                    else "One chart per order of magnitude, so that no bar is too short to read.",
+                    # Said once, under the first of them.
+                    caption="One chart per order of magnitude, so that no bar is too short to read."
+                    if len(groups) > 1 and number == 0
+                    else None,
                     aspect=min(1.2, 0.2 + 0.08 * len(group)),
                 )
             )

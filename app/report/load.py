@@ -125,7 +125,19 @@ _NUMBER: Align = "right"
 _STEP_ALIGN: list[Align] = [_NUMBER] * 11 + ["left"]
 
 
-def steps_table(job: JobResult, labels: Labels) -> Table | None:
+#: What a steps table's columns mean: said once above the tables (or in a lone table's caption).
+STEPS_KEY = (
+    "per second offered and achieved, latency from each request's intended start, CPU in % of one core "
+    "(Gen.: the load generator)"
+)
+
+
+def steps_table(
+    job: JobResult, labels: Labels, *, key_said: bool = False, conditions_said: bool = False
+) -> Table | None:
+    """`key_said`, `conditions_said`: the subsection's introduction gave the columns' key, and
+    the conditions every job shares; the caption then says only what is this job's own (the
+    same words are never repeated table after table)."""
     load = job.load
     if load is None or not load.steps:
         return None
@@ -139,10 +151,9 @@ def steps_table(job: JobResult, labels: Labels) -> Table | None:
         rows.append(cells[:STEP_HEAD] + latency_cells(step, unit) + cells[STEP_HEAD + len(LATENCY_COLUMNS) :] + [short])
         if step.generator_saturated:
             notes.append(f"at {rate_text(step.offered_per_s)}/s {step.saturation_reason or 'no reason recorded'}")
-    caption = (
-        f"{labels.name(job)}: {requests_word(load)} per second offered and achieved, latency from each "
-        f"request's intended start, CPU in % of one core (Gen.: the load generator). Conditions: {conditions(job, load)}."
-    )
+    caption = f"{labels.name(job)}" + ("." if key_said else f": {requests_word(load)} {STEPS_KEY}.")
+    if not conditions_said:
+        caption += f" Conditions: {conditions(job, load)}."
     if notes:
         caption += " Generator saturated (left out of the knee): " + "; ".join(notes) + "."
     return Table(
@@ -182,11 +193,22 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
     for percentile in CHART_PERCENTILES:
         chart = latency_chart(jobs, labels, percentile)
         if chart is not None:
+            if any(isinstance(b, Chart) for b in blocks):  # the first chart's caption explains both
+                chart.caption = f"The same steps and markers as the chart above, at {percentile}."
             blocks.append(chart)
     failed = [job for job in jobs if job.status != JobStatus.OK]
     if failed:
         blocks.append(Bullets([f"{job.label}: {job.status}: {job.error or 'no error recorded'}" for job in failed]))
-    tables: list[Block] = [table for job in _measured(jobs) if (table := steps_table(job, labels)) is not None]
+    measured = [job for job in _measured(jobs) if job.load is not None]
+    shared = {conditions(job, job.load) for job in measured if job.load is not None}
+    several = len(measured) > 1  # the key, and conditions all share, said once above the tables
+    alike = several and len(shared) == 1
+    tables: list[Block] = [
+        t for job in measured if (t := steps_table(job, labels, key_said=several, conditions_said=alike)) is not None
+    ]
+    if several and tables:
+        intro = f"One table per scheme: requests {STEPS_KEY}."
+        tables.insert(0, Paragraph(intro + (f" Conditions of every scheme: {shared.pop()}." if alike else "")))
     sections = [Section(SECTION_TITLE, blocks)]
     if tables:
         sections.append(Section(STEPS_TITLE, tables, level=2))
