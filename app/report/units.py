@@ -105,3 +105,24 @@ def format_seconds_in(value: float | None, unit: str) -> str:
 def humanize_seconds(text: str) -> str:
     """Raw seconds in prose ("1.859e-05 s", "0.000484 s") written with a prefix ("18.6 µs")."""
     return _RAW_SECONDS.sub(lambda m: format_seconds(float(m.group(1))), text)
+
+
+# --- where a line may not break ---------------------------------------------------------------
+
+#: A non-breaking space: what joins a number to its unit on a page.
+NBSP = "\u00a0"
+_UNIT_WORDS = (
+    "ns|µs|us|ms|s|B|KiB|MiB|GiB|kB|MB|GB|B/s|kB/s|MB/s|GB/s|kbit/s|Mbit/s|%|×|bits?|calls|samples?|"
+    "handshakes/s|requests/s|cores?|CPUs?|bytes?|KB|kbit|Mbit|min|minutes?|seconds?|steps?|messages?"
+)
+_NUMBER_THEN_UNIT = re.compile(rf"(?<![\w.])([-+−]?\d[\d,]*(?:\.\d+)?) (?=(?:{_UNIT_WORDS})(?![\w/]))")
+_KEPT_PAIRS = re.compile(r"\b(n|N) = (?=\d)|(?<=\S) (?=[·=] )")
+
+
+def keep_together(text: str) -> str:
+    """`text` with non-breaking spaces where a line break would part what reads as one: a
+    number and its unit ("18 B", "168 µs", "3 samples"), "n = 3", and a separator with the
+    word before it ("18 B ·" ends a line, "· loopback" never starts one). Every PDF text and
+    chart label goes through here; a NBSP prints and copies as a space."""
+    text = _NUMBER_THEN_UNIT.sub(lambda m: m.group(1) + NBSP, text)
+    return _KEPT_PAIRS.sub(lambda m: (m.group(1) + NBSP + "=" + NBSP) if m.group(1) else NBSP, text)
