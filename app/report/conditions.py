@@ -197,15 +197,17 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
                 "busy machine."
             )
         )
+    # Each note once, with every job it is about: a scheme swept over seven links carried
+    # the same note seven times.
     notes: dict[str, list[str]] = {}
     for job in run.jobs:
         for note in job.notes:
-            if note not in notes.setdefault(job.label, []):
-                notes[job.label].append(note)
-    if any(notes.values()):
+            if job.label not in notes.setdefault(note, []):
+                notes[note].append(job.label)
+    if notes:
         blocks += [
             Paragraph("Notes on the schemes:"),
-            Bullets([f"**{label}**: {'; '.join(n)}" for label, n in notes.items() if n]),
+            Bullets([f"**{'; '.join(labels)}**: {note}" for note, labels in notes.items()]),
         ]
     return Section("Warnings", blocks)
 
