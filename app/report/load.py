@@ -13,17 +13,20 @@ generator, not the server: they are drawn and listed, marked, and left out of th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from app.core.load.sweep import BACKLOG_MAX, KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels
 from app.report.load_words import (
+    CLIENT_CRYPTO,
     LATENCY_COLUMNS,
+    SERVER_CRYPTO,
     STEP_HEAD,
-    conditions,
+    condition_parts,
     cpu_text,
+    join_conditions,
     latency_cells,
     latency_unit,
     rate_text,
@@ -33,7 +36,7 @@ from app.report.load_words import (
     verdict,
 )
 from app.report.model import Align, Block, Bullets, Chart, LineChart, Paragraph, Section, Series, Table
-from app.report.units import span_text
+from app.report.units import format_seconds, span_text
 
 SECTION_TITLE = "Load: requests per second and latency"
 STEPS_TITLE = "Load steps per scheme"
@@ -133,11 +136,11 @@ STEPS_KEY = (
 
 
 def steps_table(
-    job: JobResult, labels: Labels, *, key_said: bool = False, conditions_said: bool = False
+    job: JobResult, labels: Labels, *, key_said: bool = False, shared: Mapping[str, str] | None = None
 ) -> Table | None:
-    """`key_said`, `conditions_said`: the subsection's introduction gave the columns' key, and
-    the conditions every job shares; the caption then says only what is this job's own (the
-    same words are never repeated table after table)."""
+    """`key_said`, `shared`: the subsection's introduction gave the columns' key, and the
+    condition clauses every job shares; the caption then says only what is this job's own
+    (the same words are never repeated table after table)."""
     load = job.load
     if load is None or not load.steps:
         return None
@@ -152,8 +155,22 @@ def steps_table(
         if step.generator_saturated:
             notes.append(f"at {rate_text(step.offered_per_s)}/s {step.saturation_reason or 'no reason recorded'}")
     caption = f"{labels.name(job)}" + ("." if key_said else f": {requests_word(load)} {STEPS_KEY}.")
-    if not conditions_said:
-        caption += f" Conditions: {conditions(job, load)}."
+    parts = condition_parts(job, load)
+    own = {key: part for key, part in parts.items() if key not in (shared or {})}
+    if key_said and set(own) <= {CLIENT_CRYPTO, SERVER_CRYPTO}:
+        # The introduction says what the two costs are; the caption gives this job's figures.
+        costs = [
+            f"{name} {format_seconds(value)}"
+            for key, name, value in (
+                (CLIENT_CRYPTO, "client crypto", load.client_prepare_s),
+                (SERVER_CRYPTO, "server crypto", load.server_request_s),
+            )
+            if key in own and value is not None
+        ]
+        text = ", ".join(costs)
+        caption += f" {text[:1].upper()}{text[1:]} a request." if costs else ""
+    elif own:
+        caption += f" {'Its own conditions' if shared else 'Conditions'}: {join_conditions(own)}."
     if notes:
         caption += " Generator saturated (left out of the knee): " + "; ".join(notes) + "."
     return Table(
@@ -200,15 +217,26 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
     if failed:
         blocks.append(Bullets([f"{job.label}: {job.status}: {job.error or 'no error recorded'}" for job in failed]))
     measured = [job for job in _measured(jobs) if job.load is not None]
-    shared = {conditions(job, job.load) for job in measured if job.load is not None}
-    several = len(measured) > 1  # the key, and conditions all share, said once above the tables
-    alike = several and len(shared) == 1
+    parts = [condition_parts(job, job.load) for job in measured if job.load is not None]
+    several = len(measured) > 1  # the key, and the clauses all share, said once above the tables
+    shared = (
+        {k: v for k, v in parts[0].items() if all(other.get(k) == v for other in parts[1:])}
+        if several and parts
+        else {}
+    )
     tables: list[Block] = [
-        t for job in measured if (t := steps_table(job, labels, key_said=several, conditions_said=alike)) is not None
+        t for job in measured if (t := steps_table(job, labels, key_said=several, shared=shared)) is not None
     ]
     if several and tables:
         intro = f"One table per scheme: requests {STEPS_KEY}."
-        tables.insert(0, Paragraph(intro + (f" Conditions of every scheme: {shared.pop()}." if alike else "")))
+        if shared:
+            intro += f" Conditions of every scheme: {join_conditions(shared)}."
+        if any(CLIENT_CRYPTO in p and CLIENT_CRYPTO not in shared for p in parts):
+            intro += (
+                " Under each table, its client crypto (timed when the requests are prepared, outside the latency) "
+                "and its server's crypto (median), per request."
+            )
+        tables.insert(0, Paragraph(intro))
     sections = [Section(SECTION_TITLE, blocks)]
     if tables:
         sections.append(Section(STEPS_TITLE, tables, level=2))

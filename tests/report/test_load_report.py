@@ -129,4 +129,5 @@ def test_a_load_over_an_emulated_link_names_it_in_its_conditions() -> None:
     over.jobs[0].link = Link("lte", 35.0, 0.0, 12000.0, 12000.0, 0.0, LinkEmulation.DELAY_LINE)
     over.jobs[0].placement = placed()
     tables = [b for b in _section(STEPS_TITLE, build_report(over).sections).blocks if isinstance(b, Table)]
-    assert "Conditions: 8 clients over LTE (stream relay), 1 server process" in (tables[0].caption or "")
+    # The others share the pool and the rest; this one's clients and steps are its own.
+    assert "Its own conditions: 8 clients over LTE (stream relay), 1 server process" in (tables[0].caption or "")
