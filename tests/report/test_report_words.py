@@ -191,3 +191,25 @@ def test_a_spread_column_reads_in_the_unit_of_the_times_beside_it() -> None:
     unify_time_columns(table)
     assert table.columns == ["Scheme", "Mean (µs)", "Median (µs)", "Std (µs)", "Round trip (µs)", "Note"]
     assert table.rows[0][1:5] == ["42.1", "41.9", "0.393", "70,100"]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once per worker
+def test_every_preset_s_reduced_report_says_each_thing_once(qapp: object, tmp_path: Path) -> None:
+    """Real runs of every preset (reduced), each in both faces, and quick against another
+    preset's run as a baseline: no repeat, doubled link or degenerate range anywhere."""
+    from app.core.profile.files import preset_names
+    from tests.test_preset_runs import _run
+
+    found = []
+    cases = [(name, _run(name), None) for name in preset_names()]
+    cases.append(("quick with baseline", _run("quick"), _run("backends")))
+    for name, run, baseline in cases:
+        report = build_report(run, baseline)
+        for section in markdown_sections(render_markdown(report)):
+            found += [f"{name} (Markdown): {section.splitlines()[0]}: {p}" for p in problems(section)]
+        path = tmp_path / f"{name}.pdf"
+        write_pdf(report, path)
+        for number, page in enumerate(_pdf_pages(path), start=1):
+            found += [f"{name} (PDF page {number}): {p}" for p in problems(" ".join(page.split()))]
+    assert found == []
