@@ -28,7 +28,8 @@ _AEAD_TAILS = (" + AES-256-GCM", " + AES-128-GCM", " + ChaCha20-Poly1305")
 def _base(label: str) -> str:
     name = _BACKEND.sub("", label)
     for tail in _AEAD_TAILS:
-        if name.endswith(tail) or f"{tail} (" in name:
+        # At the end, or before what follows it: a variant "(Nagle on)", a link " over LTE".
+        if name.endswith(tail) or f"{tail} (" in name or f"{tail} over " in name:
             name = name.replace(tail, "", 1)
             break
     return name.strip()

@@ -213,3 +213,10 @@ def test_every_preset_s_reduced_report_says_each_thing_once(qapp: object, tmp_pa
         for number, page in enumerate(_pdf_pages(path), start=1):
             found += [f"{name} (PDF page {number}): {p}" for p in problems(" ".join(page.split()))]
     assert found == []
+
+
+def test_a_linked_job_s_short_label_drops_its_aead_tail_too() -> None:
+    from app.report.labels import Labels
+
+    jobs = [_session(0, "X25519 + HKDF-SHA256 + AES-256-GCM", LAN, 5e-6, 2e-4)]
+    assert Labels(jobs).name(jobs[0]) == "X25519 + HKDF-SHA256 over LAN"
