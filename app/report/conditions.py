@@ -172,6 +172,7 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
                 "may be imprecise and how to measure it better."
             )
         )
+        listed: dict[tuple[str, ...], str] = {}  # a list of jobs said once, then pointed to
         for code in WarningCode:
             jobs = by_code.get(code)
             if not jobs:
@@ -188,7 +189,16 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
             by_metrics: dict[str, list[str]] = defaultdict(list)
             for name, ws in jobs.items():
                 by_metrics[", ".join(w.metric or "whole job" for w in ws)].append(name)
-            blocks.append(Bullets([f"**{metrics}**: " + "; ".join(names) for metrics, names in by_metrics.items()]))
+            title = _WARNING_TITLES.get(code, code.value)
+            items = []
+            for metrics, names in by_metrics.items():
+                key = tuple(names)
+                if len(names) > 2 and key in listed:  # the same long list again: point to it
+                    items.append(f"**{metrics}**: the same {len(names)} jobs as under {listed[key]}")
+                else:
+                    items.append(f"**{metrics}**: " + "; ".join(names))
+                    listed.setdefault(key, title)
+            blocks.append(Bullets(items))
     else:
         blocks.append(
             Paragraph(

@@ -220,3 +220,22 @@ def test_a_linked_job_s_short_label_drops_its_aead_tail_too() -> None:
 
     jobs = [_session(0, "X25519 + HKDF-SHA256 + AES-256-GCM", LAN, 5e-6, 2e-4)]
     assert Labels(jobs).name(jobs[0]) == "X25519 + HKDF-SHA256 over LAN"
+
+
+def test_a_list_of_jobs_under_two_warnings_is_given_once(hand_run: RunResult) -> None:
+    from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
+    from app.report.labels import Labels
+
+    busy = copy.deepcopy(hand_run)
+    measured = [job for job in busy.jobs if job.status == "ok"][:4]
+    for job in measured:
+        job.warnings = [
+            StabilityWarning.make(WarningCode.MACHINE_BUSY, None, "Other processes used 82 % of one core"),
+            StabilityWarning.make(WarningCode.OUTLIERS, None, "Many outliers"),
+        ]
+    from app.report.conditions import warnings_section
+
+    section = warnings_section(busy, Labels(busy.jobs))
+    items = [i for b in section.blocks if isinstance(b, Bullets) for i in b.items if i.startswith("**whole job**")]
+    assert len(items) == 2 and items[0].count(";") == 3, items  # four jobs, listed under the first kind
+    assert items[1] == "**whole job**: the same 4 jobs as under Machine busy"
