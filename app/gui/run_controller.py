@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
+from app.core.machine import preflight
 from app.core.profile.model import Profile
 from app.core.results.model import JobResult, RunResult
 from app.core.results.store import Store
@@ -27,6 +28,9 @@ from app.core.vocab import JobStatus, LogLevel
 from app.gui.pool_task import PoolTask, Progress
 
 DRAIN_INTERVAL_MS = 33  # ~30 Hz: smooth enough for live plots, cheap for the event loop
+#: How often the idle window reads the CPU counters for the next run's pre-flight: a run's
+#: interval is then between the pre-flight's 0.2 s and this plus 0.2 s.
+READING_INTERVAL_MS = 1000
 
 
 class EventBuffer:
@@ -128,6 +132,17 @@ class RunController(QObject):
         self.store: Store | None = None
         self._pending: set[int] = set()
         self._runnables: list[JobRunnable] = []
+        # The pre-flight's CPU counters, read now and then while no run is going, so a run
+        # measures other programs' load over as long an interval as `cryptobench run` does
+        # without stalling the event loop (app/core/machine/preflight.py, DEFAULT_INTERVAL).
+        self.readings = preflight.RecentReadings()
+        self.reading_timer = QTimer(self)
+        self.reading_timer.setInterval(READING_INTERVAL_MS)
+        self.reading_timer.timeout.connect(self.readings.take)
+        if preflight.enabled():
+            self.readings.take()
+            self.reading_timer.start()
+        self._reading = self.reading_timer.isActive()
 
     @property
     def running(self) -> bool:
@@ -153,6 +168,7 @@ class RunController(QObject):
                 remote=remote,
                 parallel_workers=self.pool.maxThreadCount(),
                 preflight_wait=False,
+                preflight_start=self.readings.start(),
             )
             run = runner.start()
         except BaseException:
@@ -160,6 +176,7 @@ class RunController(QObject):
                 store.close()  # a profile that cannot run, or a store that cannot begin it: not kept open
             raise
         self.store, self.runner, self.run = store, runner, run
+        self.reading_timer.stop()  # no readings while jobs are timed
         self._pending = set(range(len(runner.jobs)))
         self._runnables = []
         for number in range(len(runner.jobs)):
@@ -204,6 +221,10 @@ class RunController(QObject):
         self.timer.stop()
         self.runner, self.run, self.store = None, None, None
         self._runnables = []
+        if self._reading:  # read again from now: the run's own load is not the next run's
+            self.readings.readings = []
+            self.readings.take()
+            self.reading_timer.start()
         self.run_finished.emit(run)
 
     def drain(self) -> None:

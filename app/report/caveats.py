@@ -3,9 +3,9 @@
 A reduced run (`run --reduced`: 3 samples, small messages) or any run with fewer than
 10 timed samples per metric exercises every job, but its medians are imprecise, its
 first-sample figures are single draws and its ratios to published figures mean little.
-Such a report says so on its first page, at the top of its summary, above every
-experiment section and in the caption of every published-vs-measured table, with the
-real sample counts.
+Such a report says so in full on its first page, and in one sentence with the real sample
+counts at the top of its summary, above every experiment section, and in the caption of
+a published-vs-measured table outside them: once per section, never twice in one.
 """
 
 from __future__ import annotations
@@ -91,9 +91,15 @@ def apply_caveat(run: RunResult, sections: list[Section]) -> None:
     if text is None:
         return
     short = short_caveat(run)
+    said = False  # in the current level-1 section and its subsections: said once there, not per table
     for section in sections:
+        if section.level == 1:
+            said = False
         if section.title == "Summary of findings":
-            section.blocks.insert(0, Paragraph(f"**{text.split(':', 1)[0]}**:{text.split(':', 1)[1]}", style="finding"))
+            # The first page has the whole caveat (the report's notice); the summary recalls it
+            # in one sentence rather than repeating it word for word.
+            section.blocks.insert(0, Paragraph(f"**{short}**", style="finding"))
+            said = True
         elif section.level == 1 and section.title.startswith("Experiment "):
             section.blocks.insert(
                 0,
@@ -103,9 +109,11 @@ def apply_caveat(run: RunResult, sections: list[Section]) -> None:
                     style="note",
                 ),
             )
+            said = True
         for block in section.blocks:
-            if isinstance(block, Table) and _is_published_table(block):
+            if isinstance(block, Table) and _is_published_table(block) and not said:
                 block.caption = f"{short} " + (block.caption or "")
+                said = True
 
 
 def _expected_jobs(run: RunResult) -> int | None:

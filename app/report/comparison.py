@@ -10,7 +10,7 @@ from app.report.content_common import _MISSING, _align, _job_name, _utc
 from app.report.job_figures import median, size_text
 from app.report.labels import Labels
 from app.report.model import BarChart, Block, Bullets, Chart, Paragraph, Section, Table
-from app.report.units import format_seconds
+from app.report.units import format_seconds, span_text
 
 
 def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, labels: Labels) -> Section:
@@ -96,7 +96,7 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
                 format_seconds(base_m),
                 format_seconds(this_m),
                 f"{c.ratio:.2f}×",
-                f"{c.ci95_low:.2f}–{c.ci95_high:.2f}×",
+                span_text(c.ci95_low, c.ci95_high, "{:.2f}".format, joint="–") + "×",
                 pair.verdict,
             ]
         )

@@ -172,6 +172,7 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
                 "may be imprecise and how to measure it better."
             )
         )
+        listed: dict[tuple[str, ...], str] = {}  # a list of jobs said once, then pointed to
         for code in WarningCode:
             jobs = by_code.get(code)
             if not jobs:
@@ -188,7 +189,16 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
             by_metrics: dict[str, list[str]] = defaultdict(list)
             for name, ws in jobs.items():
                 by_metrics[", ".join(w.metric or "whole job" for w in ws)].append(name)
-            blocks.append(Bullets([f"**{metrics}**: " + "; ".join(names) for metrics, names in by_metrics.items()]))
+            title = _WARNING_TITLES.get(code, code.value)
+            items = []
+            for metrics, names in by_metrics.items():
+                key = tuple(names)
+                if len(names) > 2 and key in listed:  # the same long list again: point to it
+                    items.append(f"**{metrics}**: the same {len(names)} jobs as under {listed[key]}")
+                else:
+                    items.append(f"**{metrics}**: " + "; ".join(names))
+                    listed.setdefault(key, title)
+            blocks.append(Bullets(items))
     else:
         blocks.append(
             Paragraph(
@@ -197,15 +207,17 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
                 "busy machine."
             )
         )
+    # Each note once, with every job it is about: a scheme swept over seven links carried
+    # the same note seven times.
     notes: dict[str, list[str]] = {}
     for job in run.jobs:
         for note in job.notes:
-            if note not in notes.setdefault(job.label, []):
-                notes[job.label].append(note)
-    if any(notes.values()):
+            if job.label not in notes.setdefault(note, []):
+                notes[note].append(job.label)
+    if notes:
         blocks += [
             Paragraph("Notes on the schemes:"),
-            Bullets([f"**{label}**: {'; '.join(n)}" for label, n in notes.items() if n]),
+            Bullets([f"**{'; '.join(labels)}**: {note}" for note, labels in notes.items()]),
         ]
     return Section("Warnings", blocks)
 

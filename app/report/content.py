@@ -19,7 +19,7 @@ from app.core.results.model import JobResult, RunResult
 from app.core.vocab import SESSION_MODES, JobStatus
 from app.report.appendix import _appendix
 from app.report.baseline import BaselineMatch, match_baseline
-from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat, sample_text
+from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat
 from app.report.comparison import _comparison
 from app.report.conditions import environment_section, warnings_section
 from app.report.content_common import (
@@ -59,7 +59,7 @@ from app.report.model import (
 from app.report.network_links import link_sections
 from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.tidy import tidy_sections
-from app.report.units import format_seconds
+from app.report.units import format_seconds, span_text
 
 __all__ = ["SECTION_TITLES", "build_report"]
 
@@ -143,9 +143,7 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
     description = run.profile_view.description
     intro = f"Profile **{run.name or 'unnamed'}**" + (f": {description}" if description else ".")
     if description and is_reduced(run):  # the description counts the full preset's samples and sizes
-        intro += (
-            f" (That describes the full preset; this reduced run took {sample_text(run)} timed samples per metric.)"
-        )
+        intro += " (That describes the full preset, not this reduced run.)"  # whose samples the caveat gives
     elif description and run.profile_view.overrides:  # the description is the profile's as written
         shown = ", ".join(f"{option} {value}" for option, value in run.profile_view.overrides)
         intro += f" (That describes the profile as written; this run overrode {shown} from the command line.)"
@@ -157,11 +155,8 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
     )
     blocks += [Paragraph(labels.in_text(s), style="finding") for s in summary_findings(run, match, baseline)]
     key = labels.key_table()
-    if key is not None:
-        blocks += [
-            Paragraph("Charts and the sentences above name jobs by short labels; the key gives each one's full name."),
-            key,
-        ]
+    if key is not None:  # its caption says what it is for, once
+        blocks.append(key)
     return Section("Summary of findings", blocks)
 
 
@@ -193,17 +188,18 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
         # stack. So one chart per order of magnitude: within a chart no total is more than
         # 10× another, and every bar is readable.
         groups = _magnitude_groups([sum(parts[p][k] for p in parts) for k in range(len(measured))])
-        for group in groups:
+        for number, group in enumerate(groups):
             title = "Median time per message, split into its parts"
             if len(groups) > 1:
                 totals = [sum(parts[p][k] for p in parts) for k in group]
-                title += f" (jobs of {format_seconds(min(totals))} to {format_seconds(max(totals))})"
+                title += f" (jobs of {span_text(min(totals), max(totals), format_seconds)})"
             blocks.append(
                 Chart(
                     StackedBars(title, [labels[k] for k in group], {p: [parts[p][k] for k in group] for p in parts}),
-                    caption=None
-                    if len(groups) == 1
-                    else "One chart per order of magnitude, so that no bar is too short to read.",
+                    # Said once, under the first of them.
+                    caption="One chart per order of magnitude, so that no bar is too short to read."
+                    if len(groups) > 1 and number == 0
+                    else None,
                     aspect=min(1.2, 0.2 + 0.08 * len(group)),
                 )
             )

@@ -59,7 +59,7 @@ def _table_metrics(job: JobResult) -> list[str]:
     return [m for m in wanted if m and m in job.metrics]
 
 
-def _timing_table(jobs: list[JobResult]) -> Table:
+def _timing_table(jobs: list[JobResult], title: str) -> Table:
     rows: list[list[str]] = []
     fastest: dict[tuple[int, str], tuple[float, int]] = {}
     contenders: dict[tuple[int, str], int] = defaultdict(int)
@@ -94,24 +94,30 @@ def _timing_table(jobs: list[JobResult]) -> Table:
     return Table(
         ["Scheme", "Size", "Metric", "Mean", "Median", "p95", "Std", "CV", "Throughput"],
         rows,
-        caption="Times per operation (×N: each sample timed N calls). Bold: the fastest median of the "
-        "per-message metric at each size.",
+        caption=f"{title}: times per operation.",
         widths=[3.2, 0.9, 1.3, 0.9, 0.9, 0.9, 0.9, 0.8, 1.1],
         emphasis=emphasis,
         align=_align("lrl" + "r" * 6),
     )
 
 
-def resources_table(jobs: list[JobResult]) -> Table:
+#: The resources table's key, for a table shown without the Results section's introduction.
+RESOURCES_KEY = (
+    "Wire bytes: payload per message (+ overhead beyond the plaintext). CPU: mean per process, 100 % = one core. "
+    "Memory: peak traced by tracemalloc for the per-message operation · peak RSS. Validation: opened messages "
+    "that matched, tampered payloads rejected."
+)
+
+
+def resources_table(jobs: list[JobResult], caption: str = RESOURCES_KEY) -> Table:
+    """The resources and validation table; `caption` names it where the key is said above it."""
     rows = [
         [job.label, size_text(job), _status(job), _wire(job), _cpu(job), _memory(job), _validation(job)] for job in jobs
     ]
     return Table(
         ["Scheme", "Size", "Status", "Wire bytes", "CPU %", "Memory", "Validation"],
         rows,
-        caption="Wire bytes: payload per message (+ overhead beyond the plaintext). CPU: mean per process, "
-        "100 % = one core. Memory: peak traced by tracemalloc for the per-message operation · peak "
-        "RSS. Validation: opened messages that matched, tampered payloads rejected.",
+        caption=caption,
         widths=[3.0, 0.9, 1.2, 1.4, 1.3, 2.0, 2.2],
         align=_align("lrlrrrl"),
     )
@@ -144,11 +150,7 @@ def _bar_chart(title: str, jobs: list[JobResult], names: Labels) -> Chart | None
         marked=marked if any(marked) else None,
         marked_label="post-quantum" if any(marked) else None,
     )
-    return Chart(
-        chart,
-        caption="Bars: medians; whiskers: 95 % confidence interval of the median.",
-        aspect=min(1.4, 0.2 + 0.07 * len(labels)),
-    )
+    return Chart(chart, aspect=min(1.4, 0.2 + 0.07 * len(labels)))  # the section's introduction is its key
 
 
 def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart | None:
@@ -175,11 +177,7 @@ def _scaling_chart(title: str, jobs: list[JobResult], labels: Labels) -> Chart |
         log_x=True,
         log_y=True,
     )
-    return Chart(
-        chart,
-        caption="One line per scheme and backend measured at two or more sizes (log-log: a slope "
-        "of 1 means time proportional to size).",
-    )
+    return Chart(chart)  # the section's introduction is its key
 
 
 #: Fewer samples than this are not drawn as a histogram (a reduced run's 3 make two bars).
@@ -234,12 +232,12 @@ def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
     if hist is None:
         return None
     hist.title = f"Distribution of {metric} samples: {labels.row(job)}"
-    caption = "The slowest job of the family; the line marks the median."
-    if hist.clipped_above:
-        caption += (
-            f" {hist.clipped_above} sample(s) far in the tail (beyond the upper quartile + 3 IQR or p99) "
-            "are counted, not drawn."
-        )
+    caption = (
+        f"{hist.clipped_above} sample(s) far in the tail (beyond the upper quartile + 3 IQR or p99) are counted, "
+        "not drawn."
+        if hist.clipped_above
+        else None
+    )
     return Chart(hist, caption=caption, aspect=0.4)
 
 
@@ -249,10 +247,18 @@ def family_sections(run: RunResult, labels: Labels) -> list[Section]:
     intro = Section(
         "Results by family",
         [
+            # The key to every family's tables and charts, said once here rather than
+            # under each family's (several families share a page).
             Paragraph(
-                "Each family has a timing table (one row per job and metric), a resources and validation table, a bar "
-                "chart of the per-message median with its 95 % interval, a scaling chart where a scheme was measured at "
-                "several sizes, and the sample distribution of its slowest job (from 10 samples up)."
+                "Each family has a timing table (one row per job and metric, times per operation; ×N: each sample "
+                "timed N calls; bold: the fastest median of the per-message metric at each size), a resources and "
+                "validation table (wire bytes: payload per message, + overhead beyond the plaintext; CPU: mean per "
+                "process, 100 % = one core; memory: peak traced by tracemalloc for the per-message operation · peak "
+                "RSS; validation: opened messages that matched, tampered payloads rejected), a bar chart of the "
+                "per-message median (whiskers: its 95 % confidence interval), a scaling chart where a scheme was "
+                "measured at two or more sizes (one line per scheme and backend, log-log: a slope of 1 means time "
+                "proportional to size), and the sample distribution of its slowest job from 10 samples up (the line "
+                "marks the median)."
             )
         ],
     )
@@ -266,7 +272,7 @@ def family_sections(run: RunResult, labels: Labels) -> list[Section]:
     for family in family_order(by_family):
         jobs = by_family[family]
         title = family_title(family)
-        blocks: list[Block] = [_timing_table(jobs), resources_table(jobs)]
+        blocks: list[Block] = [_timing_table(jobs, title), resources_table(jobs, f"{title}: resources and validation.")]
         for chart in (
             _bar_chart(title, jobs, labels),
             _scaling_chart(title, jobs, labels),

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 from app.core.analysis.evidence import MIN_SAMPLES, too_few_samples
 from app.core.analysis.stats import MetricStats
+from app.core.link.presets import over_link
 from app.core.results.model import JobResult, RunResult
 from app.core.schemes.base import Family
 from app.core.vocab import SESSION_MODES, JobStatus, Mode, Verdict
@@ -37,7 +38,7 @@ from app.report.job_figures import (
     value,
 )
 from app.report.load import load_findings
-from app.report.network_links import link_findings, link_groups, link_text
+from app.report.network_links import link_findings, link_groups
 from app.report.units import format_bytes, format_seconds
 
 
@@ -247,19 +248,23 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
         if not pq or not classical:
             continue
         best = min(classical, key=lambda j: value(j, metric))
-        for job in pq:
-            sentence = (
-                f"**Post-quantum vs classical** ({family_title(family)}, {format_bytes(size)}, {metric} median): "
-                f"{job.label} ({_level(job)}, {format_seconds(value(job, metric))}) is "
-                f"{relation(value(job, metric), value(best, metric), 'the fastest classical scheme')}, "
-                f"{best.label} ({_level(best)}, {format_seconds(value(best, metric))})"
-            )
-            if "keygen" in job.metrics and "keygen" in best.metrics:
-                sentence += (
-                    f"; its key generation takes {format_seconds(value(job, 'keygen'))} against "
-                    f"{format_seconds(value(best, 'keygen'))}"
-                )
-            out.append(sentence + ".")
+        keygen = "keygen" in best.metrics  # key generation compared only where the yardstick has it
+
+        def timed(job: JobResult, keygen: bool = keygen, metric: str = metric) -> str:
+            text = f"{_level(job)}, {format_seconds(value(job, metric))}"
+            if keygen and "keygen" in job.metrics:
+                text += f", key generation {format_seconds(value(job, 'keygen'))}"
+            return text
+
+        # One sentence per family and size: its classical yardstick said once, then each
+        # post-quantum scheme against it (a sentence each repeated the same lead).
+        each = [
+            f"{job.label} ({timed(job)}) is {relation(value(job, metric), value(best, metric), 'it')}" for job in pq
+        ]
+        out.append(
+            f"**Post-quantum vs classical** ({family_title(family)}, {format_bytes(size)}, {metric} median), "
+            f"against the fastest classical scheme, {best.label} ({timed(best)}): " + "; ".join(each) + "."
+        )
     return out
 
 
@@ -279,9 +284,9 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
             continue
         share = 100 * network / rtt
         if job.link is not None:
-            where = f"over the emulated link {link_text(job.link)}"
+            name = over_link(job.label, job.link)  # the link said once, as the label says it
         else:
-            where = "over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver"
+            name = f"{job.label} " + ("over loopback" if job.mode == Mode.LOOPBACK else "to a remote receiver")
         verdict = "communication dominates" if share >= 50 else "computation dominates"
         parts = [
             f"sender compute {format_seconds(median(job, 'compute'))}",
@@ -291,7 +296,7 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
         if floor is not None:
             parts.append(f"raw connection floor {format_seconds(floor)}")
         out.append(
-            f"{job.label} {where}, {size_text(job)}: {verdict}: the network is {percent(share)} of the round "
+            f"{name}, {size_text(job)}: {verdict}: the network is {percent(share)} of the round "
             f"trip (median network {format_seconds(network)} of median rtt {format_seconds(rtt)}; "
             f"{', '.join(parts)})."
         )

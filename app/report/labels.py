@@ -28,7 +28,8 @@ _AEAD_TAILS = (" + AES-256-GCM", " + AES-128-GCM", " + ChaCha20-Poly1305")
 def _base(label: str) -> str:
     name = _BACKEND.sub("", label)
     for tail in _AEAD_TAILS:
-        if name.endswith(tail) or f"{tail} (" in name:
+        # At the end, or before what follows it: a variant "(Nagle on)", a link " over LTE".
+        if name.endswith(tail) or f"{tail} (" in name or f"{tail} over " in name:
             name = name.replace(tail, "", 1)
             break
     return name.strip()
@@ -92,7 +93,7 @@ class Labels:
         return Table(
             ["Short label", "Full job name (scheme [backend])"],
             rows,
-            caption="Charts and the summary use the short labels; tables give the full names.",
+            caption="Key to the short labels: charts and the sentences above use them; tables give the full names.",
             widths=[1.6, 2.4],
             align=["left", "left"],
         )

@@ -14,7 +14,7 @@ generator, not the server: they are drawn and listed, marked, and left out of th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from app.core.load.sweep import BACKLOG_MAX, KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
 from app.core.load.verdict import GROWTH_FACTOR, QUEUE_FACTOR, QUEUE_FLOOR_S, load_verdict
@@ -23,10 +23,13 @@ from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels
 from app.report.load_words import (
+    CLIENT_CRYPTO,
     LATENCY_COLUMNS,
+    SERVER_CRYPTO,
     STEP_HEAD,
-    conditions,
+    condition_parts,
     cpu_text,
+    join_conditions,
     latency_cells,
     latency_unit,
     rate_text,
@@ -37,7 +40,7 @@ from app.report.load_words import (
     verdict,
 )
 from app.report.model import Align, Block, Bullets, Chart, LineChart, Paragraph, Section, Series, Table
-from app.report.units import format_seconds
+from app.report.units import format_seconds, span_text
 
 SECTION_TITLE = "Load: requests per second and latency"
 STEPS_TITLE = "Load steps per scheme"
@@ -134,7 +137,19 @@ _NUMBER: Align = "right"
 _STEP_ALIGN: list[Align] = [_NUMBER] * 11 + ["left"]
 
 
-def steps_table(job: JobResult, labels: Labels) -> Table | None:
+#: What a steps table's columns mean: said once above the tables (or in a lone table's caption).
+STEPS_KEY = (
+    "per second offered and achieved, latency from each request's intended start, CPU in % of one core "
+    "(Gen.: the load generator)"
+)
+
+
+def steps_table(
+    job: JobResult, labels: Labels, *, key_said: bool = False, shared: Mapping[str, str] | None = None
+) -> Table | None:
+    """`key_said`, `shared`: the subsection's introduction gave the columns' key, and the
+    condition clauses every job shares; the caption then says only what is this job's own
+    (the same words are never repeated table after table)."""
     load = job.load
     if load is None or not load.steps:
         return None
@@ -147,10 +162,23 @@ def steps_table(job: JobResult, labels: Labels) -> Table | None:
         rows.append(cells[:STEP_HEAD] + latency_cells(step, unit) + cells[STEP_HEAD + len(LATENCY_COLUMNS) :] + [short])
         if mark:
             notes.append(f"at {rate_text(step.offered_per_s)}/s, {mark}")
-    caption = (
-        f"{labels.name(job)}: {requests_word(load)} per second offered and achieved, latency from each "
-        f"request's intended start, CPU in % of one core (Gen.: the load generator). Conditions: {conditions(job, load)}."
-    )
+    caption = f"{labels.name(job)}" + ("." if key_said else f": {requests_word(load)} {STEPS_KEY}.")
+    parts = condition_parts(job, load)
+    own = {key: part for key, part in parts.items() if key not in (shared or {})}
+    if key_said and set(own) <= {CLIENT_CRYPTO, SERVER_CRYPTO}:
+        # The introduction says what the two costs are; the caption gives this job's figures.
+        costs = [
+            f"{name} {format_seconds(value)}"
+            for key, name, value in (
+                (CLIENT_CRYPTO, "client crypto", load.client_prepare_s),
+                (SERVER_CRYPTO, "server crypto", load.server_request_s),
+            )
+            if key in own and value is not None
+        ]
+        text = ", ".join(costs)
+        caption += f" {text[:1].upper()}{text[1:]} a request." if costs else ""
+    elif own:
+        caption += f" {'Its own conditions' if shared else 'Conditions'}: {join_conditions(own)}."
     if notes:
         caption += " Not kept up with: " + "; ".join(notes) + "."
     return Table(
@@ -191,11 +219,33 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
     for percentile in CHART_PERCENTILES:
         chart = latency_chart(jobs, labels, percentile)
         if chart is not None:
+            if any(isinstance(b, Chart) for b in blocks):  # the first chart's caption explains both
+                chart.caption = f"The same steps and markers as the chart above, at {percentile}."
             blocks.append(chart)
     failed = [job for job in jobs if job.status != JobStatus.OK]
     if failed:
         blocks.append(Bullets([f"{job.label}: {job.status}: {job.error or 'no error recorded'}" for job in failed]))
-    tables: list[Block] = [table for job in _measured(jobs) if (table := steps_table(job, labels)) is not None]
+    measured = [job for job in _measured(jobs) if job.load is not None]
+    parts = [condition_parts(job, job.load) for job in measured if job.load is not None]
+    several = len(measured) > 1  # the key, and the clauses all share, said once above the tables
+    shared = (
+        {k: v for k, v in parts[0].items() if all(other.get(k) == v for other in parts[1:])}
+        if several and parts
+        else {}
+    )
+    tables: list[Block] = [
+        t for job in measured if (t := steps_table(job, labels, key_said=several, shared=shared)) is not None
+    ]
+    if several and tables:
+        intro = f"One table per scheme: requests {STEPS_KEY}."
+        if shared:
+            intro += f" Conditions of every scheme: {join_conditions(shared)}."
+        if any(CLIENT_CRYPTO in p and CLIENT_CRYPTO not in shared for p in parts):
+            intro += (
+                " Under each table, its client crypto (timed when the requests are prepared, outside the latency) "
+                "and its server's crypto (median), per request."
+            )
+        tables.insert(0, Paragraph(intro))
     sections = [Section(SECTION_TITLE, blocks)]
     if tables:
         sections.append(Section(STEPS_TITLE, tables, level=2))
@@ -208,11 +258,7 @@ def load_method(run: RunResult) -> list[Block]:
     if not load_jobs(run):
         return []
     pools = sorted({job.load.pool for job in jobs if job.load is not None and job.load.pool})
-    pool = (
-        ""
-        if not pools
-        else (f" ({pools[0]} per client here)" if len(pools) == 1 else f" ({pools[0]} to {pools[-1]} per client here)")
-    )
+    pool = "" if not pools else f" ({span_text(pools[0], pools[-1], str)} per client here)"
     cpus = [
         s.generator_cpu_percent
         for job in jobs
@@ -242,7 +288,7 @@ def load_method(run: RunResult) -> list[Block]:
             f"less than {MIN_SENT_SHARE * 100:.0f} % of its schedule, or missed a request (never sent it: the "
             "requests it owed, due but not yet handed to "
             f"the kernel, were at their cap of {BACKLOG_MAX:,}); the generator's own CPU is recorded per step"
-            + (f" ({cpu_text(min(cpus))} to {cpu_text(max(cpus))} of one core in this run)" if cpus else "")
+            + (f" ({span_text(min(cpus), max(cpus), cpu_text)} of one core in this run)" if cpus else "")
             + ". By default the server and the generator are pinned to different CPUs (placement split), so the "
             "clients' work is not counted against the server's capacity."
         )

@@ -127,18 +127,39 @@ def placement_text(job: JobResult) -> str:
     return (", ".join(parts) + f" ({policy})") if parts else f"{policy}; no process recorded"
 
 
-def conditions(job: JobResult, load: Load) -> str:
-    """The conditions behind a load job's figures, in one line."""
+#: The clauses of a load job's conditions, by what they say (`condition_parts`).
+SETUP, POOL, CLIENT_CRYPTO, SERVER_CRYPTO = "setup", "pool", "client crypto", "server crypto"
+
+
+def condition_parts(job: JobResult, load: Load) -> dict[str, str]:
+    """The conditions behind a load job's figures, clause by clause (a report says the
+    clauses every job shares once, and each job's own beside its figures)."""
     workers = f"{load.server_workers} server process{'es' if load.server_workers != 1 else ''}"
     over = f" over {link_text(job.link)}" if job.link is not None else ""
-    text = (
-        f"{load.clients} client{'s' if load.clients != 1 else ''}{over}, {workers}, "
+    parts = {
+        SETUP: f"{load.clients} client{'s' if load.clients != 1 else ''}{over}, {workers}, "
         f"{load.duration_s:g} s per step after {load.warmup_s:g} s warm-up, {placement_text(job)}"
-    )
+    }
     if load.pool:
-        text += f"; requests prepared ahead, a pool of {load.pool} per client"
+        parts[POOL] = f"requests prepared ahead, a pool of {load.pool} per client"
         if load.client_prepare_s is not None:
-            text += f" ({format_seconds(load.client_prepare_s)} of client crypto each, outside the latency)"
+            parts[CLIENT_CRYPTO] = f"{format_seconds(load.client_prepare_s)} of client crypto each, outside the latency"
     if load.server_request_s is not None:
-        text += f"; the server's crypto {format_seconds(load.server_request_s)} a request (median)"
+        parts[SERVER_CRYPTO] = f"the server's crypto {format_seconds(load.server_request_s)} a request (median)"
+    return parts
+
+
+def conditions(job: JobResult, load: Load) -> str:
+    """The conditions behind a load job's figures, in one line."""
+    return join_conditions(condition_parts(job, load))
+
+
+def join_conditions(parts: dict[str, str]) -> str:
+    """Clauses of `condition_parts` as one line ("...; a pool of 64 per client (40 µs of client crypto ...)")."""
+    text = ""
+    for key, part in parts.items():
+        if key == CLIENT_CRYPTO and POOL in parts:
+            text += f" ({part})"
+        else:
+            text += f"{'; ' if text else ''}{part}"
     return text

@@ -22,7 +22,7 @@ from app.report.model import (
     StackedBars,
     Table,
 )
-from app.report.units import format_bytes, format_rate, format_seconds
+from app.report.units import format_bytes, format_rate, format_seconds, span_text, time_unit_for
 
 __all__ = ["render_markdown"]
 
@@ -109,6 +109,19 @@ def _chart(chart: Chart) -> str:
     return "\n\n".join(head + [_table(_chart_table(data))])
 
 
+def _edges_text(edges: list[float], unit: str) -> list[str]:
+    """Histogram bin edges with as many decimals as it takes for neighbours to differ: bins
+    narrower than three digits read "999.6 µs – 999.8 µs", never "1 ms – 1 ms"."""
+    if unit != "s":
+        return [_value(edge, unit) for edge in edges]
+    name, scale = time_unit_for(edges)
+    for decimals in range(10):
+        texts = [f"{edge / scale:,.{decimals}f} {name}" for edge in edges]
+        if all(a != b for a, b in zip(texts, texts[1:])):
+            break
+    return texts
+
+
 def _chart_title(data: BarChart | LineChart | Histogram | StackedBars) -> str:
     return data.title or type(data).__name__
 
@@ -124,7 +137,7 @@ def _chart_table(data: BarChart | LineChart | Histogram | StackedBars) -> Table:
         for i, label in enumerate(data.labels):
             low, high = data.low[i], data.high[i]
             ci = (
-                f"{_value(low, data.unit)} – {_value(high, data.unit)}"
+                span_text(low, high, lambda v: _value(v, data.unit), joint=" – ")
                 if low is not None and high is not None
                 else _MISSING
             )
@@ -150,10 +163,8 @@ def _chart_table(data: BarChart | LineChart | Histogram | StackedBars) -> Table:
         columns = ["Series", data.x_label, data.y_label] + (["Point"] if points else []) + (["Mark"] if marks else [])
         return Table(columns, rows)
     if isinstance(data, Histogram):
-        rows = [
-            [f"{_value(lo, data.unit)} – {_value(hi, data.unit)}", str(count)]
-            for lo, hi, count in zip(data.edges, data.edges[1:], data.counts)
-        ]
+        edges = _edges_text(data.edges, data.unit)
+        rows = [[f"{lo} – {hi}", str(count)] for lo, hi, count in zip(edges, edges[1:], data.counts)]
         rows.append([f"median {_value(data.median, data.unit)}", ""])
         if data.clipped_above:
             rows.append([f"beyond {_value(data.edges[-1], data.unit)} (not drawn)", str(data.clipped_above)])

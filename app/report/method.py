@@ -3,19 +3,22 @@ processes ran (CPU placement) and how many samples each figure rests on."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from app.core.machine import placement
 from app.core.results.job_records import SAMPLING_INTERVAL_S
-from app.core.results.model import METRIC_DESCRIPTIONS, RunResult
+from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, RunResult
 from app.core.vocab import SESSION_MODES, LinkEmulation, Mode, TcpConnection
 from app.report.load import load_method
+from app.report.load_words import placement_text
 from app.report.model import (
     Block,
     Bullets,
     Paragraph,
     Section,
 )
+from app.report.units import span_text
 
 
 def method_section(run: RunResult) -> Section:
@@ -28,22 +31,13 @@ def method_section(run: RunResult) -> Section:
             or ["No metric was measured."]
         )
     )
-    blocks += _sample_counts(run)
-    metrics = [m for job in run.jobs for m in job.metrics.values()]
-    batched = [m.batch for m in metrics if m.batch > 1]
-    batching = (
-        "Fast operations are batched: when one call is too short for the clock to time reliably, each "
-        "sample times a batch of consecutive calls and reports the time per call."
-    )
-    if batched:
-        batching += (
-            f" In this run {len(batched)} of {len(metrics)} metrics were batched ({min(batched):,} to "
-            f"{max(batched):,} calls per sample); their samples are per-call averages, so their spread "
-            "understates the spread of single calls."
-        )
-    else:
-        batching += " No metric of this run needed batching: every sample is one call."
-    blocks.append(Paragraph(batching))
+    # Each paragraph describes only what some job of this run did: samples, warm-up, key
+    # generations and batching belong to timed jobs (operations, sessions); a load job
+    # offers requests at rates for durations, which its own paragraph (load_method) says.
+    timed = [job for job in run.jobs if job.mode != Mode.LOAD]
+    blocks += _sample_counts(run, timed)
+    if timed:
+        blocks.append(Paragraph(_batching(timed)))
     if any(job.mode in SESSION_MODES for job in run.jobs):
         blocks.append(
             Paragraph(
@@ -59,25 +53,52 @@ def method_section(run: RunResult) -> Section:
     blocks += load_method(run)
     blocks += _placement(run)
     interval = next((job.cpu.interval_s for job in run.jobs if job.cpu.interval_s), SAMPLING_INTERVAL_S)
+    traced = any(m.traced_peak_bytes is not None for job in timed for m in job.metrics.values())
     blocks.append(
         Paragraph(
-            "Time and memory come from separate passes. Python's tracemalloc slows the code it traces several-fold, "
-            "so the peak traced memory (allocations through Python's allocator) is measured in an extra, untimed "
-            "pass. Resident memory (RSS) and CPU use per process come from a psutil sampler every "
+            (
+                "Time and memory come from separate passes. Python's tracemalloc slows the code it traces "
+                "several-fold, so the peak traced memory (allocations through Python's allocator) is measured in an "
+                "extra, untimed pass. "
+                if traced
+                else ""
+            )
+            + "Resident memory (RSS) and CPU use per process come from a psutil sampler every "
             f"{interval * 1000:.0f} ms; CPU above 100 % means more than one core was busy."
         )
     )
+    throughput = any(m.throughput_bytes_per_s for job in timed for m in job.metrics.values())
     blocks.append(
         Paragraph(
             "Statistics: the headline is the **median**, because timings are skewed (an interruption costs far more "
             "than it saves). Its 95 % confidence interval comes from order statistics, which needs no assumption "
             "about the distribution. p95 is the 95th percentile, CV the coefficient of variation (standard "
             "deviation / mean). Outliers are samples whose modified z-score (from the median and the median "
-            "absolute deviation, MAD) exceeds 3.5: they are counted and flagged, never dropped. Throughput is the "
-            "message size divided by the median time."
+            "absolute deviation, MAD) exceeds 3.5: they are counted and flagged, never dropped."
+            + (" Throughput is the message size divided by the median time." if throughput else "")
         )
     )
     return Section("Method", blocks)
+
+
+def _batching(timed: list[JobResult]) -> str:
+    metrics = [m for job in timed for m in job.metrics.values()]
+    batched = [m.batch for m in metrics if m.batch > 1]
+    text = (
+        "Fast operations are batched: when one call is too short for the clock to time reliably, each "
+        "sample times a batch of consecutive calls and reports the time per call."
+    )
+    if not batched:
+        return text + " No metric of this run needed batching: every sample is one call."
+    return text + (
+        f" In this run {len(batched)} of {len(metrics)} metrics were batched "
+        f"({span_text(min(batched), max(batched), '{:,}'.format)} calls per sample); their samples are "
+        "per-call averages, so their spread understates the spread of single calls."
+    )
+
+
+def _plural(count: Any, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 #: The placement lines and unusual placements the Method section lists before summarizing.
@@ -93,7 +114,13 @@ def _placement(run: RunResult) -> list[Block]:
     policies = sorted({job.placement.policy for job in placed if job.placement is not None})
     text = (
         f"CPU placement: {' and '.join(policies)} (same: all of a job's processes pinned to one CPU; split: "
-        "sender and receiver pinned to different CPUs, the link process with the receiver; free: the "
+        "sender and receiver pinned to different CPUs, the link process with the receiver"
+        + (
+            "; a load job's generator is its sender, its server the receiver"
+            if any(j.mode == Mode.LOAD for j in placed)
+            else ""
+        )
+        + "; free: the "
         "scheduler decides). Each process's allowed CPUs were read back after pinning; the CPUs it was seen "
         "on come from the resource sampler's readings."
     )
@@ -102,7 +129,8 @@ def _placement(run: RunResult) -> list[Block]:
     lines: dict[str, int] = {}
     for job in placed:
         if job.placement is not None:
-            line = placement.describe(job.placement)
+            # A load job's processes by the names its own section uses (server, generator).
+            line = placement_text(job) if job.mode == Mode.LOAD else placement.describe(job.placement)
             lines[line] = lines.get(line, 0) + 1
     items = [f"{line}: {count} job{'s' if count != 1 else ''}" for line, count in list(lines.items())[:PLACEMENT_ITEMS]]
     if len(lines) > PLACEMENT_ITEMS:
@@ -123,25 +151,37 @@ def _placement(run: RunResult) -> list[Block]:
     return blocks
 
 
-def _sample_counts(run: RunResult) -> list[Block]:
-    specs = run.profile_view.jobs or ()
+def _sample_counts(run: RunResult, timed: list[JobResult]) -> list[Block]:
+    """Samples, warm-up and key generations of the timed jobs (none for a run of load jobs);
+    key generations only where some job timed key generation."""
+    if not timed:
+        return []
+    specs = [s for s in run.profile_view.jobs or () if s.get("mode", Mode.OPERATIONS) != Mode.LOAD]
     if not specs:
         return [Paragraph("The profile's sample counts were not recorded; the appendix gives n per metric.")]
+    keygen_schemes = {job.scheme for job in timed if "keygen" in job.metrics}
+
+    def counts(spec: Mapping[str, Any], keygen: str | None) -> str:
+        text = (
+            f"{_plural(spec.get('samples'), 'timed sample')} per metric after "
+            f"{_plural(spec.get('warmup'), 'discarded warm-up sample')}"
+        )
+        return text + (
+            f"; {_plural(spec.get('keygen_samples'), 'key generation')} timed{keygen}" if keygen is not None else ""
+        )
+
     combos = {(s.get("samples"), s.get("warmup"), s.get("keygen_samples")) for s in specs}
-
-    def counts(samples: Any, warmup: Any, keygen: Any) -> str:
-        return f"{samples} samples per metric after {warmup} discarded warm-up samples, {keygen} key generation samples"
-
+    who = "Every job" if len(timed) == len(run.jobs) else "Every operations and session job"
     if len(combos) == 1:
-        return [Paragraph(f"Every job took {counts(*combos.pop())}.")]
+        every = keygen_schemes == {job.scheme for job in timed}
+        keygen = None if not keygen_schemes else "" if every else " where a job times key generation (keygen)"
+        return [Paragraph(f"{who} took {counts(specs[0], keygen)}.")]
     items = []
     for s in specs:
         params = ", ".join(f"{k}={v}" for k, v in (s.get("params") or {}).items())
         name = f"{s.get('scheme')} [{s.get('backend') or 'default'}]" + (f" {params}" if params else "")
-        items.append(
-            f"{name}, {s.get('mode', Mode.OPERATIONS)}: "
-            f"{counts(s.get('samples'), s.get('warmup'), s.get('keygen_samples'))}"
-        )
+        keygen = "" if s.get("scheme") in keygen_schemes else None
+        items.append(f"{name}, {s.get('mode', Mode.OPERATIONS)}: {counts(s, keygen)}")
     return [Paragraph("Sample counts per profile job:"), Bullets(items)]
 
 

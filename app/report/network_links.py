@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from app.core.analysis.compare import MatchKey, match_key
-from app.core.link.presets import emulation_mark, loss_text
+from app.core.link.presets import link_title, names_link
 from app.core.results.job_conditions import Link
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
@@ -32,26 +32,8 @@ _ORDER_SIZE = 1024
 
 
 def link_text(link: Link) -> str:
-    """A link in a few words: its preset name, or its numbers."""
-    if link.name:
-        return link.name + emulation_mark(link)
-    rates = {link.rate_kbit_up, link.rate_kbit_down}
-    rate = (
-        "unlimited"
-        if rates == {None}
-        else f"{_kbit(link.rate_kbit_up)}/{_kbit(link.rate_kbit_down)}"
-        if len(rates) > 1
-        else _kbit(link.rate_kbit_up)
-    )
-    jitter = f" ±{link.jitter_ms:g} ms" if link.jitter_ms else ""
-    loss = loss_text(link)
-    return f"{link.delay_ms:g} ms{jitter}, {rate}{', ' + loss if loss else ''}{emulation_mark(link)}"
-
-
-def _kbit(rate: float | None) -> str:
-    if rate is None:
-        return "unlimited"
-    return f"{rate / 1000:g} Mbit/s" if rate >= 1000 else f"{rate:g} kbit/s"
+    """A link in a few words, as the job labels name it: the preset's title ("LTE"), or its numbers."""
+    return link_title(link)
 
 
 def model_network_s(link: Link, up_bytes: int, down_bytes: int) -> float:
@@ -136,10 +118,8 @@ def link_findings(jobs: Iterable[JobResult]) -> list[str]:
 def _scheme_name(job: JobResult) -> str:
     """The job's label without the link it names (the sweep adds " over LINK")."""
     label = job.label
-    if job.link is not None:
-        for suffix in (f" over {link_text(job.link)}", f" · {link_text(job.link)}"):
-            if label.endswith(suffix):
-                return label[: -len(suffix)]
+    if job.link is not None and names_link(label, job.link):
+        return label[: -len(f" over {link_title(job.link)}")]
     return label
 
 

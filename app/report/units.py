@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 # One formatting of a duration for the core's own sentences and every face.
 from app.core.units import MISSING as MISSING
 from app.core.units import format_seconds as format_seconds
+
+T = TypeVar("T")
+
+
+def span_text(low: T, high: T, text: Callable[[T], str], *, joint: str = " to ") -> str:
+    """A range in words, or one value where both ends read the same: "13 to 3,333 calls",
+    but "168 µs", never "168 µs to 168 µs" (every range a report writes goes through here)."""
+    first, last = text(low), text(high)
+    return first if first == last else f"{first}{joint}{last}"
 
 
 def format_bytes(value: float | None) -> str:
@@ -85,3 +96,24 @@ def format_seconds_in(value: float | None, unit: str) -> str:
 def humanize_seconds(text: str) -> str:
     """Raw seconds in prose ("1.859e-05 s", "0.000484 s") written with a prefix ("18.6 µs")."""
     return _RAW_SECONDS.sub(lambda m: format_seconds(float(m.group(1))), text)
+
+
+# --- where a line may not break ---------------------------------------------------------------
+
+#: A non-breaking space: what joins a number to its unit on a page.
+NBSP = "\u00a0"
+_UNIT_WORDS = (
+    "ns|µs|us|ms|s|B|KiB|MiB|GiB|kB|MB|GB|B/s|kB/s|MB/s|GB/s|kbit/s|Mbit/s|%|×|bits?|calls|samples?|"
+    "handshakes/s|requests/s|cores?|CPUs?|bytes?|KB|kbit|Mbit|min|minutes?|seconds?|steps?|messages?"
+)
+_NUMBER_THEN_UNIT = re.compile(rf"(?<![\w.])([-+−]?\d[\d,]*(?:\.\d+)?) (?=(?:{_UNIT_WORDS})(?![\w/]))")
+_KEPT_PAIRS = re.compile(r"\b(n|N) = (?=\d)|(?<=\S) (?=[·=] )")
+
+
+def keep_together(text: str) -> str:
+    """`text` with non-breaking spaces where a line break would part what reads as one: a
+    number and its unit ("18 B", "168 µs", "3 samples"), "n = 3", and a separator with the
+    word before it ("18 B ·" ends a line, "· loopback" never starts one). Every PDF text and
+    chart label goes through here; a NBSP prints and copies as a space."""
+    text = _NUMBER_THEN_UNIT.sub(lambda m: m.group(1) + NBSP, text)
+    return _KEPT_PAIRS.sub(lambda m: (m.group(1) + NBSP + "=" + NBSP) if m.group(1) else NBSP, text)

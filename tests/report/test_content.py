@@ -193,10 +193,10 @@ def test_results_table_rows_and_emphasis(report: Report, hand_run: RunResult) ->
         "Mean (µs)",
         "Median (µs)",
         "p95 (µs)",
-        "Std (ns)",
+        "Std (µs)",
         "CV",
         "Throughput",
-    ]  # one unit per column, chosen for the column
+    ]  # one unit for the adjacent times: the spread in the unit of the times it spreads, never ns beside µs
     assert timing.widths is not None and len(timing.widths) == len(timing.columns)
     emphasised = [timing.rows[i] for i in timing.emphasis]
     # The fastest encrypt at each size: AES-GCM at both 1 KiB and 1 MiB.

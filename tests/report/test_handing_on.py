@@ -60,8 +60,10 @@ def test_reduced_run_first_page_says_reduced(qapp: object, hand_run: RunResult, 
     report = build_report(_reduced(hand_run))
     assert report.notice is not None and report.notice.startswith("Reduced run (n = 3 timed samples")
     summary = _section(report, "Summary of findings").blocks
-    assert isinstance(summary[0], Paragraph) and summary[0].text.startswith("**Reduced run")
-    assert "this reduced run took n = 3 timed samples per metric" in summary[1].text  # not the profile's count
+    # The summary recalls the first page's caveat in one sentence, with the real n, not word for word.
+    assert isinstance(summary[0], Paragraph) and summary[0].text.startswith("**Reduced run, n = 3 per metric")
+    assert report.notice not in summary[0].text
+    assert "not this reduced run" in summary[1].text  # the description is the full preset's
     path = tmp_path / "reduced.pdf"
     write_pdf(report, path)
     first = " ".join(_page_text(path, 1).split())
@@ -89,13 +91,23 @@ def test_published_tables_carry_the_real_n(hand_run: RunResult) -> None:
 
     table = Table(["Case", "Published", "Measured"], [["a", "1 ms", "2 ms"]], caption="E9: published beside ours.")
     other = Table(["Case", "Measured"], [["a", "2 ms"]], caption="Ours only.")
-    sections = [Section("Summary of findings", []), Section("Experiment E9: x", [table, other])]
+    outside = Table(["Case", "Published", "Measured"], [["b", "1 ms", "2 ms"]], caption="Elsewhere.")
+    second = Table(["Case", "Published", "Measured"], [["c", "1 ms", "2 ms"]], caption="Again.")
+    sections = [
+        Section("Summary of findings", []),
+        Section("Experiment E9: x", [table, other]),
+        Section("Results by family", [outside, second]),
+    ]
     apply_caveat(_reduced(hand_run), sections)
-    assert table.caption == (
-        "Reduced run, n = 3 per metric: these figures are not for comparison. E9: published beside ours."
-    )
-    assert other.caption == "Ours only."
+    caveat = "Reduced run, n = 3 per metric: these figures are not for comparison."
+    assert sections[1].blocks[0].text.startswith(f"**{caveat}**")
     assert "may not hold for a full run" in sections[1].blocks[0].text
+    # Said once per section: the experiment's note covers its table; elsewhere the first
+    # published table carries it, and no second one in the same section repeats it.
+    assert table.caption == "E9: published beside ours."
+    assert other.caption == "Ours only."
+    assert outside.caption == f"{caveat} Elsewhere."
+    assert second.caption == "Again."
 
 
 @pytest.mark.parametrize("status", ["cancelled", "failed", "interrupted"])
@@ -274,13 +286,13 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(
         write_pdf(report, tmp_path / f"{name}.pdf")
         if name == "ecdh-vs-elgamal":
             assert report.notice and report.notice.startswith("Reduced run (n = 3")
-            published = [
-                b
-                for s in report.sections
-                for b in s.blocks
-                if isinstance(b, Table) and any("published" in c.lower() for c in b.columns)
-            ]
-            assert published and all((t.caption or "").startswith("Reduced run, n = 3 per metric") for t in published)
+            # The experiment's note says it above its published tables, once: not again in their captions.
+            caveat = "Reduced run, n = 3 per metric"
+            experiment = next(s for s in report.sections if s.title.startswith("Experiment "))
+            note = experiment.blocks[0]
+            assert isinstance(note, Paragraph) and note.text.startswith(f"**{caveat}")
+            said = [note.text] + [b.caption or "" for b in experiment.blocks if isinstance(b, Table)]
+            assert sum(caveat in text for text in said) == 1
     assert cut == []
     assert thinned == []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.core.link.presets import link_title, over_link
 from app.core.results.job_conditions import Link
 from app.core.results.model import JobResult, RunResult
 from app.report.content import build_report
@@ -75,11 +76,18 @@ def test_model_is_two_delays_plus_serialization_each_way() -> None:
     assert model_network_s(Link(None, 5.0, 0.0, None, None, 0.0, "packet"), 10**6, 10**6) == 0.010
 
 
-def test_link_text_names_a_preset_or_says_its_numbers() -> None:
-    assert link_text(LTE) == "lte"
-    assert link_text(Link(None, 20.0, 2.0, 8000.0, 8000.0, 0.0, "packet")) == "20 ms ±2 ms, 8 Mbit/s"
-    assert link_text(Link(None, 300.0, 0.0, 5000.0, 20_000.0, 0.0, "packet")) == "300 ms, 5 Mbit/s/20 Mbit/s"
-    assert link_text(Link(None, 1.0, 0.0, None, None, 0.0, "packet")) == "1 ms, unlimited"
+def test_link_text_names_a_link_as_the_job_labels_do() -> None:
+    # One wording per link in every sentence and label: the preset's title, or the numbers.
+    assert link_text(LTE) == "LTE" == link_title(LTE)
+    custom = Link(None, 20.0, 2.0, 8000.0, 8000.0, 0.0, "packet")
+    assert link_text(custom) == link_title(custom) == "20 ms ± 2 ms, 8000 kbit/s"
+    assert link_text(Link(None, 1.0, 0.0, None, None, 0.0, "packet")) == "1 ms, unlimited rate"
+
+
+def test_a_label_that_names_its_link_gets_no_second_one() -> None:
+    assert over_link("X25519 [cryptography] over LTE", LTE) == "X25519 [cryptography] over LTE"
+    assert over_link("X25519 [cryptography]", LTE) == "X25519 [cryptography] over LTE"
+    assert over_link("X25519 [cryptography]", None) == "X25519 [cryptography]"
 
 
 def test_groups_put_links_in_order_and_find_the_crossover() -> None:
@@ -88,14 +96,14 @@ def test_groups_put_links_in_order_and_find_the_crossover() -> None:
     assert crossover(cheap) is cheap[0]
     assert crossover(costly) is costly[1]
     findings = link_findings(_sweep())
-    assert findings[0].startswith("**X25519, 1 KiB**: communication dominates on every link measured, from lan on")
-    assert findings[1].startswith("**RSA-KEM-3072, 1 KiB**: communication dominates from lte on")
+    assert findings[0].startswith("**X25519, 1 KiB**: communication dominates on every link measured, from LAN on")
+    assert findings[1].startswith("**RSA-KEM-3072, 1 KiB**: communication dominates from LTE on")
 
 
 def test_computation_that_always_wins_is_said_so() -> None:
     jobs = [_session(i, "Slow", link, 2.0, 1.0, net) for i, (link, net) in enumerate(((LAN, 1e-3), (LTE, 0.07)))]
     (sentence,) = link_findings(jobs)
-    assert "outweighs the network on every link measured (lan, lte)" in sentence
+    assert "outweighs the network on every link measured (LAN, LTE)" in sentence
 
 
 def test_a_job_over_one_link_only_is_not_a_sweep() -> None:
@@ -103,7 +111,8 @@ def test_a_job_over_one_link_only_is_not_a_sweep() -> None:
     assert link_groups(jobs) == [] and link_findings(jobs) == []
     run = _run(jobs)
     findings = " ".join(summary_findings(run))
-    assert "over the emulated link lte" in findings and "over loopback" in findings
+    assert "X25519 over LTE, 1 KiB: communication" in findings and "over loopback" in findings
+    assert "over LTE over" not in findings and "emulated link" not in findings
 
 
 def test_report_has_one_chart_per_scheme_and_one_sentence_per_sweep(tmp_path: Path) -> None:
@@ -111,7 +120,7 @@ def test_report_has_one_chart_per_scheme_and_one_sentence_per_sweep(tmp_path: Pa
     report = build_report(run)
     (section,) = [s for s in report.sections if s.title == SECTION_TITLE]
     charts = [b.chart for b in section.blocks if isinstance(b, Chart) and isinstance(b.chart, StackedBars)]
-    assert [[label.split(" (")[0] for label in c.labels] for c in charts] == [["lan", "lte", "satellite"]] * 2
+    assert [[label.split(" (")[0] for label in c.labels] for c in charts] == [["LAN", "LTE", "satellite"]] * 2
     assert all(c.unit == "%" and abs(sum(part[0] for part in c.parts.values()) - 100) < 1e-9 for c in charts)
     table = next(b for b in section.blocks if isinstance(b, Table))
     assert [row[-1] for row in table.rows] == ["from here", "", "", "", "from here", ""]
@@ -125,5 +134,5 @@ def test_computation_that_grows_on_slow_links_is_pointed_out() -> None:
     jobs = [_session(0, "X25519", LAN, 3e-6, 4e-6, 2e-4), _session(1, "X25519", LTE, 45e-6, 4e-6, 0.07)]
     (section,) = link_sections(jobs)
     notes = [b.text for b in section.blocks if isinstance(b, Paragraph) and b.style == "note"]
-    assert len(notes) == 1 and "X25519 sealed in 3 µs over lan and 45 µs over lte" in notes[0]
+    assert len(notes) == 1 and "X25519 sealed in 3 µs over LAN and 45 µs over LTE" in notes[0]
     assert not [b for b in link_sections(_sweep())[0].blocks if isinstance(b, Paragraph) and b.style == "note"]

@@ -315,6 +315,19 @@ def link_title(link: Link) -> str:
     return (preset.title if preset is not None else numbers_text(link)) + emulation_mark(link)
 
 
+def names_link(label: str, link: Link) -> bool:
+    """Whether a job's label already says its link ("... over LTE"): a link sweep puts it there."""
+    return label.endswith(f" over {link_title(link)}")
+
+
+def over_link(label: str, link: Link | None) -> str:
+    """A job's label with its link said exactly once: "X25519 ... over LTE", never
+    "... over LTE over lte" (every face names a linked job through this)."""
+    if link is None or names_link(label, link):
+        return label
+    return f"{label} over {link_title(link)}"
+
+
 #: What the packet path serializes beyond a segment's payload: its IPv4 (20) and TCP (20,
 #: plus 12 of timestamps) headers; the largest payload of a 1500-byte packet.
 PACKET_HEADER_BYTES, SEGMENT_BYTES = 52, 1448

@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_INTERVAL",
     "LABELS",
     "CpuTimes",
+    "RecentReadings",
     "StabilityFact",
     "StabilityFinding",
     "begin_sample",
@@ -44,8 +45,14 @@ __all__ = [
     "read_facts",
 ]
 
-#: Seconds between the two readings of the CPU counters (steal, other load).
+#: Seconds between the two readings of the CPU counters (steal, other load), and the least
+#: any face reports them over: the counters tick every 10 ms, so over 0.02 s one tick of
+#: another program read as 50 % of a core. The window and the command line follow one rule:
+#: a reading over less than this is "unknown", never a figure (`RecentReadings` lets a face
+#: that must not wait start its interval earlier).
 DEFAULT_INTERVAL = 0.2
+#: Slack on the interval for the clock between "due" and the reading itself.
+_INTERVAL_SLACK = 0.005
 #: Environment variable: "0" turns a run's pre-flight off (no record, no warning): for test
 #: suites and scripts whose output must not depend on the machine. `cryptobench system` ignores it.
 SWITCH_VARIABLE = "CRYPTOBENCH_PREFLIGHT"
@@ -195,6 +202,28 @@ def begin_sample(reader: Callable[[], CpuTimes] = read_cpu_times) -> CpuTimes | 
         return None
 
 
+class RecentReadings:
+    """The last two readings of the CPU counters, for a face that must not wait for the
+    interval (the window's event loop): it reads now and then while idle, and a run starts
+    its interval at the newest reading at least `interval` old, so the figure rests on as
+    long an interval as the command line's, never on a few milliseconds."""
+
+    def __init__(self, reader: Callable[[], CpuTimes] = read_cpu_times) -> None:
+        self.reader = reader
+        self.readings: list[CpuTimes] = []
+
+    def take(self) -> None:
+        reading = begin_sample(self.reader)
+        if reading is not None:
+            self.readings = [*self.readings[-1:], reading]
+
+    def start(self, interval: float = DEFAULT_INTERVAL, now: float | None = None) -> CpuTimes | None:
+        """The newest reading at least `interval` old, or None (then the run reads its own)."""
+        now = time.monotonic() if now is None else now
+        old = [r for r in self.readings if now - r.wall >= interval]
+        return old[-1] if old else None
+
+
 def enabled() -> bool:
     """Whether a run checks stability: yes unless CRYPTOBENCH_PREFLIGHT is "0"."""
     return os.environ.get(SWITCH_VARIABLE, "").strip() != "0"
@@ -218,6 +247,12 @@ def _load_facts(
         return [_unknown(StabilityCode.STEAL, reason), _unknown(StabilityCode.OTHER_LOAD, reason)]
     seconds = second.wall - first.wall
     total = second.total - first.total
+    if seconds < interval - _INTERVAL_SLACK:
+        reason = (
+            f"not measured: the readings were {seconds:.2f} s apart, less than the {interval:g} s "
+            "a figure needs (the counters tick every 10 ms)"
+        )
+        return [_unknown(StabilityCode.STEAL, reason), _unknown(StabilityCode.OTHER_LOAD, reason)]
     facts = []
     if first.steal is None or second.steal is None:
         facts.append(_unknown(StabilityCode.STEAL, "this OS reports no steal time (Linux does)"))

@@ -125,12 +125,17 @@ class Runner:
         remote: RemoteTarget | None = None,
         parallel_workers: int = 1,
         preflight_wait: bool = True,
+        preflight_start: preflight.CpuTimes | None = None,
     ) -> None:
         self.profile = profile
-        #: False: `start` never waits for the pre-flight's CPU-counter interval; steal and
-        #: other load are then measured over the start-up work alone (the window calls
-        #: `start` on its event loop, which must not stall for 0.2 s). The fact says how long.
+        #: False: `start` never waits for the pre-flight's CPU-counter interval (the window
+        #: calls `start` on its event loop, which must not stall for 0.2 s); steal and other
+        #: load are then measured from `preflight_start`, or are "unknown" when the interval
+        #: since the reading is shorter than the one the command line waits (one rule).
         self.preflight_wait = preflight_wait
+        #: An earlier reading of the CPU counters (`preflight.RecentReadings`) to measure steal
+        #: and other load from: a face that does not wait passes one at least the interval old.
+        self.preflight_start = preflight_start
         self.parallel_workers = max(1, parallel_workers)
         self.current_run: RunResult | None = None
         self.store_error: str | None = None
@@ -168,7 +173,8 @@ class Runner:
     def start(self) -> RunResult:
         """Record the environment, open the run in the store, announce it."""
         check = preflight.enabled()
-        sample = preflight.begin_sample() if check else None  # its interval overlaps the start-up work
+        # The interval starts at the caller's earlier reading, else here, overlapping the start-up work.
+        sample = (self.preflight_start or preflight.begin_sample()) if check else None
         warm_up_children()  # the fork server imports while the environment is collected
         environment = collect_environment()
         stability = (

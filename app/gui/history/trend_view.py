@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from app.core.analysis.compare import MatchKey, match_key
 from app.core.analysis.trend import TrendPoint, job_history, trend_metrics, trend_points
 from app.core.escaping import escape_control
-from app.core.link.presets import link_text
+from app.core.link.presets import over_link
 from app.core.results.model import JobResult
 from app.core.results.store import Store, StoredJob, StoreError
 from app.gui.history.compare_dialog import local_time
@@ -67,9 +67,8 @@ FULL_RUN = "full"
 
 def job_title(job: JobResult) -> str:
     """A job as the trend names it: label, message size, mode, and its link if any."""
-    parts = [escape_control(job.label), format_bytes(job.message_size), job.mode]
-    if job.link is not None:
-        parts.append(f"over {link_text(job.link)}")
+    # The link said once: a sweep's label already ends "over LTE".
+    parts = [escape_control(over_link(job.label, job.link)), format_bytes(job.message_size), job.mode]
     return " · ".join(parts)
 
 

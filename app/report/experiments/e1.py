@@ -385,6 +385,8 @@ def sections(run: RunResult, experiment: Experiment) -> list[Section]:
     ):
         chart = _per_sample_chart(originals or jobs, metric, title, label)
         if chart is not None:
+            if blocks:  # the first chart's caption says what a point is, for both
+                chart.caption = None
             blocks.append(chart)
     lines = _lines_table(first(find_jobs(run, "ecdh", backend="tinyec", tcp_nodelay=False)), experiment)
     tables: list[Block] = [_averages(jobs, experiment)]

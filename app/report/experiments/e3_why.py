@@ -28,7 +28,7 @@ from app.report.model import (
     Paragraph,
     Table,
 )
-from app.report.units import MISSING
+from app.report.units import MISSING, span_text
 
 
 def crt_paragraph(grid: Grid, size: int, bits_of: dict[int, int]) -> Paragraph:
@@ -300,7 +300,7 @@ def departures_paragraph(grid: Grid, experiment: Experiment, bits_of: dict[int, 
             continue
         sentences.append(
             f"at {bits} bits the source's RSA decryption is flat from {int(rows[0]['message_bits'])} to "
-            f"{int(rows[-1]['message_bits'])} bits ({printed(min(decs))} to {printed(max(decs))} ms), while ours "
+            f"{int(rows[-1]['message_bits'])} bits ({span_text(min(decs), max(decs), printed)} ms), while ours "
             f"without CRT steps from {ms_text(low[1])} ms ({length_text(low[0], bits_of)}, {low[2] or 1} block) to "
             f"{ms_text(high[1])} ms ({length_text(high[0], bits_of)}, {high[2]} blocks)"
         )

@@ -31,7 +31,7 @@ from app.report.model import (
     Series,
     Table,
 )
-from app.report.units import MISSING, format_bytes
+from app.report.units import MISSING, format_bytes, span_text
 
 KIB, MIB = 1024, 1024**2
 #: The SMS-sized message the notebook meant, and the one it built: b'A' * messageSize * 140
@@ -78,7 +78,7 @@ def _series(name: str, jobs: list[JobResult], y: Callable[[JobResult], float | N
 
 def _range_text(series: list[Series]) -> str:
     xs = [x for s in series for x in s.xs]
-    return f"{format_bytes(min(xs))} to {format_bytes(max(xs))}"
+    return span_text(min(xs), max(xs), format_bytes)
 
 
 def _share(fraction: float) -> str:

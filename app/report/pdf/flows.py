@@ -184,8 +184,10 @@ class TableFlow(Flow):
         on_page = 0
         for index, (cells, height) in enumerate(zip(self.plan.rows, heights)):
             # Break before the last two rows rather than carry one row over alone.
-            last_two = index == len(heights) - 2 and on_page >= 3 and sum(heights[index:]) > page.remaining
-            if on_page and (height > page.remaining or last_two):
+            # The closing rule is centred on the row's foot: half its width must fit too.
+            room = page.remaining - pt(0.9) / 2
+            last_two = index == len(heights) - 2 and on_page >= 3 and sum(heights[index:]) > room
+            if on_page and (height > room or last_two):
                 page.add(rule_op(page.left, right, page.y, 0.9))
                 page.new_page()
                 self._top(page, self.continued)

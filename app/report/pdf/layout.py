@@ -23,6 +23,7 @@ from app.report.pdf.composer import (
     Composer,
 )
 from app.report.pdf.flows import (
+    Flow,
     Heading,
     ParagraphFlow,
     _flows,
@@ -32,9 +33,11 @@ from app.report.pdf.tables import (
 )
 from app.report.pdf.text import (
     ACCENT,
+    BLOCK_GAP,
     BODY_PT,
     CELL_PAD_Y,
     FOOTER_PT,
+    HEADING_GAP,
     LIGHT_RULE,
     MUTED,
     SUBTITLE_PT,
@@ -119,6 +122,19 @@ def _footers(page: Composer, footer: str) -> None:
         ops.append(Op("footer", QRectF(left, top, right - left, mm(1.5) + fm.height()), paint))
 
 
+class _Lead(Flow):
+    """Only a height to keep with a heading (what follows it belongs to the next section)."""
+
+    def __init__(self, height: float) -> None:
+        self.height = height
+
+    def lead(self) -> float:
+        return self.height
+
+    def place(self, page: Composer) -> None:
+        return None
+
+
 def layout_report(
     report: Report,
     device: QPaintDevice,
@@ -133,10 +149,18 @@ def layout_report(
     page = Composer(fonts, page_rect)
     _title_page(page, report)
     page.new_page()
-    for done, section in enumerate(report.sections, start=1):
-        heading = Heading(page, section)
-        flows = _flows(page, section)
-        heading.place(page, flows[0] if flows else None, flows[1] if len(flows) > 1 else None)
+    headings = [Heading(page, section) for section in report.sections]
+    all_flows = [_flows(page, section) for section in report.sections]
+    for done, (heading, flows) in enumerate(zip(headings, all_flows), start=1):
+        following: Flow | None = flows[0] if flows else None
+        if following is None and done < len(headings):
+            # A section with no text of its own (a subsection follows at once): its heading
+            # stays with the next heading and the start of what that one introduces.
+            after, nxt = all_flows[done], headings[done]
+            # (The heading adds a block gap before `following`; the next heading's own gap is larger.)
+            gap = HEADING_GAP[nxt.level] - BLOCK_GAP
+            following = _Lead(gap + nxt.text.height + BLOCK_GAP + (after[0].lead() if after else 0.0))
+        heading.place(page, following, flows[1] if len(flows) > 1 else None)
         for flow in flows:
             flow.place(page)
         if on_section:

@@ -9,6 +9,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 
 from app.report.model import Table
 from app.report.pdf.text import CELL_PAD_X, CELL_PAD_Y, TABLE_PTS, Fonts, Wrapped, pt, strip_markup, wrap
+from app.report.units import keep_together
 
 # --- tables -------------------------------------------------------------------------
 
@@ -36,14 +37,19 @@ def _text_widths(fonts: Fonts, texts: list[str], font: QFont, atomic: int = ATOM
     fm = fonts.metrics(font)
     natural = longest = 0.0
     for text in texts:
-        plain = strip_markup(text)
+        plain = keep_together(strip_markup(text))  # as `wrap` will break it: never inside "18 B"
         widths = [fm.horizontalAdvance(part) for part in plain.split("\u2028")]
         natural = max(natural, *widths)
         if len(plain) <= atomic:
             longest = max(longest, *widths)
         else:
-            longest = max([longest, *(fm.horizontalAdvance(word) for word in plain.split())])
+            longest = max([longest, *(fm.horizontalAdvance(word) for word in _words(plain))])
     return natural, longest
+
+
+def _words(text: str) -> list[str]:
+    """The pieces a line may break between: not at a non-breaking space (units.keep_together)."""
+    return [word for word in text.replace("\u2028", " ").split(" ") if word]
 
 
 def _line_count(fm: QFontMetricsF, text: str, width: float) -> int:
@@ -51,10 +57,10 @@ def _line_count(fm: QFontMetricsF, text: str, width: float) -> int:
     the table font; the real wrapping is QTextLayout's)."""
     lines = 0
     space = fm.horizontalAdvance(" ")
-    for part in strip_markup(text).split("\u2028"):
+    for part in keep_together(strip_markup(text)).split("\u2028"):
         lines += 1
         used = 0.0
-        for word in part.split():
+        for word in _words(part):
             advance = fm.horizontalAdvance(word)
             if used and used + space + advance > width:
                 lines += 1

@@ -20,12 +20,14 @@ from PySide6.QtGui import (
     QPen,
     QTextCharFormat,
     QTextLayout,
+    QTextLine,
     QTextOption,
 )
 
 from app.core.escaping import escape_control
 from app.report.model import Align
 from app.report.style import PALETTE
+from app.report.units import keep_together
 
 DPI = 1200
 
@@ -181,6 +183,7 @@ class Wrapped:
 def wrap(fonts: Fonts, text: str, font: QFont, width: float, *, align: Align = "left", leading: float = 0.0) -> Wrapped:
     """Lay `text` out in lines of `width` device pixels; `**bold**` spans in bold."""
     plain, spans = parse_markup(text)
+    plain = keep_together(plain)  # same length: the bold spans still index it
     layout = QTextLayout(plain, font, fonts.device)
     option = QTextOption(_ALIGN[align])
     option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
@@ -202,6 +205,7 @@ def wrap(fonts: Fonts, text: str, font: QFont, width: float, *, align: Align = "
     layout.beginLayout()
     while (line := layout.createLine()).isValid():
         line.setLineWidth(width)
+        _not_after_hyphen(line, plain, width)
         line.setPosition(QPointF(0, y))
         tops.append(y)
         heights.append(max(line.height(), minimum))
@@ -210,6 +214,19 @@ def wrap(fonts: Fonts, text: str, font: QFont, width: float, *, align: Align = "
     if not tops:  # empty text still takes a line (an empty cell keeps its row height)
         tops, heights = [0.0], [minimum]
     return Wrapped(layout, tops, heights)
+
+
+def _not_after_hyphen(line: QTextLine, plain: str, width: float) -> None:
+    """Move a break that falls after a hyphen inside a name ("ecdh-vs- / elgamal",
+    "ML- / KEM-768") back to the line's last space, where the line has one."""
+    start, end = line.textStart(), line.textStart() + line.textLength()
+    if not (
+        0 < end < len(plain) and plain[end - 1] == "-" and plain[end].isalnum() and plain[end - 2 : end - 1].isalnum()
+    ):
+        return
+    space = max(plain.rfind(" ", start, end - 1), plain.rfind("\u2028", start, end - 1))
+    if space > start:
+        line.setNumColumns(space + 1 - start, width)  # the width kept: alignment and the line's box
 
 
 def fill_op(kind: str, rect: QRectF, color: QColor) -> Op:

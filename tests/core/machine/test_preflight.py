@@ -286,3 +286,53 @@ def test_the_window_s_runner_never_waits_for_the_interval(monkeypatch: pytest.Mo
     assert time.monotonic() - started_at < 1.0
     Runner(profile).start()  # the CLI's runner waits out the rest of the interval
     assert sleeps[1] is time.sleep
+
+
+# --- one rule for every face: never a figure over less than the interval --------------------
+
+
+def test_a_reading_over_less_than_the_interval_is_unknown_not_a_figure(tmp_path: Path) -> None:
+    # The window used to measure over its start-up work alone: 0.02 s, two clock ticks, so one
+    # tick of another program read as "168 % of one core". Now it is not a figure at all.
+    start = CpuTimes(wall=0.0, busy=10.0, total=100.0, steal=1.0, own=1.0)
+    late = CpuTimes(wall=0.02, busy=10.03, total=100.04, steal=1.0, own=1.0)
+    found = {
+        f.code: f for f in read_facts(tmp_path, interval=0.2, reader=reader(late), sleep=lambda s: None, start=start)
+    }
+    for code in (StabilityCode.STEAL, StabilityCode.OTHER_LOAD):
+        assert found[code].status == StabilityStatus.UNKNOWN
+        assert "0.02 s apart, less than the 0.2 s a figure needs" in found[code].found
+    # The same readings 0.2 s apart give the figure, as `cryptobench run` and `system` do.
+    apart = CpuTimes(wall=0.2, busy=10.3, total=100.4, steal=1.0, own=1.0)
+    other = {
+        f.code: f for f in read_facts(tmp_path, interval=0.2, reader=reader(apart), sleep=lambda s: None, start=start)
+    }
+    assert other[StabilityCode.OTHER_LOAD].found == "other programs used 150 % of one core over 0.20 s"
+
+
+def test_recent_readings_start_a_run_s_interval_at_least_the_interval_ago() -> None:
+    walls = iter([10.0, 11.0, 12.0])
+    readings = preflight.RecentReadings(lambda: CpuTimes(next(walls), 0.0, 0.0, 0.0, 0.0))
+    assert readings.start(now=10.5) is None  # nothing read yet
+    readings.take()
+    assert readings.start(now=10.1) is None  # too recent: the run would read its own
+    readings.take()
+    readings.take()  # keeps the last two: 11.0 and 12.0
+    start = readings.start(now=12.1)
+    assert start is not None and start.wall == 11.0  # 12.0 is only 0.1 s old
+    newest = readings.start(now=12.5)
+    assert newest is not None and newest.wall == 12.0
+
+
+def test_the_window_s_run_measures_other_load_over_the_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window's runner does not wait, yet its figure rests on at least the interval."""
+    monkeypatch.delenv(preflight.SWITCH_VARIABLE)
+    early = preflight.read_cpu_times()
+    early = CpuTimes(early.wall - 0.5, early.busy, early.total, early.steal, early.own)  # read 0.5 s ago
+    profile = parse_profile({"name": "p", "jobs": [{"scheme": "sha256", "message_sizes": [8], "samples": 2}]})
+    run = Runner(profile, preflight_wait=False, preflight_start=early).start()
+    facts = {f["code"]: f for f in run.environment["stability"]["facts"]}
+    found = facts[StabilityCode.OTHER_LOAD]["found"]
+    assert facts[StabilityCode.OTHER_LOAD]["status"] != StabilityStatus.UNKNOWN, found
+    seconds = float(found.rsplit("over ", 1)[1].removesuffix(" s"))
+    assert seconds >= preflight.DEFAULT_INTERVAL

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF
 
 from app.report.pdf.charts.context import _CENTER, _LEFT, MUTED, _Ctx, _draw_marker
+from app.report.units import keep_together
 
 # --------------------------------------------------------------------------- legend
 
@@ -167,7 +168,7 @@ def wrap_label(fm: QFontMetricsF, text: str, width: float) -> str:
     """`text` broken at spaces into lines no wider than `width` ("\\n" between them). A
     single word wider than `width` is elided: the only case where a label loses text."""
     lines: list[str] = []
-    for word in text.split(" "):
+    for word in keep_together(text).split(" "):  # never "18 / B" on two lines
         if lines and fm.horizontalAdvance(f"{lines[-1]} {word}") <= width:
             lines[-1] = f"{lines[-1]} {word}"
         else:
