@@ -405,6 +405,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.last_run = run
         self.progress.setVisible(False)
         self.status_eta.setText("")
+        for level, text in self._result_log.finish():
+            self.append_log(level, text)
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
         self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
