@@ -410,6 +410,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
         self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
+        self.plots.end_run(run.status)  # no plot says "Live" once no sample can arrive
         self.plots.show_results(run.jobs)
         self.history.refresh()
         self._update_run_actions()
