@@ -136,7 +136,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self._build_menus()
         self._build_status()
         self.panel.changed.connect(self._update_title)
-        self.panel.valid_changed.connect(lambda valid, reason: self._update_run_actions())
+        self.panel.valid_changed.connect(self._on_valid_changed)
         self.table.result_selected.connect(self._on_result_selected)
         self.history.run_opened.connect(self.show_run)
         self.setAcceptDrops(True)
@@ -293,6 +293,13 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.run_action.setToolTip("Run the profile" if self.panel.is_valid else f"Cannot run: {self.panel.reason}")
         self.stop_action.setEnabled(running)
         self.panel.setEnabled(not running)
+
+    def _on_valid_changed(self, valid: bool, reason: str) -> None:
+        """Why Run is off is said where it is seen (the status bar and above the tree),
+        not only in the disabled button's tooltip."""
+        self._update_run_actions()
+        if not self.controller.running:
+            self.status_job.setText("Ready" if valid else f"Cannot run: {reason}")
 
     def start_run(self) -> bool:
         if self.controller.running or not self.panel.is_valid:
