@@ -1,4 +1,4 @@
-"""About and Preferences dialogs."""
+"""About, Getting started and Preferences dialogs."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QSpinBox,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from app import __version__
+from app.core.resources import resource_path
 from app.gui.theme import status_colour
 from app.gui.vocab import Theme, Tone
 
@@ -60,6 +62,35 @@ class AboutDialog(QDialog):
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
+#: The Getting started page: the README's five-minute tour, a bundled resource, so the
+#: frozen app shows it too (packaging/cryptobench.spec bundles resources/).
+GETTING_STARTED = ("help", "getting-started.md")
+
+
+class GettingStartedDialog(QDialog):
+    """Help > Getting started: the bundled tour, rendered from Markdown."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Getting started with CryptoBench")
+        self.resize(640, 560)
+        layout = QVBoxLayout(self)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        path = resource_path(*GETTING_STARTED)
+        try:
+            self.browser.setMarkdown(path.read_text(encoding="utf-8"))
+        except OSError as exc:  # a damaged install: say so, and where the tour is online
+            self.browser.setPlainText(
+                f"The Getting started page could not be read ({path}: {exc.strerror}). "
+                "It is the README's 'A five-minute tour'."
+            )
+        layout.addWidget(self.browser)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
