@@ -78,7 +78,7 @@ class GettingStartedDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Getting started with CryptoBench")
-        self.resize(640, 560)
+        self.resize(720, 560)
         layout = QVBoxLayout(self)
         self.browser = QTextBrowser()
         self.browser.setOpenExternalLinks(True)

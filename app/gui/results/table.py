@@ -266,9 +266,9 @@ def sortable_view(model: Any, sort_role: int, parent: QWidget) -> tuple[QSortFil
 #: scroll. The user can still widen a column by dragging its edge.
 WIDTH_CAPS: dict[Column, int] = {
     Column.SCHEME: 22,
-    Column.BACKEND: 12,
+    Column.BACKEND: 13,
     Column.PARAMETERS: 16,
-    Column.MODE: 14,
+    Column.MODE: 17,
     Column.LINK: 12,
 }
 
