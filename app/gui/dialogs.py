@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QSpinBox,
+    QStackedWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -112,9 +113,18 @@ class PreferencesDialog(QDialog):
             "Runs with more than one record it."
         )
         self.warning.setWordWrap(True)
+        # Shown or not, it keeps its space (a stack of it and an empty page): changing the
+        # count must not move Theme under the pointer.
+        self._warning_slot = QStackedWidget()
+        calm = QLabel("One job at a time: figures you can compare.")
+        calm.setWordWrap(True)
+        calm.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        calm.setStyleSheet(f"color: {status_colour(Tone.MUTED, self.palette().color(QPalette.ColorRole.Window))};")
+        self._warning_slot.addWidget(calm)
+        self._warning_slot.addWidget(self.warning)
         warn = status_colour(Tone.WARN, self.palette().color(QPalette.ColorRole.Window))
         self.warning.setStyleSheet(f"color: {warn};")
-        form.addRow("", self.warning)
+        form.addRow("", self._warning_slot)
         self.theme = QComboBox()
         for option in Theme:
             self.theme.addItem(option.label, option)
@@ -129,4 +139,4 @@ class PreferencesDialog(QDialog):
         layout.addWidget(buttons)
 
     def _update_warning(self) -> None:
-        self.warning.setVisible(self.workers.value() > 1)
+        self._warning_slot.setCurrentIndex(1 if self.workers.value() > 1 else 0)

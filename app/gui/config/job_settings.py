@@ -38,7 +38,7 @@ from app.core.session import DEFAULT_PORT
 from app.core.vocab import Mode, PlacementPolicy, default_placement
 from app.gui.config.link_editor import LinkEditor, apply_link_edit
 from app.gui.config.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
-from app.gui.config.messages import FieldNote
+from app.gui.messages import FieldNote
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
@@ -145,7 +145,7 @@ class JobSettingsEditor(QGroupBox):
         self.custom_sizes.textChanged.connect(self._custom_changed)
         form.addRow("", self.custom_sizes)
         # Each field that can be refused has its note below it, its lines reserved: the
-        # reason shows next to the field, and nothing below it moves (messages.py).
+        # reason shows next to the field, and nothing below it moves (app/gui/messages.py).
         self.sizes_note = FieldNote("In bytes: 64, 4K (4 KiB), 2M (2 MiB)", lines=2)
         form.addRow("", self.sizes_note)
         self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}

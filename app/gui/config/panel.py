@@ -53,11 +53,11 @@ from app.gui.config.job_settings import (
     shared,
 )
 from app.gui.config.link_editor import mode_tip
-from app.gui.config.messages import MessageSlot
 from app.gui.config.panel_checks import PanelChecks
 from app.gui.config.param_editor import param_editor
 from app.gui.config.profile_jobs import job_dict, mode_text, security_badge, sizes_text
 from app.gui.config.variants import distinct_variant
+from app.gui.messages import MessageSlot
 from app.gui.theme import status_colour
 
 __all__ = ["ConfigPanel", "profile_json"]

@@ -1,7 +1,7 @@
 """The configuration panel does not move under the user's hand: messages keep their space,
 why Run is off is said where it is seen (with units), the reason for a refused value sits
 next to its field, Add variant adds a job Run can take, and headers follow edits
-(app/gui/config/messages.py, panel_checks.py, problem_words.py, variants.py)."""
+(app/gui/messages.py, app/gui/config/panel_checks.py, problem_words.py, variants.py)."""
 
 from __future__ import annotations
 

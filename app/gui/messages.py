@@ -1,4 +1,4 @@
-"""Messages in the configuration panel that never move a widget under the pointer.
+"""Messages that never move a widget under the pointer (the configuration panel, dialogs).
 
 A hint that disappears, or an error that appears, changes the height of what it sits
 in; every widget below it then jumps, and the next click lands on the wrong row (the
