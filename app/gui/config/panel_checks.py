@@ -15,8 +15,8 @@ from app.core.profile.model import Profile, ProfileError
 from app.core.profile.resolve import resolve_jobs
 from app.core.vocab import Mode
 from app.gui.config.job_settings import JobSettingsEditor
-from app.gui.config.messages import MessageSlot
 from app.gui.config.problem_words import PanelProblem, describe_problem, row_names
+from app.gui.messages import MessageSlot
 from app.gui.words import plural
 
 #: The border of a field whose value is refused.
