@@ -1,4 +1,4 @@
-"""About and Preferences dialogs."""
+"""About, Getting started and Preferences dialogs."""
 
 from __future__ import annotations
 
@@ -14,11 +14,14 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QSpinBox,
+    QStackedWidget,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from app import __version__
+from app.core.resources import resource_path
 from app.gui.theme import status_colour
 from app.gui.vocab import Theme, Tone
 
@@ -65,6 +68,35 @@ class AboutDialog(QDialog):
         layout.addWidget(buttons)
 
 
+#: The Getting started page: the README's five-minute tour, a bundled resource, so the
+#: frozen app shows it too (packaging/cryptobench.spec bundles resources/).
+GETTING_STARTED = ("help", "getting-started.md")
+
+
+class GettingStartedDialog(QDialog):
+    """Help > Getting started: the bundled tour, rendered from Markdown."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Getting started with CryptoBench")
+        self.resize(720, 560)
+        layout = QVBoxLayout(self)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        path = resource_path(*GETTING_STARTED)
+        try:
+            self.browser.setMarkdown(path.read_text(encoding="utf-8"))
+        except OSError as exc:  # a damaged install: say so, and where the tour is online
+            self.browser.setPlainText(
+                f"The Getting started page could not be read ({path}: {exc.strerror}). "
+                "It is the README's 'A five-minute tour'."
+            )
+        layout.addWidget(self.browser)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
 class PreferencesDialog(QDialog):
     """Worker count (with the interference warning) and theme."""
 
@@ -81,9 +113,18 @@ class PreferencesDialog(QDialog):
             "Runs with more than one record it."
         )
         self.warning.setWordWrap(True)
+        # Shown or not, it keeps its space (a stack of it and an empty page): changing the
+        # count must not move Theme under the pointer.
+        self._warning_slot = QStackedWidget()
+        calm = QLabel("One job at a time: figures you can compare.")
+        calm.setWordWrap(True)
+        calm.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        calm.setStyleSheet(f"color: {status_colour(Tone.MUTED, self.palette().color(QPalette.ColorRole.Window))};")
+        self._warning_slot.addWidget(calm)
+        self._warning_slot.addWidget(self.warning)
         warn = status_colour(Tone.WARN, self.palette().color(QPalette.ColorRole.Window))
         self.warning.setStyleSheet(f"color: {warn};")
-        form.addRow("", self.warning)
+        form.addRow("", self._warning_slot)
         self.theme = QComboBox()
         for option in Theme:
             self.theme.addItem(option.label, option)
@@ -98,4 +139,4 @@ class PreferencesDialog(QDialog):
         layout.addWidget(buttons)
 
     def _update_warning(self) -> None:
-        self.warning.setVisible(self.workers.value() > 1)
+        self._warning_slot.setCurrentIndex(1 if self.workers.value() > 1 else 0)

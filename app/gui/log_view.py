@@ -26,6 +26,14 @@ FILTERS = (
 _RANKS: dict[str, int] = {level: rank for rank, level in enumerate(LogLevel)}
 
 
+def format_line(stamp: str, level: str, text: str) -> str:
+    """One log entry as shown: `stamp LEVEL text`, continuation lines indented to the text."""
+    head = f"{stamp} {level.upper():7s} "
+    lines = text.replace("\r\n", "\n").rstrip("\n").split("\n")
+    indent = "\n" + " " * len(head)
+    return head + indent.join(escape_control(part) for part in lines)
+
+
 def _rank(level: str) -> int:
     return _RANKS.get(level, _RANKS[LogLevel.INFO])
 
@@ -57,8 +65,12 @@ class LogView(QWidget):
         layout.addWidget(self.text)
 
     def append(self, level: str, text: str) -> None:
-        """Add a line (control characters shown as escapes: a peer's text is never obeyed)."""
-        line = f"{time.strftime('%H:%M:%S')} {level.upper():7s} {escape_control(text)}"
+        """Add a message (control characters shown as escapes: a peer's text is never obeyed).
+
+        A message of several lines is shown as lines: the first after the time and level,
+        the others indented under it, so a newline is never shown as a literal "\\n", and
+        a line a peer's text adds cannot pass for a log line of its own (it has no time)."""
+        line = format_line(time.strftime("%H:%M:%S"), level, text)
         self._lines.append((level, line))
         del self._lines[:-MAX_LINES]
         if _rank(level) >= _rank(self.level.currentData()):

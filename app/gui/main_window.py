@@ -10,6 +10,7 @@ every piece of domain data stays in the core formats (profile JSON, the store).
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,10 @@ from PySide6.QtWidgets import (
 
 from app.core.analysis.run_wide import stated_before_the_run
 from app.core.errors import SessionError
+from app.core.profile.edits import REDUCED_MAX_SIZE
+from app.core.profile.edits import reduced as reduced_profile
 from app.core.profile.model import Profile, ProfileError
+from app.core.profile.sizes import human_size
 from app.core.results.model import JobResult, RunResult
 from app.core.results.store import BrokenStoreError, Store, StoreError, default_store_path
 from app.core.run.events import (
@@ -48,7 +52,7 @@ from app.core.session import DEFAULT_PORT
 from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
 from app.gui.config.panel import ConfigPanel
 from app.gui.config.presets import long_run_warning, preset_entries
-from app.gui.dialogs import AboutDialog, PreferencesDialog
+from app.gui.dialogs import AboutDialog, GettingStartedDialog, PreferencesDialog
 from app.gui.eta import estimate
 from app.gui.history.panel import HistoryPanel
 from app.gui.icon import app_icon
@@ -68,6 +72,16 @@ from app.gui.words import plural
 PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT = 380, 260
 #: The smallest window in which every control is reachable (the panel and the docks scroll).
 MIN_WINDOW_SIZE = (800, 550)
+#: The reduced form's budget, from `reduced` itself: at most this many samples, messages up to this size.
+_REDUCED_BUDGET = (
+    f"at most {inspect.signature(reduced_profile).parameters['samples'].default} samples, "
+    f"messages up to {human_size(REDUCED_MAX_SIZE)}"
+)
+#: What a quick check is, in the log line that starts one.
+REDUCED_NOTE = (
+    f"a quick check (reduced: {_REDUCED_BUDGET}, no pause): it checks everything end to end; "
+    "its numbers are not for comparison"
+)
 #: Long enough for the window to be shown and painted first.
 PRELOAD_DELAY_MS = 300
 ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
@@ -96,6 +110,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self._current_started: float | None = None
         self._current_label = ""
         self.last_error: tuple[str, str, str] | None = None
+        #: The run going (or last run) is a quick check (Run > Quick check (reduced)).
+        self._reduced = False
 
         self.controller = RunController(
             self, workers=self._int_setting("workers", 1), store_factory=lambda: Store(self.store_path)
@@ -136,7 +152,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self._build_menus()
         self._build_status()
         self.panel.changed.connect(self._update_title)
-        self.panel.valid_changed.connect(lambda valid, reason: self._update_run_actions())
+        self.panel.valid_changed.connect(self._on_valid_changed)
         self.table.result_selected.connect(self._on_result_selected)
         self.history.run_opened.connect(self.show_run)
         self.setAcceptDrops(True)
@@ -190,9 +206,19 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         )
         self.quit_action = self._action("&Quit", self.close, keys.Quit)
         self.run_action = self._action("&Run", self.start_run, "Ctrl+R", "Run the profile")
+        self.quick_action = self._action(
+            "&Quick check (reduced)",
+            lambda: self.start_run(reduced=True),
+            "Ctrl+Shift+R",
+            f"Run the profile on a tiny budget ({_REDUCED_BUDGET}), as `run --reduced` does: "
+            "checks everything end to end in seconds; its numbers are not for comparison",
+        )
         self.stop_action = self._action("&Stop", self.stop_run, "Esc", "Stop the run; running jobs are cancelled")
         self.preferences_action = self._action("&Preferences...", self.show_preferences, keys.Preferences)
         self.about_action = self._action("&About CryptoBench", lambda: AboutDialog(self).exec())
+        self.getting_started_action = self._action(
+            "&Getting started", self.show_getting_started, keys.HelpContents, "A five-minute tour of CryptoBench"
+        )
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -216,17 +242,17 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         edit_menu = bar.addMenu("&Edit")
         edit_menu.addAction(self.preferences_action)
         run_menu = bar.addMenu("&Run")
-        run_menu.addActions([self.run_action, self.stop_action])
+        run_menu.addActions([self.run_action, self.quick_action, self.stop_action])
         view_menu = bar.addMenu("&View")
         for dock in (self.config_dock, self.results_dock, self.log_dock, self.history_dock):
             view_menu.addAction(dock.toggleViewAction())
         help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.about_action)
+        help_menu.addActions([self.getting_started_action, self.about_action])
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
         toolbar.addActions([self.new_action, self.open_action, self.save_action])
         toolbar.addSeparator()
-        toolbar.addActions([self.run_action, self.stop_action])
+        toolbar.addActions([self.run_action, self.quick_action, self.stop_action])
         self._refresh_recent_menu()
 
     def _fill_presets_menu(self) -> None:
@@ -294,16 +320,28 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
 
     def _update_run_actions(self) -> None:
         running = self.controller.running
-        self.run_action.setEnabled(not running and self.panel.is_valid)
-        self.run_action.setToolTip("Run the profile" if self.panel.is_valid else f"Cannot run: {self.panel.reason}")
+        for action, tip in ((self.run_action, "Run the profile"), (self.quick_action, self.quick_action.statusTip())):
+            action.setEnabled(not running and self.panel.is_valid)
+            action.setToolTip(tip if self.panel.is_valid else f"Cannot run: {self.panel.reason}")
         self.stop_action.setEnabled(running)
         self.panel.setEnabled(not running)
 
-    def start_run(self) -> bool:
+    def _on_valid_changed(self, valid: bool, reason: str) -> None:
+        """Why Run is off is said where it is seen (the status bar and above the tree),
+        not only in the disabled button's tooltip."""
+        self._update_run_actions()
+        if not self.controller.running:
+            self.status_job.setText("Ready" if valid else f"Cannot run: {reason}")
+
+    def start_run(self, reduced: bool = False) -> bool:
+        """Run the panel's profile; `reduced`: its quick check (Run > Quick check), the
+        same jobs on a tiny budget, as `cryptobench run --reduced` (named "… (reduced)")."""
         if self.controller.running or not self.panel.is_valid:
             return False
         try:
             profile = self.panel.profile(self.profile_name)
+            if reduced:
+                profile = reduced_profile(profile)
         except ProfileError as exc:
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
@@ -325,6 +363,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         except (ProfileError, StoreError, SessionError) as exc:  # SessionError: the token file
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
+        self._reduced = reduced
         self.plots.reset()
         self.plots.set_run(self.controller.run)  # a plot saved mid-run names this run
         self.table.model.clear()
@@ -334,7 +373,9 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.progress.setVisible(True)
         self.progress.setValue(0)
         self.results_dock.raise_()
+        self._current_label = ""
         self._update_run_actions()
+        self._update_status()  # "Starting…", and at once whether it is a quick check
         return True
 
     def _remote_target(self, profile: Profile) -> Any:
@@ -379,7 +420,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
                 self._result_log = ResultLog(stated_before_the_run(run.environment if run is not None else {}))
                 self.append_log(
                     LogLevel.INFO,
-                    f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of {event.profile_name}",
+                    f"Run {event.run_id} started: {plural(event.total_jobs, 'job')} of {event.profile_name}"
+                    + (f" — {REDUCED_NOTE}" if self._reduced else ""),
                 )
             elif isinstance(event, LogMessage):
                 self.append_log(event.level, event.text)
@@ -395,7 +437,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         fraction = (self._finished_jobs + partial) / max(1, self._total_jobs)
         self.progress.setValue(int(fraction * 100))
         self.progress.setFormat(f"{self._finished_jobs}/{plural(self._total_jobs, 'job')}")
-        self.status_job.setText(f"Running {self._current_label}" if self._current_label else "Starting…")
+        doing = f"Running {self._current_label}" if self._current_label else "Starting…"
+        self.status_job.setText(f"Quick check (reduced): {doing}" if self._reduced else doing)
         now = time.monotonic()
         done, total = (0, 0) if self._current_index is None else self._progress.get(self._current_index, (0, 0))
         eta = estimate(
@@ -411,10 +454,16 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.last_run = run
         self.progress.setVisible(False)
         self.status_eta.setText("")
+        for level, text in self._result_log.finish():
+            self.append_log(level, text)
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
-        self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
-        self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
+        kind = " (quick check, reduced: not for comparison)" if self._reduced else ""
+        self.status_job.setText(f"Run {run.id}{kind} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
+        self.append_log(
+            LogLevel.INFO, f"Run {run.id}{kind} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)"
+        )
         self.plots.set_run(run)
+        self.plots.end_run(run.status)  # no plot says "Live" once no sample can arrive
         self.plots.show_results(run.jobs)
         self.history.refresh()
         self._update_run_actions()
@@ -453,6 +502,13 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         """A yes/no question (tests replace it)."""
         answer = QMessageBox.question(self, title, question)
         return answer == QMessageBox.StandardButton.Yes
+
+    def show_getting_started(self) -> GettingStartedDialog:
+        """Help > Getting started: the README's five-minute tour, bundled with the app."""
+        dialog = GettingStartedDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def show_preferences(self) -> PreferencesDialog:
         """Open the (window-modal) Preferences; OK applies and persists them."""

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -27,6 +26,7 @@ from app.core.errors import CryptoBenchError
 from app.core.results.model import RunResult
 from app.core.results.store import RunSummary
 from app.core.vocab import ExportFormat, PageSize
+from app.gui.messages import FittedLabel
 from app.gui.pool_task import PoolTask, Progress
 from app.gui.theme import status_colour
 from app.gui.vocab import Tone
@@ -99,10 +99,11 @@ class ReportDialog(QDialog):
         row.addWidget(browse)
         form.addRow("File", row)
         layout.addLayout(form)
-        self.problem = QLabel()
+        # Two lines kept for the reason whether there is one or not: a reason appearing
+        # must not push OK down from under the pointer (app/gui/messages.py).
+        self.problem = FittedLabel(2)
         bad = status_colour(Tone.BAD, self.palette().color(QPalette.ColorRole.Window))
         self.problem.setStyleSheet(f"color: {bad};")
-        self.problem.setWordWrap(True)
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
@@ -156,7 +157,7 @@ class ReportDialog(QDialog):
 
     def _validate(self) -> None:
         reason = self.reason()
-        self.problem.setText(reason)
+        self.problem.set_message(reason)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not reason)
 
     def _suffix(self) -> str:

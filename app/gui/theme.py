@@ -30,6 +30,14 @@ _LIGHT_HIGHLIGHT = "#2a6cb0"
 #: Disabled text: dimmer, still 4.5:1 on the dark window (WCAG exempts disabled
 #: controls, but a greyed value the user must read, e.g. "mixed", stays legible).
 _DARK_DISABLED = "#9a9a9a"
+#: A disabled field's background: the window's own colour, so an empty greyed field
+#: (the Server and port in operations mode) does not look like one waiting for text.
+#: Fusion's dark fields are darker than the window; the same field enabled stands out.
+_DARK_DISABLED_FILL = {
+    QPalette.ColorRole.Base: "#2b2b2b",
+    QPalette.ColorRole.Button: "#2b2b2b",
+    QPalette.ColorRole.PlaceholderText: "#6e6e6e",
+}
 
 #: Status colours: (on a light background, on a dark background).
 STATUS_COLOURS = {
@@ -109,6 +117,8 @@ def dark_palette() -> QPalette:
         palette.setColor(role, QColor(colour))
     for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
         palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DARK_DISABLED))
+    for role, colour in _DARK_DISABLED_FILL.items():
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(colour))
     return palette
 
 

@@ -242,6 +242,7 @@ def test_an_invalid_custom_value_shows_the_profiles_error(panel: ConfigPanel, qt
     assert caught.value.field == "jobs[0].link.jitter_ms"
     assert panel.reason.endswith(f"link.jitter_ms: {caught.value.detail}")  # the profile's words, one line
     assert "\n" not in panel.reason and panel.problem.isVisibleTo(panel)
+    assert caught.value.detail in panel.settings_editor.link_note.full_text()  # said under the link too
     # The field at fault is marked.
     assert editor.jitter.lineEdit().styleSheet() and not editor.delay.lineEdit().styleSheet()
     editor.jitter.setValue(5)

@@ -63,12 +63,14 @@ def test_profile_built_in_the_panel_survives_save_and_reopen(window: MainWindow,
 def test_invalid_values_block_run_with_a_visible_reason(window: MainWindow) -> None:
     panel = window.panel
     assert not window.run_action.isEnabled()  # nothing selected
-    assert "Select at least one scheme" in panel.problem.text()
+    # Nothing ticked: the hint above the tree says what to do, not a red error.
+    assert "Select at least one scheme" in panel.reason and panel.empty_state.isVisibleTo(window)
     panel.set_checked("sha256")
     assert window.run_action.isEnabled()
     panel.custom_sizes.setText("64, lots")
     assert not window.run_action.isEnabled()
     assert "'lots' is not a size" in panel.problem.text() and panel.problem.isVisibleTo(window)
+    assert "'lots' is not a size" in panel.settings_editor.sizes_note.full_text()  # next to the field
     assert "lots" in window.run_action.toolTip()
     panel.custom_sizes.setText("")
     row = panel.set_checked("rsa-oaep")

@@ -106,3 +106,37 @@ def test_dark_check_boxes_have_a_visible_outline(qtbot: Any, qapp: QApplication)
         assert best >= 3.0  # WCAG's 3:1 for the boundary of a control
     finally:
         apply_theme(qapp, "system")
+
+
+def _fill(widget: Any) -> QColor:
+    """The colour inside a field, away from its frame and text."""
+    image = widget.grab().toImage()
+    return QColor(image.pixel(image.width() // 2, image.height() // 2))
+
+
+def test_disabled_fields_look_disabled_in_both_themes(theme: str, qtbot: Any) -> None:
+    """A greyed-out Server or port field must not look like one waiting for input:
+    its fill differs from the same field enabled (the dark theme drew them alike)."""
+    from PySide6.QtWidgets import QLineEdit, QSpinBox
+
+    for make in (QLineEdit, QSpinBox):
+        enabled, disabled = make(), make()
+        disabled.setEnabled(False)
+        for field in (enabled, disabled):
+            qtbot.addWidget(field)
+            field.resize(160, field.sizeHint().height())
+        on, off = _fill(enabled), _fill(disabled)
+        difference = max(abs(on.red() - off.red()), abs(on.green() - off.green()), abs(on.blue() - off.blue()))
+        assert difference >= 8, (theme, make.__name__, on.name(), off.name())
+
+
+def test_the_window_greys_out_the_server_fields_outside_remote_mode(theme: str, qtbot: Any, tmp_path: Any) -> None:
+    from app.gui.config.panel import ConfigPanel
+
+    panel = ConfigPanel()
+    qtbot.addWidget(panel)
+    panel.set_checked("sha256")
+    assert not panel.remote_host.isEnabled() and not panel.remote_port.isEnabled()
+    palette = panel.remote_host.palette()
+    disabled = palette.color(QPalette.ColorGroup.Disabled, Role.Base)
+    assert disabled != palette.color(QPalette.ColorGroup.Active, Role.Base), theme

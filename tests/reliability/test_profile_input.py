@@ -380,7 +380,7 @@ def test_duplicate_jobs_are_refused(
     filler = "sha512" if job["scheme"] != "sha512" else "sha384"
     fillers = [{"scheme": filler, "message_sizes": [7 + i]} for i in range(gap)]
     message = _refused_at(folder, _profile(job, *fillers, copy), f"jobs[{1 + gap}]", has_remote=True)
-    assert "repeats jobs[0]" in message and f"message size {shared}" in message
+    assert "repeats jobs[0]" in message and f"message size {_human(shared)}" in message  # with its unit
 
 
 @FEW

@@ -146,7 +146,7 @@ class JobSpec(LoadFields):
                 if size < 0:
                     raise ValueError(f"message size must not be negative, got {size}")
                 if size > MAX_MESSAGE_SIZE:
-                    raise ValueError(f"message size {size} exceeds the 1 GiB limit")
+                    raise ValueError(f"message size {size:,} bytes exceeds the 1 GiB limit")
         return sizes
 
 

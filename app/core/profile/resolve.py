@@ -201,7 +201,7 @@ def resolve_jobs(
                 if (key, size) in seen:
                     raise ProfileError(
                         f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
-                        f"transport{'' if link is None else ', link'} and message size {size}",
+                        f"transport{'' if link is None else ', link'} and message size {_human(size)}",
                         source=source,
                         field=place,
                     )

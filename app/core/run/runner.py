@@ -56,6 +56,8 @@ EventHandler = Callable[[RunEvent], None]
 
 #: The error of a job the user stopped while it ran.
 CANCELLED_BY_USER = "cancelled by the user"
+#: The error of a job a stop reached before it started.
+NOT_STARTED = "cancelled before start"
 #: How long a job whose process died of a stop signal waits for its supervisor's own
 #: handler to set the cancel flag (the window's runs on the GUI thread, not the runner's).
 STOP_ATTRIBUTION_SECONDS = 0.5
@@ -270,7 +272,7 @@ class Runner:
         sizes = job.message_sizes
         if self.cancel.is_set():
             return [
-                placeholder_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, "cancelled before start")
+                placeholder_result(job, run_id, base_index + i, size, JobStatus.CANCELLED, NOT_STARTED)
                 for i, size in enumerate(sizes)
             ]
         return _JobRun(self, job, run_id, base_index).execute()

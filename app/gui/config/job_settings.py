@@ -38,6 +38,7 @@ from app.core.session import DEFAULT_PORT
 from app.core.vocab import Mode, PlacementPolicy, default_placement
 from app.gui.config.link_editor import LinkEditor, apply_link_edit
 from app.gui.config.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
+from app.gui.messages import FieldNote
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
@@ -143,6 +144,10 @@ class JobSettingsEditor(QGroupBox):
         self.custom_sizes = QLineEdit(placeholderText="more sizes, e.g. 64, 4K, 2M")
         self.custom_sizes.textChanged.connect(self._custom_changed)
         form.addRow("", self.custom_sizes)
+        # Each field that can be refused has its note below it, its lines reserved: the
+        # reason shows next to the field, and nothing below it moves (app/gui/messages.py).
+        self.sizes_note = FieldNote("In bytes: 64, 4K (4 KiB), 2M (2 MiB)", lines=2)
+        form.addRow("", self.sizes_note)
         self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}
         for name, label in _NUMBERS:
             low, high = _LIMITS[name].minimum, _LIMITS[name].maximum
@@ -180,6 +185,8 @@ class JobSettingsEditor(QGroupBox):
         self.link = LinkEditor()
         self.link.edited.connect(self._link_edited)
         form.addRow("Link", self.link)
+        self.link_note = FieldNote()
+        form.addRow("", self.link_note)
         self.load = LoadEditor(form, self)
         self.load.edited.connect(self._link_edited)  # relayed as they are, like the link's
         self._form = form
@@ -201,6 +208,15 @@ class JobSettingsEditor(QGroupBox):
         self.remote_widgets = (self.remote_host, self.remote_port, self.token_file, browse)
         form.addRow("Server", remote_row)
         form.addRow("Token", token_row)
+        self.remote_note = FieldNote()
+        form.addRow("", self.remote_note)
+        #: The notes by the field the core's errors name (see ConfigPanel._describe).
+        self.notes = {
+            "sizes": self.sizes_note,
+            "link": self.link_note,
+            "rates": self.load.rates_note,
+            "remote": self.remote_note,
+        }
         self.show_entries([], "Every checked job")
 
     # --- showing ------------------------------------------------------------------------

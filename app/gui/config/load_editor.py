@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.core.load.settings import MAX_RATE_PER_S, MAX_STEPS, SWEEP, LoadFields, LoadSettings
 from app.core.vocab import Mode
+from app.gui.messages import FieldNote
 
 #: The settings keys of a load job, in the order a saved profile lists them.
 LOAD_KEYS: tuple[str, ...] = tuple(LoadFields.model_fields)
@@ -182,6 +183,10 @@ class LoadEditor(QObject):
                 rate_row = self._rate_row()
                 form.addRow("Offered rate", rate_row)
                 self._rows.append(rate_row)
+                # Why typed rates are refused, next to them, in space kept for it (app/gui/messages.py).
+                self.rates_note = FieldNote()
+                form.addRow("", self.rates_note)
+                self._rows.append(self.rates_note)
             form.addRow(label, spin)
             self._rows.append(spin)
         self.show_settings([])

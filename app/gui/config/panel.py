@@ -9,9 +9,10 @@ The settings group below the tree edits the selected rows, or every checked row 
 none is selected; it shows their real values, "mixed" where they differ, and an edit
 changes that one field of those jobs only (see job_settings).
 
-Every change is validated through the core (`resolve_jobs`), and the first problem
-is shown under the panel and marked at its field; `valid_changed` tells the window
-whether Run may be pressed.
+Every change is validated through the core (`resolve_jobs`); the first problem is shown
+above the tree (in the space the first-launch hint and the "ready" line take, so the tree
+never moves) and next to its field, which is marked; `valid_changed` tells the window
+whether Run may be pressed, and why not.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QTreeWidget,
@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
 
 from app.core.profile.files import parse_profile
 from app.core.profile.model import JobSpec, Profile, ProfileError
-from app.core.profile.resolve import resolve_jobs
 from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
 from app.core.vocab import Mode
@@ -54,21 +53,22 @@ from app.gui.config.job_settings import (
     shared,
 )
 from app.gui.config.link_editor import mode_tip
+from app.gui.config.panel_checks import PanelChecks
 from app.gui.config.param_editor import param_editor
 from app.gui.config.profile_jobs import job_dict, mode_text, security_badge, sizes_text
+from app.gui.config.variants import distinct_variant
+from app.gui.messages import MessageSlot
 from app.gui.theme import status_colour
-from app.gui.vocab import Tone
 
 __all__ = ["ConfigPanel", "profile_json"]
 
 _JOB_ROLE = Qt.ItemDataRole.UserRole
-_INVALID_STYLE = "border: 1px solid #d32f2f;"
 #: Tree columns: what a job is, and what tells two jobs of one scheme apart.
 COLUMNS = ("Scheme", "Backend", "Mode", "Sizes", "Samples", "Security")
 COL_SCHEME, COL_BACKEND, COL_MODE, COL_SIZES, COL_SAMPLES, COL_SECURITY = range(len(COLUMNS))
 
 
-class ConfigPanel(QWidget):
+class ConfigPanel(PanelChecks, QWidget):
     changed = Signal()
     valid_changed = Signal(bool, str)  # valid?, reason when not
 
@@ -90,14 +90,14 @@ class ConfigPanel(QWidget):
     def _build(self) -> None:
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        # Where the eye lands on first launch: what to do, not only what is wrong.
-        self.empty_state = QLabel(
+        # Where the eye lands on first launch: what to do, not only what is wrong. The
+        # slot keeps its height whatever it says, so ticking a scheme moves no row.
+        self.message = MessageSlot(
             "<b>Start here:</b> pick a ready-made profile in <i>File › Presets</i>, "
             "or tick the schemes to measure below, then press <b>Run</b>."
         )
-        self.empty_state.setWordWrap(True)
-        self.empty_state.setObjectName("empty-state")
-        layout.addWidget(self.empty_state)
+        self.empty_state, self.problem = self.message.hint, self.message.problem
+        layout.addWidget(self.message)
         self.search = QLineEdit(placeholderText="Search schemes (name, curve, family)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter)
@@ -154,6 +154,7 @@ class ConfigPanel(QWidget):
         self.edit_all = QPushButton("Edit every checked job")
         self.edit_all.setToolTip("Clear the selection: the settings below then apply to every checked job")
         self.edit_all.clicked.connect(self.tree.clearSelection)
+        self.edit_all.setEnabled(False)
         layout.addWidget(self.edit_all)
         layout.addWidget(self.settings_editor)
         # The editor's widgets, under the names the window and tests have used.
@@ -162,12 +163,10 @@ class ConfigPanel(QWidget):
         self.samples, self.warmup, self.keygen_samples = editor.samples, editor.warmup, editor.keygen_samples
         self.pause, self.tamper = editor.pause, editor.tamper
         self.remote_host, self.remote_port, self.token_file = editor.remote_host, editor.remote_port, editor.token_file
-
-        self.problem = QLabel()
-        self.problem.setWordWrap(True)
-        self.problem.setObjectName("problem")
-        self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.problem)
+        # A red border replaces the platform's frame, which is taller: a marked field
+        # keeps its unmarked height, or everything below it would shift by a few pixels.
+        for field in (self.custom_sizes, self.remote_host, self.token_file, editor.load.rates, editor.link.choice):
+            field.setFixedHeight(field.sizeHint().height())
         self._show_editor(None)
         self._show_settings()
 
@@ -334,18 +333,20 @@ class ConfigPanel(QWidget):
 
     # --- settings of the selected (or every checked) job --------------------------------
 
-    def _show_settings(self) -> None:
+    def _settings_title(self) -> str:
+        """The settings group's title: which jobs it edits, by their rows' current names."""
         selected, checked = self.selected_rows(), self.checked_rows()
-        rows = selected or checked
         if selected:
-            title = f"Selected job: {selected[0].text(0)}" if len(selected) == 1 else f"{len(selected)} selected jobs"
-        elif checked:
-            title = "The checked job" if len(checked) == 1 else f"Every checked job ({len(checked)})"
-        else:
-            title = "Job settings (tick or select a scheme first)"
-        self.settings_editor.show_entries([self.entry(row) for row in rows], title)
-        self.edit_all.setVisible(bool(selected))
-        self.empty_state.setVisible(not checked)
+            return f"Selected job: {selected[0].text(0)}" if len(selected) == 1 else f"{len(selected)} selected jobs"
+        if checked:
+            return "The checked job" if len(checked) == 1 else f"Every checked job ({len(checked)})"
+        return "Job settings (tick or select a scheme first)"
+
+    def _show_settings(self) -> None:
+        rows = self.target_rows()
+        self.settings_editor.show_entries([self.entry(row) for row in rows], self._settings_title())
+        # Shown or not, the button keeps its space: the settings below it never move.
+        self.edit_all.setEnabled(bool(self.selected_rows()))
 
     def _settings_edited(self, name: str, value: Any) -> None:
         rows = self.target_rows()
@@ -376,7 +377,7 @@ class ConfigPanel(QWidget):
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
         spec = registry.get_spec(entry.scheme)
-        self.scheme_box.setTitle(f"Selected: {spec.name}")
+        self.scheme_box.setTitle(f"Selected: {item.text(COL_SCHEME)}")
         backend = QComboBox()
         backend.addItems(list(spec.backends))
         backend.setCurrentText(entry.backend)
@@ -401,6 +402,9 @@ class ConfigPanel(QWidget):
         if item.checkState(0) != Qt.CheckState.Checked:
             self._loading_guard(lambda: item.setCheckState(0, Qt.CheckState.Checked))
             self._refresh_row(item)
+        # The headers name the job as it now is (key bits 128, not the 256 it was).
+        self.scheme_box.setTitle(f"Selected: {item.text(COL_SCHEME)}")
+        self.settings_editor.setTitle(self._settings_title())
         self._emit_changed()
 
     def _variant_count(self, item: QTreeWidgetItem) -> int:
@@ -412,13 +416,16 @@ class ConfigPanel(QWidget):
         if item is None:
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
-        clone = JobEntry(
+        spec = registry.get_spec(entry.scheme)
+        # Another backend or parameter when one is left; else a copy, and the message
+        # above the tree says at once what must change (problem_words.REPEAT_FIX).
+        clone = distinct_variant(spec, entry, [self.entry(row) for row in self.rows()]) or JobEntry(
             entry.scheme,
             entry.backend,
             dict(entry.params),
             {k: (list(v) if isinstance(v, list) else v) for k, v in entry.settings.items()},
         )
-        row = self._add_row(registry.get_spec(entry.scheme), clone, checked=True, after=item)
+        row = self._add_row(spec, clone, checked=True, after=item)
         self.tree.setCurrentItem(row)  # selects only the new row: its settings are shown
         self._emit_changed()
 
@@ -527,79 +534,8 @@ class ConfigPanel(QWidget):
     def _emit_changed(self) -> None:
         # The settings group is not redrawn here: after its own edit it already shows
         # the value, and redrawing would rewrite the text being typed.
-        self.empty_state.setVisible(not self.checked_rows())
         self.revalidate()
         self.changed.emit()
-
-    def remote_settings(self) -> tuple[str, int, str]:
-        return self.remote_host.text().strip(), self.remote_port.value(), self.token_file.text().strip()
-
-    def revalidate(self) -> None:
-        """Check the panel through the core; mark the field at fault; tell the window."""
-        if self._loading:
-            return
-        for widget in (
-            self.custom_sizes,
-            self.remote_host,
-            self.token_file,
-            self.tree,
-            self.settings_editor.load.rates,
-        ):
-            widget.setStyleSheet("")
-        self.settings_editor.link.clear_marks()
-        reason = ""
-        try:
-            profile = self.profile()
-            mode_remote = any(job.mode == Mode.REMOTE for job in profile.jobs)
-            resolve_jobs(profile, has_remote=True)
-            if mode_remote:
-                host, _, token = self.remote_settings()
-                if not host:
-                    self.remote_host.setStyleSheet(_INVALID_STYLE)
-                    raise ProfileError("enter the server's host name or address", field="server")
-                if not token:
-                    self.token_file.setStyleSheet(_INVALID_STYLE)
-                    raise ProfileError("choose the server's token file", field="token")
-        except ProfileError as exc:
-            reason = self._describe(exc)
-        self._valid = not reason
-        self._reason = reason
-        self.problem.setText(reason)
-        bad = status_colour(Tone.BAD, self.palette().color(QPalette.ColorRole.Window))
-        self.problem.setStyleSheet(f"color: {bad};")
-        # No red message before anything is ticked: the empty state says what to do.
-        self.problem.setVisible(bool(reason) and not self.empty_state.isVisibleTo(self))
-        self.valid_changed.emit(self._valid, reason)
-
-    def _describe(self, exc: ProfileError) -> str:
-        """The error in the panel's words, with the widget at fault marked."""
-        where = exc.field or ""
-        if where == "message sizes" or ".message_sizes" in where:
-            self.custom_sizes.setStyleSheet(_INVALID_STYLE)
-        if where == "offered rates" or ".rates" in where or ".rate_per_s" in where:
-            self.settings_editor.load.rates.setStyleSheet(_INVALID_STYLE)
-        if where == "schemes":
-            return "Select at least one scheme to run."
-        if where.startswith("jobs["):
-            index = int(where[5 : where.index("]")])
-            checked = self.checked_rows()
-            if index < len(checked):
-                if self.tree.currentItem() is None or not checked[index].isSelected():
-                    self.tree.scrollToItem(checked[index])
-                field = where[where.index("]") + 2 :]
-                if field.startswith("link"):  # link.jitter_ms: the field, as the profile's error names it
-                    self.settings_editor.link.mark_invalid(field, _INVALID_STYLE)
-                    return f"{checked[index].text(0)}: {field}: {exc.detail}"
-                return f"{checked[index].text(0)}: {exc.detail}"
-        return f"{where}: {exc.detail}" if where else exc.detail
-
-    @property
-    def is_valid(self) -> bool:
-        return self._valid
-
-    @property
-    def reason(self) -> str:
-        return self._reason
 
 
 def profile_json(profile: Profile) -> str:

@@ -43,6 +43,7 @@ from app.gui.plots.plot_data import (
 from app.gui.plots.resources import ResourcesTab
 from app.gui.plots.samples import SamplesTab
 from app.gui.plots.scaling import ScalingTab
+from app.gui.plots.state import LIVE_BUTTON
 
 
 class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, ResourcesTab, QtWidgets.QWidget):
@@ -54,6 +55,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         # The state the tabs share: its types and meaning are in state.PanelState.
         self._live_job = None
         self._live_label = ""
+        self._ended = None
         self._live = {}
         self._live_dirty = set()
         self._index = np.arange(1024, dtype=np.float64)
@@ -174,6 +176,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         """Clear everything for a new run (items are kept, their data is dropped)."""
         self._live_job = None
         self._live_label = ""
+        self._set_ended(None)
         for buf in self._live.values():
             buf.clear()
         self._live_dirty.clear()
@@ -197,6 +200,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         """Point the live stream and the resource plots at a new job (data cleared)."""
         self._live_job = job_index
         self._live_label = label
+        self._set_ended(None)
         for buf in self._live.values():
             buf.clear()
         self._live_dirty.clear()
@@ -209,6 +213,21 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             self._samples_readout.clear()
             self._show_resources()
         self._update_samples_header()
+
+    def end_run(self, status: str) -> None:
+        """The run ended (a RunStatus): its last job's plots stay, titled as what they now are."""
+        self._set_ended(status)
+        self._update_samples_header()
+        self._update_resources_header()
+
+    def _set_ended(self, status: str | None) -> None:
+        self._ended = status
+        self._live_button.setText(LIVE_BUTTON[status is not None])
+        self._live_button.setToolTip(
+            "Show the running job's samples instead of the selected result"
+            if status is None
+            else "Show the samples of the job that ran last instead of the selected result"
+        )
 
     def add_samples(self, job_index: int, metric: str, values: Sequence[float]) -> None:
         """Buffer a batch of samples (seconds). Batches of other jobs are ignored."""

@@ -110,7 +110,7 @@ class ResourcesTab(PanelState):
             return
         result = self._selected
         if result is None:
-            name = f"<b>Live: job #{index + 1}</b> {escape(self._live_label)}"
+            name = f"{self._stream_title()} {escape(self._live_label)}"
             if not sampled:
                 self._res_header.setText(
                     f"{name} · waiting for the first CPU sample (one every {SAMPLE_INTERVAL_MS} ms)"

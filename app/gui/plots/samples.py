@@ -4,6 +4,8 @@ A mixin of `PlotsPanel`: its state lives on the panel."""
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
@@ -111,7 +113,7 @@ class SamplesTab(PanelState):
                 f"{state} (finished)"
             )
         elif self._live_job is not None:
-            text = f"<b>Live: job #{self._live_job + 1}</b> {self._live_label} · {self.sample_count():,} samples"
+            text = f"{self._stream_title()} {escape(self._live_label)} · {self.sample_count():,} samples"
         else:
             text = _style("No job running. Select a finished job to see its samples.", muted=True)
         self._samples_header.setText(text)

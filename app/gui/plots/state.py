@@ -11,7 +11,18 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.results.model import JobResult, RunResult
+from app.core.vocab import RunStatus
 from app.gui.plots.common import FloatArray, _Buffer
+
+#: How a run ended, in a plot's title: a cancelled run is one the user stopped.
+ENDED_WORDS: dict[str, str] = {
+    RunStatus.FINISHED: "finished",
+    RunStatus.CANCELLED: "stopped",
+    RunStatus.FAILED: "failed",
+    RunStatus.INTERRUPTED: "interrupted",
+}
+#: The button back to the stream's job: while the run runs, and after it ended.
+LIVE_BUTTON = ("Back to live", "Back to the run's last job")
 
 #: A comparison bar: the job, its median and the 95 % CI of the median (None: n < 6).
 ComparisonRow = tuple[JobResult, float, tuple[float, float] | None]
@@ -29,6 +40,9 @@ class PanelState:
     # The live stream: the running job and its buffered samples, per metric.
     _live_job: int | None
     _live_label: str
+    #: How the run of the live job ended (a RunStatus), None while it runs: a title says
+    #: "Live" only while samples can still arrive.
+    _ended: str | None
     _live: dict[str, _Buffer]
     _live_dirty: set[str]  # metrics with samples not yet drawn
     _index: FloatArray  # 0, 1, 2, ...: the sample index axis, shared by the curves
@@ -58,6 +72,13 @@ class PanelState:
         def select_result(self, result: JobResult | None) -> None: ...
 
         def sample_count(self) -> int: ...
+
+    def _stream_title(self) -> str:
+        """The title of the live stream's job, as its run's state has it (HTML)."""
+        number = -1 if self._live_job is None else self._live_job + 1
+        if self._ended is None:
+            return f"<b>Live: job #{number}</b>"
+        return f"<b>Job #{number}</b> (run {ENDED_WORDS.get(self._ended, self._ended)})"
 
     @staticmethod
     def _page(*rows: QtWidgets.QWidget | QtWidgets.QLayout) -> QtWidgets.QWidget:

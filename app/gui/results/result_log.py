@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from app.core.analysis.run_wide import job_only, run_wide
 from app.core.analysis.stability_warnings import WarningCode
 from app.core.results.model import JobResult
+from app.core.run.runner import NOT_STARTED
 from app.core.vocab import JobStatus, LogLevel
+from app.gui.words import plural
 
 
 class ResultLog:
@@ -23,9 +25,22 @@ class ResultLog:
 
     def __init__(self, stated: Iterable[WarningCode] = ()) -> None:
         self._said: set[WarningCode] = set(stated)
+        #: Jobs a stop reached before they started (numbered from 1): said in one line at the end.
+        self._not_started: list[int] = []
 
     def lines(self, result: JobResult) -> list[tuple[LogLevel, str]]:
-        level = LogLevel.INFO if result.status == JobStatus.OK else LogLevel.ERROR
+        if result.status == JobStatus.CANCELLED and result.error == NOT_STARTED:
+            # One line per job would bury the run's real errors under 65 identical ones.
+            self._not_started.append(result.index + 1)
+            return []
+        # A job the user stopped while it ran is no error of the job's.
+        level = (
+            LogLevel.INFO
+            if result.status == JobStatus.OK
+            else LogLevel.WARNING
+            if result.status == JobStatus.CANCELLED
+            else LogLevel.ERROR
+        )
         text = f"{result.label} · {result.message_size} B: {result.status}"
         if result.error:
             text += f" — {result.error}"
@@ -45,3 +60,23 @@ class ResultLog:
                     )
                 )
         return lines
+
+    def finish(self) -> list[tuple[LogLevel, str]]:
+        """The run's closing lines: what a stop cancelled before it started, in one line."""
+        if not self._not_started:
+            return []
+        numbers = sorted(self._not_started)
+        self._not_started = []
+        text = f"Stopped: {plural(len(numbers), 'job')} not started ({job_ranges(numbers)})"
+        return [(LogLevel.WARNING, text)]
+
+
+def job_ranges(numbers: list[int]) -> str:
+    """Job numbers as runs: [6, 7, 8, 10] -> "#6–#8, #10"."""
+    spans: list[tuple[int, int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], number)
+        else:
+            spans.append((number, number))
+    return ", ".join(f"#{a}" if a == b else f"#{a}–#{b}" for a, b in spans)

@@ -220,6 +220,8 @@ class ResultsModel(QAbstractTableModel):
                 return html_tip(cell.tip)
             if result.error and result.status != JobStatus.OK:
                 return f"{result.status}: {escape_control(result.error)}"  # one line, whatever it holds
+            if column in WIDTH_CAPS and isinstance(cell.text, str) and cell.text:
+                return escape_control(cell.text)  # the whole text of a cell its width cap may cut
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = Qt.AlignmentFlag.AlignRight if column in NUMERIC_COLUMNS else Qt.AlignmentFlag.AlignLeft
@@ -264,6 +266,19 @@ def sortable_view(model: Any, sort_role: int, parent: QWidget) -> tuple[QSortFil
     header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
     proxy.sort(-1)
     return proxy, view
+
+
+#: The widest a descriptive column opens, in average characters: a long label ("ECDH P-256
+#: + HKDF-SHA256 + AES-256-GCM") is cut with "…" (its tooltip has it whole) so that the
+#: figures (Size, Metric, Median, p95, 95 % CI) fit a 1024-pixel window without a sideways
+#: scroll. The user can still widen a column by dragging its edge.
+WIDTH_CAPS: dict[Column, int] = {
+    Column.SCHEME: 22,
+    Column.BACKEND: 13,
+    Column.PARAMETERS: 16,
+    Column.MODE: 17,
+    Column.LINK: 12,
+}
 
 
 class ResultsTable(QWidget):
@@ -316,9 +331,12 @@ class ResultsTable(QWidget):
             signal.connect(self._sync_selection)
         for signal in (self.model.modelReset, self.model.rowsInserted):
             signal.connect(self._fill_picker)
-        # Qt resizes ResizeToContents columns for the rows there when the model resets, not
-        # for rows inserted later: a job finishing with a wider cell would show it elided.
-        self.model.rowsInserted.connect(self._fit_columns)
+        # Sized by _fit_columns, not by Qt's ResizeToContents (which has no cap, and fits the
+        # rows there when the model resets, not rows inserted later): refit on every change.
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for signal in (self.model.modelReset, self.model.rowsInserted, self.model.layoutChanged):
+            signal.connect(self._fit_columns)
+        self._fit_columns()
 
     def _fill_picker(self, *_: object) -> None:
         """Headline, every metric, then each metric the results have, and the picker set to
@@ -351,7 +369,13 @@ class ResultsTable(QWidget):
         self.count_label.setText(text if jobs else "")
 
     def _fit_columns(self, *_: object) -> None:
-        self.view.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
+        """Every column as wide as its contents, the descriptive ones up to their cap."""
+        self.view.resizeColumnsToContents()
+        char = self.view.fontMetrics().averageCharWidth()
+        for column, chars in WIDTH_CAPS.items():
+            cap = chars * char + 16  # the cell's margins
+            if self.view.columnWidth(column) > cap:
+                self.view.setColumnWidth(column, cap)
 
     def set_metric(self, metric: str) -> None:
         """Show HEADLINE, EVERY_METRIC or one metric's name (as choosing it in the picker

@@ -110,7 +110,7 @@ def test_the_same_job_over_different_links_is_no_repeat_but_the_same_link_is() -
     with pytest.raises(
         ProfileError,
         match=r"^jobs\[1\]\.link: repeats jobs\[0\]\.link: same scheme, backend, "
-        r"parameters, mode, transport, link and message size 1024$",
+        r"parameters, mode, transport, link and message size 1.0 KiB$",
     ):
         resolve_jobs(parse_profile(_profile(_job(link="lte"), _job(link=same_numbers))))
     with pytest.raises(ProfileError, match=r"^jobs\[0\]\.links\[2\]: repeats jobs\[0\]\.links\[0\]"):

@@ -122,7 +122,9 @@ def test_edits_write_the_load_fields_into_the_profile(panel: ConfigPanel) -> Non
     editor.rates.setText("200, 1000, x")
     assert not panel.is_valid and "'x' is not a number" in panel.reason
     assert "d32f2f" in editor.rates.styleSheet()
+    assert "'x' is not a number" in editor.rates_note.full_text()  # next to the field, not below the fold
     editor.rates.setText("200, 1000")
+    assert editor.rates_note.error == ""
     (job,) = _jobs(panel)
     assert job["rates"] == [200.0, 1000.0] and "rate_per_s" not in job and panel.is_valid
     assert panel.checked_rows()[0].text(COL_MODE) == "load · 16 clients · 2 rates"
