@@ -18,7 +18,12 @@ MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is del
 
 
 class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
+    """Bad input from the user: printed as one line, exit code 2; several problems at once
+    (a profile with three bad fields) as one line each, each naming its file and field."""
+
+    def __init__(self, message: str, *more: str) -> None:
+        super().__init__(message)
+        self.lines = (message, *more)
 
 
 def console() -> Any:

@@ -115,6 +115,31 @@ def test_bad_profiles_exit_2_with_one_line(
     assert "Traceback" not in err
 
 
+def test_a_bad_profile_gets_every_problem_named_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The window named every problem of a bad file; `run` named only the first."""
+    data = {
+        "name": "x",
+        "jobs": [
+            {"scheme": "sha256", "samples": 0},
+            {"scheme": "aes-gcm"},
+            {"scheme": "no-such-scheme"},
+            {"scheme": "sha256", "backend": "pycryptodom"},
+        ],
+    }
+    path = _write(tmp_path, data)
+    assert main(["run", str(path), "--no-store", "--quiet"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[3] for line in lines] == ["jobs[0].samples", "jobs[2].scheme", "jobs[3].backend"]
+    assert all(line.startswith(f"cryptobench: error: {path}: ") for line in lines)
+    # An override's error (no file to name) comes first, then the file's own problems.
+    path = _write(tmp_path, {**data, "jobs": data["jobs"][1:]})
+    assert main(["run", str(path), "--no-store", "--quiet", "--samples", "0"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "cryptobench: error: --samples: must be 1..1000000 (got 0)" and len(lines) == 3
+
+
 def test_unwritable_store_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")

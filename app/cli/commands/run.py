@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         # Validate before opening the store or spawning anything.
         resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:
-        raise UsageError(str(exc)) from None
+        raise _profile_usage_error(exc, args.profile) from None
     from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
 
     try:  # every destination, before the store is opened or anything is spawned
@@ -296,6 +296,20 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     if unwritten:
         return EXIT_USAGE
     return EXIT_OK if not failed and not runner.store_error and internal_error is None else EXIT_FAILED
+
+
+def _profile_usage_error(exc: Any, profile: str) -> UsageError:
+    """Every problem of a profile file, one line each naming the file and the field (the
+    window's Open names them all too); a preset's or an override's error alone."""
+    from app.cli.common import is_regular_file
+    from app.core.profile.problems import all_problems
+
+    problems = all_problems(exc, Path(profile) if is_regular_file(profile) else None)
+    if len(problems) < 2:
+        return UsageError(str(exc))
+    # The core's error as it said it (an override's names no file); the others name the file.
+    said = f"{exc.field}: {exc.detail}" if exc.field else exc.detail
+    return UsageError(*(str(exc) if line == said else f"{profile}: {line}" for line in problems))
 
 
 def _host_port(text: str) -> tuple[str, int]:
