@@ -29,6 +29,7 @@ from app.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_store_option,
     is_regular_file,
     load_run_source,
     shown_argument,
@@ -57,7 +58,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}, or runs joined with +"
     )
-    p.add_argument("--json", action="store_true", help="print the comparison as JSON to stdout instead")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the comparison to stdout as JSON (every matched metric with its ratio, interval and "
+        "verdict) instead of the table",
+    )
     p.add_argument(
         "--fail-on-regression",
         action="store_true",
@@ -69,7 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help=f"what counts as a regression: 5%% or 0.05 (default {DEFAULT_THRESHOLD * 100:g}%%)",
     )
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(p, "read the runs from (a results JSON file is read directly)")
 
 
 _RUN_HELP = "a stored run's id (or a unique prefix), or a results JSON file (from any machine)"

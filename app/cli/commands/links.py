@@ -15,7 +15,11 @@ GUIDES = ("docs/links.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every link preset to stdout as a JSON object by name (delay, jitter, rates, loss, description, source) instead of the table",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,11 @@ GUIDES = ("docs/profiles.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every scheme to stdout as a JSON array (family, variants with their security bits, backends, parameters and their ranges) instead of the tables",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, open_store
+from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.printing import count_phrase, print_per_sample, print_summary, profile_job_count
@@ -38,12 +38,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "profile", metavar="PROFILE_FILE_OR_PRESET", help="a profile file, or a preset's name (cryptobench presets)"
     )
-    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
-    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        type=Path,
+        help="also write the results to FILE as results JSON (docs/results-format.md)",
+    )
+    p.add_argument(
+        "--csv", metavar="FILE", type=Path, help="also write the results to FILE as CSV, one row per job and metric"
+    )
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(group, "record the run in")
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
-    p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
+    p.add_argument(
+        "--samples",
+        type=int,
+        metavar="N",
+        help="measure N samples per metric in every job instead of the profile's (load jobs take none: left alone)",
+    )
     p.add_argument(
         "--link",
         metavar="NAME|JSON",
@@ -83,7 +95,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
         "(the numbers are not for comparison)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (the line per finished job and the summary are still printed)",
+    )
     p.add_argument(
         "--per-sample",
         action="store_true",

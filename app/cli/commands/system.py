@@ -18,7 +18,11 @@ GUIDES = ("docs/measuring.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every pre-flight fact to stdout as a JSON array (code, status, what was found, why it matters, the fix) instead of the table",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
