@@ -258,6 +258,12 @@ _HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio
 _RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
 
 
+#: The columns a narrow terminal leaves out, in this order.
+_DROPPED_FIRST = ("mode", "base median", "new median", "size")
+#: Cells that never wrap: a number with its unit.
+_WHOLE = frozenset({"size", "base median", "new median", "ratio new/base"})
+
+
 _STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABLE: "yellow"}
 
 
@@ -274,14 +280,25 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
     rows = [_cells(p, m, comparison.threshold) for p, m in comparison.metrics]
     failed = [p for p in comparison.pairs if p.reason]
     if console.is_terminal and rows:
-        from rich.table import Table
+        from app.cli.terminal.tables import Column, print_fitted_table
 
-        table = Table()
-        for header in _HEADERS:
-            table.add_column(header, overflow="fold", justify="right" if header in _RIGHT else "left")
-        for row, (_, m) in zip(rows, comparison.metrics):
-            table.add_row(*(escape(cell) for cell in row), style=_STYLES.get(m.verdict))
-        console.print(table)
+        # Too narrow for all: the mode, then the two medians, then the size go first; the
+        # job, the metric, the ratio, its interval and the verdict stay. No word is split.
+        columns = [
+            Column(
+                header,
+                "right" if header in _RIGHT else "left",
+                drop=_DROPPED_FIRST.index(header) + 1 if header in _DROPPED_FIRST else 0,
+                whole=header in _WHOLE,
+            )
+            for header in _HEADERS
+        ]
+        print_fitted_table(
+            console,
+            columns,
+            [[escape(cell) for cell in row] for row in rows],
+            row_styles=[_STYLES.get(m.verdict) for _, m in comparison.metrics],
+        )
     elif rows:
         console.print(" | ".join(_HEADERS))
         for row in rows:

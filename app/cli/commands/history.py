@@ -7,7 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_history
+from app.cli.terminal.lists import print_history
 
 NAME = "history"
 HELP = "list stored runs"

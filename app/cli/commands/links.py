@@ -7,7 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_link_list
+from app.cli.terminal.lists import print_link_list
 
 NAME = "links"
 HELP = "list the named link presets: their figures and where they come from"

@@ -7,7 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_stability_facts
+from app.cli.terminal.lists import print_stability_facts
 
 NAME = "system"
 HELP = (

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from app.core.fileio import FileReadError, read_limited
 from app.core.profile.files import profile_structure_problem, validation_problems
-from app.core.profile.model import MAX_PROFILE_BYTES, ProfileError
+from app.core.profile.model import MAX_PROFILE_BYTES, Profile, ProfileError
 
 __all__ = ["MAX_LISTED", "all_problems", "profile_problems"]
 
@@ -30,7 +31,11 @@ def _line(exc: ProfileError) -> str:
     return f"{exc.field}: {exc.detail}" if exc.field else exc.detail
 
 
-def _job_problems(index: int, job: Any) -> list[str]:
+#: How a command changes a profile before running it (`run --reduced --link lte`).
+Edit = Callable[[Profile], Profile]
+
+
+def _job_problems(index: int, job: Any, edit: Edit | None, has_remote: bool) -> list[str]:
     from app.core.profile.files import parse_profile
     from app.core.profile.resolve import resolve_jobs  # loads the scheme registry
 
@@ -42,17 +47,23 @@ def _job_problems(index: int, job: Any) -> list[str]:
     if structure:
         return [renamed(exc) for exc in structure]
     try:
-        # has_remote: a remote job is checked as if its receiver were given; whether one
-        # was is the command's business (its own error says it, first).
-        resolve_jobs(parse_profile({"name": "check", "jobs": [job]}), has_remote=True)
+        one = parse_profile({"name": "check", "jobs": [job]})
+        if edit is not None:
+            try:
+                one = edit(one)
+            except ProfileError:
+                pass  # the option itself is wrong (the command's own error says it): the job as written
+        resolve_jobs(one, has_remote=has_remote)
     except ProfileError as exc:
         return [renamed(exc)]
     return []
 
 
-def profile_problems(path: Path) -> list[str]:
+def profile_problems(path: Path, edit: Edit | None = None, has_remote: bool = True) -> list[str]:
     """One line per problem (field: what is wrong); [] when the file is not JSON at all
-    (its syntax error, from the core, is then the only thing to say)."""
+    (its syntax error, from the core, is then the only thing to say). Each job is checked
+    as `edit` changes it (a command's options), with or without a receiver for remote jobs
+    (the window: as if one were given, since it asks for one when a run starts)."""
     try:
         text = read_limited(path, MAX_PROFILE_BYTES, "a profile").decode("utf-8")
         if profile_structure_problem(text) is not None:
@@ -66,17 +77,18 @@ def profile_problems(path: Path) -> list[str]:
     jobs = data.get("jobs")
     if isinstance(jobs, list):
         for index, job in enumerate(jobs):
-            problems += _job_problems(index, job)
+            problems += _job_problems(index, job, edit, has_remote)
+    problems = list(dict.fromkeys(problems))  # an option's error is every job's: once
     if len(problems) > MAX_LISTED:
         problems = problems[:MAX_LISTED] + [f"and {len(problems) - MAX_LISTED} more"]
     return problems
 
 
-def all_problems(exc: ProfileError, path: Path | None) -> list[str]:
+def all_problems(exc: ProfileError, path: Path | None, edit: Edit | None = None, has_remote: bool = True) -> list[str]:
     """What to say about a profile the core refused with `exc`: every problem the file has,
     in the file's order, each once. The core's error is always among them: when the file's
     check did not find it (it came from the command's overrides, or a receiver was not
     given), it comes first. Without a file (a preset, a name that is none), the error alone."""
     first = _line(exc)
-    found = profile_problems(path) if path is not None else []
+    found = profile_problems(path, edit, has_remote) if path is not None else []
     return found if first in found else [first, *found]

@@ -95,7 +95,7 @@ def test_each_result_keeps_it_and_the_cli_summary_says_it_once(
     assert len(jobs) == 2 and all("frequency-scaling" in {w["code"] for w in job["warnings"]} for job in jobs)
     # ... and the summary says it once, for the run.
     assert printed.count("CPU frequency governor is powersave") == 1
-    assert "warning run, on all 2 measured jobs: CPU frequency governor is powersave" in printed
+    assert "warning | CPU frequency governor is powersave" in printed and "| run, on all 2 measured jobs |" in printed
 
 
 def test_the_window_log_says_it_once_and_not_at_all_after_the_pre_flight() -> None:
