@@ -45,13 +45,14 @@ class WarningGroup:
         the kind's words with the range of its number ("Only 1–3 samples (< 10) ...")."""
         if len(set(self.messages)) == 1:
             return self.messages[0]
-        template = KINDS.get(self.code)
-        if template is None:
-            return self.title
         numbers = [float(m.group()) for m in map(_FIRST_NUMBER.search, self.messages) if m]
         low, high = min(numbers, default=0.0), max(numbers, default=0.0)
         shown = f"{low:g}" if low == high else f"{low:g}–{high:g}"
-        return template.format(range=shown)
+        # Messages that differ only in their first number: the first with the range in it.
+        if len(numbers) == len(self.messages) and len({_FIRST_NUMBER.sub("#", m, 1) for m in self.messages}) == 1:
+            return _FIRST_NUMBER.sub(shown, self.messages[0], 1)
+        template = KINDS.get(self.code)
+        return self.title if template is None else template.format(range=shown)
 
     def where(self) -> str:
         """ "#3 decrypt", "#1 encrypt, #4 job", or for many "98 metrics in jobs #1-#22"."""
