@@ -407,6 +407,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.status_eta.setText("")
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         self.status_job.setText(f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
+        for level, text in ResultLog.kinds(run.jobs):  # each repeated warning once, counted
+            self.append_log(level, text)
         self.append_log(LogLevel.INFO, f"Run {run.id} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)")
         self.plots.show_results(run.jobs)
         self.history.refresh()

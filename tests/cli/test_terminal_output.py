@@ -21,8 +21,9 @@ from app.cli.main import main
 from app.cli.terminal.printing import print_summary
 from app.core.results.model import RunResult, load_results_file
 from app.core.results.store import Store
-from tests.helpers import comparisons, records
+from tests.helpers import comparisons
 from tests.helpers.report_runs import build_run
+from tests.helpers.warning_runs import reduced_like_run
 
 RUN_ID = "20261123-192233-abcdef"
 WIDE = 400
@@ -152,26 +153,6 @@ def test_run_on_a_terminal_splits_no_word(
 # --- warnings: one line per kind ------------------------------------------------------
 
 
-def _reduced_like_run() -> RunResult:
-    """Twenty jobs of three metrics, each metric of 3 samples (as a reduced run has them), and
-    one job that saw a busy machine."""
-    from app.core.analysis.stability_warnings import check_stability, machine_busy_warning
-    from app.core.analysis.stats import summarize
-
-    jobs = []
-    for index in range(20):
-        job = records.job(
-            RUN_ID, index, 1024, {name: [1e-6, 1.01e-6, 0.99e-6] for name in ("keygen", "encrypt", "decrypt")}
-        )
-        for name, metric in job.metrics.items():
-            job.warnings += check_stability(name, summarize(metric.samples), metric.samples)
-        jobs.append(job)
-    busy = machine_busy_warning(150.0, 2)
-    assert busy is not None
-    jobs[6].warnings.append(busy)
-    return records.run(RUN_ID, jobs, name="reduced-like")
-
-
 def _summary(run: RunResult, terminal: bool) -> str:
     screen = io.StringIO()
     console = Console(
@@ -182,7 +163,7 @@ def _summary(run: RunResult, terminal: bool) -> str:
 
 
 def test_repeated_warnings_are_one_line_per_kind_with_count_and_jobs() -> None:
-    run = _reduced_like_run()
+    run = reduced_like_run()
     assert sum(len(job.warnings) for job in run.jobs) == 61  # 60 "only 3 samples" and the busy machine
     piped = _summary(run, terminal=False)
     warnings = [line for line in piped.splitlines() if line.startswith("warning | ")]
@@ -199,7 +180,7 @@ def test_repeated_warnings_are_one_line_per_kind_with_count_and_jobs() -> None:
 
 
 def test_show_groups_the_warnings_as_run_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    store = _store(tmp_path, _reduced_like_run())
+    store = _store(tmp_path, reduced_like_run())
     assert main(["show", RUN_ID, "--store", str(store)]) == 0
     out = capsys.readouterr().out
     assert out.count("Only 3 samples") == 1 and "60 metrics in jobs #1-#20" in out
@@ -209,7 +190,7 @@ def test_show_groups_the_warnings_as_run_does(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_piped_summary_is_one_line_per_job_and_per_metric() -> None:
-    run = _reduced_like_run()
+    run = reduced_like_run()
     lines = _summary(run, terminal=False).splitlines()
     jobs = [line.split(" | ") for line in lines if line.startswith("job | ")]
     metrics = [line.split(" | ") for line in lines if line.startswith("metric | ")]
