@@ -202,15 +202,15 @@ def test_piped_summary_is_one_line_per_job_and_per_metric() -> None:
     assert "\x1b" not in "\n".join(lines)  # no colour or escape codes in a pipe
 
 
-def test_piped_run_prints_a_done_line_per_job_then_the_summary(
+def test_piped_run_prints_a_line_per_finished_job_then_the_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     profile = tmp_path / "p.json"
     profile.write_text(json.dumps(LONG_LABELS))
     assert main(["run", str(profile), "--reduced", "--no-store", "--quiet"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    done = [line.split(" | ") for line in lines if line.startswith("done | ")]
-    assert [fields[1] for fields in done] == ["#1", "#2", "#3"] and all(fields[4] == "ok" for fields in done)
+    done = [line.split(" | ") for line in lines if line.startswith("ok | ")]  # as each job finishes
+    assert [fields[1] for fields in done] == ["#1", "#2", "#3"] and all(len(fields) == 4 for fields in done)
     assert len([line for line in lines if line.startswith("job | ")]) == 3
     metric_lines = [line for line in lines if line.startswith("metric | ")]
     assert metric_lines and all(line.count(" | ") == 9 for line in metric_lines)

@@ -211,8 +211,8 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
                 line = f"{mark} #{r.index + 1} {escape(r.label)} · {r.message_size} B" + (
                     f" — {error}" if error else ""
                 )
-            else:  # one plain line per finished job, its fields as the summary's job lines have them
-                line = f"done | #{r.index + 1} | {escape(r.label)} | {r.message_size} B | {mark}" + (
+            else:  # one plain line per finished job, led by its status as on a terminal ("ok | #3 | ...")
+                line = f"{mark} | #{r.index + 1} | {escape(r.label)} | {r.message_size} B" + (
                     f" | {error}" if error else ""
                 )
             bar.console.print(line)

@@ -47,16 +47,23 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = _console()
     env = run.environment_view
-    console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
-    console.print(
-        escape(
-            f"machine: {env.cpu_model or 'unknown CPU'} · {env.logical_cores or 'unknown'} logical cores · "
-            f"{env.os_name or 'unknown OS'}"
-        )
+    machine = (
+        env.cpu_model or "unknown CPU",
+        f"{env.logical_cores or 'unknown'} logical cores",
+        env.os_name or "unknown OS",
     )
     emulations = {job.link.emulation for job in run.jobs if job.link is not None}
-    if emulations:
-        console.print(escape("links: " + "; ".join(_EMULATION_WORDS.get(e, e) for e in sorted(emulations))))
+    links = "; ".join(_EMULATION_WORDS.get(e, e) for e in sorted(emulations))
+    if console.is_terminal:
+        console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
+        console.print(escape("machine: " + " · ".join(machine)))
+        if links:
+            console.print(escape(f"links: {links}"))
+    else:  # lines led by their kind, as the summary's (its `run` line names the run)
+        console.print(f"times | {run.started} | {run.finished or '-'}")
+        console.print(escape("machine | " + " | ".join(machine)))
+        if links:
+            console.print(escape(f"links | {links}"))
     print_summary(console, run)
     if args.per_sample:
         print_per_sample(console, run)
