@@ -73,8 +73,8 @@ def job_numbers(run: Any) -> list[int]:
 
 
 #: The fields of a piped `job` line and of a piped `metric` line, after the line's kind.
-JOB_FIELDS = ("#", "job", "size", "status", "details")
-METRIC_FIELDS = ("#", "job", "size", "metric", "median", "95 % CI", "CV", "samples×batch", "throughput")
+JOB_FIELDS = ("#", "label", "size", "status", "details")
+METRIC_FIELDS = ("#", "label", "size", "metric", "median", "95 % CI", "CV", "samples×batch", "throughput")
 
 
 def _job_details(job: Any) -> list[str]:
