@@ -68,18 +68,20 @@ def _first_error(exc: ValidationError, source: str | None, data: Any) -> Profile
 def validation_problems(data: Any, source: str | None = None) -> list[ProfileError]:
     """Every structure error of a decoded profile, not only the first (`parse_profile`
     raises the first): what `app.core.profile.problems` lists, one per field."""
-    try:
-        parse_profile(data, source)
-    except ProfileError as first:
-        if not isinstance(data, dict):
-            return [first]
+    if not isinstance(data, dict):
         try:
-            Profile.model_validate(migrate(data, source))
-        except ValidationError as exc:
-            return [_validation_error(error, source) for error in exc.errors()]
-        except ProfileError:
-            pass
-        return [first]
+            parse_profile(data, source)
+        except ProfileError as exc:
+            return [exc]
+    try:  # what parse_profile checks before pydantic: its one error, as it says it
+        _refuse_unencodable(data, source)
+        data = migrate(data, source)
+    except ProfileError as exc:
+        return [exc]
+    try:
+        Profile.model_validate(data)
+    except ValidationError as exc:
+        return [_validation_error(error, source) for error in exc.errors()]
     return []
 
 

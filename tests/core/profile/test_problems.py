@@ -49,3 +49,13 @@ def test_a_profile_of_many_bad_jobs_lists_a_bounded_number(tmp_path: Path) -> No
     path.write_text(json.dumps({"name": "many", "jobs": [{"scheme": f"nope{i}"} for i in range(20)]}))
     problems = profile_problems(path)
     assert len(problems) == MAX_LISTED + 1 and problems[-1] == f"and {20 - MAX_LISTED} more"
+
+
+def test_each_problem_is_said_as_the_core_says_it(tmp_path: Path) -> None:
+    """A lone surrogate in a label is refused before pydantic sees it: listed in the core's
+    words, not pydantic's "unable to parse raw data"."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"name": "x", "jobs": [{"scheme": "sha256", "label": "x\ud800y"}, {"scheme": "nope"}]}))
+    problems = profile_problems(path)
+    assert problems[0].startswith("jobs[0].label: text cannot be written as UTF-8 (a lone surrogate")
+    assert problems[1].startswith("jobs[1].scheme: unknown scheme") and len(problems) == 2
