@@ -17,8 +17,27 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is deleted) so a new store can start"
 
 
+def add_store_option(p: Any, use: str) -> None:
+    """`--store PATH`, with one help text for every command: which store, what the command
+    does with it, and where the default is (`history --help` used to say only "results store")."""
+    from app.core.results.store import STORE_FILENAME
+
+    p.add_argument(
+        "--store",
+        metavar="PATH",
+        type=Path,
+        help=f"the results store (an SQLite file of runs) to {use}; default: {STORE_FILENAME} in "
+        "$CRYPTOBENCH_HOME when set, else in this user's data folder (`cryptobench store` prints its path)",
+    )
+
+
 class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
+    """Bad input from the user: printed as one line, exit code 2; several problems at once
+    (a profile with three bad fields) as one line each, each naming its file and field."""
+
+    def __init__(self, message: str, *more: str) -> None:
+        super().__init__(message)
+        self.lines = (message, *more)
 
 
 def console() -> Any:

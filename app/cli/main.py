@@ -91,7 +91,8 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
     except (UsageError, CryptoBenchError) as exc:
         from app.core.escaping import escape_control
 
-        print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
+        for line in exc.lines if isinstance(exc, UsageError) else (str(exc),):
+            print(f"cryptobench: error: {escape_control(line)}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
         # A path no command checked (a name past the system's 255 characters, a loop of

@@ -459,6 +459,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         ok = sum(1 for job in run.jobs if job.status == JobStatus.OK)
         kind = " (quick check, reduced: not for comparison)" if self._reduced else ""
         self.status_job.setText(f"Run {run.id}{kind} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok")
+        for level, text in ResultLog.kinds(run.jobs):  # each repeated warning once, counted
+            self.append_log(level, text)
         self.append_log(
             LogLevel.INFO, f"Run {run.id}{kind} {run.status}: {ok}/{plural(len(run.jobs), 'job')} ok (stored)"
         )

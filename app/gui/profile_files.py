@@ -17,7 +17,7 @@ from app.core.profile.files import load_profile, read_profile_file, save_profile
 from app.core.profile.model import Profile, ProfileError
 from app.core.profile.resolve import resolve_jobs
 from app.gui.config.panel import ConfigPanel, profile_json
-from app.gui.config.profile_problems import open_advice, profile_problems
+from app.gui.config.profile_problems import all_problems, open_advice
 from app.gui.words import plural
 
 #: How many recent profile files File > Open Recent keeps.
@@ -105,7 +105,7 @@ class ProfileFileActions(_Window):
             profile = read_profile_file(path)
             self._show_profile(profile)
         except ProfileError as exc:
-            problems = profile_problems(path)
+            problems = all_problems(exc, path)
             message = (
                 str(exc)
                 if len(problems) < 2

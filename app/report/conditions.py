@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from app.core.analysis.run_wide import RunWide, job_only, run_wide, stated_before_the_run
-from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
+from app.core.analysis.stability_warnings import TITLES, StabilityWarning, WarningCode
 from app.core.machine.preflight import LABELS
 from app.core.results.model import RunResult
 from app.core.vocab import JobStatus, StabilityCode, StabilityStatus
@@ -141,16 +141,8 @@ def _parallel_workers(run: RunResult) -> int | None:
     return value if isinstance(value, int) else None
 
 
-_WARNING_TITLES = {
-    WarningCode.HIGH_CV: "High variation (CV ≥ 10 %)",
-    WarningCode.TOO_FEW_SAMPLES: "Too few samples",
-    WarningCode.SLOW_FIRST_SAMPLES: "Slow first samples (warm-up too short)",
-    WarningCode.MACHINE_BUSY: "Machine busy",
-    WarningCode.FREQUENCY_SCALING: "CPU frequency scaling",
-    WarningCode.OUTLIERS: "Many outliers",
-    WarningCode.PARALLEL_JOBS: "Jobs ran in parallel",
-    WarningCode.PLACEMENT_UNAVAILABLE: "CPU placement not applied",
-}
+#: One title per kind, shared with the command line's grouped warnings.
+_WARNING_TITLES = TITLES
 
 
 def warnings_section(run: RunResult, labels: Labels) -> Section:

@@ -115,6 +115,39 @@ def test_bad_profiles_exit_2_with_one_line(
     assert "Traceback" not in err
 
 
+LINKED = {"scheme": "x25519", "mode": "loopback", "message_sizes": [18]}
+
+
+def test_a_bad_profile_gets_every_problem_named_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The window named every problem of a bad file; `run` named only the first."""
+    data = {
+        "name": "x",
+        "jobs": [
+            {"scheme": "sha256", "samples": 0},
+            {"scheme": "aes-gcm"},
+            {"scheme": "no-such-scheme"},
+            {"scheme": "sha256", "backend": "pycryptodom"},
+        ],
+    }
+    path = _write(tmp_path, data)
+    assert main(["run", str(path), "--no-store", "--quiet"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[3] for line in lines] == ["jobs[0].samples", "jobs[2].scheme", "jobs[3].backend"]
+    assert all(line.startswith(f"cryptobench: error: {path}: ") for line in lines)
+    # Each job is checked as the options change it: --link gives the job the link its
+    # link_emulation needs (not a problem then), --reduced does not hide a bad scheme.
+    path = _write(tmp_path, {"name": "x", "jobs": [{"scheme": "nope"}, {**LINKED, "link_emulation": "stream-relay"}]})
+    assert main(["run", str(path), "--no-store", "--quiet", "--reduced", "--link", "lan"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f'cryptobench: error: {path}: jobs[0].scheme: unknown scheme (got "nope"); see `cryptobench list`'
+    ]
+    # A wrong option is said alone, before the file is checked as it would change it.
+    assert main(["run", str(path), "--no-store", "--quiet", "--samples", "0"]) == 2
+    assert capsys.readouterr().err.splitlines() == ["cryptobench: error: --samples: must be 1..1000000 (got 0)"]
+
+
 def test_unwritable_store_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -421,7 +454,7 @@ def _store_with_runs(tmp_path: Path, *ids: str) -> Path:
 def test_history_prints_run_ids_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from rich.console import Console
 
-    from app.cli.terminal.printing import print_history
+    from app.cli.terminal.lists import print_history
     from app.core.results.store import Store
 
     ids = ("20261123-192233-abcdef", "20261123-192234-fedcba")

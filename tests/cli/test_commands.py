@@ -47,6 +47,41 @@ def test_every_option_and_argument_of_every_command_says_what_it_is() -> None:
     assert not silent, silent
 
 
+def _helps() -> dict[str, str]:
+    import argparse
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {
+        f"{name} {action.option_strings[0] if action.option_strings else action.dest}": " ".join(
+            (action.help or "").split()
+        )
+        for name, sub in commands.choices.items()
+        for action in sub._actions
+        if not isinstance(action, argparse._HelpAction)
+    }
+
+
+def test_every_option_s_help_is_a_sentence_not_a_label() -> None:
+    """ "machine-readable output", "results store (default: user data dir)", "the theme to
+    show": words that name the option again and tell nothing it does."""
+    short = {option: text for option, text in _helps().items() if len(text.split()) < 6}
+    assert not short, short
+
+
+def test_store_and_json_say_what_they_hold_and_where() -> None:
+    helps = _helps()
+    stores = {option: text for option, text in helps.items() if option.endswith(" --store")}
+    assert {"history --store", "show --store", "run --store", "compare --store"} <= set(stores)
+    for option, text in stores.items():  # which file, what the command does with it, the default
+        assert "SQLite" in text and "default" in text and "CRYPTOBENCH_HOME" in text, option
+    assert len(set(stores.values())) == len(stores)  # each says its own use
+    printed = {option: text for option, text in helps.items() if option.endswith(" --json") and "stdout" in text}
+    assert {"history --json", "show --json", "list --json", "links --json", "system --json"} <= set(printed)
+    for option, text in printed.items():  # what is printed, and instead of what
+        assert "JSON" in text and "instead of" in text and "(" in text, option
+
+
 def test_an_unknown_option_is_named_with_its_command_s_usage(capsys: pytest.CaptureFixture[str]) -> None:
     """`run --reduse` printed the top-level usage, which names no option of run's."""
     from app.cli.main import main

@@ -562,13 +562,12 @@ def test_the_windows_profile_problems_do_not_parse_a_profile_past_the_cap(
 ) -> None:
     """The window lists a bad profile's problems by parsing it again: not past the cap (the
     core's one-line refusal is then all it says)."""
-    from app.core.profile import files
-    from app.gui.config import profile_problems
+    from app.core.profile import files, problems
 
     monkeypatch.setattr(files, "MAX_PROFILE_CONTAINERS", 1_000)
-    monkeypatch.setattr(profile_problems.json, "loads", _never_parsed)
+    monkeypatch.setattr(problems.json, "loads", _never_parsed)
     profile = tmp_path / "p.json"
     profile.write_text('{"name": "x", "jobs": [{"scheme": "nope"}], "x": [' + ",".join(["[]"] * 2_000) + "]}")
-    assert profile_problems.profile_problems(profile) == []
+    assert problems.profile_problems(profile) == []
     profile.write_text('{"name": "x", "jobs": [{"scheme": "aes-gcm", "samples": 0}]}')
-    assert profile_problems.profile_problems(profile)  # under the cap: parsed, its problem listed
+    assert problems.profile_problems(profile)  # under the cap: parsed, its problem listed

@@ -30,6 +30,7 @@ from app.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_store_option,
     is_regular_file,
     load_run_source,
     shown_argument,
@@ -58,7 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "new", metavar="NEW", nargs="+", help=f"each compared against BASE: {_RUN_HELP}, or runs joined with +"
     )
-    p.add_argument("--json", action="store_true", help="print the comparison as JSON to stdout instead")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the comparison to stdout as JSON (every matched metric with its ratio, interval and "
+        "verdict) instead of the table",
+    )
     p.add_argument(
         "--fail-on-regression",
         action="store_true",
@@ -72,7 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help=f"what counts as a regression: 5%% or 0.05 (default {DEFAULT_THRESHOLD * 100:g}%%)",
     )
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(p, "read the runs from (a results JSON file is read directly)")
 
 
 _RUN_HELP = "a stored run's id (or a unique prefix), or a results JSON file (from any machine)"
@@ -275,6 +281,12 @@ _HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio
 _RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
 
 
+#: The columns a narrow terminal leaves out, in this order.
+_DROPPED_FIRST = ("mode", "base median", "new median", "size")
+#: Cells that never wrap: a number with its unit.
+_WHOLE = frozenset({"size", "base median", "new median", "ratio new/base"})
+
+
 _STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABLE: "yellow"}
 
 
@@ -291,14 +303,25 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
     rows = [_cells(p, m, comparison.threshold) for p, m in comparison.metrics]
     failed = [p for p in comparison.pairs if p.reason]
     if console.is_terminal and rows:
-        from rich.table import Table
+        from app.cli.terminal.tables import Column, print_fitted_table
 
-        table = Table()
-        for header in _HEADERS:
-            table.add_column(header, overflow="fold", justify="right" if header in _RIGHT else "left")
-        for row, (_, m) in zip(rows, comparison.metrics):
-            table.add_row(*(escape(cell) for cell in row), style=_STYLES.get(m.verdict))
-        console.print(table)
+        # Too narrow for all: the mode, then the two medians, then the size go first; the
+        # job, the metric, the ratio, its interval and the verdict stay. No word is split.
+        columns = [
+            Column(
+                header,
+                "right" if header in _RIGHT else "left",
+                drop=_DROPPED_FIRST.index(header) + 1 if header in _DROPPED_FIRST else 0,
+                whole=header in _WHOLE,
+            )
+            for header in _HEADERS
+        ]
+        print_fitted_table(
+            console,
+            columns,
+            [[escape(cell) for cell in row] for row in rows],
+            row_styles=[_STYLES.get(m.verdict) for _, m in comparison.metrics],
+        )
     elif rows:
         console.print(" | ".join(_HEADERS))
         for row in rows:

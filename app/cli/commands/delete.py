@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from app.cli.common import EXIT_OK, UsageError, open_store
+from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store
 
 NAME = "delete"
 HELP = "delete stored runs (their jobs too); this cannot be undone"
@@ -16,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "run_ids", metavar="RUN_ID", nargs="+", help="a run's id, or a unique prefix of it (matched literally)"
     )
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(p, "delete the runs from")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,8 +40,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "results go to a temporary folder",
     )
     # Names as the window labels them work too ("Samples", "Dark"): compared in lower case.
-    p.add_argument("--tab", type=str.lower, choices=[tab.value for tab in PlotTab], help="the plot tab to show")
-    p.add_argument("--theme", type=str.lower, choices=[theme.value for theme in Theme], help="the theme to show")
+    p.add_argument(
+        "--tab", type=str.lower, choices=[tab.value for tab in PlotTab], help="the plot tab the window opens on"
+    )
+    p.add_argument(
+        "--theme",
+        type=str.lower,
+        choices=[theme.value for theme in Theme],
+        help="the window's colours: light, dark, or the desktop's (system)",
+    )
     p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 1024x700")
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from app.cli.common import EXIT_OK, UsageError, open_store
+from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_history
+from app.cli.terminal.lists import print_history
 
 NAME = "history"
 HELP = "list stored runs"
@@ -16,8 +15,12 @@ GUIDES = ("docs/command-line.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
-    p.add_argument("--json", action="store_true", help="print the runs as JSON to stdout instead of a table")
+    add_store_option(p, "list")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every stored run to stdout as a JSON array (id, name, started, finished, status, host, jobs, ok_jobs) instead of the table",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.common import EXIT_OK, EXIT_USAGE, open_store
+from app.cli.common import EXIT_OK, EXIT_USAGE, add_store_option, open_store
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.core.escaping import escape_control
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "files", metavar="RESULTS_JSON", nargs="+", type=Path, help="results files written by run --json or Export"
     )
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(p, "add the runs to")
 
 
 def run(args: argparse.Namespace) -> int:

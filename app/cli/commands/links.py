@@ -7,7 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_link_list
+from app.cli.terminal.lists import print_link_list
 
 NAME = "links"
 HELP = "list the named link presets: their figures and where they come from"
@@ -15,7 +15,11 @@ GUIDES = ("docs/links.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every link preset to stdout as a JSON object by name (delay, jitter, rates, loss, description, source) instead of the table",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

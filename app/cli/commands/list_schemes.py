@@ -7,7 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_scheme_list
+from app.cli.terminal.lists import print_scheme_list
 
 NAME = "list"
 HELP = "list every scheme with family, backends, parameters, security"
@@ -15,7 +15,11 @@ GUIDES = ("docs/profiles.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every scheme to stdout as a JSON array (family, variants with their security bits, backends, parameters and their ranges) instead of the tables",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

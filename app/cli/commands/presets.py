@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from app.cli.common import EXIT_OK
+from app.cli.common import console as _console
+from app.cli.terminal.lists import print_preset_list
 from app.cli.terminal.printing import count_phrase
 
 NAME = "presets"
@@ -23,12 +25,14 @@ def run(args: argparse.Namespace) -> int:
 
     # The unit `run` reports: measured jobs (a profile job runs once per message size). Any
     # memory: the list describes the presets, not whether this machine can run them now.
+    rows = []
     for name in preset_names():
         try:
             profile = load_profile(name)
             measured = sum(len(job.message_sizes) for job in resolve_jobs(profile, name, 1 << 62, has_remote=True))
             sweeps = any(job.links for job in profile.jobs)
-            print(f"{name:20s} {count_phrase(measured, len(profile.jobs), links=sweeps)}: {profile.description}")
+            rows.append((name, count_phrase(measured, len(profile.jobs), links=sweeps), profile.description))
         except ProfileError as exc:
-            print(f"{name:20s} invalid: {exc}")
+            rows.append((name, "invalid", str(exc)))
+    print_preset_list(_console(), rows)
     return EXIT_OK

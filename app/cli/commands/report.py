@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError, load_run_source
+from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError, add_store_option, load_run_source
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.core.vocab import ExportFormat, PageSize
@@ -26,10 +26,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="RUN_ID_OR_RESULTS_JSON",
         help="a stored run's id (or a unique prefix), or a results JSON file",
     )
-    p.add_argument("--pdf", metavar="FILE", type=Path, help="write a PDF report")
-    p.add_argument("--markdown", metavar="FILE", type=Path, help="write a Markdown report")
-    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
-    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    p.add_argument(
+        "--pdf",
+        metavar="FILE",
+        type=Path,
+        help="write the report to FILE as a PDF (summary, plots, method, every job's figures)",
+    )
+    p.add_argument(
+        "--markdown",
+        metavar="FILE",
+        type=Path,
+        help="write the report to FILE as Markdown (the PDF's content, as text)",
+    )
+    p.add_argument(
+        "--json", metavar="FILE", type=Path, help="write the run to FILE as results JSON (docs/results-format.md)"
+    )
+    p.add_argument("--csv", metavar="FILE", type=Path, help="write the run to FILE as CSV, one row per job and metric")
     p.add_argument(
         "--baseline",
         metavar="RUN_ID_OR_RESULTS_JSON",
@@ -39,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--page-size",
         choices=[size.value for size in PageSize],
         default=PageSize.A4.value,
-        help="PDF page size (default A4)",
+        help="the PDF's paper size: A4 (the default) or US Letter",
     )
     p.add_argument(
         "--appendix",
@@ -47,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=True,
         help="end reports with every statistic of every job (default: on)",
     )
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(p, "read RUN_ID and --baseline from (a results JSON file is read directly)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, open_store
+from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.printing import count_phrase, print_per_sample, print_summary, profile_job_count
@@ -38,12 +38,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "profile", metavar="PROFILE_FILE_OR_PRESET", help="a profile file, or a preset's name (cryptobench presets)"
     )
-    p.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
-    p.add_argument("--csv", metavar="FILE", type=Path, help="write the results as CSV")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        type=Path,
+        help="also write the results to FILE as results JSON (docs/results-format.md)",
+    )
+    p.add_argument(
+        "--csv", metavar="FILE", type=Path, help="also write the results to FILE as CSV, one row per job and metric"
+    )
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(group, "record the run in")
     group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
-    p.add_argument("--samples", type=int, metavar="N", help="override every job's sample count")
+    p.add_argument(
+        "--samples",
+        type=int,
+        metavar="N",
+        help="measure N samples per metric in every job instead of the profile's (load jobs take none: left alone)",
+    )
     p.add_argument(
         "--link",
         metavar="NAME|JSON",
@@ -83,7 +95,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="check a profile end to end in seconds: 3 samples, messages up to 64 KiB "
         "(the numbers are not for comparison)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (the line per finished job and the summary are still printed)",
+    )
     p.add_argument(
         "--per-sample",
         action="store_true",
@@ -101,16 +117,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.core.profile.edits import (
-        reduced,
-        with_congestion_control,
-        with_link,
-        with_link_emulation,
-        with_mode,
-        with_placement,
-        with_samples,
-        with_tcp_connection,
-    )
     from app.core.profile.files import load_profile
     from app.core.profile.model import ProfileError
     from app.core.profile.resolve import resolve_jobs
@@ -120,26 +126,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--token-file is for --remote runs")
     try:
         profile = load_profile(args.profile)
-        if args.reduced:
-            profile = reduced(profile)
-        if args.samples is not None:
-            profile = with_samples(profile, args.samples)
-        if args.link is not None:
-            profile = with_link(profile, args.link)
-        if args.link_emulation is not None:
-            profile = with_link_emulation(profile, args.link_emulation)
-        if args.tcp_connection is not None:
-            profile = with_tcp_connection(profile, args.tcp_connection)
-        if args.tcp_congestion_control is not None:
-            profile = with_congestion_control(profile, args.tcp_congestion_control)
-        if args.placement is not None:
-            profile = with_placement(profile, args.placement)
-        if remote is not None:
-            profile = with_mode(profile, Mode.REMOTE, "--remote", args.remote)
-        # Validate before opening the store or spawning anything.
+    except ProfileError as exc:
+        raise _profile_usage_error(exc, args, remote is not None) from None
+    try:
+        profile = _edited(profile, args, remote is not None)
+    except ProfileError as exc:  # an option is wrong: that first (the file is checked as it changes it)
+        raise UsageError(str(exc)) from None
+    try:  # validate before opening the store or spawning anything
         resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:
-        raise UsageError(str(exc)) from None
+        raise _profile_usage_error(exc, args, remote is not None) from None
     from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
 
     try:  # every destination, before the store is opened or anything is spawned
@@ -210,9 +206,16 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         elif isinstance(event, JobFinished):
             r = event.result
             mark = "[green]ok[/]" if r.status == JobStatus.OK else f"[red]{r.status}[/]"
-            bar.console.print(
-                f"{mark} {escape(r.label)} · {r.message_size} B" + (f" — {escape(r.error)}" if r.error else "")
-            )
+            error = escape(r.error) if r.error else ""
+            if console.is_terminal:
+                line = f"{mark} #{r.index + 1} {escape(r.label)} · {r.message_size} B" + (
+                    f" — {error}" if error else ""
+                )
+            else:  # one plain line per finished job, led by its status as on a terminal ("ok | #3 | ...")
+                line = f"{mark} | #{r.index + 1} | {escape(r.label)} | {r.message_size} B" + (
+                    f" | {error}" if error else ""
+                )
+            bar.console.print(line)
             bar.update(task, completed=r.index + 1)
         elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
             # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
@@ -296,6 +299,59 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     if unwritten:
         return EXIT_USAGE
     return EXIT_OK if not failed and not runner.store_error and internal_error is None else EXIT_FAILED
+
+
+def _edited(profile: Any, args: argparse.Namespace, has_remote: bool) -> Any:
+    """The profile as the command line's options change it (--reduced, --samples, --link, ...)."""
+    from app.core.profile.edits import (
+        reduced,
+        with_congestion_control,
+        with_link,
+        with_link_emulation,
+        with_mode,
+        with_placement,
+        with_samples,
+        with_tcp_connection,
+    )
+
+    if args.reduced:
+        profile = reduced(profile)
+    if args.samples is not None:
+        profile = with_samples(profile, args.samples)
+    if args.link is not None:
+        profile = with_link(profile, args.link)
+    if args.link_emulation is not None:
+        profile = with_link_emulation(profile, args.link_emulation)
+    if args.tcp_connection is not None:
+        profile = with_tcp_connection(profile, args.tcp_connection)
+    if args.tcp_congestion_control is not None:
+        profile = with_congestion_control(profile, args.tcp_congestion_control)
+    if args.placement is not None:
+        profile = with_placement(profile, args.placement)
+    if has_remote:
+        profile = with_mode(profile, Mode.REMOTE, "--remote", args.remote)
+    return profile
+
+
+def _profile_usage_error(exc: Any, args: argparse.Namespace, has_remote: bool) -> UsageError:
+    """Every problem of a profile file, one line each naming the file and the field (the
+    window's Open names them all too); each job is checked as this command runs it, with
+    the options' changes. A preset's or an option's error alone."""
+    from app.cli.common import is_regular_file
+    from app.core.profile.problems import all_problems
+
+    profile = args.profile
+    problems = all_problems(
+        exc,
+        Path(profile) if is_regular_file(profile) else None,
+        edit=lambda p: _edited(p, args, has_remote),
+        has_remote=has_remote,
+    )
+    if len(problems) < 2:
+        return UsageError(str(exc))
+    # The core's error as it said it (an override's names no file); the others name the file.
+    said = f"{exc.field}: {exc.detail}" if exc.field else exc.detail
+    return UsageError(*(str(exc) if line == said else f"{profile}: {line}" for line in problems))
 
 
 def _host_port(text: str) -> tuple[str, int]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from app.cli.common import EXIT_OK, UsageError, open_store, warn_damaged
+from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store, warn_damaged
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.printing import print_per_sample, print_summary
@@ -19,8 +18,12 @@ GUIDES = ("docs/command-line.md", "docs/results-format.md")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_id", metavar="RUN_ID", help="a stored run's id, or a unique start of it (cryptobench history)")
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
-    p.add_argument("--json", action="store_true", help="print the run as results JSON")
+    add_store_option(p, "read the run from")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole run to stdout as results JSON (every job, sample and statistic; the format of run --json, docs/results-format.md) instead of the summary",
+    )
     p.add_argument(
         "--per-sample",
         action="store_true",
@@ -44,16 +47,23 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = _console()
     env = run.environment_view
-    console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
-    console.print(
-        escape(
-            f"machine: {env.cpu_model or 'unknown CPU'} · {env.logical_cores or 'unknown'} logical cores · "
-            f"{env.os_name or 'unknown OS'}"
-        )
+    machine = (
+        env.cpu_model or "unknown CPU",
+        f"{env.logical_cores or 'unknown'} logical cores",
+        env.os_name or "unknown OS",
     )
     emulations = {job.link.emulation for job in run.jobs if job.link is not None}
-    if emulations:
-        console.print(escape("links: " + "; ".join(_EMULATION_WORDS.get(e, e) for e in sorted(emulations))))
+    links = "; ".join(_EMULATION_WORDS.get(e, e) for e in sorted(emulations))
+    if console.is_terminal:
+        console.print(f"run {run.id} · {escape(run.name)} · {run.status} · {run.started} → {run.finished or '-'}")
+        console.print(escape("machine: " + " · ".join(machine)))
+        if links:
+            console.print(escape(f"links: {links}"))
+    else:  # lines led by their kind, as the summary's (its `run` line names the run)
+        console.print(f"times | {run.started} | {run.finished or '-'}")
+        console.print(escape("machine | " + " | ".join(machine)))
+        if links:
+            console.print(escape(f"links | {links}"))
     print_summary(console, run)
     if args.per_sample:
         print_per_sample(console, run)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from app.cli.common import EXIT_FAILED, EXIT_OK, MOVE_ASIDE_HINT, UsageError
+from app.cli.common import EXIT_FAILED, EXIT_OK, MOVE_ASIDE_HINT, UsageError, add_store_option
 
 NAME = "store"
 HELP = "check the results store, or move a broken one aside"
@@ -15,7 +14,7 @@ GUIDES = ("docs/command-line.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", metavar="PATH", type=Path, help="results store (default: user data dir)")
+    add_store_option(p, "check (and, with --move-aside, to rename)")
     p.add_argument(
         "--move-aside",
         action="store_true",

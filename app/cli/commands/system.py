@@ -7,7 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK
 from app.cli.common import console as _console
-from app.cli.terminal.printing import print_stability_facts
+from app.cli.terminal.lists import print_stability_facts
 
 NAME = "system"
 HELP = (
@@ -18,7 +18,11 @@ GUIDES = ("docs/measuring.md",)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every pre-flight fact to stdout as a JSON array (code, status, what was found, why it matters, the fix) instead of the table",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -138,20 +138,18 @@ def print_load_table(console: Any, jobs: list[JobResult]) -> None:
                 + (status if status == JobStatus.OK else f"[red]{status}[/]")
             )
         return
-    from rich.table import Table
+    from app.cli.terminal.tables import Column, print_fitted_table
 
-    table = Table(title=title, title_justify="left")
-    for column, justify in (
-        ("job", "left"),
-        ("request", "left"),
-        ("sustained/s", "right"),
-        ("p99", "right"),
-        ("knee/s", "right"),
-        ("status", "left"),
-    ):
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for label, request, sustained, p99, knee, status in rows:
-        table.add_row(
-            escape(label), request, sustained, p99, knee, status if status == JobStatus.OK else f"[red]{status}[/]"
-        )
-    console.print(table)
+    columns = (
+        Column("job"),
+        Column("request", drop=1),
+        Column("sustained/s", "right", whole=True),
+        Column("p99", "right", whole=True),
+        Column("knee/s", "right"),
+        Column("status"),
+    )
+    cells = [
+        (escape(label), request, sustained, p99, knee, status if status == JobStatus.OK else f"[red]{status}[/]")
+        for label, request, sustained, p99, knee, status in rows
+    ]
+    print_fitted_table(console, columns, cells, title=title)

@@ -18,6 +18,8 @@ from app.core.analysis.stats import _MIN_CI_SAMPLES, MetricStats
 
 __all__ = [
     "FIXES",
+    "KINDS",
+    "TITLES",
     "StabilityWarning",
     "WarningCode",
     "check_stability",
@@ -71,6 +73,41 @@ FIXES: dict[WarningCode, str] = {
     WarningCode.LINK_EMULATOR_LATE: (
         "Run the link on a CPU of its own (placement split, or fewer other programs), or a lower rate: the "
         "emulator's own delay is in these figures"
+    ),
+}
+
+
+#: What each kind is called where warnings are listed by kind (the report, the command line).
+TITLES: dict[WarningCode, str] = {
+    WarningCode.HIGH_CV: f"High variation (CV ≥ {_HIGH_CV * 100:.0f} %)",
+    WarningCode.TOO_FEW_SAMPLES: "Too few samples",
+    WarningCode.SLOW_FIRST_SAMPLES: "Slow first samples (warm-up too short)",
+    WarningCode.MACHINE_BUSY: "Machine busy",
+    WarningCode.FREQUENCY_SCALING: "CPU frequency scaling",
+    WarningCode.OUTLIERS: "Many outliers",
+    WarningCode.PARALLEL_JOBS: "Jobs ran in parallel",
+    WarningCode.PLACEMENT_UNAVAILABLE: "CPU placement not applied",
+    WarningCode.LINK_EMULATOR_LATE: "Link emulator late",
+}
+
+#: A kind's message for many warnings at once, their first numbers as `{range}` ("1–3"):
+#: the messages below, with the number that varies from one metric to the next.
+KINDS: dict[WarningCode, str] = {
+    WarningCode.HIGH_CV: f"CV {{range}} % ≥ {_HIGH_CV * 100:.0f} %: samples vary too much for the median to be precise",
+    WarningCode.TOO_FEW_SAMPLES: (
+        f"Only {{range}} samples (< {_MIN_SAMPLES}): no 95 % confidence interval below {_MIN_CI_SAMPLES}, "
+        "a very wide one above"
+    ),
+    WarningCode.SLOW_FIRST_SAMPLES: (
+        f"First measured sample over {_SLOW_FIRST_FACTOR:g}× the median: start-up cost leaked into the results"
+    ),
+    WarningCode.MACHINE_BUSY: (
+        f"Other processes used {{range}} % of one core on average (> {_BUSY_PERCENT_OF_ONE_CORE:.0f} %) "
+        "while the job ran"
+    ),
+    WarningCode.OUTLIERS: (
+        f"{{range}} outlier samples per metric (over {_OUTLIER_FRACTION * 100:.0f} % of its samples; modified "
+        "z-score > 3.5); they are kept in the statistics"
     ),
 }
 

@@ -62,7 +62,30 @@ def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
-    error = exc.errors()[0]
+    return _validation_error(exc.errors()[0], source)
+
+
+def validation_problems(data: Any, source: str | None = None) -> list[ProfileError]:
+    """Every structure error of a decoded profile, not only the first (`parse_profile`
+    raises the first): what `app.core.profile.problems` lists, one per field."""
+    if not isinstance(data, dict):
+        try:
+            parse_profile(data, source)
+        except ProfileError as exc:
+            return [exc]
+    try:  # what parse_profile checks before pydantic: its one error, as it says it
+        _refuse_unencodable(data, source)
+        data = migrate(data, source)
+    except ProfileError as exc:
+        return [exc]
+    try:
+        Profile.model_validate(data)
+    except ValidationError as exc:
+        return [_validation_error(error, source) for error in exc.errors()]
+    return []
+
+
+def _validation_error(error: Any, source: str | None) -> ProfileError:
     loc = _without_union_tags(tuple(error["loc"]))
     # pydantic appends the union branch name ("int", "str") to a parameter value's location
     # (jobs, 0, params, name, branch); drop it. Only there: an unknown field may be called "int".

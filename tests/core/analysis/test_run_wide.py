@@ -95,7 +95,7 @@ def test_each_result_keeps_it_and_the_cli_summary_says_it_once(
     assert len(jobs) == 2 and all("frequency-scaling" in {w["code"] for w in job["warnings"]} for job in jobs)
     # ... and the summary says it once, for the run.
     assert printed.count("CPU frequency governor is powersave") == 1
-    assert "warning run, on all 2 measured jobs: CPU frequency governor is powersave" in printed
+    assert "warning | CPU frequency governor is powersave" in printed and "| run, on all 2 measured jobs |" in printed
 
 
 def test_the_window_log_says_it_once_and_not_at_all_after_the_pre_flight() -> None:
@@ -108,7 +108,10 @@ def test_the_window_log_says_it_once_and_not_at_all_after_the_pre_flight() -> No
 
     lines = logged(ResultLog())
     assert sum("CPU frequency governor is powersave" in line for line in lines) == 1
-    assert sum("3 outliers in encrypt" in line for line in lines) == 3  # a job's own: per job, as before
+    # A job's own: whole the first time its kind appears, then counted at the run's end.
+    assert sum("3 outliers in encrypt" in line for line in lines) == 1
+    (kind,) = [text for _, text in ResultLog.kinds(run.jobs) if "outliers" in text]
+    assert kind.startswith("This run, by kind: 3 outliers in encrypt") and "#1 encrypt, #2 encrypt, #3 encrypt" in kind
     assert next(line for line in lines if "powersave" in line).startswith("Every measured job of this run:")
     stated = logged(ResultLog(stated_before_the_run({"stability": GOVERNOR_FINDING})))
     assert not any("powersave" in line for line in stated)

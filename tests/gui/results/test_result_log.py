@@ -45,3 +45,20 @@ def test_the_log_leaves_it_to_the_pre_flight(window: MainWindow) -> None:
     run = _run_with_scaling()
     run.environment["stability"] = GOVERNOR_FINDING  # the runner logged the finding at the start
     assert _log_run(window, run) == []
+
+
+def test_a_repeated_warning_is_logged_once_whole_then_counted_at_the_run_s_end(window: MainWindow) -> None:
+    """A reduced run logged one line per metric ("Only 3 samples", sixty times here), which
+    buried the one job that saw a busy machine."""
+    from tests.helpers.warning_runs import reduced_like_run
+
+    run = reduced_like_run()
+    window.controller.run = run
+    window._on_events([RunStarted(run.id, len(run.jobs), run.name), *(JobFinished(job.index, job) for job in run.jobs)])
+    window.controller.run = None
+    window._on_run_finished(run)
+    lines = window.log.shown_lines()
+    few = [line for line in lines if "Only 3 samples" in line]
+    assert len(few) == 2 and "#1 AES-128-GCM · keygen: Only 3 samples" in few[0]
+    assert "This run, by kind: Only 3 samples (< 10)" in few[1] and "60 metrics in jobs #1-#20" in few[1]
+    assert sum("Other processes used 150 %" in line for line in lines) == 1  # once, whole, not buried
