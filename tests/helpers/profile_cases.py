@@ -34,6 +34,8 @@ PROFILE_KINDS: dict[str, set[str]] = {
     "description": {"str"},
     "experiment": {"str", "null"},
     "jobs": {"list"},
+    "reduced": {"bool", "null"},
+    "overrides": {"dict", "null"},
 }
 JOB_KINDS: dict[str, set[str]] = {
     "scheme": {"str"},
