@@ -29,6 +29,7 @@ from app.core.profile.edits import reduced
 from app.core.profile.files import load_profile, preset_names
 from app.core.profile.resolve import resolve_jobs
 from app.core.run.estimate import estimate_run, range_text
+from app.core.run.op_costs import cpu_slowdown
 
 
 def _actual(name: str, is_reduced: bool) -> tuple[float, list[float]]:
@@ -63,7 +64,8 @@ def main() -> None:
         for is_reduced in forms:
             profile = load_profile(name)
             profile = reduced(profile) if is_reduced else profile
-            guess = estimate_run(resolve_jobs(profile, has_remote=True))
+            slowdown = cpu_slowdown()
+            guess = estimate_run(resolve_jobs(profile, has_remote=True), slowdown=slowdown)
             label = f"{name}{' (reduced)' if is_reduced else ''}"
             row = {
                 "preset": name,

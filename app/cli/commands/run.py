@@ -162,14 +162,15 @@ def _announce_estimate(name: str, jobs: Any, *, quiet: bool) -> Any:
     from app.core.run.estimate import estimate_run
 
     guess = estimate_run(jobs)
+    busy = f" ({guess.busy_note()})" if guess.busy_note() else ""
     if guess.long:
         print(
-            f"cryptobench: {name}: estimated {guess.text()} on this machine; Ctrl-C stops it "
+            f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}; Ctrl-C stops it "
             "(the jobs finished so far are kept)",
             file=sys.stderr,
         )
     elif not quiet:
-        print(f"cryptobench: {name}: estimated {guess.text()} on this machine", file=sys.stderr)
+        print(f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}", file=sys.stderr)
     return guess
 
 

@@ -47,7 +47,7 @@ from app.core.measure.ops import BATCH_BYTES
 from app.core.measure.timing import BATCH_TARGET_NS, BATCH_THRESHOLD_NS, SLOW_CALL_NS
 from app.core.profile.model import ResolvedJob
 from app.core.results.job_conditions import Link
-from app.core.run.op_costs import OpCosts, costs_for, load_factor
+from app.core.run.op_costs import OpCosts, costs_for, cpu_slowdown
 from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, Family
 from app.core.session.sender import FLOOR_MAX_SAMPLES, HANDSHAKE_WARMUP_MAX
 from app.core.vocab import Mode
@@ -82,10 +82,10 @@ TRACED_FACTOR = 1.5
 #: Below this share of its samples, a job's own progress says little about its end.
 MIN_FRACTION = 0.05
 
-#: The range around the central figure: operations timed here scale with the machine's
-#: load (2 cores shared with other work can double a run); a scheme probed in this
-#: process rests on one call of each operation.
-LOW, HIGH = 0.75, 1.6
+#: The range around the central figure: the machine's other work comes and goes during a
+#: run (the slowdown is measured once, before it); a scheme probed in this process rests
+#: on one call of each operation.
+LOW, HIGH = 0.7, 1.6
 PROBED_LOW, PROBED_HIGH = 0.5, 2.5
 
 
@@ -104,6 +104,8 @@ class JobEstimate:
 class RunEstimate:
     jobs: tuple[JobEstimate, ...]
     start_s: float = RUN_START_S
+    #: How much longer CPU work took here when estimated, for the machine's other work.
+    slowdown: float = 1.0
 
     @property
     def seconds(self) -> float:
@@ -125,6 +127,12 @@ class RunEstimate:
     def long(self) -> bool:
         """Whether the run should ask first: its upper end passes LONG_RUN_S."""
         return self.high > LONG_RUN_S
+
+    def busy_note(self) -> str:
+        """What the machine's other work adds, said where it matters (1.5x and more)."""
+        if self.slowdown < 1.5:
+            return ""
+        return f"other programs are using the CPUs: work runs about {self.slowdown:.0f}× slower than on an idle machine"
 
     def text(self) -> str:
         """ "about 40 s", "12–15 min", with the jobs that could not be priced named."""
@@ -163,6 +171,19 @@ def range_text(low: float, high: float) -> str:
 # --- operations ---------------------------------------------------------------------
 
 
+@dataclass
+class _Time:
+    """A result's time in two parts: `cpu`, work a busy machine slows down (operations,
+    the harness, processes starting), and `wait`, time a clock or a link sets (pauses,
+    a link's delays and rates, a load step's window), which it does not."""
+
+    cpu: float = 0.0
+    wait: float = 0.0
+
+    def seconds(self, slowdown: float) -> float:
+        return self.cpu * slowdown + self.wait
+
+
 def _count(op_s: float, output_bytes: int = 0) -> int:
     """Calls per sample, as app.core.measure.timing.calibrate and ops._measure choose them."""
     if op_s * 1e9 >= BATCH_THRESHOLD_NS:
@@ -173,13 +194,13 @@ def _count(op_s: float, output_bytes: int = 0) -> int:
     return min(count, 20_000)
 
 
-def _metric_s(rounds: int, op_s: float, other_s: float, pause_s: float, output_bytes: int = 0) -> float:
-    """One metric's rounds: the calibration, then each round's batch of timed calls, their
-    inputs made and outputs checked (`other_s` a call), the untimed call before a fast
-    batch, and the pause."""
+def _metric_s(rounds: int, op_s: float, other_s: float, output_bytes: int = 0) -> float:
+    """One metric's rounds (CPU time): the calibration, then each round's batch of timed
+    calls, their inputs made and outputs checked (`other_s` a call), and the untimed call
+    before a fast batch."""
     count = _count(op_s, output_bytes)
     warm = op_s if op_s * 1e9 < SLOW_CALL_NS else 0.0
-    per_round = count * (op_s + other_s + PER_CALL_S) + warm + PER_ROUND_S + pause_s
+    per_round = count * (op_s + other_s + PER_CALL_S) + warm + PER_ROUND_S
     # calibrate(): one probe call, a second for a middling one, a quarter-batch for a fast one.
     if count > 1:
         calibration = 2 * op_s + count * op_s / 4
@@ -188,124 +209,144 @@ def _metric_s(rounds: int, op_s: float, other_s: float, pause_s: float, output_b
     return calibration + rounds * per_round
 
 
-def _operations(job: ResolvedJob, costs: OpCosts) -> list[float]:
+def _operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
     family, pause = costs.family, job.pause_ms / 1000
     rounds = job.warmup + job.samples
-    first = OPERATIONS_START_S
+    first = _Time(OPERATIONS_START_S)
     if family not in NO_KEYGEN:
         warmup = min(job.warmup, 2) - (0 if family in KEYGEN_ON_SENDER or not job.warmup else 1)
         # The working key pair, the timed rounds, and the memory pass's one more (a key
         # generation allocates in C, which tracemalloc does not slow down).
-        first += costs.keygen * 2 + _metric_s(warmup + job.keygen_samples, costs.keygen, 0.0, pause)
+        first.cpu += costs.keygen * 2 + _metric_s(warmup + job.keygen_samples, costs.keygen, 0.0)
+        first.wait += (warmup + job.keygen_samples) * pause
     if family is Family.KEY_AGREEMENT:
-        first += _metric_s(rounds, costs.exchange, costs.exchange, pause)
+        first.cpu += _metric_s(rounds, costs.exchange, costs.exchange)
+        first.wait += rounds * pause
     out = []
     for k, size in enumerate(job.message_sizes):
         ops = {name: line.at(size) for name, line in costs.messages.items()}
         both = sum(ops.values())
-        seconds = (first if k == 0 else 0.0) + PER_SIZE_S
-        seconds += costs.exchange * 2 + both  # the size's own handshake and sample payload
+        time = _Time(first.cpu, first.wait) if k == 0 else _Time()
+        time.cpu += PER_SIZE_S + costs.exchange * 2 + both  # the size's own handshake and sample payload
         for op in ops.values():
             # An encrypt is checked by a decrypt, a decrypt's input made by an encrypt.
-            seconds += _metric_s(rounds, op, both - op if len(ops) > 1 else op * 0.1, pause, max(size, 1))
-        seconds += sum(_metric_s(rounds, op, op, pause) for op in costs.extras.values())
-        seconds += job.tamper * both + TRACED_FACTOR * both  # tamper tries; the memory pass
-        out.append(seconds)
+            time.cpu += _metric_s(rounds, op, both - op if len(ops) > 1 else op * 0.1, max(size, 1))
+        time.cpu += sum(_metric_s(rounds, op, op) for op in costs.extras.values())
+        time.cpu += job.tamper * both + TRACED_FACTOR * both  # tamper tries; the memory pass
+        time.wait += (len(ops) + len(costs.extras)) * rounds * pause
+        out.append(time)
     return out
 
 
 # --- sessions -----------------------------------------------------------------------
 
 
-def exchange_s(link: Link | None, up_bytes: int, down_bytes: int = 64) -> float:
-    """One exchange of `up_bytes` answered by `down_bytes`: the link's round trip in the
-    model (delays, serialization at its rates), else plain loopback's."""
+def exchange_s(link: Link | None, up_bytes: int, down_bytes: int = 64) -> _Time:
+    """One exchange of `up_bytes` answered by `down_bytes`: both ends' work on plain
+    loopback, and over an emulated link its round trip in the model (delays,
+    serialization at its rates)."""
+    cpu = LOOPBACK_EXCHANGE_S + (up_bytes + down_bytes) / 2e9  # frames, copies at ~2 GB/s
     if link is None or link.emulation == "none":
-        return LOOPBACK_EXCHANGE_S + (up_bytes + down_bytes) / 2e9  # copies at ~2 GB/s
-    return LOOPBACK_EXCHANGE_S + round_trip_ms(link, up_bytes, down_bytes) / 1000
+        return _Time(cpu)
+    return _Time(cpu, round_trip_ms(link, up_bytes, down_bytes) / 1000)
 
 
-def _session(job: ResolvedJob, costs: OpCosts) -> list[float]:
+def _add(time: _Time, count: float, part: _Time) -> None:
+    time.cpu += count * part.cpu
+    time.wait += count * part.wait
+
+
+def _session(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
     family, pause, link = costs.family, job.pause_ms / 1000, job.link
-    start = SESSION_START_S + (LINK_START_S if link is not None and link.emulation != "none" else 0.0)
+    start = _Time(SESSION_START_S + (LINK_START_S if link is not None and link.emulation != "none" else 0.0))
     handshake = costs.exchange or sum(costs.extras.values()) / 2
     rounds = min(job.warmup, HANDSHAKE_WARMUP_MAX) + job.keygen_samples
     keygen = costs.keygen if family not in NO_KEYGEN else 0.0
-    start += rounds * (2 * exchange_s(link, 1024) + keygen + 2 * handshake)
+    _add(start, 2 * rounds, exchange_s(link, 1024))
+    start.cpu += rounds * (keygen + 2 * handshake)
     out = []
     for k, size in enumerate(job.message_sizes):
         both = sum(line.at(size) for line in costs.messages.values())
         payload = size + 64
-        seconds = (start if k == 0 else 0.0) + PER_SIZE_S
-        seconds += 2 * exchange_s(link, 64)  # the size's start and end
-        floor = job.warmup + min(job.samples, FLOOR_MAX_SAMPLES)
-        seconds += floor * exchange_s(link, payload, payload)
-        seconds += (job.warmup + job.samples) * (exchange_s(link, payload) + both + pause)
-        seconds += job.tamper * (exchange_s(link, payload) + both) + TRACED_FACTOR * both
-        out.append(seconds)
+        time = _Time(start.cpu, start.wait) if k == 0 else _Time()
+        time.cpu += PER_SIZE_S
+        _add(time, 2, exchange_s(link, 64))  # the size's start and end
+        _add(time, job.warmup + min(job.samples, FLOOR_MAX_SAMPLES), exchange_s(link, payload, payload))
+        _add(time, job.warmup + job.samples + job.tamper, exchange_s(link, payload))
+        time.cpu += (job.warmup + job.samples + job.tamper) * both + TRACED_FACTOR * both
+        time.wait += (job.warmup + job.samples) * pause
+        out.append(time)
     return out
 
 
 # --- load ---------------------------------------------------------------------------
 
 
-def _load(job: ResolvedJob, costs: OpCosts) -> tuple[list[float], list[float], list[float]]:
+def _load(job: ResolvedJob, costs: OpCosts) -> list[tuple[_Time, _Time, _Time]]:
     """(central, low, high) per size: a sweep's step count depends on where its knee lies."""
     settings = job.load
     assert settings is not None
     request = (costs.exchange or sum(costs.extras.values()) / 2) * 2 + sum(
         line.at(32) for line in costs.messages.values()
     )
-    link_rtt = exchange_s(job.link, 64) if job.link is not None else 0.0
-    central, low, high = [], [], []
+    link = exchange_s(job.link, 64)
+    out = []
     for k in range(len(job.message_sizes)):
-        head = LOAD_START_S if k == 0 else 0.0
+        head = _Time(LOAD_START_S if k == 0 else 0.0)
         # Each client's pool: up to POOL_MAX requests within POOL_BUDGET_S, at least POOL_MIN.
-        pool = max(min(POOL_BUDGET_S, POOL_MAX * request), POOL_MIN * request)
-        head += settings.clients * pool + job.tamper * (request + link_rtt)
+        head.cpu += settings.clients * max(min(POOL_BUDGET_S, POOL_MAX * request), POOL_MIN * request)
+        _add(head, job.tamper, link)
+        head.cpu += job.tamper * request
         step = settings.warmup_s + settings.duration_s
+        drain = max(MIN_DRAIN_S, settings.duration_s) + link.wait
         if settings.sweep:
-            head += min(CALIBRATION_BUDGET_S, CALIBRATION_REQUESTS * (request + exchange_s(job.link, 64)))
+            head.cpu += min(CALIBRATION_BUDGET_S, CALIBRATION_REQUESTS * (request + link.cpu))
+            head.wait += min(CALIBRATION_BUDGET_S, CALIBRATION_REQUESTS * link.wait)
             steps = len(sweep.SWEEP_FRACTIONS)
-            # Past the knee a step drains for up to max(MIN_DRAIN_S, duration): the last two do.
-            drain = max(MIN_DRAIN_S, settings.duration_s) + link_rtt
-            central.append(head + steps * step + drain)
-            low.append(head + 3 * step)  # two overloaded steps stop it: at the least the first 3
-            high.append(head + steps * step + 2 * drain + steps * link_rtt)
+            # Past the knee a step drains for up to `drain`: two overloaded steps stop it,
+            # at the least after the first three.
+            central = _Time(head.cpu, head.wait + steps * step + drain)
+            low = _Time(head.cpu, head.wait + 3 * step)
+            high = _Time(head.cpu, head.wait + steps * (step + link.wait) + 2 * drain)
         else:
             steps = len(settings.rates)
-            central.append(head + steps * (step + link_rtt))
-            low.append(head + steps * step)
+            central = _Time(head.cpu, head.wait + steps * (step + link.wait))
+            low = _Time(head.cpu, head.wait + steps * step)
             # A drain waits for late replies only where the server fell behind: the last step's.
-            high.append(head + steps * (step + link_rtt) + max(MIN_DRAIN_S, settings.duration_s))
-    return central, low, high
+            high = _Time(head.cpu, head.wait + steps * (step + link.wait) + drain)
+        out.append((central, low, high))
+    return out
 
 
 # --- the run ------------------------------------------------------------------------
 
 
-def estimate_job(job: ResolvedJob, *, probe: bool = True, busy: float = 1.0) -> list[JobEstimate]:
+def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0) -> list[JobEstimate]:
     """One estimate per message size of `job`, in the order the runner gives results.
-    `busy`: how much longer the machine's other work may make it (the upper end only)."""
+    `slowdown`: how much longer the machine's other work makes CPU time take (op_costs.cpu_slowdown)."""
     costs = costs_for(job.scheme, job.backend, job.params, probe=probe)
     if costs is None:
         return [JobEstimate(job.label, 0.0, 0.0, 0.0, known=False) for _ in job.message_sizes]
     low_f, high_f = (LOW, HIGH) if costs.source == "catalogue" else (PROBED_LOW, PROBED_HIGH)
-    high_f *= busy
     if job.mode == Mode.LOAD:
-        central, low, high = _load(job, costs)
-        return [JobEstimate(job.label, c, lo * low_f, h * high_f) for c, lo, h in zip(central, low, high)]
+        return [
+            JobEstimate(job.label, c.seconds(slowdown), lo.seconds(slowdown) * low_f, h.seconds(slowdown) * high_f)
+            for c, lo, h in _load(job, costs)
+        ]
     times = _operations(job, costs) if job.mode == Mode.OPERATIONS else _session(job, costs)
-    return [JobEstimate(job.label, t, t * low_f, t * high_f) for t in times]
+    return [
+        JobEstimate(job.label, t.seconds(slowdown), t.seconds(slowdown) * low_f, t.seconds(slowdown) * high_f)
+        for t in times
+    ]
 
 
-def estimate_run(jobs: Sequence[ResolvedJob], *, probe: bool = True, busy: float | None = None) -> RunEstimate:
-    """The run's estimate; `busy` None: from this machine's load now (op_costs.load_factor)."""
-    busy = load_factor() if busy is None else busy
+def estimate_run(jobs: Sequence[ResolvedJob], *, probe: bool = True, slowdown: float | None = None) -> RunEstimate:
+    """The run's estimate; `slowdown` None: measured now (op_costs.cpu_slowdown)."""
+    slowdown = cpu_slowdown() if slowdown is None else slowdown
     out: list[JobEstimate] = []
     for job in jobs:
-        out.extend(estimate_job(job, probe=probe, busy=busy))
-    return RunEstimate(tuple(out))
+        out.extend(estimate_job(job, probe=probe, slowdown=slowdown))
+    return RunEstimate(tuple(out), start_s=RUN_START_S * slowdown, slowdown=slowdown)
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,10 @@ CATALOGUE = ("estimates", "op_costs.json")
 #: A machine this many times slower or faster than the catalogue's is taken at this bound:
 #: beyond it the probe measured something else (a stall), not the machine.
 MAX_SCALE = 4.0
-#: The most a busy machine's load widens an estimate's upper end by.
-MAX_LOAD_FACTOR = 3.0
+#: How long `cpu_slowdown` watches, how long its figure is kept, and the most it says.
+SHARE_WINDOW_S = 0.2
+SHARE_TTL_S = 30.0
+MAX_SLOWDOWN = 8.0
 #: Message sizes a probe times the message operations at; a line through them prices the rest.
 PROBE_SMALL = 1024
 PROBE_LARGE = 1 << 20
@@ -97,8 +99,8 @@ def cost_key(scheme: str, backend: str, params: object) -> str:
 def speed_probe(rounds: int = 15) -> float:
     """Seconds this machine takes for a fixed mix of interpreter work and hashing, the two
     kinds of work the catalogue's operations are made of: the best of `rounds` short
-    tries (~1.5 ms each), so that other programs sharing the CPUs slow few of them; the
-    machine's load is the range's business (`load_factor`), not its speed's."""
+    tries (~1.5 ms each), so that other programs sharing the CPUs slow few of them: this
+    is the machine's speed; how much of it other programs leave is `cpu_slowdown`'s."""
     block = os.urandom(1 << 20)
     best = float("inf")
     for _ in range(rounds):
@@ -111,15 +113,24 @@ def speed_probe(rounds: int = 15) -> float:
     return best
 
 
-def load_factor() -> float:
-    """How many programs want each CPU now (the 1-minute load average per CPU, at least
-    1, at most MAX_LOAD_FACTOR): a run on a machine shared with other work can take that
-    much longer, which the upper end of an estimate allows for."""
-    try:
-        load = os.getloadavg()[0]
-    except (OSError, AttributeError):  # not on every platform
-        return 1.0
-    return min(max(load / max(os.cpu_count() or 1, 1), 1.0), MAX_LOAD_FACTOR)
+def cpu_slowdown(window_s: float = SHARE_WINDOW_S) -> float:
+    """How much longer CPU work takes here now than on an idle machine: a busy loop's wall
+    time over the CPU time it got (other programs sharing the CPUs take the rest), at least
+    1 and at most MAX_SLOWDOWN. Measured at most every SHARE_TTL_S (the Presets menu and
+    the question before Run ask within moments of each other)."""
+    now = time.monotonic()
+    if _share_cache and now - _share_cache[0] < SHARE_TTL_S:
+        return _share_cache[1]
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall0 < window_s:
+        sum(range(2_000))
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    slowdown = min(max(wall / max(cpu, 1e-9), 1.0), MAX_SLOWDOWN)
+    _share_cache[:] = [now, slowdown]
+    return slowdown
+
+
+_share_cache: list[float] = []
 
 
 def _time_one(call: Callable[[], object]) -> float:

@@ -115,7 +115,8 @@ def long_run_warning(profile: Profile, guess: RunEstimate | None = None) -> str 
     guess = guess if guess is not None else run_estimate(profile)
     if guess is None or not guess.long:
         return None
+    busy = f" ({guess.busy_note()})" if guess.busy_note() else ""
     return (
-        f"{profile.name} is estimated to take {guess.text()} on this machine "
+        f"{profile.name} is estimated to take {guess.text()} on this machine{busy} "
         f"({plural(len(guess.jobs), 'job')}). The window stays usable meanwhile, and Stop ends it. Start it now?"
     )

@@ -32,7 +32,7 @@ def _jobs(monkeypatch: pytest.MonkeyPatch, costs: OpCosts, **job: Any) -> list[R
 
 
 def _seconds(jobs: list[ResolvedJob]) -> float:
-    return sum(part.seconds for job in jobs for part in est.estimate_job(job, busy=1.0))
+    return sum(part.seconds for job in jobs for part in est.estimate_job(job, slowdown=1.0))
 
 
 def test_a_fast_operation_costs_its_batches_not_its_calls(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,13 +82,13 @@ def test_a_load_sweep_is_a_range_from_three_steps_to_all_of_them(monkeypatch: py
         duration_s=2,
         warmup_s=0.5,
     )
-    (part,) = est.estimate_job(jobs[0], busy=1.0)
+    (part,) = est.estimate_job(jobs[0], slowdown=1.0)
     assert 3 * 2.5 * est.LOW <= part.low < part.seconds < part.high
     assert 10 * 2.5 < part.seconds < 10 * 2.5 + 8  # ten steps, the drain, the pools, the calibration
     fixed = _jobs(
         monkeypatch, KEM, scheme="rsa-kem", params={"bits": 3072}, mode="load", rates=[10.0, 20.0], duration_s=1
     )
-    (part,) = est.estimate_job(fixed[0], busy=1.0)
+    (part,) = est.estimate_job(fixed[0], slowdown=1.0)
     assert 2 * 1.5 <= part.seconds < 2 * 1.5 + 3
 
 
@@ -112,11 +112,28 @@ def test_a_run_asks_first_only_when_the_upper_end_passes_five_minutes() -> None:
     assert unknown.text().endswith("(+ 1 job not estimated)")
 
 
-def test_a_busy_machine_widens_only_the_upper_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    jobs = _jobs(monkeypatch, SLOW_PKE, scheme="rsa-oaep", message_sizes=[12], samples=5)
-    calm, busy = estimate_run(jobs, busy=1.0), estimate_run(jobs, busy=3.0)
-    assert calm.seconds == busy.seconds and calm.low == busy.low
-    assert busy.high - busy.start_s == pytest.approx((calm.high - calm.start_s) * 3)
+def test_a_busy_machine_slows_the_work_not_the_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    job = {"scheme": "rsa-kem", "params": {"bits": 3072}, "mode": "loopback", "message_sizes": [1024]}
+    jobs = _jobs(monkeypatch, KEM, samples=15, link="satellite", pause_ms=100, **job)
+    calm, busy = estimate_run(jobs, slowdown=1.0), estimate_run(jobs, slowdown=3.0)
+    assert calm.seconds < busy.seconds < 3 * calm.seconds  # the satellite's round trips do not slow down
+    operations = _jobs(monkeypatch, SLOW_PKE, scheme="rsa-oaep", message_sizes=[12], samples=5)
+    calm, busy = estimate_run(operations, slowdown=1.0), estimate_run(operations, slowdown=3.0)
+    assert busy.seconds == pytest.approx(3 * calm.seconds)
+    assert busy.low < busy.seconds < busy.high
+
+
+def test_the_slowdown_is_the_share_of_the_cpu_other_programs_leave(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.run import op_costs
+
+    monkeypatch.setattr(op_costs, "_share_cache", [])
+    assert 1.0 <= op_costs.cpu_slowdown(0.02) <= op_costs.MAX_SLOWDOWN
+    clock = iter([0.0, 0.0, 0.05, 0.1, 0.1])  # wall 0.1 s, 0.025 s of it ours: 4x slower
+    cpu = iter([0.0, 0.025])
+    monkeypatch.setattr(op_costs, "_share_cache", [])
+    monkeypatch.setattr(op_costs.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(op_costs.time, "process_time", lambda: next(cpu))
+    assert op_costs.cpu_slowdown(0.1) == pytest.approx(4.0)
 
 
 def test_the_time_left_scales_the_jobs_left_by_how_the_finished_ones_went() -> None:
