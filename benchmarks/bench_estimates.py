@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,8 @@ def main() -> None:
                 "low_s": guess.low,
                 "high_s": guess.high,
                 "text": guess.text(),
+                "slowdown": slowdown,
+                "load": os.getloadavg(),
             }
             actual = None
             if not args.estimate_only:

@@ -55,18 +55,19 @@ from app.core.vocab import Mode
 #: A run expected to take longer than this (its estimate's upper end) asks before it starts.
 LONG_RUN_S = 5 * 60.0
 
-# Fixed costs measured on this machine (benchmarks/bench_estimates.py, 2026-11-26): what a
-# job pays besides its operations.
+# Fixed costs measured on this machine (benchmarks/bench_estimates.py, 2026-11-26, reduced
+# runs at a load of about 7 on 2 CPUs, divided by the slowdown that load makes): what a job
+# pays besides its operations, on an idle machine.
 #: An operations job: its child process spawned and its libraries imported.
-OPERATIONS_START_S = 0.05
+OPERATIONS_START_S = 0.025
 #: A session: receiver and sender processes, the connection and its token handshake.
-SESSION_START_S = 0.08
+SESSION_START_S = 0.04
 #: A session over an emulated link: the relay or the packet path's namespaces set up.
-LINK_START_S = 0.2
+LINK_START_S = 0.1
 #: A load job: the server's workers and the generator started, the clients connected.
-LOAD_START_S = 0.4
+LOAD_START_S = 0.2
 #: The run itself: the pre-flight check, the store, the report of the environment.
-RUN_START_S = 0.5
+RUN_START_S = 0.25
 #: Each message size: its plaintext, handshake and summary (statistics over the samples).
 PER_SIZE_S = 0.01
 #: What the harness adds to each timed call: making its input, keeping and checking its

@@ -36,6 +36,11 @@ MAX_SCALE = 4.0
 SHARE_WINDOW_S = 0.2
 SHARE_TTL_S = 30.0
 MAX_SLOWDOWN = 8.0
+#: A run loses about half of what the busy loop loses: its processes wait on pipes,
+#: forks and sockets, and the scheduler favours a task that slept over one that never
+#: does. Fitted on this machine at loads of 7 to 12 on 2 CPUs (benchmarks/README.md,
+#: "Run estimates against actual runs").
+SLOWDOWN_WEIGHT = 0.5
 #: Message sizes a probe times the message operations at; a line through them prices the rest.
 PROBE_SMALL = 1024
 PROBE_LARGE = 1 << 20
@@ -114,10 +119,11 @@ def speed_probe(rounds: int = 15) -> float:
 
 
 def cpu_slowdown(window_s: float = SHARE_WINDOW_S) -> float:
-    """How much longer CPU work takes here now than on an idle machine: a busy loop's wall
-    time over the CPU time it got (other programs sharing the CPUs take the rest), at least
-    1 and at most MAX_SLOWDOWN. Measured at most every SHARE_TTL_S (the Presets menu and
-    the question before Run ask within moments of each other)."""
+    """How much longer CPU work takes here now than on an idle machine: from a busy loop's
+    wall time over the CPU time it got (other programs sharing the CPUs take the rest;
+    at least 1, at most MAX_SLOWDOWN), weighted by SLOWDOWN_WEIGHT. Measured at most every
+    SHARE_TTL_S (the Presets menu and the question before Run ask within moments of each
+    other)."""
     now = time.monotonic()
     if _share_cache and now - _share_cache[0] < SHARE_TTL_S:
         return _share_cache[1]
@@ -125,7 +131,8 @@ def cpu_slowdown(window_s: float = SHARE_WINDOW_S) -> float:
     while time.perf_counter() - wall0 < window_s:
         sum(range(2_000))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    slowdown = min(max(wall / max(cpu, 1e-9), 1.0), MAX_SLOWDOWN)
+    raw = min(max(wall / max(cpu, 1e-9), 1.0), MAX_SLOWDOWN)
+    slowdown = 1.0 + SLOWDOWN_WEIGHT * (raw - 1.0)
     _share_cache[:] = [now, slowdown]
     return slowdown
 
