@@ -73,6 +73,10 @@ PER_SIZE_S = 0.01
 #: What the harness adds to each timed call: making its input, keeping and checking its
 #: output (a few Python calls), beyond the operation itself.
 PER_CALL_S = 1.5e-6
+#: Bytes the harness handles besides the operation's own: a message's random plaintext
+#: made once a size, and per call the payload joined, copied and compared when checked.
+PLAINTEXT_S_PER_BYTE = 2e-9
+COPY_S_PER_BYTE = 1e-9
 #: Per round of a metric: the recorder, the progress message, the untimed warm call's loop.
 PER_ROUND_S = 30e-6
 #: One exchange on plain loopback: two frames through the kernel, both ends in Python.
@@ -229,11 +233,15 @@ def _operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
         both = sum(ops.values())
         time = _Time(first.cpu, first.wait) if k == 0 else _Time()
         time.cpu += PER_SIZE_S + costs.exchange * 2 + both  # the size's own handshake and sample payload
+        time.cpu += size * PLAINTEXT_S_PER_BYTE
+        copies = size * COPY_S_PER_BYTE
         for op in ops.values():
             # An encrypt is checked by a decrypt, a decrypt's input made by an encrypt.
-            time.cpu += _metric_s(rounds, op, both - op if len(ops) > 1 else op * 0.1, max(size, 1))
+            other = (both - op if len(ops) > 1 else op * 0.1) + copies
+            time.cpu += _metric_s(rounds, op, other, max(size, 1))
         time.cpu += sum(_metric_s(rounds, op, op) for op in costs.extras.values())
-        time.cpu += job.tamper * both + TRACED_FACTOR * both  # tamper tries; the memory pass
+        # The tamper tries (a payload sealed, a bit flipped in a copy, opened); the memory pass.
+        time.cpu += job.tamper * (both + 2 * copies) + TRACED_FACTOR * both
         time.wait += (len(ops) + len(costs.extras)) * rounds * pause
         out.append(time)
     return out

@@ -117,6 +117,6 @@ def long_run_warning(profile: Profile, guess: RunEstimate | None = None) -> str 
         return None
     busy = f" ({guess.busy_note()})" if guess.busy_note() else ""
     return (
-        f"{profile.name} is estimated to take {guess.text()} on this machine{busy} "
-        f"({plural(len(guess.jobs), 'job')}). The window stays usable meanwhile, and Stop ends it. Start it now?"
+        f"{profile.name}, {plural(len(guess.jobs), 'job')}, is estimated to take {guess.text()} on this "
+        f"machine{busy}. The window stays usable meanwhile, and Stop ends it. Start it now?"
     )
