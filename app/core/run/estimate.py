@@ -373,17 +373,21 @@ class Refined:
         return finished_s / planned
 
     def left(self, finished_s: float, finished: int, current_s: float | None, current_fraction: float = 0.0) -> float:
-        """Seconds left: the running result's (from its own progress once it has done
-        MIN_FRACTION of it, else its estimate less what it has run, never below a tenth of
-        it: it is still running), and every later one's estimate, all times the ratio."""
+        """Seconds left: the running result's estimate less what it has run, every later
+        one's estimate, all times the ratio. A job's phases differ in cost (ElGamal's key
+        generations are quick, its decryptions slow), so its share of samples done says
+        little about its end: it is used only once the job has run past its estimate (from
+        MIN_FRACTION of it; before, a tenth of the estimate: it is still running)."""
         ratio = self.ratio(finished_s, finished)
         jobs = self.estimate.jobs
         if finished >= len(jobs):
             return 0.0
         current = jobs[finished].seconds * ratio
         if current_s is not None:
-            if current_fraction >= MIN_FRACTION:
+            if current_s < current:
+                current = max(current - current_s, current * 0.1)
+            elif current_fraction >= MIN_FRACTION:
                 current = current_s * (1 - current_fraction) / current_fraction
             else:
-                current = max(current - current_s, current * 0.1)
+                current *= 0.1
         return current + ratio * sum(job.seconds for job in jobs[finished + 1 :])

@@ -143,7 +143,9 @@ def test_the_time_left_scales_the_jobs_left_by_how_the_finished_ones_went() -> N
     assert refined.ratio(4.0, 2) == pytest.approx(2.0)
     assert refined.left(4.0, 2, None) == pytest.approx(200.0)  # not 2 s a job x 1 job
     assert refined.left(4.0, 2, 190.0) == pytest.approx(20.0)  # still running: never below a tenth
-    assert refined.left(4.0, 2, 10.0, current_fraction=0.5) == pytest.approx(10.0)  # its own progress
+    # Its own progress counts only once it has run past its estimate (200 s here).
+    assert refined.left(4.0, 2, 10.0, current_fraction=0.9) == pytest.approx(190.0)
+    assert refined.left(4.0, 2, 300.0, current_fraction=0.75) == pytest.approx(100.0)
     assert refined.left(200.0, 3, None) == 0.0
 
 
