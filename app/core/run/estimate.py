@@ -236,8 +236,9 @@ def _operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
         time.cpu += size * PLAINTEXT_S_PER_BYTE
         copies = size * COPY_S_PER_BYTE
         for op in ops.values():
-            # An encrypt is checked by a decrypt, a decrypt's input made by an encrypt.
-            other = (both - op if len(ops) > 1 else op * 0.1) + copies
+            # An encrypt is checked by a decrypt, a decrypt's input made by an encrypt; a
+            # hash or a derivation is checked by computing it again.
+            other = (both - op if len(ops) > 1 else op) + copies
             time.cpu += _metric_s(rounds, op, other, max(size, 1))
         time.cpu += sum(_metric_s(rounds, op, op) for op in costs.extras.values())
         # The tamper tries (a payload sealed, a bit flipped in a copy, opened); the memory pass.
