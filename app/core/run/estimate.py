@@ -63,7 +63,7 @@ OPERATIONS_START_S = 0.025
 #: A session: receiver and sender processes, the connection and its token handshake.
 SESSION_START_S = 0.04
 #: A session over an emulated link: the relay or the packet path's namespaces set up.
-LINK_START_S = 0.1
+LINK_START_S = 0.3
 #: A load job: the server's workers and the generator started, the clients connected.
 LOAD_START_S = 0.2
 #: The run itself: the pre-flight check, the store, the report of the environment.
