@@ -51,6 +51,7 @@ def test_presets_menu_says_what_each_measures_and_how_long_it_will_take(window: 
         assert time_said.endswith("here (estimated)") and "over" not in time_said, time_said
     # pq-over-links waits out seconds-long round trips: minutes, not "over 31 s".
     assert "min" in actions["pq-over-links"].text().split("\t")[1]
+    assert "70 jobs" in actions["pq-over-links"].toolTip()  # 10 jobs, each over 7 links
     _store_quick_run(window.store_path, 14)
     window._fill_presets_menu()
     quick_action = next(a for a in window.presets_menu.actions() if a.data() == "quick")

@@ -105,6 +105,8 @@ def preset_entries(store_path: Path) -> list[PresetEntry]:
         jobs, samples = measured(profile)
         # probe=False: every preset's schemes are in the catalogue; the menu never waits.
         guess = run_estimate(profile, probe=False)
+        # The runner's count: one per job, message size and link (a sweep over 7 links is 7).
+        jobs = len(guess.jobs) if guess is not None else jobs
         entries.append(PresetEntry(name, profile.description, jobs, samples, durations.get(profile.name), guess))
     return entries
 
