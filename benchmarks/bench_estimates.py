@@ -9,6 +9,7 @@ Run:
     .venv/bin/python benchmarks/bench_estimates.py --reduced           # all presets, reduced
     .venv/bin/python benchmarks/bench_estimates.py --full quick backends
     .venv/bin/python benchmarks/bench_estimates.py --estimate-only      # no runs
+    .venv/bin/python benchmarks/bench_estimates.py --table LOG.jsonl    # the README's table
 Each finished row is also appended to --log (JSON lines), so long sessions survive.
 """
 
@@ -30,7 +31,7 @@ from app.core.profile.edits import reduced
 from app.core.profile.files import load_profile, preset_names
 from app.core.profile.resolve import resolve_jobs
 from app.core.run.estimate import estimate_run, range_text
-from app.core.run.op_costs import cpu_slowdown
+from app.core.run.op_costs import SLOWDOWN_WEIGHT, cpu_slowdown
 
 
 def _actual(name: str, is_reduced: bool) -> tuple[float, list[float]]:
@@ -51,6 +52,32 @@ def _actual(name: str, is_reduced: bool) -> tuple[float, list[float]]:
     return (finished - started).total_seconds(), each
 
 
+def table(logs: list[Path]) -> None:
+    """The Markdown table of logged runs, each estimate made again by the current model at
+    the CPU share measured just before that run (`raw_slowdown`), so rows logged while the
+    model changed are all judged by the one in this commit."""
+    print("| preset | form | CPU share lost (raw → weighted) | load | estimate | range | actual | actual / estimate |")
+    print("|---|---|---|---|---|---|---|---|")
+    for log in logs:
+        for line in log.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if "actual_s" not in row:
+                continue
+            profile = load_profile(row["preset"])
+            profile = reduced(profile) if row["reduced"] else profile
+            raw = row["raw_slowdown"]
+            weighted = 1 + SLOWDOWN_WEIGHT * (raw - 1)
+            guess = estimate_run(resolve_jobs(profile, has_remote=True), slowdown=weighted)
+            actual = row["actual_s"]
+            inside = "" if guess.low <= actual <= guess.high else " (outside)"
+            load = f"{row['load'][0]:.1f}" if "load" in row else "-"
+            print(
+                f"| {row['preset']} | {'reduced' if row['reduced'] else 'full'} | {raw:.1f}× → {weighted:.1f}× | {load} "
+                f"| {guess.seconds:,.1f} s | {range_text(guess.low, guess.high)} | {actual:,.1f} s "
+                f"| {actual / guess.seconds:.2f}{inside} |"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("presets", nargs="*", help="presets to run (default: all)")
@@ -58,7 +85,11 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the full form only")
     parser.add_argument("--estimate-only", action="store_true")
     parser.add_argument("--log", type=Path, default=None, help="append each row here as JSON")
+    parser.add_argument("--table", type=Path, nargs="+", default=None, help="print the Markdown table of these logs")
     args = parser.parse_args()
+    if args.table:
+        table(args.table)
+        return
     forms = [True] if args.reduced else [False] if args.full else [True, False]
     print(f"{'preset':28} {'estimate':>9} {'range':>16} {'actual':>9} {'ratio':>6}")
     for name in args.presets or preset_names():
@@ -76,6 +107,7 @@ def main() -> None:
                 "high_s": guess.high,
                 "text": guess.text(),
                 "slowdown": slowdown,
+                "raw_slowdown": 1 + (slowdown - 1) / SLOWDOWN_WEIGHT,
                 "load": os.getloadavg(),
             }
             actual = None
