@@ -19,8 +19,10 @@ a past run of another size:
   warm-up, window and drain (a sweep stops past the knee: from 3 to all 10 steps).
 
 Each job also pays a fixed start-up (child processes spawned, libraries imported, a
-link set up), measured on this machine (benchmarks/bench_estimates.py). The result is
-a range: the central figure and the low and high ends around it, wider where less is
+link set up), measured on this machine (benchmarks/bench_estimates.py). CPU work is
+multiplied by the slowdown other programs cause now (op_costs.cpu_slowdown, measured
+once before the run); waiting (a link's delays, pauses, load steps) is not. The result
+is a range: the central figure and the low and high ends around it, wider where less is
 known (a scheme this process had to probe, a sweep whose steps depend on its knee).
 
 While a run goes, `Refined` scales the remaining jobs' estimates by what the finished
