@@ -69,7 +69,7 @@ def test_a_session_over_a_slow_link_waits_out_its_round_trips(monkeypatch: pytes
     assert far < exchanges * 1.5
 
 
-def test_a_load_sweep_is_a_range_from_three_steps_to_all_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_load_sweep_is_a_range_from_two_steps_to_all_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = _jobs(
         monkeypatch,
         KEM,
@@ -83,8 +83,11 @@ def test_a_load_sweep_is_a_range_from_three_steps_to_all_of_them(monkeypatch: py
         warmup_s=0.5,
     )
     (part,) = est.estimate_job(jobs[0], slowdown=1.0)
-    assert 3 * 2.5 * est.LOW <= part.low < part.seconds < part.high
+    assert 2 * 2.5 * est.LOW <= part.low < part.seconds < part.high
     assert 10 * 2.5 < part.seconds < 10 * 2.5 + 8  # ten steps, the drain, the pools, the calibration
+    # On a busy machine the generator falls behind early: fewer steps expected, same range.
+    (busy,) = est.estimate_job(jobs[0], slowdown=5.0)
+    assert 2 * 2.5 < busy.seconds < 3 * 2.5 + 8 and busy.seconds < part.seconds
     fixed = _jobs(
         monkeypatch, KEM, scheme="rsa-kem", params={"bits": 3072}, mode="load", rates=[10.0, 20.0], duration_s=1
     )
