@@ -31,7 +31,7 @@ from app.core.profile.edits import reduced
 from app.core.profile.files import load_profile, preset_names
 from app.core.profile.resolve import resolve_jobs
 from app.core.run.estimate import estimate_run, range_text
-from app.core.run.op_costs import SLOWDOWN_WEIGHT, cpu_slowdown
+from app.core.run.op_costs import busy_loop_slowdown, raw_slowdown, weighted
 
 
 def _actual(name: str, is_reduced: bool) -> tuple[float, list[float]]:
@@ -53,11 +53,11 @@ def _actual(name: str, is_reduced: bool) -> tuple[float, list[float]]:
 
 
 def table(logs: list[Path]) -> None:
-    """The Markdown table of logged runs, each estimate made again by the current model at
-    the CPU share measured just before that run (`raw_slowdown`), so rows logged while the
-    model changed are all judged by the one in this commit."""
-    print("| preset | form | CPU share lost (raw → weighted) | load | estimate | range | actual | actual / estimate |")
-    print("|---|---|---|---|---|---|---|---|")
+    """The Markdown table of logged runs, each estimate made again by the current model from
+    the busy loop read just before that run, so rows logged while the model changed are
+    all judged by the one in this commit (the load average is shown, not used)."""
+    print("| preset | form | busy loop | load | slowdown (weighted) | estimate | range | actual | actual / estimate |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for log in logs:
         for line in log.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
@@ -65,14 +65,14 @@ def table(logs: list[Path]) -> None:
                 continue
             profile = load_profile(row["preset"])
             profile = reduced(profile) if row["reduced"] else profile
-            raw = row["raw_slowdown"]
-            weighted = 1 + SLOWDOWN_WEIGHT * (raw - 1)
-            guess = estimate_run(resolve_jobs(profile, has_remote=True), slowdown=weighted)
+            raw = raw_slowdown(row["busy_loop"])
+            guess = estimate_run(resolve_jobs(profile, has_remote=True), slowdown=weighted(raw))
             actual = row["actual_s"]
             inside = "" if guess.low <= actual <= guess.high else " (outside)"
-            load = f"{row['load'][0]:.1f}" if "load" in row else "-"
+            load = f"{row['load'][0]:.1f}" + (" ≈" if row.get("load_from_log") else "")
             print(
-                f"| {row['preset']} | {'reduced' if row['reduced'] else 'full'} | {raw:.1f}× → {weighted:.1f}× | {load} "
+                f"| {row['preset']} | {'reduced' if row['reduced'] else 'full'} | {row['busy_loop']:.1f}× | {load} "
+                f"| {weighted(raw):.1f}× "
                 f"| {guess.seconds:,.1f} s | {range_text(guess.low, guess.high)} | {actual:,.1f} s "
                 f"| {actual / guess.seconds:.2f}{inside} |"
             )
@@ -96,7 +96,8 @@ def main() -> None:
         for is_reduced in forms:
             profile = load_profile(name)
             profile = reduced(profile) if is_reduced else profile
-            slowdown = cpu_slowdown()
+            loop = busy_loop_slowdown()
+            slowdown = weighted(raw_slowdown(loop))
             guess = estimate_run(resolve_jobs(profile, has_remote=True), slowdown=slowdown)
             label = f"{name}{' (reduced)' if is_reduced else ''}"
             row = {
@@ -106,8 +107,7 @@ def main() -> None:
                 "low_s": guess.low,
                 "high_s": guess.high,
                 "text": guess.text(),
-                "slowdown": slowdown,
-                "raw_slowdown": 1 + (slowdown - 1) / SLOWDOWN_WEIGHT,
+                "busy_loop": loop,
                 "load": os.getloadavg(),
             }
             actual = None

@@ -119,22 +119,38 @@ def speed_probe(rounds: int = 15) -> float:
 
 
 def cpu_slowdown(window_s: float = SHARE_WINDOW_S) -> float:
-    """How much longer CPU work takes here now than on an idle machine: from a busy loop's
-    wall time over the CPU time it got (other programs sharing the CPUs take the rest;
-    at least 1, at most MAX_SLOWDOWN), weighted by SLOWDOWN_WEIGHT. Measured at most every
-    SHARE_TTL_S (the Presets menu and the question before Run ask within moments of each
-    other)."""
+    """How much longer CPU work takes here now than on an idle machine: the busy loop's
+    reading (`busy_loop_slowdown`, at least 1, at most MAX_SLOWDOWN) weighted by
+    SLOWDOWN_WEIGHT. Measured at most every SHARE_TTL_S (the Presets menu and the question
+    before Run ask within moments of each other). The load average was tried beside it
+    (the lesser of the two): on this machine it lagged bursts of other work and fitted
+    the runs worse (benchmarks/README.md, "Run estimates against actual runs")."""
     now = time.monotonic()
     if _share_cache and now - _share_cache[0] < SHARE_TTL_S:
         return _share_cache[1]
+    slowdown = weighted(raw_slowdown(busy_loop_slowdown(window_s)))
+    _share_cache[:] = [now, slowdown]
+    return slowdown
+
+
+def busy_loop_slowdown(window_s: float = SHARE_WINDOW_S) -> float:
+    """A busy loop's wall time over the CPU time it got: other programs sharing the CPUs
+    take the rest. A burst of other work in its 0.2 s reads as a busy machine."""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     while time.perf_counter() - wall0 < window_s:
         sum(range(2_000))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    raw = min(max(wall / max(cpu, 1e-9), 1.0), MAX_SLOWDOWN)
-    slowdown = 1.0 + SLOWDOWN_WEIGHT * (raw - 1.0)
-    _share_cache[:] = [now, slowdown]
-    return slowdown
+    return wall / max(cpu, 1e-9)
+
+
+def raw_slowdown(busy_loop: float) -> float:
+    """The busy loop's reading, at least 1 and at most MAX_SLOWDOWN (beyond, a stall)."""
+    return min(max(busy_loop, 1.0), MAX_SLOWDOWN)
+
+
+def weighted(raw: float) -> float:
+    """The slowdown a run sees for a `raw` one (SLOWDOWN_WEIGHT)."""
+    return 1.0 + SLOWDOWN_WEIGHT * (raw - 1.0)
 
 
 _share_cache: list[float] = []

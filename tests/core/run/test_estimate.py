@@ -133,10 +133,11 @@ def test_the_slowdown_is_the_share_of_the_cpu_other_programs_leave(monkeypatch: 
     assert 1.0 <= op_costs.cpu_slowdown(0.02) <= op_costs.MAX_SLOWDOWN
     clock = iter([0.0, 0.0, 0.05, 0.1, 0.1])  # wall 0.1 s, 0.025 s of it ours: the loop 4x slower
     cpu = iter([0.0, 0.025])
-    monkeypatch.setattr(op_costs, "_share_cache", [])
     monkeypatch.setattr(op_costs.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(op_costs.time, "process_time", lambda: next(cpu))
-    assert op_costs.cpu_slowdown(0.1) == pytest.approx(1 + op_costs.SLOWDOWN_WEIGHT * 3)
+    assert op_costs.busy_loop_slowdown(0.1) == pytest.approx(4.0)
+    assert op_costs.raw_slowdown(0.9) == 1.0 and op_costs.raw_slowdown(50.0) == op_costs.MAX_SLOWDOWN
+    assert op_costs.weighted(3.0) == pytest.approx(1 + op_costs.SLOWDOWN_WEIGHT * 2)
 
 
 def test_the_time_left_scales_the_jobs_left_by_how_the_finished_ones_went() -> None:
