@@ -16,8 +16,8 @@ a past run of another size:
   the message serialized at the rate: app.core.link.presets.round_trip_ms) plus the
   sealing and opening at both ends, and the pauses between samples;
 - load: per size, the pools of requests, the sweep's closed-loop estimate, and each step's
-  warm-up, window and drain (a sweep stops past the knee: from 2 to all 10 steps, fewer
-  on a busy machine, whose generator falls behind early).
+  warm-up, window and drain (a sweep stops past the knee or when its generator falls
+  behind: from 2 to all 10 steps).
 
 Each job also pays a fixed start-up (child processes spawned, libraries imported, a
 link set up), measured on this machine (benchmarks/bench_estimates.py). CPU work is
@@ -299,7 +299,7 @@ def _session(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
 SWEEP_MIN_STEPS = 2
 
 
-def _load(job: ResolvedJob, costs: OpCosts, slowdown: float = 1.0) -> list[tuple[_Time, _Time, _Time]]:
+def _load(job: ResolvedJob, costs: OpCosts) -> list[tuple[_Time, _Time, _Time]]:
     """(central, low, high) per size: a sweep's step count depends on where its knee lies."""
     settings = job.load
     assert settings is not None
@@ -321,13 +321,11 @@ def _load(job: ResolvedJob, costs: OpCosts, slowdown: float = 1.0) -> list[tuple
             head.wait += min(CALIBRATION_BUDGET_S, CALIBRATION_REQUESTS * link.wait)
             steps = len(sweep.SWEEP_FRACTIONS)
             # Two steps that did not keep up stop a sweep (sweep.should_stop), so it runs
-            # from 2 steps to all of them. On an idle machine it climbs to the knee (near
-            # the closed-loop estimate: 9 or 10 steps); on a busy one the generator falls
-            # behind its schedule early and its first two steps end it (2026-11-24 and -26
-            # here: 8 of 9 sweeps at loads of 7 to 10). The central figure follows the
-            # slowdown between the two.
-            expected = min(max(steps / max(slowdown, 1.0), SWEEP_MIN_STEPS), steps)
-            central = _Time(head.cpu, head.wait + expected * step + drain)
+            # from 2 steps to all of them, as its knee and its generator decide. Here every
+            # sweep measured stopped after its first two (18 sweeps, 2026-11-24 and -26, at
+            # loads from 3 to 10 on 2 CPUs: the generator fell behind its schedule at once),
+            # so the central figure is that; the upper end is a sweep that climbs to the top.
+            central = _Time(head.cpu, head.wait + SWEEP_MIN_STEPS * step + link.wait)
             low = _Time(head.cpu, head.wait + SWEEP_MIN_STEPS * step)
             high = _Time(head.cpu, head.wait + steps * (step + link.wait) + 2 * drain)
         else:
@@ -353,7 +351,7 @@ def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0)
     if job.mode == Mode.LOAD:
         return [
             JobEstimate(job.label, c.seconds(slowdown), lo.seconds(slowdown) * low_f, h.seconds(slowdown) * high_f)
-            for c, lo, h in _load(job, costs, slowdown)
+            for c, lo, h in _load(job, costs)
         ]
     times = _operations(job, costs) if job.mode == Mode.OPERATIONS else _session(job, costs)
     return [

@@ -84,10 +84,8 @@ def test_a_load_sweep_is_a_range_from_two_steps_to_all_of_them(monkeypatch: pyte
     )
     (part,) = est.estimate_job(jobs[0], slowdown=1.0)
     assert 2 * 2.5 * est.LOW <= part.low < part.seconds < part.high
-    assert 10 * 2.5 < part.seconds < 10 * 2.5 + 8  # ten steps, the drain, the pools, the calibration
-    # On a busy machine the generator falls behind early: fewer steps expected, same range.
-    (busy,) = est.estimate_job(jobs[0], slowdown=5.0)
-    assert 2 * 2.5 < busy.seconds < 3 * 2.5 + 8 and busy.seconds < part.seconds
+    assert 2 * 2.5 < part.seconds < 2 * 2.5 + 3  # two steps, the pools, the calibration
+    assert part.high > 10 * 2.5 * est.HIGH  # a sweep that climbs to the top
     fixed = _jobs(
         monkeypatch, KEM, scheme="rsa-kem", params={"bits": 3072}, mode="load", rates=[10.0, 20.0], duration_s=1
     )
