@@ -172,8 +172,17 @@ def _best(call: Callable[[], object], budget_s: float = 0.05, most: int = 50) ->
     return best
 
 
+def _keygen_cost(call: Callable[[], object]) -> float:
+    """A fast key generation: the best of a few calls. A slow one: the mean of three (an RSA
+    key generation varies several-fold with its primes; the best would flatter it)."""
+    first = _time_one(call)
+    if first < SLOW_PROBE_S:
+        return min(first, _best(call, most=5))
+    return (first + _time_one(call) + _time_one(call)) / 3
+
+
 def probe_costs(scheme_id: str, backend: str, params: dict[str, Any], large: int = PROBE_LARGE) -> OpCosts:
-    """Time each operation of one scheme here: a key generation (one call when slow), the
+    """Time each operation of one scheme here: a key generation (`_keygen_cost`), the
     exchange, and each message operation at PROBE_SMALL and `large` bytes."""
     scheme = registry.create(scheme_id, backend, params)
     family = scheme.info.family
@@ -181,13 +190,10 @@ def probe_costs(scheme_id: str, backend: str, params: dict[str, Any], large: int
     keygen = 0.0
     if family in KEYGEN_ON_SENDER:
         public = receiver.setup()
-        keygen = _best(lambda: scheme.new_sender().handshake(public), most=3)
+        keygen = _keygen_cost(lambda: scheme.new_sender().handshake(public))
     elif family not in NO_KEYGEN:
-        start = time.perf_counter()
         public = receiver.setup()
-        keygen = time.perf_counter() - start
-        if keygen < SLOW_PROBE_S:
-            keygen = min(keygen, _best(lambda: scheme.new_receiver().setup(), most=5))
+        keygen = _keygen_cost(lambda: scheme.new_receiver().setup())
     else:
         public = receiver.setup()
     exchange = 0.0
