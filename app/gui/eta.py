@@ -1,20 +1,44 @@
-"""How long a run has left: from the time the finished jobs took and the progress of
-the running one, never "0 s" while a job is still running."""
+"""How long a run has left, for the status bar.
+
+With the run's estimate (app.core.run.estimate.Refined): the remaining jobs' own
+estimates, scaled by how the finished jobs compared with theirs: jobs of different sizes
+are not assumed to take the average so far (at 2 of 70 jobs that said "about 19 s left"
+for a run of 12 minutes). Without one (a job the estimate could not price): from the
+time the finished jobs took and the progress of the running one, never "0 s" while a job
+is still running.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.core.run.estimate import MIN_FRACTION, Refined
 from app.gui.words import duration
-
-#: Below this share of its samples, a job's own progress says little about its end.
-MIN_FRACTION = 0.05
 
 
 @dataclass(frozen=True)
 class Eta:
     seconds: float | None  # None: nothing to base an estimate on yet
     text: str
+
+
+def time_left(
+    refined: Refined | None,
+    elapsed: float,
+    finished: int,
+    total: int,
+    current_elapsed: float | None,
+    current_fraction: float,
+) -> Eta:
+    """The status bar's time left: from `refined` where the run has an estimate, else
+    `estimate`'s pace of the jobs so far."""
+    if refined is None:
+        return estimate(elapsed, finished, total, current_elapsed, current_fraction)
+    finished_s = elapsed - (current_elapsed or 0.0)
+    left = refined.left(finished_s, finished, current_elapsed, current_fraction)
+    if not finished and current_elapsed is None:
+        return Eta(left, f"about {duration(left)} left (estimated)")
+    return Eta(left, f"about {duration(left)} left")
 
 
 def estimate(elapsed: float, finished: int, total: int, current_elapsed: float | None, current_fraction: float) -> Eta:

@@ -36,6 +36,7 @@ from app.core.profile.model import Profile, ProfileError
 from app.core.profile.sizes import human_size
 from app.core.results.model import JobResult, RunResult
 from app.core.results.store import BrokenStoreError, Store, StoreError, default_store_path
+from app.core.run.estimate import Refined
 from app.core.run.events import (
     JobFinished,
     JobStarted,
@@ -51,9 +52,9 @@ from app.core.run.runner import preload
 from app.core.session import DEFAULT_PORT
 from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
 from app.gui.config.panel import ConfigPanel
-from app.gui.config.presets import long_run_warning, preset_entries
+from app.gui.config.presets import long_run_warning, preset_entries, run_estimate
 from app.gui.dialogs import AboutDialog, GettingStartedDialog, PreferencesDialog
-from app.gui.eta import estimate
+from app.gui.eta import time_left
 from app.gui.history.panel import HistoryPanel
 from app.gui.icon import app_icon
 from app.gui.log_view import LogView
@@ -106,6 +107,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self._result_log = ResultLog()
         self._finished_jobs = 0
         self._run_started_at = 0.0
+        #: The estimate of the running run, refined as its jobs finish (None: no estimate).
+        self._refined: Refined | None = None
         self._current_index: int | None = None
         self._current_started: float | None = None
         self._current_label = ""
@@ -266,7 +269,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             action.setData(entry.name)
             action.setToolTip(
                 f"{entry.description}\n\n{plural(entry.measured_jobs, 'job')}, "
-                f"{entry.samples:,} samples; {entry.expected()}"
+                f"{entry.samples:,} samples; {entry.tooltip_time()}"
             )
             action.setStatusTip(entry.description)
 
@@ -345,7 +348,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         except ProfileError as exc:
             self.error("Cannot start the run", str(exc), "Fix the problem named above and press Run again.")
             return False
-        warning = long_run_warning(profile, self.store_path)
+        guess = run_estimate(profile)
+        warning = long_run_warning(profile, guess)
         if warning is not None and not self.ask("Long run", warning):
             return False
         try:
@@ -370,6 +374,7 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self._progress, self._finished_jobs = {}, 0
         self._current_index, self._current_started = None, None
         self._run_started_at = time.monotonic()
+        self._refined = Refined(guess) if guess is not None and not guess.unknown else None
         self.progress.setVisible(True)
         self.progress.setValue(0)
         self.results_dock.raise_()
@@ -441,7 +446,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.status_job.setText(f"Quick check (reduced): {doing}" if self._reduced else doing)
         now = time.monotonic()
         done, total = (0, 0) if self._current_index is None else self._progress.get(self._current_index, (0, 0))
-        eta = estimate(
+        eta = time_left(
+            self._refined if self._total_jobs == self._estimated_jobs() else None,
             now - self._run_started_at,
             self._finished_jobs,
             self._total_jobs,
@@ -449,6 +455,9 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             done / total if total else 0.0,
         )
         self.status_eta.setText(eta.text)
+
+    def _estimated_jobs(self) -> int:
+        return len(self._refined.estimate.jobs) if self._refined is not None else -1
 
     def _on_run_finished(self, run: RunResult) -> None:
         self.last_run = run

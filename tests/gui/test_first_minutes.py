@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.core.profile.files import load_profile, read_profile_file
 from app.core.results.store import Store
-from app.gui.eta import estimate
+from app.core.run.estimate import LONG_RUN_S, JobEstimate, Refined, RunEstimate
+from app.gui.eta import estimate, time_left
 from app.gui.log_view import LogView
 from app.gui.main_window import MainWindow
 
@@ -40,37 +41,66 @@ def _store_quick_run(path: Path, seconds: int) -> None:
         store.finish_run(run.id, "finished", f"2026-11-20T09:{4 + seconds // 60:02d}:{seconds % 60:02d}+00:00")
 
 
-def test_presets_menu_says_what_each_measures_and_how_long_it_took(window: MainWindow) -> None:
+def test_presets_menu_says_what_each_measures_and_how_long_it_will_take(window: MainWindow) -> None:
     window._fill_presets_menu()
     actions = {action.data(): action for action in window.presets_menu.actions()}
     quick = load_profile("quick")
     assert quick.description in actions["quick"].toolTip()
-    assert "not run here yet" in actions["quick"].text()
+    for action in actions.values():  # a range or "about N", from the estimate; never "over under 1 s"
+        time_said = action.text().split("\t")[1]
+        assert time_said.endswith("here (estimated)") and "over" not in time_said, time_said
+    # pq-over-links waits out seconds-long round trips: minutes, not "over 31 s".
+    assert "min" in actions["pq-over-links"].text().split("\t")[1]
+    assert "70 jobs" in actions["pq-over-links"].toolTip()  # 10 jobs, each over 7 links
     _store_quick_run(window.store_path, 14)
     window._fill_presets_menu()
     quick_action = next(a for a in window.presets_menu.actions() if a.data() == "quick")
-    assert "took 14 s here last time" in quick_action.text()
+    assert "took 14 s here last time" in quick_action.toolTip()
 
 
-def test_a_run_that_took_minutes_asks_first(window: MainWindow) -> None:
-    _store_quick_run(window.store_path, 400)
+def _guess(seconds: float, high: float) -> RunEstimate:
+    return RunEstimate((JobEstimate("job", seconds, seconds * 0.75, high),), start_s=0.0)
+
+
+@pytest.mark.parametrize(("high", "asks"), [(LONG_RUN_S + 1, True), (LONG_RUN_S - 1, False)])
+def test_run_asks_first_when_the_estimates_upper_end_passes_five_minutes(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch, high: float, asks: bool
+) -> None:
     window.open_preset("quick")
+    monkeypatch.setattr("app.gui.main_window.run_estimate", lambda profile: _guess(high / 1.6, high))
     asked: list[str] = []
+    started: list[object] = []
     window.ask = lambda title, text: asked.append(text) is not None and False  # type: ignore[method-assign]
-    assert window.start_run() is False
-    assert "6 min 40 s" in asked[0] and not window.controller.running
+    monkeypatch.setattr(window.controller, "start", lambda *a, **k: started.append(a))
+    window.start_run()
+    assert bool(asked) is asks and bool(started) is not asks
+    if asks:
+        assert "estimated to take" in asked[0] and "min" in asked[0]
 
 
-def test_eta_counts_the_running_job() -> None:
+def test_eta_without_an_estimate_counts_the_running_job() -> None:
     # 10 s job, a tenth done after 1 s, nothing after it: about 9 s left, never 0.
     eta = estimate(elapsed=5.0, finished=4, total=5, current_elapsed=1.0, current_fraction=0.1)
     assert eta.seconds == pytest.approx(9.0) and eta.text == "about 9 s left"
     # The last job has no progress and runs longer than the others took: no "0 s".
     eta = estimate(elapsed=14.0, finished=4, total=5, current_elapsed=10.0, current_fraction=0.0)
     assert eta.seconds is None and eta.text == "current job running for 10 s"
-    # Jobs still waiting after it are counted at the others' pace.
-    eta = estimate(elapsed=4.0, finished=2, total=10, current_elapsed=0.0, current_fraction=0.5)
-    assert eta.seconds == pytest.approx(7 * 2.0)
+
+
+def test_eta_with_an_estimate_prices_the_jobs_left_by_their_own_size() -> None:
+    # Two 1 s jobs, then 68 of 10 s: at 2 of 70, about 11 min 20 s left, not 2 s x 68 = 2 min.
+    jobs = tuple(JobEstimate("small", 1.0, 0.8, 1.5) for _ in range(2)) + tuple(
+        JobEstimate("big", 10.0, 8.0, 15.0) for _ in range(68)
+    )
+    refined = Refined(RunEstimate(jobs, start_s=0.0))
+    eta = time_left(refined, elapsed=2.0, finished=2, total=70, current_elapsed=None, current_fraction=0.0)
+    assert eta.seconds == pytest.approx(680.0) and eta.text == "about 11 min 20 s left"
+    # The finished jobs took twice their estimate: the rest is expected to as well.
+    eta = time_left(refined, elapsed=4.0, finished=2, total=70, current_elapsed=None, current_fraction=0.0)
+    assert eta.seconds == pytest.approx(1360.0)
+    # Before anything finished, the estimate itself, said as one.
+    eta = time_left(refined, elapsed=0.0, finished=0, total=70, current_elapsed=None, current_fraction=0.0)
+    assert eta.text.endswith("(estimated)") and eta.seconds == pytest.approx(682.0)
 
 
 def test_log_follows_new_lines_and_filters_by_level(qtbot: Any) -> None:
@@ -121,49 +151,3 @@ def test_save_as_names_the_profile_after_its_file(
     assert window.save_profile_as()
     assert read_profile_file(target).name == "my-smoke-test"
     assert window.windowTitle().startswith("my-smoke-test.json")
-
-
-def test_a_profile_never_run_here_is_estimated_from_the_same_jobs_in_earlier_runs(tmp_path: Path) -> None:
-    from app.core.profile.files import parse_profile
-    from app.core.profile.resolve import resolve_jobs
-    from app.core.results.model import JobResult
-    from app.gui.config.presets import PresetEntry, estimate, long_run_warning, measured_jobs
-    from tests.helpers import records
-
-    profile = parse_profile(
-        {"name": "mine", "jobs": [{"scheme": "sha256", "message_sizes": [1024, 4096], "samples": 40, "warmup": 0}]}
-    )
-    job = resolve_jobs(profile)[0]
-    samples = [1e-6] * 20
-
-    def result(index: int, size: int, finished: str) -> JobResult:
-        return records.job(
-            "r",
-            index,
-            size,
-            {"hash": samples},
-            scheme=job.scheme,
-            backend=job.backend,
-            params=job.params,
-            label="SHA-256",
-            family="hash",
-            finished=finished,
-        )
-
-    run = records.run(
-        "20261120-090000-aaaaaa",
-        [result(0, 1024, "2026-11-20T09:00:03+00:00")],
-        started="2026-11-20T09:00:00+00:00",
-        status="running",
-        name="other",
-    )  # 3 s for 20 samples
-    path = tmp_path / "store.sqlite3"
-    with Store(path) as store:
-        store.begin_run(run)
-        store.add_job(run.id, run.jobs[0])
-        store.finish_run(run.id, "finished", "2026-11-20T09:00:04+00:00")
-    seconds, known = estimate(profile, measured_jobs(path))
-    assert known == 1 and seconds == pytest.approx(6.0)  # 40 samples at the 20-sample job's pace
-    entry = PresetEntry("mine", "", 2, 80, None, (seconds, known))
-    assert entry.expected() == "over 6 s here (1 of 2 jobs measured before)"
-    assert long_run_warning(profile, path) is None  # minutes, not seconds, ask first

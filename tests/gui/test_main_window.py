@@ -120,7 +120,10 @@ def test_stop_mid_run_cancels_and_leaves_no_process(window: MainWindow, qtbot: A
     panel.samples.setValue(1_000_000)
     seen: list[Any] = []
     window.controller.events.connect(lambda events: seen.extend(e for e in events if isinstance(e, SampleBatch)))
+    asked: list[str] = []
+    window.ask = lambda title, text: asked.append(text) is None  # type: ignore[method-assign]
     assert window.start_run()
+    assert "estimated to take" in asked[0]  # a million samples a job: it asked first
     qtbot.waitUntil(lambda: bool(seen), timeout=60_000)  # streaming: stop "mid-stream"
     children = job_processes()
     assert len(children) == 2, "the job's receiver and sender should be running"

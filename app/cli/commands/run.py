@@ -133,9 +133,10 @@ def run(args: argparse.Namespace) -> int:
     except ProfileError as exc:  # an option is wrong: that first (the file is checked as it changes it)
         raise UsageError(str(exc)) from None
     try:  # validate before opening the store or spawning anything
-        resolve_jobs(profile, args.profile, has_remote=remote is not None)
+        jobs = resolve_jobs(profile, args.profile, has_remote=remote is not None)
     except ProfileError as exc:
         raise _profile_usage_error(exc, args, remote is not None) from None
+    guess = _announce_estimate(profile.name, jobs, quiet=args.quiet)
     from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
 
     try:  # every destination, before the store is opened or anything is spawned
@@ -147,10 +148,29 @@ def run(args: argparse.Namespace) -> int:
     # A few descriptors held from the start and freed for the exports: a run that ran
     # out of them midway (a job's spawn failed with EMFILE) can still write its results.
     with descriptor_reserve() as free_reserve:
-        return _execute_run(args, profile, remote, free_reserve)
+        return _execute_run(args, profile, remote, free_reserve, guess)
 
 
-def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any) -> int:
+def _announce_estimate(name: str, jobs: Any, *, quiet: bool) -> Any:
+    """Say how long the run is expected to take, on stderr, before it starts: always for a
+    run whose estimate's upper end passes five minutes (the window asks first; a terminal
+    run, perhaps in a pipe or CI, never waits for an answer), else unless --quiet."""
+    from app.core.run.estimate import estimate_run
+
+    guess = estimate_run(jobs)
+    busy = f" ({guess.busy_note()})" if guess.busy_note() else ""
+    if guess.long:
+        print(
+            f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}; Ctrl-C stops it "
+            "(the jobs finished so far are kept)",
+            file=sys.stderr,
+        )
+    elif not quiet:
+        print(f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}", file=sys.stderr)
+    return guess
+
+
+def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any, guess: Any = None) -> int:
     from app.cli.exports import write_all
     from app.cli.terminal.signals import StopSignals, describe
     from app.core.escaping import escape_control
@@ -168,21 +188,23 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         BarColumn,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
     from rich.progress import Progress as Bar
 
+    from app.cli.terminal.time_left import TimeLeft
+
+    time_left = TimeLeft(guess)
     bar = Bar(
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
         TimeElapsedColumn(),
-        TimeRemainingColumn(),
+        TextColumn("{task.fields[left]}"),
         console=console,
         disable=args.quiet,
         transient=True,
     )
-    task = bar.add_task("starting", total=1)
+    task = bar.add_task("starting", total=1, left="")
 
     display_errors: list[str] = []
 
@@ -203,6 +225,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             done, total = event.done, max(1, event.total)
             finished = sum(1 for i in progress_state if i < event.job_index)
             bar.update(task, completed=min(finished + done / total, bar.tasks[0].total or 1))
+            bar.update(task, left=time_left.text(event.job_index, done / total))
         elif isinstance(event, JobFinished):
             r = event.result
             mark = "[green]ok[/]" if r.status == JobStatus.OK else f"[red]{r.status}[/]"
@@ -216,7 +239,8 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
                     f" | {error}" if error else ""
                 )
             bar.console.print(line)
-            bar.update(task, completed=r.index + 1)
+            time_left.finished(r.index + 1)
+            bar.update(task, completed=r.index + 1, left=time_left.text(r.index + 1, 0.0))
         elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
             # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
             print(f"cryptobench: warning: {escape_control(event.text)}", file=sys.stderr)
