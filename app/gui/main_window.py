@@ -230,9 +230,10 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.presets_menu = file_menu.addMenu("&Presets")
         self.presets_menu.setToolTipsVisible(True)
-        # Refilled when opened: the durations come from the runs stored meanwhile.
+        # Filled when opened, not at start-up (each preset is resolved and estimated, and the
+        # estimate reads how busy the machine is over 0.2 s): the durations also come from
+        # the runs stored meanwhile.
         self.presets_menu.aboutToShow.connect(self._fill_presets_menu)
-        self._fill_presets_menu()
         file_menu.addSeparator()
         file_menu.addActions([self.save_action, self.save_as_action])
         file_menu.addSeparator()

@@ -298,6 +298,7 @@ def test_every_preset_survives_the_panel_unchanged(window: MainWindow, name: str
     reproduces (so the report has its section) and the Nagle-on job of E1."""
     from app.core.profile.resolve import resolve_jobs
 
+    window.presets_menu.aboutToShow.emit()  # filled when opened
     assert name in [action.data() for action in window.presets_menu.actions()]
     window.open_preset(name)
     shown, preset = window.panel.profile(window.profile_name), load_profile(name)
