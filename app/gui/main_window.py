@@ -337,9 +337,11 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         if not self.controller.running:
             self.status_job.setText("Ready" if valid else f"Cannot run: {reason}")
 
-    def start_run(self, reduced: bool = False) -> bool:
+    def start_run(self, reduced: bool = False, asked: bool = False) -> bool:
         """Run the panel's profile; `reduced`: its quick check (Run > Quick check), the
-        same jobs on a tiny budget, as `cryptobench run --reduced` (named "… (reduced)")."""
+        same jobs on a tiny budget, as `cryptobench run --reduced` (named "… (reduced)").
+        `asked`: the command line asked for this run (`gui --run`): a long one is not
+        questioned again, as `cryptobench run` never waits for an answer; the log says it."""
         if self.controller.running or not self.panel.is_valid:
             return False
         try:
@@ -351,7 +353,13 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             return False
         guess = run_estimate(profile)
         warning = long_run_warning(profile, guess)
-        if warning is not None and not self.ask("Long run", warning):
+        if warning is not None and asked and guess is not None:
+            self.append_log(
+                LogLevel.WARNING,
+                f"{profile.name}: estimated {guess.text()} on this machine; started without asking, as the "
+                "command line asked for the run (Stop ends it)",
+            )
+        elif warning is not None and not self.ask("Long run", warning):
             return False
         try:
             remote = self._remote_target(profile)

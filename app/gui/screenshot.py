@@ -63,7 +63,7 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
             window._mark_saved()
         if plan.run:
             window.controller.run_finished.connect(lambda run: QTimer.singleShot(0, lambda: finish(run)))
-            if not window.start_run():
+            if not window.start_run(asked=True):  # `gui --run` asked for it: no question in the way
                 _fail(app, f"cannot run {plan.profile}: {window.panel.reason or 'see the log'}", 2)
         else:
             finish(None)

@@ -78,6 +78,22 @@ def test_run_asks_first_when_the_estimates_upper_end_passes_five_minutes(
         assert "estimated to take" in asked[0] and "min" in asked[0]
 
 
+def test_a_long_run_the_command_line_asked_for_starts_without_a_question_and_logs_why(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gui --profile X --run` (scripts, screenshots): a modal question there would block
+    the run nobody is at the screen to answer; `cryptobench run` never waits either."""
+    window.open_preset("quick")
+    monkeypatch.setattr("app.gui.main_window.run_estimate", lambda profile: _guess(600.0, 960.0))
+    window.ask = lambda title, text: pytest.fail("asked")  # type: ignore[method-assign]
+    started: list[object] = []
+    monkeypatch.setattr(window.controller, "start", lambda *a, **k: started.append(a))
+    logged: list[str] = []
+    monkeypatch.setattr(window, "append_log", lambda level, text: logged.append(text))
+    assert window.start_run(asked=True) and started
+    assert any("estimated" in line and "started without asking" in line for line in logged), logged
+
+
 def test_eta_without_an_estimate_counts_the_running_job() -> None:
     # 10 s job, a tenth done after 1 s, nothing after it: about 9 s left, never 0.
     eta = estimate(elapsed=5.0, finished=4, total=5, current_elapsed=1.0, current_fraction=0.1)
