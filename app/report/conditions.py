@@ -186,7 +186,9 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
             for metrics, names in by_metrics.items():
                 key = tuple(names)
                 if len(names) > 2 and key in listed:  # the same long list again: point to it
-                    items.append(f"**{metrics}**: the same {len(names)} jobs as under {listed[key]}")
+                    # Naming this kind keeps two such pointers (two later kinds, one list) apart.
+                    own = title[:1].lower() + title[1:]
+                    items.append(f"**{metrics}**: {own} in the same {len(names)} jobs as under {listed[key]}")
                 else:
                     items.append(f"**{metrics}**: " + "; ".join(names))
                     listed.setdefault(key, title)

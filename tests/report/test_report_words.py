@@ -232,10 +232,14 @@ def test_a_list_of_jobs_under_two_warnings_is_given_once(hand_run: RunResult) ->
         job.warnings = [
             StabilityWarning.make(WarningCode.MACHINE_BUSY, None, "Other processes used 82 % of one core"),
             StabilityWarning.make(WarningCode.OUTLIERS, None, "Many outliers"),
+            StabilityWarning.make(WarningCode.HIGH_CV, None, "CV 12 %"),
         ]
-    from app.report.conditions import warnings_section
+    from app.report.conditions import _WARNING_TITLES, warnings_section
 
     section = warnings_section(busy, Labels(busy.jobs))
     items = [i for b in section.blocks if isinstance(b, Bullets) for i in b.items if i.startswith("**whole job**")]
-    assert len(items) == 2 and items[0].count(";") == 3, items  # four jobs, listed under the first kind
-    assert items[1] == "**whole job**: the same 4 jobs as under Machine busy"
+    assert len(items) == 3 and items[0].count(";") == 3, items  # four jobs, listed under the first kind
+    first = _WARNING_TITLES[WarningCode.HIGH_CV]  # WarningCode's order: the first kind listed
+    assert items[0].startswith("**whole job**: ") and first not in items[0]
+    # Two later kinds point to the one list, each in words of its own: no bullet said twice.
+    assert len(set(items[1:])) == 2 and all(f"the same 4 jobs as under {first}" in item for item in items[1:])
