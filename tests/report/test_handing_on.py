@@ -239,14 +239,20 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once per worker
-def test_no_chart_label_in_any_preset_reduced_report_is_truncated(
+def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
     qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every chart of every preset's reduced report, painted where the PDF paints it: no
     row label thinned out, no text cut with "…" (titles, legends, row and point labels),
-    no legend that names only some of its series ("+6 more")."""
+    no legend that names only some of its series ("+6 more"). And the same reports' words,
+    in Markdown and on every PDF page: no sentence twice, no link named twice, no range
+    whose ends read the same (tests/report/test_report_words.py; one painting serves both,
+    each preset's PDF takes seconds)."""
     from app.core.profile.files import preset_names
+    from tests.report.test_report_words import word_problems
     from tests.test_preset_runs import _run
+
+    words: list[str] = []
 
     cut: list[tuple[str, str]] = []
     thinned: list[list[str | None]] = []
@@ -284,6 +290,7 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(
         report = build_report(_run(name))
         assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name
         write_pdf(report, tmp_path / f"{name}.pdf")
+        words += word_problems(name, report, tmp_path / f"{name}.pdf")
         if name == "ecdh-vs-elgamal":
             assert report.notice and report.notice.startswith("Reduced run (n = 3")
             # The experiment's note says it above its published tables, once: not again in their captions.
@@ -295,6 +302,7 @@ def test_no_chart_label_in_any_preset_reduced_report_is_truncated(
             assert sum(caveat in text for text in said) == 1
     assert cut == []
     assert thinned == []
+    assert words == []
 
 
 def test_ratio_chart_uses_ratio_units(hand_run: RunResult, hand_baseline: RunResult) -> None:
