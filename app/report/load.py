@@ -179,8 +179,8 @@ def steps_table(
         caption += f" {text[:1].upper()}{text[1:]} a request." if costs else ""
     elif own:
         caption += f" {'Its own conditions' if shared else 'Conditions'}: {join_conditions(own)}."
-    if notes:
-        caption += " Not kept up with: " + "; ".join(notes) + "."
+    if notes:  # named: two schemes' tables may well have the same note (50/s, the same lag)
+        caption += f" Steps of {labels.name(job)} not kept up with: " + "; ".join(notes) + "."
     return Table(
         [
             "Offered/s",

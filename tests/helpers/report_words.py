@@ -14,9 +14,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z*(])")
 _OVER_OVER = re.compile(r"\bover (?:the )?[\w\-]+ over (?:the )?(?:emulated )?(?:link )?[\w\-]+")
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 _UNIT = r"(?:\s?(?:ns|µs|ms|s|B|KiB|MiB|GiB|%|×|calls|kbit/s|Mbit/s))?"
-_RANGE = re.compile(
-    rf"(?<![\w.,])({_NUMBER}{_UNIT}) (?:to|-|–) \1(?![\w.,])|(?<![\w.,])({_NUMBER}{_UNIT})–\2(?![\w.,])"
-)
+# " to " and "–" are how the report writes a range; a spaced ASCII hyphen is not (in a PDF's
+# text, "2.21 - 2.21" is two cells with a missing one between them, shown as "-").
+_RANGE = re.compile(rf"(?<![\w.,])({_NUMBER}{_UNIT}) (?:to|–) \1(?![\w.,])|(?<![\w.,])({_NUMBER}{_UNIT})–\2(?![\w.,])")
 
 
 def sentences(text: str) -> list[str]:
