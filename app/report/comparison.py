@@ -48,44 +48,15 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
     for pair in match.pairs:
         c = pair.comparison
         base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
-        if c is None and pair.withheld:  # the sentence below the table says why
-            rows.append(
-                [
-                    pair.job.label,
-                    size_text(pair.job),
-                    format_seconds(base_m),
-                    format_seconds(this_m),
-                    _MISSING,
-                    "reduced run",
-                    "no verdict",
-                ]
-            )
-            continue
-        if c is None and pair.too_few is not None:  # a short cell: the sentence below the table says why
-            rows.append(
-                [
-                    pair.job.label,
-                    size_text(pair.job),
-                    format_seconds(base_m),
-                    format_seconds(this_m),
-                    _MISSING,
-                    f"n = {pair.too_few[0]} / {pair.too_few[1]}",
-                    "no verdict",
-                ]
-            )
-            continue
-        if c is None:
-            rows.append(
-                [
-                    pair.job.label,
-                    size_text(pair.job),
-                    format_seconds(base_m),
-                    format_seconds(this_m),
-                    _MISSING,
-                    pair.reason or _MISSING,
-                    "not comparable",
-                ]
-            )
+        if c is None:  # a short cell: where samples or the run are the reason, a sentence below says why
+            if pair.withheld:
+                why, verdict = "reduced run", "no verdict"
+            elif pair.too_few is not None:
+                why, verdict = f"n = {pair.too_few[0]} / {pair.too_few[1]}", "no verdict"
+            else:
+                why, verdict = pair.reason or _MISSING, "not comparable"
+            row = [pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m), _MISSING]
+            rows.append([*row, why, verdict])
             continue
         if c.significant:
             emphasis.add(len(rows))

@@ -28,16 +28,18 @@ def _value(value: float | None, unit: str) -> str:
     return f"{value:.4g} {unit}".strip()
 
 
-def _utc(stamp: str | None) -> str:
+def _utc(stamp: str | None, *, seconds: bool = True, unknown: str = "unknown") -> str:
+    """A recorded time in UTC ("2026-11-26 03:12:05 UTC"; without `seconds`, to the minute);
+    `unknown` for none, the text itself when it is not a time."""
     if not stamp:
-        return "unknown"
+        return unknown
     try:
         moment = datetime.fromisoformat(stamp)
     except ValueError:
         return stamp
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC" if seconds else "%Y-%m-%d %H:%M UTC")
 
 
 def _duration(run: RunResult) -> str | None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, RunStatus
 from app.report.caveats import is_reduced
+from app.report.content_common import _utc
 from app.report.units import format_bytes
 
 #: Jobs named one by one in the left-out note; past this, "and N more" (a note longer
@@ -59,18 +59,6 @@ def job_name(job: JobResult) -> str:
     return f"#{job.index + 1} {job.label} · {format_bytes(job.message_size)}"
 
 
-def _utc(stamp: str | None) -> str:
-    if not stamp:
-        return "at an unknown time"
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def run_line(run: RunResult | None) -> str:
     """ "Run 20261126-031200-ab12 of profile quick (reduced run), started 2026-11-26 03:12 UTC"."""
     if run is None:
@@ -82,7 +70,8 @@ def run_line(run: RunResult | None) -> str:
         name = name.replace(" (reduced)", "", 1).replace("(reduced; ", "(", 1)
         reduced = " (reduced run: fewer samples than the full profile)"
     status = "" if run.status == RunStatus.FINISHED else f", {run.status}"
-    return f"Run {run.id} of profile {name}{reduced}, started {_utc(run.started)}{status}"
+    started = _utc(run.started, seconds=False, unknown="at an unknown time")
+    return f"Run {run.id} of profile {name}{reduced}, started {started}{status}"
 
 
 def machine_line(run: RunResult | None) -> str:
