@@ -1,0 +1,113 @@
+"""Several generators' records of one step merged (app/core/load/merge.py): lossless
+histograms, summed counts, any generator's saturation, rates that add up, clock offsets."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from hdrh.histogram import HdrHistogram
+
+from app.core.load.generator import HISTOGRAM_RANGE
+from app.core.load.merge import (
+    MAX_MISALIGNMENT_SHARE,
+    ClockOffset,
+    clock_offset,
+    merge_steps,
+    misalignment_problem,
+    split_rate,
+)
+from tests.helpers.loads import LAG_REASON, step
+
+
+def _timed(latencies_ns: list[int], **fields: object) -> object:
+    """A generator's step whose histogram holds exactly these latencies."""
+    histogram = HdrHistogram(*HISTOGRAM_RANGE)
+    for value in latencies_ns:
+        histogram.record_value(value)
+    base = step(100.0, 100.0, 0.001, 0.002)
+    return replace(
+        base,
+        histogram=histogram.encode().decode("ascii"),
+        sent=len(latencies_ns),
+        completed=len(latencies_ns),
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_merged_percentiles_are_those_of_every_request_not_an_average_of_the_generators() -> None:
+    rng = random.Random(7)
+    fast = [rng.randint(1_000_000, 2_000_000) for _ in range(3000)]  # 1-2 ms
+    slow = [rng.randint(40_000_000, 60_000_000) for _ in range(1000)]  # 40-60 ms
+    merged = merge_steps([_timed(fast), _timed(slow)])  # type: ignore[list-item]
+    everything = HdrHistogram(*HISTOGRAM_RANGE)
+    for value in fast + slow:
+        everything.record_value(value)
+    assert merged.completed == merged.sent == 4000  # the merged count is the sum of the generators'
+    assert HdrHistogram.decode(merged.histogram).get_total_count() == 4000
+    for name, percentile in (("p50", 50.0), ("p99", 99.0)):
+        assert merged.latency_s[name] == everything.get_value_at_percentile(percentile) / 1e9
+    # p50 of everything is a fast request's; the average of the two p50s would be ~25 ms.
+    assert merged.latency_s["p50"] < 0.0021 and merged.latency_s["p99"] > 0.04
+
+
+def test_rates_and_counts_add_and_one_late_generator_marks_the_step() -> None:
+    on_time = step(500.0, 500.0, 0.001, 0.002)
+    late = step(500.0, 480.0, 0.001, 0.004, saturated=True)
+    merged = merge_steps([_with_histogram(on_time), _with_histogram(late)])
+    assert merged.offered_per_s == 1000.0 and merged.achieved_per_s == 980.0
+    assert merged.generator_saturated and merged.saturation_reason == f"generator #2: {LAG_REASON}"
+    assert merged.send_lag_p99_s == late.send_lag_p99_s and merged.generator_cpu_percent == 40.0
+    assert merged.server_cpu_percent == 50.0  # one server: its figure, not a sum
+
+
+def test_queue_growth_is_kept_from_the_generator_that_saw_it_most() -> None:
+    flat = replace(
+        _with_histogram(step(500.0, 500.0, 0.001, 0.002)), latency_first_p50_s=0.001, latency_last_p50_s=0.001
+    )
+    growing = replace(flat, latency_first_p50_s=0.002, latency_last_p50_s=0.2)
+    merged = merge_steps([flat, growing])
+    assert (merged.latency_first_p50_s, merged.latency_last_p50_s) == (0.002, 0.2)
+
+
+def test_nothing_to_merge_is_refused() -> None:
+    with pytest.raises(ValueError, match="no generator's step"):
+        merge_steps([])
+    with pytest.raises(ValueError, match="no histogram"):
+        merge_steps([step(1.0, 1.0, 0.001, 0.002)])
+
+
+@pytest.mark.parametrize(("total", "generators"), [(1000.0, 3), (0.3, 3), (24_868.0, 7), (5.0, 1)])
+def test_a_step_s_rate_splits_into_shares_that_add_up_to_it(total: float, generators: int) -> None:
+    shares = split_rate(total, generators)
+    assert len(shares) == generators and sum(shares) == total
+    assert max(shares) - min(shares) <= 1e-9 * total
+    with pytest.raises(ValueError, match="at least one generator"):
+        split_rate(total, 0)
+
+
+def test_the_clock_offset_comes_from_the_exchange_with_the_least_round_trip() -> None:
+    # The worker's clock runs 2.5 s ahead; the second exchange's reply waited 40 ms in a queue.
+    exchanges = [(10.0, 12.5 + 0.0005, 10.001), (11.0, 13.5 + 0.04, 11.0412), (12.0, 14.5 + 0.0002, 12.0004)]
+    offset = clock_offset(exchanges)
+    assert offset.round_trip_s == pytest.approx(0.0004) and offset.offset_s == pytest.approx(2.5)
+    with pytest.raises(ValueError, match="no clock exchange"):
+        clock_offset([])
+    with pytest.raises(ValueError, match="received before it was sent"):
+        clock_offset([(2.0, 5.0, 1.0)])
+
+
+def test_a_clock_known_too_loosely_for_the_step_is_refused_naming_the_generator() -> None:
+    step_s = 2.0
+    limit = MAX_MISALIGNMENT_SHARE * step_s
+    tight, loose = ClockOffset(3.0, round_trip_s=limit), ClockOffset(-1.0, round_trip_s=4 * limit)
+    assert misalignment_problem([tight, tight], step_s) is None  # a large offset is corrected, not refused
+    problem = misalignment_problem([tight, loose], step_s)
+    assert problem is not None and "generator(s) #2" in problem and "80.0 ms" in problem and "2 s step" in problem
+
+
+def _with_histogram(base: object) -> object:
+    histogram = HdrHistogram(*HISTOGRAM_RANGE)
+    histogram.record_value(1_000_000)
+    return replace(base, histogram=histogram.encode().decode("ascii"))  # type: ignore[type-var]
