@@ -1,4 +1,4 @@
-"""Several load generators driving one server together (issue 33's first part): how a step's
+"""Several load generators driving one server together (load from many machines): how a step's
 offered rate is split among them, how far each one's clock is from the coordinator's, and
 how their step records merge into the one the verdict and every face read.
 
