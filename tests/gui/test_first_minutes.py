@@ -5,13 +5,13 @@ As that names the profile after its file (pytest-qt, offscreen, no run)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog
 
 from app.core.profile.files import load_profile, read_profile_file
 from app.core.results.store import Store
@@ -19,16 +19,13 @@ from app.core.run.estimate import LONG_RUN_S, JobEstimate, Refined, RunEstimate
 from app.gui.eta import estimate, time_left
 from app.gui.log_view import LogView
 from app.gui.main_window import MainWindow
+from tests.helpers.windows import opened_window
 
 
 @pytest.fixture
-def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    yield win
-    win.controller.shutdown()
+def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
+    with opened_window(qtbot, tmp_path, monkeypatch=monkeypatch) as win:
+        yield win
 
 
 def _store_quick_run(path: Path, seconds: int) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from app.core.run.events import JobFinished, LogMessage, RunStarted
 from app.core.run.runner import CANCELLED_BY_USER, NOT_STARTED
@@ -17,16 +16,13 @@ from app.gui.log_view import LogView
 from app.gui.main_window import MainWindow
 from app.gui.results.result_log import ResultLog, job_ranges
 from tests.helpers.records import job, run
+from tests.helpers.windows import opened_window
 
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    yield win
-    win.controller.run = None
-    win.controller.shutdown()
+    with opened_window(qtbot, tmp_path, forget_run=True) as win:
+        yield win
 
 
 def test_a_message_of_several_lines_is_shown_as_lines(qtbot: Any) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QMessageBox
 
 from app.core.profile.edits import reduced
 from app.core.profile.files import load_profile, read_profile_file, save_profile
@@ -17,20 +17,15 @@ from app.core.run.events import SampleBatch
 from app.core.run.jobstart import job_processes
 from app.gui.main_window import MainWindow
 from tests.helpers.paths import ROOT
+from tests.helpers.windows import opened_window
 
 ARTIFACTS = ROOT / "build" / "test-artifacts"
 
 
 @pytest.fixture
-def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
-    # Never a modal question in a test: unsaved changes are discarded, quitting is fine.
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.controller.shutdown()
+def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
+    with opened_window(qtbot, tmp_path, monkeypatch=monkeypatch, show=True) as win:
+        yield win
 
 
 def test_profile_built_in_the_panel_survives_save_and_reopen(window: MainWindow, tmp_path: Path) -> None:

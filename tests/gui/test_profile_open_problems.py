@@ -9,21 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from app.core.profile.files import read_profile_file
 from app.core.profile.model import ProfileError
 from app.core.profile.problems import all_problems
 from app.gui.main_window import MainWindow
+from tests.helpers.windows import opened_window
 
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    yield win
-    win.controller.shutdown()
+    with opened_window(qtbot, tmp_path) as win:
+        yield win
 
 
 def test_open_names_every_bad_field_of_a_job_and_the_same_lines_as_the_cli(window: MainWindow, tmp_path: Path) -> None:

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from app.core.resources import resource_path
 from app.gui.dialogs import GETTING_STARTED
@@ -19,19 +18,13 @@ from app.gui.main_window import REDUCED_NOTE, MainWindow
 from app.gui.results.cells import Column
 from tests.helpers.paths import ROOT
 from tests.helpers.records import job, run
+from tests.helpers.windows import opened_window
 
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.controller.shutdown()
+    with opened_window(qtbot, tmp_path, monkeypatch=monkeypatch, size=(1024, 700)) as win:
+        yield win
 
 
 def test_the_key_columns_fit_at_1024_by_700(window: MainWindow) -> None:

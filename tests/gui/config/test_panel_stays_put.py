@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.core.schemes import registry
 from app.gui.config.job_settings import JobEntry
@@ -19,20 +19,13 @@ from app.gui.config.panel import ConfigPanel
 from app.gui.config.problem_words import REPEAT_FIX, describe_problem, row_names
 from app.gui.config.variants import distinct_variant
 from app.gui.main_window import MainWindow
+from tests.helpers.windows import opened_window
 
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
-    # Never a modal question in a test: closing discards the unsaved profile.
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.controller.shutdown()
+    with opened_window(qtbot, tmp_path, monkeypatch=monkeypatch, size=(1024, 700)) as win:
+        yield win
 
 
 def _y(widget: QWidget, panel: ConfigPanel) -> int:

@@ -8,22 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from app.core.results.model import RunResult
 from app.core.run.events import JobFinished, RunStarted
 from app.gui.main_window import MainWindow
 from tests.core.analysis.test_run_wide import GOVERNOR_FINDING, _run_with_scaling
+from tests.helpers.windows import opened_window
 
 
 @pytest.fixture
 def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings, store_path=tmp_path / "store.sqlite3")
-    qtbot.addWidget(win)
-    yield win
-    win.controller.run = None
-    win.controller.shutdown()
+    with opened_window(qtbot, tmp_path, forget_run=True) as win:
+        yield win
 
 
 def _log_run(window: MainWindow, run: RunResult) -> list[str]:
