@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 		{ echo "error: $(PYTHON) is missing or older than 3.11 (set PYTHON=...)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -63,6 +63,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         'JSON object such as \'{"delay_ms": 20, "rate_kbit": 8000}\'',
     )
     p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run every load job's generators on the workers of this Dask scheduler, tcp://HOST:PORT or "
+        "tls://HOST:PORT (one generator per worker; needs the cluster extra; docs/cluster.md)",
+    )
+    p.add_argument(
+        "--generators",
+        type=int,
+        metavar="N",
+        help="with --cluster: use N of the scheduler's workers (default: every worker)",
+    )
+    p.add_argument(
+        "--cluster-plain-tcp",
+        action="store_true",
+        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
+        "machines over plain TCP (use tls:// to keep it secret)",
+    )
+    p.add_argument(
         "--link-emulation",
         choices=[choice.value for choice in LinkEmulationChoice],
         help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
@@ -329,6 +347,7 @@ def _edited(profile: Any, args: argparse.Namespace, has_remote: bool) -> Any:
     """The profile as the command line's options change it (--reduced, --samples, --link, ...)."""
     from app.core.profile.edits import (
         reduced,
+        with_cluster,
         with_congestion_control,
         with_link,
         with_link_emulation,
@@ -352,6 +371,15 @@ def _edited(profile: Any, args: argparse.Namespace, has_remote: bool) -> Any:
         profile = with_congestion_control(profile, args.tcp_congestion_control)
     if args.placement is not None:
         profile = with_placement(profile, args.placement)
+    if args.cluster is not None:
+        profile = with_cluster(profile, args.cluster, args.generators, args.cluster_plain_tcp)
+    elif args.generators is not None or args.cluster_plain_tcp:
+        from app.core.profile.model import ProfileError
+
+        raise ProfileError(
+            "is for generators on a Dask cluster: give --cluster ADDRESS too",
+            field="--generators" if args.generators is not None else "--cluster-plain-tcp",
+        )
     if has_remote:
         profile = with_mode(profile, Mode.REMOTE, "--remote", args.remote)
     return profile

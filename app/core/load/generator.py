@@ -171,7 +171,9 @@ class LoadGenerator:
 
     # --- connections -----------------------------------------------------------------
 
-    def connect_all(self) -> None:
+    def connect_all(self, seal: bool = True) -> None:
+        """Connect and authenticate every client; with `seal`, then tell the server they are
+        all in (several generators sharing a server connect every one first, then seal)."""
         for k in range(self.settings.clients):
             sock = connect(self.peer.host, self.peer.port, self.peer.connect_timeout, admission=self.peer.admission)
             where = f"load server {self.peer.address} (client {k + 1})"
@@ -186,7 +188,12 @@ class LoadGenerator:
                 sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         # A first mark tells the server every client is in: it stops listening, so no
         # stranger's connection reaches it while a step runs.
-        self.server_cpu_ns()
+        if seal:
+            self.server_cpu_ns()
+
+    def pool_size(self) -> int:
+        """The fewest distinct requests any connection prepared for this size."""
+        return min(len(client.pool) for client in self.clients)
 
     def close(self) -> None:
         for client in self.clients:
@@ -397,8 +404,12 @@ class LoadGenerator:
             self._receive(0.05)
         return dict(self.marks)
 
-    def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, _StepRecord]:
-        """Offer `rate` requests/s for warmup + duration; measure the duration's window."""
+    def run_step(
+        self, rate: float, progress: Callable[[float], None], start_ns: int | None = None
+    ) -> tuple[LoadStep, _StepRecord]:
+        """Offer `rate` requests/s for warmup + duration; measure the duration's window. The
+        schedule starts at `start_ns` on `clock` (several generators start one step together),
+        else in a moment."""
         settings = self.settings
         if not 0 < rate <= MAX_RATE_PER_S:  # the profile's and the sweep's cap; never approximated
             raise LoadFailed(f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f}/s (got {rate:g})")
@@ -409,7 +420,7 @@ class LoadGenerator:
         measured = max(1, round(settings.duration_s * rate))
         total = warm + measured
         clock = self.clock
-        t0 = clock() + 20_000_000  # a moment to set up before the first intended send
+        t0 = clock() + 20_000_000 if start_ns is None else start_ns  # a moment to set up before the first send
         step = _StepRecord(
             histogram=HdrHistogram(*HISTOGRAM_RANGE),
             window_start=int(t0 + warm * interval),

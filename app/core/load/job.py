@@ -4,12 +4,14 @@ check tampering, (for a sweep) estimate the capacity, run the steps, report."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
+from typing import Protocol
 
 from app.core.analysis.stats import summarize
 from app.core.load import sweep, verdict
 from app.core.load.generator import Emit, LoadGenerator
-from app.core.load.settings import MAX_RATE_PER_S
+from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
 from app.core.measure.harness import child_entry
 from app.core.profile.model import MAX_SAMPLES
 from app.core.results.job_conditions import Load, LoadStep, StepLimit
@@ -18,6 +20,31 @@ from app.core.run.plan import JobPlan
 
 #: Progress is counted in hundredths of a step.
 _PER_STEP = 100
+
+
+class StepRecord(Protocol):
+    """What `measure_size` reads of a step's record besides the step."""
+
+    latencies: list[float]
+    server_ns: list[int]
+    refused: dict[str, int]
+    abandoned: int
+    sample_every: int
+
+
+class Driver(Protocol):
+    """What drives a load job's steps: one local `LoadGenerator`, or several on other
+    machines (app.core.load.cluster.coordinator.ClusterDriver)."""
+
+    settings: LoadSettings
+    signer: bool
+    emit: Emit
+
+    def prepare(self, size: int) -> Sequence[float]: ...
+    def check_tampering(self, size: int, result: SizeMeasured) -> None: ...
+    def calibrate(self) -> tuple[float, float]: ...
+    def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, StepRecord]: ...
+    def pool_size(self) -> int: ...
 
 
 def run_load_job(plan: JobPlan, emit: Emit) -> None:
@@ -32,7 +59,7 @@ def run_load_job(plan: JobPlan, emit: Emit) -> None:
         generator.close()
 
 
-def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasured:
+def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
     settings = generator.settings
     notes: list[str] = []
     costs = generator.prepare(size)
@@ -59,6 +86,7 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     first_server_ns: list[int] = []
     server_ns: list[int] = []
     refused: dict[str, int] = {}
+    incomplete: str | None = None
     total = len(rates) * _PER_STEP
     for k, rate in enumerate(rates):
 
@@ -78,6 +106,10 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
                     f"at {rate:g}/s ({len(first_latencies):,} samples; a metric keeps at most {MAX_SAMPLES:,}); "
                     "the step's histogram counts them all"
                 )
+        if step.incomplete:
+            incomplete = f"the step at {rate:g}/s is incomplete: {step.incomplete}"
+            notes.append(incomplete + ("; the later steps were not offered" if k + 1 < len(rates) else ""))
+            break
         if record.abandoned:
             skipped = len(rates) - k - 1
             notes.append(
@@ -98,7 +130,7 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
     # figure the others are measured against), then recorded with the step.
     steps = verdict.with_calls(steps, settings.server_workers)
     knee, sustained, sustained_p99, saturated = verdict.summarise(steps, settings.server_workers)
-    pool = min(len(client.pool) for client in generator.clients)
+    pool = generator.pool_size()
     load = Load(
         clients=settings.clients,
         server_workers=settings.server_workers,
@@ -149,7 +181,9 @@ def measure_size(generator: LoadGenerator, index: int, size: int) -> SizeMeasure
         "server": RawMetric(samples=[ns / 1e9 for ns in first_server_ns]),
     }
     error = None
-    if failed:
+    if incomplete:
+        error = incomplete
+    elif failed:
         error = "the server refused requests that should have opened: " + ", ".join(
             f"{count} {name}" for name, count in sorted(refused.items())
         )

@@ -17,6 +17,10 @@ MAX_RATE_PER_S = 1_000_000.0
 MAX_DURATION_S = 600.0
 MAX_WARMUP_S = 60.0
 MAX_STEPS = 32
+#: Load from several machines: at most this many generators (one per Dask worker).
+MAX_GENERATORS = 64
+#: The Dask comms a scheduler address may name: plain TCP, or TLS with Dask's own security settings.
+CLUSTER_SCHEMES = ("tcp", "tls")
 #: A load job's one message, sealed per request, when the profile names no size.
 DEFAULT_LOAD_MESSAGE_SIZE = 32
 #: `"rate_per_s": "sweep"`: find the saturation point by itself.
@@ -41,6 +45,20 @@ class LoadFields(BaseModel):
     #: Each step's measured window, after `warmup_s` at the same rate that is not recorded.
     duration_s: float | None = Field(default=None, gt=0, le=MAX_DURATION_S, allow_inf_nan=False)
     warmup_s: float | None = Field(default=None, ge=0, le=MAX_WARMUP_S, allow_inf_nan=False)
+    #: Load from several machines: the Dask scheduler whose workers run the generators
+    #: ("tcp://HOST:PORT" or "tls://HOST:PORT"), and how many of them (default: every worker).
+    cluster: str | None = Field(default=None, max_length=512)
+    generators: int | None = Field(default=None, ge=1, le=MAX_GENERATORS)
+    #: The user's confirmation that the server's token may travel to the workers over plain
+    #: TCP (a tcp:// scheduler whose workers are not all on this machine's loopback).
+    cluster_plain_tcp: bool | None = None
+
+    @field_validator("cluster")
+    @classmethod
+    def _scheduler_address(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return cluster_address(value)
 
     @field_validator("rate_per_s", mode="before")
     @classmethod
@@ -79,6 +97,11 @@ class LoadSettings:
     rates: tuple[float, ...] = ()
     duration_s: float = 3.0
     warmup_s: float = 0.5
+    #: The Dask scheduler placing the generators, and how many (None: one local generator;
+    #: every worker).
+    cluster: str | None = None
+    generators: int | None = None
+    cluster_plain_tcp: bool = False
 
     @property
     def sweep(self) -> bool:
@@ -112,8 +135,31 @@ def resolve_load(fields: LoadFields) -> tuple[LoadSettings, list[tuple[str, str]
         rates=rates,
         duration_s=fields.duration_s if fields.duration_s is not None else defaults.duration_s,
         warmup_s=fields.warmup_s if fields.warmup_s is not None else defaults.warmup_s,
+        cluster=fields.cluster,
+        generators=fields.generators,
+        cluster_plain_tcp=bool(fields.cluster_plain_tcp),
     )
+    for name in ("generators", "cluster_plain_tcp"):
+        if getattr(fields, name) is not None and fields.cluster is None:
+            problems.append((name, f"{name} is for generators on a Dask cluster's workers: give cluster too"))
     return settings, problems
+
+
+def cluster_address(value: str) -> str:
+    """A Dask scheduler's address as a profile or `--cluster` gives it, checked: a scheme of
+    CLUSTER_SCHEMES, a host and a port, and nothing else (no credentials, path or spaces:
+    Dask's own security settings, not the address, carry TLS credentials)."""
+    text = value.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep or scheme not in CLUSTER_SCHEMES:
+        raise ValueError(
+            f"a Dask scheduler address, {' or '.join(s + '://HOST:PORT' for s in CLUSTER_SCHEMES)} (got {value!r})"
+        )
+    host, colon, port = rest.rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536 or any(c in host for c in "/@?# \t"):
+        raise ValueError(f"a Dask scheduler address, {scheme}://HOST:PORT with a port of 1 to 65535 (got {value!r})")
+    return text
 
 
 def fields_set_outside_load(fields: LoadFields) -> list[str]:

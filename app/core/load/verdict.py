@@ -133,7 +133,10 @@ def server_evidence(step: LoadStep, low_p99: float | None, workers: int = 1) -> 
 
 def call_step(step: LoadStep, low_p99: float | None, workers: int = 1) -> StepCall:
     """What limited one step: evidence of the server falling behind wins over the
-    generator's marks (back-pressure makes the generator late too)."""
+    generator's marks (back-pressure makes the generator late too). An incomplete step (one
+    of several generators returned nothing) did not offer its rate: never the server's figure."""
+    if step.incomplete:
+        return StepCall(StepLimit.GENERATOR, (f"incomplete: {step.incomplete}",))
     server = server_evidence(step, low_p99, workers)
     marks = generator_marks(step)
     if server:

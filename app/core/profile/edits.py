@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from app.core.link import presets as link_presets
 from app.core.link.presets import LinkPresetError, LinkValue
 from app.core.load.reduce import reduced_load
-from app.core.load.settings import IGNORED_BY_LOAD
+from app.core.load.settings import IGNORED_BY_LOAD, MAX_GENERATORS, cluster_address
 from app.core.profile.files import _first_error
 from app.core.profile.model import (
     MAX_LABEL_CHARS,
@@ -263,4 +263,30 @@ def with_congestion_control(profile: Profile, text: str) -> Profile:
         ) from None
     return _on_linked_jobs(
         profile, {"tcp_congestion_control": control}, "--tcp-congestion-control", "to send over", control.value
+    )
+
+
+def with_cluster(profile: Profile, address: str, generators: int | None = None, plain_tcp: bool = False) -> Profile:
+    """The same profile with every load job's generators placed on a Dask cluster (CLI
+    --cluster ADDRESS [--generators N] [--cluster-plain-tcp]); a profile without a load job
+    is refused here."""
+    try:
+        address = cluster_address(address)
+    except ValueError as exc:
+        raise ProfileError(str(exc), field="--cluster") from None
+    if generators is not None and not 1 <= generators <= MAX_GENERATORS:
+        raise ProfileError(f"must be 1..{MAX_GENERATORS} (got {generators})", field="--generators")
+    if not any(job.mode == Mode.LOAD for job in profile.jobs):
+        raise ProfileError("the profile has no load job to place on a cluster", field="--cluster")
+    update: dict[str, Any] = {"cluster": address}
+    if generators is not None:
+        update["generators"] = generators
+    if plain_tcp:
+        update["cluster_plain_tcp"] = True
+    shown = address + (f" × {generators}" if generators is not None else "")
+    return overridden(
+        profile,
+        "--cluster",
+        shown,
+        {"jobs": [job.model_copy(update=update) if job.mode == Mode.LOAD else job for job in profile.jobs]},
     )

@@ -122,6 +122,12 @@ def resolve_jobs(
             load, problems = resolve_load(job)
             if problems:
                 raise fail(*problems[0])
+            if load.cluster is not None and job.link is not None:
+                raise fail(
+                    "cluster",
+                    "generators on a Dask cluster reach the server over the real network: an emulated link "
+                    "runs on this machine only; remove link, or cluster",
+                )
             for name, why in IGNORED_BY_LOAD.items():
                 value = getattr(job, name)
                 if value != JobSpec.model_fields[name].default:

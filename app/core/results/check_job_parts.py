@@ -108,6 +108,9 @@ def _check_placement(placement: dict[str, Any], path: str) -> None:
                     raise _fail(f"{_join(role_path, key)}[{i}]", "a CPU number (a non-negative integer)", cpu)
 
 
+#: Load from several machines: at most this many generators, and a scheduler address this long.
+MAX_GENERATORS = 64
+MAX_CLUSTER_ADDRESS = 512
 #: A load step's histogram: HdrHistogram's compressed base64 (a few hundred bytes to a few KiB).
 _MAX_HISTOGRAM_CHARS = 1 << 20
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -137,52 +140,94 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     _bool(load, "saturated", path)
     if len(_list(load, "steps", path)) > MAX_STEPS:
         raise _fail(_join(path, "steps"), f"at most {MAX_STEPS} steps", f"{len(load['steps'])} steps")
+    cluster = _str(load, "cluster", path, required=False, nullable=True)
+    if cluster is not None and len(cluster) > MAX_CLUSTER_ADDRESS:
+        raise _fail(
+            _join(path, "cluster"), f"a scheduler address (at most {MAX_CLUSTER_ADDRESS} characters)", cluster[:40]
+        )
+    places = _list(load, "generators", path)
+    if len(places) > MAX_GENERATORS:
+        raise _fail(_join(path, "generators"), f"at most {MAX_GENERATORS} generators", f"{len(places)} generators")
+    for i, place in enumerate(places):
+        where = f"{_join(path, 'generators')}[{i}]"
+        if not isinstance(place, dict):
+            raise _fail(where, "an object", place)
+        _str(place, "worker", where)
+        _str(place, "host", where)
+        _int(place, "clients", where, low=1, high=MAX_CLIENTS)
+        _num(place, "clock_offset_s", where)
+        _num(place, "clock_uncertainty_s", where, non_negative=True)
     steps_path = _join(path, "steps")
     for i, step in enumerate(_list(load, "steps", path)):
         where = f"{steps_path}[{i}]"
-        if not isinstance(step, dict):
-            raise _fail(where, "an object", step)
-        offered = _num(step, "offered_per_s", where, positive=True)
-        if offered is not None and offered > MAX_RATE_PER_S:
+        _check_step(step, where)
+        parts = _list(step, "generators", where)
+        if len(parts) > len(places):
             raise _fail(
-                _join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"]
+                _join(where, "generators"), f"at most one record per generator ({len(places)})", f"{len(parts)} records"
             )
-        _num(step, "achieved_per_s", where, non_negative=True)
-        for key in ("errors", "sent", "completed", "missed"):
-            _int(step, key, where, required=False)
-        _bool(step, "generator_saturated", where)
-        limit = _str(step, "limit", where, required=False, nullable=True, choices=tuple(m.value for m in StepLimit))
-        if step.get("missed") and not step["generator_saturated"] and limit != StepLimit.SERVER:
-            # A step that did not send its schedule did not offer its rate: never the server's
-            # figure, unless the server was shown to fall behind (its back-pressure filled the backlog).
-            raise _fail(
-                _join(where, "generator_saturated"),
-                'true for a step with missed requests (or "limit": "server")',
-                False,
-            )
-        if limit is not None and step["generator_saturated"] != (limit == StepLimit.GENERATOR):
-            raise _fail(
-                _join(where, "generator_saturated"),
-                f"{limit == StepLimit.GENERATOR} for limit {limit!r}",
-                step["generator_saturated"],
-            )
-        _str(step, "limit_reason", where, required=False, nullable=True)
-        for key in ("latency_first_p50_s", "latency_last_p50_s"):
-            _num(step, key, where, non_negative=True, required=False, nullable=True)
-        for key in ("generator_cpu_percent", "send_lag_p99_s", "server_cpu_percent"):
-            _num(step, key, where, non_negative=True, required=False, nullable=True)
-        _str(step, "saturation_reason", where, required=False, nullable=True)
-        latency = _obj(step, "latency_s", where, nullable=True)
-        for name in latency:
-            _num(latency, name, _join(where, "latency_s"), non_negative=True)
-        histogram = _str(step, "histogram", where, required=False, nullable=True)
-        if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
-            raise _fail(
-                _join(where, "histogram"),
-                f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
-                histogram[:40],
-            )
+        _str(step, "incomplete", where, required=False, nullable=True)
+        seen: set[int] = set()
+        for k, part in enumerate(parts):
+            part_path = f"{_join(where, 'generators')}[{k}]"
+            _check_step(part, part_path)
+            number = _int(part, "generator", part_path, low=1, high=max(1, len(places)))
+            if number in seen:
+                raise _fail(_join(part_path, "generator"), "each generator once", number)
+            seen.add(number or 0)
+            if _list(part, "generators", part_path):
+                raise _fail(_join(part_path, "generators"), "none (a generator's own record)", part["generators"])
+        if parts:
+            # The step is the merge of its generators' records: its counts are their sums.
+            for key in ("sent", "completed", "missed"):
+                total = sum(int(part.get(key) or 0) for part in parts)
+                if int(step.get(key) or 0) != total:
+                    raise _fail(_join(where, key), f"the sum of its generators' ({total})", step.get(key))
     plausible.check_load_plausible(load, path)
+
+
+def _check_step(step: Any, where: str) -> None:
+    """One load step's record (or one generator's record of it)."""
+    if not isinstance(step, dict):
+        raise _fail(where, "an object", step)
+    offered = _num(step, "offered_per_s", where, positive=True)
+    if offered is not None and offered > MAX_RATE_PER_S:
+        raise _fail(_join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"])
+    _num(step, "achieved_per_s", where, non_negative=True)
+    for key in ("errors", "sent", "completed", "missed"):
+        _int(step, key, where, required=False)
+    _bool(step, "generator_saturated", where)
+    limit = _str(step, "limit", where, required=False, nullable=True, choices=tuple(m.value for m in StepLimit))
+    if step.get("missed") and not step["generator_saturated"] and limit != StepLimit.SERVER:
+        # A step that did not send its schedule did not offer its rate: never the server's
+        # figure, unless the server was shown to fall behind (its back-pressure filled the backlog).
+        raise _fail(
+            _join(where, "generator_saturated"),
+            'true for a step with missed requests (or "limit": "server")',
+            False,
+        )
+    if limit is not None and step["generator_saturated"] != (limit == StepLimit.GENERATOR):
+        raise _fail(
+            _join(where, "generator_saturated"),
+            f"{limit == StepLimit.GENERATOR} for limit {limit!r}",
+            step["generator_saturated"],
+        )
+    _str(step, "limit_reason", where, required=False, nullable=True)
+    for key in ("latency_first_p50_s", "latency_last_p50_s"):
+        _num(step, key, where, non_negative=True, required=False, nullable=True)
+    for key in ("generator_cpu_percent", "send_lag_p99_s", "server_cpu_percent"):
+        _num(step, key, where, non_negative=True, required=False, nullable=True)
+    _str(step, "saturation_reason", where, required=False, nullable=True)
+    latency = _obj(step, "latency_s", where, nullable=True)
+    for name in latency:
+        _num(latency, name, _join(where, "latency_s"), non_negative=True)
+    histogram = _str(step, "histogram", where, required=False, nullable=True)
+    if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
+        raise _fail(
+            _join(where, "histogram"),
+            f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
+            histogram[:40],
+        )
 
 
 def _check_validation(validation: dict[str, Any], path: str) -> None:

@@ -250,6 +250,15 @@ class LoadStep:
     #: Absent from the JSON when None (results written before them).
     latency_first_p50_s: float | None = None
     latency_last_p50_s: float | None = None
+    #: Load from several machines: each generator's own record of this step (its share of
+    #: the rate, its histogram, its marks), numbered by `generator`; the step's figures are
+    #: their merge (app.core.load.merge). Empty for one generator. Absent from the JSON when empty.
+    generators: tuple[LoadStep, ...] = ()
+    #: Which generator (1-based, `Load.generators`) this record is, in a step's `generators`.
+    generator: int | None = None
+    #: Why the step is incomplete (a generator died, disconnected or returned late: its
+    #: share is missing from the merge), naming the generator; None when every one returned.
+    incomplete: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -269,9 +278,11 @@ class LoadStep:
         }
         if self.limit is not None:
             data["limit"] = self.limit.value
-        for name in ("limit_reason", "latency_first_p50_s", "latency_last_p50_s"):
+        for name in ("limit_reason", "latency_first_p50_s", "latency_last_p50_s", "generator", "incomplete"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
+        if self.generators:
+            data["generators"] = [part.to_dict() for part in self.generators]
         return data
 
     @classmethod
@@ -298,6 +309,44 @@ class LoadStep:
             limit_reason=data.get("limit_reason"),
             latency_first_p50_s=number("latency_first_p50_s"),
             latency_last_p50_s=number("latency_last_p50_s"),
+            generators=tuple(LoadStep.from_dict(part) for part in data.get("generators") or ()),
+            generator=int(data["generator"]) if data.get("generator") is not None else None,
+            incomplete=data.get("incomplete"),
+        )
+
+
+@dataclass(frozen=True)
+class LoadGeneratorPlace:
+    """Load from several machines: where one generator ran and how its clock stood."""
+
+    #: The Dask worker it ran on (its address, as the scheduler names it).
+    worker: str
+    #: The machine's name, as the worker reported it.
+    host: str
+    #: Its share of the job's client connections.
+    clients: int
+    #: Its clock against the coordinator's (seconds to add to a coordinator time), and how
+    #: well that is known (half the least round trip of the exchanges it was measured by).
+    clock_offset_s: float
+    clock_uncertainty_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "worker": self.worker,
+            "host": self.host,
+            "clients": self.clients,
+            "clock_offset_s": self.clock_offset_s,
+            "clock_uncertainty_s": self.clock_uncertainty_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LoadGeneratorPlace:
+        return cls(
+            worker=str(data["worker"]),
+            host=str(data["host"]),
+            clients=int(data["clients"]),
+            clock_offset_s=float(data["clock_offset_s"]),
+            clock_uncertainty_s=float(data["clock_uncertainty_s"]),
         )
 
 
@@ -330,9 +379,14 @@ class Load:
     #: True when some step showed the server overloaded (`StepLimit.SERVER`: the knee is
     #: measured, not a lower bound); False: no step did, the knee lies higher.
     saturated: bool = False
+    #: Load from several machines: the Dask scheduler the generators were placed through
+    #: (its address, never credentials), and each generator, in the order its figures are
+    #: numbered in the steps. None and empty for one local generator; absent from the JSON then.
+    cluster: str | None = None
+    generators: tuple[LoadGeneratorPlace, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "clients": self.clients,
             "server_workers": self.server_workers,
             "steps": [step.to_dict() for step in self.steps],
@@ -347,6 +401,11 @@ class Load:
             "sustained_p99_s": self.sustained_p99_s,
             "saturated": self.saturated,
         }
+        if self.cluster is not None:
+            data["cluster"] = self.cluster
+        if self.generators:
+            data["generators"] = [place.to_dict() for place in self.generators]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Load:
@@ -368,6 +427,8 @@ class Load:
             sustained_per_s=number("sustained_per_s"),
             sustained_p99_s=number("sustained_p99_s"),
             saturated=bool(data.get("saturated", False)),
+            cluster=data.get("cluster"),
+            generators=tuple(LoadGeneratorPlace.from_dict(g) for g in data.get("generators") or ()),
         )
 
 
@@ -378,6 +439,7 @@ __all__ = [
     "BurstLoss",
     "Link",
     "Load",
+    "LoadGeneratorPlace",
     "LoadStep",
     "Placement",
     "ProcessPlacement",

@@ -36,6 +36,7 @@ from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_ove
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
+from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.machine.placement import Placer, roles_of
@@ -275,6 +276,18 @@ class ChildSupervisor:
                 assert job.load is not None, "resolve_jobs gives every load job its settings"
                 if job.link is not None and not self._link_checked(job):
                     return False
+                bind = "127.0.0.1"
+                if job.load.cluster is not None:
+                    missing = cluster_missing()
+                    if missing is None:
+                        try:
+                            bind = server_address_for(job.load.cluster)
+                        except OSError as exc:
+                            missing = f"no route from this machine to the Dask scheduler at {job.load.cluster}: {exc}"
+                    if missing is not None:
+                        self.start_error = missing
+                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {missing}", self.current))
+                        return False
                 token = secrets.token_bytes(TOKEN_BYTES)
                 ticket = secrets.token_bytes(TICKET_BYTES)
                 self._start(
@@ -288,6 +301,7 @@ class ChildSupervisor:
                         tuple(job.message_sizes),
                         workers=job.load.server_workers,
                         ticket=ticket,
+                        bind=bind,
                     ),
                 )
                 port = self._wait_for_port(Role.RECEIVER)
@@ -308,8 +322,8 @@ class ChildSupervisor:
                     return self.cancel.is_set()
                 self._start(
                     Role.SENDER,
-                    load_generator_main,
-                    self._session_plan("127.0.0.1", port, token, admission=admission(ticket)),
+                    load_generator_main if job.load.cluster is None else cluster_generator_main,
+                    self._session_plan(bind, port, token, admission=admission(ticket)),
                 )
             else:
                 remote = self.remote

@@ -1,0 +1,107 @@
+"""The generator subprocess a worker's actor starts (`python -m app.core.load.cluster.remote_generator`).
+
+It runs app.core.load.generator's `LoadGenerator` in a process of its own, so that neither the
+Dask worker's event loop nor its GIL perturbs the schedule, and answers one command at a
+time on its stdin/stdout (app.core.load.cluster.pipe_frames): connect, seal, prepare,
+tamper, calibrate, step, close. It dies with the worker (PR_SET_PDEATHSIG, set by the
+actor) and exits when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import fields
+from typing import IO, Any
+
+from app.core.load.cluster.pipe_frames import PipeClosed, StepReport, read_frame, write_frame
+from app.core.load.generator import LoadGenerator
+from app.core.run.events import MeasuringMessage, SizeMeasured
+from app.core.run.plan import JobPlan
+
+
+class _Session:
+    """One job's generator in this process."""
+
+    def __init__(self) -> None:
+        self.generator: LoadGenerator | None = None
+
+    def _drop(self, message: MeasuringMessage) -> None:
+        """Live batches and progress stay here: the coordinator reports progress itself."""
+
+    def handle(self, command: str, args: tuple[Any, ...]) -> Any:
+        if command == "connect":
+            (plan,) = args
+            assert isinstance(plan, JobPlan)
+            self.generator = LoadGenerator(plan, self._drop)
+            self.generator.connect_all(seal=False)
+            return None
+        generator = self.generator
+        if generator is None:
+            raise RuntimeError(f"command {command!r} before connect")
+        if command == "seal":
+            generator.server_cpu_ns()
+            return None
+        if command == "prepare":
+            (size,) = args
+            costs = generator.prepare(size)
+            return costs, generator.pool_size()
+        if command == "tamper":
+            size, result = args
+            assert isinstance(result, SizeMeasured)
+            generator.check_tampering(size, result)
+            return {f.name: getattr(result, f.name) for f in fields(result)}
+        if command == "calibrate":
+            return generator.calibrate()
+        if command == "step":
+            rate, start_wall = args
+            now = generator.clock()
+            start_ns = now + int((start_wall - time.time()) * 1e9)
+            step, record = generator.run_step(rate, lambda fraction: None, start_ns=start_ns)
+            return StepReport(
+                step=step,
+                latencies=record.latencies,
+                server_ns=record.server_ns,
+                refused=record.refused,
+                abandoned=record.abandoned,
+                sample_every=record.sample_every,
+                started_late_s=(now - start_ns) / 1e9,
+            )
+        raise RuntimeError(f"unknown command {command!r}")
+
+    def close(self) -> None:
+        if self.generator is not None:
+            self.generator.close()
+            self.generator = None
+
+
+def serve(commands: IO[bytes], replies: IO[bytes]) -> None:
+    session = _Session()
+    try:
+        while True:
+            try:
+                command, *args = read_frame(commands)
+            except PipeClosed:
+                return
+            if command == "close":
+                session.close()
+                write_frame(replies, ("ok", None))
+                return
+            try:
+                write_frame(replies, ("ok", session.handle(command, tuple(args))))
+            except Exception as exc:  # noqa: BLE001 - every failure goes back, named, to the coordinator
+                write_frame(replies, ("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        session.close()
+
+
+def main() -> None:
+    # The frames own stdout; anything printed goes to stderr, not into them.
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(sys.stdin.buffer, replies)
+
+
+if __name__ == "__main__":
+    main()
