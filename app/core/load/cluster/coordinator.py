@@ -446,6 +446,10 @@ def run_cluster_load_job(plan: JobPlan, emit: Emit) -> None:
     assert settings is not None and settings.cluster is not None
     with _stop_on_sigterm():
         try:
+            # A plain connect first: Dask's client retries a refused one until its timeout
+            # (20 s for a scheduler that is simply not running).
+            host, port = address_host(settings.cluster), int(settings.cluster.rpartition(":")[2])
+            socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
             # The default client of this process: the actors' proxies find it by get_client().
             client = Client(settings.cluster, timeout=CONNECT_TIMEOUT_S)  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError) as exc:
