@@ -142,6 +142,9 @@ class _StepRecord:
 class LoadGenerator:
     """Drives one load job's clients against its server, size by size."""
 
+    #: The most one generator's step may offer: its schedule, not the server, would be the limit.
+    max_rate_per_s = MAX_RATE_PER_S
+
     def __init__(self, plan: JobPlan, emit: Emit, clock: Callable[[], int] = time.perf_counter_ns) -> None:
         self.plan, self.emit, self.clock = plan, emit, clock
         job = plan.job

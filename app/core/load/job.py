@@ -40,6 +40,11 @@ class Driver(Protocol):
     signer: bool
     emit: Emit
 
+    @property
+    def max_rate_per_s(self) -> float:
+        """The most a step may offer (MAX_RATE_PER_S per generator)."""
+        ...
+
     def prepare(self, size: int) -> Sequence[float]: ...
     def check_tampering(self, size: int, result: SizeMeasured) -> None: ...
     def calibrate(self) -> tuple[float, float]: ...
@@ -68,14 +73,16 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
     if settings.sweep:
         server_s, round_trip_s = generator.calibrate()
         capacity = settings.server_workers / max(server_s, 1e-7)
-        rates = sweep.sweep_rates(capacity)
+        cap = generator.max_rate_per_s
+        rates = sweep.sweep_rates(capacity, cap=cap)
         notes.append(
             f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
             f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
             f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee"
             + (
-                f" (capped at {MAX_RATE_PER_S:,.0f}/s, the most a profile may offer: the knee may lie higher)"
-                if capacity * sweep.SWEEP_FRACTIONS[-1] > MAX_RATE_PER_S
+                f" (capped at {cap:,.0f}/s, the most {'its generators' if cap > MAX_RATE_PER_S else 'a profile'} "
+                "may offer: the knee may lie higher)"
+                if capacity * sweep.SWEEP_FRACTIONS[-1] > cap
                 else ""
             )
         )

@@ -119,14 +119,16 @@ def resolve_load(fields: LoadFields) -> tuple[LoadSettings, list[tuple[str, str]
         rates = tuple(fields.rates)
     elif isinstance(fields.rate_per_s, float):
         rates = (fields.rate_per_s,)
+    # Several generators offer several times what one can: the cap is per generator.
+    most = MAX_RATE_PER_S * ((fields.generators or MAX_GENERATORS) if fields.cluster else 1)
     for k, rate in enumerate(rates):
-        if not 0 < rate <= MAX_RATE_PER_S:
+        if not 0 < rate <= most:
             place = f"rates[{k}]" if fields.rates is not None else "rate_per_s"
+            per = f" ({MAX_RATE_PER_S:,.0f} per generator)" if fields.cluster else ""
             problems.append(
                 (
                     place,
-                    f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f} "
-                    f"requests per second (got {rate:g})",
+                    f"an offered rate is more than 0 and at most {most:,.0f} requests per second{per} (got {rate:g})",
                 )
             )
     settings = LoadSettings(

@@ -55,20 +55,22 @@ BACKLOG_MAX_BYTES = 64 << 20
 IN_FLIGHT_MAX = 1 << 19
 
 
-def sweep_rates(capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTIONS) -> list[float]:
+def sweep_rates(
+    capacity_per_s: float, fractions: Sequence[float] = SWEEP_FRACTIONS, cap: float = MAX_RATE_PER_S
+) -> list[float]:
     """The offered rates of a sweep around an estimated capacity, lowest first: each at
-    least 1/s and at most MAX_RATE_PER_S, the cap a profile's own rates have (the estimate
+    least 1/s and at most `cap` (MAX_RATE_PER_S per generator), the cap a profile's own rates have (the estimate
     is workers / one request's server time: 64 workers at a microsecond each would ask for
     64,000,000/s). Fractions that reach the cap offer it once, not several times over."""
     if math.isnan(capacity_per_s):  # no estimate at all: offer from the cap down is no plan either
         raise ValueError("a sweep needs an estimated capacity (got NaN)")
     # An estimate beyond the cap is planned as the cap: the steps below it still trace the
     # latency on the way (the knee then lies higher: more than one generator can offer).
-    capacity_per_s = min(capacity_per_s, MAX_RATE_PER_S)
+    capacity_per_s = min(capacity_per_s, cap)
     rates: list[float] = []
     for fraction in fractions:
         wanted = capacity_per_s * fraction
-        rate = MAX_RATE_PER_S if wanted >= MAX_RATE_PER_S else max(1.0, round(wanted, 1))
+        rate = cap if wanted >= cap else max(1.0, round(wanted, 1))
         if rate not in rates:
             rates.append(rate)
     return rates

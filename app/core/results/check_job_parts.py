@@ -160,7 +160,7 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     steps_path = _join(path, "steps")
     for i, step in enumerate(_list(load, "steps", path)):
         where = f"{steps_path}[{i}]"
-        _check_step(step, where)
+        _check_step(step, where, generators=max(1, len(places)))
         parts = _list(step, "generators", where)
         if len(parts) > len(places):
             raise _fail(
@@ -186,13 +186,15 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     plausible.check_load_plausible(load, path)
 
 
-def _check_step(step: Any, where: str) -> None:
-    """One load step's record (or one generator's record of it)."""
+def _check_step(step: Any, where: str, generators: int = 1) -> None:
+    """One load step's record (or one generator's record of it): at most MAX_RATE_PER_S
+    offered per generator that offered it."""
     if not isinstance(step, dict):
         raise _fail(where, "an object", step)
     offered = _num(step, "offered_per_s", where, positive=True)
-    if offered is not None and offered > MAX_RATE_PER_S:
-        raise _fail(_join(where, "offered_per_s"), f"at most {MAX_RATE_PER_S:,.0f} requests/s", step["offered_per_s"])
+    most = MAX_RATE_PER_S * generators
+    if offered is not None and offered > most:
+        raise _fail(_join(where, "offered_per_s"), f"at most {most:,.0f} requests/s", step["offered_per_s"])
     _num(step, "achieved_per_s", where, non_negative=True)
     for key in ("errors", "sent", "completed", "missed"):
         _int(step, key, where, required=False)

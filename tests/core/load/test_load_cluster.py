@@ -248,3 +248,54 @@ def test_clients_are_split_over_generators_to_the_last_one() -> None:
     assert coordinator.split_clients(5, 2) == [3, 2]
     assert coordinator.split_clients(4, 4) == [1, 1, 1, 1]
     assert sum(coordinator.split_clients(257, 64)) == 257
+
+
+# --- the generator subprocess on its own ------------------------------------------------------------
+
+
+def _generator_process(lease_s: float) -> tuple[Any, int]:
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, "-m", GENERATOR_MODULE, "--lease-fd", str(read), "--lease-s", str(lease_s)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        pass_fds=(read,),
+    )
+    os.close(read)
+    return process, write
+
+
+def test_a_generator_whose_lease_is_not_renewed_exits_by_itself() -> None:
+    # What a coordinator killed outright leaves: a generator nobody renews. It must end.
+    from app.core.load.cluster.remote_generator import LEASE_EXPIRED_EXIT
+
+    process, lease = _generator_process(0.5)
+    try:
+        os.write(lease, b".")  # one renewal, then none
+        assert process.wait(timeout=10) == LEASE_EXPIRED_EXIT
+    finally:
+        os.close(lease)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_generator_answers_commands_and_names_its_errors() -> None:
+    from app.core.load.cluster.pipe_frames import read_frame, write_frame
+
+    process, lease = _generator_process(30)
+    try:
+        write_frame(process.stdin, ("prepare", 32))  # before connect: refused, named, and it goes on
+        status, message = read_frame(process.stdout)
+        assert status == "error" and "'prepare' before connect" in message
+        write_frame(process.stdin, ("close",))
+        assert read_frame(process.stdout) == ("ok", None)
+        assert process.wait(timeout=10) == 0
+    finally:
+        os.close(lease)
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import signal
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,10 +32,10 @@ from app.core.load import merge
 from app.core.load.cluster.pipe_frames import StepReport
 from app.core.load.generator import MIN_DRAIN_S, Emit
 from app.core.load.job import measure_size
-from app.core.load.settings import LoadSettings
+from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
 from app.core.measure.harness import child_entry, describe_error
 from app.core.results.job_conditions import LoadGeneratorPlace, LoadStep
-from app.core.run.events import SizeMeasured, SizeStarted
+from app.core.run.events import SampleBatch, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
 
 #: Connecting to the scheduler, and placing and starting a generator on a worker.
@@ -52,6 +53,8 @@ STEP_GRACE_S = 20.0
 SETUP_TIMEOUT_S = 120.0
 #: How often the coordinator wakes while it waits, to report progress and notice a stop.
 POLL_S = 0.1
+#: How often each generator's lease is renewed (it expires after worker_side.LEASE_S).
+RENEW_S = 1.0
 
 
 class ClusterError(RuntimeError):
@@ -166,6 +169,12 @@ class ClusterDriver:
         self.notes: list[str] = []
         self._exchange = clock_exchange or self._clock_exchange
         self._run = uuid4().hex[:12]
+        #: Whether a step has returned latency samples for this size (only the first does:
+        #: `measure_size` keeps one step's, and a million samples a generator would cross
+        #: the network for nothing).
+        self._sampled = False
+        self._renewing = threading.Event()
+        self._renewer: threading.Thread | None = None
 
     # --- placing -----------------------------------------------------------------------------
 
@@ -229,10 +238,22 @@ class ClusterDriver:
         self._measure_clocks()
         for generator in self.generators:
             self._wait(generator, generator.actor.start(), CONNECT_TIMEOUT_S)
+        self._renewer = threading.Thread(target=self._renew, name="cryptobench-lease", daemon=True)
+        self._renewer.start()
         calls = [(g, g.actor.call("connect", self._share_plan(g.clients))) for g in self.generators]
         self._gather(calls, SETUP_TIMEOUT_S, "connecting")
         # Every client of every generator is in: the server may stop listening.
         self._wait(self.generators[0], self.generators[0].actor.call("seal"), SETUP_TIMEOUT_S)
+
+    def _renew(self) -> None:
+        """Renew every generator's lease until the driver closes (fire and forget: a lost
+        renewal only brings the lease's end nearer, and a dead worker is noticed by the step)."""
+        while not self._renewing.wait(RENEW_S):
+            for generator in self.generators:
+                try:
+                    generator.actor.renew()
+                except Exception:  # noqa: BLE001, S110 - the worker is gone; its step will say so
+                    pass
 
     def _check_secrets(self, workers: Sequence[str]) -> None:
         """The server's token travels to each worker with the commands: only over comms the
@@ -330,6 +351,7 @@ class ClusterDriver:
             [(g, g.actor.call("prepare", size)) for g in self.generators], SETUP_TIMEOUT_S, "preparing"
         )
         self._pool = min(pool for _, pool in answers)
+        self._sampled = False
         return [cost for costs, _ in answers for cost in costs]
 
     def check_tampering(self, size: int, result: SizeMeasured) -> None:
@@ -358,7 +380,12 @@ class ClusterDriver:
             # generator j mod N). Aligned, N requests would arrive at once every N intervals:
             # a burst the server queues (measured: p50 twice one generator's with three).
             phase = k / rate
-            calls.append((generator, generator.actor.call("step", share, start + phase + generator.offset.offset_s)))
+            calls.append(
+                (
+                    generator,
+                    generator.actor.call("step", share, start + phase + generator.offset.offset_s, not self._sampled),
+                )
+            )
         own_time = START_MARGIN_S + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
         reports, failures = self._collect(calls, own_time + STEP_GRACE_S, progress)
         returned = [(g, r) for g, r in zip(self.generators, reports, strict=True) if isinstance(r, StepReport)]
@@ -372,6 +399,9 @@ class ClusterDriver:
         if not parts:
             raise ClusterError(f"no generator returned the step at {rate:g}/s: " + "; ".join(failures))
         step = replace(merge.merge_steps(parts), generators=tuple(parts), incomplete=incomplete)
+        self._sampled = self._sampled or any(r.latencies for _, r in returned)
+        if returned and returned[0][1].live:
+            self.emit(SampleBatch(0, "latency", [x for _, r in returned for x in r.live]))
         record = MergedRecord(
             latencies=[x for _, r in returned for x in r.latencies],
             server_ns=[x for _, r in returned for x in r.server_ns],
@@ -391,6 +421,7 @@ class ClusterDriver:
 
     def close(self, stopped: bool) -> None:
         """End every generator: at once when the run was stopped, else politely."""
+        self._renewing.set()
         if stopped:
             futures = [g.actor.stop() for g in self.generators]  # all at once: the supervisor's grace is short
             for future in futures:
@@ -404,6 +435,11 @@ class ClusterDriver:
                 generator.actor.close().result(timeout=10.0)
             except Exception:  # noqa: BLE001
                 self._stop(generator)
+
+    @property
+    def max_rate_per_s(self) -> float:
+        """Each generator may offer what one generator may."""
+        return MAX_RATE_PER_S * max(1, len(self.generators))
 
     @property
     def places(self) -> tuple[LoadGeneratorPlace, ...]:

@@ -31,6 +31,8 @@ class StepReport:
     sample_every: int = 1
     #: How late the schedule's start was against the agreed time (seconds; negative: early).
     started_late_s: float = 0.0
+    #: A few of the step's latencies, for the window's live plot.
+    live: list[float] = field(default_factory=list)
 
 
 class PipeClosed(EOFError):

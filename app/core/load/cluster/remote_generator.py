@@ -4,21 +4,31 @@ It runs app.core.load.generator's `LoadGenerator` in a process of its own, so th
 Dask worker's event loop nor its GIL perturbs the schedule, and answers one command at a
 time on its stdin/stdout (app.core.load.cluster.pipe_frames): connect, seal, prepare,
 tamper, calibrate, step, close. It dies with the worker (PR_SET_PDEATHSIG, set by the
-actor) and exits when its stdin closes.
+actor), exits when its stdin closes, and exits when its lease is not renewed (the
+coordinator renews it every second through the actor; `--lease-fd`, `--lease-s`).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import select
 import sys
+import threading
 import time
 from dataclasses import fields
 from typing import IO, Any
 
 from app.core.load.cluster.pipe_frames import PipeClosed, StepReport, read_frame, write_frame
 from app.core.load.generator import LoadGenerator
-from app.core.run.events import MeasuringMessage, SizeMeasured
+from app.core.run.events import MeasuringMessage, SampleBatch, SizeMeasured
 from app.core.run.plan import JobPlan
+
+#: Live latencies a step sends back for the window's plot (the local generator sends 400 a
+#: quarter second; the coordinator passes these on when the step ends).
+LIVE_KEPT = 400
+#: The exit code of a generator whose lease ran out.
+LEASE_EXPIRED_EXIT = 3
 
 
 class _Session:
@@ -26,9 +36,13 @@ class _Session:
 
     def __init__(self) -> None:
         self.generator: LoadGenerator | None = None
+        self.live: list[float] = []
 
     def _drop(self, message: MeasuringMessage) -> None:
-        """Live batches and progress stay here: the coordinator reports progress itself."""
+        """Progress stays here (the coordinator reports its own); a few live latencies are
+        kept for the window's live plot, sent back with the step."""
+        if isinstance(message, SampleBatch) and len(self.live) < LIVE_KEPT:
+            self.live.extend(message.values[: LIVE_KEPT - len(self.live)])
 
     def handle(self, command: str, args: tuple[Any, ...]) -> Any:
         if command == "connect":
@@ -55,18 +69,21 @@ class _Session:
         if command == "calibrate":
             return generator.calibrate()
         if command == "step":
-            rate, start_wall = args
+            rate, start_wall, samples = args
             now = generator.clock()
             start_ns = now + int((start_wall - time.time()) * 1e9)
+            live: list[float] = []
+            self.live = live
             step, record = generator.run_step(rate, lambda fraction: None, start_ns=start_ns)
             return StepReport(
                 step=step,
-                latencies=record.latencies,
-                server_ns=record.server_ns,
+                latencies=record.latencies if samples else [],
+                server_ns=record.server_ns if samples else [],
                 refused=record.refused,
                 abandoned=record.abandoned,
                 sample_every=record.sample_every,
                 started_late_s=(now - start_ns) / 1e9,
+                live=live[:LIVE_KEPT],
             )
         raise RuntimeError(f"unknown command {command!r}")
 
@@ -96,7 +113,22 @@ def serve(commands: IO[bytes], replies: IO[bytes]) -> None:
         session.close()
 
 
+def _watch_lease(fd: int, lease_s: float) -> None:
+    """Exit when the lease is not renewed within `lease_s`, or its pipe closes (the actor
+    is gone): a coordinator that died without stopping us. Wakes once per renewal."""
+    while True:
+        ready, _, _ = select.select([fd], [], [], lease_s)
+        if not ready or not os.read(fd, 64):
+            os._exit(LEASE_EXPIRED_EXIT)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(prog="remote_generator")
+    parser.add_argument("--lease-fd", type=int)
+    parser.add_argument("--lease-s", type=float, default=10.0)
+    args = parser.parse_args()
+    if args.lease_fd is not None:
+        threading.Thread(target=_watch_lease, args=(args.lease_fd, args.lease_s), daemon=True).start()
     # The frames own stdout; anything printed goes to stderr, not into them.
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

@@ -27,6 +27,10 @@ from app.core.load.cluster.pipe_frames import PipeClosed, read_frame, write_fram
 
 #: How long a stopped generator gets to close its connections before it is killed.
 STOP_GRACE_S = 2.0
+#: The generator exits when its lease is not renewed for this long: the coordinator renews
+#: it every second, so a coordinator killed outright (SIGKILL, a lost machine, a cut
+#: network) leaves no generator running longer than this.
+LEASE_S = 10.0
 _PR_SET_PDEATHSIG = 1
 
 
@@ -44,10 +48,15 @@ def _die_with_parent() -> None:
         pass
 
 
-def _kill(process: subprocess.Popen[bytes]) -> None:
+def _kill(process: subprocess.Popen[bytes], lease: int | None = None) -> None:
     if process.poll() is None:
         process.kill()
         process.wait(5)
+    if lease is not None:
+        try:
+            os.close(lease)
+        except OSError:
+            pass
 
 
 class GeneratorActor:
@@ -56,6 +65,7 @@ class GeneratorActor:
     def __init__(self) -> None:
         self.process: subprocess.Popen[bytes] | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._lease: int | None = None
 
     async def clock(self) -> float:
         """This machine's wall clock, for the coordinator's offset exchanges (answered on
@@ -75,14 +85,27 @@ class GeneratorActor:
         signal follows the thread that forked, and this one lives as long as the worker)."""
         if self.process is not None:
             raise GeneratorFailed("this actor's generator is already started")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.core.load.cluster.remote_generator"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509 - one prctl call
-        )
+        lease_read, self._lease = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "app.core.load.cluster.remote_generator",
+                    "--lease-fd",
+                    str(lease_read),
+                    "--lease-s",
+                    str(LEASE_S),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                pass_fds=(lease_read,),
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509 - one prctl call
+            )
+        finally:
+            os.close(lease_read)
         # Released by Dask (the coordinator's client went away) or collected: no generator stays.
-        self._finalizer = weakref.finalize(self, _kill, self.process)
+        self._finalizer = weakref.finalize(self, _kill, self.process, self._lease)
         return self.process.pid
 
     def call(self, command: str, *args: Any) -> Any:
@@ -103,6 +126,14 @@ class GeneratorActor:
             raise GeneratorFailed(str(value))
         return value
 
+    async def renew(self) -> None:
+        """Renew the generator's lease (a coroutine: answered beside a step in progress)."""
+        if self._lease is not None:
+            try:
+                os.write(self._lease, b".")
+            except OSError:
+                pass  # the generator has gone: the next command says so
+
     async def stop(self) -> bool:
         """End the generator at once, wherever it is (a coroutine: it runs beside a step in
         progress, whose `call` then fails). True when there was one running."""
@@ -110,14 +141,16 @@ class GeneratorActor:
         if process is None:
             return False
         running = process.poll() is None
-        if running:
-            # SIGKILL: nothing of a cancelled step is kept, and the server sees its
-            # connections close; a polite stop would wait on the event loop.
-            process.kill()
-            process.wait(5)
-        if self._finalizer is not None:
-            self._finalizer.detach()
+        # SIGKILL: nothing of a cancelled step is kept, and the server sees its connections
+        # close; a polite stop would wait on the event loop.
+        self._end()
         return running
+
+    def _end(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()  # kills the generator (if it still runs) and closes the lease, once
+            self._finalizer = None
+            self._lease = None
 
     def close(self) -> None:
         """End the generator politely after a job: its clients say goodbye to the server."""
@@ -129,6 +162,4 @@ class GeneratorActor:
             process.wait(STOP_GRACE_S)
         except (GeneratorFailed, subprocess.TimeoutExpired):
             pass
-        _kill(process)
-        if self._finalizer is not None:
-            self._finalizer.detach()
+        self._end()
