@@ -31,6 +31,13 @@ def with_mode(profile: Profile, mode: str, option: str = "--mode", shown: str | 
         member = Mode(mode)
     except ValueError:
         raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(Mode)})", field="mode") from None
+    loads = [k for k, job in enumerate(profile.jobs) if job.mode == Mode.LOAD]
+    if member == Mode.REMOTE and loads:
+        raise ProfileError(
+            f"job {loads[0] + 1} is a load job, whose server runs on this machine (`serve` runs session jobs "
+            "only): run load jobs without --remote; to drive this machine's server from others, use --cluster",
+            field=option,
+        )
     return overridden(
         profile,
         option,
