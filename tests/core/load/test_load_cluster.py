@@ -104,14 +104,28 @@ def test_every_generator_offers_its_share_and_the_merge_holds_every_request(clus
     _no_generator_left()
 
 
-def test_fewer_generators_than_workers_when_asked(cluster: Any) -> None:
-    run = _run(
-        cluster.scheduler_address,
-        {"clients": 2, "rates": [200], "duration_s": 0.3, "warmup_s": 0, "generators": 1},
+def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: Any) -> None:
+    profile = parse_profile(
+        {
+            "name": "cluster",
+            "jobs": [
+                {
+                    "scheme": "ed25519",
+                    "mode": "load",
+                    "cluster": cluster.scheduler_address,
+                    "clients": 2,
+                    "rates": [200],
+                    "duration_s": 0.3,
+                    "warmup_s": 0,
+                    "generators": 1,
+                }
+            ],
+        }
     )
-    (job,) = run.jobs
+    (job,) = Runner(profile).run().jobs
     assert job.status == JobStatus.OK, job.error
     assert job.load is not None and len(job.load.generators) == 1
+    assert job.load.request == "signed message"
     assert job.load.generators[0].clients == 2 and len(job.load.steps[0].generators) == 1
     _no_generator_left()
 

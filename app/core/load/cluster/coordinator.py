@@ -37,6 +37,8 @@ from app.core.measure.harness import child_entry, describe_error
 from app.core.results.job_conditions import LoadGeneratorPlace, LoadStep
 from app.core.run.events import SampleBatch, SizeMeasured, SizeStarted
 from app.core.run.plan import JobPlan
+from app.core.schemes import registry
+from app.core.schemes.base import KEYGEN_ON_SENDER
 
 #: Connecting to the scheduler, and placing and starting a generator on a worker.
 CONNECT_TIMEOUT_S = 20.0
@@ -164,7 +166,9 @@ class ClusterDriver:
         self.plan, self.emit, self.client = plan, emit, client
         self.settings: LoadSettings = job.load
         self.address: str = job.load.cluster
-        self.signer = False
+        # What one request is (the results' "handshake" or "signed message"): the scheme's, as
+        # the generators see it.
+        self.signer = registry.create(job.scheme, job.backend, job.params).info.family in KEYGEN_ON_SENDER
         self.generators: list[_Generator] = []
         self.notes: list[str] = []
         self._exchange = clock_exchange or self._clock_exchange
