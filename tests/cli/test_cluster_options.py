@@ -52,16 +52,15 @@ def test_cluster_refusals_exit_2_in_one_line(
     assert err.count("\n") == 1 and message in err, err
 
 
-def test_remote_refuses_a_load_job_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    token = tmp_path / "token"
-    token.write_text("ab" * 32)
-    token.chmod(0o600)
-    profile = _profile(tmp_path, {"scheme": "sha256", "mode": "remote"}, LOAD)
-    assert (
-        main(["run", str(profile), "--no-store", "--remote", "127.0.0.1:9", "--token-file", str(token)]) == EXIT_USAGE
-    )
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--remote: job 2 is a load job, whose server runs on this machine" in err, err
+def test_remote_keeps_load_jobs_and_refuses_their_links(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from app.core.profile.edits import with_mode
+
+    profile = parse_profile({"name": "t", "jobs": [{"scheme": "sha256", "mode": "loopback"}, LOAD]})
+    modes = [job.mode for job in with_mode(profile, "remote", "--remote", "h:1").jobs]
+    assert modes == ["remote", "load"]  # the load job's server runs where serve runs
+    linked = parse_profile({"name": "t", "jobs": [{**LOAD, "link": "lte"}]})
+    with pytest.raises(ProfileError, match="under --remote a load job's server runs on the serve's machine"):
+        resolve_jobs(with_mode(linked, "remote", "--remote", "h:1"), has_remote=True)
 
 
 @pytest.mark.parametrize(

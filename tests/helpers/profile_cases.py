@@ -64,6 +64,10 @@ JOB_KINDS: dict[str, set[str]] = {
     "rates": {"list", "null"},
     "duration_s": {"int", "float", "null"},
     "warmup_s": {"int", "float", "null"},
+    # Load from many machines.
+    "cluster": {"str", "null"},
+    "generators": {"int", "null"},
+    "cluster_plain_tcp": {"bool", "null"},
 }
 #: Integer job fields and their inclusive bounds.
 INT_BOUNDS = {"samples": (1, MAX_SAMPLES), "warmup": (0, 100_000), "keygen_samples": (1, 10_000), "tamper": (0, 10_000)}
@@ -204,6 +208,9 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
         job["clients"] = draw(st.integers(1, 16))
         job["rates"] = draw(st.lists(st.floats(1, 10_000), min_size=1, max_size=4))
         job["duration_s"] = draw(st.floats(0.1, 10))
+        if draw(st.booleans()):
+            job["cluster"] = draw(st.sampled_from(["tcp://127.0.0.1:8786", "tls://scheduler.lab:8786"]))
+            job["generators"] = draw(st.none() | st.integers(1, 64))
     if draw(st.booleans()):
         job["label"] = draw(st.text(max_size=30))
     return job

@@ -26,23 +26,18 @@ from app.core.vocab import CongestionControl, LinkEmulationChoice, Mode, Placeme
 
 def with_mode(profile: Profile, mode: str, option: str = "--mode", shown: str | None = None) -> Profile:
     """The same profile with every job in `mode` (CLI --remote runs every job against the
-    server: `option` "--remote", `shown` its HOST:PORT)."""
+    server: `option` "--remote", `shown` its HOST:PORT; a load job stays one, its server there)."""
     try:
         member = Mode(mode)
     except ValueError:
         raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(Mode)})", field="mode") from None
-    loads = [k for k, job in enumerate(profile.jobs) if job.mode == Mode.LOAD]
-    if member == Mode.REMOTE and loads:
-        raise ProfileError(
-            f"job {loads[0] + 1} is a load job, whose server runs on this machine (`serve` runs session jobs "
-            "only): run load jobs without --remote; to drive this machine's server from others, use --cluster",
-            field=option,
-        )
+    # A load job stays a load job: under --remote its server runs where `serve` runs.
+    keep = (Mode.LOAD,) if member == Mode.REMOTE else ()
     return overridden(
         profile,
         option,
         member.value if shown is None else shown,
-        {"jobs": [job.model_copy(update={"mode": member}) for job in profile.jobs]},
+        {"jobs": [job if job.mode in keep else job.model_copy(update={"mode": member}) for job in profile.jobs]},
     )
 
 

@@ -38,6 +38,7 @@ from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
 from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
+from app.core.load.remote import remote_load_main
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.machine.placement import Placer, roles_of
 from app.core.measure.ops import child_main
@@ -276,6 +277,15 @@ class ChildSupervisor:
                 assert job.load is not None, "resolve_jobs gives every load job its settings"
                 if job.link is not None and not self._link_checked(job):
                     return False
+                if self.remote is not None:
+                    # The server runs where `cryptobench serve` runs; the job asks it for one.
+                    serve = self.remote
+                    if job.load.cluster is not None and (missing := cluster_missing()) is not None:
+                        self.start_error = missing
+                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {missing}", self.current))
+                        return False
+                    self._start(Role.SENDER, remote_load_main, self._session_plan(serve.host, serve.port, serve.token))
+                    return self._measure(main)
                 bind = "127.0.0.1"
                 if job.load.cluster is not None:
                     missing = cluster_missing()

@@ -36,6 +36,10 @@ SEED_BYTES = 16
 #: A fresh connection proves it belongs to the session with this many random bytes, which
 #: the receiver gave in JOB_OK over the authenticated connection.
 TICKET_BYTES = 32
+#: The most load server processes a sender may ask `serve` for (load.settings.MAX_SERVER_WORKERS),
+#: and the nonce its JOB_OK carries for the load server's derived secrets (session.load_serve).
+MAX_LOAD_SERVER_WORKERS = 64
+LOAD_NONCE_BYTES = 16
 #: u64 nanoseconds (or bytes) + u8 verdict; a reason text follows only on failure.
 ACK = struct.Struct(">QB")
 U64 = struct.Struct(">Q")
@@ -109,6 +113,14 @@ class Verdict(enum.IntEnum):
     ERROR = 3  # an untyped exception: a bug in the scheme wrapper or the library
 
 
+class LoadServe(BaseModel):
+    """A load job's server, as a sender asks `serve` for it (app.core.session.load_serve)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    server_workers: StrictInt = Field(ge=1, le=MAX_LOAD_SERVER_WORKERS)
+
+
 class JobDescription(BaseModel):
     """What a sender asks a receiver to serve. Strict types: JSON only, no coercion."""
 
@@ -123,9 +135,12 @@ class JobDescription(BaseModel):
     #: True: every timed exchange (floor ping, message) arrives on a fresh connection of its
     #: own, announced by FRESH and proven by the ticket JOB_OK gave (a loopback receiver only).
     fresh_connections: StrictBool = False
+    #: A load job: `serve` starts a load server for it instead of serving a session, and
+    #: the sender's generators drive it. Absent from the JSON for a session job.
+    load: LoadServe | None = None
 
     def encode(self) -> bytes:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True).encode("utf-8")
+        return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True).encode("utf-8")
 
 
 class PeerLied(MalformedBody):

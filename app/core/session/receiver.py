@@ -35,6 +35,7 @@ from app.core.schemes.base import Receiver, Scheme, SchemeError
 from app.core.session import tcpinfo
 from app.core.session.auth import ServerHandshake, authenticate_peer
 from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketThen, admit_one
+from app.core.session.load_serve import RunningLoadServer, await_load_end, start_load_server, stop_load_server
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -91,8 +92,13 @@ class ReceiverSession:
         log: Log | None = None,
         listener: socket.socket | None = None,
         dropped: Log | None = None,
+        load_bind: str | None = None,
     ) -> None:
         self.sock = sock
+        #: Where a load job's server listens (`serve`'s own address); None: this receiver
+        #: serves no load job (a loopback job's receiver: load jobs start their own server).
+        self.load_bind = load_bind
+        self.load_server: RunningLoadServer | None = None
         self.token = token
         self.limits = limits
         self.log = log or (lambda text: None)
@@ -136,10 +142,22 @@ class ReceiverSession:
                 )
             self.ticket = secrets.token_bytes(TICKET_BYTES)
             accepted["ticket"] = self.ticket.hex()
+        if job.load is not None:
+            if self.load_bind is None or job.fresh_connections:
+                raise JobRejected(
+                    "this receiver serves no load job (`cryptobench serve` does, without fresh connections)"
+                )
+            self.load_server = start_load_server(self.token, job, self.load_bind, self.log)
+            accepted.update(self.load_server.accepted())
         self.job, self.scheme, self.capacity = job, scheme, capacity
         if not job.tcp_nodelay:
             tune(self.sock, nodelay=False)
-        send_frame(self.sock, FrameType.JOB_OK, [json.dumps(accepted).encode()])
+        try:
+            send_frame(self.sock, FrameType.JOB_OK, [json.dumps(accepted).encode()])
+        except BaseException:
+            if self.load_server is not None:  # nobody will drive it: not left listening
+                stop_load_server(self.load_server)
+            raise
         self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
         # The job's frames: this reader alone reads the connection from now on, so it may
         # read ahead (header and body of a small frame in one receive).
@@ -161,6 +179,10 @@ class ReceiverSession:
         except (JobRejected, MalformedBody, UnexpectedFrame) as exc:
             send_error(self.sock, str(exc))
             raise
+        if self.load_server is not None:
+            assert self.job is not None
+            await_load_end(self.sock, reader, self.load_server, self.log)
+            return self.job
         was_enabled = gc.isenabled()
         gc.disable()  # no collector pause inside a timed open; sessions make no cycles
         try:

@@ -22,6 +22,7 @@ import gc
 import os
 import socket
 import time
+from typing import Any
 
 from app.core.errors import SessionError
 from app.core.measure.harness import (
@@ -52,6 +53,7 @@ from app.core.session.protocol import (
     ACK,
     FLOOR_RECHECKS,
     FLOOR_TOLERANCE,
+    LOAD_NONCE_BYTES,
     MAX_QUEUE_POSITION,
     MAX_RETRY_MS,
     SEED_BYTES,
@@ -60,6 +62,7 @@ from app.core.session.protocol import (
     U64,
     FasterThanFloor,
     JobDescription,
+    LoadServe,
     PeerLied,
     Verdict,
     check_bytes,
@@ -123,6 +126,19 @@ class ServerBusy(SessionError):
         self.retry_after = retry_after
 
 
+def _load_server(accepted: dict[str, Any]) -> tuple[int, bytes]:
+    """The port and nonce a serve's JOB_OK gives for a load job, checked."""
+    port, nonce = accepted.get("load_port"), accepted.get("load_nonce")
+    if type(port) is not int or not 0 < port < 65536:
+        raise PeerLied(f"JOB_OK load_port = {port!r:.80} is not a port (1..65535)")
+    if not isinstance(nonce, str) or len(nonce) != 2 * LOAD_NONCE_BYTES:
+        raise PeerLied(f"JOB_OK load_nonce = {nonce!r:.80} is not {LOAD_NONCE_BYTES} bytes in hex")
+    try:
+        return port, bytes.fromhex(nonce)
+    except ValueError:
+        raise PeerLied(f"JOB_OK load_nonce = {nonce!r:.80} is not hex") from None
+
+
 class SenderSession:
     """One session over a connected socket: the plan's job against the plan's receiver."""
 
@@ -143,6 +159,9 @@ class SenderSession:
         #: inside the sender's exactly (protocol.clock_slack_ns); a remote one reads its own.
         self.shared_clock = job.mode != Mode.REMOTE
         self.extra_exchanges = 0
+        #: A load job's server on the remote machine: its port and the nonce its secrets derive from.
+        self.load_port = 0
+        self.load_nonce = b""
         self.floor_samples = min(job.samples, FLOOR_MAX_SAMPLES)
         self.rounds_warmup = min(job.warmup, HANDSHAKE_WARMUP_MAX)
         per_size = self.floor_samples + job.samples + job.tamper
@@ -244,8 +263,11 @@ class SenderSession:
             message_sizes=job.message_sizes,
             tcp_nodelay=job.tcp_nodelay,
             fresh_connections=self.fresh,
+            load=LoadServe(server_workers=job.load.server_workers) if job.load is not None else None,
         )
         accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
+        if job.load is not None:
+            self.load_port, self.load_nonce = _load_server(accepted)
         capacity = accepted.get("capacity")
         if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:
             raise PeerLied(f"JOB_OK capacity = {capacity!r:.80} is not a frame size (1..{HARD_MAX_FRAME})")

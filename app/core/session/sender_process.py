@@ -5,6 +5,7 @@ run again while an authenticated receiver answers BUSY (`run_with_retries`).
 from __future__ import annotations
 
 import random
+import socket
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -33,10 +34,16 @@ def _describe(exc: BaseException) -> str:
     return describe_error(exc)
 
 
-def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] = time.sleep) -> None:
-    """Run the session; while an authenticated server answers BUSY, reconnect after the
-    interval it asks for (doubling, with jitter, so that waiting clients spread out),
-    for at most the peer's `queue_timeout` seconds in all."""
+def run_with_retries(
+    plan: JobPlan,
+    emit: Emit,
+    sleep: Callable[[float], None] = time.sleep,
+    body: Callable[[socket.socket], None] | None = None,
+) -> None:
+    """Run the session (or `body` on the connected socket: a remote load job's control
+    connection); while an authenticated server answers BUSY, reconnect after the interval
+    it asks for (doubling, with jitter, so that waiting clients spread out), for at most
+    the peer's `queue_timeout` seconds in all."""
     peer = plan.session_peer()
     if peer.namespace is not None:  # a packet link's end: before any socket is made
         enter_namespace(peer.namespace)
@@ -47,7 +54,10 @@ def run_with_retries(plan: JobPlan, emit: Emit, sleep: Callable[[float], None] =
             peer.host, peer.port, peer.connect_timeout, plan.job.tcp_nodelay, peer.congestion_control, peer.admission
         ) as sock:
             try:
-                SenderSession(sock, plan, emit).run()
+                if body is None:
+                    SenderSession(sock, plan, emit).run()
+                else:
+                    body(sock)
                 return
             except ServerBusy as busy:
                 wait = min(max(busy.retry_after, 0.05) * 2 ** min(attempt, 5), 30.0)

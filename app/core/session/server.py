@@ -258,7 +258,9 @@ class Server:
         """Serve one authenticated connection; never raises (a bad client must not stop the server)."""
         try:
             sock.setblocking(True)
-            session = ReceiverSession(sock, self.token, self.limits, log=lambda text: self.log(f"{peer}: {text}"))
+            session = ReceiverSession(
+                sock, self.token, self.limits, log=lambda text: self.log(f"{peer}: {text}"), load_bind=self.address[0]
+            )
             job = session.serve_authenticated()
         except (WireError, JobRejected, SchemeError, OSError) as exc:
             self._count("refused")

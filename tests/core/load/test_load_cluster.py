@@ -195,6 +195,7 @@ def _killed_mid_step(cluster: Any) -> None:
     assert "incomplete" in (job.error or "") and "generator #" in (job.error or "")
     # The survivor's share is kept and marked, never passed off as the whole rate.
     assert len(step.generators) == 1 and step.completed == step.generators[0].completed
+    assert step.offered_per_s == 200  # what the step scheduled, not the survivor's share
     assert step.generator_saturated and len(job.load.steps) == 1
     _no_generator_left()
 

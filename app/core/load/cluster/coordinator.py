@@ -403,6 +403,10 @@ class ClusterDriver:
         if not parts:
             raise ClusterError(f"no generator returned the step at {rate:g}/s: " + "; ".join(failures))
         step = replace(merge.merge_steps(parts), generators=tuple(parts), incomplete=incomplete)
+        if incomplete:
+            # The step scheduled the whole rate; what the missing generators would have sent
+            # is not in its counts (its figures are the survivors', marked incomplete).
+            step = replace(step, offered_per_s=rate)
         self._sampled = self._sampled or any(r.latencies for _, r in returned)
         if returned and returned[0][1].live:
             self.emit(SampleBatch(0, "latency", [x for _, r in returned for x in r.live]))
