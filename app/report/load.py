@@ -7,7 +7,8 @@ writes the "Load" section: one finding per scheme (the core's verdict: the serve
 overloaded at its knee, at least a rate, or limited by the generator), two charts (p50
 and p99 latency against achieved rate, one curve per scheme, log time axis, steps the
 generator limited drawn open), and one table of steps per scheme with what limited each
-step and the conditions behind it; and the Method section's paragraph on how load is
+step and the conditions behind it (where a scheme's generators ran on Dask workers, a
+table of each generator's own figures per step under it); and the Method section's paragraph on how load is
 measured and how each step is called. Steps the load generator limited measured the
 generator, not the server: they are drawn and listed, marked, and left out of the knee.
 """
@@ -22,6 +23,14 @@ from app.core.results.job_conditions import StepLimit
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels
+from app.report.load_generator_words import (
+    generator_cells,
+    generator_latency_unit,
+    generator_mark,
+    generator_rows,
+    has_generators,
+    places_text,
+)
 from app.report.load_words import (
     CLIENT_CRYPTO,
     LATENCY_COLUMNS,
@@ -50,6 +59,19 @@ HOLLOW_LABEL = "generator limited (not the server's figure)"
 #: Achieved rates spanning more than this factor get a log rate axis (a 150/s RSA server
 #: beside a 30,000/s X25519 one would otherwise sit on the axis).
 LOG_RATE_SPREAD = 20.0
+
+
+#: The Method's words on load from several machines (said only where a job's generators ran on Dask workers).
+CLUSTER_METHOD = (
+    " Where a job's generators ran on Dask workers (load from several machines), each worker ran the same "
+    "generator as a subprocess on its share of each step's rate and clients, from a start agreed a moment ahead "
+    "and corrected by its clock offset to this machine (measured from the exchange with the least round trip); "
+    "latency is timed on each generator's own clock, so offsets matter only for when steps start. The step's "
+    "figures are the generators' merged: their HdrHistograms added (no loss), counts and rates summed, the worst "
+    "send lag, and the step generator-limited when any one generator was late or short. A step a generator did not "
+    "return is incomplete and never counts as the server's; each generator's own figures are tabled under its "
+    "job's steps."
+)
 
 
 def load_jobs(run: RunResult) -> list[JobResult]:
@@ -198,6 +220,54 @@ def steps_table(
     )
 
 
+#: A generators table: the step and the generator left, numbers right, the note left.
+_GENERATOR_ALIGN: list[Align] = [_NUMBER, "left"] + [_NUMBER] * 7 + ["left"]
+
+
+def generators_table(job: JobResult, labels: Labels) -> Table | None:
+    """A cluster job's generators, a row per generator and step (its own share, latency,
+    send lag, CPU), under the job's steps table; its caption says where each generator
+    ran and the whole of each mark the Note column shortens. None for one generator."""
+    load = job.load
+    if load is None or not has_generators(load):
+        return None
+    rows = generator_rows(load)
+    unit = generator_latency_unit(rows)
+    cells = []
+    marks = []
+    for row in rows:
+        mark = generator_mark(row)
+        note = "missing" if row.record is None else "generator limited" if mark else ""
+        cells.append(generator_cells(row, unit) + [note])
+        if row.record is not None and mark:  # a missing one: the steps table's caption says why
+            marks.append(f"at {rate_text(row.step.offered_per_s)}/s, generator #{row.number}: {mark}")
+    caption = (
+        f"{labels.name(job)}, per generator: {places_text(load)}. Each generator's share of each step, its own "
+        "latency from each request's intended start, how late it sent (p99) and its CPU in % of one core."
+    )
+    if any(row.record is None for row in rows):
+        caption += " A generator marked missing did not return that step: the step is incomplete."
+    if marks:
+        caption += " Generators' own marks: " + "; ".join(marks) + "."
+    return Table(
+        [
+            "Step/s",
+            "Gen.",
+            "Offered/s",
+            "Achieved/s",
+            "Completed",
+            f"p50 ({unit})",
+            f"p99 ({unit})",
+            "Send lag",
+            "Gen. CPU",
+            "Note",
+        ],
+        cells,
+        caption=caption,
+        align=_GENERATOR_ALIGN,
+    )
+
+
 def load_sections(run: RunResult, labels: Labels) -> list[Section]:
     """The Load section and its steps subsection; none when the run has no load job."""
     jobs = load_jobs(run)
@@ -233,9 +303,14 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
         if several and parts
         else {}
     )
-    tables: list[Block] = [
-        t for job in measured if (t := steps_table(job, labels, key_said=several, shared=shared)) is not None
-    ]
+    tables: list[Block] = []
+    for job in measured:
+        table = steps_table(job, labels, key_said=several, shared=shared)
+        if table is not None:
+            tables.append(table)
+            generators = generators_table(job, labels)
+            if generators is not None:
+                tables.append(generators)
     if several and tables:
         intro = f"One table per scheme: requests {STEPS_KEY}."
         if shared:
@@ -291,5 +366,6 @@ def load_method(run: RunResult) -> list[Block]:
             + (f" ({span_text(min(cpus), max(cpus), cpu_text)} of one core in this run)" if cpus else "")
             + ". By default the server and the generator are pinned to different CPUs (placement split), so the "
             "clients' work is not counted against the server's capacity."
+            + (CLUSTER_METHOD if any(job.load is not None and has_generators(job.load) for job in jobs) else "")
         )
     ]

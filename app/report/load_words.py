@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from app.core.load.verdict import (
     SERVER_ROLE,
     StepCall,
+    generators_text,
     load_verdict,
     rate_text,
     requests_word,
@@ -113,18 +114,24 @@ def verdict(job: JobResult, load: Load) -> str:
 
 
 def placement_text(job: JobResult) -> str:
-    """ "server on CPU 1, generator on CPU 0 (split)", or why it is not known."""
+    """ "server on CPU 1, generator on CPU 0 (split)", or why it is not known; a cluster
+    job: "server on CPU 1 (split), 2 generators on Dask workers (loadgen-a, loadgen-b)"."""
+    # A cluster job's local "generator" process is the coordinator: its CPUs say nothing of
+    # where the load came from, which `generators_text` says after the policy.
+    remote = generators_text(job.load) if job.load is not None else None
     if job.placement is None:
-        return "CPUs not recorded"
+        return "CPUs not recorded" + (f", {remote}" if remote else "")
     parts = []
-    for role, name in ((SERVER_ROLE, "server"), (GENERATOR_ROLE, "generator"), (Role.LINK, "link")):
+    roles = ((SERVER_ROLE, "server"), *(() if remote else ((GENERATOR_ROLE, "generator"),)), (Role.LINK, "link"))
+    for role, name in roles:
         cpus = _cpus(job, role)
         if cpus:
             parts.append(f"{name} on {cpus_text(cpus)}")
     policy = job.placement.policy
     if job.placement.unavailable:
         policy = f"{policy} not applied, ran as free: {job.placement.unavailable}"
-    return (", ".join(parts) + f" ({policy})") if parts else f"{policy}; no process recorded"
+    text = (", ".join(parts) + f" ({policy})") if parts else f"{policy}; no process recorded"
+    return text + (f", {remote}" if remote else "")
 
 
 #: The clauses of a load job's conditions, by what they say (`condition_parts`).

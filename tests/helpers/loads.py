@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from hdrh.histogram import HdrHistogram
+
+from app.core.load.generator import HISTOGRAM_RANGE
+from app.core.load.merge import merge_steps, split_rate
 from app.core.load.verdict import summarise
-from app.core.results.job_conditions import Load, LoadStep, Placement, ProcessPlacement
+from app.core.results.job_conditions import (
+    LOAD_PERCENTILES,
+    Load,
+    LoadGeneratorPlace,
+    LoadStep,
+    Placement,
+    ProcessPlacement,
+)
 from app.core.results.job_records import Security
 from app.core.results.model import JobResult, RunResult
 from tests.helpers.comparisons import ENVIRONMENT, run, samples
@@ -62,6 +75,111 @@ def load(steps: list[LoadStep], *, clients: int = 8, server_workers: int = 1, re
         sustained_per_s=sustained,
         sustained_p99_s=p99,
         saturated=saturated,
+    )
+
+
+#: The scheduler a cluster job's generators were placed through, in `cluster_load`.
+CLUSTER = "tcp://10.0.0.5:8786"
+#: Why a step of `cluster_load(..., incomplete_at=...)` lacks generator #2, as the coordinator says it.
+INCOMPLETE_REASON = (
+    "generator #2 (loadgen-b, worker tcp://10.0.0.12:40001) did not answer within 4 s: "
+    "their share of the rate is missing"
+)
+
+
+def generator_part(
+    number: int, offered: float, duration_s: float, p50: float, *, lag: float = 0.0002, cpu: float = 30.0
+) -> LoadStep:
+    """One generator's record of a step, as a worker returns it: `offered * duration_s`
+    requests sent and completed, their latencies in a real HdrHistogram around `p50` (a
+    spread up to 4x it), so a merge reads its percentiles from added histograms."""
+    histogram = HdrHistogram(*HISTOGRAM_RANGE)
+    count = max(1, int(offered * duration_s))  # never more than the window holds at its rate
+    for k in range(count):
+        histogram.record_value(int(p50 * 1e9 * (0.5 + 3.5 * (k / count) ** 4)))
+    latency = {name: histogram.get_value_at_percentile(p) / 1e9 for name, p in LOAD_PERCENTILES}
+    latency["max"] = histogram.get_max_value() / 1e9
+    late = lag > 0.001
+    return LoadStep(
+        offered_per_s=offered,
+        achieved_per_s=count / duration_s,
+        errors=0,
+        latency_s=latency,
+        generator_saturated=late,
+        sent=count,
+        completed=count,
+        histogram=histogram.encode().decode("ascii"),
+        generator_cpu_percent=cpu,
+        send_lag_p99_s=lag,
+        server_cpu_percent=40.0,
+        saturation_reason=(
+            f"the generator handed requests to the kernel up to {lag * 1e3:.2f} ms late (p99, limit 1 ms)"
+            if late
+            else None
+        ),
+        generator=number,
+    )
+
+
+def cluster_load(
+    rates: Sequence[float] = (400, 800),
+    *,
+    generators: int = 2,
+    clients: int = 4,
+    duration_s: float = 1.0,
+    late: tuple[int, float] | None = None,
+    incomplete_at: float | None = None,
+) -> Load:
+    """A load job whose `generators` generators (at most 3) ran on Dask workers: each step
+    split over them (`split_rate`), each generator's record a real histogram, the step
+    their merge (`merge_steps`), as app.core.load.cluster's coordinator writes it.
+    `late`: (generator, rate) that generator sent 2.5 ms late at; `incomplete_at`: the rate
+    whose step lacks generator #2's share (it did not answer), named in `incomplete`."""
+    hosts = ("loadgen-a", "loadgen-b", "loadgen-c")[:generators]
+    places = tuple(
+        LoadGeneratorPlace(
+            worker=f"tcp://10.0.0.{11 + k}:40001",
+            host=host,
+            clients=clients // generators + (1 if k < clients % generators else 0),
+            clock_offset_s=(-1) ** k * 0.0012 * (k + 1),
+            clock_uncertainty_s=0.0004,
+        )
+        for k, host in enumerate(hosts)
+    )
+    steps = []
+    for rate in rates:
+        parts = [
+            generator_part(
+                k + 1,
+                share,
+                duration_s,
+                (0.2e-3 + rate * 1e-7) * (1 + 0.2 * k),
+                lag=0.0025 if late == (k + 1, rate) else 0.0002 + 0.0001 * k,
+                cpu=rate / generators / 20 + 5 * k,
+            )
+            for k, share in enumerate(split_rate(rate, generators))
+        ]
+        missing = None
+        if rate == incomplete_at:
+            parts = [part for part in parts if part.generator != 2]
+            missing = INCOMPLETE_REASON
+        steps.append(replace(merge_steps(parts), generators=tuple(parts), incomplete=missing))
+    knee, sustained, p99, saturated = summarise(steps)
+    return Load(
+        clients=clients,
+        server_workers=1,
+        steps=tuple(steps),
+        duration_s=duration_s,
+        warmup_s=0.3,
+        pool=64,
+        client_prepare_s=65e-6,
+        server_request_s=60e-6,
+        knee_per_s=knee,
+        sustained_per_s=sustained,
+        sustained_p99_s=p99,
+        saturated=saturated,
+        cluster=CLUSTER,
+        generators=places,
     )
 
 

@@ -21,7 +21,7 @@ from app.report.model import Bullets, Chart, Paragraph, StackedBars
 from app.report.pdf.writer import write_pdf
 from app.report.units import format_bytes, format_seconds, span_text
 from tests.helpers import records
-from tests.helpers.loads import load_run
+from tests.helpers.loads import KNEE_STEPS, cluster_load, load, load_job, load_run
 from tests.helpers.records import spread_samples
 from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric
 from tests.helpers.report_words import degenerate_ranges, doubled_links, markdown_sections, problems
@@ -59,6 +59,17 @@ def _links_run() -> RunResult:
     return records.run("r", jobs, started="2026-11-23T10:00:00+00:00", environment=ENVIRONMENT, profile=PROFILE)
 
 
+def _cluster_run() -> RunResult:
+    """Load jobs whose generators ran on Dask workers (one with an incomplete and a late
+    step), beside one with a local generator."""
+    jobs = [
+        load_job(0, "X25519 [cryptography]", cluster_load((400, 800, 1600), late=(1, 1600), incomplete_at=800)),
+        load_job(1, "ML-KEM-768 [cryptography]", cluster_load((200, 600), generators=3)),
+        load_job(2, "ML-KEM-1024 [cryptography]", load(KNEE_STEPS)),
+    ]
+    return load_run(jobs)
+
+
 def _reduced(run: RunResult) -> RunResult:
     small = copy.deepcopy(run)
     small.profile["name"] = f"{run.name} (reduced)"
@@ -77,6 +88,7 @@ def _runs(hand_run: RunResult, hand_baseline: RunResult) -> dict[str, tuple[RunR
         "reduced": (_reduced(hand_run), None),
         "reduced with baseline": (_reduced(hand_run), hand_run),
         "load": (load_run(), None),
+        "load from several machines": (_cluster_run(), None),
         "links": (_links_run(), None),
     }
 

@@ -15,6 +15,16 @@ from app.core.load.verdict import VerdictKind, load_verdict
 from app.core.results.job_conditions import Load
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
+from app.report.load_generator_words import (
+    GENERATOR_COLUMNS,
+    GeneratorRow,
+    generator_cells,
+    generator_latency_unit,
+    generator_mark,
+    generator_rows,
+    has_generators,
+    places_text,
+)
 from app.report.load_words import (
     LATENCY_COLUMNS,
     STEP_COLUMNS,
@@ -42,6 +52,7 @@ def print_load(console: Any, job: JobResult) -> None:
             console.print(("    " + " | ".join(step_cells(step)) + f" | {escape(mark)}").rstrip())
     elif load.steps:
         _print_step_table(console, load)
+    print_generators(console, load)
     _print_indented(console, f"[bold]verdict: {escape(verdict(job, load))}[/]")
     _print_indented(console, f"[dim]{escape(conditions(job, load))}[/]")
 
@@ -81,6 +92,66 @@ def _print_step_table(console: Any, load: Load) -> None:
         )
     from rich.padding import Padding
 
+    console.print(Padding(table, (0, 0, 0, 4)))
+    for note in notes:
+        _print_indented(console, f"[yellow]† {escape(note)}[/]")
+
+
+def print_generators(console: Any, load: Load) -> None:
+    """A cluster job's generators: where each ran (one line), then each one's figures per
+    step (a table, or one line per generator and step), then why any step is incomplete.
+    Nothing for one generator."""
+    if not has_generators(load):
+        return
+    _print_indented(console, f"[dim]{escape(places_text(load))}[/]")
+    rows = generator_rows(load)
+    if not console.is_terminal:
+        console.print("    per generator: " + " | ".join(GENERATOR_COLUMNS) + " | mark")
+        for row in rows:
+            console.print(("    " + " | ".join(generator_cells(row)) + f" | {escape(generator_mark(row))}").rstrip())
+    else:
+        _print_generator_table(console, rows)
+    # The step's own mark names why it is incomplete (the verdict's call); said here only
+    # where a recorded call did not.
+    for step, mark in zip(load.steps, step_marks(load), strict=True):
+        if step.incomplete and step.incomplete not in mark:
+            note = f"at {rate_text(step.offered_per_s)}/s: {step.incomplete}"
+            _print_indented(console, f"[yellow]incomplete step {escape(note)}[/]")
+
+
+def _print_generator_table(console: Any, rows: list[GeneratorRow]) -> None:
+    """One table, a section per step (its rate on its first row): as narrow as the steps
+    table; a generator's mark goes below it, by a dagger, as the steps table's do."""
+    from rich.padding import Padding
+    from rich.table import Table
+
+    unit = generator_latency_unit(rows)
+    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
+    headers = ("step/s", "gen", "offered", "achieved", "completed", f"p50 {unit}", f"p99 {unit}", "lag p99", "gen %")
+    for header in headers:
+        table.add_column(header, justify="right", no_wrap=True)
+    notes = []
+    for k, row in enumerate(rows):
+        cells = generator_cells(row, unit)
+        mark = generator_mark(row)
+        if mark:
+            notes.append(f"{cells[0]}/s, generator {cells[1]}: {mark}")
+        first = k == 0 or rows[k - 1].step is not row.step
+        last = k + 1 == len(rows) or rows[k + 1].step is not row.step
+        cpu = cells[-1].replace(" %", "")
+        table.add_row(
+            cells[0] if first else "",
+            cells[1] + ("†" if mark else " "),
+            *cells[2:-1],
+            cpu,
+            style="yellow" if mark else None,
+            end_section=last,
+        )
+    _print_indented(
+        console,
+        "[dim]per generator: its share of each step (requests/s), its own latency, how late it sent (p99), "
+        "its CPU in % of one core[/]",
+    )
     console.print(Padding(table, (0, 0, 0, 4)))
     for note in notes:
         _print_indented(console, f"[yellow]† {escape(note)}[/]")

@@ -282,9 +282,23 @@ def _server_cpus(job: JobResult) -> tuple[int, ...]:
     return tuple(job.placement.processes[SERVER_ROLE].allowed_cpus)
 
 
+def generators_text(load: Load) -> str | None:
+    """Where a cluster job's load came from: "2 generators on Dask workers (loadgen-a,
+    loadgen-b)", each machine named once; None for one local generator (its CPUs are in
+    the job's placement). The local placement's generator CPUs are the coordinator's, not
+    a generator's, so a face says this instead."""
+    if load.cluster is None and not load.generators:
+        return None
+    count = len(load.generators)
+    hosts = list(dict.fromkeys(place.host for place in load.generators))
+    on = "a Dask worker" if count == 1 else "Dask workers"
+    return f"{count} generator{'s' if count != 1 else ''} on {on}" + (f" ({', '.join(hosts)})" if hosts else "")
+
+
 def where_text(job: JobResult, load: Load) -> str:
     """Where the server ran: "on one core (CPU 1)", "on 2 server processes (CPUs 0-1)",
-    "in one server process" (not pinned to one CPU)."""
+    "in one server process" (not pinned to one CPU). The same for a cluster job, whose
+    server runs here too: where its load came from is `generators_text`, in its conditions."""
     cpus = _server_cpus(job)
     pinned = job.placement is not None and job.placement.unavailable is None and bool(cpus)
     if load.server_workers > 1:

@@ -33,6 +33,7 @@ from app.core.results.job_conditions import Link, Load, Placement, ProcessPlacem
 from app.core.results.job_records import CpuUsage, MemoryUsage, Security, Validation
 from app.core.results.job_tcp_info import TcpInfo
 from app.core.results.link_path import LinkPath
+from app.core.results.load_csv import LOAD_CSV_COLUMNS, load_rows
 from app.core.results.recorded import RecordedEnvironment, RecordedProfile
 from app.core.vocab import Mode
 
@@ -410,6 +411,9 @@ CSV_COLUMNS = (
     "placement",
     "placement_cpus",
     "placement_seen",
+    # A load job's step rows and, for generators on Dask workers, each generator's
+    # (app.core.results.load_csv); empty in every other row:
+    *LOAD_CSV_COLUMNS,
 )
 
 
@@ -418,7 +422,8 @@ def to_json(run: RunResult) -> str:
 
 
 def to_csv(run: RunResult) -> str:
-    """One row per job and metric (a failed job without metrics gets one row)."""
+    """One row per job and metric (a failed job without metrics gets one row); a load job
+    then a row per step and per generator and step (`load_rows`)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -477,6 +482,9 @@ def to_csv(run: RunResult) -> str:
                     "traced_peak_bytes": metric.traced_peak_bytes if metric.traced_peak_bytes is not None else "",
                 }
             )
+        if job.load is not None:
+            for row in load_rows(job.load):
+                writer.writerow({**base, **row})
     return out.getvalue()
 
 

@@ -215,6 +215,7 @@ class JobSettingsEditor(QGroupBox):
             "sizes": self.sizes_note,
             "link": self.link_note,
             "rates": self.load.rates_note,
+            "cluster": self.load.cluster_note,
             "remote": self.remote_note,
         }
         self.show_entries([], "Every checked job")

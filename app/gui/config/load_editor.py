@@ -1,5 +1,8 @@
 """The load fields of the job settings: clients, server workers, offered rate(s), duration
-and warm-up of the jobs in mode load (`app.core.load.settings.LoadFields`).
+and warm-up of the jobs in mode load (`app.core.load.settings.LoadFields`), and where the
+load comes from: this machine's one generator, or generators on a Dask cluster's workers
+(the scheduler's address, how many generators, and the user's leave to send the server's
+token over plain TCP).
 
 A job's settings hold these as the profile writes them: None where the profile names
 nothing (the core's default applies, `LoadSettings`), so a loaded profile saves back as
@@ -22,6 +25,7 @@ from typing import Any
 import annotated_types
 from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -32,7 +36,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.load.settings import MAX_RATE_PER_S, MAX_STEPS, SWEEP, LoadFields, LoadSettings
+from app.core.load.settings import (
+    CLUSTER_SCHEMES,
+    MAX_GENERATORS,
+    MAX_RATE_PER_S,
+    MAX_STEPS,
+    SWEEP,
+    LoadFields,
+    LoadSettings,
+    cluster_address,
+)
 from app.core.vocab import Mode
 from app.gui.messages import FieldNote
 
@@ -118,16 +131,22 @@ def rate_summary(settings: Mapping[str, Any]) -> str:
     return "sweep"
 
 
+#: The fields only a job on a Dask cluster takes: cleared with its scheduler's address.
+CLUSTER_ONLY = ("generators", "cluster_plain_tcp")
+
+
 def apply_load_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
     """Apply an edit that concerns the load fields; False when `name` is not one. Only a
     load job takes them, and a job leaving mode load leaves them behind (every other
-    mode refuses them)."""
+    mode refuses them); a job leaving its cluster leaves the cluster's fields behind."""
     if name == "mode":
         if value != Mode.LOAD:
             settings.update(dict.fromkeys(LOAD_KEYS))
         return False  # the mode itself is the caller's
-    if name == "rates_error":
-        return True  # the typed rates cannot be read: nothing changes (the panel shows why)
+    if name in ("rates_error", "cluster_error"):
+        return True  # what was typed cannot be read: nothing changes (the panel shows why)
+    if name == "cluster" and value is None and settings.get("mode") == Mode.LOAD:
+        settings.update(dict.fromkeys(CLUSTER_ONLY))
     if name not in ("rate", *LOAD_KEYS):
         return False
     if settings.get("mode") != Mode.LOAD:
@@ -145,12 +164,19 @@ def _shared(values: Sequence[Any]) -> tuple[bool, Any]:
     return False, None
 
 
+#: The generators box at 0: the profile leaves `generators` out, and every worker runs one.
+EVERY_WORKER = "every worker"
+
+
 class LoadEditor(QObject):
     """The load fields of the picked load jobs, as rows of the settings group's form (one
     label column for all). `edited(name, value)`: "clients", "server_workers",
     "duration_s", "warmup_s" with a number, "rate" with SWEEP, a number or a list of
     numbers; "rates_error" (value None) when the typed rates cannot be read (`error` says
-    why)."""
+    why); "cluster" with a scheduler's address or None (this machine's generator),
+    "cluster_error" (value None) when the typed address is not one (`cluster_error` says
+    why), "generators" with a count or None (every worker), "cluster_plain_tcp" with True
+    or None."""
 
     edited = Signal(str, object)
 
@@ -160,10 +186,17 @@ class LoadEditor(QObject):
         self._form = form
         #: The rates typed cannot be read: the message, for the panel's check.
         self.error: str | None = None
+        #: The scheduler's address typed is not one: the message, for the panel's check.
+        self.cluster_error: str | None = None
         self._rows: list[QWidget | QLayout] = []
         self.numbers: dict[str, QSpinBox | QDoubleSpinBox] = {}
         for name, label, tip in (
-            ("clients", "Clients", "Client connections, all driven by one load-generator process"),
+            (
+                "clients",
+                "Clients",
+                "Client connections, all driven by one load-generator process (on a Dask cluster, "
+                "shared among its generators)",
+            ),
             ("server_workers", "Server workers", "Server processes accepting on the same port (SO_REUSEPORT)"),
             ("duration_s", "Step duration", "Each offered rate's measured window"),
             ("warmup_s", "Step warm-up", "Before each window, at the same rate, not recorded"),
@@ -189,7 +222,41 @@ class LoadEditor(QObject):
                 self._rows.append(self.rates_note)
             form.addRow(label, spin)
             self._rows.append(spin)
+        self._add_cluster_rows(form)
         self.show_settings([])
+
+    def _add_cluster_rows(self, form: QFormLayout) -> None:
+        """Where the load comes from: a Dask scheduler's address (empty: this machine's one
+        generator), how many of its workers run a generator, and leave to send the server's
+        token over plain TCP (a tcp:// scheduler whose workers are on other machines)."""
+        schemes = " or ".join(f"{scheme}://HOST:PORT" for scheme in CLUSTER_SCHEMES)
+        self.cluster = QLineEdit(placeholderText="none: one generator on this machine")
+        self.cluster.setToolTip(
+            f"Load from several machines: the Dask scheduler ({schemes}) whose workers each run a "
+            "generator on a share of every step's rate. Start it with `dask scheduler`, and a "
+            "`dask worker ADDRESS` on each client machine; empty: this machine's one generator"
+        )
+        self.cluster.textChanged.connect(self._cluster_changed)
+        form.addRow("Dask scheduler", self.cluster)
+        self.cluster_note = FieldNote()
+        form.addRow("", self.cluster_note)
+        self.generators = QSpinBox(minimum=0, maximum=MAX_GENERATORS)
+        self.generators.setSpecialValueText(EVERY_WORKER)
+        self.generators.setToolTip(
+            f"How many of the scheduler's workers run a generator (1-{MAX_GENERATORS}); every worker: all of them"
+        )
+        self.generators.valueChanged.connect(self._generators_changed)
+        self.plain_tcp = QCheckBox("Send the server's token over plain TCP")
+        self.plain_tcp.setToolTip(
+            "A tcp:// scheduler carries the commands, and the load server's token, unencrypted: needed "
+            "when its workers are on other machines (tls:// with Dask's TLS settings needs no leave)"
+        )
+        self.plain_tcp.toggled.connect(self._plain_tcp_changed)
+        row = QHBoxLayout()
+        row.addWidget(self.generators)
+        row.addWidget(self.plain_tcp, 1)
+        form.addRow("Generators", row)
+        self._rows += [self.cluster, self.cluster_note, row]
 
     def set_visible(self, visible: bool) -> None:
         """Show or hide the load rows (shown where a load job is picked)."""
@@ -257,9 +324,31 @@ class LoadEditor(QObject):
             same_rates, rates = _shared([list(entry.get("rates") or []) for entry in shown])
             self.rates.setText(rates_text(rates) if form is RateForm.SEVERAL and same_rates else "")
             self.error = None
+            self._show_cluster(shown)
             self._show_form()
         finally:
             self._loading = False
+
+    def _show_cluster(self, shown: Sequence[Mapping[str, Any]]) -> None:
+        same, address = _shared([entry.get("cluster") or "" for entry in shown])
+        self.cluster.setText(address if same else "")
+        self.cluster.setPlaceholderText(
+            "none: one generator on this machine" if same else f"{MIXED}: type one address for all"
+        )
+        self.cluster_error = None
+        same, count = _shared([entry.get("generators") or 0 for entry in shown])
+        # "mixed" one below "every worker" (0), as the other boxes show it below their minimum.
+        self.generators.setSpecialValueText(EVERY_WORKER if same else MIXED)
+        self.generators.setMinimum(0 if same else -1)
+        self.generators.setValue(int(count) if same else -1)
+        self.plain_tcp.setChecked(all(entry.get("cluster_plain_tcp") for entry in shown))
+        self._enable_cluster_fields()
+
+    def _enable_cluster_fields(self) -> None:
+        """The generators' count and the plain-TCP leave mean something only with a scheduler."""
+        placed = bool(self.cluster.text().strip()) and self.cluster_error is None
+        self.generators.setEnabled(placed)
+        self.plain_tcp.setEnabled(placed and self.cluster.text().strip().startswith("tcp://"))
 
     def _show_form(self) -> None:
         form, shown = self.rate_form.currentData(), self.is_visible()
@@ -316,3 +405,35 @@ class LoadEditor(QObject):
             return
         self.error = None
         self.edited.emit("rate", rates)
+
+    def _cluster_changed(self, text: str) -> None:
+        if self._loading:
+            return
+        if not text.strip():
+            self.cluster_error = None
+            self._enable_cluster_fields()
+            self.edited.emit("cluster", None)
+            return
+        try:
+            address = cluster_address(text)
+        except ValueError as exc:
+            self.cluster_error = str(exc)
+            self._enable_cluster_fields()
+            self.edited.emit("cluster_error", None)  # revalidate: the error is shown, nothing changes
+            return
+        self.cluster_error = None
+        self._enable_cluster_fields()
+        self.edited.emit("cluster", address)
+
+    def _generators_changed(self, value: int) -> None:
+        if self._loading or value < 0:
+            return  # still "mixed": nothing chosen yet
+        if self.generators.minimum() < 0:  # a value was chosen: "mixed" is no longer offered
+            with QSignalBlocker(self.generators):
+                self.generators.setMinimum(0)
+                self.generators.setSpecialValueText(EVERY_WORKER)
+        self.edited.emit("generators", value or None)
+
+    def _plain_tcp_changed(self, checked: bool) -> None:
+        if not self._loading:
+            self.edited.emit("cluster_plain_tcp", True if checked else None)

@@ -454,6 +454,8 @@ class ConfigPanel(PanelChecks, QWidget):
             raise ProfileError(self.settings_editor.custom_error, field="message sizes")
         if self.settings_editor.load.error:
             raise ProfileError(self.settings_editor.load.error, field="offered rates")
+        if self.settings_editor.load.cluster_error:
+            raise ProfileError(self.settings_editor.load.cluster_error, field="Dask scheduler")
         jobs = [job_dict(self.entry(item)) for item in self.checked_rows()]
         if not jobs:
             raise ProfileError("select at least one scheme", field="schemes")

@@ -60,6 +60,7 @@ class PanelChecks:
             self.token_file,
             self.tree,
             self.settings_editor.load.rates,
+            self.settings_editor.load.cluster,
         ):
             widget.setStyleSheet("")
         self.settings_editor.link.clear_marks()
@@ -100,6 +101,8 @@ class PanelChecks:
             self.custom_sizes.setStyleSheet(INVALID_STYLE)
         elif problem.note == "rates":
             self.settings_editor.load.rates.setStyleSheet(INVALID_STYLE)
+        elif problem.note == "cluster":
+            self.settings_editor.load.cluster.setStyleSheet(INVALID_STYLE)
         elif problem.note == "link":
             self.settings_editor.link.mark_invalid(
                 where[where.index("]") + 2 :] if "]" in where else where, INVALID_STYLE

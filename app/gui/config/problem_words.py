@@ -16,6 +16,8 @@ from dataclasses import dataclass
 __all__ = ["PanelProblem", "describe_problem", "row_names"]
 
 _JOB_REF = re.compile(r"jobs\[(\d+)\]")
+#: A load job's fields of load from several machines: shown by the Dask scheduler's field.
+CLUSTER_FIELDS = ("cluster", "generators", "cluster_plain_tcp")
 #: What the user can change so that a row stops repeating another.
 REPEAT_FIX = "change one's backend, a parameter, its mode, link or message sizes"
 
@@ -37,6 +39,8 @@ def _note_of(field: str) -> str | None:
         return "sizes"
     if field == "offered rates" or ".rates" in field or ".rate_per_s" in field or field.startswith(("rates", "rate_")):
         return "rates"
+    if field in ("Dask scheduler", *CLUSTER_FIELDS) or any(f".{name}" in field for name in CLUSTER_FIELDS):
+        return "cluster"
     if field.startswith(("link", "links")) or ".link" in field:
         return "link"
     if field in ("server", "token"):

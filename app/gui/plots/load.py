@@ -22,14 +22,14 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.load.verdict import StepCall, step_calls, verdict_text
-from app.core.results.job_conditions import LoadStep, StepLimit
+from app.core.results.job_conditions import Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend
 from app.gui.plots.caption import PlotCaption, job_name
 from app.gui.plots.common import FloatArray, _colour, _style, short_distinct
 from app.gui.plots.state import PanelState
-from app.gui.results.load_cells import step_line
+from app.gui.results.load_cells import generator_lines, step_line
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
 
@@ -44,8 +44,23 @@ _SYMBOLS = {"p99": "t1", "p50": "o"}
 #: Legend entries are shortened to this many characters (the read-out names the whole job).
 LEGEND_CHARS = 26
 SATURATED_LEGEND = "hollow: generator-limited"
+#: The legend's key to the generators' own curves (shown with "Each generator" on).
+GENERATORS_LEGEND = "dotted ×: each generator's p99"
 #: Up to this many jobs, the header gives each job's verdict (more: the read-out does).
 HEADER_VERDICTS = 3
+
+
+@dataclass(frozen=True)
+class GeneratorCurve:
+    """One generator of a cluster job, as drawn when "Each generator" is on: its own p50 and
+    p99 at each step it returned, placed at the step's achieved rate (the merged point's x),
+    so each generator's latency stands right above or below the step's."""
+
+    number: int
+    host: str
+    rates: FloatArray
+    p50: FloatArray
+    p99: FloatArray
 
 
 @dataclass(frozen=True)
@@ -63,14 +78,18 @@ class LoadCurve:
     saturated: tuple[bool, ...]
     calls: tuple[StepCall, ...]
     verdict: str
+    #: A cluster job's generators (empty for one generator).
+    generators: tuple[GeneratorCurve, ...] = ()
+
+
+def _has_latency(step: LoadStep) -> bool:
+    return all(step.latency_s.get(name, 0.0) > 0 for name, _ in DRAWN_PERCENTILES) and all(
+        math.isfinite(step.latency_s[name]) for name, _ in DRAWN_PERCENTILES
+    )
 
 
 def _drawable(step: LoadStep) -> bool:
-    return (
-        step.achieved_per_s > 0
-        and all(step.latency_s.get(name, 0.0) > 0 for name, _ in DRAWN_PERCENTILES)
-        and all(math.isfinite(step.latency_s[name]) for name, _ in DRAWN_PERCENTILES)
-    )
+    return step.achieved_per_s > 0 and _has_latency(step)
 
 
 def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
@@ -96,9 +115,32 @@ def load_curves(results: list[JobResult]) -> tuple[list[LoadCurve], int]:
                 tuple(call.limit == StepLimit.GENERATOR for _, call in pairs),
                 tuple(call for _, call in pairs),
                 verdict_text(result, load),
+                _generator_curves(load, steps),
             )
         )
     return curves, skipped
+
+
+def _generator_curves(load: Load, steps: tuple[LoadStep, ...]) -> tuple[GeneratorCurve, ...]:
+    """Each generator's points over the drawn steps (those it returned, with both percentiles)."""
+    curves = []
+    for number, place in enumerate(load.generators, start=1):
+        points = [
+            (step.achieved_per_s, part)
+            for step in steps
+            for part in step.generators
+            if part.generator == number and _has_latency(part)
+        ]
+        curves.append(
+            GeneratorCurve(
+                number,
+                place.host,
+                np.array([x for x, _ in points], dtype=np.float64),
+                np.array([part.latency_s["p50"] for _, part in points], dtype=np.float64),
+                np.array([part.latency_s["p99"] for _, part in points], dtype=np.float64),
+            )
+        )
+    return tuple(curves)
 
 
 def _name(result: JobResult, jobs: list[JobResult]) -> str:
@@ -153,7 +195,17 @@ class LoadTab(PanelState):
         self._load_header.setWordWrap(True)  # a long header must not widen the window
         self._load_readout = self._readout()
         self._load_readout.setWordWrap(True)  # a job's verdict must not widen the window
-        self.tabs.addTab(self._page(self._load_header, self._load_plot, self._load_readout), PlotTab.LOAD.label)
+        # Shown only when a job's generators ran on Dask workers: their own p99 beside the merge's.
+        self._load_each = QtWidgets.QCheckBox("Each generator's p99")
+        self._load_each.setToolTip(
+            "For jobs whose generators ran on Dask workers: each generator's own p99 at every step "
+            "(dotted, ×), at the step's achieved rate; point at a step to read each generator's figures"
+        )
+        self._load_each.setVisible(False)
+        self._load_each.toggled.connect(self._on_load_each_toggled)
+        self.tabs.addTab(
+            self._page(self._load_header, self._load_each, self._load_plot, self._load_readout), PlotTab.LOAD.label
+        )
         self._load_proxy = _hover_proxy(self._load_plot, self._on_load_hover)
 
     def add_load_result(self, result: JobResult) -> None:
@@ -195,9 +247,12 @@ class LoadTab(PanelState):
                 item.setLogMode(True, True)
                 plot.addItem(item)
                 self._load_items.append(item)
+            if self._load_each.isChecked():
+                self._draw_generator_curves(curve, colour)
             entries.append((_legend_key(pg.mkPen(colour, width=2)), curve.name))
         for (item, _name), shown in zip(entries, short_distinct([name for _, name in entries], LEGEND_CHARS)):
             self._load_legend.addItem(item, shown)
+        self._load_each.setVisible(any(c.generators for c in curves))
         if curves:
             self._add_load_keys(any(any(c.saturated) for c in curves))
         if not curves:
@@ -229,6 +284,32 @@ class LoadTab(PanelState):
             self._load_header.setText(text)
         plot.enableAutoRange()
 
+    def _draw_generator_curves(self, curve: LoadCurve, colour: QtGui.QColor) -> None:
+        """A cluster job's generators' own p99, thin and dotted in the job's colour."""
+        plot = self._load_plot.getPlotItem()
+        for generator in curve.generators:
+            if not len(generator.rates):
+                continue
+            item = pg.PlotDataItem(
+                generator.rates,
+                generator.p99,
+                pen=pg.mkPen(colour, width=1, style=QtCore.Qt.PenStyle.DotLine),
+                symbol="x",
+                symbolSize=7,
+                symbolPen=pg.mkPen(colour, width=1),
+                symbolBrush=None,
+            )
+            item.setLogMode(True, True)
+            plot.addItem(item)
+            self._load_items.append(item)
+
+    def _on_load_each_toggled(self, _checked: bool) -> None:
+        self._draw_load()
+
+    def load_generators_shown(self) -> bool:
+        """Each generator's own curves are drawn (the box is there and ticked)."""
+        return self._load_each.isChecked() and any(c.generators for c in self._load_curves)
+
     def _load_caption(self) -> PlotCaption:
         """The exported plot's title, and each load job it left out (failed, or no step)."""
         skipped = [
@@ -256,6 +337,11 @@ class LoadTab(PanelState):
             self._load_legend.addItem(
                 _legend_key(None, "o", pg.mkPen(fg, width=1.5), pg.mkBrush(self._bg)), SATURATED_LEGEND
             )
+        if self.load_generators_shown():
+            self._load_legend.addItem(
+                _legend_key(pg.mkPen(fg, width=1, style=QtCore.Qt.PenStyle.DotLine), "x", pg.mkPen(fg, width=1)),
+                GENERATORS_LEGEND,
+            )
 
     def _on_load_hover(self, event: HoverEvent) -> None:
         point = _view_point(self._load_plot, event)
@@ -277,4 +363,9 @@ class LoadTab(PanelState):
             self._load_readout.clear()
             return
         _, curve, j = best
-        self._load_readout.setText(f"{curve.name} · {step_line(curve.steps[j], curve.calls[j])}\n{curve.verdict}")
+        load = curve.result.load
+        # A cluster job: each generator's own record of the step, under the merged one.
+        parts = generator_lines(load, curve.steps[j]) if load is not None else []
+        self._load_readout.setText(
+            "\n".join([f"{curve.name} · {step_line(curve.steps[j], curve.calls[j])}", *parts, curve.verdict])
+        )

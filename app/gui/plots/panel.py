@@ -346,7 +346,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             return comparison_table(self._cmp_combo.currentText(), self._comparison_rows)
         if current.isAncestorOf(self._scl_plot):
             return scaling_table(self._scl_combo.currentText(), self._scaling_groups)
-        return load_table(self._load_curves)
+        return load_table(self._load_curves, self.load_generators_shown())
 
     def select_result(self, result: JobResult | None) -> None:
         """Show a finished job's raw samples and histogram; None goes back to live."""

@@ -5,7 +5,8 @@ at commit bf587d9, before a job's CPU, memory, validation and security became ty
 records (a cancelled placeholder job was appended with that commit's own code, so the
 file also holds a job that never ran). `golden/results-v1.csv` is that commit's CSV
 export of the same run, with columns appended since: `link` and `placement`,
-`placement_cpus`, `placement_seen`, empty for these jobs; regenerated each time
+`placement_cpus`, `placement_seen`, then a load job's step and generator columns
+(app.core.results.load_csv), empty for these jobs; regenerated each time
 with every earlier column checked unchanged. Reading either back
 and writing it again must give the same bytes: the typed records are a change of the
 code, never of the contract other tools read. Columns are only ever appended.
