@@ -58,9 +58,9 @@ def test_remote_keeps_load_jobs_and_refuses_their_links(tmp_path: Path, capsys: 
     profile = parse_profile({"name": "t", "jobs": [{"scheme": "sha256", "mode": "loopback"}, LOAD]})
     modes = [job.mode for job in with_mode(profile, "remote", "--remote", "h:1").jobs]
     assert modes == ["remote", "load"]  # the load job's server runs where serve runs
-    linked = parse_profile({"name": "t", "jobs": [{**LOAD, "link": "lte"}]})
-    with pytest.raises(ProfileError, match="under --remote a load job's server runs on the serve's machine"):
-        resolve_jobs(with_mode(linked, "remote", "--remote", "h:1"), has_remote=True)
+    linked = parse_profile({"name": "t", "jobs": [{"scheme": "sha256"}, {**LOAD, "link": "lte"}]})
+    with pytest.raises(ProfileError, match="job 2 is a load job over an emulated link: against a remote server"):
+        with_mode(linked, "remote", "--remote", "h:1")
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,12 @@ from app.core.profile.model import (
 )
 from app.core.vocab import CongestionControl, LinkEmulationChoice, Mode, PlacementPolicy, TcpConnection
 
+#: Why a load job over an emulated link cannot run against `serve` (the CLI's and the runner's words).
+REMOTE_LOAD_LINK = (
+    "job {job} is a load job over an emulated link: against a remote server its requests cross the real "
+    "network, and a link runs on this machine only; remove its link"
+)
+
 
 def with_mode(profile: Profile, mode: str, option: str = "--mode", shown: str | None = None) -> Profile:
     """The same profile with every job in `mode` (CLI --remote runs every job against the
@@ -33,6 +39,9 @@ def with_mode(profile: Profile, mode: str, option: str = "--mode", shown: str | 
         raise ProfileError(f"unknown mode {mode!r} (modes: {', '.join(Mode)})", field="mode") from None
     # A load job stays a load job: under --remote its server runs where `serve` runs.
     keep = (Mode.LOAD,) if member == Mode.REMOTE else ()
+    linked = [k for k, job in enumerate(profile.jobs) if job.mode in keep and job.link is not None]
+    if linked:
+        raise ProfileError(REMOTE_LOAD_LINK.format(job=linked[0] + 1), field=option)
     return overridden(
         profile,
         option,

@@ -122,12 +122,6 @@ def resolve_jobs(
             load, problems = resolve_load(job)
             if problems:
                 raise fail(*problems[0])
-            if has_remote and job.link is not None:
-                raise fail(
-                    "link",
-                    "under --remote a load job's server runs on the serve's machine, reached over the real "
-                    "network: an emulated link runs on this machine only; remove link",
-                )
             if load.cluster is not None and job.link is not None:
                 raise fail(
                     "cluster",

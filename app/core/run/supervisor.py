@@ -43,6 +43,7 @@ from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.machine.placement import Placer, roles_of
 from app.core.measure.ops import child_main
 from app.core.measure.sampler import ResourceSampler, ResourceSeries
+from app.core.profile.edits import REMOTE_LOAD_LINK
 from app.core.profile.model import ResolvedJob
 from app.core.results.link_path import LinkPath
 from app.core.run.child_failures import StartFailed, death_cause
@@ -280,9 +281,12 @@ class ChildSupervisor:
                 if self.remote is not None:
                     # The server runs where `cryptobench serve` runs; the job asks it for one.
                     serve = self.remote
-                    if job.load.cluster is not None and (missing := cluster_missing()) is not None:
-                        self.start_error = missing
-                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {missing}", self.current))
+                    refusal = REMOTE_LOAD_LINK.format(job=job.index + 1) if job.link is not None else None
+                    if refusal is None and job.load.cluster is not None:
+                        refusal = cluster_missing()
+                    if refusal is not None:
+                        self.start_error = refusal
+                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {refusal}", self.current))
                         return False
                     self._start(Role.SENDER, remote_load_main, self._session_plan(serve.host, serve.port, serve.token))
                     return self._measure(main)
