@@ -11,9 +11,10 @@ through the coordinator a load job uses (app.core.load.cluster.coordinator.Clust
   beyond one  a server doing no work, offered `--high-rate` requests/s: 1, 2 and 3 generators,
               each reporting whether it kept its schedule (the step's generator marks)
 
-On one machine every generator shares its CPUs with the server and the others: what this
-shows is that splitting and merging do not change what is measured, not what N machines
-give (see benchmarks/README.md for what the design predicts there).
+On one machine the generators share CPUs with each other (the server is pinned to a CPU of
+its own where there are two): what this shows is that splitting and merging do not change
+what is measured, not what N machines give (see benchmarks/README.md for what the design
+predicts there).
 
 Run: .venv/bin/python benchmarks/bench_load_cluster.py [--cost-ms 1] [--fraction 0.5] [--repeats 3]
 Exit 0 on PASS, 1 on FAIL, 2 when the cluster extra is missing.
@@ -22,6 +23,7 @@ Exit 0 on PASS, 1 on FAIL, 2 when the cluster extra is missing.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -44,7 +46,7 @@ TOLERANCE = 0.05
 
 def _step(client: Any, address: str, generators: int, spin_ns: int, rate: float, args: argparse.Namespace) -> LoadStep:
     """One step at `rate` from `generators` generators against a fresh known-cost server."""
-    process, port, token = _server(spin_ns, None)
+    process, port, token = _server(spin_ns, args.server_cpu)
     job = {
         "scheme": "x25519",
         "mode": "load",
@@ -102,6 +104,16 @@ def main() -> int:
         Client(cluster) as client,
     ):
         address = cluster.scheduler_address
+        cpus = sorted(os.sched_getaffinity(0))
+        args.server_cpu = None
+        if len(cpus) >= 2:
+            # The server alone on one CPU, as on a machine of its own; every generator (the
+            # workers' event loops, whose threads start them) and this coordinator on the others.
+            args.server_cpu = cpus[-1]
+            others = set(cpus[:-1])
+            os.sched_setaffinity(0, others)
+            client.run(os.sched_setaffinity, 0, others)
+            print(f"server on CPU {args.server_cpu}; generators, workers and coordinator on CPUs {sorted(others)}")
         print(f"same rate: {rate:g}/s against a server of {args.cost_ms:g} ms a request ({args.fraction:g} x 1/cost)")
         figures: dict[int, list[LoadStep]] = {1: [], 2: [], 3: []}
         for _ in range(args.repeats):
