@@ -401,6 +401,11 @@ EXIT_WITH_A_FROZEN_SERVER = textwrap.dedent("""
     from app.core.run.jobstart import child_context
 
     if __name__ == "__main__":
+        # Shorter bounds than a user's (1 s grace, 5 s after SIGKILL, 1 s for the report):
+        # a child of a frozen server looks alive to multiprocessing for ever, so each bound
+        # is waited in full, 7 s that measured nothing. The path through them is the same.
+        deadlines.TERMINATE_GRACE_SECONDS = deadlines.EXIT_REPORT_SECONDS = 0.2
+        deadlines.KILL_WAIT_SECONDS = 0.5
         context = child_context()
         child = context.Process(target=time.sleep, args=(600,), daemon=True)
         child.start()
