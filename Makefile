@@ -21,7 +21,9 @@ run: $(STAMP)
 	$(PY) -m app
 
 # Two workers (pytest-xdist): most tests wait on child processes, so two keep two cores busy.
-# Tests that share the presets' runs stay on one worker (xdist_group "preset-runs").
+# Tests that share expensive work stay on one worker (xdist_group: "preset-runs" for the
+# presets' reduced runs, one group per scheme module for its key pairs); tests/conftest.py
+# makes the groups reach xdist's scheduler (pytest 9.2 stopped reading the name xdist sets).
 # `make test PYTEST_WORKERS=0` runs everything in one process.
 PYTEST_WORKERS ?= 2
 test: $(STAMP)

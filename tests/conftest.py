@@ -114,3 +114,32 @@ def qt_application_look_restored() -> Iterator[None]:
         app.setPalette(palette)
     if app.font() != font:
         app.setFont(font)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (make test), a worker names each test of an xdist_group as
+    `NODEID@GROUP`, which is all the scheduler sees: tests sharing a group go to one worker.
+
+    pytest-xdist (3.6-3.8) writes that name into `item._nodeid`, which pytest 9.2 no longer
+    reads (it keeps the id as a NodeId in `item._id`), so every group was silently ignored:
+    both workers ran all the presets of tests/test_preset_runs.py, a minute and a half each.
+    This names the grouped tests where pytest reads it, after xdist's own hook has run.
+    """
+    if not getattr(config.option, "loadgroup", False):  # set by xdist on its workers
+        return
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None:
+            continue
+        group = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        if item.nodeid.endswith(f"@{group}"):  # xdist's name took effect (pytest before 9.2)
+            continue
+        node_id = getattr(item, "_id", None)
+        if node_id is not None and hasattr(node_id, "parse"):
+            item._id = type(node_id).parse(f"{item.nodeid}@{group}")
+        if not item.nodeid.endswith(f"@{group}"):  # a pytest that keeps its id elsewhere again
+            raise pytest.UsageError(
+                f"cannot put {item.nodeid} in xdist_group {group!r}: the group would be ignored "
+                "and its shared work done once per worker (tests/conftest.py)"
+            )

@@ -17,7 +17,11 @@ from app.report.markdown import render_markdown
 from app.report.model import Section, Table
 from app.report.pdf.writer import write_pdf
 
-pytestmark = pytest.mark.slow
+#: Under `pytest -n` (make test), every test that reads these runs shares one worker, so the
+#: presets run once (tests/report/test_handing_on.py and test_report_words.py join the group;
+#: tests/conftest.py makes the group reach xdist's scheduler). One list: a second
+#: `pytestmark =` would replace the first, as it once dropped `slow`.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("preset-runs")]
 
 _RUNS: dict[str, RunResult] = {}
 #: The slowest first (pure-Python RSA and ElGamal at 3072 bits, tinyec, RSA key
@@ -42,11 +46,6 @@ def _run(name: str) -> RunResult:
             runs = pool.map(lambda n: Runner(reduced(load_profile(n)), source=n).run(), names)
             _RUNS.update(zip(names, runs))
     return _RUNS[name]
-
-
-#: Under `pytest -n` (make test), every test that reads these runs shares one worker, so the
-#: presets run once (tests/report/test_handing_on.py joins the group).
-pytestmark = pytest.mark.xdist_group("preset-runs")
 
 
 @pytest.mark.parametrize("name", preset_names())

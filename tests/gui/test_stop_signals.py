@@ -21,7 +21,7 @@ import pytest
 from app.core.results.store import Store
 from app.core.run.jobstart import job_processes
 from app.gui.stop_signals import SignalStop
-from tests.helpers.processes import popen, signals_at_default
+from tests.helpers.processes import popen, signals_at_default, wait_exited
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -87,8 +87,7 @@ def test_the_window_stops_its_run_and_exits(qtbot: Any, tmp_path: Path, isolated
             proc.wait()
     assert proc.returncode == 128 + signum, stderr
     assert "Traceback" not in stderr
-    psutil.wait_procs(workers, timeout=10)
-    assert not any(worker.is_running() and worker.status() != psutil.STATUS_ZOMBIE for worker in workers)
+    assert wait_exited(workers, timeout=10) == []
     with Store(isolated_home / "results.sqlite3") as store:
         (summary,) = store.list_runs()
         assert summary.status == "cancelled"

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import signal
 import subprocess
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+
+import psutil
 
 #: The signals the app treats as "stop" (SIGHUP does not exist on Windows).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -43,3 +46,34 @@ def signals_at_default(*signums: int) -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _still_running(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_exited(processes: Iterable[psutil.Process | int], timeout: float) -> list[psutil.Process]:
+    """Wait (bounded) until each of `processes` has exited; return those still running.
+
+    A zombie has exited: it runs no code and holds no file, socket or lock, it only waits
+    for its parent to collect its status. The app's helpers outlive the app only as
+    zombies of init, and some inits collect orphans every second or two (a microVM's init
+    did it about every 2 s): psutil.wait_procs counts a zombie as alive, so each test that
+    used it waited that long for nothing it checks. `is_running` also tells a reused pid
+    from the process the test knew.
+    """
+    pending: list[psutil.Process] = []
+    for process in processes:
+        try:
+            pending.append(process if isinstance(process, psutil.Process) else psutil.Process(process))
+        except psutil.NoSuchProcess:
+            continue
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = [process for process in pending if _still_running(process)]
+        if not pending or time.monotonic() >= deadline:
+            return pending
+        time.sleep(0.01)  # a condition polled, not a guess at a duration

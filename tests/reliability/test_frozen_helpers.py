@@ -34,7 +34,7 @@ from app.core.run import deadlines, watchdog
 from app.core.run.events import JobProcesses, LogMessage, RunEvent, SampleBatch
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
-from tests.helpers.processes import popen
+from tests.helpers.processes import popen, wait_exited
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="SIGSTOP, and the fork server's start method"
@@ -344,14 +344,7 @@ def _end(proc: subprocess.Popen[str], bound: float) -> tuple[int, str]:
 def _descendants_gone(pid: int, known: list[int]) -> None:
     """Every process the CLI had is gone: its helpers end as it ends (the resource tracker
     on its pipe's EOF, a moment later), so each gets a bounded moment to go."""
-    alive = []
-    for child in set(known):
-        try:
-            alive.append(psutil.Process(child))
-        except psutil.NoSuchProcess:
-            continue
-    _, left = psutil.wait_procs(alive, timeout=5)
-    left = [p for p in left if not _gone(p.pid)]
+    left = wait_exited(set(known), timeout=5)
     assert not left, f"processes {[p.pid for p in left]} of the CLI {pid} outlived it"
 
 
@@ -408,6 +401,11 @@ EXIT_WITH_A_FROZEN_SERVER = textwrap.dedent("""
     from app.core.run.jobstart import child_context
 
     if __name__ == "__main__":
+        # Shorter bounds than a user's (1 s grace, 5 s after SIGKILL, 1 s for the report):
+        # a child of a frozen server looks alive to multiprocessing for ever, so each bound
+        # is waited in full, 7 s that measured nothing. The path through them is the same.
+        deadlines.TERMINATE_GRACE_SECONDS = deadlines.EXIT_REPORT_SECONDS = 0.2
+        deadlines.KILL_WAIT_SECONDS = 0.5
         context = child_context()
         child = context.Process(target=time.sleep, args=(600,), daemon=True)
         child.start()

@@ -32,7 +32,7 @@ from app.core.profile.files import parse_profile
 from app.core.results.store import Store
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
-from tests.helpers.processes import popen
+from tests.helpers.processes import popen, wait_exited
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals, pipes and limits")
 
@@ -306,8 +306,7 @@ def test_stop_signal_mid_run_keeps_everything(tmp_path: Path, signum: int) -> No
     assert _statuses(export) == ["ok", "cancelled"]
     assert csv.read_text().count("\n") == 3
     assert _stored(store_path) == ("cancelled", ["ok", "cancelled"])
-    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
-    assert alive == [], "the job's processes outlived the stopped CLI"
+    assert wait_exited(children, timeout=10) == [], "the job's processes outlived the stopped CLI"
 
 
 LOOPBACK_PAUSING = {**PAUSING, "scheme": "aes-gcm", "params": {"key_bits": 128}, "mode": "loopback"}
@@ -359,8 +358,7 @@ def test_stop_signal_to_the_whole_group_is_a_cancel(tmp_path: Path, busy: dict[s
         ("cancelled", "cancelled before start"),
     ]
     assert _stored(store_path) == ("cancelled", ["ok", "cancelled", "cancelled"])
-    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in children if psutil.pid_exists(pid)], timeout=10)
-    assert alive == [], "the job's processes outlived the stopped CLI"
+    assert wait_exited(children, timeout=10) == [], "the job's processes outlived the stopped CLI"
 
 
 @POSIX

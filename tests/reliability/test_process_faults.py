@@ -27,7 +27,7 @@ from app.core.run.events import JobProcesses, Progress, SampleBatch
 from app.core.run.lifeline import PARENT_GONE_EXIT_CODE
 from app.core.run.runner import Runner
 from tests.helpers.paths import ROOT
-from tests.helpers.processes import popen
+from tests.helpers.processes import popen, wait_exited
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
@@ -109,13 +109,7 @@ KILLED_APP = textwrap.dedent("""
 
 
 def _wait_gone(pids: list[int], timeout: float = 15) -> list[int]:
-    processes = []
-    for pid in pids:
-        try:
-            processes.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:
-            continue
-    _, alive = psutil.wait_procs(processes, timeout=timeout)
+    alive = wait_exited(pids, timeout=timeout)
     for process in alive:  # never leave them behind, even when the test fails
         process.kill()
     return [p.pid for p in alive]

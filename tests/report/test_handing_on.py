@@ -238,7 +238,7 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once per worker
+@pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once
 def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
     qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

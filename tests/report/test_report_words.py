@@ -218,7 +218,7 @@ def word_problems(name: str, report: object, pdf: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once per worker
+@pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once
 def test_a_preset_s_report_against_another_preset_s_baseline_says_each_thing_once(qapp: object, tmp_path: Path) -> None:
     """quick against backends' run as its baseline (every preset's own reduced report is
     checked where test_handing_on.py paints it): no repeat, doubled link or degenerate range."""

@@ -23,6 +23,10 @@ from app.core.schemes.base import (
 from app.core.schemes.hybrid import SPECS, DhKem, MlKem, RsaKem, X25519MlKem768
 from app.core.schemes.symmetric import AEAD_OVERHEAD, NONCE_LEN, TAG_LEN
 
+#: The key pairs and sessions below are made once per module (key generation is the slow
+#: part); under `make test` the module's tests share one worker, or each worker made them.
+pytestmark = pytest.mark.xdist_group("scheme-sessions-hybrid")
+
 REJECTED = (AuthenticationError, PayloadFormatError)
 MESSAGE_SIZES = (0, 1, 18, 1000)
 

@@ -45,6 +45,10 @@ from app.core.schemes.dh import (
 from app.core.schemes.key_agreement import SPECS
 from app.core.schemes.symmetric import AEAD_OVERHEAD, NONCE_LEN, AeadKey
 
+#: The key pairs and sessions below are made once per module (key generation is the slow
+#: part); under `make test` the module's tests share one worker, or each worker made them.
+pytestmark = pytest.mark.xdist_group("scheme-sessions-key-agreement")
+
 REJECTED = (AuthenticationError, PayloadFormatError)
 MESSAGE_SIZES = (0, 1, 18, 1000)
 ECDH_CURVES = ("P-256", "P-384", "P-521", "brainpoolP256r1", "brainpoolP384r1")

@@ -34,6 +34,10 @@ from app.core.schemes.pke import (
 )
 from tests.helpers.schemes import connect
 
+#: The key pairs and sessions below are made once per module (key generation is the slow
+#: part); under `make test` the module's tests share one worker, or each worker made them.
+pytestmark = pytest.mark.xdist_group("scheme-sessions-pke")
+
 REJECTED = (AuthenticationError, PayloadFormatError)
 MESSAGE_SIZES = (0, 1, 18, 1000)
 RSA_BACKENDS = ("cryptography", "pycryptodome")

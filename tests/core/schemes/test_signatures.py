@@ -26,6 +26,10 @@ from app.core.schemes.base import (
 )
 from app.core.schemes.signatures import SPECS
 
+#: The key pairs and sessions below are made once per module (key generation is the slow
+#: part); under `make test` the module's tests share one worker, or each worker made them.
+pytestmark = pytest.mark.xdist_group("scheme-sessions-signatures")
+
 SPEC_BY_ID: dict[str, SchemeSpec] = {spec.scheme_id: spec for spec in SPECS}
 REJECTED = (AuthenticationError, PayloadFormatError)
 MESSAGE_SIZES = (0, 1, 18, 1024)

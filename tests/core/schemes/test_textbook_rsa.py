@@ -28,6 +28,10 @@ from app.core.schemes.pke import (
 )
 from tests.helpers.schemes import connect
 
+#: The key pairs and sessions below are made once per module (key generation is the slow
+#: part); under `make test` the module's tests share one worker, or each worker made them.
+pytestmark = pytest.mark.xdist_group("scheme-sessions-textbook-rsa")
+
 #: Textbook RSA: every size it offers, and the ones fast enough to generate keys for
 #: in most tests (2048 gets one round trip, 3072 and 4096 one slow test).
 TEXTBOOK_SIZES = (512, 1024, 2048, 3072, 4096)
