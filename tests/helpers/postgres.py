@@ -1,0 +1,159 @@
+"""A throwaway PostgreSQL server for the test session (the `postgres` fixture, tests/conftest.py).
+
+`initdb` makes a cluster in a new temporary folder; `pg_ctl` starts it listening on a unix
+socket in that folder and on 127.0.0.1 at a free port, never the machine's own server;
+the session's end stops it (`-m immediate`) and removes the folder. One cluster serves
+the whole session; each test gets a database of its own (`Cluster.new_database`).
+
+PostgreSQL refuses to run as root, and CI runs as root: there the server's programs run
+as an unprivileged user (`postgres` when it exists, else `nobody`) through subprocess's
+`user=`/`group=`, and the folder is given to that user. Where the programs are missing
+(no `initdb` on PATH nor in /usr/lib/postgresql/N/bin) or psycopg is not installed,
+`find_problem` says why, and the tests that need the server skip with that reason.
+Debian/Ubuntu: `apt-get install postgresql` (README, "System packages").
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ADMIN = "cbadmin"
+#: The password of the `writer` role made for tests of password logins over TCP.
+WRITER_PASSWORD = "writer-secret-7"
+
+
+def find_bin() -> Path | None:
+    """The folder of initdb and pg_ctl: PATH first, then Debian's /usr/lib/postgresql/N/bin."""
+    found = shutil.which("initdb")
+    if found and shutil.which("pg_ctl"):
+        return Path(found).parent
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
+    return Path(versions[-1]).parent if versions else None
+
+
+def find_problem() -> str | None:
+    """Why no server can be started here, or None."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "psycopg is not installed (pip install -e '.[postgres]')"
+    if find_bin() is None:
+        return "PostgreSQL's initdb/pg_ctl not found (Debian/Ubuntu: apt-get install postgresql)"
+    if os.geteuid() == 0 and _unprivileged() is None:
+        return "running as root and no unprivileged user (postgres, nobody) to run PostgreSQL as"
+    return None
+
+
+def _unprivileged() -> pwd.struct_passwd | None:
+    for name in ("postgres", "nobody"):
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            continue
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Cluster:
+    folder: Path
+    bin: Path
+    port: int
+    user: pwd.struct_passwd | None
+    databases: list[str] = field(default_factory=list)
+
+    @property
+    def socket_dir(self) -> Path:
+        return self.folder / "sock"
+
+    def url(self, database: str = "postgres", user: str = ADMIN, *, tcp: bool = False) -> str:
+        """A URL to `database` as `user`: over the unix socket (trusted), or TCP (a password login)."""
+        if tcp:
+            return f"postgresql://{user}@127.0.0.1:{self.port}/{database}?sslmode=disable"
+        host = urllib.parse.quote(str(self.socket_dir), safe="")
+        return f"postgresql://{user}@/{database}?host={host}&port={self.port}"
+
+    def admin(self, database: str = "postgres") -> Any:
+        import psycopg
+
+        return psycopg.connect(self.url(database), autocommit=True)
+
+    def new_database(self, name: str) -> str:
+        """A fresh empty database; its admin URL."""
+        with self.admin() as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        self.databases.append(name)
+        return self.url(name)
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        kwargs: dict[str, Any] = {}
+        if self.user is not None:
+            kwargs.update(user=self.user.pw_uid, group=self.user.pw_gid, extra_groups=[])
+        return subprocess.run(
+            [str(self.bin / args[0]), *args[1:]],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=self.folder,
+            env={**os.environ, "LC_ALL": "C", "TZ": "UTC"},
+            **kwargs,
+        )
+
+    def start(self) -> None:
+        data = self.folder / "data"
+        self.socket_dir.mkdir(mode=0o755)
+        if self.user is not None:
+            for path in (self.folder, self.socket_dir):
+                os.chown(path, self.user.pw_uid, self.user.pw_gid)
+        done = self._run(
+            "initdb", "-D", str(data), "-U", ADMIN, "-E", "UTF8", "--no-sync",
+            "--auth-local=trust", "--auth-host=scram-sha-256",
+        )  # fmt: skip
+        if done.returncode:
+            raise RuntimeError(f"initdb failed: {done.stderr or done.stdout}")
+        options = (
+            f"-k {self.socket_dir} -p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60"
+        )
+        done = self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
+        if done.returncode:
+            log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
+            raise RuntimeError(f"pg_ctl start failed: {done.stderr or done.stdout} {log[-2000:]}")
+        with self.admin() as conn:
+            conn.execute(f"CREATE ROLE writer LOGIN PASSWORD '{WRITER_PASSWORD}'")
+            conn.execute("CREATE ROLE reader LOGIN")
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_cluster() -> Cluster:
+    binaries = find_bin()
+    assert binaries is not None
+    user = _unprivileged() if os.geteuid() == 0 else None
+    # Not under pytest's basetemp: as root that folder is 0700 and the server's user could not enter it.
+    folder = Path(tempfile.mkdtemp(prefix="cbpg-"))
+    cluster = Cluster(folder, binaries, _free_port(), user)
+    try:
+        cluster.start()
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
