@@ -21,6 +21,7 @@ the store can tell a run still being written from an interrupted one.
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import threading
 from typing import Any
@@ -84,7 +85,8 @@ def cause_of(exc: BaseException) -> BaseException:
 
 def _first_line(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    line = lines[0] if lines else type(exc).__name__
+    return re.sub(r"\b(FATAL|ERROR):\s+", "", line)  # libpq's severity words add nothing here
 
 
 def postgres_kind(exc: BaseException) -> str:
