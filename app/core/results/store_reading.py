@@ -9,6 +9,7 @@ transactions and the writes; this mixin only reads through them.
 from __future__ import annotations
 
 import json
+import sqlite3
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -140,8 +141,11 @@ class StoreReading:
         run_id = self.resolve_run_id(run_id)
         try:
             return self._load_run(run_id)
-        except DBAPIError as exc:  # a page SQLite cannot read: `cryptobench store` checks the file
-            raise StoreError(f"{self._problem(store_backends.cause_of(exc), 'reading')} (run {run_id})") from None
+        except DBAPIError as exc:  # a page SQLite cannot read (`cryptobench store` checks the file), a server gone
+            cause = store_backends.cause_of(exc)
+            if isinstance(cause, sqlite3.Error):
+                raise StoreError(f"{self.where}: cannot read run {run_id}: {cause}") from None
+            raise StoreError(f"{self._problem(cause, 'reading')} (run {run_id})") from None
 
     def _load_run(self, run_id: str) -> RunResult:
         row = self._db.execute(
