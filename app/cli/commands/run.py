@@ -292,7 +292,8 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     if store is None:
         where = " (not stored)"
     elif runner.store_error:
-        where = f" (NOT all stored: {escape(runner.store_error)})"
+        kept_file = f"; kept in {runner.kept_file}, `cryptobench import` it later" if runner.kept_file else ""
+        where = f" (NOT all stored: {escape(runner.store_error)}{escape(kept_file)})"
     else:
         where = f" (stored as {run.id})"
     ok = len(run.jobs) - len(failed)
