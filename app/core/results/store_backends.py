@@ -103,7 +103,7 @@ def postgres_kind(exc: BaseException) -> str:
     if state in ("42501", "25006"):  # insufficient privilege, read-only transaction
         return "read-only"
     if (
-        state.startswith("08")
+        state.startswith(("08", "57P"))  # connection exceptions; the server shut down or ended this one
         or "connection refused" in words
         or "could not connect" in words
         or "no such file or directory" in words

@@ -184,3 +184,23 @@ def test_a_damaged_row_is_found_and_named_as_in_sqlite(pg_url: str, tmp_path: Pa
     assert len(damaged) == 2 and damaged[0].startswith("job #1")
     assert len(rows) == 2 and "job #1" in rows[0] and "cut short" in rows[0] and "job #2" in rows[1]
     assert statuses == ["ok", "failed", "failed"]
+
+
+def test_a_server_that_ends_the_connection_mid_run_is_one_line(pg_url: str) -> None:
+    import psycopg
+
+    from app.core.results.store import StoreError
+
+    with Store(pg_url) as store:
+        store.begin_run(_run())
+        store.add_job(RUN, _job(0))
+        with psycopg.connect(pg_url, autocommit=True) as admin:  # as a server restart would
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = 'cryptobench' AND pid <> pg_backend_pid()"
+            )
+        with pytest.raises(StoreError) as caught:
+            store.add_job(RUN, _job(1))
+    message = str(caught.value)
+    assert "\n" not in message and "cannot reach the PostgreSQL server" in message
+    assert message.startswith(f"postgresql://cbadmin@/{pg_url.split('/')[3].split('?')[0]}")
