@@ -115,7 +115,9 @@ class Cluster:
             **kwargs,
         )
 
-    def start(self) -> None:
+    def start(self, *, durable: bool = False) -> None:
+        """initdb and start; `durable` keeps PostgreSQL's own fsync settings (benchmarks),
+        else fsync is off (tests: a throwaway cluster needs no crash safety)."""
         data = self.folder / "data"
         self.socket_dir.mkdir(mode=0o755)
         if self.user is not None:
@@ -127,10 +129,9 @@ class Cluster:
         )  # fmt: skip
         if done.returncode:
             raise RuntimeError(f"initdb failed: {done.stderr or done.stdout}")
-        options = (
-            f"-k {self.socket_dir} -p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60"
-        )
+        options = f"-k {self.socket_dir} -p {self.port} -c listen_addresses=127.0.0.1 -c max_connections=60"
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         done = self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
         if done.returncode:
             log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
@@ -144,7 +145,7 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_cluster() -> Cluster:
+def start_cluster(*, durable: bool = False) -> Cluster:
     binaries = find_bin()
     assert binaries is not None
     user = _unprivileged() if os.geteuid() == 0 else None
@@ -152,7 +153,7 @@ def start_cluster() -> Cluster:
     folder = Path(tempfile.mkdtemp(prefix="cbpg-"))
     cluster = Cluster(folder, binaries, _free_port(), user)
     try:
-        cluster.start()
+        cluster.start(durable=durable)
     except BaseException:
         cluster.stop()
         raise
