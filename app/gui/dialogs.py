@@ -137,6 +137,7 @@ class PreferencesDialog(QDialog):
         # password comes from PGPASSWORD or ~/.pgpass, never from this field.
         self.store = QLineEdit()
         self.store.setClearButtonEnabled(True)
+        self.store.setMinimumWidth(self.store.fontMetrics().averageCharWidth() * 48)  # a URL, readable
         form.addRow("Results store", self.store)
         self.store_note = QLabel()
         self.store_note.setWordWrap(True)
