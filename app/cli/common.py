@@ -45,15 +45,22 @@ def console() -> Any:
     return make_console()
 
 
-def open_store(path: str | None) -> Any:
+def open_store(path: str | None, *, unreachable: list[str] | None = None) -> Any:
     """The store `--store` names (None: `$CRYPTOBENCH_STORE`, else the local file); a store that
-    cannot be opened is one line (a URL shown without its password)."""
-    from app.core.results.store import BrokenStoreError, Store, StoreError
+    cannot be opened is one line (a URL shown without its password). With `unreachable`, a
+    PostgreSQL server that cannot be reached gives None and its line appended there (`run`
+    goes on without it) instead of the usage error."""
+    from app.core.results.store import BrokenStoreError, Store, StoreError, StoreUnreachable
     from app.core.results.store_target import store_target
 
     target = store_target(path)
     try:
         return Store(target)
+    except StoreUnreachable as exc:
+        if unreachable is None:
+            raise UsageError(str(exc)) from None
+        unreachable.append(str(exc))
+        return None
     except BrokenStoreError as exc:
         if target.is_postgres:
             raise UsageError(str(exc)) from None

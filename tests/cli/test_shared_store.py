@@ -8,7 +8,6 @@ import json
 import urllib.parse
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from app.cli.main import main
@@ -16,6 +15,8 @@ from app.core.results.model import to_json
 from app.core.results.store import Store
 from tests.helpers import records
 from tests.helpers.postgres import WRITER_PASSWORD, Cluster
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[postgres]')")
 
 pytestmark = pytest.mark.xdist_group("postgres")
 
@@ -165,3 +166,23 @@ def test_a_server_out_of_space_says_so_and_stores_nothing_of_the_run(
     assert "the PostgreSQL server is out of space (could not extend file: No space left on device) while " in err
     with Store(pg_url) as store:
         assert store.list_runs() == []  # the run's row went with its jobs' transaction
+
+
+def test_a_run_whose_server_is_unreachable_is_measured_exported_and_kept(
+    tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No server needed: nothing listens on port 1."""
+    from app.core.results.model import load_results_file
+
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"name": "p", "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 20}]}))
+    exported = tmp_path / "out.json"
+    url = "postgresql://bench@127.0.0.1:1/db?sslmode=disable"
+    assert main(["run", str(profile), "--store", url, "--quiet", "--json", str(exported)]) == 1
+    captured = capsys.readouterr()
+    err, out = captured.err, " ".join(captured.out.split())
+    assert err.startswith(f"cryptobench: warning: {url}: cannot reach the PostgreSQL server (Connection refused)")
+    (kept,) = (isolated_home / "unstored").iterdir()
+    run = load_results_file(kept)
+    assert [job.status for job in run.jobs] == ["ok"] and load_results_file(exported).id == run.id
+    assert f"NOT all stored: {url}: cannot reach" in out and f"kept in {kept}" in out

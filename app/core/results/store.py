@@ -37,6 +37,7 @@ from app.core.results.store_errors import (
     RunNotFound,
     StoreError,
     StoreReadOnlyError,
+    StoreUnreachable,
 )
 from app.core.results.store_paths import STORE_FILENAME, data_dir, default_store_path
 from app.core.results.store_reading import RunSummary, StoredJob, StoreReading
@@ -63,6 +64,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreReadOnlyError",
+    "StoreUnreachable",
     "StoredJob",
     "StoreTarget",
     "data_dir",
@@ -207,9 +209,11 @@ class Store(StoreReading):
             ) from None
         except DBAPIError as exc:
             self._close_quietly()
-            raise StoreError(
-                store_backends.describe_postgres_error(store_backends.cause_of(exc), shown, "opening the store")
-            ) from None
+            cause = store_backends.cause_of(exc)
+            line = store_backends.describe_postgres_error(cause, shown, "opening the store")
+            if store_backends.postgres_kind(cause) == "unreachable":
+                raise StoreUnreachable(line) from None
+            raise StoreError(line) from None
         except BaseException:
             self._close_quietly()
             raise

@@ -17,6 +17,11 @@ class StoreReadOnlyError(StoreError):
     was refused and that reading still works."""
 
 
+class StoreUnreachable(StoreError):
+    """A PostgreSQL server that cannot be reached (down, a wrong host or port, a network
+    gone): a run goes on without it and keeps its results in a file (`unstored`)."""
+
+
 class BrokenStoreError(StoreError):
     """The file is there but is not a store this version can use (corrupted, another
     program's SQLite file, or a newer schema). `move_aside` keeps it and frees the
