@@ -288,9 +288,7 @@ class Store(StoreReading):
                 # An older store this user cannot upgrade: read an upgraded copy in memory.
                 memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
                 self._sqlite.backup(memory)
-                self._db.close()
-                self._engine.dispose() if self._engine is not None else None
-                self._sqlite.close()
+                self._close_quietly()
                 self._sqlite = memory
                 self._connect(store_backends.sqlite_engine(memory))
                 self._prepare(may_write=True)

@@ -15,7 +15,6 @@ carries one (`password_problem`), so none reaches the settings file. A password 
 from __future__ import annotations
 
 import os
-import re
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,6 @@ from pathlib import Path
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 #: libpq parameters that hold a secret: dropped from every URL that is shown.
 _SECRET_PARAMS = frozenset({"password", "sslpassword"})
-_USERINFO_PASSWORD = re.compile(r"^([^@/]*?):[^@/]*@")
 
 
 def is_postgres_url(text: str) -> bool:
@@ -36,10 +34,20 @@ def _split(url: str) -> urllib.parse.SplitResult:
     return urllib.parse.urlsplit(url)
 
 
+def _userinfo(netloc: str) -> tuple[str | None, str]:
+    """(user[:password] or None, hosts): split at the last "@", so a password holding an
+    unescaped "@" (which libpq would refuse) still never shows."""
+    if "@" not in netloc:
+        return None, netloc
+    userinfo, hosts = netloc.rsplit("@", 1)
+    return userinfo, hosts
+
+
 def has_password(url: str) -> bool:
     """Whether a PostgreSQL URL carries a password (user:PASSWORD@ or ?password=)."""
     parts = _split(url)
-    if _USERINFO_PASSWORD.match(parts.netloc):
+    userinfo, _ = _userinfo(parts.netloc)
+    if userinfo is not None and ":" in userinfo:
         return True
     return any(key.lower() in _SECRET_PARAMS for key, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
 
@@ -47,14 +55,19 @@ def has_password(url: str) -> bool:
 def without_password(url: str) -> str:
     """The URL with any password taken out: the only form of a URL that is shown or saved."""
     parts = _split(url)
-    netloc = _USERINFO_PASSWORD.sub(r"\1@", parts.netloc)
+    userinfo, hosts = _userinfo(parts.netloc)
+    netloc = hosts if userinfo is None else f"{userinfo.split(':', 1)[0]}@{hosts}"
     query = [
         (k, v)
         for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
         if k.lower() not in _SECRET_PARAMS
     ]
-    return urllib.parse.urlunsplit(
-        (parts.scheme, netloc, parts.path, urllib.parse.urlencode(query, safe="/:,"), parts.fragment)
+    # Joined by hand: urlunsplit drops the "//" of a URL with no host (a unix socket's).
+    encoded = urllib.parse.urlencode(query, safe="/:,")
+    return (
+        f"{parts.scheme}://{netloc}{parts.path}"
+        + (f"?{encoded}" if encoded else "")
+        + (f"#{parts.fragment}" if parts.fragment else "")
     )
 
 
