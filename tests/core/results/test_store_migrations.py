@@ -125,3 +125,30 @@ def test_a_schema_1_postgres_store_upgrades_in_one_transaction(pg_url: str) -> N
         conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(StoreError, match=r"newer CryptoBench \(store schema 99, .* left as it is"):
         Store(pg_url)
+
+
+def test_a_store_written_by_the_schema_1_app_itself_upgrades_and_reads_back(tmp_path: Path) -> None:
+    """tests/golden/store-schema1.sqlite3 was written by CryptoBench's own schema-1 store code
+    (the main branch of 2026-11-26, as 0.2.0 shipped it): one run of two jobs."""
+    import shutil
+
+    from tests.helpers.paths import GOLDEN
+
+    path = tmp_path / "results.sqlite3"
+    shutil.copyfile(GOLDEN / "store-schema1.sqlite3", path)
+    run_id = "20250101-000000-aaaaaa"
+    expected = records.run(run_id, status="finished", environment={"hostname": "oldbox"})
+    expected.finished = "2026-01-01T00:01:00+00:00"
+    expected.jobs = [
+        records.job(run_id, i, 64, {"encrypt": records.metric([1e-6, 2e-6, 1.5e-6], batch=10)}) for i in range(2)
+    ]
+    with Store(path) as store:
+        assert store.migrated_from == 1 and store.backup is not None
+        assert to_json(store.load_run(run_id)) == to_json(expected)
+        job = expected.jobs[1]
+        found = store.jobs_like(job.scheme, job.backend, job.mode, job.message_size)
+        assert [(f.run_id, f.job.index) for f in found] == [(run_id, 0), (run_id, 1)]
+    copy, golden = sqlite3.connect(store.backup), sqlite3.connect(GOLDEN / "store-schema1.sqlite3")
+    assert list(copy.iterdump()) == list(golden.iterdump())  # the old store, row for row
+    copy.close()
+    golden.close()
