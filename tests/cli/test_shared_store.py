@@ -186,3 +186,21 @@ def test_a_run_whose_server_is_unreachable_is_measured_exported_and_kept(
     run = load_results_file(kept)
     assert [job.status for job in run.jobs] == ["ok"] and load_results_file(exported).id == run.id
     assert f"NOT all stored: {url}: cannot reach" in out and f"kept in {kept}" in out
+
+
+def test_sslmode_is_honoured_and_shown(
+    postgres_cluster: Cluster, pg_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The session's server offers TLS over TCP (a self-signed certificate): `require` encrypts and
+    says so; `verify-full` refuses a server it cannot verify, in one line."""
+    _grant(pg_url, "GRANT CREATE, USAGE ON SCHEMA public TO writer")
+    monkeypatch.setenv("PGPASSWORD", WRITER_PASSWORD)  # as CI would give it, never in the URL
+    monkeypatch.setenv("PGSSLROOTCERT", str(postgres_cluster.folder / "nosuchca.crt"))
+    tcp = postgres_cluster.url(_database(postgres_cluster, pg_url), "writer", tcp=True)
+    assert main(["store", "--store", tcp.replace("sslmode=disable", "sslmode=require")]) == 0
+    assert "sound, 0 runs (sslmode=require, encrypted (TLS))" in capsys.readouterr().out
+    assert main(["store", "--store", tcp]) == 0
+    assert "(sslmode=disable, not encrypted)" in capsys.readouterr().out
+    assert main(["history", "--store", tcp.replace("sslmode=disable", "sslmode=verify-full")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "root certificate file" in err and WRITER_PASSWORD not in err

@@ -129,7 +129,11 @@ class Cluster:
         )  # fmt: skip
         if done.returncode:
             raise RuntimeError(f"initdb failed: {done.stderr or done.stdout}")
-        options = f"-k {self.socket_dir} -p {self.port} -c listen_addresses=127.0.0.1 -c max_connections=60"
+        cert, key = self._make_certificate()
+        options = (
+            f"-k {self.socket_dir} -p {self.port} -c listen_addresses=127.0.0.1 -c max_connections=60 "
+            f"-c ssl=on -c ssl_cert_file={cert} -c ssl_key_file={key}"
+        )
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         done = self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
@@ -139,6 +143,42 @@ class Cluster:
         with self.admin() as conn:
             conn.execute(f"CREATE ROLE writer LOGIN PASSWORD '{WRITER_PASSWORD}'")
             conn.execute("CREATE ROLE reader LOGIN")
+
+    def _make_certificate(self) -> tuple[Path, Path]:
+        """A self-signed certificate for 127.0.0.1, so TCP connections can use TLS (sslmode tests);
+        the key private to the server's user, as PostgreSQL demands."""
+        import datetime
+
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+        now = datetime.datetime.now(datetime.UTC)
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(name)
+            .issuer_name(name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .sign(key, hashes.SHA256())
+        )
+        cert_path, key_path = self.folder / "server.crt", self.folder / "server.key"
+        cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        key_path.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
+        key_path.chmod(0o600)
+        if self.user is not None:
+            for path in (cert_path, key_path):
+                os.chown(path, self.user.pw_uid, self.user.pw_gid)
+        return cert_path, key_path
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
