@@ -203,4 +203,10 @@ def test_sslmode_is_honoured_and_shown(
     assert "(sslmode=disable, not encrypted)" in capsys.readouterr().out
     assert main(["history", "--store", tcp.replace("sslmode=disable", "sslmode=verify-full")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "root certificate file" in err and WRITER_PASSWORD not in err
+    assert err.count("\n") == 1 and WRITER_PASSWORD not in err
+    assert "the secure connection failed (root certificate file" in err and "check sslmode and the server's CA" in err
+    empty = postgres_cluster.new_database(f"{_database(postgres_cluster, pg_url)}_empty")  # no CREATE for writer
+    assert (
+        main(["history", "--store", postgres_cluster.url(_database(postgres_cluster, empty), "writer", tcp=True)]) == 2
+    )
+    assert "no results store in this database yet, and this user may not create one" in capsys.readouterr().err

@@ -249,6 +249,11 @@ class Store(StoreReading):
                 f"{self.where}: store schema {exc} must be upgraded to {SCHEMA_VERSION} once by a user "
                 "who may change it (open it with this CryptoBench as that user)"
             ) from None
+        if found is None and not may_write:  # an empty database this user may not create tables in
+            raise StoreError(
+                f"{self.where}: no results store in this database yet, and this user may not create one; "
+                'open it once as a user who may (docs/shared-store.md, "Setting up the database")'
+            )
         if found is not None and found != now:
             self.migrated_from = found
 

@@ -91,7 +91,7 @@ def _first_line(exc: BaseException) -> str:
 
 def postgres_kind(exc: BaseException) -> str:
     """What went wrong, from the SQLSTATE where the server sent one, else libpq's words:
-    "unreachable", "auth", "no-database", "full", "read-only", or "other"."""
+    "unreachable", "auth", "no-database", "full", "read-only", "tls", or "other"."""
     state = getattr(exc, "sqlstate", None) or ""
     words = str(exc).lower()
     if state in ("28P01", "28000") or "authentication failed" in words or "no password supplied" in words:
@@ -100,6 +100,8 @@ def postgres_kind(exc: BaseException) -> str:
         return "no-database"
     if state.startswith("53"):  # insufficient resources: disk full, out of memory
         return "full"
+    if "certificate" in words or "ssl" in words or "tls" in words:
+        return "tls"
     if state in ("42501", "25006"):  # insufficient privilege, read-only transaction
         return "read-only"
     if (
@@ -128,6 +130,11 @@ def describe_postgres_error(exc: BaseException, shown: str, action: str) -> str:
         return (
             f"{shown}: the PostgreSQL server refused the login ({detail}); give the password through "
             "PGPASSWORD, ~/.pgpass or a service file, never in the URL"
+        )
+    if kind == "tls":
+        return (
+            f"{shown}: the secure connection failed ({detail}); check sslmode and the server's CA "
+            "(sslrootcert, ~/.postgresql/root.crt)"
         )
     if kind == "no-database":
         return f"{shown}: {detail}; create it first (docs/shared-store.md)"
