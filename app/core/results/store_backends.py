@@ -31,8 +31,10 @@ from sqlalchemy.pool import NullPool, StaticPool
 
 from app.core.results.store_target import libpq_url
 
-#: Seconds to wait for a PostgreSQL server before saying it cannot be reached.
-CONNECT_TIMEOUT = 10
+#: Seconds to wait for a PostgreSQL server before saying it cannot be reached (a URL's own
+#: `connect_timeout` wins). Short: the window's History opens the store on the window's thread,
+#: so a server that drops packets freezes it this long (a refused connection fails at once).
+CONNECT_TIMEOUT = 5
 #: The advisory lock every opening takes while it creates or migrates the schema.
 SCHEMA_LOCK = 0x43425343  # "CBSC"
 
