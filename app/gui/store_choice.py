@@ -28,7 +28,7 @@ def saved_store(settings: QSettings) -> str:
 def fixed_reason(given: StoreLike | None) -> str | None:
     """Why the Preferences cannot change the store, or None when they can."""
     if given is not None:
-        return "this window was opened on a store of its own"
+        return "this window was opened on a store of its own (--store)"
     if os.environ.get("CRYPTOBENCH_STORE", "").strip():
         return "set by CRYPTOBENCH_STORE in the environment"
     return None
