@@ -84,10 +84,24 @@ def postgres_cluster() -> Iterator[object]:
     problem = postgres.find_problem()
     if problem is not None:
         pytest.skip(f"no PostgreSQL for these tests: {problem}")
+    import signal
+
     cluster = postgres.start_cluster()
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop_then_terminate(signum: int, frame: object) -> None:
+        # `timeout` and CI cancel with SIGTERM, which ends pytest without its teardown: the
+        # server would outlive the session (a later session reaps it, `reap_orphans`).
+        cluster.stop()
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop_then_terminate)
     try:
         yield cluster
     finally:
+        if signal.getsignal(signal.SIGTERM) is stop_then_terminate:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         cluster.stop()
 
 

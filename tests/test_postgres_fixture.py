@@ -43,3 +43,20 @@ def test_the_server_is_its_own_and_never_root(postgres_cluster: postgres.Cluster
         f".s.PGSQL.{postgres_cluster.port}.lock",
     ]
     assert postgres_cluster.port != 5432
+
+
+@pytest.mark.xdist_group("postgres")
+def test_a_cluster_whose_session_died_is_reaped(postgres_cluster: postgres.Cluster) -> None:
+    """A session killed before its teardown leaves its server running; the next one stops it."""
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = postgres.start_cluster()
+    (orphan.folder / postgres.OWNER).write_text(str(dead.pid))  # as if that session had started it
+    pid = int((orphan.folder / "data" / "postmaster.pid").read_text().split()[0])
+    postgres.reap_orphans()
+    assert not orphan.folder.exists()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert (postgres_cluster.folder / "data").is_dir()  # the live session's own is left alone

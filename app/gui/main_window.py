@@ -368,11 +368,12 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             remote = self._remote_target(profile)
             self.controller.start(profile, remote=remote, source=self.profile_name)
         except BrokenStoreError as exc:
-            self.error(
-                "Cannot start the run",
-                str(exc),
-                "Move the file aside from the History panel (it is renamed, not deleted), then press Run again.",
+            fix = (
+                "Upgrade CryptoBench, or choose another store in Edit > Preferences."
+                if self.store_path.is_postgres  # a database is never moved aside
+                else "Move the file aside from the History panel (it is renamed, not deleted), then press Run again."
             )
+            self.error("Cannot start the run", str(exc), fix)
             self.history.refresh()  # shows the reason and the Move-aside button
             self.history_dock.raise_()  # after the log line, which raises the log
             return False

@@ -181,16 +181,52 @@ class Cluster:
         return cert_path, key_path
 
     def stop(self) -> None:
-        self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
+        """Stop the server (at once: nothing in it is worth keeping) and remove its folder; again is a no-op."""
+        if (self.folder / "data" / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+PREFIX = "cbpg-"
+#: The PID of the test session that owns a cluster folder, written beside its data.
+OWNER = "owner.pid"
+
+
+def reap_orphans() -> None:
+    """Stop and remove the clusters of test sessions that died without their teardown (a
+    SIGKILL, a `timeout`): their owner's PID is gone. A live session's cluster is left alone."""
+    binaries = find_bin()
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        try:
+            owner = int((folder / OWNER).read_text())
+        except (OSError, ValueError):
+            continue
+        if owner == os.getpid() or _alive(owner):
+            continue
+        if binaries is not None and (folder / "data").is_dir():
+            user = _unprivileged() if os.geteuid() == 0 else None
+            Cluster(folder, binaries, 0, user).stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def start_cluster(*, durable: bool = False) -> Cluster:
     binaries = find_bin()
     assert binaries is not None
+    reap_orphans()
     user = _unprivileged() if os.geteuid() == 0 else None
     # Not under pytest's basetemp: as root that folder is 0700 and the server's user could not enter it.
-    folder = Path(tempfile.mkdtemp(prefix="cbpg-"))
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    (folder / OWNER).write_text(str(os.getpid()))
     cluster = Cluster(folder, binaries, _free_port(), user)
     try:
         cluster.start(durable=durable)

@@ -96,3 +96,34 @@ def test_preferences_choose_the_store_and_refuse_a_password(
         assert not dialog.store.isEnabled() and "CRYPTOBENCH_STORE" in dialog.store_note.text()
     finally:
         win2.controller.shutdown()
+
+
+def test_a_shared_store_newer_than_the_app_stops_a_run_saying_what_to_do(
+    qtbot: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.gui.main_window import MainWindow
+
+    with Store(pg_url):
+        pass
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    # Closing drops the unsaved profile without asking (a test never waits on a dialog).
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    win = MainWindow(settings=QSettings(), store_path=pg_url)
+    qtbot.addWidget(win)
+    try:
+        win.panel.set_checked("sha256")
+        assert win.start_run() is False
+        assert win.last_error is not None
+        title, message, fix = win.last_error
+        assert title == "Cannot start the run" and "written by a newer CryptoBench (store schema 99" in message
+        assert fix == "Upgrade CryptoBench, or choose another store in Edit > Preferences."  # never "move aside"
+        assert not win.history.move_aside_button.isVisibleTo(win.history)
+    finally:
+        for box in win.findChildren(QMessageBox):
+            box.close()
+        win.controller.shutdown()
