@@ -249,6 +249,11 @@ class Store(StoreReading):
                 f"{self.where}: store schema {exc} must be upgraded to {SCHEMA_VERSION} once by a user "
                 "who may change it (open it with this CryptoBench as that user)"
             ) from None
+        except StoreReadOnlyError:  # a writer of rows, not of tables: ALTER TABLE is the owner's
+            raise StoreError(
+                f"{self.where}: the store's schema must be upgraded to {SCHEMA_VERSION} once by the owner of its "
+                "tables (open it with this CryptoBench as that user); this user may only write rows"
+            ) from None
         if found is None and not may_write:  # an empty database this user may not create tables in
             raise StoreError(
                 f"{self.where}: no results store in this database yet, and this user may not create one; "

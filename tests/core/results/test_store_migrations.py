@@ -152,3 +152,24 @@ def test_a_store_written_by_the_schema_1_app_itself_upgrades_and_reads_back(tmp_
     assert list(copy.iterdump()) == list(golden.iterdump())  # the old store, row for row
     copy.close()
     golden.close()
+
+
+@pytest.mark.xdist_group("postgres")
+def test_a_writer_of_rows_is_told_the_owner_must_upgrade(pg_url: str) -> None:
+    import psycopg
+
+    from tests.helpers.postgres import ADMIN
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        _write_schema_1(lambda sql, args: conn.execute(sql.replace("?", "%s"), args))
+        conn.execute("GRANT USAGE ON SCHEMA public TO reader")
+        conn.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON runs, jobs, meta TO reader")
+    as_writer = pg_url.replace(f"{ADMIN}@", "reader@")
+    with pytest.raises(
+        StoreError, match=r"must be upgraded to 2 once by the owner of its tables .* may only write rows"
+    ):
+        Store(as_writer)
+    with Store(pg_url) as store:  # the owner upgrades it; then the writer writes
+        assert store.migrated_from == 1
+    with Store(as_writer) as store:
+        assert not store.read_only and store.load_run(RUN).jobs[0].status == "ok"
