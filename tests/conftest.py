@@ -70,7 +70,51 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CRYPTOBENCH_HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.delenv("CRYPTOBENCH_STORE", raising=False)  # a developer's shared store stays out
     return home
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[object]:
+    """One throwaway PostgreSQL server for the session (tests/helpers/postgres.py); the tests
+    that use it skip, with the reason, where none can be started. Mark them
+    `@pytest.mark.xdist_group("postgres")` so that one worker starts one server."""
+    from tests.helpers import postgres
+
+    problem = postgres.find_problem()
+    if problem is not None:
+        pytest.skip(f"no PostgreSQL for these tests: {problem}")
+    import signal
+
+    cluster = postgres.start_cluster()
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop_then_terminate(signum: int, frame: object) -> None:
+        # `timeout` and CI cancel with SIGTERM, which ends pytest without its teardown: the
+        # server would outlive the session (a later session reaps it, `reap_orphans`).
+        cluster.stop()
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop_then_terminate)
+    try:
+        yield cluster
+    finally:
+        if signal.getsignal(signal.SIGTERM) is stop_then_terminate:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(postgres_cluster: object, request: pytest.FixtureRequest) -> str:
+    """A fresh empty database of the session's server, for this test alone; its admin URL."""
+    import re
+
+    from tests.helpers.postgres import Cluster
+
+    assert isinstance(postgres_cluster, Cluster)
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50] + f"_{len(postgres_cluster.databases)}"
+    return postgres_cluster.new_database(name)
 
 
 @pytest.fixture(autouse=True)

@@ -18,16 +18,17 @@ MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is del
 
 
 def add_store_option(p: Any, use: str) -> None:
-    """`--store PATH`, with one help text for every command: which store, what the command
+    """`--store PATH_OR_URL`, with one help text for every command: which store, what the command
     does with it, and where the default is (`history --help` used to say only "results store")."""
     from app.core.results.store import STORE_FILENAME
 
     p.add_argument(
         "--store",
-        metavar="PATH",
-        type=Path,
-        help=f"the results store (an SQLite file of runs) to {use}; default: {STORE_FILENAME} in "
-        "$CRYPTOBENCH_HOME when set, else in this user's data folder (`cryptobench store` prints its path)",
+        metavar="PATH_OR_URL",
+        help=f"the results store to {use}: an SQLite file, or postgresql://USER@HOST/DB for a shared "
+        "PostgreSQL store (its password from PGPASSWORD, ~/.pgpass or a service file; docs/shared-store.md); "
+        f"default: $CRYPTOBENCH_STORE when set, else {STORE_FILENAME} in $CRYPTOBENCH_HOME when set, else in "
+        "this user's data folder (`cryptobench store` prints which)",
     )
 
 
@@ -44,13 +45,26 @@ def console() -> Any:
     return make_console()
 
 
-def open_store(path: Path | None) -> Any:
-    from app.core.results.store import BrokenStoreError, Store, StoreError
+def open_store(path: str | None, *, unreachable: list[str] | None = None) -> Any:
+    """The store `--store` names (None: `$CRYPTOBENCH_STORE`, else the local file); a store that
+    cannot be opened is one line (a URL shown without its password). With `unreachable`, a
+    PostgreSQL server that cannot be reached gives None and its line appended there (`run`
+    goes on without it) instead of the usage error."""
+    from app.core.results.store import BrokenStoreError, Store, StoreError, StoreUnreachable
+    from app.core.results.store_target import store_target
 
+    target = store_target(path)
     try:
-        return Store(path)
+        return Store(target)
+    except StoreUnreachable as exc:
+        if unreachable is None:
+            raise UsageError(str(exc)) from None
+        unreachable.append(str(exc))
+        return None
     except BrokenStoreError as exc:
-        raise UsageError(f"{exc}{MOVE_ASIDE_HINT}" + (f" (with --store {path})" if path else "")) from None
+        if target.is_postgres:
+            raise UsageError(str(exc)) from None
+        raise UsageError(f"{exc}{MOVE_ASIDE_HINT}" + (f" (with --store {target.shown})" if path else "")) from None
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 
@@ -109,7 +123,7 @@ def _names_a_file(text: str) -> bool:
     return _looks_like_a_path(text)
 
 
-def load_run_source(text: str, store_path: Path | None) -> Any:
+def load_run_source(text: str, store_path: str | None) -> Any:
     """A run from a results JSON file (when `text` names one) or from the store."""
     from app.core.results.model import ResultsFileError, load_results_file
     from app.core.results.store import RunNotFound, StoreError
@@ -126,7 +140,7 @@ def load_run_source(text: str, store_path: Path | None) -> Any:
         except RunNotFound as exc:
             if len(text) > 120:
                 raise UsageError(
-                    f"no run with id {shown_argument(text)} in {store.path} (and no results file of that name)"
+                    f"no run with id {shown_argument(text)} in {store.where} (and no results file of that name)"
                 ) from None
             raise UsageError(f"{exc} (and no results file named {text!r})") from None
         except StoreError as exc:

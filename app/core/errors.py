@@ -9,8 +9,10 @@ one.) A face, the command line or the window, catches a layer's base class or
 other exception is a defect and is reported as one.
 
     CryptoBenchError
-    ├── StoreError (app.core.results.store)
+    ├── StoreError (app.core.results.store_errors, re-exported by app.core.results.store)
     │   ├── BrokenStoreError          corrupted, another program's file, a newer schema
+    │   ├── StoreReadOnlyError        a write to a store this user (or database role) may only read
+    │   ├── StoreUnreachable          a PostgreSQL server that cannot be reached
     │   ├── RunNotFound               no stored run has this id
     │   │   └── AmbiguousRunId        the prefix names several runs
     │   └── RunIdTaken (app.core.results.importing)  an imported run's id is stored with other content

@@ -58,6 +58,7 @@ def main(
     quit_after: float | None = None,
     startup_report: Path | None = None,
     plan: Any = None,
+    store: str | None = None,
 ) -> int:
     """Open the window; with `quit_after`, close it after that many idle seconds.
 
@@ -67,6 +68,8 @@ def main(
 
     `plan` (app.gui.screenshot.Plan) opens a profile, runs it, shows a tab and saves a
     screenshot; a screenshot session keeps its settings and store in a temporary folder.
+    `store` (`--store`): the results store for this session, over the Preferences' and any
+    screenshot's own.
     """
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
@@ -98,6 +101,8 @@ def main(
     else:
         settings = QSettings(ORGANIZATION, APPLICATION)
         window_args = {}
+    if store is not None:
+        window_args["store_path"] = store
     # --theme shows a theme for this session only; Preferences is where it is chosen for good.
     theme = plan.theme if plan is not None and plan.theme is not None else settings.value("theme", Theme.SYSTEM)
     apply_theme(app, str(theme))

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLineEdit,
     QSpinBox,
     QStackedWidget,
     QTextBrowser,
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.core.resources import resource_path
+from app.core.results.store_paths import default_store_path
+from app.core.results.store_target import StoreTarget, password_problem
 from app.gui.theme import status_colour
 from app.gui.vocab import Theme, Tone
 
@@ -98,7 +101,7 @@ class GettingStartedDialog(QDialog):
 
 
 class PreferencesDialog(QDialog):
-    """Worker count (with the interference warning) and theme."""
+    """Worker count (with the interference warning), theme, and the results store."""
 
     def __init__(self, workers: int, theme: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -130,6 +133,18 @@ class PreferencesDialog(QDialog):
             self.theme.addItem(option.label, option)
         self.theme.setCurrentIndex(max(0, self.theme.findData(theme)))
         form.addRow("Theme", self.theme)
+        # The results store (app/gui/store_choice.py): a path, or a PostgreSQL URL whose
+        # password comes from PGPASSWORD or ~/.pgpass, never from this field.
+        self.store = QLineEdit()
+        self.store.setClearButtonEnabled(True)
+        self.store.setMinimumWidth(self.store.fontMetrics().averageCharWidth() * 48)  # a URL, readable
+        form.addRow("Results store", self.store)
+        self.store_note = QLabel()
+        self.store_note.setWordWrap(True)
+        self.store_note.setStyleSheet(
+            f"color: {status_colour(Tone.MUTED, self.palette().color(QPalette.ColorRole.Window))};"
+        )
+        form.addRow("", self.store_note)
         layout.addLayout(form)
         self.workers.valueChanged.connect(self._update_warning)
         self._update_warning()
@@ -137,6 +152,33 @@ class PreferencesDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self._store_hint = ""
+        self.store.textChanged.connect(self._check_store)
+
+    def show_store(self, saved: str, current: StoreTarget, fixed: str | None) -> None:
+        """The saved store in the field; `fixed` (why it cannot change here) greys it out."""
+        self.store.setText(saved)
+        self.store.setPlaceholderText(f"default: {default_store_path()}")
+        self._store_hint = (
+            f"In use: {current.shown} ({fixed})."
+            if fixed
+            else "An SQLite file, or postgresql://USER@HOST/DATABASE for a shared store; its password "
+            "comes from PGPASSWORD or ~/.pgpass, never from here. Empty: this machine's own file."
+        )
+        self.store.setEnabled(fixed is None)
+        self._check_store()
+
+    def store_text(self) -> str | None:
+        """The store to use from now on ("" for the default); None when it cannot change here."""
+        return self.store.text().strip() if self.store.isEnabled() else None
+
+    def _check_store(self) -> None:
+        problem = password_problem(self.store.text()) if self.store.isEnabled() else None
+        self.store_note.setText(f"Not saved: {problem}." if problem else self._store_hint)
+        tone = Tone.BAD if problem else Tone.MUTED
+        self.store_note.setStyleSheet(f"color: {status_colour(tone, self.palette().color(QPalette.ColorRole.Window))};")
+        self.ok_button.setEnabled(problem is None)
 
     def _update_warning(self) -> None:
         self._warning_slot.setCurrentIndex(1 if self.workers.value() > 1 else 0)

@@ -35,7 +35,8 @@ from app.core.profile.edits import reduced as reduced_profile
 from app.core.profile.model import Profile, ProfileError
 from app.core.profile.sizes import human_size
 from app.core.results.model import JobResult, RunResult
-from app.core.results.store import BrokenStoreError, Store, StoreError, default_store_path
+from app.core.results.store import BrokenStoreError, Store, StoreError
+from app.core.results.store_target import StoreLike
 from app.core.run.estimate import Refined
 from app.core.run.events import (
     JobFinished,
@@ -64,6 +65,7 @@ from app.gui.report_dialog import ReportWriter
 from app.gui.results.result_log import ResultLog
 from app.gui.results.table import ResultsTable
 from app.gui.run_controller import RunController
+from app.gui.store_choice import fixed_reason, save_store, saved_store, window_store
 from app.gui.theme import apply_theme
 from app.gui.vocab import Theme
 from app.gui.window_exports import ExportActions
@@ -89,7 +91,7 @@ ORGANIZATION, APPLICATION = "CryptoBench", "CryptoBench"
 
 
 class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
-    def __init__(self, settings: QSettings | None = None, store_path: Path | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, store_path: StoreLike | None = None) -> None:
         super().__init__()
         self.setWindowIcon(app_icon())
         # Reports are written off the GUI thread, one at a time, apart from the run's workers.
@@ -97,7 +99,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.report_pool.setMaxThreadCount(1)
         self._report_writer: ReportWriter | None = None
         self.settings = settings or QSettings(ORGANIZATION, APPLICATION)
-        self.store_path = store_path or default_store_path()
+        self.store_path = window_store(self.settings, store_path)
+        self._store_fixed = fixed_reason(store_path)  # Preferences cannot change it, and why
         self.profile_path: Path | None = None
         self.profile_name = "untitled"
         self._saved_text = ""
@@ -365,11 +368,12 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
             remote = self._remote_target(profile)
             self.controller.start(profile, remote=remote, source=self.profile_name)
         except BrokenStoreError as exc:
-            self.error(
-                "Cannot start the run",
-                str(exc),
-                "Move the file aside from the History panel (it is renamed, not deleted), then press Run again.",
+            fix = (
+                "Upgrade CryptoBench, or choose another store in Edit > Preferences."
+                if self.store_path.is_postgres  # a database is never moved aside
+                else "Move the file aside from the History panel (it is renamed, not deleted), then press Run again."
             )
+            self.error("Cannot start the run", str(exc), fix)
             self.history.refresh()  # shows the reason and the Move-aside button
             self.history_dock.raise_()  # after the log line, which raises the log
             return False
@@ -535,14 +539,20 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         dialog = PreferencesDialog(
             self._int_setting("workers", 1), str(self.settings.value("theme", Theme.SYSTEM)), self
         )
+        dialog.show_store(saved_store(self.settings), self.store_path, self._store_fixed)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.apply_preferences(dialog.workers.value(), dialog.theme.currentData()))
+        dialog.accepted.connect(
+            lambda: self.apply_preferences(dialog.workers.value(), dialog.theme.currentData(), dialog.store_text())
+        )
         dialog.open()
         return dialog
 
-    def apply_preferences(self, workers: int, theme: str) -> None:
+    def apply_preferences(self, workers: int, theme: str, store: str | None = None) -> None:
         self.settings.setValue("workers", workers)
         self.settings.setValue("theme", theme)
+        if store is not None and self._store_fixed is None and store.strip() != saved_store(self.settings):
+            self.store_path = save_store(self.settings, store)  # the next run writes there
+            self.history.set_store_path(self.store_path)
         self.controller.set_workers(workers)
         app = QApplication.instance()
         if isinstance(app, QApplication):

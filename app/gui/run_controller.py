@@ -197,6 +197,8 @@ class RunController(QObject):
             return
         if outcome.store_problem:
             self.buffer.push(LogMessage(LogLevel.ERROR, outcome.store_problem))
+            if self.runner.store_error is None:  # the run is then kept whole in a file at its end (unstored.py)
+                self.runner.store_error = outcome.store_problem
         self.runner.record(self.run, outcome.results, stored=True)
         self._pending.discard(outcome.number)
         if not self._pending:

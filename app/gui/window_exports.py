@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow
 from app.core.fileio import FileWriteError
 from app.core.results.model import RunResult
 from app.core.results.store import Store, StoreError
+from app.core.results.store_target import StoreTarget
 from app.core.vocab import ExportFormat, LogLevel
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
 from app.report.exporters import ExportTooLarge, export
@@ -33,7 +34,7 @@ class ExportActions(QMainWindow):
 
     # Provided by MainWindow.
     last_run: RunResult | None
-    store_path: Path
+    store_path: StoreTarget
     plots: PlotsPanel
     #: Reports are written off the GUI thread, one at a time, apart from the run's workers.
     report_pool: QThreadPool

@@ -68,3 +68,23 @@ def test_an_unknown_profile_is_bad_input(qtbot: Any, qapp: Any, tmp_path: Path, 
         apply_theme(qapp, "system")
     assert code == 2 and "no-such-profile" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_gui_store_records_the_window_s_run_in_the_named_store(qtbot: Any, qapp: Any, tmp_path: Path) -> None:
+    """`gui --store`: the session's store, over a screenshot's own temporary one."""
+    from app.core.results.store import Store
+    from app.gui.app import main as gui_main
+    from app.gui.theme import apply_theme
+
+    profile = tmp_path / "one.json"
+    save_profile(
+        parse_profile({"name": "one", "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 6}]}), profile
+    )
+    store = tmp_path / "named.sqlite3"
+    try:
+        code = gui_main([], plan=Plan(str(profile), True, tmp_path / "shot.png", None, "light", None), store=str(store))
+    finally:
+        apply_theme(qapp, "system")
+    assert code == 0
+    with Store(store) as opened:
+        assert [run.name for run in opened.list_runs()] == ["one"]

@@ -221,8 +221,9 @@ def test_store_full_mid_run_the_run_goes_on_and_nothing_is_lost(tmp_path: Path) 
     assert all(job.status == "ok" and job.metrics for job in stored.jobs)
 
 
-def test_runner_keeps_results_when_the_store_fails(tmp_path: Path) -> None:
+def test_runner_keeps_results_when_the_store_fails(tmp_path: Path, isolated_home: Path) -> None:
     """In-process view of the same: the error is one log line, the run completes."""
+    from app.core.results.model import load_results_file
     from app.core.results.store import StoreError
     from app.core.run.events import LogMessage
 
@@ -243,5 +244,9 @@ def test_runner_keeps_results_when_the_store_fails(tmp_path: Path) -> None:
     assert [job.status for job in run.jobs] == ["ok", "ok", "ok"]
     assert runner.store_error and "disk is full" in runner.store_error
     assert sum("disk is full" in line for line in logs) == 1
+    # Nothing lost locally: the whole run kept in a results file, and the log says where.
+    assert runner.kept_file is not None and runner.kept_file.parent == isolated_home / "unstored"
+    assert [job.status for job in load_results_file(runner.kept_file).jobs] == ["ok", "ok", "ok"]
+    assert any(f"kept in {runner.kept_file}; `cryptobench import" in line for line in logs)
     with sqlite3.connect(tmp_path / "r.sqlite3") as db:  # the run row exists, marked running→left as is
         assert db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0] == 0

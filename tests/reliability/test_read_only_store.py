@@ -224,8 +224,8 @@ def test_an_import_into_a_full_store_says_full_and_adds_nothing(tmp_path: Path) 
     source = tmp_path / "big.json"
     source.write_text(to_json(big))
     with Store(path) as store:
-        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-        store._db.execute(f"PRAGMA max_page_count = {pages + 2}")  # the disk fills after two pages
+        pages = store._sqlite.execute("PRAGMA page_count").fetchone()[0]
+        store._sqlite.execute(f"PRAGMA max_page_count = {pages + 2}")  # the disk fills after two pages
         with pytest.raises(StoreError) as refused:
             import_results(store, source)
         message = str(refused.value)
@@ -239,15 +239,15 @@ def test_a_commit_that_fails_leaves_no_transaction_open(tmp_path: Path) -> None:
     """After any failed write the connection is usable: the next read and write work."""
     path = stored_run(tmp_path / "s.sqlite3")
     with Store(path) as store:
-        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-        store._db.execute(f"PRAGMA max_page_count = {pages}")
+        pages = store._sqlite.execute("PRAGMA page_count").fetchone()[0]
+        store._sqlite.execute(f"PRAGMA max_page_count = {pages}")
         run = records.run(
             "20260404-000000-dddddd", [records.job("20260404-000000-dddddd", metrics={"e": [1e-6] * 5000})]
         )
         with pytest.raises(StoreError, match="full"):
             store.add_run(run)
-        assert not store._db.in_transaction
-        store._db.execute("PRAGMA max_page_count = 1000000")
+        assert not store._sqlite.in_transaction
+        store._sqlite.execute("PRAGMA max_page_count = 1000000")
         store.add_run(run)
         assert {r.id for r in store.list_runs()} == {RUN_ID, run.id}
 

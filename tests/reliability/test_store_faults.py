@@ -44,7 +44,7 @@ def _truncated(path: Path) -> None:
                 run.id, records.job(run.id, 0, 64, scheme="sha256", params={}, label="SHA-256", family="hash")
             )
             store.finish_run(run.id, "finished", "2026-01-01T00:00:01+00:00")
-        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store._sqlite.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
 

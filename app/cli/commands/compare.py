@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
 from app.cli.common import (
@@ -105,7 +104,7 @@ def parse_threshold(text: str | None) -> float:
     return value
 
 
-def load_side(text: str, store: Path | None) -> list[RunResult]:
+def load_side(text: str, store: str | None) -> list[RunResult]:
     """One side of a comparison: a run, or several joined with + (a file whose name has a
     + in it is still one run)."""
     if "+" not in text or is_regular_file(text):

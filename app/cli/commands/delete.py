@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(str(exc)) from None
             summary = summaries.get(run_id)
             if not deleted:  # removed meanwhile by another process: nothing left to delete
-                print(f"run {escape_control(run_id)} was already gone from {store.path}")
+                print(f"run {escape_control(run_id)} was already gone from {store.where}")
                 continue
             what = f" “{escape_control(summary.name)}” ({summary.jobs} jobs)" if summary is not None else ""
-            print(f"deleted run {escape_control(run_id)}{what} from {store.path}")
+            print(f"deleted run {escape_control(run_id)}{what} from {store.where}")
     return EXIT_OK

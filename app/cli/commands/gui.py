@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.common import UsageError
+from app.cli.common import UsageError, add_store_option
 from app.gui.vocab import PlotTab, Theme
 
 NAME = "gui"
@@ -50,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the window's colours: light, dark, or the desktop's (system)",
     )
     p.add_argument("--size", metavar="WxH", help="window size in pixels, e.g. 1024x700")
+    add_store_option(p, "show in History and Trend and record the window's runs in, for this session")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,4 +82,5 @@ def run(args: argparse.Namespace) -> int:
         quit_after=args.quit_after,
         startup_report=args.startup_report,
         plan=plan if plan != Plan() else None,
+        store=args.store,
     )

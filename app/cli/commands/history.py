@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([r.__dict__ for r in runs], indent=2, allow_nan=False))
         return EXIT_OK
     if not runs:
-        print(f"no runs in {store.path}")
+        print(f"no runs in {store.where}")
         return EXIT_OK
-    print_history(_console(), runs, store.path)
+    print_history(_console(), runs, store.where)
     return EXIT_OK

@@ -198,7 +198,12 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     from app.core.vocab import LogLevel
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
-    store = None if args.no_store else open_store(args.store)
+    # A shared store's server that cannot be reached does not stop the run: it is measured,
+    # exported, and kept whole in a results file to import later (app/core/results/unstored.py).
+    unreachable: list[str] = []
+    store = None if args.no_store else open_store(args.store, unreachable=unreachable)
+    for line in unreachable:
+        print(f"cryptobench: warning: {escape_control(line)}; the run goes on and is kept in a file", file=sys.stderr)
     console = _console()
     cancel = threading.Event()
     progress_state: dict[int, tuple[int, int]] = {}
@@ -267,6 +272,8 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
 
     cell_len("—≥")  # loads rich's character-width tables now, not when files may have run out
     runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
+    if unreachable:
+        runner.store_error = unreachable[0]  # kept in a file at the end, as a store failing mid-run
     internal_error: str | None = None
     # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli.terminal.signals); the handlers
     # stay in place until the exports are written, so no signal cuts one in half.
@@ -307,10 +314,11 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
             writers.append((args.csv, lambda: export(ExportFormat.CSV, run, args.csv)))
         unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
     failed = [job for job in run.jobs if job.status != JobStatus.OK]
-    if store is None:
+    if store is None and not unreachable:
         where = " (not stored)"
     elif runner.store_error:
-        where = f" (NOT all stored: {escape(runner.store_error)})"
+        kept_file = f"; kept in {runner.kept_file}, `cryptobench import` it later" if runner.kept_file else ""
+        where = f" (NOT all stored: {escape(runner.store_error)}{escape(kept_file)})"
     else:
         where = f" (stored as {run.id})"
     ok = len(run.jobs) - len(failed)

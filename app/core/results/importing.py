@@ -26,7 +26,7 @@ from app.core.results.model import ResultsFileError, RunResult, load_results_fil
 from app.core.results.store import RunNotFound, Store, StoreError
 from app.core.vocab import RunStatus
 
-__all__ = ["Duplicate", "ImportOutcome", "RunIdTaken", "content_digest", "import_results"]
+__all__ = ["Duplicate", "ImportOutcome", "RunIdTaken", "content_digest", "duplicate_of", "import_results"]
 
 #: A run id as this app writes them ("20261124-012254-aa0d69"), with room for other
 #: tools' ids: letters, digits and . _ : - , at most 100 characters, no spaces or
@@ -92,7 +92,7 @@ def _check_ids(run: RunResult, path: Path) -> None:
             )
 
 
-def _duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
+def duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
     """The stored run this one already is, if any; RunIdTaken for the same id with other content."""
     digest = content_digest(run)
     try:
@@ -103,7 +103,7 @@ def _duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
         if content_digest(stored) == digest:
             return Duplicate.SAME_ID, stored.id
         raise RunIdTaken(
-            f"{store.path}: another run with id {run.id} is already stored (different "
+            f"{store.where}: another run with id {run.id} is already stored (different "
             "content); delete it first to import this one"
         )
     # Only runs that started at the same moment can hold the same content.
@@ -134,7 +134,7 @@ def import_results(store: Store, path: Path) -> ImportOutcome:
     _check_ids(run, path)
     if run.status == RunStatus.RUNNING:  # exported mid-run: nothing runs it here
         run.status = RunStatus.INTERRUPTED
-    found = _duplicate_of(store, run)
+    found = duplicate_of(store, run)
     if found is not None:
         return ImportOutcome(path, run, found[0], found[1])
     store.add_run(run)

@@ -1,12 +1,16 @@
-"""The results store: SQLite in the user data directory, one row per finished job.
+"""The results store, one row per run and one per finished job: an SQLite file (the
+default, nothing to set up) or a PostgreSQL database shared by several machines.
 
-Each job is committed the moment it finishes, in WAL mode, so a crash or a kill
-loses only the job that was running. A run left "running" by a process that no
-longer exists (it no longer holds the run's lock, `app.core.run.runlock`) is marked
+Both go through one code path (SQLAlchemy Core, `store_backends`), with one schema
+(`store_schema`). Each job is committed the moment it finishes, in its own transaction,
+so a crash or a kill loses only the job that was running, and never leaves half a row.
+A run left "running" by a process that no longer exists (it no longer holds the run's
+lock: a file beside an SQLite store, an advisory lock on PostgreSQL) is marked
 "interrupted" the next time the store is opened.
 
-Location: `--store PATH`, else `$CRYPTOBENCH_HOME/results.sqlite3`, else the
-platform's user data directory (platformdirs).
+Location: `--store PATH_OR_URL`, else `$CRYPTOBENCH_STORE`, else
+`$CRYPTOBENCH_HOME/results.sqlite3`, else the platform's user data directory
+(`store_target`, `store_paths`).
 """
 
 from __future__ import annotations
@@ -17,83 +21,56 @@ import sqlite3
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import DBAPIError
 
-from app.core.errors import CryptoBenchError
 from app.core.fileio import file_kind
-from app.core.results.check import check_environment, check_profile
+from app.core.results import store_backends
 from app.core.results.model import JobResult, RunResult
-from app.core.results.plausible import time_problem
-from app.core.results.recorded import RecordedProfile
 from app.core.results.store_access import connect_read_only, is_read_only_error, read_only_message, writable
-from app.core.results.store_rows import (
-    _DamagedRow,
-    _decode_block,
-    _packed_job,
-    _placeholder_job,
-    _read_job,
-    _row_name,
-    _run_time,
+from app.core.results.store_errors import (
+    AmbiguousRunId,
+    BrokenStoreError,
+    RunNotFound,
+    StoreError,
+    StoreReadOnlyError,
+    StoreUnreachable,
 )
+from app.core.results.store_paths import STORE_FILENAME, data_dir, default_store_path
+from app.core.results.store_reading import RunSummary, StoredJob, StoreReading
+from app.core.results.store_rows import _packed_job
+from app.core.results.store_schema import (
+    SCHEMA_VERSION,
+    SchemaNeedsUpgrade,
+    SchemaTooNew,
+    job_keys,
+    prepare,
+    stored_version,
+)
+from app.core.results.store_target import StoreLike, StoreTarget, sslmode_of, store_target
 from app.core.run import runlock
-from app.core.vocab import JobStatus, RunStatus
+from app.core.vocab import RunStatus
 
-SCHEMA_VERSION = 1
-STORE_FILENAME = "results.sqlite3"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    started TEXT NOT NULL,
-    finished TEXT,
-    status TEXT NOT NULL,
-    pid INTEGER,
-    host TEXT,
-    environment TEXT NOT NULL,
-    profile TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS jobs (
-    id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    result TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx);
-"""
-
-
-class StoreError(CryptoBenchError):
-    """The store cannot be opened, read or written; the message names the file.
-
-    Every `sqlite3.Error` a store method meets comes out as one of these (reading a
-    damaged page, a locked file, a full disk), so a face catches StoreError alone."""
-
-
-class StoreReadOnlyError(StoreError):
-    """A write to a store this user can only read (`store_access`); the message says what
-    was refused and that reading still works."""
-
-
-class BrokenStoreError(StoreError):
-    """The file is there but is not a store this version can use (corrupted, another
-    program's SQLite file, or a newer schema). `move_aside` keeps it and frees the
-    name, so the app can start a new store instead of failing on every start."""
-
-
-class RunNotFound(StoreError):
-    """No stored run has this id (or id prefix); the message names the id and the store."""
-
-
-class AmbiguousRunId(RunNotFound):
-    """The id prefix names several runs: a face treats it as "not found", the message
-    says how many match."""
+__all__ = [
+    "SCHEMA_VERSION",
+    "STORE_FILENAME",
+    "AmbiguousRunId",
+    "BrokenStoreError",
+    "RunNotFound",
+    "RunSummary",
+    "Store",
+    "StoreError",
+    "StoreReadOnlyError",
+    "StoreUnreachable",
+    "StoredJob",
+    "StoreTarget",
+    "data_dir",
+    "default_store_path",
+    "move_aside",
+]
 
 
 def move_aside(path: str | Path) -> Path:
@@ -123,54 +100,6 @@ def move_aside(path: str | Path) -> Path:
     return target
 
 
-@dataclass(frozen=True)
-class RunSummary:
-    id: str
-    name: str
-    started: str
-    finished: str | None
-    status: str
-    host: str | None
-    jobs: int
-    ok_jobs: int
-
-
-def _run_marks(name: Any, reduced: Any, overrides: Any) -> tuple[str, ...]:
-    """A stored run's marks from its name and the two profile fields SQLite extracted
-    (`overrides` as JSON text); anything malformed reads as no mark of that kind."""
-    try:
-        decoded = json.loads(overrides) if isinstance(overrides, str) else None
-    except ValueError:
-        decoded = None
-    profile = {"name": name if isinstance(name, str) else "", "reduced": reduced == 1, "overrides": decoded}
-    return RecordedProfile.from_dict(profile).marks
-
-
-@dataclass(frozen=True)
-class StoredJob:
-    """One stored job beside what its run says about where it ran (`Store.jobs_like`)."""
-
-    run_id: str
-    run_started: str
-    environment: dict[str, Any]
-    job: JobResult
-    #: What sets the run apart from a full run of its profile ("reduced", "--samples 3"):
-    #: a trend marks such points (`RecordedProfile.marks`).
-    run_marks: tuple[str, ...] = ()
-
-
-def data_dir() -> Path:
-    """`$CRYPTOBENCH_HOME`, else the platform's user data directory."""
-    home = os.environ.get("CRYPTOBENCH_HOME")
-    if home:
-        return Path(home)
-    return Path(platformdirs.user_data_dir("cryptobench", appauthor=False))
-
-
-def default_store_path() -> Path:
-    return data_dir() / STORE_FILENAME
-
-
 def _looked_at(path: Path) -> None:
     """Raise the OSError that keeps `path` from being looked at (a name too long, a loop
     of links, a file where a folder should be), or a StoreError for something there that
@@ -184,113 +113,282 @@ def _looked_at(path: Path) -> None:
         raise StoreError(f"{path}: not a regular file ({file_kind(mode)}), so not a results store")
 
 
-class Store:
-    """A results store. Use as a context manager or call close()."""
+class Store(StoreReading):
+    """A results store (`store_target`: a path for SQLite, a URL for PostgreSQL). Use as a
+    context manager or call close()."""
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool | None = None) -> None:
-        self.path = Path(path) if path is not None else default_store_path()
+    def __init__(self, path: StoreLike | None = None, *, read_only: bool | None = None) -> None:
+        self.target = store_target(path)
+        #: The schema version found on opening, when the store was migrated; the copy kept.
+        self.migrated_from: int | None = None
+        self.backup: Path | None = None
+        self._sqlite: sqlite3.Connection | None = None
+        self._engine: Engine | None = None
+        if self.target.url is not None:
+            self._open_postgres(self.target.url, read_only)
+            return
+        self._file = self.target.path if self.target.path is not None else default_store_path()
         #: Opened with SQLite's mode=ro: by default when this user cannot write the file or
         #: its folder (`store_access`); every write then raises StoreReadOnlyError.
-        self.read_only = not writable(self.path) if read_only is None else read_only
+        self.read_only = not writable(self._file) if read_only is None else read_only
         if self.read_only:
-            self._db = self._open_read_only()
+            self._open_read_only()
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _looked_at(self.path)  # SQLite says only "unable to open database file"
-            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA foreign_keys = ON")
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            _looked_at(self._file)  # SQLite says only "unable to open database file"
+            self._sqlite = sqlite3.connect(self._file, timeout=10, isolation_level=None, check_same_thread=False)
+            self._sqlite.execute("PRAGMA foreign_keys = ON")
             # Check before anything writes: switching to WAL rewrites the file header,
             # which must never happen to another program's database.
             self._check_foreign()
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.executescript(_SCHEMA)
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+            self._sqlite.execute("PRAGMA journal_mode = WAL")
+            self._sqlite.execute("PRAGMA synchronous = NORMAL")
+            self._connect(store_backends.sqlite_engine(self._sqlite))
+            self._keep_copy_before_migrating()
+            self._prepare(may_write=True)
             self._mark_interrupted()
         except BaseException as exc:
             # Close at once: the traceback keeps this half-built object (and its file handle)
             # alive until the next GC cycle, and an open handle stops the user from moving a
             # bad file away on Windows.
-            db = self.__dict__.get("_db")
-            if db is not None:
-                db.close()
+            self._close_quietly()
+            exc = store_backends.cause_of(exc)
+            if isinstance(exc, StoreError):
+                raise
             if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable, read-only: not broken
-                raise StoreError(f"{self.path}: cannot open the results store: {exc}") from None
+                raise StoreError(f"{self._file}: cannot open the results store: {exc}") from None
             if isinstance(exc, sqlite3.DatabaseError):
-                raise BrokenStoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+                raise BrokenStoreError(f"{self._file}: not a usable CryptoBench results store ({exc})") from None
             if isinstance(exc, OSError):
-                raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+                raise StoreError(f"{self._file}: cannot open the results store: {exc.strerror or exc}") from None
             raise
 
-    def _open_read_only(self) -> sqlite3.Connection:
-        try:
-            _looked_at(self.path)
-            if not self.path.is_file():
-                raise StoreError(
-                    f"{self.path}: no results store here, and this user cannot write its folder to start one"
-                )
-            self._db = connect_read_only(self.path)
-            self._check_foreign()
-            if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is None:
-                raise StoreError(f"{self.path}: not a results store yet (no tables), and read-only")
-            return self._db
-        except BaseException as exc:
-            db = self.__dict__.get("_db")
-            if db is not None:
+    # --- opening -----------------------------------------------------------------
+
+    @property
+    def path(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL as shown (no password)."""
+        return self.target.shown if self.target.url is not None else self._file
+
+    @property
+    def where(self) -> str:
+        """The store in a message: its path, or its URL without password."""
+        return str(self.path)
+
+    def _connect(self, engine: Engine) -> None:
+        self._engine = engine
+        self._db: Connection = engine.connect()
+
+    def _close_quietly(self) -> None:
+        db = self.__dict__.get("_db")
+        if db is not None:
+            try:
                 db.close()
+            except (DBAPIError, sqlite3.Error):  # a connection already lost: nothing to close
+                pass
+        if self._engine is not None:
+            self._engine.dispose()
+        if self._sqlite is not None:
+            self._sqlite.close()
+
+    def _open_postgres(self, url: str, read_only: bool | None) -> None:
+        shown = self.target.shown
+        try:
+            self._connect(store_backends.postgres_engine(url))
+            if read_only is None:
+                read_only = not self._postgres_writable()
+            self.read_only = read_only
+            self._prepare(may_write=not read_only)
+            if not read_only:
+                self._mark_interrupted()
+        except ImportError:
+            self._close_quietly()
+            raise StoreError(
+                f"{shown}: a PostgreSQL store needs psycopg (pip install 'cryptobench[postgres]')"
+            ) from None
+        except DBAPIError as exc:
+            self._close_quietly()
+            cause = store_backends.cause_of(exc)
+            line = store_backends.describe_postgres_error(cause, shown, "opening the store")
+            if store_backends.postgres_kind(cause) == "unreachable":
+                raise StoreUnreachable(line) from None
+            raise StoreError(line) from None
+        except BaseException:
+            self._close_quietly()
+            raise
+
+    def _postgres_writable(self) -> bool:
+        """Whether this database user may write: INSERT on both tables (or, in an empty
+        database, CREATE in its schema), on a server that is not read-only (a standby)."""
+        if self._db.execute(text("SELECT current_setting('transaction_read_only')")).scalar() == "on":
+            return False
+        query = (
+            "SELECT CASE WHEN to_regclass('runs') IS NULL OR to_regclass('jobs') IS NULL "
+            "THEN has_schema_privilege(current_schema(), 'CREATE') "
+            "ELSE has_table_privilege('runs', 'INSERT, UPDATE, DELETE') "
+            "AND has_table_privilege('jobs', 'INSERT, UPDATE, DELETE') END"
+        )
+        return bool(self._db.execute(text(query)).scalar())
+
+    def _prepare(self, *, may_write: bool) -> None:
+        """Create or migrate the schema (`store_schema.prepare`), in one transaction; a newer
+        schema is refused, never downgraded."""
+        try:
+            with self._write("preparing the store", refuse_read_only=False) as db:
+                if self.target.is_postgres:  # two machines opening a new shared store at once
+                    db.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": store_backends.SCHEMA_LOCK})
+                found, now = prepare(db, may_write=may_write)
+        except SchemaTooNew as exc:
+            raise BrokenStoreError(
+                f"{self.where}: written by a newer CryptoBench (store schema {exc}, this app knows "
+                f"{SCHEMA_VERSION}); upgrade CryptoBench, the store is left as it is"
+            ) from None
+        except SchemaNeedsUpgrade as exc:
+            raise StoreError(
+                f"{self.where}: store schema {exc} must be upgraded to {SCHEMA_VERSION} once by a user "
+                "who may change it (open it with this CryptoBench as that user)"
+            ) from None
+        except StoreReadOnlyError:  # a writer of rows, not of tables: ALTER TABLE is the owner's
+            raise StoreError(
+                f"{self.where}: the store's schema must be upgraded to {SCHEMA_VERSION} once by the owner of its "
+                "tables (open it with this CryptoBench as that user); this user may only write rows"
+            ) from None
+        if found is None and not may_write:  # an empty database this user may not create tables in
+            raise StoreError(
+                f"{self.where}: no results store in this database yet, and this user may not create one; "
+                'open it once as a user who may (docs/shared-store.md, "Setting up the database")'
+            )
+        if found is not None and found != now:
+            self.migrated_from = found
+
+    def _keep_copy_before_migrating(self) -> None:
+        """An SQLite store of an older schema is copied (`NAME.schemaN-backup`) before it is
+        upgraded in place: an older CryptoBench can still open the copy."""
+        assert self._sqlite is not None
+        found = stored_version(self._db)
+        if found is None or found >= SCHEMA_VERSION:
+            return
+        target = self._file.with_name(f"{self._file.name}.schema{found}-backup")
+        counter = 1
+        while target.exists():
+            counter += 1
+            target = self._file.with_name(f"{self._file.name}.schema{found}-backup-{counter}")
+        copy = sqlite3.connect(target)
+        try:
+            self._sqlite.backup(copy)
+        finally:
+            copy.close()
+        self.backup = target
+
+    def _open_read_only(self) -> None:
+        try:
+            _looked_at(self._file)
+            if not self._file.is_file():
+                raise StoreError(
+                    f"{self._file}: no results store here, and this user cannot write its folder to start one"
+                )
+            self._sqlite = connect_read_only(self._file)
+            self._check_foreign()
+            if self._sqlite.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is None:
+                raise StoreError(f"{self._file}: not a results store yet (no tables), and read-only")
+            self._connect(store_backends.sqlite_engine(self._sqlite))
+            found = stored_version(self._db)
+            if found is not None and found < SCHEMA_VERSION:
+                # An older store this user cannot upgrade: read an upgraded copy in memory.
+                memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+                self._sqlite.backup(memory)
+                self._close_quietly()
+                self._sqlite = memory
+                self._connect(store_backends.sqlite_engine(memory))
+                self._prepare(may_write=True)
+        except BaseException as exc:
+            self._close_quietly()
+            exc = store_backends.cause_of(exc)
             if isinstance(exc, StoreError):
                 raise
             if isinstance(exc, sqlite3.OperationalError):
-                raise StoreError(f"{self.path}: cannot open the results store (read-only): {exc}") from None
+                raise StoreError(f"{self._file}: cannot open the results store (read-only): {exc}") from None
             if isinstance(exc, sqlite3.DatabaseError):
-                raise BrokenStoreError(f"{self.path}: not a usable CryptoBench results store ({exc})") from None
+                raise BrokenStoreError(f"{self._file}: not a usable CryptoBench results store ({exc})") from None
             if isinstance(exc, OSError):
-                raise StoreError(f"{self.path}: cannot open the results store: {exc.strerror or exc}") from None
+                raise StoreError(f"{self._file}: cannot open the results store: {exc.strerror or exc}") from None
             raise
 
     def _check_foreign(self) -> None:
-        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert self._sqlite is not None
+        tables = {row[0] for row in self._sqlite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and "runs" not in tables:
             raise BrokenStoreError(
-                f"{self.path}: this SQLite file is not a CryptoBench results store "
+                f"{self._file}: this SQLite file is not a CryptoBench results store "
                 f"(tables: {', '.join(sorted(tables))})"
             )
         if "meta" in tables:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row and int(row[0]) > SCHEMA_VERSION:
-                raise BrokenStoreError(f"{self.path}: written by a newer CryptoBench (store schema {row[0]})")
+            row = self._sqlite.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row and (not str(row[0]).isdigit() or int(row[0]) > SCHEMA_VERSION):
+                raise BrokenStoreError(
+                    f"{self._file}: written by a newer CryptoBench (store schema {row[0]}, this app knows "
+                    f"{SCHEMA_VERSION}); upgrade CryptoBench, the store is left as it is"
+                )
+
+    @property
+    def security(self) -> str | None:
+        """How a PostgreSQL connection is protected ("sslmode=require, encrypted"); None for SQLite."""
+        if self.target.url is None:
+            return None
+        tls = store_backends.tls_in_use(self._db)
+        return f"sslmode={sslmode_of(self.target.url)}, {'encrypted (TLS)' if tls else 'not encrypted'}"
+
+    # --- run locks ---------------------------------------------------------------
+
+    def _lock(self, run_id: str) -> None:
+        if self.target.url is not None:
+            store_backends.acquire(self.target.url, run_id)
+        else:
+            runlock.acquire(self._file, run_id)
+
+    def _unlock(self, run_id: str) -> None:
+        if self.target.url is not None:
+            store_backends.release(self.target.url, run_id)
+        else:
+            runlock.release(self._file, run_id)
+
+    def _held(self, run_id: str) -> bool:
+        if self.target.url is not None:
+            return store_backends.is_held(self._db, self.target.url, run_id)
+        return runlock.is_held(self._file, run_id)
 
     def _mark_interrupted(self) -> None:
         # Alive means "its process still holds the run's lock" (app.core.run.runlock), never
         # "a process with its PID exists": PIDs are reused, and a run killed as PID 1 in
         # a container found a PID 1 alive on every later start. The status condition
         # keeps a run that finished meanwhile from being overwritten.
-        rows = self._db.execute("SELECT id FROM runs WHERE status = ?", (RunStatus.RUNNING,)).fetchall()
+        rows = self._db.execute(text("SELECT id FROM runs WHERE status = :s"), {"s": RunStatus.RUNNING}).fetchall()
         for (run_id,) in rows:
-            if not runlock.is_held(self.path, run_id):
+            if not self._held(run_id):
                 self._db.execute(
-                    "UPDATE runs SET status = ? WHERE id = ? AND status = ?",
-                    (RunStatus.INTERRUPTED, run_id, RunStatus.RUNNING),
+                    text("UPDATE runs SET status = :new WHERE id = :id AND status = :old"),
+                    {"new": RunStatus.INTERRUPTED, "id": run_id, "old": RunStatus.RUNNING},
                 )
 
     def _status(self, run_id: str, status: str) -> str:
         """A run's status as read: "interrupted" for a run left running by a dead process in a
         read-only store, which `_mark_interrupted` could not write."""
-        if self.read_only and status == RunStatus.RUNNING and not runlock.is_held(self.path, run_id):
+        if self.read_only and status == RunStatus.RUNNING and not self._held(run_id):
             return RunStatus.INTERRUPTED
         return status
 
     def integrity_problems(self) -> list[str]:
-        """SQLite's own check of every page and index; empty when the file is sound."""
+        """SQLite's own check of every page and index; empty when the file is sound (always
+        on PostgreSQL, whose server keeps its own pages)."""
+        if self._sqlite is None:
+            return []
         with self._reading():
-            rows = [str(row[0]) for row in self._db.execute("PRAGMA integrity_check")]
+            rows = [str(row[0]) for row in self._sqlite.execute("PRAGMA integrity_check")]
         return [] if rows == ["ok"] else rows
 
     def close(self) -> None:
-        self._db.close()
+        self._close_quietly()
 
     def __enter__(self) -> Store:
         return self
@@ -298,81 +396,135 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _reading(self) -> Iterator[None]:
-        """Any SQLite failure inside (a page that cannot be read, a lock held too long)
-        as a StoreError naming the file."""
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot read the results store: {exc}") from None
+    # --- transactions ------------------------------------------------------------
+
+    def _problem(self, exc: BaseException, action: str) -> str:
+        if self.target.url is not None:
+            return store_backends.describe_postgres_error(exc, self.where, action)
+        verb = "read" if action == "reading" else "write"
+        return f"{self.where}: cannot {verb} the results store: {exc}"
 
     @contextmanager
-    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
-        """One transaction; `action` ("importing a run") names what a read-only store refuses."""
-        if self.read_only:
-            raise StoreReadOnlyError(read_only_message(self.path, action))
+    def _reading(self) -> Iterator[None]:
+        """Any database failure inside (a page that cannot be read, a lock held too long, a
+        server gone) as a StoreError naming the store."""
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            yield
+        except DBAPIError as exc:
+            raise StoreError(self._problem(store_backends.cause_of(exc), "reading")) from None
+        except sqlite3.Error as exc:
+            raise StoreError(self._problem(exc, "reading")) from None
+
+    def _is_read_only_error(self, exc: BaseException) -> bool:
+        if self.target.url is not None:
+            return store_backends.postgres_kind(exc) == "read-only"
+        return isinstance(exc, sqlite3.Error) and is_read_only_error(exc)
+
+    def _read_only_message(self, action: str) -> str:
+        if self.target.url is None:
+            return read_only_message(self._file, action)
+        return (
+            f"{self.where}: this database user may only read the results store, so {action} is not "
+            "possible; reading it still works (history, show, compare, report)"
+        )
+
+    @contextmanager
+    def _write(self, action: str, *, refuse_read_only: bool = True) -> Iterator[Connection]:
+        """One transaction; `action` ("importing a run") names what a read-only store refuses."""
+        if self.read_only and refuse_read_only:
+            raise StoreReadOnlyError(self._read_only_message(action))
+        try:
+            self._db.execute(text("BEGIN" if self.target.is_postgres else "BEGIN IMMEDIATE"))
             try:
                 yield self._db
-                self._db.execute("COMMIT")
+                self._db.execute(text("COMMIT"))
             except BaseException:
                 self._rollback()
                 raise
-        except sqlite3.Error as exc:
-            if is_read_only_error(exc):
-                raise StoreReadOnlyError(read_only_message(self.path, action)) from None
-            raise StoreError(f"{self.path}: cannot write the results store: {exc}") from None
+        except (DBAPIError, sqlite3.Error) as exc:
+            cause = store_backends.cause_of(exc)
+            if self._is_read_only_error(cause):
+                raise StoreReadOnlyError(self._read_only_message(action)) from None
+            raise StoreError(self._problem(cause, action)) from None
 
     def _rollback(self) -> None:
-        """Undo the open transaction, unless SQLite already has: on a full disk (SQLITE_FULL)
-        or an I/O error it rolls back by itself, and a ROLLBACK then raised "cannot rollback
-        - no transaction is active", which replaced the real cause in the message."""
-        if self._db.in_transaction:
-            try:
-                self._db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        """Undo the open transaction, unless the database already has: on a full disk
+        (SQLITE_FULL) or an I/O error SQLite rolls back by itself, and a ROLLBACK then raised
+        "cannot rollback - no transaction is active", which replaced the real cause."""
+        if self._sqlite is not None and not self._sqlite.in_transaction:
+            return
+        try:
+            self._db.execute(text("ROLLBACK"))
+        except (DBAPIError, sqlite3.Error):
+            pass
 
     # --- writing -----------------------------------------------------------------
 
+    _INSERT_RUN = (
+        "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+        "VALUES (:id, :name, :started, :finished, :status, :pid, :host, :environment, :profile)"
+    )
+    _INSERT_JOB = (
+        "INSERT INTO jobs(id, run_id, idx, status, result, scheme, backend, mode, message_size) "
+        "VALUES (:id, :run_id, :idx, :status, :result, :scheme, :backend, :mode, :message_size)"
+    )
+
+    @staticmethod
+    def _run_row(run: RunResult, pid: int | None) -> dict[str, Any]:
+        return {
+            "id": run.id,
+            "name": run.profile_view.marked_name,  # the listing's name carries the run's marks
+            "started": run.started,
+            "finished": run.finished,
+            "status": run.status,
+            "pid": pid,
+            "host": run.environment_view.hostname,
+            "environment": json.dumps(run.environment),
+            "profile": json.dumps(run.profile),
+        }
+
+    @staticmethod
+    def _job_row(run_id: str, job: JobResult) -> dict[str, Any]:
+        packed = _packed_job(job)
+        return {
+            "id": job.id,
+            "run_id": run_id,
+            "idx": job.index,
+            "status": job.status,
+            "result": json.dumps(packed),
+            **job_keys(packed),
+        }
+
     def begin_run(self, run: RunResult) -> None:
         if self.read_only:  # before the lock, which is a file beside the store
-            raise StoreReadOnlyError(read_only_message(self.path, "starting a run"))
-        runlock.acquire(self.path, run.id)  # before the row exists: a "running" row always has its lock
+            raise StoreReadOnlyError(self._read_only_message("starting a run"))
+        self._lock(run.id)  # before the row exists: a "running" row always has its lock
         try:
             with self._write("starting a run") as db:
-                db.execute(
-                    "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        run.id,
-                        run.profile_view.marked_name,  # the listing's name carries the run's marks
-                        run.started,
-                        run.finished,
-                        run.status,
-                        os.getpid(),
-                        run.environment_view.hostname,
-                        json.dumps(run.environment),
-                        json.dumps(run.profile),
-                    ),
-                )
+                db.execute(text(self._INSERT_RUN), self._run_row(run, os.getpid()))
         except BaseException:
-            runlock.release(self.path, run.id)
+            self._unlock(run.id)
             raise
 
     def add_job(self, run_id: str, job: JobResult) -> None:
         with self._write("storing a job") as db:
             db.execute(
-                "INSERT OR REPLACE INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
-                (job.id, run_id, job.index, job.status, json.dumps(_packed_job(job))),
+                text(
+                    self._INSERT_JOB + " ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, "
+                    "idx = excluded.idx, status = excluded.status, result = excluded.result, "
+                    "scheme = excluded.scheme, backend = excluded.backend, mode = excluded.mode, "
+                    "message_size = excluded.message_size"
+                ),
+                self._job_row(run_id, job),
             )
 
     def finish_run(self, run_id: str, status: str, finished: str) -> None:
         with self._write("finishing a run") as db:
-            db.execute("UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id))
-        runlock.release(self.path, run_id)  # only once the final status is committed
+            db.execute(
+                text("UPDATE runs SET status = :status, finished = :finished WHERE id = :id"),
+                {"status": status, "finished": finished, "id": run_id},
+            )
+        self._unlock(run_id)  # only once the final status is committed
 
     def add_run(self, run: RunResult) -> None:
         """A whole run, finished elsewhere (`app.core.results.importing`), in one transaction: all of
@@ -380,191 +532,22 @@ class Store:
         Plain INSERTs: an id already stored (the run's or any job's) fails the whole run,
         never replaces another run's row."""
         with self._write("importing a run") as db:
-            db.execute(
-                "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
-                "VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)",
-                (
-                    run.id,
-                    run.profile_view.marked_name,  # the listing's name carries the run's marks
-                    run.started,
-                    run.finished,
-                    run.status,
-                    run.environment_view.hostname,
-                    json.dumps(run.environment),
-                    json.dumps(run.profile),
-                ),
-            )
-            db.executemany(
-                "INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
-                ((job.id, run.id, job.index, job.status, json.dumps(_packed_job(job))) for job in run.jobs),
-            )
+            db.execute(text(self._INSERT_RUN), self._run_row(run, None))
+            if run.jobs:
+                db.execute(text(self._INSERT_JOB), [self._job_row(run.id, job) for job in run.jobs])
 
     def delete_run(self, run_id: str) -> bool:
         """Remove a run and its jobs (the window's History and `cryptobench delete`); False when
         no run has this exact id. A run still being written (its process holds the run's
         lock) is refused: its next job would fail to store."""
         if self.read_only:  # before the lock file beside the store is looked at
-            raise StoreReadOnlyError(read_only_message(self.path, "deleting a run"))
-        if runlock.is_held(self.path, run_id):
+            raise StoreReadOnlyError(self._read_only_message("deleting a run"))
+        with self._reading():
+            held = self._held(run_id)
+        if held:
             raise StoreError(f"run {run_id} is still running (its process is writing it); stop it first")
         with self._write("deleting a run") as db:
-            return db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
-
-    # --- reading -----------------------------------------------------------------
-
-    def list_runs(self, limit: int | None = None) -> list[RunSummary]:
-        query = (
-            "SELECT r.id, r.name, r.started, r.finished, r.status, r.host, "
-            "COUNT(j.id), SUM(CASE WHEN j.status = ? THEN 1 ELSE 0 END) "
-            "FROM runs r LEFT JOIN jobs j ON j.run_id = r.id GROUP BY r.id ORDER BY r.started DESC, r.id DESC"
-        )
-        if limit is not None:
-            query += f" LIMIT {int(limit)}"
-        with self._reading():
-            rows = self._db.execute(query, (JobStatus.OK,)).fetchall()
-        # A time that is not one (naive, year 9999, not text) reads as unknown: it stopped the
-        # window, whose presets subtract and whose History converts them (`damaged_rows` names it).
-        return [
-            RunSummary(
-                row[0],
-                row[1],
-                _run_time(row[2]) or "",
-                _run_time(row[3]),
-                self._status(row[0], row[4]),
-                row[5],
-                jobs=row[6],
-                ok_jobs=row[7] or 0,
-            )
-            for row in rows
-        ]
-
-    def resolve_run_id(self, prefix: str) -> str:
-        """A full run id from a unique prefix; RunNotFound (AmbiguousRunId for several)."""
-        # A literal prefix: LIKE would take "%" and "_" as wildcards (and ignore case).
-        with self._reading():
-            rows = [
-                str(r[0])
-                for r in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))
-            ]
-        if prefix in rows:
-            return prefix
-        if not rows:
-            raise RunNotFound(f"no run with id {prefix!r} in {self.path}")
-        if len(rows) > 1:
-            raise AmbiguousRunId(f"run id prefix {prefix!r} is ambiguous ({len(rows)} runs match)")
-        return rows[0]
-
-    def load_run(self, run_id: str) -> RunResult:
-        """The run with every job that reads back intact. A damaged row (cut short, edited,
-        wrong types) becomes a failed placeholder job whose error names the damage, and a
-        line in `RunResult.damaged`: one bad row must not hide the rest of the run.
-        RunNotFound for an unknown id, StoreError when the file cannot be read."""
-        run_id = self.resolve_run_id(run_id)
-        try:
-            return self._load_run(run_id)
-        except sqlite3.Error as exc:  # a page SQLite cannot read: `cryptobench store` checks the file
-            raise StoreError(f"{self.path}: cannot read run {run_id}: {exc}") from None
-
-    def _load_run(self, run_id: str) -> RunResult:
-        row = self._db.execute(
-            "SELECT id, started, finished, status, environment, profile, name FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
-        if row is None:  # deleted (by another window or process) since its id was resolved
-            raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
-        damaged: list[str] = []
-        times = {}
-        for column, value in (("started", row[1]), ("finished", row[2])):
-            times[column] = _run_time(value)
-            problem = time_problem(value) if value is not None else None
-            if problem is not None:
-                damaged.append(f"run record: {column}: {problem}")
-        blocks: dict[str, dict[str, Any]] = {}
-        for column, text, check in (("environment", row[4], check_environment), ("profile", row[5], check_profile)):
-            try:
-                blocks[column] = _decode_block(text, column, check)
-            except _DamagedRow as exc:
-                blocks[column] = {"name": str(row[6])} if column == "profile" else {}
-                damaged.append(f"run record: {exc}")
-        jobs = []
-        for job_id, idx, _status, text in self._db.execute(
-            "SELECT id, idx, status, result FROM jobs WHERE run_id = ? ORDER BY idx", (run_id,)
-        ):
-            try:
-                jobs.append(_read_job(text))
-            except _DamagedRow as exc:
-                jobs.append(_placeholder_job(job_id, idx, text, str(exc)))
-                damaged.append(f"{_row_name(job_id, idx)}: {exc}")
-        return RunResult(
-            id=row[0],
-            started=times["started"] or "",
-            finished=times["finished"],
-            status=self._status(row[0], row[3]),
-            environment=blocks["environment"],
-            profile=blocks["profile"],
-            jobs=jobs,
-            damaged=damaged,
-        )
-
-    def jobs_like(self, scheme: str, backend: str, mode: str, message_size: int) -> list[StoredJob]:
-        """Every job of every run with this scheme, backend, mode and message size, oldest
-        run first, then by job index. SQLite picks the rows (json_extract), so only those
-        are decoded: a job's history over 200 runs of 40 jobs reads in 0.17 s, where
-        loading every run takes 1.6 s (benchmarks/README.md, "A job's trend").
-        A damaged job row is left out and a damaged run record gives an empty environment
-        (`damaged_rows` and `load_run` name them)."""
-        query = (
-            "SELECT r.id, r.started, r.environment, j.result, r.name, "
-            # The run's marks without decoding its whole profile (it lists every job).
-            "CASE WHEN json_valid(r.profile) THEN json_extract(r.profile, '$.reduced') END, "
-            "CASE WHEN json_valid(r.profile) THEN json_extract(r.profile, '$.overrides') END "
-            "FROM jobs j JOIN runs r ON r.id = j.run_id "
-            # CASE: json_extract raises on a damaged row, and AND does not promise to test json_valid first.
-            "WHERE CASE WHEN json_valid(j.result) THEN json_extract(j.result, '$.scheme') = ? "
-            "AND json_extract(j.result, '$.backend') = ? AND json_extract(j.result, '$.mode') = ? "
-            "AND json_extract(j.result, '$.message_size') = ? ELSE 0 END ORDER BY r.started, r.id, j.idx"
-        )
-        found: list[StoredJob] = []
-        environments: dict[str, dict[str, Any]] = {}
-        with self._reading():
-            rows = self._db.execute(query, (scheme, backend, mode, message_size)).fetchall()
-        for run_id, started, environment, text, name, reduced, overrides in rows:
-            try:
-                job = _read_job(text)
-            except _DamagedRow:
-                continue
-            if run_id not in environments:
-                try:
-                    environments[run_id] = _decode_block(environment, "environment", check_environment)
-                except _DamagedRow:
-                    environments[run_id] = {}
-            marks = _run_marks(name, reduced, overrides)
-            found.append(StoredJob(str(run_id), _run_time(started) or "", environments[run_id], job, marks))
-        return found
-
-    def damaged_rows(self) -> list[str]:
-        """Rows that SQLite finds sound but that do not read back as results (a job row cut
-        short, edited by hand, with a wrong type or a NaN): one line each, naming the row.
-        `integrity_check` cannot see these; `load_run` shows the rest of their run."""
-        found: list[str] = []
-        with self._reading():
-            for run_id, started, finished, environment, profile in self._db.execute(
-                "SELECT id, started, finished, environment, profile FROM runs"
-            ):
-                for column, value in (("started", started), ("finished", finished)):
-                    problem = time_problem(value) if value is not None else None
-                    if problem is not None:
-                        found.append(f"run {run_id}: {column}: {problem}")
-                for column, text, check in (
-                    ("environment", environment, check_environment),
-                    ("profile", profile, check_profile),
-                ):
-                    try:
-                        _decode_block(text, column, check)
-                    except _DamagedRow as exc:
-                        found.append(f"run {run_id}: {exc}")
-            for job_id, idx, text in self._db.execute("SELECT id, idx, result FROM jobs ORDER BY run_id, idx"):
-                try:
-                    _read_job(text)
-                except _DamagedRow as exc:
-                    found.append(f"{_row_name(job_id, idx)}: {exc}")
-        return found
+            # Jobs first: PostgreSQL keeps the cascade too, but an SQLite connection opened
+            # without foreign_keys (another tool's) would leave them behind.
+            db.execute(text("DELETE FROM jobs WHERE run_id = :id"), {"id": run_id})
+            return db.execute(text("DELETE FROM runs WHERE id = :id"), {"id": run_id}).rowcount > 0

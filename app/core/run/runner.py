@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import psutil
@@ -42,6 +43,7 @@ from app.core.results.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUs
 from app.core.results.link_path import emulator_late_text
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.results.store import Store, StoreError
+from app.core.results.unstored import keep_unstored
 from app.core.run.child_failures import died_of_a_stop_signal
 from app.core.run.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
 from app.core.run.jobstart import start_method, warm_up_children
@@ -94,7 +96,9 @@ def preload() -> None:
 
 
 def new_run_id() -> str:
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+    """The time and 48 random bits: machines writing one shared store (docs/shared-store.md)
+    never make the same id (24 bits met once in 16 million runs started in the same second)."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(6)
 
 
 class Runner:
@@ -141,6 +145,8 @@ class Runner:
         self.parallel_workers = max(1, parallel_workers)
         self.current_run: RunResult | None = None
         self.store_error: str | None = None
+        #: Where the run was kept when its store failed (`store_error`), else None.
+        self.kept_file: Path | None = None
         self.remote = remote
         self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
         self._store = store
@@ -263,8 +269,23 @@ class Runner:
                 self._store.finish_run(run.id, run.status, run.finished)
             except StoreError as exc:
                 self._store_failed(exc)
+        if self.store_error is not None:
+            self._keep_unstored(run)
         self.on_event(RunFinished(run))
         return run
+
+    def _keep_unstored(self, run: RunResult) -> None:
+        """The whole run in a results file of its own when the store failed (app/core/results/unstored.py)."""
+        try:
+            self.kept_file = keep_unstored(run)
+        except OSError as exc:
+            text = f"the run could not be kept in a file either ({exc.strerror or exc}); export it now"
+        else:
+            text = (
+                f"The run's results are kept in {self.kept_file}; `cryptobench import {self.kept_file}` "
+                "adds them to the store once it is back"
+            )
+        self.on_event(LogMessage(LogLevel.ERROR, text))
 
     # --- one profile job = one child process --------------------------------------
 

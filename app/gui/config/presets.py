@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from app.core.profile.files import load_profile, preset_names
 from app.core.profile.model import Profile, ProfileError
 from app.core.profile.resolve import resolve_jobs
 from app.core.results.store import Store, StoreError
+from app.core.results.store_target import StoreLike, store_target
 from app.core.run.estimate import LONG_RUN_S, RunEstimate, estimate_run
 from app.core.vocab import RunStatus
 from app.gui.words import duration, plural
@@ -66,7 +66,7 @@ def measured(profile: Profile) -> tuple[int, int]:
     return jobs, samples
 
 
-def last_durations(store_path: Path) -> dict[str, float]:
+def last_durations(store_path: StoreLike) -> dict[str, float]:
     """Seconds of the most recent finished run of each profile name in the store."""
     out: dict[str, float] = {}
     try:
@@ -94,8 +94,12 @@ def run_estimate(profile: Profile, *, probe: bool = True) -> RunEstimate | None:
         return None
 
 
-def preset_entries(store_path: Path) -> list[PresetEntry]:
-    durations = last_durations(store_path) if store_path.exists() else {}
+def preset_entries(store_path: StoreLike) -> list[PresetEntry]:
+    target = store_target(store_path)
+    # A shared store's runs come from other machines, whose durations say nothing of this
+    # one's; and the menu must not wait on a server. Only a local file is read.
+    local = target.path is not None and target.path.exists()
+    durations = last_durations(target) if local else {}
     entries = []
     for name in preset_names():
         try:

@@ -38,9 +38,9 @@ from app.core.results.store import (
     RunSummary,
     Store,
     StoreError,
-    default_store_path,
     move_aside,
 )
+from app.core.results.store_target import StoreLike, StoreTarget, default_store, store_target
 from app.core.vocab import RunStatus
 from app.gui.history.compare_dialog import CompareDialog, local_time
 from app.gui.history.trend_view import TrendDialog
@@ -115,9 +115,9 @@ class HistoryPanel(QWidget):
     run_opened = Signal(object)
     run_deleted = Signal(str)
 
-    def __init__(self, store_path: Path | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, store_path: StoreLike | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store_path: Path | None = Path(store_path) if store_path is not None else None
+        self.store_path: StoreTarget | None = store_target(store_path) if store_path is not None else None
         self.confirm: Callable[[str, str], bool] = self._ask
         #: Asks for the results file to import (None: cancelled); replace it in tests.
         self.choose_import_file: Callable[[], Path | None] = self._ask_file
@@ -212,12 +212,13 @@ class HistoryPanel(QWidget):
 
     # --- API ---
 
-    def path(self) -> Path:
-        """The store file this panel reads (the default store unless one was given)."""
-        return self.store_path if self.store_path is not None else default_store_path()
+    def path(self) -> StoreTarget:
+        """The store this panel reads (the default store unless one was given): an SQLite
+        file or a PostgreSQL URL, shown without its password (`StoreTarget.shown`)."""
+        return self.store_path if self.store_path is not None else default_store()
 
-    def set_store_path(self, path: Path | None) -> None:
-        self.store_path = Path(path) if path is not None else None
+    def set_store_path(self, path: StoreLike | None) -> None:
+        self.store_path = store_target(path) if path is not None else None
         self.refresh()
 
     def refresh(self) -> bool:
@@ -228,10 +229,14 @@ class HistoryPanel(QWidget):
         try:
             with Store(self.path()) as store:
                 runs = store.list_runs()
+                security = store.security
         except StoreError as exc:
             self._fail(exc)
             return False
         self.error = None
+        if security is not None:  # a shared store: how the connection is protected, always in sight
+            self.path_label.set_path(f"{self.path()} ({security})")
+            self.path_label.setToolTip(f"Results store: {self.path()}\nConnection: {security}")
         self.move_aside_button.hide()
         self._summaries = {run.id: run for run in runs}
         self.tree.setSortingEnabled(False)
@@ -454,19 +459,23 @@ class HistoryPanel(QWidget):
         text = self.error = str(exc)
         self._summaries = {}
         self.tree.clear()
-        broken = isinstance(exc, BrokenStoreError)
-        hint = (
-            "Move it aside (it is renamed, not deleted) to start a new store."
-            if broken
-            else "Check the folder's permissions and free space."
-        )
+        shared = self.path().is_postgres
+        broken = isinstance(exc, BrokenStoreError) and not shared  # a database is never moved
+        if broken:
+            hint = "Move it aside (it is renamed, not deleted) to start a new store."
+        elif shared:
+            hint = "Check the server, the URL in Edit > Preferences, and PGPASSWORD or ~/.pgpass."
+        else:
+            hint = "Check the folder's permissions and free space."
         self._show_message(f"Cannot show the run history.\n{text}\n{hint}", error=True)
         self.move_aside_button.setVisible(broken)
         self._update_actions()
 
     def move_store_aside(self) -> Path | None:
         """Rename the broken store after asking; the next run starts a new one."""
-        path = self.path()
+        path = self.path().path
+        if path is None:  # a PostgreSQL store: the button is never shown for one
+            return None
         if not self.confirm(
             "Move the results store aside",
             f"{path} cannot be used as a results store.\n\nRename it to "

@@ -13,7 +13,6 @@ there is no trend to draw, and the dialog says so instead of showing an empty pl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -40,6 +39,7 @@ from app.core.escaping import escape_control
 from app.core.link.presets import over_link
 from app.core.results.model import JobResult
 from app.core.results.store import Store, StoredJob, StoreError
+from app.core.results.store_target import StoreLike, store_target
 from app.gui.history.compare_dialog import local_time
 from app.gui.plots.axes import _CategoryAxis, _GridAxis, _new_plot, _SIAxis, outside_legend
 from app.gui.plots.common import _colour, _fmt_time, default_metric
@@ -82,12 +82,12 @@ class TrendDialog(QDialog):
     Non-blocking: use show() or open()."""
 
     def __init__(
-        self, store_path: Path, jobs: Sequence[JobResult], parent: QWidget | None = None, current: int = 0
+        self, store_path: StoreLike, jobs: Sequence[JobResult], parent: QWidget | None = None, current: int = 0
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Trend across runs")
         self.resize(1000, 660)
-        self.store_path = Path(store_path)
+        self.store_path = store_target(store_path)
         self.history: list[StoredJob] = []
         self.points: list[TrendPoint] = []
         self.message: str | None = None  # what the dialog says instead of a plot, if anything

@@ -127,7 +127,7 @@ def test_unwritable_location_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_wal_mode(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite3") as store:
-        mode = store._db.execute("PRAGMA journal_mode").fetchone()[0]
+        mode = store._sqlite.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     assert os.path.exists(tmp_path / "s.sqlite3")
 

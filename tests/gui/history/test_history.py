@@ -214,7 +214,7 @@ def test_a_run_gone_from_the_store_is_named_without_quotes(panel: HistoryPanel, 
 def test_empty_store_says_so(qtbot: Any, isolated_home: Path) -> None:
     panel = HistoryPanel()  # the default store, under the test's private CRYPTOBENCH_HOME
     qtbot.addWidget(panel)
-    assert panel.path() == isolated_home / "results.sqlite3"
+    assert panel.path().path == isolated_home / "results.sqlite3"
     assert panel.run_ids() == [] and panel.error is None
     assert "No runs yet" in panel.message_label.text()
 
