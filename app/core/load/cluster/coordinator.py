@@ -187,7 +187,10 @@ class ClusterDriver:
         from distributed import TimeoutError as DaskTimeout
 
         settings = self.settings
-        info = self.client.scheduler_info(n_workers=-1)
+        try:
+            info = self.client.scheduler_info(n_workers=-1)  # every worker, not the first few
+        except TypeError:  # a Dask before 2025 lists every worker without being asked
+            info = self.client.scheduler_info()
         workers = sorted(info.get("workers", {}))
         if not workers:
             raise ClusterError(f"the Dask scheduler at {self.address} has no workers: start some with dask worker")
