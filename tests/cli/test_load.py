@@ -2,32 +2,14 @@
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
-
-from app.cli.terminal.printing import print_summary
 from tests.helpers.comparisons import samples
 from tests.helpers.loads import KNEE_STEPS, LAG_REASON, load_run
 from tests.helpers.records import job
-
-
-def _printed(run: object, terminal: bool, width: int = 80) -> str:
-    out = io.StringIO()
-    console = Console(
-        file=out,
-        force_terminal=terminal,
-        width=width if terminal else 1000,
-        soft_wrap=not terminal,
-        highlight=False,
-        color_system=None,
-    )
-    print_summary(console, run)
-    return out.getvalue()
+from tests.helpers.terminal import printed_summary
 
 
 def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() -> None:
-    text = _printed(load_run(), terminal=False)
+    text = printed_summary(load_run(), terminal=False)
     lines = text.splitlines()
     head = next(k for k, line in enumerate(lines) if line.strip().startswith("steps: offered/s | achieved/s"))
     steps = lines[head + 1 : head + 1 + len(KNEE_STEPS)]
@@ -54,7 +36,7 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
 
 
 def test_load_jobs_get_their_own_summary_instead_of_session_columns() -> None:
-    text = _printed(load_run(), terminal=False)
+    text = printed_summary(load_run(), terminal=False)
     assert "Summary (median per operation)" not in text  # no job has a per-operation median
     summary = text[text.index("Load summary") :].splitlines()
     assert summary[1:] == [
@@ -64,13 +46,13 @@ def test_load_jobs_get_their_own_summary_instead_of_session_columns() -> None:
     ]
     mixed = load_run()
     mixed.jobs.append(job(mixed.id, 3, 1024, {"encrypt": samples(10e-6)}, label="AES-128-GCM"))
-    text = _printed(mixed, terminal=False)
+    text = printed_summary(mixed, terminal=False)
     operations = text[text.index("Summary (median per operation)") : text.index("Load summary")]
     assert "AES-128-GCM | 1024 B | encrypt/decrypt" in operations and "ML-KEM" not in operations
 
 
 def test_on_a_terminal_the_steps_are_a_table_that_fits_80_columns() -> None:
-    text = _printed(load_run(), terminal=True, width=80)
+    text = printed_summary(load_run(), terminal=True, width=80)
     assert all(len(line) <= 80 for line in text.splitlines())
     assert "latency in ms from each request's intended start" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("1,200†"))

@@ -3,18 +3,16 @@ each ran, each one's figures per step, and the incomplete steps (app/cli/termina
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from app.cli.main import main
-from app.cli.terminal.printing import print_summary
 from app.core.results.model import RunResult
 from app.core.results.store import Store
 from app.report.units import format_seconds
 from tests.helpers.loads import CLUSTER, INCOMPLETE_REASON, KNEE_STEPS, cluster_load, load, load_job, load_run
+from tests.helpers.terminal import printed_summary
 
 LABEL = "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]"
 
@@ -24,25 +22,11 @@ def _cluster_run(**kwargs: object) -> RunResult:
     return load_run([load_job(0, LABEL, the_load, family="key-agreement", scheme="x25519", pq=0)])
 
 
-def _printed(run: RunResult, terminal: bool, width: int = 80) -> str:
-    out = io.StringIO()
-    console = Console(
-        file=out,
-        force_terminal=terminal,
-        width=width if terminal else 1000,
-        soft_wrap=not terminal,
-        highlight=False,
-        color_system=None,
-    )
-    print_summary(console, run)
-    return out.getvalue()
-
-
 def test_piped_each_generator_has_one_line_per_step_with_its_own_figures() -> None:
     run = _cluster_run(rates=(400, 800, 1600), generators=3, late=(1, 1600))
     the_load = run.jobs[0].load
     assert the_load is not None
-    lines = _printed(run, terminal=False).splitlines()
+    lines = printed_summary(run, terminal=False).splitlines()
     head = next(k for k, line in enumerate(lines) if line.strip().startswith("per generator: step/s | generator"))
     rows = [(line.strip() + " ").split(" | ") for line in lines[head + 1 : head + 10]]
     assert [(row[0], row[1]) for row in rows] == [(r, f"#{g}") for r in ("400", "800", "1,600") for g in (1, 2, 3)]
@@ -69,15 +53,15 @@ def test_piped_each_generator_has_one_line_per_step_with_its_own_figures() -> No
 
 
 def test_the_conditions_name_the_generators_machines_not_the_coordinators_cpu() -> None:
-    text = _printed(_cluster_run(), terminal=False)
+    text = printed_summary(_cluster_run(), terminal=False)
     assert "server on CPU 1 (split), 2 generators on Dask workers (loadgen-a, loadgen-b)" in text
     assert "generator on CPU" not in text
     # One local generator: its CPU, as before.
-    assert "server on CPU 1, generator on CPU 0 (split)" in _printed(load_run(), terminal=False)
+    assert "server on CPU 1, generator on CPU 0 (split)" in printed_summary(load_run(), terminal=False)
 
 
 def test_an_incomplete_step_names_the_generator_missing_and_why() -> None:
-    text = _printed(_cluster_run(rates=(400, 800), incomplete_at=800), terminal=False)
+    text = printed_summary(_cluster_run(rates=(400, 800), incomplete_at=800), terminal=False)
     lines = text.splitlines()
     missing = next(line for line in lines if " | #2 | " in line and "missing" in line)
     assert missing.strip().split(" | ")[2:9] == ["-"] * 7
@@ -87,7 +71,7 @@ def test_an_incomplete_step_names_the_generator_missing_and_why() -> None:
 
 
 def test_on_a_terminal_the_generators_are_a_table_that_fits_80_columns() -> None:
-    text = _printed(_cluster_run(rates=(400, 800, 1600), generators=3, late=(2, 800), incomplete_at=1600), True)
+    text = printed_summary(_cluster_run(rates=(400, 800, 1600), generators=3, late=(2, 800), incomplete_at=1600), True)
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines), max(lines, key=len)
     head = next(k for k, line in enumerate(lines) if line.split()[:3] == ["step/s", "gen", "offered"])
@@ -102,7 +86,7 @@ def test_on_a_terminal_the_generators_are_a_table_that_fits_80_columns() -> None
 
 def test_one_generator_prints_no_generator_lines() -> None:
     for terminal in (False, True):
-        text = _printed(load_run([load_job(0, LABEL, load(KNEE_STEPS))]), terminal)
+        text = printed_summary(load_run([load_job(0, LABEL, load(KNEE_STEPS))]), terminal)
         assert "per generator" not in text and "Dask" not in text
 
 

@@ -23,6 +23,7 @@ from app.core.results.model import RunResult, load_results_file
 from app.core.results.store import Store
 from tests.helpers import comparisons
 from tests.helpers.report_runs import build_run
+from tests.helpers.terminal import printed_summary
 from tests.helpers.warning_runs import reduced_like_run
 
 RUN_ID = "20261123-192233-abcdef"
@@ -153,19 +154,10 @@ def test_run_on_a_terminal_splits_no_word(
 # --- warnings: one line per kind ------------------------------------------------------
 
 
-def _summary(run: RunResult, terminal: bool) -> str:
-    screen = io.StringIO()
-    console = Console(
-        file=screen, force_terminal=terminal, width=80 if terminal else 1000, soft_wrap=not terminal, color_system=None
-    )
-    print_summary(console, run)
-    return screen.getvalue()
-
-
 def test_repeated_warnings_are_one_line_per_kind_with_count_and_jobs() -> None:
     run = reduced_like_run()
     assert sum(len(job.warnings) for job in run.jobs) == 61  # 60 "only 3 samples" and the busy machine
-    piped = _summary(run, terminal=False)
+    piped = printed_summary(run, terminal=False)
     warnings = [line for line in piped.splitlines() if line.startswith("warning | ")]
     assert len(warnings) == 2
     # The rare one first, whole; the one on every metric once, with its count and jobs.
@@ -175,7 +167,7 @@ def test_repeated_warnings_are_one_line_per_kind_with_count_and_jobs() -> None:
         "60 metrics in jobs #1-#20",
     ]
     assert piped.count("Only 3 samples") == 1
-    shown = " ".join(_summary(run, terminal=True).split())
+    shown = " ".join(printed_summary(run, terminal=True).split())
     assert shown.count("Only 3 samples") == 1 and "60 metrics in jobs #1-#20" in shown
 
 
@@ -191,7 +183,7 @@ def test_show_groups_the_warnings_as_run_does(tmp_path: Path, capsys: pytest.Cap
 
 def test_piped_summary_is_one_line_per_job_and_per_metric() -> None:
     run = reduced_like_run()
-    lines = _summary(run, terminal=False).splitlines()
+    lines = printed_summary(run, terminal=False).splitlines()
     jobs = [line.split(" | ") for line in lines if line.startswith("job | ")]
     metrics = [line.split(" | ") for line in lines if line.startswith("metric | ")]
     assert len(jobs) == 20 and len(metrics) == 60

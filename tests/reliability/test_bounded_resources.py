@@ -20,7 +20,6 @@ The generator's backlog itself is bounded count-wise in tests/core/load/test_loa
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from dataclasses import replace
@@ -30,10 +29,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from rich.console import Console
 
 from app.cli.main import main
-from app.cli.terminal.printing import print_summary
 from app.core.link.wire_time import MAX_MESSAGE_WIRE_S, message_wire_s
 from app.core.load import sweep, verdict
 from app.core.load.settings import IGNORED_BY_LOAD, MAX_RATE_PER_S, MAX_SERVER_WORKERS
@@ -47,6 +44,7 @@ from app.gui.results.load_cells import step_line
 from app.report.content import build_report
 from app.report.markdown import render_markdown
 from tests.helpers.loads import load, load_job, load_run, step
+from tests.helpers.terminal import printed_summary
 
 MISSED_REASON = (
     "the generator could not send 3,700,285 of the 4,000,000 requests scheduled in the window in time "
@@ -63,20 +61,6 @@ def _missed_run() -> Any:
         saturation_reason=MISSED_REASON,
     )
     return load_run([load_job(0, "X25519 [cryptography]", load([missed]))])
-
-
-def _printed(run: Any, terminal: bool) -> str:
-    out = io.StringIO()
-    console = Console(
-        file=out,
-        force_terminal=terminal,
-        width=80 if terminal else 1000,
-        soft_wrap=not terminal,
-        highlight=False,
-        color_system=None,
-    )
-    print_summary(console, run)
-    return out.getvalue()
 
 
 # --- missed requests on every surface ------------------------------------------------------
@@ -116,11 +100,11 @@ def test_a_step_that_missed_requests_but_claims_the_servers_figure_is_refused() 
 
 
 def test_the_terminal_piped_and_on_a_terminal_shows_the_missed_count() -> None:
-    piped = _printed(_missed_run(), terminal=False)
+    piped = printed_summary(_missed_run(), terminal=False)
     line = next(line for line in piped.splitlines() if line.strip().startswith("1,000,000 |"))
     assert line.split(" | ")[2:4] == ["157,436", "3,700,285"]  # errors, missed
     assert "steps: offered/s | achieved/s | errors | missed |" in piped
-    table = _printed(_missed_run(), terminal=True)
+    table = printed_summary(_missed_run(), terminal=True)
     assert all(len(row) <= 80 for row in table.splitlines())
     assert "missed" in table and "3,700,285" in table
     # The server answered a fifth of what the generator did send: the server's limit, not the generator's.

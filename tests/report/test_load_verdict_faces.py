@@ -5,22 +5,20 @@ and on a terminal) and the results table, and "at least" nowhere."""
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from app.cli.terminal.printing import print_summary
 from app.core.load.verdict import verdict_text
 from app.gui.results.cells import Column
 from app.gui.results.load_cells import load_row
 from app.report.content import build_report
 from app.report.markdown import render_markdown
 from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job, load_run
+from tests.helpers.terminal import printed_summary
 
 HEAD = "server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee"
 #: A lower bound claimed for a rate (the Method's own "at least 95 % of offered" is no claim).
@@ -66,12 +64,7 @@ def test_the_pdf_says_the_core_verdict(qapp: object, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("terminal", [False, True], ids=["piped", "terminal"])
 def test_the_terminal_says_the_core_verdict(terminal: bool) -> None:
-    out = io.StringIO()
-    console = Console(
-        file=out, force_terminal=terminal, width=120 if terminal else 1000, soft_wrap=not terminal, color_system=None
-    )
-    print_summary(console, _run())
-    text = out.getvalue()
+    text = printed_summary(_run(), terminal, width=120)
     assert f"verdict: {_verdict()}" in " ".join(text.split())
     assert not AT_LEAST.search(text)
     summary = text[text.index("Load summary") :]

@@ -19,14 +19,6 @@ from app.gui.config.panel import COL_MODE, COL_SAMPLES, ConfigPanel
 from app.gui.config.profile_jobs import job_dict
 
 
-@pytest.fixture
-def panel(qtbot: Any) -> ConfigPanel:
-    widget = ConfigPanel()
-    qtbot.addWidget(widget)
-    widget.show()  # row visibility is read from the widgets
-    return widget
-
-
 def _load(panel: ConfigPanel) -> LoadEditor:
     return panel.settings_editor.load
 
