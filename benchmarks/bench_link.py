@@ -51,10 +51,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.core.contracts.events import LinkDone, LinkMessage
 from app.core.profile.files import parse_profile
 from app.core.results.model import JobResult
 from app.core.run import supervisor
-from app.core.run.events import LinkDone, LinkMessage
 from app.core.run.runner import Runner
 from app.core.vocab import JobStatus, LinkEmulation, Role
 

@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_load_harness import _server
 
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load.cluster.coordinator import ClusterDriver
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import LoadStep
-from app.core.run.plan import JobPlan, SessionPeer
+from app.core.records.job_conditions import LoadStep
 from app.core.run.supervisor import stop_process
 
 TOLERANCE = 0.05

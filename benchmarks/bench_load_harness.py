@@ -35,13 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.core.contracts.events import Listening
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load import verdict
 from app.core.load.generator import LoadGenerator
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
-from app.core.run.events import Listening
-from app.core.run.plan import JobPlan, SessionPeer
 from app.core.run.supervisor import stop_process
 from app.core.session.protocol import TOKEN_BYTES
 

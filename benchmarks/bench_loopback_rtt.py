@@ -65,7 +65,7 @@ from app.core.run.runner import Runner
 from app.core.vocab import JobStatus, Mode, Role
 
 try:  # the runner announces each job's process ids (newer versions)
-    from app.core.run.events import JobProcesses
+    from app.core.contracts.events import JobProcesses
 except ImportError:  # pragma: no cover - older app: find the sender with psutil
     JobProcesses = None  # type: ignore[assignment,misc]
 

@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.core.schemes import registry
-from app.core.session import wire
 from app.core.session.protocol import plaintext_for
 from app.core.session.receiver import ReceiverSession
-from app.core.session.wire import FrameReader, FrameType, send_frame, tune
+from app.core.transport import wire
+from app.core.transport.wire import FrameReader, FrameType, send_frame, tune
 
 STEPS = ("send", "read", "handle", "ack")
 WARMUP = 1000

@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psutil
 
+from app.core.contracts.events import JobFinished
+from app.core.processes.jobstart import job_processes
 from app.core.profile.files import parse_profile
-from app.core.results.store import Store
-from app.core.run.events import JobFinished
-from app.core.run.jobstart import job_processes
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 from app.core.vocab import JobStatus
 
 

@@ -52,10 +52,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.link.netns import packet_path_refusal, try_packet_path
 from app.core.profile.files import parse_profile
-from app.core.results.link_path import wilson_interval
+from app.core.records.link_path import wilson_interval
 from app.core.run.runner import Runner
+from app.core.transport.netns import packet_path_refusal, try_packet_path
 
 HEADERS, MSS = 52, 1448
 INITIAL_WINDOW = 10  # segments (RFC 6928; Linux's TCP_INIT_CWND)

@@ -34,8 +34,8 @@ from bench_trend import _job
 from app.core.analysis.compare import match_key
 from app.core.analysis.trend import job_trend
 from app.core.results.model import RunResult
-from app.core.results.store import Store
-from app.core.results.store_target import StoreLike
+from app.core.store.store import Store
+from app.core.store.target import StoreLike
 
 
 def _run(run_id: str, r: int) -> RunResult:

@@ -25,10 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.core.analysis.compare import match_key
-from app.core.analysis.stats import summarize
 from app.core.analysis.trend import job_trend
 from app.core.results.model import JobResult, MetricResult, RunResult
-from app.core.results.store import Store
+from app.core.statistics.stats import summarize
+from app.core.store.store import Store
 
 
 def _job(run_id: str, index: int, samples: int, rng: random.Random) -> JobResult:

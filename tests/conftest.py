@@ -32,7 +32,7 @@ settings.load_profile("cryptobench")
 def _live_children() -> list[psutil.Process]:
     """Child processes still running, except multiprocessing's resource tracker and fork
     server, which live as long as this process on purpose and run no job."""
-    from app.core.run.jobstart import job_processes
+    from app.core.processes.jobstart import job_processes
 
     return job_processes()
 

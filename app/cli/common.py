@@ -20,7 +20,7 @@ MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is del
 def add_store_option(p: Any, use: str) -> None:
     """`--store PATH_OR_URL`, with one help text for every command: which store, what the command
     does with it, and where the default is (`history --help` used to say only "results store")."""
-    from app.core.results.store import STORE_FILENAME
+    from app.core.store.store import STORE_FILENAME
 
     p.add_argument(
         "--store",
@@ -50,8 +50,8 @@ def open_store(path: str | None, *, unreachable: list[str] | None = None) -> Any
     cannot be opened is one line (a URL shown without its password). With `unreachable`, a
     PostgreSQL server that cannot be reached gives None and its line appended there (`run`
     goes on without it) instead of the usage error."""
-    from app.core.results.store import BrokenStoreError, Store, StoreError, StoreUnreachable
-    from app.core.results.store_target import store_target
+    from app.core.store.store import BrokenStoreError, Store, StoreError, StoreUnreachable
+    from app.core.store.target import store_target
 
     target = store_target(path)
     try:
@@ -126,7 +126,7 @@ def _names_a_file(text: str) -> bool:
 def load_run_source(text: str, store_path: str | None) -> Any:
     """A run from a results JSON file (when `text` names one) or from the store."""
     from app.core.results.model import ResultsFileError, load_results_file
-    from app.core.results.store import RunNotFound, StoreError
+    from app.core.store.store import RunNotFound, StoreError
 
     if _names_a_file(text):
         try:

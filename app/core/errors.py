@@ -9,13 +9,13 @@ one.) A face, the command line or the window, catches a layer's base class or
 other exception is a defect and is reported as one.
 
     CryptoBenchError
-    ├── StoreError (app.core.results.store_errors, re-exported by app.core.results.store)
+    ├── StoreError (app.core.store.errors, re-exported by app.core.store.store)
     │   ├── BrokenStoreError          corrupted, another program's file, a newer schema
     │   ├── StoreReadOnlyError        a write to a store this user (or database role) may only read
     │   ├── StoreUnreachable          a PostgreSQL server that cannot be reached
     │   ├── RunNotFound               no stored run has this id
     │   │   └── AmbiguousRunId        the prefix names several runs
-    │   └── RunIdTaken (app.core.results.importing)  an imported run's id is stored with other content
+    │   └── RunIdTaken (app.core.store.importing)  an imported run's id is stored with other content
     ├── RegistryError (here; raised by app.core.schemes.registry)
     │   ├── UnknownScheme
     │   ├── UnknownBackend
@@ -23,10 +23,10 @@ other exception is a defect and is reported as one.
     ├── ProfileError (app.core.profile.files)
     ├── ResultsFileError (app.core.results.model)
     ├── SessionError (here)
-    │   ├── TokenFileError (app.core.session.server)
+    │   ├── TokenFileError (app.core.serve.server)
     │   ├── JobRejected (app.core.session.protocol)
     │   └── SessionFailed, ServerBusy (app.core.session.sender)
-    ├── WireError (app.core.session.wire), with AuthenticationFailed (app.core.session.auth)
+    ├── WireError (app.core.transport.wire), with AuthenticationFailed (app.core.transport.auth)
     ├── SchemeError (app.core.schemes.base): a scheme refusing a payload
     └── ExportError (app.report.exporters): a format, page size or baseline no exporter serves
 

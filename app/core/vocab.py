@@ -147,7 +147,7 @@ class LinkEmulationChoice(enum.StrEnum):
     #: The stream relay: runs anywhere; no TCP dynamics on the path and no loss.
     STREAM_RELAY = "stream-relay"
     #: The packet path: the kernel's TCP over emulated packets, loss included; refused where
-    #: the machine cannot make network namespaces (app.core.link.netns says why).
+    #: the machine cannot make network namespaces (app.core.transport.netns says why).
     PACKET = "packet"
     #: The packet path where the machine allows it, else the stream relay (labelled so).
     AUTO = "auto"

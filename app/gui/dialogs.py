@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.core.resources import resource_path
-from app.core.results.store_paths import default_store_path
-from app.core.results.store_target import StoreTarget, password_problem
+from app.core.store.paths import default_store_path
+from app.core.store.target import StoreTarget, password_problem
 from app.gui.theme import status_colour
 from app.gui.vocab import Theme, Tone
 

@@ -29,16 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.analysis.run_wide import stated_before_the_run
-from app.core.errors import SessionError
-from app.core.profile.edits import REDUCED_MAX_SIZE
-from app.core.profile.edits import reduced as reduced_profile
-from app.core.profile.model import Profile, ProfileError
-from app.core.profile.sizes import human_size
-from app.core.results.model import JobResult, RunResult
-from app.core.results.store import BrokenStoreError, Store, StoreError
-from app.core.results.store_target import StoreLike
-from app.core.run.estimate import Refined
-from app.core.run.events import (
+from app.core.contracts.events import (
     JobFinished,
     JobStarted,
     LogMessage,
@@ -49,8 +40,17 @@ from app.core.run.events import (
     RunStarted,
     SampleBatch,
 )
+from app.core.errors import SessionError
+from app.core.profile.edits import REDUCED_MAX_SIZE
+from app.core.profile.edits import reduced as reduced_profile
+from app.core.profile.sizes import human_size
+from app.core.results.model import JobResult, RunResult
+from app.core.run.estimate import Refined
 from app.core.run.runner import preload
 from app.core.session import DEFAULT_PORT
+from app.core.settings.profile import Profile, ProfileError
+from app.core.store.store import BrokenStoreError, Store, StoreError
+from app.core.store.target import StoreLike
 from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
 from app.gui.config.panel import ConfigPanel
 from app.gui.config.presets import long_run_warning, preset_entries, run_estimate
@@ -399,8 +399,8 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
     def _remote_target(self, profile: Profile) -> Any:
         if not any(job.mode == Mode.REMOTE for job in profile.jobs):
             return None
-        from app.core.session.connect import RemoteTarget
-        from app.core.session.server import load_token
+        from app.core.serve.server import load_token
+        from app.core.transport.connect import RemoteTarget
 
         host, port, token_file = self.panel.remote_settings()
         return RemoteTarget(host, port, load_token(Path(token_file).expanduser()))  # TokenFileError names the file

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
 from app.core.fileio import FileWriteError
 from app.core.profile.files import load_profile, read_profile_file, save_profile
-from app.core.profile.model import Profile, ProfileError
 from app.core.profile.resolve import resolve_jobs
+from app.core.settings.profile import Profile, ProfileError
 from app.gui.config.panel import ConfigPanel, profile_json
 from app.gui.config.profile_problems import all_problems, open_advice
 from app.gui.words import plural

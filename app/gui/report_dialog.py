@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import CryptoBenchError
 from app.core.results.model import RunResult
-from app.core.results.store import RunSummary
+from app.core.store.store import RunSummary
 from app.core.vocab import ExportFormat, PageSize
 from app.gui.messages import FittedLabel
 from app.gui.pool_task import PoolTask, Progress

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
+from app.core.contracts.events import LogMessage, RunEvent
 from app.core.machine import preflight
-from app.core.profile.model import Profile
 from app.core.results.model import JobResult, RunResult
-from app.core.results.store import Store
-from app.core.run.events import LogMessage, RunEvent
 from app.core.run.runner import Runner, placeholder_result
-from app.core.session.connect import RemoteTarget
+from app.core.settings.profile import Profile
+from app.core.store.store import Store
+from app.core.transport.connect import RemoteTarget
 from app.core.vocab import JobStatus, LogLevel
 from app.gui.pool_task import PoolTask, Progress
 

@@ -42,7 +42,7 @@ def drive(app: QApplication, window: Any, plan: Plan) -> None:
     """Schedule the plan on the running event loop; the loop's exit code tells the outcome
     when a screenshot is asked for (0 saved, 1 the run failed, 2 bad input)."""
     from app.core.profile.files import load_profile
-    from app.core.profile.model import ProfileError
+    from app.core.settings.profile import ProfileError
     from app.core.vocab import JobStatus, RunStatus
     from app.gui.vocab import PlotTab
 

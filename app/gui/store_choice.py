@@ -3,7 +3,7 @@
 In order: the store the window was opened on (tests, `gui --isolated`), then
 `CRYPTOBENCH_STORE`, then the Preferences' "Results store", then the local SQLite file,
 as the command line does (docs/shared-store.md). A password never reaches the settings
-file: the field refuses a URL that carries one (`store_target.password_problem`), and a
+file: the field refuses a URL that carries one (`target.password_problem`), and a
 saved value with one (edited by hand) is ignored.
 """
 
@@ -13,8 +13,8 @@ import os
 
 from PySide6.QtCore import QSettings
 
-from app.core.results.store_paths import default_store_path
-from app.core.results.store_target import StoreLike, StoreTarget, password_problem, store_target
+from app.core.store.paths import default_store_path
+from app.core.store.target import StoreLike, StoreTarget, password_problem, store_target
 
 SETTING = "store"
 

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from app.core.fileio import FileWriteError
 from app.core.results.model import RunResult
-from app.core.results.store import Store, StoreError
-from app.core.results.store_target import StoreTarget
+from app.core.store.store import Store, StoreError
+from app.core.store.target import StoreTarget
 from app.core.vocab import ExportFormat, LogLevel
 from app.gui.report_dialog import CURRENT, NO_BASELINE, ReportDialog, ReportRequest, ReportWriter
 from app.report.exporters import ExportTooLarge, export

@@ -118,7 +118,7 @@ def apply_caveat(run: RunResult, sections: list[Section]) -> None:
 
 def _expected_jobs(run: RunResult) -> int | None:
     """Measured jobs the profile asked for (one per profile job and message size)."""
-    from app.core.profile.model import DEFAULT_MESSAGE_SIZES
+    from app.core.settings.profile import DEFAULT_MESSAGE_SIZES
 
     specs = run.profile.get("jobs")
     if not isinstance(specs, list) or not specs:

@@ -10,9 +10,9 @@ from collections import defaultdict
 from typing import Any
 
 from app.core.analysis.run_wide import RunWide, job_only, run_wide, stated_before_the_run
-from app.core.analysis.stability_warnings import TITLES, StabilityWarning, WarningCode
 from app.core.machine.preflight import LABELS
 from app.core.results.model import RunResult
+from app.core.statistics.stability_warnings import TITLES, StabilityWarning, WarningCode
 from app.core.vocab import JobStatus, StabilityCode, StabilityStatus
 from app.report.content_common import _align
 from app.report.labels import Labels

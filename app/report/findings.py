@@ -16,10 +16,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from app.core.analysis.evidence import MIN_SAMPLES, too_few_samples
-from app.core.analysis.stats import MetricStats
-from app.core.link.presets import over_link
 from app.core.results.model import JobResult, RunResult
 from app.core.schemes.base import Family
+from app.core.settings.links import over_link
+from app.core.statistics.stats import MetricStats
 from app.core.vocab import SESSION_MODES, JobStatus, Mode, Verdict
 from app.report.baseline import BaselineMatch, JobComparison
 from app.report.job_figures import (

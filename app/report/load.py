@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from app.core.load.sweep import BACKLOG_MAX, KEPT_UP, MAX_SEND_LAG_S, MIN_SENT_SHARE
 from app.core.load.verdict import GROWTH_FACTOR, QUEUE_FACTOR, QUEUE_FLOOR_S, load_verdict
-from app.core.results.job_conditions import StepLimit
+from app.core.records.job_conditions import StepLimit
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Mode
 from app.report.labels import Labels

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.load.verdict import rate_text
-from app.core.results.job_conditions import Load, LoadGeneratorPlace, LoadStep
+from app.core.records.job_conditions import Load, LoadGeneratorPlace, LoadStep
 from app.report.units import MISSING, format_seconds, format_seconds_in
 
 #: A generator's cells for one step: which step (its total offered rate), which generator,

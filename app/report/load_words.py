@@ -29,7 +29,7 @@ from app.core.load.verdict import (
     where_text,
 )
 from app.core.machine.placement import cpus_text
-from app.core.results.job_conditions import LOAD_PERCENTILES, Load, LoadStep, StepLimit
+from app.core.records.job_conditions import LOAD_PERCENTILES, Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import Role
 from app.report.network_links import link_text

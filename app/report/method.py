@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.core.machine import placement
-from app.core.results.job_records import SAMPLING_INTERVAL_S
+from app.core.records.job_records import SAMPLING_INTERVAL_S
 from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, RunResult
 from app.core.vocab import SESSION_MODES, LinkEmulation, Mode, TcpConnection
 from app.report.load import load_method

@@ -14,9 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from app.core.analysis.compare import MatchKey, match_key
-from app.core.link.presets import link_title, names_link
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
 from app.core.results.model import JobResult
+from app.core.settings.links import link_title, names_link
 from app.core.vocab import JobStatus
 from app.report.job_figures import median, size_text
 from app.report.model import Block, Chart, Paragraph, Section, StackedBars, Table

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.results.job_tcp_info import TcpInfo
-from app.core.results.link_path import PathDirection, wilson_interval
+from app.core.records.job_tcp_info import TcpInfo
+from app.core.records.link_path import PathDirection, wilson_interval
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus, LinkEmulation, Role
 from app.report.content_common import _align

@@ -434,7 +434,7 @@ def test_presets_count_the_unit_run_reports(capsys: pytest.CaptureFixture[str]) 
 
 
 def _store_with_runs(tmp_path: Path, *ids: str) -> Path:
-    from app.core.results.store import Store
+    from app.core.store.store import Store
     from tests.helpers import records
 
     path = tmp_path / "s.sqlite3"
@@ -455,7 +455,7 @@ def test_history_prints_run_ids_whole(tmp_path: Path, capsys: pytest.CaptureFixt
     from rich.console import Console
 
     from app.cli.terminal.lists import print_history
-    from app.core.results.store import Store
+    from app.core.store.store import Store
 
     ids = ("20261123-192233-abcdef", "20261123-192234-fedcba")
     path = _store_with_runs(tmp_path, *ids)

@@ -12,8 +12,8 @@ from app.cli.common import EXIT_USAGE
 from app.cli.main import main
 from app.core.profile.edits import with_cluster
 from app.core.profile.files import parse_profile
-from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
+from app.core.settings.profile import ProfileError
 
 LOAD = {"scheme": "x25519", "mode": "load", "rates": [100], "duration_s": 0.2}
 

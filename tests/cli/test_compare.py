@@ -271,8 +271,8 @@ def test_several_runs_a_side_are_joined_with_plus(tmp_path: Path, capsys: Captur
 
 def _thinned(source: Any, keep: int, metric: str | None = None) -> Any:
     """`source` with `keep` samples of each metric (only `metric`'s when given)."""
-    from app.core.analysis.stats import summarize
     from app.core.results.model import RunResult
+    from app.core.statistics.stats import summarize
 
     data = source.to_dict()
     for item in data["jobs"]:

@@ -9,9 +9,9 @@ import pytest
 
 from app.cli.common import EXIT_OK, EXIT_USAGE
 from app.cli.main import main
-from app.core.link.presets import link_presets
 from app.core.profile.files import load_profile
-from app.core.profile.model import ProfileError
+from app.core.settings.links import link_presets
+from app.core.settings.profile import ProfileError
 
 
 def test_links_piped_is_one_line_per_preset_with_numbers_and_source(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from app.cli.main import main
 from app.core.results.model import RunResult
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.report.units import format_seconds
 from tests.helpers.loads import CLUSTER, INCOMPLETE_REASON, KNEE_STEPS, cluster_load, load, load_job, load_run
 from tests.helpers.terminal import printed_summary

@@ -12,7 +12,7 @@ import pytest
 
 from app.cli.main import main
 from app.core.results.model import to_json
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers import records
 from tests.helpers.postgres import WRITER_PASSWORD, Cluster
 

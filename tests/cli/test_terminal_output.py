@@ -20,7 +20,7 @@ from app.cli import common
 from app.cli.main import main
 from app.cli.terminal.printing import print_summary
 from app.core.results.model import RunResult, load_results_file
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers import comparisons
 from tests.helpers.report_runs import build_run
 from tests.helpers.terminal import printed_summary

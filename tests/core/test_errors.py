@@ -9,16 +9,16 @@ import pytest
 
 from app.core import errors
 from app.core.errors import BadParameter, CryptoBenchError, RegistryError, SessionError, UnknownBackend, UnknownScheme
-from app.core.profile.model import ProfileError
 from app.core.results.model import ResultsFileError
-from app.core.results.store import AmbiguousRunId, BrokenStoreError, RunNotFound, Store, StoreError
 from app.core.schemes import registry
 from app.core.schemes.base import AuthenticationError, SchemeError
-from app.core.session.auth import AuthenticationFailed
+from app.core.serve.server import TokenFileError
 from app.core.session.protocol import JobRejected
 from app.core.session.sender import ServerBusy, SessionFailed
-from app.core.session.server import TokenFileError
-from app.core.session.wire import PeerTimeout, WireError
+from app.core.settings.profile import ProfileError
+from app.core.store.store import AmbiguousRunId, BrokenStoreError, RunNotFound, Store, StoreError
+from app.core.transport.auth import AuthenticationFailed
+from app.core.transport.wire import PeerTimeout, WireError
 from app.report.exporters import ExportError
 from tests.helpers import records
 from tests.helpers.stores import RUN_ID, damage_jobs_table, stored_run

@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.gui.dialogs import PreferencesDialog
 from app.gui.report_dialog import NO_BASELINE, ReportDialog
 from tests.helpers.report_runs import RUN_ID, build_run

@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from app.core.profile.files import load_profile, read_profile_file
-from app.core.results.store import Store
 from app.core.run.estimate import LONG_RUN_S, JobEstimate, Refined, RunEstimate
+from app.core.store.store import Store
 from app.gui.eta import estimate, time_left
 from app.gui.log_view import LogView
 from app.gui.main_window import MainWindow

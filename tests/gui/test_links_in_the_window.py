@@ -12,14 +12,14 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.core.link import probe as probe_mod
-from app.core.link.presets import LinkSpec, link_presets, numbers_text, resolve_link
 from app.core.link.probe import loss_refusal
 from app.core.profile import resolve as resolve_mod
 from app.core.profile.files import parse_profile, read_profile_file, save_profile
-from app.core.profile.model import ProfileError, field_limits
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
 from app.core.results.model import JobResult
+from app.core.settings.links import LinkSpec, link_presets, numbers_text, resolve_link
+from app.core.settings.profile import ProfileError, field_limits
 from app.core.vocab import LinkEmulation, Mode
 from app.gui.config import link_editor as link_editor_mod
 from app.gui.config.link_editor import (
@@ -390,7 +390,7 @@ def test_a_link_the_panel_cannot_run_is_shown_with_the_profiles_error(panel: Con
 def _result(index: int, link: Link | None, mode: str = "loopback") -> JobResult:
     label = "X25519 + AES-GCM [cryptography]"
     if link is not None:
-        from app.core.link.presets import link_title
+        from app.core.settings.links import link_title
 
         label += f" over {link_title(link)}"
     return records.job(

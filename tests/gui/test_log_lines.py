@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.core.run.events import JobFinished, LogMessage, RunStarted
+from app.core.contracts.events import JobFinished, LogMessage, RunStarted
 from app.core.run.runner import CANCELLED_BY_USER, NOT_STARTED
 from app.core.vocab import LogLevel
 from app.gui.log_view import LogView

@@ -10,11 +10,11 @@ import psutil
 import pytest
 from PySide6.QtCore import QSettings
 
+from app.core.contracts.events import SampleBatch
+from app.core.processes.jobstart import job_processes
 from app.core.profile.edits import reduced
 from app.core.profile.files import load_profile, read_profile_file, save_profile
-from app.core.results.store import Store
-from app.core.run.events import SampleBatch
-from app.core.run.jobstart import job_processes
+from app.core.store.store import Store
 from app.gui.main_window import MainWindow
 from tests.helpers.paths import ROOT
 from tests.helpers.windows import opened_window

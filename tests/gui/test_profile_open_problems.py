@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from app.core.profile.files import read_profile_file
-from app.core.profile.model import ProfileError
 from app.core.profile.problems import all_problems
+from app.core.settings.profile import ProfileError
 from app.gui.main_window import MainWindow
 from tests.helpers.windows import opened_window
 

@@ -1,16 +1,16 @@
 """The window's runs when the store fails mid-run (a shared server gone): the run goes on,
 the log says so, and the whole run is kept in a results file to import later, as on the
-command line (app/core/results/unstored.py)."""
+command line (app/core/store/unstored.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from app.core.contracts.events import LogMessage
 from app.core.profile.files import parse_profile
 from app.core.results.model import load_results_file
-from app.core.results.store import Store, StoreError
-from app.core.run.events import LogMessage
+from app.core.store.store import Store, StoreError
 from app.gui.run_controller import RunController
 
 

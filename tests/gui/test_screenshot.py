@@ -72,7 +72,7 @@ def test_an_unknown_profile_is_bad_input(qtbot: Any, qapp: Any, tmp_path: Path, 
 
 def test_gui_store_records_the_window_s_run_in_the_named_store(qtbot: Any, qapp: Any, tmp_path: Path) -> None:
     """`gui --store`: the session's store, over a screenshot's own temporary one."""
-    from app.core.results.store import Store
+    from app.core.store.store import Store
     from app.gui.app import main as gui_main
     from app.gui.theme import apply_theme
 

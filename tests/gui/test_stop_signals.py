@@ -18,8 +18,8 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.results.store import Store
-from app.core.run.jobstart import job_processes
+from app.core.processes.jobstart import job_processes
+from app.core.store.store import Store
 from app.gui.stop_signals import SignalStop
 from tests.helpers.processes import popen, signals_at_default, wait_exited
 

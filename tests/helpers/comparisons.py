@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from app.core.analysis.stats import summarize
 from app.core.results.model import JobResult, RunResult
+from app.core.statistics.stats import summarize
 from tests.helpers import records
 
 BASE_ID = "20260101-100000-aaaaaa"

@@ -11,7 +11,7 @@ from hdrh.histogram import HdrHistogram
 from app.core.load.generator import HISTOGRAM_RANGE
 from app.core.load.merge import merge_steps, split_rate
 from app.core.load.verdict import summarise
-from app.core.results.job_conditions import (
+from app.core.records.job_conditions import (
     LOAD_PERCENTILES,
     Load,
     LoadGeneratorPlace,
@@ -19,7 +19,7 @@ from app.core.results.job_conditions import (
     Placement,
     ProcessPlacement,
 )
-from app.core.results.job_records import Security
+from app.core.records.job_records import Security
 from app.core.results.model import JobResult, RunResult
 from tests.helpers.comparisons import ENVIRONMENT, run, samples
 from tests.helpers.records import job

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from app.core.profile.model import ResolvedJob
-from app.core.run.plan import JobPlan, SessionPeer
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.schemes import registry
+from app.core.settings.profile import ResolvedJob
 from app.core.vocab import Mode
 
 _JOB_FIELDS = {f.name for f in fields(ResolvedJob)}

@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
 from app.core.errors import BadParameter
-from app.core.load.settings import IGNORED_BY_LOAD
 from app.core.profile.files import load_profile
-from app.core.profile.model import DEFAULT_MESSAGE_SIZES, FORMAT_VERSION, MAX_SAMPLES, JobSpec, ProfileError
 from app.core.profile.pauses import MAX_JOB_PAUSE_S, pause_count
 from app.core.profile.resolve import resolve_jobs
 from app.core.schemes import registry
 from app.core.schemes.base import SchemeSpec
+from app.core.settings.load import IGNORED_BY_LOAD
+from app.core.settings.profile import DEFAULT_MESSAGE_SIZES, FORMAT_VERSION, MAX_SAMPLES, JobSpec, ProfileError
 from app.core.vocab import SESSION_MODES, Mode
 
 PLENTY = 1 << 40  # "available memory" for checks that are not about memory

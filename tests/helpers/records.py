@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.core.analysis.stats import summarize
 from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.statistics.stats import summarize
 
 #: When a run built here started unless told.
 STARTED = "2026-01-01T00:00:00+00:00"

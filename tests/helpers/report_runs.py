@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.analysis.stability_warnings import check_stability
-from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
+from app.core.records.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.model import JobResult, MetricResult, RunResult
+from app.core.statistics.stability_warnings import check_stability
 from tests.helpers import records
 from tests.helpers.records import spread_samples
 

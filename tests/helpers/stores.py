@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers import records
 
 RUN_ID = "20260101-000000-aaaaaa"

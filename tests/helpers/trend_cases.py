@@ -9,7 +9,7 @@ from typing import Any
 
 from app.core.analysis.compare import MatchKey, match_key
 from app.core.results.model import JobResult, RunResult
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers import records
 
 #: (run id, started, host, cryptography version, OpenSSL text, encrypt median or None for a failed job)

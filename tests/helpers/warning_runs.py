@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.core.analysis.stability_warnings import check_stability, machine_busy_warning
-from app.core.analysis.stats import summarize
 from app.core.results.model import RunResult
+from app.core.statistics.stability_warnings import check_stability, machine_busy_warning
+from app.core.statistics.stats import summarize
 from tests.helpers import records
 
 RUN_ID = "20261123-192233-abcdef"

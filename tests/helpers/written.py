@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.core.load.settings import (
+from app.core.records.job_conditions import Load, LoadStep
+from app.core.results import model as results
+from app.core.results.model import JobResult, ResultsFileError, parse_results_text
+from app.core.settings.load import (
     MAX_CLIENTS,
     MAX_DURATION_S,
     MAX_RATE_PER_S,
@@ -16,9 +19,6 @@ from app.core.load.settings import (
     MAX_STEPS,
     MAX_WARMUP_S,
 )
-from app.core.results import model as results
-from app.core.results.job_conditions import Load, LoadStep
-from app.core.results.model import JobResult, ResultsFileError, parse_results_text
 from tests.helpers import records
 
 RUN_ID = "20260401-120000-wrback"

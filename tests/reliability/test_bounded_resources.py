@@ -33,13 +33,13 @@ from hypothesis import strategies as st
 from app.cli.main import main
 from app.core.link.wire_time import MAX_MESSAGE_WIRE_S, message_wire_s
 from app.core.load import sweep, verdict
-from app.core.load.settings import IGNORED_BY_LOAD, MAX_RATE_PER_S, MAX_SERVER_WORKERS
 from app.core.profile.edits import reduced, with_link, with_samples
 from app.core.profile.files import parse_profile
-from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
 from app.core.results import model as results
 from app.core.results.model import ResultsFileError, parse_results_text
+from app.core.settings.load import IGNORED_BY_LOAD, MAX_RATE_PER_S, MAX_SERVER_WORKERS
+from app.core.settings.profile import ProfileError
 from app.gui.results.load_cells import step_line
 from app.report.content import build_report
 from app.report.markdown import render_markdown
@@ -259,9 +259,9 @@ def test_the_count_is_what_an_operations_job_really_pauses(
 ) -> None:
     """The refusal's count follows the measuring code: an operations job run in-process,
     its pauses counted, is never below it (above only by a scheme's extra operations)."""
+    from app.core.contracts.plan import JobPlan
     from app.core.measure.ops import OperationsBenchmark
     from app.core.profile.pauses import pause_count
-    from app.core.run.plan import JobPlan
     from app.core.schemes import registry
 
     fields = {"scheme": scheme, "params": params, "message_sizes": [16, 32], "samples": 3, "warmup": 2}

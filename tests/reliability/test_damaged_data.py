@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from app.cli.main import main as cli_main
 from app.core.results import model as results
 from app.core.results.model import ResultsFileError, load_results_file, parse_results_text
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers.report_runs import build_run
 
 RUN_ID = "20261121-100400-hand01"

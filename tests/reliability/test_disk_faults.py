@@ -24,8 +24,8 @@ import pytest
 import app.core.fileio as fileio
 from app.core.fileio import FileWriteError
 from app.core.profile.files import parse_profile, save_profile
-from app.core.results.store import Store
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 from app.report.exporters import export
 from tests.helpers.paths import ROOT
 from tests.helpers.report_runs import build_run
@@ -223,9 +223,9 @@ def test_store_full_mid_run_the_run_goes_on_and_nothing_is_lost(tmp_path: Path) 
 
 def test_runner_keeps_results_when_the_store_fails(tmp_path: Path, isolated_home: Path) -> None:
     """In-process view of the same: the error is one log line, the run completes."""
+    from app.core.contracts.events import LogMessage
     from app.core.results.model import load_results_file
-    from app.core.results.store import StoreError
-    from app.core.run.events import LogMessage
+    from app.core.store.store import StoreError
 
     logs: list[str] = []
     with Store(tmp_path / "r.sqlite3") as store:

@@ -20,7 +20,7 @@ import pytest
 
 from app.cli.main import main
 from app.core.results.model import MAX_RESULTS_FILE_BYTES, to_json
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers import records
 from tests.helpers.stores import RUN_ID, stored_run
 
@@ -513,7 +513,8 @@ def test_an_export_past_the_structure_caps_is_written_and_said_at_once(
 def test_a_profile_of_more_arrays_than_a_valid_profile_holds_is_refused_before_parsing(
     item: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.core.profile import files, model
+    from app.core.profile import files
+    from app.core.settings import profile as model
 
     monkeypatch.setattr(files, "MAX_PROFILE_CONTAINERS", 1_000)
     monkeypatch.setattr(files.json, "loads", _never_parsed)
@@ -529,7 +530,7 @@ def test_the_densest_valid_profile_is_under_the_container_cap() -> None:
     """Jobs of custom links are the densest valid profile in containers: at the size bound
     it holds fewer than MAX_PROFILE_CONTAINERS, and it parses."""
     from app.core.profile.files import parse_profile, profile_structure_problem
-    from app.core.profile.model import MAX_PROFILE_BYTES, MAX_PROFILE_CONTAINERS
+    from app.core.settings.profile import MAX_PROFILE_BYTES, MAX_PROFILE_CONTAINERS
 
     job = {"scheme": "x25519", "mode": "loopback", "params": {}, "links": [{"delay_ms": 0}] * 64}
     text = json.dumps({"name": "dense", "jobs": [job] * 20}, separators=(",", ":"))
@@ -545,7 +546,7 @@ def test_a_16_mib_profile_of_numbers_or_strings_is_refused_in_seconds(tmp_path: 
     import time
 
     from app.core.profile.files import read_profile_file
-    from app.core.profile.model import ProfileError
+    from app.core.settings.profile import ProfileError
 
     for item in ("1.5", '"ab"'):
         profile = tmp_path / "p.json"

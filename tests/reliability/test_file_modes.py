@@ -21,7 +21,7 @@ from app.cli.main import main as cli_main
 from app.core.fileio import atomic_write_bytes, atomic_write_text
 from app.core.profile.files import parse_profile, save_profile
 from app.core.results import model as results
-from app.core.session.server import create_token_file, load_token
+from app.core.serve.server import create_token_file, load_token
 from app.report.exporters import export
 from tests.helpers.report_runs import build_run
 

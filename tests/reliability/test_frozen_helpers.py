@@ -27,12 +27,12 @@ from typing import Any
 import psutil
 import pytest
 
+from app.core.contracts.events import JobProcesses, LogMessage, RunEvent, SampleBatch
+from app.core.processes import deadlines, watchdog
 from app.core.profile.files import parse_profile
 from app.core.results.model import to_json
-from app.core.results.store import Store
-from app.core.run import deadlines, watchdog
-from app.core.run.events import JobProcesses, LogMessage, RunEvent, SampleBatch
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 from tests.helpers.paths import ROOT
 from tests.helpers.processes import popen, wait_exited
 
@@ -283,7 +283,8 @@ def test_a_start_that_never_answers_fails_at_its_deadline(monkeypatch: pytest.Mo
 FREEZING_CLI = textwrap.dedent("""
     import os, runpy, signal, sys
     if __name__ == "__main__":  # the fork server imports this file again: only the CLI runs it
-        from app.core.run import deadlines, runner, supervisor, watchdog
+        from app.core.processes import deadlines, watchdog
+        from app.core.run import runner, supervisor
         deadlines.FROZEN_SECONDS = watchdog.FROZEN_SECONDS = float(os.environ["FROZEN_SECONDS"])
         where = os.environ["FREEZE_AT"]
 
@@ -397,8 +398,8 @@ def test_cli_stops_at_once_on_sigterm_with_a_start_blocked_on_a_frozen_fork_serv
 EXIT_WITH_A_FROZEN_SERVER = textwrap.dedent("""
     import os, signal, sys, time
     import multiprocessing as mp
-    from app.core.run import deadlines
-    from app.core.run.jobstart import child_context
+    from app.core.processes import deadlines
+    from app.core.processes.jobstart import child_context
 
     if __name__ == "__main__":
         # Shorter bounds than a user's (1 s grace, 5 s after SIGKILL, 1 s for the report):
@@ -441,7 +442,7 @@ def test_stop_process_returns_for_a_child_its_frozen_fork_server_cannot_report()
     import multiprocessing.process
     import time
 
-    from app.core.run.jobstart import child_context
+    from app.core.processes.jobstart import child_context
 
     process = child_context().Process(target=time.sleep, args=(600,), daemon=True)
     deadlines.start_process(process, threading.Event())
@@ -507,6 +508,6 @@ def test_window_shutdown_is_bounded_with_starts_blocked_on_a_frozen_fork_server(
 
 
 def _sleeper() -> Any:
-    from app.core.run.jobstart import child_context
+    from app.core.processes.jobstart import child_context
 
     return child_context().Process(target=int, daemon=True)  # ends at once

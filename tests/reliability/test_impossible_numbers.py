@@ -32,14 +32,15 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from app.cli.main import main as cli_main
-from app.core.analysis import median_ratio, stats
+from app.core.analysis import median_ratio
 from app.core.analysis.compare import compare_runs, compare_sides
 from app.core.results import model as results
 from app.core.results.check import check_results
 from app.core.results.check_metrics import MAX_SAMPLE_SECONDS, MIN_SAMPLE_SECONDS
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import ResultsFileError, load_results_file
-from app.core.results.store import Store
+from app.core.statistics import stats
+from app.core.store.store import Store
 from app.report.model import BarChart, Histogram, LineChart, Series, StackedBars
 from app.report.pdf.charts import paint_chart
 from tests.helpers.report_runs import build_run
@@ -166,8 +167,8 @@ def test_a_store_row_holding_an_impossible_sample_reads_as_damaged(tmp_path: Pat
 def test_the_runner_never_stores_a_duration_it_could_not_read_back() -> None:
     """A measurement that came out below a nanosecond (a clock too coarse, a broken timer)
     fails its job naming the metric, instead of writing a row the store then calls damaged."""
+    from app.core.contracts.events import RawMetric, SizeMeasured
     from app.core.profile.files import parse_profile
-    from app.core.run.events import RawMetric, SizeMeasured
     from app.core.run.runner import Runner, _JobRun
 
     profile = parse_profile(
@@ -641,7 +642,7 @@ def test_warm_up_replies_in_the_window_are_the_achieved_rate_of_a_step_whose_own
 
 def _errored_step_document(warmup_s: float, achieved: float) -> dict[str, Any]:
     """The outside round's step: 948 sent, 948 errors, none completed, in a 0.948 s window."""
-    from app.core.results.job_conditions import Load, LoadStep
+    from app.core.records.job_conditions import Load, LoadStep
     from tests.helpers import records
 
     step = LoadStep(offered_per_s=1000.0, achieved_per_s=achieved, errors=948, latency_s={}, sent=948, completed=0)

@@ -14,12 +14,12 @@ from typing import Any
 
 import psutil
 
-from app.core.analysis.stability_warnings import WarningCode
+from app.core.contracts.events import JobFinished
+from app.core.processes.jobstart import job_processes
 from app.core.profile.files import parse_profile
-from app.core.results.store import Store
-from app.core.run.events import JobFinished
-from app.core.run.jobstart import job_processes
 from app.core.run.runner import Runner
+from app.core.statistics.stability_warnings import WarningCode
+from app.core.store.store import Store
 
 MIB = 2**20
 

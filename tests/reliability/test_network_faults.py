@@ -19,17 +19,17 @@ import psutil
 import pytest
 
 from app.cli.main import main as cli_main
+from app.core.contracts.events import JobProcesses, SampleBatch
+from app.core.contracts.plan import JobPlan
+from app.core.processes import watchdog
 from app.core.profile.files import parse_profile
-from app.core.results.store import Store
-from app.core.run import watchdog
-from app.core.run.events import JobProcesses, SampleBatch
-from app.core.run.plan import JobPlan
 from app.core.run.runner import Runner
 from app.core.run.supervisor import ChildSupervisor
-from app.core.session.auth import ServerNotAuthenticated
-from app.core.session.connect import RemoteTarget, connect
 from app.core.session.sender import SenderSession
-from app.core.session.wire import WireError
+from app.core.store.store import Store
+from app.core.transport.auth import ServerNotAuthenticated
+from app.core.transport.connect import RemoteTarget, connect
+from app.core.transport.wire import WireError
 from tests.helpers.plans import job_plan
 
 

@@ -29,8 +29,8 @@ import pytest
 from app.cli.main import main
 from app.core.measure.sampler import ResourceSampler
 from app.core.profile.files import parse_profile
-from app.core.results.store import Store
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 from tests.helpers.paths import ROOT
 from tests.helpers.processes import popen, wait_exited
 
@@ -314,7 +314,7 @@ LOOPBACK_PAUSING = {**PAUSING, "scheme": "aes-gcm", "params": {"key_bits": 128},
 
 def _job_started(proc: subprocess.Popen[str], processes: int) -> None:
     """Block (bounded) until the CLI's running job has all its `processes` up."""
-    from app.core.run.jobstart import job_processes
+    from app.core.processes.jobstart import job_processes
 
     cli = psutil.Process(proc.pid)
     deadline = time.monotonic() + 30
@@ -368,8 +368,8 @@ def test_a_job_whose_process_the_stop_reached_first_is_cancelled_not_failed() ->
     window's handler runs on the GUI thread, not the runner's). Before, "failed" ("worker
     process was killed by SIGTERM"); now the runner gives the flag a moment, and a death
     by a stop signal with the flag set is the user's stop."""
-    from app.core.run.events import Progress
-    from app.core.run.jobstart import job_processes
+    from app.core.contracts.events import Progress
+    from app.core.processes.jobstart import job_processes
 
     cancel = threading.Event()
     killed: list[int] = []
@@ -391,8 +391,8 @@ def test_a_job_whose_process_the_stop_reached_first_is_cancelled_not_failed() ->
 def test_a_process_killed_by_someone_else_without_a_stop_is_still_a_failure() -> None:
     """The attribution needs the user's stop: a worker killed by a stray SIGTERM, with no
     stop of the run, fails the job naming the signal, as before."""
-    from app.core.run.events import Progress
-    from app.core.run.jobstart import job_processes
+    from app.core.contracts.events import Progress
+    from app.core.processes.jobstart import job_processes
 
     def on_event(event: object) -> None:
         if isinstance(event, Progress):

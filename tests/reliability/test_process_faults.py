@@ -20,12 +20,12 @@ from typing import Any
 import psutil
 import pytest
 
+from app.core.contracts.events import JobProcesses, Progress, SampleBatch
+from app.core.processes.lifeline import PARENT_GONE_EXIT_CODE
 from app.core.profile.files import parse_profile
 from app.core.results.model import to_csv, to_json
-from app.core.results.store import Store
-from app.core.run.events import JobProcesses, Progress, SampleBatch
-from app.core.run.lifeline import PARENT_GONE_EXIT_CODE
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 from tests.helpers.paths import ROOT
 from tests.helpers.processes import popen, wait_exited
 
@@ -83,10 +83,10 @@ def test_killed_child_fails_only_its_job_and_nothing_finished_is_lost(
 # second job's receiver and sender run. It writes their pids first, for the test to watch.
 KILLED_APP = textwrap.dedent("""
     import json, os, signal, sys
-    from app.core.run.events import JobProcesses, SampleBatch, Progress
+    from app.core.contracts.events import JobProcesses, SampleBatch, Progress
     from app.core.profile.files import parse_profile
     from app.core.run.runner import Runner
-    from app.core.results.store import Store
+    from app.core.store.store import Store
 
     def main():
         store_path, pid_file = sys.argv[1], sys.argv[2]
@@ -212,7 +212,7 @@ def test_cli_killed_mid_run_same_guarantees(tmp_path: Path) -> None:
 
 def test_child_without_a_lifeline_parent_is_left_alone() -> None:
     """Called outside multiprocessing (as in unit tests), the watch does not start."""
-    from app.core.run.lifeline import exit_with_parent
+    from app.core.processes.lifeline import exit_with_parent
 
     assert exit_with_parent() is None
     assert PARENT_GONE_EXIT_CODE not in (0, 1, 2)

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from app.cli.main import main
 from app.core.profile.files import load_profile, parse_profile, preset_dir, save_profile
-from app.core.profile.model import FORMAT_VERSION, MAX_PROFILE_BYTES, MAX_SAMPLES, MEMORY_COPIES, ProfileError
 from app.core.profile.resolve import resolve_jobs
 from app.core.schemes import registry
+from app.core.settings.profile import FORMAT_VERSION, MAX_PROFILE_BYTES, MAX_SAMPLES, MEMORY_COPIES, ProfileError
 from tests.helpers.profile_cases import (
     FEW,
     MANY,

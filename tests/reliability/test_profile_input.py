@@ -20,10 +20,14 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from app.core.errors import BadParameter
-from app.core.load.settings import IGNORED_BY_LOAD, LOAD_FIELD_NAMES
 from app.core.profile.edits import reduced, with_samples
 from app.core.profile.files import load_profile, parse_profile
-from app.core.profile.model import (
+from app.core.profile.resolve import resolve_jobs
+from app.core.profile.sizes import _human
+from app.core.schemes import registry
+from app.core.schemes.base import ParamSpec, SchemeSpec
+from app.core.settings.load import IGNORED_BY_LOAD, LOAD_FIELD_NAMES
+from app.core.settings.profile import (
     MAX_DESCRIPTION_CHARS,
     MAX_LABEL_CHARS,
     MAX_MESSAGE_SIZE,
@@ -33,10 +37,6 @@ from app.core.profile.model import (
     Profile,
     ProfileError,
 )
-from app.core.profile.resolve import resolve_jobs
-from app.core.profile.sizes import _human
-from app.core.schemes import registry
-from app.core.schemes.base import ParamSpec, SchemeSpec
 from app.core.vocab import SESSION_MODES
 from tests.helpers.profile_cases import (
     FEW,

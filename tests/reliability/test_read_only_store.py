@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from app.cli.main import main
-from app.core.results import store_access
-from app.core.results.importing import import_results
 from app.core.results.model import to_json
-from app.core.results.store import Store, StoreError, StoreReadOnlyError
+from app.core.store import access as store_access
+from app.core.store.importing import import_results
+from app.core.store.store import Store, StoreError, StoreReadOnlyError
 from tests.helpers import records
 from tests.helpers.stores import RUN_ID, stored_run
 
@@ -267,7 +267,7 @@ def test_a_run_left_running_reads_interrupted_in_a_read_only_store(tmp_path: Pat
     path = tmp_path / "s.sqlite3"
     with Store(path) as store:
         store.begin_run(records.run("20260505-000000-eeeeee", status="running"))
-    from app.core.run import runlock
+    from app.core.store import runlock
 
     runlock.release(path, "20260505-000000-eeeeee")  # its process is gone
     with Store(path, read_only=True) as store:

@@ -20,17 +20,17 @@ from typing import Any
 
 import pytest
 
-from app.core.run.events import SizeMeasured
-from app.core.run.plan import JobPlan
+from app.core.contracts.events import SizeMeasured
+from app.core.contracts.plan import JobPlan
 from app.core.schemes import registry
-from app.core.session import server as server_module
-from app.core.session.auth import authenticate_server
+from app.core.serve import server as server_module
+from app.core.serve.server import Server
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import SessionFailed
 from app.core.session.sender_process import run_with_retries
-from app.core.session.server import Server
-from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
+from app.core.transport.auth import authenticate_server
+from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
 from tests.helpers.plans import job_plan
 
 TOKEN = bytes(range(7, 7 + TOKEN_BYTES))

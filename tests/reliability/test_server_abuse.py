@@ -27,16 +27,16 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.run.events import SizeMeasured
+from app.core.contracts.events import SizeMeasured
 from app.core.schemes import registry
-from app.core.session import server as server_module
-from app.core.session.auth import NONCE_BYTES, TokenRefused, authenticate_server, client_proof
-from app.core.session.connect import connect
+from app.core.serve import server as server_module
+from app.core.serve.server import Server
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import SenderSession
-from app.core.session.server import Server
-from app.core.session.wire import (
+from app.core.transport.auth import NONCE_BYTES, TokenRefused, authenticate_server, client_proof
+from app.core.transport.connect import connect
+from app.core.transport.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,
     MAX_CONTROL_FRAME,

@@ -17,10 +17,10 @@ from typing import Any
 import psutil
 import pytest
 
+from app.core.contracts.events import JobProcesses, JobStarted, Progress, SampleBatch
 from app.core.profile.files import parse_profile
-from app.core.results.store import Store
-from app.core.run.events import JobProcesses, JobStarted, Progress, SampleBatch
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 from tests.helpers.paths import ROOT
 from tests.helpers.processes import popen
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from app.cli.main import main as cli_main
-from app.core.results.store import BrokenStoreError, Store, StoreError, move_aside
+from app.core.store.store import BrokenStoreError, Store, StoreError, move_aside
 from tests.helpers import records
 
 
@@ -113,7 +113,7 @@ def test_locked_store_is_not_called_broken(tmp_path: Path) -> None:
         with pytest.raises(StoreError) as info:
             opened = Store.__new__(Store)
             # The store's own 10 s busy timeout would only make the test slow.
-            import app.core.results.store as store_module
+            import app.core.store.store as store_module
 
             original_connect = store_module.sqlite3.connect
             store_module.sqlite3.connect = lambda *a, **k: original_connect(*a, **{**k, "timeout": 0.2})

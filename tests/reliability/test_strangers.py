@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 
+from app.core.contracts.events import LogMessage, SampleBatch
 from app.core.profile.files import parse_profile
 from app.core.results.model import JobResult
-from app.core.run.events import LogMessage, SampleBatch
 from app.core.run.runner import Runner
 from app.core.run.supervisor import ChildSupervisor as Supervisor
-from app.core.session.auth import ServerHandshake, client_proof
-from app.core.session.doorway import (
+from app.core.transport.auth import ServerHandshake, client_proof
+from app.core.transport.doorway import (
     MAX_PENDING,
     DescriptorsExhausted,
     Doorway,
@@ -38,7 +38,7 @@ from app.core.session.doorway import (
     admission,
     admit_one,
 )
-from app.core.session.wire import HEADER_SIZE, FrameType, encode_header
+from app.core.transport.wire import HEADER_SIZE, FrameType, encode_header
 from app.core.vocab import Role
 
 Opener = Callable[[int, Role], list[socket.socket]]

@@ -17,8 +17,8 @@ import pytest
 from app.cli.main import main as cli_main
 from app.core.fileio import FileWriteError, atomic_write_text
 from app.core.profile.files import parse_profile, read_profile_file
-from app.core.profile.model import ProfileError
 from app.core.results import model as results
+from app.core.settings.profile import ProfileError
 from tests.helpers.report_runs import build_run
 
 JOB = {"scheme": "sha256", "message_sizes": [16], "samples": 3, "warmup": 0}

@@ -43,7 +43,7 @@ from app.core.session.protocol import (
     encode_ack,
     parse_job,
 )
-from app.core.session.wire import (
+from app.core.transport.wire import (
     HARD_MAX_FRAME,
     HEADER,
     HEADER_SIZE,
@@ -573,8 +573,8 @@ ATHERIS_HARNESS = textwrap.dedent('''
 
     import atheris
 
-    with atheris.instrument_imports(include=["app.core.session.wire", "app.core.session.protocol"]):
-        from app.core.session import wire
+    with atheris.instrument_imports(include=["app.core.transport.wire", "app.core.session.protocol"]):
+        from app.core.transport import wire
         from app.core.session import protocol
 
     CAPACITIES = (0, 32, wire.MAX_CONTROL_FRAME, 4 * wire.MAX_CONTROL_FRAME)

@@ -26,10 +26,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cli.exports import write_all
-from app.core.link.presets import MAX_DELAY_MS, MAX_RATE_KBIT
+from app.core.contracts.events import SizeMeasured
 from app.core.load import generator as load_generator
 from app.core.load.generator import HISTOGRAM_RANGE, MIN_DRAIN_S, sample_stride
-from app.core.load.settings import (
+from app.core.load.sweep import sweep_rates
+from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, Link, Load
+from app.core.records.job_records import Validation
+from app.core.results import model as results
+from app.core.results.model import JobResult, parse_results_text
+from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
+from app.core.settings.load import (
     MAX_CLIENTS,
     MAX_DURATION_S,
     MAX_RATE_PER_S,
@@ -37,14 +43,8 @@ from app.core.load.settings import (
     MAX_STEPS,
     MAX_WARMUP_S,
 )
-from app.core.load.sweep import sweep_rates
-from app.core.profile.model import MAX_MESSAGE_SIZE, MAX_SAMPLES
-from app.core.results import model as results
-from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, Link, Load
-from app.core.results.job_records import Validation
-from app.core.results.model import JobResult, parse_results_text
-from app.core.results.store import Store
-from app.core.run.events import SizeMeasured
+from app.core.settings.profile import MAX_MESSAGE_SIZE, MAX_SAMPLES
+from app.core.store.store import Store
 from app.core.vocab import ExportFormat, JobStatus
 from app.report.exporters import ExportTooLarge, export
 from tests.helpers import records, written

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS
 from app.core.results import model as results
-from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS
 from app.core.results.model import parse_results_text
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.core.vocab import ExportFormat, JobStatus
 from app.report.exporters import export
 from tests.helpers import records, written
@@ -27,9 +27,9 @@ from tests.helpers.written import RUN_ID, STARTED
 
 def _texts_at(limit_offset: int) -> list[tuple[str, Any]]:
     """(where, mutation) pairs setting each bounded text of a results document to its bound + offset."""
-    from app.core.profile.model import MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS
     from app.core.results.check import MAX_JOB_LABEL_CHARS
     from app.core.results.check_fields import MAX_TEXT_CHARS
+    from app.core.settings.profile import MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS
 
     n = limit_offset
 
@@ -109,9 +109,9 @@ def test_the_longest_profile_label_over_the_wordiest_link_reads_back() -> None:
     """The job label a profile can produce: its label at the bound, " over " and a custom
     link's numbers with every part set (resolve_jobs)."""
     from app.core.profile.files import parse_profile
-    from app.core.profile.model import MAX_LABEL_CHARS
     from app.core.profile.resolve import resolve_jobs
     from app.core.results.check import MAX_JOB_LABEL_CHARS
+    from app.core.settings.profile import MAX_LABEL_CHARS
 
     link = {
         "delay_ms": 9999.123456789,
@@ -139,9 +139,9 @@ def test_the_longest_profile_label_over_the_wordiest_link_reads_back() -> None:
 
 
 def _longest_texts_run() -> results.RunResult:
-    from app.core.profile.model import MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS
     from app.core.results.check import MAX_JOB_LABEL_CHARS
     from app.core.results.check_fields import MAX_TEXT_CHARS
+    from app.core.settings.profile import MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS
 
     jobs = [
         records.job(

@@ -13,7 +13,7 @@ import pytest
 from app.cli.main import main as cli_main
 from app.core.results.check import check_job
 from app.core.results.errors import ResultsDataError
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.core.vocab import JobStatus
 from tests.helpers import records, written
 from tests.helpers.loads import KNEE_STEPS, load

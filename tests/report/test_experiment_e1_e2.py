@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.core.results.job_records import Security, Validation
+from app.core.records.job_records import Security, Validation
 from app.core.results.model import JobResult, MetricResult, RunResult
 from app.report.content import build_report
 from app.report.experiments import experiment_sections

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.core.results.job_records import Validation
+from app.core.records.job_records import Validation
 from app.core.results.model import JobResult, RunResult
 from app.report.experiments.common import ratio
 from app.report.experiments.e4 import sections

@@ -3,7 +3,7 @@ finding for all toy sizes, the extreme sizes only, the extreme schemes only."""
 
 from __future__ import annotations
 
-from app.core.results.job_records import Security
+from app.core.records.job_records import Security
 from app.core.results.model import JobResult
 from app.report.findings import (
     MAX_NAMED,

@@ -127,7 +127,7 @@ def test_markdown_lists_the_charts_points_with_the_generator_mark() -> None:
 
 
 def test_a_load_over_an_emulated_link_names_it_in_its_conditions() -> None:
-    from app.core.results.job_conditions import Link
+    from app.core.records.job_conditions import Link
     from app.core.vocab import LinkEmulation
 
     over = load_run()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.core.results.job_conditions import Link
-from app.core.results.link_path import LinkPath, PathDirection
+from app.core.records.job_conditions import Link
+from app.core.records.link_path import LinkPath, PathDirection
 from app.report.content import build_report
 from app.report.model import Paragraph
 from tests.helpers import records
@@ -55,7 +55,7 @@ def test_the_stream_relay_is_described_by_what_it_leaves_out() -> None:
 
 
 def test_the_path_lines_give_each_direction_s_loss_with_its_interval_and_say_when_it_assumes_independence() -> None:
-    from app.core.results.job_conditions import BurstLoss
+    from app.core.records.job_conditions import BurstLoss
     from app.report.tcp_info import path_lines
 
     independent = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.link.presets import link_title, over_link
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
 from app.core.results.model import JobResult, RunResult
+from app.core.settings.links import link_title, over_link
 from app.report.content import build_report
 from app.report.findings import summary_findings
 from app.report.markdown import render_markdown

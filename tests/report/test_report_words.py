@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.link.presets import link_title
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
 from app.core.results.model import JobResult, RunResult
+from app.core.settings.links import link_title
 from app.report.content import build_report
 from app.report.markdown import render_markdown
 from app.report.method import method_section
@@ -237,7 +237,7 @@ def test_a_linked_job_s_short_label_drops_its_aead_tail_too() -> None:
 
 
 def test_a_list_of_jobs_under_two_warnings_is_given_once(hand_run: RunResult) -> None:
-    from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
+    from app.core.statistics.stability_warnings import StabilityWarning, WarningCode
     from app.report.labels import Labels
 
     busy = copy.deepcopy(hand_run)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.results.job_conditions import Link
-from app.core.results.job_tcp_info import TcpInfo
+from app.core.records.job_conditions import Link
+from app.core.records.job_tcp_info import TcpInfo
 from app.core.results.model import RunResult
 from app.core.vocab import Role
 from app.report.content import build_report

@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.core.escaping import escape_control
-    from app.core.results.store import StoreError
+    from app.core.store.store import StoreError
 
     store = open_store(args.store)
     with store:

@@ -1,6 +1,6 @@
 """`cryptobench import`: results files from other machines, added to the local history.
 
-FILE [...]: each file checked and added whole (`app.core.results.importing`). A file
+FILE [...]: each file checked and added whole (`app.core.store.importing`). A file
 already stored is skipped and said so (exit 0: importing a folder twice is harmless);
 a bad file or an id taken by another run is named, the other files still imported, exit 2.
 """
@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.core.errors import CryptoBenchError
-    from app.core.results.importing import import_results
+    from app.core.store.importing import import_results
 
     store = open_store(args.store)
     code = EXIT_OK

@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.core.link.presets import link_presets
+    from app.core.settings.links import link_presets
 
     presets = {name: preset.model_dump(mode="json", exclude_none=True) for name, preset in link_presets().items()}
     if args.json:

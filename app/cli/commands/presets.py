@@ -20,8 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.core.profile.files import load_profile, preset_names
-    from app.core.profile.model import ProfileError
     from app.core.profile.resolve import resolve_jobs
+    from app.core.settings.profile import ProfileError
 
     # The unit `run` reports: measured jobs (a profile job runs once per message size). Any
     # memory: the list describes the presets, not whether this machine can run them now.

@@ -136,8 +136,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.core.profile.files import load_profile
-    from app.core.profile.model import ProfileError
     from app.core.profile.resolve import resolve_jobs
+    from app.core.settings.profile import ProfileError
 
     remote = _remote_target(args.remote, args.token_file) if args.remote else None
     if args.token_file is not None and remote is None:
@@ -191,15 +191,15 @@ def _announce_estimate(name: str, jobs: Any, *, quiet: bool) -> Any:
 def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any, guess: Any = None) -> int:
     from app.cli.exports import write_all
     from app.cli.terminal.signals import StopSignals, describe
+    from app.core.contracts.events import JobFinished, LogMessage, Progress, RunEvent, RunStarted
     from app.core.escaping import escape_control
-    from app.core.results.store import StoreError
-    from app.core.run.events import JobFinished, LogMessage, Progress, RunEvent, RunStarted
     from app.core.run.runner import Runner
+    from app.core.store.store import StoreError
     from app.core.vocab import LogLevel
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
     # A shared store's server that cannot be reached does not stop the run: it is measured,
-    # exported, and kept whole in a results file to import later (app/core/results/unstored.py).
+    # exported, and kept whole in a results file to import later (app/core/store/unstored.py).
     unreachable: list[str] = []
     store = None if args.no_store else open_store(args.store, unreachable=unreachable)
     for line in unreachable:
@@ -382,7 +382,7 @@ def _edited(profile: Any, args: argparse.Namespace, has_remote: bool) -> Any:
     if args.cluster is not None:
         profile = with_cluster(profile, args.cluster, args.generators, args.cluster_plain_tcp)
     elif args.generators is not None or args.cluster_plain_tcp:
-        from app.core.profile.model import ProfileError
+        from app.core.settings.profile import ProfileError
 
         raise ProfileError(
             "is for generators on a Dask cluster: give --cluster ADDRESS too",
@@ -424,8 +424,8 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def _remote_target(text: str, token_file: Path | None) -> Any:
-    from app.core.session.connect import RemoteTarget
-    from app.core.session.server import TokenFileError, default_token_path, load_token
+    from app.core.serve.server import TokenFileError, default_token_path, load_token
+    from app.core.transport.connect import RemoteTarget
 
     host, port = _host_port(text)
     path = token_file or default_token_path()

@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.core.session.server import (
+    from app.core.serve.server import (
         Server,
         TokenFileError,
         create_token_file,

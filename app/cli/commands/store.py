@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _copy(args: argparse.Namespace) -> int:
     from app.core.escaping import escape_control
-    from app.core.results.copying import copy_runs
-    from app.core.results.store import StoreError
+    from app.core.store.copying import copy_runs
+    from app.core.store.store import StoreError
 
     if args.to is None:
         raise UsageError("store copy needs --to PATH_OR_URL, the store to copy the runs into")
@@ -72,8 +72,8 @@ def _copy(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from app.core.results.store import BrokenStoreError, Store, StoreError, move_aside
-    from app.core.results.store_target import store_target
+    from app.core.store.store import BrokenStoreError, Store, StoreError, move_aside
+    from app.core.store.target import store_target
 
     target = store_target(args.store)
     path = target.shown

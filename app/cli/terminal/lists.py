@@ -87,7 +87,7 @@ def print_link_list(console: Any, presets: Any) -> None:
     """`cryptobench links`: the named links with their figures and sources; a table on a
     terminal, one line per preset elsewhere (name | title | delay | up | down | description
     | source)."""
-    from app.core.link.presets import number_text, rates
+    from app.core.settings.links import number_text, rates
 
     def rate(value: float | None) -> str:
         return "unlimited" if value is None else f"{number_text(value)} kbit/s"

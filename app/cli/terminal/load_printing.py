@@ -12,7 +12,7 @@ from typing import Any
 
 from app.cli.terminal.console import escape
 from app.core.load.verdict import VerdictKind, load_verdict
-from app.core.results.job_conditions import Load
+from app.core.records.job_conditions import Load
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.report.load_generator_words import (

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from app.core.analysis.order_statistics import exact_medians_needed, order_statistic_medians
-from app.core.analysis.stats import _as_samples
+from app.core.statistics.stats import _as_samples
 
 __all__ = [
     "Comparison",

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
-from app.core.results.recorded import RecordedEnvironment
+from app.core.records.recorded import RecordedEnvironment
+from app.core.statistics.stability_warnings import StabilityWarning, WarningCode
 from app.core.vocab import StabilityCode, StabilityStatus
 
 __all__ = ["RUN_WIDE_CODES", "RunWide", "job_only", "run_wide", "stated_before_the_run"]

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.core.analysis.compare import MatchKey, match_key
+from app.core.records.recorded import RecordedEnvironment, RecordedLibrary
 from app.core.results.model import JobResult
-from app.core.results.recorded import RecordedEnvironment, RecordedLibrary
-from app.core.results.store import Store, StoredJob
+from app.core.store.store import Store, StoredJob
 from app.core.vocab import JobStatus
 
 __all__ = [

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.analysis.run_wide import job_only
-from app.core.analysis.stability_warnings import KINDS, TITLES, StabilityWarning, WarningCode
+from app.core.statistics.stability_warnings import KINDS, TITLES, StabilityWarning, WarningCode
 
 __all__ = ["WarningGroup", "group_warnings", "number_ranges"]
 

@@ -5,7 +5,7 @@ emulated path of IP packets.
     sender                  <--cb0-- [ link: PacketLine down ] <--cb0-- receiver
 
 `packet_link_main` makes a network namespace for each end with a TUN device in it
-(app.core.link.netns), reports their paths (`PathReady`), and then forwards every IP
+(app.core.transport.netns), reports their paths (`PathReady`), and then forwards every IP
 packet that comes out of one device into the other through the direction's
 `PacketLine`: drop-tail queue, serialization at the rate, delay and jitter, loss. The
 sender and receiver enter their namespaces before they open a socket, so slow start,
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from app.core.link.netns import RECEIVER_ADDRESS, SENDER_ADDRESS, NamespaceEnd, NamespaceError
+from app.core.contracts.events import LinkMessage, PathReady
 from app.core.link.packet_line import (
     DEFAULT_QUEUE_BYTES,
     DEFAULT_QUEUE_PACKETS,
@@ -43,12 +43,12 @@ from app.core.link.packet_line import (
     PacketLine,
 )
 from app.core.link.path_counters import CPU, Counters, record_read, record_release, write_lines
-from app.core.link.presets import round_trip_ms
 from app.core.link.relay import LinkError, fine_timer_slack
 from app.core.measure.harness import child_entry
-from app.core.results.job_conditions import Link
-from app.core.results.link_path import LATE_LIMIT_S, LATE_SHARE
-from app.core.run.events import LinkMessage, PathReady
+from app.core.records.job_conditions import Link
+from app.core.records.link_path import LATE_LIMIT_S, LATE_SHARE
+from app.core.settings.links import round_trip_ms
+from app.core.transport.netns import RECEIVER_ADDRESS, SENDER_ADDRESS, NamespaceEnd, NamespaceError
 
 #: Largest IP packet a TUN device hands over (the MTU is 1500; room for anything larger).
 READ_BYTES = 65536

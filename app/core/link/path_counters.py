@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from app.core.link.packet_line import LineCounters
-from app.core.results.link_path import LATE_LIMIT_S, LinkPath, PathDirection
+from app.core.records.link_path import LATE_LIMIT_S, LinkPath, PathDirection
 
 _FIELDS = ("packets_in", "bytes_in", "packets_out", "bytes_out", "dropped_queue", "dropped_loss")
 UP, DOWN = 0, len(_FIELDS)

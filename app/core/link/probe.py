@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.core.link.netns import packet_path_refusal
+from app.core.transport.netns import packet_path_refusal
 from app.core.vocab import LinkEmulation
 
 NETEM_OPTION = "CONFIG_NET_SCH_NETEM"

@@ -42,12 +42,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from app.core.contracts.events import LinkDone, LinkMessage, Listening, PeerDropped
 from app.core.errors import SessionError
 from app.core.link.delay_line import DelayLine
 from app.core.measure.harness import child_entry
-from app.core.results.job_conditions import Link
-from app.core.run.events import LinkDone, LinkMessage, Listening, PeerDropped
-from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketCheck, admit_one
+from app.core.records.job_conditions import Link
+from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketCheck, admit_one
 from app.core.vocab import LinkEmulation
 
 #: Most bytes a line holds unserialized before its source is no longer read: 8 ms of a
@@ -77,7 +77,7 @@ class LinkPlan:
     #: How long to wait for the sender's connection before giving up.
     accept_timeout: float = 60.0
     connect_timeout: float = 10.0
-    #: What the job's own clients present first (app.core.session.doorway's admission):
+    #: What the job's own clients present first (app.core.transport.doorway's admission):
     #: a connection without it is a stranger's, closed before a byte of it is relayed.
     ticket: bytes = field(default=b"", repr=False)
     #: How many connections the job brings (a shared link's clients; one sender here):
@@ -86,7 +86,7 @@ class LinkPlan:
     #: How long a connection may take to present its ticket.
     admission_timeout: float = 10.0
     #: What the link presents first on each connection it makes onwards (the receiver's or
-    #: load server's own admission: app.core.session.doorway), for the client it relays.
+    #: load server's own admission: app.core.transport.doorway), for the client it relays.
     upstream_admission: bytes = field(default=b"", repr=False)
 
 

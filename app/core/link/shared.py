@@ -5,7 +5,7 @@
 
 `shared_link_main` listens like the one-connection link (app.core.link.relay), but
 admits each of the job's clients (each presents the job's ticket first, checked side by
-side with any stranger's connection: app.core.session.doorway), connects each to the
+side with any stranger's connection: app.core.transport.doorway), connects each to the
 server, stops listening once all are in, and relays them through one delay line per
 direction: their bytes queue for one serializer at the
 link's rate, in the order they arrived, as packets of many flows queue at one
@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from app.core.contracts.events import LinkDone, LinkMessage, Listening
 from app.core.link.delay_line import DelayLine
 from app.core.link.relay import (
     MAX_BACKLOG_BYTES,
@@ -44,8 +45,7 @@ from app.core.link.relay import (
     write_outbox,
 )
 from app.core.measure.harness import child_entry
-from app.core.run.events import LinkDone, LinkMessage, Listening
-from app.core.session.doorway import DescriptorsExhausted, Doorway
+from app.core.transport.doorway import DescriptorsExhausted, Doorway
 
 
 @dataclass

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.core.results.job_conditions import Link
-from app.core.run.plan import SessionPeer
+from app.core.contracts.plan import SessionPeer
+from app.core.records.job_conditions import Link
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.wire import HEADER_SIZE, MAX_CONTROL_FRAME
+from app.core.transport.wire import HEADER_SIZE, MAX_CONTROL_FRAME
 
 
 def one_way_seconds(link: Link, nbytes: int, rate_kbit: float | None) -> float:

@@ -11,8 +11,8 @@ refuses cannot run in less time.
 
 from __future__ import annotations
 
-from app.core.link.presets import numbers_text, round_trip_ms
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
+from app.core.settings.links import numbers_text, round_trip_ms
 
 #: One message over the link may take at most this long on the wire: longer, and a run
 #: stops telling its user anything for more than ten minutes a sample (a progress bar that

@@ -1,6 +1,6 @@
 """What crosses a load job's connections once the token handshake is done.
 
-Each connection starts like a session's (app.core.session.auth: HELLO, CHALLENGE,
+Each connection starts like a session's (app.core.transport.auth: HELLO, CHALLENGE,
 PROOF, WELCOME), so that nothing but our own generator is served. After that the
 traffic is fixed binary records, small and cheap to parse, because a load server's
 bookkeeping per request is part of what it can sustain:
@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import struct
 
-from app.core.session.wire import WireError
+from app.core.transport.wire import WireError
 
 #: Client record header: kind, body length, id.
 RECORD = struct.Struct(">BIQ")

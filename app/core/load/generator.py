@@ -31,23 +31,23 @@ from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
 
-from app.core.link.presets import round_trip_ms
+from app.core.contracts.events import MeasuringMessage, SampleBatch, SizeMeasured
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.link.relay import fine_timer_slack
 from app.core.load import sweep
 from app.core.load.framing import RECORD, REPLY, Kind, ReplyBuffer, record, request_body
-from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
 from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
-from app.core.profile.model import MAX_SAMPLES
-from app.core.results.job_conditions import LOAD_PERCENTILES, LoadStep
-from app.core.run.events import MeasuringMessage, SampleBatch, SizeMeasured
-from app.core.run.plan import JobPlan, SessionPeer
+from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
-from app.core.session.auth import authenticate_server
-from app.core.session.connect import connect
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
-from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader, WireError
+from app.core.settings.links import round_trip_ms
+from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
+from app.core.settings.profile import MAX_SAMPLES
+from app.core.transport.auth import authenticate_server
+from app.core.transport.connect import connect
+from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 from app.core.vocab import PlacementPolicy
 
 Emit = Callable[[MeasuringMessage], None]

@@ -8,15 +8,15 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Protocol
 
-from app.core.analysis.stats import summarize
+from app.core.contracts.events import Progress, RawMetric, SizeMeasured, SizeStarted
+from app.core.contracts.plan import JobPlan
 from app.core.load import sweep, verdict
 from app.core.load.generator import Emit, LoadGenerator
-from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
 from app.core.measure.harness import child_entry
-from app.core.profile.model import MAX_SAMPLES
-from app.core.results.job_conditions import Load, LoadStep, StepLimit
-from app.core.run.events import Progress, RawMetric, SizeMeasured, SizeStarted
-from app.core.run.plan import JobPlan
+from app.core.records.job_conditions import Load, LoadStep, StepLimit
+from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
+from app.core.settings.profile import MAX_SAMPLES
+from app.core.statistics.stats import summarize
 
 #: Progress is counted in hundredths of a step.
 _PER_STEP = 100

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from hdrh.histogram import HdrHistogram
 
 from app.core.load.generator import HISTOGRAM_RANGE
-from app.core.results.job_conditions import LOAD_PERCENTILES, LoadStep
+from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
 
 #: A run is refused when a generator's clock is known only this loosely, as a share of a
 #: step: its share of the schedule could start that much early or late.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.load.settings import LoadFields, LoadSettings
+from app.core.settings.load import LoadFields, LoadSettings
 
 REDUCED_CLIENTS = 2
 REDUCED_DURATION_S = 0.2

@@ -1,7 +1,7 @@
 """A load job against a server on another machine (`run --remote HOST:PORT`, where
 `cryptobench serve` runs).
 
-The job's control connection asks the serve for a load server (app.core.session.load_serve),
+The job's control connection asks the serve for a load server (app.core.serve.load_serve),
 queued like any remote job; its JOB_OK gives the port and a nonce, from which the load
 server's token and admission ticket are derived here as the serve derived them. The
 generators (this machine's one, or several placed on a Dask cluster) then drive that
@@ -14,15 +14,15 @@ import socket
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load.cluster.coordinator import ClusterError
 from app.core.load.generator import Emit
 from app.core.measure.harness import child_entry
-from app.core.run.plan import JobPlan, SessionPeer
-from app.core.session.doorway import admission
-from app.core.session.load_serve import load_secrets
+from app.core.serve.load_serve import load_secrets
 from app.core.session.sender import SenderSession
 from app.core.session.sender_process import _describe, run_with_retries
-from app.core.session.wire import FrameType, send_frame
+from app.core.transport.doorway import admission
+from app.core.transport.wire import FrameType, send_frame
 
 
 def run_remote_load_job(plan: JobPlan, emit: Emit) -> None:

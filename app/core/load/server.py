@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from app.core.contracts.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.load.framing import (
     HANDSHAKE_LENGTH,
     MAX_HANDSHAKE,
@@ -35,13 +36,12 @@ from app.core.load.framing import (
     split_request,
 )
 from app.core.measure.harness import child_entry
-from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Receiver, Scheme, SchemeError
-from app.core.session.auth import ServerHandshake
-from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketThen
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, plaintext_for
-from app.core.session.wire import tune
+from app.core.transport.auth import ServerHandshake
+from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketThen
+from app.core.transport.wire import tune
 
 #: How long a connection may take to prove it holds the token.
 HELLO_TIMEOUT_S = 10.0
@@ -64,7 +64,7 @@ class LoadServerPlan:
     spin_ns: int | None = None
     accept_timeout: float = 60.0
     bind: str = "127.0.0.1"
-    #: What each of the generator's clients presents first (app.core.session.doorway's
+    #: What each of the generator's clients presents first (app.core.transport.doorway's
     #: admission), before the token handshake: the job's own are known at once and never
     #: pushed out by a stranger's flood. Empty: the handshake alone.
     ticket: bytes = field(default=b"", repr=False)

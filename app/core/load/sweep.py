@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from app.core.load.settings import MAX_RATE_PER_S
+from app.core.settings.load import MAX_RATE_PER_S
 
 #: Offered rates of a sweep, as fractions of the estimated capacity.
 SWEEP_FRACTIONS = (0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 1.0, 1.15, 1.3, 1.6)

@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from app.core.analysis.stability_warnings import StabilityWarning, WarningCode
 from app.core.measure.sampler import ResourceSeries
-from app.core.results.job_conditions import Placement, ProcessPlacement
+from app.core.records.job_conditions import Placement, ProcessPlacement
+from app.core.statistics.stability_warnings import StabilityWarning, WarningCode
 from app.core.vocab import Mode, PlacementPolicy, Role
 
 #: Where Linux lists each CPU's SMT siblings ("0-1", "0,4"; just "3" without SMT).

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import TypeVar
 
-from app.core.run.events import (
+from app.core.contracts.events import (
     ChildFailed,
     ChildMessage,
     MeasuringMessage,
@@ -36,7 +36,7 @@ from app.core.run.events import (
     SampleBatch,
     SizeMeasured,
 )
-from app.core.run.lifeline import exit_with_parent
+from app.core.processes.lifeline import exit_with_parent
 from app.core.schemes.base import Scheme
 
 #: How a measuring child sends a message to its supervisor.

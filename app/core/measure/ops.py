@@ -18,6 +18,8 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from app.core.contracts.events import RawMetric, SizeMeasured, SizeStarted
+from app.core.contracts.plan import JobPlan
 from app.core.measure.harness import (
     Emit,
     Parts,
@@ -29,8 +31,6 @@ from app.core.measure.harness import (
     traced_peak,
 )
 from app.core.measure.timing import calibrate, time_calls
-from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
-from app.core.run.plan import JobPlan
 from app.core.schemes import registry
 from app.core.schemes.base import (
     KEYGEN_ON_SENDER,

@@ -9,12 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.core.link import presets as link_presets
-from app.core.link.presets import LinkPresetError, LinkValue
 from app.core.load.reduce import reduced_load
-from app.core.load.settings import IGNORED_BY_LOAD, MAX_GENERATORS, cluster_address
 from app.core.profile.files import _first_error
-from app.core.profile.model import (
+from app.core.settings import links as link_presets
+from app.core.settings.links import LinkPresetError, LinkValue
+from app.core.settings.load import IGNORED_BY_LOAD, MAX_GENERATORS, cluster_address
+from app.core.settings.profile import (
     MAX_LABEL_CHARS,
     MAX_OVERRIDE_CHARS,
     MAX_SAMPLES,

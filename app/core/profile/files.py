@@ -20,8 +20,9 @@ from pydantic import ValidationError
 
 from app.core.fileio import FileReadError, atomic_write_text, read_limited
 from app.core.json_bounds import structure_problem
-from app.core.link.presets import UNION_TAGS
-from app.core.profile.model import (
+from app.core.resources import resource_path
+from app.core.settings.links import UNION_TAGS
+from app.core.settings.profile import (
     FORMAT_VERSION,
     MAX_PROFILE_BYTES,
     MAX_PROFILE_CONTAINERS,
@@ -29,7 +30,6 @@ from app.core.profile.model import (
     Profile,
     ProfileError,
 )
-from app.core.resources import resource_path
 from app.core.suggest import closest, did_you_mean
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from app.core.fileio import FileReadError, read_limited
 from app.core.profile.files import profile_structure_problem, validation_problems
-from app.core.profile.model import MAX_PROFILE_BYTES, Profile, ProfileError
+from app.core.settings.profile import MAX_PROFILE_BYTES, Profile, ProfileError
 
 __all__ = ["MAX_LISTED", "all_problems", "profile_problems"]
 

@@ -16,19 +16,23 @@ from typing import Any
 import psutil
 
 from app.core.errors import RegistryError, UnknownScheme
-from app.core.link import presets as link_presets
-from app.core.link.netns import packet_path_refusal
-from app.core.link.presets import LinkPresetError, LinkSpec
 from app.core.link.probe import loss_refusal
 from app.core.link.wire_time import wire_time_problem
-from app.core.load.settings import (
+from app.core.profile.pauses import pause_count, pause_problem
+from app.core.profile.sizes import _human
+from app.core.records.job_conditions import Link
+from app.core.schemes import registry
+from app.core.session.protocol import job_capacity
+from app.core.settings import links as link_presets
+from app.core.settings.links import LinkPresetError, LinkSpec
+from app.core.settings.load import (
     DEFAULT_LOAD_MESSAGE_SIZE,
     IGNORED_BY_LOAD,
     LoadSettings,
     fields_set_outside_load,
     resolve_load,
 )
-from app.core.profile.model import (
+from app.core.settings.profile import (
     DEFAULT_MESSAGE_SIZES,
     MEMORY_COPIES,
     JobSpec,
@@ -36,13 +40,9 @@ from app.core.profile.model import (
     ProfileError,
     ResolvedJob,
 )
-from app.core.profile.pauses import pause_count, pause_problem
-from app.core.profile.sizes import _human
-from app.core.results.job_conditions import Link
-from app.core.schemes import registry
-from app.core.session.protocol import job_capacity
-from app.core.session.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 from app.core.suggest import did_you_mean
+from app.core.transport.netns import packet_path_refusal
+from app.core.transport.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
     SESSION_MODES,

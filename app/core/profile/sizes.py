@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.profile.model import (
+from app.core.settings.profile import (
     ProfileError,
 )
 

@@ -23,14 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.analysis.stability_warnings import WarningCode
-from app.core.profile.model import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_LABEL_CHARS,
-    MAX_MESSAGE_SIZE,
-    MAX_OVERRIDE_CHARS,
-    MAX_OVERRIDES,
-)
 from app.core.results import plausible
 from app.core.results.check_fields import (
     _bool,
@@ -57,6 +49,14 @@ from app.core.results.check_job_parts import (
 )
 from app.core.results.check_metrics import check_metric
 from app.core.schemes.base import Family
+from app.core.settings.profile import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_MESSAGE_SIZE,
+    MAX_OVERRIDE_CHARS,
+    MAX_OVERRIDES,
+)
+from app.core.statistics.stability_warnings import WarningCode
 from app.core.vocab import (
     JobStatus,
     Mode,

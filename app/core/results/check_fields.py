@@ -15,8 +15,8 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from app.core.profile.model import MAX_SAMPLES
 from app.core.results.errors import ResultsDataError
+from app.core.settings.profile import MAX_SAMPLES
 
 #: Integers beyond SQLite's and most JSON readers' range are not results.
 _MAX_INT = (1 << 63) - 1
@@ -30,7 +30,7 @@ _MAX_DEPTH = 64
 #: million characters never finished. Fields shown in tables have tighter bounds
 #: (`app.core.results.check`: labels, the profile's name and description).
 MAX_TEXT_CHARS = 10_000
-#: A store row's packed arrays (`store_rows._unpack_metric`) are base64 text of at most
+#: A store row's packed arrays (`store.rows._unpack_metric`) are base64 text of at most
 #: MAX_SAMPLES 8-byte values, unpacked and checked on their own.
 _PACKED_KEYS = ("samples_f64", "outlier_indices_u32")
 _MAX_PACKED_CHARS = 4 * -(-MAX_SAMPLES * 8 // 3)

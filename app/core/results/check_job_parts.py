@@ -8,8 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.core.link.presets import MAX_DELAY_MS, MAX_RATE_KBIT
-from app.core.load.settings import (
+from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, StepLimit
+from app.core.records.job_tcp_info import TCP_INFO_COUNTS
+from app.core.results import plausible
+from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
+from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
+from app.core.settings.load import (
     MAX_CLIENTS,
     MAX_DURATION_S,
     MAX_RATE_PER_S,
@@ -17,10 +21,6 @@ from app.core.load.settings import (
     MAX_STEPS,
     MAX_WARMUP_S,
 )
-from app.core.results import plausible
-from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
-from app.core.results.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, StepLimit
-from app.core.results.job_tcp_info import TCP_INFO_COUNTS
 from app.core.vocab import (
     CongestionControl,
     LinkEmulation,
@@ -30,7 +30,7 @@ from app.core.vocab import (
 
 # Bounds taken from the limits the producers are held to, not copied, so the two cannot
 # drift apart (tests/reliability/test_written_read_back.py writes the largest each allows):
-#: A link's one-way delay and rate (app.core.link.presets).
+#: A link's one-way delay and rate (app.core.settings.links).
 _MAX_LINK_DELAY_MS = int(MAX_DELAY_MS)
 _MAX_LINK_RATE_KBIT = int(MAX_RATE_KBIT)
 

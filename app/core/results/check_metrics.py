@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from app.core.profile.model import MAX_SAMPLES
 from app.core.results import plausible
 from app.core.results.check_fields import (
     MAX_MAGNITUDE,
@@ -25,6 +24,7 @@ from app.core.results.check_fields import (
     _str,
 )
 from app.core.results.errors import ResultsDataError
+from app.core.settings.profile import MAX_SAMPLES
 
 # A bound taken from the limit the producers are held to, not copied, so the two cannot
 # drift apart (tests/reliability/test_written_read_back.py writes the largest each allows):
@@ -32,8 +32,8 @@ from app.core.results.errors import ResultsDataError
 #: samples 1 in k requests past this, `app.core.load.generator.sample_stride`).
 _MAX_SAMPLES = MAX_SAMPLES
 #: The only unit the app writes for a metric: every producer (`app.core.run.runner`, the
-#: session sender, the load job, `app.core.run.events`) summarises durations in seconds
-#: (`app.core.analysis.stats.summarize(samples, "s")`); throughput has its own field
+#: session sender, the load job, `app.core.contracts.events`) summarises durations in seconds
+#: (`app.core.statistics.stats.summarize(samples, "s")`); throughput has its own field
 #: (`throughput_bytes_per_s`), never a metric. Every face shows a metric as a time, so a
 #: metric in any other unit ("ms", "x") would be shown as seconds it never was, and would
 #: pass none of the duration checks below: refused.

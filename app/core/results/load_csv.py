@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.core.results.job_conditions import LOAD_PERCENTILES, Load, LoadGeneratorPlace, LoadStep
+from app.core.records.job_conditions import LOAD_PERCENTILES, Load, LoadGeneratorPlace, LoadStep
 
 #: The metric cell of a step's row and of a generator's row.
 STEP_METRIC = "load step"

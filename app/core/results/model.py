@@ -19,22 +19,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.analysis.stability_warnings import StabilityWarning
-from app.core.analysis.stats import MetricStats
 from app.core.errors import CryptoBenchError
 from app.core.fileio import FileReadError, read_limited
 from app.core.json_bounds import structure_problem
-from app.core.link.presets import link_text
 from app.core.machine.placement import cpu_ranges, measured_under
+from app.core.records.job_conditions import Link, Load, Placement, ProcessPlacement
+from app.core.records.job_records import CpuUsage, MemoryUsage, Security, Validation
+from app.core.records.job_tcp_info import TcpInfo
+from app.core.records.link_path import LinkPath
+from app.core.records.recorded import RecordedEnvironment, RecordedProfile
 from app.core.results.check import check_results
 from app.core.results.check_fields import clip_text
 from app.core.results.errors import ResultsDataError
-from app.core.results.job_conditions import Link, Load, Placement, ProcessPlacement
-from app.core.results.job_records import CpuUsage, MemoryUsage, Security, Validation
-from app.core.results.job_tcp_info import TcpInfo
-from app.core.results.link_path import LinkPath
 from app.core.results.load_csv import LOAD_CSV_COLUMNS, load_rows
-from app.core.results.recorded import RecordedEnvironment, RecordedProfile
+from app.core.settings.links import link_text
+from app.core.statistics.stability_warnings import StabilityWarning
+from app.core.statistics.stats import MetricStats
 from app.core.vocab import Mode
 
 RESULTS_FORMAT_VERSION = 1
@@ -139,7 +139,7 @@ class JobResult:
     #: Sessions: what each end's kernel saw over this size (TCP_INFO), by role ("sender",
     #: "receiver"); absent from the JSON when empty (operations jobs, results before it).
     tcp_info: Mapping[str, TcpInfo] = field(default_factory=dict)
-    #: A packet link's path over this size (app.core.results.link_path); absent otherwise.
+    #: A packet link's path over this size (app.core.records.link_path); absent otherwise.
     path: LinkPath | None = None
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:

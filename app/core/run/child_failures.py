@@ -7,7 +7,7 @@ import signal
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
-from app.core.run.deadlines import StartStalled
+from app.core.processes.deadlines import StartStalled
 from app.core.vocab import Role
 
 

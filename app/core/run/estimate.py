@@ -13,7 +13,7 @@ a past run of another size:
   from app.core.run.op_costs (catalogued here, scaled by this machine's speed probe);
 - loopback and remote sessions (app.core.session.sender): the handshake rounds, the
   floor ping-pong and the messages, each a round trip over the job's link (both delays,
-  the message serialized at the rate: app.core.link.presets.round_trip_ms) plus the
+  the message serialized at the rate: app.core.settings.links.round_trip_ms) plus the
   sealing and opening at both ends, and the pauses between samples;
 - load: per size, the pools of requests, the sweep's closed-loop estimate, and each step's
   warm-up, window and drain (a sweep stops past the knee or when its generator falls
@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.link.presets import round_trip_ms
 from app.core.load import sweep
 from app.core.load.generator import (
     CALIBRATION_BUDGET_S,
@@ -48,11 +47,12 @@ from app.core.load.generator import (
 )
 from app.core.measure.ops import BATCH_BYTES
 from app.core.measure.timing import BATCH_TARGET_NS, BATCH_THRESHOLD_NS, SLOW_CALL_NS
-from app.core.profile.model import ResolvedJob
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
 from app.core.run.op_costs import OpCosts, costs_for, cpu_slowdown
 from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, Family
 from app.core.session.sender import FLOOR_MAX_SAMPLES, HANDSHAKE_WARMUP_MAX
+from app.core.settings.links import round_trip_ms
+from app.core.settings.profile import ResolvedJob
 from app.core.vocab import Mode
 
 #: A run expected to take longer than this (its estimate's upper end) asks before it starts.

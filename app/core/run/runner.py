@@ -29,28 +29,36 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from app.core.analysis import stability_warnings, stats
+from app.core.contracts.events import (
+    JobFinished,
+    LogMessage,
+    RawMetric,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    SizeMeasured,
+)
 from app.core.errors import RegistryError
-from app.core.link.presets import round_trip_ms
 from app.core.machine import preflight
 from app.core.machine.environment import collect_environment
 from app.core.measure.sampler import ResourceSeries
-from app.core.profile.model import Profile, ResolvedJob
+from app.core.processes.jobstart import start_method, warm_up_children
 from app.core.profile.resolve import resolve_jobs
+from app.core.records.job_conditions import Link
+from app.core.records.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
+from app.core.records.link_path import emulator_late_text
 from app.core.results.check_metrics import sample_magnitude_problem
-from app.core.results.job_conditions import Link
-from app.core.results.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
-from app.core.results.link_path import emulator_late_text
 from app.core.results.model import JobResult, MetricResult, RunResult
-from app.core.results.store import Store, StoreError
-from app.core.results.unstored import keep_unstored
 from app.core.run.child_failures import died_of_a_stop_signal
-from app.core.run.events import JobFinished, LogMessage, RawMetric, RunEvent, RunFinished, RunStarted, SizeMeasured
-from app.core.run.jobstart import start_method, warm_up_children
 from app.core.run.supervisor import ChildSupervisor
 from app.core.schemes import registry
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
-from app.core.session.connect import RemoteTarget
+from app.core.settings.links import round_trip_ms
+from app.core.settings.profile import Profile, ResolvedJob
+from app.core.statistics import stability_warnings, stats
+from app.core.store.store import Store, StoreError
+from app.core.store.unstored import keep_unstored
+from app.core.transport.connect import RemoteTarget
 from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
 
 #: Receives every event of a run, on the runner's thread.
@@ -275,7 +283,7 @@ class Runner:
         return run
 
     def _keep_unstored(self, run: RunResult) -> None:
-        """The whole run in a results file of its own when the store failed (app/core/results/unstored.py)."""
+        """The whole run in a results file of its own when the store failed (app/core/store/unstored.py)."""
         try:
             self.kept_file = keep_unstored(run)
         except OSError as exc:
@@ -564,7 +572,7 @@ def short_link_note(link: Link | None, result: JobResult) -> str | None:
 def strangers_note(dropped: list[str]) -> str | None:
     """The note a job gets when connections that were not its own reached its ports.
 
-    Each was closed before it proved itself (app.core.session.doorway), side by side
+    Each was closed before it proved itself (app.core.transport.doorway), side by side
     with the job's own peers and never in their way; nothing it sent was relayed,
     served or timed, and every port stopped listening once the job's peers were in."""
     if not dropped:

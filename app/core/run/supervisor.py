@@ -5,7 +5,7 @@ generator that drives every client connection (app.core.load.job). Loopback: a r
 a sender that connects to it; over an emulated link (`ResolvedJob.link`), a link
 process (app.core.link) between them, which listens on a port of its own that the
 sender connects to instead. Remote: a sender only. Every child gets its plan up front
-(app.core.run.plan) and answers over one pipe with the typed messages of app.core.run.events:
+(app.core.contracts.plan) and answers over one pipe with the typed messages of app.core.contracts.events:
 the process that measures (worker or sender) sends `MeasuringMessage`s, a loopback
 receiver `ReceiverMessage`s, a link `LinkMessage`s. The supervisor relays what the
 faces show as `RunEvent`s, hands each size's measurement to the runner as it arrives,
@@ -24,37 +24,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar, assert_never
 
-from app.core.link.netns import device_drops
-from app.core.link.packet_link import (
-    PacketPathPlan,
-    check_packet_link,
-    late_limit,
-    packet_link_main,
-    queue_bounds,
-)
-from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_over, snapshot
-from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
-from app.core.link.shared import shared_link_main
-from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
-from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
-from app.core.load.job import load_generator_main
-from app.core.load.remote import remote_load_main
-from app.core.load.server import LoadServerPlan, load_server_main
-from app.core.machine.placement import Placer, roles_of
-from app.core.measure.ops import child_main
-from app.core.measure.sampler import ResourceSampler, ResourceSeries
-from app.core.profile.edits import REMOTE_LOAD_LINK
-from app.core.profile.model import ResolvedJob
-from app.core.results.link_path import LinkPath
-from app.core.run.child_failures import StartFailed, death_cause
-from app.core.run.deadlines import (
-    StartCancelled,
-    StartStalled,
-    is_running,
-    start_process,
-    stop_process,
-)
-from app.core.run.events import (
+from app.core.contracts.events import (
     ChildFailed,
     JobProcesses,
     JobStarted,
@@ -74,15 +44,45 @@ from app.core.run.events import (
     SizeMeasured,
     SizeStarted,
 )
-from app.core.run.jobstart import child_context
-from app.core.run.plan import JobPlan, SessionPeer
-from app.core.run.watchdog import FrozenWatch
-from app.core.session.connect import RemoteTarget
-from app.core.session.doorway import TICKET_BYTES, admission
+from app.core.contracts.plan import JobPlan, SessionPeer
+from app.core.link.packet_link import (
+    PacketPathPlan,
+    check_packet_link,
+    late_limit,
+    packet_link_main,
+    queue_bounds,
+)
+from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_over, snapshot
+from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
+from app.core.link.shared import shared_link_main
+from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
+from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
+from app.core.load.job import load_generator_main
+from app.core.load.remote import remote_load_main
+from app.core.load.server import LoadServerPlan, load_server_main
+from app.core.machine.placement import Placer, roles_of
+from app.core.measure.ops import child_main
+from app.core.measure.sampler import ResourceSampler, ResourceSeries
+from app.core.processes.deadlines import (
+    StartCancelled,
+    StartStalled,
+    is_running,
+    start_process,
+    stop_process,
+)
+from app.core.processes.jobstart import child_context
+from app.core.processes.watchdog import FrozenWatch
+from app.core.profile.edits import REMOTE_LOAD_LINK
+from app.core.records.link_path import LinkPath
+from app.core.run.child_failures import StartFailed, death_cause
 from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender_process import sender_main
-from app.core.session.wire import HEADER_SIZE
+from app.core.settings.profile import ResolvedJob
+from app.core.transport.connect import RemoteTarget
+from app.core.transport.doorway import TICKET_BYTES, admission
+from app.core.transport.netns import device_drops
+from app.core.transport.wire import HEADER_SIZE
 from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, TcpConnection, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
@@ -173,7 +173,7 @@ class ChildSupervisor:
             target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
         )
         try:
-            start_process(process, self.cancel)  # bounded, and cancel interrupts it (app.core.run.deadlines)
+            start_process(process, self.cancel)  # bounded, and cancel interrupts it (app.core.processes.deadlines)
         except (OSError, MemoryError, EOFError, RuntimeError, StartStalled, StartCancelled) as exc:
             receive.close()
             send.close()
@@ -257,7 +257,7 @@ class ChildSupervisor:
                     )
                     self._start(Role.SENDER, sender_main, session)
                     return self._measure(main)
-                # Tickets mark the job's own connections on its local ports (app.core.session.doorway).
+                # Tickets mark the job's own connections on its local ports (app.core.transport.doorway).
                 ticket = secrets.token_bytes(TICKET_BYTES)
                 self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits, ticket=ticket))
                 port = self._wait_for_port(Role.RECEIVER)

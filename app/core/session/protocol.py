@@ -19,10 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from app.core.errors import RegistryError, SessionError, UnknownScheme
 from app.core.escaping import escape_control
-from app.core.results.job_tcp_info import TCP_INFO_COUNTS, TcpInfo
+from app.core.records.job_tcp_info import TCP_INFO_COUNTS, TcpInfo
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme
-from app.core.session.wire import (
+from app.core.transport.wire import (
     HARD_MAX_FRAME,
     MAX_CONTROL_FRAME,
     MAX_SESSION_MESSAGE,
@@ -36,8 +36,8 @@ SEED_BYTES = 16
 #: A fresh connection proves it belongs to the session with this many random bytes, which
 #: the receiver gave in JOB_OK over the authenticated connection.
 TICKET_BYTES = 32
-#: The most load server processes a sender may ask `serve` for (load.settings.MAX_SERVER_WORKERS),
-#: and the nonce its JOB_OK carries for the load server's derived secrets (session.load_serve).
+#: The most load server processes a sender may ask `serve` for (settings.load.MAX_SERVER_WORKERS),
+#: and the nonce its JOB_OK carries for the load server's derived secrets (serve.load_serve).
 MAX_LOAD_SERVER_WORKERS = 64
 LOAD_NONCE_BYTES = 16
 #: u64 nanoseconds (or bytes) + u8 verdict; a reason text follows only on failure.
@@ -114,7 +114,7 @@ class Verdict(enum.IntEnum):
 
 
 class LoadServe(BaseModel):
-    """A load job's server, as a sender asks `serve` for it (app.core.session.load_serve)."""
+    """A load job's server, as a sender asks `serve` for it (app.core.serve.load_serve)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -1,7 +1,7 @@
 """The receiver (server) side of a session: authenticate, serve one job, report.
 
 `ReceiverSession` handles one connection: the mutual token handshake of
-app.core.session.auth (a peer that does not prove it holds the token is closed
+app.core.transport.auth (a peer that does not prove it holds the token is closed
 without a single further byte read or any answer but the challenge), READY, a JOB
 frame naming a registry scheme, then the sender's frames in the order the protocol
 allows. It times key generation, its handshake and every
@@ -9,7 +9,7 @@ open, validates each plaintext against the one derived from the size's seed, and
 returns time and verdict in the acknowledgement.
 
 The same class serves the loopback receiver process (`receiver_main`) and
-`cryptobench serve` (app.core.session.server); neither runs a thread beside the
+`cryptobench serve` (app.core.serve.server); neither runs a thread beside the
 timed code.
 """
 
@@ -27,15 +27,11 @@ from multiprocessing.connection import Connection
 
 import psutil
 
-from app.core.link.netns import NamespaceError, enter_namespace
+from app.core.contracts.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.measure.harness import child_entry, traced_peak
-from app.core.results.job_tcp_info import TcpInfo
-from app.core.run.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
+from app.core.records.job_tcp_info import TcpInfo
 from app.core.schemes.base import Receiver, Scheme, SchemeError
-from app.core.session import tcpinfo
-from app.core.session.auth import ServerHandshake, authenticate_peer
-from app.core.session.doorway import DescriptorsExhausted, Doorway, TicketThen, admit_one
-from app.core.session.load_serve import RunningLoadServer, await_load_end, start_load_server, stop_load_server
+from app.core.serve.load_serve import RunningLoadServer, await_load_end, start_load_server, stop_load_server
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -48,7 +44,11 @@ from app.core.session.protocol import (
     parse_job,
     plaintext_for,
 )
-from app.core.session.wire import (
+from app.core.transport import tcpinfo
+from app.core.transport.auth import ServerHandshake, authenticate_peer
+from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketThen, admit_one
+from app.core.transport.netns import NamespaceError, enter_namespace
+from app.core.transport.wire import (
     MAX_CONTROL_FRAME,
     MAX_SESSION_MESSAGE,
     FrameReader,
@@ -378,12 +378,12 @@ class ReceiverPlan:
     #: How long to wait for the sender's connection before giving up.
     accept_timeout: float = 60.0
     bind: str = "127.0.0.1"
-    #: A packet link's receiver end (app.core.link.netns): the network namespace to listen
+    #: A packet link's receiver end (app.core.transport.netns): the network namespace to listen
     #: in, at `bind` on its device. None: the receiver's own namespace.
     namespace: str | None = None
     #: The congestion control the receiver's sockets use (TCP_CONGESTION); None: the default.
     congestion_control: str | None = None
-    #: What the job's sender presents first (app.core.session.doorway's admission), before
+    #: What the job's sender presents first (app.core.transport.doorway's admission), before
     #: the token handshake: it marks the sender's connection as the job's own at once, so no
     #: stranger's flood can push it out. Empty: the handshake alone (a packet path's receiver,
     #: in a namespace only the job's sender reaches).

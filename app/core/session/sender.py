@@ -13,7 +13,7 @@ child sends, so the runner, CLI and GUI treat both modes alike; the loop's rules
 (warm-up apart, samples in batches, the tamper check, the memory pass, the entry
 point) are app.core.measure.harness's, shared with the operations worker. The process
 around a session (its entry point, reconnecting while the receiver is busy) is
-`app.core.session.sender_process`; opening a connection, `app.core.session.connect`.
+`app.core.session.sender_process`; opening a connection, `app.core.transport.connect`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import socket
 import time
 from typing import Any
 
+from app.core.contracts.events import RawMetric, SizeMeasured, SizeStarted
+from app.core.contracts.plan import JobPlan
 from app.core.errors import SessionError
 from app.core.measure.harness import (
     FLUSH_INTERVAL,
@@ -35,9 +37,7 @@ from app.core.measure.harness import (
     check_tampering,
     traced_peak,
 )
-from app.core.results.job_tcp_info import TcpInfo
-from app.core.run.events import RawMetric, SizeMeasured, SizeStarted
-from app.core.run.plan import JobPlan
+from app.core.records.job_tcp_info import TcpInfo
 from app.core.schemes import registry
 from app.core.schemes.base import (
     KEYGEN_ON_SENDER,
@@ -46,9 +46,6 @@ from app.core.schemes.base import (
     SchemeError,
     Sender,
 )
-from app.core.session import tcpinfo
-from app.core.session.auth import authenticate_server
-from app.core.session.connect import connect
 from app.core.session.protocol import (
     ACK,
     FLOOR_RECHECKS,
@@ -75,7 +72,10 @@ from app.core.session.protocol import (
     parse_tcp_info,
     plaintext_for,
 )
-from app.core.session.wire import (
+from app.core.transport import tcpinfo
+from app.core.transport.auth import authenticate_server
+from app.core.transport.connect import connect
+from app.core.transport.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,
     MAX_CONTROL_FRAME,

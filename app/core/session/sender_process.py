@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
-from app.core.link.netns import enter_namespace
+from app.core.contracts.plan import JobPlan
 from app.core.measure.harness import Emit, child_entry, describe_error
-from app.core.run.plan import JobPlan
 from app.core.schemes.base import SchemeError
-from app.core.session.connect import connect
 from app.core.session.sender import SenderSession, ServerBusy, SessionFailed
-from app.core.session.wire import WireError
+from app.core.transport.connect import connect
+from app.core.transport.netns import enter_namespace
+from app.core.transport.wire import WireError
 
 
 def sender_main(conn: Connection, plan: JobPlan) -> None:

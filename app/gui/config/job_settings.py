@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.load.settings import DEFAULT_LOAD_MESSAGE_SIZE, IGNORED_BY_LOAD
-from app.core.profile.model import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, ProfileError, field_limits
 from app.core.profile.sizes import human_size, parse_size_list
 from app.core.session import DEFAULT_PORT
+from app.core.settings.load import DEFAULT_LOAD_MESSAGE_SIZE, IGNORED_BY_LOAD
+from app.core.settings.profile import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, ProfileError, field_limits
 from app.core.vocab import Mode, PlacementPolicy, default_placement
 from app.gui.config.link_editor import LinkEditor, apply_link_edit
 from app.gui.config.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.link.netns import packet_path_refusal
-from app.core.link.presets import (
+from app.core.link.probe import loss_refusal
+from app.core.settings.links import (
     MAX_RATE_KBIT,
     LinkPresetError,
     LinkSpec,
@@ -42,8 +42,8 @@ from app.core.link.presets import (
     numbers_text,
     resolve_link,
 )
-from app.core.link.probe import loss_refusal
-from app.core.profile.model import field_limits
+from app.core.settings.profile import field_limits
+from app.core.transport.netns import packet_path_refusal
 from app.core.vocab import LinkEmulationChoice, Mode
 from app.gui.config.path_settings import PathSettings
 

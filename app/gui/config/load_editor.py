@@ -1,5 +1,5 @@
 """The load fields of the job settings: clients, server workers, offered rate(s), duration
-and warm-up of the jobs in mode load (`app.core.load.settings.LoadFields`), and where the
+and warm-up of the jobs in mode load (`app.core.settings.load.LoadFields`), and where the
 load comes from: this machine's one generator, or generators on a Dask cluster's workers
 (the scheduler's address, how many generators, and the user's leave to send the server's
 token over plain TCP).
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.load.settings import (
+from app.core.settings.load import (
     CLUSTER_SCHEMES,
     MAX_GENERATORS,
     MAX_RATE_PER_S,

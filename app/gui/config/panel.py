@@ -39,9 +39,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.profile.files import parse_profile
-from app.core.profile.model import JobSpec, Profile, ProfileError
 from app.core.schemes import registry
 from app.core.schemes.base import Family, SchemeSpec
+from app.core.settings.profile import JobSpec, Profile, ProfileError
 from app.core.vocab import Mode
 from app.gui.config.job_settings import (
     NUMBER_KEYS,

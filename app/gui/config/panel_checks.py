@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QLineEdit, QSpinBox, QTreeWidget, QTreeWidgetItem
 
-from app.core.profile.model import Profile, ProfileError
 from app.core.profile.resolve import resolve_jobs
+from app.core.settings.profile import Profile, ProfileError
 from app.core.vocab import Mode
 from app.gui.config.job_settings import JobSettingsEditor
 from app.gui.config.problem_words import PanelProblem, describe_problem, row_names

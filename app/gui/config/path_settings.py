@@ -18,8 +18,8 @@ from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFormLayout, QWidget
 
-from app.core.link.netns import packet_path_refusal
 from app.core.profile.resolve import AVAILABLE_CONGESTION_CONTROL
+from app.core.transport.netns import packet_path_refusal
 from app.core.vocab import DEFAULT_LINK_EMULATION, CongestionControl, LinkEmulationChoice, TcpConnection
 
 MIXED_TEXT = "mixed"

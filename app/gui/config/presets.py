@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.core.profile.files import load_profile, preset_names
-from app.core.profile.model import Profile, ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.store import Store, StoreError
-from app.core.results.store_target import StoreLike, store_target
 from app.core.run.estimate import LONG_RUN_S, RunEstimate, estimate_run
+from app.core.settings.profile import Profile, ProfileError
+from app.core.store.store import Store, StoreError
+from app.core.store.target import StoreLike, store_target
 from app.core.vocab import RunStatus
 from app.gui.words import duration, plural
 

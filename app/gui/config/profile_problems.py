@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from app.core.profile.model import ProfileError
 from app.core.profile.problems import all_problems, profile_problems
+from app.core.settings.profile import ProfileError
 
 __all__ = ["all_problems", "open_advice", "profile_problems"]
 

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import CryptoBenchError
 from app.core.escaping import escape_control
-from app.core.results.importing import ImportOutcome, import_results
 from app.core.results.model import RunResult
-from app.core.results.store import (
+from app.core.store.importing import ImportOutcome, import_results
+from app.core.store.store import (
     BrokenStoreError,
     RunNotFound,
     RunSummary,
@@ -40,7 +40,7 @@ from app.core.results.store import (
     StoreError,
     move_aside,
 )
-from app.core.results.store_target import StoreLike, StoreTarget, default_store, store_target
+from app.core.store.target import StoreLike, StoreTarget, default_store, store_target
 from app.core.vocab import RunStatus
 from app.gui.history.compare_dialog import CompareDialog, local_time
 from app.gui.history.trend_view import TrendDialog

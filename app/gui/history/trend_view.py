@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
 from app.core.analysis.compare import MatchKey, match_key
 from app.core.analysis.trend import TrendPoint, job_history, trend_metrics, trend_points
 from app.core.escaping import escape_control
-from app.core.link.presets import over_link
 from app.core.results.model import JobResult
-from app.core.results.store import Store, StoredJob, StoreError
-from app.core.results.store_target import StoreLike, store_target
+from app.core.settings.links import over_link
+from app.core.store.store import Store, StoredJob, StoreError
+from app.core.store.target import StoreLike, store_target
 from app.gui.history.compare_dialog import local_time
 from app.gui.plots.axes import _CategoryAxis, _GridAxis, _new_plot, _SIAxis, outside_legend
 from app.gui.plots.common import _colour, _fmt_time, default_metric

@@ -1,5 +1,5 @@
 """The Load tab: latency percentiles (p50 and p99) against achieved rate, one curve pair
-per load job, from the steps of `JobResult.load` (app.core.results.job_conditions `Load`).
+per load job, from the steps of `JobResult.load` (app.core.records.job_conditions `Load`).
 
 Both axes are logarithmic: a sweep spans 0.1x to 1.6x a server's capacity, and schemes'
 capacities differ a hundredfold (RSA beside X25519); latency runs from microseconds at
@@ -22,7 +22,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.load.verdict import StepCall, step_calls, verdict_text
-from app.core.results.job_conditions import Load, LoadStep, StepLimit
+from app.core.records.job_conditions import Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
 from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend

@@ -10,8 +10,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from app.core.link.presets import link_text
 from app.core.results.model import JobResult
+from app.core.settings.links import link_text
 from app.gui.plots.axes import (
     HoverEvent,
     _BytesAxis,

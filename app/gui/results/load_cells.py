@@ -14,7 +14,7 @@ own under "Every metric". Qt-free, like `app.gui.results.cells`.
 from __future__ import annotations
 
 from app.core.load.verdict import StepCall, VerdictKind, generators_text, load_verdict, step_calls, verdict_text
-from app.core.results.job_conditions import Load, LoadStep, StepLimit
+from app.core.records.job_conditions import Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import Mode
 from app.gui.results.cells import Cell, Column, build_row

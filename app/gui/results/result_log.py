@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from app.core.analysis.run_wide import job_only, run_wide
-from app.core.analysis.stability_warnings import WarningCode
 from app.core.analysis.warning_groups import group_warnings
 from app.core.results.model import JobResult
 from app.core.run.runner import NOT_STARTED
+from app.core.statistics.stability_warnings import WarningCode
 from app.core.vocab import JobStatus, LogLevel
 from app.gui.words import plural
 

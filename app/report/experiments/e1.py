@@ -10,10 +10,10 @@ transport floor on the same connection and the same client with TCP_NODELAY set.
 
 from __future__ import annotations
 
-from app.core.link.presets import LinkPresetError, link_presets, link_title, resolve_link, round_trip_ms
 from app.core.results.model import JobResult, RunResult
 from app.core.session.protocol import ACK
-from app.core.session.wire import HEADER_SIZE
+from app.core.settings.links import LinkPresetError, link_presets, link_title, resolve_link, round_trip_ms
+from app.core.transport.wire import HEADER_SIZE
 from app.core.vocab import SESSION_MODES, JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
 from app.report.experiments.published import Experiment, Figure
@@ -311,7 +311,7 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
 
 def _link_equivalent(published_s: float, job: JobResult) -> str | None:
     """Which emulated link's round trip the published loopback communication delay equals:
-    the named link presets (app/core/link/presets.py) ranked by what one exchange of
+    the named link presets (app/core/settings/links.py) ranked by what one exchange of
     this job's frame and acknowledgement costs on them, in the link model."""
     try:
         presets = [resolve_link(name) for name in link_presets()]

@@ -14,9 +14,9 @@ from __future__ import annotations
 import statistics
 from itertools import pairwise
 
-from app.core.analysis.stats import summarize
 from app.core.results.model import JobResult, RunResult
 from app.core.schemes.signatures import LENGTH_PREFIX
+from app.core.statistics.stats import summarize
 from app.report.experiments.common import find_jobs, first, mean, seconds
 from app.report.experiments.published import Experiment, Figure, measure, printed, sample_sum
 from app.report.job_figures import ratio_text

@@ -10,7 +10,7 @@ import pytest
 from app.core.analysis import compare as compare_module
 from app.core.analysis.compare import compare_runs, compare_sides, environment_differences, match_key
 from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_SAMPLES, too_few_runs
-from app.core.results.job_conditions import Link, Placement
+from app.core.records.job_conditions import Link, Placement
 from app.core.results.model import RunResult
 from app.core.vocab import Verdict
 from app.report.baseline import match_baseline

@@ -13,13 +13,13 @@ import pytest
 from app.cli.common import EXIT_OK
 from app.cli.main import main
 from app.core.analysis.run_wide import RUN_WIDE_CODES, RunWide, job_only, run_wide, stated_before_the_run
-from app.core.analysis.stability_warnings import (
+from app.core.results.model import RunResult, load_results_file
+from app.core.statistics.stability_warnings import (
     StabilityWarning,
     WarningCode,
     frequency_scaling_warning,
     parallel_jobs_warning,
 )
-from app.core.results.model import RunResult, load_results_file
 from tests.helpers.paths import GOLDEN
 
 GOLDEN_RESULTS = GOLDEN / "results-v1.json"

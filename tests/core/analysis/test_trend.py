@@ -16,7 +16,7 @@ from app.core.analysis.trend import (
     trend_metrics,
     trend_points,
 )
-from app.core.results.store import Store
+from app.core.store.store import Store
 from tests.helpers import records
 from tests.helpers import trend_cases as cases
 

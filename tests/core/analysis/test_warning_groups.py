@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.analysis.stability_warnings import StabilityWarning, WarningCode, frequency_scaling_warning
 from app.core.analysis.warning_groups import group_warnings, number_ranges
+from app.core.statistics.stability_warnings import StabilityWarning, WarningCode, frequency_scaling_warning
 
 
 def _few(metric: str, n: int) -> StabilityWarning:

@@ -6,13 +6,13 @@ import random
 
 import pytest
 
+from app.core.contracts.plan import SessionPeer
 from app.core.link.delay_line import MAX_SEGMENT_BYTES, MSS_BYTES, DelayLine, segment_bytes
 from app.core.link.relay import LinkError, check_link, delay_lines
 from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link, peer_over_link
-from app.core.results.job_conditions import Link
-from app.core.run.plan import SessionPeer
+from app.core.records.job_conditions import Link
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.wire import MAX_CONTROL_FRAME, frame_deadline
+from app.core.transport.wire import MAX_CONTROL_FRAME, frame_deadline
 from app.core.vocab import LinkEmulation
 
 

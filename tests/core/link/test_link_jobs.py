@@ -10,9 +10,9 @@ from typing import Any
 
 import psutil
 
+from app.core.contracts.events import JobProcesses, LogMessage, SampleBatch
 from app.core.profile.files import parse_profile
-from app.core.results.job_conditions import Link
-from app.core.run.events import JobProcesses, LogMessage, SampleBatch
+from app.core.records.job_conditions import Link
 from app.core.run.runner import Runner
 from app.core.vocab import LinkEmulation, Role
 

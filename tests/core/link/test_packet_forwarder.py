@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from app.core.link.netns import DEVICE, device_drops
 from app.core.link.packet_line import LossModel, PacketLine
 from app.core.link.packet_link import PacketForwarder, late_limit
 from app.core.link.path_counters import READ_LATE, READ_LATE_MAX, SLOTS, path_over, record_release, snapshot
-from app.core.link.presets import resolve_link, round_trip_ms
-from app.core.results.link_path import LATE_LIMIT_S, LinkPath, PathDirection, emulator_late_text
+from app.core.records.link_path import LATE_LIMIT_S, LinkPath, PathDirection, emulator_late_text
 from app.core.run.runner import short_link_note
+from app.core.settings.links import resolve_link, round_trip_ms
+from app.core.transport.netns import DEVICE, device_drops
 from tests.helpers import records
 
 SENDER, RECEIVER = 3, 4

@@ -15,8 +15,8 @@ from app.core.link.packet_line import (
     PacketLine,
 )
 from app.core.link.packet_link import PacketPathPlan, packet_lines, queue_bounds
-from app.core.results.job_conditions import BurstLoss, Link
-from app.core.results.link_path import PathDirection, wilson_interval
+from app.core.records.job_conditions import BurstLoss, Link
+from app.core.records.link_path import PathDirection, wilson_interval
 
 
 def _line(rate_bps: float | None = 8_000_000, delay_s: float = 0.02, **kwargs: object) -> PacketLine:
@@ -116,7 +116,7 @@ def test_the_achieved_loss_and_its_interval() -> None:
 
 
 def test_a_link_s_bursty_loss_and_queue_reach_both_lines() -> None:
-    """What a profile sets (app.core.link.presets) is what each direction runs with, and
+    """What a profile sets (app.core.settings.links) is what each direction runs with, and
     the bursty model's mean is the long-run loss the link's label and record give."""
     bursts = BurstLoss(p_percent=2, r_percent=30, bad_loss_percent=90, good_loss_percent=0.5)
     link = Link(None, 20, 0, 8000, 8000, bursts.mean_percent, "packet", burst_loss=bursts, queue_packets=50)

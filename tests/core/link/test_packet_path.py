@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from app.core.link.netns import packet_path_refusal, try_packet_path
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
+from app.core.transport.netns import packet_path_refusal, try_packet_path
 
 REFUSAL = packet_path_refusal() or try_packet_path()
 pytestmark = pytest.mark.skipif(REFUSAL is not None, reason=f"no packet path here: {REFUSAL}")

@@ -15,16 +15,16 @@ from typing import Any
 import psutil
 import pytest
 
+from app.core.contracts.events import LinkDone, Listening
 from app.core.link.delay_line import DelayLine
 from app.core.link.relay import LinkPlan, Relay, delay_lines, link_main
 from app.core.link.timeouts import limits_over_link
-from app.core.results.job_conditions import Link
-from app.core.run.events import LinkDone, Listening
-from app.core.run.jobstart import child_context, stop_signals_blocked
+from app.core.processes.jobstart import child_context, stop_signals_blocked
+from app.core.records.job_conditions import Link
 from app.core.run.supervisor import stop_process
-from app.core.session.doorway import TICKET_BYTES, admission
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.wire import FrameReader, FrameType, PeerTimeout, send_frame
+from app.core.transport.doorway import TICKET_BYTES, admission
+from app.core.transport.wire import FrameReader, FrameType, PeerTimeout, send_frame
 from app.core.vocab import LinkEmulation
 
 #: A bound that only catches a hang: a loaded CI machine may be slow, never this slow.

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load import generator as generator_module
 from app.core.load.framing import request_body
 from app.core.load.generator import BACKLOG_MAX, LoadGenerator, _Client
-from app.core.load.settings import MAX_RATE_PER_S
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
-from app.core.run.plan import JobPlan, SessionPeer
+from app.core.settings.load import MAX_RATE_PER_S
 
 
 def _generator(clients: int, duration_s: float, warmup_s: float = 0.0) -> LoadGenerator:

@@ -18,10 +18,10 @@ import psutil
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from app.core.contracts.events import Progress, RunEvent
 from app.core.load import merge
 from app.core.load.cluster import coordinator
 from app.core.profile.files import parse_profile
-from app.core.run.events import Progress, RunEvent
 from app.core.run.runner import Runner
 from app.core.vocab import JobStatus
 
@@ -222,8 +222,8 @@ class _Actor:
 
 
 def _driver(job: dict[str, object]) -> coordinator.ClusterDriver:
+    from app.core.contracts.plan import JobPlan, SessionPeer
     from app.core.profile.resolve import resolve_jobs
-    from app.core.run.plan import JobPlan, SessionPeer
 
     profile = parse_profile(
         {"name": "c", "jobs": [{"scheme": "x25519", "mode": "load", "cluster": "tcp://10.1.2.3:8786", **job}]}

@@ -24,16 +24,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.core.contracts.events import Listening
+from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load.generator import LoadGenerator
 from app.core.load.job import measure_size
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.load.verdict import VerdictKind, load_verdict, verdict_text
+from app.core.processes.deadlines import stop_process
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import StepLimit
-from app.core.run.deadlines import stop_process
-from app.core.run.events import Listening
-from app.core.run.plan import JobPlan, SessionPeer
+from app.core.records.job_conditions import StepLimit
 from app.core.session.protocol import TOKEN_BYTES
 from tests.helpers.loads import placed
 from tests.helpers.records import job

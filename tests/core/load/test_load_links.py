@@ -10,7 +10,7 @@ from app.core.link.delay_line import DelayLine
 from app.core.link.shared import SharedRelay
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
-from app.core.session.doorway import TICKET_BYTES, Doorway, TicketCheck, admission
+from app.core.transport.doorway import TICKET_BYTES, Doorway, TicketCheck, admission
 from app.core.vocab import JobStatus, Role
 
 

@@ -18,9 +18,9 @@ from app.core.load.framing import (
     split_request,
 )
 from app.core.profile.files import parse_profile
-from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import Load, LoadStep, StepLimit
+from app.core.records.job_conditions import Load, LoadStep, StepLimit
+from app.core.settings.profile import ProfileError
 from app.core.vocab import Mode, PlacementPolicy
 
 

@@ -11,14 +11,14 @@ import time
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from app.core.contracts.events import ChildFailed, Listening, PeerDropped, Progress, ReceiverDone, RunEvent
 from app.core.load.framing import RECORD, REPLY, Kind, record
 from app.core.load.server import LoadServerPlan, serve
 from app.core.profile.files import parse_profile
-from app.core.run.events import ChildFailed, Listening, PeerDropped, Progress, ReceiverDone, RunEvent
 from app.core.run.runner import Runner
-from app.core.session.auth import authenticate_server
 from app.core.session.protocol import SEED_BYTES, U64, Verdict
-from app.core.session.wire import MAX_CONTROL_FRAME, FrameReader
+from app.core.transport.auth import authenticate_server
+from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader
 from app.core.vocab import JobStatus
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from app.core.load import verdict
 from app.core.load.verdict import StepCall, VerdictKind, classify, load_verdict, verdict_text
-from app.core.results.job_conditions import Load, LoadStep, StepLimit
+from app.core.records.job_conditions import Load, LoadStep, StepLimit
 from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job
 
 LOW = 0.5e-3  # a low-load p99

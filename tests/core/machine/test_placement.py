@@ -19,17 +19,17 @@ import pytest
 
 from app.cli.common import EXIT_OK, EXIT_USAGE
 from app.cli.main import main
-from app.core.analysis.stability_warnings import WarningCode
 from app.core.machine import placement
 from app.core.machine.placement import Placer, roles_of, usable_cpus
 from app.core.measure.sampler import ResourceSeries
 from app.core.profile.edits import with_placement
 from app.core.profile.files import parse_profile
-from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import Placement, ProcessPlacement
+from app.core.records.job_conditions import Placement, ProcessPlacement
 from app.core.results.model import CSV_COLUMNS, ResultsFileError, load_results_file, parse_results_text, to_csv, to_json
 from app.core.run.runner import Runner
+from app.core.settings.profile import ProfileError
+from app.core.statistics.stability_warnings import WarningCode
 from app.core.vocab import DEFAULT_PLACEMENT, JobStatus, Mode, PlacementPolicy, Role
 from tests.helpers.paths import GOLDEN
 

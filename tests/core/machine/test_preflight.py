@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from app.core.contracts.events import LogMessage, RunStarted
 from app.core.machine import preflight
 from app.core.machine.preflight import CpuTimes, StabilityFact, check_stability, facts_to_dict, read_facts
 from app.core.profile.files import parse_profile
 from app.core.results.check import check_environment
 from app.core.results.errors import ResultsDataError
-from app.core.run.events import LogMessage, RunStarted
 from app.core.run.runner import Runner
 from app.core.vocab import LogLevel, StabilityCode, StabilityStatus
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from app.core.contracts.events import Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
+from app.core.contracts.plan import JobPlan
 from app.core.measure.ops import OperationsBenchmark
 from app.core.measure.timing import SLOW_CALL_NS, calibrate, time_calls
-from app.core.run.events import Progress, RawMetric, SampleBatch, SizeMeasured, SizeStarted
-from app.core.run.plan import JobPlan
 from app.core.schemes import symmetric
 from app.core.schemes.base import AuthenticationError
 from tests.helpers.plans import job_plan

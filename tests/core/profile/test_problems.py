@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.core.profile.files import read_profile_file
-from app.core.profile.model import ProfileError
 from app.core.profile.problems import MAX_LISTED, all_problems, profile_problems
+from app.core.settings.profile import ProfileError
 
 BAD = {
     "name": "bad",

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from app.core.profile import files as profile_files
 from app.core.profile.edits import with_mode, with_samples
 from app.core.profile.files import load_profile, parse_profile, preset_names, read_profile_file, save_profile
-from app.core.profile.model import FORMAT_VERSION, MAX_SAMPLES, JobSpec, ProfileError, field_limits
 from app.core.profile.resolve import resolve_jobs
+from app.core.settings.profile import FORMAT_VERSION, MAX_SAMPLES, JobSpec, ProfileError, field_limits
 
 
 def _profile(**job: Any) -> dict[str, Any]:
@@ -327,7 +327,7 @@ def test_field_limits_are_the_models_own() -> None:
     with pytest.raises(TypeError, match=r"JobSpec\.scheme"):
         field_limits(JobSpec, "scheme")
     # A required number has bounds but no default (a custom link's one-way delay).
-    from app.core.link.presets import MAX_DELAY_MS, LinkSpec
+    from app.core.settings.links import MAX_DELAY_MS, LinkSpec
 
     delay = field_limits(LinkSpec, "delay_ms")
     assert (delay.default, delay.minimum, delay.maximum) == (None, 0, MAX_DELAY_MS)

@@ -1,5 +1,5 @@
 """A job's link in a profile: the setting, the sweep, and every refusal in one line naming
-the field and the value (app.core.profile.files with app.core.link.presets)."""
+the field and the value (app.core.profile.files with app.core.settings.links)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.link import probe as probe_mod
-from app.core.link.presets import link_presets, resolve_link, round_trip_ms
 from app.core.profile import resolve as resolve_mod
 from app.core.profile.edits import REDUCED_LINK_SAMPLES, REDUCED_LINKS, reduced, with_link, with_mode
 from app.core.profile.files import load_profile, parse_profile, read_profile_file, save_profile
-from app.core.profile.model import ProfileError
 from app.core.profile.resolve import resolve_jobs
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
+from app.core.settings.links import link_presets, resolve_link, round_trip_ms
+from app.core.settings.profile import ProfileError
 from app.core.vocab import LinkEmulation, Mode
 
 

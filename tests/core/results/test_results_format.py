@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
+from app.core.records.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.model import load_results_file, to_csv, to_json
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.core.vocab import JobStatus, Mode, Role
 from tests.helpers.paths import GOLDEN
 

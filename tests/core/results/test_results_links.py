@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from app.core.link.presets import resolve_link
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
 from app.core.results.model import CSV_COLUMNS, ResultsFileError, load_results_file, parse_results_text, to_csv, to_json
-from app.core.results.store import Store
 from app.core.run.runner import placeholder_result
+from app.core.settings.links import resolve_link
+from app.core.store.store import Store
 from app.core.vocab import JobStatus
 from tests.helpers.paths import GOLDEN
 

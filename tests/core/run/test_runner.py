@@ -11,12 +11,12 @@ from typing import Any
 import psutil
 import pytest
 
+from app.core.contracts.events import JobFinished, JobStarted, Progress, RunFinished, RunStarted, SampleBatch
+from app.core.processes.jobstart import job_processes
 from app.core.profile.files import parse_profile
 from app.core.results.model import RunResult, to_csv, to_json
-from app.core.results.store import Store
-from app.core.run.events import JobFinished, JobStarted, Progress, RunFinished, RunStarted, SampleBatch
-from app.core.run.jobstart import job_processes
 from app.core.run.runner import Runner
+from app.core.store.store import Store
 
 TINY = {
     "name": "tiny",

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.core.session.protocol import TOKEN_BYTES, JobDescription
 from app.core.session.receiver import ReceiverLimits
-from app.core.session.wire import MAX_CONTROL_FRAME, FrameType, encode_header
+from app.core.transport.wire import MAX_CONTROL_FRAME, FrameType, encode_header
 
 TOKEN = bytes(range(1, TOKEN_BYTES + 1))
 LIMITS = ReceiverLimits(hello_timeout=0.5, idle_timeout=2)

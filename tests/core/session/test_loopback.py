@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from app.core.contracts.events import JobProcesses, SampleBatch
 from app.core.profile.files import parse_profile
 from app.core.results.model import JobResult
-from app.core.results.store import Store
-from app.core.run.events import JobProcesses, SampleBatch
 from app.core.run.runner import Runner
 from app.core.schemes.base import Family
-from app.core.session.connect import RemoteTarget
-from app.core.session.server import Server
+from app.core.serve.server import Server
+from app.core.store.store import Store
+from app.core.transport.connect import RemoteTarget
 from tests.helpers.plans import job_plan
 
 SESSION_METRICS = {"compute", "rtt", "receiver", "network", "floor_rtt"}
@@ -153,7 +153,7 @@ def test_accepted_tamper_fails_the_job_with_the_reason(monkeypatch: pytest.Monke
     """A receiver that accepts a flipped bit must fail the job, whatever the timings say."""
     import socket
 
-    from app.core.run.events import SizeMeasured
+    from app.core.contracts.events import SizeMeasured
     from app.core.schemes import registry
     from app.core.schemes.base import Receiver, Scheme, SchemeError, Sender
     from app.core.session.receiver import ReceiverSession

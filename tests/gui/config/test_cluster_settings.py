@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from app.core.load.settings import MAX_GENERATORS
 from app.core.profile.files import read_profile_file
+from app.core.settings.load import MAX_GENERATORS
 from app.core.vocab import Mode
 from app.gui.config.load_editor import EVERY_WORKER, LoadEditor
 from app.gui.config.panel import ConfigPanel

@@ -133,7 +133,7 @@ def test_the_columns_that_tell_jobs_apart_are_never_cut(panel: ConfigPanel) -> N
 
 def test_spin_boxes_offer_exactly_what_a_profile_accepts(panel: ConfigPanel) -> None:
     """Defaults and limits come from the profile model, not a copy in the panel."""
-    from app.core.profile.model import JobSpec, field_limits
+    from app.core.settings.profile import JobSpec, field_limits
 
     panel.set_checked("sha256")
     for name, spin in panel.settings_editor.numbers.items():

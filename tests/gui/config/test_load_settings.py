@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.core.load.settings import MAX_CLIENTS, MAX_DURATION_S, MAX_SERVER_WORKERS, MAX_WARMUP_S, LoadSettings
 from app.core.profile.files import read_profile_file, save_profile
+from app.core.settings.load import MAX_CLIENTS, MAX_DURATION_S, MAX_SERVER_WORKERS, MAX_WARMUP_S, LoadSettings
 from app.core.vocab import Mode, PlacementPolicy
 from app.gui.config.job_settings import MIXED
 from app.gui.config.load_editor import LoadEditor, RateForm, parse_rates

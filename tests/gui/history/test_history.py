@@ -9,9 +9,9 @@ from typing import Any
 import psutil
 import pytest
 
-from app.core.results.job_conditions import Link
+from app.core.records.job_conditions import Link
 from app.core.results.model import JobResult, RunResult
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.gui.history.compare_dialog import (
     FASTER,
     NOT_COMPARABLE,

@@ -11,7 +11,7 @@ import pytest
 
 from app.cli.main import main
 from app.core.results.model import to_json
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.gui.history.panel import HistoryPanel
 from app.gui.history.trend_view import TrendDialog
 from tests.helpers import records

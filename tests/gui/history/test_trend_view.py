@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.core.results.store import Store
+from app.core.store.store import Store
 from app.gui.history.panel import HistoryPanel
 from app.gui.history.trend_view import TrendDialog
 from tests.helpers import records

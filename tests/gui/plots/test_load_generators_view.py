@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from app.core.results.job_records import CpuUsage, ProcessUsage
+from app.core.records.job_records import CpuUsage, ProcessUsage
 from app.core.results.model import JobResult
 from app.gui.plots.panel import PlotsPanel
 from app.gui.results.cells import Column

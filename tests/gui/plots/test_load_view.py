@@ -10,8 +10,8 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from app.core.load.verdict import step_calls
-from app.core.results.job_conditions import Load, LoadStep
-from app.core.results.job_records import CpuUsage, ProcessUsage
+from app.core.records.job_conditions import Load, LoadStep
+from app.core.records.job_records import CpuUsage, ProcessUsage
 from app.core.results.model import JobResult
 from app.gui.plots.load import SATURATED_LEGEND
 from app.gui.plots.panel import PlotsPanel
@@ -320,7 +320,7 @@ def test_the_live_latency_stream_goes_to_the_samples_tab_only(panel: PlotsPanel)
 def test_a_finished_load_job_reaches_the_table_and_the_load_tab_at_once(qtbot: Any, tmp_path: Any) -> None:
     from PySide6.QtCore import QSettings
 
-    from app.core.run.events import JobFinished
+    from app.core.contracts.events import JobFinished
     from app.gui.main_window import MainWindow
 
     window = MainWindow(

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from app.core.contracts.events import JobFinished, RunStarted
 from app.core.results.model import RunResult
-from app.core.run.events import JobFinished, RunStarted
 from app.gui.main_window import MainWindow
 from tests.core.analysis.test_run_wide import GOVERNOR_FINDING, _run_with_scaling
 from tests.helpers.windows import opened_window

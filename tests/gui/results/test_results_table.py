@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.analysis.stability_warnings import FIXES, StabilityWarning, WarningCode
-from app.core.results.job_records import CpuUsage, MemoryUsage, ProcessUsage, Validation
-from app.core.results.job_tcp_info import TcpInfo
+from app.core.records.job_records import CpuUsage, MemoryUsage, ProcessUsage, Validation
+from app.core.records.job_tcp_info import TcpInfo
 from app.core.results.model import JobResult, MetricResult
+from app.core.statistics.stability_warnings import FIXES, StabilityWarning, WarningCode
 from app.gui.results.cells import Column
 from app.gui.results.table import RESULT_ROLE, SORT_ROLE, ResultsTable
 from app.report.job_figures import primary_metric

@@ -28,17 +28,17 @@ from typing import Any
 from uuid import uuid4
 
 from app import __version__
+from app.core.contracts.events import SampleBatch, SizeMeasured, SizeStarted
+from app.core.contracts.plan import JobPlan
 from app.core.load import merge
 from app.core.load.cluster.pipe_frames import StepReport
 from app.core.load.generator import MIN_DRAIN_S, Emit
 from app.core.load.job import measure_size
-from app.core.load.settings import MAX_RATE_PER_S, LoadSettings
 from app.core.measure.harness import child_entry, describe_error
-from app.core.results.job_conditions import LoadGeneratorPlace, LoadStep
-from app.core.run.events import SampleBatch, SizeMeasured, SizeStarted
-from app.core.run.plan import JobPlan
+from app.core.records.job_conditions import LoadGeneratorPlace, LoadStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER
+from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
 
 #: Connecting to the scheduler, and placing and starting a generator on a worker.
 CONNECT_TIMEOUT_S = 20.0

@@ -10,7 +10,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from app.core.results.job_conditions import LoadStep
+from app.core.records.job_conditions import LoadStep
 
 _LENGTH = struct.Struct("!I")
 #: A frame is a command or a step's figures (a histogram of a few KiB, at most a million

@@ -19,10 +19,10 @@ import time
 from dataclasses import fields
 from typing import IO, Any
 
+from app.core.contracts.events import MeasuringMessage, SampleBatch, SizeMeasured
+from app.core.contracts.plan import JobPlan
 from app.core.load.cluster.pipe_frames import PipeClosed, StepReport, read_frame, write_frame
 from app.core.load.generator import LoadGenerator
-from app.core.run.events import MeasuringMessage, SampleBatch, SizeMeasured
-from app.core.run.plan import JobPlan
 
 #: Live latencies a step sends back for the window's plot (the local generator sends 400 a
 #: quarter second; the coordinator passes these on when the step ends).

@@ -1,0 +1,148 @@
+"""Load jobs against `cryptobench serve`: the server under test on the server machine.
+
+A sender whose job carries `load` (protocol.LoadServe) asks the serve it authenticated with
+to start a load server (app.core.load.server) for the job; JOB_OK answers with its port and
+a fresh nonce. The load server's token and admission ticket are derived from the serve's
+token and that nonce on both sides (`load_secrets`), so neither crosses the wire; only
+the job's own generators, which were given them, get in. The serve keeps the job's control
+connection until the sender says BYE (or leaves), then stops the load server: one job at
+a time, as every other job it serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import select
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.session.protocol import LOAD_NONCE_BYTES, TICKET_BYTES, TOKEN_BYTES, JobDescription, JobRejected
+from app.core.transport.wire import FrameReader, FrameType, WireError
+
+#: The load server must listen within this long.
+START_TIMEOUT_S = 60.0
+#: After the load server has ended (every generator's connection closed), the sender has
+#: this long to say BYE before the serve moves on.
+BYE_TIMEOUT_S = 30.0
+
+Log = Callable[[str], None]
+
+
+def load_secrets(token: bytes, nonce: bytes) -> tuple[bytes, bytes]:
+    """(the load server's token, its admission ticket) for one job: HMAC-SHA256 of the
+    serve's token over a label and the job's nonce."""
+
+    def derive(label: bytes, size: int) -> bytes:
+        return hmac.new(token, b"cryptobench load " + label + b"\0" + nonce, hashlib.sha256).digest()[:size]
+
+    return derive(b"token", TOKEN_BYTES), derive(b"ticket", TICKET_BYTES)
+
+
+@dataclass
+class RunningLoadServer:
+    """A load server the serve started for one job, and what JOB_OK tells the sender."""
+
+    process: Any
+    pipe: Any
+    port: int
+    nonce: bytes
+
+    def accepted(self) -> dict[str, object]:
+        return {"load_port": self.port, "load_nonce": self.nonce.hex()}
+
+
+def start_load_server(token: bytes, job: JobDescription, bind: str, log: Log) -> RunningLoadServer:
+    """Start the job's load server on `bind` (the serve's own address); JobRejected if it
+    cannot listen."""
+    from app.core.contracts.events import ChildFailed, Listening
+    from app.core.load.server import LoadServerPlan, load_server_main
+    from app.core.processes.deadlines import stop_process
+    from app.core.processes.jobstart import child_context
+
+    assert job.load is not None
+    nonce = secrets.token_bytes(LOAD_NONCE_BYTES)
+    load_token, ticket = load_secrets(token, nonce)
+    plan = LoadServerPlan(
+        load_token,
+        job.scheme,
+        job.backend,
+        dict(job.params),
+        tuple(job.message_sizes),
+        workers=job.load.server_workers,
+        bind=bind,
+        ticket=ticket,
+    )
+    context = child_context()
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=load_server_main, args=(send, plan), name="cryptobench-load-server")
+    process.start()
+    send.close()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    try:
+        while time.monotonic() < deadline:
+            if not receive.poll(0.2):
+                if not process.is_alive():
+                    break
+                continue
+            message = receive.recv()
+            if isinstance(message, Listening):
+                log(f"load server for {job.scheme} [{job.backend}] listening on {bind}:{message.port}")
+                return RunningLoadServer(process, receive, message.port, nonce)
+            if isinstance(message, ChildFailed):
+                raise JobRejected(f"the load server could not start: {message.error}")
+    except (EOFError, OSError):
+        pass
+    except JobRejected:
+        stop_process(process)
+        raise
+    stop_process(process)
+    raise JobRejected("the load server did not start listening")
+
+
+def await_load_end(sock: socket.socket, reader: FrameReader, server: RunningLoadServer, log: Log) -> None:
+    """Hold the job until the sender's BYE (or its connection's end), relaying the load
+    server's log lines; then stop the load server."""
+    from app.core.contracts.events import ChildFailed, PeerDropped, ReceiverDone
+
+    ended_at: float | None = None
+    try:
+        while True:
+            if ended_at is not None and time.monotonic() - ended_at > BYE_TIMEOUT_S:
+                log(f"the sender said nothing for {BYE_TIMEOUT_S:g} s after its load job ended")
+                return
+            watched: list[Any] = [sock] + ([server.pipe] if ended_at is None else [])
+            ready, _, _ = select.select(watched, [], [], 1.0)
+            if sock in ready:
+                try:
+                    kind, _ = reader.read()
+                except WireError:
+                    return  # the sender left: its job is over either way
+                if kind is FrameType.BYE:
+                    return
+                log(f"{kind.name} during a load job: ignored")
+            if server.pipe in ready:
+                try:
+                    message = server.pipe.recv()
+                except (EOFError, OSError):
+                    ended_at = time.monotonic()
+                    continue
+                if isinstance(message, PeerDropped):
+                    log(f"load server: {message.text}")
+                elif isinstance(message, ChildFailed):
+                    log(message.error)
+                elif isinstance(message, ReceiverDone):
+                    ended_at = time.monotonic()
+    finally:
+        stop_load_server(server)
+
+
+def stop_load_server(server: RunningLoadServer) -> None:
+    from app.core.processes.deadlines import stop_process
+
+    stop_process(server.process)
+    server.pipe.close()

@@ -1,0 +1,553 @@
+"""The results store, one row per run and one per finished job: an SQLite file (the
+default, nothing to set up) or a PostgreSQL database shared by several machines.
+
+Both go through one code path (SQLAlchemy Core, `store_backends`), with one schema
+(`store_schema`). Each job is committed the moment it finishes, in its own transaction,
+so a crash or a kill loses only the job that was running, and never leaves half a row.
+A run left "running" by a process that no longer exists (it no longer holds the run's
+lock: a file beside an SQLite store, an advisory lock on PostgreSQL) is marked
+"interrupted" the next time the store is opened.
+
+Location: `--store PATH_OR_URL`, else `$CRYPTOBENCH_STORE`, else
+`$CRYPTOBENCH_HOME/results.sqlite3`, else the platform's user data directory
+(`store_target`, `store_paths`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import DBAPIError
+
+from app.core.fileio import file_kind
+from app.core.results.model import JobResult, RunResult
+from app.core.store import backends as store_backends
+from app.core.store import runlock
+from app.core.store.access import connect_read_only, is_read_only_error, read_only_message, writable
+from app.core.store.errors import (
+    AmbiguousRunId,
+    BrokenStoreError,
+    RunNotFound,
+    StoreError,
+    StoreReadOnlyError,
+    StoreUnreachable,
+)
+from app.core.store.paths import STORE_FILENAME, data_dir, default_store_path
+from app.core.store.reading import RunSummary, StoredJob, StoreReading
+from app.core.store.rows import _packed_job
+from app.core.store.schema import (
+    SCHEMA_VERSION,
+    SchemaNeedsUpgrade,
+    SchemaTooNew,
+    job_keys,
+    prepare,
+    stored_version,
+)
+from app.core.store.target import StoreLike, StoreTarget, sslmode_of, store_target
+from app.core.vocab import RunStatus
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "STORE_FILENAME",
+    "AmbiguousRunId",
+    "BrokenStoreError",
+    "RunNotFound",
+    "RunSummary",
+    "Store",
+    "StoreError",
+    "StoreReadOnlyError",
+    "StoreUnreachable",
+    "StoredJob",
+    "StoreTarget",
+    "data_dir",
+    "default_store_path",
+    "move_aside",
+]
+
+
+def move_aside(path: str | Path) -> Path:
+    """Rename a broken store (and SQLite's -wal/-shm/-journal files beside it) to
+    `NAME.broken-YYYYmmdd-HHMMSS`; return the new name of the main file.
+
+    Nothing is deleted: the file may hold runs worth recovering with sqlite3's
+    `.recover`, or be a newer CryptoBench's store.
+    """
+    import time
+
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.broken-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.broken-{stamp}-{counter}")
+    try:
+        for suffix in ("-wal", "-shm", "-journal"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.replace(side, target.with_name(target.name + suffix))
+        os.replace(path, target)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot move it aside: {exc.strerror or exc}") from None
+    return target
+
+
+def _looked_at(path: Path) -> None:
+    """Raise the OSError that keeps `path` from being looked at (a name too long, a loop
+    of links, a file where a folder should be), or a StoreError for something there that
+    is not a file (a FIFO, a device, a folder); nothing for a file not there yet. SQLite
+    said only "unable to open database file" or "disk I/O error"."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise StoreError(f"{path}: not a regular file ({file_kind(mode)}), so not a results store")
+
+
+class Store(StoreReading):
+    """A results store (`store_target`: a path for SQLite, a URL for PostgreSQL). Use as a
+    context manager or call close()."""
+
+    def __init__(self, path: StoreLike | None = None, *, read_only: bool | None = None) -> None:
+        self.target = store_target(path)
+        #: The schema version found on opening, when the store was migrated; the copy kept.
+        self.migrated_from: int | None = None
+        self.backup: Path | None = None
+        self._sqlite: sqlite3.Connection | None = None
+        self._engine: Engine | None = None
+        if self.target.url is not None:
+            self._open_postgres(self.target.url, read_only)
+            return
+        self._file = self.target.path if self.target.path is not None else default_store_path()
+        #: Opened with SQLite's mode=ro: by default when this user cannot write the file or
+        #: its folder (`store_access`); every write then raises StoreReadOnlyError.
+        self.read_only = not writable(self._file) if read_only is None else read_only
+        if self.read_only:
+            self._open_read_only()
+            return
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            _looked_at(self._file)  # SQLite says only "unable to open database file"
+            self._sqlite = sqlite3.connect(self._file, timeout=10, isolation_level=None, check_same_thread=False)
+            self._sqlite.execute("PRAGMA foreign_keys = ON")
+            # Check before anything writes: switching to WAL rewrites the file header,
+            # which must never happen to another program's database.
+            self._check_foreign()
+            self._sqlite.execute("PRAGMA journal_mode = WAL")
+            self._sqlite.execute("PRAGMA synchronous = NORMAL")
+            self._connect(store_backends.sqlite_engine(self._sqlite))
+            self._keep_copy_before_migrating()
+            self._prepare(may_write=True)
+            self._mark_interrupted()
+        except BaseException as exc:
+            # Close at once: the traceback keeps this half-built object (and its file handle)
+            # alive until the next GC cycle, and an open handle stops the user from moving a
+            # bad file away on Windows.
+            self._close_quietly()
+            exc = store_backends.cause_of(exc)
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable, read-only: not broken
+                raise StoreError(f"{self._file}: cannot open the results store: {exc}") from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise BrokenStoreError(f"{self._file}: not a usable CryptoBench results store ({exc})") from None
+            if isinstance(exc, OSError):
+                raise StoreError(f"{self._file}: cannot open the results store: {exc.strerror or exc}") from None
+            raise
+
+    # --- opening -----------------------------------------------------------------
+
+    @property
+    def path(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL as shown (no password)."""
+        return self.target.shown if self.target.url is not None else self._file
+
+    @property
+    def where(self) -> str:
+        """The store in a message: its path, or its URL without password."""
+        return str(self.path)
+
+    def _connect(self, engine: Engine) -> None:
+        self._engine = engine
+        self._db: Connection = engine.connect()
+
+    def _close_quietly(self) -> None:
+        db = self.__dict__.get("_db")
+        if db is not None:
+            try:
+                db.close()
+            except (DBAPIError, sqlite3.Error):  # a connection already lost: nothing to close
+                pass
+        if self._engine is not None:
+            self._engine.dispose()
+        if self._sqlite is not None:
+            self._sqlite.close()
+
+    def _open_postgres(self, url: str, read_only: bool | None) -> None:
+        shown = self.target.shown
+        try:
+            self._connect(store_backends.postgres_engine(url))
+            if read_only is None:
+                read_only = not self._postgres_writable()
+            self.read_only = read_only
+            self._prepare(may_write=not read_only)
+            if not read_only:
+                self._mark_interrupted()
+        except ImportError:
+            self._close_quietly()
+            raise StoreError(
+                f"{shown}: a PostgreSQL store needs psycopg (pip install 'cryptobench[postgres]')"
+            ) from None
+        except DBAPIError as exc:
+            self._close_quietly()
+            cause = store_backends.cause_of(exc)
+            line = store_backends.describe_postgres_error(cause, shown, "opening the store")
+            if store_backends.postgres_kind(cause) == "unreachable":
+                raise StoreUnreachable(line) from None
+            raise StoreError(line) from None
+        except BaseException:
+            self._close_quietly()
+            raise
+
+    def _postgres_writable(self) -> bool:
+        """Whether this database user may write: INSERT on both tables (or, in an empty
+        database, CREATE in its schema), on a server that is not read-only (a standby)."""
+        if self._db.execute(text("SELECT current_setting('transaction_read_only')")).scalar() == "on":
+            return False
+        query = (
+            "SELECT CASE WHEN to_regclass('runs') IS NULL OR to_regclass('jobs') IS NULL "
+            "THEN has_schema_privilege(current_schema(), 'CREATE') "
+            "ELSE has_table_privilege('runs', 'INSERT, UPDATE, DELETE') "
+            "AND has_table_privilege('jobs', 'INSERT, UPDATE, DELETE') END"
+        )
+        return bool(self._db.execute(text(query)).scalar())
+
+    def _prepare(self, *, may_write: bool) -> None:
+        """Create or migrate the schema (`schema.prepare`), in one transaction; a newer
+        schema is refused, never downgraded."""
+        try:
+            with self._write("preparing the store", refuse_read_only=False) as db:
+                if self.target.is_postgres:  # two machines opening a new shared store at once
+                    db.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": store_backends.SCHEMA_LOCK})
+                found, now = prepare(db, may_write=may_write)
+        except SchemaTooNew as exc:
+            raise BrokenStoreError(
+                f"{self.where}: written by a newer CryptoBench (store schema {exc}, this app knows "
+                f"{SCHEMA_VERSION}); upgrade CryptoBench, the store is left as it is"
+            ) from None
+        except SchemaNeedsUpgrade as exc:
+            raise StoreError(
+                f"{self.where}: store schema {exc} must be upgraded to {SCHEMA_VERSION} once by a user "
+                "who may change it (open it with this CryptoBench as that user)"
+            ) from None
+        except StoreReadOnlyError:  # a writer of rows, not of tables: ALTER TABLE is the owner's
+            raise StoreError(
+                f"{self.where}: the store's schema must be upgraded to {SCHEMA_VERSION} once by the owner of its "
+                "tables (open it with this CryptoBench as that user); this user may only write rows"
+            ) from None
+        if found is None and not may_write:  # an empty database this user may not create tables in
+            raise StoreError(
+                f"{self.where}: no results store in this database yet, and this user may not create one; "
+                'open it once as a user who may (docs/shared-store.md, "Setting up the database")'
+            )
+        if found is not None and found != now:
+            self.migrated_from = found
+
+    def _keep_copy_before_migrating(self) -> None:
+        """An SQLite store of an older schema is copied (`NAME.schemaN-backup`) before it is
+        upgraded in place: an older CryptoBench can still open the copy."""
+        assert self._sqlite is not None
+        found = stored_version(self._db)
+        if found is None or found >= SCHEMA_VERSION:
+            return
+        target = self._file.with_name(f"{self._file.name}.schema{found}-backup")
+        counter = 1
+        while target.exists():
+            counter += 1
+            target = self._file.with_name(f"{self._file.name}.schema{found}-backup-{counter}")
+        copy = sqlite3.connect(target)
+        try:
+            self._sqlite.backup(copy)
+        finally:
+            copy.close()
+        self.backup = target
+
+    def _open_read_only(self) -> None:
+        try:
+            _looked_at(self._file)
+            if not self._file.is_file():
+                raise StoreError(
+                    f"{self._file}: no results store here, and this user cannot write its folder to start one"
+                )
+            self._sqlite = connect_read_only(self._file)
+            self._check_foreign()
+            if self._sqlite.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is None:
+                raise StoreError(f"{self._file}: not a results store yet (no tables), and read-only")
+            self._connect(store_backends.sqlite_engine(self._sqlite))
+            found = stored_version(self._db)
+            if found is not None and found < SCHEMA_VERSION:
+                # An older store this user cannot upgrade: read an upgraded copy in memory.
+                memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+                self._sqlite.backup(memory)
+                self._close_quietly()
+                self._sqlite = memory
+                self._connect(store_backends.sqlite_engine(memory))
+                self._prepare(may_write=True)
+        except BaseException as exc:
+            self._close_quietly()
+            exc = store_backends.cause_of(exc)
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StoreError(f"{self._file}: cannot open the results store (read-only): {exc}") from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise BrokenStoreError(f"{self._file}: not a usable CryptoBench results store ({exc})") from None
+            if isinstance(exc, OSError):
+                raise StoreError(f"{self._file}: cannot open the results store: {exc.strerror or exc}") from None
+            raise
+
+    def _check_foreign(self) -> None:
+        assert self._sqlite is not None
+        tables = {row[0] for row in self._sqlite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "runs" not in tables:
+            raise BrokenStoreError(
+                f"{self._file}: this SQLite file is not a CryptoBench results store "
+                f"(tables: {', '.join(sorted(tables))})"
+            )
+        if "meta" in tables:
+            row = self._sqlite.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row and (not str(row[0]).isdigit() or int(row[0]) > SCHEMA_VERSION):
+                raise BrokenStoreError(
+                    f"{self._file}: written by a newer CryptoBench (store schema {row[0]}, this app knows "
+                    f"{SCHEMA_VERSION}); upgrade CryptoBench, the store is left as it is"
+                )
+
+    @property
+    def security(self) -> str | None:
+        """How a PostgreSQL connection is protected ("sslmode=require, encrypted"); None for SQLite."""
+        if self.target.url is None:
+            return None
+        tls = store_backends.tls_in_use(self._db)
+        return f"sslmode={sslmode_of(self.target.url)}, {'encrypted (TLS)' if tls else 'not encrypted'}"
+
+    # --- run locks ---------------------------------------------------------------
+
+    def _lock(self, run_id: str) -> None:
+        if self.target.url is not None:
+            store_backends.acquire(self.target.url, run_id)
+        else:
+            runlock.acquire(self._file, run_id)
+
+    def _unlock(self, run_id: str) -> None:
+        if self.target.url is not None:
+            store_backends.release(self.target.url, run_id)
+        else:
+            runlock.release(self._file, run_id)
+
+    def _held(self, run_id: str) -> bool:
+        if self.target.url is not None:
+            return store_backends.is_held(self._db, self.target.url, run_id)
+        return runlock.is_held(self._file, run_id)
+
+    def _mark_interrupted(self) -> None:
+        # Alive means "its process still holds the run's lock" (app.core.store.runlock), never
+        # "a process with its PID exists": PIDs are reused, and a run killed as PID 1 in
+        # a container found a PID 1 alive on every later start. The status condition
+        # keeps a run that finished meanwhile from being overwritten.
+        rows = self._db.execute(text("SELECT id FROM runs WHERE status = :s"), {"s": RunStatus.RUNNING}).fetchall()
+        for (run_id,) in rows:
+            if not self._held(run_id):
+                self._db.execute(
+                    text("UPDATE runs SET status = :new WHERE id = :id AND status = :old"),
+                    {"new": RunStatus.INTERRUPTED, "id": run_id, "old": RunStatus.RUNNING},
+                )
+
+    def _status(self, run_id: str, status: str) -> str:
+        """A run's status as read: "interrupted" for a run left running by a dead process in a
+        read-only store, which `_mark_interrupted` could not write."""
+        if self.read_only and status == RunStatus.RUNNING and not self._held(run_id):
+            return RunStatus.INTERRUPTED
+        return status
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of every page and index; empty when the file is sound (always
+        on PostgreSQL, whose server keeps its own pages)."""
+        if self._sqlite is None:
+            return []
+        with self._reading():
+            rows = [str(row[0]) for row in self._sqlite.execute("PRAGMA integrity_check")]
+        return [] if rows == ["ok"] else rows
+
+    def close(self) -> None:
+        self._close_quietly()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- transactions ------------------------------------------------------------
+
+    def _problem(self, exc: BaseException, action: str) -> str:
+        if self.target.url is not None:
+            return store_backends.describe_postgres_error(exc, self.where, action)
+        verb = "read" if action == "reading" else "write"
+        return f"{self.where}: cannot {verb} the results store: {exc}"
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Any database failure inside (a page that cannot be read, a lock held too long, a
+        server gone) as a StoreError naming the store."""
+        try:
+            yield
+        except DBAPIError as exc:
+            raise StoreError(self._problem(store_backends.cause_of(exc), "reading")) from None
+        except sqlite3.Error as exc:
+            raise StoreError(self._problem(exc, "reading")) from None
+
+    def _is_read_only_error(self, exc: BaseException) -> bool:
+        if self.target.url is not None:
+            return store_backends.postgres_kind(exc) == "read-only"
+        return isinstance(exc, sqlite3.Error) and is_read_only_error(exc)
+
+    def _read_only_message(self, action: str) -> str:
+        if self.target.url is None:
+            return read_only_message(self._file, action)
+        return (
+            f"{self.where}: this database user may only read the results store, so {action} is not "
+            "possible; reading it still works (history, show, compare, report)"
+        )
+
+    @contextmanager
+    def _write(self, action: str, *, refuse_read_only: bool = True) -> Iterator[Connection]:
+        """One transaction; `action` ("importing a run") names what a read-only store refuses."""
+        if self.read_only and refuse_read_only:
+            raise StoreReadOnlyError(self._read_only_message(action))
+        try:
+            self._db.execute(text("BEGIN" if self.target.is_postgres else "BEGIN IMMEDIATE"))
+            try:
+                yield self._db
+                self._db.execute(text("COMMIT"))
+            except BaseException:
+                self._rollback()
+                raise
+        except (DBAPIError, sqlite3.Error) as exc:
+            cause = store_backends.cause_of(exc)
+            if self._is_read_only_error(cause):
+                raise StoreReadOnlyError(self._read_only_message(action)) from None
+            raise StoreError(self._problem(cause, action)) from None
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, unless the database already has: on a full disk
+        (SQLITE_FULL) or an I/O error SQLite rolls back by itself, and a ROLLBACK then raised
+        "cannot rollback - no transaction is active", which replaced the real cause."""
+        if self._sqlite is not None and not self._sqlite.in_transaction:
+            return
+        try:
+            self._db.execute(text("ROLLBACK"))
+        except (DBAPIError, sqlite3.Error):
+            pass
+
+    # --- writing -----------------------------------------------------------------
+
+    _INSERT_RUN = (
+        "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
+        "VALUES (:id, :name, :started, :finished, :status, :pid, :host, :environment, :profile)"
+    )
+    _INSERT_JOB = (
+        "INSERT INTO jobs(id, run_id, idx, status, result, scheme, backend, mode, message_size) "
+        "VALUES (:id, :run_id, :idx, :status, :result, :scheme, :backend, :mode, :message_size)"
+    )
+
+    @staticmethod
+    def _run_row(run: RunResult, pid: int | None) -> dict[str, Any]:
+        return {
+            "id": run.id,
+            "name": run.profile_view.marked_name,  # the listing's name carries the run's marks
+            "started": run.started,
+            "finished": run.finished,
+            "status": run.status,
+            "pid": pid,
+            "host": run.environment_view.hostname,
+            "environment": json.dumps(run.environment),
+            "profile": json.dumps(run.profile),
+        }
+
+    @staticmethod
+    def _job_row(run_id: str, job: JobResult) -> dict[str, Any]:
+        packed = _packed_job(job)
+        return {
+            "id": job.id,
+            "run_id": run_id,
+            "idx": job.index,
+            "status": job.status,
+            "result": json.dumps(packed),
+            **job_keys(packed),
+        }
+
+    def begin_run(self, run: RunResult) -> None:
+        if self.read_only:  # before the lock, which is a file beside the store
+            raise StoreReadOnlyError(self._read_only_message("starting a run"))
+        self._lock(run.id)  # before the row exists: a "running" row always has its lock
+        try:
+            with self._write("starting a run") as db:
+                db.execute(text(self._INSERT_RUN), self._run_row(run, os.getpid()))
+        except BaseException:
+            self._unlock(run.id)
+            raise
+
+    def add_job(self, run_id: str, job: JobResult) -> None:
+        with self._write("storing a job") as db:
+            db.execute(
+                text(
+                    self._INSERT_JOB + " ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, "
+                    "idx = excluded.idx, status = excluded.status, result = excluded.result, "
+                    "scheme = excluded.scheme, backend = excluded.backend, mode = excluded.mode, "
+                    "message_size = excluded.message_size"
+                ),
+                self._job_row(run_id, job),
+            )
+
+    def finish_run(self, run_id: str, status: str, finished: str) -> None:
+        with self._write("finishing a run") as db:
+            db.execute(
+                text("UPDATE runs SET status = :status, finished = :finished WHERE id = :id"),
+                {"status": status, "finished": finished, "id": run_id},
+            )
+        self._unlock(run_id)  # only once the final status is committed
+
+    def add_run(self, run: RunResult) -> None:
+        """A whole run, finished elsewhere (`app.core.store.importing`), in one transaction: all of
+        it or, on any failure, none. No PID and no lock: no process of this machine runs it.
+        Plain INSERTs: an id already stored (the run's or any job's) fails the whole run,
+        never replaces another run's row."""
+        with self._write("importing a run") as db:
+            db.execute(text(self._INSERT_RUN), self._run_row(run, None))
+            if run.jobs:
+                db.execute(text(self._INSERT_JOB), [self._job_row(run.id, job) for job in run.jobs])
+
+    def delete_run(self, run_id: str) -> bool:
+        """Remove a run and its jobs (the window's History and `cryptobench delete`); False when
+        no run has this exact id. A run still being written (its process holds the run's
+        lock) is refused: its next job would fail to store."""
+        if self.read_only:  # before the lock file beside the store is looked at
+            raise StoreReadOnlyError(self._read_only_message("deleting a run"))
+        with self._reading():
+            held = self._held(run_id)
+        if held:
+            raise StoreError(f"run {run_id} is still running (its process is writing it); stop it first")
+        with self._write("deleting a run") as db:
+            # Jobs first: PostgreSQL keeps the cascade too, but an SQLite connection opened
+            # without foreign_keys (another tool's) would leave them behind.
+            db.execute(text("DELETE FROM jobs WHERE run_id = :id"), {"id": run_id})
+            return db.execute(text("DELETE FROM runs WHERE id = :id"), {"id": run_id}).rowcount > 0

@@ -1,0 +1,127 @@
+"""Job processes start fast (forked from the preloaded fork server) and still start fresh:
+no job sees the module state, keys or heap of an earlier one."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import Any
+
+import psutil
+import pytest
+
+from app.core.contracts.events import JobProcesses
+from app.core.processes import jobstart
+from app.core.profile.files import parse_profile
+from app.core.run.runner import Runner
+
+MIB = 2**20
+
+needs_forkserver = pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(),
+    reason="no fork server on this platform (jobs spawn fresh interpreters)",
+)
+
+
+def _probe(conn: Any, allocate: int) -> None:
+    """Runs in a job process: what does it inherit, and what does it leave behind?"""
+    import random
+
+    from Crypto.Random import get_random_bytes
+    from cryptography.hazmat.primitives.asymmetric import x25519
+
+    import app.core.measure.ops as ops
+
+    seen_before = getattr(ops, "_probe_mark", None)
+    ops._probe_mark = os.getpid()  # type: ignore[attr-defined]  # state a next job must not see
+    rss_start = psutil.Process().memory_info().rss
+    ballast = bytearray(allocate)  # heap a next job must not start with
+    key = x25519.X25519PrivateKey.generate().private_bytes_raw()
+    conn.send(
+        {
+            "pid": os.getpid(),
+            "seen_before": seen_before,
+            "rss_start": rss_start,
+            "key": key,
+            "pycryptodome": get_random_bytes(16),
+            "random": random.getrandbits(64),
+            "ops_loaded": "app.core.schemes.signatures" in __import__("sys").modules,
+        }
+    )
+    del ballast
+    conn.close()
+
+
+def _run_probe(context: Any, allocate: int = 0) -> dict[str, Any]:
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_probe, args=(send, allocate))
+    with jobstart.stop_signals_blocked():
+        process.start()
+    send.close()
+    try:
+        return receive.recv()
+    finally:
+        process.join(30)
+        receive.close()
+
+
+@needs_forkserver
+def test_each_job_process_starts_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(jobstart.START_METHOD_VARIABLE, raising=False)
+    context = jobstart.child_context()
+    first = _run_probe(context, allocate=64 * MIB)
+    second = _run_probe(context)
+    assert first["pid"] != second["pid"] and os.getpid() not in (first["pid"], second["pid"])
+    assert first["seen_before"] is None and second["seen_before"] is None, "module state crossed jobs"
+    assert first["key"] != second["key"], "OpenSSL's generator repeated itself across forks"
+    assert first["pycryptodome"] != second["pycryptodome"]
+    assert first["random"] != second["random"], "Python's random was not reseeded in the fork"
+    # The second starts from the server's heap, not from the first's 64 MiB.
+    assert second["rss_start"] < first["rss_start"] + 32 * MIB
+    assert first["ops_loaded"] and second["ops_loaded"], "the scheme modules were not preloaded"
+
+
+@needs_forkserver
+def test_job_processes_are_not_children_of_a_previous_job(tmp_path: Any) -> None:
+    per_job: dict[int, dict[str, int]] = {}
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, JobProcesses):  # sent as each process starts; the last has them all
+            per_job[event.job_index] = dict(event.pids)
+
+    profile = parse_profile(
+        {
+            "name": "fresh",
+            "jobs": [
+                {"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0},
+                {"scheme": "x25519", "mode": "loopback", "message_sizes": [64], "samples": 3, "warmup": 0},
+                {"scheme": "sha256", "message_sizes": [65], "samples": 3, "warmup": 0},
+            ],
+        }
+    )
+    run = Runner(profile, on_event=on_event).run()
+    assert {job.status for job in run.jobs} == {"ok"}
+    assert run.environment["job_start_method"] == "forkserver"
+    pids = list(per_job.values())
+    every = [pid for job in pids for pid in job.values()]
+    assert len(set(every)) == len(every) and os.getpid() not in every  # no process serves two jobs
+    workers = [job["worker"] for job in pids if "worker" in job]
+    assert len(set(workers)) == 2  # one process per job, never reused
+
+
+def test_spawn_can_be_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(jobstart.START_METHOD_VARIABLE, "spawn")
+    assert jobstart.start_method() == "spawn"
+    assert jobstart.child_context().get_start_method() == "spawn"
+    monkeypatch.setenv(jobstart.START_METHOD_VARIABLE, "nonsense")
+    assert jobstart.start_method() in multiprocessing.get_all_start_methods()
+
+
+def test_spawned_jobs_record_their_start_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(jobstart.START_METHOD_VARIABLE, "spawn")
+    run = Runner(
+        parse_profile(
+            {"name": "spawned", "jobs": [{"scheme": "sha256", "message_sizes": [64], "samples": 3, "warmup": 0}]}
+        )
+    ).run()
+    assert run.jobs[0].status == "ok" and run.environment["job_start_method"] == "spawn"
