@@ -43,7 +43,7 @@ from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
 from app.core.run.supervisor import stop_process
-from app.core.session.protocol import TOKEN_BYTES
+from app.core.transport.auth import TOKEN_BYTES
 
 FRACTIONS = (0.1, 0.5, 0.8, 0.9, 1.0, 1.1, 1.3, 1.6)
 TOLERANCE = 0.05

@@ -3,13 +3,15 @@
 Each is a `StrEnum`: a member *is* its JSON value (`JobStatus.OK == "ok"`,
 `json.dumps(Mode.LOOPBACK) == '"loopback"'`), so profiles and results files keep the
 strings they always had, while code names the member and a type checker catches a
-misspelt one. Scheme families are `app.core.schemes.base.Family` (same idea; it lives
-with the schemes because every scheme declares one).
+misspelt one. Scheme families (`Family`) are here too, beside the schemes' parameter
+values (`ParamValue`): every scheme declares them, and the profile, result and store
+records below the schemes name them.
 """
 
 from __future__ import annotations
 
 import enum
+from typing import TypeAlias
 
 
 class Mode(enum.StrEnum):
@@ -246,3 +248,45 @@ class Verdict(enum.StrEnum):
     WITHIN_NOISE = "within noise"
     #: No ratio: a side failed, has no samples of the metric, or its units differ.
     NOT_COMPARABLE = "not comparable"
+
+
+#: A scheme parameter's value in a profile, a result and the registry (a key size, a curve).
+ParamValue: TypeAlias = int | str | bool
+
+
+class Family(enum.StrEnum):
+    """Scheme families; the value is the stable id used in profiles and results.
+
+    The members are in the order reports present the families.
+    """
+
+    AEAD = "aead"
+    KEY_AGREEMENT = "key-agreement"
+    PUBLIC_KEY_ENCRYPTION = "public-key-encryption"
+    HYBRID = "hybrid"
+    SIGNATURE = "signature"
+    HASH = "hash"
+    KDF = "kdf"
+
+    # `label`, not `title`: a property named like a str method would shadow it (str.title()).
+    @property
+    def label(self) -> str:
+        """The family's name: the report's section titles, chart legends and tables."""
+        return _FAMILY_LABELS[self]
+
+    @property
+    def long_label(self) -> str:
+        """The label plus what else each job of the family runs ("Key agreement + AEAD"):
+        for the scheme tree and a job's tooltip, where a reader picks or inspects one job."""
+        return f"{self.label} + AEAD" if self in (Family.KEY_AGREEMENT, Family.HYBRID) else self.label
+
+
+_FAMILY_LABELS = {
+    Family.AEAD: "Authenticated encryption (AEAD)",
+    Family.KEY_AGREEMENT: "Key agreement",
+    Family.PUBLIC_KEY_ENCRYPTION: "Public-key encryption",
+    Family.HYBRID: "Hybrid / KEM",
+    Family.SIGNATURE: "Signatures",
+    Family.HASH: "Hashes",
+    Family.KDF: "Key derivation",
+}

@@ -47,7 +47,7 @@ from app.core.profile.sizes import human_size
 from app.core.results.model import JobResult, RunResult
 from app.core.run.estimate import Refined
 from app.core.run.runner import preload
-from app.core.session import DEFAULT_PORT
+from app.core.serve import DEFAULT_PORT
 from app.core.settings.profile import Profile, ProfileError
 from app.core.store.store import BrokenStoreError, Store, StoreError
 from app.core.store.target import StoreLike

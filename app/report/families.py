@@ -8,8 +8,8 @@ from collections import defaultdict
 import numpy as np
 
 from app.core.results.model import JobResult, MetricResult, RunResult
-from app.core.schemes.base import OPEN_METRIC, Family
-from app.core.vocab import SESSION_MODES, JobStatus, Mode
+from app.core.schemes.base import OPEN_METRIC
+from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode
 from app.report.content_common import (
     _MISSING,
     _align,

@@ -17,10 +17,9 @@ from collections.abc import Iterable
 
 from app.core.analysis.evidence import MIN_SAMPLES, too_few_samples
 from app.core.results.model import JobResult, RunResult
-from app.core.schemes.base import Family
 from app.core.settings.links import over_link
 from app.core.statistics.stats import MetricStats
-from app.core.vocab import SESSION_MODES, JobStatus, Mode, Verdict
+from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode, Verdict
 from app.report.baseline import BaselineMatch, JobComparison
 from app.report.job_figures import (
     KEYGEN_TOTAL_FAMILIES,

@@ -11,8 +11,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from app.core.results.model import JobResult
-from app.core.schemes.base import SEAL_METRIC, Family
-from app.core.vocab import SESSION_MODES, JobStatus
+from app.core.schemes.base import SEAL_METRIC
+from app.core.vocab import SESSION_MODES, Family, JobStatus
 from app.report.units import format_bytes
 
 #: Families with a key pair; only these can be "post-quantum" in the report's sense

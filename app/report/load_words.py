@@ -28,8 +28,8 @@ from app.core.load.verdict import (
     verdict_text,
     where_text,
 )
-from app.core.machine.placement import cpus_text
 from app.core.records.job_conditions import LOAD_PERCENTILES, Load, LoadStep, StepLimit
+from app.core.records.placement_words import cpus_text
 from app.core.results.model import JobResult
 from app.core.vocab import Role
 from app.report.network_links import link_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.machine import placement
+from app.core.records import placement_words as placement
 from app.core.records.job_records import SAMPLING_INTERVAL_S
 from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, RunResult
 from app.core.vocab import SESSION_MODES, LinkEmulation, Mode, TcpConnection

@@ -11,11 +11,11 @@ import json
 import pytest
 
 from app.core.profile.files import parse_profile
-from app.core.schemes.base import Family
 from app.core.settings.profile import ProfileError
 from app.core.vocab import (
     SESSION_MODES,
     ExportFormat,
+    Family,
     JobStatus,
     LinkEmulation,
     LogLevel,

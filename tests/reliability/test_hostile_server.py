@@ -27,10 +27,10 @@ from app.core.contracts.plan import JobPlan
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
 from app.core.schemes import registry
-from app.core.session.protocol import TOKEN_BYTES, U32, U64, PeerLied, Verdict, encode_ack
+from app.core.session.protocol import U32, U64, PeerLied, Verdict, encode_ack
 from app.core.session.receiver import ReceiverLimits, ReceiverSession
 from app.core.session.sender_process import run_with_retries
-from app.core.transport.auth import NONCE_BYTES, ServerNotAuthenticated, authenticate_peer, server_proof
+from app.core.transport.auth import NONCE_BYTES, TOKEN_BYTES, ServerNotAuthenticated, authenticate_peer, server_proof
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.wire import (
     MAX_CONTROL_FRAME,

@@ -25,11 +25,10 @@ from app.core.contracts.plan import JobPlan
 from app.core.schemes import registry
 from app.core.serve import server as server_module
 from app.core.serve.server import Server
-from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import SessionFailed
 from app.core.session.sender_process import run_with_retries
-from app.core.transport.auth import authenticate_server
+from app.core.transport.auth import TOKEN_BYTES, authenticate_server
 from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, encode_header
 from tests.helpers.plans import job_plan
 

@@ -31,10 +31,9 @@ from app.core.contracts.events import SizeMeasured
 from app.core.schemes import registry
 from app.core.serve import server as server_module
 from app.core.serve.server import Server
-from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import SenderSession
-from app.core.transport.auth import NONCE_BYTES, TokenRefused, authenticate_server, client_proof
+from app.core.transport.auth import NONCE_BYTES, TOKEN_BYTES, TokenRefused, authenticate_server, client_proof
 from app.core.transport.connect import connect
 from app.core.transport.wire import (
     HARD_MAX_FRAME,

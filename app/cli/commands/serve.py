@@ -8,7 +8,7 @@ from pathlib import Path
 from app.cli.common import EXIT_OK, UsageError
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
-from app.core.session import DEFAULT_PORT
+from app.core.serve import DEFAULT_PORT
 
 NAME = "serve"
 HELP = "receive session jobs from `run --remote`, one at a time"

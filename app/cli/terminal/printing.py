@@ -159,7 +159,8 @@ def _print_warnings(console: Any, run: Any) -> None:
 
 def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str, str]]:
     """Per job: its number, label, size, operation pair, forward median, reverse median, rtt, status."""
-    from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
+    from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
+    from app.core.vocab import Family
 
     rows = []
     for number, job in zip(job_numbers(run), run.jobs):

@@ -18,9 +18,9 @@ from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load.cluster.coordinator import ClusterError
 from app.core.load.generator import Emit
 from app.core.measure.harness import child_entry
-from app.core.serve.load_serve import load_secrets
 from app.core.session.sender import SenderSession
 from app.core.session.sender_process import _describe, run_with_retries
+from app.core.transport.auth import load_secrets
 from app.core.transport.doorway import admission
 from app.core.transport.wire import FrameType, send_frame
 

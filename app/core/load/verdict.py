@@ -35,8 +35,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from app.core.load.sweep import KEPT_UP, MAX_SEND_LAG_S, OVERLOADED_STEPS_TO_STOP
-from app.core.machine.placement import cpus_text
 from app.core.records.job_conditions import Load, LoadStep, StepLimit
+from app.core.records.placement_words import cpus_text
 from app.core.results.model import JobResult
 from app.core.units import MISSING, format_seconds
 from app.core.vocab import Role

@@ -37,13 +37,13 @@ from app.core.schemes.base import (
     NO_KEYGEN,
     OPEN_METRIC,
     SEAL_METRIC,
-    Family,
     Receiver,
     Scheme,
     SchemeError,
     Sender,
     flip_bit,
 )
+from app.core.vocab import Family
 
 #: A batch keeps every output alive until it is validated; past this many bytes the
 #: outputs would land on freshly mapped pages and the timing would include page

@@ -9,23 +9,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import psutil
 
-
-@dataclass
-class ResourceSeries:
-    """CPU % (of one core), RSS and the CPU it was on, over time, for one process."""
-
-    role: str
-    times: list[float] = field(default_factory=list)
-    cpu_percent: list[float] = field(default_factory=list)
-    rss_bytes: list[int] = field(default_factory=list)
-    other_cpu_percent: list[float] = field(default_factory=list)
-    #: The CPU the process was last seen running on at each reading (psutil cpu_num);
-    #: -1 where the platform cannot say (macOS, Windows).
-    cpu_nums: list[int] = field(default_factory=list)
+from app.core.records.job_records import ResourceSeries
 
 
 class ResourceSampler:

@@ -15,8 +15,8 @@ metrics, say) pause too but are known only once the scheme's objects exist.
 from __future__ import annotations
 
 from app.core.link.wire_time import MAX_JOB_WIRE_S, duration_text
-from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC, Family
-from app.core.vocab import Mode
+from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC
+from app.core.vocab import Family, Mode
 
 #: A job's pauses may add up to at most this long (a day, the bound on a job's wire time).
 MAX_JOB_PAUSE_S = MAX_JOB_WIRE_S

@@ -20,12 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.core.vocab import Mode, measuring_role
-
-if TYPE_CHECKING:
-    from app.core.measure.sampler import ResourceSeries
 
 #: The supervisor's CPU/RSS sampling interval, in seconds (recorded with every job).
 SAMPLING_INTERVAL_S = 0.1
@@ -236,6 +233,21 @@ __all__ = [
     "CpuUsage",
     "MemoryUsage",
     "ProcessUsage",
+    "ResourceSeries",
     "Security",
     "Validation",
 ]
+
+
+@dataclass
+class ResourceSeries:
+    """CPU % (of one core), RSS and the CPU it was on, over time, for one process."""
+
+    role: str
+    times: list[float] = field(default_factory=list)
+    cpu_percent: list[float] = field(default_factory=list)
+    rss_bytes: list[int] = field(default_factory=list)
+    other_cpu_percent: list[float] = field(default_factory=list)
+    #: The CPU the process was last seen running on at each reading (psutil cpu_num);
+    #: -1 where the platform cannot say (macOS, Windows).
+    cpu_nums: list[int] = field(default_factory=list)

@@ -48,7 +48,6 @@ from app.core.results.check_job_parts import (
     _check_validation,
 )
 from app.core.results.check_metrics import check_metric
-from app.core.schemes.base import Family
 from app.core.settings.profile import (
     MAX_DESCRIPTION_CHARS,
     MAX_LABEL_CHARS,
@@ -58,6 +57,7 @@ from app.core.settings.profile import (
 )
 from app.core.statistics.stability_warnings import WarningCode
 from app.core.vocab import (
+    Family,
     JobStatus,
     Mode,
     RunStatus,

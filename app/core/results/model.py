@@ -22,11 +22,11 @@ from typing import Any
 from app.core.errors import CryptoBenchError
 from app.core.fileio import FileReadError, read_limited
 from app.core.json_bounds import structure_problem
-from app.core.machine.placement import cpu_ranges, measured_under
 from app.core.records.job_conditions import Link, Load, Placement, ProcessPlacement
 from app.core.records.job_records import CpuUsage, MemoryUsage, Security, Validation
 from app.core.records.job_tcp_info import TcpInfo
 from app.core.records.link_path import LinkPath
+from app.core.records.placement_words import cpu_ranges, measured_under
 from app.core.records.recorded import RecordedEnvironment, RecordedProfile
 from app.core.results.check import check_results
 from app.core.results.check_fields import clip_text

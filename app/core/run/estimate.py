@@ -49,11 +49,11 @@ from app.core.measure.ops import BATCH_BYTES
 from app.core.measure.timing import BATCH_TARGET_NS, BATCH_THRESHOLD_NS, SLOW_CALL_NS
 from app.core.records.job_conditions import Link
 from app.core.run.op_costs import OpCosts, costs_for, cpu_slowdown
-from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, Family
+from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN
 from app.core.session.sender import FLOOR_MAX_SAMPLES, HANDSHAKE_WARMUP_MAX
 from app.core.settings.links import round_trip_ms
 from app.core.settings.profile import ResolvedJob
-from app.core.vocab import Mode
+from app.core.vocab import Family, Mode
 
 #: A run expected to take longer than this (its estimate's upper end) asks before it starts.
 LONG_RUN_S = 5 * 60.0

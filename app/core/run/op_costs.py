@@ -26,7 +26,8 @@ from typing import Any
 
 from app.core.resources import resource_path
 from app.core.schemes import registry
-from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC, SEAL_METRIC, ExtraOperation, Family
+from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC, SEAL_METRIC, ExtraOperation
+from app.core.vocab import Family
 
 CATALOGUE = ("estimates", "op_costs.json")
 #: A machine this many times slower or faster than the catalogue's is taken at this bound:

@@ -41,11 +41,18 @@ from app.core.contracts.events import (
 from app.core.errors import RegistryError
 from app.core.machine import preflight
 from app.core.machine.environment import collect_environment
-from app.core.measure.sampler import ResourceSeries
 from app.core.processes.jobstart import start_method, warm_up_children
 from app.core.profile.resolve import resolve_jobs
 from app.core.records.job_conditions import Link
-from app.core.records.job_records import SAMPLING_INTERVAL_S, CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
+from app.core.records.job_records import (
+    SAMPLING_INTERVAL_S,
+    CpuUsage,
+    MemoryUsage,
+    ProcessUsage,
+    ResourceSeries,
+    Security,
+    Validation,
+)
 from app.core.records.link_path import emulator_late_text
 from app.core.results.check_metrics import sample_magnitude_problem
 from app.core.results.model import JobResult, MetricResult, RunResult

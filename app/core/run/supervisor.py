@@ -62,7 +62,7 @@ from app.core.load.remote import remote_load_main
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.machine.placement import Placer, roles_of
 from app.core.measure.ops import child_main
-from app.core.measure.sampler import ResourceSampler, ResourceSeries
+from app.core.measure.sampler import ResourceSampler
 from app.core.processes.deadlines import (
     StartCancelled,
     StartStalled,
@@ -73,12 +73,13 @@ from app.core.processes.deadlines import (
 from app.core.processes.jobstart import child_context
 from app.core.processes.watchdog import FrozenWatch
 from app.core.profile.edits import REMOTE_LOAD_LINK
+from app.core.records.job_records import ResourceSeries
 from app.core.records.link_path import LinkPath
 from app.core.run.child_failures import StartFailed, death_cause
-from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverPlan, receiver_main
 from app.core.session.sender_process import sender_main
 from app.core.settings.profile import ResolvedJob
+from app.core.transport.auth import TOKEN_BYTES
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.doorway import TICKET_BYTES, admission
 from app.core.transport.netns import device_drops

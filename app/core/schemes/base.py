@@ -20,54 +20,16 @@ raises `AuthenticationError` or `PayloadFormatError` on anything it must reject.
 from __future__ import annotations
 
 import abc
-import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from app.core.errors import BadParameter, CryptoBenchError, UnknownBackend
+from app.core.vocab import Family, ParamValue
 
 Buffer: TypeAlias = bytes | bytearray | memoryview
 Payload: TypeAlias = tuple[bytes, ...]
-ParamValue: TypeAlias = int | str | bool
 
-
-class Family(enum.StrEnum):
-    """Scheme families; the value is the stable id used in profiles and results.
-
-    The members are in the order reports present the families.
-    """
-
-    AEAD = "aead"
-    KEY_AGREEMENT = "key-agreement"
-    PUBLIC_KEY_ENCRYPTION = "public-key-encryption"
-    HYBRID = "hybrid"
-    SIGNATURE = "signature"
-    HASH = "hash"
-    KDF = "kdf"
-
-    # `label`, not `title`: a property named like a str method would shadow it (str.title()).
-    @property
-    def label(self) -> str:
-        """The family's name: the report's section titles, chart legends and tables."""
-        return _FAMILY_LABELS[self]
-
-    @property
-    def long_label(self) -> str:
-        """The label plus what else each job of the family runs ("Key agreement + AEAD"):
-        for the scheme tree and a job's tooltip, where a reader picks or inspects one job."""
-        return f"{self.label} + AEAD" if self in (Family.KEY_AGREEMENT, Family.HYBRID) else self.label
-
-
-_FAMILY_LABELS = {
-    Family.AEAD: "Authenticated encryption (AEAD)",
-    Family.KEY_AGREEMENT: "Key agreement",
-    Family.PUBLIC_KEY_ENCRYPTION: "Public-key encryption",
-    Family.HYBRID: "Hybrid / KEM",
-    Family.SIGNATURE: "Signatures",
-    Family.HASH: "Hashes",
-    Family.KDF: "Key derivation",
-}
 
 #: Name of the timed metric for `seal` and `open` in operations mode, per family.
 #: `open` of a hash or KDF is a recomputation used for validation only: timing it

@@ -28,10 +28,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF as CryptographyHKDF
 from app.core.schemes.base import (
     AuthenticationError,
     Buffer,
-    Family,
     MessageTooLongError,
     ParamSpec,
-    ParamValue,
     Payload,
     PayloadFormatError,
     Receiver,
@@ -42,6 +40,7 @@ from app.core.schemes.base import (
     Sender,
     TamperSpot,
 )
+from app.core.vocab import Family, ParamValue
 
 DigestFn = Callable[[Buffer], bytes]
 

@@ -17,9 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import mlkem
 from app.core.schemes.base import (
     Buffer,
     ExtraOperation,
-    Family,
     ParamSpec,
-    ParamValue,
     Payload,
     PayloadFormatError,
     Receiver,
@@ -33,6 +31,7 @@ from app.core.schemes.base import (
 from app.core.schemes.dh import DhGroup, derive_key, dh_group, group_backends, group_security_bits
 from app.core.schemes.pke import BlockCipher, CryptographyRsaOaep, PycryptodomeRsaOaep, factoring_strength
 from app.core.schemes.symmetric import AEAD_OVERHEAD, AeadKey, aead_tamper_spots
+from app.core.vocab import Family, ParamValue
 
 KEY_LEN = 32
 

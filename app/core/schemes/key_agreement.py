@@ -10,19 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.schemes.base import (
-    Buffer,
-    Family,
-    ParamSpec,
-    ParamValue,
-    Payload,
-    Receiver,
-    Scheme,
-    SchemeInfo,
-    SchemeSpec,
-    Security,
-    Sender,
-)
+from app.core.schemes.base import Buffer, ParamSpec, Payload, Receiver, Scheme, SchemeInfo, SchemeSpec, Security, Sender
 from app.core.schemes.dh import (
     CURVE_ALIASES,
     CURVES,
@@ -35,6 +23,7 @@ from app.core.schemes.dh import (
     group_security_bits,
 )
 from app.core.schemes.symmetric import AeadKey, AeadPayloadScheme
+from app.core.vocab import Family, ParamValue
 
 #: tinyec does only the curve arithmetic; the KDF and AES-GCM around it come from
 #: pycryptodome, as in the pure-Python scripts tinyec users write.

@@ -24,10 +24,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from app.core.schemes.base import (
     AuthenticationError,
     Buffer,
-    Family,
     MessageTooLongError,
     ParamSpec,
-    ParamValue,
     Payload,
     PayloadFormatError,
     Receiver,
@@ -39,6 +37,7 @@ from app.core.schemes.base import (
     TamperSpot,
 )
 from app.core.schemes.elgamal_groups import GROUPS, FfGroup
+from app.core.vocab import Family, ParamValue
 
 #: NIST SP 800-57 Part 1 Table 2 strengths for the sizes it lists.
 _TABLE_STRENGTH = {1024: 80, 2048: 112, 3072: 128, 7680: 192, 15360: 256}

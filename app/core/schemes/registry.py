@@ -12,7 +12,8 @@ from functools import cache
 from typing import Any
 
 from app.core.errors import RegistryError, UnknownScheme
-from app.core.schemes.base import Family, Scheme, SchemeSpec
+from app.core.schemes.base import Scheme, SchemeSpec
+from app.core.vocab import Family
 
 #: One module per family group, each exposing SPECS. Order = listing order.
 MODULES = (

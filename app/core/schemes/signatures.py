@@ -32,9 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, paddin
 from app.core.schemes.base import (
     AuthenticationError,
     Buffer,
-    Family,
     ParamSpec,
-    ParamValue,
     Payload,
     PayloadFormatError,
     Receiver,
@@ -46,6 +44,7 @@ from app.core.schemes.base import (
     TamperSpot,
 )
 from app.core.schemes.sigkeys import check_eddsa_key, check_rsa_numbers, check_sec1_point, reject_key
+from app.core.vocab import Family, ParamValue
 
 #: Bytes of the big-endian signature length that precedes the signature.
 LENGTH_PREFIX = 2

@@ -20,9 +20,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 from app.core.schemes.base import (
     AuthenticationError,
     Buffer,
-    Family,
     ParamSpec,
-    ParamValue,
     Payload,
     PayloadFormatError,
     Receiver,
@@ -33,6 +31,7 @@ from app.core.schemes.base import (
     Sender,
     TamperSpot,
 )
+from app.core.vocab import Family, ParamValue
 
 NONCE_LEN = 12
 TAG_LEN = 16

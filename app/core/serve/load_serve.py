@@ -11,8 +11,6 @@ a time, as every other job it serves.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import select
 import socket
@@ -21,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.session.protocol import LOAD_NONCE_BYTES, TICKET_BYTES, TOKEN_BYTES, JobDescription, JobRejected
+from app.core.session.protocol import LOAD_NONCE_BYTES, JobDescription, JobRejected
+from app.core.transport.auth import load_secrets
 from app.core.transport.wire import FrameReader, FrameType, WireError
 
 #: The load server must listen within this long.
@@ -31,16 +30,6 @@ START_TIMEOUT_S = 60.0
 BYE_TIMEOUT_S = 30.0
 
 Log = Callable[[str], None]
-
-
-def load_secrets(token: bytes, nonce: bytes) -> tuple[bytes, bytes]:
-    """(the load server's token, its admission ticket) for one job: HMAC-SHA256 of the
-    serve's token over a label and the job's nonce."""
-
-    def derive(label: bytes, size: int) -> bytes:
-        return hmac.new(token, b"cryptobench load " + label + b"\0" + nonce, hashlib.sha256).digest()[:size]
-
-    return derive(b"token", TOKEN_BYTES), derive(b"ticket", TICKET_BYTES)
 
 
 @dataclass

@@ -35,11 +35,11 @@ from pathlib import Path
 from app.core.errors import SessionError
 from app.core.fileio import FileReadError, read_limited
 from app.core.schemes.base import SchemeError
-from app.core.session import DEFAULT_PORT
-from app.core.session.protocol import TOKEN_BYTES, U32, JobRejected
+from app.core.serve import DEFAULT_PORT
+from app.core.session.protocol import U32, JobRejected
 from app.core.session.receiver import ReceiverLimits, ReceiverSession, listen
 from app.core.store.store import data_dir
-from app.core.transport.auth import AuthenticationFailed, ServerHandshake
+from app.core.transport.auth import TOKEN_BYTES, AuthenticationFailed, ServerHandshake
 from app.core.transport.wire import FrameType, TruncatedFrame, WireError, encode_header
 
 TOKEN_FILENAME = "serve-token"

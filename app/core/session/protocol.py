@@ -31,11 +31,7 @@ from app.core.transport.wire import (
     frame_limit,
 )
 
-TOKEN_BYTES = 32
 SEED_BYTES = 16
-#: A fresh connection proves it belongs to the session with this many random bytes, which
-#: the receiver gave in JOB_OK over the authenticated connection.
-TICKET_BYTES = 32
 #: The most load server processes a sender may ask `serve` for (settings.load.MAX_SERVER_WORKERS),
 #: and the nonce its JOB_OK carries for the load server's derived secrets (serve.load_serve).
 MAX_LOAD_SERVER_WORKERS = 64

@@ -35,7 +35,6 @@ from app.core.serve.load_serve import RunningLoadServer, await_load_end, start_l
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
-    TICKET_BYTES,
     U64,
     JobDescription,
     JobRejected,
@@ -46,7 +45,7 @@ from app.core.session.protocol import (
 )
 from app.core.transport import tcpinfo
 from app.core.transport.auth import ServerHandshake, authenticate_peer
-from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketThen, admit_one
+from app.core.transport.doorway import TICKET_BYTES, DescriptorsExhausted, Doorway, TicketThen, admit_one
 from app.core.transport.netns import NamespaceError, enter_namespace
 from app.core.transport.wire import (
     MAX_CONTROL_FRAME,

@@ -55,7 +55,6 @@ from app.core.session.protocol import (
     MAX_RETRY_MS,
     SEED_BYTES,
     SIZE_FRAME,
-    TICKET_BYTES,
     U64,
     FasterThanFloor,
     JobDescription,
@@ -75,6 +74,7 @@ from app.core.session.protocol import (
 from app.core.transport import tcpinfo
 from app.core.transport.auth import authenticate_server
 from app.core.transport.connect import connect
+from app.core.transport.doorway import TICKET_BYTES
 from app.core.transport.wire import (
     HARD_MAX_FRAME,
     HEADER_SIZE,

@@ -17,14 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.core.errors import CryptoBenchError
 from app.core.records.job_conditions import Link
-from app.core.schemes.base import Family, ParamValue
 from app.core.settings.links import LinkValue
 from app.core.settings.load import LoadFields, LoadSettings
 from app.core.vocab import (
     DEFAULT_PLACEMENT,
     CongestionControl,
+    Family,
     LinkEmulationChoice,
     Mode,
+    ParamValue,
     PlacementPolicy,
     TcpConnection,
 )

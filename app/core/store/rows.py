@@ -22,8 +22,7 @@ from app.core.results.check_metrics import sample_magnitude_problem
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult
 from app.core.results.plausible import time_problem
-from app.core.schemes.base import Family
-from app.core.vocab import JobStatus, Mode
+from app.core.vocab import Family, JobStatus, Mode
 
 
 def _packed_job(job: JobResult) -> dict[str, Any]:

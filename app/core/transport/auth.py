@@ -30,6 +30,7 @@ import secrets
 import socket
 import time
 
+from app.core.transport.doorway import TICKET_BYTES
 from app.core.transport.wire import (
     HEADER_SIZE,
     BadMagic,
@@ -49,6 +50,8 @@ from app.core.transport.wire import (
     send_frame,
 )
 
+#: The serve's token: a job proves it holds it without sending it.
+TOKEN_BYTES = 32
 NONCE_BYTES = 32
 PROOF_BYTES = 32  # HMAC-SHA256
 _CLIENT_LABEL = b"CryptoBench session v2: client proof\x00"
@@ -232,3 +235,13 @@ def authenticate_server(sock: socket.socket, reader: FrameReader, token: bytes, 
             f"{where} did not prove it holds the token (wrong proof): "
             "not our CryptoBench serve, or a different token file"
         )
+
+
+def load_secrets(token: bytes, nonce: bytes) -> tuple[bytes, bytes]:
+    """(the load server's token, its admission ticket) for one job: HMAC-SHA256 of the
+    serve's token over a label and the job's nonce."""
+
+    def derive(label: bytes, size: int) -> bytes:
+        return hmac.new(token, b"cryptobench load " + label + b"\0" + nonce, hashlib.sha256).digest()[:size]
+
+    return derive(b"token", TOKEN_BYTES), derive(b"ticket", TICKET_BYTES)

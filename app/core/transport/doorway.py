@@ -38,6 +38,8 @@ ADMISSION_MAGIC = b"CBADMIT1"
 #: Connections taken from the listener per turn of a loop: what waits to prove itself is
 #: read first, so a flood cannot push a job's own connection out before it is read.
 MAX_ACCEPTS_PER_TURN = 16
+#: A fresh connection proves it belongs to the session with this many random bytes, which
+#: the receiver gave in JOB_OK over the authenticated connection.
 TICKET_BYTES = 32
 
 

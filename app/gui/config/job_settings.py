@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.profile.sizes import human_size, parse_size_list
-from app.core.session import DEFAULT_PORT
+from app.core.serve import DEFAULT_PORT
 from app.core.settings.load import DEFAULT_LOAD_MESSAGE_SIZE, IGNORED_BY_LOAD
 from app.core.settings.profile import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, ProfileError, field_limits
 from app.core.vocab import Mode, PlacementPolicy, default_placement

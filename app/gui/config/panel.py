@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
 
 from app.core.profile.files import parse_profile
 from app.core.schemes import registry
-from app.core.schemes.base import Family, SchemeSpec
+from app.core.schemes.base import SchemeSpec
 from app.core.settings.profile import JobSpec, Profile, ProfileError
-from app.core.vocab import Mode
+from app.core.vocab import Family, Mode
 from app.gui.config.job_settings import (
     NUMBER_KEYS,
     SETTING_KEYS,

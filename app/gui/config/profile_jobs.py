@@ -13,9 +13,9 @@ from typing import Any
 from app.core.errors import RegistryError
 from app.core.profile.sizes import human_size
 from app.core.schemes import registry
-from app.core.schemes.base import Family, SchemeSpec
+from app.core.schemes.base import SchemeSpec
 from app.core.settings.load import LoadSettings
-from app.core.vocab import SESSION_MODES, Mode
+from app.core.vocab import SESSION_MODES, Family, Mode
 from app.gui.config.job_settings import NOT_FOR_LOAD, NUMBER_KEYS, JobEntry, default_settings
 from app.gui.config.link_editor import link_fields, mode_suffix
 from app.gui.config.load_editor import LOAD_KEYS, rate_summary

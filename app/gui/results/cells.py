@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.escaping import escape_control
-from app.core.machine.placement import anomalies as placement_anomalies
-from app.core.machine.placement import describe as describe_placement
-from app.core.machine.placement import measured_under as placement_measured_under
+from app.core.records.placement_words import anomalies as placement_anomalies
+from app.core.records.placement_words import describe as describe_placement
+from app.core.records.placement_words import measured_under as placement_measured_under
 from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, MetricResult
-from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC, Family
+from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
 from app.core.settings.links import link_title, numbers_text, round_trip_ms
-from app.core.vocab import SESSION_MODES, JobStatus, LinkEmulation, Role
+from app.core.vocab import SESSION_MODES, Family, JobStatus, LinkEmulation, Role
 from app.gui.vocab import Tone
 from app.gui.words import plural
 from app.report.job_figures import primary_metric  # one rule for the table and the reports

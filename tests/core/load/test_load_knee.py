@@ -34,7 +34,7 @@ from app.core.processes.deadlines import stop_process
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
 from app.core.records.job_conditions import StepLimit
-from app.core.session.protocol import TOKEN_BYTES
+from app.core.transport.auth import TOKEN_BYTES
 from tests.helpers.loads import placed
 from tests.helpers.records import job
 

@@ -16,10 +16,9 @@ from hdrh.histogram import HdrHistogram
 
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
-from app.core.serve.load_serve import load_secrets
 from app.core.serve.server import Server
 from app.core.session.protocol import JobDescription, LoadServe
-from app.core.transport.auth import authenticate_server
+from app.core.transport.auth import authenticate_server, load_secrets
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, PeerError, send_frame
 from app.core.vocab import JobStatus

@@ -21,11 +21,12 @@ from app.cli.common import EXIT_OK, EXIT_USAGE
 from app.cli.main import main
 from app.core.machine import placement
 from app.core.machine.placement import Placer, roles_of, usable_cpus
-from app.core.measure.sampler import ResourceSeries
 from app.core.profile.edits import with_placement
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
+from app.core.records import placement_words
 from app.core.records.job_conditions import Placement, ProcessPlacement
+from app.core.records.job_records import ResourceSeries
 from app.core.results.model import CSV_COLUMNS, ResultsFileError, load_results_file, parse_results_text, to_csv, to_json
 from app.core.run.runner import Runner
 from app.core.settings.profile import ProfileError
@@ -150,7 +151,7 @@ def test_the_record_gives_allowed_and_observed_cpus() -> None:
     series = ResourceSeries("worker", cpu_nums=[1, 0, 1, -1])
     record = placer.record({"worker": series})
     assert record.policy == "free" and record.processes["worker"].observed_cpus == (0, 1)
-    assert placement.anomalies(record)  # free and seen on two CPUs: worth a sentence
+    assert placement_words.anomalies(record)  # free and seen on two CPUs: worth a sentence
 
 
 # --- the supervisor applies it (real processes) ------------------------------------------------
@@ -282,12 +283,12 @@ def test_the_report_and_the_table_state_the_placement() -> None:
     assert "left to the scheduler, its processes were seen on CPUs 0-1" in text
     assert "2 of 4 jobs have no placement record" in text
     assert (
-        placement.describe(Placement("same", {"sender": ProcessPlacement((2,), (3,))}))
+        placement_words.describe(Placement("same", {"sender": ProcessPlacement((2,), (3,))}))
         == "sender on CPU 2 (seen on CPU 3) (same)"
     )
     assert (
         "outside the CPU 2 it was allowed"
-        in placement.anomalies(Placement("same", {"sender": ProcessPlacement((2,), (3,))}))[0]
+        in placement_words.anomalies(Placement("same", {"sender": ProcessPlacement((2,), (3,))}))[0]
     )
 
 

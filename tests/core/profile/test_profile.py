@@ -266,7 +266,7 @@ def test_every_preset_validates(name: str) -> None:
 
 
 def test_quick_preset_touches_every_family() -> None:
-    from app.core.schemes.base import Family
+    from app.core.vocab import Family
 
     families = {job.family for job in resolve_jobs(load_profile("quick"))}
     assert families == set(Family)

@@ -7,9 +7,8 @@ import dataclasses
 
 import pytest
 
-from app.core.measure.sampler import ResourceSeries
 from app.core.records.job_conditions import Link, Load, LoadStep, Placement, ProcessPlacement
-from app.core.records.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
+from app.core.records.job_records import CpuUsage, MemoryUsage, ProcessUsage, ResourceSeries, Security, Validation
 from app.core.results.model import JobResult
 from app.core.vocab import Mode, Role
 from tests.helpers import records

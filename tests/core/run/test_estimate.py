@@ -13,8 +13,8 @@ from app.core.profile.resolve import resolve_jobs
 from app.core.run import estimate as est
 from app.core.run.estimate import LONG_RUN_S, JobEstimate, Refined, RunEstimate, estimate_run, range_text
 from app.core.run.op_costs import Line, OpCosts, cost_key, load_catalogue, probe_costs
-from app.core.schemes.base import Family
 from app.core.settings.profile import ResolvedJob
+from app.core.vocab import Family
 
 AEAD = OpCosts(Family.AEAD, keygen=1e-6, messages={"encrypt": Line(1e-6, 1e-9), "decrypt": Line(1e-6, 1e-9)})
 SLOW_PKE = OpCosts(Family.PUBLIC_KEY_ENCRYPTION, keygen=1.0, messages={"encrypt": Line(0.001), "decrypt": Line(0.05)})

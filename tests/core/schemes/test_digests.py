@@ -9,16 +9,9 @@ import os
 import pytest
 
 from app.core.errors import BadParameter
-from app.core.schemes.base import (
-    AuthenticationError,
-    Family,
-    MessageTooLongError,
-    ParamValue,
-    PayloadFormatError,
-    SchemeSpec,
-    flip_bit,
-)
+from app.core.schemes.base import AuthenticationError, MessageTooLongError, PayloadFormatError, SchemeSpec, flip_bit
 from app.core.schemes.digests import SPECS
+from app.core.vocab import Family, ParamValue
 from tests.helpers.schemes import connect
 
 SPEC_BY_ID: dict[str, SchemeSpec] = {spec.scheme_id: spec for spec in SPECS}

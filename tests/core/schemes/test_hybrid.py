@@ -11,17 +11,10 @@ import pytest
 
 from app.core.errors import BadParameter
 from app.core.schemes import registry
-from app.core.schemes.base import (
-    AuthenticationError,
-    Family,
-    PayloadFormatError,
-    Receiver,
-    Scheme,
-    Sender,
-    flip_bit,
-)
+from app.core.schemes.base import AuthenticationError, PayloadFormatError, Receiver, Scheme, Sender, flip_bit
 from app.core.schemes.hybrid import SPECS, DhKem, MlKem, RsaKem, X25519MlKem768
 from app.core.schemes.symmetric import AEAD_OVERHEAD, NONCE_LEN, TAG_LEN
+from app.core.vocab import Family
 
 #: The key pairs and sessions below are made once per module (key generation is the slow
 #: part); under `make test` the module's tests share one worker, or each worker made them.

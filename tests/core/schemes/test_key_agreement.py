@@ -15,15 +15,7 @@ import pytest
 
 from app.core.errors import BadParameter
 from app.core.schemes import registry
-from app.core.schemes.base import (
-    AuthenticationError,
-    Family,
-    PayloadFormatError,
-    Receiver,
-    Scheme,
-    Sender,
-    flip_bit,
-)
+from app.core.schemes.base import AuthenticationError, PayloadFormatError, Receiver, Scheme, Sender, flip_bit
 from app.core.schemes.dh import (
     CURVES,
     KDF_INFO,
@@ -44,6 +36,7 @@ from app.core.schemes.dh import (
 )
 from app.core.schemes.key_agreement import SPECS
 from app.core.schemes.symmetric import AEAD_OVERHEAD, NONCE_LEN, AeadKey
+from app.core.vocab import Family
 
 #: The key pairs and sessions below are made once per module (key generation is the slow
 #: part); under `make test` the module's tests share one worker, or each worker made them.

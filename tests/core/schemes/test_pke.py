@@ -15,7 +15,6 @@ from Crypto.Math import Primality
 from app.core.schemes import registry
 from app.core.schemes.base import (
     AuthenticationError,
-    Family,
     MessageTooLongError,
     PayloadFormatError,
     Receiver,
@@ -32,6 +31,7 @@ from app.core.schemes.pke import (
     factoring_strength,
     jacobi,
 )
+from app.core.vocab import Family
 from tests.helpers.schemes import connect
 
 #: The key pairs and sessions below are made once per module (key generation is the slow

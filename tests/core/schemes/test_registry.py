@@ -9,7 +9,8 @@ import pytest
 
 from app.core.errors import BadParameter, RegistryError, UnknownBackend, UnknownScheme
 from app.core.schemes import registry
-from app.core.schemes.base import Family, ParamSpec, Scheme, SchemeInfo, Security
+from app.core.schemes.base import ParamSpec, Scheme, SchemeInfo, Security
+from app.core.vocab import Family
 
 SPECS = list(registry.all_specs())
 SPEC_IDS = [spec.scheme_id for spec in SPECS]

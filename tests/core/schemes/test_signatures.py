@@ -15,8 +15,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, paddin
 from app.core.errors import BadParameter, UnknownBackend
 from app.core.schemes.base import (
     AuthenticationError,
-    Family,
-    ParamValue,
     PayloadFormatError,
     Receiver,
     Scheme,
@@ -25,6 +23,7 @@ from app.core.schemes.base import (
     flip_bit,
 )
 from app.core.schemes.signatures import SPECS
+from app.core.vocab import Family, ParamValue
 
 #: The key pairs and sessions below are made once per module (key generation is the slow
 #: part); under `make test` the module's tests share one worker, or each worker made them.

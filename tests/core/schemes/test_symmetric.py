@@ -10,15 +10,7 @@ from typing import Any
 import pytest
 
 from app.core.schemes import registry
-from app.core.schemes.base import (
-    AuthenticationError,
-    Family,
-    PayloadFormatError,
-    Receiver,
-    Scheme,
-    Sender,
-    flip_bit,
-)
+from app.core.schemes.base import AuthenticationError, PayloadFormatError, Receiver, Scheme, Sender, flip_bit
 from app.core.schemes.symmetric import (
     AEAD_OVERHEAD,
     NONCE_LEN,
@@ -28,6 +20,7 @@ from app.core.schemes.symmetric import (
     NonceSequence,
     symmetric_security,
 )
+from app.core.vocab import Family
 from tests.helpers.schemes import connect
 
 REJECTED = (AuthenticationError, PayloadFormatError)

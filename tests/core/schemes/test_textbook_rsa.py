@@ -13,19 +13,13 @@ from Crypto.Math import Primality
 
 from app.core.errors import BadParameter, UnknownBackend
 from app.core.schemes import registry
-from app.core.schemes.base import (
-    Family,
-    MessageTooLongError,
-    PayloadFormatError,
-    Receiver,
-    Scheme,
-    Sender,
-)
+from app.core.schemes.base import MessageTooLongError, PayloadFormatError, Receiver, Scheme, Sender
 from app.core.schemes.pke import (
     TextbookRsa,
     TextbookRsaKey,
     factoring_strength,
 )
+from app.core.vocab import Family
 from tests.helpers.schemes import connect
 
 #: The key pairs and sessions below are made once per module (key generation is the slow

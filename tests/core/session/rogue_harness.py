@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.core.session.protocol import TOKEN_BYTES, JobDescription
+from app.core.session.protocol import JobDescription
 from app.core.session.receiver import ReceiverLimits
+from app.core.transport.auth import TOKEN_BYTES
 from app.core.transport.wire import MAX_CONTROL_FRAME, FrameType, encode_header
 
 TOKEN = bytes(range(1, TOKEN_BYTES + 1))

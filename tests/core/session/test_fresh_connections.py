@@ -18,11 +18,12 @@ import pytest
 from app.core.contracts.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
 from app.core.records.job_conditions import Link
 from app.core.records.job_tcp_info import TcpInfo
-from app.core.session.protocol import TICKET_BYTES, JobRejected
+from app.core.session.protocol import JobRejected
 from app.core.session.receiver import ReceiverLimits, ReceiverPlan, ReceiverSession, serve_one_sender
 from app.core.session.sender import SenderSession, SessionFailed
 from app.core.session.sender_process import run_with_retries
 from app.core.transport import tcpinfo
+from app.core.transport.doorway import TICKET_BYTES
 from app.core.transport.wire import FrameType, PeerError
 from app.core.vocab import LinkEmulation, TcpConnection
 from tests.core.session.rogue_harness import frame

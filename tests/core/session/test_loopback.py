@@ -13,10 +13,10 @@ from app.core.contracts.events import JobProcesses, SampleBatch
 from app.core.profile.files import parse_profile
 from app.core.results.model import JobResult
 from app.core.run.runner import Runner
-from app.core.schemes.base import Family
 from app.core.serve.server import Server
 from app.core.store.store import Store
 from app.core.transport.connect import RemoteTarget
+from app.core.vocab import Family
 from tests.helpers.plans import job_plan
 
 SESSION_METRICS = {"compute", "rtt", "receiver", "network", "floor_rtt"}

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from app.core.contracts.events import SizeMeasured
 from app.core.schemes import registry
 from app.core.session import receiver as receiver_module
-from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, TOKEN_BYTES, JobDescription, JobRejected, decode_ack
+from app.core.session.protocol import SEED_BYTES, SIZE_FRAME, JobDescription, JobRejected, decode_ack
 from app.core.session.receiver import ReceiverLimits, ReceiverSession
 from app.core.session.sender import SenderSession
-from app.core.transport.auth import NONCE_BYTES, AuthenticationFailed, authenticate_server, client_proof
+from app.core.transport.auth import NONCE_BYTES, TOKEN_BYTES, AuthenticationFailed, authenticate_server, client_proof
 from app.core.transport.wire import (
     HEADER_SIZE,
     MAX_CONTROL_FRAME,

@@ -13,10 +13,9 @@ import psutil
 import pytest
 
 from app.core.contracts.events import Listening, PeerDropped, ReceiverDone, SizeMeasured
-from app.core.session.protocol import TOKEN_BYTES
 from app.core.session.receiver import ReceiverLimits, ReceiverPlan, receiver_main
 from app.core.session.sender import SenderSession
-from app.core.transport.auth import NONCE_BYTES, client_proof
+from app.core.transport.auth import NONCE_BYTES, TOKEN_BYTES, client_proof
 from app.core.transport.connect import connect
 from app.core.transport.wire import FrameReader, FrameType, WireError, encode_header
 from tests.core.session.rogue_harness import TOKEN, frame
