@@ -44,6 +44,23 @@ class RunningLoadServer:
     def accepted(self) -> dict[str, object]:
         return {"load_port": self.port, "load_nonce": self.nonce.hex()}
 
+    def await_end(self, sock: socket.socket, reader: FrameReader, log: Log) -> None:
+        await_load_end(sock, reader, self, log)
+
+    def stop(self) -> None:
+        stop_load_server(self)
+
+
+@dataclass(frozen=True)
+class LoadServersAt:
+    """What a serve's receiver is handed to serve load jobs (`ReceiverSession.load_servers`):
+    each job's load server listens on the serve's own address."""
+
+    bind: str
+
+    def start(self, token: bytes, job: JobDescription, log: Log) -> RunningLoadServer:
+        return start_load_server(token, job, self.bind, log)
+
 
 def start_load_server(token: bytes, job: JobDescription, bind: str, log: Log) -> RunningLoadServer:
     """Start the job's load server on `bind` (the serve's own address); JobRejected if it

@@ -36,6 +36,7 @@ from app.core.errors import SessionError
 from app.core.fileio import FileReadError, read_limited
 from app.core.schemes.base import SchemeError
 from app.core.serve import DEFAULT_PORT
+from app.core.serve.load_serve import LoadServersAt
 from app.core.session.protocol import U32, JobRejected
 from app.core.session.receiver import ReceiverLimits, ReceiverSession, listen
 from app.core.store.store import data_dir
@@ -259,7 +260,11 @@ class Server:
         try:
             sock.setblocking(True)
             session = ReceiverSession(
-                sock, self.token, self.limits, log=lambda text: self.log(f"{peer}: {text}"), load_bind=self.address[0]
+                sock,
+                self.token,
+                self.limits,
+                log=lambda text: self.log(f"{peer}: {text}"),
+                load_servers=LoadServersAt(self.address[0]),
             )
             job = session.serve_authenticated()
         except (WireError, JobRejected, SchemeError, OSError) as exc:

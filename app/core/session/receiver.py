@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import Protocol
 
 import psutil
 
@@ -31,7 +32,6 @@ from app.core.contracts.events import ChildFailed, Listening, PeerDropped, Recei
 from app.core.measure.harness import child_entry, traced_peak
 from app.core.records.job_tcp_info import TcpInfo
 from app.core.schemes.base import Receiver, Scheme, SchemeError
-from app.core.serve.load_serve import RunningLoadServer, await_load_end, start_load_server, stop_load_server
 from app.core.session.protocol import (
     ACK,
     SIZE_FRAME,
@@ -66,7 +66,7 @@ Log = Callable[[str], None]
 PONG_BODY = bytes(ACK.size)  # a pong is as long as an acknowledgement
 
 
-__all__ = ["ReceiverLimits", "ReceiverPlan", "ReceiverSession", "listen", "receiver_main"]
+__all__ = ["LoadServers", "ReceiverLimits", "ReceiverPlan", "ReceiverSession", "RunningLoad", "listen", "receiver_main"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,27 @@ class ReceiverLimits:
     min_rate: float = 1_000_000.0  # bytes/s below which a peer sending a body is stalled
 
 
+class RunningLoad(Protocol):
+    """A load job's server, started for the job and driven by its generators."""
+
+    def accepted(self) -> dict[str, object]:
+        """What JOB_OK tells the sender about it (its port, the nonce of its secrets)."""
+        ...
+
+    def await_end(self, sock: socket.socket, reader: FrameReader, log: Log) -> None:
+        """Wait until the generators are done and the sender said BYE (or left)."""
+        ...
+
+    def stop(self) -> None: ...
+
+
+class LoadServers(Protocol):
+    """Starts a load job's server: handed to the receivers of `serve`, which serve load jobs
+    (app.core.serve.load_serve's `LoadServersAt`)."""
+
+    def start(self, token: bytes, job: JobDescription, log: Log) -> RunningLoad: ...
+
+
 class ReceiverSession:
     """Serves one connection. `serve()` returns the job on a clean BYE, else raises."""
 
@@ -91,13 +112,13 @@ class ReceiverSession:
         log: Log | None = None,
         listener: socket.socket | None = None,
         dropped: Log | None = None,
-        load_bind: str | None = None,
+        load_servers: LoadServers | None = None,
     ) -> None:
         self.sock = sock
-        #: Where a load job's server listens (`serve`'s own address); None: this receiver
+        #: Starts a load job's server (`serve`'s, app.core.serve.load_serve); None: this receiver
         #: serves no load job (a loopback job's receiver: load jobs start their own server).
-        self.load_bind = load_bind
-        self.load_server: RunningLoadServer | None = None
+        self.load_servers = load_servers
+        self.load_server: RunningLoad | None = None
         self.token = token
         self.limits = limits
         self.log = log or (lambda text: None)
@@ -142,11 +163,11 @@ class ReceiverSession:
             self.ticket = secrets.token_bytes(TICKET_BYTES)
             accepted["ticket"] = self.ticket.hex()
         if job.load is not None:
-            if self.load_bind is None or job.fresh_connections:
+            if self.load_servers is None or job.fresh_connections:
                 raise JobRejected(
                     "this receiver serves no load job (`cryptobench serve` does, without fresh connections)"
                 )
-            self.load_server = start_load_server(self.token, job, self.load_bind, self.log)
+            self.load_server = self.load_servers.start(self.token, job, self.log)
             accepted.update(self.load_server.accepted())
         self.job, self.scheme, self.capacity = job, scheme, capacity
         if not job.tcp_nodelay:
@@ -155,7 +176,7 @@ class ReceiverSession:
             send_frame(self.sock, FrameType.JOB_OK, [json.dumps(accepted).encode()])
         except BaseException:
             if self.load_server is not None:  # nobody will drive it: not left listening
-                stop_load_server(self.load_server)
+                self.load_server.stop()
             raise
         self.log(f"serving {scheme.info.label} [{job.backend}], sizes {job.message_sizes}")
         # The job's frames: this reader alone reads the connection from now on, so it may
@@ -180,7 +201,7 @@ class ReceiverSession:
             raise
         if self.load_server is not None:
             assert self.job is not None
-            await_load_end(self.sock, reader, self.load_server, self.log)
+            self.load_server.await_end(self.sock, reader, self.log)
             return self.job
         was_enabled = gc.isenabled()
         gc.disable()  # no collector pause inside a timed open; sessions make no cycles
