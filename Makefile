@@ -1,5 +1,9 @@
 # One command to run the app, one to test it. Both create .venv on first use.
-PYTHON ?= python3.11
+# The first Python 3.11 or newer on PATH, python3 first (Debian 13 and Ubuntu 24.04 have no
+# python3.11); `make test PYTHON=/path/to/python` chooses another.
+PYTHON ?= $(shell for p in python3 python3.14 python3.13 python3.12 python3.11; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; \
+	done)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
@@ -8,6 +12,7 @@ PACKAGE_STAMP := $(VENV)/.installed-package
 .PHONY: run test check lint format venv bench package package-test install-desktop clean
 
 $(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: no Python 3.11 or newer on PATH (python3, python3.11-3.14); install one or set PYTHON=..."; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")' || \
 		{ echo "error: $(PYTHON) is missing or older than 3.11 (set PYTHON=...)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,10 +38,13 @@ test: $(STAMP)
 check: $(STAMP)
 	$(PY) -m mypy
 
-# Lint and format check (ruff; [tool.ruff] in pyproject.toml). `make format` applies both fixes.
+# Lint and format check (ruff; [tool.ruff] in pyproject.toml), the import contracts (import-linter:
+# the floors of docs/ARCHITECTURE.md, [tool.importlinter] in pyproject.toml). `make format`
+# applies ruff's fixes.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app tests benchmarks packaging docs
 	$(VENV)/bin/ruff format --check app tests benchmarks packaging docs
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix app tests benchmarks packaging docs

@@ -5,8 +5,11 @@ not by convention (docs/ARCHITECTURE.md, "Layers")."""
 from __future__ import annotations
 
 import ast
+import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -188,3 +191,97 @@ def test_importing_the_whole_core_and_the_report_s_content_loads_no_qt() -> None
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=ROOT)
+
+
+# --- the import contracts (import-linter, [tool.importlinter] in pyproject.toml) ---------------
+
+
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` (what `make lint` runs) over the `app` package under `root`."""
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+    ]
+    return subprocess.run(
+        [*command, "--no-cache", "--no-logo"], cwd=root, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_the_import_contracts_hold() -> None:
+    result = _lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "added", "broken"),
+    [
+        # a record reaching up to the runner: an upward arrow, and a loop between two folders
+        ("app/core/records/job_records.py", "from app.core.run import runner", "The core's floors"),
+        # a lazy import inside a function counts as much as one at the top
+        ("app/core/transport/wire.py", "def _f() -> None:\n    from app.core.link import relay", "No loop between"),
+        ("app/core/settings/load.py", "import PySide6", "The core imports no Qt"),
+        ("app/report/model.py", "from app.gui import theme", "The faces over the window"),
+    ],
+)
+def test_an_import_against_the_floors_fails_the_lint(tmp_path: Path, module: str, added: str, broken: str) -> None:
+    """The contracts can fail: a copy of app/ with one import added breaks the contract
+    that forbids it (and `make lint`, so CI)."""
+    shutil.copytree(APP, tmp_path / "app", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    with (tmp_path / module).open("a", encoding="utf-8") as file:
+        file.write("\n" + added.replace("\\n", "\n") + "  # noqa\n")
+    result = _lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{broken}" in result.stdout and "BROKEN" in result.stdout
+
+
+def _floors() -> list[list[str]]:
+    """The core's floors from the top, as the contract lists them: each a list of groups."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "core-floors"]
+    return [[name.strip() for name in layer.replace(":", "|").split("|")] for layer in contract["layers"]]
+
+
+def test_every_group_of_the_core_stands_on_a_floor() -> None:
+    """`exhaustive` in the contract says the same; this names what is missing."""
+    on_floors = {group for floor in _floors() for group in floor}
+    groups = {p.stem if p.is_file() else p.name for p in CORE.iterdir() if p.name != "__init__.py"}
+    groups = {g for g in groups if not g.startswith(("__pycache__", "."))}
+    assert groups == on_floors, (
+        f"not on a floor: {sorted(groups - on_floors)}; no such group: {sorted(on_floors - groups)}"
+    )
+
+
+def test_the_architecture_page_draws_the_floors_of_the_contract() -> None:
+    """docs/ARCHITECTURE.md's table of the core's floors lists the contract's layers in its order."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text[text.index("<!-- floors -->") : text.index("<!-- /floors -->")]
+    rows = [re.match(r"\| (\d) \| `([^`]+)` \|", line) for line in table.splitlines()]
+    drawn = [[name.strip() for name in row.group(2).replace("\\|", "|").replace(":", "|").split("|")] for row in rows if row]
+    assert drawn == _floors()
+
+
+@pytest.mark.parametrize("package", sorted(m for m, p in _modules().items() if p.name == "__init__.py"), ids=str)
+def test_no_loop_between_the_folders_of_a_package(package: str) -> None:
+    """Folder level, not only file level: a.x -> b.y and b.z -> a.w is a loop between a and b
+    though no file imports in a circle (import-linter's acyclic_siblings says the same)."""
+    modules = _modules()
+
+    def child(module: str) -> str | None:
+        if not module.startswith(package + "."):
+            return None
+        return package + "." + module[len(package) + 1 :].split(".")[0]
+
+    graph: dict[str, set[str]] = {}
+    for module, targets in _app_graph().items():
+        source = child(module)
+        if source is None:
+            continue
+        for target in targets:
+            group = child(target)
+            if group is not None and group != source and group in modules:
+                graph.setdefault(source, set()).add(group)
+    loops = _circles({name: frozenset(targets) for name, targets in graph.items()})
+    assert not loops, f"loops between the parts of {package}: {loops}"

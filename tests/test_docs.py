@@ -43,6 +43,7 @@ EXTERNAL_NAMES = {
     "QObject",
     "QTimer",
     "StrEnum",
+    "acyclic_siblings",  # an import-linter contract type
     "TCP_NODELAY",
     "TCP_INFO",
     "CRYPTOBENCH_START_METHOD",
@@ -210,6 +211,30 @@ def _cited_names() -> set[str]:
         if "." in name or span.endswith("()") or bare_code:
             names.add(name)
     return names
+
+
+@pytest.mark.parametrize(
+    ("package", "title"),
+    [
+        ("core", "### The core: app/core/"),
+        ("cli", "### The command line: app/cli/"),
+        ("gui", "### The window: app/gui/"),
+        ("report", "### Reports: app/report/"),
+    ],
+)
+def test_the_page_s_maps_name_every_module(package: str, title: str) -> None:
+    """A newcomer's map with holes sends them searching: every module of app/ is named in
+    its package's map (by file name, as `sender.py` or `sender`)."""
+    text = _text(DOC)
+    start = text.index(title)
+    end = text.find("\n#", start + len(title))
+    section = text[start : end if end > 0 else len(text)]
+    missing = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "app" / package).rglob("*.py"))
+        if path.name != "__init__.py" and not re.search(rf"(?<![\w]){re.escape(path.stem)}(?![\w])", section)
+    ]
+    assert not missing, f"docs/ARCHITECTURE.md's map ({title}) does not name: {missing}"
 
 
 def test_every_code_name_the_page_cites_exists() -> None:

@@ -1,7 +1,5 @@
-"""Emulated links: a delay line per direction between a loopback sender and receiver.
-
-`presets` turns a profile job's "link" into the `Link` it runs with, `probe` says which
-emulation this machine offers; `delay_line` is the arithmetic (serialization at the
-rate, one-way delay, jitter that never reorders), `relay` the link process that moves
-the bytes through it, `timeouts` how far a session's waits stretch over the link.
+"""Emulated links: the packet path (a TUN device per namespace, `packet_link`,
+`packet_line`, `path_counters`) and the stream relay (`relay`, `delay_line`, `shared`);
+`probe` says which emulation this machine offers, `timeouts` how far a session's waits
+stretch over a link, `wire_time` how long a job's bytes take on it.
 """

@@ -1,6 +1,7 @@
-"""Load mode: many client connections driven open-loop at one server on loopback.
+"""Load mode: many client connections driven open-loop at one server.
 
-`settings` reads a profile job's load fields, `framing` is what crosses the
-connections, `server` and `generator` are the two processes, `sweep` plans the offered
-rates and reads the knee from the steps.
+`framing` is what crosses the connections, `server` and `generator` are the two
+processes, `job` runs a sweep, `sweep` plans the offered rates and reads the knee,
+`verdict` says what the steps show; `remote` drives a server `serve` started, `merge`
+and cluster/ place generators on many machines.
 """
