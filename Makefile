@@ -56,7 +56,7 @@ bench: $(STAMP)
 	-$(PY) benchmarks/bench_gui.py
 	-$(PY) benchmarks/bench_report.py
 
-# The frozen app (packaging/README.md): dist/cryptobench/, one folder, about 215 MB.
+# The frozen app: dist/cryptobench/, one folder (its measured size: packaging/README.md, "Budgets").
 $(PACKAGE_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,package]'
 	touch $(PACKAGE_STAMP)

@@ -1,0 +1,126 @@
+"""Facts the documentation states are kept in one place, or read from the code.
+
+A figure copied into several files goes stale in all but one: the frozen bundle's size
+was 215, 230 and 232 MB in three of them at once. Each fact here has one home, and a
+test fails when a copy appears elsewhere or when the home disagrees with the code:
+
+- the frozen bundle's measured size: packaging/README.md, "Budgets" (the limit the smoke
+  test holds it to is `SIZE_LIMIT_MB` in packaging/smoke_test.py);
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from tests.helpers.paths import ROOT
+
+# --- the frozen bundle's size: packaging/README.md, "Budgets" -----------------------------
+
+PACKAGING_README = ROOT / "packaging" / "README.md"
+#: A size in (mega|gi)bytes as the documentation writes it: "232 MB", "~220 MB", "221 MiB".
+SIZE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(MB|MiB|GB|GiB)\b")
+#: Words that make a size nearby the bundle's ("frozen" alone is also the load server's
+#: frozen heap).
+BUNDLE_WORDS = re.compile(
+    r"bundle|frozen (?:app|one-folder|desktop)|one[- ]folder|one[- ]file|dist/cryptobench|PyInstaller|make package",
+    re.IGNORECASE,
+)
+#: How far (characters, within one paragraph) a bundle word makes a size the bundle's.
+NEAR = 200
+#: Below this a size is a part of the bundle (psycopg's 20 MB, Dask's 30 MB), not all of it.
+WHOLE_BUNDLE_MB = 100
+#: Text files of the repository that are prose or carry comments (the golden files and
+#: resources/ are data).
+TEXT_SUFFIXES = {".md", ".py", ".spec", ".toml", ".sh", ".txt", ".desktop", ".cfg", ".ini", ""}
+
+
+def _size_limit_mb() -> float:
+    """The smoke test's hard limit, read from its source (packaging/ is not a package)."""
+    match = re.search(r"^SIZE_LIMIT_MB = (\d+)$", (ROOT / "packaging" / "smoke_test.py").read_text(), flags=re.M)
+    assert match, "packaging/smoke_test.py: no SIZE_LIMIT_MB"
+    return float(match.group(1))
+
+
+def _budgets_section() -> str:
+    text = PACKAGING_README.read_text(encoding="utf-8")
+    start = text.index("\n## Budgets\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else len(text)]
+
+
+def _bundle_row() -> str:
+    (row,) = [line for line in _budgets_section().splitlines() if line.startswith("| Bundle size |")]
+    return row
+
+
+#: What is not the project's own text: tools' folders, build output, data.
+NOT_TEXT = {".git", ".venv", "build", "dist", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis"}
+
+
+def _repository_text_files() -> list[Path]:
+    """The repository's prose and code (its data, resources/ and tests/golden/, and this
+    file's examples left out)."""
+    files = []
+    for folder, subfolders, names in os.walk(ROOT):
+        here = Path(folder)
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if name not in NOT_TEXT
+            and name != "__pycache__"
+            and not name.endswith(".egg-info")
+            and here / name not in (ROOT / "resources", ROOT / "tests" / "golden")
+        )
+        files += [here / name for name in sorted(names) if Path(name).suffix in TEXT_SUFFIXES]
+    return [path for path in files if path != Path(__file__).resolve()]
+
+
+def _bundle_sizes(text: str) -> list[str]:
+    """The sizes in `text` that state the whole bundle's: at least `WHOLE_BUNDLE_MB`, with a
+    bundle word nearby in the same paragraph, and not the smoke test's limit."""
+    found = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        for match in SIZE.finditer(paragraph):
+            value = float(match.group(1).replace(",", ""))
+            megabytes = value * (1000 if match.group(2) in ("GB", "GiB") else 1)
+            if megabytes < WHOLE_BUNDLE_MB or (match.group(2) == "MB" and value == _size_limit_mb()):
+                continue
+            around = paragraph[max(0, match.start() - NEAR) : match.end() + NEAR]
+            if BUNDLE_WORDS.search(around):
+                found.append(match.group(0))
+    return found
+
+
+def test_the_bundle_s_size_is_stated_only_in_packaging_readme_s_budgets() -> None:
+    """The Makefile, the README, the spec and packaging/README.md's own text link to the
+    "Budgets" table instead of repeating (and outdating) its figure."""
+    stated = []
+    for path in _repository_text_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path == PACKAGING_README:
+            text = text.replace(_budgets_section(), "")
+        stated += [f"{path.relative_to(ROOT)}: {size}" for size in _bundle_sizes(text)]
+    assert not stated, (
+        f"the bundle's size is stated outside packaging/README.md's Budgets table: {stated}; "
+        "link to packaging/README.md#budgets instead"
+    )
+
+
+def test_the_budgets_table_states_the_size_once_against_the_smoke_test_s_limit() -> None:
+    row = _bundle_row()
+    target, measured = row.split("|")[2:4]
+    assert re.fullmatch(rf"\s*under {_size_limit_mb():g} MB\s*", target), f"the target is not SIZE_LIMIT_MB: {row}"
+    (figure,) = re.findall(r"\*\*(\d+) MB\*\*", measured)
+    assert float(figure) < _size_limit_mb(), row
+    elsewhere = _budgets_section().replace(row, "")
+    assert f"{figure} MB" not in elsewhere, f"the Budgets section repeats {figure} MB outside its table row"
+
+
+def test_the_bundle_size_check_sees_a_copy() -> None:
+    assert _bundle_sizes("make package  # the frozen one-folder app, ~230 MB") == ["230 MB"]
+    assert _bundle_sizes("a one-file executable unpacks ~1.2 GB") == ["1.2 GB"]
+    assert not _bundle_sizes(f"the bundle's size against the {_size_limit_mb():g} MB limit")
+    assert not _bundle_sizes("psycopg (about 20 MB) put the bundle over its limit")
+    assert not _bundle_sizes("a 525 MB results file imported at 2.1 GiB")
