@@ -6,6 +6,8 @@ test fails when a copy appears elsewhere or when the home disagrees with the cod
 
 - the frozen bundle's measured size: packaging/README.md, "Budgets" (the limit the smoke
   test holds it to is `SIZE_LIMIT_MB` in packaging/smoke_test.py);
+- how long `make test` takes: CONTRIBUTING.md, "How long it takes", dated; the number of
+  tests is quoted nowhere (pytest says it; RELIABILITY.md's counts are dated summaries).
 """
 
 from __future__ import annotations
@@ -124,3 +126,78 @@ def test_the_bundle_size_check_sees_a_copy() -> None:
     assert not _bundle_sizes(f"the bundle's size against the {_size_limit_mb():g} MB limit")
     assert not _bundle_sizes("psycopg (about 20 MB) put the bundle over its limit")
     assert not _bundle_sizes("a 525 MB results file imported at 2.1 GiB")
+
+
+# --- how long `make test` takes: CONTRIBUTING.md, "How long it takes" -----------------------
+
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+#: A duration in minutes: "3 min 36 s", "about 4.5 minutes", "3.6-3.9 minutes".
+MINUTES = re.compile(r"\d+(?:[.,-]\d+)*\s*(?:minutes?|min\b)")
+#: Words that make a duration nearby the whole suite's.
+SUITE_WORDS = re.compile(r"make test|the (?:test )?suite\b|-n 2\b|PYTEST_WORKERS", re.IGNORECASE)
+#: A count of tests ("4,441 tests"): pytest says it; a copy goes stale with every test added.
+TEST_COUNT = re.compile(r"\b\d[\d,]*\s+tests\b")
+
+
+def _suite_time_section() -> str:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    start = text.index("\n### How long it takes\n")
+    end = text.find("\n#", start + 1)
+    return text[start : end if end > 0 else len(text)]
+
+
+def _prose_files() -> list[Path]:
+    """Where a reader looks for how long the suite takes: the Markdown, the Makefile,
+    pyproject.toml's comments and CI's script."""
+    named = [ROOT / "Makefile", ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    return [path for path in _repository_text_files() if path.suffix == ".md"] + [p for p in named if p.is_file()]
+
+
+def _suite_durations(text: str) -> list[str]:
+    found = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        for match in MINUTES.finditer(paragraph):
+            if SUITE_WORDS.search(paragraph[max(0, match.start() - NEAR) : match.end() + NEAR]):
+                found.append(match.group(0))
+    return found
+
+
+def test_the_suite_s_time_is_stated_only_in_contributing_s_dated_section() -> None:
+    stated = []
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path == CONTRIBUTING:
+            text = text.replace(_suite_time_section(), "")
+        stated += [f"{path.relative_to(ROOT)}: {duration}" for duration in _suite_durations(text)]
+    assert not stated, (
+        f"how long the suite takes is stated outside CONTRIBUTING.md's How long it takes: {stated}; "
+        "link to CONTRIBUTING.md#how-long-it-takes instead"
+    )
+
+
+def test_the_suite_s_time_is_a_dated_measurement() -> None:
+    """The section's first figure is the latest, and says when it was measured."""
+    section = _suite_time_section()
+    latest = re.search(r"\*\*Measured (\d{4}-\d{2}-\d{2})\*\*[^\n]*\n(?:  [^\n]*\n)*", section)
+    assert latest, "CONTRIBUTING.md, How long it takes: no '**Measured YYYY-MM-DD**' line"
+    assert _suite_durations(latest.group(0)), f"the dated line gives no duration of `make test`: {latest.group(0)}"
+
+
+def test_no_guide_quotes_the_number_of_tests() -> None:
+    """RELIABILITY.md's counts are dated summaries of rounds of tests; elsewhere a count
+    of the suite's tests goes stale silently."""
+    quoted = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in [ROOT / "README.md", CONTRIBUTING, *sorted((ROOT / "docs").glob("*.md"))]
+        for match in TEST_COUNT.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert not quoted, f"counts of tests that go stale as tests are added: {quoted}"
+
+
+def test_the_suite_time_check_sees_a_copy() -> None:
+    assert _suite_durations("`make test` | on two workers: about 3.6-3.9 minutes on a 2-core machine") == [
+        "3.6-3.9 minutes"
+    ]
+    assert _suite_durations("# runs the suite on two workers (-n 2): about 4.5 minutes") == ["4.5 minutes"]
+    assert not _suite_durations("the run takes 2 min on a link")
+    assert TEST_COUNT.findall("4,441 tests passed and 5 skipped") == ["4,441 tests"]
