@@ -7,7 +7,9 @@ test fails when a copy appears elsewhere or when the home disagrees with the cod
 - the frozen bundle's measured size: packaging/README.md, "Budgets" (the limit the smoke
   test holds it to is `SIZE_LIMIT_MB` in packaging/smoke_test.py);
 - how long `make test` takes: CONTRIBUTING.md, "How long it takes", dated; the number of
-  tests is quoted nowhere (pytest says it; RELIABILITY.md's counts are dated summaries).
+  tests is quoted nowhere (pytest says it; RELIABILITY.md's counts are dated summaries);
+- docs/links.md's rule for a late link emulator: read from the code's constants;
+- docs/links.md's fresh-connection figures: benchmarks/README.md's dated measurement.
 """
 
 from __future__ import annotations
@@ -201,3 +203,66 @@ def test_the_suite_time_check_sees_a_copy() -> None:
     assert _suite_durations("# runs the suite on two workers (-n 2): about 4.5 minutes") == ["4.5 minutes"]
     assert not _suite_durations("the run takes 2 min on a link")
     assert TEST_COUNT.findall("4,441 tests passed and 5 skipped") == ["4,441 tests"]
+
+
+# --- docs/links.md: the emulator's lateness rule and the fresh-connection figures ------------
+
+LINKS_PAGE = ROOT / "docs" / "links.md"
+BENCHMARKS = ROOT / "benchmarks" / "README.md"
+
+
+def _flat(path: Path) -> str:
+    """A page's text with every run of white space one space: a sentence may wrap anywhere."""
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def _number(pattern: str, text: str) -> tuple[float, ...]:
+    match = re.search(pattern, text)
+    assert match, f"not found: {pattern}"
+    return tuple(float(group) for group in match.groups())
+
+
+def test_links_page_states_the_code_s_lateness_rule() -> None:
+    """The page used to say a fixed 0.5 ms; the code holds each size to the larger of
+    `LATE_LIMIT_S` and `LATE_SHARE` of its link's round trip (`late_limit`), and flags reads
+    later than `LATE_LIMIT_S` for more than `READ_LATE_SHARE` of the packets."""
+    from app.core.link.packet_link import late_limit
+    from app.core.records.link_path import LATE_LIMIT_S, LATE_SHARE, READ_LATE_SHARE
+    from app.core.settings.links import resolve_link
+
+    text = _flat(LINKS_PAGE)
+    floor_ms, share_percent = _number(
+        r"release p99 passed the larger of ([\d.]+) ms and ([\d.]+) % of the link's round trip", text
+    )
+    assert floor_ms == LATE_LIMIT_S * 1e3 and share_percent == LATE_SHARE * 100
+    read_percent, read_ms = _number(r"read more than ([\d.]+) % of the size's packets later than ([\d.]+) ms", text)
+    assert read_percent == READ_LATE_SHARE * 100 and read_ms == LATE_LIMIT_S * 1e3
+    examples = re.findall(r"([\d.]+) ms on `([\w-]+)`", text)
+    assert len(examples) >= 3, examples
+    for shown, preset in examples:
+        assert float(shown) == round(late_limit(resolve_link(preset)) * 1e3, 1), (preset, shown)
+
+
+def _benchmark_row(connection: str) -> list[str]:
+    """The 8 Mbit/s row of benchmarks/README.md's packet link fidelity table for
+    `connection` ("warm, measured", "fresh, measured"): its six sizes, 1 KiB to 1 MiB."""
+    text = BENCHMARKS.read_text(encoding="utf-8")
+    section = text[text.index("## Packet link fidelity") :]
+    rows = section[section.index("| 8 Mbit/s |") : section.index("| 100 Mbit/s |")]
+    (row,) = [line for line in rows.splitlines() if f"| {connection} |" in line]
+    return [cell.replace("ms", "").strip() for cell in row.strip("|").split("|")[2:]]
+
+
+def test_links_page_quotes_the_fresh_connection_figures_of_the_dated_benchmark() -> None:
+    """docs/links.md quoted a BBR run (84.3 / 147 ms) under the cubic benchmark's link; its
+    figures now are the benchmark's, with its date and congestion control."""
+    text = _flat(LINKS_PAGE)
+    bench = _flat(BENCHMARKS)
+    section = bench[bench.index("## Packet link fidelity") :]
+    assert "the kernel's TCP (cubic)" in section and "measured with cubic" in text
+    (date,) = re.findall(r"Measured (\d{4}-\d{2}-\d{2})", section[:2000])
+    assert f"cubic (Linux's default congestion control) on {date}" in text
+    warm, fresh = _benchmark_row("warm, measured"), _benchmark_row("fresh, measured")
+    assert re.search(rf"\({fresh[0]} ms fresh, {warm[0]} ms warm\)", text), (fresh[0], warm[0])
+    assert f"16 KiB takes {fresh[2]} ms fresh against {warm[2]} ms warm" in text
+    assert f"64 KiB {fresh[3]} against {warm[3]} ms" in text
