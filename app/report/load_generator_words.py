@@ -138,8 +138,3 @@ def generator_mark(row: GeneratorRow) -> str:
     if part.errors:
         marks.append(f"{part.errors:,} error{'s' if part.errors != 1 else ''}")
     return "; ".join(marks)
-
-
-def incomplete_notes(load: Load) -> list[str]:
-    """Each incomplete step, with why: "at 400/s: generator #2 (...) did not answer ..."."""
-    return [f"at {rate_text(step.offered_per_s)}/s: {step.incomplete}" for step in load.steps if step.incomplete]
