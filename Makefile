@@ -39,12 +39,13 @@ check: $(STAMP)
 	$(PY) -m mypy
 
 # Lint and format check (ruff; [tool.ruff] in pyproject.toml), the import contracts (import-linter:
-# the floors of docs/ARCHITECTURE.md, [tool.importlinter] in pyproject.toml). `make format`
-# applies ruff's fixes.
+# the floors of docs/ARCHITECTURE.md, [tool.importlinter] in pyproject.toml), dead code (vulture;
+# [tool.vulture] in pyproject.toml, vulture_whitelist.py). `make format` applies ruff's fixes.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app tests benchmarks packaging docs
 	$(VENV)/bin/ruff format --check app tests benchmarks packaging docs
 	$(VENV)/bin/lint-imports --no-cache --no-logo
+	$(VENV)/bin/vulture
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix app tests benchmarks packaging docs
