@@ -39,12 +39,13 @@ check: $(STAMP)
 	$(PY) -m mypy
 
 # Lint and format check (ruff; [tool.ruff] in pyproject.toml), the import contracts (import-linter:
-# the floors of docs/ARCHITECTURE.md, [tool.importlinter] in pyproject.toml). `make format`
-# applies ruff's fixes.
+# the floors of docs/ARCHITECTURE.md, [tool.importlinter] in pyproject.toml), dead code (vulture;
+# [tool.vulture] in pyproject.toml, vulture_whitelist.py). `make format` applies ruff's fixes.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app tests benchmarks packaging docs
 	$(VENV)/bin/ruff format --check app tests benchmarks packaging docs
 	$(VENV)/bin/lint-imports --no-cache --no-logo
+	$(VENV)/bin/vulture
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix app tests benchmarks packaging docs
@@ -56,7 +57,7 @@ bench: $(STAMP)
 	-$(PY) benchmarks/bench_gui.py
 	-$(PY) benchmarks/bench_report.py
 
-# The frozen app (packaging/README.md): dist/cryptobench/, one folder, about 215 MB.
+# The frozen app: dist/cryptobench/, one folder (its measured size: packaging/README.md, "Budgets").
 $(PACKAGE_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,package]'
 	touch $(PACKAGE_STAMP)

@@ -70,11 +70,6 @@ def sample_caveat(run: RunResult) -> str | None:
     return None
 
 
-def sample_text(run: RunResult) -> str:
-    """ "n = 3" or "n = 3 to 50": the run's real sample counts."""
-    return _n_text(sample_range(run))
-
-
 def short_caveat(run: RunResult) -> str:
     """One sentence for a table caption."""
     what = "Reduced run" if is_reduced(run) else "Few samples"

@@ -221,12 +221,12 @@ def steps_table(
 
 
 #: A generators table: the step and the generator left, numbers right, the note left.
-_GENERATOR_ALIGN: list[Align] = [_NUMBER, "left"] + [_NUMBER] * 7 + ["left"]
+_GENERATOR_ALIGN: list[Align] = [_NUMBER, "left"] + [_NUMBER] * 8 + ["left"]
 
 
 def generators_table(job: JobResult, labels: Labels) -> Table | None:
     """A cluster job's generators, a row per generator and step (its own share, latency,
-    send lag, CPU), under the job's steps table; its caption says where each generator
+    send lag, start, CPU), under the job's steps table; its caption says where each generator
     ran and the whole of each mark the Note column shortens. None for one generator."""
     load = job.load
     if load is None or not has_generators(load):
@@ -243,7 +243,8 @@ def generators_table(job: JobResult, labels: Labels) -> Table | None:
             marks.append(f"at {rate_text(row.step.offered_per_s)}/s, generator #{row.number}: {mark}")
     caption = (
         f"{labels.name(job)}, per generator: {places_text(load)}. Each generator's share of each step, its own "
-        "latency from each request's intended start, how late it sent (p99) and its CPU in % of one core."
+        "latency from each request's intended start, how late it sent (p99), when it began its share against "
+        "the agreed start (+ after it, - before it) and its CPU in % of one core."
     )
     if any(row.record is None for row in rows):
         caption += " A generator marked missing did not return that step: the step is incomplete."
@@ -259,6 +260,7 @@ def generators_table(job: JobResult, labels: Labels) -> Table | None:
             f"p50 ({unit})",
             f"p99 ({unit})",
             "Send lag",
+            "Start",
             "Gen. CPU",
             "Note",
         ],

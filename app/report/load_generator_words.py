@@ -4,8 +4,9 @@ A load job whose generators ran on Dask workers (load from several machines: `Lo
 `Load.generators`) keeps, beside each step's merged figures, every generator's own record of
 that step (`LoadStep.generators`, numbered by `generator`). This module says where each
 generator ran and how its clock stood, and gives each generator's cells for a step: its
-share of the rate, what it achieved and completed, its own p50 and p99, how late it sent
-and its CPU, and its mark (late or short: the generator's own words). A generator missing
+share of the rate, what it achieved and completed, its own p50 and p99, how late it sent,
+when it began against the agreed start (+ after it, - before it) and its CPU, and its mark
+(late or short, or begun too late: the generator's own words). A generator missing
 from a step (it died, disconnected or returned late: the step is `incomplete`) gets a row
 that says so rather than no row. A one-generator job has none of this: every function
 returns nothing for it.
@@ -25,7 +26,7 @@ from app.report.units import MISSING, format_seconds, format_seconds_in
 
 #: A generator's cells for one step: which step (its total offered rate), which generator,
 #: its share offered, achieved, completed, its p50 and p99 (in the table's unit), its send
-#: lag (p99) and CPU.
+#: lag (p99), its start against the agreed one (`LoadStep.started_late_s`, signed) and CPU.
 GENERATOR_COLUMNS: tuple[str, ...] = (
     "step/s",
     "generator",
@@ -35,6 +36,7 @@ GENERATOR_COLUMNS: tuple[str, ...] = (
     "p50",
     "p99",
     "send lag",
+    "start",
     "generator CPU",
 )
 #: The percentiles a generator's row gives (the step's own row has all of them).
@@ -118,6 +120,7 @@ def generator_cells(row: GeneratorRow, unit: str | None = None) -> list[str]:
         f"{part.completed:,}",
         *(latency(name) for name in GENERATOR_PERCENTILES),
         format_seconds(part.send_lag_p99_s),
+        MISSING if part.started_late_s is None else signed_seconds(part.started_late_s),
         MISSING if part.generator_cpu_percent is None else f"{part.generator_cpu_percent:.0f} %",
     ]
 
@@ -138,8 +141,3 @@ def generator_mark(row: GeneratorRow) -> str:
     if part.errors:
         marks.append(f"{part.errors:,} error{'s' if part.errors != 1 else ''}")
     return "; ".join(marks)
-
-
-def incomplete_notes(load: Load) -> list[str]:
-    """Each incomplete step, with why: "at 400/s: generator #2 (...) did not answer ..."."""
-    return [f"at {rate_text(step.offered_per_s)}/s: {step.incomplete}" for step in load.steps if step.incomplete]

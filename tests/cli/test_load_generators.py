@@ -8,10 +8,22 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
+from app.core.load.verdict import step_calls
+from app.core.records.job_conditions import StepLimit
 from app.core.results.model import RunResult
 from app.core.store.store import Store
+from app.report.load_generator_words import signed_seconds
 from app.report.units import format_seconds
-from tests.helpers.loads import CLUSTER, INCOMPLETE_REASON, KNEE_STEPS, cluster_load, load, load_job, load_run
+from tests.helpers.loads import (
+    CLUSTER,
+    INCOMPLETE_REASON,
+    KNEE_STEPS,
+    STARTED_LATE_S,
+    cluster_load,
+    load,
+    load_job,
+    load_run,
+)
 from tests.helpers.terminal import printed_summary
 
 LABEL = "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]"
@@ -31,14 +43,16 @@ def test_piped_each_generator_has_one_line_per_step_with_its_own_figures() -> No
     rows = [(line.strip() + " ").split(" | ") for line in lines[head + 1 : head + 10]]
     assert [(row[0], row[1]) for row in rows] == [(r, f"#{g}") for r in ("400", "800", "1,600") for g in (1, 2, 3)]
     for row, (step, part) in zip(rows, [(s, p) for s in the_load.steps for p in s.generators], strict=True):
-        # offered share, achieved, completed, p50, p99, send lag: the generator's own record, not the merge
-        assert row[2:8] == [
+        # offered share, achieved, completed, p50, p99, send lag, start: the generator's own record, not the merge
+        assert part.started_late_s is not None
+        assert row[2:9] == [
             f"{part.offered_per_s:,.0f}",
             f"{part.achieved_per_s:,.0f}",
             f"{part.completed:,}",
             format_seconds(part.latency_s["p50"]),
             format_seconds(part.latency_s["p99"]),
             format_seconds(part.send_lag_p99_s),
+            signed_seconds(part.started_late_s),
         ]
         assert row[2] != f"{step.offered_per_s:,.0f}"
     late = rows[6]
@@ -46,7 +60,8 @@ def test_piped_each_generator_has_one_line_per_step_with_its_own_figures() -> No
         "the generator handed requests to the kernel up to 2.50 ms"
     )
     assert all(row[-1] == "" for row in rows[:6])
-    assert all(len(row) == 10 for row in rows)  # one field per column, mark last
+    assert all(len(row) == 11 for row in rows)  # one field per column, mark last
+    assert rows[0][8] == "-250 ms" and rows[1][8] == "-240 ms"  # began early, as they should
     places = lines[head - 1].strip()
     assert places.startswith(f"3 generators through the Dask scheduler {CLUSTER}: #1 loadgen-a (worker tcp://")
     assert "#2 loadgen-b" in places and "clock -2.4 ms ± 400 µs" in places
@@ -64,7 +79,7 @@ def test_an_incomplete_step_names_the_generator_missing_and_why() -> None:
     text = printed_summary(_cluster_run(rates=(400, 800), incomplete_at=800), terminal=False)
     lines = text.splitlines()
     missing = next(line for line in lines if " | #2 | " in line and "missing" in line)
-    assert missing.strip().split(" | ")[2:9] == ["-"] * 7
+    assert missing.strip().split(" | ")[2:10] == ["-"] * 8
     assert missing.strip().endswith("missing: it did not return this step")
     step = next(line for line in lines if line.strip().startswith("400 | ") and "generator limited" in line)
     assert f"incomplete: {INCOMPLETE_REASON}" in step  # the merged step's own mark
@@ -82,6 +97,37 @@ def test_on_a_terminal_the_generators_are_a_table_that_fits_80_columns() -> None
         line.strip() for line in lines
     )
     assert "…" not in text
+    # Ten columns do not fit 80: the completed counts (achieved times the window) are left out,
+    # said above the table, and the start stays; at 120 columns every column is there.
+    assert lines[head].split()[-4:] == ["p99", "start", "gen", "%"] and "completed" not in lines[head]
+    assert "completed requests left out for the terminal's width" in " ".join(text.split())
+    assert rows[0][-2:] == ["ms", "7"] and "-250" in rows[0]
+    wide = printed_summary(_cluster_run(rates=(400, 800), generators=3), True, width=120).splitlines()
+    assert any(line.split()[:5] == ["step/s", "gen", "offered", "achieved", "completed"] for line in wide)
+    assert not any("left out for the terminal's width" in line for line in wide)
+
+
+def test_a_generator_that_began_a_step_late_marks_it_and_shows_how_late() -> None:
+    """Its share began 80 ms after the agreed start, beyond 2 % of the 1 s step (20 ms): the
+    requests due meanwhile went out in a burst, so the step is the generator's limit, not the
+    server's, and every face says how late it began."""
+    run = _cluster_run(rates=(400, 800), generators=2, late_start=(2, 800))
+    the_load = run.jobs[0].load
+    assert the_load is not None
+    late = the_load.steps[1].generators[1]
+    assert late.started_late_s == STARTED_LATE_S and late.generator_saturated
+    assert [call.limit for call in step_calls(the_load)] == [StepLimit.KEPT_UP, StepLimit.GENERATOR]
+    piped = printed_summary(run, terminal=False)
+    line = next(line.strip() for line in piped.splitlines() if line.strip().startswith("800 | #2 | "))
+    assert line.split(" | ")[8] == "+80 ms"
+    assert line.endswith(
+        "the generator began its share 80 ms after the agreed start (limit 20 ms, 2% of the 1 s step): the "
+        "requests due meanwhile went out late, in a burst"
+    )
+    step = next(line for line in piped.splitlines() if line.strip().startswith("800 | "))
+    assert "generator #2: the generator began its share 80 ms after the agreed start" in step
+    terminal = " ".join(printed_summary(run, terminal=True).split())
+    assert "+80 ms" in terminal and "† 800/s, generator #2: the generator began its share 80 ms after" in terminal
 
 
 def test_one_generator_prints_no_generator_lines() -> None:

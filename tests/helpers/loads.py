@@ -9,7 +9,7 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from app.core.load.generator import HISTOGRAM_RANGE
-from app.core.load.merge import merge_steps, split_rate
+from app.core.load.merge import merge_steps, split_rate, with_start
 from app.core.load.verdict import summarise
 from app.core.records.job_conditions import (
     LOAD_PERCENTILES,
@@ -80,6 +80,11 @@ def load(steps: list[LoadStep], *, clients: int = 8, server_workers: int = 1, re
 
 #: The scheduler a cluster job's generators were placed through, in `cluster_load`.
 CLUSTER = "tcp://10.0.0.5:8786"
+#: When a cluster job's generators began a step against the agreed start: early, as they
+#: should (the first generator; each next one 10 ms later), and one begun late, beyond the
+#: limit of a 1 s step (20 ms).
+STARTED_EARLY_S = -0.25
+STARTED_LATE_S = 0.08
 #: Why a step of `cluster_load(..., incomplete_at=...)` lacks generator #2, as the coordinator says it.
 INCOMPLETE_REASON = (
     "generator #2 (loadgen-b, worker tcp://10.0.0.12:40001) did not answer within 4 s: "
@@ -129,12 +134,16 @@ def cluster_load(
     duration_s: float = 1.0,
     late: tuple[int, float] | None = None,
     incomplete_at: float | None = None,
+    late_start: tuple[int, float] | None = None,
 ) -> Load:
     """A load job whose `generators` generators (at most 3) ran on Dask workers: each step
     split over them (`split_rate`), each generator's record a real histogram, the step
     their merge (`merge_steps`), as app.core.load.cluster's coordinator writes it.
     `late`: (generator, rate) that generator sent 2.5 ms late at; `incomplete_at`: the rate
-    whose step lacks generator #2's share (it did not answer), named in `incomplete`."""
+    whose step lacks generator #2's share (it did not answer), named in `incomplete`. Each
+    generator began its share early (`STARTED_EARLY_S`, less 10 ms a generator), except
+    `late_start`: (generator, rate) that generator began `STARTED_LATE_S` after the agreed
+    start, beyond the limit (`with_start` marks it, as the coordinator does)."""
     hosts = ("loadgen-a", "loadgen-b", "loadgen-c")[:generators]
     places = tuple(
         LoadGeneratorPlace(
@@ -149,13 +158,17 @@ def cluster_load(
     steps = []
     for rate in rates:
         parts = [
-            generator_part(
-                k + 1,
-                share,
+            with_start(
+                generator_part(
+                    k + 1,
+                    share,
+                    duration_s,
+                    (0.2e-3 + rate * 1e-7) * (1 + 0.2 * k),
+                    lag=0.0025 if late == (k + 1, rate) else 0.0002 + 0.0001 * k,
+                    cpu=rate / generators / 20 + 5 * k,
+                ),
+                STARTED_LATE_S if late_start == (k + 1, rate) else STARTED_EARLY_S + 0.01 * k,
                 duration_s,
-                (0.2e-3 + rate * 1e-7) * (1 + 0.2 * k),
-                lag=0.0025 if late == (k + 1, rate) else 0.0002 + 0.0001 * k,
-                cpu=rate / generators / 20 + 5 * k,
             )
             for k, share in enumerate(split_rate(rate, generators))
         ]

@@ -48,7 +48,7 @@ from app.core.store.store import Store
 from app.core.vocab import ExportFormat, JobStatus
 from app.report.exporters import ExportTooLarge, export
 from tests.helpers import records, written
-from tests.helpers.loads import KNEE_STEPS, load
+from tests.helpers.loads import KNEE_STEPS, cluster_load, load
 from tests.helpers.written import RUN_ID, STARTED
 
 # --- 1. bounds: the largest valid output passes, one past it is refused --------------------
@@ -113,6 +113,21 @@ def test_one_past_each_load_limit_is_refused(field: str, past: Any, message: str
     data = written.document(written.load_job(written.max_load()))
     data["jobs"][0]["load"][field] = past
     assert f"jobs[0].load.{field}: expected {message}" in written.refusal(data)
+
+
+def test_each_generator_s_start_reads_back_and_a_start_that_is_no_number_is_refused() -> None:
+    """A cluster job's generators' records keep how late each began its share (negative:
+    early), as the coordinator writes them; a step's own record has none."""
+    job = written.load_job(cluster_load(rates=(400, 800), late_start=(2, 800)))
+    data = written.document(job)
+    read = written.accepted(data).jobs[0].load
+    assert read == job.load and read is not None
+    assert [[part.started_late_s for part in step.generators] for step in read.steps] == [[-0.25, -0.24], [-0.25, 0.08]]
+    assert all("started_late_s" not in step for step in data["jobs"][0]["load"]["steps"])
+    data["jobs"][0]["load"]["steps"][1]["generators"][1]["started_late_s"] = "late"
+    assert "jobs[0].load.steps[1].generators[1].started_late_s: expected a finite number or null" in written.refusal(
+        data
+    )
 
 
 def test_more_steps_than_a_profile_allows_are_refused() -> None:

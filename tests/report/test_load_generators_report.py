@@ -45,6 +45,7 @@ def test_a_cluster_job_has_a_table_of_its_generators_under_its_steps() -> None:
     assert len(tables) == 3  # cluster steps, its generators, the local job's steps (no generators table)
     generators = tables[1]
     assert generators.columns[:5] == ["Step/s", "Gen.", "Offered/s", "Achieved/s", "Completed"]
+    assert generators.columns[8] == "Start (ms)"  # one unit for the column: "-250", not "-250 ms"
     assert [(row[0], row[1]) for row in generators.rows] == [
         (rate, f"#{g}") for rate in ("400", "533", "1,600") for g in (1, 2, 3)
     ]  # 533: what the two generators that returned the 800/s step offered
@@ -52,10 +53,11 @@ def test_a_cluster_job_has_a_table_of_its_generators_under_its_steps() -> None:
     for k, row in enumerate(generators.rows):
         part = records.get((k // 3, k % 3 + 1))
         if part is None:
-            assert row[2:] == ["-"] * 7 + ["missing"]
+            assert row[2:] == ["-"] * 8 + ["missing"]
             continue
         assert row[2:5] == [f"{part.offered_per_s:,.0f}", f"{part.achieved_per_s:,.0f}", f"{part.completed:,}"]
         assert float(row[6]) == pytest.approx(part.latency_s["p99"] * 1e3, rel=5e-3)  # ms, 3 digits
+        assert part.started_late_s is not None and float(row[8]) == pytest.approx(part.started_late_s * 1e3)
     assert generators.rows[6][-1] == "generator limited" and generators.rows[4][-1] == "missing"
     caption = generators.caption or ""
     assert f"3 generators through the Dask scheduler {CLUSTER}: #1 loadgen-a (worker tcp://10.0.0.11:40001)" in caption
@@ -71,7 +73,8 @@ def test_a_cluster_job_has_a_table_of_its_generators_under_its_steps() -> None:
 def test_the_markdown_has_the_generators_table() -> None:
     markdown = render_markdown(build_report(_run()))
     assert "| Step/s | Gen. | Offered/s | Achieved/s | Completed | p50 (ms) | p99 (ms) | Send lag (ms) |" in markdown
-    assert "| 533 | #2 | - | - | - | - | - | - | - | missing |" in markdown
+    assert "| Send lag (ms) | Start (ms) | Gen. CPU | Note |" in markdown
+    assert "| 533 | #2 | - | - | - | - | - | - | - | - | missing |" in markdown
 
 
 def test_the_method_explains_the_merge_only_for_a_run_with_generators_on_workers() -> None:
@@ -90,4 +93,4 @@ def test_the_pdf_has_the_generators_table(qapp: object, tmp_path: Path) -> None:
     write_pdf(build_report(_run()), path)
     text = " ".join(subprocess.run([tool, str(path), "-"], capture_output=True, text=True, check=True).stdout.split())
     assert "per generator: 3 generators through the Dask scheduler" in text
-    assert "Step/s Gen. Offered/s Achieved/s Completed" in text
+    assert "Offered/s Achieved/s Completed p50 (ms) p99 (ms) Send lag (ms) Start (ms) Gen. CPU" in text

@@ -119,18 +119,34 @@ def print_generators(console: Any, load: Load) -> None:
             _print_indented(console, f"[yellow]incomplete step {escape(note)}[/]")
 
 
+#: The generators table's column left out first when it does not fit the terminal: a
+#: generator's completed count is its achieved rate times the step's window.
+_GENERATOR_DROPPED_FIRST = "completed"
+
+
 def _print_generator_table(console: Any, rows: list[GeneratorRow]) -> None:
     """One table, a section per step (its rate on its first row): as narrow as the steps
-    table; a generator's mark goes below it, by a dagger, as the steps table's do."""
+    table; a generator's mark goes below it, by a dagger, as the steps table's do. Where it
+    does not fit the terminal, the completed counts are left out, and the line above says so."""
+    from rich.cells import cell_len
     from rich.padding import Padding
     from rich.table import Table
 
     unit = generator_latency_unit(rows)
-    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
-    headers = ("step/s", "gen", "offered", "achieved", "completed", f"p50 {unit}", f"p99 {unit}", "lag p99", "gen %")
-    for header in headers:
-        table.add_column(header, justify="right", no_wrap=True)
+    headers = [
+        "step/s",
+        "gen",
+        "offered",
+        "achieved",
+        _GENERATOR_DROPPED_FIRST,
+        f"p50 {unit}",
+        f"p99 {unit}",
+        "lag p99",
+        "start",
+        "gen %",
+    ]
     notes = []
+    lines = []
     for k, row in enumerate(rows):
         cells = generator_cells(row, unit)
         mark = generator_mark(row)
@@ -138,20 +154,32 @@ def _print_generator_table(console: Any, rows: list[GeneratorRow]) -> None:
             notes.append(f"{cells[0]}/s, generator {cells[1]}: {mark}")
         first = k == 0 or rows[k - 1].step is not row.step
         last = k + 1 == len(rows) or rows[k + 1].step is not row.step
-        cpu = cells[-1].replace(" %", "")
-        table.add_row(
+        shown = [
             cells[0] if first else "",
             cells[1] + ("†" if mark else " "),
             *cells[2:-1],
-            cpu,
-            style="yellow" if mark else None,
-            end_section=last,
-        )
-    _print_indented(
-        console,
-        "[dim]per generator: its share of each step (requests/s), its own latency, how late it sent (p99), "
-        "its CPU in % of one core[/]",
+            cells[-1].replace(" %", ""),
+        ]
+        lines.append((shown, mark, last))
+    widths = [
+        max(cell_len(text) for text in (header, *(shown[i] for shown, _, _ in lines)))
+        for i, header in enumerate(headers)
+    ]
+    # Two spaces between columns, four of indent.
+    left_out = sum(widths) + 2 * (len(widths) - 1) + 4 > console.width
+    keep = [i for i, header in enumerate(headers) if not (left_out and header == _GENERATOR_DROPPED_FIRST)]
+    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
+    for i in keep:
+        table.add_column(headers[i], justify="right", no_wrap=True)
+    for shown, mark, last in lines:
+        table.add_row(*(shown[i] for i in keep), style="yellow" if mark else None, end_section=last)
+    about = (
+        "per generator: its share of each step (requests/s), its own latency, how late it sent (p99), "
+        "when it began against the agreed start (+ after, - before), its CPU in % of one core"
     )
+    if left_out:
+        about += f"; {_GENERATOR_DROPPED_FIRST} requests left out for the terminal's width (a pipe shows them)"
+    _print_indented(console, f"[dim]{escape(about)}[/]")
     console.print(Padding(table, (0, 0, 0, 4)))
     for note in notes:
         _print_indented(console, f"[yellow]† {escape(note)}[/]")

@@ -223,17 +223,6 @@ class RunComparison:
         """Why the regression gate checks none of these metrics (too few runs a side), or None."""
         return too_few_runs(len(self.base_runs), len(self.new_runs))
 
-    @property
-    def marked_runs(self) -> list[tuple[str, RunResult]]:
-        """The runs of either side that are not a full run of their profile (reduced, or
-        with command-line overrides), with their side: every face names them."""
-        return [
-            (side, run)
-            for side, runs in (("base", self.base_runs), ("new", self.new_runs))
-            for run in runs
-            if run.profile_view.marks
-        ]
-
     def undecided(self) -> list[tuple[JobPair, MetricComparison]]:
         """Metrics measured on both sides whose ratio is not a finite number: no verdict."""
         return [(p, m) for p, m in self.metrics if m.undecided]

@@ -81,7 +81,6 @@ class DelayLine:
         self.line_free_at = float("-inf")
         self.last_delivery = float("-inf")
         self.queue: deque[Segment] = deque()
-        self.queued_bytes = 0
         self.bytes_in = 0
         self.closed = False
 
@@ -121,7 +120,6 @@ class DelayLine:
         deliver_at = max(tx_end + flight, self.last_delivery)
         self.last_delivery = deliver_at
         self.queue.append(Segment(data, tx_start, tx_end, deliver_at))
-        self.queued_bytes += len(data)
 
     def backlog_bytes(self, now: float) -> float:
         """Bytes accepted but not yet serialized at `now` (the bottleneck's queue)."""
@@ -146,6 +144,5 @@ class DelayLine:
         queue = self.queue
         while queue and queue[0].deliver_at <= now:
             segment = queue.popleft()
-            self.queued_bytes -= len(segment.data)
             due.append(segment)
         return due

@@ -137,6 +137,8 @@ class _StepRecord:
     measured: int = 0
     first_part: HdrHistogram | None = None
     last_part: HdrHistogram | None = None
+    #: How late its loop began against the schedule's start (ns; negative: it was ready early).
+    start_lag_ns: int = 0
 
 
 class LoadGenerator:
@@ -444,6 +446,7 @@ class LoadGenerator:
         cpu_marks = self.server_cpu_ns()
         cpu_start = time.process_time_ns()
         wall_start = clock()
+        step.start_lag_ns = wall_start - t0
         n = len(self.clients)
         k = 0
         sent_in_window = 0

@@ -8,18 +8,22 @@ measuring parts it needs, kept in our own code and testable without a cluster.
 Merging is lossless where it matters: HdrHistograms add bucket by bucket, so the merged
 percentiles are those of every request any generator timed, not an average of theirs.
 Counts add. A step is generator-saturated when **any** generator was (one late generator
-bunches its share of the schedule), and the send lag is the worst generator's.
+bunches its share of the schedule), and the send lag is the worst generator's. A generator
+that began its share later than the clocks' tolerance after the agreed moment
+(`late_start_limit_s`) is marked too: the requests due meanwhile went out in a burst, and
+its share no longer interleaved with the others'.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hdrh.histogram import HdrHistogram
 
 from app.core.load.generator import HISTOGRAM_RANGE
 from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
+from app.core.units import format_seconds
 
 #: A run is refused when a generator's clock is known only this loosely, as a share of a
 #: step: its share of the schedule could start that much early or late.
@@ -78,6 +82,36 @@ def misalignment_problem(offsets: Sequence[ClockOffset], step_s: float) -> str |
     )
 
 
+def late_start_limit_s(step_s: float) -> float:
+    """How late after the agreed moment a generator may begin its share of a `step_s`
+    step: MAX_MISALIGNMENT_SHARE of it, the tolerance its clock is held to (a start that
+    late is as far out as a clock the run would have refused)."""
+    return MAX_MISALIGNMENT_SHARE * step_s
+
+
+def late_start_reason(started_late_s: float, step_s: float) -> str | None:
+    """Why a generator's start of a step counts against it, or None when it began within
+    `late_start_limit_s` of the agreed moment (or before it, as it should)."""
+    limit = late_start_limit_s(step_s)
+    if started_late_s <= limit:
+        return None
+    return (
+        f"the generator began its share {format_seconds(started_late_s)} after the agreed start (limit "
+        f"{format_seconds(limit)}, {MAX_MISALIGNMENT_SHARE:.0%} of the {step_s:g} s step): the requests due "
+        "meanwhile went out late, in a burst"
+    )
+
+
+def with_start(part: LoadStep, started_late_s: float, step_s: float) -> LoadStep:
+    """A generator's record of a step with how late it started kept, and marked against it
+    (generator-saturated, the reason added to its own) when that passes the limit."""
+    reason = late_start_reason(started_late_s, step_s)
+    if reason is None:
+        return replace(part, started_late_s=started_late_s)
+    reasons = "; ".join(r for r in (part.saturation_reason, reason) if r)
+    return replace(part, started_late_s=started_late_s, generator_saturated=True, saturation_reason=reasons)
+
+
 def merge_steps(parts: Sequence[LoadStep]) -> LoadStep:
     """One step from every generator's record of it: histograms added, counts and rates
     summed, saturated when any generator was, the worst send lag. The server's CPU is the
@@ -93,7 +127,9 @@ def merge_steps(parts: Sequence[LoadStep]) -> LoadStep:
         histogram.add(HdrHistogram.decode(part.histogram))
     latency = {name: histogram.get_value_at_percentile(p) / 1e9 for name, p in LOAD_PERCENTILES}
     latency["max"] = histogram.get_max_value() / 1e9
-    reasons = [f"generator #{k + 1}: {p.saturation_reason}" for k, p in enumerate(parts) if p.saturation_reason]
+    reasons = [
+        f"generator #{p.generator or k + 1}: {p.saturation_reason}" for k, p in enumerate(parts) if p.saturation_reason
+    ]
     lags = [p.send_lag_p99_s for p in parts if p.send_lag_p99_s is not None]
     cpus = [p.generator_cpu_percent for p in parts if p.generator_cpu_percent is not None]
     server = next((p.server_cpu_percent for p in parts if p.server_cpu_percent is not None), None)

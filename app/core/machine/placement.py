@@ -217,11 +217,6 @@ class Placer:
                     pass
                 self.allowed[role] = _affinity(pid)
 
-    @property
-    def applied(self) -> PlacementPolicy:
-        """The policy the job actually ran with."""
-        return PlacementPolicy.FREE if self.unavailable is not None else self.policy
-
     def notes(self, *, unavailable: bool = False) -> list[str]:
         """What a result of the job says about its placement in its notes: how `split` fell
         on this machine's cores, and (`unavailable`: for a result that carries no

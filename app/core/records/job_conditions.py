@@ -259,6 +259,12 @@ class LoadStep:
     #: Why the step is incomplete (a generator died, disconnected or returned late: its
     #: share is missing from the merge), naming the generator; None when every one returned.
     incomplete: str | None = None
+    #: A generator's own record (load from several machines): how long after the agreed
+    #: moment it began its share of the schedule, in seconds (negative: it was ready early,
+    #: as it should be). Beyond app.core.load.merge's `late_start_limit_s` it marks the
+    #: record. None for one local generator and in results written before it was kept;
+    #: absent from the JSON then.
+    started_late_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -278,7 +284,8 @@ class LoadStep:
         }
         if self.limit is not None:
             data["limit"] = self.limit.value
-        for name in ("limit_reason", "latency_first_p50_s", "latency_last_p50_s", "generator", "incomplete"):
+        optional = ("limit_reason", "latency_first_p50_s", "latency_last_p50_s", "generator", "incomplete")
+        for name in (*optional, "started_late_s"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.generators:
@@ -312,6 +319,7 @@ class LoadStep:
             generators=tuple(LoadStep.from_dict(part) for part in data.get("generators") or ()),
             generator=int(data["generator"]) if data.get("generator") is not None else None,
             incomplete=data.get("incomplete"),
+            started_late_s=number("started_late_s"),
         )
 
 

@@ -177,10 +177,6 @@ class Validation:
     tamper_tried: int = 0
     tamper_rejected: int = 0
 
-    @property
-    def tamper_accepted(self) -> int:
-        return self.tamper_tried - self.tamper_rejected
-
     def to_dict(self) -> dict[str, int]:
         return {
             "checked": self.checked,

@@ -53,11 +53,8 @@ class RecordedEnvironment:
     logical_cores: int | None = None
     physical_cores: int | None = None
     governors: tuple[str, ...] = ()
-    memory_total_bytes: int | None = None
     os_pretty_name: str | None = None
     os_platform: str | None = None
-    os_system: str | None = None
-    os_release: str | None = None
     python_version: str | None = None
     python_implementation: str | None = None
     libraries: Mapping[str, RecordedLibrary] = field(default_factory=dict)
@@ -82,11 +79,8 @@ class RecordedEnvironment:
             logical_cores=count_of(cpu.get("logical_cores")),
             physical_cores=count_of(cpu.get("physical_cores")),
             governors=tuple(g for g in governors if isinstance(g, str)) if isinstance(governors, list) else (),
-            memory_total_bytes=count_of(env.get("memory_total_bytes")),
             os_pretty_name=text_of(os_info.get("pretty_name")),
             os_platform=text_of(os_info.get("platform")),
-            os_system=text_of(os_info.get("system")),
-            os_release=text_of(os_info.get("release")),
             python_version=text_of(python.get("version")),
             python_implementation=text_of(python.get("implementation")),
             libraries={
@@ -115,10 +109,6 @@ class RecordedEnvironment:
             return self.hostname
         parts = [part for part in (self.cpu_model, self.os_pretty_name or self.os_platform) if part]
         return " · ".join(parts) if parts else "unknown machine"
-
-    def library_version(self, name: str) -> str | None:
-        library = self.libraries.get(name)
-        return library.version if library is not None else None
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,8 @@ def _check_load(load: dict[str, Any], path: str) -> None:
             seen.add(number or 0)
             if _list(part, "generators", part_path):
                 raise _fail(_join(part_path, "generators"), "none (a generator's own record)", part["generators"])
+            # How late it began its share (negative: early): a finite number of seconds.
+            _num(part, "started_late_s", part_path, required=False, nullable=True)
         if parts:
             # The step is the merge of its generators' records: its counts are their sums.
             for key in ("sent", "completed", "missed"):

@@ -244,14 +244,13 @@ class Catalogue:
 
     costs: dict[str, OpCosts]
     scale: float  # this machine's speed probe / the catalogue machine's
-    measured_on: str
 
 
 def load_catalogue(data: dict[str, Any], here_probe_s: float) -> Catalogue:
     reference = float(data.get("speed_probe_s") or here_probe_s)
     scale = min(max(here_probe_s / reference, 1 / MAX_SCALE), MAX_SCALE) if reference > 0 else 1.0
     costs = {key: OpCosts.from_json(value, scale) for key, value in data.get("costs", {}).items()}
-    return Catalogue(costs, scale, str(data.get("machine", "")))
+    return Catalogue(costs, scale)
 
 
 @lru_cache(maxsize=1)

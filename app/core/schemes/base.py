@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from app.core.errors import BadParameter, CryptoBenchError, UnknownBackend
@@ -125,10 +125,6 @@ class Security:
 
     classical_bits: int
     pq_category: int
-
-    @property
-    def quantum_safe(self) -> bool:
-        return self.pq_category > 0
 
 
 @dataclass(frozen=True)
@@ -250,7 +246,6 @@ class SchemeSpec:
     description: str = ""
     #: Optional extra validation across parameters and backend; returns an error text.
     constraint: Callable[[str, Mapping[str, ParamValue]], str | None] | None = None
-    aliases: Mapping[str, Mapping[str, ParamValue]] = field(default_factory=dict)
 
     def param(self, name: str) -> ParamSpec:
         for spec in self.params:

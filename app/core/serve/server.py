@@ -29,7 +29,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import SessionError
@@ -162,7 +162,6 @@ class _Queued:
 
     sock: socket.socket
     peer: str
-    since: float = field(default_factory=time.monotonic)
 
 
 def _frame(kind: FrameType, body: bytes = b"") -> bytes:

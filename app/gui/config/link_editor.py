@@ -106,7 +106,7 @@ def link_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
         fields["link"] = _json(settings["link"])
     if settings.get("links") is not None:
         fields["links"] = [_json(value) for value in settings["links"]]
-    if fields:  # the window has no chooser for these yet: kept as the profile had them
+    if fields:  # as the job has them: the boxes under the link (path_settings.py) or the profile
         for name in ("link_emulation", "tcp_congestion_control", "tcp_connection"):
             if settings.get(name) is not None:
                 fields[name] = str(settings[name])
@@ -128,8 +128,8 @@ def apply_link_edit(settings: dict[str, Any], name: str, value: Any) -> bool:
                 settings[setting] = None
         elif settings.get("link_emulation") is None:
             # A link chosen in the window runs wherever the window runs: the packet path where
-            # the machine allows it, else the stream relay, labelled so (the window has no
-            # chooser yet; a profile's own choice is kept as opened).
+            # the machine allows it, else the stream relay, labelled so (until the Emulation box
+            # under the link says otherwise; a profile's own choice is kept as opened).
             settings["link_emulation"] = LinkEmulationChoice.AUTO
     elif name == "mode" and value not in (Mode.LOOPBACK, Mode.LOAD):
         for name in ("link", "links", *LINK_SETTINGS):

@@ -80,7 +80,6 @@ class ComparisonTab(PanelState):
         self._cmp_texts: list[pg.TextItem] = []  # value labels at the bar ends, reused across redraws
         self._cmp_full_labels: list[str] = []
         self._cmp_range: tuple[float, float] | None = None
-        self._cmp_values_hidden = False
         self._cmp_value_labels: tuple[list[str], FloatArray, FloatArray] = ([], np.empty(0), np.empty(0))
         # Label widths and value-label positions depend on the plot's size in pixels.
         item.vb.sigResized.connect(lambda _vb: self._layout_comparison_labels())
@@ -252,7 +251,6 @@ class ComparisonTab(PanelState):
             if visible:
                 label.setPos(float(xs[k]) + VALUE_GAP * px_x, float(ys[k]))
             label.setVisible(visible)
-        self._cmp_values_hidden = bool(texts) and not fits
         if self._cmp_range is not None:
             # Room right of the longest whisker for its value label, in pixels turned data units.
             base, right = self._cmp_range

@@ -20,6 +20,7 @@ from app.core.vocab import Mode
 from app.gui.results.cells import Cell, Column, build_row
 from app.gui.vocab import Tone
 from app.gui.words import plural
+from app.report.load_generator_words import signed_seconds
 from app.report.units import format_seconds
 
 #: The metric name of a load job's headline row: not a metric of the job (no metric name
@@ -70,8 +71,9 @@ def step_line(step: LoadStep, call: StepCall | None = None, cpu: bool = False) -
 def generator_lines(load: Load, step: LoadStep) -> list[str]:
     """Each generator's own record of `step`, a line each, for a job whose generators ran on
     Dask workers (none otherwise): "#1 loadgen-a: offered 400/s → achieved 400/s · p50
-    241 µs, p99 1.38 ms · send lag 200 µs · CPU 27 %", "· generator-limited" where it marked
-    itself late or short, or that it is missing."""
+    241 µs, p99 1.38 ms · send lag 200 µs · start -250 ms · CPU 27 %" (start: when it began
+    against the agreed start), "· generator-limited" where it marked itself late or short, or
+    that it is missing."""
     by_number = {part.generator: part for part in step.generators}
     lines = []
     for number, place in enumerate(load.generators, start=1):
@@ -82,6 +84,8 @@ def generator_lines(load: Load, step: LoadStep) -> list[str]:
             continue
         text = f"{who}: {step_line(part)}"
         figures = [f"send lag {format_seconds(part.send_lag_p99_s)}"] if part.send_lag_p99_s is not None else []
+        if part.started_late_s is not None:
+            figures.append(f"start {signed_seconds(part.started_late_s)}")
         if part.generator_cpu_percent is not None:
             figures.append(f"CPU {part.generator_cpu_percent:.0f} %")
         text += "".join(f" · {figure}" for figure in figures)

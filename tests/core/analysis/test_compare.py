@@ -284,7 +284,6 @@ def test_an_overridden_run_is_compared_and_named_on_its_side() -> None:
     overridden = _marked(scaled(base, 1.3), overrides={"--samples": "40"}, name="bench (--samples 40)")
     comparison = compare_runs(base, overridden)
     assert len(comparison.regressions()) == 4  # evidence enough: the rule is the samples', not the mark's
-    assert [(side, run.id) for side, run in comparison.marked_runs] == [("new", overridden.id)]
     data = comparison.to_dict()
     assert data["new"]["overrides"] == {"--samples": "40"} and data["new"]["name"] == "bench (--samples 40)"
     # A name without the mark (a file written by hand, another tool) gets it in every face.

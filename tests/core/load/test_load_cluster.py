@@ -99,6 +99,9 @@ def test_every_generator_offers_its_share_and_the_merge_holds_every_request(clus
         assert sum(HdrHistogram.decode(part.histogram).get_total_count() for part in parts) == step.completed
         assert step.sent == sum(part.sent for part in parts) == round(step.offered_per_s * 0.5)
         assert step.errors == 0 and step.completed == step.sent
+        # Each generator's record keeps when it began against the agreed start: ready ahead of
+        # it (the start is agreed 0.3 s ahead), or at worst a little after.
+        assert all(part.started_late_s is not None and -1.0 < part.started_late_s < 0.3 for part in parts)
     assert job.validation.tamper_tried > 0 and job.validation.tamper_rejected == job.validation.tamper_tried
     assert any("loopback only" in note for note in job.notes)
     _no_generator_left()

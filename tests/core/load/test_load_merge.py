@@ -14,9 +14,12 @@ from app.core.load.merge import (
     MAX_MISALIGNMENT_SHARE,
     ClockOffset,
     clock_offset,
+    late_start_limit_s,
+    late_start_reason,
     merge_steps,
     misalignment_problem,
     split_rate,
+    with_start,
 )
 from tests.helpers.loads import LAG_REASON, step
 
@@ -111,3 +114,35 @@ def _with_histogram(base: object) -> object:
     histogram = HdrHistogram(*HISTOGRAM_RANGE)
     histogram.record_value(1_000_000)
     return replace(base, histogram=histogram.encode().decode("ascii"))  # type: ignore[type-var]
+
+
+# --- a generator that began its share of a step late -------------------------------------
+
+
+def test_the_late_start_limit_is_the_clocks_tolerance_of_the_step() -> None:
+    """A start as late as a clock the run would refuse: MAX_MISALIGNMENT_SHARE of the step."""
+    assert late_start_limit_s(10.0) == pytest.approx(MAX_MISALIGNMENT_SHARE * 10.0) == pytest.approx(0.2)
+    assert late_start_reason(-0.25, 10.0) is None  # ready early, as it should be
+    assert late_start_reason(0.2, 10.0) is None  # at the limit
+    reason = late_start_reason(0.21, 10.0)
+    assert reason == (
+        "the generator began its share 210 ms after the agreed start (limit 200 ms, 2% of the 10 s step): "
+        "the requests due meanwhile went out late, in a burst"
+    )
+
+
+def test_a_record_keeps_its_start_and_is_marked_only_past_the_limit() -> None:
+    part = replace(_with_histogram(step(500.0, 500.0, 0.001, 0.002)), generator=2)
+    early = with_start(part, -0.25, 1.0)
+    assert early.started_late_s == -0.25 and not early.generator_saturated and early.saturation_reason is None
+    late = with_start(part, 0.05, 1.0)  # the limit of a 1 s step is 20 ms
+    assert late.started_late_s == 0.05 and late.generator_saturated
+    assert late.saturation_reason == late_start_reason(0.05, 1.0)
+    # Its other marks are kept, the start's added.
+    lagging = replace(part, generator_saturated=True, saturation_reason=LAG_REASON)
+    both = with_start(lagging, 0.05, 1.0)
+    assert both.saturation_reason == f"{LAG_REASON}; {late_start_reason(0.05, 1.0)}"
+    # The merge names the generator by its number (#2 here, though it is the only record).
+    merged = merge_steps([late])
+    assert merged.generator_saturated and merged.saturation_reason == f"generator #2: {late.saturation_reason}"
+    assert merged.started_late_s is None  # a generator's own figure, not the step's

@@ -76,7 +76,10 @@ def test_resource_series_summary_is_the_mean_max_and_peak() -> None:
 
 def test_validation_and_security_round_trip_and_say_when_unknown() -> None:
     validation = Validation(checked=10, failed=1, tamper_tried=3, tamper_rejected=2)
-    assert Validation.from_dict(validation.to_dict()) == validation and validation.tamper_accepted == 1
+    assert (
+        Validation.from_dict(validation.to_dict()) == validation
+        and validation.tamper_tried - validation.tamper_rejected == 1
+    )
     assert Validation.from_dict({}) == Validation()
     security = Security(classical_bits=128, pq_category=0, insecure=False)
     assert Security.from_dict(security.to_dict()) == security and security.known

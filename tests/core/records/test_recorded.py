@@ -20,7 +20,7 @@ def test_this_machine_s_environment_reads_back_whole() -> None:
     assert view.hostname == env["hostname"] and view.app_version == env["app_version"]
     assert view.cpu_model == env["cpu"]["model"] and view.logical_cores == env["cpu"]["logical_cores"]
     assert view.python_version == env["python"]["version"]
-    assert view.library_version("cryptography") == env["libraries"]["cryptography"]["version"]
+    assert view.libraries["cryptography"].version == env["libraries"]["cryptography"]["version"]
     assert view.libraries["cryptography"].openssl == env["libraries"]["cryptography"]["openssl"]
     assert view.machine_label == env["hostname"]
 

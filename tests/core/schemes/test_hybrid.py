@@ -324,7 +324,6 @@ def test_scheme_info(scheme_id: str, params: dict[str, Any], label: str, bits: i
     assert info.family is Family.HYBRID
     assert info.label == label
     assert (info.security.classical_bits, info.security.pq_category) == (bits, category)
-    assert info.security.quantum_safe is (category > 0)
     assert info.insecure is False
     assert info.authenticated is True
     assert info.max_plaintext is None

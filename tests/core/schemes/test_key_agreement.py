@@ -573,7 +573,6 @@ def test_scheme_info(scheme_id: str, params: dict[str, Any], bits: int, label: s
     assert info.label == label
     assert info.security.classical_bits == bits
     assert info.security.pq_category == 0
-    assert not info.security.quantum_safe
     assert info.insecure is False
     assert info.authenticated is True
     assert info.params["kdf"] == params.get("kdf", "hkdf-sha256")

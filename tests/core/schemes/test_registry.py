@@ -267,7 +267,6 @@ def test_security_levels(scheme_id: str, backend: str, params: dict[str, Any], b
     security = registry.create(scheme_id, backend, params).info.security
     assert security.classical_bits == bits
     assert security.pq_category == category
-    assert security.quantum_safe is (category > 0)
 
 
 def test_insecure_flags() -> None:

@@ -348,7 +348,6 @@ def test_scheme_info(
     assert dict(info.params) == params
     assert info.label == label
     assert (info.security.classical_bits, info.security.pq_category) == (classical, category)
-    assert info.security.quantum_safe is (category > 0)
     assert info.insecure is False
     assert info.authenticated is True
     assert info.max_plaintext is None and info.fixed_message_size is None

@@ -16,6 +16,7 @@ from app.gui.plots.panel import PlotsPanel
 from app.gui.results.cells import Column
 from app.gui.results.load_cells import generator_lines, load_row, step_line
 from app.gui.vocab import PlotTab
+from app.report.load_generator_words import signed_seconds
 from app.report.units import format_seconds
 from tests.helpers.loads import CLUSTER, KNEE_STEPS, cluster_load, load, load_job
 
@@ -53,6 +54,7 @@ def test_each_generators_line_gives_its_own_figures_or_says_it_is_missing() -> N
         assert line.startswith(f"#{part.generator} {place.host}: {step_line(part)} · send lag ")
         assert f"CPU {part.generator_cpu_percent:.0f} %" in line
         assert f"p99 {format_seconds(part.latency_s['p99'])}" in line
+        assert part.started_late_s is not None and f" · start {signed_seconds(part.started_late_s)} · " in line
     assert lines[2].endswith(" · generator-limited") and not lines[0].endswith(" · generator-limited")
     assert generator_lines(the_load, second)[1] == (
         "#2 loadgen-b: missing: it did not return this step (the step is incomplete)"

@@ -396,7 +396,12 @@ class ClusterDriver:
         own_time = START_MARGIN_S + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
         reports, failures = self._collect(calls, own_time + STEP_GRACE_S, progress)
         returned = [(g, r) for g, r in zip(self.generators, reports, strict=True) if isinstance(r, StepReport)]
-        parts = [replace(report.step, generator=g.number) for g, report in returned]
+        # Each record keeps how late its generator began; one that began beyond the clocks'
+        # tolerance is marked against it, as a late sender is (app.core.load.merge.with_start).
+        parts = [
+            merge.with_start(replace(report.step, generator=g.number), report.started_late_s, settings.duration_s)
+            for g, report in returned
+        ]
         incomplete = None
         if failures:
             for generator, report in zip(self.generators, reports, strict=True):

@@ -29,7 +29,9 @@ class StepReport:
     refused: dict[str, int] = field(default_factory=dict)
     abandoned: int = 0
     sample_every: int = 1
-    #: How late the schedule's start was against the agreed time (seconds; negative: early).
+    #: How late the generator began the step's schedule against the agreed moment
+    #: (seconds; negative: early), kept in its record (`LoadStep.started_late_s`) and held to
+    #: app.core.load.merge's `late_start_limit_s`.
     started_late_s: float = 0.0
     #: A few of the step's latencies, for the window's live plot.
     live: list[float] = field(default_factory=list)

@@ -82,7 +82,7 @@ class _Session:
                 refused=record.refused,
                 abandoned=record.abandoned,
                 sample_every=record.sample_every,
-                started_late_s=(now - start_ns) / 1e9,
+                started_late_s=record.start_lag_ns / 1e9,
                 live=live[:LIVE_KEPT],
             )
         raise RuntimeError(f"unknown command {command!r}")

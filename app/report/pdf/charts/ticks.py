@@ -46,18 +46,6 @@ def nice_step(span: float, target: int = 5, *, integer: bool = False) -> float:
     return max(step, 1.0) if integer else step
 
 
-def nice_ticks(lo: float, hi: float, target: int = 5, *, integer: bool = False) -> list[float]:
-    """Ticks at multiples of a 1-2-5 step inside [lo, hi]: `nice_ticks(0, 17.3)` is
-    [0, 5, 10, 15]."""
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return []
-    if hi < lo:
-        lo, hi = hi, lo
-    if hi == lo:
-        return [lo]
-    return _multiples(lo, hi, nice_step(hi - lo, target, integer=integer))
-
-
 def log_ticks(lo: float, hi: float, *, base: int = 10, stride: int = 1) -> list[float]:
     """Powers of `base` inside [lo, hi] (both > 0), every `stride`-th exponent:
     `log_ticks(1e-6, 3e-3)` is [1e-6, 1e-5, 1e-4, 1e-3]."""
