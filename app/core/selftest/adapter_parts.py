@@ -8,7 +8,7 @@ libraries only when a check runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.core.selftest.framework import CheckFunction, SelftestCheck, SelftestMismatch
 
@@ -20,15 +20,24 @@ S = TypeVar("S", bound="Scheme")
 #: The message of the checks that compare with the library (any message would do).
 MESSAGE = b"abc"
 
-#: Adds one adapter check: (title, backend, kind, source, run).
-AddCheck = Callable[[str, str, str, str, CheckFunction], None]
+
+class AddCheck(Protocol):
+    """Adds one adapter check; ``schemes`` are the registry ids whose adapters it drives."""
+
+    def __call__(
+        self, title: str, backend: str, kind: str, source: str, run: CheckFunction, *, schemes: tuple[str, ...]
+    ) -> None: ...
 
 
 def adder(checks: list[SelftestCheck]) -> AddCheck:
-    """A function that appends checks named ``"App adapter <title> [<backend>]"`` to ``checks``."""
+    """A function that appends checks named ``"App adapter <title> [<backend>]"`` to ``checks``.
 
-    def add(title: str, backend: str, kind: str, source: str, run: CheckFunction) -> None:
-        checks.append(SelftestCheck(f"App adapter {title} [{backend}]", backend, kind, source, run))
+    Each names the schemes it drives (``SelftestCheck.schemes``), so that a registered
+    scheme no check drives is found (tests/core/selftest/test_selftest.py).
+    """
+
+    def add(title: str, backend: str, kind: str, source: str, run: CheckFunction, *, schemes: tuple[str, ...]) -> None:
+        checks.append(SelftestCheck(f"App adapter {title} [{backend}]", backend, kind, source, run, schemes))
 
     return add
 

@@ -64,6 +64,7 @@ for _backend in ("cryptography", "pycryptodome"):
             "cross-check against cryptography with OAEP-SHA256, MGF1-SHA256 (no published vector; OAEP is randomised)",
         ),
         _rsa_oaep_cross_check(_backend),
+        schemes=("rsa-oaep",),
     )
 
 
@@ -98,6 +99,7 @@ _add(
     KAT,
     via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-768.txt")),
     _mlkem_check(768, "ML-KEM-768 unlucky"),
+    schemes=("ml-kem",),
 )
 _add(
     "ML-KEM-1024 KeyGen from seed + Decaps",
@@ -105,4 +107,5 @@ _add(
     KAT,
     via("hybrid", CCTV_UNLUCKY.format(file="ML-KEM-1024.txt")),
     _mlkem_check(1024, "ML-KEM-1024 unlucky"),
+    schemes=("ml-kem",),
 )

@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 
 from app.core import selftest
+from app.core.schemes import registry
 from app.core.selftest import adapters, vectors
-from app.core.selftest.framework import SelftestResult
+from app.core.selftest.framework import SelftestCheck, SelftestResult
 
 SELFTEST_PACKAGE = Path(selftest.__file__).parent
 BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
@@ -36,14 +37,19 @@ class _Run:
     seconds: float
     vectors_used: frozenset[tuple[str, str, str]]  # (file, section, vector)
     files_read: tuple[str, ...]
+    created: dict[str, frozenset[tuple[str, str]]]  # check name -> (scheme id, backend) it created
 
 
 @pytest.fixture(scope="module")
 def run() -> _Run:
-    """One run of the whole self-test, noting which vectors it asked for and which files it read."""
+    """One run of the whole self-test, noting which vectors it asked for, which files it read
+    and which schemes each check created through the registry."""
     used: set[tuple[str, str, str]] = set()
     files_read: list[str] = []
+    created: dict[str, set[tuple[str, str]]] = {}
+    running = [""]
     get_vector, file_path = vectors.Section.__getitem__, vectors.file_path
+    run_one, create = selftest.run_one, registry.create
 
     def recording_get(section: vectors.Section[Any], key: str) -> Any:
         used.add((section.file, section.name, key))
@@ -53,14 +59,30 @@ def run() -> _Run:
         files_read.append(file)
         return file_path(file)
 
+    def recording_run_one(check: SelftestCheck) -> SelftestResult:
+        running[0] = check.name
+        return run_one(check)
+
+    def recording_create(scheme_id: str, backend: str, params: Any = None) -> Any:
+        created.setdefault(running[0], set()).add((scheme_id, backend))
+        return create(scheme_id, backend, params)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(vectors.Section, "__getitem__", recording_get)
         patch.setattr(vectors, "file_path", recording_path)
+        patch.setattr(selftest, "run_one", recording_run_one)
+        patch.setattr(registry, "create", recording_create)
         vectors.clear_cache()
         start = time.perf_counter()
         results = selftest.run_selftests()
         seconds = time.perf_counter() - start
-    return _Run(results, seconds, frozenset(used), tuple(sorted(files_read)))
+    return _Run(
+        results,
+        seconds,
+        frozenset(used),
+        tuple(sorted(files_read)),
+        {name: frozenset(pairs) for name, pairs in created.items()},
+    )
 
 
 @pytest.fixture
@@ -441,6 +463,15 @@ def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
     assert all(r.name.startswith("App adapter ") for r in adapter_results)
     assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
     assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec"}
+
+
+def test_each_adapter_check_names_the_schemes_it_drives_on_its_backend(run: _Run) -> None:
+    """`SelftestCheck.schemes` is what the check made through the registry, on the check's
+    backend: a check cannot claim a scheme it never runs, nor run one it does not name."""
+    for check in adapters.ADAPTER_CHECKS:
+        assert run.created.get(check.name, frozenset()) == {(s, check.backend) for s in check.schemes}, check.name
+    assert not {name for name in run.created if not name.startswith("App adapter ")}  # library checks make none
+    assert all(not check.schemes for check in selftest.CHECKS)
 
 
 @pytest.mark.parametrize("module", ADAPTER_MODULES)
