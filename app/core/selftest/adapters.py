@@ -12,13 +12,18 @@ the session uses (``AeadKey``, ``DhGroup.exchange``, ``derive_key``, a KEM's
 
 Fixed inputs enter only through explicit, self-test-only doors that no profile
 reaches: ``SignatureScheme.known_answer_sender(key)`` (sign with a published key),
-and the public key material a ``Sender.handshake`` is given anyway (an AEAD's
-pre-shared key, an HKDF salt). Where a scheme is randomised and no published vector
-fits its fixed parameters (AEAD nonces come from a counter with a random prefix,
-RSA-PSS salts, ChaCha20-Poly1305 without AAD), the adapter's output is checked
-against the library called directly with the scheme's declared parameters, and
-reported as a cross-check, never as a KAT.
+``known_answer_receiver(private)`` of ``PkeScheme`` and ``HybridScheme`` (decrypt with
+a published key), and the public key material a ``Sender.handshake`` is given anyway
+(an AEAD's pre-shared key, an HKDF salt, a public key). Where a scheme is randomised
+and no published vector fits its fixed parameters (AEAD nonces come from a counter
+with a random prefix, RSA-PSS salts, ChaCha20-Poly1305 without AAD), the adapter's
+output is checked against the library called directly with the scheme's declared
+parameters, or against other independent code on fixed inputs, and reported as a
+cross-check, never as a KAT. A check whose receiver meets a published answer stays a
+KAT when it also checks the randomised sender that way (the AEAD and KEM checks).
 
+Each check names the registry ids it drives (``schemes``); every registered scheme,
+on every backend, must be named by one (tests/core/selftest/test_selftest.py).
 Names start with "App adapter"; :func:`app.core.selftest.run_selftests` runs these
 after the library checks. Vectors are read from ``resources/selftest`` (through
 :mod:`app.core.selftest.vectors`) when a check runs, so there is one copy of each.

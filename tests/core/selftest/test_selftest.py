@@ -23,7 +23,7 @@ import pytest
 
 from app.core import selftest
 from app.core.schemes import registry
-from app.core.selftest import adapters, vectors
+from app.core.selftest import adapters, adapters_encryption, vectors
 from app.core.selftest.framework import SelftestCheck, SelftestResult
 
 SELFTEST_PACKAGE = Path(selftest.__file__).parent
@@ -100,17 +100,21 @@ def _failures(results: list[SelftestResult]) -> dict[str, str]:
     return {r.name: r.detail for r in results if not r.passed}
 
 
-def _names_starting(prefix: str) -> set[str]:
-    """The library checks named prefix..., and the adapter KATs that run the same vectors.
+def _names_starting(*prefixes: str) -> set[str]:
+    """The library checks named prefix..., and the adapter KATs named "App adapter prefix...",
+    for each prefix: the checks that run the same vectors.
 
     (An adapter cross-check compares with the library on the vector's inputs only, so a
     corrupted published answer cannot fail it.)
     """
-    names = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)}
-    assert names, f"no check is named {prefix!r}..."
-    return names | {
-        c.name for c in adapters.ADAPTER_CHECKS if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"
-    }
+    names: set[str] = set()
+    for prefix in prefixes:
+        found = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)} | {
+            c.name for c in adapters.ADAPTER_CHECKS if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"
+        }
+        assert found, f"no check is named {prefix!r}..."
+        names |= found
+    return names
 
 
 # --------------------------------------------------------------------------------------
@@ -227,36 +231,45 @@ def _edit(directory: Path, file: str, path: tuple[str | int, ...], change: Calla
     return target
 
 
-# (vector file, the value to corrupt in it, prefix of the names of the checks that must fail)
-CORRUPTIONS: list[tuple[str, tuple[str | int, ...], str]] = [
-    ("aead", ("gcm", "test-case-16", "tag"), "AES-256-GCM with AAD, GCM test case 16"),
-    ("aead", ("chacha20-poly1305", "rfc8439-2.8.2", "ciphertext"), "ChaCha20-Poly1305"),
-    ("digests", ("abc", "SHA3-256", "digest"), "SHA3-256"),
-    ("hkdf", ("hkdf-sha256", "A.2", "okm"), "HKDF-SHA256 long inputs"),
-    ("rfc7748", ("diffie-hellman", "X448", "shared"), "X448 key agreement"),
-    ("eddsa", ("ed25519", "TEST 3", "signature"), "Ed25519"),
-    ("ecdsa", ("rfc6979", "P-256", "s"), "ECDSA P-256"),
+# (vector file, the value to corrupt in it, prefixes of the names of the checks that must fail)
+CORRUPTIONS: list[tuple[str, tuple[str | int, ...], tuple[str, ...]]] = [
+    ("aead", ("gcm", "test-case-16", "tag"), ("AES-256-GCM with AAD, GCM test case 16",)),
+    ("aead", ("chacha20-poly1305", "rfc8439-2.8.2", "ciphertext"), ("ChaCha20-Poly1305",)),
+    ("digests", ("abc", "SHA3-256", "digest"), ("SHA3-256",)),
+    ("hkdf", ("hkdf-sha256", "A.2", "okm"), ("HKDF-SHA256 long inputs",)),
+    ("rfc7748", ("diffie-hellman", "X448", "shared"), ("X448 key agreement",)),
+    (
+        "rfc7748",
+        ("diffie-hellman", "X25519", "shared"),
+        ("X25519 key agreement", "ECIES X25519", "X25519 + ML-KEM-768"),
+    ),
+    ("eddsa", ("ed25519", "TEST 3", "signature"), ("Ed25519",)),
+    ("ecdsa", ("rfc6979", "P-256", "s"), ("ECDSA P-256",)),
     # The x coordinate: the libraries' ECDH returns only x, tinyec the whole point.
-    ("ecdh", ("examples", "brainpoolP256r1", "shared", 0), "ECDH brainpoolP256r1"),
-    ("ecdh", ("examples", "P-384", "shared", 0), "ECDH P-384"),
-    ("pkcs1", ("rsassa-pss", "example-1.1", "signature"), "RSA-1024 PSS-SHA1"),
-    ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), "ML-KEM-768 KeyGen"),
-    ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), "ML-DSA-44 KeyGen"),
-    ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), "Diffie-Hellman and ElGamal"),
+    ("ecdh", ("examples", "brainpoolP256r1", "shared", 0), ("ECDH brainpoolP256r1",)),
+    ("ecdh", ("examples", "P-256", "shared", 0), ("ECDH P-256", "ECIES P-256")),
+    ("ecdh", ("examples", "P-384", "shared", 0), ("ECDH P-384",)),
+    ("ecdh", ("wycheproof", "secp256k1 tcId 1", "shared"), ("ECIES secp256k1",)),
+    ("pkcs1", ("rsassa-pss", "example-1.1", "signature"), ("RSA-1024 PSS-SHA1",)),
+    ("pkcs1", ("rsaes-oaep-sha256", "wycheproof-2048 tcId 7", "message"), ("RSA-KEM-2048",)),
+    ("pkcs1", ("rsaes-pkcs1-v1_5", "wycheproof-2048 tcId 22", "ciphertext"), ("Textbook RSA-2048",)),
+    ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), ("ML-KEM-768 KeyGen", "X25519 + ML-KEM-768")),
+    ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), ("ML-DSA-44 KeyGen",)),
+    ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), ("Diffie-Hellman and ElGamal",)),
 ]
 
 
 @pytest.mark.parametrize(
-    ("file", "path", "prefix"), CORRUPTIONS, ids=["/".join(map(str, (c[0], *c[1]))) for c in CORRUPTIONS]
+    ("file", "path", "prefixes"), CORRUPTIONS, ids=["/".join(map(str, (c[0], *c[1]))) for c in CORRUPTIONS]
 )
 def test_a_corrupted_vector_fails_exactly_its_checks(
-    vector_dir: Path, file: str, path: tuple[str | int, ...], prefix: str
+    vector_dir: Path, file: str, path: tuple[str | int, ...], prefixes: tuple[str, ...]
 ) -> None:
     _edit(vector_dir, file, path, _flip)
 
     failures = _failures(selftest.run_selftests())
 
-    assert failures.keys() == _names_starting(prefix)
+    assert failures.keys() == _names_starting(*prefixes)
     assert all(detail for detail in failures.values())
 
 
@@ -313,7 +326,7 @@ def test_a_missing_or_broken_vector_file_fails_its_checks_and_names_file_and_fie
     aead = {
         name for name in failures if name.startswith(("AES-", "ChaCha20", "App adapter AES-", "App adapter ChaCha"))
     }
-    ecdh = {name for name in failures if "ECDH" in name}
+    ecdh = {name for name in failures if "ECDH" in name or ("ECIES" in name and "X25519" not in name)}
     assert aead and ecdh and aead | ecdh == failures.keys()
     assert all(failures[name].startswith(missing) for name in aead), failures
     assert {failures[name] for name in ecdh} == {malformed}
@@ -462,7 +475,7 @@ def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
     assert len(adapter_results) == len(adapters.ADAPTER_CHECKS) >= 50
     assert all(r.name.startswith("App adapter ") for r in adapter_results)
     assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
-    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec"}
+    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec", "python"}
 
 
 def test_each_adapter_check_names_the_schemes_it_drives_on_its_backend(run: _Run) -> None:
@@ -537,6 +550,55 @@ def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(signatures._PycryptodomeEddsa, "signer", signer)
 
 
+def _broken_oaep_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycryptodome's RSA-OAEP adapter pads with SHA-1 (pycryptodome's default) on both ends:
+    every round trip still works."""
+    from Crypto.Hash import SHA1
+
+    from app.core.schemes import pke
+
+    monkeypatch.setattr(pke, "PycryptodomeSHA256", SHA1)
+
+
+def _broken_kem_info(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The KEMs derive their key without binding the encapsulation (info = b"") on both ends."""
+    from app.core.schemes import hybrid
+
+    real = hybrid.derive_key
+    monkeypatch.setattr(
+        hybrid,
+        "derive_key",
+        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""),
+    )
+
+
+def _broken_hybrid_combiner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The X25519 + ML-KEM-768 combiner takes the two secrets in the other order on both ends."""
+    from app.core.schemes import hybrid
+
+    real = hybrid.derive_key
+
+    def swapped(kdf: str, shared: bytes, backend: str, length: int = 32, info: bytes = b"") -> bytes:
+        return real(kdf, shared[32:] + shared[:32] if len(shared) == 64 else shared, backend, length, info)
+
+    monkeypatch.setattr(hybrid, "derive_key", swapped)
+
+
+def _broken_elgamal_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ElGamal no longer maps a non-residue message into the order-q subgroup: decryption
+    still returns it (round trips pass), but the ciphertext leaks its Legendre symbol."""
+    from app.core.schemes import pke
+
+    monkeypatch.setattr(pke, "jacobi", lambda a, n: 1)
+
+
+def _broken_textbook_exponent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textbook RSA with e = 3: key generation and both ends agree, the figures are another RSA's."""
+    from app.core.schemes import pke
+
+    monkeypatch.setattr(pke.TextbookRsa, "E", 3)
+
+
 # (how the adapter is broken, adapter checks that must fail: others may fail with it)
 BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
     (
@@ -570,6 +632,39 @@ BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
             "App adapter Ed448 sign/verify, RFC 8032 blank message [pycryptodome]",
         },
     ),
+    (
+        _broken_oaep_hash,
+        {
+            "App adapter RSA-KEM-2048 decapsulates Wycheproof OAEP-SHA256 tcId 7 [pycryptodome]",
+            "App adapter RSA-2048 OAEP-SHA256 agrees with the library [pycryptodome]",
+        },
+    ),
+    (
+        _broken_kem_info,
+        {
+            "App adapter ECIES secp256k1 decapsulates the published exchange [cryptography]",
+            "App adapter ECIES P-256 decapsulates the published exchange [cryptography]",
+            "App adapter ECIES P-256 decapsulates the published exchange [pycryptodome]",
+            "App adapter ECIES X25519 decapsulates the published exchange [cryptography]",
+            "App adapter ECIES X25519 decapsulates the published exchange [pycryptodome]",
+            "App adapter X25519 + ML-KEM-768 decapsulates the published halves [cryptography]",
+        },
+    ),
+    (_broken_hybrid_combiner, {"App adapter X25519 + ML-KEM-768 decapsulates the published halves [cryptography]"}),
+    (
+        _broken_elgamal_encoding,
+        {
+            "App adapter ElGamal-2048 agrees with pycryptodome's integers [python]",
+            "App adapter ElGamal-2048 (x, k: 256 bits) agrees with pycryptodome's integers [python]",
+        },
+    ),
+    (
+        _broken_textbook_exponent,
+        {
+            "App adapter Textbook RSA-2048 (CRT) encrypts and decrypts Wycheproof tcId 22 [python]",
+            "App adapter Textbook RSA-2048 (no CRT) encrypts and decrypts Wycheproof tcId 22 [python]",
+        },
+    ),
 ]
 
 
@@ -586,6 +681,34 @@ def test_a_broken_adapter_fails_the_selftest_while_the_libraries_pass(
     assert must_fail <= failures.keys(), sorted(failures)
     assert all(detail for detail in failures.values())
     assert not {name for name in failures if not name.startswith("App adapter ")}
+
+
+@pytest.mark.parametrize(
+    ("breakage", "survivor"),
+    [
+        (_broken_hybrid_combiner, "App adapter ECIES X25519 decapsulates the published exchange [cryptography]"),
+        (
+            _broken_elgamal_encoding,
+            "App adapter Textbook RSA-2048 (CRT) encrypts and decrypts Wycheproof tcId 22 [python]",
+        ),
+    ],
+    ids=["combiner", "elgamal"],
+)
+def test_a_broken_adapter_fails_only_the_checks_of_what_it_breaks(
+    monkeypatch: pytest.MonkeyPatch, breakage: Callable[[pytest.MonkeyPatch], None], survivor: str
+) -> None:
+    """The X25519 + ML-KEM-768 combiner's order is not something ECIES shares, nor ElGamal's
+    encoding textbook RSA's: the checks see what they are about, not everything at once."""
+    breakage(monkeypatch)
+    check = next(c for c in adapters.ADAPTER_CHECKS if c.name == survivor)
+    assert selftest.run_one(check).passed
+
+
+@pytest.mark.parametrize("case", ["A.1", "A.2", "A.3"])
+def test_the_kem_checks_hkdf_gives_rfc_5869s_answers(case: str) -> None:
+    """The KEM checks recompute the adapters' keys with the standard library's HMAC."""
+    vector = vectors.HKDF_SHA256[case]
+    assert adapters_encryption.hkdf_sha256(vector.ikm, vector.info, len(vector.okm), vector.salt) == vector.okm
 
 
 def test_the_library_checks_alone_miss_a_broken_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
