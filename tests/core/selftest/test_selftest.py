@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +23,10 @@ import pytest
 
 from app.core import selftest
 from app.core.schemes import registry
+from app.core.schemes.base import SchemeSpec
 from app.core.selftest import adapters, adapters_encryption, vectors
 from app.core.selftest.framework import SelftestCheck, SelftestResult
+from app.core.vocab import Family
 
 SELFTEST_PACKAGE = Path(selftest.__file__).parent
 BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
@@ -466,8 +468,9 @@ def test_running_the_selftest_loads_no_qt() -> None:
 # The checks through the app's scheme adapters (app/core/selftest/adapters.py)
 # --------------------------------------------------------------------------------------
 
-#: Every schemes module with SPECS, and so every family, has adapter checks.
-ADAPTER_MODULES = ["symmetric", "digests", "dh", "key_agreement", "signatures", "pke", "hybrid"]
+#: Every schemes module of the registry (so every family) and dh.py beneath them has a
+#: known answer through its adapters.
+ADAPTER_MODULES = [name.rpartition(".")[2] for name in registry.MODULES] + ["dh"]
 
 
 def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
@@ -490,9 +493,62 @@ def test_each_adapter_check_names_the_schemes_it_drives_on_its_backend(run: _Run
 @pytest.mark.parametrize("module", ADAPTER_MODULES)
 def test_every_scheme_module_is_checked_through_its_adapters(module: str) -> None:
     sources = [c.source for c in adapters.ADAPTER_CHECKS if c.kind == "KAT"]
-    if module == "pke":  # RSA-OAEP is randomised: only a cross-check fits the app's parameters
-        sources = [c.source for c in adapters.ADAPTER_CHECKS]
     assert any(source.endswith(f"app/core/schemes/{module}.py") for source in sources)
+
+
+def _unchecked(specs: Iterable[SchemeSpec], checks: Iterable[SelftestCheck]) -> list[str]:
+    """ "<id> [<backend>]" for each registered scheme and backend that no check names."""
+    named = {(scheme_id, check.backend) for check in checks for scheme_id in check.schemes}
+    return [
+        f"{spec.scheme_id} [{backend}]"
+        for spec in specs
+        for backend in spec.backends
+        if (spec.scheme_id, backend) not in named
+    ]
+
+
+def test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend() -> None:
+    """Every id of app/core/schemes/registry.py, on every backend it lists, is named by a check
+    through the adapters (`SelftestCheck.schemes`), which
+    test_each_adapter_check_names_the_schemes_it_drives_on_its_backend holds to what the
+    check runs. A new scheme without one fails here, named."""
+    unchecked = _unchecked(registry.all_specs(), adapters.ADAPTER_CHECKS)
+    assert not unchecked, (
+        f"no self-test check through the adapter of {', '.join(unchecked)}: add one to "
+        'app/core/selftest/adapters.py (docs/ARCHITECTURE.md, "How to add a scheme, a command or a report section")'
+    )
+    named = {scheme_id for check in adapters.ADAPTER_CHECKS for scheme_id in check.schemes}
+    assert named <= set(registry.scheme_ids())
+
+
+def test_a_scheme_registered_without_a_check_fails_the_coverage_test_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    specs = {spec.scheme_id: spec for spec in registry.all_specs()}
+    toy = SchemeSpec(
+        "toy-kem",
+        "Toy KEM",
+        Family.HYBRID,
+        ("cryptography", "python"),
+        (),
+        factory=lambda backend, params: pytest.fail("the coverage test builds no scheme"),
+    )
+    monkeypatch.setattr(registry, "_registry", lambda: {**specs, "toy-kem": toy})
+    assert "toy-kem" in registry.scheme_ids()
+    coverage_test = test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend
+
+    with pytest.raises(AssertionError, match=r"adapter of toy-kem \[cryptography\], toy-kem \[python\]: add one"):
+        coverage_test()
+
+    def toy_check(backend: str) -> SelftestCheck:
+        return SelftestCheck(f"App adapter toy [{backend}]", backend, "KAT", "a toy", lambda: None, ("toy-kem",))
+
+    monkeypatch.setattr(adapters, "ADAPTER_CHECKS", [*adapters.ADAPTER_CHECKS, toy_check("python")])
+    with pytest.raises(AssertionError, match=r"adapter of toy-kem \[cryptography\]: add one"):
+        coverage_test()  # one backend checked is not every backend
+
+    monkeypatch.setattr(adapters, "ADAPTER_CHECKS", [*adapters.ADAPTER_CHECKS, toy_check("cryptography")])
+    coverage_test()
 
 
 def _broken_aead_sealer(monkeypatch: pytest.MonkeyPatch) -> None:
