@@ -27,6 +27,7 @@ from app.core.schemes.base import SchemeSpec
 from app.core.selftest import adapters, adapters_encryption, vectors
 from app.core.selftest.framework import SelftestCheck, SelftestResult
 from app.core.vocab import Family
+from tests.helpers.paths import ROOT
 
 SELFTEST_PACKAGE = Path(selftest.__file__).parent
 BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
@@ -519,6 +520,18 @@ def test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend
     )
     named = {scheme_id for check in adapters.ADAPTER_CHECKS for scheme_id in check.schemes}
     assert named <= set(registry.scheme_ids())
+
+
+def test_the_recipe_for_a_scheme_names_the_tests_that_enforce_it() -> None:
+    """docs/ARCHITECTURE.md, "How to add a scheme, a command or a report section", cites
+    these two tests by node id: renaming one must update the recipe."""
+    text = " ".join((ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8").split())
+    here = Path(__file__).relative_to(ROOT).as_posix()
+    for test in (
+        test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend,
+        test_each_adapter_check_names_the_schemes_it_drives_on_its_backend,
+    ):
+        assert f"`{here}::{test.__name__}`" in text
 
 
 def test_a_scheme_registered_without_a_check_fails_the_coverage_test_naming_it(
