@@ -795,6 +795,20 @@ def test_an_adapter_module_that_fails_to_import_is_one_failed_check(monkeypatch:
     assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest.adapters")
 
 
+def test_cli_selftest_prints_every_check_and_exits_0(
+    run: _Run, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli.main import main
+
+    monkeypatch.setattr(selftest, "run_selftests", lambda: run.results)  # the module's run, printed
+    assert main(["selftest"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    checks = selftest.CHECKS + adapters.ADAPTER_CHECKS
+    assert lines[-1] == f"{len(checks)} passed, 0 failed"
+    assert [line.split(" — ")[0].split(maxsplit=3)[3] for line in lines[:-1]] == [c.name for c in checks]
+    assert all(line.startswith("PASS  ") for line in lines[:-1])
+
+
 def test_cli_selftest_exits_1_when_an_adapter_is_broken(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
