@@ -88,7 +88,19 @@ class BlockCipher(abc.ABC):
     def decrypt(self, private: Any, block: Buffer) -> bytes: ...
 
 
-class CryptographyRsaOaep(BlockCipher):
+class RsaOaep(BlockCipher):
+    """RSA-OAEP with SHA-256 and MGF1-SHA-256, in one backend."""
+
+    @abc.abstractmethod
+    def private_key(self, n: int, e: int, d: int, p: int, q: int) -> Any:
+        """The private key handle `decrypt` takes, for a given key instead of a new one.
+
+        For the self-test's known answers only (app/core/selftest/adapters_encryption.py):
+        jobs get their keys from `generate`, which builds the handle the same way.
+        """
+
+
+class CryptographyRsaOaep(RsaOaep):
     """RSA-OAEP (SHA-256, MGF1-SHA-256) through OpenSSL."""
 
     def __init__(self, bits: int) -> None:
@@ -103,6 +115,11 @@ class CryptographyRsaOaep(BlockCipher):
             serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
         )
         return private, public
+
+    def private_key(self, n: int, e: int, d: int, p: int, q: int) -> Any:
+        public = rsa.RSAPublicNumbers(e, n)
+        dmp1, dmq1, iqmp = rsa.rsa_crt_dmp1(d, p), rsa.rsa_crt_dmq1(d, q), rsa.rsa_crt_iqmp(p, q)
+        return rsa.RSAPrivateNumbers(p, q, d, dmp1, dmq1, iqmp, public).private_key()
 
     def load_public(self, public: bytes) -> Any:
         try:
@@ -125,7 +142,7 @@ class CryptographyRsaOaep(BlockCipher):
         return result
 
 
-class PycryptodomeRsaOaep(BlockCipher):
+class PycryptodomeRsaOaep(RsaOaep):
     """RSA-OAEP (SHA-256, MGF1-SHA-256) through pycryptodome."""
 
     def __init__(self, bits: int) -> None:
@@ -135,7 +152,15 @@ class PycryptodomeRsaOaep(BlockCipher):
 
     def generate(self) -> tuple[Any, bytes]:
         key = PycryptodomeRSA.generate(self.bits)
-        return PKCS1_OAEP.new(key, hashAlgo=PycryptodomeSHA256), key.public_key().export_key(format="DER")
+        return self._decrypter(key), key.public_key().export_key(format="DER")
+
+    def private_key(self, n: int, e: int, d: int, p: int, q: int) -> Any:
+        return self._decrypter(PycryptodomeRSA.construct((n, e, d, p, q)))
+
+    @staticmethod
+    def _decrypter(key: Any) -> Any:
+        """The private handle: pycryptodome's OAEP object (MGF1 follows the hash)."""
+        return PKCS1_OAEP.new(key, hashAlgo=PycryptodomeSHA256)
 
     def load_public(self, public: bytes) -> Any:
         try:
@@ -319,8 +344,15 @@ class TextbookRsa(BlockCipher):
         # d from phi (not lcm(p - 1, q - 1)), as in the textbook and E3: it is the
         # full-size exponent the non-CRT decryption then pays for.
         d = pow(self.E, -1, phi)
-        key = TextbookRsaKey(n=n, d=d, p=p, q=q, dp=d % (p - 1), dq=d % (q - 1), qinv=pow(q, -1, p))
-        return key, n.to_bytes(self.ciphertext_len, "big")
+        return self.private_key(p, q, d), n.to_bytes(self.ciphertext_len, "big")
+
+    @staticmethod
+    def private_key(p: int, q: int, d: int) -> TextbookRsaKey:
+        """The private key with its CRT values (RFC 8017 §3.2: dP, dQ, qInv = q^-1 mod p).
+
+        `generate` makes every job's key with it; the self-test gives it a published key.
+        """
+        return TextbookRsaKey(n=p * q, d=d, p=p, q=q, dp=d % (p - 1), dq=d % (q - 1), qinv=pow(q, -1, p))
 
     def load_public(self, public: bytes) -> Any:
         if len(public) != self.ciphertext_len:
@@ -456,6 +488,17 @@ class PkeScheme(Scheme):
 
     def new_receiver(self) -> Receiver:
         return _PkeReceiver(self)
+
+    def known_answer_receiver(self, private: Any) -> Receiver:
+        """A receiver that holds `private` (the cipher's private key handle) instead of a new key.
+
+        For the self-test's known answers only (app/core/selftest/adapters_encryption.py):
+        jobs and profiles reach schemes through `new_receiver`, whose `setup` always
+        generates a key.
+        """
+        receiver = _PkeReceiver(self)
+        receiver._private = private
+        return receiver
 
     def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
         return [

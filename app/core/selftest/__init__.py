@@ -5,15 +5,15 @@ A benchmark is only worth reading if the code it times computes the right thing.
 ``pycryptodome``, ``tinyec`` and plain-Python integers) against the test vectors
 published with the standards: the GCM specification's test cases, RFC 8439,
 FIPS 180-4 / FIPS 202 / RFC 7693, RFC 5869, RFC 7748, RFC 8032, RFC 6979,
-RFC 7027, RFC 5903, the PKCS #1 v2.1 vectors, and the FIPS 203 / FIPS 204
-vectors published by NIST ACVP and C2SP.
+RFC 7027, RFC 5903, the PKCS #1 v2.1 vectors, Project Wycheproof's RSA and
+secp256k1 vectors, and the FIPS 203 / FIPS 204 vectors published by NIST ACVP and C2SP.
 
 Three kinds of checks are reported, and they are never mixed up:
 
 * ``KAT`` -- the output equals a value published by a standard or by an
   authoritative vector collection (cited next to each vector).
-* ``cross-check`` -- two independent backends agree on random input; used where
-  no published vector exists (HKDF-SHA384).
+* ``cross-check`` -- two independent implementations agree on the same input; used
+  where no published vector exists (HKDF-SHA384, ElGamal in the scheme's groups).
 * ``consistency`` -- properties that must hold but are not a published answer
   (randomised encryption round trips, sizes from the FIPS tables, tampered
   input rejected).

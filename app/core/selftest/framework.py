@@ -55,13 +55,21 @@ class SelftestResult:
 
 @dataclass(frozen=True)
 class SelftestCheck:
-    """A registered check: metadata plus a function that raises on failure."""
+    """A registered check: metadata plus a function that raises on failure.
+
+    ``schemes`` names the registry ids (app/core/schemes/registry.py) whose own adapter
+    the check drives on ``backend``: created through the registry, their sender,
+    receiver or the parts those call. A library check names none. Every registered
+    scheme, on every backend, must be named by some check (the self-test's tests hold
+    the union against the registry).
+    """
 
     name: str
     backend: str
     kind: str
     source: str
     run: CheckFunction
+    schemes: tuple[str, ...] = ()
 
 
 Register = Callable[[str, str, str, str], Callable[[CheckFunction], CheckFunction]]

@@ -142,6 +142,16 @@ class EcdhVector(Vector):
 
 
 @dataclass(frozen=True)
+class EcdhSecretVector(Vector):
+    """A one-sided ECDH known answer: a private key, the peer's public key (X.509
+    SubjectPublicKeyInfo, DER, as published) and the shared x coordinate."""
+
+    private: int
+    public: bytes
+    shared: bytes
+
+
+@dataclass(frozen=True)
 class RsaOaepVector(Vector):
     """An RSAES-OAEP known answer: key (n, e, d), message, OAEP seed, ciphertext."""
 
@@ -150,6 +160,23 @@ class RsaOaepVector(Vector):
     d: int
     message: bytes
     seed: bytes
+    ciphertext: bytes
+
+
+@dataclass(frozen=True)
+class RsaDecryptVector(Vector):
+    """An RSA decryption known answer: the private key with its CRT values (RFC 8017 §3.2:
+    dP, dQ, qInv = q^-1 mod p), a ciphertext and what it decrypts to."""
+
+    n: int
+    e: int
+    d: int
+    p: int
+    q: int
+    dp: int
+    dq: int
+    qinv: int
+    message: bytes
     ciphertext: bytes
 
 
@@ -269,8 +296,11 @@ ED25519 = Section("eddsa", "ed25519", EddsaVector)
 ED448 = Section("eddsa", "ed448", EddsaVector)
 RFC6979 = Section("ecdsa", "rfc6979", EcdsaVector)
 ECDH = Section("ecdh", "examples", EcdhVector)
+ECDH_WYCHEPROOF = Section("ecdh", "wycheproof", EcdhSecretVector)
 RSAES_OAEP = Section("pkcs1", "rsaes-oaep", RsaOaepVector)
 RSASSA_PSS = Section("pkcs1", "rsassa-pss", RsaPssVector)
+RSAES_OAEP_SHA256 = Section("pkcs1", "rsaes-oaep-sha256", RsaDecryptVector)
+RSAES_PKCS1_V15 = Section("pkcs1", "rsaes-pkcs1-v1_5", RsaDecryptVector)
 MLKEM = Section("ml_kem", "keygen-decaps", MlKemVector)
 MLKEM_SIZES = Section("ml_kem", "sizes", MlKemSizes)
 MLDSA_KEYGEN = Section("ml_dsa", "keygen", MlDsaKeygenVector)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
 from typing import Any
 
 import psutil
@@ -14,6 +16,7 @@ from app.core.contracts.events import JobProcesses
 from app.core.processes import jobstart
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
+from app.core.schemes import registry
 
 MIB = 2**20
 
@@ -45,7 +48,7 @@ def _probe(conn: Any, allocate: int) -> None:
             "key": key,
             "pycryptodome": get_random_bytes(16),
             "random": random.getrandbits(64),
-            "ops_loaded": "app.core.schemes.signatures" in __import__("sys").modules,
+            "schemes_loaded": [name for name in registry.MODULES if name in sys.modules],
         }
     )
     del ballast
@@ -78,7 +81,8 @@ def test_each_job_process_starts_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     assert first["random"] != second["random"], "Python's random was not reseeded in the fork"
     # The second starts from the server's heap, not from the first's 64 MiB.
     assert second["rss_start"] < first["rss_start"] + 32 * MIB
-    assert first["ops_loaded"] and second["ops_loaded"], "the scheme modules were not preloaded"
+    # Every module of the registry, preloaded: this test's module imports none of them.
+    assert first["schemes_loaded"] == second["schemes_loaded"] == list(registry.MODULES), "not preloaded"
 
 
 @needs_forkserver
@@ -107,6 +111,21 @@ def test_job_processes_are_not_children_of_a_previous_job(tmp_path: Any) -> None
     assert len(set(every)) == len(every) and os.getpid() not in every  # no process serves two jobs
     workers = [job["worker"] for job in pids if "worker" in job]
     assert len(set(workers)) == 2  # one process per job, never reused
+
+
+def test_the_preload_takes_the_scheme_modules_from_the_registry_alone() -> None:
+    """No second list: the fork server's preload names no scheme module, only the one that
+    imports every module of `registry.MODULES`, and that one loads them all."""
+    schemes = [name for name in jobstart.CHILD_PRELOAD if name.startswith("app.core.schemes.")]
+    assert schemes == ["app.core.schemes.preload"]
+    code = (
+        "import sys\n"
+        "import app.core.schemes.preload\n"
+        "from app.core.schemes.registry import MODULES\n"
+        "missing = [name for name in MODULES if name not in sys.modules]\n"
+        "assert MODULES and not missing, missing\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
 def test_spawn_can_be_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -296,7 +296,7 @@ def test_hybrid_kem_depends_on_both_secrets() -> None:
 def test_rsa_kem_rejects_an_unwrapped_key_of_the_wrong_length() -> None:
     scheme, sender, receiver, _ = combo_session("rsa-kem", "cryptography", {"bits": 2048})
     kem = scheme.kem
-    wrapped = kem._cipher.encrypt(sender.public, bytes(16))  # a 16-byte "key"
+    wrapped = kem.cipher.encrypt(sender.public, bytes(16))  # a 16-byte "key"
     with pytest.raises(PayloadFormatError):
         kem.decapsulate(receiver.private, wrapped)
 

@@ -15,15 +15,19 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.core import selftest
-from app.core.selftest import adapters, vectors
-from app.core.selftest.framework import SelftestResult
+from app.core.schemes import registry
+from app.core.schemes.base import SchemeSpec
+from app.core.selftest import adapters, adapters_encryption, vectors
+from app.core.selftest.framework import SelftestCheck, SelftestResult
+from app.core.vocab import Family
+from tests.helpers.paths import ROOT
 
 SELFTEST_PACKAGE = Path(selftest.__file__).parent
 BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
@@ -36,14 +40,19 @@ class _Run:
     seconds: float
     vectors_used: frozenset[tuple[str, str, str]]  # (file, section, vector)
     files_read: tuple[str, ...]
+    created: dict[str, frozenset[tuple[str, str]]]  # check name -> (scheme id, backend) it created
 
 
 @pytest.fixture(scope="module")
 def run() -> _Run:
-    """One run of the whole self-test, noting which vectors it asked for and which files it read."""
+    """One run of the whole self-test, noting which vectors it asked for, which files it read
+    and which schemes each check created through the registry."""
     used: set[tuple[str, str, str]] = set()
     files_read: list[str] = []
+    created: dict[str, set[tuple[str, str]]] = {}
+    running = [""]
     get_vector, file_path = vectors.Section.__getitem__, vectors.file_path
+    run_one, create = selftest.run_one, registry.create
 
     def recording_get(section: vectors.Section[Any], key: str) -> Any:
         used.add((section.file, section.name, key))
@@ -53,14 +62,30 @@ def run() -> _Run:
         files_read.append(file)
         return file_path(file)
 
+    def recording_run_one(check: SelftestCheck) -> SelftestResult:
+        running[0] = check.name
+        return run_one(check)
+
+    def recording_create(scheme_id: str, backend: str, params: Any = None) -> Any:
+        created.setdefault(running[0], set()).add((scheme_id, backend))
+        return create(scheme_id, backend, params)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(vectors.Section, "__getitem__", recording_get)
         patch.setattr(vectors, "file_path", recording_path)
+        patch.setattr(selftest, "run_one", recording_run_one)
+        patch.setattr(registry, "create", recording_create)
         vectors.clear_cache()
         start = time.perf_counter()
         results = selftest.run_selftests()
         seconds = time.perf_counter() - start
-    return _Run(results, seconds, frozenset(used), tuple(sorted(files_read)))
+    return _Run(
+        results,
+        seconds,
+        frozenset(used),
+        tuple(sorted(files_read)),
+        {name: frozenset(pairs) for name, pairs in created.items()},
+    )
 
 
 @pytest.fixture
@@ -78,17 +103,21 @@ def _failures(results: list[SelftestResult]) -> dict[str, str]:
     return {r.name: r.detail for r in results if not r.passed}
 
 
-def _names_starting(prefix: str) -> set[str]:
-    """The library checks named prefix..., and the adapter KATs that run the same vectors.
+def _names_starting(*prefixes: str) -> set[str]:
+    """The library checks named prefix..., and the adapter KATs named "App adapter prefix...",
+    for each prefix: the checks that run the same vectors.
 
     (An adapter cross-check compares with the library on the vector's inputs only, so a
     corrupted published answer cannot fail it.)
     """
-    names = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)}
-    assert names, f"no check is named {prefix!r}..."
-    return names | {
-        c.name for c in adapters.ADAPTER_CHECKS if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"
-    }
+    names: set[str] = set()
+    for prefix in prefixes:
+        found = {check.name for check in selftest.CHECKS if check.name.startswith(prefix)} | {
+            c.name for c in adapters.ADAPTER_CHECKS if c.name.startswith(f"App adapter {prefix}") and c.kind == "KAT"
+        }
+        assert found, f"no check is named {prefix!r}..."
+        names |= found
+    return names
 
 
 # --------------------------------------------------------------------------------------
@@ -205,36 +234,45 @@ def _edit(directory: Path, file: str, path: tuple[str | int, ...], change: Calla
     return target
 
 
-# (vector file, the value to corrupt in it, prefix of the names of the checks that must fail)
-CORRUPTIONS: list[tuple[str, tuple[str | int, ...], str]] = [
-    ("aead", ("gcm", "test-case-16", "tag"), "AES-256-GCM with AAD, GCM test case 16"),
-    ("aead", ("chacha20-poly1305", "rfc8439-2.8.2", "ciphertext"), "ChaCha20-Poly1305"),
-    ("digests", ("abc", "SHA3-256", "digest"), "SHA3-256"),
-    ("hkdf", ("hkdf-sha256", "A.2", "okm"), "HKDF-SHA256 long inputs"),
-    ("rfc7748", ("diffie-hellman", "X448", "shared"), "X448 key agreement"),
-    ("eddsa", ("ed25519", "TEST 3", "signature"), "Ed25519"),
-    ("ecdsa", ("rfc6979", "P-256", "s"), "ECDSA P-256"),
+# (vector file, the value to corrupt in it, prefixes of the names of the checks that must fail)
+CORRUPTIONS: list[tuple[str, tuple[str | int, ...], tuple[str, ...]]] = [
+    ("aead", ("gcm", "test-case-16", "tag"), ("AES-256-GCM with AAD, GCM test case 16",)),
+    ("aead", ("chacha20-poly1305", "rfc8439-2.8.2", "ciphertext"), ("ChaCha20-Poly1305",)),
+    ("digests", ("abc", "SHA3-256", "digest"), ("SHA3-256",)),
+    ("hkdf", ("hkdf-sha256", "A.2", "okm"), ("HKDF-SHA256 long inputs",)),
+    ("rfc7748", ("diffie-hellman", "X448", "shared"), ("X448 key agreement",)),
+    (
+        "rfc7748",
+        ("diffie-hellman", "X25519", "shared"),
+        ("X25519 key agreement", "ECIES X25519", "X25519 + ML-KEM-768"),
+    ),
+    ("eddsa", ("ed25519", "TEST 3", "signature"), ("Ed25519",)),
+    ("ecdsa", ("rfc6979", "P-256", "s"), ("ECDSA P-256",)),
     # The x coordinate: the libraries' ECDH returns only x, tinyec the whole point.
-    ("ecdh", ("examples", "brainpoolP256r1", "shared", 0), "ECDH brainpoolP256r1"),
-    ("ecdh", ("examples", "P-384", "shared", 0), "ECDH P-384"),
-    ("pkcs1", ("rsassa-pss", "example-1.1", "signature"), "RSA-1024 PSS-SHA1"),
-    ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), "ML-KEM-768 KeyGen"),
-    ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), "ML-DSA-44 KeyGen"),
-    ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), "Diffie-Hellman and ElGamal"),
+    ("ecdh", ("examples", "brainpoolP256r1", "shared", 0), ("ECDH brainpoolP256r1",)),
+    ("ecdh", ("examples", "P-256", "shared", 0), ("ECDH P-256", "ECIES P-256")),
+    ("ecdh", ("examples", "P-384", "shared", 0), ("ECDH P-384",)),
+    ("ecdh", ("wycheproof", "secp256k1 tcId 1", "shared"), ("ECIES secp256k1",)),
+    ("pkcs1", ("rsassa-pss", "example-1.1", "signature"), ("RSA-1024 PSS-SHA1",)),
+    ("pkcs1", ("rsaes-oaep-sha256", "wycheproof-2048 tcId 7", "message"), ("RSA-KEM-2048",)),
+    ("pkcs1", ("rsaes-pkcs1-v1_5", "wycheproof-2048 tcId 22", "ciphertext"), ("Textbook RSA-2048",)),
+    ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), ("ML-KEM-768 KeyGen", "X25519 + ML-KEM-768")),
+    ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), ("ML-DSA-44 KeyGen",)),
+    ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), ("Diffie-Hellman and ElGamal",)),
 ]
 
 
 @pytest.mark.parametrize(
-    ("file", "path", "prefix"), CORRUPTIONS, ids=["/".join(map(str, (c[0], *c[1]))) for c in CORRUPTIONS]
+    ("file", "path", "prefixes"), CORRUPTIONS, ids=["/".join(map(str, (c[0], *c[1]))) for c in CORRUPTIONS]
 )
 def test_a_corrupted_vector_fails_exactly_its_checks(
-    vector_dir: Path, file: str, path: tuple[str | int, ...], prefix: str
+    vector_dir: Path, file: str, path: tuple[str | int, ...], prefixes: tuple[str, ...]
 ) -> None:
     _edit(vector_dir, file, path, _flip)
 
     failures = _failures(selftest.run_selftests())
 
-    assert failures.keys() == _names_starting(prefix)
+    assert failures.keys() == _names_starting(*prefixes)
     assert all(detail for detail in failures.values())
 
 
@@ -291,7 +329,7 @@ def test_a_missing_or_broken_vector_file_fails_its_checks_and_names_file_and_fie
     aead = {
         name for name in failures if name.startswith(("AES-", "ChaCha20", "App adapter AES-", "App adapter ChaCha"))
     }
-    ecdh = {name for name in failures if "ECDH" in name}
+    ecdh = {name for name in failures if "ECDH" in name or ("ECIES" in name and "X25519" not in name)}
     assert aead and ecdh and aead | ecdh == failures.keys()
     assert all(failures[name].startswith(missing) for name in aead), failures
     assert {failures[name] for name in ecdh} == {malformed}
@@ -382,9 +420,12 @@ QT = {"PySide6", "pyqtgraph", "shiboken6"}
 
 def test_selftest_imports_no_app_module_and_no_qt() -> None:
     """The library checks use no app code beyond their package and the resources helper;
-    the adapter checks are loaded in one function."""
+    the adapter checks (adapters.py and the adapter_*/adapters_* modules it imports) are
+    loaded in one function."""
+    adapter_modules = sorted(SELFTEST_PACKAGE.glob("adapter*.py"))
+    assert [path.name for path in adapter_modules] == ["adapter_parts.py", "adapters.py", "adapters_encryption.py"]
     for path in sorted(SELFTEST_PACKAGE.glob("*.py")):
-        if path.name == "adapters.py":
+        if path in adapter_modules:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = _imports(tree)
@@ -407,8 +448,9 @@ def test_selftest_imports_no_app_module_and_no_qt() -> None:
         assert "app.core.selftest.adapters" not in library_checks, path.name
     package = _imports(ast.parse((SELFTEST_PACKAGE / "__init__.py").read_text(encoding="utf-8")))
     assert "app.core.selftest.adapters" in package
-    adapter_imports = _imports(ast.parse(Path(adapters.__file__).read_text(encoding="utf-8")))
-    assert not {name.split(".")[0] for name in adapter_imports} & QT
+    for path in adapter_modules:
+        adapter_imports = _imports(ast.parse(path.read_text(encoding="utf-8")))
+        assert not {name.split(".")[0] for name in adapter_imports} & QT, path.name
 
 
 def test_running_the_selftest_loads_no_qt() -> None:
@@ -427,8 +469,9 @@ def test_running_the_selftest_loads_no_qt() -> None:
 # The checks through the app's scheme adapters (app/core/selftest/adapters.py)
 # --------------------------------------------------------------------------------------
 
-#: Every schemes module with SPECS, and so every family, has adapter checks.
-ADAPTER_MODULES = ["symmetric", "digests", "dh", "key_agreement", "signatures", "pke", "hybrid"]
+#: Every schemes module of the registry (so every family) and dh.py beneath them has a
+#: known answer through its adapters.
+ADAPTER_MODULES = [name.rpartition(".")[2] for name in registry.MODULES] + ["dh"]
 
 
 def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
@@ -436,15 +479,89 @@ def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
     assert len(adapter_results) == len(adapters.ADAPTER_CHECKS) >= 50
     assert all(r.name.startswith("App adapter ") for r in adapter_results)
     assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
-    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec"}
+    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec", "python"}
+
+
+def test_each_adapter_check_names_the_schemes_it_drives_on_its_backend(run: _Run) -> None:
+    """`SelftestCheck.schemes` is what the check made through the registry, on the check's
+    backend: a check cannot claim a scheme it never runs, nor run one it does not name."""
+    for check in adapters.ADAPTER_CHECKS:
+        assert run.created.get(check.name, frozenset()) == {(s, check.backend) for s in check.schemes}, check.name
+    assert not {name for name in run.created if not name.startswith("App adapter ")}  # library checks make none
+    assert all(not check.schemes for check in selftest.CHECKS)
 
 
 @pytest.mark.parametrize("module", ADAPTER_MODULES)
 def test_every_scheme_module_is_checked_through_its_adapters(module: str) -> None:
     sources = [c.source for c in adapters.ADAPTER_CHECKS if c.kind == "KAT"]
-    if module == "pke":  # RSA-OAEP is randomised: only a cross-check fits the app's parameters
-        sources = [c.source for c in adapters.ADAPTER_CHECKS]
     assert any(source.endswith(f"app/core/schemes/{module}.py") for source in sources)
+
+
+def _unchecked(specs: Iterable[SchemeSpec], checks: Iterable[SelftestCheck]) -> list[str]:
+    """ "<id> [<backend>]" for each registered scheme and backend that no check names."""
+    named = {(scheme_id, check.backend) for check in checks for scheme_id in check.schemes}
+    return [
+        f"{spec.scheme_id} [{backend}]"
+        for spec in specs
+        for backend in spec.backends
+        if (spec.scheme_id, backend) not in named
+    ]
+
+
+def test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend() -> None:
+    """Every id of app/core/schemes/registry.py, on every backend it lists, is named by a check
+    through the adapters (`SelftestCheck.schemes`), which
+    test_each_adapter_check_names_the_schemes_it_drives_on_its_backend holds to what the
+    check runs. A new scheme without one fails here, named."""
+    unchecked = _unchecked(registry.all_specs(), adapters.ADAPTER_CHECKS)
+    assert not unchecked, (
+        f"no self-test check through the adapter of {', '.join(unchecked)}: add one to "
+        'app/core/selftest/adapters.py (docs/ARCHITECTURE.md, "How to add a scheme, a command or a report section")'
+    )
+    named = {scheme_id for check in adapters.ADAPTER_CHECKS for scheme_id in check.schemes}
+    assert named <= set(registry.scheme_ids())
+
+
+def test_the_recipe_for_a_scheme_names_the_tests_that_enforce_it() -> None:
+    """docs/ARCHITECTURE.md, "How to add a scheme, a command or a report section", cites
+    these two tests by node id: renaming one must update the recipe."""
+    text = " ".join((ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8").split())
+    here = Path(__file__).relative_to(ROOT).as_posix()
+    for test in (
+        test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend,
+        test_each_adapter_check_names_the_schemes_it_drives_on_its_backend,
+    ):
+        assert f"`{here}::{test.__name__}`" in text
+
+
+def test_a_scheme_registered_without_a_check_fails_the_coverage_test_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    specs = {spec.scheme_id: spec for spec in registry.all_specs()}
+    toy = SchemeSpec(
+        "toy-kem",
+        "Toy KEM",
+        Family.HYBRID,
+        ("cryptography", "python"),
+        (),
+        factory=lambda backend, params: pytest.fail("the coverage test builds no scheme"),
+    )
+    monkeypatch.setattr(registry, "_registry", lambda: {**specs, "toy-kem": toy})
+    assert "toy-kem" in registry.scheme_ids()
+    coverage_test = test_every_registered_scheme_is_checked_through_its_adapter_on_every_backend
+
+    with pytest.raises(AssertionError, match=r"adapter of toy-kem \[cryptography\], toy-kem \[python\]: add one"):
+        coverage_test()
+
+    def toy_check(backend: str) -> SelftestCheck:
+        return SelftestCheck(f"App adapter toy [{backend}]", backend, "KAT", "a toy", lambda: None, ("toy-kem",))
+
+    monkeypatch.setattr(adapters, "ADAPTER_CHECKS", [*adapters.ADAPTER_CHECKS, toy_check("python")])
+    with pytest.raises(AssertionError, match=r"adapter of toy-kem \[cryptography\]: add one"):
+        coverage_test()  # one backend checked is not every backend
+
+    monkeypatch.setattr(adapters, "ADAPTER_CHECKS", [*adapters.ADAPTER_CHECKS, toy_check("cryptography")])
+    coverage_test()
 
 
 def _broken_aead_sealer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -502,6 +619,55 @@ def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(signatures._PycryptodomeEddsa, "signer", signer)
 
 
+def _broken_oaep_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pycryptodome's RSA-OAEP adapter pads with SHA-1 (pycryptodome's default) on both ends:
+    every round trip still works."""
+    from Crypto.Hash import SHA1
+
+    from app.core.schemes import pke
+
+    monkeypatch.setattr(pke, "PycryptodomeSHA256", SHA1)
+
+
+def _broken_kem_info(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The KEMs derive their key without binding the encapsulation (info = b"") on both ends."""
+    from app.core.schemes import hybrid
+
+    real = hybrid.derive_key
+    monkeypatch.setattr(
+        hybrid,
+        "derive_key",
+        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""),
+    )
+
+
+def _broken_hybrid_combiner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The X25519 + ML-KEM-768 combiner takes the two secrets in the other order on both ends."""
+    from app.core.schemes import hybrid
+
+    real = hybrid.derive_key
+
+    def swapped(kdf: str, shared: bytes, backend: str, length: int = 32, info: bytes = b"") -> bytes:
+        return real(kdf, shared[32:] + shared[:32] if len(shared) == 64 else shared, backend, length, info)
+
+    monkeypatch.setattr(hybrid, "derive_key", swapped)
+
+
+def _broken_elgamal_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ElGamal no longer maps a non-residue message into the order-q subgroup: decryption
+    still returns it (round trips pass), but the ciphertext leaks its Legendre symbol."""
+    from app.core.schemes import pke
+
+    monkeypatch.setattr(pke, "jacobi", lambda a, n: 1)
+
+
+def _broken_textbook_exponent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textbook RSA with e = 3: key generation and both ends agree, the figures are another RSA's."""
+    from app.core.schemes import pke
+
+    monkeypatch.setattr(pke.TextbookRsa, "E", 3)
+
+
 # (how the adapter is broken, adapter checks that must fail: others may fail with it)
 BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
     (
@@ -535,6 +701,39 @@ BROKEN_ADAPTERS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str]]] = [
             "App adapter Ed448 sign/verify, RFC 8032 blank message [pycryptodome]",
         },
     ),
+    (
+        _broken_oaep_hash,
+        {
+            "App adapter RSA-KEM-2048 decapsulates Wycheproof OAEP-SHA256 tcId 7 [pycryptodome]",
+            "App adapter RSA-2048 OAEP-SHA256 agrees with the library [pycryptodome]",
+        },
+    ),
+    (
+        _broken_kem_info,
+        {
+            "App adapter ECIES secp256k1 decapsulates the published exchange [cryptography]",
+            "App adapter ECIES P-256 decapsulates the published exchange [cryptography]",
+            "App adapter ECIES P-256 decapsulates the published exchange [pycryptodome]",
+            "App adapter ECIES X25519 decapsulates the published exchange [cryptography]",
+            "App adapter ECIES X25519 decapsulates the published exchange [pycryptodome]",
+            "App adapter X25519 + ML-KEM-768 decapsulates the published halves [cryptography]",
+        },
+    ),
+    (_broken_hybrid_combiner, {"App adapter X25519 + ML-KEM-768 decapsulates the published halves [cryptography]"}),
+    (
+        _broken_elgamal_encoding,
+        {
+            "App adapter ElGamal-2048 agrees with pycryptodome's integers [python]",
+            "App adapter ElGamal-2048 (x, k: 256 bits) agrees with pycryptodome's integers [python]",
+        },
+    ),
+    (
+        _broken_textbook_exponent,
+        {
+            "App adapter Textbook RSA-2048 (CRT) encrypts and decrypts Wycheproof tcId 22 [python]",
+            "App adapter Textbook RSA-2048 (no CRT) encrypts and decrypts Wycheproof tcId 22 [python]",
+        },
+    ),
 ]
 
 
@@ -553,6 +752,34 @@ def test_a_broken_adapter_fails_the_selftest_while_the_libraries_pass(
     assert not {name for name in failures if not name.startswith("App adapter ")}
 
 
+@pytest.mark.parametrize(
+    ("breakage", "survivor"),
+    [
+        (_broken_hybrid_combiner, "App adapter ECIES X25519 decapsulates the published exchange [cryptography]"),
+        (
+            _broken_elgamal_encoding,
+            "App adapter Textbook RSA-2048 (CRT) encrypts and decrypts Wycheproof tcId 22 [python]",
+        ),
+    ],
+    ids=["combiner", "elgamal"],
+)
+def test_a_broken_adapter_fails_only_the_checks_of_what_it_breaks(
+    monkeypatch: pytest.MonkeyPatch, breakage: Callable[[pytest.MonkeyPatch], None], survivor: str
+) -> None:
+    """The X25519 + ML-KEM-768 combiner's order is not something ECIES shares, nor ElGamal's
+    encoding textbook RSA's: the checks see what they are about, not everything at once."""
+    breakage(monkeypatch)
+    check = next(c for c in adapters.ADAPTER_CHECKS if c.name == survivor)
+    assert selftest.run_one(check).passed
+
+
+@pytest.mark.parametrize("case", ["A.1", "A.2", "A.3"])
+def test_the_kem_checks_hkdf_gives_rfc_5869s_answers(case: str) -> None:
+    """The KEM checks recompute the adapters' keys with the standard library's HMAC."""
+    vector = vectors.HKDF_SHA256[case]
+    assert adapters_encryption.hkdf_sha256(vector.ikm, vector.info, len(vector.okm), vector.salt) == vector.okm
+
+
 def test_the_library_checks_alone_miss_a_broken_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
     _broken_ecdsa_digest(monkeypatch)
     assert all(selftest.run_one(check).passed for check in selftest.CHECKS)
@@ -566,6 +793,20 @@ def test_an_adapter_module_that_fails_to_import_is_one_failed_check(monkeypatch:
 
     assert [(r.name, r.passed) for r in results] == [("App adapters load [python]", False)]
     assert results[0].detail.startswith("ModuleNotFoundError: import of app.core.selftest.adapters")
+
+
+def test_cli_selftest_prints_every_check_and_exits_0(
+    run: _Run, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli.main import main
+
+    monkeypatch.setattr(selftest, "run_selftests", lambda: run.results)  # the module's run, printed
+    assert main(["selftest"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    checks = selftest.CHECKS + adapters.ADAPTER_CHECKS
+    assert lines[-1] == f"{len(checks)} passed, 0 failed"
+    assert [line.split(" — ")[0].split(maxsplit=3)[3] for line in lines[:-1]] == [c.name for c in checks]
+    assert all(line.startswith("PASS  ") for line in lines[:-1])
 
 
 def test_cli_selftest_exits_1_when_an_adapter_is_broken(
