@@ -28,10 +28,11 @@ from hypothesis import strategies as st
 from app.cli.exports import write_all
 from app.core.contracts.events import SizeMeasured
 from app.core.load import generator as load_generator
-from app.core.load.generator import HISTOGRAM_RANGE, MIN_DRAIN_S, sample_stride
+from app.core.load.generator import MIN_DRAIN_S, sample_stride
 from app.core.load.sweep import sweep_rates
 from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, Link, Load
 from app.core.records.job_records import Validation
+from app.core.records.load_histogram import HISTOGRAM_RANGE
 from app.core.results import model as results
 from app.core.results.model import JobResult, parse_results_text
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT

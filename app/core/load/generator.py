@@ -39,6 +39,7 @@ from app.core.load.framing import RECORD, REPLY, Kind, ReplyBuffer, record, requ
 from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
 from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
+from app.core.records.load_histogram import HISTOGRAM_RANGE
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
@@ -52,11 +53,6 @@ from app.core.vocab import PlacementPolicy
 
 Emit = Callable[[MeasuringMessage], None]
 
-#: Latencies recorded in nanoseconds, from 1 ns to an hour, to 3 significant digits. The
-#: top must hold the longest latency a step can record: a request sent at the end of a
-#: step's longest window (`MAX_DURATION_S`) and answered at the end of its drain (as long
-#: again, plus a link's round trip); HdrHistogram silently drops a value above its range.
-HISTOGRAM_RANGE = (1, 3_600_000_000_000, 3)
 #: Each connection prepares at most this many distinct requests, within this long.
 POOL_MAX = 64
 POOL_MIN = 4

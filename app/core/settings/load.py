@@ -164,6 +164,16 @@ def cluster_address(value: str) -> str:
     return text
 
 
+def split_rate(total_per_s: float, generators: int) -> list[float]:
+    """`total_per_s` over `generators` in equal shares that add up to it exactly (the last
+    share takes the rounding), so the offered rates of a step sum to its schedule."""
+    if generators < 1:
+        raise ValueError(f"need at least one generator, got {generators}")
+    share = total_per_s / generators
+    shares = [share] * (generators - 1)
+    return [*shares, total_per_s - sum(shares)]
+
+
 def fields_set_outside_load(fields: LoadFields) -> list[str]:
     """The load fields a job outside mode load sets (each is refused, naming it)."""
     return [name for name in LOAD_FIELD_NAMES if getattr(fields, name) is not None]

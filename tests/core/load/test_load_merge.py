@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 from hdrh.histogram import HdrHistogram
 
-from app.core.load.generator import HISTOGRAM_RANGE
 from app.core.load.merge import (
     MAX_MISALIGNMENT_SHARE,
     ClockOffset,
@@ -18,9 +17,10 @@ from app.core.load.merge import (
     late_start_reason,
     merge_steps,
     misalignment_problem,
-    split_rate,
     with_start,
 )
+from app.core.records.load_histogram import HISTOGRAM_RANGE
+from app.core.settings.load import split_rate
 from tests.helpers.loads import LAG_REASON, step
 
 

@@ -38,7 +38,7 @@ from app.core.measure.harness import child_entry, describe_error
 from app.core.records.job_conditions import LoadGeneratorPlace, LoadStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER
-from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
+from app.core.settings.load import MAX_RATE_PER_S, LoadSettings, split_rate
 
 #: Connecting to the scheduler, and placing and starting a generator on a worker.
 CONNECT_TIMEOUT_S = 20.0
@@ -376,7 +376,7 @@ class ClusterDriver:
     def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, MergedRecord]:
         """Every generator offers its share of `rate` from one agreed moment; the merge."""
         settings = self.settings
-        shares = merge.split_rate(rate, len(self.generators))
+        shares = split_rate(rate, len(self.generators))
         slowest = max((g.offset.round_trip_s for g in self.generators if g.offset is not None), default=0.0)
         start = time.time() + START_MARGIN_S + 3 * slowest
         calls = []
