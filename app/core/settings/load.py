@@ -164,6 +164,29 @@ def cluster_address(value: str) -> str:
     return text
 
 
+def step_requests(rate_per_s: float, seconds: float) -> int:
+    """The requests a step's schedule holds in `seconds` at `rate_per_s` (request j is due
+    at j / rate): Python's round, half to even."""
+    return round(seconds * rate_per_s)
+
+
+def step_schedule(rate_per_s: float, warmup_s: float, duration_s: float) -> tuple[int, int]:
+    """One load step's schedule: (warm-up requests, measured requests). The measured window
+    holds at least one. This is what `LoadGenerator.run_step` offers, over all its
+    generators together, and what the results checker bounds a step's `sent` by."""
+    return step_requests(rate_per_s, warmup_s), max(1, step_requests(rate_per_s, duration_s))
+
+
+def schedule_share(count: int, generators: int, generator: int) -> int:
+    """How many of a schedule's first `count` requests generator `generator` (0-based) of
+    `generators` sends: request j is generator j mod `generators`'s (their schedules
+    interleaved into the one a single generator would offer), so the shares of any count
+    add up to it exactly. A generator may have none (fewer requests than generators)."""
+    if not 0 <= generator < generators:
+        raise ValueError(f"generator {generator} of {generators}")
+    return len(range(generator, count, generators))
+
+
 def split_rate(total_per_s: float, generators: int) -> list[float]:
     """`total_per_s` over `generators` in equal shares that add up to it exactly (the last
     share takes the rounding), so the offered rates of a step sum to its schedule."""
