@@ -10,6 +10,7 @@ from typing import Any
 
 from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, StepLimit
 from app.core.records.job_tcp_info import TCP_INFO_COUNTS
+from app.core.records.load_histogram import max_histogram_chars
 from app.core.results import plausible
 from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
@@ -111,8 +112,6 @@ def _check_placement(placement: dict[str, Any], path: str) -> None:
 #: Load from several machines: at most this many generators, and a scheduler address this long.
 MAX_GENERATORS = 64
 MAX_CLUSTER_ADDRESS = 512
-#: A load step's histogram: HdrHistogram's compressed base64 (a few hundred bytes to a few KiB).
-_MAX_HISTOGRAM_CHARS = 1 << 20
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 
@@ -225,12 +224,13 @@ def _check_step(step: Any, where: str, generators: int = 1) -> None:
     latency = _obj(step, "latency_s", where, nullable=True)
     for name in latency:
         _num(latency, name, _join(where, "latency_s"), non_negative=True)
-    histogram = _str(step, "histogram", where, required=False, nullable=True)
-    if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
+    # HdrHistogram's compressed base64, as long as the generators' range and precision can
+    # make it (`load_histogram.max_histogram_chars`), not a round number.
+    most = max_histogram_chars()
+    histogram = _str(step, "histogram", where, required=False, nullable=True, max_chars=most)
+    if histogram is not None and not _BASE64.fullmatch(histogram):
         raise _fail(
-            _join(where, "histogram"),
-            f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
-            histogram[:40],
+            _join(where, "histogram"), f"HdrHistogram's base64 form (at most {most:,} characters)", histogram[:40]
         )
 
 
