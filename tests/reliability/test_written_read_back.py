@@ -48,7 +48,9 @@ from app.core.results.model import JobResult, parse_results_text
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.settings.load import (
     MAX_CLIENTS,
+    MAX_CLUSTER_ADDRESS_CHARS,
     MAX_DURATION_S,
+    MAX_GENERATORS,
     MAX_RATE_PER_S,
     MAX_SERVER_WORKERS,
     MAX_STEPS,
@@ -196,6 +198,26 @@ def test_a_cluster_step_reads_back_with_the_schedule_its_generators_share(
         f"jobs[0].load.steps[0].sent: expected at most {most} (a {duration:g} s window at {rate:g}/s), got {most + 1}"
     )
     assert message in written.refusal(written.document(_cluster_job(rate, duration, over, shared=False)))
+
+
+@pytest.mark.parametrize(("generators", "address", "ok"), [(64, 512, True), (65, 512, False), (64, 513, False)])
+def test_a_cluster_job_of_the_most_generators_and_the_longest_address_reads_back(
+    generators: int, address: int, ok: bool
+) -> None:
+    # The profile's own limits (settings.load), not copies of them.
+    assert (MAX_GENERATORS, MAX_CLUSTER_ADDRESS_CHARS) == (64, 512)
+    job = _cluster_job(1000.0, 1.0, [schedule_share(1000, generators, k) for k in range(generators)])
+    assert job.load is not None
+    scheduler = "tcp://" + "h" * (address - len("tcp://:8786")) + ":8786"
+    assert len(scheduler) == address
+    job.load = replace(job.load, cluster=scheduler)
+    data = written.document(job)
+    if ok:
+        assert written.accepted(data).jobs[0].load == job.load
+    elif generators > MAX_GENERATORS:
+        assert f"jobs[0].load.generators: expected at most {MAX_GENERATORS} generators" in written.refusal(data)
+    else:
+        assert "jobs[0].load.cluster: expected a scheduler address (at most 512 characters)" in written.refusal(data)
 
 
 def test_a_load_job_at_every_profile_limit_reads_back() -> None:

@@ -16,7 +16,9 @@ from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, 
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.settings.load import (
     MAX_CLIENTS,
+    MAX_CLUSTER_ADDRESS_CHARS,
     MAX_DURATION_S,
+    MAX_GENERATORS,
     MAX_RATE_PER_S,
     MAX_SERVER_WORKERS,
     MAX_STEPS,
@@ -109,9 +111,6 @@ def _check_placement(placement: dict[str, Any], path: str) -> None:
                     raise _fail(f"{_join(role_path, key)}[{i}]", "a CPU number (a non-negative integer)", cpu)
 
 
-#: Load from several machines: at most this many generators, and a scheduler address this long.
-MAX_GENERATORS = 64
-MAX_CLUSTER_ADDRESS = 512
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 
@@ -140,9 +139,11 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     if len(_list(load, "steps", path)) > MAX_STEPS:
         raise _fail(_join(path, "steps"), f"at most {MAX_STEPS} steps", f"{len(load['steps'])} steps")
     cluster = _str(load, "cluster", path, required=False, nullable=True)
-    if cluster is not None and len(cluster) > MAX_CLUSTER_ADDRESS:
+    if cluster is not None and len(cluster) > MAX_CLUSTER_ADDRESS_CHARS:
         raise _fail(
-            _join(path, "cluster"), f"a scheduler address (at most {MAX_CLUSTER_ADDRESS} characters)", cluster[:40]
+            _join(path, "cluster"),
+            f"a scheduler address (at most {MAX_CLUSTER_ADDRESS_CHARS} characters)",
+            cluster[:40],
         )
     places = _list(load, "generators", path)
     if len(places) > MAX_GENERATORS:

@@ -17,8 +17,10 @@ MAX_RATE_PER_S = 1_000_000.0
 MAX_DURATION_S = 600.0
 MAX_WARMUP_S = 60.0
 MAX_STEPS = 32
-#: Load from several machines: at most this many generators (one per Dask worker).
+#: Load from several machines: at most this many generators (one per Dask worker), and a
+#: scheduler address at most this long.
 MAX_GENERATORS = 64
+MAX_CLUSTER_ADDRESS_CHARS = 512
 #: The Dask comms a scheduler address may name: plain TCP, or TLS with Dask's own security settings.
 CLUSTER_SCHEMES = ("tcp", "tls")
 #: A load job's one message, sealed per request, when the profile names no size.
@@ -47,7 +49,7 @@ class LoadFields(BaseModel):
     warmup_s: float | None = Field(default=None, ge=0, le=MAX_WARMUP_S, allow_inf_nan=False)
     #: Load from several machines: the Dask scheduler whose workers run the generators
     #: ("tcp://HOST:PORT" or "tls://HOST:PORT"), and how many of them (default: every worker).
-    cluster: str | None = Field(default=None, max_length=512)
+    cluster: str | None = Field(default=None, max_length=MAX_CLUSTER_ADDRESS_CHARS)
     generators: int | None = Field(default=None, ge=1, le=MAX_GENERATORS)
     #: The user's confirmation that the server's token may travel to the workers over plain
     #: TCP (a tcp:// scheduler whose workers are not all on this machine's loopback).
