@@ -2,15 +2,16 @@
 
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
 stream relay and the packet path with loss, local load, load over a link, load from a
-cluster of 1 to 3 generators, remote and remote load against a serve; a failed, a
-cancelled and an interrupted run; and, built by the producers' own code where running
-them cannot fit a test, a cluster step a generator did not return, 64 generators whose
-every text is at its longest, a load step of 2,500/s for 404 s and a load record at every
-profile limit. Readers: the results check of the JSON, `show` (and `show --json`) and
-`store` on the producer's store, `import` of the JSON into a fresh store, `store copy`
-there and back (and through PostgreSQL where one can be started), `report`, `compare`
-of the run with itself and the window's History. Each reader must take the run whole:
-nothing refused, no job read as damaged, every job and figure as written.
+Dask cluster of 1 to 3 generators, remote and remote load against a serve; a failed, a
+cancelled and an interrupted run; and, where running them cannot fit a test, records
+built by the producers' own code: a cluster step a generator did not return, 64
+generators whose every text is at its longest, load steps of 404 s up to 2,500/s, a load
+record at every profile limit, and sweeps as users recorded them. Readers: the results
+check of the JSON, `show` (and `show --json`) and `store` on the producer's store,
+`import` of the JSON into a fresh store, `store copy` there and back (and through
+PostgreSQL where one can be started), `report`, `compare` of the run with itself and the
+window's History. Each reader must take the run whole: nothing refused, no job read as
+damaged, every job and figure as written.
 
 The runs are made once for the module, when a test first asks for one (a serve and a
 Dask cluster with them); every test of the module runs on one worker, the one that
@@ -38,7 +39,7 @@ from app.core.settings.load import step_schedule
 from app.core.store.store import Store
 from app.core.transport.netns import packet_path_refusal, try_packet_path
 from app.core.vocab import JobStatus, RunStatus
-from tests.helpers import records
+from tests.helpers import loads, records
 from tests.helpers import written as written_docs
 from tests.helpers.round_trips import (
     Producers,
@@ -110,6 +111,15 @@ def _remote(jobs: list[dict[str, Any]], token: bytes | None = None) -> Callable[
     return make
 
 
+def _sweeps(p: Producers, folder: Path) -> Written:
+    """Sweeps as users recorded them (a sweep cannot run in a test: its estimate and up to ten
+    steps): past a knee, never overloaded, limited by the generator, and an X25519 sweep
+    whose last steps the server fell behind on (calls made from the figures, as for
+    results written before calls were recorded)."""
+    x25519 = loads.load_job(3, "X25519", loads.load(loads.OVERLOADED_SWEEP), family="key-agreement", pq=0)
+    return written("sweeps", loads.load_run([*loads.load_run().jobs, x25519]), folder)
+
+
 def _every_limit(p: Producers, folder: Path) -> Written:
     job = written_docs.load_job(written_docs.max_load())
     return written("every limit", records.run(written_docs.RUN_ID, [job], finished=written_docs.STARTED), folder)
@@ -150,6 +160,7 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
         host=lambda k: f"loadgen-{k:02d}." + "rack-b." * 8 + "lab.example.org",
     ),
     "load steps of 404 s, up to 2,500/s": lambda p, folder: long_load_run(folder),
+    "load sweeps as recorded": _sweeps,
     "load at every profile limit": _every_limit,
 }
 
