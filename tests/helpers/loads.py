@@ -8,8 +8,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from app.core.load.generator import HISTOGRAM_RANGE
-from app.core.load.merge import merge_steps, split_rate, with_start
+from app.core.load.merge import merge_steps, with_start
 from app.core.load.verdict import summarise
 from app.core.records.job_conditions import (
     LOAD_PERCENTILES,
@@ -20,7 +19,9 @@ from app.core.records.job_conditions import (
     ProcessPlacement,
 )
 from app.core.records.job_records import Security
+from app.core.records.load_histogram import HISTOGRAM_RANGE
 from app.core.results.model import JobResult, RunResult
+from app.core.settings.load import split_rate
 from tests.helpers.comparisons import ENVIRONMENT, run, samples
 from tests.helpers.records import job
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,20 +30,34 @@ from hypothesis import strategies as st
 from app.cli.exports import write_all
 from app.core.contracts.events import SizeMeasured
 from app.core.load import generator as load_generator
-from app.core.load.generator import HISTOGRAM_RANGE, MIN_DRAIN_S, sample_stride
+from app.core.load.generator import MIN_DRAIN_S, sample_stride
 from app.core.load.sweep import sweep_rates
-from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, Link, Load
+from app.core.records.job_conditions import (
+    MAX_QUEUE_BYTES,
+    MAX_QUEUE_PACKETS,
+    Link,
+    Load,
+    LoadGeneratorPlace,
+    LoadStep,
+)
 from app.core.records.job_records import Validation
+from app.core.records.load_histogram import HISTOGRAM_RANGE, max_histogram_chars
 from app.core.results import model as results
+from app.core.results.check_fields import MAX_TEXT_CHARS
 from app.core.results.model import JobResult, parse_results_text
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.settings.load import (
     MAX_CLIENTS,
+    MAX_CLUSTER_ADDRESS_CHARS,
     MAX_DURATION_S,
+    MAX_GENERATORS,
     MAX_RATE_PER_S,
     MAX_SERVER_WORKERS,
     MAX_STEPS,
     MAX_WARMUP_S,
+    schedule_share,
+    split_rate,
+    step_schedule,
 )
 from app.core.settings.profile import MAX_MESSAGE_SIZE, MAX_SAMPLES
 from app.core.store.store import Store
@@ -93,6 +109,115 @@ def test_the_generator_records_one_sample_in_stride_and_counts_every_request(mon
     assert step.sample_every == 3
     assert len(step.latencies) == len(step.server_ns) == 9
     assert step.histogram.get_total_count() == measured
+
+
+@pytest.mark.parametrize("generators", [1, 2, 3, 7])
+def test_generators_sharing_a_step_keep_at_most_max_samples_together(
+    generators: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each generator used to keep up to MAX_SAMPLES of its own share: two at 2,500/s for
+    # 404 s kept 505,000 each, a metric of 1,010,000 samples its own export refused. Now
+    # they keep the places of the step's one schedule that one generator would.
+    monkeypatch.setattr(load_generator, "MAX_SAMPLES", 10)
+    warm, measured = 5, 25
+    base = 1 << load_generator.STEP_SHIFT
+    kept: list[float] = []
+    counted = 0
+    for k in range(generators):
+        step = load_generator._StepRecord(
+            histogram=HdrHistogram(*HISTOGRAM_RANGE),
+            window_start=0,
+            window_end=10**12,
+            first_measured=warm,
+            sample_every=sample_stride(measured),
+            measured=measured,
+            generators=generators,
+            generator=k,
+        )
+        own = schedule_share(warm + measured, generators, k)
+        for i in range(own):
+            step.outstanding[base | i] = 0
+        for i in range(own):
+            # latency = the request's place in the schedule, to see which were kept
+            load_generator.LoadGenerator._replied(None, step, base | i, 7, 0, i * generators + k)  # type: ignore[arg-type]
+        kept += step.latencies
+        counted += step.histogram.get_total_count()
+    assert counted == measured
+    assert sorted(round(x * 1e9) for x in kept) == list(range(warm, warm + measured, 3))
+
+
+def _cluster_step(rate: float, sent: list[int], window: float | None) -> LoadStep:
+    """A step of len(sent) generators, each having sent (and completed, in the window) its
+    count. `window`: the step's, which its generators share; None: each its own, its count
+    at its share of the rate (as each generator rounded its own share before)."""
+    parts = tuple(
+        replace(
+            written.step(share, count, count, achieved=count / (window or count / share)),
+            generator=k + 1,
+        )
+        for k, (share, count) in enumerate(zip(split_rate(rate, len(sent)), sent, strict=True))
+    )
+    total = sum(sent)
+    return replace(
+        written.step(rate, total, total, achieved=sum(part.achieved_per_s for part in parts)), generators=parts
+    )
+
+
+def _cluster_job(rate: float, duration: float, sent: list[int], shared: bool = True) -> JobResult:
+    places = tuple(LoadGeneratorPlace(f"tcp://127.0.0.1:{40001 + k}", "h", 1, 0.0, 1e-4) for k in range(len(sent)))
+    window = step_schedule(rate, 0.0, duration)[1] / rate if shared else None
+    step = _cluster_step(rate, sent, window)
+    the_load = Load(
+        clients=len(sent),
+        server_workers=1,
+        steps=(step,),
+        duration_s=duration,
+        warmup_s=0.0,
+        cluster="tcp://127.0.0.1:8786",
+        generators=places,
+    )
+    return written.load_job(the_load)
+
+
+@pytest.mark.parametrize(
+    ("rate", "duration", "generators"), [(3.0, 1.0, 2), (153.5, 2.0, 2), (20.0, 0.1, 3), (1.0, 1.0, 3)]
+)
+def test_a_cluster_step_reads_back_with_the_schedule_its_generators_share(
+    rate: float, duration: float, generators: int
+) -> None:
+    _, measured = step_schedule(rate, 0.0, duration)
+    exact = [schedule_share(measured, generators, k) for k in range(generators)]
+    written.accepted(written.document(_cluster_job(rate, duration, exact)))
+    # Written before the generators shared one schedule: each rounded its own share. Those
+    # runs read back too (they are in stores), one request more than even that does not.
+    legacy = [max(1, round(duration * share)) for share in split_rate(rate, generators)]
+    written.accepted(written.document(_cluster_job(rate, duration, legacy, shared=False)))
+    most = max(measured, sum(legacy))
+    over = [*legacy[:-1], legacy[-1] + most - sum(legacy) + 1]
+    message = (
+        f"jobs[0].load.steps[0].sent: expected at most {most} (a {duration:g} s window at {rate:g}/s), got {most + 1}"
+    )
+    assert message in written.refusal(written.document(_cluster_job(rate, duration, over, shared=False)))
+
+
+@pytest.mark.parametrize(("generators", "address", "ok"), [(64, 512, True), (65, 512, False), (64, 513, False)])
+def test_a_cluster_job_of_the_most_generators_and_the_longest_address_reads_back(
+    generators: int, address: int, ok: bool
+) -> None:
+    # The profile's own limits (settings.load), not copies of them.
+    assert (MAX_GENERATORS, MAX_CLUSTER_ADDRESS_CHARS) == (64, 512)
+    job = _cluster_job(1000.0, 1.0, [schedule_share(1000, generators, k) for k in range(generators)])
+    assert job.load is not None
+    scheduler = "tcp://" + "h" * (address - len("tcp://:8786")) + ":8786"
+    assert len(scheduler) == address
+    job.load = replace(job.load, cluster=scheduler)
+    data = written.document(job)
+    if ok:
+        assert written.accepted(data).jobs[0].load == job.load
+    elif generators > MAX_GENERATORS:
+        assert f"jobs[0].load.generators: expected at most {MAX_GENERATORS} generators" in written.refusal(data)
+    else:
+        assert "jobs[0].load.cluster: expected a scheduler address (at most 512 characters)" in written.refusal(data)
 
 
 def test_a_load_job_at_every_profile_limit_reads_back() -> None:
@@ -199,15 +324,41 @@ def test_one_past_each_link_limit_is_refused(key: str, past: Any, field: str) ->
     assert f"jobs[0].link.{field}: expected" in written.refusal(written.document(job))
 
 
-def test_the_fullest_histogram_a_step_can_write_fits_the_checkers_bound() -> None:
-    from app.core.results.check_job_parts import _MAX_HISTOGRAM_CHARS
-
+def _fullest_histogram(counts: list[int]) -> str:
+    """A step's histogram with every bucket of its range holding the given counts."""
     histogram = HdrHistogram(*HISTOGRAM_RANGE)
-    for i in range(histogram.counts_len):  # every bucket, each with a count no varint shortens
-        histogram.counts[i] = (1 << 62) - i
-    histogram.total_count = sum(histogram.counts[i] for i in range(histogram.counts_len))
+    assert len(counts) == histogram.counts_len
+    for i, count in enumerate(counts):
+        histogram.counts[i] = count
+    histogram.total_count = sum(counts)
     histogram.min_value, histogram.max_value = 1, HISTOGRAM_RANGE[1]
-    assert len(histogram.encode()) <= _MAX_HISTOGRAM_CHARS
+    return histogram.encode().decode("ascii")
+
+
+@pytest.mark.parametrize("counts", ["largest", "incompressible"])
+def test_the_fullest_histogram_a_step_can_write_fits_the_checkers_bound_and_reads_back(counts: str) -> None:
+    # The bound follows from the range and precision (every counter a varint of the most
+    # bytes, zlib gaining nothing); the longest a real step wrote, 15,408 characters at
+    # 2,500/s for 404 s, was refused by the 10,000 every other text is held to.
+    length = HdrHistogram(*HISTOGRAM_RANGE).counts_len
+    rng = random.Random(7)
+    values = (
+        [(1 << 62) - i for i in range(length)]  # no varint shortens them
+        if counts == "largest"
+        else [rng.randrange(1 << 55, 1 << 62) for _ in range(length)]  # nor zlib
+    )
+    encoded = _fullest_histogram(values)
+    most = max_histogram_chars()
+    assert MAX_TEXT_CHARS < len(encoded) <= most
+    if counts == "incompressible":
+        assert len(encoded) > 0.9 * most  # the bound is the worst case, not far above it
+    step = replace(written.step(100.0, 200, 200), histogram=encoded)
+    job = written.load_job(Load(clients=1, server_workers=1, steps=(step,), duration_s=2.0))
+    assert written.accepted(written.document(job)).jobs[0].load == job.load
+    # One character more than any histogram of the range: refused, naming the field.
+    data = written.document(job)
+    data["jobs"][0]["load"]["steps"][0]["histogram"] = "A" * (most + 1)
+    assert f"jobs[0].load.steps[0].histogram: expected text of at most {most:,} characters" in written.refusal(data)
 
 
 def test_the_histogram_holds_the_longest_latency_a_step_can_see() -> None:

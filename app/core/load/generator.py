@@ -39,11 +39,12 @@ from app.core.load.framing import RECORD, REPLY, Kind, ReplyBuffer, record, requ
 from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
 from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
+from app.core.records.load_histogram import HISTOGRAM_RANGE
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
 from app.core.settings.links import round_trip_ms
-from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
+from app.core.settings.load import MAX_RATE_PER_S, LoadSettings, schedule_share, split_rate, step_schedule
 from app.core.settings.profile import MAX_SAMPLES
 from app.core.transport.auth import authenticate_server
 from app.core.transport.connect import connect
@@ -52,11 +53,6 @@ from app.core.vocab import PlacementPolicy
 
 Emit = Callable[[MeasuringMessage], None]
 
-#: Latencies recorded in nanoseconds, from 1 ns to an hour, to 3 significant digits. The
-#: top must hold the longest latency a step can record: a request sent at the end of a
-#: step's longest window (`MAX_DURATION_S`) and answered at the end of its drain (as long
-#: again, plus a link's round trip); HdrHistogram silently drops a value above its range.
-HISTOGRAM_RANGE = (1, 3_600_000_000_000, 3)
 #: Each connection prepares at most this many distinct requests, within this long.
 POOL_MAX = 64
 POOL_MIN = 4
@@ -112,6 +108,7 @@ class _StepRecord:
     histogram: HdrHistogram
     window_start: int
     window_end: int
+    #: The first measured request's index in the step's schedule (the warm-up's length).
     first_measured: int
     outstanding: dict[int, int] = field(default_factory=dict)
     completed_in_window: int = 0
@@ -124,7 +121,7 @@ class _StepRecord:
     abandoned: int = 0
     #: Per-request samples (`latencies`, `server_ns`) are kept for every this-many-th measured
     #: request of the schedule, so that a step keeps at most `MAX_SAMPLES` of each (the
-    #: results' bound on a metric's n); the histogram counts every request.
+    #: results' bound on a metric's n), over all its generators; the histogram counts every request.
     sample_every: int = 1
     #: Requests not sent because the backlog (or the requests in flight) was at its cap:
     #: measured ones, and warm-up ones.
@@ -139,6 +136,12 @@ class _StepRecord:
     last_part: HdrHistogram | None = None
     #: How late its loop began against the schedule's start (ns; negative: it was ready early).
     start_lag_ns: int = 0
+    #: Several generators sharing the step's one schedule: this one sends its requests
+    #: j with j mod `generators` = `generator`. Places, quarters and the sample stride are
+    #: the schedule's (`measured` and `first_measured` too), so the generators' samples
+    #: together are what one generator would keep.
+    generators: int = 1
+    generator: int = 0
 
 
 class LoadGenerator:
@@ -375,7 +378,9 @@ class LoadGenerator:
             # Throughput is what the server completed in the window, whichever request it
             # was: under overload it spends the window's start on the warm-up's backlog.
             step.completed_in_window += 1
-        if (ident & ((1 << STEP_SHIFT) - 1)) < step.first_measured:
+        # Its place in the step's one schedule (this generator sends every `generators`-th).
+        index = (ident & ((1 << STEP_SHIFT) - 1)) * step.generators + step.generator
+        if index < step.first_measured:
             return  # warm-up: no latency recorded
         if verdict != Verdict.OK:
             name = Verdict(verdict).name.lower() if verdict in Verdict._value2member_map_ else str(verdict)
@@ -383,7 +388,7 @@ class LoadGenerator:
             return
         latency = max(1, now - intended)
         step.histogram.record_value(latency)
-        place = (ident & ((1 << STEP_SHIFT) - 1)) - step.first_measured
+        place = index - step.first_measured
         quarter = max(1, step.measured // 4)
         if place < quarter and step.first_part is not None:
             step.first_part.record_value(latency)
@@ -410,31 +415,51 @@ class LoadGenerator:
         return dict(self.marks)
 
     def run_step(
-        self, rate: float, progress: Callable[[float], None], start_ns: int | None = None
+        self,
+        rate: float,
+        progress: Callable[[float], None],
+        start_ns: int | None = None,
+        generators: int = 1,
+        generator: int = 0,
     ) -> tuple[LoadStep, _StepRecord]:
         """Offer `rate` requests/s for warmup + duration; measure the duration's window. The
         schedule starts at `start_ns` on `clock` (several generators start one step together),
-        else in a moment."""
+        else in a moment.
+
+        With several generators, `rate` is the step's whole rate and this one is number
+        `generator` (0-based) of `generators`: the step has one schedule (`step_schedule`),
+        request j due at `start_ns + j / rate`, and this generator sends the requests j with
+        j mod `generators` = `generator` (`schedule_share`), so together they send exactly
+        what one generator would, and measure it over the same window."""
         settings = self.settings
-        if not 0 < rate <= MAX_RATE_PER_S:  # the profile's and the sweep's cap; never approximated
-            raise LoadFailed(f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f}/s (got {rate:g})")
+        if not 0 < rate <= MAX_RATE_PER_S * generators:  # the profile's and the sweep's cap; never approximated
+            raise LoadFailed(
+                f"an offered rate is more than 0 and at most {MAX_RATE_PER_S:,.0f}/s per generator (got {rate:g})"
+            )
         self.step_number += 1
         base = self.step_number << STEP_SHIFT
-        interval = 1e9 / rate
-        warm = round(settings.warmup_s * rate)
-        measured = max(1, round(settings.duration_s * rate))
-        total = warm + measured
+        gap = 1e9 / rate  # between two requests of the step's schedule
+        warm_all, measured_all = step_schedule(rate, settings.warmup_s, settings.duration_s)
+        # This generator's part of the schedule: its k-th request is the schedule's
+        # (k * generators + generator)-th.
+        interval = gap * generators
+        warm = schedule_share(warm_all, generators, generator)
+        total = schedule_share(warm_all + measured_all, generators, generator)
+        measured = total - warm
         clock = self.clock
-        t0 = clock() + 20_000_000 if start_ns is None else start_ns  # a moment to set up before the first send
+        start = clock() + 20_000_000 if start_ns is None else start_ns  # a moment to set up before the first send
+        t0 = start + generator * gap
         step = _StepRecord(
             histogram=HdrHistogram(*HISTOGRAM_RANGE),
-            window_start=int(t0 + warm * interval),
-            window_end=int(t0 + total * interval),
-            first_measured=warm,
-            sample_every=sample_stride(measured),
-            measured=measured,
+            window_start=int(start + warm_all * gap),
+            window_end=int(start + (warm_all + measured_all) * gap),
+            first_measured=warm_all,
+            sample_every=sample_stride(measured_all),
+            measured=measured_all,
             first_part=HdrHistogram(*HISTOGRAM_RANGE),
             last_part=HdrHistogram(*HISTOGRAM_RANGE),
+            generators=generators,
+            generator=generator,
         )
         self.step = step
         # No collector pause in the schedule: a full collection walks the heap this process
@@ -446,7 +471,7 @@ class LoadGenerator:
         cpu_marks = self.server_cpu_ns()
         cpu_start = time.process_time_ns()
         wall_start = clock()
-        step.start_lag_ns = wall_start - t0
+        step.start_lag_ns = int(wall_start - t0)
         n = len(self.clients)
         k = 0
         sent_in_window = 0
@@ -512,7 +537,7 @@ class LoadGenerator:
         percentiles["max"] = step.histogram.get_max_value() / 1e9
         window = (step.window_end - step.window_start) / 1e9
         result = LoadStep(
-            offered_per_s=rate,
+            offered_per_s=split_rate(rate, generators)[generator],
             achieved_per_s=step.completed_in_window / window,
             errors=sum(step.refused.values()) + late,
             latency_s=percentiles if step.histogram.get_total_count() else {},

@@ -1,6 +1,7 @@
-"""Several load generators driving one server together (load from many machines): how a step's
-offered rate is split among them, how far each one's clock is from the coordinator's, and
-how their step records merge into the one the verdict and every face read.
+"""Several load generators driving one server together (load from many machines): how far
+each one's clock is from the coordinator's, and how their step records merge into the one
+the verdict and every face read (how a step's rate is split among them is
+`app.core.settings.load.split_rate`).
 
 The placing of generators on other machines (Dask distributed) is not here: these are the
 measuring parts it needs, kept in our own code and testable without a cluster.
@@ -21,23 +22,13 @@ from dataclasses import dataclass, replace
 
 from hdrh.histogram import HdrHistogram
 
-from app.core.load.generator import HISTOGRAM_RANGE
 from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
+from app.core.records.load_histogram import HISTOGRAM_RANGE
 from app.core.units import format_seconds
 
 #: A run is refused when a generator's clock is known only this loosely, as a share of a
 #: step: its share of the schedule could start that much early or late.
 MAX_MISALIGNMENT_SHARE = 0.02
-
-
-def split_rate(total_per_s: float, generators: int) -> list[float]:
-    """`total_per_s` over `generators` in equal shares that add up to it exactly (the last
-    share takes the rounding), so the offered rates of a step sum to its schedule."""
-    if generators < 1:
-        raise ValueError(f"need at least one generator, got {generators}")
-    share = total_per_s / generators
-    shares = [share] * (generators - 1)
-    return [*shares, total_per_s - sum(shares)]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
+from app.core.records.load_histogram import max_histogram_chars
 from app.core.results.errors import ResultsDataError
 from app.core.settings.profile import MAX_SAMPLES
 
@@ -28,12 +29,27 @@ _MAX_DEPTH = 64
 #: message, clipped to this by JobResult.to_dict) or a path in the environment (4,096 at
 #: most). Unbounded, a 1-million-character error took the PDF report 28 s, a label of 1.6
 #: million characters never finished. Fields shown in tables have tighter bounds
-#: (`app.core.results.check`: labels, the profile's name and description).
+#: (`app.core.results.check`: labels, the profile's name and description). Encoded data
+#: is bounded by what encodes it instead (`_text_limit`).
 MAX_TEXT_CHARS = 10_000
 #: A store row's packed arrays (`store.rows._unpack_metric`) are base64 text of at most
 #: MAX_SAMPLES 8-byte values, unpacked and checked on their own.
 _PACKED_KEYS = ("samples_f64", "outlier_indices_u32")
 _MAX_PACKED_CHARS = 4 * -(-MAX_SAMPLES * 8 // 3)
+#: A load step's latency histogram (and each generator's), HdrHistogram's base64 form: as
+#: long as its range and precision make it (`load_histogram.max_histogram_chars`; a step of
+#: 2,500/s for 404 s wrote 15,408 characters), checked as such by `check_job_parts`.
+_HISTOGRAM_KEY = "histogram"
+
+
+def _text_limit(key: str | int) -> int:
+    """The longest text the value at `key` may be: encoded data as long as its encoder
+    makes it, any other text MAX_TEXT_CHARS."""
+    if key in _PACKED_KEYS:
+        return _MAX_PACKED_CHARS
+    if key == _HISTOGRAM_KEY:
+        return max_histogram_chars()
+    return MAX_TEXT_CHARS
 
 
 # --- paths and messages ----------------------------------------------------------------
@@ -209,7 +225,8 @@ def _each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], s
 
 
 def check_values(value: Any, path: str) -> None:
-    """Every string (and key) encodable and at most MAX_TEXT_CHARS long, every number
+    """Every string (and key) encodable and at most MAX_TEXT_CHARS long (encoded data:
+    `_text_limit`), every number
     finite and in range, nesting bounded.
 
     Iterative: a hostile file may nest deeply; the path is built only on failure. Lazy:
@@ -229,7 +246,7 @@ def check_values(value: Any, path: str) -> None:
         for key, child in children:
             where = (*loc, key)
             key_problem = _key_problem(key) if isinstance(key, str) else None
-            limit = _MAX_PACKED_CHARS if key in _PACKED_KEYS else MAX_TEXT_CHARS
+            limit = _text_limit(key)
             problem = key_problem or _value_problem(child, len(where), limit)
             if problem is not None:
                 at = path

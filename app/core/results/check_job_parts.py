@@ -10,12 +10,15 @@ from typing import Any
 
 from app.core.records.job_conditions import MAX_QUEUE_BYTES, MAX_QUEUE_PACKETS, StepLimit
 from app.core.records.job_tcp_info import TCP_INFO_COUNTS
+from app.core.records.load_histogram import max_histogram_chars
 from app.core.results import plausible
 from app.core.results.check_fields import _bool, _fail, _int, _is_int, _is_num, _join, _list, _num, _obj, _str
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.settings.load import (
     MAX_CLIENTS,
+    MAX_CLUSTER_ADDRESS_CHARS,
     MAX_DURATION_S,
+    MAX_GENERATORS,
     MAX_RATE_PER_S,
     MAX_SERVER_WORKERS,
     MAX_STEPS,
@@ -108,11 +111,6 @@ def _check_placement(placement: dict[str, Any], path: str) -> None:
                     raise _fail(f"{_join(role_path, key)}[{i}]", "a CPU number (a non-negative integer)", cpu)
 
 
-#: Load from several machines: at most this many generators, and a scheduler address this long.
-MAX_GENERATORS = 64
-MAX_CLUSTER_ADDRESS = 512
-#: A load step's histogram: HdrHistogram's compressed base64 (a few hundred bytes to a few KiB).
-_MAX_HISTOGRAM_CHARS = 1 << 20
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 
@@ -141,9 +139,11 @@ def _check_load(load: dict[str, Any], path: str) -> None:
     if len(_list(load, "steps", path)) > MAX_STEPS:
         raise _fail(_join(path, "steps"), f"at most {MAX_STEPS} steps", f"{len(load['steps'])} steps")
     cluster = _str(load, "cluster", path, required=False, nullable=True)
-    if cluster is not None and len(cluster) > MAX_CLUSTER_ADDRESS:
+    if cluster is not None and len(cluster) > MAX_CLUSTER_ADDRESS_CHARS:
         raise _fail(
-            _join(path, "cluster"), f"a scheduler address (at most {MAX_CLUSTER_ADDRESS} characters)", cluster[:40]
+            _join(path, "cluster"),
+            f"a scheduler address (at most {MAX_CLUSTER_ADDRESS_CHARS} characters)",
+            cluster[:40],
         )
     places = _list(load, "generators", path)
     if len(places) > MAX_GENERATORS:
@@ -225,12 +225,13 @@ def _check_step(step: Any, where: str, generators: int = 1) -> None:
     latency = _obj(step, "latency_s", where, nullable=True)
     for name in latency:
         _num(latency, name, _join(where, "latency_s"), non_negative=True)
-    histogram = _str(step, "histogram", where, required=False, nullable=True)
-    if histogram is not None and (len(histogram) > _MAX_HISTOGRAM_CHARS or not _BASE64.fullmatch(histogram)):
+    # HdrHistogram's compressed base64, as long as the generators' range and precision can
+    # make it (`load_histogram.max_histogram_chars`), not a round number.
+    most = max_histogram_chars()
+    histogram = _str(step, "histogram", where, required=False, nullable=True, max_chars=most)
+    if histogram is not None and not _BASE64.fullmatch(histogram):
         raise _fail(
-            _join(where, "histogram"),
-            f"HdrHistogram's base64 form (at most {_MAX_HISTOGRAM_CHARS} characters)",
-            histogram[:40],
+            _join(where, "histogram"), f"HdrHistogram's base64 form (at most {most:,} characters)", histogram[:40]
         )
 
 

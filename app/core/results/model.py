@@ -103,6 +103,20 @@ class MetricResult:
         )
 
 
+#: A load step's texts in words (the generators' marks, the call, what is missing): one
+#: clause per generator, up to 64 of them (each failure's own message up to 300
+#: characters), so longer than any text the checker reads back. Written cut, as an error is.
+_STEP_TEXTS = ("saturation_reason", "limit_reason", "incomplete")
+
+
+def _clip_step_texts(load: dict[str, Any]) -> None:
+    for step in load["steps"]:
+        for record in (step, *step.get("generators", ())):
+            for key in _STEP_TEXTS:
+                if record.get(key) is not None:
+                    record[key] = clip_text(record[key])
+
+
 @dataclass
 class JobResult:
     id: str
@@ -174,6 +188,8 @@ class JobResult:
         for name, record in records:
             if record is not None:
                 data[name] = record.to_dict()
+        if isinstance(load := data.get("load"), dict):
+            _clip_step_texts(load)
         if self.tcp_info:
             data["tcp_info"] = {role: info.to_dict() for role, info in self.tcp_info.items()}
         return data

@@ -18,7 +18,8 @@ writes is refused; tests/reliability/test_written_read_back.py holds both sides)
 - a metric: in seconds, no negative time; min <= p5 <= p25 <= median <= p75 <= p95 <= p99
   <= max; min <= mean <= max; the median's interval inside [min, max].
 - a load step: completed + errors <= sent; sent at most what the step's duration holds at
-  its rate; the achieved rate at most what the window could complete (its own completed
+  its rate (`settings.load.step_schedule`, the generator's own rule, which several
+  generators share); the achieved rate at most what the window could complete (its own completed
   requests and the warm-up's backlog: without a warm-up, no completed request, no rate); latency percentiles positive and ordered p50 <= p90 <= p99 <=
   p99.9 <= max.
 - a load job: knee and sustained rate each a step's achieved rate (sustained <= knee), the
@@ -28,11 +29,11 @@ writes is refused; tests/reliability/test_written_read_back.py holds both sides)
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, datetime
 from typing import Any
 
 from app.core.results.errors import ResultsDataError
+from app.core.settings.load import step_schedule
 
 #: The earliest time a run may carry: the Unix epoch, which is what a machine whose clock
 #: was never set reads (so a run on it is still stored and read back).
@@ -139,8 +140,7 @@ def check_load_plausible(load: dict[str, Any], path: str) -> None:
         completed, errors = step.get("completed"), step.get("errors")
         if sent is not None:
             if duration:
-                # sent = max(1, round(duration * rate)) (LoadGenerator.run_step)
-                most = max(1, math.floor(float(duration) * offered + 0.5))
+                most = _most_sent(step, float(duration), offered)
                 if sent > most:
                     raise ResultsDataError(
                         f"{where}.sent",
@@ -162,7 +162,7 @@ def check_load_plausible(load: dict[str, Any], path: str) -> None:
                 # achieved rate only with a warm-up: the warm-up's replies, answered in the
                 # window (LoadGenerator._replied). (+1 request and -2 ns: the window's ends
                 # are whole nanoseconds.)
-                backlog = math.floor(float(warmup) * offered + 0.5)
+                backlog = _warm_up(step, float(warmup), offered)
                 own = completed if completed is not None else sent
                 most_rate = (own + backlog + 1) / max(sent / offered - 2e-9, 1e-12)
                 rate = float(step["achieved_per_s"])
@@ -201,6 +201,33 @@ def check_load_plausible(load: dict[str, Any], path: str) -> None:
     p99 = load.get("sustained_p99_s")
     if p99 is not None and float(p99) not in p99s:
         raise ResultsDataError(f"{path}.sustained_p99_s", f"expected one of the steps' p99 latencies, got {p99!r}")
+
+
+def _shares(step: dict[str, Any]) -> list[float]:
+    """The offered rates of a step's generators' own records (none for one generator)."""
+    return [float(part["offered_per_s"]) for part in step.get("generators") or () if isinstance(part, dict)]
+
+
+def _most_sent(step: dict[str, Any], duration: float, offered: float) -> int:
+    """The most requests a step's window may have sent: its schedule (`step_schedule`, which
+    several generators share, each sending its part of it). Results written before they
+    shared it have each generator round its own share's window, up to one request a
+    generator more: their sum is allowed too."""
+    most = step_schedule(offered, 0.0, duration)[1]
+    shares = _shares(step)
+    if shares:
+        most = max(most, sum(step_schedule(share, 0.0, duration)[1] for share in shares))
+    return most
+
+
+def _warm_up(step: dict[str, Any], warmup: float, offered: float) -> int:
+    """The requests of a step's warm-up (`step_schedule`), or for results written before its
+    generators shared one schedule, the sum of each one's own."""
+    most = step_schedule(offered, warmup, 0.0)[0]
+    shares = _shares(step)
+    if shares:
+        most = max(most, sum(step_schedule(share, warmup, 0.0)[0] for share in shares))
+    return most
 
 
 def _rates(rates: list[float]) -> str:

@@ -17,8 +17,10 @@ MAX_RATE_PER_S = 1_000_000.0
 MAX_DURATION_S = 600.0
 MAX_WARMUP_S = 60.0
 MAX_STEPS = 32
-#: Load from several machines: at most this many generators (one per Dask worker).
+#: Load from several machines: at most this many generators (one per Dask worker), and a
+#: scheduler address at most this long.
 MAX_GENERATORS = 64
+MAX_CLUSTER_ADDRESS_CHARS = 512
 #: The Dask comms a scheduler address may name: plain TCP, or TLS with Dask's own security settings.
 CLUSTER_SCHEMES = ("tcp", "tls")
 #: A load job's one message, sealed per request, when the profile names no size.
@@ -47,7 +49,7 @@ class LoadFields(BaseModel):
     warmup_s: float | None = Field(default=None, ge=0, le=MAX_WARMUP_S, allow_inf_nan=False)
     #: Load from several machines: the Dask scheduler whose workers run the generators
     #: ("tcp://HOST:PORT" or "tls://HOST:PORT"), and how many of them (default: every worker).
-    cluster: str | None = Field(default=None, max_length=512)
+    cluster: str | None = Field(default=None, max_length=MAX_CLUSTER_ADDRESS_CHARS)
     generators: int | None = Field(default=None, ge=1, le=MAX_GENERATORS)
     #: The user's confirmation that the server's token may travel to the workers over plain
     #: TCP (a tcp:// scheduler whose workers are not all on this machine's loopback).
@@ -162,6 +164,39 @@ def cluster_address(value: str) -> str:
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536 or any(c in host for c in "/@?# \t"):
         raise ValueError(f"a Dask scheduler address, {scheme}://HOST:PORT with a port of 1 to 65535 (got {value!r})")
     return text
+
+
+def step_requests(rate_per_s: float, seconds: float) -> int:
+    """The requests a step's schedule holds in `seconds` at `rate_per_s` (request j is due
+    at j / rate): Python's round, half to even."""
+    return round(seconds * rate_per_s)
+
+
+def step_schedule(rate_per_s: float, warmup_s: float, duration_s: float) -> tuple[int, int]:
+    """One load step's schedule: (warm-up requests, measured requests). The measured window
+    holds at least one. This is what `LoadGenerator.run_step` offers, over all its
+    generators together, and what the results checker bounds a step's `sent` by."""
+    return step_requests(rate_per_s, warmup_s), max(1, step_requests(rate_per_s, duration_s))
+
+
+def schedule_share(count: int, generators: int, generator: int) -> int:
+    """How many of a schedule's first `count` requests generator `generator` (0-based) of
+    `generators` sends: request j is generator j mod `generators`'s (their schedules
+    interleaved into the one a single generator would offer), so the shares of any count
+    add up to it exactly. A generator may have none (fewer requests than generators)."""
+    if not 0 <= generator < generators:
+        raise ValueError(f"generator {generator} of {generators}")
+    return len(range(generator, count, generators))
+
+
+def split_rate(total_per_s: float, generators: int) -> list[float]:
+    """`total_per_s` over `generators` in equal shares that add up to it exactly (the last
+    share takes the rounding), so the offered rates of a step sum to its schedule."""
+    if generators < 1:
+        raise ValueError(f"need at least one generator, got {generators}")
+    share = total_per_s / generators
+    shares = [share] * (generators - 1)
+    return [*shares, total_per_s - sum(shares)]
 
 
 def fields_set_outside_load(fields: LoadFields) -> list[str]:

@@ -8,8 +8,9 @@ from dataclasses import replace
 
 import pytest
 from hdrh.histogram import HdrHistogram
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from app.core.load.generator import HISTOGRAM_RANGE
 from app.core.load.merge import (
     MAX_MISALIGNMENT_SHARE,
     ClockOffset,
@@ -18,8 +19,17 @@ from app.core.load.merge import (
     late_start_reason,
     merge_steps,
     misalignment_problem,
-    split_rate,
     with_start,
+)
+from app.core.records.load_histogram import HISTOGRAM_RANGE
+from app.core.settings.load import (
+    MAX_DURATION_S,
+    MAX_GENERATORS,
+    MAX_RATE_PER_S,
+    MAX_WARMUP_S,
+    schedule_share,
+    split_rate,
+    step_schedule,
 )
 from tests.helpers.loads import LAG_REASON, step
 
@@ -88,6 +98,38 @@ def test_a_step_s_rate_splits_into_shares_that_add_up_to_it(total: float, genera
     assert max(shares) - min(shares) <= 1e-9 * total
     with pytest.raises(ValueError, match="at least one generator"):
         split_rate(total, 0)
+
+
+@given(
+    rate=st.floats(min_value=0.01, max_value=MAX_RATE_PER_S * MAX_GENERATORS),
+    warmup=st.floats(min_value=0.0, max_value=MAX_WARMUP_S),
+    duration=st.floats(min_value=0.001, max_value=MAX_DURATION_S),
+    generators=st.integers(min_value=1, max_value=MAX_GENERATORS),
+)
+@settings(max_examples=300)
+def test_generators_sharing_a_step_send_exactly_its_schedule(
+    rate: float, warmup: float, duration: float, generators: int
+) -> None:
+    # Each generator used to round its own share's window: 2 generators at 3/s for 1 s sent
+    # 2 + 2 of a schedule of 3, and their run read back as damaged.
+    warm, measured = step_schedule(rate, warmup, duration)
+    shares = [
+        (schedule_share(warm, generators, k), schedule_share(warm + measured, generators, k)) for k in range(generators)
+    ]
+    assert sum(own_warm for own_warm, _ in shares) == warm
+    assert sum(total - own_warm for own_warm, total in shares) == measured
+    assert measured == max(1, round(duration * rate)) and warm == round(warmup * rate)
+
+
+def test_the_shares_of_the_reported_cases_add_up() -> None:
+    for rate, duration, generators in ((3.0, 1.0, 2), (153.5, 2.0, 2), (20.0, 0.1, 3)):
+        _, measured = step_schedule(rate, 0.0, duration)
+        old = sum(max(1, round(duration * share)) for share in split_rate(rate, generators))
+        new = [schedule_share(measured, generators, k) for k in range(generators)]
+        assert old == measured + 1 and sum(new) == measured, (rate, old, new)
+    assert schedule_share(2, 3, 2) == 0  # fewer requests than generators: the last has none
+    with pytest.raises(ValueError, match="generator 3 of 3"):
+        schedule_share(5, 3, 3)
 
 
 def test_the_clock_offset_comes_from_the_exchange_with_the_least_round_trip() -> None:

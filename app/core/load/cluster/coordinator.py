@@ -376,21 +376,22 @@ class ClusterDriver:
     def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, MergedRecord]:
         """Every generator offers its share of `rate` from one agreed moment; the merge."""
         settings = self.settings
-        shares = merge.split_rate(rate, len(self.generators))
         slowest = max((g.offset.round_trip_s for g in self.generators if g.offset is not None), default=0.0)
         start = time.time() + START_MARGIN_S + 3 * slowest
         calls = []
-        for k, (generator, share) in enumerate(zip(self.generators, shares, strict=True)):
+        count = len(self.generators)
+        for k, generator in enumerate(self.generators):
             assert generator.offset is not None
-            # Interleaved, not aligned: generator k starts k requests into the schedule, so
-            # together they offer the one schedule a single generator would (request j from
-            # generator j mod N). Aligned, N requests would arrive at once every N intervals:
-            # a burst the server queues (measured: p50 twice one generator's with three).
-            phase = k / rate
+            # Interleaved, not aligned: the step has one schedule, and generator k sends its
+            # requests j with j mod N = k (`LoadGenerator.run_step`), so together they offer
+            # and count exactly what a single generator would. Aligned, N requests would
+            # arrive at once every N intervals: a burst the server queues (measured: p50
+            # twice one generator's with three); each rounding its own share, they sent up
+            # to one request a generator more than the step's window holds.
             calls.append(
                 (
                     generator,
-                    generator.actor.call("step", share, start + phase + generator.offset.offset_s, not self._sampled),
+                    generator.actor.call("step", rate, count, k, start + generator.offset.offset_s, not self._sampled),
                 )
             )
         own_time = START_MARGIN_S + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
@@ -410,11 +411,9 @@ class ClusterDriver:
             incomplete = "; ".join(failures) + ": their share of the rate is missing"
         if not parts:
             raise ClusterError(f"no generator returned the step at {rate:g}/s: " + "; ".join(failures))
-        step = replace(merge.merge_steps(parts), generators=tuple(parts), incomplete=incomplete)
-        if incomplete:
-            # The step scheduled the whole rate; what the missing generators would have sent
-            # is not in its counts (its figures are the survivors', marked incomplete).
-            step = replace(step, offered_per_s=rate)
+        # The step offered the whole rate (the shares' sum, exactly); with a generator missing,
+        # what it would have sent is not in the counts (the survivors', marked incomplete).
+        step = replace(merge.merge_steps(parts), offered_per_s=rate, generators=tuple(parts), incomplete=incomplete)
         self._sampled = self._sampled or any(r.latencies for _, r in returned)
         if returned and returned[0][1].live:
             self.emit(SampleBatch(0, "latency", [x for _, r in returned for x in r.live]))

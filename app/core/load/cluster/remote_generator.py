@@ -69,12 +69,14 @@ class _Session:
         if command == "calibrate":
             return generator.calibrate()
         if command == "step":
-            rate, start_wall, samples = args
+            rate, generators, number, start_wall, samples = args
             now = generator.clock()
             start_ns = now + int((start_wall - time.time()) * 1e9)
             live: list[float] = []
             self.live = live
-            step, record = generator.run_step(rate, lambda fraction: None, start_ns=start_ns)
+            step, record = generator.run_step(
+                rate, lambda fraction: None, start_ns=start_ns, generators=generators, generator=number
+            )
             return StepReport(
                 step=step,
                 latencies=record.latencies if samples else [],
