@@ -145,7 +145,7 @@ class ChildSupervisor:
         self.exitcodes: dict[Role, int | None] = {}
         self.stopped_by_us: set[Role] = set()
         self.sampler: ResourceSampler | None = None
-        #: The job's CPU placement: applied to each process as it starts (`_start`).
+        #: The job's CPU placement: applied to each process as it starts (`start_child`).
         self.placer = Placer(
             job.placement,
             roles_of(job.mode, job.link is not None),
@@ -163,7 +163,7 @@ class ChildSupervisor:
         self._drops_start: dict[int, int | None] = {}
         self.paths: dict[int, LinkPath] = {}
 
-    def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
+    def start_child(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
         """Spawn one child; StartFailed when the system refuses (no file descriptor,
         memory or process slot left), which fails this job and lets the run go on."""
         try:
@@ -202,7 +202,7 @@ class ChildSupervisor:
     def _fork_server_killed(self, text: str) -> None:
         self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {text}", self.current))
 
-    def _session_plan(
+    def session_plan(
         self,
         host: str,
         port: int,
@@ -228,7 +228,7 @@ class ChildSupervisor:
         try:
             self.watch.start()
             if job.mode == Mode.OPERATIONS:
-                self._start(Role.WORKER, child_main, JobPlan(job, self.base))
+                self.start_child(Role.WORKER, child_main, JobPlan(job, self.base))
             elif job.mode == Mode.LOOPBACK:
                 if job.link is not None and not self._link_checked(job):
                     return False
@@ -238,7 +238,7 @@ class ChildSupervisor:
                     limits = limits_over_link(limits, job.link)
                 if job.link is not None and job.link.emulation == LinkEmulation.PACKET:
                     # The link first: it makes the namespaces both ends enter.
-                    ready = self._start_packet_path(job)
+                    ready = self.start_packet_path(job)
                     if ready is None:
                         return self.cancel.is_set()
                     plan = ReceiverPlan(
@@ -249,31 +249,31 @@ class ChildSupervisor:
                         congestion_control=job.link.congestion_control,
                         fresh_connections=job.link.connection == TcpConnection.FRESH,
                     )
-                    self._start(Role.RECEIVER, receiver_main, plan)
-                    port = self._wait_for_port(Role.RECEIVER)
+                    self.start_child(Role.RECEIVER, receiver_main, plan)
+                    port = self.wait_for_port(Role.RECEIVER)
                     if port is None:
                         return self.cancel.is_set()
-                    session = self._session_plan(
+                    session = self.session_plan(
                         ready.receiver_address, port, token, ready.sender_namespace, job.link.congestion_control
                     )
-                    self._start(Role.SENDER, sender_main, session)
+                    self.start_child(Role.SENDER, sender_main, session)
                     return self._measure(main)
                 # Tickets mark the job's own connections on its local ports (app.core.transport.doorway).
                 ticket = secrets.token_bytes(TICKET_BYTES)
-                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits, ticket=ticket))
-                port = self._wait_for_port(Role.RECEIVER)
+                self.start_child(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits, ticket=ticket))
+                port = self.wait_for_port(Role.RECEIVER)
                 if port is not None and job.link is not None:
                     # The sender talks to the link, the link to the receiver; neither end knows.
                     receiver_ticket, ticket = ticket, secrets.token_bytes(TICKET_BYTES)
                     link_plan = LinkPlan(
                         job.link, port, seed=job.index, ticket=ticket, upstream_admission=admission(receiver_ticket)
                     )
-                    self._start(Role.LINK, link_main, link_plan)
-                    port = self._wait_for_port(Role.LINK)
+                    self.start_child(Role.LINK, link_main, link_plan)
+                    port = self.wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
-                self._start(
-                    Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token, admission=admission(ticket))
+                self.start_child(
+                    Role.SENDER, sender_main, self.session_plan("127.0.0.1", port, token, admission=admission(ticket))
                 )
             elif job.mode == Mode.LOAD:
                 assert job.load is not None, "resolve_jobs gives every load job its settings"
@@ -289,7 +289,9 @@ class ChildSupervisor:
                         self.start_error = refusal
                         self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {refusal}", self.current))
                         return False
-                    self._start(Role.SENDER, remote_load_main, self._session_plan(serve.host, serve.port, serve.token))
+                    self.start_child(
+                        Role.SENDER, remote_load_main, self.session_plan(serve.host, serve.port, serve.token)
+                    )
                     return self._measure(main)
                 bind = "127.0.0.1"
                 if job.load.cluster is not None:
@@ -305,7 +307,7 @@ class ChildSupervisor:
                         return False
                 token = secrets.token_bytes(TOKEN_BYTES)
                 ticket = secrets.token_bytes(TICKET_BYTES)
-                self._start(
+                self.start_child(
                     Role.RECEIVER,
                     load_server_main,
                     LoadServerPlan(
@@ -319,7 +321,7 @@ class ChildSupervisor:
                         bind=bind,
                     ),
                 )
-                port = self._wait_for_port(Role.RECEIVER)
+                port = self.wait_for_port(Role.RECEIVER)
                 if port is not None and job.link is not None:
                     # Every client through one link process, one bottleneck they all share.
                     server_ticket, ticket = ticket, secrets.token_bytes(TICKET_BYTES)
@@ -331,21 +333,21 @@ class ChildSupervisor:
                         clients=job.load.clients,
                         upstream_admission=admission(server_ticket),
                     )
-                    self._start(Role.LINK, shared_link_main, link_plan)
-                    port = self._wait_for_port(Role.LINK)
+                    self.start_child(Role.LINK, shared_link_main, link_plan)
+                    port = self.wait_for_port(Role.LINK)
                 if port is None:
                     return self.cancel.is_set()
-                self._start(
+                self.start_child(
                     Role.SENDER,
                     load_generator_main if job.load.cluster is None else cluster_generator_main,
-                    self._session_plan(bind, port, token, admission=admission(ticket)),
+                    self.session_plan(bind, port, token, admission=admission(ticket)),
                 )
             else:
                 remote = self.remote
                 if remote is None:  # resolve_jobs refuses this; kept as a clear error
                     self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
                     return False
-                self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
+                self.start_child(Role.SENDER, sender_main, self.session_plan(remote.host, remote.port, remote.token))
             cancelled = self._measure(main)
         except StartFailed as exc:
             self.start_error = str(exc)
@@ -375,7 +377,7 @@ class ChildSupervisor:
         self.emit(JobStarted(self.base, self.job.label, self.job.message_sizes[0]))
         return self._pump(main)
 
-    def _start_packet_path(self, job: ResolvedJob) -> PathReady | None:
+    def start_packet_path(self, job: ResolvedJob) -> PathReady | None:
         """Start the packet link and wait until both namespaces are up (None: it failed, or
         the run was cancelled)."""
         assert job.link is not None
@@ -386,7 +388,7 @@ class ChildSupervisor:
         plan = PacketPathPlan(
             job.link, job.index, self.path_counters, slow_start_after_idle=job.link.slow_start_after_idle
         )
-        self._start(Role.LINK, packet_link_main, plan)
+        self.start_child(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline and not self.cancel.is_set() and self.watch.frozen is None:
@@ -420,7 +422,7 @@ class ChildSupervisor:
             return False
         return True
 
-    def _wait_for_port(self, role: Role) -> int | None:
+    def wait_for_port(self, role: Role) -> int | None:
         """The port the loopback receiver (or the link) listens on, or None (cancelled, or it failed)."""
         pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
