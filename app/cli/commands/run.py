@@ -46,18 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "profile", metavar="PROFILE_FILE_OR_PRESET", help="a profile file, or a preset's name (cryptobench presets)"
     )
-    p.add_argument(
-        "--json",
-        metavar="FILE",
-        type=Path,
-        help="also write the results to FILE as results JSON (docs/results-format.md)",
-    )
-    p.add_argument(
-        "--csv", metavar="FILE", type=Path, help="also write the results to FILE as CSV, one row per job and metric"
-    )
-    group = p.add_mutually_exclusive_group()
-    add_store_option(group, "record the run in")
-    group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    _add_outputs(p)
     p.add_argument(
         "--samples",
         type=int,
@@ -70,44 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
         'JSON object such as \'{"delay_ms": 20, "rate_kbit": 8000}\'',
     )
-    p.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="run every load job's generators on the workers of this Dask scheduler, tcp://HOST:PORT or "
-        "tls://HOST:PORT (one generator per worker; needs the cluster extra; docs/cluster.md)",
-    )
-    p.add_argument(
-        "--generators",
-        type=int,
-        metavar="N",
-        help="with --cluster: use N of the scheduler's workers (default: every worker)",
-    )
-    p.add_argument(
-        "--cluster-plain-tcp",
-        action="store_true",
-        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
-        "machines over plain TCP (use tls:// to keep it secret)",
-    )
-    p.add_argument(
-        "--link-emulation",
-        choices=[choice.value for choice in LinkEmulationChoice],
-        help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
-        "stream-relay, or auto (packet where this machine allows it, else the relay); without it, each job's "
-        f"profile setting, else {DEFAULT_LINK_EMULATION}",
-    )
-    p.add_argument(
-        "--tcp-connection",
-        choices=[choice.value for choice in TcpConnection],
-        help="which TCP connection every linked job's messages use on the packet path: warm (the session's "
-        "one connection) or fresh (a new one per message: slow start from the initial window, what first "
-        "contact pays); without it, each job's profile setting, else warm",
-    )
-    p.add_argument(
-        "--tcp-congestion-control",
-        choices=[control.value for control in CongestionControl],
-        help="the congestion control both ends of every linked job use on the packet path (refused where the "
-        "kernel does not offer it); without it, each job's profile setting, else the kernel's default",
-    )
+    _add_cluster_options(p)
+    _add_link_path_options(p)
     p.add_argument(
         "--placement",
         choices=[policy.value for policy in PlacementPolicy],
@@ -131,6 +84,73 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also print each sample's computation and communication delay (session jobs)",
     )
+    _add_remote_options(p)
+
+
+def _add_outputs(p: argparse.ArgumentParser) -> None:
+    """Where the results go besides the terminal: the exports and the store."""
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        type=Path,
+        help="also write the results to FILE as results JSON (docs/results-format.md)",
+    )
+    p.add_argument(
+        "--csv", metavar="FILE", type=Path, help="also write the results to FILE as CSV, one row per job and metric"
+    )
+    group = p.add_mutually_exclusive_group()
+    add_store_option(group, "record the run in")
+    group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+
+
+def _add_cluster_options(p: argparse.ArgumentParser) -> None:
+    """Load jobs' generators placed on a Dask cluster's workers (docs/cluster.md)."""
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run every load job's generators on the workers of this Dask scheduler, tcp://HOST:PORT or "
+        "tls://HOST:PORT (one generator per worker; needs the cluster extra; docs/cluster.md)",
+    )
+    p.add_argument(
+        "--generators",
+        type=int,
+        metavar="N",
+        help="with --cluster: use N of the scheduler's workers (default: every worker)",
+    )
+    p.add_argument(
+        "--cluster-plain-tcp",
+        action="store_true",
+        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
+        "machines over plain TCP (use tls:// to keep it secret)",
+    )
+
+
+def _add_link_path_options(p: argparse.ArgumentParser) -> None:
+    """How every linked job's link is emulated, and the TCP its packet path runs."""
+    p.add_argument(
+        "--link-emulation",
+        choices=[choice.value for choice in LinkEmulationChoice],
+        help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
+        "stream-relay, or auto (packet where this machine allows it, else the relay); without it, each job's "
+        f"profile setting, else {DEFAULT_LINK_EMULATION}",
+    )
+    p.add_argument(
+        "--tcp-connection",
+        choices=[choice.value for choice in TcpConnection],
+        help="which TCP connection every linked job's messages use on the packet path: warm (the session's "
+        "one connection) or fresh (a new one per message: slow start from the initial window, what first "
+        "contact pays); without it, each job's profile setting, else warm",
+    )
+    p.add_argument(
+        "--tcp-congestion-control",
+        choices=[control.value for control in CongestionControl],
+        help="the congestion control both ends of every linked job use on the packet path (refused where the "
+        "kernel does not offer it); without it, each job's profile setting, else the kernel's default",
+    )
+
+
+def _add_remote_options(p: argparse.ArgumentParser) -> None:
+    """Every job as a session against `cryptobench serve` on another machine."""
     p.add_argument(
         "--remote", metavar="HOST:PORT", help="run every job as a session against `cryptobench serve` on HOST:PORT"
     )
