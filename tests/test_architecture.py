@@ -1,6 +1,7 @@
 """The rooms stay apart: imports point down, the core stays Qt-free, and nothing imports
 in a circle. Checked on the imports themselves (top-level and inside functions alike),
-not by convention (docs/ARCHITECTURE.md, "Layers")."""
+not by convention (docs/ARCHITECTURE.md, "Layers"). And the rooms stay readable: few
+functions run over 80 lines, and none of those once split by purpose."""
 
 from __future__ import annotations
 
@@ -287,3 +288,87 @@ def test_no_loop_between_the_folders_of_a_package(package: str) -> None:
                 graph.setdefault(source, set()).add(group)
     loops = _circles({name: frozenset(targets) for name, targets in graph.items()})
     assert not loops, f"loops between the parts of {package}: {loops}"
+
+
+# --- functions a reader can hold -----------------------------------------------------------------
+
+#: A function or method longer than this many lines (its def to its last line) is long.
+LONG_FUNCTION_LINES = 80
+#: How many long functions app/ may hold at most: the ones left are each one piece of work
+#: (a window's widgets laid out, a step's timed loop); a new one splits by purpose.
+MOST_LONG_FUNCTIONS = 8
+#: Functions that were split by purpose and must stay short, wherever they live: the
+#: supervisor's start (its topologies are app/core/run/topologies.py), the profile's
+#: rules (app/core/profile/resolve.py), the `run` command's body (its display is
+#: app/cli/terminal/run_display.py).
+NEVER_LONG = ("ChildSupervisor.run", "resolve_jobs", "_execute_run")
+
+
+def _function_lengths(source: str) -> list[tuple[str, int, int]]:
+    """(qualified name, first line, length in lines) of every function and method in
+    `source`: a method is `Class.method`, a nested function `outer.inner`."""
+    found: list[tuple[str, int, int]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    assert child.end_lineno is not None
+                    found.append((name, child.lineno, child.end_lineno - child.lineno + 1))
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return found
+
+
+def _kept_short(name: str, kept: tuple[str, ...]) -> bool:
+    """Whether a function's qualified name is one of `kept`, in whatever class, function
+    or module it now stands (`resolve_jobs`, `ProfileResolver.resolve_jobs`)."""
+    return any(name == short or name.endswith("." + short) for short in kept)
+
+
+@cache
+def _app_functions() -> list[tuple[str, str, int]]:
+    """(qualified name, path:line, length) of every function and method in app/."""
+    return [
+        (name, f"{path.relative_to(ROOT)}:{line}", length)
+        for path in _modules().values()
+        for name, line, length in _function_lengths(path.read_text(encoding="utf-8"))
+    ]
+
+
+def test_few_functions_run_long_and_none_of_those_split_by_purpose() -> None:
+    long = sorted(
+        ((name, where, length) for name, where, length in _app_functions() if length > LONG_FUNCTION_LINES),
+        key=lambda function: -function[2],
+    )
+    shown = "\n".join(f"  {where} {name}: {length} lines" for name, where, length in long)
+    named = [name for name, _, _ in long if _kept_short(name, NEVER_LONG)]
+    assert not named, (
+        f"{', '.join(named)} must stay within {LONG_FUNCTION_LINES} lines: split it by purpose. "
+        f"Functions over {LONG_FUNCTION_LINES} lines:\n{shown}"
+    )
+    assert len(long) <= MOST_LONG_FUNCTIONS, (
+        f"{len(long)} functions in app/ run over {LONG_FUNCTION_LINES} lines, at most {MOST_LONG_FUNCTIONS} "
+        f"may: split one by purpose (helpers whose names say what they do).\n{shown}"
+    )
+
+
+def test_the_functions_kept_short_still_exist() -> None:
+    """Renamed or moved, a function kept short is still found, so the rule above holds it."""
+    names = [name for name, _, _ in _app_functions()]
+    missing = [kept for kept in NEVER_LONG if not any(_kept_short(name, (kept,)) for name in names)]
+    assert not missing, f"not found in app/: {missing}"
+
+
+def test_the_length_rule_counts_methods_and_nested_functions() -> None:
+    body = "\n".join(f"        x{k} = {k}" for k in range(LONG_FUNCTION_LINES))
+    source = f"class C:\n    def long(self) -> None:\n{body}\n\n    def short(self) -> None:\n        def inner() -> None:\n            pass\n"
+    assert _function_lengths(source) == [
+        ("C.long", 2, LONG_FUNCTION_LINES + 1),
+        ("C.short", LONG_FUNCTION_LINES + 4, 3),
+        ("C.short.inner", LONG_FUNCTION_LINES + 5, 2),
+    ]

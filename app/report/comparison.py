@@ -22,11 +22,48 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
             "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
             "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
             "contains 1 the difference is within noise."
-        )
+        ),
+        *_sides_notes(run, baseline),
     ]
+    rows, emphasis = _pair_rows(match)
+    if not rows:
+        blocks.append(Paragraph("No job of this run matches a job of the baseline: there is nothing to compare."))
+    else:
+        chart = _ratio_chart(match, labels)
+        if chart is not None:
+            blocks.append(chart)
+        blocks.append(
+            Table(
+                [
+                    "Job",
+                    "Size",
+                    "Baseline median",
+                    "This run median",
+                    "Ratio (this/baseline)",
+                    "95 % interval",
+                    "Verdict",
+                ],
+                rows,
+                caption="Bold: a significant change.",
+                widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1],
+                emphasis=emphasis,
+                align=_align("lrrrrrl"),
+            )
+        )
+    blocks += _no_verdict_notes(match)
+    unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
+    unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
+    blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
+    return Section("Comparison with baseline", blocks)
+
+
+def _sides_notes(run: RunResult, baseline: RunResult) -> list[Block]:
+    """What makes the two runs less alike than they look: another CPU, or settings
+    overridden from the command line on either side (never a silent baseline)."""
+    notes: list[Block] = []
     base_cpu, this_cpu = baseline.environment_view.cpu_model, run.environment_view.cpu_model
     if base_cpu and this_cpu and base_cpu != this_cpu:
-        blocks.append(
+        notes.append(
             Paragraph(
                 f"The baseline ran on a different CPU ({base_cpu}; this run: {this_cpu}): "
                 "differences measure the machines as much as the software.",
@@ -37,14 +74,21 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
         overrides = side.profile_view.overrides
         if overrides:  # never a silent baseline: it is not a full run of the profile it names
             shown = ", ".join(f"{option} {value}" for option, value in overrides)
-            blocks.append(
+            notes.append(
                 Paragraph(
                     f"{which} ran with settings overridden from the command line ({shown}): it is not a "
                     f"full run of profile {side.profile_view.name or 'unnamed'}.",
                     style="note",
                 )
             )
-    rows, emphasis = [], set()
+    return notes
+
+
+def _pair_rows(match: BaselineMatch) -> tuple[list[list[str]], set[int]]:
+    """One table row per matched pair, and the rows of a significant change (bold). A pair
+    without a comparison gets a short row: why, and "no verdict" or "not comparable"."""
+    rows: list[list[str]] = []
+    emphasis: set[int] = set()
     for pair in match.pairs:
         c = pair.comparison
         base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
@@ -71,33 +115,15 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
                 pair.verdict,
             ]
         )
-    if not rows:
-        blocks.append(Paragraph("No job of this run matches a job of the baseline: there is nothing to compare."))
-    else:
-        chart = _ratio_chart(match, labels)
-        if chart is not None:
-            blocks.append(chart)
-        blocks.append(
-            Table(
-                [
-                    "Job",
-                    "Size",
-                    "Baseline median",
-                    "This run median",
-                    "Ratio (this/baseline)",
-                    "95 % interval",
-                    "Verdict",
-                ],
-                rows,
-                caption="Bold: a significant change.",
-                widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1],
-                emphasis=emphasis,
-                align=_align("lrrrrrl"),
-            )
-        )
+    return rows, emphasis
+
+
+def _no_verdict_notes(match: BaselineMatch) -> list[Block]:
+    """Why pairs got no verdict: too few samples a side, or a run the evidence rule withholds."""
+    notes: list[Block] = []
     thin = sum(1 for pair in match.pairs if pair.too_few is not None)
     if thin:
-        blocks.append(
+        notes.append(
             Paragraph(
                 f"No verdict for {thin} of the {len(match.pairs)} pairs: fewer than {MIN_SAMPLES} samples a side "
                 "(n = baseline / this run). With so few, an interval of the ratio says little, and with one "
@@ -106,11 +132,8 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
             )
         )
     if match.withheld is not None and any(pair.withheld for pair in match.pairs):
-        blocks.append(Paragraph(f"No verdict for any pair: {_sentence(match.withheld)}", style="note"))
-    unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
-    unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
-    blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
-    return Section("Comparison with baseline", blocks)
+        notes.append(Paragraph(f"No verdict for any pair: {_sentence(match.withheld)}", style="note"))
+    return notes
 
 
 def _sentence(reason: str) -> str:

@@ -25,40 +25,7 @@ __all__ = ["environment_section", "warnings_section"]
 def environment_section(run: RunResult) -> Section:
     """The machine, OS, libraries and the stability pre-flight the run's figures came from."""
     env = run.environment
-    cpu = env.get("cpu") or {}
-    rows = [
-        ["CPU model", cpu.get("model") or "unknown"],
-        ["Architecture", cpu.get("architecture") or "unknown"],
-        ["Cores", f"{cpu.get('physical_cores') or '?'} physical, {cpu.get('logical_cores') or '?'} logical"],
-    ]
-    flags = cpu.get("flags") or {}
-    labels = {
-        "aes": "AES-NI",
-        "pclmulqdq": "PCLMULQDQ",
-        "sha_ni": "SHA-NI",
-        "avx2": "AVX2",
-        "vaes": "VAES",
-        "avx512f": "AVX-512",
-    }
-    shown = [
-        f"{label} {'yes' if flags.get(name) else 'no' if flags.get(name) is False else 'unknown'}"
-        for name, label in labels.items()
-    ]
-    rows.append(["Crypto CPU flags", ", ".join(shown) + (f" ({cpu['flags_note']})" if cpu.get("flags_note") else "")])
-    governors = cpu.get("governors") or []
-    rows.append(
-        [
-            "Frequency governors",
-            ", ".join(governors) if governors else "not exposed (typical of VMs, containers, macOS and Windows)",
-        ]
-    )
-    freqs = [
-        f"{cpu[k]:.0f} MHz {what}"
-        for k, what in (("freq_current_mhz", "current"), ("freq_max_mhz", "max"))
-        if isinstance(cpu.get(k), (int, float))
-    ]
-    if freqs:
-        rows.append(["Frequency", ", ".join(freqs)])
+    rows = _cpu_rows(env.get("cpu") or {})
     rows.append(["Memory", format_bytes(env["memory_total_bytes"]) if env.get("memory_total_bytes") else "unknown"])
     os_info = env.get("os") or {}
     rows.append(
@@ -66,25 +33,10 @@ def environment_section(run: RunResult) -> Section:
     )
     py = env.get("python") or {}
     rows.append(["Python", " ".join(str(v) for v in (py.get("implementation"), py.get("version")) if v) or "unknown"])
-    for name, lib in (env.get("libraries") or {}).items():
-        lib = lib or {}
-        extra = [str(lib[k]) for k in ("openssl", "note") if lib.get(k)]
-        if lib.get("integer_class"):
-            extra.append(f"integers: {lib['integer_class']}" + (", with GMP" if lib.get("gmp") else ", without GMP"))
-        rows.append([name, (lib.get("version") or "not installed") + (f" · {'; '.join(extra)}" if extra else "")])
+    rows += _library_rows(env.get("libraries") or {})
     emulation = env.get("link_emulation")
     if isinstance(emulation, dict):
-        offered = ["packet path (the kernel's TCP over emulated IP packets)"] if emulation.get("packet") else []
-        if emulation.get("delay_line"):
-            offered.append("stream relay")
-        if emulation.get("netem"):
-            offered.append("kernel netem")
-        text = ", ".join(offered) or "none"
-        if not emulation.get("packet") and emulation.get("packet_reason"):
-            text += f"; no packet path: {emulation['packet_reason']}"
-        if not emulation.get("netem") and emulation.get("netem_reason"):
-            text += f"; no netem: {emulation['netem_reason']}"
-        rows.append(["Link emulation", text])
+        rows.append(["Link emulation", _link_emulation_text(emulation)])
     workers = _parallel_workers(run)
     if workers is not None:
         rows.append(["Parallel workers", str(workers)])
@@ -103,6 +55,74 @@ def environment_section(run: RunResult) -> Section:
     if stability is not None and stability[1]:
         blocks.append(Paragraph(stability[1], style="note"))
     return Section("Environment", blocks)
+
+
+#: The CPU flags that speed up the schemes measured, by their name in the recorded environment.
+_CRYPTO_FLAGS = {
+    "aes": "AES-NI",
+    "pclmulqdq": "PCLMULQDQ",
+    "sha_ni": "SHA-NI",
+    "avx2": "AVX2",
+    "vaes": "VAES",
+    "avx512f": "AVX-512",
+}
+
+
+def _cpu_rows(cpu: dict[str, Any]) -> list[list[str]]:
+    """The CPU's rows: model, architecture, cores, crypto flags, governors and frequency."""
+    rows = [
+        ["CPU model", cpu.get("model") or "unknown"],
+        ["Architecture", cpu.get("architecture") or "unknown"],
+        ["Cores", f"{cpu.get('physical_cores') or '?'} physical, {cpu.get('logical_cores') or '?'} logical"],
+    ]
+    flags = cpu.get("flags") or {}
+    shown = [
+        f"{label} {'yes' if flags.get(name) else 'no' if flags.get(name) is False else 'unknown'}"
+        for name, label in _CRYPTO_FLAGS.items()
+    ]
+    rows.append(["Crypto CPU flags", ", ".join(shown) + (f" ({cpu['flags_note']})" if cpu.get("flags_note") else "")])
+    governors = cpu.get("governors") or []
+    rows.append(
+        [
+            "Frequency governors",
+            ", ".join(governors) if governors else "not exposed (typical of VMs, containers, macOS and Windows)",
+        ]
+    )
+    freqs = [
+        f"{cpu[k]:.0f} MHz {what}"
+        for k, what in (("freq_current_mhz", "current"), ("freq_max_mhz", "max"))
+        if isinstance(cpu.get(k), (int, float))
+    ]
+    if freqs:
+        rows.append(["Frequency", ", ".join(freqs)])
+    return rows
+
+
+def _library_rows(libraries: dict[str, Any]) -> list[list[str]]:
+    """One row per library: its version (or "not installed"), OpenSSL, a note, its integers."""
+    rows = []
+    for name, lib in libraries.items():
+        lib = lib or {}
+        extra = [str(lib[k]) for k in ("openssl", "note") if lib.get(k)]
+        if lib.get("integer_class"):
+            extra.append(f"integers: {lib['integer_class']}" + (", with GMP" if lib.get("gmp") else ", without GMP"))
+        rows.append([name, (lib.get("version") or "not installed") + (f" · {'; '.join(extra)}" if extra else "")])
+    return rows
+
+
+def _link_emulation_text(emulation: dict[str, Any]) -> str:
+    """The link emulations this machine offered, and why not the others."""
+    offered = ["packet path (the kernel's TCP over emulated IP packets)"] if emulation.get("packet") else []
+    if emulation.get("delay_line"):
+        offered.append("stream relay")
+    if emulation.get("netem"):
+        offered.append("kernel netem")
+    text = ", ".join(offered) or "none"
+    if not emulation.get("packet") and emulation.get("packet_reason"):
+        text += f"; no packet path: {emulation['packet_reason']}"
+    if not emulation.get("netem") and emulation.get("netem_reason"):
+        text += f"; no netem: {emulation['netem_reason']}"
+    return text
 
 
 def _stability(env: dict[str, Any]) -> tuple[str, str] | None:

@@ -181,39 +181,55 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
         )
     ]
     if measured:
-        parts = {p: [value(j, p) for j in measured] for p in ("compute", "receiver", "network")}
-        labels = [names.row(j) for j in measured]
-        aspect = min(1.2, 0.2 + 0.08 * len(measured))
-        # On one linear axis a 40 ms job flattens a 40 µs one to nothing; a log axis cannot
-        # stack. So one chart per order of magnitude: within a chart no total is more than
-        # 10× another, and every bar is readable.
-        groups = _magnitude_groups([sum(parts[p][k] for p in parts) for k in range(len(measured))])
-        for number, group in enumerate(groups):
-            title = "Median time per message, split into its parts"
-            if len(groups) > 1:
-                totals = [sum(parts[p][k] for p in parts) for k in group]
-                title += f" (jobs of {span_text(min(totals), max(totals), format_seconds)})"
-            blocks.append(
-                Chart(
-                    StackedBars(title, [labels[k] for k in group], {p: [parts[p][k] for k in group] for p in parts}),
-                    # Said once, under the first of them.
-                    caption="One chart per order of magnitude, so that no bar is too short to read."
-                    if len(groups) > 1 and number == 0
-                    else None,
-                    aspect=min(1.2, 0.2 + 0.08 * len(group)),
-                )
-            )
-        # In time, one slow job flattens the others to slivers; in shares every job's
-        # split is readable, which is what this section is about.
-        totals = [sum(parts[p][k] for p in parts) for k in range(len(measured))]
-        shares = {p: [100 * v / t if t > 0 else 0.0 for v, t in zip(values, totals)] for p, values in parts.items()}
+        blocks += _loopback_charts(measured, names)
+    blocks.append(_loopback_table(sessions))
+    kernel = kernel_blocks(sessions)
+    return [Section("Loopback breakdown", blocks)] + ([Section(KERNEL_TITLE, kernel, level=2)] if kernel else [])
+
+
+def _loopback_charts(measured: list[JobResult], names: Labels) -> list[Block]:
+    """Each measured session's median time per message split into its parts, stacked: in
+    time, one chart per order of magnitude, then every job in shares of its time."""
+    blocks: list[Block] = []
+    parts = {p: [value(j, p) for j in measured] for p in ("compute", "receiver", "network")}
+    labels = [names.row(j) for j in measured]
+    aspect = min(1.2, 0.2 + 0.08 * len(measured))
+    # On one linear axis a 40 ms job flattens a 40 µs one to nothing; a log axis cannot
+    # stack. So one chart per order of magnitude: within a chart no total is more than
+    # 10× another, and every bar is readable.
+    groups = _magnitude_groups([sum(parts[p][k] for p in parts) for k in range(len(measured))])
+    for number, group in enumerate(groups):
+        title = "Median time per message, split into its parts"
+        if len(groups) > 1:
+            totals = [sum(parts[p][k] for p in parts) for k in group]
+            title += f" (jobs of {span_text(min(totals), max(totals), format_seconds)})"
         blocks.append(
             Chart(
-                StackedBars("Share of each part in the time per message", labels, shares, unit="%"),
-                caption="Each bar is 100 % of that job's compute + receiver + network medians.",
-                aspect=aspect,
+                StackedBars(title, [labels[k] for k in group], {p: [parts[p][k] for k in group] for p in parts}),
+                # Said once, under the first of them.
+                caption="One chart per order of magnitude, so that no bar is too short to read."
+                if len(groups) > 1 and number == 0
+                else None,
+                aspect=min(1.2, 0.2 + 0.08 * len(group)),
             )
         )
+    # In time, one slow job flattens the others to slivers; in shares every job's
+    # split is readable, which is what this section is about.
+    totals = [sum(parts[p][k] for p in parts) for k in range(len(measured))]
+    shares = {p: [100 * v / t if t > 0 else 0.0 for v, t in zip(values, totals)] for p, values in parts.items()}
+    blocks.append(
+        Chart(
+            StackedBars("Share of each part in the time per message", labels, shares, unit="%"),
+            caption="Each bar is 100 % of that job's compute + receiver + network medians.",
+            aspect=aspect,
+        )
+    )
+    return blocks
+
+
+def _loopback_table(sessions: list[JobResult]) -> Table:
+    """Every session job's means per message as experiment E1 gives them, with its loopback
+    floor and the network's share; a job that did not finish, its status."""
     rows = []
     for job in sessions:
         if job.status != JobStatus.OK:
@@ -236,28 +252,24 @@ def _loopback(run: RunResult, names: Labels) -> list[Section]:
                 share,
             ]
         )
-    blocks.append(
-        Table(
-            [
-                "Job",
-                "Size",
-                "Samples",
-                "Computation delay",
-                "Receiver open",
-                "Communication delay",
-                "Round trip",
-                "Loopback floor",
-                "Network share",
-            ],
-            rows,
-            caption="Means per message as in experiment E1: computation delay = compute, communication "
-            "delay = network (rtt − receiver); loopback floor = median floor_rtt; network share "
-            "= median network / median rtt.",
-            widths=[3.0, 0.8, 0.8, 1.1, 1.1, 1.2, 1.0, 1.0, 1.0],
-        )
+    return Table(
+        [
+            "Job",
+            "Size",
+            "Samples",
+            "Computation delay",
+            "Receiver open",
+            "Communication delay",
+            "Round trip",
+            "Loopback floor",
+            "Network share",
+        ],
+        rows,
+        caption="Means per message as in experiment E1: computation delay = compute, communication "
+        "delay = network (rtt − receiver); loopback floor = median floor_rtt; network share "
+        "= median network / median rtt.",
+        widths=[3.0, 0.8, 0.8, 1.1, 1.1, 1.2, 1.0, 1.0, 1.0],
     )
-    kernel = kernel_blocks(sessions)
-    return [Section("Loopback breakdown", blocks)] + ([Section(KERNEL_TITLE, kernel, level=2)] if kernel else [])
 
 
 def _magnitude_groups(totals: list[float]) -> list[list[int]]:

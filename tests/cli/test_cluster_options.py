@@ -91,12 +91,12 @@ def test_cluster_marks_the_run_and_places_only_load_jobs() -> None:
 
 
 def test_a_cluster_job_without_dask_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core.run import supervisor
+    from app.core.run import topologies
     from app.core.run.runner import Runner
     from app.core.vocab import JobStatus
 
     missing = "load from many machines places generators with Dask distributed, which is not installed: pip install"
-    monkeypatch.setattr(supervisor, "cluster_missing", lambda: missing + " 'cryptobench[cluster]'")
+    monkeypatch.setattr(topologies, "cluster_missing", lambda: missing + " 'cryptobench[cluster]'")
     profile = parse_profile({"name": "t", "jobs": [{**LOAD, "cluster": "tcp://127.0.0.1:1"}]})
     (job,) = Runner(profile).run().jobs
     assert job.status == JobStatus.FAILED and missing in (job.error or "")

@@ -302,12 +302,12 @@ FREEZING_CLI = textwrap.dedent("""
                     freeze()
             runner.Runner.record = record
         else:  # once the loopback receiver listens: its sender's start then blocks
-            original_wait = supervisor.ChildSupervisor._wait_for_port
+            original_wait = supervisor.ChildSupervisor.wait_for_port
             def wait_for_port(self, role):
                 port = original_wait(self, role)
                 freeze()
                 return port
-            supervisor.ChildSupervisor._wait_for_port = wait_for_port
+            supervisor.ChildSupervisor.wait_for_port = wait_for_port
         sys.argv[0] = "cryptobench"
         runpy.run_module("app", run_name="__main__")
 """)

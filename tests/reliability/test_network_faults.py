@@ -124,13 +124,13 @@ def test_receiver_frozen_mid_stream_fails_its_job_after_the_reply_timeout(
     sender's wait for an acknowledgement is bounded (2 s here, 600 s by default because an
     ElGamal-4096 open of a large message takes minutes), the job fails saying so, the
     frozen process is killed, and the next job runs."""
-    original = ChildSupervisor._session_plan
+    original = ChildSupervisor.session_plan
 
     def short_wait(self: Any, host: str, port: int, token: bytes, **options: Any) -> JobPlan:
         plan = original(self, host, port, token, **options)
         return dataclasses.replace(plan, peer=dataclasses.replace(plan.session_peer(), reply_timeout=2.0))
 
-    monkeypatch.setattr(ChildSupervisor, "_session_plan", short_wait)
+    monkeypatch.setattr(ChildSupervisor, "session_plan", short_wait)
     # The watch would kill a receiver stopped for 3 s and name that first: this test is of
     # the sender's own bounded wait (a receiver that stops answering without being stopped).
     monkeypatch.setattr(watchdog, "FROZEN_SECONDS", 60.0)

@@ -88,7 +88,7 @@ class _Watch:
 @contextmanager
 def _strangers(monkeypatch: pytest.MonkeyPatch, opener: Opener) -> Iterator[_Watch]:
     watch = _Watch()
-    original = Supervisor._wait_for_port
+    original = Supervisor.wait_for_port
 
     def wait_and_intrude(self: Supervisor, role: Role) -> int | None:
         port = original(self, role)
@@ -97,7 +97,7 @@ def _strangers(monkeypatch: pytest.MonkeyPatch, opener: Opener) -> Iterator[_Wat
             watch.opened.extend(opener(port, role))
         return port
 
-    monkeypatch.setattr(Supervisor, "_wait_for_port", wait_and_intrude)
+    monkeypatch.setattr(Supervisor, "wait_for_port", wait_and_intrude)
     try:
         yield watch
     finally:

@@ -7,24 +7,32 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
-from app.cli.terminal.console import escape
-from app.cli.terminal.printing import count_phrase, print_per_sample, print_summary, profile_job_count
+from app.cli.terminal.printing import print_per_sample, print_summary
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
     DEFAULT_PLACEMENT,
     CongestionControl,
     ExportFormat,
-    JobStatus,
     LinkEmulationChoice,
     Mode,
     PlacementPolicy,
     TcpConnection,
 )
+
+if TYPE_CHECKING:  # only named in annotations: the command's modules load when it runs
+    from app.cli.terminal.run_display import RunDisplay, RunEnd
+    from app.cli.terminal.signals import StopSignals
+    from app.core.results.model import RunResult
+    from app.core.run.estimate import RunEstimate
+    from app.core.run.runner import Runner
+    from app.core.settings.profile import Profile, ProfileError, ResolvedJob
+    from app.core.transport.connect import RemoteTarget
 
 NAME = "run"
 HELP = "run a profile file or a preset"
@@ -38,18 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "profile", metavar="PROFILE_FILE_OR_PRESET", help="a profile file, or a preset's name (cryptobench presets)"
     )
-    p.add_argument(
-        "--json",
-        metavar="FILE",
-        type=Path,
-        help="also write the results to FILE as results JSON (docs/results-format.md)",
-    )
-    p.add_argument(
-        "--csv", metavar="FILE", type=Path, help="also write the results to FILE as CSV, one row per job and metric"
-    )
-    group = p.add_mutually_exclusive_group()
-    add_store_option(group, "record the run in")
-    group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    _add_outputs(p)
     p.add_argument(
         "--samples",
         type=int,
@@ -62,44 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="run every loopback job over this emulated link: a preset (`cryptobench links`) or a "
         'JSON object such as \'{"delay_ms": 20, "rate_kbit": 8000}\'',
     )
-    p.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="run every load job's generators on the workers of this Dask scheduler, tcp://HOST:PORT or "
-        "tls://HOST:PORT (one generator per worker; needs the cluster extra; docs/cluster.md)",
-    )
-    p.add_argument(
-        "--generators",
-        type=int,
-        metavar="N",
-        help="with --cluster: use N of the scheduler's workers (default: every worker)",
-    )
-    p.add_argument(
-        "--cluster-plain-tcp",
-        action="store_true",
-        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
-        "machines over plain TCP (use tls:// to keep it secret)",
-    )
-    p.add_argument(
-        "--link-emulation",
-        choices=[choice.value for choice in LinkEmulationChoice],
-        help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
-        "stream-relay, or auto (packet where this machine allows it, else the relay); without it, each job's "
-        f"profile setting, else {DEFAULT_LINK_EMULATION}",
-    )
-    p.add_argument(
-        "--tcp-connection",
-        choices=[choice.value for choice in TcpConnection],
-        help="which TCP connection every linked job's messages use on the packet path: warm (the session's "
-        "one connection) or fresh (a new one per message: slow start from the initial window, what first "
-        "contact pays); without it, each job's profile setting, else warm",
-    )
-    p.add_argument(
-        "--tcp-congestion-control",
-        choices=[control.value for control in CongestionControl],
-        help="the congestion control both ends of every linked job use on the packet path (refused where the "
-        "kernel does not offer it); without it, each job's profile setting, else the kernel's default",
-    )
+    _add_cluster_options(p)
+    _add_link_path_options(p)
     p.add_argument(
         "--placement",
         choices=[policy.value for policy in PlacementPolicy],
@@ -123,6 +84,73 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also print each sample's computation and communication delay (session jobs)",
     )
+    _add_remote_options(p)
+
+
+def _add_outputs(p: argparse.ArgumentParser) -> None:
+    """Where the results go besides the terminal: the exports and the store."""
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        type=Path,
+        help="also write the results to FILE as results JSON (docs/results-format.md)",
+    )
+    p.add_argument(
+        "--csv", metavar="FILE", type=Path, help="also write the results to FILE as CSV, one row per job and metric"
+    )
+    group = p.add_mutually_exclusive_group()
+    add_store_option(group, "record the run in")
+    group.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+
+
+def _add_cluster_options(p: argparse.ArgumentParser) -> None:
+    """Load jobs' generators placed on a Dask cluster's workers (docs/cluster.md)."""
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run every load job's generators on the workers of this Dask scheduler, tcp://HOST:PORT or "
+        "tls://HOST:PORT (one generator per worker; needs the cluster extra; docs/cluster.md)",
+    )
+    p.add_argument(
+        "--generators",
+        type=int,
+        metavar="N",
+        help="with --cluster: use N of the scheduler's workers (default: every worker)",
+    )
+    p.add_argument(
+        "--cluster-plain-tcp",
+        action="store_true",
+        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
+        "machines over plain TCP (use tls:// to keep it secret)",
+    )
+
+
+def _add_link_path_options(p: argparse.ArgumentParser) -> None:
+    """How every linked job's link is emulated, and the TCP its packet path runs."""
+    p.add_argument(
+        "--link-emulation",
+        choices=[choice.value for choice in LinkEmulationChoice],
+        help="how every linked job's link is emulated: packet (the kernel's TCP over emulated packets; needs root), "
+        "stream-relay, or auto (packet where this machine allows it, else the relay); without it, each job's "
+        f"profile setting, else {DEFAULT_LINK_EMULATION}",
+    )
+    p.add_argument(
+        "--tcp-connection",
+        choices=[choice.value for choice in TcpConnection],
+        help="which TCP connection every linked job's messages use on the packet path: warm (the session's "
+        "one connection) or fresh (a new one per message: slow start from the initial window, what first "
+        "contact pays); without it, each job's profile setting, else warm",
+    )
+    p.add_argument(
+        "--tcp-congestion-control",
+        choices=[control.value for control in CongestionControl],
+        help="the congestion control both ends of every linked job use on the packet path (refused where the "
+        "kernel does not offer it); without it, each job's profile setting, else the kernel's default",
+    )
+
+
+def _add_remote_options(p: argparse.ArgumentParser) -> None:
+    """Every job as a session against `cryptobench serve` on another machine."""
     p.add_argument(
         "--remote", metavar="HOST:PORT", help="run every job as a session against `cryptobench serve` on HOST:PORT"
     )
@@ -169,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
         return _execute_run(args, profile, remote, free_reserve, guess)
 
 
-def _announce_estimate(name: str, jobs: Any, *, quiet: bool) -> Any:
+def _announce_estimate(name: str, jobs: list[ResolvedJob], *, quiet: bool) -> RunEstimate:
     """Say how long the run is expected to take, on stderr, before it starts: always for a
     run whose estimate's upper end passes five minutes (the window asks first; a terminal
     run, perhaps in a pipe or CI, never waits for an answer), else unless --quiet."""
@@ -188,14 +216,20 @@ def _announce_estimate(name: str, jobs: Any, *, quiet: bool) -> Any:
     return guess
 
 
-def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reserve: Any, guess: Any = None) -> int:
+def _execute_run(
+    args: argparse.Namespace,
+    profile: Profile,
+    remote: RemoteTarget | None,
+    free_reserve: Callable[[], None],
+    guess: RunEstimate | None = None,
+) -> int:
+    """Run the checked profile with its progress shown, keep every finished job (in the
+    store, else a file; in the exports), say how it ended and return the exit code."""
     from app.cli.exports import write_all
-    from app.cli.terminal.signals import StopSignals, describe
-    from app.core.contracts.events import JobFinished, LogMessage, Progress, RunEvent, RunStarted
+    from app.cli.terminal.run_display import RunDisplay, RunEnd
+    from app.cli.terminal.signals import StopSignals
     from app.core.escaping import escape_control
     from app.core.run.runner import Runner
-    from app.core.store.store import StoreError
-    from app.core.vocab import LogLevel
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
     # A shared store's server that cannot be reached does not stop the run: it is measured,
@@ -206,97 +240,15 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         print(f"cryptobench: warning: {escape_control(line)}; the run goes on and is kept in a file", file=sys.stderr)
     console = _console()
     cancel = threading.Event()
-    progress_state: dict[int, tuple[int, int]] = {}
-    from rich.progress import (
-        BarColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-    from rich.progress import Progress as Bar
-
-    from app.cli.terminal.time_left import TimeLeft
-
-    time_left = TimeLeft(guess)
-    bar = Bar(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:.0f}/{task.total:.0f} jobs"),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[left]}"),
-        console=console,
-        disable=args.quiet,
-        transient=True,
-    )
-    task = bar.add_task("starting", total=1, left="")
-
-    display_errors: list[str] = []
-
-    def on_event(event: RunEvent) -> None:
-        # Display only: a line that cannot be drawn (a lazy import of rich's tables when
-        # no file descriptor is left) must never stop the measurement.
-        try:
-            show(event)
-        except Exception as exc:  # noqa: BLE001
-            if not display_errors:
-                display_errors.append(f"{type(exc).__name__}: {exc}")
-
-    def show(event: RunEvent) -> None:
-        if isinstance(event, RunStarted):
-            bar.update(task, total=event.total_jobs, description=f"run {event.run_id}")
-        elif isinstance(event, Progress):
-            progress_state[event.job_index] = (event.done, event.total)
-            done, total = event.done, max(1, event.total)
-            finished = sum(1 for i in progress_state if i < event.job_index)
-            bar.update(task, completed=min(finished + done / total, bar.tasks[0].total or 1))
-            bar.update(task, left=time_left.text(event.job_index, done / total))
-        elif isinstance(event, JobFinished):
-            r = event.result
-            mark = "[green]ok[/]" if r.status == JobStatus.OK else f"[red]{r.status}[/]"
-            error = escape(r.error) if r.error else ""
-            if console.is_terminal:
-                line = f"{mark} #{r.index + 1} {escape(r.label)} · {r.message_size} B" + (
-                    f" — {error}" if error else ""
-                )
-            else:  # one plain line per finished job, led by its status as on a terminal ("ok | #3 | ...")
-                line = f"{mark} | #{r.index + 1} | {escape(r.label)} | {r.message_size} B" + (
-                    f" | {error}" if error else ""
-                )
-            bar.console.print(line)
-            time_left.finished(r.index + 1)
-            bar.update(task, completed=r.index + 1, left=time_left.text(r.index + 1, 0.0))
-        elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
-            # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
-            print(f"cryptobench: warning: {escape_control(event.text)}", file=sys.stderr)
-
-    from rich.cells import cell_len
-
-    cell_len("—≥")  # loads rich's character-width tables now, not when files may have run out
-    runner = Runner(profile, store=store, on_event=on_event, cancel=cancel, source=args.profile, remote=remote)
+    display = RunDisplay(console, guess, quiet=args.quiet)
+    runner = Runner(profile, store=store, on_event=display.on_event, cancel=cancel, source=args.profile, remote=remote)
     if unreachable:
         runner.store_error = unreachable[0]  # kept in a file at the end, as a store failing mid-run
-    internal_error: str | None = None
     # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli.terminal.signals); the handlers
     # stay in place until the exports are written, so no signal cuts one in half.
     with StopSignals(cancel, announce=lambda line: print(line, file=sys.stderr)) as stop:
         try:
-            with bar:
-                run = runner.run()
-        except KeyboardInterrupt:
-            # A second stop signal (or Ctrl-C before the handlers): the jobs that finished
-            # are kept, in the store and in the exports below.
-            cancel.set()
-            if runner.current_run is None:
-                raise
-            run = runner.current_run
-            stop.signum = stop.signum or signal.SIGINT
-        except StoreError as exc:  # the store refused to begin the run: nothing has run yet
-            raise UsageError(str(exc)) from None
-        except Exception as exc:  # a defect: say so, and still keep every finished job
-            if runner.current_run is None:
-                raise
-            run = runner.current_run
-            internal_error = f"{type(exc).__name__}: {exc}"
-            traceback.print_exc()
+            run, internal_error = _run_keeping_finished_jobs(runner, display, stop, cancel)
         finally:
             # The run is over (or aborted): a signal from here on must not cut the store's
             # close or the exports in half (it escaped as "interrupted", exit 130, no export).
@@ -313,45 +265,63 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
         if args.csv is not None:
             writers.append((args.csv, lambda: export(ExportFormat.CSV, run, args.csv)))
         unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
-    failed = [job for job in run.jobs if job.status != JobStatus.OK]
-    if store is None and not unreachable:
-        where = " (not stored)"
-    elif runner.store_error:
-        kept_file = f"; kept in {runner.kept_file}, `cryptobench import` it later" if runner.kept_file else ""
-        where = f" (NOT all stored: {escape(runner.store_error)}{escape(kept_file)})"
-    else:
-        where = f" (stored as {run.id})"
-    ok = len(run.jobs) - len(failed)
-    sweeps = any(job.links for job in profile.jobs)
-    console.print(f"{count_phrase(len(run.jobs), profile_job_count(run), ok, links=sweeps)}{where}")
-    written = [path for path, _ in writers if path not in unwritten]
-    kept = ("" if store is None or runner.store_error else " in the store") + (" and the exports" if written else "")
-    if display_errors:
-        print(
-            f"cryptobench: warning: some progress lines could not be shown ({display_errors[0]}); the run "
-            "was not affected",
-            file=sys.stderr,
-        )
-    if internal_error is not None:
-        print(
-            f"cryptobench: error: the run stopped on an internal error ({internal_error}); the "
-            f"{len(run.jobs)} jobs recorded are kept{kept}",
-            file=sys.stderr,
-        )
-    if stop.signum is not None:
-        done = sum(1 for job in run.jobs if job.status != JobStatus.CANCELLED)
-        print(
-            f"cryptobench: stopped by {describe(stop.signum)} after {done} of {runner.total_jobs} jobs; "
-            f"their results are kept{kept}",
-            file=sys.stderr,
-        )
-        return 128 + stop.signum
-    if unwritten:
+    end = RunEnd(
+        run=run,
+        total_jobs=runner.total_jobs,
+        stored=store is not None,
+        store_unreachable=bool(unreachable),
+        store_error=runner.store_error,
+        kept_file=runner.kept_file,
+        internal_error=internal_error,
+        stop_signum=stop.signum,
+        written=[path for path, _ in writers if path not in unwritten],
+        unwritten=unwritten,
+    )
+    display.print_end(end, sweeps=any(job.links for job in profile.jobs))
+    return _exit_code(end)
+
+
+def _run_keeping_finished_jobs(
+    runner: Runner, display: RunDisplay, stop: StopSignals, cancel: threading.Event
+) -> tuple[RunResult, str | None]:
+    """Run the profile with the progress bar up; the run, and the internal error it stopped
+    on (None: none). A second stop signal or a defect midway keeps the jobs that finished
+    (a stop is recorded as SIGINT unless a signal was seen); a store that refuses to begin
+    the run is a usage error, nothing having run."""
+    from app.core.store.store import StoreError
+
+    try:
+        with display:
+            return runner.run(), None
+    except KeyboardInterrupt:
+        # A second stop signal (or Ctrl-C before the handlers): the jobs that finished
+        # are kept, in the store and in the exports below.
+        cancel.set()
+        if runner.current_run is None:
+            raise
+        stop.signum = stop.signum or signal.SIGINT
+        return runner.current_run, None
+    except StoreError as exc:  # the store refused to begin the run: nothing has run yet
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # a defect: say so, and still keep every finished job
+        if runner.current_run is None:
+            raise
+        traceback.print_exc()
+        return runner.current_run, f"{type(exc).__name__}: {exc}"
+
+
+def _exit_code(end: RunEnd) -> int:
+    """128 + the signal for a run a signal stopped; EXIT_USAGE when an export could not be
+    written; EXIT_FAILED when a job failed, a job is not in the store or the run stopped on
+    an internal error; else EXIT_OK."""
+    if end.stop_signum is not None:
+        return 128 + end.stop_signum
+    if end.unwritten:
         return EXIT_USAGE
-    return EXIT_OK if not failed and not runner.store_error and internal_error is None else EXIT_FAILED
+    return EXIT_OK if not end.failed and not end.store_error and end.internal_error is None else EXIT_FAILED
 
 
-def _edited(profile: Any, args: argparse.Namespace, has_remote: bool) -> Any:
+def _edited(profile: Profile, args: argparse.Namespace, has_remote: bool) -> Profile:
     """The profile as the command line's options change it (--reduced, --samples, --link, ...)."""
     from app.core.profile.edits import (
         reduced,
@@ -393,7 +363,7 @@ def _edited(profile: Any, args: argparse.Namespace, has_remote: bool) -> Any:
     return profile
 
 
-def _profile_usage_error(exc: Any, args: argparse.Namespace, has_remote: bool) -> UsageError:
+def _profile_usage_error(exc: ProfileError, args: argparse.Namespace, has_remote: bool) -> UsageError:
     """Every problem of a profile file, one line each naming the file and the field (the
     window's Open names them all too); each job is checked as this command runs it, with
     the options' changes. A preset's or an option's error alone."""
@@ -423,7 +393,7 @@ def _host_port(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _remote_target(text: str, token_file: Path | None) -> Any:
+def _remote_target(text: str, token_file: Path | None) -> RemoteTarget:
     from app.core.serve.server import TokenFileError, default_token_path, load_token
     from app.core.transport.connect import RemoteTarget
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Protocol
 
@@ -65,35 +66,96 @@ def run_load_job(plan: JobPlan, emit: Emit) -> None:
 
 
 def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
+    """One message size of a load job: prepare and check tampering, plan the rates (a
+    sweep's from the measured capacity), run the steps, and report the load, its notes and
+    the latency and server metrics of the lowest rate."""
     settings = generator.settings
     notes: list[str] = []
     costs = generator.prepare(size)
     result = SizeMeasured(size_index=index, message_size=size, metrics={})
     generator.check_tampering(size, result)
-    if settings.sweep:
-        server_s, round_trip_s = generator.calibrate()
-        capacity = settings.server_workers / max(server_s, 1e-7)
-        cap = generator.max_rate_per_s
-        rates = sweep.sweep_rates(capacity, cap=cap)
-        notes.append(
-            f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
-            f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
-            f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee"
-            + (
-                f" (capped at {cap:,.0f}/s, the most {'its generators' if cap > MAX_RATE_PER_S else 'a profile'} "
-                "may offer: the knee may lie higher)"
-                if capacity * sweep.SWEEP_FRACTIONS[-1] > cap
-                else ""
-            )
+    rates = _planned_rates(generator, notes)
+    run = _run_steps(generator, rates, notes)
+    # Each step's call is made over all the steps (the lowest one's latency is the low-load
+    # figure the others are measured against), then recorded with the step.
+    steps = verdict.with_calls(run.steps, settings.server_workers)
+    knee, sustained, sustained_p99, saturated = verdict.summarise(steps, settings.server_workers)
+    pool = generator.pool_size()
+    load = Load(
+        clients=settings.clients,
+        server_workers=settings.server_workers,
+        steps=tuple(steps),
+        request="signed message" if generator.signer else "handshake",
+        duration_s=settings.duration_s,
+        warmup_s=settings.warmup_s,
+        pool=pool,
+        client_prepare_s=statistics.median(costs) if costs else None,
+        server_request_s=statistics.median(run.server_ns) / 1e9 if run.server_ns else None,
+        knee_per_s=knee,
+        sustained_per_s=sustained,
+        sustained_p99_s=sustained_p99,
+        saturated=saturated,
+    )
+    notes += _limit_notes(steps, settings, saturated=saturated)
+    failed = sum(run.refused.values())
+    checked = sum(step.completed for step in steps) + failed
+    error = None
+    if run.incomplete:
+        error = run.incomplete
+    elif failed:
+        error = "the server refused requests that should have opened: " + ", ".join(
+            f"{count} {name}" for name, count in sorted(run.refused.items())
         )
-    else:
-        rates = list(settings.rates)
-    steps: list[LoadStep] = []
-    first_latencies: list[float] = []
-    first_server_ns: list[int] = []
-    server_ns: list[int] = []
-    refused: dict[str, int] = {}
+    metrics = _lowest_rate_metrics(run)
+    result.metrics, result.checked, result.failed, result.error, result.load = metrics, checked, failed, error, load
+    result.notes.extend(notes)
+    return result
+
+
+def _planned_rates(generator: Driver, notes: list[str]) -> list[float]:
+    """The rates to offer: the profile's, or for a sweep, steps up to past the capacity
+    one request at a time suggests (said in `notes`, with the cap if it bites)."""
+    settings = generator.settings
+    if not settings.sweep:
+        return list(settings.rates)
+    server_s, round_trip_s = generator.calibrate()
+    capacity = settings.server_workers / max(server_s, 1e-7)
+    cap = generator.max_rate_per_s
+    rates = sweep.sweep_rates(capacity, cap=cap)
+    notes.append(
+        f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
+        f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
+        f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee"
+        + (
+            f" (capped at {cap:,.0f}/s, the most {'its generators' if cap > MAX_RATE_PER_S else 'a profile'} "
+            "may offer: the knee may lie higher)"
+            if capacity * sweep.SWEEP_FRACTIONS[-1] > cap
+            else ""
+        )
+    )
+    return rates
+
+
+@dataclass
+class _StepsRun:
+    """What a size's steps gave: the steps, the first step's latencies and server times
+    (the metrics' samples), every step's server times and refusals, and why the steps
+    stopped short (None: they did not)."""
+
+    steps: list[LoadStep] = field(default_factory=list)
+    first_latencies: list[float] = field(default_factory=list)
+    first_server_ns: list[int] = field(default_factory=list)
+    server_ns: list[int] = field(default_factory=list)
+    refused: dict[str, int] = field(default_factory=dict)
     incomplete: str | None = None
+
+
+def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _StepsRun:
+    """Offer each rate in turn, reporting progress; stop at an incomplete step, at requests
+    left unanswered (a backlog the later steps would start behind), or, in a sweep, past
+    the knee. What made it stop, or sample, is said in `notes`."""
+    settings = generator.settings
+    run = _StepsRun()
     total = len(rates) * _PER_STEP
     for k, rate in enumerate(rates):
 
@@ -101,21 +163,21 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
             generator.emit(Progress(0, int((k + fraction) * _PER_STEP), total))
 
         step, record = generator.run_step(rate, progress)
-        steps.append(step)
-        server_ns += record.server_ns
+        run.steps.append(step)
+        run.server_ns += record.server_ns
         for name, count in record.refused.items():
-            refused[name] = refused.get(name, 0) + count
-        if not first_latencies:
-            first_latencies, first_server_ns = record.latencies, record.server_ns
-            if record.sample_every > 1 and first_latencies:
+            run.refused[name] = run.refused.get(name, 0) + count
+        if not run.first_latencies:
+            run.first_latencies, run.first_server_ns = record.latencies, record.server_ns
+            if record.sample_every > 1 and run.first_latencies:
                 notes.append(
                     f"latency and server: 1 in every {record.sample_every} of the {step.sent:,} requests measured "
-                    f"at {rate:g}/s ({len(first_latencies):,} samples; a metric keeps at most {MAX_SAMPLES:,}); "
+                    f"at {rate:g}/s ({len(run.first_latencies):,} samples; a metric keeps at most {MAX_SAMPLES:,}); "
                     "the step's histogram counts them all"
                 )
         if step.incomplete:
-            incomplete = f"the step at {rate:g}/s is incomplete: {step.incomplete}"
-            notes.append(incomplete + ("; the later steps were not offered" if k + 1 < len(rates) else ""))
+            run.incomplete = f"the step at {rate:g}/s is incomplete: {step.incomplete}"
+            notes.append(run.incomplete + ("; the later steps were not offered" if k + 1 < len(rates) else ""))
             break
         if record.abandoned:
             skipped = len(rates) - k - 1
@@ -130,29 +192,16 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
                 )
             )
             break
-        if settings.sweep and verdict.should_stop(steps, settings.server_workers):
+        if settings.sweep and verdict.should_stop(run.steps, settings.server_workers):
             break
     generator.emit(Progress(0, total, total))
-    # Each step's call is made over all the steps (the lowest one's latency is the low-load
-    # figure the others are measured against), then recorded with the step.
-    steps = verdict.with_calls(steps, settings.server_workers)
-    knee, sustained, sustained_p99, saturated = verdict.summarise(steps, settings.server_workers)
-    pool = generator.pool_size()
-    load = Load(
-        clients=settings.clients,
-        server_workers=settings.server_workers,
-        steps=tuple(steps),
-        request="signed message" if generator.signer else "handshake",
-        duration_s=settings.duration_s,
-        warmup_s=settings.warmup_s,
-        pool=pool,
-        client_prepare_s=statistics.median(costs) if costs else None,
-        server_request_s=statistics.median(server_ns) / 1e9 if server_ns else None,
-        knee_per_s=knee,
-        sustained_per_s=sustained,
-        sustained_p99_s=sustained_p99,
-        saturated=saturated,
-    )
+    return run
+
+
+def _limit_notes(steps: list[LoadStep], settings: LoadSettings, *, saturated: bool) -> list[str]:
+    """What limited the steps, and what their figures cover: a saturated generator, the
+    server's back-pressure, several server processes, no overload seen."""
+    notes = []
     if any(step.generator_saturated for step in steps):
         notes.append(
             "the generator, not the server, was the limit at "
@@ -173,30 +222,19 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
         )
     if not saturated:
         notes.append("no step showed server overload: the knee is at least the highest rate achieved")
-    failed = sum(refused.values())
-    checked = sum(step.completed for step in steps) + failed
-    latency = RawMetric(samples=first_latencies)
-    if first_latencies:
+    return notes
+
+
+def _lowest_rate_metrics(run: _StepsRun) -> dict[str, RawMetric]:
+    """At the lowest offered rate: what clients saw, and what the server's crypto took per
+    request (every step's requests would be hundreds of thousands of samples a job;
+    `Load.server_request_s` is their median, each step's latency its histogram)."""
+    latency = RawMetric(samples=run.first_latencies)
+    if run.first_latencies:
         # Latency under load varies by its nature (queueing): its statistics without the
         # spread and outlier warnings, which are for timings that should be steady.
-        latency.summary = summarize(first_latencies, "s")
-    metrics = {
-        # At the lowest offered rate: what clients saw, and what the server's crypto took per
-        # request (every step's requests would be hundreds of thousands of samples a job;
-        # `Load.server_request_s` is their median, each step's latency its histogram).
-        "latency": latency,
-        "server": RawMetric(samples=[ns / 1e9 for ns in first_server_ns]),
-    }
-    error = None
-    if incomplete:
-        error = incomplete
-    elif failed:
-        error = "the server refused requests that should have opened: " + ", ".join(
-            f"{count} {name}" for name, count in sorted(refused.items())
-        )
-    result.metrics, result.checked, result.failed, result.error, result.load = metrics, checked, failed, error, load
-    result.notes.extend(notes)
-    return result
+        latency.summary = summarize(run.first_latencies, "s")
+    return {"latency": latency, "server": RawMetric(samples=[ns / 1e9 for ns in run.first_server_ns])}
 
 
 def load_generator_main(conn: Connection, plan: JobPlan) -> None:

@@ -9,7 +9,9 @@ sizes beyond this machine's memory.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from app.core.profile.pauses import pause_count, pause_problem
 from app.core.profile.sizes import _human
 from app.core.records.job_conditions import Link
 from app.core.schemes import registry
+from app.core.schemes.base import Scheme, SchemeSpec
 from app.core.session.protocol import job_capacity
 from app.core.settings import links as link_presets
 from app.core.settings.links import LinkPresetError, LinkSpec
@@ -49,11 +52,243 @@ from app.core.vocab import (
     LinkEmulation,
     LinkEmulationChoice,
     Mode,
+    PlacementPolicy,
     TcpConnection,
     default_placement,
 )
 
 # --- meaning checks ------------------------------------------------------------------
+
+#: A problem of a job: the field (under the job's `jobs[i].`) and the message.
+Problem = tuple[str, str]
+
+
+@dataclass
+class _Candidate:
+    """One profile job on its way to being resolved: what its rules read, worked out once,
+    when a rule first asks. Each rule reads only what the rules before it have checked
+    (the backend once the scheme is known, the sizes once the load settings are)."""
+
+    job: JobSpec
+    #: The memory this machine has available, in bytes.
+    memory: int
+    #: Whether a `cryptobench serve` receiver was given, for jobs in mode "remote".
+    has_remote: bool
+
+    @cached_property
+    def spec(self) -> SchemeSpec:
+        return registry.get_spec(self.job.scheme)
+
+    @cached_property
+    def backend(self) -> str:
+        return self.job.backend or self.spec.backends[0]
+
+    @cached_property
+    def scheme(self) -> Scheme:
+        return self.spec.create(self.backend, self.job.params)
+
+    @cached_property
+    def load_and_problems(self) -> tuple[LoadSettings | None, list[Problem]]:
+        return resolve_load(self.job) if self.job.mode == Mode.LOAD else (None, [])
+
+    @property
+    def load(self) -> LoadSettings | None:
+        return self.load_and_problems[0]
+
+    @cached_property
+    def sizes(self) -> list[int]:
+        fixed = self.scheme.info.fixed_message_size
+        if fixed is not None:
+            return [fixed]
+        # A load request seals one short message unless the profile says otherwise.
+        return list(self.job.message_sizes or ((DEFAULT_LOAD_MESSAGE_SIZE,) if self.load else DEFAULT_MESSAGE_SIZES))
+
+
+def _unknown_scheme(c: _Candidate) -> Problem | None:
+    try:
+        c.spec  # noqa: B018 (looked up here, so that the rules after it may read it)
+    except UnknownScheme:
+        hint = did_you_mean(c.job.scheme, registry.scheme_ids())
+        return "scheme", f"unknown scheme (got {json.dumps(c.job.scheme)}{hint}); see `cryptobench list`"
+    return None
+
+
+def _backend_without_the_scheme(c: _Candidate) -> Problem | None:
+    backend, backends = c.backend, c.spec.backends
+    if backend in backends:
+        return None
+    known = registry.backend_names()
+    if backend not in known:  # a typo, not a real backend that lacks the scheme
+        return (
+            "backend",
+            f"unknown backend (got {json.dumps(backend)}{did_you_mean(backend, known)}); "
+            f"backends for {c.job.scheme}, available: {', '.join(backends)}",
+        )
+    return (
+        "backend",
+        f"{c.job.scheme} is not available in this backend (got {json.dumps(backend)}; "
+        f"available: {', '.join(backends)})",
+    )
+
+
+def _impossible_params(c: _Candidate) -> Problem | None:
+    try:
+        c.scheme  # noqa: B018 (created here, so that the rules after it may read it)
+    except RegistryError as exc:
+        return "params", str(exc)
+    return None
+
+
+def _nagle_without_a_socket(c: _Candidate) -> Problem | None:
+    if c.job.tcp_nodelay or c.job.mode in SESSION_MODES:
+        return None
+    why = (
+        "operations jobs use no socket)"
+        if c.job.mode == Mode.OPERATIONS
+        else "a load job's connections always send at once)"
+    )
+    return "tcp_nodelay", "applies to loopback and remote jobs only (" + why
+
+
+def _remote_without_a_receiver(c: _Candidate) -> Problem | None:
+    if c.job.mode != Mode.REMOTE or c.has_remote:
+        return None
+    return (
+        "mode",
+        'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
+        "and run with --remote HOST:PORT --token-file FILE",
+    )
+
+
+def _load_settings(c: _Candidate) -> Problem | None:
+    problems = c.load_and_problems[1]
+    return problems[0] if problems else None
+
+
+def _cluster_over_a_link(c: _Candidate) -> Problem | None:
+    if c.load is None or c.load.cluster is None or c.job.link is None:
+        return None
+    return (
+        "cluster",
+        "generators on a Dask cluster reach the server over the real network: an emulated link "
+        "runs on this machine only; remove link, or cluster",
+    )
+
+
+def _set_but_ignored_by_load(c: _Candidate) -> Problem | None:
+    if c.load is None:
+        return None
+    for name, why in IGNORED_BY_LOAD.items():
+        value = getattr(c.job, name)
+        if value != JobSpec.model_fields[name].default:
+            return name, f"a load job has no use for {name}: {why} (got {value:g}); remove it"
+    return None
+
+
+def _load_fields_outside_load(c: _Candidate) -> Problem | None:
+    if c.job.mode == Mode.LOAD or not (stray := fields_set_outside_load(c.job)):
+        return None
+    return stray[0], f'applies to "mode": "load" only (this job is in mode {c.job.mode})'
+
+
+def _sizes_of_a_fixed_input(c: _Candidate) -> Problem | None:
+    if c.scheme.info.fixed_message_size is None or c.job.message_sizes is None:
+        return None
+    return "message_sizes", f"{c.job.scheme} takes its input size from params.secret_size; remove message_sizes"
+
+
+def _a_size_twice(c: _Candidate) -> Problem | None:
+    sizes = c.sizes
+    return ("message_sizes", f"lists a size twice (got {sizes})") if len(set(sizes)) != len(sizes) else None
+
+
+def _over_one_block(c: _Candidate, size: int) -> str | None:
+    info = c.scheme.info
+    if info.max_plaintext is None or size <= info.max_plaintext:
+        return None
+    return (
+        f"a {size}-byte message does not fit one {info.label} block (at most "
+        f"{info.max_plaintext} bytes); set params.chunked to true to split it"
+    )
+
+
+def _over_a_session_message(c: _Candidate, size: int) -> str | None:
+    if not _sent(c) or size <= MAX_SESSION_MESSAGE:
+        return None
+    return (
+        f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
+        f"(got {size} bytes); use mode operations for larger ones"
+    )
+
+
+def _over_the_frame_cap(c: _Candidate, size: int) -> str | None:
+    if not _sent(c):
+        return None
+    frame = job_capacity(c.scheme, [size])
+    if frame <= HARD_MAX_FRAME:
+        return None
+    return (
+        f"a {size}-byte message becomes a {_human(frame)} payload "
+        f"with {c.scheme.info.label}, over the {_human(HARD_MAX_FRAME)} frame cap"
+    )
+
+
+def _over_this_machine_s_memory(c: _Candidate, size: int) -> str | None:
+    needed = size * MEMORY_COPIES
+    if needed <= c.memory * 0.8:
+        return None
+    return (
+        f"a {_human(size)} message needs about {_human(needed)} of memory "
+        f"({MEMORY_COPIES} copies); this machine has {_human(c.memory)} available"
+    )
+
+
+def _sent(c: _Candidate) -> bool:
+    """Whether the job's messages cross a connection (a session's or a load's)."""
+    return c.job.mode in SESSION_MODES or c.job.mode == Mode.LOAD
+
+
+#: What one message size must fit, in the order they are checked for each size.
+_SIZE_RULES: tuple[Callable[[_Candidate, int], str | None], ...] = (
+    _over_one_block,
+    _over_a_session_message,
+    _over_the_frame_cap,
+    _over_this_machine_s_memory,
+)
+
+
+def _a_size_too_large(c: _Candidate) -> Problem | None:
+    for k, size in enumerate(c.sizes):
+        for rule in _SIZE_RULES:
+            message = rule(c, size)
+            if message is not None:
+                return f"message_sizes[{k}]", message
+    return None
+
+
+def _pauses_too_long(c: _Candidate) -> Problem | None:
+    job, info = c.job, c.scheme.info
+    count = pause_count(job.mode, info.family, len(c.sizes), job.samples, job.warmup, job.keygen_samples)
+    problem = pause_problem(job.pause_ms, count)
+    return None if problem is None else ("pause_ms", problem)
+
+
+#: A job's checks before its links, in order: the first problem found is the one reported.
+_RULES: tuple[Callable[[_Candidate], Problem | None], ...] = (
+    _unknown_scheme,
+    _backend_without_the_scheme,
+    _impossible_params,
+    _nagle_without_a_socket,
+    _remote_without_a_receiver,
+    _load_settings,
+    _cluster_over_a_link,
+    _set_but_ignored_by_load,
+    _load_fields_outside_load,
+    _sizes_of_a_fixed_input,
+    _a_size_twice,
+    _a_size_too_large,
+    _pauses_too_long,
+)
 
 
 def resolve_jobs(
@@ -62,178 +297,109 @@ def resolve_jobs(
     """Check every job against the registry and this machine; ProfileError on the first problem.
 
     `has_remote` says whether a `cryptobench serve` receiver was given for jobs in
-    mode "remote".
+    mode "remote". Each job goes through `_RULES` in order, then its links and the check
+    that no job repeats another.
     """
-    # Imported here: it loads the crypto libraries, which importing a profile need not.
-    from app.core.schemes.dh import canonical_curve
-
     resolved: list[ResolvedJob] = []
     seen: dict[tuple[Any, ...], str] = {}
     memory = available_memory if available_memory is not None else psutil.virtual_memory().available
     for index, job in enumerate(profile.jobs):
         where = f"jobs[{index}]"
-
-        def fail(field: str, message: str, where: str = where) -> ProfileError:
-            return ProfileError(message, source=source, field=f"{where}.{field}")
-
-        try:
-            spec = registry.get_spec(job.scheme)
-        except UnknownScheme:
-            hint = did_you_mean(job.scheme, registry.scheme_ids())
-            raise fail(
-                "scheme", f"unknown scheme (got {json.dumps(job.scheme)}{hint}); see `cryptobench list`"
-            ) from None
-        backend = job.backend or spec.backends[0]
-        if backend not in spec.backends:
-            known = registry.backend_names()
-            if backend not in known:  # a typo, not a real backend that lacks the scheme
-                raise fail(
-                    "backend",
-                    f"unknown backend (got {json.dumps(backend)}{did_you_mean(backend, known)}); "
-                    f"backends for {job.scheme}, available: {', '.join(spec.backends)}",
-                )
-            raise fail(
-                "backend",
-                f"{job.scheme} is not available in this backend (got {json.dumps(backend)}; "
-                f"available: {', '.join(spec.backends)})",
-            )
-        try:
-            scheme = spec.create(backend, job.params)
-        except RegistryError as exc:
-            raise fail("params", str(exc)) from None
-        if not job.tcp_nodelay and job.mode not in SESSION_MODES:
-            raise fail(
-                "tcp_nodelay",
-                "applies to loopback and remote jobs only ("
-                + (
-                    "operations jobs use no socket)"
-                    if job.mode == Mode.OPERATIONS
-                    else "a load job's connections always send at once)"
-                ),
-            )
-        if job.mode == Mode.REMOTE and not has_remote:
-            raise fail(
-                "mode",
-                'mode "remote" needs a receiver: start `cryptobench serve` on the other machine '
-                "and run with --remote HOST:PORT --token-file FILE",
-            )
-        load: LoadSettings | None = None
-        if job.mode == Mode.LOAD:
-            load, problems = resolve_load(job)
-            if problems:
-                raise fail(*problems[0])
-            if load.cluster is not None and job.link is not None:
-                raise fail(
-                    "cluster",
-                    "generators on a Dask cluster reach the server over the real network: an emulated link "
-                    "runs on this machine only; remove link, or cluster",
-                )
-            for name, why in IGNORED_BY_LOAD.items():
-                value = getattr(job, name)
-                if value != JobSpec.model_fields[name].default:
-                    raise fail(name, f"a load job has no use for {name}: {why} (got {value:g}); remove it")
-        elif stray := fields_set_outside_load(job):
-            raise fail(stray[0], f'applies to "mode": "load" only (this job is in mode {job.mode})')
-        info = scheme.info
-        if info.fixed_message_size is not None:
-            if job.message_sizes is not None:
-                raise fail(
-                    "message_sizes", f"{job.scheme} takes its input size from params.secret_size; remove message_sizes"
-                )
-            sizes = [info.fixed_message_size]
-        else:
-            # A load request seals one short message unless the profile says otherwise.
-            sizes = list(job.message_sizes or ((DEFAULT_LOAD_MESSAGE_SIZE,) if load else DEFAULT_MESSAGE_SIZES))
-        if len(set(sizes)) != len(sizes):
-            raise fail("message_sizes", f"lists a size twice (got {sizes})")
-        for k, size in enumerate(sizes):
-            if info.max_plaintext is not None and size > info.max_plaintext:
-                raise fail(
-                    f"message_sizes[{k}]",
-                    f"a {size}-byte message does not fit one {info.label} block (at most "
-                    f"{info.max_plaintext} bytes); set params.chunked to true to split it",
-                )
-            if job.mode in SESSION_MODES or job.mode == Mode.LOAD:
-                if size > MAX_SESSION_MESSAGE:
-                    raise fail(
-                        f"message_sizes[{k}]",
-                        f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
-                        f"(got {size} bytes); use mode operations for larger ones",
-                    )
-                frame = job_capacity(scheme, [size])
-                if frame > HARD_MAX_FRAME:
-                    raise fail(
-                        f"message_sizes[{k}]",
-                        f"a {size}-byte message becomes a {_human(frame)} payload "
-                        f"with {info.label}, over the {_human(HARD_MAX_FRAME)} frame cap",
-                    )
-            needed = size * MEMORY_COPIES
-            if needed > memory * 0.8:
-                raise fail(
-                    f"message_sizes[{k}]",
-                    f"a {_human(size)} message needs about {_human(needed)} of memory "
-                    f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available",
-                )
-        pauses = pause_problem(
-            job.pause_ms, pause_count(job.mode, info.family, len(sizes), job.samples, job.warmup, job.keygen_samples)
-        )
-        if pauses is not None:
-            raise fail("pause_ms", pauses)
-        params = dict(info.params)
-        # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
-        # same numbers, so it must count as a repeat too.
-        same = {k: canonical_curve(v) if k == "curve" and isinstance(v, str) else v for k, v in params.items()}
-        label = job.label or f"{info.label} [{backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
-        # A sweep ("links") is one job per link, in its order; each link's numbers are part of
-        # what is measured, so two links with the same numbers are a repeat.
-        placement = job.placement or default_placement(job.mode)
-        for place, link in _job_links(job, where, source):
-            if link is not None:
-                _refuse_endless_wire(job, link, sizes, place, source)
-            key = (
-                job.scheme,
-                backend,
-                json.dumps(same, sort_keys=True),
-                job.mode,
-                job.tcp_nodelay,
-                placement,
-                load,
-                None
-                if link is None
-                # Everything that shapes the path is what is measured; only the preset's name is not.
-                else replace(link, name=None),
-            )
-            for size in sizes:
-                if (key, size) in seen:
-                    raise ProfileError(
-                        f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
-                        f"transport{'' if link is None else ', link'} and message size {_human(size)}",
-                        source=source,
-                        field=place,
-                    )
-                seen[(key, size)] = place
-            resolved.append(
-                ResolvedJob(
-                    index=index,
-                    scheme=job.scheme,
-                    backend=backend,
-                    params=params,
-                    mode=job.mode,
-                    message_sizes=sizes,
-                    samples=job.samples,
-                    warmup=job.warmup,
-                    keygen_samples=job.keygen_samples,
-                    pause_ms=job.pause_ms,
-                    tamper=job.tamper,
-                    label=label if link is None else f"{label} over {link_presets.link_title(link)}",
-                    family=info.family,
-                    tcp_nodelay=job.tcp_nodelay,
-                    link=link,
-                    placement=placement,
-                    load=load,
-                )
-            )
+        candidate = _Candidate(job, memory, has_remote)
+        for rule in _RULES:
+            problem = rule(candidate)
+            if problem is not None:
+                field, message = problem
+                raise ProfileError(message, source=source, field=f"{where}.{field}")
+        resolved.extend(_resolved_links(index, candidate, where, source, seen))
     return resolved
+
+
+def _resolved_links(
+    index: int, c: _Candidate, where: str, source: str | None, seen: dict[tuple[Any, ...], str]
+) -> list[ResolvedJob]:
+    """The checked job as the runner runs it: one `ResolvedJob` per link of a sweep (one
+    without a link), each refused if its messages would take endless time on its link or
+    if it repeats a job before it (`seen`: what each job so far measures, by its place)."""
+    job, info = c.job, c.scheme.info
+    label = job.label or f"{info.label} [{c.backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
+    placement = job.placement or default_placement(job.mode)
+    params = dict(info.params)
+    resolved = []
+    # A sweep ("links") is one job per link, in its order; each link's numbers are part of
+    # what is measured, so two links with the same numbers are a repeat.
+    for place, link in _job_links(job, where, source):
+        if link is not None:
+            _refuse_endless_wire(job, link, c.sizes, place, source)
+        _refuse_a_repeat(_measured_key(c, placement, link), c.sizes, place, link, source, seen)
+        resolved.append(
+            ResolvedJob(
+                index=index,
+                scheme=job.scheme,
+                backend=c.backend,
+                params=params,
+                mode=job.mode,
+                message_sizes=c.sizes,
+                samples=job.samples,
+                warmup=job.warmup,
+                keygen_samples=job.keygen_samples,
+                pause_ms=job.pause_ms,
+                tamper=job.tamper,
+                label=label if link is None else f"{label} over {link_presets.link_title(link)}",
+                family=info.family,
+                tcp_nodelay=job.tcp_nodelay,
+                link=link,
+                placement=placement,
+                load=c.load,
+            )
+        )
+    return resolved
+
+
+def _measured_key(c: _Candidate, placement: PlacementPolicy, link: Link | None) -> tuple[Any, ...]:
+    """What a job measures, less its sizes: two jobs with one key and a size in common repeat."""
+    # Imported here: it loads the crypto libraries, which importing a profile need not.
+    from app.core.schemes.dh import canonical_curve
+
+    # A curve alias (secp256r1 = P-256) is the same job under another name: same label,
+    # same numbers, so it must count as a repeat too.
+    same = {
+        k: canonical_curve(v) if k == "curve" and isinstance(v, str) else v for k, v in c.scheme.info.params.items()
+    }
+    job = c.job
+    return (
+        job.scheme,
+        c.backend,
+        json.dumps(same, sort_keys=True),
+        job.mode,
+        job.tcp_nodelay,
+        placement,
+        c.load,
+        None
+        if link is None
+        # Everything that shapes the path is what is measured; only the preset's name is not.
+        else replace(link, name=None),
+    )
+
+
+def _refuse_a_repeat(
+    key: tuple[Any, ...],
+    sizes: list[int],
+    place: str,
+    link: Link | None,
+    source: str | None,
+    seen: dict[tuple[Any, ...], str],
+) -> None:
+    """Refuse a job that measures, at one of its sizes, what a job before it did; else note it in `seen`."""
+    for size in sizes:
+        if (key, size) in seen:
+            raise ProfileError(
+                f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
+                f"transport{'' if link is None else ', link'} and message size {_human(size)}",
+                source=source,
+                field=place,
+            )
+        seen[(key, size)] = place
 
 
 def _refuse_endless_wire(job: JobSpec, link: Link, sizes: list[int], place: str, source: str | None) -> None:

@@ -434,6 +434,17 @@ class _JobRun:
                 "that hop's, and includes the emulated delay only where an acknowledgement waited "
                 "for the reply (delayed ACK)"
             )
+        self._judge(result, measured)
+        self._add_metrics(result, measured)
+        short = short_link_note(job.link, result)
+        if short is not None:
+            result.notes.append(short)
+        self._add_resources(result, measured, series, window_start)
+        return result
+
+    def _judge(self, result: JobResult, measured: SizeMeasured) -> None:
+        """The size's validation counts, and its status: failed on the child's error or a
+        tampered payload accepted; cancelled when the error came from the user's stop."""
         failures = list(measured.tamper_failures)
         result.validation = Validation(
             # Every producer counts a failed message as checked too (SizeMeasured.failure);
@@ -453,6 +464,11 @@ class _JobRun:
         elif failures:
             result.status = JobStatus.FAILED
             result.error = "tampered payload not rejected: " + "; ".join(failures)
+
+    def _add_metrics(self, result: JobResult, measured: SizeMeasured) -> None:
+        """Each metric's statistics, and the job's throughput from its sealing metric; a
+        metric whose samples could not have happened fails the size instead of being kept."""
+        job = self.job
         seal, _ = _per_message_metrics(job)
         for name, raw in measured.metrics.items():
             if not raw.samples:
@@ -474,9 +490,13 @@ class _JobRun:
             time.sleep(0)
         if seal in result.metrics:
             result.throughput_bytes_per_s = result.metrics[seal].throughput_bytes_per_s
-        short = short_link_note(job.link, result)
-        if short is not None:
-            result.notes.append(short)
+
+    def _add_resources(
+        self, result: JobResult, measured: SizeMeasured, series: dict[str, ResourceSeries], window_start: float
+    ) -> None:
+        """CPU, memory and placement over the size's window (a remote receiver's own report
+        where it was not sampled here), with the notes and warnings they call for."""
+        job = self.job
         usage = {role: ProcessUsage.from_series(_slice(s, window_start)) for role, s in series.items()}
         if measured.receiver_resources is not None and Role.RECEIVER not in usage:
             reported = measured.receiver_resources
@@ -507,7 +527,6 @@ class _JobRun:
             warning = stability_warnings.machine_busy_warning(busy, psutil.cpu_count() or 1)
             if warning is not None:
                 result.warnings.append(warning)
-        return result
 
     def _metric(self, name: str, raw: RawMetric, size: int, result: JobResult) -> MetricResult:
         if raw.summary is not None:  # computed by the child (SizeMeasured.summarize)

@@ -1,6 +1,8 @@
 """Spawns, watches and (on cancel) kills one job's child processes.
 
-Operations mode: one worker. Load: a load server (app.core.load.server), then the load
+Which processes a job has, and in what order they start, is its topology: one start
+function each in app.core.run.topologies, called through the supervisor's `start_child`,
+`wait_for_port`, `session_plan` and `start_packet_path`. Operations mode: one worker. Load: a load server (app.core.load.server), then the load
 generator that drives every client connection (app.core.load.job). Loopback: a receiver that reports the port it bound, then
 a sender that connects to it; over an emulated link (`ResolvedJob.link`), a link
 process (app.core.link) between them, which listens on a port of its own that the
@@ -16,13 +18,12 @@ and owns the killing: a child is stopped by its parent, never left behind
 from __future__ import annotations
 
 import multiprocessing.connection as mp_connection
-import secrets
 import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, TypeVar, assert_never
+from typing import Any, assert_never
 
 from app.core.contracts.events import (
     ChildFailed,
@@ -45,23 +46,10 @@ from app.core.contracts.events import (
     SizeStarted,
 )
 from app.core.contracts.plan import JobPlan, SessionPeer
-from app.core.link.packet_link import (
-    PacketPathPlan,
-    check_packet_link,
-    late_limit,
-    packet_link_main,
-    queue_bounds,
-)
+from app.core.link.packet_link import PacketPathPlan, late_limit, packet_link_main, queue_bounds
 from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_over, snapshot
-from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
-from app.core.link.shared import shared_link_main
-from app.core.link.timeouts import limits_over_link, one_way_seconds, peer_over_link
-from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
-from app.core.load.job import load_generator_main
-from app.core.load.remote import remote_load_main
-from app.core.load.server import LoadServerPlan, load_server_main
+from app.core.link.timeouts import one_way_seconds, peer_over_link
 from app.core.machine.placement import Placer, roles_of
-from app.core.measure.ops import child_main
 from app.core.measure.sampler import ResourceSampler
 from app.core.processes.deadlines import (
     StartCancelled,
@@ -72,19 +60,15 @@ from app.core.processes.deadlines import (
 )
 from app.core.processes.jobstart import child_context
 from app.core.processes.watchdog import FrozenWatch
-from app.core.profile.edits import REMOTE_LOAD_LINK
 from app.core.records.job_records import ResourceSeries
 from app.core.records.link_path import LinkPath
 from app.core.run.child_failures import StartFailed, death_cause
-from app.core.session.receiver import ReceiverPlan, receiver_main
-from app.core.session.sender_process import sender_main
+from app.core.run.topologies import TOPOLOGIES, JobRefused, PlanT, topology_of
 from app.core.settings.profile import ResolvedJob
-from app.core.transport.auth import TOKEN_BYTES
 from app.core.transport.connect import RemoteTarget
-from app.core.transport.doorway import TICKET_BYTES, admission
 from app.core.transport.netns import device_drops
 from app.core.transport.wire import HEADER_SIZE
-from app.core.vocab import LinkEmulation, LogLevel, Mode, Role, TcpConnection, measuring_role
+from app.core.vocab import LogLevel, Role, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -100,7 +84,6 @@ RECEIVER_GRACE_SECONDS = 2.0
 #: Called with each size's measurement as it arrives: what the child measured, the
 #: sampler's series by role, and when (in those series' time) the size's window began.
 OnMeasured = Callable[[SizeMeasured, dict[str, ResourceSeries], float], None]
-PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, PacketPathPlan, LoadServerPlan)
 
 
 class ChildSupervisor:
@@ -145,7 +128,7 @@ class ChildSupervisor:
         self.exitcodes: dict[Role, int | None] = {}
         self.stopped_by_us: set[Role] = set()
         self.sampler: ResourceSampler | None = None
-        #: The job's CPU placement: applied to each process as it starts (`_start`).
+        #: The job's CPU placement: applied to each process as it starts (`start_child`).
         self.placer = Placer(
             job.placement,
             roles_of(job.mode, job.link is not None),
@@ -163,7 +146,7 @@ class ChildSupervisor:
         self._drops_start: dict[int, int | None] = {}
         self.paths: dict[int, LinkPath] = {}
 
-    def _start(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
+    def start_child(self, role: Role, target: Callable[[Connection, PlanT], None], plan: PlanT) -> None:
         """Spawn one child; StartFailed when the system refuses (no file descriptor,
         memory or process slot left), which fails this job and lets the run go on."""
         try:
@@ -202,7 +185,7 @@ class ChildSupervisor:
     def _fork_server_killed(self, text: str) -> None:
         self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {text}", self.current))
 
-    def _session_plan(
+    def session_plan(
         self,
         host: str,
         port: int,
@@ -219,135 +202,19 @@ class ChildSupervisor:
         return JobPlan(self.job, self.base, peer)
 
     def run(self) -> bool:
-        """Spawn the job's processes, relay their messages until the measuring one is
-        done, then stop them all. True if the run was cancelled meanwhile."""
+        """Spawn the job's processes in its topology (app.core.run.topologies), relay their
+        messages until the measuring one is done, then stop them all. True if the run was
+        cancelled meanwhile."""
         job = self.job
         cancelled = False
-        main = measuring_role(job.mode)
         self.placer.claim()
         try:
             self.watch.start()
-            if job.mode == Mode.OPERATIONS:
-                self._start(Role.WORKER, child_main, JobPlan(job, self.base))
-            elif job.mode == Mode.LOOPBACK:
-                if job.link is not None and not self._link_checked(job):
-                    return False
-                token = secrets.token_bytes(TOKEN_BYTES)
-                limits = ReceiverPlan(token).limits
-                if job.link is not None:
-                    limits = limits_over_link(limits, job.link)
-                if job.link is not None and job.link.emulation == LinkEmulation.PACKET:
-                    # The link first: it makes the namespaces both ends enter.
-                    ready = self._start_packet_path(job)
-                    if ready is None:
-                        return self.cancel.is_set()
-                    plan = ReceiverPlan(
-                        token,
-                        limits,
-                        bind=ready.receiver_address,
-                        namespace=ready.receiver_namespace,
-                        congestion_control=job.link.congestion_control,
-                        fresh_connections=job.link.connection == TcpConnection.FRESH,
-                    )
-                    self._start(Role.RECEIVER, receiver_main, plan)
-                    port = self._wait_for_port(Role.RECEIVER)
-                    if port is None:
-                        return self.cancel.is_set()
-                    session = self._session_plan(
-                        ready.receiver_address, port, token, ready.sender_namespace, job.link.congestion_control
-                    )
-                    self._start(Role.SENDER, sender_main, session)
-                    return self._measure(main)
-                # Tickets mark the job's own connections on its local ports (app.core.transport.doorway).
-                ticket = secrets.token_bytes(TICKET_BYTES)
-                self._start(Role.RECEIVER, receiver_main, ReceiverPlan(token, limits, ticket=ticket))
-                port = self._wait_for_port(Role.RECEIVER)
-                if port is not None and job.link is not None:
-                    # The sender talks to the link, the link to the receiver; neither end knows.
-                    receiver_ticket, ticket = ticket, secrets.token_bytes(TICKET_BYTES)
-                    link_plan = LinkPlan(
-                        job.link, port, seed=job.index, ticket=ticket, upstream_admission=admission(receiver_ticket)
-                    )
-                    self._start(Role.LINK, link_main, link_plan)
-                    port = self._wait_for_port(Role.LINK)
-                if port is None:
-                    return self.cancel.is_set()
-                self._start(
-                    Role.SENDER, sender_main, self._session_plan("127.0.0.1", port, token, admission=admission(ticket))
-                )
-            elif job.mode == Mode.LOAD:
-                assert job.load is not None, "resolve_jobs gives every load job its settings"
-                if job.link is not None and not self._link_checked(job):
-                    return False
-                if self.remote is not None:
-                    # The server runs where `cryptobench serve` runs; the job asks it for one.
-                    serve = self.remote
-                    refusal = REMOTE_LOAD_LINK.format(job=job.index + 1) if job.link is not None else None
-                    if refusal is None and job.load.cluster is not None:
-                        refusal = cluster_missing()
-                    if refusal is not None:
-                        self.start_error = refusal
-                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {refusal}", self.current))
-                        return False
-                    self._start(Role.SENDER, remote_load_main, self._session_plan(serve.host, serve.port, serve.token))
-                    return self._measure(main)
-                bind = "127.0.0.1"
-                if job.load.cluster is not None:
-                    missing = cluster_missing()
-                    if missing is None:
-                        try:
-                            bind = server_address_for(job.load.cluster)
-                        except OSError as exc:
-                            missing = f"no route from this machine to the Dask scheduler at {job.load.cluster}: {exc}"
-                    if missing is not None:
-                        self.start_error = missing
-                        self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {missing}", self.current))
-                        return False
-                token = secrets.token_bytes(TOKEN_BYTES)
-                ticket = secrets.token_bytes(TICKET_BYTES)
-                self._start(
-                    Role.RECEIVER,
-                    load_server_main,
-                    LoadServerPlan(
-                        token,
-                        job.scheme,
-                        job.backend,
-                        dict(job.params),
-                        tuple(job.message_sizes),
-                        workers=job.load.server_workers,
-                        ticket=ticket,
-                        bind=bind,
-                    ),
-                )
-                port = self._wait_for_port(Role.RECEIVER)
-                if port is not None and job.link is not None:
-                    # Every client through one link process, one bottleneck they all share.
-                    server_ticket, ticket = ticket, secrets.token_bytes(TICKET_BYTES)
-                    link_plan = LinkPlan(
-                        job.link,
-                        port,
-                        seed=job.index,
-                        ticket=ticket,
-                        clients=job.load.clients,
-                        upstream_admission=admission(server_ticket),
-                    )
-                    self._start(Role.LINK, shared_link_main, link_plan)
-                    port = self._wait_for_port(Role.LINK)
-                if port is None:
-                    return self.cancel.is_set()
-                self._start(
-                    Role.SENDER,
-                    load_generator_main if job.load.cluster is None else cluster_generator_main,
-                    self._session_plan(bind, port, token, admission=admission(ticket)),
-                )
-            else:
-                remote = self.remote
-                if remote is None:  # resolve_jobs refuses this; kept as a clear error
-                    self.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
-                    return False
-                self._start(Role.SENDER, sender_main, self._session_plan(remote.host, remote.port, remote.token))
-            cancelled = self._measure(main)
-        except StartFailed as exc:
+            start = TOPOLOGIES[topology_of(job, self.remote)]
+            if not start(self, job):
+                return self.cancel.is_set()
+            cancelled = self._measure(measuring_role(job.mode))
+        except (StartFailed, JobRefused) as exc:
             self.start_error = str(exc)
             self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
         except StartCancelled:
@@ -375,7 +242,7 @@ class ChildSupervisor:
         self.emit(JobStarted(self.base, self.job.label, self.job.message_sizes[0]))
         return self._pump(main)
 
-    def _start_packet_path(self, job: ResolvedJob) -> PathReady | None:
+    def start_packet_path(self, job: ResolvedJob) -> PathReady | None:
         """Start the packet link and wait until both namespaces are up (None: it failed, or
         the run was cancelled)."""
         assert job.link is not None
@@ -386,7 +253,7 @@ class ChildSupervisor:
         plan = PacketPathPlan(
             job.link, job.index, self.path_counters, slow_start_after_idle=job.link.slow_start_after_idle
         )
-        self._start(Role.LINK, packet_link_main, plan)
+        self.start_child(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline and not self.cancel.is_set() and self.watch.frozen is None:
@@ -406,21 +273,7 @@ class ChildSupervisor:
             self.link_error = self.link_error or f"link did not make its namespaces within {PORT_TIMEOUT_SECONDS:g} s"
         return None
 
-    def _link_checked(self, job: ResolvedJob) -> bool:
-        """Whether the job's link can be emulated; refused before any process starts."""
-        assert job.link is not None
-        try:
-            if job.link.emulation == LinkEmulation.PACKET and job.mode == Mode.LOOPBACK:
-                check_packet_link(job.link)
-            else:
-                check_link(job.link)
-        except LinkError as exc:
-            self.start_error = str(exc)
-            self.emit(LogMessage(LogLevel.ERROR, f"{job.label}: {exc}", self.current))
-            return False
-        return True
-
-    def _wait_for_port(self, role: Role) -> int | None:
+    def wait_for_port(self, role: Role) -> int | None:
         """The port the loopback receiver (or the link) listens on, or None (cancelled, or it failed)."""
         pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS

@@ -181,62 +181,77 @@ def check_stability(
     for; when it is > 5x the median it is quoted in the message as evidence that the
     warm-up was needed but too short.
     """
-    warnings: list[StabilityWarning] = []
     measured = np.asarray(samples, dtype=float)
     warmup = np.asarray(warmup_samples, dtype=float)
+    found = (
+        _high_cv(metric, stats),
+        _too_few_samples(metric, stats),
+        _slow_first_sample(metric, stats, measured, warmup),
+        _outliers(metric, stats),
+    )
+    return [warning for warning in found if warning is not None]
 
-    if stats.cv is not None and stats.cv >= _HIGH_CV:
-        warnings.append(
-            StabilityWarning.make(
-                WarningCode.HIGH_CV,
-                metric,
-                f"CV {stats.cv * 100:.1f} % ≥ {_HIGH_CV * 100:.0f} %: "
-                "samples vary too much for the median to be precise",
-            )
-        )
 
-    if stats.n < _MIN_SAMPLES:
-        ci_note = (
-            "no 95 % confidence interval was computed (it needs at least 6)"
-            if stats.n < _MIN_CI_SAMPLES
-            else "the 95 % confidence interval is very wide (it cannot be computed below 6)"
-        )
-        warnings.append(
-            StabilityWarning.make(
-                WarningCode.TOO_FEW_SAMPLES,
-                metric,
-                f"Only {stats.n} samples (< {_MIN_SAMPLES}); {ci_note}",
-            )
-        )
+def _high_cv(metric: str, stats: MetricStats) -> StabilityWarning | None:
+    if not (stats.cv is not None and stats.cv >= _HIGH_CV):
+        return None
+    return StabilityWarning.make(
+        WarningCode.HIGH_CV,
+        metric,
+        f"CV {stats.cv * 100:.1f} % ≥ {_HIGH_CV * 100:.0f} %: samples vary too much for the median to be precise",
+    )
 
-    if measured.size and stats.median > 0:
-        first = float(measured[0])
-        if first > _SLOW_FIRST_FACTOR * stats.median and first > stats.p95:
-            message = (
-                f"First measured sample {_fmt(first)} {stats.unit} is "
-                f"{first / stats.median:.1f}× the median {_fmt(stats.median)} {stats.unit}"
-            )
-            if warmup.size and float(warmup[0]) > _SLOW_WARMUP_FACTOR * stats.median:
-                message += (
-                    f"; the first warm-up sample was {float(warmup[0]) / stats.median:.1f}× "
-                    f"the median, so warm-up was needed but {warmup.size} warm-up "
-                    "samples were not enough"
-                )
-            elif not warmup.size:
-                message += "; no warm-up samples were taken"
-            warnings.append(StabilityWarning.make(WarningCode.SLOW_FIRST_SAMPLES, metric, message))
 
-    if stats.n and stats.outliers / stats.n > _OUTLIER_FRACTION:
-        warnings.append(
-            StabilityWarning.make(
-                WarningCode.OUTLIERS,
-                metric,
-                f"{stats.outliers} of {stats.n} samples "
-                f"({stats.outliers / stats.n * 100:.1f} % > {_OUTLIER_FRACTION * 100:.0f} %) "
-                "are outliers (modified z-score > 3.5); they are kept in the statistics",
-            )
+def _too_few_samples(metric: str, stats: MetricStats) -> StabilityWarning | None:
+    if not stats.n < _MIN_SAMPLES:
+        return None
+    ci_note = (
+        "no 95 % confidence interval was computed (it needs at least 6)"
+        if stats.n < _MIN_CI_SAMPLES
+        else "the 95 % confidence interval is very wide (it cannot be computed below 6)"
+    )
+    return StabilityWarning.make(
+        WarningCode.TOO_FEW_SAMPLES,
+        metric,
+        f"Only {stats.n} samples (< {_MIN_SAMPLES}); {ci_note}",
+    )
+
+
+def _slow_first_sample(
+    metric: str, stats: MetricStats, measured: np.ndarray, warmup: np.ndarray
+) -> StabilityWarning | None:
+    """A first measured sample over `_SLOW_FIRST_FACTOR` times the median and above p95;
+    the first warm-up sample quoted when it shows warm-up was needed but too short."""
+    if not (measured.size and stats.median > 0):
+        return None
+    first = float(measured[0])
+    if not (first > _SLOW_FIRST_FACTOR * stats.median and first > stats.p95):
+        return None
+    message = (
+        f"First measured sample {_fmt(first)} {stats.unit} is "
+        f"{first / stats.median:.1f}× the median {_fmt(stats.median)} {stats.unit}"
+    )
+    if warmup.size and float(warmup[0]) > _SLOW_WARMUP_FACTOR * stats.median:
+        message += (
+            f"; the first warm-up sample was {float(warmup[0]) / stats.median:.1f}× "
+            f"the median, so warm-up was needed but {warmup.size} warm-up "
+            "samples were not enough"
         )
-    return warnings
+    elif not warmup.size:
+        message += "; no warm-up samples were taken"
+    return StabilityWarning.make(WarningCode.SLOW_FIRST_SAMPLES, metric, message)
+
+
+def _outliers(metric: str, stats: MetricStats) -> StabilityWarning | None:
+    if not (stats.n and stats.outliers / stats.n > _OUTLIER_FRACTION):
+        return None
+    return StabilityWarning.make(
+        WarningCode.OUTLIERS,
+        metric,
+        f"{stats.outliers} of {stats.n} samples "
+        f"({stats.outliers / stats.n * 100:.1f} % > {_OUTLIER_FRACTION * 100:.0f} %) "
+        "are outliers (modified z-score > 3.5); they are kept in the statistics",
+    )
 
 
 def machine_busy_warning(other_cpu_percent: float, cores: int) -> StabilityWarning | None:

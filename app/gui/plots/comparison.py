@@ -129,16 +129,7 @@ class ComparisonTab(PanelState):
     def _draw_comparison(self) -> None:
         metric = self._cmp_combo.currentText()
         log = self._cmp_log.isChecked()
-        rows: list[ComparisonRow] = []
-        for result in self._results:
-            m = result.metrics.get(metric)
-            if m is None or m.stats.n == 0:
-                continue
-            median = float(m.stats.median)
-            if log and median <= 0:
-                continue
-            ci = m.stats.ci95
-            rows.append((result, median, (float(ci[0]), float(ci[1])) if ci is not None else None))
+        rows = self._rows_with(metric, log=log)
         self._comparison_rows = rows
         plot = self._cmp_plot.getPlotItem()
         plot.setLogMode(x=log, y=False)
@@ -170,30 +161,7 @@ class ComparisonTab(PanelState):
         else:
             self._cmp_bars.setOpts(x0=np.zeros(len(rows)), width=medians, y=y, height=0.6)
         self._cmp_bars.setVisible(True)
-        if with_ci:
-            idx = np.array([i for i, _, _ in with_ci], dtype=np.float64)
-            med = np.array([m for _, m, _ in with_ci])
-            lo = np.array([c[0] for _, _, c in with_ci])
-            hi = np.array([c[1] for _, _, c in with_ci])
-            if log:
-                lo = np.where(lo > 0, lo, med)
-                left, right = np.log10(med) - np.log10(lo), np.log10(hi) - np.log10(med)
-                xs = np.log10(med)
-            else:
-                left, right, xs = med - lo, hi - med, med
-            self._cmp_whiskers.setData(
-                x=xs,
-                y=idx,
-                left=np.maximum(left, 0),
-                right=np.maximum(right, 0),
-                top=None,
-                bottom=None,
-                height=None,
-                width=None,
-                beam=0.3,
-            )
-        else:
-            self._cmp_whiskers.setData(x=None, y=None)
+        self._draw_whiskers(with_ci, log=log)
         ends = np.log10(medians) if log else medians.copy()
         for i, _, ci in with_ci:
             ends[i] = max(ends[i], math.log10(ci[1]) if log else ci[1])
@@ -207,6 +175,48 @@ class ComparisonTab(PanelState):
         if missing:
             text += f" · {missing} without {metric!r} not shown (choose another metric above)"
         self._cmp_header.setText(text)
+
+    def _rows_with(self, metric: str, *, log: bool) -> list[ComparisonRow]:
+        """Each finished job with samples of `metric`: its median and the median's 95 % CI
+        (a median that is not positive has no place on a log axis)."""
+        rows: list[ComparisonRow] = []
+        for result in self._results:
+            m = result.metrics.get(metric)
+            if m is None or m.stats.n == 0:
+                continue
+            median = float(m.stats.median)
+            if log and median <= 0:
+                continue
+            ci = m.stats.ci95
+            rows.append((result, median, (float(ci[0]), float(ci[1])) if ci is not None else None))
+        return rows
+
+    def _draw_whiskers(self, with_ci: list[tuple[int, float, tuple[float, float]]], *, log: bool) -> None:
+        """The 95 % CI of each median that has one, as whiskers on its bar (none: cleared)."""
+        if not with_ci:
+            self._cmp_whiskers.setData(x=None, y=None)
+            return
+        idx = np.array([i for i, _, _ in with_ci], dtype=np.float64)
+        med = np.array([m for _, m, _ in with_ci])
+        lo = np.array([c[0] for _, _, c in with_ci])
+        hi = np.array([c[1] for _, _, c in with_ci])
+        if log:
+            lo = np.where(lo > 0, lo, med)
+            left, right = np.log10(med) - np.log10(lo), np.log10(hi) - np.log10(med)
+            xs = np.log10(med)
+        else:
+            left, right, xs = med - lo, hi - med, med
+        self._cmp_whiskers.setData(
+            x=xs,
+            y=idx,
+            left=np.maximum(left, 0),
+            right=np.maximum(right, 0),
+            top=None,
+            bottom=None,
+            height=None,
+            width=None,
+            beam=0.3,
+        )
 
     def _comparison_caption(self) -> PlotCaption:
         """The exported plot's title: the metric and its unit, and each job left out."""

@@ -210,103 +210,130 @@ def _nagle_sentences(published: JobResult | None, nodelay: JobResult | None) -> 
 
 
 def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
-    paragraphs: list[Paragraph] = []
+    """Why our figures differ from the published ones, a paragraph per delay where the run
+    has the jobs to say it: computation, communication, and the fair security level."""
     nodelay = first(find_jobs(run, "ecdh", backend="tinyec", tcp_nodelay=True))
     as_published = first(find_jobs(run, "ecdh", backend="tinyec", tcp_nodelay=False))
     ecdh = as_published or nodelay  # the job the published figures are set beside
-    comp_figure, comm_figure = _published(experiment, "compute"), _published(experiment, "rtt")
-
     compute = mean(ecdh, "compute")
-    if compute is not None and comp_figure is not None and ecdh is not None:
-        words = [
-            (
-                f"**Computation delay.** Per message, ECDH + AES-GCM costs one AES-256-GCM encryption of 18 "
-                f"bytes: {seconds(compute)} here ({ecdh.label}) against the published "
-                f"{comp_figure.published_text()} ({ratio(compute, comp_figure.seconds)})."
-            )
-        ]
-        openssl = mean(first(find_jobs(run, "ecdh", backend="cryptography", tcp_nodelay=True)), "compute")
-        if openssl is not None:
-            words.append(
-                f"tinyec does only the curve arithmetic; the AES-GCM around it is pycryptodome's, which "
-                f"builds a cipher object per message. Through OpenSSL (the cryptography job) the same "
-                f"encryption took {seconds(openssl)}: pycryptodome's per-message cost is "
-                f"{_relation(compute, openssl)} OpenSSL's."
-            )
-        handshake = mean(ecdh, "handshake")
-        if handshake:
-            words.append(
-                f"The key agreement itself happens once per session: tinyec's pure-Python ECDH took "
-                f"{seconds(handshake)} at the client, {ratio_text(handshake / compute)} one message's "
-                "encryption."
-            )
-        paragraphs.append(Paragraph(" ".join(words)))
+    paragraphs = [
+        _computation_paragraph(run, ecdh, compute, _published(experiment, "compute")),
+        _communication_paragraph(experiment, ecdh, as_published, nodelay),
+        _security_level_paragraph(run, compute),
+    ]
+    return [paragraph for paragraph in paragraphs if paragraph is not None]
 
+
+def _computation_paragraph(
+    run: RunResult, ecdh: JobResult | None, compute: float | None, comp_figure: Figure | None
+) -> Paragraph | None:
+    """One message's encryption against the published figure, through OpenSSL too, and the
+    key agreement it follows."""
+    if compute is None or comp_figure is None or ecdh is None:
+        return None
+    words = [
+        (
+            f"**Computation delay.** Per message, ECDH + AES-GCM costs one AES-256-GCM encryption of 18 "
+            f"bytes: {seconds(compute)} here ({ecdh.label}) against the published "
+            f"{comp_figure.published_text()} ({ratio(compute, comp_figure.seconds)})."
+        )
+    ]
+    openssl = mean(first(find_jobs(run, "ecdh", backend="cryptography", tcp_nodelay=True)), "compute")
+    if openssl is not None:
+        words.append(
+            f"tinyec does only the curve arithmetic; the AES-GCM around it is pycryptodome's, which "
+            f"builds a cipher object per message. Through OpenSSL (the cryptography job) the same "
+            f"encryption took {seconds(openssl)}: pycryptodome's per-message cost is "
+            f"{_relation(compute, openssl)} OpenSSL's."
+        )
+    handshake = mean(ecdh, "handshake")
+    if handshake:
+        words.append(
+            f"The key agreement itself happens once per session: tinyec's pure-Python ECDH took "
+            f"{seconds(handshake)} at the client, {ratio_text(handshake / compute)} one message's "
+            "encryption."
+        )
+    return Paragraph(" ".join(words))
+
+
+def _communication_paragraph(
+    experiment: Experiment, ecdh: JobResult | None, as_published: JobResult | None, nodelay: JobResult | None
+) -> Paragraph | None:
+    """Our round trip against the published one: what it is made of, the slow first
+    message, Nagle's algorithm, and the link the published figure would equal."""
     rtt = mean(ecdh, "rtt")
-    if rtt is not None and comm_figure is not None and ecdh is not None:
-        floor, receiver = mean(ecdh, "floor_rtt"), mean(ecdh, "receiver")
-        parts = [
-            (
-                f"**Communication delay.** Our mean round trip is {seconds(rtt)} ({ecdh.label}) against the "
-                f"published {comm_figure.published_text()} ({ratio(rtt, comm_figure.seconds)})."
-            )
-        ]
-        if floor is not None and receiver is not None:
-            parts.append(
-                f"Of it, the server's decryption takes {seconds(receiver)} on average and the bare loopback "
-                f"round trip of same-size frames {seconds(floor)}; what remains is each side's Python code "
-                "between the socket calls."
-            )
-        first_rtt, second_rtt = _sample(ecdh, "rtt", 1), _sample(ecdh, "rtt", 2)
-        first_pub, second_pub = _published(experiment, "rtt", "sample", 1), _published(experiment, "rtt", "sample", 2)
-        if (
-            as_published is not None
-            and first_rtt
-            and second_rtt
-            and first_pub
-            and second_pub
-            and first_rtt > second_rtt
-            and first_pub.value > second_pub.value
-        ):
-            opened = _sample(ecdh, "receiver", 1)
-            parts.append(
-                f"The first message is the slowest in both: the source printed {first_pub.published_text()} "
-                f"for sample 1 against {second_pub.published_text()} for sample 2; ours took "
-                f"{seconds(first_rtt)} against {seconds(second_rtt)}"
-                + (f", {seconds(opened)} of it the server's first decryption" if opened else "")
-                + ". A first call pays one-time costs (first use of the cipher and of its code paths), and "
-                "with no warm-up that cost is in the mean."
-            )
-        parts += _nagle_sentences(as_published, nodelay)
-        on_a_link = _link_equivalent(comm_figure.seconds, ecdh)
-        if on_a_link:
-            parts.append(on_a_link)
-        paragraphs.append(Paragraph(" ".join(parts)))
+    comm_figure = _published(experiment, "rtt")
+    if rtt is None or comm_figure is None or ecdh is None:
+        return None
+    floor, receiver = mean(ecdh, "floor_rtt"), mean(ecdh, "receiver")
+    parts = [
+        (
+            f"**Communication delay.** Our mean round trip is {seconds(rtt)} ({ecdh.label}) against the "
+            f"published {comm_figure.published_text()} ({ratio(rtt, comm_figure.seconds)})."
+        )
+    ]
+    if floor is not None and receiver is not None:
+        parts.append(
+            f"Of it, the server's decryption takes {seconds(receiver)} on average and the bare loopback "
+            f"round trip of same-size frames {seconds(floor)}; what remains is each side's Python code "
+            "between the socket calls."
+        )
+    if as_published is not None:
+        parts += _first_message_sentence(experiment, ecdh)
+    parts += _nagle_sentences(as_published, nodelay)
+    on_a_link = _link_equivalent(comm_figure.seconds, ecdh)
+    if on_a_link:
+        parts.append(on_a_link)
+    return Paragraph(" ".join(parts))
 
+
+def _first_message_sentence(experiment: Experiment, ecdh: JobResult) -> list[str]:
+    """The first message slowest in both runs, when it is: the one-time costs no warm-up
+    keeps out of the mean."""
+    first_rtt, second_rtt = _sample(ecdh, "rtt", 1), _sample(ecdh, "rtt", 2)
+    first_pub, second_pub = _published(experiment, "rtt", "sample", 1), _published(experiment, "rtt", "sample", 2)
+    if not (first_rtt and second_rtt and first_pub and second_pub):
+        return []
+    if not (first_rtt > second_rtt and first_pub.value > second_pub.value):
+        return []
+    opened = _sample(ecdh, "receiver", 1)
+    return [
+        f"The first message is the slowest in both: the source printed {first_pub.published_text()} "
+        f"for sample 1 against {second_pub.published_text()} for sample 2; ours took "
+        f"{seconds(first_rtt)} against {seconds(second_rtt)}"
+        + (f", {seconds(opened)} of it the server's first decryption" if opened else "")
+        + ". A first call pays one-time costs (first use of the cipher and of its code paths), and "
+        "with no warm-up that cost is in the mean."
+    ]
+
+
+def _security_level_paragraph(run: RunResult, compute: float | None) -> Paragraph | None:
+    """ElGamal at the published 128-bit key and at 2048 bits against ECDH + AES-GCM: the
+    published comparison is at a demonstration size."""
     weak = first(find_jobs(run, "elgamal", params={"bits": 128}))
     fair = first(find_jobs(run, "elgamal", params={"bits": 2048}))
-    if compute is not None and (weak or fair):
-        words = [
-            (
-                "**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
-                f"({(weak.security.classical_bits or '?') if weak else 'about 24'}-bit classical strength, "
-                "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits."
-            )
-        ]
-        weak_compute, fair_compute = mean(weak, "compute"), mean(fair, "compute")
-        if weak_compute is not None:
-            words.append(
-                f"ElGamal-128 encrypts in {seconds(weak_compute)} per message, "
-                f"{_relation(weak_compute, compute)} ECDH + AES-GCM."
-            )
-        if fair_compute is not None:
-            words.append(
-                f"At ElGamal-2048 (112 bits, still below ECDH's 128) it takes {seconds(fair_compute)}, "
-                f"{_relation(fair_compute, compute)} ECDH + AES-GCM: the published comparison at 128 "
-                "bits understates ElGamal's cost at any size worth deploying."
-            )
-        paragraphs.append(Paragraph(" ".join(words)))
-    return paragraphs
+    if compute is None or not (weak or fair):
+        return None
+    words = [
+        (
+            "**A fair security level.** ElGamal with a 128-bit key is a demonstration size "
+            f"({(weak.security.classical_bits or '?') if weak else 'about 24'}-bit classical strength, "
+            "broken in seconds), while ECDH on brainpoolP256r1 offers 128 bits."
+        )
+    ]
+    weak_compute, fair_compute = mean(weak, "compute"), mean(fair, "compute")
+    if weak_compute is not None:
+        words.append(
+            f"ElGamal-128 encrypts in {seconds(weak_compute)} per message, "
+            f"{_relation(weak_compute, compute)} ECDH + AES-GCM."
+        )
+    if fair_compute is not None:
+        words.append(
+            f"At ElGamal-2048 (112 bits, still below ECDH's 128) it takes {seconds(fair_compute)}, "
+            f"{_relation(fair_compute, compute)} ECDH + AES-GCM: the published comparison at 128 "
+            "bits understates ElGamal's cost at any size worth deploying."
+        )
+    return Paragraph(" ".join(words))
 
 
 def _link_equivalent(published_s: float, job: JobResult) -> str | None:

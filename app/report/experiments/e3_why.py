@@ -254,6 +254,17 @@ def hypothesis_blocks(grid: Grid, experiment: Experiment, size: int, bits_of: di
         "nor how long its ElGamal exponents were; both change the ranking. Each column below is one "
         "combination measured here."
     )
+    words = _fit_words(best, sides, all_keys_never_lower=bool(never_lower) and len(never_lower) == len(keys))
+    return [opening, table, Paragraph(" ".join(words))]
+
+
+def _fit_words(
+    best: list[tuple[int, str, float, float]], sides: list[tuple[str, str]], *, all_keys_never_lower: bool
+) -> list[str]:
+    """Which hypothesis comes closest to the published ratio at each key size (`best`: key
+    bits, hypothesis, our ratio, the published one; `sides`: each one's RSA and ElGamal
+    kinds), what the closest ones share, and whether full-length exponents could explain
+    the published ranking at all (not when ElGamal is never below RSA with them)."""
     verdict = "; ".join(
         f"at {bits} bits, {name} ({ours:.2f} against {published:.2f} published)" for bits, name, ours, published in best
     )
@@ -275,12 +286,12 @@ def hypothesis_blocks(grid: Grid, experiment: Experiment, size: int, bits_of: di
             + (f", but every closest one has {' and '.join(common)}" if common else "")
             + "; the source's code is not available to settle it."
         )
-    if never_lower and len(never_lower) == len(keys):
+    if all_keys_never_lower:
         words.append(
             "With full-length ElGamal exponents, ElGamal's total is not below RSA's at any of these key "
             "sizes, with or without CRT: RSA decrypting without CRT does not by itself explain the published ranking here."
         )
-    return [opening, table, Paragraph(" ".join(words))]
+    return words
 
 
 def departures_paragraph(grid: Grid, experiment: Experiment, bits_of: dict[int, int]) -> Paragraph | None:

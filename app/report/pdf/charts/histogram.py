@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QPainterPath
 
 from app.report.model import Histogram
 from app.report.pdf.charts.axes import (
+    _Axis,
     _draw_grid,
     _draw_x_axis,
     _draw_y_axis,
@@ -44,12 +47,52 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
     bottom = rect.bottom() - note_h - _x_axis_height(ctx, tick_font, title_font)
     if bottom - top < 2 * ctx.fm(tick_font).height() or rect.width() < ctx.pt(60):
         return  # no room for a plot: the title alone
+    plot, x_axis, y_axis = _histogram_axes(ctx, rect, chart, (top, bottom), edges, max(counts))
+    _draw_grid(ctx, plot, y_axis, vertical_lines=False)
+    _draw_grid(ctx, plot, x_axis, vertical_lines=True)
+
+    def x_at(v: float) -> float:
+        return plot.left() + x_axis.frac(v) * plot.width()
+
+    def y_at(c: float) -> float:
+        return plot.bottom() - y_axis.frac(c) * plot.height()
+
+    _draw_bins(ctx, plot, edges, counts, x_at, y_at)
+    if median_ok:
+        x = x_at(chart.median)
+        label = f"median {format_value(chart.median, chart.unit)}"
+        w = sfm.horizontalAdvance(label)
+        lx = min(max(x - w / 2, rect.left()), rect.right() - w)
+        ctx.text(QRectF(lx, median_top, w + 1, sfm.height()), _CENTER, label, small)
+        ctx.line(x, median_top + sfm.height(), x, plot.bottom(), ctx.pen(TEXT, 1.0, Qt.PenStyle.DashLine))
+
+    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
+    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom() - note_h, rect)
+    if note:
+        note_font = ctx.font(0.9, italic=True)
+        text = _elide(ctx.fm(note_font), note, rect.width())
+        ctx.text(
+            QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()),
+            _RIGHT,
+            text,
+            note_font,
+            MUTED,
+        )
+
+
+def _histogram_axes(
+    ctx: _Ctx, rect: QRectF, chart: Histogram, span: tuple[float, float], edges: list[float], most: int
+) -> tuple[QRectF, _Axis, _Axis]:
+    """The plot's rect between `span` (its top and bottom) and its axes: x over the bins'
+    edges, y in whole samples from zero to `most`, the plot starting after the y labels."""
+    tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
+    top, bottom = span
     plot_h = bottom - top
     tick_h = ctx.fm(tick_font).height()
     y_axis = _make_linear_axis(
         ctx,
         0.0,
-        float(max(counts)),
+        float(most),
         "",
         "samples",
         plot_h,
@@ -76,19 +119,22 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
         extend=False,
         slack=(plot.left() - rect.left(), rect.right() - plot.right()),
     )
-    _draw_grid(ctx, plot, y_axis, vertical_lines=False)
-    _draw_grid(ctx, plot, x_axis, vertical_lines=True)
+    return plot, x_axis, y_axis
 
-    def x_at(v: float) -> float:
-        return plot.left() + x_axis.frac(v) * plot.width()
 
-    def y_at(c: float) -> float:
-        return plot.bottom() - y_axis.frac(c) * plot.height()
-
+def _draw_bins(
+    ctx: _Ctx,
+    plot: QRectF,
+    edges: list[float],
+    counts: list[int],
+    x_at: Callable[[float], float],
+    y_at: Callable[[float], float],
+) -> None:
+    """The bins as one step outline, filled once: no seams between bins, one path however
+    many bins."""
     accent = _rgb(PALETTE[0])
     fill = _mix(accent, WHITE, 0.5)
     p = ctx.painter
-    # one step outline, filled once: no seams between bins, one path however many bins
     outline = QPainterPath(QPointF(x_at(edges[0]), plot.bottom()))
     for i, c in enumerate(counts):
         y = y_at(c)
@@ -101,24 +147,3 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
     p.fillPath(area, QBrush(fill))
     p.setPen(ctx.pen(accent.darker(125), 0.7))
     p.drawPath(outline)
-
-    if median_ok:
-        x = x_at(chart.median)
-        label = f"median {format_value(chart.median, chart.unit)}"
-        w = sfm.horizontalAdvance(label)
-        lx = min(max(x - w / 2, rect.left()), rect.right() - w)
-        ctx.text(QRectF(lx, median_top, w + 1, sfm.height()), _CENTER, label, small)
-        ctx.line(x, median_top + sfm.height(), x, plot.bottom(), ctx.pen(TEXT, 1.0, Qt.PenStyle.DashLine))
-
-    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
-    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom() - note_h, rect)
-    if note:
-        note_font = ctx.font(0.9, italic=True)
-        text = _elide(ctx.fm(note_font), note, rect.width())
-        ctx.text(
-            QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()),
-            _RIGHT,
-            text,
-            note_font,
-            MUTED,
-        )

@@ -4,9 +4,10 @@ level, per-sample series (integer ticks for sample numbers)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QPainterPath
+from PySide6.QtGui import QColor, QFont, QPainterPath
 
 from app.report.model import LineChart
 from app.report.pdf.charts.axes import (
@@ -73,95 +74,45 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
         return
     top = _title(ctx, rect, chart.title)
     styles = _series_styles(chart)
-    legend_font, tick_font, title_font = ctx.font(0.9), ctx.font(0.9), ctx.font(1.0)
-    entries = [
-        _LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
-        for i, s in enumerate(chart.series)
-        if s.name and any(p is not None for p in points[i])
-    ]
-    if chart.hollow_label and any(any(s.hollow or ()) for s in chart.series):
-        entries.append(_LegendEntry(chart.hollow_label, MUTED, "series", "circle", False, hollow=True))
-    right = rect.right() - ctx.pt(4)
-    legend_column = 0.0
-    if entries:
-        # A legend names the series: every entry is shown. Beside the plot while the column
-        # holds them all (in a smaller font if need be), else wrapped in rows above it.
-        room = rect.bottom() - top - ctx.pt(2) - _x_axis_height(ctx, tick_font, title_font)
-        for size in (0.9, 0.75):
-            font = ctx.font(size)
-            width = _column_legend_width(ctx, entries, font, rect.width() * 0.3)
-            if rect.width() * 0.3 >= ctx.pt(70) and _column_legend_height(ctx, entries, font, width) <= room:
-                legend_font, legend_column = font, width
-                right = rect.right() - width - ctx.pt(8)
-                break
-        else:
-            legend_font = ctx.font(0.75)
-            top += _flow_legend(ctx, entries, legend_font, rect.left(), top, rect.width(), draw=True) + ctx.pt(3)
-    top += ctx.pt(2)
+    tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
+    entries = _legend_entries(chart, points, styles)
+    legend = _place_legend(ctx, rect, entries, top, _x_axis_height(ctx, tick_font, title_font))
+    top = legend.top + ctx.pt(2)
     bottom = rect.bottom() - _x_axis_height(ctx, tick_font, title_font)
-    if bottom - top < 2 * ctx.fm(tick_font).height() or right - rect.left() < ctx.pt(60):
+    if bottom - top < 2 * ctx.fm(tick_font).height() or legend.right - rect.left() < ctx.pt(60):
         return  # no room for a plot: the title alone
     plot_h = bottom - top
 
     xs = [p[0] for pts in points for p in pts if p is not None]
     ys = [p[1] for pts in points for p in pts if p is not None]
-
-    def axis(
-        vmin: float,
-        vmax: float,
-        unit: str,
-        label: str,
-        log: bool,
-        length: float,
-        horizontal: bool,
-        slack: tuple[float, float],
-    ) -> _Axis:
-        if log:
-            return _make_log_axis(
-                ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal, slack=slack, pad=0.03
-            )
-        zero = unit in ("s", "B") and vmin >= 0
-        # Counts (sample numbers, bits) are ticked 1, 2, 3, never 1.5.
-        whole = horizontal and unit in ("", "bits", "bit") and all(float(x).is_integer() for x in xs)
-        return _make_linear_axis(
-            ctx,
-            vmin,
-            vmax,
-            unit,
-            label,
-            length,
-            tick_font,
-            horizontal=horizontal,
-            include_zero=zero,
-            extend=zero or not horizontal,
-            pad=0.06,
-            slack=slack,
-            integer=whole,
-        )
-
+    whole_xs = all(float(x).is_integer() for x in xs)
     tick_h = ctx.fm(tick_font).height()
-    y_axis = axis(
-        min(ys),
-        max(ys),
+    y_axis = _value_axis(
+        ctx,
+        tick_font,
+        (min(ys), max(ys)),
         chart.y_unit,
         chart.y_label,
         chart.log_y,
         plot_h,
-        False,
-        (tick_h / 2, min(top - rect.top(), tick_h / 2)),
+        horizontal=False,
+        slack=(tick_h / 2, min(top - rect.top(), tick_h / 2)),
+        whole_xs=whole_xs,
     )
     y_title_w = ctx.fm(title_font).height()
     plot_left = rect.left() + y_title_w + ctx.pt(3) + _y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
-    plot = QRectF(plot_left, top, max(right - plot_left, ctx.pt(4)), plot_h)
-    x_axis = axis(
-        min(xs),
-        max(xs),
+    plot = QRectF(plot_left, top, max(legend.right - plot_left, ctx.pt(4)), plot_h)
+    x_axis = _value_axis(
+        ctx,
+        tick_font,
+        (min(xs), max(xs)),
         chart.x_unit,
         chart.x_label,
         chart.log_x,
         plot.width(),
-        True,
-        (plot.left() - rect.left(), rect.right() - plot.right()),
+        horizontal=True,
+        slack=(plot.left() - rect.left(), rect.right() - plot.right()),
+        whole_xs=whole_xs,
     )
 
     _draw_grid(ctx, plot, x_axis, vertical_lines=True)
@@ -172,6 +123,110 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
             plot.left() + x_axis.frac(pt[0]) * plot.width(), plot.bottom() - y_axis.frac(pt[1]) * plot.height()
         )
 
+    marker_boxes = _draw_series(ctx, chart, points, styles, at)
+    _point_labels(ctx, chart, points, at, plot, marker_boxes)
+
+    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
+    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom(), rect)
+    if legend.column:
+        _column_legend(
+            ctx, entries, legend.font, rect.right() - legend.column, plot.top(), legend.column, plot.height()
+        )
+
+
+def _legend_entries(
+    chart: LineChart, points: list[list[tuple[float, float] | None]], styles: list[tuple[QColor, str]]
+) -> list[_LegendEntry]:
+    """One entry per named series with a point to draw, and one for hollow markers if any."""
+    entries = [
+        _LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
+        for i, s in enumerate(chart.series)
+        if s.name and any(p is not None for p in points[i])
+    ]
+    if chart.hollow_label and any(any(s.hollow or ()) for s in chart.series):
+        entries.append(_LegendEntry(chart.hollow_label, MUTED, "series", "circle", False, hollow=True))
+    return entries
+
+
+@dataclass(frozen=True)
+class _LegendPlace:
+    """Where a line chart's legend went: the plot's top and right edge it leaves, its font,
+    and the width of its column beside the plot (0: none, or wrapped in rows above)."""
+
+    top: float
+    right: float
+    font: QFont
+    column: float
+
+
+def _place_legend(
+    ctx: _Ctx, rect: QRectF, entries: list[_LegendEntry], top: float, x_axis_height: float
+) -> _LegendPlace:
+    """A legend names the series: every entry is shown. Beside the plot while the column
+    holds them all (in a smaller font if need be), else wrapped in rows above it (drawn now)."""
+    right = rect.right() - ctx.pt(4)
+    if not entries:
+        return _LegendPlace(top, right, ctx.font(0.9), 0.0)
+    room = rect.bottom() - top - ctx.pt(2) - x_axis_height
+    for size in (0.9, 0.75):
+        font = ctx.font(size)
+        width = _column_legend_width(ctx, entries, font, rect.width() * 0.3)
+        if rect.width() * 0.3 >= ctx.pt(70) and _column_legend_height(ctx, entries, font, width) <= room:
+            return _LegendPlace(top, rect.right() - width - ctx.pt(8), font, width)
+    font = ctx.font(0.75)
+    top += _flow_legend(ctx, entries, font, rect.left(), top, rect.width(), draw=True) + ctx.pt(3)
+    return _LegendPlace(top, right, font, 0.0)
+
+
+def _value_axis(
+    ctx: _Ctx,
+    tick_font: QFont,
+    span: tuple[float, float],
+    unit: str,
+    label: str,
+    log: bool,
+    length: float,
+    *,
+    horizontal: bool,
+    slack: tuple[float, float],
+    whole_xs: bool,
+) -> _Axis:
+    """One axis of a line chart over `span`: logarithmic, or linear from zero for times and
+    sizes; an x axis of counts whose values are all whole (`whole_xs`) is ticked 1, 2, 3."""
+    vmin, vmax = span
+    if log:
+        return _make_log_axis(
+            ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal, slack=slack, pad=0.03
+        )
+    zero = unit in ("s", "B") and vmin >= 0
+    # Counts (sample numbers, bits) are ticked 1, 2, 3, never 1.5.
+    whole = horizontal and unit in ("", "bits", "bit") and whole_xs
+    return _make_linear_axis(
+        ctx,
+        vmin,
+        vmax,
+        unit,
+        label,
+        length,
+        tick_font,
+        horizontal=horizontal,
+        include_zero=zero,
+        extend=zero or not horizontal,
+        pad=0.06,
+        slack=slack,
+        integer=whole,
+    )
+
+
+def _draw_series(
+    ctx: _Ctx,
+    chart: LineChart,
+    points: list[list[tuple[float, float] | None]],
+    styles: list[tuple[QColor, str]],
+    at: Callable[[tuple[float, float]], QPointF],
+) -> list[QRectF]:
+    """Each series' line (broken where a point cannot be drawn) if the chart has lines, then
+    its markers, hollow where the series says; the markers' boxes, for the labels to avoid."""
     r = ctx.pt(2.3)
     if chart.lines:
         for i, pts in enumerate(points):
@@ -196,14 +251,7 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
                 c = at(pt)
                 _draw_marker(ctx, c, r, styles[i][1], styles[i][0], hollow=open_marker)
                 marker_boxes.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
-    _point_labels(ctx, chart, points, at, plot, marker_boxes)
-
-    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
-    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom(), rect)
-    if legend_column:
-        _column_legend(
-            ctx, entries, legend_font, rect.right() - legend_column, plot.top(), legend_column, plot.height()
-        )
+    return marker_boxes
 
 
 def _point_labels(
