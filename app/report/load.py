@@ -224,10 +224,19 @@ def steps_table(
 _GENERATOR_ALIGN: list[Align] = [_NUMBER, "left"] + [_NUMBER] * 8 + ["left"]
 
 
-def generators_table(job: JobResult, labels: Labels) -> Table | None:
+#: What a generators table's columns hold: said under the first such table of the section only.
+GENERATOR_COLUMNS = (
+    "Each generator's share of each step, its own latency from each request's intended start, how late it "
+    "sent (p99), when it began its share against the agreed start (+ after it, - before it) and its CPU in % "
+    "of one core."
+)
+
+
+def generators_table(job: JobResult, labels: Labels, *, columns_said: bool = False) -> Table | None:
     """A cluster job's generators, a row per generator and step (its own share, latency,
     send lag, start, CPU), under the job's steps table; its caption says where each generator
-    ran and the whole of each mark the Note column shortens. None for one generator."""
+    ran and the whole of each mark the Note column shortens (and what the columns hold, unless
+    an earlier table said it). None for one generator."""
     load = job.load
     if load is None or not has_generators(load):
         return None
@@ -241,11 +250,8 @@ def generators_table(job: JobResult, labels: Labels) -> Table | None:
         cells.append(generator_cells(row, unit) + [note])
         if row.record is not None and mark:  # a missing one: the steps table's caption says why
             marks.append(f"at {rate_text(row.step.offered_per_s)}/s, generator #{row.number}: {mark}")
-    caption = (
-        f"{labels.name(job)}, per generator: {places_text(load)}. Each generator's share of each step, its own "
-        "latency from each request's intended start, how late it sent (p99), when it began its share against "
-        "the agreed start (+ after it, - before it) and its CPU in % of one core."
-    )
+    caption = f"{labels.name(job)}, per generator: {places_text(load)}."
+    caption += " Columns as in the first generators table." if columns_said else f" {GENERATOR_COLUMNS}"
     if any(row.record is None for row in rows):
         caption += " A generator marked missing did not return that step: the step is incomplete."
     if marks:
@@ -306,13 +312,15 @@ def load_sections(run: RunResult, labels: Labels) -> list[Section]:
         else {}
     )
     tables: list[Block] = []
+    columns_said = False
     for job in measured:
         table = steps_table(job, labels, key_said=several, shared=shared)
         if table is not None:
             tables.append(table)
-            generators = generators_table(job, labels)
+            generators = generators_table(job, labels, columns_said=columns_said)
             if generators is not None:
                 tables.append(generators)
+                columns_said = True
     if several and tables:
         intro = f"One table per scheme: requests {STEPS_KEY}."
         if shared:
