@@ -372,3 +372,22 @@ def test_the_length_rule_counts_methods_and_nested_functions() -> None:
         ("C.short", LONG_FUNCTION_LINES + 4, 3),
         ("C.short.inner", LONG_FUNCTION_LINES + 5, 2),
     ]
+
+
+def test_no_module_imports_another_s_private_name() -> None:
+    """A name beginning with `_` is its module's own: a module that needs another's makes
+    it public there (or keeps the helper inside itself)."""
+    found = []
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("app")
+                or (isinstance(node, ast.ImportFrom) and node.level)
+            ):
+                found += [
+                    f"{module} imports {node.module}.{alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    assert not found, found

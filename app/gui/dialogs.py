@@ -32,9 +32,9 @@ from app.gui.vocab import Theme, Tone
 def about_text() -> str:
     """Versions a bug report needs: the app, Python, Qt, and every crypto library with
     the OpenSSL it uses (pycryptodome and tinyec do not use OpenSSL)."""
-    from app.core.machine.environment import _libraries  # one source for versions, CLI and GUI
+    from app.core.machine.environment import library_versions  # one source for versions, CLI and GUI
 
-    libraries = _libraries()
+    libraries = library_versions()
     import PySide6
     from PySide6.QtCore import qVersion
 

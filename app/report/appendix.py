@@ -4,7 +4,7 @@ metric, each row in one unit)."""
 from __future__ import annotations
 
 from app.core.results.model import MetricResult, RunResult
-from app.report.content_common import _MISSING, _align, _status
+from app.report.content_common import MISSING, aligns, status_text
 from app.report.job_figures import percent
 from app.report.labels import Labels
 from app.report.model import Block, Bullets, Paragraph, Section, Table
@@ -17,10 +17,10 @@ def _row_unit(metric: MetricResult) -> tuple[str, float]:
 
 
 def _in(value: float | None, scale: float) -> str:
-    return _MISSING if value is None else format_number(value / scale)
+    return MISSING if value is None else format_number(value / scale)
 
 
-def _appendix(run: RunResult, labels: Labels) -> Section:
+def appendix_section(run: RunResult, labels: Labels) -> Section:
     """Every statistic of every metric, dense: two tables of one row per job and metric
     (centre and spread), each row in one unit named in its Unit column."""
     central: list[list[str]] = []
@@ -28,7 +28,7 @@ def _appendix(run: RunResult, labels: Labels) -> Section:
     missing: list[str] = []
     for job in run.jobs:
         if not job.metrics:
-            missing.append(f"**{labels.row(job)}** ({job.mode}): {_status(job)}; no metrics were recorded.")
+            missing.append(f"**{labels.row(job)}** ({job.mode}): {status_text(job)}; no metrics were recorded.")
             continue
         for k, (name, metric) in enumerate(job.metrics.items()):
             s = metric.stats
@@ -42,11 +42,11 @@ def _appendix(run: RunResult, labels: Labels) -> Section:
                     unit,
                     n,
                     _in(s.median, scale),
-                    _in(s.ci95[0], scale) if s.ci95 else _MISSING,
-                    _in(s.ci95[1], scale) if s.ci95 else _MISSING,
+                    _in(s.ci95[0], scale) if s.ci95 else MISSING,
+                    _in(s.ci95[1], scale) if s.ci95 else MISSING,
                     _in(s.mean, scale),
                     _in(s.std, scale),
-                    percent(s.cv * 100) if s.cv is not None else _MISSING,
+                    percent(s.cv * 100) if s.cv is not None else MISSING,
                     str(s.outliers),
                 ]
             )
@@ -69,7 +69,7 @@ def _appendix(run: RunResult, labels: Labels) -> Section:
                 central,
                 caption="Centre: median with its interval, mean and spread.",
                 widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.8],
-                align=_align("llr" + "r" * 8),
+                align=aligns("llr" + "r" * 8),
             )
         )
         blocks.append(
@@ -79,7 +79,7 @@ def _appendix(run: RunResult, labels: Labels) -> Section:
                 caption="Percentiles from the fastest to the slowest sample; "
                 "traced peak: memory allocated through Python.",
                 widths=[2.6, 2.2, 0.6, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 1.0],
-                align=_align("llr" + "r" * 8),
+                align=aligns("llr" + "r" * 8),
             )
         )
     if missing:

@@ -6,17 +6,17 @@ from __future__ import annotations
 from app.core.analysis.evidence import MIN_SAMPLES
 from app.core.results.model import RunResult
 from app.report.baseline import BaselineMatch
-from app.report.content_common import _MISSING, _align, _job_name, _utc
+from app.report.content_common import MISSING, aligns, job_name, utc
 from app.report.job_figures import median, size_text
 from app.report.labels import Labels
 from app.report.model import BarChart, Block, Bullets, Chart, Paragraph, Section, Table
 from app.report.units import format_seconds, span_text
 
 
-def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, labels: Labels) -> Section:
+def comparison_section(run: RunResult, match: BaselineMatch, baseline: RunResult, labels: Labels) -> Section:
     blocks: list[Block] = [
         Paragraph(
-            f"This run against baseline run **{baseline.id}** ({_utc(baseline.started)}, profile "
+            f"This run against baseline run **{baseline.id}** ({utc(baseline.started)}, profile "
             f"{baseline.profile_view.marked_name}). Jobs match on scheme, backend, parameters, mode and message size; each "
             "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
             "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
@@ -47,12 +47,12 @@ def _comparison(run: RunResult, match: BaselineMatch, baseline: RunResult, label
                 caption="Bold: a significant change.",
                 widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1],
                 emphasis=emphasis,
-                align=_align("lrrrrrl"),
+                align=aligns("lrrrrrl"),
             )
         )
     blocks += _no_verdict_notes(match)
-    unmatched = [f"Only in this run: {_job_name(j)} ({j.mode})" for j in match.only_run]
-    unmatched += [f"Only in the baseline: {_job_name(j)} ({j.mode})" for j in match.only_baseline]
+    unmatched = [f"Only in this run: {job_name(j)} ({j.mode})" for j in match.only_run]
+    unmatched += [f"Only in the baseline: {job_name(j)} ({j.mode})" for j in match.only_baseline]
     blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
     return Section("Comparison with baseline", blocks)
 
@@ -98,8 +98,8 @@ def _pair_rows(match: BaselineMatch) -> tuple[list[list[str]], set[int]]:
             elif pair.too_few is not None:
                 why, verdict = f"n = {pair.too_few[0]} / {pair.too_few[1]}", "no verdict"
             else:
-                why, verdict = pair.reason or _MISSING, "not comparable"
-            row = [pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m), _MISSING]
+                why, verdict = pair.reason or MISSING, "not comparable"
+            row = [pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m), MISSING]
             rows.append([*row, why, verdict])
             continue
         if c.significant:

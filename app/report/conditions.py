@@ -14,7 +14,7 @@ from app.core.machine.preflight import LABELS
 from app.core.results.model import RunResult
 from app.core.statistics.stability_warnings import TITLES, StabilityWarning, WarningCode
 from app.core.vocab import JobStatus, StabilityCode, StabilityStatus
-from app.report.content_common import _align
+from app.report.content_common import aligns
 from app.report.labels import Labels
 from app.report.model import Block, Bullets, Paragraph, Section, Table
 from app.report.units import format_bytes
@@ -43,7 +43,7 @@ def environment_section(run: RunResult) -> Section:
     stability = _stability(env)
     if stability is not None:
         rows.append(["Stability", stability[0]])
-    blocks: list[Block] = [Table(["Item", "Value"], rows, widths=[1.0, 3.0], align=_align("ll"))]
+    blocks: list[Block] = [Table(["Item", "Value"], rows, widths=[1.0, 3.0], align=aligns("ll"))]
     if workers is not None and workers > 1:
         blocks.append(
             Paragraph(

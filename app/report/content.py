@@ -17,16 +17,16 @@ from collections import defaultdict
 
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import SESSION_MODES, JobStatus
-from app.report.appendix import _appendix
+from app.report.appendix import appendix_section
 from app.report.baseline import BaselineMatch, match_baseline
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat
-from app.report.comparison import _comparison
+from app.report.comparison import comparison_section
 from app.report.conditions import environment_section, warnings_section
 from app.report.content_common import (
-    _MISSING,
-    _duration,
-    _status,
-    _utc,
+    MISSING,
+    duration_text,
+    status_text,
+    utc,
 )
 from app.report.experiments import experiment_sections
 from app.report.families import family_sections
@@ -86,7 +86,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     labels = Labels(run.jobs + (baseline.jobs if baseline is not None else []))
     sections = [_summary(run, match, baseline, labels)]
     if baseline is not None and match is not None:
-        sections.append(_comparison(run, match, baseline, labels))
+        sections.append(comparison_section(run, match, baseline, labels))
     sections += experiment_sections(run)
     sections += [environment_section(run), method_section(run)]
     sections += family_sections(run, labels)
@@ -96,7 +96,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     sections += _cost_vs_security(run, labels)
     sections.append(warnings_section(run, labels))
     if appendix:
-        sections.append(_appendix(run, labels))
+        sections.append(appendix_section(run, labels))
     apply_caveat(run, sections)
     tidy_sections(sections)
     version = run.environment_view.app_version or "unknown version"
@@ -125,14 +125,14 @@ def _facts(run: RunResult) -> list[tuple[str, str]]:
         counts[job.status] += 1
     status = run.status + (f" ({', '.join(f'{n} {s}' for s, n in counts.items())})" if counts else "")
     facts = [
-        ("Date", _utc(run.started)),
+        ("Date", utc(run.started)),
         ("Machine", ", ".join(machine)),
         ("App version", env.app_version or "unknown"),
         ("Run id", run.id),
         ("Profile", run.profile_view.marked_name),
         ("Status", status),
     ]
-    duration = _duration(run)
+    duration = duration_text(run)
     if duration:
         facts.append(("Duration", duration))
     return facts
@@ -233,17 +233,17 @@ def _loopback_table(sessions: list[JobResult]) -> Table:
     rows = []
     for job in sessions:
         if job.status != JobStatus.OK:
-            rows.append([job.label, size_text(job), _status(job)] + [_MISSING] * 6)
+            rows.append([job.label, size_text(job), status_text(job)] + [MISSING] * 6)
             continue
 
         rtt, network = median(job, "rtt"), median(job, "network")
-        share = percent(100 * network / rtt) if rtt and network is not None else _MISSING
+        share = percent(100 * network / rtt) if rtt and network is not None else MISSING
         n = job.metrics["compute"].stats.n if "compute" in job.metrics else None
         rows.append(
             [
                 job.label,
                 size_text(job),
-                str(n) if n is not None else _MISSING,
+                str(n) if n is not None else MISSING,
                 _mean(job, "compute"),
                 _mean(job, "receiver"),
                 _mean(job, "network"),
@@ -286,7 +286,7 @@ def _magnitude_groups(totals: list[float]) -> list[list[int]]:
 
 
 def _mean(job: JobResult, metric: str) -> str:
-    return format_seconds(job.metrics[metric].stats.mean) if metric in job.metrics else _MISSING
+    return format_seconds(job.metrics[metric].stats.mean) if metric in job.metrics else MISSING
 
 
 def _cost_vs_security(run: RunResult, labels: Labels) -> list[Section]:

@@ -11,16 +11,16 @@ from app.report.job_figures import percent, primary_metric, size_text
 from app.report.model import Align
 from app.report.units import format_bytes, format_seconds
 
-_MISSING = "-"
+MISSING = "-"
 
 
 # --- small formatting helpers ----------------------------------------------------------
 
 
-def _value(value: float | None, unit: str) -> str:
+def value_text(value: float | None, unit: str) -> str:
     """A statistic in its unit: seconds and bytes get prefixes, anything else 4 digits."""
     if value is None:
-        return _MISSING
+        return MISSING
     if unit == "s":
         return format_seconds(value)
     if unit == "B":
@@ -28,7 +28,7 @@ def _value(value: float | None, unit: str) -> str:
     return f"{value:.4g} {unit}".strip()
 
 
-def _utc(stamp: str | None, *, seconds: bool = True, unknown: str = "unknown") -> str:
+def utc(stamp: str | None, *, seconds: bool = True, unknown: str = "unknown") -> str:
     """A recorded time in UTC ("2026-11-26 03:12:05 UTC"; without `seconds`, to the minute);
     `unknown` for none, the text itself when it is not a time."""
     if not stamp:
@@ -42,7 +42,7 @@ def _utc(stamp: str | None, *, seconds: bool = True, unknown: str = "unknown") -
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC" if seconds else "%Y-%m-%d %H:%M UTC")
 
 
-def _duration(run: RunResult) -> str | None:
+def duration_text(run: RunResult) -> str | None:
     if not run.finished:
         return None
     try:
@@ -52,19 +52,19 @@ def _duration(run: RunResult) -> str | None:
     return format_seconds(seconds) if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:.0f} s"
 
 
-def _job_name(job: JobResult) -> str:
+def job_name(job: JobResult) -> str:
     return f"{job.label} · {size_text(job)}"
 
 
-def _align(spec: str) -> list[Align]:
+def aligns(spec: str) -> list[Align]:
     """Column alignments from a compact spec: "lrl" -> left, right, left."""
     names: dict[str, Align] = {"l": "left", "r": "right", "c": "center"}
     return [names[c] for c in spec]
 
 
-def _validation(job: JobResult) -> str:
+def validation_text(job: JobResult) -> str:
     if job.status != JobStatus.OK:
-        return _MISSING
+        return MISSING
     v = job.validation
     text = f"{v.checked - v.failed:,}/{v.checked:,} ok"
     if v.tamper_tried:
@@ -72,11 +72,11 @@ def _validation(job: JobResult) -> str:
     return f"{text}, no tamper check"
 
 
-def _status(job: JobResult) -> str:
+def status_text(job: JobResult) -> str:
     return JobStatus.OK.value if job.status == JobStatus.OK else f"{job.status}: {job.error or 'no error recorded'}"
 
 
-def _cpu(job: JobResult) -> str:
+def cpu(job: JobResult) -> str:
     """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
     parts = [
         (role, usage.mean_percent)
@@ -84,13 +84,13 @@ def _cpu(job: JobResult) -> str:
         if usage is not None and usage.mean_percent is not None
     ]
     if not parts:
-        return _MISSING
+        return MISSING
     if len(parts) == 1:
         return percent(parts[0][1])
     return ", ".join(f"{name} {percent(value)}" for name, value in parts)
 
 
-def _memory(job: JobResult) -> str:
+def memory_text(job: JobResult) -> str:
     metric = primary_metric(job)
     traced = job.memory.traced_peak_bytes.get(metric) if metric else None
     if traced is None and metric in job.metrics:
@@ -101,12 +101,12 @@ def _memory(job: JobResult) -> str:
         parts.append(f"traced {format_bytes(traced)}")
     if rss:
         parts.append(f"RSS {format_bytes(max(rss))}")
-    return " · ".join(parts) or _MISSING
+    return " · ".join(parts) or MISSING
 
 
-def _wire(job: JobResult) -> str:
+def wire_text(job: JobResult) -> str:
     payload = job.wire_bytes.get("payload")
     if payload is None:
-        return _MISSING
+        return MISSING
     overhead = job.wire_bytes.get("overhead")
     return format_bytes(payload) + (f" (+{format_bytes(overhead)})" if overhead else "")

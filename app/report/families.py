@@ -11,15 +11,15 @@ from app.core.results.model import JobResult, MetricResult, RunResult
 from app.core.schemes.base import OPEN_METRIC
 from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode
 from app.report.content_common import (
-    _MISSING,
-    _align,
-    _cpu,
-    _job_name,
-    _memory,
-    _status,
-    _validation,
-    _value,
-    _wire,
+    MISSING,
+    aligns,
+    cpu,
+    job_name,
+    memory_text,
+    status_text,
+    validation_text,
+    value_text,
+    wire_text,
 )
 from app.report.job_figures import (
     family_order,
@@ -67,7 +67,7 @@ def _timing_table(jobs: list[JobResult], title: str) -> Table:
         metrics = _table_metrics(job)
         if not metrics:
             what = "no metrics" if job.status == JobStatus.OK else job.status
-            rows.append([job.label, size_text(job), what] + [_MISSING] * 6)
+            rows.append([job.label, size_text(job), what] + [MISSING] * 6)
             continue
         for name in metrics:
             metric = job.metrics[name]
@@ -82,11 +82,11 @@ def _timing_table(jobs: list[JobResult], title: str) -> Table:
                     job.label,
                     size_text(job),
                     name + (f" (×{metric.batch})" if metric.batch > 1 else ""),
-                    _value(s.mean, s.unit),
-                    _value(s.median, s.unit),
-                    _value(s.p95, s.unit),
-                    _value(s.std, s.unit),
-                    percent(s.cv * 100) if s.cv is not None else _MISSING,
+                    value_text(s.mean, s.unit),
+                    value_text(s.median, s.unit),
+                    value_text(s.p95, s.unit),
+                    value_text(s.std, s.unit),
+                    percent(s.cv * 100) if s.cv is not None else MISSING,
                     format_rate(metric.throughput_bytes_per_s),
                 ]
             )
@@ -97,7 +97,7 @@ def _timing_table(jobs: list[JobResult], title: str) -> Table:
         caption=f"{title}: times per operation.",
         widths=[3.2, 0.9, 1.3, 0.9, 0.9, 0.9, 0.9, 0.8, 1.1],
         emphasis=emphasis,
-        align=_align("lrl" + "r" * 6),
+        align=aligns("lrl" + "r" * 6),
     )
 
 
@@ -112,14 +112,15 @@ RESOURCES_KEY = (
 def resources_table(jobs: list[JobResult], caption: str = RESOURCES_KEY) -> Table:
     """The resources and validation table; `caption` names it where the key is said above it."""
     rows = [
-        [job.label, size_text(job), _status(job), _wire(job), _cpu(job), _memory(job), _validation(job)] for job in jobs
+        [job.label, size_text(job), status_text(job), wire_text(job), cpu(job), memory_text(job), validation_text(job)]
+        for job in jobs
     ]
     return Table(
         ["Scheme", "Size", "Status", "Wire bytes", "CPU %", "Memory", "Validation"],
         rows,
         caption=caption,
         widths=[3.0, 0.9, 1.2, 1.4, 1.3, 2.0, 2.2],
-        align=_align("lrlrrrl"),
+        align=aligns("lrlrrrl"),
     )
 
 
@@ -282,6 +283,6 @@ def family_sections(run: RunResult, labels: Labels) -> list[Section]:
                 blocks.append(chart)
         failed = [j for j in jobs if j.status != JobStatus.OK]
         if failed:
-            blocks.append(Bullets([f"{_job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))
+            blocks.append(Bullets([f"{job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))
         sections.append(Section(title, blocks, level=2))
     return sections

@@ -14,7 +14,7 @@ from app.core.records.job_tcp_info import TcpInfo
 from app.core.records.link_path import PathDirection, wilson_interval
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus, LinkEmulation, Role
-from app.report.content_common import _align
+from app.report.content_common import aligns
 from app.report.job_figures import size_text
 from app.report.model import Block, Bullets, Paragraph, Table
 from app.report.units import MISSING, format_bytes, format_seconds
@@ -208,7 +208,7 @@ def kernel_blocks(jobs: Sequence[JobResult]) -> list[Block]:
                 caption="Per end and message size: counts over the size, sRTT and cwnd at its end; per exchange = "
                 "data segments out / exchanges.",
                 widths=[3.4, 0.8, 0.8, 1.1, 0.9, 0.9, 0.9, 1.2],
-                align=_align("llrrrrrr"),
+                align=aligns("llrrrrrr"),
             )
         )
     if missing:

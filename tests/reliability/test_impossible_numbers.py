@@ -314,15 +314,15 @@ def test_every_pdf_chart_draws_any_positive_finite_values(qapp: Any, values: lis
 @settings(max_examples=80, deadline=None)
 @given(low=POSITIVE, high=POSITIVE)
 def test_the_pdf_log_axis_spans_any_positive_range(qapp: Any, low: float, high: float) -> None:
-    from app.report.pdf.charts.axes import _make_log_axis
-    from app.report.pdf.charts.context import _Ctx
+    from app.report.pdf.charts.axes import make_log_axis
+    from app.report.pdf.charts.context import Ctx
 
     image = QImage(200, 200, QImage.Format.Format_RGB32)
     painter = QPainter(image)
     try:
-        ctx = _Ctx(painter, None, 8.0)
+        ctx = Ctx(painter, None, 8.0)
         for unit in ("s", "B", "bits"):
-            axis = _make_log_axis(ctx, min(low, high), max(low, high), unit, "x", 300.0, ctx.font(), horizontal=True)
+            axis = make_log_axis(ctx, min(low, high), max(low, high), unit, "x", 300.0, ctx.font(), horizontal=True)
             assert 0 < axis.lo < axis.hi < math.inf
             for value in (low, high, *axis.ticks, *axis.minor):
                 assert math.isfinite(axis.frac(value))

@@ -23,7 +23,7 @@ from app.core.errors import BadParameter
 from app.core.profile.edits import reduced, with_samples
 from app.core.profile.files import load_profile, parse_profile
 from app.core.profile.resolve import resolve_jobs
-from app.core.profile.sizes import _human
+from app.core.profile.sizes import human
 from app.core.schemes import registry
 from app.core.schemes.base import ParamSpec, SchemeSpec
 from app.core.settings.load import IGNORED_BY_LOAD, LOAD_FIELD_NAMES
@@ -380,7 +380,7 @@ def test_duplicate_jobs_are_refused(
     filler = "sha512" if job["scheme"] != "sha512" else "sha384"
     fillers = [{"scheme": filler, "message_sizes": [7 + i]} for i in range(gap)]
     message = _refused_at(folder, _profile(job, *fillers, copy), f"jobs[{1 + gap}]", has_remote=True)
-    assert "repeats jobs[0]" in message and f"message size {_human(shared)}" in message  # with its unit
+    assert "repeats jobs[0]" in message and f"message size {human(shared)}" in message  # with its unit
 
 
 @FEW
@@ -456,8 +456,8 @@ def test_memory_estimate_refuses_before_running(folder: Path, size: int, memory:
     data = _profile({"scheme": "sha256", "message_sizes": [size]})
     if size * MEMORY_COPIES > memory * 0.8:
         message = _refused_at(folder, data, "jobs[0].message_sizes[0]", memory=memory)
-        assert f"needs about {_human(size * MEMORY_COPIES)} of memory" in message
-        assert f"({MEMORY_COPIES} copies); this machine has {_human(memory)} available" in message
+        assert f"needs about {human(size * MEMORY_COPIES)} of memory" in message
+        assert f"({MEMORY_COPIES} copies); this machine has {human(memory)} available" in message
     else:
         assert resolve_jobs(parse_profile(data), available_memory=memory)[0].message_sizes == [size]
 

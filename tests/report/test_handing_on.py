@@ -21,7 +21,7 @@ from app.report.families import histogram_of
 from app.report.model import BarChart, Bullets, Chart, LineChart, Paragraph, Report, Series, StackedBars, Table
 from app.report.pdf import charts
 from app.report.pdf.charts.bar import _bar_rows
-from app.report.pdf.charts.frame import _elide
+from app.report.pdf.charts.frame import elide_to_width
 from app.report.pdf.text import DPI
 from app.report.pdf.writer import write_pdf
 from app.report.units import humanize_seconds, parse_seconds
@@ -215,14 +215,14 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
     axes: list[Any] = []
     from app.report.pdf.charts import line
 
-    make = line._make_linear_axis
+    make = line.make_linear_axis
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         axis = make(*args, **kwargs)
         axes.append(axis)
         return axis
 
-    monkeypatch.setattr(line, "_make_linear_axis", spy)
+    monkeypatch.setattr(line, "make_linear_axis", spy)
     chart = LineChart("Per sample", "sample", "", "delay", "s", [Series("a", [1.0, 2.0, 3.0], [1e-3, 2e-3, 1.5e-3])])
     image = QImage(600, 400, QImage.Format.Format_RGB32)
     painter = QPainter(image)
@@ -256,7 +256,7 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
 
     cut: list[tuple[str, str]] = []
     thinned: list[list[str | None]] = []
-    elide, rows = _elide, _bar_rows
+    elide, rows = elide_to_width, _bar_rows
     current = {"preset": ""}
 
     def spy_elide(fm: Any, text: str, width: float) -> str:
@@ -273,10 +273,10 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
 
     from app.report.pdf.charts import bar, frame, histogram, line
 
-    for module in (frame, line, histogram):  # every module that cuts text does it through _elide
-        monkeypatch.setattr(module, "_elide", spy_elide)
+    for module in (frame, line, histogram):  # every module that cuts text does it through elide_to_width
+        monkeypatch.setattr(module, "elide_to_width", spy_elide)
     monkeypatch.setattr(bar, "_bar_rows", spy_rows)
-    legend = line._column_legend
+    legend = line.column_legend
 
     def spy_legend(ctx: Any, entries: list[Any], *args: Any) -> int:
         shown = legend(ctx, entries, *args)
@@ -284,7 +284,7 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
             cut.append((current["preset"], f"legend: {len(entries) - shown} of {len(entries)} series unnamed"))
         return shown
 
-    monkeypatch.setattr(line, "_column_legend", spy_legend)
+    monkeypatch.setattr(line, "column_legend", spy_legend)
     for name in preset_names():
         current["preset"] = name
         report = build_report(_run(name))

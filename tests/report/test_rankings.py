@@ -75,7 +75,7 @@ def _one_job_run(run_id: str, median: float, n: int, **profile: object) -> RunRe
 def test_a_reduced_run_with_samples_enough_is_still_no_verdict_in_every_part_of_the_report() -> None:
     """The flag, not the sample count, decides: a reduced run is a smoke test."""
     from app.report.baseline import match_baseline
-    from app.report.comparison import _comparison
+    from app.report.comparison import comparison_section
     from app.report.findings import baseline_findings
     from app.report.labels import Labels
     from app.report.model import Paragraph, Table
@@ -87,7 +87,7 @@ def test_a_reduced_run_with_samples_enough_is_still_no_verdict_in_every_part_of_
     assert pair.comparison is None and pair.withheld and pair.too_few is None
     (sentence,) = baseline_findings(match, base)
     assert "1 without a verdict (a reduced run is not for comparison)" in sentence and "0 slower" in sentence
-    section = _comparison(new, match, base, Labels(new.jobs))
+    section = comparison_section(new, match, base, Labels(new.jobs))
     (table,) = [block for block in section.blocks if isinstance(block, Table)]
     assert table.rows[0][-2:] == ["reduced run", "no verdict"]
     notes = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
@@ -97,14 +97,14 @@ def test_a_reduced_run_with_samples_enough_is_still_no_verdict_in_every_part_of_
 
 def test_an_overridden_baseline_is_named_as_such_in_the_title_facts_and_comparison() -> None:
     from app.report.baseline import match_baseline
-    from app.report.comparison import _comparison
+    from app.report.comparison import comparison_section
     from app.report.content import build_report
     from app.report.labels import Labels
     from app.report.model import Paragraph
 
     base = _one_job_run("20260101-100000-aaaaaa", 1e-6, 40, name="quick", overrides={"--samples": "40"})
     new = _one_job_run("20260102-100000-bbbbbb", 1e-6, 40, name="quick")
-    section = _comparison(new, match_baseline(new, base), base, Labels(new.jobs))
+    section = comparison_section(new, match_baseline(new, base), base, Labels(new.jobs))
     notes = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
     assert "profile quick (--samples 40))" in notes
     assert "The baseline ran with settings overridden from the command line (--samples 40)" in notes

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from app.core.analysis.evidence import marked_name, reduced_sides, too_few_runs, too_few_samples
-from app.core.analysis.median_ratio import Comparison, _bootstrap_medians, compare, finite_comparison
+from app.core.analysis.median_ratio import Comparison, bootstrap_medians, compare, finite_comparison
 from app.core.analysis.order_statistics import exact_medians_needed
 from app.core.machine.environment import CPU_FLAGS
 from app.core.results.model import JobResult, RunResult
@@ -529,7 +529,7 @@ def compare_repeated(
             if array.size == 0 or not np.all(np.isfinite(array)):
                 raise ValueError("empty or non-finite samples")
         # Memory-bounded, as the one-run comparison's (a run may hold 100,000 samples).
-        medians = np.stack([_bootstrap_medians(a, resamples, rng, exact=exact) for a in arrays])  # runs x resamples
+        medians = np.stack([bootstrap_medians(a, resamples, rng, exact=exact) for a in arrays])  # runs x resamples
         picks = rng.integers(0, len(arrays), size=(resamples, len(arrays)))
         drawn = medians[picks, np.arange(resamples)[:, None]]  # resamples x runs
         return float(np.mean([np.median(a) for a in arrays])), drawn.mean(axis=1)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from app.core.analysis.order_statistics import exact_medians_needed, order_statistic_medians
-from app.core.statistics.stats import _as_samples
+from app.core.statistics.stats import as_samples
 
 __all__ = [
     "Comparison",
@@ -55,7 +55,7 @@ class Comparison:
 _BOOTSTRAP_CHUNK_ELEMENTS = 4_000_000
 
 
-def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:
+def bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:
     """Medians of `resamples` resamples of x, vectorised in memory-bounded chunks; `exact`:
     drawn from the order statistics instead (same distribution, other random numbers)."""
     if exact:
@@ -100,8 +100,8 @@ def compare(
             is undefined), a ratio or interval end that is not a finite non-zero
             number (`finite_comparison`) or resamples < 1.
     """
-    xa = _as_samples(a, "a")
-    xb = _as_samples(b, "b")
+    xa = as_samples(a, "a")
+    xb = as_samples(b, "b")
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
     with np.errstate(over="ignore"):  # the median of two values near 1e308 overflows: inf, no verdict below
@@ -112,9 +112,7 @@ def compare(
         exact = exact_medians_needed((xa.size, xb.size), resamples)
     rng = np.random.default_rng(seed)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        ratios = _bootstrap_medians(xb, resamples, rng, exact=exact) / _bootstrap_medians(
-            xa, resamples, rng, exact=exact
-        )
+        ratios = bootstrap_medians(xb, resamples, rng, exact=exact) / bootstrap_medians(xa, resamples, rng, exact=exact)
     return finite_comparison(median_b / median_a, ratios, median_a, median_b)  # float /: inf, never raises
 
 

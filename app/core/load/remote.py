@@ -19,7 +19,7 @@ from app.core.load.cluster.coordinator import ClusterError
 from app.core.load.generator import Emit
 from app.core.measure.harness import child_entry
 from app.core.session.sender import SenderSession
-from app.core.session.sender_process import _describe, run_with_retries
+from app.core.session.sender_process import describe_failure, run_with_retries
 from app.core.transport.auth import load_secrets
 from app.core.transport.doorway import admission
 from app.core.transport.wire import FrameType, send_frame
@@ -58,7 +58,7 @@ def run_remote_load_job(plan: JobPlan, emit: Emit) -> None:
 
 
 def _describe_failure(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, ClusterError) else _describe(exc)
+    return str(exc) if isinstance(exc, ClusterError) else describe_failure(exc)
 
 
 def remote_load_main(conn: Connection, plan: JobPlan) -> None:

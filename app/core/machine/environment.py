@@ -219,7 +219,7 @@ def _pycryptodome_integer_class() -> str:
     return str(Integer.__name__)
 
 
-def _libraries() -> dict[str, dict[str, Any]]:
+def library_versions() -> dict[str, dict[str, Any]]:
     integer_class = _probe(_pycryptodome_integer_class)
     return {
         "cryptography": {
@@ -275,7 +275,7 @@ def collect_environment() -> dict[str, Any]:
         "memory_total_bytes": _probe(lambda: int(psutil.virtual_memory().total)),
         "os": _os(),
         "python": _python(),
-        "libraries": _libraries(),
+        "libraries": library_versions(),
         "link_emulation": _probe(_link_emulation),
     }
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.core.load.reduce import reduced_load
-from app.core.profile.files import _first_error
+from app.core.profile.files import first_error
 from app.core.settings import links as link_presets
 from app.core.settings.links import LinkPresetError, LinkValue
 from app.core.settings.load import IGNORED_BY_LOAD, MAX_GENERATORS, cluster_address
@@ -179,7 +179,7 @@ def with_link(profile: Profile, text: str) -> Profile:
     try:
         link = _LinkOption.model_validate({"link": value}).link
     except ValidationError as exc:
-        error = _first_error(exc, None, value)
+        error = first_error(exc, None, value)
         raise ProfileError(error.detail, field="--" + (error.field or "link")) from None
     if isinstance(link, str) and link not in link_presets.link_presets():
         raise ProfileError(link_presets.unknown_preset_message(link), field="--link")

@@ -61,7 +61,7 @@ def _without_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(kept)
 
 
-def _first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
+def first_error(exc: ValidationError, source: str | None, data: Any) -> ProfileError:
     return _validation_error(exc.errors()[0], source)
 
 
@@ -160,7 +160,7 @@ def parse_profile(data: Any, source: str | None = None) -> Profile:
     try:
         return Profile.model_validate(data)
     except ValidationError as exc:
-        raise _first_error(exc, source, data) from None
+        raise first_error(exc, source, data) from None
 
 
 def _refuse_unencodable(data: Any, source: str | None) -> None:

@@ -21,7 +21,7 @@ from app.core.errors import RegistryError, UnknownScheme
 from app.core.link.probe import loss_refusal
 from app.core.link.wire_time import wire_time_problem
 from app.core.profile.pauses import pause_count, pause_problem
-from app.core.profile.sizes import _human
+from app.core.profile.sizes import human
 from app.core.records.job_conditions import Link
 from app.core.schemes import registry
 from app.core.schemes.base import Scheme, SchemeSpec
@@ -216,7 +216,7 @@ def _over_a_session_message(c: _Candidate, size: int) -> str | None:
     if not _sent(c) or size <= MAX_SESSION_MESSAGE:
         return None
     return (
-        f"a session message is at most {_human(MAX_SESSION_MESSAGE)} "
+        f"a session message is at most {human(MAX_SESSION_MESSAGE)} "
         f"(got {size} bytes); use mode operations for larger ones"
     )
 
@@ -228,8 +228,8 @@ def _over_the_frame_cap(c: _Candidate, size: int) -> str | None:
     if frame <= HARD_MAX_FRAME:
         return None
     return (
-        f"a {size}-byte message becomes a {_human(frame)} payload "
-        f"with {c.scheme.info.label}, over the {_human(HARD_MAX_FRAME)} frame cap"
+        f"a {size}-byte message becomes a {human(frame)} payload "
+        f"with {c.scheme.info.label}, over the {human(HARD_MAX_FRAME)} frame cap"
     )
 
 
@@ -238,8 +238,8 @@ def _over_this_machine_s_memory(c: _Candidate, size: int) -> str | None:
     if needed <= c.memory * 0.8:
         return None
     return (
-        f"a {_human(size)} message needs about {_human(needed)} of memory "
-        f"({MEMORY_COPIES} copies); this machine has {_human(c.memory)} available"
+        f"a {human(size)} message needs about {human(needed)} of memory "
+        f"({MEMORY_COPIES} copies); this machine has {human(c.memory)} available"
     )
 
 
@@ -395,7 +395,7 @@ def _refuse_a_repeat(
         if (key, size) in seen:
             raise ProfileError(
                 f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
-                f"transport{'' if link is None else ', link'} and message size {_human(size)}",
+                f"transport{'' if link is None else ', link'} and message size {human(size)}",
                 source=source,
                 field=place,
             )

@@ -51,7 +51,7 @@ def human_size(size: int) -> str:
     return f"{size} B"
 
 
-def _human(size: float) -> str:
+def human(size: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if size < 1024 or unit == "TiB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"

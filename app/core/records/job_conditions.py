@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from app.core.records.job_records import _opt_float, _opt_int
+from app.core.records.job_records import opt_float, opt_int
 
 #: A packet link's largest queue bounds: far beyond any router's buffer (a bufferbloated
 #: one holds seconds), so a mistyped figure is refused, not run out of memory.
@@ -124,8 +124,8 @@ class Link:
             name=data.get("name"),
             delay_ms=float(data["delay_ms"]),
             jitter_ms=float(data.get("jitter_ms", 0)),
-            rate_kbit_up=_opt_float(rate.get("up")),
-            rate_kbit_down=_opt_float(rate.get("down")),
+            rate_kbit_up=opt_float(rate.get("up")),
+            rate_kbit_down=opt_float(rate.get("down")),
             loss_percent=float(data.get("loss_percent", 0)),
             emulation=str(data["emulation"]),
             congestion_control=None if data.get("congestion_control") is None else str(data["congestion_control"]),
@@ -134,8 +134,8 @@ class Link:
             else bool(data["slow_start_after_idle"]),
             connection=str(data.get("connection") or "warm"),
             burst_loss=BurstLoss.from_dict(data["burst_loss"]) if data.get("burst_loss") else None,
-            queue_packets=_opt_int(data.get("queue_packets")),
-            queue_bytes=_opt_int(data.get("queue_bytes")),
+            queue_packets=opt_int(data.get("queue_packets")),
+            queue_bytes=opt_int(data.get("queue_bytes")),
         )
 
 

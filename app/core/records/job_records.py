@@ -28,11 +28,11 @@ from app.core.vocab import Mode, measuring_role
 SAMPLING_INTERVAL_S = 0.1
 
 
-def _opt_int(value: Any) -> int | None:
+def opt_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _opt_float(value: Any) -> float | None:
+def opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
@@ -83,11 +83,11 @@ class ProcessUsage:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProcessUsage:
         return cls(
-            samples=_opt_int(data.get("samples")),
-            mean_percent=_opt_float(data.get("mean_percent")),
-            max_percent=_opt_float(data.get("max_percent")),
-            rss_peak_bytes=_opt_int(data.get("rss_peak_bytes")),
-            other_processes_mean_percent=_opt_float(data.get("other_processes_mean_percent")),
+            samples=opt_int(data.get("samples")),
+            mean_percent=opt_float(data.get("mean_percent")),
+            max_percent=opt_float(data.get("max_percent")),
+            rss_peak_bytes=opt_int(data.get("rss_peak_bytes")),
+            other_processes_mean_percent=opt_float(data.get("other_processes_mean_percent")),
             source=data.get("source"),
         )
 
@@ -130,7 +130,7 @@ class CpuUsage:
             for role, block in data.items()
             if role != "interval_s"
         }
-        return cls(processes=processes, interval_s=_opt_float(data.get("interval_s")))
+        return cls(processes=processes, interval_s=opt_float(data.get("interval_s")))
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ class MemoryUsage:
         rss = data.get("rss_peak_bytes") or {}
         traced = data.get("traced_peak_bytes") or {}
         return cls(
-            rss_peak_bytes={role: _opt_int(v) for role, v in rss.items()},
+            rss_peak_bytes={role: opt_int(v) for role, v in rss.items()},
             traced_peak_bytes={metric: int(v) for metric, v in traced.items() if v is not None},
         )
 
@@ -218,8 +218,8 @@ class Security:
     def from_dict(cls, data: Mapping[str, Any]) -> Security:
         insecure = data.get("insecure")
         return cls(
-            classical_bits=_opt_int(data.get("classical_bits")),
-            pq_category=_opt_int(data.get("pq_category")),
+            classical_bits=opt_int(data.get("classical_bits")),
+            pq_category=opt_int(data.get("pq_category")),
             insecure=None if insecure is None else bool(insecure),
         )
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.records.job_records import _opt_float, _opt_int
+from app.core.records.job_records import opt_float, opt_int
 
 
 @dataclass(frozen=True)
@@ -76,9 +76,9 @@ class TcpInfo:
         if data.get("unavailable") is not None:
             return cls(unavailable=str(data["unavailable"]))
         return cls.of(
-            _opt_float(data.get("smoothed_rtt_s")),
-            _opt_float(data.get("rtt_var_s")),
-            {name: _opt_int(data.get(name)) for name in TCP_INFO_COUNTS},
+            opt_float(data.get("smoothed_rtt_s")),
+            opt_float(data.get("rtt_var_s")),
+            {name: opt_int(data.get(name)) for name in TCP_INFO_COUNTS},
         )
 
     @classmethod

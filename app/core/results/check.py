@@ -25,27 +25,27 @@ from typing import Any
 
 from app.core.results import plausible
 from app.core.results.check_fields import (
-    _bool,
-    _each,
-    _fail,
-    _int,
-    _is_int,
-    _is_num,
-    _join,
-    _list,
-    _num,
-    _obj,
-    _str,
+    check_bool,
+    check_each,
+    check_int,
+    check_list,
+    check_obj,
+    check_str,
     check_values,
+    fail,
+    is_int,
+    is_num,
+    join,
+    num,
 )
 from app.core.results.check_job_parts import (
-    _check_cpu,
-    _check_link,
-    _check_load,
-    _check_path,
-    _check_placement,
-    _check_tcp_info,
-    _check_validation,
+    check_cpu,
+    check_link,
+    check_load,
+    check_path,
+    check_placement,
+    check_tcp_info,
+    check_validation,
 )
 from app.core.results.check_metrics import check_metric
 from app.core.settings.profile import (
@@ -78,188 +78,192 @@ MAX_JOB_LABEL_CHARS = MAX_LABEL_CHARS + 300
 def check_results(data: Any) -> None:
     """Check a decoded results JSON document; ResultsDataError on the first problem."""
     if not isinstance(data, dict):
-        raise _fail("", "a JSON object at the top level", data)
+        raise fail("", "a JSON object at the top level", data)
     check_values(data, "")
-    run = _obj(data, "run", "", required=True)
+    run = check_obj(data, "run", "", required=True)
     check_run(run, "run")
-    for index, job in enumerate(_list(data, "jobs", "")):
+    for index, job in enumerate(check_list(data, "jobs", "")):
         check_job(job, f"jobs[{index}]", walk=False)
 
 
 def check_run(run: dict[str, Any], path: str) -> None:
     """The run object of a results file (its jobs are checked apart)."""
-    _str(run, "id", path, non_empty=True)
-    _str(run, "started", path)
-    _str(run, "finished", path, required=False, nullable=True)
+    check_str(run, "id", path, non_empty=True)
+    check_str(run, "started", path)
+    check_str(run, "finished", path, required=False, nullable=True)
     for key in ("started", "finished"):  # a naive or far-off time broke the window and reports
         plausible.check_time(run, key, path)
-    _str(run, "status", path, choices=tuple(RunStatus))
-    check_environment(_obj(run, "environment", path), _join(path, "environment"))
-    check_profile(_obj(run, "profile", path), _join(path, "profile"))
+    check_str(run, "status", path, choices=tuple(RunStatus))
+    check_environment(check_obj(run, "environment", path), join(path, "environment"))
+    check_profile(check_obj(run, "profile", path), join(path, "profile"))
 
 
 def check_environment(env: dict[str, Any], path: str) -> None:
     """The keys of environment.collect_environment() that the app reads back."""
     for key in ("app_version", "hostname"):
-        _str(env, key, path, required=False, nullable=True)
-    _int(env, "memory_total_bytes", path, required=False, nullable=True)
-    _int(env, "parallel_workers", path, low=1, required=False, nullable=True)
-    cpu_path = _join(path, "cpu")
-    cpu = _obj(env, "cpu", path, nullable=True)
+        check_str(env, key, path, required=False, nullable=True)
+    check_int(env, "memory_total_bytes", path, required=False, nullable=True)
+    check_int(env, "parallel_workers", path, low=1, required=False, nullable=True)
+    cpu_path = join(path, "cpu")
+    cpu = check_obj(env, "cpu", path, nullable=True)
     for key in ("model", "architecture", "flags_note"):
-        _str(cpu, key, cpu_path, required=False, nullable=True)
+        check_str(cpu, key, cpu_path, required=False, nullable=True)
     for key in ("physical_cores", "logical_cores"):
-        _int(cpu, key, cpu_path, required=False, nullable=True)
+        check_int(cpu, key, cpu_path, required=False, nullable=True)
     for key in ("freq_current_mhz", "freq_max_mhz"):
-        _num(cpu, key, cpu_path, non_negative=True, required=False, nullable=True)
-    flags_path = _join(cpu_path, "flags")
-    _each(
-        _obj(cpu, "flags", cpu_path, nullable=True), flags_path, lambda obj, key, p: _bool(obj, key, p, nullable=True)
+        num(cpu, key, cpu_path, non_negative=True, required=False, nullable=True)
+    flags_path = join(cpu_path, "flags")
+    check_each(
+        check_obj(cpu, "flags", cpu_path, nullable=True),
+        flags_path,
+        lambda obj, key, p: check_bool(obj, key, p, nullable=True),
     )
-    governors = _list(cpu, "governors", cpu_path, nullable=True)
+    governors = check_list(cpu, "governors", cpu_path, nullable=True)
     for i, governor in enumerate(governors):
         if not isinstance(governor, str):
-            raise _fail(f"{_join(cpu_path, 'governors')}[{i}]", "a string", governor)
+            raise fail(f"{join(cpu_path, 'governors')}[{i}]", "a string", governor)
     for section, keys in (
         ("os", ("platform", "system", "release", "pretty_name")),
         ("python", ("version", "implementation", "executable")),
     ):
-        block = _obj(env, section, path, nullable=True)
+        block = check_obj(env, section, path, nullable=True)
         for key in keys:
-            _str(block, key, _join(path, section), required=False, nullable=True)
-    libraries_path = _join(path, "libraries")
-    libraries = _obj(env, "libraries", path, nullable=True)
+            check_str(block, key, join(path, section), required=False, nullable=True)
+    libraries_path = join(path, "libraries")
+    libraries = check_obj(env, "libraries", path, nullable=True)
     for name in libraries:
-        lib = _obj(libraries, name, libraries_path, nullable=True)
-        lib_path = _join(libraries_path, name)
+        lib = check_obj(libraries, name, libraries_path, nullable=True)
+        lib_path = join(libraries_path, name)
         for key in ("version", "openssl", "note", "integer_class"):
-            _str(lib, key, lib_path, required=False, nullable=True)
-        _bool(lib, "gmp", lib_path, nullable=True)
-    emulation_path = _join(path, "link_emulation")
-    emulation = _obj(env, "link_emulation", path, nullable=True)
+            check_str(lib, key, lib_path, required=False, nullable=True)
+        check_bool(lib, "gmp", lib_path, nullable=True)
+    emulation_path = join(path, "link_emulation")
+    emulation = check_obj(env, "link_emulation", path, nullable=True)
     for key in ("delay_line", "netem"):
-        _bool(emulation, key, emulation_path)
-    _str(emulation, "netem_reason", emulation_path, required=False, nullable=True)
-    _bool(emulation, "packet", emulation_path)  # recorded since the packet path exists
-    _str(emulation, "packet_reason", emulation_path, required=False, nullable=True)
+        check_bool(emulation, key, emulation_path)
+    check_str(emulation, "netem_reason", emulation_path, required=False, nullable=True)
+    check_bool(emulation, "packet", emulation_path)  # recorded since the packet path exists
+    check_str(emulation, "packet_reason", emulation_path, required=False, nullable=True)
     if env.get("stability") is not None:  # runs from before the pre-flight have none
-        _check_stability(_obj(env, "stability", path), _join(path, "stability"))
+        _check_stability(check_obj(env, "stability", path), join(path, "stability"))
 
 
 def _check_stability(stability: dict[str, Any], path: str) -> None:
     """The pre-flight's facts (preflight.facts_to_dict): a code, a status, what was found,
     and for a finding why it matters and its fix. An unknown code is kept (a newer app's)."""
-    facts_path = _join(path, "facts")
-    for i, fact in enumerate(_list(stability, "facts", path, required=True)):
+    facts_path = join(path, "facts")
+    for i, fact in enumerate(check_list(stability, "facts", path, required=True)):
         fact_path = f"{facts_path}[{i}]"
         if not isinstance(fact, dict):
-            raise _fail(fact_path, "an object", fact)
-        _str(fact, "code", fact_path, non_empty=True)
-        _str(fact, "status", fact_path, choices=tuple(StabilityStatus))
-        _str(fact, "found", fact_path)
+            raise fail(fact_path, "an object", fact)
+        check_str(fact, "code", fact_path, non_empty=True)
+        check_str(fact, "status", fact_path, choices=tuple(StabilityStatus))
+        check_str(fact, "found", fact_path)
         for key in ("why", "fix"):
-            _str(fact, key, fact_path, required=False, nullable=True)
+            check_str(fact, key, fact_path, required=False, nullable=True)
 
 
 def check_profile(profile: dict[str, Any], path: str) -> None:
     """The profile as the run recorded it: the keys reports read (not a full profile check:
     an older or newer profile format must still open)."""
-    _str(profile, "name", path, required=False, nullable=True, max_chars=MAX_LABEL_CHARS)
-    _str(profile, "description", path, required=False, nullable=True, max_chars=MAX_DESCRIPTION_CHARS)
-    _str(profile, "experiment", path, required=False, nullable=True)
-    _int(profile, "parallel_workers", path, low=1, required=False, nullable=True)
-    _bool(profile, "reduced", path, nullable=True)
-    overrides = _obj(profile, "overrides", path, nullable=True)
+    check_str(profile, "name", path, required=False, nullable=True, max_chars=MAX_LABEL_CHARS)
+    check_str(profile, "description", path, required=False, nullable=True, max_chars=MAX_DESCRIPTION_CHARS)
+    check_str(profile, "experiment", path, required=False, nullable=True)
+    check_int(profile, "parallel_workers", path, low=1, required=False, nullable=True)
+    check_bool(profile, "reduced", path, nullable=True)
+    overrides = check_obj(profile, "overrides", path, nullable=True)
     if len(overrides) > MAX_OVERRIDES:
-        raise _fail(_join(path, "overrides"), f"at most {MAX_OVERRIDES} options", f"{len(overrides)} of them")
+        raise fail(join(path, "overrides"), f"at most {MAX_OVERRIDES} options", f"{len(overrides)} of them")
     for option in overrides:
-        _str(overrides, option, _join(path, "overrides"), max_chars=MAX_OVERRIDE_CHARS)
-    jobs_path = _join(path, "jobs")
-    for index, spec in enumerate(_list(profile, "jobs", path, nullable=True)):
+        check_str(overrides, option, join(path, "overrides"), max_chars=MAX_OVERRIDE_CHARS)
+    jobs_path = join(path, "jobs")
+    for index, spec in enumerate(check_list(profile, "jobs", path, nullable=True)):
         where = f"{jobs_path}[{index}]"
         if not isinstance(spec, dict):
-            raise _fail(where, "an object", spec)
+            raise fail(where, "an object", spec)
         for key in ("scheme", "backend", "mode"):
-            _str(spec, key, where, required=False, nullable=True)
-        _str(spec, "label", where, required=False, nullable=True, max_chars=MAX_LABEL_CHARS)
+            check_str(spec, key, where, required=False, nullable=True)
+        check_str(spec, "label", where, required=False, nullable=True, max_chars=MAX_LABEL_CHARS)
         for key in ("samples", "warmup", "keygen_samples", "tamper"):
-            _int(spec, key, where, required=False, nullable=True)
-        _num(spec, "pause_ms", where, non_negative=True, required=False, nullable=True)
-        _bool(spec, "tcp_nodelay", where)
-        _each(_obj(spec, "params", where, nullable=True), _join(where, "params"), _param)
-        sizes_path = _join(where, "message_sizes")
-        for k, size in enumerate(_list(spec, "message_sizes", where, nullable=True)):
-            if not _is_int(size) or not 0 <= size <= _MAX_MESSAGE_SIZE:
-                raise _fail(f"{sizes_path}[{k}]", f"an integer 0..{_MAX_MESSAGE_SIZE}", size)
+            check_int(spec, key, where, required=False, nullable=True)
+        num(spec, "pause_ms", where, non_negative=True, required=False, nullable=True)
+        check_bool(spec, "tcp_nodelay", where)
+        check_each(check_obj(spec, "params", where, nullable=True), join(where, "params"), _param)
+        sizes_path = join(where, "message_sizes")
+        for k, size in enumerate(check_list(spec, "message_sizes", where, nullable=True)):
+            if not is_int(size) or not 0 <= size <= _MAX_MESSAGE_SIZE:
+                raise fail(f"{sizes_path}[{k}]", f"an integer 0..{_MAX_MESSAGE_SIZE}", size)
 
 
 def _param(obj: dict[str, Any], key: str, path: str) -> None:
     value = obj[key]
-    if not (isinstance(value, (str, bool)) or _is_num(value) or value is None):
-        raise _fail(_join(path, key), "a string, number, boolean or null", value)
+    if not (isinstance(value, (str, bool)) or is_num(value) or value is None):
+        raise fail(join(path, key), "a string, number, boolean or null", value)
 
 
 def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     """One job as in a results file (or a store row after its samples are unpacked)."""
     if not isinstance(job, dict):
-        raise _fail(path, "an object", job)
+        raise fail(path, "an object", job)
     if walk:
         check_values(job, path)
-    _str(job, "id", path, non_empty=True)
-    _int(job, "index", path, required=False)
-    _str(job, "scheme", path)
-    _str(job, "backend", path)
-    _str(job, "label", path, required=False, max_chars=MAX_JOB_LABEL_CHARS)
-    _str(job, "family", path, required=False, choices=_FAMILIES)
-    _str(job, "mode", path, required=False, choices=tuple(Mode))
-    _int(job, "message_size", path, high=_MAX_MESSAGE_SIZE, required=False)
-    _str(job, "status", path, choices=tuple(JobStatus))
+    check_str(job, "id", path, non_empty=True)
+    check_int(job, "index", path, required=False)
+    check_str(job, "scheme", path)
+    check_str(job, "backend", path)
+    check_str(job, "label", path, required=False, max_chars=MAX_JOB_LABEL_CHARS)
+    check_str(job, "family", path, required=False, choices=_FAMILIES)
+    check_str(job, "mode", path, required=False, choices=tuple(Mode))
+    check_int(job, "message_size", path, high=_MAX_MESSAGE_SIZE, required=False)
+    check_str(job, "status", path, choices=tuple(JobStatus))
     for key in ("error", "started", "finished"):
-        _str(job, key, path, required=False, nullable=True)
+        check_str(job, key, path, required=False, nullable=True)
     for key in ("started", "finished"):
         plausible.check_time(job, key, path)
-    _bool(job, "tcp_nodelay", path, nullable=True)
-    _num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
+    check_bool(job, "tcp_nodelay", path, nullable=True)
+    num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
     if job.get("link") not in (None, {}):  # both read as no link (JobResult.from_dict)
-        _check_link(_obj(job, "link", path), _join(path, "link"))
+        check_link(check_obj(job, "link", path), join(path, "link"))
     if job.get("placement") not in (None, {}):  # both read as no placement (JobResult.from_dict)
-        _check_placement(_obj(job, "placement", path), _join(path, "placement"))
+        check_placement(check_obj(job, "placement", path), join(path, "placement"))
     if job.get("path") not in (None, {}):  # both read as no path (JobResult.from_dict)
-        _check_path(_obj(job, "path", path), _join(path, "path"))
+        check_path(check_obj(job, "path", path), join(path, "path"))
     if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
-        _check_load(_obj(job, "load", path), _join(path, "load"))
-    _each(_obj(job, "params", path), _join(path, "params"), _param)
-    metrics_path = _join(path, "metrics")
-    metrics = _obj(job, "metrics", path)
+        check_load(check_obj(job, "load", path), join(path, "load"))
+    check_each(check_obj(job, "params", path), join(path, "params"), _param)
+    metrics_path = join(path, "metrics")
+    metrics = check_obj(job, "metrics", path)
     for name in metrics:
-        check_metric(_obj(metrics, name, metrics_path, required=True), _join(metrics_path, name))
-    _each(
-        _obj(job, "wire_bytes", path), _join(path, "wire_bytes"), lambda obj, key, p: _int(obj, key, p, nullable=True)
+        check_metric(check_obj(metrics, name, metrics_path, required=True), join(metrics_path, name))
+    check_each(
+        check_obj(job, "wire_bytes", path),
+        join(path, "wire_bytes"),
+        lambda obj, key, p: check_int(obj, key, p, nullable=True),
     )
-    _check_cpu(_obj(job, "cpu", path), _join(path, "cpu"))
-    memory_path = _join(path, "memory")
-    memory = _obj(job, "memory", path)
+    check_cpu(check_obj(job, "cpu", path), join(path, "cpu"))
+    memory_path = join(path, "memory")
+    memory = check_obj(job, "memory", path)
     for key in ("rss_peak_bytes", "traced_peak_bytes"):
-        _each(
-            _obj(memory, key, memory_path, nullable=True),
-            _join(memory_path, key),
-            lambda obj, k, p: _int(obj, k, p, nullable=True),
+        check_each(
+            check_obj(memory, key, memory_path, nullable=True),
+            join(memory_path, key),
+            lambda obj, k, p: check_int(obj, k, p, nullable=True),
         )
-    _check_validation(_obj(job, "validation", path), _join(path, "validation"))
-    for i, warning in enumerate(_list(job, "warnings", path)):
-        where = f"{_join(path, 'warnings')}[{i}]"
+    check_validation(check_obj(job, "validation", path), join(path, "validation"))
+    for i, warning in enumerate(check_list(job, "warnings", path)):
+        where = f"{join(path, 'warnings')}[{i}]"
         if not isinstance(warning, dict):
-            raise _fail(where, "an object", warning)
-        _str(warning, "code", where, choices=tuple(code.value for code in WarningCode))
-        _str(warning, "metric", where, required=False, nullable=True)
-        _str(warning, "message", where)
-        _str(warning, "fix", where, required=False, nullable=True)
-    security_path = _join(path, "security")
-    security = _obj(job, "security", path)
-    _int(security, "classical_bits", security_path, high=100_000, required=False, nullable=True)
-    _int(security, "pq_category", security_path, high=5, required=False, nullable=True)
-    _bool(security, "insecure", security_path, nullable=True)
-    for i, note in enumerate(_list(job, "notes", path)):
+            raise fail(where, "an object", warning)
+        check_str(warning, "code", where, choices=tuple(code.value for code in WarningCode))
+        check_str(warning, "metric", where, required=False, nullable=True)
+        check_str(warning, "message", where)
+        check_str(warning, "fix", where, required=False, nullable=True)
+    security_path = join(path, "security")
+    security = check_obj(job, "security", path)
+    check_int(security, "classical_bits", security_path, high=100_000, required=False, nullable=True)
+    check_int(security, "pq_category", security_path, high=5, required=False, nullable=True)
+    check_bool(security, "insecure", security_path, nullable=True)
+    for i, note in enumerate(check_list(job, "notes", path)):
         if not isinstance(note, str):
-            raise _fail(f"{_join(path, 'notes')}[{i}]", "a string", note)
-    _check_tcp_info(_obj(job, "tcp_info", path), _join(path, "tcp_info"))
+            raise fail(f"{join(path, 'notes')}[{i}]", "a string", note)
+    check_tcp_info(check_obj(job, "tcp_info", path), join(path, "tcp_info"))

@@ -1,7 +1,7 @@
 """The field readers every results check is built from (`app.core.results.check`).
 
 A field's path as an error names it (`jobs[3].metrics.encrypt.n`), typed reads of one
-field with its bounds (`_int`, `_num`, `_str`, `_bool`, `_obj`, `_list`), each raising one
+field with its bounds (`check_int`, `num`, `check_str`, `check_bool`, `check_obj`, `check_list`), each raising one
 `ResultsDataError` naming the path and the value, and `check_values`, the walk over a whole
 document: every string encodable as UTF-8, every number finite and in range, nesting bounded.
 """
@@ -55,7 +55,7 @@ def _text_limit(key: str | int) -> int:
 # --- paths and messages ----------------------------------------------------------------
 
 
-def _join(path: str, key: str | int) -> str:
+def join(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     if key.isidentifier() and key.isascii():
@@ -75,27 +75,27 @@ def _shown(value: Any) -> str:
     return text[:57] + "..." if len(text) > 60 else text
 
 
-def _fail(path: str, expected: str, value: Any) -> ResultsDataError:
+def fail(path: str, expected: str, value: Any) -> ResultsDataError:
     return ResultsDataError(path, f"expected {expected}, got {_shown(value)}")
 
 
 # --- scalar checks ---------------------------------------------------------------------
 
 
-def _is_int(value: Any) -> TypeGuard[int]:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _field(obj: dict[str, Any], key: str, path: str, *, required: bool) -> tuple[str, Any]:
     """The field's path and value; a missing required field is the error, a missing
     optional one reads as None (callers return None for it)."""
-    where = _join(path, key)
+    where = join(path, key)
     if key not in obj and required:
         raise ResultsDataError(where, "required field is missing")
     return where, obj.get(key)
 
 
-def _is_num(value: Any) -> bool:
+def is_num(value: Any) -> bool:
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
@@ -104,7 +104,7 @@ def _is_num(value: Any) -> bool:
     )
 
 
-def _int(
+def check_int(
     obj: dict[str, Any],
     key: str,
     path: str,
@@ -117,7 +117,7 @@ def _int(
     where, value = _field(obj, key, path, required=required)
     if value is None and (nullable or key not in obj):
         return None
-    if not _is_int(value) or not low <= value <= high:
+    if not is_int(value) or not low <= value <= high:
         kind = (
             "a non-negative integer"
             if low == 0 and high == _MAX_INT
@@ -125,11 +125,11 @@ def _int(
             if high != _MAX_INT
             else f"an integer >= {low}"
         )
-        raise _fail(where, kind + (" or null" if nullable else ""), value)
+        raise fail(where, kind + (" or null" if nullable else ""), value)
     return value
 
 
-def _num(
+def num(
     obj: dict[str, Any],
     key: str,
     path: str,
@@ -142,14 +142,14 @@ def _num(
     where, value = _field(obj, key, path, required=required)
     if value is None and (nullable or key not in obj):
         return None
-    ok = _is_num(value) and not (non_negative and value < 0) and not (positive and value <= 0)
+    ok = is_num(value) and not (non_negative and value < 0) and not (positive and value <= 0)
     if not ok:
         kind = "a positive number" if positive else "a non-negative number" if non_negative else "a finite number"
-        raise _fail(where, kind + (" or null" if nullable else ""), value)
+        raise fail(where, kind + (" or null" if nullable else ""), value)
     return float(value)
 
 
-def _str(
+def check_str(
     obj: dict[str, Any],
     key: str,
     path: str,
@@ -164,11 +164,9 @@ def _str(
     if value is None and (nullable or key not in obj):
         return None
     if choices is not None and value not in choices:
-        raise _fail(where, "one of " + ", ".join(json.dumps(c) for c in choices if c), value)
+        raise fail(where, "one of " + ", ".join(json.dumps(c) for c in choices if c), value)
     if not isinstance(value, str) or (non_empty and not value):
-        raise _fail(
-            where, ("a non-empty string" if non_empty else "a string") + (" or null" if nullable else ""), value
-        )
+        raise fail(where, ("a non-empty string" if non_empty else "a string") + (" or null" if nullable else ""), value)
     if len(value) > max_chars:
         raise ResultsDataError(where, f"expected text of at most {max_chars:,} characters, got {len(value):,}")
     return value
@@ -182,14 +180,16 @@ def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     return text[: limit - len(tail)] + tail
 
 
-def _bool(obj: dict[str, Any], key: str, path: str, *, nullable: bool = False) -> None:
+def check_bool(obj: dict[str, Any], key: str, path: str, *, nullable: bool = False) -> None:
     if key in obj and not (isinstance(obj[key], bool) or (nullable and obj[key] is None)):
-        raise _fail(_join(path, key), "true, false or null" if nullable else "true or false", obj[key])
+        raise fail(join(path, key), "true, false or null" if nullable else "true or false", obj[key])
 
 
-def _obj(obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False) -> dict[str, Any]:
+def check_obj(
+    obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False
+) -> dict[str, Any]:
     """The object at `key` ({} when absent and optional, or null and nullable)."""
-    where = _join(path, key)
+    where = join(path, key)
     if key not in obj:
         if required:
             raise ResultsDataError(where, "required field is missing")
@@ -198,12 +198,14 @@ def _obj(obj: dict[str, Any], key: str, path: str, *, required: bool = False, nu
     if value is None and nullable:
         return {}
     if not isinstance(value, dict):
-        raise _fail(where, "an object" + (" or null" if nullable else ""), value)
+        raise fail(where, "an object" + (" or null" if nullable else ""), value)
     return value
 
 
-def _list(obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False) -> list[Any]:
-    where = _join(path, key)
+def check_list(
+    obj: dict[str, Any], key: str, path: str, *, required: bool = False, nullable: bool = False
+) -> list[Any]:
+    where = join(path, key)
     if key not in obj:
         if required:
             raise ResultsDataError(where, "required field is missing")
@@ -212,11 +214,11 @@ def _list(obj: dict[str, Any], key: str, path: str, *, required: bool = False, n
     if value is None and nullable:
         return []
     if not isinstance(value, list):
-        raise _fail(where, "an array" + (" or null" if nullable else ""), value)
+        raise fail(where, "an array" + (" or null" if nullable else ""), value)
     return value
 
 
-def _each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], str, str], Any]) -> None:
+def check_each(mapping: dict[str, Any], path: str, check: Callable[[dict[str, Any], str, str], Any]) -> None:
     for key in mapping:
         check(mapping, key, path)
 
@@ -251,7 +253,7 @@ def check_values(value: Any, path: str) -> None:
             if problem is not None:
                 at = path
                 for part in loc if key_problem else where:  # a bad key: named by its object
-                    at = _join(at, part)
+                    at = join(at, part)
                 raise ResultsDataError(at, problem)
             if _has_children(child):
                 stack.append((_children(child), where))
@@ -263,7 +265,7 @@ def check_values(value: Any, path: str) -> None:
 def _has_children(value: Any) -> bool:
     """A container the walk descends into: an object, or an array that is not all finite
     floats (samples, most of a file, skip the per-item walk)."""
-    return isinstance(value, dict) or (isinstance(value, list) and not _all_finite_floats(value))
+    return isinstance(value, dict) or (isinstance(value, list) and not all_finite_floats(value))
 
 
 def _children(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
@@ -290,12 +292,12 @@ def _value_problem(item: Any, depth: int, limit: int = MAX_TEXT_CHARS) -> str | 
     elif isinstance(item, float):
         if not math.isfinite(item):
             return f"expected a finite number, got {_shown(item)}"
-    elif _is_int(item) and abs(item) > _MAX_INT:
+    elif is_int(item) and abs(item) > _MAX_INT:
         return f"expected an integer within ±2**63, got {_shown(item)}"
     return None
 
 
-def _all_finite_floats(values: list[Any], limit: float = math.inf) -> bool:
+def all_finite_floats(values: list[Any], limit: float = math.inf) -> bool:
     """Whether every item is a float (an int too, when `limit` is finite) that is finite and
     within ±limit: one vectorised check for a list of 100,000 samples, where a loop in
     Python took seconds per file. False sends the caller to its per-item check, which

@@ -13,15 +13,15 @@ import numpy as np
 from app.core.results import plausible
 from app.core.results.check_fields import (
     MAX_MAGNITUDE,
-    _all_finite_floats,
-    _fail,
-    _int,
-    _is_int,
-    _is_num,
-    _join,
-    _list,
-    _num,
-    _str,
+    all_finite_floats,
+    check_int,
+    check_list,
+    check_str,
+    fail,
+    is_int,
+    is_num,
+    join,
+    num,
 )
 from app.core.results.errors import ResultsDataError
 from app.core.settings.profile import MAX_SAMPLES
@@ -41,45 +41,43 @@ METRIC_UNIT = "s"
 
 
 def check_metric(metric: dict[str, Any], path: str) -> None:
-    unit = _str(metric, "unit", path)
+    unit = check_str(metric, "unit", path)
     if unit != METRIC_UNIT:
-        raise _fail(_join(path, "unit"), json.dumps(METRIC_UNIT), unit)
-    n = _int(metric, "n", path, low=1, high=_MAX_SAMPLES)
+        raise fail(join(path, "unit"), json.dumps(METRIC_UNIT), unit)
+    n = check_int(metric, "n", path, low=1, high=_MAX_SAMPLES)
     assert n is not None
-    values = {
-        key: _num(metric, key, path) for key in ("mean", "median", "min", "max", "p5", "p25", "p75", "p95", "p99")
-    }
-    _num(metric, "std", path, non_negative=True)
-    _num(metric, "cv", path, non_negative=True, required=False, nullable=True)
+    values = {key: num(metric, key, path) for key in ("mean", "median", "min", "max", "p5", "p25", "p75", "p95", "p99")}
+    num(metric, "std", path, non_negative=True)
+    num(metric, "cv", path, non_negative=True, required=False, nullable=True)
     low, high, median = values["min"], values["max"], values["median"]
     assert low is not None and high is not None and median is not None
     if not low <= median <= high:
         raise ResultsDataError(path, f"min <= median <= max does not hold (got {low!r}, {median!r}, {high!r})")
-    ci = _list(metric, "ci95", path, nullable=True)
+    ci = check_list(metric, "ci95", path, nullable=True)
     if (
         "ci95" in metric
         and metric["ci95"] is not None
-        and (len(ci) != 2 or not all(_is_num(v) for v in ci) or ci[0] > ci[1])
+        and (len(ci) != 2 or not all(is_num(v) for v in ci) or ci[0] > ci[1])
     ):
-        raise _fail(_join(path, "ci95"), "null or [low, high] with low <= high", metric["ci95"])
-    outliers = _int(metric, "outliers", path)
+        raise fail(join(path, "ci95"), "null or [low, high] with low <= high", metric["ci95"])
+    outliers = check_int(metric, "outliers", path)
     assert outliers is not None
     if outliers > n:
-        raise _fail(_join(path, "outliers"), f"at most n ({n})", outliers)
-    indices_path = _join(path, "outlier_indices")
-    for i, index in enumerate(_list(metric, "outlier_indices", path, nullable=True)):
-        if not _is_int(index) or not 0 <= index < n:
-            raise _fail(f"{indices_path}[{i}]", f"a sample index 0..{n - 1}", index)
-    _int(metric, "batch", path, low=1, required=False)
-    _int(metric, "traced_peak_bytes", path, required=False, nullable=True)
-    _num(metric, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
+        raise fail(join(path, "outliers"), f"at most n ({n})", outliers)
+    indices_path = join(path, "outlier_indices")
+    for i, index in enumerate(check_list(metric, "outlier_indices", path, nullable=True)):
+        if not is_int(index) or not 0 <= index < n:
+            raise fail(f"{indices_path}[{i}]", f"a sample index 0..{n - 1}", index)
+    check_int(metric, "batch", path, low=1, required=False)
+    check_int(metric, "traced_peak_bytes", path, required=False, nullable=True)
+    num(metric, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
     if "samples" in metric:
-        samples = _list(metric, "samples", path)
+        samples = check_list(metric, "samples", path)
         if len(samples) != n:
-            raise ResultsDataError(_join(path, "samples"), f"expected n = {n} samples, got {len(samples)}")
-        for i, sample in enumerate([] if _all_finite_floats(samples, MAX_MAGNITUDE) else samples):
-            if not _is_num(sample):
-                raise _fail(f"{_join(path, 'samples')}[{i}]", "a finite number", sample)
+            raise ResultsDataError(join(path, "samples"), f"expected n = {n} samples, got {len(samples)}")
+        for i, sample in enumerate([] if all_finite_floats(samples, MAX_MAGNITUDE) else samples):
+            if not is_num(sample):
+                raise fail(f"{join(path, 'samples')}[{i}]", "a finite number", sample)
     check_metric_magnitudes(metric, path)
     plausible.check_metric_plausible(metric, path)
 
@@ -134,14 +132,14 @@ def check_metric_magnitudes(metric: dict[str, Any], path: str) -> None:
     for key in _DURATION_FIELDS:
         problem = duration_problem(float(metric[key]))
         if problem is not None:
-            raise ResultsDataError(_join(path, key), problem)
+            raise ResultsDataError(join(path, key), problem)
     ci = metric.get("ci95")
     for i, value in enumerate(ci if isinstance(ci, list) else ()):
         problem = duration_problem(float(value))
         if problem is not None:
-            raise ResultsDataError(f"{_join(path, 'ci95')}[{i}]", problem)
+            raise ResultsDataError(f"{join(path, 'ci95')}[{i}]", problem)
     samples = metric.get("samples")
     if isinstance(samples, list):
         found = sample_magnitude_problem(samples)
         if found is not None:
-            raise ResultsDataError(f"{_join(path, 'samples')}[{found[0]}]", found[1])
+            raise ResultsDataError(f"{join(path, 'samples')}[{found[0]}]", found[1])

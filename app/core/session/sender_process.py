@@ -21,10 +21,10 @@ from app.core.transport.wire import WireError
 
 def sender_main(conn: Connection, plan: JobPlan) -> None:
     """Entry point of a sender process (multiprocessing spawn target)."""
-    child_entry(conn, lambda emit: run_with_retries(plan, emit), describe=_describe)
+    child_entry(conn, lambda emit: run_with_retries(plan, emit), describe=describe_failure)
 
 
-def _describe(exc: BaseException) -> str:
+def describe_failure(exc: BaseException) -> str:
     """The job's one-line error: a wire error says it all; a session or scheme failure
     is named; anything else is unexpected and shown as Python names it."""
     if isinstance(exc, WireError):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.statistics.stats import _MIN_CI_SAMPLES, MetricStats
+from app.core.statistics.stats import MIN_CI_SAMPLES, MetricStats
 
 __all__ = [
     "FIXES",
@@ -95,7 +95,7 @@ TITLES: dict[WarningCode, str] = {
 KINDS: dict[WarningCode, str] = {
     WarningCode.HIGH_CV: f"CV {{range}} % ≥ {_HIGH_CV * 100:.0f} %: samples vary too much for the median to be precise",
     WarningCode.TOO_FEW_SAMPLES: (
-        f"Only {{range}} samples (< {_MIN_SAMPLES}): no 95 % confidence interval below {_MIN_CI_SAMPLES}, "
+        f"Only {{range}} samples (< {_MIN_SAMPLES}): no 95 % confidence interval below {MIN_CI_SAMPLES}, "
         "a very wide one above"
     ),
     WarningCode.SLOW_FIRST_SAMPLES: (
@@ -207,7 +207,7 @@ def _too_few_samples(metric: str, stats: MetricStats) -> StabilityWarning | None
         return None
     ci_note = (
         "no 95 % confidence interval was computed (it needs at least 6)"
-        if stats.n < _MIN_CI_SAMPLES
+        if stats.n < MIN_CI_SAMPLES
         else "the 95 % confidence interval is very wide (it cannot be computed below 6)"
     )
     return StabilityWarning.make(

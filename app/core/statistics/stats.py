@@ -38,10 +38,10 @@ _OUTLIER_Z = 3.5
 #: accurate to well under one rank.
 _EXACT_CI_MAX_N = 1000
 _Z_95 = 1.959963984540054
-_MIN_CI_SAMPLES = 6
+MIN_CI_SAMPLES = 6
 
 
-def _as_samples(samples: Sequence[float] | np.ndarray, what: str = "samples") -> np.ndarray:
+def as_samples(samples: Sequence[float] | np.ndarray, what: str = "samples") -> np.ndarray:
     """Validate and convert samples once, so every statistic sees the same array."""
     arr = np.asarray(samples, dtype=float)
     if arr.ndim != 1:
@@ -141,7 +141,7 @@ def median_ci_ranks(n: int) -> tuple[int, int] | None:
 
     Returns None for n < 6: even (min, max) covers only 1 - 2 / 2**n < 95 % there.
     """
-    if n < _MIN_CI_SAMPLES:
+    if n < MIN_CI_SAMPLES:
         return None
     if n <= _EXACT_CI_MAX_N:
         # Interval [x_(k), x_(n-k+1)] (1-based) misses the median with probability
@@ -200,7 +200,7 @@ def summarize(samples: Sequence[float] | np.ndarray, unit: str = "s") -> MetricS
             (|x| near 1e308) that float64 statistics overflow; a statistic of
             nothing, or of a broken measurement, must not look valid.
     """
-    x = _as_samples(samples)
+    x = as_samples(samples)
     n = int(x.size)
     try:
         with np.errstate(over="raise", invalid="raise"):

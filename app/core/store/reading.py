@@ -23,7 +23,7 @@ from app.core.results.model import JobResult, RunResult
 from app.core.results.plausible import time_problem
 from app.core.store import backends as store_backends
 from app.core.store.errors import AmbiguousRunId, RunNotFound, StoreError
-from app.core.store.rows import _DamagedRow, _decode_block, _placeholder_job, _read_job, _row_name, _run_time
+from app.core.store.rows import DamagedRow, decode_block, placeholder_job, read_job, row_name, run_time
 from app.core.vocab import JobStatus
 
 
@@ -105,8 +105,8 @@ class StoreReading:
             RunSummary(
                 row[0],
                 row[1],
-                _run_time(row[2]) or "",
-                _run_time(row[3]),
+                run_time(row[2]) or "",
+                run_time(row[3]),
                 status,
                 row[5],
                 jobs=int(row[6]),
@@ -157,15 +157,15 @@ class StoreReading:
         damaged: list[str] = []
         times = {}
         for column, value in (("started", row[1]), ("finished", row[2])):
-            times[column] = _run_time(value)
+            times[column] = run_time(value)
             problem = time_problem(value) if value is not None else None
             if problem is not None:
                 damaged.append(f"run record: {column}: {problem}")
         blocks: dict[str, dict[str, Any]] = {}
         for column, text_, check in (("environment", row[4], check_environment), ("profile", row[5], check_profile)):
             try:
-                blocks[column] = _decode_block(text_, column, check)
-            except _DamagedRow as exc:
+                blocks[column] = decode_block(text_, column, check)
+            except DamagedRow as exc:
                 blocks[column] = {"name": str(row[6])} if column == "profile" else {}
                 damaged.append(f"run record: {exc}")
         jobs = []
@@ -173,10 +173,10 @@ class StoreReading:
             text("SELECT id, idx, status, result FROM jobs WHERE run_id = :id ORDER BY idx"), {"id": run_id}
         ):
             try:
-                jobs.append(_read_job(result))
-            except _DamagedRow as exc:
-                jobs.append(_placeholder_job(job_id, idx, result, str(exc)))
-                damaged.append(f"{_row_name(job_id, idx)}: {exc}")
+                jobs.append(read_job(result))
+            except DamagedRow as exc:
+                jobs.append(placeholder_job(job_id, idx, result, str(exc)))
+                damaged.append(f"{row_name(job_id, idx)}: {exc}")
         return RunResult(
             id=row[0],
             started=times["started"] or "",
@@ -209,16 +209,16 @@ class StoreReading:
             ).fetchall()
         for run_id, started, environment, result, name, profile in rows:
             try:
-                job = _read_job(result)
-            except _DamagedRow:
+                job = read_job(result)
+            except DamagedRow:
                 continue
             if run_id not in environments:
                 try:
-                    environments[run_id] = _decode_block(environment, "environment", check_environment)
-                except _DamagedRow:
+                    environments[run_id] = decode_block(environment, "environment", check_environment)
+                except DamagedRow:
                     environments[run_id] = {}
                 marks[run_id] = _run_marks(name, profile)
-            found.append(StoredJob(str(run_id), _run_time(started) or "", environments[run_id], job, marks[run_id]))
+            found.append(StoredJob(str(run_id), run_time(started) or "", environments[run_id], job, marks[run_id]))
         return found
 
     def damaged_rows(self) -> list[str]:
@@ -239,12 +239,12 @@ class StoreReading:
                     ("profile", profile, check_profile),
                 ):
                     try:
-                        _decode_block(text_, column, check)
-                    except _DamagedRow as exc:
+                        decode_block(text_, column, check)
+                    except DamagedRow as exc:
                         found.append(f"run {run_id}: {exc}")
             for job_id, idx, result in self._db.execute(text("SELECT id, idx, result FROM jobs ORDER BY run_id, idx")):
                 try:
-                    _read_job(result)
-                except _DamagedRow as exc:
-                    found.append(f"{_row_name(job_id, idx)}: {exc}")
+                    read_job(result)
+                except DamagedRow as exc:
+                    found.append(f"{row_name(job_id, idx)}: {exc}")
         return found

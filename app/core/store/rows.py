@@ -1,8 +1,8 @@
 """The stored form of a job and how a stored row is read back (`app.core.store.store`).
 
-A job row holds the job's results JSON with its raw samples packed as base64 (`_packed_job`);
+A job row holds the job's results JSON with its raw samples packed as base64 (`packed_job`);
 reading a row back unpacks and checks every field, and a row that does not read back
-(cut short, edited, a wrong type) becomes a `_DamagedRow` naming the damage, or a failed
+(cut short, edited, a wrong type) becomes a `DamagedRow` naming the damage, or a failed
 placeholder job beside the run's intact ones. Split from store.py, which keeps the
 connection, the transactions and the queries.
 """
@@ -25,7 +25,7 @@ from app.core.results.plausible import time_problem
 from app.core.vocab import Family, JobStatus, Mode
 
 
-def _packed_job(job: JobResult) -> dict[str, Any]:
+def packed_job(job: JobResult) -> dict[str, Any]:
     """The stored form of a job: its dict, raw samples packed straight from the result
     (no list of Python floats is built on the way)."""
     data = job.to_dict(samples=False)
@@ -57,16 +57,16 @@ def _pack_samples(job: dict[str, Any]) -> dict[str, Any]:
 # --- reading rows back -------------------------------------------------------------------
 
 
-def _run_time(value: Any) -> str | None:
+def run_time(value: Any) -> str | None:
     """A run's stored time as written, or None when it is not a time a run can carry."""
     return value if isinstance(value, str) and time_problem(value) is None else None
 
 
-class _DamagedRow(Exception):
+class DamagedRow(Exception):
     """A stored row that does not read back; str() says how, in one line."""
 
 
-def _row_name(job_id: Any, idx: Any) -> str:
+def row_name(job_id: Any, idx: Any) -> str:
     return f"job #{idx} ({job_id})" if isinstance(idx, int) else f"job {job_id}"
 
 
@@ -75,22 +75,22 @@ def _json_row(text: Any, what: str) -> Any:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _DamagedRow(f"{what}: not UTF-8 text (bad byte at offset {exc.start})") from None
+            raise DamagedRow(f"{what}: not UTF-8 text (bad byte at offset {exc.start})") from None
     if not isinstance(text, str):
-        raise _DamagedRow(f"{what}: expected JSON text, got SQLite {type(text).__name__}")
+        raise DamagedRow(f"{what}: expected JSON text, got SQLite {type(text).__name__}")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()):
-            raise _DamagedRow(f"{what}: JSON cut short ({len(text)} characters)") from None
-        raise _DamagedRow(f"{what}: JSON damaged at character {exc.pos} of {len(text)} ({exc.msg})") from None
+            raise DamagedRow(f"{what}: JSON cut short ({len(text)} characters)") from None
+        raise DamagedRow(f"{what}: JSON damaged at character {exc.pos} of {len(text)} ({exc.msg})") from None
     except RecursionError:
-        raise _DamagedRow(f"{what}: JSON nested too deeply") from None
+        raise DamagedRow(f"{what}: JSON nested too deeply") from None
     except ValueError as exc:  # a number beyond the int/str conversion limit
-        raise _DamagedRow(f"{what}: not valid JSON ({exc})") from None
+        raise DamagedRow(f"{what}: not valid JSON ({exc})") from None
 
 
-def _decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
+def decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
     data = _json_row(text, column)
     try:
         if not isinstance(data, dict):
@@ -98,7 +98,7 @@ def _decode_block(text: Any, column: str, check: Any) -> dict[str, Any]:
         check_values(data, column)  # text that cannot be encoded, NaN, ints beyond 64 bits
         check(data, column)
     except ResultsDataError as exc:
-        raise _DamagedRow(str(exc)) from None
+        raise DamagedRow(str(exc)) from None
     return data
 
 
@@ -111,17 +111,17 @@ def _decode_job(text: Any) -> dict[str, Any]:
             where = f"result.metrics.{name}" if name.isidentifier() else f"result.metrics[{json.dumps(name)}]"
             _unpack_metric(metric, where)
     except ResultsDataError as exc:
-        raise _DamagedRow(str(exc)) from None
+        raise DamagedRow(str(exc)) from None
     return data
 
 
-def _read_job(text: Any) -> JobResult:
-    """A job row as a JobResult; _DamagedRow if it does not read back."""
+def read_job(text: Any) -> JobResult:
+    """A job row as a JobResult; DamagedRow if it does not read back."""
     data = _decode_job(text)
     try:
         return JobResult.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:  # not expected after check_job: a last line of defence
-        raise _DamagedRow(f"result: {type(exc).__name__}: {exc}") from None
+        raise DamagedRow(f"result: {type(exc).__name__}: {exc}") from None
 
 
 def _unpack_metric(metric: dict[str, Any], where: str) -> None:
@@ -154,7 +154,7 @@ def _unpack_metric(metric: dict[str, Any], where: str) -> None:
         metric[target] = values.tolist()
 
 
-def _placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult:
+def placeholder_job(job_id: Any, idx: Any, text: Any, reason: str) -> JobResult:
     """A failed job standing for a damaged row, with what can be read off its start
     (a row is written id, index, scheme, backend, params, label, family, mode,
     message_size first, so a row cut short usually still names its job)."""

@@ -42,7 +42,7 @@ from app.core.store.errors import (
 )
 from app.core.store.paths import STORE_FILENAME, data_dir, default_store_path
 from app.core.store.reading import RunSummary, StoredJob, StoreReading
-from app.core.store.rows import _packed_job
+from app.core.store.rows import packed_job
 from app.core.store.schema import (
     SCHEMA_VERSION,
     SchemaNeedsUpgrade,
@@ -485,7 +485,7 @@ class Store(StoreReading):
 
     @staticmethod
     def _job_row(run_id: str, job: JobResult) -> dict[str, Any]:
-        packed = _packed_job(job)
+        packed = packed_job(job)
         return {
             "id": job.id,
             "run_id": run_id,

@@ -41,8 +41,8 @@ from app.core.settings.links import over_link
 from app.core.store.store import Store, StoredJob, StoreError
 from app.core.store.target import StoreLike, store_target
 from app.gui.history.compare_dialog import local_time
-from app.gui.plots.axes import _CategoryAxis, _GridAxis, _new_plot, _SIAxis, outside_legend
-from app.gui.plots.common import _colour, _fmt_time, default_metric
+from app.gui.plots.axes import CategoryAxis, GridAxis, SIAxis, new_plot, outside_legend
+from app.gui.plots.common import default_metric, fmt_time, series_colour
 from app.gui.words import plural
 from app.report.units import format_bytes
 
@@ -74,7 +74,7 @@ def job_title(job: JobResult) -> str:
 
 def _value(value: float, unit: str) -> str:
     """Four significant digits: two close medians and an interval's ends stay apart."""
-    return _fmt_time(value) if unit == "s" else f"{value:.4g} {unit}"
+    return fmt_time(value) if unit == "s" else f"{value:.4g} {unit}"
 
 
 class TrendDialog(QDialog):
@@ -116,8 +116,8 @@ class TrendDialog(QDialog):
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.PlainText)  # labels and host names are stored text
 
-        self.axis = _CategoryAxis("bottom")
-        self.plot = _new_plot(left=_SIAxis("left"), bottom=self.axis)
+        self.axis = CategoryAxis("bottom")
+        self.plot = new_plot(left=SIAxis("left"), bottom=self.axis)
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "run (in the order the runs started)")
         self.legend = outside_legend(item)
@@ -292,7 +292,7 @@ class TrendDialog(QDialog):
         for i, point in enumerate(points):
             machines.setdefault(point.machine, []).append(i)
         for k, (machine, members) in enumerate(machines.items()):
-            colour = _colour(k)
+            colour = series_colour(k)
             # A reduced or overridden run's point is a ×, its machine's colour kept.
             symbols = ["x" if points[i].marks else "o" for i in members]
             curve = pg.PlotDataItem(
@@ -360,7 +360,7 @@ class TrendDialog(QDialog):
         item = self.plot.getPlotItem()
         for name in ("left", "bottom"):
             axis = item.getAxis(name)
-            if isinstance(axis, _GridAxis):
+            if isinstance(axis, GridAxis):
                 axis.set_background(bg)
             axis.setPen(fg)
             axis.setTextPen(fg)

@@ -9,7 +9,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from app.gui.plots.common import _HOVER_RATE
+from app.gui.plots.common import HOVER_RATE
 
 #: What a hover proxy passes its slot: the arguments of the scene's sigMouseMoved.
 HoverEvent = tuple[QtCore.QPointF]
@@ -21,7 +21,7 @@ TickLevels = list[tuple[float, list[float]]]
 
 # pyqtgraph ships no types, so its classes are Any to mypy: this module is exempt from
 # strict's disallow_subclassing_any ([tool.mypy] in pyproject.toml lists it).
-class _GridAxis(pg.AxisItem):
+class GridAxis(pg.AxisItem):
     """An axis whose grid lines are drawn in opaque colours blended onto the plot
     background. pyqtgraph draws them translucent (alpha 0.25, fainter for minor
     ticks), and Qt's raster engine draws a translucent line ~40x slower than an
@@ -77,7 +77,7 @@ def _without_collisions(text_specs: list[TextSpec]) -> list[TextSpec]:
     return kept
 
 
-class _IndexAxis(_GridAxis):
+class IndexAxis(GridAxis):
     """Sample indices: whole numbers only (pyqtgraph would tick 0.5 steps over a few samples)."""
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> TickLevels:
@@ -88,14 +88,14 @@ class _IndexAxis(_GridAxis):
         return levels or [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
 
 
-def _grid_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
+def grid_axes(**given: pg.AxisItem) -> dict[str, pg.AxisItem]:
     """The left and bottom axis items of a plot (the ones that draw the grid): the
-    given ones, `_GridAxis` for the rest. Right and top stay pyqtgraph's, hidden: an
+    given ones, `GridAxis` for the rest. Right and top stay pyqtgraph's, hidden: an
     axis passed in here is shown."""
-    return {name: given.get(name) or _GridAxis(name) for name in ("left", "bottom")}
+    return {name: given.get(name) or GridAxis(name) for name in ("left", "bottom")}
 
 
-class _SIAxis(_GridAxis):
+class SIAxis(GridAxis):
     """Linear: pyqtgraph's automatic SI prefix in the label ("time (µs)").
     Log: every tick carries its own prefix and unit ("10 µs", "1 ms", "1 kB"), since
     one prefix cannot fit a range from nanoseconds to seconds."""
@@ -136,7 +136,7 @@ def binary_size(size: float) -> str:
     return f"{size:.0f} B"
 
 
-class _BytesAxis(_GridAxis):
+class BytesAxis(GridAxis):
     """A message-size axis in log mode: ticks at powers of two, labelled in binary
     units (KiB, MiB), never SI's decimal kB."""
 
@@ -166,7 +166,7 @@ class _BytesAxis(_GridAxis):
         return [binary_size(2.0 ** round(v / self._LOG2)) for v in values]
 
 
-class _CategoryAxis(_GridAxis):
+class CategoryAxis(GridAxis):
     """Text labels at integer positions; thins them out when they would overlap."""
 
     def __init__(self, orientation: str) -> None:
@@ -215,20 +215,20 @@ def grid_behind(plot: pg.PlotItem) -> None:
         plot.getAxis(name).setZValue(-200)
 
 
-def _new_plot(left: pg.AxisItem | None = None, bottom: pg.AxisItem | None = None) -> pg.PlotWidget:
+def new_plot(left: pg.AxisItem | None = None, bottom: pg.AxisItem | None = None) -> pg.PlotWidget:
     given = {name: axis for name, axis in (("left", left), ("bottom", bottom)) if axis is not None}
-    widget = pg.PlotWidget(axisItems=_grid_axes(**given))
+    widget = pg.PlotWidget(axisItems=grid_axes(**given))
     widget.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
     grid_behind(widget.getPlotItem())
     widget.setMenuEnabled(True)
     return widget
 
 
-def _hover_proxy(widget: pg.PlotWidget, slot: Any) -> pg.SignalProxy:
-    return pg.SignalProxy(widget.scene().sigMouseMoved, rateLimit=_HOVER_RATE, slot=slot)
+def hover_proxy(widget: pg.PlotWidget, slot: Any) -> pg.SignalProxy:
+    return pg.SignalProxy(widget.scene().sigMouseMoved, rateLimit=HOVER_RATE, slot=slot)
 
 
-def _view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | None:
+def view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | None:
     """The mouse position in data coordinates, or None outside the view box."""
     pos = event[0]
     vb = widget.getPlotItem().vb

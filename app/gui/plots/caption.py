@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, RunStatus
 from app.report.caveats import is_reduced
-from app.report.content_common import _utc
+from app.report.content_common import utc
 from app.report.units import format_bytes
 
 #: Jobs named one by one in the left-out note; past this, "and N more" (a note longer
@@ -70,7 +70,7 @@ def run_line(run: RunResult | None) -> str:
         name = name.replace(" (reduced)", "", 1).replace("(reduced; ", "(", 1)
         reduced = " (reduced run: fewer samples than the full profile)"
     status = "" if run.status == RunStatus.FINISHED else f", {run.status}"
-    started = _utc(run.started, seconds=False, unknown="at an unknown time")
+    started = utc(run.started, seconds=False, unknown="at an unknown time")
     return f"Run {run.id} of profile {name}{reduced}, started {started}{status}"
 
 

@@ -19,14 +19,14 @@ pg.setConfigOptions(antialias=False)
 PER_MESSAGE_METRICS = ("encrypt", "sign", "hash", "derive", "exchange")
 
 #: Qualitative colours (Tableau 10) readable on light and dark backgrounds.
-_COLOURS = PALETTE
-_ROLE_COLOURS: dict[str, tuple[int, int, int]] = {
-    Role.SENDER: _COLOURS[0],
-    Role.RECEIVER: _COLOURS[1],
-    Role.WORKER: _COLOURS[2],
+COLOURS = PALETTE
+ROLE_COLOURS: dict[str, tuple[int, int, int]] = {
+    Role.SENDER: COLOURS[0],
+    Role.RECEIVER: COLOURS[1],
+    Role.WORKER: COLOURS[2],
 }
-_MIB = float(1 << 20)
-_HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
+MIB = float(1 << 20)
+HOVER_RATE = 30  # hover read-outs are recomputed at most this many times a second
 _MAX_LABEL = 48  # characters of a job label on the comparison axis
 #: Characters a label's " over LINK" keeps at least when it is shortened.
 LINK_ROOM = 22
@@ -35,19 +35,19 @@ LINK_ROOM = 22
 FloatArray = npt.NDArray[np.float64]
 
 
-def _colour(index: int) -> QtGui.QColor:
-    if index < len(_COLOURS):
-        return QtGui.QColor(*_COLOURS[index])
+def series_colour(index: int) -> QtGui.QColor:
+    if index < len(COLOURS):
+        return QtGui.QColor(*COLOURS[index])
     colour: QtGui.QColor = pg.intColor(index, hues=13, values=1, minValue=200)
     return colour
 
 
-def _fmt_time(seconds: float) -> str:
+def fmt_time(seconds: float) -> str:
     text: str = pg.siFormat(float(seconds), precision=4, suffix="s")
     return text
 
 
-def _fmt_bytes(size: int) -> str:
+def fmt_bytes(size: int) -> str:
     for unit, factor in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= factor and size % factor == 0:
             return f"{size // factor} {unit}"
@@ -103,11 +103,11 @@ def short_distinct(texts: list[str], limit: int) -> list[str]:
     return list(texts)
 
 
-def _usable(results: Iterable[JobResult]) -> list[JobResult]:
+def usable(results: Iterable[JobResult]) -> list[JobResult]:
     return [r for r in results if r.status == JobStatus.OK and r.metrics]
 
 
-def _metric_names(results: Iterable[JobResult]) -> list[str]:
+def metric_names(results: Iterable[JobResult]) -> list[str]:
     names: dict[str, None] = {}
     for result in results:
         for name in result.metrics:
@@ -120,7 +120,7 @@ def default_metric(results: Sequence[JobResult]) -> str | None:
     sessions, encrypt, sign, hash, derive, exchange), unless it leaves out half of the
     jobs; then the metric most jobs have. A comparison that hides 21 of 22 jobs shows
     nothing."""
-    names = _metric_names(results)
+    names = metric_names(results)
     if not names:
         return None
     counts = {name: sum(name in r.metrics for r in results) for name in names}
@@ -136,11 +136,11 @@ def default_metric(results: Sequence[JobResult]) -> str | None:
     return best if best in candidates else candidates[0]
 
 
-def _style(text: str, muted: bool = False) -> str:
+def label_style(text: str, muted: bool = False) -> str:
     return f"<i>{text}</i>" if muted else text
 
 
-class _Buffer:
+class SampleBuffer:
     """Append-only float64 columns, grown by doubling (amortised O(1) per value)."""
 
     __slots__ = ("data", "n")

@@ -11,9 +11,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.vocab import Mode
-from app.gui.plots.axes import HoverEvent, _CategoryAxis, _hover_proxy, _new_plot, _SIAxis, _view_point
+from app.gui.plots.axes import CategoryAxis, HoverEvent, SIAxis, hover_proxy, new_plot, view_point
 from app.gui.plots.caption import PlotCaption, left_out
-from app.gui.plots.common import LINK_ROOM, FloatArray, _fmt_bytes, _fmt_time, _style, tail_start
+from app.gui.plots.common import LINK_ROOM, FloatArray, fmt_bytes, fmt_time, label_style, tail_start
 from app.gui.plots.state import ComparisonRow, PanelState
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
@@ -64,9 +64,9 @@ def bar_labels(texts: list[str], width_px: float, metrics: QtGui.QFontMetricsF) 
 
 class ComparisonTab(PanelState):
     def _build_comparison_tab(self) -> None:
-        self._cmp_axis = _CategoryAxis("left")
-        self._cmp_value_axis = _SIAxis("bottom")
-        self._cmp_plot = _new_plot(left=self._cmp_axis, bottom=self._cmp_value_axis)
+        self._cmp_axis = CategoryAxis("left")
+        self._cmp_value_axis = SIAxis("bottom")
+        self._cmp_plot = new_plot(left=self._cmp_axis, bottom=self._cmp_value_axis)
         item = self._cmp_plot.getPlotItem()
         item.setLabel("bottom", "median time", units="s")
         item.showGrid(x=True, y=False, alpha=0.25)
@@ -99,7 +99,7 @@ class ComparisonTab(PanelState):
         top.addWidget(self._cmp_header, 1)
         self._cmp_readout = self._readout()
         self.tabs.addTab(self._page(top, self._cmp_plot, self._cmp_readout), PlotTab.COMPARISON.label)
-        self._cmp_proxy = _hover_proxy(self._cmp_plot, self._on_cmp_hover)
+        self._cmp_proxy = hover_proxy(self._cmp_plot, self._on_cmp_hover)
 
     @staticmethod
     def _fill_combo(
@@ -135,7 +135,7 @@ class ComparisonTab(PanelState):
         plot.setLogMode(x=log, y=False)
         several_modes = len({r.mode for r, _, _ in rows}) > 1  # then sessions say so
         self._cmp_full_labels = [
-            f"#{r.index + 1} {r.label} · {_fmt_bytes(r.message_size)}"
+            f"#{r.index + 1} {r.label} · {fmt_bytes(r.message_size)}"
             + (f" · {r.mode}" if several_modes and r.mode != Mode.OPERATIONS else "")
             for r, _, _ in rows
         ]
@@ -147,7 +147,9 @@ class ComparisonTab(PanelState):
             self._set_value_labels([], np.empty(0), np.empty(0))
             self._layout_comparison_labels()
             self._cmp_header.setText(
-                _style("Finished jobs appear here." if not self._results else f"No job has {metric!r}.", muted=True)
+                label_style(
+                    "Finished jobs appear here." if not self._results else f"No job has {metric!r}.", muted=True
+                )
             )
             return
         y = np.arange(len(rows), dtype=np.float64)
@@ -165,7 +167,7 @@ class ComparisonTab(PanelState):
         ends = np.log10(medians) if log else medians.copy()
         for i, _, ci in with_ci:
             ends[i] = max(ends[i], math.log10(ci[1]) if log else ci[1])
-        self._set_value_labels([_fmt_time(m) for m in medians], ends, y)
+        self._set_value_labels([fmt_time(m) for m in medians], ends, y)
         right = float(ends.max())
         self._cmp_range = (base, right)
         plot.setXRange(base, right + 0.22 * max(right - base, 1e-300), padding=0)  # refined by the layout
@@ -271,7 +273,7 @@ class ComparisonTab(PanelState):
             plot.setXRange(base, right + span * share / (1 - share), padding=0)
 
     def _on_cmp_hover(self, event: HoverEvent) -> None:
-        point = _view_point(self._cmp_plot, event)
+        point = view_point(self._cmp_plot, event)
         if point is None or not self._comparison_rows:
             return
         i = round(point.y())
@@ -280,8 +282,8 @@ class ComparisonTab(PanelState):
             return
         result, median, ci = self._comparison_rows[i]
         m = result.metrics[self._cmp_combo.currentText()]
-        ci_text = f"95 % CI {_fmt_time(ci[0])} – {_fmt_time(ci[1])}" if ci else "no CI (n < 6)"
+        ci_text = f"95 % CI {fmt_time(ci[0])} – {fmt_time(ci[1])}" if ci else "no CI (n < 6)"
         self._cmp_readout.setText(
-            f"#{result.index + 1} {result.label} · {_fmt_bytes(result.message_size)}: "
-            f"median {_fmt_time(median)}, {ci_text}, n = {m.stats.n:,}"
+            f"#{result.index + 1} {result.label} · {fmt_bytes(result.message_size)}: "
+            f"median {fmt_time(median)}, {ci_text}, n = {m.stats.n:,}"
         )

@@ -10,16 +10,16 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from app.gui.plots.axes import HoverEvent, _hover_proxy, _new_plot, _view_point
+from app.gui.plots.axes import HoverEvent, hover_proxy, new_plot, view_point
 from app.gui.plots.caption import PlotCaption
-from app.gui.plots.common import FloatArray, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.common import FloatArray, fmt_bytes, fmt_time, label_style
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 
 
 class HistogramTab(PanelState):
     def _build_histogram_tab(self) -> None:
-        self._hist_plot = _new_plot()
+        self._hist_plot = new_plot()
         item = self._hist_plot.getPlotItem()
         item.setLabel("bottom", "time", units="s")
         item.setLabel("left", "samples")
@@ -42,7 +42,7 @@ class HistogramTab(PanelState):
         top.addWidget(self._hist_header, 1)
         self._hist_readout = self._readout()
         self.tabs.addTab(self._page(top, self._hist_plot, self._hist_readout), PlotTab.HISTOGRAM.label)
-        self._hist_proxy = _hover_proxy(self._hist_plot, self._on_hist_hover)
+        self._hist_proxy = hover_proxy(self._hist_plot, self._on_hist_hover)
 
     def _clear_histogram(self) -> None:
         self._hist_combo.blockSignals(True)
@@ -53,7 +53,7 @@ class HistogramTab(PanelState):
         self._hist_curve.setData(np.empty(0), np.empty(0))
         self._hist_median.setVisible(False)
         self._hist_readout.clear()
-        self._hist_header.setText(_style("Select a finished job to see its histogram.", muted=True))
+        self._hist_header.setText(label_style("Select a finished job to see its histogram.", muted=True))
 
     def _draw_histogram(self) -> None:
         result = self._selected
@@ -74,13 +74,13 @@ class HistogramTab(PanelState):
         median = float(stats.median) if stats.n else float(np.median(arr))
         self._hist_median.setVisible(True)
         self._hist_median.setPos(median)
-        self._hist_median.label.setFormat(f"median {_fmt_time(median)}")
+        self._hist_median.label.setFormat(f"median {fmt_time(median)}")
         text = (
-            f"<b>#{result.index + 1} {result.label}</b> · {_fmt_bytes(result.message_size)} · "
+            f"<b>#{result.index + 1} {result.label}</b> · {fmt_bytes(result.message_size)} · "
             f"n = {arr.size:,} · {len(counts)} bins"
         )
         if folded:
-            text += f" · {folded:,} samples above {_fmt_time(upper)} counted in the last bin"
+            text += f" · {folded:,} samples above {fmt_time(upper)} counted in the last bin"
         self._hist_header.setText(text)
         self._hist_plot.getPlotItem().enableAutoRange()
 
@@ -90,13 +90,13 @@ class HistogramTab(PanelState):
         return PlotCaption(f"Histogram of {metric or 'no metric'}: samples per bin of time per operation (s)")
 
     def _on_hist_hover(self, event: HoverEvent) -> None:
-        point = _view_point(self._hist_plot, event)
+        point = view_point(self._hist_plot, event)
         if point is None or self._hist_counts.size == 0:
             return
         k = int(np.searchsorted(self._hist_edges, point.x(), side="right")) - 1
         if 0 <= k < self._hist_counts.size:
             lo, hi = self._hist_edges[k], self._hist_edges[k + 1]
-            self._hist_readout.setText(f"{_fmt_time(lo)} – {_fmt_time(hi)}: {int(self._hist_counts[k]):,} samples")
+            self._hist_readout.setText(f"{fmt_time(lo)} – {fmt_time(hi)}: {int(self._hist_counts[k]):,} samples")
         else:
             self._hist_readout.clear()
 

@@ -25,9 +25,9 @@ from app.core.load.verdict import StepCall, step_calls, verdict_text
 from app.core.records.job_conditions import Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import JobStatus
-from app.gui.plots.axes import HoverEvent, _GridAxis, _hover_proxy, _new_plot, _SIAxis, _view_point, outside_legend
+from app.gui.plots.axes import GridAxis, HoverEvent, SIAxis, hover_proxy, new_plot, outside_legend, view_point
 from app.gui.plots.caption import PlotCaption, job_name
-from app.gui.plots.common import FloatArray, _colour, _style, short_distinct
+from app.gui.plots.common import FloatArray, label_style, series_colour, short_distinct
 from app.gui.plots.state import PanelState
 from app.gui.results.load_cells import generator_lines, step_line
 from app.gui.vocab import PlotTab
@@ -150,7 +150,7 @@ def _name(result: JobResult, jobs: list[JobResult]) -> str:
     return f"{result.label} · {result.load.clients} clients × {result.load.server_workers} workers"
 
 
-class _RateAxis(_GridAxis):
+class _RateAxis(GridAxis):
     """Requests per second on a log axis: plain numbers ("100", "1,000", "10,000")."""
 
     def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
@@ -184,7 +184,7 @@ def _legend_key(
 
 class LoadTab(PanelState):
     def _build_load_tab(self) -> None:
-        self._load_plot = _new_plot(left=_SIAxis("left"), bottom=_RateAxis("bottom"))
+        self._load_plot = new_plot(left=SIAxis("left"), bottom=_RateAxis("bottom"))
         item = self._load_plot.getPlotItem()
         item.setLabel("bottom", "achieved rate (requests/s, log scale)")
         item.setLabel("left", "latency", units="s")
@@ -206,7 +206,7 @@ class LoadTab(PanelState):
         self.tabs.addTab(
             self._page(self._load_header, self._load_each, self._load_plot, self._load_readout), PlotTab.LOAD.label
         )
-        self._load_proxy = _hover_proxy(self._load_plot, self._on_load_hover)
+        self._load_proxy = hover_proxy(self._load_plot, self._on_load_hover)
 
     def add_load_result(self, result: JobResult) -> None:
         """A finished job (JobFinished): a load job's curves appear at once, replacing the
@@ -231,7 +231,7 @@ class LoadTab(PanelState):
         self._load_curves = curves
         entries: list[tuple[pg.PlotDataItem, str]] = []
         for k, curve in enumerate(curves):
-            colour = _colour(k)
+            colour = series_colour(k)
             hollow = pg.mkBrush(self._bg)
             for percentile, style in DRAWN_PERCENTILES:
                 ys = curve.p99 if percentile == "p99" else curve.p50
@@ -257,7 +257,7 @@ class LoadTab(PanelState):
             self._add_load_keys(any(any(c.saturated) for c in curves))
         if not curves:
             self._load_header.setText(
-                _style(
+                label_style(
                     "Finished load jobs appear here: latency against achieved rate, one curve per job."
                     if not self._load_results
                     else "No load job finished ok.",
@@ -344,7 +344,7 @@ class LoadTab(PanelState):
             )
 
     def _on_load_hover(self, event: HoverEvent) -> None:
-        point = _view_point(self._load_plot, event)
+        point = view_point(self._load_plot, event)
         if point is None or not self._load_curves:
             return
         vb = self._load_plot.getPlotItem().vb

@@ -23,9 +23,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.results.model import JobResult, RunResult
-from app.gui.plots.axes import _GridAxis
+from app.gui.plots.axes import GridAxis
 from app.gui.plots.caption import PlotCaption
-from app.gui.plots.common import _COLOURS, _MIB, _Buffer, _metric_names, _usable, default_metric
+from app.gui.plots.common import COLOURS, MIB, SampleBuffer, default_metric, metric_names, usable
 from app.gui.plots.comparison import ComparisonTab
 from app.gui.plots.export import save_png, save_svg
 from app.gui.plots.histogram import HistogramTab
@@ -133,7 +133,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         for plot in self._plot_items():
             for name in ("left", "bottom", "right", "top"):
                 axis = plot.getAxis(name)
-                if isinstance(axis, _GridAxis):
+                if isinstance(axis, GridAxis):
                     axis.set_background(bg)
                 axis.setPen(fg)
                 axis.setTextPen(fg)
@@ -145,7 +145,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._samples_cursor.setPen(pg.mkPen(muted, style=QtCore.Qt.PenStyle.DashLine))
         self._hist_median.setPen(pg.mkPen(fg, width=2, style=QtCore.Qt.PenStyle.DashLine))
         self._hist_median.label.setColor(fg)
-        accent = QtGui.QColor(*_COLOURS[0])
+        accent = QtGui.QColor(*COLOURS[0])
         fill = QtGui.QColor(accent)
         fill.setAlpha(120)
         self._hist_curve.setPen(pg.mkPen(accent, width=1))
@@ -242,7 +242,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             arr = arr[np.isfinite(arr)]
         buf = self._live.get(metric)
         if buf is None:
-            buf = self._live[metric] = _Buffer(1)
+            buf = self._live[metric] = SampleBuffer(1)
         buf.extend(arr)
         self._live_dirty.add(metric)
 
@@ -255,8 +255,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
             return
         buf = self._res.get(role)
         if buf is None:
-            buf = self._res[role] = _Buffer(3, capacity=256)
-        buf.append_row(float(t), float(cpu_percent), float(rss_bytes) / _MIB)
+            buf = self._res[role] = SampleBuffer(3, capacity=256)
+        buf.append_row(float(t), float(cpu_percent), float(rss_bytes) / MIB)
         self._res_dirty.add(role)
 
     def refresh(self) -> None:
@@ -285,8 +285,8 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
     def show_results(self, results: Sequence[JobResult]) -> None:
         """(Re)draw the Comparison, Scaling and Load tabs from finished results."""
         self._all_results = list(results)
-        self._results = _usable(results)
-        names = _metric_names(self._results)
+        self._results = usable(results)
+        names = metric_names(self._results)
         default = default_metric(self._results)
         for combo in (self._cmp_combo, self._scl_combo):
             counts = {name: sum(name in r.metrics for r in self._results) for name in names}

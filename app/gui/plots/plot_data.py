@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app.core.fileio import atomic_write_text
 from app.gui.plots.caption import PlotCaption, job_name
-from app.gui.plots.common import FloatArray, _Buffer
+from app.gui.plots.common import FloatArray, SampleBuffer
 from app.gui.plots.load import LoadCurve
 from app.gui.plots.state import ComparisonRow, ScalingGroup
 
@@ -63,7 +63,7 @@ def histogram_table(metric: str, edges: FloatArray, counts: FloatArray) -> PlotT
     return PlotTable(("metric", "bin_low_s", "bin_high_s", "samples"), out)
 
 
-def resources_table(series: Mapping[str, _Buffer] | None) -> PlotTable:
+def resources_table(series: Mapping[str, SampleBuffer] | None) -> PlotTable:
     out: list[tuple[Cell, ...]] = []
     for role, buffer in (series or {}).items():
         times, cpu, rss = buffer.column(0), buffer.column(1), buffer.column(2)

@@ -11,9 +11,9 @@ import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
 from app.core.results.model import JobResult
-from app.gui.plots.axes import _grid_axes, grid_behind, outside_legend
+from app.gui.plots.axes import grid_axes, grid_behind, outside_legend
 from app.gui.plots.caption import PlotCaption
-from app.gui.plots.common import _COLOURS, _ROLE_COLOURS, _Buffer, _fmt_bytes, _style
+from app.gui.plots.common import COLOURS, ROLE_COLOURS, SampleBuffer, fmt_bytes, label_style
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 
@@ -25,8 +25,8 @@ SAMPLE_INTERVAL_MS = 100
 class ResourcesTab(PanelState):
     def _build_resources_tab(self) -> None:
         self._res_view = pg.GraphicsLayoutWidget()
-        self._cpu_plot = self._res_view.addPlot(row=0, col=0, axisItems=_grid_axes())
-        self._rss_plot = self._res_view.addPlot(row=1, col=0, axisItems=_grid_axes())
+        self._cpu_plot = self._res_view.addPlot(row=0, col=0, axisItems=grid_axes())
+        self._rss_plot = self._res_view.addPlot(row=1, col=0, axisItems=grid_axes())
         for plot in (self._cpu_plot, self._rss_plot):
             plot.showGrid(x=True, y=True, alpha=0.25)
             grid_behind(plot)
@@ -49,7 +49,7 @@ class ResourcesTab(PanelState):
     def _resource_curves(self, role: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
         pair = self._res_curves.get(role)
         if pair is None:
-            colour = _ROLE_COLOURS.get(role) or _COLOURS[(3 + len(self._res_curves)) % len(_COLOURS)]
+            colour = ROLE_COLOURS.get(role) or COLOURS[(3 + len(self._res_curves)) % len(COLOURS)]
             pen = pg.mkPen(QtGui.QColor(*colour), width=2)
             pair = (pg.PlotDataItem(pen=pen), pg.PlotDataItem(pen=pen))
             self._cpu_plot.addItem(pair[0])
@@ -66,7 +66,7 @@ class ResourcesTab(PanelState):
                 self._rss_legend.removeItem(rss)
         self._res_in_legend.clear()
 
-    def _shown_resources(self) -> tuple[int | None, dict[str, _Buffer] | None]:
+    def _shown_resources(self) -> tuple[int | None, dict[str, SampleBuffer] | None]:
         """The job whose resources the tab shows (the selected one, else the live one)
         and its series (None when this window did not record that job)."""
         if self._selected is not None:
@@ -102,7 +102,7 @@ class ResourcesTab(PanelState):
         self._res_view.setVisible(sampled or (self._selected is None and index is not None))
         if index is None:
             self._res_header.setText(
-                _style(
+                label_style(
                     "CPU and memory of the running job's processes appear here; select a finished job to see its own.",
                     muted=True,
                 )
@@ -117,7 +117,7 @@ class ResourcesTab(PanelState):
                 )
                 return
         else:
-            name = f"<b>Job #{index + 1}</b> {escape(result.label)} · {_fmt_bytes(result.message_size)}"
+            name = f"<b>Job #{index + 1}</b> {escape(result.label)} · {fmt_bytes(result.message_size)}"
             if series is None:
                 self._res_header.setText(
                     f"{name}: CPU and memory over time are kept only for runs made in "

@@ -10,16 +10,16 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from app.gui.plots.axes import HoverEvent, _hover_proxy, _IndexAxis, _new_plot, _SIAxis, _view_point, outside_legend
+from app.gui.plots.axes import HoverEvent, IndexAxis, SIAxis, hover_proxy, new_plot, outside_legend, view_point
 from app.gui.plots.caption import PlotCaption, metric_list
-from app.gui.plots.common import FloatArray, _colour, _fmt_bytes, _fmt_time, _style
+from app.gui.plots.common import FloatArray, fmt_bytes, fmt_time, label_style, series_colour
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 
 
 class SamplesTab(PanelState):
     def _build_samples_tab(self) -> None:
-        self._samples_plot = _new_plot(left=_SIAxis("left"), bottom=_IndexAxis("bottom"))
+        self._samples_plot = new_plot(left=SIAxis("left"), bottom=IndexAxis("bottom"))
         item = self._samples_plot.getPlotItem()
         item.setLabel("bottom", "sample index")
         item.setLabel("left", "time", units="s")
@@ -48,7 +48,7 @@ class SamplesTab(PanelState):
         self._samples_readout = self._readout()
         self._samples_page = self._page(top, self._samples_plot, self._samples_readout)
         self.tabs.addTab(self._samples_page, PlotTab.SAMPLES.label)
-        self._samples_proxy = _hover_proxy(self._samples_plot, self._on_samples_hover)
+        self._samples_proxy = hover_proxy(self._samples_plot, self._on_samples_hover)
 
     def _index_view(self, n: int) -> FloatArray:
         if n > self._index.size:
@@ -64,7 +64,7 @@ class SamplesTab(PanelState):
             # Peak downsampling to ~2 points per pixel column (min and max: the exact
             # envelope); pyqtgraph's default of 5 per pixel drew 5x the points for nothing.
             curve = pg.PlotDataItem(
-                pen=pg.mkPen(_colour(len(self._samples_in_legend)), width=1),
+                pen=pg.mkPen(series_colour(len(self._samples_in_legend)), width=1),
                 skipFiniteCheck=True,
                 autoDownsampleFactor=1.0,
             )
@@ -98,7 +98,7 @@ class SamplesTab(PanelState):
         """Colours follow the legend order, so each view starts with blue, orange, green."""
         for k, metric in enumerate(self._samples_in_legend):
             curve = self._samples_curves[metric]
-            colour = _colour(k)
+            colour = series_colour(k)
             if curve.opts["pen"].color() != colour:
                 curve.setPen(pg.mkPen(colour, width=1))
         self._samples_legend.update()
@@ -109,13 +109,13 @@ class SamplesTab(PanelState):
             n = sum(arr.size for arr in self._selected_arrays.values())
             state = f"{n:,} samples" if n else f"{result.status}, no samples"
             text = (
-                f"<b>Job #{result.index + 1}: {result.label}</b> · {_fmt_bytes(result.message_size)} · "
+                f"<b>Job #{result.index + 1}: {result.label}</b> · {fmt_bytes(result.message_size)} · "
                 f"{state} (finished)"
             )
         elif self._live_job is not None:
             text = f"{self._stream_title()} {escape(self._live_label)} · {self.sample_count():,} samples"
         else:
-            text = _style("No job running. Select a finished job to see its samples.", muted=True)
+            text = label_style("No job running. Select a finished job to see its samples.", muted=True)
         self._samples_header.setText(text)
 
     def _samples_caption(self) -> PlotCaption:
@@ -129,7 +129,7 @@ class SamplesTab(PanelState):
         return {m: buf.column() for m, buf in self._live.items() if buf.n}
 
     def _on_samples_hover(self, event: HoverEvent) -> None:
-        point = _view_point(self._samples_plot, event)
+        point = view_point(self._samples_plot, event)
         source = self._samples_source()
         if point is None or not source:
             self._samples_cursor.setVisible(False)
@@ -139,7 +139,7 @@ class SamplesTab(PanelState):
         for metric, arr in source.items():
             curve = self._samples_curves.get(metric)
             if curve is not None and curve.isVisible() and 0 <= i < arr.size:
-                parts.append(f"{metric} {_fmt_time(arr[i])}")
+                parts.append(f"{metric} {fmt_time(arr[i])}")
         if not parts:
             self._samples_cursor.setVisible(False)
             self._samples_readout.clear()

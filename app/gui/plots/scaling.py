@@ -13,17 +13,17 @@ from PySide6 import QtWidgets
 from app.core.results.model import JobResult
 from app.core.settings.links import link_text
 from app.gui.plots.axes import (
+    BytesAxis,
     HoverEvent,
-    _BytesAxis,
-    _hover_proxy,
-    _new_plot,
-    _SIAxis,
-    _view_point,
+    SIAxis,
     binary_size,
+    hover_proxy,
+    new_plot,
     outside_legend,
+    view_point,
 )
 from app.gui.plots.caption import PlotCaption, left_out
-from app.gui.plots.common import _colour, _fmt_time, _style, short_distinct
+from app.gui.plots.common import fmt_time, label_style, series_colour, short_distinct
 from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
@@ -35,7 +35,7 @@ LEGEND_CHARS = 26
 
 class ScalingTab(PanelState):
     def _build_scaling_tab(self) -> None:
-        self._scl_plot = _new_plot(left=_SIAxis("left"), bottom=_BytesAxis("bottom"))
+        self._scl_plot = new_plot(left=SIAxis("left"), bottom=BytesAxis("bottom"))
         item = self._scl_plot.getPlotItem()
         item.setLabel("bottom", "message size (log scale, binary units)")
         item.setLabel("left", "median time", units="s")
@@ -54,7 +54,7 @@ class ScalingTab(PanelState):
         top.addWidget(self._scl_header, 1)
         self._scl_readout = self._readout()
         self.tabs.addTab(self._page(top, self._scl_plot, self._scl_readout), PlotTab.SCALING.label)
-        self._scl_proxy = _hover_proxy(self._scl_plot, self._on_scl_hover)
+        self._scl_proxy = hover_proxy(self._scl_plot, self._on_scl_hover)
 
     def _draw_scaling(self) -> None:
         metric = self._scl_combo.currentText()
@@ -98,7 +98,7 @@ class ScalingTab(PanelState):
                 name = f"{name} {key[2]}"
             if several_modes:
                 name = f"{name} · {key[3]}"
-            colour = _colour(k)
+            colour = series_colour(k)
             curve = pg.PlotDataItem(
                 xs,
                 ys,
@@ -118,7 +118,9 @@ class ScalingTab(PanelState):
             self._scl_legend.addItem(curve, shown)
         if not self._scaling_groups:
             self._scl_header.setText(
-                _style("Finished jobs appear here." if not self._results else f"No job has {metric!r}.", muted=True)
+                label_style(
+                    "Finished jobs appear here." if not self._results else f"No job has {metric!r}.", muted=True
+                )
             )
         else:
             text = f"{plural(len(self._scaling_groups), 'curve')} · median {metric} against message size"
@@ -139,7 +141,7 @@ class ScalingTab(PanelState):
         return PlotCaption(title, ("Both axes on a log scale",), left_out=tuple(jobs))
 
     def _on_scl_hover(self, event: HoverEvent) -> None:
-        point = _view_point(self._scl_plot, event)
+        point = view_point(self._scl_plot, event)
         if point is None or not self._scaling_groups:
             return
         vb = self._scl_plot.getPlotItem().vb
@@ -157,5 +159,5 @@ class ScalingTab(PanelState):
         _, name, result = best
         median = result.metrics[self._scl_combo.currentText()].stats.median
         self._scl_readout.setText(
-            f"{name} · {binary_size(result.message_size)} ({result.message_size:,} bytes): median {_fmt_time(median)}"
+            f"{name} · {binary_size(result.message_size)} ({result.message_size:,} bytes): median {fmt_time(median)}"
         )

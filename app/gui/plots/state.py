@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import RunStatus
-from app.gui.plots.common import FloatArray, _Buffer
+from app.gui.plots.common import FloatArray, SampleBuffer
 
 #: How a run ended, in a plot's title: a cancelled run is one the user stopped.
 ENDED_WORDS: dict[str, str] = {
@@ -43,12 +43,12 @@ class PanelState:
     #: How the run of the live job ended (a RunStatus), None while it runs: a title says
     #: "Live" only while samples can still arrive.
     _ended: str | None
-    _live: dict[str, _Buffer]
+    _live: dict[str, SampleBuffer]
     _live_dirty: set[str]  # metrics with samples not yet drawn
     _index: FloatArray  # 0, 1, 2, ...: the sample index axis, shared by the curves
     # CPU and memory per process role: columns (t, CPU %, RSS MiB).
-    _res: dict[str, _Buffer]  # the live job's series (one of _res_by_job)
-    _res_by_job: dict[int, dict[str, _Buffer]]  # every job of this run, for selection
+    _res: dict[str, SampleBuffer]  # the live job's series (one of _res_by_job)
+    _res_by_job: dict[int, dict[str, SampleBuffer]]  # every job of this run, for selection
     _res_dirty: set[str]
     # The finished job selected in the results table, and its samples per metric.
     _selected: JobResult | None

@@ -278,7 +278,7 @@ class ChartFlow(Flow):
         return paint
 
 
-def _flows(page: Composer, section: Section) -> list[Flow]:
+def section_flows(page: Composer, section: Section) -> list[Flow]:
     flows: list[Flow] = []
     for block in section.blocks:
         if isinstance(block, Paragraph):

@@ -26,10 +26,10 @@ from app.report.pdf.flows import (
     Flow,
     Heading,
     ParagraphFlow,
-    _flows,
+    section_flows,
 )
 from app.report.pdf.tables import (
-    _text_widths,
+    text_widths,
 )
 from app.report.pdf.text import (
     ACCENT,
@@ -70,7 +70,7 @@ def _title_page(page: Composer, report: Report) -> None:
         return
     key_font = page.fonts.font(BODY_PT - 0.5, bold=True)
     key_width = min(
-        max(_text_widths(page.fonts, [k for k, _ in report.facts], key_font)[0] + mm(6), mm(25)), 0.35 * page.width
+        max(text_widths(page.fonts, [k for k, _ in report.facts], key_font)[0] + mm(6), mm(25)), 0.35 * page.width
     )
     for key, value in report.facts:
         key_text = page.wrap(key, BODY_PT - 0.5, key_width - mm(6), bold=True, leading=0.15)
@@ -150,7 +150,7 @@ def layout_report(
     _title_page(page, report)
     page.new_page()
     headings = [Heading(page, section) for section in report.sections]
-    all_flows = [_flows(page, section) for section in report.sections]
+    all_flows = [section_flows(page, section) for section in report.sections]
     for done, (heading, flows) in enumerate(zip(headings, all_flows), start=1):
         following: Flow | None = flows[0] if flows else None
         if following is None and done < len(headings):

@@ -31,7 +31,7 @@ class TablePlan:
 ATOMIC_CHARS, ATOMIC_NUMBER_CHARS = 12, 20
 
 
-def _text_widths(fonts: Fonts, texts: list[str], font: QFont, atomic: int = ATOMIC_CHARS) -> tuple[float, float]:
+def text_widths(fonts: Fonts, texts: list[str], font: QFont, atomic: int = ATOMIC_CHARS) -> tuple[float, float]:
     """(natural width of the widest text, the least width that needs no word broken).
     A short text counts as one word, so a value never parts from its unit."""
     fm = fonts.metrics(font)
@@ -77,12 +77,12 @@ def _measure(fonts: Fonts, table: Table, size: float) -> tuple[list[float], list
     regular, bold = fonts.font(size), fonts.font(size, bold=True)
     naturals, minimums = [], []
     for c, title in enumerate(table.columns):
-        head_nat, head_min = _text_widths(fonts, [title], bold)
+        head_nat, head_min = text_widths(fonts, [title], bold)
         cells = [row[c] if c < len(row) else "" for i, row in enumerate(table.rows) if i not in table.emphasis]
         strong = [row[c] if c < len(row) else "" for i, row in enumerate(table.rows) if i in table.emphasis]
         atomic = ATOMIC_NUMBER_CHARS if table.alignment(c) == "right" else ATOMIC_CHARS
-        nat1, min1 = _text_widths(fonts, cells, regular, atomic)
-        nat2, min2 = _text_widths(fonts, strong, bold, atomic)
+        nat1, min1 = text_widths(fonts, cells, regular, atomic)
+        nat2, min2 = text_widths(fonts, strong, bold, atomic)
         naturals.append(max(head_nat, nat1, nat2) + 2 * CELL_PAD_X)
         minimums.append(max(head_min, min1, min2) + 2 * CELL_PAD_X)
     return naturals, minimums

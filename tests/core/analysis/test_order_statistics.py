@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.core.analysis import order_statistics
-from app.core.analysis.median_ratio import _bootstrap_medians, compare
+from app.core.analysis.median_ratio import bootstrap_medians, compare
 from app.core.analysis.order_statistics import exact_medians_needed
 
 DRAWS = 200_000
@@ -26,7 +26,7 @@ def _resampled_median_cdf(n: int, j: int) -> float:
 @pytest.mark.parametrize("n", [1, 3, 5, 11, 31])
 def test_odd_n_matches_the_binomial_law(n: int) -> None:
     x = np.arange(1.0, n + 1)
-    drawn = _bootstrap_medians(x, DRAWS, np.random.default_rng(7), exact=True)
+    drawn = bootstrap_medians(x, DRAWS, np.random.default_rng(7), exact=True)
     for j in range(1, n + 1):
         expected = _resampled_median_cdf(n, j)
         assert np.mean(drawn <= j) == pytest.approx(expected, abs=0.005), (n, j)
@@ -37,8 +37,8 @@ def test_even_n_matches_resampling(n: int) -> None:
     """An even n averages two middle values: the law of the pair, compared with plain
     resampling at every value the median can take."""
     x = np.random.default_rng(3).lognormal(size=n)
-    exact = _bootstrap_medians(x, DRAWS, np.random.default_rng(1), exact=True)
-    resampled = _bootstrap_medians(x, DRAWS, np.random.default_rng(2))
+    exact = bootstrap_medians(x, DRAWS, np.random.default_rng(1), exact=True)
+    resampled = bootstrap_medians(x, DRAWS, np.random.default_rng(2))
     values = np.unique(np.concatenate([exact, resampled]))
     for value in values[:: max(1, values.size // 40)]:
         assert np.mean(exact <= value) == pytest.approx(np.mean(resampled <= value), abs=0.006), (n, value)
@@ -46,7 +46,7 @@ def test_even_n_matches_resampling(n: int) -> None:
 
 def test_order_statistics_stay_within_the_samples() -> None:
     x = np.array([5.0, 1.0, 3.0, 2.0])
-    drawn = _bootstrap_medians(x, 10_000, np.random.default_rng(0), exact=True)
+    drawn = bootstrap_medians(x, 10_000, np.random.default_rng(0), exact=True)
     assert drawn.min() >= 1.0 and drawn.max() <= 5.0
 
 

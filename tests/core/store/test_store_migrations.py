@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.core.results.model import to_json
-from app.core.store.rows import _packed_job
+from app.core.store.rows import packed_job
 from app.core.store.schema import SCHEMA_1
 from app.core.store.store import SCHEMA_VERSION, BrokenStoreError, Store, StoreError
 from tests.helpers import records
@@ -41,7 +41,7 @@ def _write_schema_1(execute: Any) -> None:
     for job in run.jobs:
         execute(
             "INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",
-            (job.id, RUN, job.index, job.status, json.dumps(_packed_job(job))),
+            (job.id, RUN, job.index, job.status, json.dumps(packed_job(job))),
         )
     execute(
         "INSERT INTO jobs(id, run_id, idx, status, result) VALUES (?, ?, ?, ?, ?)",

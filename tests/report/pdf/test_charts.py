@@ -22,9 +22,9 @@ from app.report.model import (
 )
 from app.report.pdf import charts
 from app.report.pdf.charts import paint_chart, preferred_aspect
-from app.report.pdf.charts.axes import _make_linear_axis, _make_log_axis
+from app.report.pdf.charts.axes import make_linear_axis, make_log_axis
 from app.report.pdf.charts.bar import _bar_layout
-from app.report.pdf.charts.ticks import _multiples, axis_prefix, axis_title, format_value, log_ticks, nice_step
+from app.report.pdf.charts.ticks import axis_prefix, axis_title, format_value, log_ticks, multiples_of, nice_step
 from app.report.style import MARKED, PALETTE
 
 NAMES = ["AES-256-GCM (cryptography)", "ChaCha20-Poly1305", "ML-KEM-768 + AES-256-GCM hybrid", "RSA-2048 OAEP"]
@@ -194,7 +194,7 @@ def test_pdf_is_vector_text(qapp: object, tmp_path: Path, name: str) -> None:
 
 def nice_ticks(lo: float, hi: float, target: int = 5, *, integer: bool = False) -> list[float]:
     """Ticks at multiples of a 1-2-5 step inside [lo, hi], as the linear axes make them."""
-    return _multiples(lo, hi, nice_step(hi - lo, target, integer=integer))
+    return multiples_of(lo, hi, nice_step(hi - lo, target, integer=integer))
 
 
 def test_nice_ticks_use_1_2_5_steps() -> None:
@@ -240,9 +240,9 @@ def _axis(qapp: object, vmin: float, vmax: float, unit: str, *, log: bool = Fals
         ctx = charts._Ctx(painter, None, 8.0)
         font = ctx.font(0.9)
         if log:
-            axis = _make_log_axis(ctx, vmin, vmax, unit, "median time", ctx.pt(length_pt), font, horizontal=True)
+            axis = make_log_axis(ctx, vmin, vmax, unit, "median time", ctx.pt(length_pt), font, horizontal=True)
         else:
-            axis = _make_linear_axis(
+            axis = make_linear_axis(
                 ctx,
                 vmin,
                 vmax,

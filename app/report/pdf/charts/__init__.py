@@ -25,12 +25,12 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter
 
 from app.report.model import BarChart, ChartData, Histogram, LineChart, StackedBars
-from app.report.pdf.charts.bar import _bar_legend, _paint_bars, _paint_stacked
-from app.report.pdf.charts.context import _Ctx
+from app.report.pdf.charts.bar import bar_legend, paint_bars, paint_stacked
+from app.report.pdf.charts.context import Ctx
 from app.report.pdf.charts.histogram import (
-    _paint_histogram,
+    paint_histogram,
 )
-from app.report.pdf.charts.line import _paint_lines
+from app.report.pdf.charts.line import paint_lines
 
 # ----------------------------------------------------------------------------- API
 
@@ -52,15 +52,15 @@ def paint_chart(
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        ctx = _Ctx(painter, font_family, base_point_size)
+        ctx = Ctx(painter, font_family, base_point_size)
         if isinstance(chart, BarChart):
-            _paint_bars(ctx, rect, chart)
+            paint_bars(ctx, rect, chart)
         elif isinstance(chart, StackedBars):
-            _paint_stacked(ctx, rect, chart)
+            paint_stacked(ctx, rect, chart)
         elif isinstance(chart, LineChart):
-            _paint_lines(ctx, rect, chart)
+            paint_lines(ctx, rect, chart)
         elif isinstance(chart, Histogram):
-            _paint_histogram(ctx, rect, chart)
+            paint_histogram(ctx, rect, chart)
         else:
             raise TypeError(f"not a chart: {type(chart).__name__}")
     finally:
@@ -73,7 +73,7 @@ def preferred_aspect(chart: ChartData) -> float:
     within [0.3, 1.2]); line charts 0.6, histograms 0.45."""
     if isinstance(chart, BarChart):
         n = len(chart.labels)
-        extra = 0.03 if _bar_legend(chart) else 0.0
+        extra = 0.03 if bar_legend(chart) else 0.0
         return _clamp(0.16 + extra + 0.06 * n, 0.3, 1.2) if n else 0.3
     if isinstance(chart, StackedBars):
         n = len(chart.labels)

@@ -9,24 +9,24 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from app.report.pdf.charts.context import _CENTER, _RIGHT, AXIS, GRID, MINOR_GRID, _Ctx
+from app.report.pdf.charts.context import AXIS, CENTER, GRID, MINOR_GRID, RIGHT, Ctx
 from app.report.pdf.charts.ticks import (
     PLAIN_UNITS,
-    _linear_tick_text,
-    _log_tick_text,
-    _multiples,
-    _power,
     axis_prefix,
     axis_title,
+    linear_tick_text,
+    log_tick_text,
     log_ticks,
+    multiples_of,
     nice_step,
+    tick_power,
 )
 
 # ------------------------------------------------------------------------------ axes
 
 
 @dataclass
-class _Axis:
+class Axis:
     lo: float
     hi: float
     log: bool
@@ -70,7 +70,7 @@ def _fits(extents: list[float], centres: list[float], gap: float, low: float, hi
 _LARGEST = 1e300
 _SMALLEST = 1e-300
 #: A linear axis narrower than this fraction of its values' magnitude has no step that
-#: tells its ticks apart (and `_multiples` would count 1e15 of them): widened instead.
+#: tells its ticks apart (and `multiples_of` would count 1e15 of them): widened instead.
 _NARROWEST = 1e-9
 
 
@@ -97,8 +97,8 @@ def log_range(vmin: float, vmax: float, base: int) -> tuple[float, float]:
     return vmin, vmax
 
 
-def _make_linear_axis(
-    ctx: _Ctx,
+def make_linear_axis(
+    ctx: Ctx,
     vmin: float,
     vmax: float,
     unit: str,
@@ -112,7 +112,7 @@ def _make_linear_axis(
     pad: float = 0.0,
     integer: bool = False,
     slack: tuple[float, float] = (0.0, 0.0),
-) -> _Axis:
+) -> Axis:
     lo, hi = _linear_range(vmin, vmax, include_zero=include_zero)
     if pad and not extend:
         span = hi - lo
@@ -120,7 +120,7 @@ def _make_linear_axis(
     fm = ctx.fm(font)
     spacing = ctx.pt(42 if horizontal else 24)
     start = int(min(10, max(2, length / spacing + 1)))
-    fallback: _Axis | None = None
+    fallback: Axis | None = None
     for target in range(start, 0, -1):
         factor, unit_text = axis_prefix(unit, max(abs(lo), abs(hi)))
         a_lo, a_hi = lo / factor, hi / factor
@@ -140,9 +140,9 @@ def _make_linear_axis(
             factor2, unit_text = axis_prefix(unit, a_hi * factor)
             a_lo, a_hi, step = a_lo * factor / factor2, a_hi * factor / factor2, step * factor / factor2
             factor = factor2
-        scaled = _multiples(a_lo, a_hi, step)
-        labels = [_linear_tick_text(t, step) for t in scaled]
-        axis = _Axis(
+        scaled = multiples_of(a_lo, a_hi, step)
+        labels = [linear_tick_text(t, step) for t in scaled]
+        axis = Axis(
             a_lo * factor,
             a_hi * factor,
             False,
@@ -164,7 +164,7 @@ def _make_linear_axis(
 
 
 def _place_labels(
-    axis: _Axis, fm: QFontMetricsF, length: float, horizontal: bool, slack: tuple[float, float], ctx: _Ctx
+    axis: Axis, fm: QFontMetricsF, length: float, horizontal: bool, slack: tuple[float, float], ctx: Ctx
 ) -> list[float] | None:
     if horizontal:
         extents = [fm.horizontalAdvance(s) for s in axis.labels]
@@ -176,8 +176,8 @@ def _place_labels(
     return _fits(extents, centres, gap, -slack[0], length + slack[1])
 
 
-def _make_log_axis(
-    ctx: _Ctx,
+def make_log_axis(
+    ctx: Ctx,
     vmin: float,
     vmax: float,
     unit: str,
@@ -188,7 +188,7 @@ def _make_log_axis(
     horizontal: bool,
     slack: tuple[float, float] = (0.0, 0.0),
     pad: float = 0.0,
-) -> _Axis:
+) -> Axis:
     base = 2 if unit == "B" else 10
     vmin, vmax = log_range(vmin, vmax, base)
     # Exponents of powers that are normal floats (10 ** ±300, 2 ** ±996): none is 0 or inf.
@@ -197,7 +197,7 @@ def _make_log_axis(
     e_hi = min(math.ceil(math.log(vmax, base) - 1e-9), limit)
     if e_hi <= e_lo:
         e_lo, e_hi = (e_lo, e_lo + 1) if e_lo < limit else (e_hi - 1, e_hi)
-    lo, hi = _power(base, e_lo), _power(base, e_hi)
+    lo, hi = tick_power(base, e_lo), tick_power(base, e_hi)
     if pad:  # keep points off the very ends: a fraction `pad` of the span beyond the data
         span = (math.log(vmax, base) - math.log(vmin, base)) or 1.0  # never vmax / vmin: it may overflow
         lo = min(lo, vmin / base ** (pad * span)) if vmin <= lo * base ** (pad * span) else lo
@@ -207,12 +207,12 @@ def _make_log_axis(
     title = axis_title(label, unit, log=True)
     # Wider strides for the widest spans (1e-300 s to 1e18 s: 318 decades): a few labels still fit.
     strides = (1, 2, 5, 10, 20, 50, 100, 200) if base == 2 else (1, 2, 3, 4, 5, 6, 10, 20, 50, 100)
-    axis = _Axis(lo, hi, True, [], [], title, base=base)
+    axis = Axis(lo, hi, True, [], [], title, base=base)
     for stride in strides:
         ticks = log_ticks(lo, hi, base=base, stride=stride)
         if len(ticks) < 2 and stride > 1:
             continue
-        axis.ticks, axis.labels = ticks, [_log_tick_text(t, unit) for t in ticks]
+        axis.ticks, axis.labels = ticks, [log_tick_text(t, unit) for t in ticks]
         placed = _place_labels(axis, fm, length, horizontal, slack, ctx)
         if placed is not None:
             axis.label_pos = placed
@@ -224,7 +224,7 @@ def _make_log_axis(
     decades = math.log(hi / lo, base)
     if base == 10 and length / decades >= ctx.pt(28):
         axis.minor = [
-            m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10) if lo <= (m := k * _power(10, e)) <= hi
+            m for e in range(e_lo - 1, e_hi + 1) for k in range(2, 10) if lo <= (m := k * tick_power(10, e)) <= hi
         ]
     elif base == 2 and decades <= 64:  # every power of two between labelled ones, if they can be told apart
         axis.minor = [t for t in log_ticks(lo, hi, base=2) if t not in majors]
@@ -234,7 +234,7 @@ def _make_log_axis(
 # ----------------------------------------------------------------------- axis drawing
 
 
-def _draw_grid(ctx: _Ctx, plot: QRectF, axis: _Axis, *, vertical_lines: bool) -> None:
+def draw_grid(ctx: Ctx, plot: QRectF, axis: Axis, *, vertical_lines: bool) -> None:
     """Grid lines across `plot` at the axis ticks (vertical lines for an x axis)."""
     thin = ctx.pen(MINOR_GRID, 0.35)
     major = ctx.pen(GRID, 0.5)
@@ -251,8 +251,8 @@ def _draw_grid(ctx: _Ctx, plot: QRectF, axis: _Axis, *, vertical_lines: bool) ->
                 ctx.line(plot.left(), y, plot.right(), y, pen)
 
 
-def _draw_x_axis(
-    ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: QFont, bottom: float, bounds: QRectF
+def draw_x_axis(
+    ctx: Ctx, plot: QRectF, axis: Axis, font: QFont, title_font: QFont, bottom: float, bounds: QRectF
 ) -> None:
     """Tick marks, labels below `plot` and the title ending at `bottom`."""
     fm = ctx.fm(font)
@@ -264,26 +264,24 @@ def _draw_x_axis(
         x = plot.left() + axis.frac(value) * plot.width()
         ctx.line(x, plot.bottom(), x, plot.bottom() + tick, pen)
         w = fm.horizontalAdvance(text)
-        ctx.text(QRectF(plot.left() + centre - w / 2 - 1, top, w + 2, fm.height()), _CENTER, text, font)
+        ctx.text(QRectF(plot.left() + centre - w / 2 - 1, top, w + 2, fm.height()), CENTER, text, font)
     tfm = ctx.fm(title_font)
     half = min(plot.width() / 2 + ctx.pt(10), plot.center().x() - bounds.left(), bounds.right() - plot.center().x())
     title = tfm.elidedText(axis.title, Qt.TextElideMode.ElideRight, 2 * half)
-    ctx.text(
-        QRectF(plot.center().x() - half, bottom - tfm.height(), 2 * half, tfm.height()), _CENTER, title, title_font
-    )
+    ctx.text(QRectF(plot.center().x() - half, bottom - tfm.height(), 2 * half, tfm.height()), CENTER, title, title_font)
 
 
-def _x_axis_height(ctx: _Ctx, font: QFont, title_font: QFont) -> float:
+def x_axis_extent(ctx: Ctx, font: QFont, title_font: QFont) -> float:
     return ctx.pt(3) + ctx.pt(1.5) + ctx.fm(font).height() + ctx.pt(2) + ctx.fm(title_font).height()
 
 
-def _y_label_width(ctx: _Ctx, axis: _Axis, font: QFont) -> float:
+def y_label_width(ctx: Ctx, axis: Axis, font: QFont) -> float:
     fm = ctx.fm(font)
     return max((fm.horizontalAdvance(s) for s in axis.labels), default=0.0)
 
 
-def _draw_y_axis(
-    ctx: _Ctx, plot: QRectF, axis: _Axis, font: QFont, title_font: QFont, left: float, bounds: QRectF
+def draw_y_axis(
+    ctx: Ctx, plot: QRectF, axis: Axis, font: QFont, title_font: QFont, left: float, bounds: QRectF
 ) -> None:
     """Tick marks and labels left of `plot`, the title rotated along `left`."""
     fm = ctx.fm(font)
@@ -296,7 +294,7 @@ def _draw_y_axis(
         ctx.line(plot.left() - tick, y, plot.left(), y, pen)
         w = fm.horizontalAdvance(text)
         cy = plot.bottom() - centre
-        ctx.text(QRectF(right - w - 1, cy - fm.height() / 2, w + 2, fm.height()), _RIGHT, text, font)
+        ctx.text(QRectF(right - w - 1, cy - fm.height() / 2, w + 2, fm.height()), RIGHT, text, font)
     tfm = ctx.fm(title_font)
     span = plot.height()
     title = tfm.elidedText(axis.title, Qt.TextElideMode.ElideRight, span)
@@ -307,5 +305,5 @@ def _draw_y_axis(
     centre_y = min(max(centre_y, bounds.top() + half), bounds.bottom() - half)
     p.translate(left + tfm.height() / 2, centre_y)
     p.rotate(-90)
-    ctx.text(QRectF(-half, -tfm.height() / 2, span, tfm.height()), _CENTER, title, title_font)
+    ctx.text(QRectF(-half, -tfm.height() / 2, span, tfm.height()), CENTER, title, title_font)
     p.restore()

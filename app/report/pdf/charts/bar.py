@@ -12,21 +12,21 @@ from PySide6.QtGui import QBrush, QFont, QPainter
 
 from app.report.model import BarChart, StackedBars
 from app.report.pdf.charts.axes import (
-    _Axis,
-    _draw_grid,
-    _draw_x_axis,
-    _make_linear_axis,
-    _make_log_axis,
-    _x_axis_height,
+    Axis,
+    draw_grid,
+    draw_x_axis,
+    make_linear_axis,
+    make_log_axis,
+    x_axis_extent,
 )
-from app.report.pdf.charts.context import _LEFT, _RIGHT, AXIS, MUTED, WHISKER, WHITE, _Ctx, _finite, _rgb
+from app.report.pdf.charts.context import AXIS, LEFT, MUTED, RIGHT, WHISKER, WHITE, Ctx, all_finite, rgb
 from app.report.pdf.charts.frame import (
-    _flow_legend,
-    _LegendEntry,
-    _no_data,
-    _title,
-    _title_height,
-    _too_small,
+    LegendEntry,
+    draw_title,
+    flow_legend,
+    no_data,
+    title_height,
+    too_small,
     wrap_label,
 )
 from app.report.pdf.charts.ticks import format_value
@@ -45,7 +45,7 @@ class BarLayout:
     label_font: QFont
     band: float  # height of one row
     bar_height: float
-    axis: _Axis
+    axis: Axis
     legend_top: float
     axis_bottom: float
     #: Every `stride`-th row is labelled (1: all); value texts are drawn only at 1, where
@@ -55,24 +55,24 @@ class BarLayout:
     fits: bool = True
 
 
-def _draw_row_label(ctx: _Ctx, lay: BarLayout, left: float, cy: float, label: str) -> None:
+def _draw_row_label(ctx: Ctx, lay: BarLayout, left: float, cy: float, label: str) -> None:
     height = ctx.fm(lay.label_font).height() * (label.count("\n") + 1)
-    ctx.text(QRectF(left, cy - height / 2, lay.label_width + 1, height), _RIGHT, label, lay.label_font)
+    ctx.text(QRectF(left, cy - height / 2, lay.label_width + 1, height), RIGHT, label, lay.label_font)
 
 
 def _bar_rows(
-    ctx: _Ctx,
+    ctx: Ctx,
     rect: QRectF,
     top: float,
     labels: Sequence[str],
     value_texts: Sequence[str],
-    axis_fn: Callable[[float, tuple[float, float], QFont], _Axis],
+    axis_fn: Callable[[float, tuple[float, float], QFont], Axis],
     legend_h: float,
 ) -> BarLayout:
     tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
     legend_top = top
     top += legend_h + (ctx.pt(3) if legend_h else 0)
-    bottom = rect.bottom() - _x_axis_height(ctx, tick_font, title_font)
+    bottom = rect.bottom() - x_axis_extent(ctx, tick_font, title_font)
     plot_h = max(bottom - top, ctx.pt(4))
     n = max(1, len(labels))
     band = plot_h / n
@@ -106,13 +106,13 @@ def _bar_rows(
     return BarLayout(plot, label_width, shown, label_font, band, bar_h, axis, legend_top, rect.bottom(), stride, fits)
 
 
-def _bar_axis(ctx: _Ctx, chart: BarChart) -> Callable[[float, tuple[float, float], QFont], _Axis]:
+def _bar_axis(ctx: Ctx, chart: BarChart) -> Callable[[float, tuple[float, float], QFont], Axis]:
     ends = [float(v) for v in (*chart.values, *chart.high, *chart.low) if v is not None and math.isfinite(v)]
 
-    def make(length: float, slack: tuple[float, float], font: QFont) -> _Axis:
+    def make(length: float, slack: tuple[float, float], font: QFont) -> Axis:
         if chart.log:
             positive = [v for v in ends if v > 0]
-            return _make_log_axis(
+            return make_log_axis(
                 ctx,
                 min(positive, default=1.0),
                 max(positive, default=1.0),
@@ -123,7 +123,7 @@ def _bar_axis(ctx: _Ctx, chart: BarChart) -> Callable[[float, tuple[float, float
                 horizontal=True,
                 slack=slack,
             )
-        return _make_linear_axis(
+        return make_linear_axis(
             ctx,
             min(ends, default=0.0),
             max(ends, default=1.0),
@@ -140,48 +140,48 @@ def _bar_axis(ctx: _Ctx, chart: BarChart) -> Callable[[float, tuple[float, float
     return make
 
 
-def _bar_legend(chart: BarChart) -> list[_LegendEntry]:
+def bar_legend(chart: BarChart) -> list[LegendEntry]:
     if chart.marked_label and chart.marked and any(chart.marked[: len(chart.labels)]):
-        return [_LegendEntry(chart.marked_label, _rgb(MARKED))]
+        return [LegendEntry(chart.marked_label, rgb(MARKED))]
     return []
 
 
 def _bar_value_texts(chart: BarChart) -> list[str]:
-    return [format_value(v, chart.unit) if _finite(v) else "" for v in chart.values]
+    return [format_value(v, chart.unit) if all_finite(v) else "" for v in chart.values]
 
 
 def _bar_has_data(chart: BarChart) -> bool:
-    return bool(chart.labels) and any(_finite(v) and (v > 0 or not chart.log) for v in chart.values)
+    return bool(chart.labels) and any(all_finite(v) and (v > 0 or not chart.log) for v in chart.values)
 
 
 def _bar_layout(
     painter: QPainter, rect: QRectF, chart: BarChart, *, font_family: str | None = None, base_point_size: float = 8.0
 ) -> BarLayout:
     """The layout `paint_chart` uses for a bar chart (exposed for tests)."""
-    ctx = _Ctx(painter, font_family, base_point_size)
+    ctx = Ctx(painter, font_family, base_point_size)
     return _bar_chart_layout(ctx, QRectF(rect), chart)
 
 
-def _bar_chart_layout(ctx: _Ctx, rect: QRectF, chart: BarChart) -> BarLayout:
-    top = rect.top() + _title_height(ctx, rect, chart.title)
-    legend = _bar_legend(chart)
-    legend_h = _flow_legend(ctx, legend, ctx.font(0.9), rect.left(), top, rect.width(), draw=False)
+def _bar_chart_layout(ctx: Ctx, rect: QRectF, chart: BarChart) -> BarLayout:
+    top = rect.top() + title_height(ctx, rect, chart.title)
+    legend = bar_legend(chart)
+    legend_h = flow_legend(ctx, legend, ctx.font(0.9), rect.left(), top, rect.width(), draw=False)
     return _bar_rows(ctx, rect, top, chart.labels, _bar_value_texts(chart), _bar_axis(ctx, chart), legend_h)
 
 
-def _paint_bars(ctx: _Ctx, rect: QRectF, chart: BarChart) -> None:
+def paint_bars(ctx: Ctx, rect: QRectF, chart: BarChart) -> None:
     if not _bar_has_data(chart):
-        _no_data(ctx, rect, chart.title)
+        no_data(ctx, rect, chart.title)
         return
     lay = _bar_chart_layout(ctx, rect, chart)
     if not lay.fits:
-        _too_small(ctx, rect, chart.title)
+        too_small(ctx, rect, chart.title)
         return
-    _title(ctx, rect, chart.title)
-    _flow_legend(ctx, _bar_legend(chart), ctx.font(0.9), rect.left(), lay.legend_top, rect.width(), draw=True)
+    draw_title(ctx, rect, chart.title)
+    flow_legend(ctx, bar_legend(chart), ctx.font(0.9), rect.left(), lay.legend_top, rect.width(), draw=True)
     plot, axis = lay.plot, lay.axis
-    _draw_grid(ctx, plot, axis, vertical_lines=True)
-    base_colour, marked_colour = _rgb(PALETTE[0]), _rgb(MARKED)
+    draw_grid(ctx, plot, axis, vertical_lines=True)
+    base_colour, marked_colour = rgb(PALETTE[0]), rgb(MARKED)
     lfm = ctx.fm(lay.label_font)
     p = ctx.painter
     whisker = ctx.pen(WHISKER, 0.8)
@@ -219,13 +219,13 @@ def _paint_bars(ctx: _Ctx, rect: QRectF, chart: BarChart) -> None:
             w = lfm.horizontalAdvance(texts[i])
             ctx.text(
                 QRectF(end + ctx.pt(3), cy - lfm.height() / 2, w + 1, lfm.height()),
-                _LEFT,
+                LEFT,
                 texts[i],
                 lay.label_font,
                 MUTED,
             )
     ctx.line(plot.left(), plot.top(), plot.left(), plot.bottom(), ctx.pen(AXIS, 0.6))
-    _draw_x_axis(ctx, plot, axis, ctx.font(0.9), ctx.font(1.0), lay.axis_bottom, rect)
+    draw_x_axis(ctx, plot, axis, ctx.font(0.9), ctx.font(1.0), lay.axis_bottom, rect)
 
 
 # ---------------------------------------------------------------------- stacked bars
@@ -235,26 +235,26 @@ def _stacked_parts(chart: StackedBars) -> list[tuple[str, list[float]]]:
     n = len(chart.labels)
     parts = []
     for name, values in chart.parts.items():
-        clean = [float(v) if _finite(v) and v > 0 else 0.0 for v in list(values)[:n]]
+        clean = [float(v) if all_finite(v) and v > 0 else 0.0 for v in list(values)[:n]]
         parts.append((name, clean + [0.0] * (n - len(clean))))
     return parts
 
 
-def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
+def paint_stacked(ctx: Ctx, rect: QRectF, chart: StackedBars) -> None:
     parts = _stacked_parts(chart)
     totals = [sum(values[i] for _, values in parts) for i in range(len(chart.labels))]
     if not chart.labels or not parts or not any(t > 0 for t in totals):
-        _no_data(ctx, rect, chart.title)
+        no_data(ctx, rect, chart.title)
         return
-    top = _title(ctx, rect, chart.title)
-    colours = [_rgb(PALETTE[k % len(PALETTE)]) for k in range(len(parts))]
-    legend = [_LegendEntry(name, colours[k]) for k, (name, _) in enumerate(parts)]
-    legend_h = _flow_legend(ctx, legend, ctx.font(0.9), rect.left(), top, rect.width(), draw=False)
+    top = draw_title(ctx, rect, chart.title)
+    colours = [rgb(PALETTE[k % len(PALETTE)]) for k in range(len(parts))]
+    legend = [LegendEntry(name, colours[k]) for k, (name, _) in enumerate(parts)]
+    legend_h = flow_legend(ctx, legend, ctx.font(0.9), rect.left(), top, rect.width(), draw=False)
     texts = [format_value(t, chart.unit) if t > 0 else "" for t in totals]
 
-    def make(length: float, slack: tuple[float, float], font: QFont) -> _Axis:
+    def make(length: float, slack: tuple[float, float], font: QFont) -> Axis:
         label = {"s": "median time", "%": "share of the median total"}.get(chart.unit, "median")
-        return _make_linear_axis(
+        return make_linear_axis(
             ctx,
             0.0,
             max(totals),
@@ -271,9 +271,9 @@ def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
     lay = _bar_rows(ctx, rect, top, chart.labels, texts, make, legend_h)
     if not lay.fits:
         return  # the title alone
-    _flow_legend(ctx, legend, ctx.font(0.9), rect.left(), lay.legend_top, rect.width(), draw=True)
+    flow_legend(ctx, legend, ctx.font(0.9), rect.left(), lay.legend_top, rect.width(), draw=True)
     plot, axis = lay.plot, lay.axis
-    _draw_grid(ctx, plot, axis, vertical_lines=True)
+    draw_grid(ctx, plot, axis, vertical_lines=True)
     lfm = ctx.fm(lay.label_font)
     p = ctx.painter
     separator = ctx.pen(WHITE, 0.4)
@@ -299,10 +299,10 @@ def _paint_stacked(ctx: _Ctx, rect: QRectF, chart: StackedBars) -> None:
             w = lfm.horizontalAdvance(texts[i])
             ctx.text(
                 QRectF(x_prev + ctx.pt(3), cy - lfm.height() / 2, w + 1, lfm.height()),
-                _LEFT,
+                LEFT,
                 texts[i],
                 lay.label_font,
                 MUTED,
             )
     ctx.line(plot.left(), plot.top(), plot.left(), plot.bottom(), ctx.pen(AXIS, 0.6))
-    _draw_x_axis(ctx, plot, axis, ctx.font(0.9), ctx.font(1.0), lay.axis_bottom, rect)
+    draw_x_axis(ctx, plot, axis, ctx.font(0.9), ctx.font(1.0), lay.axis_bottom, rect)

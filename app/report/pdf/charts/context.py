@@ -23,7 +23,7 @@ WHITE = QColor(255, 255, 255)
 # ------------------------------------------------------------------------- painting
 
 
-class _Ctx:
+class Ctx:
     """A painter with sizes in points: `u` logical units per point."""
 
     def __init__(self, painter: QPainter, font_family: str | None, base_point_size: float) -> None:
@@ -73,16 +73,16 @@ class _Ctx:
         self.painter.drawLine(QPointF(x1, y1), QPointF(x2, y2))
 
 
-_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-_CENTER = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
+LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+CENTER = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
 
 
-def _rgb(colour: tuple[int, int, int]) -> QColor:
+def rgb(colour: tuple[int, int, int]) -> QColor:
     return QColor(*colour)
 
 
-def _mix(colour: QColor, other: QColor, t: float) -> QColor:
+def mix(colour: QColor, other: QColor, t: float) -> QColor:
     """`colour` moved a fraction `t` towards `other` (opaque)."""
     return QColor(
         round(colour.red() + (other.red() - colour.red()) * t),
@@ -91,7 +91,7 @@ def _mix(colour: QColor, other: QColor, t: float) -> QColor:
     )
 
 
-def _finite(*values: float | None) -> bool:
+def all_finite(*values: float | None) -> bool:
     return all(v is not None and math.isfinite(v) for v in values)
 
 
@@ -117,7 +117,7 @@ def _marker_path(centre: QPointF, r: float, shape: str) -> QPainterPath:
     return path
 
 
-def _draw_marker(ctx: _Ctx, centre: QPointF, r: float, shape: str, colour: QColor, *, hollow: bool = False) -> None:
+def draw_marker(ctx: Ctx, centre: QPointF, r: float, shape: str, colour: QColor, *, hollow: bool = False) -> None:
     """A filled marker with a thin white rim; `hollow`: white inside, outlined in `colour`."""
     p = ctx.painter
     p.setPen(ctx.pen(colour, 1.0) if hollow else ctx.pen(WHITE, 0.4))

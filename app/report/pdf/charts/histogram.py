@@ -9,33 +9,33 @@ from PySide6.QtGui import QBrush, QPainterPath
 
 from app.report.model import Histogram
 from app.report.pdf.charts.axes import (
-    _Axis,
-    _draw_grid,
-    _draw_x_axis,
-    _draw_y_axis,
-    _make_linear_axis,
-    _x_axis_height,
-    _y_label_width,
+    Axis,
+    draw_grid,
+    draw_x_axis,
+    draw_y_axis,
+    make_linear_axis,
+    x_axis_extent,
+    y_label_width,
 )
-from app.report.pdf.charts.context import _CENTER, _RIGHT, MUTED, TEXT, WHITE, _Ctx, _finite, _mix, _rgb
-from app.report.pdf.charts.frame import _elide, _no_data, _title
+from app.report.pdf.charts.context import CENTER, MUTED, RIGHT, TEXT, WHITE, Ctx, all_finite, mix, rgb
+from app.report.pdf.charts.frame import draw_title, elide_to_width, no_data
 from app.report.pdf.charts.ticks import format_value
 from app.report.style import PALETTE
 
 # ------------------------------------------------------------------------- histogram
 
 
-def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
+def paint_histogram(ctx: Ctx, rect: QRectF, chart: Histogram) -> None:
     n = min(len(chart.counts), max(0, len(chart.edges) - 1))
     edges = [float(e) for e in chart.edges[: n + 1]]
     counts = [max(0, int(c)) for c in chart.counts[:n]]
-    if n == 0 or not all(_finite(e) for e in edges) or edges[-1] <= edges[0] or not any(counts):
-        _no_data(ctx, rect, chart.title)
+    if n == 0 or not all(all_finite(e) for e in edges) or edges[-1] <= edges[0] or not any(counts):
+        no_data(ctx, rect, chart.title)
         return
-    top = _title(ctx, rect, chart.title)
+    top = draw_title(ctx, rect, chart.title)
     tick_font, title_font, small = ctx.font(0.9), ctx.font(1.0), ctx.font(0.9)
     sfm = ctx.fm(small)
-    median_ok = _finite(chart.median) and edges[0] <= chart.median <= edges[-1]
+    median_ok = all_finite(chart.median) and edges[0] <= chart.median <= edges[-1]
     median_top = top
     if median_ok:  # the median's label gets a row of its own, clear of the top tick label
         top += sfm.height() + ctx.pt(1) + ctx.fm(tick_font).height() / 2
@@ -44,12 +44,12 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
         k = chart.clipped_above
         note = f"{k} sample{'s' if k != 1 else ''} beyond the right edge not shown"
     note_h = sfm.height() + ctx.pt(2) if note else 0.0
-    bottom = rect.bottom() - note_h - _x_axis_height(ctx, tick_font, title_font)
+    bottom = rect.bottom() - note_h - x_axis_extent(ctx, tick_font, title_font)
     if bottom - top < 2 * ctx.fm(tick_font).height() or rect.width() < ctx.pt(60):
         return  # no room for a plot: the title alone
     plot, x_axis, y_axis = _histogram_axes(ctx, rect, chart, (top, bottom), edges, max(counts))
-    _draw_grid(ctx, plot, y_axis, vertical_lines=False)
-    _draw_grid(ctx, plot, x_axis, vertical_lines=True)
+    draw_grid(ctx, plot, y_axis, vertical_lines=False)
+    draw_grid(ctx, plot, x_axis, vertical_lines=True)
 
     def x_at(v: float) -> float:
         return plot.left() + x_axis.frac(v) * plot.width()
@@ -63,17 +63,17 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
         label = f"median {format_value(chart.median, chart.unit)}"
         w = sfm.horizontalAdvance(label)
         lx = min(max(x - w / 2, rect.left()), rect.right() - w)
-        ctx.text(QRectF(lx, median_top, w + 1, sfm.height()), _CENTER, label, small)
+        ctx.text(QRectF(lx, median_top, w + 1, sfm.height()), CENTER, label, small)
         ctx.line(x, median_top + sfm.height(), x, plot.bottom(), ctx.pen(TEXT, 1.0, Qt.PenStyle.DashLine))
 
-    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
-    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom() - note_h, rect)
+    draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
+    draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom() - note_h, rect)
     if note:
         note_font = ctx.font(0.9, italic=True)
-        text = _elide(ctx.fm(note_font), note, rect.width())
+        text = elide_to_width(ctx.fm(note_font), note, rect.width())
         ctx.text(
             QRectF(rect.left(), rect.bottom() - sfm.height(), rect.width(), sfm.height()),
-            _RIGHT,
+            RIGHT,
             text,
             note_font,
             MUTED,
@@ -81,15 +81,15 @@ def _paint_histogram(ctx: _Ctx, rect: QRectF, chart: Histogram) -> None:
 
 
 def _histogram_axes(
-    ctx: _Ctx, rect: QRectF, chart: Histogram, span: tuple[float, float], edges: list[float], most: int
-) -> tuple[QRectF, _Axis, _Axis]:
+    ctx: Ctx, rect: QRectF, chart: Histogram, span: tuple[float, float], edges: list[float], most: int
+) -> tuple[QRectF, Axis, Axis]:
     """The plot's rect between `span` (its top and bottom) and its axes: x over the bins'
     edges, y in whole samples from zero to `most`, the plot starting after the y labels."""
     tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
     top, bottom = span
     plot_h = bottom - top
     tick_h = ctx.fm(tick_font).height()
-    y_axis = _make_linear_axis(
+    y_axis = make_linear_axis(
         ctx,
         0.0,
         float(most),
@@ -104,9 +104,9 @@ def _histogram_axes(
         slack=(tick_h / 2, min(top - rect.top(), tick_h / 2)),
     )
     y_title_w = ctx.fm(title_font).height()
-    plot_left = rect.left() + y_title_w + ctx.pt(3) + _y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
+    plot_left = rect.left() + y_title_w + ctx.pt(3) + y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
     plot = QRectF(plot_left, top, max(rect.right() - ctx.pt(4) - plot_left, ctx.pt(4)), plot_h)
-    x_axis = _make_linear_axis(
+    x_axis = make_linear_axis(
         ctx,
         edges[0],
         edges[-1],
@@ -123,7 +123,7 @@ def _histogram_axes(
 
 
 def _draw_bins(
-    ctx: _Ctx,
+    ctx: Ctx,
     plot: QRectF,
     edges: list[float],
     counts: list[int],
@@ -132,8 +132,8 @@ def _draw_bins(
 ) -> None:
     """The bins as one step outline, filled once: no seams between bins, one path however
     many bins."""
-    accent = _rgb(PALETTE[0])
-    fill = _mix(accent, WHITE, 0.5)
+    accent = rgb(PALETTE[0])
+    fill = mix(accent, WHITE, 0.5)
     p = ctx.painter
     outline = QPainterPath(QPointF(x_at(edges[0]), plot.bottom()))
     for i, c in enumerate(counts):

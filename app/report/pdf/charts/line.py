@@ -11,25 +11,25 @@ from PySide6.QtGui import QColor, QFont, QPainterPath
 
 from app.report.model import LineChart
 from app.report.pdf.charts.axes import (
-    _Axis,
-    _draw_grid,
-    _draw_x_axis,
-    _draw_y_axis,
-    _make_linear_axis,
-    _make_log_axis,
-    _x_axis_height,
-    _y_label_width,
+    Axis,
+    draw_grid,
+    draw_x_axis,
+    draw_y_axis,
+    make_linear_axis,
+    make_log_axis,
+    x_axis_extent,
+    y_label_width,
 )
-from app.report.pdf.charts.context import _LEFT, MUTED, _Ctx, _draw_marker, _finite, _rgb
+from app.report.pdf.charts.context import LEFT, MUTED, Ctx, all_finite, draw_marker, rgb
 from app.report.pdf.charts.frame import (
-    _column_legend,
-    _column_legend_height,
-    _column_legend_width,
-    _elide,
-    _flow_legend,
-    _LegendEntry,
-    _no_data,
-    _title,
+    LegendEntry,
+    column_legend,
+    column_legend_height,
+    column_legend_width,
+    draw_title,
+    elide_to_width,
+    flow_legend,
+    no_data,
 )
 from app.report.style import MARKED, PALETTE
 
@@ -47,9 +47,9 @@ def _series_styles(chart: LineChart) -> list[tuple[QColor, str]]:
     k = 0
     for series in chart.series:
         if series.marked:
-            styles.append((_rgb(MARKED), "diamond"))
+            styles.append((rgb(MARKED), "diamond"))
         else:
-            styles.append((_rgb(others[k % len(others)]), _SHAPES[(k // len(others)) % len(_SHAPES)]))
+            styles.append((rgb(others[k % len(others)]), _SHAPES[(k // len(others)) % len(_SHAPES)]))
             k += 1
     return styles
 
@@ -61,24 +61,24 @@ def _usable_points(chart: LineChart) -> list[list[tuple[float, float] | None]]:
     for s in chart.series:
         pts: list[tuple[float, float] | None] = []
         for x, y in zip(s.xs, s.ys):
-            ok = _finite(x, y) and (x > 0 or not chart.log_x) and (y > 0 or not chart.log_y)
+            ok = all_finite(x, y) and (x > 0 or not chart.log_x) and (y > 0 or not chart.log_y)
             pts.append((float(x), float(y)) if ok else None)
         out.append(pts)
     return out
 
 
-def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
+def paint_lines(ctx: Ctx, rect: QRectF, chart: LineChart) -> None:
     points = _usable_points(chart)
     if not any(p is not None for pts in points for p in pts):
-        _no_data(ctx, rect, chart.title)
+        no_data(ctx, rect, chart.title)
         return
-    top = _title(ctx, rect, chart.title)
+    top = draw_title(ctx, rect, chart.title)
     styles = _series_styles(chart)
     tick_font, title_font = ctx.font(0.9), ctx.font(1.0)
     entries = _legend_entries(chart, points, styles)
-    legend = _place_legend(ctx, rect, entries, top, _x_axis_height(ctx, tick_font, title_font))
+    legend = _place_legend(ctx, rect, entries, top, x_axis_extent(ctx, tick_font, title_font))
     top = legend.top + ctx.pt(2)
-    bottom = rect.bottom() - _x_axis_height(ctx, tick_font, title_font)
+    bottom = rect.bottom() - x_axis_extent(ctx, tick_font, title_font)
     if bottom - top < 2 * ctx.fm(tick_font).height() or legend.right - rect.left() < ctx.pt(60):
         return  # no room for a plot: the title alone
     plot_h = bottom - top
@@ -100,7 +100,7 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
         whole_xs=whole_xs,
     )
     y_title_w = ctx.fm(title_font).height()
-    plot_left = rect.left() + y_title_w + ctx.pt(3) + _y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
+    plot_left = rect.left() + y_title_w + ctx.pt(3) + y_label_width(ctx, y_axis, tick_font) + ctx.pt(5)
     plot = QRectF(plot_left, top, max(legend.right - plot_left, ctx.pt(4)), plot_h)
     x_axis = _value_axis(
         ctx,
@@ -115,8 +115,8 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
         whole_xs=whole_xs,
     )
 
-    _draw_grid(ctx, plot, x_axis, vertical_lines=True)
-    _draw_grid(ctx, plot, y_axis, vertical_lines=False)
+    draw_grid(ctx, plot, x_axis, vertical_lines=True)
+    draw_grid(ctx, plot, y_axis, vertical_lines=False)
 
     def at(pt: tuple[float, float]) -> QPointF:
         return QPointF(
@@ -126,25 +126,23 @@ def _paint_lines(ctx: _Ctx, rect: QRectF, chart: LineChart) -> None:
     marker_boxes = _draw_series(ctx, chart, points, styles, at)
     _point_labels(ctx, chart, points, at, plot, marker_boxes)
 
-    _draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
-    _draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom(), rect)
+    draw_y_axis(ctx, plot, y_axis, tick_font, title_font, rect.left(), rect)
+    draw_x_axis(ctx, plot, x_axis, tick_font, title_font, rect.bottom(), rect)
     if legend.column:
-        _column_legend(
-            ctx, entries, legend.font, rect.right() - legend.column, plot.top(), legend.column, plot.height()
-        )
+        column_legend(ctx, entries, legend.font, rect.right() - legend.column, plot.top(), legend.column, plot.height())
 
 
 def _legend_entries(
     chart: LineChart, points: list[list[tuple[float, float] | None]], styles: list[tuple[QColor, str]]
-) -> list[_LegendEntry]:
+) -> list[LegendEntry]:
     """One entry per named series with a point to draw, and one for hollow markers if any."""
     entries = [
-        _LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
+        LegendEntry(s.name, styles[i][0], "series", styles[i][1], chart.lines)
         for i, s in enumerate(chart.series)
         if s.name and any(p is not None for p in points[i])
     ]
     if chart.hollow_label and any(any(s.hollow or ()) for s in chart.series):
-        entries.append(_LegendEntry(chart.hollow_label, MUTED, "series", "circle", False, hollow=True))
+        entries.append(LegendEntry(chart.hollow_label, MUTED, "series", "circle", False, hollow=True))
     return entries
 
 
@@ -159,9 +157,7 @@ class _LegendPlace:
     column: float
 
 
-def _place_legend(
-    ctx: _Ctx, rect: QRectF, entries: list[_LegendEntry], top: float, x_axis_height: float
-) -> _LegendPlace:
+def _place_legend(ctx: Ctx, rect: QRectF, entries: list[LegendEntry], top: float, x_axis_height: float) -> _LegendPlace:
     """A legend names the series: every entry is shown. Beside the plot while the column
     holds them all (in a smaller font if need be), else wrapped in rows above it (drawn now)."""
     right = rect.right() - ctx.pt(4)
@@ -170,16 +166,16 @@ def _place_legend(
     room = rect.bottom() - top - ctx.pt(2) - x_axis_height
     for size in (0.9, 0.75):
         font = ctx.font(size)
-        width = _column_legend_width(ctx, entries, font, rect.width() * 0.3)
-        if rect.width() * 0.3 >= ctx.pt(70) and _column_legend_height(ctx, entries, font, width) <= room:
+        width = column_legend_width(ctx, entries, font, rect.width() * 0.3)
+        if rect.width() * 0.3 >= ctx.pt(70) and column_legend_height(ctx, entries, font, width) <= room:
             return _LegendPlace(top, rect.right() - width - ctx.pt(8), font, width)
     font = ctx.font(0.75)
-    top += _flow_legend(ctx, entries, font, rect.left(), top, rect.width(), draw=True) + ctx.pt(3)
+    top += flow_legend(ctx, entries, font, rect.left(), top, rect.width(), draw=True) + ctx.pt(3)
     return _LegendPlace(top, right, font, 0.0)
 
 
 def _value_axis(
-    ctx: _Ctx,
+    ctx: Ctx,
     tick_font: QFont,
     span: tuple[float, float],
     unit: str,
@@ -190,18 +186,18 @@ def _value_axis(
     horizontal: bool,
     slack: tuple[float, float],
     whole_xs: bool,
-) -> _Axis:
+) -> Axis:
     """One axis of a line chart over `span`: logarithmic, or linear from zero for times and
     sizes; an x axis of counts whose values are all whole (`whole_xs`) is ticked 1, 2, 3."""
     vmin, vmax = span
     if log:
-        return _make_log_axis(
+        return make_log_axis(
             ctx, vmin, vmax, unit, label, length, tick_font, horizontal=horizontal, slack=slack, pad=0.03
         )
     zero = unit in ("s", "B") and vmin >= 0
     # Counts (sample numbers, bits) are ticked 1, 2, 3, never 1.5.
     whole = horizontal and unit in ("", "bits", "bit") and whole_xs
-    return _make_linear_axis(
+    return make_linear_axis(
         ctx,
         vmin,
         vmax,
@@ -219,7 +215,7 @@ def _value_axis(
 
 
 def _draw_series(
-    ctx: _Ctx,
+    ctx: Ctx,
     chart: LineChart,
     points: list[list[tuple[float, float] | None]],
     styles: list[tuple[QColor, str]],
@@ -249,13 +245,13 @@ def _draw_series(
         for pt, open_marker in zip(pts, hollow):
             if pt is not None:
                 c = at(pt)
-                _draw_marker(ctx, c, r, styles[i][1], styles[i][0], hollow=open_marker)
+                draw_marker(ctx, c, r, styles[i][1], styles[i][0], hollow=open_marker)
                 marker_boxes.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
     return marker_boxes
 
 
 def _point_labels(
-    ctx: _Ctx,
+    ctx: Ctx,
     chart: LineChart,
     points: list[list[tuple[float, float] | None]],
     at: Callable[[tuple[float, float]], QPointF],
@@ -276,7 +272,7 @@ def _point_labels(
             if pt is None or not text:
                 continue
             c = at(pt)
-            text = _elide(fm, text, plot.width() * 0.65)
+            text = elide_to_width(fm, text, plot.width() * 0.65)
             w, h = fm.horizontalAdvance(text) + 1, fm.height()
             for x, y in (
                 (c.x() + off, c.y() - h + ctx.pt(1)),
@@ -293,5 +289,5 @@ def _point_labels(
                 if any(inner.intersects(o) for o in placed) or any(inner.intersects(m) for m in markers):
                     continue
                 placed.append(box)
-                ctx.text(box, _LEFT, text, font, MUTED)
+                ctx.text(box, LEFT, text, font, MUTED)
                 break

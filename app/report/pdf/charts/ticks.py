@@ -35,7 +35,7 @@ def nice_step(span: float, target: int = 5, *, integer: bool = False) -> float:
     raw = span / max(1, target)
     if not raw > 0:  # a subnormal span divided to 0
         return 1.0
-    magnitude = _power(10, math.floor(math.log10(raw)))
+    magnitude = tick_power(10, math.floor(math.log10(raw)))
     if not magnitude > 0:  # below the smallest float's exponent
         return 1.0
     step = 10.0 * magnitude
@@ -55,10 +55,10 @@ def log_ticks(lo: float, hi: float, *, base: int = 10, stride: int = 1) -> list[
         lo, hi = hi, lo
     first = math.ceil(math.log(lo, base) - 1e-9)
     last = math.floor(math.log(hi, base) + 1e-9)
-    return [_power(base, e) for e in range(first, last + 1) if e % stride == 0]
+    return [tick_power(base, e) for e in range(first, last + 1) if e % stride == 0]
 
 
-def _power(base: int, exponent: int) -> float:
+def tick_power(base: int, exponent: int) -> float:
     # float("1e-6") is the literal 1e-06, which 10.0 ** -6 need not be
     return float(f"1e{exponent}") if base == 10 else float(base) ** exponent
 
@@ -67,7 +67,7 @@ def _power(base: int, exponent: int) -> float:
 _MAX_MULTIPLES = 10_000
 
 
-def _multiples(lo: float, hi: float, step: float) -> list[float]:
+def multiples_of(lo: float, hi: float, step: float) -> list[float]:
     eps = step * 1e-9
     first, last = (lo - eps) / step, (hi + eps) / step
     if not (step > 0 and math.isfinite(first) and math.isfinite(last)) or last - first > _MAX_MULTIPLES:
@@ -123,7 +123,7 @@ def _plain(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _log_tick_text(value: float, unit: str) -> str:
+def log_tick_text(value: float, unit: str) -> str:
     if unit in PLAIN_UNITS:
         exponent = round(math.log10(value)) if value > 0 else 0
         if value > 0 and abs(value - 10.0**exponent) <= 1e-9 * value and abs(exponent) >= 4:
@@ -132,7 +132,7 @@ def _log_tick_text(value: float, unit: str) -> str:
     return format_value(value, unit)
 
 
-def _linear_tick_text(value: float, step: float) -> str:
+def linear_tick_text(value: float, step: float) -> str:
     decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
     text = f"{value:.{min(decimals, 9)}f}"
     return "0" if float(text) == 0 else text
