@@ -76,7 +76,7 @@ def status_text(job: JobResult) -> str:
     return JobStatus.OK.value if job.status == JobStatus.OK else f"{job.status}: {job.error or 'no error recorded'}"
 
 
-def cpu(job: JobResult) -> str:
+def cpu_text(job: JobResult) -> str:
     """Mean CPU per process (100 % = one core busy); sessions have a sender and a receiver."""
     parts = [
         (role, usage.mean_percent)

@@ -96,7 +96,7 @@ def test_a_hostile_file_is_refused_and_nothing_is_written(
 
 
 def test_a_store_failure_midway_leaves_nothing(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    packed = store_module._packed_job
+    packed = store_module.packed_job
     calls: list[str] = []
 
     def failing(job: Any) -> Any:
@@ -105,7 +105,7 @@ def test_a_store_failure_midway_leaves_nothing(store: Store, tmp_path: Path, mon
             raise store_module.sqlite3.OperationalError("disk I/O error")
         return packed(job)
 
-    monkeypatch.setattr(store_module, "_packed_job", failing)
+    monkeypatch.setattr(store_module, "packed_job", failing)
     with pytest.raises(StoreError, match="disk I/O error"):
         import_results(store, write(tmp_path / "r.json", base_run()))
     assert store.list_runs() == [] and len(calls) == 3

@@ -237,7 +237,7 @@ def _axis(qapp: object, vmin: float, vmax: float, unit: str, *, log: bool = Fals
     image = QImage(10, 10, QImage.Format.Format_RGB32)
     painter = QPainter(image)
     try:
-        ctx = charts._Ctx(painter, None, 8.0)
+        ctx = charts.Ctx(painter, None, 8.0)
         font = ctx.font(0.9)
         if log:
             axis = make_log_axis(ctx, vmin, vmax, unit, "median time", ctx.pt(length_pt), font, horizontal=True)
