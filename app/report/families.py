@@ -112,7 +112,15 @@ RESOURCES_KEY = (
 def resources_table(jobs: list[JobResult], caption: str = RESOURCES_KEY) -> Table:
     """The resources and validation table; `caption` names it where the key is said above it."""
     rows = [
-        [job.label, size_text(job), status_text(job), wire_text(job), cpu_text(job), memory_text(job), validation_text(job)]
+        [
+            job.label,
+            size_text(job),
+            status_text(job),
+            wire_text(job),
+            cpu_text(job),
+            memory_text(job),
+            validation_text(job),
+        ]
         for job in jobs
     ]
     return Table(
