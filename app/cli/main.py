@@ -16,6 +16,7 @@ from typing import NoReturn
 from app import __version__
 from app.cli.commands import all_commands
 from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from app.cli.terminal.lines import say
 
 
 class _Parser(argparse.ArgumentParser):
@@ -92,7 +93,7 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
         from app.core.escaping import escape_control
 
         for line in exc.lines if isinstance(exc, UsageError) else (str(exc),):
-            print(f"cryptobench: error: {escape_control(line)}", file=sys.stderr)
+            say(f"cryptobench: error: {escape_control(line)}", err=True)
         return EXIT_USAGE
     except OSError as exc:
         # A path no command checked (a name past the system's 255 characters, a loop of
@@ -100,10 +101,10 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
         # traceback. Commands name the file themselves where they can; this is the net.
         from app.cli.common import os_error_line
 
-        print(os_error_line(exc), file=sys.stderr)
+        say(os_error_line(exc), err=True)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("cryptobench: interrupted", file=sys.stderr)
+        say("cryptobench: interrupted", err=True)
         return 130
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any
 
 from app.cli.common import (
@@ -36,6 +35,7 @@ from app.cli.common import (
 )
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
+from app.cli.terminal.lines import say
 from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
 from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_SAMPLES, marked_name
 from app.core.results.model import JobResult, RunResult
@@ -139,12 +139,12 @@ def run(args: argparse.Namespace) -> int:
             _print_comparison(console, comparison)
     unmatched = [c for c in comparisons if not c.pairs]
     for c in unmatched:
-        print(
+        say(
             _plain(
                 f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} "
                 "(scheme, backend, parameters, mode, size, link and placement): nothing was compared"
             ),
-            file=sys.stderr,
+            err=True,
         )
     if not args.fail_on_regression:
         return EXIT_OK
@@ -162,7 +162,7 @@ def _gate(comparisons: list[RunComparison], threshold: float, unmatched: bool) -
     for c in comparisons:
         if c.gate_reason is not None:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(f"cryptobench: note: --fail-on-regression: {c.gate_reason}{versus}", file=sys.stderr)
+            say(f"cryptobench: note: --fail-on-regression: {c.gate_reason}{versus}", err=True)
     thin = sum(len(c.too_few()) for c in checked)
     if thin or unchecked_runs:
         # Never a failure: a metric without the evidence for a verdict neither passes nor fails.
@@ -171,52 +171,52 @@ def _gate(comparisons: list[RunComparison], threshold: float, unmatched: bool) -
             parts.append(f"{unchecked_runs} had too few runs a side ({MIN_GATE_RUNS})")
         if thin:
             parts.append(f"{thin} had too few samples ({MIN_SAMPLES} a side) or a reduced run")
-        print(
+        say(
             f"cryptobench: note: --fail-on-regression: of {measured} metric(s) measured on both sides, "
             f"{' and '.join(parts)}, and were not checked",
-            file=sys.stderr,
+            err=True,
         )
     regressed = [(c, p, m) for c in checked for p, m in c.regressions()]
     if regressed:
-        print(
+        say(
             f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
             "the 95 % interval's low end above it too:",
-            file=sys.stderr,
+            err=True,
         )
         for c, p, m in regressed:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+            say(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), err=True)
     # A job that measured in the base run and failed in the new one needs no statistics.
     broken = [(c, p) for c in comparisons for p in c.broken()]
     if broken:
-        print(
+        say(
             f"cryptobench: regression: {len(broken)} job(s) measured in the base run failed in the new one:",
-            file=sys.stderr,
+            err=True,
         )
         for c, p in broken:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
+            say(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), err=True)
     if regressed or broken:
         return EXIT_FAILED
     undecided = [(c, p, m) for c in checked for p, m in c.undecided()]
     if undecided:
         # Neither pass nor fail: a ratio that is not a finite number decides nothing.
-        print(
+        say(
             f"cryptobench: error: --fail-on-regression: {len(undecided)} metric(s) measured on both sides "
             "have no finite ratio, so the gate cannot decide:",
-            file=sys.stderr,
+            err=True,
         )
         for c, p, m in undecided:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(_plain(f"  {_job_text(p.new)} {m.metric}: {m.reason}{versus}"), file=sys.stderr)
+            say(_plain(f"  {_job_text(p.new)} {m.metric}: {m.reason}{versus}"), err=True)
         return EXIT_USAGE
     if unmatched:
-        print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
+        say("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", err=True)
         return EXIT_USAGE
     if measured and thin + unchecked_runs >= measured:
-        print(
+        say(
             "cryptobench: error: --fail-on-regression: no metric had the evidence for a verdict, so nothing was checked",
-            file=sys.stderr,
+            err=True,
         )
         return EXIT_USAGE
     return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store
+from app.cli.terminal.lines import say
 
 NAME = "delete"
 HELP = "delete stored runs (their jobs too); this cannot be undone"
@@ -38,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(str(exc)) from None
             summary = summaries.get(run_id)
             if not deleted:  # removed meanwhile by another process: nothing left to delete
-                print(f"run {escape_control(run_id)} was already gone from {store.where}")
+                say(f"run {escape_control(run_id)} was already gone from {store.where}")
                 continue
             what = f" “{escape_control(summary.name)}” ({summary.jobs} jobs)" if summary is not None else ""
-            print(f"deleted run {escape_control(run_id)}{what} from {store.where}")
+            say(f"deleted run {escape_control(run_id)}{what} from {store.where}")
     return EXIT_OK

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
+from app.cli.terminal.lines import say
 from app.cli.terminal.printing import print_per_sample, print_summary
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
@@ -206,13 +206,13 @@ def _announce_estimate(name: str, jobs: list[ResolvedJob], *, quiet: bool) -> Ru
     guess = estimate_run(jobs)
     busy = f" ({guess.busy_note()})" if guess.busy_note() else ""
     if guess.long:
-        print(
+        say(
             f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}; Ctrl-C stops it "
             "(the jobs finished so far are kept)",
-            file=sys.stderr,
+            err=True,
         )
     elif not quiet:
-        print(f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}", file=sys.stderr)
+        say(f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}", err=True)
     return guess
 
 
@@ -237,7 +237,7 @@ def _execute_run(
     unreachable: list[str] = []
     store = None if args.no_store else open_store(args.store, unreachable=unreachable)
     for line in unreachable:
-        print(f"cryptobench: warning: {escape_control(line)}; the run goes on and is kept in a file", file=sys.stderr)
+        say(f"cryptobench: warning: {escape_control(line)}; the run goes on and is kept in a file", err=True)
     console = _console()
     cancel = threading.Event()
     display = RunDisplay(console, guess, quiet=args.quiet)
@@ -246,7 +246,7 @@ def _execute_run(
         runner.store_error = unreachable[0]  # kept in a file at the end, as a store failing mid-run
     # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli.terminal.signals); the handlers
     # stay in place until the exports are written, so no signal cuts one in half.
-    with StopSignals(cancel, announce=lambda line: print(line, file=sys.stderr)) as stop:
+    with StopSignals(cancel, announce=lambda line: say(line, err=True)) as stop:
         try:
             run, internal_error = _run_keeping_finished_jobs(runner, display, stop, cancel)
         finally:
@@ -264,7 +264,7 @@ def _execute_run(
             writers.append((args.json, lambda: export(ExportFormat.JSON, run, args.json)))
         if args.csv is not None:
             writers.append((args.csv, lambda: export(ExportFormat.CSV, run, args.csv)))
-        unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
+        unwritten = write_all(writers, lambda line: say(f"cryptobench: error: {line}", err=True))
     end = RunEnd(
         run=run,
         total_jobs=runner.total_jobs,
