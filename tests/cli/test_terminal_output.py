@@ -238,6 +238,58 @@ def test_the_split_word_check_sees_what_rich_s_folding_did() -> None:
         _assert_no_word_split(drawn(24), drawn(WIDE), 24)
 
 
+# --- compare: what identifies a row stays, a note is said once ---------------------------
+
+
+def _reduced_pair(tmp_path: Path) -> list[str]:
+    """`compare BASE NEW` of two reduced runs (three jobs, four metrics), as files."""
+    base = comparisons.base_run()
+    base.profile = {**base.profile, "name": "quick (reduced)", "reduced": True}
+    new = comparisons.scaled(base, 1.3)
+    return [
+        "compare",
+        str(comparisons.write(tmp_path / "base.json", base)),
+        str(comparisons.write(tmp_path / "new.json", new)),
+    ]
+
+
+REDUCED_NOTE = "the baseline's run is reduced (a smoke test, not for comparison); no verdict"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_compare_of_two_reduced_runs_says_the_note_once_and_keeps_every_row_s_job(
+    tmp_path: Path, terminal: Callable[[int, list[str]], str], width: int
+) -> None:
+    """At 80 columns it dropped the sizes and both medians and repeated a nine-line verdict
+    on every row (about 700 lines for two reduced runs of `quick`)."""
+    shown = terminal(width, _reduced_pair(tmp_path))
+    lines = shown.splitlines()
+    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    flat = " ".join(shown.split())
+    assert flat.count("is reduced (a smoke test") == 1 and f"[1] {REDUCED_NOTE} (every metric)" in flat
+    # Each job (its label, size and mode: what tells its rows apart) once, over its metrics.
+    for job in ("AES-128-GCM · 1 KiB · operations", "AES-128-GCM · 64 KiB · operations", "Ed25519 · 64 B · operations"):
+        assert flat.count(job) == 1, job
+    metric_rows = [line.split() for line in lines if line.split()[:1] in (["encrypt"], ["decrypt"], ["sign"])]
+    assert len(metric_rows) == 4
+    # Both medians are kept, and each row's verdict points at the note.
+    assert [row[1:5] for row in metric_rows][0] == ["10", "µs", "13", "µs"]
+    assert all(" ".join(row).endswith("not comparable [1]") for row in metric_rows)
+    assert "left out" not in flat
+    assert len(lines) < 25
+
+
+def test_compare_in_a_pipe_keeps_each_line_whole_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_reduced_pair(tmp_path)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = "job | size | mode | metric | base median | new median | ratio new/base | 95 % interval | verdict"
+    rows = lines[lines.index(header) + 1 : lines.index(header) + 5]
+    assert rows[0] == f"AES-128-GCM | 1 KiB | ops | encrypt | 10 µs | 13 µs | - | - | not comparable: {REDUCED_NOTE}"
+    assert all(row.count(" | ") == 8 for row in rows)
+
+
 def test_load_jobs_steps_and_generators_split_no_word_from_40_to_200_columns() -> None:
     """The steps and generators tables cropped their numbers with "…" below about 70 columns."""
     from tests.helpers.loads import cluster_load, load_job, load_run

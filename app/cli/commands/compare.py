@@ -237,8 +237,8 @@ def _run_text(run: RunResult) -> str:
     return f"{run.id} · {marked_name(run)} · {machine} · {run.started}"
 
 
-def _job_text(job: JobResult) -> str:
-    return f"{job.label} {format_bytes(job.message_size)} {job.mode}"
+def _job_text(job: JobResult, between: str = " ") -> str:
+    return between.join((job.label, format_bytes(job.message_size), str(job.mode)))
 
 
 def _times(ratio: float) -> str:
@@ -252,11 +252,12 @@ def _ratio(m: MetricComparison) -> str:
     return "-" if c is None else f"{_times(c.ratio)}× ({_times(c.ci95_low)}–{_times(c.ci95_high)}×)"
 
 
-def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]:
+def _verdict(m: MetricComparison, threshold: float) -> str:
+    return str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
+
+
+def _cells(p: JobPair, m: MetricComparison, verdict: str) -> tuple[str, ...]:
     c = m.comparison
-    verdict = str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
-    if m.reason:
-        verdict += f": {m.reason}"
     return (
         p.new.label,
         format_bytes(p.new.message_size),
@@ -277,15 +278,6 @@ def _mode(mode: str) -> str:
 _HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio new/base", "95 % interval", "verdict")
 
 
-_RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
-
-
-#: The columns a narrow terminal leaves out, in this order.
-_DROPPED_FIRST = ("mode", "base median", "new median", "size")
-#: Cells that never wrap: a number with its unit.
-_WHOLE = frozenset({"size", "base median", "new median", "ratio new/base"})
-
-
 _STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABLE: "yellow"}
 
 
@@ -299,32 +291,15 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
             console.print(escape(f"  {d.what}: {d.base or 'not recorded'} → {d.new or 'not recorded'}"))
     else:
         console.print("environment: no difference in machine, CPU, OS, Python or library versions")
-    rows = [_cells(p, m, comparison.threshold) for p, m in comparison.metrics]
     failed = [p for p in comparison.pairs if p.reason]
-    if console.is_terminal and rows:
-        from app.cli.terminal.tables import Column, print_fitted_table
-
-        # Too narrow for all: the mode, then the two medians, then the size go first; the
-        # job, the metric, the ratio, its interval and the verdict stay. No word is split.
-        columns = [
-            Column(
-                header,
-                "right" if header in _RIGHT else "left",
-                drop=_DROPPED_FIRST.index(header) + 1 if header in _DROPPED_FIRST else 0,
-                whole=header in _WHOLE,
-            )
-            for header in _HEADERS
-        ]
-        print_fitted_table(
-            console,
-            columns,
-            [[escape(cell) for cell in row] for row in rows],
-            row_styles=[_STYLES.get(m.verdict) for _, m in comparison.metrics],
-        )
-    elif rows:
+    if console.is_terminal:
+        _print_metric_table(console, comparison)
+    elif comparison.metrics:
+        # In a pipe every line is whole, its verdict's reason with it, for grep and cut.
         console.print(" | ".join(_HEADERS))
-        for row in rows:
-            console.print(escape(" | ".join(row)))
+        for p, m in comparison.metrics:
+            verdict = _verdict(m, comparison.threshold) + (f": {m.reason}" if m.reason else "")
+            console.print(escape(" | ".join(_cells(p, m, verdict))))
     for p in failed:
         console.print(escape(f"not compared: {_job_text(p.new)}: {p.reason}"))
     for side, jobs in (("base", comparison.only_base), ("new", comparison.only_new)):
@@ -350,3 +325,47 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
             "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
             "some metrics); for a gate, give several runs a side: A+B+C"
         )
+
+
+def _print_metric_table(console: Any, comparison: RunComparison) -> None:
+    """The metrics as a table fitted to the terminal, grouped by job: the job (its label,
+    size and mode: what identifies it) heads its metrics once instead of taking three
+    columns on each row, the ratio and its interval share a cell, and why a metric has no
+    verdict is a note under the table, said once however many rows it explains (a reduced
+    run's reason took nine lines on every one of 71 rows at 80 columns); a row carries
+    the note's number. Too narrow for all, the two medians go first."""
+    from app.cli.terminal.tables import Column, print_fitted_table
+
+    notes: dict[str, int] = {}
+    rows, headings = [], []
+    previous: JobPair | None = None
+    for p, m in comparison.metrics:
+        headings.append(escape(_job_text(p.new, " · ")) if p is not previous else None)
+        previous = p
+        verdict = _verdict(m, comparison.threshold)
+        if m.reason:
+            verdict += f" [{notes.setdefault(m.reason, len(notes) + 1)}]"
+        c = m.comparison
+        ratio = f"{_times(c.ratio)}× ({_times(c.ci95_low)}–{_times(c.ci95_high)}×)" if c else "-"
+        cells = (m.metric, format_seconds(m.base_median), format_seconds(m.new_median), ratio, verdict)
+        rows.append([escape(cell) for cell in cells])
+    if not rows:
+        return
+    columns = [
+        Column("metric", key=True),
+        Column("base median", "right", drop=1, whole=True),
+        Column("new median", "right", drop=1, whole=True),
+        Column("ratio new/base (95 % interval)", "right"),
+        Column("verdict"),
+    ]
+    print_fitted_table(
+        console,
+        columns,
+        rows,
+        row_styles=[_STYLES.get(m.verdict) for _, m in comparison.metrics],
+        headings=headings,
+    )
+    for reason, number in notes.items():
+        count = sum(1 for _, m in comparison.metrics if m.reason == reason)
+        every = "every metric" if count == len(comparison.metrics) else f"{count} metric(s)"
+        console.print(escape(f"[{number}] {reason} ({every})"))
