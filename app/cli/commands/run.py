@@ -163,6 +163,7 @@ def _add_remote_options(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.core.profile.edits import blame_options
     from app.core.profile.files import load_profile
     from app.core.profile.resolve import resolve_jobs
     from app.core.settings.profile import ProfileError
@@ -171,17 +172,17 @@ def run(args: argparse.Namespace) -> int:
     if args.token_file is not None and remote is None:
         raise UsageError("--token-file is for --remote runs")
     try:
-        profile = load_profile(args.profile)
+        written = load_profile(args.profile)
     except ProfileError as exc:
         raise _profile_usage_error(exc, args, remote is not None) from None
     try:
-        profile = _edited(profile, args, remote is not None)
+        profile = _edited(written, args, remote is not None)
     except ProfileError as exc:  # an option is wrong: that first (the file is checked as it changes it)
         raise UsageError(str(exc)) from None
     try:  # validate before opening the store or spawning anything
         jobs = resolve_jobs(profile, args.profile, has_remote=remote is not None)
-    except ProfileError as exc:
-        raise _profile_usage_error(exc, args, remote is not None) from None
+    except ProfileError as exc:  # a value an option set is the option's error, not the file's
+        raise _profile_usage_error(blame_options(exc, written, profile), args, remote is not None) from None
     guess = _announce_estimate(profile.name, jobs, quiet=args.quiet)
     from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
 
@@ -379,9 +380,11 @@ def _profile_usage_error(exc: ProfileError, args: argparse.Namespace, has_remote
     )
     if len(problems) < 2:
         return UsageError(str(exc))
-    # The core's error as it said it (an override's names no file); the others name the file.
+    # The core's error as it said it; the others name the file, but for an option's ("--link...").
     said = f"{exc.field}: {exc.detail}" if exc.field else exc.detail
-    return UsageError(*(str(exc) if line == said else f"{profile}: {line}" for line in problems))
+    return UsageError(
+        *(str(exc) if line == said else line if line.startswith("--") else f"{profile}: {line}" for line in problems)
+    )
 
 
 def _host_port(text: str) -> tuple[str, int]:
