@@ -40,6 +40,7 @@ _._scl_proxy
 _.model_config  # pydantic reads a model's configuration from this class attribute
 _.format_version  # app/core/settings: a pydantic field, a profile file's "format_version" key
 _.writelines  # app/cli/terminal/streams.py: the file protocol of the sys.stdout it replaces
+_._check_value  # app/cli/usage.py: argparse.ArgumentParser calls it on every value with choices
 # app/core/vocab.py CongestionControl: enum members, reached by iteration and by value
 _.CUBIC
 _.BBR

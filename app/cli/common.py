@@ -6,11 +6,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
 from pathlib import Path
 from typing import Any
 
 from app.cli.terminal.console import make_console
+from app.cli.terminal.lines import say
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -152,4 +152,4 @@ def load_run_source(text: str, store_path: str | None) -> Any:
 def warn_damaged(run: Any) -> None:
     """Name the rows of a stored run that did not read back (a damaged job shows as a failed one)."""
     for line in run.damaged:
-        print(f"cryptobench: warning: run {run.id}: damaged in the store: {line}", file=sys.stderr)
+        say(f"cryptobench: warning: run {run.id}: damaged in the store: {line}", err=True)

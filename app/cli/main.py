@@ -11,27 +11,22 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from app import __version__
 from app.cli.commands import all_commands
 from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep its one-line style
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+from app.cli.terminal.lines import say
+from app.cli.usage import Parser, unrecognized
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="cryptobench",
         description="Benchmark cryptographic schemes as they are deployed.",
         epilog="Guides: README.md and docs/ in the CryptoBench source (docs/command-line.md for every command).",
     )
     parser.add_argument("--version", action="version", version=f"cryptobench {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in all_commands():
         guides = ", ".join(command.GUIDES)
         epilog = f"Guide{'s' if len(command.GUIDES) > 1 else ''}: {guides} in the CryptoBench source."
@@ -67,11 +62,11 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        # The command's own parser says it, with the command's usage (`run --reduse` used to
-        # print the top-level usage, which names no option of run's).
+        # The command's own parser says it, with the closest of its options (`run --reduse`
+        # used to get the top-level usage, which names no option of run's).
         subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        owner = subparsers.choices.get(args.command) if args.command else None
-        (owner or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+        owner = (subparsers.choices.get(args.command) if args.command else None) or parser
+        owner.error(unrecognized(owner, unknown))
     if args.command is None:
         parser.print_help()
         return EXIT_OK
@@ -92,7 +87,7 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
         from app.core.escaping import escape_control
 
         for line in exc.lines if isinstance(exc, UsageError) else (str(exc),):
-            print(f"cryptobench: error: {escape_control(line)}", file=sys.stderr)
+            say(f"cryptobench: error: {escape_control(line)}", err=True)
         return EXIT_USAGE
     except OSError as exc:
         # A path no command checked (a name past the system's 255 characters, a loop of
@@ -100,10 +95,10 @@ def _main(argv: Sequence[str] | None, prints_result: list[bool]) -> int:
         # traceback. Commands name the file themselves where they can; this is the net.
         from app.cli.common import os_error_line
 
-        print(os_error_line(exc), file=sys.stderr)
+        say(os_error_line(exc), err=True)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("cryptobench: interrupted", file=sys.stderr)
+        say("cryptobench: interrupted", err=True)
         return 130
 
 

@@ -46,7 +46,8 @@ def test_links_json(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (
             ["--link", '{"delay_ms": 20, "loss_percent": 1}'],
-            "jobs[0].link.loss_percent: 1 % loss asked for: packet loss needs the packet path",
+            # The loss came from --link, not from the file: the option is named.
+            "cryptobench: error: --link.loss_percent: 1 % loss asked for: packet loss needs the packet path",
         ),
     ],
 )
@@ -81,7 +82,10 @@ def test_run_link_emulation_sets_every_linked_job_and_is_checked(
     profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback"}]}))
     lossy = ["--link", '{"delay_ms": 20, "loss_percent": 1}']
     assert main(["run", str(profile), "--no-store", *lossy, "--link-emulation", "stream-relay"]) == EXIT_USAGE
-    assert "jobs[0].link.loss_percent: 1 % loss asked for: packet loss needs the packet path" in capsys.readouterr().err
+    # Both the loss and the relay came from options: the options are named, not the file.
+    assert (
+        "error: --link.loss_percent: 1 % loss asked for: packet loss needs the packet path" in capsys.readouterr().err
+    )
     assert main(["run", str(profile), "--no-store", "--link-emulation", "auto"]) == EXIT_USAGE
     assert "--link-emulation: the profile has no job with a link to emulate" in capsys.readouterr().err
 
@@ -94,7 +98,8 @@ def test_run_tcp_connection_sets_every_linked_job_and_is_checked(
     relay = ["--link", "lte", "--link-emulation", "stream-relay"]
     assert main(["run", str(profile), "--no-store", *relay, "--tcp-connection", "fresh"]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert "jobs[0].tcp_connection: sets the kernel's TCP on the packet path" in err and err.count("\n") == 1
+    assert "error: --tcp-connection: sets the kernel's TCP on the packet path" in err and err.count("\n") == 1
+    assert err.rstrip().endswith('(set --link-emulation "packet")')
     assert main(["run", str(profile), "--no-store", "--tcp-connection", "fresh"]) == EXIT_USAGE
     assert "--tcp-connection: the profile has no job with a link to send over" in capsys.readouterr().err
 
@@ -108,7 +113,7 @@ def test_run_tcp_congestion_control_sets_every_linked_job_and_is_checked(
     profile.write_text(json.dumps({"name": "t", "jobs": [{"scheme": "x25519", "mode": "loopback", "link": "lte"}]}))
     relay = ["--link-emulation", "stream-relay", "--tcp-congestion-control", "reno"]
     assert main(["run", str(profile), "--no-store", *relay]) == EXIT_USAGE
-    assert "jobs[0].tcp_congestion_control: sets the kernel's TCP on the packet path" in capsys.readouterr().err
+    assert "error: --tcp-congestion-control: sets the kernel's TCP on the packet path" in capsys.readouterr().err
     monkeypatch.setattr(resolve, "packet_path_refusal", lambda: None)
     offered = tmp_path / "available"
     offered.write_text("reno cubic\n")

@@ -1,8 +1,9 @@
-"""What the command line prints on a terminal of 80 and 120 columns, and in a pipe.
+"""What the command line prints on a terminal from 40 to 200 columns, and in a pipe.
 
 Every command that prints a table is run with a terminal console of the width under test
 and of a width that needs no wrap; each word of the narrow output must be a whole word
-of the wide one ("slowe r (regr essio n)", "[cryptograph y]" and "+00:0 / 0" were not).
+of the wide one ("slowe r (regr essio n)", "[cryptograph y]" and "+00:0 / 0" were not),
+and no line may be wider than the terminal (which would cut it wherever its width ran out).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from tests.helpers.warning_runs import reduced_like_run
 
 RUN_ID = "20261123-192233-abcdef"
 WIDE = 400
+#: The widths every table is drawn at: 40 to 200 columns, the common ones among them.
+WIDTHS = [40, 48, 56, 64, 72, 80, 90, 100, 120, 140, 160, 200]
 # Box drawing (U+2500-U+257F) and the ellipsis rich puts where it cuts a cell: not words.
 _WORD = re.compile(r"[^\s\u2500-\u257f]+")
 
@@ -43,7 +46,9 @@ LONG_LABELS = {
 
 
 def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text))
+    """The words of `text`, less the punctuation a narrow layout adds after one ("median:",
+    "µs;" in a row drawn as a block, "·" between its cells): a word cut short stays cut."""
+    return {word.rstrip(":;·") for word in _WORD.findall(text)} - {""}
 
 
 @pytest.fixture()
@@ -102,34 +107,41 @@ def _commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list
 
 
 def _assert_no_word_split(narrow: str, wide: str, width: int) -> None:
-    # The note under a table that left columns out is not in the wide output: checked apart.
-    narrow = re.sub(r"\(left out to fit .*?in a pipe\)", "", narrow, flags=re.S)
-    lines = narrow.splitlines()
-    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    # Wider than the terminal only where one word is (an address, kept whole to copy).
+    wider = [line for line in narrow.splitlines() if len(line) > width and len(line.split()) > 1]
+    assert not wider, wider
+    # The notes under a table that said columns once or left them out are not in the wide
+    # output: checked apart.
+    narrow = re.sub(r"\(left out to fit .*?in\s+a\s+pipe\)", "", narrow, flags=re.S)
+    narrow = re.sub(r"\(the same on every row: .*?\)$", "", narrow, flags=re.S | re.M)
     split = sorted(_words(narrow) - _words(wide))
     assert not split, split
     assert "…" not in narrow  # nothing cut short either
 
 
-@pytest.mark.parametrize("width", [80, 120])
 @pytest.mark.parametrize("command", ["show", "history", "compare", "list", "links", "system", "presets"])
-def test_no_table_splits_a_word_at_80_and_120_columns(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, terminal: Callable[[int, list[str]], str], command: str, width: int
+def test_no_table_splits_a_word_from_40_to_200_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, terminal: Callable[[int, list[str]], str], command: str
 ) -> None:
     argv = _commands(tmp_path, monkeypatch)[command]
     wide = terminal(WIDE, argv)
-    narrow = terminal(width, argv)
-    _assert_no_word_split(narrow, wide, width)
-    assert "┃" in narrow or "│" in narrow  # a table was drawn
+    for width in WIDTHS:
+        narrow = terminal(width, argv)
+        try:
+            _assert_no_word_split(narrow, wide, width)
+        except AssertionError as exc:
+            raise AssertionError(f"{command} at {width} columns: {exc}") from None
+        if width >= 80:
+            assert "─" in narrow or "━" in narrow, (command, width)  # a table was drawn
 
 
 def test_a_table_too_wide_leaves_columns_out_and_says_which(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, terminal: Callable[[int, list[str]], str]
 ) -> None:
-    argv = _commands(tmp_path, monkeypatch)["compare"]
-    narrow = terminal(80, argv)
-    assert "left out to fit 80 columns: mode" in " ".join(narrow.split())
-    assert {"slower", "(regression)"} <= _words(narrow)  # the verdict stays, its words whole
+    argv = _commands(tmp_path, monkeypatch)["history"]
+    narrow = " ".join(terminal(80, argv).split())
+    assert "left out to fit 80 columns: machine" in narrow
+    assert RUN_ID in narrow  # what identifies a row stays, whole
     assert "left out" not in terminal(WIDE, argv)
 
 
@@ -224,3 +236,70 @@ def test_the_split_word_check_sees_what_rich_s_folding_did() -> None:
 
     with pytest.raises(AssertionError):
         _assert_no_word_split(drawn(24), drawn(WIDE), 24)
+
+
+# --- compare: what identifies a row stays, a note is said once ---------------------------
+
+
+def _reduced_pair(tmp_path: Path) -> list[str]:
+    """`compare BASE NEW` of two reduced runs (three jobs, four metrics), as files."""
+    base = comparisons.base_run()
+    base.profile = {**base.profile, "name": "quick (reduced)", "reduced": True}
+    new = comparisons.scaled(base, 1.3)
+    return [
+        "compare",
+        str(comparisons.write(tmp_path / "base.json", base)),
+        str(comparisons.write(tmp_path / "new.json", new)),
+    ]
+
+
+REDUCED_NOTE = "the baseline's run is reduced (a smoke test, not for comparison); no verdict"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_compare_of_two_reduced_runs_says_the_note_once_and_keeps_every_row_s_job(
+    tmp_path: Path, terminal: Callable[[int, list[str]], str], width: int
+) -> None:
+    """At 80 columns it dropped the sizes and both medians and repeated a nine-line verdict
+    on every row (about 700 lines for two reduced runs of `quick`)."""
+    shown = terminal(width, _reduced_pair(tmp_path))
+    lines = shown.splitlines()
+    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    flat = " ".join(shown.split())
+    assert flat.count("is reduced (a smoke test") == 1 and f"[1] {REDUCED_NOTE} (every metric)" in flat
+    # Each job (its label, size and mode: what tells its rows apart) once, over its metrics.
+    for job in ("AES-128-GCM · 1 KiB · operations", "AES-128-GCM · 64 KiB · operations", "Ed25519 · 64 B · operations"):
+        assert flat.count(job) == 1, job
+    metric_rows = [line.split() for line in lines if line.split()[:1] in (["encrypt"], ["decrypt"], ["sign"])]
+    assert len(metric_rows) == 4
+    # Both medians are kept, and each row's verdict points at the note.
+    assert [row[1:5] for row in metric_rows][0] == ["10", "µs", "13", "µs"]
+    assert all(" ".join(row).endswith("not comparable [1]") for row in metric_rows)
+    assert "left out" not in flat
+    assert len(lines) < 25
+
+
+def test_compare_in_a_pipe_keeps_each_line_whole_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_reduced_pair(tmp_path)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = "job | size | mode | metric | base median | new median | ratio new/base | 95 % interval | verdict"
+    rows = lines[lines.index(header) + 1 : lines.index(header) + 5]
+    assert rows[0] == f"AES-128-GCM | 1 KiB | ops | encrypt | 10 µs | 13 µs | - | - | not comparable: {REDUCED_NOTE}"
+    assert all(row.count(" | ") == 8 for row in rows)
+
+
+def test_load_jobs_steps_and_generators_split_no_word_from_40_to_200_columns() -> None:
+    """The steps and generators tables cropped their numbers with "…" below about 70 columns."""
+    from tests.helpers.loads import cluster_load, load_job, load_run
+
+    cluster = cluster_load(rates=(400, 800, 1600), generators=3, late=(2, 800))
+    for run in (load_run(), load_run([load_job(0, "X25519 [cryptography]", cluster)])):
+        wide = printed_summary(run, terminal=True, width=WIDE)
+        for width in WIDTHS:
+            narrow = printed_summary(run, terminal=True, width=width)
+            try:
+                _assert_no_word_split(narrow, wide, width)
+            except AssertionError as exc:
+                raise AssertionError(f"{run.name} at {width} columns: {exc}") from None

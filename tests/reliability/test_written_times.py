@@ -90,7 +90,7 @@ def test_store_names_the_runs_with_bad_times_and_delete_removes_them(
     # The report of such a run works (it failed with OverflowError).
     assert cli_main(["report", "far", "--store", str(path), "--markdown", str(tmp_path / "r.md")]) == 0
     capsys.readouterr()
-    assert cli_main(["delete", "naive", "far", "--store", str(path)]) == 0
+    assert cli_main(["delete", "--yes", "naive", "far", "--store", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"deleted run naive “p” (1 jobs) from {path}" in out and "deleted run far" in out
     assert cli_main(["store", "--store", str(path)]) == 0
@@ -102,13 +102,13 @@ def test_delete_resolves_every_id_before_deleting_any(tmp_path: Path, capsys: py
     with Store(path) as store:
         for run_id in ("20260101-a", "20260101-b", "other"):
             store.add_run(records.run(run_id, [records.job(run_id, 0)]))
-    assert cli_main(["delete", "other", "nope", "--store", str(path)]) == 2
+    assert cli_main(["delete", "--yes", "other", "nope", "--store", str(path)]) == 2
     assert "no run with id 'nope'" in capsys.readouterr().err
-    assert cli_main(["delete", "other", "20260101-", "--store", str(path)]) == 2
+    assert cli_main(["delete", "--yes", "other", "20260101-", "--store", str(path)]) == 2
     assert "ambiguous (2 runs match)" in capsys.readouterr().err
     with Store(path) as store:
         assert {s.id for s in store.list_runs()} == {"20260101-a", "20260101-b", "other"}
-    assert cli_main(["delete", "20260101-b", "--store", str(path)]) == 0
+    assert cli_main(["delete", "--yes", "20260101-b", "--store", str(path)]) == 0
     with Store(path) as store:
         assert {s.id for s in store.list_runs()} == {"20260101-a", "other"}
 
@@ -118,12 +118,12 @@ def test_delete_refuses_a_run_still_being_written(tmp_path: Path, capsys: pytest
     with Store(path) as store:
         store.begin_run(records.run("live", status="running"))  # holds the run's lock, as a run does
         try:
-            assert cli_main(["delete", "live", "--store", str(path)]) == 2
+            assert cli_main(["delete", "--yes", "live", "--store", str(path)]) == 2
             assert "run live is still running" in capsys.readouterr().err
             assert [s.id for s in store.list_runs()] == ["live"]
         finally:
             store.finish_run("live", "finished", STARTED)
-    assert cli_main(["delete", "live", "--store", str(path)]) == 0
+    assert cli_main(["delete", "--yes", "live", "--store", str(path)]) == 0
 
 
 def test_a_stored_job_row_with_a_negative_time_is_damaged_not_shown(tmp_path: Path) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any
 
 from app.cli.common import (
@@ -36,6 +35,7 @@ from app.cli.common import (
 )
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
+from app.cli.terminal.lines import say
 from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
 from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_SAMPLES, marked_name
 from app.core.results.model import JobResult, RunResult
@@ -139,12 +139,12 @@ def run(args: argparse.Namespace) -> int:
             _print_comparison(console, comparison)
     unmatched = [c for c in comparisons if not c.pairs]
     for c in unmatched:
-        print(
+        say(
             _plain(
                 f"cryptobench: warning: no job of run {c.new.id} matches a job of run {c.base.id} "
                 "(scheme, backend, parameters, mode, size, link and placement): nothing was compared"
             ),
-            file=sys.stderr,
+            err=True,
         )
     if not args.fail_on_regression:
         return EXIT_OK
@@ -162,7 +162,7 @@ def _gate(comparisons: list[RunComparison], threshold: float, unmatched: bool) -
     for c in comparisons:
         if c.gate_reason is not None:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(f"cryptobench: note: --fail-on-regression: {c.gate_reason}{versus}", file=sys.stderr)
+            say(f"cryptobench: note: --fail-on-regression: {c.gate_reason}{versus}", err=True)
     thin = sum(len(c.too_few()) for c in checked)
     if thin or unchecked_runs:
         # Never a failure: a metric without the evidence for a verdict neither passes nor fails.
@@ -171,52 +171,52 @@ def _gate(comparisons: list[RunComparison], threshold: float, unmatched: bool) -
             parts.append(f"{unchecked_runs} had too few runs a side ({MIN_GATE_RUNS})")
         if thin:
             parts.append(f"{thin} had too few samples ({MIN_SAMPLES} a side) or a reduced run")
-        print(
+        say(
             f"cryptobench: note: --fail-on-regression: of {measured} metric(s) measured on both sides, "
             f"{' and '.join(parts)}, and were not checked",
-            file=sys.stderr,
+            err=True,
         )
     regressed = [(c, p, m) for c in checked for p, m in c.regressions()]
     if regressed:
-        print(
+        say(
             f"cryptobench: regression: {len(regressed)} metric(s) slower by more than {_percent(threshold)}, "
             "the 95 % interval's low end above it too:",
-            file=sys.stderr,
+            err=True,
         )
         for c, p, m in regressed:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), file=sys.stderr)
+            say(_plain(f"  {_job_text(p.new)} {m.metric}: {_ratio(m)}{versus}"), err=True)
     # A job that measured in the base run and failed in the new one needs no statistics.
     broken = [(c, p) for c in comparisons for p in c.broken()]
     if broken:
-        print(
+        say(
             f"cryptobench: regression: {len(broken)} job(s) measured in the base run failed in the new one:",
-            file=sys.stderr,
+            err=True,
         )
         for c, p in broken:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), file=sys.stderr)
+            say(_plain(f"  {_job_text(p.new)}: {p.new.error or 'failed'}{versus}"), err=True)
     if regressed or broken:
         return EXIT_FAILED
     undecided = [(c, p, m) for c in checked for p, m in c.undecided()]
     if undecided:
         # Neither pass nor fail: a ratio that is not a finite number decides nothing.
-        print(
+        say(
             f"cryptobench: error: --fail-on-regression: {len(undecided)} metric(s) measured on both sides "
             "have no finite ratio, so the gate cannot decide:",
-            file=sys.stderr,
+            err=True,
         )
         for c, p, m in undecided:
             versus = f" ({c.new.id})" if len(comparisons) > 1 else ""
-            print(_plain(f"  {_job_text(p.new)} {m.metric}: {m.reason}{versus}"), file=sys.stderr)
+            say(_plain(f"  {_job_text(p.new)} {m.metric}: {m.reason}{versus}"), err=True)
         return EXIT_USAGE
     if unmatched:
-        print("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", file=sys.stderr)
+        say("cryptobench: error: --fail-on-regression: nothing was compared, so nothing was checked", err=True)
         return EXIT_USAGE
     if measured and thin + unchecked_runs >= measured:
-        print(
+        say(
             "cryptobench: error: --fail-on-regression: no metric had the evidence for a verdict, so nothing was checked",
-            file=sys.stderr,
+            err=True,
         )
         return EXIT_USAGE
     return EXIT_OK
@@ -237,8 +237,8 @@ def _run_text(run: RunResult) -> str:
     return f"{run.id} · {marked_name(run)} · {machine} · {run.started}"
 
 
-def _job_text(job: JobResult) -> str:
-    return f"{job.label} {format_bytes(job.message_size)} {job.mode}"
+def _job_text(job: JobResult, between: str = " ") -> str:
+    return between.join((job.label, format_bytes(job.message_size), str(job.mode)))
 
 
 def _times(ratio: float) -> str:
@@ -252,11 +252,12 @@ def _ratio(m: MetricComparison) -> str:
     return "-" if c is None else f"{_times(c.ratio)}× ({_times(c.ci95_low)}–{_times(c.ci95_high)}×)"
 
 
-def _cells(p: JobPair, m: MetricComparison, threshold: float) -> tuple[str, ...]:
+def _verdict(m: MetricComparison, threshold: float) -> str:
+    return str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
+
+
+def _cells(p: JobPair, m: MetricComparison, verdict: str) -> tuple[str, ...]:
     c = m.comparison
-    verdict = str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
-    if m.reason:
-        verdict += f": {m.reason}"
     return (
         p.new.label,
         format_bytes(p.new.message_size),
@@ -277,15 +278,6 @@ def _mode(mode: str) -> str:
 _HEADERS = ("job", "size", "mode", "metric", "base median", "new median", "ratio new/base", "95 % interval", "verdict")
 
 
-_RIGHT = frozenset({"size", "base median", "new median", "ratio new/base"})
-
-
-#: The columns a narrow terminal leaves out, in this order.
-_DROPPED_FIRST = ("mode", "base median", "new median", "size")
-#: Cells that never wrap: a number with its unit.
-_WHOLE = frozenset({"size", "base median", "new median", "ratio new/base"})
-
-
 _STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABLE: "yellow"}
 
 
@@ -299,32 +291,15 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
             console.print(escape(f"  {d.what}: {d.base or 'not recorded'} → {d.new or 'not recorded'}"))
     else:
         console.print("environment: no difference in machine, CPU, OS, Python or library versions")
-    rows = [_cells(p, m, comparison.threshold) for p, m in comparison.metrics]
     failed = [p for p in comparison.pairs if p.reason]
-    if console.is_terminal and rows:
-        from app.cli.terminal.tables import Column, print_fitted_table
-
-        # Too narrow for all: the mode, then the two medians, then the size go first; the
-        # job, the metric, the ratio, its interval and the verdict stay. No word is split.
-        columns = [
-            Column(
-                header,
-                "right" if header in _RIGHT else "left",
-                drop=_DROPPED_FIRST.index(header) + 1 if header in _DROPPED_FIRST else 0,
-                whole=header in _WHOLE,
-            )
-            for header in _HEADERS
-        ]
-        print_fitted_table(
-            console,
-            columns,
-            [[escape(cell) for cell in row] for row in rows],
-            row_styles=[_STYLES.get(m.verdict) for _, m in comparison.metrics],
-        )
-    elif rows:
+    if console.is_terminal:
+        _print_metric_table(console, comparison)
+    elif comparison.metrics:
+        # In a pipe every line is whole, its verdict's reason with it, for grep and cut.
         console.print(" | ".join(_HEADERS))
-        for row in rows:
-            console.print(escape(" | ".join(row)))
+        for p, m in comparison.metrics:
+            verdict = _verdict(m, comparison.threshold) + (f": {m.reason}" if m.reason else "")
+            console.print(escape(" | ".join(_cells(p, m, verdict))))
     for p in failed:
         console.print(escape(f"not compared: {_job_text(p.new)}: {p.reason}"))
     for side, jobs in (("base", comparison.only_base), ("new", comparison.only_new)):
@@ -350,3 +325,47 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
             "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
             "some metrics); for a gate, give several runs a side: A+B+C"
         )
+
+
+def _print_metric_table(console: Any, comparison: RunComparison) -> None:
+    """The metrics as a table fitted to the terminal, grouped by job: the job (its label,
+    size and mode: what identifies it) heads its metrics once instead of taking three
+    columns on each row, the ratio and its interval share a cell, and why a metric has no
+    verdict is a note under the table, said once however many rows it explains (a reduced
+    run's reason took nine lines on every one of 71 rows at 80 columns); a row carries
+    the note's number. Too narrow for all, the two medians go first."""
+    from app.cli.terminal.tables import Column, print_fitted_table
+
+    notes: dict[str, int] = {}
+    rows, headings = [], []
+    previous: JobPair | None = None
+    for p, m in comparison.metrics:
+        headings.append(escape(_job_text(p.new, " · ")) if p is not previous else None)
+        previous = p
+        verdict = _verdict(m, comparison.threshold)
+        if m.reason:
+            verdict += f" [{notes.setdefault(m.reason, len(notes) + 1)}]"
+        c = m.comparison
+        ratio = f"{_times(c.ratio)}× ({_times(c.ci95_low)}–{_times(c.ci95_high)}×)" if c else "-"
+        cells = (m.metric, format_seconds(m.base_median), format_seconds(m.new_median), ratio, verdict)
+        rows.append([escape(cell) for cell in cells])
+    if not rows:
+        return
+    columns = [
+        Column("metric", key=True),
+        Column("base median", "right", drop=1, whole=True),
+        Column("new median", "right", drop=1, whole=True),
+        Column("ratio new/base (95 % interval)", "right"),
+        Column("verdict"),
+    ]
+    print_fitted_table(
+        console,
+        columns,
+        rows,
+        row_styles=[_STYLES.get(m.verdict) for _, m in comparison.metrics],
+        headings=headings,
+    )
+    for reason, number in notes.items():
+        count = sum(1 for _, m in comparison.metrics if m.reason == reason)
+        every = "every metric" if count == len(comparison.metrics) else f"{count} metric(s)"
+        console.print(escape(f"[{number}] {reason} ({every})"))

@@ -7,6 +7,7 @@ import json
 
 from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
+from app.cli.terminal.lines import say
 from app.cli.terminal.lists import print_history
 
 NAME = "history"
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([r.__dict__ for r in runs], indent=2, allow_nan=False))
         return EXIT_OK
     if not runs:
-        print(f"no runs in {store.where}")
+        say(f"no runs in {store.where}")
         return EXIT_OK
     print_history(_console(), runs, store.where)
     return EXIT_OK

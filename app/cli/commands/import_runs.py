@@ -8,12 +8,12 @@ a bad file or an id taken by another run is named, the other files still importe
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from app.cli.common import EXIT_OK, EXIT_USAGE, add_store_option, open_store
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
+from app.cli.terminal.lines import say
 from app.core.escaping import escape_control
 
 NAME = "import"
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 outcome = import_results(store, path)
             except CryptoBenchError as exc:  # a bad file, an id taken, the store failing: the next file goes on
-                print(f"cryptobench: error: {escape_control(str(exc))}", file=sys.stderr)
+                say(f"cryptobench: error: {escape_control(str(exc))}", err=True)
                 code = EXIT_USAGE
                 continue
             run = outcome.run

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError, add_store_option, load_run_source
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
+from app.cli.terminal.lines import say
 from app.core.vocab import ExportFormat, PageSize
 
 NAME = "report"
@@ -97,6 +97,6 @@ def run(args: argparse.Namespace) -> int:
     # One output failing (a full disk) does not cost the others.
     unwritten = write_all(
         [(path, writer(name, path)) for name, path in outputs],
-        lambda line: print(f"cryptobench: error: {line}", file=sys.stderr),
+        lambda line: say(f"cryptobench: error: {line}", err=True),
     )
     return EXIT_USAGE if unwritten else EXIT_OK

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
+from app.cli.terminal.lines import say
 from app.cli.terminal.printing import print_per_sample, print_summary
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
@@ -163,6 +163,7 @@ def _add_remote_options(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.core.profile.edits import blame_options
     from app.core.profile.files import load_profile
     from app.core.profile.resolve import resolve_jobs
     from app.core.settings.profile import ProfileError
@@ -171,17 +172,17 @@ def run(args: argparse.Namespace) -> int:
     if args.token_file is not None and remote is None:
         raise UsageError("--token-file is for --remote runs")
     try:
-        profile = load_profile(args.profile)
+        written = load_profile(args.profile)
     except ProfileError as exc:
         raise _profile_usage_error(exc, args, remote is not None) from None
     try:
-        profile = _edited(profile, args, remote is not None)
+        profile = _edited(written, args, remote is not None)
     except ProfileError as exc:  # an option is wrong: that first (the file is checked as it changes it)
         raise UsageError(str(exc)) from None
     try:  # validate before opening the store or spawning anything
         jobs = resolve_jobs(profile, args.profile, has_remote=remote is not None)
-    except ProfileError as exc:
-        raise _profile_usage_error(exc, args, remote is not None) from None
+    except ProfileError as exc:  # a value an option set is the option's error, not the file's
+        raise _profile_usage_error(blame_options(exc, written, profile), args, remote is not None) from None
     guess = _announce_estimate(profile.name, jobs, quiet=args.quiet)
     from app.cli.exports import DestinationError, check_destinations, descriptor_reserve
 
@@ -206,13 +207,13 @@ def _announce_estimate(name: str, jobs: list[ResolvedJob], *, quiet: bool) -> Ru
     guess = estimate_run(jobs)
     busy = f" ({guess.busy_note()})" if guess.busy_note() else ""
     if guess.long:
-        print(
+        say(
             f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}; Ctrl-C stops it "
             "(the jobs finished so far are kept)",
-            file=sys.stderr,
+            err=True,
         )
     elif not quiet:
-        print(f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}", file=sys.stderr)
+        say(f"cryptobench: {name}: estimated {guess.text()} on this machine{busy}", err=True)
     return guess
 
 
@@ -237,7 +238,7 @@ def _execute_run(
     unreachable: list[str] = []
     store = None if args.no_store else open_store(args.store, unreachable=unreachable)
     for line in unreachable:
-        print(f"cryptobench: warning: {escape_control(line)}; the run goes on and is kept in a file", file=sys.stderr)
+        say(f"cryptobench: warning: {escape_control(line)}; the run goes on and is kept in a file", err=True)
     console = _console()
     cancel = threading.Event()
     display = RunDisplay(console, guess, quiet=args.quiet)
@@ -246,7 +247,7 @@ def _execute_run(
         runner.store_error = unreachable[0]  # kept in a file at the end, as a store failing mid-run
     # Ctrl-C, SIGTERM and SIGHUP stop like the window's Stop (app.cli.terminal.signals); the handlers
     # stay in place until the exports are written, so no signal cuts one in half.
-    with StopSignals(cancel, announce=lambda line: print(line, file=sys.stderr)) as stop:
+    with StopSignals(cancel, announce=lambda line: say(line, err=True)) as stop:
         try:
             run, internal_error = _run_keeping_finished_jobs(runner, display, stop, cancel)
         finally:
@@ -264,7 +265,7 @@ def _execute_run(
             writers.append((args.json, lambda: export(ExportFormat.JSON, run, args.json)))
         if args.csv is not None:
             writers.append((args.csv, lambda: export(ExportFormat.CSV, run, args.csv)))
-        unwritten = write_all(writers, lambda line: print(f"cryptobench: error: {line}", file=sys.stderr))
+        unwritten = write_all(writers, lambda line: say(f"cryptobench: error: {line}", err=True))
     end = RunEnd(
         run=run,
         total_jobs=runner.total_jobs,
@@ -379,9 +380,11 @@ def _profile_usage_error(exc: ProfileError, args: argparse.Namespace, has_remote
     )
     if len(problems) < 2:
         return UsageError(str(exc))
-    # The core's error as it said it (an override's names no file); the others name the file.
+    # The core's error as it said it; the others name the file, but for an option's ("--link...").
     said = f"{exc.field}: {exc.detail}" if exc.field else exc.detail
-    return UsageError(*(str(exc) if line == said else f"{profile}: {line}" for line in problems))
+    return UsageError(
+        *(str(exc) if line == said else line if line.startswith("--") else f"{profile}: {line}" for line in problems)
+    )
 
 
 def _host_port(text: str) -> tuple[str, int]:

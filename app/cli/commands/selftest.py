@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from app.cli.common import EXIT_FAILED, EXIT_OK
+from app.cli.terminal.lines import say
 
 NAME = "selftest"
 HELP = "known-answer tests for every backend"
@@ -21,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     results = run_selftests()
     for r in results:
         status = "PASS" if r.passed else "FAIL"
-        print(f"{status}  {r.backend:13s} {r.kind:12s} {r.name} — {r.source}" + (f": {r.detail}" if r.detail else ""))
+        say(f"{status}  {r.backend:13s} {r.kind:12s} {r.name} — {r.source}" + (f": {r.detail}" if r.detail else ""))
     failed = sum(1 for r in results if not r.passed)
-    print(f"{len(results) - failed} passed, {failed} failed")
+    say(f"{len(results) - failed} passed, {failed} failed")
     return EXIT_OK if failed == 0 and results else EXIT_FAILED

@@ -4,10 +4,10 @@ into another store (`store copy --to URL`: a local history into a shared one).""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from app.cli.common import EXIT_FAILED, EXIT_OK, MOVE_ASIDE_HINT, UsageError, add_store_option, open_store
+from app.cli.terminal.lines import say
 
 NAME = "store"
 HELP = "check the results store, move a broken one aside, or copy its runs to another store"
@@ -58,13 +58,13 @@ def _copy(args: argparse.Namespace) -> int:
             raise UsageError(f"{source.where}: --store and --to name the same store")
 
         def said(run_id: str, what: str) -> None:
-            print(f"{escape_control(run_id)}: {escape_control(what)}")
+            say(f"{escape_control(run_id)}: {escape_control(what)}")
 
         try:
             outcome = copy_runs(source, target, said)
         except StoreError as exc:
             raise UsageError(f"{exc} (runs copied before this stay; running the copy again skips them)") from None
-        print(
+        say(
             f"copied {len(outcome.copied)} run(s) from {source.where} to {target.where}; "
             f"{len(outcome.present)} already there, {len(outcome.skipped)} left behind"
         )
@@ -101,10 +101,10 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if problem is None and damaged:
         more = f"; and {len(damaged) - 3} more" if len(damaged) > 3 else ""
-        print(
+        say(
             f"cryptobench: error: {path}: {len(damaged)} damaged row(s): {'; '.join(damaged[:3])}{more}; the "
             "other jobs of their runs stay readable (`cryptobench show RUN` marks the damaged ones)",
-            file=sys.stderr,
+            err=True,
         )
         if not args.move_aside or target.path is None:
             return EXIT_FAILED
@@ -112,15 +112,15 @@ def _check(args: argparse.Namespace) -> int:
     elif problem is None:
         if args.move_aside:
             raise UsageError(f"{path}: the store is sound ({len(runs)} runs); nothing was moved")
-        print(f"{path}: sound, {len(runs)} runs" + (f" ({security})" if security else ""))
+        say(f"{path}: sound, {len(runs)} runs" + (f" ({security})" if security else ""))
         return EXIT_OK
     if not damaged:
-        print(f"cryptobench: error: {problem}{MOVE_ASIDE_HINT}", file=sys.stderr)
+        say(f"cryptobench: error: {problem}{MOVE_ASIDE_HINT}", err=True)
     if not args.move_aside or target.path is None:
         return EXIT_FAILED
     try:
         moved = move_aside(target.path)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
-    print(f"moved {path} to {moved}; the next run starts a new store at {path}")
+    say(f"moved {path} to {moved}; the next run starts a new store at {path}")
     return EXIT_OK

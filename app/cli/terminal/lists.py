@@ -21,7 +21,7 @@ def print_history(console: Any, runs: list[Any], store_path: Any) -> None:
         return
     # The id never wraps: it is what `show` and `report` take; the machine goes first.
     columns = (
-        Column("id", whole=True),
+        Column("id", whole=True, key=True),
         Column("profile"),
         Column("started", whole=True, drop=2),
         Column("status"),
@@ -69,8 +69,8 @@ def print_scheme_list(console: Any, described: list[dict[str, Any]]) -> None:
                 )
             continue
         columns = (
-            Column("id"),
-            Column("variant"),
+            Column("id", key=True),
+            Column("variant", key=True),
             Column("backends", drop=2),
             Column("classical bits", "right", whole=True),
             Column("PQ cat.", "right"),
@@ -120,7 +120,7 @@ def print_link_list(console: Any, presets: Any) -> None:
     # A rate may wrap between its number and its unit, so that what the link stands for
     # fits beside it at 80 columns; the sources (long addresses) go first.
     columns = (
-        Column("name"),
+        Column("name", key=True),
         Column("delay", "right"),
         Column("up", "right"),
         Column("down", "right"),
@@ -164,7 +164,7 @@ def print_stability_facts(console: Any, facts: list[dict[str, Any]]) -> None:
         StabilityStatus.FINDING: "[red]finding[/]",
         StabilityStatus.UNKNOWN: "[yellow]unknown[/]",
     }
-    columns = (Column("fact"), Column("status"), Column("found"), Column("fix", drop=1))
+    columns = (Column("fact", key=True), Column("status"), Column("found"), Column("fix", drop=1))
     rows = [
         (
             label(fact["code"]),
@@ -185,6 +185,6 @@ def print_preset_list(console: Any, presets: list[tuple[str, str, str]]) -> None
         for name, jobs, description in presets:
             console.print(escape(f"{name} | {jobs} | {description}"))
         return
-    columns = (Column("preset"), Column("measured jobs"), Column("what it measures"))
+    columns = (Column("preset", key=True), Column("measured jobs"), Column("what it measures"))
     rows = [(escape(name), escape(jobs), escape(description)) for name, jobs, description in presets]
     print_fitted_table(console, columns, rows, title="Presets (cryptobench run NAME)")

@@ -59,12 +59,12 @@ def print_load(console: Any, job: JobResult) -> None:
 
 def _print_step_table(console: Any, load: Load) -> None:
     """Latencies in one unit (the header says which), rates per second, CPU in percent of one
-    core: narrow enough for 80 columns. A step that did not measure the server keeps its
-    reason below the table, marked in the table by a dagger."""
-    from rich.table import Table
+    core: narrow enough for 80 columns, a block per step below that (app/cli/terminal/tables.py).
+    A step that did not measure the server keeps its reason below the table, marked in the
+    table by a dagger."""
+    from app.cli.terminal.tables import Column, print_fitted_table
 
     unit, _ = latency_unit(load.steps)
-    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
     # "missed" only where a step missed requests (80 columns hold no column of zeros; the
     # piped lines always have it).
     missed = any(step.missed for step in load.steps)
@@ -74,25 +74,17 @@ def _print_step_table(console: Any, load: Load) -> None:
         f"[dim]steps: requests/s; latency in {unit} from each request's intended start; "
         "CPU of the generator and the server in % of one core[/]",
     )
-    for header in headers:
-        table.add_column(header, justify="right", no_wrap=True)
-    notes = []
+    notes, rows = [], []
     for step, mark in zip(load.steps, step_marks(load), strict=True):
         cells = step_cells(step)
-        latency = latency_cells(step, unit)
         if mark:
             notes.append(f"{cells[0]}/s: {mark}")
         cpu = [MISSING if v is None else f"{v:.0f}" for v in (step.generator_cpu_percent, step.server_cpu_percent)]
-        table.add_row(
-            cells[0] + ("†" if mark else " "),
-            *cells[1 : STEP_HEAD if missed else STEP_HEAD - 1],
-            *latency,
-            *cpu,
-            style="yellow" if mark else None,
-        )
-    from rich.padding import Padding
-
-    console.print(Padding(table, (0, 0, 0, 4)))
+        shown = [cells[0] + ("†" if mark else " "), *cells[1 : STEP_HEAD if missed else STEP_HEAD - 1]]
+        rows.append([escape(cell) for cell in (*shown, *latency_cells(step, unit), *cpu)])
+    columns = [Column(header, "right", whole=True, key=header == "offered") for header in headers]
+    styles = ["yellow" if mark else None for mark in step_marks(load)]
+    print_fitted_table(console, columns, rows, row_styles=styles, indent=4, compact=True)
     for note in notes:
         _print_indented(console, f"[yellow]† {escape(note)}[/]")
 
@@ -119,68 +111,48 @@ def print_generators(console: Any, load: Load) -> None:
             _print_indented(console, f"[yellow]incomplete step {escape(note)}[/]")
 
 
-#: The generators table's column left out first when it does not fit the terminal: a
-#: generator's completed count is its achieved rate times the step's window.
-_GENERATOR_DROPPED_FIRST = "completed"
-
-
 def _print_generator_table(console: Any, rows: list[GeneratorRow]) -> None:
     """One table, a section per step (its rate on its first row): as narrow as the steps
     table; a generator's mark goes below it, by a dagger, as the steps table's do. Where it
-    does not fit the terminal, the completed counts are left out, and the line above says so."""
-    from rich.cells import cell_len
-    from rich.padding import Padding
-    from rich.table import Table
+    does not fit the terminal, the completed counts are left out first, and a line under
+    it says so; narrower still, a block per generator and step."""
+    from app.cli.terminal.tables import Column, print_fitted_table
 
     unit = generator_latency_unit(rows)
-    headers = [
-        "step/s",
-        "gen",
-        "offered",
-        "achieved",
-        _GENERATOR_DROPPED_FIRST,
-        f"p50 {unit}",
-        f"p99 {unit}",
-        "lag p99",
-        "start",
-        "gen %",
-    ]
-    notes = []
-    lines = []
+    headers = ["step/s", "gen", "offered", "achieved", "completed", f"p50 {unit}", f"p99 {unit}", "lag p99"]
+    notes, cells, marks, ends = [], [], [], []
     for k, row in enumerate(rows):
-        cells = generator_cells(row, unit)
+        shown = generator_cells(row, unit)
         mark = generator_mark(row)
         if mark:
-            notes.append(f"{cells[0]}/s, generator {cells[1]}: {mark}")
+            notes.append(f"{shown[0]}/s, generator {shown[1]}: {mark}")
         first = k == 0 or rows[k - 1].step is not row.step
-        last = k + 1 == len(rows) or rows[k + 1].step is not row.step
-        shown = [
-            cells[0] if first else "",
-            cells[1] + ("†" if mark else " "),
-            *cells[2:-1],
-            cells[-1].replace(" %", ""),
-        ]
-        lines.append((shown, mark, last))
-    widths = [
-        max(cell_len(text) for text in (header, *(shown[i] for shown, _, _ in lines)))
-        for i, header in enumerate(headers)
+        ends.append(k + 1 == len(rows) or rows[k + 1].step is not row.step)
+        marks.append(mark)
+        cells.append(
+            [
+                escape(cell)
+                for cell in (
+                    shown[0] if first else "",
+                    shown[1] + ("†" if mark else " "),
+                    *shown[2:-1],
+                    shown[-1].replace(" %", ""),
+                )
+            ]
+        )
+    columns = [
+        *(Column(header, "right", whole=True, key=True) for header in headers[:2]),
+        *(Column(header, "right", whole=True, drop=int(header == "completed")) for header in headers[2:]),
+        Column("start", "right", whole=True),
+        Column("gen %", "right", whole=True),
     ]
-    # Two spaces between columns, four of indent.
-    left_out = sum(widths) + 2 * (len(widths) - 1) + 4 > console.width
-    keep = [i for i, header in enumerate(headers) if not (left_out and header == _GENERATOR_DROPPED_FIRST)]
-    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
-    for i in keep:
-        table.add_column(headers[i], justify="right", no_wrap=True)
-    for shown, mark, last in lines:
-        table.add_row(*(shown[i] for i in keep), style="yellow" if mark else None, end_section=last)
     about = (
         "per generator: its share of each step (requests/s), its own latency, how late it sent (p99), "
         "when it began against the agreed start (+ after, - before), its CPU in % of one core"
     )
-    if left_out:
-        about += f"; {_GENERATOR_DROPPED_FIRST} requests left out for the terminal's width (a pipe shows them)"
     _print_indented(console, f"[dim]{escape(about)}[/]")
-    console.print(Padding(table, (0, 0, 0, 4)))
+    styles = ["yellow" if mark else None for mark in marks]
+    print_fitted_table(console, columns, cells, row_styles=styles, indent=4, compact=True, sections=ends)
     for note in notes:
         _print_indented(console, f"[yellow]† {escape(note)}[/]")
 
@@ -240,7 +212,7 @@ def print_load_table(console: Any, jobs: list[JobResult]) -> None:
     from app.cli.terminal.tables import Column, print_fitted_table
 
     columns = (
-        Column("job"),
+        Column("job", key=True),
         Column("request", drop=1),
         Column("sustained/s", "right", whole=True),
         Column("p99", "right", whole=True),

@@ -218,9 +218,9 @@ def _print_operation_table(console: Any, rows: list[tuple[str, str, str, str, st
     # At 80 columns the round trip, the reverse operation and the operation's name go
     # first; the job, its size, its main median and status stay.
     columns = (
-        Column("#", "right", whole=True),
-        Column("job"),
-        Column("size", "right", whole=True),
+        Column("#", "right", whole=True, key=True),
+        Column("job", key=True),
+        Column("size", "right", whole=True, key=True),
         Column("operation", drop=3),
         Column("median", "right", whole=True),
         Column("reverse", "right", drop=2, whole=True),

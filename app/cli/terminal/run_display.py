@@ -10,7 +10,6 @@ only: one that cannot be drawn never stops the measurement.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -21,6 +20,7 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as Bar
 
 from app.cli.terminal.console import escape
+from app.cli.terminal.lines import say
 from app.cli.terminal.printing import count_phrase, profile_job_count
 from app.cli.terminal.signals import describe
 from app.cli.terminal.time_left import TimeLeft
@@ -116,7 +116,7 @@ class RunDisplay:
             bar.update(task, completed=result.index + 1, left=self.time_left.text(result.index + 1, 0.0))
         elif isinstance(event, LogMessage) and event.level == LogLevel.WARNING and event.job_index is None:
             # The run's own warnings (stability pre-flight, parallel jobs): one line each on stderr.
-            print(f"cryptobench: warning: {escape_control(event.text)}", file=sys.stderr)
+            say(f"cryptobench: warning: {escape_control(event.text)}", err=True)
 
     def job_line(self, result: JobResult) -> str:
         """A finished job in one line, led by its status: spaced out on a terminal, split
@@ -142,23 +142,23 @@ class RunDisplay:
             " and the exports" if end.written else ""
         )
         if self.errors:
-            print(
+            say(
                 f"cryptobench: warning: some progress lines could not be shown ({self.errors[0]}); the run "
                 "was not affected",
-                file=sys.stderr,
+                err=True,
             )
         if end.internal_error is not None:
-            print(
+            say(
                 f"cryptobench: error: the run stopped on an internal error ({end.internal_error}); the "
                 f"{len(run.jobs)} jobs recorded are kept{kept}",
-                file=sys.stderr,
+                err=True,
             )
         if end.stop_signum is not None:
             done = sum(1 for job in run.jobs if job.status != JobStatus.CANCELLED)
-            print(
+            say(
                 f"cryptobench: stopped by {describe(end.stop_signum)} after {done} of {end.total_jobs} jobs; "
                 f"their results are kept{kept}",
-                file=sys.stderr,
+                err=True,
             )
 
 

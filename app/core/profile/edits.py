@@ -5,6 +5,7 @@ and the reduced form that runs any profile end to end in seconds (`--reduced`).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -301,3 +302,84 @@ def with_cluster(profile: Profile, address: str, generators: int | None = None, 
         shown,
         {"jobs": [job.model_copy(update=update) if job.mode == Mode.LOAD else job for job in profile.jobs]},
     )
+
+
+# --- an error about a value an option set names the option ----------------------------------
+
+#: The job fields each of `run`'s options sets (`--reduced` sets the rest it changes).
+OPTION_FIELDS: dict[str, tuple[str, ...]] = {
+    "--samples": ("samples",),
+    "--link": ("link", "links"),
+    "--link-emulation": ("link_emulation",),
+    "--tcp-connection": ("tcp_connection",),
+    "--tcp-congestion-control": ("tcp_congestion_control",),
+    "--placement": ("placement",),
+    "--cluster": ("cluster",),
+    "--generators": ("generators",),
+    "--cluster-plain-tcp": ("cluster_plain_tcp",),
+    "--remote": ("mode",),
+}
+#: Fields whose option takes the field's value as it is: a hint to set the field
+#: ('set "link_emulation": "packet"') is a hint to give the option instead.
+_SAME_VALUE = frozenset({"samples", "link_emulation", "tcp_connection", "tcp_congestion_control", "placement"})
+#: Fields a refusal of another field may name as a cause, in words ("use a shorter pause_ms
+#: or fewer samples"): an option that set one is then named beside it. (Others, "link",
+#: "mode", are also plain words: "the link process".)
+_NAMED_AS_A_CAUSE = frozenset({"samples"})
+_JOB_FIELD = re.compile(r"jobs\[(\d+)\](?:\.([a-z_]+))?(.*)")
+
+
+def set_by_options(original: Profile, edited: Profile, index: int) -> dict[str, str]:
+    """Which option set each field of job `index` that `edited` changed from `original`:
+    {"link": "--link", "link_emulation": "--link-emulation", ...}."""
+    given = set(edited.overrides or {}) - set(original.overrides or {})
+    if "--cluster" in given:  # its value records --generators and --cluster-plain-tcp too
+        given |= {"--generators", "--cluster-plain-tcp"}
+    if index >= len(original.jobs) or index >= len(edited.jobs):
+        return {}
+    before, after = original.jobs[index], edited.jobs[index]
+    setters = {field: option for option in given for field in OPTION_FIELDS.get(option, ())}
+    reduced = edited.reduced and not original.reduced
+    found = {}
+    for field in type(after).model_fields:
+        if getattr(before, field) != getattr(after, field):
+            option = setters.get(field, "--reduced" if reduced else None)
+            if option is not None:
+                found[field] = option
+    return found
+
+
+def blame_options(exc: ProfileError, original: Profile, edited: Profile) -> ProfileError:
+    """`exc`, an error `resolve_jobs` raised about `edited` (`original` as `run`'s options
+    changed it), naming the option that set the value it is about instead of the file's
+    field: `run lte.json --link '{"loss_percent": 1}' --link-emulation stream-relay` blamed
+    "lte.json: jobs[0].link.loss_percent" and told to set "link_emulation" in the file, both
+    values having come from options; now "--link.loss_percent: ...; set --link-emulation
+    "packet" ...". An error about a value the file set is left to name the file."""
+    match = _JOB_FIELD.fullmatch(exc.field or "")
+    if match is None:
+        return exc
+    set_by = set_by_options(original, edited, int(match[1]))
+    detail = exc.detail
+    came: dict[str, str] = {}  # option: the first field it set that the error is about
+    for field, option in set_by.items():
+        if field in _SAME_VALUE and f'"{field}": ' in detail:
+            detail = detail.replace(f'"{field}": ', f"{option} ")
+        elif match[2] is None or (field in _NAMED_AS_A_CAUSE and re.search(rf"(?<![\w-]){field}(?![\w-])", detail)):
+            # The job as a whole (a repeat), or the file's field with an option's value
+            # ("use a shorter pause_ms or fewer samples"): say which values the options set.
+            came.setdefault(option, field)
+    if came:
+        detail += f" ({'; '.join(_came_from(field, option, edited) for option, field in came.items())})"
+    blamed = set_by.get(match[2] or "")
+    if blamed is not None:
+        return ProfileError(detail, field=blamed + match[3])
+    return exc if detail == exc.detail else ProfileError(detail, source=exc.source, field=exc.field)
+
+
+def _came_from(field: str, option: str, edited: Profile) -> str:
+    """ "samples came from --samples 1000", or "as --reduced shortens the job"."""
+    if option == "--reduced":
+        return "as --reduced shortens the job"
+    shown = (edited.overrides or {}).get(option, "")
+    return f"{field} came from {option}" + (f" {shown}" if shown and len(shown) <= _SHOWN_VALUE_CHARS else "")

@@ -36,6 +36,7 @@ Edit = Callable[[Profile], Profile]
 
 
 def _job_problems(index: int, job: Any, edit: Edit | None, has_remote: bool) -> list[str]:
+    from app.core.profile.edits import blame_options
     from app.core.profile.files import parse_profile
     from app.core.profile.resolve import resolve_jobs  # loads the scheme registry
 
@@ -47,15 +48,15 @@ def _job_problems(index: int, job: Any, edit: Edit | None, has_remote: bool) -> 
     if structure:
         return [renamed(exc) for exc in structure]
     try:
-        one = parse_profile({"name": "check", "jobs": [job]})
+        written = edited = parse_profile({"name": "check", "jobs": [job]})
         if edit is not None:
             try:
-                one = edit(one)
+                edited = edit(written)
             except ProfileError:
                 pass  # the option itself is wrong (the command's own error says it): the job as written
-        resolve_jobs(one, has_remote=has_remote)
-    except ProfileError as exc:
-        return [renamed(exc)]
+        resolve_jobs(edited, has_remote=has_remote)
+    except ProfileError as exc:  # a value an option set names the option ("--link.loss_percent")
+        return [renamed(blame_options(exc, written, edited))]
     return []
 
 
