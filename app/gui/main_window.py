@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
-    QScrollArea,
     QWidget,
 )
 
@@ -53,6 +52,7 @@ from app.core.store.store import BrokenStoreError, Store, StoreError
 from app.core.store.target import StoreLike
 from app.core.vocab import ExportFormat, JobStatus, LogLevel, Mode
 from app.gui.config.panel import ConfigPanel
+from app.gui.config.panel_scroll import PanelScroll
 from app.gui.config.presets import long_run_warning, preset_entries, run_estimate
 from app.gui.dialogs import AboutDialog, GettingStartedDialog, PreferencesDialog
 from app.gui.eta import time_left
@@ -73,6 +73,9 @@ from app.gui.words import plural
 
 #: The smallest plot area: below it the docks shrink instead.
 PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT = 380, 260
+#: The configuration dock's narrowest: the panel's widest row (a load job's leave to send
+#: the token over plain TCP) fits beside the vertical scroll bar.
+CONFIG_MIN_WIDTH = 320
 #: The smallest window in which every control is reachable (the panel and the docks scroll).
 MIN_WINDOW_SIZE = (800, 550)
 #: The reduced form's budget, from `reduced` itself: at most this many samples, messages up to this size.
@@ -134,12 +137,10 @@ class MainWindow(ProfileFileActions, ExportActions, QMainWindow):
         self.log = LogView()
         self.history = HistoryPanel(self.store_path)
         self.setCentralWidget(self.plots)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.panel)
-        # Narrow enough for a 1024-pixel screen; the tree scrolls sideways when it must.
-        scroll.setMinimumWidth(300)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll = PanelScroll(self.panel)
+        # Narrow enough for a 1024-pixel screen, wide enough for every row of the panel
+        # (tests/gui/config/test_panel_scroll.py); the tree scrolls sideways when it must.
+        scroll.setMinimumWidth(CONFIG_MIN_WIDTH)
         # The plot has priority over the docks below it: when the window shrinks, the
         # results, log and history give up height first (they scroll), never the plot.
         self.plots.setMinimumSize(PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT)

@@ -252,11 +252,9 @@ class LoadEditor(QObject):
             "when its workers are on other machines (tls:// with Dask's TLS settings needs no leave)"
         )
         self.plain_tcp.toggled.connect(self._plain_tcp_changed)
-        row = QHBoxLayout()
-        row.addWidget(self.generators)
-        row.addWidget(self.plain_tcp, 1)
-        form.addRow("Generators", row)
-        self._rows += [self.cluster, self.cluster_note, row]
+        form.addRow("Generators", self.generators)
+        form.addRow("", self.plain_tcp)  # a row of its own: beside the count, too wide for the dock
+        self._rows += [self.cluster, self.cluster_note, self.generators, self.plain_tcp]
 
     def set_visible(self, visible: bool) -> None:
         """Show or hide the load rows (shown where a load job is picked)."""

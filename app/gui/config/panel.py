@@ -54,6 +54,7 @@ from app.gui.config.job_settings import (
 )
 from app.gui.config.link_editor import mode_tip
 from app.gui.config.panel_checks import PanelChecks
+from app.gui.config.panel_scroll import settle_fields
 from app.gui.config.param_editor import param_editor
 from app.gui.config.profile_jobs import job_dict, mode_text, security_badge, sizes_text
 from app.gui.config.variants import distinct_variant
@@ -82,6 +83,7 @@ class ConfigPanel(PanelChecks, QWidget):
         self._experiment: str | None = None
         self._loading = True  # no validation while the widgets are being made
         self._build()
+        settle_fields(self)  # the wheel scrolls the panel; the panel fits its dock
         self._loading = False
         self.revalidate()
 
@@ -390,6 +392,7 @@ class ConfigPanel(PanelChecks, QWidget):
             )
             self._editors[param.name] = editor
             self.scheme_form.addRow(param.name.replace("_", " ").capitalize(), editor)
+        settle_fields(self.scheme_box)
 
     def _edit(self, item: QTreeWidgetItem, name: str, value: Any) -> None:
         entry: JobEntry = item.data(0, _JOB_ROLE)

@@ -125,7 +125,7 @@ class TrendDialog(QDialog):
         self.error_bars = pg.ErrorBarItem(beam=0.2)
         item.addItem(self.line)
         item.addItem(self.error_bars)
-        self.machine_curves: dict[str, pg.PlotDataItem] = {}
+        self.machine_curves: dict[str, pg.ScatterPlotItem] = {}
         self.change_lines: list[pg.InfiniteLine] = []
 
         self.table = QTreeWidget(self)
@@ -293,16 +293,15 @@ class TrendDialog(QDialog):
             machines.setdefault(point.machine, []).append(i)
         for k, (machine, members) in enumerate(machines.items()):
             colour = series_colour(k)
-            # A reduced or overridden run's point is a ×, its machine's colour kept.
-            symbols = ["x" if points[i].marks else "o" for i in members]
-            curve = pg.PlotDataItem(
-                xs[members],
-                ys[members],
-                pen=None,
-                symbol=symbols,
-                symbolSize=[13 if points[i].marks else 9 for i in members],
-                symbolBrush=pg.mkBrush(colour),
-                symbolPen=pg.mkPen(colour),
+            # A reduced or overridden run's point is a ×, its machine's colour kept. Each
+            # point's symbol and size live in the scatter's data; its options keep the full
+            # run's one symbol, which is what the legend draws for the machine.
+            curve = pg.ScatterPlotItem(symbol="o", size=9, brush=pg.mkBrush(colour), pen=pg.mkPen(colour))
+            curve.setData(
+                x=xs[members],
+                y=ys[members],
+                symbol=["x" if points[i].marks else "o" for i in members],
+                size=[13 if points[i].marks else 9 for i in members],
             )
             item.addItem(curve)
             self.legend.addItem(curve, escape_control(machine))

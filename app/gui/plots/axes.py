@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
@@ -238,6 +239,45 @@ def view_point(widget: pg.PlotWidget, event: HoverEvent) -> QtCore.QPointF | Non
     return point
 
 
+def _one(value: Any) -> Any:
+    """One point's style of a per-point list (pyqtgraph takes a list or an array as one
+    value per point; a tuple is one colour): its first, else the value itself."""
+    if isinstance(value, list | np.ndarray):
+        return value[0] if len(value) else None
+    return value
+
+
+class _OneSymbolSample(pg.ItemSample):
+    """A legend entry that draws one symbol, whatever the curve gives each point.
+
+    WORKAROUND for pyqtgraph 0.14's ItemSample.paint: it hands a PlotDataItem's `symbol`
+    option to drawSymbol as it is, and a curve with a symbol per point holds a list there;
+    QPainter.drawPath(list) ends the process with a segmentation fault (History, Trend…
+    did, at its first paint). A PlotDataItem's entry is drawn here from its first point's
+    style; any other item (a ScatterPlotItem keeps its per-point symbols in its data and
+    one in its options) is drawn by pyqtgraph."""
+
+    def paint(self, p: QtGui.QPainter, *args: Any) -> None:
+        item = self.item
+        if not isinstance(item, pg.PlotDataItem) or not item.isVisible():
+            super().paint(p, *args)
+            return
+        opts = item.opts
+        if opts.get("antialias"):
+            p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setPen(pg.mkPen(opts["pen"]))
+        p.drawLine(0, 11, 20, 11)
+        if opts.get("fillLevel") is not None and opts.get("fillBrush") is not None:
+            p.setBrush(pg.mkBrush(opts["fillBrush"]))
+            p.drawPolygon(QtGui.QPolygonF([QtCore.QPointF(2, 18), QtCore.QPointF(18, 2), QtCore.QPointF(18, 18)]))
+        symbol = _one(opts.get("symbol"))
+        if symbol is not None:
+            p.translate(10, 10)
+            pen, brush = pg.mkPen(_one(opts["symbolPen"])), pg.mkBrush(_one(opts["symbolBrush"]))
+            # Reached through the package: pyqtgraph's submodules are untyped to mypy.
+            pg.graphicsItems.ScatterPlotItem.drawSymbol(p, symbol, _one(opts["symbolSize"]), pen, brush)
+
+
 class _OutsideLegend(pg.LegendItem):
     """A legend in the plot item's layout, beside (or under) the view box: it never
     covers a curve and no grid line crosses its text. pyqtgraph's own legend floats
@@ -263,7 +303,7 @@ class _OutsideLegend(pg.LegendItem):
 
 def outside_legend(plot: pg.PlotItem, where: str = "right", columns: int = 1) -> _OutsideLegend:
     """A legend right of the view box (`where="right"`) or under the bottom axis."""
-    legend = _OutsideLegend(colCount=columns, labelTextSize="8pt")
+    legend = _OutsideLegend(colCount=columns, labelTextSize="8pt", sampleType=_OneSymbolSample)
     if where == "right":
         plot.layout.addItem(legend, 1, 3, 3, 1)  # beside the view box and its axes
         plot.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)

@@ -174,4 +174,5 @@ def test_reduced_and_overridden_runs_are_marked_in_the_plot_table_and_header(qtb
     assert rows == ["full", "reduced", "--samples 3", "full"]
     assert "2 runs reduced or with command-line overrides: drawn as ×" in dialog.header.text()
     (curve,) = dialog.machine_curves.values()
-    assert list(curve.opts["symbol"]) == ["o", "x", "x", "o"]
+    assert list(curve.data["symbol"]) == ["o", "x", "x", "o"]
+    assert curve.opts["symbol"] == "o", "the legend draws the full run's symbol"
