@@ -48,6 +48,7 @@ from app.core.results.check_job_parts import (
     check_validation,
 )
 from app.core.results.check_metrics import check_metric
+from app.core.results.check_tls import check_tls
 from app.core.settings.profile import (
     MAX_DESCRIPTION_CHARS,
     MAX_LABEL_CHARS,
@@ -230,6 +231,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         check_path(check_obj(job, "path", path), join(path, "path"))
     if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
         check_load(check_obj(job, "load", path), join(path, "load"))
+    if job.get("tls") not in (None, {}):  # both read as no TLS record (JobResult.from_dict)
+        check_tls(check_obj(job, "tls", path), join(path, "tls"))
     check_each(check_obj(job, "params", path), join(path, "params"), _param)
     metrics_path = join(path, "metrics")
     metrics = check_obj(job, "metrics", path)

@@ -420,6 +420,7 @@ class _JobRun:
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
         result.load = measured.load
+        result.tls = measured.tls
         result.tcp_info = dict(measured.tcp_info)
         result.path = self.supervisor.paths.get(measured.size_index)
         if result.path is not None and result.path.late:
