@@ -52,6 +52,7 @@ from app.core.results.check_tls import check_tls
 from app.core.settings.profile import (
     MAX_DESCRIPTION_CHARS,
     MAX_LABEL_CHARS,
+    MAX_LINK_SEED,
     MAX_MESSAGE_SIZE,
     MAX_OVERRIDE_CHARS,
     MAX_OVERRIDES,
@@ -172,6 +173,7 @@ def check_profile(profile: dict[str, Any], path: str) -> None:
     check_str(profile, "experiment", path, required=False, nullable=True)
     check_int(profile, "parallel_workers", path, low=1, required=False, nullable=True)
     check_bool(profile, "reduced", path, nullable=True)
+    check_int(profile, "link_seed", path, high=MAX_LINK_SEED, required=False, nullable=True)
     overrides = check_obj(profile, "overrides", path, nullable=True)
     if len(overrides) > MAX_OVERRIDES:
         raise fail(join(path, "overrides"), f"at most {MAX_OVERRIDES} options", f"{len(overrides)} of them")

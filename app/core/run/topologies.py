@@ -188,7 +188,9 @@ def start_loopback_over_relay(starter: Starter, job: ResolvedJob) -> bool:
         return False
     # The sender talks to the link, the link to the receiver; neither end knows.
     ticket = secrets.token_bytes(TICKET_BYTES)
-    link_plan = LinkPlan(job.link, port, seed=job.index, ticket=ticket, upstream_admission=admission(receiver_ticket))
+    link_plan = LinkPlan(
+        job.link, port, seed=job.link.draw_seed(job.index), ticket=ticket, upstream_admission=admission(receiver_ticket)
+    )
     starter.start_child(Role.LINK, link_main, link_plan)
     port = starter.wait_for_port(Role.LINK)
     if port is None:
@@ -415,7 +417,7 @@ def _start_load(starter: Starter, job: ResolvedJob, bind: str, generator: Genera
         link_plan = LinkPlan(
             job.link,
             port,
-            seed=job.index,
+            seed=job.link.draw_seed(job.index),
             ticket=ticket,
             clients=job.load.clients,
             upstream_admission=admission(server_ticket),
