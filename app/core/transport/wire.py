@@ -82,10 +82,9 @@ class FrameType(enum.IntEnum):
     BUSY = 26  # receiver -> sender: u32 milliseconds to wait before retrying; the connection closes
     # Fresh connections (a job's "tcp_connection": "fresh"): each timed exchange on a new one.
     FRESH = 27  # sender -> receiver, on the session's connection: accept my next connection
-    ATTACH = (
-        28  # sender -> receiver, first frame of a fresh connection: the session's ticket, in the timed frame's write
-    )
-    ATTACHED = 29  # no longer sent: the timed frame follows ATTACH at once (its number kept, never reused)
+    ATTACH = 28  # sender -> receiver, opening a fresh connection: the ticket, in the timed frame's write
+    # 29 was ATTACHED (the receiver's go-ahead on a fresh connection, an exchange before the
+    # timed frame): no longer sent, and its number is not reused.
 
 
 #: Frame type by its byte: a dict lookup instead of an IntEnum call on every frame.
