@@ -22,7 +22,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, mldsa, rsa
 from cryptography.hazmat.primitives.asymmetric.types import CertificateIssuerPrivateKeyTypes
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from OpenSSL import crypto
 
 from app.core.tls.stack import Identity, private_key
 
@@ -141,7 +140,7 @@ def make_chain(kind: str, length: int, host: str) -> Chain:
     leaf_key = new_key(kind)
     if length == 1:
         leaf = _certificate(host, leaf_key, None, authority=False, host=host)
-        return Chain(leaf, (leaf,), Identity((crypto.X509.from_cryptography(leaf),), private_key(leaf_key)))
+        return Chain(leaf, (leaf,), Identity((leaf,), private_key(leaf_key)))
     root_key = new_key(kind)
     root_name = "CryptoBench test root"
     root = _certificate(root_name, root_key, None, authority=True, host=None)
@@ -153,10 +152,10 @@ def make_chain(kind: str, length: int, host: str) -> Chain:
         sent.append(_certificate(middle_name, middle_key, issuer, authority=True, host=None))
         issuer = (middle_name, middle_key)
     sent.insert(0, _certificate(host, leaf_key, issuer, authority=False, host=host))
-    identity = Identity(tuple(crypto.X509.from_cryptography(c) for c in sent), private_key(leaf_key))
+    identity = Identity(tuple(sent), private_key(leaf_key))
     return Chain(root, tuple(sent), identity)
 
 
-def anchor_from_der(der: bytes) -> crypto.X509:
+def anchor_from_der(der: bytes) -> x509.Certificate:
     """A trust anchor the other end sent (its DER, checked by parsing)."""
-    return crypto.X509.from_cryptography(x509.load_der_x509_certificate(der))
+    return x509.load_der_x509_certificate(der)

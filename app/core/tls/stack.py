@@ -28,9 +28,11 @@ Below OpenSSL 3.5 the post-quantum groups and certificates are refused with the 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from cryptography import x509
 from cryptography.hazmat.bindings.openssl.binding import Binding
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
@@ -116,13 +118,20 @@ def _clear_errors() -> None:
         pass
 
 
-def private_key(key: CertificateIssuerPrivateKeyTypes) -> crypto.PKey:
-    """A cryptography private key as pyOpenSSL's, in memory: the key types pyOpenSSL wraps
-    directly, else (ML-DSA, which `from_cryptography_key` refuses) through its PKCS #8 DER."""
+#: A private key as a context takes it: cryptography's where pyOpenSSL takes it, else its own.
+PrivateKey = (
+    rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey | ed25519.Ed25519PrivateKey | ed448.Ed448PrivateKey | crypto.PKey
+)
+
+
+def private_key(key: CertificateIssuerPrivateKeyTypes) -> PrivateKey:
+    """A private key as the TLS stack takes it, in memory: the key types pyOpenSSL takes as
+    they are, else (ML-DSA, which `PKey.from_cryptography_key` refuses) loaded through its
+    PKCS #8 DER, as pyOpenSSL's own PKey."""
     if isinstance(
         key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey)
     ):
-        return crypto.PKey.from_cryptography_key(key)
+        return key
     der = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     try:
         return crypto.load_privatekey(crypto.FILETYPE_ASN1, der)
@@ -190,12 +199,12 @@ def forget(connection: SSL.Connection) -> None:
 class Identity:
     """A chain one end presents: its certificates (the end-entity's first, as sent) and key."""
 
-    certificates: tuple[crypto.X509, ...]
-    key: crypto.PKey = field(repr=False)
+    certificates: tuple[x509.Certificate, ...]
+    key: PrivateKey = field(repr=False)
 
 
 def _context(
-    asked: Asked, identity: Identity | None, anchor: crypto.X509 | None, groups: list[str] | None
+    asked: Asked, identity: Identity | None, anchor: x509.Certificate | None, groups: list[str] | None
 ) -> SSL.Context:
     context = SSL.Context(SSL.TLS_METHOD)
     context.set_min_proto_version(SSL.TLS1_3_VERSION)
@@ -211,18 +220,22 @@ def _context(
         context.use_certificate(identity.certificates[0])
         for extra in identity.certificates[1:]:
             context.add_extra_chain_cert(extra)
-        context.use_privatekey(identity.key)
+        with warnings.catch_warnings():
+            # An ML-DSA key can only be pyOpenSSL's own PKey, which pyOpenSSL deprecates
+            # passing (it takes cryptography's keys, which do not include ML-DSA's).
+            warnings.simplefilter("ignore", DeprecationWarning)
+            context.use_privatekey(identity.key)
         context.check_privatekey()
     if anchor is not None:
         store = context.get_cert_store()
         assert store is not None, "a context always has a certificate store"
-        store.add_cert(anchor)
+        store.add_cert(crypto.X509.from_cryptography(anchor))
     _lib.SSL_CTX_set_msg_callback(context._context, _callback)
     return context
 
 
 def server_context(
-    asked: Asked, identity: Identity, client_anchor: crypto.X509 | None = None, groups: list[str] | None = None
+    asked: Asked, identity: Identity, client_anchor: x509.Certificate | None = None, groups: list[str] | None = None
 ) -> SSL.Context:
     """The server's context: its chain, exactly the asked group, signature scheme and cipher;
     with `client_anchor` it requires and verifies the client's certificate (mutual)."""
@@ -234,7 +247,7 @@ def server_context(
 
 
 def client_context(
-    asked: Asked, anchor: crypto.X509, identity: Identity | None = None, groups: list[str] | None = None
+    asked: Asked, anchor: x509.Certificate, identity: Identity | None = None, groups: list[str] | None = None
 ) -> SSL.Context:
     """The client's context: it trusts `anchor` alone and verifies the server's chain with
     OpenSSL's own verification; `identity` for mutual authentication."""
