@@ -138,7 +138,7 @@ class TlsClient:
             hello = side.hello()
             sent = clock()
             sock.sendall(hello)
-            finished = self._handshake(sock, side)
+            finished = handshake_over(sock, side)
             done = clock()
             cpu = time.thread_time_ns() - cpu
             said = side.finish()
@@ -160,19 +160,6 @@ class TlsClient:
         finally:
             stack.forget(side.connection)
             sock.close()
-
-    def _handshake(self, sock: socket.socket, side: ClientSide) -> bytes:
-        """Feed the server's flights in until the client is done; its last flight (the
-        Finished), which goes out with the request."""
-        while True:
-            data = _receive(sock)
-            if not data:
-                raise HandshakeFailed(f"the server closed the connection mid-handshake, after {side.received:,} bytes")
-            out = side.receive(data)
-            if side.done:
-                return out
-            if out:
-                sock.sendall(out)
 
     # --- a size -----------------------------------------------------------------------
 
@@ -212,7 +199,8 @@ class TlsClient:
         finally:
             result.tls = tally.record()
         result.metrics.update(rounds.flush())
-        made += self._tamper(result, size, seed, tally)
+        # The tamper tries' handshakes are checked too, and kept out of the record's figures.
+        made += self._tamper(result, size, seed, HandshakeTally(self.scheme, ""))
         report = parse_report(self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK), made)
         self._server_side(result, report, made)
         if tcp is not None:
@@ -277,6 +265,21 @@ class TlsClient:
         send_frame(self.control, FrameType.BYE)
 
 
+def handshake_over(sock: socket.socket, side: ClientSide) -> bytes:
+    """Feed the server's flights from `sock` into the client until it is done (its ClientHello
+    already sent); its last flight (the Finished), which goes out with the request. Every wait
+    is bounded by the socket's timeout, every byte by the side's bound."""
+    while True:
+        data = _receive(sock)
+        if not data:
+            raise HandshakeFailed(f"the server closed the connection mid-handshake, after {side.received:,} bytes")
+        out = side.receive(data)
+        if side.done:
+            return out
+        if out:
+            sock.sendall(out)
+
+
 def _full(scheme: Tls13Scheme) -> Tls13Scheme:
     """The same job but for resumption: a resumed job's first, full handshake is checked as one."""
     return Tls13Scheme({**scheme.info.params, "resumption": "none"})
@@ -316,10 +319,11 @@ def _with_exchanges(info: TcpInfo, count: int) -> TcpInfo:
 
 def tls_client_main(conn: Connection, plan: JobPlan) -> None:
     """Entry point of a tls13 job's client process (the topology's sender)."""
-    child_entry(conn, lambda emit: _client(plan, emit), describe=_describe)
+    child_entry(conn, lambda emit: run_client(plan, emit), describe=_describe)
 
 
-def _client(plan: JobPlan, emit: Emit) -> None:
+def run_client(plan: JobPlan, emit: Emit) -> None:
+    """Enter the plan's namespace, open the control connection, run the job (`tls_client_main`'s body)."""
     peer = plan.session_peer()
     if peer.namespace is not None:  # a packet link's end: before any socket is made
         enter_namespace(peer.namespace)

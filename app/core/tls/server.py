@@ -198,11 +198,12 @@ def _send_quietly(sock: socket.socket, data: bytes) -> None:
 def tls_server_main(conn: Connection, plan: TlsServerPlan) -> None:
     """Entry point of a tls13 job's server process (the topology's receiver)."""
     child_entry(
-        conn, lambda emit: _serve_job(plan, emit), describe=lambda exc: f"TLS server: {type(exc).__name__}: {exc}"
+        conn, lambda emit: serve_job(plan, emit), describe=lambda exc: f"TLS server: {type(exc).__name__}: {exc}"
     )
 
 
-def _serve_job(plan: TlsServerPlan, emit: Callable[[ReceiverMessage], None]) -> None:
+def serve_job(plan: TlsServerPlan, emit: Callable[[ReceiverMessage], None]) -> None:
+    """Listen, report the port, serve the job, report how it ended (`tls_server_main`'s body)."""
     if plan.namespace is not None:
         try:
             enter_namespace(plan.namespace)

@@ -36,14 +36,28 @@ def server(tls_job: TlsJob, timeout: float = 10.0) -> TlsServer:
     return made
 
 
+class Dropped(list[str]):
+    """What a doorway dropped, one line each; `any` is set at the first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.any = threading.Event()
+
+    def add(self, text: str) -> None:
+        self.append(text)
+        self.any.set()
+
+
 @contextmanager
-def serving(tls_server: TlsServer, connections: int = 1) -> Iterator[tuple[int, list[str], threading.Thread]]:
+def serving(
+    tls_server: TlsServer, connections: int = 1, hello_timeout: float = 5.0
+) -> Iterator[tuple[int, Dropped, threading.Thread]]:
     """A thread that admits `connections` of the job's TLS connections on a fresh port (the
     doorway and ClientHello check of the job's server) and serves each; yields the port,
     what the doorway dropped, and the thread."""
     listener = socket.create_server(("127.0.0.1", 0))
-    dropped: list[str] = []
-    door = Doorway(listener, lambda: ClientHelloCheck(ALPN), 5.0, dropped.append, who="TLS server")
+    dropped = Dropped()
+    door = Doorway(listener, lambda: ClientHelloCheck(ALPN), hello_timeout, dropped.add, who="TLS server")
 
     def run() -> None:
         for _ in range(connections):
