@@ -59,6 +59,7 @@ from app.report.model import (
 from app.report.network_links import link_sections
 from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.tidy import tidy_sections
+from app.report.tls import tls_sections
 from app.report.units import format_seconds, span_text
 
 __all__ = ["SECTION_TITLES", "build_report"]
@@ -92,6 +93,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     sections += family_sections(run, labels)
     sections += _loopback(run, labels)
     sections += link_sections(run.jobs)
+    sections += tls_sections(run.jobs, labels)
     sections += load_sections(run, labels)
     sections += _cost_vs_security(run, labels)
     sections.append(warnings_section(run, labels))
