@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from app.core.results.model import JobResult, RunResult
-from app.core.vocab import SESSION_MODES, JobStatus
+from app.core.vocab import SESSION_MODES, Family, JobStatus
 from app.report.appendix import appendix_section
 from app.report.baseline import BaselineMatch, match_baseline
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat
@@ -169,7 +169,8 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
 
 
 def _loopback(run: RunResult, names: Labels) -> list[Section]:
-    sessions = [j for j in run.jobs if j.mode in SESSION_MODES]
+    # A tls13 job's sessions have no compute or receiver part: its handshakes are in its own section.
+    sessions = [j for j in run.jobs if j.mode in SESSION_MODES and j.family != Family.TLS]
     if not sessions:
         return []
     measured = [

@@ -16,6 +16,7 @@ from app.core.results.model import JobResult
 from app.core.vocab import Family, JobStatus, Mode
 from app.report.labels import Labels
 from app.report.model import Block, Paragraph, Section, Table
+from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.units import MISSING, format_bytes, format_seconds
 
 TLS_TITLE = "TLS 1.3 handshakes"
@@ -134,6 +135,7 @@ def tls_sections(jobs: Sequence[JobResult], labels: Labels) -> list[Section]:
             ],
             [_row(job, labels) for job in measured],
             caption="In an operations row, Handshake is the client's CPU per handshake and First byte the server's.",
+            align=["left", "right", "left", "left", "right", "right", "right", "right", "right", "right"],
         ),
     ]
     for job in measured:
@@ -142,4 +144,5 @@ def tls_sections(jobs: Sequence[JobResult], labels: Labels) -> list[Section]:
         blocks.append(
             Paragraph(f"**{labels.row(job, size=False)}**, {format_bytes(job.message_size)}: {flights_text(record)}.")
         )
-    return [Section(TLS_TITLE, blocks)]
+    kernel = kernel_blocks([job for job in measured if job.mode != Mode.OPERATIONS])
+    return [Section(TLS_TITLE, blocks)] + ([Section(KERNEL_TITLE, kernel, level=2)] if kernel else [])
