@@ -352,8 +352,10 @@ def _throughput_cell(job: JobResult, name: str, metric: MetricResult) -> Cell:
     metric that does not process the message's bytes (a round trip, a key generation)
     gets a blank cell that says why."""
     value = metric.throughput_bytes_per_s
-    if value is None and name == primary_metric(job):
-        value = job.throughput_bytes_per_s  # results written before each metric carried its own
+    if value is None and name == primary_metric(job) and name in _per_message_metrics(job):
+        # Results written before each metric carried its own (a tls13 job's headline, its
+        # handshake, processes no message bytes: the job's figure is its record layer's).
+        value = job.throughput_bytes_per_s
     if value:
         return Cell(
             format_rate(value),
