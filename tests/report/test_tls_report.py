@@ -15,7 +15,6 @@ from app.report.markdown import render_markdown
 from app.report.model import Table
 from app.report.pdf.writer import write_pdf
 from app.report.tls import TLS_TITLE, tls_lines
-from tests.core.results.test_check_tls import RECORD
 from tests.helpers import records
 
 
@@ -30,7 +29,7 @@ def _run() -> RunResult:
         family="tls",
         label="TLS 1.3 X25519MLKEM768 + ML-DSA-65 (chain 2) [pyopenssl]",
         metrics={"handshake_client": metric(1.1e-3), "handshake_server": metric(1.3e-3)},
-        tls=RECORD,
+        tls=records.tls_record(),
     )
     session = records.job(
         "20261128-100000-abcdef",
@@ -40,7 +39,7 @@ def _run() -> RunResult:
         mode="loopback",
         label="TLS 1.3 X25519MLKEM768 + ML-DSA-65 (chain 2) [pyopenssl] over 20 ms, 8000 kbit/s, 1 % loss",
         metrics={"connect": metric(40.7e-3), "handshake": metric(57.5e-3), "first_byte": metric(148e-3)},
-        tls=RECORD,
+        tls=records.tls_record(),
     )
     return records.run("20261128-100000-abcdef", [ops, session])
 

@@ -8,34 +8,12 @@ from typing import Any
 
 import pytest
 
-from app.core.records.tls_record import ByteRange, Flight, TlsRecord
 from app.core.results.check import check_job
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult
 from tests.helpers import records
 
-RECORD = TlsRecord(
-    version="TLSv1.3",
-    group="X25519MLKEM768",
-    cipher="TLS_AES_128_GCM_SHA256",
-    signature="mldsa65",
-    client_signature=None,
-    resumed=False,
-    retries=0,
-    handshakes=12,
-    client_bytes=ByteRange(1447, 1447),
-    server_bytes=ByteRange(10333, 10333),
-    flights=(
-        Flight("client", 1383, ("ClientHello",)),
-        Flight("server", 10333, ("ServerHello", "EncryptedExtensions", "Certificate", "CertificateVerify", "Finished")),
-        Flight("client", 64, ("Finished",)),
-    ),
-    round_trips=1,
-    chain_bytes=(5652,),
-    chain_signatures=("ML-DSA-65",),
-    ticket_bytes=510,
-    library="OpenSSL 4.0.3 29 Sep 2026",
-)
+RECORD = records.tls_record()
 
 
 def _job(tls: dict[str, Any]) -> dict[str, Any]:

@@ -433,8 +433,6 @@ def test_throughput_follows_the_metric_shown(qtbot: Any) -> None:
 
 
 def test_a_tls13_row_shows_its_handshake_and_what_it_negotiated(qtbot: Any) -> None:
-    from tests.core.results.test_check_tls import RECORD
-
     job = records.job(
         "run",
         0,
@@ -443,7 +441,7 @@ def test_a_tls13_row_shows_its_handshake_and_what_it_negotiated(qtbot: Any) -> N
         mode="loopback",
         label="TLS 1.3 X25519MLKEM768 + ML-DSA-65 (chain 2) [pyopenssl]",
         metrics={"connect": _metric(40e-3), "handshake": _metric(57e-3), "first_byte": _metric(148e-3)},
-        tls=RECORD,
+        tls=records.tls_record(),
         throughput_bytes_per_s=1e8,  # its record layer's, never shown beside the handshake
     )
     widget = ResultsTable()
