@@ -150,7 +150,9 @@ def test_the_scheme_tree_has_tls13_under_its_family_and_edits_its_parameters(pan
     panel.tree.clearSelection()
     item.setSelected(True)
     combos = {
-        combo.itemText(0): combo for combo in panel.findChildren(QComboBox) if combo.isVisibleTo(panel) and combo.count()
+        combo.itemText(0): combo
+        for combo in panel.findChildren(QComboBox)
+        if combo.isVisibleTo(panel) and combo.count()
     }
     group = combos["x25519"]
     assert [group.itemText(k) for k in range(group.count())][4] == "X25519MLKEM768"
