@@ -422,6 +422,20 @@ def _shapes() -> list[tuple[str, JobResult]]:
         ),
         ("the shortest samples", records.job(RUN_ID, 9, metrics={"hash": [1e-9, 1e-9, 2e-9]})),
         (
+            "tls13 handshakes",
+            records.job(RUN_ID, 11, scheme="tls13", family="tls", mode="loopback", tls=records.tls_record()),
+        ),
+        (
+            "tls13 handshakes resumed",
+            records.job(
+                RUN_ID,
+                12,
+                scheme="tls13",
+                family="tls",
+                tls=records.tls_record(resumed=True, signature=None, chain_bytes=(), chain_signatures=()),
+            ),
+        ),
+        (
             "timestamps at the range's ends",
             records.job(RUN_ID, 10, started="1970-01-01T00:00:00+00:00", finished="2199-12-31T23:59:59.999+00:00"),
         ),

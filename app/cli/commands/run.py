@@ -142,6 +142,13 @@ def _add_link_path_options(p: argparse.ArgumentParser) -> None:
         "contact pays); without it, each job's profile setting, else warm",
     )
     p.add_argument(
+        "--link-seed",
+        type=int,
+        metavar="N",
+        help="the seed every emulated link's loss and jitter draws come from (0 to 2^63-1): a run with the "
+        "seed another recorded (its jobs' link.seed) loses the same packets; without it, each run draws its own",
+    )
+    p.add_argument(
         "--tcp-congestion-control",
         choices=[control.value for control in CongestionControl],
         help="the congestion control both ends of every linked job use on the packet path (refused where the "
@@ -330,6 +337,7 @@ def _edited(profile: Profile, args: argparse.Namespace, has_remote: bool) -> Pro
         with_congestion_control,
         with_link,
         with_link_emulation,
+        with_link_seed,
         with_mode,
         with_placement,
         with_samples,
@@ -350,6 +358,8 @@ def _edited(profile: Profile, args: argparse.Namespace, has_remote: bool) -> Pro
         profile = with_congestion_control(profile, args.tcp_congestion_control)
     if args.placement is not None:
         profile = with_placement(profile, args.placement)
+    if args.link_seed is not None:
+        profile = with_link_seed(profile, args.link_seed)
     if args.cluster is not None:
         profile = with_cluster(profile, args.cluster, args.generators, args.cluster_plain_tcp)
     elif args.generators is not None or args.cluster_plain_tcp:

@@ -35,6 +35,7 @@ from app.core.settings.load import (
     MAX_STEPS,
     MAX_WARMUP_S,
 )
+from app.core.settings.profile import MAX_LINK_SEED
 from app.core.vocab import (
     CongestionControl,
     LinkEmulation,
@@ -89,6 +90,7 @@ def check_link(link: dict[str, Any], path: str) -> None:
     check_bool(link, "slow_start_after_idle", path, nullable=True)
     check_int(link, "queue_packets", path, low=1, high=MAX_QUEUE_PACKETS, required=False, nullable=True)
     check_int(link, "queue_bytes", path, low=1500, high=MAX_QUEUE_BYTES, required=False, nullable=True)
+    check_int(link, "seed", path, high=MAX_LINK_SEED, required=False, nullable=True)
     if link.get("burst_loss") is not None:
         bursts_path = join(path, "burst_loss")
         bursts = check_obj(link, "burst_loss", path)

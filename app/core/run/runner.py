@@ -23,6 +23,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -61,7 +62,7 @@ from app.core.run.supervisor import ChildSupervisor
 from app.core.schemes import registry
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
 from app.core.settings.links import round_trip_ms
-from app.core.settings.profile import Profile, ResolvedJob
+from app.core.settings.profile import MAX_LINK_SEED, Profile, ResolvedJob
 from app.core.statistics import stability_warnings, stats
 from app.core.store.store import Store, StoreError
 from app.core.store.unstored import keep_unstored
@@ -163,7 +164,13 @@ class Runner:
         #: Where the run was kept when its store failed (`store_error`), else None.
         self.kept_file: Path | None = None
         self.remote = remote
-        self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
+        #: Every emulated link's draws come from this (the profile's, else a new one per run),
+        #: recorded on each linked job's `link.seed`.
+        self.link_seed = profile.link_seed if profile.link_seed is not None else secrets.randbelow(MAX_LINK_SEED + 1)
+        self.jobs: list[ResolvedJob] = [
+            job if job.link is None else replace(job, link=replace(job.link, seed=self.link_seed))
+            for job in resolve_jobs(profile, source, has_remote=remote is not None)
+        ]
         self._store = store
         self.on_event = on_event or (lambda event: None)
         self.cancel = cancel or threading.Event()
@@ -420,6 +427,7 @@ class _JobRun:
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
         result.load = measured.load
+        result.tls = measured.tls
         result.tcp_info = dict(measured.tcp_info)
         result.path = self.supervisor.paths.get(measured.size_index)
         if result.path is not None and result.path.late:
