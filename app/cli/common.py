@@ -69,6 +69,25 @@ def open_store(path: str | None, *, unreachable: list[str] | None = None) -> Any
         raise UsageError(str(exc)) from None
 
 
+def stored_movement(store_path: str | None, base_runs: Any, new_runs: Any) -> Any:
+    """How much runs of the base side's jobs move on its machine, from the store's runs
+    (app/core/analysis/spread.py), for a comparison of one run a side; None where no store
+    can be read (none there yet, or it cannot be opened): no movement is measured then,
+    and such a comparison gives ratios without a verdict."""
+    from app.core.analysis.spread import store_movement
+    from app.core.store.store import Store, StoreError
+    from app.core.store.target import store_target
+
+    target = store_target(store_path)
+    if target.path is not None and not target.path.is_file():
+        return None  # never a store created only to look for runs in it
+    try:
+        with Store(target, read_only=True) as store:
+            return store_movement(store, base_runs, new_runs)
+    except (StoreError, OSError):
+        return None
+
+
 def shown_argument(text: str) -> str:
     """A command-line value for a one-line message: whole, unless very long (an `A+B+...`
     of many ids, a path past the system's limit), then its start and its length."""

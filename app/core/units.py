@@ -5,6 +5,9 @@ CLI, the reports and the core say a time the same way."""
 from __future__ import annotations
 
 MISSING = "-"
+#: A figure the job should have had but nothing read (a job shorter than the resource
+#: sampler's interval): said in words, never as 0 and never as a bare "-".
+NOT_MEASURED = "not measured"
 
 
 def format_seconds(value: float | None) -> str:

@@ -246,6 +246,9 @@ class Verdict(enum.StrEnum):
     SLOWER = "slower"
     #: The interval contains 1: no difference these samples can show.
     WITHIN_NOISE = "within noise"
+    #: A ratio perhaps, but not the evidence for a verdict (app.core.analysis.evidence): too
+    #: few samples a side, a reduced run, or one run a side with no measured movement.
+    NO_VERDICT = "no verdict"
     #: No ratio: a side failed, has no samples of the metric, or its units differ.
     NOT_COMPARABLE = "not comparable"
 

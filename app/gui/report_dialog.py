@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.analysis.evidence import MovementSource
 from app.core.errors import CryptoBenchError
 from app.core.results.model import RunResult
 from app.core.store.store import RunSummary
@@ -185,10 +186,16 @@ class ReportWriter(PoolTask[str]):
     """Builds and writes one report on a pool thread (Qt paints PDFs off the GUI thread).
     `signals.finished` carries the path written; `signals.failed` the message for a dialog."""
 
-    def __init__(self, run: RunResult, baseline: RunResult | None, request: ReportRequest) -> None:
+    def __init__(
+        self,
+        run: RunResult,
+        baseline: RunResult | None,
+        request: ReportRequest,
+        movement: MovementSource | None = None,
+    ) -> None:
         # OSError: the file (FileWriteError names it); CryptoBenchError: any layer's own failure.
         super().__init__(self._write, expected=(OSError, CryptoBenchError))
-        self.run_result, self.baseline, self.request = run, baseline, request
+        self.run_result, self.baseline, self.request, self.movement = run, baseline, request, movement
 
     def _write(self, progress: Progress) -> str:
         export(
@@ -196,6 +203,7 @@ class ReportWriter(PoolTask[str]):
             self.run_result,
             self.request.path,
             baseline=self.baseline,
+            movement=self.movement,
             page_size=self.request.page_size,
             progress=progress,
             appendix=self.request.appendix,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
+from app.core.analysis.spread import store_movement
 from app.core.fileio import FileWriteError
 from app.core.results.model import RunResult
 from app.core.store.store import Store, StoreError
@@ -122,13 +123,15 @@ class ExportActions(QMainWindow):
             return None
         try:
             run = self.last_run if request.run_id == CURRENT else None
-            baseline = None
+            baseline, movement = None, None
             if run is None or request.baseline_id != NO_BASELINE:
                 with Store(self.store_path) as store:
                     if run is None:
                         run = store.load_run(request.run_id)
                     if request.baseline_id != NO_BASELINE:
                         baseline = store.load_run(request.baseline_id)
+                        # What one run a side is judged against: the store's runs of its jobs.
+                        movement = store_movement(store, [baseline], [run])
         except StoreError as exc:  # RunNotFound: a run deleted since the dialog listed it
             self.error("Cannot write the report", str(exc), "Choose another run in Export report.")
             return None
@@ -136,7 +139,7 @@ class ExportActions(QMainWindow):
             self.error("Nothing to report", "No run has finished or been opened yet.", "Run a profile first.")
             return None
         self._remember_folder("reports", request.path)
-        writer = ReportWriter(run, baseline, request)
+        writer = ReportWriter(run, baseline, request, movement)
         writer.signals.progress.connect(
             lambda done, total: self.statusBar().showMessage(f"Writing report {request.path.name}: {done}/{total}")
         )

@@ -1,16 +1,17 @@
-"""A run against a baseline run: jobs paired as `cryptobench compare` pairs them, and
-their primary metrics compared (ratio this / baseline, bootstrap interval, verdict)."""
+"""A run against a baseline run: jobs paired as `cryptobench compare` pairs them, and their
+primary metrics compared by the same code (`app.core.analysis.compare.compare_runs`: ratio
+this / baseline, bootstrap interval, and the evidence rule's verdict, so a report never
+says "slower" where `compare` says "no verdict")."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
-from app.core.analysis.compare import MatchKey, match_key
-from app.core.analysis.evidence import reduced_sides, too_few_samples
-from app.core.analysis.median_ratio import Comparison, compare
+from app.core.analysis.compare import MetricComparison, compare_runs
+from app.core.analysis.evidence import MovementSource, reduced_sides
+from app.core.analysis.median_ratio import Comparison
 from app.core.results.model import JobResult, RunResult
-from app.core.vocab import JobStatus, Verdict
+from app.core.vocab import Verdict
 from app.report.job_figures import primary_metric
 
 
@@ -21,20 +22,35 @@ class JobComparison:
     job: JobResult
     base: JobResult
     metric: str | None
-    comparison: Comparison | None
-    reason: str | None = None  # why there is no comparison
-    #: Samples a side, where too few for a verdict (app.core.analysis.evidence); else None.
-    too_few: tuple[int, int] | None = None
+    #: The core's comparison of the metric; None where nothing could be compared.
+    measured: MetricComparison | None = None
+    reason: str | None = None  # why there is no comparison, or no verdict
     #: No verdict because a side is a reduced run (`reason` says which).
     withheld: bool = False
 
     @property
+    def comparison(self) -> Comparison | None:
+        return self.measured.comparison if self.measured is not None else None
+
+    @property
     def verdict(self) -> Verdict:
-        if self.comparison is None:
-            return Verdict.NOT_COMPARABLE
-        if not self.comparison.significant:
-            return Verdict.WITHIN_NOISE
-        return Verdict.SLOWER if self.comparison.ratio > 1 else Verdict.FASTER
+        return self.measured.verdict if self.measured is not None else Verdict.NOT_COMPARABLE
+
+    @property
+    def too_few(self) -> tuple[int, int] | None:
+        """Samples a side, where too few for a verdict (app.core.analysis.evidence); else None."""
+        m = self.measured
+        return (m.base_n, m.new_n) if m is not None and m.too_few and not self.withheld else None
+
+    @property
+    def one_run(self) -> bool:
+        """A ratio without a verdict: one run a side, and no measured movement of its runs."""
+        return self.measured is not None and self.measured.one_run
+
+    @property
+    def decided(self) -> bool:
+        """The evidence rule gave a verdict: faster or slower."""
+        return self.verdict in (Verdict.FASTER, Verdict.SLOWER)
 
 
 @dataclass
@@ -46,44 +62,34 @@ class BaselineMatch:
     withheld: str | None = None
 
 
-def match_baseline(run: RunResult, baseline: RunResult) -> BaselineMatch:
-    """Pair jobs by `app.core.analysis.compare.match_key` (as `cryptobench compare` does) and compare their primary metric (ratio this / baseline).
-
-    `compare` raises ValueError on empty samples (a failed job, or results saved
-    without samples); that becomes "not comparable" with the reason, not a crash.
-    """
-    waiting: dict[MatchKey, list[JobResult]] = defaultdict(list)
-    for base in baseline.jobs:
-        waiting[match_key(base)].append(base)
-    match = BaselineMatch(withheld=reduced_sides([baseline], [run]))
+def match_baseline(run: RunResult, baseline: RunResult, movement: MovementSource | None = None) -> BaselineMatch:
+    """Pair jobs by `app.core.analysis.compare.match_key` and compare their primary metric
+    (ratio this / baseline) as `cryptobench compare` does, in this run's job order.
+    `movement`: how much runs of the baseline's jobs move on its machine, from the store's
+    runs (app/core/analysis/spread.py); without it, no pair of one run a side has a verdict."""
+    compared = compare_runs(baseline, run, movement=movement)
+    match = BaselineMatch(
+        only_run=list(compared.only_new),
+        only_baseline=list(compared.only_base),
+        withheld=reduced_sides([baseline], [run]),
+    )
+    by_job = {id(pair.new): pair for pair in compared.pairs}
     for job in run.jobs:
-        candidates = waiting.get(match_key(job))
-        if not candidates:
-            match.only_run.append(job)
+        pair = by_job.get(id(job))
+        if pair is None:
             continue
-        base = candidates.pop(0)
         metric = primary_metric(job)
-        comparison, reason, too_few, withheld = None, None, None, False
-        if job.status != JobStatus.OK or base.status != JobStatus.OK:
-            reason = f"this run: {job.status}, baseline: {base.status}"
-        elif metric is None or metric not in job.metrics or metric not in base.metrics:
-            reason = f"no {metric or 'per-message'} metric in both runs"
-        elif not len(base.metrics[metric].samples) or not len(job.metrics[metric].samples):
-            reason = (
-                "raw samples missing ("
-                + ("baseline" if not len(base.metrics[metric].samples) else "this run")
-                + " saved without them)"
+        if pair.reason is not None:
+            match.pairs.append(
+                JobComparison(job, pair.base, metric, reason=f"this run: {job.status}, baseline: {pair.base.status}")
             )
-        elif match.withheld is not None:
-            reason, withheld = match.withheld, True  # the rule every face keeps (app.core.analysis.evidence)
-        elif (thin := too_few_samples(len(base.metrics[metric].samples), len(job.metrics[metric].samples))) is not None:
-            reason = thin  # the rule every face keeps (app.core.analysis.evidence)
-            too_few = (len(base.metrics[metric].samples), len(job.metrics[metric].samples))
-        else:
-            try:
-                comparison = compare(base.metrics[metric].samples, job.metrics[metric].samples)
-            except ValueError as exc:  # e.g. a baseline median of 0: the ratio is undefined
-                reason = str(exc)
-        match.pairs.append(JobComparison(job, base, metric, comparison, reason, too_few, withheld))
-    match.only_baseline = [b for left in waiting.values() for b in left]
+            continue
+        measured = next((m for m in pair.metrics if m.metric == metric), None)
+        if measured is None or measured.base_median is None or measured.new_median is None:
+            match.pairs.append(
+                JobComparison(job, pair.base, metric, reason=f"no {metric or 'per-message'} metric in both runs")
+            )
+            continue
+        withheld = measured.too_few and match.withheld is not None
+        match.pairs.append(JobComparison(job, pair.base, metric, measured, measured.reason, withheld))
     return match

@@ -3,7 +3,7 @@ medians and its bootstrap 95 % interval, and a chart of those ratios."""
 
 from __future__ import annotations
 
-from app.core.analysis.evidence import MIN_SAMPLES
+from app.core.analysis.evidence import MIN_MOVEMENT_RUNS, MIN_SAMPLES
 from app.core.results.model import RunResult
 from app.report.baseline import BaselineMatch
 from app.report.content_common import MISSING, aligns, job_name, utc
@@ -20,8 +20,11 @@ def comparison_section(run: RunResult, match: BaselineMatch, baseline: RunResult
             f"{baseline.profile_view.marked_name}). Jobs match on scheme, backend, parameters, mode and message size; each "
             "pair is compared on its per-message metric. The ratio is this run's median over the baseline's "
             "(above 1: slower now). Its 95 % interval comes from a bootstrap: both sets of samples are resampled "
-            "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. When the interval "
-            "contains 1 the difference is within noise."
+            "2,000 times and the 2.5th and 97.5th percentiles of the resampled ratios are kept. A pair is faster "
+            f"or slower only with the evidence for it, as cryptobench compare decides: {MIN_SAMPLES} samples a "
+            "side, no reduced run, and an interval clear of 1; with one run a side, clear of how much runs of the "
+            "job move on this machine too, as stored runs measure it. Otherwise it is within noise, or has no "
+            "verdict."
         ),
         *_sides_notes(run, baseline),
     ]
@@ -41,16 +44,17 @@ def comparison_section(run: RunResult, match: BaselineMatch, baseline: RunResult
                     "This run median",
                     "Ratio (this/baseline)",
                     "95 % interval",
+                    "n (baseline / this)",
                     "Verdict",
                 ],
                 rows,
-                caption="Bold: a significant change.",
-                widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.1],
+                caption="Bold: a verdict, faster or slower.",
+                widths=[3.0, 0.8, 1.1, 1.1, 1.0, 1.2, 1.0, 1.1],
                 emphasis=emphasis,
-                align=aligns("lrrrrrl"),
+                align=aligns("lrrrrrrl"),
             )
         )
-    blocks += _no_verdict_notes(match)
+    blocks += _no_verdict_notes(match, baseline)
     unmatched = [f"Only in this run: {job_name(j)} ({j.mode})" for j in match.only_run]
     unmatched += [f"Only in the baseline: {job_name(j)} ({j.mode})" for j in match.only_baseline]
     blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
@@ -85,41 +89,30 @@ def _sides_notes(run: RunResult, baseline: RunResult) -> list[Block]:
 
 
 def _pair_rows(match: BaselineMatch) -> tuple[list[list[str]], set[int]]:
-    """One table row per matched pair, and the rows of a significant change (bold). A pair
-    without a comparison gets a short row: why, and "no verdict" or "not comparable"."""
+    """One table row per matched pair, and the rows with a verdict (bold). A pair without a
+    comparison gets a short row: why, and "no verdict" or "not comparable"."""
     rows: list[list[str]] = []
     emphasis: set[int] = set()
     for pair in match.pairs:
         c = pair.comparison
+        m = pair.measured
         base_m, this_m = median(pair.base, pair.metric), median(pair.job, pair.metric)
-        if c is None:  # a short cell: where samples or the run are the reason, a sentence below says why
-            if pair.withheld:
-                why, verdict = "reduced run", "no verdict"
-            elif pair.too_few is not None:
-                why, verdict = f"n = {pair.too_few[0]} / {pair.too_few[1]}", "no verdict"
-            else:
-                why, verdict = pair.reason or MISSING, "not comparable"
-            row = [pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m), MISSING]
-            rows.append([*row, why, verdict])
+        counts = f"{m.base_n:,} / {m.new_n:,}" if m is not None and m.base_n and m.new_n else MISSING
+        row = [pair.job.label, size_text(pair.job), format_seconds(base_m), format_seconds(this_m)]
+        if c is None:  # where samples or the run are the reason, a sentence below says why
+            why = "reduced run" if pair.withheld else MISSING if m is not None and m.too_few else pair.reason or MISSING
+            rows.append([*row, MISSING, why, counts, str(pair.verdict)])
             continue
-        if c.significant:
+        if pair.decided:
             emphasis.add(len(rows))
-        rows.append(
-            [
-                pair.job.label,
-                size_text(pair.job),
-                format_seconds(base_m),
-                format_seconds(this_m),
-                f"{c.ratio:.2f}×",
-                span_text(c.ci95_low, c.ci95_high, "{:.2f}".format, joint="–") + "×",
-                pair.verdict,
-            ]
-        )
+        interval = span_text(c.ci95_low, c.ci95_high, "{:.2f}".format, joint="–") + "×"
+        rows.append([*row, f"{c.ratio:.2f}×", interval, counts, str(pair.verdict)])
     return rows, emphasis
 
 
-def _no_verdict_notes(match: BaselineMatch) -> list[Block]:
-    """Why pairs got no verdict: too few samples a side, or a run the evidence rule withholds."""
+def _no_verdict_notes(match: BaselineMatch, baseline: RunResult) -> list[Block]:
+    """Why pairs got no verdict (too few samples a side, a reduced run, one run a side), and
+    what the others were judged against: the movement of stored runs, as measured here."""
     notes: list[Block] = []
     thin = sum(1 for pair in match.pairs if pair.too_few is not None)
     if thin:
@@ -133,6 +126,33 @@ def _no_verdict_notes(match: BaselineMatch) -> list[Block]:
         )
     if match.withheld is not None and any(pair.withheld for pair in match.pairs):
         notes.append(Paragraph(f"No verdict for any pair: {_sentence(match.withheld)}", style="note"))
+    machine = baseline.environment_view.hostname or "this machine"
+    one_run = sum(1 for pair in match.pairs if pair.one_run)
+    if one_run:
+        notes.append(
+            Paragraph(
+                f"No verdict for {one_run} of the {len(match.pairs)} pairs: one run a side. Each interval covers "
+                "the spread of the samples within its run, not how much a whole run moves (process layout, caches, "
+                f"the host), and the store holds fewer than {MIN_MOVEMENT_RUNS} runs of these jobs on {machine} "
+                "with the same versions to measure that. For verdicts, compare several runs a side "
+                "(cryptobench compare A+B+C D+E+F), or keep more runs of the profile in the store.",
+                style="note",
+            )
+        )
+    judged = [p.measured.movement for p in match.pairs if p.measured is not None and p.measured.movement is not None]
+    if judged:
+        fewest, most = min(j.runs for j in judged), max(j.runs for j in judged)
+        bounds = span_text(min(j.bound for j in judged), max(j.bound for j in judged), "{:.2f}×".format)
+        notes.append(
+            Paragraph(
+                f"{len(judged)} of the {len(match.pairs)} pairs were judged against how much runs of their jobs "
+                f"moved on {machine} with the same versions, as the store measured it "
+                f"({span_text(fewest, most, str)} stored runs each): their medians differed by up to "
+                f"{max(j.max_ratio for j in judged):.2f}×, and a verdict needs the 95 % interval beyond the 99 % "
+                f"bound that gives ({bounds} per job).",
+                style="note",
+            )
+        )
     return notes
 
 
@@ -158,12 +178,12 @@ def _ratio_chart(match: BaselineMatch, labels: Labels) -> Chart | None:
         unit="×",
         value_label="ratio of medians (this run / baseline)",
         log=max(ratios) / min(ratios) > 4,
-        marked=[p.comparison.significant for p in pairs],  # type: ignore[union-attr]
-        marked_label="significant change (interval excludes 1)",
+        marked=[p.decided for p in pairs],
+        marked_label="a verdict: faster or slower",
     )
     return Chart(
         chart,
         caption="Bars: ratio of the medians; whiskers: bootstrap 95 % interval. Above 1: slower "
-        "now. Marked bars changed beyond noise.",
+        "now. Marked bars: a verdict (the table says which).",
         aspect=min(1.4, 0.2 + 0.07 * len(pairs)),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from app.core.analysis.evidence import MovementSource
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import SESSION_MODES, Family, JobStatus
 from app.report.appendix import appendix_section
@@ -80,10 +81,18 @@ SECTION_TITLES = (
 )
 
 
-def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix: bool = True) -> Report:
+def build_report(
+    run: RunResult,
+    baseline: RunResult | None = None,
+    *,
+    appendix: bool = True,
+    movement: MovementSource | None = None,
+) -> Report:
     """The whole report for `run`; with `baseline`, a comparison section follows the
-    summary (the reason to export with one); `appendix=False` leaves out the full statistics."""
-    match = match_baseline(run, baseline) if baseline is not None else None
+    summary (the reason to export with one), its verdicts the evidence rule's, judged with
+    one run a side against `movement` (the store's runs: app/core/analysis/spread.py);
+    `appendix=False` leaves out the full statistics."""
+    match = match_baseline(run, baseline, movement) if baseline is not None else None
     labels = Labels(run.jobs + (baseline.jobs if baseline is not None else []))
     sections = [_summary(run, match, baseline, labels)]
     if baseline is not None and match is not None:

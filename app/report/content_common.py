@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from app.core.results.model import JobResult, RunResult
+from app.core.units import NOT_MEASURED
 from app.core.vocab import JobStatus
 from app.report.job_figures import percent, primary_metric, size_text
 from app.report.model import Align
@@ -84,7 +85,7 @@ def cpu_text(job: JobResult) -> str:
         if usage is not None and usage.mean_percent is not None
     ]
     if not parts:
-        return MISSING
+        return NOT_MEASURED if job.status == JobStatus.OK else MISSING
     if len(parts) == 1:
         return percent(parts[0][1])
     return ", ".join(f"{name} {percent(value)}" for name, value in parts)
@@ -101,6 +102,8 @@ def memory_text(job: JobResult) -> str:
         parts.append(f"traced {format_bytes(traced)}")
     if rss:
         parts.append(f"RSS {format_bytes(max(rss))}")
+    elif job.status == JobStatus.OK:  # the sampler read nothing: never "RSS 0 B"
+        parts.append(f"RSS {NOT_MEASURED}")
     return " · ".join(parts) or MISSING
 
 

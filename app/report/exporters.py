@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.errors import CryptoBenchError
 from app.core.fileio import atomic_write_text
@@ -21,6 +22,9 @@ from app.core.json_bounds import structure_problem
 from app.core.results import model as results_io
 from app.core.results.model import RunResult
 from app.core.vocab import ExportFormat, PageSize
+
+if TYPE_CHECKING:
+    from app.core.analysis.evidence import MovementSource
 
 #: Called with (done, total) while a long export (the PDF) is written.
 ProgressCallback = Callable[[int, int], None]
@@ -39,6 +43,9 @@ class ExportTooLarge(ExportError):
 @dataclass(frozen=True)
 class ExportOptions:
     baseline: RunResult | None = None
+    #: How much runs of the baseline's jobs move on its machine, from the store's runs
+    #: (app/core/analysis/spread.py): what a comparison of one run a side is judged against.
+    movement: MovementSource | None = None
     page_size: str = PageSize.A4
     progress: ProgressCallback | None = None
     #: The full-statistics appendix (reports only); on unless the user turns it off.
@@ -95,7 +102,9 @@ def _write_markdown(run: RunResult, path: Path, options: ExportOptions) -> None:
     from app.report.content import build_report
     from app.report.markdown import render_markdown
 
-    atomic_write_text(path, render_markdown(build_report(run, options.baseline, appendix=options.appendix)))
+    atomic_write_text(
+        path, render_markdown(build_report(run, options.baseline, appendix=options.appendix, movement=options.movement))
+    )
 
 
 def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
@@ -104,7 +113,7 @@ def _write_pdf(run: RunResult, path: Path, options: ExportOptions) -> None:
 
     ensure_gui_application()
     write_pdf(
-        build_report(run, options.baseline, appendix=options.appendix),
+        build_report(run, options.baseline, appendix=options.appendix, movement=options.movement),
         path,
         options.page_size,
         progress=options.progress,
@@ -136,6 +145,7 @@ def export(
     path: Path,
     *,
     baseline: RunResult | None = None,
+    movement: MovementSource | None = None,
     page_size: str = PageSize.A4,
     progress: ProgressCallback | None = None,
     appendix: bool = True,
@@ -151,7 +161,8 @@ def export(
         raise ExportError(f"unknown page size {page_size!r}: choose {' or '.join(PageSize)}")
     if baseline is not None and not chosen.is_report:
         raise ExportError(f"a baseline run only applies to reports (Markdown, PDF), not {chosen.title}")
-    chosen.write(
-        run, Path(path), ExportOptions(baseline=baseline, page_size=page_size, progress=progress, appendix=appendix)
+    options = ExportOptions(
+        baseline=baseline, movement=movement, page_size=page_size, progress=progress, appendix=appendix
     )
+    chosen.write(run, Path(path), options)
     return Path(path)

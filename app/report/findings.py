@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from app.core.analysis.evidence import MIN_SAMPLES, too_few_samples
+from app.core.analysis.evidence import MIN_SAMPLES, Ranking, Standing, evidence_text, rank, ratio_evidence_text
 from app.core.results.model import JobResult, RunResult
 from app.core.settings.links import over_link
-from app.core.statistics.stats import MetricStats
 from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode, Verdict
 from app.report.baseline import BaselineMatch, JobComparison
 from app.report.job_figures import (
     KEYGEN_TOTAL_FAMILIES,
+    estimate,
     family_order,
     family_title,
     is_post_quantum,
@@ -138,31 +138,24 @@ def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
             f"**{family_title(family)}**, {format_bytes(size)} messages ({_mode_words(metric)}, median of "
             f"{len(group)} schemes): "
         )
-        apart = _ranking_problem(fast.metrics[metric].stats, slow.metrics[metric].stats)
-        if apart is not None:  # never rank noise: the same words a comparison uses
-            out.append(
-                f"{head}{fast.label} at {format_seconds(m_fast)} and {slow.label} at {format_seconds(m_slow)} "
-                f"cannot be told apart ({apart})."
-            )
+        ranking = rank(estimate(fast, metric), estimate(slow, metric))
+        if not ranking.ordered:  # never rank noise: the evidence rule every face asks
+            out.append(f"{head}{_unranked(fast, slow, m_fast, m_slow, ranking)}.")
             continue
         out.append(
             f"{head}fastest {fast.label} at {format_seconds(m_fast)}, slowest {slow.label} "
-            f"at {format_seconds(m_slow)}, {relation(m_slow, m_fast, 'the fastest')}."
+            f"at {format_seconds(m_slow)}, {ratio_text(m_slow / m_fast)} slower than the fastest "
+            f"({evidence_text(ranking)})."
         )
     return out
 
 
-def _ranking_problem(fast: MetricStats, slow: MetricStats) -> str | None:
-    """Why two medians cannot be ranked, or None: too few samples for a verdict
-    (app.core.analysis.evidence), or 95 % intervals of the medians that overlap."""
-    thin = too_few_samples(fast.n, slow.n)
-    if thin is not None:
-        return f"n = {fast.n} and {slow.n}, fewer than the {MIN_SAMPLES} a side a verdict needs"
-    if fast.ci95 is None or slow.ci95 is None:
-        return "no interval of a median"
-    if fast.ci95[1] >= slow.ci95[0]:
-        return "their medians' 95 % intervals overlap"
-    return None
+def _unranked(fast: JobResult, slow: JobResult, m_fast: float, m_slow: float, ranking: Ranking) -> str:
+    """Two figures the evidence rule does not order, and why: "A at x and B at y cannot be
+    told apart (...)" or "A at x and B at y, no verdict: too few samples (...)"."""
+    pair = f"{fast.label} at {format_seconds(m_fast)} and {slow.label} at {format_seconds(m_slow)}"
+    words = ranking.no_verdict()
+    return f"{pair} {words}" if ranking.standing == Standing.OVERLAP else f"{pair}, {words}"
 
 
 def cross_family_findings(jobs: list[JobResult]) -> list[str]:
@@ -204,17 +197,20 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
         if family not in KEYGEN_TOTAL_FAMILIES or len(with_keygen) < 2:
             continue
         total = {j.id: value(j, "keygen") + value(j, metric) for j in with_keygen}
+        summed = {j.id: estimate(j, "keygen").plus(estimate(j, metric)) for j in with_keygen}
         ranked = sorted(with_keygen, key=lambda j: total[j.id])
         slow, others = ranked[-1], ranked[:-1]
         if len(others) > MAX_NAMED:  # name the extremes; the tables have the rest
             others = [others[0]]
-        versus = [f"{relation(total[slow.id], total[o.id], o.label)} ({format_seconds(total[o.id])})" for o in others]
-        alone = [relation(value(slow, metric), value(o, metric), o.label) for o in others]
+        versus = [
+            f"{relation(summed[slow.id], summed[o.id], o.label)} (total {format_seconds(total[o.id])})" for o in others
+        ]
+        alone = [relation(estimate(slow, metric), estimate(o, metric), o.label) for o in others]
         out.append(
             f"**{family_title(family)}**, {format_bytes(size)} messages, counting key generation (keygen median "
-            f"+ {metric} median, i.e. a fresh key pair for every message): {slow.label} takes "
-            f"{format_seconds(total[slow.id])} (keygen {format_seconds(value(slow, 'keygen'))} + {metric} "
-            f"{format_seconds(value(slow, metric))}), {'; '.join(versus)}. Without key generation "
+            f"+ {metric} median, i.e. a fresh key pair for every message; their intervals' ends added too): "
+            f"{slow.label} takes {format_seconds(total[slow.id])} (keygen {format_seconds(value(slow, 'keygen'))} "
+            f"+ {metric} {format_seconds(value(slow, metric))}); {'; '.join(versus)}. Without key generation "
             f"({metric} alone) it is {'; '.join(alone)}."
         )
     return out
@@ -248,6 +244,13 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
             continue
         best = min(classical, key=lambda j: value(j, metric))
         keygen = "keygen" in best.metrics  # key generation compared only where the yardstick has it
+        # "The fastest classical scheme" only where the evidence rule orders it before the others.
+        others = [estimate(j, metric) for j in classical if j is not best]
+        yardstick = (
+            "the fastest classical scheme"
+            if all(rank(estimate(best, metric), other).ordered for other in others)
+            else "the classical scheme with the lowest median"
+        )
 
         def timed(job: JobResult, keygen: bool = keygen, metric: str = metric) -> str:
             text = f"{_level(job)}, {format_seconds(value(job, metric))}"
@@ -258,11 +261,12 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
         # One sentence per family and size: its classical yardstick said once, then each
         # post-quantum scheme against it (a sentence each repeated the same lead).
         each = [
-            f"{job.label} ({timed(job)}) is {relation(value(job, metric), value(best, metric), 'it')}" for job in pq
+            f"{job.label} ({timed(job)}) is {relation(estimate(job, metric), estimate(best, metric), 'it')}"
+            for job in pq
         ]
         out.append(
             f"**Post-quantum vs classical** ({family_title(family)}, {format_bytes(size)}, {metric} median), "
-            f"against the fastest classical scheme, {best.label} ({timed(best)}): " + "; ".join(each) + "."
+            f"against {yardstick}, {best.label} ({timed(best)}): " + "; ".join(each) + "."
         )
     return out
 
@@ -303,7 +307,9 @@ def network_findings(jobs: list[JobResult]) -> list[str]:
 
 
 def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
-    """One sentence: how many matched jobs got slower, faster or stayed within noise."""
+    """One sentence: how many matched jobs got slower, faster, stayed within noise or got no
+    verdict (the evidence rule's, as `cryptobench compare` says it), each verdict with its
+    evidence."""
     if not match.pairs:
         return [f"No job of this run matches a job of baseline run {baseline.id}."]
     counts: dict[Verdict, list[JobComparison]] = defaultdict(list)
@@ -312,9 +318,10 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
 
     def listed(pairs: list[JobComparison]) -> str:
         shown = "; ".join(
-            f"{p.job.label} at {size_text(p.job)} {p.comparison.ratio:.2f}×"
+            f"{p.job.label} at {size_text(p.job)} {p.comparison.ratio:.2f}× "
+            f"({ratio_evidence_text(p.comparison, p.measured.base_n, p.measured.new_n)})"
             for p in pairs[:5]
-            if p.comparison is not None
+            if p.comparison is not None and p.measured is not None
         )
         return shown + (f"; and {len(pairs) - 5} more" if len(pairs) > 5 else "")
 
@@ -324,14 +331,18 @@ def baseline_findings(match: BaselineMatch, baseline: RunResult) -> list[str]:
 
     text = f"Against baseline run {baseline.id}, of {len(match.pairs)} matched jobs "
     bits = [counted(Verdict.SLOWER), counted(Verdict.FASTER), counted(Verdict.WITHIN_NOISE)]
-    withheld = sum(1 for p in counts[Verdict.NOT_COMPARABLE] if p.withheld)
+    unjudged = counts[Verdict.NO_VERDICT]
+    withheld = sum(1 for p in unjudged if p.withheld)
     if withheld:  # a reduced run on a side (app.core.analysis.evidence)
         bits.append(f"{withheld} without a verdict (a reduced run is not for comparison)")
-    thin = sum(1 for p in counts[Verdict.NOT_COMPARABLE] if p.too_few is not None)
+    thin = sum(1 for p in unjudged if p.too_few is not None)
     if thin:
         bits.append(f"{thin} without a verdict (fewer than {MIN_SAMPLES} samples a side)")
-    if len(counts[Verdict.NOT_COMPARABLE]) > thin + withheld:
-        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE]) - thin - withheld} {Verdict.NOT_COMPARABLE}")
+    one_run = sum(1 for p in unjudged if p.one_run)
+    if one_run:
+        bits.append(f"{one_run} without a verdict (one run a side, and too few stored runs to measure how runs move)")
+    if counts[Verdict.NOT_COMPARABLE]:
+        bits.append(f"{len(counts[Verdict.NOT_COMPARABLE])} {Verdict.NOT_COMPARABLE}")
     return [text + ", ".join(bits) + " (ratio of medians, this run / baseline)."]
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
+from app.core.analysis.evidence import Estimate, Standing, evidence_text, rank
 from app.core.results.model import JobResult
 from app.core.schemes.base import SEAL_METRIC
 from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode
-from app.report.units import format_bytes
+from app.report.units import format_bytes, format_seconds
 
 #: Families with a key pair; only these can be "post-quantum" in the report's sense
 #: (AES and SHA-2/3 also have a pq_category, but nobody replaces them for it).
@@ -79,17 +80,41 @@ def percent(value: float | None) -> str:
 
 
 def ratio_text(ratio: float) -> str:
-    """2.5×, 34.6×, 1,234× — one decimal while a decimal still means something."""
+    """1.04×, 2.5×, 34.6×, 1,234× — two decimals below 1.1 (never "1.0× faster"), one while
+    a decimal still means something."""
+    if ratio < 1.095:
+        return f"{ratio:.2f}×"
     return f"{ratio:.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
 
 
-def relation(a: float, b: float, name_b: str) -> str:
-    """How `a` relates to `b` in words: "3.2× slower than B", "2.0× faster than B"."""
-    if b <= 0 or a <= 0:
+def estimate(job: JobResult, metric: str) -> Estimate:
+    """A metric's median with its interval and samples: what a verdict on it needs."""
+    return Estimate.of(job.metrics[metric].stats)
+
+
+def relation(
+    a: Estimate,
+    b: Estimate,
+    name_b: str,
+    values: tuple[float, float] | None = None,
+    fmt: Callable[[float], str] = format_seconds,
+) -> str:
+    """How `a` relates to `b` in words, only as far as the evidence rule allows
+    (app.core.analysis.evidence.rank) and with its evidence: "3.2× slower than B (n = 20 and
+    20, 95 % intervals ...)"; "cannot be told apart from B (their 95 % intervals overlap:
+    ...)"; or the plain ratio with why there is no order: "3.2× the time of B, no verdict on
+    their order: too few samples (...)". `values`: the figures the ratio is of, where they
+    are not the medians (an experiment's means); the order still rests on the medians."""
+    ranking = rank(a, b)
+    x, y = values if values is not None else (a.median, b.median)
+    if x <= 0 or y <= 0:
         return f"not comparable with {name_b}"
-    if abs(a / b - 1) < 0.005:
-        return f"as fast as {name_b}"
-    return f"{ratio_text(a / b)} slower than {name_b}" if a > b else f"{ratio_text(b / a)} faster than {name_b}"
+    if ranking.ordered:
+        words = f"{ratio_text(x / y)} slower than" if a.median > b.median else f"{ratio_text(y / x)} faster than"
+        return f"{words} {name_b} ({evidence_text(ranking, fmt)})"
+    if ranking.standing == Standing.OVERLAP:
+        return f"cannot be told apart from {name_b} ({ranking.no_verdict(fmt).removeprefix('cannot be told apart (')}"
+    return f"{ratio_text(x / y)} the time of {name_b}, {ranking.no_verdict(fmt).replace('no verdict:', 'no verdict on their order:', 1)}"
 
 
 def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from app.core.load.verdict import (
     SERVER_ROLE,
     StepCall,
+    clock_fault_text,
     generators_text,
     load_verdict,
     rate_text,
@@ -90,11 +91,13 @@ def step_mark(step: LoadStep, call: StepCall) -> str:
     """Why a step does not count as the server keeping up (its call, `step_calls`): the
     server fell behind, or the generator was the limit, with the evidence; empty for a
     step the server kept up with."""
+    mark = ""
     if call.limit == StepLimit.GENERATOR:
-        return f"generator limited ({call.reason or 'no reason recorded'})"
-    if call.limit == StepLimit.SERVER:
-        return f"server overloaded ({call.reason or 'no reason recorded'})"
-    return ""
+        mark = f"generator limited ({call.reason or 'no reason recorded'})"
+    elif call.limit == StepLimit.SERVER:
+        mark = f"server overloaded ({call.reason or 'no reason recorded'})"
+    fault = clock_fault_text(step)  # flagged whatever limited the step
+    return "; ".join(part for part in (mark, fault) if part)
 
 
 def step_marks(load: Load) -> list[str]:

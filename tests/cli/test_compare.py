@@ -66,16 +66,26 @@ def test_samples_scaled_by_0_7_are_faster_and_exit_0(tmp_path: Path, capsys: Cap
 
 
 def test_json_is_the_comparison_as_data(base_file: Path, tmp_path: Path, capsys: Capture) -> None:
-    slower = write(tmp_path / "slower.json", scaled(base_run(), 1.3))
-    same = write(tmp_path / "same.json", scaled(base_run(), 1.0, run_id="same-1"))
-    assert main(["compare", str(base_file), str(slower), str(same), "--json", "--threshold", "0.1"]) == EXIT_OK
+    base = write_side(tmp_path, base_run(), "base")
+    slower = write_side(tmp_path, scaled(base_run(), 1.3), "slower")
+    same = write_side(tmp_path, base_run(), "same")
+    assert main(["compare", base, slower, same, "--json", "--threshold", "0.1"]) == EXIT_OK
     data = json.loads(capsys.readouterr().out)
     assert data["threshold"] == 0.1 and data["regressions"] == 4
     first, second = data["comparisons"]
-    assert (first["base"]["id"], first["new"]["id"], second["new"]["id"]) == (BASE_ID, NEW_ID, "same-1")
+    assert (first["base"]["id"], first["new"]["id"], second["new"]["id"]) == ("base-0", "slower-0", "same-0")
     assert [m["verdict"] for p in first["pairs"] for m in p["metrics"]] == ["slower"] * 4
     assert [m["verdict"] for p in second["pairs"] for m in p["metrics"]] == ["within noise"] * 4
     assert first["pairs"][0]["metrics"][0]["ratio"] == pytest.approx(1.3)
+    # One run a side: the same ratios, and no verdict (no stored runs measure how runs move).
+    one = write(tmp_path / "slower.json", scaled(base_run(), 1.3))
+    assert main(["compare", str(base_file), str(one), "--json"]) == EXIT_OK
+    data = json.loads(capsys.readouterr().out)
+    (alone,) = data["comparisons"]
+    assert (alone["base"]["id"], alone["new"]["id"]) == (BASE_ID, NEW_ID) and data["regressions"] == 0
+    metrics = [m for p in alone["pairs"] for m in p["metrics"]]
+    assert {(m["verdict"], m["reason"], m["run_movement"]) for m in metrics} == {("no verdict", "one run a side", None)}
+    assert metrics[0]["ratio"] == pytest.approx(1.3) and metrics[0]["ci95"][0] > 1.05
 
 
 @pytest.mark.parametrize("text", ["5%", "0.05", " 12.5 % ", "0"])
@@ -249,11 +259,14 @@ def test_several_runs_a_side_are_joined_with_plus(tmp_path: Path, capsys: Captur
         for name, factors in (("base", [1.0, 1.25, 0.9]), ("new", [1.2, 0.95, 1.1]))
     }
     joined = {name: "+".join(str(p) for p in paths) for name, paths in sides.items()}
-    # One run a side: the 1.2x run-level shift of the first new run reads as "slower", the note
-    # says why that is weak, and the gate checks nothing on it (exit 2, never 1).
+    # One run a side: the 1.2x run-level shift of the first new run has its ratio and no
+    # verdict, the note says why, and the gate checks nothing on it (exit 2, never 1).
     assert main(["compare", str(sides["base"][0]), str(sides["new"][0]), "--fail-on-regression"]) == EXIT_USAGE
     captured = capsys.readouterr()
-    assert "one run a side" in captured.out and "slower" in captured.out
+    assert {row.split(" | ")[-1] for row in _rows(captured.out)} == {"no verdict: one run a side"}
+    assert "0 faster, 0 slower, 0 within noise, 4 no verdict" in captured.out
+    assert "so 4 metric(s) have a ratio and no verdict: the store holds fewer than 3 runs" in captured.out
+    assert "1.6x" not in captured.out and "1.6×" not in captured.out  # never a figure from elsewhere
     assert "too few runs for the gate: 1 and 1 (it needs 3 a side, joined with +: A+B+C)" in captured.err
     assert "no metric had the evidence for a verdict, so nothing was checked" in captured.err
     assert "cryptobench: regression:" not in captured.err
@@ -291,8 +304,7 @@ def test_n_1_a_side_is_never_a_regression_and_the_gate_says_it_checked_nothing(t
     captured = capsys.readouterr()
     rows = _rows(captured.out)
     assert len(rows) == 4 and all(
-        row.split(" | ")[-1] == "not comparable: too few samples: n = 1 and 1 (a verdict needs 10 a side); no verdict"
-        for row in rows
+        row.split(" | ")[-1] == "no verdict: too few samples: n = 1 and 1 (a verdict needs 10 a side)" for row in rows
     )
     assert "regression" not in " ".join(rows)
     assert (
@@ -302,7 +314,7 @@ def test_n_1_a_side_is_never_a_regression_and_the_gate_says_it_checked_nothing(t
     assert "no metric had the evidence for a verdict, so nothing was checked" in captured.err
     data = json.loads(main(["compare", base, slower, "--json"]) == EXIT_OK and capsys.readouterr().out)
     reasons = [m["reason"] for p in data["comparisons"][0]["pairs"] for m in p["metrics"]]
-    assert reasons == ["too few samples: n = 1 and 1 (a verdict needs 10 a side); no verdict"] * 4
+    assert reasons == ["too few samples: n = 1 and 1 (a verdict needs 10 a side)"] * 4
 
 
 def test_a_gate_with_some_metrics_too_thin_checks_the_others_and_says_how_many_it_could_not(
@@ -316,3 +328,33 @@ def test_a_gate_with_some_metrics_too_thin_checks_the_others_and_says_how_many_i
     assert main(["compare", base, slower, "--fail-on-regression"]) == EXIT_FAILED
     err = capsys.readouterr().err
     assert "3 metric(s) slower by more than 5 %" in err and "sign" not in err.split("slower by more")[1]
+
+
+def test_one_run_a_side_of_identical_code_is_judged_against_the_stored_runs_movement(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """Two back-to-back runs of the same code, one a side, printed "slower (regression)"
+    with a note quoting a spread measured on another machine. With stored runs of the
+    same jobs on this machine, the note quotes the movement they measure, and a change
+    within it is within noise; one beyond it is a verdict."""
+    from dataclasses import replace
+
+    from app.core.store.store import Store
+
+    store = tmp_path / "store.sqlite3"
+    with Store(store) as opened:
+        for k, factor in enumerate([1.0, 1.12, 0.93, 1.05, 0.98]):
+            run = scaled(base_run(), factor, run_id=f"20260101-10000{k}-aaaaa{k}")
+            opened.add_run(replace(run, started=f"2026-01-01T10:0{k}:00+00:00"))
+    base = "20260101-100004-aaaaa4"
+    same = write(tmp_path / "same.json", scaled(base_run(), 0.98 * 1.1))  # 1.1x apart: as runs move here
+    assert main(["compare", base, str(same), "--store", str(store)]) == EXIT_OK
+    out = capsys.readouterr().out
+    rows = _rows(out)
+    assert len(rows) == 4 and all(row.split(" | ")[-1].startswith("within noise: within the ") for row in rows)
+    assert "stored runs here allow" in rows[0] and "(regression)" not in out
+    assert "4 metric(s) judged against how much runs of their jobs moved on laptop" in out
+    assert "(5 stored runs each): their medians differed by up to 1.20×" in out
+    far = write(tmp_path / "far.json", scaled(base_run(), 0.98 * 3.0))
+    assert main(["compare", base, str(far), "--store", str(store)]) == EXIT_OK
+    assert {row.split(" | ")[-1].split(":")[0] for row in _rows(capsys.readouterr().out)} == {"slower (regression)"}

@@ -21,9 +21,9 @@ def test_piped_a_load_job_prints_one_line_per_step_its_verdict_and_conditions() 
     )
     assert steps[-1].endswith(f"generator limited ({LAG_REASON})")
     assert lines[head + 1 + len(KNEE_STEPS)].strip() == (
-        "verdict: server overloaded at 960 handshakes/s on one core (CPU 1), the knee: from 1,000/s offered, "
-        "p50 40 ms, 20× the low-load p99 (2 ms), server CPU 98 %; sustains 897/s at p99 under 8 ms (1 step the generator "
-        "limited left out)"
+        "verdict: server overloaded from the step offered 1,000/s (achieved 930/s: p50 40 ms, 20× the low-load "
+        "p99 (2 ms), server CPU 98 %); the knee, the most it achieved, 960 handshakes/s on one core (CPU 1) at "
+        "the step offered 1,100/s; sustains 897/s at p99 under 8 ms (1 step the generator limited left out)"
     )
     conditions = lines[head + 2 + len(KNEE_STEPS)]
     assert (

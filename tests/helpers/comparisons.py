@@ -107,3 +107,22 @@ def write_side(directory: Path, source: RunResult, name: str, runs: int = 3) -> 
     side of a comparison joined with + (the regression gate checks only with three a side)."""
     paths = [write(directory / f"{name}-{k}.json", scaled(source, 1.0, run_id=f"{name}-{k}")) for k in range(runs)]
     return "+".join(str(path) for path in paths)
+
+
+class FixedMovement:
+    """A comparison's run movement, the same for every job and metric: what
+    app/core/analysis/spread.py would measure from a store that holds `runs` runs of each
+    job whose medians lie `max_ratio` apart, with `bound` the ratio a verdict must clear."""
+
+    def __init__(self, bound: float = 1.0, runs: int = 5, max_ratio: float | None = None) -> None:
+        from app.core.analysis.evidence import RunMovement
+
+        self.movement = RunMovement(runs=runs, max_ratio=max_ratio or bound, bound=bound)
+
+    def of(self, job: JobResult, metric: str) -> Any:
+        return self.movement
+
+
+#: Runs that do not move at all: a comparison of one run a side then judges the interval
+#: against 1, as several runs a side do (for the tests of the statistics themselves).
+STILL = FixedMovement()

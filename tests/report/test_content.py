@@ -283,7 +283,12 @@ def test_warnings_section(report: Report, hand_run: RunResult) -> None:
     )
 
 
-def test_comparison_with_baseline(report: Report) -> None:
+def test_comparison_with_baseline(hand_run: RunResult, hand_baseline: RunResult) -> None:
+    from tests.helpers.comparisons import STILL
+
+    # Judged as if runs never moved (the statistics themselves); one run a side without
+    # stored runs to measure that movement gets no verdict (below).
+    report = build_report(hand_run, hand_baseline, movement=STILL)
     comp = section(report, "Comparison with baseline")
     table = next(b for b in comp.blocks if isinstance(b, Table))
     assert table.columns == [
@@ -293,6 +298,7 @@ def test_comparison_with_baseline(report: Report) -> None:
         "This run median (µs)",
         "Ratio (this/baseline)",
         "95 % interval",
+        "n (baseline / this)",
         "Verdict",
     ]
     (ratios,) = charts(comp, BarChart)  # the ratios and their intervals, drawn
@@ -307,6 +313,10 @@ def test_comparison_with_baseline(report: Report) -> None:
     assert rows[("ML-DSA-65 [cryptography]", "1 KiB")][-1] == "not comparable"
     assert any("bootstrap" in t for t in texts(comp))
     assert any("1 slower" in t for t in texts(section(report, "Summary of findings")))
+    alone = section(build_report(hand_run, hand_baseline), "Comparison with baseline")
+    table = next(b for b in alone.blocks if isinstance(b, Table))
+    assert {r[-1] for r in table.rows} == {"no verdict", "not comparable"} and not table.emphasis
+    assert any(t.startswith("No verdict for 9 of the 10 pairs: one run a side.") for t in texts(alone))
 
 
 def test_comparison_lists_unmatched_and_survives_empty_samples(hand_run: RunResult, hand_baseline: RunResult) -> None:
@@ -316,7 +326,7 @@ def test_comparison_lists_unmatched_and_survives_empty_samples(hand_run: RunResu
     comp = section(build_report(hand_run, baseline), "Comparison with baseline")
     table = next(b for b in comp.blocks if isinstance(b, Table))
     chacha = next(r for r in table.rows if r[0] == CHACHA and r[1] == "1 KiB")
-    assert chacha[-1] == "not comparable" and "raw samples missing" in chacha[5]
+    assert chacha[-1] == "not comparable" and "no raw samples in the baseline" in chacha[5]
     zero = copy.deepcopy(hand_baseline)
     find_job(zero, CHACHA, 1024).metrics["encrypt"].samples = [0.0] * 30  # compare raises ValueError
     table = next(

@@ -306,9 +306,15 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
 
 
 def test_ratio_chart_uses_ratio_units(hand_run: RunResult, hand_baseline: RunResult) -> None:
-    comparison = _section(build_report(hand_run, hand_baseline), "Comparison with baseline")
+    from tests.helpers.comparisons import STILL
+
+    comparison = _section(build_report(hand_run, hand_baseline, movement=STILL), "Comparison with baseline")
     (chart,) = [b.chart for b in comparison.blocks if isinstance(b, Chart) and isinstance(b.chart, BarChart)]
-    assert chart.marked and any(chart.marked)  # the 2× slower job is marked significant
+    assert chart.marked and any(chart.marked)  # the 2× slower job is marked: a verdict
+    # One run a side, and no stored runs measure how runs move: ratios, and no verdict marked.
+    alone = _section(build_report(hand_run, hand_baseline), "Comparison with baseline")
+    (bars,) = [b.chart for b in alone.blocks if isinstance(b, Chart) and isinstance(b.chart, BarChart)]
+    assert bars.values == chart.values and not any(bars.marked or [])
     assert all(lo is None or lo <= v <= hi for v, lo, hi in zip(chart.values, chart.low, chart.high))
 
 

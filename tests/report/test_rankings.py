@@ -30,19 +30,31 @@ def test_overlapping_intervals_are_indistinguishable_never_ranked() -> None:
     """Before: "fastest AES-256-GCM at 515 ns, slowest AES-128-GCM at 531 ns, 1.0x slower"
     with the two intervals overlapping."""
     (sentence,) = _pair(_samples(515e-9, 40, 0.2, 1), _samples(531e-9, 40, 0.2, 2))
-    assert "cannot be told apart (their medians' 95 % intervals overlap)" in sentence
+    assert "cannot be told apart (their 95 % intervals overlap: n = 40 and 40, 95 % intervals 480 ns to " in sentence
     assert "fastest" not in sentence and "slower" not in sentence
 
 
-def test_too_few_samples_are_indistinguishable_however_far_apart() -> None:
-    (sentence,) = _pair(_samples(1e-6, 3, 0.01, 1), _samples(9e-6, 3, 0.01, 2))
-    assert f"cannot be told apart (n = 3 and 3, fewer than the {MIN_SAMPLES} a side a verdict needs)" in sentence
+def test_too_few_samples_are_no_verdict_never_indistinguishable_however_far_apart() -> None:
+    """Before: "X25519 at 54.7 µs and ECDH brainpoolP256r1 at 33.2 ms cannot be told apart
+    (n = 3 and 3)", a 600x gap: too few samples is no verdict, not "cannot be told apart"."""
+    (sentence,) = _pair(_samples(54.7e-6, 3, 0.01, 1), _samples(33.2e-3, 3, 0.01, 2))
+    assert f", no verdict: too few samples (n = 3 and 3; a verdict needs {MIN_SAMPLES} a side)." in sentence
+    assert "told apart" not in sentence and "fastest" not in sentence
+
+
+def test_overlapping_intervals_of_figures_far_apart_are_no_verdict() -> None:
+    """A narrow interval beside a very wide one: they overlap, but "cannot be told apart"
+    is never said of figures more than 3x apart."""
+    wide = [0.5e-6] * 7 + [5e-6 + k * 1e-8 for k in range(13)]  # median 5 µs, interval from 0.5 µs
+    (sentence,) = _pair(_samples(1e-6, 20, 0.01, 1), wide)
+    assert "no verdict: their 95 % intervals overlap (n = 20 and 20, 95 % intervals" in sentence
+    assert "told apart" not in sentence
 
 
 def test_separated_intervals_with_enough_samples_are_ranked() -> None:
     (sentence,) = _pair(_samples(1e-6, MIN_SAMPLES, 0.01, 1), _samples(2e-6, MIN_SAMPLES, 0.01, 2))
     assert "fastest AES-128-GCM" in sentence and "slowest ChaCha20-Poly1305" in sentence
-    assert sentence.endswith("2.0× slower than the fastest.")
+    assert "2.0× slower than the fastest (n = 10 and 10, 95 % intervals 993 ns to 1.01 µs and " in sentence
 
 
 def test_a_reduced_baseline_gives_no_verdict_in_the_summary_and_the_table() -> None:
@@ -89,7 +101,7 @@ def test_a_reduced_run_with_samples_enough_is_still_no_verdict_in_every_part_of_
     assert "1 without a verdict (a reduced run is not for comparison)" in sentence and "0 slower" in sentence
     section = comparison_section(new, match, base, Labels(new.jobs))
     (table,) = [block for block in section.blocks if isinstance(block, Table)]
-    assert table.rows[0][-2:] == ["reduced run", "no verdict"]
+    assert table.rows[0][-3:] == ["reduced run", "40 / 40", "no verdict"]
     notes = " ".join(block.text for block in section.blocks if isinstance(block, Paragraph))
     assert "profile quick (reduced))" in notes
     assert "No verdict for any pair: the baseline's run is reduced (a smoke test, not for comparison)." in notes

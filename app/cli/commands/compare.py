@@ -32,12 +32,13 @@ from app.cli.common import (
     is_regular_file,
     load_run_source,
     shown_argument,
+    stored_movement,
 )
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.lines import say
 from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
-from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_SAMPLES, marked_name
+from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_MOVEMENT_RUNS, MIN_SAMPLES, marked_name
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import Mode, Verdict
 from app.report.units import format_bytes, format_seconds
@@ -118,7 +119,12 @@ def load_side(text: str, store: str | None) -> list[RunResult]:
 def run(args: argparse.Namespace) -> int:
     threshold = parse_threshold(args.threshold)
     base = load_side(args.base, args.store)
-    comparisons = [compare_sides(base, load_side(text, args.store), threshold=threshold) for text in args.new]
+    comparisons = []
+    for text in args.new:
+        new = load_side(text, args.store)
+        # One run a side: its verdicts need how much runs move here, from the store's runs.
+        movement = stored_movement(args.store, base, new) if len(base) < 2 or len(new) < 2 else None
+        comparisons.append(compare_sides(base, new, threshold=threshold, movement=movement))
     if args.json:
         print(
             json.dumps(
@@ -253,6 +259,8 @@ def _ratio(m: MetricComparison) -> str:
 
 
 def _verdict(m: MetricComparison, threshold: float) -> str:
+    """The evidence rule's verdict (app.core.analysis.evidence), "(regression)" after it
+    where the gate's rule holds; its reason is said beside it or in a note."""
     return str(m.verdict) + (" (regression)" if m.regressed(threshold) else "")
 
 
@@ -319,12 +327,40 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
         f"{len(comparison.only_base)} only in base, {len(comparison.only_new)} only in new "
         f"({method}, {comparison.resamples} resamples)"
     )
-    if not comparison.repeated:
-        console.print(
-            "note: one run a side: each interval covers the spread of the samples within a run, not "
-            "how much a whole run moves (two runs of identical code here differed by up to 1.6x on "
-            "some metrics); for a gate, give several runs a side: A+B+C"
+    for line in one_run_notes(comparison):
+        console.print(escape(line))
+
+
+def one_run_notes(comparison: RunComparison) -> list[str]:
+    """What a comparison of one run a side says under its table: which metrics have a ratio
+    and no verdict, and what the others were judged against (how much the store's runs of
+    their jobs moved on this machine, as measured, never a figure from elsewhere)."""
+    if comparison.repeated:
+        return []
+    lines = []
+    machine = comparison.base.environment_view.hostname or "this machine"
+    unjudged = len(comparison.one_run())
+    if unjudged:
+        lines.append(
+            f"note: one run a side: each interval covers the spread of the samples within a run, not how much "
+            f"a whole run moves, so {unjudged} metric(s) have a ratio and no verdict: the store holds fewer than "
+            f"{MIN_MOVEMENT_RUNS} runs of their jobs on {machine} with these versions to measure that movement. "
+            "For verdicts, give several runs a side (A+B+C), or keep more runs of the profile in the store"
         )
+    judged = [m.movement for _, m in comparison.judged_by_movement() if m.movement is not None]
+    if judged:
+        fewest, most = min(j.runs for j in judged), max(j.runs for j in judged)
+        runs = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        lines.append(
+            f"note: one run a side: {len(judged)} metric(s) judged against how much runs of their jobs moved on "
+            f"{machine} with the same versions, as the store measured it ({runs} stored runs each): their "
+            f"medians differed by up to {max(j.max_ratio for j in judged):.2f}×, and a verdict needs the 95 % "
+            f"interval beyond the 99 % bound that gives, {min(j.bound for j in judged):.2f}× to "
+            f"{max(j.bound for j in judged):.2f}× per metric"
+        )
+    if unjudged or judged:
+        lines.append("note: for a gate, give several runs a side: A+B+C")
+    return lines
 
 
 def _print_metric_table(console: Any, comparison: RunComparison) -> None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError, add_store_option, load_run_source
+from app.cli.common import EXIT_OK, EXIT_USAGE, UsageError, add_store_option, load_run_source, stored_movement
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.lines import say
@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     run = load_run_source(args.source, args.store)
     baseline = load_run_source(args.baseline, args.store) if args.baseline else None
+    # One run a side: its verdicts need how much runs move here, from the store's runs.
+    movement = stored_movement(args.store, [baseline], [run]) if baseline is not None else None
     console = _console()
 
     def writer(name: ExportFormat, path: Path) -> Any:
@@ -87,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                     run,
                     path,
                     baseline=baseline if EXPORTERS[name].is_report else None,
+                    movement=movement if EXPORTERS[name].is_report else None,
                     page_size=args.page_size,
                     appendix=args.appendix,
                 )

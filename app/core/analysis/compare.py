@@ -7,9 +7,12 @@ without a partner is listed (`only_base`, `only_new`), never dropped.
 
 For each metric of a pair, `median_ratio.compare` gives the ratio of medians new / base with
 its seeded 95 % bootstrap interval, the statistic the report and the window's Compare
-dialog use, so the three never disagree on the same runs. Every metric is a time, so
-the verdict is `Verdict.SLOWER` when the interval lies entirely above 1,
-`Verdict.FASTER` entirely below, `Verdict.WITHIN_NOISE` otherwise.
+dialog use, so the three never disagree on the same runs. The verdict is the evidence
+rule's (`evidence.decide`, which every face asks): every metric is a time, so
+`Verdict.SLOWER` when the interval lies entirely above 1 (above how much runs move here,
+with one run a side), `Verdict.FASTER` entirely below, `Verdict.WITHIN_NOISE` otherwise,
+and `Verdict.NO_VERDICT` without the evidence: too few samples, a reduced run, or one run
+a side and no measured movement of its runs (app/core/analysis/spread.py).
 
 A *regression* is stricter than "slower": the ratio is above 1 + threshold **and** so
 is the interval's low end (docs/comparing.md). "Slower" alone would fail a
@@ -33,7 +36,16 @@ from typing import Any
 
 import numpy as np
 
-from app.core.analysis.evidence import marked_name, reduced_sides, too_few_runs, too_few_samples
+from app.core.analysis.evidence import (
+    MovementSource,
+    RunMovement,
+    Sides,
+    decide,
+    marked_name,
+    reduced_sides,
+    samples_first,
+    too_few_runs,
+)
 from app.core.analysis.median_ratio import Comparison, bootstrap_medians, compare, finite_comparison
 from app.core.analysis.order_statistics import exact_medians_needed
 from app.core.machine.environment import CPU_FLAGS
@@ -128,11 +140,23 @@ class MetricComparison:
     undecided: bool = False
     #: A side had too few samples for a verdict (app.core.analysis.evidence): no ranking.
     too_few: bool = False
+    #: One run a side and no measured movement of its runs: a ratio, no verdict.
+    one_run: bool = False
+    #: With one run a side: how much runs of the job moved here (what the verdict cleared).
+    movement: RunMovement | None = None
 
     def regressed(self, threshold: float) -> bool:
-        """Slower by more than `threshold` (0.05: 5 %), the interval's low end included."""
+        """Slower by more than `threshold` (0.05: 5 %), the interval's low end included; only
+        a metric the evidence rule calls slower (never one without a verdict)."""
         c = self.comparison
-        return c is not None and c.ratio > 1 + threshold and c.ci95_low > 1 + threshold
+        return (
+            self.verdict == Verdict.SLOWER and c is not None and c.ratio > 1 + threshold and c.ci95_low > 1 + threshold
+        )
+
+    @property
+    def words(self) -> str:
+        """The verdict as every face prints it: "slower", "no verdict: one run a side"."""
+        return f"{self.verdict}: {self.reason}" if self.reason else str(self.verdict)
 
     def to_dict(self) -> dict[str, Any]:
         c = self.comparison
@@ -147,6 +171,15 @@ class MetricComparison:
             "ci95": [c.ci95_low, c.ci95_high] if c else None,
             "verdict": self.verdict,
             "reason": self.reason,
+            "run_movement": (
+                None
+                if self.movement is None
+                else {
+                    "runs": self.movement.runs,
+                    "max_ratio": self.movement.max_ratio,
+                    "bound": self.movement.bound,
+                }
+            ),
         }
 
 
@@ -217,6 +250,14 @@ class RunComparison:
         """Metrics without the evidence for a verdict (app.core.analysis.evidence): too few
         samples a side, or a reduced run on a side."""
         return [(p, m) for p, m in self.metrics if m.too_few]
+
+    def one_run(self) -> list[tuple[JobPair, MetricComparison]]:
+        """Metrics with a ratio but no verdict: one run a side, and no measured movement."""
+        return [(p, m) for p, m in self.metrics if m.one_run]
+
+    def judged_by_movement(self) -> list[tuple[JobPair, MetricComparison]]:
+        """Metrics of one run a side judged against how much the store's runs of them moved."""
+        return [(p, m) for p, m in self.metrics if m.movement is not None]
 
     @property
     def gate_reason(self) -> str | None:
@@ -291,24 +332,34 @@ def _job_dict(job: JobResult) -> dict[str, Any]:
 # --- comparing -----------------------------------------------------------------------------
 
 
-def compare_runs(base: RunResult, new: RunResult, *, threshold: float = DEFAULT_THRESHOLD) -> RunComparison:
+def compare_runs(
+    base: RunResult,
+    new: RunResult,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    movement: MovementSource | None = None,
+) -> RunComparison:
     """Pair the jobs of `base` and `new` by `match_key` and compare every metric of each pair."""
-    return compare_sides([base], [new], threshold=threshold)
+    return compare_sides([base], [new], threshold=threshold, movement=movement)
 
 
 def compare_sides(
-    base_runs: Sequence[RunResult], new_runs: Sequence[RunResult], *, threshold: float = DEFAULT_THRESHOLD
+    base_runs: Sequence[RunResult],
+    new_runs: Sequence[RunResult],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    movement: MovementSource | None = None,
 ) -> RunComparison:
     """Compare runs of the same profile on two sides, each side one run or several.
 
     Jobs pair by `match_key` between the first run of each side; each repeat contributes
     its own job of the same key (its n-th repetition). One run a side: the ratio of
     medians and `median_ratio.compare`'s interval, which covers the spread of the samples within
-    each run only. Several a side: the ratio of the mean of the runs' medians, and a
-    two-level bootstrap (runs drawn with replacement, then each drawn run's medians
-    resampled), so the interval covers how much a whole run moves too: on the development
-    VM, two runs of identical code differed by up to 1.6x on some metrics, far beyond
-    their within-run intervals.
+    each run only, so no verdict (`evidence.decide`) unless `movement` (the store's runs
+    of the same jobs: app/core/analysis/spread.py) measured how much a whole run moves.
+    Several a side: the ratio of the mean of the runs' medians, and a two-level bootstrap
+    (runs drawn with replacement, then each drawn run's medians resampled), so the interval
+    covers how much a whole run moves too.
     """
     base, new = base_runs[0], new_runs[0]
     waiting: dict[MatchKey, list[JobResult]] = {}
@@ -331,7 +382,8 @@ def compare_sides(
         exact = _drawn([*base_runs, *new_runs]) * resamples > DRAW_BUDGET
     base_repeats, new_repeats = _Repeats(base_runs[1:]), _Repeats(new_runs[1:])
     withheld = reduced_sides(base_runs, new_runs)
-    pairs = tuple(_pair(b, n, resamples, exact, base_repeats.of(b), new_repeats.of(n), withheld) for b, n in matched)
+    shared = _Evidence(withheld, movement)
+    pairs = tuple(_pair(b, n, resamples, exact, base_repeats.of(b), new_repeats.of(n), shared) for b, n in matched)
     return RunComparison(
         base=base,
         new=new,
@@ -408,6 +460,15 @@ def _status_reason(base: JobResult, new: JobResult) -> str | None:
     return "; ".join(parts) or None
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """What every metric of a comparison shares for its verdict: why none at all (a reduced
+    run), and where one run a side finds how much runs move."""
+
+    withheld: str | None = None
+    movement: MovementSource | None = None
+
+
 def _pair(
     base: JobResult,
     new: JobResult,
@@ -415,18 +476,17 @@ def _pair(
     exact: bool = False,
     base_more: Sequence[JobResult] = (),
     new_more: Sequence[JobResult] = (),
-    withheld: str | None = None,
+    evidence: _Evidence | None = None,
 ) -> JobPair:
     reason = _status_reason(base, new)
     if reason is not None:
         return JobPair(base, new, (), reason)
     names = list(base.metrics) + [name for name in new.metrics if name not in base.metrics]
+    shared = evidence or _Evidence()
     return JobPair(
         base,
         new,
-        tuple(
-            _metric(base, new, name, resamples, base_more, new_more, exact=exact, withheld=withheld) for name in names
-        ),
+        tuple(_metric(base, new, name, resamples, base_more, new_more, exact=exact, evidence=shared) for name in names),
     )
 
 
@@ -439,9 +499,10 @@ def _metric(
     new_more: Sequence[JobResult] = (),
     *,
     exact: bool = False,
-    withheld: str | None = None,
+    evidence: _Evidence | None = None,
 ) -> MetricComparison:
-    """`withheld`: why no metric of these runs gets a verdict (a reduced run on a side)."""
+    """One metric of a pair; its verdict is the evidence rule's (`evidence.decide`)."""
+    shared = evidence or _Evidence()
     mb, mn = base.metrics.get(name), new.metrics.get(name)
     present = mb if mb is not None else mn
     unit = present.stats.unit if present is not None else "s"
@@ -453,7 +514,7 @@ def _metric(
             mb.stats.median if mb else None,
             mn.stats.median if mn else None,
             None,
-            Verdict.NOT_COMPARABLE,
+            Verdict.NO_VERDICT if too_few else Verdict.NOT_COMPARABLE,
             reason,
             len(mb.samples) if mb else 0,
             len(mn.samples) if mn else 0,
@@ -470,30 +531,38 @@ def _metric(
         return not_comparable(f"no raw samples in the {side} (saved without them)")
     base_sets = [mb.samples, *_samples_of(base_more, name, mb.stats.unit)]
     new_sets = [mn.samples, *_samples_of(new_more, name, mb.stats.unit)]
-    thin = withheld or too_few_samples(min(len(x) for x in base_sets), min(len(x) for x in new_sets))
-    if thin is not None:
-        return not_comparable(thin, too_few=True)
+    repeated = len(base_sets) > 1 and len(new_sets) > 1
+    sides = Sides(
+        min(len(x) for x in base_sets),
+        min(len(x) for x in new_sets),
+        len(base_sets) if repeated else 1,
+        len(new_sets) if repeated else 1,
+        shared.withheld,
+        shared.movement.of(base, name) if shared.movement is not None and not repeated else None,
+    )
+    early = samples_first(sides)
+    if early is not None:
+        return not_comparable(early.reason or "", too_few=True)
     try:
-        if len(base_sets) > 1 and len(new_sets) > 1:
+        if repeated:
             result = compare_repeated(base_sets, new_sets, resamples=resamples, exact=exact)
         else:
             result = compare(mb.samples, mn.samples, resamples=resamples, exact=exact)
     except ValueError as exc:  # a baseline median of 0, a ratio that overflows: no finite ratio
         return not_comparable(str(exc), undecided=True)
-    if not result.significant:
-        verdict = Verdict.WITHIN_NOISE
-    else:
-        verdict = Verdict.SLOWER if result.ratio > 1 else Verdict.FASTER
+    decision = decide(result, sides)
     return MetricComparison(
         name,
         mb.stats.unit,
         mb.stats.median,
         mn.stats.median,
         result,
-        verdict,
-        None,
+        decision.verdict,
+        decision.reason,
         sum(len(x) for x in base_sets),
         sum(len(x) for x in new_sets),
+        one_run=decision.one_run,
+        movement=sides.movement if decision.verdict != Verdict.NO_VERDICT else None,
     )
 
 

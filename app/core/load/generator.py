@@ -127,6 +127,8 @@ class _StepRecord:
     #: measured ones, and warm-up ones.
     missed: int = 0
     missed_warmup: int = 0
+    #: Replies timed at or before their intended start (a clock fault): counted, never samples.
+    clock_faults: int = 0
     #: The most requests owed at once during the step (never above the cap).
     backlog_peak: int = 0
     #: Measured requests in the window, and the latencies of those due in its first and in
@@ -386,7 +388,12 @@ class LoadGenerator:
             name = Verdict(verdict).name.lower() if verdict in Verdict._value2member_map_ else str(verdict)
             step.refused[name] = step.refused.get(name, 0) + 1
             return
-        latency = max(1, now - intended)
+        latency = now - intended
+        if latency <= 0:
+            # Answered before it was due: the kernel's stamp and this clock disagree. A clock
+            # fault, counted and flagged on the step, never a sample (it was once 1 ns).
+            step.clock_faults += 1
+            return
         step.histogram.record_value(latency)
         place = index - step.first_measured
         quarter = max(1, step.measured // 4)
@@ -550,6 +557,7 @@ class LoadGenerator:
             send_lag_p99_s=lag_p99,
             server_cpu_percent=server_cpu,
             saturation_reason=reason,
+            clock_faults=step.clock_faults,
             latency_first_p50_s=_p50(step.first_part),
             latency_last_p50_s=_p50(step.last_part),
         )

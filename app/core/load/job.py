@@ -75,7 +75,10 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
     result = SizeMeasured(size_index=index, message_size=size, metrics={})
     generator.check_tampering(size, result)
     rates = _planned_rates(generator, notes)
+    planned_note = len(notes) - 1 if settings.sweep else None
     run = _run_steps(generator, rates, notes)
+    if planned_note is not None:  # what ran, beside what was planned: never "offered 10" when 2 ran
+        notes[planned_note] += f"; {_ran(len(run.steps), len(rates), run.stopped)}"
     # Each step's call is made over all the steps (the lowest one's latency is the low-load
     # figure the others are measured against), then recorded with the step.
     steps = verdict.with_calls(run.steps, settings.server_workers)
@@ -96,7 +99,7 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
         sustained_p99_s=sustained_p99,
         saturated=saturated,
     )
-    notes += _limit_notes(steps, settings, saturated=saturated)
+    notes += _limit_notes(steps, settings)
     failed = sum(run.refused.values())
     checked = sum(step.completed for step in steps) + failed
     error = None
@@ -125,7 +128,8 @@ def _planned_rates(generator: Driver, notes: list[str]) -> list[float]:
     notes.append(
         f"sweep: one request at a time, the server took {server_s * 1e6:.1f} µs a request "
         f"({round_trip_s * 1e6:.1f} µs round trip): at most ~{capacity:,.0f} requests/s estimated; "
-        f"offered {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, stopping past the knee"
+        f"planned {len(rates)} steps from {rates[0]:g} to {rates[-1]:g}/s, to stop after "
+        f"{sweep.OVERLOADED_STEPS_TO_STOP} in a row not kept up with"
         + (
             f" (capped at {cap:,.0f}/s, the most {'its generators' if cap > MAX_RATE_PER_S else 'a profile'} "
             "may offer: the knee may lie higher)"
@@ -148,6 +152,8 @@ class _StepsRun:
     server_ns: list[int] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     incomplete: str | None = None
+    #: Why the steps stopped before the last planned one (None: every one ran).
+    stopped: str | None = None
 
 
 def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _StepsRun:
@@ -178,6 +184,7 @@ def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _Step
         if step.incomplete:
             run.incomplete = f"the step at {rate:g}/s is incomplete: {step.incomplete}"
             notes.append(run.incomplete + ("; the later steps were not offered" if k + 1 < len(rates) else ""))
+            run.stopped = "stopped at an incomplete step"
             break
         if record.abandoned:
             skipped = len(rates) - k - 1
@@ -191,16 +198,19 @@ def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _Step
                     else ""
                 )
             )
+            run.stopped = "stopped at requests left unanswered"
             break
         if settings.sweep and verdict.should_stop(run.steps, settings.server_workers):
+            run.stopped = f"{sweep.OVERLOADED_STEPS_TO_STOP} steps in a row were not kept up with"
             break
     generator.emit(Progress(0, total, total))
     return run
 
 
-def _limit_notes(steps: list[LoadStep], settings: LoadSettings, *, saturated: bool) -> list[str]:
+def _limit_notes(steps: list[LoadStep], settings: LoadSettings) -> list[str]:
     """What limited the steps, and what their figures cover: a saturated generator, the
-    server's back-pressure, several server processes, no overload seen."""
+    server's back-pressure, several server processes (what they add up to, a knee, at least
+    a rate or none, is the verdict's to say: app.core.load.verdict, never a note's)."""
     notes = []
     if any(step.generator_saturated for step in steps):
         notes.append(
@@ -220,9 +230,14 @@ def _limit_notes(steps: list[LoadStep], settings: LoadSettings, *, saturated: bo
             f"{settings.server_workers} server processes forked by the receiver process: its sampled "
             "CPU and RSS are its own (it only waits); each step's server CPU sums every worker's own clock"
         )
-    if not saturated:
-        notes.append("no step showed server overload: the knee is at least the highest rate achieved")
     return notes
+
+
+def _ran(ran: int, planned: int, stopped: str | None) -> str:
+    """How many planned steps ran, and why the others did not."""
+    if ran >= planned:
+        return f"all {planned} ran"
+    return f"{ran} of them ran" + (f" ({stopped})" if stopped else "")
 
 
 def _lowest_rate_metrics(run: _StepsRun) -> dict[str, RawMetric]:

@@ -141,6 +141,7 @@ def merge_steps(parts: Sequence[LoadStep]) -> LoadStep:
         server_cpu_percent=server,
         saturation_reason="; ".join(reasons) if reasons else None,
         missed=sum(p.missed for p in parts),
+        clock_faults=sum(p.clock_faults for p in parts),
         latency_first_p50_s=grew.latency_first_p50_s if grew else None,
         latency_last_p50_s=grew.latency_last_p50_s if grew else None,
     )

@@ -89,6 +89,18 @@ def generator_marks(step: LoadStep) -> str | None:
     return None
 
 
+def clock_fault_text(step: LoadStep) -> str | None:
+    """A step's clock faults in words (replies timed at or before they were due: counted,
+    never latency samples), or None; every face flags the step with it."""
+    if not step.clock_faults:
+        return None
+    n = step.clock_faults
+    return (
+        f"clock fault: {n:,} repl{'ies' if n != 1 else 'y'} timed at or before {'their' if n != 1 else 'its'} "
+        "intended start, not recorded as latencies"
+    )
+
+
 def _window_s(step: LoadStep) -> float | None:
     """The measured window, from the schedule it held (sent + missed at the offered rate)."""
     scheduled = step.sent + step.missed
@@ -192,8 +204,10 @@ class LoadVerdict:
 
     kind: VerdictKind
     calls: tuple[StepCall, ...] = ()
-    #: The highest achieved rate of a step the generator did not limit.
+    #: The highest achieved rate of a step the generator did not limit, and that step: a
+    #: face names the step a figure comes from, never another step's offered rate beside it.
     knee_per_s: float | None = None
+    knee_step: LoadStep | None = None
     #: The highest achieved rate of a step kept up with, and its p99.
     sustained_per_s: float | None = None
     sustained_p99_s: float | None = None
@@ -213,6 +227,7 @@ def judge(steps: Sequence[LoadStep], calls: Sequence[StepCall]) -> LoadVerdict:
     overloaded = sorted(((s, c) for s, c in pairs if c.limit == StepLimit.SERVER), key=lambda p: p[0].offered_per_s)
     limited = sorted(((s, c) for s, c in pairs if c.limit == StepLimit.GENERATOR), key=lambda p: p[0].offered_per_s)
     best = max(kept, key=lambda s: s.achieved_per_s, default=None)
+    knee = max((s for s, _ in server_side), key=lambda s: s.achieved_per_s, default=None)
     if overloaded:
         kind = VerdictKind.SERVER
     elif limited:
@@ -222,7 +237,8 @@ def judge(steps: Sequence[LoadStep], calls: Sequence[StepCall]) -> LoadVerdict:
     return LoadVerdict(
         kind,
         tuple(calls),
-        knee_per_s=max((s.achieved_per_s for s, _ in server_side), default=None),
+        knee_per_s=knee.achieved_per_s if knee is not None else None,
+        knee_step=knee,
         sustained_per_s=best.achieved_per_s if best is not None else None,
         sustained_p99_s=best.latency_s.get("p99") if best is not None else None,
         first_overloaded=overloaded[0] if overloaded else None,
@@ -315,8 +331,10 @@ def _sustained(verdict: LoadVerdict) -> str:
 
 def verdict_text(job: JobResult, load: Load, verdict: LoadVerdict | None = None) -> str:
     """The verdict in one clause, to follow the job's name: "server overloaded at 24,649
-    handshakes/s on one core (CPU 1), the knee: ...", "at least 998 handshakes/s ...: no
-    step showed server overload, so its limit lies higher", "generator limited: ..."."""
+    handshakes/s on one core (CPU 1), the knee, at the step offered 24,868/s: ...", "at least
+    998 handshakes/s ...: no step showed server overload, so its limit lies higher",
+    "generator limited: ...". Each figure is said with the step it comes from (the first
+    overloaded step's offered rate is never set beside another step's achieved one)."""
     verdict = verdict if verdict is not None else load_verdict(load)
     what, where = requests_word(load), where_text(job, load)
     left_out = verdict.generator_steps
@@ -328,10 +346,21 @@ def verdict_text(job: JobResult, load: Load, verdict: LoadVerdict | None = None)
         # Whether the server worked flat out there, or was held back while requests waited.
         cpu = next((item for item in call.evidence[1:] if item.startswith("server CPU")), None)
         why += f", {cpu}" if cpu else ""
-        text = (
-            f"server overloaded at {rate_text(verdict.knee_per_s)} {what}/s {where}, the knee: from "
-            f"{rate_text(step.offered_per_s)}/s offered, {why}"
-        )
+        # Every figure with the step it comes from: the first step the server fell behind at,
+        # and the step of the knee (the most it achieved), which may be a later one.
+        knee = verdict.knee_step
+        if knee is None or knee is step:
+            text = (
+                f"server overloaded at {rate_text(step.achieved_per_s)} {what}/s {where}, the knee, at the step "
+                f"offered {rate_text(step.offered_per_s)}/s: {why}"
+            )
+        else:
+            text = (
+                f"server overloaded from the step offered {rate_text(step.offered_per_s)}/s (achieved "
+                f"{rate_text(step.achieved_per_s)}/s: {why}); the knee, the most it achieved, "
+                f"{rate_text(knee.achieved_per_s)} {what}/s {where} at the step offered "
+                f"{rate_text(knee.offered_per_s)}/s"
+            )
         text += f"; sustains {_sustained(verdict)}" if verdict.sustained_per_s is not None else "; kept up with no step"
         if left_out:
             text += f" ({left_out} step{'s' if left_out != 1 else ''} the generator limited left out)"
@@ -352,8 +381,9 @@ def verdict_text(job: JobResult, load: Load, verdict: LoadVerdict | None = None)
                 if verdict.sustained_p99_s is not None
                 else ""
             )
-            + f", and no step showed server overload; from {rate_text(step.offered_per_s)}/s offered the load "
-            f"generator, not the server, was the limit: {why}"
+            + f", and no step showed server overload; at the step offered {rate_text(step.offered_per_s)}/s"
+            + (f" (and {left_out - 1} more)" if left_out > 1 else "")
+            + f" the load generator, not the server, was the limit: {why}"
         )
     return (
         f"at least {rate_text(verdict.sustained_per_s)} {what}/s {where}"

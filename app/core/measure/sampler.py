@@ -69,7 +69,14 @@ class ResourceSampler:
             for role, process in list(alive.items()):
                 try:
                     with process.oneshot():
-                        readings[role] = (process.cpu_percent(None), process.memory_info().rss)
+                        # A process that ended but was not yet reaped (a zombie) reads as 0 %
+                        # CPU and 0 bytes resident: not a reading, never a figure.
+                        if process.status() == psutil.STATUS_ZOMBIE:
+                            raise psutil.ZombieProcess(process.pid)
+                        cpu, rss = process.cpu_percent(None), process.memory_info().rss
+                        if rss <= 0:
+                            raise psutil.ZombieProcess(process.pid)
+                        readings[role] = (cpu, rss)
                         cpu_nums[role] = _cpu_num(process)
                 except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                     del alive[role]  # the process ended; what was sampled stands

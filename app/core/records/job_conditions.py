@@ -279,6 +279,10 @@ class LoadStep:
     #: record. None for one local generator and in results written before it was kept;
     #: absent from the JSON then.
     started_late_s: float | None = None
+    #: Replies timed at or before their intended start: a clock fault (the kernel's receive
+    #: stamp and this process's clock disagreed), counted and never recorded as a latency
+    #: sample (once clamped to 1 ns). Absent from the JSON when 0.
+    clock_faults: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -304,6 +308,8 @@ class LoadStep:
                 data[name] = getattr(self, name)
         if self.generators:
             data["generators"] = [part.to_dict() for part in self.generators]
+        if self.clock_faults:
+            data["clock_faults"] = self.clock_faults
         return data
 
     @classmethod
@@ -334,6 +340,7 @@ class LoadStep:
             generator=int(data["generator"]) if data.get("generator") is not None else None,
             incomplete=data.get("incomplete"),
             started_late_s=number("started_late_s"),
+            clock_faults=int(data.get("clock_faults", 0)),
         )
 
 

@@ -36,6 +36,13 @@ def opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def read_rss(value: Any) -> int | None:
+    """A resident size as read back: no running process has 0 bytes resident, so a 0 (a
+    reading of a process already gone, a zombie, in results written before the sampler
+    skipped them) is "not measured", None, never a figure of 0 B."""
+    return None if value is None or int(value) <= 0 else int(value)
+
+
 @dataclass(frozen=True)
 class ProcessUsage:
     """CPU and memory of one child process over one message size."""
@@ -76,7 +83,7 @@ class ProcessUsage:
             samples=n,
             mean_percent=sum(series.cpu_percent) / n if n else None,
             max_percent=max(series.cpu_percent) if n else None,
-            rss_peak_bytes=max(series.rss_bytes) if series.rss_bytes else None,
+            rss_peak_bytes=read_rss(max(series.rss_bytes)) if series.rss_bytes else None,
             other_processes_mean_percent=sum(others) / len(others) if others else None,
         )
 
@@ -86,7 +93,7 @@ class ProcessUsage:
             samples=opt_int(data.get("samples")),
             mean_percent=opt_float(data.get("mean_percent")),
             max_percent=opt_float(data.get("max_percent")),
-            rss_peak_bytes=opt_int(data.get("rss_peak_bytes")),
+            rss_peak_bytes=read_rss(data.get("rss_peak_bytes")),
             other_processes_mean_percent=opt_float(data.get("other_processes_mean_percent")),
             source=data.get("source"),
         )
@@ -163,7 +170,7 @@ class MemoryUsage:
         rss = data.get("rss_peak_bytes") or {}
         traced = data.get("traced_peak_bytes") or {}
         return cls(
-            rss_peak_bytes={role: opt_int(v) for role, v in rss.items()},
+            rss_peak_bytes={role: read_rss(v) for role, v in rss.items()},
             traced_peak_bytes={metric: int(v) for metric, v in traced.items() if v is not None},
         )
 

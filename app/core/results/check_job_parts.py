@@ -194,7 +194,7 @@ def check_load(load: dict[str, Any], path: str) -> None:
             num(part, "started_late_s", part_path, required=False, nullable=True)
         if parts:
             # The step is the merge of its generators' records: its counts are their sums.
-            for key in ("sent", "completed", "missed"):
+            for key in ("sent", "completed", "missed", "clock_faults"):
                 total = sum(int(part.get(key) or 0) for part in parts)
                 if int(step.get(key) or 0) != total:
                     raise fail(join(where, key), f"the sum of its generators' ({total})", step.get(key))
@@ -211,7 +211,7 @@ def _check_step(step: Any, where: str, generators: int = 1) -> None:
     if offered is not None and offered > most:
         raise fail(join(where, "offered_per_s"), f"at most {most:,.0f} requests/s", step["offered_per_s"])
     num(step, "achieved_per_s", where, non_negative=True)
-    for key in ("errors", "sent", "completed", "missed"):
+    for key in ("errors", "sent", "completed", "missed", "clock_faults"):
         check_int(step, key, where, required=False)
     check_bool(step, "generator_saturated", where)
     limit = check_str(step, "limit", where, required=False, nullable=True, choices=tuple(m.value for m in StepLimit))

@@ -53,6 +53,7 @@ from app.core.records.job_records import (
     ResourceSeries,
     Security,
     Validation,
+    read_rss,
 )
 from app.core.records.link_path import emulator_late_text
 from app.core.results.check_metrics import sample_magnitude_problem
@@ -511,7 +512,7 @@ class _JobRun:
             usage[Role.RECEIVER] = ProcessUsage(
                 samples=0,
                 mean_percent=reported.get("cpu_percent_mean"),
-                rss_peak_bytes=int(reported["rss_bytes"]) if "rss_bytes" in reported else None,
+                rss_peak_bytes=read_rss(reported.get("rss_bytes")),
                 source="reported by the remote receiver: CPU time over the size, RSS at its end",
             )
         result.cpu = CpuUsage(processes=usage, interval_s=SAMPLING_INTERVAL_S)

@@ -3,16 +3,19 @@
 `CompareDialog` matches the jobs of a baseline run (a) and a candidate run (b) by
 `compare.match_key` (scheme, backend, params, mode, message size, link, placement)
 and, for each metric both have, reports the ratio of medians b / a with its 95 %
-bootstrap interval (`median_ratio.compare`). The verdict is "faster" or "slower" only when that interval
-excludes 1; otherwise the difference is "within noise". The bootstraps run a few
-at a time on the event loop so that a large run does not freeze the window;
-`rows()` finishes them at once.
+bootstrap interval (`median_ratio.compare`). The verdict is the evidence rule's
+(`app.core.analysis.evidence.decide`, which `cryptobench compare` and the report ask too):
+one run a side, so "faster" or "slower" only when the store's runs of the job measured how
+much whole runs move on that machine and the interval clears it; "no verdict" without that,
+with too few samples or a reduced run. The bootstraps run a few at a time on the event loop
+so that a large run does not freeze the window; `rows()` finishes them at once.
 """
 
 from __future__ import annotations
 
 import enum
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from time import perf_counter
@@ -24,20 +27,20 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 
 from app.core.analysis import median_ratio
 from app.core.analysis.compare import EnvDifference, MatchKey, environment_differences, match_key
-from app.core.analysis.evidence import reduced_sides, too_few_samples
+from app.core.analysis.evidence import MIN_MOVEMENT_RUNS, MovementSource, Sides, decide, reduced_sides, samples_first
 from app.core.escaping import escape_control
 from app.core.results.model import JobResult, RunResult
-from app.core.vocab import JobStatus
+from app.core.vocab import JobStatus, Verdict
 from app.gui.results.table import sortable_view
 from app.gui.theme import status_qcolor
 from app.gui.vocab import Tone
 from app.gui.words import plural
-from app.report.baseline import JobComparison
 from app.report.units import format_bytes, format_seconds
 
 __all__ = [
     "FASTER",
     "NOT_COMPARABLE",
+    "NO_VERDICT",
     "ONLY_IN_BASELINE",
     "ONLY_IN_CANDIDATE",
     "SLOWER",
@@ -57,6 +60,7 @@ WITHIN_NOISE = "within noise"
 ONLY_IN_BASELINE = "only in baseline"
 ONLY_IN_CANDIDATE = "only in candidate"
 NOT_COMPARABLE = "not comparable"
+NO_VERDICT = str(Verdict.NO_VERDICT)
 _PENDING = "…"
 
 _SORT_ROLE = int(Qt.ItemDataRole.UserRole)
@@ -172,7 +176,7 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
                 metric=name,
                 median_a=ja.metrics[name].stats.median,
                 median_b=jb.metrics[name].stats.median,
-                verdict=_PENDING if withheld is None else NOT_COMPARABLE,
+                verdict=_PENDING if withheld is None else NO_VERDICT,
                 note=note if withheld is None else (f"{note}; {withheld}" if note else withheld),
             )
             planned.append((row, (ja, jb) if withheld is None else None))
@@ -182,42 +186,47 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
     return planned
 
 
-def _complete(row: CompareRow, task: _Task) -> CompareRow:
+def _noted(row: CompareRow, note: str | None) -> str:
+    return "; ".join(part for part in (row.note, note) if part)
+
+
+def _complete(row: CompareRow, task: _Task, movement: MovementSource | None = None) -> CompareRow:
+    """The row's ratio and the evidence rule's verdict (`evidence.decide`, as `cryptobench
+    compare` and the report decide it: a row and the report never disagree on two runs)."""
     ja, jb = task
     assert row.metric is not None
     ma, mb = ja.metrics[row.metric], jb.metrics[row.metric]
     if ma.stats.unit != mb.stats.unit:
         return replace(row, verdict=NOT_COMPARABLE, note=f"units differ ({ma.stats.unit} vs {mb.stats.unit})")
-    thin = too_few_samples(len(ma.samples), len(mb.samples))
-    if thin is not None:  # the rule every face keeps (app.core.analysis.evidence)
-        return replace(row, verdict=NOT_COMPARABLE, note=f"{row.note}; {thin}" if row.note else thin)
+    sides = Sides(
+        len(ma.samples), len(mb.samples), movement=movement.of(ja, row.metric) if movement is not None else None
+    )
+    early = samples_first(sides)
+    if early is not None:
+        return replace(row, verdict=NO_VERDICT, note=_noted(row, early.reason))
     try:
         result = median_ratio.compare(ma.samples, mb.samples)
     except ValueError as exc:
-        note = f"{row.note}; {exc}" if row.note else str(exc)
-        return replace(row, verdict=NOT_COMPARABLE, note=note)
-    verdict: str  # a Verdict for times, "higher" / "lower" for other units
-    if ma.stats.unit == "s":
-        # The report's rule, word for word (app.report.findings.JobComparison.verdict):
-        # a Compare row and the report never disagree on the same two runs.
-        verdict = JobComparison(jb, ja, row.metric, result).verdict
-    elif not result.significant:
-        verdict = WITHIN_NOISE
-    else:
+        return replace(row, verdict=NOT_COMPARABLE, note=_noted(row, str(exc)))
+    decision = decide(result, sides)
+    verdict: str = decision.verdict  # a Verdict for times; "higher" / "lower" for other units
+    if ma.stats.unit != "s" and decision.verdict in (Verdict.FASTER, Verdict.SLOWER):
         verdict = "higher" if result.ratio > 1 else "lower"
     return replace(
         row,
         ratio=result.ratio,
         ci95_low=result.ci95_low,
         ci95_high=result.ci95_high,
-        significant=result.significant,
+        significant=decision.verdict in (Verdict.FASTER, Verdict.SLOWER),
         verdict=verdict,
+        note=_noted(row, decision.reason),
     )
 
 
-def compare_runs(a: RunResult, b: RunResult) -> list[CompareRow]:
-    """Every comparison row of baseline `a` and candidate `b` (see the module docstring)."""
-    return [_complete(row, task) if task else row for row, task in _plan(a, b)]
+def compare_runs(a: RunResult, b: RunResult, movement: MovementSource | None = None) -> list[CompareRow]:
+    """Every comparison row of baseline `a` and candidate `b` (see the module docstring);
+    `movement`: how much runs of `a`'s jobs move on its machine (app/core/analysis/spread.py)."""
+    return [_complete(row, task, movement) if task else row for row, task in _plan(a, b)]
 
 
 # --- compare dialog ----------------------------------------------------------------------------
@@ -255,6 +264,7 @@ _VERDICT_COLOURS = {
     FASTER: Tone.GOOD,
     SLOWER: Tone.BAD,
     WITHIN_NOISE: Tone.MUTED,
+    NO_VERDICT: Tone.MUTED,
     ONLY_IN_BASELINE: Tone.MUTED,
     ONLY_IN_CANDIDATE: Tone.MUTED,
     NOT_COMPARABLE: Tone.WARN,
@@ -300,11 +310,21 @@ class CompareDialog(QDialog):
     #: Time spent on bootstraps per event-loop turn while filling the table.
     TICK_BUDGET_S = 0.04
 
-    def __init__(self, a: RunResult, b: RunResult, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        a: RunResult,
+        b: RunResult,
+        parent: QWidget | None = None,
+        movement: Callable[[RunResult, RunResult], MovementSource | None] | None = None,
+    ) -> None:
+        """`movement(baseline, candidate)`: how much runs of the baseline's jobs move on its
+        machine, from the store (app/core/analysis/spread.py); None: not measured."""
         super().__init__(parent)
         self.setWindowTitle("Compare runs")
         self.resize(1100, 500)
         self._a, self._b = a, b
+        self._movement_of = movement
+        self._movement: MovementSource | None = None
         self._rows: list[CompareRow] = []
         self._tasks: list[tuple[int, _Task]] = []
         self._items: list[list[QStandardItem]] = []
@@ -313,9 +333,10 @@ class CompareDialog(QDialog):
         self.runs_label.setTextFormat(Qt.TextFormat.RichText)
         self.runs_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         explanation = QLabel(
-            "Ratio = candidate median / baseline median, with its 95 % bootstrap interval. "
-            "“faster” or “slower” only when the interval excludes 1; otherwise the difference "
-            "is within the noise of the measurements.",
+            "Ratio = candidate median / baseline median, with its 95 % bootstrap interval. One run a side: "
+            "its interval covers the spread within each run, not how much a whole run moves, so "
+            "“faster” or “slower” only where stored runs of the job on this machine measured that "
+            "movement and the interval clears it; otherwise “within noise” or “no verdict”.",
             self,
         )
         explanation.setWordWrap(True)
@@ -378,6 +399,7 @@ class CompareDialog(QDialog):
         text, tip = environment_line(self._a, self._b)
         self.environment_label.setText(text)
         self.environment_label.setToolTip(tip)
+        self._movement = self._movement_of(self._a, self._b) if self._movement_of is not None else None
         planned = _plan(self._a, self._b)
         self._rows = [row for row, _ in planned]
         self._tasks = [(i, task) for i, (_, task) in enumerate(planned) if task is not None]
@@ -399,7 +421,7 @@ class CompareDialog(QDialog):
         start = perf_counter()
         while self._tasks:
             position, task = self._tasks.pop(0)
-            self._rows[position] = _complete(self._rows[position], task)
+            self._rows[position] = _complete(self._rows[position], task, self._movement)
             self._fill(self._items[position], self._rows[position])
             if budget is not None and perf_counter() - start > budget:
                 break
@@ -471,14 +493,19 @@ class CompareDialog(QDialog):
                 f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise"
             )
         ]
-        for verdict in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
+        for verdict in (NO_VERDICT, ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
             if counts.get(verdict):
                 parts.append(f"{counts[verdict]} {verdict}")
         if self._tasks:
             parts.append(f"computing {len(self._tasks)} more…")
         withheld = reduced_sides([self._a], [self._b])
         if withheld is not None:
-            parts.append(f"no verdict for any metric: {withheld.removesuffix('; no verdict')}")
+            parts.append(f"no verdict for any metric: {withheld}")
+        elif any(row.note.endswith("one run a side") for row in self._rows):
+            parts.append(
+                f"one run a side: no verdict where the store holds fewer than {MIN_MOVEMENT_RUNS} runs of the job on this machine "
+                "with these versions to measure how much whole runs move"
+            )
         for role, run in (("the baseline", self._a), ("the candidate", self._b)):
             overrides = run.profile_view.overrides
             if overrides:  # never a silent baseline

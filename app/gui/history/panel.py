@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.analysis.spread import StoreMovement, store_movement
 from app.core.errors import CryptoBenchError
 from app.core.escaping import escape_control
 from app.core.results.model import RunResult
@@ -331,9 +332,18 @@ class HistoryPanel(QWidget):
         if self.compare_dialog is not None:
             self.compare_dialog.close()
             self.compare_dialog.deleteLater()
-        self.compare_dialog = CompareDialog(a, b, self)
+        self.compare_dialog = CompareDialog(a, b, self, movement=self.movement)
         self.compare_dialog.show()
         return self.compare_dialog
+
+    def movement(self, base: RunResult, new: RunResult) -> StoreMovement | None:
+        """How much runs of `base`'s jobs move on its machine, from this store's runs (what a
+        comparison of one run a side is judged against); None when the store cannot be read."""
+        try:
+            with Store(self.path()) as store:
+                return store_movement(store, [base], [new])
+        except StoreError:
+            return None
 
     def trend_selected(self) -> TrendDialog | None:
         """Open a TrendDialog over the selected run's jobs (its first job shown) and return it."""

@@ -16,6 +16,7 @@ from app.core.records.placement_words import measured_under as placement_measure
 from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, MetricResult
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
 from app.core.settings.links import link_title, numbers_text, round_trip_ms
+from app.core.units import NOT_MEASURED
 from app.core.vocab import SESSION_MODES, Family, JobStatus, LinkEmulation, Role
 from app.gui.vocab import Tone
 from app.gui.words import plural
@@ -168,6 +169,8 @@ def _cpu_cell(job: JobResult) -> Cell:
         return Cell(_MISSING)
     main = job.cpu.measuring(job.mode)
     main_mean = main.mean_percent if main else None
+    if main_mean is None and job.status == JobStatus.OK:
+        return Cell(NOT_MEASURED, None, "CPU not measured: the job ended within one sampling interval")
     receiver = roles.get(Role.RECEIVER)
     text = _percent(main_mean)
     if receiver is not None and receiver is not main:
@@ -200,13 +203,15 @@ def _memory_cell(job: JobResult, metric_name: str | None, metric: MetricResult |
     parts = []
     if rss is not None:
         parts.append(f"{rss / 1024**2:.1f} MiB")
+    elif job.status == JobStatus.OK:  # the sampler read nothing: never "0.0 MiB"
+        parts.append(f"RSS {NOT_MEASURED}")
     if traced is not None:
         parts.append(f"{format_bytes(traced)} traced")
     if not parts:
         return Cell(_MISSING)
     lines = ["Peak resident memory (RSS):"]
     lines += [
-        f"    {role}: {format_bytes(value) if value is not None else 'not sampled'}"
+        f"    {role}: {format_bytes(value) if value is not None else NOT_MEASURED + ' (not sampled)'}"
         for role, value in rss_by_role.items()
     ]
     if traced_by_metric:

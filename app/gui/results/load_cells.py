@@ -13,7 +13,15 @@ own under "Every metric". Qt-free, like `app.gui.results.cells`.
 
 from __future__ import annotations
 
-from app.core.load.verdict import StepCall, VerdictKind, generators_text, load_verdict, step_calls, verdict_text
+from app.core.load.verdict import (
+    StepCall,
+    VerdictKind,
+    clock_fault_text,
+    generators_text,
+    load_verdict,
+    step_calls,
+    verdict_text,
+)
 from app.core.records.job_conditions import Load, LoadStep, StepLimit
 from app.core.results.model import JobResult
 from app.core.vocab import Mode
@@ -65,7 +73,8 @@ def step_line(step: LoadStep, call: StepCall | None = None, cpu: bool = False) -
         text += " · generator-limited" + (f": {call.reason}" if call.reason else "")
     elif call is not None and call.limit == StepLimit.SERVER:
         text += " · server overloaded" + (f": {call.reason}" if call.reason else "")
-    return text
+    fault = clock_fault_text(step)
+    return text + (f" · {fault}" if fault else "")
 
 
 def generator_lines(load: Load, step: LoadStep) -> list[str]:

@@ -10,6 +10,7 @@ transport floor on the same connection and the same client with TCP_NODELAY set.
 
 from __future__ import annotations
 
+from app.core.analysis.evidence import Standing, evidence_text, rank
 from app.core.results.model import JobResult, RunResult
 from app.core.session.protocol import ACK
 from app.core.settings.links import LinkPresetError, link_presets, link_title, resolve_link, round_trip_ms
@@ -17,7 +18,7 @@ from app.core.transport.wire import HEADER_SIZE
 from app.core.vocab import SESSION_MODES, JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
 from app.report.experiments.published import Experiment, Figure
-from app.report.job_figures import ratio_text
+from app.report.job_figures import estimate, ratio_text
 from app.report.model import Block, Chart, LineChart, Paragraph, Section, Series, Table
 
 #: Nagle on and off within this fraction of each other: "no measurable difference".
@@ -181,22 +182,30 @@ def _nagle_sentences(published: JobResult | None, nodelay: JobResult | None) -> 
         "it set"
     )
     change = on / off - 1
+    ranking = rank(estimate(published, "network"), estimate(nodelay, "network"))  # the evidence rule
     if abs(change) <= SAME_WITHIN:
+        apart = (
+            f"{ratio_text(max(on, off) / min(on, off))} apart ({evidence_text(ranking)})"
+            if ranking.ordered
+            else ranking.no_verdict().replace("no verdict:", "no verdict on their order:", 1)
+        )
         words = [
-            f"{head}: the same within {SAME_WITHIN:.0%}. For a typical message Nagle's algorithm changes "
-            "nothing here, as expected: each message leaves in one write and the client then waits for the "
-            "reply, so no small write is ever held back behind an unacknowledged one."
+            f"{head}: the same within {SAME_WITHIN:.0%}, {apart}. For a typical message Nagle's algorithm "
+            "changes nothing here, as expected: each message leaves in one write and the client then waits for "
+            "the reply, so no small write is ever held back behind an unacknowledged one."
         ]
-    elif change > 0:
+    elif ranking.ordered and change > 0:
         words = [
-            f"{head}: {ratio_text(on / off)} slower, {seconds(on - off)} more per message. A script that never "
-            "sets TCP_NODELAY measures its socket options as well as its cipher."
+            f"{head}: {ratio_text(on / off)} slower ({evidence_text(ranking)}), {seconds(on - off)} more per "
+            "message. A script that never sets TCP_NODELAY measures its socket options as well as its cipher."
+        ]
+    elif ranking.ordered:
+        words = [
+            f"{head}: lower with Nagle on ({evidence_text(ranking)}). This is one run of each, without repeats, "
+            "so it does not show whether the difference would recur."
         ]
     else:
-        words = [
-            f"{head}: lower with Nagle on. This is one run of each, without repeats, so it does not show "
-            "whether the difference would recur."
-        ]
+        words = [f"{head}: {ratio_text(on / off)} the time, {ranking.no_verdict()}."]
     threshold = SLOW_FACTOR * off
     slow_on, n_on = _slow_count(published, "network", threshold)
     slow_off, n_off = _slow_count(nodelay, "network", threshold)
@@ -219,7 +228,7 @@ def _explanations(run: RunResult, experiment: Experiment) -> list[Paragraph]:
     paragraphs = [
         _computation_paragraph(run, ecdh, compute, _published(experiment, "compute")),
         _communication_paragraph(experiment, ecdh, as_published, nodelay),
-        _security_level_paragraph(run, compute),
+        _security_level_paragraph(run, compute, ecdh),
     ]
     return [paragraph for paragraph in paragraphs if paragraph is not None]
 
@@ -238,13 +247,14 @@ def _computation_paragraph(
             f"{comp_figure.published_text()} ({ratio(compute, comp_figure.seconds)})."
         )
     ]
-    openssl = mean(first(find_jobs(run, "ecdh", backend="cryptography", tcp_nodelay=True)), "compute")
+    openssl_job = first(find_jobs(run, "ecdh", backend="cryptography", tcp_nodelay=True))
+    openssl = mean(openssl_job, "compute")
     if openssl is not None:
         words.append(
             f"tinyec does only the curve arithmetic; the AES-GCM around it is pycryptodome's, which "
             f"builds a cipher object per message. Through OpenSSL (the cryptography job) the same "
             f"encryption took {seconds(openssl)}: pycryptodome's per-message cost is "
-            f"{_relation(compute, openssl)} OpenSSL's."
+            f"{_relation(compute, openssl, _ordered(ecdh, openssl_job, 'compute'))} OpenSSL's."
         )
     handshake = mean(ecdh, "handshake")
     if handshake:
@@ -298,7 +308,7 @@ def _first_message_sentence(experiment: Experiment, ecdh: JobResult) -> list[str
         return []
     opened = _sample(ecdh, "receiver", 1)
     return [
-        f"The first message is the slowest in both: the source printed {first_pub.published_text()} "
+        f"The first message took the longest in both: the source printed {first_pub.published_text()} "
         f"for sample 1 against {second_pub.published_text()} for sample 2; ours took "
         f"{seconds(first_rtt)} against {seconds(second_rtt)}"
         + (f", {seconds(opened)} of it the server's first decryption" if opened else "")
@@ -307,7 +317,7 @@ def _first_message_sentence(experiment: Experiment, ecdh: JobResult) -> list[str
     ]
 
 
-def _security_level_paragraph(run: RunResult, compute: float | None) -> Paragraph | None:
+def _security_level_paragraph(run: RunResult, compute: float | None, ecdh: JobResult | None) -> Paragraph | None:
     """ElGamal at the published 128-bit key and at 2048 bits against ECDH + AES-GCM: the
     published comparison is at a demonstration size."""
     weak = first(find_jobs(run, "elgamal", params={"bits": 128}))
@@ -325,12 +335,12 @@ def _security_level_paragraph(run: RunResult, compute: float | None) -> Paragrap
     if weak_compute is not None:
         words.append(
             f"ElGamal-128 encrypts in {seconds(weak_compute)} per message, "
-            f"{_relation(weak_compute, compute)} ECDH + AES-GCM."
+            f"{_relation(weak_compute, compute, _ordered(weak, ecdh, 'compute'))} ECDH + AES-GCM."
         )
     if fair_compute is not None:
         words.append(
             f"At ElGamal-2048 (112 bits, still below ECDH's 128) it takes {seconds(fair_compute)}, "
-            f"{_relation(fair_compute, compute)} ECDH + AES-GCM: the published comparison at 128 "
+            f"{_relation(fair_compute, compute, _ordered(fair, ecdh, 'compute'))} ECDH + AES-GCM: the published comparison at 128 "
             "bits understates ElGamal's cost at any size worth deploying."
         )
     return Paragraph(" ".join(words))
@@ -380,10 +390,19 @@ def _link_equivalent(published_s: float, job: JobResult) -> str | None:
 _ACK_BYTES = HEADER_SIZE + ACK.size
 
 
-def _relation(a: float, b: float) -> str:
-    if a >= b:
+def _relation(a: float, b: float, ordered: bool) -> str:
+    """A ratio of two means in words; "less than" (an order) only where the evidence rule
+    orders the two jobs' medians (`ordered`), else the plain ratio."""
+    if a >= b or not ordered:
         return f"{ratio_text(a / b)} the time of"
     return f"{ratio_text(b / a)} less than"
+
+
+def _ordered(a: JobResult | None, b: JobResult | None, metric: str) -> bool:
+    """Whether the evidence rule orders two jobs' medians of `metric`."""
+    if a is None or b is None or metric not in a.metrics or metric not in b.metrics:
+        return False
+    return rank(estimate(a, metric), estimate(b, metric)).ordered
 
 
 def sections(run: RunResult, experiment: Experiment) -> list[Section]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from app.core.analysis.evidence import Estimate
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
 from app.report.experiments.common import mean
@@ -95,6 +96,26 @@ class Grid:
         if kind in (RSA, RSA_CRT):
             return self.rsa_total(bits, size, kind == RSA_CRT)
         return self.mean(kind, bits, size, "encrypt", "decrypt")
+
+    def estimate(self, kind: str, bits: int, size: int, *metrics: str) -> Estimate | None:
+        """The metrics' medians added, with their intervals and samples (what a verdict on
+        the job's figure needs: app.core.analysis.evidence); None where any is missing."""
+        job = self.done.get((kind, bits, size))
+        if job is None or not metrics or any(m not in job.metrics for m in metrics):
+            return None
+        parts = [Estimate.of(job.metrics[m].stats) for m in metrics]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total.plus(part)
+        return total
+
+    def total_estimate(self, kind: str, bits: int, size: int) -> Estimate | None:
+        """`total`'s figure as an estimate: the same parts, medians and intervals added."""
+        if kind in (RSA, RSA_CRT):
+            encrypt = self.estimate(RSA, bits, size, "encrypt") or self.estimate(RSA_CRT, bits, size, "encrypt")
+            decrypt = self.estimate(RSA_CRT if kind == RSA_CRT else RSA, bits, size, "decrypt")
+            return encrypt.plus(decrypt) if encrypt is not None and decrypt is not None else None
+        return self.estimate(kind, bits, size, "encrypt", "decrypt")
 
     def short_size(self) -> int | None:
         """The published table's message (12 bytes) when measured, else the shortest one."""

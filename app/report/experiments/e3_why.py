@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.core.analysis.evidence import evidence_text, rank
 from app.report.experiments.e3_grid import (
     ELGAMAL,
     OAEP,
@@ -32,20 +33,32 @@ from app.report.units import MISSING, span_text
 
 
 def crt_paragraph(grid: Grid, size: int, bits_of: dict[int, int]) -> Paragraph:
-    speedups = []
+    speedups, unranked = [], []
     for bits in grid.key_sizes:
         plain, crt = grid.mean(RSA, bits, size, "decrypt"), grid.mean(RSA_CRT, bits, size, "decrypt")
-        if plain is not None and crt is not None and crt > 0:
-            speedups.append(f"{ratio_text(plain / crt)} at {bits} bits ({ms_text(plain)} ms against {ms_text(crt)} ms)")
-    if not speedups:
+        plain_e, crt_e = grid.estimate(RSA, bits, size, "decrypt"), grid.estimate(RSA_CRT, bits, size, "decrypt")
+        if plain is None or crt is None or crt <= 0 or plain_e is None or crt_e is None:
+            continue
+        ranking = rank(plain_e, crt_e)  # "faster" only with the evidence for it
+        figures = f"{ratio_text(plain / crt)} at {bits} bits ({ms_text(plain)} ms against {ms_text(crt)} ms"
+        if ranking.ordered and plain_e.median > crt_e.median:
+            speedups.append(f"{figures}; {evidence_text(ranking)})")
+        else:
+            unranked.append(f"{figures}; {ranking.no_verdict() or 'the medians in the other order'})")
+    if not speedups and not unranked:
         return Paragraph(
             "This run has no key size with textbook RSA decrypting both with and without CRT, so the "
             "CRT speed-up was not measured.",
             "note",
         )
+    found = f"Here decrypting with it was faster than m = c^d mod n by {listed(speedups)}" if speedups else ""
+    if unranked:
+        found += ("; and " if speedups else "Here decrypting without it took ") + (
+            f"{listed(unranked)} the time of decrypting with it, without a verdict on their order"
+        )
     return Paragraph(
         f"**The CRT speed-up.** The source does not say whether its RSA decryption used the Chinese remainder "
-        f"theorem. Here decrypting with it was faster than m = c^d mod n by {listed(speedups)} ({message_words(size, bits_of)}; mean decryption "
+        f"theorem. {found} ({message_words(size, bits_of)}; mean decryption "
         "without CRT over mean decryption with CRT). With CRT, decryption computes c^dp mod p and "
         "c^dq mod q and recombines them: two exponentiations with half-size moduli and half-size exponents "
         "instead of one full-size one. With schoolbook multiplication each half-size exponentiation has half the "
@@ -388,7 +401,12 @@ def padding_paragraph(grid: Grid, size: int) -> Paragraph:
         total, crt = grid.total(OAEP, bits, size), grid.total(RSA_CRT, bits, size)
         if total is None:
             continue
-        versus = f", {relation(total, crt, 'textbook RSA with CRT')}" if crt is not None else ""
+        total_e, crt_e = grid.total_estimate(OAEP, bits, size), grid.total_estimate(RSA_CRT, bits, size)
+        versus = (
+            f", {relation(total_e, crt_e, 'textbook RSA with CRT', (total, crt))}"
+            if crt is not None and total_e is not None and crt_e is not None
+            else ""
+        )
         oaep.append(f"{ms_text(total)} ms at {bits} bits{versus}")
     if oaep:
         sentences.append(

@@ -20,7 +20,7 @@ from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
 from app.report.experiments.published import Experiment, Figure, metric_sum
-from app.report.job_figures import percent, ratio_text, relation
+from app.report.job_figures import estimate, percent, ratio_text, relation
 from app.report.model import (
     Block,
     Bullets,
@@ -455,11 +455,13 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
             f"RSA key generation searches for random primes, so its time varies: {seconds(stats.min)} to "
             f"{seconds(stats.max)} over {stats.n} key pairs here; a mean of few samples is uncertain."
         )
-    alone, ecies = mean(py, "encrypt"), mean(first(_ecies(run, size)), "encrypt")
-    if alone is not None and ecies:
+    ecies_job = first(_ecies(run, size))
+    alone, ecies = mean(py, "encrypt"), mean(ecies_job, "encrypt")
+    if alone is not None and ecies and ecies_job is not None:
+        versus = relation(estimate(py, "encrypt"), estimate(ecies_job, "encrypt"), "ECIES", (alone, ecies))
         words.append(
-            f"Encryption alone, RSA-KEM-3072 takes {seconds(alone)} against ECIES's {seconds(ecies)}, "
-            f"{relation(alone, ecies, 'ECIES')}"
+            f"Encryption alone, RSA-KEM-3072 takes {seconds(alone)} against ECIES's {seconds(ecies)} (means), "
+            f"{versus}"
             + (
                 ": without key generation the order reverses for this run's ECIES, OpenSSL's generic "
                 "secp256k1 code, which generates an ephemeral key pair and computes an ECDH for every "
@@ -470,12 +472,11 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
                 else "."
             )
         )
-    ossl = mean(first(_rsa3072(run, "cryptography", size)), "keygen")
-    if ossl is not None:
-        words.append(
-            f"OpenSSL generated RSA-3072 key pairs in {seconds(ossl)} on average, "
-            f"{relation(ossl, keygen, 'pycryptodome')}."
-        )
+    ossl_job = first(_rsa3072(run, "cryptography", size))
+    ossl = mean(ossl_job, "keygen")
+    if ossl is not None and ossl_job is not None:
+        versus = relation(estimate(ossl_job, "keygen"), estimate(py, "keygen"), "pycryptodome", (ossl, keygen))
+        words.append(f"OpenSSL generated RSA-3072 key pairs in {seconds(ossl)} on average, {versus}.")
     return Paragraph(" ".join(words))
 
 

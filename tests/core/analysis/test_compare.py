@@ -14,7 +14,7 @@ from app.core.records.job_conditions import Link, Placement
 from app.core.results.model import RunResult
 from app.core.vocab import Verdict
 from app.report.baseline import match_baseline
-from tests.helpers.comparisons import BASE_ID, ENVIRONMENT, NEW_ID, base_run, run, samples, scaled
+from tests.helpers.comparisons import BASE_ID, ENVIRONMENT, NEW_ID, STILL, base_run, run, samples, scaled
 from tests.helpers.records import job
 
 
@@ -24,7 +24,7 @@ def _verdicts(comparison: compare_module.RunComparison) -> dict[tuple[int, str],
 
 def test_a_run_against_itself_is_within_noise_everywhere() -> None:
     base = base_run()
-    result = compare_runs(base, base)
+    result = compare_runs(base, base, movement=STILL)
     assert len(result.pairs) == 3 and not result.only_base and not result.only_new
     assert set(_verdicts(result).values()) == {Verdict.WITHIN_NOISE} and len(result.metrics) == 4
     assert all(m.comparison is not None and m.comparison.ratio == 1.0 for _, m in result.metrics)
@@ -33,7 +33,7 @@ def test_a_run_against_itself_is_within_noise_everywhere() -> None:
 
 def test_samples_scaled_by_1_3_regress_and_by_0_7_are_faster() -> None:
     base = base_run()
-    slower = compare_runs(base, scaled(base, 1.3))
+    slower = compare_runs(base, scaled(base, 1.3), movement=STILL)
     assert set(_verdicts(slower).values()) == {Verdict.SLOWER}
     regressed = [(p.new.label, p.new.message_size, m.metric) for p, m in slower.regressions()]
     assert regressed == [
@@ -45,23 +45,23 @@ def test_samples_scaled_by_1_3_regress_and_by_0_7_are_faster() -> None:
     for _, m in slower.metrics:
         assert m.comparison is not None and m.comparison.ratio == pytest.approx(1.3)
         assert m.comparison.ci95_low > 1.05 and m.new_median == pytest.approx(1.3 * (m.base_median or 0))
-    faster = compare_runs(base, scaled(base, 0.7))
+    faster = compare_runs(base, scaled(base, 0.7), movement=STILL)
     assert set(_verdicts(faster).values()) == {Verdict.FASTER} and faster.regressions() == []
 
 
 def test_a_regression_needs_the_interval_beyond_the_threshold_too() -> None:
     """3 % slower, measured precisely: "slower", but no regression at 5 %; one at 1 %."""
     base = base_run()
-    result = compare_runs(base, scaled(base, 1.03))
+    result = compare_runs(base, scaled(base, 1.03), movement=STILL)
     assert set(_verdicts(result).values()) == {Verdict.SLOWER}
     assert result.regressions() == [] and len(result.regressions(0.01)) == 4
-    assert compare_runs(base, scaled(base, 1.03), threshold=0.01).regressions() != []
+    assert compare_runs(base, scaled(base, 1.03), threshold=0.01, movement=STILL).regressions() != []
 
 
 def test_a_noisy_slowdown_past_the_threshold_is_not_a_regression() -> None:
     """Ratio 1.3 on wildly spread samples: the interval reaches below 1.05."""
     noisy = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=MIN_SAMPLES, spread=0.9, seed=7)})])
-    result = compare_runs(noisy, scaled(noisy, 1.3))
+    result = compare_runs(noisy, scaled(noisy, 1.3), movement=STILL)
     ((_, metric),) = result.metrics
     assert metric.comparison is not None and metric.comparison.ratio == pytest.approx(1.3)
     assert metric.comparison.ci95_low < 1.05 and result.regressions() == []
@@ -73,13 +73,14 @@ def test_too_few_samples_a_side_is_no_verdict_however_large_the_ratio(n: int) ->
     interval is no spread to measure, not certainty. Below the minimum, no ranking and no
     regression, and the reason says how many there were."""
     thin = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=n, spread=0.01, seed=3)})])
-    result = compare_runs(thin, scaled(thin, 3.839))
+    result = compare_runs(thin, scaled(thin, 3.839), movement=STILL)
     ((_, metric),) = result.metrics
-    assert metric.verdict == Verdict.NOT_COMPARABLE and metric.too_few and metric.comparison is None
-    assert metric.reason == f"too few samples: n = {n} and {n} (a verdict needs {MIN_SAMPLES} a side); no verdict"
+    assert metric.verdict == Verdict.NO_VERDICT and metric.too_few and metric.comparison is None
+    assert metric.reason == f"too few samples: n = {n} and {n} (a verdict needs {MIN_SAMPLES} a side)"
+    assert metric.words == f"no verdict: too few samples: n = {n} and {n} (a verdict needs {MIN_SAMPLES} a side)"
     assert result.regressions() == [] and len(result.too_few()) == 1
     enough = run(BASE_ID, [job(BASE_ID, 0, 64, {"encrypt": samples(1e-3, n=MIN_SAMPLES, spread=0.01, seed=3)})])
-    ((_, ranked),) = compare_runs(enough, scaled(enough, 3.839)).metrics
+    ((_, ranked),) = compare_runs(enough, scaled(enough, 3.839), movement=STILL).metrics
     assert ranked.verdict == Verdict.SLOWER and not ranked.too_few
 
 
@@ -100,7 +101,7 @@ def test_unmatched_jobs_are_listed_and_repeats_pair_in_order() -> None:
             job(NEW_ID, 2, 64, {"encrypt": samples(2e-5, seed=6)}),
         ],
     )
-    result = compare_runs(base, new)
+    result = compare_runs(base, new, movement=STILL)
     assert [(p.base.id, p.new.id) for p in result.pairs] == [
         (f"{BASE_ID}/0", f"{NEW_ID}/0"),
         (f"{BASE_ID}/1", f"{NEW_ID}/2"),
@@ -201,7 +202,7 @@ def test_past_the_floor_the_budget_holds_by_order_statistics(monkeypatch: pytest
     base = base_run()
     sets = 2 * sum(len(job.metrics) for job in base.jobs)
     monkeypatch.setattr(compare_module, "DRAW_BUDGET", 100_000)
-    exact = compare_runs(base, scaled(base, 1.3))
+    exact = compare_runs(base, scaled(base, 1.3), movement=STILL)
     assert exact.exact_medians and exact.resamples == min(2000, 100_000 // (2 * sets))
     assert exact.to_dict()["median_draws"] == "order statistics"
     assert exact.count(Verdict.SLOWER) == len(exact.metrics)  # the same verdicts as resampling
@@ -211,7 +212,7 @@ def test_past_the_floor_the_budget_holds_by_order_statistics(monkeypatch: pytest
 
 def test_the_comparison_as_data() -> None:
     base = base_run()
-    data = json.loads(json.dumps(compare_runs(base, scaled(base, 1.3)).to_dict()))
+    data = json.loads(json.dumps(compare_runs(base, scaled(base, 1.3), movement=STILL).to_dict()))
     assert data["base"] == {
         "id": BASE_ID,
         "name": "bench",
@@ -224,6 +225,7 @@ def test_the_comparison_as_data() -> None:
     assert data["regressions"] == 4 and data["threshold"] == 0.05 and data["resamples"] == 2000
     metric = data["pairs"][0]["metrics"][0]
     assert metric["verdict"] == "slower" and metric["regressed"] is True
+    assert metric["run_movement"] == {"runs": 5, "max_ratio": 1.0, "bound": 1.0}
     assert metric["ratio"] == pytest.approx(1.3) and metric["ci95"][0] > 1.05
     assert data["only_base"] == data["only_new"] == [] and data["environment"] == []
 
@@ -241,8 +243,13 @@ def test_run_to_run_variation_is_within_noise_with_several_runs_a_side() -> None
     # The same code: each run moved by up to 25 % as a whole, the way two runs here differed.
     base = _runs([1.0, 1.25, 0.9], "base")
     new = _runs([1.2, 0.95, 1.1], "new")
-    one = compare_runs(base[0], new[0])
-    assert one.regressions()  # one run a side: a 1.2x run-level shift passes for a regression
+    one = compare_runs(base[0], new[0], movement=STILL)
+    assert one.regressions()  # one run a side, judged as if runs never moved: a 1.2x shift passes for one
+    # Without a measured movement, one run a side gives ratios and no verdict.
+    unjudged = compare_runs(base[0], new[0])
+    assert not unjudged.regressions() and {m.verdict for _, m in unjudged.metrics} == {Verdict.NO_VERDICT}
+    assert {m.words for _, m in unjudged.metrics} == {"no verdict: one run a side"}
+    assert all(m.comparison is not None for _, m in unjudged.metrics) and len(unjudged.one_run()) == 4
     several = compare_sides(base, new)
     assert several.repeated and not several.regressions()
     assert all(m.verdict == Verdict.WITHIN_NOISE for _, m in several.metrics)
@@ -268,9 +275,9 @@ def test_a_reduced_run_on_either_side_gets_no_verdict_whatever_its_samples() -> 
     reduced = _marked(scaled(base, 1.5), reduced=True, name="bench (reduced)")
     for comparison in (compare_runs(base, reduced), compare_runs(reduced, base)):
         assert comparison.regressions() == [] and len(comparison.too_few()) == len(comparison.metrics) == 4
-        assert {m.verdict for _, m in comparison.metrics} == {Verdict.NOT_COMPARABLE}
+        assert {m.verdict for _, m in comparison.metrics} == {Verdict.NO_VERDICT}
         reasons = {m.reason for _, m in comparison.metrics}
-        assert all("reduced (a smoke test, not for comparison); no verdict" in (r or "") for r in reasons)
+        assert all((r or "").endswith("reduced (a smoke test, not for comparison)") for r in reasons)
     # A run stored before the flag existed says so in its name only: the same rule holds.
     legacy = replace(scaled(base, 1.5), profile={**base.profile, "name": "bench (reduced)"})
     assert compare_runs(base, legacy).regressions() == [] and len(compare_runs(base, legacy).too_few()) == 4
@@ -282,7 +289,7 @@ def test_a_reduced_run_on_either_side_gets_no_verdict_whatever_its_samples() -> 
 def test_an_overridden_run_is_compared_and_named_on_its_side() -> None:
     base = base_run()
     overridden = _marked(scaled(base, 1.3), overrides={"--samples": "40"}, name="bench (--samples 40)")
-    comparison = compare_runs(base, overridden)
+    comparison = compare_runs(base, overridden, movement=STILL)
     assert len(comparison.regressions()) == 4  # evidence enough: the rule is the samples', not the mark's
     data = comparison.to_dict()
     assert data["new"]["overrides"] == {"--samples": "40"} and data["new"]["name"] == "bench (--samples 40)"

@@ -148,8 +148,9 @@ def test_an_x25519_sweep_sent_late_by_back_pressure_is_server_overloaded_at_its_
     )
     job = load_job(0, "X25519 [cryptography]", the_load)
     assert verdict_text(job, the_load) == (
-        "server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee: from 24,868/s offered, "
-        "p50 61 ms, 102× the low-load p99 (600 µs), server CPU 98 %; sustains 21,624/s at p99 under 3 ms"
+        "server overloaded from the step offered 24,868/s (achieved 24,252/s: p50 61 ms, 102× the low-load p99 "
+        "(600 µs), server CPU 98 %); the knee, the most it achieved, 24,649 handshakes/s on one core (CPU 1) at "
+        "the step offered 34,599/s; sustains 21,624/s at p99 under 3 ms"
     )
     assert verdict.should_stop(OVERLOADED_SWEEP) and not verdict.should_stop(OVERLOADED_SWEEP[:8])
 
@@ -178,7 +179,7 @@ def test_at_least_is_said_only_where_no_step_showed_server_overload() -> None:
     assert load_verdict(capped).kind == VerdictKind.GENERATOR
     assert verdict_text(load_job(0, "X", capped), capped) == (
         "generator limited: at least 999 handshakes/s on one core (CPU 1) at p99 under 1 ms, and no step showed "
-        f"server overload; from 5,000/s offered the load generator, not the server, was the limit: {mark}"
+        f"server overload; at the step offered 5,000/s the load generator, not the server, was the limit: {mark}"
     )
     only = load([_step(5000, 4990, 2e-3, 5e-3, lag=3e-3, reason=mark)])
     assert verdict_text(load_job(0, "X", only), only) == (

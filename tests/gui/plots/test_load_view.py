@@ -158,7 +158,8 @@ def test_the_tooltips_give_every_step_and_what_each_figure_is() -> None:
     cells = load_row(_load_job(0, SWEEP))
     tip = cells[Column.MEDIAN].tip or ""
     assert tip.startswith(
-        "Verdict: server overloaded at 1,800 handshakes/s in one server process, the knee: from 2,000/s offered, "
+        "Verdict: server overloaded at 1,800 handshakes/s in one server process, the knee, at the step offered "
+        "2,000/s: "
         "p50 50 ms, 50× the low-load p99 (1 ms), server CPU only 80 %: held back by the machine or the link, not "
         "by its own work; sustains 1,500/s at p99 under 2 ms\n"
     )
@@ -362,5 +363,8 @@ def test_the_load_tab_says_the_issue_sweeps_verdict_and_draws_no_step_hollow(pan
     assert curve.saturated == (False,) * 10
     assert SATURATED_LEGEND not in [label.text for _, label in panel._load_legend.items]
     said = verdict_text(job, job.load)
-    assert said.startswith("server overloaded at 24,649 handshakes/s on one core (CPU 1), the knee")
+    assert said.startswith("server overloaded from the step offered 24,868/s (achieved 24,252/s: ")
+    assert (
+        "the knee, the most it achieved, 24,649 handshakes/s on one core (CPU 1) at the step offered 34,599/s" in said
+    )
     assert curve.verdict == said and said in panel._load_header.text()
