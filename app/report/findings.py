@@ -203,15 +203,16 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
         if len(others) > MAX_NAMED:  # name the extremes; the tables have the rest
             others = [others[0]]
         versus = [
-            f"{relation(summed[slow.id], summed[o.id], o.label)} (total {format_seconds(total[o.id])})" for o in others
+            f"it {relation(summed[slow.id], summed[o.id], f'{o.label} (total {format_seconds(total[o.id])})')}"
+            for o in others
         ]
-        alone = [relation(estimate(slow, metric), estimate(o, metric), o.label) for o in others]
+        alone = [f"it {relation(estimate(slow, metric), estimate(o, metric), o.label)}" for o in others]
         out.append(
             f"**{family_title(family)}**, {format_bytes(size)} messages, counting key generation (keygen median "
             f"+ {metric} median, i.e. a fresh key pair for every message; their intervals' ends added too): "
             f"{slow.label} takes {format_seconds(total[slow.id])} (keygen {format_seconds(value(slow, 'keygen'))} "
             f"+ {metric} {format_seconds(value(slow, metric))}); {'; '.join(versus)}. Without key generation "
-            f"({metric} alone) it is {'; '.join(alone)}."
+            f"({metric} alone): {'; '.join(alone)}."
         )
     return out
 
@@ -261,8 +262,7 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
         # One sentence per family and size: its classical yardstick said once, then each
         # post-quantum scheme against it (a sentence each repeated the same lead).
         each = [
-            f"{job.label} ({timed(job)}) is {relation(estimate(job, metric), estimate(best, metric), 'it')}"
-            for job in pq
+            f"{job.label} ({timed(job)}) {relation(estimate(job, metric), estimate(best, metric), 'it')}" for job in pq
         ]
         out.append(
             f"**Post-quantum vs classical** ({family_title(family)}, {format_bytes(size)}, {metric} median), "

@@ -99,22 +99,26 @@ def relation(
     values: tuple[float, float] | None = None,
     fmt: Callable[[float], str] = format_seconds,
 ) -> str:
-    """How `a` relates to `b` in words, only as far as the evidence rule allows
-    (app.core.analysis.evidence.rank) and with its evidence: "3.2× slower than B (n = 20 and
-    20, 95 % intervals ...)"; "cannot be told apart from B (their 95 % intervals overlap:
-    ...)"; or the plain ratio with why there is no order: "3.2× the time of B, no verdict on
-    their order: too few samples (...)". `values`: the figures the ratio is of, where they
-    are not the medians (an experiment's means); the order still rests on the medians."""
+    """How `a` relates to `b`, as a predicate to follow a's name, only as far as the evidence
+    rule allows (app.core.analysis.evidence.rank) and with its evidence: "is 3.2× slower than
+    B (n = 20 and 20, 95 % intervals ...)"; "cannot be told apart from B (their 95 %
+    intervals overlap: ...)"; or the plain ratio with why there is no order: "takes 3.2× the
+    time of B, no verdict on their order: too few samples (...)". `values`: the figures the
+    ratio is of, where they are not the medians (an experiment's means); the order still
+    rests on the medians."""
     ranking = rank(a, b)
     x, y = values if values is not None else (a.median, b.median)
     if x <= 0 or y <= 0:
         return f"not comparable with {name_b}"
     if ranking.ordered:
         words = f"{ratio_text(x / y)} slower than" if a.median > b.median else f"{ratio_text(y / x)} faster than"
-        return f"{words} {name_b} ({evidence_text(ranking, fmt)})"
+        return f"is {words} {name_b} ({evidence_text(ranking, fmt)})"
+    why = ranking.no_verdict(fmt)
     if ranking.standing == Standing.OVERLAP:
-        return f"cannot be told apart from {name_b} ({ranking.no_verdict(fmt).removeprefix('cannot be told apart (')}"
-    return f"{ratio_text(x / y)} the time of {name_b}, {ranking.no_verdict(fmt).replace('no verdict:', 'no verdict on their order:', 1)}"
+        return f"cannot be told apart from {name_b} ({why.removeprefix('cannot be told apart (')}"
+    return (
+        f"takes {ratio_text(x / y)} the time of {name_b}, {why.replace('no verdict:', 'no verdict on their order:', 1)}"
+    )
 
 
 def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:

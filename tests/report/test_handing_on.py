@@ -290,7 +290,7 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
         report = build_report(_run(name))
         assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name
         write_pdf(report, tmp_path / f"{name}.pdf")
-        words += word_problems(name, report, tmp_path / f"{name}.pdf")
+        words += word_problems(name, report, tmp_path / f"{name}.pdf", _run(name))
         if name == "ecdh-vs-elgamal":
             assert report.notice and report.notice.startswith("Reduced run (n = 3")
             # The experiment's note says it above its published tables, once: not again in their captions.

@@ -24,6 +24,7 @@ from tests.helpers import records
 from tests.helpers.loads import KNEE_STEPS, cluster_load, load, load_job, load_run
 from tests.helpers.records import spread_samples
 from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric
+from tests.helpers.report_verdicts import report_verdict_problems, verdict_problems
 from tests.helpers.report_words import degenerate_ranges, doubled_links, markdown_sections, problems
 
 LAN = Link("lan", 0.1, 0.0, 1e6, 1e6, 0.0, "packet")
@@ -114,9 +115,25 @@ def test_the_checks_find_what_they_look_for() -> None:
 def test_markdown_sections_say_each_thing_once(hand_run: RunResult, hand_baseline: RunResult) -> None:
     found = []
     for kind, (run, baseline) in _runs(hand_run, hand_baseline).items():
-        for section in markdown_sections(render_markdown(build_report(run, baseline))):
-            found += [f"{kind}: {section.splitlines()[0]}: {p}" for p in problems(section)]
+        report = build_report(run, baseline)
+        for section in markdown_sections(render_markdown(report)):
+            said = problems(section) + verdict_problems(section)
+            found += [f"{kind}: {section.splitlines()[0]}: {p}" for p in said]
+        found += [f"{kind} (model): {p}" for p in report_verdict_problems(report, run)]
     assert found == []
+
+
+def test_verdicts_the_evidence_supports_are_said_with_it(hand_run: RunResult, hand_baseline: RunResult) -> None:
+    """With verdicts to say (a baseline judged as if runs never moved, samples enough), each
+    is said with its evidence, and the checks find nothing to object to."""
+    from tests.helpers.comparisons import STILL
+
+    report = build_report(hand_run, hand_baseline, movement=STILL)
+    markdown = render_markdown(report)
+    assert "1 slower (AES-256-GCM at 1 KiB 2.00× (95 % interval 1.99× to 2.01×, n = 30 and 30))" in (markdown)
+    assert "slower than the fastest (n = " in markdown
+    found = [p for section in markdown_sections(markdown) for p in verdict_problems(section)]
+    assert found + report_verdict_problems(report, hand_run) == []
 
 
 def test_pdf_pages_say_each_thing_once(
@@ -128,7 +145,8 @@ def test_pdf_pages_say_each_thing_once(
         write_pdf(build_report(run, baseline), path)
         for number, page in enumerate(_pdf_pages(path), start=1):
             # pdftotext breaks lines where the PDF does; a sentence is checked whole.
-            found += [f"{kind}, page {number}: {p}" for p in problems(" ".join(page.split()))]
+            text = " ".join(page.split())
+            found += [f"{kind}, page {number}: {p}" for p in problems(text) + verdict_problems(text)]
     assert found == []
 
 
@@ -205,15 +223,20 @@ def test_a_spread_column_reads_in_the_unit_of_the_times_beside_it() -> None:
     assert table.rows[0][1:5] == ["42.1", "41.9", "0.393", "70,100"]
 
 
-def word_problems(name: str, report: object, pdf: Path) -> list[str]:
+def word_problems(name: str, report: object, pdf: Path, run: RunResult | None = None) -> list[str]:
     """What the checks find in a report's Markdown sections and in each page of its PDF
-    (written to `pdf` already): tests/report/test_handing_on.py runs it on every preset's
-    reduced report, whose PDFs it paints anyway."""
+    (written to `pdf` already): repeats, doubled links, degenerate ranges, and verdicts their
+    evidence does not support (tests/helpers/report_verdicts.py); with the `run` it was built
+    from, its tables' and charts' verdicts, labels and points too. tests/report/test_handing_on.py
+    runs it on every preset's reduced report, whose PDFs it paints anyway."""
     found = []
     for section in markdown_sections(render_markdown(report)):  # type: ignore[arg-type]
-        found += [f"{name} (Markdown): {section.splitlines()[0]}: {p}" for p in problems(section)]
+        said = problems(section) + verdict_problems(section)
+        found += [f"{name} (Markdown): {section.splitlines()[0]}: {p}" for p in said]
     for number, page in enumerate(_pdf_pages(pdf), start=1):
-        found += [f"{name} (PDF page {number}): {p}" for p in problems(" ".join(page.split()))]
+        text = " ".join(page.split())
+        found += [f"{name} (PDF page {number}): {p}" for p in problems(text) + verdict_problems(text)]
+    found += [f"{name} (model): {p}" for p in report_verdict_problems(report, run)]  # type: ignore[arg-type]
     return found
 
 
@@ -226,7 +249,7 @@ def test_a_preset_s_report_against_another_preset_s_baseline_says_each_thing_onc
 
     report = build_report(_run("quick"), _run("backends"))
     write_pdf(report, tmp_path / "quick.pdf")
-    assert word_problems("quick with baseline", report, tmp_path / "quick.pdf") == []
+    assert word_problems("quick with baseline", report, tmp_path / "quick.pdf", _run("quick")) == []
 
 
 def test_a_linked_job_s_short_label_drops_its_aead_tail_too() -> None:

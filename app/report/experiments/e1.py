@@ -10,7 +10,7 @@ transport floor on the same connection and the same client with TCP_NODELAY set.
 
 from __future__ import annotations
 
-from app.core.analysis.evidence import Standing, evidence_text, rank
+from app.core.analysis.evidence import evidence_text, rank
 from app.core.results.model import JobResult, RunResult
 from app.core.session.protocol import ACK
 from app.core.settings.links import LinkPresetError, link_presets, link_title, resolve_link, round_trip_ms

@@ -403,7 +403,7 @@ def padding_paragraph(grid: Grid, size: int) -> Paragraph:
             continue
         total_e, crt_e = grid.total_estimate(OAEP, bits, size), grid.total_estimate(RSA_CRT, bits, size)
         versus = (
-            f", {relation(total_e, crt_e, 'textbook RSA with CRT', (total, crt))}"
+            f", which {relation(total_e, crt_e, 'textbook RSA with CRT', (total, crt))}"
             if crt is not None and total_e is not None and crt_e is not None
             else ""
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from app.core.analysis.evidence import rank
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
 from app.report.experiments.common import find_jobs, first, mean, ratio, seconds
@@ -458,9 +459,10 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
     ecies_job = first(_ecies(run, size))
     alone, ecies = mean(py, "encrypt"), mean(ecies_job, "encrypt")
     if alone is not None and ecies and ecies_job is not None:
+        ranking = rank(estimate(py, "encrypt"), estimate(ecies_job, "encrypt"))  # an order needs its evidence
         versus = relation(estimate(py, "encrypt"), estimate(ecies_job, "encrypt"), "ECIES", (alone, ecies))
         words.append(
-            f"Encryption alone, RSA-KEM-3072 takes {seconds(alone)} against ECIES's {seconds(ecies)} (means), "
+            f"Encryption alone, RSA-KEM-3072 takes {seconds(alone)} against ECIES's {seconds(ecies)} (means): it "
             f"{versus}"
             + (
                 ": without key generation the order reverses for this run's ECIES, OpenSSL's generic "
@@ -468,7 +470,7 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
                 "message while RSA-KEM does one RSA public-key operation, cheap with e = 65537. The "
                 "notebook's eciespy uses libsecp256k1, which this run does not measure, so whether the "
                 "order reverses there too is not shown here."
-                if alone < ecies
+                if alone < ecies and ranking.ordered
                 else "."
             )
         )
@@ -476,7 +478,7 @@ def _keygen_paragraph(run: RunResult) -> Paragraph | None:
     ossl = mean(ossl_job, "keygen")
     if ossl is not None and ossl_job is not None:
         versus = relation(estimate(ossl_job, "keygen"), estimate(py, "keygen"), "pycryptodome", (ossl, keygen))
-        words.append(f"OpenSSL generated RSA-3072 key pairs in {seconds(ossl)} on average, {versus}.")
+        words.append(f"OpenSSL generated RSA-3072 key pairs in {seconds(ossl)} on average: it {versus}.")
     return Paragraph(" ".join(words))
 
 

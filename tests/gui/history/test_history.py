@@ -14,6 +14,7 @@ from app.core.results.model import JobResult, RunResult
 from app.core.store.store import Store
 from app.gui.history.compare_dialog import (
     FASTER,
+    NO_VERDICT,
     NOT_COMPARABLE,
     ONLY_IN_BASELINE,
     ONLY_IN_CANDIDATE,
@@ -26,6 +27,7 @@ from app.gui.history.compare_dialog import (
 )
 from app.gui.history.panel import HistoryPanel
 from tests.helpers import records
+from tests.helpers.comparisons import STILL
 
 RUN_A = "20260101-100000-aaaaaa"
 RUN_B = "20260102-100000-bbbbbb"
@@ -230,7 +232,7 @@ def test_compare_selected_uses_the_older_run_as_baseline(panel: HistoryPanel) ->
 
 def test_compare_rows() -> None:
     a, b = _baseline(), _candidate()
-    rows = compare_runs(a, b)
+    rows = compare_runs(a, b, STILL)  # judged as if runs never moved: the statistics themselves
     by_metric = {(r.message_size, r.metric): r for r in rows if r.metric}
     same = by_metric[(1024, "encrypt")]
     assert same.ratio == pytest.approx(same.median_b / same.median_a)
@@ -247,6 +249,10 @@ def test_compare_rows() -> None:
 
     unmatched = [(r.label, r.message_size, r.verdict) for r in rows if r.metric is None]
     assert unmatched == [("Ed25519", 64, ONLY_IN_BASELINE), ("AES-128-GCM", 4096, ONLY_IN_CANDIDATE)]
+    # One run a side, and no stored runs to measure how runs move: ratios, and no verdict.
+    alone = [r for r in compare_runs(a, b) if r.metric]
+    assert {r.verdict for r in alone} == {NO_VERDICT} and all(r.ratio is not None for r in alone)
+    assert all(r.note == "one run a side" for r in alone)
 
 
 def test_jobs_over_other_links_are_other_measurements() -> None:
@@ -267,11 +273,11 @@ def test_jobs_over_other_links_are_other_measurements() -> None:
         [records.job(RUN_B, 0, 1024, {"compute": _samples(10e-6)}, mode="loopback")],
     )
     assert [row.verdict for row in compare_runs(a, b)] == [ONLY_IN_BASELINE, ONLY_IN_CANDIDATE]
-    assert [row.verdict for row in compare_runs(a, a)] == [WITHIN_NOISE]
+    assert [row.verdict for row in compare_runs(a, a, STILL)] == [WITHIN_NOISE]
 
 
 def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
-    dialog = CompareDialog(_baseline(), _candidate())
+    dialog = CompareDialog(_baseline(), _candidate(), movement=lambda base, new: STILL)
     qtbot.addWidget(dialog)
     qtbot.waitUntil(dialog.is_complete, timeout=5000)  # bootstraps run on the event loop
     rows = dialog.rows()
@@ -291,6 +297,21 @@ def test_compare_dialog_shows_the_rows(qtbot: Any) -> None:
     assert swapped[1].verdict == FASTER and swapped[1].ratio == pytest.approx(1 / rows[1].ratio)
 
 
+def test_compare_dialog_without_measured_movement_gives_ratios_and_no_verdict(qtbot: Any) -> None:
+    """Two runs, one a side, and a store without runs enough to measure how runs move (as the
+    history panel finds it): the ratios, "no verdict", and the summary says why."""
+    dialog = CompareDialog(_baseline(), _candidate(), movement=lambda base, new: None)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(dialog.is_complete, timeout=5000)
+    compared = [row for row in dialog.rows() if row.metric]
+    assert [row.verdict for row in compared] == [NO_VERDICT] * 3
+    assert dialog.model.item(1, CompareColumn.VERDICT).text() == NO_VERDICT
+    assert dialog.model.item(1, CompareColumn.RATIO).text() == f"{compared[1].ratio:.3f}×"
+    summary = dialog.summary_label.text()
+    assert "0 faster, 0 slower, 0 within noise" in summary and "3 no verdict" in summary
+    assert "one run a side: no verdict where the store holds fewer than 3 runs of the job" in summary
+
+
 def test_compare_dialog_gives_a_reduced_run_no_verdict_and_names_an_overridden_one(qtbot: Any) -> None:
     """Before: Compare of a reduced run against a full one said "40 faster", no caveat."""
     reduced = _candidate()
@@ -299,7 +320,7 @@ def test_compare_dialog_gives_a_reduced_run_no_verdict_and_names_an_overridden_o
     qtbot.addWidget(dialog)
     assert dialog.is_complete()  # nothing to bootstrap: no verdict is computed
     compared = [row for row in dialog.rows() if row.verdict not in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE)]
-    assert compared and {row.verdict for row in compared} == {NOT_COMPARABLE}
+    assert compared and {row.verdict for row in compared} == {NO_VERDICT}
     assert all("the new side's run is reduced (a smoke test, not for comparison)" in row.note for row in compared)
     assert "0 faster, 0 slower, 0 within noise" in dialog.summary_label.text()
     assert "no verdict for any metric: the new side's run is reduced" in dialog.summary_label.text()
@@ -391,11 +412,15 @@ def test_compare_verdicts_are_the_reports(qtbot: Any) -> None:
             records.job(RUN_B, 2, 4096, {"encrypt": _samples(30e-6, n=5)}),  # 3x, from 5 samples a side
         ],
     )
-    compare = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b)}
-    report = {(p.job.message_size, p.metric): p.verdict for p in match_baseline(b, a).pairs}
+    compare = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b, STILL)}
+    report = {(p.job.message_size, p.metric): p.verdict for p in match_baseline(b, a, STILL).pairs}
     assert compare == report
     assert compare[(1024, "encrypt")] == WITHIN_NOISE and compare[(2048, "encrypt")] == SLOWER
-    assert compare[(4096, "encrypt")] == NOT_COMPARABLE  # too few samples: no verdict in either face
+    assert compare[(4096, "encrypt")] == NO_VERDICT  # too few samples: no verdict in either face
+    # One run a side and nothing measured of how runs move: no verdict in either face.
+    alone = {(r.message_size, r.metric): r.verdict for r in compare_runs(a, b)}
+    assert alone == {(p.job.message_size, p.metric): p.verdict for p in match_baseline(b, a).pairs}
+    assert set(alone.values()) == {NO_VERDICT}
 
 
 def test_compare_dialog_is_as_wide_as_its_table(qtbot: Any) -> None:
