@@ -128,7 +128,13 @@ def _ratio_problem(word: str, match: re.Match[str]) -> str | None:
 
 
 def _apart_problem(clause: str) -> str | None:
-    pair = _PAIR_EVIDENCE.search(clause)
+    """ "Cannot be told apart" held to the evidence after it (else the last before it)."""
+    said = _APART.search(clause)
+    start = said.start() if said is not None else 0
+    pairs = list(_PAIR_EVIDENCE.finditer(clause))
+    after = [m for m in pairs if m.start() > start]
+    before = [m for m in pairs if m.start() <= start]
+    pair = after[0] if after else before[-1] if before else None
     if pair is not None:
         n1, n2 = _number(pair.group(1)), _number(pair.group(2))
         if min(n1, n2) < MIN_SAMPLES:
@@ -136,7 +142,8 @@ def _apart_problem(clause: str) -> str | None:
         first, second = _interval(pair.group(3)), _interval(pair.group(4))
         if first is not None and second is not None and not (first[0] <= second[1] and second[0] <= first[1]):
             return "'cannot be told apart' of intervals that do not overlap"
-    figures = [_seconds(f"{m.group(1)} {m.group(2)}") for m in _TIME.finditer(_outside_parentheses(clause))]
+    figures = [_seconds(f"{m.group(1)} {m.group(2)}") for m in _TIME.finditer(_outside_parentheses(clause[:start]))]
+    figures = figures[-2:]  # the two figures said just before the words
     if len(figures) < 2 and pair is not None:
         ends = [_interval(pair.group(3)), _interval(pair.group(4))]
         figures = [math.sqrt(e[0] * e[1]) for e in ends if e is not None and e[0] > 0]

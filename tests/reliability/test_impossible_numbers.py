@@ -641,6 +641,39 @@ def test_warm_up_replies_in_the_window_are_the_achieved_rate_of_a_step_whose_own
     assert sum(step.refused.values()) == 10
 
 
+def test_a_reply_timed_before_it_was_due_is_a_clock_fault_never_a_1_ns_latency() -> None:
+    """Two load latencies of exactly 1 ns came from a clamp: a reply whose kernel stamp fell
+    before its intended start. That is a clock fault: counted and flagged, never a sample."""
+    from hdrh.histogram import HdrHistogram
+
+    from app.core.load.generator import LoadGenerator, _StepRecord
+    from app.core.load.verdict import clock_fault_text
+    from app.core.records.job_conditions import LoadStep
+    from app.core.records.load_histogram import HISTOGRAM_RANGE
+    from app.core.session.protocol import Verdict
+    from app.gui.results.load_cells import step_line
+    from app.report.load_words import step_mark
+
+    step = _StepRecord(HdrHistogram(*HISTOGRAM_RANGE), window_start=0, window_end=10_000, first_measured=0)
+    step.measured, step.outstanding = 4, {0: 5_000, 1: 5_000, 2: 5_000, 3: 5_000}
+    for ident, now in ((0, 4_999), (1, 5_000), (2, 5_250), (3, 5_500)):  # early, on the dot, then 250 and 500 ns
+        LoadGenerator._replied(None, step, ident, 0, Verdict.OK, now)  # type: ignore[arg-type]
+    assert step.clock_faults == 2 and step.histogram.get_total_count() == 2
+    assert step.histogram.get_min_value() >= 250 and [round(x * 1e9) for x in step.latencies] == [250, 500]
+    assert step.completed_in_window == 4  # the server did answer them: its throughput
+    faulty = LoadStep(offered_per_s=100, achieved_per_s=100, errors=0, latency_s={"p50": 3e-7}, clock_faults=2)
+    said = clock_fault_text(faulty)
+    assert said == "clock fault: 2 replies timed at or before their intended start, not recorded as latencies"
+    from app.core.load.verdict import StepCall
+    from app.core.records.job_conditions import StepLimit
+
+    assert step_mark(faulty, StepCall(StepLimit.KEPT_UP)) == said  # flagged even where the server kept up
+    assert step_line(faulty, StepCall(StepLimit.KEPT_UP)).endswith(f" · {said}")
+    assert (
+        LoadStep.from_dict(faulty.to_dict()).clock_faults == 2 and "clock_faults" not in LoadStep(1, 1, 0, {}).to_dict()
+    )
+
+
 def _errored_step_document(warmup_s: float, achieved: float) -> dict[str, Any]:
     """The outside round's step: 948 sent, 948 errors, none completed, in a 0.948 s window."""
     from app.core.records.job_conditions import Load, LoadStep

@@ -454,3 +454,24 @@ def test_a_tls13_row_shows_its_handshake_and_what_it_negotiated(qtbot: Any) -> N
     assert "chain: 1 certificate sent: 5\u202f652 B (ML-DSA-65)" in tip
     assert "first_byte 148 ms" in tip
     assert _text(widget, 0, Column.THROUGHPUT) == ""
+
+
+def test_a_job_too_short_for_the_sampler_says_not_measured_never_0(qtbot: Any) -> None:
+    """The window's Quick check showed "0.0 MiB" for a job the sampler never read (its one
+    reading was a process already gone); not measured is said so, and painted."""
+    short = replace(
+        _operations_job(),
+        cpu=CpuUsage({"worker": ProcessUsage(samples=0)}, 0.1),
+        memory=MemoryUsage.from_dict({"rss_peak_bytes": {"worker": 0}, "traced_peak_bytes": {"encrypt": 2048}}),
+    )
+    assert short.memory.rss_peak_bytes == {"worker": None}  # a 0 read back is not a figure
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results([short])
+    widget.resize(1600, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    assert _text(widget, 0, Column.MEMORY) == "RSS not measured; 2 KiB traced"
+    assert "worker: not measured (not sampled)" in _text(widget, 0, Column.MEMORY, Qt.ItemDataRole.ToolTipRole)
+    assert _text(widget, 0, Column.CPU) == "not measured"
+    assert widget.grab().width() > 0  # painted with the words, not a 0
