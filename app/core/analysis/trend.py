@@ -28,6 +28,7 @@ __all__ = [
     "job_trend",
     "machine_label",
     "relevant_versions",
+    "run_moment",
     "trend_metrics",
     "trend_points",
 ]
@@ -122,7 +123,7 @@ def _changes(before: StoredJob, after: StoredJob, backend: str) -> tuple[str, ..
     return tuple(changes)
 
 
-def _moment(text: str) -> datetime:
+def run_moment(text: str) -> datetime:
     """A run's start for ordering: an ISO time (naive ones taken as UTC), else the epoch."""
     try:
         moment = datetime.fromisoformat(text)
@@ -138,7 +139,7 @@ def job_history(store: Store, key: MatchKey) -> list[StoredJob]:
     scheme, backend, _params, mode, size = key[:5]
     rows = store.jobs_like(scheme, backend, mode, size)
     matched = [row for row in rows if match_key(row.job) == key]
-    return sorted(matched, key=lambda row: (_moment(row.run_started), row.run_id, row.job.index))
+    return sorted(matched, key=lambda row: (run_moment(row.run_started), row.run_id, row.job.index))
 
 
 def _usable(job: JobResult, metric: str) -> bool:
