@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from app.core.analysis.run_wide import RunWide, job_only, run_wide, stated_before_the_run
+from app.core.load.verdict import shown_notes
 from app.core.machine.preflight import LABELS
 from app.core.results.model import RunResult
 from app.core.statistics.stability_warnings import TITLES, StabilityWarning, WarningCode
@@ -225,7 +226,7 @@ def warnings_section(run: RunResult, labels: Labels) -> Section:
     # the same note seven times.
     notes: dict[str, list[str]] = {}
     for job in run.jobs:
-        for note in job.notes:
+        for note in shown_notes(job):  # never a note the load verdict contradicts
             if job.label not in notes.setdefault(note, []):
                 notes[note].append(job.label)
     if notes:

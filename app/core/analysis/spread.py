@@ -10,8 +10,9 @@ versions to measure that movement.
 For each job of the baseline and each metric: the stored runs whose environment does not
 differ from the baseline's (`compare.environment_differences`: machine, CPU, OS, Python,
 CryptoBench and every library), with no mark (not reduced, no override), that measured
-the metric with at least `MIN_SAMPLES` samples; the baseline run itself counts, the new
-side's runs never do. From at least `MIN_MOVEMENT_RUNS` of them: the largest median over
+the metric with at least `MIN_SAMPLES` samples, started no later than the baseline (a later
+run may be other code under the same version strings); the baseline run itself counts,
+the new side's runs never do. From at least `MIN_MOVEMENT_RUNS` of them: the largest median over
 the smallest (`max_ratio`, what the note quotes), and `bound`, how far a new run of
 identical code may lie from one of them 99 times in 100: exp(t · s · √2), s the standard
 deviation of the medians' logarithms and t Student's 99.5th percentile for runs − 1
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 
 from app.core.analysis.compare import MatchKey, environment_differences, match_key
 from app.core.analysis.evidence import MIN_MOVEMENT_RUNS, MIN_SAMPLES, RunMovement
-from app.core.analysis.trend import job_history
+from app.core.analysis.trend import job_history, run_moment
 from app.core.results.model import JobResult, RunResult
 from app.core.store.store import Store
 from app.core.vocab import JobStatus
@@ -89,6 +90,7 @@ def store_movement(store: Store, base_runs: Sequence[RunResult], new_runs: Seque
     where = (machine, base.environment_view.cpu_model)
     if any((run.environment_view.hostname, run.environment_view.cpu_model) != where for run in new_runs):
         return StoreMovement(machine)
+    until = run_moment(base.started)  # runs after the baseline may be other code under the same versions
     moved: dict[tuple[MatchKey, str], RunMovement] = {}
     for job in base.jobs:
         if job.status != JobStatus.OK:
@@ -99,6 +101,7 @@ def store_movement(store: Store, base_runs: Sequence[RunResult], new_runs: Seque
             for row in job_history(store, key)
             if row.run_id not in new_ids
             and not row.run_marks
+            and run_moment(row.run_started) <= until
             and not environment_differences(base.environment, row.environment)
         ]
         if not any(run_id == base.id for run_id, _ in rows) and not base.profile_view.marks:

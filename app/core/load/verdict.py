@@ -30,6 +30,7 @@ window) says `verdict_text`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -278,6 +279,32 @@ def should_stop(steps: Sequence[LoadStep], workers: int = 1) -> bool:
 
 
 # --- in words: the one sentence every face says ---------------------------------------------
+
+#: Notes results written before the verdict said it carried: a knee where the verdict may
+#: find none, and a sweep's planned steps said as offered (app.core.load.job writes neither now).
+_KNEE_NOTE = "no step showed server overload: the knee is at least the highest rate achieved"
+_OFFERED_STEPS = re.compile(r"offered (\d+) steps from (\S+) to (\S+)/s, stopping past the knee")
+
+
+def shown_notes(job: JobResult) -> list[str]:
+    """A job's notes as every face shows them: a load job's never contradict its verdict
+    (results written before it was said here: the knee note dropped, the sweep's steps said
+    as planned, with how many ran)."""
+    if job.load is None:
+        return list(job.notes)
+    shown = []
+    for note in job.notes:
+        if note == _KNEE_NOTE:
+            continue  # what the steps add up to is the verdict's to say
+        offered = _OFFERED_STEPS.search(note)
+        if offered is not None:
+            planned, low, high = offered.groups()
+            ran = f"{len(job.load.steps)} of them ran" if len(job.load.steps) < int(planned) else f"all {planned} ran"
+            note = (
+                f"{note[: offered.start()]}planned {planned} steps from {low} to {high}/s; {ran}{note[offered.end() :]}"
+            )
+        shown.append(note)
+    return shown
 
 
 def rate_text(rate: float | None) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.escaping import escape_control
+from app.core.load.verdict import shown_notes
 from app.core.records.placement_words import anomalies as placement_anomalies
 from app.core.records.placement_words import describe as describe_placement
 from app.core.records.placement_words import measured_under as placement_measured_under
@@ -322,7 +323,7 @@ def _scheme_tip(job: JobResult) -> str:
             lines.append(", ".join(level))
         if sec.insecure:
             lines.append("Insecure parameter size: for comparison only")
-    lines += job.notes
+    lines += shown_notes(job)  # never a note the load verdict contradicts
     if job.error:
         lines.append(f"Error: {escape_control(job.error)}")
     return "\n".join(lines)

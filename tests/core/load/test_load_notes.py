@@ -78,3 +78,23 @@ def test_no_note_speaks_of_a_knee_where_the_generator_limited_every_step() -> No
     notes = _notes(late)
     assert not [n for n in notes if "knee is at least" in n]
     assert any(n.startswith("the generator, not the server, was the limit at ") for n in notes)
+
+
+def test_notes_written_before_the_verdict_said_it_never_contradict_it() -> None:
+    """A stored run's notes said "offered 10 steps ..., stopping past the knee" where 2 ran,
+    and "the knee is at least ..." beside the report's "No knee was measured"."""
+    from app.core.load.verdict import shown_notes
+    from tests.helpers.loads import load, load_job
+
+    job = load_job(0, "X25519 [cryptography]", load([step(100, 100, 1e-3, 2e-3), step(300, 150, 80e-3, 150e-3)]))
+    job.notes = [
+        "sweep: one request at a time, the server took 1000.0 µs a request (1200.0 µs round trip): at most ~1,000 "
+        "requests/s estimated; offered 10 steps from 100 to 1600/s, stopping past the knee",
+        "no step showed server overload: the knee is at least the highest rate achieved",
+        "something else",
+    ]
+    assert shown_notes(job) == [
+        "sweep: one request at a time, the server took 1000.0 µs a request (1200.0 µs round trip): at most ~1,000 "
+        "requests/s estimated; planned 10 steps from 100 to 1600/s; 2 of them ran",
+        "something else",
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -442,3 +443,36 @@ def test_a_long_store_path_is_shortened_and_does_not_widen_the_panel(qtbot: Any,
     qtbot.waitExposed(panel)
     assert "…" in panel.path_label.text() and panel.path_label.text().endswith("sqlite3")
     assert panel.path_label.full_text() == str(deep) and panel.path_label.toolTip().endswith(str(deep))
+
+
+def test_the_panel_s_compare_judges_one_run_a_side_against_its_store_s_runs(qtbot: Any, tmp_path: Path) -> None:
+    """With five runs of the same jobs on one machine in the store, History > Compare judges
+    two of them against how much those runs moved: within it "within noise", beyond it a
+    verdict; with too few stored runs, "no verdict" (the same rule as `compare`)."""
+    from app.core.store.store import Store
+    from tests.helpers.comparisons import base_run, scaled
+
+    path = tmp_path / "store.sqlite3"
+    ids = []
+    with Store(path) as store:
+        for k, factor in enumerate([1.0, 1.04, 0.97, 1.02, 0.99, 3.0]):
+            run = scaled(base_run(), factor, run_id=f"20260101-10000{k}-aaaaa{k}")
+            store.add_run(replace(run, started=f"2026-01-01T10:0{k}:00+00:00"))
+            ids.append(run.id)
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    panel.select_runs([ids[3], ids[4]])
+    dialog = panel.compare_selected()
+    assert dialog is not None
+    qtbot.waitUntil(dialog.is_complete, timeout=5000)
+    verdicts = {row.verdict for row in dialog.rows() if row.metric}
+    assert verdicts == {WITHIN_NOISE} and all("stored runs here allow" in r.note for r in dialog.rows() if r.metric)
+    panel.select_runs([ids[4], ids[5]])
+    dialog = panel.compare_selected()
+    assert dialog is not None
+    qtbot.waitUntil(dialog.is_complete, timeout=5000)
+    assert {row.verdict for row in dialog.rows() if row.metric} == {SLOWER}
+    lone = HistoryPanel(tmp_path / "empty.sqlite3")
+    qtbot.addWidget(lone)
+    assert lone.movement(base_run(), scaled(base_run(), 3.0)) is not None  # a store, but no runs in it
+    assert lone.movement(base_run(), scaled(base_run(), 3.0)).moved == {}  # type: ignore[union-attr]
