@@ -36,7 +36,12 @@ from app.core.results.model import load_results_file
 from app.report.content import build_report
 from app.report.markdown import render_markdown
 from app.report.pdf.writer import ensure_gui_application, write_pdf
-from tests.helpers.report_verdicts import _PAIR_EVIDENCE, _RATIO_EVIDENCE, report_verdict_problems, verdict_problems
+from tests.helpers.report_verdicts import (
+    evidence_said,
+    pdf_verdict_problems,
+    report_verdict_problems,
+    verdict_problems,
+)
 from tests.helpers.report_words import markdown_sections, problems
 
 
@@ -65,15 +70,17 @@ def check(name: str, keep: Path, out: Path) -> dict[str, object]:
     found = []
     for section in markdown_sections(markdown):
         found += [f"Markdown: {p}" for p in problems(section) + verdict_problems(section)]
-    for number, page in enumerate(_pages(pdf), start=1):
-        found += [f"PDF page {number}: {p}" for p in problems(page) + verdict_problems(page)]
+    pages = _pages(pdf)
+    for number, page in enumerate(pages, start=1):
+        found += [f"PDF page {number}: {p}" for p in problems(page)]
+    found += [f"PDF: {p}" for p in pdf_verdict_problems(pages)]
     found += [f"model: {p}" for p in report_verdict_problems(report, run)]
     prose = "\n".join(line for line in markdown.splitlines() if not line.startswith(("|", "#")))
     return {
         "preset": name,
         "jobs": len(run.jobs),
         "samples": sorted({m.stats.n for job in run.jobs for m in job.metrics.values()}),
-        "verdicts": len(_PAIR_EVIDENCE.findall(prose)) + len(_RATIO_EVIDENCE.findall(prose)),
+        "verdicts": evidence_said(prose),
         "no verdict": len(re.findall(r"no verdict", prose)),
         "told apart": len(re.findall(r"cannot be told apart", prose)),
         "problems": found,

@@ -92,8 +92,10 @@ def _commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list
     monkeypatch.chdir(tmp_path)
     run = build_run(RUN_ID, "2026-11-23T19:22:33+00:00")
     store = _store(Path("."), run).name
-    base = comparisons.write(Path("base.json"), comparisons.base_run())
-    slower = comparisons.write(Path("slower.json"), comparisons.scaled(comparisons.base_run(), 1.3))
+    # Three runs a side: one a side has no verdict (docs/comparing.md), and the table's
+    # verdict column is what must stay whole.
+    base = comparisons.write_side(Path("."), comparisons.base_run(), "base")
+    slower = comparisons.write_side(Path("."), comparisons.scaled(comparisons.base_run(), 1.3), "slower")
     _fixed_facts(monkeypatch)
     return {
         "show": ["show", RUN_ID, "--store", str(store)],

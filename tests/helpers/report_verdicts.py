@@ -214,6 +214,22 @@ def verdict_problems(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def evidence_said(text: str) -> int:
+    """How many verdicts `text` says with their evidence (two figures of a run, or one in two runs)."""
+    return len(_PAIR_EVIDENCE.findall(text)) + len(_RATIO_EVIDENCE.findall(text))
+
+
+#: A PDF page's foot ("CryptoBench 0.2.0 · run 20261128-… Page 2 of 24"), which pdftotext
+#: sets in the middle of a sentence that runs on to the next page.
+_PAGE_FOOT = re.compile(r"CryptoBench \S+ · run \S+ Page \d+ of \d+")
+
+
+def pdf_verdict_problems(pages: Sequence[str]) -> list[str]:
+    """`verdict_problems` over a PDF's pages (pdftotext's, one string each) read as one text,
+    their feet taken out: a sentence and its evidence may lie on two pages."""
+    return verdict_problems(" ".join(_PAGE_FOOT.sub(" ", " ".join(page.split())) for page in pages))
+
+
 # --- the report's model --------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from app.report.markdown import render_markdown
 from app.report.model import BarChart, Chart, LineChart, Paragraph, Report, Section, Series, Table
 from tests.helpers import records
 from tests.helpers.loads import load, load_job, load_run, step
-from tests.helpers.report_verdicts import chart_problems, table_problems, verdict_problems
+from tests.helpers.report_verdicts import chart_problems, pdf_verdict_problems, table_problems, verdict_problems
 
 #: Said rightly: each verdict with evidence that holds it.
 RIGHT = [
@@ -106,7 +106,7 @@ def test_the_checker_fails_on_a_wrong_report_in_both_faces(qapp: object, tmp_pat
         pytest.skip("pdftotext (poppler-utils) is not installed")
     write_pdf(report, tmp_path / "wrong.pdf")
     pages = subprocess.run([tool, str(tmp_path / "wrong.pdf"), "-"], capture_output=True, text=True, check=True)
-    found = [p for page in pages.stdout.split("\f") for p in verdict_problems(" ".join(page.split()))]
+    found = pdf_verdict_problems(pages.stdout.split("\f"))
     assert {kind for kind, (_, said) in WRONG.items() if any(said in p for p in found)} == set(WRONG)
 
 

@@ -24,7 +24,7 @@ from tests.helpers import records
 from tests.helpers.loads import KNEE_STEPS, cluster_load, load, load_job, load_run
 from tests.helpers.records import spread_samples
 from tests.helpers.report_runs import ENVIRONMENT, PROFILE, metric
-from tests.helpers.report_verdicts import report_verdict_problems, verdict_problems
+from tests.helpers.report_verdicts import pdf_verdict_problems, report_verdict_problems, verdict_problems
 from tests.helpers.report_words import degenerate_ranges, doubled_links, markdown_sections, problems
 
 LAN = Link("lan", 0.1, 0.0, 1e6, 1e6, 0.0, "packet")
@@ -143,10 +143,11 @@ def test_pdf_pages_say_each_thing_once(
     for kind, (run, baseline) in _runs(hand_run, hand_baseline).items():
         path = tmp_path / f"{kind}.pdf"
         write_pdf(build_report(run, baseline), path)
-        for number, page in enumerate(_pdf_pages(path), start=1):
+        pages = _pdf_pages(path)
+        for number, page in enumerate(pages, start=1):
             # pdftotext breaks lines where the PDF does; a sentence is checked whole.
-            text = " ".join(page.split())
-            found += [f"{kind}, page {number}: {p}" for p in problems(text) + verdict_problems(text)]
+            found += [f"{kind}, page {number}: {p}" for p in problems(" ".join(page.split()))]
+        found += [f"{kind} (PDF): {p}" for p in pdf_verdict_problems(pages)]
     assert found == []
 
 
@@ -233,9 +234,10 @@ def word_problems(name: str, report: object, pdf: Path, run: RunResult | None = 
     for section in markdown_sections(render_markdown(report)):  # type: ignore[arg-type]
         said = problems(section) + verdict_problems(section)
         found += [f"{name} (Markdown): {section.splitlines()[0]}: {p}" for p in said]
-    for number, page in enumerate(_pdf_pages(pdf), start=1):
-        text = " ".join(page.split())
-        found += [f"{name} (PDF page {number}): {p}" for p in problems(text) + verdict_problems(text)]
+    pages = _pdf_pages(pdf)
+    for number, page in enumerate(pages, start=1):
+        found += [f"{name} (PDF page {number}): {p}" for p in problems(" ".join(page.split()))]
+    found += [f"{name} (PDF): {p}" for p in pdf_verdict_problems(pages)]
     found += [f"{name} (model): {p}" for p in report_verdict_problems(report, run)]  # type: ignore[arg-type]
     return found
 
