@@ -149,7 +149,16 @@ def _stability(env: dict[str, Any]) -> tuple[str, str] | None:
     )
     if unknown:
         row += f" (not readable here: {', '.join(unknown)})"
-    note = " ".join(f"{label(f.get('code'))}: {f.get('found')}; {f.get('why')}. Fix: {f.get('fix')}." for f in findings)
+    # Each fix said once: a virtual machine and its steal time share one ("ask the host for
+    # dedicated vCPUs"), said twice in one paragraph before.
+    fixes: list[object] = []
+    parts = []
+    for f in findings:
+        fix = f.get("fix")
+        said = f"Fix: {fix}." if fix not in fixes else "The same fix."
+        fixes.append(fix)
+        parts.append(f"{label(f.get('code'))}: {f.get('found')}; {f.get('why')}. {said}")
+    note = " ".join(parts)
     return row, ("Before the run, the stability pre-flight found: " + note) if note else ""
 
 

@@ -39,3 +39,18 @@ def test_stability_row_and_note(hand_run: RunResult) -> None:
     rows, notes = environment(run)
     assert rows["Stability"] == "no problem found"
     assert not any("pre-flight" in n for n in notes)
+
+
+def test_a_fix_two_findings_share_is_said_once(hand_run: RunResult) -> None:
+    """A virtual machine and its steal time share one fix: said once, the second "The same fix."."""
+    run = copy.deepcopy(hand_run)
+    fix = "ask the host for dedicated vCPUs (pinned, not overcommitted), or measure on bare metal"
+    run.environment["stability"] = {
+        "facts": [
+            {"code": "virtualization", "status": "finding", "found": "virtual machine", "why": "shared", "fix": fix},
+            {"code": "steal", "status": "finding", "found": "1.7 % stolen", "why": "other guests", "fix": fix},
+        ]
+    }
+    _, notes = environment(run)
+    (note,) = [n for n in notes if "pre-flight" in n]
+    assert note.count(fix) == 1 and note.endswith("other guests. The same fix.")
