@@ -14,8 +14,9 @@ and PDF, the window) asks them here rather than deciding alone:
 - **One figure in two runs** (`decide`): faster, slower, within noise, or no verdict?
   Only with `MIN_SAMPLES` a side and no reduced run; and a run's interval covers the
   spread of its samples, not how much a whole run moves (process layout, caches, the
-  host): two back-to-back runs of identical code on the development VM differed by up to
-  2.7× on some metrics, intervals well clear of 1. So with one run on a side there is no
+  host): two back-to-back full runs of `quick` with identical code on the development VM
+  had intervals clear of 1 on 31 of 71 metrics, medians up to 6.9× apart (docs/comparing.md,
+  "One run a side"). So with one run on a side there is no
   verdict ("no verdict: one run a side") unless the store holds enough runs of the same
   job on the same machine to measure that movement (`RunMovement`,
   app/core/analysis/spread.py); the interval must then clear what those runs allow. With
@@ -37,7 +38,7 @@ draw the same run twice and hide the movement again; with three, one in nine.
 
 Every verdict a report or the terminal writes in words carries its evidence in the same
 words (`evidence_text`: the samples a side and both intervals), so that a reader, and the
-report checker (tests/helpers/report_words.py), can hold the words to the numbers.
+report checker (tests/helpers/report_verdicts.py), can hold the words to the numbers.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ identical code may lie from one of them 99 times in 100: exp(t · s · √2), s 
 deviation of the medians' logarithms and t Student's 99.5th percentile for runs − 1
 degrees of freedom (few runs, a wide bound). Simulated with normal run effects, a new run
 passes the bound in 0.4 to 0.7 % of metrics for 3 to 10 stored runs; the plain largest
-over smallest, in 14 to 29 % (so it is what the note quotes, not what the verdict uses).
+over smallest in 29 % with 3 stored runs, 6 % with 8 (so it is what the note quotes, not
+what the verdict uses).
 """
 
 from __future__ import annotations

@@ -486,14 +486,15 @@ class CompareDialog(QDialog):
         counts: dict[str, int] = {}
         for row in self._rows:
             counts[row.verdict] = counts.get(row.verdict, 0) + 1
-        compared = sum(counts.get(v, 0) for v in (FASTER, SLOWER, WITHIN_NOISE, "higher", "lower"))
+        compared = sum(counts.get(v, 0) for v in (FASTER, SLOWER, WITHIN_NOISE, "higher", "lower", NO_VERDICT))
         parts = [
             (
                 f"{plural(compared, 'metric')} compared: {counts.get(FASTER, 0)} faster, "
-                f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise"
+                f"{counts.get(SLOWER, 0)} slower, {counts.get(WITHIN_NOISE, 0)} within noise, "
+                f"{counts.get(NO_VERDICT, 0)} no verdict"
             )
         ]
-        for verdict in (NO_VERDICT, ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
+        for verdict in (ONLY_IN_BASELINE, ONLY_IN_CANDIDATE, NOT_COMPARABLE):
             if counts.get(verdict):
                 parts.append(f"{counts[verdict]} {verdict}")
         if self._tasks:

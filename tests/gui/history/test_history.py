@@ -309,7 +309,7 @@ def test_compare_dialog_without_measured_movement_gives_ratios_and_no_verdict(qt
     assert dialog.model.item(1, CompareColumn.VERDICT).text() == NO_VERDICT
     assert dialog.model.item(1, CompareColumn.RATIO).text() == f"{compared[1].ratio:.3f}×"
     summary = dialog.summary_label.text()
-    assert "0 faster, 0 slower, 0 within noise" in summary and "3 no verdict" in summary
+    assert "3 metrics compared: 0 faster, 0 slower, 0 within noise, 3 no verdict" in summary
     assert "one run a side: no verdict where the store holds fewer than 3 runs of the job" in summary
 
 
