@@ -255,7 +255,7 @@ def _reduced_pair(tmp_path: Path) -> list[str]:
     ]
 
 
-REDUCED_NOTE = "the baseline's run is reduced (a smoke test, not for comparison); no verdict"
+REDUCED_NOTE = "the baseline's run is reduced (a smoke test, not for comparison)"
 
 
 @pytest.mark.parametrize("width", [80, 120])
@@ -276,7 +276,7 @@ def test_compare_of_two_reduced_runs_says_the_note_once_and_keeps_every_row_s_jo
     assert len(metric_rows) == 4
     # Both medians are kept, and each row's verdict points at the note.
     assert [row[1:5] for row in metric_rows][0] == ["10", "µs", "13", "µs"]
-    assert all(" ".join(row).endswith("not comparable [1]") for row in metric_rows)
+    assert all(" ".join(row).endswith("no verdict [1]") for row in metric_rows)
     assert "left out" not in flat
     assert len(lines) < 25
 
@@ -288,7 +288,7 @@ def test_compare_in_a_pipe_keeps_each_line_whole_with_its_reason(
     lines = capsys.readouterr().out.splitlines()
     header = "job | size | mode | metric | base median | new median | ratio new/base | 95 % interval | verdict"
     rows = lines[lines.index(header) + 1 : lines.index(header) + 5]
-    assert rows[0] == f"AES-128-GCM | 1 KiB | ops | encrypt | 10 µs | 13 µs | - | - | not comparable: {REDUCED_NOTE}"
+    assert rows[0] == f"AES-128-GCM | 1 KiB | ops | encrypt | 10 µs | 13 µs | - | - | no verdict: {REDUCED_NOTE}"
     assert all(row.count(" | ") == 8 for row in rows)
 
 
