@@ -259,7 +259,9 @@ def test_the_architecture_page_draws_the_floors_of_the_contract() -> None:
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     table = text[text.index("<!-- floors -->") : text.index("<!-- /floors -->")]
     rows = [re.match(r"\| (\d) \| `([^`]+)` \|", line) for line in table.splitlines()]
-    drawn = [[name.strip() for name in row.group(2).replace("\\|", "|").replace(":", "|").split("|")] for row in rows if row]
+    drawn = [
+        [name.strip() for name in row.group(2).replace("\\|", "|").replace(":", "|").split("|")] for row in rows if row
+    ]
     assert drawn == _floors()
 
 
