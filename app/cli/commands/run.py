@@ -195,6 +195,7 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     from app.core.escaping import escape_control
     from app.core.run.runner import Runner
     from app.core.store.store import StoreError
+    from app.core.store.unstored import import_command
     from app.core.vocab import LogLevel
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
@@ -317,7 +318,11 @@ def _execute_run(args: argparse.Namespace, profile: Any, remote: Any, free_reser
     if store is None and not unreachable:
         where = " (not stored)"
     elif runner.store_error:
-        kept_file = f"; kept in {runner.kept_file}, `cryptobench import` it later" if runner.kept_file else ""
+        kept_file = (
+            f"; kept in {runner.kept_file}: `{import_command(runner.kept_file, args.store)}`"
+            if runner.kept_file
+            else ""
+        )
         where = f" (NOT all stored: {escape(runner.store_error)}{escape(kept_file)})"
     else:
         where = f" (stored as {run.id})"

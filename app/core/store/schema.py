@@ -7,6 +7,14 @@ Versions (the `schema_version` row of `meta`):
    trend picks its rows with plain SQL on either database (version 1 used SQLite's
    `json_extract`, which PostgreSQL does not have, on a column PostgreSQL could not
    cast to JSON when a row is damaged), with an index on them.
+3. Columns beside the JSON that the listing, the trend and the duplicate check read
+   (store/columns.py): `runs.started_at` and `finished_at`, UTC instants (TIMESTAMP WITH
+   TIME ZONE on PostgreSQL), so runs list in the order they started whatever offset their
+   times were written with; `runs.brief`, what a trend shows of a run's environment;
+   `runs.heartbeat`, the lease a run's writer renews (store/liveness.py); `jobs.identity`
+   (the job's `match_key`) and `jobs.figures` (each metric's n, median and interval), so
+   a trend reads no job's JSON. Indexes on the start, the status, the identity and each
+   run's job statuses (the listing's counts).
 
 `prepare` runs in the caller's transaction: on PostgreSQL, which has transactional DDL,
 under an advisory lock, so two machines opening a new shared store at once never both
@@ -22,20 +30,32 @@ from typing import Any
 
 from sqlalchemy import Connection, inspect, text
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-#: Every table and index, in both databases' common SQL (TEXT, INTEGER, BIGINT).
+#: The indexes schema 3 adds: the listing's order, the running runs, a job's trend, the
+#: listing's job counts (read from the index alone).
+_INDEXES_3 = (
+    "CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status)",
+    "CREATE INDEX IF NOT EXISTS jobs_by_identity ON jobs(identity)",
+    "CREATE INDEX IF NOT EXISTS jobs_status_by_run ON jobs(run_id, status)",
+)
+
+#: Every table and index, in both databases' common SQL (TEXT, INTEGER, BIGINT); `{instant}`
+#: is TIMESTAMP WITH TIME ZONE on PostgreSQL, UTC text on SQLite (`_instant_type`).
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS runs ("
     " id TEXT PRIMARY KEY, name TEXT NOT NULL, started TEXT NOT NULL, finished TEXT,"
-    " status TEXT NOT NULL, pid INTEGER, host TEXT, environment TEXT NOT NULL, profile TEXT NOT NULL)",
+    " status TEXT NOT NULL, pid INTEGER, host TEXT, environment TEXT NOT NULL, profile TEXT NOT NULL,"
+    " started_at {instant}, finished_at {instant}, heartbeat {instant}, brief TEXT)",
     "CREATE TABLE IF NOT EXISTS jobs ("
     " id TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " idx INTEGER NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL,"
-    " scheme TEXT, backend TEXT, mode TEXT, message_size BIGINT)",
+    " scheme TEXT, backend TEXT, mode TEXT, message_size BIGINT, identity TEXT, figures TEXT)",
     "CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx)",
     "CREATE INDEX IF NOT EXISTS jobs_by_key ON jobs(scheme, backend, mode, message_size)",
+    *_INDEXES_3,
 )
 
 #: The columns a job row keeps beside its JSON (schema 2), read off the job's own fields.
@@ -61,6 +81,10 @@ def job_keys(result: dict[str, Any]) -> dict[str, Any]:
             ok = isinstance(value, str)
         keys[key] = value if ok else None
     return keys
+
+
+def _instant_type(db: Connection) -> str:
+    return "TIMESTAMP WITH TIME ZONE" if db.dialect.name == "postgresql" else "TEXT"
 
 
 def stored_version(db: Connection) -> int | None:
@@ -93,7 +117,7 @@ def prepare(db: Connection, *, may_write: bool) -> tuple[int | None, int]:
         raise SchemaNeedsUpgrade(str(found))
     if found is None:
         for statement in _TABLES:
-            db.execute(text(statement))
+            db.execute(text(statement.format(instant=_instant_type(db))))
     else:
         for step in range(found, SCHEMA_VERSION):
             _MIGRATIONS[step](db)
@@ -129,10 +153,72 @@ def _from_1(db: Connection) -> None:
             ),
             updates,
         )
-    db.execute(text(_TABLES[-1]))
+    db.execute(text(SCHEMA_2[-1]))
 
 
-_MIGRATIONS = {1: _from_1}
+def _from_2(db: Connection) -> None:
+    """2 -> 3: the columns of store/columns.py, filled from each row's JSON (a damaged row
+    gets NULLs, stays as it is, and is still named by `Store.damaged_rows`), and their indexes."""
+    from app.core.store.columns import instant, run_brief
+    from app.core.store.rows import light_job
+
+    postgres = db.dialect.name == "postgresql"
+    for column in ("started_at", "finished_at", "heartbeat"):
+        db.execute(text(f"ALTER TABLE runs ADD COLUMN {column} {_instant_type(db)}"))
+    db.execute(text("ALTER TABLE runs ADD COLUMN brief TEXT"))
+    for column in ("identity", "figures"):
+        db.execute(text(f"ALTER TABLE jobs ADD COLUMN {column} TEXT"))
+    runs = []
+    for run_id, started, finished, environment, profile in db.execute(
+        text("SELECT id, started, finished, environment, profile FROM runs")
+    ).fetchall():
+        blocks = [_decoded(environment), _decoded(profile)]
+        runs.append(
+            {
+                "id": run_id,
+                "started_at": instant(started, postgres=postgres),
+                "finished_at": instant(finished, postgres=postgres),
+                "brief": run_brief(*blocks) if all(isinstance(b, dict) for b in blocks) else None,
+            }
+        )
+    if runs:
+        db.execute(
+            text("UPDATE runs SET started_at = :started_at, finished_at = :finished_at, brief = :brief WHERE id = :id"),
+            runs,
+        )
+    jobs = []
+    for job_id, result in db.execute(text("SELECT id, result FROM jobs")).fetchall():
+        columns = light_job(result)
+        if columns is not None:
+            jobs.append({"id": job_id, **columns})
+    if jobs:
+        db.execute(text("UPDATE jobs SET identity = :identity, figures = :figures WHERE id = :id"), jobs)
+    for statement in _INDEXES_3:
+        db.execute(text(statement))
+
+
+def _decoded(value: Any) -> Any:
+    try:
+        return json.loads(value) if isinstance(value, str | bytes) else None
+    except (ValueError, RecursionError):
+        return None
+
+
+_MIGRATIONS = {1: _from_1, 2: _from_2}
+
+#: Schema 2 exactly as the release before schema 3 created it (tests build old stores from it).
+SCHEMA_2 = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS runs ("
+    " id TEXT PRIMARY KEY, name TEXT NOT NULL, started TEXT NOT NULL, finished TEXT,"
+    " status TEXT NOT NULL, pid INTEGER, host TEXT, environment TEXT NOT NULL, profile TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS jobs ("
+    " id TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL,"
+    " scheme TEXT, backend TEXT, mode TEXT, message_size BIGINT)",
+    "CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx)",
+    "CREATE INDEX IF NOT EXISTS jobs_by_key ON jobs(scheme, backend, mode, message_size)",
+)
 
 #: Schema 1 exactly as 0.1.0 and 0.2.0 created it (tests build old stores from it).
 SCHEMA_1 = (
