@@ -105,31 +105,53 @@ def _machine_identity(environment: dict[str, Any]) -> tuple[str, str | None]:
 
 
 class _Environments:
-    """What a trend reads of each environment, worked out once per environment: the rows of
-    one run, and of runs on one machine with one set of libraries, share one dict
-    (`Store.jobs_matching`), and a trend over 10,000 runs must not parse it 10,000 times."""
+    """What a trend reads of each environment (its machine; the versions of each backend's
+    libraries, as pairs and as text), worked out once per environment: the rows of runs on
+    one machine with one set of libraries share one dict (`Store.jobs_matching`), and a trend
+    over 10,000 runs must not parse it 10,000 times."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[int, str], Any] = {}
+        # id(environment) -> (the dict itself, kept so that its id stays its own; the machine;
+        # backend -> (versions, their text)).
+        self._seen: dict[int, tuple[dict[str, Any], tuple[str, str | None], dict[str, Any]]] = {}
+        #: (id before, id after, backend) -> what changed between two environments seen here.
+        self.changes: dict[tuple[int, int, str], tuple[str, ...]] = {}
 
-    def _cached(self, environment: dict[str, Any], what: str, make: Any) -> Any:
-        key = (id(environment), what)
-        found = self._seen.get(key)
+    def _of(self, environment: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str | None], dict[str, Any]]:
+        found = self._seen.get(id(environment))
         if found is None:
-            found = self._seen[key] = (environment, make())  # the dict kept: its id stays its own
-        return found[1]
+            found = self._seen[id(environment)] = (environment, _machine_identity(environment), {})
+        return found
 
     def machine(self, environment: dict[str, Any]) -> tuple[str, str | None]:
-        return self._cached(environment, "machine", lambda: _machine_identity(environment))  # type: ignore[no-any-return]
+        return self._of(environment)[1]
 
-    def versions(self, environment: dict[str, Any], backend: str) -> list[tuple[str, str]]:
-        return self._cached(environment, "v:" + backend, lambda: relevant_versions(environment, backend))  # type: ignore[no-any-return]
+    def versions(self, environment: dict[str, Any], backend: str) -> tuple[list[tuple[str, str]], str]:
+        by_backend = self._of(environment)[2]
+        found = by_backend.get(backend)
+        if found is None:
+            versions = relevant_versions(environment, backend)
+            found = by_backend[backend] = (versions, _versions_text(versions))
+        return found
 
 
 def _changes(before: StoredJob, after: StoredJob, backend: str, seen: _Environments | None = None) -> tuple[str, ...]:
-    seen = seen or _Environments()
+    if before.environment is after.environment:  # one machine, the same libraries: nothing changed
+        return ()
+    if seen is None:
+        return _changes_between(before.environment, after.environment, backend, _Environments())
+    key = (id(before.environment), id(after.environment), backend)  # both kept alive by `seen`
+    found = seen.changes.get(key)
+    if found is None:
+        found = seen.changes[key] = _changes_between(before.environment, after.environment, backend, seen)
+    return found
+
+
+def _changes_between(
+    before: dict[str, Any], after: dict[str, Any], backend: str, seen: _Environments
+) -> tuple[str, ...]:
     changes: list[str] = []
-    old_machine, new_machine = seen.machine(before.environment), seen.machine(after.environment)
+    old_machine, new_machine = seen.machine(before), seen.machine(after)
     if old_machine != new_machine:
         if old_machine[0] != new_machine[0]:
             changes.append(f"machine: {old_machine[0]} → {new_machine[0]}")
@@ -137,8 +159,8 @@ def _changes(before: StoredJob, after: StoredJob, backend: str, seen: _Environme
             changes.append(
                 f"machine: {old_machine[0]} with CPU {old_machine[1] or 'unknown'} → {new_machine[1] or 'unknown'}"
             )
-    old_versions = dict(seen.versions(before.environment, backend))
-    for name, version in seen.versions(after.environment, backend):
+    old_versions = dict(seen.versions(before, backend)[0])
+    for name, version in seen.versions(after, backend)[0]:
         if old_versions.get(name) != version:
             changes.append(f"{name} {old_versions.get(name, 'unknown')} → {version}")
     return tuple(changes)
@@ -174,31 +196,26 @@ def trend_points(history: Sequence[StoredJob], metric: str) -> list[TrendPoint]:
     points: list[TrendPoint] = []
     previous: StoredJob | None = None
     seen = _Environments()
-    texts: dict[tuple[int, str], str] = {}
+    ok = JobStatus.OK
     for row in history:
-        if not _usable(row, metric):
+        figure = row.metrics.get(metric)
+        if figure is None or figure.n <= 0 or row.status != ok:  # `_usable`, inlined: one per stored run
             continue
-        figure = row.metrics[metric]
-        versions = texts.get((id(row.environment), row.backend))
-        if versions is None:
-            versions = texts[(id(row.environment), row.backend)] = _versions_text(
-                seen.versions(row.environment, row.backend)
-            )
         points.append(
             TrendPoint(
-                run_id=row.run_id,
-                job_id=row.job_id,
-                started=row.run_started,
-                machine=seen.machine(row.environment)[0],
-                versions=versions,
-                metric=metric,
-                median=figure.median,
-                ci95_low=figure.ci95_low,
-                ci95_high=figure.ci95_high,
-                unit=figure.unit,
-                n=figure.n,
-                changed_from_previous=_changes(previous, row, row.backend, seen) if previous is not None else (),
-                marks=row.run_marks,
+                row.run_id,
+                row.job_id,
+                row.run_started,
+                seen.machine(row.environment)[0],
+                seen.versions(row.environment, row.backend)[1],
+                metric,
+                figure.median,
+                figure.ci95_low,
+                figure.ci95_high,
+                figure.unit,
+                figure.n,
+                _changes(previous, row, row.backend, seen) if previous is not None else (),
+                row.run_marks,
             )
         )
         previous = row

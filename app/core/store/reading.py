@@ -16,7 +16,8 @@ import json
 import sqlite3
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import DBAPIError
@@ -26,7 +27,7 @@ from app.core.results.check import check_environment, check_profile
 from app.core.results.check_fields import check_values
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import RunResult
-from app.core.results.plausible import time_problem
+from app.core.results.plausible import parse_time, time_problem
 from app.core.store import backends as store_backends
 from app.core.store.columns import (
     Figure,
@@ -79,10 +80,10 @@ def _run_marks(name: Any, profile: Any) -> tuple[str, ...]:
     return RecordedProfile.from_dict(marks).marks
 
 
-@dataclass(frozen=True)
-class StoredJob:
+class StoredJob(NamedTuple):
     """One stored job's figures beside what its run says about where it ran (`Store.jobs_matching`):
-    what a trend reads, from the columns kept beside the job's JSON (store/columns.py)."""
+    what a trend reads, from the columns kept beside the job's JSON (store/columns.py). A
+    tuple: a trend makes one per stored run."""
 
     run_id: str
     run_started: str
@@ -90,7 +91,7 @@ class StoredJob:
     #: versions), in the environment's own shape; rows of one environment share one dict.
     environment: dict[str, Any]
     job_id: str
-    index: int
+    job_index: int
     status: str
     backend: str
     mode: str
@@ -268,16 +269,18 @@ class StoreReading:
         a run whose brief does not read back gives an empty environment (`damaged_rows`
         names both)."""
         query = (
-            "SELECT r.id, r.started, r.brief, r.name, j.id, j.idx, j.status, j.backend, j.mode, j.figures "
-            "FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.identity = :identity "
-            "ORDER BY CASE WHEN r.started_at IS NULL THEN 0 ELSE 1 END, r.started_at, r.id, j.idx"
+            "SELECT r.id, r.started, r.brief, r.name, j.id, j.idx, j.status, j.backend, j.mode, j.figures, "
+            "r.started_at FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.identity = :identity"
         )
         with self._reading():
-            rows = self._db.execute(text(query), {"identity": identity}).fetchall()
+            rows = list(self._db.execute(text(query), {"identity": identity}))
+        # Sorted here, not by the database: its sort carried every row's brief along (a fifth
+        # of SQLite's time). The instant's type is one per database (text or datetime).
+        rows.sort(key=_trend_order)
         found: list[StoredJob] = []
         runs: dict[tuple[Any, Any], tuple[dict[str, Any], tuple[str, ...]]] = {}
-        for run_id, started, brief, name, job_id, idx, status, backend, mode, figures in rows:
-            if not (isinstance(idx, int) and job_id == f"{run_id}/{idx}"):
+        for run_id, started, brief, name, job_id, idx, status, backend, mode, figures, _ in rows:
+            if type(idx) is not int or job_id != f"{run_id}/{idx}" or type(status) is not str:
                 continue
             try:
                 metrics = read_figures(figures)
@@ -288,14 +291,14 @@ class StoreReading:
                 known = runs[(brief, name)] = _read_brief(brief, name)
             found.append(
                 StoredJob(
-                    str(run_id),
-                    _run_time(started) or "",
+                    run_id,
+                    started if parse_time(started) is not None else "",  # `_run_time`, inlined
                     known[0],
                     job_id,
                     idx,
-                    str(status),
-                    str(backend),
-                    str(mode),
+                    status,
+                    backend if type(backend) is str else "",
+                    mode if type(mode) is str else "",
                     metrics,
                     known[1],
                 )
@@ -344,6 +347,18 @@ class StoreReading:
                 if identity != job_identity(job) or figures != job_figures(job):
                     found.append(f"{_row_name(job_id, idx)}: identity/figures: not what its result says")
         return found
+
+
+def _trend_order(row: Any) -> tuple[bool, Any, str, int]:
+    """Runs by start (runs without a readable one first), then id; jobs by index. A value of
+    the wrong type (SQLite keeps any in any column) sorts as text, or as index -1."""
+    at, run_id, idx = row[10], row[0], row[5]
+    return (
+        at is not None,
+        at if isinstance(at, datetime) else "" if at is None else str(at),
+        str(run_id),
+        idx if type(idx) is int else -1,
+    )
 
 
 def _read_brief(brief: Any, name: Any) -> tuple[dict[str, Any], tuple[str, ...]]:

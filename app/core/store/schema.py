@@ -41,20 +41,37 @@ _INDEXES_3 = (
     "CREATE INDEX IF NOT EXISTS jobs_status_by_run ON jobs(run_id, status)",
 )
 
-#: Every table and index, in both databases' common SQL (TEXT, INTEGER, BIGINT); `{instant}`
-#: is TIMESTAMP WITH TIME ZONE on PostgreSQL, UTC text on SQLite (`_instant_type`).
-_TABLES = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS runs ("
+#: The tables of schema 3, in both databases' common SQL (TEXT, INTEGER, BIGINT); `{instant}`
+#: is TIMESTAMP WITH TIME ZONE on PostgreSQL, UTC text on SQLite (`_instant_type`), `{name}`
+#: the table's name (an SQLite migration builds them under another first). The large JSON
+#: columns come last: SQLite reads a row's columns in order, through the overflow pages of
+#: any large one before, and the listing and a trend read only the small ones (a third of
+#: the time at 3,000 runs). PostgreSQL keeps large values out of the row (TOAST) anyway.
+_RUNS = (
+    "CREATE TABLE IF NOT EXISTS {name} ("
     " id TEXT PRIMARY KEY, name TEXT NOT NULL, started TEXT NOT NULL, finished TEXT,"
-    " status TEXT NOT NULL, pid INTEGER, host TEXT, environment TEXT NOT NULL, profile TEXT NOT NULL,"
-    " started_at {instant}, finished_at {instant}, heartbeat {instant}, brief TEXT)",
-    "CREATE TABLE IF NOT EXISTS jobs ("
+    " status TEXT NOT NULL, pid INTEGER, host TEXT,"
+    " started_at {instant}, finished_at {instant}, heartbeat {instant}, brief TEXT,"
+    " environment TEXT NOT NULL, profile TEXT NOT NULL)"
+)
+_JOBS = (
+    "CREATE TABLE IF NOT EXISTS {name} ("
     " id TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    " idx INTEGER NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL,"
-    " scheme TEXT, backend TEXT, mode TEXT, message_size BIGINT, identity TEXT, figures TEXT)",
+    " idx INTEGER NOT NULL, status TEXT NOT NULL,"
+    " scheme TEXT, backend TEXT, mode TEXT, message_size BIGINT, identity TEXT, figures TEXT,"
+    " result TEXT NOT NULL)"
+)
+_RUN_COLUMNS = "id, name, started, finished, status, pid, host, environment, profile"
+_JOB_COLUMNS = "id, run_id, idx, status, result, scheme, backend, mode, message_size"
+_INDEXES_2 = (
     "CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs(run_id, idx)",
     "CREATE INDEX IF NOT EXISTS jobs_by_key ON jobs(scheme, backend, mode, message_size)",
+)
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    _RUNS.replace("{name}", "runs"),
+    _JOBS.replace("{name}", "jobs"),
+    *_INDEXES_2,
     *_INDEXES_3,
 )
 
@@ -117,7 +134,7 @@ def prepare(db: Connection, *, may_write: bool) -> tuple[int | None, int]:
         raise SchemaNeedsUpgrade(str(found))
     if found is None:
         for statement in _TABLES:
-            db.execute(text(statement.format(instant=_instant_type(db))))
+            db.execute(text(statement.replace("{instant}", _instant_type(db))))
     else:
         for step in range(found, SCHEMA_VERSION):
             _MIGRATIONS[step](db)
@@ -153,7 +170,7 @@ def _from_1(db: Connection) -> None:
             ),
             updates,
         )
-    db.execute(text(SCHEMA_2[-1]))
+    db.execute(text(_INDEXES_2[-1]))
 
 
 def _from_2(db: Connection) -> None:
@@ -163,11 +180,14 @@ def _from_2(db: Connection) -> None:
     from app.core.store.rows import light_job
 
     postgres = db.dialect.name == "postgresql"
-    for column in ("started_at", "finished_at", "heartbeat"):
-        db.execute(text(f"ALTER TABLE runs ADD COLUMN {column} {_instant_type(db)}"))
-    db.execute(text("ALTER TABLE runs ADD COLUMN brief TEXT"))
-    for column in ("identity", "figures"):
-        db.execute(text(f"ALTER TABLE jobs ADD COLUMN {column} TEXT"))
+    if postgres:
+        for column in ("started_at", "finished_at", "heartbeat"):
+            db.execute(text(f"ALTER TABLE runs ADD COLUMN {column} {_instant_type(db)}"))
+        db.execute(text("ALTER TABLE runs ADD COLUMN brief TEXT"))
+        for column in ("identity", "figures"):
+            db.execute(text(f"ALTER TABLE jobs ADD COLUMN {column} TEXT"))
+    else:
+        _rebuild_sqlite_tables(db)
     runs = []
     for run_id, started, finished, environment, profile in db.execute(
         text("SELECT id, started, finished, environment, profile FROM runs")
@@ -195,6 +215,27 @@ def _from_2(db: Connection) -> None:
         db.execute(text("UPDATE jobs SET identity = :identity, figures = :figures WHERE id = :id"), jobs)
     for statement in _INDEXES_3:
         db.execute(text(statement))
+
+
+def _rebuild_sqlite_tables(db: Connection) -> None:
+    """SQLite: both tables made again with schema 3's columns in schema 3's order (the large
+    JSON last, `_RUNS`), rows copied, the old ones dropped. SQLite adds a column only at the
+    end, after the large ones. The caller turned foreign keys off (outside the transaction,
+    the only place SQLite allows it): dropping `runs` with them on deletes every job."""
+    if db.execute(text("PRAGMA foreign_keys")).scalar():
+        raise RuntimeError("the store's foreign keys must be off while its tables are rebuilt")
+    instant_type = _instant_type(db)
+    for table, ddl, columns in (("runs", _RUNS, _RUN_COLUMNS), ("jobs", _JOBS, _JOB_COLUMNS)):
+        db.execute(text(ddl.replace("{name}", f"{table}_v3").replace("{instant}", instant_type)))
+        db.execute(text(f"INSERT INTO {table}_v3 ({columns}) SELECT {columns} FROM {table}"))
+    db.execute(text("DROP TABLE jobs"))
+    db.execute(text("DROP TABLE runs"))
+    for table in ("runs", "jobs"):
+        db.execute(text(f"ALTER TABLE {table}_v3 RENAME TO {table}"))
+    for statement in _INDEXES_2:
+        db.execute(text(statement))
+    if db.execute(text("PRAGMA foreign_key_check")).first() is not None:  # never: the rows are the same
+        raise RuntimeError("rebuilding the store's tables left a job without its run")
 
 
 def _decoded(value: Any) -> Any:

@@ -176,8 +176,12 @@ class Store(StoreReading):
             self._sqlite.execute("PRAGMA journal_mode = WAL")
             self._sqlite.execute("PRAGMA synchronous = NORMAL")
             self._connect(store_backends.sqlite_engine(self._sqlite))
-            self._keep_copy_before_migrating()
+            migrating = self._keep_copy_before_migrating()
+            if migrating:  # schema 3 rebuilds the tables (schema.py): not with foreign keys on
+                self._sqlite.execute("PRAGMA foreign_keys = OFF")
             self._prepare(may_write=True)
+            if migrating:
+                self._sqlite.execute("PRAGMA foreign_keys = ON")
             self._mark_interrupted()
         except BaseException as exc:
             # Close at once: the traceback keeps this half-built object (and its file handle)
@@ -314,13 +318,13 @@ class Store(StoreReading):
         if found is not None and found != now:
             self.migrated_from = found
 
-    def _keep_copy_before_migrating(self) -> None:
+    def _keep_copy_before_migrating(self) -> bool:
         """An SQLite store of an older schema is copied (`NAME.schemaN-backup`) before it is
-        upgraded in place: an older CryptoBench can still open the copy."""
+        upgraded in place: an older CryptoBench can still open the copy. Whether it will be."""
         assert self._sqlite is not None
         found = stored_version(self._db)
         if found is None or found >= SCHEMA_VERSION:
-            return
+            return False
         target = self._file.with_name(f"{self._file.name}.schema{found}-backup")
         counter = 1
         while target.exists():
@@ -332,6 +336,7 @@ class Store(StoreReading):
         finally:
             copy.close()
         self.backup = target
+        return True
 
     def _open_read_only(self) -> None:
         try:

@@ -67,7 +67,7 @@ def test_other_parameters_and_links_are_other_jobs(store_path: Path) -> None:
     with Store(store_path) as store:
         wider = job_history(store, match_key(cases.job("x", 1, 1.0, params={"key_bits": 256})))
         none = job_history(store, match_key(cases.job("x", 0, 1.0, message_size=2048)))
-    assert [row.index for row in wider] == [1] * 5  # the job with the wider key, in each of the 5 runs
+    assert [row.job_index for row in wider] == [1] * 5  # the job with the wider key, in each of the 5 runs
     assert none == []
 
 

@@ -66,7 +66,7 @@ def _check_upgraded(store: Store) -> None:
     assert loaded.damaged and "job #2" in loaded.damaged[0]  # still named after the upgrade
     job = expected.jobs[0]
     trend = store.jobs_matching(job_identity(job))
-    assert [(found.run_id, found.index) for found in trend] == [(RUN, 0), (RUN, 1)]
+    assert [(found.run_id, found.job_index) for found in trend] == [(RUN, 0), (RUN, 1)]
 
 
 def test_a_schema_1_sqlite_store_upgrades_in_place_with_a_copy(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_a_store_written_by_the_schema_1_app_itself_upgrades_and_reads_back(tmp_
         assert to_json(store.load_run(run_id)) == to_json(expected)
         job = expected.jobs[1]
         found = store.jobs_matching(job_identity(job))
-        assert [(f.run_id, f.index) for f in found] == [(run_id, 0), (run_id, 1)]
+        assert [(f.run_id, f.job_index) for f in found] == [(run_id, 0), (run_id, 1)]
     copy, golden = sqlite3.connect(store.backup), sqlite3.connect(GOLDEN / "store-schema1.sqlite3")
     assert list(copy.iterdump()) == list(golden.iterdump())  # the old store, row for row
     copy.close()
@@ -208,7 +208,7 @@ def _check_schema_2_upgraded(store: Store) -> None:
     for run in expected:
         assert to_json(store.load_run(run.id)) == to_json(run)  # the times as written, byte for byte
     found = store.jobs_matching(job_identity(expected[0].jobs[1]))
-    assert [(f.run_id, f.index, f.metrics["encrypt"].median) for f in found] == [
+    assert [(f.run_id, f.job_index, f.metrics["encrypt"].median) for f in found] == [
         (SCHEMA_2_RUNS[0][0], 0, 1.5e-6),
         (SCHEMA_2_RUNS[0][0], 1, 1.5e-6),
         (SCHEMA_2_RUNS[1][0], 0, 1.5e-6),
@@ -238,7 +238,13 @@ def test_a_store_written_by_the_schema_2_app_itself_upgrades_and_reads_back(tmp_
         ("2025-01-01T08:30:00.000000Z",),
         ("2025-01-01T09:00:00.000000Z",),
     ]
+    # Rebuilt with the large JSON last (what the listing and a trend read comes first).
+    assert [row[1] for row in db.execute("PRAGMA table_info(runs)")][-2:] == ["environment", "profile"]
+    assert [row[1] for row in db.execute("PRAGMA table_info(jobs)")][-1] == "result"
     db.close()
+    with Store(path) as store, pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # still a job's run
+        assert store._sqlite is not None
+        store._sqlite.execute("INSERT INTO jobs(id, run_id, idx, status, result) VALUES ('x/0', 'x', 0, 'ok', '{}')")
 
 
 @pytest.mark.xdist_group("postgres")

@@ -39,7 +39,7 @@ def test_round_trip_on_postgres(pg_url: str) -> None:
         assert (summary.status, summary.jobs, summary.ok_jobs, summary.host) == ("finished", 1, 1, "testhost")
         job = _job(0)
         found = writer.jobs_matching(job_identity(job))
-        assert [(f.run_id, f.index) for f in found] == [(RUN, 0)]
+        assert [(f.run_id, f.job_index) for f in found] == [(RUN, 0)]
         assert writer.security is not None and "sslmode" in writer.security
 
 
