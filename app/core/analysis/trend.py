@@ -116,6 +116,7 @@ class _Environments:
         self._seen: dict[int, tuple[dict[str, Any], tuple[str, str | None], dict[str, Any]]] = {}
         #: (id before, id after, backend) -> what changed between two environments seen here.
         self.changes: dict[tuple[int, int, str], tuple[str, ...]] = {}
+        self._shown: dict[tuple[int, str], tuple[str, str]] = {}
 
     def _of(self, environment: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str | None], dict[str, Any]]:
         found = self._seen.get(id(environment))
@@ -125,6 +126,14 @@ class _Environments:
 
     def machine(self, environment: dict[str, Any]) -> tuple[str, str | None]:
         return self._of(environment)[1]
+
+    def shown(self, environment: dict[str, Any], backend: str) -> tuple[str, str]:
+        """(machine label, the backend's versions as text): what a point shows, in one lookup."""
+        key = (id(environment), backend)
+        found = self._shown.get(key)
+        if found is None:
+            found = self._shown[key] = (self.machine(environment)[0], self.versions(environment, backend)[1])
+        return found
 
     def versions(self, environment: dict[str, Any], backend: str) -> tuple[list[tuple[str, str]], str]:
         by_backend = self._of(environment)[2]
@@ -201,13 +210,14 @@ def trend_points(history: Sequence[StoredJob], metric: str) -> list[TrendPoint]:
         figure = row.metrics.get(metric)
         if figure is None or figure.n <= 0 or row.status != ok:  # `_usable`, inlined: one per stored run
             continue
+        machine, versions = seen.shown(row.environment, row.backend)
         points.append(
             TrendPoint(
                 row.run_id,
                 row.job_id,
                 row.run_started,
-                seen.machine(row.environment)[0],
-                seen.versions(row.environment, row.backend)[1],
+                machine,
+                versions,
                 metric,
                 figure.median,
                 figure.ci95_low,

@@ -132,11 +132,12 @@ class StoreReading:
     def list_runs(self, limit: int | None = None) -> list[RunSummary]:
         """The stored runs, the latest start first (by the instant, whatever offset each time
         was written with; runs without a readable time last)."""
+        # Each run's job counts from the index of (run_id, status), one probe a run, both counts
+        # in one text ("6 5"): a join to the counts grouped over every job cost twice as much.
         query = (
-            "SELECT r.id, r.name, r.started, r.finished, r.status, r.host, COALESCE(c.n, 0), COALESCE(c.ok, 0) "
-            "FROM runs r LEFT JOIN (SELECT run_id, COUNT(*) AS n, SUM(CASE WHEN status = :ok THEN 1 ELSE 0 END) "
-            "AS ok FROM jobs GROUP BY run_id) c ON c.run_id = r.id "
-            "ORDER BY CASE WHEN r.started_at IS NULL THEN 1 ELSE 0 END, r.started_at DESC, r.id DESC"
+            "SELECT r.id, r.name, r.started, r.finished, r.status, r.host, (SELECT COUNT(*) || ' ' || "
+            "SUM(CASE WHEN j.status = :ok THEN 1 ELSE 0 END) FROM jobs j WHERE j.run_id = r.id) "
+            "FROM runs r ORDER BY r.started_at DESC NULLS LAST, r.id DESC"
         )
         if limit is not None:
             query += f" LIMIT {int(limit)}"
@@ -145,19 +146,22 @@ class StoreReading:
             statuses = [self._status(row[0], row[4]) for row in rows]
         # A time that is not one (naive, year 9999, not text) reads as unknown: it stopped the
         # window, whose presets subtract and whose History converts them (`damaged_rows` names it).
-        return [
-            RunSummary(
-                row[0],
-                row[1],
-                _run_time(row[2]) or "",
-                _run_time(row[3]),
-                status,
-                row[5],
-                jobs=int(row[6]),
-                ok_jobs=int(row[7] or 0),
+        found = []
+        for row, status in zip(rows, statuses, strict=True):
+            jobs, _, ok = (row[6] or "0 0").partition(" ")
+            found.append(
+                RunSummary(
+                    row[0],
+                    row[1],
+                    _run_time(row[2]) or "",
+                    _run_time(row[3]),
+                    status,
+                    row[5],
+                    jobs=int(jobs),
+                    ok_jobs=int(ok or 0),
+                )
             )
-            for row, status in zip(rows, statuses, strict=True)
-        ]
+        return found
 
     def resolve_run_id(self, prefix: str) -> str:
         """A full run id from a unique prefix; RunNotFound (AmbiguousRunId for several). An
@@ -273,7 +277,7 @@ class StoreReading:
             "r.started_at FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.identity = :identity"
         )
         with self._reading():
-            rows = list(self._db.execute(text(query), {"identity": identity}))
+            rows = list(self._db.execute(text(query), {"identity": identity}).fetchall())
         # Sorted here, not by the database: its sort carried every row's brief along (a fifth
         # of SQLite's time). The instant's type is one per database (text or datetime).
         rows.sort(key=_trend_order)
