@@ -119,9 +119,11 @@ def release_postgres(url: str, run_id: str) -> None:
         if runs is None or run_id not in runs.runs:
             return
         runs.runs.discard(run_id)
+        if runs.conn is None or runs.conn.closed:  # the server dropped it: the lock went with it
+            return
         try:
             runs.conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(run_id),))
-        except psycopg.Error:  # a connection the server dropped: the lock went with it
+        except psycopg.Error:
             runs.conn.close()
 
 
@@ -162,11 +164,16 @@ def writing_postgres(url: str, run_id: str) -> bool:
 
 # --- readers ---------------------------------------------------------------------------
 
-_ALIVE_SQL = (
+#: Whether some session holds the run's lock: read from pg_locks (any user may), never taken.
+_LOCKED_SQL = (
     "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
     " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
     " AND classid = CAST(:high AS oid) AND objid = CAST(:low AS oid) AND objsubid = 1)"
-    " OR EXISTS (SELECT 1 FROM runs WHERE id = :id AND heartbeat < pg_postmaster_start_time()"
+)
+#: ... or its lease, renewed before the server started and less than the lease ago, says its
+#: writer is still reconnecting.
+_ALIVE_SQL = (
+    _LOCKED_SQL + " OR EXISTS (SELECT 1 FROM runs WHERE id = :id AND heartbeat < pg_postmaster_start_time()"
     " AND heartbeat > now() - make_interval(secs => :lease))"
 )
 
@@ -177,7 +184,7 @@ def postgres_locked(db: Connection, url: str, run_id: str) -> bool:
         return True
     key = lock_key(run_id)
     found = db.execute(
-        text(_ALIVE_SQL.split(" OR EXISTS (SELECT 1 FROM runs")[0]),
+        text(_LOCKED_SQL),
         {"high": (key >> 32) & 0xFFFFFFFF, "low": key & 0xFFFFFFFF},
     ).scalar()
     return bool(found)
