@@ -433,3 +433,21 @@ def test_history_of_many_runs_is_one_plain_write_with_control_characters_escaped
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 301 and out[0].startswith(f"Runs in {path}: id | profile")
     assert "\x1b" not in "".join(out) and all("red[/]" in line for line in out[1:])
+
+
+def test_store_copy_completes_a_run_the_target_holds_in_part(where: str, tmp_path: Path) -> None:
+    """A run began in the shared store, its store failed, and it finished in a local store:
+    copying the local store into the shared one completes it, as importing its file does."""
+    whole = records.run(RUN, [_job(0), _job(1), _job(2)], environment={"hostname": "testhost"})
+    with Store(where) as target:
+        target.begin_run(_run())
+        target.add_job(RUN, _job(0))
+        target.abandon_run(RUN)  # its store failed: the process let go of it
+    local = tmp_path / "local.sqlite3"
+    with Store(local) as source:
+        source.add_run(whole)
+    said: list[tuple[str, str]] = []
+    with Store(local) as source, Store(where) as target:
+        outcome = copy_runs(source, target, lambda run_id, what: said.append((run_id, what)))
+        assert to_json(target.load_run(RUN)) == to_json(whole)
+    assert outcome.copied == [RUN] and said == [(RUN, "completed (the target held 1 of its 3 jobs)")]
