@@ -33,13 +33,29 @@ from sqlalchemy import Connection, inspect, text
 SCHEMA_VERSION = 3
 
 #: The indexes schema 3 adds: the listing's order, the running runs, a job's trend, the
-#: listing's job counts (read from the index alone).
+#: listing's job counts (read from the index alone). `{listed}` and `{trended}` are the
+#: columns the listing and a trend read, which SQLite's indexes carry too, so that neither
+#: reads a row: a run's row holds its environment and profile, a job's its result, a page
+#: or more each, and the trend's query took 69 ms of CPU at 10,000 runs, 43 ms with them.
+#: PostgreSQL keeps those values out of its rows (TOAST), and limits an index entry to
+#: about 2.7 kB, which a long host name or many metrics would pass: its indexes are plain.
 _INDEXES_3 = (
-    "CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at, id)",
+    "CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at, id{listed})",
     "CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status)",
-    "CREATE INDEX IF NOT EXISTS jobs_by_identity ON jobs(identity)",
+    "CREATE INDEX IF NOT EXISTS jobs_by_identity ON jobs(identity{trended})",
     "CREATE INDEX IF NOT EXISTS jobs_status_by_run ON jobs(run_id, status)",
 )
+
+
+def _dialect_sql(db: Connection, statement: str) -> str:
+    """A statement of `_TABLES` or `_INDEXES_3` as this database takes it."""
+    sqlite = db.dialect.name == "sqlite"
+    return (
+        statement.replace("{instant}", _instant_type(db))
+        .replace("{listed}", ", name, started, finished, status, host" if sqlite else "")
+        .replace("{trended}", ", run_id, idx, id, status, backend, mode, figures" if sqlite else "")
+    )
+
 
 #: The tables of schema 3, in both databases' common SQL (TEXT, INTEGER, BIGINT); `{instant}`
 #: is TIMESTAMP WITH TIME ZONE on PostgreSQL, UTC text on SQLite (`_instant_type`), `{name}`
@@ -134,7 +150,7 @@ def prepare(db: Connection, *, may_write: bool) -> tuple[int | None, int]:
         raise SchemaNeedsUpgrade(str(found))
     if found is None:
         for statement in _TABLES:
-            db.execute(text(statement.replace("{instant}", _instant_type(db))))
+            db.execute(text(_dialect_sql(db, statement)))
     else:
         for step in range(found, SCHEMA_VERSION):
             _MIGRATIONS[step](db)
@@ -214,7 +230,7 @@ def _from_2(db: Connection) -> None:
     if jobs:
         db.execute(text("UPDATE jobs SET identity = :identity, figures = :figures WHERE id = :id"), jobs)
     for statement in _INDEXES_3:
-        db.execute(text(statement))
+        db.execute(text(_dialect_sql(db, statement)))
 
 
 def _rebuild_sqlite_tables(db: Connection) -> None:
