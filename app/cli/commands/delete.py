@@ -53,13 +53,15 @@ def run(args: argparse.Namespace) -> int:
 def _not_a_run(store: Any, text: str) -> str:
     """Why `text` names no run to delete, and the whole id when it is the start of exactly one."""
     from app.core.escaping import escape_control
-    from app.core.store.store import RunNotFound
+    from app.core.store.store import AmbiguousRunId, RunNotFound
 
     shown = escape_control(repr(text))
     if not text.strip():
         return f"{shown} is not a run id; give the whole id of each run to delete (cryptobench history)"
     try:
         whole = store.resolve_run_id(text)
+    except AmbiguousRunId as exc:
+        return f"no run with id {shown} in {store.where}; delete takes a whole id ({escape_control(str(exc))})"
     except RunNotFound:
         return f"no run with id {shown} in {store.where}"
     return f"no run with id {shown} in {store.where}; delete takes a whole id (did you mean {whole}?)"
