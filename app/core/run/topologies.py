@@ -29,7 +29,8 @@ from app.core.link.packet_link import PacketPathPlan, check_packet_link
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link
-from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
+from app.core.load.cluster.coordinator import cluster_generator_main
+from app.core.load.cluster.scheduler import cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
 from app.core.load.remote import remote_load_main
 from app.core.load.server import LoadServerPlan, load_server_main

@@ -14,7 +14,6 @@ what measures is our generator, a subprocess on each worker.
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import socket
 import threading
@@ -22,7 +21,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
-from ipaddress import ip_address
 from types import FrameType
 from typing import Any
 from uuid import uuid4
@@ -31,7 +29,9 @@ from app import __version__
 from app.core.contracts.events import SampleBatch, SizeMeasured, SizeStarted
 from app.core.contracts.plan import JobPlan
 from app.core.load import merge
+from app.core.load.cluster.errors import ClusterError
 from app.core.load.cluster.pipe_frames import StepReport
+from app.core.load.cluster.scheduler import address_host, is_loopback
 from app.core.load.generator import MIN_DRAIN_S, Emit
 from app.core.load.job import measure_size
 from app.core.measure.harness import child_entry, describe_error
@@ -59,53 +59,8 @@ POLL_S = 0.1
 RENEW_S = 1.0
 
 
-class ClusterError(RuntimeError):
-    """The cluster cannot run this job (unreachable, too few workers, a loose clock, a
-    version mismatch, a secret that would travel in clear): said before any step."""
-
-
 class Stopped(Exception):
     """The run was stopped (SIGTERM from the supervisor)."""
-
-
-def cluster_missing() -> str | None:
-    """Why load from many machines cannot run here (Dask distributed not installed), or None."""
-    if importlib.util.find_spec("distributed") is None:
-        return (
-            "load from many machines places generators with Dask distributed, which is not installed: "
-            "pip install 'cryptobench[cluster]' (here and on every worker)"
-        )
-    return None
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def address_host(address: str) -> str:
-    """The host of a Dask address (scheme://host:port)."""
-    rest = address.partition("://")[2] or address
-    return rest.rpartition(":")[0].strip("[]")
-
-
-def server_address_for(scheduler: str) -> str:
-    """The address this machine's load server listens on for generators placed through
-    `scheduler`: the loopback for a scheduler on it (then every worker is on this machine),
-    else this machine's address on the route to the scheduler (no packet is sent: a UDP
-    socket's connect only picks the route)."""
-    host = address_host(scheduler)
-    if is_loopback(host):
-        return "127.0.0.1"
-    port = int(scheduler.rpartition(":")[2])
-    infos = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_DGRAM)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(infos[0][4])
-        return str(probe.getsockname()[0])
 
 
 @dataclass
