@@ -173,7 +173,7 @@ def check_load(load: dict[str, Any], path: str) -> None:
     steps_path = join(path, "steps")
     for i, step in enumerate(check_list(load, "steps", path)):
         where = f"{steps_path}[{i}]"
-        _check_step(step, where, generators=max(1, len(places)))
+        check_step(step, where, generators=max(1, len(places)))
         parts = check_list(step, "generators", where)
         if len(parts) > len(places):
             raise fail(
@@ -183,7 +183,7 @@ def check_load(load: dict[str, Any], path: str) -> None:
         seen: set[int] = set()
         for k, part in enumerate(parts):
             part_path = f"{join(where, 'generators')}[{k}]"
-            _check_step(part, part_path)
+            check_step(part, part_path)
             number = check_int(part, "generator", part_path, low=1, high=max(1, len(places)))
             if number in seen:
                 raise fail(join(part_path, "generator"), "each generator once", number)
@@ -201,7 +201,7 @@ def check_load(load: dict[str, Any], path: str) -> None:
     plausible.check_load_plausible(load, path)
 
 
-def _check_step(step: Any, where: str, generators: int = 1) -> None:
+def check_step(step: Any, where: str, generators: int = 1) -> None:
     """One load step's record (or one generator's record of it): at most MAX_RATE_PER_S
     offered per generator that offered it."""
     if not isinstance(step, dict):
