@@ -424,3 +424,24 @@ def test_step_lost_is_what_a_step_without_records_raises() -> None:
             driver.run_step(100.0, lambda fraction: None)
     finally:
         driver.close(False)
+
+
+def test_a_clock_measurement_skips_exchanges_this_machines_clock_went_back_in() -> None:
+    from app.core.load.cluster import clocks
+
+    answers = iter([(10.0, 12.0, 9.0)] * 3 + [(10.0, 12.0005, 10.001)] * 20)  # three went back in time
+    offset = clocks.measure(lambda: next(answers), least=4, limit_s=0.01)
+    assert offset.offset_s == pytest.approx(2.0) and offset.round_trip_s == pytest.approx(0.001)
+    with pytest.raises(ClusterError, match="went back during each of 64"):
+        clocks.measure(lambda: (10.0, 12.0, 9.0), least=4, limit_s=0.01)
+
+
+def test_a_worker_that_does_not_answer_a_clock_exchange_is_named() -> None:
+    actor = FakeActor()
+    actor.clock = lambda: _done(error=TimeoutError("no answer in 20 s"))  # type: ignore[method-assign]
+    driver = _driver([actor])
+    try:
+        with pytest.raises(ClusterError, match=r"generator #1 .* did not answer a clock exchange: no answer in 20 s"):
+            driver.place()
+    finally:
+        driver.close(True)

@@ -40,10 +40,17 @@ def measure(exchange: Exchange, least: int, limit_s: float, most: int = MOST_EXC
     (`replies.clock_reading`), and so is the offset (`replies.clock_offset`): a BadReply."""
     readings: list[tuple[float, float, float]] = []
     offset: merge.ClockOffset | None = None
-    while offset is None or len(readings) < least or (offset.uncertainty_s > limit_s and len(readings) < most):
+    tries = 0
+    while tries < most and (offset is None or len(readings) < least or offset.uncertainty_s > limit_s):
+        tries += 1
         t0, remote, t1 = exchange()
-        readings.append((t0, replies.clock_reading(remote), t1))
+        reading = replies.clock_reading(remote)
+        if t1 < t0:  # this machine's own clock was stepped back meanwhile: the exchange says nothing
+            continue
+        readings.append((t0, reading, t1))
         offset = merge.clock_offset(readings)
+    if offset is None:
+        raise replies.BadReply(f"this machine's clock went back during each of {tries} clock exchanges")
     replies.clock_offset(offset.offset_s, offset.uncertainty_s)
     return offset
 

@@ -272,6 +272,10 @@ class ClusterDriver:
                 generator.offset = self._offset(generator, clocks.CLOCK_EXCHANGES)
             except replies.BadReply as exc:
                 raise ClusterError(f"{generator.name} answered a clock exchange badly: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - a worker's failure of any kind is named
+                raise ClusterError(
+                    self._lost(f"{generator.name} did not answer a clock exchange: {first_line(exc)}")
+                ) from None
         problem = merge.misalignment_problem([g.offset for g in self.generators if g.offset is not None], step_s)
         if problem is not None:
             raise ClusterError(f"refused: {problem}")
