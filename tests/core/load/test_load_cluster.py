@@ -227,7 +227,7 @@ def _killed_mid_step(cluster: Any) -> None:
 
     run = _run(
         cluster.scheduler_address,
-        {"clients": 2, "rates": [200, 200], "duration_s": 3.0, "warmup_s": 0},
+        {"clients": 2, "rates": [200, 200], "duration_s": 1.5, "warmup_s": 0},
         on_event=on_event,
     )
     assert killed
@@ -265,7 +265,7 @@ def test_a_worker_stopped_mid_step_fails_at_its_lease_and_leaves_no_zombie(
     try:
         run = _run(
             cluster.scheduler_address,
-            {"clients": 2, "rates": [200, 200], "duration_s": 3.0, "warmup_s": 0},
+            {"clients": 2, "rates": [200, 200], "duration_s": 1.5, "warmup_s": 0},
             on_event=on_event,
         )
         assert stopped

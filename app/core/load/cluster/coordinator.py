@@ -77,8 +77,8 @@ class _Generator:
     host: str = ""
     clients: int = 0
     offset: merge.ClockOffset | None = None
-    #: Its worker stopped answering (a call went unanswered, or its lease ran out): nothing
-    #: more is sent to it.
+    #: Its worker stopped answering (a call went unanswered, or its lease ran out), or it was
+    #: stopped after a failure: nothing more is sent to it.
     silent: bool = False
 
     def place(self) -> LoadGeneratorPlace:
@@ -504,6 +504,9 @@ class ClusterDriver:
             generator.actor.stop().result(timeout=2.0)
         except Exception:  # noqa: BLE001, S110 - a dead worker's generator died with it (its lease's pipe closed)
             pass
+        # Stopped (or its worker gone): the job's end sends it nothing more (a polite close
+        # to a dead worker waited out its 10 s).
+        generator.silent = True
 
     def close(self, stopped: bool) -> None:
         """End every generator: at once when the run was stopped (or the scheduler is lost),
