@@ -445,3 +445,33 @@ def test_a_worker_that_does_not_answer_a_clock_exchange_is_named() -> None:
             driver.place()
     finally:
         driver.close(True)
+
+
+def test_the_load_server_waits_for_a_cluster_jobs_clients_as_long_as_placing_may_take() -> None:
+    """The coordinator's placing is bounded stage by stage; the load server, started first,
+    waited only its own 60 s for the first client and, on a busy machine, refused the
+    generators that arrived after."""
+    from app.core.load.server import LoadServerPlan
+    from app.core.run import topologies
+
+    (job,) = resolve_jobs(
+        parse_profile(
+            {
+                "name": "c",
+                "jobs": [{"scheme": "x25519", "mode": "load", "cluster": "tls://127.0.0.1:8786", "rates": [10]}],
+            }
+        )
+    )
+    started: list[Any] = []
+
+    class Starter:
+        def start_child(self, role: Any, target: Any, plan: Any) -> None:
+            started.append(plan)
+
+        def wait_for_port(self, role: Any) -> None:
+            return None  # the server did not come up: nothing more is started
+
+    assert topologies.start_cluster_load(Starter(), job) is False  # type: ignore[arg-type]
+    (server,) = started
+    assert isinstance(server, LoadServerPlan) and server.accept_timeout == coordinator.PLACING_BOUND_S
+    assert LoadServerPlan(b"t", "x25519", "cryptography", {}, (32,)).accept_timeout < coordinator.PLACING_BOUND_S

@@ -59,6 +59,10 @@ STEP_GRACE_S = 20.0
 #: Setup commands (connect, prepare, tamper, calibrate) may take this long: a prepare
 #: includes a signer's key generation.
 SETUP_TIMEOUT_S = 120.0
+#: How long this machine's load server waits for a cluster job's first client: the
+#: coordinator's placing (connecting, starting the generators, measuring their clocks) is
+#: bounded stage by stage, and on the busy 2-core VM took more than the server's own 60 s.
+PLACING_BOUND_S = 300.0
 #: How often the coordinator wakes while it waits, to report progress and notice a stop.
 POLL_S = 0.1
 
@@ -428,7 +432,8 @@ class ClusterDriver:
             # to one request a generator more than the step's window holds.
             at = start + before[generator.number].offset_s
             calls.append((generator, self._call(generator, "call", "step", rate, count, k, at, not self._sampled)))
-        own_time = START_MARGIN_S + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
+        ahead = start - time.time()  # the margin, the round trips and any extra agreed
+        own_time = ahead + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
         reports, failures = self._collect(calls, own_time + STEP_GRACE_S, progress, replies.step_report)
         returned = [(g, r) for g, r in zip(self.generators, reports, strict=True) if isinstance(r, StepReport)]
         if failures:
@@ -472,7 +477,7 @@ class ClusterDriver:
         try:
             after = self._recheck_clocks(returned)
         except StepLost as exc:
-            return [f"after the step, {exc}"]
+            return [f"after the step: {exc}"]
         moved = [(g, clocks.moved(before[g.number], after[g.number], limit)) for g in returned]
         return [f"{g.name}: {problem}" for g, problem in moved if problem is not None]
 
