@@ -284,10 +284,13 @@ class ClusterDriver:
         if problem is not None:
             raise ClusterError(f"refused: {problem}")
 
-    def _recheck_clocks(self, generators: Sequence[_Generator] = ()) -> dict[int, merge.ClockOffset]:
-        """The offsets of `generators` (default: all) measured again, before a step or after
-        it, by number; StepLost when one cannot be measured, or not closely enough to place
-        the step."""
+    def _recheck_clocks(
+        self, generators: Sequence[_Generator] = (), placing: bool = True
+    ) -> dict[int, merge.ClockOffset]:
+        """The offsets of `generators` (default: all) measured again, before a step
+        (`placing`) or after it, by number; StepLost when one cannot be measured, or, to place
+        a step, not closely enough (after it, a loose offset only widens what `clocks.moved`
+        allows)."""
         limit = merge.late_start_limit_s(self.settings.duration_s)
         offsets: dict[int, merge.ClockOffset] = {}
         for generator in generators or self.generators:
@@ -297,7 +300,7 @@ class ClusterDriver:
                 raise StepLost(
                     self._lost(f"{generator.name}: its clock could not be read ({first_line(exc)})")
                 ) from None
-            problem = clocks.loose(offset, limit, self.settings.duration_s)
+            problem = clocks.loose(offset, limit, self.settings.duration_s) if placing else None
             if problem is not None:
                 raise StepLost(f"it could not be placed in time: {generator.name}: {problem}")
             offsets[generator.number] = offset
@@ -475,7 +478,7 @@ class ClusterDriver:
         that moved while the step ran, or that could not be measured again after it."""
         limit = merge.late_start_limit_s(self.settings.duration_s)
         try:
-            after = self._recheck_clocks(returned)
+            after = self._recheck_clocks(returned, placing=False)
         except StepLost as exc:
             return [f"after the step: {exc}"]
         moved = [(g, clocks.moved(before[g.number], after[g.number], limit)) for g in returned]
