@@ -120,8 +120,9 @@ def _add_cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster-plain-tcp",
         action="store_true",
-        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
-        "machines over plain TCP (use tls:// to keep it secret)",
+        help="with --cluster tcp://...: confirm that the load server's token may travel over plain TCP, "
+        "the loopback's included: anyone who reaches the scheduler runs code on its workers (use tls:// with "
+        "Dask's TLS settings to keep it secret; docs/cluster.md)",
     )
 
 
