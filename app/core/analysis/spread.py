@@ -8,8 +8,8 @@ module finds, in the store, enough runs of the same job on the same machine with
 versions to measure that movement.
 
 For each job of the baseline and each metric: the stored runs whose environment does not
-differ from the baseline's (`compare.environment_differences`: machine, CPU, OS, Python,
-CryptoBench and every library), with no mark (not reduced, no override), that measured
+differ from the baseline's as far as the store keeps it beside each row (its brief:
+machine, CPU model, OS, Python and every library's version), with no mark (not reduced, no override), that measured
 the metric with at least `MIN_SAMPLES` samples, started no later than the baseline (a later
 run may be other code under the same version strings); the baseline run itself counts,
 the new side's runs never do. From at least `MIN_MOVEMENT_RUNS` of them: the largest median over
@@ -27,12 +27,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from app.core.analysis.compare import MatchKey, environment_differences, match_key
 from app.core.analysis.evidence import MIN_MOVEMENT_RUNS, MIN_SAMPLES, RunMovement
-from app.core.analysis.trend import job_history, run_moment
+from app.core.analysis.trend import job_history
 from app.core.results.model import JobResult, RunResult
-from app.core.store.store import Store
+from app.core.store.columns import read_brief, run_brief
+from app.core.store.store import Store, StoredJob
 from app.core.vocab import JobStatus
 
 __all__ = ["StoreMovement", "movement_bound", "store_movement"]
@@ -71,14 +73,19 @@ class StoreMovement:
         return self.moved.get((match_key(job), metric))
 
 
-def _medians(rows: Iterable[tuple[str, JobResult]], metric: str) -> list[float]:
+def _medians(rows: Iterable[StoredJob], metric: str) -> list[float]:
     medians: dict[str, float] = {}
-    for run_id, job in rows:
-        result = job.metrics.get(metric)
-        if job.status != JobStatus.OK or result is None or result.stats.n < MIN_SAMPLES or run_id in medians:
+    for row in rows:
+        figure = row.metrics.get(metric)
+        if row.status != JobStatus.OK or figure is None or figure.n < MIN_SAMPLES or row.run_id in medians:
             continue
-        medians[run_id] = result.stats.median
+        medians[row.run_id] = figure.median
     return list(medians.values())
+
+
+def _own_median(job: JobResult, metric: str) -> list[float]:
+    result = job.metrics.get(metric)
+    return [result.stats.median] if result is not None and result.stats.n >= MIN_SAMPLES else []
 
 
 def store_movement(store: Store, base_runs: Sequence[RunResult], new_runs: Sequence[RunResult]) -> StoreMovement:
@@ -91,24 +98,46 @@ def store_movement(store: Store, base_runs: Sequence[RunResult], new_runs: Seque
     where = (machine, base.environment_view.cpu_model)
     if any((run.environment_view.hostname, run.environment_view.cpu_model) != where for run in new_runs):
         return StoreMovement(machine)
-    until = run_moment(base.started)  # runs after the baseline may be other code under the same versions
+    until = _moment(base.started)
+    # A stored row carries its run's brief (store/columns.py), not its whole environment:
+    # machine, CPU model, OS, Python and each library's version. The baseline is held to it
+    # in the same shape. What the brief leaves out (cores, governor, kernel, CryptoBench's
+    # version) lets in runs that differ there, which widens the movement measured (fewer
+    # verdicts), never narrows it into one.
+    brief = read_brief(run_brief(base.environment, {}))[0]
     moved: dict[tuple[MatchKey, str], RunMovement] = {}
     for job in base.jobs:
         if job.status != JobStatus.OK:
             continue
         key = match_key(job)
         rows = [
-            (row.run_id, row.job)
+            row
             for row in job_history(store, key)
             if row.run_id not in new_ids
             and not row.run_marks
-            and run_moment(row.run_started) <= until
-            and not environment_differences(base.environment, row.environment)
+            and _not_after(row.run_started, until)
+            and not environment_differences(brief, row.environment)
         ]
-        if not any(run_id == base.id for run_id, _ in rows) and not base.profile_view.marks:
-            rows.append((base.id, job))  # a baseline read from a file counts as one of its runs
+        # A baseline read from a file counts as one of its runs.
+        own = not any(row.run_id == base.id for row in rows) and not base.profile_view.marks
         for metric in job.metrics:
-            movement = movement_bound(_medians(rows, metric))
+            movement = movement_bound(_medians(rows, metric) + (_own_median(job, metric) if own else []))
             if movement is not None:
                 moved[(key, metric)] = movement
     return StoreMovement(machine, moved)
+
+
+def _moment(text: str) -> datetime | None:
+    """A run's start as an instant (a time without an offset taken as UTC); None if it is none."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _not_after(started: str, until: datetime | None) -> bool:
+    """Whether a run that started at `started` started no later than `until`; a start that
+    does not read as a time, or a baseline without one, cannot be placed: never counted."""
+    moment = _moment(started)
+    return moment is not None and until is not None and moment <= until

@@ -80,11 +80,19 @@ def test_only_unmarked_runs_of_the_same_machine_and_versions_count(tmp_path: Pat
     path = tmp_path / "store.sqlite3"
     _stored(path, [1.0, 1.1], reduced=True, name="bench (reduced)")  # smoke tests: never counted
     base, other = _stored(tmp_path / "other.sqlite3", [1.0, 1.0], day=2)
+    libraries = {**other.environment["libraries"], "cryptography": {"version": "43.0.0", "openssl": "OpenSSL 3.2.1"}}
+    upgraded = {**other.environment, "libraries": libraries}
     with Store(path) as store:
         store.add_run(base)
-        newer = replace(other, environment={**other.environment, "app_version": "0.2.0"})
-        store.add_run(replace(newer, id="20260103-100000-dddddd"))
+        for k in (1, 2):  # earlier runs with another cryptography: other code, never counted
+            run = scaled(base_run(), 1.0, run_id=f"20260102-09000{k}-dddddd")
+            store.add_run(replace(run, started=f"2026-01-01T09:0{k}:00+00:00", environment=upgraded))
         assert store_movement(store, [base], [other]).moved == {}
+        for k in (1, 2):  # earlier runs of the same versions: with the baseline, enough to measure
+            run = scaled(base_run(), 1.0, run_id=f"20260102-08000{k}-eeeeee")
+            store.add_run(replace(run, started=f"2026-01-01T08:0{k}:00+00:00"))
+        moved = store_movement(store, [base], [other]).moved
+        assert moved and {m.runs for m in moved.values()} == {3}  # the baseline and the two alike
         # Another machine on the new side: one machine's movement says nothing of another's.
         elsewhere = replace(other, environment={**other.environment, "hostname": "desktop"})
         assert store_movement(store, [base], [elsewhere]).moved == {}
