@@ -101,9 +101,8 @@ def store_movement(store: Store, base_runs: Sequence[RunResult], new_runs: Seque
     until = _moment(base.started)
     # A stored row carries its run's brief (store/columns.py), not its whole environment:
     # machine, CPU model, OS, Python and each library's version. The baseline is held to it
-    # in the same shape. What the brief leaves out (cores, governor, kernel, CryptoBench's
-    # version) lets in runs that differ there, which widens the movement measured (fewer
-    # verdicts), never narrows it into one.
+    # in the same shape, so a run that differs only in what the brief leaves out
+    # (CryptoBench's version, the kernel, the governor) counts as the same.
     brief = read_brief(run_brief(base.environment, {}))[0]
     moved: dict[tuple[MatchKey, str], RunMovement] = {}
     for job in base.jobs:
