@@ -201,4 +201,4 @@ def emulator_late_text(path: LinkPath) -> str:
             f"lost {path.device_dropped} packets in the ends' devices before it read them (it could not keep up "
             "with the rate)"
         )
-    return f"the packet link {' and '.join(reasons)}: the path was slower than the link asked"
+    return f"the packet link {' and '.join(reasons)}: the path added delay the link did not ask for"
