@@ -38,7 +38,15 @@ class ResourceSampler:
         if interval < 0.1:
             raise ValueError("sampling interval must be at least 100 ms")
         self.series = {role: ResourceSeries(role) for role in processes}
-        self._processes = {role: psutil.Process(pid) for role, pid in processes.items()}
+        self._processes: dict[str, psutil.Process] = {}
+        for role, pid in processes.items():
+            try:
+                self._processes[role] = psutil.Process(pid)
+            except psutil.NoSuchProcess:
+                # Ended and reaped before sampling began (a job's child that failed at once):
+                # nothing to read, so its figures are not measured. It stopped whole runs
+                # ("internal error: NoSuchProcess") before the job could say why it ended.
+                pass
         self._interval = interval
         self._on_sample = on_sample
         self._stop = threading.Event()

@@ -34,3 +34,16 @@ def test_a_zero_resident_size_is_not_measured_wherever_it_comes_from() -> None:
     memory = MemoryUsage.from_dict({"rss_peak_bytes": {"worker": 0, "sender": 5 << 20}})
     assert memory.rss_peak_bytes == {"worker": None, "sender": 5 << 20}
     assert memory.measuring_rss("operations") == 5 << 20  # the one read, never the 0
+
+
+def test_a_process_gone_before_sampling_began_is_not_measured_and_stops_nothing() -> None:
+    """A pq-over-links run stopped on "internal error (NoSuchProcess)": a child of a job had
+    ended and been reaped before the sampler was made. Its figures are not measured; the
+    job goes on to say why its process ended."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # ended and reaped: no such process any more
+    sampler = ResourceSampler({"worker": child.pid, "supervisor": os.getpid()})
+    sampler.start()
+    series = sampler.stop()
+    assert series["worker"].rss_bytes == [] and series["worker"].cpu_percent == []
+    assert ProcessUsage.from_series(series["worker"]).rss_peak_bytes is None
