@@ -31,8 +31,16 @@ def sentences(text: str) -> list[str]:
     ]
 
 
+#: A job's label with its size and mode ("X25519 over LTE · 1 KiB · loopback"), a warning's
+#: list of jobs being a list of them: one job may be under several warnings.
+_LABELS = re.compile(r"[^;·]+ · [^;·]+ · [^;·]+(?:; [^;·]+ · [^;·]+ · [^;·]+)*")
+
+
 def _is_prose(text: str) -> bool:
-    """Words, not a table header or a row of cells run together ("Offered/s Achieved/s Errors ...")."""
+    """Words, not a table header or a row of cells run together ("Offered/s Achieved/s Errors
+    ..."), nor a list of jobs' labels."""
+    if _LABELS.fullmatch(text.strip()):
+        return False
     return sum(1 for word in text.split() if word.isalpha() and word.islower() and len(word) > 2) >= 4
 
 

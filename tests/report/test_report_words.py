@@ -110,6 +110,12 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert not degenerate_ranges("batched (13 to 3,333 calls per sample), jobs of 1.2 ms to 12 ms")
     twice = "The same sentence of eight words or more, said here. The same sentence of eight words or more, said here."
     assert problems(twice) and not problems("Short. Short.")
+    # One job under two warnings (a full pq-over-links report): a list of labels, not a sentence said twice.
+    job = "X25519 + HKDF-SHA256 over sensor radio · 1 KiB · loopback"
+    assert not problems(
+        f"- **keygen, compute**: {job}\n- **rtt, network**: {job}; X25519 over LTE · 1 KiB · loopback\n"
+        f"- **receiver**: {job}"
+    )
 
 
 def test_markdown_sections_say_each_thing_once(hand_run: RunResult, hand_baseline: RunResult) -> None:
