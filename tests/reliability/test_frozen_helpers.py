@@ -121,9 +121,9 @@ def _run_freezing(job: dict[str, Any], role: str, *, grandchild: bool = False) -
         ("sender", LONG_LOOPBACK, False, "the sender process"),
         ("receiver", LONG_LOOPBACK, False, "the receiver process"),
         ("link", LONG_LINK, False, "the link process"),
-        ("sender", LONG_LOAD, False, "the sender process"),  # the load generator
-        ("receiver", LONG_LOAD, False, "the receiver process"),  # the load server
-        ("receiver", LONG_LOAD_FORKED, True, "the receiver process's child"),  # one of its workers
+        ("sender", LONG_LOAD, False, "the load generator process"),
+        ("receiver", LONG_LOAD, False, "the load server process"),
+        ("receiver", LONG_LOAD_FORKED, True, "the load server process's child"),  # one of its workers
     ],
     ids=["worker", "sender", "receiver", "link", "load-generator", "load-server", "load-server-worker"],
 )

@@ -68,7 +68,7 @@ from app.core.settings.profile import ResolvedJob
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.netns import device_drops
 from app.core.transport.wire import HEADER_SIZE
-from app.core.vocab import LogLevel, Role, measuring_role
+from app.core.vocab import LogLevel, Mode, Role, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -119,6 +119,12 @@ class ChildSupervisor:
         self.receiver_error: str | None = None
         self.link_error: str | None = None
         self.start_error: str | None = None
+        #: The first process of the job that ended while the job still needed it without
+        #: saying why (killed, crashed): the job ended with it, and it is named first.
+        self.died: Role | None = None
+        #: Helpers (receiver, link) that said they were done, or failed with a reason.
+        self._finished: set[Role] = set()
+        self._failed: set[Role] = set()
         #: The watch's count of stops seen when each size started (a size measured across a stop fails).
         self._stops_at_start: dict[int, int] = {}
         #: What each connection closed unserved (not the job's own peer) was told, in order.
@@ -152,7 +158,7 @@ class ChildSupervisor:
         try:
             receive, send = self._context.Pipe(duplex=False)
         except (OSError, MemoryError) as exc:
-            raise StartFailed(f"{role} process", exc) from None
+            raise StartFailed(f"{self.named(role)} process", exc) from None
         process = self._context.Process(
             target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
         )
@@ -163,12 +169,12 @@ class ChildSupervisor:
             send.close()
             if isinstance(exc, StartCancelled):
                 raise
-            raise StartFailed(f"{role} process", exc) from None
+            raise StartFailed(f"{self.named(role)} process", exc) from None
         self.processes[role] = process
         self.pipes[role] = receive
         send.close()  # the child holds the only writer: EOF here means it is gone
         if process.pid is not None:
-            self.watch.processes[role] = process.pid
+            self.watch.processes[self.named(role)] = process.pid
             self.placer.apply(role, process.pid)
             if self.placer.unavailable is not None and not self._placement_warned:
                 self._placement_warned = True
@@ -181,6 +187,13 @@ class ChildSupervisor:
                     )
                 )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
+
+    def named(self, role: Role) -> str:
+        """How messages name the job's process in `role`: in a load job, the receiver is
+        the load server and the sender the load generator."""
+        if self.job.mode == Mode.LOAD:
+            return {Role.RECEIVER: "load server", Role.SENDER: "load generator"}.get(role, str(role))
+        return str(role)
 
     def _fork_server_killed(self, text: str) -> None:
         self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {text}", self.current))
@@ -262,6 +275,7 @@ class ChildSupervisor:
             try:
                 message = pipe.recv()
             except (EOFError, OSError):
+                self._ended(Role.LINK)
                 break
             if isinstance(message, PathReady):
                 self.path_ready = message
@@ -269,7 +283,7 @@ class ChildSupervisor:
             self._handle_link(message)
             if self.link_error is not None:
                 return None
-        if not self.cancel.is_set() and self.watch.frozen is None:
+        if not self.cancel.is_set() and self.watch.frozen is None and self.died is None:
             self.link_error = self.link_error or f"link did not make its namespaces within {PORT_TIMEOUT_SECONDS:g} s"
         return None
 
@@ -278,12 +292,13 @@ class ChildSupervisor:
         pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
-            if self.cancel.is_set() or self.watch.frozen is not None:
+            if self.cancel.is_set() or self.watch.frozen is not None or self._another_died(role):
                 return None
             if pipe.poll(POLL_SECONDS):
                 try:
                     received = pipe.recv()
                 except (EOFError, OSError):
+                    self._ended(role)
                     break
                 if isinstance(received, Listening):
                     return received.port
@@ -295,7 +310,9 @@ class ChildSupervisor:
                     self._handle_receiver(receiver_message)
                 if self.receiver_error is not None or self.link_error is not None:
                     return None
-        missing = f"{role} did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
+        if self.died is not None:
+            return None
+        missing = f"{self.named(role)} did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
         if role == Role.LINK:
             self.link_error = self.link_error or missing
         else:
@@ -303,9 +320,17 @@ class ChildSupervisor:
         return None
 
     def _pump(self, main: Role) -> bool:
-        """Relay messages until the measuring process is done; True if cancelled."""
+        """Relay messages until the measuring process is done; True if cancelled.
+
+        Every process of the job is watched, not only the measuring one: a helper (the
+        receiver, the link, the load server) that dies while the job still needs it ends
+        the job at once, named as its cause. Before, a SIGKILLed packet link left the
+        sender waiting out its 600 s reply timeout on a path that no longer existed. A
+        helper that failed with a reason gets the measuring process `grace` to report
+        what it saw (its words are the more precise), then the job ends too."""
         open_pipes = dict(self.pipes)
         main_done_at: float | None = None
+        helper_failed_at: float | None = None
         grace = RECEIVER_GRACE_SECONDS
         if self.job.link is not None:  # the sender's last frame (BYE) has yet to cross the link
             grace += one_way_seconds(self.job.link, HEADER_SIZE, self.job.link.rate_kbit_up)
@@ -314,8 +339,13 @@ class ChildSupervisor:
                 return True
             if self.watch.frozen is not None:
                 break  # a process of the job froze and was killed: nothing it measures now counts
-            if main_done_at is not None and time.monotonic() - main_done_at > grace:
+            if self.died is not None:
+                break  # a process of the job died: every wait on it would only run out its timeout
+            now = time.monotonic()
+            if main_done_at is not None and now - main_done_at > grace:
                 break  # the sender is gone; the receiver had its chance to report
+            if helper_failed_at is not None and now - helper_failed_at > grace:
+                break  # a helper failed; the measuring process had its chance to report
             if main_done_at is not None and self.path_ready is not None and set(open_pipes) <= {Role.LINK}:
                 break  # a packet link forwards until it is stopped: nothing more will come
             ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
@@ -326,6 +356,8 @@ class ChildSupervisor:
                     del open_pipes[role]
                     if role == main:
                         main_done_at = time.monotonic()
+                    elif main_done_at is None and self._ended(role) and helper_failed_at is None:
+                        helper_failed_at = time.monotonic()
                     continue
                 if role == Role.RECEIVER:
                     self._handle_receiver(message)
@@ -335,13 +367,38 @@ class ChildSupervisor:
                     self._handle(message)
         return False
 
+    def _ended(self, role: Role) -> bool:
+        """A helper's pipe closed: it has ended. True if it failed with a reason it gave;
+        one that said nothing (killed, crashed) is recorded in `died`, which ends the job."""
+        if role in self._finished:
+            return False
+        if role in self._failed:
+            return True
+        if self.died is None:
+            self.died = role
+        return False
+
+    def _another_died(self, waiting_for: Role) -> bool:
+        """While the job starts: whether a process started before `waiting_for` has gone
+        (by its pid: its pipe is not read here). It is recorded in `died`."""
+        if self.died is not None:
+            return True
+        for role, process in self.processes.items():
+            if role != waiting_for and role not in self._finished | self._failed and not is_running(process):
+                self.died = role
+                return True
+        return False
+
     def _handle_receiver(self, message: ReceiverMessage) -> None:
         if isinstance(message, PeerDropped):
             self._stranger(message)
         elif isinstance(message, ChildFailed):
             self.receiver_error = message.error
-        elif isinstance(message, (Listening, ReceiverDone)):
-            pass  # the port was read before the sender started; a clean end needs no word
+            self._failed.add(Role.RECEIVER)
+        elif isinstance(message, ReceiverDone):
+            self._finished.add(Role.RECEIVER)
+        elif isinstance(message, Listening):
+            pass  # the port was read before the sender started
         else:
             assert_never(message)
 
@@ -354,8 +411,10 @@ class ChildSupervisor:
             self._stranger(message)
         elif isinstance(message, ChildFailed):
             self.link_error = message.error
+            self._failed.add(Role.LINK)
             self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
         elif isinstance(message, LinkDone):
+            self._finished.add(Role.LINK)
             if message.broken is not None:
                 self.emit(
                     LogMessage(
@@ -450,13 +509,18 @@ class ChildSupervisor:
             return self.start_error
         if self.watch.frozen:  # killed for it; everything else that failed failed with it
             return self.watch.frozen
-        # The link first: when it dies, both ends lose their connection and fail with it.
-        for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
+        # The process that died first, then the link: when it dies, both ends lose their
+        # connection and fail with it (a killed link is never a killed receiver).
+        order: tuple[Role, ...] = (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER)
+        if self.died is not None:
+            order = (self.died, *[role for role in order if role != self.died])
+        for role in order:
             code = exitcodes.get(role)
-            if code is not None and code < 0 and role not in self.stopped_by_us:
-                cause = death_cause(role, code)
+            if role == self.died or (code is not None and code < 0 and role not in self.stopped_by_us):
+                name = self.named(role)
+                cause = death_cause(name, code) if code is not None else f"{name} process ended without a word"
                 if self.child_error and role in (Role.LINK, Role.RECEIVER):
-                    cause += f" (sender: {self.child_error})"
+                    cause += f" ({self.named(Role.SENDER)}: {self.child_error})"
                 return cause
         if self.link_error:
             return f"{self.link_error} (sender: {self.child_error})" if self.child_error else self.link_error
@@ -467,7 +531,7 @@ class ChildSupervisor:
         if self.receiver_error:
             return self.receiver_error
         main = measuring_role(self.job.mode)
-        return death_cause(main, exitcodes.get(main))
+        return death_cause(self.named(main), exitcodes.get(main))
 
 
 def _difference(before: int | None, after: int | None) -> int | None:
