@@ -46,7 +46,7 @@ from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
 from app.core.settings.links import round_trip_ms
 from app.core.settings.load import MAX_RATE_PER_S, LoadSettings, schedule_share, split_rate, step_schedule
 from app.core.settings.profile import MAX_SAMPLES
-from app.core.transport.auth import authenticate_server
+from app.core.transport.auth import ServerNotAuthenticated, authenticate_server
 from app.core.transport.connect import connect
 from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, WireError
 from app.core.vocab import PlacementPolicy
@@ -186,9 +186,21 @@ class LoadGenerator:
             sock = connect(self.peer.host, self.peer.port, self.peer.connect_timeout, admission=self.peer.admission)
             where = f"load server {self.peer.address} (client {k + 1})"
             sock.settimeout(SETUP_TIMEOUT_S)
-            authenticate_server(
-                sock, FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=SETUP_TIMEOUT_S), self.peer.token, where
-            )
+            try:
+                authenticate_server(
+                    sock, FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=SETUP_TIMEOUT_S), self.peer.token, where
+                )
+            except ServerNotAuthenticated:
+                sock.close()
+                if not k:
+                    raise
+                # The server proved it holds the token to the clients before: this is no
+                # impostor, but a server that stopped taking connections (out of file
+                # descriptors, the usual cause, which it names in its own error).
+                raise LoadFailed(
+                    f"the load server {self.peer.address} took {k} client connections, then dropped client "
+                    f"{k + 1} before its challenge: it stopped taking connections"
+                ) from None
             client = _Client(sock)
             self.clients.append(client)
             self.selector.register(sock, selectors.EVENT_READ, client)

@@ -149,7 +149,7 @@ class _Worker:
         try:
             while not (self.served and not self.clients):
                 if not self.clients and not self.served and time.monotonic() > deadline:
-                    return f"no load client connected within {self.plan.accept_timeout:g} s"
+                    return f"load server: no load client connected within {self.plan.accept_timeout:g} s"
                 wake = 0.5
                 due = self.doorway.next_deadline()
                 if due is not None:
@@ -168,7 +168,7 @@ class _Worker:
                     try:
                         self.doorway.accept()
                     except DescriptorsExhausted as exc:
-                        return exc.strerror or str(exc)
+                        return exc.strerror or str(exc)  # "load server cannot accept a connection: …"
                 self.doorway.expire()
                 self._watch_door()
         finally:
@@ -376,7 +376,7 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
         with sockets[0] as listener:
             emit(Listening(port))
             error = _Worker(listener, plan, scheme, lambda text: emit(PeerDropped(text))).run()
-        emit(ChildFailed(f"load server: {error}") if error else ReceiverDone())
+        emit(ChildFailed(error) if error else ReceiverDone())
         return
     children: list[int] = []
     door = os.pipe()

@@ -524,6 +524,11 @@ class ChildSupervisor:
                 return cause
         if self.link_error:
             return f"{self.link_error} (sender: {self.child_error})" if self.child_error else self.link_error
+        if self.receiver_error and self.child_error and self.job.mode == Mode.LOAD:
+            # A load server never fails because of a client (it ends when they leave): its
+            # reason (out of file descriptors, no client came) is the cause of the job's end,
+            # and the generator's lost connections are what followed from it.
+            return f"{self.receiver_error} (load generator: {self.child_error})"
         if self.child_error:
             if self.receiver_error and self.receiver_error not in self.child_error:
                 return f"{self.child_error} ({self.receiver_error})"
