@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import Any
 
 from app.core.contracts.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
 from app.core.load.framing import (
@@ -68,6 +69,11 @@ class LoadServerPlan:
     #: admission), before the token handshake: the job's own are known at once and never
     #: pushed out by a stranger's flood. Empty: the handshake alone.
     ticket: bytes = field(default=b"", repr=False)
+    #: Where `cryptobench serve` reads when a client last sent anything (a shared double of
+    #: CLOCK_MONOTONIC, which every process of the machine reads alike): its promise to drop
+    #: a client silent too long covers the load job's own connections (app.core.serve.load_serve).
+    #: None: nobody reads it (a local job, whose supervisor watches its generator itself).
+    heard: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -154,7 +160,7 @@ class _Worker:
                 due = self.doorway.next_deadline()
                 if due is not None:
                     wake = min(wake, max(0.0, due - time.monotonic()))
-                listener_ready = False
+                listener_ready = heard = False
                 for key, _ in self.selector.select(timeout=wake):
                     if key.data is None and key.fileobj is self.doorway.listener:
                         listener_ready = True  # newcomers after what already waits
@@ -164,6 +170,9 @@ class _Worker:
                         self._close_door()
                     else:
                         self._read(key.data)
+                        heard = True
+                if heard and self.plan.heard is not None:  # once a wake-up, not once a request
+                    self.plan.heard.value = time.monotonic()
                 if listener_ready and self.doorway.listener is not None:
                     try:
                         self.doorway.accept()
