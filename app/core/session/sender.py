@@ -91,6 +91,8 @@ from app.core.vocab import Mode, Role, TcpConnection
 
 #: The floor ping-pong needs far fewer samples than the messages to be stable.
 FLOOR_MAX_SAMPLES = 1000
+#: The metrics that time a whole exchange on the connection (what a peer's RTT is held to).
+ROUND_TRIPS = frozenset({"handshake_rtt", "floor_rtt", "rtt", "connect"})
 #: At most this many warm-up handshake rounds (a round may be an RSA-4096 keygen).
 HANDSHAKE_WARMUP_MAX = 2
 
@@ -159,6 +161,8 @@ class SenderSession:
         #: inside the sender's exactly (protocol.clock_slack_ns); a remote one reads its own.
         self.shared_clock = job.mode != Mode.REMOTE
         self.extra_exchanges = 0
+        #: The longest round trip timed on the connection so far, in seconds (`_kernel`).
+        self.longest_round_trip_s: float | None = None
         #: A load job's server on the remote machine: its port and the nonce its secrets derive from.
         self.load_port = 0
         self.load_nonce = b""
@@ -479,7 +483,12 @@ class SenderSession:
         for fresh in self.fresh_tcp:  # and each fresh connection's, the messages' own
             mine = tcpinfo.add(mine, fresh)
         result.tcp_info[Role.SENDER] = mine
-        theirs = parse_tcp_info(decode_json(report, "SIZE_END_OK"), exchanges, mine)
+        # The longest round trip timed on the connection so far: the receiver's smoothed RTT
+        # still carries earlier sizes' samples (it forgets 1/8 of the past per sample).
+        timed = [max(raw.samples) for name, raw in result.metrics.items() if name in ROUND_TRIPS and raw.samples]
+        if timed:
+            self.longest_round_trip_s = max(timed + [self.longest_round_trip_s or 0.0])
+        theirs = parse_tcp_info(decode_json(report, "SIZE_END_OK"), exchanges, mine, self.longest_round_trip_s)
         if theirs is not None:
             result.tcp_info[Role.RECEIVER] = theirs
 
