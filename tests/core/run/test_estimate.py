@@ -69,6 +69,43 @@ def test_a_session_over_a_slow_link_waits_out_its_round_trips(monkeypatch: pytes
     assert far < exchanges * 1.5
 
 
+def test_the_retransmission_timer_backs_off_as_tcp_s_does() -> None:
+    """Each try after a timeout waits twice the last (up to RTO_MAX_S); a try that fails
+    with probability q: the expected wait is the sum over tries of its chance and what it
+    waited; after TCP's retries, or the receiver's wait, the exchange never gets through."""
+    rto = 0.24
+    nothing = est.timeouts(rto, 0.0)
+    assert (nothing.wait_s, nothing.ends) == (0.0, 0.0)
+    # Rare loss: about one timeout in 1/q exchanges.
+    assert est.timeouts(rto, 0.01).wait_s == pytest.approx(0.01 * rto, rel=0.05)
+    # Two retries: through on the second try after one timeout (1/4), or not at all after
+    # both, the second twice the first (1/4, 3 timeouts of waiting).
+    assert est.timeouts(rto, 0.5, retries=2) == est.Retransmissions(0.25 * rto, 0.25, 3 * rto)
+    # Three tries in four failing (50 % loss, a segment and its reply): seconds when it gets
+    # through, and 1 in 24 waits out the receiver's 300 s.
+    heavy = est.timeouts(0.21, 0.75)
+    assert 2 < heavy.wait_s < 20 and heavy.ends == pytest.approx(0.75**11) and heavy.end_s == est.GIVE_UP_S
+
+
+def test_a_lossy_packet_path_is_priced_with_its_retransmissions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """50 % loss was estimated "about 1 s" and ran 448 s: the estimate priced each exchange
+    at its round trip alone. TCP waits out a timer for each lost segment, doubled after
+    each one lost again, until the receiver gives the job up; the estimate now follows it."""
+    job = {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [1024], "samples": 10, "warmup": 1}
+
+    def seconds(loss: float) -> float:
+        link = {"delay_ms": 5, "loss_percent": loss}
+        return _seconds(_jobs(monkeypatch, AEAD, link=link, link_emulation="packet", **job))
+
+    clean, light, heavy, half = seconds(0), seconds(1), seconds(30), seconds(50)
+    assert clean < light < heavy < half
+    assert light < 2 * clean  # 1 %: a timeout now and then
+    # Measured on the 2-core VM (2026-11-28, this job): 30 % loss ran 97.6 s; 50 % ran 416 s
+    # and failed, the receiver's 300 s wait run out (the report that found it: 448 s).
+    assert 40 < heavy < 200
+    assert 250 < half < 1000
+
+
 def test_a_load_sweep_is_a_range_from_two_steps_to_all_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = _jobs(
         monkeypatch,
