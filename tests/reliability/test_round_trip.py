@@ -20,6 +20,7 @@ starts PostgreSQL for the session.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -85,9 +86,18 @@ def _serve() -> Iterator[Any]:
 def _packet_path(p: Producers, folder: Path) -> Written:
     if PACKET_REFUSAL is not None:
         pytest.skip(f"no packet path here: {PACKET_REFUSAL}")
+    from unittest import mock
+
+    from app.core.run import supervisor
+
     link = {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 5}
     job = {**SESSION, "message_sizes": [16384], "samples": 4, "link": link, "link_emulation": "packet"}
-    return run_profile([job], folder, "packet path")
+    # The emulator stalled once (PacketPathPlan.stall), so that the path names the samples
+    # it touched (`late_samples`) and the size carries its `link-emulator-late` warning.
+    stalled = functools.partial(supervisor.PacketPathPlan, stall=(60, 0.05))
+    with mock.patch.object(supervisor, "PacketPathPlan", stalled):
+        written = run_profile([job], folder, "packet path")
+    return written
 
 
 def _cluster(p: Producers, folder: Path) -> Written:

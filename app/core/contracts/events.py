@@ -140,6 +140,9 @@ class SizeMeasured:
     tcp_info: dict[str, TcpInfo] = field(default_factory=dict)
     #: A load job's steps and what they add up to (None in every other mode).
     load: Load | None = None
+    #: Over the packet path: the timed round trips (floor pings and messages) during which
+    #: its emulator released or read a packet later than its limit (None: no such link).
+    late_samples: int | None = None
 
     @classmethod
     def failure(cls, size_index: int, message_size: int, exc: BaseException) -> SizeMeasured:

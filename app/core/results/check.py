@@ -235,6 +235,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     metrics = check_obj(job, "metrics", path)
     for name in metrics:
         check_metric(check_obj(metrics, name, metrics_path, required=True), join(metrics_path, name))
+    _late_samples_timed(job, metrics, path)
     check_each(
         check_obj(job, "wire_bytes", path),
         join(path, "wire_bytes"),
@@ -267,3 +268,15 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         if not isinstance(note, str):
             raise fail(f"{join(path, 'notes')}[{i}]", "a string", note)
     check_tcp_info(check_obj(job, "tcp_info", path), join(path, "tcp_info"))
+
+
+def _late_samples_timed(job: dict[str, Any], metrics: dict[str, Any], path: str) -> None:
+    """A path's late round trips are among the size's timed ones (its floor pings and
+    messages, each counted once in `floor_rtt` and `rtt`)."""
+    link_path = job.get("path")
+    late = link_path.get("late_samples") if isinstance(link_path, dict) else None
+    if not late:
+        return
+    timed = sum(metrics[name]["n"] for name in ("floor_rtt", "rtt") if name in metrics)
+    if late > timed:
+        raise fail(join(join(path, "path"), "late_samples"), f"at most the {timed} timed round trips", late)

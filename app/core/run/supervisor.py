@@ -147,6 +147,8 @@ class ChildSupervisor:
         #: A packet link's shared counters, what it reported when ready, the counters at each
         #: size's start, and the path over each measured size (read by the runner).
         self.path_counters: Any = None
+        #: The packet link's count of packets it released or read late (JobPlan.late_packets).
+        self.late_packets: Any = None
         self.path_ready: PathReady | None = None
         self._path_start: dict[int, tuple[float, ...]] = {}
         self._drops_start: dict[int, int | None] = {}
@@ -212,7 +214,7 @@ class ChildSupervisor:
         )
         if self.job.link is not None:
             peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
-        return JobPlan(self.job, self.base, peer)
+        return JobPlan(self.job, self.base, peer, late_packets=self.late_packets)
 
     def run(self) -> bool:
         """Spawn the job's processes in its topology (app.core.run.topologies), relay their
@@ -261,10 +263,15 @@ class ChildSupervisor:
         assert job.link is not None
         try:
             self.path_counters = self._context.RawArray("d", SLOTS)
+            self.late_packets = self._context.RawValue("d", 0.0)
         except (OSError, MemoryError) as exc:
             raise StartFailed("packet link's counters", exc) from None
         plan = PacketPathPlan(
-            job.link, job.index, self.path_counters, slow_start_after_idle=job.link.slow_start_after_idle
+            job.link,
+            job.index,
+            self.path_counters,
+            slow_start_after_idle=job.link.slow_start_after_idle,
+            late_packets=self.late_packets,
         )
         self.start_child(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
@@ -475,6 +482,7 @@ class ChildSupervisor:
                     read_late_max_s=self.path_counters[READ_LATE_MAX],
                     device_dropped=_difference(self._drops_start.get(message.size_index), self._device_drops()),
                     late_limit_s=None if self.job.link is None else late_limit(self.job.link),
+                    late_samples=message.late_samples,
                 )
             self.on_measured(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):

@@ -382,14 +382,19 @@ class SenderSession:
         clock = time.perf_counter_ns
         fresh: tuple[socket.socket, FrameReader] | None = None
         floor_ns: int | None = None  # the fastest ping-pong, warm-up included: the messages' bound
+        late = self.plan.late_packets  # the packet link's count of packets it held too long
+        late_samples = 0
         for ping in range(job.warmup + self.floor_samples):
             if self.fresh:
                 side, side_reader, _ = self._open_fresh()
                 fresh = (side, side_reader)
             self._quiet(f"PING {ping + 1}", fresh[1] if fresh else None)
+            held = late.value if late is not None else 0.0
             start = clock()
             self._exchange(FrameType.PING, sample, FrameType.PONG, fresh)
             took = clock() - start
+            if late is not None and late.value != held and ping >= job.warmup:
+                late_samples += 1
             floor_ns = took if floor_ns is None else min(floor_ns, took)
             floor.record({"floor_rtt": took / 1e9})
             if fresh is not None:
@@ -406,11 +411,14 @@ class SenderSession:
                 side, side_reader, connect_ns = self._open_fresh()
                 fresh = (side, side_reader)
             self._quiet(f"MESSAGE {number + 1}", fresh[1] if fresh else None)
+            held = late.value if late is not None else 0.0
             start = clock()
             parts = seal(plaintext)
             sealed = clock()
             body = self._exchange(FrameType.MESSAGE, parts, FrameType.ACK, fresh)
             done = clock()
+            if late is not None and late.value != held and number >= job.warmup:
+                late_samples += 1
             del parts
             if fresh is not None:
                 self._close_fresh(*fresh)
@@ -436,6 +444,8 @@ class SenderSession:
             messages.record(values)
             self._pause()
         result.metrics.update(messages.flush())
+        if late is not None:
+            result.late_samples = late_samples
 
         self._tamper(result, sender, plaintext)
         self._trace(result, sender, plaintext)
