@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,95 @@ def test_a_brief_stop_fails_the_size_measured_across_it(role: str, job: dict[str
     first = run.jobs[1]
     assert f"(pid {frozen[0]}) was stopped (SIGSTOP or a debugger) while it measured" in (first.error or "")
     assert first.load is None and not first.metrics
+
+
+# A run in a process group of its own, which the test stops whole (Ctrl-Z) once a size is
+# being measured: it says so on stdout, then prints its results.
+GROUP_STOPPED = textwrap.dedent("""
+    import json, sys
+    from app.core.contracts.events import SampleBatch
+    from app.core.profile.files import parse_profile
+    from app.core.run.runner import Runner
+
+    def main():
+        said = []
+        def on_event(event):
+            # A size's own samples (not the handshakes' before it, which every size carries).
+            if isinstance(event, SampleBatch) and event.job_index == 0 and event.metric not in (
+                "keygen", "handshake", "handshake_receiver", "handshake_rtt"
+            ) and not said:
+                said.append(True)
+                print("measuring", flush=True)
+        run = Runner(parse_profile(json.loads(sys.argv[1])), on_event=on_event).run()
+        print(json.dumps([[job.status, job.error] for job in run.jobs]), flush=True)
+
+    if __name__ == "__main__":
+        main()
+""")
+
+
+def _group(pgid: int) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if os.getpgid(process.pid) == pgid:
+                found.append(process)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return found
+
+
+@pytest.mark.parametrize(
+    "job",
+    [
+        {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 20, "pause_ms": 25},
+        {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [40], "duration_s": 1, "warmup_s": 0},
+    ],
+    ids=["loopback", "load"],
+)
+def test_a_stop_of_the_whole_process_group_fails_the_size_it_fell_in(tmp_path: Path, job: dict[str, Any]) -> None:
+    """Ctrl-Z stops the supervisor with its job: the watch, stopped too, saw nothing, and a
+    loopback job kept a 4 s round trip in an ok size with no word. Every process of the job
+    now counts the SIGCONT that continues it into a count the job shares, which the
+    measuring process stamps on each size's start and end."""
+    script = tmp_path / "group_stopped.py"
+    script.write_text(GROUP_STOPPED)
+    profile = {"name": "group stopped", "jobs": [job, TINY]}
+    proc = popen(
+        [sys.executable, str(script), json.dumps(profile)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "measuring", proc.stderr.read() if proc.stderr else ""
+        os.killpg(proc.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 20
+        while not all(p.status() == psutil.STATUS_STOPPED for p in _group(proc.pid) if p.pid != os.getpid()):
+            assert time.monotonic() < deadline, "the process group did not stop"
+        os.killpg(proc.pid, signal.SIGCONT)  # `fg`
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGCONT)
+            proc.kill()
+            proc.wait()
+    jobs = json.loads(out.splitlines()[-1])
+    stopped, *rest = jobs
+    assert stopped[0] == "failed", jobs
+    # Named from the count each process keeps: all of them, together (or, where the count
+    # at the size's start was read after the continue, the job's processes as a whole).
+    assert (
+        "were stopped together (Ctrl-Z of their process group) while it measured" in stopped[1]
+        or "a process of the job was stopped (SIGSTOP, or Ctrl-Z of its process group) and continued" in stopped[1]
+    ), stopped[1]
+    assert "its figures include the stop, so they are not kept" in stopped[1]
+    assert rest[-1][0] == "ok"  # the job after it was measured whole
+    if job["mode"] == "loopback":
+        assert rest[0][0] == "ok", jobs  # the job's next size too
 
 
 # --- the fork server, frozen between two jobs (in-process) ---------------------------------------

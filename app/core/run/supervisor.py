@@ -51,6 +51,8 @@ from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_ove
 from app.core.link.timeouts import one_way_seconds, peer_over_link
 from app.core.machine.placement import Placer, roles_of
 from app.core.measure.sampler import ResourceSampler
+from app.core.processes.continued import SLOTS as CONTINUE_SLOTS
+from app.core.processes.continued import run_counting
 from app.core.processes.deadlines import (
     StartCancelled,
     StartStalled,
@@ -127,6 +129,12 @@ class ChildSupervisor:
         self._failed: set[Role] = set()
         #: The watch's count of stops seen when each size started (a size measured across a stop fails).
         self._stops_at_start: dict[int, int] = {}
+        #: The job's processes' shared count of continues after a stop (app.core.processes.continued),
+        #: and its value as each size started, stamped by the measuring process.
+        self.continues: Any = None
+        self._continue_slots: dict[Role, int] = {}
+        self._continues_at_start: dict[int, int] = {}
+        self._slots_at_start: dict[int, list[int]] = {}
         #: What each connection closed unserved (not the job's own peer) was told, in order.
         self.strangers: list[str] = []
         self.processes: dict[Role, BaseProcess] = {}
@@ -161,8 +169,17 @@ class ChildSupervisor:
             receive, send = self._context.Pipe(duplex=False)
         except (OSError, MemoryError) as exc:
             raise StartFailed(f"{self.named(role)} process", exc) from None
+        if self.continues is None:
+            try:
+                self.continues = self._context.RawArray("q", CONTINUE_SLOTS)
+            except (OSError, MemoryError) as exc:
+                raise StartFailed("job's shared stop count", exc) from None
+        slot = self._continue_slots.setdefault(role, len(self._continue_slots) % CONTINUE_SLOTS)
         process = self._context.Process(
-            target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
+            target=run_counting,
+            args=(target, send, plan, self.continues, slot),
+            daemon=True,
+            name=f"cryptobench-job-{self.base}-{role}",
         )
         try:
             start_process(process, self.cancel)  # bounded, and cancel interrupts it (app.core.processes.deadlines)
@@ -452,6 +469,9 @@ class ChildSupervisor:
             self.emit(Progress(self.current, message.done, message.total))
         elif isinstance(message, SizeStarted):
             self._stops_at_start[message.size_index] = self.watch.stops_seen
+            self._continues_at_start[message.size_index] = message.continues
+            if self.continues is not None:
+                self._slots_at_start[message.size_index] = list(self.continues)
             self.current = self.base + message.size_index
             self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
             if self.path_counters is not None:
@@ -463,8 +483,9 @@ class ChildSupervisor:
         elif isinstance(message, SizeMeasured):
             if self.watch.frozen is not None:
                 return  # a process of the job froze and was killed meanwhile: the size fails with that
-            if self.watch.stops_seen != self._stops_at_start.get(message.size_index, 0) and not message.error:
-                message.error = f"{self.watch.stopped}: its figures include the stop, so they are not kept"
+            stopped = self._stop_in(message)
+            if stopped is not None and not message.error:
+                message.error = f"{stopped}: its figures include the stop, so they are not kept"
                 message.load, message.metrics = None, {}
             start = self.window_start.get(message.size_index, 0.0)
             before = self._path_start.get(message.size_index)
@@ -490,6 +511,40 @@ class ChildSupervisor:
             self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
         else:
             assert_never(message)
+
+    def _stop_in(self, message: SizeMeasured) -> str | None:
+        """What was stopped while the size was measured (None: nothing): a stop one of the
+        watch's looks fell in, named; or a continue the job's processes counted, which the
+        watch misses when the stop is brief, when its thread is slow to look, and when the
+        whole process group was stopped with it (Ctrl-Z)."""
+        if self.watch.stops_seen != self._stops_at_start.get(message.size_index, 0):
+            return self.watch.stopped
+        stopped = "a process of the job was stopped (SIGSTOP, or Ctrl-Z of its process group) and continued"
+        if message.continues != self._continues_at_start.get(message.size_index, message.continues):
+            return self._continued_since(message.size_index) or f"{stopped} while it measured"
+        # The count starts at 0 with the job: moved before its first size, it moved while the
+        # key generations and handshakes were timed, whose figures every size of a session
+        # or operations job carries (a load job times nothing before its sizes).
+        if self._continues_at_start.get(0, 0) and self.job.mode != Mode.LOAD:
+            return f"{stopped} while it timed the key generations and handshakes every size carries"
+        return None
+
+    def _continued_since(self, size_index: int) -> str | None:
+        """Which of the job's processes were continued since the size began, in the watch's
+        words (None: not known, the count read at the size's start already held them)."""
+        before = self._slots_at_start.get(size_index)
+        if before is None or self.continues is None:
+            return None
+        moved = [role for role, slot in self._continue_slots.items() if self.continues[slot] != before[slot]]
+        if not moved:
+            return None
+        if len(moved) > 1:
+            together = ", ".join(self.named(role) for role in moved)
+            return f"the job's processes ({together}) were stopped together (Ctrl-Z of their process group) while it measured"
+        role = moved[0]
+        process = self.processes.get(role)
+        pid = f" (pid {process.pid})" if process is not None and process.pid is not None else ""
+        return f"the {self.named(role)} process{pid} was stopped (SIGSTOP or a debugger) while it measured"
 
     def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
         self.emit(ResourceSample(self.current, role, t, cpu, rss))
