@@ -176,23 +176,23 @@ def test_a_brief_stop_fails_the_size_measured_across_it(role: str, job: dict[str
     assert first.load is None and not first.metrics
 
 
-# A run in a process group of its own, which the test stops whole (Ctrl-Z) once a size is
-# being measured: it says so on stdout, then prints its results.
+# A run in a process group of its own, which the test stops whole (Ctrl-Z) once each
+# watched result is being measured: it says so on stdout, then prints its results.
 GROUP_STOPPED = textwrap.dedent("""
     import json, sys
     from app.core.contracts.events import SampleBatch
     from app.core.profile.files import parse_profile
     from app.core.run.runner import Runner
 
+    HANDSHAKES = ("keygen", "handshake", "handshake_receiver", "handshake_rtt")
+
     def main():
-        said = []
+        watched = set(json.loads(sys.argv[2]))
         def on_event(event):
             # A size's own samples (not the handshakes' before it, which every size carries).
-            if isinstance(event, SampleBatch) and event.job_index == 0 and event.metric not in (
-                "keygen", "handshake", "handshake_receiver", "handshake_rtt"
-            ) and not said:
-                said.append(True)
-                print("measuring", flush=True)
+            if isinstance(event, SampleBatch) and event.job_index in watched and event.metric not in HANDSHAKES:
+                watched.discard(event.job_index)
+                print(f"measuring {event.job_index}", flush=True)
         run = Runner(parse_profile(json.loads(sys.argv[1])), on_event=on_event).run()
         print(json.dumps([[job.status, job.error] for job in run.jobs]), flush=True)
 
@@ -212,24 +212,28 @@ def _group(pgid: int) -> list[psutil.Process]:
     return found
 
 
-@pytest.mark.parametrize(
-    "job",
-    [
-        {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 20, "pause_ms": 25},
-        {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [40], "duration_s": 1, "warmup_s": 0},
-    ],
-    ids=["loopback", "load"],
-)
-def test_a_stop_of_the_whole_process_group_fails_the_size_it_fell_in(tmp_path: Path, job: dict[str, Any]) -> None:
+def _stop_and_continue(pgid: int) -> None:
+    """Ctrl-Z, then `fg` once every process of the group is stopped."""
+    os.killpg(pgid, signal.SIGSTOP)
+    deadline = time.monotonic() + 20
+    while not all(p.status() == psutil.STATUS_STOPPED for p in _group(pgid) if p.pid != os.getpid()):
+        assert time.monotonic() < deadline, "the process group did not stop"
+    os.killpg(pgid, signal.SIGCONT)
+
+
+def test_a_stop_of_the_whole_process_group_fails_the_size_it_fell_in(tmp_path: Path) -> None:
     """Ctrl-Z stops the supervisor with its job: the watch, stopped too, saw nothing, and a
     loopback job kept a 4 s round trip in an ok size with no word. Every process of the job
     now counts the SIGCONT that continues it into a count the job shares, which the
-    measuring process stamps on each size's start and end."""
+    measuring process stamps on each size's start and end. Stopped here: a loopback job's
+    first size (result 0, its second is result 1), then a load job's step (result 2)."""
     script = tmp_path / "group_stopped.py"
     script.write_text(GROUP_STOPPED)
-    profile = {"name": "group stopped", "jobs": [job, TINY]}
+    loopback = {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 20, "pause_ms": 25}
+    load = {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [40], "duration_s": 1, "warmup_s": 0}
+    profile = {"name": "group stopped", "jobs": [loopback, load, TINY]}
     proc = popen(
-        [sys.executable, str(script), json.dumps(profile)],
+        [sys.executable, str(script), json.dumps(profile), "[0, 2]"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -238,31 +242,26 @@ def test_a_stop_of_the_whole_process_group_fails_the_size_it_fell_in(tmp_path: P
     )
     try:
         assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "measuring", proc.stderr.read() if proc.stderr else ""
-        os.killpg(proc.pid, signal.SIGSTOP)
-        deadline = time.monotonic() + 20
-        while not all(p.status() == psutil.STATUS_STOPPED for p in _group(proc.pid) if p.pid != os.getpid()):
-            assert time.monotonic() < deadline, "the process group did not stop"
-        os.killpg(proc.pid, signal.SIGCONT)  # `fg`
+        for index in (0, 2):
+            said = proc.stdout.readline().strip()
+            assert said == f"measuring {index}", (said, proc.stderr.read() if proc.stderr else "")
+            _stop_and_continue(proc.pid)
         out, _ = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGCONT)
             proc.kill()
             proc.wait()
-    jobs = json.loads(out.splitlines()[-1])
-    stopped, *rest = jobs
-    assert stopped[0] == "failed", jobs
-    # Named from the count each process keeps: all of them, together (or, where the count
-    # at the size's start was read after the continue, the job's processes as a whole).
-    assert (
-        "were stopped together (Ctrl-Z of their process group) while it measured" in stopped[1]
-        or "a process of the job was stopped (SIGSTOP, or Ctrl-Z of its process group) and continued" in stopped[1]
-    ), stopped[1]
-    assert "its figures include the stop, so they are not kept" in stopped[1]
-    assert rest[-1][0] == "ok"  # the job after it was measured whole
-    if job["mode"] == "loopback":
-        assert rest[0][0] == "ok", jobs  # the job's next size too
+    results = json.loads(out.splitlines()[-1])
+    assert [status for status, _ in results] == ["failed", "ok", "failed", "ok"], results
+    for _, error in (results[0], results[2]):
+        # Named from the count each process keeps: all of them, together (or, where the
+        # count at the size's start was read after the continue, the job's processes).
+        assert (
+            "were stopped together (Ctrl-Z of their process group) while it measured" in error
+            or "a process of the job was stopped (SIGSTOP, or Ctrl-Z of its process group) and continued" in error
+        ), error
+        assert "its figures include the stop, so they are not kept" in error
 
 
 # --- the fork server, frozen between two jobs (in-process) ---------------------------------------
