@@ -285,7 +285,7 @@ class ChildSupervisor:
             raise StartFailed("packet link's counters", exc) from None
         plan = PacketPathPlan(
             job.link,
-            job.index,
+            job.link.draw_seed(job.index),
             self.path_counters,
             slow_start_after_idle=job.link.slow_start_after_idle,
             late_packets=self.late_packets,
