@@ -276,12 +276,15 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
 
 
 def _late_samples_timed(job: dict[str, Any], metrics: dict[str, Any], path: str) -> None:
-    """A path's late round trips are among the size's timed ones (its floor pings and
-    messages, each counted once in `floor_rtt` and `rtt`)."""
+    """A path's late round trips are among the size's timed ones: a session's floor pings
+    and messages, each counted once in `floor_rtt` and `rtt`; a tls13 job's connections,
+    each one `connect` sample."""
     link_path = job.get("path")
     late = link_path.get("late_samples") if isinstance(link_path, dict) else None
     if not late:
         return
     timed = sum(metrics[name]["n"] for name in ("floor_rtt", "rtt") if name in metrics)
+    if "rtt" not in metrics and "connect" in metrics:
+        timed = metrics["connect"]["n"]
     if late > timed:
         raise fail(join(join(path, "path"), "late_samples"), f"at most the {timed} timed round trips", late)

@@ -181,9 +181,16 @@ class TlsClient:
         )
         tcp: TcpInfo | None = None
         made = 0
+        # Over the packet path: the link's count of packets it held too long, read around each
+        # timed connection, so a stall of the emulator that touched a few handshakes flags the
+        # size however few of its packets it held (JobPlan.late_packets).
+        late, late_samples = self.plan.late_packets, 0
         try:
-            for _ in range(job.warmup + job.samples):
+            for number in range(job.warmup + job.samples):
+                held = late.value if late is not None else 0.0
                 sample = self.connection(size, seed, tally)
+                if late is not None and late.value != held and number >= job.warmup:
+                    late_samples += 1
                 made += 1
                 result.checked += 1
                 tcp = sample.tcp if tcp is None else tcpinfo.add(tcp, sample.tcp)
@@ -199,6 +206,8 @@ class TlsClient:
         finally:
             result.tls = tally.record()
         result.metrics.update(rounds.flush())
+        if late is not None:
+            result.late_samples = late_samples
         # The tamper tries' handshakes are checked too, and kept out of the record's figures.
         made += self._tamper(result, size, seed, HandshakeTally(self.scheme, ""))
         report = parse_report(self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK), made)

@@ -180,9 +180,16 @@ def _run_with(fields: dict[str, object]) -> list:
     return run.jobs
 
 
-def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss() -> None:
+def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss(monkeypatch: pytest.MonkeyPatch) -> None:
     """X25519MLKEM768 with an ML-DSA-65 chain over 20 ms, 8 Mbit/s and 1 % loss: each sample a
-    new TCP connection on the path, its handshake at least the path's round trip."""
+    new TCP connection on the path, its handshake at least the path's round trip. The
+    emulator stalls once, 120 ms, after 110 of the job's about 220 packets (its control
+    connection's and seven TLS connections' of about 29 each: mid-way through the timed
+    ones): the handshakes it touched are counted and flag the size, as a session's round
+    trips are."""
+    from app.core.run import supervisor
+
+    monkeypatch.setattr(supervisor, "PacketPathPlan", functools.partial(supervisor.PacketPathPlan, stall=(110, 0.12)))
     job = {
         "scheme": "tls13",
         "params": {"group": "X25519MLKEM768", "certificate": "ml-dsa-65"},
@@ -204,3 +211,7 @@ def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss() -> None:
     assert result.metrics["first_byte"].stats.median >= 0.120  # connect, handshake, request and response
     assert result.path is not None and result.path.up.packets_out > 0
     assert result.tcp_info["sender"].smoothed_rtt_s is not None and result.tcp_info["sender"].smoothed_rtt_s >= 0.038
+    path = result.path
+    assert path.late_samples is not None and 1 <= path.late_samples <= 3 and path.late, path
+    (warning,) = [w for w in result.warnings if w.code == WarningCode.LINK_EMULATOR_LATE]
+    assert f"during {path.late_samples} of the size's timed round trips" in warning.message
