@@ -85,6 +85,7 @@ NO_PACKET_PATH = packet_path_refusal() or try_packet_path()
 OVER_PACKET_PATH = LONG_LOOPBACK | {"link": {"delay_ms": 1}, "link_emulation": "packet"}
 OVER_RELAY = LONG_LOOPBACK | {"link": {"delay_ms": 1}, "link_emulation": "stream-relay"}
 LONG_LOAD = {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [20], "duration_s": 60, "warmup_s": 0}
+LONG_TLS = {"scheme": "tls13", "mode": "loopback", "samples": 2000, "warmup": 0}
 #: A sender waits this long for an answer by default: what a dead helper used to cost.
 REPLY_TIMEOUT_S = 600
 
@@ -102,8 +103,9 @@ REPLY_TIMEOUT_S = 600
         ("receiver", OVER_RELAY, "receiver"),
         ("receiver", LONG_LOAD, "load server"),
         ("link", LONG_LOAD | {"link": {"delay_ms": 1}}, "link"),
+        ("receiver", LONG_TLS, "TLS server"),
     ],
-    ids=["packet-link", "relay-link", "relay-receiver", "load-server", "load-link"],
+    ids=["packet-link", "relay-link", "relay-receiver", "load-server", "load-link", "tls-server"],
 )
 def test_a_killed_helper_ends_its_job_at_once_and_is_named(role: str, victim_job: dict[str, Any], named: str) -> None:
     """Every process of a job is watched, not only the one that measures: a SIGKILLed

@@ -70,7 +70,7 @@ from app.core.settings.profile import ResolvedJob
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.netns import device_drops
 from app.core.transport.wire import HEADER_SIZE
-from app.core.vocab import LogLevel, Mode, Role, measuring_role
+from app.core.vocab import Family, LogLevel, Mode, Role, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -209,9 +209,12 @@ class ChildSupervisor:
 
     def named(self, role: Role) -> str:
         """How messages name the job's process in `role`: in a load job, the receiver is
-        the load server and the sender the load generator."""
+        the load server and the sender the load generator; in a tls13 job, the TLS server
+        and client."""
         if self.job.mode == Mode.LOAD:
             return {Role.RECEIVER: "load server", Role.SENDER: "load generator"}.get(role, str(role))
+        if self.job.family == Family.TLS:
+            return {Role.RECEIVER: "TLS server", Role.SENDER: "TLS client"}.get(role, str(role))
         return str(role)
 
     def _fork_server_killed(self, text: str) -> None:
