@@ -27,13 +27,16 @@ from cryptography.hazmat.primitives import hashes, serialization
 from app.core.contracts.events import SizeMeasured
 from app.core.schemes.tls13 import Tls13Scheme
 from app.core.tls import certificates, stack
+from app.core.tls import client as tls_client
 from app.core.tls.certificates import SERVER_NAME, anchor_from_der, make_chain
 from app.core.tls.client import handshake_over
 from app.core.tls.handshake import HandshakeFailed
 from app.core.tls.ops import TlsOperations
 from app.core.tls.server import TlsServer
 from app.core.tls.sides import ClientSide, ServerSide, TooLarge
+from app.core.tls.tally import HandshakeTally
 from app.core.transport.doorway import MAX_PENDING
+from app.core.transport.wire import WireError
 from tests.core.tls import parties
 from tests.helpers.plans import job_plan
 
@@ -292,3 +295,26 @@ def test_keys_are_made_in_memory_never_written_and_never_in_a_result(monkeypatch
             serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
         assert der.hex() not in reported and der[-32:].hex() not in reported and repr(der[-32:]) not in reported
+
+
+# --- a lossy link ------------------------------------------------------------------------------
+
+
+def test_a_tamper_try_whose_connection_never_opened_is_named_not_blamed_on_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over 30 % loss a tamper try's SYNs ran out (no answer within the connect timeout):
+    the client took it for the server's refusal and counted the connection, which the server
+    never saw, and the job failed as "TlsPeerError: SIZE_END_OK reports 15 connections; the
+    client made 16", blaming the server. A try that never reached it now fails the job so."""
+    plan = job_plan("tls13", "pyopenssl", dict(parties.job().params), [64], token=parties.TOKEN, tamper=1)
+    client = tls_client.TlsClient(plan, lambda message: None)
+
+    def no_answer(host: str, port: int, timeout: float, *rest: Any) -> socket.socket:
+        raise WireError(f"no answer from {host}:{port} within {timeout:g} s")
+
+    monkeypatch.setattr(tls_client, "connect", no_answer)
+    monkeypatch.setattr(client, "_request", lambda *args: memoryview(b""))  # the control connection's TAMPER/ACK
+    client.context = stack.client_context(client.scheme.asked, make_chain("ecdsa-p256", 2, SERVER_NAME).anchor)
+    with pytest.raises(tls_client.NotOpened, match=r"could not be opened: no answer from 127\.0\.0\.1:0 within 10 s"):
+        client._tamper(SizeMeasured(0, 64, metrics={}), 64, bytes(16), HandshakeTally(client.scheme, ""))

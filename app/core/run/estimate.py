@@ -37,6 +37,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.contracts.plan import SessionPeer
 from app.core.load import sweep
 from app.core.load.generator import (
     CALIBRATION_BUDGET_S,
@@ -275,6 +276,9 @@ DUPACKS = 3
 #: The longest a receiver waits for its sender's next frame (app.core.session.receiver):
 #: an exchange whose retransmissions take longer ends the job there, failed.
 GIVE_UP_S = ReceiverLimits().idle_timeout
+#: The longest a connection's SYN is retried before the job gives it up (SessionPeer's
+#: connect timeout): a SYN retransmitted after 1, 3 and 7 s is not tried again at 15 s.
+CONNECT_GIVE_UP_S = SessionPeer.connect_timeout
 
 
 @dataclass(frozen=True)
@@ -308,9 +312,9 @@ def timeouts(rto_s: float, failed: float, give_up_s: float = GIVE_UP_S, retries:
 
 def retransmissions(link: Link | None, up_bytes: int, down_bytes: int) -> Retransmissions:
     """What loss on `link` adds to an exchange of `up_bytes` answered by `down_bytes` on the
-    packet path: segments lost early in a message are fast-retransmitted (a round trip
-    each); a loss among the last `DUPACKS` segments, or of the reply, waits for the timer,
-    which backs off as TCP's does. (The long-run loss stands for a bursty model's: its
+    packet path: segments lost early in a message or its reply are fast-retransmitted (a
+    round trip each); a loss among the last `DUPACKS` segments of either waits for the
+    timer, which backs off as TCP's does. (The long-run loss stands for a bursty model's: its
     bursts make consecutive losses likelier, so this is its lower end.)"""
     if link is None or link.loss_percent <= 0 or link.emulation != LinkEmulation.PACKET:
         return Retransmissions()
@@ -318,16 +322,17 @@ def retransmissions(link: Link | None, up_bytes: int, down_bytes: int) -> Retran
     round_trip = round_trip_ms(link, up_bytes, down_bytes) / 1000
     up = max(1, -(-up_bytes // SEGMENT_BYTES))
     down = max(1, -(-down_bytes // SEGMENT_BYTES))
-    fast = (up - min(up, DUPACKS)) * p * round_trip
-    timer = timeouts(round_trip + RTO_MIN_S, 1 - (1 - p) ** (min(up, DUPACKS) + down))
+    fast = (up - min(up, DUPACKS) + down - min(down, DUPACKS)) * p * round_trip
+    timer = timeouts(round_trip + RTO_MIN_S, 1 - (1 - p) ** (min(up, DUPACKS) + min(down, DUPACKS)))
     return Retransmissions(fast * (1 - timer.ends) + timer.wait_s, timer.ends, timer.end_s)
 
 
 def connect_retransmissions(link: Link | None) -> Retransmissions:
-    """What loss adds to opening a connection (a SYN and its SYN-ACK)."""
+    """What loss adds to opening a connection (a SYN and its SYN-ACK), which the job gives
+    up after its connect timeout (`CONNECT_GIVE_UP_S`): at 30 % loss, 1 connection in 15."""
     if link is None or link.loss_percent <= 0 or link.emulation != LinkEmulation.PACKET:
         return Retransmissions()
-    return timeouts(SYN_RTO_S, 1 - (1 - link.loss_percent / 100) ** 2)
+    return timeouts(SYN_RTO_S, 1 - (1 - link.loss_percent / 100) ** 2, CONNECT_GIVE_UP_S)
 
 
 def exchange_s(link: Link | None, up_bytes: int, down_bytes: int = 64) -> _Time:
@@ -369,6 +374,17 @@ class _Lossy:
 
     def connections(self, time: _Time, count: int) -> None:
         self.add(time, count, _Time(), connect_retransmissions(self.link))
+
+    def in_turn(self, time: _Time, count: int, cpu: float, steps: Sequence[tuple[float, Retransmissions]]) -> None:
+        """`count` times `steps` one after the other (a connection opened, its handshake, its
+        data: each a round trip and what loss adds), each needing the one before it to have
+        got through: priced in turn, not all the connects first, so that a heavy loss of the
+        later steps is not hidden behind the chance that an earlier one ended the job."""
+        cost, through = 0.0, 1.0
+        for wait, lost in steps:
+            cost += through * (wait + lost.wait_s + lost.ends * lost.end_s)
+            through *= 1 - lost.ends
+        self.add(time, count, _Time(cpu), Retransmissions(cost, 1 - through))
 
 
 def _add(time: _Time, count: float, part: _Time) -> None:
@@ -430,21 +446,32 @@ def _tls_operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
 
 def _tls_connections(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
     """A tls13 job over TCP: per size a connection per sample and tamper try (and a resumed
-    job's first), each its connect, its handshake's flights and the data over the link."""
+    job's first), each its connect, its handshake's flights and the data over the link;
+    over a lossy packet path each of them retransmits as a session's exchanges do."""
     link = job.link
+    lossy = _Lossy(link)
     up, down = costs.handshake_bytes
     start = _Time(SESSION_START_S + (LINK_START_S if link is not None else 0.0) + 2 * costs.keygen)
+    if link is not None and link.emulation != "none":  # the control connection, its token proofs and job
+        lossy.connections(start, 1)
+        lossy.add(start, OPENING_EXCHANGES, _Time(0.0, exchange_s(link, 256).wait), retransmissions(link, 256, 64))
     out = []
     for k, size in enumerate(job.message_sizes):
         time = _Time(start.cpu, start.wait) if k == 0 else _Time()
         connections = job.warmup + job.samples + job.tamper + (job.params.get("resumption") == "ticket")
-        one = _Time(costs.exchange)
-        _add(one, 1, exchange_s(link, 64, 64))  # the TCP handshake
-        _add(one, 1, exchange_s(link, up, down))
-        _add(one, 1, exchange_s(link, size + 64, size + 64))
-        _add(time, connections, one)
-        _add(time, 3 + job.tamper, exchange_s(link, 64))  # SIZE, SIZE_END, each TAMPER
-        time.wait += (job.warmup + job.samples) * job.pause_ms / 1000
+        connect, flights, data = (
+            exchange_s(link, 64, 64),
+            exchange_s(link, up, down),
+            exchange_s(link, size + 64, size + 64),
+        )
+        steps = [
+            (connect.wait, connect_retransmissions(link)),  # the TCP handshake
+            (flights.wait, retransmissions(link, up, down)),  # the TLS handshake's flights
+            (data.wait, retransmissions(link, size + 64, size + 64)),  # the request and the response
+        ]
+        lossy.in_turn(time, connections, costs.exchange + connect.cpu + flights.cpu + data.cpu, steps)
+        lossy.exchanges(time, 3 + job.tamper, 64)  # SIZE, SIZE_END, each TAMPER
+        time.wait += (job.warmup + job.samples) * job.pause_ms / 1000 * lossy.survival
         out.append(time)
     return out
 

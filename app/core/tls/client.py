@@ -63,6 +63,10 @@ METRICS = ("connect", "handshake", "first_byte", "handshake_cpu_client")
 RECEIVE = 64 * 1024
 
 
+class NotOpened(WireError):
+    """A connection of the job that could not be opened: the server never saw it."""
+
+
 @dataclass
 class Sample:
     """One connection's figures (ns), and what its handshake was."""
@@ -129,7 +133,10 @@ class TlsClient:
         assert self.context is not None
         peer, clock = self.peer, time.perf_counter_ns
         start = clock()
-        sock = connect(peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control)
+        try:
+            sock = connect(peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control)
+        except WireError as exc:
+            raise NotOpened(f"a TLS connection could not be opened: {exc}") from None
         connected = clock()
         sock.settimeout(peer.reply_timeout)
         side = ClientSide(self.context, SERVER_NAME, self.alpn, self.session)
@@ -233,6 +240,10 @@ class TlsClient:
             self._request(FrameType.TAMPER, [], FrameType.ACK)
             try:
                 self.connection(size, seed, tally, tamper=spot.offset)
+            except NotOpened:
+                # Never reached the server, which then reports a connection fewer: named as
+                # what it is, not as a server that miscounted (a lossy link's SYNs run out).
+                raise
             except (SSL.Error, DataMismatch, HandshakeFailed, OSError, WireError):
                 pass  # refused, as it must be: the server's verdict says so
             result.tamper_tried += 1
