@@ -30,6 +30,7 @@ from app.core.tls import certificates, stack
 from app.core.tls import client as tls_client
 from app.core.tls.certificates import SERVER_NAME, anchor_from_der, make_chain
 from app.core.tls.client import handshake_over
+from app.core.tls.control import ServerConnection, ServerReport
 from app.core.tls.handshake import HandshakeFailed
 from app.core.tls.ops import TlsOperations
 from app.core.tls.server import TlsServer
@@ -159,7 +160,8 @@ def test_the_job_s_own_client_stopping_mid_handshake_is_a_named_failure_of_that_
             sock.recv(65536)  # the server's flight; the client never answers it
             sock.shutdown(socket.SHUT_WR)
     (connection,) = server.connections
-    assert connection.verdict.startswith("failed: the client closed the connection mid-handshake"), connection
+    # Unfinished, not failed: neither served nor refused (a tamper try's says nothing of the check).
+    assert connection.verdict.startswith("unfinished: the client closed the connection mid-handshake"), connection
 
 
 # --- hostile servers against the job's client -------------------------------------------------
@@ -318,3 +320,22 @@ def test_a_tamper_try_whose_connection_never_opened_is_named_not_blamed_on_the_s
     client.context = stack.client_context(client.scheme.asked, make_chain("ecdsa-p256", 2, SERVER_NAME).anchor)
     with pytest.raises(tls_client.NotOpened, match=r"could not be opened: no answer from 127\.0\.0\.1:0 within 10 s"):
         client._tamper(SizeMeasured(0, 64, metrics={}), 64, bytes(16), HandshakeTally(client.scheme, ""))
+
+
+def test_a_tamper_try_the_server_never_judged_is_named_not_counted_as_let_through() -> None:
+    """Over 50 % loss the server waited out its 300 s for a tamper try's records and the job
+    failed "tampered payload not rejected: record's middle byte: failed: the client sent
+    nothing for 300.02 s", as if its check had let a tampered record through. A connection
+    that ended before its records were judged is now said to be that."""
+    plan = job_plan("tls13", "pyopenssl", dict(parties.job().params), [64], token=parties.TOKEN, tamper=2, warmup=0)
+    client = tls_client.TlsClient(plan, lambda message: None)
+    genuine = tuple(ServerConnection(1000, "ok") for _ in range(plan.job.samples))
+    refused = ServerConnection(1000, "refused: bad record mac")
+    unfinished = ServerConnection(0, "unfinished: the client sent nothing for 300.02 s")
+    result = SizeMeasured(0, 64, metrics={})
+    with pytest.raises(
+        HandshakeFailed,
+        match=r"tamper try 2 \(.+\) never reached the server's check of its records: the client sent nothing for 300\.02 s",
+    ):
+        client._server_side(result, ServerReport((*genuine, refused, unfinished), None), len(genuine) + 2)
+    assert result.tamper_failures == []  # never "not rejected"

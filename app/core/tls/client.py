@@ -38,6 +38,7 @@ from app.core.tls import stack
 from app.core.tls.certificates import CLIENT_NAME, SERVER_NAME, Chain, anchor_from_der, make_chain
 from app.core.tls.control import (
     SIZE_FRAME,
+    UNFINISHED,
     ServerReport,
     TlsJob,
     TlsPeerError,
@@ -261,6 +262,13 @@ class TlsClient:
         result.metrics["handshake_cpu_server"] = RawMetric(samples=cpu[job.warmup :], warmup=cpu[: job.warmup])
         spots = self.scheme.tamper_spots(0, result.message_size)
         for k, entry in enumerate(tampered):
+            if entry.verdict.startswith(UNFINISHED):
+                # Over 50 % loss the server waited out its 300 s for a tamper try's records:
+                # "tampered payload not rejected", as if its check had let one through.
+                raise HandshakeFailed(
+                    f"tamper try {k + 1} ({spots[k % len(spots)].label}) never reached the server's check of its "
+                    f"records: {entry.verdict.removeprefix(UNFINISHED)}"
+                )
             if entry.verdict.startswith("refused"):
                 result.tamper_rejected += 1
             else:

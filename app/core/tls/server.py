@@ -37,6 +37,7 @@ from app.core.tls.admission import ClientHelloCheck
 from app.core.tls.certificates import SERVER_NAME, Chain, anchor_from_der, make_chain
 from app.core.tls.control import (
     SIZE_FRAME,
+    UNFINISHED,
     ServerConnection,
     ServerReport,
     TlsJob,
@@ -140,8 +141,13 @@ class TlsServer:
         except SSL.Error as exc:
             verdict = f"refused: {describe_error(exc)}"
             _send_quietly(sock, drain(side.connection))  # its alert
-        except (HandshakeFailed, DataMismatch, OSError) as exc:
+        except DataMismatch as exc:
             verdict = f"failed: {exc}"
+            _send_quietly(sock, side.alert)
+        except (HandshakeFailed, OSError) as exc:
+            # The connection ended before its records were judged (a peer gone or silent, a
+            # lossy link): a tamper try's says nothing of the check, which it never reached.
+            verdict = f"{UNFINISHED}{exc}"
             _send_quietly(sock, side.alert)
         finally:
             stack.forget(side.connection)
