@@ -281,7 +281,7 @@ def _ka_check(
         from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
         key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=KDF_INFO).derive(shared)
-        payload = b"".join(scheme.session_key(got).seal(b"session"))
+        payload = b"".join(scheme.session_key_of(got).seal(b"session"))
         expect_equal(
             "session message under HKDF-SHA256(secret)",
             aead_library("aes-gcm", key).decrypt(payload[:12], payload[12:], None),
