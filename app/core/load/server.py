@@ -42,6 +42,7 @@ from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, pl
 from app.core.transport.auth import ServerHandshake
 from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketThen
 from app.core.transport.wire import tune
+from app.core.vocab import Exchange
 
 #: How long a connection may take to prove it holds the token.
 HELLO_TIMEOUT_S = 10.0
@@ -68,6 +69,8 @@ class LoadServerPlan:
     #: admission), before the token handshake: the job's own are known at once and never
     #: pushed out by a stranger's flood. Empty: the handshake alone.
     ticket: bytes = field(default=b"", repr=False)
+    #: A key-establishing scheme's exchange pattern (None: the default, or no key to establish).
+    exchange: Exchange | None = None
 
 
 @dataclass
@@ -365,7 +368,7 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
     if problem is not None:
         emit(ChildFailed(problem))
         return
-    scheme = registry.create(plan.scheme, plan.backend, plan.params)
+    scheme = registry.create(plan.scheme, plan.backend, plan.params, plan.exchange)
     try:
         sockets = listeners(plan.bind, plan.workers)
     except OSError as exc:

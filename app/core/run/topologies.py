@@ -307,6 +307,7 @@ def _start_load(starter: Starter, job: ResolvedJob, bind: str, generator: Genera
         workers=job.load.server_workers,
         ticket=ticket,
         bind=bind,
+        exchange=job.exchange,
     )
     starter.start_child(Role.RECEIVER, load_server_main, server)
     port = starter.wait_for_port(Role.RECEIVER)

@@ -82,6 +82,7 @@ def start_load_server(token: bytes, job: JobDescription, bind: str, log: Log) ->
         workers=job.load.server_workers,
         bind=bind,
         ticket=ticket,
+        exchange=job.pattern(),
     )
     context = child_context()
     receive, send = context.Pipe(duplex=False)
