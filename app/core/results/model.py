@@ -186,6 +186,9 @@ class JobResult:
         exchange = self.exchange_used
         if exchange is None or exchange.suffix in self.label:
             return self.label
+        over = self.label.rfind(" over ") if self.link is not None else -1  # before the link, as labels say it
+        if over > 0:
+            return self.label[:over] + exchange.suffix + self.label[over:]
         return self.label + exchange.suffix
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:

@@ -13,7 +13,15 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.core.vocab import Mode
 from app.gui.plots.axes import CategoryAxis, HoverEvent, SIAxis, hover_proxy, new_plot, view_point
 from app.gui.plots.caption import PlotCaption, left_out
-from app.gui.plots.common import LINK_ROOM, FloatArray, fmt_bytes, fmt_time, label_style, tail_start
+from app.gui.plots.common import (
+    LINK_ROOM,
+    FloatArray,
+    fmt_bytes,
+    fmt_time,
+    label_style,
+    mixed_exchange_note,
+    tail_start,
+)
 from app.gui.plots.state import ComparisonRow, PanelState
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
@@ -41,6 +49,10 @@ def _fit_bar_label(text: str, width: float, metrics: QtGui.QFontMetricsF, backen
         )
         tail = backend + metrics.elidedText(link, QtCore.Qt.TextElideMode.ElideRight, link_room) + after
     room = width - metrics.horizontalAdvance(tail)
+    if room < head_least and tail.startswith(" [") and "]" in tail:
+        # Squeezed: the backend goes before what follows it (an exchange pattern, the size).
+        tail = tail[tail.index("]") + 1 :]
+        room = width - metrics.horizontalAdvance(tail)
     if room < head_least:
         return metrics.elidedText(text, QtCore.Qt.TextElideMode.ElideMiddle, width)
     return metrics.elidedText(head, QtCore.Qt.TextElideMode.ElideRight, room) + tail
@@ -135,7 +147,7 @@ class ComparisonTab(PanelState):
         plot.setLogMode(x=log, y=False)
         several_modes = len({r.mode for r, _, _ in rows}) > 1  # then sessions say so
         self._cmp_full_labels = [
-            f"#{r.index + 1} {r.label} · {fmt_bytes(r.message_size)}"
+            f"#{r.index + 1} {r.named} · {fmt_bytes(r.message_size)}"
             + (f" · {r.mode}" if several_modes and r.mode != Mode.OPERATIONS else "")
             for r, _, _ in rows
         ]
@@ -176,6 +188,9 @@ class ComparisonTab(PanelState):
         text = f"{plural(len(rows), 'job')} · bars: median {metric} · whiskers: 95 % CI of the median"
         if missing:
             text += f" · {missing} without {metric!r} not shown (choose another metric above)"
+        mixed = mixed_exchange_note([r for r, _, _ in rows], metric)
+        if mixed:
+            text += f" · {mixed}"
         self._cmp_header.setText(text)
 
     def _rows_with(self, metric: str, *, log: bool) -> list[ComparisonRow]:
@@ -225,7 +240,12 @@ class ComparisonTab(PanelState):
         metric = self._cmp_combo.currentText()
         log = self._cmp_log.isChecked()
         title = f"Median {metric} time per operation (s), one bar per job" if metric else "Median times: no metric"
-        details = ("Whiskers: the 95 % confidence interval of the median (none where n < 6)",) if metric else ()
+        details: tuple[str, ...] = (
+            ("Whiskers: the 95 % confidence interval of the median (none where n < 6)",) if metric else ()
+        )
+        mixed = mixed_exchange_note(self._results, metric) if metric else None
+        if mixed:
+            details += (mixed[0].upper() + mixed[1:],)
         return PlotCaption(title, details, left_out=tuple(left_out(self._all_results, metric, log_values=log)))
 
     def _set_value_labels(self, texts: list[str], xs: FloatArray, ys: FloatArray) -> None:
@@ -284,6 +304,6 @@ class ComparisonTab(PanelState):
         m = result.metrics[self._cmp_combo.currentText()]
         ci_text = f"95 % CI {fmt_time(ci[0])} – {fmt_time(ci[1])}" if ci else "no CI (n < 6)"
         self._cmp_readout.setText(
-            f"#{result.index + 1} {result.label} · {fmt_bytes(result.message_size)}: "
+            f"#{result.index + 1} {result.named} · {fmt_bytes(result.message_size)}: "
             f"median {fmt_time(median)}, {ci_text}, n = {m.stats.n:,}"
         )

@@ -610,3 +610,54 @@ def test_legend_labels_keep_the_backend_whole_and_stay_distinct() -> None:
     assert all(label.endswith(name[name.rfind(" [") :]) for label, name in zip(shown, names))
     assert shown[3] == "AES-256-GCM [pycryptodome]"  # short enough: untouched
     assert len(shown[2]) < len(names[2]) + 1 and shown[0] != names[0]
+
+
+def _kem(index: int, exchange: str | None, encrypt: float, *, size: int = 1024) -> JobResult:
+    label = "ML-KEM-768 + AES-256-GCM [cryptography]" + (f" ({exchange})" if exchange else "")
+    metrics = {"encrypt": _samples(encrypt, 30, seed=index), "exchange": _samples(60e-6, 30, seed=index + 50)}
+    return _job(
+        index,
+        metrics,
+        size=size,
+        scheme="ml-kem",
+        params={"level": 768},
+        family="hybrid",
+        label=label,
+        exchange=exchange,
+    )
+
+
+def test_comparison_of_both_exchange_patterns_says_which_and_why_not_alike(panel: PlotsPanel, qtbot: Any) -> None:
+    """A session job's encrypt is AEAD alone, a per-message job's holds its encapsulation: the
+    bars say which is which, the header why they are not alike; a key establishment timed
+    apart (exchange) is the same work in both, said without the note."""
+    results = [_kem(0, "session", 0.6e-6), _kem(1, "per-message", 60e-6), _kem(2, None, 61e-6)]
+    panel.show_results(results)
+    panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel._cmp_plot.parentWidget()))
+    panel._cmp_combo.setCurrentText("encrypt")
+    labels = panel._cmp_axis.labels()
+    assert [
+        label.split(" · ")[0].endswith(suffix)
+        for label, suffix in zip(labels, ("(session)", "(per-message)", "(per-message)"))
+    ] == [True] * 3
+    header = panel._cmp_header.text()
+    assert (
+        "exchange patterns mixed: encrypt is AEAD alone with session, holds a key exchange with per-message" in header
+    )
+    assert "Exchange patterns mixed" in " ".join(panel._comparison_caption().details)
+    panel._cmp_combo.setCurrentText("exchange")
+    assert "patterns mixed" not in panel._cmp_header.text()
+    panel.resize(1024, 700)
+    qtbot.waitExposed(panel) if panel.isVisible() else None
+    image = panel.grab().toImage()
+    assert not image.isNull() and image.width() > 0  # painted
+
+
+def test_scaling_draws_each_exchange_pattern_as_a_curve_of_its_own(panel: PlotsPanel) -> None:
+    results = [_kem(0, "session", 0.6e-6), _kem(1, "session", 2e-6, size=65536)]
+    results += [_kem(2, "per-message", 60e-6), _kem(3, "per-message", 62e-6, size=65536)]
+    panel.show_results(results)
+    panel._scl_combo.setCurrentText("encrypt")
+    names = [name for name, *_ in panel._scaling_groups]
+    assert len(names) == 2 and {name.split(" [")[0] for name in names} == {"ML-KEM-768 + AES-256-GCM"}
+    assert [name.endswith(suffix) for name, suffix in zip(names, ("(session)", "(per-message)"))] == [True, True]
