@@ -173,11 +173,11 @@ def _ranking_problem(fast: MetricStats, slow: MetricStats) -> str | None:
 
 def cross_family_findings(jobs: list[JobResult]) -> list[str]:
     """At each message size with several families measured, how far per-message costs spread."""
-    by_size: dict[tuple[bool, int], list[JobResult]] = defaultdict(list)
-    for job in jobs:  # sessions and operations are timed differently: never mixed
-        by_size[(job.mode in SESSION_MODES, job.message_size)].append(job)
+    by_size: dict[tuple[bool, int, str], list[JobResult]] = defaultdict(list)
+    for job in jobs:  # sessions and operations are timed differently, and so are the two exchange patterns
+        by_size[(job.mode in SESSION_MODES, job.message_size, str(job.exchange_used or ""))].append(job)
     out = []
-    for (session, size), group in sorted(by_size.items()):
+    for (session, size, exchange), group in sorted(by_size.items()):
         if len({j.family for j in group}) < 2:
             continue
         ranked = sorted(group, key=lambda j: value(j, primary_metric(j)))
@@ -185,8 +185,9 @@ def cross_family_findings(jobs: list[JobResult]) -> list[str]:
         m_fast, m_slow = value(fast, primary_metric(fast)), value(slow, primary_metric(slow))
         if not m_fast or m_slow / m_fast < 10:
             continue
+        pattern = f" with exchange {exchange}" if exchange else ""
         out.append(
-            f"Across families at {format_bytes(size)}{' in sessions' if session else ''}, per-message medians "
+            f"Across families at {format_bytes(size)}{' in sessions' if session else ''}{pattern}, per-message medians "
             f"span {ratio_text(m_slow / m_fast)}: "
             f"from {fast.label} ({primary_metric(fast)}, {format_seconds(m_fast)}, "
             f"{family_title(fast.family)}) to {slow.label} ({primary_metric(slow)}, "
@@ -283,7 +284,7 @@ def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
         pattern = f", {exchange_words(exchange)}" if exchange is not None else ""
         title = KEY_ESTABLISHMENT_TITLE if family == KEY_ESTABLISHMENT else family_title(family)
         out.append(
-            f"**Post-quantum vs classical** ({title}{' sessions' if session else ''}{pattern}, "
+            f"**Post-quantum vs classical** ({title}{', in sessions' if session else ''}{pattern}, "
             f"{format_bytes(size)}; {step}), against the classical scheme whose whole exchange costs least, "
             f"{best.label} ({_level(best)}; {_sides_text(best)}): " + "; ".join(each) + "."
         )

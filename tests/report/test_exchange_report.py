@@ -259,3 +259,16 @@ def test_the_baseline_comparison_says_why_a_job_of_the_other_pattern_is_not_pair
         and "the other run measured it with exchange per-message, this one session" in item
         for item in items
     )
+
+
+def test_the_spread_across_families_never_sets_the_two_patterns_against_each_other() -> None:
+    aes = records.job(index=0, metrics={"encrypt": records.metric_at(1 * US), "decrypt": records.metric_at(1.2 * US)})
+    jobs = [
+        aes,
+        x25519(1, "session", exchange=60 * US, exchange_receiver=55 * US, encrypt=1.9 * US, decrypt=2.2 * US),
+        x25519(2, "per-message", exchange=60 * US, exchange_receiver=55 * US, encrypt=650 * US, decrypt=70 * US),
+        ml_kem(3, "per-message", encrypt=60 * US, decrypt=60 * US),
+    ]
+    spread = [f for f in findings(build_report(records.run(jobs=jobs))) if f.startswith("Across families")]
+    assert all("(session)" not in f or "(per-message)" not in f for f in spread)
+    assert all("with exchange per-message" in f for f in spread if "(per-message)" in f)
