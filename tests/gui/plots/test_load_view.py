@@ -143,7 +143,7 @@ def test_the_headline_row_of_a_load_job_holds_its_knee_and_p99(qtbot: Any) -> No
         ("handshakes/s", "199/s", "p99 5.9 ms", "-"),
         ("encrypt", "2.04 µs", rows[3][Column.P95], rows[3][Column.CI95]),
     ]
-    assert rows[0][Column.MODE] == "load"  # no placement recorded: the mode alone
+    assert rows[0][Column.MODE] == "load · session"  # no placement recorded: the mode, then its exchange
     model = table.model
     # Sorted as numbers: the knee, then the p99 in seconds.
     assert [model.index(row, Column.MEDIAN).data(int(QtCore.Qt.ItemDataRole.UserRole)) for row in range(3)] == [
