@@ -358,8 +358,8 @@ def in_pattern(costs: OpCosts, exchange: Exchange | None) -> OpCosts:
 
     def moved(name: str, line: Line) -> Line:
         shift = sign * (sender if name == seal else receiver if name == opened else 0.0)
-        # Out of a message, what is left is at least a tenth of it (the AEAD and the framing).
-        return Line(max(line.fixed + shift, line.fixed / 10), line.per_byte)
+        # Out of a message, what is left is at least a hundredth of it (the AEAD, the framing).
+        return Line(max(line.fixed + shift, line.fixed / 100), line.per_byte)
 
     return replace(costs, messages={name: moved(name, line) for name, line in costs.messages.items()})
 
