@@ -267,6 +267,9 @@ class Family(enum.StrEnum):
     SIGNATURE = "signature"
     HASH = "hash"
     KDF = "kdf"
+    #: TLS 1.3 handshakes as deployed (app.core.tls): a key-exchange group and a certificate
+    #: chain, run by OpenSSL through pyOpenSSL; its job bodies are TLS's own, not a session's.
+    TLS = "tls"
 
     # `label`, not `title`: a property named like a str method would shadow it (str.title()).
     @property
@@ -289,6 +292,7 @@ _FAMILY_LABELS = {
     Family.SIGNATURE: "Signatures",
     Family.HASH: "Hashes",
     Family.KDF: "Key derivation",
+    Family.TLS: "TLS 1.3",
 }
 
 

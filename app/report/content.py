@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from app.core.results.model import JobResult, RunResult
-from app.core.vocab import SESSION_MODES, JobStatus
+from app.core.vocab import SESSION_MODES, Family, JobStatus
 from app.report.appendix import appendix_section
 from app.report.baseline import BaselineMatch, match_baseline
 from app.report.caveats import apply_caveat, is_reduced, missing_notice, sample_caveat
@@ -59,6 +59,7 @@ from app.report.model import (
 from app.report.network_links import link_sections
 from app.report.tcp_info import KERNEL_TITLE, kernel_blocks
 from app.report.tidy import tidy_sections
+from app.report.tls import tls_sections
 from app.report.units import format_seconds, span_text
 
 __all__ = ["SECTION_TITLES", "build_report"]
@@ -92,6 +93,7 @@ def build_report(run: RunResult, baseline: RunResult | None = None, *, appendix:
     sections += family_sections(run, labels)
     sections += _loopback(run, labels)
     sections += link_sections(run.jobs)
+    sections += tls_sections(run.jobs, labels)
     sections += load_sections(run, labels)
     sections += _cost_vs_security(run, labels)
     sections.append(warnings_section(run, labels))
@@ -167,7 +169,8 @@ def _summary(run: RunResult, match: BaselineMatch | None, baseline: RunResult | 
 
 
 def _loopback(run: RunResult, names: Labels) -> list[Section]:
-    sessions = [j for j in run.jobs if j.mode in SESSION_MODES]
+    # A tls13 job's sessions have no compute or receiver part: its handshakes are in its own section.
+    sessions = [j for j in run.jobs if j.mode in SESSION_MODES and j.family != Family.TLS]
     if not sessions:
         return []
     measured = [

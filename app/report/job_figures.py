@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from app.core.results.model import JobResult
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
-from app.core.vocab import SESSION_MODES, Exchange, Family, JobStatus
+from app.core.vocab import SESSION_MODES, Exchange, Family, JobStatus, Mode
 from app.report.units import format_bytes
 
 #: Families with a key pair; only these can be "post-quantum" in the report's sense
@@ -29,6 +29,8 @@ def primary_metric(job: JobResult) -> str | None:
     The one rule, shared with the GUI's results table; named even when the job has no
     metrics, so a table can say what is missing.
     """
+    if job.family == Family.TLS:  # a tls13 job's own metrics: its handshake, timed as the mode allows
+        return "handshake_client" if job.mode == Mode.OPERATIONS else "handshake"
     if job.mode in SESSION_MODES:
         return "compute"
     try:

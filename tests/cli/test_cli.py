@@ -39,9 +39,11 @@ def test_list_json_has_every_family(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--json"]) == 0
     items = json.loads(capsys.readouterr().out)
     families = {item["family"] for item in items}
-    assert families == {"aead", "key-agreement", "public-key-encryption", "hybrid", "signature", "hash", "kdf"}
+    assert families == {"aead", "key-agreement", "public-key-encryption", "hybrid", "signature", "hash", "kdf", "tls"}
     mlkem = next(item for item in items if item["id"] == "ml-kem")
     assert [v["pq_category"] for v in mlkem["variants"]] == [3, 5]
+    tls = next(item for item in items if item["id"] == "tls13")
+    assert tls["backends"] == ["pyopenssl"] and "X25519MLKEM768" in tls["params"][0]["choices"]
 
 
 def test_list_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,7 +20,7 @@ from app.core.schemes import registry
 from app.core.schemes.base import SchemeSpec
 from app.core.settings.load import IGNORED_BY_LOAD
 from app.core.settings.profile import DEFAULT_MESSAGE_SIZES, FORMAT_VERSION, MAX_SAMPLES, JobSpec, ProfileError
-from app.core.vocab import SESSION_MODES, Mode
+from app.core.vocab import SESSION_MODES, Family, Mode
 
 PLENTY = 1 << 40  # "available memory" for checks that are not about memory
 
@@ -36,6 +36,7 @@ PROFILE_KINDS: dict[str, set[str]] = {
     "jobs": {"list"},
     "reduced": {"bool", "null"},
     "overrides": {"dict", "null"},
+    "link_seed": {"int", "null"},
 }
 JOB_KINDS: dict[str, set[str]] = {
     "scheme": {"str"},
@@ -177,7 +178,10 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
     except BadParameter:  # a combination a constraint forbids (e.g. tinyec has no P-521)
         assume(False)
     info = scheme.info
-    mode = draw(st.sampled_from([str(m) for m in Mode]), label="mode")
+    # A tls13 job runs in operations and on loopback, and exchanges at least a byte of data.
+    tls = info.family == Family.TLS
+    modes = [Mode.OPERATIONS, Mode.LOOPBACK] if tls else list(Mode)
+    mode = draw(st.sampled_from([str(m) for m in modes]), label="mode")
     job: dict[str, Any] = {"scheme": spec.scheme_id, "mode": mode}
     if backend != spec.backends[0] or draw(st.booleans()):
         job["backend"] = backend
@@ -185,7 +189,7 @@ def valid_jobs(draw: st.DrawFn, specs: list[SchemeSpec] = SPECS) -> dict[str, An
         job["params"] = params
     if info.fixed_message_size is None:
         largest = min(info.max_plaintext if info.max_plaintext is not None else 1 << 20, 1 << 20)
-        job["message_sizes"] = draw(st.lists(st.integers(0, largest), min_size=1, max_size=4, unique=True))
+        job["message_sizes"] = draw(st.lists(st.integers(int(tls), largest), min_size=1, max_size=4, unique=True))
     for field, (low, high) in INT_BOUNDS.items():
         if draw(st.booleans()) and not (mode == Mode.LOAD and field in IGNORED_BY_LOAD):  # refused for load
             job[field] = draw(st.integers(low, high))

@@ -1,7 +1,8 @@
 """What the app writes, it reads back: every producer of results through every reader.
 
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
-stream relay and the packet path with loss, local load, load over a link, load from a
+stream relay and the packet path with loss, tls13 jobs (operations, loopback resumed, over
+the packet path with loss), local load, load over a link, load from a
 Dask cluster of 1 to 3 generators, remote and remote load against a serve, key agreement
 and hybrid jobs in both exchange patterns, the golden results file written before jobs named
 their exchange; a failed, a
@@ -102,6 +103,22 @@ def _packet_path(p: Producers, folder: Path) -> Written:
     return run_profile([job], folder, "packet path")
 
 
+#: A tls13 job (app/core/tls): its own processes, its `tls` record.
+TLS = {
+    **{key: value for key, value in OPERATIONS.items() if key != "keygen_samples"},
+    "scheme": "tls13",
+    "params": {"group": "X25519MLKEM768", "certificate": "ecdsa-p256"},
+}
+
+
+def _tls_packet_path(p: Producers, folder: Path) -> Written:
+    if PACKET_REFUSAL is not None:
+        pytest.skip(f"no packet path here: {PACKET_REFUSAL}")
+    link = {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 2}
+    job = {**TLS, "mode": "loopback", "params": {"group": "x25519", "certificate": "ml-dsa-44"}, "link": link}
+    return run_profile([job], folder, "tls13 packet path")
+
+
 def _cluster(p: Producers, folder: Path) -> Written:
     if p.dask is None:
         pytest.skip("the cluster extra (Dask distributed) is not installed")
@@ -109,7 +126,14 @@ def _cluster(p: Producers, folder: Path) -> Written:
     # two at 6/s for 0.5 s sent 2 + 2 of 3, three at 2/s 1 + 1 + 1 of 1. (Half-second steps:
     # a worker's clock must be known to 2 % of a step on a busy machine.)
     jobs = [
-        {**LOAD, "cluster": p.dask.scheduler_address, "generators": n, "rates": [rate], "duration_s": CLUSTER_STEP_S}
+        {
+            **LOAD,
+            "cluster": p.dask.scheduler_address,
+            "cluster_plain_tcp": True,  # a tcp:// scheduler, even on the loopback, needs the leave
+            "generators": n,
+            "rates": [rate],
+            "duration_s": CLUSTER_STEP_S,
+        }
         for n, rate in ((1, 30), (2, 6), (3, 2))
     ]
     return run_profile(jobs, folder, "cluster")
@@ -145,6 +169,17 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
         [{**SESSION, "link": {"delay_ms": 1, "rate_kbit": 100_000}, "link_emulation": "stream-relay"}], folder, "relay"
     ),
     "packet path with loss": _packet_path,
+    "tls13 operations": lambda p, folder: run_profile(
+        [TLS, {**TLS, "params": {"group": "x25519", "certificate": "ed25519", "chain": 3, "mutual": True}}],
+        folder,
+        "tls13 operations",
+    ),
+    "tls13 loopback, resumed": lambda p, folder: run_profile(
+        [{**TLS, "mode": "loopback", "params": {"group": "x25519", "certificate": "rsa-2048", "resumption": "ticket"}}],
+        folder,
+        "tls13 loopback",
+    ),
+    "tls13 over the packet path with loss": _tls_packet_path,
     "local load": lambda p, folder: run_profile([LOAD], folder, "load"),
     "load over a link": lambda p, folder: run_profile([{**LOAD, "link": {"delay_ms": 1}}], folder, "load link"),
     "cluster load, 1-3 generators": _cluster,
@@ -170,6 +205,9 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
         missed=3,
         failure=LONG_FAILURE,
         host=lambda k: f"loadgen-{k:02d}." + "rack-b." * 8 + "lab.example.org",
+    ),
+    "a worker's 20,052-character host name": lambda p, folder: cluster_run(
+        folder, "long host", generators=2, failing=set(), host=lambda k: f"h{k}" + "x" * 20_050
     ),
     "load steps of 404 s, up to 2,500/s": lambda p, folder: long_load_run(folder),
     "load sweeps as recorded": _sweeps,
@@ -297,6 +335,9 @@ def read_history(item: Written, tmp_path: Path, capsys: pytest.CaptureFixture[st
         assert window.table.model.rowCount() >= len(item.run.jobs)
 
 
+#: The producers that need the packet path (skipped where the machine cannot make it).
+_ON_THE_PACKET_PATH = ("packet path with loss", "tls13 over the packet path with loss")
+
 READERS: dict[str, Callable[[Written, Path, pytest.CaptureFixture[str], Any], None]] = {
     "check": read_check,
     "show": read_show,
@@ -325,7 +366,7 @@ def test_a_store_copy_through_postgresql_keeps_every_producer_s_run(
     producers: Producers, pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every producer's store copied into one PostgreSQL store and back out: each run whole."""
-    made = [producers[name] for name in MAKERS if name != "packet path with loss" or PACKET_REFUSAL is None]
+    made = [producers[name] for name in MAKERS if name not in _ON_THE_PACKET_PATH or PACKET_REFUSAL is None]
     for item in made:
         code, out, err = _cli(capsys, "store", "copy", "--store", str(item.store_path), "--to", pg_url)
         assert code == 0 and "copied 1 run(s)" in out, out + err

@@ -120,8 +120,9 @@ def _add_cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster-plain-tcp",
         action="store_true",
-        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
-        "machines over plain TCP (use tls:// to keep it secret)",
+        help="with --cluster tcp://...: confirm that the load server's token may travel over plain TCP, "
+        "the loopback's included: anyone who reaches the scheduler runs code on its workers (use tls:// with "
+        "Dask's TLS settings to keep it secret; docs/cluster.md)",
     )
 
 
@@ -140,6 +141,13 @@ def _add_link_path_options(p: argparse.ArgumentParser) -> None:
         help="which TCP connection every linked job's messages use on the packet path: warm (the session's "
         "one connection) or fresh (a new one per message: slow start from the initial window, what first "
         "contact pays); without it, each job's profile setting, else warm",
+    )
+    p.add_argument(
+        "--link-seed",
+        type=int,
+        metavar="N",
+        help="the seed every emulated link's loss and jitter draws come from (0 to 2^63-1): a run with the "
+        "seed another recorded (its jobs' link.seed) loses the same packets; without it, each run draws its own",
     )
     p.add_argument(
         "--tcp-congestion-control",
@@ -231,6 +239,7 @@ def _execute_run(
     from app.cli.terminal.signals import StopSignals
     from app.core.escaping import escape_control
     from app.core.run.runner import Runner
+    from app.core.store.unstored import import_command
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
     # A shared store's server that cannot be reached does not stop the run: it is measured,
@@ -273,6 +282,7 @@ def _execute_run(
         store_unreachable=bool(unreachable),
         store_error=runner.store_error,
         kept_file=runner.kept_file,
+        import_command=import_command(runner.kept_file, args.store) if runner.kept_file else None,
         internal_error=internal_error,
         stop_signum=stop.signum,
         written=[path for path, _ in writers if path not in unwritten],
@@ -330,6 +340,7 @@ def _edited(profile: Profile, args: argparse.Namespace, has_remote: bool) -> Pro
         with_congestion_control,
         with_link,
         with_link_emulation,
+        with_link_seed,
         with_mode,
         with_placement,
         with_samples,
@@ -350,6 +361,8 @@ def _edited(profile: Profile, args: argparse.Namespace, has_remote: bool) -> Pro
         profile = with_congestion_control(profile, args.tcp_congestion_control)
     if args.placement is not None:
         profile = with_placement(profile, args.placement)
+    if args.link_seed is not None:
+        profile = with_link_seed(profile, args.link_seed)
     if args.cluster is not None:
         profile = with_cluster(profile, args.cluster, args.generators, args.cluster_plain_tcp)
     elif args.generators is not None or args.cluster_plain_tcp:

@@ -16,6 +16,7 @@ from app.core.analysis.warning_groups import group_warnings
 from app.core.results.model import RunResult
 from app.core.vocab import SESSION_MODES, JobStatus, Mode
 from app.report.tcp_info import kernel_lines
+from app.report.tls import tls_lines
 from app.report.units import format_rate, format_seconds, humanize_seconds
 
 
@@ -85,7 +86,7 @@ def _job_details(job: Any) -> list[str]:
         parts.append(str(job.mode))
     if job.exchange_used is not None:  # how a key-establishing job established its keys
         parts.append(f"exchange {job.exchange_used}")
-    if job.wire_bytes:
+    if job.wire_bytes and ("frame" in job.wire_bytes or "payload" in job.wire_bytes):
         wire = job.wire_bytes
         text = f"wire {wire.get('frame', wire.get('payload'))} B"
         if job.message_size and "frame" in wire:
@@ -134,6 +135,8 @@ def _print_job(console: Any, number: int, job: Any) -> None:
             console.print("metric | " + head + " | " + " | ".join(escape(cell) for cell in _metric_cells(name, metric)))
     for line in kernel_lines(job):  # sessions: what each end's kernel saw (TCP_INFO)
         console.print(f"    {escape(line)}")
+    for line in tls_lines(job):  # tls13 jobs: what the handshakes negotiated and sent
+        console.print(f"    {escape(line)}")
     if job.load is not None:  # load jobs: their steps, knee and conditions
         print_load(console, job)
 
@@ -171,7 +174,11 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str, str]]
         family = Family(job.family) if job.family else None
         seal: str | None
         reverse: str | None
-        if job.mode in SESSION_MODES:
+        if family is Family.TLS:  # a tls13 job: its handshake's two figures
+            seal, reverse = (
+                ("handshake", "first_byte") if job.mode in SESSION_MODES else ("handshake_client", "handshake_server")
+            )
+        elif job.mode in SESSION_MODES:
             seal, reverse = "compute", "receiver"
         else:
             seal = SEAL_METRIC.get(family) if family else None

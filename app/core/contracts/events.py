@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from app.core.records.job_conditions import Load
 from app.core.records.job_tcp_info import TcpInfo
+from app.core.records.tls_record import TlsRecord
 from app.core.statistics.stability_warnings import StabilityWarning, check_stability
 from app.core.statistics.stats import MetricStats, summarize
 from app.core.vocab import LogLevel
@@ -140,6 +141,8 @@ class SizeMeasured:
     tcp_info: dict[str, TcpInfo] = field(default_factory=dict)
     #: A load job's steps and what they add up to (None in every other mode).
     load: Load | None = None
+    #: A tls13 job's handshakes: what they negotiated and put on the wire (None otherwise).
+    tls: TlsRecord | None = None
 
     @classmethod
     def failure(cls, size_index: int, message_size: int, exc: BaseException) -> SizeMeasured:

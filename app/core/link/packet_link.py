@@ -62,7 +62,8 @@ class PacketPathPlan:
     """What the supervisor hands the packet link process."""
 
     link: Link
-    #: The loss and jitter generators' seed (the job's, so its losses repeat run after run).
+    #: The loss and jitter generators' seed (`Link.draw_seed`: the run's link seed and the
+    #: job's index, so a run repeated with the same seed loses the same packets).
     seed: int
     #: The shared counters (multiprocessing RawArray of `path_counters.SLOTS` doubles).
     counters: Any

@@ -41,6 +41,9 @@ CHILD_PRELOAD = (
     "app.core.session.receiver",
     "app.core.link.relay",
     "app.core.link.packet_link",
+    "app.core.tls.ops",
+    "app.core.tls.client",
+    "app.core.tls.server",
     "app.core.schemes.preload",
 )
 #: Set to "spawn" to start every job as a fresh interpreter (see the module doc).

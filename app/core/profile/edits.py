@@ -17,6 +17,7 @@ from app.core.settings.links import LinkPresetError, LinkValue
 from app.core.settings.load import IGNORED_BY_LOAD, MAX_GENERATORS, cluster_address
 from app.core.settings.profile import (
     MAX_LABEL_CHARS,
+    MAX_LINK_SEED,
     MAX_OVERRIDE_CHARS,
     MAX_SAMPLES,
     Profile,
@@ -244,6 +245,15 @@ def _on_linked_jobs(profile: Profile, update: dict[str, object], option: str, pu
             ]
         },
     )
+
+
+def with_link_seed(profile: Profile, seed: int) -> Profile:
+    """The same profile with its links' draws seeded (CLI --link-seed): a repeat of a run whose
+    jobs recorded this seed, loss for loss. Not an override: what is measured is the same
+    profile; the seed is recorded with it."""
+    if not 0 <= seed <= MAX_LINK_SEED:  # model_copy skips Profile's checks
+        raise ProfileError(f"a link seed is 0..{MAX_LINK_SEED} (got {seed})", field="--link-seed")
+    return profile.model_copy(update={"link_seed": seed})
 
 
 def with_tcp_connection(profile: Profile, text: str) -> Profile:

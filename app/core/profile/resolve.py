@@ -52,6 +52,7 @@ from app.core.vocab import (
     KEY_ESTABLISHING,
     SESSION_MODES,
     Exchange,
+    Family,
     LinkEmulation,
     LinkEmulationChoice,
     Mode,
@@ -287,6 +288,35 @@ def _a_size_too_large(c: _Candidate) -> Problem | None:
     return None
 
 
+def _tls_where_it_runs(c: _Candidate) -> Problem | None:
+    """A tls13 job runs TLS's own bodies: in operations mode, and on loopback over no link or
+    the packet path (link checked with the links)."""
+    if c.spec.family != Family.TLS:
+        return None
+    if c.job.mode not in (Mode.OPERATIONS, Mode.LOOPBACK):
+        return "mode", f'a tls13 job runs in mode "operations" or "loopback" (with or without a link), not {c.job.mode}'
+    if c.job.tcp_connection is not None:
+        return "tcp_connection", "a tls13 job opens a new TCP connection for every handshake already; remove it"
+    if 0 in c.sizes:
+        return "message_sizes", "a tls13 job exchanges application data after each handshake: sizes of 1 byte or more"
+    return None
+
+
+def _tls_not_offered(c: _Candidate) -> Problem | None:
+    """A group or certificate the linked OpenSSL cannot do, with the reason and what would."""
+    if c.spec.family != Family.TLS:
+        return None
+    # Imported here: the TLS stack loads pyOpenSSL, which reading a profile need not.
+    from app.core.schemes.tls13 import Asked
+    from app.core.tls.stack import refusal
+
+    asked = Asked.of(c.scheme.info.params)
+    problem = refusal(asked)
+    if problem is None:
+        return None
+    return ("params.group" if problem.startswith("group") else "params.certificate"), problem
+
+
 def _pauses_too_long(c: _Candidate) -> Problem | None:
     job, info = c.job, c.scheme.info
     count = pause_count(job.mode, info.family, len(c.sizes), job.samples, job.warmup, job.keygen_samples)
@@ -309,6 +339,8 @@ _RULES: tuple[Callable[[_Candidate], Problem | None], ...] = (
     _sizes_of_a_fixed_input,
     _a_size_twice,
     _a_size_too_large,
+    _tls_where_it_runs,
+    _tls_not_offered,
     _pauses_too_long,
 )
 
@@ -352,6 +384,7 @@ def _resolved_links(
     # what is measured, so two links with the same numbers are a repeat.
     for place, link in _job_links(job, where, source):
         if link is not None:
+            _refuse_tls_off_the_packet_path(c, link, place, source)
             _refuse_endless_wire(job, link, c.sizes, place, source)
         _refuse_a_repeat(_measured_key(c, placement, link), c.sizes, place, link, source, seen)
         resolved.append(
@@ -435,6 +468,19 @@ def _refuse_a_repeat(
                 field=place,
             )
         seen[(key, size)] = place
+
+
+def _refuse_tls_off_the_packet_path(c: _Candidate, link: Link, place: str, source: str | None) -> None:
+    """A tls13 job over a link runs on the packet path only: each handshake opens a TCP
+    connection, whose slow start and losses only the packet path puts on the link."""
+    if c.spec.family == Family.TLS and link.emulation != LinkEmulation.PACKET:
+        refusal = packet_path_refusal()
+        raise ProfileError(
+            "a tls13 job over an emulated link needs the packet path (a new TCP connection per handshake, on the "
+            + (f"path); it is not available here: {refusal}" if refusal else 'path): set "link_emulation": "packet"'),
+            source=source,
+            field=f"{place.rsplit('.', 1)[0]}.link_emulation",
+        )
 
 
 def _refuse_endless_wire(job: JobSpec, link: Link, sizes: list[int], place: str, source: str | None) -> None:

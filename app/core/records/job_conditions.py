@@ -10,6 +10,7 @@ and converts to and from exactly the results contract's JSON.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -94,6 +95,18 @@ class Link:
     burst_loss: BurstLoss | None = None
     queue_packets: int | None = None
     queue_bytes: int | None = None
+    #: The run's link seed, which every loss and jitter draw of the link comes from (with the
+    #: job's index: `draw_seed`): a run with the same seed loses the same packets, one with
+    #: another seed is a run of its own. None in results written before it (the draws then
+    #: came from the job's index alone). Absent from the JSON when None.
+    seed: int | None = None
+
+    def draw_seed(self, job_index: int) -> int:
+        """What the link's generators are seeded with for the job at `job_index`."""
+        if self.seed is None:
+            return job_index
+        digest = hashlib.sha256(f"{self.seed}/{job_index}".encode("ascii")).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -112,7 +125,7 @@ class Link:
             data["connection"] = self.connection
         if self.burst_loss is not None:
             data["burst_loss"] = self.burst_loss.to_dict()
-        for name in ("queue_packets", "queue_bytes"):
+        for name in ("queue_packets", "queue_bytes", "seed"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         return data
@@ -136,6 +149,7 @@ class Link:
             burst_loss=BurstLoss.from_dict(data["burst_loss"]) if data.get("burst_loss") else None,
             queue_packets=opt_int(data.get("queue_packets")),
             queue_bytes=opt_int(data.get("queue_bytes")),
+            seed=opt_int(data.get("seed")),
         )
 
 

@@ -48,9 +48,11 @@ from app.core.results.check_job_parts import (
     check_validation,
 )
 from app.core.results.check_metrics import check_metric
+from app.core.results.check_tls import check_tls
 from app.core.settings.profile import (
     MAX_DESCRIPTION_CHARS,
     MAX_LABEL_CHARS,
+    MAX_LINK_SEED,
     MAX_MESSAGE_SIZE,
     MAX_OVERRIDE_CHARS,
     MAX_OVERRIDES,
@@ -173,6 +175,7 @@ def check_profile(profile: dict[str, Any], path: str) -> None:
     check_str(profile, "experiment", path, required=False, nullable=True)
     check_int(profile, "parallel_workers", path, low=1, required=False, nullable=True)
     check_bool(profile, "reduced", path, nullable=True)
+    check_int(profile, "link_seed", path, high=MAX_LINK_SEED, required=False, nullable=True)
     overrides = check_obj(profile, "overrides", path, nullable=True)
     if len(overrides) > MAX_OVERRIDES:
         raise fail(join(path, "overrides"), f"at most {MAX_OVERRIDES} options", f"{len(overrides)} of them")
@@ -247,6 +250,8 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         check_path(check_obj(job, "path", path), join(path, "path"))
     if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
         check_load(check_obj(job, "load", path), join(path, "load"))
+    if job.get("tls") not in (None, {}):  # both read as no TLS record (JobResult.from_dict)
+        check_tls(check_obj(job, "tls", path), join(path, "tls"))
     check_each(check_obj(job, "params", path), join(path, "params"), _param)
     metrics_path = join(path, "metrics")
     metrics = check_obj(job, "metrics", path)

@@ -28,6 +28,7 @@ from app.core.records.job_tcp_info import TcpInfo
 from app.core.records.link_path import LinkPath
 from app.core.records.placement_words import cpu_ranges, measured_under
 from app.core.records.recorded import RecordedEnvironment, RecordedProfile
+from app.core.records.tls_record import TlsRecord
 from app.core.results.check import check_results
 from app.core.results.check_fields import clip_text
 from app.core.results.errors import ResultsDataError
@@ -56,7 +57,8 @@ METRIC_DESCRIPTIONS = {
     # Sessions (loopback and remote): a real sender and receiver process on TCP.
     "handshake": "sender side of the session handshake, once per session: with a session exchange the key "
     "establishment (an ephemeral key pair and the agreement, or the encapsulation, and the KDF); with a "
-    "per-message one only loading the receiver's key; a signer's key pair",
+    "per-message one only loading the receiver's key; a signer's key pair; a tls13 job's: its ClientHello "
+    "sent to the client's handshake done",
     "handshake_receiver": "receiver side of the session handshake: with a session exchange the agreement or "
     "decapsulation and the KDF",
     "handshake_rtt": "handshake message sent to the receiver's acknowledgement, at the sender",
@@ -65,7 +67,15 @@ METRIC_DESCRIPTIONS = {
     "rtt": "message sent to acknowledgement received, at the sender (the communication delay)",
     "network": "rtt minus the receiver's open time: the transport's share, per sample",
     "floor_rtt": "raw ping-pong of frames of the payload's size on the same connection: the network floor",
-    "connect": "fresh connections only: setting up each message's TCP connection (SYN to SYN-ACK), at the sender",
+    "connect": "fresh connections only: setting up each message's TCP connection (SYN to SYN-ACK), at the sender "
+    "(a tls13 job: each handshake's)",
+    # tls13 jobs (app/core/tls): one TCP connection and one TLS 1.3 handshake per sample.
+    "first_byte": "tls13: connect's start to the first byte of the server's response, the client's Finished and "
+    "request sent together",
+    "handshake_cpu_client": "tls13: the client's CPU time in one handshake (its thread's CPU clock)",
+    "handshake_cpu_server": "tls13: the server's CPU time in one handshake, timed in the server process",
+    "handshake_client": "tls13 operations: the client's handshake calls, both ends in one process over memory",
+    "handshake_server": "tls13 operations: the server's handshake calls, both ends in one process over memory",
     # Load (many clients, one server): the steps themselves are in the job's `load`.
     "latency": "one request from its intended start to its acknowledgement, as a client saw it, at the lowest "
     "offered rate",
@@ -163,6 +173,8 @@ class JobResult:
     #: A key-establishing job's exchange pattern (a `vocab.Exchange` value), as recorded;
     #: absent from results written before jobs named it: `exchange_used` reads those.
     exchange: str | None = None
+    #: A tls13 job's handshakes over this size (app.core.records.tls_record); absent otherwise.
+    tls: TlsRecord | None = None
 
     @property
     def exchange_used(self) -> Exchange | None:
@@ -219,7 +231,13 @@ class JobResult:
             "finished": self.finished,
             "tcp_nodelay": self.tcp_nodelay,
         }
-        records = (("link", self.link), ("placement", self.placement), ("load", self.load), ("path", self.path))
+        records = (
+            ("link", self.link),
+            ("placement", self.placement),
+            ("load", self.load),
+            ("path", self.path),
+            ("tls", self.tls),
+        )
         for name, record in records:
             if record is not None:
                 data[name] = record.to_dict()
@@ -263,6 +281,7 @@ class JobResult:
             tcp_info={role: TcpInfo.from_dict(info) for role, info in (data.get("tcp_info") or {}).items()},
             path=LinkPath.from_dict(data["path"]) if data.get("path") else None,
             exchange=data.get("exchange"),
+            tls=TlsRecord.from_dict(data["tls"]) if data.get("tls") else None,
         )
 
 

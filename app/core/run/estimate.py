@@ -53,7 +53,7 @@ from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC, SEAL
 from app.core.session.sender import FLOOR_MAX_SAMPLES, HANDSHAKE_WARMUP_MAX
 from app.core.settings.links import round_trip_ms
 from app.core.settings.profile import ResolvedJob
-from app.core.vocab import KEY_ESTABLISHING, LEGACY_EXCHANGE, Exchange, Mode
+from app.core.vocab import KEY_ESTABLISHING, LEGACY_EXCHANGE, Exchange, Family, Mode
 
 #: A run expected to take longer than this (its estimate's upper end) asks before it starts.
 LONG_RUN_S = 5 * 60.0
@@ -294,6 +294,46 @@ def _session(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
     return out
 
 
+# --- tls13 --------------------------------------------------------------------------
+
+
+def _tls_operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
+    """A tls13 operations job: its chains made, then per size each handshake (both ends)
+    with its data, the record layer's two metrics in batches, a handshake per tamper try."""
+    rounds = job.warmup + job.samples
+    out = []
+    for k, size in enumerate(job.message_sizes):
+        time = _Time(OPERATIONS_START_S + costs.keygen if k == 0 else 0.0)
+        records = sum(line.at(size) for line in costs.messages.values())
+        time.cpu += PER_SIZE_S + rounds * (costs.exchange + records) + (4 + job.tamper) * costs.exchange
+        for line in costs.messages.values():
+            time.cpu += _metric_s(rounds, line.at(size), records, max(size, 1))
+        time.wait += 3 * rounds * job.pause_ms / 1000
+        out.append(time)
+    return out
+
+
+def _tls_connections(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
+    """A tls13 job over TCP: per size a connection per sample and tamper try (and a resumed
+    job's first), each its connect, its handshake's flights and the data over the link."""
+    link = job.link
+    up, down = costs.handshake_bytes
+    start = _Time(SESSION_START_S + (LINK_START_S if link is not None else 0.0) + 2 * costs.keygen)
+    out = []
+    for k, size in enumerate(job.message_sizes):
+        time = _Time(start.cpu, start.wait) if k == 0 else _Time()
+        connections = job.warmup + job.samples + job.tamper + (job.params.get("resumption") == "ticket")
+        one = _Time(costs.exchange)
+        _add(one, 1, exchange_s(link, 64, 64))  # the TCP handshake
+        _add(one, 1, exchange_s(link, up, down))
+        _add(one, 1, exchange_s(link, size + 64, size + 64))
+        _add(time, connections, one)
+        _add(time, 3 + job.tamper, exchange_s(link, 64))  # SIZE, SIZE_END, each TAMPER
+        time.wait += (job.warmup + job.samples) * job.pause_ms / 1000
+        out.append(time)
+    return out
+
+
 # --- load ---------------------------------------------------------------------------
 
 
@@ -377,7 +417,10 @@ def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0)
             for c, lo, h in _load(job, costs)
         ]
     costs = in_pattern(costs, job.exchange)
-    times = _operations(job, costs) if job.mode == Mode.OPERATIONS else _session(job, costs)
+    if costs.family is Family.TLS:
+        times = _tls_operations(job, costs) if job.mode == Mode.OPERATIONS else _tls_connections(job, costs)
+    else:
+        times = _operations(job, costs) if job.mode == Mode.OPERATIONS else _session(job, costs)
     return [
         JobEstimate(job.label, t.seconds(slowdown), t.seconds(slowdown) * low_f, t.seconds(slowdown) * high_f)
         for t in times

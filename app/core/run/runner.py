@@ -23,6 +23,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -61,10 +62,10 @@ from app.core.run.supervisor import ChildSupervisor
 from app.core.schemes import registry
 from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
 from app.core.settings.links import round_trip_ms
-from app.core.settings.profile import Profile, ResolvedJob
+from app.core.settings.profile import MAX_LINK_SEED, Profile, ResolvedJob
 from app.core.statistics import stability_warnings, stats
 from app.core.store.store import Store, StoreError
-from app.core.store.unstored import keep_unstored
+from app.core.store.unstored import import_command, keep_unstored
 from app.core.transport.connect import RemoteTarget
 from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
 
@@ -163,8 +164,16 @@ class Runner:
         #: Where the run was kept when its store failed (`store_error`), else None.
         self.kept_file: Path | None = None
         self.remote = remote
-        self.jobs: list[ResolvedJob] = resolve_jobs(profile, source, has_remote=remote is not None)
+        #: Every emulated link's draws come from this (the profile's, else a new one per run),
+        #: recorded on each linked job's `link.seed`.
+        self.link_seed = profile.link_seed if profile.link_seed is not None else secrets.randbelow(MAX_LINK_SEED + 1)
+        self.jobs: list[ResolvedJob] = [
+            job if job.link is None else replace(job, link=replace(job.link, seed=self.link_seed))
+            for job in resolve_jobs(profile, source, has_remote=remote is not None)
+        ]
         self._store = store
+        #: The store to name in the command that stores a kept run later (`_keep_unstored`).
+        self.store_target = store.target if store is not None else None
         self.on_event = on_event or (lambda event: None)
         self.cancel = cancel or threading.Event()
         self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
@@ -263,6 +272,8 @@ class Runner:
     def _store_failed(self, exc: StoreError) -> None:
         """Stop writing to a store that failed; the run and its results go on in memory."""
         self.store_error = str(exc)
+        if self._store is not None and self.current_run is not None:
+            self._store.abandon_run(self.current_run.id)  # it reads interrupted; its kept file completes it
         self._store = None
         self.on_event(
             LogMessage(
@@ -297,7 +308,7 @@ class Runner:
             text = f"the run could not be kept in a file either ({exc.strerror or exc}); export it now"
         else:
             text = (
-                f"The run's results are kept in {self.kept_file}; `cryptobench import {self.kept_file}` "
+                f"The run's results are kept in {self.kept_file}; `{import_command(self.kept_file, self.store_target)}` "
                 "adds them to the store once it is back"
             )
         self.on_event(LogMessage(LogLevel.ERROR, text))
@@ -421,6 +432,7 @@ class _JobRun:
         result.notes.extend(measured.notes)
         result.wire_bytes = dict(measured.wire_bytes)
         result.load = measured.load
+        result.tls = measured.tls
         result.tcp_info = dict(measured.tcp_info)
         result.path = self.supervisor.paths.get(measured.size_index)
         if result.path is not None and result.path.late:

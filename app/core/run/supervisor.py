@@ -251,7 +251,10 @@ class ChildSupervisor:
         except (OSError, MemoryError) as exc:
             raise StartFailed("packet link's counters", exc) from None
         plan = PacketPathPlan(
-            job.link, job.index, self.path_counters, slow_start_after_idle=job.link.slow_start_after_idle
+            job.link,
+            job.link.draw_seed(job.index),
+            self.path_counters,
+            slow_start_after_idle=job.link.slow_start_after_idle,
         )
         self.start_child(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]

@@ -1,7 +1,8 @@
 """How each kind of job lays out its processes: one start function per topology.
 
-A job runs as one of nine process layouts, decided by its mode, its link, its load
-settings and whether a `cryptobench serve` end was given. Each layout is a start function
+A job runs as one of twelve process layouts, decided by its mode, its link, its load
+settings and whether a `cryptobench serve` end was given; a tls13 job runs TLS's own
+bodies (app.core.tls) in three of them. Each layout is a start function
 with the same signature (`StartTopology`): it starts the job's processes in their order,
 through the supervisor's `Starter` face, and says whether all of them came up; the
 supervisor (app/core/run/supervisor.py) then measures, relays and stops them whatever the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from typing import Protocol, TypeVar
@@ -26,8 +28,9 @@ from app.core.contracts.plan import JobPlan
 from app.core.link.packet_link import PacketPathPlan, check_packet_link
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
-from app.core.link.timeouts import limits_over_link
-from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
+from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link
+from app.core.load.cluster.coordinator import PLACING_BOUND_S, cluster_generator_main
+from app.core.load.cluster.scheduler import cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
 from app.core.load.remote import remote_load_main
 from app.core.load.server import LoadServerPlan, load_server_main
@@ -36,13 +39,17 @@ from app.core.profile.edits import REMOTE_LOAD_LINK
 from app.core.session.receiver import ReceiverLimits, ReceiverPlan, receiver_main
 from app.core.session.sender_process import sender_main
 from app.core.settings.profile import ResolvedJob
+from app.core.tls.client import tls_client_main
+from app.core.tls.ops import tls_operations_main
+from app.core.tls.server import TlsServerPlan, tls_server_main
+from app.core.tls.sides import MAX_HANDSHAKE_BYTES
 from app.core.transport.auth import TOKEN_BYTES
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.doorway import TICKET_BYTES, admission
-from app.core.vocab import LinkEmulation, Mode, Role, TcpConnection
+from app.core.vocab import Family, LinkEmulation, Mode, Role, TcpConnection
 
 #: What a job's child process is handed at its start: one of these plans.
-PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, PacketPathPlan, LoadServerPlan)
+PlanT = TypeVar("PlanT", JobPlan, ReceiverPlan, LinkPlan, PacketPathPlan, LoadServerPlan, TlsServerPlan)
 #: A job's generator: where the load's client connections are driven from.
 Generator = Callable[[Connection, JobPlan], None]
 
@@ -103,10 +110,17 @@ class Topology(StrEnum):
     CLUSTER = "cluster"
     REMOTE_LOAD = "remote load"
     REMOTE = "remote"
+    #: A tls13 job (app.core.tls): both ends in one worker; a TLS server and client on
+    #: loopback; the two over the packet path.
+    TLS_OPERATIONS = "TLS operations"
+    TLS_LOOPBACK = "TLS loopback"
+    TLS_PACKET_PATH = "TLS over the packet path"
 
 
 def topology_of(job: ResolvedJob, remote: RemoteTarget | None) -> Topology:
     """The layout a job runs in: by its mode, then its link, its load and the serve end."""
+    if job.family == Family.TLS:
+        return _tls_topology(job)
     if job.mode == Mode.OPERATIONS:
         return Topology.OPERATIONS
     if job.mode == Mode.LOOPBACK:
@@ -121,6 +135,22 @@ def topology_of(job: ResolvedJob, remote: RemoteTarget | None) -> Topology:
             return Topology.CLUSTER
         return Topology.LOCAL_LOAD if job.link is None else Topology.LOAD_OVER_A_LINK
     return Topology.REMOTE
+
+
+def _tls_topology(job: ResolvedJob) -> Topology:
+    """A tls13 job's layout: its own bodies, in operations, on loopback or over the packet
+    path (resolve_jobs refuses the rest; refused here too, before any process starts)."""
+    if job.mode == Mode.OPERATIONS:
+        return Topology.TLS_OPERATIONS
+    if job.mode == Mode.LOOPBACK and job.link is None:
+        return Topology.TLS_LOOPBACK
+    if job.mode == Mode.LOOPBACK and job.link is not None and job.link.emulation == LinkEmulation.PACKET:
+        return Topology.TLS_PACKET_PATH
+    raise JobRefused(
+        f"a tls13 job runs in operations or loopback mode, over no link or the packet path (this one: {job.mode}"
+        + ("" if job.link is None else f", {job.link.emulation}")
+        + ")"
+    )
 
 
 # --- the layouts -----------------------------------------------------------------------------
@@ -159,7 +189,9 @@ def start_loopback_over_relay(starter: Starter, job: ResolvedJob) -> bool:
         return False
     # The sender talks to the link, the link to the receiver; neither end knows.
     ticket = secrets.token_bytes(TICKET_BYTES)
-    link_plan = LinkPlan(job.link, port, seed=job.index, ticket=ticket, upstream_admission=admission(receiver_ticket))
+    link_plan = LinkPlan(
+        job.link, port, seed=job.link.draw_seed(job.index), ticket=ticket, upstream_admission=admission(receiver_ticket)
+    )
     starter.start_child(Role.LINK, link_main, link_plan)
     port = starter.wait_for_port(Role.LINK)
     if port is None:
@@ -222,7 +254,7 @@ def start_cluster_load(starter: Starter, job: ResolvedJob) -> bool:
         bind = server_address_for(job.load.cluster)
     except OSError as exc:
         raise JobRefused(f"no route from this machine to the Dask scheduler at {job.load.cluster}: {exc}") from None
-    return _start_load(starter, job, bind, cluster_generator_main)
+    return _start_load(starter, job, bind, cluster_generator_main, accept_timeout=PLACING_BOUND_S)
 
 
 def start_remote_load(starter: Starter, job: ResolvedJob) -> bool:
@@ -250,6 +282,73 @@ def start_remote(starter: Starter, job: ResolvedJob) -> bool:
     return True
 
 
+def start_tls_operations(starter: Starter, job: ResolvedJob) -> bool:
+    """One worker runs both ends of the TLS handshakes over memory BIOs (app.core.tls.ops)."""
+    starter.start_child(Role.WORKER, tls_operations_main, JobPlan(job, starter.base))
+    return True
+
+
+def start_tls_loopback(starter: Starter, job: ResolvedJob) -> bool:
+    """The TLS server, which reports its port, then the client: its control connection
+    presents the job's ticket, its TLS connections the job's ALPN id (app.core.tls.admission)."""
+    token = secrets.token_bytes(TOKEN_BYTES)
+    ticket = secrets.token_bytes(TICKET_BYTES)
+    starter.start_child(Role.RECEIVER, tls_server_main, _tls_server_plan(job, token, ticket=ticket))
+    port = starter.wait_for_port(Role.RECEIVER)
+    if port is None:
+        return False
+    starter.start_child(
+        Role.SENDER, tls_client_main, starter.session_plan(LOCALHOST, port, token, admission=admission(ticket))
+    )
+    return True
+
+
+def start_tls_over_packet_path(starter: Starter, job: ResolvedJob) -> bool:
+    """The packet link first (its namespaces), the TLS server in the receiver's, then the
+    client in the sender's: the kernel's TCP carries every handshake over the emulated path."""
+    assert job.link is not None
+    _refuse_unemulable_link(job)
+    ready = starter.start_packet_path(job)
+    if ready is None:
+        return False
+    token = secrets.token_bytes(TOKEN_BYTES)
+    plan = _tls_server_plan(
+        job,
+        token,
+        bind=ready.receiver_address,
+        namespace=ready.receiver_namespace,
+        congestion_control=job.link.congestion_control,
+    )
+    starter.start_child(Role.RECEIVER, tls_server_main, plan)
+    port = starter.wait_for_port(Role.RECEIVER)
+    if port is None:
+        return False
+    session = starter.session_plan(
+        ready.receiver_address, port, token, ready.sender_namespace, job.link.congestion_control
+    )
+    starter.start_child(Role.SENDER, tls_client_main, session)
+    return True
+
+
+def _tls_server_plan(
+    job: ResolvedJob,
+    token: bytes,
+    *,
+    ticket: bytes = b"",
+    bind: str = LOCALHOST,
+    namespace: str | None = None,
+    congestion_control: str | None = None,
+) -> TlsServerPlan:
+    """The TLS server's plan, its waits stretched over the job's link: a handshake's flights
+    and the largest request and response cross it once more."""
+    plan = TlsServerPlan(token, ticket, bind, namespace, congestion_control)
+    if job.link is None:
+        return plan
+    flights = exchange_seconds(job.link, MAX_HANDSHAKE_BYTES, MAX_HANDSHAKE_BYTES)
+    data = exchange_seconds(job.link, largest_frame(job.message_sizes), largest_frame(job.message_sizes))
+    return replace(plan, hello_timeout=plan.hello_timeout + 2 * flights, timeout=plan.timeout + flights + data)
+
+
 #: Every layout's start function, chosen by `topology_of`.
 TOPOLOGIES: dict[Topology, StartTopology] = {
     Topology.OPERATIONS: start_operations,
@@ -261,6 +360,9 @@ TOPOLOGIES: dict[Topology, StartTopology] = {
     Topology.CLUSTER: start_cluster_load,
     Topology.REMOTE_LOAD: start_remote_load,
     Topology.REMOTE: start_remote,
+    Topology.TLS_OPERATIONS: start_tls_operations,
+    Topology.TLS_LOOPBACK: start_tls_loopback,
+    Topology.TLS_PACKET_PATH: start_tls_over_packet_path,
 }
 
 
@@ -292,9 +394,12 @@ def _start_sender(starter: Starter, port: int, token: bytes, ticket: bytes) -> N
     )
 
 
-def _start_load(starter: Starter, job: ResolvedJob, bind: str, generator: Generator) -> bool:
-    """A load job's server at `bind`, the shared link in front of it if the job has one,
-    then its generator; False when the server or the link did not come up."""
+def _start_load(
+    starter: Starter, job: ResolvedJob, bind: str, generator: Generator, accept_timeout: float | None = None
+) -> bool:
+    """A load job's server at `bind` (waiting `accept_timeout` for its first client, else
+    the server's own default), the shared link in front of it if the job has one, then its
+    generator; False when the server or the link did not come up."""
     assert job.load is not None
     token = secrets.token_bytes(TOKEN_BYTES)
     ticket = secrets.token_bytes(TICKET_BYTES)
@@ -309,6 +414,8 @@ def _start_load(starter: Starter, job: ResolvedJob, bind: str, generator: Genera
         bind=bind,
         exchange=job.exchange,
     )
+    if accept_timeout is not None:
+        server = replace(server, accept_timeout=accept_timeout)
     starter.start_child(Role.RECEIVER, load_server_main, server)
     port = starter.wait_for_port(Role.RECEIVER)
     if port is not None and job.link is not None:
@@ -317,7 +424,7 @@ def _start_load(starter: Starter, job: ResolvedJob, bind: str, generator: Genera
         link_plan = LinkPlan(
             job.link,
             port,
-            seed=job.index,
+            seed=job.link.draw_seed(job.index),
             ticket=ticket,
             clients=job.load.clients,
             upstream_admission=admission(server_ticket),

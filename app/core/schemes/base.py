@@ -42,6 +42,8 @@ SEAL_METRIC: Mapping[Family, str] = {
     Family.SIGNATURE: "sign",
     Family.HASH: "hash",
     Family.KDF: "derive",
+    # A tls13 job's record layer in operations mode (its handshakes are metrics of their own).
+    Family.TLS: "encrypt",
 }
 OPEN_METRIC: Mapping[Family, str | None] = {
     Family.AEAD: "decrypt",
@@ -51,6 +53,7 @@ OPEN_METRIC: Mapping[Family, str | None] = {
     Family.SIGNATURE: "verify",
     Family.HASH: None,
     Family.KDF: None,
+    Family.TLS: "decrypt",
 }
 
 

@@ -23,6 +23,7 @@ MODULES = (
     "app.core.schemes.hybrid",
     "app.core.schemes.signatures",
     "app.core.schemes.digests",
+    "app.core.schemes.tls13",
 )
 
 

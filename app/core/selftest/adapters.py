@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.core.selftest import adapters_encryption, vectors
+from app.core.selftest import adapters_encryption, adapters_tls, vectors
 from app.core.selftest.adapter_parts import (
     MESSAGE,
     adder,
@@ -515,3 +515,5 @@ _add(
 # ======================================================================================
 
 ADAPTER_CHECKS += adapters_encryption.CHECKS
+# The tls13 scheme's message reader (tls13.py, tls_messages.py): in adapters_tls.py.
+ADAPTER_CHECKS += adapters_tls.CHECKS

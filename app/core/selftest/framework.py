@@ -17,6 +17,8 @@ CRYPTOGRAPHY = "cryptography"
 PYCRYPTODOME = "pycryptodome"
 TINYEC = "tinyec"
 PYTHON = "python"
+#: OpenSSL as cryptography's wheel bundles it, through pyOpenSSL (the tls13 scheme's).
+PYOPENSSL = "pyopenssl"
 
 KAT = "KAT"
 CROSS_CHECK = "cross-check"
@@ -37,7 +39,7 @@ class SelftestResult:
     Attributes:
         name: Unique, human-readable name, e.g.
             ``"AES-256-GCM with AAD, GCM test case 16 [cryptography]"``.
-        backend: ``"cryptography"``, ``"pycryptodome"``, ``"tinyec"`` or ``"python"``.
+        backend: ``"cryptography"``, ``"pycryptodome"``, ``"tinyec"``, ``"python"`` or ``"pyopenssl"``.
         kind: ``"KAT"``, ``"cross-check"`` or ``"consistency"``.
         source: Where the expected values come from (document and section).
         passed: Whether the check passed.

@@ -257,6 +257,22 @@ class TextbookRsaVector(Vector):
     ciphertext: int
 
 
+@dataclass(frozen=True)
+class TlsTraceVector(Vector):
+    """A TLS 1.3 handshake as published: whole handshake messages (the server's flight back
+    to back) and what they negotiated (IANA codepoints), and the HelloRetryRequest random."""
+
+    client_hello: bytes
+    server_hello: bytes
+    server_flight: bytes
+    group: int
+    cipher: int
+    signature: int
+    certificate_bytes: int
+    server_name: bytes
+    hello_retry_random: bytes
+
+
 # --------------------------------------------------------------------------------------
 # Sections: a named table of one record type inside one file
 # --------------------------------------------------------------------------------------
@@ -307,6 +323,7 @@ MLDSA_KEYGEN = Section("ml_dsa", "keygen", MlDsaKeygenVector)
 MLDSA_SIZES = Section("ml_dsa", "sizes", MlDsaSizes)
 TOY_DH = Section("textbook", "diffie-hellman-elgamal", ToyDhVector)
 TEXTBOOK_RSA = Section("textbook", "rsa", TextbookRsaVector)
+TLS13_TRACES = Section("tls13", "rfc8448", TlsTraceVector)
 
 # --------------------------------------------------------------------------------------
 # Loading

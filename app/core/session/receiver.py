@@ -352,7 +352,9 @@ class ReceiverSession:
         """The next connection that presents the session's ticket within the hello timeout;
         any other (a stranger, a wrong ticket, silence) is closed and logged. A packet path's
         receiver listens in a namespace only the job's sender can reach, so in practice the
-        next connection is the sender's, whose ticket follows its SYN by one frame."""
+        next connection is the sender's. Its ticket (ATTACH) comes in the same write as the
+        timed frame, which stays in the socket for the caller to read: nothing is answered
+        before it, so the connection's first flight is the timed one."""
         deadline = time.monotonic() + self.limits.hello_timeout
         while (left := deadline - time.monotonic()) > 0:
             listener.settimeout(left)
@@ -365,7 +367,6 @@ class ReceiverSession:
                 presented = FrameReader(side, TICKET_BYTES, idle_timeout=max(0.01, left)).expect(FrameType.ATTACH)
                 if not hmac.compare_digest(bytes(presented), ticket):
                     raise MalformedBody("a fresh connection presented the wrong ticket")
-                send_frame(side, FrameType.ATTACHED)
             except (WireError, OSError) as exc:
                 side.close()
                 self.dropped(f"closed a connection from {address[0]}: {exc}")

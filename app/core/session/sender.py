@@ -72,7 +72,7 @@ from app.core.session.protocol import (
     plaintext_for,
 )
 from app.core.transport import tcpinfo
-from app.core.transport.auth import authenticate_server
+from app.core.transport.auth import authenticate_server, frame_bytes
 from app.core.transport.connect import connect
 from app.core.transport.doorway import TICKET_BYTES
 from app.core.transport.wire import (
@@ -154,6 +154,7 @@ class SenderSession:
         #: Each timed exchange on a fresh connection (the job's "tcp_connection": "fresh").
         self.fresh = job.link is not None and job.link.connection == TcpConnection.FRESH
         self.ticket = b""  # what a fresh connection presents: the receiver's, from JOB_OK
+        self.attach = b""  # the ATTACH frame that carries it, ahead of the timed frame
         self.fresh_tcp: list[TcpInfo] = []  # the size's fresh connections, as their kernel saw them
         #: A loopback or link receiver reads this machine's monotonic clock: its times nest
         #: inside the sender's exactly (protocol.clock_slack_ns); a remote one reads its own.
@@ -198,12 +199,15 @@ class SenderSession:
         return self.reader.expect(reply)
 
     def _open_fresh(self) -> tuple[socket.socket, FrameReader, int]:
-        """A new connection to the receiver, attached to this session: the socket, its reader
-        and how long the connection took to set up (SYN to SYN-ACK), in nanoseconds.
+        """A new connection to the receiver, announced on the session's connection: the
+        socket, its reader and how long the connection took to set up (SYN to SYN-ACK), in
+        nanoseconds.
 
-        Attaching is one small exchange (the ticket, ATTACHED) before the timed frame: it
-        gives the kernel an RTT sample, as a TLS hello would, and leaves the congestion
-        window at its initial size (a window grows only with data that fills it)."""
+        Nothing crosses it yet: the connection's first flight is the timed one, which carries
+        the session's ticket (ATTACH) in the same write as its frame (`_exchange`), as a TLS
+        ClientHello opens a first visit. An exchange before it gave the kernel an RTT sample
+        and the receiver's first ACK, and took 1.1-3.2 ms off a 16 KiB-1 MiB message at 20 ms,
+        8 Mbit/s (docs/links.md, "Fresh or warm connections")."""
         peer = self.peer
         clock = time.perf_counter_ns
         start = clock()
@@ -212,10 +216,8 @@ class SenderSession:
         )
         connect_ns = clock() - start
         try:
-            send_frame(side, FrameType.ATTACH, [self.ticket])
             send_frame(self.sock, FrameType.FRESH)
             reader = FrameReader(side, MAX_CONTROL_FRAME, idle_timeout=peer.reply_timeout)
-            reader.expect(FrameType.ATTACHED)
         except BaseException:
             side.close()
             raise
@@ -242,7 +244,7 @@ class SenderSession:
         if fresh is None:
             send_frame(self.sock, kind, parts)
             return self.reader.expect(reply)
-        send_frame(fresh[0], kind, parts)
+        send_frame(fresh[0], kind, parts, before=self.attach)
         return fresh[1].expect(reply)
 
     # --- phases -----------------------------------------------------------------------
@@ -280,6 +282,7 @@ class SenderSession:
                 self.ticket = bytes.fromhex(ticket)
             except ValueError:
                 raise PeerLied(f"JOB_OK ticket = {ticket!r:.80} is not hex") from None
+            self.attach = frame_bytes(FrameType.ATTACH, self.ticket)
         self.reader.idle_timeout = self.peer.reply_timeout
 
     def wait_until_ready(self) -> None:

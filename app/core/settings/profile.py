@@ -97,6 +97,8 @@ MAX_OVERRIDES = 16
 #: An override's value as recorded: a `--link` JSON object is a few hundred characters.
 MAX_OVERRIDE_CHARS = 1_000
 MAX_PARAM_NAME_CHARS = 64
+#: A link seed is a non-negative 63-bit integer (what `secrets.randbelow` draws for a run).
+MAX_LINK_SEED = 2**63 - 1
 
 
 class ProfileError(CryptoBenchError):
@@ -201,6 +203,10 @@ class Profile(BaseModel):
     #: set by `edits`: a run of a preset with them is not that preset, and is recorded,
     #: named and marked as such (`app.core.results.run_origin`).
     overrides: dict[str, str] | None = Field(default=None, max_length=MAX_OVERRIDES)
+    #: The seed every emulated link's loss and jitter draws come from (`run --link-seed`):
+    #: None draws a new one per run, which every linked job's `link.seed` records, so a run
+    #: can be repeated loss for loss, and two runs of one profile lose different packets.
+    link_seed: int | None = Field(default=None, ge=0, le=MAX_LINK_SEED)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)

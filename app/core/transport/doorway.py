@@ -164,6 +164,9 @@ class Doorway:
         self.listener: socket.socket | None = listener
         self.make_check, self.timeout, self.dropped, self.who, self.clock = make_check, timeout, dropped, who, clock
         self.pending: dict[socket.socket, _Pending] = {}
+        #: The check of the connection `read` admitted last: what it read stays with it (a
+        #: TLS port's check holds the ClientHello it read, for OpenSSL).
+        self.admitted_check: AdmissionCheck | None = None
         #: Connections closed because they did not prove themselves (they and their bytes
         #: went nowhere), and connections refused at once because too many were waiting.
         self.strangers = 0
@@ -250,6 +253,7 @@ class Doorway:
         if not entry.check.done:
             return None
         del self.pending[sock]
+        self.admitted_check = entry.check
         sock.setblocking(True)
         sock.settimeout(None)
         return sock

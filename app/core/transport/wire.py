@@ -82,8 +82,9 @@ class FrameType(enum.IntEnum):
     BUSY = 26  # receiver -> sender: u32 milliseconds to wait before retrying; the connection closes
     # Fresh connections (a job's "tcp_connection": "fresh"): each timed exchange on a new one.
     FRESH = 27  # sender -> receiver, on the session's connection: accept my next connection
-    ATTACH = 28  # sender -> receiver, first frame of a fresh connection: the session's ticket
-    ATTACHED = 29  # receiver -> sender, on the fresh connection: send the one frame
+    ATTACH = 28  # sender -> receiver, opening a fresh connection: the ticket, in the timed frame's write
+    # 29 was ATTACHED (the receiver's go-ahead on a fresh connection, an exchange before the
+    # timed frame): no longer sent, and its number is not reused.
 
 
 #: Frame type by its byte: a dict lookup instead of an IntEnum call on every frame.
@@ -452,8 +453,11 @@ def send_frame(
     sock: socket.socket,
     frame_type: FrameType,
     parts: Sequence[bytes | bytearray | memoryview] = (),
+    *,
+    before: bytes = b"",
 ) -> int:
-    """Send one frame made of `parts`; returns bytes on the wire.
+    """Send one frame made of `parts`, with `before` (a whole frame of its own) in the same
+    write; returns bytes on the wire.
 
     A frame of byte strings up to SMALL_FRAME bytes (every control frame, acknowledgement
     and small message) is joined and sent with one `send`. Larger ones are not joined:
@@ -470,7 +474,7 @@ def send_frame(
     if 0 <= length <= SMALL_FRAME:
         # A small frame: joined (a copy of at most a few KiB) and sent with one send(),
         # cheaper than sendmsg's gathering of separate buffers.
-        data = b"".join((_PREFIXES[frame_type], _LENGTH.pack(length), *parts))
+        data = b"".join((before, _PREFIXES[frame_type], _LENGTH.pack(length), *parts))
         try:
             sent = sock.send(data)
         except (TimeoutError, BlockingIOError):
@@ -482,17 +486,17 @@ def send_frame(
             return total
         pending = [memoryview(data)]
     elif 0 <= length and len(parts) < 64:
-        header = encode_header(frame_type, length)
+        header = before + encode_header(frame_type, length)
         sent = _sendmsg(sock, [header, *parts])
-        total = HEADER_SIZE + length
+        total = len(header) + length
         if sent == total:
             return total
         pending = [memoryview(header), *(memoryview(p) for p in parts if len(p))]
     else:
         views = [memoryview(p).cast("B") for p in parts if len(p)]
         length = sum(len(v) for v in views)
-        pending = [memoryview(encode_header(frame_type, length)), *views]
-        total = HEADER_SIZE + length
+        pending = [memoryview(before + encode_header(frame_type, length)), *views]
+        total = len(before) + HEADER_SIZE + length
         sent = 0
     while True:
         while sent and pending:

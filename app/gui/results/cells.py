@@ -21,6 +21,7 @@ from app.gui.vocab import Tone
 from app.gui.words import plural
 from app.report.job_figures import primary_metric  # one rule for the table and the reports
 from app.report.tcp_info import kernel_lines
+from app.report.tls import tls_lines
 from app.report.units import format_bytes, format_rate, format_seconds
 
 _MISSING = "-"
@@ -130,6 +131,10 @@ def _exact_bytes(value: float) -> str:
 
 def _companion_metrics(job: JobResult) -> tuple[str, ...]:
     """The per-message metrics worth quoting next to the primary one."""
+    if job.family == Family.TLS:  # a tls13 job: its handshake's other figures
+        if job.mode in SESSION_MODES:
+            return ("connect", "first_byte", "handshake_cpu_client", "handshake_cpu_server")
+        return ("handshake_server", "encrypt", "decrypt")
     if job.mode in SESSION_MODES:
         return ("receiver", "rtt", "network")
     try:
@@ -355,8 +360,10 @@ def _throughput_cell(job: JobResult, name: str, metric: MetricResult) -> Cell:
     metric that does not process the message's bytes (a round trip, a key generation)
     gets a blank cell that says why."""
     value = metric.throughput_bytes_per_s
-    if value is None and name == primary_metric(job):
-        value = job.throughput_bytes_per_s  # results written before each metric carried its own
+    if value is None and name == primary_metric(job) and name in _per_message_metrics(job):
+        # Results written before each metric carried its own (a tls13 job's headline, its
+        # handshake, processes no message bytes: the job's figure is its record layer's).
+        value = job.throughput_bytes_per_s
     if value:
         return Cell(
             format_rate(value),
@@ -429,6 +436,7 @@ def build_row(job: JobResult, name: str | None) -> list[Cell]:
             median_tip += "\nMedians of the other per-message metrics: " + ", ".join(others)
         if name in _KERNEL_METRICS:
             median_tip = "\n".join([median_tip, *kernel_lines(job)])
+        median_tip = "\n".join([median_tip, *tls_lines(job)])
     else:
         median_tip = f"No {name} samples" if name else "No metrics"
     if s is not None and s.ci95 is not None:

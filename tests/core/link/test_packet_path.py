@@ -113,3 +113,29 @@ def _run_with(fields: dict[str, object]) -> list:
     run = Runner(parse_profile({"name": "packet tcp", "jobs": [job]}), cancel=threading.Event()).run()
     assert [j.status for j in run.jobs] == ["ok"], [j.error for j in run.jobs]
     return run.jobs
+
+
+def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss() -> None:
+    """X25519MLKEM768 with an ML-DSA-65 chain over 20 ms, 8 Mbit/s and 1 % loss: each sample a
+    new TCP connection on the path, its handshake at least the path's round trip."""
+    job = {
+        "scheme": "tls13",
+        "params": {"group": "X25519MLKEM768", "certificate": "ml-dsa-65"},
+        "mode": "loopback",
+        "samples": 5,
+        "warmup": 1,
+        "tamper": 1,
+        "link": {"delay_ms": 20, "rate_kbit": 8000, "loss_percent": 1},
+    }
+    run = Runner(parse_profile({"name": "tls over the path", "jobs": [job]}), cancel=threading.Event()).run()
+    (result,) = run.jobs
+    assert result.status == "ok", result.error
+    assert result.link is not None and result.link.emulation == "packet" and result.link.seed is not None
+    record = result.tls
+    assert record is not None and (record.group, record.signature) == ("X25519MLKEM768", "mldsa65")
+    assert record.chain_signatures == ("ML-DSA-65",) and record.server_bytes.low > 9_000
+    assert result.metrics["connect"].stats.median >= 0.040  # SYN to SYN-ACK: one round trip
+    assert result.metrics["handshake"].stats.median >= 0.040  # ClientHello to Finished: at least one more
+    assert result.metrics["first_byte"].stats.median >= 0.120  # connect, handshake, request and response
+    assert result.path is not None and result.path.up.packets_out > 0
+    assert result.tcp_info["sender"].smoothed_rtt_s is not None and result.tcp_info["sender"].smoothed_rtt_s >= 0.038

@@ -30,7 +30,7 @@ from app.core.vocab import Family
 from tests.helpers.paths import ROOT
 
 SELFTEST_PACKAGE = Path(selftest.__file__).parent
-BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python"}
+BACKENDS = {"cryptography", "pycryptodome", "tinyec", "python", "pyopenssl"}
 KINDS = {"KAT", "cross-check", "consistency"}
 
 
@@ -259,6 +259,7 @@ CORRUPTIONS: list[tuple[str, tuple[str | int, ...], tuple[str, ...]]] = [
     ("ml_kem", ("keygen-decaps", "ML-KEM-768 unlucky", "shared_secret"), ("ML-KEM-768 KeyGen", "X25519 + ML-KEM-768")),
     ("ml_dsa", ("keygen", "ML-DSA-44", "pk_sha3_256"), ("ML-DSA-44 KeyGen",)),
     ("textbook", ("diffie-hellman-elgamal", "p=23, g=5", "shared"), ("Diffie-Hellman and ElGamal",)),
+    ("tls13", ("rfc8448", "simple-1-rtt", "signature"), ("TLS 1.3 handshake messages",)),
 ]
 
 
@@ -423,7 +424,12 @@ def test_selftest_imports_no_app_module_and_no_qt() -> None:
     the adapter checks (adapters.py and the adapter_*/adapters_* modules it imports) are
     loaded in one function."""
     adapter_modules = sorted(SELFTEST_PACKAGE.glob("adapter*.py"))
-    assert [path.name for path in adapter_modules] == ["adapter_parts.py", "adapters.py", "adapters_encryption.py"]
+    assert [path.name for path in adapter_modules] == [
+        "adapter_parts.py",
+        "adapters.py",
+        "adapters_encryption.py",
+        "adapters_tls.py",
+    ]
     for path in sorted(SELFTEST_PACKAGE.glob("*.py")):
         if path in adapter_modules:
             continue
@@ -479,7 +485,7 @@ def test_adapter_checks_run_after_the_library_checks(run: _Run) -> None:
     assert len(adapter_results) == len(adapters.ADAPTER_CHECKS) >= 50
     assert all(r.name.startswith("App adapter ") for r in adapter_results)
     assert {r.kind for r in adapter_results} == {"KAT", "cross-check"}
-    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec", "python"}
+    assert {r.backend for r in adapter_results} == {"cryptography", "pycryptodome", "tinyec", "python", "pyopenssl"}
 
 
 def test_each_adapter_check_names_the_schemes_it_drives_on_its_backend(run: _Run) -> None:

@@ -27,7 +27,6 @@ RECEIVER_TO_SENDER = {
     FrameType.ACK,
     FrameType.TRACE_OK,
     FrameType.SIZE_END_OK,
-    FrameType.ATTACHED,
     FrameType.ERROR,
 }
 

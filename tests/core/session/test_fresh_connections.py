@@ -109,11 +109,31 @@ def test_each_timed_exchange_runs_on_a_connection_of_its_own(receiver: Receiver)
         assert len(connect.samples) == SAMPLES and all(seconds > 0 for seconds in connect.samples)
         assert len(size.metrics["rtt"].samples) == len(size.metrics["floor_rtt"].samples) == SAMPLES
         sender, receiver_seen = size.tcp_info["sender"], size.tcp_info["receiver"]
-        # Each fresh connection's data (ATTACHED and the reply) is counted with the session's own.
-        assert sender.data_segments_in is not None and sender.data_segments_in >= 2 * connections
-        assert receiver_seen.data_segments_in is not None and receiver_seen.data_segments_in >= 2 * connections
+        # Each fresh connection's data (its frame and the reply) is counted with the session's own.
+        assert sender.data_segments_in is not None and sender.data_segments_in >= connections
+        assert receiver_seen.data_segments_in is not None and receiver_seen.data_segments_in >= connections
         # every payload crossed on some connection and was acknowledged
         assert sender.bytes_acked is not None and sender.bytes_acked >= connections * size.message_size
+
+
+def test_a_fresh_connection_s_first_flight_is_the_timed_one(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ticket rides in the timed frame's own write and nothing comes back before the
+    reply: each fresh connection carries one data segment each way for a small message (an
+    exchange before the timed frame, as an ATTACHED once was, made it two each way)."""
+    seen: list[TcpInfo] = []
+    real_close = SenderSession._close_fresh
+
+    def close_and_keep(self: SenderSession, side: socket.socket, reader: Any) -> None:
+        real_close(self, side, reader)
+        seen.append(self.fresh_tcp[-1])
+
+    monkeypatch.setattr(SenderSession, "_close_fresh", close_and_keep)
+    measured = _sender(receiver.port, [64])
+    assert measured[0].failed == 0
+    assert len(seen) == 2 * (WARMUP + SAMPLES)
+    assert {(info.data_segments_out, info.data_segments_in) for info in seen} == {(1, 1)}, seen
 
 
 def test_strangers_on_the_listening_port_are_dropped_and_the_job_goes_on(

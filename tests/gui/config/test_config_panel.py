@@ -139,3 +139,25 @@ def test_spin_boxes_offer_exactly_what_a_profile_accepts(panel: ConfigPanel) -> 
     for name, spin in panel.settings_editor.numbers.items():
         limits = field_limits(JobSpec, name)
         assert (spin.value(), spin.minimum(), spin.maximum()) == (limits.default, limits.minimum, limits.maximum)
+
+
+def test_the_scheme_tree_has_tls13_under_its_family_and_edits_its_parameters(panel: ConfigPanel, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QCheckBox, QComboBox
+
+    tops = [panel.tree.topLevelItem(k).text(0) for k in range(panel.tree.topLevelItemCount())]
+    assert tops[-1] == "TLS 1.3"
+    item = panel.set_checked("tls13")
+    panel.tree.clearSelection()
+    item.setSelected(True)
+    combos = {
+        combo.itemText(0): combo
+        for combo in panel.findChildren(QComboBox)
+        if combo.isVisibleTo(panel) and combo.count()
+    }
+    group = combos["x25519"]
+    assert [group.itemText(k) for k in range(group.count())][4] == "X25519MLKEM768"
+    group.setCurrentText("MLKEM768")
+    combos["rsa-2048"].setCurrentText("ml-dsa-87")
+    assert any(box.isVisibleTo(panel) for box in panel.findChildren(QCheckBox))  # mutual
+    (job,) = [job for job in panel.profile().jobs if job.scheme == "tls13"]
+    assert (job.params["group"], job.params["certificate"]) == ("MLKEM768", "ml-dsa-87")

@@ -485,3 +485,27 @@ def test_the_scheme_column_says_each_key_establishing_job_s_exchange_pattern(qtb
     assert "exchange per-message: recorded before jobs named it, read as what it measured" in tip
     widget.resize(1024, 400)
     assert not widget.grab().toImage().isNull()  # painted
+
+
+def test_a_tls13_row_shows_its_handshake_and_what_it_negotiated(qtbot: Any) -> None:
+    job = records.job(
+        "run",
+        0,
+        scheme="tls13",
+        family="tls",
+        mode="loopback",
+        label="TLS 1.3 X25519MLKEM768 + ML-DSA-65 (chain 2) [pyopenssl]",
+        metrics={"connect": _metric(40e-3), "handshake": _metric(57e-3), "first_byte": _metric(148e-3)},
+        tls=records.tls_record(),
+        throughput_bytes_per_s=1e8,  # its record layer's, never shown beside the handshake
+    )
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results([job])
+    assert primary_metric(job) == "handshake"
+    assert _text(widget, 0, Column.MEDIAN) == format_seconds(57e-3)
+    tip = _text(widget, 0, Column.MEDIAN, Qt.ItemDataRole.ToolTipRole)
+    assert "TLS: TLSv1.3, X25519MLKEM768, TLS_AES_128_GCM_SHA256, signed mldsa65" in tip
+    assert "chain: 1 certificate sent: 5\u202f652 B (ML-DSA-65)" in tip
+    assert "first_byte 148 ms" in tip
+    assert _text(widget, 0, Column.THROUGHPUT) == ""
