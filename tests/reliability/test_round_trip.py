@@ -3,7 +3,9 @@
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
 stream relay and the packet path with loss, tls13 jobs (operations, loopback resumed, over
 the packet path with loss), local load, load over a link, load from a
-Dask cluster of 1 to 3 generators, remote and remote load against a serve; a failed, a
+Dask cluster of 1 to 3 generators, remote and remote load against a serve, key agreement
+and hybrid jobs in both exchange patterns, the golden results file written before jobs named
+their exchange; a failed, a
 cancelled and an interrupted run; and, where running them cannot fit a test, records
 built by the producers' own code: a cluster step a generator did not return, 64
 generators whose every text is at its longest, load steps of 404 s up to 2,500/s, a load
@@ -21,7 +23,9 @@ starts PostgreSQL for the session.
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 import json
 import os
 import threading
@@ -36,13 +40,14 @@ from app.cli.main import main
 from app.core.records.job_conditions import Load
 from app.core.results.check import check_results
 from app.core.results.check_fields import MAX_TEXT_CHARS
-from app.core.results.model import parse_results_text
+from app.core.results.model import load_results_file, parse_results_text
 from app.core.settings.load import step_schedule
 from app.core.store.store import Store
 from app.core.transport.netns import packet_path_refusal, try_packet_path
 from app.core.vocab import JobStatus, RunStatus
 from tests.helpers import loads, records
 from tests.helpers import written as written_docs
+from tests.helpers.paths import GOLDEN
 from tests.helpers.round_trips import (
     Producers,
     Written,
@@ -65,6 +70,13 @@ SESSION = {**OPERATIONS, "mode": "loopback"}
 LOAD = {"scheme": "x25519", "mode": "load", "clients": 3, "rates": [20, 30], "duration_s": 0.1, "warmup_s": 0.05}
 CLUSTER_STEP_S = 0.5
 PACKET_REFUSAL = packet_path_refusal() or try_packet_path()
+#: Key agreement and hybrid jobs in each exchange pattern, as operations and sessions.
+EXCHANGES = [
+    {**OPERATIONS, "scheme": "x25519", "exchange": "session"},
+    {**OPERATIONS, "scheme": "x25519", "exchange": "per-message"},
+    {**OPERATIONS, "scheme": "ml-kem", "exchange": "session"},
+    {**SESSION, "scheme": "ml-kem", "exchange": "per-message"},
+]
 #: A Dask worker's failure as the coordinator keeps it (its first line, up to 300 characters).
 LONG_FAILURE = "the generator process on a-very-long-host-name ended (exit code -9): " + "x" * 400
 
@@ -210,6 +222,10 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
     "load steps of 404 s, up to 2,500/s": lambda p, folder: long_load_run(folder),
     "load sweeps as recorded": _sweeps,
     "load at every profile limit": _every_limit,
+    "both key exchange patterns": lambda p, folder: run_profile(EXCHANGES, folder, "exchange"),
+    "results from before jobs named their exchange": lambda p, folder: written(
+        "golden", load_results_file(GOLDEN / "results-v1.json"), folder
+    ),
 }
 
 
@@ -413,3 +429,45 @@ def test_the_producers_extremes_are_what_the_readers_were_given(producers: Produ
     assert [job.status for job in producers["failed"].run.jobs] == [JobStatus.FAILED]
     assert producers["interrupted"].run.status == RunStatus.INTERRUPTED
     assert isinstance(producers["load at every profile limit"].run.jobs[0].load, Load)
+
+
+# --- every face says which exchange pattern a job used ----------------------------------------------
+
+
+@pytest.mark.parametrize("producer", ["both key exchange patterns", "results from before jobs named their exchange"])
+def test_every_face_says_which_exchange_a_job_used(
+    producer: str, producers: Producers, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: Any
+) -> None:
+    """The JSON and CSV, `show`, the report's Method, `compare --json` and the window's table
+    each name every key-establishing job's pattern; results from before jobs named it are
+    read as what they measured (a key agreement session) and left without the field."""
+    from app.core.results.model import to_csv
+    from app.gui.results.cells import Column
+
+    item = producers[producer]
+    keyed = [job for job in item.run.jobs if job.exchange_used is not None]
+    patterns = [str(job.exchange_used) for job in keyed]
+    assert keyed and (producer != "both key exchange patterns" or all(job.status == JobStatus.OK for job in keyed))
+    recorded = [job.get("exchange") for job in item.document["jobs"] if job["family"] in ("key-agreement", "hybrid")]
+    assert recorded == (patterns if producer.startswith("both") else [None] * len(keyed))
+    rows = list(csv.DictReader(io.StringIO(to_csv(item.run))))
+    assert {row["exchange"] for row in rows if row["scheme"] in ("x25519", "ml-kem")} == set(patterns)
+    assert {row["exchange"] for row in rows if row["scheme"] not in ("x25519", "ml-kem")} <= {""}
+    code, out, err = _cli(capsys, "show", item.run_id, "--store", str(item.store_path))
+    assert code == 0, err
+    for pattern in set(patterns):
+        assert f"exchange {pattern}" in out
+    report = tmp_path / "report.md"
+    assert _cli(capsys, "report", str(item.json_path), "--markdown", str(report))[0] == 0
+    method = report.read_text(encoding="utf-8").split("## Method", 1)[1]
+    for pattern in set(patterns):
+        assert f"**exchange {pattern}**" in method
+    code, out, err = _cli(capsys, "compare", str(item.json_path), str(item.json_path), "--json")
+    assert code == 0, err
+    (comparison,) = json.loads(out)["comparisons"]
+    assert [pair["job"].get("exchange") for pair in comparison["pairs"] if "exchange" in pair["job"]] == patterns
+    qtbot = request.getfixturevalue("qtbot")
+    with opened_window(qtbot, tmp_path) as window:
+        window.show_run(item.run)
+        modes = [window.table.model.data(window.table.model.index(k, Column.MODE)) for k in range(len(item.run.jobs))]
+    assert [mode.rsplit(" · ", 1)[-1] for mode, job in zip(modes, item.run.jobs) if job.exchange_used] == patterns

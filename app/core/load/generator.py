@@ -156,7 +156,7 @@ class LoadGenerator:
         assert job.load is not None, "a load plan carries load settings"
         self.settings: LoadSettings = job.load
         self.peer: SessionPeer = plan.session_peer()
-        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params, job.exchange)
         self.signer = self.scheme.info.family in KEYGEN_ON_SENDER
         #: Over an emulated link, a reply takes at least its round trip: the drain waits that too.
         self.link_round_trip_s = round_trip_ms(job.link) / 1000 if job.link is not None else 0.0

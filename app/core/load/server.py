@@ -43,6 +43,7 @@ from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, pl
 from app.core.transport.auth import ServerHandshake
 from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketThen
 from app.core.transport.wire import tune
+from app.core.vocab import Exchange
 
 #: How long a connection may take to prove it holds the token.
 HELLO_TIMEOUT_S = 10.0
@@ -74,6 +75,8 @@ class LoadServerPlan:
     #: a client silent too long covers the load job's own connections (app.core.serve.load_serve).
     #: None: nobody reads it (a local job, whose supervisor watches its generator itself).
     heard: Any = field(default=None, repr=False, compare=False)
+    #: A key-establishing scheme's exchange pattern (None: the default, or no key to establish).
+    exchange: Exchange | None = None
 
 
 @dataclass
@@ -374,7 +377,7 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
     if problem is not None:
         emit(ChildFailed(problem))
         return
-    scheme = registry.create(plan.scheme, plan.backend, plan.params)
+    scheme = registry.create(plan.scheme, plan.backend, plan.params, plan.exchange)
     try:
         sockets = listeners(plan.bind, plan.workers)
     except OSError as exc:

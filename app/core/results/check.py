@@ -59,6 +59,8 @@ from app.core.settings.profile import (
 )
 from app.core.statistics.stability_warnings import WarningCode
 from app.core.vocab import (
+    KEY_ESTABLISHING,
+    Exchange,
     Family,
     JobStatus,
     Mode,
@@ -204,6 +206,20 @@ def _param(obj: dict[str, Any], key: str, path: str) -> None:
         raise fail(join(path, key), "a string, number, boolean or null", value)
 
 
+def _check_exchange(job: dict[str, Any], path: str) -> None:
+    """A key-establishing job's exchange pattern, if recorded; no other family has one."""
+    if "exchange" not in job:
+        return
+    check_str(job, "exchange", path, choices=tuple(Exchange))
+    family = job.get("family")
+    if isinstance(family, str) and family in tuple(Family) and Family(family) not in KEY_ESTABLISHING:
+        raise fail(
+            join(path, "exchange"),
+            "no exchange pattern (a " + str(family) + " job establishes no key)",
+            job["exchange"],
+        )
+
+
 def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     """One job as in a results file (or a store row after its samples are unpacked)."""
     if not isinstance(job, dict):
@@ -224,6 +240,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     for key in ("started", "finished"):
         plausible.check_time(job, key, path)
     check_bool(job, "tcp_nodelay", path, nullable=True)
+    _check_exchange(job, path)
     num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
     if job.get("link") not in (None, {}):  # both read as no link (JobResult.from_dict)
         check_link(check_obj(job, "link", path), join(path, "link"))

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.core.contracts.plan import SessionPeer
 from app.core.load import sweep
@@ -50,13 +50,13 @@ from app.core.load.generator import (
 from app.core.measure.ops import BATCH_BYTES
 from app.core.measure.timing import BATCH_TARGET_NS, BATCH_THRESHOLD_NS, SLOW_CALL_NS
 from app.core.records.job_conditions import Link
-from app.core.run.op_costs import OpCosts, costs_for, cpu_slowdown
-from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN
+from app.core.run.op_costs import Line, OpCosts, costs_for, cpu_slowdown
+from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC, SEAL_METRIC
 from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import FLOOR_MAX_SAMPLES, HANDSHAKE_WARMUP_MAX
 from app.core.settings.links import SEGMENT_BYTES, round_trip_ms
 from app.core.settings.profile import ResolvedJob
-from app.core.vocab import Family, LinkEmulation, Mode, TcpConnection
+from app.core.vocab import KEY_ESTABLISHING, LEGACY_EXCHANGE, Exchange, Family, LinkEmulation, Mode, TcpConnection
 
 #: A run expected to take longer than this (its estimate's upper end) asks before it starts.
 LONG_RUN_S = 5 * 60.0
@@ -235,9 +235,10 @@ def _operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
         # generation allocates in C, which tracemalloc does not slow down).
         first.cpu += costs.keygen * 2 + _metric_s(warmup + job.keygen_samples, costs.keygen, 0.0)
         first.wait += (warmup + job.keygen_samples) * pause
-    if family is Family.KEY_AGREEMENT:
-        first.cpu += _metric_s(rounds, costs.exchange, costs.exchange)
-        first.wait += rounds * pause
+    if family in KEY_ESTABLISHING:  # one key establishment at each end, timed apart
+        establish = costs.exchange or sum(costs.extras.values()) / 2
+        first.cpu += 2 * _metric_s(rounds, establish, establish)
+        first.wait += 2 * rounds * pause
     out = []
     for k, size in enumerate(job.message_sizes):
         ops = {name: line.at(size) for name, line in costs.messages.items()}
@@ -525,6 +526,27 @@ def _load(job: ResolvedJob, costs: OpCosts) -> list[tuple[_Time, _Time, _Time]]:
 # --- the run ------------------------------------------------------------------------
 
 
+def in_pattern(costs: OpCosts, exchange: Exchange | None) -> OpCosts:
+    """`costs` as a job of `exchange`'s pattern pays them. The catalogue and the probe time a
+    key-establishing scheme in its family's legacy pattern (`op_costs.probe_costs`): a key
+    agreement's messages AEAD alone, a hybrid's each with its encapsulation. The other
+    pattern moves one key establishment at each end into (or out of) every message."""
+    measured = LEGACY_EXCHANGE.get(costs.family)
+    if exchange is None or measured is None or exchange == measured:
+        return costs
+    sender = costs.exchange or costs.extras.get("encapsulate", 0.0)
+    receiver = costs.exchange or costs.extras.get("decapsulate", 0.0)
+    sign = 1.0 if exchange is Exchange.PER_MESSAGE else -1.0
+    seal, opened = SEAL_METRIC[costs.family], OPEN_METRIC[costs.family]
+
+    def moved(name: str, line: Line) -> Line:
+        shift = sign * (sender if name == seal else receiver if name == opened else 0.0)
+        # Out of a message, what is left is at least a hundredth of it (the AEAD, the framing).
+        return Line(max(line.fixed + shift, line.fixed / 100), line.per_byte)
+
+    return replace(costs, messages={name: moved(name, line) for name, line in costs.messages.items()})
+
+
 def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0) -> list[JobEstimate]:
     """One estimate per message size of `job`, in the order the runner gives results.
     `slowdown`: how much longer the machine's other work makes CPU time take (op_costs.cpu_slowdown)."""
@@ -537,6 +559,7 @@ def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0)
             JobEstimate(job.label, c.seconds(slowdown), lo.seconds(slowdown) * low_f, h.seconds(slowdown) * high_f)
             for c, lo, h in _load(job, costs)
         ]
+    costs = in_pattern(costs, job.exchange)
     if costs.family is Family.TLS:
         times = _tls_operations(job, costs) if job.mode == Mode.OPERATIONS else _tls_connections(job, costs)
     else:

@@ -412,6 +412,7 @@ def _start_load(
         workers=job.load.server_workers,
         ticket=ticket,
         bind=bind,
+        exchange=job.exchange,
     )
     if accept_timeout is not None:
         server = replace(server, accept_timeout=accept_timeout)

@@ -96,6 +96,7 @@ def start_load_server(
         bind=bind,
         ticket=ticket,
         heard=heard,
+        exchange=job.pattern(),
     )
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=load_server_main, args=(send, plan), name="cryptobench-load-server")

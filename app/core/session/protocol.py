@@ -30,6 +30,7 @@ from app.core.transport.wire import (
     MalformedBody,
     frame_limit,
 )
+from app.core.vocab import LEGACY_EXCHANGE, Exchange
 
 SEED_BYTES = 16
 #: The most load server processes a sender may ask `serve` for (settings.load.MAX_SERVER_WORKERS),
@@ -134,6 +135,20 @@ class JobDescription(BaseModel):
     #: A load job: `serve` starts a load server for it instead of serving a session, and
     #: the sender's generators drive it. Absent from the JSON for a session job.
     load: LoadServe | None = None
+    #: A key-establishing scheme's exchange pattern (always sent for one). Absent: a sender
+    #: from before jobs named it, which ran the family's legacy pattern (`pattern`).
+    exchange: Exchange | None = None
+
+    def pattern(self) -> Exchange | None:
+        """The exchange to serve: the one asked for, else what a sender that did not name
+        one ran (`vocab.LEGACY_EXCHANGE`: a hybrid per message); None elsewhere."""
+        if self.exchange is not None:
+            return self.exchange
+        try:
+            family = registry.get_spec(self.scheme).family
+        except UnknownScheme:
+            return None
+        return LEGACY_EXCHANGE.get(family)
 
     def encode(self) -> bytes:
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True).encode("utf-8")
@@ -221,7 +236,7 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
         where = ".".join(str(part) for part in error["loc"]) or "job"
         raise JobRejected(f"job description {where}: {error['msg']}") from None
     try:
-        scheme = registry.create(job.scheme, job.backend, job.params)
+        scheme = registry.create(job.scheme, job.backend, job.params, job.pattern())
     except UnknownScheme:  # the peer's message need not list every scheme this side knows
         raise JobRejected(f"unknown scheme {job.scheme!r}") from None
     except RegistryError as exc:

@@ -150,7 +150,7 @@ class SenderSession:
         self.job = job = plan.job
         self.peer = plan.session_peer()
         self.emit = emit
-        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params, job.exchange)
         self.family = self.scheme.info.family
         self.reader = FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=self.peer.reply_timeout)
         #: Each timed exchange on a fresh connection (the job's "tcp_connection": "fresh").
@@ -270,6 +270,7 @@ class SenderSession:
             tcp_nodelay=job.tcp_nodelay,
             fresh_connections=self.fresh,
             load=LoadServe(server_workers=job.load.server_workers) if job.load is not None else None,
+            exchange=job.exchange,
         )
         accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
         if job.load is not None:

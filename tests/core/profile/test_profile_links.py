@@ -18,7 +18,7 @@ from app.core.profile.files import load_profile, parse_profile, read_profile_fil
 from app.core.profile.resolve import resolve_jobs
 from app.core.records.job_conditions import Link
 from app.core.settings.links import link_presets, resolve_link, round_trip_ms
-from app.core.settings.profile import ProfileError
+from app.core.settings.profile import FORMAT_VERSION, ProfileError
 from app.core.vocab import LinkEmulation, Mode
 
 
@@ -64,7 +64,7 @@ def test_a_preset_link_resolves_to_its_numbers_and_names_the_job() -> None:
         loss_percent=0.0,
         emulation=LinkEmulation.PACKET,
     )
-    assert job.label == "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over LTE"
+    assert job.label == "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] (session) over LTE"
 
 
 def test_a_custom_link_as_the_issue_writes_it() -> None:
@@ -76,7 +76,7 @@ def test_a_custom_link_as_the_issue_writes_it() -> None:
         8000,
         8000,
     )
-    assert job.label == "mine over 20 ms, 8000 kbit/s"
+    assert job.label == "mine (session) over 20 ms, 8000 kbit/s"
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_the_same_job_over_different_links_is_no_repeat_but_the_same_link_is() -
     with pytest.raises(
         ProfileError,
         match=r"^jobs\[1\]\.link: repeats jobs\[0\]\.link: same scheme, backend, "
-        r"parameters, mode, transport, link and message size 1.0 KiB$",
+        r"parameters, mode, exchange, transport, link and message size 1.0 KiB$",
     ):
         resolve_jobs(parse_profile(_profile(_job(link="lte"), _job(link=same_numbers))))
     with pytest.raises(ProfileError, match=r"^jobs\[0\]\.links\[2\]: repeats jobs\[0\]\.links\[0\]"):
@@ -124,7 +124,7 @@ def test_a_profile_with_links_saves_and_loads_back_equal(tmp_path: Path) -> None
             _job(scheme="ed25519", link="3g"),
         )
     )
-    assert profile.format_version == 1
+    assert profile.format_version == FORMAT_VERSION  # read as format 1, upgraded
     assert parse_profile(profile.to_dict()) == profile
     save_profile(profile, tmp_path / "links.json")
     loaded = load_profile(tmp_path / "links.json")

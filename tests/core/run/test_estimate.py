@@ -232,3 +232,28 @@ def test_a_probe_times_each_operation_once_or_a_few_times() -> None:
     assert 0 < costs.messages["encrypt"].at(1 << 20) < 0.1
     kem = probe_costs("rsa-kem", "cryptography", {"bits": 2048})
     assert kem.keygen > 0 and kem.extras
+
+
+def test_the_other_exchange_pattern_moves_a_key_establishment_into_or_out_of_each_message() -> None:
+    """The catalogue times a key agreement's messages as AEAD alone (session) and a hybrid's
+    with their encapsulation (per-message): a job of the other pattern moves one key
+    establishment at each end into, or out of, its seal and open."""
+    from app.core.vocab import Exchange
+
+    agreement = OpCosts(Family.KEY_AGREEMENT, 50e-6, 60e-6, {"encrypt": Line(1e-6), "decrypt": Line(1.2e-6)})
+    assert est.in_pattern(agreement, Exchange.SESSION) is agreement
+    per_message = est.in_pattern(agreement, Exchange.PER_MESSAGE)
+    assert per_message.messages["encrypt"].at(0) == pytest.approx(61e-6)
+    assert per_message.messages["decrypt"].at(0) == pytest.approx(61.2e-6)
+    hybrid = OpCosts(
+        Family.HYBRID,
+        40e-6,
+        0.0,
+        {"encrypt": Line(61e-6), "decrypt": Line(62e-6)},
+        {"encapsulate": 60e-6, "decapsulate": 70e-6},
+    )
+    assert est.in_pattern(hybrid, Exchange.PER_MESSAGE) is hybrid
+    session = est.in_pattern(hybrid, Exchange.SESSION)
+    assert session.messages["encrypt"].at(0) == pytest.approx(1e-6)
+    assert session.messages["decrypt"].at(0) == pytest.approx(0.62e-6)  # never below a hundredth of the whole
+    assert est.in_pattern(OpCosts(Family.AEAD, 1e-6, 0.0, {"encrypt": Line(1e-6)}), None).family is Family.AEAD

@@ -149,7 +149,7 @@ class ClusterDriver:
         self.address: str = job.load.cluster
         # What one request is (the results' "handshake" or "signed message"): the scheme's, as
         # the generators see it.
-        self.signer = registry.create(job.scheme, job.backend, job.params).info.family in KEYGEN_ON_SENDER
+        self.signer = registry.create(job.scheme, job.backend, job.params, job.exchange).info.family in KEYGEN_ON_SENDER
         self.generators: list[_Generator] = []
         self.notes: list[str] = []
         self._exchange = clock_exchange or self._clock_exchange
