@@ -70,6 +70,8 @@ METRIC_DESCRIPTIONS = {
     "connect": "fresh connections only: setting up each message's TCP connection (SYN to SYN-ACK), at the sender "
     "(a tls13 job: each handshake's)",
     # tls13 jobs (app/core/tls): one TCP connection and one TLS 1.3 handshake per sample.
+    "connect_handshake": "tls13: connect's start to the client's handshake done, TCP's handshake and TLS's: what a "
+    "client waits before it can send",
     "first_byte": "tls13: connect's start to the first byte of the server's response, the client's Finished and "
     "request sent together",
     "handshake_cpu_client": "tls13: the client's CPU time in one handshake (its thread's CPU clock)",

@@ -28,7 +28,7 @@ from app.core.contracts.plan import JobPlan
 from app.core.link.packet_link import PacketPathPlan, check_packet_link
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
-from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link
+from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link, loss_seconds
 from app.core.load.cluster.coordinator import PLACING_BOUND_S, cluster_generator_main
 from app.core.load.cluster.scheduler import cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
@@ -293,7 +293,7 @@ def start_tls_loopback(starter: Starter, job: ResolvedJob) -> bool:
     presents the job's ticket, its TLS connections the job's ALPN id (app.core.tls.admission)."""
     token = secrets.token_bytes(TOKEN_BYTES)
     ticket = secrets.token_bytes(TICKET_BYTES)
-    starter.start_child(Role.RECEIVER, tls_server_main, _tls_server_plan(job, token, ticket=ticket))
+    starter.start_child(Role.RECEIVER, tls_server_main, tls_server_plan(job, token, ticket=ticket))
     port = starter.wait_for_port(Role.RECEIVER)
     if port is None:
         return False
@@ -312,7 +312,7 @@ def start_tls_over_packet_path(starter: Starter, job: ResolvedJob) -> bool:
     if ready is None:
         return False
     token = secrets.token_bytes(TOKEN_BYTES)
-    plan = _tls_server_plan(
+    plan = tls_server_plan(
         job,
         token,
         bind=ready.receiver_address,
@@ -330,7 +330,7 @@ def start_tls_over_packet_path(starter: Starter, job: ResolvedJob) -> bool:
     return True
 
 
-def _tls_server_plan(
+def tls_server_plan(
     job: ResolvedJob,
     token: bytes,
     *,
@@ -340,11 +340,12 @@ def _tls_server_plan(
     congestion_control: str | None = None,
 ) -> TlsServerPlan:
     """The TLS server's plan, its waits stretched over the job's link: a handshake's flights
-    and the largest request and response cross it once more."""
+    and the largest request and response cross it once more, and on a lossy link each may
+    wait out TCP's retransmissions (`loss_seconds`)."""
     plan = TlsServerPlan(token, ticket, bind, namespace, congestion_control)
     if job.link is None:
         return plan
-    flights = exchange_seconds(job.link, MAX_HANDSHAKE_BYTES, MAX_HANDSHAKE_BYTES)
+    flights = exchange_seconds(job.link, MAX_HANDSHAKE_BYTES, MAX_HANDSHAKE_BYTES) + loss_seconds(job.link)
     data = exchange_seconds(job.link, largest_frame(job.message_sizes), largest_frame(job.message_sizes))
     return replace(plan, hello_timeout=plan.hello_timeout + 2 * flights, timeout=plan.timeout + flights + data)
 

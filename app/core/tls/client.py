@@ -6,6 +6,9 @@ carrying TLS alone, its ClientHello the first bytes on it:
 
 - `connect`: SYN to the connection being up, before TLS starts;
 - `handshake`: the ClientHello sent to the client's handshake done (its Finished written);
+- `connect_handshake`: connect's start to the client's handshake done, TCP's handshake and
+  TLS's together: what a client waits before it can send, and what Paquin, Stebila and
+  Tamvada's s_timer timed (docs/reference-experiments.md, E5);
 - `first_byte`: connect's start to the first byte of the server's response decrypted, the
   client's Finished and the request having gone out together in one write;
 - `handshake_cpu_client` / `handshake_cpu_server`: each end's CPU time in the handshake
@@ -59,7 +62,7 @@ from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, W
 from app.core.vocab import Role
 
 #: The metrics of a tls13 loopback job, in the order they are timed.
-METRICS = ("connect", "handshake", "first_byte", "handshake_cpu_client")
+METRICS = ("connect", "handshake", "connect_handshake", "first_byte", "handshake_cpu_client")
 #: Bytes one receive takes.
 RECEIVE = 64 * 1024
 
@@ -74,6 +77,8 @@ class Sample:
 
     connect_ns: int
     handshake_ns: int
+    #: connect's start to the handshake done: `connect_ns`, the ClientHello's making and `handshake_ns`.
+    setup_ns: int
     first_byte_ns: int
     cpu_ns: int
     tcp: TcpInfo
@@ -164,7 +169,7 @@ class TlsClient:
                 self.session = side.connection.get_session()
             sock.sendall(side.close())
             _await_close(sock)
-            return Sample(connected - start, done - sent, first[0] - start, cpu, _tcp(sock))
+            return Sample(connected - start, done - sent, done - start, first[0] - start, cpu, _tcp(sock))
         finally:
             stack.forget(side.connection)
             sock.close()
@@ -206,6 +211,7 @@ class TlsClient:
                     {
                         "connect": sample.connect_ns / 1e9,
                         "handshake": sample.handshake_ns / 1e9,
+                        "connect_handshake": sample.setup_ns / 1e9,
                         "first_byte": sample.first_byte_ns / 1e9,
                         "handshake_cpu_client": sample.cpu_ns / 1e9,
                     }

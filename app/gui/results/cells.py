@@ -133,7 +133,7 @@ def _companion_metrics(job: JobResult) -> tuple[str, ...]:
     """The per-message metrics worth quoting next to the primary one."""
     if job.family == Family.TLS:  # a tls13 job: its handshake's other figures
         if job.mode in SESSION_MODES:
-            return ("connect", "first_byte", "handshake_cpu_client", "handshake_cpu_server")
+            return ("connect", "connect_handshake", "first_byte", "handshake_cpu_client", "handshake_cpu_server")
         return ("handshake_server", "encrypt", "decrypt")
     if job.mode in SESSION_MODES:
         return ("receiver", "rtt", "network")
