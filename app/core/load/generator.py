@@ -78,7 +78,7 @@ SPIN_S = 0.0005
 #: not name it.
 SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@qq")
-_TIMESTAMP_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
+TIMESTAMP_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
 #: A request id carries its step in the high bits: a late reply to an earlier step is
 #: recognised and ignored instead of being counted in the next one.
 STEP_SHIFT = 40
@@ -89,7 +89,7 @@ class LoadFailed(WireError):
 
 
 @dataclass
-class _Client:
+class ClientConnection:
     sock: socket.socket
     replies: ReplyBuffer = field(default_factory=ReplyBuffer)
     out: bytearray = field(default_factory=bytearray)
@@ -102,7 +102,7 @@ class _Client:
 
 
 @dataclass
-class _StepRecord:
+class StepState:
     """What one step's replies add up to while it runs."""
 
     histogram: HdrHistogram
@@ -163,7 +163,7 @@ class LoadGenerator:
         self.spin_s = 0.0 if job.placement == PlacementPolicy.SAME else SPIN_S
         #: Replies timed by the kernel's receive stamps (Linux), else by when they were read.
         self.kernel_timestamps = sys.platform.startswith("linux")
-        self.clients: list[_Client] = []
+        self.clients: list[ClientConnection] = []
         # select(), not epoll: epoll sleeps in whole milliseconds (CPython rounds its timeout
         # up), which would hand each request to the kernel up to 1 ms late; select() sleeps
         # to the microsecond, with the timer slack cut to 1 us (as the link process does).
@@ -171,7 +171,7 @@ class LoadGenerator:
         fine_timer_slack()
         self.marks: dict[int, int] = {}
         self.mark_replies = 0
-        self.step: _StepRecord | None = None
+        self.step: StepState | None = None
         self.step_number = 0
         #: Requests owed (queued in the clients' buffers, not yet handed to the kernel), and their bytes.
         self.owed = 0
@@ -189,7 +189,7 @@ class LoadGenerator:
             authenticate_server(
                 sock, FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=SETUP_TIMEOUT_S), self.peer.token, where
             )
-            client = _Client(sock)
+            client = ClientConnection(sock)
             self.clients.append(client)
             self.selector.register(sock, selectors.EVENT_READ, client)
             if self.kernel_timestamps:
@@ -213,7 +213,9 @@ class LoadGenerator:
             client.sock.close()
         self.selector.close()
 
-    def _exchange(self, client: _Client, data: bytes, extra: int = 0) -> tuple[tuple[int, int, int, int], bytes]:
+    def _exchange(
+        self, client: ClientConnection, data: bytes, extra: int = 0
+    ) -> tuple[tuple[int, int, int, int], bytes]:
         """Send `data` on a blocking socket and read one reply (plus `extra` bytes after it)."""
         client.sock.setblocking(True)
         client.sock.settimeout(SETUP_TIMEOUT_S)
@@ -299,7 +301,7 @@ class LoadGenerator:
 
     # --- the event loop ----------------------------------------------------------------
 
-    def _queue(self, client: _Client, data: bytes, request: bool) -> None:
+    def _queue(self, client: ClientConnection, data: bytes, request: bool) -> None:
         """Append one record to a client's buffer; a request counts as owed until its last
         byte is handed to the kernel (`_flush`)."""
         client.out += data
@@ -338,9 +340,9 @@ class LoadGenerator:
         """Read and dispatch what the server sent; how many replies there were."""
         handled = 0
         for key, _ in self.selector.select(timeout):
-            client: _Client = key.data
+            client: ClientConnection = key.data
             try:
-                chunk, ancillary, _, _ = client.sock.recvmsg(1 << 16, _TIMESTAMP_SPACE)
+                chunk, ancillary, _, _ = client.sock.recvmsg(1 << 16, TIMESTAMP_SPACE)
             except (BlockingIOError, InterruptedError):
                 continue
             if not chunk:
@@ -370,7 +372,7 @@ class LoadGenerator:
                     return now - behind
         return now
 
-    def _replied(self, step: _StepRecord, ident: int, value: int, verdict: int, now: int) -> None:
+    def _replied(self, step: StepState, ident: int, value: int, verdict: int, now: int) -> None:
         intended = step.outstanding.pop(ident, None)
         if intended is None:
             return  # an earlier step's late reply
@@ -421,7 +423,7 @@ class LoadGenerator:
         start_ns: int | None = None,
         generators: int = 1,
         generator: int = 0,
-    ) -> tuple[LoadStep, _StepRecord]:
+    ) -> tuple[LoadStep, StepState]:
         """Offer `rate` requests/s for warmup + duration; measure the duration's window. The
         schedule starts at `start_ns` on `clock` (several generators start one step together),
         else in a moment.
@@ -449,7 +451,7 @@ class LoadGenerator:
         clock = self.clock
         start = clock() + 20_000_000 if start_ns is None else start_ns  # a moment to set up before the first send
         t0 = start + generator * gap
-        step = _StepRecord(
+        step = StepState(
             histogram=HdrHistogram(*HISTOGRAM_RANGE),
             window_start=int(start + warm_all * gap),
             window_end=int(start + (warm_all + measured_all) * gap),
@@ -555,7 +557,7 @@ class LoadGenerator:
         )
         return result, step
 
-    def _live(self, step: _StepRecord) -> None:
+    def _live(self, step: StepState) -> None:
         if step.live:
             self.emit(SampleBatch(0, "latency", step.live))
             step.live = []
