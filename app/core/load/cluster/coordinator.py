@@ -36,9 +36,11 @@ from app.core.load.generator import MIN_DRAIN_S, Emit
 from app.core.load.job import measure_size
 from app.core.measure.harness import child_entry, describe_error
 from app.core.records.job_conditions import LoadGeneratorPlace, LoadStep
+from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER
 from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
+from app.core.vocab import Family
 
 #: Connecting to the scheduler, and placing and starting a generator on a worker.
 CONNECT_TIMEOUT_S = 20.0
@@ -143,6 +145,7 @@ class MergedRecord:
     refused: dict[str, int]
     abandoned: int
     sample_every: int
+    handshakes: TlsStep | None = None
 
 
 def split_clients(clients: int, generators: int) -> list[int]:
@@ -423,8 +426,16 @@ class ClusterDriver:
             refused=_sum_counts(r.refused for _, r in returned),
             abandoned=sum(r.abandoned for _, r in returned),
             sample_every=max(r.sample_every for _, r in returned),
+            handshakes=merge.sum_handshakes([r.handshakes for _, r in returned]),
         )
         return step, record
+
+    def tls_record(self) -> TlsRecord | None:
+        """A tls13 job's handshakes of the size, every generator's added (None for any other job)."""
+        if self.plan.job.family != Family.TLS:
+            return None
+        answers = self._gather([(g, g.actor.call("tls")) for g in self.generators], SETUP_TIMEOUT_S, "counting")
+        return merge.merge_tls([answer for answer in answers if isinstance(answer, TlsRecord)])
 
     # --- ending --------------------------------------------------------------------------------
 

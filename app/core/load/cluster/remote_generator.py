@@ -1,9 +1,10 @@
 """The generator subprocess a worker's actor starts (`python -m app.core.load.cluster.remote_generator`).
 
-It runs app.core.load.generator's `LoadGenerator` in a process of its own, so that neither the
-Dask worker's event loop nor its GIL perturbs the schedule, and answers one command at a
-time on its stdin/stdout (app.core.load.cluster.pipe_frames): connect, seal, prepare,
-tamper, calibrate, step, close. It dies with the worker (PR_SET_PDEATHSIG, set by the
+It runs app.core.load.generator's `LoadGenerator` (a tls13 job's `TlsLoadGenerator`) in a
+process of its own, so that neither the Dask worker's event loop nor its GIL perturbs the
+schedule, and answers one command at a time on its stdin/stdout
+(app.core.load.cluster.pipe_frames): connect, seal, prepare, tamper, calibrate, step, tls
+(a tls13 job's handshakes of the size), close. It dies with the worker (PR_SET_PDEATHSIG, set by the
 actor), exits when its stdin closes, and exits when its lease is not renewed (the
 coordinator renews it every second through the actor; `--lease-fd`, `--lease-s`).
 """
@@ -23,6 +24,7 @@ from app.core.contracts.events import MeasuringMessage, SampleBatch, SizeMeasure
 from app.core.contracts.plan import JobPlan
 from app.core.load.cluster.pipe_frames import PipeClosed, StepReport, read_frame, write_frame
 from app.core.load.generator import LoadGenerator
+from app.core.load.job import generator_for
 
 #: Live latencies a step sends back for the window's plot (the local generator sends 400 a
 #: quarter second; the coordinator passes these on when the step ends).
@@ -48,7 +50,7 @@ class _Session:
         if command == "connect":
             (plan,) = args
             assert isinstance(plan, JobPlan)
-            self.generator = LoadGenerator(plan, self._drop)
+            self.generator = generator_for(plan, self._drop)
             self.generator.connect_all(seal=False)
             return None
         generator = self.generator
@@ -68,6 +70,8 @@ class _Session:
             return {f.name: getattr(result, f.name) for f in fields(result)}
         if command == "calibrate":
             return generator.calibrate()
+        if command == "tls":
+            return generator.tls_record()
         if command == "step":
             rate, generators, number, start_wall, samples = args
             now = generator.clock()
@@ -86,6 +90,7 @@ class _Session:
                 sample_every=record.sample_every,
                 started_late_s=record.start_lag_ns / 1e9,
                 live=live[:LIVE_KEPT],
+                handshakes=record.handshakes,
             )
         raise RuntimeError(f"unknown command {command!r}")
 
