@@ -2,7 +2,7 @@
 
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
 stream relay and the packet path with loss, tls13 jobs (operations, loopback resumed, over
-the packet path with loss), local load, load over a link, load from a
+the packet path with loss; load resumed, and load over the packet path with loss), local load, load over a link, load from a
 Dask cluster of 1 to 3 generators, remote and remote load against a serve; a failed, a
 cancelled and an interrupted run; and, where running them cannot fit a test, records
 built by the producers' own code: a cluster step a generator did not return, 64
@@ -107,6 +107,32 @@ def _tls_packet_path(p: Producers, folder: Path) -> Written:
     return run_profile([job], folder, "tls13 packet path")
 
 
+#: A tls13 load job: a new connection and handshake per request, resumed with tickets.
+TLS_LOAD = {
+    **LOAD,
+    "scheme": "tls13",
+    "params": {"group": "x25519", "certificate": "ecdsa-p256", "resumption": "ticket"},
+    "message_sizes": [64],
+}
+
+
+def _tls_load(jobs: list[dict[str, Any]], folder: Path) -> Written:
+    """A tls13 load run, whose every job kept its handshakes step by step (what the readers
+    must then take whole)."""
+    made = run_profile(jobs, folder, "tls13 load")
+    for job in made.run.jobs:
+        assert job.status == JobStatus.OK and job.tls is not None and job.load is not None, job.error
+        assert len(job.tls.steps) == len(job.load.steps) and all(step.handshakes for step in job.tls.steps)
+    return made
+
+
+def _tls_load_packet_path(p: Producers, folder: Path) -> Written:
+    if PACKET_REFUSAL is not None:
+        pytest.skip(f"no packet path here: {PACKET_REFUSAL}")
+    job = {**TLS_LOAD, "params": {"group": "X25519MLKEM768", "certificate": "ml-dsa-44"}, "rates": [20]}
+    return _tls_load([{**job, "link": {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 2}}], folder)
+
+
 def _cluster(p: Producers, folder: Path) -> Written:
     if p.dask is None:
         pytest.skip("the cluster extra (Dask distributed) is not installed")
@@ -162,6 +188,8 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
     ),
     "tls13 over the packet path with loss": _tls_packet_path,
     "local load": lambda p, folder: run_profile([LOAD], folder, "load"),
+    "tls13 load, resumed": lambda p, folder: _tls_load([TLS_LOAD], folder),
+    "tls13 load over the packet path with loss": _tls_load_packet_path,
     "load over a link": lambda p, folder: run_profile([{**LOAD, "link": {"delay_ms": 1}}], folder, "load link"),
     "cluster load, 1-3 generators": _cluster,
     "remote": _remote([{**OPERATIONS, "mode": "remote"}]),
@@ -310,7 +338,11 @@ def read_history(item: Written, tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 #: The producers that need the packet path (skipped where the machine cannot make it).
-_ON_THE_PACKET_PATH = ("packet path with loss", "tls13 over the packet path with loss")
+_ON_THE_PACKET_PATH = (
+    "packet path with loss",
+    "tls13 over the packet path with loss",
+    "tls13 load over the packet path with loss",
+)
 
 READERS: dict[str, Callable[[Written, Path, pytest.CaptureFixture[str], Any], None]] = {
     "check": read_check,
