@@ -80,6 +80,9 @@ _.widest_line  # app/report/pdf/text.py: tests/report/pdf/test_pdf.py checks tha
 _.content_rect  # app/report/pdf/text.py LaidOut: tests check the pages' margins against it
 _.mean_loss  # app/core/link/packet_line.py: tests hold the loss model to the link's stated loss
 _.migrated_from  # app/core/store/store.py: tests check which schema a store was migrated from
+_.dispose_engines  # app/core/store/backends.py: tests close the kept PostgreSQL connections between servers
+_.close_idle  # app/core/store/liveness.py: tests close idle lock connections between servers
+_.SCHEMA_2  # app/core/store/schema.py: the schema _from_2 migrates; tests build schema-2 stores from it
 _.SCHEMA_1  # app/core/store/schema.py: the schema _from_1 migrates; tests build old stores from it
 # app/core/transport/wire.py FrameReader: the fuzz tests prove no byte past a frame is read;
 # also KernelReading's and job_tcp_info.py's field of that name (above)

@@ -55,6 +55,7 @@ def _step(client: Any, address: str, generators: int, spin_ns: int, rate: float,
         "warmup_s": args.warmup,
         "rates": [rate],
         "cluster": address,
+        "cluster_plain_tcp": True,  # a LocalCluster on plain TCP: the token needs the leave
         "generators": generators,
     }
     (resolved,) = resolve_jobs(parse_profile({"name": "bench", "jobs": [job]}))

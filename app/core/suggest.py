@@ -9,13 +9,15 @@ from collections.abc import Iterable
 
 def closest(value: str, choices: Iterable[str]) -> str | None:
     """The known name closest to `value` (case, "-", "_" and spaces aside), or None when none
-    is close: `aes-gmc` -> `aes-gcm`, `pycryptodom` -> `pycryptodome`, `LTE` -> `lte`."""
+    is close: `aes-gmc` -> `aes-gcm`, `pycryptodom` -> `pycryptodome`, `LTE` -> `lte`. The
+    cutoff (0.7) keeps one typo in a five-letter name and refuses a shared digit or two:
+    `rot13` is no misspelling of `tls13`."""
     names = list(dict.fromkeys(choices))
     folded = {_fold(name): name for name in names}
     key = _fold(value)
     if key in folded:
         return folded[key]
-    found = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    found = difflib.get_close_matches(key, list(folded), n=1, cutoff=0.7)
     return folded[found[0]] if found else None
 
 

@@ -12,6 +12,7 @@ The store is touched only on the GUI thread (SQLite connections are per thread).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +23,8 @@ from app.core.machine import preflight
 from app.core.results.model import JobResult, RunResult
 from app.core.run.runner import Runner, placeholder_result
 from app.core.settings.profile import Profile
-from app.core.store.store import Store
+from app.core.store import store as store_module
+from app.core.store.store import Store, StoreUnreachable
 from app.core.transport.connect import RemoteTarget
 from app.core.vocab import JobStatus, LogLevel
 from app.gui.pool_task import PoolTask, Progress
@@ -95,7 +97,7 @@ class JobRunnable(PoolTask[JobOutcome]):
                 results.append(failed)
         problem = None
         try:
-            store = self.store_factory()
+            store = _open_waiting(self.store_factory)
             if store is not None:
                 with store:
                     for result in results:
@@ -103,6 +105,23 @@ class JobRunnable(PoolTask[JobOutcome]):
         except Exception as exc:  # noqa: BLE001 - reported in the log; the results stay on screen
             problem = f"could not store job results: {type(exc).__name__}: {exc}"
         return JobOutcome(self.number, results, problem)
+
+
+def _open_waiting(factory: Callable[[], Store | None]) -> Store | None:
+    """The job's store, waiting for a shared server that is away for a moment (a routine
+    restart) as a write through an open store does (`store.RECONNECT_SECONDS`), on this pool
+    thread: a job finished during a restart is stored once the server is back, not kept
+    out of the store."""
+    deadline = time.monotonic() + store_module.RECONNECT_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            return factory()
+        except StoreUnreachable:
+            if time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(1.0, pause * 2)
 
 
 class RunController(QObject):

@@ -55,6 +55,13 @@ def signed_seconds(value: float) -> str:
     return ("-" if value < 0 else "+") + format_seconds(abs(value))
 
 
+def generator_where(place: LoadGeneratorPlace) -> str:
+    """Where one generator ran, told apart from the others: "loadgen-a, worker
+    tcp://10.0.0.11:40001". Machines may share a name (every worker on one host, or hosts
+    cloned from one image); the worker's address is the scheduler's own, one per worker."""
+    return f"{place.host}, worker {place.worker}"
+
+
 def place_text(number: int, place: LoadGeneratorPlace) -> str:
     """ "#1 loadgen-a (worker tcp://10.0.0.11:40001), 2 clients, clock +1.2 ms ± 400 µs"."""
     clients = f"{place.clients} client{'s' if place.clients != 1 else ''}"

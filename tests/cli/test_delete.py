@@ -92,7 +92,7 @@ def test_at_a_terminal_yes_deletes(
 ) -> None:
     path = _store(tmp_path)
     screen = _at_a_terminal(monkeypatch, answer)
-    assert main(["delete", IDS[0][:10], "--store", path]) == 0
+    assert main(["delete", IDS[0], "--store", path]) == 0
     asked = screen.getvalue()
     assert asked == (f"to delete from {path}:\n  {IDS[0]} “p” (1 jobs)\nDelete the run? This cannot be undone. [y/N] ")
     assert _left(path) == {IDS[1]}

@@ -3,7 +3,9 @@
 `initdb` makes a cluster in a new temporary folder; `pg_ctl` starts it listening on a unix
 socket in that folder and on 127.0.0.1 at a free port, never the machine's own server;
 the session's end stops it (`-m immediate`) and removes the folder. One cluster serves
-the whole session; each test gets a database of its own (`Cluster.new_database`).
+the whole session; each test gets a database of its own (`Cluster.new_database`). A test
+may stop the server and start it again (`halt`, `resume`; `halted` stops it for a block and
+always starts it again), as a server going away mid-run or restarting would.
 
 PostgreSQL refuses to run as root, and CI runs as root: there the server's programs run
 as an unprivileged user (`postgres` when it exists, else `nobody`) through subprocess's
@@ -15,6 +17,7 @@ Debian/Ubuntu: `apt-get install postgresql` (README, "System packages").
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -23,6 +26,7 @@ import socket
 import subprocess
 import tempfile
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +80,7 @@ class Cluster:
     port: int
     user: pwd.struct_passwd | None
     databases: list[str] = field(default_factory=list)
+    options: str = ""
 
     @property
     def socket_dir(self) -> Path:
@@ -136,13 +141,35 @@ class Cluster:
         )
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        done = self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
-        if done.returncode:
-            log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
-            raise RuntimeError(f"pg_ctl start failed: {done.stderr or done.stdout} {log[-2000:]}")
+        self.options = options
+        self.resume()
         with self.admin() as conn:
             conn.execute(f"CREATE ROLE writer LOGIN PASSWORD '{WRITER_PASSWORD}'")
             conn.execute("CREATE ROLE reader LOGIN")
+
+    def resume(self) -> None:
+        """Start the server (again), waiting until it accepts connections."""
+        data = self.folder / "data"
+        done = self._run("pg_ctl", "-D", str(data), "-o", self.options, "-l", str(self.folder / "log"), "-w", "start")
+        if done.returncode:
+            log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
+            raise RuntimeError(f"pg_ctl start failed: {done.stderr or done.stdout} {log[-2000:]}")
+
+    def halt(self) -> None:
+        """Stop the server as an administrator's routine restart does (`-m fast`: every session
+        ended, waiting until it is down), keeping its data."""
+        done = self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
+        if done.returncode:
+            raise RuntimeError(f"pg_ctl stop failed: {done.stderr or done.stdout}")
+
+    @contextlib.contextmanager
+    def halted(self) -> Iterator[None]:
+        """The server stopped inside the block, and started again after it, whatever happens."""
+        self.halt()
+        try:
+            yield
+        finally:
+            self.resume()
 
     def _make_certificate(self) -> tuple[Path, Path]:
         """A self-signed certificate for 127.0.0.1, so TCP connections can use TLS (sslmode tests);

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import ExitStack
@@ -279,6 +280,10 @@ class FakeGeneratorActor:
             part = self.step(rate, generators, number)
             return _done(StepReport(step=part, latencies=[2e-3, 3e-3], server_ns=[300_000, 310_000], sample_every=1))
         raise AssertionError(f"unexpected command {command}")
+
+    def clock(self) -> Future[Any]:
+        """The worker's clock, 1 ms ahead of this machine's (the offset the places record)."""
+        return _done(time.time() + 1e-3)
 
     def stop(self) -> Future[Any]:
         return _done(True)

@@ -21,12 +21,14 @@ def stored_run(path: Path) -> Path:
 
 
 def damage_jobs_table(path: Path) -> None:
-    """Overwrite the jobs table's root page: the store still opens (its schema and runs
-    are intact), but SQLite cannot read any job ("database disk image is malformed")."""
+    """Overwrite the root page of the jobs table and of each of its indexes: the store still
+    opens (its schema and runs are intact), but SQLite cannot read any job, nor count them
+    from an index ("database disk image is malformed")."""
     db = sqlite3.connect(path)
     page_size = db.execute("PRAGMA page_size").fetchone()[0]
-    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'jobs'").fetchone()[0]
+    roots = [row[0] for row in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'jobs' AND rootpage")]
     db.close()
     with path.open("r+b") as file:
-        file.seek((root - 1) * page_size)
-        file.write(b"\xff" * page_size)
+        for root in roots:
+            file.seek((root - 1) * page_size)
+            file.write(b"\xff" * page_size)

@@ -275,3 +275,73 @@ def test_a_run_left_running_reads_interrupted_in_a_read_only_store(tmp_path: Pat
         assert store.load_run("20260505-000000-eeeeee").status == "interrupted"
     with sqlite3.connect(path) as db:  # nothing was written
         assert db.execute("SELECT status FROM runs").fetchall() == [("running",)]
+
+
+_SQLITE_WRITER = """
+import sys
+from app.core.store.store import Store
+from tests.helpers import records
+
+store = Store(sys.argv[1])
+store.begin_run(records.run("20260606-000000-ffffff", status="running"))
+print("begun", flush=True)
+sys.stdin.readline()  # never answered: the test kills this process here
+"""
+
+
+def _killed_writer(path: Path) -> None:
+    """A writer that began a run and was SIGKILLed: its lock file stays, no longer locked."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.helpers.paths import ROOT
+
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _SQLITE_WRITER, str(path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "begun\n"
+        with Store(path, read_only=True) as viewer:  # alive: it holds its lock
+            assert [r.status for r in viewer.list_runs()] == ["running"]
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+
+
+@pytest.mark.parametrize("refused", ["writing", "reading too"])
+def test_a_killed_writer_never_reads_running_for_good_in_a_read_only_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    """The viewer may not open the run's lock file for writing (another user's store), or not at
+    all: it used to take such a run for alive, so a killed writer's run read "running" forever.
+    It tests the lock through a read-only descriptor, else reads how long ago the writer last
+    touched the file (store/liveness.py: LEASE_SECONDS)."""
+    import time
+
+    from app.core.store import liveness, runlock
+
+    path = tmp_path / "s.sqlite3"
+    _killed_writer(path)
+    lock = runlock.lock_path(path, "20260606-000000-ffffff")
+    assert lock.exists()
+    real_open = os.open
+
+    def guarded(name: Any, flags: int, *args: Any) -> int:
+        if str(name) == str(lock) and (refused == "reading too" or flags & (os.O_RDWR | os.O_WRONLY)):
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, flags, *args)
+
+    monkeypatch.setattr(runlock.os, "open", guarded)
+    if refused == "reading too":  # only the file's age can tell: fresh, it may still be written
+        with Store(path, read_only=True) as viewer:
+            assert [r.status for r in viewer.list_runs()] == ["running"]
+        stale = time.time() - liveness.LEASE_SECONDS - 1  # not touched for longer than the lease
+        os.utime(lock, (stale, stale))
+    with Store(path, read_only=True) as viewer:
+        assert [r.status for r in viewer.list_runs()] == ["interrupted"]
+        assert viewer.load_run("20260606-000000-ffffff").status == "interrupted"

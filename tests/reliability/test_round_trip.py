@@ -140,7 +140,14 @@ def _cluster(p: Producers, folder: Path) -> Written:
     # two at 6/s for 0.5 s sent 2 + 2 of 3, three at 2/s 1 + 1 + 1 of 1. (Half-second steps:
     # a worker's clock must be known to 2 % of a step on a busy machine.)
     jobs = [
-        {**LOAD, "cluster": p.dask.scheduler_address, "generators": n, "rates": [rate], "duration_s": CLUSTER_STEP_S}
+        {
+            **LOAD,
+            "cluster": p.dask.scheduler_address,
+            "cluster_plain_tcp": True,  # a tcp:// scheduler, even on the loopback, needs the leave
+            "generators": n,
+            "rates": [rate],
+            "duration_s": CLUSTER_STEP_S,
+        }
         for n, rate in ((1, 30), (2, 6), (3, 2))
     ]
     return run_profile(jobs, folder, "cluster")
@@ -214,6 +221,9 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
         missed=3,
         failure=LONG_FAILURE,
         host=lambda k: f"loadgen-{k:02d}." + "rack-b." * 8 + "lab.example.org",
+    ),
+    "a worker's 20,052-character host name": lambda p, folder: cluster_run(
+        folder, "long host", generators=2, failing=set(), host=lambda k: f"h{k}" + "x" * 20_050
     ),
     "load steps of 404 s, up to 2,500/s": lambda p, folder: long_load_run(folder),
     "load sweeps as recorded": _sweeps,

@@ -48,9 +48,11 @@ from app.core.results.model import JobResult, parse_results_text
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.settings.load import (
     MAX_CLIENTS,
+    MAX_CLOCK_OFFSET_S,
     MAX_CLUSTER_ADDRESS_CHARS,
     MAX_DURATION_S,
     MAX_GENERATORS,
+    MAX_HOST_CHARS,
     MAX_RATE_PER_S,
     MAX_SERVER_WORKERS,
     MAX_STEPS,
@@ -218,6 +220,30 @@ def test_a_cluster_job_of_the_most_generators_and_the_longest_address_reads_back
         assert f"jobs[0].load.generators: expected at most {MAX_GENERATORS} generators" in written.refusal(data)
     else:
         assert "jobs[0].load.cluster: expected a scheduler address (at most 512 characters)" in written.refusal(data)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "ok"),
+    [
+        ("host", "h" * MAX_HOST_CHARS, True),
+        ("host", "h" * (MAX_HOST_CHARS + 1), False),
+        ("worker", "tls://" + "w" * (MAX_CLUSTER_ADDRESS_CHARS - 6), True),
+        ("worker", "tls://" + "w" * (MAX_CLUSTER_ADDRESS_CHARS - 5), False),
+        ("clock_offset_s", -MAX_CLOCK_OFFSET_S, True),
+        ("clock_offset_s", MAX_CLOCK_OFFSET_S * 1.001, False),
+        ("clock_uncertainty_s", MAX_CLOCK_OFFSET_S * 1.001, False),
+    ],
+)
+def test_a_generators_place_reads_back_within_what_the_coordinator_writes(key: str, value: Any, ok: bool) -> None:
+    """The coordinator cuts a worker's host name and address and bounds its clock where they
+    enter (app.core.load.cluster.replies); the reader holds them to the same bounds."""
+    job = written.load_job(cluster_load(rates=(400,)))
+    data = written.document(job)
+    data["jobs"][0]["load"]["generators"][0][key] = value
+    if ok:
+        assert written.accepted(data).jobs[0].load is not None
+    else:
+        assert f"jobs[0].load.generators[0].{key}: expected" in written.refusal(data)
 
 
 def test_a_load_job_at_every_profile_limit_reads_back() -> None:

@@ -8,6 +8,7 @@ answer nobody can give."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store
 from app.cli.terminal.lines import say
@@ -19,7 +20,7 @@ GUIDES = ("docs/command-line.md",)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "run_ids", metavar="RUN_ID", nargs="+", help="a run's id, or a unique prefix of it (matched literally)"
+        "run_ids", metavar="RUN_ID", nargs="+", help="a run's whole id (cryptobench history); never a part of it"
     )
     p.add_argument(
         "--yes",
@@ -36,12 +37,16 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args.store)
     with store:
-        # Every id is resolved before anything is deleted: a typo in the third id must not
-        # leave the first two deleted and the command failed.
+        # Every id is checked before anything is deleted: a typo in the third id must not
+        # leave the first two deleted and the command failed. Whole ids only: "" and "2026"
+        # are the start of every id, and a delete must never pick a run for the user.
         try:
-            ids = list(dict.fromkeys(store.resolve_run_id(text) for text in args.run_ids))
+            for text in args.run_ids:
+                if not store.has_run(text):
+                    raise UsageError(_not_a_run(store, text))
+            ids = list(dict.fromkeys(args.run_ids))
             summaries = {summary.id: summary for summary in store.list_runs()}
-        except StoreError as exc:  # RunNotFound, AmbiguousRunId: the message names the id
+        except StoreError as exc:
             raise UsageError(str(exc)) from None
 
         def what(run_id: str) -> str:
@@ -71,3 +76,20 @@ def run(args: argparse.Namespace) -> int:
                 continue
             say(f"deleted run {what(run_id)} from {store.where}")
     return EXIT_OK
+
+
+def _not_a_run(store: Any, text: str) -> str:
+    """Why `text` names no run to delete, and the whole id when it is the start of exactly one."""
+    from app.core.escaping import escape_control
+    from app.core.store.store import AmbiguousRunId, RunNotFound
+
+    shown = escape_control(repr(text))
+    if not text.strip():
+        return f"{shown} is not a run id; give the whole id of each run to delete (cryptobench history)"
+    try:
+        whole = store.resolve_run_id(text)
+    except AmbiguousRunId as exc:
+        return f"no run with id {shown} in {store.where}; delete takes a whole id ({escape_control(str(exc))})"
+    except RunNotFound:
+        return f"no run with id {shown} in {store.where}"
+    return f"no run with id {shown} in {store.where}; delete takes a whole id (did you mean {whole}?)"

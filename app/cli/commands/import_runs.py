@@ -2,7 +2,9 @@
 
 FILE [...]: each file checked and added whole (`app.core.store.importing`). A file
 already stored is skipped and said so (exit 0: importing a folder twice is harmless);
-a bad file or an id taken by another run is named, the other files still imported, exit 2.
+a run the store holds only in part (its store failed mid-run, and kept it in
+`unstored/RUN_ID.json`) is completed; a bad file or an id taken by another run is named,
+the other files still imported, exit 2.
 """
 
 from __future__ import annotations
@@ -47,7 +49,14 @@ def run(args: argparse.Namespace) -> int:
                 code = EXIT_USAGE
                 continue
             run = outcome.run
-            if outcome.added:
+            if outcome.completed is not None:
+                console.print(
+                    escape(
+                        f"completed {run.id} · {run.name or 'unnamed'} · the store held {len(outcome.completed.jobs)} "
+                        f"of its {len(run.jobs)} job(s), now all · machine {outcome.machine or 'not recorded'} from {path}"
+                    )
+                )
+            elif outcome.added:
                 console.print(
                     escape(
                         f"imported {run.id} · {run.name or 'unnamed'} · {len(run.jobs)} job(s) · "

@@ -120,8 +120,9 @@ def _add_cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster-plain-tcp",
         action="store_true",
-        help="with --cluster tcp://...: confirm that the load server's token may travel to workers on other "
-        "machines over plain TCP (use tls:// to keep it secret)",
+        help="with --cluster tcp://...: confirm that the load server's token may travel over plain TCP, "
+        "the loopback's included: anyone who reaches the scheduler runs code on its workers (use tls:// with "
+        "Dask's TLS settings to keep it secret; docs/cluster.md)",
     )
 
 
@@ -238,6 +239,7 @@ def _execute_run(
     from app.cli.terminal.signals import StopSignals
     from app.core.escaping import escape_control
     from app.core.run.runner import Runner
+    from app.core.store.unstored import import_command
     from app.report.exporters import export  # imported now: descriptors may have run out by the end
 
     # A shared store's server that cannot be reached does not stop the run: it is measured,
@@ -280,6 +282,7 @@ def _execute_run(
         store_unreachable=bool(unreachable),
         store_error=runner.store_error,
         kept_file=runner.kept_file,
+        import_command=import_command(runner.kept_file, args.store) if runner.kept_file else None,
         internal_error=internal_error,
         stop_signum=stop.signum,
         written=[path for path, _ in writers if path not in unwritten],

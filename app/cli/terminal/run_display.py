@@ -45,6 +45,8 @@ class RunEnd:
     #: Why not every job is in the store, and the file they were kept in instead.
     store_error: str | None
     kept_file: Path | None
+    #: The command that stores the kept file once the store is back (`import_command`).
+    import_command: str | None
     #: A defect the run stopped on (type and message), the finished jobs kept.
     internal_error: str | None
     #: The stop signal that ended the run (None: it ran to its end).
@@ -168,6 +170,6 @@ def _where_kept(end: RunEnd) -> str:
     if not end.stored and not end.store_unreachable:
         return " (not stored)"
     if end.store_error:
-        kept_file = f"; kept in {end.kept_file}, `cryptobench import` it later" if end.kept_file else ""
+        kept_file = f"; kept in {end.kept_file}: `{end.import_command}`" if end.kept_file else ""
         return f" (NOT all stored: {escape(end.store_error)}{escape(kept_file)})"
     return f" (stored as {end.run.id})"

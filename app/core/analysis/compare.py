@@ -26,7 +26,6 @@ Qt-free: the command line, the report and the window share it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +36,7 @@ from app.core.analysis.evidence import marked_name, reduced_sides, too_few_runs,
 from app.core.analysis.median_ratio import Comparison, bootstrap_medians, compare, finite_comparison
 from app.core.analysis.order_statistics import exact_medians_needed
 from app.core.machine.environment import CPU_FLAGS
+from app.core.results.identity import MatchKey, match_key
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus, Verdict
 
@@ -67,44 +67,6 @@ MIN_RESAMPLES = 500
 #: sides). The bootstrap costs ~30 ns per drawn sample, so this keeps a comparison
 #: under a second; beyond it the resamples per metric shrink, down to MIN_RESAMPLES.
 DRAW_BUDGET = 25_000_000
-
-#: scheme, backend, params (canonical JSON), mode, message size, link figures, placement policy.
-MatchKey = tuple[str, str, str, str, int, tuple[str | float | None, ...] | None, str | None]
-
-
-def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
-    """What makes two jobs of different runs the same measurement.
-
-    The link is its preset name with every figure and how it was emulated (a custom link
-    with other figures is another measurement); the placement is the policy asked for,
-    None for results from before placement was recorded (which ran unpinned).
-    `link=False` leaves the link out (None): the key of a link sweep's jobs.
-    """
-    link_id = None
-    if link and job.link is not None:
-        link_id = (
-            job.link.name,
-            job.link.delay_ms,
-            job.link.jitter_ms,
-            job.link.rate_kbit_up,
-            job.link.rate_kbit_down,
-            job.link.loss_percent,
-            job.link.emulation,
-            job.link.congestion_control,
-            job.link.slow_start_after_idle,
-            job.link.connection,
-        )
-    placement = job.placement.policy if job.placement is not None else None
-    return (
-        job.scheme,
-        job.backend,
-        json.dumps(job.params, sort_keys=True, default=str),
-        job.mode,
-        job.message_size,
-        link_id,
-        placement,
-    )
-
 
 # --- the records ---------------------------------------------------------------------------
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from app.core.analysis.compare import MatchKey, match_key
+from app.core.analysis.compare import MatchKey
 from app.core.records.recorded import RecordedEnvironment, RecordedLibrary
-from app.core.results.model import JobResult
+from app.core.store.columns import identity_text
 from app.core.store.store import Store, StoredJob
 from app.core.vocab import JobStatus
 
@@ -105,9 +104,63 @@ def _machine_identity(environment: dict[str, Any]) -> tuple[str, str | None]:
     return recorded.machine_label, recorded.cpu_model
 
 
-def _changes(before: StoredJob, after: StoredJob, backend: str) -> tuple[str, ...]:
+class _Environments:
+    """What a trend reads of each environment (its machine; the versions of each backend's
+    libraries, as pairs and as text), worked out once per environment: the rows of runs on
+    one machine with one set of libraries share one dict (`Store.jobs_matching`), and a trend
+    over 10,000 runs must not parse it 10,000 times."""
+
+    def __init__(self) -> None:
+        # id(environment) -> (the dict itself, kept so that its id stays its own; the machine;
+        # backend -> (versions, their text)).
+        self._seen: dict[int, tuple[dict[str, Any], tuple[str, str | None], dict[str, Any]]] = {}
+        #: (id before, id after, backend) -> what changed between two environments seen here.
+        self.changes: dict[tuple[int, int, str], tuple[str, ...]] = {}
+        self._shown: dict[tuple[int, str], tuple[str, str]] = {}
+
+    def _of(self, environment: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, str | None], dict[str, Any]]:
+        found = self._seen.get(id(environment))
+        if found is None:
+            found = self._seen[id(environment)] = (environment, _machine_identity(environment), {})
+        return found
+
+    def machine(self, environment: dict[str, Any]) -> tuple[str, str | None]:
+        return self._of(environment)[1]
+
+    def shown(self, environment: dict[str, Any], backend: str) -> tuple[str, str]:
+        """(machine label, the backend's versions as text): what a point shows, in one lookup."""
+        key = (id(environment), backend)
+        found = self._shown.get(key)
+        if found is None:
+            found = self._shown[key] = (self.machine(environment)[0], self.versions(environment, backend)[1])
+        return found
+
+    def versions(self, environment: dict[str, Any], backend: str) -> tuple[list[tuple[str, str]], str]:
+        by_backend = self._of(environment)[2]
+        found = by_backend.get(backend)
+        if found is None:
+            versions = relevant_versions(environment, backend)
+            found = by_backend[backend] = (versions, _versions_text(versions))
+        return found
+
+
+def _changes(before: StoredJob, after: StoredJob, backend: str, seen: _Environments | None = None) -> tuple[str, ...]:
+    if before.environment is after.environment:  # one machine, the same libraries: nothing changed
+        return ()
+    if seen is None:
+        return _changes_between(before.environment, after.environment, backend, _Environments())
+    key = (id(before.environment), id(after.environment), backend)  # both kept alive by `seen`
+    found = seen.changes.get(key)
+    if found is None:
+        found = seen.changes[key] = _changes_between(before.environment, after.environment, backend, seen)
+    return found
+
+
+def _changes_between(
+    before: dict[str, Any], after: dict[str, Any], backend: str, seen: _Environments
+) -> tuple[str, ...]:
     changes: list[str] = []
-    old_machine, new_machine = _machine_identity(before.environment), _machine_identity(after.environment)
+    old_machine, new_machine = seen.machine(before), seen.machine(after)
     if old_machine != new_machine:
         if old_machine[0] != new_machine[0]:
             changes.append(f"machine: {old_machine[0]} → {new_machine[0]}")
@@ -115,35 +168,24 @@ def _changes(before: StoredJob, after: StoredJob, backend: str) -> tuple[str, ..
             changes.append(
                 f"machine: {old_machine[0]} with CPU {old_machine[1] or 'unknown'} → {new_machine[1] or 'unknown'}"
             )
-    old_versions = dict(relevant_versions(before.environment, backend))
-    for name, version in relevant_versions(after.environment, backend):
+    old_versions = dict(seen.versions(before, backend)[0])
+    for name, version in seen.versions(after, backend)[0]:
         if old_versions.get(name) != version:
             changes.append(f"{name} {old_versions.get(name, 'unknown')} → {version}")
     return tuple(changes)
 
 
-def _moment(text: str) -> datetime:
-    """A run's start for ordering: an ISO time (naive ones taken as UTC), else the epoch."""
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return datetime.fromtimestamp(0, UTC)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def job_history(store: Store, key: MatchKey) -> list[StoredJob]:
     """Every stored job whose `match_key` is `key`, in the order the runs started (a run
-    with the job twice gives both, in job order). The key's scheme, backend, mode and
-    message size narrow the rows SQLite hands over (`Store.jobs_like`)."""
-    scheme, backend, _params, mode, size = key[:5]
-    rows = store.jobs_like(scheme, backend, mode, size)
-    matched = [row for row in rows if match_key(row.job) == key]
-    return sorted(matched, key=lambda row: (_moment(row.run_started), row.run_id, row.job.index))
+    with the job twice gives both, in job order). The store picks them by the key itself,
+    kept and indexed beside each job row (`Store.jobs_matching`), and hands over each
+    job's figures without reading its JSON."""
+    return store.jobs_matching(identity_text(key))
 
 
-def _usable(job: JobResult, metric: str) -> bool:
-    result = job.metrics.get(metric)
-    return job.status == JobStatus.OK and result is not None and result.stats.n > 0
+def _usable(row: StoredJob, metric: str) -> bool:
+    figure = row.metrics.get(metric)
+    return row.status == JobStatus.OK and figure is not None and figure.n > 0
 
 
 def trend_metrics(history: Sequence[StoredJob]) -> list[str]:
@@ -151,8 +193,8 @@ def trend_metrics(history: Sequence[StoredJob]) -> list[str]:
     (first seen first among equals)."""
     counts: dict[str, int] = {}
     for row in history:
-        for name in row.job.metrics:
-            if _usable(row.job, name):
+        for name in row.metrics:
+            if _usable(row, name):
                 counts[name] = counts.get(name, 0) + 1
     return sorted(counts, key=lambda name: -counts[name])
 
@@ -162,27 +204,28 @@ def trend_points(history: Sequence[StoredJob], metric: str) -> list[TrendPoint]:
     the metric gives no point; changes are stated against the previous point drawn."""
     points: list[TrendPoint] = []
     previous: StoredJob | None = None
+    seen = _Environments()
+    ok = JobStatus.OK
     for row in history:
-        job = row.job
-        if not _usable(job, metric):
+        figure = row.metrics.get(metric)
+        if figure is None or figure.n <= 0 or row.status != ok:  # `_usable`, inlined: one per stored run
             continue
-        stats = job.metrics[metric].stats
-        low, high = stats.ci95 if stats.ci95 is not None else (None, None)
+        machine, versions = seen.shown(row.environment, row.backend)
         points.append(
             TrendPoint(
-                run_id=row.run_id,
-                job_id=job.id,
-                started=row.run_started,
-                machine=machine_label(row.environment),
-                versions=_versions_text(relevant_versions(row.environment, job.backend)),
-                metric=metric,
-                median=stats.median,
-                ci95_low=low,
-                ci95_high=high,
-                unit=stats.unit,
-                n=stats.n,
-                changed_from_previous=_changes(previous, row, job.backend) if previous is not None else (),
-                marks=row.run_marks,
+                row.run_id,
+                row.job_id,
+                row.run_started,
+                machine,
+                versions,
+                metric,
+                figure.median,
+                figure.ci95_low,
+                figure.ci95_high,
+                figure.unit,
+                figure.n,
+                _changes(previous, row, row.backend, seen) if previous is not None else (),
+                row.run_marks,
             )
         )
         previous = row

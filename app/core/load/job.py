@@ -34,6 +34,13 @@ from app.core.vocab import Family
 _PER_STEP = 100
 
 
+class StepLost(Exception):
+    """A step none of whose records came back, or that could not be placed in time (a
+    cluster job whose every generator failed, whose scheduler was lost, or whose clocks
+    could not be measured closely enough): the steps before it are kept, and the size ends
+    incomplete, saying why."""
+
+
 class StepRecord(Protocol):
     """What `measure_size` reads of a step's record besides the step."""
 
@@ -62,7 +69,10 @@ class Driver(Protocol):
     def prepare(self, size: int) -> Sequence[float]: ...
     def check_tampering(self, size: int, result: SizeMeasured) -> None: ...
     def calibrate(self) -> tuple[float, float]: ...
-    def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, StepRecord]: ...
+    def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, StepRecord]:
+        """One step's record and what `measure_size` reads of it; StepLost when there is none."""
+        ...
+
     def pool_size(self) -> int: ...
     def tls_record(self) -> TlsRecord | None: ...
 
@@ -194,7 +204,14 @@ def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _Step
         def progress(fraction: float, k: int = k) -> None:
             generator.emit(Progress(0, int((k + fraction) * _PER_STEP), total))
 
-        step, record = generator.run_step(rate, progress)
+        try:
+            step, record = generator.run_step(rate, progress)
+        except StepLost as exc:
+            run.incomplete = f"the step at {rate:g}/s was lost: {exc}"
+            kept = f"; the {len(run.steps)} steps before it are kept" if run.steps else ""
+            later = "; the later steps were not offered" if k + 1 < len(rates) else ""
+            notes.append(run.incomplete + kept + later)
+            break
         run.steps.append(step)
         if record.handshakes is not None:
             run.handshakes.append(record.handshakes)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from multiprocessing.connection import Connection
 
 from app.core.contracts.plan import JobPlan, SessionPeer
-from app.core.load.cluster.coordinator import ClusterError
+from app.core.load.cluster.errors import ClusterError
 from app.core.load.generator import Emit
 from app.core.load.job import describe_load_failure
 from app.core.measure.harness import child_entry

@@ -27,9 +27,11 @@ from app.core.results.check_fields import (
 from app.core.settings.links import MAX_DELAY_MS, MAX_RATE_KBIT
 from app.core.settings.load import (
     MAX_CLIENTS,
+    MAX_CLOCK_OFFSET_S,
     MAX_CLUSTER_ADDRESS_CHARS,
     MAX_DURATION_S,
     MAX_GENERATORS,
+    MAX_HOST_CHARS,
     MAX_RATE_PER_S,
     MAX_SERVER_WORKERS,
     MAX_STEPS,
@@ -165,15 +167,19 @@ def check_load(load: dict[str, Any], path: str) -> None:
         where = f"{join(path, 'generators')}[{i}]"
         if not isinstance(place, dict):
             raise fail(where, "an object", place)
-        check_str(place, "worker", where)
-        check_str(place, "host", where)
+        # What the worker reported of itself, as the coordinator cut and bounded it
+        # (app.core.load.cluster.replies).
+        check_str(place, "worker", where, max_chars=MAX_CLUSTER_ADDRESS_CHARS)
+        check_str(place, "host", where, max_chars=MAX_HOST_CHARS)
         check_int(place, "clients", where, low=1, high=MAX_CLIENTS)
-        num(place, "clock_offset_s", where)
-        num(place, "clock_uncertainty_s", where, non_negative=True)
+        for key in ("clock_offset_s", "clock_uncertainty_s"):
+            value = num(place, key, where, non_negative=key == "clock_uncertainty_s")
+            if value is not None and abs(value) > MAX_CLOCK_OFFSET_S:
+                raise fail(join(where, key), f"at most {MAX_CLOCK_OFFSET_S:,.0f} s from this machine's clock", value)
     steps_path = join(path, "steps")
     for i, step in enumerate(check_list(load, "steps", path)):
         where = f"{steps_path}[{i}]"
-        _check_step(step, where, generators=max(1, len(places)))
+        check_step(step, where, generators=max(1, len(places)))
         parts = check_list(step, "generators", where)
         if len(parts) > len(places):
             raise fail(
@@ -183,7 +189,7 @@ def check_load(load: dict[str, Any], path: str) -> None:
         seen: set[int] = set()
         for k, part in enumerate(parts):
             part_path = f"{join(where, 'generators')}[{k}]"
-            _check_step(part, part_path)
+            check_step(part, part_path)
             number = check_int(part, "generator", part_path, low=1, high=max(1, len(places)))
             if number in seen:
                 raise fail(join(part_path, "generator"), "each generator once", number)
@@ -201,7 +207,7 @@ def check_load(load: dict[str, Any], path: str) -> None:
     plausible.check_load_plausible(load, path)
 
 
-def _check_step(step: Any, where: str, generators: int = 1) -> None:
+def check_step(step: Any, where: str, generators: int = 1) -> None:
     """One load step's record (or one generator's record of it): at most MAX_RATE_PER_S
     offered per generator that offered it."""
     if not isinstance(step, dict):

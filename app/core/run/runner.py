@@ -65,7 +65,7 @@ from app.core.settings.links import round_trip_ms
 from app.core.settings.profile import MAX_LINK_SEED, Profile, ResolvedJob
 from app.core.statistics import stability_warnings, stats
 from app.core.store.store import Store, StoreError
-from app.core.store.unstored import keep_unstored
+from app.core.store.unstored import import_command, keep_unstored
 from app.core.transport.connect import RemoteTarget
 from app.core.vocab import JobStatus, LinkEmulation, LogLevel, Mode, Role, RunStatus
 
@@ -172,6 +172,8 @@ class Runner:
             for job in resolve_jobs(profile, source, has_remote=remote is not None)
         ]
         self._store = store
+        #: The store to name in the command that stores a kept run later (`_keep_unstored`).
+        self.store_target = store.target if store is not None else None
         self.on_event = on_event or (lambda event: None)
         self.cancel = cancel or threading.Event()
         self.total_jobs = sum(len(job.message_sizes) for job in self.jobs)
@@ -270,6 +272,8 @@ class Runner:
     def _store_failed(self, exc: StoreError) -> None:
         """Stop writing to a store that failed; the run and its results go on in memory."""
         self.store_error = str(exc)
+        if self._store is not None and self.current_run is not None:
+            self._store.abandon_run(self.current_run.id)  # it reads interrupted; its kept file completes it
         self._store = None
         self.on_event(
             LogMessage(
@@ -304,7 +308,7 @@ class Runner:
             text = f"the run could not be kept in a file either ({exc.strerror or exc}); export it now"
         else:
             text = (
-                f"The run's results are kept in {self.kept_file}; `cryptobench import {self.kept_file}` "
+                f"The run's results are kept in {self.kept_file}; `{import_command(self.kept_file, self.store_target)}` "
                 "adds them to the store once it is back"
             )
         self.on_event(LogMessage(LogLevel.ERROR, text))

@@ -30,7 +30,8 @@ from app.core.link.packet_link import PacketPathPlan, check_packet_link
 from app.core.link.relay import LinkError, LinkPlan, check_link, link_main
 from app.core.link.shared import shared_link_main
 from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link
-from app.core.load.cluster.coordinator import cluster_generator_main, cluster_missing, server_address_for
+from app.core.load.cluster.coordinator import PLACING_BOUND_S, cluster_generator_main
+from app.core.load.cluster.scheduler import cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
 from app.core.load.remote import remote_load_main, remote_tls_main
 from app.core.load.server import LoadServerPlan, load_server_main
@@ -294,7 +295,7 @@ def start_cluster_load(starter: Starter, job: ResolvedJob) -> bool:
         bind = server_address_for(job.load.cluster)
     except OSError as exc:
         raise JobRefused(f"no route from this machine to the Dask scheduler at {job.load.cluster}: {exc}") from None
-    return _start_load(starter, job, bind, cluster_generator_main)
+    return _start_load(starter, job, bind, cluster_generator_main, accept_timeout=PLACING_BOUND_S)
 
 
 def start_remote_load(starter: Starter, job: ResolvedJob) -> bool:
@@ -447,12 +448,17 @@ def _start_sender(starter: Starter, port: int, token: bytes, ticket: bytes) -> N
     )
 
 
-def _start_load(starter: Starter, job: ResolvedJob, bind: str, generator: Generator) -> bool:
-    """A load job's server at `bind`, the shared link in front of it if the job has one,
-    then its generator; False when the server or the link did not come up."""
+def _start_load(
+    starter: Starter, job: ResolvedJob, bind: str, generator: Generator, accept_timeout: float | None = None
+) -> bool:
+    """A load job's server at `bind` (waiting `accept_timeout` for its first client, else
+    the server's own default), the shared link in front of it if the job has one, then its
+    generator; False when the server or the link did not come up."""
     assert job.load is not None
     token = secrets.token_bytes(TOKEN_BYTES)
     server = _load_server_plan(job, token, bind)
+    if accept_timeout is not None:
+        server = replace(server, accept_timeout=accept_timeout)
     ticket = server.ticket
     starter.start_child(Role.RECEIVER, load_server_main, server)
     port = starter.wait_for_port(Role.RECEIVER)

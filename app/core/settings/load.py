@@ -21,6 +21,12 @@ MAX_STEPS = 32
 #: scheduler address at most this long.
 MAX_GENERATORS = 64
 MAX_CLUSTER_ADDRESS_CHARS = 512
+#: What a worker reports of itself, as the results keep it: its host name cut to this
+#: (a DNS name is at most 253 characters), its clock at most this far from this machine's
+#: (further is a clock to set, not one to correct for), its worker address cut to
+#: MAX_CLUSTER_ADDRESS_CHARS.
+MAX_HOST_CHARS = 255
+MAX_CLOCK_OFFSET_S = 86_400.0
 #: The Dask comms a scheduler address may name: plain TCP, or TLS with Dask's own security settings.
 CLUSTER_SCHEMES = ("tcp", "tls")
 #: A load job's one message, sealed per request, when the profile names no size.
@@ -52,7 +58,7 @@ class LoadFields(BaseModel):
     cluster: str | None = Field(default=None, max_length=MAX_CLUSTER_ADDRESS_CHARS)
     generators: int | None = Field(default=None, ge=1, le=MAX_GENERATORS)
     #: The user's confirmation that the server's token may travel to the workers over plain
-    #: TCP (a tcp:// scheduler whose workers are not all on this machine's loopback).
+    #: TCP (any tcp:// scheduler or worker: the loopback is not private on a shared machine).
     cluster_plain_tcp: bool | None = None
 
     @field_validator("cluster")

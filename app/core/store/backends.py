@@ -1,5 +1,4 @@
-"""The two databases behind one `Store`: connections, their failures in one line, and
-PostgreSQL's run locks.
+"""The two databases behind one `Store`: connections, and their failures in one line.
 
 Both go through SQLAlchemy 2 Core in autocommit mode; `Store` opens each transaction
 itself (BEGIN IMMEDIATE on SQLite, BEGIN on PostgreSQL), so a run's row and each job
@@ -7,29 +6,33 @@ are committed the moment they are written, on either database, and the queries a
 the same text. SQLite's connection is made by `store.py` (its read-only and WAL rules
 are the file's); PostgreSQL's by libpq from the URL as written (`store_target`).
 
+PostgreSQL connections are kept, a small pool per store and process (`postgres_engine`):
+a new connection costs an authenticated login, and the window opens the store for every
+job it stores and every time History reads, so opening one each time held the live path
+to 19 runs a second. A pooled connection is checked before it is handed out, so one the
+server dropped (a restart) is replaced without a word.
+
 A failure a user can act on comes out as one line naming the store: the server cannot
 be reached, the password is refused, the database does not exist, the server's disk is
-full, the user may only read (`describe_postgres_error`).
+full, the user may only read (`describe_postgres_error`); the driver's own text is
+shown without the password (`target.scrub`).
 
-Run locks (docs/ARCHITECTURE.md, "Process model"): on SQLite a lock file beside the
-store (`app.core.store.runlock`); on PostgreSQL a session advisory lock, held by a
-connection of its own for as long as the run is written. The server drops it the moment
-that connection ends, however the writer died, on any machine, so any machine opening
-the store can tell a run still being written from an interrupted one.
+Which runs are still being written (run locks and leases) is store/liveness.py.
 """
 
 from __future__ import annotations
 
-import hashlib
+import os
 import re
 import sqlite3
 import threading
+from collections import OrderedDict
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, text
-from sqlalchemy.pool import NullPool, StaticPool
+from sqlalchemy import Connection, Engine, create_engine
+from sqlalchemy.pool import StaticPool
 
-from app.core.store.target import libpq_url
+from app.core.store.target import libpq_url, scrub
 
 #: Seconds to wait for a PostgreSQL server before saying it cannot be reached (a URL's own
 #: `connect_timeout` wins). Short: the window's History opens the store on the window's thread,
@@ -37,6 +40,12 @@ from app.core.store.target import libpq_url
 CONNECT_TIMEOUT = 5
 #: The advisory lock every opening takes while it creates or migrates the schema.
 SCHEMA_LOCK = 0x43425343  # "CBSC"
+#: Connections a process keeps open to one PostgreSQL store, and how many more it opens
+#: when that many are busy (the window's job workers and History at once).
+POOL_SIZE = 2
+POOL_OVERFLOW = 8
+#: Stores a process keeps connections to; the least recently opened beyond are closed.
+MAX_KEPT_STORES = 4
 
 
 def sqlite_engine(raw: sqlite3.Connection) -> Engine:
@@ -56,17 +65,50 @@ def _psycopg_connect(url: str) -> Any:
     return psycopg.connect(libpq_url(url), **options)
 
 
+def psycopg_connect(url: str) -> Any:
+    """A connection of its own (a run's locks, store/liveness.py), not from the pool."""
+    return _psycopg_connect(url)
+
+
+_engines: OrderedDict[tuple[int, str], Engine] = OrderedDict()
+_engines_guard = threading.Lock()
+
+
 def postgres_engine(url: str) -> Engine:
-    """An engine over libpq's own reading of `url` (passwords from PGPASSWORD, ~/.pgpass or a
-    service file; sslmode, host and port as written). ImportError without psycopg."""
+    """This process's engine for `url`, over libpq's own reading of it (passwords from
+    PGPASSWORD, ~/.pgpass or a service file; sslmode, host and port as written), with a
+    small pool of connections each checked before use. ImportError without psycopg."""
     import psycopg  # noqa: F401  (the optional `postgres` extra: fail here, named, if absent)
 
-    return create_engine(
-        "postgresql+psycopg://",
-        creator=lambda: _psycopg_connect(url),
-        poolclass=NullPool,
-        isolation_level="AUTOCOMMIT",
-    )
+    key = (os.getpid(), url)  # a forked child makes its own: a socket is never shared
+    with _engines_guard:
+        engine = _engines.get(key)
+        if engine is not None:
+            _engines.move_to_end(key)
+            return engine
+        engine = create_engine(
+            "postgresql+psycopg://",
+            creator=lambda: _psycopg_connect(url),
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            pool_pre_ping=True,
+            pool_timeout=60,
+            isolation_level="AUTOCOMMIT",
+        )
+        _engines[key] = engine
+        while len(_engines) > MAX_KEPT_STORES:
+            # Connections still checked out stay usable and close when given back.
+            _engines.popitem(last=False)[1].dispose()
+    return engine
+
+
+def dispose_engines() -> None:
+    """Close every kept PostgreSQL connection of this process (tests; a process exiting closes them anyway)."""
+    with _engines_guard:
+        engines = list(_engines.values())
+        _engines.clear()
+    for engine in engines:
+        engine.dispose()
 
 
 def tls_in_use(db: Connection) -> bool | None:
@@ -85,8 +127,9 @@ def cause_of(exc: BaseException) -> BaseException:
     return orig if isinstance(orig, BaseException) else exc
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+def _first_line(exc: BaseException, url: str | None = None) -> str:
+    text = str(exc) if url is None else scrub(str(exc), url)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     line = lines[0] if lines else type(exc).__name__
     return re.sub(r"\b(FATAL|ERROR):\s+", "", line)  # libpq's severity words add nothing here
 
@@ -115,15 +158,18 @@ def postgres_kind(exc: BaseException) -> str:
         or "could not translate host name" in words
         or "server closed the connection" in words
         or "connection to server" in words
+        or "connection is lost" in words
+        or "connection lost" in words
     ):
         return "unreachable"
     return "other"
 
 
-def describe_postgres_error(exc: BaseException, shown: str, action: str) -> str:
-    """One line for a PostgreSQL failure while `action` ("opening", "storing a job")."""
+def describe_postgres_error(exc: BaseException, shown: str, action: str, url: str | None = None) -> str:
+    """One line for a PostgreSQL failure while `action` ("opening", "storing a job"); `url`, the
+    store's URL as given, is taken out of the driver's text with its password."""
     kind = postgres_kind(exc)
-    detail = _first_line(exc)
+    detail = _first_line(exc, url)
     if " failed: " in detail:  # libpq: 'connection to server at "h", port 5 failed: Connection refused'
         detail = detail.rsplit(" failed: ", 1)[1]
     if kind == "unreachable":
@@ -143,59 +189,3 @@ def describe_postgres_error(exc: BaseException, shown: str, action: str) -> str:
     if kind == "full":
         return f"{shown}: the PostgreSQL server is out of space ({detail}) while {action}; nothing of it was stored"
     return f"{shown}: PostgreSQL failed while {action}: {detail}"
-
-
-# --- PostgreSQL run locks -----------------------------------------------------------
-
-_held: dict[tuple[str, str], Any] = {}  # (url, run id) -> the connection holding its lock
-_guard = threading.Lock()
-
-
-def lock_key(run_id: str) -> int:
-    """A run's advisory lock key: 64 bits of a digest of its id (signed, as PostgreSQL's bigint)."""
-    digest = hashlib.sha256(b"cryptobench-run:" + run_id.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def acquire(url: str, run_id: str) -> bool:
-    """Hold the run's lock on a connection of its own; False if it cannot be taken (the run
-    then reads as interrupted to others, as with a lock file that cannot be made)."""
-    import psycopg
-
-    with _guard:
-        if (url, run_id) in _held:
-            return True
-        try:
-            conn = _psycopg_connect(url)
-        except psycopg.Error:
-            return False
-        try:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_key(run_id),)).fetchone()
-        except psycopg.Error:
-            conn.close()
-            return False
-        if not (row and row[0]):
-            conn.close()
-            return False
-        _held[(url, run_id)] = conn
-        return True
-
-
-def release(url: str, run_id: str) -> None:
-    """Drop the run's lock: closing its connection ends the session, and the lock with it."""
-    with _guard:
-        conn = _held.pop((url, run_id), None)
-    if conn is not None:
-        conn.close()  # psycopg's close never raises, even on a connection the server dropped
-
-
-def is_held(db: Connection, url: str, run_id: str) -> bool:
-    """Whether some process, on any machine, still writes this run: its lock cannot be taken."""
-    with _guard:
-        if (url, run_id) in _held:
-            return True
-    key = lock_key(run_id)
-    got = bool(db.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar())
-    if got:
-        db.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
-    return not got

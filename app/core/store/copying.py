@@ -1,9 +1,10 @@
 """`cryptobench store copy --to URL`: every run of one store into another (a local history
 into a shared PostgreSQL store, or back).
 
-Idempotent as `import` is (`importing.duplicate_of`): a run already in the target, by id
+Idempotent as `import` is (`importing.look_up`): a run already in the target, by id
 with the same content or by content under another id, is found and skipped, so a copy
-stopped halfway is finished by running it again. Each run goes in its own transaction
+stopped halfway is finished by running it again; a run the target holds only in part (its
+writer lost the store mid-run) is completed. Each run goes in its own transaction
 (`Store.add_run`): all of it or none. What is copied is the run as the store reads it
 back, so its results JSON is byte-identical in both stores. Two kinds of run stay
 behind, named: one still being written (its process holds the run's lock), and one with
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.core.store.importing import Duplicate, duplicate_of
+from app.core.store.importing import Duplicate, look_up
 from app.core.store.store import RunNotFound, Store
 from app.core.vocab import RunStatus
 
@@ -45,9 +46,14 @@ def copy_runs(source: Store, target: Store, on_run: Callable[[str, str], None] |
         elif run.damaged:
             reason = f"{len(run.damaged)} damaged row(s) ({run.damaged[0]}); `cryptobench store` names them"
             outcome.skipped.append((run.id, reason))
-        elif (found := duplicate_of(target, run)) is not None:
-            outcome.present.append((run.id, found[0], found[1]))
-            reason = f"already there ({found[0]}{'' if found[1] == run.id else ' as ' + found[1]})"
+        elif (found := look_up(target, run)) is not None and found.partial is not None:
+            target.add_run(run, replacing=True)
+            outcome.copied.append(run.id)
+            reason = f"completed (the target held {len(found.partial.jobs)} of its {len(run.jobs)} jobs)"
+        elif found is not None and found.duplicate is not None and found.existing_id is not None:
+            outcome.present.append((run.id, found.duplicate, found.existing_id))
+            shown = "" if found.existing_id == run.id else " as " + found.existing_id
+            reason = f"already there ({found.duplicate}{shown})"
         else:
             target.add_run(run)
             outcome.copied.append(run.id)

@@ -9,8 +9,17 @@ nothing.
 
 A file already imported is found and skipped, never added twice: either its run id
 is stored with the same content, or its content is stored under another id (the same
-run exported twice and one file's id edited). The same id with other content is a
-conflict (`RunIdTaken`), refused: neither run is the obvious one to keep.
+run exported twice and one file's id edited). Both are looked up by index (the id, and
+the instant the run started), never by listing the store: importing into a store of
+10,000 runs takes as long as into an empty one.
+
+The same id with other content is a conflict (`RunIdTaken`), refused: neither run is the
+obvious one to keep. Except one case, which is not a conflict but the reason the file
+exists: a run whose store failed mid-run (a server stopped, a disk full) is kept whole in
+`unstored/RUN_ID.json`, while the store holds its start and the jobs stored before the
+failure. When the stored run is such a part of the file's (the same run, every stored job
+identical to the file's, and no process writing it any more), the import completes it,
+in one transaction (`Store.add_run(replacing=True)`).
 """
 
 from __future__ import annotations
@@ -26,7 +35,16 @@ from app.core.results.model import ResultsFileError, RunResult, load_results_fil
 from app.core.store.store import RunNotFound, Store, StoreError
 from app.core.vocab import RunStatus
 
-__all__ = ["Duplicate", "ImportOutcome", "RunIdTaken", "content_digest", "duplicate_of", "import_results"]
+__all__ = [
+    "Duplicate",
+    "Found",
+    "ImportOutcome",
+    "RunIdTaken",
+    "content_digest",
+    "duplicate_of",
+    "import_results",
+    "look_up",
+]
 
 #: A run id as this app writes them ("20261124-012254-aa0d69"), with room for other
 #: tools' ids: letters, digits and . _ : - , at most 100 characters, no spaces or
@@ -52,6 +70,8 @@ class ImportOutcome:
     #: None: the run was added. Otherwise how it was found in the store, as `existing_id`.
     duplicate: Duplicate | None = None
     existing_id: str | None = None
+    #: The stored part this run completed (a run whose store failed mid-run), else None.
+    completed: RunResult | None = None
 
     @property
     def added(self) -> bool:
@@ -92,34 +112,88 @@ def _check_ids(run: RunResult, path: Path) -> None:
             )
 
 
-def duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
-    """The stored run this one already is, if any; RunIdTaken for the same id with other content."""
+@dataclass(frozen=True)
+class Found:
+    """How a run is in a store already: the same (`duplicate`, as `existing_id`), or in part
+    (`partial`: the stored run this one completes)."""
+
+    duplicate: Duplicate | None = None
+    existing_id: str | None = None
+    partial: RunResult | None = None
+
+
+def _header(run: RunResult) -> dict[str, object]:
+    """What was measured of a run apart from its jobs, its status and when it ended."""
+    data = run.to_dict()
+    data.pop("jobs")
+    for key in ("id", "status", "finished"):
+        data["run"].pop(key, None)
+    return data
+
+
+def part_of(stored: RunResult, run: RunResult) -> bool:
+    """Whether `stored` is the start of `run`: the same run (times, environment, profile),
+    nothing damaged, and each of its jobs one of `run`'s, identical. It may say another
+    status and end (its writer lost the store before it could finish it)."""
+    if stored.id != run.id or stored.damaged or _header(stored) != _header(run):
+        return False
+    jobs = {job.id: job.to_dict() for job in run.jobs}
+    return all(jobs.get(job.id) == job.to_dict() for job in stored.jobs)
+
+
+def look_up(store: Store, run: RunResult) -> Found | None:
+    """How `run` is in `store` already, if at all. RunIdTaken for its id stored with other
+    content, and for a part of it still being written. By index: the id, and the runs that
+    started at the same instant (only they can hold the same content)."""
     digest = content_digest(run)
     try:
-        stored = store.load_run(run.id) if run.id in _ids_like(store, run.id) else None
+        stored = store.load_run(run.id) if store.has_run(run.id) else None
     except RunNotFound:  # deleted meanwhile
         stored = None
     if stored is not None:
         if content_digest(stored) == digest:
-            return Duplicate.SAME_ID, stored.id
+            return Found(Duplicate.SAME_ID, stored.id)
+        if part_of(stored, run):
+            # A file that says how the run ended was written once its process stopped writing
+            # the store (finished, or gave up on it): only a lock held now says otherwise. The
+            # lease its writer left lasts a while after a server restart, and must not make
+            # the recovery wait for it.
+            ended = run.status in (RunStatus.FINISHED, RunStatus.FAILED, RunStatus.CANCELLED)
+            if stored.status == RunStatus.RUNNING and (not ended or store.run_locked(run.id)):
+                raise RunIdTaken(
+                    f"{store.where}: run {run.id} is still being written there (its process holds it); "
+                    "import this file once that run has stopped"
+                )
+            if len(stored.jobs) < len(run.jobs) or stored.status == RunStatus.INTERRUPTED:
+                return Found(partial=stored)  # fewer jobs, or every job but never told how it ended
+            return Found(Duplicate.SAME_ID, stored.id)
+        if part_of(run, stored):  # the file is an earlier part of the stored run (exported mid-run)
+            return Found(Duplicate.SAME_ID, stored.id)
         raise RunIdTaken(
             f"{store.where}: another run with id {run.id} is already stored (different "
             "content); delete it first to import this one"
         )
-    # Only runs that started at the same moment can hold the same content.
-    for summary in store.list_runs():
-        if summary.started == run.started and summary.id != run.id:
-            other = store.load_run(summary.id)
-            if content_digest(other) == digest:
-                return Duplicate.SAME_CONTENT, other.id
+    for other_id in store.runs_started_at(run.started):
+        if other_id == run.id:
+            continue
+        try:
+            other = store.load_run(other_id)
+        except RunNotFound:
+            continue
+        if content_digest(other) == digest:
+            return Found(Duplicate.SAME_CONTENT, other.id)
     return None
 
 
-def _ids_like(store: Store, run_id: str) -> set[str]:
-    try:
-        return {store.resolve_run_id(run_id)}
-    except RunNotFound:  # AmbiguousRunId too: several ids start with it, none is it
-        return set()
+def duplicate_of(store: Store, run: RunResult) -> tuple[Duplicate, str] | None:
+    """The stored run this one already is, if any; RunIdTaken for the same id with other
+    content (a stored part of this run counts as other content here: `look_up` tells it)."""
+    found = look_up(store, run)
+    if found is None:
+        return None
+    if found.duplicate is None or found.existing_id is None:
+        raise RunIdTaken(f"{store.where}: run {run.id} is stored in part; `cryptobench import` its file completes it")
+    return found.duplicate, found.existing_id
 
 
 def import_results(store: Store, path: Path) -> ImportOutcome:
@@ -134,8 +208,11 @@ def import_results(store: Store, path: Path) -> ImportOutcome:
     _check_ids(run, path)
     if run.status == RunStatus.RUNNING:  # exported mid-run: nothing runs it here
         run.status = RunStatus.INTERRUPTED
-    found = duplicate_of(store, run)
+    found = look_up(store, run)
+    if found is not None and found.partial is not None:
+        store.add_run(run, replacing=True)
+        return ImportOutcome(path, run, completed=found.partial)
     if found is not None:
-        return ImportOutcome(path, run, found[0], found[1])
+        return ImportOutcome(path, run, found.duplicate, found.existing_id)
     store.add_run(run)
     return ImportOutcome(path, run)

@@ -22,6 +22,7 @@ from app.core.results.check_metrics import sample_magnitude_problem
 from app.core.results.errors import ResultsDataError
 from app.core.results.model import JobResult
 from app.core.results.plausible import time_problem
+from app.core.store.columns import job_figures, job_identity
 from app.core.vocab import Family, JobStatus, Mode
 
 
@@ -122,6 +123,42 @@ def read_job(text: Any) -> JobResult:
         return JobResult.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:  # not expected after check_job: a last line of defence
         raise DamagedRow(f"result: {type(exc).__name__}: {exc}") from None
+
+
+def read_job_of(text: Any, run_id: str, row_id: Any, idx: Any) -> JobResult:
+    """A job row of run `run_id` as a JobResult, checked against its run: its JSON's id must be
+    the run's id and its index (`RUN/INDEX`, as import demands of a file), and the row's own
+    id and index columns must say the same. A row of another run's job (a shared store is
+    written by other machines) would otherwise be shown as this run's, and every copy of
+    the run would then collide with the other run's row."""
+    job = read_job(text)
+    expected = f"{run_id}/{job.index}"
+    if job.id != expected:
+        raise DamagedRow(f"result.id: {json.dumps(job.id)[:80]} is not a job of run {run_id} (expected {expected})")
+    if row_id != job.id or idx != job.index:
+        raise DamagedRow(
+            f"the row's id and index ({json.dumps(row_id)[:80]}, {json.dumps(idx)[:20]}) are not its result's "
+            f"({job.id}, {job.index})"
+        )
+    return job
+
+
+def light_job(text: Any) -> dict[str, str] | None:
+    """The `identity` and `figures` columns of a stored job row (schema 3's migration), read
+    from its JSON without unpacking its samples; None for a row that does not read back."""
+    try:
+        data = _json_row(text, "result")
+        if not isinstance(data, dict):
+            return None
+        for metric in (data.get("metrics") or {}).values():
+            if isinstance(metric, dict):
+                metric.pop("samples_f64", None)
+                metric.pop("outlier_indices_u32", None)
+        check_job(data, "result")
+        job = JobResult.from_dict(data)
+    except (DamagedRow, ResultsDataError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return {"identity": job_identity(job), "figures": job_figures(job)}
 
 
 def _unpack_metric(metric: dict[str, Any], where: str) -> None:

@@ -5,8 +5,9 @@ Both go through one code path (SQLAlchemy Core, `store_backends`), with one sche
 (`store_schema`). Each job is committed the moment it finishes, in its own transaction,
 so a crash or a kill loses only the job that was running, and never leaves half a row.
 A run left "running" by a process that no longer exists (it no longer holds the run's
-lock: a file beside an SQLite store, an advisory lock on PostgreSQL) is marked
-"interrupted" the next time the store is opened.
+lock nor renews its lease: store/liveness.py) is marked "interrupted" the next time the
+store is opened. A PostgreSQL server that restarts mid-run is waited for (up to
+`RECONNECT_SECONDS`) and the run goes on storing its jobs.
 
 Location: `--store PATH_OR_URL`, else `$CRYPTOBENCH_STORE`, else
 `$CRYPTOBENCH_HOME/results.sqlite3`, else the platform's user data directory
@@ -19,19 +20,21 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from app.core.fileio import file_kind
 from app.core.results.model import JobResult, RunResult
 from app.core.store import backends as store_backends
-from app.core.store import runlock
+from app.core.store import liveness
 from app.core.store.access import connect_read_only, is_read_only_error, read_only_message, writable
+from app.core.store.columns import instant, job_figures, job_identity, now_instant, run_brief
 from app.core.store.errors import (
     AmbiguousRunId,
     BrokenStoreError,
@@ -51,8 +54,24 @@ from app.core.store.schema import (
     prepare,
     stored_version,
 )
-from app.core.store.target import StoreLike, StoreTarget, sslmode_of, store_target
+from app.core.store.target import StoreLike, StoreTarget, sslmode_of, store_target, url_problem
 from app.core.vocab import RunStatus
+
+#: How long a write waits for a PostgreSQL server that went away (a restart) to come back
+#: before the store counts as failed (the run then goes on in memory: `Runner.store_error`).
+RECONNECT_SECONDS = 20.0
+
+#: What this process found opening each PostgreSQL store at the current schema: whether
+#: its user may write, and when it last looked (time.monotonic). Opened again within
+#: `RECHECK_SECONDS`, the store costs one query (its schema version) beyond the pool's check
+#: of its connection: the window opens it for every job it stores and every time History reads.
+_opened: dict[tuple[int, str], tuple[bool, float]] = {}
+#: How often a process asks again whether its user may write a PostgreSQL store, and marks
+#: the runs whose writers are gone (the status read is right anyway: `_status` asks whether
+#: each "running" run is still being written).
+RECHECK_SECONDS = 30.0
+
+_T = TypeVar("_T")
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -113,6 +132,15 @@ def _looked_at(path: Path) -> None:
         raise StoreError(f"{path}: not a regular file ({file_kind(mode)}), so not a results store")
 
 
+class _ConnectionLost(StoreError):
+    """A PostgreSQL connection lost in a write; `committing`: lost while the COMMIT was under
+    way, so the write may or may not have happened."""
+
+    def __init__(self, message: str, committing: bool) -> None:
+        super().__init__(message)
+        self.committing = committing
+
+
 class Store(StoreReading):
     """A results store (`store_target`: a path for SQLite, a URL for PostgreSQL). Use as a
     context manager or call close()."""
@@ -124,6 +152,9 @@ class Store(StoreReading):
         self.backup: Path | None = None
         self._sqlite: sqlite3.Connection | None = None
         self._engine: Engine | None = None
+        #: Why the PostgreSQL connection was last lost (a server restarting), for the line said
+        #: if it does not come back within RECONNECT_SECONDS.
+        self._lost_line: str | None = None
         if self.target.url is not None:
             self._open_postgres(self.target.url, read_only)
             return
@@ -145,8 +176,12 @@ class Store(StoreReading):
             self._sqlite.execute("PRAGMA journal_mode = WAL")
             self._sqlite.execute("PRAGMA synchronous = NORMAL")
             self._connect(store_backends.sqlite_engine(self._sqlite))
-            self._keep_copy_before_migrating()
+            migrating = self._keep_copy_before_migrating()
+            if migrating:  # schema 3 rebuilds the tables (schema.py): not with foreign keys on
+                self._sqlite.execute("PRAGMA foreign_keys = OFF")
             self._prepare(may_write=True)
+            if migrating:
+                self._sqlite.execute("PRAGMA foreign_keys = ON")
             self._mark_interrupted()
         except BaseException as exc:
             # Close at once: the traceback keeps this half-built object (and its file handle)
@@ -184,24 +219,37 @@ class Store(StoreReading):
         db = self.__dict__.get("_db")
         if db is not None:
             try:
-                db.close()
-            except (DBAPIError, sqlite3.Error):  # a connection already lost: nothing to close
+                db.close()  # PostgreSQL: back to this process's pool (`postgres_engine`)
+            except (SQLAlchemyError, sqlite3.Error):  # a connection already lost: nothing to close
                 pass
-        if self._engine is not None:
+        if self._engine is not None and self.target.url is None:
             self._engine.dispose()
         if self._sqlite is not None:
             self._sqlite.close()
 
     def _open_postgres(self, url: str, read_only: bool | None) -> None:
         shown = self.target.shown
+        problem = url_problem(url)
+        if problem is not None:  # libpq's own message would quote the URL, password and all
+            raise StoreError(f"{shown}: {problem}")
         try:
             self._connect(store_backends.postgres_engine(url))
-            if read_only is None:
-                read_only = not self._postgres_writable()
-            self.read_only = read_only
-            self._prepare(may_write=not read_only)
-            if not read_only:
+            key = (os.getpid(), url)
+            known = _opened.get(key)
+            # One query each time: a store another machine's newer CryptoBench upgraded is refused
+            # at once, never written as the old schema.
+            prepare = known is None or not self._schema_is_current()
+            if not prepare and known is not None and time.monotonic() - known[1] < RECHECK_SECONDS:
+                writable_here, mark = known[0], False
+            else:
+                writable_here, mark = self._postgres_writable(), True
+            self.read_only = (not writable_here) if read_only is None else read_only
+            if prepare:
+                self._prepare(may_write=not self.read_only)
+            if mark and not self.read_only:
                 self._mark_interrupted()
+            if prepare or mark:
+                _opened[key] = (writable_here, time.monotonic())
         except ImportError:
             self._close_quietly()
             raise StoreError(
@@ -210,13 +258,21 @@ class Store(StoreReading):
         except DBAPIError as exc:
             self._close_quietly()
             cause = store_backends.cause_of(exc)
-            line = store_backends.describe_postgres_error(cause, shown, "opening the store")
+            line = store_backends.describe_postgres_error(cause, shown, "opening the store", url)
             if store_backends.postgres_kind(cause) == "unreachable":
                 raise StoreUnreachable(line) from None
             raise StoreError(line) from None
         except BaseException:
             self._close_quietly()
             raise
+
+    def _schema_is_current(self) -> bool:
+        """One query instead of the schema check, for a store this process opened before."""
+        try:
+            found = self._db.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar()
+        except DBAPIError:  # gone (dropped and made again): the full check says what it is now
+            return False
+        return found == str(SCHEMA_VERSION)
 
     def _postgres_writable(self) -> bool:
         """Whether this database user may write: INSERT on both tables (or, in an empty
@@ -262,13 +318,13 @@ class Store(StoreReading):
         if found is not None and found != now:
             self.migrated_from = found
 
-    def _keep_copy_before_migrating(self) -> None:
+    def _keep_copy_before_migrating(self) -> bool:
         """An SQLite store of an older schema is copied (`NAME.schemaN-backup`) before it is
-        upgraded in place: an older CryptoBench can still open the copy."""
+        upgraded in place: an older CryptoBench can still open the copy. Whether it will be."""
         assert self._sqlite is not None
         found = stored_version(self._db)
         if found is None or found >= SCHEMA_VERSION:
-            return
+            return False
         target = self._file.with_name(f"{self._file.name}.schema{found}-backup")
         counter = 1
         while target.exists():
@@ -280,6 +336,7 @@ class Store(StoreReading):
         finally:
             copy.close()
         self.backup = target
+        return True
 
     def _open_read_only(self) -> None:
         try:
@@ -339,30 +396,44 @@ class Store(StoreReading):
         tls = store_backends.tls_in_use(self._db)
         return f"sslmode={sslmode_of(self.target.url)}, {'encrypted (TLS)' if tls else 'not encrypted'}"
 
-    # --- run locks ---------------------------------------------------------------
+    # --- run locks and leases ------------------------------------------------------
 
     def _lock(self, run_id: str) -> None:
         if self.target.url is not None:
-            store_backends.acquire(self.target.url, run_id)
+            liveness.acquire_postgres(self.target.url, run_id)
         else:
-            runlock.acquire(self._file, run_id)
+            liveness.acquire_sqlite(self._file, run_id)
 
     def _unlock(self, run_id: str) -> None:
         if self.target.url is not None:
-            store_backends.release(self.target.url, run_id)
+            liveness.release_postgres(self.target.url, run_id)
         else:
-            runlock.release(self._file, run_id)
+            liveness.release_sqlite(self._file, run_id)
+
+    def abandon_run(self, run_id: str) -> None:
+        """Stop holding a run this process can no longer store (its store failed): it reads
+        interrupted to others from then on, and its results file completes it (`import`)."""
+        self._unlock(run_id)
 
     def _held(self, run_id: str) -> bool:
+        """Whether the run is still being written, by this or any process, on any machine."""
         if self.target.url is not None:
-            return store_backends.is_held(self._db, self.target.url, run_id)
-        return runlock.is_held(self._file, run_id)
+            return liveness.postgres_alive(self._db, self.target.url, run_id)
+        return liveness.sqlite_alive(self._file, run_id)
+
+    def run_locked(self, run_id: str) -> bool:
+        """Whether a process holds the run's lock right now, its lease left aside: a run whose
+        writer gave up on the store (and kept it in a file) still has a lease for a while."""
+        with self._reading():
+            if self.target.url is not None:
+                return liveness.postgres_locked(self._db, self.target.url, run_id)
+            return liveness.sqlite_locked(self._file, run_id)
 
     def _mark_interrupted(self) -> None:
-        # Alive means "its process still holds the run's lock" (app.core.store.runlock), never
-        # "a process with its PID exists": PIDs are reused, and a run killed as PID 1 in
-        # a container found a PID 1 alive on every later start. The status condition
-        # keeps a run that finished meanwhile from being overwritten.
+        # Alive means "its process still holds the run's lock, or renews its lease"
+        # (store/liveness.py), never "a process with its PID exists": PIDs are reused, and a
+        # run killed as PID 1 in a container found a PID 1 alive on every later start. The
+        # status condition keeps a run that finished meanwhile from being overwritten.
         rows = self._db.execute(text("SELECT id FROM runs WHERE status = :s"), {"s": RunStatus.RUNNING}).fetchall()
         for (run_id,) in rows:
             if not self._held(run_id):
@@ -372,9 +443,10 @@ class Store(StoreReading):
                 )
 
     def _status(self, run_id: str, status: str) -> str:
-        """A run's status as read: "interrupted" for a run left running by a dead process in a
-        read-only store, which `_mark_interrupted` could not write."""
-        if self.read_only and status == RunStatus.RUNNING and not self._held(run_id):
+        """A run's status as read: "interrupted" for a run left running by a process that is
+        gone, which `_mark_interrupted` has not written (a read-only store, which cannot; a
+        shared store this process opened within `RECHECK_SECONDS`, which it did not mark again)."""
+        if status == RunStatus.RUNNING and not self._held(run_id):
             return RunStatus.INTERRUPTED
         return status
 
@@ -400,7 +472,7 @@ class Store(StoreReading):
 
     def _problem(self, exc: BaseException, action: str) -> str:
         if self.target.url is not None:
-            return store_backends.describe_postgres_error(exc, self.where, action)
+            return store_backends.describe_postgres_error(exc, self.where, action, self.target.url)
         verb = "read" if action == "reading" else "write"
         return f"{self.where}: cannot {verb} the results store: {exc}"
 
@@ -414,6 +486,23 @@ class Store(StoreReading):
             raise StoreError(self._problem(store_backends.cause_of(exc), "reading")) from None
         except sqlite3.Error as exc:
             raise StoreError(self._problem(exc, "reading")) from None
+
+    @property
+    def _postgres(self) -> bool:
+        return self.target.is_postgres
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Reads that see one moment of the store: a run and its jobs are read in one
+        transaction (REPEATABLE READ on PostgreSQL; on SQLite a read transaction, whose WAL
+        snapshot is taken at its first read). Read in separate statements, a `delete` (or a
+        writer) between them gave a finished run with none of its jobs, which `store copy`
+        then stored so for good."""
+        self._db.execute(text("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" if self._postgres else "BEGIN"))
+        try:
+            yield
+        finally:
+            self._rollback()
 
     def _is_read_only_error(self, exc: BaseException) -> bool:
         if self.target.url is not None:
@@ -429,14 +518,24 @@ class Store(StoreReading):
         )
 
     @contextmanager
-    def _write(self, action: str, *, refuse_read_only: bool = True) -> Iterator[Connection]:
-        """One transaction; `action` ("importing a run") names what a read-only store refuses."""
+    def _write(self, action: str, *, refuse_read_only: bool = True, single: bool = False) -> Iterator[Connection]:
+        """One transaction; `action` ("importing a run") names what a read-only store refuses.
+        `single`: the block runs one statement, which PostgreSQL commits as its own transaction
+        (autocommit), one round trip instead of three; on SQLite it still takes BEGIN IMMEDIATE."""
         if self.read_only and refuse_read_only:
             raise StoreReadOnlyError(self._read_only_message(action))
+        if self.target.is_postgres and (self._db.invalidated or self._db.closed):  # lost; not yet made again
+            raise _ConnectionLost(self._lost_line or self._problem(ConnectionError("connection lost"), action), False)
+        alone = single and self.target.is_postgres
+        committing = alone  # a statement that is its own transaction commits as it runs
         try:
+            if alone:
+                yield self._db
+                return
             self._db.execute(text("BEGIN" if self.target.is_postgres else "BEGIN IMMEDIATE"))
             try:
                 yield self._db
+                committing = True
                 self._db.execute(text("COMMIT"))
             except BaseException:
                 self._rollback()
@@ -445,7 +544,45 @@ class Store(StoreReading):
             cause = store_backends.cause_of(exc)
             if self._is_read_only_error(cause):
                 raise StoreReadOnlyError(self._read_only_message(action)) from None
+            if self.target.is_postgres and (
+                store_backends.postgres_kind(cause) == "unreachable"
+                or (isinstance(exc, DBAPIError) and exc.connection_invalidated)
+            ):
+                self._lost_line = self._problem(cause, action)
+                raise _ConnectionLost(self._lost_line, committing) from None
             raise StoreError(self._problem(cause, action)) from None
+
+    def _retrying(self, action: str, work: Callable[[Connection], _T], *, idempotent: bool, single: bool = True) -> _T:
+        """`work` in one transaction (`_write`); on PostgreSQL, a connection lost to a server
+        restart is made again and the transaction tried again, for up to
+        `RECONNECT_SECONDS`. A write lost during its COMMIT is tried again only when doing
+        it twice is harmless (`idempotent`): it may have been committed."""
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        pause = 0.05
+        while True:
+            try:
+                with self._write(action, single=single) as db:
+                    return work(db)
+            except _ConnectionLost as exc:
+                if (exc.committing and not idempotent) or time.monotonic() >= deadline:
+                    raise StoreUnreachable(str(exc)) from None
+            time.sleep(pause)  # a server restarting: seconds, not milliseconds
+            pause = min(1.0, pause * 2)
+            self._reconnect()
+
+    def _reconnect(self) -> None:
+        """A fresh connection from this process's pool in place of one the server dropped
+        (none yet if the server is still away: the next try asks again)."""
+        assert self._engine is not None
+        try:
+            self._db.invalidate()
+            self._db.close()
+        except SQLAlchemyError:  # it is gone already; nothing else to undo
+            pass
+        try:
+            self._db = self._engine.connect()
+        except DBAPIError as exc:
+            self._lost_line = self._problem(store_backends.cause_of(exc), "reconnecting")
 
     def _rollback(self) -> None:
         """Undo the open transaction, unless the database already has: on a full disk
@@ -461,16 +598,18 @@ class Store(StoreReading):
     # --- writing -----------------------------------------------------------------
 
     _INSERT_RUN = (
-        "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile) "
-        "VALUES (:id, :name, :started, :finished, :status, :pid, :host, :environment, :profile)"
+        "INSERT INTO runs(id, name, started, finished, status, pid, host, environment, profile, "
+        "started_at, finished_at, heartbeat, brief) "
+        "VALUES (:id, :name, :started, :finished, :status, :pid, :host, :environment, :profile, "
+        ":started_at, :finished_at, :heartbeat, :brief)"
     )
     _INSERT_JOB = (
-        "INSERT INTO jobs(id, run_id, idx, status, result, scheme, backend, mode, message_size) "
-        "VALUES (:id, :run_id, :idx, :status, :result, :scheme, :backend, :mode, :message_size)"
+        "INSERT INTO jobs(id, run_id, idx, status, result, scheme, backend, mode, message_size, identity, figures) "
+        "VALUES (:id, :run_id, :idx, :status, :result, :scheme, :backend, :mode, :message_size, :identity, :figures)"
     )
 
-    @staticmethod
-    def _run_row(run: RunResult, pid: int | None) -> dict[str, Any]:
+    def _run_row(self, run: RunResult, pid: int | None) -> dict[str, Any]:
+        postgres = self.target.is_postgres
         return {
             "id": run.id,
             "name": run.profile_view.marked_name,  # the listing's name carries the run's marks
@@ -481,6 +620,10 @@ class Store(StoreReading):
             "host": run.environment_view.hostname,
             "environment": json.dumps(run.environment),
             "profile": json.dumps(run.profile),
+            "started_at": instant(run.started, postgres=postgres),
+            "finished_at": instant(run.finished, postgres=postgres),
+            "heartbeat": now_instant(postgres=postgres) if pid is not None else None,
+            "brief": run_brief(run.environment, run.profile),
         }
 
     @staticmethod
@@ -493,55 +636,68 @@ class Store(StoreReading):
             "status": job.status,
             "result": json.dumps(packed),
             **job_keys(packed),
+            "identity": job_identity(job),
+            "figures": job_figures(job),
         }
 
     def begin_run(self, run: RunResult) -> None:
         if self.read_only:  # before the lock, which is a file beside the store
             raise StoreReadOnlyError(self._read_only_message("starting a run"))
         self._lock(run.id)  # before the row exists: a "running" row always has its lock
+        row = self._run_row(run, os.getpid())
         try:
-            with self._write("starting a run") as db:
-                db.execute(text(self._INSERT_RUN), self._run_row(run, os.getpid()))
+            self._retrying("starting a run", lambda db: db.execute(text(self._INSERT_RUN), row), idempotent=False)
         except BaseException:
             self._unlock(run.id)
             raise
 
     def add_job(self, run_id: str, job: JobResult) -> None:
-        with self._write("storing a job") as db:
-            db.execute(
-                text(
-                    self._INSERT_JOB + " ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, "
-                    "idx = excluded.idx, status = excluded.status, result = excluded.result, "
-                    "scheme = excluded.scheme, backend = excluded.backend, mode = excluded.mode, "
-                    "message_size = excluded.message_size"
-                ),
-                self._job_row(run_id, job),
-            )
+        row = self._job_row(run_id, job)
+        statement = text(
+            self._INSERT_JOB + " ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, "
+            "idx = excluded.idx, status = excluded.status, result = excluded.result, "
+            "scheme = excluded.scheme, backend = excluded.backend, mode = excluded.mode, "
+            "message_size = excluded.message_size, identity = excluded.identity, figures = excluded.figures"
+        )
+        self._retrying("storing a job", lambda db: db.execute(statement, row), idempotent=True)
 
     def finish_run(self, run_id: str, status: str, finished: str) -> None:
-        with self._write("finishing a run") as db:
-            db.execute(
-                text("UPDATE runs SET status = :status, finished = :finished WHERE id = :id"),
-                {"status": status, "finished": finished, "id": run_id},
-            )
+        values = {
+            "status": status,
+            "finished": finished,
+            "finished_at": instant(finished, postgres=self.target.is_postgres),
+            "id": run_id,
+        }
+        statement = text(
+            "UPDATE runs SET status = :status, finished = :finished, finished_at = :finished_at WHERE id = :id"
+        )
+        self._retrying("finishing a run", lambda db: db.execute(statement, values), idempotent=True)
         self._unlock(run_id)  # only once the final status is committed
 
-    def add_run(self, run: RunResult) -> None:
+    def add_run(self, run: RunResult, *, replacing: bool = False) -> None:
         """A whole run, finished elsewhere (`app.core.store.importing`), in one transaction: all of
         it or, on any failure, none. No PID and no lock: no process of this machine runs it.
         Plain INSERTs: an id already stored (the run's or any job's) fails the whole run,
-        never replaces another run's row."""
+        never replaces another run's row. `replacing`: the stored run of this id is a part of
+        this one (`importing.partial_of`: a run whose store failed mid-run), removed in the
+        same transaction."""
         with self._write("importing a run") as db:
+            if replacing:
+                db.execute(text("DELETE FROM jobs WHERE run_id = :id"), {"id": run.id})
+                db.execute(text("DELETE FROM runs WHERE id = :id"), {"id": run.id})
             db.execute(text(self._INSERT_RUN), self._run_row(run, None))
             if run.jobs:
                 db.execute(text(self._INSERT_JOB), [self._job_row(run.id, job) for job in run.jobs])
 
     def delete_run(self, run_id: str) -> bool:
         """Remove a run and its jobs (the window's History and `cryptobench delete`); False when
-        no run has this exact id. A run still being written (its process holds the run's
-        lock) is refused: its next job would fail to store."""
+        no run has this exact id (an empty id never has one). A run still being written (its
+        process holds the run's lock, or renews its lease) is refused: its next job would
+        fail to store."""
         if self.read_only:  # before the lock file beside the store is looked at
             raise StoreReadOnlyError(self._read_only_message("deleting a run"))
+        if not run_id.strip():
+            return False
         with self._reading():
             held = self._held(run_id)
         if held:

@@ -9,12 +9,17 @@ applies: `PGPASSWORD`, `~/.pgpass`, `service=` and `~/.pg_service.conf`, `sslmod
 A password is never shown or saved: `StoreTarget.shown` (every message, title, log line
 and listing) drops one from the URL, and the window's Preferences refuse a URL that
 carries one (`password_problem`), so none reaches the settings file. A password in
-`--store` or `CRYPTOBENCH_STORE` still connects (libpq reads it) but appears nowhere.
+`--store` or `CRYPTOBENCH_STORE` still connects (libpq reads it) but appears nowhere:
+not even inside the driver's own messages, which quote the URL, or the part of it they
+could not parse (`scrub`); a URL libpq would misread (a `%` that is not percent-encoding,
+a second `@`, a space, an IPv6 address without its closing bracket) is refused in one
+line before it is handed over (`url_problem`), since libpq's message would quote it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +50,10 @@ def _userinfo(netloc: str) -> tuple[str | None, str]:
 
 def has_password(url: str) -> bool:
     """Whether a PostgreSQL URL carries a password (user:PASSWORD@ or ?password=)."""
-    parts = _split(url)
+    try:
+        parts = _split(url)
+    except ValueError:
+        return without_password(url) != url
     userinfo, _ = _userinfo(parts.netloc)
     if userinfo is not None and ":" in userinfo:
         return True
@@ -53,8 +61,27 @@ def has_password(url: str) -> bool:
 
 
 def without_password(url: str) -> str:
-    """The URL with any password taken out: the only form of a URL that is shown or saved."""
-    parts = _split(url)
+    """The URL with any password taken out: the only form of a URL that is shown or saved.
+    Never raises: a URL Python cannot split (an IPv6 typo) is taken apart by hand."""
+    try:
+        parts = _split(url)
+    except ValueError:
+        return _without_password_by_hand(url)
+    return _without_password(parts)
+
+
+def _without_password_by_hand(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    netloc, tail = rest[:cut], rest[cut:]
+    userinfo, hosts = _userinfo(netloc)
+    if userinfo is not None:
+        netloc = f"{userinfo.split(':', 1)[0]}@{hosts}"
+    tail = re.sub(r"(?i)([?&])(?:ssl)?password=[^&#]*&?", r"\1", tail).replace("?&", "?").rstrip("?&")
+    return f"{scheme}://{netloc}{tail}"
+
+
+def _without_password(parts: urllib.parse.SplitResult) -> str:
     userinfo, hosts = _userinfo(parts.netloc)
     netloc = hosts if userinfo is None else f"{userinfo.split(':', 1)[0]}@{hosts}"
     query = [
@@ -69,6 +96,52 @@ def without_password(url: str) -> str:
         + (f"?{encoded}" if encoded else "")
         + (f"#{parts.fragment}" if parts.fragment else "")
     )
+
+
+def _secrets(url: str) -> list[str]:
+    """Every password the URL may hold, as written and percent-decoded, longest first: the
+    user info split at its first and at its last "@" (libpq splits at the first), and the
+    query's password parameters."""
+    _, _, rest = url.partition("://")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0]
+    found: set[str] = set()
+    for userinfo in (netloc.split("@", 1)[0] if "@" in netloc else None, _userinfo(netloc)[0]):
+        if userinfo is not None and ":" in userinfo:
+            found.add(userinfo.split(":", 1)[1])
+    for match in re.finditer(r"(?i)(?:^|[?&])(?:ssl)?password=([^&#]*)", rest.partition("?")[2]):
+        found.add(match.group(1))
+    found |= {urllib.parse.unquote(secret) for secret in found}
+    return sorted((secret for secret in found if secret), key=len, reverse=True)
+
+
+def scrub(text: str, url: str) -> str:
+    """`text` (a driver's message) with the URL as given shown without its password, and any
+    password the URL holds taken out wherever else it appears."""
+    text = text.replace(url, without_password(url))
+    for secret in _secrets(url):
+        text = text.replace(secret, "(password)")
+    return text
+
+
+def url_problem(url: str) -> str | None:
+    """Why libpq would misread this PostgreSQL URL, in words that quote no part of it; None if
+    it would not. libpq's own messages quote what they cannot parse, password and all."""
+    _, _, rest = url.partition("://")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if re.search(r"\s", url):
+        return "the URL holds a space or another blank; write a space in a value as %20"
+    if re.search(r"%(?![0-9A-Fa-f]{2})", url):
+        return 'the URL holds a "%" that is not percent-encoding; write a "%" in a value as %25'
+    if netloc.count("@") > 1:
+        return 'the URL holds more than one "@" before its host; write an "@" in the user name or password as %40'
+    try:
+        _split(url)
+    except ValueError:
+        return "the URL's host is not valid (an IPv6 address goes in brackets: postgresql://USER@[::1]:5432/DB)"
+    for host in _userinfo(netloc)[1].split(","):  # libpq takes several hosts, comma-separated
+        if ("[" in host or "]" in host) and not re.fullmatch(r"\[[0-9A-Za-z:.%]+\](?::[0-9]*)?", host):
+            return "the URL's host is not valid (an IPv6 address goes in brackets: postgresql://USER@[::1]:5432/DB)"
+    return None
 
 
 def libpq_url(url: str) -> str:

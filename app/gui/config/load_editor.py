@@ -228,7 +228,7 @@ class LoadEditor(QObject):
     def _add_cluster_rows(self, form: QFormLayout) -> None:
         """Where the load comes from: a Dask scheduler's address (empty: this machine's one
         generator), how many of its workers run a generator, and leave to send the server's
-        token over plain TCP (a tcp:// scheduler whose workers are on other machines)."""
+        token over plain TCP (any tcp:// scheduler, the loopback's included)."""
         schemes = " or ".join(f"{scheme}://HOST:PORT" for scheme in CLUSTER_SCHEMES)
         self.cluster = QLineEdit(placeholderText="none: one generator on this machine")
         self.cluster.setToolTip(
@@ -249,7 +249,8 @@ class LoadEditor(QObject):
         self.plain_tcp = QCheckBox("Send the server's token over plain TCP")
         self.plain_tcp.setToolTip(
             "A tcp:// scheduler carries the commands, and the load server's token, unencrypted: needed "
-            "when its workers are on other machines (tls:// with Dask's TLS settings needs no leave)"
+            "for any tcp:// scheduler, one on this machine's loopback too, since anyone who reaches it runs "
+            "code on its workers (tls:// with Dask's TLS settings needs no leave)"
         )
         self.plain_tcp.toggled.connect(self._plain_tcp_changed)
         form.addRow("Generators", self.generators)

@@ -54,7 +54,7 @@ from app.gui.config.job_settings import (
 )
 from app.gui.config.link_editor import mode_tip
 from app.gui.config.panel_checks import PanelChecks
-from app.gui.config.panel_scroll import settle_fields
+from app.gui.config.panel_scroll import fitted_title, settle_fields
 from app.gui.config.param_editor import param_editor
 from app.gui.config.profile_jobs import job_dict, mode_text, security_badge, sizes_text
 from app.gui.config.variants import distinct_variant
@@ -339,7 +339,9 @@ class ConfigPanel(PanelChecks, QWidget):
         """The settings group's title: which jobs it edits, by their rows' current names."""
         selected, checked = self.selected_rows(), self.checked_rows()
         if selected:
-            return f"Selected job: {selected[0].text(0)}" if len(selected) == 1 else f"{len(selected)} selected jobs"
+            if len(selected) == 1:
+                return fitted_title(self, f"Selected job: {selected[0].text(0)}")
+            return f"{len(selected)} selected jobs"
         if checked:
             return "The checked job" if len(checked) == 1 else f"Every checked job ({len(checked)})"
         return "Job settings (tick or select a scheme first)"
@@ -373,13 +375,14 @@ class ConfigPanel(PanelChecks, QWidget):
         self.add_variant.setEnabled(item is not None)
         self.remove_variant.setEnabled(item is not None and self._variant_count(item) > 1)
         if item is None:
+            self.scheme_box.setToolTip("")
             self.scheme_box.setTitle(
                 "Scheme: select one row to edit its backend and parameters" if several else "Scheme (select a row)"
             )
             return
         entry: JobEntry = item.data(0, _JOB_ROLE)
         spec = registry.get_spec(entry.scheme)
-        self.scheme_box.setTitle(f"Selected: {item.text(COL_SCHEME)}")
+        self._title_selected(item)
         backend = QComboBox()
         backend.addItems(list(spec.backends))
         backend.setCurrentText(entry.backend)
@@ -406,9 +409,14 @@ class ConfigPanel(PanelChecks, QWidget):
             self._loading_guard(lambda: item.setCheckState(0, Qt.CheckState.Checked))
             self._refresh_row(item)
         # The headers name the job as it now is (key bits 128, not the 256 it was).
-        self.scheme_box.setTitle(f"Selected: {item.text(COL_SCHEME)}")
+        self._title_selected(item)
         self.settings_editor.setTitle(self._settings_title())
         self._emit_changed()
+
+    def _title_selected(self, item: QTreeWidgetItem) -> None:
+        whole = f"Selected: {item.text(COL_SCHEME)}"
+        self.scheme_box.setTitle(fitted_title(self.scheme_box, whole))
+        self.scheme_box.setToolTip(whole)
 
     def _variant_count(self, item: QTreeWidgetItem) -> int:
         scheme = item.data(0, _JOB_ROLE).scheme

@@ -39,6 +39,7 @@ __all__ = ["COMBO_CHARS", "PanelScroll", "settle_fields"]
 #: Characters a combo box of the panel shows at the least ("loopback · s…"); a longer
 #: choice is cut in the box and whole in its open list.
 COMBO_CHARS = 12
+TITLE_CHARS = 30  # a group title, elided (fitted_title): fits the narrowest dock
 
 
 class PanelScroll(QScrollArea):
@@ -103,6 +104,14 @@ def _fields(root: QWidget) -> list[QWidget]:
     fields: list[QWidget] = [*root.findChildren(QAbstractSpinBox), *root.findChildren(QComboBox)]
     fields += [s for s in root.findChildren(QAbstractSlider) if not isinstance(s, QScrollBar)]
     return fields
+
+
+def fitted_title(box: QWidget, whole: str) -> str:
+    """A group box title elided to what the narrowest dock shows: a title never wraps, so a
+    TLS job's long name (group, certificate, chain, cipher...) would widen the whole panel.
+    Callers keep the whole text in a tooltip."""
+    metrics = box.fontMetrics()
+    return metrics.elidedText(whole, Qt.TextElideMode.ElideRight, TITLE_CHARS * metrics.averageCharWidth())
 
 
 def settle_fields(root: QWidget) -> None:

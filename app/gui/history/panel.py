@@ -3,7 +3,10 @@
 `HistoryPanel` opens the store only while it reads or deletes and closes it again,
 so a run writing to the same store (another connection, WAL mode) is never blocked
 for longer than one query. A file that is not a usable store shows its reason in
-the panel instead of raising. Comparing two runs is app/gui/history/compare_dialog.py.
+the panel instead of raising. A store this user may only read offers no Delete and no
+Import. Runs whose store failed mid-run wait in the data folder's `unstored/` (app/core/
+store/unstored.py): the panel says how many and stores them in one click. Comparing two
+runs is app/gui/history/compare_dialog.py.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from PySide6.QtWidgets import (
 from app.core.errors import CryptoBenchError
 from app.core.escaping import escape_control
 from app.core.results.model import RunResult
+from app.core.results.plausible import parse_time
+from app.core.store import unstored
 from app.core.store.importing import ImportOutcome, import_results
 from app.core.store.store import (
     BrokenStoreError,
@@ -60,6 +65,13 @@ _STATUS_COLOURS: dict[str, Tone] = {
     RunStatus.RUNNING: Tone.INFO,
 }
 _HISTORY_HEADERS = ("Date", "Profile", "Status", "Jobs ok", "Machine")
+
+
+def _instant(started: str) -> float:
+    """A run's start as a number that orders runs by time, whatever offset it was written
+    with; an unknown time sorts first."""
+    moment = parse_time(started)
+    return moment.timestamp() if moment is not None else float("-inf")
 
 
 class _PathLabel(QLabel):
@@ -122,6 +134,8 @@ class HistoryPanel(QWidget):
         #: Asks for the results file to import (None: cancelled); replace it in tests.
         self.choose_import_file: Callable[[], Path | None] = self._ask_file
         self.error: str | None = None
+        #: Whether this user may only read the store (a read-only file, a read-only database user).
+        self.read_only = False
         self.compare_dialog: CompareDialog | None = None
         self.trend_dialog: TrendDialog | None = None
         self._summaries: dict[str, RunSummary] = {}
@@ -175,6 +189,18 @@ class HistoryPanel(QWidget):
         self.move_aside_button.setToolTip("Rename the file to NAME.broken-DATE (nothing is deleted)")
         self.move_aside_button.clicked.connect(self.move_store_aside)
         self.move_aside_button.hide()
+        # Runs whose store failed mid-run, kept whole in files: the recovery is one click here.
+        self.unstored_label = QLabel(self)
+        self.unstored_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.unstored_label.setWordWrap(True)
+        self.unstored_label.hide()
+        self.store_unstored_button = QPushButton("Store them now", self)
+        self.store_unstored_button.setToolTip(
+            "Add each waiting run to this store (a part of it already stored is completed); "
+            "each file stored is removed from the folder"
+        )
+        self.store_unstored_button.clicked.connect(lambda _checked=False: self.store_unstored())
+        self.store_unstored_button.hide()
 
         self.tree = QTreeWidget(self)
         self.tree.setColumnCount(len(_HISTORY_HEADERS))
@@ -207,6 +233,10 @@ class HistoryPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.message_label)
         layout.addWidget(self.move_aside_button, 0, Qt.AlignmentFlag.AlignLeft)
+        unstored_row = QHBoxLayout()
+        unstored_row.addWidget(self.unstored_label, 1)
+        unstored_row.addWidget(self.store_unstored_button, 0)
+        layout.addLayout(unstored_row)
         layout.addWidget(self.tree, 1)
         self.refresh()
 
@@ -230,6 +260,7 @@ class HistoryPanel(QWidget):
             with Store(self.path()) as store:
                 runs = store.list_runs()
                 security = store.security
+                self.read_only = store.read_only
         except StoreError as exc:
             self._fail(exc)
             return False
@@ -250,6 +281,7 @@ class HistoryPanel(QWidget):
             self._show_message(None)
         else:
             self._show_message(f"No runs yet. Finished jobs are saved to {self.path()} as they complete.")
+        self._show_unstored()
         self._update_actions()
         return True
 
@@ -327,7 +359,7 @@ class HistoryPanel(QWidget):
         runs = [run for run_id in ids if (run := self.load_run(run_id)) is not None]
         if len(runs) != 2:
             return None
-        a, b = sorted(runs, key=lambda run: (run.started, run.id))
+        a, b = sorted(runs, key=lambda run: (_instant(run.started), run.id))
         if self.compare_dialog is not None:
             self.compare_dialog.close()
             self.compare_dialog.deleteLater()
@@ -372,7 +404,12 @@ class HistoryPanel(QWidget):
             f"“{escape_control(run.name or '(unnamed)')}” of {local_time(run.started)}, measured on "
             f"{escape_control(outcome.machine or 'an unnamed machine')}"
         )
-        if outcome.added:
+        if outcome.completed is not None:
+            self._show_message(
+                f"Completed run {run.id} from {path.name}: {what}; the store held "
+                f"{len(outcome.completed.jobs)} of its {plural(len(run.jobs), 'job')}."
+            )
+        elif outcome.added:
             self._show_message(f"Imported {path.name}: {what}, as run {run.id}.")
         else:
             self._show_message(
@@ -380,7 +417,41 @@ class HistoryPanel(QWidget):
             )
         return outcome
 
+    def store_unstored(self) -> tuple[int, list[str]]:
+        """Store every run waiting in the unstored folder into this panel's store, removing
+        each file the store then holds (imported, completed, or found there already); (how
+        many were stored, one line per file that could not be)."""
+        stored, problems = 0, []
+        for path in unstored.waiting():
+            try:
+                with Store(self.path()) as store:
+                    import_results(store, path)
+            except CryptoBenchError as exc:
+                problems.append(f"{path.name}: {exc}")
+                continue
+            unstored.forget(path)
+            stored += 1
+        self.refresh()
+        if problems:
+            self._show_message(
+                f"Stored {plural(stored, 'waiting run')}; not stored: " + "; ".join(problems[:3]), error=True
+            )
+        else:
+            self._show_message(f"Stored {plural(stored, 'waiting run')} in {self.path()}.")
+        return stored, problems
+
     # --- internals ---
+
+    def _show_unstored(self) -> None:
+        waiting = unstored.waiting()
+        shown = bool(waiting) and not self.read_only
+        if shown:
+            self.unstored_label.setText(
+                f"{plural(len(waiting), 'run')} could not be stored when measured (the store failed mid-run) "
+                f"and {'waits' if len(waiting) == 1 else 'wait'} in {unstored.folder()}."
+            )
+        self.unstored_label.setVisible(shown)
+        self.store_unstored_button.setVisible(shown)
 
     def _ask_file(self) -> Path | None:
         name, _filter = QFileDialog.getOpenFileName(
@@ -422,7 +493,7 @@ class HistoryPanel(QWidget):
             ]
         )
         item.setData(0, _ID_ROLE, run.id)
-        item.setData(0, _SORT_ROLE, run.started)
+        item.setData(0, _SORT_ROLE, _instant(run.started))  # the instant: "10:30+02:00" is before "09:00+00:00"
         item.setData(3, _SORT_ROLE, float(run.ok_jobs))
         item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         tip = f"Run {run.id}\nstarted {run.started}\nfinished {run.finished or '-'}"
@@ -504,6 +575,12 @@ class HistoryPanel(QWidget):
     def _update_actions(self) -> None:
         count = len(self.tree.selectedItems())
         self.open_action.setEnabled(count == 1)
-        self.delete_action.setEnabled(count >= 1)
+        self.delete_action.setEnabled(count >= 1 and not self.read_only)
+        self.import_action.setEnabled(not self.read_only)
+        for action, tip in (
+            (self.delete_action, "Delete the selected runs from the store"),
+            (self.import_action, "Add a results JSON exported on this or another machine to the history"),
+        ):
+            action.setToolTip(tip if not self.read_only else f"{tip} (not possible: this user may only read the store)")
         self.compare_action.setEnabled(count == 2)
         self.trend_action.setEnabled(count == 1)

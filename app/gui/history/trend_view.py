@@ -197,7 +197,7 @@ class TrendDialog(QDialog):
         self._draw()
 
     def _fill_metrics(self, names: list[str]) -> None:
-        wanted = default_metric([row.job for row in self.history if row.job.metrics]) if names else None
+        wanted = default_metric([row for row in self.history if row.metrics]) if names else None
         self.metric_combo.blockSignals(True)
         self.metric_combo.clear()
         self.metric_combo.addItems(names)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -107,7 +108,18 @@ def usable(results: Iterable[JobResult]) -> list[JobResult]:
     return [r for r in results if r.status == JobStatus.OK and r.metrics]
 
 
-def metric_names(results: Iterable[JobResult]) -> list[str]:
+class Measured(Protocol):
+    """What picking a metric reads of a job: its metrics' names and its mode (a JobResult,
+    or a stored job's figures, `StoredJob`)."""
+
+    @property
+    def metrics(self) -> Mapping[str, object]: ...
+
+    @property
+    def mode(self) -> str: ...
+
+
+def metric_names(results: Iterable[Measured]) -> list[str]:
     names: dict[str, None] = {}
     for result in results:
         for name in result.metrics:
@@ -115,7 +127,7 @@ def metric_names(results: Iterable[JobResult]) -> list[str]:
     return list(names)
 
 
-def default_metric(results: Sequence[JobResult]) -> str | None:
+def default_metric(results: Sequence[Measured]) -> str | None:
     """The metric to show first: the per-message metric most jobs have ("compute" for
     sessions, encrypt, sign, hash, derive, exchange), unless it leaves out half of the
     jobs; then the metric most jobs have. A comparison that hides 21 of 22 jobs shows

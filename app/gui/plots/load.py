@@ -32,6 +32,7 @@ from app.gui.plots.state import PanelState
 from app.gui.results.load_cells import generator_lines, step_line
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
+from app.report.load_generator_words import generator_where
 
 #: The two percentiles drawn, with their pen style: p99 solid (the figure a server is
 #: sized by), p50 dashed.
@@ -57,7 +58,9 @@ class GeneratorCurve:
     so each generator's latency stands right above or below the step's."""
 
     number: int
-    host: str
+    #: Where it ran (`generator_where`: its host and its worker's address, which tell
+    #: generators on machines of one name apart).
+    where: str
     rates: FloatArray
     p50: FloatArray
     p99: FloatArray
@@ -134,7 +137,7 @@ def _generator_curves(load: Load, steps: tuple[LoadStep, ...]) -> tuple[Generato
         curves.append(
             GeneratorCurve(
                 number,
-                place.host,
+                generator_where(place),
                 np.array([x for x, _ in points], dtype=np.float64),
                 np.array([part.latency_s["p50"] for _, part in points], dtype=np.float64),
                 np.array([part.latency_s["p99"] for _, part in points], dtype=np.float64),

@@ -73,13 +73,14 @@ def resources_table(series: Mapping[str, SampleBuffer] | None) -> PlotTable:
 
 def load_table(curves: Sequence[LoadCurve], generators: bool = False) -> PlotTable:
     """A row per drawn point; with `generators` (their curves shown) each generator's own
-    points too, as curves of their own ("... · generator #1 (host)", at the step's achieved rate)."""
+    points too, as curves of their own ("... · generator #1 (host, worker ADDRESS)", at the step's
+    achieved rate)."""
     out: list[tuple[Cell, ...]] = []
     for curve in curves:
         for rate, low, high, flag in zip(curve.rates, curve.p50, curve.p99, curve.saturated):
             out.append((curve.name, float(rate), float(low), float(high), "yes" if flag else "no"))
         for generator in curve.generators if generators else ():
-            name = f"{curve.name} · generator #{generator.number} ({generator.host})"
+            name = f"{curve.name} · generator #{generator.number} ({generator.where})"
             for rate, low, high in zip(generator.rates, generator.p50, generator.p99):
                 out.append((name, float(rate), float(low), float(high), ""))
     return PlotTable(("curve", "achieved_per_s", "latency_p50_s", "latency_p99_s", "generator_saturated"), out)

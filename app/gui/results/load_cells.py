@@ -20,7 +20,7 @@ from app.core.vocab import Mode
 from app.gui.results.cells import Cell, Column, build_row
 from app.gui.vocab import Tone
 from app.gui.words import plural
-from app.report.load_generator_words import signed_seconds
+from app.report.load_generator_words import generator_where, signed_seconds
 from app.report.units import format_seconds
 
 #: The metric name of a load job's headline row: not a metric of the job (no metric name
@@ -70,7 +70,7 @@ def step_line(step: LoadStep, call: StepCall | None = None, cpu: bool = False) -
 
 def generator_lines(load: Load, step: LoadStep) -> list[str]:
     """Each generator's own record of `step`, a line each, for a job whose generators ran on
-    Dask workers (none otherwise): "#1 loadgen-a: offered 400/s → achieved 400/s · p50
+    Dask workers (none otherwise): "#1 (loadgen-a, worker tcp://10.0.0.11:40001): offered 400/s → achieved 400/s · p50
     241 µs, p99 1.38 ms · send lag 200 µs · start -250 ms · CPU 27 %" (start: when it began
     against the agreed start), "· generator-limited" where it marked itself late or short, or
     that it is missing."""
@@ -78,7 +78,7 @@ def generator_lines(load: Load, step: LoadStep) -> list[str]:
     lines = []
     for number, place in enumerate(load.generators, start=1):
         part = by_number.get(number)
-        who = f"#{number} {place.host}"
+        who = f"#{number} ({generator_where(place)})"
         if part is None:
             lines.append(f"{who}: missing: it did not return this step (the step is incomplete)")
             continue

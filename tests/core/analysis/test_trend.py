@@ -67,7 +67,7 @@ def test_other_parameters_and_links_are_other_jobs(store_path: Path) -> None:
     with Store(store_path) as store:
         wider = job_history(store, match_key(cases.job("x", 1, 1.0, params={"key_bits": 256})))
         none = job_history(store, match_key(cases.job("x", 0, 1.0, message_size=2048)))
-    assert [row.job.params for row in wider] == [{"key_bits": 256}] * 5
+    assert [row.job_index for row in wider] == [1] * 5  # the job with the wider key, in each of the 5 runs
     assert none == []
 
 
@@ -81,13 +81,28 @@ def test_metrics_and_a_failed_job(store_path: Path) -> None:
     assert trend_metrics(history[4:]) == []  # the failed job alone has no figures
 
 
-def test_a_damaged_row_is_left_out_not_fatal(store_path: Path) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE jobs SET figures = substr(figures, 1, 20) WHERE id = :id",  # cut short
+        "UPDATE jobs SET figures = replace(figures, '\"s\"', '\"ms\"') WHERE id = :id",  # another unit
+        'UPDATE jobs SET figures = \'{"encrypt":[31,1e300,null,null,"s"]}\' WHERE id = :id',  # no duration
+        'UPDATE jobs SET figures = \'{"encrypt":[31,1e-5,2e-5,3e-5,"s"]}\' WHERE id = :id',  # median outside
+        "UPDATE jobs SET idx = 7 WHERE id = :id",  # the row's index is not its id's
+        "UPDATE jobs SET run_id = '20260101-100000-aaaaaa', idx = 9 WHERE id = :id",  # another run's job
+    ],
+)
+def test_a_damaged_row_is_left_out_not_fatal(store_path: Path, damage: str) -> None:
+    """The trend reads the columns beside a job's JSON (store/columns.py): a damaged one, or
+    a row that is not its run's job, gives no point; the other runs' points stay."""
     key = cases.build(store_path)
     with sqlite3.connect(store_path) as db:
-        db.execute("UPDATE jobs SET result = substr(result, 1, 40) WHERE id = ?", (f"{cases.RUNS[1][0]}/0",))
+        db.execute(damage.replace(":id", "?"), (f"{cases.RUNS[1][0]}/0",))
     with Store(store_path) as store:
         points = job_trend(store, key, "encrypt")
+        damaged = store.damaged_rows()
     assert [p.run_id for p in points] == [cases.RUNS[i][0] for i in (0, 2, 3)]
+    assert any(cases.RUNS[1][0] + "/0" in line for line in damaged), damaged  # `cryptobench store` names it
 
 
 def test_the_same_host_name_on_another_cpu_is_another_machine(store_path: Path) -> None:
@@ -122,3 +137,18 @@ def test_versions_by_backend_and_machine_labels() -> None:
         machine_label({"cpu": {"model": "Cortex-A72"}, "os": {"pretty_name": "Debian 12"}}) == "Cortex-A72 · Debian 12"
     )
     assert machine_label({}) == "unknown machine"
+
+
+def test_a_trend_reads_no_jobs_json(store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows are picked by the job's identity and read from the figures kept beside them
+    (store/columns.py): parsing every job's JSON took 1.74 s at 2,167 runs."""
+    from app.core.store import reading, rows
+
+    key = cases.build(store_path)
+    for module in (reading, rows):
+        for name in ("_read_job", "_read_job_of", "_decode_job", "_json_row"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("a job's JSON was read"))
+    with Store(store_path) as store:
+        points = job_trend(store, key, "encrypt")
+    assert [p.median for p in points] == pytest.approx(cases.MEDIANS)

@@ -1,17 +1,25 @@
 """Load from many machines, for real: a Dask LocalCluster of worker processes on 127.0.0.1
 places the generators (the `cluster` extra; skipped with the reason where it is missing).
 
-One cluster serves the module (its workers start in a few seconds); the test that kills a
-worker has one of its own. Every test checks that no generator
-process is left on any worker.
+One cluster serves the module, on TLS with a throwaway CA (tests/helpers/dask_tls.py), as
+docs/cluster.md sets one up; the tests that kill a worker or the scheduler have one of
+their own, on plain TCP with the user's leave. Every test checks that no generator
+process is left on any worker. Steps are STEP_S where a step must be placed: a worker's
+clock must be known to 2 % of a step, and on the busy 2-core machine a round trip through
+Dask takes tens of milliseconds.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -24,15 +32,21 @@ from app.core.load.cluster import coordinator
 from app.core.profile.files import parse_profile
 from app.core.run.runner import Runner
 from app.core.vocab import JobStatus
+from tests.helpers.dask_tls import DaskTls, make_dask_tls
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra (Dask distributed) is not installed")
 
 pytestmark = pytest.mark.xdist_group("cluster")
 
 GENERATOR_MODULE = "app.core.load.cluster.remote_generator"
+#: The steps of the tests whose jobs must come out "ok": a worker's clock must be known to
+#: 2 % of a step, and with seven other test runs and three busy loops on the 2-core VM the
+#: least of 128 round trips through Dask was up to 50 ms (known to 25 ms: a 1 s step's 20 ms
+#: refused the run).
+STEP_S = 2.0
 
 
-def _local_cluster() -> Any:
+def _local_cluster(**kwargs: Any) -> Any:
     return distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -40,43 +54,70 @@ def _local_cluster() -> Any:
         host="127.0.0.1",
         dashboard_address=":0",
         silence_logs=40,
+        **kwargs,
     )
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    with _local_cluster() as local:
+def tls(tmp_path_factory: pytest.TempPathFactory) -> DaskTls:
+    return make_dask_tls(tmp_path_factory.mktemp("dask-tls"))
+
+
+@pytest.fixture(scope="module")
+def cluster(tls: DaskTls) -> Iterator[Any]:
+    with _local_cluster(protocol="tls://", security=tls.security()) as local:
         yield local
 
 
+@pytest.fixture
+def client_tls(tls: DaskTls, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine's TLS settings for Dask, as a user gives them (the environment), in the
+    job's processes: started fresh (spawn), since the fork server keeps the environment it
+    was started with."""
+    for name, value in tls.client_environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CRYPTOBENCH_START_METHOD", "spawn")
+
+
 def _generators_running() -> list[psutil.Process]:
+    """This checkout's generator processes (another checkout's tests may run theirs)."""
     found = []
     for process in psutil.process_iter(["cmdline"]):
         try:
-            if GENERATOR_MODULE in " ".join(process.info["cmdline"] or ()):
+            command = process.info["cmdline"] or ()
+            if GENERATOR_MODULE in " ".join(command) and command[0] == sys.executable:
                 found.append(process)
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
     return found
 
 
+def _worker_of(generator: psutil.Process) -> int:
+    """The worker that started a generator (it left the worker's process tree: its command line says)."""
+    command = generator.cmdline()
+    return int(command[command.index("--worker-pid") + 1])
+
+
 def _no_generator_left() -> None:
-    """Every generator subprocess is gone (waited for briefly: a killed one is reaped by its worker)."""
+    """Every generator subprocess is gone (waited for briefly: a killed one is reaped by init)."""
     left = _generators_running()
     _, alive = psutil.wait_procs(left, timeout=5)
     assert not alive, [p.info["cmdline"] for p in alive]
 
 
 def _run(address: str, job: dict[str, object], on_event=None, cancel=None):
+    # A tcp:// scheduler needs the user's leave to carry the server's token, even on the loopback.
+    leave = {"cluster_plain_tcp": True} if address.startswith("tcp://") else {}
     profile = parse_profile(
-        {"name": "cluster", "jobs": [{"scheme": "x25519", "mode": "load", "cluster": address, **job}]}
+        {"name": "cluster", "jobs": [{"scheme": "x25519", "mode": "load", "cluster": address, **leave, **job}]}
     )
     return Runner(profile, on_event=on_event, cancel=cancel).run()
 
 
-def test_every_generator_offers_its_share_and_the_merge_holds_every_request(cluster: Any) -> None:
+def test_every_generator_offers_its_share_and_the_merge_holds_every_request(cluster: Any, client_tls: None) -> None:
     rates = [300.0, 600.0]
-    run = _run(cluster.scheduler_address, {"clients": 4, "rates": rates, "duration_s": 0.5, "warmup_s": 0.1})
+    assert cluster.scheduler_address.startswith("tls://")
+    run = _run(cluster.scheduler_address, {"clients": 4, "rates": rates, "duration_s": STEP_S, "warmup_s": 0.1})
     (job,) = run.jobs
     assert job.status == JobStatus.OK, job.error
     load = job.load
@@ -86,7 +127,7 @@ def test_every_generator_offers_its_share_and_the_merge_holds_every_request(clus
     assert sum(g.clients for g in load.generators) == 4
     for place in load.generators:
         # Measured over loopback: the offset is tiny and known to within the limit.
-        assert place.clock_uncertainty_s <= merge.MAX_MISALIGNMENT_SHARE * 0.5
+        assert place.clock_uncertainty_s <= merge.MAX_MISALIGNMENT_SHARE * STEP_S
     assert [step.offered_per_s for step in load.steps] == rates
     for step in load.steps:
         parts = step.generators
@@ -97,17 +138,23 @@ def test_every_generator_offers_its_share_and_the_merge_holds_every_request(clus
         merged = HdrHistogram.decode(step.histogram)
         assert merged.get_total_count() == step.completed == sum(part.completed for part in parts)
         assert sum(HdrHistogram.decode(part.histogram).get_total_count() for part in parts) == step.completed
-        assert step.sent == sum(part.sent for part in parts) == round(step.offered_per_s * 0.5)
+        assert step.sent == sum(part.sent for part in parts) == round(step.offered_per_s * STEP_S)
         assert step.errors == 0 and step.completed == step.sent
-        # Each generator's record keeps when it began against the agreed start: ready ahead of
-        # it (the start is agreed 0.3 s ahead), or at worst a little after.
-        assert all(part.started_late_s is not None and -1.0 < part.started_late_s < 0.3 for part in parts)
+        # Each generator's record keeps when it began against the agreed start; one that began
+        # later than the clocks' tolerance is marked (on a busy machine a command can take
+        # longer than the start's margin to arrive: the mark says so, the step is not passed
+        # off as on time).
+        for part in parts:
+            assert part.started_late_s is not None and -5.0 < part.started_late_s < 5.0
+            late = merge.late_start_reason(part.started_late_s, STEP_S)
+            assert late is None or (part.generator_saturated and late in (part.saturation_reason or ""))
     assert job.validation.tamper_tried > 0 and job.validation.tamper_rejected == job.validation.tamper_tried
-    assert any("loopback only" in note for note in job.notes)
+    # Over TLS the token needs no leave, and no note says it went in clear.
+    assert not any("plain TCP" in note for note in job.notes)
     _no_generator_left()
 
 
-def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: Any) -> None:
+def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: Any, client_tls: None) -> None:
     profile = parse_profile(
         {
             "name": "cluster",
@@ -118,7 +165,7 @@ def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: A
                     "cluster": cluster.scheduler_address,
                     "clients": 2,
                     "rates": [200],
-                    "duration_s": 0.3,
+                    "duration_s": STEP_S,
                     "warmup_s": 0,
                     "generators": 1,
                 }
@@ -133,7 +180,7 @@ def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: A
     _no_generator_left()
 
 
-def test_more_generators_than_workers_is_refused_naming_both(cluster: Any) -> None:
+def test_more_generators_than_workers_is_refused_naming_both(cluster: Any, client_tls: None) -> None:
     run = _run(cluster.scheduler_address, {"clients": 4, "rates": [100], "duration_s": 0.2, "generators": 5})
     (job,) = run.jobs
     assert job.status == JobStatus.FAILED
@@ -149,7 +196,7 @@ def test_an_unreachable_scheduler_is_named() -> None:
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in (job.error or "")
 
 
-def test_stop_leaves_no_generator_on_any_worker(cluster: Any) -> None:
+def test_stop_leaves_no_generator_on_any_worker(cluster: Any, client_tls: None) -> None:
     cancel = threading.Event()
 
     def on_event(event: RunEvent) -> None:
@@ -179,14 +226,13 @@ def _killed_mid_step(cluster: Any) -> None:
             return
         running = _generators_running()
         if len(running) == 2:  # both generators are in the step: kill the first one's worker
-            worker = running[0].parent()
-            assert worker is not None
-            killed.append(worker.pid)
-            os.kill(worker.pid, signal.SIGKILL)
+            worker = _worker_of(running[0])
+            killed.append(worker)
+            os.kill(worker, signal.SIGKILL)
 
     run = _run(
         cluster.scheduler_address,
-        {"clients": 2, "rates": [200, 200], "duration_s": 3.0, "warmup_s": 0},
+        {"clients": 2, "rates": [200, 200], "duration_s": STEP_S, "warmup_s": 0},
         on_event=on_event,
     )
     assert killed
@@ -201,6 +247,157 @@ def _killed_mid_step(cluster: Any) -> None:
     assert step.offered_per_s == 200  # what the step scheduled, not the survivor's share
     assert step.generator_saturated and len(job.load.steps) == 1
     _no_generator_left()
+
+
+def test_a_worker_stopped_mid_step_fails_at_its_lease_and_leaves_no_zombie(
+    cluster: Any, tls: DaskTls, client_tls: None
+) -> None:
+    """SIGSTOP a worker mid-step: its generator's lease runs out, so the coordinator fails it
+    then (not at the step's own time plus grace), the generator, detached from the stopped
+    worker, is reaped rather than left a zombie, and when the worker resumes nothing the
+    coordinator sent reaches its released actor."""
+    stopped: list[tuple[int, psutil.Process]] = []
+
+    def on_event(event: RunEvent) -> None:
+        if stopped or not isinstance(event, Progress) or event.done == 0:
+            return
+        running = _generators_running()
+        if len(running) == 2:  # both generators are in the step
+            worker = _worker_of(running[0])
+            os.kill(worker, signal.SIGSTOP)
+            stopped.append((worker, running[0]))
+
+    try:
+        run = _run(
+            cluster.scheduler_address,
+            {"clients": 2, "rates": [200, 200], "duration_s": STEP_S, "warmup_s": 0},
+            on_event=on_event,
+        )
+        assert stopped
+        worker, generator = stopped[0]
+        (job,) = run.jobs
+        assert job.status == JobStatus.FAILED and job.load is not None
+        step = job.load.steps[-1]
+        assert step.incomplete is not None and "renewed no lease" in step.incomplete, step.incomplete
+        assert len(step.generators) == 1 and len(job.load.steps) == 1
+        # Its generator ended by its lease and init reaped it, though its worker is still stopped.
+        assert psutil.Process(worker).status() == psutil.STATUS_STOPPED
+        assert not wait_gone([generator], timeout=15)
+    finally:
+        for worker, _ in stopped:
+            os.kill(worker, signal.SIGCONT)
+    with distributed.Client(cluster, security=tls.security()) as client:
+        # Every worker answers again, and has released the job's actors.
+        _wait_until(lambda: not any(client.run(_actors_held).values()), "the actors released", timeout=30)
+        logs = client.get_worker_logs()
+    assert not [m for lines in logs.values() for _, m in lines if "KeyError" in m]
+    _no_generator_left()
+
+
+def _actors_held(dask_worker: Any) -> int:
+    return len(dask_worker.state.actors)
+
+
+def wait_gone(processes: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """Wait (bounded) until each process is gone altogether: reaped, not even a zombie (init
+    here collects orphans every second or two); those still there."""
+    deadline = time.monotonic() + timeout
+    left = list(processes)
+    while True:
+        left = [p for p in left if p.is_running()]  # is_running: false once reaped (or its pid reused)
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)  # a condition polled, not a guess at a duration
+
+
+def _wait_until(condition: Any, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {timeout:g} s for {what}"
+        time.sleep(0.05)  # a condition polled, not a guess at a duration
+
+
+def test_a_killed_scheduler_is_named_and_the_steps_before_it_are_kept(tmp_path: Path) -> None:
+    """SIGKILL the scheduler in the second step: the job fails naming the scheduler, and the
+    first step, measured before it died, is kept."""
+    with _scheduler_and_worker(tmp_path) as (address, scheduler):
+        killed: list[int] = []
+
+        def on_event(event: RunEvent) -> None:
+            if not killed and isinstance(event, Progress) and event.done > 100 and _generators_running():
+                os.kill(scheduler.pid, signal.SIGKILL)  # the first step is done, the second under way
+                killed.append(scheduler.pid)
+
+        run = _run(address, {"clients": 1, "rates": [100, 100, 100], "duration_s": STEP_S, "warmup_s": 0}, on_event)
+    assert killed
+    (job,) = run.jobs
+    assert job.status == JobStatus.FAILED and job.load is not None
+    assert f"the Dask scheduler at {address} was lost" in (job.error or ""), job.error
+    assert len(job.load.steps) == 1 and job.load.steps[0].incomplete is None
+    assert job.load.steps[0].completed == round(100 * STEP_S)
+    assert any("the 1 steps before it are kept" in note or "is incomplete" in note for note in job.notes), job.notes
+    _no_generator_left()
+
+
+@contextmanager
+def _scheduler_and_worker(folder: Path) -> Iterator[tuple[str, Any]]:
+    """A scheduler and one worker as processes of their own (a LocalCluster's scheduler
+    runs in this process, which a test cannot kill), on plain TCP; both ended after."""
+    from tests.helpers.processes import popen
+
+    file = folder / "scheduler.json"
+    common = ["--dashboard-address", ":0"]
+    scheduler = popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--scheduler-file",
+            str(file),
+            *common,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = None
+    try:
+        _wait_until(lambda: file.exists() and file.stat().st_size > 0, "the scheduler's file", timeout=60)
+        worker = popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                "--scheduler-file",
+                str(file),
+                "--host",
+                "127.0.0.1",
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                *common,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        with distributed.Client(scheduler_file=str(file), timeout=60) as client:
+            client.wait_for_workers(1, timeout=60)
+            address = client.scheduler.address
+        yield address, scheduler
+    finally:
+        for process in (worker, scheduler):
+            if process is not None and process.poll() is None:
+                process.terminate()
+        for process in (worker, scheduler):
+            if process is not None:
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
 
 
 class psutil_free_port:
@@ -253,9 +450,7 @@ def test_a_clock_known_too_loosely_for_the_step_is_refused() -> None:
 
 def test_the_token_goes_to_other_machines_over_plain_tcp_only_when_confirmed() -> None:
     driver = _driver({"rates": [100]})
-    with pytest.raises(
-        coordinator.ClusterError, match=r"over plain TCP \(tcp://10\.1\.2\.3:8786\).*--cluster-plain-tcp"
-    ):
+    with pytest.raises(coordinator.ClusterError, match=r"unencrypted \(tcp://10\.1\.2\.3:8786\).*--cluster-plain-tcp"):
         driver._check_secrets(["tcp://10.1.2.4:4000"])
     confirmed = _driver({"rates": [100], "cluster_plain_tcp": True})
     confirmed._check_secrets(["tcp://10.1.2.4:4000"])
@@ -306,6 +501,7 @@ def test_a_generator_answers_commands_and_names_its_errors() -> None:
 
     process, lease = _generator_process(30)
     try:
+        assert read_frame(process.stdout) == ("pid", process.pid)  # its first frame: who it is
         write_frame(process.stdin, ("prepare", 32))  # before connect: refused, named, and it goes on
         status, message = read_frame(process.stdout)
         assert status == "error" and "'prepare' before connect" in message

@@ -12,6 +12,7 @@ from app.core.results.model import ResultsFileError
 from app.core.store import store as store_module
 from app.core.store.importing import Duplicate, RunIdTaken, content_digest, import_results
 from app.core.store.store import Store, StoreError
+from tests.helpers import records
 from tests.helpers.comparisons import BASE_ID, NEW_ID, base_run, scaled, write
 
 
@@ -116,3 +117,25 @@ def test_a_run_exported_mid_run_is_stored_as_interrupted(store: Store, tmp_path:
     run.status = "running"
     assert import_results(store, write(tmp_path / "r.json", run)).added
     assert store.load_run(NEW_ID).status == "interrupted"
+
+
+def test_import_looks_runs_up_by_index_never_by_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Into a full store as fast as into an empty one: the duplicate check asks for the id and
+    for the runs that started at the same instant, and reads nothing else (it listed every
+    stored run and loaded each that started at the same moment: 14 s for 200 files into 2,000 runs)."""
+    from app.core.results.model import to_json
+
+    path = tmp_path / "s.sqlite3"
+    with Store(path) as store:
+        for k in range(5):
+            store.add_run(records.run(f"20260101-00000{k}-aaaaaa", started=f"2026-01-01T00:00:0{k}+00:00"))
+    same = records.run("20260101-000002-zzzzzz", started="2026-01-01T02:00:02+02:00")  # the instant of run 2
+    file = tmp_path / "same.json"
+    file.write_text(to_json(same), encoding="utf-8")
+    loaded: list[str] = []
+    with Store(path) as store:
+        real_load = store.load_run
+        monkeypatch.setattr(store, "list_runs", lambda *a: pytest.fail("import listed the store"))
+        monkeypatch.setattr(store, "load_run", lambda run_id: loaded.append(run_id) or real_load(run_id))
+        outcome = import_results(store, file)
+    assert outcome.added and loaded == ["20260101-000002-aaaaaa"]  # the one run of that instant, checked

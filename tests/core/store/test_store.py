@@ -152,3 +152,22 @@ def test_samples_and_outlier_indices_are_stored_packed_and_read_back_exactly(tmp
     stored = json.loads(raw)["metrics"]["encrypt"]
     assert "samples" not in stored and "outlier_indices" not in stored
     assert {"samples_f64", "outlier_indices_u32"} <= set(stored)
+
+
+def test_a_writer_renews_its_lease_while_it_writes(tmp_path: Path) -> None:
+    """The writer's heartbeat (store/liveness.py) touches its lock file, which a reader that may
+    not open it reads the age of; done, the file is gone and the heartbeat stops."""
+    import os
+
+    from app.core.store import liveness, runlock
+
+    path = tmp_path / "s.sqlite3"
+    with Store(path) as store:
+        store.begin_run(_run())
+        lock = runlock.lock_path(path, "20260101-000000-aaaaaa")
+        os.utime(lock, (1_000_000_000, 1_000_000_000))  # as if not touched for years
+        liveness.renew_all()  # what the heartbeat thread does every HEARTBEAT_SECONDS
+        age = runlock.age(path, "20260101-000000-aaaaaa")
+        assert age is not None and age < liveness.LEASE_SECONDS
+        store.finish_run("20260101-000000-aaaaaa", "finished", "2026-01-01T00:01:00+00:00")
+    assert not lock.exists() and (path, "20260101-000000-aaaaaa") not in liveness._sqlite

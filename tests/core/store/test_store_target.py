@@ -60,3 +60,36 @@ def test_sslmode_is_read_as_libpq_reads_it(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("PGSSLMODE", "require")
     assert sslmode_of("postgresql://db/cb") == "require"
     assert sslmode_of("postgresql://db/cb?sslmode=verify-full") == "verify-full"
+
+
+@pytest.mark.parametrize(
+    ("url", "secret", "said"),
+    [
+        ("postgresql://bench:se%cret@db/x", "se%cret", "not percent-encoding"),
+        ("postgresql://bench:p@ss@db/x", "p@ss", 'more than one "@"'),
+        ("postgresql://bench@db/x?password=s%zzz", "s%zzz", "not percent-encoding"),
+        ("postgresql://bench:s3cr3t@[::1/x", "s3cr3t", "IPv6 address goes in brackets"),
+        ("postgresql://bench:s3cr3t@[::1]x:5/x", "s3cr3t", "IPv6 address goes in brackets"),
+        ("postgresql://bench:pa ss@db/x", "pa ss", "a space"),
+    ],
+)
+def test_a_url_libpq_would_misread_is_named_without_quoting_it(url: str, secret: str, said: str) -> None:
+    from app.core.store.target import url_problem, without_password
+
+    problem = url_problem(url)
+    assert problem is not None and said in problem and secret not in problem
+    assert secret not in without_password(url) and without_password(url).startswith("postgresql://bench@")
+
+
+def test_a_well_formed_url_has_no_problem_and_a_drivers_text_loses_the_password() -> None:
+    from app.core.store.target import scrub, url_problem
+
+    for url in (
+        "postgresql://bench@db.lab.example/cryptobench?sslmode=verify-full",
+        "postgresql://bench:s%40cret@[::1]:5432/x",
+        "postgresql://bench@/x?host=%2Ftmp%2Fsock&port=5432",
+    ):
+        assert url_problem(url) is None, url
+    url = "postgresql://bench:s%40cret@db/x?sslpassword=k3y"
+    said = f'invalid URI "{url}": s@cret and s%40cret and k3y'
+    assert scrub(said, url) == 'invalid URI "postgresql://bench@db/x": (password) and (password) and (password)'

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.core.results.model import RunResult, to_json
+from app.core.store.store import Store
 from app.gui.history.panel import HistoryPanel
 from tests.helpers import records
 from tests.helpers import trend_cases as cases
@@ -83,3 +84,64 @@ def test_a_missing_file_and_a_cancelled_dialog(panel: HistoryPanel, tmp_path: Pa
     panel.choose_import_file = lambda: None
     panel.import_action.trigger()
     assert panel.run_ids() == before
+
+
+def test_a_read_only_store_offers_no_delete_and_no_import(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file this user cannot write (simulated: root may write anything)."""
+    from app.core.store import store as store_module
+
+    path = tmp_path / "results.sqlite3"
+    with Store(path) as store:
+        store.add_run(_pi_run())
+    monkeypatch.setattr(store_module, "writable", lambda _path: False)
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    panel.select_runs(panel.run_ids())
+    assert panel.read_only and panel.selected_run_ids()
+    assert not panel.delete_action.isEnabled() and not panel.import_action.isEnabled()
+    assert panel.open_action.isEnabled()
+
+
+def test_runs_kept_when_their_store_failed_are_offered_and_stored_in_one_click(
+    panel: HistoryPanel, isolated_home: Path
+) -> None:
+    """`unstored/` in the data folder holds runs whose store failed mid-run; one holds only its
+    first job in the store. The panel says so, and one click stores both and empties the folder."""
+    from app.core.store.unstored import keep_unstored, waiting
+
+    whole = records.run(
+        "20260201-000000-dddddd",
+        [records.job("20260201-000000-dddddd", i, 64) for i in range(3)],
+        environment={"hostname": "pi"},
+    )
+    with Store(panel.path()) as store:  # the part stored before the store failed
+        part = records.run(whole.id, [whole.jobs[0]], status="interrupted", environment={"hostname": "pi"})
+        part.finished = None
+        store.add_run(part)
+    kept = [keep_unstored(whole), keep_unstored(_pi_run())]
+    assert waiting() == sorted(kept)
+    panel.refresh()
+    assert panel.unstored_label.isVisibleTo(panel) and panel.store_unstored_button.isVisibleTo(panel)
+    assert "2 runs could not be stored" in panel.unstored_label.text()
+    assert str(isolated_home / "unstored") in panel.unstored_label.text()
+    stored, problems = panel.store_unstored()
+    assert (stored, problems) == (2, []) and waiting() == []
+    assert not panel.unstored_label.isVisibleTo(panel) and not panel.store_unstored_button.isVisibleTo(panel)
+    with Store(panel.path()) as store:
+        assert to_json(store.load_run(whole.id)) == to_json(whole)
+    assert set(panel.run_ids()) >= {whole.id, _pi_run().id}
+
+
+def test_runs_sort_by_the_instant_they_started_whatever_the_offset(qtbot: Any, tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite3"
+    with Store(path) as store:
+        store.add_run(records.run("20250101-083000-aaaaaa", started="2025-01-01T10:30:00+02:00"))  # 08:30 UTC
+        store.add_run(records.run("20250101-090000-bbbbbb", started="2025-01-01T09:00:00+00:00"))
+    panel = HistoryPanel(path)
+    qtbot.addWidget(panel)
+    assert panel.run_ids() == ["20250101-090000-bbbbbb", "20250101-083000-aaaaaa"]  # the latest first
+    panel.select_runs(panel.run_ids())
+    dialog = panel.compare_selected()
+    assert dialog is not None and dialog.baseline.id == "20250101-083000-aaaaaa"  # the older one

@@ -127,3 +127,22 @@ def test_a_shared_store_newer_than_the_app_stops_a_run_saying_what_to_do(
         for box in win.findChildren(QMessageBox):
             box.close()
         win.controller.shutdown()
+
+
+def test_a_read_only_user_is_offered_no_delete_and_no_import(qtbot: Any, pg_url: str) -> None:
+    import psycopg
+
+    from tests.helpers.postgres import ADMIN
+
+    with Store(pg_url) as store:
+        store.add_run(records.run("20260301-000000-cccccc", environment={"hostname": "gamma"}))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("GRANT USAGE ON SCHEMA public TO reader")
+        conn.execute("GRANT SELECT ON runs, jobs, meta TO reader")
+    panel = HistoryPanel(pg_url.replace(f"{ADMIN}@", "reader@"))
+    qtbot.addWidget(panel)
+    panel.select_runs(["20260301-000000-cccccc"])
+    assert panel.read_only and panel.selected_run_ids() == ["20260301-000000-cccccc"]
+    assert not panel.delete_action.isEnabled() and not panel.import_action.isEnabled()
+    assert "may only read" in panel.delete_action.toolTip()
+    assert panel.open_action.isEnabled() and panel.trend_action.isEnabled()  # reading still works

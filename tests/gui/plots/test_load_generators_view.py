@@ -51,15 +51,28 @@ def test_each_generators_line_gives_its_own_figures_or_says_it_is_missing() -> N
     lines = generator_lines(the_load, first)
     assert len(lines) == 3
     for line, part, place in zip(lines, first.generators, the_load.generators, strict=True):
-        assert line.startswith(f"#{part.generator} {place.host}: {step_line(part)} · send lag ")
+        assert line.startswith(
+            f"#{part.generator} ({place.host}, worker {place.worker}): {step_line(part)} · send lag "
+        )
         assert f"CPU {part.generator_cpu_percent:.0f} %" in line
         assert f"p99 {format_seconds(part.latency_s['p99'])}" in line
         assert part.started_late_s is not None and f" · start {signed_seconds(part.started_late_s)} · " in line
     assert lines[2].endswith(" · generator-limited") and not lines[0].endswith(" · generator-limited")
     assert generator_lines(the_load, second)[1] == (
-        "#2 loadgen-b: missing: it did not return this step (the step is incomplete)"
+        "#2 (loadgen-b, worker tcp://10.0.0.12:40001): missing: it did not return this step (the step is incomplete)"
     )
     assert generator_lines(load(KNEE_STEPS), KNEE_STEPS[0]) == []  # one generator: nothing more to say
+
+
+def test_generators_on_machines_of_one_name_are_told_apart_by_their_workers() -> None:
+    from dataclasses import replace
+
+    job = _cluster_job(rates=(400,), generators=2)
+    assert job.load is not None
+    same = replace(job.load, generators=tuple(replace(p, host="vm") for p in job.load.generators))
+    first, second = generator_lines(same, same.steps[0])
+    assert first.startswith("#1 (vm, worker tcp://10.0.0.11:40001): ")
+    assert second.startswith("#2 (vm, worker tcp://10.0.0.12:40001): ")
 
 
 def test_the_tooltips_say_where_the_load_came_from() -> None:
@@ -87,7 +100,8 @@ def test_the_readout_lists_each_generator_under_the_step_pointed_at(panel: Plots
     lines = panel._load_readout.text().split("\n")
     assert lines[0].startswith(f"{LABEL} · offered 400/s → achieved 400/s")
     assert lines[1:3] == generator_lines(the_load, step)
-    assert lines[1].startswith("#1 loadgen-a: offered 200/s → achieved 200/s") and lines[2].startswith("#2 loadgen-b")
+    assert lines[1].startswith("#1 (loadgen-a, worker tcp://10.0.0.11:40001): offered 200/s → achieved 200/s")
+    assert lines[2].startswith("#2 (loadgen-b, worker tcp://10.0.0.12:40001)")
     assert lines[3].startswith("at least 400 handshakes/s")  # the verdict, last
 
 
@@ -110,9 +124,9 @@ def test_each_generators_p99_is_drawn_when_asked_and_its_numbers_go_to_the_plots
     assert 10 ** np.asarray(ys) == pytest.approx([s.generators[0].latency_s["p99"] for s in the_load.steps])
     assert len(second.getData()[0]) == 1
     rows = panel.plot_table().rows
-    assert [row[0] for row in rows] == [LABEL, LABEL] + [f"{LABEL} · generator #1 (loadgen-a)"] * 2 + [
-        f"{LABEL} · generator #2 (loadgen-b)"
-    ]
+    assert [row[0] for row in rows] == [LABEL, LABEL] + [
+        f"{LABEL} · generator #1 (loadgen-a, worker tcp://10.0.0.11:40001)"
+    ] * 2 + [f"{LABEL} · generator #2 (loadgen-b, worker tcp://10.0.0.12:40001)"]
     assert rows[4][3] == the_load.steps[0].generators[1].latency_s["p99"]
     panel._load_each.setChecked(False)
     assert len(panel._load_items) == 2

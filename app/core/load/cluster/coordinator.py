@@ -14,15 +14,11 @@ what measures is our generator, a subprocess on each worker.
 
 from __future__ import annotations
 
-import importlib.util
 import signal
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
-from ipaddress import ip_address
+from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any
 from uuid import uuid4
@@ -31,83 +27,50 @@ from app import __version__
 from app.core.contracts.events import SampleBatch, SizeMeasured, SizeStarted
 from app.core.contracts.plan import JobPlan
 from app.core.load import merge
+from app.core.load.cluster import clocks, replies
+from app.core.load.cluster.errors import ClusterError
+from app.core.load.cluster.leases import LEASE_S, Leases
 from app.core.load.cluster.pipe_frames import StepReport
+from app.core.load.cluster.scheduler import (
+    CONNECT_TIMEOUT_S,
+    address_host,
+    first_line,
+    is_encrypted,
+    is_loopback,
+    open_client,
+    scheduler_lost,
+)
 from app.core.load.generator import MIN_DRAIN_S, Emit
-from app.core.load.job import measure_size
+from app.core.load.job import StepLost, measure_size
 from app.core.measure.harness import child_entry, describe_error
 from app.core.records.job_conditions import LoadGeneratorPlace, LoadStep
 from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER
-from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
+from app.core.settings.load import MAX_CLUSTER_ADDRESS_CHARS, MAX_HOST_CHARS, MAX_RATE_PER_S, LoadSettings
 from app.core.vocab import Family
 
-#: Connecting to the scheduler, and placing and starting a generator on a worker.
-CONNECT_TIMEOUT_S = 20.0
-#: Clock exchanges per worker; the least round trip of them gives the offset.
-CLOCK_EXCHANGES = 12
 #: A step starts this long after it is agreed (plus three of the slowest worker's round
 #: trips): time for the command to reach every worker and its generator to set up.
 START_MARGIN_S = 0.3
+#: At most this much more, when the last step's generators began late (`_merged_record`).
+MAX_EXTRA_MARGIN_S = 5.0
 #: Beyond a step's own time (margin, warm-up, window, drain), how long its generators may
 #: take to answer before they count as late.
 STEP_GRACE_S = 20.0
 #: Setup commands (connect, prepare, tamper, calibrate) may take this long: a prepare
 #: includes a signer's key generation.
 SETUP_TIMEOUT_S = 120.0
+#: How long this machine's load server waits for a cluster job's first client: the
+#: coordinator's placing (connecting, starting the generators, measuring their clocks) is
+#: bounded stage by stage, and on the busy 2-core VM took more than the server's own 60 s.
+PLACING_BOUND_S = 300.0
 #: How often the coordinator wakes while it waits, to report progress and notice a stop.
 POLL_S = 0.1
-#: How often each generator's lease is renewed (it expires after worker_side.LEASE_S).
-RENEW_S = 1.0
-
-
-class ClusterError(RuntimeError):
-    """The cluster cannot run this job (unreachable, too few workers, a loose clock, a
-    version mismatch, a secret that would travel in clear): said before any step."""
 
 
 class Stopped(Exception):
     """The run was stopped (SIGTERM from the supervisor)."""
-
-
-def cluster_missing() -> str | None:
-    """Why load from many machines cannot run here (Dask distributed not installed), or None."""
-    if importlib.util.find_spec("distributed") is None:
-        return (
-            "load from many machines places generators with Dask distributed, which is not installed: "
-            "pip install 'cryptobench[cluster]' (here and on every worker)"
-        )
-    return None
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def address_host(address: str) -> str:
-    """The host of a Dask address (scheme://host:port)."""
-    rest = address.partition("://")[2] or address
-    return rest.rpartition(":")[0].strip("[]")
-
-
-def server_address_for(scheduler: str) -> str:
-    """The address this machine's load server listens on for generators placed through
-    `scheduler`: the loopback for a scheduler on it (then every worker is on this machine),
-    else this machine's address on the route to the scheduler (no packet is sent: a UDP
-    socket's connect only picks the route)."""
-    host = address_host(scheduler)
-    if is_loopback(host):
-        return "127.0.0.1"
-    port = int(scheduler.rpartition(":")[2])
-    infos = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_DGRAM)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(infos[0][4])
-        return str(probe.getsockname()[0])
 
 
 @dataclass
@@ -120,12 +83,16 @@ class _Generator:
     host: str = ""
     clients: int = 0
     offset: merge.ClockOffset | None = None
+    #: Its worker stopped answering (a call went unanswered, or its lease ran out), or it was
+    #: stopped after a failure: nothing more is sent to it.
+    silent: bool = False
 
     def place(self) -> LoadGeneratorPlace:
         assert self.offset is not None
         return LoadGeneratorPlace(
-            worker=self.worker,
-            host=self.host,
+            # As the results reader bounds them (the host was cut where it entered, too).
+            worker=replies.text(self.worker, "its worker address", MAX_CLUSTER_ADDRESS_CHARS),
+            host=replies.text(self.host, "its host name", MAX_HOST_CHARS),
             clients=self.clients,
             clock_offset_s=self.offset.offset_s,
             clock_uncertainty_s=self.offset.uncertainty_s,
@@ -146,6 +113,20 @@ class MergedRecord:
     abandoned: int
     sample_every: int
     handshakes: TlsStep | None = None
+
+
+@dataclass
+class _Refused:
+    """A call Dask refused before sending it (its actor's proxy raises at once when the
+    worker, or the scheduler, is lost): failed, as a future that failed would be."""
+
+    error: BaseException
+
+    def done(self) -> bool:
+        return True
+
+    def result(self, timeout: float | None = None) -> Any:
+        raise self.error
 
 
 def split_clients(clients: int, generators: int) -> list[int]:
@@ -180,8 +161,9 @@ class ClusterDriver:
         #: `measure_size` keeps one step's, and a million samples a generator would cross
         #: the network for nothing).
         self._sampled = False
-        self._renewing = threading.Event()
-        self._renewer: threading.Thread | None = None
+        #: How much further ahead than START_MARGIN_S the next step's start is agreed.
+        self._late_s = 0.0
+        self.leases = Leases(LEASE_S)
 
     # --- placing -----------------------------------------------------------------------------
 
@@ -237,53 +219,42 @@ class ClusterDriver:
                 ) from None
             self.generators.append(_Generator(k + 1, worker, actor))
         for generator, clients in zip(self.generators, split_clients(settings.clients, wanted), strict=True):
-            identity = self._wait(generator, generator.actor.identity(), CONNECT_TIMEOUT_S)
-            generator.host = str(identity.get("host", "?"))
+            identity = self._wait(generator, self._call(generator, "identity"), CONNECT_TIMEOUT_S, replies.identity)
+            generator.host = identity.host
             generator.clients = clients
-            if identity.get("version") != __version__:
+            if identity.version != __version__:
                 raise ClusterError(
-                    f"{generator.name} runs CryptoBench {identity.get('version')}, this machine {__version__}: "
+                    f"{generator.name} runs CryptoBench {identity.version}, this machine {__version__}: "
                     "install the same version on every worker"
                 )
         self._measure_clocks()
+        # Started together: each is an interpreter that imports the generator (seconds apiece).
+        self._gather([(g, self._call(g, "start", LEASE_S)) for g in self.generators], CONNECT_TIMEOUT_S, "starting")
         for generator in self.generators:
-            self._wait(generator, generator.actor.start(), CONNECT_TIMEOUT_S)
-        self._renewer = threading.Thread(target=self._renew, name="cryptobench-lease", daemon=True)
-        self._renewer.start()
-        calls = [(g, g.actor.call("connect", self._share_plan(g.clients))) for g in self.generators]
+            self.leases.add(generator.number, generator.actor.renew)
+        self.leases.start()
+        calls = [(g, self._call(g, "call", "connect", self._share_plan(g.clients))) for g in self.generators]
         self._gather(calls, SETUP_TIMEOUT_S, "connecting")
         # Every client of every generator is in: the server may stop listening.
-        self._wait(self.generators[0], self.generators[0].actor.call("seal"), SETUP_TIMEOUT_S)
-
-    def _renew(self) -> None:
-        """Renew every generator's lease until the driver closes (fire and forget: a lost
-        renewal only brings the lease's end nearer, and a dead worker is noticed by the step)."""
-        while not self._renewing.wait(RENEW_S):
-            for generator in self.generators:
-                try:
-                    generator.actor.renew()
-                except Exception:  # noqa: BLE001, S110 - the worker is gone; its step will say so
-                    pass
+        self._wait(self.generators[0], self._call(self.generators[0], "call", "seal"), SETUP_TIMEOUT_S)
 
     def _check_secrets(self, workers: Sequence[str]) -> None:
         """The server's token travels to each worker with the commands: only over comms the
-        user secured (tls://), over a loopback that never leaves this machine, or when the
-        user confirmed plain TCP."""
-        if self.address.startswith("tls://"):
+        user secured (the scheduler and every chosen worker on tls://), or when the user
+        confirmed plain TCP. The loopback is no exception: on a shared machine any local
+        user who reaches a plain-TCP scheduler runs code in its workers and reads what
+        they are sent."""
+        plain = [a for a in (self.address, *workers) if not is_encrypted(a)]
+        if not plain:
             return
-        if is_loopback(address_host(self.address)) and all(is_loopback(address_host(w)) for w in workers):
-            self.notes.append(
-                "the server's token went to the generators over plain TCP on this machine's loopback only"
-            )
-            return
+        where = plain[0] if plain[0] == self.address else f"worker {plain[0]}"
         if not self.settings.cluster_plain_tcp:
             raise ClusterError(
-                f"the load server's token would travel to the workers over plain TCP ({self.address}): "
-                "use tls:// with Dask's TLS settings, or confirm with --cluster-plain-tcp"
+                f"the load server's token would travel to the workers unencrypted ({where}): anyone who "
+                "reaches the scheduler, on this machine or elsewhere, runs code on its workers and could read "
+                "it; use tls:// with Dask's TLS settings (docs/cluster.md), or confirm with --cluster-plain-tcp"
             )
-        self.notes.append(
-            f"the server's token was sent to the generators over plain TCP ({self.address}), as confirmed"
-        )
+        self.notes.append(f"the server's token was sent to the generators over plain TCP ({where}), as confirmed")
 
     def _share_plan(self, clients: int) -> JobPlan:
         job = self.plan.job
@@ -292,23 +263,73 @@ class ClusterDriver:
 
     def _clock_exchange(self, actor: Any) -> tuple[float, float, float]:
         t0 = time.time()
-        remote = float(actor.clock().result(timeout=CONNECT_TIMEOUT_S))
+        remote = actor.clock().result(timeout=CONNECT_TIMEOUT_S)
         return t0, remote, time.time()
+
+    def _offset(self, generator: _Generator, least: int) -> merge.ClockOffset:
+        """One measurement of `generator`'s clock (`clocks.measure`), more exchanges while it
+        is known more loosely than a step allows."""
+        limit = merge.late_start_limit_s(self.settings.duration_s)
+        return clocks.measure(lambda: self._exchange(generator.actor), least, limit)
 
     def _measure_clocks(self) -> None:
         step_s = self.settings.duration_s
         for generator in self.generators:
-            exchanges = [self._exchange(generator.actor) for _ in range(CLOCK_EXCHANGES)]
-            generator.offset = merge.clock_offset(exchanges)
+            try:
+                generator.offset = self._offset(generator, clocks.CLOCK_EXCHANGES)
+            except replies.BadReply as exc:
+                raise ClusterError(f"{generator.name} answered a clock exchange badly: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - a worker's failure of any kind is named
+                raise ClusterError(
+                    self._lost(f"{generator.name} did not answer a clock exchange: {first_line(exc)}")
+                ) from None
         problem = merge.misalignment_problem([g.offset for g in self.generators if g.offset is not None], step_s)
         if problem is not None:
             raise ClusterError(f"refused: {problem}")
 
+    def _recheck_clocks(
+        self, generators: Sequence[_Generator] = (), placing: bool = True
+    ) -> dict[int, merge.ClockOffset]:
+        """The offsets of `generators` (default: all) measured again, before a step
+        (`placing`) or after it, by number; StepLost when one cannot be measured, or, to place
+        a step, not closely enough (after it, a loose offset only widens what `clocks.moved`
+        allows)."""
+        limit = merge.late_start_limit_s(self.settings.duration_s)
+        offsets: dict[int, merge.ClockOffset] = {}
+        for generator in generators or self.generators:
+            try:
+                offset = self._offset(generator, clocks.RECHECK_EXCHANGES)
+            except Exception as exc:  # noqa: BLE001 - a worker's failure of any kind is named
+                raise StepLost(
+                    self._lost(f"{generator.name}: its clock could not be read ({first_line(exc)})")
+                ) from None
+            problem = clocks.loose(offset, limit, self.settings.duration_s) if placing else None
+            if problem is not None:
+                raise StepLost(f"it could not be placed in time: {generator.name}: {problem}")
+            offsets[generator.number] = offset
+        return offsets
+
     # --- waiting on workers --------------------------------------------------------------------
 
-    def _wait(self, generator: _Generator, future: Any, timeout: float) -> Any:
-        """One generator's answer, or a ClusterError naming it."""
-        done = self._gather([(generator, future)], timeout, "answering")
+    def _call(self, generator: _Generator, method: str, *args: Any) -> Any:
+        """Call `method` on `generator`'s actor: its future, or `_Refused` when Dask refuses
+        the call at once (so every failure is collected, and named, the same way)."""
+        try:
+            return getattr(generator.actor, method)(*args)
+        except Exception as exc:  # noqa: BLE001 - Dask's refusal of any kind is this generator's failure
+            return _Refused(exc)
+
+    def _lost(self, text: str) -> str:
+        """`text`, led by the scheduler's loss when that is what made the workers fail (its
+        workers' calls then fail as "Worker holding Actor was lost")."""
+        lost = scheduler_lost(self.client, self.address)
+        return text if lost is None else f"{lost}: {text}"
+
+    def _wait(
+        self, generator: _Generator, future: Any, timeout: float, check: Callable[[Any], Any] | None = None
+    ) -> Any:
+        """One generator's answer (checked by `check`), or a ClusterError naming it."""
+        done = self._gather([(generator, future)], timeout, "answering", check=check)
         return done[0]
 
     def _gather(
@@ -317,17 +338,25 @@ class ClusterDriver:
         timeout: float,
         doing: str,
         progress: Callable[[float], None] | None = None,
+        check: Callable[[Any], Any] | None = None,
     ) -> list[Any]:
-        """Every call's answer; a ClusterError naming the generators that failed or were late."""
-        results, failures = self._collect(calls, timeout, progress)
+        """Every call's answer; a ClusterError naming the generators that failed or were late
+        (and the scheduler, when it was lost)."""
+        results, failures = self._collect(calls, timeout, progress, check)
         if failures:
-            raise ClusterError(f"while {doing}: " + "; ".join(failures))
+            raise ClusterError(self._lost(f"while {doing}: " + "; ".join(failures)))
         return results
 
     def _collect(
-        self, calls: Sequence[tuple[_Generator, Any]], timeout: float, progress: Callable[[float], None] | None = None
+        self,
+        calls: Sequence[tuple[_Generator, Any]],
+        timeout: float,
+        progress: Callable[[float], None] | None = None,
+        check: Callable[[Any], Any] | None = None,
     ) -> tuple[list[Any], list[str]]:
-        """Answers in call order (None for a failed one) and what failed, in words."""
+        """Answers in call order, each passed through `check` (a `replies` checker; None
+        for a failed one) and what failed, in words. A generator whose lease ran out
+        (`Leases.gone`: its worker stopped answering) fails at once, not at the deadline."""
         start = time.monotonic()
         deadline = start + timeout
         results: list[Any] = [None] * len(calls)
@@ -336,18 +365,27 @@ class ClusterDriver:
         while pending:
             for k, (generator, future) in list(pending.items()):
                 if not future.done():
+                    gone = self.leases.gone(generator.number)
+                    if gone is not None:
+                        del pending[k]
+                        generator.silent = True
+                        failures.append(f"{generator.name} failed: {gone}")
                     continue
                 del pending[k]
                 try:
-                    results[k] = future.result()  # done: at once (a timeout of 0 would time out)
+                    answer = future.result()  # done: at once (a timeout of 0 would time out)
+                    results[k] = answer if check is None else check(answer)
+                except replies.BadReply as exc:
+                    failures.append(f"{generator.name} answered badly: {exc}")
                 except Exception as exc:  # noqa: BLE001 - a worker's failure of any kind is named
-                    failures.append(f"{generator.name} failed: {_describe(exc)}")
+                    failures.append(f"{generator.name} failed: {first_line(exc)}")
             if not pending or time.monotonic() >= deadline:
                 break
             if progress is not None:
                 progress(min(1.0, (time.monotonic() - start) / max(timeout - STEP_GRACE_S, 1e-3)))
             time.sleep(POLL_S)
         for _k, (generator, _) in pending.items():
+            generator.silent = True
             failures.append(f"{generator.name} did not answer within {timeout:.0f} s")
         return results, failures
 
@@ -357,106 +395,153 @@ class ClusterDriver:
         return self._pool
 
     def prepare(self, size: int) -> list[float]:
-        answers = self._gather(
-            [(g, g.actor.call("prepare", size)) for g in self.generators], SETUP_TIMEOUT_S, "preparing"
-        )
+        calls = [(g, self._call(g, "call", "prepare", size)) for g in self.generators]
+        answers = self._gather(calls, SETUP_TIMEOUT_S, "preparing", check=replies.prepared)
         self._pool = min(pool for _, pool in answers)
         self._sampled = False
         return [cost for costs, _ in answers for cost in costs]
 
     def check_tampering(self, size: int, result: SizeMeasured) -> None:
-        """The first generator's tampered requests (the server's checks are the same for all)."""
+        """The first generator's tampered requests (the server's checks are the same for all):
+        only the counts and words the check sets are taken from its answer."""
         first = self.generators[0]
-        answer = self._wait(first, first.actor.call("tamper", size, result), SETUP_TIMEOUT_S)
-        for f in fields(result):
-            setattr(result, f.name, answer[f.name])
+        answer = self._wait(
+            first, self._call(first, "call", "tamper", size, result), SETUP_TIMEOUT_S, replies.tampering
+        )
+        result.tamper_tried, result.tamper_rejected = answer.tried, answer.rejected
+        result.tamper_failures, result.notes = answer.failures, answer.notes
 
     def calibrate(self) -> tuple[float, float]:
         first = self.generators[0]
-        server_s, round_trip_s = self._wait(first, first.actor.call("calibrate"), SETUP_TIMEOUT_S)
-        return float(server_s), float(round_trip_s)
+        answer: tuple[float, float] = self._wait(
+            first, self._call(first, "call", "calibrate"), SETUP_TIMEOUT_S, replies.calibration
+        )
+        return answer
 
     def run_step(self, rate: float, progress: Callable[[float], None]) -> tuple[LoadStep, MergedRecord]:
-        """Every generator offers its share of `rate` from one agreed moment; the merge."""
+        """Every generator offers its share of `rate` from one agreed moment, placed on
+        offsets measured just before the step and checked again after it; the merge.
+        StepLost when no generator's record came back, or the step could not be placed."""
         settings = self.settings
-        slowest = max((g.offset.round_trip_s for g in self.generators if g.offset is not None), default=0.0)
-        start = time.time() + START_MARGIN_S + 3 * slowest
+        before = self._recheck_clocks()
+        self._note_moves(before)
+        slowest = max(offset.round_trip_s for offset in before.values())
+        start = time.time() + START_MARGIN_S + 3 * slowest + self._late_s
         calls = []
         count = len(self.generators)
         for k, generator in enumerate(self.generators):
-            assert generator.offset is not None
             # Interleaved, not aligned: the step has one schedule, and generator k sends its
             # requests j with j mod N = k (`LoadGenerator.run_step`), so together they offer
             # and count exactly what a single generator would. Aligned, N requests would
             # arrive at once every N intervals: a burst the server queues (measured: p50
             # twice one generator's with three); each rounding its own share, they sent up
             # to one request a generator more than the step's window holds.
-            calls.append(
-                (
-                    generator,
-                    generator.actor.call("step", rate, count, k, start + generator.offset.offset_s, not self._sampled),
-                )
-            )
-        own_time = START_MARGIN_S + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
-        reports, failures = self._collect(calls, own_time + STEP_GRACE_S, progress)
+            at = start + before[generator.number].offset_s
+            calls.append((generator, self._call(generator, "call", "step", rate, count, k, at, not self._sampled)))
+        ahead = start - time.time()  # the margin, the round trips and any extra agreed
+        own_time = ahead + settings.warmup_s + settings.duration_s + max(MIN_DRAIN_S, settings.duration_s)
+        reports, failures = self._collect(calls, own_time + STEP_GRACE_S, progress, replies.step_report)
         returned = [(g, r) for g, r in zip(self.generators, reports, strict=True) if isinstance(r, StepReport)]
+        if failures:
+            for generator, report in zip(self.generators, reports, strict=True):
+                if not isinstance(report, StepReport):
+                    self._stop(generator)
+        if not returned:
+            raise StepLost(self._lost("no generator returned it: " + "; ".join(failures)))
+        problems = ["; ".join(failures) + ": their share of the rate is missing"] if failures else []
+        problems += self._moved_during(before, [g for g, _ in returned])
         # Each record keeps how late its generator began; one that began beyond the clocks'
         # tolerance is marked against it, as a late sender is (app.core.load.merge.with_start).
         parts = [
             merge.with_start(replace(report.step, generator=g.number), report.started_late_s, settings.duration_s)
             for g, report in returned
         ]
-        incomplete = None
-        if failures:
-            for generator, report in zip(self.generators, reports, strict=True):
-                if not isinstance(report, StepReport):
-                    self._stop(generator)
-            incomplete = "; ".join(failures) + ": their share of the rate is missing"
-        if not parts:
-            raise ClusterError(f"no generator returned the step at {rate:g}/s: " + "; ".join(failures))
         # The step offered the whole rate (the shares' sum, exactly); with a generator missing,
         # what it would have sent is not in the counts (the survivors', marked incomplete).
+        incomplete = self._lost("; ".join(problems)) if problems else None
         step = replace(merge.merge_steps(parts), offered_per_s=rate, generators=tuple(parts), incomplete=incomplete)
-        self._sampled = self._sampled or any(r.latencies for _, r in returned)
-        if returned and returned[0][1].live:
-            self.emit(SampleBatch(0, "latency", [x for _, r in returned for x in r.live]))
-        record = MergedRecord(
-            latencies=[x for _, r in returned for x in r.latencies],
-            server_ns=[x for _, r in returned for x in r.server_ns],
-            refused=_sum_counts(r.refused for _, r in returned),
-            abandoned=sum(r.abandoned for _, r in returned),
-            sample_every=max(r.sample_every for _, r in returned),
-            handshakes=merge.sum_handshakes([r.handshakes for _, r in returned]),
+        return step, self._merged_record([r for _, r in returned])
+
+    def _note_moves(self, offsets: dict[int, merge.ClockOffset]) -> None:
+        """A clock found elsewhere than when it was placed is said once (the step itself is
+        placed on the new offset)."""
+        for generator in self.generators:
+            offset, placed = offsets[generator.number], generator.offset
+            assert placed is not None
+            if clocks.moved(placed, offset, merge.late_start_limit_s(self.settings.duration_s)) is not None:
+                shift = offset.offset_s - placed.offset_s
+                self.notes.append(
+                    f"{generator.name}: its clock moved {shift:+.6f} s after it was placed; each step is placed on "
+                    "its offset measured just before the step"
+                )
+                generator.offset = offset
+
+    def _moved_during(self, before: dict[int, merge.ClockOffset], returned: Sequence[_Generator]) -> list[str]:
+        """Why the shares of the generators that returned may not have run together: a clock
+        that moved while the step ran, or that could not be measured again after it."""
+        limit = merge.late_start_limit_s(self.settings.duration_s)
+        try:
+            after = self._recheck_clocks(returned, placing=False)
+        except StepLost as exc:
+            return [f"after the step: {exc}"]
+        moved = [(g, clocks.moved(before[g.number], after[g.number], limit)) for g in returned]
+        return [f"{g.name}: {problem}" for g, problem in moved if problem is not None]
+
+    def _merged_record(self, reports: Sequence[StepReport]) -> MergedRecord:
+        # A command that took longer than the margin to reach a generator (a busy machine)
+        # made it begin late: the next step's start is agreed that much further ahead.
+        self._late_s = min(MAX_EXTRA_MARGIN_S, 1.5 * max(0.0, *(r.started_late_s for r in reports)))
+        self._sampled = self._sampled or any(r.latencies for r in reports)
+        if reports[0].live:
+            self.emit(SampleBatch(0, "latency", [x for r in reports for x in r.live]))
+        return MergedRecord(
+            latencies=[x for r in reports for x in r.latencies],
+            server_ns=[x for r in reports for x in r.server_ns],
+            refused=_sum_counts(r.refused for r in reports),
+            abandoned=sum(r.abandoned for r in reports),
+            sample_every=max(r.sample_every for r in reports),
+            handshakes=merge.sum_handshakes([r.handshakes for r in reports]),
         )
-        return step, record
 
     def tls_record(self) -> TlsRecord | None:
         """A tls13 job's handshakes of the size, every generator's added (None for any other job)."""
         if self.plan.job.family != Family.TLS:
             return None
-        answers = self._gather([(g, g.actor.call("tls")) for g in self.generators], SETUP_TIMEOUT_S, "counting")
-        return merge.merge_tls([answer for answer in answers if isinstance(answer, TlsRecord)])
+        calls = [(g, self._call(g, "call", "tls")) for g in self.generators]
+        answers = self._gather(calls, SETUP_TIMEOUT_S, "counting", check=replies.tls_record)
+        return merge.merge_tls([answer for answer in answers if answer is not None])
 
     # --- ending --------------------------------------------------------------------------------
 
     def _stop(self, generator: _Generator) -> None:
+        """End one generator at once. Nothing is sent to one whose worker went silent: its
+        generator ends by its lease, and a message queued to a stopped worker would reach a
+        released actor when it resumes."""
+        self.leases.drop(generator.number)
+        if generator.silent:
+            return
         try:
             generator.actor.stop().result(timeout=2.0)
-        except Exception:  # noqa: BLE001, S110 - a dead worker's generator died with it (parent-death signal)
+        except Exception:  # noqa: BLE001, S110 - a dead worker's generator died with it (its lease's pipe closed)
             pass
+        # Stopped (or its worker gone): the job's end sends it nothing more (a polite close
+        # to a dead worker waited out its 10 s).
+        generator.silent = True
 
     def close(self, stopped: bool) -> None:
-        """End every generator: at once when the run was stopped, else politely."""
-        self._renewing.set()
-        if stopped:
-            futures = [g.actor.stop() for g in self.generators]  # all at once: the supervisor's grace is short
+        """End every generator: at once when the run was stopped (or the scheduler is lost),
+        else politely."""
+        self.leases.stop()
+        live = [g for g in self.generators if not g.silent]
+        if stopped or scheduler_lost(self.client, self.address) is not None:
+            futures = [self._call(g, "stop") for g in live]  # all at once: the supervisor's grace is short
             for future in futures:
                 try:
                     future.result(timeout=2.0)
                 except Exception:  # noqa: BLE001, S110 - see _stop
                     pass
             return
-        for generator in self.generators:
+        for generator in live:
             try:
                 generator.actor.close().result(timeout=10.0)
             except Exception:  # noqa: BLE001
@@ -472,11 +557,6 @@ class ClusterDriver:
         return tuple(g.place() for g in self.generators)
 
     _pool = 0
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:300]
 
 
 def _sum_counts(counts: Iterator[dict[str, int]] | Sequence[dict[str, int]]) -> dict[str, int]:
@@ -508,20 +588,10 @@ def _describe_failure(exc: BaseException) -> str:
 
 def run_cluster_load_job(plan: JobPlan, emit: Emit) -> None:
     """A load job's every message size, its generators placed on the plan's Dask cluster."""
-    from distributed import Client
-
     settings = plan.job.load
     assert settings is not None and settings.cluster is not None
     with _stop_on_sigterm():
-        try:
-            # A plain connect first: Dask's client retries a refused one until its timeout
-            # (20 s for a scheduler that is simply not running).
-            host, port = address_host(settings.cluster), int(settings.cluster.rpartition(":")[2])
-            socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
-            # The default client of this process: the actors' proxies find it by get_client().
-            client = Client(settings.cluster, timeout=CONNECT_TIMEOUT_S)  # type: ignore[no-untyped-call]
-        except (OSError, TimeoutError) as exc:
-            raise ClusterError(f"cannot reach the Dask scheduler at {settings.cluster}: {_describe(exc)}") from None
+        client = open_client(settings.cluster)
         driver = ClusterDriver(plan, emit, client)
         stopped = True
         try:
@@ -538,7 +608,7 @@ def run_cluster_load_job(plan: JobPlan, emit: Emit) -> None:
             stopped = False
         finally:
             driver.close(stopped)
-            client.close(timeout=5)  # type: ignore[no-untyped-call]
+            client.close(timeout=5)
 
 
 def cluster_generator_main(conn: Any, plan: JobPlan) -> None:

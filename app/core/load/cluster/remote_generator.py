@@ -1,12 +1,14 @@
 """The generator subprocess a worker's actor starts (`python -m app.core.load.cluster.remote_generator`).
 
-It runs app.core.load.generator's `LoadGenerator` (a tls13 job's `TlsLoadGenerator`) in a
-process of its own, so that neither the Dask worker's event loop nor its GIL perturbs the
-schedule, and answers one command at a time on its stdin/stdout
-(app.core.load.cluster.pipe_frames): connect, seal, prepare, tamper, calibrate, step, tls
-(a tls13 job's handshakes of the size), close. It dies with the worker (PR_SET_PDEATHSIG, set by the
-actor), exits when its stdin closes, and exits when its lease is not renewed (the
-coordinator renews it every second through the actor; `--lease-fd`, `--lease-s`).
+It runs app.core.load.generator's `LoadGenerator` in a process of its own, so that neither the
+Dask worker's event loop nor its GIL perturbs the schedule, and answers one command at a
+time on its stdin/stdout (app.core.load.cluster.pipe_frames): connect, seal, prepare,
+tamper, calibrate, step, tls (a tls13 job's handshakes of the size, its generator being
+app.core.load.tls_generator's `TlsLoadGenerator`), close; its first frame is its pid. With `--detach` it first forks
+and lets the process the actor started exit, so that it is reparented to init, which reaps
+it when it ends (a stopped worker cannot). It exits when its stdin closes, when its lease's
+pipe closes (the worker died), and when its lease is not renewed (the coordinator renews it
+every second through the actor; `--lease-fd`, `--lease-s`).
 """
 
 from __future__ import annotations
@@ -129,16 +131,30 @@ def _watch_lease(fd: int, lease_s: float) -> None:
             os._exit(LEASE_EXPIRED_EXIT)
 
 
+def _detach() -> None:
+    """Fork and let the parent exit at once: this process, the child, is then an orphan,
+    reparented to init (or the nearest subreaper), which reaps it when it exits. Before any
+    thread starts, so the fork is safe."""
+    if os.fork() > 0:
+        os._exit(0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="remote_generator")
     parser.add_argument("--lease-fd", type=int)
     parser.add_argument("--lease-s", type=float, default=10.0)
+    parser.add_argument("--detach", action="store_true")
+    # Which worker started it: for `ps` and the tests (the worker is no longer its parent).
+    parser.add_argument("--worker-pid", type=int)
     args = parser.parse_args()
-    if args.lease_fd is not None:
-        threading.Thread(target=_watch_lease, args=(args.lease_fd, args.lease_s), daemon=True).start()
     # The frames own stdout; anything printed goes to stderr, not into them.
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    if args.detach:
+        _detach()
+    write_frame(replies, ("pid", os.getpid()))
+    if args.lease_fd is not None:
+        threading.Thread(target=_watch_lease, args=(args.lease_fd, args.lease_s), daemon=True).start()
     serve(sys.stdin.buffer, replies)
 
 
