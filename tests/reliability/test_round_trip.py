@@ -2,7 +2,8 @@
 
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
 stream relay and the packet path with loss, tls13 jobs (operations, loopback resumed, over
-the packet path with loss; load resumed, and load over the packet path with loss), local load, load over a link, load from a
+the packet path with loss; load resumed, and load over the packet path with loss; load
+from two cluster generators, remote and remote load against a serve), local load, load over a link, load from a
 Dask cluster of 1 to 3 generators, remote and remote load against a serve; a failed, a
 cancelled and an interrupted run; and, where running them cannot fit a test, records
 built by the producers' own code: a cluster step a generator did not return, 64
@@ -150,13 +151,20 @@ def _cluster(p: Producers, folder: Path) -> Written:
         }
         for n, rate in ((1, 30), (2, 6), (3, 2))
     ]
-    return run_profile(jobs, folder, "cluster")
+    # And a tls13 job's handshakes from two generators, their counts added.
+    tls = {**jobs[1], **{key: TLS_LOAD[key] for key in ("scheme", "params", "message_sizes")}, "rates": [20]}
+    made = run_profile([*jobs, tls], folder, "cluster")
+    handshakes = made.run.jobs[-1].tls
+    assert handshakes is not None and handshakes.steps and handshakes.steps[0].handshakes, made.run.jobs[-1].error
+    return made
 
 
 def _remote(jobs: list[dict[str, Any]], token: bytes | None = None) -> Callable[[Producers, Path], Written]:
     def make(p: Producers, folder: Path) -> Written:
         server = p.shared("serve", _serve)
-        return run_profile(jobs, folder, "remote", remote=remote_target(server, token))
+        made = run_profile(jobs, folder, "remote", remote=remote_target(server, token))
+        assert all(job.status == JobStatus.OK for job in made.run.jobs), [job.error for job in made.run.jobs]
+        return made
 
     return make
 
@@ -199,8 +207,8 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
     "tls13 load over the packet path with loss": _tls_load_packet_path,
     "load over a link": lambda p, folder: run_profile([{**LOAD, "link": {"delay_ms": 1}}], folder, "load link"),
     "cluster load, 1-3 generators": _cluster,
-    "remote": _remote([{**OPERATIONS, "mode": "remote"}]),
-    "remote load": _remote([{**LOAD, "rates": [30]}]),
+    "remote": _remote([{**OPERATIONS, "mode": "remote"}, {**TLS, "mode": "remote"}]),
+    "remote load": _remote([{**LOAD, "rates": [30]}, {**TLS_LOAD, "rates": [20]}]),
     "failed": lambda p, folder: failed_run(
         [{**OPERATIONS, "mode": "remote"}, {**OPERATIONS, "mode": "remote", "message_sizes": [128]}],
         folder,
