@@ -419,7 +419,7 @@ def test_a_pdf_report_of_the_longest_producers(
 def test_the_producers_extremes_are_what_the_readers_were_given(producers: Producers) -> None:
     """The hand-built producers reach the bounds they are here for (a test of the test)."""
     cluster = producers["cluster load, 1-3 generators"].run
-    for job, generators in zip(cluster.jobs, (1, 2, 3), strict=True):
+    for job, generators in zip(cluster.jobs, (1, 2, 3, 2), strict=True):  # the last a tls13 job's
         assert job.status == JobStatus.OK, job.error
         assert job.load is not None and len(job.load.generators) == generators
         for step in job.load.steps:
