@@ -374,6 +374,12 @@ def workers_problem(workers: int) -> str | None:
     return None
 
 
+def _named(error: str) -> str:
+    """A worker's error as the job reports it: led by the process it came from, once (a
+    door's refusal already names the load server)."""
+    return error if error.startswith("load server") else f"load server: {error}"
+
+
 def _die_with_parent() -> None:
     """A forked worker gets SIGKILL when the server process that forked it dies."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -416,7 +422,7 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
         with sockets[0] as listener:
             emit(Listening(port))
             error = run_worker(listener, lambda text: emit(PeerDropped(text)), None)
-        emit(ChildFailed(f"load server: {error}") if error else ReceiverDone())
+        emit(ChildFailed(_named(error)) if error else ReceiverDone())
         return
     children: list[int] = []
     door = os.pipe()
