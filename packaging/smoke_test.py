@@ -5,7 +5,8 @@ traceback or missing module in its output, or any process of the bundle left beh
 
   --version, presets, list, list --json, selftest, a bad profile (must exit 2 with a
   one-line error), run quick --no-store --json (its loopback job spawns a receiver and a
-  sender from the frozen executable), report --pdf --markdown of that run, the GUI
+  sender from the frozen executable; its tls13 operations job runs TLS 1.3 handshakes on
+  the bundled pyOpenSSL), report --pdf --markdown of that run, the GUI
   offscreen (opens, paints, quits by itself), and the Linux desktop-entry installer.
 
 It also measures the budgets recorded in packaging/README.md: bundle size (a hard
@@ -32,6 +33,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE_LIMIT_MB = 250
@@ -149,9 +151,24 @@ def check_run(results_file: Path) -> Callable[[subprocess.CompletedProcess[str]]
         loopback = [j for j in jobs if j["mode"] == "loopback"]
         if not loopback or not all((j.get("wire_bytes") or {}) for j in loopback):
             return "no loopback job with bytes on the wire: the frozen sender/receiver did not run"
-        return None
+        return check_tls13(json.loads(results_file.read_text(encoding="utf-8")))
 
     return check
+
+
+def check_tls13(results: dict[str, Any]) -> str | None:
+    """The quick preset's tls13 operations job ran on the bundle's pyOpenSSL: its handshakes
+    timed, what they negotiated recorded, and pyOpenSSL's version read from its metadata."""
+    tls = [j for j in results["jobs"] if j["scheme"] == "tls13" and j["mode"] == "operations"]
+    if not tls:
+        return "no tls13 operations job in the run: the bundle's TLS 1.3 path was not exercised"
+    for job in tls:
+        if "handshake_client" not in job["metrics"] or not (job.get("tls") or {}).get("group"):
+            return f"{job['label']}: no timed handshake or negotiated group"
+    pyopenssl = results["run"]["environment"].get("libraries", {}).get("pyOpenSSL") or {}
+    if not pyopenssl.get("version"):
+        return "pyOpenSSL's version is missing from the environment: its metadata is not in the bundle"
+    return None
 
 
 def check_report(pdf: Path, markdown: Path) -> Callable[[subprocess.CompletedProcess[str]], str | None]:

@@ -9,7 +9,8 @@ test fails when a copy appears elsewhere or when the home disagrees with the cod
 - how long `make test` takes: CONTRIBUTING.md, "How long it takes", dated; the number of
   tests is quoted nowhere (pytest says it; RELIABILITY.md's counts are dated summaries);
 - docs/links.md's rule for a late link emulator: read from the code's constants;
-- docs/links.md's fresh-connection figures: benchmarks/README.md's dated measurement.
+- docs/links.md's fresh-connection figures: benchmarks/README.md's dated measurement;
+- docs/remote.md's promises of `serve` to its clients: `app.core.serve`'s constants.
 """
 
 from __future__ import annotations
@@ -266,3 +267,17 @@ def test_links_page_quotes_the_fresh_connection_figures_of_the_dated_benchmark()
     assert re.search(rf"\({fresh[0]} ms fresh, {warm[0]} ms warm\)", text), (fresh[0], warm[0])
     assert f"16 KiB takes {fresh[2]} ms fresh against {warm[2]} ms warm" in text
     assert f"64 KiB {fresh[3]} against {warm[3]} ms" in text
+
+
+def test_remote_page_states_serve_s_promises_from_its_constants() -> None:
+    """`serve` dropped a stopped load client after no bound at all (over 200 s measured)
+    where the page said 120 s: the promise now lives in `app.core.serve`, which the server
+    and the load job's wait both read, and the page is held to it."""
+    from app.core.serve import CLIENT_SILENCE_S, HELLO_S
+    from app.core.serve.server import SERVER_LIMITS
+
+    text = _flat(ROOT / "docs" / "remote.md")
+    (hello,) = _number(r"A connection must finish the whole handshake within ([\d.]+) s", text)
+    (silence,) = _number(r"a client silent for ([\d.]+) s during a job is dropped", text)
+    assert (hello, silence) == (HELLO_S, CLIENT_SILENCE_S)
+    assert (SERVER_LIMITS.hello_timeout, SERVER_LIMITS.idle_timeout) == (HELLO_S, CLIENT_SILENCE_S)

@@ -326,3 +326,19 @@ def test_smoke_test_names_a_missing_bundle(tmp_path: Path, capsys: pytest.Captur
     smoke = _load_packaging_module("smoke_test")
     assert smoke.main([str(tmp_path / "dist" / "cryptobench")]) == 2
     assert "make package" in capsys.readouterr().err
+
+
+def test_the_smoke_test_holds_the_bundle_to_a_tls13_operations_job() -> None:
+    """The frozen run of quick must have timed TLS 1.3 handshakes on the bundle's pyOpenSSL
+    and read pyOpenSSL's version from the metadata the spec copies."""
+    smoke = _load_packaging_module("smoke_test")
+    job = {"scheme": "tls13", "mode": "operations", "label": "TLS", "metrics": {"handshake_client": {}}}
+    environment = {"libraries": {"pyOpenSSL": {"version": "26.4.0"}}}
+    good = {"run": {"environment": environment}, "jobs": [{**job, "tls": {"group": "X25519MLKEM768"}}]}
+    assert smoke.check_tls13(good) is None
+    assert "no tls13 operations job" in smoke.check_tls13({**good, "jobs": []})
+    assert "negotiated group" in smoke.check_tls13({**good, "jobs": [job]})
+    unnamed = {"run": {"environment": {"libraries": {"pyOpenSSL": {"version": None}}}}, "jobs": good["jobs"]}
+    assert "metadata" in smoke.check_tls13(unnamed)
+    spec = (ROOT / "packaging" / "cryptobench.spec").read_text(encoding="utf-8")
+    assert '"pyOpenSSL"' in spec  # its metadata, for the version above

@@ -36,6 +36,8 @@ whose message names the file.
 
 from __future__ import annotations
 
+import errno
+
 
 class CryptoBenchError(Exception):
     """Base of every error CryptoBench raises on purpose; str() is the user's message."""
@@ -70,3 +72,30 @@ class BadParameter(RegistryError):
 
 class SessionError(CryptoBenchError):
     """A session cannot start or go on: a token file, a refused job, a busy server."""
+
+
+# --- resources that ran out ----------------------------------------------------------
+# Here, on the ground floor: a job's start, a connection and a load server all name what
+# ran out in the same words.
+
+
+def exhaustion_reason(exc: BaseException) -> str:
+    """What ran out, in words, with the errno name and the limit to raise."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if isinstance(exc, RuntimeError):  # threading: "can't start new thread"
+        return f"{exc} (thread or process limit reached: `ulimit -u`)"
+    code = getattr(exc, "errno", None)
+    text = getattr(exc, "strerror", None) or str(exc)
+    hint = (
+        {
+            errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
+            errno.ENFILE: "the system's open-file table is full",
+            errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
+            errno.ENOMEM: "out of memory",
+        }.get(code)
+        if code is not None
+        else None
+    )
+    name = errno.errorcode.get(code, "") if code is not None else ""
+    return f"{text} ({name}{': ' + hint if hint else ''})" if name else text

@@ -297,3 +297,38 @@ _FAMILY_LABELS = {
     Family.KDF: "Key derivation",
     Family.TLS: "TLS 1.3",
 }
+
+
+class Exchange(enum.StrEnum):
+    """How a key-establishing job (`KEY_ESTABLISHING`) establishes its AEAD keys
+    (`JobSpec.exchange`, the result's `exchange`; docs/profiles.md).
+
+    The same two words in every face: the profile, the results JSON and CSV, the labels,
+    the report, the window and `compare`, which pairs only jobs of one pattern."""
+
+    #: One key agreement or encapsulation per session (the handshake), then AEAD per
+    #: message under that key: what TLS does, and E1's ECDH + AES-GCM. The default.
+    SESSION = "session"
+    #: A fresh encapsulation or ephemeral key for every message (KEM-DEM, ECIES-style
+    #: public-key encryption): each payload carries its own encapsulated key, as E4 measures.
+    PER_MESSAGE = "per-message"
+
+    @property
+    def suffix(self) -> str:
+        """What a job's label ends with: " (session)", " (per-message)"."""
+        return f" ({self.value})"
+
+
+#: The families that establish a key before their AEAD: only their jobs have an exchange
+#: pattern. Elsewhere `exchange` is not applicable: a profile that sets it is refused,
+#: naming the field, and results leave it out.
+KEY_ESTABLISHING: frozenset[Family] = frozenset({Family.KEY_AGREEMENT, Family.HYBRID})
+DEFAULT_EXCHANGE = Exchange.SESSION
+#: What each family's jobs did before jobs named their pattern (results without
+#: `exchange`, profiles of format 1): key agreement agreed once per session (its
+#: operations jobs timed the agreement apart, as `exchange`), a hybrid encapsulated in
+#: every message, in every mode. Results read without the field mean this.
+LEGACY_EXCHANGE: dict[Family, Exchange] = {
+    Family.KEY_AGREEMENT: Exchange.SESSION,
+    Family.HYBRID: Exchange.PER_MESSAGE,
+}

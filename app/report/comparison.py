@@ -3,8 +3,9 @@ medians and its bootstrap 95 % interval, and a chart of those ratios."""
 
 from __future__ import annotations
 
+from app.core.analysis.compare import unmatched_reason
 from app.core.analysis.evidence import MIN_MOVEMENT_RUNS, MIN_SAMPLES
-from app.core.results.model import RunResult
+from app.core.results.model import JobResult, RunResult
 from app.report.baseline import BaselineMatch
 from app.report.content_common import MISSING, aligns, job_name, utc
 from app.report.job_figures import median, size_text
@@ -55,10 +56,15 @@ def comparison_section(run: RunResult, match: BaselineMatch, baseline: RunResult
             )
         )
     blocks += _no_verdict_notes(match, baseline)
-    unmatched = [f"Only in this run: {job_name(j)} ({j.mode})" for j in match.only_run]
-    unmatched += [f"Only in the baseline: {job_name(j)} ({j.mode})" for j in match.only_baseline]
+    unmatched = [_unmatched("Only in this run", j, baseline.jobs) for j in match.only_run]
+    unmatched += [_unmatched("Only in the baseline", j, run.jobs) for j in match.only_baseline]
     blocks.append(Bullets(unmatched) if unmatched else Paragraph("Every job has a match in the other run."))
     return Section("Comparison with baseline", blocks)
+
+
+def _unmatched(where: str, job: JobResult, other_side: list[JobResult]) -> str:
+    why = unmatched_reason(job, other_side)  # the same job in the other exchange pattern
+    return f"{where}: {job_name(job)} ({job.mode})" + (f": {why}." if why else "")
 
 
 def _sides_notes(run: RunResult, baseline: RunResult) -> list[Block]:

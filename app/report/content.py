@@ -39,9 +39,9 @@ from app.report.job_figures import (
     is_post_quantum,
     median,
     percent,
-    primary_metric,
     size_text,
     value,
+    whole_exchange,
 )
 from app.report.labels import Labels
 from app.report.load import load_sections
@@ -302,51 +302,94 @@ def _mean(job: JobResult, metric: str) -> str:
 
 
 def _cost_vs_security(run: RunResult, labels: Labels) -> list[Section]:
+    """Each public-key job's whole exchange (`exchange_sides`: the same step for every point,
+    both ends) against its classical security level; one point per name."""
     points: dict[str, list[JobResult]] = defaultdict(list)
-    for job in run.jobs:
-        if (
-            job.family in PUBLIC_KEY_FAMILIES
-            and job.status == JobStatus.OK
-            and job.security.classical_bits
-            and (median(job, primary_metric(job)) or 0) > 0
-        ):
-            points["Post-quantum" if is_post_quantum(job) else family_title(job.family)].append(job)
+    left_out = 0
+    for job in _one_per_job(run.jobs):
+        if job.family not in PUBLIC_KEY_FAMILIES or job.status != JobStatus.OK or not job.security.classical_bits:
+            continue
+        if not whole_exchange(job):
+            left_out += 1
+            continue
+        points["Post-quantum" if is_post_quantum(job) else family_title(job.family)].append(job)
     if sum(len(v) for v in points.values()) < 2:
         return []
     names = [family_title(f) for f in family_order(j.family for v in points.values() for j in v)]
-    short = {job.id: labels.name(job) for group in points.values() for job in group}
+    point_names = _point_names([job for group in points.values() for job in group], labels)
     series = [
         Series(
             name,
             [float(j.security.classical_bits or 0) for j in points[name]],
-            [value(j, primary_metric(j)) for j in points[name]],
-            point_labels=[short[j.id] for j in points[name]],
+            [whole_exchange(j) or 0.0 for j in points[name]],
+            point_labels=[point_names[j.id] for j in points[name]],
             marked=name == "Post-quantum",
         )
         for name in names + ["Post-quantum"]
         if points.get(name)
     ]
     chart = LineChart(
-        "Median per-message time against classical security level",
+        "Median whole exchange (sender + receiver) against classical security level",
         "classical security",
         "bits",
-        "median time",
+        "sender + receiver median",
         "s",
         series,
         log_y=True,
         lines=False,
     )
+    text = (
+        "Each point is one public-key job: its classical security level in bits (NIST SP 800-57 comparable "
+        "strength) against its whole exchange, the same step for every point, at both ends: the sender's median "
+        "plus the receiver's. For a key establishment once per session (exchange session) that is one key "
+        "establishment (exchange + exchange_receiver; in a session, handshake + handshake_receiver), since its "
+        "messages are then AEAD alone; for every other job one message (exchange per-message: encapsulation, or "
+        "an ephemeral key, and AEAD in each; signatures: sign + verify; public-key encryption: encrypt + decrypt; "
+        "in a session, compute + receiver). A job measured at several sizes is drawn at its smallest. "
+        "Post-quantum schemes (NIST category > 0) are marked; a classical scheme at the same bit level falls to a "
+        "quantum computer, a post-quantum one is not known to."
+    )
+    if left_out:
+        text += (
+            f" {left_out} job{'s' if left_out != 1 else ''} without both ends' figures of that step (results "
+            "recorded before it was timed at the receiver) "
+            + ("is" if left_out == 1 else "are")
+            + " left out rather than drawn at another step."
+        )
     return [
         Section(
             "Cost against security level",
             [
-                Paragraph(
-                    "Each point is one public-key job: its classical security level in bits (NIST SP 800-57 "
-                    "comparable strength) against the median of its per-message metric (encrypt, sign or compute) "
-                    "at its own message size. Post-quantum schemes (NIST category > 0) are marked; a classical "
-                    "scheme at the same bit level falls to a quantum computer, a post-quantum one is not known to."
-                ),
-                Chart(chart, caption="Log scale in time; metrics differ by family, so compare points within a family."),
+                Paragraph(text),
+                Chart(chart, caption="Log scale in time; the step is said above: compare points within a family."),
             ],
         )
     ]
+
+
+def _one_per_job(jobs: list[JobResult]) -> list[JobResult]:
+    """A job measured at several sizes once, at its smallest: a chart of one point per job."""
+    smallest: dict[tuple[str, str], JobResult] = {}
+    for job in jobs:
+        key = (job.label, job.mode)
+        if key not in smallest or job.message_size < smallest[key].message_size:
+            smallest[key] = job
+    return [job for job in jobs if smallest.get((job.label, job.mode)) is job]
+
+
+def _point_names(jobs: list[JobResult], labels: Labels) -> dict[str, str]:
+    """Each point's name, never two alike: the short name, then its mode, then its size where
+    those still read the same (then its job id)."""
+
+    def widened(job: JobResult, stage: int) -> str:
+        if stage == 0:
+            return labels.row(job, size=False)
+        return labels.row(job) if stage == 1 else f"{labels.row(job)} ({job.id})"
+
+    names = {job.id: labels.name(job) for job in jobs}
+    for stage in range(3):
+        counts: dict[str, int] = defaultdict(int)
+        for name in names.values():
+            counts[name] += 1
+        names = {job.id: widened(job, stage) if counts[names[job.id]] > 1 else names[job.id] for job in jobs}
+    return names

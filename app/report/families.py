@@ -50,13 +50,15 @@ from app.report.units import format_rate
 def _table_metrics(job: JobResult) -> list[str]:
     """The metrics worth a row in the family table; the appendix has all of them."""
     if job.mode in SESSION_MODES:
-        wanted = ["keygen", "compute", "receiver", "rtt", "network"]
+        # A key establishment's handshake is its key exchange: what a session pays once.
+        handshake = ["handshake", "handshake_receiver"] if job.exchange_used is not None else []
+        wanted = ["keygen", *handshake, "compute", "receiver", "rtt", "network"]
     else:
         try:
             opened = OPEN_METRIC[Family(job.family)]
         except (ValueError, KeyError):
             opened = None
-        wanted = ["keygen", "exchange", primary_metric(job) or "", opened or ""]
+        wanted = ["keygen", "exchange", "exchange_receiver", primary_metric(job) or "", opened or ""]
     return [m for m in wanted if m and m in job.metrics]
 
 
@@ -260,6 +262,14 @@ def _histogram_chart(jobs: list[JobResult], labels: Labels) -> Chart | None:
     return Chart(hist, caption=caption, aspect=0.4)
 
 
+#: Said where a family's jobs used both exchange patterns, before their charts.
+_PATTERNS_APART = (
+    "{family} jobs used both exchange patterns, charted apart: with exchange session a message is AEAD alone "
+    "(the key exchange is once per session, in the table as exchange or handshake), with exchange per-message "
+    "each message holds its own key exchange."
+)
+
+
 def family_sections(run: RunResult, labels: Labels) -> list[Section]:
     if run.jobs and all(job.mode == Mode.LOAD for job in run.jobs):
         return []  # requests per second, not per-operation times: the Load section has them
@@ -293,13 +303,18 @@ def family_sections(run: RunResult, labels: Labels) -> list[Section]:
         jobs = by_family[family]
         title = family_title(family)
         blocks: list[Block] = [_timing_table(jobs, title), resources_table(jobs, f"{title}: resources and validation.")]
-        for chart in (
-            _bar_chart(title, jobs, labels),
-            _scaling_chart(title, jobs, labels),
-            _histogram_chart(jobs, labels),
-        ):
-            if chart is not None:
-                blocks.append(chart)
+        patterns = list(dict.fromkeys(job.exchange_used for job in jobs))
+        if len(patterns) > 1:  # a session's message is AEAD alone, a per-message one holds a key exchange
+            blocks.append(Paragraph(_PATTERNS_APART.format(family=title)))
+        for pattern in patterns:
+            alike = [job for job in jobs if job.exchange_used == pattern]
+            named = title if len(patterns) == 1 or pattern is None else f"{title}, exchange {pattern}"
+            for chart in (_bar_chart(named, alike, labels), _scaling_chart(named, alike, labels)):
+                if chart is not None:
+                    blocks.append(chart)
+        chart = _histogram_chart(jobs, labels)
+        if chart is not None:
+            blocks.append(chart)
         failed = [j for j in jobs if j.status != JobStatus.OK]
         if failed:
             blocks.append(Bullets([f"{job_name(j)} {j.status}: {j.error or 'no error recorded'}" for j in failed]))

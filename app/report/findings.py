@@ -15,14 +15,26 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from app.core.analysis.evidence import MIN_SAMPLES, Ranking, Standing, evidence_text, rank, ratio_evidence_text
+from app.core.analysis.evidence import (
+    MIN_SAMPLES,
+    Estimate,
+    Ranking,
+    Standing,
+    evidence_text,
+    rank,
+    ratio_evidence_text,
+)
 from app.core.results.model import JobResult, RunResult
 from app.core.settings.links import over_link
-from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode, Verdict
+from app.core.vocab import SESSION_MODES, Exchange, JobStatus, Mode, Verdict
 from app.report.baseline import BaselineMatch, JobComparison
 from app.report.job_figures import (
     KEYGEN_TOTAL_FAMILIES,
+    PUBLIC_KEY_FAMILIES,
+    LikeKey,
     estimate,
+    exchange_sides,
+    exchange_words,
     family_order,
     family_title,
     is_post_quantum,
@@ -35,6 +47,7 @@ from app.report.job_figures import (
     relation,
     size_text,
     value,
+    whole_exchange,
 )
 from app.report.load import load_findings
 from app.report.network_links import link_findings, link_groups
@@ -124,18 +137,19 @@ def fastest_slowest_findings(jobs: list[JobResult]) -> list[str]:
     out = []
 
     def exchange_metric(job: JobResult) -> str | None:
-        return "exchange" if job.family == Family.KEY_AGREEMENT.value and "exchange" in job.metrics else None
+        return "exchange" if job.exchange_used is not None and "exchange" in job.metrics else None
 
     groups = _edge_sizes(list(like_groups(jobs).items()) + list(like_groups(jobs, exchange_metric).items()))
     order = {f: i for i, f in enumerate(family_order(k[0] for k, _ in groups))}
-    for (family, metric, size), group in sorted(groups, key=lambda kv: (order[kv[0][0]], kv[0][2])):
+    for (family, metric, size, exchange), group in sorted(groups, key=lambda kv: (order[kv[0][0]], kv[0][2])):
         if len(group) < 2:
             continue
         ranked = sorted(group, key=lambda j: value(j, metric))
         fast, slow = ranked[0], ranked[-1]
         m_fast, m_slow = value(fast, metric), value(slow, metric)
+        pattern = f", {exchange_words(exchange)}" if exchange is not None else ""
         head = (
-            f"**{family_title(family)}**, {format_bytes(size)} messages ({_mode_words(metric)}, median of "
+            f"**{family_title(family)}**, {format_bytes(size)} messages ({_mode_words(metric)}{pattern}, median of "
             f"{len(group)} schemes): "
         )
         ranking = rank(estimate(fast, metric), estimate(slow, metric))
@@ -160,11 +174,11 @@ def _unranked(fast: JobResult, slow: JobResult, m_fast: float, m_slow: float, ra
 
 def cross_family_findings(jobs: list[JobResult]) -> list[str]:
     """At each message size with several families measured, how far per-message costs spread."""
-    by_size: dict[tuple[bool, int], list[JobResult]] = defaultdict(list)
-    for job in jobs:  # sessions and operations are timed differently: never mixed
-        by_size[(job.mode in SESSION_MODES, job.message_size)].append(job)
+    by_size: dict[tuple[bool, int, str], list[JobResult]] = defaultdict(list)
+    for job in jobs:  # sessions and operations are timed differently, and so are the two exchange patterns
+        by_size[(job.mode in SESSION_MODES, job.message_size, str(job.exchange_used or ""))].append(job)
     out = []
-    for (session, size), group in sorted(by_size.items()):
+    for (session, size, exchange), group in sorted(by_size.items()):
         if len({j.family for j in group}) < 2:
             continue
         ranked = sorted(group, key=lambda j: value(j, primary_metric(j)))
@@ -172,8 +186,9 @@ def cross_family_findings(jobs: list[JobResult]) -> list[str]:
         m_fast, m_slow = value(fast, primary_metric(fast)), value(slow, primary_metric(slow))
         if not m_fast or m_slow / m_fast < 10:
             continue
+        pattern = f" with exchange {exchange}" if exchange else ""
         out.append(
-            f"Across families at {format_bytes(size)}{' in sessions' if session else ''}, per-message medians "
+            f"Across families at {format_bytes(size)}{' in sessions' if session else ''}{pattern}, per-message medians "
             f"span {ratio_text(m_slow / m_fast)}: "
             f"from {fast.label} ({primary_metric(fast)}, {format_seconds(m_fast)}, "
             f"{family_title(fast.family)}) to {slow.label} ({primary_metric(slow)}, "
@@ -190,11 +205,12 @@ def keygen_total_findings(jobs: list[JobResult]) -> list[str]:
     size: the slowest total against every other scheme in the group.
     """
     out = []
-    for (family, metric, size), group in _edge_sizes(
+    for (family, metric, size, exchange), group in _edge_sizes(
         list(like_groups(j for j in jobs if j.mode not in SESSION_MODES).items())
     ):
         with_keygen = [j for j in group if "keygen" in j.metrics]
-        if family not in KEYGEN_TOTAL_FAMILIES or len(with_keygen) < 2:
+        # A session's key pair serves a whole session: per message, only a per-message exchange renews keys.
+        if family not in KEYGEN_TOTAL_FAMILIES or exchange is Exchange.SESSION or len(with_keygen) < 2:
             continue
         total = {j.id: value(j, "keygen") + value(j, metric) for j in with_keygen}
         summed = {j.id: estimate(j, "keygen").plus(estimate(j, metric)) for j in with_keygen}
@@ -224,67 +240,104 @@ MAX_NAMED = 3
 MAX_SIZES = 3
 
 
-GroupItem = tuple[tuple[str, str, int], list[JobResult]]
+GroupItem = tuple[LikeKey, list[JobResult]]
 
 
 def _edge_sizes(groups: list[GroupItem]) -> list[GroupItem]:
-    sizes: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for (family, metric, size), _ in groups:
-        sizes[(family, metric)].append(size)
+    sizes: dict[tuple[str, str, Exchange | None], list[int]] = defaultdict(list)
+    for (family, metric, size, exchange), _ in groups:
+        sizes[(family, metric, exchange)].append(size)
     keep = {key: {min(v), max(v)} if len(set(v)) > MAX_SIZES else set(v) for key, v in sizes.items()}
-    return [item for item in groups if item[0][2] in keep[(item[0][0], item[0][1])]]
+    return [item for item in groups if item[0][2] in keep[(item[0][0], item[0][1], item[0][3])]]
+
+
+#: The post-quantum summary's one group of both key-establishing families.
+KEY_ESTABLISHMENT = "key establishment"
+KEY_ESTABLISHMENT_TITLE = "Key establishment: key agreement and KEM hybrids"
 
 
 def post_quantum_findings(jobs: list[JobResult]) -> list[str]:
-    """Each post-quantum scheme against the fastest classical one of its family and size."""
+    """Each post-quantum scheme against the classical one whose whole exchange costs least,
+    at both ends: of its family, mode, exchange pattern and size.
+
+    The whole exchange is `exchange_sides`: one key establishment at each end for a session
+    exchange, one message at each end otherwise (signing and verifying, encrypting and
+    decrypting). A sender's figure alone hides what the receiver pays (RSA-KEM encapsulates
+    as fast as ML-KEM and decapsulates ten times slower), so each side is given, with the
+    side that dominates."""
+    groups: dict[tuple[str, bool, Exchange | None, int], list[JobResult]] = defaultdict(list)
+    for job in jobs:
+        if job.family in PUBLIC_KEY_FAMILIES and whole_exchange(job) is not None:
+            # A key agreement and a KEM hybrid of one exchange pattern do the same work: ML-KEM
+            # is measured against X25519 and ECDH as much as against RSA-KEM.
+            kind = KEY_ESTABLISHMENT if job.exchange_used is not None else job.family
+            groups[(kind, job.mode in SESSION_MODES, job.exchange_used, job.message_size)].append(job)
     out = []
-    for (family, metric, size), group in like_groups(jobs).items():
+    order = {f: i for i, f in enumerate(family_order(k[0] for k in groups))}
+    for (family, session, exchange, size), group in sorted(
+        groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], str(kv[0][2] or ""), kv[0][3])
+    ):
         pq = [j for j in group if is_post_quantum(j)]
         classical = [j for j in group if not is_post_quantum(j)]
         if not pq or not classical:
             continue
-        best = min(classical, key=lambda j: value(j, metric))
-        keygen = "keygen" in best.metrics  # key generation compared only where the yardstick has it
-
-        def timed(job: JobResult, keygen: bool = keygen, metric: str = metric) -> str:
-            text = f"{_level(job)}, {format_seconds(value(job, metric))}"
-            if keygen and "keygen" in job.metrics:
-                text += f", key generation {format_seconds(value(job, 'keygen'))}"
-            return text
-
-        yardstick = f"{_yardstick(best, classical, metric)}, {best.label} ({timed(best)}"
-        others = [j for j in classical if j is not best]
-        if others and all(rank(estimate(best, metric), estimate(j, metric)).ordered for j in others):
-            # "The fastest" only where the evidence rule orders it before every other, and
-            # said with the evidence against the nearest of them.
-            rival = min(others, key=lambda j: (estimate(j, metric).ci95 or (0.0, 0.0))[0])
-            yardstick += (
-                f"; before {rival.label}: {evidence_text(rank(estimate(best, metric), estimate(rival, metric)))}"
-            )
-        yardstick += ")"
-
-        # One sentence per family and size: its classical yardstick said once, then each
-        # post-quantum scheme against it (a sentence each repeated the same lead).
-        each = [
-            f"{job.label} ({timed(job)}) {relation(estimate(job, metric), estimate(best, metric), 'it')}" for job in pq
-        ]
+        best = min(classical, key=lambda j: whole_exchange(j) or 0.0)
+        step = _step_words(best)
+        # One sentence per group: its classical yardstick said once, then each post-quantum
+        # scheme against it, side by side (a sentence each repeated the same lead).
+        each = [f"{job.label} ({_level(job)}): {_sides_against(job, best)}" for job in pq]
+        pattern = f", {exchange_words(exchange)}" if exchange is not None else ""
+        title = KEY_ESTABLISHMENT_TITLE if family == KEY_ESTABLISHMENT else family_title(family)
         out.append(
-            f"**Post-quantum vs classical** ({family_title(family)}, {format_bytes(size)}, {metric} median), "
-            f"against {yardstick}: " + "; ".join(each) + "."
+            f"**Post-quantum vs classical** ({title}{', in sessions' if session else ''}{pattern}, "
+            f"{format_bytes(size)}; {step}), against the classical scheme whose whole exchange costs least, "
+            f"{best.label} ({_level(best)}; {_sides_text(best)}): " + "; ".join(each) + "."
         )
     return out
 
 
-def _yardstick(best: JobResult, classical: list[JobResult], metric: str) -> str:
-    """What the classical scheme a post-quantum one is set against is: "the fastest
-    classical scheme" only where the evidence rule orders it before every other; the only
-    one; or the one with the lowest median."""
-    others = [j for j in classical if j is not best]
-    if not others:
-        return "the classical scheme"
-    if all(rank(estimate(best, metric), estimate(j, metric)).ordered for j in others):
-        return "the fastest classical scheme"
-    return "the classical scheme with the lowest median"
+def _step_words(job: JobResult) -> str:
+    """What `exchange_sides` adds up for `job`, in words (one group shares it)."""
+    sender, receiver = exchange_sides(job) or ("", "")
+    if job.exchange_used is Exchange.SESSION:
+        return f"whole exchange = one key establishment, {sender} at the sender + {receiver} at the receiver"
+    return f"whole exchange = one message, {sender} at the sender + {receiver} at the receiver"
+
+
+def _sides_text(job: JobResult) -> str:
+    """ "sender 61 µs, receiver 644 µs, 705 µs in all: the receiver's side dominates"."""
+    sender, receiver = exchange_sides(job) or ("", "")
+    s, r = value(job, sender), value(job, receiver)
+    dominant = "the sender's side dominates" if s > r else "the receiver's side dominates" if r > s else "even"
+    return f"sender {format_seconds(s)}, receiver {format_seconds(r)}, {format_seconds(s + r)} in all: {dominant}"
+
+
+def _whole(job: JobResult) -> Estimate:
+    """`job`'s whole exchange (`exchange_sides`) with what a verdict on it needs: both sides'
+    medians and intervals added (Estimate.plus)."""
+    sender, receiver = exchange_sides(job) or ("", "")
+    return estimate(job, sender).plus(estimate(job, receiver))
+
+
+def _sides_against(job: JobResult, best: JobResult) -> str:
+    """A post-quantum job's sides and whole exchange, then the whole against the yardstick's,
+    only as far as the evidence rule allows (`relation`), and each side's ratio: "sender 40
+    µs, receiver 30 µs, 70 µs in all: the sender's side dominates; in all it is 1.6× faster
+    than the classical scheme (n = 20 and 20, 95 % intervals ...) (sender 0.83× its time,
+    receiver 0.50×)". A side's ratio is a figure, not a verdict: faster and slower are said
+    once, of the whole, with their evidence."""
+    sender, receiver = exchange_sides(job) or ("", "")
+    b_sender, b_receiver = exchange_sides(best) or ("", "")
+    return (
+        f"{_sides_text(job)}; in all it {relation(_whole(job), _whole(best), 'the classical scheme')} (sender "
+        f"{_side_ratio(value(job, sender), value(best, b_sender))} its time, receiver "
+        f"{_side_ratio(value(job, receiver), value(best, b_receiver))})"
+    )
+
+
+def _side_ratio(a: float, b: float) -> str:
+    """ "1.2×", "0.09×": `a`'s median over `b`'s, or "no ratio" where either is not positive."""
+    return ratio_text(a / b) if a > 0 and b > 0 else "no ratio"
 
 
 def _level(job: JobResult) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 
 from app.core.analysis.evidence import Estimate, Standing, evidence_text, rank
 from app.core.results.model import JobResult
-from app.core.schemes.base import SEAL_METRIC
-from app.core.vocab import SESSION_MODES, Family, JobStatus, Mode
+from app.core.schemes.base import OPEN_METRIC, SEAL_METRIC
+from app.core.vocab import SESSION_MODES, Exchange, Family, JobStatus, Mode
 from app.report.units import format_bytes, format_seconds
 
 #: Families with a key pair; only these can be "post-quantum" in the report's sense
@@ -126,15 +126,58 @@ def ok_jobs(jobs: Iterable[JobResult]) -> list[JobResult]:
     return [j for j in jobs if j.status == JobStatus.OK and median(j, primary_metric(j)) is not None]
 
 
+#: Jobs that may fairly be compared: family, metric, message size and exchange pattern.
+LikeKey = tuple[str, str, int, Exchange | None]
+
+
 def like_groups(
     jobs: Iterable[JobResult],
     metric_of: Callable[[JobResult], str | None] = primary_metric,
-) -> dict[tuple[str, str, int], list[JobResult]]:
-    """Jobs grouped by (family, metric, message size): the only fair comparisons."""
-    groups: dict[tuple[str, str, int], list[JobResult]] = defaultdict(list)
+) -> dict[LikeKey, list[JobResult]]:
+    """Jobs grouped by (family, metric, message size, exchange pattern): the only fair
+    comparisons. A session job's "encrypt" or "compute" is AEAD alone, a per-message job's
+    holds a key establishment: never one group."""
+    groups: dict[LikeKey, list[JobResult]] = defaultdict(list)
     for job in jobs:
         metric = metric_of(job)
         if metric is not None and median(job, metric) is not None:
-            groups[(job.family, metric, job.message_size)].append(job)
+            groups[(job.family, metric, job.message_size, job.exchange_used)].append(job)
     order = {f: i for i, f in enumerate(family_order(k[0] for k in groups))}
-    return dict(sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])))
+    return dict(sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2], str(kv[0][3] or ""))))
+
+
+def exchange_words(exchange: Exchange | None) -> str:
+    """A group's exchange pattern in a sentence's parenthesis: "exchange session", or ""."""
+    return "" if exchange is None else f"exchange {exchange}"
+
+
+def exchange_sides(job: JobResult) -> tuple[str, str] | None:
+    """The metrics of "the whole exchange" at each end, (sender, receiver): what the summary
+    and the cost-against-security chart weigh, the same step for every job.
+
+    A key-establishing job in the session pattern: one key establishment ("exchange",
+    "exchange_receiver"; a session's "handshake", "handshake_receiver"), as its messages are
+    AEAD alone. Any other public-key job: one message, which then holds the key
+    establishment or the public-key operation (operations: its seal and open metric; a
+    session: "compute" and "receiver"). None where the job lacks either metric."""
+    session = job.mode in SESSION_MODES
+    if job.exchange_used is Exchange.SESSION:
+        sides = ("handshake", "handshake_receiver") if session else ("exchange", "exchange_receiver")
+    elif session:
+        sides = ("compute", "receiver")
+    else:
+        try:
+            opened = OPEN_METRIC[Family(job.family)]
+        except (ValueError, KeyError):
+            return None
+        if opened is None:
+            return None
+        sides = (SEAL_METRIC[Family(job.family)], opened)
+    return sides if all(median(job, m) is not None for m in sides) else None
+
+
+def whole_exchange(job: JobResult) -> float | None:
+    """The sender's and the receiver's medians of `exchange_sides` added (medians do not add
+    exactly; sentences that use it name both parts), or None."""
+    sides = exchange_sides(job)
+    return None if sides is None else value(job, sides[0]) + value(job, sides[1])

@@ -9,7 +9,7 @@ from typing import Any
 from app.core.records import placement_words as placement
 from app.core.records.job_records import SAMPLING_INTERVAL_S
 from app.core.results.model import METRIC_DESCRIPTIONS, JobResult, RunResult
-from app.core.vocab import SESSION_MODES, LinkEmulation, Mode, TcpConnection
+from app.core.vocab import SESSION_MODES, Exchange, LinkEmulation, Mode, TcpConnection
 from app.report.load import load_method
 from app.report.load_words import placement_text
 from app.report.model import (
@@ -49,6 +49,7 @@ def method_section(run: RunResult) -> Section:
                 "cryptography: the fastest round trip that connection allows."
             )
         )
+    blocks += _exchange(run)
     blocks += _links(run)
     blocks += load_method(run)
     blocks += _placement(run)
@@ -79,6 +80,47 @@ def method_section(run: RunResult) -> Section:
         )
     )
     return Section("Method", blocks)
+
+
+#: What each exchange pattern does, in the Method section's words.
+_PATTERN_WORDS = {
+    Exchange.SESSION: "one key establishment per session, in the handshake (the sender's ephemeral key pair and "
+    "key agreement, or its encapsulation, and the KDF; the receiver's agreement or decapsulation and the KDF), "
+    "then AES-256-GCM per message under that key, as TLS does: **handshake** and **handshake_receiver** hold the key "
+    "exchange, **compute** and **receiver** (operations: encrypt and decrypt) are AEAD alone",
+    Exchange.PER_MESSAGE: "a fresh key establishment in every message (KEM-DEM, ECIES-style public-key encryption: "
+    "each payload carries its encapsulation or ephemeral public key): **compute** and **receiver** (operations: "
+    "encrypt and decrypt) hold the key exchange, and the handshake only loads the receiver's key",
+}
+
+
+def _exchange(run: RunResult) -> list[Block]:
+    """How the run's key-establishing jobs established their keys (`exchange`), pattern by
+    pattern, and how results recorded before jobs named it are read."""
+    keyed = [job for job in run.jobs if job.exchange_used is not None]
+    if not keyed:
+        return []
+    items = []
+    for pattern in Exchange:
+        jobs = list(dict.fromkeys(job.label for job in keyed if job.exchange_used is pattern))
+        if jobs:
+            shown = ", ".join(jobs[:PLACEMENT_ITEMS]) + (
+                f" and {len(jobs) - PLACEMENT_ITEMS} more" if len(jobs) > PLACEMENT_ITEMS else ""
+            )
+            items.append(f"**exchange {pattern}** ({_plural(len(jobs), 'job')}: {shown}): {_PATTERN_WORDS[pattern]}.")
+    text = (
+        "Key agreement and hybrid (KEM) jobs say how they establish their AES-256-GCM keys (their exchange "
+        "pattern); figures of the two patterns are different work per message, and are compared only within one. "
+        "Operations jobs time one key establishment at each end whatever the pattern (**exchange**, "
+        "**exchange_receiver**)."
+    )
+    legacy = sum(1 for job in keyed if job.exchange is None)
+    if legacy:
+        text += (
+            f" {_plural(legacy, 'result')} of this run were recorded before jobs named their pattern and are read as "
+            "what they measured then: a key agreement once per session, a hybrid per message."
+        )
+    return [Paragraph(text), Bullets(items)]
 
 
 def _batching(timed: list[JobResult]) -> str:

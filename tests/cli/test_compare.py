@@ -358,3 +358,50 @@ def test_one_run_a_side_of_identical_code_is_judged_against_the_stored_runs_move
     far = write(tmp_path / "far.json", scaled(base_run(), 0.98 * 3.0))
     assert main(["compare", base, str(far), "--store", str(store)]) == EXIT_OK
     assert {row.split(" | ")[-1].split(":")[0] for row in _rows(capsys.readouterr().out)} == {"slower (regression)"}
+
+
+def _kem_run(run_id: str, exchange: str | None) -> Any:
+    from tests.helpers import records
+    from tests.helpers.comparisons import run, samples
+
+    return run(
+        run_id,
+        [
+            records.job(
+                run_id,
+                0,
+                1024,
+                {"encrypt": samples(60e-6, seed=5), "decrypt": samples(60e-6, seed=6)},
+                scheme="ml-kem",
+                params={"level": 768},
+                label="ML-KEM-768 + AES-256-GCM [cryptography]" + (f" ({exchange})" if exchange else ""),
+                family="hybrid",
+                exchange=exchange,
+            )
+        ],
+    )
+
+
+@pytest.mark.parametrize("old", [None, "per-message"])  # a run from before jobs named it reads per-message
+def test_jobs_of_two_exchange_patterns_are_not_paired_and_the_output_says_why(
+    tmp_path: Path, capsys: Capture, old: str | None
+) -> None:
+    base = write(tmp_path / "base.json", _kem_run(BASE_ID, old))
+    new = write(tmp_path / "new.json", _kem_run(NEW_ID, "session"))
+    assert main(["compare", str(base), str(new)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert not _rows(out)  # no metric set beside one of the other pattern
+    why = (
+        "the other run measured it with exchange session, this one per-message: jobs of different exchange "
+        "patterns do different work per message and are not compared"
+    )
+    assert f"only in base: ML-KEM-768 + AES-256-GCM [cryptography]{' (per-message)' if old else ''} 1 KiB " in out
+    assert why in out
+    assert "this one session" in out.split("only in new:")[1]
+    assert main(["compare", str(base), str(new), "--json"]) == EXIT_OK
+    (comparison,) = json.loads(capsys.readouterr().out)["comparisons"]
+    assert comparison["pairs"] == []
+    assert (
+        comparison["only_base"][0]["exchange"] == "per-message" and comparison["only_base"][0]["why_unmatched"] == why
+    )
+    assert comparison["only_new"][0]["exchange"] == "session"

@@ -305,3 +305,43 @@ def test_load_jobs_steps_and_generators_split_no_word_from_40_to_200_columns() -
                 _assert_no_word_split(narrow, wide, width)
             except AssertionError as exc:
                 raise AssertionError(f"{run.name} at {width} columns: {exc}") from None
+
+
+def _exchange_run() -> RunResult:
+    from tests.helpers import records
+
+    def kem(index: int, scheme: str, label: str, family: str, exchange: str | None) -> object:
+        return records.job(
+            "exch",
+            index,
+            1024,
+            {"encrypt": [2e-6] * 12, "decrypt": [2.2e-6] * 12},
+            scheme=scheme,
+            params={},
+            label=label,
+            family=family,
+            exchange=exchange,
+        )
+
+    x25519 = "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]"
+    return records.run(
+        "exch",
+        [
+            kem(0, "x25519", f"{x25519} (session)", "key-agreement", "session"),
+            kem(1, "x25519", f"{x25519} (per-message)", "key-agreement", "per-message"),
+            kem(2, "ml-kem", "ML-KEM-768 + AES-256-GCM [cryptography]", "hybrid", None),  # recorded before the field
+            records.job("exch", 3, 1024, {"encrypt": [1e-6] * 12}),
+        ],
+    )
+
+
+@pytest.mark.parametrize("on_terminal", [True, False])
+def test_show_says_each_job_s_exchange_pattern(on_terminal: bool) -> None:
+    text = printed_summary(_exchange_run(), terminal=on_terminal, width=80)
+    assert text.count("exchange session") == 1 and text.count("exchange per-message") == 2  # in each job's header
+    summary = text[text.index("Summary (median per operation)") :]
+    # The ML-KEM result, recorded before jobs named it, is read as what it measured: per message.
+    assert summary.count("(session)") == 1 and summary.count("(per-message)") == 2
+    assert "AES-128-GCM" in summary and "AES-128-GCM (session)" not in summary  # no key to exchange
+    if on_terminal:
+        assert all(len(line) <= 80 for line in text.splitlines())

@@ -106,10 +106,10 @@ def test_a_preset_writes_its_name_into_the_profile(panel: ConfigPanel) -> None:
     row = _loopback(panel)
     _choose(_editor(panel), "LTE")
     assert _job_json(panel)["link"] == "lte" and "links" not in _job_json(panel)
-    assert row.text(COL_MODE) == "loopback · LTE" and "35 ms" in row.toolTip(COL_MODE)
+    assert row.text(COL_MODE) == "loopback · session · LTE" and "35 ms" in row.toolTip(COL_MODE)
     assert panel.is_valid
     _choose(_editor(panel), NONE_TEXT)
-    assert "link" not in _job_json(panel) and row.text(COL_MODE) == "loopback"
+    assert "link" not in _job_json(panel) and row.text(COL_MODE) == "loopback · session"
 
 
 def test_custom_values_write_the_object(panel: ConfigPanel) -> None:
@@ -122,7 +122,7 @@ def test_custom_values_write_the_object(panel: ConfigPanel) -> None:
     editor.rate_up.setValue(8000)
     editor.rate_down.setValue(8000)
     assert _job_json(panel)["link"] == {"delay_ms": 20, "jitter_ms": 0, "rate_kbit": 8000, "loss_percent": 0}
-    assert row.text(COL_MODE) == "loopback · 20 ms, 8000 kbit/s"
+    assert row.text(COL_MODE) == "loopback · session · 20 ms, 8000 kbit/s"
     editor.rate_down.setValue(16000)
     editor.jitter.setValue(2.5)
     assert _job_json(panel)["link"] == {
@@ -260,9 +260,9 @@ def test_a_sweep_writes_links_in_the_presets_order(panel: ConfigPanel) -> None:
         keep = item.data(Qt.ItemDataRole.UserRole) in ("lan", "lte")
         item.setCheckState(Qt.CheckState.Checked if keep else Qt.CheckState.Unchecked)
     assert _job_json(panel)["links"] == ["lan", "lte"] and "link" not in _job_json(panel)
-    assert row.text(COL_MODE) == "loopback · 2 links"
+    assert row.text(COL_MODE) == "loopback · session · 2 links"
     assert [job.label for job in resolve_jobs(panel.profile())] == [
-        f"X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over {title}" for title in ("LAN", "LTE")
+        f"X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] (session) over {title}" for title in ("LAN", "LTE")
     ]
 
 
@@ -271,7 +271,7 @@ def test_leaving_loopback_leaves_the_link_behind(panel: ConfigPanel) -> None:
     _choose(_editor(panel), "LTE")
     _set_mode(panel, Mode.OPERATIONS)
     assert "link" not in _job_json(panel) and panel.is_valid
-    assert _editor(panel).choice.currentText() == NONE_TEXT and row.text(COL_MODE) == "ops"
+    assert _editor(panel).choice.currentText() == NONE_TEXT and row.text(COL_MODE) == "ops · session"
 
 
 def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
@@ -312,8 +312,8 @@ def test_a_profile_with_links_opens_with_them_shown_and_saves_them_unchanged(
     assert editor.choice.currentText() == MIXED_TEXT  # every checked job: their links differ
     by_scheme = {panel.entry(row).scheme: row for row in panel.checked_rows()}
     assert {scheme: row.text(COL_MODE) for scheme, row in by_scheme.items()} == {
-        "x25519": "loopback · LTE",
-        "ml-kem": "loopback · 20 ms ± 1 ms, 8000 kbit/s",
+        "x25519": "loopback · session · LTE",
+        "ml-kem": "loopback · per-message · 20 ms ± 1 ms, 8000 kbit/s",  # a format-1 profile's hybrid
         "aes-gcm": "loopback · 3 links",
         "chacha20-poly1305": "loopback · Wi-Fi",
         "sha256": "ops",
@@ -431,7 +431,8 @@ def test_the_table_shows_each_results_link_and_sorts_by_its_cost(qtbot: Any) -> 
     assert "satellite: 300 ms, unlimited rate" in tips[0] and "emulated by packet: the packet path" in tips[0]
     assert "custom link: 20 ms" in tips[3]
     # The Scheme column leaves the backend and the link to their own columns.
-    assert table.proxy.data(table.proxy.index(0, Column.SCHEME)) == "X25519 + AES-GCM"
+    # A key agreement recorded before jobs named their exchange: session, said.
+    assert table.proxy.data(table.proxy.index(0, Column.SCHEME)) == "X25519 + AES-GCM (session)"
     table.view.sortByColumn(Column.LINK, Qt.SortOrder.AscendingOrder)
     assert cells() == ["LAN", "20 ms, 8000 kbit/s up, 16000 kbit/s down", "satellite (GEO)", "-"]
     assert table.proxy.data(table.proxy.index(0, Column.LINK), SORT_ROLE) < table.proxy.data(
@@ -500,4 +501,8 @@ def test_a_sweep_draws_one_scaling_curve_per_link(qtbot: Any) -> None:
     panel.show_results(results)
     panel._scl_combo.setCurrentText("compute")
     names = [name for name, *_ in panel._scaling_groups]
-    assert names == ["X25519 + AES-GCM [cryptography] over LAN", "X25519 + AES-GCM [cryptography] over LTE"]
+    # A key agreement recorded before jobs named their exchange: session, said before the link.
+    assert names == [
+        "X25519 + AES-GCM [cryptography] (session) over LAN",
+        "X25519 + AES-GCM [cryptography] (session) over LTE",
+    ]

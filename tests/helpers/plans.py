@@ -8,7 +8,7 @@ from typing import Any
 from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.schemes import registry
 from app.core.settings.profile import ResolvedJob
-from app.core.vocab import Mode
+from app.core.vocab import DEFAULT_EXCHANGE, KEY_ESTABLISHING, Mode
 
 _JOB_FIELDS = {f.name for f in fields(ResolvedJob)}
 _PEER_FIELDS = {f.name for f in fields(SessionPeer)}
@@ -42,6 +42,8 @@ def job_plan(
         "tamper": 3,
         "label": f"{scheme} [{backend}]",
         "family": registry.get_spec(scheme).family,
+        # As profile.resolve gives a key-establishing job its pattern (the default, session).
+        "exchange": DEFAULT_EXCHANGE if registry.get_spec(scheme).family in KEY_ESTABLISHING else None,
     }
     job_settings.update({k: v for k, v in settings.items() if k in _JOB_FIELDS})
     peer = None

@@ -58,6 +58,7 @@ JOB_KINDS: dict[str, set[str]] = {
     "tcp_slow_start_after_idle": {"bool", "null"},
     "tcp_connection": {"str", "null"},
     "placement": {"str", "null"},
+    "exchange": {"str", "null"},
     # Load mode's fields (rate_per_s: a number or "sweep").
     "clients": {"int", "null"},
     "server_workers": {"int", "null"},

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -121,9 +122,9 @@ def _run_freezing(job: dict[str, Any], role: str, *, grandchild: bool = False) -
         ("sender", LONG_LOOPBACK, False, "the sender process"),
         ("receiver", LONG_LOOPBACK, False, "the receiver process"),
         ("link", LONG_LINK, False, "the link process"),
-        ("sender", LONG_LOAD, False, "the sender process"),  # the load generator
-        ("receiver", LONG_LOAD, False, "the receiver process"),  # the load server
-        ("receiver", LONG_LOAD_FORKED, True, "the receiver process's child"),  # one of its workers
+        ("sender", LONG_LOAD, False, "the load generator process"),
+        ("receiver", LONG_LOAD, False, "the load server process"),
+        ("receiver", LONG_LOAD_FORKED, True, "the load server process's child"),  # one of its workers
     ],
     ids=["worker", "sender", "receiver", "link", "load-generator", "load-server", "load-server-worker"],
 )
@@ -173,6 +174,94 @@ def test_a_brief_stop_fails_the_size_measured_across_it(role: str, job: dict[str
     first = run.jobs[1]
     assert f"(pid {frozen[0]}) was stopped (SIGSTOP or a debugger) while it measured" in (first.error or "")
     assert first.load is None and not first.metrics
+
+
+# A run in a process group of its own, which the test stops whole (Ctrl-Z) once each
+# watched result is being measured: it says so on stdout, then prints its results.
+GROUP_STOPPED = textwrap.dedent("""
+    import json, sys
+    from app.core.contracts.events import SampleBatch
+    from app.core.profile.files import parse_profile
+    from app.core.run.runner import Runner
+
+    HANDSHAKES = ("keygen", "handshake", "handshake_receiver", "handshake_rtt")
+
+    def main():
+        watched = set(json.loads(sys.argv[2]))
+        def on_event(event):
+            # A size's own samples (not the handshakes' before it, which every size carries).
+            if isinstance(event, SampleBatch) and event.job_index in watched and event.metric not in HANDSHAKES:
+                watched.discard(event.job_index)
+                print(f"measuring {event.job_index}", flush=True)
+        run = Runner(parse_profile(json.loads(sys.argv[1])), on_event=on_event).run()
+        print(json.dumps([[job.status, job.error] for job in run.jobs]), flush=True)
+
+    if __name__ == "__main__":
+        main()
+""")
+
+
+def _group(pgid: int) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if os.getpgid(process.pid) == pgid:
+                found.append(process)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return found
+
+
+def _stop_and_continue(pgid: int) -> None:
+    """Ctrl-Z, then `fg` once every process of the group is stopped."""
+    os.killpg(pgid, signal.SIGSTOP)
+    deadline = time.monotonic() + 20
+    while not all(p.status() == psutil.STATUS_STOPPED for p in _group(pgid) if p.pid != os.getpid()):
+        assert time.monotonic() < deadline, "the process group did not stop"
+    os.killpg(pgid, signal.SIGCONT)
+
+
+def test_a_stop_of_the_whole_process_group_fails_the_size_it_fell_in(tmp_path: Path) -> None:
+    """Ctrl-Z stops the supervisor with its job: the watch, stopped too, saw nothing, and a
+    loopback job kept a 4 s round trip in an ok size with no word. Every process of the job
+    now counts the SIGCONT that continues it into a count the job shares, which the
+    measuring process stamps on each size's start and end. Stopped here: a loopback job's
+    first size (result 0, its second is result 1), then a load job's step (result 2)."""
+    script = tmp_path / "group_stopped.py"
+    script.write_text(GROUP_STOPPED)
+    loopback = {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [1024, 2048], "samples": 20, "pause_ms": 25}
+    load = {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [40], "duration_s": 1, "warmup_s": 0}
+    profile = {"name": "group stopped", "jobs": [loopback, load, TINY]}
+    proc = popen(
+        [sys.executable, str(script), json.dumps(profile), "[0, 2]"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        for index in (0, 2):
+            said = proc.stdout.readline().strip()
+            assert said == f"measuring {index}", (said, proc.stderr.read() if proc.stderr else "")
+            _stop_and_continue(proc.pid)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGCONT)
+            proc.kill()
+            proc.wait()
+    results = json.loads(out.splitlines()[-1])
+    assert [status for status, _ in results] == ["failed", "ok", "failed", "ok"], results
+    for _, error in (results[0], results[2]):
+        # Named from the count each process keeps: all of them, together (or, where the
+        # count at the size's start was read after the continue, the job's processes).
+        assert (
+            "were stopped together (Ctrl-Z of their process group) while it measured" in error
+            or "a process of the job was stopped (SIGSTOP, or Ctrl-Z of its process group) and continued" in error
+        ), error
+        assert "its figures include the stop, so they are not kept" in error
 
 
 # --- the fork server, frozen between two jobs (in-process) ---------------------------------------

@@ -494,6 +494,26 @@ LIES: list[tuple[str, Script, type[BaseException], str]] = [
         PeerLied,
         "receiver reported traced peak = 18446744073709551615 bytes, more than any machine has",
     ),
+    # Kernel maxima after a few 64-byte exchanges: each within the kernel's own types, none
+    # what the exchanges could make. Before, the job was stored ok with them.
+    (
+        "tcp_info RTT 4000 s",
+        liar(size_end=report(tcp_info='{"smoothed_rtt_s": 4000.0, "rtt_var_s": 0.001}')),
+        PeerLied,
+        "SIZE_END_OK tcp_info smoothed_rtt_s = 4000 s is longer than the exchanges could make",
+    ),
+    (
+        "tcp_info 2**32-1 segments",
+        liar(size_end=report(tcp_info=f'{{"segments_out": {2**32 - 1}, "data_segments_out": 10}}')),
+        PeerLied,
+        f"SIZE_END_OK tcp_info segments_out = {2**32 - 1} is more than the",
+    ),
+    (
+        "tcp_info bytes acked beyond those received",
+        liar(size_end=report(tcp_info=f'{{"bytes_acked": {2**40}}}')),
+        PeerLied,
+        f"SIZE_END_OK tcp_info bytes_acked = {2**40} is more than the",
+    ),
 ]
 
 

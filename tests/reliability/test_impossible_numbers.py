@@ -627,11 +627,11 @@ def test_every_producer_summarises_its_metrics_in_seconds() -> None:
 def test_warm_up_replies_in_the_window_are_the_achieved_rate_of_a_step_whose_own_requests_failed() -> None:
     from hdrh.histogram import HdrHistogram
 
-    from app.core.load.generator import LoadGenerator, _StepRecord
+    from app.core.load.generator import LoadGenerator, StepState
     from app.core.records.load_histogram import HISTOGRAM_RANGE
     from app.core.session.protocol import Verdict
 
-    step = _StepRecord(HdrHistogram(*HISTOGRAM_RANGE), window_start=1_000, window_end=2_000, first_measured=10)
+    step = StepState(HdrHistogram(*HISTOGRAM_RANGE), window_start=1_000, window_end=2_000, first_measured=10)
     step.outstanding = dict.fromkeys(range(20), 0)
     for ident in range(10):  # the warm-up's, answered inside the window
         LoadGenerator._replied(None, step, ident, 0, Verdict.OK, 1_500)  # type: ignore[arg-type]
@@ -646,7 +646,7 @@ def test_a_reply_timed_before_it_was_due_is_a_clock_fault_never_a_1_ns_latency()
     before its intended start. That is a clock fault: counted and flagged, never a sample."""
     from hdrh.histogram import HdrHistogram
 
-    from app.core.load.generator import LoadGenerator, _StepRecord
+    from app.core.load.generator import LoadGenerator, StepState
     from app.core.load.verdict import clock_fault_text
     from app.core.records.job_conditions import LoadStep
     from app.core.records.load_histogram import HISTOGRAM_RANGE
@@ -654,7 +654,7 @@ def test_a_reply_timed_before_it_was_due_is_a_clock_fault_never_a_1_ns_latency()
     from app.gui.results.load_cells import step_line
     from app.report.load_words import step_mark
 
-    step = _StepRecord(HdrHistogram(*HISTOGRAM_RANGE), window_start=0, window_end=10_000, first_measured=0)
+    step = StepState(HdrHistogram(*HISTOGRAM_RANGE), window_start=0, window_end=10_000, first_measured=0)
     step.measured, step.outstanding = 4, {0: 5_000, 1: 5_000, 2: 5_000, 3: 5_000}
     for ident, now in ((0, 4_999), (1, 5_000), (2, 5_250), (3, 5_500)):  # early, on the dot, then 250 and 500 ns
         LoadGenerator._replied(None, step, ident, 0, Verdict.OK, now)  # type: ignore[arg-type]

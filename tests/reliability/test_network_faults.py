@@ -59,6 +59,30 @@ def test_nothing_listening_is_refused_at_once() -> None:
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("EMFILE", "this process's open-file limit is reached: raise `ulimit -n`"),
+        ("ENFILE", "the system's open-file table is full"),
+    ],
+)
+def test_no_descriptor_for_a_connection_is_named_not_blamed_on_the_peer(
+    monkeypatch: pytest.MonkeyPatch, code: str, words: str
+) -> None:
+    """A load generator (or a sender) out of descriptors said only "cannot connect to …":
+    now the errno and the limit to raise, as a job's start names them."""
+    import errno
+
+    def exhausted(*args: Any, **kwargs: Any) -> socket.socket:
+        raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)))
+
+    monkeypatch.setattr(socket, "create_connection", exhausted)
+    with pytest.raises(WireError) as info:
+        connect("127.0.0.1", 9, timeout=1)
+    assert str(info.value).startswith("cannot open a connection to 127.0.0.1:9: ")
+    assert f"({code}: {words})" in str(info.value)
+
+
 class _SilentPeer:
     """Accepts one connection and reads everything, answering nothing."""
 

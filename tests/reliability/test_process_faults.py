@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from app.core.profile.files import parse_profile
 from app.core.results.model import to_csv, to_json
 from app.core.run.runner import Runner
 from app.core.store.store import Store
+from app.core.transport.netns import packet_path_refusal, try_packet_path
 from tests.helpers.paths import ROOT
 from tests.helpers.processes import popen, wait_exited
 
@@ -75,6 +77,63 @@ def test_killed_child_fails_only_its_job_and_nothing_finished_is_lost(
     exported = json.loads(to_json(run))["jobs"]
     assert [job["status"] for job in exported] == ["ok", "failed", "ok"]
     assert to_csv(run).count("SIGKILL") >= 1
+    for pid in pids.values():
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+NO_PACKET_PATH = packet_path_refusal() or try_packet_path()
+OVER_PACKET_PATH = LONG_LOOPBACK | {"link": {"delay_ms": 1}, "link_emulation": "packet"}
+OVER_RELAY = LONG_LOOPBACK | {"link": {"delay_ms": 1}, "link_emulation": "stream-relay"}
+LONG_LOAD = {"scheme": "x25519", "mode": "load", "clients": 2, "rates": [20], "duration_s": 60, "warmup_s": 0}
+LONG_TLS = {"scheme": "tls13", "mode": "loopback", "samples": 2000, "warmup": 0}
+#: A sender waits this long for an answer by default: what a dead helper used to cost.
+REPLY_TIMEOUT_S = 600
+
+
+@pytest.mark.parametrize(
+    ("role", "victim_job", "named"),
+    [
+        pytest.param(
+            "link",
+            OVER_PACKET_PATH,
+            "link",
+            marks=pytest.mark.skipif(NO_PACKET_PATH is not None, reason=f"no packet path here: {NO_PACKET_PATH}"),
+        ),
+        ("link", OVER_RELAY, "link"),
+        ("receiver", OVER_RELAY, "receiver"),
+        ("receiver", LONG_LOAD, "load server"),
+        ("link", LONG_LOAD | {"link": {"delay_ms": 1}}, "link"),
+        ("receiver", LONG_TLS, "TLS server"),
+    ],
+    ids=["packet-link", "relay-link", "relay-receiver", "load-server", "load-link", "tls-server"],
+)
+def test_a_killed_helper_ends_its_job_at_once_and_is_named(role: str, victim_job: dict[str, Any], named: str) -> None:
+    """Every process of a job is watched, not only the one that measures: a SIGKILLed
+    packet link left the sender waiting out its 600 s reply timeout (618 s measured) on a
+    path that no longer existed. Now the job ends as the helper dies, named first, never
+    as the peer that lost its connection with it."""
+    pids: dict[str, int] = {}
+    killed: list[float] = []
+    ended: list[float] = []
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, JobProcesses) and event.job_index == 0:
+            pids.update(event.pids)
+        if isinstance(event, (SampleBatch, Progress)) and event.job_index == 0 and not killed:
+            killed.append(time.monotonic())
+            os.kill(pids[role], signal.SIGKILL)
+        if isinstance(event, JobProcesses) and event.job_index == 1 and killed and not ended:
+            ended.append(time.monotonic())  # the next job is starting: the victim's has ended
+
+    profile = parse_profile({"name": f"kill-{role}", "jobs": [victim_job, TINY_LOOPBACK]})
+    run = Runner(profile, on_event=on_event).run()
+    assert killed, "the victim job never streamed anything"
+    assert [job.status for job in run.jobs] == ["failed", "ok"], [job.error for job in run.jobs]
+    error = run.jobs[0].error or ""
+    assert error.startswith(f"{named} process was killed by SIGKILL"), error
+    # A bound that catches the hang, not a speed: the waits on the dead helper ran for
+    # 600 s. Here it takes a fraction of a second (the stops of the others, 1 s at most).
+    assert ended and ended[0] - killed[0] < REPLY_TIMEOUT_S / 20, ended[0] - killed[0]
     for pid in pids.values():
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 

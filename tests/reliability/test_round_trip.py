@@ -2,8 +2,11 @@
 
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
 stream relay and the packet path with loss, tls13 jobs (operations, loopback resumed, over
-the packet path with loss), local load, load over a link, load from a
-Dask cluster of 1 to 3 generators, remote and remote load against a serve; a failed, a
+the packet path with loss; load resumed, and load over the packet path with loss; load
+from two cluster generators, remote and remote load against a serve), local load, load over a link, load from a
+Dask cluster of 1 to 3 generators, remote and remote load against a serve, key agreement
+and hybrid jobs in both exchange patterns, the golden results file written before jobs named
+their exchange; a failed, a
 cancelled and an interrupted run; and, where running them cannot fit a test, records
 built by the producers' own code: a cluster step a generator did not return, 64
 generators whose every text is at its longest, load steps of 404 s up to 2,500/s, a load
@@ -21,6 +24,9 @@ starts PostgreSQL for the session.
 
 from __future__ import annotations
 
+import csv
+import functools
+import io
 import json
 import os
 import threading
@@ -35,13 +41,14 @@ from app.cli.main import main
 from app.core.records.job_conditions import Load
 from app.core.results.check import check_results
 from app.core.results.check_fields import MAX_TEXT_CHARS
-from app.core.results.model import parse_results_text
+from app.core.results.model import load_results_file, parse_results_text
 from app.core.settings.load import step_schedule
 from app.core.store.store import Store
 from app.core.transport.netns import packet_path_refusal, try_packet_path
 from app.core.vocab import JobStatus, RunStatus
 from tests.helpers import loads, records
 from tests.helpers import written as written_docs
+from tests.helpers.paths import GOLDEN
 from tests.helpers.round_trips import (
     Producers,
     Written,
@@ -64,6 +71,13 @@ SESSION = {**OPERATIONS, "mode": "loopback"}
 LOAD = {"scheme": "x25519", "mode": "load", "clients": 3, "rates": [20, 30], "duration_s": 0.1, "warmup_s": 0.05}
 CLUSTER_STEP_S = 0.5
 PACKET_REFUSAL = packet_path_refusal() or try_packet_path()
+#: Key agreement and hybrid jobs in each exchange pattern, as operations and sessions.
+EXCHANGES = [
+    {**OPERATIONS, "scheme": "x25519", "exchange": "session"},
+    {**OPERATIONS, "scheme": "x25519", "exchange": "per-message"},
+    {**OPERATIONS, "scheme": "ml-kem", "exchange": "session"},
+    {**SESSION, "scheme": "ml-kem", "exchange": "per-message"},
+]
 #: A Dask worker's failure as the coordinator keeps it (its first line, up to 300 characters).
 LONG_FAILURE = "the generator process on a-very-long-host-name ended (exit code -9): " + "x" * 400
 
@@ -86,9 +100,18 @@ def _serve() -> Iterator[Any]:
 def _packet_path(p: Producers, folder: Path) -> Written:
     if PACKET_REFUSAL is not None:
         pytest.skip(f"no packet path here: {PACKET_REFUSAL}")
+    from unittest import mock
+
+    from app.core.run import supervisor
+
     link = {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 5}
     job = {**SESSION, "message_sizes": [16384], "samples": 4, "link": link, "link_emulation": "packet"}
-    return run_profile([job], folder, "packet path")
+    # The emulator stalled once (PacketPathPlan.stall), so that the path names the samples
+    # it touched (`late_samples`) and the size carries its `link-emulator-late` warning.
+    stalled = functools.partial(supervisor.PacketPathPlan, stall=(60, 0.05))
+    with mock.patch.object(supervisor, "PacketPathPlan", stalled):
+        written = run_profile([job], folder, "packet path")
+    return written
 
 
 #: A tls13 job (app/core/tls): its own processes, its `tls` record.
@@ -105,6 +128,32 @@ def _tls_packet_path(p: Producers, folder: Path) -> Written:
     link = {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 2}
     job = {**TLS, "mode": "loopback", "params": {"group": "x25519", "certificate": "ml-dsa-44"}, "link": link}
     return run_profile([job], folder, "tls13 packet path")
+
+
+#: A tls13 load job: a new connection and handshake per request, resumed with tickets.
+TLS_LOAD = {
+    **LOAD,
+    "scheme": "tls13",
+    "params": {"group": "x25519", "certificate": "ecdsa-p256", "resumption": "ticket"},
+    "message_sizes": [64],
+}
+
+
+def _tls_load(jobs: list[dict[str, Any]], folder: Path) -> Written:
+    """A tls13 load run, whose every job kept its handshakes step by step (what the readers
+    must then take whole)."""
+    made = run_profile(jobs, folder, "tls13 load")
+    for job in made.run.jobs:
+        assert job.status == JobStatus.OK and job.tls is not None and job.load is not None, job.error
+        assert len(job.tls.steps) == len(job.load.steps) and all(step.handshakes for step in job.tls.steps)
+    return made
+
+
+def _tls_load_packet_path(p: Producers, folder: Path) -> Written:
+    if PACKET_REFUSAL is not None:
+        pytest.skip(f"no packet path here: {PACKET_REFUSAL}")
+    job = {**TLS_LOAD, "params": {"group": "X25519MLKEM768", "certificate": "ml-dsa-44"}, "rates": [20]}
+    return _tls_load([{**job, "link": {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 2}}], folder)
 
 
 def _cluster(p: Producers, folder: Path) -> Written:
@@ -124,13 +173,20 @@ def _cluster(p: Producers, folder: Path) -> Written:
         }
         for n, rate in ((1, 30), (2, 6), (3, 2))
     ]
-    return run_profile(jobs, folder, "cluster")
+    # And a tls13 job's handshakes from two generators, their counts added.
+    tls = {**jobs[1], **{key: TLS_LOAD[key] for key in ("scheme", "params", "message_sizes")}, "rates": [20]}
+    made = run_profile([*jobs, tls], folder, "cluster")
+    handshakes = made.run.jobs[-1].tls
+    assert handshakes is not None and handshakes.steps and handshakes.steps[0].handshakes, made.run.jobs[-1].error
+    return made
 
 
 def _remote(jobs: list[dict[str, Any]], token: bytes | None = None) -> Callable[[Producers, Path], Written]:
     def make(p: Producers, folder: Path) -> Written:
         server = p.shared("serve", _serve)
-        return run_profile(jobs, folder, "remote", remote=remote_target(server, token))
+        made = run_profile(jobs, folder, "remote", remote=remote_target(server, token))
+        assert all(job.status == JobStatus.OK for job in made.run.jobs), [job.error for job in made.run.jobs]
+        return made
 
     return make
 
@@ -169,10 +225,12 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
     ),
     "tls13 over the packet path with loss": _tls_packet_path,
     "local load": lambda p, folder: run_profile([LOAD], folder, "load"),
+    "tls13 load, resumed": lambda p, folder: _tls_load([TLS_LOAD], folder),
+    "tls13 load over the packet path with loss": _tls_load_packet_path,
     "load over a link": lambda p, folder: run_profile([{**LOAD, "link": {"delay_ms": 1}}], folder, "load link"),
     "cluster load, 1-3 generators": _cluster,
-    "remote": _remote([{**OPERATIONS, "mode": "remote"}]),
-    "remote load": _remote([{**LOAD, "rates": [30]}]),
+    "remote": _remote([{**OPERATIONS, "mode": "remote"}, {**TLS, "mode": "remote"}]),
+    "remote load": _remote([{**LOAD, "rates": [30]}, {**TLS_LOAD, "rates": [20]}]),
     "failed": lambda p, folder: failed_run(
         [{**OPERATIONS, "mode": "remote"}, {**OPERATIONS, "mode": "remote", "message_sizes": [128]}],
         folder,
@@ -200,6 +258,10 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
     "load steps of 404 s, up to 2,500/s": lambda p, folder: long_load_run(folder),
     "load sweeps as recorded": _sweeps,
     "load at every profile limit": _every_limit,
+    "both key exchange patterns": lambda p, folder: run_profile(EXCHANGES, folder, "exchange"),
+    "results from before jobs named their exchange": lambda p, folder: written(
+        "golden", load_results_file(GOLDEN / "results-v1.json"), folder
+    ),
 }
 
 
@@ -321,7 +383,11 @@ def read_history(item: Written, tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 #: The producers that need the packet path (skipped where the machine cannot make it).
-_ON_THE_PACKET_PATH = ("packet path with loss", "tls13 over the packet path with loss")
+_ON_THE_PACKET_PATH = (
+    "packet path with loss",
+    "tls13 over the packet path with loss",
+    "tls13 load over the packet path with loss",
+)
 
 READERS: dict[str, Callable[[Written, Path, pytest.CaptureFixture[str], Any], None]] = {
     "check": read_check,
@@ -380,7 +446,7 @@ def test_a_pdf_report_of_the_longest_producers(
 def test_the_producers_extremes_are_what_the_readers_were_given(producers: Producers) -> None:
     """The hand-built producers reach the bounds they are here for (a test of the test)."""
     cluster = producers["cluster load, 1-3 generators"].run
-    for job, generators in zip(cluster.jobs, (1, 2, 3), strict=True):
+    for job, generators in zip(cluster.jobs, (1, 2, 3, 2), strict=True):  # the last a tls13 job's
         assert job.status == JobStatus.OK, job.error
         assert job.load is not None and len(job.load.generators) == generators
         for step in job.load.steps:
@@ -404,3 +470,45 @@ def test_the_producers_extremes_are_what_the_readers_were_given(producers: Produ
     assert [job.status for job in producers["failed"].run.jobs] == [JobStatus.FAILED]
     assert producers["interrupted"].run.status == RunStatus.INTERRUPTED
     assert isinstance(producers["load at every profile limit"].run.jobs[0].load, Load)
+
+
+# --- every face says which exchange pattern a job used ----------------------------------------------
+
+
+@pytest.mark.parametrize("producer", ["both key exchange patterns", "results from before jobs named their exchange"])
+def test_every_face_says_which_exchange_a_job_used(
+    producer: str, producers: Producers, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: Any
+) -> None:
+    """The JSON and CSV, `show`, the report's Method, `compare --json` and the window's table
+    each name every key-establishing job's pattern; results from before jobs named it are
+    read as what they measured (a key agreement session) and left without the field."""
+    from app.core.results.model import to_csv
+    from app.gui.results.cells import Column
+
+    item = producers[producer]
+    keyed = [job for job in item.run.jobs if job.exchange_used is not None]
+    patterns = [str(job.exchange_used) for job in keyed]
+    assert keyed and (producer != "both key exchange patterns" or all(job.status == JobStatus.OK for job in keyed))
+    recorded = [job.get("exchange") for job in item.document["jobs"] if job["family"] in ("key-agreement", "hybrid")]
+    assert recorded == (patterns if producer.startswith("both") else [None] * len(keyed))
+    rows = list(csv.DictReader(io.StringIO(to_csv(item.run))))
+    assert {row["exchange"] for row in rows if row["scheme"] in ("x25519", "ml-kem")} == set(patterns)
+    assert {row["exchange"] for row in rows if row["scheme"] not in ("x25519", "ml-kem")} <= {""}
+    code, out, err = _cli(capsys, "show", item.run_id, "--store", str(item.store_path))
+    assert code == 0, err
+    for pattern in set(patterns):
+        assert f"exchange {pattern}" in out
+    report = tmp_path / "report.md"
+    assert _cli(capsys, "report", str(item.json_path), "--markdown", str(report))[0] == 0
+    method = report.read_text(encoding="utf-8").split("## Method", 1)[1]
+    for pattern in set(patterns):
+        assert f"**exchange {pattern}**" in method
+    code, out, err = _cli(capsys, "compare", str(item.json_path), str(item.json_path), "--json")
+    assert code == 0, err
+    (comparison,) = json.loads(out)["comparisons"]
+    assert [pair["job"].get("exchange") for pair in comparison["pairs"] if "exchange" in pair["job"]] == patterns
+    qtbot = request.getfixturevalue("qtbot")
+    with opened_window(qtbot, tmp_path) as window:
+        window.show_run(item.run)
+        modes = [window.table.model.data(window.table.model.index(k, Column.MODE)) for k in range(len(item.run.jobs))]
+    assert [mode.rsplit(" · ", 1)[-1] for mode, job in zip(modes, item.run.jobs) if job.exchange_used] == patterns

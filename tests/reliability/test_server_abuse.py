@@ -541,6 +541,13 @@ MALFORMED_JOBS: list[tuple[str, bytes, str]] = [
     ),
     ("size 2**64", job_body(message_sizes=[2**64]), "message size 18446744073709551616 is outside"),
     ("size over a block", job_body(scheme="rsa-oaep", params={"bits": 1024}, message_sizes=[4096]), "does not fit one"),
+    (
+        "unknown exchange",
+        job_body(scheme="x25519", exchange="per-session"),
+        "job description exchange: Input should be",
+    ),
+    ("exchange is a number", job_body(scheme="x25519", exchange=1), "job description exchange: Input should be"),
+    ("exchange without a key", job_body(exchange="session"), "exchange applies to key agreement and hybrid"),
     # Regressions: these escaped parse_job as RecursionError / ValueError (an "internal error"
     # on the server, and no ERROR frame for the sender) before protocol.py caught them.
     ("nested 5000 deep", b"[" * 5000, "not UTF-8 JSON"),
@@ -611,3 +618,28 @@ def test_accept_failing_for_lack_of_file_descriptors_does_not_stop_the_server(li
     finally:
         client.close()
     run_genuine_job(live_server)
+
+
+@pytest.mark.parametrize(
+    ("scheme", "params", "asked", "served"),
+    [
+        ("ml-kem", {"level": 768}, None, "per-message"),  # a sender from before jobs named it
+        ("rsa-kem", {"bits": 2048}, None, "per-message"),
+        ("x25519", {}, None, "session"),
+        ("ml-kem", {"level": 768}, "session", "session"),
+        ("x25519", {}, "per-message", "per-message"),
+        ("aes-gcm", {}, None, None),
+    ],
+)
+def test_a_receiver_serves_the_exchange_a_job_names_or_the_one_its_sender_ran(
+    scheme: str, params: dict[str, Any], asked: str | None, served: str | None
+) -> None:
+    """A JOB without `exchange` comes from a sender that ran its family's legacy pattern (a
+    hybrid per message); the receiver serves that, so the two ends agree."""
+    from app.core.session.protocol import parse_job
+
+    changes: dict[str, Any] = {"scheme": scheme, "params": params}
+    if asked is not None:
+        changes["exchange"] = asked
+    _, made, _ = parse_job(job_body(**changes))
+    assert made.info.exchange == served

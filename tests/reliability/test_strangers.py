@@ -231,7 +231,11 @@ class _Flood:
 
 
 @pytest.mark.parametrize(
-    "job", [LOAD, LOOPBACK, {**LOAD, "link": {"delay_ms": 1}}], ids=["load", "loopback", "load-link"]
+    "job",
+    # The stream relay's port is on this machine's loopback (the packet path's ends are in
+    # namespaces of their own, out of the flood's reach).
+    [LOAD, LOOPBACK, {**LOAD, "link": {"delay_ms": 1}, "link_emulation": "stream-relay"}],
+    ids=["load", "loopback", "load-link"],
 )
 def test_a_flood_of_held_connections_at_start_fails_no_job(
     monkeypatch: pytest.MonkeyPatch, job: dict[str, Any]
@@ -345,13 +349,87 @@ def test_out_of_descriptors_a_stranger_is_closed_for_a_newcomer_else_the_job_fai
             socket.socket, "accept", lambda self: (_ for _ in ()).throw(OSError(errno.EMFILE, "Too many open files"))
         )
         doorway.drop_pending()
-        with pytest.raises(DescriptorsExhausted, match=r"Too many open files \(EMFILE: raise `ulimit -n`\)"):
+        third = _idle(port, 1)  # one waits, with no stranger's descriptor left to free for it
+        select.select([listener], [], [], 5)
+        with pytest.raises(DescriptorsExhausted, match=r"Too many open files \(EMFILE: .*raise `ulimit -n`\)"):
             doorway.accept()
-        for sock in first + second:
+        for sock in first + second + third:
             sock.close()
     finally:
         monkeypatch.undo()
         doorway.close()
+
+
+def test_out_of_descriptors_with_nobody_waiting_the_job_s_own_connection_stays(
+    listener: socket.socket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel looks for a free descriptor before it looks at the queue: with none left,
+    accept() fails even when nobody waits. The doorway then closed the oldest connection
+    still proving itself, the job's own (its ticket sent, not yet read), and the load
+    generator reported the server as "not authenticated". Now nothing is closed unless
+    someone waits, and a connection with bytes waiting is never taken for an idle stranger."""
+    port = listener.getsockname()[1]
+    dropped: list[str] = []
+    ticket = b"t" * 32
+    doorway = Doorway(listener, lambda: TicketThen(ticket, ServerHandshake(TOKEN)), 30.0, dropped.append, who="x")
+    own = _garbage(port, admission(ticket))
+    try:
+        while not doorway.pending:
+            select.select([listener], [], [], 5)
+            doorway.accept()
+        monkeypatch.setattr(
+            socket.socket, "accept", lambda self: (_ for _ in ()).throw(OSError(errno.EMFILE, "Too many open files"))
+        )
+        doorway.accept()  # nobody waits: nothing to make room for
+        assert len(doorway.pending) == 1 and not dropped
+        newcomer = _idle(port, 1)
+        select.select([listener], [], [], 5)
+        with pytest.raises(DescriptorsExhausted, match=r"x cannot accept a connection: Too many open files \(EMFILE"):
+            doorway.accept()  # one waits, and the only one to close is the job's own: refuse
+        assert len(doorway.pending) == 1 and not dropped
+        for sock in newcomer:
+            sock.close()
+    finally:
+        monkeypatch.undo()
+        own.close()
+        doorway.close()
+
+
+DESCRIPTOR_LIMITED = """
+import json, resource, sys
+from app.core.profile.files import parse_profile
+from app.core.run.runner import Runner
+
+if __name__ == "__main__":
+    limit = int(sys.argv[1])
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))  # inherited by the fork server and the job
+    job = {"scheme": "x25519", "mode": "load", "clients": 100, "rates": [50], "duration_s": 0.3, "warmup_s": 0}
+    run = Runner(parse_profile({"name": "fds", "jobs": [job]})).run()
+    print(json.dumps([job.error for job in run.jobs]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(socket, "MSG_DONTWAIT"), reason="the descriptor limit is a POSIX resource limit")
+def test_a_load_job_out_of_descriptors_is_reported_as_such(tmp_path: Any) -> None:
+    """100 clients under a limit of 60 open files (`ulimit -n 60`): the job failed as
+    "ServerNotAuthenticated: load server … closed the connection instead of sending a
+    challenge (not a CryptoBench serve of this version?)". Now it names what ran out."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.helpers.paths import ROOT
+
+    script = tmp_path / "limited.py"
+    script.write_text(DESCRIPTOR_LIMITED)
+    done = subprocess.run(
+        [sys.executable, str(script), "60"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    (error,) = json.loads(done.stdout.splitlines()[-1])
+    assert error.startswith("load server cannot accept a connection: Too many open files (EMFILE"), error
+    assert "raise `ulimit -n`" in error
+    assert "not a CryptoBench serve" not in error and "NotAuthenticated" not in error, error
 
 
 def test_the_doorway_admits_the_token_holder_past_silent_strangers(listener: socket.socket) -> None:

@@ -248,9 +248,8 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
     in Markdown and on every PDF page: no sentence twice, no link named twice, no range
     whose ends read the same (tests/report/test_report_words.py; one painting serves both,
     each preset's PDF takes seconds)."""
-    from app.core.profile.files import preset_names
     from tests.report.test_report_words import word_problems
-    from tests.test_preset_runs import _run
+    from tests.test_preset_runs import _run, runnable_presets
 
     words: list[str] = []
 
@@ -285,7 +284,7 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
         return shown
 
     monkeypatch.setattr(line, "column_legend", spy_legend)
-    for name in preset_names():
+    for name in runnable_presets():
         current["preset"] = name
         report = build_report(_run(name))
         assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name

@@ -37,7 +37,14 @@ from app.cli.common import (
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.lines import say
-from app.core.analysis.compare import DEFAULT_THRESHOLD, JobPair, MetricComparison, RunComparison, compare_sides
+from app.core.analysis.compare import (
+    DEFAULT_THRESHOLD,
+    JobPair,
+    MetricComparison,
+    RunComparison,
+    compare_sides,
+    unmatched_reason,
+)
 from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_MOVEMENT_RUNS, MIN_SAMPLES, marked_name
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import Mode, Verdict
@@ -310,9 +317,13 @@ def _print_comparison(console: Any, comparison: RunComparison) -> None:
             console.print(escape(" | ".join(_cells(p, m, verdict))))
     for p in failed:
         console.print(escape(f"not compared: {_job_text(p.new)}: {p.reason}"))
-    for side, jobs in (("base", comparison.only_base), ("new", comparison.only_new)):
+    for side, jobs, others in (
+        ("base", comparison.only_base, comparison.new.jobs),
+        ("new", comparison.only_new, comparison.base.jobs),
+    ):
         for job in jobs:
-            console.print(escape(f"only in {side}: {_job_text(job)} ({job.id})"))
+            why = unmatched_reason(job, others)
+            console.print(escape(f"only in {side}: {_job_text(job)} ({job.id})" + (f": {why}" if why else "")))
     counts = ", ".join(f"{comparison.count(v)} {v}" for v in Verdict)
     method = (
         f"{len(comparison.base_runs)} runs vs {len(comparison.new_runs)}, two-level bootstrap over runs and samples"

@@ -175,7 +175,7 @@ def load_summary_rows(jobs: list[JobResult]) -> list[tuple[str, str, str, str, s
     for job in jobs:
         load = job.load
         if load is None:
-            rows.append((job.label, "-", "-", "-", "-", job.status))
+            rows.append((job.named, "-", "-", "-", "-", job.status))
             continue
         judged = load_verdict(load)
         knee = rate_text(judged.knee_per_s) + ("" if judged.kind == VerdictKind.SERVER else " (at least)")
@@ -183,7 +183,7 @@ def load_summary_rows(jobs: list[JobResult]) -> list[tuple[str, str, str, str, s
             knee = "none: generator-limited" if load.steps else MISSING
         rows.append(
             (
-                job.label,
+                job.named,
                 requests_word(load),
                 rate_text(judged.sustained_per_s),
                 format_seconds(judged.sustained_p99_s),

@@ -84,6 +84,8 @@ def _job_details(job: Any) -> list[str]:
     parts = []
     if job.mode != Mode.OPERATIONS:
         parts.append(str(job.mode))
+    if job.exchange_used is not None:  # how a key-establishing job established its keys
+        parts.append(f"exchange {job.exchange_used}")
     if job.wire_bytes and ("frame" in job.wire_bytes or "payload" in job.wire_bytes):
         wire = job.wire_bytes
         text = f"wire {wire.get('frame', wire.get('payload'))} B"
@@ -187,7 +189,7 @@ def _table_rows(run: Any) -> list[tuple[str, str, str, str, str, str, str, str]]
         rows.append(
             (
                 f"#{number}",
-                job.label,
+                job.named,
                 str(job.message_size),
                 f"{seal}/{reverse}" if reverse else (seal or "-"),
                 format_seconds(forward.stats.median) if forward else "-",

@@ -254,11 +254,38 @@ class RunComparison:
                 }
                 for p in self.pairs
             ],
-            "only_base": [_job_dict(job) for job in self.only_base],
-            "only_new": [_job_dict(job) for job in self.only_new],
+            "only_base": [_unmatched_dict(job, self.new.jobs) for job in self.only_base],
+            "only_new": [_unmatched_dict(job, self.base.jobs) for job in self.only_new],
             "regressions": len(self.regressions(limit)),
             "gate": {"checked": self.gate_reason is None, "reason": self.gate_reason},
         }
+
+
+def _unmatched_dict(job: JobResult, other_side: Sequence[JobResult]) -> dict[str, Any]:
+    data = _job_dict(job)
+    why = unmatched_reason(job, other_side)
+    if why is not None:
+        data["why_unmatched"] = why
+    return data
+
+
+def unmatched_reason(job: JobResult, other_side: Iterable[JobResult]) -> str | None:
+    """Why a job without a partner has none when the other side measured the same job in
+    the other exchange pattern (a session's per-message cost is AEAD alone, a per-message
+    job's holds a key establishment each time: never compared), or None. Every face that
+    lists unmatched jobs says it: `compare`, the report's comparison, the window's Compare."""
+    mine = job.exchange_used
+    if mine is None:
+        return None
+    key = match_key(job)[:-1]
+    for other in other_side:
+        theirs = other.exchange_used
+        if theirs is not None and theirs != mine and match_key(other)[:-1] == key:
+            return (
+                f"the other run measured it with exchange {theirs}, this one {mine}: "
+                "jobs of different exchange patterns do different work per message and are not compared"
+            )
+    return None
 
 
 def _run_dict(run: RunResult) -> dict[str, Any]:
@@ -288,6 +315,8 @@ def _job_dict(job: JobResult) -> dict[str, Any]:
         data["link"] = job.link.to_dict()
     if job.placement is not None:
         data["placement"] = job.placement.policy
+    if job.exchange_used is not None:
+        data["exchange"] = str(job.exchange_used)
     return data
 
 

@@ -141,6 +141,13 @@ class SizeMeasured:
     tcp_info: dict[str, TcpInfo] = field(default_factory=dict)
     #: A load job's steps and what they add up to (None in every other mode).
     load: Load | None = None
+    #: How many times a process of the job had been continued after a stop when the size
+    #: ended (stamped as it is sent, like `SizeStarted.continues`): more than at its start,
+    #: and the size timed a stop.
+    continues: int = 0
+    #: Over the packet path: the timed round trips (floor pings and messages) during which
+    #: its emulator released or read a packet later than its limit (None: no such link).
+    late_samples: int | None = None
     #: A tls13 job's handshakes: what they negotiated and put on the wire (None otherwise).
     tls: TlsRecord | None = None
 
@@ -171,6 +178,9 @@ class SizeMeasured:
 class SizeStarted:
     size_index: int
     message_size: int
+    #: How many times a process of the job had been continued after a stop when the size
+    #: began (app.core.processes.continued: stamped by the measuring process as it sends this).
+    continues: int = 0
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ no samples, no results, only the job's settings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.core.settings.profile import ResolvedJob
 
@@ -55,6 +56,11 @@ class JobPlan:
     first_index: int
     #: The receiver, for a session (loopback or remote); None for an operations job.
     peer: SessionPeer | None = None
+    #: Over the packet path: how many packets its emulator has released (or read) later
+    #: than the size's limit so far, a shared double the link process counts up
+    #: (multiprocessing RawValue). The sender reads it around each timed exchange, so a
+    #: sample whose packets crossed a late stretch of the emulator is known. None: no such link.
+    late_packets: Any = field(default=None, repr=False, compare=False)
 
     def session_peer(self) -> SessionPeer:
         """The receiver of a session plan; ValueError for a plan without one."""

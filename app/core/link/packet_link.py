@@ -42,7 +42,7 @@ from app.core.link.packet_line import (
     LossModel,
     PacketLine,
 )
-from app.core.link.path_counters import CPU, Counters, record_read, record_release, write_lines
+from app.core.link.path_counters import CPU, RELEASED, Counters, record_read, record_release, write_lines
 from app.core.link.relay import LinkError, fine_timer_slack
 from app.core.measure.harness import child_entry
 from app.core.records.job_conditions import Link
@@ -69,6 +69,13 @@ class PacketPathPlan:
     counters: Any
     #: tcp_slow_start_after_idle in both namespaces (None: the kernel's default, recorded).
     slow_start_after_idle: bool | None = None
+    #: A shared double counting the packets released later than `late_limit(link)`, or read
+    #: later than `LATE_LIMIT_S` after the line could have sent them (JobPlan.late_packets).
+    late_packets: Any = None
+    #: Tests only: (packets released, seconds) - once that many packets have been
+    #: released, the emulator holds everything for that long, as an emulator descheduled
+    #: by its machine would (what a stretch of lateness looks like from outside).
+    stall: tuple[int, float] | None = None
 
 
 def queue_bounds(link: Link) -> tuple[int, int]:
@@ -134,12 +141,19 @@ class PacketForwarder:
         down: PacketLine,
         counters: Counters,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        late_packets: Any = None,
+        late_limit_s: float = LATE_LIMIT_S,
+        stall: tuple[int, float] | None = None,
     ) -> None:
         self.ends = {sender_fd: (up, receiver_fd), receiver_fd: (down, sender_fd)}
         self.lines = ((up, receiver_fd), (down, sender_fd))
         self.up, self.down = up, down
         self.counters = counters
         self.clock = clock
+        #: Packets released or read beyond the limits, counted where the sender reads them.
+        self.late_packets, self.late_limit_s = late_packets, late_limit_s
+        self.stall = stall
         self.read: Callable[[int, int], bytes] = os.read
         self.write: Callable[[int, bytes], int] = os.write
         #: When this process last found each device's queue empty (a read that would block).
@@ -155,7 +169,10 @@ class PacketForwarder:
                 except BlockingIOError:
                     line.counters.dropped_queue += 1  # the far device's own queue was full
                     continue
-                record_release(self.counters, max(0.0, self.clock() - packet.deliver_at))
+                late = self.clock() - packet.deliver_at
+                record_release(self.counters, max(0.0, late))
+                if late > self.late_limit_s and self.late_packets is not None:
+                    self.late_packets.value += 1
             due = line.next_due()
             if due is not None and (wake is None or due < wake):
                 wake = due
@@ -180,7 +197,10 @@ class PacketForwarder:
                 return
             if not packet:
                 return
-            record_read(self.counters, now - max(line.line_free_at, self.caught_up[fd]))
+            waited = now - max(line.line_free_at, self.caught_up[fd])
+            record_read(self.counters, waited)
+            if waited > LATE_LIMIT_S and self.late_packets is not None:
+                self.late_packets.value += 1
             line.push(now, packet)
 
     def run(self, stop: Callable[[], bool] = lambda: False) -> None:
@@ -189,6 +209,9 @@ class PacketForwarder:
             for fd in self.ends:
                 selector.register(fd, selectors.EVENT_READ)
             while not stop():
+                if self.stall is not None and self.counters[RELEASED] >= self.stall[0]:
+                    time.sleep(self.stall[1])  # the tests' stalled emulator (PacketPathPlan.stall)
+                    self.stall = None
                 wake = self.release(self.clock())
                 write_lines(self.counters, self.up.counters, self.down.counters)
                 self.counters[CPU] = time.process_time()
@@ -235,7 +258,16 @@ def serve_packet_path(plan: PacketPathPlan, emit: Callable[[LinkMessage], None])
             realtime,
         )
     )
-    PacketForwarder(sender.fd, receiver.fd, up, down, plan.counters).run()
+    PacketForwarder(
+        sender.fd,
+        receiver.fd,
+        up,
+        down,
+        plan.counters,
+        late_packets=plan.late_packets,
+        late_limit_s=late_limit(plan.link),
+        stall=plan.stall,
+    ).run()
 
 
 def _realtime() -> bool:

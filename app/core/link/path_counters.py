@@ -111,6 +111,7 @@ def path_over(
     read_late_max_s: float = 0.0,
     device_dropped: int | None = None,
     late_limit_s: float | None = None,
+    late_samples: int | None = None,
 ) -> LinkPath:
     """The path between two snapshots (`late_max_s`: the worst lateness the link recorded
     since the supervisor reset it at the size's start)."""
@@ -143,4 +144,5 @@ def path_over(
         read_late_max_s=read_late_max_s,
         device_dropped=device_dropped,
         late_limit_s=late_limit_s,
+        late_samples=late_samples,
     )

@@ -3,7 +3,9 @@
 The stream relay (app.core.link.relay) runs everywhere. The packet path
 (app.core.link.packet_link: the kernel's own TCP over emulated IP packets, loss
 included) needs network namespaces and a TUN device, which `netns.packet_path_refusal`
-checks from files: Linux, /dev/net/tun, CAP_NET_ADMIN and CAP_SYS_ADMIN.
+checks from files first (Linux, /dev/net/tun the TUN driver's character device,
+CAP_NET_ADMIN and CAP_SYS_ADMIN), then, where they allow it, by making one namespace
+with a TUN device once per process and letting it go.
 
 The probe also records whether the kernel's netem (`sch_netem`) could be used in a
 private user and network namespace, a fact about the machine that the packet path does
@@ -16,8 +18,8 @@ not need (it emulates the path in user space, as mahimahi does):
   0, user.max_user_namespaces above 0, and no AppArmor restriction
   (kernel.apparmor_restrict_unprivileged_userns, Ubuntu 24.04).
 
-The probe reads files only: it never runs `tc`, `modprobe` or `unshare`. It takes about a
-millisecond (the kernel config is gzip-compressed). The environment of every run records
+For netem the probe reads files only: it never runs `tc`, `modprobe` or `unshare`. It
+takes about a millisecond (the kernel config is gzip-compressed). The environment of every run records
 its answer (`environment.collect_environment`, "link_emulation"); a job asking for loss
 on the stream relay, or for the packet path where it is not available, is refused with
 the reason before the run.

@@ -233,6 +233,7 @@ def library_versions() -> dict[str, dict[str, Any]]:
             "gmp": integer_class == "IntegerGMP" if integer_class else None,
         },
         "tinyec": {"version": _dist_version("tinyec"), "note": "pure Python"},
+        "pyOpenSSL": {"version": _dist_version("pyOpenSSL"), "note": "tls13 jobs: binds the OpenSSL of cryptography"},
         "numpy": {"version": _dist_version("numpy")},
         "psutil": {"version": _dist_version("psutil")},
         "platformdirs": {"version": _dist_version("platformdirs")},

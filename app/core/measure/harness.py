@@ -24,6 +24,7 @@ import time
 import traceback
 import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import TypeVar
 
@@ -35,7 +36,9 @@ from app.core.contracts.events import (
     RawMetric,
     SampleBatch,
     SizeMeasured,
+    SizeStarted,
 )
+from app.core.processes.continued import continues
 from app.core.processes.lifeline import exit_with_parent
 from app.core.schemes.base import Scheme
 
@@ -222,6 +225,10 @@ def child_entry(
     """
 
     def emit(message: ChildMessage) -> None:
+        if isinstance(message, SizeStarted):  # a stop's continue since is known by the count
+            message = replace(message, continues=continues())
+        elif isinstance(message, SizeMeasured):
+            message.continues = continues()
         conn.send(message)
 
     steady_state_allocator()

@@ -43,7 +43,7 @@ from app.core.schemes.base import (
     Sender,
     flip_bit,
 )
-from app.core.vocab import Family
+from app.core.schemes.establishment import KeyEstablishingScheme
 
 #: A batch keeps every output alive until it is validated; past this many bytes the
 #: outputs would land on freshly mapped pages and the timing would include page
@@ -59,10 +59,11 @@ class OperationsBenchmark:
         self.plan = plan
         self.job = job = plan.job
         self.emit = emit
-        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params, job.exchange)
         self.family = self.scheme.info.family
         # Every sample is reported at once: the supervisor re-emits each as the job's progress.
         self.progress = ProgressCounter(emit, plan.first_index, self._count_total())
+        self.exchange_checked = 0
 
     # --- progress ---------------------------------------------------------------
 
@@ -70,8 +71,8 @@ class OperationsBenchmark:
         job = self.job
         per_size = job.samples * 2 + job.tamper
         shared = 0 if self.family in NO_KEYGEN else job.keygen_samples
-        if self.family is Family.KEY_AGREEMENT:
-            shared += job.samples
+        if isinstance(self.scheme, KeyEstablishingScheme):
+            shared += 2 * job.samples  # the exchange at each end
         return shared + per_size * len(job.message_sizes)
 
     def _pause(self) -> None:
@@ -146,24 +147,42 @@ class OperationsBenchmark:
         raw, _ = self._measure("keygen", self.job.keygen_samples, warmup, lambda: None, run, check)
         return receiver, public, raw
 
-    def measure_exchange(self, receiver: Receiver, public: bytes) -> tuple[RawMetric, int]:
-        """Key agreement: time the sender's side (ephemeral key + DH + KDF) and check
-        that each derived key matches the receiver's by a seal/open round trip."""
-        scheme = self.scheme
-
-        def run(_: Any) -> tuple[Sender, bytes]:
-            sender = scheme.new_sender()
-            return sender, sender.handshake(public)
-
+    def measure_exchange(self, scheme: KeyEstablishingScheme, private: Any, public: bytes) -> dict[str, RawMetric]:
+        """A key establishment as a session's handshake makes it, whatever the job's exchange
+        pattern (a per-message job pays it in every message): "exchange" times the sender's
+        side (an ephemeral key pair and the agreement, or the encapsulation; the KDF),
+        "exchange_receiver" the receiver's (the agreement or decapsulation; the KDF). Each
+        key is checked by a seal/open round trip between the two ends, outside the timing."""
         probe = os.urandom(16)
 
-        def check(_: Any, result: tuple[Sender, bytes]) -> None:
+        def establish(_: Any) -> tuple[Sender, bytes]:
+            sender = scheme.session_pair()[0]
+            return sender, sender.handshake(public)
+
+        receiver = scheme.session_pair()[1]
+        receiver.private = private  # type: ignore[attr-defined]  # the job's key pair
+
+        def agree(_: Any, result: tuple[Sender, bytes]) -> None:
             sender, message = result
             receiver.handshake(message)
             if bytes(receiver.open(b"".join(sender.seal(probe)))) != probe:
                 raise ValidationFailed("sender and receiver derived different keys")
 
-        return self._measure("exchange", self.job.samples, self.job.warmup, lambda: None, run, check)
+        def finish(made: tuple[Sender, bytes]) -> Any:
+            receiver.handshake(made[1])
+            return receiver.open  # this session's open: the check seals under the same key
+
+        def finished(made: tuple[Sender, bytes], open_: Any) -> None:
+            if bytes(open_(b"".join(made[0].seal(probe)))) != probe:
+                raise ValidationFailed("the receiver derived another key than the sender")
+
+        job = self.job
+        sender_raw, sent = self._measure("exchange", job.samples, job.warmup, lambda: None, establish, agree)
+        receiver_raw, finished_count = self._measure(
+            "exchange_receiver", job.samples, job.warmup, lambda: establish(None), finish, finished
+        )
+        self.exchange_checked = sent + finished_count
+        return {"exchange": sender_raw, "exchange_receiver": receiver_raw}
 
     def measure_size(
         self, size_index: int, size: int, receiver: Receiver, public: bytes, shared_metrics: dict[str, RawMetric]
@@ -282,8 +301,9 @@ class OperationsBenchmark:
             self.trace_keygen(keygen, public)
             shared["keygen"] = keygen
         exchange_checked = 0
-        if self.family is Family.KEY_AGREEMENT:
-            shared["exchange"], exchange_checked = self.measure_exchange(receiver, public)
+        if isinstance(self.scheme, KeyEstablishingScheme):
+            shared.update(self.measure_exchange(self.scheme, receiver.private, public))  # type: ignore[attr-defined]
+            exchange_checked = self.exchange_checked
         for index, size in enumerate(self.job.message_sizes):
             self.emit(SizeStarted(index, size))
             try:

@@ -1,7 +1,8 @@
 """How long a job spends in its own pauses, and the bound past which it is refused.
 
 `pause_ms` sleeps after every timed round: in an operations job after each warm-up and
-sample round of every metric (key generation, key exchange, each size's seal and open),
+sample round of every metric (key generation, the key exchange at each end, each size's seal
+and open),
 in a session after each warm-up and sample message of every size. Unlike the crypto's
 cost, that time is known before the job runs. A profile within each field's own maximum
 (1,000,000 samples, a 60 s pause) asked for about two years of sleeping and was started
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from app.core.link.wire_time import MAX_JOB_WIRE_S, duration_text
 from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC
-from app.core.vocab import Family, Mode
+from app.core.vocab import KEY_ESTABLISHING, Family, Mode
 
 #: A job's pauses may add up to at most this long (a day, the bound on a job's wire time).
 MAX_JOB_PAUSE_S = MAX_JOB_WIRE_S
@@ -36,8 +37,8 @@ def pause_count(mode: Mode, family: Family, sizes: int, samples: int, warmup: in
         if family not in KEYGEN_ON_SENDER and keygen_warmup:
             keygen_warmup -= 1  # the working key pair was the first warm-up round
         count += keygen_samples + keygen_warmup
-    if family is Family.KEY_AGREEMENT:
-        count += rounds  # the exchange, once a job
+    if family in KEY_ESTABLISHING:
+        count += 2 * rounds  # the exchange at each end, once a job
     per_size = 1 + (OPEN_METRIC[family] is not None)
     return count + sizes * per_size * rounds
 

@@ -47,8 +47,11 @@ from app.core.suggest import did_you_mean
 from app.core.transport.netns import packet_path_refusal
 from app.core.transport.wire import HARD_MAX_FRAME, MAX_SESSION_MESSAGE
 from app.core.vocab import (
+    DEFAULT_EXCHANGE,
     DEFAULT_LINK_EMULATION,
+    KEY_ESTABLISHING,
     SESSION_MODES,
+    Exchange,
     Family,
     LinkEmulation,
     LinkEmulationChoice,
@@ -84,9 +87,17 @@ class _Candidate:
     def backend(self) -> str:
         return self.job.backend or self.spec.backends[0]
 
+    @property
+    def exchange(self) -> Exchange | None:
+        """The job's exchange pattern: its own or the default for a key-establishing
+        scheme, None for any other (which `_exchange_without_a_key` refuses to set)."""
+        if self.spec.family not in KEY_ESTABLISHING:
+            return None
+        return self.job.exchange or DEFAULT_EXCHANGE
+
     @cached_property
     def scheme(self) -> Scheme:
-        return self.spec.create(self.backend, self.job.params)
+        return self.spec.create(self.backend, self.job.params, self.exchange)
 
     @cached_property
     def load_and_problems(self) -> tuple[LoadSettings | None, list[Problem]]:
@@ -129,6 +140,16 @@ def _backend_without_the_scheme(c: _Candidate) -> Problem | None:
         "backend",
         f"{c.job.scheme} is not available in this backend (got {json.dumps(backend)}; "
         f"available: {', '.join(backends)})",
+    )
+
+
+def _exchange_without_a_key(c: _Candidate) -> Problem | None:
+    if c.job.exchange is None or c.spec.family in KEY_ESTABLISHING:
+        return None
+    return (
+        "exchange",
+        f"applies to key agreement and hybrid (KEM) jobs only: {c.job.scheme} ({c.spec.family.label}) establishes "
+        "no key to exchange; remove exchange",
     )
 
 
@@ -268,12 +289,17 @@ def _a_size_too_large(c: _Candidate) -> Problem | None:
 
 
 def _tls_where_it_runs(c: _Candidate) -> Problem | None:
-    """A tls13 job runs TLS's own bodies: in operations mode, and on loopback over no link or
-    the packet path (link checked with the links)."""
+    """A tls13 job runs TLS's own bodies in every mode: operations, loopback and over the
+    packet path (its link checked with the links), against `serve`, and under load (whose
+    server authenticates itself only)."""
     if c.spec.family != Family.TLS:
         return None
-    if c.job.mode not in (Mode.OPERATIONS, Mode.LOOPBACK):
-        return "mode", f'a tls13 job runs in mode "operations" or "loopback" (with or without a link), not {c.job.mode}'
+    if c.job.mode == Mode.LOAD and c.job.params.get("mutual") is True:
+        return (
+            "params.mutual",
+            "a tls13 load job's clients do not authenticate (mutual is not built for load); "
+            'run it in "mode": "loopback", or remove mutual',
+        )
     if c.job.tcp_connection is not None:
         return "tcp_connection", "a tls13 job opens a new TCP connection for every handshake already; remove it"
     if 0 in c.sizes:
@@ -307,6 +333,7 @@ def _pauses_too_long(c: _Candidate) -> Problem | None:
 _RULES: tuple[Callable[[_Candidate], Problem | None], ...] = (
     _unknown_scheme,
     _backend_without_the_scheme,
+    _exchange_without_a_key,
     _impossible_params,
     _nagle_without_a_socket,
     _remote_without_a_receiver,
@@ -354,7 +381,7 @@ def _resolved_links(
     without a link), each refused if its messages would take endless time on its link or
     if it repeats a job before it (`seen`: what each job so far measures, by its place)."""
     job, info = c.job, c.scheme.info
-    label = job.label or f"{info.label} [{c.backend}]" + ("" if job.tcp_nodelay else " (Nagle on)")
+    label = job_label(job.label, info.label, c.backend, c.exchange, job.tcp_nodelay)
     placement = job.placement or default_placement(job.mode)
     params = dict(info.params)
     resolved = []
@@ -384,9 +411,21 @@ def _resolved_links(
                 link=link,
                 placement=placement,
                 load=c.load,
+                exchange=c.exchange,
             )
         )
     return resolved
+
+
+def job_label(label: str | None, scheme_label: str, backend: str, exchange: Exchange | None, nodelay: bool) -> str:
+    """A job's label in every face: the profile's, else the scheme's name and backend; a
+    key-establishing job's then says its exchange pattern, " (session)" or " (per-message)"
+    (also after a label the profile gave, unless it ends so already), and a session with
+    Nagle's algorithm on says so."""
+    text = label or f"{scheme_label} [{backend}]"
+    if exchange is not None and not text.endswith(exchange.suffix):
+        text += exchange.suffix
+    return text + ("" if label or nodelay else " (Nagle on)")
 
 
 def _measured_key(c: _Candidate, placement: PlacementPolicy, link: Link | None) -> tuple[Any, ...]:
@@ -405,6 +444,7 @@ def _measured_key(c: _Candidate, placement: PlacementPolicy, link: Link | None) 
         c.backend,
         json.dumps(same, sort_keys=True),
         job.mode,
+        c.exchange,
         job.tcp_nodelay,
         placement,
         c.load,
@@ -427,7 +467,7 @@ def _refuse_a_repeat(
     for size in sizes:
         if (key, size) in seen:
             raise ProfileError(
-                f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, "
+                f"repeats {seen[(key, size)]}: same scheme, backend, parameters, mode, exchange, "
                 f"transport{'' if link is None else ', link'} and message size {human(size)}",
                 source=source,
                 field=place,
@@ -590,14 +630,8 @@ def _emulated(job: JobSpec, link: Link, place: str, source: str | None) -> Link:
     unless the job chooses, or allows, the stream relay)."""
     relay = replace(link, emulation=LinkEmulation.DELAY_LINE)
     field = f"{place.rsplit('.', 1)[0]}.link_emulation"
-    if job.mode == Mode.LOAD:  # a load job's clients share one stream relay
-        if job.link_emulation == LinkEmulationChoice.PACKET:
-            raise ProfileError(
-                "a load job's clients share one stream relay; the packet path is for loopback jobs so far",
-                source=source,
-                field=field,
-            )
-        return relay
+    # A load job's too: on the packet path every client connection crosses one emulated path
+    # (a bottleneck they share), on the stream relay one link process they share.
     choice = job.link_emulation or DEFAULT_LINK_EMULATION
     if choice == LinkEmulationChoice.STREAM_RELAY:
         return relay

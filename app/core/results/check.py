@@ -59,6 +59,8 @@ from app.core.settings.profile import (
 )
 from app.core.statistics.stability_warnings import WarningCode
 from app.core.vocab import (
+    KEY_ESTABLISHING,
+    Exchange,
     Family,
     JobStatus,
     Mode,
@@ -204,6 +206,20 @@ def _param(obj: dict[str, Any], key: str, path: str) -> None:
         raise fail(join(path, key), "a string, number, boolean or null", value)
 
 
+def _check_exchange(job: dict[str, Any], path: str) -> None:
+    """A key-establishing job's exchange pattern, if recorded; no other family has one."""
+    if "exchange" not in job:
+        return
+    check_str(job, "exchange", path, choices=tuple(Exchange))
+    family = job.get("family")
+    if isinstance(family, str) and family in tuple(Family) and Family(family) not in KEY_ESTABLISHING:
+        raise fail(
+            join(path, "exchange"),
+            "no exchange pattern (a " + str(family) + " job establishes no key)",
+            job["exchange"],
+        )
+
+
 def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     """One job as in a results file (or a store row after its samples are unpacked)."""
     if not isinstance(job, dict):
@@ -224,6 +240,7 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     for key in ("started", "finished"):
         plausible.check_time(job, key, path)
     check_bool(job, "tcp_nodelay", path, nullable=True)
+    _check_exchange(job, path)
     num(job, "throughput_bytes_per_s", path, non_negative=True, required=False, nullable=True)
     if job.get("link") not in (None, {}):  # both read as no link (JobResult.from_dict)
         check_link(check_obj(job, "link", path), join(path, "link"))
@@ -234,12 +251,15 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
         check_load(check_obj(job, "load", path), join(path, "load"))
     if job.get("tls") not in (None, {}):  # both read as no TLS record (JobResult.from_dict)
-        check_tls(check_obj(job, "tls", path), join(path, "tls"))
+        load = job.get("load")
+        steps = load.get("steps") if isinstance(load, dict) else None
+        check_tls(check_obj(job, "tls", path), join(path, "tls"), len(steps) if isinstance(steps, list) else None)
     check_each(check_obj(job, "params", path), join(path, "params"), _param)
     metrics_path = join(path, "metrics")
     metrics = check_obj(job, "metrics", path)
     for name in metrics:
         check_metric(check_obj(metrics, name, metrics_path, required=True), join(metrics_path, name))
+    _late_samples_timed(job, metrics, path)
     check_each(
         check_obj(job, "wire_bytes", path),
         join(path, "wire_bytes"),
@@ -272,3 +292,18 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
         if not isinstance(note, str):
             raise fail(f"{join(path, 'notes')}[{i}]", "a string", note)
     check_tcp_info(check_obj(job, "tcp_info", path), join(path, "tcp_info"))
+
+
+def _late_samples_timed(job: dict[str, Any], metrics: dict[str, Any], path: str) -> None:
+    """A path's late round trips are among the size's timed ones: a session's floor pings
+    and messages, each counted once in `floor_rtt` and `rtt`; a tls13 job's connections,
+    each one `connect` sample."""
+    link_path = job.get("path")
+    late = link_path.get("late_samples") if isinstance(link_path, dict) else None
+    if not late:
+        return
+    timed = sum(metrics[name]["n"] for name in ("floor_rtt", "rtt") if name in metrics)
+    if "rtt" not in metrics and "connect" in metrics:
+        timed = metrics["connect"]["n"]
+    if late > timed:
+        raise fail(join(join(path, "path"), "late_samples"), f"at most the {timed} timed round trips", late)

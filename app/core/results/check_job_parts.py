@@ -300,6 +300,7 @@ def check_path(link_path: dict[str, Any], path: str) -> None:
     check_str(link_path, "congestion_control", path, required=False, nullable=True)
     check_int(link_path, "read_late_packets", path, required=False, nullable=True)
     check_int(link_path, "device_dropped", path, required=False, nullable=True)
+    check_int(link_path, "late_samples", path, required=False, nullable=True)
     num(link_path, "late_limit_s", path, non_negative=True, required=False, nullable=True)
     num(link_path, "read_late_max_s", path, non_negative=True, required=False, nullable=True)
     check_int(link_path, "queue_packets", path, low=1, required=False, nullable=True)

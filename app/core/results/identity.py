@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 
 from app.core.results.model import JobResult
+from app.core.vocab import LEGACY_EXCHANGE, Family
 
 __all__ = ["MatchKey", "match_key"]
 
-#: scheme, backend, params (canonical JSON), mode, message size, link figures, placement policy.
-MatchKey = tuple[str, str, str, str, int, tuple[str | float | None, ...] | None, str | None]
+#: scheme, backend, params (canonical JSON), mode, message size, link figures, placement
+#: policy, exchange pattern (`exchange_part`).
+MatchKey = tuple[str, str, str, str, int, tuple[str | float | None, ...] | None, str | None, str | None]
 
 
 def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
@@ -21,7 +23,9 @@ def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
 
     The link is its preset name with every figure and how it was emulated (a custom link
     with other figures is another measurement); the placement is the policy asked for,
-    None for results from before placement was recorded (which ran unpinned).
+    None for results from before placement was recorded (which ran unpinned); the exchange
+    pattern is `exchange_part`'s: a session's handshake and per-message costs are other
+    work than a per-message job's.
     `link=False` leaves the link out (None): the key of a link sweep's jobs.
     """
     link_id = None
@@ -47,4 +51,19 @@ def match_key(job: JobResult, *, link: bool = True) -> MatchKey:
         job.message_size,
         link_id,
         placement,
+        exchange_part(job),
     )
+
+
+def exchange_part(job: JobResult) -> str | None:
+    """The exchange pattern the job measured (`JobResult.exchange_used`) where it is not the
+    one its family's jobs measured before jobs named it, else None (and None without key
+    establishment). One scheme has one family, so jobs of one scheme still pair only within
+    a pattern; and a job of that earlier pattern keys as it did then, so the identities a
+    store kept before (`store.columns.identity_text`) still find it."""
+    used = job.exchange_used
+    try:
+        earlier = LEGACY_EXCHANGE.get(Family(job.family))
+    except ValueError:
+        earlier = None
+    return None if used is None or used == earlier else str(used)

@@ -36,16 +36,18 @@ from app.core.results.load_csv import LOAD_CSV_COLUMNS, load_rows
 from app.core.settings.links import link_text
 from app.core.statistics.stability_warnings import StabilityWarning
 from app.core.statistics.stats import MetricStats
-from app.core.vocab import Mode
+from app.core.vocab import LEGACY_EXCHANGE, Exchange, Family, Mode
 
 RESULTS_FORMAT_VERSION = 1
 
 #: What each metric times, in words: used by the CLI, the GUI and reports.
 METRIC_DESCRIPTIONS = {
     "keygen": "key pair generation (the receiver's long-term keys; the signer's for signatures)",
-    "exchange": "sender side of a key agreement: ephemeral key pair, DH, KDF",
-    "encrypt": "seal one message (AEAD, public-key or hybrid encryption, incl. encapsulation)",
-    "decrypt": "open one message, including its integrity check",
+    "exchange": "sender side of one key establishment, as a session's handshake makes it: an ephemeral key pair "
+    "and the agreement, or the encapsulation, and the KDF",
+    "exchange_receiver": "receiver side of one key establishment: the agreement or the decapsulation, and the KDF",
+    "encrypt": "seal one message (AEAD, public-key encryption; with a per-message exchange its key establishment too)",
+    "decrypt": "open one message, including its integrity check (with a per-message exchange its key too)",
     "sign": "sign one message",
     "verify": "verify one signature",
     "hash": "digest one message",
@@ -53,9 +55,12 @@ METRIC_DESCRIPTIONS = {
     "encapsulate": "KEM encapsulation alone (key + encapsulated key)",
     "decapsulate": "KEM decapsulation alone",
     # Sessions (loopback and remote): a real sender and receiver process on TCP.
-    "handshake": "sender side of the session handshake (e.g. ephemeral ECDH + KDF), once per session; a tls13 "
-    "job's: its ClientHello sent to the client's handshake done",
-    "handshake_receiver": "receiver side of the session handshake",
+    "handshake": "sender side of the session handshake, once per session: with a session exchange the key "
+    "establishment (an ephemeral key pair and the agreement, or the encapsulation, and the KDF); with a "
+    "per-message one only loading the receiver's key; a signer's key pair; a tls13 job's: its ClientHello "
+    "sent to the client's handshake done",
+    "handshake_receiver": "receiver side of the session handshake: with a session exchange the agreement or "
+    "decapsulation and the KDF",
     "handshake_rtt": "handshake message sent to the receiver's acknowledgement, at the sender",
     "compute": "sender seals one message (the computation delay)",
     "receiver": "receiver opens and validates one message, timed in the receiver process",
@@ -65,6 +70,8 @@ METRIC_DESCRIPTIONS = {
     "connect": "fresh connections only: setting up each message's TCP connection (SYN to SYN-ACK), at the sender "
     "(a tls13 job: each handshake's)",
     # tls13 jobs (app/core/tls): one TCP connection and one TLS 1.3 handshake per sample.
+    "connect_handshake": "tls13: connect's start to the client's handshake done, TCP's handshake and TLS's: what a "
+    "client waits before it can send",
     "first_byte": "tls13: connect's start to the first byte of the server's response, the client's Finished and "
     "request sent together",
     "handshake_cpu_client": "tls13: the client's CPU time in one handshake (its thread's CPU clock)",
@@ -165,8 +172,38 @@ class JobResult:
     tcp_info: Mapping[str, TcpInfo] = field(default_factory=dict)
     #: A packet link's path over this size (app.core.records.link_path); absent otherwise.
     path: LinkPath | None = None
+    #: A key-establishing job's exchange pattern (a `vocab.Exchange` value), as recorded;
+    #: absent from results written before jobs named it: `exchange_used` reads those.
+    exchange: str | None = None
     #: A tls13 job's handshakes over this size (app.core.records.tls_record); absent otherwise.
     tls: TlsRecord | None = None
+
+    @property
+    def exchange_used(self) -> Exchange | None:
+        """The exchange pattern this job measured: the recorded one, else what its family's
+        jobs did before jobs named it (`vocab.LEGACY_EXCHANGE`: a key agreement once per
+        session, a hybrid per message); None for a family without key establishment."""
+        if self.exchange is not None:
+            try:
+                return Exchange(self.exchange)
+            except ValueError:
+                return None
+        try:
+            return LEGACY_EXCHANGE.get(Family(self.family))
+        except ValueError:
+            return None
+
+    @property
+    def named(self) -> str:
+        """The label as a table shows it: ending with the exchange pattern where the job has
+        one its label does not say (results recorded before labels said it)."""
+        exchange = self.exchange_used
+        if exchange is None or exchange.suffix in self.label:
+            return self.label
+        over = self.label.rfind(" over ") if self.link is not None else -1  # before the link, as labels say it
+        if over > 0:
+            return self.label[:over] + exchange.suffix + self.label[over:]
+        return self.label + exchange.suffix
 
     def to_dict(self, samples: bool = True) -> dict[str, Any]:
         data = {
@@ -210,6 +247,8 @@ class JobResult:
             _clip_step_texts(load)
         if self.tcp_info:
             data["tcp_info"] = {role: info.to_dict() for role, info in self.tcp_info.items()}
+        if self.exchange is not None:
+            data["exchange"] = str(self.exchange)
         return data
 
     @classmethod
@@ -243,6 +282,7 @@ class JobResult:
             load=Load.from_dict(data["load"]) if data.get("load") else None,
             tcp_info={role: TcpInfo.from_dict(info) for role, info in (data.get("tcp_info") or {}).items()},
             path=LinkPath.from_dict(data["path"]) if data.get("path") else None,
+            exchange=data.get("exchange"),
             tls=TlsRecord.from_dict(data["tls"]) if data.get("tls") else None,
         )
 
@@ -449,6 +489,9 @@ CSV_COLUMNS = (
     # A load job's step rows and, for generators on Dask workers, each generator's
     # (app.core.results.load_csv); empty in every other row:
     *LOAD_CSV_COLUMNS,
+    # A key-establishing job's exchange pattern (recorded, or its family's before jobs
+    # named it: `JobResult.exchange_used`); empty for any other family:
+    "exchange",
 )
 
 
@@ -489,6 +532,7 @@ def to_csv(run: RunResult) -> str:
             "warnings": "; ".join(f"{w.metric or 'job'}: {w.code.value}" for w in job.warnings),
             "link": link_text(job.link) if job.link is not None else "",
             **_placement_cells(job.placement),
+            "exchange": _blank(job.exchange_used),
         }
         if not job.metrics:
             writer.writerow(base)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import errno
 import signal
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
+from app.core.errors import exhaustion_reason
 from app.core.processes.deadlines import StartStalled
 from app.core.vocab import Role
 
@@ -22,28 +22,6 @@ class StartFailed(Exception):
         else:
             reason = exhaustion_reason(exc)
         super().__init__(f"cannot start the {what}: {reason}")
-
-
-def exhaustion_reason(exc: BaseException) -> str:
-    """What ran out, in words, with the errno name and the limit to raise."""
-    if isinstance(exc, MemoryError):
-        return "out of memory"
-    if isinstance(exc, RuntimeError):  # threading: "can't start new thread"
-        return f"{exc} (thread or process limit reached: `ulimit -u`)"
-    code = getattr(exc, "errno", None)
-    text = getattr(exc, "strerror", None) or str(exc)
-    hint = (
-        {
-            errno.EMFILE: "this process's open-file limit is reached: raise `ulimit -n`",
-            errno.ENFILE: "the system's open-file table is full",
-            errno.EAGAIN: "process or thread limit reached: `ulimit -u`",
-            errno.ENOMEM: "out of memory",
-        }.get(code)
-        if code is not None
-        else None
-    )
-    name = errno.errorcode.get(code, "") if code is not None else ""
-    return f"{text} ({name}{': ' + hint if hint else ''})" if name else text
 
 
 def death_cause(role: str, exitcode: int | None) -> str:

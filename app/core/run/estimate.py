@@ -33,9 +33,11 @@ beside a pure-Python RSA one) is not assumed to go on at its average pace so far
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from app.core.contracts.plan import SessionPeer
 from app.core.load import sweep
 from app.core.load.generator import (
     CALIBRATION_BUDGET_S,
@@ -48,12 +50,13 @@ from app.core.load.generator import (
 from app.core.measure.ops import BATCH_BYTES
 from app.core.measure.timing import BATCH_TARGET_NS, BATCH_THRESHOLD_NS, SLOW_CALL_NS
 from app.core.records.job_conditions import Link
-from app.core.run.op_costs import OpCosts, costs_for, cpu_slowdown
-from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN
+from app.core.run.op_costs import Line, OpCosts, costs_for, cpu_slowdown
+from app.core.schemes.base import KEYGEN_ON_SENDER, NO_KEYGEN, OPEN_METRIC, SEAL_METRIC
+from app.core.session.receiver import ReceiverLimits
 from app.core.session.sender import FLOOR_MAX_SAMPLES, HANDSHAKE_WARMUP_MAX
-from app.core.settings.links import round_trip_ms
+from app.core.settings.links import SEGMENT_BYTES, round_trip_ms
 from app.core.settings.profile import ResolvedJob
-from app.core.vocab import Family, Mode
+from app.core.vocab import KEY_ESTABLISHING, LEGACY_EXCHANGE, Exchange, Family, LinkEmulation, Mode, TcpConnection
 
 #: A run expected to take longer than this (its estimate's upper end) asks before it starts.
 LONG_RUN_S = 5 * 60.0
@@ -82,6 +85,10 @@ PLAINTEXT_S_PER_BYTE = 2e-9
 COPY_S_PER_BYTE = 1e-9
 #: Per round of a metric: the recorder, the progress message, the untimed warm call's loop.
 PER_ROUND_S = 30e-6
+#: A session's exchanges before its first handshake round: the token proofs each way
+#: (HELLO/CHALLENGE, PROOF/WELCOME) and the job (JOB/JOB_OK). On loopback their cost is
+#: in SESSION_START_S; over a link each is a round trip, and a lossy one may retransmit.
+OPENING_EXCHANGES = 3
 #: One exchange on plain loopback: two frames through the kernel, both ends in Python.
 LOOPBACK_EXCHANGE_S = 150e-6
 #: tracemalloc slows every allocation down: the memory pass's one call costs this many.
@@ -228,9 +235,10 @@ def _operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
         # generation allocates in C, which tracemalloc does not slow down).
         first.cpu += costs.keygen * 2 + _metric_s(warmup + job.keygen_samples, costs.keygen, 0.0)
         first.wait += (warmup + job.keygen_samples) * pause
-    if family is Family.KEY_AGREEMENT:
-        first.cpu += _metric_s(rounds, costs.exchange, costs.exchange)
-        first.wait += rounds * pause
+    if family in KEY_ESTABLISHING:  # one key establishment at each end, timed apart
+        establish = costs.exchange or sum(costs.extras.values()) / 2
+        first.cpu += 2 * _metric_s(rounds, establish, establish)
+        first.wait += 2 * rounds * pause
     out = []
     for k, size in enumerate(job.message_sizes):
         ops = {name: line.at(size) for name, line in costs.messages.items()}
@@ -255,14 +263,129 @@ def _operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
 # --- sessions -----------------------------------------------------------------------
 
 
+# Linux's retransmission timer (include/net/tcp.h, net/ipv4/tcp_timer.c): a segment not
+# acknowledged within the RTO is sent again and the RTO doubles, up to TCP_RTO_MAX; after
+# tcp_retries2 such timeouts the connection is given up. The RTO of an established
+# connection is its smoothed round trip plus at least TCP_RTO_MIN; a SYN's starts at 1 s.
+RTO_MIN_S = 0.2
+RTO_MAX_S = 120.0
+SYN_RTO_S = 1.0
+RETRIES = 15
+#: A lost segment followed by this many more is repaired by fast retransmit (three
+#: duplicate acknowledgements) in about a round trip, not by the timer.
+DUPACKS = 3
+#: The longest a receiver waits for its sender's next frame (app.core.session.receiver):
+#: an exchange whose retransmissions take longer ends the job there, failed.
+GIVE_UP_S = ReceiverLimits().idle_timeout
+#: The longest a connection's SYN is retried before the job gives it up (SessionPeer's
+#: connect timeout): a SYN retransmitted after 1, 3 and 7 s is not tried again at 15 s.
+CONNECT_GIVE_UP_S = SessionPeer.connect_timeout
+
+
+@dataclass(frozen=True)
+class Retransmissions:
+    """What loss adds to one exchange: `wait_s`, the expected wait on the retransmission
+    timer of an exchange that gets through, weighted by its chance; `ends`, the chance it
+    never does (TCP, or the receiver's wait, gives up after `end_s` and the job ends)."""
+
+    wait_s: float = 0.0
+    ends: float = 0.0
+    end_s: float = 0.0
+
+
+def timeouts(rto_s: float, failed: float, give_up_s: float = GIVE_UP_S, retries: int = RETRIES) -> Retransmissions:
+    """An exchange each try of which fails with probability `failed`: try i comes after the
+    timeouts before it, each twice the last (up to RTO_MAX_S), until TCP's `retries` or the
+    receiver's `give_up_s` end it. At 50 % loss a 1 KiB exchange (its segment and the
+    reply's: 3 tries in 4 fail) waits 4.4 s on average when it gets through, and 1 in 24
+    waits out the receiver's 300 s: a job of 45 such exchanges ends failed, after about 7
+    minutes (measured: 416 s)."""
+    expected, waited, timeout, reach = 0.0, 0.0, rto_s, 1.0
+    for _ in range(retries):
+        expected += reach * (1 - failed) * waited  # this try went through
+        reach *= failed
+        waited += timeout
+        timeout = min(2 * timeout, RTO_MAX_S)
+        if waited >= give_up_s:
+            break
+    return Retransmissions(expected, reach, min(waited, give_up_s))
+
+
+def retransmissions(link: Link | None, up_bytes: int, down_bytes: int) -> Retransmissions:
+    """What loss on `link` adds to an exchange of `up_bytes` answered by `down_bytes` on the
+    packet path: segments lost early in a message or its reply are fast-retransmitted (a
+    round trip each); a loss among the last `DUPACKS` segments of either waits for the
+    timer, which backs off as TCP's does. (The long-run loss stands for a bursty model's: its
+    bursts make consecutive losses likelier, so this is its lower end.)"""
+    if link is None or link.loss_percent <= 0 or link.emulation != LinkEmulation.PACKET:
+        return Retransmissions()
+    p = link.loss_percent / 100
+    round_trip = round_trip_ms(link, up_bytes, down_bytes) / 1000
+    up = max(1, -(-up_bytes // SEGMENT_BYTES))
+    down = max(1, -(-down_bytes // SEGMENT_BYTES))
+    fast = (up - min(up, DUPACKS) + down - min(down, DUPACKS)) * p * round_trip
+    timer = timeouts(round_trip + RTO_MIN_S, 1 - (1 - p) ** (min(up, DUPACKS) + min(down, DUPACKS)))
+    return Retransmissions(fast * (1 - timer.ends) + timer.wait_s, timer.ends, timer.end_s)
+
+
+def connect_retransmissions(link: Link | None) -> Retransmissions:
+    """What loss adds to opening a connection (a SYN and its SYN-ACK), which the job gives
+    up after its connect timeout (`CONNECT_GIVE_UP_S`): at 30 % loss, 1 connection in 15."""
+    if link is None or link.loss_percent <= 0 or link.emulation != LinkEmulation.PACKET:
+        return Retransmissions()
+    return timeouts(SYN_RTO_S, 1 - (1 - link.loss_percent / 100) ** 2, CONNECT_GIVE_UP_S)
+
+
 def exchange_s(link: Link | None, up_bytes: int, down_bytes: int = 64) -> _Time:
     """One exchange of `up_bytes` answered by `down_bytes`: both ends' work on plain
     loopback, and over an emulated link its round trip in the model (delays,
-    serialization at its rates)."""
+    serialization at its rates); what loss adds is `retransmissions`."""
     cpu = LOOPBACK_EXCHANGE_S + (up_bytes + down_bytes) / 2e9  # frames, copies at ~2 GB/s
     if link is None or link.emulation == "none":
         return _Time(cpu)
     return _Time(cpu, round_trip_ms(link, up_bytes, down_bytes) / 1000)
+
+
+class _Lossy:
+    """A session's exchanges in order over a link that may lose packets: each adds its
+    round trip and what retransmissions add, and the chance that one never gets through
+    (the job ends there) makes every later one less likely to happen at all."""
+
+    def __init__(self, link: Link | None) -> None:
+        self.link = link
+        #: The chance the job is still running.
+        self.survival = 1.0
+
+    def add(self, time: _Time, count: int, part: _Time, lost: Retransmissions) -> None:
+        """`count` exchanges, each `part` and `lost`, into `time`."""
+        if count <= 0:
+            return
+        # The expected number that happen, the first that never gets through included:
+        # (1 - (1 - ends)^count) / ends, written to stay exact for the tiniest `ends`.
+        stay = math.log1p(-lost.ends) * count if lost.ends < 1 else -math.inf
+        runs = -math.expm1(stay) / lost.ends if lost.ends > 0 else float(count)
+        time.cpu += self.survival * runs * part.cpu
+        time.wait += self.survival * runs * (part.wait + lost.wait_s + lost.ends * lost.end_s)
+        self.survival *= math.exp(stay)
+
+    def exchanges(self, time: _Time, count: int, up_bytes: int, down_bytes: int = 64) -> None:
+        self.add(
+            time, count, exchange_s(self.link, up_bytes, down_bytes), retransmissions(self.link, up_bytes, down_bytes)
+        )
+
+    def connections(self, time: _Time, count: int) -> None:
+        self.add(time, count, _Time(), connect_retransmissions(self.link))
+
+    def in_turn(self, time: _Time, count: int, cpu: float, steps: Sequence[tuple[float, Retransmissions]]) -> None:
+        """`count` times `steps` one after the other (a connection opened, its handshake, its
+        data: each a round trip and what loss adds), each needing the one before it to have
+        got through: priced in turn, not all the connects first, so that a heavy loss of the
+        later steps is not hidden behind the chance that an earlier one ended the job."""
+        cost, through = 0.0, 1.0
+        for wait, lost in steps:
+            cost += through * (wait + lost.wait_s + lost.ends * lost.end_s)
+            through *= 1 - lost.ends
+        self.add(time, count, _Time(cpu), Retransmissions(cost, 1 - through))
 
 
 def _add(time: _Time, count: float, part: _Time) -> None:
@@ -272,23 +395,33 @@ def _add(time: _Time, count: float, part: _Time) -> None:
 
 def _session(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
     family, pause, link = costs.family, job.pause_ms / 1000, job.link
+    lossy = _Lossy(link)
     start = _Time(SESSION_START_S + (LINK_START_S if link is not None and link.emulation != "none" else 0.0))
+    if link is not None and link.emulation != "none":
+        lossy.connections(start, 1)
+        lossy.add(start, OPENING_EXCHANGES, _Time(0.0, exchange_s(link, 256).wait), retransmissions(link, 256, 64))
     handshake = costs.exchange or sum(costs.extras.values()) / 2
     rounds = min(job.warmup, HANDSHAKE_WARMUP_MAX) + job.keygen_samples
     keygen = costs.keygen if family not in NO_KEYGEN else 0.0
-    _add(start, 2 * rounds, exchange_s(link, 1024))
+    lossy.exchanges(start, 2 * rounds, 1024)
     start.cpu += rounds * (keygen + 2 * handshake)
+    fresh = link is not None and link.connection == TcpConnection.FRESH  # a connection a timed exchange
     out = []
     for k, size in enumerate(job.message_sizes):
         both = sum(line.at(size) for line in costs.messages.values())
         payload = size + 64
         time = _Time(start.cpu, start.wait) if k == 0 else _Time()
-        time.cpu += PER_SIZE_S
-        _add(time, 2, exchange_s(link, 64))  # the size's start and end
-        _add(time, job.warmup + min(job.samples, FLOOR_MAX_SAMPLES), exchange_s(link, payload, payload))
-        _add(time, job.warmup + job.samples + job.tamper, exchange_s(link, payload))
-        time.cpu += (job.warmup + job.samples + job.tamper) * both + TRACED_FACTOR * both
-        time.wait += (job.warmup + job.samples) * pause
+        time.cpu += PER_SIZE_S * lossy.survival
+        lossy.exchanges(time, 2, 64)  # the size's start and end
+        floor = job.warmup + min(job.samples, FLOOR_MAX_SAMPLES)
+        lossy.exchanges(time, floor, payload, payload)
+        if fresh:
+            lossy.connections(time, floor)
+        lossy.exchanges(time, job.warmup + job.samples + job.tamper, payload)
+        if fresh:
+            lossy.connections(time, job.warmup + job.samples)
+        time.cpu += ((job.warmup + job.samples + job.tamper) * both + TRACED_FACTOR * both) * lossy.survival
+        time.wait += (job.warmup + job.samples) * pause * lossy.survival
         out.append(time)
     return out
 
@@ -314,21 +447,32 @@ def _tls_operations(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
 
 def _tls_connections(job: ResolvedJob, costs: OpCosts) -> list[_Time]:
     """A tls13 job over TCP: per size a connection per sample and tamper try (and a resumed
-    job's first), each its connect, its handshake's flights and the data over the link."""
+    job's first), each its connect, its handshake's flights and the data over the link;
+    over a lossy packet path each of them retransmits as a session's exchanges do."""
     link = job.link
+    lossy = _Lossy(link)
     up, down = costs.handshake_bytes
     start = _Time(SESSION_START_S + (LINK_START_S if link is not None else 0.0) + 2 * costs.keygen)
+    if link is not None and link.emulation != "none":  # the control connection, its token proofs and job
+        lossy.connections(start, 1)
+        lossy.add(start, OPENING_EXCHANGES, _Time(0.0, exchange_s(link, 256).wait), retransmissions(link, 256, 64))
     out = []
     for k, size in enumerate(job.message_sizes):
         time = _Time(start.cpu, start.wait) if k == 0 else _Time()
         connections = job.warmup + job.samples + job.tamper + (job.params.get("resumption") == "ticket")
-        one = _Time(costs.exchange)
-        _add(one, 1, exchange_s(link, 64, 64))  # the TCP handshake
-        _add(one, 1, exchange_s(link, up, down))
-        _add(one, 1, exchange_s(link, size + 64, size + 64))
-        _add(time, connections, one)
-        _add(time, 3 + job.tamper, exchange_s(link, 64))  # SIZE, SIZE_END, each TAMPER
-        time.wait += (job.warmup + job.samples) * job.pause_ms / 1000
+        connect, flights, data = (
+            exchange_s(link, 64, 64),
+            exchange_s(link, up, down),
+            exchange_s(link, size + 64, size + 64),
+        )
+        steps = [
+            (connect.wait, connect_retransmissions(link)),  # the TCP handshake
+            (flights.wait, retransmissions(link, up, down)),  # the TLS handshake's flights
+            (data.wait, retransmissions(link, size + 64, size + 64)),  # the request and the response
+        ]
+        lossy.in_turn(time, connections, costs.exchange + connect.cpu + flights.cpu + data.cpu, steps)
+        lossy.exchanges(time, 3 + job.tamper, 64)  # SIZE, SIZE_END, each TAMPER
+        time.wait += (job.warmup + job.samples) * job.pause_ms / 1000 * lossy.survival
         out.append(time)
     return out
 
@@ -382,6 +526,27 @@ def _load(job: ResolvedJob, costs: OpCosts) -> list[tuple[_Time, _Time, _Time]]:
 # --- the run ------------------------------------------------------------------------
 
 
+def in_pattern(costs: OpCosts, exchange: Exchange | None) -> OpCosts:
+    """`costs` as a job of `exchange`'s pattern pays them. The catalogue and the probe time a
+    key-establishing scheme in its family's legacy pattern (`op_costs.probe_costs`): a key
+    agreement's messages AEAD alone, a hybrid's each with its encapsulation. The other
+    pattern moves one key establishment at each end into (or out of) every message."""
+    measured = LEGACY_EXCHANGE.get(costs.family)
+    if exchange is None or measured is None or exchange == measured:
+        return costs
+    sender = costs.exchange or costs.extras.get("encapsulate", 0.0)
+    receiver = costs.exchange or costs.extras.get("decapsulate", 0.0)
+    sign = 1.0 if exchange is Exchange.PER_MESSAGE else -1.0
+    seal, opened = SEAL_METRIC[costs.family], OPEN_METRIC[costs.family]
+
+    def moved(name: str, line: Line) -> Line:
+        shift = sign * (sender if name == seal else receiver if name == opened else 0.0)
+        # Out of a message, what is left is at least a hundredth of it (the AEAD, the framing).
+        return Line(max(line.fixed + shift, line.fixed / 100), line.per_byte)
+
+    return replace(costs, messages={name: moved(name, line) for name, line in costs.messages.items()})
+
+
 def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0) -> list[JobEstimate]:
     """One estimate per message size of `job`, in the order the runner gives results.
     `slowdown`: how much longer the machine's other work makes CPU time take (op_costs.cpu_slowdown)."""
@@ -394,6 +559,7 @@ def estimate_job(job: ResolvedJob, *, probe: bool = True, slowdown: float = 1.0)
             JobEstimate(job.label, c.seconds(slowdown), lo.seconds(slowdown) * low_f, h.seconds(slowdown) * high_f)
             for c, lo, h in _load(job, costs)
         ]
+    costs = in_pattern(costs, job.exchange)
     if costs.family is Family.TLS:
         times = _tls_operations(job, costs) if job.mode == Mode.OPERATIONS else _tls_connections(job, costs)
     else:

@@ -351,9 +351,10 @@ def placeholder_result(
         error=error,
         tcp_nodelay=job.tcp_nodelay if job.mode != Mode.OPERATIONS else None,
         link=job.link,  # the job's link as resolved, on every result (None: plain loopback, operations)
+        exchange=job.exchange,  # a key-establishing job's pattern (None for any other family)
     )
     try:
-        info = registry.create(job.scheme, job.backend, job.params).info
+        info = registry.create(job.scheme, job.backend, job.params, job.exchange).info
     except RegistryError:
         return result  # the child reports why; the metadata is simply unknown
     result.security = Security(

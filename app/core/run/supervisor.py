@@ -51,6 +51,8 @@ from app.core.link.path_counters import LATE_MAX, READ_LATE_MAX, SLOTS, path_ove
 from app.core.link.timeouts import one_way_seconds, peer_over_link
 from app.core.machine.placement import Placer, roles_of
 from app.core.measure.sampler import ResourceSampler
+from app.core.processes.continued import SLOTS as CONTINUE_SLOTS
+from app.core.processes.continued import run_counting
 from app.core.processes.deadlines import (
     StartCancelled,
     StartStalled,
@@ -68,7 +70,7 @@ from app.core.settings.profile import ResolvedJob
 from app.core.transport.connect import RemoteTarget
 from app.core.transport.netns import device_drops
 from app.core.transport.wire import HEADER_SIZE
-from app.core.vocab import LogLevel, Role, measuring_role
+from app.core.vocab import Family, LogLevel, Mode, Role, measuring_role
 
 #: How long the supervisor waits for a child's next message before checking for
 #: cancel and child death; cancel is therefore honoured within this time.
@@ -119,8 +121,20 @@ class ChildSupervisor:
         self.receiver_error: str | None = None
         self.link_error: str | None = None
         self.start_error: str | None = None
+        #: The first process of the job that ended while the job still needed it without
+        #: saying why (killed, crashed): the job ended with it, and it is named first.
+        self.died: Role | None = None
+        #: Helpers (receiver, link) that said they were done, or failed with a reason.
+        self._finished: set[Role] = set()
+        self._failed: set[Role] = set()
         #: The watch's count of stops seen when each size started (a size measured across a stop fails).
         self._stops_at_start: dict[int, int] = {}
+        #: The job's processes' shared count of continues after a stop (app.core.processes.continued),
+        #: and its value as each size started, stamped by the measuring process.
+        self.continues: Any = None
+        self._continue_slots: dict[Role, int] = {}
+        self._continues_at_start: dict[int, int] = {}
+        self._slots_at_start: dict[int, list[int]] = {}
         #: What each connection closed unserved (not the job's own peer) was told, in order.
         self.strangers: list[str] = []
         self.processes: dict[Role, BaseProcess] = {}
@@ -141,6 +155,8 @@ class ChildSupervisor:
         #: A packet link's shared counters, what it reported when ready, the counters at each
         #: size's start, and the path over each measured size (read by the runner).
         self.path_counters: Any = None
+        #: The packet link's count of packets it released or read late (JobPlan.late_packets).
+        self.late_packets: Any = None
         self.path_ready: PathReady | None = None
         self._path_start: dict[int, tuple[float, ...]] = {}
         self._drops_start: dict[int, int | None] = {}
@@ -152,9 +168,18 @@ class ChildSupervisor:
         try:
             receive, send = self._context.Pipe(duplex=False)
         except (OSError, MemoryError) as exc:
-            raise StartFailed(f"{role} process", exc) from None
+            raise StartFailed(f"{self.named(role)} process", exc) from None
+        if self.continues is None:
+            try:
+                self.continues = self._context.RawArray("q", CONTINUE_SLOTS)
+            except (OSError, MemoryError) as exc:
+                raise StartFailed("job's shared stop count", exc) from None
+        slot = self._continue_slots.setdefault(role, len(self._continue_slots) % CONTINUE_SLOTS)
         process = self._context.Process(
-            target=target, args=(send, plan), daemon=True, name=f"cryptobench-job-{self.base}-{role}"
+            target=run_counting,
+            args=(target, send, plan, self.continues, slot),
+            daemon=True,
+            name=f"cryptobench-job-{self.base}-{role}",
         )
         try:
             start_process(process, self.cancel)  # bounded, and cancel interrupts it (app.core.processes.deadlines)
@@ -163,12 +188,12 @@ class ChildSupervisor:
             send.close()
             if isinstance(exc, StartCancelled):
                 raise
-            raise StartFailed(f"{role} process", exc) from None
+            raise StartFailed(f"{self.named(role)} process", exc) from None
         self.processes[role] = process
         self.pipes[role] = receive
         send.close()  # the child holds the only writer: EOF here means it is gone
         if process.pid is not None:
-            self.watch.processes[role] = process.pid
+            self.watch.processes[self.named(role)] = process.pid
             self.placer.apply(role, process.pid)
             if self.placer.unavailable is not None and not self._placement_warned:
                 self._placement_warned = True
@@ -181,6 +206,16 @@ class ChildSupervisor:
                     )
                 )
         self.emit(JobProcesses(self.base, {r: p.pid for r, p in self.processes.items() if p.pid is not None}))
+
+    def named(self, role: Role) -> str:
+        """How messages name the job's process in `role`: in a load job, the receiver is
+        the load server and the sender the load generator; in a tls13 job, the TLS server
+        and client."""
+        if self.job.mode == Mode.LOAD:
+            return {Role.RECEIVER: "load server", Role.SENDER: "load generator"}.get(role, str(role))
+        if self.job.family == Family.TLS:
+            return {Role.RECEIVER: "TLS server", Role.SENDER: "TLS client"}.get(role, str(role))
+        return str(role)
 
     def _fork_server_killed(self, text: str) -> None:
         self.emit(LogMessage(LogLevel.WARNING, f"{self.job.label}: {text}", self.current))
@@ -199,7 +234,7 @@ class ChildSupervisor:
         )
         if self.job.link is not None:
             peer = peer_over_link(peer, self.job.link, self.job.message_sizes)
-        return JobPlan(self.job, self.base, peer)
+        return JobPlan(self.job, self.base, peer, late_packets=self.late_packets)
 
     def run(self) -> bool:
         """Spawn the job's processes in its topology (app.core.run.topologies), relay their
@@ -248,6 +283,7 @@ class ChildSupervisor:
         assert job.link is not None
         try:
             self.path_counters = self._context.RawArray("d", SLOTS)
+            self.late_packets = self._context.RawValue("d", 0.0)
         except (OSError, MemoryError) as exc:
             raise StartFailed("packet link's counters", exc) from None
         plan = PacketPathPlan(
@@ -255,6 +291,7 @@ class ChildSupervisor:
             job.link.draw_seed(job.index),
             self.path_counters,
             slow_start_after_idle=job.link.slow_start_after_idle,
+            late_packets=self.late_packets,
         )
         self.start_child(Role.LINK, packet_link_main, plan)
         pipe = self.pipes[Role.LINK]
@@ -265,6 +302,7 @@ class ChildSupervisor:
             try:
                 message = pipe.recv()
             except (EOFError, OSError):
+                self._ended(Role.LINK)
                 break
             if isinstance(message, PathReady):
                 self.path_ready = message
@@ -272,7 +310,7 @@ class ChildSupervisor:
             self._handle_link(message)
             if self.link_error is not None:
                 return None
-        if not self.cancel.is_set() and self.watch.frozen is None:
+        if not self.cancel.is_set() and self.watch.frozen is None and self.died is None:
             self.link_error = self.link_error or f"link did not make its namespaces within {PORT_TIMEOUT_SECONDS:g} s"
         return None
 
@@ -281,12 +319,13 @@ class ChildSupervisor:
         pipe = self.pipes[role]
         deadline = time.monotonic() + PORT_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
-            if self.cancel.is_set() or self.watch.frozen is not None:
+            if self.cancel.is_set() or self.watch.frozen is not None or self._another_died(role):
                 return None
             if pipe.poll(POLL_SECONDS):
                 try:
                     received = pipe.recv()
                 except (EOFError, OSError):
+                    self._ended(role)
                     break
                 if isinstance(received, Listening):
                     return received.port
@@ -298,7 +337,9 @@ class ChildSupervisor:
                     self._handle_receiver(receiver_message)
                 if self.receiver_error is not None or self.link_error is not None:
                     return None
-        missing = f"{role} did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
+        if self.died is not None:
+            return None
+        missing = f"{self.named(role)} did not start listening within {PORT_TIMEOUT_SECONDS:g} s"
         if role == Role.LINK:
             self.link_error = self.link_error or missing
         else:
@@ -306,9 +347,17 @@ class ChildSupervisor:
         return None
 
     def _pump(self, main: Role) -> bool:
-        """Relay messages until the measuring process is done; True if cancelled."""
+        """Relay messages until the measuring process is done; True if cancelled.
+
+        Every process of the job is watched, not only the measuring one: a helper (the
+        receiver, the link, the load server) that dies while the job still needs it ends
+        the job at once, named as its cause. Before, a SIGKILLed packet link left the
+        sender waiting out its 600 s reply timeout on a path that no longer existed. A
+        helper that failed with a reason gets the measuring process `grace` to report
+        what it saw (its words are the more precise), then the job ends too."""
         open_pipes = dict(self.pipes)
         main_done_at: float | None = None
+        helper_failed_at: float | None = None
         grace = RECEIVER_GRACE_SECONDS
         if self.job.link is not None:  # the sender's last frame (BYE) has yet to cross the link
             grace += one_way_seconds(self.job.link, HEADER_SIZE, self.job.link.rate_kbit_up)
@@ -317,8 +366,13 @@ class ChildSupervisor:
                 return True
             if self.watch.frozen is not None:
                 break  # a process of the job froze and was killed: nothing it measures now counts
-            if main_done_at is not None and time.monotonic() - main_done_at > grace:
+            if self.died is not None:
+                break  # a process of the job died: every wait on it would only run out its timeout
+            now = time.monotonic()
+            if main_done_at is not None and now - main_done_at > grace:
                 break  # the sender is gone; the receiver had its chance to report
+            if helper_failed_at is not None and now - helper_failed_at > grace:
+                break  # a helper failed; the measuring process had its chance to report
             if main_done_at is not None and self.path_ready is not None and set(open_pipes) <= {Role.LINK}:
                 break  # a packet link forwards until it is stopped: nothing more will come
             ready = mp_connection.wait(list(open_pipes.values()), timeout=POLL_SECONDS)
@@ -329,6 +383,8 @@ class ChildSupervisor:
                     del open_pipes[role]
                     if role == main:
                         main_done_at = time.monotonic()
+                    elif main_done_at is None and self._ended(role) and helper_failed_at is None:
+                        helper_failed_at = time.monotonic()
                     continue
                 if role == Role.RECEIVER:
                     self._handle_receiver(message)
@@ -338,13 +394,38 @@ class ChildSupervisor:
                     self._handle(message)
         return False
 
+    def _ended(self, role: Role) -> bool:
+        """A helper's pipe closed: it has ended. True if it failed with a reason it gave;
+        one that said nothing (killed, crashed) is recorded in `died`, which ends the job."""
+        if role in self._finished:
+            return False
+        if role in self._failed:
+            return True
+        if self.died is None:
+            self.died = role
+        return False
+
+    def _another_died(self, waiting_for: Role) -> bool:
+        """While the job starts: whether a process started before `waiting_for` has gone
+        (by its pid: its pipe is not read here). It is recorded in `died`."""
+        if self.died is not None:
+            return True
+        for role, process in self.processes.items():
+            if role != waiting_for and role not in self._finished | self._failed and not is_running(process):
+                self.died = role
+                return True
+        return False
+
     def _handle_receiver(self, message: ReceiverMessage) -> None:
         if isinstance(message, PeerDropped):
             self._stranger(message)
         elif isinstance(message, ChildFailed):
             self.receiver_error = message.error
-        elif isinstance(message, (Listening, ReceiverDone)):
-            pass  # the port was read before the sender started; a clean end needs no word
+            self._failed.add(Role.RECEIVER)
+        elif isinstance(message, ReceiverDone):
+            self._finished.add(Role.RECEIVER)
+        elif isinstance(message, Listening):
+            pass  # the port was read before the sender started
         else:
             assert_never(message)
 
@@ -357,8 +438,10 @@ class ChildSupervisor:
             self._stranger(message)
         elif isinstance(message, ChildFailed):
             self.link_error = message.error
+            self._failed.add(Role.LINK)
             self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
         elif isinstance(message, LinkDone):
+            self._finished.add(Role.LINK)
             if message.broken is not None:
                 self.emit(
                     LogMessage(
@@ -389,6 +472,9 @@ class ChildSupervisor:
             self.emit(Progress(self.current, message.done, message.total))
         elif isinstance(message, SizeStarted):
             self._stops_at_start[message.size_index] = self.watch.stops_seen
+            self._continues_at_start[message.size_index] = message.continues
+            if self.continues is not None:
+                self._slots_at_start[message.size_index] = list(self.continues)
             self.current = self.base + message.size_index
             self.window_start[message.size_index] = series.times[-1] if series.times else 0.0
             if self.path_counters is not None:
@@ -400,8 +486,9 @@ class ChildSupervisor:
         elif isinstance(message, SizeMeasured):
             if self.watch.frozen is not None:
                 return  # a process of the job froze and was killed meanwhile: the size fails with that
-            if self.watch.stops_seen != self._stops_at_start.get(message.size_index, 0) and not message.error:
-                message.error = f"{self.watch.stopped}: its figures include the stop, so they are not kept"
+            stopped = self._stop_in(message)
+            if stopped is not None and not message.error:
+                message.error = f"{stopped}: its figures include the stop, so they are not kept"
                 message.load, message.metrics = None, {}
             start = self.window_start.get(message.size_index, 0.0)
             before = self._path_start.get(message.size_index)
@@ -419,6 +506,7 @@ class ChildSupervisor:
                     read_late_max_s=self.path_counters[READ_LATE_MAX],
                     device_dropped=_difference(self._drops_start.get(message.size_index), self._device_drops()),
                     late_limit_s=None if self.job.link is None else late_limit(self.job.link),
+                    late_samples=message.late_samples,
                 )
             self.on_measured(message, self.sampler.series, start)
         elif isinstance(message, ChildFailed):
@@ -426,6 +514,40 @@ class ChildSupervisor:
             self.emit(LogMessage(LogLevel.ERROR, f"{self.job.label}: {message.error}", self.current))
         else:
             assert_never(message)
+
+    def _stop_in(self, message: SizeMeasured) -> str | None:
+        """What was stopped while the size was measured (None: nothing): a stop one of the
+        watch's looks fell in, named; or a continue the job's processes counted, which the
+        watch misses when the stop is brief, when its thread is slow to look, and when the
+        whole process group was stopped with it (Ctrl-Z)."""
+        if self.watch.stops_seen != self._stops_at_start.get(message.size_index, 0):
+            return self.watch.stopped
+        stopped = "a process of the job was stopped (SIGSTOP, or Ctrl-Z of its process group) and continued"
+        if message.continues != self._continues_at_start.get(message.size_index, message.continues):
+            return self._continued_since(message.size_index) or f"{stopped} while it measured"
+        # The count starts at 0 with the job: moved before its first size, it moved while the
+        # key generations and handshakes were timed, whose figures every size of a session
+        # or operations job carries (a load job times nothing before its sizes).
+        if self._continues_at_start.get(0, 0) and self.job.mode != Mode.LOAD:
+            return f"{stopped} while it timed the key generations and handshakes every size carries"
+        return None
+
+    def _continued_since(self, size_index: int) -> str | None:
+        """Which of the job's processes were continued since the size began, in the watch's
+        words (None: not known, the count read at the size's start already held them)."""
+        before = self._slots_at_start.get(size_index)
+        if before is None or self.continues is None:
+            return None
+        moved = [role for role, slot in self._continue_slots.items() if self.continues[slot] != before[slot]]
+        if not moved:
+            return None
+        if len(moved) > 1:
+            together = ", ".join(self.named(role) for role in moved)
+            return f"the job's processes ({together}) were stopped together (Ctrl-Z of their process group) while it measured"
+        role = moved[0]
+        process = self.processes.get(role)
+        pid = f" (pid {process.pid})" if process is not None and process.pid is not None else ""
+        return f"the {self.named(role)} process{pid} was stopped (SIGSTOP or a debugger) while it measured"
 
     def _on_resource(self, role: str, t: float, cpu: float, rss: int) -> None:
         self.emit(ResourceSample(self.current, role, t, cpu, rss))
@@ -453,16 +575,26 @@ class ChildSupervisor:
             return self.start_error
         if self.watch.frozen:  # killed for it; everything else that failed failed with it
             return self.watch.frozen
-        # The link first: when it dies, both ends lose their connection and fail with it.
-        for role in (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER):
+        # The process that died first, then the link: when it dies, both ends lose their
+        # connection and fail with it (a killed link is never a killed receiver).
+        order: tuple[Role, ...] = (Role.LINK, Role.RECEIVER, Role.SENDER, Role.WORKER)
+        if self.died is not None:
+            order = (self.died, *[role for role in order if role != self.died])
+        for role in order:
             code = exitcodes.get(role)
-            if code is not None and code < 0 and role not in self.stopped_by_us:
-                cause = death_cause(role, code)
+            if role == self.died or (code is not None and code < 0 and role not in self.stopped_by_us):
+                name = self.named(role)
+                cause = death_cause(name, code) if code is not None else f"{name} process ended without a word"
                 if self.child_error and role in (Role.LINK, Role.RECEIVER):
-                    cause += f" (sender: {self.child_error})"
+                    cause += f" ({self.named(Role.SENDER)}: {self.child_error})"
                 return cause
         if self.link_error:
             return f"{self.link_error} (sender: {self.child_error})" if self.child_error else self.link_error
+        if self.receiver_error and self.child_error and self.job.mode == Mode.LOAD:
+            # A load server never fails because of a client (it ends when they leave): its
+            # reason (out of file descriptors, no client came) is the cause of the job's end,
+            # and the generator's lost connections are what followed from it.
+            return f"{self.receiver_error} (load generator: {self.child_error})"
         if self.child_error:
             if self.receiver_error and self.receiver_error not in self.child_error:
                 return f"{self.child_error} ({self.receiver_error})"
@@ -470,7 +602,7 @@ class ChildSupervisor:
         if self.receiver_error:
             return self.receiver_error
         main = measuring_role(self.job.mode)
-        return death_cause(main, exitcodes.get(main))
+        return death_cause(self.named(main), exitcodes.get(main))
 
 
 def _difference(before: int | None, after: int | None) -> int | None:

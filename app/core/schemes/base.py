@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from app.core.errors import BadParameter, CryptoBenchError, UnknownBackend
-from app.core.vocab import Family, ParamValue
+from app.core.vocab import Exchange, Family, ParamValue
 
 Buffer: TypeAlias = bytes | bytearray | memoryview
 Payload: TypeAlias = tuple[bytes, ...]
@@ -147,6 +147,8 @@ class SchemeInfo:
     #: secret_size): jobs then use it instead of message sizes.
     fixed_message_size: int | None = None
     notes: tuple[str, ...] = ()
+    #: A key-establishing scheme's pattern (app.core.schemes.establishment); None elsewhere.
+    exchange: Exchange | None = None
 
 
 class Sender(abc.ABC):
@@ -221,6 +223,13 @@ class Scheme(abc.ABC):
         """
         return []
 
+    def with_exchange(self, exchange: Exchange) -> Scheme:
+        """This scheme establishing its keys in `exchange`'s pattern: a key-establishing
+        scheme's own (app.core.schemes.establishment); any other has no key to establish."""
+        raise BadParameter(
+            f"exchange applies to key agreement and hybrid (KEM) schemes only; {self.info.scheme_id} establishes no key"
+        )
+
 
 @dataclass(frozen=True)
 class ExtraOperation:
@@ -280,9 +289,11 @@ class SchemeSpec:
                 raise BadParameter(problem)
         return resolved
 
-    def create(self, backend: str, params: Mapping[str, Any] | None = None) -> Scheme:
-        """Build a concrete scheme (validating backend and parameters first)."""
-        return self.factory(backend, self.resolve_params(backend, params or {}))
+    def create(self, backend: str, params: Mapping[str, Any] | None = None, exchange: Exchange | None = None) -> Scheme:
+        """Build a concrete scheme (validating backend and parameters first); a
+        key-establishing one in `exchange`'s pattern (None: the default, session)."""
+        scheme = self.factory(backend, self.resolve_params(backend, params or {}))
+        return scheme if exchange is None else scheme.with_exchange(exchange)
 
 
 def flip_bit(payload: Buffer, offset: int) -> bytes:

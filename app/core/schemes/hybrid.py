@@ -1,13 +1,15 @@
-"""Per-message hybrid encryption: a KEM gives a fresh AES-256 key for every message.
+"""Hybrid encryption: a KEM gives the AES-256-GCM key, once per session or per message.
 
 RSA-KEM (OAEP-wrapped random key), ECIES (ephemeral DH + HKDF-SHA256), ML-KEM
 (FIPS 203) and the X25519 + ML-KEM-768 hybrid (both secrets into one KDF, in the
-order TLS's X25519MLKEM768 uses). Payload: encapsulation || nonce || ciphertext || tag.
+order TLS's X25519MLKEM768 uses). In the job's exchange pattern
+(app.core.schemes.establishment): "session" encapsulates once in the handshake, whose
+message is the encapsulation, then seals nonce || ciphertext || tag; "per-message"
+sends encapsulation || nonce || ciphertext || tag, a fresh key every message.
 """
 
 from __future__ import annotations
 
-import abc
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -16,45 +18,18 @@ from cryptography.hazmat.primitives.asymmetric import mlkem
 
 from app.core.schemes.base import (
     Buffer,
-    ExtraOperation,
     ParamSpec,
-    Payload,
     PayloadFormatError,
     Receiver,
     Scheme,
     SchemeInfo,
     SchemeSpec,
     Security,
-    Sender,
-    TamperSpot,
 )
 from app.core.schemes.dh import DhGroup, derive_key, dh_group, group_backends, group_security_bits
+from app.core.schemes.establishment import KEY_LEN, Kem, KeyEstablishingScheme, start
 from app.core.schemes.pke import CryptographyRsaOaep, PycryptodomeRsaOaep, RsaOaep, factoring_strength
-from app.core.schemes.symmetric import AEAD_OVERHEAD, AeadKey, aead_tamper_spots
-from app.core.vocab import Family, ParamValue
-
-KEY_LEN = 32
-
-
-class Kem(abc.ABC):
-    """A key encapsulation mechanism producing 32-byte keys."""
-
-    enc_len: int
-
-    @abc.abstractmethod
-    def generate(self) -> tuple[Any, bytes]:
-        """Return (private key, encoded public key)."""
-
-    @abc.abstractmethod
-    def load_public(self, public: bytes) -> Any: ...
-
-    @abc.abstractmethod
-    def encapsulate(self, public: Any) -> tuple[bytes, bytes]:
-        """Return (key, encapsulation)."""
-
-    @abc.abstractmethod
-    def decapsulate(self, private: Any, enc: Buffer) -> bytes:
-        """Return the key; raise AuthenticationError / PayloadFormatError on a bad encapsulation."""
+from app.core.vocab import Exchange, Family, ParamValue
 
 
 class RsaKem(Kem):
@@ -100,10 +75,15 @@ class DhKem(Kem):
         return self._group.generate()
 
     def load_public(self, public: bytes) -> Any:
-        # Validate once at handshake; encapsulate then trusts the stored bytes.
+        # Validated at the handshake, so a bad key is refused before any message (each
+        # encapsulation's exchange checks it again).
         probe, _ = self._group.generate()
         self._group.exchange(probe, public)
         return public
+
+    def establish(self, public: bytes) -> tuple[Any, bytes, bytes]:
+        key, enc = self.encapsulate(public)  # its exchange validates the key: no probe first
+        return public, key, enc
 
     def encapsulate(self, public: Any) -> tuple[bytes, bytes]:
         ephemeral, ephemeral_public = self._group.generate()
@@ -183,6 +163,15 @@ class X25519MlKem768(Kem):
         self._x25519.exchange(probe, public[split:])
         return self._mlkem.load_public(public[:split]), public[split:]
 
+    def establish(self, public: bytes) -> tuple[Any, bytes, bytes]:
+        # As DhKem's: the encapsulation's X25519 exchange validates that half of the key.
+        split = self._mlkem.public_len
+        if len(public) != split + self._x25519.public_len:
+            raise PayloadFormatError("X25519+ML-KEM-768 public key has the wrong length")
+        loaded = self._mlkem.load_public(public[:split]), public[split:]
+        key, enc = self.encapsulate(loaded)
+        return loaded, key, enc
+
     def encapsulate(self, public: Any) -> tuple[bytes, bytes]:
         mlkem_public, x_public = public
         ss_mlkem, ct = self._mlkem.encapsulate(mlkem_public)
@@ -202,39 +191,14 @@ class X25519MlKem768(Kem):
         return derive_key("hkdf-sha256", ss_mlkem + ss_x, "cryptography", info=enc)
 
 
-class _HybridSender(Sender):
-    def __init__(self, scheme: HybridScheme) -> None:
-        self._scheme = scheme
-        self.public: Any = None
+class HybridScheme(KeyEstablishingScheme):
+    """A KEM and AES-256-GCM, in the job's exchange pattern."""
 
-    def handshake(self, public: bytes) -> bytes:
-        self.public = self._scheme.kem.load_public(public)
-        return b""
+    pattern_notes = {
+        Exchange.SESSION: ("one encapsulation per session (the handshake), then AES-256-GCM per message",),
+        Exchange.PER_MESSAGE: ("a fresh AES-256 key per message",),
+    }
 
-    def seal(self, plaintext: bytes) -> Payload:
-        key, enc = self._scheme.kem.encapsulate(self.public)
-        return (enc, *AeadKey("aes-gcm", self._scheme.aead_backend, key).seal(plaintext))
-
-
-class _HybridReceiver(Receiver):
-    def __init__(self, scheme: HybridScheme) -> None:
-        self._scheme = scheme
-        self.private: Any = None
-
-    def setup(self) -> bytes:
-        self.private, public = self._scheme.kem.generate()
-        return public
-
-    def open(self, payload: Buffer) -> Buffer:
-        kem = self._scheme.kem
-        if len(payload) < kem.enc_len + AEAD_OVERHEAD:
-            raise PayloadFormatError(f"hybrid payload of {len(payload)} bytes is too short")
-        view = memoryview(payload)
-        key = kem.decapsulate(self.private, view[: kem.enc_len])
-        return AeadKey("aes-gcm", self._scheme.aead_backend, key).open(view[kem.enc_len :])
-
-
-class HybridScheme(Scheme):
     def __init__(
         self,
         scheme_id: str,
@@ -247,7 +211,7 @@ class HybridScheme(Scheme):
     ) -> None:
         self.kem = kem
         self.aead_backend = "pycryptodome" if backend == "pycryptodome" else "cryptography"
-        self.info = SchemeInfo(
+        info = SchemeInfo(
             scheme_id=scheme_id,
             family=Family.HYBRID,
             backend=backend,
@@ -256,14 +220,9 @@ class HybridScheme(Scheme):
             security=security,
             insecure=security.classical_bits < 112,
             authenticated=True,
-            notes=("a fresh AES-256 key per message",) + notes,
+            notes=notes,
         )
-
-    def new_sender(self) -> Sender:
-        return _HybridSender(self)
-
-    def new_receiver(self) -> Receiver:
-        return _HybridReceiver(self)
+        start(self, info)
 
     def known_answer_receiver(self, private: Any) -> Receiver:
         """A receiver that holds `private` (the KEM's private key handle) instead of a new key.
@@ -272,38 +231,9 @@ class HybridScheme(Scheme):
         jobs and profiles reach schemes through `new_receiver`, whose `setup` always
         generates a key.
         """
-        receiver = _HybridReceiver(self)
-        receiver.private = private
+        receiver = self.new_receiver()
+        receiver.private = private  # type: ignore[attr-defined]
         return receiver
-
-    def tamper_spots(self, payload_len: int, plaintext_len: int) -> list[TamperSpot]:
-        enc = self.kem.enc_len
-        return [TamperSpot("encapsulated key", enc // 2), *aead_tamper_spots(payload_len, prefix=enc)]
-
-    def payload_overhead(self, plaintext_len: int) -> int:
-        return self.kem.enc_len + AEAD_OVERHEAD
-
-    def extra_operations(self, sender: Sender, receiver: Receiver) -> list[ExtraOperation]:
-        kem = self.kem
-        public = sender.public  # type: ignore[attr-defined]
-        private = receiver.private  # type: ignore[attr-defined]
-
-        def check_encapsulation(_: Any, result: tuple[bytes, bytes]) -> str | None:
-            key, enc = result
-            return None if kem.decapsulate(private, enc) == key else "decapsulated key differs"
-
-        def make_encapsulation() -> tuple[bytes, bytes]:
-            return kem.encapsulate(public)
-
-        def check_decapsulation(made: tuple[bytes, bytes], key: bytes) -> str | None:
-            return None if key == made[0] else "decapsulated key differs"
-
-        return [
-            ExtraOperation("encapsulate", lambda: None, lambda _: kem.encapsulate(public), check_encapsulation),
-            ExtraOperation(
-                "decapsulate", make_encapsulation, lambda made: kem.decapsulate(private, made[1]), check_decapsulation
-            ),
-        ]
 
 
 def _rsa_kem(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
@@ -324,7 +254,7 @@ def _ecies(backend: str, params: Mapping[str, ParamValue]) -> Scheme:
         f"ECIES {curve} (HKDF-SHA256)",
         Security(group_security_bits(curve), 0),
         params,
-        ("ephemeral key per message; ciphertext = ephemeral public key || nonce || ct || tag",),
+        ("ephemeral-static ECDH: the encapsulation is the sender's ephemeral public key",),
     )
 
 
@@ -372,7 +302,7 @@ SPECS: list[SchemeSpec] = [
         ("cryptography", "pycryptodome"),
         (ParamSpec("bits", 3072, (2048, 3072, 4096), help="RSA modulus size"),),
         _rsa_kem,
-        "A random AES-256 key wrapped with RSA-OAEP (SHA-256) for every message.",
+        "A random AES-256 key wrapped with RSA-OAEP (SHA-256), per session or per message.",
     ),
     SchemeSpec(
         "ecies",
@@ -381,7 +311,7 @@ SPECS: list[SchemeSpec] = [
         ("cryptography", "pycryptodome"),
         (ParamSpec("curve", "secp256k1", ("secp256k1", "P-256", "X25519"), help="curve"),),
         _ecies,
-        "Ephemeral-static ECDH, HKDF-SHA256, AES-256-GCM for every message.",
+        "Ephemeral-static ECDH, HKDF-SHA256, then AES-256-GCM, per session or per message.",
         constraint=_ecies_constraint,
     ),
     SchemeSpec(
@@ -391,7 +321,7 @@ SPECS: list[SchemeSpec] = [
         ("cryptography",),
         (ParamSpec("level", 768, (768, 1024), help="parameter set"),),
         _ml_kem,
-        "Post-quantum KEM (FIPS 203) with AES-256-GCM for every message.",
+        "Post-quantum KEM (FIPS 203), then AES-256-GCM, per session or per message.",
     ),
     SchemeSpec(
         "x25519-ml-kem-768",

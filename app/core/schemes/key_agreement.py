@@ -1,8 +1,10 @@
 """Key agreement + KDF + AES-256-GCM: ECDH on Weierstrass curves, X25519, X448.
 
-The receiver publishes a static public key; the sender makes an ephemeral key pair,
-derives the session key and sends its ephemeral public key as the handshake; both
-then seal and open with AES-256-GCM under the derived key (the E1 design).
+The receiver publishes a static public key; the sender makes an ephemeral key pair and
+derives the key with the KDF; its ephemeral public key is the "encapsulation"
+(app.core.schemes.establishment). In the "session" pattern (the E1 design, the default)
+that happens once, in the handshake, and both ends then seal and open with AES-256-GCM
+under the session key; in "per-message" every message carries its own ephemeral key.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.schemes.base import Buffer, ParamSpec, Payload, Receiver, Scheme, SchemeInfo, SchemeSpec, Security, Sender
+from app.core.schemes.base import Buffer, ParamSpec, Scheme, SchemeInfo, SchemeSpec, Security
 from app.core.schemes.dh import (
     CURVE_ALIASES,
     CURVES,
@@ -22,62 +24,70 @@ from app.core.schemes.dh import (
     group_backends,
     group_security_bits,
 )
-from app.core.schemes.symmetric import AeadKey, AeadPayloadScheme
-from app.core.vocab import Family, ParamValue
+from app.core.schemes.establishment import Kem, KeyEstablishingScheme, start
+from app.core.vocab import Exchange, Family, ParamValue
 
 #: tinyec does only the curve arithmetic; the KDF and AES-GCM around it come from
 #: pycryptodome, as in the pure-Python scripts tinyec users write.
 AEAD_BACKEND = {"cryptography": "cryptography", "pycryptodome": "pycryptodome", "tinyec": "pycryptodome"}
 
 
-class _KaSender(Sender):
-    def __init__(self, scheme: KeyAgreementScheme) -> None:
-        self._scheme = scheme
+class AgreementKem(Kem):
+    """Ephemeral-static DH as a KEM: the ephemeral public key is the encapsulation, the KDF
+    of the shared secret the key. The peer's key is validated by every exchange."""
 
-    def handshake(self, public: bytes) -> bytes:
-        group = self._scheme.group
-        ephemeral, ephemeral_public = group.generate()
-        shared = group.exchange(ephemeral, public)
-        # Rebound to the session key's seal: no per-call check that the handshake ran
-        # (mypy sees an unbound method type on the left).
-        self.seal = self._scheme.session_key(shared).seal  # type: ignore[method-assign, assignment]
-        return ephemeral_public
+    def __init__(self, group: DhGroup, kdf: str, kdf_backend: str) -> None:
+        self.group = group
+        self._kdf = kdf
+        self._kdf_backend = kdf_backend
+        self.enc_len = group.public_len
 
-    def seal(self, plaintext: Buffer) -> Payload:
-        raise RuntimeError("handshake() must run before seal()")
+    def generate(self) -> tuple[Any, bytes]:
+        return self.group.generate()
 
-
-class _KaReceiver(Receiver):
-    def __init__(self, scheme: KeyAgreementScheme) -> None:
-        self._scheme = scheme
-        self._private: Any = None
-
-    def setup(self) -> bytes:
-        self._private, public = self._scheme.group.generate()
+    def load_public(self, public: bytes) -> Any:
+        # Per message: validated at the handshake, so a bad key is refused before any message.
+        probe, _ = self.group.generate()
+        self.group.exchange(probe, public)
         return public
 
-    def handshake(self, message: bytes) -> None:
-        shared = self._scheme.group.exchange(self._private, message)
-        self.open = self._scheme.session_key(shared).open  # type: ignore[method-assign, assignment]  # as above
+    def establish(self, public: bytes) -> tuple[Any, bytes, bytes]:
+        key, enc = self.encapsulate(public)  # its exchange validates the key: no probe first
+        return public, key, enc
 
-    def open(self, payload: Buffer) -> Buffer:
-        raise RuntimeError("handshake() must run before open()")
+    def derive(self, shared: bytes) -> bytes:
+        return derive_key(self._kdf, shared, self._kdf_backend)
+
+    def encapsulate(self, public: Any) -> tuple[bytes, bytes]:
+        ephemeral, ephemeral_public = self.group.generate()
+        return self.derive(self.group.exchange(ephemeral, public)), ephemeral_public
+
+    def decapsulate(self, private: Any, enc: Buffer) -> bytes:
+        return self.derive(self.group.exchange(private, bytes(enc)))
 
 
-class KeyAgreementScheme(AeadPayloadScheme):
+class KeyAgreementScheme(KeyEstablishingScheme):
+    kem: AgreementKem
+    enc_name = "ephemeral key"
+    pattern_notes = {
+        Exchange.SESSION: ("one key agreement per session (the handshake), then AES-256-GCM per message",),
+        Exchange.PER_MESSAGE: ("a fresh ephemeral key, agreement and AES-256 key in every message",),
+    }
+
     def __init__(
         self, scheme_id: str, group_name: str, backend: str, kdf: str, params: Mapping[str, ParamValue]
     ) -> None:
         self.group: DhGroup = dh_group(group_name, backend)
         self.kdf = kdf
         self.aead_backend = AEAD_BACKEND[backend]
+        self.kem = AgreementKem(self.group, kdf, self.aead_backend)
         bits = group_security_bits(group_name)
         kdf_label = {"sha256": "SHA-256", "hkdf-sha256": "HKDF-SHA256", "hkdf-sha384": "HKDF-SHA384"}[kdf]
         prefix = "ECDH " if scheme_id == "ecdh" else ""
         notes = ["validates the peer's public key before use"]
         if backend == "tinyec":
             notes.append("pure-Python curve arithmetic (not constant time); KDF and AES-GCM from pycryptodome")
-        self.info = SchemeInfo(
+        info = SchemeInfo(
             scheme_id=scheme_id,
             family=Family.KEY_AGREEMENT,
             backend=backend,
@@ -88,15 +98,11 @@ class KeyAgreementScheme(AeadPayloadScheme):
             authenticated=True,
             notes=tuple(notes),
         )
+        start(self, info)
 
-    def session_key(self, shared: bytes) -> AeadKey:
-        return AeadKey("aes-gcm", self.aead_backend, derive_key(self.kdf, shared, self.aead_backend))
-
-    def new_sender(self) -> Sender:
-        return _KaSender(self)
-
-    def new_receiver(self) -> Receiver:
-        return _KaReceiver(self)
+    def session_key_of(self, shared: bytes) -> Any:
+        """The AEAD key of a shared secret, as both ends derive it (the self-test's check)."""
+        return self.session_key(self.kem.derive(shared))
 
 
 KDF_PARAM = ParamSpec("kdf", "hkdf-sha256", KDFS, help="how the shared secret becomes the AES-256 key")
@@ -134,7 +140,7 @@ SPECS: list[SchemeSpec] = [
         params=(ParamSpec("curve", "P-256", _ECDH_CURVES, help="elliptic curve (secp256r1 = P-256)"), KDF_PARAM),
         factory=_ecdh_factory,
         constraint=_ecdh_constraint,
-        description="Ephemeral-static ECDH, KDF, then AES-256-GCM for every message.",
+        description="Ephemeral-static ECDH, KDF, then AES-256-GCM, per session or per message.",
     ),
     *(
         SchemeSpec(
@@ -144,7 +150,7 @@ SPECS: list[SchemeSpec] = [
             backends=("cryptography", "pycryptodome"),
             params=(KDF_PARAM,),
             factory=_montgomery_factory(name),
-            description=f"Ephemeral-static {name} (RFC 7748), KDF, then AES-256-GCM.",
+            description=f"Ephemeral-static {name} (RFC 7748), KDF, then AES-256-GCM, per session or per message.",
         )
         for name in ("X25519", "X448")
     ),

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.core.errors import RegistryError, UnknownScheme
 from app.core.schemes.base import Scheme, SchemeSpec
-from app.core.vocab import Family
+from app.core.vocab import Exchange, Family
 
 #: One module per family group, each exposing SPECS. Order = listing order.
 MODULES = (
@@ -59,10 +59,13 @@ def get_spec(scheme_id: str) -> SchemeSpec:
         raise UnknownScheme(f"unknown scheme {scheme_id!r} (known: {', '.join(_registry())})") from None
 
 
-def create(scheme_id: str, backend: str, params: Mapping[str, Any] | None = None) -> Scheme:
-    """Build a concrete scheme; a RegistryError (UnknownScheme, UnknownBackend,
-    BadParameter) explains a bad id, backend or parameter."""
-    return get_spec(scheme_id).create(backend, params)
+def create(
+    scheme_id: str, backend: str, params: Mapping[str, Any] | None = None, exchange: Exchange | None = None
+) -> Scheme:
+    """Build a concrete scheme, a key-establishing one in `exchange`'s pattern (None: the
+    default); a RegistryError (UnknownScheme, UnknownBackend, BadParameter) explains a bad
+    id, backend, parameter or an exchange for a scheme that establishes no key."""
+    return get_spec(scheme_id).create(backend, params, exchange)
 
 
 def by_family() -> dict[Family, list[SchemeSpec]]:

@@ -266,7 +266,10 @@ def _ka_check(
     scheme_id: str, group: str, backend: str, vector: Callable[[], tuple[Any, bytes, bytes]]
 ) -> Callable[[], None]:
     """exchange(published private, published peer key) = published secret; the session key
-    is HKDF-SHA256(secret, info = KDF_INFO) and AES-256-GCM under it opens."""
+    is HKDF-SHA256(secret, info = KDF_INFO) and AES-256-GCM under it opens; and a receiver
+    holding the published private key opens a message sealed under that key in both
+    exchange patterns, the peer's key as the sender's ephemeral key (in the handshake for
+    a session, ahead of the message per message)."""
 
     def run() -> None:
         from app.core.schemes.dh import KDF_INFO
@@ -281,12 +284,23 @@ def _ka_check(
         from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
         key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=KDF_INFO).derive(shared)
-        payload = b"".join(scheme.session_key(got).seal(b"session"))
+        payload = b"".join(scheme.session_key_of(got).seal(b"session"))
         expect_equal(
             "session message under HKDF-SHA256(secret)",
             aead_library("aes-gcm", key).decrypt(payload[:12], payload[12:], None),
             b"session",
         )
+        from app.core.vocab import Exchange
+
+        nonce = bytes(range(12))
+        sealed = nonce + aead_library("aes-gcm", key).encrypt(nonce, b"message", None)
+        for exchange in Exchange:
+            receiver = scheme.with_exchange(exchange).new_receiver()
+            receiver.private = library_private_key(group, backend, private)  # type: ignore[attr-defined]
+            if exchange is Exchange.SESSION:
+                receiver.handshake(peer)
+            opened = receiver.open(sealed if exchange is Exchange.SESSION else peer + sealed)
+            expect_equal(f"receiver open, the peer's key as the ephemeral one ({exchange})", bytes(opened), b"message")
 
     return run
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from app.core.selftest import vectors
@@ -297,30 +298,48 @@ _NONCE = bytes(range(12))
 
 
 def _receiver_opens(scheme: Any, private: Any, enc: bytes, key: bytes) -> None:
-    """The receiver holding `private` opens enc || nonce || AES-256-GCM under `key`."""
-    receiver = scheme.known_answer_receiver(private)
-    payload = enc + _NONCE + aead_library("aes-gcm", key).encrypt(_NONCE, MESSAGE, None)
-    expect_equal("receiver open of a message sealed under that key", bytes(receiver.open(payload)), MESSAGE)
-    expect_refused("a payload with a flipped tag bit", lambda: receiver.open(flip_last_bit(payload)))
+    """The receiver holding `private` opens AES-256-GCM under `key` in both exchange patterns:
+    enc || nonce || sealed per message; after a handshake of `enc`, nonce || sealed per session."""
+    from app.core.vocab import Exchange
+
+    sealed = _NONCE + aead_library("aes-gcm", key).encrypt(_NONCE, MESSAGE, None)
+    for exchange in Exchange:
+        receiver = scheme.with_exchange(exchange).known_answer_receiver(private)
+        if exchange is Exchange.SESSION:
+            receiver.handshake(enc)
+        payload = sealed if exchange is Exchange.SESSION else enc + sealed
+        expect_equal(
+            f"receiver open of a message sealed under that key ({exchange})", bytes(receiver.open(payload)), MESSAGE
+        )
+        expect_refused(f"a payload with a flipped tag bit ({exchange})", partial(receiver.open, flip_last_bit(payload)))
 
 
 def _sender_agrees(scheme: Any, public: bytes, key_of: Callable[[bytes], bytes]) -> None:
-    """The sender's message opens under the key `key_of` recomputes from its encapsulation."""
+    """The sender's message opens under the key `key_of` recomputes from its encapsulation,
+    in both exchange patterns: sent in the handshake (session) or ahead of each message."""
     from cryptography.exceptions import InvalidTag
 
-    sender = scheme.new_sender()
-    expect_equal("sender handshake message", sender.handshake(public), b"")
-    payload = b"".join(sender.seal(MESSAGE))
+    from app.core.vocab import Exchange
+
     split = scheme.kem.enc_len
-    enc, nonce, sealed = payload[:split], payload[split : split + 12], payload[split + 12 :]
-    key = key_of(enc)
-    try:
-        opened = aead_library("aes-gcm", key).decrypt(nonce, sealed, None)
-    except InvalidTag:
-        raise SelftestMismatch(
-            "the sender's message does not open under the key recomputed from its encapsulation"
-        ) from None
-    expect_equal("sender's message", opened, MESSAGE)
+    for exchange in Exchange:
+        sender = scheme.with_exchange(exchange).new_sender()
+        message = sender.handshake(public)
+        payload = b"".join(sender.seal(MESSAGE))
+        if exchange is Exchange.SESSION:
+            expect_equal("session handshake message: one encapsulation", len(message), split)
+            enc, nonce, sealed = message, payload[:12], payload[12:]
+        else:
+            expect_equal("per-message handshake message", message, b"")
+            enc, nonce, sealed = payload[:split], payload[split : split + 12], payload[split + 12 :]
+        key = key_of(enc)
+        try:
+            opened = aead_library("aes-gcm", key).decrypt(nonce, sealed, None)
+        except InvalidTag:
+            raise SelftestMismatch(
+                f"the sender's message ({exchange}) does not open under the key recomputed from its encapsulation"
+            ) from None
+        expect_equal(f"sender's message ({exchange})", opened, MESSAGE)
 
 
 # --- RSA-KEM ---------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from pathlib import Path
 from app.core.errors import SessionError
 from app.core.fileio import FileReadError, read_limited
 from app.core.schemes.base import SchemeError
-from app.core.serve import DEFAULT_PORT
+from app.core.serve import CLIENT_SILENCE_S, DEFAULT_PORT, HELLO_S
 from app.core.serve.load_serve import LoadServersAt
 from app.core.session.protocol import U32, JobRejected
 from app.core.session.receiver import ReceiverLimits, ReceiverSession, listen
@@ -168,8 +168,9 @@ def _frame(kind: FrameType, body: bytes = b"") -> bytes:
     return encode_header(kind, len(body)) + body
 
 
-#: A connection must finish the handshake within 10 s, and a client may be silent 120 s in a job.
-SERVER_LIMITS = ReceiverLimits(hello_timeout=10.0, idle_timeout=120.0)
+#: What docs/remote.md promises (app.core.serve): the handshake within `HELLO_S`, and a
+#: client silent for `CLIENT_SILENCE_S` in a job is dropped (a load job's too: `LoadServersAt`).
+SERVER_LIMITS = ReceiverLimits(hello_timeout=HELLO_S, idle_timeout=CLIENT_SILENCE_S)
 
 
 class Server:
@@ -263,7 +264,7 @@ class Server:
                 self.token,
                 self.limits,
                 log=lambda text: self.log(f"{peer}: {text}"),
-                load_servers=LoadServersAt(self.address[0]),
+                load_servers=LoadServersAt(self.address[0], silence=self.limits.idle_timeout),
             )
             job = session.serve_authenticated()
         except (WireError, JobRejected, SchemeError, OSError) as exc:

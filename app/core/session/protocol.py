@@ -30,6 +30,7 @@ from app.core.transport.wire import (
     MalformedBody,
     frame_limit,
 )
+from app.core.vocab import LEGACY_EXCHANGE, Exchange
 
 SEED_BYTES = 16
 #: The most load server processes a sender may ask `serve` for (settings.load.MAX_SERVER_WORKERS),
@@ -134,6 +135,20 @@ class JobDescription(BaseModel):
     #: A load job: `serve` starts a load server for it instead of serving a session, and
     #: the sender's generators drive it. Absent from the JSON for a session job.
     load: LoadServe | None = None
+    #: A key-establishing scheme's exchange pattern (always sent for one). Absent: a sender
+    #: from before jobs named it, which ran the family's legacy pattern (`pattern`).
+    exchange: Exchange | None = None
+
+    def pattern(self) -> Exchange | None:
+        """The exchange to serve: the one asked for, else what a sender that did not name
+        one ran (`vocab.LEGACY_EXCHANGE`: a hybrid per message); None elsewhere."""
+        if self.exchange is not None:
+            return self.exchange
+        try:
+            family = registry.get_spec(self.scheme).family
+        except UnknownScheme:
+            return None
+        return LEGACY_EXCHANGE.get(family)
 
     def encode(self) -> bytes:
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True).encode("utf-8")
@@ -221,7 +236,7 @@ def parse_job(body: bytes | memoryview, max_message: int = MAX_SESSION_MESSAGE) 
         where = ".".join(str(part) for part in error["loc"]) or "job"
         raise JobRejected(f"job description {where}: {error['msg']}") from None
     try:
-        scheme = registry.create(job.scheme, job.backend, job.params)
+        scheme = registry.create(job.scheme, job.backend, job.params, job.pattern())
     except UnknownScheme:  # the peer's message need not list every scheme this side knows
         raise JobRejected(f"unknown scheme {job.scheme!r}") from None
     except RegistryError as exc:
@@ -360,11 +375,19 @@ def parse_resources(body: memoryview | bytes, elapsed: float, *, shared_clock: b
     return {"cpu_seconds": cpu, "wall_seconds": wall, "cpu_percent_mean": percent, "rss_bytes": rss}
 
 
-def parse_tcp_info(report: dict[str, Any], exchanges: int, sender: TcpInfo | None = None) -> TcpInfo | None:
+def parse_tcp_info(
+    report: dict[str, Any], exchanges: int, sender: TcpInfo | None = None, longest_round_trip_s: float | None = None
+) -> TcpInfo | None:
     """The receiver's TCP_INFO over the size, from its decoded SIZE_END_OK `report` (None: it
     sent none, as receivers before it did). `exchanges` is the sender's own count, which the
     receiver's record takes; with the sender's record, the receiver cannot have received more
-    stream bytes in its (shorter) window than the sender saw acknowledged in its own."""
+    stream bytes in its (shorter) window than the sender saw acknowledged in its own, nor have
+    had more acknowledged than the sender received, nor sent or received more segments than
+    those bytes and exchanges can make (`_check_segments`); with the longest round trip the
+    sender timed, its smoothed RTT cannot be longer than that round trip and an acknowledgement
+    held back (`_check_rtt`). A peer that proves it holds the token is still a peer: kernel
+    maxima (a 4,000 s RTT, 2**32 - 1 segments after ten 64-byte exchanges) passed every
+    bound the kernel's own types set, and were stored in an ok job."""
     what = "SIZE_END_OK tcp_info"
     if report.get("tcp_info") is None:
         return None
@@ -404,8 +427,68 @@ def parse_tcp_info(report: dict[str, Any], exchanges: int, sender: TcpInfo | Non
             f"{what} bytes_received = {received} is more than the {acked} bytes the sender's kernel "
             "saw acknowledged meanwhile"
         )
+    theirs, got = counts["bytes_acked"], sender.bytes_received if sender is not None else None
+    if theirs is not None and got is not None and theirs > got:
+        raise PeerLied(
+            f"{what} bytes_acked = {theirs} is more than the {got} bytes the sender's kernel received meanwhile"
+        )
+    if sender is not None and sender.bytes_acked is not None and sender.bytes_received is not None:
+        _check_segments(counts, sender.bytes_acked, sender.bytes_received, exchanges, what)
+    if longest_round_trip_s is not None:
+        _check_rtt(rtt, longest_round_trip_s, what)
     counts["exchanges"] = exchanges
     return TcpInfo.of(rtt["smoothed_rtt_s"], rtt["rtt_var_s"], counts)
+
+
+#: How often TCP sends one byte at most before it gives the connection up (the first
+#: send and tcp_retries2's 15 retransmissions): a data segment carries at least one byte.
+SENDS_PER_BYTE = 16
+#: Segments without data an end may send per segment it receives (an acknowledgement, a
+#: duplicate one), and per exchange besides (window updates, a tail loss probe, timers).
+ACKS_PER_SEGMENT = 2
+CONTROL_PER_EXCHANGE = 8
+#: The longest an end's kernel holds an acknowledgement back (TCP_DELACK_MAX): an RTT sample
+#: spans the path's round trip and at most this.
+DELAYED_ACK_MAX_S = 0.2
+
+
+def _check_segments(counts: dict[str, int | None], up_bytes: int, down_bytes: int, exchanges: int, what: str) -> None:
+    """The receiver's segment counts against what the size's bytes could make: `up_bytes`
+    the stream the sender's kernel saw acknowledged (all the receiver could receive),
+    `down_bytes` what it received (all the receiver sent)."""
+    data_in = SENDS_PER_BYTE * up_bytes + 1
+    data_out = SENDS_PER_BYTE * down_bytes + 1
+    control = CONTROL_PER_EXCHANGE * max(exchanges, 1)
+    most = {
+        "data_segments_in": data_in,
+        "data_segments_out": data_out,
+        "segments_in": data_in + ACKS_PER_SEGMENT * data_out + control,
+        "segments_out": data_out + ACKS_PER_SEGMENT * data_in + control,
+        "retransmits_total": data_out,
+    }
+    for key, bound in most.items():
+        value = counts[key]
+        if value is not None and value > bound:
+            raise PeerLied(
+                f"{what} {key} = {value} is more than the {exchanges} exchanges could make ({up_bytes} bytes up, "
+                f"{down_bytes} down: at most {bound})"
+            )
+
+
+def _check_rtt(rtt: dict[str, float | None], longest_s: float, what: str) -> None:
+    """The receiver's smoothed RTT (and its variation) against the longest round trip the
+    sender timed on the connection: a smoothed RTT is an average of samples, each the
+    path's round trip plus an acknowledgement held back at most `DELAYED_ACK_MAX_S`; twice
+    that, for the samples' scatter."""
+    bound = 2 * (longest_s + DELAYED_ACK_MAX_S)
+    for key in ("smoothed_rtt_s", "rtt_var_s"):
+        value = rtt[key]
+        if value is not None and value > bound:
+            raise PeerLied(
+                f"{what} {key} = {value:g} s is longer than the exchanges could make: the longest round trip "
+                f"timed on the connection was {longest_s:.6g} s (at most {bound:.6g} s with acknowledgements "
+                "held back)"
+            )
 
 
 def decode_u32(body: memoryview | bytes, what: str, low: int, high: int) -> int:

@@ -87,10 +87,12 @@ from app.core.transport.wire import (
     describe_unsolicited,
     send_frame,
 )
-from app.core.vocab import Mode, Role, TcpConnection
+from app.core.vocab import Family, Mode, Role, TcpConnection
 
 #: The floor ping-pong needs far fewer samples than the messages to be stable.
 FLOOR_MAX_SAMPLES = 1000
+#: The metrics that time a whole exchange on the connection (what a peer's RTT is held to).
+ROUND_TRIPS = frozenset({"handshake_rtt", "floor_rtt", "rtt", "connect"})
 #: At most this many warm-up handshake rounds (a round may be an RSA-4096 keygen).
 HANDSHAKE_WARMUP_MAX = 2
 
@@ -148,7 +150,7 @@ class SenderSession:
         self.job = job = plan.job
         self.peer = plan.session_peer()
         self.emit = emit
-        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params)
+        self.scheme: Scheme = registry.create(job.scheme, job.backend, job.params, job.exchange)
         self.family = self.scheme.info.family
         self.reader = FrameReader(sock, MAX_CONTROL_FRAME, idle_timeout=self.peer.reply_timeout)
         #: Each timed exchange on a fresh connection (the job's "tcp_connection": "fresh").
@@ -160,6 +162,8 @@ class SenderSession:
         #: inside the sender's exactly (protocol.clock_slack_ns); a remote one reads its own.
         self.shared_clock = job.mode != Mode.REMOTE
         self.extra_exchanges = 0
+        #: The longest round trip timed on the connection so far, in seconds (`_kernel`).
+        self.longest_round_trip_s: float | None = None
         #: A load job's server on the remote machine: its port and the nonce its secrets derive from.
         self.load_port = 0
         self.load_nonce = b""
@@ -266,9 +270,10 @@ class SenderSession:
             tcp_nodelay=job.tcp_nodelay,
             fresh_connections=self.fresh,
             load=LoadServe(server_workers=job.load.server_workers) if job.load is not None else None,
+            exchange=job.exchange,
         )
         accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
-        if job.load is not None:
+        if job.load is not None or self.family == Family.TLS:  # the job's server, started for it
             self.load_port, self.load_nonce = _load_server(accepted)
         capacity = accepted.get("capacity")
         if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:
@@ -381,14 +386,19 @@ class SenderSession:
         clock = time.perf_counter_ns
         fresh: tuple[socket.socket, FrameReader] | None = None
         floor_ns: int | None = None  # the fastest ping-pong, warm-up included: the messages' bound
+        late = self.plan.late_packets  # the packet link's count of packets it held too long
+        late_samples = 0
         for ping in range(job.warmup + self.floor_samples):
             if self.fresh:
                 side, side_reader, _ = self._open_fresh()
                 fresh = (side, side_reader)
             self._quiet(f"PING {ping + 1}", fresh[1] if fresh else None)
+            held = late.value if late is not None else 0.0
             start = clock()
             self._exchange(FrameType.PING, sample, FrameType.PONG, fresh)
             took = clock() - start
+            if late is not None and late.value != held and ping >= job.warmup:
+                late_samples += 1
             floor_ns = took if floor_ns is None else min(floor_ns, took)
             floor.record({"floor_rtt": took / 1e9})
             if fresh is not None:
@@ -405,11 +415,14 @@ class SenderSession:
                 side, side_reader, connect_ns = self._open_fresh()
                 fresh = (side, side_reader)
             self._quiet(f"MESSAGE {number + 1}", fresh[1] if fresh else None)
+            held = late.value if late is not None else 0.0
             start = clock()
             parts = seal(plaintext)
             sealed = clock()
             body = self._exchange(FrameType.MESSAGE, parts, FrameType.ACK, fresh)
             done = clock()
+            if late is not None and late.value != held and number >= job.warmup:
+                late_samples += 1
             del parts
             if fresh is not None:
                 self._close_fresh(*fresh)
@@ -435,6 +448,8 @@ class SenderSession:
             messages.record(values)
             self._pause()
         result.metrics.update(messages.flush())
+        if late is not None:
+            result.late_samples = late_samples
 
         self._tamper(result, sender, plaintext)
         self._trace(result, sender, plaintext)
@@ -482,7 +497,12 @@ class SenderSession:
         for fresh in self.fresh_tcp:  # and each fresh connection's, the messages' own
             mine = tcpinfo.add(mine, fresh)
         result.tcp_info[Role.SENDER] = mine
-        theirs = parse_tcp_info(decode_json(report, "SIZE_END_OK"), exchanges, mine)
+        # The longest round trip timed on the connection so far: the receiver's smoothed RTT
+        # still carries earlier sizes' samples (it forgets 1/8 of the past per sample).
+        timed = [max(raw.samples) for name, raw in result.metrics.items() if name in ROUND_TRIPS and raw.samples]
+        if timed:
+            self.longest_round_trip_s = max(timed + [self.longest_round_trip_s or 0.0])
+        theirs = parse_tcp_info(decode_json(report, "SIZE_END_OK"), exchanges, mine, self.longest_round_trip_s)
         if theirs is not None:
             result.tcp_info[Role.RECEIVER] = theirs
 

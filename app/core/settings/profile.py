@@ -22,6 +22,7 @@ from app.core.settings.load import LoadFields, LoadSettings
 from app.core.vocab import (
     DEFAULT_PLACEMENT,
     CongestionControl,
+    Exchange,
     Family,
     LinkEmulationChoice,
     Mode,
@@ -30,9 +31,37 @@ from app.core.vocab import (
     TcpConnection,
 )
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+#: The key-establishing schemes of format 1 by what their jobs did then: a key agreement
+#: agreed once per session, a hybrid encapsulated in every message (`vocab.LEGACY_EXCHANGE`
+#: by family). Frozen: a scheme added later never had a format-1 job.
+_FORMAT_1_EXCHANGE = {
+    **dict.fromkeys(("ecdh", "x25519", "x448"), Exchange.SESSION),
+    **dict.fromkeys(("rsa-kem", "ecies", "ml-kem", "x25519-ml-kem-768"), Exchange.PER_MESSAGE),
+}
+
+
+def _from_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 to 2: jobs name their exchange pattern (`JobSpec.exchange`), whose default
+    is "session". A format-1 job of a key-establishing scheme gets the pattern it measured
+    then, so the profile measures what it did: a hybrid "per-message"."""
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list):
+        return data  # the model's own check names what is wrong
+    upgraded = []
+    for job in jobs:
+        scheme = job.get("scheme") if isinstance(job, dict) else None
+        if isinstance(scheme, str) and "exchange" not in job:
+            pattern = _FORMAT_1_EXCHANGE.get(scheme)
+            if pattern is not None:
+                job = {**job, "exchange": str(pattern)}
+        upgraded.append(job)
+    return {**data, "jobs": upgraded}
+
+
 #: Migrations from an older format: version -> function upgrading a dict by one step.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _from_1}
 
 DEFAULT_MESSAGE_SIZES = (1024,)
 MAX_MESSAGE_SIZE = 1 << 30  # 1 GiB: beyond this a single message is not a benchmark
@@ -124,6 +153,10 @@ class JobSpec(LoadFields):
     tcp_connection: TcpConnection | None = Field(default=None, strict=False)
     #: Which CPUs the job's processes may run on; None: DEFAULT_PLACEMENT (docs/placement.md).
     placement: PlacementPolicy | None = Field(default=None, strict=False)
+    #: Key agreement and hybrid (KEM) jobs only: "session" (one key establishment per
+    #: session, then AEAD per message) or "per-message" (a fresh one in every message);
+    #: None: DEFAULT_EXCHANGE. Refused for any other family (profile.resolve).
+    exchange: Exchange | None = Field(default=None, strict=False)
 
     @field_validator("params")
     @classmethod
@@ -233,3 +266,5 @@ class ResolvedJob:
     placement: PlacementPolicy = DEFAULT_PLACEMENT
     #: Mode load only: clients, server workers, offered rates, durations.
     load: LoadSettings | None = None
+    #: Key-establishing families only: how the job establishes its keys (None elsewhere).
+    exchange: Exchange | None = None

@@ -71,8 +71,11 @@ def _canonical(value: Any) -> Any:
 
 
 def identity_text(key: MatchKey) -> str:
-    """A job's `match_key` as the text the store indexes: equal keys, equal texts."""
-    return json.dumps(_canonical(list(key)), separators=(",", ":"), ensure_ascii=False)
+    """A job's `match_key` as the text the store indexes: equal keys, equal texts. Its
+    exchange part (the last) is left out where it is None, as the key was before it had one:
+    rows a store kept then are found, and not read as damaged (`reading.damaged_rows`)."""
+    parts = list(key[:-1]) if key[-1] is None else list(key)
+    return json.dumps(_canonical(parts), separators=(",", ":"), ensure_ascii=False)
 
 
 def job_identity(job: JobResult) -> str:

@@ -6,6 +6,9 @@ carrying TLS alone, its ClientHello the first bytes on it:
 
 - `connect`: SYN to the connection being up, before TLS starts;
 - `handshake`: the ClientHello sent to the client's handshake done (its Finished written);
+- `connect_handshake`: connect's start to the client's handshake done, TCP's handshake and
+  TLS's together: what a client waits before it can send, and what Paquin, Stebila and
+  Tamvada's s_timer timed (docs/reference-experiments.md, E5);
 - `first_byte`: connect's start to the first byte of the server's response decrypted, the
   client's Finished and the request having gone out together in one write;
 - `handshake_cpu_client` / `handshake_cpu_server`: each end's CPU time in the handshake
@@ -38,6 +41,7 @@ from app.core.tls import stack
 from app.core.tls.certificates import CLIENT_NAME, SERVER_NAME, Chain, anchor_from_der, make_chain
 from app.core.tls.control import (
     SIZE_FRAME,
+    UNFINISHED,
     ServerReport,
     TlsJob,
     TlsPeerError,
@@ -58,9 +62,13 @@ from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader, FrameType, W
 from app.core.vocab import Role
 
 #: The metrics of a tls13 loopback job, in the order they are timed.
-METRICS = ("connect", "handshake", "first_byte", "handshake_cpu_client")
+METRICS = ("connect", "handshake", "connect_handshake", "first_byte", "handshake_cpu_client")
 #: Bytes one receive takes.
 RECEIVE = 64 * 1024
+
+
+class NotOpened(WireError):
+    """A connection of the job that could not be opened: the server never saw it."""
 
 
 @dataclass
@@ -69,6 +77,8 @@ class Sample:
 
     connect_ns: int
     handshake_ns: int
+    #: connect's start to the handshake done: `connect_ns`, the ClientHello's making and `handshake_ns`.
+    setup_ns: int
     first_byte_ns: int
     cpu_ns: int
     tcp: TcpInfo
@@ -129,7 +139,10 @@ class TlsClient:
         assert self.context is not None
         peer, clock = self.peer, time.perf_counter_ns
         start = clock()
-        sock = connect(peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control)
+        try:
+            sock = connect(peer.host, peer.port, peer.connect_timeout, self.job.tcp_nodelay, peer.congestion_control)
+        except WireError as exc:
+            raise NotOpened(f"a TLS connection could not be opened: {exc}") from None
         connected = clock()
         sock.settimeout(peer.reply_timeout)
         side = ClientSide(self.context, SERVER_NAME, self.alpn, self.session)
@@ -156,7 +169,7 @@ class TlsClient:
                 self.session = side.connection.get_session()
             sock.sendall(side.close())
             _await_close(sock)
-            return Sample(connected - start, done - sent, first[0] - start, cpu, _tcp(sock))
+            return Sample(connected - start, done - sent, done - start, first[0] - start, cpu, _tcp(sock))
         finally:
             stack.forget(side.connection)
             sock.close()
@@ -181,9 +194,16 @@ class TlsClient:
         )
         tcp: TcpInfo | None = None
         made = 0
+        # Over the packet path: the link's count of packets it held too long, read around each
+        # timed connection, so a stall of the emulator that touched a few handshakes flags the
+        # size however few of its packets it held (JobPlan.late_packets).
+        late, late_samples = self.plan.late_packets, 0
         try:
-            for _ in range(job.warmup + job.samples):
+            for number in range(job.warmup + job.samples):
+                held = late.value if late is not None else 0.0
                 sample = self.connection(size, seed, tally)
+                if late is not None and late.value != held and number >= job.warmup:
+                    late_samples += 1
                 made += 1
                 result.checked += 1
                 tcp = sample.tcp if tcp is None else tcpinfo.add(tcp, sample.tcp)
@@ -191,6 +211,7 @@ class TlsClient:
                     {
                         "connect": sample.connect_ns / 1e9,
                         "handshake": sample.handshake_ns / 1e9,
+                        "connect_handshake": sample.setup_ns / 1e9,
                         "first_byte": sample.first_byte_ns / 1e9,
                         "handshake_cpu_client": sample.cpu_ns / 1e9,
                     }
@@ -199,6 +220,8 @@ class TlsClient:
         finally:
             result.tls = tally.record()
         result.metrics.update(rounds.flush())
+        if late is not None:
+            result.late_samples = late_samples
         # The tamper tries' handshakes are checked too, and kept out of the record's figures.
         made += self._tamper(result, size, seed, HandshakeTally(self.scheme, ""))
         report = parse_report(self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK), made)
@@ -224,6 +247,10 @@ class TlsClient:
             self._request(FrameType.TAMPER, [], FrameType.ACK)
             try:
                 self.connection(size, seed, tally, tamper=spot.offset)
+            except NotOpened:
+                # Never reached the server, which then reports a connection fewer: named as
+                # what it is, not as a server that miscounted (a lossy link's SYNs run out).
+                raise
             except (SSL.Error, DataMismatch, HandshakeFailed, OSError, WireError):
                 pass  # refused, as it must be: the server's verdict says so
             result.tamper_tried += 1
@@ -241,6 +268,13 @@ class TlsClient:
         result.metrics["handshake_cpu_server"] = RawMetric(samples=cpu[job.warmup :], warmup=cpu[: job.warmup])
         spots = self.scheme.tamper_spots(0, result.message_size)
         for k, entry in enumerate(tampered):
+            if entry.verdict.startswith(UNFINISHED):
+                # Over 50 % loss the server waited out its 300 s for a tamper try's records:
+                # "tampered payload not rejected", as if its check had let one through.
+                raise HandshakeFailed(
+                    f"tamper try {k + 1} ({spots[k % len(spots)].label}) never reached the server's check of its "
+                    f"records: {entry.verdict.removeprefix(UNFINISHED)}"
+                )
             if entry.verdict.startswith("refused"):
                 result.tamper_rejected += 1
             else:

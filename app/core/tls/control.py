@@ -128,6 +128,11 @@ class ServerConnection:
         return {"cpu_ns": self.cpu_ns, "verdict": self.verdict}
 
 
+#: How the server's verdict on a connection begins when it ended before its records were
+#: judged (the peer gone or silent): neither served nor refused.
+UNFINISHED = "unfinished: "
+
+
 @dataclass(frozen=True)
 class ServerReport:
     """A size as the server saw it (SIZE_END_OK)."""

@@ -5,10 +5,16 @@ load generator alike.
 
 from __future__ import annotations
 
+import errno
 import socket
 from dataclasses import dataclass, field
 
+from app.core.errors import exhaustion_reason
 from app.core.transport.wire import WireError, tune
+
+#: What a connection cannot be opened for when this machine has run out of something:
+#: named as such (the errno and the limit), never as the far end's fault.
+_EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ def connect(
     except TimeoutError:
         raise WireError(f"no answer from {host}:{port} within {timeout:g} s") from None
     except OSError as exc:
+        if exc.errno in _EXHAUSTED:
+            raise WireError(f"cannot open a connection to {host}:{port}: {exhaustion_reason(exc)}") from None
         raise WireError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
     tune(sock, nodelay)
     if admission:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import hmac
+import select
 import selectors
 import socket
 import time
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.core.errors import exhaustion_reason
 from app.core.transport.wire import ConnectionClosed, PeerTimeout, TruncatedFrame, WireError
 
 #: At most this many connections wait to prove themselves at once; a newcomer beyond them
@@ -131,6 +133,15 @@ class TicketThen:
         return self.ticket.timeout_error(timeout) if not self.ticket.done else self.then.timeout_error(timeout)
 
 
+def _silent(sock: socket.socket) -> bool:
+    """Whether nothing the peer sent waits to be read (one that closed, or broke, has
+    nothing to say either)."""
+    try:
+        return not sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except OSError:  # BlockingIOError among them: nothing waits
+        return True
+
+
 class DescriptorsExhausted(OSError):
     """No file descriptor is left to accept a connection, and no stranger's to free."""
 
@@ -160,8 +171,13 @@ class Doorway:
         *,
         who: str,
         clock: Callable[[], float] = time.monotonic,
+        max_pending: int = MAX_PENDING,
     ) -> None:
         self.listener: socket.socket | None = listener
+        #: Connections that may wait to prove themselves at once (see `accept`): a port whose
+        #: every request is a new connection (a tls13 load server's) waits for many of the
+        #: job's own at a time, and bounds them by its own room instead.
+        self.max_pending = max_pending
         self.make_check, self.timeout, self.dropped, self.who, self.clock = make_check, timeout, dropped, who, clock
         self.pending: dict[socket.socket, _Pending] = {}
         #: The check of the connection `read` admitted last: what it read stays with it (a
@@ -187,7 +203,7 @@ class Doorway:
     def accept(self, most: int = MAX_ACCEPTS_PER_TURN) -> None:
         """Take up to `most` connections waiting on the listener (none is waited for).
 
-        Past `MAX_PENDING` waiting, the oldest that has not shown the job's ticket goes (it
+        Past `max_pending` waiting, the oldest that has not shown the job's ticket goes (it
         has had the longest to prove itself); the job's own (vouched) are never evicted,
         and when only they wait, the newcomer is refused. Out of descriptors, a stranger's
         is freed for the newcomer; with none to free, `DescriptorsExhausted`."""
@@ -199,29 +215,44 @@ class Doorway:
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE) and not self._someone_waits():
+                    # The kernel looks for a free descriptor before it looks at the queue: with
+                    # none left, accept() fails even when nobody waits. Evicting then closed the
+                    # job's own connection, still proving itself, for no newcomer at all.
+                    return
                 if exc.errno in (errno.EMFILE, errno.ENFILE) and self._evict("no file descriptor was left"):
                     continue  # one freed: the queued connection is taken next
                 if exc.errno in (errno.EMFILE, errno.ENFILE):
                     raise DescriptorsExhausted(
-                        exc.errno,
-                        f"{self.who} cannot accept a connection: {exc.strerror} ({errno.errorcode[exc.errno]}: "
-                        "raise `ulimit -n`)",
+                        exc.errno, f"{self.who} cannot accept a connection: {exhaustion_reason(exc)}"
                     ) from None
                 self.dropped(f"{self.who} could not accept a connection: {exc.strerror or exc}")
                 return
             where = str(address[0]) if isinstance(address, tuple) else "a local socket"
-            if len(self.pending) >= MAX_PENDING and not self._evict(
-                f"{MAX_PENDING} newer connections were waiting to prove themselves"
+            if len(self.pending) >= self.max_pending and not self._evict(
+                f"{self.max_pending} newer connections were waiting to prove themselves"
             ):
                 sock.close()
-                self._stranger(where, f"{MAX_PENDING} of the job's own connections were already waiting")
+                self._stranger(where, f"{self.max_pending} of the job's own connections were already waiting")
                 continue
             sock.setblocking(False)
             self.pending[sock] = _Pending(where, self.make_check(), self.clock() + self.timeout)
 
+    def _someone_waits(self) -> bool:
+        """Whether a connection waits on the listener to be accepted."""
+        assert self.listener is not None
+        try:
+            return bool(select.select([self.listener], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True
+
     def _evict(self, why: str) -> bool:
-        """Close the oldest waiting connection not vouched for; False when there is none."""
-        strangers = [sock for sock, entry in self.pending.items() if not getattr(entry.check, "vouched", False)]
+        """Close the oldest waiting connection not vouched for and silent; False when there
+        is none. One that has sent bytes not read yet may be the job's own, its ticket
+        waiting to be read: the job's peers send theirs at once, an idle stranger never."""
+        strangers = [
+            sock for sock, entry in self.pending.items() if not getattr(entry.check, "vouched", False) and _silent(sock)
+        ]
         if not strangers:
             return False
         self._drop(min(strangers, key=lambda sock: self.pending[sock].deadline), why)

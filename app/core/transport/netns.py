@@ -11,8 +11,8 @@ descriptor the link process holds (docs/ARCHITECTURE.md, "Links, placement and l
 Nothing here touches the host's interfaces, routes or sysctls: the namespaces are
 anonymous, held by the threads and processes inside them, and the kernel removes them
 (and their devices) when the last one ends, however it ends. It needs CAP_NET_ADMIN and
-CAP_SYS_ADMIN (root) and a usable /dev/net/tun; `packet_path_refusal` says, without
-changing anything, why a machine cannot, and `try_packet_path` checks by doing it once.
+CAP_SYS_ADMIN (root) and a usable /dev/net/tun; `packet_path_refusal` says why a machine
+cannot, from files and, where they allow it, by making one namespace with a device once.
 
 Interfaces are configured with the classic ioctls on a socket made inside the namespace
 (a socket belongs to the namespace of the thread that made it): address, netmask, MTU,
@@ -24,8 +24,10 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import functools
 import os
 import socket
+import stat
 import struct
 import sys
 import threading
@@ -236,13 +238,45 @@ def _capabilities() -> int | None:
     return None
 
 
-def packet_path_refusal() -> str | None:
-    """None when this process may make the packet path's namespaces, else why not and what
-    would make it possible. Reads files only; `try_packet_path` checks by doing it."""
+#: The TUN driver's device number (Documentation/admin-guide/devices.txt: misc 200).
+TUN_DEVICE_NUMBER = (10, 200)
+
+
+def _tun_device_problem() -> str | None:
+    """Why `TUN_PATH` is not the TUN driver (None: it is), from its stat alone: a container
+    may hide it, or bind-mount something else there (a regular file, /dev/null)."""
+    try:
+        info = TUN_PATH.stat()
+    except FileNotFoundError:
+        return f"{TUN_PATH} does not exist: this kernel has no TUN device (CONFIG_TUN), or the container hides it"
+    except OSError as exc:
+        return f"{TUN_PATH} cannot be examined: {exc.strerror or exc}"
+    if not stat.S_ISCHR(info.st_mode):
+        kind = (
+            "a regular file"
+            if stat.S_ISREG(info.st_mode)
+            else "a folder"
+            if stat.S_ISDIR(info.st_mode)
+            else "not a device"
+        )
+        return f"{TUN_PATH} is {kind}, not the TUN driver's character device"
+    number = (os.major(info.st_rdev), os.minor(info.st_rdev))
+    if number != TUN_DEVICE_NUMBER:
+        return (
+            f"{TUN_PATH} is the character device {number[0]}:{number[1]}, not the TUN driver "
+            f"({TUN_DEVICE_NUMBER[0]}:{TUN_DEVICE_NUMBER[1]})"
+        )
+    return None
+
+
+def _refusal_from_files() -> str | None:
+    """None when the files say this process may make the packet path's namespaces, else
+    why not and what would make it possible."""
     if not sys.platform.startswith("linux"):
         return f"the packet path needs Linux network namespaces and TUN devices; this system is {sys.platform}"
-    if not TUN_PATH.exists():
-        return f"{TUN_PATH} does not exist: this kernel has no TUN device (CONFIG_TUN), or the container hides it"
+    device = _tun_device_problem()
+    if device is not None:
+        return device
     caps = _capabilities()
     missing = [
         name
@@ -263,7 +297,7 @@ def packet_path_refusal() -> str | None:
 def try_packet_path() -> str | None:
     """None when a namespace with a TUN device can be made here (made and let go at
     once, nothing left behind), else why not."""
-    refusal = packet_path_refusal()
+    refusal = _refusal_from_files()
     if refusal is not None:
         return refusal
     end = NamespaceEnd(SENDER_ADDRESS)
@@ -274,3 +308,18 @@ def try_packet_path() -> str | None:
     finally:
         end.close()
     return None
+
+
+@functools.cache
+def packet_path_refusal() -> str | None:
+    """None when the packet path can be made here, else why not and what would make it
+    possible: the files first (Linux; /dev/net/tun the TUN driver's character device; the
+    capabilities), then, where they allow it, `try_packet_path` once per process.
+
+    The files alone could look right and the device still not work (something else
+    mounted at /dev/net/tun, a device node a container's cgroup denies, a driver refusing
+    TUNSETIFF): `auto` then chose the packet path, and the job failed in its link process
+    instead of falling back to the stream relay. One namespace and device cost a few
+    milliseconds, once; where the files already say no (not root, no device), nothing is
+    tried. Tests that change `TUN_PATH` call `packet_path_refusal.cache_clear()`."""
+    return try_packet_path()

@@ -31,17 +31,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.errors import CryptoBenchError
 from app.core.profile.sizes import human_size, parse_size_list
+from app.core.schemes import registry
 from app.core.serve import DEFAULT_PORT
 from app.core.settings.load import DEFAULT_LOAD_MESSAGE_SIZE, IGNORED_BY_LOAD
 from app.core.settings.profile import DEFAULT_MESSAGE_SIZES, FieldLimits, JobSpec, ProfileError, field_limits
-from app.core.vocab import Mode, PlacementPolicy, default_placement
+from app.core.vocab import DEFAULT_EXCHANGE, KEY_ESTABLISHING, Exchange, Mode, PlacementPolicy, default_placement
 from app.gui.config.link_editor import LinkEditor, apply_link_edit
 from app.gui.config.load_editor import LOAD_KEYS, LoadEditor, apply_load_edit
 from app.gui.messages import FieldNote
 
 QUICK_SIZES = (18, 1024, 1 << 20, 10 << 20)
 MIXED = "mixed"
+#: The key exchange box's choices: the pattern's name first, the one every face uses.
+EXCHANGE_CHOICES = {
+    Exchange.SESSION: "session: one key per session, then AEAD (default)",
+    Exchange.PER_MESSAGE: "per-message: a fresh key in every message",
+}
+#: What the box reads when no job shown establishes a key.
+NO_EXCHANGE = "none: no key to establish"
 #: The settings a job carries besides scheme, backend and parameters.
 SETTING_KEYS = (
     "mode",
@@ -60,6 +69,7 @@ SETTING_KEYS = (
     "tcp_slow_start_after_idle",
     "tcp_connection",
     "placement",
+    "exchange",
     *LOAD_KEYS,
 )
 #: Spin-box fields: (name, label).
@@ -104,6 +114,20 @@ class JobEntry:
     backend: str
     params: dict[str, Any]
     settings: dict[str, Any] = field(default_factory=default_settings)
+
+    @property
+    def establishes_a_key(self) -> bool:
+        """Whether the job's scheme has an exchange pattern (key agreement, hybrid KEM)."""
+        try:
+            return registry.get_spec(self.scheme).family in KEY_ESTABLISHING
+        except CryptoBenchError:  # an unknown scheme: the panel's check names it
+            return False
+
+    def exchange(self) -> Exchange | None:
+        """The exchange pattern the job runs (its own, else the default), None where it has none."""
+        if not self.establishes_a_key:
+            return None
+        return Exchange(self.settings.get("exchange") or DEFAULT_EXCHANGE)
 
     def sizes(self) -> list[int]:
         """The sizes the job measures (the format's default when the profile names none:
@@ -182,6 +206,16 @@ class JobSettingsEditor(QGroupBox):
         )
         self.placement.currentIndexChanged.connect(self._placement_changed)
         form.addRow("CPU placement", self.placement)
+        self.exchange = QComboBox()
+        for pattern, words in EXCHANGE_CHOICES.items():
+            self.exchange.addItem(words, pattern)
+        self.exchange.setToolTip(
+            "Key agreement and hybrid (KEM) jobs: establish one key per session, in the handshake, then AEAD per "
+            "message (session, as TLS does), or a fresh key in every message (per-message, KEM-DEM / ECIES-style). "
+            "Other families establish no key."
+        )
+        self.exchange.currentIndexChanged.connect(self._exchange_changed)
+        form.addRow("Key exchange", self.exchange)
         self.link = LinkEditor()
         self.link.edited.connect(self._link_edited)
         form.addRow("Link", self.link)
@@ -250,6 +284,7 @@ class JobSettingsEditor(QGroupBox):
             if not same and mixed_index < 0:
                 self.placement.insertItem(0, MIXED, None)
             self.placement.setCurrentIndex(self.placement.findData(policy))
+            self._show_exchange(list(entries))
             size_sets = [set(entry.sizes()) for entry in shown]
             for size, box in self.size_boxes.items():
                 having = sum(size in sizes for sizes in size_sets)
@@ -273,6 +308,26 @@ class JobSettingsEditor(QGroupBox):
             self.update_remote_enabled()
         finally:
             self._loading = False
+
+    def _show_exchange(self, entries: list[JobEntry]) -> None:
+        """The pattern of the shown key-establishing jobs (mixed where they differ); the row is
+        greyed, saying why, when none of them establishes a key."""
+        keyed = [entry for entry in entries if entry.establishes_a_key]
+        self.exchange.setEnabled(bool(keyed))
+        same, pattern = shared([entry.exchange() for entry in keyed])
+        mixed_index = self.exchange.findData(None)
+        if (same or not keyed) and mixed_index >= 0:
+            self.exchange.removeItem(mixed_index)
+        if keyed and not same and mixed_index < 0:
+            self.exchange.insertItem(0, MIXED, None)
+        self.exchange.setCurrentIndex(self.exchange.findData(pattern if keyed else DEFAULT_EXCHANGE))
+        if not keyed:
+            self.exchange.setItemText(self.exchange.currentIndex(), NO_EXCHANGE)
+        else:
+            for k in range(self.exchange.count()):
+                data = self.exchange.itemData(k)
+                if data is not None:
+                    self.exchange.setItemText(k, EXCHANGE_CHOICES[Exchange(data)])
 
     def update_remote_enabled(self) -> None:
         """Enable the remote fields and the link for the modes that take them; show the
@@ -331,6 +386,17 @@ class JobSettingsEditor(QGroupBox):
         self._loading = False
         self.edited.emit("placement", PlacementPolicy(policy))
 
+    def _exchange_changed(self, _index: int) -> None:
+        pattern = self.exchange.currentData()
+        if self._loading or pattern is None:
+            return
+        self._loading = True
+        mixed_index = self.exchange.findData(None)
+        if mixed_index >= 0:
+            self.exchange.removeItem(mixed_index)
+        self._loading = False
+        self.edited.emit("exchange", Exchange(pattern))
+
     def _size_changed(self, size: int, state: Qt.CheckState) -> None:
         if self._loading:
             return
@@ -380,6 +446,8 @@ def apply_edit(entry: JobEntry, name: str, value: Any) -> None:
         entry.settings["message_sizes"] = sorted(set(kept) | set(value))
     elif name in NOT_FOR_LOAD and entry.settings.get("mode") == Mode.LOAD:
         return  # a load job has no such setting: the edit is for the other jobs of the selection
+    elif name == "exchange" and not entry.establishes_a_key:
+        return  # no key to establish: the edit is for the key agreement and hybrid jobs selected
     else:
         entry.settings[name] = value
         if name == "mode" and value == Mode.LOAD:

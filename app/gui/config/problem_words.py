@@ -19,7 +19,7 @@ _JOB_REF = re.compile(r"jobs\[(\d+)\]")
 #: A load job's fields of load from several machines: shown by the Dask scheduler's field.
 CLUSTER_FIELDS = ("cluster", "generators", "cluster_plain_tcp")
 #: What the user can change so that a row stops repeating another.
-REPEAT_FIX = "change one's backend, a parameter, its mode, link or message sizes"
+REPEAT_FIX = "change one's backend, a parameter, its mode, exchange, link or message sizes"
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def sizes_text(entry: JobEntry) -> str:
 
 
 def mode_text(entry: JobEntry) -> str:
-    """ "loopback (Nagle on) · LTE", "load · 4 clients · sweep"."""
+    """ "loopback (Nagle on) · LTE", "load · 4 clients · sweep", "ops · per-message"."""
     mode = Mode(entry.settings["mode"])
     text = mode.short
     if mode in SESSION_MODES and entry.settings.get("tcp_nodelay") is False:
@@ -66,6 +66,9 @@ def mode_text(entry: JobEntry) -> str:
     if mode == Mode.LOAD:
         clients = entry.settings.get("clients") or LoadSettings().clients
         text += f" · {clients} clients · {rate_summary(entry.settings)}"
+    exchange = entry.exchange()
+    if exchange is not None:  # how a key agreement or hybrid job establishes its keys
+        text += f" · {exchange}"
     return text + mode_suffix(entry.settings)
 
 
@@ -91,6 +94,8 @@ def job_dict(entry: JobEntry) -> dict[str, Any]:
         job["tcp_nodelay"] = False
     if settings.get("placement") is not None:
         job["placement"] = str(settings["placement"])
+    if settings.get("exchange") is not None and entry.establishes_a_key:
+        job["exchange"] = str(settings["exchange"])
     job.update(link_fields(settings))
     if load:
         job.update(

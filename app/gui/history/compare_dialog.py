@@ -26,7 +26,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.core.analysis import median_ratio
-from app.core.analysis.compare import EnvDifference, MatchKey, environment_differences, match_key
+from app.core.analysis.compare import EnvDifference, MatchKey, environment_differences, match_key, unmatched_reason
 from app.core.analysis.evidence import MIN_MOVEMENT_RUNS, MovementSource, Sides, decide, reduced_sides, samples_first
 from app.core.escaping import escape_control
 from app.core.results.model import JobResult, RunResult
@@ -162,7 +162,7 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
     for ja in a.jobs:
         matches = candidates.get(job_key(ja))
         if not matches:
-            planned.append((_row(ja, verdict=ONLY_IN_BASELINE), None))
+            planned.append((_row(ja, verdict=ONLY_IN_BASELINE, note=unmatched_reason(ja, b.jobs) or ""), None))
             continue
         jb = matches.pop(0)  # a job repeated in a profile pairs with its n-th repetition
         note = _status_note(ja, jb)
@@ -182,7 +182,7 @@ def _plan(a: RunResult, b: RunResult) -> list[tuple[CompareRow, _Task | None]]:
             planned.append((row, (ja, jb) if withheld is None else None))
     for matches in candidates.values():
         for jb in matches:
-            planned.append((_row(jb, verdict=ONLY_IN_CANDIDATE), None))
+            planned.append((_row(jb, verdict=ONLY_IN_CANDIDATE, note=unmatched_reason(jb, a.jobs) or ""), None))
     return planned
 
 

@@ -56,7 +56,7 @@ class PlotCaption:
 
 def job_name(job: JobResult) -> str:
     """A job as the plots name it: "#3 AES-128-GCM [cryptography] · 1 KiB"."""
-    return f"#{job.index + 1} {job.label} · {format_bytes(job.message_size)}"
+    return f"#{job.index + 1} {job.named} · {format_bytes(job.message_size)}"
 
 
 def run_line(run: RunResult | None) -> str:

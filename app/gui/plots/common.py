@@ -148,6 +148,22 @@ def default_metric(results: Sequence[Measured]) -> str | None:
     return best if best in candidates else candidates[0]
 
 
+#: Metrics whose work is the same in both exchange patterns (a key establishment timed apart,
+#: a key pair, the connection): the others hold a key exchange per message, or not.
+SAME_IN_EVERY_PATTERN = frozenset(
+    {"keygen", "exchange", "exchange_receiver", "encapsulate", "decapsulate", "floor_rtt", "connect"}
+)
+
+
+def mixed_exchange_note(results: Iterable[JobResult], metric: str) -> str | None:
+    """What a chart of `metric` must say when it sets jobs of both exchange patterns side
+    by side (their bars are labelled "(session)" and "(per-message)"), or None."""
+    patterns = {r.exchange_used for r in results if metric in r.metrics} - {None}
+    if len(patterns) < 2 or metric in SAME_IN_EVERY_PATTERN:
+        return None
+    return f"exchange patterns mixed: {metric} is AEAD alone with session, holds a key exchange with per-message"
+
+
 def label_style(text: str, muted: bool = False) -> str:
     return f"<i>{text}</i>" if muted else text
 

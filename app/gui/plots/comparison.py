@@ -1,5 +1,10 @@
 """The Comparison tab: one bar per job, the median of one metric with its 95 % CI.
 
+Where a metric means different work in the two exchange patterns (a session job's encrypt
+is AEAD alone, a per-message job's holds its key exchange), the bars keep like with like:
+the session jobs (and those without a key exchange) first, a line, then the per-message
+jobs, and the header says why.
+
 A mixin of `PlotsPanel`: its state lives on the panel."""
 
 from __future__ import annotations
@@ -10,10 +15,18 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.core.vocab import Mode
+from app.core.vocab import Exchange, Mode
 from app.gui.plots.axes import CategoryAxis, HoverEvent, SIAxis, hover_proxy, new_plot, view_point
 from app.gui.plots.caption import PlotCaption, left_out
-from app.gui.plots.common import LINK_ROOM, FloatArray, fmt_bytes, fmt_time, label_style, tail_start
+from app.gui.plots.common import (
+    LINK_ROOM,
+    FloatArray,
+    fmt_bytes,
+    fmt_time,
+    label_style,
+    mixed_exchange_note,
+    tail_start,
+)
 from app.gui.plots.state import ComparisonRow, PanelState
 from app.gui.vocab import PlotTab
 from app.gui.words import plural
@@ -41,6 +54,10 @@ def _fit_bar_label(text: str, width: float, metrics: QtGui.QFontMetricsF, backen
         )
         tail = backend + metrics.elidedText(link, QtCore.Qt.TextElideMode.ElideRight, link_room) + after
     room = width - metrics.horizontalAdvance(tail)
+    if room < head_least and tail.startswith(" [") and "]" in tail:
+        # Squeezed: the backend goes before what follows it (an exchange pattern, the size).
+        tail = tail[tail.index("]") + 1 :]
+        room = width - metrics.horizontalAdvance(tail)
     if room < head_least:
         return metrics.elidedText(text, QtCore.Qt.TextElideMode.ElideMiddle, width)
     return metrics.elidedText(head, QtCore.Qt.TextElideMode.ElideRight, room) + tail
@@ -62,6 +79,16 @@ def bar_labels(texts: list[str], width_px: float, metrics: QtGui.QFontMetricsF) 
     return list(texts)
 
 
+def alike_together(rows: list[ComparisonRow], metric: str) -> tuple[list[ComparisonRow], int]:
+    """`rows` with the per-message jobs after every other (each in job order) where `metric`
+    means different work in the two patterns, and how many rows come before them (the
+    line between the two blocks); `rows` unchanged and 0 otherwise."""
+    if mixed_exchange_note([r for r, _, _ in rows], metric) is None:
+        return rows, 0
+    first = [row for row in rows if row[0].exchange_used is not Exchange.PER_MESSAGE]
+    return first + [row for row in rows if row[0].exchange_used is Exchange.PER_MESSAGE], len(first)
+
+
 class ComparisonTab(PanelState):
     def _build_comparison_tab(self) -> None:
         self._cmp_axis = CategoryAxis("left")
@@ -77,6 +104,10 @@ class ComparisonTab(PanelState):
         self._cmp_whiskers = pg.ErrorBarItem(beam=0.3)
         item.addItem(self._cmp_bars)
         item.addItem(self._cmp_whiskers)
+        # Between the session and the per-message bars of a metric that differs between them.
+        self._cmp_divider = pg.InfiniteLine(angle=0, movable=False)  # its pen: apply_palette
+        self._cmp_divider.setVisible(False)
+        item.addItem(self._cmp_divider, ignoreBounds=True)
         self._cmp_texts: list[pg.TextItem] = []  # value labels at the bar ends, reused across redraws
         self._cmp_full_labels: list[str] = []
         self._cmp_range: tuple[float, float] | None = None
@@ -129,13 +160,15 @@ class ComparisonTab(PanelState):
     def _draw_comparison(self) -> None:
         metric = self._cmp_combo.currentText()
         log = self._cmp_log.isChecked()
-        rows = self._rows_with(metric, log=log)
+        rows, apart = alike_together(self._rows_with(metric, log=log), metric)
         self._comparison_rows = rows
+        self._cmp_divider.setVisible(apart > 0)
+        self._cmp_divider.setValue(apart - 0.5)
         plot = self._cmp_plot.getPlotItem()
         plot.setLogMode(x=log, y=False)
         several_modes = len({r.mode for r, _, _ in rows}) > 1  # then sessions say so
         self._cmp_full_labels = [
-            f"#{r.index + 1} {r.label} · {fmt_bytes(r.message_size)}"
+            f"#{r.index + 1} {r.named} · {fmt_bytes(r.message_size)}"
             + (f" · {r.mode}" if several_modes and r.mode != Mode.OPERATIONS else "")
             for r, _, _ in rows
         ]
@@ -176,6 +209,9 @@ class ComparisonTab(PanelState):
         text = f"{plural(len(rows), 'job')} · bars: median {metric} · whiskers: 95 % CI of the median"
         if missing:
             text += f" · {missing} without {metric!r} not shown (choose another metric above)"
+        mixed = mixed_exchange_note([r for r, _, _ in rows], metric)
+        if mixed:
+            text += f" · {mixed}: per-message jobs below the line"
         self._cmp_header.setText(text)
 
     def _rows_with(self, metric: str, *, log: bool) -> list[ComparisonRow]:
@@ -225,7 +261,12 @@ class ComparisonTab(PanelState):
         metric = self._cmp_combo.currentText()
         log = self._cmp_log.isChecked()
         title = f"Median {metric} time per operation (s), one bar per job" if metric else "Median times: no metric"
-        details = ("Whiskers: the 95 % confidence interval of the median (none where n < 6)",) if metric else ()
+        details: tuple[str, ...] = (
+            ("Whiskers: the 95 % confidence interval of the median (none where n < 6)",) if metric else ()
+        )
+        mixed = mixed_exchange_note(self._results, metric) if metric else None
+        if mixed:
+            details += (mixed[0].upper() + mixed[1:],)
         return PlotCaption(title, details, left_out=tuple(left_out(self._all_results, metric, log_values=log)))
 
     def _set_value_labels(self, texts: list[str], xs: FloatArray, ys: FloatArray) -> None:
@@ -284,6 +325,6 @@ class ComparisonTab(PanelState):
         m = result.metrics[self._cmp_combo.currentText()]
         ci_text = f"95 % CI {fmt_time(ci[0])} – {fmt_time(ci[1])}" if ci else "no CI (n < 6)"
         self._cmp_readout.setText(
-            f"#{result.index + 1} {result.label} · {fmt_bytes(result.message_size)}: "
+            f"#{result.index + 1} {result.named} · {fmt_bytes(result.message_size)}: "
             f"median {fmt_time(median)}, {ci_text}, n = {m.stats.n:,}"
         )

@@ -65,7 +65,7 @@ class HistogramTab(PanelState):
             self._hist_curve.setData(np.empty(0), np.empty(0))
             self._hist_median.setVisible(False)
             if result is not None:
-                self._hist_header.setText(f"<b>#{result.index + 1} {result.label}</b>: no samples")
+                self._hist_header.setText(f"<b>#{result.index + 1} {result.named}</b>: no samples")
             return
         counts, edges, folded, upper = _histogram(arr)
         self._hist_counts, self._hist_edges = counts, edges
@@ -76,7 +76,7 @@ class HistogramTab(PanelState):
         self._hist_median.setPos(median)
         self._hist_median.label.setFormat(f"median {fmt_time(median)}")
         text = (
-            f"<b>#{result.index + 1} {result.label}</b> · {fmt_bytes(result.message_size)} · "
+            f"<b>#{result.index + 1} {result.named}</b> · {fmt_bytes(result.message_size)} · "
             f"n = {arr.size:,} · {len(counts)} bins"
         )
         if folded:

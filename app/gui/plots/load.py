@@ -148,9 +148,9 @@ def _generator_curves(load: Load, steps: tuple[LoadStep, ...]) -> tuple[Generato
 
 def _name(result: JobResult, jobs: list[JobResult]) -> str:
     """The job's label, with its clients and server workers when another job has the same label."""
-    if sum(other.label == result.label for other in jobs) < 2 or result.load is None:
-        return result.label
-    return f"{result.label} · {result.load.clients} clients × {result.load.server_workers} workers"
+    if sum(other.named == result.named for other in jobs) < 2 or result.load is None:
+        return result.named
+    return f"{result.named} · {result.load.clients} clients × {result.load.server_workers} workers"
 
 
 class _RateAxis(GridAxis):

@@ -152,6 +152,7 @@ class PlotsPanel(SamplesTab, HistogramTab, ComparisonTab, ScalingTab, LoadTab, R
         self._hist_curve.setBrush(pg.mkBrush(fill))
         self._cmp_bars.setOpts(pen=pg.mkPen(accent), brush=pg.mkBrush(fill))
         self._cmp_whiskers.setData(pen=pg.mkPen(fg, width=1.5))
+        self._cmp_divider.setPen(pg.mkPen(muted, style=QtCore.Qt.PenStyle.DashLine))
         for label in self._cmp_texts:
             label.setColor(fg)
         self._draw_load()  # hollow points are filled with the background

@@ -109,7 +109,7 @@ class SamplesTab(PanelState):
             n = sum(arr.size for arr in self._selected_arrays.values())
             state = f"{n:,} samples" if n else f"{result.status}, no samples"
             text = (
-                f"<b>Job #{result.index + 1}: {result.label}</b> · {fmt_bytes(result.message_size)} · "
+                f"<b>Job #{result.index + 1}: {result.named}</b> · {fmt_bytes(result.message_size)} · "
                 f"{state} (finished)"
             )
         elif self._live_job is not None:

@@ -64,7 +64,7 @@ class ScalingTab(PanelState):
         self._scl_curves = []
         self._scl_legend.clear()
         self._scl_readout.clear()
-        groups: dict[tuple[str, str, str, str, str], list[JobResult]] = {}
+        groups: dict[tuple[str, str, str, str, str, str], list[JobResult]] = {}
         skipped = 0
         for result in self._results:
             m = result.metrics.get(metric)
@@ -80,9 +80,10 @@ class ScalingTab(PanelState):
                 json.dumps(result.params, sort_keys=True, default=str),
                 result.mode,
                 link_text(result.link) if result.link is not None else "",
+                str(result.exchange_used or ""),  # a session and a per-message job: two curves
             )
             groups.setdefault(key, []).append(result)
-        labels = [members[0].label for members in groups.values()]
+        labels = [members[0].named for members in groups.values()]
         several_modes = len({key[3] for key in groups}) > 1
         self._scaling_groups = []
         entries: list[tuple[pg.PlotDataItem, str]] = []

@@ -74,7 +74,8 @@ HEADERS: dict[Column, str] = {
 HEADER_TIPS: dict[Column, str] = {
     Column.MODE: "operations, loopback or remote, then the CPU placement the figures were measured under: same, "
     "split or free (free in the warning colour when the placement asked for could not be applied); "
-    "a row's tooltip gives the CPUs its processes were allowed and seen on",
+    "a row's tooltip gives the CPUs its processes were allowed and seen on; then a key agreement or hybrid job's "
+    "exchange: session (one key per session, then AEAD) or per-message (a fresh key in every message)",
     Column.LINK: "The emulated link a loopback session ran over (- for none); sorted by what one round trip "
     "costs on it",
     Column.SIZE: "Plaintext size of one message",
@@ -134,7 +135,7 @@ def _companion_metrics(job: JobResult) -> tuple[str, ...]:
     """The per-message metrics worth quoting next to the primary one."""
     if job.family == Family.TLS:  # a tls13 job: its handshake's other figures
         if job.mode in SESSION_MODES:
-            return ("connect", "first_byte", "handshake_cpu_client", "handshake_cpu_server")
+            return ("connect", "connect_handshake", "first_byte", "handshake_cpu_client", "handshake_cpu_server")
         return ("handshake_server", "encrypt", "decrypt")
     if job.mode in SESSION_MODES:
         return ("receiver", "rtt", "network")
@@ -271,12 +272,14 @@ def _placement_tip(job: JobResult) -> str | None:
 
 def _mode_cell(job: JobResult) -> Cell:
     """ "loopback · same": the mode and the placement the figures were measured under, seen
-    without hovering (placement changes a loopback round trip several times over). The text
-    is the sort key: rows sort by mode, then placement. A placement asked for but not applied
+    without hovering (placement changes a loopback round trip several times over), then a
+    key-establishing job's exchange pattern ("operations · same · per-message"). The text is
+    the sort key: rows sort by mode, then placement. A placement asked for but not applied
     reads `free`, in the warning colour."""
+    exchange = f" · {job.exchange_used}" if job.exchange_used is not None else ""  # never cut, unlike Scheme
     if job.placement is None:  # results from before placement
-        return Cell(job.mode, job.mode)
-    text = f"{job.mode} · {placement_measured_under(job.placement)}"
+        return Cell(job.mode + exchange, job.mode + exchange)
+    text = f"{job.mode} · {placement_measured_under(job.placement)}{exchange}"
     return Cell(text, text, _placement_tip(job), _WARNING_TEXT if job.placement.unavailable else None)
 
 
@@ -304,7 +307,7 @@ def _link_cell(job: JobResult) -> Cell:
 
 
 def _scheme_tip(job: JobResult) -> str:
-    lines = [job.label]
+    lines = [job.named]
     if job.family:
         try:
             lines.append(Family(job.family).long_label)
@@ -323,6 +326,8 @@ def _scheme_tip(job: JobResult) -> str:
             lines.append(", ".join(level))
         if sec.insecure:
             lines.append("Insecure parameter size: for comparison only")
+    if job.exchange_used is not None and job.exchange is None:
+        lines.append(f"exchange {job.exchange_used}: recorded before jobs named it, read as what it measured")
     lines += shown_notes(job)  # never a note the load verdict contradicts
     if job.error:
         lines.append(f"Error: {escape_control(job.error)}")
@@ -330,13 +335,16 @@ def _scheme_tip(job: JobResult) -> str:
 
 
 def scheme_text(job: JobResult) -> str:
-    """The label without its " [backend]" and " over LINK" suffixes: the Backend and Link
-    columns already say them."""
+    """The label without its " [backend]" and " over LINK" suffixes, which the Backend and
+    Link columns already say, ending with a key-establishing job's exchange pattern
+    ("X25519 + HKDF-SHA256 + AES-256-GCM (session)"), which no other column says."""
     label = job.label
-    for suffix in ([f" over {link_title(job.link)}"] if job.link is not None else []) + [f" [{job.backend}]"]:
-        if label.endswith(suffix) and len(label) > len(suffix):
+    exchange = job.exchange_used
+    pattern = exchange.suffix if exchange is not None else ""
+    for suffix in ([f" over {link_title(job.link)}"] if job.link is not None else []) + [pattern, f" [{job.backend}]"]:
+        if suffix and label.endswith(suffix) and len(label) > len(suffix):
             label = label[: -len(suffix)]
-    return label
+    return label + pattern
 
 
 def _per_message_metrics(job: JobResult) -> tuple[str, ...]:

@@ -276,7 +276,7 @@ WIDTH_CAPS: dict[Column, int] = {
     Column.SCHEME: 22,
     Column.BACKEND: 13,
     Column.PARAMETERS: 16,
-    Column.MODE: 17,
+    Column.MODE: 35,  # "operations · same · per-message": the exchange pattern is never cut
     Column.LINK: 12,
 }
 

@@ -1,4 +1,4 @@
-"""Report sections for runs of the reference-experiment presets (E1-E4).
+"""Report sections for runs of the reference-experiment presets (E1-E5).
 
 A profile that reproduces a published experiment names it (`"experiment": "E3"`).
 Its report then opens with the experiment: the question it asked, how the original
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.core.results.model import RunResult
-from app.report.experiments import e1, e2, e3, e4
+from app.report.experiments import e1, e2, e3, e4, e5
 from app.report.experiments.common import comparison_table, experiment_id
 from app.report.experiments.published import Experiment, PublishedDataError, load_experiment
 from app.report.model import Paragraph, Section
@@ -29,6 +29,7 @@ BUILDERS: dict[str, Callable[[RunResult, Experiment], list[Section]]] = {
     "E2": e2.sections,
     "E3": e3.sections,
     "E4": e4.sections,
+    "E5": e5.sections,
 }
 
 
@@ -46,16 +47,23 @@ def experiment_sections(run: RunResult) -> list[Section]:
                 title, [Paragraph(f"The published figures could not be loaded: {exc}", "note")], page_break_before=True
             )
         ]
+    source = experiment.source
+    data = (
+        [Paragraph(f"**The data.** {source.repository} at commit {source.commit}: {source.read}")]
+        if source is not None
+        else []
+    )
     intro = Section(
         f"{title}: {experiment.title}",
         [
             Paragraph(f"**Question.** {experiment.question}"),
             Paragraph(f"**The original.** {experiment.original}"),
+            *data,
             Paragraph(
                 "**Reading the comparison.** The published figures come from another machine, so absolute "
                 "times differ; what should agree is the ratios and trends. Each published figure is set beside "
-                "the same statistic of ours (a mean beside our mean, a single trial beside our first timed "
-                "sample), summed over our metrics where the original timed several operations as one; every "
+                "the same statistic of ours (a mean beside our mean, a median beside our median, a single trial "
+                "beside our first timed sample), summed over our metrics where the original timed several operations as one; every "
                 "call we time is validated. A ratio above 1 means our measurement took longer. A figure "
                 "computed from published ones is marked as derived: the source does not print it.",
                 "note",

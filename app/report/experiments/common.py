@@ -8,7 +8,7 @@ from typing import Any
 
 from app.core.results.model import JobResult, RunResult
 from app.core.vocab import JobStatus
-from app.report.experiments.published import Experiment, Figure, measure, metric_sum, our_statistic_text
+from app.report.experiments.published import Experiment, Figure, measure, metric_sum, our_statistic_text, printed
 from app.report.job_figures import ratio_text
 from app.report.model import Table
 from app.report.units import MISSING, format_seconds
@@ -71,6 +71,8 @@ def first(jobs: Iterable[JobResult]) -> JobResult | None:
 def published_cell(figure: Figure) -> str:
     """The published value with what it is ("0.003549 s, one trial") and the source's note."""
     text = f"{figure.published_text()}, {figure.statistic_text()}"
+    if figure.statistic == "median" and figure.p95 is not None:
+        text += f" (p95 {printed(figure.p95)} {figure.unit})"
     return text + (f"; {figure.note}" if figure.note else "")
 
 
@@ -110,7 +112,7 @@ def comparison_table(run: RunResult, experiment: Experiment) -> Table:
         ],
         rows,
         caption=f"{experiment.id}: published figures beside this run's. Each published value is "
-        "compared with the same statistic of ours: a mean with our mean, a single trial with "
+        "compared with the same statistic of ours: a mean with our mean, a median with our median, a single trial with "
         "our first timed sample, a numbered sample with our sample of that number. Where the "
         "source timed several operations as one, ours is the sum of the matching metrics.",
         widths=[3.0, 2.2, 1.4, 1.2, 3.2],

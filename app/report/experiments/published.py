@@ -2,16 +2,20 @@
 the measured numbers that answer them.
 
 A figure names the case as the original wrote it, its value and unit as published,
-which statistic it is (`statistic`: a mean of several trials, a single trial, or one
-numbered sample of a series), which of our jobs measure the same thing (`match`: scheme,
-backend, params subset, mode, message size, transport) and which of our metrics add up
-to what the original timed (`metrics`: e.g. key generation + encryption; a metric named
-twice counts twice). Every other number the source prints for the case (P50, P95,
+which statistic it is (`statistic`: a mean of several trials, a single trial, one
+numbered sample of a series, or a median), which of our jobs measure the same thing
+(`match`: scheme, backend, params subset, mode, message size, transport, link) and which
+of our metrics add up to what the original timed (`metrics`: e.g. key generation +
+encryption; a metric named twice counts twice; a median names one metric, since a sum of
+medians is no median). Every other number the source prints for the case (P50, P95,
 standard deviation, its "MB/s", CPU %, peak memory, its second run) is kept as printed.
 The data is checked against docs/reference-experiments.md (the published experiments, kept in
 the repository) cell by cell by the tests, so a typo
 cannot turn into a false comparison. Figures derived from published ones (a ratio of two
 published times) are never stored here: the report computes them and calls them derived.
+An experiment whose source published whole curves (E5: handshake time against packet
+loss) keeps them as `curves`, point by point, with the `source` they were read from
+(repository, commit, files, and how).
 
 Qt-free: used by the Markdown exporter and the CLI.
 """
@@ -19,6 +23,7 @@ Qt-free: used by the Markdown exporter and the CLI.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -50,6 +55,9 @@ class Match(BaseModel):
     mode: Mode | None = None
     message_size: int | None = None
     tcp_nodelay: bool | None = None
+    #: The emulated link's one-way delay and loss (E5: the source's round trip halved, its loss).
+    link_delay_ms: float | None = Field(default=None, ge=0)
+    loss_percent: float | None = Field(default=None, ge=0, le=100)
 
     def accepts(self, job: JobResult) -> bool:
         if job.status != JobStatus.OK or job.scheme != self.scheme:
@@ -62,7 +70,19 @@ class Match(BaseModel):
             return False
         if self.tcp_nodelay is not None and job.tcp_nodelay not in (None, self.tcp_nodelay):
             return False
+        if not self._link_accepts(job):
+            return False
         return all(job.params.get(key) == value for key, value in self.params.items())
+
+    def _link_accepts(self, job: JobResult) -> bool:
+        if self.link_delay_ms is None and self.loss_percent is None:
+            return True
+        link = job.link
+        if link is None:
+            return False
+        if self.link_delay_ms is not None and not math.isclose(link.delay_ms, self.link_delay_ms, abs_tol=1e-9):
+            return False
+        return self.loss_percent is None or math.isclose(link.loss_percent, self.loss_percent, abs_tol=1e-9)
 
 
 def printed(value: float) -> str:
@@ -71,8 +91,9 @@ def printed(value: float) -> str:
 
 
 #: What a published value is: the mean of the source's trials, the one trial it printed
-#: (a table row labelled "Trial 1"), or sample number `sample` of a printed series.
-Statistic = Literal["mean", "single", "sample"]
+#: (a table row labelled "Trial 1"), sample number `sample` of a printed series, or the
+#: median of the source's samples (E5).
+Statistic = Literal["mean", "single", "sample", "median"]
 
 
 class SecondRun(BaseModel):
@@ -115,6 +136,8 @@ class Figure(BaseModel):
     def _sample_numbered(self) -> Figure:
         if (self.statistic == "sample") != (self.sample is not None):
             raise ValueError('a figure has a sample number exactly when its statistic is "sample"')
+        if self.statistic == "median" and len(self.metrics) != 1:
+            raise ValueError("a published median is set beside the median of one metric (a sum of medians is none)")
         return self
 
     @property
@@ -134,7 +157,7 @@ class Figure(BaseModel):
             return "one trial"
         if self.statistic == "sample":
             return f"sample {self.sample}"
-        return "mean"
+        return self.statistic
 
 
 class Stated(BaseModel):
@@ -165,6 +188,55 @@ class PublishedTable(BaseModel):
         return [dict(zip(self.columns, row)) for row in self.rows]
 
 
+class Source(BaseModel):
+    """Where published data files were read: a repository at one commit, and how."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repository: str = Field(min_length=1)
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    #: How the stored numbers were read from the files (columns, rounding).
+    read: str = Field(min_length=1)
+
+
+class CurvePoint(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    loss_percent: float = Field(ge=0, le=100)
+    median: float = Field(gt=0)
+    p95: float = Field(gt=0)
+
+
+class Curve(BaseModel):
+    """One published curve: handshake time (median and p95, in `unit`) against packet loss,
+    for one group and certificate at one round trip; `ours` names our nearest job's
+    parameters, and `delay_ms` the one-way delay that gives our link the same round trip."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    experiment: Literal["key exchange", "signature"]
+    group: str = Field(min_length=1)
+    certificate: str = Field(min_length=1)
+    #: The round trip the source measured on its emulated link (its file names say it).
+    rtt_ms: float = Field(gt=0)
+    file: str = Field(min_length=1)
+    delay_ms: float = Field(gt=0)
+    ours: dict[str, str]
+    unit: Literal["s", "ms", "us"]
+    points: list[CurvePoint] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _loss_ascending(self) -> Curve:
+        losses = [point.loss_percent for point in self.points]
+        if losses != sorted(set(losses)):
+            raise ValueError("a curve's points go up in loss, each loss once")
+        return self
+
+    def at(self, loss_percent: float) -> CurvePoint | None:
+        """The point published at `loss_percent`, None where the source measured none."""
+        return next((p for p in self.points if math.isclose(p.loss_percent, loss_percent, abs_tol=1e-9)), None)
+
+
 class Experiment(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -179,6 +251,9 @@ class Experiment(BaseModel):
     stated: list[Stated] = Field(default_factory=list)
     #: E3: the source's full tables.
     table: PublishedTable | None = None
+    #: E5: the source's curves, and where they were read.
+    curves: list[Curve] = Field(default_factory=list)
+    source: Source | None = None
 
 
 def experiments_dir() -> Path:
@@ -262,6 +337,9 @@ def statistic_of(figure: Figure, job: JobResult) -> float | None:
     """Our value of the statistic `figure` publishes, for `job`, in seconds."""
     if figure.statistic == "mean":
         return metric_sum(job, figure.metrics)
+    if figure.statistic == "median":
+        metric = job.metrics.get(figure.metrics[0])
+        return None if metric is None else float(metric.stats.median)
     return sample_sum(job, figure.metrics, figure.sample or 1)
 
 
@@ -271,6 +349,8 @@ def our_statistic_text(figure: Figure) -> str:
         return "our first timed sample"
     if figure.statistic == "sample":
         return f"our sample {figure.sample}"
+    if figure.statistic == "median":
+        return "our median"
     return "our mean"
 
 

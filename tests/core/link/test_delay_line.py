@@ -9,7 +9,7 @@ import pytest
 from app.core.contracts.plan import SessionPeer
 from app.core.link.delay_line import MAX_SEGMENT_BYTES, MSS_BYTES, DelayLine, segment_bytes
 from app.core.link.relay import LinkError, check_link, delay_lines
-from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link, peer_over_link
+from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_link, loss_seconds, peer_over_link
 from app.core.records.job_conditions import Link
 from app.core.session.receiver import ReceiverLimits
 from app.core.transport.wire import MAX_CONTROL_FRAME, frame_deadline
@@ -183,3 +183,17 @@ def test_timeouts_stretch_with_the_link_and_the_message() -> None:
     assert limits.hello_timeout > ReceiverLimits().hello_timeout + 2 * exchange_seconds(link, 0, 0)
     fast = limits_over_link(ReceiverLimits(), _link(delay_ms=1))
     assert fast.min_rate == ReceiverLimits().min_rate  # an unlimited link asks nothing slower than loopback
+
+
+def test_a_lossy_link_waits_out_tcp_s_retransmissions() -> None:
+    """At 20 % loss a ClientHello lost three times after a lost SYN arrives 21 s later (3, 6
+    and 12 s): every wait covers TCP's retransmission timers, and a lossless link adds none."""
+    lossless, lossy = _link(delay_ms=2.8), _link(delay_ms=2.8, loss=20.0)
+    assert loss_seconds(lossless) == 0
+    assert loss_seconds(lossy) >= 3 + 6 + 12
+    assert loss_seconds(_link(delay_ms=2.8, loss=1.0)) < loss_seconds(lossy)
+    peer, base = peer_over_link(SessionPeer("127.0.0.1", 1, b"t"), lossy, [32]), SessionPeer("127.0.0.1", 1, b"t")
+    assert peer.connect_timeout >= base.connect_timeout + loss_seconds(lossy)
+    assert limits_over_link(ReceiverLimits(), lossy).hello_timeout >= ReceiverLimits().hello_timeout + loss_seconds(
+        lossy
+    )

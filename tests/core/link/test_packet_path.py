@@ -7,19 +7,25 @@ own (tests/core/profile/test_profile_links.py)."""
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import pytest
 
 from app.core.profile.files import parse_profile
+from app.core.results.model import JobResult
 from app.core.run.runner import Runner
+from app.core.settings.links import round_trip_ms
+from app.core.statistics.stability_warnings import WarningCode
 from app.core.transport.netns import packet_path_refusal, try_packet_path
 
 REFUSAL = packet_path_refusal() or try_packet_path()
 pytestmark = pytest.mark.skipif(REFUSAL is not None, reason=f"no packet path here: {REFUSAL}")
 
 
-def _run(link: dict[str, object], sizes: list[int], samples: int) -> list:
+def _run(
+    link: dict[str, object], sizes: list[int], samples: int, slow_start_after_idle: bool | None = None
+) -> list[JobResult]:
     job = {
         "scheme": "aes-gcm",
         "mode": "loopback",
@@ -30,26 +36,74 @@ def _run(link: dict[str, object], sizes: list[int], samples: int) -> list:
         "link": link,
         "link_emulation": "packet",
     }
+    if slow_start_after_idle is not None:
+        job["tcp_slow_start_after_idle"] = slow_start_after_idle
     run = Runner(parse_profile({"name": "packet path", "jobs": [job]}), cancel=threading.Event()).run()
     assert [j.status for j in run.jobs] == ["ok"] * len(sizes), [j.error for j in run.jobs]
     return run.jobs
 
 
+def _model_s(job: JobResult) -> float:
+    """One exchange of the job's frames on its link, in the model: both delays, and the
+    message frame and its acknowledgement serialized at the rates with their headers."""
+    assert job.link is not None
+    return round_trip_ms(job.link, job.wire_bytes["frame"], job.wire_bytes["ack_frame"]) / 1000
+
+
+def _allowance_s(job: JobResult) -> float:
+    """What a figure may exceed the model by on a busy machine, from what the job recorded:
+    the emulator's own worst lateness (a release or a read, each way), and half the link's
+    round trip for the scheduling of the two ends, which the emulator does not see. Half a
+    round trip is what these tests can grant: the failures they look for cost a whole one
+    (a second flight, a second handshake). An idle machine's margin was not: the 1 KiB
+    median read 49.0 ms on a busy 2-core machine, against 45 ms then allowed."""
+    assert job.path is not None and job.link is not None
+    emulator = max(job.path.late_max_s or 0.0, job.path.read_late_max_s or 0.0)
+    return 2 * emulator + job.link.delay_ms / 1000
+
+
 def test_tcp_runs_over_the_emulated_path_and_the_path_is_recorded() -> None:
-    small, large = _run({"delay_ms": 20, "rate_kbit": 8000}, [1024, 16384], samples=4)
+    """Without slow start after idle: with the kernel's default, a connection idle for longer
+    than its retransmission timeout (about 240 ms here) starts again from the initial window
+    (10 segments), and on a busy machine the sender can wait that long for the CPU between
+    two samples: a 16 KiB median of 100.7 ms, two flights, at a load average of 13 on 2
+    cores. This test is about the path; the idle restart is the kernel's, recorded per size."""
+    small, large = _run({"delay_ms": 20, "rate_kbit": 8000}, [1024, 16384], samples=4, slow_start_after_idle=False)
     for job in (small, large):
-        assert job.link.emulation == "packet"
+        assert job.link.emulation == "packet" and job.path is not None and job.path.slow_start_after_idle is False
         sender = job.tcp_info["sender"]
-        assert sender.smoothed_rtt_s is not None and 0.038 <= sender.smoothed_rtt_s <= 0.06  # the 40 ms path
+        # the kernel's view of the 40 ms path
+        assert sender.smoothed_rtt_s is not None and 0.038 <= sender.smoothed_rtt_s <= 0.04 + _allowance_s(job)
         assert job.path is not None and job.path.up.packets_out > 0 and job.path.down.packets_out > 0
         assert job.path.up.dropped_loss == job.path.up.dropped_queue == 0
         assert job.path.congestion_control  # the namespace's default, read back
         assert job.path.device_dropped == 0  # the devices' own counters were read, and nothing was lost there
-    # within the initial window: one round trip plus 1 KiB and the headers at 8 Mbit/s
-    assert 0.040 < small.metrics["rtt"].stats.median < 0.045
-    # a warm connection: 16 KiB arrives in one flight (the window grew on the first sample)
-    assert 0.055 < large.metrics["rtt"].stats.median < 0.065
+        assert job.path.late_samples is not None  # each timed round trip was looked at
+        # within the initial window (1 KiB), or in one flight on the warm connection (16 KiB,
+        # the window grew on the first sample): one round trip, never less than the model
+        median = job.metrics["rtt"].stats.median
+        assert 0.99 * _model_s(job) <= median <= _model_s(job) + _allowance_s(job), (median, _model_s(job))
     assert large.path.up.bytes_out > 4 * 16384  # every sample's message crossed as IP packets
+
+
+def test_a_stalled_emulator_flags_the_samples_it_touched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The emulator held packets 122-136 ms late once: a few samples at 13 times the median,
+    no `link-emulator-late`, because the flag read the p99 of the size's packets and the
+    stall touched under 1 % of them. The sender now reads the link's count of late packets
+    around each timed round trip: a sample whose packets crossed the stall is counted, and
+    one is enough to flag the size."""
+    from app.core.run import supervisor
+
+    stalled = functools.partial(supervisor.PacketPathPlan, stall=(150, 0.12))
+    monkeypatch.setattr(supervisor, "PacketPathPlan", stalled)
+    (job,) = _run({"delay_ms": 2}, [1024], samples=60)
+    path = job.path
+    assert path is not None and path.late_samples is not None and 1 <= path.late_samples <= 3, path
+    assert path.late and path.late_max_s is not None and path.late_max_s >= 0.1
+    # the stall is in a timed round trip: a floor ping's or a message's
+    assert max(job.metrics[name].stats.max for name in ("floor_rtt", "rtt")) >= 0.1
+    (warning,) = [w for w in job.warnings if w.code == WarningCode.LINK_EMULATOR_LATE]
+    assert f"during {path.late_samples} of the size's timed round trips" in warning.message
 
 
 def test_loss_is_emulated_and_tcp_retransmits() -> None:
@@ -60,7 +114,9 @@ def test_loss_is_emulated_and_tcp_retransmits() -> None:
     assert low <= 0.05 <= high or path.up.loss_trials < 200  # the loss asked for, within its interval
     assert job.tcp_info["sender"].retransmits_total > 0
     assert path.late_p99_s is not None
-    assert path.late == (path.late_p99_s > path.limit_s or path.reads_late or bool(path.device_dropped))
+    assert path.late == (
+        path.late_p99_s > path.limit_s or path.reads_late or bool(path.device_dropped) or bool(path.late_samples)
+    )
 
 
 def test_a_job_sets_its_congestion_control_and_slow_start_after_idle() -> None:
@@ -74,16 +130,25 @@ def test_a_message_over_the_initial_window_pays_a_round_trip_more_on_a_fresh_con
     """16 KiB is more than the initial window (10 segments, 14,480 bytes): on a fresh
     connection the last segments wait for the first acknowledgement, about one round trip
     (40 ms) less the serialization they overlap; on the warm one, the window has grown."""
-    link = {"link": {"delay_ms": 20, "rate_kbit": 8000}, "message_sizes": [16384], "samples": 4, "warmup": 1}
+    # The warm connection keeps its window between samples however long the sender waits for
+    # the CPU on a busy machine (see the first test): no slow start after idle.
+    link = {
+        "link": {"delay_ms": 20, "rate_kbit": 8000},
+        "message_sizes": [16384],
+        "samples": 4,
+        "warmup": 1,
+        "tcp_slow_start_after_idle": False,
+    }
     (fresh,) = _run_with({**link, "tcp_connection": "fresh"})
     (warm,) = _run_with(link)
     assert fresh.link.connection == "fresh" and warm.link.connection == "warm"
     extra = fresh.metrics["rtt"].stats.median - warm.metrics["rtt"].stats.median
-    assert 0.015 < extra < 0.045, extra  # measured: 27 ms (84.3 ms against 57.4 ms)
+    # one round trip more, not two (measured: 27 ms, 84.3 ms against 57.4 ms)
+    assert 0.015 < extra < 0.040 + _allowance_s(fresh) + _allowance_s(warm), extra
     connect = fresh.metrics["connect"].stats.median  # SYN to SYN-ACK: one round trip
-    assert 0.040 <= connect < 0.045
+    assert 0.040 <= connect < 0.040 + _allowance_s(fresh)
     assert "connect" not in warm.metrics
-    assert fresh.label.endswith("(fresh connections)")
+    assert fresh.label.endswith("(no slow start after idle, fresh connections)")
 
 
 def test_bursty_loss_and_a_short_queue_drop_packets_each_by_its_cause() -> None:
@@ -115,9 +180,16 @@ def _run_with(fields: dict[str, object]) -> list:
     return run.jobs
 
 
-def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss() -> None:
+def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss(monkeypatch: pytest.MonkeyPatch) -> None:
     """X25519MLKEM768 with an ML-DSA-65 chain over 20 ms, 8 Mbit/s and 1 % loss: each sample a
-    new TCP connection on the path, its handshake at least the path's round trip."""
+    new TCP connection on the path, its handshake at least the path's round trip. The
+    emulator stalls once, 120 ms, after 110 of the job's about 220 packets (its control
+    connection's and seven TLS connections' of about 29 each: mid-way through the timed
+    ones): the handshakes it touched are counted and flag the size, as a session's round
+    trips are."""
+    from app.core.run import supervisor
+
+    monkeypatch.setattr(supervisor, "PacketPathPlan", functools.partial(supervisor.PacketPathPlan, stall=(110, 0.12)))
     job = {
         "scheme": "tls13",
         "params": {"group": "X25519MLKEM768", "certificate": "ml-dsa-65"},
@@ -139,3 +211,7 @@ def test_a_tls13_job_runs_its_handshakes_over_the_path_with_loss() -> None:
     assert result.metrics["first_byte"].stats.median >= 0.120  # connect, handshake, request and response
     assert result.path is not None and result.path.up.packets_out > 0
     assert result.tcp_info["sender"].smoothed_rtt_s is not None and result.tcp_info["sender"].smoothed_rtt_s >= 0.038
+    path = result.path
+    assert path.late_samples is not None and 1 <= path.late_samples <= 3 and path.late, path
+    (warning,) = [w for w in result.warnings if w.code == WarningCode.LINK_EMULATOR_LATE]
+    assert f"during {path.late_samples} of the size's timed round trips" in warning.message

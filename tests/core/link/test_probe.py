@@ -5,8 +5,10 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,3 +186,93 @@ def test_loss_refusal_says_what_is_missing_or_how_to_ask_for_the_packet_path(mon
     )
     monkeypatch.setattr(probe_mod, "packet_path_refusal", lambda: None)
     assert '"link_emulation": "packet"' in loss_refusal() and "which this machine offers" in loss_refusal()
+
+
+# --- a /dev/net/tun that is not the TUN driver: `auto` falls back, `packet` is refused -------
+
+
+@pytest.fixture
+def fake_tun(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], None]]:
+    """Point the packet path at another file (as a container may mount one there); the
+    once-per-process answer is asked again, before and after."""
+    from app.core.transport import netns
+
+    def use(path: Path) -> None:
+        monkeypatch.setattr(netns, "TUN_PATH", path)
+        netns.packet_path_refusal.cache_clear()
+
+    netns.packet_path_refusal.cache_clear()
+    yield use
+    monkeypatch.undo()
+    netns.packet_path_refusal.cache_clear()
+
+
+def _as_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every capability, whoever runs the tests: only the device decides."""
+    from app.core.transport import netns
+
+    monkeypatch.setattr(netns, "_capabilities", lambda: (1 << 64) - 1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the packet path is Linux's")
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda tmp: tmp / "tun", "is a regular file, not the TUN driver's character device"),
+        (lambda tmp: Path("/dev/null"), "is the character device 1:3, not the TUN driver (10:200)"),
+    ],
+    ids=["regular-file", "wrong-character-device"],
+)
+def test_a_tun_path_that_is_not_the_tun_driver_is_refused_and_auto_falls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_tun: Callable[[Path], None], make: Any, said: str
+) -> None:
+    """As root, with /dev/net/tun present but not the TUN driver, `auto` chose the packet
+    path from the files (it existed, root may open it) and the job failed in its link
+    process ("cannot set up cb0: Inappropriate ioctl for device") instead of falling back."""
+    from app.core.profile.files import parse_profile
+    from app.core.profile.resolve import resolve_jobs
+    from app.core.settings.profile import ProfileError
+    from app.core.transport import netns
+    from app.core.vocab import LinkEmulation
+
+    path = make(tmp_path)
+    if path.parent == tmp_path:
+        path.write_bytes(b"")
+    _as_root(monkeypatch)
+    fake_tun(path)
+    refusal = netns.packet_path_refusal()
+    assert refusal is not None and f"{path} {said}" in refusal, refusal
+    job = {"scheme": "aes-gcm", "mode": "loopback", "message_sizes": [64], "link": {"delay_ms": 1}}
+    (auto,) = resolve_jobs(parse_profile({"name": "auto", "jobs": [job | {"link_emulation": "auto"}]}))
+    assert auto.link is not None and auto.link.emulation == LinkEmulation.DELAY_LINE
+    with pytest.raises(ProfileError, match=r"the packet path is not available here: .*not the TUN driver"):
+        resolve_jobs(parse_profile({"name": "packet", "jobs": [job | {"link_emulation": "packet"}]}))
+    assert not probe_emulation(packet=netns.packet_path_refusal).packet
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the packet path is Linux's")
+def test_a_device_the_files_allow_but_that_cannot_be_made_is_found_by_trying(
+    monkeypatch: pytest.MonkeyPatch, fake_tun: Callable[[Path], None]
+) -> None:
+    """The files can look right and the device still refuse (a container's cgroup denying
+    the node, a driver refusing TUNSETIFF): the answer comes from making one."""
+    from app.core.transport import netns
+
+    _as_root(monkeypatch)
+    monkeypatch.setattr(netns, "_tun_device_problem", lambda: None)
+    monkeypatch.setattr(netns, "_libc", lambda: _NoUnshare())
+    fake_tun(netns.TUN_PATH)
+    refusal = netns.packet_path_refusal()
+    assert refusal is not None and refusal.startswith("a network namespace with a TUN device could not be made here")
+    assert "Operation not permitted" in refusal
+
+
+class _NoUnshare:
+    """libc as a container without the capability in its user namespace sees it."""
+
+    def unshare(self, flags: int) -> int:
+        import ctypes
+        import errno
+
+        ctypes.set_errno(errno.EPERM)
+        return -1

@@ -23,7 +23,7 @@ from app.core.vocab import JobStatus
 
 
 def _run(job: dict[str, object], on_event=None, cancel: threading.Event | None = None):
-    profile = parse_profile({"name": "load", "jobs": [{"scheme": "x25519", "mode": "load", **job}]})
+    profile = parse_profile({"name": "load", "jobs": [{"scheme": "x25519", "mode": "load"} | job]})
     return Runner(profile, on_event=on_event, cancel=cancel).run()
 
 
@@ -157,3 +157,19 @@ def test_the_load_server_drops_strangers_and_liars_and_serves_on() -> None:
     assert len(dropped) == 3 and any("over this job's" in text for text in dropped)
     assert isinstance(said[-1], ReceiverDone), said[-1]
     assert not any(isinstance(m, ChildFailed) for m in said)
+
+
+@pytest.mark.parametrize("exchange", ["session", "per-message"])
+def test_a_hybrid_load_job_serves_requests_in_its_exchange_pattern(exchange: str) -> None:
+    """A request is a fresh sender's handshake and one sealed message, in either pattern: the
+    session's handshake carries the encapsulation and its message is AEAD alone; the
+    per-message one's handshake is empty and its message carries it. Both are served."""
+    run = _run(
+        {"scheme": "ml-kem", "exchange": exchange, "clients": 2, "rates": [50], "duration_s": 0.2, "warmup_s": 0}
+    )
+    (job,) = run.jobs
+    assert job.status == JobStatus.OK, job.error
+    assert job.exchange == exchange and job.label.endswith(f"({exchange})")
+    assert job.load is not None and job.load.request == "handshake"
+    assert job.load.steps[0].completed == job.load.steps[0].sent
+    assert job.validation.tamper_tried > 0 and job.validation.tamper_rejected == job.validation.tamper_tried

@@ -300,20 +300,26 @@ def test_the_results_table_shows_the_placement_in_the_mode_cell() -> None:
     run = load_results_file(GOLDEN_RESULTS)
     ops, session, signature, _cancelled = run.jobs
     before = build_row(session, None)[Column.MODE]
-    assert (before.text, before.tip) == ("loopback", None)  # results from before placement: the mode alone
+    # Results from before placement: the mode alone, then the X25519 job's exchange (read as measured).
+    assert (before.text, before.tip) == ("loopback · session", None)
     session.placement = PLACED
     ops.placement = Placement("same", {"worker": ProcessPlacement((1,), ())}, "could not set CPU affinity: x (EPERM)")
     signature.placement = Placement("same", {"worker": ProcessPlacement((1,), (1,))})
     cells = [build_row(job, None)[Column.MODE] for job in run.jobs]
-    assert [cell.text for cell in cells] == ["operations · free", "loopback · split", "operations · same", "loopback"]
+    assert [cell.text for cell in cells] == [
+        "operations · free",
+        "loopback · split · session",
+        "operations · same",
+        "loopback · session",
+    ]
     assert cells[1].tip == "CPU placement: sender on CPU 0, receiver on CPU 1 (split)"
     # Asked for same, not applied: measured as free, in the warning colour, the reason in the tooltip.
     assert cells[0].foreground == Tone.WARN and cells[2].foreground is None
     assert cells[0].tip is not None and "same not applied, ran as free: could not set CPU affinity" in cells[0].tip
     # The text is the sort key: rows sort by mode, then by placement.
     assert sorted(cell.key for cell in cells) == [
-        "loopback",
-        "loopback · split",
+        "loopback · session",
+        "loopback · split · session",
         "operations · free",
         "operations · same",
     ]

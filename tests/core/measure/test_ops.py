@@ -13,6 +13,7 @@ from app.core.measure.ops import OperationsBenchmark
 from app.core.measure.timing import SLOW_CALL_NS, calibrate, time_calls
 from app.core.schemes import symmetric
 from app.core.schemes.base import AuthenticationError
+from app.core.vocab import Exchange
 from tests.helpers.plans import job_plan
 
 
@@ -28,13 +29,18 @@ def _run(plan: JobPlan) -> tuple[list[SizeMeasured], list[Any]]:
     return [e for e in events if isinstance(e, SizeMeasured)], events
 
 
+#: A key-establishing job's key exchange at each end, and a hybrid's KEM alone.
+EXCHANGE = ("exchange", "exchange_receiver")
+KEM = ("encapsulate", "decapsulate")
+
+
 @pytest.mark.parametrize(
     ("scheme", "backend", "params", "metrics"),
     [
         ("aes-gcm", "cryptography", {"key_bits": 128}, {"keygen", "encrypt", "decrypt"}),
-        ("ecdh", "cryptography", {"curve": "P-256"}, {"keygen", "exchange", "encrypt", "decrypt"}),
+        ("ecdh", "cryptography", {"curve": "P-256"}, {"keygen", *EXCHANGE, "encrypt", "decrypt"}),
         ("rsa-oaep", "cryptography", {"bits": 2048}, {"keygen", "encrypt", "decrypt"}),
-        ("ml-kem", "cryptography", {"level": 768}, {"keygen", "encrypt", "decrypt", "encapsulate", "decapsulate"}),
+        ("ml-kem", "cryptography", {"level": 768}, {"keygen", *EXCHANGE, "encrypt", "decrypt", *KEM}),
         ("ed25519", "cryptography", {}, {"keygen", "sign", "verify"}),
         ("sha256", "pycryptodome", {}, {"hash"}),
     ],
@@ -56,6 +62,27 @@ def test_each_family_measures_its_metrics(scheme: str, backend: str, params: dic
     assert any(isinstance(e, SampleBatch) for e in events)
     progress = [e for e in events if isinstance(e, Progress)]
     assert progress[-1].done == progress[-1].total
+
+
+@pytest.mark.parametrize("exchange", Exchange)
+@pytest.mark.parametrize(
+    ("scheme", "params", "enc_len", "extra"),
+    [("x25519", {}, 32, ()), ("ml-kem", {"level": 768}, 1088, KEM), ("rsa-kem", {"bits": 2048}, 256, KEM)],
+)
+def test_a_key_establishing_job_times_its_exchange_and_seals_in_its_pattern(
+    scheme: str, params: dict[str, Any], enc_len: int, extra: tuple[str, ...], exchange: Exchange
+) -> None:
+    """Both patterns time one key establishment at each end ("exchange", "exchange_receiver");
+    a session seals AEAD alone (its handshake carried the encapsulation), per-message seals
+    the encapsulation into every payload."""
+    [result], _ = _run(_plan(scheme, "cryptography", params, exchange=exchange))
+    assert result.error is None
+    assert set(result.metrics) == {"keygen", *EXCHANGE, "encrypt", "decrypt", *extra}
+    session = exchange is Exchange.SESSION
+    assert result.wire_bytes["handshake"] == (enc_len if session else 0)
+    assert result.wire_bytes["overhead"] == 28 + (0 if session else enc_len)
+    assert result.tamper_tried == result.tamper_rejected == 3
+    assert result.checked >= 2 * 4 + 2 * 4  # every exchange and every seal and open, validated
 
 
 def test_hkdf_uses_its_secret_size() -> None:

@@ -22,6 +22,7 @@ EXPERIMENT_PRESETS = {
     "cnsa-suite-stable": "E2",
     "rsa-vs-elgamal": "E3",
     "rsa-kem-vs-ecies": "E4",
+    "pq-tls-under-loss": "E5",
 }
 KIB, MIB = 1024, 1024 * 1024
 
@@ -145,6 +146,32 @@ def test_e4_preset_loops_as_written() -> None:
         assert any(figure.match.message_size in j.message_sizes for j in sms if j.scheme == figure.match.scheme)
 
 
+def test_e5_preset_times_their_span_at_their_round_trips_and_losses() -> None:
+    """docs/reference-experiments.md: handshakes on new connections over the packet path at
+    round trips of 5.6 and 78.7 ms with loss each way from 0 to 20 %, at losses they measured;
+    every published curve has its group and certificate, every figure its job."""
+    jobs = _jobs("pq-tls-under-loss")
+    experiment = load_experiment("E5")
+    published = {(c.delay_ms, p.loss_percent) for c in experiment.curves for p in c.points}
+    assert all(j.scheme == "tls13" and j.mode == "loopback" and j.samples >= 50 for j in jobs)
+    assert all(j.link is not None and j.link.emulation == "packet" for j in jobs)
+    assert {(j.link.delay_ms, j.link.loss_percent) for j in jobs if j.link} <= published
+    assert {j.link.delay_ms for j in jobs if j.link} == {2.8, 39.35}  # 5.6 and 78.7 ms round trips
+    assert {j.link.loss_percent for j in jobs if j.link} >= {0.0, 20.0}
+    pairs = {(j.params["group"], j.params["certificate"]) for j in jobs}
+    assert {(c.ours["group"], c.ours["certificate"]) for c in experiment.curves} <= pairs
+    assert {"secp256r1", "SecP256r1MLKEM768", "MLKEM768"} <= {group for group, _ in pairs}  # ECDHE, hybrid, pure
+    for figure in experiment.figures:
+        assert figure.metrics == ["connect_handshake"] and figure.statistic == "median"
+        match = figure.match
+        assert any(
+            j.params.items() >= match.params.items()
+            and j.link is not None
+            and (j.link.delay_ms, j.link.loss_percent) == (match.link_delay_ms, match.loss_percent)
+            for j in jobs
+        ), figure.case
+
+
 # --- the published figures are the ones docs/reference-experiments.md prints ----------------
 
 
@@ -173,7 +200,7 @@ def _printed(figure: Figure) -> list[float]:
     return [v for v in values if v is not None]
 
 
-@pytest.mark.parametrize("experiment", ["E1", "E2", "E3", "E4"])
+@pytest.mark.parametrize("experiment", ["E1", "E2", "E3", "E4", "E5"])
 def test_published_figures_appear_in_experiments_md(experiment: str) -> None:
     numbers = _numbers(_section(_experiments_text(), experiment))
     data = load_experiment(experiment)
@@ -267,3 +294,25 @@ def test_e1_and_e4_headline_figures() -> None:
     section = _section(text, "E4")
     assert "1.8484887 s" in section and "0.00102388 s" in section and "15,820 bytes" in section
     assert "derived" in section and not hasattr(e4, "published_factor")  # no factor is published
+
+
+def test_e5_curves_match_experiments_md_cell_by_cell() -> None:
+    """Each row of E5's tables: the loss, then median / p95 of their four curves at that
+    round trip, in the order key exchange prime256v1, its Kyber hybrid, signature ECDSA,
+    Dilithium2; the same numbers as E5.json, and every loss they measured."""
+    section = _section(_experiments_text(), "E5")
+    rows = re.findall(r"^\| ([\d.]+)((?: \| [\d.]+ / [\d.]+){4}) \|$", section, re.MULTILINE)
+    assert len(rows) == 50
+    experiment = load_experiment("E5")
+    for delay, printed in ((2.8, rows[:25]), (39.35, rows[25:])):
+        curves = sorted(
+            (c for c in experiment.curves if c.delay_ms == delay),
+            key=lambda c: (c.experiment != "key exchange", "kyber" in c.group, "dilithium" in c.certificate),
+        )
+        assert len(curves) == 4
+        for loss, cells in printed:
+            pairs = [cell.split(" / ") for cell in cells.split(" | ")[1:]]
+            for curve, (median, p95) in zip(curves, pairs):
+                point = curve.at(float(loss))
+                assert point is not None and (point.median, point.p95) == (float(median), float(p95)), (curve, loss)
+        assert [p.loss_percent for p in curves[0].points] == [float(loss) for loss, _ in printed]

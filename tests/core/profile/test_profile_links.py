@@ -12,13 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.link import probe as probe_mod
+from app.core.link.timeouts import loss_seconds
 from app.core.profile import resolve as resolve_mod
 from app.core.profile.edits import REDUCED_LINK_SAMPLES, REDUCED_LINKS, reduced, with_link, with_mode
 from app.core.profile.files import load_profile, parse_profile, read_profile_file, save_profile
 from app.core.profile.resolve import resolve_jobs
 from app.core.records.job_conditions import Link
+from app.core.run.topologies import tls_server_plan
 from app.core.settings.links import link_presets, resolve_link, round_trip_ms
-from app.core.settings.profile import ProfileError
+from app.core.settings.profile import FORMAT_VERSION, ProfileError
 from app.core.vocab import LinkEmulation, Mode
 
 
@@ -64,7 +66,7 @@ def test_a_preset_link_resolves_to_its_numbers_and_names_the_job() -> None:
         loss_percent=0.0,
         emulation=LinkEmulation.PACKET,
     )
-    assert job.label == "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] over LTE"
+    assert job.label == "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography] (session) over LTE"
 
 
 def test_a_custom_link_as_the_issue_writes_it() -> None:
@@ -76,7 +78,7 @@ def test_a_custom_link_as_the_issue_writes_it() -> None:
         8000,
         8000,
     )
-    assert job.label == "mine over 20 ms, 8000 kbit/s"
+    assert job.label == "mine (session) over 20 ms, 8000 kbit/s"
 
 
 @pytest.mark.parametrize(
@@ -110,7 +112,7 @@ def test_the_same_job_over_different_links_is_no_repeat_but_the_same_link_is() -
     with pytest.raises(
         ProfileError,
         match=r"^jobs\[1\]\.link: repeats jobs\[0\]\.link: same scheme, backend, "
-        r"parameters, mode, transport, link and message size 1.0 KiB$",
+        r"parameters, mode, exchange, transport, link and message size 1.0 KiB$",
     ):
         resolve_jobs(parse_profile(_profile(_job(link="lte"), _job(link=same_numbers))))
     with pytest.raises(ProfileError, match=r"^jobs\[0\]\.links\[2\]: repeats jobs\[0\]\.links\[0\]"):
@@ -124,7 +126,7 @@ def test_a_profile_with_links_saves_and_loads_back_equal(tmp_path: Path) -> None
             _job(scheme="ed25519", link="3g"),
         )
     )
-    assert profile.format_version == 1
+    assert profile.format_version == FORMAT_VERSION  # read as format 1, upgraded
     assert parse_profile(profile.to_dict()) == profile
     save_profile(profile, tmp_path / "links.json")
     loaded = load_profile(tmp_path / "links.json")
@@ -429,3 +431,20 @@ def test_bursty_loss_and_the_queue_are_packet_path_settings_recorded_on_the_link
     assert small.field == "jobs[0].link.queue_bytes" and "greater than or equal to 1500" in str(small)
     endless = _refused(_profile(_job(link={"delay_ms": 20, "burst_loss": {"p_percent": 1, "r_percent": 0}})), tmp_path)
     assert endless.field == "jobs[0].link.burst_loss.r_percent"
+
+
+def test_a_tls13_server_over_a_lossy_link_waits_out_tcp_s_retransmissions() -> None:
+    """The TLS server's wait for each connection's ClientHello and every wait within it cover
+    TCP's retransmission timers on a lossy link (a 10 s wait failed handshakes at 20 % loss)."""
+
+    def plan(loss: float) -> tuple[float, float]:
+        tls = {"scheme": "tls13", "params": {"group": "x25519"}, "mode": "loopback", "message_sizes": [32]}
+        link = {"delay_ms": 2.8, "loss_percent": loss}
+        (job,) = resolve_jobs(parse_profile(_profile({**tls, "link": link, "link_emulation": "packet"})), "t")
+        server = tls_server_plan(job, b"t")
+        return server.hello_timeout, server.timeout
+
+    (hello, wait), (lossy_hello, lossy_wait) = plan(0.0), plan(20.0)
+    retries = loss_seconds(Link(None, 2.8, 0.0, None, None, 20.0, "packet"))
+    assert retries > 0
+    assert lossy_hello == pytest.approx(hello + 2 * retries) and lossy_wait == pytest.approx(wait + retries)

@@ -132,3 +132,23 @@ def test_bursty_loss_and_the_queue_read_back_from_the_link_and_the_path() -> Non
     data["jobs"][1]["path"]["queue_bytes"] = 0
     with pytest.raises(ResultsFileError, match=r"jobs\[1\]\.path\.queue_bytes: expected an integer >= 1"):
         parse_results_text(json.dumps(data), "p.json")
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["session", "tls13"])
+def test_late_samples_are_at_most_the_size_s_timed_round_trips(tls: bool) -> None:
+    """A session's timed round trips are its floor pings and messages (8 + 8 in the golden
+    job); a tls13 job's are its connections, one `connect` sample each (10 here)."""
+    data = _with_path()
+    job = data["jobs"][1]
+    if tls:
+        metrics = job["metrics"]
+        metrics["connect"] = metrics.pop("handshake_rtt")
+        for name in ("floor_rtt", "rtt"):
+            del metrics[name]
+    timed = 10 if tls else 16
+    job["path"]["late_samples"] = timed
+    assert parse_results_text(json.dumps(data), "p.json").jobs[1].path.late_samples == timed
+    job["path"]["late_samples"] = timed + 1
+    with pytest.raises(ResultsFileError) as refused:
+        parse_results_text(json.dumps(data), "p.json")
+    assert f"jobs[1].path.late_samples: expected at most the {timed} timed round trips" in str(refused.value)

@@ -25,8 +25,9 @@ def _cluster_run(**kwargs: object) -> RunResult:
 
 
 def test_load_columns_are_appended_after_every_earlier_column() -> None:
-    assert CSV_COLUMNS[-len(LOAD_CSV_COLUMNS) :] == LOAD_CSV_COLUMNS
-    assert CSV_COLUMNS.index("placement_seen") == len(CSV_COLUMNS) - len(LOAD_CSV_COLUMNS) - 1
+    start = CSV_COLUMNS.index("placement_seen") + 1
+    assert CSV_COLUMNS[start : start + len(LOAD_CSV_COLUMNS)] == LOAD_CSV_COLUMNS
+    assert CSV_COLUMNS[start + len(LOAD_CSV_COLUMNS) :] == ("exchange",)  # appended after them
 
 
 def test_one_generator_job_gets_a_row_per_step_and_its_metric_rows_keep_their_cells() -> None:

@@ -6,7 +6,9 @@ records (a cancelled placeholder job was appended with that commit's own code, s
 file also holds a job that never ran). `golden/results-v1.csv` is that commit's CSV
 export of the same run, with columns appended since: `link` and `placement`,
 `placement_cpus`, `placement_seen`, then a load job's step and generator columns
-(app.core.results.load_csv), empty for these jobs; regenerated each time
+(app.core.results.load_csv), empty for these jobs, then `exchange` (the x25519 jobs,
+written before jobs named their exchange, read as what they measured: session);
+regenerated each time
 with every earlier column checked unchanged. Reading either back
 and writing it again must give the same bytes: the typed records are a change of the
 code, never of the contract other tools read. Columns are only ever appended.
@@ -20,7 +22,7 @@ from pathlib import Path
 from app.core.records.job_records import CpuUsage, MemoryUsage, ProcessUsage, Security, Validation
 from app.core.results.model import load_results_file, to_csv, to_json
 from app.core.store.store import Store
-from app.core.vocab import JobStatus, Mode, Role
+from app.core.vocab import Exchange, JobStatus, Mode, Role
 from tests.helpers.paths import GOLDEN
 
 
@@ -54,6 +56,10 @@ def test_golden_jobs_read_as_typed_records() -> None:
     assert cancelled.memory == MemoryUsage() and cancelled.validation == Validation()
     assert cancelled.security.known  # the scheme was known, so its strength is
     assert all(job.link is None and job.placement is None and job.load is None for job in run.jobs)
+    # Written before jobs named their exchange pattern: none recorded, each read as what it
+    # measured (a key agreement once per session), and none added when written back.
+    assert [job.exchange for job in run.jobs] == [None] * 4
+    assert [job.exchange_used for job in run.jobs] == [None, Exchange.SESSION, None, Exchange.SESSION]
 
 
 def test_golden_run_survives_the_store(tmp_path: Path) -> None:

@@ -1,4 +1,8 @@
-"""Per-message hybrid encryption: RSA-KEM, ECIES, ML-KEM and X25519 + ML-KEM-768."""
+"""Hybrid encryption: RSA-KEM, ECIES, ML-KEM and X25519 + ML-KEM-768, per message.
+
+These tests hold the per-message pattern (a fresh encapsulation in every payload); the
+session pattern, and what both patterns share across families, are tests/core/schemes/
+test_exchange.py's."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from app.core.schemes import registry
 from app.core.schemes.base import AuthenticationError, PayloadFormatError, Receiver, Scheme, Sender, flip_bit
 from app.core.schemes.hybrid import SPECS, DhKem, MlKem, RsaKem, X25519MlKem768
 from app.core.schemes.symmetric import AEAD_OVERHEAD, NONCE_LEN, TAG_LEN
-from app.core.vocab import Family
+from app.core.vocab import Exchange, Family
 
 #: The key pairs and sessions below are made once per module (key generation is the slow
 #: part); under `make test` the module's tests share one worker, or each worker made them.
@@ -79,7 +83,7 @@ def connect(scheme: Scheme, sender_scheme: Scheme | None = None) -> tuple[Sender
 @cache
 def session(scheme_id: str, backend: str, params_items: tuple) -> tuple[Scheme, Sender, Receiver, bytes]:
     """One long-term key pair per combination for the whole module (RSA keygen is slow)."""
-    scheme = registry.create(scheme_id, backend, dict(params_items))
+    scheme = registry.create(scheme_id, backend, dict(params_items), Exchange.PER_MESSAGE)
     return (scheme, *connect(scheme))
 
 
@@ -144,7 +148,7 @@ def test_backends_interoperate(
     scheme_id: str, params: dict[str, Any], receiver_backend: str, sender_backend: str
 ) -> None:
     _, _, receiver, public = combo_session(scheme_id, receiver_backend, params)
-    sender = registry.create(scheme_id, sender_backend, params).new_sender()
+    sender = registry.create(scheme_id, sender_backend, params, Exchange.PER_MESSAGE).new_sender()
     sender.handshake(public)
     message = os.urandom(500)
     assert receiver.open(b"".join(sender.seal(message))) == message
@@ -212,8 +216,11 @@ def test_ml_kem_decapsulation_of_a_flipped_ciphertext_gives_another_key() -> Non
 
 
 @pytest.mark.parametrize(("scheme_id", "backend", "params"), COMBOS, ids=COMBO_IDS)
-def test_sender_rejects_a_malformed_public_key(scheme_id: str, backend: str, params: dict[str, Any]) -> None:
-    scheme = registry.create(scheme_id, backend, params)
+@pytest.mark.parametrize("exchange", Exchange)
+def test_sender_rejects_a_malformed_public_key(
+    scheme_id: str, backend: str, params: dict[str, Any], exchange: Exchange
+) -> None:
+    scheme = registry.create(scheme_id, backend, params, exchange)
     _, _, _, public = combo_session(scheme_id, backend, params)
     bad_keys = [b"", public[:-1], public + b"\x00"]
     if scheme_id == "ecies":
@@ -232,9 +239,10 @@ def test_sender_rejects_a_malformed_public_key(scheme_id: str, backend: str, par
 
 def test_ml_kem_public_key_modulus_check() -> None:
     # FIPS 203 input check: coefficients encoded as 0xfff are not reduced mod q.
-    scheme = registry.create("ml-kem", "cryptography", {"level": 768})
-    with pytest.raises(PayloadFormatError):
-        scheme.new_sender().handshake(b"\xff" * 1184)
+    for exchange in Exchange:
+        scheme = registry.create("ml-kem", "cryptography", {"level": 768}, exchange)
+        with pytest.raises(PayloadFormatError):
+            scheme.new_sender().handshake(b"\xff" * 1184)
 
 
 # ----------------------------------------------------------------- extra operations
@@ -319,7 +327,7 @@ def test_rsa_kem_rejects_an_unwrapped_key_of_the_wrong_length() -> None:
     ],
 )
 def test_scheme_info(scheme_id: str, params: dict[str, Any], label: str, bits: int, category: int) -> None:
-    info = registry.create(scheme_id, "cryptography", params).info
+    info = registry.create(scheme_id, "cryptography", params, Exchange.PER_MESSAGE).info
     assert info.scheme_id == scheme_id
     assert info.family is Family.HYBRID
     assert info.label == label
@@ -328,6 +336,7 @@ def test_scheme_info(scheme_id: str, params: dict[str, Any], label: str, bits: i
     assert info.authenticated is True
     assert info.max_plaintext is None
     assert "a fresh AES-256 key per message" in info.notes
+    assert info.exchange is Exchange.PER_MESSAGE
 
 
 def test_defaults() -> None:

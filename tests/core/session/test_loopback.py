@@ -87,6 +87,41 @@ def test_every_family_passes_a_short_loopback_job_with_tamper_check() -> None:
         _check_session_job(job)
 
 
+@pytest.mark.parametrize("mode", ["loopback", "remote"])
+def test_each_exchange_pattern_crosses_the_connection_as_it_says(mode: str) -> None:
+    """A session job establishes its key in the handshake (whose message is the encapsulation
+    or ephemeral key) and sends AEAD alone; a per-message job's handshake is empty and every
+    payload carries its encapsulation. A remote receiver serves the pattern the job names."""
+    jobs = [
+        {"scheme": scheme, "backend": "cryptography", "exchange": exchange}
+        for scheme in ("x25519", "ml-kem")
+        for exchange in ("session", "per-message")
+    ]
+    encapsulation = {"x25519": 32, "ml-kem": 1088}
+    if mode == "loopback":
+        run = Runner(_profile(jobs)).run()
+    else:
+        token = os.urandom(32)
+        server = Server(token, "127.0.0.1", 0, log=lambda line: None)
+        stop = threading.Event()
+        thread = threading.Thread(target=server.serve_forever, args=(stop,))
+        thread.start()
+        try:
+            run = Runner(_profile(jobs, mode=mode), remote=RemoteTarget(*server.address, token)).run()
+        finally:
+            stop.set()
+            thread.join(10)
+    assert [job.exchange for job in run.jobs] == ["session", "per-message"] * 2
+    for job in run.jobs:
+        _check_session_job(job)
+        enc = encapsulation[job.scheme]
+        session = job.exchange == "session"
+        assert job.label.endswith("(session)" if session else "(per-message)")
+        assert job.wire_bytes["handshake"] == (enc if session else 0), job.label
+        assert job.wire_bytes["overhead"] == 28 + (0 if session else enc), job.label
+        assert {"handshake", "handshake_receiver"} <= set(job.metrics)
+
+
 def _kill_on_first_sample(role: str) -> tuple[Any, dict[str, Any]]:
     """An event handler that SIGKILLs one process of job 0 when its first samples arrive."""
     state: dict[str, Any] = {"pids": {}, "killed": False}

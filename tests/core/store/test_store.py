@@ -171,3 +171,38 @@ def test_a_writer_renews_its_lease_while_it_writes(tmp_path: Path) -> None:
         assert age is not None and age < liveness.LEASE_SECONDS
         store.finish_run("20260101-000000-aaaaaa", "finished", "2026-01-01T00:01:00+00:00")
     assert not lock.exists() and (path, "20260101-000000-aaaaaa") not in liveness._sqlite
+
+
+def test_identities_kept_before_jobs_named_their_exchange_still_find_them(tmp_path: Path) -> None:
+    """A store kept each job's identity without an exchange part: a job of its family's
+    earlier pattern (a key agreement per session, a hybrid per message) keys as it did, so
+    its row is found and not read as damaged; the other pattern is another identity."""
+    from app.core.store.columns import job_identity
+
+    def kem(index: int, scheme: str, family: str, exchange: str | None) -> JobResult:
+        return records.job("20260101-000000-aaaaaa", index, scheme=scheme, family=family, exchange=exchange)
+
+    jobs = [kem(0, "x25519", "key-agreement", None), kem(1, "x25519", "key-agreement", "session")]
+    jobs += [kem(2, "x25519", "key-agreement", "per-message"), kem(3, "ml-kem", "hybrid", None)]
+    jobs += [kem(4, "ml-kem", "hybrid", "per-message"), kem(5, "ml-kem", "hybrid", "session")]
+
+    def before(job: JobResult) -> str:  # the identity as a store wrote it before exchange
+        return json.dumps(
+            [job.scheme, job.backend, json.dumps(job.params, sort_keys=True), job.mode, 1024, None, None],
+            separators=(",", ":"),
+        )
+
+    path = tmp_path / "s.sqlite3"
+    with Store(path) as store:
+        store.begin_run(records.run("20260101-000000-aaaaaa", []))
+        for job in jobs:
+            store.add_job("20260101-000000-aaaaaa", job)
+    with sqlite3.connect(path) as db:  # the rows of jobs 0 and 3 as that store kept them
+        db.executemany("UPDATE jobs SET identity = ? WHERE id = ?", [(before(jobs[i]), jobs[i].id) for i in (0, 3)])
+    with Store(path) as store:
+        assert store.damaged_rows() == []
+        assert [row.job_index for row in store.jobs_matching(before(jobs[0]))] == [0, 1]
+        assert [row.job_index for row in store.jobs_matching(before(jobs[3]))] == [3, 4]
+        assert [row.job_index for row in store.jobs_matching(job_identity(jobs[2]))] == [2]
+        assert [row.job_index for row in store.jobs_matching(job_identity(jobs[5]))] == [5]
+    assert job_identity(jobs[2]).endswith(',"per-message"]') and job_identity(jobs[5]).endswith(',"session"]')

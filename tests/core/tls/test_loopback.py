@@ -71,6 +71,7 @@ def test_each_sample_is_a_connection_and_a_handshake_of_its_own(server: Server) 
         assert set(size.metrics) == {
             "connect",
             "handshake",
+            "connect_handshake",
             "first_byte",
             "handshake_cpu_client",
             "handshake_cpu_server",
@@ -79,6 +80,9 @@ def test_each_sample_is_a_connection_and_a_handshake_of_its_own(server: Server) 
             assert len(metric.samples) == 4 and all(value > 0 for value in metric.samples), name
         first, handshake = size.metrics["first_byte"].samples, size.metrics["handshake"].samples
         assert all(a > b for a, b in zip(first, handshake))  # the first byte comes after the handshake
+        setup, connect = size.metrics["connect_handshake"].samples, size.metrics["connect"].samples
+        assert all(s > c + h for s, c, h in zip(setup, connect, handshake))  # both, and the ClientHello's making
+        assert all(f > s for f, s in zip(first, setup))
         assert (size.tamper_tried, size.tamper_rejected) == (3, 3), size.tamper_failures
         assert size.tls is not None and size.tls.group == "X25519MLKEM768" and size.tls.handshakes == 5
         sender, receiver = size.tcp_info[Role.SENDER], size.tcp_info[Role.RECEIVER]

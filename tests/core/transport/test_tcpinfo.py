@@ -233,6 +233,38 @@ def test_a_receivers_tcp_info_that_cannot_be_true_is_a_lie(report: dict[str, Any
     assert str(caught.value).startswith("SIZE_END_OK tcp_info")
 
 
+@pytest.mark.parametrize(
+    ("report", "reason"),
+    [
+        (_report(smoothed_rtt_s=4000.0), "smoothed_rtt_s = 4000 s is longer than the exchanges could make"),
+        (_report(rtt_var_s=1.0), "rtt_var_s = 1 s is longer than the exchanges could make"),
+        (_report(segments_out=2**32 - 1), "segments_out = 4294967295 is more than the 112 exchanges could make"),
+        (_report(segments_in=2**31), "segments_in = 2147483648 is more than the 112 exchanges could make"),
+        (
+            _report(data_segments_out=100_000, segments_out=100_000),
+            "data_segments_out = 100000 is more than the 112 exchanges",
+        ),
+        (_report(bytes_acked=3008), "bytes_acked = 3008 is more than the 3007 bytes the sender's kernel received"),
+    ],
+    ids=["rtt-4000-s", "rttvar", "segments-out", "segments-in", "data-segments", "bytes-acked"],
+)
+def test_a_receivers_tcp_info_beyond_what_the_exchanges_could_make_is_a_lie(
+    report: dict[str, Any], reason: str
+) -> None:
+    """Within the kernel's types, beyond the exchange: the segments against the bytes each
+    way (at least one byte a data segment, each byte sent at most 16 times, acknowledgements
+    per segment and per exchange), the smoothed RTT against the longest round trip the
+    sender timed (here 0.05 s: at most 0.5 s with acknowledgements held back)."""
+    with pytest.raises(PeerLied) as caught:
+        parse_tcp_info(report, 112, SENDER, longest_round_trip_s=0.05)
+    assert reason in str(caught.value), str(caught.value)
+
+
+def test_a_receivers_honest_tcp_info_passes_the_exchange_s_bounds() -> None:
+    honest = _report(smoothed_rtt_s=0.3, rtt_var_s=0.1, segments_out=500, segments_in=600, retransmits_total=20)
+    assert parse_tcp_info(honest, 112, SENDER, longest_round_trip_s=0.05) is not None
+
+
 # --- end to end ------------------------------------------------------------------------------
 
 

@@ -103,7 +103,7 @@ def test_variants_are_distinct_rows_and_open_replaces_the_tree(panel: ConfigPane
     x25519 = [item for item in panel.checked_rows() if panel.entry(item).scheme == "x25519"]
     shown = {tuple(item.text(c) for c in range(panel.tree.columnCount())) for item in x25519}
     assert len(shown) == 2  # the mode, sizes and samples columns tell them apart
-    assert {item.text(COL_MODE) for item in x25519} == {"ops", "loopback"}
+    assert {item.text(COL_MODE) for item in x25519} == {"ops · session", "loopback · session"}
     assert {item.text(COL_SAMPLES) for item in x25519} == {"20", "50"}
     assert {item.text(COL_SIZES) for item in x25519} == {"18 B", "1 KiB"}
 

@@ -63,7 +63,7 @@ def test_load_fields_appear_for_mode_load_only_and_hide_the_sample_rounds(panel:
     (job,) = _jobs(panel)
     assert job["mode"] == "load" and not {"clients", "rates", "rate_per_s", "placement"} & set(job)
     row = panel.checked_rows()[0]
-    assert (row.text(COL_MODE), row.text(COL_SAMPLES)) == ("load · 4 clients · sweep", "-")
+    assert (row.text(COL_MODE), row.text(COL_SAMPLES)) == ("load · 4 clients · sweep · session", "-")
     _set_mode(panel, Mode.LOOPBACK)
     assert not _visible(panel, editor.numbers["clients"]) and _visible(panel, panel.samples)
 
@@ -119,7 +119,7 @@ def test_edits_write_the_load_fields_into_the_profile(panel: ConfigPanel) -> Non
     assert editor.rates_note.error == ""
     (job,) = _jobs(panel)
     assert job["rates"] == [200.0, 1000.0] and "rate_per_s" not in job and panel.is_valid
-    assert panel.checked_rows()[0].text(COL_MODE) == "load · 16 clients · 2 rates"
+    assert panel.checked_rows()[0].text(COL_MODE) == "load · 16 clients · 2 rates · session"
     _form(editor, RateForm.SWEEP)
     (job,) = _jobs(panel)
     assert job["rate_per_s"] == "sweep" and "rates" not in job

@@ -78,15 +78,19 @@ def test_a_refused_value_is_explained_next_to_its_field(window: MainWindow) -> N
 
 def test_why_run_is_off_is_visible_and_has_units(window: MainWindow) -> None:
     panel = window.panel
-    row = panel.set_checked("x25519-ml-kem-768")  # one backend, no parameter: nothing to vary
+    # One backend, no parameter: its other exchange pattern, then nothing left to vary.
+    row = panel.set_checked("x25519-ml-kem-768")
     panel.size_boxes[18].setChecked(True)
     panel.tree.setCurrentItem(row)
     panel.add_variant.click()
-    assert len([r for r in panel.checked_rows() if panel.entry(r).scheme == "x25519-ml-kem-768"]) == 2
+    assert window.run_action.isEnabled(), panel.reason  # the per-message variant is another job
+    panel.tree.setCurrentItem(row)
+    panel.add_variant.click()
+    assert len([r for r in panel.checked_rows() if panel.entry(r).scheme == "x25519-ml-kem-768"]) == 3
     assert not window.run_action.isEnabled()
     shown = panel.problem.full_text()
     assert panel.problem.isVisibleTo(panel) and "repeats" in shown and REPEAT_FIX in shown
-    assert "message size 18 B" in panel.reason and "(job 2)" in panel.reason
+    assert "message size 18 B" in panel.reason and "repeats X25519 + ML-KEM-768 (job " in panel.reason
     assert REPEAT_FIX in panel.problem.text(), "what to do is never cut off"
     assert window.status_job.text().startswith("Cannot run:") and "repeats" in window.status_job.text()
 
@@ -115,7 +119,11 @@ def test_distinct_variant_tries_parameters_then_backends() -> None:
     ecdh = registry.get_spec("ecdh")
     rows = [JobEntry("ecdh", "cryptography", ecdh.resolve_params("cryptography", {"curve": c})) for c in ("P-256",)]
     variant = distinct_variant(ecdh, rows[0], rows)
-    assert variant is not None and variant.params["curve"] == "P-384" and variant.settings["label"] is None
+    # A key agreement's first variant is its other exchange pattern, then the next curve.
+    assert variant is not None and variant.params == rows[0].params and variant.settings["label"] is None
+    assert variant.exchange() == "per-message" and rows[0].exchange() == "session"
+    curve = distinct_variant(ecdh, rows[0], [*rows, variant])
+    assert curve is not None and curve.params["curve"] == "P-384" and curve.exchange() == "session"
 
 
 def test_problems_name_rows_and_fields() -> None:

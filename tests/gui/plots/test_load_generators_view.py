@@ -20,7 +20,7 @@ from app.report.load_generator_words import signed_seconds
 from app.report.units import format_seconds
 from tests.helpers.loads import CLUSTER, KNEE_STEPS, cluster_load, load, load_job
 
-LABEL = "X25519 [cryptography]"
+LABEL = "X25519 [cryptography] (session)"
 
 
 def _cluster_job(**kwargs: Any) -> JobResult:

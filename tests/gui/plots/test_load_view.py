@@ -46,7 +46,7 @@ def _load_job(
     load: Load,
     *,
     scheme: str = "x25519",
-    label: str = "X25519 [cryptography]",
+    label: str = "X25519 [cryptography] (session)",
     family: str = "key-agreement",
     status: str = "ok",
 ) -> JobResult:
@@ -143,7 +143,7 @@ def test_the_headline_row_of_a_load_job_holds_its_knee_and_p99(qtbot: Any) -> No
         ("handshakes/s", "199/s", "p99 5.9 ms", "-"),
         ("encrypt", "2.04 µs", rows[3][Column.P95], rows[3][Column.CI95]),
     ]
-    assert rows[0][Column.MODE] == "load"  # no placement recorded: the mode alone
+    assert rows[0][Column.MODE] == "load · session"  # no placement recorded: the mode, then its exchange
     model = table.model
     # Sorted as numbers: the knee, then the p99 in seconds.
     assert [model.index(row, Column.MEDIAN).data(int(QtCore.Qt.ItemDataRole.UserRole)) for row in range(3)] == [
@@ -251,8 +251,8 @@ def test_the_load_tab_draws_p50_and_p99_against_achieved_rate_one_pair_per_job(p
     assert [brush.color() for brush in fixed_p99.opts["symbolBrush"]] == [panel._bg]
     legend = [label.text for _, label in panel._load_legend.items]
     assert legend == [
-        "X25519 [cryptography] · 4 clients × 1 workers",
-        "X25519 [cryptography] · 4 clients × 2 workers",
+        "X25519 [cryptography] (session) · 4 clients × 1 workers",
+        "X25519 [cryptography] (session) · 4 clients × 2 workers",
         "p99",
         "p50",
         SATURATED_LEGEND,
@@ -272,7 +272,10 @@ def test_load_curves_fill_as_jobs_finish_and_clear_on_reset(panel: PlotsPanel) -
     assert SATURATED_LEGEND not in [label.text for _, label in panel._load_legend.items]  # nothing hollow
     panel.add_load_result(_load_job(2, SWEEP))
     panel.add_load_result(_load_job(2, UNDER, label="again"))  # the same job again replaces it
-    assert len(_drawn(panel)) == 4 and [c.name for c in panel._load_curves] == ["X25519 [cryptography]", "again"]
+    assert len(_drawn(panel)) == 4 and [c.name for c in panel._load_curves] == [
+        "X25519 [cryptography] (session)",
+        "again (session)",
+    ]
     panel.reset()
     assert _drawn(panel) == [] and panel._load_curves == []
     # A stored run opened: its load jobs, failed ones and steps without a completed request left out.
@@ -299,7 +302,7 @@ def test_hollow_points_follow_the_theme_and_the_hover_names_the_step(panel: Plot
     vb.setRange(xRange=(2.0, 2.6), yRange=(-4.0, -2.0), padding=0)
     panel._on_load_hover((vb.mapViewToScene(QtCore.QPointF(np.log10(199), np.log10(5.9e-3))),))
     assert panel._load_readout.text() == (
-        "X25519 [cryptography] · offered 200/s → achieved 199/s · p50 190 µs, "
+        "X25519 [cryptography] (session) · offered 200/s → achieved 199/s · p50 190 µs, "
         "p99 5.9 ms, max 11.8 ms · generator-limited: the generator handed "
         "requests to the kernel up to 2.00 ms late (p99, limit 1 ms)\n"
         "generator limited: the load generator, not the server, was the limit at its one step, so no rate here "
@@ -308,7 +311,7 @@ def test_hollow_points_follow_the_theme_and_the_hover_names_the_step(panel: Plot
 
 
 def test_the_live_latency_stream_goes_to_the_samples_tab_only(panel: PlotsPanel) -> None:
-    panel.begin_job(0, "X25519 [cryptography] · 32 B")
+    panel.begin_job(0, "X25519 [cryptography] (session) · 32 B")
     panel.add_samples(0, "latency", [2e-4, 3e-4, 1e-2])
     panel.refresh()
     assert panel._samples_curves["latency"].getData()[1].tolist() == [2e-4, 3e-4, 1e-2]
@@ -331,7 +334,7 @@ def test_a_finished_load_job_reaches_the_table_and_the_load_tab_at_once(qtbot: A
     qtbot.addWidget(window)
     try:
         window._on_events([JobFinished(0, _load_job(0, SWEEP)), JobFinished(1, _operations_job(1))])
-        assert [curve.name for curve in window.plots._load_curves] == ["X25519 [cryptography]"]
+        assert [curve.name for curve in window.plots._load_curves] == ["X25519 [cryptography] (session)"]
         assert [row[Column.MEDIAN] for row in _texts(window.table)] == ["knee 1,800/s", "2.04 µs"]
     finally:
         window.controller.shutdown()
@@ -356,7 +359,7 @@ def test_the_load_tab_says_the_issue_sweeps_verdict_and_draws_no_step_hollow(pan
     from app.core.load.verdict import verdict_text
     from tests.helpers.loads import OVERLOADED_SWEEP, load, load_job
 
-    job = load_job(0, "X25519 [cryptography]", load(OVERLOADED_SWEEP), family="key-agreement", pq=0)
+    job = load_job(0, "X25519 [cryptography] (session)", load(OVERLOADED_SWEEP), family="key-agreement", pq=0)
     assert job.load is not None
     panel.show_results([job])
     (curve,) = panel._load_curves

@@ -610,3 +610,62 @@ def test_legend_labels_keep_the_backend_whole_and_stay_distinct() -> None:
     assert all(label.endswith(name[name.rfind(" [") :]) for label, name in zip(shown, names))
     assert shown[3] == "AES-256-GCM [pycryptodome]"  # short enough: untouched
     assert len(shown[2]) < len(names[2]) + 1 and shown[0] != names[0]
+
+
+def _kem(index: int, exchange: str | None, encrypt: float, *, size: int = 1024) -> JobResult:
+    label = "ML-KEM-768 + AES-256-GCM [cryptography]" + (f" ({exchange})" if exchange else "")
+    metrics = {"encrypt": _samples(encrypt, 30, seed=index), "exchange": _samples(60e-6, 30, seed=index + 50)}
+    return _job(
+        index,
+        metrics,
+        size=size,
+        scheme="ml-kem",
+        params={"level": 768},
+        family="hybrid",
+        label=label,
+        exchange=exchange,
+    )
+
+
+def test_comparison_of_both_exchange_patterns_says_which_and_why_not_alike(panel: PlotsPanel, qtbot: Any) -> None:
+    """A session job's encrypt is AEAD alone, a per-message job's holds its encapsulation: the
+    bars say which is which, the header why they are not alike; a key establishment timed
+    apart (exchange) is the same work in both, said without the note."""
+    results = [_kem(0, "session", 0.6e-6), _kem(1, "per-message", 60e-6), _kem(2, None, 61e-6)]
+    results.append(_kem(3, "session", 0.7e-6))
+    panel.show_results(results)
+    panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel._cmp_plot.parentWidget()))
+    panel._cmp_combo.setCurrentText("encrypt")
+    labels = panel._cmp_axis.labels()
+    # Like with like: both session bars together, a line, then the per-message ones (the
+    # result from before jobs named their exchange among them, as it measured).
+    assert [label.split(" ")[0] for label in labels] == ["#1", "#4", "#2", "#3"]
+    assert [
+        label.split(" · ")[0].endswith(suffix)
+        for label, suffix in zip(labels, ("(session)", "(session)", "(per-message)", "(per-message)"))
+    ] == [True] * 4
+    assert panel._cmp_divider.isVisible() and panel._cmp_divider.value() == 1.5
+    assert [r.index for r, _, _ in panel._comparison_rows] == [0, 3, 1, 2]  # the hover reads the bar it is over
+    header = panel._cmp_header.text()
+    assert (
+        "exchange patterns mixed: encrypt is AEAD alone with session, holds a key exchange with per-message:"
+        " per-message jobs below the line" in header
+    )
+    assert "Exchange patterns mixed" in " ".join(panel._comparison_caption().details)
+    panel._cmp_combo.setCurrentText("exchange")  # the same work in both: job order, no line
+    assert "patterns mixed" not in panel._cmp_header.text() and not panel._cmp_divider.isVisible()
+    assert [label.split(" ")[0] for label in panel._cmp_axis.labels()] == ["#1", "#2", "#3", "#4"]
+    panel.resize(1024, 700)
+    qtbot.waitExposed(panel) if panel.isVisible() else None
+    image = panel.grab().toImage()
+    assert not image.isNull() and image.width() > 0  # painted
+
+
+def test_scaling_draws_each_exchange_pattern_as_a_curve_of_its_own(panel: PlotsPanel) -> None:
+    results = [_kem(0, "session", 0.6e-6), _kem(1, "session", 2e-6, size=65536)]
+    results += [_kem(2, "per-message", 60e-6), _kem(3, "per-message", 62e-6, size=65536)]
+    panel.show_results(results)
+    panel._scl_combo.setCurrentText("encrypt")
+    names = [name for name, *_ in panel._scaling_groups]
+    assert len(names) == 2 and {name.split(" [")[0] for name in names} == {"ML-KEM-768 + AES-256-GCM"}
+    assert [name.endswith(suffix) for name, suffix in zip(names, ("(session)", "(per-message)"))] == [True, True]

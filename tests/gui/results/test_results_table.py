@@ -211,7 +211,12 @@ def test_sorting_by_size_is_numeric(table: ResultsTable) -> None:
 
 
 def test_rows_keep_job_order_until_a_header_is_clicked(table: ResultsTable) -> None:
-    assert _column_in_view(table, Column.SCHEME) == ["AES-128-GCM", "X25519 + AES-GCM", "RSA-4096-OAEP", "Ed25519"]
+    assert _column_in_view(table, Column.SCHEME) == [
+        "AES-128-GCM",
+        "X25519 + AES-GCM (session)",
+        "RSA-4096-OAEP",
+        "Ed25519",
+    ]
 
 
 def test_selection_emits_the_job_result(table: ResultsTable, qtbot: Any) -> None:
@@ -277,7 +282,7 @@ def test_rows_copy_as_tab_separated_text_with_the_header(table: ResultsTable, qt
     text = table.copy()
     lines = text.splitlines()
     assert lines[0].split("\t")[:3] == ["Scheme", "Backend", "Parameters"]
-    assert len(lines) == 2 and lines[1].split("\t")[0] == "X25519 + AES-GCM"
+    assert len(lines) == 2 and lines[1].split("\t")[0] == "X25519 + AES-GCM (session)"
     assert QGuiApplication.clipboard().text() == text
     table.view.clearSelection()
     assert len(table.copy().splitlines()) == 1 + table.proxy.rowCount()  # nothing selected: every row
@@ -430,6 +435,56 @@ def test_throughput_follows_the_metric_shown(qtbot: Any) -> None:
         ("rtt", ""),
         ("hash", format_rate(MIB / 1.6e-3)),
     }
+
+
+def test_the_scheme_column_says_each_key_establishing_job_s_exchange_pattern(qtbot: Any) -> None:
+    """The pattern stays in the Scheme cell when the backend and link are dropped from it; a
+    result recorded before jobs named it says what it measured, and its tooltip why."""
+    from app.core.records.job_conditions import Link
+    from app.core.vocab import LinkEmulation
+
+    lte = Link("lte", 35.0, 0.0, 12000.0, 12000.0, 0.0, LinkEmulation.PACKET)
+    x25519 = "X25519 + HKDF-SHA256 + AES-256-GCM [cryptography]"
+    jobs = [
+        records.job("run", 0, scheme="x25519", family="key-agreement", exchange="session", label=f"{x25519} (session)"),
+        records.job(
+            "run", 1, scheme="x25519", family="key-agreement", exchange="per-message", label=f"{x25519} (per-message)"
+        ),
+        records.job(
+            "run",
+            2,
+            scheme="x25519",
+            family="key-agreement",
+            exchange="session",
+            mode="loopback",
+            link=lte,
+            label=f"{x25519} (session) over LTE",
+        ),
+        records.job("run", 3, scheme="ml-kem", family="hybrid", label="ML-KEM-768 + AES-256-GCM [cryptography]"),
+        records.job("run", 4),  # AES: no key to exchange
+    ]
+    widget = ResultsTable()
+    qtbot.addWidget(widget)
+    widget.set_results(jobs)
+    assert _column_in_view(widget, Column.SCHEME) == [
+        "X25519 + HKDF-SHA256 + AES-256-GCM (session)",
+        "X25519 + HKDF-SHA256 + AES-256-GCM (per-message)",
+        "X25519 + HKDF-SHA256 + AES-256-GCM (session)",
+        "ML-KEM-768 + AES-256-GCM (per-message)",
+        "AES-128-GCM",
+    ]
+    # The Mode column, never cut, says it too.
+    assert [mode.rsplit(" · ", 1)[-1] for mode in _column_in_view(widget, Column.MODE)] == [
+        "session",
+        "per-message",
+        "session",
+        "per-message",
+        "operations",
+    ]
+    tip = _text(widget, 3, Column.SCHEME, Qt.ItemDataRole.ToolTipRole)
+    assert "exchange per-message: recorded before jobs named it, read as what it measured" in tip
+    widget.resize(1024, 400)
+    assert not widget.grab().toImage().isNull()  # painted
 
 
 def test_a_tls13_row_shows_its_handshake_and_what_it_negotiated(qtbot: Any) -> None:
