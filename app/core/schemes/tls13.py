@@ -183,8 +183,10 @@ class Tls13Scheme(Scheme):
             insecure=certificate.security.classical_bits < 112,
             authenticated=True,
             notes=(
-                f"key exchange: {asked.group} (PQ category {group.security.pq_category}); authentication: "
-                f"{certificate.label} (PQ category {certificate.security.pq_category}); the job's security is the "
+                # One clause: after "authentication: " a certificate's name read, to the report's
+                # checks, as a sentence of its own, the same for every job with that certificate.
+                f"key exchange {asked.group} (PQ category {group.security.pq_category}) and authentication "
+                f"{certificate.label} (PQ category {certificate.security.pq_category}): the job's security is the "
                 "weaker of the two",
             ),
         )
