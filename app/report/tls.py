@@ -62,6 +62,16 @@ def flights_text(record: TlsRecord) -> str:
     )
 
 
+def steps_text(record: TlsRecord) -> str:
+    """A load job's handshakes step by step: "100, 499 (250 resumed), 897 (3 failed)"."""
+    parts = []
+    for step in record.steps:
+        notes = [f"{step.resumed:,} resumed"] if step.resumed else []
+        notes += [f"{step.failed:,} failed"] if step.failed else []
+        parts.append(f"{step.handshakes:,}" + (f" ({', '.join(notes)})" if notes else ""))
+    return ", ".join(parts)
+
+
 def tls_lines(job: JobResult) -> list[str]:
     """A tls13 job's record in a few lines (none for any other job)."""
     record = job.tls
@@ -75,6 +85,8 @@ def tls_lines(job: JobResult) -> list[str]:
         f"to client, {trips} (over {record.handshakes} handshake{'s' if record.handshakes != 1 else ''})",
         f"flights: {flights_text(record)}",
     ]
+    if record.steps:
+        lines.append(f"handshakes per load step: {steps_text(record)}")
     if record.ticket_bytes:
         lines.append(f"after the handshake: {_bytes(record.ticket_bytes)} of session tickets from the server")
     if record.retries:

@@ -74,10 +74,13 @@ def test_a_link_option_s_figure_is_named_inside_the_option(
     assert "lte.json" not in line and "jobs[" not in line
 
 
-def test_link_emulation_packet_on_a_load_job_names_the_option(tmp_path: Path, capsys: Capture) -> None:
-    profile = _profile(tmp_path, {**LOAD, "link": "lan"})
-    line = _refused([profile, "--link-emulation", "packet"], capsys)
-    assert line.startswith("cryptobench: error: --link-emulation: a load job's clients share one stream relay")
+def test_loss_on_a_load_job_over_the_stream_relay_names_the_option(tmp_path: Path, capsys: Capture) -> None:
+    profile = _profile(tmp_path, {**LOAD, "link": {"delay_ms": 5, "loss_percent": 1}})
+    line = _refused([profile, "--link-emulation", "stream-relay"], capsys)
+    # A load job's link is emulated as a loopback job's: loss needs the packet path, and the
+    # refusal names the option that chose the relay.
+    assert "jobs[0].link.loss_percent: 1 % loss asked for: packet loss needs the packet path" in line, line
+    assert 'set --link-emulation "packet"' in line, line
 
 
 def test_the_packet_path_s_tcp_from_an_option_over_the_relay_from_another(tmp_path: Path, capsys: Capture) -> None:

@@ -51,6 +51,8 @@ PLOTTED = (
     "sweeps/comparison",
     "sweeps/cluster/samples",
     "sweeps/cluster/histogram",
+    "sweeps/tls/samples",
+    "sweeps/tls/load",
     "cluster-failed/samples",
     "interrupted/samples",
     "dialog/trend",

@@ -260,6 +260,9 @@ def paint(store: Path, events: list[Any], real_id: str, cluster_id: str, theme: 
         assert window.table.select_index(cluster.index)
         _tabs(pictures, window, "sweeps/cluster", ("samples", "histogram"))
         pictures.take("dock/results-load", window)
+        tls = next(job for job in sweeps.jobs if job.scheme == "tls13")  # handshakes, resumed
+        assert window.table.select_index(tls.index)
+        _tabs(pictures, window, "sweeps/tls", ("samples", "load"))
         failed_cluster = _open(window, cluster_id)
         assert window.table.select_index(failed_cluster.jobs[0].index)
         _tabs(pictures, window, "cluster-failed", ("samples", "load"))

@@ -13,7 +13,7 @@ window's live path.
 Built by the producers' own code or by hand, where running them cannot fit a test: a
 cluster load job through the coordinator with its generators faked (one generator fails
 its step), load sweeps past a knee and limited by the generator with a cluster job whose
-generators each have their record, the trend's history (tests/helpers/trend_cases.py)
+generators each have their record and a resumed tls13 load job, the trend's history (tests/helpers/trend_cases.py)
 with a reduced and an overridden run beside it, and an interrupted run.
 """
 
@@ -158,6 +158,7 @@ def build(folder: Path) -> WindowRuns:
         [
             *loads.load_run().jobs,
             loads.load_job(3, "X25519 [cluster]", loads.cluster_load(generators=3, late=(2, 800), incomplete_at=400)),
+            loads.tls_load_job(4, resumed=True),
         ]
     )
     # Asked here, not at import: making a packet path takes a moment.

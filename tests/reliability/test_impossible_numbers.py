@@ -627,11 +627,11 @@ def test_every_producer_summarises_its_metrics_in_seconds() -> None:
 def test_warm_up_replies_in_the_window_are_the_achieved_rate_of_a_step_whose_own_requests_failed() -> None:
     from hdrh.histogram import HdrHistogram
 
-    from app.core.load.generator import LoadGenerator, _StepRecord
+    from app.core.load.generator import LoadGenerator, StepState
     from app.core.records.load_histogram import HISTOGRAM_RANGE
     from app.core.session.protocol import Verdict
 
-    step = _StepRecord(HdrHistogram(*HISTOGRAM_RANGE), window_start=1_000, window_end=2_000, first_measured=10)
+    step = StepState(HdrHistogram(*HISTOGRAM_RANGE), window_start=1_000, window_end=2_000, first_measured=10)
     step.outstanding = dict.fromkeys(range(20), 0)
     for ident in range(10):  # the warm-up's, answered inside the window
         LoadGenerator._replied(None, step, ident, 0, Verdict.OK, 1_500)  # type: ignore[arg-type]

@@ -2,7 +2,8 @@
 
 Producers (tests/helpers/round_trips.py): the runner in operations, loopback, over the
 stream relay and the packet path with loss, tls13 jobs (operations, loopback resumed, over
-the packet path with loss), local load, load over a link, load from a
+the packet path with loss; load resumed, and load over the packet path with loss; load
+from two cluster generators, remote and remote load against a serve), local load, load over a link, load from a
 Dask cluster of 1 to 3 generators, remote and remote load against a serve, key agreement
 and hybrid jobs in both exchange patterns, the golden results file written before jobs named
 their exchange; a failed, a
@@ -129,6 +130,32 @@ def _tls_packet_path(p: Producers, folder: Path) -> Written:
     return run_profile([job], folder, "tls13 packet path")
 
 
+#: A tls13 load job: a new connection and handshake per request, resumed with tickets.
+TLS_LOAD = {
+    **LOAD,
+    "scheme": "tls13",
+    "params": {"group": "x25519", "certificate": "ecdsa-p256", "resumption": "ticket"},
+    "message_sizes": [64],
+}
+
+
+def _tls_load(jobs: list[dict[str, Any]], folder: Path) -> Written:
+    """A tls13 load run, whose every job kept its handshakes step by step (what the readers
+    must then take whole)."""
+    made = run_profile(jobs, folder, "tls13 load")
+    for job in made.run.jobs:
+        assert job.status == JobStatus.OK and job.tls is not None and job.load is not None, job.error
+        assert len(job.tls.steps) == len(job.load.steps) and all(step.handshakes for step in job.tls.steps)
+    return made
+
+
+def _tls_load_packet_path(p: Producers, folder: Path) -> Written:
+    if PACKET_REFUSAL is not None:
+        pytest.skip(f"no packet path here: {PACKET_REFUSAL}")
+    job = {**TLS_LOAD, "params": {"group": "X25519MLKEM768", "certificate": "ml-dsa-44"}, "rates": [20]}
+    return _tls_load([{**job, "link": {"delay_ms": 2, "rate_kbit": 100_000, "loss_percent": 2}}], folder)
+
+
 def _cluster(p: Producers, folder: Path) -> Written:
     if p.dask is None:
         pytest.skip("the cluster extra (Dask distributed) is not installed")
@@ -146,13 +173,20 @@ def _cluster(p: Producers, folder: Path) -> Written:
         }
         for n, rate in ((1, 30), (2, 6), (3, 2))
     ]
-    return run_profile(jobs, folder, "cluster")
+    # And a tls13 job's handshakes from two generators, their counts added.
+    tls = {**jobs[1], **{key: TLS_LOAD[key] for key in ("scheme", "params", "message_sizes")}, "rates": [20]}
+    made = run_profile([*jobs, tls], folder, "cluster")
+    handshakes = made.run.jobs[-1].tls
+    assert handshakes is not None and handshakes.steps and handshakes.steps[0].handshakes, made.run.jobs[-1].error
+    return made
 
 
 def _remote(jobs: list[dict[str, Any]], token: bytes | None = None) -> Callable[[Producers, Path], Written]:
     def make(p: Producers, folder: Path) -> Written:
         server = p.shared("serve", _serve)
-        return run_profile(jobs, folder, "remote", remote=remote_target(server, token))
+        made = run_profile(jobs, folder, "remote", remote=remote_target(server, token))
+        assert all(job.status == JobStatus.OK for job in made.run.jobs), [job.error for job in made.run.jobs]
+        return made
 
     return make
 
@@ -191,10 +225,12 @@ MAKERS: dict[str, Callable[[Producers, Path], Written]] = {
     ),
     "tls13 over the packet path with loss": _tls_packet_path,
     "local load": lambda p, folder: run_profile([LOAD], folder, "load"),
+    "tls13 load, resumed": lambda p, folder: _tls_load([TLS_LOAD], folder),
+    "tls13 load over the packet path with loss": _tls_load_packet_path,
     "load over a link": lambda p, folder: run_profile([{**LOAD, "link": {"delay_ms": 1}}], folder, "load link"),
     "cluster load, 1-3 generators": _cluster,
-    "remote": _remote([{**OPERATIONS, "mode": "remote"}]),
-    "remote load": _remote([{**LOAD, "rates": [30]}]),
+    "remote": _remote([{**OPERATIONS, "mode": "remote"}, {**TLS, "mode": "remote"}]),
+    "remote load": _remote([{**LOAD, "rates": [30]}, {**TLS_LOAD, "rates": [20]}]),
     "failed": lambda p, folder: failed_run(
         [{**OPERATIONS, "mode": "remote"}, {**OPERATIONS, "mode": "remote", "message_sizes": [128]}],
         folder,
@@ -346,7 +382,11 @@ def read_history(item: Written, tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 #: The producers that need the packet path (skipped where the machine cannot make it).
-_ON_THE_PACKET_PATH = ("packet path with loss", "tls13 over the packet path with loss")
+_ON_THE_PACKET_PATH = (
+    "packet path with loss",
+    "tls13 over the packet path with loss",
+    "tls13 load over the packet path with loss",
+)
 
 READERS: dict[str, Callable[[Written, Path, pytest.CaptureFixture[str], Any], None]] = {
     "check": read_check,
@@ -405,7 +445,7 @@ def test_a_pdf_report_of_the_longest_producers(
 def test_the_producers_extremes_are_what_the_readers_were_given(producers: Producers) -> None:
     """The hand-built producers reach the bounds they are here for (a test of the test)."""
     cluster = producers["cluster load, 1-3 generators"].run
-    for job, generators in zip(cluster.jobs, (1, 2, 3), strict=True):
+    for job, generators in zip(cluster.jobs, (1, 2, 3, 2), strict=True):  # the last a tls13 job's
         assert job.status == JobStatus.OK, job.error
         assert job.load is not None and len(job.load.generators) == generators
         for step in job.load.steps:

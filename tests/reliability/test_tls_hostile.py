@@ -5,7 +5,8 @@ On the server's TLS port (its doorway and ClientHello check, app/core/tls/admiss
 garbage, a plain HTTP request, a record longer than TLS allows, a ClientHello of 64 KB, one
 with 1,000 key shares, a truncated record, a stranger that stops mid-record, a flood of
 silent strangers while the job's own client connects, and the job's own client stopping
-mid-handshake. Against the job's client (app/core/tls/sides.py, client.py): a server that
+mid-handshake; the same strangers, a flood and a peer stopping mid-handshake on a tls13 load
+server's port (app/core/load/tls_server.py). Against the job's client (app/core/tls/sides.py, client.py): a server that
 sends a 100 KB certificate chain, one that stops mid-handshake, one that closes mid-flight.
 And the job's keys: made in memory, never written to a file, never in a result.
 """
@@ -17,7 +18,8 @@ import os
 import socket
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -25,12 +27,16 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 
 from app.core.contracts.events import SizeMeasured
+from app.core.load import tls_server
+from app.core.load.server import listeners
+from app.core.load.tls_request import Exchange, Once, request_once
 from app.core.schemes.tls13 import Tls13Scheme
 from app.core.tls import certificates, stack
 from app.core.tls import client as tls_client
 from app.core.tls.certificates import SERVER_NAME, anchor_from_der, make_chain
 from app.core.tls.client import handshake_over
 from app.core.tls.control import ServerConnection, ServerReport
+from app.core.tls.data import response_for
 from app.core.tls.handshake import HandshakeFailed
 from app.core.tls.ops import TlsOperations
 from app.core.tls.server import TlsServer
@@ -339,3 +345,99 @@ def test_a_tamper_try_the_server_never_judged_is_named_not_counted_as_let_throug
     ):
         client._server_side(result, ServerReport((*genuine, refused, unfinished), None), len(genuine) + 2, 1)
     assert result.tamper_failures == []  # never "not rejected"
+
+
+# --- the tls13 load server's port (app/core/load/tls_server.py) ---------------------------------
+
+#: The load server's job: the request's size, its chain made once for the module.
+LOAD_PARAMS: dict[str, Any] = {"group": "x25519", "certificate": "ecdsa-p256"}
+LOAD_SIZE = 64
+
+
+@pytest.fixture(scope="module")
+def load_serving() -> tls_server.TlsServing:
+    return tls_server.prepare(parties.TOKEN, b"", LOAD_PARAMS, (LOAD_SIZE,), accept_timeout=30.0)
+
+
+@contextmanager
+def _load_server(serving: tls_server.TlsServing) -> Iterator[tuple[int, parties.Dropped, Callable[[], Once]]]:
+    """The load server's loop in a thread on a fresh port; yields the port, what it dropped
+    (its door's strangers and its own closes), and one request of the job's own."""
+    (listener,) = listeners("127.0.0.1", 1)
+    port = listener.getsockname()[1]
+    dropped = parties.Dropped()
+    worker = tls_server.TlsWorker(listener, serving, dropped.add, tls_server.CpuClocks(1))
+    ended: list[str | None] = []
+    thread = threading.Thread(target=lambda: ended.append(worker.run()))
+    thread.start()
+    scheme = Tls13Scheme(parties.job(**LOAD_PARAMS).params)
+    context = stack.client_context(scheme.asked, anchor_from_der(serving.anchor))
+    seed = tls_server.data_seed(parties.TOKEN, LOAD_SIZE)
+    exchange = Exchange(tls_server.request_bytes(parties.TOKEN, LOAD_SIZE), response_for(seed, LOAD_SIZE))
+    try:
+        yield port, dropped, lambda: request_once("127.0.0.1", port, 5.0, None, context, parties.ALPN, None, exchange)
+    finally:
+        worker.took_control = True  # with no control connection left: the loop ends at its next turn
+        thread.join(10)
+    assert not thread.is_alive() and ended == [None], ended
+
+
+@pytest.mark.parametrize(
+    ("send", "named"),
+    [
+        (os.urandom(64).replace(b"\x16", b"\x17").replace(b"C", b"D"), "are not a TLS handshake record"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "it sent an HTTP request ('GET /'), not a TLS ClientHello"),
+        (_records(_hello(parties.ALPN, padding=65_000)), "spans more than one record"),
+        (_records(_hello(parties.ALPN, key_shares=1000, share_bytes=0)), "offers 1,000 key shares (at most 8)"),
+        (b"\x16\x03\x01\x00\xc8" + bytes(50), "closed the connection after 55 of the 205 bytes"),
+        (b"CONNECT x:443 HTTP/1.1\r\n\r\n", "not a CryptoBench frame (magic b'CO'"),
+    ],
+    ids=["garbage", "http", "64 KB hello", "1000 key shares", "truncated", "C like a control connection"],
+)
+def test_a_stranger_on_the_load_server_s_port_is_named_and_the_job_s_handshakes_go_on(
+    load_serving: tls_server.TlsServing, send: bytes, named: str
+) -> None:
+    with _load_server(load_serving) as (port, dropped, request):
+        with socket.create_connection(("127.0.0.1", port)) as stranger:
+            stranger.sendall(send)
+        assert dropped.any.wait(10), "the stranger was never dropped"
+        once = request()
+    assert len(dropped) == 1 and "TLS load server closed a connection" in dropped[0] and named in dropped[0], dropped
+    assert once.refused is None and not once.finished.negotiated.resumed
+
+
+def test_a_flood_of_silent_strangers_never_evicts_the_load_job_s_connections(
+    load_serving: tls_server.TlsServing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request is a new connection waiting at the door for its ClientHello: past 64
+    waiting, the door used to close the oldest, the job's own among them."""
+    monkeypatch.setattr(tls_server, "HELLO_S", 0.5)
+    with _load_server(load_serving) as (port, dropped, request):
+        strangers = [socket.create_connection(("127.0.0.1", port)) for _ in range(MAX_PENDING + 16)]
+        try:
+            outcomes = [request() for _ in range(3)]
+            assert dropped.any.wait(10)
+        finally:
+            for stranger in strangers:
+                stranger.close()
+    assert all(once.refused is None for once in outcomes)
+    assert all(line.startswith("TLS load server closed a connection from 127.0.0.1: ") for line in dropped)
+    assert not [line for line in dropped if "newer connections were waiting" in line], "a connection was evicted"
+    assert any("sent nothing within the 0.5 s hello timeout" in line for line in dropped), dropped[:3]
+
+
+def test_a_peer_that_stops_mid_handshake_on_the_load_server_is_closed_and_named(
+    load_serving: tls_server.TlsServing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tls_server, "IDLE_S", 0.3)
+    scheme = Tls13Scheme(parties.job(**LOAD_PARAMS).params)
+    context = stack.client_context(scheme.asked, anchor_from_der(load_serving.anchor))
+    with _load_server(load_serving) as (port, dropped, request):
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(ClientSide(context, SERVER_NAME, parties.ALPN, None).hello())
+            sock.recv(65536)  # the server's flight; the client never answers it
+            assert dropped.any.wait(10), "the stalled peer was never closed"
+            assert sock.recv(65536) == b""  # closed by the server
+        once = request()
+    assert dropped == ["TLS load server closed a connection silent for 0.3 s during its handshake"]
+    assert once.refused is None

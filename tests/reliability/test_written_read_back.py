@@ -96,7 +96,7 @@ def test_the_generator_records_one_sample_in_stride_and_counts_every_request(mon
     # after 5 of warm-up, at most 10 samples kept (every 3rd), all 25 in the histogram.
     monkeypatch.setattr(load_generator, "MAX_SAMPLES", 10)
     warm, measured = 5, 25
-    step = load_generator._StepRecord(
+    step = load_generator.StepState(
         histogram=HdrHistogram(*HISTOGRAM_RANGE),
         window_start=0,
         window_end=10**12,
@@ -126,7 +126,7 @@ def test_generators_sharing_a_step_keep_at_most_max_samples_together(
     kept: list[float] = []
     counted = 0
     for k in range(generators):
-        step = load_generator._StepRecord(
+        step = load_generator.StepState(
             histogram=HdrHistogram(*HISTOGRAM_RANGE),
             window_start=0,
             window_end=10**12,

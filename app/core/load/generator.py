@@ -40,6 +40,7 @@ from app.core.load.sweep import BACKLOG_MAX, BACKLOG_MAX_BYTES, IN_FLIGHT_MAX
 from app.core.measure.harness import Parts, check_tampering
 from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
 from app.core.records.load_histogram import HISTOGRAM_RANGE
+from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Scheme, flip_bit
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, plaintext_for
@@ -78,7 +79,7 @@ SPIN_S = 0.0005
 #: not name it.
 SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@qq")
-_TIMESTAMP_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
+TIMESTAMP_SPACE = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
 #: A request id carries its step in the high bits: a late reply to an earlier step is
 #: recognised and ignored instead of being counted in the next one.
 STEP_SHIFT = 40
@@ -89,7 +90,7 @@ class LoadFailed(WireError):
 
 
 @dataclass
-class _Client:
+class ClientConnection:
     sock: socket.socket
     replies: ReplyBuffer = field(default_factory=ReplyBuffer)
     out: bytearray = field(default_factory=bytearray)
@@ -102,7 +103,7 @@ class _Client:
 
 
 @dataclass
-class _StepRecord:
+class StepState:
     """What one step's replies add up to while it runs."""
 
     histogram: HdrHistogram
@@ -136,6 +137,8 @@ class _StepRecord:
     last_part: HdrHistogram | None = None
     #: How late its loop began against the schedule's start (ns; negative: it was ready early).
     start_lag_ns: int = 0
+    #: A tls13 job's: the step's handshakes (app.core.load.tls_generator); None for any other.
+    handshakes: TlsStep | None = None
     #: Several generators sharing the step's one schedule: this one sends its requests
     #: j with j mod `generators` = `generator`. Places, quarters and the sample stride are
     #: the schedule's (`measured` and `first_measured` too), so the generators' samples
@@ -163,7 +166,7 @@ class LoadGenerator:
         self.spin_s = 0.0 if job.placement == PlacementPolicy.SAME else SPIN_S
         #: Replies timed by the kernel's receive stamps (Linux), else by when they were read.
         self.kernel_timestamps = sys.platform.startswith("linux")
-        self.clients: list[_Client] = []
+        self.clients: list[ClientConnection] = []
         # select(), not epoll: epoll sleeps in whole milliseconds (CPython rounds its timeout
         # up), which would hand each request to the kernel up to 1 ms late; select() sleeps
         # to the microsecond, with the timer slack cut to 1 us (as the link process does).
@@ -171,8 +174,10 @@ class LoadGenerator:
         fine_timer_slack()
         self.marks: dict[int, int] = {}
         self.mark_replies = 0
-        self.step: _StepRecord | None = None
+        self.step: StepState | None = None
         self.step_number = 0
+        #: The running step's send lag (ns), one value per measured request's send.
+        self.lag = HdrHistogram(*HISTOGRAM_RANGE)
         #: Requests owed (queued in the clients' buffers, not yet handed to the kernel), and their bytes.
         self.owed = 0
         self.owed_bytes = 0
@@ -201,7 +206,7 @@ class LoadGenerator:
                     f"the load server {self.peer.address} took {k} client connections, then dropped client "
                     f"{k + 1} before its challenge: it stopped taking connections"
                 ) from None
-            client = _Client(sock)
+            client = ClientConnection(sock)
             self.clients.append(client)
             self.selector.register(sock, selectors.EVENT_READ, client)
             if self.kernel_timestamps:
@@ -215,6 +220,10 @@ class LoadGenerator:
         """The fewest distinct requests any connection prepared for this size."""
         return min(len(client.pool) for client in self.clients)
 
+    def tls_record(self) -> TlsRecord | None:
+        """A tls13 job's handshakes of the size (app.core.load.tls_generator); None here."""
+        return None
+
     def close(self) -> None:
         for client in self.clients:
             try:
@@ -225,7 +234,9 @@ class LoadGenerator:
             client.sock.close()
         self.selector.close()
 
-    def _exchange(self, client: _Client, data: bytes, extra: int = 0) -> tuple[tuple[int, int, int, int], bytes]:
+    def _exchange(
+        self, client: ClientConnection, data: bytes, extra: int = 0
+    ) -> tuple[tuple[int, int, int, int], bytes]:
         """Send `data` on a blocking socket and read one reply (plus `extra` bytes after it)."""
         client.sock.setblocking(True)
         client.sock.settimeout(SETUP_TIMEOUT_S)
@@ -311,7 +322,7 @@ class LoadGenerator:
 
     # --- the event loop ----------------------------------------------------------------
 
-    def _queue(self, client: _Client, data: bytes, request: bool) -> None:
+    def _queue(self, client: ClientConnection, data: bytes, request: bool) -> None:
         """Append one record to a client's buffer; a request counts as owed until its last
         byte is handed to the kernel (`_flush`)."""
         client.out += data
@@ -336,6 +347,16 @@ class LoadGenerator:
                         self.owed -= 1
                         self.owed_bytes -= length
 
+    def _offer(self, client: ClientConnection, ident: int) -> bool:
+        """Hand request `ident` to `client`'s connection (its next prepared request, queued);
+        False when the backlog is full: the request is missed."""
+        body = client.pool[client.cursor % len(client.pool)]
+        if self.backlog_full(RECORD.size + len(body)):
+            return False
+        self._queue(client, record(Kind.REQUEST, ident, body), request=True)
+        client.cursor += 1
+        return True
+
     def backlog_full(self, size: int) -> bool:
         """Whether one more request of `size` bytes would pass the backlog's caps (or the
         requests in flight theirs): then it is missed, not queued."""
@@ -346,27 +367,26 @@ class LoadGenerator:
         step = self.step
         return step is not None and len(step.outstanding) - self.owed >= IN_FLIGHT_MAX
 
-    def _receive(self, timeout: float) -> int:
-        """Read and dispatch what the server sent; how many replies there were."""
-        handled = 0
+    def _receive(self, timeout: float) -> None:
+        """Read and dispatch what the server sent."""
         for key, _ in self.selector.select(timeout):
-            client: _Client = key.data
-            try:
-                chunk, ancillary, _, _ = client.sock.recvmsg(1 << 16, _TIMESTAMP_SPACE)
-            except (BlockingIOError, InterruptedError):
-                continue
-            if not chunk:
-                raise LoadFailed("the load server closed a client connection mid-run")
-            now = self._arrival(ancillary)
-            replies = client.replies.feed(chunk)
-            handled += len(replies)
-            for kind, ident, value, verdict in replies:
-                if kind == Kind.MARK:
-                    self.marks[ident] = value
-                    self.mark_replies += 1
-                elif kind == Kind.REQUEST and self.step is not None:
-                    self._replied(self.step, ident, value, verdict, now)
-        return handled
+            self._read_client(key.data)
+
+    def _read_client(self, client: ClientConnection) -> None:
+        """What the server sent on one client connection: its replies, dispatched."""
+        try:
+            chunk, ancillary, _, _ = client.sock.recvmsg(1 << 16, TIMESTAMP_SPACE)
+        except (BlockingIOError, InterruptedError):
+            return
+        if not chunk:
+            raise LoadFailed("the load server closed a client connection mid-run")
+        now = self._arrival(ancillary)
+        for kind, ident, value, verdict in client.replies.feed(chunk):
+            if kind == Kind.MARK:
+                self.marks[ident] = value
+                self.mark_replies += 1
+            elif kind == Kind.REQUEST and self.step is not None:
+                self._replied(self.step, ident, value, verdict, now)
 
     def _arrival(self, ancillary: list[tuple[int, int, bytes]]) -> int:
         """When the bytes just read reached this machine's socket, on `clock`'s scale: the
@@ -382,7 +402,9 @@ class LoadGenerator:
                     return now - behind
         return now
 
-    def _replied(self, step: _StepRecord, ident: int, value: int, verdict: int, now: int) -> None:
+    def _replied(self, step: StepState, ident: int, value: int | None, verdict: int, now: int) -> None:
+        """A request's reply at `now`: its latency, and the server's time for it (`value`;
+        None where the server times no request on its own, as a TLS server)."""
         intended = step.outstanding.pop(ident, None)
         if intended is None:
             return  # an earlier step's late reply
@@ -390,8 +412,7 @@ class LoadGenerator:
             # Throughput is what the server completed in the window, whichever request it
             # was: under overload it spends the window's start on the warm-up's backlog.
             step.completed_in_window += 1
-        # Its place in the step's one schedule (this generator sends every `generators`-th).
-        index = (ident & ((1 << STEP_SHIFT) - 1)) * step.generators + step.generator
+        index = schedule_index(step, ident)
         if index < step.first_measured:
             return  # warm-up: no latency recorded
         if verdict != Verdict.OK:
@@ -408,7 +429,8 @@ class LoadGenerator:
             step.last_part.record_value(latency)
         if place % step.sample_every == 0:
             step.latencies.append(latency / 1e9)
-            step.server_ns.append(value)
+            if value is not None:
+                step.server_ns.append(value)
         if len(step.live) < LIVE_BATCH:
             step.live.append(latency / 1e9)
 
@@ -433,7 +455,7 @@ class LoadGenerator:
         start_ns: int | None = None,
         generators: int = 1,
         generator: int = 0,
-    ) -> tuple[LoadStep, _StepRecord]:
+    ) -> tuple[LoadStep, StepState]:
         """Offer `rate` requests/s for warmup + duration; measure the duration's window. The
         schedule starts at `start_ns` on `clock` (several generators start one step together),
         else in a moment.
@@ -461,7 +483,7 @@ class LoadGenerator:
         clock = self.clock
         start = clock() + 20_000_000 if start_ns is None else start_ns  # a moment to set up before the first send
         t0 = start + generator * gap
-        step = _StepRecord(
+        step = StepState(
             histogram=HdrHistogram(*HISTOGRAM_RANGE),
             window_start=int(start + warm_all * gap),
             window_end=int(start + (warm_all + measured_all) * gap),
@@ -479,7 +501,9 @@ class LoadGenerator:
         # meanwhile would go out late). A step makes no reference cycles; collect between steps.
         gc.collect()
         gc.disable()
-        lag = HdrHistogram(*HISTOGRAM_RANGE)
+        # How late each measured request went to the kernel (a TLS request's later flights
+        # too: app.core.load.tls_generator records them here).
+        lag = self.lag = HdrHistogram(*HISTOGRAM_RANGE)
         cpu_marks = self.server_cpu_ns()
         cpu_start = time.process_time_ns()
         wall_start = clock()
@@ -491,9 +515,8 @@ class LoadGenerator:
         while k < total:
             now = clock()
             while k < total and t0 + k * interval <= now:
-                client = self.clients[k % n]
-                body = client.pool[client.cursor % len(client.pool)]
-                if self.backlog_full(RECORD.size + len(body)):
+                ident = base | k
+                if not self._offer(self.clients[k % n], ident):
                     # Every request due by now that is not queued yet is missed: counted at
                     # once (not one by one: the loop must not fall further behind), and the
                     # buffers go to the kernel before anything more is queued.
@@ -503,9 +526,6 @@ class LoadGenerator:
                     k = due
                     break
                 intended = int(t0 + k * interval)
-                ident = base | k
-                self._queue(client, record(Kind.REQUEST, ident, body), request=True)
-                client.cursor += 1
                 step.outstanding[ident] = intended
                 if k >= warm:
                     lag.record_value(max(1, now - intended))
@@ -567,10 +587,16 @@ class LoadGenerator:
         )
         return result, step
 
-    def _live(self, step: _StepRecord) -> None:
+    def _live(self, step: StepState) -> None:
         if step.live:
             self.emit(SampleBatch(0, "latency", step.live))
             step.live = []
+
+
+def schedule_index(step: StepState, ident: int) -> int:
+    """A request's place in its step's one schedule (this generator sends every
+    `generators`-th of it)."""
+    return (ident & ((1 << STEP_SHIFT) - 1)) * step.generators + step.generator
 
 
 def _p50(histogram: HdrHistogram | None) -> float | None:

@@ -1,11 +1,13 @@
 """One load job in its generator process: connect, then per message size prepare,
-check tampering, (for a sweep) estimate the capacity, run the steps, report."""
+check tampering, (for a sweep) estimate the capacity, run the steps, report. A tls13 job's
+generator is app.core.load.tls_generator's (`generator_for`); over the packet path the
+generator enters the sender's network namespace before it opens a socket."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from typing import Protocol
 
@@ -13,11 +15,20 @@ from app.core.contracts.events import Progress, RawMetric, SizeMeasured, SizeSta
 from app.core.contracts.plan import JobPlan
 from app.core.load import sweep, verdict
 from app.core.load.generator import Emit, LoadGenerator
-from app.core.measure.harness import child_entry
+from app.core.load.tls_generator import TlsLoadGenerator
+from app.core.measure.harness import child_entry, describe_error
 from app.core.records.job_conditions import Load, LoadStep, StepLimit
+from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.settings.load import MAX_RATE_PER_S, LoadSettings
 from app.core.settings.profile import MAX_SAMPLES
 from app.core.statistics.stats import summarize
+from app.core.tls.data import DataMismatch
+from app.core.tls.handshake import HandshakeFailed
+from app.core.tls.stack import TlsStackError
+from app.core.tls.tally import NegotiationMismatch
+from app.core.transport.netns import enter_namespace
+from app.core.transport.wire import WireError
+from app.core.vocab import Family
 
 #: Progress is counted in hundredths of a step.
 _PER_STEP = 100
@@ -38,6 +49,8 @@ class StepRecord(Protocol):
     refused: dict[str, int]
     abandoned: int
     sample_every: int
+    #: A tls13 job's handshakes of the step (None for any other job).
+    handshakes: TlsStep | None
 
 
 class Driver(Protocol):
@@ -61,11 +74,22 @@ class Driver(Protocol):
         ...
 
     def pool_size(self) -> int: ...
+    def tls_record(self) -> TlsRecord | None: ...
+
+
+def generator_for(plan: JobPlan, emit: Emit) -> LoadGenerator:
+    """The generator of the plan's job: a tls13 job's opens a connection per request."""
+    if plan.job.family == Family.TLS:
+        return TlsLoadGenerator(plan, emit)
+    return LoadGenerator(plan, emit)
 
 
 def run_load_job(plan: JobPlan, emit: Emit) -> None:
     """The body of `load_generator_main`: every message size of the job, in order."""
-    generator = LoadGenerator(plan, emit)
+    namespace = plan.session_peer().namespace
+    if namespace is not None:  # a packet link's end: before any socket is made
+        enter_namespace(namespace)
+    generator = generator_for(plan, emit)
     try:
         generator.connect_all()
         for index, size in enumerate(plan.job.message_sizes):
@@ -84,7 +108,7 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
     costs = generator.prepare(size)
     result = SizeMeasured(size_index=index, message_size=size, metrics={})
     generator.check_tampering(size, result)
-    rates = _planned_rates(generator, notes)
+    rates, calibrated_s = _planned_rates(generator, notes)
     run = _run_steps(generator, rates, notes)
     # Each step's call is made over all the steps (the lowest one's latency is the low-load
     # figure the others are measured against), then recorded with the step.
@@ -100,7 +124,9 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
         warmup_s=settings.warmup_s,
         pool=pool,
         client_prepare_s=statistics.median(costs) if costs else None,
-        server_request_s=statistics.median(run.server_ns) / 1e9 if run.server_ns else None,
+        # A server that times no request on its own (a TLS server: a handshake is a whole
+        # connection) is known by its CPU per request while the sweep estimated it.
+        server_request_s=statistics.median(run.server_ns) / 1e9 if run.server_ns else calibrated_s,
         knee_per_s=knee,
         sustained_per_s=sustained,
         sustained_p99_s=sustained_p99,
@@ -118,16 +144,20 @@ def measure_size(generator: Driver, index: int, size: int) -> SizeMeasured:
         )
     metrics = _lowest_rate_metrics(run)
     result.metrics, result.checked, result.failed, result.error, result.load = metrics, checked, failed, error, load
+    tls = generator.tls_record()
+    if tls is not None:
+        result.tls = replace(tls, steps=tuple(run.handshakes))
     result.notes.extend(notes)
     return result
 
 
-def _planned_rates(generator: Driver, notes: list[str]) -> list[float]:
+def _planned_rates(generator: Driver, notes: list[str]) -> tuple[list[float], float | None]:
     """The rates to offer: the profile's, or for a sweep, steps up to past the capacity
-    one request at a time suggests (said in `notes`, with the cap if it bites)."""
+    one request at a time suggests (said in `notes`, with the cap if it bites); and the
+    server's time per request that estimate measured (None without a sweep)."""
     settings = generator.settings
     if not settings.sweep:
-        return list(settings.rates)
+        return list(settings.rates), None
     server_s, round_trip_s = generator.calibrate()
     capacity = settings.server_workers / max(server_s, 1e-7)
     cap = generator.max_rate_per_s
@@ -143,7 +173,7 @@ def _planned_rates(generator: Driver, notes: list[str]) -> list[float]:
             else ""
         )
     )
-    return rates
+    return rates, server_s
 
 
 @dataclass
@@ -158,6 +188,8 @@ class _StepsRun:
     server_ns: list[int] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     incomplete: str | None = None
+    #: A tls13 job's handshakes, step by step.
+    handshakes: list[TlsStep] = field(default_factory=list)
 
 
 def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _StepsRun:
@@ -181,6 +213,8 @@ def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _Step
             notes.append(run.incomplete + kept + later)
             break
         run.steps.append(step)
+        if record.handshakes is not None:
+            run.handshakes.append(record.handshakes)
         run.server_ns += record.server_ns
         for name, count in record.refused.items():
             run.refused[name] = run.refused.get(name, 0) + count
@@ -256,4 +290,14 @@ def _lowest_rate_metrics(run: _StepsRun) -> dict[str, RawMetric]:
 
 def load_generator_main(conn: Connection, plan: JobPlan) -> None:
     """Entry point of a load generator process (multiprocessing target)."""
-    child_entry(conn, lambda emit: run_load_job(plan, emit))
+    child_entry(conn, lambda emit: run_load_job(plan, emit), describe=describe_load_failure)
+
+
+def describe_load_failure(exc: BaseException) -> str:
+    """The job's one-line error: a wire error says it all, a tls13 job's handshake that was
+    not what it asked or did not complete is named; anything else as Python names it."""
+    if isinstance(exc, WireError):
+        return str(exc)
+    if isinstance(exc, (NegotiationMismatch, HandshakeFailed, DataMismatch, TlsStackError)):
+        return f"{type(exc).__name__}: {exc}"
+    return describe_error(exc)

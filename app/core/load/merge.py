@@ -24,6 +24,7 @@ from hdrh.histogram import HdrHistogram
 
 from app.core.records.job_conditions import LOAD_PERCENTILES, LoadStep
 from app.core.records.load_histogram import HISTOGRAM_RANGE
+from app.core.records.tls_record import ByteRange, TlsRecord, TlsStep
 from app.core.units import format_seconds
 
 #: A run is refused when a generator's clock is known only this loosely, as a share of a
@@ -143,4 +144,31 @@ def merge_steps(parts: Sequence[LoadStep]) -> LoadStep:
         missed=sum(p.missed for p in parts),
         latency_first_p50_s=grew.latency_first_p50_s if grew else None,
         latency_last_p50_s=grew.latency_last_p50_s if grew else None,
+    )
+
+
+def sum_handshakes(parts: Sequence[TlsStep | None]) -> TlsStep | None:
+    """A step's handshakes over the generators that returned it (None: not a tls13 job)."""
+    counted = [part for part in parts if part is not None]
+    if not counted:
+        return None
+    total = counted[0]
+    for part in counted[1:]:
+        total = total.plus(part)
+    return total
+
+
+def merge_tls(records: Sequence[TlsRecord]) -> TlsRecord | None:
+    """A size's handshakes over every generator: what they negotiated (each generator
+    checked its own against the job, so the first one's names are every one's), the counts
+    added, the byte ranges over all of them; the flights the first generator's last."""
+    if not records:
+        return None
+    first = records[0]
+    return replace(
+        first,
+        retries=sum(r.retries for r in records),
+        handshakes=sum(r.handshakes for r in records),
+        client_bytes=ByteRange(min(r.client_bytes.low for r in records), max(r.client_bytes.high for r in records)),
+        server_bytes=ByteRange(min(r.server_bytes.low for r in records), max(r.server_bytes.high for r in records)),
     )

@@ -8,6 +8,10 @@ long-term keys, published when the client asks (`Kind.PUBLIC_PLEASE`).
 
 Every request is checked, outside the timed region: the opened plaintext must equal the
 connection's expected plaintext, or the reply carries the verdict that fails it.
+
+A tls13 job's server is the same processes with another loop in each
+(app.core.load.tls_server: a request is a new connection and a TLS handshake). Over the
+packet path the server listens in the receiver's network namespace, entered first.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from app.core.contracts.events import ChildFailed, Listening, PeerDropped, ReceiverDone, ReceiverMessage
+from app.core.load import tls_server
 from app.core.load.framing import (
     HANDSHAKE_LENGTH,
     MAX_HANDSHAKE,
@@ -40,10 +45,12 @@ from app.core.measure.harness import child_entry
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER, Receiver, Scheme, SchemeError
 from app.core.session.protocol import SEED_BYTES, U64, Verdict, job_capacity, plaintext_for
+from app.core.tls.stack import TlsStackError
 from app.core.transport.auth import ServerHandshake
 from app.core.transport.doorway import DescriptorsExhausted, Doorway, TicketThen
+from app.core.transport.netns import NamespaceError, enter_namespace
 from app.core.transport.wire import tune
-from app.core.vocab import Exchange
+from app.core.vocab import Exchange, Family
 
 #: How long a connection may take to prove it holds the token.
 HELLO_TIMEOUT_S = 10.0
@@ -77,6 +84,10 @@ class LoadServerPlan:
     heard: Any = field(default=None, repr=False, compare=False)
     #: A key-establishing scheme's exchange pattern (None: the default, or no key to establish).
     exchange: Exchange | None = None
+    #: The packet path's receiver end (app.core.transport.netns): the network namespace the
+    #: server enters before it listens, and the congestion control its connections use.
+    namespace: str | None = None
+    congestion_control: str | None = None
 
 
 @dataclass
@@ -158,7 +169,7 @@ class _Worker:
         try:
             while not (self.served and not self.clients):
                 if not self.clients and not self.served and time.monotonic() > deadline:
-                    return f"load server: no load client connected within {self.plan.accept_timeout:g} s"
+                    return f"no load client connected within {self.plan.accept_timeout:g} s"
                 wake = 0.5
                 due = self.doorway.next_deadline()
                 if due is not None:
@@ -325,8 +336,11 @@ class _Done(Exception):
     """The client said BYE: close its connection."""
 
 
-def listeners(bind: str, workers: int) -> list[socket.socket]:
-    """`workers` listening sockets on one free port (SO_REUSEPORT beyond the first)."""
+def listeners(
+    bind: str, workers: int, backlog: int = 256, congestion_control: str | None = None
+) -> list[socket.socket]:
+    """`workers` listening sockets on one free port (SO_REUSEPORT beyond the first); their
+    connections inherit `congestion_control`."""
     family = socket.AF_INET6 if ":" in bind else socket.AF_INET
     sockets: list[socket.socket] = []
     port = 0
@@ -336,8 +350,10 @@ def listeners(bind: str, workers: int) -> list[socket.socket]:
             sockets.append(sock)
             if workers > 1:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            if congestion_control is not None:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion_control.encode())
             sock.bind((bind, port))
-            sock.listen(256)
+            sock.listen(backlog)
             port = sock.getsockname()[1]
     except BaseException:
         for sock in sockets:
@@ -356,6 +372,12 @@ def workers_problem(workers: int) -> str | None:
             "and a parent-death signal for each worker); this is " + sys.platform
         )
     return None
+
+
+def _named(error: str) -> str:
+    """A worker's error as the job reports it: led by the process it came from, once (a
+    door's refusal already names the load server)."""
+    return error if error.startswith("load server") else f"load server: {error}"
 
 
 def _die_with_parent() -> None:
@@ -377,9 +399,21 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
     if problem is not None:
         emit(ChildFailed(problem))
         return
+    if plan.namespace is not None:
+        try:
+            enter_namespace(plan.namespace)
+        except NamespaceError as exc:
+            emit(ChildFailed(f"load server could not enter the packet link's namespace: {exc}"))
+            return
     scheme = registry.create(plan.scheme, plan.backend, plan.params, plan.exchange)
     try:
-        sockets = listeners(plan.bind, plan.workers)
+        run_worker = _WorkerMaker(plan, scheme)
+    except TlsStackError as exc:
+        emit(ChildFailed(f"load server: {exc}"))
+        return
+    backlog = tls_server.BACKLOG if scheme.info.family == Family.TLS else 256
+    try:
+        sockets = listeners(plan.bind, plan.workers, backlog, plan.congestion_control)
     except OSError as exc:
         emit(ChildFailed(f"load server could not listen on {plan.bind}: {exc.strerror or exc}"))
         return
@@ -387,8 +421,8 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
     if plan.workers == 1:
         with sockets[0] as listener:
             emit(Listening(port))
-            error = _Worker(listener, plan, scheme, lambda text: emit(PeerDropped(text))).run()
-        emit(ChildFailed(error) if error else ReceiverDone())
+            error = run_worker(listener, lambda text: emit(PeerDropped(text)), None)
+        emit(ChildFailed(_named(error)) if error else ReceiverDone())
         return
     children: list[int] = []
     door = os.pipe()
@@ -396,7 +430,7 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
     # for this process to pass on: only it writes to the supervisor.
     said_read, said_write = os.pipe()
     try:
-        for sock in sockets:
+        for slot, sock in enumerate(sockets):
             pid = os.fork()
             if pid == 0:  # a worker: its own socket, its own loop
                 _die_with_parent()
@@ -404,9 +438,11 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
                     if other is not sock:
                         other.close()
                 os.close(said_read)
-                code = 1 if _Worker(sock, plan, scheme, _line_writer(said_write), door).run() else 0
+                code = 1 if run_worker(sock, _line_writer(said_write), door) else 0
                 os._exit(code)
             children.append(pid)
+            if run_worker.clocks is not None:
+                run_worker.clocks.set(slot, pid)
     finally:
         for sock in sockets:
             sock.close()
@@ -419,6 +455,29 @@ def serve(plan: LoadServerPlan, emit: Callable[[ReceiverMessage], None]) -> None
         for fd in (*door, said_read):
             os.close(fd)
     emit(ChildFailed(f"load server: {failed} of {plan.workers} workers failed") if failed else ReceiverDone())
+
+
+class _WorkerMaker:
+    """Runs one worker's loop in the process it is called in: a scheme's (`_Worker`) or, for
+    a tls13 job, a TLS server's, whose chain and context were made before the workers fork
+    and whose CPU clocks (`clocks`) every worker reads."""
+
+    def __init__(self, plan: LoadServerPlan, scheme: Scheme) -> None:
+        self.plan, self.scheme = plan, scheme
+        self.serving: tls_server.TlsServing | None = None
+        self.clocks: tls_server.CpuClocks | None = None
+        if scheme.info.family == Family.TLS:
+            self.serving = tls_server.prepare(
+                plan.token, plan.ticket, plan.params, plan.message_sizes, plan.accept_timeout
+            )
+            self.clocks = tls_server.CpuClocks(plan.workers)
+
+    def __call__(
+        self, listener: socket.socket, dropped: Callable[[str], None], door: tuple[int, int] | None
+    ) -> str | None:
+        if self.serving is not None and self.clocks is not None:
+            return tls_server.TlsWorker(listener, self.serving, dropped, self.clocks).run()
+        return _Worker(listener, self.plan, self.scheme, dropped, door).run()
 
 
 def _line_writer(fd: int) -> Callable[[str], None]:

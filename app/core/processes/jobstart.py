@@ -44,6 +44,8 @@ CHILD_PRELOAD = (
     "app.core.tls.ops",
     "app.core.tls.client",
     "app.core.tls.server",
+    "app.core.load.job",
+    "app.core.load.server",
     "app.core.schemes.preload",
 )
 #: Set to "spawn" to start every job as a fresh interpreter (see the module doc).

@@ -289,12 +289,17 @@ def _a_size_too_large(c: _Candidate) -> Problem | None:
 
 
 def _tls_where_it_runs(c: _Candidate) -> Problem | None:
-    """A tls13 job runs TLS's own bodies: in operations mode, and on loopback over no link or
-    the packet path (link checked with the links)."""
+    """A tls13 job runs TLS's own bodies in every mode: operations, loopback and over the
+    packet path (its link checked with the links), against `serve`, and under load (whose
+    server authenticates itself only)."""
     if c.spec.family != Family.TLS:
         return None
-    if c.job.mode not in (Mode.OPERATIONS, Mode.LOOPBACK):
-        return "mode", f'a tls13 job runs in mode "operations" or "loopback" (with or without a link), not {c.job.mode}'
+    if c.job.mode == Mode.LOAD and c.job.params.get("mutual") is True:
+        return (
+            "params.mutual",
+            "a tls13 load job's clients do not authenticate (mutual is not built for load); "
+            'run it in "mode": "loopback", or remove mutual',
+        )
     if c.job.tcp_connection is not None:
         return "tcp_connection", "a tls13 job opens a new TCP connection for every handshake already; remove it"
     if 0 in c.sizes:
@@ -625,14 +630,8 @@ def _emulated(job: JobSpec, link: Link, place: str, source: str | None) -> Link:
     unless the job chooses, or allows, the stream relay)."""
     relay = replace(link, emulation=LinkEmulation.DELAY_LINE)
     field = f"{place.rsplit('.', 1)[0]}.link_emulation"
-    if job.mode == Mode.LOAD:  # a load job's clients share one stream relay
-        if job.link_emulation == LinkEmulationChoice.PACKET:
-            raise ProfileError(
-                "a load job's clients share one stream relay; the packet path is for loopback jobs so far",
-                source=source,
-                field=field,
-            )
-        return relay
+    # A load job's too: on the packet path every client connection crosses one emulated path
+    # (a bottleneck they share), on the stream relay one link process they share.
     choice = job.link_emulation or DEFAULT_LINK_EMULATION
     if choice == LinkEmulationChoice.STREAM_RELAY:
         return relay

@@ -9,8 +9,9 @@ HelloRetryRequests seen (a job fails on one, so a kept record says 0); how many 
 the byte figures cover, the fewest and most bytes each way per handshake, one handshake's
 flights (who sent them, their bytes, the messages in them) and round trips; and the
 NewSessionTicket bytes the server sent after each handshake. The same record holds a load
-job's handshakes (many per step): the counts and ranges are over all of them.
-Absent from the JSON of every other job.
+job's handshakes (many per step): the counts and ranges are over all of them, and `steps`
+says per load step how many of its measured requests completed a handshake, resumed one
+or failed (`TlsStep`). Absent from the JSON of every other job.
 """
 
 from __future__ import annotations
@@ -61,6 +62,35 @@ class ByteRange:
 
 
 @dataclass(frozen=True)
+class TlsStep:
+    """One load step's handshakes (a tls13 load job), over the requests of its measured
+    window: how many completed a handshake (verified, and what the job asked), how many of
+    those resumed a session, how many failed before their response (refused, reset, cut
+    short), and the HelloRetryRequests seen (a job fails on one, so a kept step says 0)."""
+
+    handshakes: int = 0
+    resumed: int = 0
+    failed: int = 0
+    retries: int = 0
+
+    def plus(self, other: TlsStep) -> TlsStep:
+        """Two generators' counts of one step, added."""
+        return TlsStep(
+            self.handshakes + other.handshakes,
+            self.resumed + other.resumed,
+            self.failed + other.failed,
+            self.retries + other.retries,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {"handshakes": self.handshakes, "resumed": self.resumed, "failed": self.failed, "retries": self.retries}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TlsStep:
+        return cls(int(data["handshakes"]), int(data["resumed"]), int(data["failed"]), int(data.get("retries", 0)))
+
+
+@dataclass(frozen=True)
 class TlsRecord:
     """A size's handshakes: what they negotiated and what they cost on the wire."""
 
@@ -92,9 +122,12 @@ class TlsRecord:
     ticket_bytes: int = 0
     #: The linked OpenSSL that ran the handshakes ("OpenSSL 4.0.3 ...").
     library: str = ""
+    #: A load job's: each step's handshakes, in the order of its `Load.steps` (empty for
+    #: every other job; absent from the JSON then).
+    steps: tuple[TlsStep, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "version": self.version,
             "group": self.group,
             "cipher": self.cipher,
@@ -113,6 +146,9 @@ class TlsRecord:
             "ticket_bytes": self.ticket_bytes,
             "library": self.library,
         }
+        if self.steps:
+            data["steps"] = [step.to_dict() for step in self.steps]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TlsRecord:
@@ -134,4 +170,5 @@ class TlsRecord:
             client_chain_bytes=tuple(int(size) for size in data.get("client_chain_bytes", ())),
             ticket_bytes=int(data.get("ticket_bytes", 0)),
             library=str(data.get("library", "")),
+            steps=tuple(TlsStep.from_dict(step) for step in data.get("steps") or ()),
         )

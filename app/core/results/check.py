@@ -251,7 +251,9 @@ def check_job(job: Any, path: str, *, walk: bool = True) -> None:
     if job.get("load") not in (None, {}):  # both read as no load (JobResult.from_dict)
         check_load(check_obj(job, "load", path), join(path, "load"))
     if job.get("tls") not in (None, {}):  # both read as no TLS record (JobResult.from_dict)
-        check_tls(check_obj(job, "tls", path), join(path, "tls"))
+        load = job.get("load")
+        steps = load.get("steps") if isinstance(load, dict) else None
+        check_tls(check_obj(job, "tls", path), join(path, "tls"), len(steps) if isinstance(steps, list) else None)
     check_each(check_obj(job, "params", path), join(path, "params"), _param)
     metrics_path = join(path, "metrics")
     metrics = check_obj(job, "metrics", path)

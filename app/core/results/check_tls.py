@@ -30,10 +30,11 @@ _MAX_CERTIFICATES = 16
 _MAX_HANDSHAKES = 1 << 40
 
 
-def check_tls(tls: dict[str, Any], path: str) -> None:
+def check_tls(tls: dict[str, Any], path: str, load_steps: int | None = None) -> None:
     """{"version", "group", "cipher", "signature", "client_signature", "resumed", "retries",
     "handshakes", "client_bytes", "server_bytes", "flights", "round_trips", "chain_bytes",
-    "chain_signatures", "client_chain_bytes", "ticket_bytes", "library"}."""
+    "chain_signatures", "client_chain_bytes", "ticket_bytes", "library", "steps"}; a load
+    job's `steps` one per step of its `load` (`load_steps`; None: the job has no load)."""
     for key in ("version", "group", "cipher"):
         check_str(tls, key, path, non_empty=True, max_chars=_NAME_CHARS)
     for key in ("signature", "client_signature"):
@@ -70,6 +71,7 @@ def check_tls(tls: dict[str, Any], path: str) -> None:
         sizes = check_list(tls, key, path)
         if len(sizes) > _MAX_CERTIFICATES or not all(is_int(s) and 0 < s <= _MAX_BYTES for s in sizes):
             raise fail(join(path, key), f"at most {_MAX_CERTIFICATES} certificate sizes in bytes", sizes)
+    _check_steps(tls, path, load_steps)
     names = check_list(tls, "chain_signatures", path)
     if len(names) > _MAX_CERTIFICATES or not all(isinstance(n, str) and len(n) <= _NAME_CHARS for n in names):
         raise fail(join(path, "chain_signatures"), f"at most {_MAX_CERTIFICATES} algorithm names", names)
@@ -82,3 +84,22 @@ def _byte_range(tls: dict[str, Any], key: str, path: str) -> tuple[int, int]:
     if value[0] > value[1]:
         raise fail(join(path, key), "[fewest, most] in order", value)
     return value[0], value[1]
+
+
+def _check_steps(tls: dict[str, Any], path: str, load_steps: int | None) -> None:
+    """A load job's handshakes per step: as many as its load steps, each count a step could
+    have (resumed ones among those completed)."""
+    steps = check_list(tls, "steps", path)
+    where = join(path, "steps")
+    if steps and load_steps is None:
+        raise fail(where, "no steps: the job ran no load", f"{len(steps)} steps")
+    if load_steps is not None and len(steps) != load_steps:
+        raise fail(where, f"one per load step ({load_steps})", f"{len(steps)} steps")
+    for k, step in enumerate(steps):
+        at = join(where, k)
+        if not isinstance(step, dict):
+            raise fail(at, "an object", step)
+        counts = {key: check_int(step, key, at, high=_MAX_HANDSHAKES) for key in ("handshakes", "resumed", "failed")}
+        check_int(step, "retries", at, high=_MAX_HANDSHAKES, required=False)
+        if (counts["resumed"] or 0) > (counts["handshakes"] or 0):
+            raise fail(join(at, "resumed"), f"at most its handshakes ({counts['handshakes']})", counts["resumed"])

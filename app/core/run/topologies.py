@@ -1,8 +1,9 @@
 """How each kind of job lays out its processes: one start function per topology.
 
-A job runs as one of twelve process layouts, decided by its mode, its link, its load
+A job runs as one of fourteen process layouts, decided by its mode, its link, its load
 settings and whether a `cryptobench serve` end was given; a tls13 job runs TLS's own
-bodies (app.core.tls) in three of them. Each layout is a start function
+bodies (app.core.tls) in four of them, and its load server and generator
+(app.core.load.tls_server, tls_generator) in the load layouts, which choose them by the job. Each layout is a start function
 with the same signature (`StartTopology`): it starts the job's processes in their order,
 through the supervisor's `Starter` face, and says whether all of them came up; the
 supervisor (app/core/run/supervisor.py) then measures, relays and stops them whatever the
@@ -32,7 +33,7 @@ from app.core.link.timeouts import exchange_seconds, largest_frame, limits_over_
 from app.core.load.cluster.coordinator import PLACING_BOUND_S, cluster_generator_main
 from app.core.load.cluster.scheduler import cluster_missing, server_address_for
 from app.core.load.job import load_generator_main
-from app.core.load.remote import remote_load_main
+from app.core.load.remote import remote_load_main, remote_tls_main
 from app.core.load.server import LoadServerPlan, load_server_main
 from app.core.measure.ops import child_main
 from app.core.profile.edits import REMOTE_LOAD_LINK
@@ -107,6 +108,7 @@ class Topology(StrEnum):
     PACKET_PATH = "packet path"
     LOCAL_LOAD = "local load"
     LOAD_OVER_A_LINK = "load over a link"
+    LOAD_OVER_PACKET_PATH = "load over the packet path"
     CLUSTER = "cluster"
     REMOTE_LOAD = "remote load"
     REMOTE = "remote"
@@ -115,11 +117,13 @@ class Topology(StrEnum):
     TLS_OPERATIONS = "TLS operations"
     TLS_LOOPBACK = "TLS loopback"
     TLS_PACKET_PATH = "TLS over the packet path"
+    #: A tls13 job against `cryptobench serve`, which starts its TLS server.
+    TLS_REMOTE = "TLS remote"
 
 
 def topology_of(job: ResolvedJob, remote: RemoteTarget | None) -> Topology:
     """The layout a job runs in: by its mode, then its link, its load and the serve end."""
-    if job.family == Family.TLS:
+    if job.family == Family.TLS and job.mode != Mode.LOAD:
         return _tls_topology(job)
     if job.mode == Mode.OPERATIONS:
         return Topology.OPERATIONS
@@ -133,23 +137,29 @@ def topology_of(job: ResolvedJob, remote: RemoteTarget | None) -> Topology:
             return Topology.REMOTE_LOAD
         if job.load.cluster is not None:
             return Topology.CLUSTER
-        return Topology.LOCAL_LOAD if job.link is None else Topology.LOAD_OVER_A_LINK
+        if job.link is None:
+            return Topology.LOCAL_LOAD
+        return (
+            Topology.LOAD_OVER_PACKET_PATH if job.link.emulation == LinkEmulation.PACKET else Topology.LOAD_OVER_A_LINK
+        )
     return Topology.REMOTE
 
 
 def _tls_topology(job: ResolvedJob) -> Topology:
-    """A tls13 job's layout: its own bodies, in operations, on loopback or over the packet
-    path (resolve_jobs refuses the rest; refused here too, before any process starts)."""
+    """A tls13 job's layout other than load's: its own bodies, in operations, on loopback or
+    over the packet path (resolve_jobs refuses the rest; refused here too, before any process
+    starts)."""
     if job.mode == Mode.OPERATIONS:
         return Topology.TLS_OPERATIONS
     if job.mode == Mode.LOOPBACK and job.link is None:
         return Topology.TLS_LOOPBACK
     if job.mode == Mode.LOOPBACK and job.link is not None and job.link.emulation == LinkEmulation.PACKET:
         return Topology.TLS_PACKET_PATH
+    if job.mode == Mode.REMOTE:
+        return Topology.TLS_REMOTE
     raise JobRefused(
-        f"a tls13 job runs in operations or loopback mode, over no link or the packet path (this one: {job.mode}"
-        + ("" if job.link is None else f", {job.link.emulation}")
-        + ")"
+        f"a tls13 job runs in operations, loopback, remote or load mode, over no link or the packet path (this one: "
+        f"{job.mode}" + ("" if job.link is None else f", {job.link.emulation}") + ")"
     )
 
 
@@ -241,6 +251,37 @@ def start_load_over_a_link(starter: Starter, job: ResolvedJob) -> bool:
     return _start_load(starter, job, LOCALHOST, load_generator_main)
 
 
+def start_load_over_packet_path(starter: Starter, job: ResolvedJob) -> bool:
+    """The packet link first (its namespaces), the load server listening in the receiver's,
+    then the generator in the sender's: every client connection (every handshake's, for a
+    tls13 job) crosses the emulated path through the kernel's TCP, sharing its queue."""
+    assert job.link is not None and job.load is not None
+    _refuse_unemulable_link(job)
+    ready = starter.start_packet_path(job)
+    if ready is None:
+        return False
+    token = secrets.token_bytes(TOKEN_BYTES)
+    server = replace(
+        _load_server_plan(job, token, ready.receiver_address),
+        namespace=ready.receiver_namespace,
+        congestion_control=job.link.congestion_control,
+    )
+    starter.start_child(Role.RECEIVER, load_server_main, server)
+    port = starter.wait_for_port(Role.RECEIVER)
+    if port is None:
+        return False
+    generator = starter.session_plan(
+        ready.receiver_address,
+        port,
+        token,
+        ready.sender_namespace,
+        job.link.congestion_control,
+        admission=admission(server.ticket),
+    )
+    starter.start_child(Role.SENDER, load_generator_main, generator)
+    return True
+
+
 def start_cluster_load(starter: Starter, job: ResolvedJob) -> bool:
     """A load server on an address the Dask workers reach (through a link, if the job has
     one), then the generator that places the clients on the workers."""
@@ -330,6 +371,17 @@ def start_tls_over_packet_path(starter: Starter, job: ResolvedJob) -> bool:
     return True
 
 
+def start_tls_remote(starter: Starter, job: ResolvedJob) -> bool:
+    """The client only: its control connection asks `cryptobench serve` for the job's TLS
+    server (app.core.load.remote), then runs the handshakes against it."""
+    remote = starter.remote
+    if remote is None:  # resolve_jobs refuses this; kept as a clear error
+        starter.child_error = "mode remote needs a server: run with --remote HOST:PORT --token-file FILE"
+        return False
+    starter.start_child(Role.SENDER, remote_tls_main, starter.session_plan(remote.host, remote.port, remote.token))
+    return True
+
+
 def tls_server_plan(
     job: ResolvedJob,
     token: bytes,
@@ -358,12 +410,14 @@ TOPOLOGIES: dict[Topology, StartTopology] = {
     Topology.PACKET_PATH: start_loopback_over_packet_path,
     Topology.LOCAL_LOAD: start_local_load,
     Topology.LOAD_OVER_A_LINK: start_load_over_a_link,
+    Topology.LOAD_OVER_PACKET_PATH: start_load_over_packet_path,
     Topology.CLUSTER: start_cluster_load,
     Topology.REMOTE_LOAD: start_remote_load,
     Topology.REMOTE: start_remote,
     Topology.TLS_OPERATIONS: start_tls_operations,
     Topology.TLS_LOOPBACK: start_tls_loopback,
     Topology.TLS_PACKET_PATH: start_tls_over_packet_path,
+    Topology.TLS_REMOTE: start_tls_remote,
 }
 
 
@@ -374,7 +428,7 @@ def _refuse_unemulable_link(job: ResolvedJob) -> None:
     """Refuse a job whose link this machine cannot emulate, before any process starts."""
     assert job.link is not None
     try:
-        if job.link.emulation == LinkEmulation.PACKET and job.mode == Mode.LOOPBACK:
+        if job.link.emulation == LinkEmulation.PACKET and job.mode in (Mode.LOOPBACK, Mode.LOAD):
             check_packet_link(job.link)
         else:
             check_link(job.link)
@@ -403,20 +457,10 @@ def _start_load(
     generator; False when the server or the link did not come up."""
     assert job.load is not None
     token = secrets.token_bytes(TOKEN_BYTES)
-    ticket = secrets.token_bytes(TICKET_BYTES)
-    server = LoadServerPlan(
-        token,
-        job.scheme,
-        job.backend,
-        dict(job.params),
-        tuple(job.message_sizes),
-        workers=job.load.server_workers,
-        ticket=ticket,
-        bind=bind,
-        exchange=job.exchange,
-    )
+    server = _load_server_plan(job, token, bind)
     if accept_timeout is not None:
         server = replace(server, accept_timeout=accept_timeout)
+    ticket = server.ticket
     starter.start_child(Role.RECEIVER, load_server_main, server)
     port = starter.wait_for_port(Role.RECEIVER)
     if port is not None and job.link is not None:
@@ -436,3 +480,19 @@ def _start_load(
         return False
     starter.start_child(Role.SENDER, generator, starter.session_plan(bind, port, token, admission=admission(ticket)))
     return True
+
+
+def _load_server_plan(job: ResolvedJob, token: bytes, bind: str) -> LoadServerPlan:
+    """A load job's server at `bind`, with a fresh admission ticket for its control connections."""
+    assert job.load is not None
+    return LoadServerPlan(
+        token,
+        job.scheme,
+        job.backend,
+        dict(job.params),
+        tuple(job.message_sizes),
+        workers=job.load.server_workers,
+        ticket=secrets.token_bytes(TICKET_BYTES),
+        bind=bind,
+        exchange=job.exchange,
+    )

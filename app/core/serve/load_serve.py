@@ -1,8 +1,9 @@
-"""Load jobs against `cryptobench serve`: the server under test on the server machine.
+"""Load and tls13 jobs against `cryptobench serve`: the server under test on the server machine.
 
 A sender whose job carries `load` (protocol.LoadServe) asks the serve it authenticated with
-to start a load server (app.core.load.server) for the job; JOB_OK answers with its port and
-a fresh nonce. The load server's token and admission ticket are derived from the serve's
+to start a load server (app.core.load.server) for the job, a tls13 job a TLS server
+(app.core.tls.server: its control connection and one TLS connection per handshake); JOB_OK
+answers with its port and a fresh nonce. The load server's token and admission ticket are derived from the serve's
 token and that nonce on both sides (`load_secrets`), so neither crosses the wire; only
 the job's own generators, which were given them, get in. The serve keeps the job's control
 connection until the sender says BYE (or leaves), then stops the load server: one job at
@@ -74,32 +75,40 @@ class LoadServersAt:
 def start_load_server(
     token: bytes, job: JobDescription, bind: str, log: Log, silence: float = CLIENT_SILENCE_S
 ) -> RunningLoadServer:
-    """Start the job's load server on `bind` (the serve's own address); JobRejected if it
-    cannot listen."""
+    """Start the job's load server (a tls13 job's TLS server) on `bind` (the serve's own
+    address); JobRejected if it cannot listen."""
     from app.core.contracts.events import ChildFailed, Listening
     from app.core.load.server import LoadServerPlan, load_server_main
     from app.core.processes.deadlines import stop_process
     from app.core.processes.jobstart import child_context
+    from app.core.tls.server import TlsServerPlan, tls_server_main
 
-    assert job.load is not None
     nonce = secrets.token_bytes(LOAD_NONCE_BYTES)
     load_token, ticket = load_secrets(token, nonce)
     context = child_context()
     heard = context.RawValue("d", time.monotonic())
-    plan = LoadServerPlan(
-        load_token,
-        job.scheme,
-        job.backend,
-        dict(job.params),
-        tuple(job.message_sizes),
-        workers=job.load.server_workers,
-        bind=bind,
-        ticket=ticket,
-        heard=heard,
-        exchange=job.pattern(),
-    )
+    target: Any
+    plan: LoadServerPlan | TlsServerPlan
+    if job.load is not None:
+        target, plan = (
+            load_server_main,
+            LoadServerPlan(
+                load_token,
+                job.scheme,
+                job.backend,
+                dict(job.params),
+                tuple(job.message_sizes),
+                workers=job.load.server_workers,
+                bind=bind,
+                ticket=ticket,
+                heard=heard,
+                exchange=job.pattern(),
+            ),
+        )
+    else:  # a tls13 job: its own server, the job's handshakes one at a time
+        target, plan = tls_server_main, TlsServerPlan(load_token, ticket, bind, heard=heard)
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=load_server_main, args=(send, plan), name="cryptobench-load-server")
+    process = context.Process(target=target, args=(send, plan), name="cryptobench-load-server")
     process.start()
     send.close()
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -111,7 +120,8 @@ def start_load_server(
                 continue
             message = receive.recv()
             if isinstance(message, Listening):
-                log(f"load server for {job.scheme} [{job.backend}] listening on {bind}:{message.port}")
+                what = "load server" if job.load is not None else "TLS server"
+                log(f"{what} for {job.scheme} [{job.backend}] listening on {bind}:{message.port}")
                 return RunningLoadServer(process, receive, message.port, nonce, heard, silence)
             if isinstance(message, ChildFailed):
                 raise JobRejected(f"the load server could not start: {message.error}")

@@ -61,6 +61,7 @@ from app.core.transport.wire import (
     send_frame,
     tune,
 )
+from app.core.vocab import Family
 
 Log = Callable[[str], None]
 PONG_BODY = bytes(ACK.size)  # a pong is as long as an acknowledgement
@@ -162,10 +163,10 @@ class ReceiverSession:
                 )
             self.ticket = secrets.token_bytes(TICKET_BYTES)
             accepted["ticket"] = self.ticket.hex()
-        if job.load is not None:
+        if job.load is not None or scheme.info.family == Family.TLS:  # a server of the job's own
             if self.load_servers is None or job.fresh_connections:
                 raise JobRejected(
-                    "this receiver serves no load job (`cryptobench serve` does, without fresh connections)"
+                    "this receiver serves no load or tls13 job (`cryptobench serve` does, without fresh connections)"
                 )
             self.load_server = self.load_servers.start(self.token, job, self.log)
             accepted.update(self.load_server.accepted())

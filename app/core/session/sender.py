@@ -87,7 +87,7 @@ from app.core.transport.wire import (
     describe_unsolicited,
     send_frame,
 )
-from app.core.vocab import Mode, Role, TcpConnection
+from app.core.vocab import Family, Mode, Role, TcpConnection
 
 #: The floor ping-pong needs far fewer samples than the messages to be stable.
 FLOOR_MAX_SAMPLES = 1000
@@ -273,7 +273,7 @@ class SenderSession:
             exchange=job.exchange,
         )
         accepted = decode_json(self._request(FrameType.JOB, [description.encode()], FrameType.JOB_OK), "JOB_OK")
-        if job.load is not None:
+        if job.load is not None or self.family == Family.TLS:  # the job's server, started for it
             self.load_port, self.load_nonce = _load_server(accepted)
         capacity = accepted.get("capacity")
         if type(capacity) is not int or not 0 < capacity <= HARD_MAX_FRAME:

@@ -19,6 +19,12 @@ connection, so nothing of the job's is lost; anything else is closed and named:
 
 Each costs the server its first record's bytes at most, side by side with the job's own
 connections (the doorway's deadline and bound on waiting connections), never a wait.
+
+A tls13 load server takes its generator's control connections on the same port as the
+handshakes (app.core.load.tls_server): `ClientHelloOr` tells the two apart by the first
+byte, a TLS handshake record's (22) or the admission a control connection opens with
+(app.core.transport.doorway's magic, or a frame's: both start with "C"), and holds each to
+its own check.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from app.core.schemes.tls_messages import (
     HandshakeFormatError,
     read_client_hello,
 )
+from app.core.transport.doorway import ADMISSION_MAGIC, AdmissionCheck
 from app.core.transport.wire import ConnectionClosed, PeerTimeout, TruncatedFrame, WireError
 
 #: Key shares a ClientHello may offer: browsers send one or two (a hybrid and X25519); a
@@ -130,3 +137,50 @@ class ClientHelloCheck:
 
     def timeout_error(self, timeout: float) -> PeerTimeout:
         return PeerTimeout(f"it sent {len(self.buffer)} bytes of its first record within {timeout:g} s and stopped")
+
+
+#: The first byte of a control connection: app.core.transport.doorway's ADMISSION_MAGIC and
+#: app.core.transport.wire's frame MAGIC both start with it; a TLS record starts with 22.
+CONTROL_START = ADMISSION_MAGIC[:1]
+
+
+class ClientHelloOr:
+    """A port that takes the job's TLS connections and its control connections: the first
+    byte chooses the check (`CONTROL_START`: `other`, the control connection's ticket and
+    token proof; anything else: `ClientHelloCheck`), and that check decides."""
+
+    def __init__(self, alpn: bytes, other: AdmissionCheck) -> None:
+        self.hello = ClientHelloCheck(alpn)
+        self.other = other
+        #: The check the first byte chose (None until a byte came).
+        self.chosen: ClientHelloCheck | AdmissionCheck | None = None
+
+    @property
+    def is_tls(self) -> bool:
+        return self.chosen is self.hello
+
+    @property
+    def done(self) -> bool:
+        return self.chosen is not None and self.chosen.done
+
+    @property
+    def vouched(self) -> bool:
+        return self.chosen is not None and bool(getattr(self.chosen, "vouched", False))
+
+    def wanted(self) -> int:
+        if self.chosen is None:  # no more than either check takes first
+            return min(RECORD_HEADER, self.other.wanted())
+        return self.chosen.wanted()
+
+    def feed(self, data: bytes) -> bytes:
+        if self.chosen is None and data:
+            # "C": CryptoBench's admission magic or frame magic. Anything else is held to the
+            # ClientHello check, which names what it is (an HTTP request, an SSH greeting).
+            self.chosen = self.other if data[:1] == CONTROL_START else self.hello
+        return self.chosen.feed(data) if self.chosen is not None else b""
+
+    def closed_error(self) -> WireError:
+        return (self.chosen or self.other).closed_error()
+
+    def timeout_error(self, timeout: float) -> PeerTimeout:
+        return (self.chosen or self.other).timeout_error(timeout)

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import Any
 
 from OpenSSL import SSL
 
@@ -84,6 +85,10 @@ class TlsServerPlan:
     timeout: float = 300.0
     #: How long to wait for the client's control connection.
     accept_timeout: float = 60.0
+    #: Where `cryptobench serve` reads when the client last reached this server (a shared
+    #: double of CLOCK_MONOTONIC, as a load server's): a job whose control connection is quiet
+    #: while its handshakes run is not taken for a silent client. None: nobody reads it.
+    heard: Any = field(default=None, repr=False, compare=False)
 
 
 def listen(bind: str, congestion_control: str | None) -> socket.socket:
@@ -280,6 +285,8 @@ def _control_loop(
             for sock in door.sockets():
                 selector.register(sock, selectors.EVENT_READ)
             ready = selector.select(None if wake is None else max(0.0, wake - door.clock()))
+            if ready and plan.heard is not None:
+                plan.heard.value = time.monotonic()
             for key in list(selector.get_map().values()):
                 selector.unregister(key.fileobj)
             accept = False

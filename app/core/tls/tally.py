@@ -68,13 +68,21 @@ class HandshakeTally:
         self.ticket_bytes = 0
         self.retries = 0
 
-    def check(self, negotiated: Negotiated) -> None:
-        """NegotiationMismatch unless `negotiated` is what the job asked."""
-        problem = self.scheme.negotiation_problem(negotiated)
+    def check(self, negotiated: Negotiated, checked_as: Tls13Scheme | None = None) -> None:
+        """NegotiationMismatch unless `negotiated` is what the job asked (or `checked_as`: a
+        resumed load job's first visits are full handshakes)."""
+        problem = (checked_as or self.scheme).negotiation_problem(negotiated)
         if problem is not None:
             raise NegotiationMismatch(f"the handshake negotiated {problem}")
 
-    def add(self, negotiated: Negotiated, flights: list[Flight], round_trips: int, ticket_bytes: int) -> None:
+    def add(
+        self,
+        negotiated: Negotiated,
+        flights: list[Flight],
+        round_trips: int,
+        ticket_bytes: int,
+        checked_as: Tls13Scheme | None = None,
+    ) -> None:
         """One finished handshake, counted, then checked: NegotiationMismatch when it is not
         what the job asked (the record then says what it was, HelloRetryRequests counted)."""
         self.retries += negotiated.retries
@@ -88,7 +96,7 @@ class HandshakeTally:
         )
         if negotiated.signatures_read:
             self.watched = (negotiated, self.flights)
-        self.check(negotiated)
+        self.check(negotiated, checked_as)
 
     def record(self) -> TlsRecord | None:
         """The size's record (None: no handshake was added)."""

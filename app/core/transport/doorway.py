@@ -171,8 +171,13 @@ class Doorway:
         *,
         who: str,
         clock: Callable[[], float] = time.monotonic,
+        max_pending: int = MAX_PENDING,
     ) -> None:
         self.listener: socket.socket | None = listener
+        #: Connections that may wait to prove themselves at once (see `accept`): a port whose
+        #: every request is a new connection (a tls13 load server's) waits for many of the
+        #: job's own at a time, and bounds them by its own room instead.
+        self.max_pending = max_pending
         self.make_check, self.timeout, self.dropped, self.who, self.clock = make_check, timeout, dropped, who, clock
         self.pending: dict[socket.socket, _Pending] = {}
         #: The check of the connection `read` admitted last: what it read stays with it (a
@@ -198,7 +203,7 @@ class Doorway:
     def accept(self, most: int = MAX_ACCEPTS_PER_TURN) -> None:
         """Take up to `most` connections waiting on the listener (none is waited for).
 
-        Past `MAX_PENDING` waiting, the oldest that has not shown the job's ticket goes (it
+        Past `max_pending` waiting, the oldest that has not shown the job's ticket goes (it
         has had the longest to prove itself); the job's own (vouched) are never evicted,
         and when only they wait, the newcomer is refused. Out of descriptors, a stranger's
         is freed for the newcomer; with none to free, `DescriptorsExhausted`."""
@@ -224,11 +229,11 @@ class Doorway:
                 self.dropped(f"{self.who} could not accept a connection: {exc.strerror or exc}")
                 return
             where = str(address[0]) if isinstance(address, tuple) else "a local socket"
-            if len(self.pending) >= MAX_PENDING and not self._evict(
-                f"{MAX_PENDING} newer connections were waiting to prove themselves"
+            if len(self.pending) >= self.max_pending and not self._evict(
+                f"{self.max_pending} newer connections were waiting to prove themselves"
             ):
                 sock.close()
-                self._stranger(where, f"{MAX_PENDING} of the job's own connections were already waiting")
+                self._stranger(where, f"{self.max_pending} of the job's own connections were already waiting")
                 continue
             sock.setblocking(False)
             self.pending[sock] = _Pending(where, self.make_check(), self.clock() + self.timeout)

@@ -17,7 +17,7 @@ import pytest
 from app.core.contracts.plan import JobPlan, SessionPeer
 from app.core.load import generator as generator_module
 from app.core.load.framing import request_body
-from app.core.load.generator import BACKLOG_MAX, LoadGenerator, _Client
+from app.core.load.generator import BACKLOG_MAX, ClientConnection, LoadGenerator
 from app.core.profile.files import parse_profile
 from app.core.profile.resolve import resolve_jobs
 from app.core.settings.load import MAX_RATE_PER_S
@@ -52,7 +52,7 @@ def unread(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LoadGenerator, lis
     for _ in range(2):
         mine, theirs = socket.socketpair()
         mine.setblocking(False)
-        client = _Client(mine, pool=[request_body(b"h" * 32, b"p" * 48)])
+        client = ClientConnection(mine, pool=[request_body(b"h" * 32, b"p" * 48)])
         gen.clients.append(client)
         gen.selector.register(mine, generator_module.selectors.EVENT_READ, client)
         ends.append(theirs)

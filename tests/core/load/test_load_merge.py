@@ -11,6 +11,7 @@ from hdrh.histogram import HdrHistogram
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.core.load.cluster import replies
 from app.core.load.merge import (
     MAX_MISALIGNMENT_SHARE,
     ClockOffset,
@@ -18,10 +19,13 @@ from app.core.load.merge import (
     late_start_limit_s,
     late_start_reason,
     merge_steps,
+    merge_tls,
     misalignment_problem,
+    sum_handshakes,
     with_start,
 )
 from app.core.records.load_histogram import HISTOGRAM_RANGE
+from app.core.records.tls_record import ByteRange, TlsStep
 from app.core.settings.load import (
     MAX_DURATION_S,
     MAX_GENERATORS,
@@ -32,6 +36,7 @@ from app.core.settings.load import (
     step_schedule,
 )
 from tests.helpers.loads import LAG_REASON, step
+from tests.helpers.records import tls_record
 
 
 def _timed(latencies_ns: list[int], **fields: object) -> object:
@@ -188,3 +193,22 @@ def test_a_record_keeps_its_start_and_is_marked_only_past_the_limit() -> None:
     merged = merge_steps([late])
     assert merged.generator_saturated and merged.saturation_reason == f"generator #2: {late.saturation_reason}"
     assert merged.started_late_s is None  # a generator's own figure, not the step's
+
+
+# --- a tls13 job's handshakes over several generators ------------------------------------------
+
+
+def test_generators_handshake_counts_add_up_and_their_records_merge() -> None:
+    assert sum_handshakes([None, None]) is None  # not a tls13 job
+    assert sum_handshakes([TlsStep(10, 4, 1), None, TlsStep(5, 5, 0, 1)]) == TlsStep(15, 9, 1, 1)
+    one = tls_record(handshakes=12, client_bytes=ByteRange(1447, 1447), server_bytes=ByteRange(10333, 10334))
+    other = tls_record(handshakes=8, client_bytes=ByteRange(1446, 1447), server_bytes=ByteRange(10333, 10333))
+    merged = merge_tls([one, other])
+    assert merged is not None and merged.handshakes == 20
+    assert merged.client_bytes == ByteRange(1446, 1447) and merged.server_bytes == ByteRange(10333, 10334)
+    # A worker's record is data: one no handshake could have written is named, not merged.
+    assert replies.tls_record(one) == one and replies.tls_record(None) is None
+    with pytest.raises(replies.BadReply, match=r"its TLS record\.handshakes"):
+        replies.tls_record(replace(one, handshakes=0))
+    with pytest.raises(replies.BadReply, match="expected a TLS record"):
+        replies.tls_record({"handshakes": 12})

@@ -44,9 +44,11 @@ from app.core.load.generator import MIN_DRAIN_S, Emit
 from app.core.load.job import StepLost, measure_size
 from app.core.measure.harness import child_entry, describe_error
 from app.core.records.job_conditions import LoadGeneratorPlace, LoadStep
+from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.schemes import registry
 from app.core.schemes.base import KEYGEN_ON_SENDER
 from app.core.settings.load import MAX_CLUSTER_ADDRESS_CHARS, MAX_HOST_CHARS, MAX_RATE_PER_S, LoadSettings
+from app.core.vocab import Family
 
 #: A step starts this long after it is agreed (plus three of the slowest worker's round
 #: trips): time for the command to reach every worker and its generator to set up.
@@ -110,6 +112,7 @@ class MergedRecord:
     refused: dict[str, int]
     abandoned: int
     sample_every: int
+    handshakes: TlsStep | None = None
 
 
 @dataclass
@@ -497,7 +500,16 @@ class ClusterDriver:
             refused=_sum_counts(r.refused for r in reports),
             abandoned=sum(r.abandoned for r in reports),
             sample_every=max(r.sample_every for r in reports),
+            handshakes=merge.sum_handshakes([r.handshakes for r in reports]),
         )
+
+    def tls_record(self) -> TlsRecord | None:
+        """A tls13 job's handshakes of the size, every generator's added (None for any other job)."""
+        if self.plan.job.family != Family.TLS:
+            return None
+        calls = [(g, self._call(g, "call", "tls")) for g in self.generators]
+        answers = self._gather(calls, SETUP_TIMEOUT_S, "counting", check=replies.tls_record)
+        return merge.merge_tls([answer for answer in answers if answer is not None])
 
     # --- ending --------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from app.core.records.job_conditions import LoadStep
+from app.core.records.tls_record import TlsStep
 
 _LENGTH = struct.Struct("!I")
 #: A frame is a command or a step's figures (a histogram of a few KiB, at most a million
@@ -35,6 +36,8 @@ class StepReport:
     started_late_s: float = 0.0
     #: A few of the step's latencies, for the window's live plot.
     live: list[float] = field(default_factory=list)
+    #: A tls13 job's handshakes of the step (None for any other job).
+    handshakes: TlsStep | None = None
 
 
 class PipeClosed(EOFError):

@@ -3,7 +3,8 @@
 It runs app.core.load.generator's `LoadGenerator` in a process of its own, so that neither the
 Dask worker's event loop nor its GIL perturbs the schedule, and answers one command at a
 time on its stdin/stdout (app.core.load.cluster.pipe_frames): connect, seal, prepare,
-tamper, calibrate, step, close; its first frame is its pid. With `--detach` it first forks
+tamper, calibrate, step, tls (a tls13 job's handshakes of the size, its generator being
+app.core.load.tls_generator's `TlsLoadGenerator`), close; its first frame is its pid. With `--detach` it first forks
 and lets the process the actor started exit, so that it is reparented to init, which reaps
 it when it ends (a stopped worker cannot). It exits when its stdin closes, when its lease's
 pipe closes (the worker died), and when its lease is not renewed (the coordinator renews it
@@ -25,6 +26,7 @@ from app.core.contracts.events import MeasuringMessage, SampleBatch, SizeMeasure
 from app.core.contracts.plan import JobPlan
 from app.core.load.cluster.pipe_frames import PipeClosed, StepReport, read_frame, write_frame
 from app.core.load.generator import LoadGenerator
+from app.core.load.job import generator_for
 
 #: Live latencies a step sends back for the window's plot (the local generator sends 400 a
 #: quarter second; the coordinator passes these on when the step ends).
@@ -50,7 +52,7 @@ class _Session:
         if command == "connect":
             (plan,) = args
             assert isinstance(plan, JobPlan)
-            self.generator = LoadGenerator(plan, self._drop)
+            self.generator = generator_for(plan, self._drop)
             self.generator.connect_all(seal=False)
             return None
         generator = self.generator
@@ -70,6 +72,8 @@ class _Session:
             return {f.name: getattr(result, f.name) for f in fields(result)}
         if command == "calibrate":
             return generator.calibrate()
+        if command == "tls":
+            return generator.tls_record()
         if command == "step":
             rate, generators, number, start_wall, samples = args
             now = generator.clock()
@@ -88,6 +92,7 @@ class _Session:
                 sample_every=record.sample_every,
                 started_late_s=record.start_lag_ns / 1e9,
                 live=live[:LIVE_KEPT],
+                handshakes=record.handshakes,
             )
         raise RuntimeError(f"unknown command {command!r}")
 

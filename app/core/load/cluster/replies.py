@@ -21,8 +21,10 @@ from typing import Any
 from app.core.load.cluster.errors import ClusterError
 from app.core.load.cluster.pipe_frames import StepReport
 from app.core.records.job_conditions import LoadStep
+from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.results.check_fields import MAX_TEXT_CHARS, clip_text, is_int, is_num
 from app.core.results.check_job_parts import check_step
+from app.core.results.check_tls import check_tls
 from app.core.results.errors import ResultsDataError
 from app.core.settings.load import MAX_CLOCK_OFFSET_S, MAX_HOST_CHARS
 
@@ -116,11 +118,12 @@ def identity(answer: Any) -> Identity:
 
 
 def prepared(answer: Any) -> tuple[list[float], int]:
-    """A prepare's answer: each request's client crypto (seconds) and the pool's size."""
+    """A prepare's answer: each request's client crypto (seconds) and the pool's size (0 for
+    a tls13 job, whose every request's handshake is made when it is due)."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
         raise BadReply(f"its prepare: expected (costs, pool), got {shown(answer)}")
     costs, pool = answer
-    return numbers(costs, "its client costs", low=0.0, high=MAX_REQUEST_S), count(pool, "its pool size", low=1)
+    return numbers(costs, "its client costs", low=0.0, high=MAX_REQUEST_S), count(pool, "its pool size")
 
 
 def calibration(answer: Any) -> tuple[float, float]:
@@ -189,7 +192,35 @@ def step_report(report: Any) -> StepReport:
         sample_every=count(report.sample_every, "its sampling", low=1),
         started_late_s=started,
         live=numbers(report.live, "its live latencies", low=0.0, high=MAX_CLOCK_OFFSET_S),
+        handshakes=_tls_step(report.handshakes),
     )
+
+
+def _tls_step(step: Any) -> TlsStep | None:
+    """A tls13 job's handshakes of the step (None for any other job), its counts checked."""
+    if step is None:
+        return None
+    if not isinstance(step, TlsStep):
+        raise BadReply(f"its handshakes: expected a step's counts, got {shown(step)}")
+    handshakes = count(step.handshakes, "its handshakes")
+    resumed = count(step.resumed, "its resumed handshakes")
+    if resumed > handshakes:
+        raise BadReply(f"its handshakes: {resumed} resumed of {handshakes}")
+    return TlsStep(handshakes, resumed, count(step.failed, "its failed requests"), count(step.retries, "its retries"))
+
+
+def tls_record(answer: Any) -> TlsRecord | None:
+    """A tls13 job's handshakes of a size (None: it made none), as the results reader
+    checks a record."""
+    if answer is None:
+        return None
+    if not isinstance(answer, TlsRecord):
+        raise BadReply(f"its handshakes: expected a TLS record, got {shown(answer)}")
+    try:
+        check_tls(answer.to_dict(), "its TLS record")
+    except (ResultsDataError, TypeError, AttributeError) as exc:
+        raise BadReply(str(exc)) from None
+    return answer
 
 
 def _listed(values: Any, what: str) -> Sequence[Any]:
