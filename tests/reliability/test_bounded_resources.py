@@ -186,14 +186,20 @@ def test_a_10_mib_message_over_1_kbits_is_refused_naming_size_rate_and_time(mode
     assert "more than the 10 min one message may take" in message
 
 
-def test_a_message_just_within_the_bound_runs_and_one_beyond_it_does_not() -> None:
-    # 1 kbit/s: 75,000 bytes take 600 s serialized, plus the acknowledgement and 20 ms of delay.
-    fits = 74_000
-    too_big = 76_000
+@pytest.mark.parametrize(
+    ("emulation", "fits", "too_big"),
+    # 1 kbit/s: 75,000 bytes take 600 s serialized, less the acknowledgement and 20 ms of
+    # delay; on the packet path each 1,448-byte segment's 52 header bytes cross it too.
+    [("stream-relay", 74_000, 76_000), ("packet", 71_500, 73_000)],
+)
+def test_a_message_just_within_the_bound_runs_and_one_beyond_it_does_not(
+    emulation: str, fits: int, too_big: int
+) -> None:
     link = {"delay_ms": 10, "rate_kbit": 1}
-    resolve_jobs(parse_profile({"name": "t", "jobs": [_job(mode="load", message_sizes=[fits], link=link)]}))
+    job = _job(mode="load", link=link, link_emulation=emulation)
+    resolve_jobs(parse_profile({"name": "t", "jobs": [{**job, "message_sizes": [fits]}]}))
     with pytest.raises(ProfileError, match="one message may take"):
-        resolve_jobs(parse_profile({"name": "t", "jobs": [_job(mode="load", message_sizes=[too_big], link=link)]}))
+        resolve_jobs(parse_profile({"name": "t", "jobs": [{**job, "message_sizes": [too_big]}]}))
 
 
 def test_many_samples_over_a_slow_link_are_refused_from_the_jobs_total() -> None:
@@ -213,11 +219,21 @@ def test_run_link_applies_the_same_rule(tmp_path: Path) -> None:
     assert main(["run", str(path), "--no-store", "--quiet", "--link", json.dumps(SLOW)]) == 2
 
 
-def test_the_estimate_is_a_lower_bound_from_rate_and_delays() -> None:
-    (job,) = resolve_jobs(parse_profile({"name": "t", "jobs": [_job(mode="load", link=SLOW)]}))
+@pytest.mark.parametrize(
+    ("emulation", "expected"),
+    [
+        # 32 bytes up and 64 back at 1 kbit/s, and 10 ms each way.
+        ("stream-relay", 0.256 + 0.512 + 0.020),
+        # The same in one packet each way, with its 52 bytes of TCP/IP headers.
+        ("packet", 8 * (32 + 52) / 1000 + 8 * (64 + 52) / 1000 + 0.020),
+    ],
+)
+def test_the_estimate_is_a_lower_bound_from_rate_and_delays(emulation: str, expected: float) -> None:
+    (job,) = resolve_jobs(
+        parse_profile({"name": "t", "jobs": [_job(mode="load", link=SLOW, link_emulation=emulation)]})
+    )
     assert job.link is not None
-    # 32 bytes up and 64 back at 1 kbit/s, and 10 ms each way.
-    assert message_wire_s(job.link, 32) == pytest.approx(0.256 + 0.512 + 0.020)
+    assert message_wire_s(job.link, 32) == pytest.approx(expected)
     assert MAX_MESSAGE_WIRE_S == 600
 
 

@@ -335,7 +335,7 @@ def test_a_tamper_try_the_server_never_judged_is_named_not_counted_as_let_throug
     that ended before its records were judged is now said to be that."""
     plan = job_plan("tls13", "pyopenssl", dict(parties.job().params), [64], token=parties.TOKEN, tamper=2, warmup=0)
     client = tls_client.TlsClient(plan, lambda message: None)
-    genuine = tuple(ServerConnection(1000, "ok") for _ in range(plan.job.samples))
+    genuine = tuple(ServerConnection(1000, "ok") for _ in range(1 + plan.job.samples))  # the watched one first
     refused = ServerConnection(1000, "refused: bad record mac")
     unfinished = ServerConnection(0, "unfinished: the client sent nothing for 300.02 s")
     result = SizeMeasured(0, 64, metrics={})
@@ -343,7 +343,7 @@ def test_a_tamper_try_the_server_never_judged_is_named_not_counted_as_let_throug
         HandshakeFailed,
         match=r"tamper try 2 \(.+\) never reached the server's check of its records: the client sent nothing for 300\.02 s",
     ):
-        client._server_side(result, ServerReport((*genuine, refused, unfinished), None), len(genuine) + 2)
+        client._server_side(result, ServerReport((*genuine, refused, unfinished), None), len(genuine) + 2, 1)
     assert result.tamper_failures == []  # never "not rejected"
 
 

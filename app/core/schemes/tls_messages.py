@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from app.core.schemes.base import PayloadFormatError
@@ -231,9 +231,48 @@ class Negotiated:
     #: Each certificate's DER size as the client sent its chain (mutual authentication).
     client_chain: tuple[int, ...] = ()
     resumed: bool = False
+    #: Whether the encrypted messages were read (a watched handshake's transcript). False: an
+    #: unwatched one, read from its ServerHellos on the wire and the chain OpenSSL received;
+    #: its CertificateVerify schemes were not seen (`signature` and `client_signature` None).
+    signatures_read: bool = True
 
 
-def negotiated_from(server_messages: list[tuple[int, bytes]], client_messages: list[tuple[int, bytes]]) -> Negotiated:
+def plaintext_handshake(records: bytes | memoryview) -> bytes:
+    """The handshake messages sent in the clear in a run of TLS records: a TLS 1.3 server's
+    HelloRetryRequest and ServerHello (everything after the ServerHello is encrypted, and
+    skipped). A record cut short at the end (a flight still arriving) ends the run."""
+    data, at, found = memoryview(records), 0, []
+    while len(data) - at >= RECORD_HEADER:
+        length = _U16.unpack_from(data, at + 3)[0]
+        if len(data) - at - RECORD_HEADER < length:
+            break
+        if data[at] == HANDSHAKE_RECORD:
+            found.append(data[at + RECORD_HEADER : at + RECORD_HEADER + length])
+        at += RECORD_HEADER + length
+    return b"".join(found)
+
+
+def negotiated_on_wire(server_records: bytes | memoryview, chain: tuple[bytes, ...]) -> Negotiated:
+    """What an unwatched handshake negotiated: the version, cipher, group, resumption and
+    HelloRetryRequests from the ServerHellos in the server's records as they crossed the
+    wire, the chain from the certificates the client received (its CertificateVerify is
+    encrypted, and not read: `signatures_read` False)."""
+    said = negotiated_from(list(messages(plaintext_handshake(server_records), "server's records")), [])
+    return Negotiated(
+        version=said.version,
+        cipher=said.cipher,
+        group=said.group,
+        retries=said.retries,
+        chain=tuple(len(der) for der in chain),
+        chain_der=chain,
+        resumed=said.resumed,
+        signatures_read=False,
+    )
+
+
+def negotiated_from(
+    server_messages: Sequence[tuple[int, bytes | memoryview]], client_messages: Sequence[tuple[int, bytes | memoryview]]
+) -> Negotiated:
     """What a handshake negotiated, from each side's handshake messages in the order sent
     (the server's: ServerHello, ..., Certificate, CertificateVerify; the client's own
     Certificate and CertificateVerify when it authenticated too)."""

@@ -133,9 +133,14 @@ class TlsClient:
 
     # --- one connection -----------------------------------------------------------------
 
-    def connection(self, size: int, seed: bytes, tally: HandshakeTally, tamper: int | None = None) -> Sample:
+    def connection(
+        self, size: int, seed: bytes, tally: HandshakeTally, tamper: int | None = None, watched: bool = False
+    ) -> Sample:
         """One TCP connection, one TLS handshake, the size's request and response; with
-        `tamper` (an offset) the request's records go with one bit flipped."""
+        `tamper` (an offset) the request's records go with one bit flipped. `watched`: every
+        handshake message read (the size's first connection, untimed), at the cost of
+        OpenSSL's message callback inside the handshake; else what it negotiated is read
+        from the wire and OpenSSL after the clock stops (app.core.tls.handshake)."""
         assert self.context is not None
         peer, clock = self.peer, time.perf_counter_ns
         start = clock()
@@ -145,7 +150,7 @@ class TlsClient:
             raise NotOpened(f"a TLS connection could not be opened: {exc}") from None
         connected = clock()
         sock.settimeout(peer.reply_timeout)
-        side = ClientSide(self.context, SERVER_NAME, self.alpn, self.session)
+        side = ClientSide(self.context, SERVER_NAME, self.alpn, self.session, watched)
         try:
             cpu = time.thread_time_ns()
             hello = side.hello()
@@ -176,11 +181,13 @@ class TlsClient:
 
     # --- a size -----------------------------------------------------------------------
 
-    def prime(self, size: int, seed: bytes) -> None:
-        """A resumed job's first ticket: one full handshake, untimed."""
+    def prime(self, size: int, seed: bytes) -> int:
+        """A resumed job's first ticket: one full handshake, untimed; the connections it made."""
         if self.scheme.asked.resumption == "ticket" and self.session is None:
             full = HandshakeTally(_full(self.scheme), "")
             self.connection(size, seed, full)
+            return 1
+        return 0
 
     def measure_size(self, index: int, size: int) -> SizeMeasured:
         job = self.job
@@ -188,12 +195,15 @@ class TlsClient:
         self._request(FrameType.SIZE, [SIZE_FRAME.pack(size, seed)], FrameType.SIZE_OK)
         result = SizeMeasured(index, size, metrics={})
         tally = HandshakeTally(self.scheme, stack.openssl_version()[1])
-        self.prime(size, seed)
+        untimed = self.prime(size, seed)
         rounds = SampleRounds(
             self.emit, self.plan.first_index, list(METRICS), job.warmup, on_sample=self.progress.advance
         )
-        tcp: TcpInfo | None = None
-        made = 0
+        # The size's watched connection, untimed (the server watches the size's first one too).
+        tcp: TcpInfo | None = self.connection(size, seed, tally, watched=True).tcp
+        result.checked += 1
+        untimed += 1
+        made = untimed
         # Over the packet path: the link's count of packets it held too long, read around each
         # timed connection, so a stall of the emulator that touched a few handshakes flags the
         # size however few of its packets it held (JobPlan.late_packets).
@@ -225,7 +235,7 @@ class TlsClient:
         # The tamper tries' handshakes are checked too, and kept out of the record's figures.
         made += self._tamper(result, size, seed, HandshakeTally(self.scheme, ""))
         report = parse_report(self._request(FrameType.SIZE_END, [], FrameType.SIZE_END_OK), made)
-        self._server_side(result, report, made)
+        self._server_side(result, report, made, untimed)
         if tcp is not None:
             result.tcp_info[Role.SENDER] = _with_exchanges(tcp, made)
         if report.tcp_info is not None:
@@ -257,14 +267,15 @@ class TlsClient:
             self.progress.advance()
         return self.job.tamper
 
-    def _server_side(self, result: SizeMeasured, report: ServerReport, made: int) -> None:
-        """The server's CPU per handshake (the genuine connections'), and its tamper verdicts."""
+    def _server_side(self, result: SizeMeasured, report: ServerReport, made: int, untimed: int) -> None:
+        """The server's CPU per handshake (the genuine connections' after the `untimed` first),
+        and its tamper verdicts."""
         job = self.job
         genuine, tampered = report.connections[: made - job.tamper], report.connections[made - job.tamper :]
         for k, entry in enumerate(genuine):
             if entry.verdict != "ok":
                 raise ValidationFailed(f"the server failed handshake {k + 1} of the size: {entry.verdict}")
-        cpu = [entry.cpu_ns / 1e9 for entry in genuine]
+        cpu = [entry.cpu_ns / 1e9 for entry in genuine[untimed:]]
         result.metrics["handshake_cpu_server"] = RawMetric(samples=cpu[job.warmup :], warmup=cpu[: job.warmup])
         spots = self.scheme.tamper_spots(0, result.message_size)
         for k, entry in enumerate(tampered):

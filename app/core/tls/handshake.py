@@ -6,6 +6,11 @@ in the client and the server). So every byte each end writes is seen and counted
 leaves (`drain`), each flight is a run of one end's writes before the other answers, and
 the messages in it are named from the end's transcript (app.core.tls.stack). What the
 handshake negotiated is read from those messages (`negotiated`), never assumed.
+
+A timed handshake runs unwatched (no transcript: OpenSSL's message callback would call
+into Python some 50 times inside the timed calls): what it negotiated is then read after
+the clock stops from the server's ServerHellos as they crossed the wire and the chain the
+client received (`negotiated_unwatched`), and its flights are counted but not named.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from dataclasses import dataclass
 from OpenSSL import SSL
 
 from app.core.records.tls_record import Flight
-from app.core.schemes.tls_messages import HANDSHAKE_TYPES, Negotiated, negotiated_from
+from app.core.schemes.tls_messages import HANDSHAKE_TYPES, Negotiated, negotiated_from, negotiated_on_wire
+from app.core.tls import stack
 from app.core.tls.stack import Transcript
 
 #: A handshake takes two flights each way, three with a HelloRetryRequest; past this many
@@ -64,28 +70,38 @@ class FlightLog:
     starts whenever the other end speaks. Each flight's messages are named from a
     transcript: `sources` gives, per sender, the transcript that holds its messages and
     whether that transcript's end wrote them (the two ends' own transcripts in operations
-    mode; one end's, written and read, over TCP)."""
+    mode; one end's, written and read, over TCP); None for an unwatched handshake, whose
+    flights are counted and kept (`sent`) but not named."""
 
-    def __init__(self, sources: dict[str, tuple[Transcript, bool]]) -> None:
+    def __init__(self, sources: dict[str, tuple[Transcript, bool]] | None) -> None:
         self.sources = sources
         self.flights: list[Flight] = []
         #: Bytes the server wrote once its handshake was done: its NewSessionTickets.
         self.after = 0
-        self._seen = dict.fromkeys(sources, 0)
+        self._seen = {"client": 0, "server": 0}
+        self._sent: dict[str, list[bytes]] = {"client": [], "server": []}
 
-    def add(self, sender: str, size: int) -> None:
-        """`size` bytes from `sender` ("client" or "server"), with its messages not yet named."""
-        if not size:
+    def add(self, sender: str, data: bytes) -> None:
+        """`data` from `sender` ("client" or "server"), with its messages not yet named."""
+        if not data:
             return
-        transcript, written = self.sources[sender]
-        mine = [kind for w, kind, _ in transcript.messages if w is written]
-        names = tuple(HANDSHAKE_TYPES.get(kind, f"type {kind}") for kind in mine[self._seen[sender] :])
-        self._seen[sender] = len(mine)
+        size = len(data)
+        self._sent[sender].append(data)
+        names: tuple[str, ...] = ()
+        if self.sources is not None:
+            transcript, written = self.sources[sender]
+            mine = [kind for w, kind, _ in transcript.messages if w is written]
+            names = tuple(HANDSHAKE_TYPES.get(kind, f"type {kind}") for kind in mine[self._seen[sender] :])
+            self._seen[sender] = len(mine)
         if self.flights and self.flights[-1].sender == sender:
             last = self.flights[-1]
             self.flights[-1] = Flight(sender, last.bytes + size, last.messages + names)
         else:
             self.flights.append(Flight(sender, size, names))
+
+    def sent(self, sender: str) -> bytes:
+        """Every handshake byte `sender` sent, in order (its records as they crossed the wire)."""
+        return b"".join(self._sent[sender])
 
     def round_trips(self) -> int:
         """The client's waits for the server within the handshake: each client flight the
@@ -104,6 +120,12 @@ def negotiated(client: Transcript, server: Transcript) -> Negotiated:
         if transcript.overflowed:
             raise HandshakeFailed(f"the {name}'s handshake messages passed what a transcript keeps")
     return negotiated_from(client.bodies(written=False), client.bodies(written=True))
+
+
+def negotiated_unwatched(log: FlightLog, client: SSL.Connection) -> Negotiated:
+    """What an unwatched handshake negotiated, read after it: the server's ServerHellos as
+    they crossed the wire (HelloRetryRequests counted), the chain its client received."""
+    return negotiated_on_wire(log.sent("server"), stack.peer_chain(client))
 
 
 @dataclass
@@ -130,7 +152,7 @@ def pair_handshake(
             raise HandshakeFailed(f"client: {describe_error(exc)}") from None
         times.client_ns += clock() - start
         out = drain(client)
-        log.add("client", len(out))
+        log.add("client", out)
         if out:
             server.bio_write(out)
         if client_done and server_done:
@@ -145,7 +167,7 @@ def pair_handshake(
         if server_done:  # written by the call that read the client's Finished: its tickets
             log.after += len(out)
         else:
-            log.add("server", len(out))
+            log.add("server", out)
         if out:
             client.bio_write(out)
         if client_done and server_done:

@@ -40,7 +40,14 @@ from app.core.schemes.tls_messages import Negotiated
 from app.core.tls import stack
 from app.core.tls.certificates import CLIENT_NAME, SERVER_NAME, anchor_from_der, make_chain
 from app.core.tls.data import DataMismatch, read_exact, request_for, response_for
-from app.core.tls.handshake import FlightLog, HandshakeFailed, drain, negotiated, pair_handshake
+from app.core.tls.handshake import (
+    FlightLog,
+    HandshakeFailed,
+    drain,
+    negotiated,
+    negotiated_unwatched,
+    pair_handshake,
+)
 from app.core.tls.tally import HandshakeTally, NegotiationMismatch
 
 #: A batch of records keeps its outputs alive until they are opened: past this many bytes a
@@ -83,21 +90,29 @@ class TlsPair:
         #: Clients connected and not yet closed (`close_all`).
         self.open: list[SSL.Connection] = []
 
-    def connect(self) -> Connected:
+    def connect(self, watched: bool = False) -> Connected:
         """A fresh pair with its handshake done (resuming the last session when the job asks);
-        the tickets the server sent after it are in the client's BIO (`pair_handshake`)."""
-        client = stack.client_connection(self.client, SERVER_NAME, None)
-        server = stack.server_connection(self.server)
+        the tickets the server sent after it are in the client's BIO (`pair_handshake`).
+        `watched`: every message kept and read (the signature schemes, the flights named),
+        at the cost of OpenSSL's message callback inside the handshake calls; else what it
+        negotiated is read from its ServerHellos and the received chain, after the calls."""
+        client = stack.client_connection(self.client, SERVER_NAME, None, watched)
+        server = stack.server_connection(self.server, watched)
         if self.resume and self.session is not None:
             client.set_session(self.session)
-        client_transcript, server_transcript = stack.watch(client), stack.watch(server)
-        log = FlightLog({"client": (client_transcript, True), "server": (server_transcript, True)})
-        try:
+        if not watched:
+            log = FlightLog(None)
             times = pair_handshake(client, server, log)
-            said = negotiated(client_transcript, server_transcript)
-        finally:
-            stack.forget(client)
-            stack.forget(server)
+            said = negotiated_unwatched(log, client)
+        else:
+            client_transcript, server_transcript = stack.watch(client), stack.watch(server)
+            log = FlightLog({"client": (client_transcript, True), "server": (server_transcript, True)})
+            try:
+                times = pair_handshake(client, server, log)
+                said = negotiated(client_transcript, server_transcript)
+            finally:
+                stack.forget(client)
+                stack.forget(server)
         self.open.append(client)
         if self.resume:
             self.session = take_tickets(client)
@@ -159,11 +174,18 @@ class TlsOperations:
         self.progress = ProgressCounter(emit, plan.first_index, (3 * job.samples + job.tamper) * len(job.message_sizes))
 
     def handshakes(self, size: int, seed: bytes, result: SizeMeasured, tally: HandshakeTally) -> dict[str, RawMetric]:
-        """warm-up + samples handshakes, each timed per end, checked, then the size's data."""
+        """One watched handshake, untimed (every message read: the signature schemes checked,
+        the flights named), then warm-up + samples unwatched, each timed per end and checked
+        from what crossed the wire; each followed by the size's data."""
         job = self.job
         names = ["handshake_client", "handshake_server"]
         rounds = SampleRounds(self.emit, self.plan.first_index, names, job.warmup, on_sample=self.progress.advance)
         request, response = request_for(seed, size), response_for(seed, size)
+        watched = self.pair.connect(watched=True)
+        tally.add(watched.negotiated, watched.log.flights, watched.log.round_trips(), watched.log.after)
+        exchange(watched.client, watched.server, request, response)
+        result.checked += 1
+        self.pair.close_all()
         for _ in range(job.warmup + job.samples):
             with gc_paused():
                 pair = self.pair.connect()

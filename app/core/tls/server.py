@@ -118,6 +118,9 @@ class TlsServer:
         self.size = 0
         self.seed = b""
         self.tamper_next = False
+        #: The first connection of each size is watched (every message read); the rest, timed
+        #: by the client and by this server's CPU clock, run without OpenSSL's message callback.
+        self.watch_next = False
         self.connections: list[ServerConnection] = []
         self.tcp: TcpInfo | None = None
 
@@ -128,11 +131,13 @@ class TlsServer:
         if size not in self.job.message_sizes:
             raise TlsPeerError(f"SIZE {size} is not one of the job's sizes")
         self.size, self.seed, self.connections, self.tcp = size, seed, [], None
+        self.watch_next = True
 
     def serve(self, sock: socket.socket, hello: bytes) -> None:
         """One admitted connection, whole: its handshake, the request, the response, closed."""
         tamper, self.tamper_next = self.tamper_next, False
-        side = ServerSide(self.context)
+        watched, self.watch_next = self.watch_next, False
+        side = ServerSide(self.context, watched)
         sock.settimeout(self.timeout)
         verdict, cpu_ns = "ok", 0
         try:

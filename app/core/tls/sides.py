@@ -3,6 +3,8 @@
 `ClientSide` and `ServerSide` hold an `SSL.Connection` over memory BIOs and are fed what
 arrived from the network; each answers with the bytes to send, counts every byte each
 way per flight (`FlightLog`), bounds what it accepts, and says when its handshake is done.
+A side is watched (every handshake message kept and read) or not (what it negotiated read
+after the handshake from the wire and OpenSSL: app.core.tls.handshake), as its caller says.
 Who moves the bytes is the caller's: the job's client and server (app.core.tls.client,
 app.core.tls.server) on blocking sockets, one connection at a time; a load generator or a
 load server could drive many from one event loop, as they hold no socket and never block.
@@ -20,7 +22,15 @@ from OpenSSL import SSL
 
 from app.core.schemes.tls_messages import Negotiated
 from app.core.tls import stack
-from app.core.tls.handshake import FlightLog, HandshakeFailed, describe_error, drain, negotiated, step
+from app.core.tls.handshake import (
+    FlightLog,
+    HandshakeFailed,
+    describe_error,
+    drain,
+    negotiated,
+    negotiated_unwatched,
+    step,
+)
 
 #: The most handshake bytes either end takes from the other: the largest chain a job makes
 #: (ML-DSA-87 with an intermediate, and the client's too when mutual) needs under 40 KB.
@@ -42,12 +52,21 @@ class Finished:
 class ClientSide:
     """The client's end of one connection."""
 
-    def __init__(self, context: SSL.Context, host: str, alpn: bytes | None, session: SSL.Session | None) -> None:
-        self.connection = stack.client_connection(context, host, alpn)
+    def __init__(
+        self,
+        context: SSL.Context,
+        host: str,
+        alpn: bytes | None,
+        session: SSL.Session | None,
+        watched: bool = True,
+    ) -> None:
+        self.connection = stack.client_connection(context, host, alpn, watched)
         if session is not None:
             self.connection.set_session(session)
-        self.transcript = stack.watch(self.connection)
-        self.log = FlightLog({"client": (self.transcript, True), "server": (self.transcript, False)})
+        self.transcript = stack.watch(self.connection) if watched else None
+        self.log = FlightLog(
+            None if self.transcript is None else {"client": (self.transcript, True), "server": (self.transcript, False)}
+        )
         self.received = 0
         self.done = False
 
@@ -58,7 +77,7 @@ class ClientSide:
         except SSL.Error as exc:
             raise HandshakeFailed(f"client: {describe_error(exc)}") from None
         out = drain(self.connection)
-        self.log.add("client", len(out))
+        self.log.add("client", out)
         return out
 
     def receive(self, data: bytes) -> bytes:
@@ -74,14 +93,16 @@ class ClientSide:
             self.done = step(self.connection)
         except SSL.Error as exc:
             raise HandshakeFailed(f"client: {describe_error(exc)}") from None
-        self.log.add("server", len(data))
+        self.log.add("server", data)
         out = drain(self.connection)
-        self.log.add("client", len(out))
+        self.log.add("client", out)
         return out
 
     def finish(self) -> Finished:
         """What the handshake negotiated (after `done`); the connection's transcript let go."""
         stack.forget(self.connection)
+        if self.transcript is None:
+            return Finished(negotiated_unwatched(self.log, self.connection), self.log)
         if self.transcript.overflowed:
             raise HandshakeFailed("the server's handshake messages passed what a transcript keeps")
         return Finished(negotiated(self.transcript, self.transcript), self.log)
@@ -99,10 +120,12 @@ class ClientSide:
 class ServerSide:
     """The server's end of one connection, from the ClientHello its admission read."""
 
-    def __init__(self, context: SSL.Context) -> None:
-        self.connection = stack.server_connection(context)
-        self.transcript = stack.watch(self.connection)
-        self.log = FlightLog({"client": (self.transcript, False), "server": (self.transcript, True)})
+    def __init__(self, context: SSL.Context, watched: bool = True) -> None:
+        self.connection = stack.server_connection(context, watched)
+        self.transcript = stack.watch(self.connection) if watched else None
+        self.log = FlightLog(
+            None if self.transcript is None else {"client": (self.transcript, False), "server": (self.transcript, True)}
+        )
         self.received = 0
         self.done = False
         #: What OpenSSL wrote when it refused the handshake (its alert), for the client to see.
@@ -115,7 +138,7 @@ class ServerSide:
         if self.received > MAX_HANDSHAKE_BYTES:
             raise TooLarge(f"the client's handshake passed {MAX_HANDSHAKE_BYTES:,} bytes ({self.received:,})")
         self.connection.bio_write(data)
-        self.log.add("client", len(data))
+        self.log.add("client", data)
         try:
             self.done = step(self.connection)
         except SSL.Error as exc:
@@ -125,12 +148,15 @@ class ServerSide:
         if self.done:
             self.log.after += len(out)
         else:
-            self.log.add("server", len(out))
+            self.log.add("server", out)
         return out
 
     def finish(self) -> Negotiated:
         """What the client's messages and the server's said (the client's certificate, when mutual)."""
         stack.forget(self.connection)
+        if self.transcript is None:  # unwatched: the client's chain as OpenSSL received and verified it
+            chain = stack.peer_chain(self.connection, server=True)
+            return Negotiated(client_chain=tuple(len(der) for der in chain), signatures_read=False)
         if self.transcript.overflowed:
             raise HandshakeFailed("the client's handshake messages passed what a transcript keeps")
         # The server read the client's messages and wrote its own: its transcript, seen from the client.

@@ -4,7 +4,9 @@ Every body of the tls13 job (operations, the client over TCP; a load generator l
 each finished handshake here: what its messages say it negotiated (refused at once, naming
 both, when it is not what the job asked), its flights and its bytes each way. `record()`
 then gives the size's `TlsRecord`: the negotiated names, the byte range per handshake over
-all of them, the last one's flights and round trips.
+all of them, the last one's round trips; the signature schemes, chains and named flights of
+the last watched handshake (a timed one is unwatched: its encrypted messages are not read,
+app.core.tls.handshake), else of the last one.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ class HandshakeTally:
         self.client_bytes: list[int] = []
         self.server_bytes: list[int] = []
         self.last: Negotiated | None = None
+        #: The last handshake whose messages were all read, and its flights (named).
+        self.watched: tuple[Negotiated, tuple[Flight, ...]] | None = None
         self.flights: tuple[Flight, ...] = ()
         self.round_trips = 0
         self.ticket_bytes = 0
@@ -90,6 +94,8 @@ class HandshakeTally:
             round_trips,
             ticket_bytes,
         )
+        if negotiated.signatures_read:
+            self.watched = (negotiated, self.flights)
         self.check(negotiated, checked_as)
 
     def record(self) -> TlsRecord | None:
@@ -97,22 +103,25 @@ class HandshakeTally:
         last = self.last
         if last is None:
             return None
+        read, flights = self.watched if self.watched is not None else (last, self.flights)
         return TlsRecord(
             version=name_of(VERSION_NAMES, last.version),
             group=name_of(GROUP_NAMES, last.group),
             cipher=name_of(CIPHER_NAMES, last.cipher),
-            signature=None if last.signature is None else name_of(SIGNATURE_NAMES, last.signature),
-            client_signature=None if last.client_signature is None else name_of(SIGNATURE_NAMES, last.client_signature),
+            signature=None if read.signature is None else name_of(SIGNATURE_NAMES, read.signature),
+            client_signature=(
+                None if read.client_signature is None else name_of(SIGNATURE_NAMES, read.client_signature)
+            ),
             resumed=last.resumed,
             retries=self.retries,
             handshakes=len(self.client_bytes),
             client_bytes=ByteRange.of(self.client_bytes),
             server_bytes=ByteRange.of(self.server_bytes),
-            flights=self.flights,
+            flights=flights,
             round_trips=self.round_trips,
-            chain_bytes=last.chain,
-            chain_signatures=tuple(signature_algorithm(der) for der in last.chain_der),
-            client_chain_bytes=last.client_chain,
+            chain_bytes=read.chain,
+            chain_signatures=tuple(signature_algorithm(der) for der in read.chain_der),
+            client_chain_bytes=read.client_chain,
             ticket_bytes=self.ticket_bytes,
             library=self.library,
         )

@@ -24,6 +24,7 @@ from tests.helpers.paths import ROOT
 LIBRARIES = {
     "cryptography",
     "pycryptodome",
+    "pyOpenSSL",
     "tinyec",
     "numpy",
     "psutil",

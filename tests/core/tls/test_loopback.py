@@ -67,7 +67,8 @@ def test_each_sample_is_a_connection_and_a_handshake_of_its_own(server: Server) 
     server.thread.join(20)
     assert isinstance(server.events[-1], ReceiverDone), server.events
     for size in measured:
-        assert size.error is None and size.checked == 5  # warm-up and samples, each answered and compared
+        # The size's watched connection, warm-up and samples, each answered and compared.
+        assert size.error is None and size.checked == 6
         assert set(size.metrics) == {
             "connect",
             "handshake",
@@ -84,9 +85,10 @@ def test_each_sample_is_a_connection_and_a_handshake_of_its_own(server: Server) 
         assert all(s > c + h for s, c, h in zip(setup, connect, handshake))  # both, and the ClientHello's making
         assert all(f > s for f, s in zip(first, setup))
         assert (size.tamper_tried, size.tamper_rejected) == (3, 3), size.tamper_failures
-        assert size.tls is not None and size.tls.group == "X25519MLKEM768" and size.tls.handshakes == 5
+        assert size.tls is not None and size.tls.group == "X25519MLKEM768" and size.tls.handshakes == 6
         sender, receiver = size.tcp_info[Role.SENDER], size.tcp_info[Role.RECEIVER]
-        assert sender.exchanges == receiver.exchanges == 8  # a connection each: samples, warm-up, tamper tries
+        # A connection each: the watched one, warm-up, samples, tamper tries.
+        assert sender.exchanges == receiver.exchanges == 9
         assert sender.data_segments_out is not None and sender.data_segments_out >= 8
 
 
@@ -108,3 +110,16 @@ def test_a_client_without_the_token_never_gets_the_job(server: Server) -> None:
         run_client(plan, lambda event: None)
     server.thread.join(20)  # the real client never comes: the server gives up at its deadline
     assert isinstance(server.events[-1], ChildFailed), server.events
+
+
+def test_a_resumed_job_counts_its_full_first_and_its_watched_handshakes_with_the_server_s(server: Server) -> None:
+    """Untimed connections (a resumed job's first, full handshake; each size's watched one)
+    are in the server's report too: the client counts them, and keeps their CPU out of the
+    samples."""
+    params = {"group": "x25519", "certificate": "rsa-2048", "resumption": "ticket"}
+    measured = [e for e in _client(server.port, params, [256, 512], tamper=0) if isinstance(e, SizeMeasured)]
+    for size in measured:
+        record = size.tls
+        assert size.error is None and record is not None and record.resumed, size.error
+        assert len(size.metrics["handshake_cpu_server"].samples) == 4 and record.handshakes == 6
+        assert record.flights[1].messages == ("ServerHello", "EncryptedExtensions", "Finished")
