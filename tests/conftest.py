@@ -134,6 +134,19 @@ def no_leftover_processes() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def widgets_capable_application(request: pytest.FixtureRequest) -> None:
+    """The worker's Qt application is pytest-qt's QApplication from its first Qt test on.
+    A test that writes a PDF without asking for `qapp` made the PDF exporter's
+    QGuiApplication, and the next widget test in the same worker aborted the whole worker
+    ("QWidget: Cannot create a QWidget without QApplication"): which tests met decided it."""
+    import sys
+
+    gui = sys.modules.get("PySide6.QtGui")
+    if gui is not None and gui.QGuiApplication.instance() is None:
+        request.getfixturevalue("qapp")
+
+
+@pytest.fixture(autouse=True)
 def qt_application_look_restored() -> Iterator[None]:
     """A test that switches the shared QApplication's theme (style, palette, font, style
     sheet) must not change how the next test's widgets measure: widths depend on them,
