@@ -296,7 +296,7 @@ def test_a_closed_pipe_is_not_an_error(argv: list[str], good: Path, cli_home: Pa
 def test_compare_of_a_million_samples_a_side_keeps_the_draw_budget(tmp_path: Path) -> None:
     """A million samples a side: 500 resamples (the old floor) drew 2e9 samples, over 40 s.
     Now the medians come from their order statistics: the full 2000 resamples, the same
-    verdicts, in a couple of seconds."""
+    intervals, in a couple of seconds (one run a side: ratios, no verdict)."""
     from app.core.analysis.compare import compare_runs
 
     n = 1_000_000
@@ -304,9 +304,9 @@ def test_compare_of_a_million_samples_a_side_keeps_the_draw_budget(tmp_path: Pat
     slower = records.run("new", [records.job("new", metrics={"encrypt": records.spread_samples(1.2e-6, n)})])
     same = compare_runs(base, base)
     assert same.exact_medians and same.resamples == 2000
-    assert same.metrics[0][1].comparison is not None and same.metrics[0][1].verdict == "within noise"
+    unchanged = same.metrics[0][1].comparison
+    assert unchanged is not None and unchanged.ci95_low <= 1.0 <= unchanged.ci95_high
     found = compare_runs(base, slower)
-    assert found.metrics[0][1].verdict == "slower"
     comparison = found.metrics[0][1].comparison
     assert comparison is not None and 1.19 < comparison.ci95_low <= comparison.ci95_high < 1.21
 
