@@ -383,7 +383,11 @@ class ChildSupervisor:
                     del open_pipes[role]
                     if role == main:
                         main_done_at = time.monotonic()
-                    elif main_done_at is None and self._ended(role) and helper_failed_at is None:
+                    # A helper's end is read even after the measuring process's: killed, it
+                    # made the measuring process fail first (its connection closed), and the
+                    # job must name the death, not what followed from it. Judged by the exit
+                    # code alone, a kill not yet reaped under load read as our own stop.
+                    elif self._ended(role) and main_done_at is None and helper_failed_at is None:
                         helper_failed_at = time.monotonic()
                     continue
                 if role == Role.RECEIVER:
