@@ -52,7 +52,7 @@ from app.core.tls.control import (
 )
 from app.core.tls.data import DataMismatch, read_exact, request_for, response_for
 from app.core.tls.handshake import HandshakeFailed, drain
-from app.core.tls.sides import ClientSide
+from app.core.tls.sides import ClientSide, Finished
 from app.core.tls.tally import HandshakeTally, NegotiationMismatch
 from app.core.transport import tcpinfo
 from app.core.transport.auth import authenticate_server
@@ -160,7 +160,7 @@ class TlsClient:
             done = clock()
             cpu = time.thread_time_ns() - cpu
             said = side.finish()
-            tally.add(said.negotiated, said.log.flights, said.log.round_trips(), 0)
+            tally.add(said.negotiated, said.log.flights, said.log.round_trips(), 0, self._checked_as(said, tamper))
             side.connection.sendall(request_for(seed, size))
             records = _drain(side)
             if tamper is not None:
@@ -178,6 +178,16 @@ class TlsClient:
         finally:
             stack.forget(side.connection)
             sock.close()
+
+    def _checked_as(self, said: Finished, tamper: int | None) -> Tls13Scheme | None:
+        """What a tamper try's handshake is checked as: a resumed job's try may offer a ticket
+        an earlier, refused try spent (a TLS 1.3 ticket resumes once), and its full
+        handshake is then no mismatch. Every other handshake is checked as the job asked."""
+        if tamper is None or self.scheme.asked.resumption != "ticket" or said.negotiated.resumed:
+            return None
+        full = registry.create(self.job.scheme, self.job.backend, {**self.job.params, "resumption": "none"})
+        assert isinstance(full, Tls13Scheme)
+        return full
 
     # --- a size -----------------------------------------------------------------------
 

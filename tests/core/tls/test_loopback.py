@@ -123,3 +123,13 @@ def test_a_resumed_job_counts_its_full_first_and_its_watched_handshakes_with_the
         assert size.error is None and record is not None and record.resumed, size.error
         assert len(size.metrics["handshake_cpu_server"].samples) == 4 and record.handshakes == 6
         assert record.flights[1].messages == ("ServerHello", "EncryptedExtensions", "Finished")
+
+
+def test_a_resumed_job_s_tamper_tries_are_refused_and_the_job_goes_on(server: Server) -> None:
+    """A refused tamper try spends the ticket it offered (a TLS 1.3 ticket resumes once):
+    the next try made a full handshake, which was checked as a mismatch with the resumed
+    job, and every resumed job with tamper tries failed."""
+    params = {"group": "x25519", "certificate": "ecdsa-p256", "resumption": "ticket"}
+    (size,) = [e for e in _client(server.port, params, [256], tamper=2) if isinstance(e, SizeMeasured)]
+    assert size.error is None and size.tls is not None and size.tls.resumed, size.error
+    assert size.tamper_tried == size.tamper_rejected == 2 and not size.tamper_failures
