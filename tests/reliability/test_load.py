@@ -73,7 +73,10 @@ def test_consecutive_jobs_leak_nothing(tmp_path: Path) -> None:
     # is in place. Readings are taken as each result is recorded, after its process is gone.
     reference, last = 5 * LEAK_SIZES, total - 1
     fds0, threads0, _, rss0 = readings[reference]
-    assert max(r[0] for r in readings.values()) <= fds0 + 2, "file descriptors grow with jobs"
+    # From the reference on, as for threads: before it, descriptors an earlier test of the
+    # same worker left closing (a thread's socket, a pool's connection) can still be open,
+    # and CI's clean run read 39 against a reference of 35 at such a job.
+    assert max(r[0] for i, r in readings.items() if i >= reference) <= fds0 + 2, "file descriptors grow with jobs"
     assert readings[last][0] <= fds0
     assert max(r[1] for i, r in readings.items() if i >= reference) <= threads0, "threads grow with jobs"
     assert max(r[2] for r in readings.values()) == 0, "a job's processes outlived it"
