@@ -194,6 +194,27 @@ def test_importing_the_whole_core_and_the_report_s_content_loads_no_qt() -> None
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=ROOT)
 
 
+#: What a command loads when it runs, never to build the parser: `cryptobench --version`,
+#: `--help` and a typo's "did you mean" took 0.9 s of CPU when `compare` loaded the results
+#: model and statistics for its help text, and every command (`gui` too: the window's
+#: launch) paid it.
+HEAVY_FOR_A_PARSER = ("pydantic", "numpy", "sqlalchemy", "cryptography", "Crypto", "OpenSSL", "hdrh", "PySide6")
+
+
+def test_building_the_command_line_parser_loads_no_heavy_library() -> None:
+    code = (
+        "import sys\n"
+        "from app.cli.main import build_parser\n"
+        "build_parser()\n"
+        f"bad = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY_FOR_A_PARSER!r}))\n"
+        "assert not bad, bad\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 # --- the import contracts (import-linter, [tool.importlinter] in pyproject.toml) ---------------
 
 

@@ -20,7 +20,7 @@ MOVE_ASIDE_HINT = "; `cryptobench store --move-aside` renames it (nothing is del
 def add_store_option(p: Any, use: str) -> None:
     """`--store PATH_OR_URL`, with one help text for every command: which store, what the command
     does with it, and where the default is (`history --help` used to say only "results store")."""
-    from app.core.store.store import STORE_FILENAME
+    from app.core.store.paths import STORE_FILENAME
 
     p.add_argument(
         "--store",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import (
     EXIT_FAILED,
@@ -37,18 +37,19 @@ from app.cli.common import (
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
 from app.cli.terminal.lines import say
-from app.core.analysis.compare import (
+from app.core.analysis.evidence import (
     DEFAULT_THRESHOLD,
-    JobPair,
-    MetricComparison,
-    RunComparison,
-    compare_sides,
-    unmatched_reason,
+    MIN_GATE_RUNS,
+    MIN_MOVEMENT_RUNS,
+    MIN_SAMPLES,
+    marked_name,
 )
-from app.core.analysis.evidence import MIN_GATE_RUNS, MIN_MOVEMENT_RUNS, MIN_SAMPLES, marked_name
-from app.core.results.model import JobResult, RunResult
 from app.core.vocab import Mode, Verdict
 from app.report.units import format_bytes, format_seconds
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when the parser is built
+    from app.core.analysis.compare import JobPair, MetricComparison, RunComparison
+    from app.core.results.model import JobResult, RunResult
 
 NAME = "compare"
 HELP = "compare runs metric by metric (ratio of medians, 95 %% interval, verdict) and state what changed between their machines"
@@ -124,6 +125,8 @@ def load_side(text: str, store: str | None) -> list[RunResult]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.core.analysis.compare import compare_sides
+
     threshold = parse_threshold(args.threshold)
     base = load_side(args.base, args.store)
     comparisons = []
@@ -297,6 +300,8 @@ _STYLES = {Verdict.SLOWER: "red", Verdict.FASTER: "green", Verdict.NOT_COMPARABL
 
 
 def _print_comparison(console: Any, comparison: RunComparison) -> None:
+    from app.core.analysis.compare import unmatched_reason
+
     for label, runs in (("base:", comparison.base_runs), ("new: ", comparison.new_runs)):
         for k, run in enumerate(runs):
             console.print(escape(f"{label if k == 0 else ' ' * len(label)} {_run_text(run)}"))

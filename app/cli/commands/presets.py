@@ -6,8 +6,6 @@ import argparse
 
 from app.cli.common import EXIT_OK
 from app.cli.common import console as _console
-from app.cli.terminal.lists import print_preset_list
-from app.cli.terminal.printing import count_phrase
 
 NAME = "presets"
 HELP = "list the built-in profiles"
@@ -19,6 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.cli.terminal.lists import print_preset_list
+    from app.cli.terminal.printing import count_phrase
     from app.core.profile.files import load_profile, preset_names
     from app.core.profile.resolve import resolve_jobs
     from app.core.settings.profile import ProfileError

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from app.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, add_store_option, open_store
 from app.cli.common import console as _console
 from app.cli.terminal.lines import say
-from app.cli.terminal.printing import print_per_sample, print_summary
 from app.core.vocab import (
     DEFAULT_LINK_EMULATION,
     DEFAULT_PLACEMENT,
@@ -235,6 +234,7 @@ def _execute_run(
     """Run the checked profile with its progress shown, keep every finished job (in the
     store, else a file; in the exports), say how it ended and return the exit code."""
     from app.cli.exports import write_all
+    from app.cli.terminal.printing import print_per_sample, print_summary
     from app.cli.terminal.run_display import RunDisplay, RunEnd
     from app.cli.terminal.signals import StopSignals
     from app.core.escaping import escape_control

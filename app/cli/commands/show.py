@@ -8,7 +8,6 @@ import sys
 from app.cli.common import EXIT_OK, UsageError, add_store_option, open_store, warn_damaged
 from app.cli.common import console as _console
 from app.cli.terminal.console import escape
-from app.cli.terminal.printing import print_per_sample, print_summary
 from app.core.vocab import LinkEmulation
 
 NAME = "show"
@@ -32,6 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.cli.terminal.printing import print_per_sample, print_summary
     from app.core.results import model as results
     from app.core.store.store import StoreError
 

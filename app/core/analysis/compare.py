@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from app.core.analysis.evidence import (
+    DEFAULT_THRESHOLD,
     MovementSource,
     RunMovement,
     Sides,
@@ -67,8 +68,6 @@ __all__ = [
     "match_key",
 ]
 
-#: A regression must be slower than this fraction (5 %), interval and all.
-DEFAULT_THRESHOLD = 0.05
 #: Bootstrap resamples per metric, as the report uses (median_ratio.compare's default).
 BOOTSTRAP_RESAMPLES = 2000
 #: Fewest resamples a large comparison drops to. Against 20,000 resamples, the farther

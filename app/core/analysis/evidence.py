@@ -46,16 +46,21 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from app.core.analysis.median_ratio import Comparison
-from app.core.results.model import JobResult, RunResult
-from app.core.statistics.stats import MetricStats
 from app.core.units import format_seconds
 from app.core.vocab import Verdict
 
+if TYPE_CHECKING:  # named in annotations only: the command line's parser reads the rules below
+    # without loading the results model, numpy or the statistics
+    from app.core.analysis.median_ratio import Comparison
+    from app.core.results.model import JobResult, RunResult
+    from app.core.statistics.stats import MetricStats
+
 #: Samples a side a verdict needs (see the module's docstring).
 MIN_SAMPLES = 10
+#: A regression must be slower than this fraction (5 %), interval and all.
+DEFAULT_THRESHOLD = 0.05
 #: Runs a side the regression gate needs (see the module's docstring).
 MIN_GATE_RUNS = 3
 #: Stored runs of a job (on one machine, with the same versions) that measure how much a
