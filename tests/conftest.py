@@ -147,6 +147,22 @@ def widgets_capable_application(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(autouse=True)
+def cycles_collected_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A Qt test collects cycles on its main thread only, as the window does
+    (app/gui/gui_thread_gc.py): the collector run by a run controller's pool thread freed an
+    earlier test's pyqtgraph object there and deadlocked with the main thread, and the
+    worker hung past every timeout."""
+    if not {"qtbot", "qapp"} & set(request.fixturenames):
+        yield
+        return
+    from app.gui.gui_thread_gc import collected_on_the_gui_thread
+
+    request.getfixturevalue("qapp")  # the collector's timer needs the application
+    with collected_on_the_gui_thread():
+        yield
+
+
+@pytest.fixture(autouse=True)
 def qt_application_look_restored() -> Iterator[None]:
     """A test that switches the shared QApplication's theme (style, palette, font, style
     sheet) must not change how the next test's widgets measure: widths depend on them,

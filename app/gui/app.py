@@ -7,9 +7,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject
+
+if TYPE_CHECKING:
+    import tempfile
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.main_window import MainWindow
 
 
 class _FirstPaint(QObject):
@@ -71,10 +78,11 @@ def main(
     `store` (`--store`): the results store for this session, over the Preferences' and any
     screenshot's own.
     """
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from app import __version__
+    from app.gui.gui_thread_gc import collected_on_the_gui_thread
     from app.gui.icon import app_icon
     from app.gui.main_window import APPLICATION, ORGANIZATION, MainWindow
     from app.gui.theme import apply_theme
@@ -106,7 +114,21 @@ def main(
     # --theme shows a theme for this session only; Preferences is where it is chosen for good.
     theme = plan.theme if plan is not None and plan.theme is not None else settings.value("theme", Theme.SYSTEM)
     apply_theme(app, str(theme))
-    window = MainWindow(settings, **window_args)
+    with collected_on_the_gui_thread():
+        return _show(app, MainWindow(settings, **window_args), quit_after, startup_report, plan, scratch)
+
+
+def _show(
+    app: QApplication,
+    window: MainWindow,
+    quit_after: float | None,
+    startup_report: Path | None,
+    plan: Any,
+    scratch: tempfile.TemporaryDirectory[str] | None,
+) -> int:
+    """Show the window, run the event loop until it closes, and destroy it on this thread."""
+    from PySide6.QtCore import QTimer
+
     from app.gui.stop_signals import SignalStop
 
     # Ctrl-C, SIGTERM and SIGHUP stop a run and close the window as Quit does (no question).
