@@ -103,12 +103,14 @@ REDUCED_LINKS = 2
 REDUCED_LINK_SAMPLES = 2
 
 
-def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3) -> Profile:
+def reduced(
+    profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3, size_count: int = REDUCED_SIZES
+) -> Profile:
     """The same jobs on a tiny budget: a few samples, little warm-up, no pause, messages up to
-    `max_size` (the smallest, middle and largest of those; the smallest size when all are
-    larger). Runs every preset end to end through the same code in seconds, for CI and for
-    `cryptobench run NAME --reduced`; its numbers are not for comparison, and the profile's
-    name says so.
+    `max_size` (the smallest, middle and largest of those, or `size_count` spread from the
+    smallest to the largest; the smallest size when all are larger). Runs every preset end
+    to end through the same code in seconds, for CI and for `cryptobench run NAME
+    --reduced`; its numbers are not for comparison, and the profile's name says so.
 
     A job over an emulated link keeps its link's numbers (a reduced run checks the same
     path) but at most REDUCED_LINK_SAMPLES samples, and a sweep keeps its REDUCED_LINKS
@@ -119,8 +121,9 @@ def reduced(profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3
         sizes = job.message_sizes
         if sizes is not None:
             kept = sorted(size for size in sizes if size <= max_size) or [min(sizes)]
-            if len(kept) > REDUCED_SIZES:
-                kept = [kept[0], kept[len(kept) // 2], kept[-1]]
+            if len(kept) > size_count:  # spread from the smallest to the largest (the middle: len // 2)
+                picks = [min(len(kept) - 1, i * len(kept) // max(1, size_count - 1)) for i in range(size_count)]
+                kept = [kept[i] for i in picks]
             sizes = kept
         linked = job.link is not None or job.links is not None
         rounds = {

@@ -75,6 +75,17 @@ def test_reduced_keeps_the_smallest_size_when_all_are_large() -> None:
     assert sms and all(job.message_sizes == [140, 15820] for job in sms)  # both "SMS" sizes stay
 
 
+def test_reduced_keeps_sizes_spread_from_the_smallest_to_the_largest() -> None:
+    from app.core.profile.files import parse_profile
+
+    six = parse_profile({"name": "six", "jobs": [{"scheme": "sha256", "message_sizes": [60, 50, 40, 30, 20, 10]}]})
+    assert reduced(six).jobs[0].message_sizes == [10, 40, 60]  # the middle: the upper of two
+    assert reduced(six, size_count=2).jobs[0].message_sizes == [10, 60]
+    assert reduced(six, size_count=1).jobs[0].message_sizes == [10]
+    assert reduced(six, size_count=4).jobs[0].message_sizes == [10, 30, 50, 60]
+    assert reduced(six, size_count=6).jobs[0].message_sizes == [10, 20, 30, 40, 50, 60]
+
+
 # --- each experiment preset is the published setup -------------------------------------------
 
 
