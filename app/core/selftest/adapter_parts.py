@@ -33,7 +33,7 @@ def adder(checks: list[SelftestCheck]) -> AddCheck:
     """A function that appends checks named ``"App adapter <title> [<backend>]"`` to ``checks``.
 
     Each names the schemes it drives (``SelftestCheck.schemes``), so that a registered
-    scheme no check drives is found (tests/core/selftest/test_selftest.py).
+    scheme no check drives is found (tests/core/selftest/test_selftest_adapter_checks.py).
     """
 
     def add(title: str, backend: str, kind: str, source: str, run: CheckFunction, *, schemes: tuple[str, ...]) -> None:

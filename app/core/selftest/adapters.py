@@ -23,7 +23,7 @@ cross-check, never as a KAT. A check whose receiver meets a published answer sta
 KAT when it also checks the randomised sender that way (the AEAD and KEM checks).
 
 Each check names the registry ids it drives (``schemes``); every registered scheme,
-on every backend, must be named by one (tests/core/selftest/test_selftest.py).
+on every backend, must be named by one (tests/core/selftest/test_selftest_adapter_checks.py).
 Names start with "App adapter"; :func:`app.core.selftest.run_selftests` runs these
 after the library checks. Vectors are read from ``resources/selftest`` (through
 :mod:`app.core.selftest.vectors`) when a check runs, so there is one copy of each.
