@@ -2,7 +2,7 @@
 
 `record_run` runs every check once and notes which vectors each asked for, which vector
 files were read and which schemes each check created through the registry;
-tests/core/selftest/conftest.py serves it as the module-scoped fixture `run`.
+tests/core/selftest/conftest.py serves it as the session-scoped fixture `run` (one run per worker).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import pytest
 from tests.helpers.selftest_runs import SelftestRun, record_run
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def run() -> SelftestRun:
     """One run of the whole self-test, noting which vectors it asked for, which files it read
     and which schemes each check created through the registry."""
