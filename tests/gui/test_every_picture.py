@@ -27,6 +27,10 @@ from tests.helpers import window_runs
 from tests.helpers.paint_child import finish_child, run_child
 from tests.helpers.painting import MANIFEST, SIZE
 
+#: Both themes' tests on one worker: the module's fixture builds every job kind's real runs
+#: and paints both themes at once (16 s of CPU), and split over two workers it ran twice.
+pytestmark = pytest.mark.xdist_group("every-picture")
+
 THEMES = ("light", "dark")
 #: A hang, not a slow machine: both children paint in a few seconds each on an idle one.
 CHILD_TIMEOUT_S = 240
