@@ -40,6 +40,7 @@ from app.core.transport.doorway import (
 )
 from app.core.transport.wire import HEADER_SIZE, FrameType, encode_header
 from app.core.vocab import Role
+from tests.helpers.load_counts import assert_every_request_answered
 
 Opener = Callable[[int, Role], list[socket.socket]]
 
@@ -179,7 +180,7 @@ def test_a_stranger_on_the_load_servers_port_changes_no_step(monkeypatch: pytest
         result = _run({**LOAD, "server_workers": workers}, watch)
     assert result.load is not None
     for step in result.load.steps:
-        assert step.errors == 0 and step.completed == step.sent, step
+        assert_every_request_answered(step)
     assert "3 connections from outside the job" in _stranger_note(result)
     assert watch.during == {Role.RECEIVER: "refused"}  # stops listening once its clients are in
 
@@ -196,7 +197,7 @@ def test_bytes_pushed_into_a_shared_link_never_reach_the_line(monkeypatch: pytes
         result = _run(job, watch)
     assert result.load is not None
     for step in result.load.steps:
-        assert step.errors == 0 and step.completed == step.sent, step
+        assert_every_request_answered(step)
     assert any("not a CryptoBench admission" in line for line in watch.log), watch.log
     assert watch.during.get(Role.LINK) == "refused"
 

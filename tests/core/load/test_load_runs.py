@@ -20,6 +20,7 @@ from app.core.session.protocol import SEED_BYTES, U64, Verdict
 from app.core.transport.auth import authenticate_server
 from app.core.transport.wire import MAX_CONTROL_FRAME, FrameReader
 from app.core.vocab import JobStatus
+from tests.helpers.load_counts import assert_every_request_answered
 
 
 def _run(job: dict[str, object], on_event=None, cancel: threading.Event | None = None):
@@ -38,7 +39,7 @@ def test_a_load_job_reports_rates_errors_and_latency_from_its_histogram() -> Non
     (step,) = load.steps
     assert step.offered_per_s == 200 and step.sent == 60
     # Every request was answered (none refused, none lost), and the histogram holds them all.
-    assert step.errors == 0 and step.completed == step.sent
+    assert_every_request_answered(step)
     histogram = HdrHistogram.decode(step.histogram)
     assert histogram.get_total_count() == step.completed
     assert 0 < step.achieved_per_s <= step.offered_per_s * 1.01
@@ -66,7 +67,7 @@ def test_a_signature_load_job_sends_signed_messages() -> None:
     (job,) = Runner(profile).run().jobs
     assert job.status == JobStatus.OK, job.error
     assert job.load is not None and job.load.request == "signed message"
-    assert job.load.steps[0].completed == job.load.steps[0].sent == 20
+    assert_every_request_answered(job.load.steps[0], sent=20)
 
 
 def test_stop_ends_a_load_run_at_once() -> None:
@@ -91,7 +92,7 @@ def test_several_server_processes_share_the_port_and_all_end() -> None:
     (job,) = run.jobs
     assert job.status == JobStatus.OK, job.error
     assert job.load is not None and job.load.server_workers == 2
-    assert job.load.steps[0].completed == job.load.steps[0].sent
+    assert_every_request_answered(job.load.steps[0])
 
 
 def _authenticated(port: int, token: bytes) -> socket.socket:
@@ -171,5 +172,5 @@ def test_a_hybrid_load_job_serves_requests_in_its_exchange_pattern(exchange: str
     assert job.status == JobStatus.OK, job.error
     assert job.exchange == exchange and job.label.endswith(f"({exchange})")
     assert job.load is not None and job.load.request == "handshake"
-    assert job.load.steps[0].completed == job.load.steps[0].sent
+    assert_every_request_answered(job.load.steps[0])
     assert job.validation.tamper_tried > 0 and job.validation.tamper_rejected == job.validation.tamper_tried
