@@ -93,7 +93,9 @@ class _SessionSender(Sender):
         raise RuntimeError("handshake() must run before seal()")
 
 
-class _SessionReceiver(Receiver):
+class _KeyPairReceiver(Receiver):
+    """A receiver holding the key pair its `setup` made (both exchange patterns)."""
+
     def __init__(self, scheme: KeyEstablishingScheme) -> None:
         self._scheme = scheme
         self.private: Any = None
@@ -102,6 +104,8 @@ class _SessionReceiver(Receiver):
         self.private, public = self._scheme.kem.generate()
         return public
 
+
+class _SessionReceiver(_KeyPairReceiver):
     def handshake(self, message: bytes) -> None:
         key = self._scheme.kem.decapsulate(self.private, message)
         self.open = self._scheme.session_key(key).open  # type: ignore[method-assign, assignment]  # as above
@@ -127,15 +131,7 @@ class _PerMessageSender(Sender):
         return (enc, *self._scheme.session_key(key).seal(plaintext))
 
 
-class _PerMessageReceiver(Receiver):
-    def __init__(self, scheme: KeyEstablishingScheme) -> None:
-        self._scheme = scheme
-        self.private: Any = None
-
-    def setup(self) -> bytes:
-        self.private, public = self._scheme.kem.generate()
-        return public
-
+class _PerMessageReceiver(_KeyPairReceiver):
     def open(self, payload: Buffer) -> Buffer:
         kem = self._scheme.kem
         if len(payload) < kem.enc_len + AEAD_OVERHEAD:
