@@ -28,6 +28,7 @@ from typing import Any
 
 import psutil
 
+from app.core.processes.descendants import descendants
 from app.core.vocab import StabilityCode, StabilityStatus
 
 __all__ = [
@@ -172,7 +173,7 @@ class CpuTimes:
 def _own_seconds() -> float:
     me = psutil.Process()
     total = 0.0
-    for proc in (me, *me.children(recursive=True)):
+    for proc in (me, *descendants(me.pid)):
         try:
             t = proc.cpu_times()
         except psutil.Error:  # ended between the listing and the reading

@@ -28,6 +28,8 @@ from typing import Any
 
 import psutil
 
+from app.core.processes.descendants import descendants
+
 #: Modules each job's process needs, imported once by the fork server (named, not imported
 #: here: most stand on floors above this group). The guard first: it keeps the server
 #: serving (and quiet) when a client vanishes mid-request (app.core.processes.forkserver_guard).
@@ -124,7 +126,7 @@ def job_processes(root: psutil.Process | None = None) -> list[psutil.Process]:
     multiprocessing's long-lived helpers, which run no job and end with the supervisor."""
     root = root or psutil.Process()
     alive = []
-    for child in root.children(recursive=True):
+    for child in descendants(root.pid):
         try:
             if child.status() == psutil.STATUS_ZOMBIE:
                 continue

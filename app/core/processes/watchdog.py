@@ -25,11 +25,10 @@ import signal
 import threading
 from collections.abc import Callable
 
-import psutil
-
 from app.core.processes.deadlines import FROZEN_SECONDS, StoppedClock, fork_server_pid, kill_fork_server, stopped_words
+from app.core.processes.descendants import descendant_pids
 
-#: How often the watch looks (psutil reads of /proc: tens of microseconds a process).
+#: How often the watch looks (reads of /proc: tens of microseconds a process, descendants.py).
 LOOK_SECONDS = 0.25
 
 
@@ -99,9 +98,4 @@ class FrozenWatch:
 
 def _with_descendants(role: str, pid: int) -> list[tuple[int, str]]:
     """The role's process and every process it forked, each with how a message names it."""
-    found = [(pid, f"{role} process")]
-    try:
-        found += [(child.pid, f"{role} process's child") for child in psutil.Process(pid).children(recursive=True)]
-    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-        pass
-    return found
+    return [(pid, f"{role} process")] + [(child, f"{role} process's child") for child in descendant_pids(pid)]
