@@ -1,5 +1,5 @@
-"""Every preset, reduced (3 samples, two sizes up to 64 KiB), through the real runner and
-the real report: the same code path as a full run, small enough for CI."""
+"""Every preset, reduced (2 samples, no warm-up, two sizes up to 64 KiB), through the real
+runner and the real report: the same code path as a full run, small enough for CI."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from app.core.profile.edits import reduced
 from app.core.profile.files import load_profile, preset_names
 from app.core.results.model import RunResult
 from app.core.run.runner import Runner
+from app.core.settings.profile import Profile
 from app.core.transport.netns import packet_path_refusal
 from app.report.content import build_report
 from app.report.markdown import render_markdown
@@ -50,6 +51,10 @@ def _skip_unless_runnable(name: str) -> None:
 _SLOWEST_FIRST = ("rsa-vs-elgamal", "backends", "rsa-kem-vs-ecies")
 
 
+def _lean(name: str) -> Profile:
+    return reduced(load_profile(name), size_count=2, samples=2, warmup=0)
+
+
 def _run(name: str) -> RunResult:
     """One reduced run per preset, shared by the tests below.
 
@@ -57,9 +62,11 @@ def _run(name: str) -> RunResult:
     whose jobs are processes of their own, so two of them use both cores of a small
     machine where one left a core idle. Their timings are not what these tests check;
     their paths through runner and report are: so each job keeps two message sizes, the
-    smallest and the largest of `--reduced`'s three (a line still joins them): 185 s of CPU
-    for all twelve where three sizes took 220 s (2026-11-28, the 2-core VM; most of what is
-    left is pure-Python key generation: RSA-3072 and ElGamal-3072 in rsa-vs-elgamal, 49 s).
+    smallest and the largest of `--reduced`'s three (a line still joins them), two samples
+    and no warm-up round. All twelve took 120 s of CPU with `--reduced`'s three samples and
+    one warm-up round, and 85 s so (2026-11-28, the 2-core VM): most of it is slow operations
+    timed one call a sample (pure-Python RSA and ElGamal at 3072 bits, RSA key generation),
+    where every round counts.
     """
     if not _RUNS:
         names = sorted(
@@ -67,7 +74,7 @@ def _run(name: str) -> RunResult:
             key=lambda n: (n not in _SLOWEST_FIRST, _SLOWEST_FIRST.index(n) if n in _SLOWEST_FIRST else 0),
         )
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="preset") as pool:
-            runs = pool.map(lambda n: Runner(reduced(load_profile(n), size_count=2), source=n).run(), names)
+            runs = pool.map(lambda n: Runner(_lean(n), source=n).run(), names)
             _RUNS.update(zip(names, runs))
     return _RUNS[name]
 

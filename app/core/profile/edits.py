@@ -104,9 +104,13 @@ REDUCED_LINK_SAMPLES = 2
 
 
 def reduced(
-    profile: Profile, max_size: int = REDUCED_MAX_SIZE, samples: int = 3, size_count: int = REDUCED_SIZES
+    profile: Profile,
+    max_size: int = REDUCED_MAX_SIZE,
+    samples: int = 3,
+    size_count: int = REDUCED_SIZES,
+    warmup: int = 1,
 ) -> Profile:
-    """The same jobs on a tiny budget: a few samples, little warm-up, no pause, messages up to
+    """The same jobs on a tiny budget: a few samples, at most `warmup` rounds of warm-up, no pause, messages up to
     `max_size` (the smallest, middle and largest of those, or `size_count` spread from the
     smallest to the largest; the smallest size when all are larger). Runs every preset end
     to end through the same code in seconds, for CI and for `cryptobench run NAME
@@ -128,7 +132,7 @@ def reduced(
         linked = job.link is not None or job.links is not None
         rounds = {
             "samples": min(job.samples, samples, REDUCED_LINK_SAMPLES if linked else samples),
-            "warmup": min(job.warmup, 1),
+            "warmup": min(job.warmup, warmup),
             "keygen_samples": min(job.keygen_samples, 1),
             "pause_ms": 0.0,
         }

@@ -86,6 +86,16 @@ def test_reduced_keeps_sizes_spread_from_the_smallest_to_the_largest() -> None:
     assert reduced(six, size_count=6).jobs[0].message_sizes == [10, 20, 30, 40, 50, 60]
 
 
+def test_reduced_takes_fewer_rounds_when_asked_and_never_more_than_the_job() -> None:
+    from app.core.profile.files import parse_profile
+
+    job = {"scheme": "sha256", "message_sizes": [64], "samples": 30, "warmup": 3}
+    profile = parse_profile({"name": "rounds", "jobs": [job, {**job, "samples": 1, "warmup": 0}]})
+    assert [(j.samples, j.warmup) for j in reduced(profile).jobs] == [(3, 1), (1, 0)]
+    assert [(j.samples, j.warmup) for j in reduced(profile, samples=2, warmup=0).jobs] == [(2, 0), (1, 0)]
+    assert [(j.samples, j.warmup) for j in reduced(profile, samples=50, warmup=5).jobs] == [(30, 3), (1, 0)]
+
+
 # --- each experiment preset is the published setup -------------------------------------------
 
 
