@@ -291,9 +291,9 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
         write_pdf(report, tmp_path / f"{name}.pdf")
         words += word_problems(name, report, tmp_path / f"{name}.pdf", _run(name))
         if name == "ecdh-vs-elgamal":
-            assert report.notice and report.notice.startswith("Reduced run (n = 3")
+            assert report.notice and report.notice.startswith("Reduced run (n = 2")
             # The experiment's note says it above its published tables, once: not again in their captions.
-            caveat = "Reduced run, n = 3 per metric"
+            caveat = "Reduced run, n = 2 per metric"
             experiment = next(s for s in report.sections if s.title.startswith("Experiment "))
             note = experiment.blocks[0]
             assert isinstance(note, Paragraph) and note.text.startswith(f"**{caveat}")
