@@ -30,8 +30,14 @@ run: $(STAMP)
 # presets' reduced runs, one group per scheme module for its key pairs); tests/conftest.py
 # makes the groups reach xdist's scheduler (pytest 9.2 stopped reading the name xdist sets).
 # `make test PYTEST_WORKERS=0` runs everything in one process.
+# The app and the tests are byte-compiled first (their __pycache__ folders; git ignores them):
+# the suite starts hundreds of Python processes (the CLI, fork servers, load generators, Dask
+# workers), and where PYTHONDONTWRITEBYTECODE is set, as in CI's image, each one compiled every
+# app module it imported from source, 0.4-0.5 s a process. pip compiled the libraries at install;
+# an editable install leaves the app's own sources to this step (0.2 s when nothing changed).
 PYTEST_WORKERS ?= 2
 test: $(STAMP)
+	$(PY) -m compileall -q -j 0 app tests
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The type checker over app/ (strict on the Qt-free core; [tool.mypy] in pyproject.toml).
