@@ -92,10 +92,16 @@ def test_a_stalled_emulator_flags_the_samples_it_touched(monkeypatch: pytest.Mon
     no `link-emulator-late`, because the flag read the p99 of the size's packets and the
     stall touched under 1 % of them. The sender now reads the link's count of late packets
     around each timed round trip: a sample whose packets crossed the stall is counted, and
-    one is enough to flag the size."""
+    one is enough to flag the size.
+
+    The stall comes after 200 of the job's about 270 packets (about 2.2 a round trip, its
+    61 floor pings first, then its 61 messages): a third of the way into the timed messages.
+    After 150 it fell where the pings end and the untimed warm-up message begins, and one
+    run in three here either touched no timed round trip or counted the next one, which it
+    no longer delayed."""
     from app.core.run import supervisor
 
-    stalled = functools.partial(supervisor.PacketPathPlan, stall=(150, 0.12))
+    stalled = functools.partial(supervisor.PacketPathPlan, stall=(200, 0.12))
     monkeypatch.setattr(supervisor, "PacketPathPlan", stalled)
     (job,) = _run({"delay_ms": 2}, [1024], samples=60)
     path = job.path
