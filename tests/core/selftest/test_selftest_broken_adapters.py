@@ -48,16 +48,21 @@ def _broken_ecdsa_digest(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(signatures._CryptographyEcdsa._HASHES, "SHA-256", hashes.SHA384)
 
 
+def _derive_key_without_info(monkeypatch: pytest.MonkeyPatch, module: Any) -> None:
+    """`module`'s `derive_key` ignores the info string it is given (b"" on both ends)."""
+    real = module.derive_key
+    monkeypatch.setattr(
+        module,
+        "derive_key",
+        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""),
+    )
+
+
 def _broken_kdf_info(monkeypatch: pytest.MonkeyPatch) -> None:
     """The key agreements derive their session key without the info string."""
     from app.core.schemes import key_agreement
 
-    real = key_agreement.derive_key
-    monkeypatch.setattr(
-        key_agreement,
-        "derive_key",
-        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""),
-    )
+    _derive_key_without_info(monkeypatch, key_agreement)
 
 
 def _broken_eddsa_signer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,12 +92,7 @@ def _broken_kem_info(monkeypatch: pytest.MonkeyPatch) -> None:
     """The KEMs derive their key without binding the encapsulation (info = b"") on both ends."""
     from app.core.schemes import hybrid
 
-    real = hybrid.derive_key
-    monkeypatch.setattr(
-        hybrid,
-        "derive_key",
-        lambda kdf, shared, backend, length=32, info=b"": real(kdf, shared, backend, length, b""),
-    )
+    _derive_key_without_info(monkeypatch, hybrid)
 
 
 def _broken_hybrid_combiner(monkeypatch: pytest.MonkeyPatch) -> None:
