@@ -293,6 +293,29 @@ def listener() -> Iterator[socket.socket]:
     server.close()
 
 
+def test_strangers_still_queued_when_the_door_closes_are_counted(listener: socket.socket) -> None:
+    """A connection the kernel had queued but the server had not yet accepted was reset
+    unseen when the door closed: a load job with two server processes counted two of
+    three strangers, depending on which of them took the queue."""
+    port = listener.getsockname()[1]
+    dropped: list[str] = []
+    doorway = Doorway(listener, lambda: TicketCheck(b"t" * 32), 30.0, dropped.append, who="load server")
+    queued = _idle(port, 3)
+    try:
+        select.select([listener], [], [], 5)  # the kernel has them; the doorway has taken none
+        assert not doorway.pending
+        doorway.close()
+        assert doorway.strangers == 3 and doorway.listener is None
+        assert len(dropped) == 3 and all(
+            "still queued when the job's own peers were all in" in line for line in dropped
+        )
+        doorway.close()  # closing again counts nothing twice
+        assert doorway.strangers == 3
+    finally:
+        for sock in queued:
+            sock.close()
+
+
 def test_the_job_s_own_connection_is_never_evicted_and_a_full_house_refuses_newcomers(listener: socket.socket) -> None:
     port = listener.getsockname()[1]
     dropped: list[str] = []

@@ -40,6 +40,9 @@ ADMISSION_MAGIC = b"CBADMIT1"
 #: Connections taken from the listener per turn of a loop: what waits to prove itself is
 #: read first, so a flood cannot push a job's own connection out before it is read.
 MAX_ACCEPTS_PER_TURN = 16
+#: The most a closing door takes from its listener's queue: Linux's somaxconn default, the
+#: longest queue the kernel keeps for a listener.
+_MAX_QUEUED = 4096
 #: A fresh connection proves it belongs to the session with this many random bytes, which
 #: the receiver gave in JOB_OK over the authenticated connection.
 TICKET_BYTES = 32
@@ -304,11 +307,28 @@ class Doorway:
             self._drop(sock, "it had not proven itself when the job's own peers were all in")
 
     def close(self) -> None:
-        """Stop listening and close every connection still waiting."""
+        """Stop listening and close every connection still waiting, those the kernel
+        queued on the listener included: closing a listener resets its queue unseen, so a
+        stranger who connected a moment before the door closed went uncounted."""
         if self.listener is not None:
+            self._turn_away_queued()
             self.listener.close()
             self.listener = None
         self.drop_pending()
+
+    def _turn_away_queued(self) -> None:
+        """Accept and close what waits in the listener's queue (the job's own peers are all
+        in when the door closes, so whatever still waits is a stranger). Bounded by the
+        largest queue the kernel keeps (somaxconn), in case connections keep arriving."""
+        assert self.listener is not None
+        for _ in range(_MAX_QUEUED):
+            try:
+                sock, address = self.listener.accept()
+            except OSError:  # nothing queued (BlockingIOError), or no descriptor left to take it
+                return
+            sock.close()
+            where = str(address[0]) if isinstance(address, tuple) else "a local socket"
+            self._stranger(where, "it was still queued when the job's own peers were all in")
 
     def _drop(self, sock: socket.socket, why: str) -> None:
         entry = self.pending.pop(sock)
