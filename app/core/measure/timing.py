@@ -70,6 +70,14 @@ class Calibration:
         return self.single_ns >= SLOW_CALL_NS
 
 
+def known_slow(elapsed_ns: int) -> Calibration | None:
+    """The calibration of an operation whose call was already timed (an untimed setup's key
+    generation) when that call took SLOW_CALL_NS or more: one call a sample, as
+    `calibrate`'s first probe would decide, without the probe. A pure-Python RSA-3072 key
+    generation takes 0.2-3 s, and each job made one more for the probe alone."""
+    return Calibration(1, elapsed_ns) if elapsed_ns >= SLOW_CALL_NS else None
+
+
 def calibrate(run: Callable[[Any], Any], make_input: Callable[[], Any]) -> Calibration:
     """How many calls make one sample: 1 for slow operations, else ~BATCH_TARGET_NS worth.
 

@@ -100,6 +100,42 @@ def test_several_sizes_share_keygen_but_not_messages() -> None:
     assert [e.message_size for e in events if isinstance(e, SizeStarted)] == [16, 4096]
 
 
+@pytest.mark.parametrize(("spin_s", "keygen_probed"), [(SLOW_CALL_NS / 1e9 * 1.5, False), (0.0, True)])
+def test_a_slow_key_generation_is_its_own_probe(
+    monkeypatch: pytest.MonkeyPatch, spin_s: float, keygen_probed: bool
+) -> None:
+    """The working key pair's generation, timed, calibrates a slow key generation: a job
+    made one more (0.2-3 s at pure-Python RSA-3072) only to learn it takes one a sample.
+    A fast one is still probed."""
+    from app.core.measure import ops
+    from app.core.schemes.pke import TextbookRsa
+
+    generated, probed = [0], [0]
+    pair, probe = TextbookRsa(512, crt=True).generate(), ops.calibrate
+
+    def counted_generate(self: TextbookRsa) -> Any:
+        generated[0] += 1
+        _spin(spin_s)(None)
+        return pair  # a real key pair, at once or after the spin
+
+    def counted_probe(*args: Any) -> Any:
+        probed[0] += 1
+        return probe(*args)
+
+    monkeypatch.setattr(TextbookRsa, "generate", counted_generate)
+    monkeypatch.setattr(ops, "calibrate", counted_probe)
+    plan = _plan("rsa-textbook", "python", {"bits": 512, "crt": True}, sizes=[16], warmup=1, keygen_samples=2)
+    measured, _ = _run(plan)
+    assert measured[0].error is None
+    keygen = measured[0].metrics["keygen"]
+    assert len(keygen.samples) == 2
+    assert probed[0] == 2 + keygen_probed  # encrypt and decrypt are probed either way
+    if not keygen_probed:
+        # The working pair (warm-up round 1 too), the two timed, the traced pass: no probe.
+        assert generated[0] == 4
+        assert keygen.batch == 1 and min(keygen.samples) >= SLOW_CALL_NS / 1e9
+
+
 def test_fast_operations_are_batched() -> None:
     measured, _ = _run(_plan("aes-gcm", "cryptography", {"key_bits": 128}, sizes=[16]))
     assert measured[0].metrics["encrypt"].batch > 10
