@@ -35,9 +35,12 @@ run: $(STAMP)
 # workers), and where PYTHONDONTWRITEBYTECODE is set, as in CI's image, each one compiled every
 # app module it imported from source, 0.4-0.5 s a process. pip compiled the libraries at install;
 # an editable install leaves the app's own sources to this step (0.2 s when nothing changed).
+# pytest's rewritten asserts are cached the same way first (tests/assert_cache.py): without it
+# each worker rewrote every test module while collecting, 11-15 s of CPU a worker.
 PYTEST_WORKERS ?= 2
 test: $(STAMP)
 	$(PY) -m compileall -q -j 0 app tests
+	$(PY) tests/assert_cache.py
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The type checker over app/ (strict on the Qt-free core; [tool.mypy] in pyproject.toml).
