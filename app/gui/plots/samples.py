@@ -17,6 +17,24 @@ from app.gui.plots.state import PanelState
 from app.gui.vocab import PlotTab
 
 
+def samples_per_metric(counts: dict[str, int]) -> str:
+    """How many samples each metric has, as the header says it: "20 samples" for one
+    metric, "20 samples a metric" when all have as many, and the others named when some
+    have fewer or more ("20 samples a metric (keygen 10)"). The sum over metrics read as
+    "50 samples" for a job whose plot shows 20 rounds."""
+    counts = {metric: n for metric, n in counts.items() if n}
+    if not counts:
+        return ""
+    tally: dict[int, int] = {}
+    for n in counts.values():
+        tally[n] = tally.get(n, 0) + 1
+    usual = max(tally, key=lambda n: (tally[n], n))  # the count most metrics have (the larger on a tie)
+    if len(counts) == 1:
+        return f"{usual:,} samples"
+    others = [f"{escape(metric)} {n:,}" for metric, n in counts.items() if n != usual]
+    return f"{usual:,} samples a metric" + (f" ({', '.join(others)})" if others else "")
+
+
 class SamplesTab(PanelState):
     def _build_samples_tab(self) -> None:
         self._samples_plot = new_plot(left=SIAxis("left"), bottom=IndexAxis("bottom"))
@@ -106,14 +124,15 @@ class SamplesTab(PanelState):
     def _update_samples_header(self) -> None:
         result = self._selected
         if result is not None:
-            n = sum(arr.size for arr in self._selected_arrays.values())
-            state = f"{n:,} samples" if n else f"{result.status}, no samples"
+            counted = samples_per_metric({metric: arr.size for metric, arr in self._selected_arrays.items()})
+            state = counted or f"{result.status}, no samples"
             text = (
                 f"<b>Job #{result.index + 1}: {result.named}</b> · {fmt_bytes(result.message_size)} · "
                 f"{state} (finished)"
             )
         elif self._live_job is not None:
-            text = f"{self._stream_title()} {escape(self._live_label)} · {self.sample_count():,} samples"
+            counted = samples_per_metric({metric: buf.n for metric, buf in self._live.items()}) or "0 samples"
+            text = f"{self._stream_title()} {escape(self._live_label)} · {counted}"
         else:
             text = label_style("No job running. Select a finished job to see its samples.", muted=True)
         self._samples_header.setText(text)

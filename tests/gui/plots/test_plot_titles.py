@@ -68,3 +68,26 @@ def test_the_window_ends_the_plots_live_titles_with_the_run(qtbot: Any, tmp_path
     text = window.plots._samples_header.text()
     assert "Live" not in text and "run stopped" in text
     window.controller.shutdown()
+
+
+def test_a_finished_job_s_header_counts_samples_a_metric_not_their_sum(panel: PlotsPanel) -> None:
+    """Job #1 of `quick` read "50 samples": 20 encrypt, 20 decrypt and 10 key generations
+    added up, over a plot of 20 rounds."""
+    panel.select_result(job(index=0, metrics={"encrypt": [1e-6] * 20, "decrypt": [1e-6] * 20, "keygen": [4e-6] * 10}))
+    text = panel._samples_header.text()
+    assert "20 samples a metric (keygen 10)" in text and "50" not in text
+    panel.select_result(job(index=1, metrics={"sign": [1e-4] * 6, "verify": [2e-5] * 6}))
+    assert "6 samples a metric (finished)" in panel._samples_header.text()
+    panel.select_result(job(index=2, metrics={"hash": [1e-6] * 7}))
+    assert "· 7 samples (finished)" in panel._samples_header.text()
+
+
+def test_a_live_header_counts_samples_a_metric(panel: PlotsPanel) -> None:
+    panel.begin_job(0, "AES-128-GCM · 1024 B")
+    assert "· 0 samples" in panel._samples_header.text()
+    panel.add_samples(0, "encrypt", [1e-6] * 10)
+    panel.add_samples(0, "decrypt", [1e-6] * 8)
+    panel.add_samples(0, "keygen", [1e-6] * 2)
+    panel.refresh()
+    text = panel._samples_header.text()
+    assert "10 samples a metric (decrypt 8, keygen 2)" in text, text
