@@ -266,13 +266,18 @@ def _huge_traced_peak(session: ReceiverSession, body: memoryview) -> None:
     send_frame(session.sock, FrameType.TRACE_OK, encode_ack(2**64 - 1, verdict, reason))
 
 
-#: How far beyond the round trip that contains it the lying receivers below report a time:
-#: under the 5 ms (+1 %) the sender used to accept, far over any clock's tick.
-BEYOND_NS = 3_000_000
+#: How far beyond their own time the lying receivers below report it. The sender's round trip
+#: holds that time and both transits, so the lie must outgrow the transits to be a lie: 3 ms
+#: did not on a busy machine (three busy loops on the 2-core VM: a handshake's round trip
+#: took the liar's time and more than 3 ms besides, the report was possible: one run in
+#: eleven failed). 50 ms is beyond any scheduling delay there and far beyond the microseconds
+#: of slack two clocks get; that the check allows no slack on one machine, not a nanosecond,
+#: is tested on its own (test_impossible_numbers_from_peers.py).
+BEYOND_NS = 50_000_000
 
 
 def _open_time_beyond_the_round_trip(session: ReceiverSession, body: memoryview) -> None:
-    """Its whole time with the message (which the sender's round trip contains), plus 3 ms."""
+    """Its whole time with the message (which the sender's round trip contains), and BEYOND_NS."""
     arrived = time.perf_counter_ns()
     _, verdict, reason = session._open(body)
     send_frame(session.sock, FrameType.ACK, encode_ack(time.perf_counter_ns() - arrived + BEYOND_NS, verdict, reason))
@@ -301,7 +306,7 @@ def _size_noting_its_arrival(session: ReceiverSession, body: memoryview) -> None
 
 
 def _wall_beyond_the_size(session: ReceiverSession, body: memoryview) -> None:
-    """All its time since SIZE arrived (the sender's interval contains it), plus 3 ms."""
+    """All its time since SIZE arrived (the sender's interval contains it), and BEYOND_NS."""
     wall = time.monotonic() - session.arrived + BEYOND_NS / 1e9  # type: ignore[attr-defined]
     text = json.dumps({"cpu_seconds": 0.0, "wall_seconds": wall, "cpu_percent_mean": 0.0, "rss_bytes": 1000})
     send_frame(session.sock, FrameType.SIZE_END_OK, [text.encode()])
@@ -420,25 +425,25 @@ LIES: list[tuple[str, Script, type[BaseException], str]] = [
         f"receiver reported keygen time = {10**15} ns, longer than the",
     ),
     (
-        "open time 3 ms beyond its round trip",
+        "open time beyond its round trip",
         liar(message=_open_time_beyond_the_round_trip),
         PeerLied,
         "receiver reported open time = ",
     ),
     (
-        "handshake time 3 ms beyond its round trip",
+        "handshake time beyond its round trip",
         liar(handshake=_handshake_time_beyond_the_round_trip),
         PeerLied,
         "receiver reported handshake time = ",
     ),
     (
-        "keygen time 3 ms beyond its round trip",
+        "keygen time beyond its round trip",
         liar(setup=_keygen_time_beyond_the_round_trip),
         PeerLied,
         "receiver reported keygen time = ",
     ),
     (
-        "wall 3 ms beyond the size",
+        "wall beyond the size",
         liar(size=_size_noting_its_arrival, size_end=_wall_beyond_the_size),
         PeerLied,
         "SIZE_END_OK wall_seconds = ",
