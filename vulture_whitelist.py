@@ -72,6 +72,7 @@ _.select_job  # app/gui/history/trend_view.py: tests pick a job
 _.shown_lines  # app/gui/log_view.py: tests read the log as shown
 _.last_error  # app/gui/main_window.py: tests read the error the window last showed
 _.select_index  # app/gui/results/table.py: tests select a result's row
+_.sample_count  # app/gui/plots/panel.py: tests prove the live buffers hold at most their cap of samples
 _.job_processes  # app/core/processes/jobstart.py: tests check that no job process outlived its job
 _.clear_cache  # app/core/selftest/vectors.py: tests read a changed vector file again
 _.contrast_ratio  # app/gui/theme.py: tests/gui/test_theme.py holds both themes to WCAG AA with it
