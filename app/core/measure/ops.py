@@ -140,14 +140,12 @@ class OperationsBenchmark:
             if not material:
                 raise ValidationFailed("key generation published no key material")
 
-        warmup = min(self.job.warmup, 2)
-        if self.family not in KEYGEN_ON_SENDER and warmup:
-            # The working key pair above came from the very call timed below: it was the
-            # first warm-up round (one pure-Python RSA-3072 key pair fewer: ~0.5 s a job).
-            warmup -= 1
-        # The working key pair's generation is the very call timed below: a slow one is its
-        # calibration too (a sender's handshake is another operation, probed on its own).
-        known = None if self.family in KEYGEN_ON_SENDER else known_slow(setup_ns)
+        # The working key pair above came from the very call timed below: it was the first
+        # warm-up round, and a slow one is the calibration too (one pure-Python RSA-3072 key
+        # pair fewer each: 0.2-3 s). A sender's handshake is another operation, probed apart.
+        warmup, known = min(self.job.warmup, 2), None
+        if self.family not in KEYGEN_ON_SENDER:
+            warmup, known = max(0, warmup - 1), known_slow(setup_ns)
         raw, _ = self._measure("keygen", self.job.keygen_samples, warmup, lambda: None, run, check, calibration=known)
         return receiver, public, raw
 

@@ -4,6 +4,7 @@ A mixin of `PlotsPanel`: its state lives on the panel."""
 
 from __future__ import annotations
 
+from collections import Counter
 from html import escape
 
 import numpy as np
@@ -25,9 +26,7 @@ def samples_per_metric(counts: dict[str, int]) -> str:
     counts = {metric: n for metric, n in counts.items() if n}
     if not counts:
         return ""
-    tally: dict[int, int] = {}
-    for n in counts.values():
-        tally[n] = tally.get(n, 0) + 1
+    tally = Counter(counts.values())
     usual = max(tally, key=lambda n: (tally[n], n))  # the count most metrics have (the larger on a tie)
     if len(counts) == 1:
         return f"{usual:,} samples"
