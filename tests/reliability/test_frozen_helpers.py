@@ -475,10 +475,14 @@ def test_cli_stops_at_once_on_sigterm_with_a_start_blocked_on_a_frozen_fork_serv
     export = json.loads((tmp_path / "o.json").read_text())
     assert export["run"]["status"] == "cancelled"
     statuses = [job["status"] for job in export["jobs"]]
-    if signals == 1:  # the blocked job and the one after it are cancelled, the first kept
-        assert statuses == ["ok", "cancelled", "cancelled"] if freeze_at == "after-job-1" else ["cancelled"] * 2
-    else:  # aborted at once: what finished before is kept, nothing else is made up
-        assert statuses == (["ok"] if freeze_at == "after-job-1" else [])
+    # The first stop: the blocked job and the one after it are cancelled, the first kept.
+    stopped = ["ok", "cancelled", "cancelled"] if freeze_at == "after-job-1" else ["cancelled"] * 2
+    if signals == 1:
+        assert statuses == stopped
+    else:  # aborted at once: what finished before is kept, nothing else is made up; unless
+        # the first stop had ended the run before the second signal came (it is then ignored,
+        # signals.StopSignals.running), which a busy machine allows
+        assert statuses in ((["ok"] if freeze_at == "after-job-1" else []), stopped)
     _descendants_gone(proc.pid, [frozen, *helpers])
 
 
