@@ -35,7 +35,8 @@ from app.core.processes.descendants import descendants
 #: serving (and quiet) when a client vanishes mid-request (app.core.processes.forkserver_guard).
 #: The measuring code, then app.core.schemes.preload, which imports every module of the
 #: registry's `MODULES` (and with them cryptography, pycryptodome, tinyec and numpy): the
-#: scheme modules are listed there only.
+#: scheme modules are listed there only. Last, the freeze: what the imports made is moved out
+#: of the collector's reach before any fork (app.core.processes.forkserver_freeze).
 CHILD_PRELOAD = (
     "app.core.processes.forkserver_guard",
     "app.core.measure.ops",
@@ -49,6 +50,7 @@ CHILD_PRELOAD = (
     "app.core.load.job",
     "app.core.load.server",
     "app.core.schemes.preload",
+    "app.core.processes.forkserver_freeze",
 )
 #: Set to "spawn" to start every job as a fresh interpreter (see the module doc).
 START_METHOD_VARIABLE = "CRYPTOBENCH_START_METHOD"
