@@ -84,6 +84,7 @@ from app.core.transport.wire import (
     FrameType,
     MalformedBody,
     UnexpectedFrame,
+    WireError,
     describe_unsolicited,
     send_frame,
 )
@@ -95,6 +96,33 @@ FLOOR_MAX_SAMPLES = 1000
 ROUND_TRIPS = frozenset({"handshake_rtt", "floor_rtt", "rtt", "connect"})
 #: At most this many warm-up handshake rounds (a round may be an RSA-4096 keygen).
 HANDSHAKE_WARMUP_MAX = 2
+#: Frames that only ever answer a request of the sender's.
+ANSWERS = frozenset(
+    {
+        FrameType.PUBLIC,
+        FrameType.HANDSHAKE_OK,
+        FrameType.SIZE_OK,
+        FrameType.PONG,
+        FrameType.ACK,
+        FrameType.TRACE_OK,
+        FrameType.SIZE_END_OK,
+    }
+)
+
+
+def out_of_step(exc: UnexpectedFrame, request: FrameType) -> WireError:
+    """What a wrong reply to `request` means. Each request has one answer, in order, so the
+    answer to another request where this one's is due means the receiver's answers are out
+    of step: one of them answered a request not yet made, and each since the one before.
+    `_quiet` catches such an early answer when it is there before the next request goes
+    out; one that came a hair later was taken as that request's answer, and the shift
+    showed only where the reply's type changed (an ACK where the TRACE_OK was due)."""
+    if exc.got in ANSWERS:
+        return PeerLied(
+            f"the receiver answered the sender's {request.name} with {exc.got.name}, an answer to "
+            "another request: its answers are out of step, one of them an answer to a request not yet made"
+        )
+    return exc
 
 
 def tampered(parts: Parts, offset: int) -> list[bytes | bytearray | memoryview]:
@@ -200,7 +228,16 @@ class SenderSession:
     def _request(self, kind: FrameType, parts: Parts, reply: FrameType) -> memoryview:
         self._quiet(kind.name)
         send_frame(self.sock, kind, parts)
-        return self.reader.expect(reply)
+        return self._answer(self.reader, kind, reply)
+
+    @staticmethod
+    def _answer(reader: FrameReader, request: FrameType, reply: FrameType) -> memoryview:
+        """The reply to `request`; a wrong one named (`out_of_step`). The timed exchanges
+        inline this (one call fewer inside the timing)."""
+        try:
+            return reader.expect(reply)
+        except UnexpectedFrame as exc:
+            raise out_of_step(exc, request) from None
 
     def _open_fresh(self) -> tuple[socket.socket, FrameReader, int]:
         """A new connection to the receiver, announced on the session's connection: the
@@ -247,9 +284,14 @@ class SenderSession:
         (the caller checked `_quiet` first, outside its timed region)."""
         if fresh is None:
             send_frame(self.sock, kind, parts)
-            return self.reader.expect(reply)
-        send_frame(fresh[0], kind, parts, before=self.attach)
-        return fresh[1].expect(reply)
+            reader = self.reader
+        else:
+            send_frame(fresh[0], kind, parts, before=self.attach)
+            reader = fresh[1]
+        try:
+            return reader.expect(reply)
+        except UnexpectedFrame as exc:
+            raise out_of_step(exc, kind) from None
 
     # --- phases -----------------------------------------------------------------------
 
@@ -320,7 +362,7 @@ class SenderSession:
             self._quiet("SETUP")
             start = clock()
             send_frame(self.sock, FrameType.SETUP)
-            body = self.reader.expect(FrameType.PUBLIC)
+            body = self._answer(self.reader, FrameType.SETUP, FrameType.PUBLIC)
             setup_rtt_ns = clock() - start
             if len(body) < U64.size:
                 raise MalformedBody("PUBLIC frame shorter than its keygen time")
@@ -334,7 +376,9 @@ class SenderSession:
             self._quiet("HANDSHAKE")
             sent = clock()
             send_frame(self.sock, FrameType.HANDSHAKE, [message])
-            receiver_ns, verdict, reason = decode_ack(self.reader.expect(FrameType.HANDSHAKE_OK))
+            receiver_ns, verdict, reason = decode_ack(
+                self._answer(self.reader, FrameType.HANDSHAKE, FrameType.HANDSHAKE_OK)
+            )
             rtt_ns = clock() - sent
             if verdict is not Verdict.OK:
                 raise SessionFailed(f"receiver rejected the handshake: {reason}")
@@ -512,7 +556,7 @@ class SenderSession:
         def deliver(parts: Parts, offset: int) -> str | None:
             self._quiet("TAMPER")
             send_frame(self.sock, FrameType.TAMPER, tampered(parts, offset))
-            _, verdict, reason = decode_ack(self.reader.expect(FrameType.ACK))
+            _, verdict, reason = decode_ack(self._answer(self.reader, FrameType.TAMPER, FrameType.ACK))
             if verdict is Verdict.REJECTED:
                 return None
             if verdict is Verdict.ERROR:
@@ -537,7 +581,7 @@ class SenderSession:
         self._quiet("TRACE")
         send_frame(self.sock, FrameType.TRACE, parts)
         del parts
-        receiver_peak, verdict, reason = decode_ack(self.reader.expect(FrameType.TRACE_OK))
+        receiver_peak, verdict, reason = decode_ack(self._answer(self.reader, FrameType.TRACE, FrameType.TRACE_OK))
         if verdict is not Verdict.OK:
             raise ValidationFailed(f"the receiver could not open the traced message: {reason}")
         result.metrics["compute"].traced_peak_bytes = peak

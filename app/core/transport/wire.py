@@ -132,7 +132,12 @@ class FrameTooLarge(WireError):
 
 
 class UnexpectedFrame(WireError):
-    """A valid frame that the protocol does not allow at this point."""
+    """A valid frame that the protocol does not allow at this point; `got` is its type, where
+    a read told it (None once the error has crossed a pipe)."""
+
+    def __init__(self, message: str, got: FrameType | None = None) -> None:
+        super().__init__(message)
+        self.got = got
 
 
 class MalformedBody(WireError):
@@ -438,7 +443,7 @@ class FrameReader:
         kind, body = self.read(limit)
         if kind not in types:
             wanted = " or ".join(t.name for t in types)
-            raise UnexpectedFrame(f"expected {wanted}, got {kind.name}")
+            raise UnexpectedFrame(f"expected {wanted}, got {kind.name}", got=kind)
         return body
 
 
