@@ -201,7 +201,12 @@ class Server:
         self.max_pending = max_pending
         self.keepalive = keepalive
         self.busy_retry = busy_retry
-        self.socket = listen(bind, port)
+        # The kernel's whole accept queue (net.core.somaxconn caps it), not a loopback
+        # receiver's 16: a burst of clients beyond the backlog was dropped by the kernel before
+        # the gatekeeper saw it (the final ACK discarded, the client's data and close lost), so
+        # a connection went unlogged and uncounted. Held, each is accepted and refused by the
+        # gatekeeper for a stated reason (max_pending bounds what it authenticates at once).
+        self.socket = listen(bind, port, backlog=socket.SOMAXCONN)
         self.address = self.socket.getsockname()[:2]
         self.served = 0
         self.refused = 0  # connections closed for what the peer did (or failed to do)

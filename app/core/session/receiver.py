@@ -415,14 +415,16 @@ class ReceiverPlan:
     fresh_connections: bool = False
 
 
-def listen(bind: str, port: int, congestion_control: str | None = None) -> socket.socket:
+def listen(bind: str, port: int, congestion_control: str | None = None, backlog: int = 16) -> socket.socket:
+    """A listening socket. `backlog` bounds the connections the kernel holds until accept():
+    a loopback receiver has one client; a server open to many passes more (`serve`)."""
     family = socket.AF_INET6 if ":" in bind else socket.AF_INET
     server = socket.socket(family, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if congestion_control is not None:  # an accepted connection inherits it
         server.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion_control.encode())
     server.bind((bind, port))
-    server.listen(16)
+    server.listen(backlog)
     return server
 
 
