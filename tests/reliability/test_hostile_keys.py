@@ -22,7 +22,8 @@ from Crypto.Hash import SHA256
 from Crypto.PublicKey import ECC, RSA
 from Crypto.Signature import DSS, eddsa
 from Crypto.Util.asn1 import DerSequence
-from cryptography.hazmat.primitives.asymmetric import ed448, ed25519
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed448, ed25519, rsa
 
 from app.core.schemes import registry, sigkeys, signatures
 from app.core.schemes.base import Payload, PayloadFormatError, Receiver, Scheme, Sender
@@ -177,8 +178,10 @@ def _odd_multiple_of_3(n: int) -> int:
 
 
 def _rsa_hostile(bits: int) -> list[tuple[str, bytes]]:
-    key = RSA.generate(bits)
-    n = int(key.n)
+    # OpenSSL's key generation: these cases are built while collecting, in every pytest
+    # worker, and pycryptodome's constant-time one took 0.5-1 s a worker at 2048 bits.
+    key = rsa.generate_private_key(65537, bits)
+    n = key.public_key().public_numbers().n
     return [
         ("e = 1", _rsa_der(n, 1)),
         ("e = 3 (below 2^16)", _rsa_der(n, 3)),
@@ -187,7 +190,14 @@ def _rsa_hostile(bits: int) -> list[tuple[str, bytes]]:
         ("even modulus", _rsa_der(n - 1, 65537)),
         ("modulus divisible by 3", _rsa_der(_odd_multiple_of_3(n), 65537)),
         ("512-bit modulus", _rsa_der(n >> 1536 | 1, 65537)),
-        ("a private key", key.export_key(format="DER")),
+        (
+            "a private key",
+            key.private_bytes(
+                serialization.Encoding.DER,
+                serialization.PrivateFormat.TraditionalOpenSSL,  # PKCS#1 RSAPrivateKey
+                serialization.NoEncryption(),
+            ),
+        ),
         ("truncated DER", _rsa_der(n, 65537)[:-1]),
         ("an EC key", ECC.generate(curve="P-256").public_key().export_key(format="DER")),
         ("empty", b""),
