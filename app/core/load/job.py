@@ -214,7 +214,13 @@ def _run_steps(generator: Driver, rates: list[float], notes: list[str]) -> _Step
             step, record = generator.run_step(rate, progress)
         except StepLost as exc:
             run.incomplete = f"the step at {rate:g}/s was lost: {exc}"
-            kept = f"; the {len(run.steps)} steps before it are kept" if run.steps else ""
+            kept = ""
+            if run.steps:
+                kept = (
+                    "; the step before it is kept"
+                    if len(run.steps) == 1
+                    else f"; the {len(run.steps)} steps before it are kept"
+                )
             later = "; the later steps were not offered" if k + 1 < len(rates) else ""
             notes.append(run.incomplete + kept + later)
             break

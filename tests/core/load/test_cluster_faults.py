@@ -269,9 +269,7 @@ def test_a_clock_that_cannot_be_placed_before_a_step_loses_that_step_and_keeps_t
     assert result.load is not None and [s.offered_per_s for s in result.load.steps] == [100.0]
     assert result.error is not None and result.error.startswith("the step at 200/s was lost: ")
     assert "could not be placed" in result.error and "known only to within 100 ms" in result.error
-    assert any(
-        "the 1 steps before it are kept" in note and "later steps were not offered" in note for note in result.notes
-    )
+    assert any("the step before it is kept" in note and "later steps were not offered" in note for note in result.notes)
 
 
 # --- a lost scheduler, a worker that stops answering ----------------------------------------------

@@ -240,13 +240,16 @@ def _killed_mid_step(cluster: Any) -> None:
     (job,) = run.jobs
     assert job.status == JobStatus.FAILED
     assert job.load is not None
-    step = job.load.steps[-1]
+    # The kill lands in the first step where both generators are seen running: the second
+    # one on a busy machine. The steps before it are whole, and none is measured after it.
+    *before, step = job.load.steps
+    assert all(s.incomplete is None and len(s.generators) == 2 for s in before), before
     assert step.incomplete is not None and "generator #" in step.incomplete
     assert "incomplete" in (job.error or "") and "generator #" in (job.error or "")
     # The survivor's share is kept and marked, never passed off as the whole rate.
     assert len(step.generators) == 1 and step.completed == step.generators[0].completed
     assert step.offered_per_s == 200  # what the step scheduled, not the survivor's share
-    assert step.generator_saturated and len(job.load.steps) == 1
+    assert step.generator_saturated
     _no_generator_left()
 
 
@@ -278,9 +281,12 @@ def test_a_worker_stopped_mid_step_fails_at_its_lease_and_leaves_no_zombie(
         worker, generator = stopped[0]
         (job,) = run.jobs
         assert job.status == JobStatus.FAILED and job.load is not None
-        step = job.load.steps[-1]
+        # Stopped in the first step where both generators were seen running (the second on a
+        # busy machine): the steps before it are whole, none is measured after it.
+        *before, step = job.load.steps
+        assert all(s.incomplete is None and len(s.generators) == 2 for s in before), before
         assert step.incomplete is not None and "renewed no lease" in step.incomplete, step.incomplete
-        assert len(step.generators) == 1 and len(job.load.steps) == 1
+        assert len(step.generators) == 1
         # Its generator ended by its lease and init reaped it, though its worker is still stopped.
         assert psutil.Process(worker).status() == psutil.STATUS_STOPPED
         assert not wait_gone([generator], timeout=15)
@@ -334,9 +340,13 @@ def test_a_killed_scheduler_is_named_and_the_steps_before_it_are_kept(tmp_path: 
     (job,) = run.jobs
     assert job.status == JobStatus.FAILED and job.load is not None
     assert f"the Dask scheduler at {address} was lost" in (job.error or ""), job.error
-    assert len(job.load.steps) == 1 and job.load.steps[0].incomplete is None
-    assert job.load.steps[0].completed == round(100 * STEP_S)
-    assert any("the 1 steps before it are kept" in note or "is incomplete" in note for note in job.notes), job.notes
+    # Killed in the second step, or the third where the machine was too busy to see the
+    # second's generator running: every step measured before it is kept, whole.
+    kept = job.load.steps
+    assert 1 <= len(kept) <= 2 and all(step.incomplete is None for step in kept), kept
+    assert all(step.completed == round(100 * STEP_S) for step in kept)
+    said = "the step before it is kept" if len(kept) == 1 else "the 2 steps before it are kept"
+    assert any(said in note or "is incomplete" in note for note in job.notes), job.notes
     _no_generator_left()
 
 
