@@ -123,7 +123,7 @@ class LiveServer:
 
     def close(self) -> None:
         self.stop.set()
-        if not self.thread.is_alive() and self.thread.ident is None:  # never started
+        if self.thread.ident is None:  # never started: only the listening socket to close
             self.server.socket.close()
             return
         self.thread.join(10)
