@@ -104,6 +104,15 @@ def stop_signals_blocked() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
+    # The stdlib's resource tracker, on its first start, unblocks SIGINT and SIGTERM in the
+    # calling thread when it is done (resource_tracker.ensure_running). Every start makes
+    # sure it runs, so started in here it undid this block for what came after it: the fork
+    # server and so every job process took SIGINT, and a Ctrl-C that met one in
+    # multiprocessing's bootstrap printed a KeyboardInterrupt traceback. Running, its
+    # ensure_running returns before it touches the mask.
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGHUP})
     try:
         yield

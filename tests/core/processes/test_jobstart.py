@@ -3,10 +3,13 @@ no job sees the module state, keys or heap of an earlier one."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -20,6 +23,7 @@ from app.core.schemes import registry
 
 MIB = 2**20
 
+ROOT = Path(__file__).resolve().parents[3]
 needs_forkserver = pytest.mark.skipif(
     "forkserver" not in multiprocessing.get_all_start_methods(),
     reason="no fork server on this platform (jobs spawn fresh interpreters)",
@@ -144,3 +148,47 @@ def test_spawned_jobs_record_their_start_method(monkeypatch: pytest.MonkeyPatch)
         )
     ).run()
     assert run.jobs[0].status == "ok" and run.environment["job_start_method"] == "spawn"
+
+
+_MASK_PROBE = """
+import signal, sys
+from app.core.processes import jobstart
+
+def report(conn):
+    conn.send(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+    conn.close()
+
+if __name__ == "__main__":
+    import mask_probe
+    context = jobstart.child_context()
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=mask_probe.report, args=(send,))
+    with jobstart.stop_signals_blocked():
+        process.start()
+    send.close()
+    print(receive.recv())
+    process.join(30)
+"""
+
+
+@needs_forkserver
+def test_the_first_start_leaves_stop_signals_blocked_in_the_job_process(tmp_path: Any) -> None:
+    """A fresh process's first start also starts the stdlib's resource tracker, which unblocks
+    SIGINT in the starting thread when it is done: the fork server started after it, and every
+    job process forked from it, took Ctrl-C (a KeyboardInterrupt traceback when it met one in
+    multiprocessing's bootstrap). Here in a fresh interpreter, where nothing runs yet."""
+    (tmp_path / "mask_probe.py").write_text(_MASK_PROBE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    env.pop(jobstart.START_METHOD_VARIABLE, None)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "mask_probe.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    blocked = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert {int(signal.SIGINT), int(signal.SIGHUP)} <= blocked, blocked
