@@ -378,7 +378,7 @@ def _split_words(lines: list[str], labels: set[str]) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("columns", ["40", None])
+@pytest.mark.parametrize("columns", ["40", pytest.param(None, marks=pytest.mark.exhaustive)])
 def test_piped_run_output_splits_no_word(tmp_path: Path, columns: str | None) -> None:
     """`cryptobench run ... | cat`: one unwrapped line per job in the summary, every label
     whole on every line that shows it, whatever COLUMNS says."""

@@ -254,15 +254,16 @@ def cli_home(tmp_path: Path) -> Iterator[Path]:
 @pytest.mark.parametrize(
     "argv",
     [
+        # make test: the JSON of each command that reads the store, and one that reads none
         ["compare", "GOOD", "GOOD", "--json"],
-        ["compare", "GOOD", "GOOD"],
+        pytest.param(["compare", "GOOD", "GOOD"], marks=pytest.mark.exhaustive),
         ["history", "--json"],
-        ["history"],
+        pytest.param(["history"], marks=pytest.mark.exhaustive),
         ["show", RUN_ID, "--json"],
-        ["show", RUN_ID],
-        ["store"],
-        ["presets"],
-        ["links"],
+        pytest.param(["show", RUN_ID], marks=pytest.mark.exhaustive),
+        pytest.param(["store"], marks=pytest.mark.exhaustive),
+        pytest.param(["presets"], marks=pytest.mark.exhaustive),
+        pytest.param(["links"], marks=pytest.mark.exhaustive),
         ["--version"],
     ],
     ids=lambda argv: " ".join(argv).replace("GOOD", "file"),
@@ -345,7 +346,10 @@ def test_a_store_path_that_is_not_a_file_is_named(
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("command", ["report", "import", "run"])
+@pytest.mark.parametrize(
+    "command",
+    ["report", pytest.param("import", marks=pytest.mark.exhaustive), pytest.param("run", marks=pytest.mark.exhaustive)],
+)
 def test_a_full_disk_behind_stdout_is_a_warning_where_the_result_is_a_file(
     command: str, good: Path, cli_home: Path, tmp_path: Path
 ) -> None:

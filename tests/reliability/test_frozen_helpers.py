@@ -451,8 +451,22 @@ def test_cli_run_goes_on_past_a_frozen_fork_server(tmp_path: Path) -> None:
     _descendants_gone(proc.pid, [frozen, *helpers])
 
 
-@pytest.mark.parametrize("signals", [1, 2], ids=["one-SIGTERM", "two-SIGTERMs"])
-@pytest.mark.parametrize("freeze_at", ["after-job-1", "receiver-listening"])
+@pytest.mark.parametrize(
+    ("freeze_at", "signals"),
+    # make test keeps one of each: a stop and an abort, at each of the two places (test-all: all four).
+    [
+        pytest.param("after-job-1", 1, marks=pytest.mark.exhaustive),
+        ("after-job-1", 2),
+        ("receiver-listening", 1),
+        pytest.param("receiver-listening", 2, marks=pytest.mark.exhaustive),
+    ],
+    ids=[
+        "after-job-1-one-SIGTERM",
+        "after-job-1-two-SIGTERMs",
+        "receiver-listening-one-SIGTERM",
+        "receiver-listening-two-SIGTERMs",
+    ],
+)
 def test_cli_stops_at_once_on_sigterm_with_a_start_blocked_on_a_frozen_fork_server(
     tmp_path: Path, signals: int, freeze_at: str
 ) -> None:

@@ -213,13 +213,13 @@ def cli_home(tmp_path: Path) -> Path:
     return home
 
 
-PRINTED_RESULTS = [
-    ["history"],
+PRINTED_RESULTS = [  # make test: one command that reads the store and one that reads none
+    pytest.param(["history"], marks=pytest.mark.exhaustive),
     ["history", "--json"],
-    ["show", "20260101-000000-aaaaaa"],
-    ["store"],
-    ["list"],
-    ["presets"],
+    pytest.param(["show", "20260101-000000-aaaaaa"], marks=pytest.mark.exhaustive),
+    pytest.param(["store"], marks=pytest.mark.exhaustive),
+    pytest.param(["list"], marks=pytest.mark.exhaustive),
+    pytest.param(["presets"], marks=pytest.mark.exhaustive),
     ["--version"],
 ]
 
@@ -286,7 +286,9 @@ def test_a_run_with_stdout_closed_at_start_warns_and_keeps_its_result(tmp_path: 
 
 
 @POSIX
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.exhaustive)], ids=["SIGTERM", "SIGHUP"]
+)
 def test_stop_signal_mid_run_keeps_everything(tmp_path: Path, signum: int) -> None:
     """`timeout`, `docker stop`, CI cancellation (SIGTERM) and a closed terminal (SIGHUP,
     with its output gone): before, exit 143/129 with no export, the row "running" forever."""
@@ -326,11 +328,13 @@ def _job_started(proc: subprocess.Popen[str], processes: int) -> None:
 @POSIX
 @pytest.mark.parametrize(
     ("busy", "processes"),
-    [
-        (PAUSING, 1),
-        (LOOPBACK_PAUSING, 2),
+    [  # make test: the link (three processes); the others in test-all
+        pytest.param(PAUSING, 1, marks=pytest.mark.exhaustive),
+        pytest.param(LOOPBACK_PAUSING, 2, marks=pytest.mark.exhaustive),
         ({**LOOPBACK_PAUSING, "link": {"delay_ms": 1}, "link_emulation": "stream-relay"}, 3),
-        ({**LOOPBACK_PAUSING, "samples": 1_000_000, "pause_ms": 1}, 2),  # mid-message, not mid-pause
+        pytest.param(
+            {**LOOPBACK_PAUSING, "samples": 1_000_000, "pause_ms": 1}, 2, marks=pytest.mark.exhaustive
+        ),  # mid-message, not mid-pause
     ],
     ids=["worker", "sender", "link", "sending"],
 )
@@ -547,7 +551,9 @@ if __name__ == "__main__":  # spawned children import this file again: only the 
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux descriptor allocation and RLIMIT_NOFILE")
-@pytest.mark.parametrize("headroom", [0, 3, 5, 7])
+@pytest.mark.parametrize(
+    "headroom", [0, pytest.param(3, marks=pytest.mark.exhaustive), 5, pytest.param(7, marks=pytest.mark.exhaustive)]
+)
 def test_no_file_descriptor_left_mid_run(tmp_path: Path, headroom: int) -> None:
     """The open-file limit is exhausted after job 1 (as `prlimit --nofile` on the live CLI
     does). Before: a traceback spawning job 2, job 2 unrecorded, no export; with a few

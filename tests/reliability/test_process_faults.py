@@ -184,8 +184,8 @@ PAUSING_LOOPBACK = PAUSING_OPERATIONS | {"mode": "loopback"}
     ("victim", "roles"),
     [
         (LONG_LOOPBACK, {"receiver", "sender"}),
-        (PAUSING_OPERATIONS, {"worker"}),
-        (PAUSING_LOOPBACK, {"receiver", "sender"}),
+        pytest.param(PAUSING_OPERATIONS, {"worker"}, marks=pytest.mark.exhaustive),
+        pytest.param(PAUSING_LOOPBACK, {"receiver", "sender"}, marks=pytest.mark.exhaustive),
     ],
     ids=["loopback-streaming", "operations-pausing", "loopback-pausing"],
 )

@@ -109,7 +109,9 @@ def test_stop_during_the_store_write_keeps_that_job_whole(tmp_path: Path) -> Non
     assert stored.status == "cancelled"
 
 
-@pytest.mark.parametrize("target", ["the CLI", "its process group (a terminal's Ctrl-C)"])
+@pytest.mark.parametrize(
+    "target", [pytest.param("the CLI", marks=pytest.mark.exhaustive), "its process group (a terminal's Ctrl-C)"]
+)
 def test_ctrl_c_keeps_finished_jobs_in_the_exports(tmp_path: Path, target: str) -> None:
     """The CLI's Stop is Ctrl-C: exit 130, and the JSON and CSV exports are complete files
     holding the finished job, never half of one. A terminal sends SIGINT to every process

@@ -26,6 +26,7 @@ from app.report.pdf.text import DPI
 from app.report.pdf.writer import write_pdf
 from app.report.units import humanize_seconds, parse_seconds
 from tests.helpers.report_runs import find_job, metric
+from tests.test_preset_runs import preset_params
 
 SESSION = "ECDH brainpoolP256r1 + SHA-256 + AES-256-GCM [cryptography]"
 
@@ -239,8 +240,9 @@ def test_sample_number_axis_has_integer_ticks(qapp: object, monkeypatch: pytest.
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once
+@pytest.mark.parametrize("name", preset_params())
 def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
-    qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """Every chart of every preset's reduced report, painted where the PDF paints it: no
     row label thinned out, no text cut with "…" (titles, legends, row and point labels),
@@ -249,7 +251,9 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
     whose ends read the same (tests/report/test_report_words.py; one painting serves both,
     each preset's PDF takes seconds)."""
     from tests.report.test_report_words import word_problems
-    from tests.test_preset_runs import _run, runnable_presets
+    from tests.test_preset_runs import _run, skip_unless_runnable
+
+    skip_unless_runnable(name)
 
     words: list[str] = []
 
@@ -284,21 +288,20 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
         return shown
 
     monkeypatch.setattr(line, "column_legend", spy_legend)
-    for name in runnable_presets():
-        current["preset"] = name
-        report = build_report(_run(name))
-        assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name
-        write_pdf(report, tmp_path / f"{name}.pdf")
-        words += word_problems(name, report, tmp_path / f"{name}.pdf", _run(name))
-        if name == "ecdh-vs-elgamal":
-            assert report.notice and report.notice.startswith("Reduced run (n = 2")
-            # The experiment's note says it above its published tables, once: not again in their captions.
-            caveat = "Reduced run, n = 2 per metric"
-            experiment = next(s for s in report.sections if s.title.startswith("Experiment "))
-            note = experiment.blocks[0]
-            assert isinstance(note, Paragraph) and note.text.startswith(f"**{caveat}")
-            said = [note.text] + [b.caption or "" for b in experiment.blocks if isinstance(b, Table)]
-            assert sum(caveat in text for text in said) == 1
+    current["preset"] = name
+    report = build_report(_run(name))
+    assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name
+    write_pdf(report, tmp_path / f"{name}.pdf")
+    words += word_problems(name, report, tmp_path / f"{name}.pdf", _run(name))
+    if name == "ecdh-vs-elgamal":
+        assert report.notice and report.notice.startswith("Reduced run (n = 2")
+        # The experiment's note says it above its published tables, once: not again in their captions.
+        caveat = "Reduced run, n = 2 per metric"
+        experiment = next(s for s in report.sections if s.title.startswith("Experiment "))
+        note = experiment.blocks[0]
+        assert isinstance(note, Paragraph) and note.text.startswith(f"**{caveat}")
+        said = [note.text] + [b.caption or "" for b in experiment.blocks if isinstance(b, Table)]
+        assert sum(caveat in text for text in said) == 1
     assert cut == []
     assert thinned == []
     assert words == []

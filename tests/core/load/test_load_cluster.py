@@ -155,6 +155,7 @@ def test_every_generator_offers_its_share_and_the_merge_holds_every_request(clus
     _no_generator_left()
 
 
+@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
 def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: Any, client_tls: None) -> None:
     profile = parse_profile(
         {
@@ -197,6 +198,7 @@ def test_an_unreachable_scheduler_is_named() -> None:
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in (job.error or "")
 
 
+@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
 def test_stop_leaves_no_generator_on_any_worker(cluster: Any, client_tls: None) -> None:
     cancel = threading.Event()
 
@@ -253,6 +255,7 @@ def _killed_mid_step(cluster: Any) -> None:
     _no_generator_left()
 
 
+@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
 def test_a_worker_stopped_mid_step_fails_at_its_lease_and_leaves_no_zombie(
     cluster: Any, tls: DaskTls, client_tls: None
 ) -> None:
@@ -324,6 +327,7 @@ def _wait_until(condition: Any, what: str, timeout: float) -> None:
         time.sleep(0.05)  # a condition polled, not a guess at a duration
 
 
+@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
 def test_a_killed_scheduler_is_named_and_the_steps_before_it_are_kept(tmp_path: Path) -> None:
     """SIGKILL the scheduler in the second step: the job fails naming the scheduler, and the
     first step, measured before it died, is kept."""

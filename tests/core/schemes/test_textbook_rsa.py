@@ -114,7 +114,7 @@ def test_textbook_rsa_round_trip_2048() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bits", (3072, 4096))
+@pytest.mark.parametrize("bits", (3072, pytest.param(4096, marks=pytest.mark.exhaustive)))
 def test_textbook_rsa_round_trip_large_sizes(bits: int) -> None:
     # One key per size (about 3 s and 5 s to generate), shared by both decryptions.
     key, n, with_crt, without_crt = textbook_pair(bits)
