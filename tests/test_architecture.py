@@ -40,13 +40,20 @@ def _modules() -> dict[str, Path]:
     return {_module_name(path): path for path in sorted(APP.rglob("*.py"))}
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once a worker: several tests walk every module of app/
+    (parsing them again was a third of this file's CPU). Read only."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imported_names(path: Path) -> set[str]:
     """Every module a file imports, wherever the import statement stands: `from a.b import c`
     gives "a.b" and "a.b.c" (c may be a submodule), relative imports made absolute."""
     module = _module_name(path)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -325,9 +332,9 @@ MOST_LONG_FUNCTIONS = 8
 NEVER_LONG = ("ChildSupervisor.run", "resolve_jobs", "_execute_run")
 
 
-def _function_lengths(source: str) -> list[tuple[str, int, int]]:
+def _function_lengths(source: str | ast.Module) -> list[tuple[str, int, int]]:
     """(qualified name, first line, length in lines) of every function and method in
-    `source`: a method is `Class.method`, a nested function `outer.inner`."""
+    `source` (text, or its tree): a method is `Class.method`, a nested function `outer.inner`."""
     found: list[tuple[str, int, int]] = []
 
     def visit(node: ast.AST, prefix: str) -> None:
@@ -341,7 +348,7 @@ def _function_lengths(source: str) -> list[tuple[str, int, int]]:
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(source), "")
+    visit(ast.parse(source) if isinstance(source, str) else source, "")
     return found
 
 
@@ -357,7 +364,7 @@ def _app_functions() -> list[tuple[str, str, int]]:
     return [
         (name, f"{path.relative_to(ROOT)}:{line}", length)
         for path in _modules().values()
-        for name, line, length in _function_lengths(path.read_text(encoding="utf-8"))
+        for name, line, length in _function_lengths(_tree(path))
     ]
 
 
@@ -400,7 +407,7 @@ def test_no_module_imports_another_s_private_name() -> None:
     it public there (or keeps the helper inside itself)."""
     found = []
     for module, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if (
                 isinstance(node, ast.ImportFrom)
                 and (node.module or "").startswith("app")

@@ -129,6 +129,7 @@ def _assert_clean(code: int, err: str, what: str) -> None:
         assert "Traceback" not in err
 
 
+@pytest.mark.exhaustive  # make test: test_any_value_anywhere_is_reported_or_refused, the same class drawn at random
 def test_every_single_field_mutation_is_reported_or_refused() -> None:
     """Each location × each replacement (type swap, missing key, negative, NaN, huge,
     lone surrogate): the file loads and every exporter renders it, or it is refused with

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 
 from app.core.contracts.events import JobFinished
 from app.core.processes.jobstart import job_processes
@@ -32,6 +33,7 @@ def _own_children() -> list[psutil.Process]:
 LEAK_PROCESSES, LEAK_SIZES = 20, 10
 
 
+@pytest.mark.exhaustive  # a soak: make test checks every test for leftover processes (tests/conftest.py)
 def test_consecutive_jobs_leak_nothing(tmp_path: Path) -> None:
     """Descriptors, threads and child processes are back to their level after every job,
     and the memory of the process running them stays flat: the results themselves (three

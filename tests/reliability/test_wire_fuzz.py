@@ -656,6 +656,7 @@ ATHERIS_SEEDS = [
 ]
 
 
+@pytest.mark.exhaustive  # make test: the Hypothesis properties above, over the same parsers
 def test_atheris_finds_no_crash_in_the_parsers(tmp_path: Path) -> None:
     pytest.importorskip("atheris")
     harness = tmp_path / "fuzz_wire.py"
