@@ -47,18 +47,21 @@ def skip_unless_runnable(name: str) -> None:
         pytest.skip(f"{name} needs the packet path: {_NO_PACKET_PATH}")
 
 
-#: The presets whose reduced runs cost most (pure-Python RSA and ElGamal at 3072 bits, tinyec,
-#: RSA key generations: 64 of the twelve runs' 85 s of CPU, 2026-11-29, the 2-core VM). Their
-#: tests are `exhaustive` (`make test-all` and CI run them, `make test` does not): every other
-#: preset still runs through the same runner and report in `make test`, and these three
-#: are the same path at longer keys.
+#: The presets whose reduced runs `make test` makes: the tour's `quick` (every family), the
+#: experiments E1 and E2 (their published-and-measured sections) and E5 (TLS 1.3 over the
+#: packet path). Every other preset's tests are `exhaustive` (`make test-all` and CI run
+#: them): the same runner and report over other jobs. The heaviest three, pure-Python RSA
+#: and ElGamal at 3072 bits and RSA key generations, cost 64 of the twelve runs' 85 s of CPU
+#: (2026-11-29, the 2-core VM); they run first in their batch.
+MAKE_TEST_PRESETS = ("quick", "ecdh-vs-elgamal", "cnsa-suite", "pq-tls-under-loss")
 HEAVY_PRESETS = ("rsa-vs-elgamal", "backends", "rsa-kem-vs-ecies")
 
 
 def preset_params(names: list[str] | None = None) -> list[Any]:
-    """pytest parameters, one per preset (default: all), the heavy ones marked `exhaustive`."""
+    """pytest parameters, one per preset (default: all), those `make test` leaves out marked
+    `exhaustive`."""
     return [
-        pytest.param(name, marks=[pytest.mark.exhaustive] if name in HEAVY_PRESETS else [])
+        pytest.param(name, marks=[] if name in MAKE_TEST_PRESETS else [pytest.mark.exhaustive])
         for name in (preset_names() if names is None else names)
     ]
 
@@ -70,8 +73,8 @@ def _lean(name: str) -> Profile:
 def _run(name: str) -> RunResult:
     """One reduced run per preset, shared by the tests below.
 
-    The first call for a preset runs every runnable preset of its tier (the heavy ones, or
-    the others), two at a time: each run is one supervisor thread whose jobs are processes
+    The first call for a preset runs every runnable preset of its tier (`make test`'s, or the
+    others), two at a time: each run is one supervisor thread whose jobs are processes
     of their own, so two of them use both cores of a small machine where one left a core
     idle. Their timings are not what these tests check; their paths through runner and
     report are: so each job keeps two message sizes, the smallest and the largest of
@@ -82,9 +85,11 @@ def _run(name: str) -> RunResult:
     round counts.
     """
     if name not in _RUNS:
-        heavy = name in HEAVY_PRESETS
-        names = [n for n in runnable_presets() if (n in HEAVY_PRESETS) == heavy]
-        names.sort(key=lambda n: HEAVY_PRESETS.index(n) if heavy else 0)  # the slowest first: the lanes end together
+        tier = name in MAKE_TEST_PRESETS
+        names = [n for n in runnable_presets() if (n in MAKE_TEST_PRESETS) == tier]
+        names.sort(
+            key=lambda n: HEAVY_PRESETS.index(n) if n in HEAVY_PRESETS else len(HEAVY_PRESETS)
+        )  # the slowest first: the lanes end together
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="preset") as pool:
             runs = pool.map(lambda n: Runner(_lean(n), source=n).run(), names)
             _RUNS.update(zip(names, runs))
@@ -137,7 +142,7 @@ def test_experiment_report_sets_published_beside_measured(name: str, experiment:
     assert pages >= 3
 
 
-@pytest.mark.parametrize("name", preset_params(["post-quantum", "aead-shootout", "backends"]))
+@pytest.mark.parametrize("name", preset_params(["quick", "post-quantum", "aead-shootout", "backends"]))
 def test_presets_beyond_the_published_work_have_no_experiment_section(name: str) -> None:
     titles = [s.title for s in build_report(_run(name)).sections]
     assert not any(t.startswith("Experiment ") for t in titles)

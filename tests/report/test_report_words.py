@@ -251,11 +251,11 @@ def word_problems(name: str, report: object, pdf: Path, run: RunResult | None = 
 @pytest.mark.slow
 @pytest.mark.xdist_group("preset-runs")  # the preset runs of tests/test_preset_runs.py, run once
 def test_a_preset_s_report_against_another_preset_s_baseline_says_each_thing_once(qapp: object, tmp_path: Path) -> None:
-    """quick against post-quantum's run as its baseline (every preset's own reduced report is
+    """quick against cnsa-suite's run as its baseline (every preset's own reduced report is
     checked where test_handing_on.py paints it): no repeat, doubled link or degenerate range."""
     from tests.test_preset_runs import _run
 
-    report = build_report(_run("quick"), _run("post-quantum"))
+    report = build_report(_run("quick"), _run("cnsa-suite"))
     write_pdf(report, tmp_path / "quick.pdf")
     assert word_problems("quick with baseline", report, tmp_path / "quick.pdf", _run("quick")) == []
 

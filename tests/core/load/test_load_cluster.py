@@ -155,7 +155,7 @@ def test_every_generator_offers_its_share_and_the_merge_holds_every_request(clus
     _no_generator_left()
 
 
-@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
+@pytest.mark.exhaustive  # make test keeps the share and the refusals
 def test_fewer_generators_than_workers_when_asked_and_signed_messages(cluster: Any, client_tls: None) -> None:
     profile = parse_profile(
         {
@@ -198,7 +198,7 @@ def test_an_unreachable_scheduler_is_named() -> None:
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in (job.error or "")
 
 
-@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
+@pytest.mark.exhaustive  # make test keeps the share and the refusals
 def test_stop_leaves_no_generator_on_any_worker(cluster: Any, client_tls: None) -> None:
     cancel = threading.Event()
 
@@ -216,6 +216,7 @@ def test_stop_leaves_no_generator_on_any_worker(cluster: Any, client_tls: None) 
     _no_generator_left()
 
 
+@pytest.mark.exhaustive  # make test: the share and the refusals on a live cluster; a killed part: test_frozen_helpers
 def test_a_worker_killed_mid_step_makes_the_step_incomplete_and_names_it() -> None:
     with _local_cluster() as cluster:  # its own: the killed worker's nanny starts a new one
         _killed_mid_step(cluster)
@@ -255,7 +256,7 @@ def _killed_mid_step(cluster: Any) -> None:
     _no_generator_left()
 
 
-@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
+@pytest.mark.exhaustive  # make test keeps the share and the refusals
 def test_a_worker_stopped_mid_step_fails_at_its_lease_and_leaves_no_zombie(
     cluster: Any, tls: DaskTls, client_tls: None
 ) -> None:
@@ -327,7 +328,7 @@ def _wait_until(condition: Any, what: str, timeout: float) -> None:
         time.sleep(0.05)  # a condition polled, not a guess at a duration
 
 
-@pytest.mark.exhaustive  # make test keeps the share, the killed worker and the refusals
+@pytest.mark.exhaustive  # make test keeps the share and the refusals
 def test_a_killed_scheduler_is_named_and_the_steps_before_it_are_kept(tmp_path: Path) -> None:
     """SIGKILL the scheduler in the second step: the job fails naming the scheduler, and the
     first step, measured before it died, is kept."""
