@@ -52,7 +52,7 @@ def test_an_abort_that_lands_in_a_weakref_callback_is_delivered_after_it(earlier
         ref = weakref.ref(thing, callback)
         with pytest.raises(KeyboardInterrupt):
             del thing  # the callback runs here, and the abort is raised inside it
-            stop.wait_for_marks()  # the main thread lets the mark's thread run
+            stop.redelivery.wait_for_marks()  # the main thread lets the mark's thread run
             _some_bytecodes()
     assert ref() is None
     assert earlier_hook == []  # nothing printed for it

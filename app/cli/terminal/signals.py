@@ -15,22 +15,21 @@ SIGHUP on purpose), except SIGINT: shells start background jobs with SIGINT
 ignored as a side effect, and Ctrl-C handling here has always been unconditional.
 
 The abort is an exception raised between two bytecodes of the main thread, and some
-bytecodes run where Python cannot raise: a weakref callback or a `__del__` that the
-collector runs, where Python prints "Exception ignored in ..." with a traceback and goes
-on. The abort was then lost, and the user read a traceback. While the handlers are
-installed, such a swallowed abort is delivered again once the callback is done (the
-same signal marked anew), and nothing is printed for it.
+bytecodes run where Python cannot raise: a weakref callback or a finalizer, where Python
+printed "Exception ignored in ..." with a traceback and went on, the abort lost. While the
+handlers are installed, such a swallowed abort is raised again once the callback is done,
+and nothing is printed for it (app.core.processes.signal_raise).
 """
 
 from __future__ import annotations
 
-import _thread
 import signal
-import sys
 import threading
 from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
+
+from app.core.processes.signal_raise import Redelivery
 
 STOP_SIGNAL_NAMES = ("SIGINT", "SIGTERM", "SIGHUP")  # SIGHUP does not exist on Windows
 
@@ -52,11 +51,8 @@ class StopSignals:
         #: left, a few milliseconds' work that a second signal must not cut in half.
         self.running = True
         self._previous: dict[int, Any] = {}
-        #: The signal that asked for the abort (None: no abort asked).
-        self._abort_signum: int | None = None
-        self._previous_hook: Callable[[Any], Any] | None = None
-        #: Held while a swallowed abort is being marked again (`_mark_again`).
-        self._marking = _thread.allocate_lock()
+        #: The abort swallowed in a callback, raised again after it (module doc).
+        self.redelivery = Redelivery(KeyboardInterrupt)
 
     def __enter__(self) -> StopSignals:
         if threading.current_thread() is not threading.main_thread():
@@ -68,18 +64,19 @@ class StopSignals:
             if signum != signal.SIGINT and signal.getsignal(signum) == signal.SIG_IGN:
                 continue  # nohup, or a parent that wants us to ignore it
             self._previous[signum] = signal.signal(signum, self._handle)
-        self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
+        self.redelivery.__enter__()
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        self.wait_for_marks()  # an abort marked again lands on these handlers, not the earlier ones
+        if not self._previous:
+            return  # not installed (not the main thread)
+        self.redelivery.wait_for_marks()  # an abort marked again lands on these handlers
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
-        if self._previous_hook is not None:
-            sys.unraisablehook, self._previous_hook = self._previous_hook, None
+        self.redelivery.__exit__(kind, exc, traceback)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         # Runs between two bytecodes of the main thread: it must not raise in the middle
@@ -91,55 +88,4 @@ class StopSignals:
             again = "press it again" if signum == signal.SIGINT else "send it again"
             self.announce(f"cryptobench: stopping after {describe(signum)} ({again} to abort at once)")
         elif self.running:
-            self._abort_signum = signum
-            if _inside_the_hook(frame):  # where it would be swallowed too
-                self._mark_again(signum)
-                return
-            raise KeyboardInterrupt
-
-    def _unraisable(self, unraisable: Any) -> None:
-        """sys.unraisablehook while installed: the abort that Python swallowed (raised inside
-        a callback it cannot raise from) is asked for again, quietly; anything else goes to
-        the hook that was there before."""
-        kind = unraisable.exc_type
-        if self._abort_signum is not None and kind is not None and issubclass(kind, KeyboardInterrupt):
-            self._mark_again(self._abort_signum)
-            return
-        assert self._previous_hook is not None
-        self._previous_hook(unraisable)
-
-    def _mark_again(self, signum: int) -> None:
-        """Mark `signum` as received, from another thread: its handler then runs in the main
-        thread at a bytecode that checks for signals after this one. Not signal.raise_signal,
-        which runs the handler before it returns, here, where the abort would be swallowed
-        again. A new thread, not a call: the main thread holds the interpreter lock, so the
-        mark comes after the hook has returned (one that still lands in it is marked again)."""
-        if not self._marking.acquire(blocking=False):
-            return  # a mark is on its way already
-
-        def mark() -> None:
-            try:
-                _thread.interrupt_main(signal.Signals(signum))
-            finally:
-                self._marking.release()
-
-        _thread.start_new_thread(mark, ())
-
-    def wait_for_marks(self) -> None:
-        """Return once no swallowed abort is still being marked again (at once, mostly)."""
-        if self._marking.acquire(timeout=MARK_WAIT_SECONDS):
-            self._marking.release()
-
-
-#: How long leaving the handlers waits for an abort being marked again: a thread's start
-#: and one call, microseconds; the bound only keeps a wedged machine from hanging the exit.
-MARK_WAIT_SECONDS = 2.0
-
-
-def _inside_the_hook(frame: FrameType | None) -> bool:
-    """Whether `frame` runs in StopSignals._unraisable (or below it)."""
-    while frame is not None:
-        if frame.f_code is StopSignals._unraisable.__code__:
-            return True
-        frame = frame.f_back
-    return False
+            self.redelivery.raise_from_handler(signum, frame, KeyboardInterrupt())

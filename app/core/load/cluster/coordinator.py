@@ -43,6 +43,7 @@ from app.core.load.cluster.scheduler import (
 from app.core.load.generator import MIN_DRAIN_S, Emit
 from app.core.load.job import StepLost, measure_size
 from app.core.measure.harness import child_entry, describe_error
+from app.core.processes.signal_raise import Redelivery
 from app.core.records.job_conditions import LoadGeneratorPlace, LoadStep
 from app.core.records.tls_record import TlsRecord, TlsStep
 from app.core.schemes import registry
@@ -568,17 +569,21 @@ def _sum_counts(counts: Iterator[dict[str, int]] | Sequence[dict[str, int]]) -> 
 
 
 @contextmanager
-def _stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM (the supervisor's stop) raises `Stopped` here, so the generators are stopped."""
+def _stop_on_sigterm() -> Iterator[Redelivery]:
+    """SIGTERM (the supervisor's stop) raises `Stopped` here, so the generators are stopped;
+    raised again after a callback that swallowed it (app.core.processes.signal_raise: Dask's
+    client dies with weakref callbacks of its own)."""
+    with Redelivery(Stopped) as redelivery:
 
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise Stopped()
+        def stop(signum: int, frame: FrameType | None) -> None:
+            redelivery.raise_from_handler(signum, frame, Stopped())
 
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        previous = signal.signal(signal.SIGTERM, stop)
+        try:
+            yield redelivery
+        finally:
+            redelivery.wait_for_marks()
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _describe_failure(exc: BaseException) -> str:
