@@ -171,6 +171,8 @@ def _refuse_unencodable(data: Any, source: str | None) -> None:
     check and then broke the run in the middle, and a description broke the Markdown
     report. Iterative and in document order: the first bad field is the one named.
     """
+    if _encodable(data):
+        return
     # Lazy (one iterator per open container, memory bounded by the depth): building an entry
     # per item took 12 s and a GiB for a 16 MiB profile of four million numbers.
     _refuse_unencodable_value((), data, source)
@@ -187,6 +189,19 @@ def _refuse_unencodable(data: Any, source: str | None) -> None:
                 break
         else:
             stack.pop()
+
+
+def _encodable(data: Any) -> bool:
+    """Whether every string and key in `data` can be written as UTF-8: one pass of the C
+    encoder. The walk of `_refuse_unencodable` only names the field, so it runs when this
+    fails (or cannot tell: a value JSON cannot hold, a nesting deeper than its recursion).
+    On a 16 MiB profile of four million numbers the encoder took 1.9 s of CPU and the walk
+    3.2 s; of two-letter strings, 0.4 s and 2.8 s (2026-11-29, the 2-core VM)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 def _items(value: dict[str, Any] | list[Any]) -> Iterator[tuple[Any, Any]]:
