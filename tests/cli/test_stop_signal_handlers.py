@@ -12,48 +12,30 @@ from typing import Any
 import pytest
 
 from app.cli.terminal.signals import StopSignals
+from tests.helpers.signal_callbacks import raised_in_a_weakref_callback, record_unraisable, some_bytecodes
 
 
 class _Thing:
     pass
 
 
-def _some_bytecodes() -> int:
-    total = 0
-    for i in range(10_000):  # a pending signal's handler runs between two of these
-        total += i
-    return total
-
-
 @pytest.fixture
 def earlier_hook(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """What reaches the unraisable hook that was there before the handlers."""
-    if threading.current_thread() is not threading.main_thread():
-        pytest.fail("signal handlers are the main thread's: this test must run there")
-    seen: list[Any] = []
-    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: seen.append(unraisable.exc_type))
-    return seen
+    return record_unraisable(monkeypatch)
 
 
 def test_an_abort_that_lands_in_a_weakref_callback_is_delivered_after_it(earlier_hook: list[Any]) -> None:
     """Python cannot raise out of a weakref callback: it printed "Exception ignored in ..."
     with a traceback and went on, the abort lost (a second SIGTERM to a CLI run, measured)."""
     cancel = threading.Event()
-    thing = _Thing()
-
-    def callback(_ref: object) -> None:
-        signal.raise_signal(signal.SIGINT)  # the second stop signal, handled in here
-        _some_bytecodes()
-
     with StopSignals(cancel, announce=lambda _line: None) as stop:
         signal.raise_signal(signal.SIGINT)  # the first: the run is asked to stop
-        _some_bytecodes()
+        some_bytecodes()
         assert cancel.is_set()
-        ref = weakref.ref(thing, callback)
         with pytest.raises(KeyboardInterrupt):
-            del thing  # the callback runs here, and the abort is raised inside it
+            ref = raised_in_a_weakref_callback(signal.SIGINT)  # the second, handled in the callback
             stop.redelivery.wait_for_marks()  # the main thread lets the mark's thread run
-            _some_bytecodes()
+            some_bytecodes()
     assert ref() is None
     assert earlier_hook == []  # nothing printed for it
     assert sys.unraisablehook is not None and signal.getsignal(signal.SIGINT) is not None

@@ -255,17 +255,14 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
 
     skip_unless_runnable(name)
 
-    words: list[str] = []
-
     cut: list[tuple[str, str]] = []
     thinned: list[list[str | None]] = []
     elide, rows = elide_to_width, _bar_rows
-    current = {"preset": ""}
 
     def spy_elide(fm: Any, text: str, width: float) -> str:
         shown = elide(fm, text, width)
         if shown != text:
-            cut.append((current["preset"], text))
+            cut.append((name, text))
         return shown
 
     def spy_rows(*args: Any, **kwargs: Any) -> Any:
@@ -284,15 +281,14 @@ def test_every_preset_s_reduced_report_cuts_no_label_and_says_each_thing_once(
     def spy_legend(ctx: Any, entries: list[Any], *args: Any) -> int:
         shown = legend(ctx, entries, *args)
         if shown < len(entries):
-            cut.append((current["preset"], f"legend: {len(entries) - shown} of {len(entries)} series unnamed"))
+            cut.append((name, f"legend: {len(entries) - shown} of {len(entries)} series unnamed"))
         return shown
 
     monkeypatch.setattr(line, "column_legend", spy_legend)
-    current["preset"] = name
     report = build_report(_run(name))
     assert any(isinstance(b, Chart) for s in report.sections for b in s.blocks), name
     write_pdf(report, tmp_path / f"{name}.pdf")
-    words += word_problems(name, report, tmp_path / f"{name}.pdf", _run(name))
+    words = word_problems(name, report, tmp_path / f"{name}.pdf", _run(name))
     if name == "ecdh-vs-elgamal":
         assert report.notice and report.notice.startswith("Reduced run (n = 2")
         # The experiment's note says it above its published tables, once: not again in their captions.

@@ -6,52 +6,22 @@ from __future__ import annotations
 
 import signal
 import sys
-import threading
-import weakref
 from typing import Any
 
 import pytest
 
 from app.core.load.cluster.coordinator import Stopped, _stop_on_sigterm
 from app.core.processes.signal_raise import Redelivery
-
-
-class _Thing:
-    pass
+from tests.helpers.signal_callbacks import raised_in_a_weakref_callback, record_unraisable, some_bytecodes
 
 
 class _Halt(Exception):
     pass
 
 
-def _some_bytecodes() -> int:
-    total = 0
-    for i in range(10_000):  # a pending signal's handler runs between two of these
-        total += i
-    return total
-
-
 @pytest.fixture
 def earlier_hook(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """What reaches the unraisable hook that was there before (nothing, when all is well)."""
-    if threading.current_thread() is not threading.main_thread():
-        pytest.fail("signal handlers are the main thread's: this test must run there")
-    seen: list[Any] = []
-    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: seen.append(unraisable.exc_type))
-    return seen
-
-
-def _raised_in_a_callback(signum: int) -> weakref.ref[_Thing]:
-    """A weakref whose callback receives `signum` and runs on: the handler raises in there."""
-    thing = _Thing()
-
-    def callback(_ref: object) -> None:
-        signal.raise_signal(signum)
-        _some_bytecodes()
-
-    ref = weakref.ref(thing, callback)
-    del thing  # the callback runs here
-    return ref
+    return record_unraisable(monkeypatch)
 
 
 def test_an_exception_raised_in_a_weakref_callback_comes_after_it(earlier_hook: list[Any]) -> None:
@@ -63,9 +33,9 @@ def test_an_exception_raised_in_a_weakref_callback_comes_after_it(earlier_hook: 
         previous = signal.signal(signal.SIGUSR1, handler)
         try:
             with pytest.raises(_Halt):
-                ref = _raised_in_a_callback(signal.SIGUSR1)
+                ref = raised_in_a_weakref_callback(signal.SIGUSR1)
                 redelivery.wait_for_marks()
-                _some_bytecodes()
+                some_bytecodes()
         finally:
             signal.signal(signal.SIGUSR1, previous)
     assert ref() is None
@@ -80,8 +50,8 @@ def test_without_it_python_swallows_the_exception(earlier_hook: list[Any]) -> No
 
     previous = signal.signal(signal.SIGUSR1, handler)
     try:
-        _raised_in_a_callback(signal.SIGUSR1)
-        _some_bytecodes()  # nothing raised here: it was lost
+        raised_in_a_weakref_callback(signal.SIGUSR1)
+        some_bytecodes()  # nothing raised here: it was lost
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert earlier_hook == [_Halt]
@@ -92,8 +62,8 @@ def test_a_cluster_job_stopped_in_a_callback_stops(earlier_hook: list[Any]) -> N
     client has them): the job still stops its generators; before, it ran on until killed."""
     hook, handler = sys.unraisablehook, signal.getsignal(signal.SIGTERM)
     with pytest.raises(Stopped), _stop_on_sigterm() as redelivery:
-        _raised_in_a_callback(signal.SIGTERM)
+        raised_in_a_weakref_callback(signal.SIGTERM)
         redelivery.wait_for_marks()
-        _some_bytecodes()
+        some_bytecodes()
     assert earlier_hook == []
     assert sys.unraisablehook is hook and signal.getsignal(signal.SIGTERM) is handler
